@@ -258,6 +258,8 @@ def run_tests(program, entry_point, preamble, tests, result_fd, nonce, snapshot=
         try:
             if test["setup"]:
                 exec(compile(test["setup"], "<test>", "exec"), test_ns)
+                module_names[:] = [v.__name__ for v in test_ns.values() if _type(v) is _type(sys)]
+                per_test = module_names + _HARNESS_DEPS
             if test["kind"] == "value":
                 value = eval(compile(test["source"], "<test>", "eval"), test_ns)
                 snapshot.restore(per_test)

