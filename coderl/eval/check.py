@@ -19,7 +19,7 @@ from coderl.eval.passk import summarize
 from coderl.sandbox.client import Sandbox, usable_cpus
 from coderl.sandbox.types import Limits
 from coderl.tasks import TaskFormatError, load_tasks
-from coderl.tasks.jsonl import read_jsonl
+from coderl.tasks.jsonl import iter_jsonl
 
 
 @dataclass
@@ -53,7 +53,7 @@ class CheckConfig:
 
 def read_completions(path: str, task_ids: set[str], spec: str) -> list[dict]:
     rows = []
-    for line, row in read_jsonl(path):
+    for line, row in iter_jsonl(path):
         where = f"{path}:{line}"
         for key in ("task_id", "completion"):
             if not isinstance(row.get(key), str):

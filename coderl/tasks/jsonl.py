@@ -1,0 +1,133 @@
+"""Read task files: JSON Lines, plain or gzip-compressed, one object per line.
+
+`iter_jsonl` yields `(line_number, row)` for every non-blank line and raises `TaskFormatError` with
+one line (`file:LINE: what is wrong`) for anything it cannot read: a missing or unreadable file, a
+bad gzip stream, text that is not UTF-8, invalid JSON, or a line that is not a JSON object.  No row
+is ever skipped silently.  `require` checks one field of a row and reports it the same way.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import zlib
+from collections.abc import Iterator
+from typing import Any
+
+from coderl.tasks.types import TaskFormatError
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+_TYPE_NAMES = {
+    str: "a string",
+    int: "an integer",
+    float: "a number",
+    bool: "a boolean",
+    list: "a list",
+    dict: "an object",
+}
+
+
+def type_description(expected: type | tuple[type, ...]) -> str:
+    types = expected if isinstance(expected, tuple) else (expected,)
+    return " or ".join(_TYPE_NAMES.get(t, t.__name__) for t in types)
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "list"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def require(
+    row: dict[str, Any],
+    field: str,
+    expected: type | tuple[type, ...],
+    where: str,
+    *,
+    label: str | None = None,
+) -> Any:
+    """`row[field]`, checked to be an instance of `expected`; `label` names the field in messages
+    (e.g. "input_output.inputs" for a nested field).  `bool` is never accepted as an integer."""
+    name = label or field
+    if field not in row:
+        raise TaskFormatError(f"{where}: field '{name}' missing (expected {type_description(expected)})")
+    value = row[field]
+    types = expected if isinstance(expected, tuple) else (expected,)
+    ok = isinstance(value, types) and not (isinstance(value, bool) and bool not in types)
+    if not ok:
+        raise TaskFormatError(
+            f"{where}: field '{name}' is {_json_type(value)} (expected {type_description(expected)})"
+        )
+    return value
+
+
+def is_gzip(path: str | os.PathLike[str]) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return f.read(2) == _GZIP_MAGIC
+    except OSError as e:
+        raise TaskFormatError(f"{path}: cannot read ({e.strerror or e})") from None
+
+
+def iter_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield `(line_number, object)` for each non-blank line of a `.jsonl` or `.jsonl.gz` file.
+
+    Compression is detected from the file's first bytes, not its name.
+    """
+    if os.path.isdir(path):
+        raise TaskFormatError(f"{path}: is a directory (expected a .jsonl or .jsonl.gz file)")
+    opener = gzip.open if is_gzip(path) else open
+    lineno = 0
+    try:
+        with opener(path, "rb") as f:
+            for lineno, raw in enumerate(f, start=1):
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError as e:
+                    raise TaskFormatError(f"{path}:{lineno}: not UTF-8 text ({e.reason})") from None
+                if lineno == 1:
+                    text = text.removeprefix("\ufeff")
+                if not text.strip():
+                    continue
+                try:
+                    row = json.loads(text)
+                except json.JSONDecodeError as e:
+                    raise TaskFormatError(f"{path}:{lineno}: invalid JSON ({e.msg})") from None
+                except RecursionError:
+                    raise TaskFormatError(f"{path}:{lineno}: invalid JSON (nested too deeply)") from None
+                if not isinstance(row, dict):
+                    raise TaskFormatError(
+                        f"{path}:{lineno}: expected a JSON object per line, got {_json_type(row)}"
+                    )
+                yield lineno, row
+    except (OSError, EOFError, zlib.error) as e:
+        where = f"{path}:{lineno + 1}" if lineno else str(path)
+        reason = getattr(e, "strerror", None) or str(e) or type(e).__name__
+        raise TaskFormatError(f"{where}: cannot read ({reason})") from None
+
+
+def first_row(path: str | os.PathLike[str]) -> tuple[int, dict[str, Any]]:
+    """The first non-blank row of a file (for format detection); an empty file is an error."""
+    for lineno, row in iter_jsonl(path):
+        return lineno, row
+    raise TaskFormatError(f"{path}: no rows (the file is empty)")
+
+
+def file_stem(path: str | os.PathLike[str]) -> str:
+    """`data/foo.jsonl.gz` -> `foo`."""
+    name = os.path.basename(os.fspath(path))
+    for suffix in (".gz", ".jsonl", ".json"):
+        name = name.removesuffix(suffix)
+    return name

