@@ -28,6 +28,12 @@ from .types import PARENT_JUDGED, CheckKind, ExecutionRequest, ExecutionResult, 
 SERVER_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "server.py")
 SERVER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
 MAX_RETRIES = 1
+ISOLATION_LEVELS = ("auto", "full", "uid", "rlimits")
+_WARNED: set[str] = set()
+
+
+class SandboxUnavailable(ValueError):
+    """The requested isolation level (or the sandbox itself) cannot run here; one-line reason."""
 
 
 def usable_cpus() -> int:
@@ -89,13 +95,18 @@ def _wire(request: ExecutionRequest, rid: int) -> dict:
 class Sandbox:
     """A pool of `workers` concurrent program runs behind one fork server."""
 
-    def __init__(self, workers: int | None = None, limits: Limits | None = None, isolation: str = "rlimits"):
+    def __init__(self, workers: int | None = None, limits: Limits | None = None, isolation: str = "auto"):
         self.workers = workers or usable_cpus()
         if self.workers < 1:
             raise ValueError(f"sandbox: workers={self.workers}: expected a positive integer")
+        if isolation not in ISOLATION_LEVELS:
+            raise ValueError(f"sandbox isolation {isolation!r}: expected one of {', '.join(ISOLATION_LEVELS)}")
         self.limits = (limits or Limits()).validate()
         check_memory_budget(self.workers, self.limits.memory_bytes)
-        self.isolation = isolation
+        self.requested_isolation = isolation
+        self.isolation = ""  # the level in force, as the server reports it
+        self.warning: str | None = None
+        self.server_info: dict = {}
         self._lock = threading.Lock()
         self._ids = itertools.count()
         self._pending: dict[int, tuple[ExecutionRequest, Future, int]] = {}
@@ -106,13 +117,26 @@ class Sandbox:
     # ---- server lifecycle --------------------------------------------------------------------
     def _start(self) -> None:
         self._proc = subprocess.Popen(
-            [sys.executable, "-I", SERVER_PATH, str(self.workers)],
+            [sys.executable, "-I", SERVER_PATH, str(self.workers), self.requested_isolation],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=SERVER_ENV,
             close_fds=True,
             cwd="/",
         )
+        assert self._proc.stdout is not None
+        line = self._proc.stdout.readline()
+        hello = json.loads(line) if line.strip() else {"error": f"sandbox server exited ({self._proc.wait()})"}
+        if "error" in hello:
+            self._proc.wait()
+            self._closed = True
+            raise SandboxUnavailable(hello["error"])
+        self.server_info = hello
+        self.isolation = hello["isolation"]
+        self.warning = hello.get("warning")
+        if self.warning and self.warning not in _WARNED:
+            _WARNED.add(self.warning)
+            print(f"coderl: warning: {self.warning}", file=sys.stderr)
         reader = threading.Thread(target=self._read, args=(self._proc,), daemon=True, name="coderl-sandbox-reader")
         reader.start()
 

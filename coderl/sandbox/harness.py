@@ -9,7 +9,6 @@ each stamped with a per-run nonce; the parent counts a pass only after the `end`
 """
 
 import builtins
-import io
 import json
 import os
 import sys
@@ -37,55 +36,67 @@ class Tamper(Exception):
     """The candidate did something only a hack does (kept distinct from ordinary failures)."""
 
 
+class _SavedDict:
+    """A dict's contents at snapshot time: keys and value identities, compared at C speed."""
+
+    __slots__ = ("live", "saved", "keys", "ids")
+
+    def __init__(self, live):
+        self.live = live
+        self.saved = dict(live)  # keeps every saved value alive, so its id() cannot be reused
+        self.keys = tuple(live)
+        self.ids = tuple(map(id, live.values()))
+
+    def restore(self):
+        """Put the saved contents back if anything changed; True if it had changed."""
+        live = self.live
+        if _len(live) == _len(self.ids) and tuple(map(id, live.values())) == self.ids and tuple(live) == self.keys:
+            return False
+        live.clear()
+        live.update(self.saved)
+        return True
+
+
 class Snapshot:
-    """Builtins, `sys.modules` and every loaded module's namespace as they were before the candidate ran."""
+    """Builtins, `sys.modules` and every loaded module's namespace as they were before the candidate ran.
+
+    A change is detected by identity (never `==`, which a planted object could answer with True).
+    """
 
     def __init__(self):
-        self.builtins = dict(builtins.__dict__)
-        self.modules = dict(sys.modules)
+        self.builtins = _SavedDict(builtins.__dict__)
+        self.modules = _SavedDict(sys.modules)
         self.module_dicts = {}
-        for name, mod in self.modules.items():
+        for name, mod in list(sys.modules.items()):
             d = getattr(mod, "__dict__", None)
             if _type(d) is dict:
-                self.module_dicts[name] = (d, dict(d))
+                self.module_dicts[name] = _SavedDict(d)
         self.tamper = []
 
-    @staticmethod
-    def _restore_dict(live, saved):
-        changed = _len(live) != _len(saved)
-        if not changed:
-            for k, v in saved.items():
-                if live.get(k, _MISSING) is not v:
-                    changed = True
-                    break
-        if changed:
-            live.clear()
-            live.update(saved)
-        return changed
+    def restore(self, module_names=None, sys_modules=True):
+        """Put everything back; note what had been changed in `self.tamper`.
 
-    def restore(self, module_names=None):
-        """Put everything back; note what had been changed in `self.tamper`."""
-        if self._restore_dict(builtins.__dict__, self.builtins):
+        `module_names=None` checks every module; `sys_modules=False` skips the `sys.modules` mapping
+        (after a candidate call inside an assert: the assert only reaches modules it already holds).
+        """
+        if self.builtins.restore():
             self._note("patched_builtins")
-        if self._restore_dict(sys.modules, self.modules):
+        if sys_modules and self.modules.restore():
             self._note("patched_sys_modules")
         names = self.module_dicts if module_names is None else module_names
         for name in names:
             entry = self.module_dicts.get(name)
-            if entry is not None and self._restore_dict(entry[0], entry[1]):
+            if entry is not None and entry.restore():
                 self._note("patched_module:" + name)
 
     def refresh(self, name):
         """Re-take one module's namespace (the child rebinds `sys.stdout` & co. after the fork)."""
-        mod = sys.modules[name]
-        self.module_dicts[name] = (mod.__dict__, dict(mod.__dict__))
+        self.module_dicts[name] = _SavedDict(sys.modules[name].__dict__)
 
     def _note(self, what):
         if what not in self.tamper:
             self.tamper.append(what)
 
-
-_MISSING = object()
 
 
 def encode(value, depth=0, budget=None):
@@ -186,7 +197,7 @@ def _make_guard(real, snapshot, module_names):
         try:
             result = real(*args, **kwargs)
         finally:
-            snapshot.restore(module_names)
+            snapshot.restore(module_names, sys_modules=False)
         return sanitize(result)
 
     return candidate
@@ -249,8 +260,9 @@ def run_tests(program, entry_point, preamble, tests, result_fd, nonce, snapshot=
         rec.emit(event="end", tamper=snapshot.tamper)
         return
     module_names.extend(v.__name__ for v in test_ns.values() if _type(v) is _type(sys))
-    # Before each test: those modules plus what the harness itself calls into.  A full check of every
-    # module costs ~1 ms, so it runs once, at the end, for the tamper report.
+    # Before each test: those modules plus what the harness itself calls into.  Checking every loaded
+    # module would cost ~5 ms per program in a forked child (copy-on-write page faults on refcounts)
+    # and could not change a verdict: tests only reach modules through their own namespace.
     per_test = module_names + _HARNESS_DEPS
     for test in tests:
         snapshot.restore(per_test)
@@ -277,7 +289,7 @@ def run_tests(program, entry_point, preamble, tests, result_fd, nonce, snapshot=
             if _isinstance(exc, (SystemExit, KeyboardInterrupt)):
                 snapshot._note("exit_called")
             rec.emit(event="test", id=tid, status=_status_of(exc), message=_describe(exc))
-    snapshot.restore()
+    snapshot.restore(per_test)
     rec.emit(event="end", tamper=snapshot.tamper)
 
 
@@ -313,15 +325,3 @@ def run_script(program, filename="main.py"):
         except _BaseException:
             status = status or 120  # like CPython when flushing stdout fails at exit
     return status
-
-
-def reopen_std_streams():
-    """Fresh sys.stdin/stdout/stderr over fds 0/1/2 (the fork server's own streams are not ours)."""
-    sys.stdin = sys.__stdin__ = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)), encoding="utf-8")
-    sys.stdout = sys.__stdout__ = io.TextIOWrapper(
-        io.BufferedWriter(io.FileIO(1, "w", closefd=False)), encoding="utf-8"
-    )
-    sys.stderr = sys.__stderr__ = io.TextIOWrapper(
-        io.BufferedWriter(io.FileIO(2, "w", closefd=False)), encoding="utf-8", errors="backslashreplace",
-        line_buffering=True,
-    )

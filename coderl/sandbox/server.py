@@ -11,6 +11,7 @@ Judging happens in the client, which alone knows the expected values.
 """
 
 import collections
+import gc
 import importlib.util
 import json
 import math
@@ -29,9 +30,17 @@ import array, bisect, copy, datetime, decimal, fractions, functools, hashlib, he
 import itertools, operator, random, re, statistics, string, typing, collections.abc  # noqa: E401,F401
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_spec = importlib.util.spec_from_file_location("_coderl_harness", os.path.join(_HERE, "harness.py"))
-harness = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(harness)
+
+
+def _load(name):
+    spec = importlib.util.spec_from_file_location("_coderl_" + name, os.path.join(_HERE, name + ".py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+harness = _load("harness")
+isolation = _load("isolation")
 
 BASE_SNAPSHOT = None  # taken once in main(), once the server's modules are settled; inherited by children
 CHILD_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp", "PYTHONIOENCODING": "utf-8"}
@@ -54,7 +63,8 @@ class Run:
         self.killed = None  # "wall" | "output"
         self.start = 0.0
         self.deadline = 0.0
-        self.dir = None
+        self.slot = None
+        self.oom_before = 0
         self.nonce = secrets.token_hex(8)
         self.report = None
 
@@ -74,9 +84,10 @@ class Job:
 
 
 class Server:
-    def __init__(self, workers, root):
+    def __init__(self, workers, slots):
         self.workers = workers
-        self.root = root
+        self.slots = slots
+        self.free_slots = list(range(workers))
         self.sel = selectors.DefaultSelector()
         self.queue = collections.deque()
         self.active = {}  # pid -> Run
@@ -128,17 +139,32 @@ class Server:
         job = run.job
         msg = job.msg
         lim = job.limits
-        run.dir = tempfile.mkdtemp(prefix=f"run{job.id}-", dir=self.root)
-        work = os.path.join(run.dir, "work")
-        os.mkdir(work)
+        run.slot = slot = self.free_slots.pop()
+        work = self.slots.dirs(slot)["work"]
+        uid = self.slots.uid(slot) if self.slots.level != "rlimits" else None
         for name, content in (msg.get("files") or {}).items():
             path = os.path.join(work, name)
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "w", encoding="utf-8") as f:
                 f.write(content)
-        stdin_path = os.path.join(run.dir, "stdin")
-        with open(stdin_path, "w", encoding="utf-8") as f:
-            f.write(run.stdin_text or "")
+            if uid is not None:
+                os.chown(path, uid, uid)
+        stdin_r = None
+        if run.stdin_text:
+            # Through a pipe (filled here, up to the pipe's size) or, when larger, a file outside `work`.
+            data = run.stdin_text.encode()
+            if len(data) < 60000:
+                stdin_r, stdin_w = os.pipe()
+                os.write(stdin_w, data)
+                os.close(stdin_w)
+            else:
+                stdin_path = os.path.join(os.path.dirname(work), "stdin")
+                with open(stdin_path, "wb") as f:
+                    f.write(data)
+                stdin_r = os.open(stdin_path, os.O_RDONLY)
+                os.unlink(stdin_path)
+        self.slots.set_limits(slot, lim["max_processes"], lim["memory_bytes"])
+        run.oom_before = self.slots.oom_kills(slot)
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         res_r, res_w = os.pipe() if msg["mode"] == "python_tests" else (None, None)
@@ -147,11 +173,11 @@ class Server:
         pid = os.fork()
         if pid == 0:  # ---- child ----
             try:
-                self._child(run, work, stdin_path, out_w, err_w, res_w)
+                self._child(run, work, stdin_r, out_w, err_w, res_w)
             finally:
                 os._exit(127)
         run.pid = pid
-        for fd in (out_w, err_w, res_w):
+        for fd in (out_w, err_w, res_w, stdin_r):
             if fd is not None:
                 os.close(fd)
         for fd, name in ((out_r, "stdout"), (err_r, "stderr"), (res_r, "result")):
@@ -163,20 +189,17 @@ class Server:
         self.sel.register(run.pidfd, selectors.EVENT_READ, ("exit", run))
         self.active[pid] = run
 
-    def _child(self, run, work, stdin_path, out_w, err_w, res_w):
+    def _child(self, run, work, stdin_r, out_w, err_w, res_w):
         msg = run.job.msg
         lim = run.job.limits
         os.setsid()  # own process group: everything it starts is killed with it
-        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        stdin_fd = os.open(stdin_path, os.O_RDONLY)
-        os.dup2(stdin_fd, 0)
+        for sig in (signal.SIGPIPE, signal.SIGINT, signal.SIGTERM, signal.SIGCHLD):
+            signal.signal(sig, signal.SIG_DFL)
+        os.dup2(stdin_r if stdin_r is not None else os.open(os.devnull, os.O_RDONLY), 0)
         os.dup2(out_w, 1)
         os.dup2(err_w, 2)
         if res_w is not None:
             os.dup2(res_w, RESULT_FD)
-            os.set_inheritable(RESULT_FD, False)
             os.closerange(RESULT_FD + 1, 1 << 20)
         else:
             os.closerange(3, 1 << 20)
@@ -186,7 +209,12 @@ class Server:
         resource.setrlimit(resource.RLIMIT_FSIZE, (lim["file_size_bytes"], lim["file_size_bytes"]))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         resource.setrlimit(resource.RLIMIT_NPROC, (lim["max_processes"], lim["max_processes"]))
-        os.chdir(work)
+        os.chdir(work)  # before any mount hides the path
+        if self.slots.enter_outer(run.slot):
+            inner = os.fork()
+            if inner != 0:
+                _mirror(inner)  # never returns
+        self.slots.enter_inner(run.slot)
         os.environ.clear()
         os.environ.update(CHILD_ENV)
         mode = msg["mode"]
@@ -198,9 +226,9 @@ class Server:
                 os.write(2, f"cannot execute {argv[0]!r}: {exc}\n".encode())
                 os._exit(127)
         random.seed()  # a fresh interpreter would not share the server's random state
-        harness.reopen_std_streams()
+        # sys.stdin/stdout/stderr are the interpreter's own objects over fds 0-2, which now point at
+        # this run's stdin and pipes; the server never reads or writes them, so nothing is buffered.
         if mode == "python_tests":
-            BASE_SNAPSHOT.refresh("sys")
             tests = [{k: t[k] for k in ("id", "setup", "source", "kind")} for t in msg["tests"]]
             harness.run_tests(msg["program"], msg.get("entry_point"), msg.get("test_preamble", ""),
                               tests, RESULT_FD, run.nonce, BASE_SNAPSHOT)
@@ -258,14 +286,16 @@ class Server:
                 os.close(fd)
                 del run.fds[fd]
         del self.active[run.pid]
-        shutil.rmtree(run.dir, ignore_errors=True)
+        oom = self.slots.oom_kills(run.slot) > run.oom_before
+        self.slots.sweep(run.slot)
+        self.free_slots.append(run.slot)
         run.report = {
             "exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
             "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
             "cpu_seconds": ru.ru_utime + ru.ru_stime,
             "wall_seconds": wall,
             "max_rss_bytes": ru.ru_maxrss * 1024,
-            "killed": run.killed,
+            "killed": run.killed or ("memory" if oom else None),
             "stdout": run.buffers["stdout"].decode("utf-8", "replace"),
             "stderr": run.buffers["stderr"].decode("utf-8", "replace"),
             "stdout_total": run.totals["stdout"],
@@ -303,20 +333,52 @@ class Server:
                     self.kill(run)
 
 
+def _mirror(pid):
+    """The namespace's outer process: wait for its PID-1 child, then end the same way (rusage included)."""
+    os.closerange(0, 1 << 20)
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+            break
+        except InterruptedError:
+            continue
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        if sig not in (signal.SIGKILL, signal.SIGSTOP):
+            signal.signal(sig, signal.SIG_DFL)
+        os.kill(os.getpid(), sig)
+        os._exit(128 + sig)
+    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
+
+
 def main():
     workers = int(sys.argv[1]) if len(sys.argv) > 1 else os.cpu_count() or 1
-    root = tempfile.mkdtemp(prefix="coderl-sandbox-")
-    os.chmod(root, 0o711)
+    requested = sys.argv[2] if len(sys.argv) > 2 else "auto"
+    out_fd = 1
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     global BASE_SNAPSHOT
+    slots = None
     try:
-        server = Server(workers, root)
-        shutil.rmtree(tempfile.mkdtemp(dir=root))  # settle tempfile's lazily created module state
+        caps = isolation.detect()
+        try:
+            level, warning = isolation.choose(requested, caps)
+            slots = isolation.Slots(level, workers, caps)
+        except (isolation.IsolationError, OSError) as exc:
+            os.write(out_fd, (json.dumps({"hello": True, "error": str(exc)}) + "\n").encode())
+            return
+        server = Server(workers, slots)
+        hello = {"hello": True, "isolation": level, "warning": warning, "pid": os.getpid(),
+                 "cgroups": sorted(slots.cgroups), "capabilities": caps}
+        server.send(hello)
+        shutil.rmtree(tempfile.mkdtemp(dir=slots.root))  # settle tempfile's lazily created module state
         BASE_SNAPSHOT = harness.Snapshot()
         BASE_SNAPSHOT.refresh("__main__")  # includes BASE_SNAPSHOT itself
+        gc.collect()
+        gc.freeze()  # the server's own objects stay out of later collections: fewer copy-on-write faults
         server.loop()
     finally:
-        shutil.rmtree(root, ignore_errors=True)
+        if slots is not None:
+            slots.close()
 
 
 if __name__ == "__main__":

@@ -1,0 +1,352 @@
+"""Isolation levels of the fork server.  Standard library only (loaded by path by `server.py`).
+
+    rlimits  setsid + resource limits (CPU, address space, file size, no core files), private work
+             dir, scrubbed environment.  Programs run with the caller's uid: they can read what the
+             caller can, use the network, and a `setsid` daemon can outlive its program.
+    uid      rlimits + each worker slot runs as its own unprivileged uid (so RLIMIT_NPROC binds per
+             slot and programs cannot signal the server or each other, nor write the caller's files)
+             + where cgroup v1 `pids`/`memory` are mounted, a cgroup per slot; after a program ends,
+             every process left in its slot (cgroup, else uid) is killed.  Needs root.
+    full     uid + no network (the server lives in its own network namespace: not even loopback),
+             a PID namespace per program with a fresh /proc (when its init dies the kernel kills
+             everything in it: no daemon survives), a private mount namespace per program with the
+             slot's own directories over /tmp, /var/tmp, /dev/shm and /run/lock (wiped after every
+             program; they live on a tmpfs that vanishes with the server).  Needs root.
+    auto     the strongest level this machine allows, with a warning when that is not `full`.
+"""
+
+import ctypes
+import os
+import shutil
+import signal
+import stat
+import sys
+import tempfile
+
+LEVELS = ("rlimits", "uid", "full")
+CLONE_NEWNS = 0x00020000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_BIND, MS_REC, MS_PRIVATE = 2, 4, 8, 4096, 16384, 1 << 18
+SLOT_UID_BASE = 1_950_000  # far from login users and the usual subuid ranges
+WORLD_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
+CGROUP_V1 = "/sys/fs/cgroup"
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+class IsolationError(RuntimeError):
+    pass
+
+
+def _check(ret, what):
+    if ret != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def unshare(flags):
+    _check(_libc.unshare(flags), "unshare")
+
+
+def mount(source, target, fstype, flags, data=None):
+    _check(
+        _libc.mount(
+            source.encode() if source else None,
+            target.encode(),
+            fstype.encode() if fstype else None,
+            flags,
+            data.encode() if data else None,
+        ),
+        f"mount {target}",
+    )
+
+
+def _probe(fn):
+    """Run `fn` in a throw-away child; True if it returned without raising."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            fn()
+            os._exit(0)
+        except BaseException:
+            os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+
+def _can_setuid():
+    os.setgroups([])
+    os.setgid(SLOT_UID_BASE)
+    os.setuid(SLOT_UID_BASE)
+
+
+def _can_namespace():
+    unshare(CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWPID)
+    mount(None, "/", None, MS_REC | MS_PRIVATE)
+    pid = os.fork()
+    if pid == 0:
+        try:
+            mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+            os._exit(0 if os.getpid() == 1 else 1)
+        except BaseException:
+            os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    if not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0):
+        raise OSError("no fresh /proc in a PID namespace")
+
+
+def interpreter_paths():
+    """Everything the program's interpreter must read: prefixes, sys.path, the executable's real path."""
+    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.realpath(sys.executable)}
+    paths.update(p for p in sys.path if p and os.path.exists(p))
+    return sorted(os.path.abspath(p) for p in paths)
+
+
+def blocked_ancestors(paths):
+    """{ancestor that others cannot traverse: {child names on the way to a needed path}}."""
+    blocked = {}
+    for path in paths:
+        parts = os.path.abspath(path).strip("/").split("/")
+        current = "/"
+        for part in parts[:-1] if os.path.isfile(path) else parts:
+            try:
+                mode = os.stat(current).st_mode
+            except OSError:
+                break
+            if not mode & stat.S_IXOTH:
+                blocked.setdefault(current, set()).add(part)
+                break
+            current = os.path.join(current, part)
+    return blocked
+
+
+def _cgroup_controllers():
+    found = []
+    for ctrl in ("pids", "memory"):
+        path = os.path.join(CGROUP_V1, ctrl)
+        if os.path.isfile(os.path.join(path, "cgroup.procs")) and os.access(path, os.W_OK):
+            found.append(ctrl)
+    return found
+
+
+def detect():
+    """What this machine allows: {'root', 'setuid', 'namespaces', 'cgroups': [...]}."""
+    root = os.geteuid() == 0
+    return {
+        "root": root,
+        "setuid": root and _probe(_can_setuid),
+        "namespaces": root and _probe(_can_namespace),
+        "cgroups": _cgroup_controllers() if root else [],
+    }
+
+
+def choose(requested, caps):
+    """(level, warning or None); raises IsolationError when a forced level is unavailable."""
+    if requested not in ("auto",) + LEVELS:
+        raise IsolationError(f"sandbox isolation {requested!r}: expected one of auto, full, uid, rlimits")
+    best = "full" if caps["namespaces"] and caps["setuid"] else "uid" if caps["setuid"] else "rlimits"
+    if requested == "auto":
+        if best == "full":
+            return best, None
+        why = ("not running as root" if not caps["root"] else
+               "namespaces (unshare of net/pid/mount) are not permitted here")
+        lost = ("no per-slot uid, network and PID namespaces: programs run as you, can read your files, "
+                "use the network and leave daemons behind" if best == "rlimits" else
+                "no network/PID/mount namespaces: programs can use the network and see /tmp")
+        return best, f"sandbox isolation is '{best}' ({why}): {lost}"
+    if LEVELS.index(requested) > LEVELS.index(best):
+        raise IsolationError(
+            f"sandbox isolation {requested!r} is not available here (best: {best!r}; root={caps['root']}, "
+            f"setuid={caps['setuid']}, namespaces={caps['namespaces']})"
+        )
+    return requested, None
+
+
+class Slots:
+    """Per-worker-slot resources: directories, uid, cgroups; set up by the server, entered by children."""
+
+    def __init__(self, level, workers, caps):
+        self.level = level
+        self.workers = workers
+        self.cgroups = {}  # controller -> parent cgroup dir
+        if level == "full":
+            # The server gets its own network namespace (children inherit: no network at all) and
+            # mount namespace with a tmpfs over /tmp holding every slot directory: it vanishes with
+            # the server, however the server ends.
+            unshare(CLONE_NEWNET | CLONE_NEWNS)
+            mount(None, "/", None, MS_REC | MS_PRIVATE)
+            mount("coderl-sandbox", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777")
+            self.root = "/tmp/coderl-slots"
+            os.mkdir(self.root, 0o711)
+            self._expose(interpreter_paths())
+        else:
+            self.root = tempfile.mkdtemp(prefix="coderl-sandbox-")
+            os.chmod(self.root, 0o711)
+        self.overlays = [d for d in WORLD_WRITABLE if os.path.isdir(d) and not os.path.islink(d)]
+        if level != "rlimits":
+            tag = f"coderl-{os.getpid()}"
+            for ctrl in caps["cgroups"]:
+                path = os.path.join(CGROUP_V1, ctrl, tag)
+                try:
+                    os.makedirs(path, exist_ok=True)
+                    self.cgroups[ctrl] = path
+                except OSError:
+                    pass
+        for slot in range(workers):
+            for d in self.dirs(slot).values():
+                os.makedirs(d, exist_ok=True)
+                if level != "rlimits":
+                    os.chown(d, self.uid(slot), self.uid(slot))
+                os.chmod(d, 0o700)
+            for ctrl, path in self.cgroups.items():
+                os.makedirs(os.path.join(path, f"slot{slot}"), exist_ok=True)
+
+    def _expose(self, paths):
+        """Let the slot uids reach the interpreter where it sits under a private directory.
+
+        E.g. a pyenv Python under /root (0700): in this mount namespace a tmpfs covers /root and only
+        the needed subtrees are bound back, so the program can import the standard library but sees
+        nothing else of the private directory.
+        """
+        staging = os.path.join(self.root, ".exposed")
+        for blocked, children in blocked_ancestors(paths).items():
+            binds = []
+            for child in sorted(children):
+                src = os.path.join(blocked, child)
+                stage = os.path.join(staging, str(len(os.listdir(staging)) if os.path.isdir(staging) else 0))
+                os.makedirs(stage)
+                mount(src, stage, None, MS_BIND | MS_REC)
+                binds.append((stage, child))
+            mount("coderl-mask", blocked, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755")
+            for stage, child in binds:
+                target = os.path.join(blocked, child)
+                os.makedirs(target, exist_ok=True)
+                mount(stage, target, None, MS_BIND | MS_REC)
+
+    def uid(self, slot):
+        return SLOT_UID_BASE + slot
+
+    def dirs(self, slot):
+        base = os.path.join(self.root, f"slot{slot}")
+        out = {"work": os.path.join(base, "work")}
+        if self.level == "full":
+            for d in self.overlays:
+                out[d] = os.path.join(base, "overlay" + d.replace("/", "_"))
+        return out
+
+    def set_limits(self, slot, max_processes, memory_bytes):
+        self._write(slot, "pids", "pids.max", str(max_processes + 1))  # +1: the namespace's outer process
+        self._write(slot, "memory", "memory.limit_in_bytes", str(memory_bytes))
+
+    def _write(self, slot, ctrl, name, value):
+        base = self.cgroups.get(ctrl)
+        if base:
+            try:
+                with open(os.path.join(base, f"slot{slot}", name), "w") as f:
+                    f.write(value)
+            except OSError:
+                pass
+
+    def oom_kills(self, slot):
+        base = self.cgroups.get("memory")
+        if not base:
+            return 0
+        try:
+            with open(os.path.join(base, f"slot{slot}", "memory.oom_control")) as f:
+                for line in f:
+                    if line.startswith("oom_kill "):
+                        return int(line.split()[1])
+        except OSError:
+            pass
+        return 0
+
+    # ---- in the child ------------------------------------------------------------------------
+    def enter_outer(self, slot):
+        """In the forked child, as root: join the slot's cgroups; `full`: new PID + mount namespaces."""
+        for ctrl, base in self.cgroups.items():
+            with open(os.path.join(base, f"slot{slot}", "cgroup.procs"), "w") as f:
+                f.write(str(os.getpid()))
+        if self.level == "full":
+            unshare(CLONE_NEWPID | CLONE_NEWNS)
+            dirs = self.dirs(slot)
+            # /tmp last: the slot directories themselves live under it.
+            for target in sorted(self.overlays, key=lambda d: d == "/tmp"):
+                mount(dirs[target], target, None, MS_BIND)
+            return True  # the caller forks: its child is PID 1 of the new namespace
+        return False
+
+    def enter_inner(self, slot):
+        """In the process that runs the program: fresh /proc (`full`), then drop to the slot's uid."""
+        if self.level == "full":
+            mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        if self.level in ("uid", "full"):
+            uid = self.uid(slot)
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+
+    # ---- after a program -------------------------------------------------------------------
+    def sweep(self, slot):
+        """Kill whatever the program left behind and wipe its directories."""
+        if self.level == "uid":
+            pids = self._cgroup_pids(slot)
+            if pids is None:
+                self._kill_uid(slot)
+            else:
+                for pid in pids:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+        for d in self.dirs(slot).values():
+            try:
+                entries = os.listdir(d)
+            except OSError:
+                continue
+            for name in entries:
+                path = os.path.join(d, name)
+                if os.path.isdir(path) and not os.path.islink(path):
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    try:
+                        os.unlink(path)
+                    except OSError:
+                        pass
+
+    def _cgroup_pids(self, slot):
+        base = self.cgroups.get("pids") or self.cgroups.get("memory")
+        if not base:
+            return None
+        try:
+            with open(os.path.join(base, f"slot{slot}", "cgroup.procs")) as f:
+                return [int(x) for x in f.read().split()]
+        except OSError:
+            return None
+
+    def _kill_uid(self, slot):
+        """No cgroup: a helper with the slot's uid sends SIGKILL to every process that uid owns."""
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.setgroups([])
+                os.setgid(self.uid(slot))
+                os.setuid(self.uid(slot))
+                os.kill(-1, signal.SIGKILL)
+            finally:
+                os._exit(0)
+        os.waitpid(pid, 0)
+
+    def close(self):
+        if self.level != "full":
+            shutil.rmtree(self.root, ignore_errors=True)
+        for base in self.cgroups.values():
+            for slot in range(self.workers):
+                try:
+                    os.rmdir(os.path.join(base, f"slot{slot}"))
+                except OSError:
+                    pass
+            try:
+                os.rmdir(base)
+            except OSError:
+                pass
