@@ -22,12 +22,14 @@ import signal
 import stat
 import sys
 import tempfile
+import time
 
 LEVELS = ("rlimits", "uid", "full")
 CLONE_NEWNS = 0x00020000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_BIND, MS_REC, MS_PRIVATE = 2, 4, 8, 4096, 16384, 1 << 18
+PR_SET_CHILD_SUBREAPER = 36
 SLOT_UID_BASE = 1_950_000  # far from login users and the usual subuid ranges
 WORLD_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
 CGROUP_V1 = "/sys/fs/cgroup"
@@ -193,6 +195,8 @@ class Slots:
                     self.cgroups[ctrl] = path
                 except OSError:
                     pass
+        if level == "uid":
+            _check(_libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "prctl(PR_SET_CHILD_SUBREAPER)")
         for slot in range(workers):
             for d in self.dirs(slot).values():
                 os.makedirs(d, exist_ok=True)
@@ -287,18 +291,28 @@ class Slots:
             os.setuid(uid)
 
     # ---- after a program -------------------------------------------------------------------
-    def sweep(self, slot):
-        """Kill whatever the program left behind and wipe its directories."""
+    def sweep(self, slot, reap_orphans=lambda: None):
+        """Kill whatever the program left behind and wipe its directories.
+
+        `uid`: leftovers (a `setsid` daemon, fork-bomb children) are found through the slot's cgroup,
+        or else by uid, killed, and reaped by the server (a child subreaper), so none lingers as a
+        zombie counting against the slot's RLIMIT_NPROC.  `full`: the PID namespace already did it.
+        """
         if self.level == "uid":
-            pids = self._cgroup_pids(slot)
-            if pids is None:
-                self._kill_uid(slot)
-            else:
-                for pid in pids:
-                    try:
-                        os.kill(pid, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
+            for _ in range(100):  # bounded: pids.max caps how many can be left
+                pids = self._cgroup_pids(slot)
+                if pids is None:
+                    self._kill_uid(slot)
+                else:
+                    for pid in pids:
+                        try:
+                            os.kill(pid, signal.SIGKILL)
+                        except ProcessLookupError:
+                            pass
+                reap_orphans()
+                if not pids:
+                    break
+                time.sleep(0.002)
         for d in self.dirs(slot).values():
             try:
                 entries = os.listdir(d)

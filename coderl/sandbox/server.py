@@ -287,7 +287,7 @@ class Server:
                 del run.fds[fd]
         del self.active[run.pid]
         oom = self.slots.oom_kills(run.slot) > run.oom_before
-        self.slots.sweep(run.slot)
+        self.slots.sweep(run.slot, self.reap_orphans)
         self.free_slots.append(run.slot)
         run.report = {
             "exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
@@ -307,6 +307,20 @@ class Server:
         job.pending -= 1
         if job.pending == 0:
             self.send({"id": job.id, "runs": [r.report for r in job.runs]})
+
+    def reap_orphans(self):
+        """Reap processes reparented to us (we are a subreaper in `uid` mode) that we do not track."""
+        while True:
+            try:
+                info = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+            except ChildProcessError:
+                return
+            if info is None or info.si_pid in self.active:
+                return
+            try:
+                os.waitpid(info.si_pid, 0)
+            except ChildProcessError:
+                return
 
     def loop(self):
         while not (self.closing and not self.active and not self.queue):
