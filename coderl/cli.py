@@ -12,9 +12,12 @@ from coderl.config import ConfigError, add_arguments, from_args
 
 
 def _cmd_check(ns: argparse.Namespace) -> int:
-    from coderl.eval.check import CheckConfig, format_summary, run_check
+    from coderl.eval.check import CheckConfig, describe_isolation, format_summary, run_check
 
     cfg = from_args(CheckConfig, ns)
+    if cfg.show_isolation:
+        print(describe_isolation(cfg))
+        return 0
     summary = run_check(cfg)
     print(format_summary(summary))
     if cfg.out:
@@ -38,13 +41,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from coderl.sandbox.client import SandboxUnavailable
     from coderl.tasks import TaskFormatError
 
     parser = build_parser()
     ns = parser.parse_args(argv)
     try:
         return ns.func(ns)
-    except (ConfigError, TaskFormatError) as exc:
+    except (ConfigError, TaskFormatError, SandboxUnavailable) as exc:
         print(f"coderl {ns.command}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

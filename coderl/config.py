@@ -45,7 +45,8 @@ def add_arguments(parser: argparse.ArgumentParser, cls: type) -> None:
         flag = meta.get("flag") or "--" + f.name.replace("_", "-")
         kwargs: dict[str, Any] = {"help": help_text, "dest": f.name}
         if tp is bool:
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=f.default, **kwargs)
+            action = "store_true" if f.default is False else argparse.BooleanOptionalAction
+            parser.add_argument(flag, action=action, default=f.default, **kwargs)
             continue
         kwargs.update(type=tp, choices=meta.get("choices"))
         if required:

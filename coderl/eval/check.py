@@ -26,7 +26,8 @@ from coderl.tasks.jsonl import iter_jsonl
 class CheckConfig:
     """Check completions (or the tasks' reference solutions) against their tests in the sandbox."""
 
-    tasks: str = option(help="task spec: 'humaneval', 'mbpp:PATH', 'stdio:PATH', or a JSONL path")
+    tasks: str | None = option(None, "task spec: 'humaneval', 'easy', 'synthetic:k=v,...', 'mbpp:PATH', "
+                               "'stdio:PATH', or a JSONL path (required)")
     completions: str | None = option(None, "JSONL of {task_id, completion} lines to check")
     reference: bool = option(False, "check the tasks' reference solutions instead of --completions")
     out: str | None = option(None, "write per-sample results here (JSONL); summary to OUT.summary.json")
@@ -36,9 +37,15 @@ class CheckConfig:
     timeout: float = option(3.0, "CPU-time limit per program, seconds (wall backstop: 3x + 1 s)")
     memory_mb: int = option(2048, "address-space limit per program, MiB")
     workers: int | None = option(None, "programs run in parallel (default: usable CPUs)")
+    isolation: str = option("auto", "sandbox isolation level: auto (strongest available), full, uid, rlimits",
+                            choices=["auto", "full", "uid", "rlimits"])
+    show_isolation: bool = option(False, "print the isolation level in force (and why) and exit")
     quiet: bool = option(False, "no progress line")
 
     def __post_init__(self):
+        if self.show_isolation:
+            return
+        require(self.tasks is not None, "--tasks", self.tasks, "a task spec")
         require(self.completions is not None or self.reference, "--completions", self.completions,
                 "a JSONL file (or pass --reference)")
         require(not (self.completions and self.reference), "--reference", True, "not both --completions and --reference")
@@ -84,8 +91,9 @@ def run_check(cfg: CheckConfig) -> dict:
     statuses: Counter = Counter()
     tamper: Counter = Counter()
     counts: dict[str, list[int]] = {}
-    with Sandbox(workers=workers, limits=limits) as sandbox:
+    with Sandbox(workers=workers, limits=limits, isolation=cfg.isolation) as sandbox:
         futures = [sandbox.submit(by_id[r["task_id"]].build_request(r["completion"], limits)) for r in rows]
+        isolation_in_force = sandbox.isolation
         for i, (row, fut) in enumerate(zip(rows, futures)):
             result = fut.result()
             statuses[result.status.value] += 1
@@ -113,6 +121,7 @@ def run_check(cfg: CheckConfig) -> dict:
         "seconds": round(elapsed, 3),
         "executions_per_second": round(len(rows) / elapsed, 1) if elapsed > 0 else None,
         "workers": workers,
+        "isolation": isolation_in_force,
         "limits": {"cpu_seconds": limits.cpu_seconds, "wall_seconds": limits.wall_deadline,
                    "memory_bytes": limits.memory_bytes},
     }
@@ -120,6 +129,18 @@ def run_check(cfg: CheckConfig) -> dict:
         with open(cfg.out + ".summary.json", "w", encoding="utf-8") as f:
             json.dump(summary, f, indent=2)
     return summary
+
+
+def describe_isolation(cfg: CheckConfig) -> str:
+    with Sandbox(workers=1, isolation=cfg.isolation) as sandbox:
+        info = sandbox.server_info
+    caps = info.get("capabilities", {})
+    lines = [f"isolation: {info['isolation']} (requested: {cfg.isolation})",
+             f"root: {caps.get('root')}, setuid: {caps.get('setuid')}, namespaces: {caps.get('namespaces')}, "
+             f"cgroups: {', '.join(info.get('cgroups') or []) or 'none'}"]
+    if info.get("warning"):
+        lines.append(f"warning: {info['warning']}")
+    return "\n".join(lines)
 
 
 def format_summary(summary: dict) -> str:
@@ -138,8 +159,8 @@ def format_summary(summary: dict) -> str:
     if summary["tamper"]:
         lines.append("tamper: " + ", ".join(f"{k}={v}" for k, v in sorted(summary["tamper"].items())))
     lines.append(f"executions/s: {summary['executions_per_second']} ({summary['samples']} programs in "
-                 f"{summary['seconds']} s, {summary['workers']} workers)")
+                 f"{summary['seconds']} s, {summary['workers']} workers, isolation {summary['isolation']})")
     return "\n".join(lines)
 
 
-__all__ = ["CheckConfig", "run_check", "format_summary"]
+__all__ = ["CheckConfig", "run_check", "format_summary", "describe_isolation"]

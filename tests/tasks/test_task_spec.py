@@ -58,9 +58,12 @@ def test_parse_errors_are_one_line(spec, message):
     assert message in str(e.value) and "\n" not in str(e.value)
 
 
-def test_synthetic_is_parsed_but_not_loadable():
-    with pytest.raises(TaskFormatError, match="synthetic generator arrives in a later release"):
-        load_tasks("synthetic:n=5")
+def test_synthetic_spec_loads_through_the_same_grammar():
+    ts = load_tasks("synthetic:level=1,n=5,seed=3,split=train")
+    assert len(ts.tasks) == 5
+    assert all(t.task_id.startswith("synthetic/L1/") for t in ts.tasks)
+    with pytest.raises(TaskFormatError, match="unknown option 'size'"):
+        load_tasks("synthetic:size=5")
 
 
 def test_missing_file_with_prefix():
