@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml
 		echo "no CUDA GPU: installing the CPU build torch==2.13.0"; \
 		$(BIN)/python -m pip install -q torch==2.13.0 2>&1 | grep -v "^WARNING: Location" || true; \
 	fi
-	@$(BIN)/python -m pip install -q -e '.[dev]' 2>&1 | grep -v "^WARNING: Location" || true
+	@$(BIN)/python -m pip install -q -e '.[train,dev]' 2>&1 | grep -v "^WARNING: Location" || true
 	@$(BIN)/python -c "import coderl, pytest" && touch $(STAMP)
 
 # The main job.  For now: verify all 164 bundled HumanEval reference solutions in the sandbox.
