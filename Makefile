@@ -1,8 +1,12 @@
 # coderl: `make demo` sets up and runs the main job; `make test` sets up and runs the tests.
+SHELL       := /bin/bash
+.SHELLFLAGS := -o pipefail -c
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.coderl-installed
+# pip's notes about local package mirrors that do not exist are noise; errors still fail the build.
+QUIET  := { grep -v "^WARNING: Location" || true; }
 
 .PHONY: setup demo test test-slow bench lint clean
 
@@ -11,16 +15,16 @@ setup: $(STAMP)
 # Where no CUDA GPU is present, install the CPU build of torch first: a bare `torch` requirement
 # would pull a multi-GB CUDA build.  (The verifier itself never imports torch.)
 $(STAMP): pyproject.toml
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	@$(BIN)/python -m pip install -q --upgrade pip 2>&1 | grep -v "^WARNING: Location" || true
-	@if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then \
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip 2>&1 | $(QUIET)
+	if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then \
 		echo "CUDA GPU found: torch comes from the [train] extra's range"; \
 	else \
 		echo "no CUDA GPU: installing the CPU build torch==2.13.0"; \
-		$(BIN)/python -m pip install -q torch==2.13.0 2>&1 | grep -v "^WARNING: Location" || true; \
+		$(BIN)/python -m pip install -q torch==2.13.0 2>&1 | $(QUIET); \
 	fi
-	@$(BIN)/python -m pip install -q -e '.[train,dev]' 2>&1 | grep -v "^WARNING: Location" || true
-	@$(BIN)/python -c "import coderl, pytest" && touch $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[train,dev]' 2>&1 | $(QUIET)
+	$(BIN)/python -c "import coderl, pytest, torch, transformers" && touch $(STAMP)
 
 # The main job.  For now: verify all 164 bundled HumanEval reference solutions in the sandbox.
 demo: setup

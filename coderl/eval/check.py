@@ -9,6 +9,7 @@ k <= min samples per task), status counts and executions/s goes to stdout and `<
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from collections import Counter
@@ -86,6 +87,8 @@ def run_check(cfg: CheckConfig) -> dict:
         rows = read_completions(cfg.completions, set(by_id), cfg.tasks)
     limits = cfg.limits
     workers = cfg.workers or usable_cpus()
+    if cfg.out and os.path.dirname(cfg.out):
+        os.makedirs(os.path.dirname(cfg.out), exist_ok=True)
     out = open(cfg.out, "w", encoding="utf-8") if cfg.out else None
     start = time.perf_counter()
     statuses: Counter = Counter()
