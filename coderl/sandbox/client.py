@@ -107,9 +107,11 @@ class Sandbox:
         self.isolation = ""  # the level in force, as the server reports it
         self.warning: str | None = None
         self.server_info: dict = {}
+        self.restarts = 0  # times the server died and was replaced (a program killed it, say)
         self._lock = threading.Lock()
         self._ids = itertools.count()
         self._pending: dict[int, tuple[ExecutionRequest, Future, int]] = {}
+        self._started: set[int] = set()  # request ids whose first process the server has started
         self._proc: subprocess.Popen | None = None
         self._closed = False
         self._start()
@@ -144,7 +146,11 @@ class Sandbox:
         assert proc.stdout is not None
         for line in proc.stdout:
             msg = json.loads(line)
+            if "started" in msg:
+                self._started.add(msg["started"])
+                continue
             with self._lock:
+                self._started.discard(msg["id"])
                 entry = self._pending.pop(msg["id"], None)
             if entry is None:
                 continue
@@ -163,16 +169,22 @@ class Sandbox:
             if self._closed or proc is not self._proc:
                 return
             pending = list(self._pending.items())
+            started = self._started
             self._pending.clear()
+            self._started = set()
+            self.restarts += 1
             self._start()
             for rid, (request, future, tries) in pending:
-                if tries >= MAX_RETRIES:
+                # Only a program that was running can have killed the server: queued ones are
+                # re-sent without a strike.
+                tries += rid in started
+                if tries > MAX_RETRIES:
                     future.set_result(ExecutionResult(
                         status=Status.SANDBOX_ERROR, isolation=self.isolation,
                         message=f"the sandbox server died while running this program (exit {proc.returncode})",
                     ))
                 else:
-                    self._send(request, future, tries + 1)
+                    self._send(request, future, tries)
 
     def _send(self, request: ExecutionRequest, future: Future, tries: int) -> None:
         rid = next(self._ids)

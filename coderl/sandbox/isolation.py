@@ -181,6 +181,7 @@ class Slots:
             mount("coderl-sandbox", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777")
             self.root = "/tmp/coderl-slots"
             os.mkdir(self.root, 0o711)
+            self.own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
             self._expose(interpreter_paths())
         else:
             self.root = tempfile.mkdtemp(prefix="coderl-sandbox-")
@@ -240,7 +241,7 @@ class Slots:
         return out
 
     def set_limits(self, slot, max_processes, memory_bytes):
-        self._write(slot, "pids", "pids.max", str(max_processes + 1))  # +1: the namespace's outer process
+        self._write(slot, "pids", "pids.max", str(max_processes))
         self._write(slot, "memory", "memory.limit_in_bytes", str(memory_bytes))
 
     def _write(self, slot, ctrl, name, value):
@@ -266,23 +267,27 @@ class Slots:
         return 0
 
     # ---- in the child ------------------------------------------------------------------------
-    def enter_outer(self, slot):
-        """In the forked child, as root: join the slot's cgroups; `full`: new PID + mount namespaces."""
-        for ctrl, base in self.cgroups.items():
-            with open(os.path.join(base, f"slot{slot}", "cgroup.procs"), "w") as f:
-                f.write(str(os.getpid()))
+    def before_fork(self):
+        """In the server, right before forking a program: `full` gives the next child a new PID
+        namespace, in which it is PID 1.  `unshare(CLONE_NEWPID)` only works while the namespace for
+        children is our own, so first reset it with `setns` (siblings, never nesting)."""
         if self.level == "full":
-            unshare(CLONE_NEWPID | CLONE_NEWNS)
+            _check(_libc.setns(self.own_pid_ns, CLONE_NEWPID), "setns")
+            unshare(CLONE_NEWPID)
+
+    def enter(self, slot):
+        """In the forked child, as root, after chdir to its work dir: join the slot's cgroups; `full`:
+        a private mount namespace with the slot's directories over the world-writable ones and a
+        fresh /proc; then drop to the slot's uid."""
+        for base in self.cgroups.values():
+            with open(os.path.join(base, f"slot{slot}", "cgroup.procs"), "w") as f:
+                f.write("0")  # 0 = the writing process (pids differ inside the PID namespace)
+        if self.level == "full":
+            unshare(CLONE_NEWNS)
             dirs = self.dirs(slot)
             # /tmp last: the slot directories themselves live under it.
             for target in sorted(self.overlays, key=lambda d: d == "/tmp"):
                 mount(dirs[target], target, None, MS_BIND)
-            return True  # the caller forks: its child is PID 1 of the new namespace
-        return False
-
-    def enter_inner(self, slot):
-        """In the process that runs the program: fresh /proc (`full`), then drop to the slot's uid."""
-        if self.level == "full":
             mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
         if self.level in ("uid", "full"):
             uid = self.uid(slot)

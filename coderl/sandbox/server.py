@@ -170,6 +170,9 @@ class Server:
         res_r, res_w = os.pipe() if msg["mode"] == "python_tests" else (None, None)
         run.start = time.monotonic()
         run.deadline = run.start + lim["wall_seconds"]
+        if run.index == 0:  # before the fork: the program cannot kill us before the client knows
+            self.send({"started": job.id})
+        self.slots.before_fork()
         pid = os.fork()
         if pid == 0:  # ---- child ----
             try:
@@ -210,11 +213,7 @@ class Server:
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         resource.setrlimit(resource.RLIMIT_NPROC, (lim["max_processes"], lim["max_processes"]))
         os.chdir(work)  # before any mount hides the path
-        if self.slots.enter_outer(run.slot):
-            inner = os.fork()
-            if inner != 0:
-                _mirror(inner)  # never returns
-        self.slots.enter_inner(run.slot)
+        self.slots.enter(run.slot)
         os.environ.clear()
         os.environ.update(CHILD_ENV)
         mode = msg["mode"]
@@ -345,24 +344,6 @@ class Server:
                 if now >= run.deadline and run.killed is None:
                     run.killed = "wall"
                     self.kill(run)
-
-
-def _mirror(pid):
-    """The namespace's outer process: wait for its PID-1 child, then end the same way (rusage included)."""
-    os.closerange(0, 1 << 20)
-    while True:
-        try:
-            _, status = os.waitpid(pid, 0)
-            break
-        except InterruptedError:
-            continue
-    if os.WIFSIGNALED(status):
-        sig = os.WTERMSIG(status)
-        if sig not in (signal.SIGKILL, signal.SIGSTOP):
-            signal.signal(sig, signal.SIG_DFL)
-        os.kill(os.getpid(), sig)
-        os._exit(128 + sig)
-    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
 
 
 def main():

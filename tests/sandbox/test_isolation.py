@@ -266,3 +266,10 @@ def test_fresh_proc_shows_only_the_program(full):
 def test_script_mode_under_full_isolation(full):
     r = full.run(make_script_request("print(int(input()) * 2)\n", [("21\n", "42")]))
     assert r.passed, r.message
+
+
+def test_server_survives_a_long_batch_without_restarts(any_level):
+    requests = [make_tests_request(ADD) for _ in range(40)]
+    before = any_level.restarts
+    assert all(r.passed for r in any_level.run_many(requests))
+    assert any_level.restarts == before

@@ -113,6 +113,19 @@ def test_hang_in_a_batch_does_not_stall_the_others(sandbox):
     assert time.monotonic() - start < 10
 
 
+def test_a_program_that_kills_the_server_fails_alone():
+    from coderl.sandbox.client import Sandbox
+
+    # Under `rlimits` (same uid as the server) a program can kill the server: the client replaces
+    # it, re-sends what was pending once, and the culprit ends as sandbox_error.
+    killer = make_tests_request("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n" + ADD)
+    with Sandbox(workers=1, isolation="rlimits") as sb:
+        results = sb.run_many([make_tests_request(ADD), killer, make_tests_request(ADD)])
+        assert results[1].status is Status.SANDBOX_ERROR
+        assert results[0].passed and results[2].passed
+        assert sb.restarts == 2
+
+
 def test_crash_in_a_batch_does_not_fail_the_others(sandbox):
     crash = make_tests_request("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
     results = sandbox.run_many([crash, make_tests_request(ADD), crash])
