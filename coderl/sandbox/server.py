@@ -224,7 +224,7 @@ class Server:
             except OSError as exc:
                 os.write(2, f"cannot execute {argv[0]!r}: {exc}\n".encode())
                 os._exit(127)
-        random.seed()  # a fresh interpreter would not share the server's random state
+        # `random` reseeds itself in a forked child (its os.register_at_fork hook): no shared state.
         # sys.stdin/stdout/stderr are the interpreter's own objects over fds 0-2, which now point at
         # this run's stdin and pipes; the server never reads or writes them, so nothing is buffered.
         if mode == "python_tests":
