@@ -42,6 +42,11 @@ def add_arguments(parser: argparse.ArgumentParser, cls: type) -> None:
         help_text = meta.get("help", "")
         if not required and f.default is not None and tp is not bool:
             help_text += f" (default: {f.default})"
+        if meta.get("positional"):
+            many = typing.get_origin(tp) is list
+            parser.add_argument(f.name, nargs="+" if many else None, metavar=f.name.upper().rstrip("S"),
+                                help=help_text, type=typing.get_args(tp)[0] if many else tp)
+            continue
         flag = meta.get("flag") or "--" + f.name.replace("_", "-")
         kwargs: dict[str, Any] = {"help": help_text, "dest": f.name}
         if tp is bool:

