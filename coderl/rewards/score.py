@@ -1,0 +1,148 @@
+"""`score()`: weight the registered components into one reward per sample, and the step's metrics.
+
+    total[i] = sum over components c with weight w_c != 0 of  w_c * c(results[i], samples[i], tasks[i])
+
+Rewards are plain floats; the trainer turns them into tensors.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from coderl.rewards.components import FRACTION_TESTS, LENGTH_PENALTY_ON, REWARDS
+from coderl.rollout.types import Sample
+from coderl.sandbox.types import ExecutionResult, Status
+from coderl.tasks.types import Task
+
+
+def _field(default, help: str, choices=None, **kwargs):
+    # Same metadata as `coderl.config.option`, without importing the top of the package from here.
+    return field(default=default, metadata={"help": help, "choices": choices}, **kwargs)
+
+
+@dataclass
+class RewardConfig:
+    """How samples are rewarded: weights of the components in `REWARDS` and their parameters."""
+
+    weights: dict[str, float] = field(
+        default_factory=lambda: {"pass": 1.0},
+        metadata={"help": "component name -> weight; total = sum of weight * component; weight 0 = not computed"})
+    length_alpha: float = _field(0.01, "length_penalty: alpha of -alpha * generated_tokens / 100 (seed 001)")
+    length_penalty_on: str = _field("all", "length_penalty: charge 'all' samples (seed 001) or only 'passed' ones",
+                                    choices=LENGTH_PENALTY_ON)
+    fraction_tests: str = _field("all", "fraction: count 'all', 'hidden' or 'visible' tests",
+                                 choices=FRACTION_TESTS)
+    quality_scale: float = _field(1.0, "quality: reward = max(0, 1 - scale * lint findings per line)")
+    quality_select: tuple[str, ...] = _field(("E", "F", "W"), "quality: ruff rules counted (pyflakes F, "
+                                             "pycodestyle E/W)")
+    # E402 (import not at top): a chat completion's imports land after the prompt's stub;
+    # W292 (no newline at end): assembly artefact; E501 (line length): taste, not a defect.
+    quality_ignore: tuple[str, ...] = _field(("E402", "E501", "W292"), "quality: ruff rules not counted")
+    quality_timeout_seconds: float = _field(60.0, "quality: deadline of the one ruff run per score() call")
+
+    def __post_init__(self):
+        self.validate()
+
+    def validate(self) -> RewardConfig:
+        unknown = [name for name in self.weights if name not in REWARDS]
+        if unknown:
+            raise ValueError(f"unknown reward component(s) {', '.join(map(repr, unknown))} in weights; "
+                             f"known: {', '.join(REWARDS)}")
+        for name, w in self.weights.items():
+            if isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w):
+                raise ValueError(f"weights[{name!r}]={w!r}: expected a finite number")
+        if self.length_penalty_on not in LENGTH_PENALTY_ON:
+            raise ValueError(f"length_penalty_on={self.length_penalty_on!r}: expected one of "
+                             f"{', '.join(LENGTH_PENALTY_ON)}")
+        if self.fraction_tests not in FRACTION_TESTS:
+            raise ValueError(f"fraction_tests={self.fraction_tests!r}: expected one of {', '.join(FRACTION_TESTS)}")
+        if not self.quality_scale >= 0:
+            raise ValueError(f"quality_scale={self.quality_scale!r}: expected a number >= 0")
+        if not self.quality_timeout_seconds > 0:
+            raise ValueError(f"quality_timeout_seconds={self.quality_timeout_seconds!r}: expected a number > 0")
+        return self
+
+
+def _mean(values) -> float:
+    values = list(values)
+    return sum(values) / len(values) if values else math.nan
+
+
+@dataclass
+class RewardBatch:
+    """Rewards of N samples (row i = samples[i]) and what the step logs about them."""
+
+    total: list[float]  # [N] sum of weight * component
+    components: dict[str, list[float]]  # name -> [N] unweighted values, components with weight != 0
+    weights: dict[str, float]  # name -> weight, the components computed
+    empty: list[bool]  # [N] completion is empty or whitespace
+    truncated: list[bool]  # [N] generation hit max_new_tokens
+    tampered: list[bool]  # [N] the harness caught the program tampering (`result.tamper` non-empty)
+    passed: list[bool]  # [N] result.passed
+    timed_out: list[bool]  # [N] result.status is TIMEOUT
+    sandbox_error: list[bool]  # [N] the sandbox failed (status SANDBOX_ERROR): reward 0 not earned
+
+    def __len__(self) -> int:
+        return len(self.total)
+
+    def metrics(self) -> dict[str, float]:
+        """Batch means, namespaced (NaN for an empty batch).
+
+        reward/total             mean total reward
+        reward/<name>            mean *unweighted* value of the component (a rate for 0/1 components)
+        reward/weighted/<name>   mean of weight * value; these sum to reward/total
+        rollout/empty_rate, rollout/truncated_rate
+        sandbox/pass_rate, sandbox/timeout_rate, sandbox/tamper_rate, sandbox/sandbox_error_rate
+        """
+        out = {"reward/total": _mean(self.total)}
+        for name, values in self.components.items():
+            out[f"reward/{name}"] = _mean(values)
+        for name, values in self.components.items():
+            out[f"reward/weighted/{name}"] = self.weights[name] * _mean(values)
+        out.update({
+            "rollout/empty_rate": _mean(self.empty),
+            "rollout/truncated_rate": _mean(self.truncated),
+            "sandbox/pass_rate": _mean(self.passed),
+            "sandbox/timeout_rate": _mean(self.timed_out),
+            "sandbox/tamper_rate": _mean(self.tampered),
+            "sandbox/sandbox_error_rate": _mean(self.sandbox_error),
+        })
+        return out
+
+
+def score(config: RewardConfig, results: list[ExecutionResult], samples: list[Sample],
+          tasks: list[Task]) -> RewardBatch:
+    """Reward each sample: `results[i]` is the run of `tasks[i].build_program(samples[i].completion)`."""
+    config.validate()
+    n = len(samples)
+    if len(results) != n or len(tasks) != n:
+        raise ValueError(f"score: got {len(results)} results, {n} samples and {len(tasks)} tasks; "
+                         "expected one of each per sample")
+    for i, (sample, task) in enumerate(zip(samples, tasks)):
+        if sample.task_id != task.task_id:
+            raise ValueError(f"score: sample {i} is of task {sample.task_id!r} but tasks[{i}] is {task.task_id!r}")
+
+    weights = {name: float(w) for name, w in config.weights.items() if w != 0}
+    components: dict[str, list[float]] = {}
+    total = [0.0] * n
+    for name, weight in weights.items():
+        component = REWARDS[name]
+        params = {p: getattr(config, p) for p in component.params}
+        extra = component.prepare(samples, tasks, **params) if component.prepare else [{}] * n
+        values = [float(component.fn(r, s, t, **params, **e))
+                  for r, s, t, e in zip(results, samples, tasks, extra)]
+        components[name] = values
+        total = [acc + weight * v for acc, v in zip(total, values)]
+
+    return RewardBatch(
+        total=total,
+        components=components,
+        weights=weights,
+        empty=[not s.completion.strip() for s in samples],
+        truncated=[s.truncated for s in samples],
+        tampered=[bool(r.tamper) for r in results],
+        passed=[r.passed for r in results],
+        timed_out=[r.status is Status.TIMEOUT for r in results],
+        sandbox_error=[r.status is Status.SANDBOX_ERROR for r in results],
+    )

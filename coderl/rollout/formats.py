@@ -1,0 +1,308 @@
+"""Prompt formats: how a task becomes the model's prompt, and how its output becomes a completion.
+
+A format renders a task (`render(task, tokenizer)` -> text, or chat messages that `prompt_text`
+turns into text with the tokenizer's chat template) and extracts the completion from the model's
+output (`extract(task, output)` -> `Extraction(completion, format_ok)`), such that
+`task.build_program(completion)` is the program the sandbox runs.  `stop_sequences(task)` are the
+default stop strings generation uses with it.  Registered by name in `FORMATS`:
+
+* `completion`: the model continues `task.prompt` verbatim (base-model HumanEval convention); the
+  output is cut at the first stop sequence at column 0 (`\\ndef `, `\\nclass `, ...).
+* `chat`: one user message (instruction + the prompt in a ```python fence), rendered with the chat
+  template; the code is taken from the fenced block and re-assembled with the task's prompt.
+* `reasoning`: a system prompt asks for `<reasoning>...</reasoning><answer>...</answer>`; the code
+  is taken from the last `<answer>` block, then extracted and re-assembled as in `chat`.
+
+Everything here is indentation-safe: a body is never `.strip()`ed or `.lstrip()`ed; line endings
+become `\\n`, and tabs in indentation become 4 spaces (a tab-indented body after the prompt's
+space-indented docstring is a `TabError`).  This module does not import torch.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from coderl.tasks.types import Task
+
+Messages = list[dict[str, str]]
+Rendered = str | Messages
+
+# HumanEval's stop sequences (human-eval / Codex paper), each at column 0, plus a closing fence.
+COMPLETION_STOPS = ("\ndef ", "\nclass ", "\nif __name__", "\nprint(", "\n#", "\n```")
+
+FUNCTION_INSTRUCTION = (
+    "Complete the following Python function. "
+    "Reply with the complete function in one ```python code block."
+)
+STDIO_INSTRUCTION = (
+    "Solve the following problem with a complete Python program that reads its input from standard "
+    "input and writes its answer to standard output. Reply with the program in one ```python code block."
+)
+REASONING_SYSTEM = (
+    "You are an expert Python programmer. First think about the problem step by step inside "
+    "<reasoning> and </reasoning> tags, then give your final answer inside <answer> and </answer> "
+    "tags. The answer must contain the complete code in one ```python code block."
+)
+
+_PYTHON_TAGS = {"", "python", "py", "python3"}
+_REASONING_LAYOUT = re.compile(r"\s*<reasoning>.*?</reasoning>\s*<answer>.*?</answer>\s*", re.DOTALL)
+_ANSWER = re.compile(r"<answer>(.*?)(?:</answer>|\Z)", re.DOTALL)
+# A line that opens like an English sentence ("Here is", "This function"), a markdown bold
+# heading, or a numbered list item; only called prose if it also does not compile as Python.
+_PROSE_START = re.compile(r"([A-Z][a-z']*[,:;.!?]?[ \t]+[A-Za-z]|\*\*|\d+\.[ \t]+[A-Za-z])")
+
+
+class Extraction(NamedTuple):
+    """What `extract` returns."""
+
+    completion: str  # `task.build_program(completion)` is the program
+    format_ok: bool  # the output followed the format's layout (a fenced block; the reasoning tags)
+
+
+@dataclass(frozen=True)
+class Format:
+    """A prompt format: render a task, extract a completion, default stop sequences."""
+
+    name: str
+    render: Callable[[Task, Any], Rendered]  # (task, tokenizer) -> prompt text or chat messages
+    extract: Callable[[Task, str], Extraction]  # (task, decoded model output) -> completion
+    stop_sequences: Callable[[Task], tuple[str, ...]]  # default stop strings for this task
+
+
+# ---------------------------------------------------------------------------------------------
+# text helpers
+
+
+def first_stop(text: str, stops: tuple[str, ...] | list[str]) -> int | None:
+    """Index where the earliest occurrence of any stop sequence starts, or None."""
+    found = [i for i in (text.find(s) for s in stops if s) if i >= 0]
+    return min(found) if found else None
+
+
+def cut_at_stop(text: str, stops: tuple[str, ...] | list[str]) -> str:
+    """`text` up to (not including) its first stop sequence."""
+    i = first_stop(text, stops)
+    return text if i is None else text[:i]
+
+
+def _indent_unit(prompt: str) -> str:
+    """Indentation of the prompt's last non-blank line (the docstring's close) or 4 spaces."""
+    for line in reversed(prompt.splitlines()):
+        if line.strip():
+            indent = line[: len(line) - len(line.lstrip(" \t"))]
+            return indent or "    "
+    return "    "
+
+
+def _normalize(code: str, *, tabs: bool = True, first_is_line_start: bool = True) -> str:
+    """`\\r\\n`/`\\r` -> `\\n`; with `tabs`, tabs in each line's indentation -> 4-column stops."""
+    code = code.replace("\r\n", "\n").replace("\r", "\n")
+    if not tabs or "\t" not in code:
+        return code
+    lines = code.split("\n")
+    for i, line in enumerate(lines):
+        if i == 0 and not first_is_line_start:
+            continue
+        body = line.lstrip(" \t")
+        lines[i] = line[: len(line) - len(body)].expandtabs(4) + body
+    return "\n".join(lines)
+
+
+def _compiles(source: str) -> bool:
+    try:
+        ast.parse(source)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def _is_prose(line: str) -> bool:
+    """An unindented line that reads like English and is not Python (not even a block header)."""
+    if not line or line[0].isspace() or not _PROSE_START.match(line):
+        return False
+    return not (_compiles(line) or _compiles(line + "\n    pass"))
+
+
+def _unfenced_code(text: str) -> str:
+    """Code from a reply without a fence: all of it if it parses, else the lines after any leading
+    prose up to the next line of prose."""
+    if _compiles(text):
+        return text
+    lines = text.split("\n")
+    start = 0
+    while start < len(lines) and (not lines[start].strip() or _is_prose(lines[start])):
+        start += 1
+    end = start
+    while end < len(lines) and not _is_prose(lines[end]):
+        end += 1
+    return "\n".join(lines[start:end])
+
+
+def _fenced_blocks(text: str) -> list[tuple[str, str, bool]]:
+    """(language tag, code, closed) of every ``` block; an unclosed block runs to the end (a
+    truncated reply).  A fence indented (e.g. under a list item) has that indentation removed from
+    its lines."""
+    blocks = []
+    lines = text.split("\n")
+    i = 0
+    while i < len(lines):
+        stripped = lines[i].lstrip(" ")
+        if not stripped.startswith("```"):
+            i += 1
+            continue
+        indent = lines[i][: len(lines[i]) - len(stripped)]
+        tag = stripped[3:].strip().lower()
+        body, i, closed = [], i + 1, False
+        while i < len(lines):
+            if lines[i].strip() == "```":
+                closed, i = True, i + 1
+                break
+            line = lines[i]
+            body.append(line[len(indent):] if indent and line.startswith(indent) else line)
+            i += 1
+        blocks.append((tag, "\n".join(body), closed))
+    return blocks
+
+
+def _defines(code: str, name: str, *, column0: bool = False) -> bool:
+    indent = "" if column0 else r"[ \t]*"
+    return re.search(rf"^{indent}(?:async[ \t]+)?def[ \t]+{re.escape(name)}[ \t]*\(", code, re.MULTILINE) is not None
+
+
+def extract_code(text: str, entry_point: str | None = None) -> tuple[str, bool]:
+    """(code, fenced) from a chat reply: the ```python / ```py / ``` block (of several, the first
+    that defines `entry_point`, else the first Python one, else the first); without a fence, the
+    whole reply if it parses, else the code between the prose.  `fenced` is True iff a closed
+    block was found."""
+    text = _normalize(text, tabs=False)
+    blocks = _fenced_blocks(text)
+    if not blocks:
+        return _unfenced_code(text), False
+    python = [b for b in blocks if b[0] in _PYTHON_TAGS] or blocks
+    chosen = next((b for b in python if entry_point and _defines(b[1], entry_point)), python[0])
+    return chosen[1], chosen[2]
+
+
+def _rebase(code: str, old: str, new: str) -> str:
+    """Replace the leading `old` indentation by `new` on every non-blank line that starts with it."""
+    return "\n".join(
+        new + line[len(old):] if line.strip() and line.startswith(old) else line for line in code.split("\n")
+    )
+
+
+def assemble(task: Task, code: str) -> str:
+    """The completion that makes `task.build_program(completion)` run the model's code.
+
+    Function tasks: if the code defines `def <entry_point>(` (at column 0 once common indentation is
+    removed), the completion is `"\\n" + code`: the prompt's stub (its docstring is a valid body)
+    is then redefined by the model's function, with the code's imports and helpers kept.  Otherwise
+    the code is a body; it is re-indented so its first line sits at the prompt's body indentation
+    (4 spaces unless the prompt says otherwise), relative indentation kept.
+    stdio tasks: the code is the whole program.
+    """
+    unit = _indent_unit(task.prompt) if task.kind == "function" else "    "
+    code = _normalize(code, tabs="\t" not in unit).rstrip()
+    if not code.strip():
+        return ""
+    lines = [line for line in code.split("\n") if line.strip()]
+    common = min(len(line) - len(line.lstrip(" \t")) for line in lines)
+    if task.kind != "function":
+        return _rebase(code, lines[0][:common], "") + "\n"
+    dedented = _rebase(code, lines[0][:common], "")
+    if task.entry_point and _defines(dedented, task.entry_point, column0=True):
+        return "\n" + dedented + "\n"
+    first = lines[0][: len(lines[0]) - len(lines[0].lstrip(" \t"))]
+    sep = "" if task.prompt.endswith("\n") or not task.prompt else "\n"
+    return sep + _rebase(code, first, unit) + "\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# formats
+
+
+def _completion_render(task: Task, tokenizer: Any) -> str:
+    if task.kind == "function":
+        return task.prompt
+    # A stdio task's prompt is a prose statement, not code to continue: give it as a module docstring.
+    return '"""\n' + task.prompt.replace('"""', "'''").rstrip() + '\n"""\n'
+
+
+def _completion_stops(task: Task) -> tuple[str, ...]:
+    # A stdio program legitimately defines functions and has `if __name__` / top-level prints.
+    return COMPLETION_STOPS if task.kind == "function" else ("\n```",)
+
+
+def _completion_extract(task: Task, output: str) -> Extraction:
+    continues_line = bool(task.prompt) and not task.prompt.endswith("\n") and task.kind == "function"
+    text = _normalize(cut_at_stop(output, _completion_stops(task)), first_is_line_start=not continues_line,
+                      tabs="\t" not in _indent_unit(task.prompt))
+    return Extraction(text, True)
+
+
+def user_message(task: Task) -> str:
+    """The instruction and the task, as the one user message of the chat formats."""
+    if task.kind == "function":
+        return f"{FUNCTION_INSTRUCTION}\n\n```python\n{task.prompt.rstrip()}\n```"
+    return f"{STDIO_INSTRUCTION}\n\n{task.prompt.rstrip()}"
+
+
+def _require_template(tokenizer: Any, name: str) -> None:
+    if tokenizer is not None and not getattr(tokenizer, "chat_template", None):
+        raise ValueError(f"format '{name}' needs a tokenizer with a chat template (this one has none); "
+                         "use format='completion'")
+
+
+def _chat_render(task: Task, tokenizer: Any) -> Messages:
+    _require_template(tokenizer, "chat")
+    return [{"role": "user", "content": user_message(task)}]
+
+
+def _chat_extract(task: Task, output: str) -> Extraction:
+    code, fenced = extract_code(output, task.entry_point)
+    return Extraction(assemble(task, code), fenced)
+
+
+def _reasoning_render(task: Task, tokenizer: Any) -> Messages:
+    _require_template(tokenizer, "reasoning")
+    return [{"role": "system", "content": REASONING_SYSTEM}, {"role": "user", "content": user_message(task)}]
+
+
+def _reasoning_extract(task: Task, output: str) -> Extraction:
+    answers = _ANSWER.findall(output)
+    # Without an <answer>, the code may still be in the reply (after the reasoning, if any).
+    answer = answers[-1] if answers else output.rsplit("</reasoning>", 1)[-1]
+    code, _ = extract_code(answer, task.entry_point)
+    return Extraction(assemble(task, code), _REASONING_LAYOUT.fullmatch(output) is not None)
+
+
+def _no_stops(task: Task) -> tuple[str, ...]:
+    return ()  # chat replies end with the template's end-of-turn token (EOS)
+
+
+FORMATS: dict[str, Format] = {
+    f.name: f
+    for f in (
+        Format("completion", _completion_render, _completion_extract, _completion_stops),
+        Format("chat", _chat_render, _chat_extract, _no_stops),
+        Format("reasoning", _reasoning_render, _reasoning_extract, _no_stops),
+    )
+}
+
+
+def get_format(name: str) -> Format:
+    try:
+        return FORMATS[name]
+    except KeyError:
+        raise ValueError(f"format {name!r}: expected one of {', '.join(FORMATS)}") from None
+
+
+def prompt_text(rendered: Rendered, tokenizer: Any) -> str:
+    """The exact text fed to the model: a string as is, chat messages through the chat template
+    with the assistant's generation prompt appended."""
+    if isinstance(rendered, str):
+        return rendered
+    return tokenizer.apply_chat_template(rendered, tokenize=False, add_generation_prompt=True)

@@ -1,0 +1,308 @@
+"""Generate rollouts with Hugging Face `model.generate`: batched, left-padded, KV-cached.
+
+`generate(model, tokenizer, tasks, ...)` renders each task with a prompt format, samples
+`samples_per_prompt` completions per task in chunks of `batch_size` rows, and returns a
+`RolloutBatch` with the samples, their token ids and the sampling policy's token log-probs.
+
+Sampling policy and its log-probs.  Tokens are drawn from softmax(logits / T), restricted to the
+top-p nucleus when `top_p < 1`, with EOS forbidden before `min_new_tokens`; T = 0 is greedy.  The
+log-probs returned are `log_softmax(logits / T)` of the chosen tokens over the full vocabulary
+(T = 1 for greedy): nucleus filtering and the EOS ban do not change them.  They are captured during
+generation by `PolicyLogprobs`, the first logits processor in the chain, which sees the model's raw
+logits of each step (HF copies them to float32 before any processor), keeps only that step's
+[B, V] log-softmax, and gathers the chosen token's entry when it is called for the next step (the
+last step's after `generate` returns); memory is O(B x V), never O(steps x B x V).  The model runs
+in eval mode (no dropout) during generation; its previous mode is restored afterwards.
+
+Every processor is ours.  The `GenerationConfig` is built from neutral values (temperature 1,
+top_k 0, top_p 1, repetition_penalty 1, ...) because `generate` fills each unset field from the
+model's own `generation_config`, which would silently add a repetition penalty or top-k and put
+HF's processors ahead of the capture.  Fields whose "off" value is None cannot be neutralised that
+way; a model whose generation_config sets one of them (`_NONE_MEANS_OFF`) is refused.
+
+Stop sequences.  `StopOnText` decodes each row's generated tokens after every step and stops the
+row once its text contains a stop sequence.  Only generated text is searched (HF's `stop_strings`
+also match across the prompt boundary, e.g. a prompt ending in "\\n" and a generated "def ").  The
+kept tokens run up to and including the token that completed the stop string (or the EOS token):
+like EOS, that token is the policy's decision to end, so it stays in `completion_ids`, `mask` and
+`logprobs`; the stop text itself is cut from the completion.
+
+Seeding.  `torch.manual_seed(seed)` inside `torch.random.fork_rng`, so the same seed (and the same
+`batch_size`) gives the same outputs and the caller's RNG stream is left untouched.  HF samples
+with `torch.multinomial` on the global generator, so a private `torch.Generator` is not possible.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+from transformers import (
+    GenerationConfig,
+    LogitsProcessor,
+    LogitsProcessorList,
+    StoppingCriteria,
+    StoppingCriteriaList,
+)
+from transformers.generation.logits_process import (
+    MinNewTokensLengthLogitsProcessor,
+    TemperatureLogitsWarper,
+    TopPLogitsWarper,
+)
+
+from coderl.rollout.formats import cut_at_stop, first_stop, get_format, prompt_text
+from coderl.rollout.types import RolloutBatch, Sample
+from coderl.tasks.types import Task
+
+# GenerationConfig fields that add a logits processor or stopping rule whenever they are not None;
+# `generate` would inherit them from the model's generation_config and we cannot switch them off
+# (min_length / min_new_tokens are refused when > 0: setting them to 0 here makes HF warn).
+_NONE_MEANS_OFF = (
+    "sequence_bias", "bad_words_ids", "forced_bos_token_id", "forced_eos_token_id",
+    "exponential_decay_length_penalty", "suppress_tokens", "begin_suppress_tokens", "min_p", "top_h",
+    "watermarking_config", "stop_strings", "max_time",
+)
+
+
+class PolicyLogprobs(LogitsProcessor):
+    """First logits processor: records log_softmax(raw logits / T) of each chosen token; changes nothing."""
+
+    def __init__(self, temperature: float, prompt_length: int):
+        self.temperature = temperature
+        self.prompt_length = prompt_length  # padded prompt length: generated tokens start here
+        self.current: torch.Tensor | None = None  # [B, V] log-probs of the step being sampled
+        self.chosen: list[torch.Tensor] = []  # per generated step: [B] log-prob of the token drawn
+
+    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
+        self._gather(input_ids)
+        self.current = torch.log_softmax(scores.float() / self.temperature, dim=-1)
+        return scores
+
+    def _gather(self, ids: torch.Tensor) -> None:
+        # `ids` holds every token drawn so far; gather the one drawn from `current`, if not yet done.
+        if ids.shape[1] - self.prompt_length > len(self.chosen):
+            self.chosen.append(self.current.gather(1, ids[:, -1:]).squeeze(1))
+
+    def finish(self, sequences: torch.Tensor) -> torch.Tensor:
+        """[B, steps] log-probs of `sequences[:, prompt_length:]` (the final sequences of generate)."""
+        self._gather(sequences)
+        steps = sequences.shape[1] - self.prompt_length
+        # `generate` may run one step more than it returns (deferred stop checks on mps): drop it.
+        return torch.stack(self.chosen[:steps], dim=1)
+
+
+def decode(tokenizer: Any, ids: Sequence[int]) -> str:
+    """Text of generated ids, special tokens (EOS, padding) dropped; the one decoding rule used for
+    stop detection during generation, for cutting afterwards and for `Sample.raw_output`."""
+    return tokenizer.decode(list(ids), skip_special_tokens=True)
+
+
+class StopOnText(StoppingCriteria):
+    """Stops a row once the decoded text of its generated tokens contains one of its stop sequences."""
+
+    def __init__(self, tokenizer: Any, prompt_length: int, stops: list[tuple[str, ...]]):
+        self.tokenizer = tokenizer
+        self.prompt_length = prompt_length
+        self.stops = stops  # per row
+        self.done = [False] * len(stops)
+
+    def __call__(self, input_ids: torch.LongTensor, scores: Any, **kwargs) -> torch.BoolTensor:
+        for i, row_stops in enumerate(self.stops):
+            if row_stops and not self.done[i]:
+                text = decode(self.tokenizer, input_ids[i, self.prompt_length:].tolist())
+                self.done[i] = first_stop(text, row_stops) is not None
+        return torch.tensor(self.done, dtype=torch.bool, device=input_ids.device)
+
+
+def cut_generation(ids: Sequence[int], tokenizer: Any, stops: Sequence[str], eos_ids: set[int]) -> tuple[int, bool]:
+    """(kept, ended) for one row of generated ids (which may be followed by padding).
+
+    kept = number of tokens up to and including the first EOS token or the token whose decoding
+    completes the first stop sequence (whichever comes first); ended = such a token was found.
+    Without one, all ids are kept and ended is False (max_new_tokens was reached).
+    """
+    eos = next((i for i, t in enumerate(ids) if t in eos_ids), None)
+    limit = len(ids) if eos is None else eos
+    if stops and first_stop(decode(tokenizer, ids[:limit]), stops) is not None:
+        # The smallest prefix whose text contains a stop: the step at which `StopOnText` fired.
+        lo, hi = 1, limit
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if first_stop(decode(tokenizer, ids[:mid]), stops) is None:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo, True
+    if eos is not None:
+        return eos + 1, True
+    return len(ids), False
+
+
+def _eos_ids(model: Any, tokenizer: Any) -> list[int]:
+    ids = getattr(getattr(model, "generation_config", None), "eos_token_id", None)
+    ids = [] if ids is None else [ids] if isinstance(ids, int) else list(ids)
+    if tokenizer.eos_token_id is not None and tokenizer.eos_token_id not in ids:
+        ids.append(tokenizer.eos_token_id)
+    return ids
+
+
+def generation_config(model: Any, *, max_new_tokens: int, do_sample: bool, eos_ids: list[int],
+                      pad_id: int) -> GenerationConfig:
+    """A neutral GenerationConfig: plain sampling or greedy, nothing inherited that alters logits."""
+    inherited = getattr(model, "generation_config", None)
+    surprises = [f for f in _NONE_MEANS_OFF if getattr(inherited, f, None) is not None]
+    surprises += [f for f in ("min_length", "min_new_tokens") if (getattr(inherited, f, None) or 0) > 0]
+    if surprises:
+        raise ValueError(
+            f"model.generation_config sets {', '.join(surprises)}, which would change the sampling policy; "
+            "unset them before generating rollouts")
+    # Warpers are applied only when sampling; setting them for greedy decoding makes HF warn.
+    sampling = {"temperature": 1.0, "top_k": 0, "top_p": 1.0, "typical_p": 1.0, "epsilon_cutoff": 0.0,
+                "eta_cutoff": 0.0}
+    return GenerationConfig(
+        max_new_tokens=max_new_tokens, do_sample=do_sample, num_beams=1, num_return_sequences=1,
+        repetition_penalty=1.0, encoder_repetition_penalty=1.0, no_repeat_ngram_size=0,
+        encoder_no_repeat_ngram_size=0, guidance_scale=1.0, renormalize_logits=False,
+        remove_invalid_values=False, use_cache=True, output_scores=False, output_logits=False,
+        return_dict_in_generate=False, eos_token_id=eos_ids or None, pad_token_id=pad_id,
+        bos_token_id=getattr(inherited, "bos_token_id", None), **(sampling if do_sample else {}),
+    )
+
+
+def _left_pad(rows: list[list[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """([B, P] ids, [B, P] attention mask) with every row right-aligned."""
+    width = max(len(r) for r in rows)
+    ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
+    attention = torch.zeros((len(rows), width), dtype=torch.long)
+    for i, r in enumerate(rows):
+        if r:
+            ids[i, width - len(r):] = torch.tensor(r, dtype=torch.long)
+            attention[i, width - len(r):] = 1
+    return ids, attention
+
+
+def _generate_chunk(model, tokenizer, prompts: list[list[int]], stops: list[tuple[str, ...]], *,
+                    config: GenerationConfig, temperature: float, top_p: float, min_new_tokens: int,
+                    device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+    """([B, S] generated ids incl. padding after a row ended, [B, S] their policy log-probs)."""
+    input_ids, attention = _left_pad(prompts, config.pad_token_id)
+    width = input_ids.shape[1]
+    capture = PolicyLogprobs(temperature if config.do_sample else 1.0, width)
+    processors = [capture]
+    if min_new_tokens:
+        processors.append(MinNewTokensLengthLogitsProcessor(width, min_new_tokens, config.eos_token_id,
+                                                            device=str(device)))
+    if config.do_sample and temperature != 1.0:
+        processors.append(TemperatureLogitsWarper(temperature))
+    if config.do_sample and top_p < 1.0:
+        processors.append(TopPLogitsWarper(top_p))
+    criteria = [StopOnText(tokenizer, width, stops)] if any(stops) else []
+    sequences = model.generate(
+        input_ids=input_ids.to(device), attention_mask=attention.to(device), generation_config=config,
+        logits_processor=LogitsProcessorList(processors), stopping_criteria=StoppingCriteriaList(criteria),
+    )
+    return sequences[:, width:].cpu(), capture.finish(sequences).cpu()
+
+
+def generate(
+    model: Any,
+    tokenizer: Any,
+    tasks: Sequence[Task],
+    *,
+    format: str = "completion",
+    samples_per_prompt: int = 1,
+    max_new_tokens: int = 256,
+    temperature: float = 0.0,
+    top_p: float = 1.0,
+    seed: int = 0,
+    batch_size: int = 16,
+    stop: Sequence[str] | None = None,
+    min_new_tokens: int | None = None,
+) -> RolloutBatch:
+    """Sample `samples_per_prompt` completions for each task (rows task-major; group id = task index).
+
+    format: a name in `coderl.rollout.formats.FORMATS` (how prompts are rendered and outputs extracted).
+    temperature: 0 = greedy; otherwise sampling from softmax(logits / temperature).
+    top_p: nucleus sampling threshold (sampling only); does not change the returned log-probs.
+    stop: stop sequences searched in the generated text; None = the format's defaults, [] = none.
+    min_new_tokens: EOS is forbidden before this many tokens (stop sequences still apply).
+    batch_size: rows per `model.generate` call; outputs depend on it when sampling (RNG order).
+    """
+    if not tasks:
+        raise ValueError("generate: no tasks")
+    if samples_per_prompt < 1 or max_new_tokens < 1 or batch_size < 1:
+        raise ValueError("generate: samples_per_prompt, max_new_tokens and batch_size must be >= 1")
+    if temperature < 0 or not 0.0 < top_p <= 1.0:
+        raise ValueError(f"generate: need temperature >= 0 and 0 < top_p <= 1 (got {temperature}, {top_p})")
+    fmt = get_format(format)
+    eos_ids = _eos_ids(model, tokenizer)
+    pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else (eos_ids or [None])[0]
+    if pad_id is None:
+        raise ValueError("generate: the tokenizer has neither a pad nor an EOS token")
+    config = generation_config(model, max_new_tokens=max_new_tokens, do_sample=temperature > 0,
+                               eos_ids=eos_ids, pad_id=pad_id)
+
+    rendered = [fmt.render(task, tokenizer) for task in tasks]
+    texts = [prompt_text(r, tokenizer) for r in rendered]
+    # A chat template already wrote the special tokens it wants; a raw prompt gets the tokenizer's (BOS).
+    prompt_ids = [tokenizer(text, add_special_tokens=isinstance(r, str))["input_ids"]
+                  for text, r in zip(texts, rendered)]
+    for task, ids in zip(tasks, prompt_ids):
+        if not ids:
+            raise ValueError(f"generate: task {task.task_id}: the prompt is empty")
+    stops = [tuple(stop) if stop is not None else fmt.stop_sequences(task) for task in tasks]
+    rows = [t for t in range(len(tasks)) for _ in range(samples_per_prompt)]
+
+    device = next(model.parameters()).device
+    was_training = model.training
+    generated: list[list[int]] = []
+    row_logprobs: list[torch.Tensor] = []
+    model.eval()
+    try:
+        with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []), torch.no_grad():
+            torch.manual_seed(seed)
+            for start in range(0, len(rows), batch_size):
+                chunk = rows[start:start + batch_size]
+                ids, logprobs = _generate_chunk(
+                    model, tokenizer, [prompt_ids[t] for t in chunk], [stops[t] for t in chunk],
+                    config=config, temperature=temperature, top_p=top_p, min_new_tokens=min_new_tokens or 0,
+                    device=device)
+                generated += ids.tolist()
+                row_logprobs += list(logprobs)
+    finally:
+        model.train(was_training)
+
+    samples, kept = [], []
+    eos_set = set(eos_ids)
+    for t, ids in zip(rows, generated):
+        task = tasks[t]
+        n, ended = cut_generation(ids, tokenizer, stops[t], eos_set)
+        raw = decode(tokenizer, ids[:n])
+        extraction = fmt.extract(task, cut_at_stop(raw, stops[t]))
+        samples.append(Sample(
+            task_id=task.task_id, group=t, prompt=texts[t], raw_output=raw, completion=extraction.completion,
+            gen_tokens=tuple(ids[:n]),
+            code_tokens=tuple(tokenizer(extraction.completion, add_special_tokens=False)["input_ids"]),
+            truncated=not ended, format_ok=extraction.format_ok,
+        ))
+        kept.append(n)
+
+    width = max(kept)
+    completion_ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(rows), width), dtype=torch.float32)
+    logprobs = torch.zeros((len(rows), width), dtype=torch.float32)
+    for i, (ids, lp, n) in enumerate(zip(generated, row_logprobs, kept)):
+        completion_ids[i, :n] = torch.tensor(ids[:n], dtype=torch.long)
+        mask[i, :n] = 1.0
+        logprobs[i, :n] = lp[:n]
+    padded_prompts, _ = _left_pad([prompt_ids[t] for t in rows], pad_id)
+    return RolloutBatch(
+        samples=samples,
+        prompt_ids=padded_prompts,
+        prompt_lengths=torch.tensor([len(prompt_ids[t]) for t in rows], dtype=torch.long),
+        completion_ids=completion_ids,
+        mask=mask,
+        logprobs=logprobs,
+        group_ids=torch.tensor(rows, dtype=torch.long),
+    )

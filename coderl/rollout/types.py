@@ -1,0 +1,62 @@
+"""Typed rollout data: one `Sample` per completion, and the `RolloutBatch` the trainer consumes.
+
+Every sample keeps the exact prompt text it was generated from (so an evaluation reproduces), the
+raw decoded output, and the completion that `task.build_program` turns into the program.  The batch
+holds the token tensors of the same samples, row i of every tensor being `samples[i]`.  This module
+does not import torch (tensors are only annotations), so rewards and evaluation can use `Sample`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from torch import Tensor
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One generated completion of one task."""
+
+    task_id: str
+    group: int  # index of its task in the `generate` call; the samples of one prompt share it
+    prompt: str  # the exact text fed to the model (chat template applied)
+    raw_output: str  # generated tokens decoded (special tokens dropped), before any cutting
+    completion: str  # what is checked: `task.build_program(completion)` is the program
+    gen_tokens: tuple[int, ...]  # generated ids up to and including the stop-string / EOS token
+    code_tokens: tuple[int, ...]  # ids of `completion` under the tokenizer (no special tokens)
+    truncated: bool  # max_new_tokens reached without EOS or a stop sequence
+    format_ok: bool  # the output followed the prompt format's layout (see `Extraction.format_ok`)
+
+
+@dataclass(frozen=True)
+class RolloutBatch:
+    """Samples and their tokens; N = number of samples (tasks x samples_per_prompt, task-major).
+
+    `completion_ids[i, :len(samples[i].gen_tokens)]` are `samples[i].gen_tokens`; the rest of the
+    row is padding (pad id, mask 0, log-prob 0).  The policy's sequence for row i is the prompt's
+    last `prompt_lengths[i]` ids of `prompt_ids[i]` followed by the masked completion ids.
+    """
+
+    samples: list[Sample]
+    prompt_ids: Tensor  # [N, P] long, left-padded prompt ids
+    prompt_lengths: Tensor  # [N] long, real (unpadded) prompt tokens per row
+    completion_ids: Tensor  # [N, T] long, right-padded generated ids (cut after the stop / EOS)
+    mask: Tensor  # [N, T] float32, 1.0 on generated tokens kept, 0.0 on padding
+    logprobs: Tensor  # [N, T] float32, sampling-policy log-probs log_softmax(logits / T) of the ids; 0 on padding
+    group_ids: Tensor  # [N] long, task index; samples of the same prompt share a group
+
+    def __post_init__(self):
+        n = len(self.samples)
+        if tuple(self.prompt_ids.shape[:1]) != (n,) or tuple(self.prompt_lengths.shape) != (n,) \
+                or tuple(self.group_ids.shape) != (n,):
+            raise ValueError(f"RolloutBatch: prompt tensors and group_ids must have {n} rows")
+        shape = tuple(self.completion_ids.shape)
+        if len(shape) != 2 or shape[0] != n or tuple(self.mask.shape) != shape \
+                or tuple(self.logprobs.shape) != shape:
+            raise ValueError(f"RolloutBatch: completion_ids, mask and logprobs must all be [{n}, T]; "
+                             f"got {shape}, {tuple(self.mask.shape)}, {tuple(self.logprobs.shape)}")
+
+    def __len__(self) -> int:
+        return len(self.samples)

@@ -1,0 +1,311 @@
+"""`coderl.rollout.hf.generate` on a tiny random Llama (CPU, no network).
+
+Log-probs are checked against a teacher-forced forward pass; stop sequences and EOS against a
+"scripted" model: a forward hook adds +100 to the logit of a chosen successor of each input token,
+so the model emits a known token sequence (under greedy decoding and sampling alike).
+"""
+
+import pytest
+import torch
+
+from coderl.rollout import FORMATS, RolloutBatch, generate, prompt_text
+from coderl.rollout.hf import PolicyLogprobs, StopOnText, cut_generation, decode
+from coderl.tasks.types import Task
+from tests.models.tiny import tiny_model
+
+SHORT = Task("t/short", "function", 'def add(a, b):\n    """Sum."""', (), entry_point="add")
+LONG = Task("t/long", "function",
+            'def square(x):\n    """Return x * x.\n\n    >>> square(3)\n    9\n    """\n', (), entry_point="square")
+SCRIPT = "\n    return a+b\ndef g"  # its tokens are all distinct under the tiny tokenizer
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return tiny_model(seed=0)
+
+
+def teacher_forced(model, prompt_ids, gen_ids, temperature):
+    """[len(gen_ids)] log_softmax(logits / temperature) of gen_ids from one unpadded forward pass."""
+    ids = torch.tensor([list(prompt_ids) + list(gen_ids)])
+    with torch.no_grad():
+        logits = model(ids).logits[0].float()
+    steps = logits[len(prompt_ids) - 1: len(prompt_ids) - 1 + len(gen_ids)]
+    return torch.log_softmax(steps / temperature, dim=-1).gather(1, torch.tensor(gen_ids)[:, None]).squeeze(1)
+
+
+def prompt_of(batch: RolloutBatch, i: int) -> list[int]:
+    return batch.prompt_ids[i, batch.prompt_ids.shape[1] - int(batch.prompt_lengths[i]):].tolist()
+
+
+def script(model, successors: dict[int, int]):
+    """Make `model` emit successors[t] after token t (a forward hook on its logits); returns the handle."""
+    table = torch.full((model.config.vocab_size,), -1, dtype=torch.long)
+    for token, nxt in successors.items():
+        table[token] = nxt
+
+    def hook(module, args, kwargs, output):
+        logits = output.logits
+        input_ids = kwargs["input_ids"] if "input_ids" in kwargs else args[0]
+        nxt = table[input_ids[:, -logits.shape[1]:]]  # [B, k]: successors of the tokens with logits
+        add = torch.zeros_like(logits).scatter_(2, nxt.clamp(min=0)[..., None], 100.0)
+        output.logits = logits + add * (nxt >= 0)[..., None]
+        return output
+
+    return model.register_forward_hook(hook, with_kwargs=True)
+
+
+def script_chain(tokenizer, after: str, text: str, end: int | None) -> tuple[dict[int, int], list[int]]:
+    """Successors making the model continue the prompt `after` with `text`, then `end` (e.g. EOS)."""
+    ids = tokenizer(text, add_special_tokens=False)["input_ids"]
+    start = tokenizer(after, add_special_tokens=False)["input_ids"][-1]
+    assert len(set(ids)) == len(ids) and start not in ids
+    chain = dict(zip([start, *ids[:-1]], ids))
+    if end is not None:
+        chain[ids[-1]] = end
+    return chain, ids
+
+
+# --- the batch ------------------------------------------------------------------------------
+
+def test_batch_shapes_dtypes_groups_and_padding(tiny):
+    model, tok = tiny
+    batch = generate(model, tok, [SHORT, LONG], samples_per_prompt=3, max_new_tokens=6, temperature=1.0,
+                     batch_size=4, seed=1)
+    n = 6
+    assert len(batch) == n and [s.group for s in batch.samples] == [0, 0, 0, 1, 1, 1]
+    assert [s.task_id for s in batch.samples] == ["t/short"] * 3 + ["t/long"] * 3
+    assert batch.group_ids.tolist() == [0, 0, 0, 1, 1, 1] and batch.group_ids.dtype == torch.long
+    t = batch.completion_ids.shape[1]
+    assert batch.completion_ids.shape == batch.mask.shape == batch.logprobs.shape == (n, t)
+    assert t == max(len(s.gen_tokens) for s in batch.samples) <= 6
+    assert batch.completion_ids.dtype == torch.long
+    assert batch.mask.dtype == batch.logprobs.dtype == torch.float32
+    for i, s in enumerate(batch.samples):
+        task = [SHORT, LONG][s.group]
+        ids = tok(task.prompt)["input_ids"]
+        assert s.prompt == task.prompt  # completion format: the prompt verbatim
+        assert int(batch.prompt_lengths[i]) == len(ids) and prompt_of(batch, i) == ids
+        pad = batch.prompt_ids.shape[1] - len(ids)
+        assert (batch.prompt_ids[i, :pad] == tok.pad_token_id).all()  # left padding
+        k = len(s.gen_tokens)
+        assert batch.mask[i].sum().item() == k and (batch.mask[i, :k] == 1).all()
+        assert batch.completion_ids[i, :k].tolist() == list(s.gen_tokens)
+        assert (batch.logprobs[i, k:] == 0).all() and (batch.logprobs[i, :k] < 0).all()
+        assert s.raw_output == decode(tok, s.gen_tokens)
+        assert list(s.code_tokens) == tok(s.completion, add_special_tokens=False)["input_ids"]
+        assert s.truncated == (tok.eos_token_id not in s.gen_tokens and k == 6)
+
+
+def test_validation_errors(tiny):
+    model, tok = tiny
+    with pytest.raises(ValueError, match="no tasks"):
+        generate(model, tok, [])
+    with pytest.raises(ValueError, match="expected one of"):
+        generate(model, tok, [SHORT], format="xml")
+    with pytest.raises(ValueError, match="top_p"):
+        generate(model, tok, [SHORT], temperature=1.0, top_p=0.0)
+
+
+# --- log-probs of the sampling policy -------------------------------------------------------
+
+@pytest.mark.parametrize("temperature,top_p", [(1.0, 1.0), (0.7, 1.0), (0.7, 0.9), (1.0, 0.9), (0.0, 1.0)])
+def test_logprobs_equal_teacher_forced_log_softmax(tiny, temperature, top_p):
+    model, tok = tiny
+    batch = generate(model, tok, [SHORT, LONG], samples_per_prompt=2, max_new_tokens=8,
+                     temperature=temperature, top_p=top_p, seed=3)
+    reference_t = temperature or 1.0  # greedy: defined at T = 1
+    for i, s in enumerate(batch.samples):
+        k = len(s.gen_tokens)
+        expected = teacher_forced(model, prompt_of(batch, i), s.gen_tokens, reference_t)
+        torch.testing.assert_close(batch.logprobs[i, :k], expected, atol=1e-4, rtol=0)
+        if temperature == 0.0:  # greedy picks the argmax of the raw logits
+            assert torch.allclose(expected, teacher_forced_max(model, prompt_of(batch, i), s.gen_tokens), atol=1e-5)
+
+
+def teacher_forced_max(model, prompt_ids, gen_ids):
+    ids = torch.tensor([list(prompt_ids) + list(gen_ids)])
+    with torch.no_grad():
+        logits = model(ids).logits[0].float()
+    steps = logits[len(prompt_ids) - 1: len(prompt_ids) - 1 + len(gen_ids)]
+    return torch.log_softmax(steps, dim=-1).max(dim=-1).values
+
+
+def test_capture_sees_raw_logits_despite_model_generation_config(tiny, monkeypatch):
+    """HF fills unset generation fields from model.generation_config (here a repetition penalty,
+    top-k 1 and a low temperature); none of that may reach the capture or the sampling."""
+    model, tok = tiny
+    seen = []
+    original = PolicyLogprobs.__call__
+
+    def spy(self, input_ids, scores):
+        seen.append(scores.clone())
+        return original(self, input_ids, scores)
+
+    monkeypatch.setattr(PolicyLogprobs, "__call__", spy)
+    gc = model.generation_config
+    monkeypatch.setattr(gc, "repetition_penalty", 5.0)
+    monkeypatch.setattr(gc, "top_k", 1)
+    monkeypatch.setattr(gc, "temperature", 0.05)
+    monkeypatch.setattr(gc, "no_repeat_ngram_size", 1)
+    batch = generate(model, tok, [LONG], max_new_tokens=5, temperature=0.7, top_p=0.5, min_new_tokens=5, seed=0)
+    prompt = prompt_of(batch, 0)
+    gen = list(batch.samples[0].gen_tokens)
+    with torch.no_grad():
+        logits = model(torch.tensor([prompt + gen])).logits[0].float()
+    assert len(seen) == 5
+    for step, scores in enumerate(seen):  # exactly the model's logits, before any processor
+        torch.testing.assert_close(scores[0], logits[len(prompt) - 1 + step], atol=1e-4, rtol=0)
+    torch.testing.assert_close(batch.logprobs[0], teacher_forced(model, prompt, gen, 0.7), atol=1e-4, rtol=0)
+
+
+def test_model_generation_config_that_cannot_be_neutralised_is_refused(tiny, monkeypatch):
+    model, tok = tiny
+    monkeypatch.setattr(model.generation_config, "suppress_tokens", [5])
+    with pytest.raises(ValueError, match="suppress_tokens"):
+        generate(model, tok, [SHORT], max_new_tokens=2)
+
+
+def test_dropout_is_off_during_generation_and_mode_is_restored(tiny):
+    model, tok = tiny
+    for layer in model.model.layers:
+        layer.self_attn.attention_dropout = 0.5
+    try:
+        model.train()
+        batch = generate(model, tok, [LONG], samples_per_prompt=2, max_new_tokens=6, temperature=1.0)
+        assert model.training
+        model.eval()
+        for i, s in enumerate(batch.samples):
+            expected = teacher_forced(model, prompt_of(batch, i), s.gen_tokens, 1.0)
+            torch.testing.assert_close(batch.logprobs[i, :len(s.gen_tokens)], expected, atol=1e-4, rtol=0)
+    finally:
+        for layer in model.model.layers:
+            layer.self_attn.attention_dropout = 0.0
+        model.eval()
+
+
+# --- seeds and padding ----------------------------------------------------------------------
+
+def test_same_seed_same_outputs_and_caller_rng_untouched(tiny):
+    model, tok = tiny
+    kwargs = {"samples_per_prompt": 3, "max_new_tokens": 8, "temperature": 1.0}
+    torch.manual_seed(123)
+    expected_draw = torch.rand(3)
+    torch.manual_seed(123)
+    a = generate(model, tok, [SHORT, LONG], seed=7, **kwargs)
+    assert torch.equal(torch.rand(3), expected_draw)  # generate forks the RNG
+    b = generate(model, tok, [SHORT, LONG], seed=7, **kwargs)
+    c = generate(model, tok, [SHORT, LONG], seed=8, **kwargs)
+    assert torch.equal(a.completion_ids, b.completion_ids) and torch.equal(a.logprobs, b.logprobs)
+    assert [s.raw_output for s in a.samples] == [s.raw_output for s in b.samples]
+    assert not torch.equal(a.completion_ids, c.completion_ids)
+
+
+def test_left_padding_gives_the_same_greedy_tokens(tiny):
+    model, tok = tiny
+    alone = generate(model, tok, [SHORT], max_new_tokens=10)
+    batched = generate(model, tok, [LONG, SHORT], max_new_tokens=10)
+    assert batched.prompt_lengths[1] < batched.prompt_lengths[0]  # SHORT is left-padded in the batch
+    assert batched.samples[1].gen_tokens == alone.samples[0].gen_tokens
+    k = len(alone.samples[0].gen_tokens)
+    torch.testing.assert_close(batched.logprobs[1, :k], alone.logprobs[0, :k], atol=1e-5, rtol=0)
+
+
+# --- stops, EOS, truncation -----------------------------------------------------------------
+
+def test_stop_sequence_cuts_text_and_ids_at_the_completing_token(tiny):
+    model, tok = tiny
+    chain, ids = script_chain(tok, SHORT.prompt, SCRIPT, end=tok.eos_token_id)
+    handle = script(model, chain)
+    try:
+        default = generate(model, tok, [SHORT, LONG], max_new_tokens=20, temperature=1.0)
+        no_stop = generate(model, tok, [SHORT], max_new_tokens=20, stop=[])
+        custom = generate(model, tok, [SHORT], max_new_tokens=20, stop=["+b"])
+    finally:
+        handle.remove()
+    s = default.samples[0]
+    # "\ndef " is complete once the token " " after "def" is decoded: that token is the last kept.
+    assert list(s.gen_tokens) == ids[:ids.index(tok(" ", add_special_tokens=False)["input_ids"][0]) + 1]
+    assert s.raw_output == "\n    return a+b\ndef " and s.completion == "\n    return a+b"
+    assert not s.truncated
+    k = len(s.gen_tokens)
+    assert default.mask[0].sum().item() == k and default.completion_ids[0, :k].tolist() == list(s.gen_tokens)
+    assert (default.completion_ids[0, k:] == tok.pad_token_id).all()
+    # The other row of the batch is unaffected by row 0's stop and stays consistent.
+    other = default.samples[1]
+    assert default.mask[1].sum().item() == len(other.gen_tokens)
+    # Without stop sequences generation runs to the scripted EOS; the format still cuts its text.
+    n = no_stop.samples[0]
+    assert list(n.gen_tokens) == ids + [tok.eos_token_id] and not n.truncated
+    assert n.raw_output == SCRIPT and n.completion == "\n    return a+b"
+    c = custom.samples[0]
+    assert c.raw_output == "\n    return a+b" and c.completion == "\n    return a"
+    assert list(c.gen_tokens) == ids[:ids.index(tok("b", add_special_tokens=False)["input_ids"][0]) + 1]
+
+
+def test_eos_ends_a_sample_and_min_new_tokens_delays_it(tiny):
+    model, tok = tiny
+    eos = tok.eos_token_id
+    handle = script(model, {t: eos for t in range(model.config.vocab_size)})  # EOS after anything
+    try:
+        first = generate(model, tok, [SHORT, LONG], max_new_tokens=8, temperature=1.0)
+        delayed = generate(model, tok, [SHORT, LONG], max_new_tokens=8, temperature=0.7, top_p=0.9,
+                           min_new_tokens=3)
+        for i, s in enumerate(delayed.samples):  # log-probs still of the raw policy (EOS not masked)
+            expected = teacher_forced(model, prompt_of(delayed, i), s.gen_tokens, 0.7)
+            torch.testing.assert_close(delayed.logprobs[i, :len(s.gen_tokens)], expected, atol=1e-4, rtol=0)
+    finally:
+        handle.remove()
+    for s in first.samples:
+        assert s.gen_tokens == (eos,) and s.raw_output == "" and s.completion == "" and not s.truncated
+    assert first.completion_ids.shape[1] == 1 and first.mask.sum().item() == 2
+    for s in delayed.samples:
+        assert len(s.gen_tokens) == 4 and s.gen_tokens[-1] == eos and eos not in s.gen_tokens[:3]
+        assert not s.truncated
+
+
+def test_truncated_iff_max_new_tokens_reached_without_eos_or_stop(tiny):
+    model, tok = tiny
+    batch = generate(model, tok, [SHORT, LONG], samples_per_prompt=2, max_new_tokens=5, temperature=1.0,
+                     stop=[], seed=2)
+    for s in batch.samples:
+        ended = tok.eos_token_id in s.gen_tokens
+        assert s.truncated == (not ended)
+        assert len(s.gen_tokens) == (s.gen_tokens.index(tok.eos_token_id) + 1 if ended else 5)
+
+
+def test_cut_generation_on_synthetic_ids(tiny):
+    _, tok = tiny
+    eos, pad = tok.eos_token_id, tok.pad_token_id
+    ids = tok("\n    return x\ndef g", add_special_tokens=False)["input_ids"]
+    completes = next(k for k in range(1, len(ids) + 1) if "\ndef " in decode(tok, ids[:k]))
+    assert cut_generation(ids + [pad, pad], tok, ["\ndef "], {eos}) == (completes, True)
+    assert cut_generation(ids, tok, ["\nclass "], {eos}) == (len(ids), False)  # no stop, no EOS
+    assert cut_generation(ids[:2] + [eos] + ids[2:], tok, ["\ndef "], {eos}) == (3, True)  # EOS first
+    assert cut_generation(ids + [eos], tok, [], {eos}) == (len(ids) + 1, True)  # EOS kept
+    assert cut_generation([eos, pad], tok, ["\ndef "], {eos}) == (1, True)
+    # A stop must lie in the generated text: a prompt ending in "\n" followed by "def " is no stop.
+    head = tok("def f", add_special_tokens=False)["input_ids"]
+    assert cut_generation(head, tok, ["\ndef "], {eos}) == (len(head), False)
+
+
+def test_stop_on_text_is_per_row_and_ignores_the_prompt(tiny):
+    _, tok = tiny
+    prompt = tok("x = 1\n", add_special_tokens=False)["input_ids"]
+    gen = tok("def f", add_special_tokens=False)["input_ids"]  # prompt + gen contains "\ndef "
+    stop_gen = tok("y\ndef f", add_special_tokens=False)["input_ids"]
+    width = len(prompt)
+    rows = [prompt + gen + [tok.pad_token_id] * (len(stop_gen) - len(gen)), prompt + stop_gen, prompt + stop_gen]
+    criterion = StopOnText(tok, width, [("\ndef ",), ("\ndef ",), ()])
+    assert criterion(torch.tensor(rows), None).tolist() == [False, True, False]
+
+
+# --- chat formats ---------------------------------------------------------------------------
+
+def test_chat_prompt_is_the_template_text_without_extra_special_tokens(tiny):
+    model, tok = tiny
+    for name in ("chat", "reasoning"):
+        batch = generate(model, tok, [SHORT], format=name, max_new_tokens=4)
+        text = prompt_text(FORMATS[name].render(SHORT, tok), tok)
+        assert batch.samples[0].prompt == text and text.endswith("<|im_start|>assistant\n")
+        assert prompt_of(batch, 0) == tok(text, add_special_tokens=False)["input_ids"]
+        assert batch.samples[0].completion == FORMATS[name].extract(SHORT, batch.samples[0].raw_output)[0]
