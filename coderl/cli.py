@@ -25,8 +25,48 @@ def _cmd_check(ns: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_eval(ns: argparse.Namespace) -> int:
+    from coderl.eval.run import EvalConfig, format_summary, main_log, run_eval
+
+    cfg = from_args(EvalConfig, ns)
+    summary = run_eval(cfg, log=main_log)
+    print(format_summary(summary))
+    print(f"run directory: {cfg.out}")
+    return 0
+
+
+def _cmd_compare(ns: argparse.Namespace) -> int:
+    from coderl.eval.compare import CompareConfig, run_compare
+
+    cfg = from_args(CompareConfig, ns)
+    print(run_compare(cfg), end="")
+    print(f"written: {cfg.out}.md" + (f", {cfg.out}.png" if cfg.plot else ""))
+    return 0
+
+
+def _cmd_train(ns: argparse.Namespace) -> int:
+    import dataclasses
+
+    from coderl.config import explicit_fields
+    from coderl.train.config import TrainConfig, load_yaml_fields
+    from coderl.train.policy_gradient import train
+
+    values = {f.name: getattr(ns, f.name) for f in dataclasses.fields(TrainConfig)}
+    if ns.config:
+        given = explicit_fields(ns.parser, ns.argv)
+        values.update({k: v for k, v in load_yaml_fields(ns.config).items() if k not in given})
+    cfg = TrainConfig(**values)
+    metrics = train(cfg)
+    shown = {k: round(v, 4) for k, v in metrics.items() if k.startswith(("reward/", "sandbox/pass", "eval/"))}
+    print(f"done: {cfg.steps} steps in {cfg.out}; last step: {shown}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from coderl.eval.check import CheckConfig
+    from coderl.eval.compare import CompareConfig
+    from coderl.eval.run import EvalConfig
+    from coderl.models.cli import add_models_command
 
     parser = argparse.ArgumentParser(
         prog="coderl",
@@ -37,6 +77,21 @@ def build_parser() -> argparse.ArgumentParser:
                        description=CheckConfig.__doc__)
     add_arguments(p, CheckConfig)
     p.set_defaults(func=_cmd_check)
+    p = sub.add_parser("eval", help="generate completions with a model, check them, report pass@k and length",
+                       description=EvalConfig.__doc__)
+    add_arguments(p, EvalConfig)
+    p.set_defaults(func=_cmd_eval)
+    p = sub.add_parser("compare", help="seed 001's table and a pass@1-vs-length plot over eval runs",
+                       description=CompareConfig.__doc__)
+    add_arguments(p, CompareConfig)
+    p.set_defaults(func=_cmd_compare)
+    add_models_command(sub)
+    from coderl.train.config import TrainConfig
+
+    p = sub.add_parser("train", help="RL from unit-test rewards: REINFORCE, RLOO, GRPO (LoRA)",
+                       description=TrainConfig.__doc__)
+    add_arguments(p, TrainConfig)
+    p.set_defaults(func=_cmd_train, parser=p)
     return parser
 
 
@@ -45,7 +100,9 @@ def main(argv: list[str] | None = None) -> int:
     from coderl.tasks import TaskFormatError
 
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
     ns = parser.parse_args(argv)
+    ns.argv = argv
     try:
         return ns.func(ns)
     except (ConfigError, TaskFormatError, SandboxUnavailable) as exc:

@@ -215,7 +215,7 @@ def _load_adapter(adapter_dir: Path, spec: str, *, dtype, trust_remote_code, dev
                        path=base.path)
 
 
-def save_adapter(peft_model, path, base_spec: str | LoadedModel) -> Path:
+def save_adapter(peft_model, path, base_spec: str | LoadedModel, adapters: list[str] | None = None) -> Path:
     """Save a peft model's adapter to `path` so `--model path` loads it on any machine.
 
     Writes with `save_pretrained`, then sets `base_model_name_or_path` (in every adapter_config.json)
@@ -227,7 +227,7 @@ def save_adapter(peft_model, path, base_spec: str | LoadedModel) -> Path:
         base_spec = base_spec.base
     base = portable_base(base_spec)
     with offline():                      # peft may otherwise look the base up on the hub
-        peft_model.save_pretrained(str(path))
+        peft_model.save_pretrained(str(path), selected_adapters=adapters)
     # what peft wrote for the base: the model's _name_or_path (often an absolute cache path)
     written = set()
     for cfg_file in path.rglob("adapter_config.json"):
