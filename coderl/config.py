@@ -68,3 +68,13 @@ def from_args(cls: type, ns: argparse.Namespace) -> Any:
 def require(condition: bool, field: str, value: Any, expected: str) -> None:
     if not condition:
         raise ConfigError(f"{field}={value!r}: expected {expected}")
+
+
+def explicit_fields(parser: argparse.ArgumentParser, argv: list[str]) -> set[str]:
+    """Names of the fields whose flags appear in `argv` (so a YAML preset does not override them)."""
+    given = set()
+    for action in parser._actions:
+        for opt in action.option_strings:
+            if any(arg == opt or arg.startswith(opt + "=") for arg in argv):
+                given.add(action.dest)
+    return given
