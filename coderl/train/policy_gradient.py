@@ -119,6 +119,10 @@ def train(cfg: TrainConfig, *, log=print, reward_override=None) -> dict:
             t0 = time.perf_counter()
             step_tasks = [tasks[i] for i in prompts_for_step(len(tasks), cfg, step)]
             batch, results, gen_seconds = _rollout(cfg, model, tokenizer, step_tasks, sandbox, limits, step)
+            skipped = sorted({t.task_id for t in step_tasks} - {s.task_id for s in batch.samples})
+            if skipped:
+                log(f"step {step + 1}: skipped prompts longer than "
+                    f"{cfg.max_total_sequence_length - cfg.max_new_tokens} tokens: {', '.join(skipped)}")
             t1 = time.perf_counter()
             group_tasks = [step_tasks[s.group] for s in batch.samples]
             if reward_override is not None:
@@ -135,7 +139,7 @@ def train(cfg: TrainConfig, *, log=print, reward_override=None) -> dict:
             metrics.update(stats)
             metrics.update({
                 "rollout/gen_tokens": float(batch.mask.sum(1).mean()),
-                "rollout/skipped_prompts": float(len(step_tasks) - len({s.group for s in batch.samples})),
+                "rollout/skipped_prompts": float(len(skipped)),
                 "train/lr": scheduler.get_last_lr()[0],
                 "time/generation": round(gen_seconds, 3),
                 "time/sandbox_wait": round(t1 - t0 - gen_seconds, 3),
@@ -176,7 +180,12 @@ def _rollout(cfg, model, tokenizer, step_tasks, sandbox, limits, step):
         b = drop_long_prompts(b, cfg.max_total_sequence_length - cfg.max_new_tokens, offset=c)
         futures += [sandbox.submit(chunk[s.group - c].build_request(s.completion, limits)) for s in b.samples]
         batches.append(b)
-    batch = concat_batches(batches)
+    if not any(len(b) for b in batches):
+        from coderl.config import ConfigError
+
+        raise ConfigError(f"step {step + 1}: every prompt is longer than --max-total-sequence-length "
+                          f"{cfg.max_total_sequence_length} minus --max-new-tokens {cfg.max_new_tokens}")
+    batch = concat_batches([b for b in batches if len(b)])
     return batch, [f.result() for f in futures], gen_seconds
 
 
