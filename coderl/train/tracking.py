@@ -6,6 +6,17 @@ import json
 import os
 
 
+def _need(module: str, flag: str):
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        from coderl.config import ConfigError
+
+        raise ConfigError(f"--log-with {flag}: the '{module}' package is not installed (pip install {module})") from None
+
+
 class Tracker:
     def __init__(self, run_dir: str, log_with: str = "none", config: dict | None = None, resume: bool = False):
         self.path = os.path.join(run_dir, "metrics.jsonl")
@@ -13,18 +24,15 @@ class Tracker:
         self.backend = None
         self.kind = log_with
         if log_with == "tensorboard":
+            _need("tensorboard", "tensorboard")
             from torch.utils.tensorboard import SummaryWriter
 
             self.backend = SummaryWriter(os.path.join(run_dir, "tensorboard"))
         elif log_with == "wandb":
             os.environ.setdefault("WANDB_MODE", "offline")
-            import wandb
-
-            self.backend = wandb.init(dir=run_dir, config=config, project="coderl", reinit=True)
+            self.backend = _need("wandb", "wandb").init(dir=run_dir, config=config, project="coderl", reinit=True)
         elif log_with == "trackio":
-            import trackio
-
-            self.backend = trackio.init(project="coderl", config=config)
+            self.backend = _need("trackio", "trackio").init(project="coderl", config=config)
 
     def log(self, step: int, metrics: dict) -> None:
         self.file.write(json.dumps({"step": step, **metrics}) + "\n")

@@ -141,3 +141,41 @@ def test_bad_config_values_fail_with_one_line(model_dir, tmp_path, field, value,
     with pytest.raises(ConfigError) as exc:
         base_config(model_dir, tmp_path, **overrides)
     assert message in str(exc.value) and "\n" not in str(exc.value)
+
+
+def test_eval_steps_write_eval_runs_and_metrics(model_dir, tmp_path):
+    from tests.train.helpers import TASKS
+
+    cfg = base_config(model_dir, tmp_path / "ev", steps=2, eval_steps=1, eval_tasks=TASKS, eval_problems=2,
+                      repeat_eval=2)
+    m = train(cfg, log=lambda m: None, reward_override=varied_reward)
+    assert "eval/pass@1" in m
+    for step in (1, 2):
+        summary = json.load(open(tmp_path / "ev" / "eval" / f"step-{step}" / "summary.json"))
+        assert summary["num_tasks"] == 2 and summary["samples_per_task"] == 2
+    assert [("eval/pass@1" in r) for r in metrics(tmp_path / "ev")] == [True, True]
+
+
+def test_cli_yaml_config_and_flag_precedence(model_dir, tmp_path):
+    from coderl.cli import main
+
+    cfg_file = tmp_path / "cfg.yaml"
+    cfg_file.write_text(f"model: {model_dir}\ntasks: tests/fixtures/tasks/humaneval_small.jsonl\n"
+                        "format: completion\nsteps: 5\nprompts_per_step: 1\nsamples_per_prompt: 2\n"
+                        "max_new_tokens: 4\neval_tasks: null\nprogress: false\n")
+    out = tmp_path / "run"
+    assert main(["train", "--config", str(cfg_file), "--steps", "1", "--out", str(out)]) == 0
+    assert [r["step"] for r in metrics(out)] == [1]  # the flag beat the YAML's steps: 5
+    import yaml
+
+    saved = yaml.safe_load(open(out / "config.yaml"))
+    assert saved["samples_per_prompt"] == 2 and saved["steps"] == 1
+
+
+def test_cli_rejects_unknown_yaml_field(tmp_path, capsys):
+    from coderl.cli import main
+
+    cfg_file = tmp_path / "cfg.yaml"
+    cfg_file.write_text("stepz: 3\n")
+    assert main(["train", "--config", str(cfg_file), "--out", str(tmp_path / "run")]) == 2
+    assert "unknown field 'stepz'" in capsys.readouterr().err
