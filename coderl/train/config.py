@@ -41,6 +41,7 @@ class TrainConfig:
     prompts_per_step: int = option(4, "prompts per step (seed 002: 16)")
     samples_per_prompt: int = option(4, "completions per prompt (seed 002: 8)")
     max_new_tokens: int = option(128, "generation budget per completion")
+    min_new_tokens: int | None = option(None, "forbid EOS before this many tokens (benchmarks: = max_new_tokens)")
     max_total_sequence_length: int = option(1024, "prompt + completion tokens; longer prompts are skipped and counted")
     temperature: float = option(1.0, "sampling temperature (top-p/top-k are not offered: they make rollouts off-policy)")
     # ---- optimisation
