@@ -198,13 +198,19 @@ def _judge_tests(request: ExecutionRequest, run: dict, isolation: str) -> Execut
     elif not clean_end:
         result.status, result.message = Status.RUNTIME_ERROR, f"harness exit code {run['exit_code']}"
     else:
-        bad = [t for t in result.tests if not t.passed]
-        if not bad:
-            result.status = Status.PASSED
-        else:
-            result.status = bad[0].status
-            result.message = f"test {bad[0].id}: {bad[0].message}"[:300]
+        _status_from_tests(result)
     return result
+
+
+def _status_from_tests(result: ExecutionResult) -> TestOutcome | None:
+    """PASSED when every test passed, else the first failing test's status and message; returns it."""
+    bad = next((t for t in result.tests if not t.passed), None)
+    if bad is None:
+        result.status = Status.PASSED
+    else:
+        result.status = bad.status
+        result.message = f"test {bad.id}: {bad.message}"[:300]
+    return bad
 
 
 def _judge_record(test, rec: dict, result: ExecutionResult) -> TestOutcome:
@@ -269,14 +275,9 @@ def _judge_processes(request: ExecutionRequest, runs: list[dict], isolation: str
                                   f"got {run['stdout'][:80]!r}, expected {str(test.expected)[:80]!r}",
                                   run["cpu_seconds"])
         result.tests.append(outcome)
-    bad = [t for t in result.tests if not t.passed]
-    if not bad:
-        result.status = Status.PASSED
-    else:
-        result.status = bad[0].status
-        result.message = f"test {bad[0].id}: {bad[0].message}"[:300]
+    bad = _status_from_tests(result)
     # Show the first failing run's streams: that is the one a user wants to read.
-    if bad and tests:
-        first = runs[result.tests.index(bad[0])]
+    if bad is not None and tests:
+        first = runs[result.tests.index(bad)]
         result.stdout, result.stderr = first["stdout"], first["stderr"]
     return result
