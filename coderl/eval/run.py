@@ -201,7 +201,8 @@ def format_markdown(summary: dict, counts: dict, tokens: dict) -> str:
     lines.append(f"| {summary['label']} | {summary['method']} | {summary['format']} | {summary['samples_per_task']} | "
                  + " | ".join(cells)
                  + f" | {summary['tasks_all_passed']}/{summary['num_tasks']} | {summary['avg_gen_tokens']:.1f} |")
-    lines += ["", "Brackets: 95% bootstrap interval over tasks.", "", "| task | passed/n | avg tokens |", "|---|---|---|"]
+    lines += ["", "Brackets: 95% bootstrap interval over tasks.", "",
+              "| task | passed/n | avg tokens |", "|---|---|---|"]
     for task_id, (n, c) in counts.items():
         toks = tokens[task_id]
         lines.append(f"| {task_id} | {c}/{n} | {sum(toks) / len(toks):.1f} |" if toks else f"| {task_id} | 0/0 | - |")

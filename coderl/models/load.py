@@ -219,7 +219,8 @@ def save_adapter(peft_model, path, base_spec: str | LoadedModel, adapters: list[
     """Save a peft model's adapter to `path` so `--model path` loads it on any machine.
 
     Writes with `save_pretrained`, then sets `base_model_name_or_path` (in every adapter_config.json)
-    to the portable form of `base_spec` (or of a LoadedModel's `.base`) -- an alias, cache name, hub id or user path, never an absolute
+    to the portable form of `base_spec` (or of a LoadedModel's `.base`) -- an alias, cache name, hub id
+    or user path, never an absolute
     path into the coderl cache -- and writes `coderl_adapter.json` = {"base": ...} beside it.
     """
     path = Path(path)

@@ -18,9 +18,9 @@ import os
 import subprocess
 import sys
 import threading
+from collections.abc import Iterable
 from concurrent.futures import Future
 from dataclasses import replace
-from typing import Iterable
 
 from .judge import judge
 from .types import PARENT_JUDGED, CheckKind, ExecutionRequest, ExecutionResult, Limits, Status
@@ -234,7 +234,7 @@ class Sandbox:
                 proc.kill()
                 proc.wait()
 
-    def __enter__(self) -> "Sandbox":
+    def __enter__(self) -> Sandbox:
         return self
 
     def __exit__(self, *exc) -> None:

@@ -12,6 +12,7 @@ Judging happens in the client, which alone knows the expected values.
 
 import collections
 import gc
+import importlib
 import importlib.util
 import json
 import math
@@ -25,11 +26,13 @@ import sys
 import tempfile
 import time
 
-# Modules candidates commonly use, imported once here so a forked child starts warm.
-import array, bisect, copy, datetime, decimal, fractions, functools, hashlib, heapq  # noqa: E401,F401
-import itertools, operator, random, re, statistics, string, typing, collections.abc  # noqa: E401,F401
-
 _HERE = os.path.dirname(os.path.abspath(__file__))
+
+# Modules candidates commonly use, imported once here so a forked child starts warm.
+WARM_MODULES = ("array", "bisect", "collections.abc", "copy", "datetime", "decimal", "fractions", "functools",
+                "hashlib", "heapq", "itertools", "operator", "random", "re", "statistics", "string", "typing")
+for _name in WARM_MODULES:
+    importlib.import_module(_name)
 
 
 def _load(name):

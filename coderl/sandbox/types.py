@@ -83,7 +83,7 @@ class Limits:
     def wall_deadline(self) -> float:
         return self.wall_seconds if self.wall_seconds is not None else 3.0 * self.cpu_seconds + 1.0
 
-    def validate(self) -> "Limits":
+    def validate(self) -> Limits:
         for f in dataclasses.fields(self):
             v = getattr(self, f.name)
             if v is not None and (not isinstance(v, (int, float)) or v <= 0):

@@ -73,5 +73,5 @@ class Task:
             )
         raise ValueError(f"task {self.task_id}: unknown kind {self.kind!r} (expected 'function' or 'stdio')")
 
-    def with_tests(self, tests: tuple[TestCase, ...]) -> "Task":
+    def with_tests(self, tests: tuple[TestCase, ...]) -> Task:
         return dataclasses.replace(self, tests=tests)

@@ -14,7 +14,8 @@ def _need(module: str, flag: str):
     except ImportError:
         from coderl.config import ConfigError
 
-        raise ConfigError(f"--log-with {flag}: the '{module}' package is not installed (pip install {module})") from None
+        raise ConfigError(f"--log-with {flag}: the '{module}' package is not installed "
+                          f"(pip install {module})") from None
 
 
 class Tracker:

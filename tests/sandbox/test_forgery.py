@@ -3,7 +3,7 @@
 Each candidate below is *wrong* (add(a, b) should return a + b) but tries to pass anyway.
 """
 
-from coderl.sandbox.types import CheckKind, Status, TestCase
+from coderl.sandbox.types import CheckKind, TestCase
 
 from .helpers import ADD, ADD_TESTS, make_tests_request
 
