@@ -179,3 +179,41 @@ def test_cli_rejects_unknown_yaml_field(tmp_path, capsys):
     cfg_file.write_text("stepz: 3\n")
     assert main(["train", "--config", str(cfg_file), "--out", str(tmp_path / "run")]) == 2
     assert "unknown field 'stepz'" in capsys.readouterr().err
+
+
+def test_starting_from_an_adapter_keeps_it_as_the_reference(model_dir, tmp_path):
+    """An SFT adapter as --model: the reference is that adapter (frozen), the policy starts equal to it,
+    and the RL checkpoint is again one adapter over the base, loadable with load_model."""
+    from peft import get_peft_model
+
+    from coderl.models import load_model, lora_config, save_adapter
+    from coderl.train.logprobs import build_sequences, token_logprobs
+    from coderl.train.policy import build_policy
+
+    torch.manual_seed(1)
+    sft = get_peft_model(load_model(str(model_dir)).model, lora_config(4, 8, 0.0))
+    for name, p in sft.named_parameters():
+        if "lora_B" in name:
+            torch.nn.init.normal_(p, std=0.5)  # a non-trivial "SFT" adapter
+    save_adapter(sft, tmp_path / "sft", str(model_dir))
+    cfg = base_config(model_dir, tmp_path / "rl", model=str(tmp_path / "sft"), steps=1, kl_beta=0.1)
+    policy = build_policy(cfg)
+    from coderl.rollout.hf import generate
+    from coderl.tasks import load_tasks
+
+    batch = generate(policy.model, policy.tokenizer, load_tasks(cfg.tasks).tasks[:2], format="completion",
+                     max_new_tokens=4, temperature=1.0)
+    seqs = build_sequences(batch)
+    with torch.no_grad():
+        now = token_logprobs(policy.model, seqs)
+        with policy.reference():
+            ref = token_logprobs(policy.model, seqs)
+        with policy.model.disable_adapter():
+            base = token_logprobs(policy.model, seqs)
+    assert torch.allclose(now, ref, atol=1e-5)  # the policy starts as the SFT adapter
+    assert not torch.allclose(ref, base, atol=1e-3)  # and the reference is not the bare base
+    assert {n for n, p in policy.model.named_parameters() if p.requires_grad} == \
+           {n for n, _ in policy.model.named_parameters() if "lora_" in n and ".default." in n}
+    train(cfg, log=lambda m: None, reward_override=varied_reward)
+    reloaded = load_model(str(tmp_path / "rl" / "checkpoints" / "step-1"))
+    assert reloaded.kind == "adapter"
