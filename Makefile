@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.coderl-installed
 # pip's notes about local package mirrors that do not exist are noise; errors still fail the build.
 QUIET  := { grep -v "^WARNING: Location" || true; }
 
-.PHONY: setup demo test test-slow bench bench-generate lint clean
+.PHONY: setup demo test test-slow bench bench-generate bench-rl lint clean
 
 setup: $(STAMP)
 
@@ -43,6 +43,11 @@ bench: setup
 
 bench-generate: setup
 	$(BIN)/python bench/generate.py
+
+# Needs TRL: pip install -e '.[bench]'
+bench-rl: setup
+	$(BIN)/python -m pip install -q -e '.[bench]' 2>&1 | $(QUIET)
+	$(BIN)/python bench/rl_step.py
 
 lint: setup
 	$(BIN)/ruff check coderl tests bench

@@ -1,0 +1,286 @@
+"""One GRPO step: coderl's `train` vs TRL's `GRPOTrainer` on identical work, side by side in one run.
+
+Both sides: the bundled smollm2-135m-instruct (one converted HF folder), fp32 on CPU, LoRA r=8 alpha=16
+dropout=0.05 on q/k/v/o_proj; the first --prompts HumanEval prompts as raw text (completion format, no
+chat template) x --samples samples at temperature 1, exactly --new-tokens new tokens (min = max new
+tokens), beta 0 (no reference model), one optimiser step per generation, the same constant learning
+rate; reward 1/0 = every unit test passes, through coderl's sandbox (TRL: a reward function running
+`task.build_request(completion)` on one shared `Sandbox`, the completion extracted by coderl's
+completion format as in coderl's own rollouts).  TRL keeps its default loss type (1.16: "dapo", token
+sum / active tokens in the batch); coderl gets the matching --aggregation (dapo -> token_mean).  TRL's
+own bf16 autocast and gradient checkpointing are switched off (fp32 and no recompute, as coderl;
+--trl-defaults keeps them).
+
+Each side runs in its own subprocess (`--only coderl|trl --json`), one after the other: one warm-up
+step, then --steps timed steps; the table shows per-column medians over the timed steps.
+  coderl  `train(TrainConfig(...))` on a temp JSONL of the same prompts (prompts_per_step = --prompts),
+          from RUN/metrics.jsonl: gen = time/generation, score = time/sandbox_wait, fwd/bwd =
+          time/optimisation (rewards, advantages, forward, backward, optimiser step), step = time/step.
+  trl     step = on_step_begin -> on_step_end of a TrainerCallback (not logging); gen and score = TRL's
+          own profiling timers of `transformers.generate` and `_calculate_rewards` (TRL reports them
+          only to wandb/mlflow/trackio; `ProfilingContext._log_metrics` is replaced to record them);
+          fwd/bwd = step - gen - score (tokenising, decoding, advantages, forward, backward, optimiser).
+  floor   plain HF in a third subprocess: one batched `generate` of exactly --new-tokens tokens for all
+          rows (base model without LoRA, use_cache=True, sampling); one no-grad forward and one
+          forward+backward of the LoRA model over the full rows (prompt + new tokens), median of 3.
+--rounds R runs each side R times, alternating which goes first.  The last line is `speedup: N.Nx` =
+TRL median step / coderl median step.
+
+    make bench-rl                                  # = python bench/rl_step.py
+    python bench/rl_step.py --prompts 2 --samples 2 --new-tokens 8 --steps 1    # a quick smoke run
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import gzip
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+AGGREGATION_OF_TRL_LOSS = {"dapo": "token_mean", "bnpo": "token_mean", "grpo": "sequence_mean",
+                           "dr_grpo": "token_sum_const"}
+PASSED = ("model", "prompts", "samples", "new_tokens", "steps", "learning_rate", "loss_type", "timeout", "threads")
+LORA = (8, 16, 0.05)  # r, alpha, dropout
+
+
+def first_tasks(n: int):
+    from coderl.tasks import load_tasks
+
+    return load_tasks("humaneval").tasks[:n]
+
+
+def model_folder(spec: str) -> str:
+    from coderl.models import BUILTINS, builtin_folder
+
+    return str(builtin_folder(spec)) if spec in BUILTINS else spec
+
+
+def write_tasks(path: str, n: int) -> str:
+    """The first n HumanEval rows, verbatim, as a JSONL file (a task spec coderl accepts)."""
+    from coderl.tasks.humaneval import bundled_humaneval_path
+
+    ids = {t.task_id for t in first_tasks(n)}
+    with gzip.open(bundled_humaneval_path(), "rt", encoding="utf-8") as f, open(path, "w", encoding="utf-8") as out:
+        out.writelines(line for line in f if line.strip() and json.loads(line)["task_id"] in ids)
+    return path
+
+
+def run_coderl(args) -> dict:
+    from coderl.train.config import TrainConfig
+    from coderl.train.policy_gradient import train
+    from coderl.train.tracking import read_metrics
+
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = TrainConfig(
+            out=os.path.join(tmp, "run"), algo="grpo", model=args.model, format="completion", eval_tasks=None,
+            tasks=write_tasks(os.path.join(tmp, "tasks.jsonl"), args.prompts), steps=1 + args.steps,
+            prompts_per_step=args.prompts, samples_per_prompt=args.samples,
+            generation_batch_size=args.prompts * args.samples, max_new_tokens=args.new_tokens,
+            min_new_tokens=args.new_tokens, temperature=1.0, learning_rate=args.learning_rate, kl_beta=0.0,
+            aggregation=AGGREGATION_OF_TRL_LOSS[args.loss_type], reward="pass", lora_r=LORA[0],
+            lora_alpha=LORA[1], lora_dropout=LORA[2], timeout=args.timeout, save_steps=10**9, progress=False)
+        train(cfg, log=lambda message: None)
+        rows = read_metrics(cfg.out)[1:]  # the first step is the warm-up
+    keys = {"gen": "time/generation", "score": "time/sandbox_wait", "fwd_bwd": "time/optimisation",
+            "step": "time/step", "gen_tokens": "rollout/gen_tokens", "reward": "reward/total"}
+    return {**{k: [r[v] for r in rows] for k, v in keys.items()}, "loss": f"coderl ppo_clip + {cfg.aggregation}"}
+
+
+def run_trl(args) -> dict:
+    from datasets import Dataset
+    from transformers import PrinterCallback, TrainerCallback
+    from trl import GRPOConfig, GRPOTrainer
+    from trl.extras import profiling
+
+    from coderl.models import lora_config
+    from coderl.rollout.formats import get_format
+    from coderl.sandbox.client import Sandbox, usable_cpus
+    from coderl.sandbox.types import Limits
+
+    tasks = {t.task_id: t for t in first_tasks(args.prompts)}
+    fmt, limits = get_format("completion"), Limits(cpu_seconds=args.timeout)
+    timers: dict[int, dict[str, float]] = {}  # global step -> TRL profiling name -> seconds (summed)
+    steps, logged = [], []  # on_step_begin -> on_step_end seconds; TRL's logged metrics per step
+
+    def record(self, duration):
+        name = self.name.split(".", 1)[1]  # "GRPOTrainer.transformers.generate" -> "transformers.generate"
+        timers.setdefault(self.step, {})[name] = timers.get(self.step, {}).get(name, 0.0) + duration
+
+    profiling.ProfilingContext._log_metrics = record
+
+    class StepTimer(TrainerCallback):
+        def on_step_begin(self, _args, state, control, **kwargs):
+            self.t0 = time.perf_counter()
+
+        def on_step_end(self, _args, state, control, **kwargs):
+            steps.append(time.perf_counter() - self.t0)
+
+        def on_log(self, _args, state, control, logs=None, **kwargs):
+            if logs and "completions/mean_length" in logs:
+                logged.append(dict(logs))
+
+    with Sandbox(workers=usable_cpus(), limits=limits) as sandbox, tempfile.TemporaryDirectory() as tmp:
+        def unit_tests(prompts, completions, task_id, **kwargs):
+            futures = [sandbox.submit(tasks[t].build_request(fmt.extract(tasks[t], c).completion, limits))
+                       for t, c in zip(task_id, completions)]
+            return [1.0 if f.result().passed else 0.0 for f in futures]
+
+        batch = args.prompts * args.samples  # one generation batch = one optimiser step: steps_per_generation 1
+        config = GRPOConfig(
+            output_dir=tmp, use_cpu=True, report_to=[], save_strategy="no", logging_steps=1, disable_tqdm=True,
+            max_steps=1 + args.steps, seed=0, learning_rate=args.learning_rate, lr_scheduler_type="constant",
+            weight_decay=0.0, max_grad_norm=1.0, per_device_train_batch_size=batch, generation_batch_size=batch,
+            gradient_accumulation_steps=1, num_generations=args.samples, num_iterations=1, beta=0.0,
+            loss_type=args.loss_type, epsilon=0.2, temperature=1.0, top_p=1.0, top_k=0,
+            max_completion_length=args.new_tokens, generation_kwargs={"min_new_tokens": args.new_tokens},
+            bf16=args.trl_defaults, fp16=False, gradient_checkpointing=args.trl_defaults)
+        dataset = Dataset.from_list([{"prompt": t.prompt, "task_id": t.task_id} for t in tasks.values()])
+        trainer = GRPOTrainer(model=model_folder(args.model), reward_funcs=unit_tests, args=config,
+                              train_dataset=dataset, peft_config=lora_config(*LORA), callbacks=[StepTimer()])
+        trainer.remove_callback(PrinterCallback)  # it prints every log to stdout, where our JSON goes
+        trainer.train()
+    step = steps[1:]  # global step 0 is the warm-up
+    gen = [timers[s]["transformers.generate"] for s in range(1, len(steps))]
+    score = [timers[s]["_calculate_rewards"] for s in range(1, len(steps))]
+    return {"gen": gen, "score": score, "fwd_bwd": [t - g - r for t, g, r in zip(step, gen, score)], "step": step,
+            "gen_tokens": [g["completions/mean_length"] for g in logged[1:]],
+            "reward": [g["reward"] for g in logged[1:]],
+            "loss": f"TRL loss_type {config.loss_type} (bf16 {config.bf16}, "
+                    f"gradient checkpointing {config.gradient_checkpointing})"}
+
+
+def run_floor(args) -> dict:
+    import torch
+    from peft import get_peft_model
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from coderl.models import lora_config
+
+    folder, n = model_folder(args.model), args.new_tokens
+    tok = AutoTokenizer.from_pretrained(folder, padding_side="left")
+    model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32).eval()
+    enc = tok([t.prompt for t in first_tasks(args.prompts) for _ in range(args.samples)], return_tensors="pt",
+              padding=True)
+    sampling = dict(do_sample=True, temperature=1.0, top_k=0, top_p=1.0, use_cache=True, pad_token_id=tok.pad_token_id)
+    with torch.no_grad():
+        model.generate(**enc, max_new_tokens=2, min_new_tokens=2, **sampling)  # warm-up
+        t = time.perf_counter()
+        seqs = model.generate(**enc, max_new_tokens=n, min_new_tokens=n, **sampling)
+        gen = time.perf_counter() - t
+    assert seqs.shape[1] == enc["input_ids"].shape[1] + n, "generate did not produce exactly --new-tokens tokens"
+    model = get_peft_model(model, lora_config(*LORA)).eval()  # dropout off, as in coderl's loss pass
+    attention = torch.cat([enc["attention_mask"], torch.ones(len(seqs), n, dtype=torch.long)], 1)
+
+    def forward(grad: bool) -> float:
+        t = time.perf_counter()
+        with torch.set_grad_enabled(grad):
+            logits = model(input_ids=seqs, attention_mask=attention, logits_to_keep=n + 1).logits[:, :-1].float()
+            logp = torch.log_softmax(logits, -1).gather(-1, seqs[:, -n:].unsqueeze(-1)).mean()
+            if grad:
+                logp.backward()
+                model.zero_grad(set_to_none=True)
+        return time.perf_counter() - t
+
+    forward(True)  # warm-up
+    return {"generate": gen, "forward": statistics.median(forward(False) for _ in range(3)),
+            "forward_backward": statistics.median(forward(True) for _ in range(3)), "shape": list(seqs.shape)}
+
+
+def in_child(only: str, args) -> dict:
+    flags = [x for k in PASSED for x in (f"--{k.replace('_', '-')}", str(getattr(args, k)))]
+    cmd = [sys.executable, os.path.abspath(__file__), "--only", only, "--json", *flags]
+    env = {**os.environ, "TOKENIZERS_PARALLELISM": "false", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    proc = subprocess.run(cmd + ["--trl-defaults"] * args.trl_defaults, capture_output=True, text=True, env=env)
+    if proc.returncode != 0:
+        sys.exit(f"--only {only} failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def machine(threads: int) -> str:
+    import torch
+
+    with open("/proc/cpuinfo") as f:
+        cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "?")
+    date = datetime.datetime.now().astimezone().isoformat("T", "seconds")
+    return (f"machine: nproc {len(os.sched_getaffinity(0))} | {cpu} | torch {torch.__version__} | threads {threads} "
+            f"| Python {platform.python_version()} | {date}")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--model", default="smollm2-135m-instruct", help="built-in alias or HF folder (both sides)")
+    ap.add_argument("--prompts", type=int, default=4, help="HumanEval prompts per step (the first N)")
+    ap.add_argument("--samples", type=int, default=4, help="completions per prompt (TRL num_generations, >= 2)")
+    ap.add_argument("--new-tokens", type=int, default=128, help="exact new tokens per completion")
+    ap.add_argument("--steps", type=int, default=3, help="timed steps per side (after one warm-up step)")
+    ap.add_argument("--rounds", type=int, default=1, help="runs per side, alternating which side goes first")
+    ap.add_argument("--learning-rate", type=float, default=2e-5)
+    ap.add_argument("--loss-type", choices=sorted(AGGREGATION_OF_TRL_LOSS), help="TRL loss_type (default: TRL's)")
+    ap.add_argument("--timeout", type=float, default=3.0, help="sandbox CPU seconds per program")
+    ap.add_argument("--threads", type=int, default=0, help="torch threads in each child (0: torch's default)")
+    ap.add_argument("--trl-defaults", action="store_true", help="keep TRL's bf16 autocast and gradient checkpointing")
+    ap.add_argument("--json", nargs="?", const="-", metavar="PATH", help="also dump all raw numbers here")
+    ap.add_argument("--only", choices=["coderl", "trl", "floor"], help=argparse.SUPPRESS)  # child: JSON out
+    args = ap.parse_args()
+    import torch
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    if args.loss_type is None:
+        from trl import GRPOConfig
+
+        args.loss_type = GRPOConfig.__dataclass_fields__["loss_type"].default
+    if args.only:
+        print(json.dumps({"coderl": run_coderl, "trl": run_trl, "floor": run_floor}[args.only](args)))
+        return 0
+    if args.json == "-":
+        ap.error("--json needs a PATH")
+    if min(args.prompts, args.steps, args.rounds, args.new_tokens) < 1 or args.samples < 2:
+        ap.error("--prompts, --steps, --rounds and --new-tokens must be >= 1, --samples >= 2")
+
+    raw: dict[str, list] = {"coderl": [], "trl": []}
+    for r in range(args.rounds):
+        for side in ("coderl", "trl") if r % 2 == 0 else ("trl", "coderl"):
+            raw[side].append(in_child(side, args))
+    floor = in_child("floor", args)
+    columns = ("gen", "score", "fwd_bwd", "step")
+    med = {side: {k: statistics.median(v for run in runs for v in run[k]) for k in columns}
+           for side, runs in raw.items()}
+    table = [("side", "gen s", "score s", "fwd/bwd s", "step s (median)", "steps timed")]
+    table += [(side, *(f"{med[side][k]:.2f}" for k in columns), str(sum(len(run["step"]) for run in runs)))
+              for side, runs in raw.items()]
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+    for row in table:
+        print(" | ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))))
+    print(f"work per step: {args.prompts} HumanEval prompts x {args.samples} samples x {args.new_tokens} new tokens, "
+          f"LoRA r={LORA[0]}, lr {args.learning_rate:g}, one optimiser step")
+    print(f"loss: {raw['trl'][0]['loss']}  <->  {raw['coderl'][0]['loss']}")
+    for side, runs in raw.items():
+        tokens, rewards = [t for run in runs for t in run["gen_tokens"]], [x for run in runs for x in run["reward"]]
+        print(f"{side}: new tokens per completion (step means) {min(tokens):g}..{max(tokens):g}, "
+              f"reward (step means) {min(rewards):.3f}..{max(rewards):.3f}")
+    rows, width = floor["shape"]
+    print(f"floor generate: {floor['generate']:.2f} s = plain HF model.generate of {rows} rows x {args.new_tokens} "
+          "tokens in one batch (base model, no LoRA, use_cache=True, sampling)")
+    print(f"floor forward:  {floor['forward']:.2f} s = one no-grad forward of the LoRA model, {rows} rows x {width} "
+          "tokens (prompt + new), logits of the new tokens only")
+    print(f"floor fwd+bwd:  {floor['forward_backward']:.2f} s = the same forward with grad, then backward (LoRA grads)")
+    print(f"floor step:     {floor['generate'] + floor['forward_backward']:.2f} s = generate + fwd+bwd")
+    print(machine(torch.get_num_threads()))
+    speedup = med["trl"]["step"] / med["coderl"]["step"]
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump({"args": vars(args), "raw": raw, "medians": med, "floor": floor, "speedup": speedup}, f, indent=1)
+    print(f"speedup: {speedup:.1f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
