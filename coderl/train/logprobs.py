@@ -45,23 +45,60 @@ def token_logprobs(model, seqs: Sequences, temperature: float = 1.0, *, with_ent
 
     temperature: the sampling temperature (0 = greedy is scored at T = 1, as `generate` does).
     """
+    logits = _completion_logits(_forward(model, seqs).logits, temperature)  # [n, T, V]
+    logprobs = _chosen_logprobs(logits, seqs)
+    if not with_entropy:
+        return logprobs
+    return logprobs, _entropy(logits, seqs)
+
+
+def token_logprobs_and_values(model, value_head, seqs: Sequences, temperature: float = 1.0, *,
+                              entropy_grad: bool = True):
+    """One forward pass -> (logprobs [n, T], values [n, T], entropy [n, T]), each 0 on padding.
+
+    values[:, t] = value_head(h) at the position whose logits predict completion token t, i.e. V of
+    the prefix before token t (the state in which the action is taken).  `output_hidden_states`
+    costs little here: the layer outputs are kept for backward anyway; hidden_states[-1] is the
+    final-norm output, full length (logits_to_keep only trims the logits).
+    entropy_grad=False computes the entropy without a graph (logged only, not in the loss).
+    """
+    T = seqs.completion_ids.shape[1]
+    out = _forward(model, seqs, output_hidden_states=True)
+    logits = _completion_logits(out.logits, temperature)  # [n, T, V]
+    logprobs = _chosen_logprobs(logits, seqs)
+    hidden = out.hidden_states[-1][:, -(T + 1):-1, :]  # [n, T, H]
+    values = value_head(hidden) * seqs.mask.to(hidden.device)  # [n, T] float32
+    with torch.set_grad_enabled(entropy_grad and torch.is_grad_enabled()):
+        entropy = _entropy(logits, seqs)
+    return logprobs, values, entropy
+
+
+def _forward(model, seqs: Sequences, **kwargs):
     device = next(model.parameters()).device
     T = seqs.completion_ids.shape[1]
-    out = model(
+    return model(
         input_ids=seqs.input_ids.to(device),
         attention_mask=seqs.attention_mask.to(device),
         position_ids=seqs.position_ids.to(device),
         logits_to_keep=T + 1,
         use_cache=False,
+        **kwargs,
     )
-    logits = out.logits[:, :-1, :].float()  # [n, T, V]: position P-1+j predicts completion token j
+
+
+def _completion_logits(logits: torch.Tensor, temperature: float) -> torch.Tensor:
+    logits = logits[:, :-1, :].float()  # [n, T, V]: position P-1+j predicts completion token j
     if temperature and temperature != 1.0:
         logits = logits / temperature
-    targets = seqs.completion_ids.to(device)
+    return logits
+
+
+def _chosen_logprobs(logits: torch.Tensor, seqs: Sequences) -> torch.Tensor:
+    targets = seqs.completion_ids.to(logits.device)
     chosen = logits.gather(-1, targets.unsqueeze(-1)).squeeze(-1)  # [n, T]
-    logprobs = (chosen - torch.logsumexp(logits, dim=-1)) * seqs.mask.to(device)
-    if not with_entropy:
-        return logprobs
+    return (chosen - torch.logsumexp(logits, dim=-1)) * seqs.mask.to(logits.device)
+
+
+def _entropy(logits: torch.Tensor, seqs: Sequences) -> torch.Tensor:
     log_p = torch.log_softmax(logits, dim=-1)
-    entropy = -(log_p.exp() * log_p).sum(-1) * seqs.mask.to(device)
-    return logprobs, entropy
+    return -(log_p.exp() * log_p).sum(-1) * seqs.mask.to(logits.device)

@@ -1,4 +1,4 @@
-"""The policy-gradient loop: REINFORCE, RLOO and GRPO with LoRA, in one readable function.
+"""The policy-gradient loop: REINFORCE, RLOO, GRPO and critic-free PPO with LoRA, in one readable function.
 
 One step, as DESIGN.md draws it:
 
@@ -7,6 +7,10 @@ One step, as DESIGN.md draws it:
     rewards    = score(reward_config, results, samples, tasks)         # total + components
     advantages = ADVANTAGES[cfg.advantage](rewards, group_ids, mask, state=state)   # [N, T]
     loss       = POLICY_LOSSES[cfg.loss](logprobs, old_logprobs, advantages, mask) (+ KL, - entropy)
+
+Critic-free PPO (seed 001, `--algo ppo_critic_free`) is this loop with batch-normalised advantages, a
+sequence-level ratio and 4 epochs; PPO with a value head is `train/ppo.py`, which reuses the helpers
+below (rollouts, scoring, reference pass, end of step).
 
 The reference policy for KL is the *starting* policy: the base with the adapter disabled (an SFT
 adapter given as --model is merged into the base first, so "adapter disabled" is the SFT policy).
@@ -21,6 +25,7 @@ import math
 import os
 import random
 import time
+from dataclasses import dataclass
 
 import torch
 import yaml
@@ -28,6 +33,7 @@ import yaml
 from coderl.algorithms import ADVANTAGES, POLICY_LOSSES, aggregate, kl_estimator, kl_loss
 from coderl.rewards import score
 from coderl.rollout.hf import generate
+from coderl.rollout.types import RolloutBatch
 from coderl.sandbox.client import Sandbox, usable_cpus
 from coderl.sandbox.types import Limits
 from coderl.tasks import load_tasks
@@ -80,87 +86,146 @@ def train(cfg: TrainConfig, *, log=print, reward_override=None) -> dict:
     `reward_override(results, samples, tasks) -> list[float]` replaces the sandbox reward (tests use it to
     inject a deterministic reward that varies within each group).
     """
+    if cfg.value_head:
+        from coderl.config import ConfigError
+
+        raise ConfigError(f"--algo {cfg.algo} with --value-head runs in the PPO loop "
+                          "(coderl.train.run_training), not the policy-gradient loop")
+    ckpt, tasks = prepare_run(cfg, log)
+    policy = build_policy(cfg, resume_from=ckpt)
+    trainable = [p for p in policy.model.parameters() if p.requires_grad]
+    log_trainable([policy.model], log)
+    optimizer, scheduler = build_optimizer(cfg, trainable)
+    adv_state, start_step = restore_trainer_state(cfg, ckpt, optimizer, scheduler, log)
+    tracker = Tracker(cfg.out, cfg.log_with, cfg.to_dict(), resume=bool(ckpt))
+    rewards_cfg = reward_config(cfg)
+    limits = Limits(cpu_seconds=cfg.timeout)
+    metrics: dict = {}
+    with Sandbox(workers=cfg.workers or usable_cpus(), limits=limits, isolation=cfg.isolation) as sandbox:
+        progress = Progress(cfg, start_step) if cfg.progress else None
+        for step in range(start_step, cfg.steps):
+            t0 = time.perf_counter()
+            step_tasks = [tasks[i] for i in prompts_for_step(len(tasks), cfg, step)]
+            rolled = rollout_and_score(cfg, policy, step_tasks, sandbox, limits, step, rewards_cfg,
+                                       reward_override, log)
+            t1 = time.perf_counter()
+            stats = _optimise(cfg, policy, optimizer, rolled.batch, rolled.rewards, adv_state, rolled.metrics, step)
+            adv_state = stats.pop("_advantage_state")
+            scheduler.step()
+            metrics = {**rolled.metrics, **stats, "train/lr": scheduler.get_last_lr()[0],
+                       **step_timings(t0, t1, rolled.gen_seconds)}
+            finish_step(cfg, policy, step + 1, metrics, log=log, tracker=tracker, progress=progress,
+                        optimizer=optimizer, scheduler=scheduler, advantage_state=adv_state)
+        if progress:
+            progress.close()
+    tracker.close()
+    return metrics
+
+
+# ---------------------------------------------------------------------------------------------------
+# Pieces every RL loop shares (train/ppo.py imports them): run set-up, rollouts scored by the sandbox,
+# the reference pass, step timings, and the end of a step (eval, metrics, checkpoint).
+
+
+def prepare_run(cfg: TrainConfig, log) -> tuple[str | None, list]:
+    """Create the run directory and config.yaml; (checkpoint to resume from or None, training tasks).
+
+    Seeds torch, so the model built next gets the run's LoRA initialisation.
+    """
     os.makedirs(cfg.out, exist_ok=True)
     ckpt = latest_checkpoint(cfg.out) if cfg.resume else None
     if cfg.resume and ckpt is None:
         log(f"--resume: no checkpoint in {cfg.out}/checkpoints; starting from step 0")
     with open(os.path.join(cfg.out, "config.yaml"), "w", encoding="utf-8") as f:
         yaml.safe_dump(cfg.to_dict(), f, sort_keys=False)
-
-    taskset = load_tasks(cfg.tasks)
-    tasks = taskset.tasks
+    tasks = load_tasks(cfg.tasks).tasks
     if cfg.max_tests_per_problem:
         tasks = [t.with_tests(t.tests[: cfg.max_tests_per_problem]) for t in tasks]
     torch.manual_seed(cfg.seed)
-    policy = build_policy(cfg, resume_from=ckpt)
-    model, tokenizer = policy.model, policy.tokenizer
-    trainable = [p for p in model.parameters() if p.requires_grad]
-    total = sum(p.numel() for p in model.parameters())
-    n_train = sum(p.numel() for p in trainable)
+    return ckpt, tasks
+
+
+def log_trainable(modules: list, log) -> None:
+    total = sum(p.numel() for m in modules for p in m.parameters())
+    n_train = sum(p.numel() for m in modules for p in m.parameters() if p.requires_grad)
     log(f"trainable parameters: {n_train:,} / {total:,} ({100 * n_train / total:.2f}%)")
-    optimizer = torch.optim.AdamW(trainable, lr=cfg.learning_rate, weight_decay=cfg.weight_decay)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, _schedule(cfg))
-    start_step, adv_state = 0, {}
-    if ckpt:
-        state = load_trainer_state(ckpt)
-        optimizer.load_state_dict(state["optimizer"])
-        scheduler.load_state_dict(state["scheduler"])
-        adv_state, start_step = state["advantage_state"], state["step"]
-        set_rng_state(state["rng"])
-        log(f"resumed from {ckpt} at step {start_step}")
-        _truncate_metrics(cfg.out, start_step)
-    tracker = Tracker(cfg.out, cfg.log_with, cfg.to_dict(), resume=bool(ckpt))
-    rewards_cfg = reward_config(cfg)
-    limits = Limits(cpu_seconds=cfg.timeout)
-    metrics: dict = {}
-    with Sandbox(workers=cfg.workers or usable_cpus(), limits=limits, isolation=cfg.isolation) as sandbox:
-        progress = _Progress(cfg, start_step) if cfg.progress else None
-        for step in range(start_step, cfg.steps):
-            t0 = time.perf_counter()
-            step_tasks = [tasks[i] for i in prompts_for_step(len(tasks), cfg, step)]
-            batch, results, gen_seconds = _rollout(cfg, model, tokenizer, step_tasks, sandbox, limits, step)
-            skipped = sorted({t.task_id for t in step_tasks} - {s.task_id for s in batch.samples})
-            if skipped:
-                log(f"step {step + 1}: skipped prompts longer than "
-                    f"{cfg.max_total_sequence_length - cfg.max_new_tokens} tokens: {', '.join(skipped)}")
-            t1 = time.perf_counter()
-            group_tasks = [step_tasks[s.group] for s in batch.samples]
-            if reward_override is not None:
-                rb = score(rewards_cfg, results, batch.samples, group_tasks)
-                totals = reward_override(results, batch.samples, group_tasks)
-            else:
-                rb = score(rewards_cfg, results, batch.samples, group_tasks)
-                totals = rb.total
-            rewards = torch.tensor(totals, dtype=torch.float32)  # [N]
-            metrics = {**rb.metrics(), "reward/total": float(rewards.mean())}
-            stats = _optimise(cfg, policy, optimizer, batch, rewards, adv_state, metrics, step)
-            adv_state = stats.pop("_advantage_state")
-            scheduler.step()
-            metrics.update(stats)
-            metrics.update({
-                "rollout/gen_tokens": float(batch.mask.sum(1).mean()),
-                "rollout/skipped_prompts": float(len(skipped)),
-                "train/lr": scheduler.get_last_lr()[0],
-                "time/generation": round(gen_seconds, 3),
-                "time/sandbox_wait": round(t1 - t0 - gen_seconds, 3),
-                "time/optimisation": round(time.perf_counter() - t1, 3),
-                "time/step": round(time.perf_counter() - t0, 3),
-            })
-            done = step + 1
-            if cfg.eval_steps and cfg.eval_tasks and (done % cfg.eval_steps == 0 or done == cfg.steps):
-                metrics.update(_evaluate(cfg, policy, done, log))
-            tracker.log(done, metrics)
-            if done % cfg.save_steps == 0 or done == cfg.steps:
-                save_checkpoint(cfg.out, done, save_adapter=lambda path: save_policy_adapter(policy, path),
-                                trainer_state={"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
-                                               "advantage_state": adv_state, "step": done,
-                                               "data_position": done * cfg.prompts_per_step})
-            if progress:
-                progress.update(done, metrics)
-        if progress:
-            progress.close()
-    tracker.close()
-    return metrics
+
+
+def build_optimizer(cfg: TrainConfig, params: list):
+    optimizer = torch.optim.AdamW(params, lr=cfg.learning_rate, weight_decay=cfg.weight_decay)
+    return optimizer, torch.optim.lr_scheduler.LambdaLR(optimizer, _schedule(cfg))
+
+
+def restore_trainer_state(cfg: TrainConfig, ckpt: str | None, optimizer, scheduler, log) -> tuple[dict, int]:
+    """Load optimizer, scheduler, RNG and estimator state from `ckpt`: (advantage state, start step)."""
+    if not ckpt:
+        return {}, 0
+    state = load_trainer_state(ckpt)
+    optimizer.load_state_dict(state["optimizer"])
+    scheduler.load_state_dict(state["scheduler"])
+    set_rng_state(state["rng"])
+    log(f"resumed from {ckpt} at step {state['step']}")
+    _truncate_metrics(cfg.out, state["step"])
+    return state["advantage_state"], state["step"]
+
+
+@dataclass
+class ScoredRollouts:
+    batch: RolloutBatch
+    rewards: torch.Tensor  # [N] float32, one scalar reward per completion
+    metrics: dict  # reward/*, sandbox/*, rollout/* of the step
+    gen_seconds: float  # time spent in generate (the rest of the rollout time waits on the sandbox)
+
+
+def rollout_and_score(cfg, policy, step_tasks, sandbox, limits, step, rewards_cfg, reward_override,
+                      log) -> ScoredRollouts:
+    """Generate (overlapped with the sandbox), name skipped prompts, score every completion."""
+    batch, results, gen_seconds = _rollout(cfg, policy.model, policy.tokenizer, step_tasks, sandbox, limits, step)
+    skipped = sorted({t.task_id for t in step_tasks} - {s.task_id for s in batch.samples})
+    if skipped:
+        log(f"step {step + 1}: skipped prompts longer than "
+            f"{cfg.max_total_sequence_length - cfg.max_new_tokens} tokens: {', '.join(skipped)}")
+    group_tasks = [step_tasks[s.group] for s in batch.samples]
+    rb = score(rewards_cfg, results, batch.samples, group_tasks)
+    totals = reward_override(results, batch.samples, group_tasks) if reward_override is not None else rb.total
+    rewards = torch.tensor(totals, dtype=torch.float32)  # [N]
+    metrics = {**rb.metrics(), "reward/total": float(rewards.mean()),
+               "rollout/gen_tokens": float(batch.mask.sum(1).mean()), "rollout/skipped_prompts": float(len(skipped))}
+    return ScoredRollouts(batch, rewards, metrics, gen_seconds)
+
+
+def reference_logprobs(cfg, policy, batch) -> torch.Tensor | None:
+    """Log-probs [N, T] of the rollouts under the reference (starting) policy; None when --kl-beta is 0."""
+    if cfg.kl_beta <= 0:
+        return None
+    with torch.no_grad(), policy.reference():
+        return token_logprobs(policy.model, build_sequences(batch), cfg.temperature)
+
+
+def step_timings(t0: float, t1: float, gen_seconds: float) -> dict:
+    """t0: step start, t1: rollouts scored; everything after t1 until now is optimisation."""
+    now = time.perf_counter()
+    return {"time/generation": round(gen_seconds, 3), "time/sandbox_wait": round(t1 - t0 - gen_seconds, 3),
+            "time/optimisation": round(now - t1, 3), "time/step": round(now - t0, 3)}
+
+
+def finish_step(cfg, policy, done: int, metrics: dict, *, log, tracker, progress, optimizer, scheduler,
+                advantage_state: dict, extra: dict | None = None) -> None:
+    """Evaluate if due (adds eval/* to `metrics`), log the metrics, checkpoint if due.
+
+    `extra`: more files for the checkpoint, name -> object for torch.save (the value head).
+    """
+    if cfg.eval_steps and cfg.eval_tasks and (done % cfg.eval_steps == 0 or done == cfg.steps):
+        metrics.update(evaluate(cfg, policy, done, log))
+    tracker.log(done, metrics)
+    if done % cfg.save_steps == 0 or done == cfg.steps:
+        save_checkpoint(cfg.out, done, save_adapter=lambda path: save_policy_adapter(policy, path),
+                        trainer_state={"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
+                                       "advantage_state": advantage_state, "step": done,
+                                       "data_position": done * cfg.prompts_per_step},
+                        extra=extra)
+    if progress:
+        progress.update(done, metrics)
 
 
 def _rollout(cfg, model, tokenizer, step_tasks, sandbox, limits, step):
@@ -195,10 +260,7 @@ def _optimise(cfg, policy, optimizer, batch, rewards, adv_state, metrics, step) 
     """Advantages, then `epochs` passes over minibatches; returns averaged loss statistics."""
     model = policy.model
     mask = batch.mask  # [N, T]
-    ref_logprobs = None
-    if cfg.kl_beta > 0:
-        with torch.no_grad(), policy.reference():
-            ref_logprobs = token_logprobs(model, build_sequences(batch), cfg.temperature)  # [N, T]
+    ref_logprobs = reference_logprobs(cfg, policy, batch)  # [N, T] or None
     token_rewards = rewards
     if ref_logprobs is not None and cfg.kl_in == "reward":
         kl = kl_estimator(batch.logprobs, ref_logprobs, cfg.kl_estimator) * mask  # [N, T]
@@ -261,7 +323,7 @@ def _optimise(cfg, policy, optimizer, batch, rewards, adv_state, metrics, step) 
     return out
 
 
-def _evaluate(cfg, policy, step, log) -> dict:
+def evaluate(cfg, policy, step, log) -> dict:
     from coderl.eval.run import EvalConfig, run_eval
 
     ecfg = EvalConfig(out=os.path.join(cfg.out, "eval", f"step-{step}"), model=cfg.model, tasks=cfg.eval_tasks,
@@ -290,7 +352,7 @@ def _truncate_metrics(run_dir: str, step: int) -> None:
         f.writelines(rows)
 
 
-class _Progress:
+class Progress:
     def __init__(self, cfg, start):
         from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 

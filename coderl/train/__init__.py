@@ -1,0 +1,21 @@
+"""Training loops, one per algorithm family: `policy_gradient.py` (REINFORCE, RLOO, GRPO, critic-free
+PPO) and `ppo.py` (PPO with a value head).  `run_training(cfg)` runs the loop `cfg` asks for.
+
+Nothing is imported at package import time: `coderl.train.config` must stay importable without torch.
+"""
+
+from __future__ import annotations
+
+
+def run_training(cfg, **kwargs) -> dict:
+    """Run the loop of `cfg` (a `TrainConfig`); returns the last step's metrics.
+
+    The loop follows `cfg.value_head`, which each `--algo` preset sets (on for `ppo` only): a critic
+    needs GAE, old values and a value loss, which is the PPO loop; everything else is the
+    policy-gradient loop.  `kwargs` go to the loop (`log=`, `reward_override=`).
+    """
+    if cfg.value_head:
+        from coderl.train.ppo import train
+    else:
+        from coderl.train.policy_gradient import train
+    return train(cfg, **kwargs)
