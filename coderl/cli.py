@@ -48,17 +48,29 @@ def _cmd_train(ns: argparse.Namespace) -> int:
     import dataclasses
 
     from coderl.config import explicit_fields
+    from coderl.train import run_training
     from coderl.train.config import TrainConfig, load_yaml_fields
-    from coderl.train.policy_gradient import train
 
     values = {f.name: getattr(ns, f.name) for f in dataclasses.fields(TrainConfig)}
     if ns.config:
         given = explicit_fields(ns.parser, ns.argv)
         values.update({k: v for k, v in load_yaml_fields(ns.config).items() if k not in given})
     cfg = TrainConfig(**values)
-    metrics = train(cfg)
+    metrics = run_training(cfg)
     shown = {k: round(v, 4) for k, v in metrics.items() if k.startswith(("reward/", "sandbox/pass", "eval/"))}
     print(f"done: {cfg.steps} steps in {cfg.out}; last step: {shown}")
+    return 0
+
+
+def _cmd_sft(ns: argparse.Namespace) -> int:
+    from coderl.train.sft import SFTConfig, sft
+
+    cfg = from_args(SFTConfig, ns)
+    result = sft(cfg)
+    print(f"done: {result.steps} optimizer steps, {result.examples_seen} examples seen ({result.examples} kept) "
+          f"in {cfg.out}; "
+          f"last sft/loss {result.metrics['sft/loss']:.4f}; adapter: {result.adapter} "
+          f"(= {result.checkpoint}; use it as --model)")
     return 0
 
 
@@ -88,10 +100,16 @@ def build_parser() -> argparse.ArgumentParser:
     add_models_command(sub)
     from coderl.train.config import TrainConfig
 
-    p = sub.add_parser("train", help="RL from unit-test rewards: REINFORCE, RLOO, GRPO (LoRA)",
+    p = sub.add_parser("train", help="RL from unit-test rewards: REINFORCE, RLOO, GRPO, PPO (LoRA)",
                        description=TrainConfig.__doc__)
     add_arguments(p, TrainConfig)
     p.set_defaults(func=_cmd_train, parser=p)
+    from coderl.train.sft import SFTConfig
+
+    p = sub.add_parser("sft", help="supervised fine-tuning on reference solutions, prompt masked (LoRA/QLoRA)",
+                       description=SFTConfig.__doc__)
+    add_arguments(p, SFTConfig)
+    p.set_defaults(func=_cmd_sft)
     return parser
 
 

@@ -214,7 +214,10 @@ def assemble(task: Task, code: str) -> str:
         return _rebase(code, lines[0][:common], "") + "\n"
     dedented = _rebase(code, lines[0][:common], "")
     if task.entry_point and _defines(dedented, task.entry_point, column0=True):
-        return "\n" + dedented + "\n"
+        # A prompt that ends in a bare header (`def f(x):` with no docstring) needs a body before the
+        # redefinition, or the program cannot compile.
+        stub = "" if _compiles(task.prompt) else unit + "pass\n"
+        return stub + "\n" + dedented + "\n"
     first = lines[0][: len(lines[0]) - len(lines[0].lstrip(" \t"))]
     sep = "" if task.prompt.endswith("\n") or not task.prompt else "\n"
     return sep + _rebase(code, first, unit) + "\n"

@@ -1,0 +1,391 @@
+"""`coderl sft`: supervised fine-tuning with LoRA (or QLoRA) on reference solutions, prompt masked.
+
+The loop, top to bottom (seed 001's SFT stage: causal-LM loss on prompt + canonical solution with the
+prompt tokens masked; LoRA r=8, alpha=16, dropout=0.05; lr 5e-5; 1 epoch; batch 1 x accumulation 8):
+
+    tasks     = load_sft_tasks(cfg.data)                  # task spec or {"prompt", "completion"} JSONL
+    examples  = build_examples(tasks, format, tokenizer)  # prompt ids + solution ids + end; prompt labels -100
+    for each optimizer step:                              # `gradient_accumulation` micro-batches of `batch_size`
+        for each micro-batch:                             # right-padded, labels -100 on padding
+            loss_sum = cross_entropy(logits[:, :-1], labels[:, 1:], reduction="sum")
+            (loss_sum / tokens_in_window).backward()
+        clip to max_grad_norm; AdamW step; lr schedule step; log; maybe checkpoint
+
+Loss and accumulation.  A micro-batch's loss is the mean over its non-masked tokens; micro-batches of
+one optimizer step are weighted by their share of the step's target tokens, i.e. each backward gets
+`micro_mean * micro_tokens / window_tokens` = `micro_sum / window_tokens`.  The step's gradient is
+then exactly the gradient of the token mean over all examples of the window -- the same as one batch
+of `batch_size * gradient_accumulation` -- and does not up-weight the tokens of short examples (what
+averaging per-micro-batch means would do; cf. the 2024 gradient-accumulation fix in HF Trainer).
+`sft/loss` is that window token mean (before the update), `sft/tokens` its token count.
+
+Data order: a seeded shuffle per epoch; `epochs` may be fractional (`round(epochs * examples)`
+examples are seen; the last optimizer step may have fewer micro-batches, the weighting above keeps it
+a token mean).  LoRA dropout is on (ordinary SFT; the RL loop turns it off for its ratios).
+
+Outputs in `--out` (the RL loop's conventions):
+
+    config.yaml, metrics.jsonl             (sft/loss, sft/tokens, sft/examples, sft/epoch, train/lr,
+                                            train/grad_norm, time/step per optimizer step)
+    sft_data.json                          data description, examples kept, skipped ids, the end token
+    checkpoints/step-N/                    adapter (portable: `--model RUN/checkpoints/step-N` loads it)
+                                           + trainer_state.pt (optimizer, scheduler, step, RNG)
+    adapter/                               the final adapter: a copy of the last checkpoint's adapter files
+
+`RUN/adapter` is a copy, not a symlink: a LoRA adapter is small (about 2 MB for a 135M model at r=8),
+a copy survives `scp -r RUN/adapter` to another machine, filesystems without symlinks, and pruning of
+old checkpoints.  Use it as `coderl eval --model RUN/adapter` or `coderl train --model RUN/adapter`.
+
+QLoRA (`--qlora`): the base is loaded in 4-bit NF4 through bitsandbytes with bfloat16 compute and
+prepared with peft's `prepare_model_for_kbit_training`, then the same LoRA adapter goes on top.  It
+needs a CUDA GPU; on a machine without one `coderl sft --qlora` stops with one line.  That code path
+is not exercised by the CPU test suite (no GPU, no bitsandbytes kernels here).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import random
+import shutil
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from coderl.config import ConfigError, option, require
+from coderl.eval.run import DEFAULT_FORMAT
+
+QLORA_NO_CUDA = ("--qlora needs a CUDA GPU (bitsandbytes 4-bit kernels); this machine has none "
+                 "— drop --qlora to train LoRA in full precision")
+
+
+@dataclass
+class SFTConfig:
+    """Supervised fine-tuning (LoRA or QLoRA) on reference solutions, prompt tokens masked (seed 001 SFT)."""
+
+    out: str | None = option(None, "run directory: config.yaml, metrics.jsonl, checkpoints/, adapter/ (required)")
+    model: str = option("smollm2-135m-instruct", "base model (alias, HF folder, GGUF, hub id) or an adapter to "
+                        "keep training")
+    data: str = option("humaneval", "task spec with reference solutions (humaneval, mbpp:PATH, synthetic:...) "
+                       "or a JSONL of {\"prompt\", \"completion\"} pairs (detected by its fields)")
+    split: str = option("train", "split of a task spec: all, train, test (synthetic also valid); a pairs "
+                        "file is used whole", choices=["all", "train", "valid", "test"])
+    seed: int = option(0, "seed of the split, the data order, LoRA initialisation and dropout")
+    format: str = option(DEFAULT_FORMAT, "prompt format the model is trained for (the same as `coderl eval`'s)",
+                         choices=["completion", "chat", "reasoning"])
+    epochs: float = option(1.0, "passes over the examples; may be fractional (seed 001: 1)")
+    learning_rate: float = option(5e-5, "AdamW learning rate of the LoRA parameters (seed 001: 5e-5)")
+    weight_decay: float = option(0.0, "AdamW weight decay (HF Trainer's default: 0)")
+    batch_size: int = option(1, "examples per micro-batch (seed 001: 1)")
+    gradient_accumulation: int = option(8, "micro-batches per optimizer step (seed 001: 8)")
+    lr_schedule: str = option("linear", "learning-rate decay after warmup (HF Trainer's default: linear)",
+                              choices=["constant", "linear", "cosine"])
+    warmup_ratio: float = option(0.0, "fraction of the optimizer steps with linear warmup")
+    max_grad_norm: float = option(1.0, "gradient clipping (0 = off; the norm is logged either way)")
+    max_length: int = option(1024, "prompt + solution + end tokens; longer examples are skipped and counted, "
+                             "never truncated")
+    lora_r: int = option(8, "LoRA rank (seed 001: 8)")
+    lora_alpha: int = option(16, "LoRA alpha (seed 001: 16)")
+    lora_dropout: float = option(0.05, "LoRA dropout, on during SFT (seed 001: 0.05)")
+    qlora: bool = option(False, "load the base in 4-bit NF4 (bitsandbytes, bfloat16 compute); needs a CUDA GPU")
+    device: str = option("auto", "auto (CUDA if present), cpu or cuda", choices=["auto", "cpu", "cuda"])
+    save_steps: int = option(0, "also checkpoint every N optimizer steps (0 = only the final checkpoint)")
+    log_with: str = option("none", "extra tracker: none, tensorboard, wandb (offline), trackio",
+                           choices=["none", "tensorboard", "wandb", "trackio"])
+    progress: bool = option(True, "progress bar")
+
+    def __post_init__(self):
+        require(self.out is not None, "--out", self.out, "a run directory")
+        require(self.epochs > 0, "--epochs", self.epochs, "a positive number")
+        require(self.learning_rate > 0, "--learning-rate", self.learning_rate, "a positive number")
+        require(self.weight_decay >= 0, "--weight-decay", self.weight_decay, "a number >= 0")
+        require(self.batch_size >= 1, "--batch-size", self.batch_size, "an integer >= 1")
+        require(self.gradient_accumulation >= 1, "--gradient-accumulation", self.gradient_accumulation,
+                "an integer >= 1")
+        require(0 <= self.warmup_ratio < 1, "--warmup-ratio", self.warmup_ratio, "a number in [0, 1)")
+        require(self.max_grad_norm >= 0, "--max-grad-norm", self.max_grad_norm, "a number >= 0")
+        require(self.max_length >= 2, "--max-length", self.max_length, "an integer >= 2")
+        require(self.lora_r >= 1, "--lora-r", self.lora_r, "an integer >= 1")
+        require(self.lora_alpha >= 1, "--lora-alpha", self.lora_alpha, "an integer >= 1")
+        require(0 <= self.lora_dropout < 1, "--lora-dropout", self.lora_dropout, "a number in [0, 1)")
+        require(self.save_steps >= 0, "--save-steps", self.save_steps, "an integer >= 0")
+        require(self.format in ("completion", "chat", "reasoning"), "--format", self.format,
+                "one of completion, chat, reasoning")
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+@dataclass
+class SFTResult:
+    """What `sft` returns: the trained model in memory and where everything was written."""
+
+    steps: int
+    metrics: dict  # the last optimizer step's
+    checkpoint: str  # RUN/checkpoints/step-<steps>
+    adapter: str  # RUN/adapter
+    examples: int  # examples kept
+    examples_seen: int  # examples trained on (epochs x examples, rounded)
+    skipped_too_long: list[str]
+    skipped_no_reference: list[str]
+    model: Any  # the peft model (train mode off on return)
+    tokenizer: Any
+
+
+def require_cuda_for_qlora() -> None:
+    """One line if `--qlora` cannot run here (no CUDA GPU, or no bitsandbytes)."""
+    import importlib.util
+
+    import torch
+
+    if not torch.cuda.is_available():
+        raise ConfigError(QLORA_NO_CUDA)
+    if importlib.util.find_spec("bitsandbytes") is None:
+        raise ConfigError("--qlora needs the bitsandbytes package (pip install bitsandbytes)")
+
+
+def _device(cfg: SFTConfig) -> str:
+    import torch
+
+    if cfg.device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if cfg.device == "cuda" and not torch.cuda.is_available():
+        raise ConfigError("--device cuda: this machine has no CUDA GPU")
+    return cfg.device
+
+
+def _load_quantized(spec: str):
+    """(LoadedModel of the 4-bit base, adapter folder or None) for `--qlora`.  Needs CUDA: untested here."""
+    import torch
+    from peft import prepare_model_for_kbit_training
+    from transformers import AutoModelForCausalLM, AutoTokenizer, BitsAndBytesConfig
+
+    from coderl.models import LoadedModel, builtin_folder, gguf_folder, resolve_spec
+    from coderl.models.spec import adapter_base
+
+    r = resolve_spec(spec)
+    adapter = None
+    if r.kind == "adapter":
+        adapter, r = str(r.path), resolve_spec(adapter_base(r.path))
+    if r.kind == "builtin":
+        folder = str(builtin_folder(r.spec))
+    elif r.kind == "gguf":
+        folder = str(gguf_folder(r.path))
+    elif r.kind == "hf":
+        folder = str(r.path)
+    elif r.kind == "hub":
+        folder = r.spec
+    else:
+        raise ConfigError(f"--qlora: model '{spec}' is an adapter over an adapter (not supported)")
+    quant = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_compute_dtype=torch.bfloat16)
+    model = AutoModelForCausalLM.from_pretrained(folder, quantization_config=quant, device_map={"": 0},
+                                                 dtype=torch.bfloat16)
+    model = prepare_model_for_kbit_training(model)
+    tok = AutoTokenizer.from_pretrained(folder)
+    if tok.pad_token is None and tok.eos_token is not None:
+        tok.pad_token = tok.eos_token
+    base = r.base or r.spec
+    return LoadedModel(model, tok, spec, base=base, adapter_path=adapter, kind=r.kind, path=folder), adapter
+
+
+def build_model(cfg: SFTConfig):
+    """(LoadedModel, peft model with a trainable LoRA adapter named "default")."""
+    import torch
+    from peft import PeftModel, get_peft_model
+
+    from coderl.models import load_model, lora_config
+
+    if cfg.qlora:
+        loaded, adapter = _load_quantized(cfg.model)
+        if adapter:
+            return loaded, PeftModel.from_pretrained(loaded.model, adapter, is_trainable=True)
+    else:
+        loaded = load_model(cfg.model, device=_device(cfg), is_trainable=True)
+        if loaded.kind == "adapter":  # keep training that adapter (its own r/alpha/dropout apply)
+            return loaded, loaded.model
+    torch.manual_seed(cfg.seed)  # LoRA initialisation
+    return loaded, get_peft_model(loaded.model, lora_config(cfg.lora_r, cfg.lora_alpha, cfg.lora_dropout))
+
+
+def plan_steps(num_examples: int, cfg: SFTConfig) -> list[list[list[int]]]:
+    """Example indices per optimizer step, per micro-batch: a seeded shuffle per epoch, concatenated and
+    cut at `round(epochs * num_examples)` examples (at least one)."""
+    total = max(1, round(cfg.epochs * num_examples))
+    order: list[int] = []
+    epoch = 0
+    while len(order) < total:
+        perm = list(range(num_examples))
+        random.Random(f"{cfg.seed}:{epoch}").shuffle(perm)
+        order += perm
+        epoch += 1
+    order = order[:total]
+    micro = [order[i: i + cfg.batch_size] for i in range(0, total, cfg.batch_size)]
+    return [micro[i: i + cfg.gradient_accumulation] for i in range(0, len(micro), cfg.gradient_accumulation)]
+
+
+def lr_factor(cfg: SFTConfig, total_steps: int):
+    """Multiplier of the learning rate at optimizer step `step` (0-based): linear warmup over
+    ceil(warmup_ratio * steps) steps, then constant, linear or cosine decay (never exactly 0 while training)."""
+    warmup = math.ceil(cfg.warmup_ratio * total_steps)
+
+    def factor(step: int) -> float:
+        if step < warmup:
+            return (step + 1) / warmup
+        if cfg.lr_schedule == "constant":
+            return 1.0
+        progress = (step - warmup) / max(1, total_steps - warmup)
+        if cfg.lr_schedule == "linear":
+            return max(0.0, 1.0 - progress)
+        return 0.5 * (1.0 + math.cos(math.pi * min(1.0, progress)))
+
+    return factor
+
+
+def token_loss_sum(logits, labels):
+    """(sum of next-token cross-entropies over non-masked labels, their count); position t predicts labels[t+1]."""
+    import torch.nn.functional as F
+
+    from coderl.train.sft_data import IGNORE_INDEX
+
+    shifted = labels[:, 1:]
+    loss = F.cross_entropy(logits[:, :-1].float().reshape(-1, logits.shape[-1]), shifted.reshape(-1),
+                           ignore_index=IGNORE_INDEX, reduction="sum")
+    return loss, int((shifted != IGNORE_INDEX).sum())
+
+
+def _write_final_adapter(run_dir: str, checkpoint: str) -> str:
+    """RUN/adapter = a copy of the checkpoint's adapter files (not trainer_state.pt), swapped in atomically."""
+    final = os.path.join(run_dir, "adapter")
+    tmp = final + ".tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(checkpoint, tmp, ignore=shutil.ignore_patterns("trainer_state.pt"))
+    shutil.rmtree(final, ignore_errors=True)
+    os.rename(tmp, final)
+    return final
+
+
+def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
+    """Run SFT as configured; returns the trained model and the paths written."""
+    import torch
+    import yaml
+
+    from coderl.models import save_adapter, trainable_ratio
+    from coderl.train.checkpoint import save_checkpoint
+    from coderl.train.sft_data import build_examples, collate, end_token, generation_stop_ids, load_sft_tasks
+    from coderl.train.tracking import Tracker
+
+    if cfg.qlora:
+        require_cuda_for_qlora()
+    tasks, data_description = load_sft_tasks(cfg.data, cfg.split, cfg.seed)  # bad data fails before the model loads
+    os.makedirs(cfg.out, exist_ok=True)
+    with open(os.path.join(cfg.out, "config.yaml"), "w", encoding="utf-8") as f:
+        yaml.safe_dump(cfg.to_dict(), f, sort_keys=False)
+
+    loaded, model = build_model(cfg)
+    tokenizer = loaded.tokenizer
+    if cfg.format != "completion" and not getattr(tokenizer, "chat_template", None):
+        raise ConfigError(f"--format {cfg.format}: the tokenizer of '{cfg.model}' has no chat template; "
+                          "use --format completion")
+    end_id, end_why = end_token(tokenizer, cfg.format, generation_stop_ids(model, tokenizer))
+    data = build_examples(tasks, cfg.format, tokenizer, end_id, cfg.max_length)
+    if data.no_reference:
+        log(f"skipped {len(data.no_reference)} tasks without a reference solution")
+    if data.too_long:
+        log(f"skipped {len(data.too_long)} examples longer than --max-length {cfg.max_length}: "
+            + ", ".join(data.too_long[:10]) + (" ..." if len(data.too_long) > 10 else ""))
+    if data.unextractable:
+        log(f"warning: {len(data.unextractable)} {cfg.format} targets do not survive the format's extraction "
+            "(a prompt with no function body?); trained on anyway: " + ", ".join(data.unextractable[:10])
+            + (" ..." if len(data.unextractable) > 10 else ""))
+    examples = data.examples
+    if not examples:
+        raise ConfigError(f"--data {cfg.data}: no usable example ({len(tasks)} tasks; "
+                          f"{len(data.too_long)} longer than --max-length {cfg.max_length}, "
+                          f"{len(data.no_reference)} without a reference solution)")
+    plan = plan_steps(len(examples), cfg)
+    with open(os.path.join(cfg.out, "sft_data.json"), "w", encoding="utf-8") as f:
+        json.dump({"data": data_description, "format": cfg.format, "examples": len(examples),
+                   "optimizer_steps": len(plan), "end_token": {"id": end_id, "why": end_why},
+                   "skipped_too_long": data.too_long, "skipped_no_reference": data.no_reference,
+                   "unextractable": data.unextractable}, f, indent=2)
+
+    n_train, n_total, ratio = trainable_ratio(model)
+    log(f"trainable parameters: {n_train:,} / {n_total:,} ({100 * ratio:.2f}%)")
+    log(f"{len(examples)} examples, {len(plan)} optimizer steps; each solution ends with {end_why}")
+    trainable = [p for p in model.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(trainable, lr=cfg.learning_rate, weight_decay=cfg.weight_decay)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_factor(cfg, len(plan)))
+    tracker = Tracker(cfg.out, cfg.log_with, cfg.to_dict())
+    pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else end_id
+    device = next(model.parameters()).device
+    save_fn = lambda path: save_adapter(model, path, loaded.base, adapters=["default"])  # noqa: E731
+
+    progress = _Progress(len(plan)) if cfg.progress else None
+    metrics: dict = {}
+    seen = 0
+    checkpoint = ""
+    model.train()  # LoRA dropout on
+    try:
+        for step, micro_batches in enumerate(plan):
+            t0 = time.perf_counter()
+            batches = [collate([examples[i] for i in mb], pad_id) for mb in micro_batches]
+            window_tokens = sum(int((labels[:, 1:] != -100).sum()) for _, _, labels in batches)
+            optimizer.zero_grad(set_to_none=True)
+            loss_total = 0.0
+            for input_ids, attention, labels in batches:
+                logits = model(input_ids=input_ids.to(device), attention_mask=attention.to(device)).logits
+                loss_sum, _ = token_loss_sum(logits, labels.to(device))
+                # = micro-batch token mean x (its tokens / the window's tokens): a token mean over the window
+                (loss_sum / window_tokens).backward()
+                loss_total += float(loss_sum.detach())
+            norm = torch.nn.utils.clip_grad_norm_(trainable, cfg.max_grad_norm or float("inf"))
+            lr = scheduler.get_last_lr()[0]  # the rate this step uses
+            optimizer.step()
+            scheduler.step()
+            seen += sum(len(mb) for mb in micro_batches)
+            done = step + 1
+            metrics = {
+                "sft/loss": loss_total / window_tokens,
+                "sft/tokens": window_tokens,
+                "sft/examples": sum(len(mb) for mb in micro_batches),
+                "sft/epoch": round(seen / len(examples), 4),
+                "train/lr": lr,
+                "train/grad_norm": float(norm),
+                "time/step": round(time.perf_counter() - t0, 3),
+            }
+            tracker.log(done, metrics)
+            if (cfg.save_steps and done % cfg.save_steps == 0) or done == len(plan):
+                checkpoint = save_checkpoint(
+                    cfg.out, done, save_adapter=save_fn,
+                    trainer_state={"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
+                                   "step": done, "examples_seen": seen})
+            if progress:
+                progress.update(done, metrics)
+    finally:
+        if progress:
+            progress.close()
+        tracker.close()
+        model.eval()
+    adapter = _write_final_adapter(cfg.out, checkpoint)
+    return SFTResult(steps=len(plan), metrics=metrics, checkpoint=checkpoint, adapter=adapter,
+                     examples=len(examples), examples_seen=seen, skipped_too_long=data.too_long,
+                     skipped_no_reference=data.no_reference, model=model, tokenizer=tokenizer)
+
+
+class _Progress:
+    def __init__(self, total: int):
+        from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self.bar = Progress(TextColumn("sft step {task.completed}/{task.total}"), BarColumn(),
+                            TextColumn("{task.fields[info]}"), TimeRemainingColumn(), transient=False)
+        self.task = self.bar.add_task("sft", total=total, info="")
+        self.bar.start()
+
+    def update(self, step: int, m: dict) -> None:
+        info = f"loss {m['sft/loss']:.4f}  epoch {m['sft/epoch']:.2f}  {m['time/step']:.1f}s/step"
+        self.bar.update(self.task, completed=step, info=info)
+
+    def close(self) -> None:
+        self.bar.stop()

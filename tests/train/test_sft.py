@@ -1,0 +1,362 @@
+"""`coderl sft` on a tiny random model: exact prompt masking (token by token, and why it must be two
+tokenisations), the end token per format, the chat/reasoning reply round-trips through extraction and
+passes in the sandbox, an overfit run that changes every LoRA parameter and reloads to the same
+logits, accumulation weighting, and one-line errors (--qlora without CUDA, bad JSONL, over-long)."""
+
+import json
+import math
+import os
+from types import SimpleNamespace
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from coderl.cli import main  # noqa: E402
+from coderl.config import ConfigError  # noqa: E402
+from coderl.rollout.formats import get_format  # noqa: E402
+from coderl.tasks import TaskFormatError, load_tasks  # noqa: E402
+from coderl.train.sft import QLORA_NO_CUDA, SFTConfig, plan_steps, sft  # noqa: E402
+from coderl.train.sft_data import (  # noqa: E402
+    IGNORE_INDEX,
+    build_examples,
+    collate,
+    end_token,
+    prompt_ids,
+    solution_text,
+    tokenize_example,
+)
+from tests.models.tiny import tiny_llama, tiny_model, tiny_tokenizer  # noqa: E402
+from tests.train.helpers import TASKS  # noqa: E402
+
+IM_END = 2  # the tiny tokenizer's <|im_end|>: its EOS and ChatML's end of turn
+
+
+@pytest.fixture(scope="module")
+def tok():
+    return tiny_tokenizer()
+
+
+@pytest.fixture(scope="module")
+def tasks():
+    return load_tasks(TASKS).tasks
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory):
+    return tiny_llama(tmp_path_factory.mktemp("model"))
+
+
+def config(model_dir, out, **overrides):
+    fields = dict(out=str(out), model=str(model_dir), data=TASKS, split="all", format="completion",
+                  progress=False, device="cpu", learning_rate=1e-2, batch_size=1, gradient_accumulation=1,
+                  max_length=256)
+    fields.update(overrides)
+    return SFTConfig(**fields)
+
+
+def write_jsonl(path, rows):
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows))
+    return str(path)
+
+
+# ---------------------------------------------------------------------------------------------
+# masking
+
+
+def test_completion_labels_token_by_token(tok, tasks):
+    task = tasks[0]  # prompt ends in "\n", body starts with 4 spaces
+    assert task.prompt.endswith("\n") and task.reference_solution.startswith("    return")
+    example = tokenize_example(task, "completion", tok, tok.eos_token_id)
+    prompt = tok(task.prompt)["input_ids"]
+    solution = tok(task.reference_solution, add_special_tokens=False)["input_ids"]
+    labels = example.labels
+    assert example.prompt_length == len(prompt)
+    assert list(example.input_ids) == prompt + solution + [IM_END]
+    for i in range(len(prompt)):
+        assert labels[i] == IGNORE_INDEX, i
+    assert labels[len(prompt):] == solution + [IM_END]
+    assert tok.decode(labels[len(prompt):-1]) == task.reference_solution  # indentation kept, nothing stripped
+
+
+def test_concatenated_tokenisation_mislabels_the_boundary(tok, tasks):
+    """Why two tokenisations: as one string, BPE merges the prompt's last "\\n" with the body's indent."""
+    task = tasks[0]
+    prompt = tok(task.prompt)["input_ids"]
+    joined = tok(task.prompt + task.reference_solution)["input_ids"]
+    assert joined != prompt + tok(task.reference_solution, add_special_tokens=False)["input_ids"]
+    n = len(prompt)
+    assert joined[: n - 1] == prompt[: n - 1]  # identical up to the prompt's last token ...
+    boundary = tok.decode([joined[n - 1]])
+    assert boundary.startswith("\n") and boundary != "\n"  # ... which swallowed the body's indentation
+    assert tok.decode([prompt[-1]]) == "\n"
+    # Masking the first len(prompt) positions of `joined` would hide that indentation from the loss
+    # and train on ids the model never sees at generation time (the prompt is tokenised alone there).
+
+
+def test_collate_right_pads_with_masked_labels(tok, tasks):
+    examples = [tokenize_example(t, "completion", tok, IM_END) for t in tasks[:2]]
+    ids, attention, labels = collate(examples, pad_id=tok.pad_token_id)
+    for i, e in enumerate(examples):
+        n = len(e.input_ids)
+        assert ids[i, :n].tolist() == list(e.input_ids)
+        assert attention[i, :n].all() and not attention[i, n:].any()
+        assert labels[i, :n].tolist() == e.labels
+        assert (labels[i, n:] == IGNORE_INDEX).all()
+
+
+@pytest.mark.parametrize("fmt", ["completion", "chat", "reasoning"])
+def test_prompt_ids_are_the_generation_prompt_ids(tasks, fmt):
+    from coderl.rollout.hf import generate
+
+    model, tok = tiny_model()
+    for task in tasks:
+        batch = generate(model, tok, [task], format=fmt, max_new_tokens=1)
+        n = int(batch.prompt_lengths[0])
+        assert prompt_ids(task, fmt, tok) == batch.prompt_ids[0, -n:].tolist()
+
+
+# ---------------------------------------------------------------------------------------------
+# chat / reasoning targets
+
+
+@pytest.mark.parametrize("fmt", ["chat", "reasoning"])
+def test_chat_end_of_turn_is_the_last_label(tok, tasks, fmt):
+    end_id, why = end_token(tok, fmt, [IM_END])
+    assert end_id == IM_END and "end of turn" in why
+    task = tasks[0]
+    example = tokenize_example(task, fmt, tok, end_id)
+    labels = example.labels
+    assert labels[-1] == IM_END
+    assert all(x == IGNORE_INDEX for x in labels[: example.prompt_length])
+    header = tok("<|im_start|>assistant\n", add_special_tokens=False)["input_ids"]
+    assert list(example.input_ids[example.prompt_length - len(header): example.prompt_length]) == header
+    assert tok.decode(labels[example.prompt_length:-1]) == solution_text(task, fmt)
+
+
+def test_end_token_falls_back_to_eos_when_end_of_turn_does_not_stop_generation(tok):
+    # If generation does not stop on the template's end of turn, train the EOS it does stop on.
+    tok2 = tiny_tokenizer()
+    tok2.eos_token = "<|endoftext|>"
+    assert end_token(tok2, "chat", [tok2.eos_token_id]) == (0, "<|endoftext|> (the tokenizer's EOS)")
+
+
+def test_chat_reply_is_the_whole_function(tasks):
+    task = tasks[0]
+    assert solution_text(task, "chat") == "```python\n" + task.prompt + task.reference_solution + "```"
+    assert solution_text(task, "completion") == task.reference_solution
+
+
+@pytest.mark.parametrize("fmt", ["completion", "chat", "reasoning"])
+def test_target_round_trips_through_extraction_and_passes(tasks, sandbox, fmt):
+    """The target is a reply the format's extraction turns back into a passing program (HumanEval
+    prompts, and the fixture's prompt that has a docstring)."""
+    checked = load_tasks("humaneval").tasks[:8] + [tasks[0]]
+    requests = []
+    for task in checked:
+        extraction = get_format(fmt).extract(task, solution_text(task, fmt))
+        assert extraction.format_ok
+        program = task.build_program(extraction.completion)
+        assert task.reference_solution in program
+        requests.append(task.build_request(extraction.completion))
+    results = sandbox.run_many(requests)
+    assert [r.passed for r in results] == [True] * len(checked), [r.status for r in results]
+
+
+def test_bare_header_prompts_extract_in_every_format(tok, tasks):
+    """A prompt that is a bare header (`def is_even(n):\n`, no docstring) still gets a compiling chat
+    extraction (`assemble` gives the stub a `pass` body before the model's function), so no example is
+    listed as unextractable."""
+    for fmt in ("chat", "completion", "reasoning"):
+        built = build_examples(tasks, fmt, tok, IM_END, 1024)
+        assert built.unextractable == [] and len(built.examples) == 3, fmt
+
+
+# ---------------------------------------------------------------------------------------------
+# training
+
+
+OVERFIT_PAIRS = [{"prompt": "def add(a, b):\n", "completion": "    return a + b\n"},
+                 {"prompt": "def square(x):\n", "completion": "    return x * x\n"}]
+
+
+@pytest.fixture(scope="module")
+def learnable_model_dir(tmp_path_factory):
+    """The tiny llama initialised with std 0.2 instead of 0.02.  At 0.02 (tied embeddings, hidden 32) a
+    logit can move by at most ~||embedding|| * sqrt(hidden) ~ 0.6 whatever the attention LoRA does, so
+    the loss cannot fall far below ln(vocab); at 0.2 there is room to memorise two examples."""
+    from transformers import LlamaForCausalLM
+
+    from tests.models.tiny import tiny_config
+
+    tok = tiny_tokenizer()
+    cfg = tiny_config(len(tok))
+    cfg.initializer_range = 0.2
+    torch.manual_seed(0)
+    out = tmp_path_factory.mktemp("learnable") / "tiny-llama"
+    LlamaForCausalLM(cfg).save_pretrained(out)
+    tok.save_pretrained(out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def overfit(learnable_model_dir, tmp_path_factory):
+    """20 optimizer steps at lr 1e-2 on 2 examples (one micro-batch of 2 per step; LoRA dropout on)."""
+    root = tmp_path_factory.mktemp("sft")
+    data = write_jsonl(root / "pairs.jsonl", OVERFIT_PAIRS)
+    cfg = config(learnable_model_dir, root / "run", data=data, epochs=20, batch_size=2, gradient_accumulation=1,
+                 lr_schedule="constant", save_steps=10)
+    logs = []
+    result = sft(cfg, log=logs.append)
+    return cfg, result, logs
+
+
+def test_overfit_lowers_the_loss(overfit):
+    cfg, result, logs = overfit
+    rows = [json.loads(line) for line in open(os.path.join(cfg.out, "metrics.jsonl"))]
+    assert [r["step"] for r in rows] == list(range(1, 21)) and result.steps == 20
+    for r in rows:
+        assert {"sft/loss", "sft/tokens", "train/lr", "train/grad_norm", "time/step"} <= r.keys()
+        assert r["sft/tokens"] == rows[0]["sft/tokens"] > 0
+    first, last = rows[0]["sft/loss"], rows[-1]["sft/loss"]
+    assert last < 0.5 * first, (first, last)
+    assert last < 0.5 * math.log(len(result.tokenizer)), last  # memorised, not merely flattened to uniform
+    assert any(line.startswith("trainable parameters: ") for line in logs)
+
+
+def test_every_lora_parameter_changes(overfit, learnable_model_dir):
+    from peft import get_peft_model
+    from safetensors.torch import load_file
+
+    from coderl.models import load_model, lora_config
+
+    cfg, result, _ = overfit
+    torch.manual_seed(cfg.seed)  # the same LoRA initialisation as the run's
+    initial = {k: v.detach().clone() for k, v in
+               get_peft_model(load_model(str(learnable_model_dir)).model, lora_config(8, 16, 0.05)).named_parameters()
+               if "lora_" in k}
+    final = load_file(os.path.join(result.checkpoint, "adapter_model.safetensors"))
+    assert len(final) == len(initial) > 0
+    for name, before in initial.items():
+        key = name.replace(".default", "")
+        assert not torch.allclose(final[key], before), f"{name} did not change"
+
+
+def test_checkpoints_and_adapter_load_with_the_same_logits(overfit):
+    from coderl.models import load_model
+
+    cfg, result, _ = overfit
+    assert sorted(os.listdir(os.path.join(cfg.out, "checkpoints"))) == ["step-10", "step-20"]
+    assert result.checkpoint == os.path.join(cfg.out, "checkpoints", "step-20")
+    assert sorted(os.listdir(result.adapter)) == sorted(set(os.listdir(result.checkpoint)) - {"trainer_state.pt"})
+    text = OVERFIT_PAIRS[0]["prompt"] + OVERFIT_PAIRS[0]["completion"]
+    ids = torch.tensor([result.tokenizer(text)["input_ids"]])
+    with torch.no_grad():
+        expected = result.model(input_ids=ids).logits
+        for path in (result.checkpoint, result.adapter):
+            loaded = load_model(path)
+            assert loaded.kind == "adapter"
+            torch.testing.assert_close(loaded.model(input_ids=ids).logits, expected, rtol=0, atol=1e-5)
+
+
+def test_sft_adapter_starts_an_rl_policy(overfit):
+    from coderl.train.policy import build_policy
+
+    _, result, _ = overfit
+    policy = build_policy(SimpleNamespace(model=result.adapter, lora_r=8, lora_alpha=16, lora_dropout=0.05))
+    ids = torch.tensor([[5, 6, 7, 8]])
+    policy.model.eval()
+    with torch.no_grad():
+        expected = result.model(input_ids=ids).logits
+        torch.testing.assert_close(policy.model(input_ids=ids).logits, expected, rtol=0, atol=1e-5)
+        with policy.reference():
+            torch.testing.assert_close(policy.model(input_ids=ids).logits, expected, rtol=0, atol=1e-5)
+
+
+def test_training_continues_an_sft_adapter(overfit, tmp_path):
+    """`--model RUN/adapter` keeps training that adapter; the new one still names the original base."""
+    cfg, result, _ = overfit
+    again = sft(config(result.adapter, tmp_path / "again", data=cfg.data, epochs=1, batch_size=2),
+                log=lambda m: None)
+    from safetensors.torch import load_file
+
+    assert again.steps == 1 and again.metrics["train/grad_norm"] > 0
+    before = load_file(os.path.join(result.adapter, "adapter_model.safetensors"))
+    after = load_file(os.path.join(again.adapter, "adapter_model.safetensors"))
+    assert before.keys() == after.keys() and any(not torch.equal(before[k], after[k]) for k in before)
+    base = json.load(open(os.path.join(result.adapter, "coderl_adapter.json")))["base"]
+    assert json.load(open(os.path.join(again.adapter, "coderl_adapter.json")))["base"] == base
+    assert not os.path.samefile(base, result.adapter)
+
+
+def test_accumulation_weights_micro_batches_by_tokens(model_dir, tmp_path):
+    """One micro-batch of 2 and two micro-batches of 1 give the same step: loss and gradient are the
+    token mean over the window (examples of different lengths; dropout off so the passes agree)."""
+    data = write_jsonl(tmp_path / "pairs.jsonl", [
+        {"prompt": "def f(x):\n", "completion": "    return x\n"},
+        {"prompt": "def g(a, b):\n", "completion": "    for i in range(10):\n        print(i)\n    return a + b\n"},
+    ])
+    common = dict(data=data, lora_dropout=0.0, epochs=1)
+    one = sft(config(model_dir, tmp_path / "one", batch_size=2, gradient_accumulation=1, **common), log=lambda m: None)
+    two = sft(config(model_dir, tmp_path / "two", batch_size=1, gradient_accumulation=2, **common), log=lambda m: None)
+    assert one.steps == two.steps == 1
+    for key in ("sft/loss", "train/grad_norm"):
+        assert one.metrics[key] == pytest.approx(two.metrics[key], rel=1e-5), key
+    assert one.metrics["sft/tokens"] == two.metrics["sft/tokens"]
+
+
+def test_plan_steps_fractional_epochs():
+    cfg = SimpleNamespace(epochs=1.5, seed=0, batch_size=1, gradient_accumulation=2)
+    plan = plan_steps(4, cfg)
+    flat = [i for step in plan for mb in step for i in mb]
+    assert len(flat) == 6 and sorted(flat[:4]) == [0, 1, 2, 3]
+    assert [len(step) for step in plan] == [2, 2, 2]
+
+
+def test_over_long_examples_are_skipped_and_counted(model_dir, tmp_path, tok, tasks):
+    lengths = {t.task_id: len(tokenize_example(t, "completion", tok, IM_END).input_ids) for t in tasks}
+    longest = max(lengths, key=lengths.get)
+    limit = sorted(lengths.values())[-2]  # all but the longest fit
+    assert lengths[longest] > limit
+    logs = []
+    result = sft(config(model_dir, tmp_path / "run", max_length=limit), log=logs.append)
+    assert result.skipped_too_long == [longest] and result.examples == len(tasks) - 1
+    assert any(f"skipped 1 examples longer than --max-length {limit}: {longest}" in line for line in logs)
+    recorded = json.load(open(tmp_path / "run" / "sft_data.json"))
+    assert recorded["skipped_too_long"] == [longest]
+    with pytest.raises(ConfigError, match="no usable example"):
+        sft(config(model_dir, tmp_path / "none", max_length=2), log=lambda m: None)
+
+
+# ---------------------------------------------------------------------------------------------
+# one-line errors
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="this machine has CUDA")
+def test_qlora_without_cuda_is_one_line(model_dir, tmp_path, capsys):
+    with pytest.raises(ConfigError) as info:
+        sft(config(model_dir, tmp_path / "q", qlora=True), log=lambda m: None)
+    assert str(info.value) == QLORA_NO_CUDA
+    assert QLORA_NO_CUDA == ("--qlora needs a CUDA GPU (bitsandbytes 4-bit kernels); this machine has none "
+                             "— drop --qlora to train LoRA in full precision")
+    code = main(["sft", "--out", str(tmp_path / "q2"), "--model", str(model_dir), "--data", TASKS, "--qlora"])
+    err = capsys.readouterr().err
+    assert code == 2 and err == f"coderl sft: error: {QLORA_NO_CUDA}\n"
+    assert not (tmp_path / "q2").exists()  # stopped before writing anything
+
+
+@pytest.mark.parametrize("row, message", [
+    ({"prompt": "def f():\n"}, "field 'completion' missing (expected a string)"),
+    ({"prompt": "def f():\n", "completion": 3}, "field 'completion' is number (expected a string)"),
+    ({"prompt": "", "completion": "    pass\n"}, "field 'prompt' is empty"),
+    ("{not json", "invalid JSON"),
+])
+def test_bad_jsonl_row_is_one_line(model_dir, tmp_path, capsys, row, message):
+    good = {"prompt": "def f():\n", "completion": "    return 1\n"}
+    path = write_jsonl(tmp_path / "pairs.jsonl", [good, good, row])
+    with pytest.raises(TaskFormatError) as info:
+        sft(config(model_dir, tmp_path / "run", data=path), log=lambda m: None)
+    assert str(info.value).startswith(f"{path}:3: ") and message in str(info.value)
+    code = main(["sft", "--out", str(tmp_path / "cli"), "--model", str(model_dir), "--data", path])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and f"{path}:3: " in err
