@@ -74,6 +74,12 @@ def _cmd_sft(ns: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_pipeline(ns: argparse.Namespace) -> int:
+    from coderl.pipeline import PipelineConfig, run_command
+
+    return run_command(from_args(PipelineConfig, ns))
+
+
 def build_parser() -> argparse.ArgumentParser:
     from coderl.eval.check import CheckConfig
     from coderl.eval.compare import CompareConfig
@@ -110,6 +116,12 @@ def build_parser() -> argparse.ArgumentParser:
                        description=SFTConfig.__doc__)
     add_arguments(p, SFTConfig)
     p.set_defaults(func=_cmd_sft)
+    from coderl.pipeline import PipelineConfig
+
+    p = sub.add_parser("pipeline", help="seed 001's flow from one YAML: base eval, SFT, RL runs, evals, report",
+                       description=PipelineConfig.__doc__)
+    add_arguments(p, PipelineConfig)
+    p.set_defaults(func=_cmd_pipeline)
     return parser
 
 

@@ -1,0 +1,269 @@
+"""`coderl pipeline` on a tiny random model: every stage and the report, a rerun that skips finished stages,
+an interrupted RL run that resumes, an edited config refused with one line, `--dry-run` validation (unknown
+field, bad value, leaks of evaluation tasks into training) without loading a model, and the bundled configs."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+
+from coderl.cli import main  # noqa: E402
+from tests.models.tiny import tiny_llama  # noqa: E402
+
+TASKS = "tests/fixtures/tasks/humaneval_small.jsonl"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def pipeline_yaml(model_dir, out, *, rl_extra="", allow_overlap=True) -> str:
+    """Base eval on 2 fixture tasks x 4 tokens, SFT of 2 optimizer steps, one GRPO run of 1 step."""
+    return f"""\
+out: {out}
+model: {model_dir}
+format: completion
+seed: 0
+allow_eval_overlap: {str(allow_overlap).lower()}
+eval:
+  tasks: {TASKS}
+  limit: 2
+  max_new_tokens: 4
+  workers: 2
+sft:
+  data: {TASKS}
+  split: all
+  epochs: 0.67            # round(0.67 x 3 examples) = 2 examples = 2 optimizer steps of 1
+  gradient_accumulation: 1
+  learning_rate: 1e-2     # YAML reads this as a string; float fields accept it
+  max_length: 256
+  device: cpu
+  progress: false
+rl:
+  - name: grpo
+    method: GRPO
+    algo: grpo
+    tasks: {TASKS}
+    eval_tasks: null
+    steps: 1
+    prompts_per_step: 2
+    samples_per_prompt: 2
+    max_new_tokens: 4
+    max_total_sequence_length: 512
+    workers: 2
+    progress: false
+{rl_extra}"""
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory):
+    return str(tiny_llama(tmp_path_factory.mktemp("model")))
+
+
+@pytest.fixture(scope="module")
+def finished(model_dir, tmp_path_factory):
+    """(config path, output dir) of one complete pipeline run."""
+    root = tmp_path_factory.mktemp("pipeline")
+    config = root / "pipeline.yaml"
+    config.write_text(pipeline_yaml(model_dir, root / "out"))
+    assert main(["pipeline", "--config", str(config)]) == 0
+    return config, root / "out"
+
+
+def one_line_error(capsys, argv) -> str:
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("coderl pipeline: error: ") and "\n" not in err, err
+    return err
+
+
+# ---------------------------------------------------------------------------------------------
+# running
+
+
+def test_every_stage_and_the_report(finished):
+    _, out = finished
+    for stage in ("base-eval", "eval/sft", "eval/grpo"):
+        assert (out / stage / "summary.json").is_file() and (out / stage / "pipeline_stage.json").is_file()
+    assert (out / "sft" / "adapter" / "adapter_model.safetensors").is_file()
+    assert (out / "rl" / "grpo" / "checkpoints" / "step-1" / "adapter_model.safetensors").is_file()
+    report = out / "report"
+    for name in ("report.md", "report.html", "report.json", "pass1_vs_length.png", "curves-grpo.png"):
+        assert (report / name).stat().st_size > 0, name
+    data = json.loads((report / "report.json").read_text())
+    assert [r["method"] for r in data["table"]] == ["Base", "SFT (LoRA)", "GRPO"]
+    assert [r["checkpoint"] for r in data["table"]][1:] == ["sft/adapter", "rl/grpo/checkpoints/step-1"]
+    for row in data["table"]:  # every number is the one in the summary.json the row cites
+        summary = json.loads((out / row["source"]).read_text())
+        assert row["pass@1"] == summary["pass_at_k"]["pass@1"] and row["tasks"] == summary["num_tasks"] == 2
+        assert row["avg_gen_tokens"] == summary["avg_gen_tokens"]
+    assert [(d["after"], d["before"]) for d in data["paired_differences"]] == [
+        ("eval/sft", "base-eval"), ("eval/grpo", "base-eval"), ("eval/grpo", "eval/sft")]
+    assert all(d["tasks"] == 2 and d["ci95"][0] <= d["delta"] <= d["ci95"][1] for d in data["paired_differences"])
+    md = (report / "report.md").read_text()
+    assert "| sft/adapter | SFT (LoRA) |" in md and "[eval/grpo/summary.json](../eval/grpo/summary.json)" in md
+    assert "![" in md and "curves-grpo.png" in md
+    html = (report / "report.html").read_text()
+    assert html.count("data:image/png;base64,") == 2 and "<script" not in html
+    plan = json.loads((out / "plan.json").read_text())
+    assert [s["name"] for s in plan["stages"]] == ["base-eval", "sft", "eval/sft", "rl/grpo", "eval/grpo"]
+    assert plan["stages"][3]["config"]["model"] == "OUT/sft/adapter"  # RL starts from the SFT adapter
+
+
+def test_rerun_skips_finished_stages(finished, capsys):
+    config, out = finished
+    before = {p: p.stat().st_mtime_ns for p in out.glob("**/summary.json")}
+    assert main(["pipeline", "--config", str(config)]) == 0
+    err = capsys.readouterr().err
+    assert err.count(", skipped") == 5
+    assert {p: p.stat().st_mtime_ns for p in out.glob("**/summary.json")} == before
+
+
+def test_interrupted_rl_run_resumes(finished, tmp_path, capsys):
+    """Killed after its checkpoint but before its stamp: the RL run resumes (in a copied OUT: paths inside
+    OUT are compared as OUT/..., so a moved directory still matches), its evaluation runs again."""
+    config, out = finished
+    moved = tmp_path / "moved"
+    shutil.copytree(out, moved)
+    (moved / "rl" / "grpo" / "pipeline_stage.json").unlink()
+    shutil.rmtree(moved / "eval" / "grpo")
+    assert main(["pipeline", "--config", str(config), "--out", str(moved)]) == 0
+    err = capsys.readouterr().err
+    assert "rl/grpo: resumes from step-1" in err and err.count(", skipped") == 3
+    assert (moved / "eval" / "grpo" / "summary.json").is_file()
+
+
+def test_edited_config_is_refused_with_one_line(finished, model_dir, tmp_path, capsys):
+    _, out = finished
+    edited = tmp_path / "edited.yaml"
+    edited.write_text(pipeline_yaml(model_dir, out).replace("epochs: 0.67", "epochs: 0.34"))
+    err = one_line_error(capsys, ["pipeline", "--config", str(edited)])
+    assert "sft: made with a different config (epochs: 0.67 -> 0.34)" in err
+    for stage in ("sft", "eval/sft", "rl/grpo", "eval/grpo"):  # it and everything that starts from it
+        assert str(out / stage) in err
+
+
+def test_report_only_rebuilds_the_report(finished, capsys):
+    _, out = finished
+    (out / "report" / "report.md").unlink()
+    assert main(["pipeline", "--report-only", "--out", str(out)]) == 0
+    assert (out / "report" / "report.md").is_file()
+
+
+# ---------------------------------------------------------------------------------------------
+# --dry-run
+
+
+@pytest.mark.parametrize("extra, message", [
+    ("    clip_epz: 0.1\n", "rl[1] (ppo): unknown field 'clip_epz' (did you mean 'clip_eps'?)"),
+    ("    clip_eps: -1.0\n", "rl[1] (ppo): --clip-eps=-1.0: expected a positive number"),
+    ("    steps: many\n", "rl[1] (ppo): --steps='many': expected an integer"),
+    ("    model: other\n", "rl[1] (ppo): field 'model' cannot be set here"),
+])
+def test_dry_run_names_the_run_and_field(model_dir, tmp_path, capsys, extra, message):
+    second = f"  - name: ppo\n    algo: ppo_critic_free\n    tasks: {TASKS}\n{extra}"
+    config = tmp_path / "p.yaml"
+    config.write_text(pipeline_yaml(model_dir, tmp_path / "out", rl_extra=second))
+    err = one_line_error(capsys, ["pipeline", "--config", str(config), "--dry-run"])
+    assert message in err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("  limit: 2", "  limt: 2", "eval: unknown field 'limt' (did you mean 'limit'?)"),
+    ("  limit: 2", "  split: tst", "eval: --split='tst': expected one of all, train, test"),
+    ("  epochs: 0.67", "  epochs: -1", "sft: --epochs=-1.0: expected a positive number"),
+    ("  epochs: 0.67", "  seed: 1", "sft: field 'seed' cannot be set here (set once at the top level"),
+    ("seed: 0", "sed: 0", "unknown top-level field 'sed' (did you mean 'seed'?)"),
+    ("    steps: 1", "    steps: 1\n    steps: 2", "field 'steps' given twice"),
+])
+def test_dry_run_names_the_section_and_field(model_dir, tmp_path, capsys, old, new, message):
+    config = tmp_path / "p.yaml"
+    config.write_text(pipeline_yaml(model_dir, tmp_path / "out").replace(old, new, 1))
+    assert message in one_line_error(capsys, ["pipeline", "--config", str(config), "--dry-run"])
+
+
+def test_without_sft_rl_starts_from_the_model(model_dir, tmp_path):
+    from coderl.pipeline import load_plan
+
+    text = pipeline_yaml(model_dir, tmp_path / "out")
+    config = tmp_path / "p.yaml"
+    config.write_text(text[: text.index("sft:")] + "sft: null\n" + text[text.index("rl:"):])
+    plan = load_plan(str(config))
+    assert [s.name for s in plan.stages] == ["base-eval", "rl/grpo", "eval/grpo"]
+    assert plan.stages[1].config.model == model_dir and plan.stages[1].input_dir is None
+
+
+def test_training_on_evaluation_tasks_is_refused(model_dir, tmp_path, capsys):
+    config = tmp_path / "p.yaml"
+    config.write_text(pipeline_yaml(model_dir, tmp_path / "out", allow_overlap=False))
+    err = one_line_error(capsys, ["pipeline", "--config", str(config), "--dry-run"])
+    assert "sft: trains on 2 of the 2 evaluation tasks (e.g. Toy/0)" in err and "allow_eval_overlap" in err
+
+
+def test_rl_split_writes_the_source_rows(tmp_path):
+    from coderl.pipeline import write_split
+    from coderl.tasks import load_tasks
+
+    path = str(tmp_path / "train.jsonl")
+    assert write_split(TASKS, "train", 0, path) == 2
+    assert [t.prompt for t in load_tasks(path).tasks] == [t.prompt for t in load_tasks(TASKS, "train", 0).tasks]
+    source = (ROOT / TASKS).read_text().splitlines(keepends=True)
+    assert all(line in source for line in open(path))  # the rows themselves, byte for byte
+
+
+def test_dry_run_loads_no_model_and_writes_nothing(tmp_path):
+    out = tmp_path / "out"
+    code = ("import sys; from coderl.cli import main; "
+            f"assert main(['pipeline', '--config', 'configs/cpu-demo.yaml', '--dry-run', '--out', {str(out)!r}]) == 0; "
+            "loaded = [m for m in ('transformers', 'peft') if m in sys.modules]; assert not loaded, loaded")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert "rl/grpo" in proc.stdout and "no model loaded" in proc.stdout
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "configs").glob("*.yaml")))
+def test_bundled_configs_pass_dry_run(name, tmp_path, capsys):
+    assert main(["pipeline", "--config", str(ROOT / "configs" / name), "--dry-run", "--out", str(tmp_path)]) == 0
+    assert "dry run: every field validated" in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------------------------------------
+# the report alone
+
+
+def _fake_eval(run_dir, label, method, passed):
+    """An eval run directory with one sample per task: summary.json and samples.jsonl."""
+    os.makedirs(run_dir)
+    n = len(passed)
+    with open(os.path.join(run_dir, "samples.jsonl"), "w") as f:
+        for i, p in enumerate(passed):
+            f.write(json.dumps({"task_id": f"T/{i}", "passed": p, "gen_tokens": 10}) + "\n")
+    summary = {"model": label, "label": label, "method": method, "pass_at_k": {"pass@1": sum(passed) / n},
+               "pass_at_k_ci95": {"pass@1": [0.0, 1.0]}, "tasks_all_passed": sum(passed), "num_tasks": n,
+               "avg_gen_tokens": 10.0, "samples_per_task": 1, "tasks": {"spec": "x", "split": "all", "seed": 0}}
+    with open(os.path.join(run_dir, "summary.json"), "w") as f:
+        json.dump(summary, f)
+
+
+def test_paired_differences_from_samples(tmp_path):
+    """Without plan.json the layout is discovered; the differences are the per-task means:
+    base 1/4 passed, SFT 3/4 (+0.5: tasks 0 and 3 gained), RL 2/4 (+0.25 vs base, -0.25 vs SFT)."""
+    from coderl.eval.report import build_report
+
+    _fake_eval(tmp_path / "base-eval", "base", "Base", [False, True, False, False])
+    _fake_eval(tmp_path / "eval" / "sft", "sft", "SFT", [True, True, False, True])
+    _fake_eval(tmp_path / "eval" / "run", "run", "GRPO", [True, True, False, False])
+    build_report(str(tmp_path), log=lambda m: None)
+    data = json.loads((tmp_path / "report" / "report.json").read_text())
+    diffs = {(d["after"], d["before"]): d for d in data["paired_differences"]}
+    assert diffs[("eval/sft", "base-eval")]["delta"] == pytest.approx(0.5)
+    assert (diffs[("eval/sft", "base-eval")]["better"], diffs[("eval/sft", "base-eval")]["worse"]) == (2, 0)
+    assert diffs[("eval/run", "base-eval")]["delta"] == pytest.approx(0.25)
+    assert diffs[("eval/run", "eval/sft")]["delta"] == pytest.approx(-0.25)
+    assert [r["source"] for r in data["table"]] == ["base-eval/summary.json", "eval/sft/summary.json",
+                                                    "eval/run/summary.json"]
