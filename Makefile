@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.coderl-installed
 # pip's notes about local package mirrors that do not exist are noise; errors still fail the build.
 QUIET  := { grep -v "^WARNING: Location" || true; }
 
-.PHONY: setup demo test test-slow bench bench-generate bench-rl lint clean
+.PHONY: setup demo reproduce-cpu test test-slow bench bench-generate bench-rl lint clean
 
 setup: $(STAMP)
 
@@ -31,6 +31,10 @@ $(STAMP): pyproject.toml
 demo: setup
 	$(BIN)/coderl check --tasks humaneval --reference --out runs/demo/humaneval-reference.jsonl
 	$(BIN)/coderl eval --tasks easy --limit 8 --max-new-tokens 128 --out runs/demo/eval-easy
+
+# The seed-001 table on CPU (REINFORCE x2 alphas, PPO both flavours, GRPO): hours on 2 cores; CI never runs it.
+reproduce-cpu: setup
+	$(BIN)/coderl pipeline --config configs/cpu-full.yaml --out runs/reproduce-cpu
 
 test: setup
 	$(BIN)/python -m pytest -q
