@@ -1,0 +1,59 @@
+"""Before/after comparison of an RL run (RESULTS.md): paired pass@1 differences with 95% paired-bootstrap
+intervals over tasks, and the run's curves as one PNG.
+
+    python scripts/learning_report.py RUN_DIR --pair BEFORE_EVAL AFTER_EVAL [--pair ...] --png OUT.png
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+
+from coderl.eval.report import task_pass_rates
+from coderl.eval.stats import paired_bootstrap_ci
+
+CURVES = [("reward/total", "reward"), ("sandbox/pass_rate", "pass rate"), ("rollout/gen_tokens", "generated tokens"),
+          ("loss/approx_kl", "approx. KL to the sampling policy"), ("rollout/empty_rate", "empty rate"),
+          ("sandbox/tamper_rate", "tamper rate")]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("run")
+    ap.add_argument("--pair", nargs=2, action="append", default=[], metavar=("BEFORE", "AFTER"))
+    ap.add_argument("--png", required=True)
+    args = ap.parse_args()
+    for before, after in args.pair:
+        a, b = task_pass_rates(before), task_pass_rates(after)
+        if set(a) != set(b):
+            raise SystemExit(f"{before} and {after} were evaluated on different tasks")
+        ids = sorted(a)
+        mean, lo, hi = paired_bootstrap_ci([a[t] for t in ids], [b[t] for t in ids])
+        sb = json.load(open(os.path.join(before, "summary.json")))
+        sa = json.load(open(os.path.join(after, "summary.json")))
+        print(f"{sb['tasks']['spec']}: pass@1 {sb['pass_at_k']['pass@1']:.3f} -> {sa['pass_at_k']['pass@1']:.3f} "
+              f"(paired diff {mean:+.3f}, 95% CI [{lo:+.3f}, {hi:+.3f}], n={len(ids)} tasks); "
+              f"avg tokens {sb['avg_gen_tokens']:.1f} -> {sa['avg_gen_tokens']:.1f}")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = [json.loads(line) for line in open(os.path.join(args.run, "metrics.jsonl")) if line.strip()]
+    fig, axes = plt.subplots(2, 3, figsize=(12, 6.5), dpi=110)
+    for ax, (key, label) in zip(axes.flat, CURVES):
+        pts = [(r["step"], r[key]) for r in rows if key in r]
+        if pts:
+            ax.plot(*zip(*pts), marker="o", markersize=3)
+        ax.set_title(label)
+        ax.set_xlabel("step")
+        ax.grid(alpha=0.3)
+    fig.suptitle(os.path.basename(os.path.normpath(args.run)))
+    fig.tight_layout()
+    fig.savefig(args.png)
+    print(f"curves: {args.png}")
+
+
+if __name__ == "__main__":
+    main()
