@@ -1,6 +1,7 @@
 """One GRPO step: coderl's `train` vs TRL's `GRPOTrainer` on identical work, side by side in one run.
 
-Both sides: the bundled smollm2-135m-instruct (one converted HF folder), fp32 on CPU, LoRA r=8 alpha=16
+Both sides: the bundled smollm2-135m-instruct (one converted HF folder), fp32 on CPU (--dtype bfloat16: bf16
+base weights on both sides, TRL through `model_init_kwargs`; LoRA weights fp32 on both), LoRA r=8 alpha=16
 dropout=0.05 on q/k/v/o_proj; the first --prompts HumanEval prompts as raw text (completion format, no
 chat template) x --samples samples at temperature 1, exactly --new-tokens new tokens (min = max new
 tokens), beta 0 (no reference model), one optimiser step per generation, the same constant learning
@@ -46,7 +47,8 @@ import time
 
 AGGREGATION_OF_TRL_LOSS = {"dapo": "token_mean", "bnpo": "token_mean", "grpo": "sequence_mean",
                            "dr_grpo": "token_sum_const"}
-PASSED = ("model", "prompts", "samples", "new_tokens", "steps", "learning_rate", "loss_type", "timeout", "threads")
+PASSED = ("model", "dtype", "prompts", "samples", "new_tokens", "steps", "learning_rate", "loss_type", "timeout",
+          "threads")
 LORA = (8, 16, 0.05)  # r, alpha, dropout
 
 
@@ -80,7 +82,7 @@ def run_coderl(args) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         cfg = TrainConfig(
             out=os.path.join(tmp, "run"), algo="grpo", model=args.model, format="completion", eval_tasks=None,
-            tasks=write_tasks(os.path.join(tmp, "tasks.jsonl"), args.prompts), steps=1 + args.steps,
+            tasks=write_tasks(os.path.join(tmp, "tasks.jsonl"), args.prompts), steps=1 + args.steps, dtype=args.dtype,
             prompts_per_step=args.prompts, samples_per_prompt=args.samples,
             generation_batch_size=args.prompts * args.samples, max_new_tokens=args.new_tokens,
             min_new_tokens=args.new_tokens, temperature=1.0, learning_rate=args.learning_rate, kl_beta=0.0,
@@ -140,7 +142,8 @@ def run_trl(args) -> dict:
             gradient_accumulation_steps=1, num_generations=args.samples, num_iterations=1, beta=0.0,
             loss_type=args.loss_type, epsilon=0.2, temperature=1.0, top_p=1.0, top_k=0,
             max_completion_length=args.new_tokens, generation_kwargs={"min_new_tokens": args.new_tokens},
-            bf16=args.trl_defaults, fp16=False, gradient_checkpointing=args.trl_defaults)
+            bf16=args.trl_defaults, fp16=False, gradient_checkpointing=args.trl_defaults,
+            model_init_kwargs={"dtype": args.dtype})
         dataset = Dataset.from_list([{"prompt": t.prompt, "task_id": t.task_id} for t in tasks.values()])
         trainer = GRPOTrainer(model=model_folder(args.model), reward_funcs=unit_tests, args=config,
                               train_dataset=dataset, peft_config=lora_config(*LORA), callbacks=[StepTimer()])
@@ -153,7 +156,7 @@ def run_trl(args) -> dict:
             "gen_tokens": [g["completions/mean_length"] for g in logged[1:]],
             "reward": [g["reward"] for g in logged[1:]],
             "loss": f"TRL loss_type {config.loss_type} (bf16 {config.bf16}, "
-                    f"gradient checkpointing {config.gradient_checkpointing})"}
+                    f"gradient checkpointing {config.gradient_checkpointing}, weights {args.dtype})"}
 
 
 def run_floor(args) -> dict:
@@ -165,7 +168,7 @@ def run_floor(args) -> dict:
 
     folder, n = model_folder(args.model), args.new_tokens
     tok = AutoTokenizer.from_pretrained(folder, padding_side="left")
-    model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32).eval()
+    model = AutoModelForCausalLM.from_pretrained(folder, dtype=getattr(torch, args.dtype)).eval()
     enc = tok([t.prompt for t in first_tasks(args.prompts) for _ in range(args.samples)], return_tensors="pt",
               padding=True)
     sampling = dict(do_sample=True, temperature=1.0, top_k=0, top_p=1.0, use_cache=True, pad_token_id=tok.pad_token_id)
@@ -216,6 +219,7 @@ def machine(threads: int) -> str:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--model", default="smollm2-135m-instruct", help="built-in alias or HF folder (both sides)")
+    ap.add_argument("--dtype", default="float32", choices=["float32", "bfloat16"], help="base weights (both sides)")
     ap.add_argument("--prompts", type=int, default=4, help="HumanEval prompts per step (the first N)")
     ap.add_argument("--samples", type=int, default=4, help="completions per prompt (TRL num_generations, >= 2)")
     ap.add_argument("--new-tokens", type=int, default=128, help="exact new tokens per completion")
@@ -260,7 +264,7 @@ def main() -> int:
     for row in table:
         print(" | ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))))
     print(f"work per step: {args.prompts} HumanEval prompts x {args.samples} samples x {args.new_tokens} new tokens, "
-          f"LoRA r={LORA[0]}, lr {args.learning_rate:g}, one optimiser step")
+          f"LoRA r={LORA[0]}, lr {args.learning_rate:g}, one optimiser step, base weights {args.dtype}")
     print(f"loss: {raw['trl'][0]['loss']}  <->  {raw['coderl'][0]['loss']}")
     for side, runs in raw.items():
         tokens, rewards = [t for run in runs for t in run["gen_tokens"]], [x for run in runs for x in run["reward"]]

@@ -6,6 +6,7 @@ Schema (every section's fields are the fields of the real dataclass config, vali
     out: runs/pipeline/demo        # output directory (`--out DIR` overrides it)
     model: smollm2-135m-instruct   # the base model every stage starts from (alias, HF folder, GGUF, hub id)
     format: chat                   # prompt format of every stage: SFT, RL and evaluation must agree
+    dtype: float32                 # weights of the base model in every stage (float32 or bfloat16)
     seed: 0                        # seed of every stage; it also picks the train/test split of file task
                                    # sources, so SFT's train split and the evaluation's test split agree
     title: ...                     # optional: heading of the report
@@ -80,13 +81,13 @@ from typing import Any
 from coderl.config import ConfigError, option, require
 
 STAMP = "pipeline_stage.json"
-TOP_LEVEL = ("out", "model", "format", "seed", "title", "allow_eval_overlap", "eval", "sft", "rl")
+TOP_LEVEL = ("out", "model", "format", "dtype", "seed", "title", "allow_eval_overlap", "eval", "sft", "rl")
 # Fields each section may not set: the pipeline decides them (paths, the model each stage starts from,
 # and the format/seed every stage must share).
 OWNED = {
-    "eval": ("out", "model", "format", "seed", "label", "method"),
-    "sft": ("out", "model", "format", "seed"),
-    "rl": ("out", "model", "format", "config", "resume"),
+    "eval": ("out", "model", "format", "dtype", "seed", "label", "method"),
+    "sft": ("out", "model", "format", "dtype", "seed"),
+    "rl": ("out", "model", "format", "dtype", "config", "resume"),
 }
 PIPELINE_KEYS = {"eval": (), "sft": ("method",), "rl": ("name", "method", "split")}
 COMMANDS = {"eval": "coderl eval", "sft": "coderl sft", "rl": "coderl train"}
@@ -138,6 +139,7 @@ class Plan:
     seed: int
     title: str
     stages: list[Stage]
+    dtype: str = "float32"
     eval_tasks: int = 0
     notes: list[str] = field(default_factory=list)
 
@@ -209,6 +211,8 @@ def load_plan(path: str, out: str | None = None, *, check_tasks: bool = True) ->
 
     fmt = data.get("format", DEFAULT_FORMAT)
     require(fmt in FORMATS, f"{path}: format", fmt, "one of " + ", ".join(sorted(FORMATS)))
+    dtype = data.get("dtype", "float32")
+    require(dtype in ("float32", "bfloat16"), f"{path}: dtype", dtype, "float32 or bfloat16")
     seed = data.get("seed", 0)
     require(isinstance(seed, int) and not isinstance(seed, bool), f"{path}: seed", seed, "an integer")
     title = data.get("title") or f"coderl pipeline: {os.path.basename(path)}"
@@ -220,7 +224,7 @@ def load_plan(path: str, out: str | None = None, *, check_tasks: bool = True) ->
     rl = data.get("rl") or []
     require(isinstance(rl, list), f"{path}: rl", rl, "a list of runs ({name, method, <coderl train fields>})")
     _check_model(path, model)
-    plan = Plan(out=out, config_path=path, model=model, format=fmt, seed=seed, title=str(title), stages=[])
+    plan = Plan(out=out, config_path=path, model=model, format=fmt, dtype=dtype, seed=seed, title=str(title), stages=[])
     _plan_stages(plan, data.get("eval") or {}, data.get("sft"), rl)
     if check_tasks:
         _check_tasks(plan, allow_overlap)
@@ -242,7 +246,7 @@ def _plan_stages(plan: Plan, eval_fields: dict, sft_fields: dict | None, rl: lis
     from coderl.train.sft import SFTConfig
 
     out = plan.out
-    common = {"format": plan.format, "seed": plan.seed}
+    common = {"format": plan.format, "dtype": plan.dtype, "seed": plan.seed}
     eval_values = _section_values("eval", "eval", eval_fields, EvalConfig)
 
     def evaluation(name: str, model: str, label: str, method: str, role: str, input_dir=None, rl_dir=None):
@@ -286,8 +290,8 @@ def _plan_stages(plan: Plan, eval_fields: dict, sft_fields: dict | None, rl: lis
         if split is not None:
             split_file = _split_file(where, values.get("tasks", _default(TrainConfig, "tasks")), split, plan)
             values["tasks"] = split_file[3]
-        cfg = _build(where, TrainConfig, {"seed": plan.seed, **values, "format": plan.format, "out": run_dir,
-                                          "model": start})
+        cfg = _build(where, TrainConfig, {"seed": plan.seed, **values, "format": plan.format, "dtype": plan.dtype,
+                                          "out": run_dir, "model": start})
         method = _label(where, method) or ALGO_LABELS[cfg.algo] + (
             f" (α = {cfg.length_alpha})" if cfg.reward == "seed001" else "")
         input_dir = start if start != plan.model else None
@@ -761,6 +765,10 @@ def run_command(cfg: PipelineConfig) -> int:
         raise ConfigError(message)
     print(format_plan(plan, states), file=sys.stderr)
     report = run_pipeline(plan)
+    from coderl.eval.report import render_terminal
+
+    with open(os.path.join(os.path.dirname(report), "report.json"), encoding="utf-8") as f:
+        print(render_terminal(json.load(f)))
     print(f"done: {len(plan.stages)} stages in {plan.out}; report: {report} "
           f"(and {os.path.join(os.path.dirname(report), 'report.html')})")
     return 0

@@ -2,6 +2,8 @@
 an interrupted RL run that resumes, an edited config refused with one line, `--dry-run` validation (unknown
 field, bad value, leaks of evaluation tasks into training) without loading a model, and the bundled configs."""
 
+import contextlib
+import io
 import json
 import os
 import shutil
@@ -69,7 +71,10 @@ def finished(model_dir, tmp_path_factory):
     root = tmp_path_factory.mktemp("pipeline")
     config = root / "pipeline.yaml"
     config.write_text(pipeline_yaml(model_dir, root / "out"))
-    assert main(["pipeline", "--config", str(config)]) == 0
+    stdout = io.StringIO()
+    with contextlib.redirect_stdout(stdout):
+        assert main(["pipeline", "--config", str(config)]) == 0
+    (root / "stdout.txt").write_text(stdout.getvalue())
     return config, root / "out"
 
 
@@ -111,6 +116,19 @@ def test_every_stage_and_the_report(finished):
     plan = json.loads((out / "plan.json").read_text())
     assert [s["name"] for s in plan["stages"]] == ["base-eval", "sft", "eval/sft", "rl/grpo", "eval/grpo"]
     assert plan["stages"][3]["config"]["model"] == "OUT/sft/adapter"  # RL starts from the SFT adapter
+
+
+def test_the_terminal_shows_the_table_and_the_curves(finished):
+    _, out = finished
+    shown = (out.parent / "stdout.txt").read_text()
+    data = json.loads((out / "report" / "report.json").read_text())
+    for row in data["table"]:
+        assert f"{row['checkpoint']}  " in shown or shown.count(row["checkpoint"]) >= 1
+        assert f"{row['passed']}/{row['tasks']}" in shown
+    assert "eval/grpo vs base-eval: Δ pass@1" in shown
+    curve = next(line for line in shown.splitlines() if line.strip().startswith("reward/total"))
+    assert any(ch in curve for ch in "▁▂▃▄▅▆▇█") and "->" in curve
+    assert shown.rstrip().splitlines()[-1].startswith("done: 5 stages")
 
 
 def test_rerun_skips_finished_stages(finished, capsys):

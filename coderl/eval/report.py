@@ -344,6 +344,47 @@ def render_markdown(data: dict) -> str:
     return "\n".join(lines)
 
 
+SPARK = "▁▂▃▄▅▆▇█"
+
+
+def sparkline(values: list[float]) -> str:
+    """One character per value, scaled between the series' min and max (a flat series is all ▄)."""
+    if not values:
+        return ""
+    lo, hi = min(values), max(values)
+    if hi - lo < 1e-12:
+        return SPARK[3] * len(values)
+    return "".join(SPARK[min(len(SPARK) - 1, int((v - lo) / (hi - lo) * len(SPARK)))] for v in values)
+
+
+def render_terminal(data: dict) -> str:
+    """The report for a terminal: the results table, the paired differences and each RL run's curves as
+    sparklines (first -> last step, with the first, last and min..max values)."""
+    lines = [data["title"], _eval_line(data).replace("`", ""), ""]
+    rows = [["checkpoint", "method", "pass@1 [95% CI]", "passed/tasks", "avg. length"]]
+    rows += [[r["checkpoint"], r["method"], f"{r['pass@1']:.3f} {_fmt_ci(r['ci95'])}".strip(),
+              f"{r['passed']}/{r['tasks']}", f"{r['avg_gen_tokens']:.1f}"] for r in data["table"]]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+    for d in data["paired_differences"]:
+        if "error" not in d:
+            lo, hi = d["ci95"]
+            lines.append(f"{d['after']} vs {d['before']}: Δ pass@1 {d['delta']:+.3f} [{lo:+.3f}, {hi:+.3f}] "
+                         f"(tasks better/worse/same {d['better']}/{d['worse']}/{d['same']})")
+    for f in data["figures"]:
+        if not f["file"].startswith("curves-"):
+            continue
+        metrics = read_metrics(os.path.join(data["out"], os.path.dirname(f["source"])))
+        lines += ["", f"{f['caption']} ({os.path.join(data['out'], 'report', f['file'])}):"]
+        for _, series in CURVES:
+            for key, _legend in series:
+                ys = [r[key] for r in metrics if isinstance(r.get(key), (int, float)) and not math.isnan(r[key])]
+                if ys:
+                    lines.append(f"  {key:<18} {sparkline(ys)}  {ys[0]:.3g} -> {ys[-1]:.3g} "
+                                 f"(min {min(ys):.3g}, max {max(ys):.3g})")
+    return "\n".join(lines)
+
+
 def _html_table(header, body, *, sources_last: bool = False) -> str:
     head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
 

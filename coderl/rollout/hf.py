@@ -25,7 +25,8 @@ row once its text contains a stop sequence.  Only generated text is searched (HF
 also match across the prompt boundary, e.g. a prompt ending in "\\n" and a generated "def ").  The
 kept tokens run up to and including the token that completed the stop string (or the EOS token):
 like EOS, that token is the policy's decision to end, so it stays in `completion_ids`, `mask` and
-`logprobs`; the stop text itself is cut from the completion.
+`logprobs`; the stop text itself is cut from the completion (the format cuts at its own stops: the
+chat format's closing fence ends the code block it extracts).
 
 Seeding.  `torch.manual_seed(seed)` inside `torch.random.fork_rng`, so the same seed (and the same
 `batch_size`) gives the same outputs and the caller's RNG stream is left untouched.  HF samples
@@ -279,7 +280,10 @@ def generate(
         task = tasks[t]
         n, ended = cut_generation(ids, tokenizer, stops[t], eos_set)
         raw = decode(tokenizer, ids[:n])
-        extraction = fmt.extract(task, cut_at_stop(raw, stops[t]))
+        # The format cuts at its own stops (the chat stop is a closing fence, part of the block it
+        # extracts); only extra stops given by the caller are cut here.
+        extra = tuple(s for s in stops[t] if s not in fmt.stop_sequences(task))
+        extraction = fmt.extract(task, cut_at_stop(raw, extra) if extra else raw)
         samples.append(Sample(
             task_id=task.task_id, group=t, prompt=texts[t], raw_output=raw, completion=extraction.completion,
             gen_tokens=tuple(ids[:n]),

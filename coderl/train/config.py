@@ -58,6 +58,9 @@ class TrainConfig:
     eval_tasks: str | None = option("synthetic:level=1,split=valid,n=50",
                                     "held-out task spec for eval_steps (none: off)")
     format: str = option("chat", "prompt format (completion, chat, reasoning)")
+    dtype: str = option("float32", "weights of the base model: float32, or bfloat16 (LoRA weights, optimiser and "
+                        "log-softmax stay float32; ~1.5x faster generation and ~2x faster forward/backward on "
+                        "CPUs with AVX-512 BF16/AMX)", choices=["float32", "bfloat16"])
     seed: int = option(0, "seed of data order, sampling and initialisation")
     steps: int = option(20, "optimisation steps (each = one batch of rollouts)")
     prompts_per_step: int = option(4, "prompts per step (seed 002: 16)")

@@ -237,3 +237,21 @@ def test_reasoning_unfenced_answer_body():
     out = "<reasoning>add them</reasoning>\n<answer>\n    return a + b\n</answer>"
     completion, ok = FORMATS["reasoning"].extract(TASK, out)
     assert ok and call_add(completion, 1, 4) == 5
+
+
+# --- chat stop: the reply ends with its code block ----------------------------------------------
+
+def test_chat_stops_at_the_closing_fence_and_keeps_the_block():
+    from coderl.rollout.formats import CHAT_STOPS, cut_at_stop, first_stop
+
+    fmt = FORMATS["chat"]
+    assert fmt.stop_sequences(TASK) == CHAT_STOPS
+    reply = "```python\ndef add(a, b):\n    return a + b\n```\n\nThis function adds two numbers."
+    # The opening fence (with its language tag) never matches; the closing one does.
+    stop_at = first_stop(reply, CHAT_STOPS)
+    assert reply[:stop_at].endswith("return a + b")
+    generated = reply[:stop_at + len(CHAT_STOPS[0])]  # what generation keeps: up to the stop's end
+    extraction = fmt.extract(TASK, generated)
+    assert extraction.format_ok
+    assert "return a + b" in extraction.completion
+    assert cut_at_stop(generated, CHAT_STOPS) + "\n```\n" == generated
