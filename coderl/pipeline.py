@@ -591,7 +591,7 @@ def format_plan(plan: Plan, states: dict | None = None) -> str:
     ev = plan.stage("base-eval").config
     sampling = "greedy" if ev.temperature == 0 else f"temperature {ev.temperature}"
     lines = [f"pipeline {plan.config_path} -> {plan.out}",
-             f"model {plan.model}, format {plan.format}, seed {plan.seed}",
+             f"model {plan.model}, format {plan.format}, weights {plan.dtype}, seed {plan.seed}",
              f"evaluation: {ev.tasks} split {ev.split}" + (f" (first {ev.limit})" if ev.limit else "")
              + (f": {plan.eval_tasks} tasks" if plan.eval_tasks else "")
              + f" x {ev.samples} sample(s), {sampling}, max_new_tokens {ev.max_new_tokens}", ""]
@@ -739,7 +739,7 @@ def _write_plan_files(plan: Plan) -> None:
                "config": portable_config(s.config, plan.out)} for s in plan.stages]
     _write_json(os.path.join(plan.out, "plan.json"),
                 {"title": plan.title, "config": "pipeline.yaml", "model": plan.model, "format": plan.format,
-                 "seed": plan.seed, "stages": stages})
+                 "dtype": plan.dtype, "seed": plan.seed, "stages": stages})
 
 
 def run_command(cfg: PipelineConfig) -> int:

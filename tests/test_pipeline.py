@@ -196,6 +196,8 @@ def test_dry_run_names_the_run_and_field(model_dir, tmp_path, capsys, extra, mes
     ("  epochs: 0.67", "  epochs: -1", "sft: --epochs=-1.0: expected a positive number"),
     ("  epochs: 0.67", "  seed: 1", "sft: field 'seed' cannot be set here (set once at the top level"),
     ("seed: 0", "sed: 0", "unknown top-level field 'sed' (did you mean 'seed'?)"),
+    ("seed: 0", "seed: 0\ndtype: float16", "dtype='float16': expected float32 or bfloat16"),
+    ("  epochs: 0.67", "  dtype: bfloat16", "sft: field 'dtype' cannot be set here (set once at the top level"),
     ("    steps: 1", "    steps: 1\n    steps: 2", "field 'steps' given twice"),
 ])
 def test_dry_run_names_the_section_and_field(model_dir, tmp_path, capsys, old, new, message):

@@ -7,6 +7,14 @@ real tokens), so on the policy that sampled them these log-probs equal the sampl
 
 Only the logits that predict completion tokens are computed (`logits_to_keep`), and the
 log-softmax is never materialised: log p = logit / T - logsumexp(logits / T).
+
+Shared prompts (`shared_prompt=True`, the default).  GRPO/RLOO batches hold `samples_per_prompt`
+rows per prompt, and the prompt is usually most of each row's tokens.  When rows repeat a prompt,
+each distinct prompt is run once (with grad: LoRA changes the prompt's keys and values), its KV
+cache is gathered to the rows that share it (`Cache.reorder_cache`, differentiable), and only the
+completions are run on top.  Same positions, same masks, same math: the log-probs equal the plain
+forward's up to float rounding, and so do the gradients (tests/train/test_logprobs.py).  The
+forward/backward work drops from N x (P + T) tokens to U x P + N x T (U distinct prompts).
 """
 
 from __future__ import annotations
@@ -40,12 +48,16 @@ def build_sequences(batch: RolloutBatch, rows: torch.Tensor | slice | None = Non
     return Sequences(torch.cat([prompt_ids, completion_ids], dim=1), attention, positions, completion_ids, mask)
 
 
-def token_logprobs(model, seqs: Sequences, temperature: float = 1.0, *, with_entropy: bool = False):
+def token_logprobs(model, seqs: Sequences, temperature: float = 1.0, *, with_entropy: bool = False,
+                   shared_prompt: bool = True):
     """log pi(completion token | prefix) per token: [n, T] (0 on padding); optionally the entropy [n, T].
 
     temperature: the sampling temperature (0 = greedy is scored at T = 1, as `generate` does).
+    shared_prompt: run each distinct prompt once when rows repeat it (see the module docstring).
     """
-    logits = _completion_logits(_forward(model, seqs).logits, temperature)  # [n, T, V]
+    groups = prompt_groups(seqs) if shared_prompt else None
+    raw = _forward(model, seqs).logits if groups is None else _forward_shared(model, seqs, *groups)
+    logits = _completion_logits(raw, temperature)  # [n, T, V]
     logprobs = _chosen_logprobs(logits, seqs)
     if not with_entropy:
         return logprobs
@@ -84,6 +96,37 @@ def _forward(model, seqs: Sequences, **kwargs):
         use_cache=False,
         **kwargs,
     )
+
+
+def prompt_groups(seqs: Sequences) -> tuple[torch.Tensor, torch.Tensor] | None:
+    """(first, inverse) when some rows share a prompt: `first[k]` is the first row with distinct prompt k
+    and `inverse[i]` the distinct prompt of row i; None when every row's prompt is different."""
+    P = seqs.input_ids.shape[1] - seqs.completion_ids.shape[1]
+    attention = seqs.attention_mask[:, :P]
+    keys = torch.cat([seqs.input_ids[:, :P] * attention, attention], dim=1)  # padding ids never matter
+    unique, inverse = torch.unique(keys, dim=0, return_inverse=True)
+    n = keys.shape[0]
+    if unique.shape[0] == n:
+        return None
+    first = torch.full((unique.shape[0],), n, dtype=torch.long).scatter_reduce(
+        0, inverse, torch.arange(n), reduce="amin")
+    return first, inverse
+
+
+def _forward_shared(model, seqs: Sequences, first: torch.Tensor, inverse: torch.Tensor) -> torch.Tensor:
+    """The last T + 1 logits of every row (as `_forward(...).logits`), each distinct prompt run once."""
+    device = next(model.parameters()).device
+    P = seqs.input_ids.shape[1] - seqs.completion_ids.shape[1]
+    T = seqs.completion_ids.shape[1]
+    prompt = model(input_ids=seqs.input_ids[first, :P].to(device),
+                   attention_mask=seqs.attention_mask[first, :P].to(device),
+                   position_ids=seqs.position_ids[first, :P].to(device), use_cache=True, logits_to_keep=1)
+    cache = prompt.past_key_values
+    cache.reorder_cache(inverse.to(device))  # row i gets its prompt's keys/values (a differentiable gather)
+    rest = model(input_ids=seqs.completion_ids.to(device), attention_mask=seqs.attention_mask.to(device),
+                 position_ids=seqs.position_ids[:, P:].to(device), past_key_values=cache, use_cache=True,
+                 logits_to_keep=T)
+    return torch.cat([prompt.logits[inverse.to(device)], rest.logits], dim=1)  # [n, T + 1, V]
 
 
 def _completion_logits(logits: torch.Tensor, temperature: float) -> torch.Tensor:

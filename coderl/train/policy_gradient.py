@@ -199,7 +199,7 @@ def reference_logprobs(cfg, policy, batch) -> torch.Tensor | None:
     if cfg.kl_beta <= 0:
         return None
     with torch.no_grad(), policy.reference():
-        return token_logprobs(policy.model, build_sequences(batch), cfg.temperature)
+        return token_logprobs(policy.model, build_sequences(batch), cfg.temperature, shared_prompt=cfg.shared_prompt)
 
 
 def step_timings(t0: float, t1: float, gen_seconds: float) -> dict:
@@ -284,7 +284,8 @@ def _optimise(cfg, policy, optimizer, batch, rewards, adv_state, metrics, step) 
             rows = order[start: start + size]
             seqs = build_sequences(batch, rows)
             want_entropy = cfg.entropy_coef > 0
-            out = token_logprobs(model, seqs, cfg.temperature, with_entropy=want_entropy)
+            out = token_logprobs(model, seqs, cfg.temperature, with_entropy=want_entropy,
+                                 shared_prompt=cfg.shared_prompt)
             logprobs, entropy = out if want_entropy else (out, None)
             mb_mask = mask[rows]
             loss, stats = policy_loss(logprobs, batch.logprobs[rows], advantages[rows], mb_mask,

@@ -1,0 +1,70 @@
+"""Shared-prompt forward: each distinct prompt runs once, its KV cache is gathered to the rows sharing it.
+
+The log-probs and the LoRA gradients must equal the plain forward's (every row = prompt + completion),
+with left-padded prompts of different lengths and right-padded completions of different lengths.
+"""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from coderl.models import load_model, lora_config  # noqa: E402
+from coderl.rollout.hf import generate  # noqa: E402
+from coderl.tasks import load_tasks  # noqa: E402
+from coderl.train.logprobs import build_sequences, prompt_groups, token_logprobs  # noqa: E402
+from tests.models.tiny import tiny_llama  # noqa: E402
+from tests.train.helpers import TASKS  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory):
+    from peft import get_peft_model
+
+    loaded = load_model(str(tiny_llama(tmp_path_factory.mktemp("model"))))
+    torch.manual_seed(0)
+    model = get_peft_model(loaded.model, lora_config(4, 8, 0.0))
+    with torch.no_grad():  # B = 0 at init would make every lora_A gradient 0: randomise it
+        for name, p in model.named_parameters():
+            if "lora_B" in name:
+                p.normal_(0, 0.1)
+    tasks = load_tasks(TASKS).tasks[:2]
+    batch = generate(model, loaded.tokenizer, tasks, format="completion", samples_per_prompt=3, max_new_tokens=7,
+                     temperature=1.0, seed=3, stop=[])
+    for row, keep in ((1, 4), (4, 2)):  # completions of different lengths: right padding inside a group
+        batch.mask[row, keep:] = 0
+        batch.completion_ids[row, keep:] = loaded.tokenizer.pad_token_id
+        batch.logprobs[row, keep:] = 0
+    return model, batch
+
+
+def _logprobs_and_grads(model, seqs, shared):
+    model.zero_grad(set_to_none=True)
+    logprobs = token_logprobs(model, seqs, 0.7, shared_prompt=shared)
+    weights = torch.linspace(-1, 1, logprobs.numel()).reshape(logprobs.shape)
+    (logprobs * weights).sum().backward()
+    grads = {n: p.grad.clone() for n, p in model.named_parameters() if p.requires_grad}
+    return logprobs.detach(), grads
+
+
+def test_shared_prompt_forward_matches_the_plain_forward(setup):
+    model, batch = setup
+    seqs = build_sequences(batch)
+    first, inverse = prompt_groups(seqs)
+    assert sorted(first.tolist()) == [0, 3]  # two prompts, three rows each
+    assert inverse.tolist() in ([0, 0, 0, 1, 1, 1], [1, 1, 1, 0, 0, 0])
+    assert len(set(batch.prompt_lengths.tolist())) == 2  # one prompt is left-padded
+    assert len(set(batch.mask.sum(1).tolist())) >= 3  # completions end at different positions
+    model.eval()
+    plain, plain_grads = _logprobs_and_grads(model, seqs, shared=False)
+    shared, shared_grads = _logprobs_and_grads(model, seqs, shared=True)
+    assert torch.allclose(shared, plain, atol=1e-5), (shared - plain).abs().max()
+    assert (shared[batch.mask == 0] == 0).all()
+    assert plain_grads.keys() == shared_grads.keys() and plain_grads
+    for name, g in plain_grads.items():
+        assert g.abs().max() > 0, name
+        assert torch.allclose(shared_grads[name], g, atol=1e-6, rtol=1e-4), name
+
+
+def test_distinct_prompts_take_the_plain_path(setup):
+    _, batch = setup
+    assert prompt_groups(build_sequences(batch, torch.tensor([0, 3]))) is None
