@@ -1,17 +1,48 @@
 #!/usr/bin/env bash
-# The CPU learning run of RESULTS.md: GRPO on synthetic level-1 training compositions with the bundled
-# model (~20 minutes on 2 cores), then greedy evaluation of its last checkpoint on the held-out
-# level-1 test compositions and on the hand-written easy set, with the same settings as the baseline.
+# The CPU learning run of RESULTS.md (issue 6): GRPO on synthetic level-1 training compositions with the
+# bundled model (<= 20 minutes on 2 cores), then evaluation of the base model and of the last checkpoint
+# on the synthetic level-1 valid split (the only split settings were tuned on), the held-out level-1
+# test compositions and the hand-written easy set -- greedy, and n = 8 samples at the training
+# temperature -- and the paired before/after report with the curves.
+#
+#   scripts/grpo_cpu.sh                       # OUT=runs/grpo-cpu; STEPS, LR, EVAL_SAMPLES overridable
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-runs/grpo-cpu}
+BASE=${BASE:-runs/grpo-cpu-base}            # base-model evaluations, shared by reruns
 CODERL=${CODERL:-.venv/bin/coderl}
-STEPS=${STEPS:-20}
-$CODERL train --algo grpo --out "$OUT" --tasks "synthetic:level=1,n=200,split=train" \
-  --steps "$STEPS" --prompts-per-step 4 --samples-per-prompt 4 --max-new-tokens 96 --temperature 1.0 \
-  --learning-rate 1e-4 --reward seed001 --length-alpha 0.01 --save-steps 5 --no-progress
-for spec in "synthetic:level=1,n=50,split=test" easy; do
-  name=$(echo "$spec" | sed 's/[:=,]/-/g')
-  $CODERL eval --model "$OUT/checkpoints/step-$STEPS" --tasks "$spec" --format chat --batch-size 64 \
-    --label "grpo step $STEPS" --method GRPO --out "$OUT/eval-$name"
+PY=${PY:-.venv/bin/python}
+STEPS=${STEPS:-24}
+LR=${LR:-3e-4}
+TEMP=${TEMP:-0.8}
+KL=${KL:-0.01}                      # k3 KL to the base in the loss (GRPO paper: 0.04); also gives the KL curve
+EVAL_SAMPLES=${EVAL_SAMPLES:-8}
+COMMON=(--format chat --dtype bfloat16 --max-new-tokens 256 --batch-size 64)
+
+start=$SECONDS
+$CODERL train --algo grpo --out "$OUT" --tasks "synthetic:level=1,n=200,split=train" --dtype bfloat16 \
+  --steps "$STEPS" --prompts-per-step 4 --samples-per-prompt 8 --generation-batch-size 32 --max-new-tokens 96 \
+  --temperature "$TEMP" --learning-rate "$LR" --kl-beta "$KL" --reward pass --eval-tasks none --save-steps 8 --no-progress
+echo "grpo_cpu: training took $(( (SECONDS - start) / 60 )) min $(( (SECONDS - start) % 60 )) s"
+
+evaluate() {  # evaluate MODEL LABEL DIR: greedy and sampled runs on the three held-out sets (skips finished ones)
+  local model=$1 label=$2 dir=$3
+  for spec in "synthetic:level=1,n=50,split=valid" "synthetic:level=1,n=50,split=test" easy; do
+    local name
+    name=$(echo "$spec" | sed 's/[:=,]/-/g')
+    [ -f "$dir/greedy-$name/summary.json" ] || $CODERL eval --model "$model" --tasks "$spec" "${COMMON[@]}" \
+      --label "$label" --out "$dir/greedy-$name"
+    [ -f "$dir/n$EVAL_SAMPLES-$name/summary.json" ] || $CODERL eval --model "$model" --tasks "$spec" "${COMMON[@]}" \
+      --samples "$EVAL_SAMPLES" --temperature "$TEMP" --label "$label" --out "$dir/n$EVAL_SAMPLES-$name"
+  done
+}
+evaluate smollm2-135m-instruct base "$BASE"
+evaluate "$OUT/checkpoints/step-$STEPS" "grpo step $STEPS" "$OUT/eval"
+
+pairs=()
+for kind in greedy "n$EVAL_SAMPLES"; do
+  for name in synthetic-level-1-n-50-split-valid synthetic-level-1-n-50-split-test easy; do
+    pairs+=(--pair "$BASE/$kind-$name" "$OUT/eval/$kind-$name")
+  done
 done
+$PY scripts/learning_report.py "$OUT" "${pairs[@]}" --png "$OUT/curves.png"

@@ -14,8 +14,9 @@ from coderl.eval.report import task_pass_rates
 from coderl.eval.stats import paired_bootstrap_ci
 
 CURVES = [("reward/total", "reward"), ("sandbox/pass_rate", "pass rate"), ("rollout/gen_tokens", "generated tokens"),
-          ("loss/approx_kl", "approx. KL to the sampling policy"), ("rollout/empty_rate", "empty rate"),
+          ("kl/mean", "KL to the reference (k3, per token)"), ("rollout/empty_rate", "empty rate"),
           ("sandbox/tamper_rate", "tamper rate")]
+WINDOW = 5  # steps in the moving average drawn over each curve
 
 
 def main() -> None:
@@ -32,8 +33,11 @@ def main() -> None:
         mean, lo, hi = paired_bootstrap_ci([a[t] for t in ids], [b[t] for t in ids])
         sb = json.load(open(os.path.join(before, "summary.json")))
         sa = json.load(open(os.path.join(after, "summary.json")))
-        print(f"{sb['tasks']['spec']}: pass@1 {sb['pass_at_k']['pass@1']:.3f} -> {sa['pass_at_k']['pass@1']:.3f} "
-              f"(paired diff {mean:+.3f}, 95% CI [{lo:+.3f}, {hi:+.3f}], n={len(ids)} tasks); "
+        more = "".join(f"; {k} {sb['pass_at_k'][k]:.3f} -> {sa['pass_at_k'][k]:.3f}" for k in sb["pass_at_k"]
+                       if k != "pass@1" and k in sa["pass_at_k"])
+        print(f"{sb['tasks']['spec']} x {sb['samples_per_task']} (T={sb['temperature']}): pass@1 "
+              f"{sb['pass_at_k']['pass@1']:.3f} -> {sa['pass_at_k']['pass@1']:.3f} "
+              f"(paired diff {mean:+.3f}, 95% CI [{lo:+.3f}, {hi:+.3f}], n={len(ids)} tasks){more}; "
               f"avg tokens {sb['avg_gen_tokens']:.1f} -> {sa['avg_gen_tokens']:.1f}")
     import matplotlib
 
@@ -45,7 +49,12 @@ def main() -> None:
     for ax, (key, label) in zip(axes.flat, CURVES):
         pts = [(r["step"], r[key]) for r in rows if key in r]
         if pts:
-            ax.plot(*zip(*pts), marker="o", markersize=3)
+            xs, ys = zip(*pts)
+            ax.plot(xs, ys, marker="o", markersize=3, alpha=0.45, label="per step")
+            if len(ys) >= WINDOW:
+                avg = [sum(ys[i - WINDOW + 1:i + 1]) / WINDOW for i in range(WINDOW - 1, len(ys))]
+                ax.plot(xs[WINDOW - 1:], avg, linewidth=2, label=f"mean of last {WINDOW}")
+                ax.legend(fontsize=7)
         ax.set_title(label)
         ax.set_xlabel("step")
         ax.grid(alpha=0.3)

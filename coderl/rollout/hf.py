@@ -183,9 +183,31 @@ def _left_pad(rows: list[list[int]], pad_id: int) -> tuple[torch.Tensor, torch.T
     return ids, attention
 
 
+def _shared_prefill(model, prompts: list[list[int]], input_ids: torch.Tensor, attention: torch.Tensor, device):
+    """The KV cache of every row's prompt but its last token, each distinct prompt computed once and
+    gathered to its rows; None when no two rows share a prompt (or a prompt is one token long).
+
+    `generate` then runs only the last prompt token and the new ones: the per-sample copies of a
+    GRPO group no longer each pay the prompt's prefill.  Positions are those `generate` would use
+    (cumulative count of real tokens), so the logits are the same up to float rounding.
+    """
+    distinct: dict[tuple[int, ...], int] = {}
+    inverse = torch.tensor([distinct.setdefault(tuple(p), len(distinct)) for p in prompts], dtype=torch.long)
+    if len(distinct) == len(prompts) or input_ids.shape[1] < 2:
+        return None
+    first = torch.tensor([inverse.tolist().index(k) for k in range(len(distinct))], dtype=torch.long)
+    ids, mask = input_ids[first, :-1], attention[first, :-1]
+    positions = (mask.cumsum(-1) - 1).masked_fill(mask == 0, 1)
+    out = model(input_ids=ids.to(device), attention_mask=mask.to(device), position_ids=positions.to(device),
+                use_cache=True, logits_to_keep=1)
+    cache = out.past_key_values
+    cache.reorder_cache(inverse.to(device))
+    return cache
+
+
 def _generate_chunk(model, tokenizer, prompts: list[list[int]], stops: list[tuple[str, ...]], *,
                     config: GenerationConfig, temperature: float, top_p: float, min_new_tokens: int,
-                    device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+                    device: torch.device, share_prompts: bool = True) -> tuple[torch.Tensor, torch.Tensor]:
     """([B, S] generated ids incl. padding after a row ended, [B, S] their policy log-probs)."""
     input_ids, attention = _left_pad(prompts, config.pad_token_id)
     width = input_ids.shape[1]
@@ -199,9 +221,11 @@ def _generate_chunk(model, tokenizer, prompts: list[list[int]], stops: list[tupl
     if config.do_sample and top_p < 1.0:
         processors.append(TopPLogitsWarper(top_p))
     criteria = [StopOnText(tokenizer, width, stops)] if any(stops) else []
+    cache = _shared_prefill(model, prompts, input_ids, attention, device) if share_prompts else None
     sequences = model.generate(
         input_ids=input_ids.to(device), attention_mask=attention.to(device), generation_config=config,
         logits_processor=LogitsProcessorList(processors), stopping_criteria=StoppingCriteriaList(criteria),
+        **({"past_key_values": cache} if cache is not None else {}),
     )
     return sequences[:, width:].cpu(), capture.finish(sequences).cpu()
 
@@ -220,6 +244,7 @@ def generate(
     batch_size: int = 16,
     stop: Sequence[str] | None = None,
     min_new_tokens: int | None = None,
+    share_prompts: bool = True,
 ) -> RolloutBatch:
     """Sample `samples_per_prompt` completions for each task (rows task-major; group id = task index).
 
@@ -229,6 +254,7 @@ def generate(
     stop: stop sequences searched in the generated text; None = the format's defaults, [] = none.
     min_new_tokens: EOS is forbidden before this many tokens (stop sequences still apply).
     batch_size: rows per `model.generate` call; outputs depend on it when sampling (RNG order).
+    share_prompts: rows of a chunk that repeat a prompt share one prefill of it (`_shared_prefill`).
     """
     if not tasks:
         raise ValueError("generate: no tasks")
@@ -268,7 +294,7 @@ def generate(
                 ids, logprobs = _generate_chunk(
                     model, tokenizer, [prompt_ids[t] for t in chunk], [stops[t] for t in chunk],
                     config=config, temperature=temperature, top_p=top_p, min_new_tokens=min_new_tokens or 0,
-                    device=device)
+                    device=device, share_prompts=share_prompts)
                 generated += ids.tolist()
                 row_logprobs += list(logprobs)
     finally:

@@ -309,3 +309,22 @@ def test_chat_prompt_is_the_template_text_without_extra_special_tokens(tiny):
         assert batch.samples[0].prompt == text and text.endswith("<|im_start|>assistant\n")
         assert prompt_of(batch, 0) == tok(text, add_special_tokens=False)["input_ids"]
         assert batch.samples[0].completion == FORMATS[name].extract(SHORT, batch.samples[0].raw_output)[0]
+
+
+@pytest.mark.parametrize("temperature", [0.0, 1.0])
+def test_shared_prompt_prefill_changes_nothing(tiny, temperature, monkeypatch):
+    """Rows repeating a prompt share one prefill of it: same tokens, same log-probs as separate prefills."""
+    from coderl.rollout import hf
+
+    model, tok = tiny
+    caches = []
+    real = hf._shared_prefill
+    monkeypatch.setattr(hf, "_shared_prefill", lambda *a: caches.append(real(*a)) or caches[-1])
+    kwargs = dict(samples_per_prompt=3, max_new_tokens=8, temperature=temperature, seed=5, batch_size=6)
+    shared = generate(model, tok, [SHORT, LONG], share_prompts=True, **kwargs)
+    assert len(caches) == 1 and caches[0] is not None  # one chunk, two distinct prompts for six rows
+    separate = generate(model, tok, [SHORT, LONG], share_prompts=False, **kwargs)
+    assert shared.completion_ids.tolist() == separate.completion_ids.tolist()
+    assert [s.completion for s in shared.samples] == [s.completion for s in separate.samples]
+    torch.testing.assert_close(shared.logprobs, separate.logprobs, atol=1e-5, rtol=0)
+    torch.testing.assert_close(shared.mask, separate.mask)
