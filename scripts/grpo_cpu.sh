@@ -12,17 +12,17 @@ OUT=${OUT:-runs/grpo-cpu}
 BASE=${BASE:-runs/grpo-cpu-base}            # base-model evaluations, shared by reruns
 CODERL=${CODERL:-.venv/bin/coderl}
 PY=${PY:-.venv/bin/python}
-STEPS=${STEPS:-24}
+STEPS=${STEPS:-18}
 LR=${LR:-3e-4}
 TEMP=${TEMP:-0.8}
-KL=${KL:-0.01}                      # k3 KL to the base in the loss (GRPO paper: 0.04); also gives the KL curve
+
 EVAL_SAMPLES=${EVAL_SAMPLES:-8}
 COMMON=(--format chat --dtype bfloat16 --max-new-tokens 256 --batch-size 64)
 
 start=$SECONDS
 $CODERL train --algo grpo --out "$OUT" --tasks "synthetic:level=1,n=200,split=train" --dtype bfloat16 \
   --steps "$STEPS" --prompts-per-step 4 --samples-per-prompt 8 --generation-batch-size 32 --max-new-tokens 96 \
-  --temperature "$TEMP" --learning-rate "$LR" --kl-beta "$KL" --reward pass --eval-tasks none --save-steps 8 --no-progress
+  --temperature "$TEMP" --learning-rate "$LR" --log-kl --reward pass --eval-tasks none --save-steps 8 --no-progress
 echo "grpo_cpu: training took $(( (SECONDS - start) / 60 )) min $(( (SECONDS - start) % 60 )) s"
 
 evaluate() {  # evaluate MODEL LABEL DIR: greedy and sampled runs on the three held-out sets (skips finished ones)

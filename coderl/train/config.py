@@ -93,6 +93,8 @@ class TrainConfig:
     ratio_level: str | None = option(None, "PPO ratio per token or per sequence (default: token; ppo_critic_free: "
                                      "sequence, seed 001)", choices=["token", "sequence"])
     kl_beta: float = option(0.0, "KL-to-reference coefficient (0 = no reference forward pass)")
+    log_kl: bool = option(False, "log kl/mean (KL to the reference) every step even with --kl-beta 0: one more "
+                          "no-grad forward, nothing added to the loss")
     kl_estimator: str | None = option(None, "k1, k2 or k3 (k1 only with --kl-in reward; default: k3, ppo k1)",
                                       choices=["k1", "k2", "k3"])
     kl_in: str | None = option(None, "where the KL goes: loss or reward (default: loss; ppo: reward, per token)",

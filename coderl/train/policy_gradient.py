@@ -195,8 +195,9 @@ def rollout_and_score(cfg, policy, step_tasks, sandbox, limits, step, rewards_cf
 
 
 def reference_logprobs(cfg, policy, batch) -> torch.Tensor | None:
-    """Log-probs [N, T] of the rollouts under the reference (starting) policy; None when --kl-beta is 0."""
-    if cfg.kl_beta <= 0:
+    """Log-probs [N, T] of the rollouts under the reference (starting) policy; None when --kl-beta is 0
+    (unless --log-kl asks for the KL curve)."""
+    if cfg.kl_beta <= 0 and not cfg.log_kl:
         return None
     with torch.no_grad(), policy.reference():
         return token_logprobs(policy.model, build_sequences(batch), cfg.temperature, shared_prompt=cfg.shared_prompt)
@@ -262,7 +263,7 @@ def _optimise(cfg, policy, optimizer, batch, rewards, adv_state, metrics, step) 
     mask = batch.mask  # [N, T]
     ref_logprobs = reference_logprobs(cfg, policy, batch)  # [N, T] or None
     token_rewards = rewards
-    if ref_logprobs is not None and cfg.kl_in == "reward":
+    if ref_logprobs is not None and cfg.kl_in == "reward" and cfg.kl_beta > 0:
         kl = kl_estimator(batch.logprobs, ref_logprobs, cfg.kl_estimator) * mask  # [N, T]
         token_rewards = rewards - cfg.kl_beta * kl.sum(1)  # KL as a (sequence-summed) reward penalty
         metrics["kl/reward_penalty"] = float((cfg.kl_beta * kl.sum(1)).mean())
@@ -294,7 +295,7 @@ def _optimise(cfg, policy, optimizer, batch, rewards, adv_state, metrics, step) 
             if ref_logprobs is not None:
                 kl_tok = kl_estimator(logprobs.detach(), ref_logprobs[rows], cfg.kl_estimator)
                 stats["kl/mean"] = float((kl_tok * mb_mask).sum() / mb_mask.sum().clamp(min=1))
-                if cfg.kl_in == "loss":
+                if cfg.kl_in == "loss" and cfg.kl_beta > 0:
                     kl_term = kl_loss(logprobs, ref_logprobs[rows], mb_mask, cfg.kl_estimator, cfg.aggregation, **agg)
                     loss = loss + cfg.kl_beta * kl_term
             if entropy is not None:

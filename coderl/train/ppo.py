@@ -141,7 +141,7 @@ def compute_targets(cfg: TrainConfig, policy, value_head, batch, rewards: Tensor
     ref_logprobs = reference_logprobs(cfg, policy, batch)  # [N, T] or None
     metrics = {}
     token_rewards = terminal_rewards(rewards, mask)  # [N, T]
-    if ref_logprobs is not None and cfg.kl_in == "reward":
+    if ref_logprobs is not None and cfg.kl_in == "reward" and cfg.kl_beta > 0:
         kl = kl_estimator(batch.logprobs, ref_logprobs, cfg.kl_estimator)  # [N, T]
         token_rewards = kl_penalty_reward(token_rewards, kl, cfg.kl_beta, mask=mask)
         metrics["kl/reward_penalty"] = float((cfg.kl_beta * (kl * mask).sum(1)).mean())
@@ -201,7 +201,7 @@ def _optimise(cfg, policy, value_head, trainable, optimizer, batch, targets: Tar
                 ref = targets.ref_logprobs[rows]
                 kl_tok = kl_estimator(logprobs.detach(), ref, cfg.kl_estimator)
                 stats["kl/mean"] = float(masked_mean(kl_tok, mb_mask))
-                if cfg.kl_in == "loss":
+                if cfg.kl_in == "loss" and cfg.kl_beta > 0:
                     kl_term = kl_loss(logprobs, ref, mb_mask, cfg.kl_estimator, cfg.aggregation, **agg)
                     loss = loss + cfg.kl_beta * kl_term
             optimizer.zero_grad(set_to_none=True)

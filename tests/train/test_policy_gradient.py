@@ -88,6 +88,16 @@ def test_kl_and_entropy_terms_are_logged(model_dir, tmp_path):
     assert m["loss/entropy"] > 0
 
 
+def test_log_kl_logs_the_kl_without_changing_the_update(model_dir, tmp_path):
+    plain = train(base_config(model_dir, tmp_path / "plain", algo="grpo", steps=2), log=lambda m: None,
+                  reward_override=varied_reward)
+    logged = train(base_config(model_dir, tmp_path / "logged", algo="grpo", steps=2, log_kl=True),
+                   log=lambda m: None, reward_override=varied_reward)
+    assert "kl/mean" not in plain and logged["kl/mean"] > 0
+    for key in ("loss/total", "train/grad_norm", "reward/total"):
+        assert logged[key] == pytest.approx(plain[key], abs=1e-6), key
+
+
 def _run_in_subprocess(cfg_kwargs, model_dir, out):
     code = (
         "import json, sys\n"
