@@ -704,6 +704,8 @@ def _run_stage(stage: Stage, state: str, log) -> None:
             n = write_split(*stage.split_file)
             log(f"{stage.name}: wrote {n} tasks ({stage.split_file[0]}, split {stage.split_file[1]}) to "
                 f"{stage.split_file[3]}")
+        if state != "resume":
+            _clear(stage.dir)  # interrupted before its first checkpoint: nothing to keep
         cfg = dataclasses.replace(stage.config, resume=state == "resume")
         metrics = run_training(cfg, log=log)
         shown = {k: round(v, 4) for k, v in metrics.items() if k.startswith(("reward/total", "sandbox/pass_rate"))}

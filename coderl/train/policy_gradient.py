@@ -127,11 +127,25 @@ def train(cfg: TrainConfig, *, log=print, reward_override=None) -> dict:
 # the reference pass, step timings, and the end of a step (eval, metrics, checkpoint).
 
 
+def refuse_existing_run(out: str) -> None:
+    """A fresh run never writes into another run's directory (its checkpoints would be mixed with ours)."""
+    from coderl.config import ConfigError
+
+    held = [name for name in ("checkpoints", "metrics.jsonl")
+            if os.path.exists(os.path.join(out, name)) and (name != "metrics.jsonl"
+                                                            or os.path.getsize(os.path.join(out, name)) > 0)]
+    if held:
+        raise ConfigError(f"--out {out}: already holds a run ({', '.join(held)}); pass --resume to continue it, "
+                          "or choose another --out")
+
+
 def prepare_run(cfg: TrainConfig, log) -> tuple[str | None, list]:
     """Create the run directory and config.yaml; (checkpoint to resume from or None, training tasks).
 
     Seeds torch, so the model built next gets the run's LoRA initialisation.
     """
+    if not cfg.resume:
+        refuse_existing_run(cfg.out)
     os.makedirs(cfg.out, exist_ok=True)
     ckpt = latest_checkpoint(cfg.out) if cfg.resume else None
     if cfg.resume and ckpt is None:

@@ -227,3 +227,11 @@ def test_starting_from_an_adapter_keeps_it_as_the_reference(model_dir, tmp_path)
     train(cfg, log=lambda m: None, reward_override=varied_reward)
     reloaded = load_model(str(tmp_path / "rl" / "checkpoints" / "step-1"))
     assert reloaded.kind == "adapter"
+
+
+def test_a_fresh_run_refuses_a_directory_holding_another_run(model_dir, tmp_path):
+    from coderl.config import ConfigError
+
+    train(base_config(model_dir, tmp_path / "run", steps=1), log=lambda m: None, reward_override=varied_reward)
+    with pytest.raises(ConfigError, match="already holds a run .*pass --resume"):
+        train(base_config(model_dir, tmp_path / "run", steps=2), log=lambda m: None, reward_override=varied_reward)
