@@ -378,7 +378,7 @@ def render_terminal(data: dict) -> str:
         lines += ["", f"{f['caption']} ({os.path.join(data['out'], 'report', f['file'])}):"]
         for _, series in CURVES:
             for key, _legend in series:
-                ys = [r[key] for r in metrics if isinstance(r.get(key), (int, float)) and not math.isnan(r[key])]
+                ys = [r[key] for r in metrics if isinstance(r.get(key), (int, float)) and math.isfinite(r[key])]
                 if ys:
                     lines.append(f"  {key:<18} {sparkline(ys)}  {ys[0]:.3g} -> {ys[-1]:.3g} "
                                  f"(min {min(ys):.3g}, max {max(ys):.3g})")

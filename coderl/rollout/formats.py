@@ -10,9 +10,9 @@ default stop strings generation uses with it.  Registered by name in `FORMATS`:
   output is cut at the first stop sequence at column 0 (`\\ndef `, `\\nclass `, ...).
 * `chat`: one user message (instruction + the prompt in a ```python fence), rendered with the chat
   template; the code is taken from the fenced block and re-assembled with the task's prompt.  The
-  reply stops at the first bare closing fence on its own line (`\n```\n`): the instruction asks
-  for one block, and what follows it is prose the sandbox never sees (on the bundled model's 390
-  baseline replies it was ~40% of the tokens; no reply had a bare fence before its code).
+  reply stops where its first code block closes (`ClosingFence`): the instruction asks for one
+  block, and what follows it is prose the sandbox never sees (~40% of the tokens of the bundled
+  model's 390 baseline replies).
 * `reasoning`: a system prompt asks for `<reasoning>...</reasoning><answer>...</answer>`; the code
   is taken from the last `<answer>` block, then extracted and re-assembled as in `chat`.
 
@@ -36,9 +36,28 @@ Rendered = str | Messages
 
 # HumanEval's stop sequences (human-eval / Codex paper), each at column 0, plus a closing fence.
 COMPLETION_STOPS = ("\ndef ", "\nclass ", "\nif __name__", "\nprint(", "\n#", "\n```")
-# Chat replies: the end of the (first) code block.  An opening fence carries a language tag
-# (```python) or starts the reply; a bare fence on its own line after a newline closes a block.
-CHAT_STOPS = ("\n```\n",)
+
+
+class ClosingFence(str):
+    """The stop `\n```\n` where it closes an open code block: fence lines (``` at the start of a
+    complete line) alternate between opening (with or without a language tag) and closing, so a bare
+    ``` after prose ("Here is the code:\n```\n...") opens a block and never stops the reply.  Only
+    complete lines count: "```" still waiting for its "python" is not a fence yet."""
+
+    def find_in(self, text: str) -> int:
+        inside, start = False, 0
+        while (end := text.find("\n", start)) >= 0:
+            line = text[start:end].strip()
+            if line.startswith("```"):
+                if inside and line == "```":
+                    return start - 1  # the newline before the closing fence
+                inside = True  # an opening fence (a tagged fence inside a block changes nothing)
+            start = end + 1
+        return -1
+
+
+# Chat replies end with their first code block (or the end-of-turn token).
+CHAT_STOPS = (ClosingFence("\n```\n"),)
 
 FUNCTION_INSTRUCTION = (
     "Complete the following Python function. "
@@ -85,7 +104,8 @@ class Format:
 
 def first_stop(text: str, stops: tuple[str, ...] | list[str]) -> int | None:
     """Index where the earliest occurrence of any stop sequence starts, or None."""
-    found = [i for i in (text.find(s) for s in stops if s) if i >= 0]
+    found = [i for i in (s.find_in(text) if isinstance(s, ClosingFence) else text.find(s) for s in stops if s)
+             if i >= 0]
     return min(found) if found else None
 
 

@@ -195,12 +195,16 @@ def _shared_prefill(model, prompts: list[list[int]], input_ids: torch.Tensor, at
     inverse = torch.tensor([distinct.setdefault(tuple(p), len(distinct)) for p in prompts], dtype=torch.long)
     if len(distinct) == len(prompts) or input_ids.shape[1] < 2:
         return None
+    if getattr(getattr(model, "generation_config", None), "cache_implementation", None):
+        return None  # the model asks generate for its own cache (static, ...): generate refuses a given one
     first = torch.tensor([inverse.tolist().index(k) for k in range(len(distinct))], dtype=torch.long)
     ids, mask = input_ids[first, :-1], attention[first, :-1]
     positions = (mask.cumsum(-1) - 1).masked_fill(mask == 0, 1)
     out = model(input_ids=ids.to(device), attention_mask=mask.to(device), position_ids=positions.to(device),
                 use_cache=True, logits_to_keep=1)
     cache = out.past_key_values
+    if not hasattr(cache, "reorder_cache"):  # not a transformers Cache (recurrent state, legacy tuples)
+        return None
     cache.reorder_cache(inverse.to(device))
     return cache
 

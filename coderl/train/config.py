@@ -78,8 +78,9 @@ class TrainConfig:
     weight_decay: float = option(0.0, "AdamW weight decay")
     epochs: int | None = option(None, "optimisation epochs over each batch (default: the algo preset; seed 001 PPO: 4)")
     minibatch_size: int | None = option(None, "sequences per optimiser step (default: the whole batch)")
-    shared_prompt: bool = option(True, "log-prob passes run each distinct prompt once and reuse its KV cache for the "
-                                 "rows that share it (same values; off: every row runs prompt + completion)")
+    shared_prompt: bool = option(True, "rows that repeat a prompt share its computation: one prefill in generation, "
+                                 "one prompt pass in the log-prob passes, its KV cache gathered to the rows (same "
+                                 "values; off: every row runs prompt + completion)")
     max_grad_norm: float | None = option(None, "gradient clipping (0 = off; default: 1.0, ppo 0.5)")
     advantage: str | None = option(None, "advantage estimator (default: the algo preset)")
     normalize_std: bool = option(True, "grpo/rloo: divide by the group std")

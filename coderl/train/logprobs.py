@@ -56,7 +56,9 @@ def token_logprobs(model, seqs: Sequences, temperature: float = 1.0, *, with_ent
     shared_prompt: run each distinct prompt once when rows repeat it (see the module docstring).
     """
     groups = prompt_groups(seqs) if shared_prompt else None
-    raw = _forward(model, seqs).logits if groups is None else _forward_shared(model, seqs, *groups)
+    raw = _forward_shared(model, seqs, *groups) if groups is not None else None
+    if raw is None:  # every prompt distinct, sharing off, or a cache that cannot be gathered
+        raw = _forward(model, seqs).logits
     logits = _completion_logits(raw, temperature)  # [n, T, V]
     logprobs = _chosen_logprobs(logits, seqs)
     if not with_entropy:
@@ -113,8 +115,9 @@ def prompt_groups(seqs: Sequences) -> tuple[torch.Tensor, torch.Tensor] | None:
     return first, inverse
 
 
-def _forward_shared(model, seqs: Sequences, first: torch.Tensor, inverse: torch.Tensor) -> torch.Tensor:
-    """The last T + 1 logits of every row (as `_forward(...).logits`), each distinct prompt run once."""
+def _forward_shared(model, seqs: Sequences, first: torch.Tensor, inverse: torch.Tensor) -> torch.Tensor | None:
+    """The last T + 1 logits of every row (as `_forward(...).logits`), each distinct prompt run once;
+    None when the model's cache cannot be gathered (the caller runs the plain forward)."""
     device = next(model.parameters()).device
     P = seqs.input_ids.shape[1] - seqs.completion_ids.shape[1]
     T = seqs.completion_ids.shape[1]
@@ -122,6 +125,8 @@ def _forward_shared(model, seqs: Sequences, first: torch.Tensor, inverse: torch.
                    attention_mask=seqs.attention_mask[first, :P].to(device),
                    position_ids=seqs.position_ids[first, :P].to(device), use_cache=True, logits_to_keep=1)
     cache = prompt.past_key_values
+    if not hasattr(cache, "reorder_cache"):  # not a transformers Cache (recurrent state, legacy tuples)
+        return None
     cache.reorder_cache(inverse.to(device))  # row i gets its prompt's keys/values (a differentiable gather)
     rest = model(input_ids=seqs.completion_ids.to(device), attention_mask=seqs.attention_mask.to(device),
                  position_ids=seqs.position_ids[:, P:].to(device), past_key_values=cache, use_cache=True,

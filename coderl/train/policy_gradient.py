@@ -256,7 +256,7 @@ def _rollout(cfg, model, tokenizer, step_tasks, sandbox, limits, step):
         b = generate(model, tokenizer, chunk, format=cfg.format, samples_per_prompt=cfg.samples_per_prompt,
                      max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature,
                      seed=cfg.seed * 1_000_003 + step * 1009 + c, batch_size=cfg.generation_batch_size,
-                     min_new_tokens=cfg.min_new_tokens,
+                     min_new_tokens=cfg.min_new_tokens, share_prompts=cfg.shared_prompt,
                      stop=[] if (cfg.min_new_tokens or 0) >= cfg.max_new_tokens else None)
         gen_seconds += time.perf_counter() - t
         b = drop_long_prompts(b, cfg.max_total_sequence_length - cfg.max_new_tokens, offset=c)

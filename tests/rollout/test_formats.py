@@ -255,3 +255,21 @@ def test_chat_stops_at_the_closing_fence_and_keeps_the_block():
     assert extraction.format_ok
     assert "return a + b" in extraction.completion
     assert cut_at_stop(generated, CHAT_STOPS) + "\n```\n" == generated
+
+
+@pytest.mark.parametrize("reply, kept", [
+    # a bare opening fence after prose opens the block; its closing fence stops the reply
+    ("Here is the code:\n```\ndef add(a, b):\n    return a + b\n```\nDone.", "    return a + b"),
+    ("```py\nx = 1\n```\n\n```python\ny = 2\n```\n", "x = 1"),
+    ("```python\ndef f():\n    pass\n```", None),  # the closing line is not complete yet: no stop
+    ("```", None),  # "```" may still become "```python"
+    ("no code at all\n", None),
+])
+def test_chat_stop_fires_only_on_a_fence_that_closes_a_block(reply, kept):
+    from coderl.rollout.formats import CHAT_STOPS, first_stop
+
+    at = first_stop(reply, CHAT_STOPS)
+    if kept is None:
+        assert at is None
+    else:
+        assert reply[:at].endswith(kept) and reply[at:].startswith("\n```\n")
