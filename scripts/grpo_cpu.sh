@@ -30,20 +30,20 @@ echo "grpo_cpu: training took $(( (SECONDS - start) / 60 )) min $(( (SECONDS - s
 # temperature (max 128 new tokens: a batch runs until its longest row stops) on SAMPLED_SETS.
 SETS=(valid:"synthetic:level=1,n=50,split=valid" test:"synthetic:level=1,n=50,split=test" easy:easy)
 SAMPLED_SETS=${SAMPLED_SETS:-"test easy"}
-evaluate() {  # evaluate MODEL LABEL DIR (skips finished runs)
-  local model=$1 label=$2 dir=$3 entry key spec
+evaluate() {  # evaluate MODEL LABEL METHOD DIR (skips finished runs)
+  local model=$1 label=$2 method=$3 dir=$4 entry key spec
   for entry in "${SETS[@]}"; do
     key=${entry%%:*}; spec=${entry#*:}
     [ -f "$dir/greedy-$key/summary.json" ] || $CODERL eval --model "$model" --tasks "$spec" "${COMMON[@]}" \
-      --max-new-tokens 256 --label "$label" --out "$dir/greedy-$key"
+      --max-new-tokens 256 --label "$label" --method "$method" --out "$dir/greedy-$key"
     if [[ " $SAMPLED_SETS " == *" $key "* ]] && [ ! -f "$dir/n$EVAL_SAMPLES-$key/summary.json" ]; then
       $CODERL eval --model "$model" --tasks "$spec" "${COMMON[@]}" --max-new-tokens 128 --samples "$EVAL_SAMPLES" \
-        --temperature "$TEMP" --label "$label" --out "$dir/n$EVAL_SAMPLES-$key"
+        --temperature "$TEMP" --label "$label" --method "$method" --out "$dir/n$EVAL_SAMPLES-$key"
     fi
   done
 }
-evaluate smollm2-135m-instruct base "$BASE"
-evaluate "$OUT/checkpoints/step-$STEPS" "grpo step $STEPS" "$OUT/eval"
+evaluate smollm2-135m-instruct base base "$BASE"
+evaluate "$OUT/checkpoints/step-$STEPS" "grpo step $STEPS" GRPO "$OUT/eval"
 
 pairs=()
 for entry in "${SETS[@]}"; do
