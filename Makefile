@@ -35,7 +35,7 @@ demo: setup
 	start=$$SECONDS; $(BIN)/coderl pipeline --config configs/cpu-demo.yaml && \
 	  echo "make demo: pipeline took $$(( (SECONDS - start) / 60 )) min $$(( (SECONDS - start) % 60 )) s (budget: 20 min on 2 CPU cores)"
 
-# The seed-001 table on CPU (REINFORCE x2 alphas, PPO both flavours, GRPO): hours on 2 cores; CI never runs it.
+# The seed-001 table on CPU (REINFORCE x2 alphas, PPO both flavours, GRPO); resumable; CI never runs it.
 reproduce-cpu: setup
 	$(BIN)/coderl pipeline --config configs/cpu-full.yaml --out runs/reproduce-cpu
 
