@@ -239,9 +239,20 @@ def _judge_record(test, rec: dict, result: ExecutionResult) -> TestOutcome:
         return TestOutcome(test.id, Status.FAILED, test.hidden, f"comparison failed: {exc}")
     if ok:
         return TestOutcome(test.id, Status.PASSED, test.hidden)
-    got = repr(value)
-    want = repr(test.expected) if test.check in (CheckKind.EQUALS, CheckKind.IS) else test.check.value
-    return TestOutcome(test.id, Status.FAILED, test.hidden, f"got {got[:120]}, expected {want[:120]}")
+    got = short_repr(value)
+    want = short_repr(test.expected) if test.check in (CheckKind.EQUALS, CheckKind.IS) else test.check.value
+    return TestOutcome(test.id, Status.FAILED, test.hidden, f"got {got}, expected {want}")
+
+
+def short_repr(value: Any, limit: int = 120) -> str:
+    """repr for a failure message, at most `limit` characters; never raises (an int past Python's
+    4300-digit str limit made `repr` raise and the whole program count as a sandbox error)."""
+    try:
+        text = repr(value)
+    except ValueError:
+        text = f"<{type(value).__name__} too large to print ({value.bit_length()} bits)>" \
+            if type(value) is int else f"<unprintable {type(value).__name__}>"
+    return text[:limit]
 
 
 def _judge_processes(request: ExecutionRequest, runs: list[dict], isolation: str) -> ExecutionResult:

@@ -24,6 +24,14 @@ def test_wrong_answer_fails_one_test_and_reports_values(sandbox):
     assert r.fraction_passed == 0.0
 
 
+def test_a_wrong_answer_too_large_to_print_is_a_failure_not_a_sandbox_error(sandbox):
+    # repr() of an int past Python's 4300-digit limit raises; it once turned the verdict into sandbox_error
+    r = sandbox.run(make_tests_request("def add(a, b):\n    return 10 ** 5000\n"))
+    assert r.status is Status.FAILED
+    assert [t.status for t in r.tests] == [Status.FAILED] * 3
+    assert "too large to print" in r.tests[0].message and "expected 3" in r.tests[0].message
+
+
 def test_partial_credit(sandbox):
     r = sandbox.run(make_tests_request("def add(a, b):\n    return 3 if a == 1 else a + b + 1\n"))
     assert [t.passed for t in r.tests] == [True, False, False]
