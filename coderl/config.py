@@ -78,3 +78,22 @@ def explicit_fields(parser: argparse.ArgumentParser, argv: list[str]) -> set[str
             if any(arg == opt or arg.startswith(opt + "=") for arg in argv):
                 given.add(action.dest)
     return given
+
+
+def read_yaml_mapping(path: str, *, loader=None, empty: dict | None = None, expected: str) -> dict:
+    """The top-level mapping of the YAML file at `path` (`loader`: a yaml Loader class, default SafeLoader;
+    `empty`: what an empty (or falsy) document means, None = an error); every failure is one `ConfigError` line."""
+    import yaml
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = yaml.load(f, Loader=loader or yaml.SafeLoader)  # noqa: S506 -- SafeLoader or a subclass
+    except FileNotFoundError:
+        raise ConfigError(f"--config {path}: no such file") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"--config {path}: invalid YAML ({str(exc).splitlines()[0]})") from None
+    if not data and empty is not None:
+        data = empty
+    if not isinstance(data, dict):
+        raise ConfigError(f"--config {path}: expected {expected}")
+    return data

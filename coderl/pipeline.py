@@ -78,7 +78,7 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any
 
-from coderl.config import ConfigError, option, require
+from coderl.config import ConfigError, option, read_yaml_mapping, require
 
 STAMP = "pipeline_stage.json"
 TOP_LEVEL = ("out", "model", "format", "dtype", "seed", "title", "allow_eval_overlap", "eval", "sft", "rl")
@@ -178,16 +178,7 @@ def read_yaml(path: str) -> dict:
         return loader.construct_mapping(node, deep=True)
 
     StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = yaml.load(f, Loader=StrictLoader)  # noqa: S506 -- a SafeLoader subclass
-    except FileNotFoundError:
-        raise ConfigError(f"--config {path}: no such file") from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"--config {path}: invalid YAML ({str(exc).splitlines()[0]})") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"--config {path}: expected a mapping with out, model, eval, sft, rl")
-    return data
+    return read_yaml_mapping(path, loader=StrictLoader, expected="a mapping with out, model, eval, sft, rl")
 
 
 def load_plan(path: str, out: str | None = None, *, check_tasks: bool = True) -> Plan:

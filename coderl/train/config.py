@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from coderl.config import ConfigError, option, require
+from coderl.config import ConfigError, option, read_yaml_mapping, require
 
 # Every preset sets the same fields (each field's default is None = "the preset's"), so a row reads as
 # the whole recipe.  _COMMON holds the values most presets share.
@@ -197,17 +197,7 @@ class TrainConfig:
 
 
 def load_yaml_fields(path: str) -> dict:
-    import yaml
-
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = yaml.safe_load(f) or {}
-    except FileNotFoundError:
-        raise ConfigError(f"--config {path}: no such file") from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"--config {path}: invalid YAML ({str(exc).splitlines()[0]})") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"--config {path}: expected a mapping of field: value")
+    data = read_yaml_mapping(path, empty={}, expected="a mapping of field: value")
     known = {f.name for f in dataclasses.fields(TrainConfig)}
     for key in data:
         if key not in known:
