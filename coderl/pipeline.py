@@ -601,7 +601,7 @@ def format_plan(plan: Plan, states: dict | None = None) -> str:
                     + (f" ({s.train_tasks} tasks)" if s.train_tasks is not None else "")
                     + f", {c.steps} steps x {c.prompts_per_step} prompts x {c.samples_per_prompt} samples, "
                     f"reward {c.reward}" + (f" alpha {c.length_alpha}" if c.reward == "seed001" else "")
-                    + f", max_new_tokens {c.max_new_tokens}")
+                    + f", T {c.temperature}, lr {c.learning_rate}, max_new_tokens {c.max_new_tokens}")
         state = ""
         if states:
             st, detail = states[s.name]
