@@ -56,6 +56,20 @@ def offline():
             constants.HF_HUB_OFFLINE = saved_flag
 
 
+@contextlib.contextmanager
+def no_progress_bars():
+    """No "Loading weights" bars for local loads (sub-second; they only clutter logs); restored after."""
+    from transformers.utils import logging as hf_logging
+
+    was = hf_logging.is_progress_bar_enabled()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was:
+            hf_logging.enable_progress_bar()
+
+
 def _torch_dtype(dtype: str):
     import torch
 
@@ -113,7 +127,7 @@ def _finish(model, tok, device):
 def _load_folder(path: Path, *, dtype: str, trust_remote_code: bool, device):
     from transformers import AutoModelForCausalLM
 
-    with offline():
+    with offline(), no_progress_bars():
         try:
             model = AutoModelForCausalLM.from_pretrained(
                 str(path), dtype=_torch_dtype(dtype), trust_remote_code=trust_remote_code, local_files_only=True)
@@ -200,7 +214,7 @@ def _load_adapter(adapter_dir: Path, spec: str, *, dtype, trust_remote_code, dev
     if base_kind == "adapter":
         raise ModelError(f"adapter '{spec}': its base '{base_spec}' is itself an adapter (not supported)")
     base = load_model(base_spec, dtype=dtype, trust_remote_code=trust_remote_code)
-    with offline():
+    with offline(), no_progress_bars():
         try:
             model = PeftModel.from_pretrained(base.model, str(adapter_dir), is_trainable=is_trainable)
         except (OSError, ValueError, KeyError, RuntimeError) as exc:

@@ -37,7 +37,9 @@ def logits(model, tok, text=TEXT):
         return model(ids).logits
 
 
-def test_load_hf_folder(tmp_path, cache, monkeypatch):
+def test_load_hf_folder(tmp_path, cache, monkeypatch, capfd):
+    from transformers.utils import logging as hf_logging
+
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
     folder = tiny_llama(tmp_path, pad=False)
@@ -52,6 +54,8 @@ def test_load_hf_folder(tmp_path, cache, monkeypatch):
     assert batch["input_ids"][0, 0] == tok.pad_token_id           # left padding
     assert "HF_HUB_OFFLINE" not in os.environ and "TRANSFORMERS_OFFLINE" not in os.environ
     assert load_model(str(folder), dtype="bfloat16").model.dtype == torch.bfloat16
+    assert "Loading weights" not in capfd.readouterr().err        # no progress bars for local loads...
+    assert hf_logging.is_progress_bar_enabled()                    # ...and the setting is given back
 
 
 def test_adapter_roundtrip_writes_portable_base(tmp_path, cache):
