@@ -24,6 +24,7 @@ from coderl.train.sft_data import (  # noqa: E402
     end_token,
     prompt_ids,
     solution_text,
+    without_docstring,
     tokenize_example,
 )
 from tests.models.tiny import tiny_llama, tiny_model, tiny_tokenizer  # noqa: E402
@@ -141,10 +142,34 @@ def test_end_token_falls_back_to_eos_when_end_of_turn_does_not_stop_generation(t
     assert end_token(tok2, "chat", [tok2.eos_token_id]) == (0, "<|endoftext|> (the tokenizer's EOS)")
 
 
-def test_chat_reply_is_the_whole_function(tasks):
+def test_chat_reply_is_the_whole_function_without_its_docstring(tasks):
     task = tasks[0]
-    assert solution_text(task, "chat") == "```python\n" + task.prompt + task.reference_solution + "```"
+    assert task.prompt == 'def add(a, b):\n    """Add two numbers."""\n'
+    assert solution_text(task, "chat") == "```python\ndef add(a, b):\n    return a + b\n```"
     assert solution_text(task, "completion") == task.reference_solution
+    he = load_tasks("humaneval").tasks[0]        # imports kept, the multi-line docstring cut out
+    reply = solution_text(he, "chat")
+    assert reply == ("```python\nfrom typing import List\n\n\ndef has_close_elements(numbers: List[float], "
+                     "threshold: float) -> bool:\n" + he.reference_solution + "```")
+
+
+@pytest.mark.parametrize("program, expected", [
+    # a multi-line docstring goes, everything else stays byte for byte (comments, blank lines, other defs)
+    ('import math\n\ndef f(x):\n    """Doc.\n\n    >>> f(1)\n    """\n    # keep\n    return x\n\n'
+     'def g():\n    """other function: kept"""\n    return 1\n',
+     'import math\n\ndef f(x):\n    # keep\n    return x\n\ndef g():\n    """other function: kept"""\n'
+     '    return 1\n'),
+    ("def f(x):\n    'single quotes'\n    return x\n", "def f(x):\n    return x\n"),
+    # unchanged: docstring is the whole body / shares a line / no docstring / no such function / bad syntax
+    ('def f(x):\n    """only a docstring"""\n', None),
+    ('def f(x):\n    """doc"""; return x\n', None),
+    ("def f(x):\n    return x\n", None),
+    ('def h(x):\n    """doc"""\n    return x\n', None),
+    ('def f(x:\n    """doc"""\n', None),
+])
+def test_without_docstring(program, expected):
+    assert without_docstring(program, "f") == (program if expected is None else expected)
+    assert without_docstring(program, None) == program
 
 
 @pytest.mark.parametrize("fmt", ["completion", "chat", "reasoning"])
