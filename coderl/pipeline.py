@@ -411,6 +411,9 @@ def _check_tasks(plan: Plan, allow_overlap: bool) -> None:
                 tasks = load(where, load_tasks, spec, split, seed).tasks
             else:
                 tasks = load(where, load_tasks, stage.config.tasks).tasks
+            if stage.config.eval_tasks:   # the run's own held-out set, evaluated during training
+                held = load(f"{where} eval_tasks", load_tasks, stage.config.eval_tasks).tasks
+                require(len(held) > 0, f"{where}: eval_tasks", stage.config.eval_tasks, "at least one task")
             fix = "add `split: train` to this run or use other tasks"
         else:
             continue

@@ -180,6 +180,7 @@ def test_report_only_rebuilds_the_report(finished, capsys):
     ("    clip_eps: -1.0\n", "rl[1] (ppo): --clip-eps=-1.0: expected a positive number"),
     ("    steps: many\n", "rl[1] (ppo): --steps='many': expected an integer"),
     ("    model: other\n", "rl[1] (ppo): field 'model' cannot be set here"),
+    ("    eval_tasks: humaneavl\n", "rl[1] (ppo) eval_tasks: task spec 'humaneavl': no such file"),
 ])
 def test_dry_run_names_the_run_and_field(model_dir, tmp_path, capsys, extra, message):
     second = f"  - name: ppo\n    algo: ppo_critic_free\n    tasks: {TASKS}\n{extra}"

@@ -59,7 +59,7 @@ class TrainConfig:
                                     "held-out task spec for eval_steps (none: off)")
     format: str = option("chat", "prompt format (completion, chat, reasoning)")
     dtype: str = option("float32", "weights of the base model: float32, or bfloat16 (LoRA weights, optimiser and "
-                        "log-softmax stay float32; ~1.5x faster generation and ~2x faster forward/backward on "
+                        "log-softmax stay float32; ~1.3x faster generation and ~2x faster forward/backward on "
                         "CPUs with AVX-512 BF16/AMX)", choices=["float32", "bfloat16"])
     seed: int = option(0, "seed of data order, sampling and initialisation")
     steps: int = option(20, "optimisation steps (each = one batch of rollouts)")
@@ -117,7 +117,8 @@ class TrainConfig:
     length_penalty_on: str = option("all", "length penalty on all samples or only passed ones",
                                     choices=["all", "passed"])
     # ---- LoRA (seed 001: r=8, alpha=16, dropout=0.05; seed 003: r=16)
-    lora_r: int | None = option(None, "LoRA rank (default: 8; ppo 16)")
+    lora_r: int | None = option(None, "LoRA rank of a fresh adapter (default: 8; ppo 16); an SFT adapter given as "
+                                          "--model keeps its own shape")
     lora_alpha: int = option(16, "LoRA alpha")
     lora_dropout: float = option(0.05, "LoRA dropout (off during RL passes: ratios need the sampling function)")
     # ---- evaluation, checkpoints, logging

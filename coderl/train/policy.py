@@ -26,6 +26,7 @@ class Policy:
     base: str  # portable base spec for saved adapters
     kind: str  # "adapter" when started from an SFT adapter
     two_adapters: bool
+    note: str = ""  # one line for the run log (e.g. which LoRA shape is trained)
 
     def reference(self):
         """Context in which `model` computes the reference policy."""
@@ -61,7 +62,10 @@ def build_policy(cfg, resume_from: str | None = None) -> Policy:
         model.load_adapter(loaded.adapter_path, adapter_name="reference", is_trainable=False)
         model.set_adapter("default")
         _freeze_all_but_default(model)
-        policy = Policy(model, loaded.tokenizer, loaded.base, "adapter", True)
+        lc = model.peft_config["default"]
+        note = (f"training continues {cfg.model}'s LoRA (r {lc.r}, alpha {lc.lora_alpha}, dropout {lc.lora_dropout}); "
+                f"--lora-r/--lora-alpha/--lora-dropout apply only to a fresh adapter over a base model")
+        policy = Policy(model, loaded.tokenizer, loaded.base, "adapter", True, note)
     else:
         model = get_peft_model(loaded.model, lora_config(cfg.lora_r, cfg.lora_alpha, cfg.lora_dropout))
         policy = Policy(model, loaded.tokenizer, loaded.base, loaded.kind, False)

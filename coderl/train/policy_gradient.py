@@ -12,8 +12,8 @@ Critic-free PPO (seed 001, `--algo ppo_critic_free`) is this loop with batch-nor
 sequence-level ratio and 4 epochs; PPO with a value head is `train/ppo.py`, which reuses the helpers
 below (rollouts, scoring, reference pass, end of step).
 
-The reference policy for KL is the *starting* policy: the base with the adapter disabled (an SFT
-adapter given as --model is merged into the base first, so "adapter disabled" is the SFT policy).
+The reference policy for KL is the *starting* policy: the base with the adapter disabled, or, when
+--model is an SFT adapter, that adapter loaded a second time and frozen (`train/policy.py`).
 Rollouts and every log-prob pass run with dropout off (`model.eval()`; autograd still works), so the
 sampling log-probs are the old log-probs of the importance ratio: the first minibatch has ratio 1.
 """
@@ -93,6 +93,8 @@ def train(cfg: TrainConfig, *, log=print, reward_override=None) -> dict:
                           "(coderl.train.run_training), not the policy-gradient loop")
     ckpt, tasks = prepare_run(cfg, log)
     policy = build_policy(cfg, resume_from=ckpt)
+    if policy.note:
+        log(policy.note)
     trainable = [p for p in policy.model.parameters() if p.requires_grad]
     log_trainable([policy.model], log)
     optimizer, scheduler = build_optimizer(cfg, trainable)

@@ -82,6 +82,8 @@ def train(cfg: TrainConfig, *, log=print, reward_override=None) -> dict:
     """
     ckpt, tasks = prepare_run(cfg, log)
     policy = build_policy(cfg, resume_from=ckpt)
+    if policy.note:
+        log(policy.note)
     value_head = build_value_head(policy.model, resume_from=ckpt)
     trainable = [p for p in policy.model.parameters() if p.requires_grad] + list(value_head.parameters())
     log_trainable([policy.model, value_head], log)

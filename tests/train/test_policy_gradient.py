@@ -224,7 +224,9 @@ def test_starting_from_an_adapter_keeps_it_as_the_reference(model_dir, tmp_path)
     assert not torch.allclose(ref, base, atol=1e-3)  # and the reference is not the bare base
     assert {n for n, p in policy.model.named_parameters() if p.requires_grad} == \
            {n for n, _ in policy.model.named_parameters() if "lora_" in n and ".default." in n}
-    train(cfg, log=lambda m: None, reward_override=varied_reward)
+    lines = []
+    train(cfg, log=lines.append, reward_override=varied_reward)     # the run log says which LoRA it trains
+    assert f"training continues {tmp_path / 'sft'}'s LoRA (r 4, alpha 8, dropout 0.0)" in "\n".join(lines)
     reloaded = load_model(str(tmp_path / "rl" / "checkpoints" / "step-1"))
     assert reloaded.kind == "adapter"
 
