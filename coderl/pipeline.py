@@ -65,6 +65,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import difflib
+import functools
 import gc
 import gzip
 import hashlib
@@ -523,7 +524,10 @@ def stage_status(stage: Stage, out: str) -> tuple[str, str]:
             return "stale", f"its input {stage.input_dir} changed since"
         if not _outputs_complete(stage):
             return "stale", "outputs missing"
-        return "done", f"finished {stamp.get('finished', '?')}"
+        detail = f"finished {stamp.get('finished', '?')}"
+        if stamp.get("code", "unrecorded") != code_version():   # kept, but never silently: say so
+            detail += f"; made by coderl {stamp.get('code', '(unrecorded)')}, now {code_version()}"
+        return "done", detail
     if stage.kind == "rl":
         from coderl.train.checkpoint import latest_checkpoint
 
@@ -711,8 +715,29 @@ def _clear(directory: str) -> None:
         shutil.rmtree(directory)
 
 
+@functools.lru_cache(maxsize=1)
+def code_version() -> str:
+    """coderl's version, plus the git commit (and "-dirty") when it runs from a git checkout."""
+    import importlib.metadata
+    import subprocess
+
+    try:
+        version = importlib.metadata.version("coderl")
+    except importlib.metadata.PackageNotFoundError:
+        version = "unknown"
+    src = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    try:
+        sha = subprocess.run(["git", "-C", src, "rev-parse", "--short=12", "HEAD"], capture_output=True,
+                             text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "-C", src, "status", "--porcelain", "--untracked-files=no", "--", "coderl"],
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return version
+    return f"{version}+g{sha}" + ("-dirty" if dirty else "") if sha else version
+
+
 def _write_stamp(stage: Stage, out: str, seconds: float) -> None:
-    stamp = {"stage": stage.name, "kind": stage.kind, "method": stage.method,
+    stamp = {"stage": stage.name, "kind": stage.kind, "method": stage.method, "code": code_version(),
              "config": portable_config(stage.config, out),
              "input": _portable({"model": stage.input_dir}, out)["model"],
              "input_sha256": _adapter_sha256(stage.input_dir), "seconds": round(seconds, 1),

@@ -140,6 +140,23 @@ def test_rerun_skips_finished_stages(finished, capsys):
     assert {p: p.stat().st_mtime_ns for p in out.glob("**/summary.json")} == before
 
 
+def test_a_stage_made_by_other_code_is_kept_but_named(finished, tmp_path, capsys):
+    from coderl.pipeline import code_version
+
+    config, out = finished
+    moved = tmp_path / "moved"
+    shutil.copytree(out, moved)
+    stamp_path = moved / "sft" / "pipeline_stage.json"
+    stamp = json.loads(stamp_path.read_text())
+    assert stamp["code"] == code_version() and code_version().startswith("0.")
+    stamp["code"] = "0.0.1+gdeadbeef"
+    stamp_path.write_text(json.dumps(stamp))
+    assert main(["pipeline", "--config", str(config), "--out", str(moved)]) == 0
+    err = capsys.readouterr().err
+    assert err.count(", skipped") == 5
+    assert f"made by coderl 0.0.1+gdeadbeef, now {code_version()}" in err
+
+
 def test_interrupted_rl_run_resumes(finished, tmp_path, capsys):
     """Killed after its checkpoint but before its stamp: the RL run resumes (in a copied OUT: paths inside
     OUT are compared as OUT/..., so a moved directory still matches), its evaluation runs again."""
