@@ -307,7 +307,7 @@ def _optimise(cfg, policy, optimizer, batch, rewards, adv_state, metrics, step) 
             mb_mask = mask[rows]
             loss, stats = policy_loss(logprobs, batch.logprobs[rows], advantages[rows], mb_mask,
                                       aggregation=cfg.aggregation, **agg, **loss_options)
-            stats = {f"loss/{k}" if not k.startswith(("loss/", "ppo/")) else k: v for k, v in stats.items()}
+            stats = {k if k.startswith("loss/") else f"loss/{k}": v for k, v in stats.items()}
             if ref_logprobs is not None:
                 kl_tok = kl_estimator(logprobs.detach(), ref_logprobs[rows], cfg.kl_estimator)
                 stats["kl/mean"] = float((kl_tok * mb_mask).sum() / mb_mask.sum().clamp(min=1))

@@ -125,7 +125,7 @@ class Targets:
     token_rewards: Tensor  # [N, T] sequence reward on the last valid token, minus the per-token KL penalty
     advantages: Tensor  # [N, T] GAE advantages, whitened when --whiten-advantages; 0 on padding
     returns: Tensor  # [N, T] GAE returns (raw advantages + old values): the value head's targets
-    metrics: dict  # ppo/returns_mean, ppo/values_mean, ppo/explained_variance, advantage/*, kl/reward_penalty
+    metrics: dict  # value/returns_mean, value/values_mean, value/explained_variance, advantage/*, kl/reward_penalty
 
 
 @torch.no_grad()
@@ -152,9 +152,9 @@ def compute_targets(cfg: TrainConfig, policy, value_head, batch, rewards: Tensor
                                   **accepted_options(estimator, cfg.advantage_options()))
     returns = state["returns"]  # value-based estimators return their value targets here (see gae)
     metrics.update({
-        "ppo/returns_mean": float(masked_mean(returns, mask)),
-        "ppo/values_mean": float(masked_mean(old_values, mask)),
-        "ppo/explained_variance": explained_variance(old_values, returns, mask),
+        "value/returns_mean": float(masked_mean(returns, mask)),
+        "value/values_mean": float(masked_mean(old_values, mask)),
+        "value/explained_variance": explained_variance(old_values, returns, mask),
         "advantage/mean_abs": float(masked_mean(advantages.abs(), mask)),  # before whitening
     })
     if cfg.whiten_advantages:
@@ -196,9 +196,9 @@ def _optimise(cfg, policy, value_head, trainable, optimizer, batch, targets: Tar
                                                          mb_mask, value_clip, aggregation=cfg.aggregation, **agg)
             ent = aggregate(entropy, mb_mask, cfg.aggregation, **agg)
             loss = pg_loss + cfg.value_coef * value_loss - cfg.entropy_coef * ent
-            stats = {f"ppo/{k}": v for k, v in pg_stats.items()}  # clip_fraction, approx_kl, ratio_mean, ratio_max
-            stats.update({"loss/policy": float(pg_loss.detach()), "ppo/value_loss": float(value_loss.detach()),
-                          "ppo/value_clip_fraction": value_stats["clip_fraction"], "ppo/entropy": float(ent.detach())})
+            stats = {f"loss/{k}": v for k, v in pg_stats.items()}  # clip_fraction, approx_kl, ratio_mean, ratio_max (as every loop)
+            stats.update({"loss/policy": float(pg_loss.detach()), "loss/value": float(value_loss.detach()),
+                          "value/clip_fraction": value_stats["clip_fraction"], "loss/entropy": float(ent.detach())})
             if targets.ref_logprobs is not None:
                 ref = targets.ref_logprobs[rows]
                 kl_tok = kl_estimator(logprobs.detach(), ref, cfg.kl_estimator)
@@ -222,6 +222,6 @@ def _optimise(cfg, policy, value_head, trainable, optimizer, batch, targets: Tar
                     ((logprobs.detach() - batch.logprobs[rows]).abs() * mb_mask).max())
                 sums["first_minibatch/max_abs_value_change"] = float(
                     ((values.detach() - targets.old_values[rows]).abs() * mb_mask).max())
-                sums["first_minibatch/clip_fraction"] = stats["ppo/clip_fraction"]
-                sums["first_minibatch/value_clip_fraction"] = stats["ppo/value_clip_fraction"]
+                sums["first_minibatch/clip_fraction"] = stats["loss/clip_fraction"]
+                sums["first_minibatch/value_clip_fraction"] = stats["value/clip_fraction"]
     return {k: (v / count if not k.startswith("first_minibatch/") else v) for k, v in sums.items()}

@@ -82,7 +82,7 @@ def test_first_minibatch_is_on_policy(model_dir, tmp_path, algo):
     assert m["first_minibatch/max_abs_log_ratio"] < 1e-5
     assert m["first_minibatch/clip_fraction"] == 0.0
     if algo == "ppo":
-        assert m["ppo/values_mean"] != 0.0
+        assert m["value/values_mean"] != 0.0
         assert m["first_minibatch/max_abs_value_change"] < 1e-5
         assert m["first_minibatch/value_clip_fraction"] == 0.0
 
@@ -131,9 +131,9 @@ def test_loop_returns_are_gae_of_its_own_values_and_rewards(model_dir, tmp_path,
     mean = raw.sum() / mask.sum()
     std = (((raw - mean) * mask) ** 2).sum().div(mask.sum()).sqrt()
     torch.testing.assert_close(targets.advantages, (raw - mean) / std * mask, atol=1e-4, rtol=1e-4)
-    assert m["ppo/returns_mean"] == pytest.approx(float(masked_mean(expected, mask)), abs=1e-6)
-    for key in ("ppo/clip_fraction", "ppo/approx_kl", "ppo/explained_variance", "ppo/value_loss",
-                "ppo/value_clip_fraction", "ppo/entropy", "ppo/values_mean", "kl/reward_penalty", "kl/mean",
+    assert m["value/returns_mean"] == pytest.approx(float(masked_mean(expected, mask)), abs=1e-6)
+    for key in ("loss/clip_fraction", "loss/approx_kl", "value/explained_variance", "loss/value",
+                "value/clip_fraction", "loss/entropy", "value/values_mean", "kl/reward_penalty", "kl/mean",
                 "reward/total", "sandbox/pass_rate", "time/generation", "train/grad_norm"):
         assert key in m and math.isfinite(m[key]), key
 
