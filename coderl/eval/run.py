@@ -57,6 +57,8 @@ class EvalConfig:
     isolation: str = option("auto", "sandbox isolation level", choices=["auto", "full", "uid", "rlimits"])
     dtype: str = option("float32", "model dtype", choices=["float32", "bfloat16", "float16"])
     trust_remote_code: bool = option(False, "allow model code from the model folder / hub")
+    device: str = option("auto", "where the model runs: auto (CUDA if present), cpu or cuda",
+                         choices=["auto", "cpu", "cuda"])
 
     def __post_init__(self):
         require(self.out is not None, "--out", self.out, "a run directory")
@@ -84,7 +86,7 @@ def _summarize_passk(counts: dict[str, tuple[int, int]], seed: int) -> dict:
 
 def run_eval(cfg: EvalConfig, *, loaded=None, log=print) -> dict:
     """Evaluate; `loaded` (a `LoadedModel`) skips loading, for callers that hold the model already."""
-    from coderl.models import load_model
+    from coderl.models import load_model, resolve_device
     from coderl.rollout.hf import generate
 
     taskset = load_tasks(cfg.tasks, split=cfg.split, seed=cfg.seed)
@@ -92,7 +94,8 @@ def run_eval(cfg: EvalConfig, *, loaded=None, log=print) -> dict:
     os.makedirs(cfg.out, exist_ok=True)
     start = time.perf_counter()
     if loaded is None:
-        loaded = load_model(cfg.model, dtype=cfg.dtype, trust_remote_code=cfg.trust_remote_code)
+        loaded = load_model(cfg.model, dtype=cfg.dtype, trust_remote_code=cfg.trust_remote_code,
+                            device=resolve_device(cfg.device))
     load_seconds = time.perf_counter() - start
     limits = Limits(cpu_seconds=cfg.timeout)
     per_chunk = max(1, cfg.batch_size // cfg.samples)

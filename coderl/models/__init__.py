@@ -31,12 +31,13 @@ _LAZY = {
     "save_adapter": "coderl.models.load",
     "builtin_folder": "coderl.models.load",
     "gguf_folder": "coderl.models.load",
+    "resolve_device": "coderl.models.load",
     "lora_config": "coderl.models.lora",
     "trainable_ratio": "coderl.models.lora",
 }
 
 __all__ = ["BUILTINS", "DEFAULT_MODEL", "LoadedModel", "ModelError", "builtin_folder", "cache_root",
-           "format_models", "gguf_folder", "list_models", "load_model", "lora_config", "resolve_spec",
+           "format_models", "gguf_folder", "list_models", "load_model", "lora_config", "resolve_device", "resolve_spec",
            "save_adapter", "trainable_ratio"]
 
 

@@ -70,6 +70,22 @@ def no_progress_bars():
             hf_logging.enable_progress_bar()
 
 
+DEVICES = ("auto", "cpu", "cuda")
+
+
+def resolve_device(name: str, flag: str = "--device") -> str:
+    """auto -> cuda when a CUDA GPU is present, else cpu; cuda without one is a one-line error."""
+    import torch
+
+    if name not in DEVICES:
+        raise ModelError(f"{flag}={name!r}: expected one of {', '.join(DEVICES)}")
+    if name == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if name == "cuda" and not torch.cuda.is_available():
+        raise ModelError(f"{flag} cuda: this machine has no CUDA GPU (torch.cuda.is_available() is False)")
+    return name
+
+
 def _torch_dtype(dtype: str):
     import torch
 

@@ -61,6 +61,9 @@ class TrainConfig:
     dtype: str = option("float32", "weights of the base model: float32, or bfloat16 (LoRA weights, optimiser and "
                         "log-softmax stay float32; ~1.3x faster generation and ~2x faster forward/backward on "
                         "CPUs with AVX-512 BF16/AMX)", choices=["float32", "bfloat16"])
+    device: str = option("auto", "where the model runs: auto (CUDA if present), cpu or cuda; rollouts, rewards "
+                         "and the loss math stay on the CPU (only [N, T] log-probs move)",
+                         choices=["auto", "cpu", "cuda"])
     seed: int = option(0, "seed of data order, sampling and initialisation")
     steps: int = option(20, "optimisation steps (each = one batch of rollouts)")
     prompts_per_step: int = option(4, "prompts per step (seed 002: 16)")

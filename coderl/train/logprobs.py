@@ -8,6 +8,10 @@ real tokens), so on the policy that sampled them these log-probs equal the sampl
 Only the logits that predict completion tokens are computed (`logits_to_keep`), and the
 log-softmax is never materialised: log p = logit / T - logsumexp(logits / T).
 
+Devices: the model may run on a GPU (`--device`); rollout batches, rewards and advantages live on the
+CPU, and the per-token results come back there (a differentiable copy of [n, T] values), so the loss
+math runs beside them and the backward pass crosses back to the model's device.
+
 Shared prompts (`shared_prompt=True`, the default).  GRPO/RLOO batches hold `samples_per_prompt`
 rows per prompt, and the prompt is usually most of each row's tokens.  When rows repeat a prompt,
 each distinct prompt is run once (with grad: LoRA changes the prompt's keys and values), its KV
@@ -60,10 +64,10 @@ def token_logprobs(model, seqs: Sequences, temperature: float = 1.0, *, with_ent
     if raw is None:  # every prompt distinct, sharing off, or a cache that cannot be gathered
         raw = _forward(model, seqs).logits
     logits = _completion_logits(raw, temperature)  # [n, T, V]
-    logprobs = _chosen_logprobs(logits, seqs)
+    logprobs = _home(_chosen_logprobs(logits, seqs), seqs)
     if not with_entropy:
         return logprobs
-    return logprobs, _entropy(logits, seqs)
+    return logprobs, _home(_entropy(logits, seqs), seqs)
 
 
 def token_logprobs_and_values(model, value_head, seqs: Sequences, temperature: float = 1.0, *,
@@ -84,7 +88,14 @@ def token_logprobs_and_values(model, value_head, seqs: Sequences, temperature: f
     values = value_head(hidden) * seqs.mask.to(hidden.device)  # [n, T] float32
     with torch.set_grad_enabled(entropy_grad and torch.is_grad_enabled()):
         entropy = _entropy(logits, seqs)
-    return logprobs, values, entropy
+    return _home(logprobs, seqs), _home(values, seqs), _home(entropy, seqs)
+
+
+def _home(t: torch.Tensor, seqs: Sequences) -> torch.Tensor:
+    """`t` on the device of the rollout batch (the CPU): a differentiable copy when the model runs on a
+    GPU (only [n, T] per-token values move; the vocabulary-sized logits stay where they were computed),
+    the same tensor otherwise."""
+    return t.to(seqs.mask.device)
 
 
 def _forward(model, seqs: Sequences, **kwargs):

@@ -56,7 +56,10 @@ def build_policy(cfg, resume_from: str | None = None) -> Policy:
 
     from coderl.models import load_model, lora_config
 
-    loaded = load_model(cfg.model, dtype=getattr(cfg, "dtype", "float32"))
+    from coderl.models import resolve_device
+
+    loaded = load_model(cfg.model, dtype=getattr(cfg, "dtype", "float32"),
+                        device=resolve_device(getattr(cfg, "device", "cpu")))
     if loaded.kind == "adapter":
         model = loaded.model
         model.load_adapter(loaded.adapter_path, adapter_name="reference", is_trainable=False)

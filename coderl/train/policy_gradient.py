@@ -146,6 +146,9 @@ def prepare_run(cfg: TrainConfig, log) -> tuple[str | None, list]:
 
     Seeds torch, so the model built next gets the run's LoRA initialisation.
     """
+    from coderl.models import resolve_device
+
+    resolve_device(cfg.device)  # a missing GPU is refused before anything is written
     if not cfg.resume:
         refuse_existing_run(cfg.out)
     os.makedirs(cfg.out, exist_ok=True)

@@ -149,13 +149,9 @@ def require_cuda_for_qlora() -> None:
 
 
 def _device(cfg: SFTConfig) -> str:
-    import torch
+    from coderl.models import resolve_device
 
-    if cfg.device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if cfg.device == "cuda" and not torch.cuda.is_available():
-        raise ConfigError("--device cuda: this machine has no CUDA GPU")
-    return cfg.device
+    return resolve_device(cfg.device)
 
 
 def _load_quantized(spec: str):
@@ -280,6 +276,7 @@ def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
 
     if cfg.qlora:
         require_cuda_for_qlora()
+    _device(cfg)  # a missing GPU is refused before anything is written
     tasks, data_description = load_sft_tasks(cfg.data, cfg.split, cfg.seed)  # bad data fails before the model loads
     os.makedirs(cfg.out, exist_ok=True)
     with open(os.path.join(cfg.out, "config.yaml"), "w", encoding="utf-8") as f:
