@@ -518,8 +518,9 @@ def stage_status(stage: Stage, out: str) -> tuple[str, str]:
                 stamp = json.load(f)
         except ValueError:
             return "stale", f"unreadable {STAMP}"
-        if stamp.get("config") != new:
-            return "stale", "made with a different config (" + _diff(stamp.get("config") or {}, new) + ")"
+        old = stamp.get("config") or {}
+        if old != _without_new_defaults(new, old, stage.config):
+            return "stale", "made with a different config (" + _diff(old, new) + ")"
         if stamp.get("input_sha256") != _adapter_sha256(stage.input_dir):
             return "stale", f"its input {stage.input_dir} changed since"
         if not _outputs_complete(stage):
@@ -536,10 +537,17 @@ def stage_status(stage: Stage, out: str) -> tuple[str, str]:
             old = _read_yaml_dict(os.path.join(stage.dir, "config.yaml"))
             # its paths are relative to the OUT it was written in (OUT/rl/<name>), which may have moved
             old = _portable(old, os.path.dirname(os.path.dirname(str(old.get("out") or stage.dir))))
-            if old and old != new:
+            if old and old != _without_new_defaults(new, old, stage.config):
                 return "stale", "interrupted run made with a different config (" + _diff(old, new) + ")"
             return "resume", f"resumes from {os.path.basename(ckpt)}"
     return "run", ""
+
+
+def _without_new_defaults(new: dict, old: dict, cfg) -> dict:
+    """`new` minus the fields `old` does not have that sit at their default: a field added to coderl
+    after a stage ran (e.g. `device`) does not make the stage stale unless it is set to something else."""
+    defaults = {f.name: f.default for f in dataclasses.fields(cfg) if f.default is not dataclasses.MISSING}
+    return {k: v for k, v in new.items() if k in old or k not in defaults or v != defaults[k]}
 
 
 def _read_yaml_dict(path: str) -> dict:

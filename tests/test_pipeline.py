@@ -157,6 +157,28 @@ def test_a_stage_made_by_other_code_is_kept_but_named(finished, tmp_path, capsys
     assert f"made by coderl 0.0.1+gdeadbeef, now {code_version()}" in err
 
 
+def test_a_field_added_since_at_its_default_keeps_a_stage_done(finished, tmp_path, capsys):
+    """A stamp written before coderl had a field (here: eval's `device`) still matches when the plan
+    leaves that field at its default; set to something else, the stage is stale."""
+    config, out = finished
+    moved = tmp_path / "moved"
+    shutil.copytree(out, moved)
+    removed = 0
+    for stamp_path in moved.glob("**/pipeline_stage.json"):
+        stamp = json.loads(stamp_path.read_text())
+        if stamp["config"]["device"] == "auto":               # evals and RL (this SFT says cpu)
+            del stamp["config"]["device"]
+            stamp_path.write_text(json.dumps(stamp))
+            removed += 1
+    assert removed == 4
+    assert main(["pipeline", "--config", str(config), "--out", str(moved)]) == 0
+    assert capsys.readouterr().err.count(", skipped") == 5
+    edited = tmp_path / "edited.yaml"
+    edited.write_text(config.read_text().replace("eval:\n", "eval:\n  device: cpu\n", 1))
+    assert main(["pipeline", "--config", str(edited), "--out", str(moved), "--dry-run"]) == 0
+    assert "made with a different config (device: None -> 'cpu')" in capsys.readouterr().out
+
+
 def test_interrupted_rl_run_resumes(finished, tmp_path, capsys):
     """Killed after its checkpoint but before its stamp: the RL run resumes (in a copied OUT: paths inside
     OUT are compared as OUT/..., so a moved directory still matches), its evaluation runs again."""
