@@ -59,23 +59,27 @@ def table(summaries: list[dict]) -> str:
 
 
 def plot(summaries: list[dict], path: str) -> None:
+    """pass@1 (with its CI) against average length, one marker per run and a legend below the axes
+    (labels written next to the points collide as soon as two runs land close together)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6.5, 4.5), dpi=120)
-    for s in summaries:
+    markers = "osD^vP*Xh<>p"
+    fig, ax = plt.subplots(figsize=(7, 4.2 + 0.24 * len(summaries)), dpi=120)
+    for i, s in enumerate(summaries):
         x, y = s["avg_gen_tokens"], s["pass_at_k"]["pass@1"]
         lo, hi = s.get("pass_at_k_ci95", {}).get("pass@1", (y, y))
-        ax.errorbar([x], [y], yerr=[[y - lo], [hi - y]], fmt="o", capsize=3)
-        ax.annotate(f"{s['label']}\n({s['method']})", (x, y), textcoords="offset points", xytext=(6, 4), fontsize=8)
+        ax.errorbar([x], [y], yerr=[[y - lo], [hi - y]], fmt=markers[i % len(markers)], markersize=7, capsize=3,
+                    alpha=0.85, label=f"{s['method']}: {s['label']} ({y:.3f}, {x:.1f} tokens)")
     ax.set_xlabel("average generated tokens")
     ax.set_ylabel("pass@1 (95% CI over tasks)")
     ax.set_title("pass@1 against completion length")
     ax.grid(alpha=0.3)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), fontsize=8, frameon=False)
     fig.tight_layout()
-    fig.savefig(path)
+    fig.savefig(path, bbox_inches="tight")
     plt.close(fig)
 
 
