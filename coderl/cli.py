@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 
 from coderl.config import ConfigError, add_arguments, from_args
 
@@ -129,6 +130,8 @@ def main(argv: list[str] | None = None) -> int:
     from coderl.sandbox.client import SandboxUnavailable
     from coderl.tasks import TaskFormatError
 
+    # peft reads a transformers property deprecated in v5; the warning is theirs and says nothing to a user
+    warnings.filterwarnings("ignore", message="`is_gradient_checkpointing` is deprecated", category=FutureWarning)
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     ns = parser.parse_args(argv)
