@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.coderl-installed
 # pip's notes about local package mirrors that do not exist are noise; errors still fail the build.
 QUIET  := { grep -v "^WARNING: Location" || true; }
 
-.PHONY: setup demo reproduce-cpu test test-slow bench bench-generate bench-rl lint clean
+.PHONY: setup demo reproduce-cpu test test-slow bench bench-generate bench-compaction bench-rl lint clean
 
 setup: $(STAMP)
 
@@ -50,6 +50,9 @@ bench: setup
 
 bench-generate: setup
 	$(BIN)/python bench/generate.py
+
+bench-compaction: setup
+	$(BIN)/python bench/compaction.py
 
 # Needs TRL: pip install -e '.[bench]'
 bench-rl: setup

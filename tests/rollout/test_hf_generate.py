@@ -328,3 +328,68 @@ def test_shared_prompt_prefill_changes_nothing(tiny, temperature, monkeypatch):
     assert [s.completion for s in shared.samples] == [s.completion for s in separate.samples]
     torch.testing.assert_close(shared.logprobs, separate.logprobs, atol=1e-5, rtol=0)
     torch.testing.assert_close(shared.mask, separate.mask)
+
+
+# --- finished rows leave the batch (compaction) ---------------------------------------------
+
+def spy_calls(monkeypatch):
+    """Record (rows, steps, rows still running) of every `model.generate` call `generate` makes."""
+    from coderl.rollout import hf
+
+    calls, real = [], hf._generate_chunk
+
+    def spy(*args, **kwargs):
+        out = real(*args, **kwargs)
+        calls.append((args[2].shape[0], out[0].shape[1], sum(out[2])))
+        return out
+
+    monkeypatch.setattr(hf, "_generate_chunk", spy)
+    return calls
+
+
+def test_compaction_keeps_greedy_tokens_and_logprobs(tiny, monkeypatch):
+    """The LONG rows stop at once ("\\n"), so the call ends with the six SHORT rows running; they go on
+    alone on their rows of the KV cache: the same tokens and log-probs as one 12-row call."""
+    model, tok = tiny
+    calls = spy_calls(monkeypatch)
+    kwargs = dict(samples_per_prompt=6, max_new_tokens=24, temperature=0.0, batch_size=12, stop=["\n"])
+    compacted = generate(model, tok, [SHORT, LONG], compact_rows=8, **kwargs)
+    assert calls == [(12, 1, 6), (6, 23, 0)]
+    calls.clear()
+    plain = generate(model, tok, [SHORT, LONG], compact_rows=0, **kwargs)
+    assert calls == [(12, 24, 0)]
+    assert compacted.completion_ids.tolist() == plain.completion_ids.tolist()
+    assert [len(s.gen_tokens) for s in compacted.samples] == [24] * 6 + [1] * 6
+    torch.testing.assert_close(compacted.logprobs, plain.logprobs, atol=1e-5, rtol=0)
+    torch.testing.assert_close(compacted.mask, plain.mask)
+
+
+@pytest.mark.parametrize("stop, rounds", [("e", [(12, 19, 6), (6, 5, 0)]), ("t", [(12, 9, 6), (6, 15, 0)])])
+def test_compacted_sampling_logprobs_are_the_policy_of_every_token(tiny, monkeypatch, stop, rounds):
+    """Sampled rows that continue in a smaller call still record log_softmax(logits / T) of each
+    token drawn (checked against one unpadded forward pass), and each row ends where its stop is."""
+    model, tok = tiny
+    calls = spy_calls(monkeypatch)
+    batch = generate(model, tok, [SHORT, LONG], samples_per_prompt=6, max_new_tokens=24, temperature=1.0,
+                     seed=1, batch_size=12, stop=[stop])
+    assert calls == rounds
+    for i, s in enumerate(batch.samples):
+        k = len(s.gen_tokens)
+        expected = teacher_forced(model, prompt_of(batch, i), s.gen_tokens, 1.0)
+        torch.testing.assert_close(batch.logprobs[i, :k], expected, atol=1e-4, rtol=0)
+        if stop in decode(tok, s.gen_tokens):  # a row ends at the token that completes its stop
+            assert stop not in decode(tok, s.gen_tokens[:-1]) and not s.truncated
+        else:  # otherwise at EOS or the 24-token budget
+            assert s.truncated == (len(s.gen_tokens) == 24 and s.gen_tokens[-1] != tok.eos_token_id)
+
+
+def test_stop_on_text_sees_tokens_of_earlier_rounds(tiny):
+    """A stop split between the tokens a row drew before the call ended and the ones after is found."""
+    _, tok = tiny
+    before = tok("y\nde", add_special_tokens=False)["input_ids"]
+    after = tok("f g", add_special_tokens=False)["input_ids"]
+    prompt = tok("x = 1", add_special_tokens=False)["input_ids"]
+    rows = torch.tensor([prompt + before + after])
+    width = len(prompt) + len(before)
+    assert StopOnText(tok, width, [("\ndef ",)], [before])(rows, None).tolist() == [True]
+    assert StopOnText(tok, width, [("\ndef ",)])(rows, None).tolist() == [False]
