@@ -51,8 +51,8 @@ def main() -> None:
     for compact, tokens, seconds in runs:
         print(f"{compact:>12} | {tokens:>6} | {seconds:>7.1f} | {tokens / seconds:>8.1f}")
     same = sum(a == b for a, b in zip(answers[0], answers[8]))
-    print(f"identical answers: {same} / {len(tasks)} (bf16 kernels round differently with the batch width)"
-          if args.dtype == "bfloat16" else f"identical answers: {same} / {len(tasks)}")
+    print(f"identical answers: {same} / {len(tasks)}"
+          + (" (bf16 kernels round differently with the batch width)" if same < len(tasks) else ""))
     print(f"model {args.model} ({args.dtype}), {args.tasks} ({len(tasks)} tasks), batch {args.batch_size}, "
           f"max_new_tokens {args.max_new_tokens}, torch {torch.__version__}, {torch.get_num_threads()} threads, "
           f"nproc {os.cpu_count()}, {platform.processor() or platform.machine()}, {datetime.date.today()}")
