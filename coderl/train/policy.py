@@ -54,9 +54,7 @@ def build_policy(cfg, resume_from: str | None = None) -> Policy:
     from peft import get_peft_model, set_peft_model_state_dict
     from safetensors.torch import load_file
 
-    from coderl.models import load_model, lora_config
-
-    from coderl.models import resolve_device
+    from coderl.models import load_model, lora_config, resolve_device
 
     loaded = load_model(cfg.model, dtype=getattr(cfg, "dtype", "float32"),
                         device=resolve_device(getattr(cfg, "device", "cpu")))

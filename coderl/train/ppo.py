@@ -196,7 +196,7 @@ def _optimise(cfg, policy, value_head, trainable, optimizer, batch, targets: Tar
                                                          mb_mask, value_clip, aggregation=cfg.aggregation, **agg)
             ent = aggregate(entropy, mb_mask, cfg.aggregation, **agg)
             loss = pg_loss + cfg.value_coef * value_loss - cfg.entropy_coef * ent
-            stats = {f"loss/{k}": v for k, v in pg_stats.items()}  # clip_fraction, approx_kl, ratio_mean, ratio_max (as every loop)
+            stats = {f"loss/{k}": v for k, v in pg_stats.items()}  # clip_fraction, approx_kl, ratio_mean/max
             stats.update({"loss/policy": float(pg_loss.detach()), "loss/value": float(value_loss.detach()),
                           "value/clip_fraction": value_stats["clip_fraction"], "loss/entropy": float(ent.detach())})
             if targets.ref_logprobs is not None:

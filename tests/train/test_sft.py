@@ -24,8 +24,8 @@ from coderl.train.sft_data import (  # noqa: E402
     end_token,
     prompt_ids,
     solution_text,
-    without_docstring,
     tokenize_example,
+    without_docstring,
 )
 from tests.models.tiny import tiny_llama, tiny_model, tiny_tokenizer  # noqa: E402
 from tests.train.helpers import TASKS  # noqa: E402
