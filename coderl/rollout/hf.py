@@ -130,21 +130,21 @@ class RowsFinished(StoppingCriteria):
     batch 8 ~88 ms per step for the bundled model), and without this every row of a chunk keeps
     decoding padding until its longest row ends."""
 
-    def __init__(self, prompt_length: int, eos_ids: list[int], stop: StopOnText | None, leave: int):
-        self.prompt_length = prompt_length
+    def __init__(self, eos_ids: list[int], stop: StopOnText | None, leave: int):
         self.eos = torch.tensor(eos_ids or [-1], dtype=torch.long)
         self.stop = stop
         self.leave = leave
-        self.ended_early = False
+        self.eos_seen: torch.Tensor | None = None  # [B] bool, latched: a row's EOS is followed by padding
+        self.running: list[bool] | None = None  # per row, set when the call ends early: still running
 
     def __call__(self, input_ids: torch.LongTensor, scores: Any, **kwargs) -> torch.BoolTensor:
-        new = input_ids[:, self.prompt_length:]
-        done = torch.isin(new, self.eos.to(new.device)).any(dim=1)
+        last = torch.isin(input_ids[:, -1], self.eos.to(input_ids.device))  # called once per new token
+        self.eos_seen = last if self.eos_seen is None else self.eos_seen | last
+        done = self.eos_seen
         if self.stop is not None:
-            done = done | torch.tensor(self.stop.done, dtype=torch.bool, device=new.device)
-        running = int((~done).sum())
-        if 0 < running <= self.leave:
-            self.ended_early = True
+            done = done | torch.tensor(self.stop.done, dtype=torch.bool, device=input_ids.device)
+        if 0 < int((~done).sum()) <= self.leave:
+            self.running = (~done).tolist()
             return torch.ones_like(done)
         return done
 
@@ -313,22 +313,17 @@ def _generate_chunk(model, tokenizer, input_ids: torch.Tensor, attention: torch.
     if config.do_sample and top_p < 1.0:
         processors.append(TopPLogitsWarper(top_p))
     stop = StopOnText(tokenizer, width, stops, carry) if any(stops) else None
-    rows = RowsFinished(width, list(config.eos_token_id or []), stop, leave)
-    criteria = ([stop] if stop is not None else []) + [rows]
+    rows = RowsFinished(list(config.eos_token_id or []), stop, leave) if leave else None
+    criteria = [c for c in (stop, rows) if c is not None]  # generate ends rows on EOS by itself
     out = model.generate(
         input_ids=input_ids.to(device), attention_mask=attention.to(device), generation_config=config,
         logits_processor=LogitsProcessorList(processors), stopping_criteria=StoppingCriteriaList(criteria),
         **({"past_key_values": cache} if cache is not None else {}),
     )
     sequences = out.sequences
-    new = sequences[:, width:].cpu()
-    running = [False] * len(stops)
-    if rows.ended_early and new.shape[1] < config.max_new_tokens:
-        eos = torch.tensor(list(config.eos_token_id or [-1]), dtype=torch.long)
-        ended = torch.isin(new, eos).any(dim=1).tolist()
-        stopped = stop.done if stop is not None else [False] * len(stops)
-        running = [not (e or s) for e, s in zip(ended, stopped)]
-    return new, capture.finish(sequences).cpu(), running, sequences, getattr(out, "past_key_values", None)
+    running = rows.running if rows is not None and rows.running is not None else [False] * len(stops)
+    return (sequences[:, width:].cpu(), capture.finish(sequences).cpu(), running, sequences,
+            getattr(out, "past_key_values", None))
 
 
 def generate(
