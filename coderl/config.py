@@ -97,3 +97,6 @@ def read_yaml_mapping(path: str, *, loader=None, empty: dict | None = None, expe
     if not isinstance(data, dict):
         raise ConfigError(f"--config {path}: expected {expected}")
     return data
+
+
+DEVICES = ("auto", "cpu", "cuda")  # --device of sft, train and eval (resolved by coderl.models.resolve_device)

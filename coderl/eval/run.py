@@ -23,7 +23,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 
-from coderl.config import option, require
+from coderl.config import DEVICES, option, require
 from coderl.eval.passk import pass_at_k, summarize
 from coderl.eval.stats import bootstrap_ci
 from coderl.rollout.formats import FORMATS
@@ -57,8 +57,7 @@ class EvalConfig:
     isolation: str = option("auto", "sandbox isolation level", choices=["auto", "full", "uid", "rlimits"])
     dtype: str = option("float32", "model dtype", choices=["float32", "bfloat16", "float16"])
     trust_remote_code: bool = option(False, "allow model code from the model folder / hub")
-    device: str = option("auto", "where the model runs: auto (CUDA if present), cpu or cuda",
-                         choices=["auto", "cpu", "cuda"])
+    device: str = option("auto", "where the model runs: auto (CUDA if present), cpu or cuda", choices=list(DEVICES))
 
     def __post_init__(self):
         require(self.out is not None, "--out", self.out, "a run directory")

@@ -70,12 +70,11 @@ def no_progress_bars():
             hf_logging.enable_progress_bar()
 
 
-DEVICES = ("auto", "cpu", "cuda")
-
-
 def resolve_device(name: str, flag: str = "--device") -> str:
     """auto -> cuda when a CUDA GPU is present, else cpu; cuda without one is a one-line error."""
     import torch
+
+    from coderl.config import DEVICES
 
     if name not in DEVICES:
         raise ModelError(f"{flag}={name!r}: expected one of {', '.join(DEVICES)}")

@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from coderl.config import ConfigError, option, read_yaml_mapping, require
+from coderl.config import DEVICES, ConfigError, option, read_yaml_mapping, require
 
 # Every preset sets the same fields (each field's default is None = "the preset's"), so a row reads as
 # the whole recipe.  _COMMON holds the values most presets share.
@@ -62,8 +62,7 @@ class TrainConfig:
                         "log-softmax stay float32; ~1.3x faster generation and ~2x faster forward/backward on "
                         "CPUs with AVX-512 BF16/AMX)", choices=["float32", "bfloat16"])
     device: str = option("auto", "where the model runs: auto (CUDA if present), cpu or cuda; rollouts, rewards "
-                         "and the loss math stay on the CPU (only [N, T] log-probs move)",
-                         choices=["auto", "cpu", "cuda"])
+                         "and the loss math stay on the CPU (only [N, T] log-probs move)", choices=list(DEVICES))
     seed: int = option(0, "seed of data order, sampling and initialisation")
     steps: int = option(20, "optimisation steps (each = one batch of rollouts)")
     prompts_per_step: int = option(4, "prompts per step (seed 002: 16)")

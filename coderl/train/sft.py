@@ -54,7 +54,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from coderl.config import ConfigError, option, require
+from coderl.config import DEVICES, ConfigError, option, require
 from coderl.eval.run import DEFAULT_FORMAT
 
 QLORA_NO_CUDA = ("--qlora needs a CUDA GPU (bitsandbytes 4-bit kernels); this machine has none "
@@ -92,7 +92,7 @@ class SFTConfig:
     dtype: str = option("float32", "weights of the base model: float32 or bfloat16 (LoRA weights and optimiser stay "
                         "float32; faster on CPUs with AVX-512 BF16/AMX and on GPUs)", choices=["float32", "bfloat16"])
     qlora: bool = option(False, "load the base in 4-bit NF4 (bitsandbytes, bfloat16 compute); needs a CUDA GPU")
-    device: str = option("auto", "auto (CUDA if present), cpu or cuda", choices=["auto", "cpu", "cuda"])
+    device: str = option("auto", "auto (CUDA if present), cpu or cuda", choices=list(DEVICES))
     save_steps: int = option(0, "also checkpoint every N optimizer steps (0 = only the final checkpoint)")
     log_with: str = option("none", "extra tracker: none, tensorboard, wandb (offline), trackio",
                            choices=["none", "tensorboard", "wandb", "trackio"])
