@@ -142,7 +142,9 @@ def without_docstring(program: str, name: str | None) -> str:
                 return program
             lines = program.splitlines(keepends=True)
             start, end = first.lineno - 1, first.end_lineno        # 0-based [start, end)
-            if lines[start][:first.col_offset].strip() or lines[end - 1][first.end_col_offset:].strip():
+            # ast column offsets count UTF-8 bytes, not characters
+            if (lines[start].encode()[:first.col_offset].strip()
+                    or lines[end - 1].encode()[first.end_col_offset:].strip()):
                 return program
             return "".join(lines[:start] + lines[end:])
     return program

@@ -163,6 +163,7 @@ def test_chat_reply_is_the_whole_function_without_its_docstring(tasks):
     # unchanged: docstring is the whole body / shares a line / no docstring / no such function / bad syntax
     ('def f(x):\n    """only a docstring"""\n', None),
     ('def f(x):\n    """doc"""; return x\n', None),
+    ('def f(x):\n    """éééééé""";x=1\n    return x\n', None),   # offsets are bytes: é is two
     ("def f(x):\n    return x\n", None),
     ('def h(x):\n    """doc"""\n    return x\n', None),
     ('def f(x:\n    """doc"""\n', None),
