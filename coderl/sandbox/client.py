@@ -68,7 +68,8 @@ def _wire(request: ExecutionRequest, rid: int) -> dict:
             capture = max(capture, 2 * len(str(t.expected).encode()) + 4096)
     tests = []
     for t in request.tests:
-        kind = "value" if t.check in PARENT_JUDGED else ("stdin" if t.check is CheckKind.STDOUT else "assert")
+        kind = ("truth" if t.check in (CheckKind.TRUTHY, CheckKind.FALSY) else "value" if t.check in PARENT_JUDGED
+                else "stdin" if t.check is CheckKind.STDOUT else "assert")
         tests.append({"id": t.id, "setup": t.setup, "source": t.source, "kind": kind})
     return {
         "op": "run",
@@ -76,6 +77,7 @@ def _wire(request: ExecutionRequest, rid: int) -> dict:
         "mode": request.mode.value,
         "program": request.program,
         "entry_point": request.entry_point,
+        "trusted_code": request.trusted_code,
         "test_preamble": request.test_preamble,
         "tests": tests,
         "argv": list(request.argv),

@@ -31,6 +31,7 @@ CLONE_NEWNET = 0x40000000
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_BIND, MS_REC, MS_PRIVATE = 2, 4, 8, 4096, 16384, 1 << 18
 PR_SET_CHILD_SUBREAPER = 36
 SLOT_UID_BASE = 1_950_000  # far from login users and the usual subuid ranges
+JUDGE_UID_BASE = SLOT_UID_BASE + 10_000  # one judge uid per slot
 WORLD_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
 CGROUP_V1 = "/sys/fs/cgroup"
 
@@ -196,8 +197,6 @@ class Slots:
                     self.cgroups[ctrl] = path
                 except OSError:
                     pass
-        if level == "uid":
-            _check(_libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "prctl(PR_SET_CHILD_SUBREAPER)")
         for slot in range(workers):
             for d in self.dirs(slot).values():
                 os.makedirs(d, exist_ok=True)
@@ -231,6 +230,15 @@ class Slots:
 
     def uid(self, slot):
         return SLOT_UID_BASE + slot
+
+    def judge_uid(self, slot):
+        """The judge of a slot runs as a uid of its own: the program can neither signal nor trace it."""
+        return JUDGE_UID_BASE + slot
+
+    def become_forker(self):
+        """In the zygote: orphans of `uid`-level programs are reparented here and reaped."""
+        if self.level == "uid":
+            _check(_libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "prctl(PR_SET_CHILD_SUBREAPER)")
 
     def dirs(self, slot):
         base = os.path.join(self.root, f"slot{slot}")
@@ -295,13 +303,22 @@ class Slots:
             os.setgid(uid)
             os.setuid(uid)
 
+    def enter_judge(self, slot):
+        """In a forked judge, as root: drop to the slot's judge uid (no cgroup, no mounts: it runs the
+        task's own code only, and must outlive nothing of the program's)."""
+        if self.level in ("uid", "full"):
+            uid = self.judge_uid(slot)
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+
     # ---- after a program -------------------------------------------------------------------
-    def sweep(self, slot, reap_orphans=lambda: None):
+    def sweep(self, slot):
         """Kill whatever the program left behind and wipe its directories.
 
         `uid`: leftovers (a `setsid` daemon, fork-bomb children) are found through the slot's cgroup,
-        or else by uid, killed, and reaped by the server (a child subreaper), so none lingers as a
-        zombie counting against the slot's RLIMIT_NPROC.  `full`: the PID namespace already did it.
+        or else by uid, killed, and reaped by the zygote (a child subreaper).  `full`: the PID
+        namespace already did it.
         """
         if self.level == "uid":
             for _ in range(100):  # bounded: pids.max caps how many can be left
@@ -314,7 +331,6 @@ class Slots:
                             os.kill(pid, signal.SIGKILL)
                         except ProcessLookupError:
                             pass
-                reap_orphans()
                 if not pids:
                     break
                 time.sleep(0.002)

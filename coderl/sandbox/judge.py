@@ -1,9 +1,9 @@
 """Parent-side judging: turn the fork server's raw report of a request into an `ExecutionResult`.
 
-The child never sees expected values.  For parent-judged tests it returns the candidate's output as
-tagged plain data (`harness.encode`); `decode_value` rebuilds it strictly and the comparison runs here.
-A pass needs the harness's `end` record (stamped with the run's nonce) and a clean exit: exit status
-alone never means pass.
+No sandbox process ever sees expected values.  For parent-judged tests the judge process returns the
+expression's value as tagged plain data (`checks.record_value`); `decode_value` rebuilds it strictly
+and the comparison runs here.  A pass needs the judge's records, from the pipe only the judge holds,
+ending in its `end` record: the program's exit status never means pass.
 
 Output comparison (STDOUT checks) is token-wise: both texts are split on whitespace, so trailing
 spaces, blank lines and line breaks vs spaces do not matter; tokens must be equal, or, when
@@ -12,6 +12,8 @@ spaces, blank lines and line breaks vs spaces do not matter; tokens must be equa
 
 from __future__ import annotations
 
+import decimal
+import fractions
 import json
 import math
 import signal as _signal
@@ -24,8 +26,21 @@ class BadRecord(ValueError):
     pass
 
 
+class Opaque:
+    """A value test's output that is no plain data (an object of the program's, a datetime, an
+    array): equal to nothing but itself, as `==` on a handle is identity."""
+
+    __slots__ = ("type_name",)
+
+    def __init__(self, type_name: str):
+        self.type_name = type_name
+
+    def __repr__(self) -> str:
+        return f"<{self.type_name} object>"
+
+
 def decode_value(obj: Any) -> Any:
-    """Inverse of `harness.encode`; raises BadRecord on anything the harness cannot have produced."""
+    """Inverse of `checks.record_value`; raises BadRecord on anything the judge cannot have produced."""
     if obj is None or type(obj) in (bool, str):
         return obj
     if type(obj) is int:
@@ -51,7 +66,13 @@ def decode_value(obj: Any) -> Any:
                 return bytes.fromhex(body)
             if tag == "$complex":
                 return complex(float.fromhex(body[0]), float.fromhex(body[1]))
-        except (TypeError, ValueError) as exc:
+            if tag == "$decimal":
+                return decimal.Decimal(body)
+            if tag == "$fraction":
+                return fractions.Fraction(decode_value(body[0]), decode_value(body[1]))
+            if tag == "$opaque":
+                return Opaque(str(body))
+        except (TypeError, ValueError, ArithmeticError) as exc:
             raise BadRecord(f"bad {tag} value") from exc
     raise BadRecord(f"unexpected value encoding {str(obj)[:60]}")
 
@@ -131,75 +152,98 @@ def judge(request: ExecutionRequest, runs: list[dict], isolation: str = "") -> E
 
 
 def _judge_tests(request: ExecutionRequest, run: dict, isolation: str) -> ExecutionResult:
+    """A function task: the judge process's records, plus what happened to the program process."""
     result = _base_result([run], isolation)
     limits = request.limits
     records: list[dict] = []
-    for line in run["result"].splitlines():
+    for line in run.get("result", "").splitlines():
         try:
             rec = json.loads(line)
-        except ValueError:
-            result.tamper.append("bad_record")
-            continue
-        if not isinstance(rec, dict) or rec.get("n") != run["nonce"]:
-            if "forged_record" not in result.tamper:
-                result.tamper.append("forged_record")
-            continue
-        records.append(rec)
-    ended = [r for r in records if r.get("event") == "end"]
+        except (ValueError, RecursionError):
+            continue  # a record cut short when the judge was killed
+        if isinstance(rec, dict):
+            records.append(rec)
+    ended = next((r for r in records if r.get("event") == "end"), None)
     by_id: dict[str, dict] = {}
-    program_error = None
+    first: dict[str, dict] = {}
     for rec in records:
         event = rec.get("event")
-        if event in ("value", "test"):
-            if rec.get("id") in by_id:
-                result.tamper.append("duplicate_record")
-            by_id.setdefault(rec.get("id"), rec)
-        elif event == "syntax_error":
-            result.status, result.message = Status.SYNTAX_ERROR, rec.get("message", "")
-        elif event == "program_error":
-            program_error = rec
-    if ended:
-        for t in ended[0].get("tamper") or []:
-            if t not in result.tamper:
-                result.tamper.append(str(t))
+        if event in ("value", "test", "gone") and "id" in rec:
+            by_id.setdefault(str(rec["id"]), rec)
+        first.setdefault(event, rec)
+    for t in (ended or {}).get("tamper") or []:
+        if isinstance(t, str) and t not in result.tamper:
+            result.tamper.append(t)
 
     failure = _process_failure(run, limits)
-    clean_end = bool(ended) and failure is None and run["exit_code"] == 0
-    if not ended and failure is None:
-        # The harness never wrote its end record: the program left early (os._exit, a kill, ...).
-        failure = (Status.RUNTIME_ERROR, f"program ended before the harness finished (exit code {run['exit_code']})")
-        if run["exit_code"] == 0 and "early_exit" not in result.tamper:
-            result.tamper.append("early_exit")
+    if run.get("killed_after_judge") and not run["killed"] and "gone" not in first:
+        failure = None  # the server ended the program once the verdict was complete
+    reasons = [r.get("reason") for r in records if r.get("event") == "gone"]
+    broken = next((r for r in reasons if r not in (None, "peer_closed")), None)
+    if broken is not None and (failure is None or failure[0] is Status.RUNTIME_ERROR):
+        failure = (Status.RUNTIME_ERROR, f"the program broke the judge's protocol ({broken})")
+    if "gone" in first and failure is None:
+        code = run["exit_code"]
+        failure = (Status.RUNTIME_ERROR, f"the program ended while the tests ran (exit code {code})")
         if _memory_hint(run["stderr"]):
             failure = (Status.MEMORY_EXCEEDED, "MemoryError")
+        elif code == 0 and "early_exit" not in result.tamper:
+            result.tamper.append("early_exit")
+    if ended is None:
+        judge = run.get("judge") or {}
+        if failure is None and run["killed"] is None:
+            if judge.get("signal") is not None and judge.get("cpu_seconds", 0) >= limits.cpu_seconds:
+                failure = (Status.TIMEOUT, f"CPU time limit of {limits.cpu_seconds:g}s (the tests' own work)")
+            elif judge.get("signal") == _signal.SIGKILL or _memory_hint(judge.get("stderr", "")):
+                failure = (Status.MEMORY_EXCEEDED, "the tests ran out of memory on the program's output")
+            else:
+                failure = (Status.SANDBOX_ERROR, f"the judge ended without a verdict (exit code "
+                           f"{judge.get('exit_code')}, signal {judge.get('signal')}): {judge.get('stderr', '')[-200:]}")
+        elif failure is None:
+            failure = _process_failure(run, limits) or (Status.TIMEOUT, "wall-clock limit")
 
+    syntax, program_error, task_error = first.get("syntax_error"), first.get("program_error"), first.get("task_error")
+    if syntax is not None:
+        result.status, result.message = Status.SYNTAX_ERROR, str(syntax.get("message", ""))
     for test in request.tests:
         rec = by_id.get(test.id)
-        if result.status is Status.SYNTAX_ERROR:
+        if syntax is not None:
             outcome = TestOutcome(test.id, Status.SYNTAX_ERROR, test.hidden, result.message)
-        elif rec is not None:
+        elif rec is not None and rec.get("event") != "gone":
             outcome = _judge_record(test, rec, result)
         elif program_error is not None:
-            outcome = TestOutcome(test.id, Status(program_error.get("status", "runtime_error")), test.hidden,
-                                  program_error.get("message", ""))
+            outcome = TestOutcome(test.id, _status(program_error.get("status")), test.hidden,
+                                  str(program_error.get("message", "")))
+        elif task_error is not None:
+            outcome = TestOutcome(test.id, Status.RUNTIME_ERROR, test.hidden, str(task_error.get("message", "")))
         elif failure is not None:
             outcome = TestOutcome(test.id, failure[0], test.hidden, failure[1])
         else:
             outcome = TestOutcome(test.id, Status.RUNTIME_ERROR, test.hidden, "no result recorded for this test")
         result.tests.append(outcome)
 
-    if result.status is Status.SYNTAX_ERROR:
+    if syntax is not None:
         return result
-    if failure is not None:
+    if run["killed"] == "output":
+        result.status, result.message = _process_failure(run, limits) or (Status.OUTPUT_EXCEEDED, "")
+    elif failure is not None and (ended is None or any(t.id not in by_id or by_id[t.id].get("event") == "gone"
+                                                        for t in request.tests)):
         result.status, result.message = failure
     elif program_error is not None:
-        result.status = Status(program_error.get("status", "runtime_error"))
-        result.message = program_error.get("message", "")
-    elif not clean_end:
-        result.status, result.message = Status.RUNTIME_ERROR, f"harness exit code {run['exit_code']}"
+        result.status = _status(program_error.get("status"))
+        result.message = str(program_error.get("message", ""))
+    elif task_error is not None:
+        result.status, result.message = Status.RUNTIME_ERROR, str(task_error.get("message", ""))
     else:
         _status_from_tests(result)
     return result
+
+
+def _status(name: Any) -> Status:
+    try:
+        return Status(name)
+    except ValueError:
+        return Status.RUNTIME_ERROR
 
 
 def _status_from_tests(result: ExecutionResult) -> TestOutcome | None:

@@ -1,13 +1,19 @@
-"""The fork server: a single-threaded process that forks one fresh child per program run.
+"""The fork server: a single-threaded event loop that runs every request in processes from the zygote.
 
 Started by `coderl.sandbox.client.Sandbox` with exec (`python -I server.py`) and a minimal
-environment, before the caller imports torch, so children never inherit a trainer's threads, memory
-or environment.  Standard library only; loaded by path, never as part of the `coderl` package (its
-directory must not shadow stdlib modules on a candidate's `sys.path`).
+environment, before the caller imports torch, so no process of the sandbox inherits a trainer's
+threads, memory or environment.  Standard library only; loaded by path, never as part of the
+`coderl` package (its directory must not shadow stdlib modules on a candidate's `sys.path`).
 
-Protocol (newline-delimited JSON): requests on fd 0, one response per request on fd 1, each carrying
-the raw facts of every process run (exit status, rusage, capped stdout/stderr, harness records).
-Judging happens in the client, which alone knows the expected values.
+The server holds the queue of requests, so it never forks a program itself: the zygote (`zygote.py`),
+forked once at start-up before any request is read, starts every process.  A function task runs as
+two processes: the untrusted program and the trusted judge (`checks.py`), joined by one socketpair;
+only the judge holds the result pipe.  Per-process modes (stdin/stdout programs, commands) run one
+process per test.
+
+Protocol with the client (newline-delimited JSON): requests on fd 0, one response per request on
+fd 1, each carrying the raw facts of every process (exit status, rusage, capped stdout/stderr, the
+judge's records).  Verdicts are decided in the client, which alone knows the expected values.
 """
 
 import collections
@@ -15,16 +21,15 @@ import gc
 import importlib
 import importlib.util
 import json
-import math
 import os
-import resource
-import secrets
 import selectors
 import shutil
 import signal
+import socket
 import sys
 import tempfile
 import time
+import traceback
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -36,39 +41,57 @@ for _name in WARM_MODULES:
 
 
 def _load(name):
+    """A sibling module by path, registered as `_coderl_<name>` so the others can import it."""
     spec = importlib.util.spec_from_file_location("_coderl_" + name, os.path.join(_HERE, name + ".py"))
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
 
 
+wire = _load("wire")
+values = _load("values")
 harness = _load("harness")
+tester = _load("tester")
+checks = _load("checks")
 isolation = _load("isolation")
+zygote = _load("zygote")
 
-BASE_SNAPSHOT = None  # taken once in main(), once the server's modules are settled; inherited by children
-CHILD_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp", "PYTHONIOENCODING": "utf-8"}
-RESULT_FD = 3
 READ_CHUNK = 65536
+JUDGE_STDERR_BYTES = 4096
+STREAMS = {"program": ("stdout", "stderr"), "judge": ("result", "judge_stderr"),
+           "script": ("stdout", "stderr"), "command": ("stdout", "stderr")}
+
+
+class Proc:
+    """One OS process of a run."""
+
+    def __init__(self, run, role, key):
+        self.run = run
+        self.role = role
+        self.key = key
+        self.pid = None
+        self.pidfd = None
+        self.exit = None  # the zygote's report once it has exited
 
 
 class Run:
-    """One process: a PYTHON_TESTS program, or one test of a per-process request."""
+    """A function task's program + judge pair, or one test of a per-process request."""
 
     def __init__(self, job, index, stdin_text):
         self.job = job
         self.index = index
         self.stdin_text = stdin_text
-        self.pid = None
-        self.pidfd = None
+        self.procs = []
         self.fds = {}  # fd -> stream name
-        self.buffers = {"stdout": bytearray(), "stderr": bytearray(), "result": bytearray()}
-        self.totals = {"stdout": 0, "stderr": 0, "result": 0}
+        self.buffers = collections.defaultdict(bytearray)
+        self.totals = collections.defaultdict(int)
         self.killed = None  # "wall" | "output"
         self.start = 0.0
         self.deadline = 0.0
         self.slot = None
         self.oom_before = 0
-        self.nonce = secrets.token_hex(8)
+        self.after_judge = False  # the program was killed because its judge had finished
         self.report = None
 
 
@@ -77,8 +100,7 @@ class Job:
         self.msg = msg
         self.id = msg["id"]
         self.limits = msg["limits"]
-        mode = msg["mode"]
-        if mode == "python_tests":
+        if msg["mode"] == "python_tests":
             self.runs = [Run(self, 0, None)]
         else:
             tests = msg["tests"] or [{"id": "0", "source": ""}]
@@ -86,14 +108,26 @@ class Job:
         self.pending = len(self.runs)
 
 
+def _memfd(obj):
+    fd = os.memfd_create("coderl-request", os.MFD_CLOEXEC)
+    data = memoryview(json.dumps(obj).encode())
+    while data:
+        data = data[os.write(fd, data):]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
 class Server:
     def __init__(self, workers, slots):
         self.workers = workers
         self.slots = slots
+        self.zsock = None
         self.free_slots = list(range(workers))
         self.sel = selectors.DefaultSelector()
         self.queue = collections.deque()
-        self.active = {}  # pid -> Run
+        self.active = set()  # runs in flight
+        self.procs = {}  # key -> Proc until forked, then also pid -> Proc
+        self.keys = 0
         self.inbuf = bytearray()
         self.closing = False
         self.out_fd = os.dup(1)
@@ -106,13 +140,15 @@ class Server:
         os.set_blocking(self.in_fd, False)
         self.sel.register(self.in_fd, selectors.EVENT_READ, ("control", None))
 
+    def attach(self, zsock):
+        self.zsock = zsock
+        self.sel.register(zsock, selectors.EVENT_READ, ("zygote", None))
+
     # ---- control channel -------------------------------------------------------------------
     def send(self, obj):
-        data = (json.dumps(obj) + "\n").encode()
-        view = memoryview(data)
-        while view:
-            n = os.write(self.out_fd, view)
-            view = view[n:]
+        data = memoryview((json.dumps(obj) + "\n").encode())
+        while data:
+            data = data[os.write(self.out_fd, data):]
 
     def read_control(self):
         try:
@@ -134,8 +170,7 @@ class Server:
             if msg.get("op") == "ping":
                 self.send({"id": msg["id"], "pong": True, "pid": os.getpid()})
                 continue
-            job = Job(msg)
-            self.queue.extend(job.runs)
+            self.queue.extend(Job(msg).runs)
 
     # ---- starting a run --------------------------------------------------------------------
     def start(self, run):
@@ -143,99 +178,76 @@ class Server:
         msg = job.msg
         lim = job.limits
         run.slot = slot = self.free_slots.pop()
+        mode = msg["mode"]
+        if mode == "command":
+            self.write_files(slot, msg.get("files") or {})
+        self.slots.set_limits(slot, lim["max_processes"], lim["memory_bytes"])
+        run.oom_before = self.slots.oom_kills(slot)
+        run.start = time.monotonic()
+        run.deadline = run.start + lim["wall_seconds"]
+        if run.index == 0:  # before the fork: the program cannot kill us before the client knows
+            self.send({"started": job.id})
+        child_limits = dict(lim)
+        max_bytes = lim["output_kill_bytes"]
+        if mode == "python_tests":
+            chan_program, chan_judge = socket.socketpair()
+            program = {"program": msg["program"], "limits": child_limits, "max_bytes": max_bytes}
+            judge = {"trusted": msg.get("trusted_code", ""), "preamble": msg.get("test_preamble", ""),
+                     "entry_point": msg.get("entry_point"), "tests": msg["tests"], "limits": child_limits,
+                     "max_bytes": max_bytes}
+            self.fork(run, "program", program, chan=chan_program.detach())
+            self.fork(run, "judge", judge, chan=chan_judge.detach())
+        else:
+            role = "script" if mode == "python_script" else "command"
+            self.fork(run, role, {"program": msg["program"], "argv": msg["argv"], "limits": child_limits},
+                      stdin=self.stdin_fd(run, slot))
+        self.active.add(run)
+
+    def write_files(self, slot, files):
         work = self.slots.dirs(slot)["work"]
         uid = self.slots.uid(slot) if self.slots.level != "rlimits" else None
-        for name, content in (msg.get("files") or {}).items():
+        for name, content in files.items():
             path = os.path.join(work, name)
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "w", encoding="utf-8") as f:
                 f.write(content)
             if uid is not None:
                 os.chown(path, uid, uid)
-        stdin_r = None
-        if run.stdin_text:
-            # Through a pipe (filled here, up to the pipe's size) or, when larger, a file outside `work`.
-            data = run.stdin_text.encode()
-            if len(data) < 60000:
-                stdin_r, stdin_w = os.pipe()
-                os.write(stdin_w, data)
-                os.close(stdin_w)
-            else:
-                stdin_path = os.path.join(os.path.dirname(work), "stdin")
-                with open(stdin_path, "wb") as f:
-                    f.write(data)
-                stdin_r = os.open(stdin_path, os.O_RDONLY)
-                os.unlink(stdin_path)
-        self.slots.set_limits(slot, lim["max_processes"], lim["memory_bytes"])
-        run.oom_before = self.slots.oom_kills(slot)
-        out_r, out_w = os.pipe()
-        err_r, err_w = os.pipe()
-        res_r, res_w = os.pipe() if msg["mode"] == "python_tests" else (None, None)
-        run.start = time.monotonic()
-        run.deadline = run.start + lim["wall_seconds"]
-        if run.index == 0:  # before the fork: the program cannot kill us before the client knows
-            self.send({"started": job.id})
-        self.slots.before_fork()
-        pid = os.fork()
-        if pid == 0:  # ---- child ----
-            try:
-                self._child(run, work, stdin_r, out_w, err_w, res_w)
-            finally:
-                os._exit(127)
-        run.pid = pid
-        for fd in (out_w, err_w, res_w, stdin_r):
-            if fd is not None:
-                os.close(fd)
-        for fd, name in ((out_r, "stdout"), (err_r, "stderr"), (res_r, "result")):
-            if fd is not None:
-                os.set_blocking(fd, False)
-                run.fds[fd] = name
-                self.sel.register(fd, selectors.EVENT_READ, ("stream", run))
-        run.pidfd = os.pidfd_open(pid)
-        self.sel.register(run.pidfd, selectors.EVENT_READ, ("exit", run))
-        self.active[pid] = run
 
-    def _child(self, run, work, stdin_r, out_w, err_w, res_w):
-        msg = run.job.msg
-        lim = run.job.limits
-        os.setsid()  # own process group: everything it starts is killed with it
-        for sig in (signal.SIGPIPE, signal.SIGINT, signal.SIGTERM, signal.SIGCHLD):
-            signal.signal(sig, signal.SIG_DFL)
-        os.dup2(stdin_r if stdin_r is not None else os.open(os.devnull, os.O_RDONLY), 0)
-        os.dup2(out_w, 1)
-        os.dup2(err_w, 2)
-        if res_w is not None:
-            os.dup2(res_w, RESULT_FD)
-            os.closerange(RESULT_FD + 1, 1 << 20)
-        else:
-            os.closerange(3, 1 << 20)
-        cpu = max(1, math.ceil(lim["cpu_seconds"]))
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-        resource.setrlimit(resource.RLIMIT_AS, (lim["memory_bytes"], lim["memory_bytes"]))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (lim["file_size_bytes"], lim["file_size_bytes"]))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        resource.setrlimit(resource.RLIMIT_NPROC, (lim["max_processes"], lim["max_processes"]))
-        os.chdir(work)  # before any mount hides the path
-        self.slots.enter(run.slot)
-        os.environ.clear()
-        os.environ.update(CHILD_ENV)
-        mode = msg["mode"]
-        if mode == "command":
-            argv = msg["argv"]
-            try:
-                os.execvpe(argv[0], argv, CHILD_ENV)
-            except OSError as exc:
-                os.write(2, f"cannot execute {argv[0]!r}: {exc}\n".encode())
-                os._exit(127)
-        # `random` reseeds itself in a forked child (its os.register_at_fork hook): no shared state.
-        # sys.stdin/stdout/stderr are the interpreter's own objects over fds 0-2, which now point at
-        # this run's stdin and pipes; the server never reads or writes them, so nothing is buffered.
-        if mode == "python_tests":
-            tests = [{k: t[k] for k in ("id", "setup", "source", "kind")} for t in msg["tests"]]
-            harness.run_tests(msg["program"], msg.get("entry_point"), msg.get("test_preamble", ""),
-                              tests, RESULT_FD, run.nonce, BASE_SNAPSHOT)
-            os._exit(0)
-        os._exit(harness.run_script(msg["program"]))
+    def stdin_fd(self, run, slot):
+        if not run.stdin_text:
+            return None
+        # Through a pipe (filled here, up to the pipe's size) or, when larger, an unlinked file.
+        data = run.stdin_text.encode()
+        if len(data) < 60000:
+            stdin_r, stdin_w = os.pipe()
+            os.write(stdin_w, data)
+            os.close(stdin_w)
+            return stdin_r
+        return _memfd_bytes(data)
+
+    def fork(self, run, role, request, stdin=None, chan=None):
+        """Ask the zygote for one process; only fds and the role travel to it, the request is in a memfd."""
+        self.keys += 1
+        proc = Proc(run, role, self.keys)
+        run.procs.append(proc)
+        self.procs[proc.key] = proc
+        child = {"req": _memfd(request)}
+        if stdin is not None:
+            child["stdin"] = stdin
+        if chan is not None:
+            child["chan"] = chan
+        for name in STREAMS[role]:
+            r, w = os.pipe()
+            os.set_blocking(r, False)
+            run.fds[r] = name
+            self.sel.register(r, selectors.EVENT_READ, ("stream", run))
+            child["res" if name == "result" else "out" if name == "stdout" else "err"] = w
+        names = list(child)
+        head = {"role": role, "slot": run.slot, "key": proc.key, "fds": names}
+        socket.send_fds(self.zsock, [json.dumps(head).encode()], [child[n] for n in names])
+        for fd in child.values():
+            os.close(fd)
 
     # ---- I/O and exits ---------------------------------------------------------------------
     def read_stream(self, fd, run):
@@ -254,7 +266,7 @@ class Server:
             return 0
         lim = run.job.limits
         run.totals[name] += len(chunk)
-        cap = lim["output_bytes"] if name != "result" else lim["output_kill_bytes"]
+        cap = {"result": lim["output_kill_bytes"], "judge_stderr": JUDGE_STDERR_BYTES}.get(name, lim["output_bytes"])
         room = cap - len(run.buffers[name])
         if room > 0:
             run.buffers[name] += chunk[:room]
@@ -263,22 +275,48 @@ class Server:
             self.kill(run)
         return len(chunk)
 
-    def kill(self, run):
-        for target in (lambda: os.killpg(run.pid, signal.SIGKILL), lambda: os.kill(run.pid, signal.SIGKILL)):
-            try:
-                target()
-            except (ProcessLookupError, PermissionError):
-                pass
+    def kill(self, run, roles=None):
+        for proc in run.procs:
+            if proc.pid is None or proc.exit is not None or (roles and proc.role not in roles):
+                continue
+            for target in (lambda: signal.pidfd_send_signal(proc.pidfd, signal.SIGKILL),
+                           lambda: os.killpg(proc.pid, signal.SIGKILL)):
+                try:
+                    target()
+                except (ProcessLookupError, PermissionError, TypeError, OSError):
+                    pass
 
-    def reap(self, run):
-        _, status, ru = os.wait4(run.pid, 0)
-        wall = time.monotonic() - run.start
+    def read_zygote(self):
         try:
-            os.killpg(run.pid, signal.SIGKILL)  # anything it left behind in its group
-        except (ProcessLookupError, PermissionError):
-            pass
-        self.sel.unregister(run.pidfd)
-        os.close(run.pidfd)
+            data, fds, _, _ = socket.recv_fds(self.zsock, 4096, 1)
+        except OSError:
+            data, fds = b"", []
+        if not data:
+            raise SystemExit("the zygote died")
+        msg = json.loads(data)
+        if "forked" in msg:
+            proc = self.procs.pop(msg["forked"])
+            proc.pid = msg["pid"]
+            proc.pidfd = fds[0] if fds else None
+            self.procs[("pid", proc.pid)] = proc
+            if proc.run.killed is not None:
+                self.kill(proc.run)
+            return
+        proc = self.procs.pop(("pid", msg["exited"]), None)
+        if proc is None:
+            return
+        proc.exit = msg
+        if proc.pidfd is not None:
+            os.close(proc.pidfd)
+            proc.pidfd = None
+        run = proc.run
+        if proc.role == "judge" and run.procs[0].exit is None:
+            run.after_judge = True
+            self.kill(run, ("program",))  # the verdict is written: the program has nothing left to do
+        if all(p.exit is not None for p in run.procs):
+            self.finish(run)
+
+    def finish(self, run):
         for fd in list(run.fds):  # what it wrote before exiting is in the pipe: drain, then close
             for _ in range(1024):  # bounded: a setsid'd leftover may keep writing
                 if self.read_stream(fd, run) <= 0:
@@ -287,42 +325,29 @@ class Server:
                 self.sel.unregister(fd)
                 os.close(fd)
                 del run.fds[fd]
-        del self.active[run.pid]
+        self.active.discard(run)
         oom = self.slots.oom_kills(run.slot) > run.oom_before
-        self.slots.sweep(run.slot, self.reap_orphans)
+        self.slots.sweep(run.slot)
         self.free_slots.append(run.slot)
+        main = run.procs[0].exit
+        text = lambda name: run.buffers[name].decode("utf-8", "replace")  # noqa: E731
         run.report = {
-            "exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
-            "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
-            "cpu_seconds": ru.ru_utime + ru.ru_stime,
-            "wall_seconds": wall,
-            "max_rss_bytes": ru.ru_maxrss * 1024,
+            "exit_code": main["exit_code"], "signal": main["signal"], "cpu_seconds": main["cpu"],
+            "wall_seconds": main["wall"], "max_rss_bytes": main["rss"],
             "killed": run.killed or ("memory" if oom else None),
-            "stdout": run.buffers["stdout"].decode("utf-8", "replace"),
-            "stderr": run.buffers["stderr"].decode("utf-8", "replace"),
-            "stdout_total": run.totals["stdout"],
-            "stderr_total": run.totals["stderr"],
-            "result": run.buffers["result"].decode("utf-8", "replace"),
-            "nonce": run.nonce,
+            "stdout": text("stdout"), "stderr": text("stderr"),
+            "stdout_total": run.totals["stdout"], "stderr_total": run.totals["stderr"],
         }
+        if len(run.procs) > 1:
+            judge = run.procs[1].exit
+            run.report["result"] = text("result")
+            run.report["killed_after_judge"] = run.after_judge
+            run.report["judge"] = {"exit_code": judge["exit_code"], "signal": judge["signal"],
+                                   "cpu_seconds": judge["cpu"], "stderr": text("judge_stderr")}
         job = run.job
         job.pending -= 1
         if job.pending == 0:
             self.send({"id": job.id, "runs": [r.report for r in job.runs]})
-
-    def reap_orphans(self):
-        """Reap processes reparented to us (we are a subreaper in `uid` mode) that we do not track."""
-        while True:
-            try:
-                info = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-            except ChildProcessError:
-                return
-            if info is None or info.si_pid in self.active:
-                return
-            try:
-                os.waitpid(info.si_pid, 0)
-            except ChildProcessError:
-                return
 
     def loop(self):
         while not (self.closing and not self.active and not self.queue):
@@ -330,23 +355,58 @@ class Server:
                 self.start(self.queue.popleft())
             if self.closing:
                 self.queue.clear()
-                for run in list(self.active.values()):
+                for run in list(self.active):
                     self.kill(run)
             now = time.monotonic()
-            timeout = min((r.deadline for r in self.active.values()), default=now + 1.0) - now
+            timeout = min((r.deadline for r in self.active), default=now + 1.0) - now
             for key, _ in self.sel.select(max(0.0, timeout)):
                 kind, run = key.data
                 if kind == "control":
                     self.read_control()
+                elif kind == "zygote":
+                    self.read_zygote()
                 elif kind == "stream":
                     self.read_stream(key.fd, run)
-                elif kind == "exit" and run.pid in self.active:
-                    self.reap(run)
             now = time.monotonic()
-            for run in list(self.active.values()):
+            for run in list(self.active):
                 if now >= run.deadline and run.killed is None:
                     run.killed = "wall"
                     self.kill(run)
+
+
+def _memfd_bytes(data):
+    fd = os.memfd_create("coderl-stdin", os.MFD_CLOEXEC)
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def start_zygote(server, slots):
+    """Fork the zygote now, while this process holds no request; returns the server's socket end."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    shutil.rmtree(tempfile.mkdtemp(dir=slots.root))  # settle tempfile's lazily created module state
+    pid = os.fork()
+    if pid == 0:
+        try:
+            ours.close()
+            server.sel.close()
+            os.close(server.in_fd)  # the client's pipes stay the server's alone: its death is seen
+            os.close(server.out_fd)
+            zygote._libc.prctl(zygote.PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            slots.become_forker()
+            snapshot = harness.Tamper()
+            gc.collect()
+            gc.freeze()  # the zygote's objects stay out of later collections: fewer copy-on-write faults
+            zygote.Zygote(theirs, slots, {"harness": harness, "checks": checks}, snapshot).loop()
+        except BaseException:
+            traceback.print_exc()  # to the server's stderr: the zygote must never die quietly
+            os._exit(1)
+        finally:
+            os._exit(0)
+    theirs.close()
+    return ours
 
 
 def main():
@@ -354,7 +414,6 @@ def main():
     requested = sys.argv[2] if len(sys.argv) > 2 else "auto"
     out_fd = 1
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    global BASE_SNAPSHOT
     slots = None
     try:
         caps = isolation.detect()
@@ -365,14 +424,10 @@ def main():
             os.write(out_fd, (json.dumps({"hello": True, "error": str(exc)}) + "\n").encode())
             return
         server = Server(workers, slots)
+        server.attach(start_zygote(server, slots))
         hello = {"hello": True, "isolation": level, "warning": warning, "pid": os.getpid(),
                  "cgroups": sorted(slots.cgroups), "capabilities": caps}
         server.send(hello)
-        shutil.rmtree(tempfile.mkdtemp(dir=slots.root))  # settle tempfile's lazily created module state
-        BASE_SNAPSHOT = harness.Snapshot()
-        BASE_SNAPSHOT.refresh("__main__")  # includes BASE_SNAPSHOT itself
-        gc.collect()
-        gc.freeze()  # the server's own objects stay out of later collections: fewer copy-on-write faults
         server.loop()
     finally:
         if slots is not None:

@@ -30,11 +30,11 @@ class Status(str, enum.Enum):
 class CheckKind(str, enum.Enum):
     """How a test case is judged, and by whom.
 
-    Parent-judged kinds (`EQUALS`, `TRUTHY`, `FALSY`, `IS`, `STDOUT`): the child only returns
-    plain data (a call's output as exact builtin types, or the program's stdout) and the parent
-    compares it with `TestCase.expected`, which the child never sees.  `ASSERT`: the child runs
-    the statements itself, against builtins restored from a snapshot taken before the candidate
-    ran, with every candidate output sanitised to exact builtin types first.
+    Parent-judged kinds (`EQUALS`, `TRUTHY`, `FALSY`, `IS`, `STDOUT`): the judge process only
+    returns plain data (the expression's value as exact builtin types, or the program's stdout) and
+    the parent compares it with `TestCase.expected`, which no sandbox process ever sees.  `ASSERT`:
+    the judge process runs the statements, in its own interpreter, reaching the program only
+    through proxies (see `coderl.sandbox.tester`).
     """
 
     ASSERT = "assert"  # `source` is Python statements; pass = they raise nothing
@@ -99,11 +99,16 @@ class Mode(str, enum.Enum):
 
 @dataclass(frozen=True)
 class ExecutionRequest:
-    """Everything needed to run one candidate program; plain data, JSON-serialisable."""
+    """Everything needed to run one candidate program; plain data, JSON-serialisable.
+
+    The request separates untrusted code (`program`, `argv`, `files`) from the task's trusted code
+    (`trusted_code`, `test_preamble`, the tests), which only the judge process runs."""
 
     mode: Mode
-    program: str = ""  # Python source (PYTHON_* modes)
-    entry_point: str | None = None  # PYTHON_TESTS: name bound to `candidate` in the test namespace
+    program: str = ""  # untrusted: the candidate's Python source (PYTHON_* modes), run in its own process
+    entry_point: str | None = None  # PYTHON_TESTS: the program's name bound to `candidate` in the judge
+    # Trusted (the task's): run only in the judge process, never where the program runs.
+    trusted_code: str = ""  # PYTHON_TESTS: the task's own code (prompt helpers); its names win over the program's
     test_preamble: str = ""  # PYTHON_TESTS: module-level test code run once before the tests
     tests: tuple[TestCase, ...] = ()
     argv: tuple[str, ...] = ()  # COMMAND mode

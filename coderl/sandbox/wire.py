@@ -1,0 +1,187 @@
+"""The channel between a trusted judge process and an untrusted program process.  Standard library only.
+
+Both processes are forked from the zygote (`zygote.py`); they share one socketpair and nothing else.
+Messages are length-prefixed JSON (4-byte big-endian length), capped in size and parsed depth-safe:
+whatever the program sends is data, and the judge rebuilds it only as its own types.
+
+Values cross the boundary in a tagged form:
+
+    None, bool, str, small int      as JSON
+    {"$f": hex}                     float (exact, NaN and infinities too)
+    {"$i": hex}                     int past 2**53
+    [..] / {"$t": [..]}             list / tuple
+    {"$d": [[k, v], ..]}            dict
+    {"$s": [..]} / {"$fs": [..]}    set / frozenset
+    {"$b": hex} / {"$ba": hex}      bytes / bytearray
+    {"$c": [re, im]}                complex
+    {"$v": [kind, ..]}              value types rebuilt as the receiver's own: Counter, OrderedDict,
+                                    defaultdict, namedtuple, Decimal, Fraction, date, time, datetime,
+                                    timedelta, numpy arrays (numpy scalars travel as int/float/bool)
+    {"$h": id, "t": name, ..}       an opaque handle on an object the program holds
+    {"$cb": id}                     a callable the judge holds (a lambda or key from test code)
+    {"$bi": name}                   a builtin function or type, by name
+
+Requests carry "op"; replies carry "r" (a value) or "x" ([exception type names along the MRO,
+message]), and "back" (arguments the call mutated, to be copied back into the caller's containers).
+"""
+
+import builtins
+import json
+import os
+import struct
+
+_type = type
+_len = len
+_isinstance = isinstance
+_BIG_INT = 2**53
+_PLAIN = (str, int, float, bool, type(None))
+MAX_DEPTH = 100
+HEADER = struct.Struct(">I")
+
+
+class Gone(BaseException):
+    """The peer closed the channel, or sent something no honest peer sends.  A BaseException so that
+    test code's `except Exception` cannot swallow it."""
+
+    def __init__(self, reason):
+        super().__init__(reason)
+        self.reason = reason
+
+
+class Channel:
+    """A blocking, re-entrant request/reply channel over one socket fd.
+
+    `request` sends and waits for the reply; requests that arrive meanwhile (a callback from inside
+    a call, a call from inside a callback) are answered with `dispatch` first.
+    """
+
+    def __init__(self, fd, max_bytes, dispatch=None):
+        self.fd = fd
+        self.max_bytes = max_bytes
+        self.dispatch = dispatch
+        self.gone = None  # reason, once the peer is gone
+        self.sent = 0  # round trips, for the record
+
+    def send(self, obj):
+        if self.gone:
+            raise Gone(self.gone)
+        data = json.dumps(obj, allow_nan=False, separators=(",", ":")).encode()
+        if _len(data) > self.max_bytes:
+            raise ValueError(f"message of {_len(data)} bytes is over the channel's {self.max_bytes}")
+        view = memoryview(HEADER.pack(_len(data)) + data)
+        try:
+            while view:
+                view = view[os.write(self.fd, view):]
+        except OSError as exc:
+            self._lose("peer_closed" if _isinstance(exc, BrokenPipeError) else "write_failed")
+
+    def _read_exactly(self, n):
+        buf = bytearray()
+        while _len(buf) < n:
+            try:
+                chunk = os.read(self.fd, min(n - _len(buf), 1 << 20))
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self._lose("peer_closed")
+            buf += chunk
+        return buf
+
+    def recv(self):
+        (n,) = HEADER.unpack(self._read_exactly(HEADER.size))
+        if n > self.max_bytes:
+            self._lose("oversized_message")
+        body = self._read_exactly(n)
+        try:
+            msg = json.loads(body)
+        except (ValueError, RecursionError, MemoryError):
+            self._lose("bad_message")
+        if _type(msg) is not dict:
+            self._lose("bad_message")
+        return msg
+
+    def request(self, obj):
+        self.send(obj)
+        return self.wait()
+
+    def wait(self):
+        """The next reply; requests that come first are answered with `dispatch`."""
+        self.sent += 1
+        while True:
+            msg = self.recv()
+            if "op" not in msg:
+                return msg
+            if self.dispatch is None:
+                self._lose("unexpected_request")
+            self.send(self.dispatch(msg))
+
+    def _lose(self, reason):
+        self.gone = self.gone or reason
+        raise Gone(self.gone)
+
+
+def exception_reply(exc):
+    """{"x": [type names along the MRO, message]} for an exception raised on this side."""
+    try:
+        names = [c.__name__ for c in _type(exc).__mro__ if _type(c.__name__) is str][:16]
+        text = str(exc)[:1000]
+        args = [a for a in exc.args if _type(a) in _PLAIN and (_type(a) is not str or _len(a) <= 1000)][:8]
+        if _len(args) != _len(exc.args):
+            args = None
+    except BaseException:  # a hostile __str__ or __mro__ on the program side
+        names, text, args = ["Exception"], "", None
+    return {"x": [names, text, args]}
+
+
+_EXCEPTIONS = {
+    name: obj for name, obj in vars(builtins).items()
+    if _isinstance(obj, _type) and issubclass(obj, BaseException)
+}
+# An exit from the other side must not end this process: it becomes an ordinary error here.
+_NOT_RAISED = {"SystemExit", "KeyboardInterrupt", "GeneratorExit"}
+
+
+def rebuild_exception(payload):
+    """The builtin exception (this side's own class) nearest to the peer's exception type.
+
+    Returns (exception, names); `names[0]` is the peer's own type name."""
+    names, text, args = payload if _type(payload) is list and _len(payload) == 3 else (["Exception"], "", None)
+    names = [n for n in names if _type(n) is str][:16] if _type(names) is list else ["Exception"]
+    text = text if _type(text) is str else ""
+    plain = _type(args) is list and all(_type(a) in _PLAIN for a in args)
+    for name in names:
+        cls = _EXCEPTIONS.get(name)
+        if cls is not None and name not in _NOT_RAISED:
+            try:
+                if cls is StopIteration:
+                    return StopIteration(), names
+                if plain:
+                    return cls(*args), names
+                return cls(text) if text else cls(), names
+            except BaseException:
+                break
+    first = names[0] if names else "Exception"
+    return RuntimeError(f"{first}: {text}" if text else first), names
+
+
+# ---- plain data --------------------------------------------------------------------------------------
+def float_tag(value):
+    return {"$f": value.hex()}
+
+
+def int_tag(value):
+    return value if -_BIG_INT < value < _BIG_INT else {"$i": hex(value)}
+
+
+class Budget:
+    """How many items a value may have in all; one per message."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, items):
+        self.left = items
+
+    def take(self, n=1):
+        self.left -= n
+        if self.left < 0:
+            raise ValueError("value too large")

@@ -1,0 +1,178 @@
+"""The zygote: the only process that forks programs.  Standard library only; loaded by the fork server.
+
+The fork server forks the zygote once, at start-up, before it reads any request; from then on the
+zygote holds nothing of any request.  Per process to start it receives one message on its socket: the
+process's role and worker slot, plus the file descriptors the process will use (passed with
+SCM_RIGHTS: a memfd holding the request, stdin, output pipes, the judge-program channel, the result
+pipe).  It forks, reports the pid, and closes its copies; the child reads its request from its own
+memfd.  So a program's memory holds the zygote's start-up state and its own request, never another
+program's code or a test's data.  The zygote also reaps its children and reports each exit with the
+child's rusage and the exit time (wall time is judged at exit, not when the server gets round to it).
+"""
+
+import ctypes
+import fcntl
+import json
+import math
+import os
+import resource
+import selectors
+import signal
+import socket
+import sys
+import time
+import traceback
+
+ROLES = ("program", "judge", "script", "command")
+FD_ORDER = ("stdin", "out", "err", "req", "chan", "res")  # -> fds 0, 1, 2, 3, 4, 5 in the child
+CHILD_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp", "PYTHONIOENCODING": "utf-8"}
+PR_SET_PDEATHSIG = 1
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+class Zygote:
+    def __init__(self, sock, slots, modules, snapshot):
+        self.sock = sock
+        self.slots = slots
+        self.modules = modules  # {"harness": ..., "checks": ...}
+        self.snapshot = snapshot
+        self.started = {}  # pid -> monotonic start
+
+    def loop(self):
+        wake_r, wake_w = os.pipe()
+        os.set_blocking(wake_w, False)
+        os.set_blocking(wake_r, False)
+        signal.signal(signal.SIGCHLD, lambda *_: None)
+        signal.set_wakeup_fd(wake_w)
+        sel = selectors.DefaultSelector()
+        sel.register(self.sock, selectors.EVENT_READ)
+        sel.register(wake_r, selectors.EVENT_READ)
+        while True:
+            for key, _ in sel.select():
+                if key.fileobj is self.sock:
+                    if not self.fork_one():
+                        return
+                else:
+                    try:
+                        os.read(wake_r, 4096)
+                    except BlockingIOError:
+                        pass
+            self.reap()
+
+    def fork_one(self):
+        try:
+            data, fds, _, _ = socket.recv_fds(self.sock, 4096, len(FD_ORDER))
+        except (ConnectionResetError, OSError):
+            return False
+        if not data:
+            return False
+        msg = json.loads(data)
+        self.slots.before_fork()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                signal.set_wakeup_fd(-1)
+                self.child(msg, dict(zip(msg["fds"], fds)))
+            except BaseException:
+                traceback.print_exc()  # the sandbox's own failure, on the process's stderr
+            finally:
+                os._exit(127)
+        self.started[pid] = time.monotonic()
+        for fd in fds:
+            os.close(fd)
+        try:
+            pidfd = os.pidfd_open(pid)
+        except OSError:
+            pidfd = None
+        socket.send_fds(self.sock, [json.dumps({"forked": msg["key"], "pid": pid}).encode()],
+                        [pidfd] if pidfd is not None else [])
+        if pidfd is not None:
+            os.close(pidfd)
+        return True
+
+    def reap(self):
+        while True:
+            try:
+                pid, status, ru = os.wait4(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            start = self.started.pop(pid, None)
+            if start is None:
+                continue  # an orphan reparented to us (uid level): reaped, nothing to report
+            report = {"exited": pid, "wall": time.monotonic() - start,
+                      "exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+                      "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+                      "cpu": ru.ru_utime + ru.ru_stime, "rss": ru.ru_maxrss * 1024}
+            self.sock.send(json.dumps(report).encode())
+
+    # ---- in the child -----------------------------------------------------------------------
+    def child(self, msg, fds):
+        role, slot = msg["role"], msg["slot"]
+        os.setsid()  # own process group: everything it starts is killed with it
+        for sig in (signal.SIGPIPE, signal.SIGINT, signal.SIGTERM, signal.SIGCHLD):
+            signal.signal(sig, signal.SIG_DFL)
+        self.sock.close()
+        fds.setdefault("stdin", os.open(os.devnull, os.O_RDONLY))
+        high = {name: fcntl.fcntl(fd, fcntl.F_DUPFD, 64) for name, fd in fds.items()}  # out of the way first
+        for target, name in enumerate(FD_ORDER):
+            if name in high:
+                os.dup2(high[name], target)
+        os.closerange(len(FD_ORDER), 1 << 20)
+        request = json.loads(_read_all(3))
+        os.close(3)
+        lim = request["limits"]
+        cpu = max(1, math.ceil(lim["cpu_seconds"]))
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+        resource.setrlimit(resource.RLIMIT_AS, (lim["memory_bytes"], lim["memory_bytes"]))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (lim["file_size_bytes"], lim["file_size_bytes"]))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_NPROC, (lim["max_processes"], lim["max_processes"]))
+        if role == "judge":
+            os.chdir("/")
+            self.slots.enter_judge(slot)
+        else:
+            os.chdir(self.slots.dirs(slot)["work"])  # before any mount hides the path
+            self.slots.enter(slot)
+        _die_with_parent()
+        os.environ.clear()
+        os.environ.update(CHILD_ENV)
+        if role == "command":
+            argv = request["argv"]
+            try:
+                os.execvpe(argv[0], argv, CHILD_ENV)
+            except OSError as exc:
+                os.write(2, f"cannot execute {argv[0]!r}: {exc}\n".encode())
+                os._exit(127)
+        # `random` reseeds itself in a forked child (its os.register_at_fork hook): no shared state.
+        if role == "judge":
+            self.modules["checks"].run(request, 4, 5)
+            os._exit(0)
+        if role == "program":
+            self.modules["harness"].serve_program(request["program"], 4, request["max_bytes"], self.snapshot)
+            _flush()
+            os._exit(0)
+        os._exit(self.modules["harness"].run_script(request["program"]))
+
+
+def _read_all(fd):
+    chunks = []
+    while True:
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+def _flush():
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:
+            pass
+
+
+def _die_with_parent():
+    """SIGKILL when the zygote dies (set after the uid change, which would clear it)."""
+    _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)

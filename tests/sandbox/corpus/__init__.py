@@ -1,0 +1,143 @@
+"""The tagged verifier corpus: hostile programs that must fail and legitimate programs that must pass.
+
+Every case goes through the same path as training and `coderl check`: a task (bundled HumanEval, the
+easy set, or an inline HumanEval/MBPP/stdio row) builds the sandbox request for a completion, and the
+sandbox judges it.  Each case carries
+
+    tag      the class of the attack or legitimate pattern, named after the issue's bullets
+             (`A.shadow_builtin`, `B1.copy_sibling`, `C.stdlib_subclass`, ...); see `TAGS`
+    expect   "pass" (a correct program) or "fail" (a wrong one that tries to pass)
+    tamper   for hostile cases the judge can see: a tamper name that must be reported
+    before   the verdict the case got at the commit before the judge redesign (aabbb45), recorded
+             with `python -m tests.sandbox.corpus --record` so the corpus shows what it closed
+
+Cases with a `group` run concurrently with the other cases of that group (B1: a wrong program must
+not find a correct sibling's code in its memory).
+
+    python -m tests.sandbox.corpus            # run every case, print a table (any isolation level)
+    python -m tests.sandbox.corpus --record   # the same, as `before=` lines to paste into the cases
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from typing import Any
+
+# Every class of the issues' bullets; a test checks each has at least 2 cases.
+TAGS = {
+    # A: wrong programs passing child-judged asserts
+    "A.shadow_builtin": "a top-level rebinding of a builtin the assert calls (abs, tuple, range, set)",
+    "A.builtins_dict": "`__builtins__ = dict(...)` or edits of the builtins module",
+    "A.fullwidth_name": "a full-width identifier (NFKC-normalised to a builtin or helper name)",
+    "A.prompt_helper": "redefining a prompt helper the test uses (encode_cyclic, poly)",
+    "A.caller_frame": "reading or editing the caller's frame (sys._getframe(n).f_locals)",
+    "A.patch_harness": "patching harness functions and classes reached through frames or gc",
+    "A.forged_records": "reading the nonce and writing forged records first",
+    "A.dup2_result_fd": "dup2 of a pipe over the result fd, rewriting records",
+    "A.trace_hooks": "sys.settrace / sys.setprofile / sys.addaudithook hooks",
+    "A.meta_path": "sys.meta_path or sys.modules changed in place",
+    "A.mbpp_second_function": "an MBPP test's second tested function returning an always-equal object",
+    "A.always_equal": "objects whose __eq__ (or __bool__) lies, at any depth of the return",
+    "A.exit_tricks": "os._exit / sys.exit / atexit / excepthook to end before the verdict",
+    # B1: copying a sibling
+    "B1.copy_sibling": "a wrong program finding a concurrent correct program's code in memory",
+    # C: correct programs that must pass
+    "C.stdlib_subclass": "Counter, defaultdict, namedtuple, OrderedDict returns",
+    "C.numpy": "numpy scalar and array returns",
+    "C.third_party_import": "a top-level third-party import (numpy), never tamper",
+    "C.value_types": "Decimal, Fraction, datetime values",
+    "C.iteration": "generator, map, filter, dict-view returns",
+    "C.mutation": "in-place mutation tests",
+    "C.small_classes": "class tasks: s = Stack(); s.push(1); assert s.pop() == 1",
+    "C.mbpp_fixtures": "MBPP class arguments (Pair) and setup-built trees (Node)",
+    "C.exceptions": "tests that expect the program to raise (pytest.raises / try-except)",
+    "C.callbacks": "test callables (lambdas, keys) passed to the program",
+}
+
+
+@dataclass(frozen=True)
+class Case:
+    """One program for one task, with the verdict it must get."""
+
+    name: str
+    tag: str
+    completion: str
+    expect: str  # "pass" | "fail"
+    task_id: str | None = None  # a bundled task: "HumanEval/38", "easy/3"
+    row: dict[str, Any] | None = None  # or an inline row in `fmt`'s layout
+    fmt: str = "humaneval"  # layout of `row`: "humaneval" | "mbpp" | "stdio"
+    tamper: str | None = None  # a tamper name the judge must report (prefix match)
+    group: str | None = None  # run concurrently with the group's other cases
+    before: str | None = None  # status at the commit before the redesign
+    note: str = field(default="", compare=False)
+
+
+def load_task(case: Case):
+    """The `Task` a case runs against."""
+    from coderl.tasks.easy import load_easy
+    from coderl.tasks.humaneval import load_humaneval
+    from coderl.tasks.mbpp import load_mbpp
+    from coderl.tasks.stdio import load_stdio
+
+    if case.task_id is not None:
+        tasks = load_easy() if case.task_id.startswith("easy/") else load_humaneval()
+        (task,) = [t for t in tasks if t.task_id == case.task_id]
+        return task
+    loader = {"humaneval": load_humaneval, "mbpp": load_mbpp, "stdio": load_stdio}[case.fmt]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "row.jsonl.gz")
+        with gzip.open(path, "wt", encoding="utf-8") as f:
+            f.write(json.dumps(case.row) + "\n")
+        (task,) = loader(path)
+    return task
+
+
+def all_cases() -> list[Case]:
+    from . import hostile, legitimate
+
+    return [*hostile.CASES, *legitimate.CASES]
+
+
+def run_cases(sandbox, cases: list[Case]) -> list:
+    """Results in case order; the cases of a group are submitted together, everything at once."""
+    futures = [sandbox.submit(load_task(c).build_request(c.completion)) for c in cases]
+    return [f.result() for f in futures]
+
+
+def verdict_ok(case: Case, result) -> bool:
+    return result.passed == (case.expect == "pass")
+
+
+def _main() -> None:
+    import argparse
+
+    from coderl.sandbox import Sandbox
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--record", action="store_true", help="print `before=` values per case")
+    ap.add_argument("--isolation", default="auto")
+    ap.add_argument("--workers", type=int, default=2)
+    args = ap.parse_args()
+    cases = all_cases()
+    with Sandbox(workers=args.workers, isolation=args.isolation) as sandbox:
+        results = run_cases(sandbox, cases)
+    wrong = 0
+    for case, result in zip(cases, results):
+        ok = verdict_ok(case, result)
+        wrong += not ok
+        if args.record:
+            print(f"{case.name}: before={result.status.value!r}")
+        else:
+            print(f"{'ok ' if ok else 'BAD'} {case.tag:24} {case.name:40} {result.status.value:15} "
+                  f"tamper={result.tamper} {result.message[:80]!r}")
+    print(f"{len(cases) - wrong} right, {wrong} wrong of {len(cases)} cases")
+
+
+if __name__ == "__main__":
+    _main()
+
+
