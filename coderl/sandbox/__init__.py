@@ -7,15 +7,19 @@
 
 Design
 ------
-A request is plain data (`ExecutionRequest`: program, tests, files, argv, limits); the result is an
-`ExecutionResult` with per-test outcomes.  Programs never run in the caller's process: a dedicated
-single-threaded fork server (`server.py`), started by exec with a minimal environment before the
-caller imports torch, forks a fresh child per program.  Python programs take a fast path (the child
-is a warm interpreter that runs the harness); other languages exec `argv` (`Mode.COMMAND`).
+A request is plain data (`ExecutionRequest`: the untrusted program, the task's trusted code and tests,
+files, argv, limits); the result is an `ExecutionResult` with per-test outcomes.  Programs never run
+in the caller's process: a dedicated single-threaded fork server (`server.py`), started by exec with
+a minimal environment before the caller imports torch, has a zygote (`zygote.py`) that forks every
+process and never holds any request's data.  A function task runs as two processes: the program
+(`harness.py`) and a trusted judge (`checks.py`, `tester.py`) that runs the task's own code and every
+test, reaching the program only through proxies over one socketpair (`wire.py`, `values.py`).  Other
+languages exec `argv` (`Mode.COMMAND`).
 
 Threat model
 ------------
-Covered: what reinforcement learning stumbles on and what programs do by accident.
+Covered: what reinforcement learning stumbles on, what programs do by accident, and a program that
+attacks the verdict from inside its own process.
   * Resource abuse: infinite loops (CPU-time limit, plus a wall-clock backstop that also catches
     sleeps and ignored signals), memory bombs (address-space limit; memory cgroup), output floods
     (captured excerpt, killed past a hard cap), fork bombs (RLIMIT_NPROC per slot uid, pids cgroup),
@@ -24,20 +28,21 @@ Covered: what reinforcement learning stumbles on and what programs do by acciden
     `setsid` daemon outlives it and the server cannot be signalled; own uid per worker slot; private
     /tmp, /var/tmp, /dev/shm, /run/lock wiped after every program; scrubbed environment (nothing of
     the caller's, not even via /proc/*/environ); private working directory.
-  * Forged verdicts: for `candidate(args) == literal` tests (and `is`/truthiness forms) the child
-    returns only the output, as exact builtin types, and the parent compares it with an expected
-    value the child never receives; objects with a lying `__eq__` (int subclasses too) are rejected.
-    Other asserts run in the child after builtins, `sys.modules` and the modules the test touches are
-    restored from a snapshot taken before the candidate ran (and again after every candidate call).
-    A pass needs the harness's end record, stamped with a per-run nonce, on a pipe opened before the
-    candidate started: exiting early, `atexit`/`excepthook` tricks, fake markers on stdout, rewritten
-    stdout and records written to the pipe without the nonce all fail.  `ExecutionResult.tamper`
-    names what was caught, so training can log a hack rate.
+  * Forged verdicts: no candidate code runs where tests are evaluated.  The judge process runs the
+    task's code with its own builtins; whatever the program sends is rebuilt as the judge's own
+    values (builtin subclasses as their base type, other objects as opaque handles whose `==` is
+    identity), so rebinding builtins or helpers, editing frames, patching the harness, trace hooks,
+    forged records, `dup2` over pipes, exits and always-equal objects change nothing but the
+    program's own answers.  Only the judge holds the result pipe; the expected values of
+    `candidate(args) == literal` tests never leave the client.  `ExecutionResult.tamper` names what
+    was seen, so training can log a hack rate.
+  * Copying: every process forks from the zygote, which has never held another request's data, so
+    a program's memory holds no sibling's code.
 
-Not covered: a targeted attacker.  Kernel exploits; reading the harness's memory to find the nonce
-(e.g. via `gc`) and forging records for child-judged asserts; side channels; `uid`/`rlimits` levels
-leave the network and the file system readable (see `isolation.py` for what each level adds).  For
-hostile code from untrusted users, run coderl inside a VM or container on top of this.
+Not covered: kernel exploits and side channels; at `uid`/`rlimits` the network and the file system
+stay readable, and at `rlimits` the program runs as the caller's uid and can trace the judge (see
+`isolation.py` for what each level adds).  For hostile code from untrusted users, run coderl inside a
+VM or container on top of this.
 """
 
 from .client import Sandbox, SandboxUnavailable, usable_cpus

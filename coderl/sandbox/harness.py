@@ -6,12 +6,11 @@ attributes, iterate.  Whatever it answers is data the judge rebuilds as its own 
 rewrite this file's functions, but then it only changes what it claims, never how the judge checks
 it.  Its observations (`tamper`) are reported to the judge as a courtesy, for the hack-rate signal.
 
-`run_script` runs a stdin/stdout program as `__main__`.
+(`script.py` runs stdin/stdout programs.)
 """
 
 import builtins
 import sys
-import traceback
 
 try:
     from . import values, wire
@@ -40,12 +39,14 @@ MAX_ITEMS = 2_000_000
 class Tamper:
     """What the program was seen doing to its own interpreter, checked when the judge says `end`."""
 
-    WATCHED = ("math", "operator", "functools", "itertools", "collections", "re", "json", "random", "string",
-               "heapq", "bisect", "copy", "statistics", "sys", "os", "time")
+    # Checking costs copy-on-write faults in the forked child (every value read is a refcount write),
+    # so only the modules tests reach most.
+    WATCHED = ("math", "operator")
 
     def __init__(self):
         self.builtins = dict(vars(builtins))
-        self.modules = dict(sys.modules)
+        self.modules = {name: sys.modules[name] for name in ("builtins", "sys", "os") + self.WATCHED
+                        if name in sys.modules}
         self.meta_path = tuple(sys.meta_path)
         self.watched = {}
         for name in self.WATCHED:
@@ -143,7 +144,7 @@ class Program:
             if _isinstance(value, base):
                 if any(_getattr(t, m, None) is not _getattr(base, m, None) for m in ("__eq__", "__ne__", "__hash__")):
                     self.note("non_builtin_return:" + _str(_getattr(t, "__qualname__", "?"))[:60])
-                return self.out(_plain(base, value), budget, depth)
+                return self.out(values.plain(base, value), budget, depth)
         return self.handle(value)
 
     # ---- values in ---------------------------------------------------------------------------
@@ -362,23 +363,6 @@ class Callback:
         return p.into(reply.get("r"))
 
 
-def _plain(base, value):
-    """A builtin subclass's value as the exact base type, through the base type's own methods."""
-    if base is int:
-        return int.__int__(value)
-    if base is float:
-        return float.__float__(value)
-    if base is str:
-        return str.__str__(value)
-    if base is bytes:
-        return bytes.__bytes__(value) if hasattr(bytes, "__bytes__") else bytes(memoryview(value))
-    if base is list:
-        return list(list.__iter__(value))
-    if base is dict:
-        return dict(dict.items(value))
-    return base(base.__iter__(value))
-
-
 def _describe(exc):
     try:
         name = _type(exc).__name__
@@ -403,37 +387,3 @@ def _resolve(namespace, entry_point):
 
 def serve_program(program, chan_fd, max_bytes, snapshot):
     Program(chan_fd, max_bytes).serve(program, snapshot)
-
-
-def run_script(program, filename="main.py"):
-    """PYTHON_SCRIPT mode: run `program` as `__main__` like `python main.py`; returns the exit code."""
-    sys.argv = [filename]
-    namespace = {"__name__": "__main__", "__file__": filename, "__builtins__": builtins}
-    try:
-        code = compile(program, filename, "exec")
-        exec(code, namespace)
-        status = 0
-    except SystemExit as exc:
-        code_ = exc.code
-        if code_ is None:
-            status = 0
-        elif _type(code_) is int:
-            status = code_ & 0xFF
-        else:
-            try:
-                print(code_, file=sys.stderr)
-            except _BaseException:
-                pass
-            status = 1
-    except _BaseException:
-        try:
-            traceback.print_exc()
-        except _BaseException:
-            pass
-        status = 1
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except _BaseException:
-            status = status or 120  # like CPython when flushing stdout fails at exit
-    return status

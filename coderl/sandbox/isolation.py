@@ -276,12 +276,17 @@ class Slots:
 
     # ---- in the child ------------------------------------------------------------------------
     def before_fork(self):
-        """In the server, right before forking a program: `full` gives the next child a new PID
+        """In the zygote, right before forking a program: `full` gives the next child a new PID
         namespace, in which it is PID 1.  `unshare(CLONE_NEWPID)` only works while the namespace for
         children is our own, so first reset it with `setns` (siblings, never nesting)."""
         if self.level == "full":
             _check(_libc.setns(self.own_pid_ns, CLONE_NEWPID), "setns")
             unshare(CLONE_NEWPID)
+
+    def before_fork_judge(self):
+        """A judge stays in our own PID namespace (it runs the task's code only)."""
+        if self.level == "full":
+            _check(_libc.setns(self.own_pid_ns, CLONE_NEWPID), "setns")
 
     def enter(self, slot):
         """In the forked child, as root, after chdir to its work dir: join the slot's cgroups; `full`:
@@ -313,27 +318,33 @@ class Slots:
             os.setuid(uid)
 
     # ---- after a program -------------------------------------------------------------------
-    def sweep(self, slot):
-        """Kill whatever the program left behind and wipe its directories.
+    def kill_leftovers(self, slot, reap_orphans):
+        """In the zygote, once a program has exited: kill whatever it left behind, and reap it here
+        (the zygote is their subreaper) before the exit is reported, so nothing of it is left when
+        its result arrives.
 
         `uid`: leftovers (a `setsid` daemon, fork-bomb children) are found through the slot's cgroup,
-        or else by uid, killed, and reaped by the zygote (a child subreaper).  `full`: the PID
-        namespace already did it.
+        or else by uid.  `full`: the PID namespace already did it.
         """
-        if self.level == "uid":
-            for _ in range(100):  # bounded: pids.max caps how many can be left
-                pids = self._cgroup_pids(slot)
-                if pids is None:
-                    self._kill_uid(slot)
-                else:
-                    for pid in pids:
-                        try:
-                            os.kill(pid, signal.SIGKILL)
-                        except ProcessLookupError:
-                            pass
-                if not pids:
-                    break
-                time.sleep(0.002)
+        if self.level != "uid":
+            return
+        for _ in range(100):  # bounded: pids.max caps how many can be left
+            pids = self._cgroup_pids(slot)
+            if pids is None:
+                self._kill_uid(slot)
+            else:
+                for pid in pids:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+            reap_orphans()
+            if not pids:
+                break
+            time.sleep(0.002)
+
+    def sweep(self, slot):
+        """In the server, after a run: wipe the slot's directories."""
         for d in self.dirs(slot).values():
             try:
                 entries = os.listdir(d)

@@ -17,19 +17,15 @@ judge's records).  Verdicts are decided in the client, which alone knows the exp
 """
 
 import collections
-import gc
 import importlib
 import importlib.util
 import json
 import os
 import selectors
-import shutil
 import signal
 import socket
 import sys
-import tempfile
 import time
-import traceback
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -52,6 +48,7 @@ def _load(name):
 wire = _load("wire")
 values = _load("values")
 harness = _load("harness")
+script = _load("script")
 tester = _load("tester")
 checks = _load("checks")
 isolation = _load("isolation")
@@ -106,15 +103,6 @@ class Job:
             tests = msg["tests"] or [{"id": "0", "source": ""}]
             self.runs = [Run(self, i, t["source"]) for i, t in enumerate(tests)]
         self.pending = len(self.runs)
-
-
-def _memfd(obj):
-    fd = os.memfd_create("coderl-request", os.MFD_CLOEXEC)
-    data = memoryview(json.dumps(obj).encode())
-    while data:
-        data = data[os.write(fd, data):]
-    os.lseek(fd, 0, os.SEEK_SET)
-    return fd
 
 
 class Server:
@@ -224,7 +212,7 @@ class Server:
             os.write(stdin_w, data)
             os.close(stdin_w)
             return stdin_r
-        return _memfd_bytes(data)
+        return zygote.memfd(data)
 
     def fork(self, run, role, request, stdin=None, chan=None):
         """Ask the zygote for one process; only fds and the role travel to it, the request is in a memfd."""
@@ -232,7 +220,7 @@ class Server:
         proc = Proc(run, role, self.keys)
         run.procs.append(proc)
         self.procs[proc.key] = proc
-        child = {"req": _memfd(request)}
+        child = {"req": zygote.memfd(json.dumps(request).encode())}
         if stdin is not None:
             child["stdin"] = stdin
         if chan is not None:
@@ -374,41 +362,6 @@ class Server:
                     self.kill(run)
 
 
-def _memfd_bytes(data):
-    fd = os.memfd_create("coderl-stdin", os.MFD_CLOEXEC)
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
-    os.lseek(fd, 0, os.SEEK_SET)
-    return fd
-
-
-def start_zygote(server, slots):
-    """Fork the zygote now, while this process holds no request; returns the server's socket end."""
-    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    shutil.rmtree(tempfile.mkdtemp(dir=slots.root))  # settle tempfile's lazily created module state
-    pid = os.fork()
-    if pid == 0:
-        try:
-            ours.close()
-            server.sel.close()
-            os.close(server.in_fd)  # the client's pipes stay the server's alone: its death is seen
-            os.close(server.out_fd)
-            zygote._libc.prctl(zygote.PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-            slots.become_forker()
-            snapshot = harness.Tamper()
-            gc.collect()
-            gc.freeze()  # the zygote's objects stay out of later collections: fewer copy-on-write faults
-            zygote.Zygote(theirs, slots, {"harness": harness, "checks": checks}, snapshot).loop()
-        except BaseException:
-            traceback.print_exc()  # to the server's stderr: the zygote must never die quietly
-            os._exit(1)
-        finally:
-            os._exit(0)
-    theirs.close()
-    return ours
-
-
 def main():
     workers = int(sys.argv[1]) if len(sys.argv) > 1 else os.cpu_count() or 1
     requested = sys.argv[2] if len(sys.argv) > 2 else "auto"
@@ -424,7 +377,10 @@ def main():
             os.write(out_fd, (json.dumps({"hello": True, "error": str(exc)}) + "\n").encode())
             return
         server = Server(workers, slots)
-        server.attach(start_zygote(server, slots))
+        # Forked now, while this process holds no request; the client's pipes stay the server's alone.
+        server.attach(zygote.start(slots, {"harness": harness, "checks": checks, "script": script},
+                                   close=(server.sel.close, lambda: os.close(server.in_fd),
+                                          lambda: os.close(server.out_fd))))
         hello = {"hello": True, "isolation": level, "warning": warning, "pid": os.getpid(),
                  "cgroups": sorted(slots.cgroups), "capabilities": caps}
         server.send(hello)

@@ -74,6 +74,23 @@ def tag_value_type(value, sub):
     return None
 
 
+def plain(base, value):
+    """A builtin subclass's value as the exact base type, through the base type's own methods."""
+    if base is int:
+        return int.__int__(value)
+    if base is float:
+        return float.__float__(value)
+    if base is str:
+        return str.__str__(value)
+    if base is bytes:
+        return bytes.__bytes__(value) if hasattr(bytes, "__bytes__") else bytes(memoryview(value))
+    if base is list:
+        return list(list.__iter__(value))
+    if base is dict:
+        return dict(dict.items(value))
+    return base(base.__iter__(value))
+
+
 def _offset(value):
     offset = value.utcoffset()
     return None if offset is None else offset.total_seconds()

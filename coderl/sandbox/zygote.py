@@ -12,14 +12,17 @@ child's rusage and the exit time (wall time is judged at exit, not when the serv
 
 import ctypes
 import fcntl
+import gc
 import json
 import math
 import os
 import resource
 import selectors
+import shutil
 import signal
 import socket
 import sys
+import tempfile
 import time
 import traceback
 
@@ -67,7 +70,10 @@ class Zygote:
         if not data:
             return False
         msg = json.loads(data)
-        self.slots.before_fork()
+        if msg["role"] == "judge":  # the judge runs the task's code only: no namespaces to pay for
+            self.slots.before_fork_judge()
+        else:
+            self.slots.before_fork()
         pid = os.fork()
         if pid == 0:
             try:
@@ -77,7 +83,7 @@ class Zygote:
                 traceback.print_exc()  # the sandbox's own failure, on the process's stderr
             finally:
                 os._exit(127)
-        self.started[pid] = time.monotonic()
+        self.started[pid] = (time.monotonic(), msg["role"], msg["slot"])
         for fd in fds:
             os.close(fd)
         try:
@@ -98,21 +104,42 @@ class Zygote:
                 return
             if pid == 0:
                 return
-            start = self.started.pop(pid, None)
-            if start is None:
+            info = self.started.pop(pid, None)
+            if info is None:
                 continue  # an orphan reparented to us (uid level): reaped, nothing to report
-            report = {"exited": pid, "wall": time.monotonic() - start,
+            start, role, slot = info
+            wall = time.monotonic() - start
+            if role != "judge":
+                self.slots.kill_leftovers(slot, self.reap_orphans)
+            report = {"exited": pid, "wall": wall,
                       "exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
                       "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
                       "cpu": ru.ru_utime + ru.ru_stime, "rss": ru.ru_maxrss * 1024}
             self.sock.send(json.dumps(report).encode())
 
+    def reap_orphans(self):
+        """Reap processes reparented to us that we do not track (stops at the first tracked one)."""
+        while True:
+            try:
+                info = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+            except ChildProcessError:
+                return
+            if info is None or info.si_pid in self.started:
+                return
+            try:
+                os.waitpid(info.si_pid, 0)
+            except ChildProcessError:
+                return
+
     # ---- in the child -----------------------------------------------------------------------
     def child(self, msg, fds):
         role, slot = msg["role"], msg["slot"]
         os.setsid()  # own process group: everything it starts is killed with it
-        for sig in (signal.SIGPIPE, signal.SIGINT, signal.SIGTERM, signal.SIGCHLD):
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD):
             signal.signal(sig, signal.SIG_DFL)
+        # As CPython sets it up: a write to a closed pipe is a BrokenPipeError, not a death (a command's
+        # exec gets the default back below).
+        signal.signal(signal.SIGPIPE, signal.SIG_IGN)
         self.sock.close()
         fds.setdefault("stdin", os.open(os.devnull, os.O_RDONLY))
         high = {name: fcntl.fcntl(fd, fcntl.F_DUPFD, 64) for name, fd in fds.items()}  # out of the way first
@@ -139,6 +166,7 @@ class Zygote:
         os.environ.clear()
         os.environ.update(CHILD_ENV)
         if role == "command":
+            signal.signal(signal.SIGPIPE, signal.SIG_DFL)
             argv = request["argv"]
             try:
                 os.execvpe(argv[0], argv, CHILD_ENV)
@@ -153,7 +181,7 @@ class Zygote:
             self.modules["harness"].serve_program(request["program"], 4, request["max_bytes"], self.snapshot)
             _flush()
             os._exit(0)
-        os._exit(self.modules["harness"].run_script(request["program"]))
+        os._exit(self.modules["script"].run_script(request["program"]))
 
 
 def _read_all(fd):
@@ -176,3 +204,40 @@ def _flush():
 def _die_with_parent():
     """SIGKILL when the zygote dies (set after the uid change, which would clear it)."""
     _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+def memfd(data):
+    """An unlinked in-memory file holding `data`, positioned at its start: how a request (or a large
+    stdin) reaches exactly one child."""
+    fd = os.memfd_create("coderl-request", os.MFD_CLOEXEC)
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def start(slots, modules, close=()):
+    """Fork the zygote from the fork server, before it reads any request; returns the server's end
+    of the socket.  `close`: callables that drop the server's own descriptors in the zygote."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    shutil.rmtree(tempfile.mkdtemp(dir=slots.root))  # settle tempfile's lazily created module state
+    pid = os.fork()
+    if pid == 0:
+        try:
+            ours.close()
+            for drop in close:
+                drop()
+            _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            slots.become_forker()
+            snapshot = modules["harness"].Tamper()
+            gc.collect()
+            gc.freeze()  # the zygote's objects stay out of later collections: fewer copy-on-write faults
+            Zygote(theirs, slots, modules, snapshot).loop()
+        except BaseException:
+            traceback.print_exc()  # to the server's stderr: the zygote must never die quietly
+            os._exit(1)
+        finally:
+            os._exit(0)
+    theirs.close()
+    return ours

@@ -45,6 +45,10 @@ TAGS = {
     "A.exit_tricks": "os._exit / sys.exit / atexit / excepthook to end before the verdict",
     # B1: copying a sibling
     "B1.copy_sibling": "a wrong program finding a concurrent correct program's code in memory",
+    # N: the judge design's own surfaces (proxies, handles, callbacks, the zygote)
+    "N.forged_reply": "the program-side runtime rewritten to answer calls with forged handles, values, references",
+    "N.protocol_abuse": "malformed, oversized or unexpected frames on the judge channel",
+    "N.zygote_reach": "reaching the zygote or a neighbour process (fds, /proc)",
     # C: correct programs that must pass
     "C.stdlib_subclass": "Counter, defaultdict, namedtuple, OrderedDict returns",
     "C.numpy": "numpy scalar and array returns",
@@ -97,9 +101,9 @@ def load_task(case: Case):
 
 
 def all_cases() -> list[Case]:
-    from . import hostile, legitimate
+    from . import hostile, hostile_judge, legitimate
 
-    return [*hostile.CASES, *legitimate.CASES]
+    return [*hostile.CASES, *hostile_judge.CASES, *legitimate.CASES]
 
 
 def run_cases(sandbox, cases: list[Case]) -> list:

@@ -1,0 +1,84 @@
+"""Hostile programs aimed at the judge design itself: its proxies, handles, callbacks and the zygote.
+
+The program process runs the program-side runtime (`coderl/sandbox/harness.py`) in its own memory, so
+a program can find that runtime's `Program` object with `gc` and make it answer anything, or write raw
+frames to the channel.  Everything it can send is a claim the judge rebuilds as its own values, so
+each case must still fail: a forged reply is no more than an honest wrong answer, and a malformed one
+ends the channel (`protocol:<reason>` in `tamper`).  `before=` is the verdict at aabbb45, where these
+programs find no `Program` (they fail there too: the holes they probe did not exist yet).
+"""
+
+from __future__ import annotations
+
+from . import Case
+
+# Find the program-side runtime's Program object (the channel's owner) from inside the candidate.
+_FIND = ("import gc\n"
+         "_P = next((o for o in gc.get_objects() if type(o).__name__ == 'Program' and hasattr(o, 'channel')), None)\n")
+
+
+def _case(name: str, tag: str, task_id: str, completion: str, *, tamper: str | None = None,
+          before: str | None = None) -> Case:
+    return Case(name=name, tag=tag, completion=completion, expect="fail", task_id=task_id, tamper=tamper,
+                before=before)
+
+
+CASES: list[Case] = [
+    # Every call answers "I returned your argument": the judge hands back its own argument, an honest wrong answer.
+    _case("forged_arg_reference", "N.forged_reply", "easy/0", "    return 0\n" + _FIND +
+          "if _P is not None:\n    type(_P).call = lambda self, msg: {'r': {'$arg': 0}}\n", before="failed"),
+    # Every call claims a handle described as an int with an honest __eq__: still only a handle (identity).
+    _case("forged_handle_as_int", "N.forged_reply", "easy/0", "    return 0\n" + _FIND +
+          "if _P is not None:\n"
+          "    type(_P).call = lambda self, msg: {'r': {'$h': 0, 't': 'int', 'c': False, 'i': False, 'e': False}}\n",
+          before="failed"),
+    # Claim the result is a module the judge should import (refused: it never imports such names).
+    _case("forged_module_import", "N.forged_reply", "HumanEval/2", "    return 0.0\n" + _FIND +
+          "if _P is not None:\n    type(_P).call = lambda self, msg: {'r': {'$v': ['module', 'antigravity']}}\n",
+          tamper="protocol:bad_message", before="failed"),
+    # Claim the result is the judge's callback #0 (no callback was ever registered).
+    _case("forged_callback_reference", "N.forged_reply", "HumanEval/4", "    return 0.0\n" + _FIND +
+          "if _P is not None:\n    type(_P).call = lambda self, msg: {'r': {'$cb': 0}}\n",
+          tamper="protocol:bad_message", before="failed"),
+    # A reply nested 100,000 deep: the judge's parser must end the channel, not crash.
+    _case("deeply_nested_reply", "N.protocol_abuse", "easy/0", "    return 0\n" + _FIND +
+          "import struct, os\n"
+          "def _deep(self, msg):\n"
+          "    body = b'[' * 100000 + b']' * 100000\n"
+          "    os.write(4, struct.pack('>I', len(body)) + body)\n"
+          "    return {'r': 0}\n"
+          "if _P is not None:\n    type(_P).call = _deep\n", tamper="protocol:", before="failed"),
+    # A frame header announcing 2 GiB: refused before anything is read.
+    _case("oversized_reply_header", "N.protocol_abuse", "HumanEval/2", "    return 0.0\n" + _FIND +
+          "import struct, os\n"
+          "def _big(self, msg):\n"
+          "    os.write(4, struct.pack('>I', 2**31) + b'{}')\n"
+          "    return {'r': 0}\n"
+          "if _P is not None:\n    type(_P).call = _big\n", tamper="protocol:oversized_message", before="failed"),
+    # Answer a call with a request of its own (a callback the judge never handed out).
+    _case("unexpected_callback_request", "N.protocol_abuse", "HumanEval/4", "    return 0.0\n" + _FIND +
+          "if _P is not None:\n"
+          "    type(_P).call = lambda self, msg: self.channel.request({'op': 'callback', 'cb': 7, 'a': [], 'k': {}})\n",
+          tamper="protocol:unexpected_request", before="failed"),
+    # Look for the zygote's socket (or any socket but the channel) among the open fds and ask it to fork a judge.
+    _case("zygote_socket_scan", "N.zygote_reach", "easy/0", "    return 0\n"
+          "import os, socket, json\n"
+          "for _fd in range(3, 1024):\n"
+          "    try:\n"
+          "        _s = socket.socket(fileno=os.dup(_fd))\n"
+          "        socket.send_fds(_s, [json.dumps({'role': 'judge', 'slot': 0, 'key': 0, 'fds': []}).encode()], [])\n"
+          "        _s.detach()\n"
+          "    except OSError:\n"
+          "        pass\n", before="failed"),
+    # Read the parent's memory or environment through /proc (the zygote's, or the judge's next door).
+    _case("proc_parent_memory", "N.zygote_reach", "easy/0", "    return 0\n"
+          "import os\n"
+          "_found = []\n"
+          "for _pid in [os.getppid(), os.getpid() - 1, os.getpid() + 1]:\n"
+          "    for _what in ('mem', 'environ', 'cmdline'):\n"
+          "        try:\n"
+          "            with open(f'/proc/{_pid}/{_what}', 'rb') as _f:\n"
+          "                _found.append(_f.read(4096))\n"
+          "        except OSError:\n"
+          "            pass\n", before="failed"),
+]
