@@ -17,7 +17,6 @@
 
 import ctypes
 import os
-import shutil
 import signal
 import stat
 import sys
@@ -122,6 +121,49 @@ def blocked_ancestors(paths):
                 break
             current = os.path.join(current, part)
     return blocked
+
+
+def remove_tree(parent_fd, name, max_entries=10_000_000):
+    """Remove `name` (a file, a link or a whole tree) under the directory `parent_fd`, iteratively and
+    through directory fds: no recursion to overflow, no path to outgrow PATH_MAX (a program may leave
+    thousands of nested directories), and never following a link out of the tree."""
+    stack = [(parent_fd, name, None)]  # (parent fd, name, fd of the directory once opened)
+    opened = []
+    budget = max_entries
+    try:
+        while stack and budget > 0:
+            budget -= 1
+            pfd, entry, dfd = stack[-1]
+            if dfd is None:
+                try:
+                    os.unlink(entry, dir_fd=pfd)
+                    stack.pop()
+                    continue
+                except IsADirectoryError:
+                    pass
+                except OSError:
+                    stack.pop()
+                    continue
+                try:
+                    dfd = os.open(entry, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=pfd)
+                except OSError:
+                    stack.pop()
+                    continue
+                opened.append(dfd)
+                stack[-1] = (pfd, entry, dfd)
+            children = os.listdir(dfd)
+            if children:
+                stack.extend((dfd, child, None) for child in children[:4096])
+                continue
+            stack.pop()
+            os.close(opened.pop())
+            try:
+                os.rmdir(entry, dir_fd=pfd)
+            except OSError:
+                pass
+    finally:
+        for fd in opened:
+            os.close(fd)
 
 
 def _cgroup_controllers():
@@ -331,15 +373,16 @@ class Slots:
         for _ in range(100):  # bounded: pids.max caps how many can be left
             pids = self._cgroup_pids(slot)
             if pids is None:
-                self._kill_uid(slot)
+                found = self._kill_uid(slot)
             else:
                 for pid in pids:
                     try:
                         os.kill(pid, signal.SIGKILL)
                     except ProcessLookupError:
                         pass
-            reap_orphans()
-            if not pids:
+                found = bool(pids)
+            reap_orphans()  # a killed leftover is a zombie until its subreaper (this zygote) reaps it
+            if not found:
                 break
             time.sleep(0.002)
 
@@ -350,15 +393,15 @@ class Slots:
                 entries = os.listdir(d)
             except OSError:
                 continue
-            for name in entries:
-                path = os.path.join(d, name)
-                if os.path.isdir(path) and not os.path.islink(path):
-                    shutil.rmtree(path, ignore_errors=True)
-                else:
-                    try:
-                        os.unlink(path)
-                    except OSError:
-                        pass
+            try:
+                fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+            except OSError:
+                continue
+            try:
+                for name in entries:
+                    remove_tree(fd, name)
+            finally:
+                os.close(fd)
 
     def _cgroup_pids(self, slot):
         base = self.cgroups.get("pids") or self.cgroups.get("memory")
@@ -371,21 +414,31 @@ class Slots:
             return None
 
     def _kill_uid(self, slot):
-        """No cgroup: a helper with the slot's uid sends SIGKILL to every process that uid owns."""
+        """No cgroup: a helper with the slot's uid sends SIGKILL to every process that uid owns.
+        True while there was any (a zombie counts until it is reaped)."""
         pid = os.fork()
         if pid == 0:
+            code = 0
             try:
                 os.setgroups([])
                 os.setgid(self.uid(slot))
                 os.setuid(self.uid(slot))
                 os.kill(-1, signal.SIGKILL)
+                code = 1
+            except ProcessLookupError:
+                code = 0
             finally:
-                os._exit(0)
-        os.waitpid(pid, 0)
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 1
 
     def close(self):
         if self.level != "full":
-            shutil.rmtree(self.root, ignore_errors=True)
+            parent = os.open(os.path.dirname(self.root), os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                remove_tree(parent, os.path.basename(self.root))
+            finally:
+                os.close(parent)
         for base in self.cgroups.values():
             for slot in range(self.workers):
                 try:

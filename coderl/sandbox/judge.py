@@ -146,6 +146,9 @@ def _base_result(runs: list[dict], isolation: str) -> ExecutionResult:
 
 
 def judge(request: ExecutionRequest, runs: list[dict], isolation: str = "") -> ExecutionResult:
+    broken = next((r["sandbox_error"] for r in runs if "sandbox_error" in r), None)
+    if broken is not None:  # the sandbox failed to set up or clean up this run (never the program's fault)
+        return ExecutionResult(status=Status.SANDBOX_ERROR, message=broken, isolation=isolation)
     if request.mode.value == "python_tests":
         return _judge_tests(request, runs[0], isolation)
     return _judge_processes(request, runs, isolation)

@@ -89,6 +89,7 @@ class Run:
         self.slot = None
         self.oom_before = 0
         self.after_judge = False  # the program was killed because its judge had finished
+        self.done = False
         self.report = None
 
 
@@ -301,10 +302,43 @@ class Server:
         if proc.role == "judge" and run.procs[0].exit is None:
             run.after_judge = True
             self.kill(run, ("program",))  # the verdict is written: the program has nothing left to do
-        if all(p.exit is not None for p in run.procs):
+        if all(p.exit is not None for p in run.procs) and not run.done:
             self.finish(run)
 
+    def fail(self, run, message):
+        """End a run whose setup or cleanup failed: killed, its slot wiped, a sandbox_error for its job."""
+        run.killed = run.killed or "error"
+        self.kill(run)
+        run.report = {"sandbox_error": message[:300]}
+        self.active.discard(run)
+        for fd in list(run.fds):
+            self.sel.unregister(fd)
+            os.close(fd)
+        run.fds.clear()
+        if run.slot is not None and run.slot not in self.free_slots:
+            try:
+                self.slots.sweep(run.slot)
+            except Exception:
+                pass
+            self.free_slots.append(run.slot)
+        self.complete(run)
+
+    def complete(self, run):
+        if run.done:
+            return
+        run.done = True
+        job = run.job
+        job.pending -= 1
+        if job.pending == 0:
+            self.send({"id": job.id, "runs": [r.report for r in job.runs]})
+
     def finish(self, run):
+        try:
+            self._finish(run)
+        except Exception as exc:  # a cleanup failure is this run's result, never the server's death
+            self.fail(run, f"cleanup failed: {exc!r}")
+
+    def _finish(self, run):
         for fd in list(run.fds):  # what it wrote before exiting is in the pipe: drain, then close
             for _ in range(1024):  # bounded: a setsid'd leftover may keep writing
                 if self.read_stream(fd, run) <= 0:
@@ -318,6 +352,8 @@ class Server:
         self.slots.sweep(run.slot)
         self.free_slots.append(run.slot)
         main = run.procs[0].exit
+        if run.killed == "wall" and main["wall"] < run.job.limits["wall_seconds"]:
+            run.killed = None  # it had exited in time (wall time is judged at exit, not when we saw it)
         text = lambda name: run.buffers[name].decode("utf-8", "replace")  # noqa: E731
         run.report = {
             "exit_code": main["exit_code"], "signal": main["signal"], "cpu_seconds": main["cpu"],
@@ -332,15 +368,16 @@ class Server:
             run.report["killed_after_judge"] = run.after_judge
             run.report["judge"] = {"exit_code": judge["exit_code"], "signal": judge["signal"],
                                    "cpu_seconds": judge["cpu"], "stderr": text("judge_stderr")}
-        job = run.job
-        job.pending -= 1
-        if job.pending == 0:
-            self.send({"id": job.id, "runs": [r.report for r in job.runs]})
+        self.complete(run)
 
     def loop(self):
         while not (self.closing and not self.active and not self.queue):
             while self.queue and len(self.active) < self.workers and not self.closing:
-                self.start(self.queue.popleft())
+                run = self.queue.popleft()
+                try:
+                    self.start(run)
+                except Exception as exc:  # this run's failure, never the server's
+                    self.fail(run, f"could not start the program: {exc!r}")
             if self.closing:
                 self.queue.clear()
                 for run in list(self.active):
