@@ -18,13 +18,19 @@
 import ctypes
 import os
 import signal
-import stat
-import sys
 import tempfile
 import time
 
+try:
+    from . import view
+    from .view import blocked_ancestors, interpreter_paths
+except ImportError:  # loaded by path in the fork server
+    import _coderl_view as view
+    from _coderl_view import blocked_ancestors, interpreter_paths
+
 LEVELS = ("rlimits", "uid", "full")
 CLONE_NEWNS = 0x00020000
+CLONE_NEWIPC = 0x08000000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_BIND, MS_REC, MS_PRIVATE = 2, 4, 8, 4096, 16384, 1 << 18
@@ -96,31 +102,6 @@ def _can_namespace():
     _, status = os.waitpid(pid, 0)
     if not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0):
         raise OSError("no fresh /proc in a PID namespace")
-
-
-def interpreter_paths():
-    """Everything the program's interpreter must read: prefixes, sys.path, the executable's real path."""
-    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.realpath(sys.executable)}
-    paths.update(p for p in sys.path if p and os.path.exists(p))
-    return sorted(os.path.abspath(p) for p in paths)
-
-
-def blocked_ancestors(paths):
-    """{ancestor that others cannot traverse: {child names on the way to a needed path}}."""
-    blocked = {}
-    for path in paths:
-        parts = os.path.abspath(path).strip("/").split("/")
-        current = "/"
-        for part in parts[:-1] if os.path.isfile(path) else parts:
-            try:
-                mode = os.stat(current).st_mode
-            except OSError:
-                break
-            if not mode & stat.S_IXOTH:
-                blocked.setdefault(current, set()).add(part)
-                break
-            current = os.path.join(current, part)
-    return blocked
 
 
 def remove_tree(parent_fd, name, max_entries=10_000_000):
@@ -217,15 +198,19 @@ class Slots:
         self.cgroups = {}  # controller -> parent cgroup dir
         if level == "full":
             # The server gets its own network namespace (children inherit: no network at all) and
-            # mount namespace with a tmpfs over /tmp holding every slot directory: it vanishes with
-            # the server, however the server ends.
+            # mount namespace with a tmpfs over /tmp holding every slot directory and the programs'
+            # read-only view of the file system (`view.py`): it vanishes with the server, however
+            # the server ends.
             unshare(CLONE_NEWNET | CLONE_NEWNS)
             mount(None, "/", None, MS_REC | MS_PRIVATE)
+            self.view = view.View("/tmp/coderl-slots/.view")
+            self.view.open_sources()  # before the tmpfs covers /tmp (a venv there stays visible)
             mount("coderl-sandbox", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777")
             self.root = "/tmp/coderl-slots"
             os.mkdir(self.root, 0o711)
             self.own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
             self._expose(interpreter_paths())
+            self.view.build()
         else:
             self.root = tempfile.mkdtemp(prefix="coderl-sandbox-")
             os.chmod(self.root, 0o711)
@@ -332,18 +317,17 @@ class Slots:
 
     def enter(self, slot):
         """In the forked child, as root, after chdir to its work dir: join the slot's cgroups; `full`:
-        a private mount namespace with the slot's directories over the world-writable ones and a
-        fresh /proc; then drop to the slot's uid."""
+        private mount and IPC namespaces, chrooted into the read-only view with the slot's directories
+        at /sandbox and over the world-writable ones, and a fresh /proc; then drop to the slot's uid."""
         for base in self.cgroups.values():
             with open(os.path.join(base, f"slot{slot}", "cgroup.procs"), "w") as f:
                 f.write("0")  # 0 = the writing process (pids differ inside the PID namespace)
         if self.level == "full":
-            unshare(CLONE_NEWNS)
+            # Its own mount and IPC namespaces: SysV/POSIX IPC objects die with the program, and
+            # it sees only the read-only view with its own writable directories (`view.py`).
+            unshare(CLONE_NEWNS | CLONE_NEWIPC)
             dirs = self.dirs(slot)
-            # /tmp last: the slot directories themselves live under it.
-            for target in sorted(self.overlays, key=lambda d: d == "/tmp"):
-                mount(dirs[target], target, None, MS_BIND)
-            mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+            self.view.enter(dirs["work"], {target: dirs[target] for target in self.overlays})
         if self.level in ("uid", "full"):
             uid = self.uid(slot)
             os.setgroups([])

@@ -51,6 +51,7 @@ harness = _load("harness")
 script = _load("script")
 tester = _load("tester")
 checks = _load("checks")
+view = _load("view")
 isolation = _load("isolation")
 zygote = _load("zygote")
 

