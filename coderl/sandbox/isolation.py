@@ -317,15 +317,16 @@ class Slots:
 
     def enter(self, slot):
         """In the forked child, as root, after chdir to its work dir: join the slot's cgroups; `full`:
-        private mount and IPC namespaces, chrooted into the read-only view with the slot's directories
+        private mount, IPC and network namespaces, chrooted into the read-only view with the slot's directories
         at /sandbox and over the world-writable ones, and a fresh /proc; then drop to the slot's uid."""
         for base in self.cgroups.values():
             with open(os.path.join(base, f"slot{slot}", "cgroup.procs"), "w") as f:
                 f.write("0")  # 0 = the writing process (pids differ inside the PID namespace)
         if self.level == "full":
-            # Its own mount and IPC namespaces: SysV/POSIX IPC objects die with the program, and
-            # it sees only the read-only view with its own writable directories (`view.py`).
-            unshare(CLONE_NEWNS | CLONE_NEWIPC)
+            # Its own mount, IPC and network namespaces: SysV/POSIX IPC objects die with the program,
+            # no other program's abstract socket is reachable, and it sees only the read-only view
+            # with its own writable directories (`view.py`).
+            unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET)
             dirs = self.dirs(slot)
             self.view.enter(dirs["work"], {target: dirs[target] for target in self.overlays})
         if self.level in ("uid", "full"):

@@ -273,3 +273,41 @@ def test_server_survives_a_long_batch_without_restarts(any_level):
     before = any_level.restarts
     assert all(r.passed for r in any_level.run_many(requests))
     assert any_level.restarts == before
+
+
+def test_programs_cannot_talk_over_abstract_unix_sockets(full):
+    # A network namespace per program: abstract sockets are per namespace, so the listener is not there.
+    listener = ("import socket, time\n"
+                "s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+                "s.bind('\\0coderl-corpus-rendezvous')\n"
+                "s.listen(1)\n"
+                "s.settimeout(2.5)\n"
+                "try:\n"
+                "    s.accept()\n"
+                "    print('reached')\n"
+                "except OSError:\n"
+                "    print('alone')\n")
+    talker = ("import socket, time\n"
+              "time.sleep(0.5)\n"
+              "c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n"
+              "try:\n"
+              "    c.connect('\\0coderl-corpus-rendezvous')\n"
+              "    print('reached')\n"
+              "except OSError:\n"
+              "    print('alone')\n")
+    first, second = full.run_many([make_script_request(listener, cases=(("", "alone"),)),
+                                   make_script_request(talker, cases=(("", "alone"),))])
+    assert first.passed and second.passed, (first.stdout, second.stdout)
+
+
+def test_sysv_shared_memory_does_not_outlive_its_program(full):
+    # An IPC namespace per program: a segment left behind dies with the program.
+    make = ("import ctypes\n"
+            "libc = ctypes.CDLL(None, use_errno=True)\n"
+            "print(libc.shmget(0x5eed, 1 << 20, 0o1666) >= 0)\n")  # IPC_CREAT | 0666
+    look = ("import ctypes\n"
+            "libc = ctypes.CDLL(None, use_errno=True)\n"
+            "print(libc.shmget(0x5eed, 0, 0o666) >= 0)\n")
+    assert full.run(make_script_request(make, cases=(("", "True"),))).passed
+    r = full.run(make_script_request(look, cases=(("", "False"),)))
+    assert r.passed, r.stdout
