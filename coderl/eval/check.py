@@ -142,6 +142,8 @@ def describe_isolation(cfg: CheckConfig) -> str:
     lines = [f"isolation: {info['isolation']} (requested: {cfg.isolation})",
              f"root: {caps.get('root')}, setuid: {caps.get('setuid')}, namespaces: {caps.get('namespaces')}, "
              f"cgroups: {', '.join(info.get('cgroups') or []) or 'none'}"]
+    if info.get("file_system"):
+        lines.append(f"file system: {info['file_system']}")
     if info.get("warning"):
         lines.append(f"warning: {info['warning']}")
     return "\n".join(lines)

