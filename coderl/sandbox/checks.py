@@ -309,4 +309,5 @@ def run(request, chan_fd, result_fd):
             judge.note("protocol:" + gone.reason)
         records.emit(event="gone", reason=gone.reason)
     records.emit(event="end", tamper=judge.tamper, round_trips=channel.sent)
+    channel.wait_closed(0.5)
 
