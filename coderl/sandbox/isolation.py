@@ -210,6 +210,7 @@ class Slots:
             self.root = "/tmp/coderl-slots"
             os.mkdir(self.root, 0o711)
             self.own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+            self.view.restore("/tmp")  # an interpreter or venv under /tmp stays importable here too
             self._expose(interpreter_paths())
             self.view.build()
         else:

