@@ -354,7 +354,7 @@ class Server:
         self.slots.sweep(run.slot)
         self.free_slots.append(run.slot)
         main = run.procs[0].exit
-        if run.killed == "wall" and main["wall"] < run.job.limits["wall_seconds"]:
+        if run.killed == "wall" and main["at"] < run.deadline:
             run.killed = None  # it had exited in time (wall time is judged at exit, not when we saw it)
         text = lambda name: run.buffers[name].decode("utf-8", "replace")  # noqa: E731
         run.report = {

@@ -111,7 +111,7 @@ class Zygote:
             wall = time.monotonic() - start
             if role != "judge":
                 self.slots.kill_leftovers(slot, self.reap_orphans)
-            report = {"exited": pid, "wall": wall,
+            report = {"exited": pid, "wall": wall, "at": start + wall,
                       "exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
                       "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
                       "cpu": ru.ru_utime + ru.ru_stime, "rss": ru.ru_maxrss * 1024}
