@@ -39,6 +39,8 @@ PR_SET_CHILD_SUBREAPER = 36
 SLOT_UID_BASE = 1_950_000  # far from login users and the usual subuid ranges
 JUDGE_UID_BASE = SLOT_UID_BASE + 10_000  # one judge uid per slot
 WORLD_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
+TMPFS_MAX_BYTES = 256 * 1024**2  # per private /tmp & co. (and never more than the memory limit)
+TMPFS_MAX_INODES = 65536
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -158,6 +160,13 @@ def detect():
     }
 
 
+def tmpfs_options(limits):
+    """Each program's /tmp & co. at `full`: a fresh tmpfs, size- and inode-limited, that disappears with
+    the program's mount namespace (its pages are charged to the slot's memory cgroup too)."""
+    size = max(1 << 20, min(int(limits["memory_bytes"]), TMPFS_MAX_BYTES))
+    return f"mode=1777,size={size},nr_inodes={TMPFS_MAX_INODES}"
+
+
 # What a program sees of the file system at each level (`coderl check --show-isolation` prints it).
 FILE_SYSTEM = {
     "full": "a read-only view: the interpreter, its sys.path and system libraries, with coderl's and "
@@ -265,11 +274,7 @@ class Slots:
 
     def dirs(self, slot):
         base = os.path.join(self.root, f"slot{slot}")
-        out = {"work": os.path.join(base, "work")}
-        if self.level == "full":
-            for d in self.overlays:
-                out[d] = os.path.join(base, "overlay" + d.replace("/", "_"))
-        return out
+        return {"work": os.path.join(base, "work")}
 
     def set_limits(self, slot, max_processes, memory_bytes):
         self.cgroups.set_limits(slot, max_processes, memory_bytes)
@@ -291,7 +296,7 @@ class Slots:
         if self.level == "full":
             _check(_libc.setns(self.own_pid_ns, CLONE_NEWPID), "setns")
 
-    def enter(self, slot):
+    def enter(self, slot, limits):
         """In the forked child, as root, after chdir to its work dir: join the slot's cgroups; `full`:
         private mount, IPC and network namespaces, chrooted into the read-only view with the slot's directories
         at /sandbox and over the world-writable ones, and a fresh /proc; then drop to the slot's uid."""
@@ -301,8 +306,7 @@ class Slots:
             # no other program's abstract socket is reachable, and it sees only the read-only view
             # with its own writable directories (`view.py`).
             unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET)
-            dirs = self.dirs(slot)
-            self.view.enter(dirs["work"], {target: dirs[target] for target in self.overlays})
+            self.view.enter(self.dirs(slot)["work"], self.overlays, tmpfs_options(limits))
         if self.level in ("uid", "full"):
             uid = self.uid(slot)
             os.setgroups([])

@@ -166,13 +166,14 @@ class View:
         mount(source, target, None, MS_BIND | MS_REC)
         mount(None, target, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID)
 
-    def enter(self, work, overlays):
-        """In a program's own mount namespace, as root: its directories into the view, a fresh /proc,
-        then chroot into the view (the program later drops every capability with its uid)."""
+    def enter(self, work, private, tmpfs_options):
+        """In a program's own mount namespace, as root: its work directory at /sandbox, a fresh tmpfs
+        over each `private` directory (gone with the namespace: nothing to wipe), a fresh /proc, then
+        chroot into the view (the program later drops every capability with its uid)."""
         mount(work, self.root + WORK, None, MS_BIND)
-        for target, source in overlays.items():
+        for target in private:
             if os.path.isdir(self.root + target):
-                mount(source, self.root + target, None, MS_BIND)
+                mount("coderl-private", self.root + target, "tmpfs", MS_NOSUID | MS_NODEV, tmpfs_options)
         for path, is_dir in self.overlaid:  # an interpreter under /tmp: back over the program's own /tmp
             self._bind_readonly(path, self.root + path, is_dir)
         mount("proc", self.root + "/proc", "proc", MS_NOSUID | MS_NODEV | 8)  # 8 = MS_NOEXEC

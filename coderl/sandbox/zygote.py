@@ -161,7 +161,7 @@ class Zygote:
             self.slots.enter_judge(slot)
         else:
             os.chdir(self.slots.dirs(slot)["work"])  # before any mount hides the path
-            self.slots.enter(slot)
+            self.slots.enter(slot, lim)
         _die_with_parent()
         os.environ.clear()
         os.environ.update(CHILD_ENV)

@@ -1,0 +1,71 @@
+"""Nothing outlives a sandbox: after the hostile and containment corpus ran and the sandbox closed, no
+process of a slot or judge uid, no cgroup, no mount, no temp directory, no SysV IPC object and no file a
+program tried to leave outside its sandbox is left on the host."""
+
+import glob
+import os
+import subprocess
+import uuid
+
+import pytest
+
+from coderl.sandbox.client import Sandbox, SandboxUnavailable
+from coderl.sandbox.isolation import JUDGE_UID_BASE, SLOT_UID_BASE
+
+from .corpus import containment, hostile, hostile_judge, run_cases
+from .helpers import make_script_request
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="slot uids, cgroups and namespaces need root")
+
+
+def _sandbox_processes():
+    out = subprocess.run(["ps", "-eo", "uid=,pid=,stat=,comm="], capture_output=True, text=True).stdout
+    return [line for line in out.splitlines() if line.split()
+            and (SLOT_UID_BASE <= int(line.split()[0]) < SLOT_UID_BASE + 256
+                 or JUDGE_UID_BASE <= int(line.split()[0]) < JUDGE_UID_BASE + 256)]
+
+
+def _ipc():
+    return {name: open(f"/proc/sysvipc/{name}").read() for name in ("shm", "msg", "sem")
+            if os.path.exists(f"/proc/sysvipc/{name}")}
+
+
+def _litter(tag):
+    return ("import os\n"
+            f"for d in ('/tmp', '/var/tmp', '/dev/shm', '/run/lock', '..', '../..'):\n"
+            "    try:\n"
+            f"        open(os.path.join(d, 'coderl-litter-{tag}'), 'w').write('x')\n"
+            "    except OSError:\n"
+            "        pass\n"
+            "import ctypes\n"
+            "ctypes.CDLL(None).shmget(0x1eaf, 4096, 0o1666)\n"
+            "print('ok')\n")
+
+
+@pytest.mark.parametrize("level", ["full", "uid"])
+def test_nothing_is_left_behind(level):
+    tag = uuid.uuid4().hex[:8]
+    temp_before = set(glob.glob("/tmp/coderl-sandbox-*"))
+    ipc_before = _ipc()
+    try:
+        sb = Sandbox(workers=2, isolation=level)
+    except SandboxUnavailable:
+        pytest.skip(f"isolation {level!r} is not available here")
+    with sb:
+        server = sb.server_info["pid"]
+        cases = [*hostile.CASES[:20], *hostile_judge.CASES, *containment.CASES]
+        run_cases(sb, cases)
+        sb.run_many([make_script_request(_litter(tag), cases=(("", "ok"),))] * 4)
+    assert _sandbox_processes() == []
+    assert not glob.glob(f"/sys/fs/cgroup/*/coderl-{server}") + glob.glob(f"/sys/fs/cgroup/coderl-{server}")
+    mounts = open("/proc/self/mountinfo").read()
+    assert "coderl-sandbox" not in mounts and "coderl-private" not in mounts and "coderl-mask" not in mounts
+    assert set(glob.glob("/tmp/coderl-sandbox-*")) <= temp_before
+    litter = [p for d in ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/", "/tmp/..")
+              for p in glob.glob(os.path.join(d, f"coderl-litter-{tag}"))]
+    if level == "full":
+        assert litter == [] and _ipc() == ipc_before
+    else:  # `uid` shares /tmp & co. and the IPC namespace with the host (docs/sandbox.md): clean up
+        for path in litter:
+            os.unlink(path)
+        subprocess.run(["ipcrm", "-M", "0x1eaf"], capture_output=True)
