@@ -6,7 +6,8 @@ Schema (every section's fields are the fields of the real dataclass config, vali
     out: runs/pipeline/demo        # output directory (`--out DIR` overrides it)
     model: smollm2-135m-instruct   # the base model every stage starts from (alias, HF folder, GGUF, hub id)
     format: chat                   # prompt format of every stage: SFT, RL and evaluation must agree
-    dtype: float32                 # weights of the base model in every stage (float32 or bfloat16)
+    dtype: float32                 # weights of the base model in every stage (float32, bfloat16, or auto:
+                                   # bfloat16 where the GPU/CPU runs it natively, else float32)
     seed: 0                        # seed of every stage; it also picks the train/test split of file task
                                    # sources, so SFT's train split and the evaluation's test split agree
     title: ...                     # optional: heading of the report
@@ -204,7 +205,11 @@ def load_plan(path: str, out: str | None = None, *, check_tasks: bool = True) ->
     fmt = data.get("format", DEFAULT_FORMAT)
     require(fmt in FORMATS, f"{path}: format", fmt, "one of " + ", ".join(sorted(FORMATS)))
     dtype = data.get("dtype", "float32")
-    require(dtype in ("float32", "bfloat16"), f"{path}: dtype", dtype, "float32 or bfloat16")
+    require(dtype in ("float32", "bfloat16", "auto"), f"{path}: dtype", dtype, "float32, bfloat16 or auto")
+    if dtype == "auto":  # resolved once, here: stamps and the plan record what actually ran
+        from coderl.models.load import fast_dtype
+
+        dtype = fast_dtype()
     seed = data.get("seed", 0)
     require(isinstance(seed, int) and not isinstance(seed, bool), f"{path}: seed", seed, "an integer")
     title = data.get("title") or f"coderl pipeline: {os.path.basename(path)}"

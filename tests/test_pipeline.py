@@ -236,7 +236,7 @@ def test_dry_run_names_the_run_and_field(model_dir, tmp_path, capsys, extra, mes
     ("  epochs: 0.67", "  epochs: -1", "sft: --epochs=-1.0: expected a positive number"),
     ("  epochs: 0.67", "  seed: 1", "sft: field 'seed' cannot be set here (set once at the top level"),
     ("seed: 0", "sed: 0", "unknown top-level field 'sed' (did you mean 'seed'?)"),
-    ("seed: 0", "seed: 0\ndtype: float16", "dtype='float16': expected float32 or bfloat16"),
+    ("seed: 0", "seed: 0\ndtype: float16", "dtype='float16': expected float32, bfloat16 or auto"),
     ("  epochs: 0.67", "  dtype: bfloat16", "sft: field 'dtype' cannot be set here (set once at the top level"),
     ("    steps: 1", "    steps: 1\n    steps: 2", "field 'steps' given twice"),
 ])
@@ -328,3 +328,13 @@ def test_paired_differences_from_samples(tmp_path):
     assert diffs[("eval/run", "eval/sft")]["delta"] == pytest.approx(-0.25)
     assert [r["source"] for r in data["table"]] == ["base-eval/summary.json", "eval/sft/summary.json",
                                                     "eval/run/summary.json"]
+
+
+def test_dtype_auto_resolves_once_to_what_this_machine_runs_natively(tmp_path):
+    from coderl.models.load import fast_dtype
+    from coderl.pipeline import load_plan
+
+    cfg = tmp_path / "p.yaml"
+    cfg.write_text("out: " + str(tmp_path / "out") + "\ndtype: auto\neval:\n  tasks: easy\n")
+    plan = load_plan(str(cfg), check_tasks=False)
+    assert plan.dtype == fast_dtype() and plan.dtype in ("float32", "bfloat16")
