@@ -17,3 +17,11 @@ def make_script_request(program: str, cases=(("", ""),), tolerance=None, **limit
     tests = tuple(TestCase(str(i), stdin, CheckKind.STDOUT, out) for i, (stdin, out) in enumerate(cases))
     return ExecutionRequest(Mode.PYTHON_SCRIPT, program=program, tests=tests, float_tolerance=tolerance,
                             limits=Limits(**limits))
+
+
+# A directory's entries minus the way to the interpreter: when the interpreter or venv lives under /tmp
+# (a checkout under /tmp), the view binds it back over the program's own /tmp, read-only.
+OWN_ENTRIES = ("import sys\n"
+               "def own_entries(d):\n"
+               "    keep = [sys.prefix, sys.base_prefix, sys.exec_prefix, *sys.path]\n"
+               "    return [n for n in os.listdir(d) if not any((p + '/').startswith(os.path.join(d, n) + '/') for p in keep)]\n")

@@ -13,7 +13,7 @@ import pytest
 from coderl.sandbox.client import Sandbox, SandboxUnavailable
 from coderl.sandbox.types import Status
 
-from .helpers import ADD, make_script_request, make_tests_request
+from .helpers import ADD, OWN_ENTRIES, make_script_request, make_tests_request
 
 CAN_ROOT = os.geteuid() == 0
 
@@ -220,7 +220,8 @@ def test_writes_outside_are_refused_and_tmp_is_wiped(full):
     r = full.run(make_tests_request(prog))
     assert r.passed, r.message
     assert not os.path.exists(marker)  # the program's /tmp is not ours
-    leftover = "import os\ndef add(a, b):\n    return -1 if os.listdir('/tmp') or os.listdir('/var/tmp') else a + b\n"
+    leftover = ("import os\n" + OWN_ENTRIES +
+                "def add(a, b):\n    return -1 if own_entries('/tmp') or own_entries('/var/tmp') else a + b\n")
     results = full.run_many([make_tests_request(leftover) for _ in range(4)])
     assert all(r.passed for r in results), [r.message for r in results]
 
