@@ -19,10 +19,13 @@ pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="slot uids, cgroups an
 
 
 def _sandbox_processes():
-    out = subprocess.run(["ps", "-eo", "uid=,pid=,stat=,comm="], capture_output=True, text=True).stdout
-    return [line for line in out.splitlines() if line.split()
-            and (SLOT_UID_BASE <= int(line.split()[0]) < SLOT_UID_BASE + 256
-                 or JUDGE_UID_BASE <= int(line.split()[0]) < JUDGE_UID_BASE + 256)]
+    """Processes of slot or judge uids that no live sandbox owns: orphans (reparented to init).  A
+    process of a sandbox still running elsewhere on the machine (another test run) has its zygote as
+    parent, and is not ours to count."""
+    out = subprocess.run(["ps", "-eo", "uid=,pid=,ppid=,stat=,comm="], capture_output=True, text=True).stdout
+    rows = [line.split() for line in out.splitlines() if line.split()]
+    return [row for row in rows if row[2] in ("0", "1")
+            and (SLOT_UID_BASE <= int(row[0]) < SLOT_UID_BASE + 256 or JUDGE_UID_BASE <= int(row[0]) < JUDGE_UID_BASE + 256)]
 
 
 def _ipc():
