@@ -76,6 +76,14 @@ _DEEP_TREE = """    import os
     return sum(nums)
 """
 
+# A correct sum_list that first leaves something behind (once: later calls of the same program see it).
+_LITTER = """    import os
+    if not os.path.exists("/tmp/.made"):
+        open("/tmp/.made", "w").close()
+        {make}
+    return sum(nums)
+"""
+
 CASES: list[Case] = [
     Case("answer_key_via_find_spec", "B2.answer_keys", _STEAL_EASY, "fail", task_id="easy/0", before="passed"),
     Case("answer_key_via_glob", "B2.answer_keys", _STEAL_BY_PATH, "fail", task_id="easy/0", before="sandbox_error"),
@@ -93,6 +101,37 @@ CASES: list[Case] = [
            ECHO[:1], expect="fail", before="passed"),
     _stdio("stdio_hanging_atexit", "C2.never_exits",
            "import atexit, time\natexit.register(lambda: time.sleep(60))\nprint(input())\n", ECHO[:1], expect="fail", before="passed"),
+    # More `python main.py` semantics: correct programs that must pass.
+    _stdio("stdio_main_guard", "C2.stdio_semantics",
+           "def main():\n    print(input())\nif __name__ == '__main__':\n    main()\n", ECHO, before="passed"),
+    _stdio("stdio_buffer_read", "C2.stdio_semantics",
+           "import sys\ndata = sys.stdin.buffer.read().decode()\nsys.stdout.write(data)\n", ECHO, before="passed"),
+    _stdio("stdio_raise_systemexit_0", "C2.stdio_semantics", "print(input())\nraise SystemExit(0)\n", ECHO, before="passed"),
+    _stdio("stdio_builtin_exit", "C2.stdio_semantics", "print(input())\nexit()\n", ECHO, before="passed"),
+    _stdio("stdio_os_write_and_print", "C2.stdio_semantics",
+           "import os, sys\nline = input()\nprint(line[:1], end='', flush=True)\nos.write(1, line[1:].encode() + b'\\n')\n",
+           ECHO, before="passed"),
+    _stdio("stdio_deep_recursion_in_a_thread", "C2.stdio_semantics",
+           "import sys, threading\nsys.setrecursionlimit(100000)\nthreading.stack_size(64 * 1024 * 1024)\n"
+           "def depth(n):\n    return 0 if n == 0 else 1 + depth(n - 1)\n"
+           "def main():\n    line = input()\n    assert depth(20000) == 20000\n    print(line)\n"
+           "t = threading.Thread(target=main)\nt.start()\nt.join()\n", ECHO, before="passed"),
+    # Exit codes CPython reports as failures, after the right output: must fail.
+    _stdio("stdio_exit_1_after_answer", "C2.never_exits", "import sys\nprint(input())\nsys.exit(1)\n",
+           ECHO[:1], expect="fail", before="runtime_error"),
+    _stdio("stdio_exit_message_after_answer", "C2.never_exits", "import sys\nprint(input())\nsys.exit('error')\n",
+           ECHO[:1], expect="fail", before="runtime_error"),
+    _stdio("stdio_exception_after_answer", "C2.never_exits", "print(input())\nraise ValueError('late')\n",
+           ECHO[:1], expect="fail", before="runtime_error"),
+    # Litter left behind must not break the cleanup (or a neighbour): correct answers that must pass.
+    Case("many_files_in_tmp", "D.deep_tree", _LITTER.format(make="for i in range(10000):\n"
+         "            open(f'/tmp/f{i}', 'w').close()"), "pass", task_id="easy/0", before="passed"),
+    Case("symlink_loop_in_work_dir", "D.deep_tree", _LITTER.format(make="os.symlink('loop', 'loop')\n"
+         "        os.symlink('/', 'root-link')"), "pass", task_id="easy/0", before="passed"),
+    Case("fifo_in_tmp", "D.deep_tree", _LITTER.format(make="os.mkfifo('/tmp/fifo')"), "pass", task_id="easy/0", before="passed"),
+    Case("unreadable_directory_left_behind", "D.deep_tree", _LITTER.format(make="os.makedirs('locked/inner')\n"
+         "        open('locked/inner/f', 'w').close()\n        os.chmod('locked/inner', 0)\n"
+         "        os.chmod('locked', 0)"), "pass", task_id="easy/0", before="passed"),
     Case("deep_tree_in_work_dir", "D.deep_tree", _DEEP_TREE.format(where="."), "pass", task_id="easy/0",
          before="sandbox_error"),
     Case("deep_tree_in_tmp", "D.deep_tree", _DEEP_TREE.format(where="/tmp"), "pass", task_id="easy/0",
