@@ -53,7 +53,8 @@ TAGS = {
     "B2.answer_keys": "finding a task file on disk and running its reference solution",
     "C2.stdio_semantics": "stdin/stdout programs correct under `python main.py` (threads, atexit, exit codes)",
     "C2.never_exits": "stdin/stdout programs `python main.py` would never let exit",
-    "D.deep_tree": "thousands of nested directories left behind",
+    "D.deep_tree": "thousands of nested directories, files, symlink loops, fifos or unreadable dirs left behind",
+    "D.left_running": "processes, daemons, shared memory or sockets a program leaves running",
     # C: correct programs that must pass
     "C.stdlib_subclass": "Counter, defaultdict, namedtuple, OrderedDict returns",
     "C.numpy": "numpy scalar and array returns",

