@@ -75,19 +75,20 @@ def write_tasks(path: str, n: int) -> str:
 
 
 def run_coderl(args) -> dict:
+    from coderl.base.config import build
     from coderl.train.config import TrainConfig
     from coderl.train.policy_gradient import train
     from coderl.train.tracking import read_metrics
 
     with tempfile.TemporaryDirectory() as tmp:
-        cfg = TrainConfig(
+        cfg = build(TrainConfig, dict(
             out=os.path.join(tmp, "run"), algo="grpo", model=args.model, format="completion", eval_tasks=None,
             tasks=write_tasks(os.path.join(tmp, "tasks.jsonl"), args.prompts), steps=1 + args.steps, dtype=args.dtype,
             prompts_per_step=args.prompts, samples_per_prompt=args.samples,
             generation_batch_size=args.prompts * args.samples, max_new_tokens=args.new_tokens,
             min_new_tokens=args.new_tokens, temperature=1.0, learning_rate=args.learning_rate, kl_beta=0.0,
             aggregation=AGGREGATION_OF_TRL_LOSS[args.loss_type], reward="pass", lora_r=LORA[0],
-            lora_alpha=LORA[1], lora_dropout=LORA[2], timeout=args.timeout, save_steps=10**9, progress=False)
+            lora_alpha=LORA[1], lora_dropout=LORA[2], timeout=args.timeout, save_steps=10**9, progress=False))
         train(cfg, log=lambda message: None)
         rows = read_metrics(cfg.out)[1:]  # the first step is the warm-up
     keys = {"gen": "time/generation", "score": "time/sandbox_wait", "fwd_bwd": "time/optimisation",

@@ -9,7 +9,7 @@ import argparse
 import sys
 import warnings
 
-from coderl.config import ConfigError, add_arguments, from_args
+from coderl.base.config import ConfigError, add_arguments, from_args
 
 
 def _cmd_check(ns: argparse.Namespace) -> int:
@@ -46,17 +46,11 @@ def _cmd_compare(ns: argparse.Namespace) -> int:
 
 
 def _cmd_train(ns: argparse.Namespace) -> int:
-    import dataclasses
-
-    from coderl.config import explicit_fields
+    from coderl.base.config import load_config
     from coderl.train import run_training
-    from coderl.train.config import TrainConfig, load_yaml_fields
+    from coderl.train.config import TrainConfig
 
-    values = {f.name: getattr(ns, f.name) for f in dataclasses.fields(TrainConfig)}
-    if ns.config:
-        given = explicit_fields(ns.parser, ns.argv)
-        values.update({k: v for k, v in load_yaml_fields(ns.config).items() if k not in given})
-    cfg = TrainConfig(**values)
+    cfg = load_config(TrainConfig, ns, ns.parser, ns.argv, ns.config)
     metrics = run_training(cfg)
     shown = {k: round(v, 4) for k, v in metrics.items() if k.startswith(("reward/", "sandbox/pass", "eval/"))}
     print(f"done: {cfg.steps} steps in {cfg.out}; last step: {shown}")

@@ -76,11 +76,20 @@ import re
 import shutil
 import sys
 import time
-import typing
 from dataclasses import dataclass, field
 from typing import Any
 
-from coderl.config import ConfigError, option, read_yaml_mapping, require
+from coderl.base.config import (
+    ConfigError,
+    build,
+    coerce,
+    flatten,
+    leaves,
+    option,
+    read_yaml_mapping,
+    require,
+    sections,
+)
 
 STAMP = "pipeline_stage.json"
 TOP_LEVEL = ("out", "model", "format", "dtype", "seed", "title", "allow_eval_overlap", "eval", "sft", "rl")
@@ -289,8 +298,8 @@ def _plan_stages(plan: Plan, eval_fields: dict, sft_fields: dict | None, rl: lis
             values["tasks"] = split_file[3]
         cfg = _build(where, TrainConfig, {"seed": plan.seed, **values, "format": plan.format, "dtype": plan.dtype,
                                           "out": run_dir, "model": start})
-        method = _label(where, method) or ALGO_LABELS[cfg.algo] + (
-            f" (α = {cfg.length_alpha})" if cfg.reward == "seed001" else "")
+        method = _label(where, method) or ALGO_LABELS.get(cfg.algo, cfg.algo) + (
+            f" (α = {cfg.rewards.length_alpha})" if cfg.rewards.reward in ("seed001", "pass_minus_length") else "")
         input_dir = start if start != plan.model else None
         plan.stages.append(Stage(f"rl/{name}", "rl", run_dir, cfg, method, input_dir=input_dir,
                                  split_file=split_file))
@@ -305,7 +314,7 @@ def _label(where: str, method) -> str | None:
 
 
 def _default(cls, name: str):
-    return next(f.default for f in dataclasses.fields(cls) if f.name == name)
+    return leaves(cls)[name][1].default
 
 
 def _suggest(name: str, known) -> str:
@@ -315,11 +324,10 @@ def _suggest(name: str, known) -> str:
 
 def _section_values(where: str, section: str, values: dict, cls) -> dict:
     """Check field names and types of one section; returns the values (floats written `5e-5` coerced)."""
-    hints = typing.get_type_hints(cls)
-    fields = {f.name: f for f in dataclasses.fields(cls)}
+    fields = leaves(cls)
     owned, extra = OWNED[section], PIPELINE_KEYS[section]
     out = {}
-    for name, value in values.items():
+    for name, value in flat_values_or_names(cls, values):
         if name in extra:
             out[name] = value
             continue
@@ -332,41 +340,33 @@ def _section_values(where: str, section: str, values: dict, cls) -> dict:
             allowed = [n for n in fields if n not in owned] + list(extra)
             raise ConfigError(f"{where}: unknown field '{name}'{_suggest(name, allowed)} "
                               f"(see `{COMMANDS[section]} --help`)")
-        out[name] = _coerce(where, name, value, hints[name], fields[name].metadata.get("choices"))
+        _, f, annotation = fields[name]
+        try:
+            value = coerce(value, annotation, "--" + name.replace("_", "-"))
+        except ConfigError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+        choices = f.metadata.get("choices")
+        if choices and value is not None:
+            require(value in choices, f"{where}: --{name.replace('_', '-')}", value,
+                    "one of " + ", ".join(map(str, choices)))
+        out[name] = value
     return out
 
 
-def _coerce(where: str, name: str, value, annotation, choices):
-    """`value` checked against the field's type (what argparse would do for a flag), one-line errors."""
-    flag = "--" + name.replace("_", "-")
-    args = typing.get_args(annotation)
-    optional = type(None) in args
-    tp = next((a for a in args if a is not type(None)), annotation)
-    expected = {bool: "true or false", int: "an integer", float: "a number", str: "a string"}.get(tp, str(tp))
-    if value is None:
-        require(optional, f"{where}: {flag}", value, f"{expected} (this field cannot be null)")
-        return None
-    if tp is float and isinstance(value, str):  # YAML reads 5e-5 (no dot) as a string
-        try:
-            value = float(value)
-        except ValueError:
-            pass
-    ok = {bool: lambda v: isinstance(v, bool),
-          int: lambda v: isinstance(v, int) and not isinstance(v, bool),
-          float: lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-          str: lambda v: isinstance(v, str)}.get(tp, lambda v: True)
-    require(ok(value), f"{where}: {flag}", value, expected)
-    if tp is float:
-        value = float(value)
-    if choices:
-        require(value in choices, f"{where}: {flag}", value, "one of " + ", ".join(map(str, choices)))
-    return value
+def flat_values_or_names(cls, values: dict):
+    """(name, value) of a YAML section, a config section's mapping (`sandbox: {timeout: 3}`) spread out."""
+    secs = sections(cls)
+    for name, value in values.items():
+        if name in secs and isinstance(value, dict):
+            yield from value.items()
+        else:
+            yield name, value
 
 
 def _build(where: str, cls, values: dict):
     """The dataclass itself validates; its one-line error gets the section in front."""
     try:
-        return cls(**values)
+        return build(cls, values, where=where)
     except ConfigError as exc:
         raise ConfigError(f"{where}: {exc}") from None
     except (TypeError, ValueError) as exc:
@@ -417,9 +417,10 @@ def _check_tasks(plan: Plan, allow_overlap: bool) -> None:
                 tasks = load(where, load_tasks, spec, split, seed).tasks
             else:
                 tasks = load(where, load_tasks, stage.config.tasks).tasks
-            if stage.config.eval_tasks:   # the run's own held-out set, evaluated during training
-                held = load(f"{where} eval_tasks", load_tasks, stage.config.eval_tasks).tasks
-                require(len(held) > 0, f"{where}: eval_tasks", stage.config.eval_tasks, "at least one task")
+            eval_tasks = stage.config.eval.eval_tasks
+            if eval_tasks:   # the run's own held-out set, evaluated during training
+                held = load(f"{where} eval_tasks", load_tasks, eval_tasks).tasks
+                require(len(held) > 0, f"{where}: eval_tasks", eval_tasks, "at least one task")
             fix = "add `split: train` to this run or use other tasks"
         else:
             continue
@@ -484,7 +485,7 @@ def _portable(values: dict, out: str) -> dict:
 
 def portable_config(cfg, out: str) -> dict:
     """A stage config as compared between runs and recorded in its stamp and in plan.json."""
-    return _portable(dataclasses.asdict(cfg), out)
+    return _portable(flatten(cfg), out)
 
 
 def _adapter_sha256(directory: str | None) -> str | None:
@@ -551,7 +552,8 @@ def stage_status(stage: Stage, out: str) -> tuple[str, str]:
 def _without_new_defaults(new: dict, old: dict, cfg) -> dict:
     """`new` minus the fields `old` does not have that sit at their default: a field added to coderl
     after a stage ran (e.g. `device`) does not make the stage stale unless it is set to something else."""
-    defaults = {f.name: f.default for f in dataclasses.fields(cfg) if f.default is not dataclasses.MISSING}
+    defaults = {name: f.default for name, (_, f, _) in leaves(type(cfg)).items()
+                if f.default is not dataclasses.MISSING}
     return {k: v for k, v in new.items() if k in old or k not in defaults or v != defaults[k]}
 
 
@@ -614,14 +616,15 @@ def format_plan(plan: Plan, states: dict | None = None) -> str:
             what = (f"{s.method} of {_short(c.model, plan.out)} on {c.data} ({c.split}"
                     + (f", {s.train_tasks} tasks" if s.train_tasks is not None else "")
                     + f"), {c.epochs} epoch(s), batch {c.batch_size} x {c.gradient_accumulation}, lr {c.learning_rate},"
-                    f" LoRA r {c.lora_r}")
+                    f" LoRA r {c.lora.rank}")
         else:
             tasks = f"{s.split_file[0]} ({s.split_file[1]})" if s.split_file else c.tasks
             what = (f"{s.method}: --algo {c.algo} from {_short(c.model, plan.out)} on {tasks}"
                     + (f" ({s.train_tasks} tasks)" if s.train_tasks is not None else "")
                     + f", {c.steps} steps x {c.prompts_per_step} prompts x {c.samples_per_prompt} samples, "
-                    f"reward {c.reward}" + (f" alpha {c.length_alpha}" if c.reward == "seed001" else "")
-                    + f", T {c.temperature}, lr {c.learning_rate}, max_new_tokens {c.max_new_tokens}")
+                    f"reward {c.rewards.reward}" + (f" alpha {c.rewards.length_alpha}"
+                                                    if c.rewards.reward in ("seed001", "pass_minus_length") else "")
+                    + f", T {c.temperature}, lr {c.optim.learning_rate}, max_new_tokens {c.max_new_tokens}")
         state = ""
         if states:
             st, detail = states[s.name]

@@ -15,9 +15,10 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 
-from coderl.config import option, require
+from coderl.base.config import option, require, section
 from coderl.eval.passk import summarize
-from coderl.sandbox.client import Sandbox, usable_cpus
+from coderl.sandbox.client import Sandbox
+from coderl.sandbox.config import SandboxConfig
 from coderl.sandbox.types import Limits
 from coderl.tasks import TaskFormatError, load_tasks
 from coderl.tasks.jsonl import iter_jsonl
@@ -35,11 +36,7 @@ class CheckConfig:
     split: str = option("all", "which tasks: all, train or test (deterministic from --seed)",
                         choices=["all", "train", "test"])
     seed: int = option(0, "seed of the train/test split")
-    timeout: float = option(3.0, "CPU-time limit per program, seconds (wall backstop: 3x + 1 s)")
-    memory_mb: int = option(2048, "address-space limit per program, MiB")
-    workers: int | None = option(None, "programs run in parallel (default: usable CPUs)")
-    isolation: str = option("auto", "sandbox isolation level: auto (strongest available), full, uid, rlimits",
-                            choices=["auto", "full", "uid", "rlimits"])
+    sandbox: SandboxConfig = section(SandboxConfig)
     show_isolation: bool = option(False, "print the isolation level in force (and why) and exit")
     quiet: bool = option(False, "no progress line")
 
@@ -51,13 +48,10 @@ class CheckConfig:
                 "a JSONL file (or pass --reference)")
         require(not (self.completions and self.reference), "--reference", True,
                 "not both --completions and --reference")
-        require(self.timeout > 0, "--timeout", self.timeout, "a positive number of seconds")
-        require(self.memory_mb > 0, "--memory-mb", self.memory_mb, "a positive number of MiB")
-        require(self.workers is None or self.workers > 0, "--workers", self.workers, "a positive integer")
 
     @property
     def limits(self) -> Limits:
-        return Limits(cpu_seconds=self.timeout, memory_bytes=self.memory_mb * 1024**2)
+        return self.sandbox.limits()
 
 
 def read_completions(path: str, task_ids: set[str], spec: str) -> list[dict]:
@@ -87,7 +81,7 @@ def run_check(cfg: CheckConfig) -> dict:
     else:
         rows = read_completions(cfg.completions, set(by_id), cfg.tasks)
     limits = cfg.limits
-    workers = cfg.workers or usable_cpus()
+    workers = cfg.sandbox.resolved_workers()
     if cfg.out and os.path.dirname(cfg.out):
         os.makedirs(os.path.dirname(cfg.out), exist_ok=True)
     out = open(cfg.out, "w", encoding="utf-8") if cfg.out else None
@@ -95,7 +89,7 @@ def run_check(cfg: CheckConfig) -> dict:
     statuses: Counter = Counter()
     tamper: Counter = Counter()
     counts: dict[str, list[int]] = {}
-    with Sandbox(workers=workers, limits=limits, isolation=cfg.isolation) as sandbox:
+    with Sandbox(workers=workers, limits=limits, isolation=cfg.sandbox.isolation) as sandbox:
         futures = [sandbox.submit(by_id[r["task_id"]].build_request(r["completion"], limits)) for r in rows]
         isolation_in_force = sandbox.isolation
         for i, (row, fut) in enumerate(zip(rows, futures)):
@@ -136,10 +130,10 @@ def run_check(cfg: CheckConfig) -> dict:
 
 
 def describe_isolation(cfg: CheckConfig) -> str:
-    with Sandbox(workers=1, isolation=cfg.isolation) as sandbox:
+    with Sandbox(workers=1, isolation=cfg.sandbox.isolation) as sandbox:
         info = sandbox.server_info
     caps = info.get("capabilities", {})
-    lines = [f"isolation: {info['isolation']} (requested: {cfg.isolation})",
+    lines = [f"isolation: {info['isolation']} (requested: {cfg.sandbox.isolation})",
              f"root: {caps.get('root')}, setuid: {caps.get('setuid')}, namespaces: {caps.get('namespaces')}, "
              f"cgroups: {', '.join(info.get('cgroups') or []) or 'none'}"]
     if info.get("file_system"):

@@ -12,7 +12,7 @@ import json
 import os
 from dataclasses import dataclass
 
-from coderl.config import ConfigError, option, require
+from coderl.base.config import ConfigError, option, require
 
 
 @dataclass

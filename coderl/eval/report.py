@@ -28,7 +28,7 @@ import math
 import os
 from dataclasses import dataclass
 
-from coderl.config import ConfigError
+from coderl.base.config import ConfigError
 from coderl.eval.compare import load_summary, plot
 from coderl.eval.stats import paired_bootstrap_ci
 

@@ -15,7 +15,6 @@ RUN_DIR gets:
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import sys
@@ -23,12 +22,12 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 
-from coderl.config import DEVICES, option, require
+from coderl.base.config import DEVICES, flatten, option, require, section
 from coderl.eval.passk import pass_at_k, summarize
 from coderl.eval.stats import bootstrap_ci
+from coderl.rollout.collect import Generation, collect
 from coderl.rollout.formats import FORMATS
-from coderl.sandbox.client import Sandbox, usable_cpus
-from coderl.sandbox.types import Limits
+from coderl.sandbox.config import SandboxConfig
 from coderl.tasks import load_tasks
 
 DEFAULT_FORMAT = "chat"  # measured on HumanEval's 131 training tasks with the bundled model: RESULTS.md
@@ -52,12 +51,10 @@ class EvalConfig:
     batch_size: int = option(16, "sequences generated together")
     label: str | None = option(None, "name shown in tables (default: the model spec)")
     method: str = option("base", "method shown in tables (base, SFT, GRPO, ...)")
-    timeout: float = option(3.0, "CPU-time limit per program, seconds")
-    workers: int | None = option(None, "sandbox workers (default: usable CPUs)")
-    isolation: str = option("auto", "sandbox isolation level", choices=["auto", "full", "uid", "rlimits"])
     dtype: str = option("float32", "model dtype", choices=["float32", "bfloat16", "float16"])
     trust_remote_code: bool = option(False, "allow model code from the model folder / hub")
     device: str = option("auto", "where the model runs: auto (CUDA if present), cpu or cuda", choices=list(DEVICES))
+    sandbox: SandboxConfig = section(SandboxConfig)
 
     def __post_init__(self):
         require(self.out is not None, "--out", self.out, "a run directory")
@@ -69,7 +66,6 @@ class EvalConfig:
         require(self.max_new_tokens >= 1, "--max-new-tokens", self.max_new_tokens, "an integer >= 1")
         require(self.batch_size >= 1, "--batch-size", self.batch_size, "an integer >= 1")
         require(self.limit is None or self.limit >= 1, "--limit", self.limit, "an integer >= 1")
-        require(self.timeout > 0, "--timeout", self.timeout, "a positive number of seconds")
 
 
 def _summarize_passk(counts: dict[str, tuple[int, int]], seed: int) -> dict:
@@ -86,7 +82,6 @@ def _summarize_passk(counts: dict[str, tuple[int, int]], seed: int) -> dict:
 def run_eval(cfg: EvalConfig, *, loaded=None, log=print) -> dict:
     """Evaluate; `loaded` (a `LoadedModel`) skips loading, for callers that hold the model already."""
     from coderl.models import load_model, resolve_device
-    from coderl.rollout.hf import generate
 
     taskset = load_tasks(cfg.tasks, split=cfg.split, seed=cfg.seed)
     tasks = taskset.tasks[: cfg.limit] if cfg.limit else taskset.tasks
@@ -96,32 +91,13 @@ def run_eval(cfg: EvalConfig, *, loaded=None, log=print) -> dict:
         loaded = load_model(cfg.model, dtype=cfg.dtype, trust_remote_code=cfg.trust_remote_code,
                             device=resolve_device(cfg.device))
     load_seconds = time.perf_counter() - start
-    limits = Limits(cpu_seconds=cfg.timeout)
-    per_chunk = max(1, cfg.batch_size // cfg.samples)
-    pending = []  # (sample, future) in task order
-    gen_seconds = 0.0
-    gen_token_total = 0
-    with Sandbox(workers=cfg.workers or usable_cpus(), limits=limits, isolation=cfg.isolation) as sandbox:
+    gen = Generation(format=cfg.format, samples_per_prompt=cfg.samples, max_new_tokens=cfg.max_new_tokens,
+                     temperature=cfg.temperature, top_p=cfg.top_p, seed=cfg.seed, batch_size=cfg.batch_size)
+    with cfg.sandbox.open() as sandbox:
         isolation = sandbox.isolation
-        for i in range(0, len(tasks), per_chunk):
-            chunk = tasks[i: i + per_chunk]
-            t0 = time.perf_counter()
-            batch = generate(loaded.model, loaded.tokenizer, chunk, format=cfg.format,
-                             samples_per_prompt=cfg.samples, max_new_tokens=cfg.max_new_tokens,
-                             temperature=cfg.temperature, top_p=cfg.top_p, seed=cfg.seed + i,
-                             batch_size=cfg.batch_size)
-            gen_seconds += time.perf_counter() - t0
-            by_id = {t.task_id: t for t in chunk}
-            for sample in batch.samples:
-                gen_token_total += len(sample.gen_tokens)
-                request = by_id[sample.task_id].build_request(sample.completion, limits)
-                pending.append((sample, sandbox.submit(request)))  # runs while the next chunk generates
-            log(f"generated {min(i + per_chunk, len(tasks))}/{len(tasks)} tasks "
-                f"({gen_token_total / max(gen_seconds, 1e-9):.0f} tokens/s)")
-        rows = []
-        for sample, future in pending:
-            result = future.result()
-            rows.append((sample, result))
+        got = collect(loaded.model, loaded.tokenizer, tasks, sandbox, gen, cfg.sandbox.limits(), log=log)
+    rows = list(zip(got.samples, got.results))
+    gen_seconds, gen_token_total = got.gen_seconds, got.gen_tokens
     total_seconds = time.perf_counter() - start
     return _write_run(cfg, taskset, tasks, rows, isolation,
                       {"load": load_seconds, "generation": gen_seconds, "total": total_seconds},
@@ -179,7 +155,7 @@ def _write_run(cfg, taskset, tasks, rows, isolation, seconds, gen_token_total, l
         "isolation": isolation,
         "seconds": {k: round(v, 2) for k, v in seconds.items()},
         "tokens_per_second": gen_token_total / seconds["generation"] if seconds["generation"] else None,
-        "config": dataclasses.asdict(cfg),
+        "config": flatten(cfg),
     }
     with open(os.path.join(cfg.out, "summary.json"), "w", encoding="utf-8") as f:
         json.dump(summary, f, indent=2)

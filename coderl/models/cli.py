@@ -9,7 +9,7 @@ import argparse
 import json as jsonlib
 from dataclasses import dataclass
 
-from coderl.config import add_arguments, from_args, option, require
+from coderl.base.config import add_arguments, from_args, option, require
 from coderl.models.spec import BUILTINS, format_models, list_models
 
 

@@ -74,7 +74,7 @@ def resolve_device(name: str, flag: str = "--device") -> str:
     """auto -> cuda when a CUDA GPU is present, else cpu; cuda without one is a one-line error."""
     import torch
 
-    from coderl.config import DEVICES
+    from coderl.base.config import DEVICES
 
     if name not in DEVICES:
         raise ModelError(f"{flag}={name!r}: expected one of {', '.join(DEVICES)}")

@@ -1,8 +1,37 @@
-"""LoRA helpers: the default adapter config and a count of what trains."""
+"""LoRA: the `LoraConfig` section shared by `coderl sft` and `coderl train`, the peft adapter config, and a
+count of what trains."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from coderl.base.config import option, require
+
 LLAMA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj")
+
+
+@dataclass
+class LoraConfig:
+    """LoRA adapter: rank, alpha, dropout (seed 001: r 8, alpha 16, dropout 0.05; seed 003: r 16)."""
+
+    lora_r: int | None = option(None, "LoRA rank of a fresh adapter (default: 8; train --algo ppo: 16); an SFT "
+                                "adapter given as --model keeps its own shape")
+    lora_alpha: int = option(16, "LoRA alpha")
+    lora_dropout: float = option(0.05, "LoRA dropout (on during SFT; off during RL passes, whose ratios need the "
+                                 "sampling function)")
+
+    def __post_init__(self):
+        require(self.lora_r is None or self.lora_r >= 1, "--lora-r", self.lora_r, "an integer >= 1")
+        require(self.lora_alpha >= 1, "--lora-alpha", self.lora_alpha, "an integer >= 1")
+        require(0 <= self.lora_dropout < 1, "--lora-dropout", self.lora_dropout, "a number in [0, 1)")
+
+    @property
+    def rank(self) -> int:
+        return 8 if self.lora_r is None else self.lora_r
+
+    def peft(self, target_modules=None):
+        """The peft adapter config of these settings."""
+        return lora_config(self.rank, self.lora_alpha, self.lora_dropout, target_modules)
 
 
 def lora_config(r: int = 8, alpha: int = 16, dropout: float = 0.05, target_modules=None):

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from coderl.config import ConfigError
+from coderl.base.config import ConfigError
 
 SOURCE_FILE = "coderl_source.json"
 ADAPTER_FILE = "coderl_adapter.json"

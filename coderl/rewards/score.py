@@ -17,7 +17,7 @@ from coderl.tasks.types import Task
 
 
 def _field(default, help: str, choices=None, **kwargs):
-    # Same metadata as `coderl.config.option`, without importing the top of the package from here.
+    # Same metadata as `coderl.base.config.option`, without importing the top of the package from here.
     return field(default=default, metadata={"help": help, "choices": choices}, **kwargs)
 
 

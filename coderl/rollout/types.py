@@ -35,8 +35,12 @@ class RolloutBatch:
     """Samples and their tokens; N = number of samples (tasks x samples_per_prompt, task-major).
 
     `completion_ids[i, :len(samples[i].gen_tokens)]` are `samples[i].gen_tokens`; the rest of the
-    row is padding (pad id, mask 0, log-prob 0).  The policy's sequence for row i is the prompt's
-    last `prompt_lengths[i]` ids of `prompt_ids[i]` followed by the masked completion ids.
+    row is padding (pad id, masks 0, log-prob 0).  The policy's sequence for row i is the prompt's
+    last `prompt_lengths[i]` ids of `prompt_ids[i]` followed by the completion ids its attention
+    mask keeps.  Two masks: `attention_mask` says which completion tokens are in the sequence,
+    `mask` which of them are the policy's actions (loss, advantages, KL).  They differ once a row
+    holds tokens the policy did not choose (execution feedback in a repair turn: attended, loss 0);
+    a single-turn rollout has one tensor for both.
     """
 
     samples: list[Sample]
@@ -46,17 +50,23 @@ class RolloutBatch:
     mask: Tensor  # [N, T] float32, 1.0 on generated tokens kept, 0.0 on padding
     logprobs: Tensor  # [N, T] float32, sampling-policy log-probs log_softmax(logits / T) of the ids; 0 on padding
     group_ids: Tensor  # [N] long, task index; samples of the same prompt share a group
+    attention_mask: Tensor | None = None  # [N, T] float32, completion tokens in the sequence (None: = mask)
 
     def __post_init__(self):
+        if self.attention_mask is None:
+            object.__setattr__(self, "attention_mask", self.mask)
         n = len(self.samples)
         if tuple(self.prompt_ids.shape[:1]) != (n,) or tuple(self.prompt_lengths.shape) != (n,) \
                 or tuple(self.group_ids.shape) != (n,):
             raise ValueError(f"RolloutBatch: prompt tensors and group_ids must have {n} rows")
         shape = tuple(self.completion_ids.shape)
         if len(shape) != 2 or shape[0] != n or tuple(self.mask.shape) != shape \
-                or tuple(self.logprobs.shape) != shape:
-            raise ValueError(f"RolloutBatch: completion_ids, mask and logprobs must all be [{n}, T]; "
-                             f"got {shape}, {tuple(self.mask.shape)}, {tuple(self.logprobs.shape)}")
+                or tuple(self.logprobs.shape) != shape or tuple(self.attention_mask.shape) != shape:
+            raise ValueError(f"RolloutBatch: completion_ids, mask, attention_mask and logprobs must all be "
+                             f"[{n}, T]; got {shape}, {tuple(self.mask.shape)}, {tuple(self.attention_mask.shape)}, "
+                             f"{tuple(self.logprobs.shape)}")
+        if bool(((self.mask > 0) & ~(self.attention_mask > 0)).any()):
+            raise ValueError("RolloutBatch: a loss-masked token must be attended (mask <= attention_mask)")
 
     def __len__(self) -> int:
         return len(self.samples)

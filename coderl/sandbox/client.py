@@ -50,12 +50,23 @@ def total_memory_bytes() -> int:
         return 0
 
 
+RAM_SHARE = 0.75  # of physical memory the programs of one sandbox may claim together
+
+
+def default_workers(memory_bytes: int) -> int:
+    """Usable CPUs, capped by how many programs RAM_SHARE of physical memory holds at `memory_bytes` each."""
+    total = total_memory_bytes()
+    cpus = usable_cpus()
+    return max(1, min(cpus, int(RAM_SHARE * total // memory_bytes))) if total else cpus
+
+
 def check_memory_budget(workers: int, memory_bytes: int) -> None:
     total = total_memory_bytes()
-    if total and workers * memory_bytes > 0.75 * total:
-        raise ValueError(
-            f"sandbox: workers ({workers}) x memory limit ({memory_bytes / 2**30:.1f} GiB) exceeds 75% of RAM "
-            f"({total / 2**30:.1f} GiB); lower --workers or the memory limit"
+    if total and workers * memory_bytes > RAM_SHARE * total:
+        raise SandboxUnavailable(
+            f"workers ({workers}) x memory limit ({memory_bytes / 2**30:.1f} GiB): expected at most "
+            f"{RAM_SHARE:.0%} of RAM ({total / 2**30:.1f} GiB); lower --workers or --memory-mb "
+            f"(unset, --workers is {default_workers(memory_bytes)} here)"
         )
 
 
@@ -98,12 +109,12 @@ class Sandbox:
     """A pool of `workers` concurrent program runs behind one fork server."""
 
     def __init__(self, workers: int | None = None, limits: Limits | None = None, isolation: str = "auto"):
-        self.workers = workers or usable_cpus()
-        if self.workers < 1:
-            raise ValueError(f"sandbox: workers={self.workers}: expected a positive integer")
-        if isolation not in ISOLATION_LEVELS:
-            raise ValueError(f"sandbox isolation {isolation!r}: expected one of {', '.join(ISOLATION_LEVELS)}")
         self.limits = (limits or Limits()).validate()
+        self.workers = default_workers(self.limits.memory_bytes) if workers is None else workers
+        if self.workers < 1:
+            raise SandboxUnavailable(f"workers={self.workers}: expected a positive integer")
+        if isolation not in ISOLATION_LEVELS:
+            raise SandboxUnavailable(f"isolation {isolation!r}: expected one of {', '.join(ISOLATION_LEVELS)}")
         check_memory_budget(self.workers, self.limits.memory_bytes)
         self.requested_isolation = isolation
         self.isolation = ""  # the level in force, as the server reports it

@@ -10,11 +10,11 @@ from __future__ import annotations
 def run_training(cfg, **kwargs) -> dict:
     """Run the loop of `cfg` (a `TrainConfig`); returns the last step's metrics.
 
-    The loop follows `cfg.value_head`, which each `--algo` preset sets (on for `ppo` only): a critic
+    The loop follows `cfg.value.value_head`, which each `--algo` preset sets (on for `ppo` only): a critic
     needs GAE, old values and a value loss, which is the PPO loop; everything else is the
     policy-gradient loop.  `kwargs` go to the loop (`log=`, `reward_override=`).
     """
-    if cfg.value_head:
+    if cfg.value.value_head:
         from coderl.train.ppo import train
     else:
         from coderl.train.policy_gradient import train

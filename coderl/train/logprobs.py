@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import torch
 
+from coderl.algorithms.entropy import entropy_from_logits
 from coderl.rollout.types import RolloutBatch
 
 
@@ -43,11 +44,11 @@ def build_sequences(batch: RolloutBatch, rows: torch.Tensor | slice | None = Non
     sel = slice(None) if rows is None else rows
     prompt_ids = batch.prompt_ids[sel]  # [n, P]
     completion_ids = batch.completion_ids[sel]  # [n, T]
-    mask = batch.mask[sel]  # [n, T]
+    mask = batch.mask[sel]  # [n, T] loss mask: the policy's own tokens
     lengths = batch.prompt_lengths[sel]  # [n]
     width = prompt_ids.shape[1]
     prompt_attention = (torch.arange(width).unsqueeze(0) >= (width - lengths).unsqueeze(1)).long()
-    attention = torch.cat([prompt_attention, mask.long()], dim=1)
+    attention = torch.cat([prompt_attention, (batch.attention_mask[sel] > 0).long()], dim=1)
     positions = (attention.cumsum(dim=1) - 1).clamp(min=0) * attention
     return Sequences(torch.cat([prompt_ids, completion_ids], dim=1), attention, positions, completion_ids, mask)
 
@@ -71,7 +72,7 @@ def token_logprobs(model, seqs: Sequences, temperature: float = 1.0, *, with_ent
 
 
 def token_logprobs_and_values(model, value_head, seqs: Sequences, temperature: float = 1.0, *,
-                              entropy_grad: bool = True):
+                              entropy_grad: bool = True, shared_prompt: bool = True):
     """One forward pass -> (logprobs [n, T], values [n, T], entropy [n, T]), each 0 on padding.
 
     values[:, t] = value_head(h) at the position whose logits predict completion token t, i.e. V of
@@ -79,12 +80,19 @@ def token_logprobs_and_values(model, value_head, seqs: Sequences, temperature: f
     costs little here: the layer outputs are kept for backward anyway; hidden_states[-1] is the
     final-norm output, full length (logits_to_keep only trims the logits).
     entropy_grad=False computes the entropy without a graph (logged only, not in the loss).
+    shared_prompt: each distinct prompt runs once (as `token_logprobs`); the same values.
     """
     T = seqs.completion_ids.shape[1]
-    out = _forward(model, seqs, output_hidden_states=True)
-    logits = _completion_logits(out.logits, temperature)  # [n, T, V]
+    groups = prompt_groups(seqs) if shared_prompt else None
+    shared = _forward_shared(model, seqs, *groups, with_hidden=True) if groups is not None else None
+    if shared is not None:
+        raw, last_hidden = shared  # [n, T + 1, V], [n, T + 1, H]
+    else:
+        out = _forward(model, seqs, output_hidden_states=True)
+        raw, last_hidden = out.logits, out.hidden_states[-1][:, -(T + 1):, :]
+    logits = _completion_logits(raw, temperature)  # [n, T, V]
     logprobs = _chosen_logprobs(logits, seqs)
-    hidden = out.hidden_states[-1][:, -(T + 1):-1, :]  # [n, T, H]
+    hidden = last_hidden[:, :-1, :]  # [n, T, H]: positions P-1 .. P+T-2
     values = value_head(hidden) * seqs.mask.to(hidden.device)  # [n, T] float32
     with torch.set_grad_enabled(entropy_grad and torch.is_grad_enabled()):
         entropy = _entropy(logits, seqs)
@@ -126,23 +134,30 @@ def prompt_groups(seqs: Sequences) -> tuple[torch.Tensor, torch.Tensor] | None:
     return first, inverse
 
 
-def _forward_shared(model, seqs: Sequences, first: torch.Tensor, inverse: torch.Tensor) -> torch.Tensor | None:
+def _forward_shared(model, seqs: Sequences, first: torch.Tensor, inverse: torch.Tensor, *, with_hidden: bool = False):
     """The last T + 1 logits of every row (as `_forward(...).logits`), each distinct prompt run once;
-    None when the model's cache cannot be gathered (the caller runs the plain forward)."""
+    with_hidden: (logits, last-layer hidden states of the same T + 1 positions).  None when the
+    model's cache cannot be gathered (the caller runs the plain forward)."""
     device = next(model.parameters()).device
     P = seqs.input_ids.shape[1] - seqs.completion_ids.shape[1]
     T = seqs.completion_ids.shape[1]
+    inverse = inverse.to(device)
     prompt = model(input_ids=seqs.input_ids[first, :P].to(device),
                    attention_mask=seqs.attention_mask[first, :P].to(device),
-                   position_ids=seqs.position_ids[first, :P].to(device), use_cache=True, logits_to_keep=1)
+                   position_ids=seqs.position_ids[first, :P].to(device), use_cache=True, logits_to_keep=1,
+                   output_hidden_states=with_hidden)
     cache = prompt.past_key_values
     if not hasattr(cache, "reorder_cache"):  # not a transformers Cache (recurrent state, legacy tuples)
         return None
-    cache.reorder_cache(inverse.to(device))  # row i gets its prompt's keys/values (a differentiable gather)
+    cache.reorder_cache(inverse)  # row i gets its prompt's keys/values (a differentiable gather)
     rest = model(input_ids=seqs.completion_ids.to(device), attention_mask=seqs.attention_mask.to(device),
                  position_ids=seqs.position_ids[:, P:].to(device), past_key_values=cache, use_cache=True,
-                 logits_to_keep=T)
-    return torch.cat([prompt.logits[inverse.to(device)], rest.logits], dim=1)  # [n, T + 1, V]
+                 logits_to_keep=T, output_hidden_states=with_hidden)
+    logits = torch.cat([prompt.logits[inverse], rest.logits], dim=1)  # [n, T + 1, V]
+    if not with_hidden:
+        return logits
+    hidden = torch.cat([prompt.hidden_states[-1][:, -1:, :][inverse], rest.hidden_states[-1]], dim=1)
+    return logits, hidden  # [n, T + 1, H]
 
 
 def _completion_logits(logits: torch.Tensor, temperature: float) -> torch.Tensor:
@@ -159,5 +174,5 @@ def _chosen_logprobs(logits: torch.Tensor, seqs: Sequences) -> torch.Tensor:
 
 
 def _entropy(logits: torch.Tensor, seqs: Sequences) -> torch.Tensor:
-    log_p = torch.log_softmax(logits, dim=-1)
-    return -(log_p.exp() * log_p).sum(-1) * seqs.mask.to(logits.device)
+    # The guarded entropy: -inf logits (masked vocabulary) give 0, not NaN, in value and gradient.
+    return entropy_from_logits(logits) * seqs.mask.to(logits.device)

@@ -46,31 +46,22 @@ from coderl.algorithms import (
     aggregate,
     clipped_value_loss,
     explained_variance,
-    kl_estimator,
-    kl_loss,
     kl_penalty_reward,
     masked_mean,
     terminal_rewards,
 )
-from coderl.sandbox.client import Sandbox, usable_cpus
-from coderl.sandbox.types import Limits
-from coderl.train.config import TrainConfig
-from coderl.train.logprobs import build_sequences, token_logprobs_and_values
-from coderl.train.policy import build_policy, reward_config
-from coderl.train.policy_gradient import (
-    Progress,
-    accepted_options,
-    build_optimizer,
-    finish_step,
-    log_trainable,
-    prepare_run,
-    prompts_for_step,
+from coderl.train.common import (
+    Averages,
+    kl_as_reward,
+    kl_terms,
+    minibatches,
+    optimizer_step,
     reference_logprobs,
-    restore_trainer_state,
-    rollout_and_score,
+    start_run,
     step_timings,
 )
-from coderl.train.tracking import Tracker
+from coderl.train.config import TrainConfig
+from coderl.train.logprobs import build_sequences, token_logprobs_and_values
 from coderl.train.value_head import FILENAME as VALUE_HEAD_FILE
 from coderl.train.value_head import build_value_head
 
@@ -80,39 +71,27 @@ def train(cfg: TrainConfig, *, log=print, reward_override=None) -> dict:
 
     `reward_override(results, samples, tasks) -> list[float]` replaces the sandbox reward (tests).
     """
-    ckpt, tasks = prepare_run(cfg, log)
-    policy = build_policy(cfg, resume_from=ckpt)
-    if policy.note:
-        log(policy.note)
-    value_head = build_value_head(policy.model, resume_from=ckpt)
-    trainable = [p for p in policy.model.parameters() if p.requires_grad] + list(value_head.parameters())
-    log_trainable([policy.model, value_head], log)
-    optimizer, scheduler = build_optimizer(cfg, trainable)
-    _, start_step = restore_trainer_state(cfg, ckpt, optimizer, scheduler, log)
-    tracker = Tracker(cfg.out, cfg.log_with, cfg.to_dict(), resume=bool(ckpt))
-    rewards_cfg = reward_config(cfg)
-    limits = Limits(cpu_seconds=cfg.timeout)
+    heads = []
+
+    def value_head_of(policy, ckpt):
+        heads.append(build_value_head(policy.model, resume_from=ckpt))
+        return heads
+
+    run = start_run(cfg, log, reward_override=reward_override, extra_modules=value_head_of)
+    value_head = heads[0]
     metrics: dict = {}
-    with Sandbox(workers=cfg.workers or usable_cpus(), limits=limits, isolation=cfg.isolation) as sandbox:
-        progress = Progress(cfg, start_step) if cfg.progress else None
-        for step in range(start_step, cfg.steps):
+    with run.sandbox_session():
+        for step in run.steps():
             t0 = time.perf_counter()
-            step_tasks = [tasks[i] for i in prompts_for_step(len(tasks), cfg, step)]
-            rolled = rollout_and_score(cfg, policy, step_tasks, sandbox, limits, step, rewards_cfg,
-                                       reward_override, log)
+            rolled = run.rollouts(step)
             t1 = time.perf_counter()
-            targets = compute_targets(cfg, policy, value_head, rolled.batch, rolled.rewards)
-            stats = _optimise(cfg, policy, value_head, trainable, optimizer, rolled.batch, targets, step)
-            scheduler.step()
-            metrics = {**rolled.metrics, **targets.metrics, **stats, "train/lr": scheduler.get_last_lr()[0],
+            targets = compute_targets(cfg, run.policy, value_head, rolled.batch, rolled.rewards)
+            stats = _optimise(cfg, run, value_head, rolled.batch, targets, step)
+            run.scheduler.step()
+            metrics = {**rolled.metrics, **targets.metrics, **stats, "train/lr": run.scheduler.get_last_lr()[0],
                        **step_timings(t0, t1, rolled.gen_seconds)}
             # GAE keeps no state between batches, so the checkpoint's advantage state is empty.
-            finish_step(cfg, policy, step + 1, metrics, log=log, tracker=tracker, progress=progress,
-                        optimizer=optimizer, scheduler=scheduler, advantage_state={},
-                        extra={VALUE_HEAD_FILE: value_head.state_dict()})
-        if progress:
-            progress.close()
-    tracker.close()
+            run.finish_step(step + 1, metrics, extra={VALUE_HEAD_FILE: value_head.state_dict()})
     return metrics
 
 
@@ -135,21 +114,21 @@ def compute_targets(cfg: TrainConfig, policy, value_head, batch, rewards: Tensor
     model.eval()  # dropout off: these values are the ones the first minibatch recomputes
     mask = batch.mask  # [N, T]
     chunks = []
-    for rows in torch.arange(len(batch)).split(cfg.minibatch_size or len(batch)):  # bounded memory
+    for rows in torch.arange(len(batch)).split(cfg.optim.minibatch_size or len(batch)):  # bounded memory
         _, values, _ = token_logprobs_and_values(model, value_head, build_sequences(batch, rows), cfg.temperature,
-                                                 entropy_grad=False)
+                                                 entropy_grad=False, shared_prompt=cfg.shared_prompt)
         chunks.append(values.cpu())
     old_values = torch.cat(chunks)  # [N, T]
     ref_logprobs = reference_logprobs(cfg, policy, batch)  # [N, T] or None
     metrics = {}
     token_rewards = terminal_rewards(rewards, mask)  # [N, T]
-    if ref_logprobs is not None and cfg.kl_in == "reward" and cfg.kl_beta > 0:
-        kl = kl_estimator(batch.logprobs, ref_logprobs, cfg.kl_estimator)  # [N, T]
-        token_rewards = kl_penalty_reward(token_rewards, kl, cfg.kl_beta, mask=mask)
-        metrics["kl/reward_penalty"] = float((cfg.kl_beta * (kl * mask).sum(1)).mean())
+    kl_reward = kl_as_reward(cfg, batch, ref_logprobs)  # [N, T] beta * KL_t, or None
+    if kl_reward is not None:
+        token_rewards = kl_penalty_reward(token_rewards, kl_reward, 1.0, mask=mask)  # per token
+        metrics["kl/reward_penalty"] = float(kl_reward.sum(1).mean())
     estimator = ADVANTAGES[cfg.advantage]
     advantages, state = estimator(token_rewards, batch.group_ids, mask, values=old_values,
-                                  **accepted_options(estimator, cfg.advantage_options()))
+                                  **cfg.advantage_kwargs(estimator))
     returns = state["returns"]  # value-based estimators return their value targets here (see gae)
     metrics.update({
         "value/returns_mean": float(masked_mean(returns, mask)),
@@ -157,7 +136,7 @@ def compute_targets(cfg: TrainConfig, policy, value_head, batch, rewards: Tensor
         "value/explained_variance": explained_variance(old_values, returns, mask),
         "advantage/mean_abs": float(masked_mean(advantages.abs(), mask)),  # before whitening
     })
-    if cfg.whiten_advantages:
+    if cfg.value.whiten_advantages:
         advantages = _whiten(advantages, mask)
     return Targets(old_values, ref_logprobs, token_rewards, advantages, returns, metrics)
 
@@ -169,59 +148,42 @@ def _whiten(advantages: Tensor, mask: Tensor, eps: float = 1e-8) -> Tensor:
     return torch.where(mask > 0, (advantages - mean) / (std + eps), torch.zeros_like(advantages))
 
 
-def _optimise(cfg, policy, value_head, trainable, optimizer, batch, targets: Targets, step) -> dict:
+def _optimise(cfg, run, value_head, batch, targets: Targets, step) -> dict:
     """`epochs` passes over minibatches of the clipped policy loss + value loss - entropy bonus."""
-    model = policy.model
+    model = run.policy.model
     mask = batch.mask  # [N, T]
-    n = len(batch)
-    size = cfg.minibatch_size or n
     policy_loss = POLICY_LOSSES[cfg.loss]
-    loss_options = accepted_options(policy_loss, cfg.loss_options())
+    loss_options = cfg.loss_kwargs(policy_loss)
     agg = {"max_tokens": cfg.max_new_tokens}  # used by token_sum_const only
-    value_clip = cfg.value_clip or None  # 0 = unclipped
-    sums: dict[str, float] = {}
-    count = 0
+    value_clip = cfg.value.value_clip or None  # 0 = unclipped
+    averages = Averages()
     model.eval()  # dropout off: the function that sampled is the function we differentiate
-    generator = torch.Generator().manual_seed(cfg.seed * 1_000_003 + step)
-    for epoch in range(cfg.epochs):
-        order = torch.randperm(n, generator=generator) if (cfg.epochs > 1 and size < n) else torch.arange(n)
-        for start in range(0, n, size):
-            rows = order[start: start + size]
-            mb_mask = mask[rows]
-            logprobs, values, entropy = token_logprobs_and_values(
-                model, value_head, build_sequences(batch, rows), cfg.temperature, entropy_grad=cfg.entropy_coef > 0)
-            pg_loss, pg_stats = policy_loss(logprobs, batch.logprobs[rows], targets.advantages[rows], mb_mask,
-                                            aggregation=cfg.aggregation, **agg, **loss_options)
-            value_loss, value_stats = clipped_value_loss(values, targets.old_values[rows], targets.returns[rows],
-                                                         mb_mask, value_clip, aggregation=cfg.aggregation, **agg)
-            ent = aggregate(entropy, mb_mask, cfg.aggregation, **agg)
-            loss = pg_loss + cfg.value_coef * value_loss - cfg.entropy_coef * ent
-            stats = {f"loss/{k}": v for k, v in pg_stats.items()}  # clip_fraction, approx_kl, ratio_mean/max
-            stats.update({"loss/policy": float(pg_loss.detach()), "loss/value": float(value_loss.detach()),
-                          "value/clip_fraction": value_stats["clip_fraction"], "loss/entropy": float(ent.detach())})
-            if targets.ref_logprobs is not None:
-                ref = targets.ref_logprobs[rows]
-                kl_tok = kl_estimator(logprobs.detach(), ref, cfg.kl_estimator)
-                stats["kl/mean"] = float(masked_mean(kl_tok, mb_mask))
-                if cfg.kl_in == "loss" and cfg.kl_beta > 0:
-                    kl_term = kl_loss(logprobs, ref, mb_mask, cfg.kl_estimator, cfg.aggregation, **agg)
-                    loss = loss + cfg.kl_beta * kl_term
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            # LoRA and value head are clipped as one vector; an infinite bound (0 = off) only measures.
-            norm = torch.nn.utils.clip_grad_norm_(trainable, cfg.max_grad_norm or float("inf"))
-            stats["train/grad_norm"] = float(norm)
-            optimizer.step()
-            stats["loss/total"] = float(loss.detach())
-            for k, v in stats.items():
-                sums[k] = sums.get(k, 0.0) + float(v)
-            count += 1
-            if epoch == 0 and start == 0:
-                # On-policy check: the first minibatch recomputes the rollout's log-probs and values.
-                sums["first_minibatch/max_abs_log_ratio"] = float(
-                    ((logprobs.detach() - batch.logprobs[rows]).abs() * mb_mask).max())
-                sums["first_minibatch/max_abs_value_change"] = float(
-                    ((values.detach() - targets.old_values[rows]).abs() * mb_mask).max())
-                sums["first_minibatch/clip_fraction"] = stats["loss/clip_fraction"]
-                sums["first_minibatch/value_clip_fraction"] = stats["value/clip_fraction"]
-    return {k: (v / count if not k.startswith("first_minibatch/") else v) for k, v in sums.items()}
+    for _, first, rows in minibatches(cfg, len(batch), step):
+        mb_mask = mask[rows]
+        logprobs, values, entropy = token_logprobs_and_values(
+            model, value_head, build_sequences(batch, rows), cfg.temperature, entropy_grad=cfg.entropy_coef > 0,
+            shared_prompt=cfg.shared_prompt)
+        pg_loss, pg_stats = policy_loss(logprobs, batch.logprobs[rows], targets.advantages[rows], mb_mask,
+                                        aggregation=cfg.aggregation, **agg, **loss_options)
+        value_loss, value_stats = clipped_value_loss(values, targets.old_values[rows], targets.returns[rows],
+                                                     mb_mask, value_clip, aggregation=cfg.aggregation, **agg)
+        ent = aggregate(entropy, mb_mask, cfg.aggregation, **agg)
+        loss = pg_loss + cfg.value.value_coef * value_loss - cfg.entropy_coef * ent
+        stats = {f"loss/{k}": v for k, v in pg_stats.items()}  # clip_fraction, approx_kl, ratio_mean/max
+        stats.update({"loss/policy": float(pg_loss.detach()), "loss/value": float(value_loss.detach()),
+                      "value/clip_fraction": value_stats["clip_fraction"], "loss/entropy": float(ent.detach())})
+        ref = targets.ref_logprobs[rows] if targets.ref_logprobs is not None else None
+        kl_term, kl_stats = kl_terms(cfg, logprobs, ref, mb_mask, agg)
+        loss = loss + kl_term
+        stats.update(kl_stats)
+        # LoRA and value head are clipped as one vector; an infinite bound (0 = off) only measures.
+        stats.update(optimizer_step(loss, run.trainable, run.optimizer, cfg.optim.max_grad_norm))
+        averages.add(stats)
+        if first:
+            # On-policy check: the first minibatch recomputes the rollout's log-probs and values.
+            averages.first({
+                "max_abs_log_ratio": ((logprobs.detach() - batch.logprobs[rows]).abs() * mb_mask).max(),
+                "max_abs_value_change": ((values.detach() - targets.old_values[rows]).abs() * mb_mask).max(),
+                "clip_fraction": stats["loss/clip_fraction"],
+                "value_clip_fraction": stats["value/clip_fraction"]})
+    return averages.result()

@@ -44,7 +44,6 @@ is not exercised by the CPU test suite (no GPU, no bitsandbytes kernels here).
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import math
 import os
@@ -54,8 +53,10 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from coderl.config import DEVICES, ConfigError, option, require
+from coderl.base.config import DEVICES, ConfigError, flatten, option, require, section
 from coderl.eval.run import DEFAULT_FORMAT
+from coderl.models.lora import LoraConfig
+from coderl.train.scaffold import Progress, lr_factor
 
 QLORA_NO_CUDA = ("--qlora needs a CUDA GPU (bitsandbytes 4-bit kernels); this machine has none "
                  "— drop --qlora to train LoRA in full precision")
@@ -86,9 +87,6 @@ class SFTConfig:
     max_grad_norm: float = option(1.0, "gradient clipping (0 = off; the norm is logged either way)")
     max_length: int = option(1024, "prompt + solution + end tokens; longer examples are skipped and counted, "
                              "never truncated")
-    lora_r: int = option(8, "LoRA rank (seed 001: 8)")
-    lora_alpha: int = option(16, "LoRA alpha (seed 001: 16)")
-    lora_dropout: float = option(0.05, "LoRA dropout, on during SFT (seed 001: 0.05)")
     dtype: str = option("float32", "weights of the base model: float32 or bfloat16 (LoRA weights and optimiser stay "
                         "float32; faster on CPUs with AVX-512 BF16/AMX and on GPUs)", choices=["float32", "bfloat16"])
     qlora: bool = option(False, "load the base in 4-bit NF4 (bitsandbytes, bfloat16 compute); needs a CUDA GPU")
@@ -97,6 +95,7 @@ class SFTConfig:
     log_with: str = option("none", "extra tracker: none, tensorboard, wandb (offline), trackio",
                            choices=["none", "tensorboard", "wandb", "trackio"])
     progress: bool = option(True, "progress bar")
+    lora: LoraConfig = section(LoraConfig)
 
     def __post_init__(self):
         require(self.out is not None, "--out", self.out, "a run directory")
@@ -109,15 +108,12 @@ class SFTConfig:
         require(0 <= self.warmup_ratio < 1, "--warmup-ratio", self.warmup_ratio, "a number in [0, 1)")
         require(self.max_grad_norm >= 0, "--max-grad-norm", self.max_grad_norm, "a number >= 0")
         require(self.max_length >= 2, "--max-length", self.max_length, "an integer >= 2")
-        require(self.lora_r >= 1, "--lora-r", self.lora_r, "an integer >= 1")
-        require(self.lora_alpha >= 1, "--lora-alpha", self.lora_alpha, "an integer >= 1")
-        require(0 <= self.lora_dropout < 1, "--lora-dropout", self.lora_dropout, "a number in [0, 1)")
         require(self.save_steps >= 0, "--save-steps", self.save_steps, "an integer >= 0")
         require(self.format in ("completion", "chat", "reasoning"), "--format", self.format,
                 "one of completion, chat, reasoning")
 
     def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
+        return flatten(self)
 
 
 @dataclass
@@ -193,7 +189,7 @@ def build_model(cfg: SFTConfig):
     import torch
     from peft import PeftModel, get_peft_model
 
-    from coderl.models import load_model, lora_config
+    from coderl.models import load_model
 
     if cfg.qlora:
         loaded, adapter = _load_quantized(cfg.model)
@@ -204,7 +200,7 @@ def build_model(cfg: SFTConfig):
         if loaded.kind == "adapter":  # keep training that adapter (its own r/alpha/dropout apply)
             return loaded, loaded.model
     torch.manual_seed(cfg.seed)  # LoRA initialisation
-    return loaded, get_peft_model(loaded.model, lora_config(cfg.lora_r, cfg.lora_alpha, cfg.lora_dropout))
+    return loaded, get_peft_model(loaded.model, cfg.lora.peft())
 
 
 def plan_steps(num_examples: int, cfg: SFTConfig) -> list[list[list[int]]]:
@@ -221,24 +217,6 @@ def plan_steps(num_examples: int, cfg: SFTConfig) -> list[list[list[int]]]:
     order = order[:total]
     micro = [order[i: i + cfg.batch_size] for i in range(0, total, cfg.batch_size)]
     return [micro[i: i + cfg.gradient_accumulation] for i in range(0, len(micro), cfg.gradient_accumulation)]
-
-
-def lr_factor(cfg: SFTConfig, total_steps: int):
-    """Multiplier of the learning rate at optimizer step `step` (0-based): linear warmup over
-    ceil(warmup_ratio * steps) steps, then constant, linear or cosine decay (never exactly 0 while training)."""
-    warmup = math.ceil(cfg.warmup_ratio * total_steps)
-
-    def factor(step: int) -> float:
-        if step < warmup:
-            return (step + 1) / warmup
-        if cfg.lr_schedule == "constant":
-            return 1.0
-        progress = (step - warmup) / max(1, total_steps - warmup)
-        if cfg.lr_schedule == "linear":
-            return max(0.0, 1.0 - progress)
-        return 0.5 * (1.0 + math.cos(math.pi * min(1.0, progress)))
-
-    return factor
 
 
 def token_loss_sum(logits, labels):
@@ -315,13 +293,14 @@ def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
     log(f"{len(examples)} examples, {len(plan)} optimizer steps; each solution ends with {end_why}")
     trainable = [p for p in model.parameters() if p.requires_grad]
     optimizer = torch.optim.AdamW(trainable, lr=cfg.learning_rate, weight_decay=cfg.weight_decay)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_factor(cfg, len(plan)))
+    warmup = math.ceil(cfg.warmup_ratio * len(plan))
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_factor(cfg.lr_schedule, warmup, len(plan)))
     tracker = Tracker(cfg.out, cfg.log_with, cfg.to_dict())
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else end_id
     device = next(model.parameters()).device
     save_fn = lambda path: save_adapter(model, path, loaded.base, adapters=["default"])  # noqa: E731
 
-    progress = _Progress(len(plan)) if cfg.progress else None
+    progress = Progress("sft step", len(plan), 0, _describe) if cfg.progress else None
     metrics: dict = {}
     seen = 0
     checkpoint = ""
@@ -373,18 +352,5 @@ def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
                      skipped_no_reference=data.no_reference, model=model, tokenizer=tokenizer)
 
 
-class _Progress:
-    def __init__(self, total: int):
-        from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
-
-        self.bar = Progress(TextColumn("sft step {task.completed}/{task.total}"), BarColumn(),
-                            TextColumn("{task.fields[info]}"), TimeRemainingColumn(), transient=False)
-        self.task = self.bar.add_task("sft", total=total, info="")
-        self.bar.start()
-
-    def update(self, step: int, m: dict) -> None:
-        info = f"loss {m['sft/loss']:.4f}  epoch {m['sft/epoch']:.2f}  {m['time/step']:.1f}s/step"
-        self.bar.update(self.task, completed=step, info=info)
-
-    def close(self) -> None:
-        self.bar.stop()
+def _describe(m: dict) -> str:
+    return f"loss {m['sft/loss']:.4f}  epoch {m['sft/epoch']:.2f}  {m['time/step']:.1f}s/step"

@@ -53,7 +53,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from coderl.config import ConfigError
+from coderl.base.config import ConfigError
 from coderl.rollout.formats import get_format, prompt_text
 from coderl.tasks import Task, TaskFormatError, load_tasks
 from coderl.tasks.jsonl import first_row, iter_jsonl, require

@@ -12,7 +12,7 @@ def _need(module: str, flag: str):
     try:
         return importlib.import_module(module)
     except ImportError:
-        from coderl.config import ConfigError
+        from coderl.base.config import ConfigError
 
         raise ConfigError(f"--log-with {flag}: the '{module}' package is not installed "
                           f"(pip install {module})") from None

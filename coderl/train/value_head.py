@@ -46,7 +46,7 @@ def build_value_head(model, resume_from: str | None = None) -> ValueHead:
     if resume_from:
         path = os.path.join(resume_from, FILENAME)
         if not os.path.isfile(path):
-            from coderl.config import ConfigError
+            from coderl.base.config import ConfigError
 
             raise ConfigError(f"--resume: {resume_from} has no {FILENAME} (was it written by a run without "
                               "--value-head?)")

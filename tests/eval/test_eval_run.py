@@ -6,6 +6,7 @@ import pytest
 
 pytest.importorskip("torch")
 
+from coderl.base.config import build  # noqa: E402
 from coderl.cli import main  # noqa: E402
 from coderl.eval.compare import CompareConfig, run_compare  # noqa: E402
 from coderl.eval.run import EvalConfig, run_eval  # noqa: E402
@@ -21,8 +22,8 @@ def model_dir(tmp_path_factory):
 
 
 def _eval(model_dir, out, **kw):
-    cfg = EvalConfig(out=str(out), model=model_dir, tasks=TASKS, format="completion", max_new_tokens=8,
-                     workers=2, **kw)
+    cfg = build(EvalConfig, dict(out=str(out), model=model_dir, tasks=TASKS, format="completion", max_new_tokens=8,
+                                 workers=2, **kw))
     return run_eval(cfg, log=lambda m: None)
 
 
@@ -74,7 +75,7 @@ def test_compare_table_and_plot(model_dir, tmp_path):
 
 
 def test_greedy_with_several_samples_is_rejected(model_dir, tmp_path):
-    from coderl.config import ConfigError
+    from coderl.base.config import ConfigError
 
     with pytest.raises(ConfigError, match="--samples"):
         EvalConfig(out=str(tmp_path), model=model_dir, samples=4, temperature=0.0)

@@ -11,10 +11,11 @@ def varied_reward(results, samples, tasks):
 
 
 def base_config(model_dir, out, **overrides):
+    from coderl.base.config import build
     from coderl.train.config import TrainConfig
 
     fields = dict(out=str(out), model=str(model_dir), tasks=TASKS, eval_tasks=None, format="completion",
                   steps=2, prompts_per_step=2, samples_per_prompt=3, max_new_tokens=6, learning_rate=1e-2,
                   save_steps=1, workers=2, progress=False, seed=0, max_total_sequence_length=512)
     fields.update(overrides)
-    return TrainConfig(**fields)
+    return build(TrainConfig, fields)

@@ -12,7 +12,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from coderl.config import ConfigError  # noqa: E402
+from coderl.base.config import ConfigError  # noqa: E402
 from coderl.train.policy_gradient import train  # noqa: E402
 from tests.models.tiny import tiny_llama  # noqa: E402
 from tests.train.helpers import base_config, varied_reward  # noqa: E402
@@ -232,7 +232,7 @@ def test_starting_from_an_adapter_keeps_it_as_the_reference(model_dir, tmp_path)
 
 
 def test_a_fresh_run_refuses_a_directory_holding_another_run(model_dir, tmp_path):
-    from coderl.config import ConfigError
+    from coderl.base.config import ConfigError
 
     train(base_config(model_dir, tmp_path / "run", steps=1), log=lambda m: None, reward_override=varied_reward)
     with pytest.raises(ConfigError, match="already holds a run .*pass --resume"):

@@ -11,7 +11,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from coderl.config import ConfigError  # noqa: E402
+from coderl.base.config import ConfigError  # noqa: E402
 from coderl.train import run_training  # noqa: E402
 from tests.models.tiny import tiny_llama  # noqa: E402
 from tests.train.helpers import base_config, varied_reward  # noqa: E402
@@ -61,7 +61,7 @@ def test_value_head_ppo_two_steps_change_every_trainable_parameter(model_dir, ru
     from coderl.train.value_head import ValueHead
 
     cfg, _ = runs["ppo"]
-    assert cfg.lora_r == 16  # seed 003's rank, from the preset
+    assert cfg.lora.lora_r == 16  # seed 003's rank, from the preset
     assert_all_changed(initial_lora(model_dir, 16), lora_tensors(cfg.out, 2))
     # run_training sent --algo ppo to the PPO loop: the checkpoint holds a value head, and it learned.
     assert_all_changed(ValueHead(32).state_dict(), value_head_tensors(cfg.out, 2))
@@ -178,16 +178,17 @@ def test_pinned_second_step_loss(runs, algo):
 
 def test_presets_only_set_fields_and_flags_win(model_dir, tmp_path):
     ppo = base_config(model_dir, tmp_path, algo="ppo")
-    assert (ppo.value_head, ppo.advantage, ppo.loss, ppo.ratio_level, ppo.epochs) == (True, "gae", "ppo_clip",
-                                                                                       "token", 4)
-    assert (ppo.lora_r, ppo.clip_eps, ppo.value_coef, ppo.value_clip, ppo.max_grad_norm, ppo.entropy_coef) == \
-        (16, 0.2, 0.5, 0.2, 0.5, 0.01)
-    assert (ppo.gae_gamma, ppo.gae_lambda, ppo.whiten_advantages, ppo.kl_in) == (1.0, 0.95, True, "reward")
+    assert (ppo.value.value_head, ppo.advantage, ppo.loss, ppo.loss_options.ratio_level, ppo.optim.epochs) == \
+        (True, "gae", "ppo_clip", "token", 4)
+    assert (ppo.lora.lora_r, ppo.loss_options.clip_eps, ppo.value.value_coef, ppo.value.value_clip,
+            ppo.optim.max_grad_norm, ppo.entropy_coef) == (16, 0.2, 0.5, 0.2, 0.5, 0.01)
+    assert (ppo.advantage_options.gae_gamma, ppo.advantage_options.gae_lambda, ppo.value.whiten_advantages,
+            ppo.kl.kl_in) == (1.0, 0.95, True, "reward")
     free = base_config(model_dir, tmp_path, algo="ppo_critic_free")
-    assert (free.value_head, free.advantage, free.loss, free.ratio_level, free.aggregation, free.epochs) == \
-        (False, "batch_norm", "ppo_clip", "sequence", "sequence_mean", 4)
+    assert (free.value.value_head, free.advantage, free.loss, free.loss_options.ratio_level, free.aggregation,
+            free.optim.epochs) == (False, "batch_norm", "ppo_clip", "sequence", "sequence_mean", 4)
     flags = base_config(model_dir, tmp_path, algo="ppo", lora_r=4, max_grad_norm=0.0, entropy_coef=0.0)
-    assert (flags.lora_r, flags.max_grad_norm, flags.entropy_coef) == (4, 0.0, 0.0)
+    assert (flags.lora.lora_r, flags.optim.max_grad_norm, flags.entropy_coef) == (4, 0.0, 0.0)
 
 
 def test_the_policy_gradient_loop_refuses_a_value_head(model_dir, tmp_path):

@@ -12,8 +12,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from coderl.base.config import ConfigError, build  # noqa: E402
 from coderl.cli import main  # noqa: E402
-from coderl.config import ConfigError  # noqa: E402
 from coderl.rollout.formats import get_format  # noqa: E402
 from coderl.tasks import TaskFormatError, load_tasks  # noqa: E402
 from coderl.train.sft import QLORA_NO_CUDA, SFTConfig, plan_steps, sft  # noqa: E402
@@ -53,7 +53,7 @@ def config(model_dir, out, **overrides):
                   progress=False, device="cpu", learning_rate=1e-2, batch_size=1, gradient_accumulation=1,
                   max_length=256)
     fields.update(overrides)
-    return SFTConfig(**fields)
+    return build(SFTConfig, fields)
 
 
 def write_jsonl(path, rows):

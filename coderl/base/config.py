@@ -1,0 +1,324 @@
+"""Dataclass configs: one per entry point, each field documented where it is defined.
+
+`option(default, help)` declares a field; `section(Cls)` nests a config of its own (a `SandboxConfig`,
+a `LoraConfig`) whose fields keep their flat names on the command line and in YAML (`--timeout`,
+`timeout: 3`; YAML may also nest them: `sandbox: {timeout: 3}`).  `add_arguments` turns a config
+class into argparse flags (the help text *is* the field's documentation), `from_args` and `build`
+make the config back from flags or from a flat mapping, coercing each value to the field's type
+(YAML reads `5e-5` as a string), and `flatten` is the inverse.  Configs validate themselves in
+`__post_init__` and raise `ConfigError` with one line naming the field, the value and what was expected.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import types
+import typing
+from typing import Any
+
+
+class ConfigError(ValueError):
+    """A bad config value; the message is one line naming the field, the value and what was expected."""
+
+
+def option(default: Any = dataclasses.MISSING, help: str = "", *, choices=None, flag: str | None = None,
+           positional: bool = False) -> Any:
+    meta = {"help": help, "choices": choices, "flag": flag, "positional": positional}
+    if isinstance(default, (list, dict, set)):
+        return dataclasses.field(default_factory=lambda: type(default)(default), metadata=meta)
+    return dataclasses.field(default=default, metadata=meta)
+
+
+def section(cls: type, help: str = "") -> Any:
+    """A nested config; its fields are flags and YAML keys under their own names."""
+    return dataclasses.field(default_factory=cls, metadata={"section": cls, "help": help})
+
+
+def _base_type(tp: Any) -> tuple[Any, bool]:
+    """(scalar type, optional?) of an annotation like `int | None`."""
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        return args[0], True
+    return tp, False
+
+
+def leaves(cls: type) -> dict[str, tuple[tuple[str, ...], dataclasses.Field, Any]]:
+    """Flat name -> (path through sections, field, annotation) for every leaf field of `cls`."""
+    out: dict[str, tuple[tuple[str, ...], dataclasses.Field, Any]] = {}
+    hints = typing.get_type_hints(cls)
+    for f in dataclasses.fields(cls):
+        sub = f.metadata.get("section")
+        if sub is not None:
+            for name, (path, leaf, tp) in leaves(sub).items():
+                if name in out:
+                    raise TypeError(f"{cls.__name__}: field {name!r} appears twice")
+                out[name] = ((f.name, *path), leaf, tp)
+        else:
+            if f.name in out:
+                raise TypeError(f"{cls.__name__}: field {f.name!r} appears twice")
+            out[f.name] = ((f.name,), f, hints[f.name])
+    return out
+
+
+def sections(cls: type) -> dict[str, type]:
+    """Section field name -> its config class (direct sections of `cls`)."""
+    return {f.name: f.metadata["section"] for f in dataclasses.fields(cls) if f.metadata.get("section")}
+
+
+def _default(f: dataclasses.Field) -> Any:
+    if f.default is not dataclasses.MISSING:
+        return f.default
+    if f.default_factory is not dataclasses.MISSING:
+        return f.default_factory()
+    return dataclasses.MISSING
+
+
+def add_arguments(parser: argparse.ArgumentParser, cls: type) -> None:
+    groups: dict[tuple[str, ...], Any] = {}
+    for name, (path, f, annotation) in leaves(cls).items():
+        target = parser
+        if len(path) > 1:
+            owner = path[:-1]
+            if owner not in groups:
+                sub = _section_class(cls, owner)
+                groups[owner] = parser.add_argument_group(owner[-1], (sub.__doc__ or "").strip().splitlines()[0])
+            target = groups[owner]
+        _add_argument(target, name, f, annotation)
+
+
+def _section_class(cls: type, path: tuple[str, ...]) -> type:
+    for name in path:
+        cls = sections(cls)[name]
+    return cls
+
+
+def _add_argument(parser, name: str, f: dataclasses.Field, annotation: Any) -> None:
+    meta = f.metadata
+    tp, _ = _base_type(annotation)
+    default = _default(f)
+    required = default is dataclasses.MISSING
+    help_text = meta.get("help", "")
+    if not required and default is not None and tp is not bool and not isinstance(default, (dict, list, tuple)):
+        help_text += f" (default: {default})"
+    if meta.get("positional"):
+        many = typing.get_origin(tp) is list
+        parser.add_argument(name, nargs="+" if many else None, metavar=name.upper().rstrip("S"),
+                            help=help_text, type=typing.get_args(tp)[0] if many else tp)
+        return
+    flag = meta.get("flag") or "--" + name.replace("_", "-")
+    kwargs: dict[str, Any] = {"help": help_text, "dest": name}
+    if tp is bool:
+        action = "store_true" if default is False else argparse.BooleanOptionalAction
+        parser.add_argument(flag, action=action, default=default, **kwargs)
+        return
+    if typing.get_origin(tp) is dict:
+        kwargs["type"] = _mapping_arg(flag)
+    else:
+        kwargs.update(type=tp, choices=meta.get("choices"))
+    if required:
+        kwargs["required"] = True
+    else:
+        kwargs["default"] = default
+    parser.add_argument(flag, metavar=name.upper(), **kwargs)
+
+
+def _mapping_arg(flag: str):
+    """`name=value,name=value` -> {name: float(value)} (a dict-valued flag, e.g. --reward-weights)."""
+    def parse(text: str) -> dict[str, float]:
+        out = {}
+        for item in filter(None, (s.strip() for s in text.split(","))):
+            key, sep, value = item.partition("=")
+            try:
+                out[key.strip()] = float(value)
+            except ValueError:
+                raise argparse.ArgumentTypeError(f"{item!r}: expected name=number") from None
+            if not sep or not key.strip():
+                raise argparse.ArgumentTypeError(f"{item!r}: expected name=number")
+        return out
+
+    parse.__name__ = flag
+    return parse
+
+
+def from_args(cls: type, ns: argparse.Namespace, overrides: dict | None = None) -> Any:
+    """The config of the parsed flags; `overrides` (flat names, e.g. from YAML) replace their values."""
+    values = {name: getattr(ns, name) for name in leaves(cls) if hasattr(ns, name)}
+    values.update(overrides or {})
+    return build(cls, values)
+
+
+def coerce(value: Any, annotation: Any, name: str) -> Any:
+    """`value` as the field's type: YAML's strings for numbers ("5e-5"), ints for floats; else one ConfigError."""
+    tp, optional = _base_type(annotation)
+    if value is None:
+        if optional:
+            return None
+        raise ConfigError(f"{name}=None: expected {_describe(tp)}")
+    origin = typing.get_origin(tp)
+    if tp is bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in ("true", "false", "yes", "no", "on", "off"):
+            return value.lower() in ("true", "yes", "on")
+        raise ConfigError(f"{name}={value!r}: expected true or false")
+    if tp is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if isinstance(value, str):
+            try:
+                return int(value.strip())
+            except ValueError:
+                pass
+        raise ConfigError(f"{name}={value!r}: expected an integer")
+    if tp is float:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+        if isinstance(value, str):
+            try:
+                return float(value.strip())
+            except ValueError:
+                pass
+        raise ConfigError(f"{name}={value!r}: expected a number")
+    if tp is str:
+        if isinstance(value, str):
+            return value
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return str(value)
+        raise ConfigError(f"{name}={value!r}: expected a string")
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise ConfigError(f"{name}={value!r}: expected a mapping of name: number")
+        _, value_type = typing.get_args(tp)
+        return {str(k): coerce(v, value_type, f"{name}.{k}") for k, v in value.items()}
+    if origin in (list, tuple):
+        if isinstance(value, str) and origin is tuple:
+            value = [v.strip() for v in value.split(",") if v.strip()]
+        if not isinstance(value, (list, tuple)):
+            raise ConfigError(f"{name}={value!r}: expected a list")
+        item_type = typing.get_args(tp)[0] if typing.get_args(tp) else Any
+        items = [v if item_type is Any else coerce(v, item_type, f"{name}[{i}]") for i, v in enumerate(value)]
+        return origin(items)
+    return value
+
+
+def _describe(tp: Any) -> str:
+    return {int: "an integer", float: "a number", str: "a string", bool: "true or false"}.get(tp, "a value")
+
+
+def build(cls: type, values: dict, *, where: str = "") -> Any:
+    """`cls` from a flat mapping of leaf names (a section's name may also map to a mapping of its own
+    fields); every value is coerced to its field's type; an unknown name is a ConfigError naming `where`."""
+    return _construct(cls, flat_values(cls, values, where=where))
+
+
+def flat_values(cls: type, values: dict, *, where: str = "") -> dict:
+    """`values` with every section mapping (`sandbox: {timeout: 3}`) spread into leaf names; unknown names
+    are a ConfigError naming `where`."""
+    table = leaves(cls)
+    flat: dict[str, Any] = {}
+    for key, value in values.items():
+        sub = _find_section(cls, key)
+        if sub is not None and isinstance(value, dict):
+            for k, v in value.items():
+                if k not in leaves(sub):
+                    raise ConfigError(f"{where or cls.__name__}: unknown field '{key}.{k}'")
+                flat[k] = v
+        elif key in table:
+            flat[key] = value
+        else:
+            raise ConfigError(f"{where or cls.__name__}: unknown field '{key}'")
+    return flat
+
+
+def _find_section(cls: type, name: str) -> type | None:
+    for sec_name, sec in sections(cls).items():
+        if sec_name == name:
+            return sec
+        inner = _find_section(sec, name)
+        if inner is not None:
+            return inner
+    return None
+
+
+def _construct(cls: type, flat: dict) -> Any:
+    kwargs: dict[str, Any] = {}
+    hints = typing.get_type_hints(cls)
+    for f in dataclasses.fields(cls):
+        sub = f.metadata.get("section")
+        if sub is not None:
+            kwargs[f.name] = _construct(sub, flat)
+        elif f.name in flat:
+            kwargs[f.name] = coerce(flat[f.name], hints[f.name], "--" + f.name.replace("_", "-"))
+    return cls(**kwargs)
+
+
+def flatten(obj: Any) -> dict:
+    """Leaf name -> value of a config (sections flattened): what `build` takes back."""
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(obj):
+        value = getattr(obj, f.name)
+        if f.metadata.get("section"):
+            out.update(flatten(value))
+        else:
+            out[f.name] = list(value) if isinstance(value, tuple) else value
+    return out
+
+
+def require(condition: bool, field: str, value: Any, expected: str) -> None:
+    if not condition:
+        raise ConfigError(f"{field}={value!r}: expected {expected}")
+
+
+def explicit_fields(parser: argparse.ArgumentParser, argv: list[str]) -> set[str]:
+    """Names of the fields whose flags appear in `argv` (so a YAML file does not override them)."""
+    given = set()
+    for action in parser._actions:
+        for opt in action.option_strings:
+            if any(arg == opt or arg.startswith(opt + "=") for arg in argv):
+                given.add(action.dest)
+    return given
+
+
+def read_yaml_mapping(path: str, *, loader=None, empty: dict | None = None, expected: str) -> dict:
+    """The top-level mapping of the YAML file at `path` (`loader`: a yaml Loader class, default SafeLoader;
+    `empty`: what an empty (or falsy) document means, None = an error); every failure is one `ConfigError` line."""
+    import yaml
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = yaml.load(f, Loader=loader or yaml.SafeLoader)  # noqa: S506 -- SafeLoader or a subclass
+    except FileNotFoundError:
+        raise ConfigError(f"--config {path}: no such file") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"--config {path}: invalid YAML ({str(exc).splitlines()[0]})") from None
+    if not data and empty is not None:
+        data = empty
+    if not isinstance(data, dict):
+        raise ConfigError(f"--config {path}: expected {expected}")
+    return data
+
+
+def load_config(cls: type, ns: argparse.Namespace, parser: argparse.ArgumentParser, argv: list[str],
+                path: str | None) -> Any:
+    """The config of a command: its flags, with the fields of the YAML file at `path` (if any) for every
+    flag not given on the command line; unknown YAML fields are one ConfigError naming the file."""
+    if not path:
+        return from_args(cls, ns)
+    data = read_yaml_mapping(path, empty={}, expected="a mapping of field: value")
+    given = explicit_fields(parser, argv)
+    try:
+        flat = flat_values(cls, data, where=path)
+    except ConfigError as exc:
+        raise ConfigError(f"{exc} (see `coderl {parser.prog.split()[-1]} --help`)") from None
+    overrides = {k: v for k, v in flat.items() if k not in given}
+    try:
+        return from_args(cls, ns, overrides)
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+
+
+DEVICES = ("auto", "cpu", "cuda")  # --device of sft, train and eval (resolved by coderl.models.resolve_device)

@@ -1,0 +1,58 @@
+"""Row operations on `RolloutBatch`: drop rows with over-long prompts, concatenate chunks."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import torch
+
+from coderl.rollout.types import RolloutBatch
+
+
+def drop_long_prompts(batch: RolloutBatch, max_prompt_tokens: int, offset: int = 0) -> RolloutBatch:
+    """Rows whose prompt exceeds `max_prompt_tokens` are removed (and counted by the caller), never truncated.
+
+    `offset` shifts group ids so chunks of one step keep distinct groups.
+    """
+    keep = [i for i, n in enumerate(batch.prompt_lengths.tolist()) if n <= max_prompt_tokens]
+    rows = torch.tensor(keep, dtype=torch.long)
+    samples = [_regroup(batch.samples[i], offset) for i in keep]
+    return RolloutBatch(
+        samples=samples,
+        prompt_ids=batch.prompt_ids[rows],
+        prompt_lengths=batch.prompt_lengths[rows],
+        completion_ids=batch.completion_ids[rows],
+        mask=batch.mask[rows],
+        logprobs=batch.logprobs[rows],
+        group_ids=batch.group_ids[rows] + offset,
+        attention_mask=batch.attention_mask[rows],
+    )
+
+
+def _regroup(sample, offset):
+    return dataclasses.replace(sample, group=sample.group + offset) if offset else sample
+
+
+def _pad_to(t: torch.Tensor, width: int, value, left: bool) -> torch.Tensor:
+    if t.shape[1] == width:
+        return t
+    pad = torch.full((t.shape[0], width - t.shape[1]), value, dtype=t.dtype)
+    return torch.cat([pad, t], 1) if left else torch.cat([t, pad], 1)
+
+
+def concat_batches(batches: list[RolloutBatch], pad_id: int = 0) -> RolloutBatch:
+    """One batch from several chunks: prompts re-left-padded, completions re-right-padded."""
+    if len(batches) == 1:
+        return batches[0]
+    p = max(b.prompt_ids.shape[1] for b in batches)
+    t = max(b.completion_ids.shape[1] for b in batches)
+    return RolloutBatch(
+        samples=[s for b in batches for s in b.samples],
+        prompt_ids=torch.cat([_pad_to(b.prompt_ids, p, pad_id, True) for b in batches]),
+        prompt_lengths=torch.cat([b.prompt_lengths for b in batches]),
+        completion_ids=torch.cat([_pad_to(b.completion_ids, t, pad_id, False) for b in batches]),
+        mask=torch.cat([_pad_to(b.mask, t, 0.0, False) for b in batches]),
+        logprobs=torch.cat([_pad_to(b.logprobs, t, 0.0, False) for b in batches]),
+        group_ids=torch.cat([b.group_ids for b in batches]),
+        attention_mask=torch.cat([_pad_to(b.attention_mask, t, 0.0, False) for b in batches]),
+    )

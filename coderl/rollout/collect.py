@@ -1,0 +1,89 @@
+"""Rollout collection: generate completions chunk by chunk and run each chunk in the sandbox while the
+next one generates.  Training (`train/common.py`) and evaluation (`eval/run.py`) both collect here.
+
+    collected = collect(model, tokenizer, tasks, sandbox, Generation(...), limits)
+    collected.batch       RolloutBatch of the kept rows (group = index of the task in `tasks`)
+    collected.results     ExecutionResult per row, row i = collected.batch.samples[i]
+    collected.skipped     task ids whose prompt was longer than `max_prompt_tokens` (never truncated)
+
+One turn per row.  A multi-turn collector (repair from execution feedback) is a second function with
+the same result: its rows attend to the feedback tokens (`attention_mask`) without training on them
+(`mask`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from coderl.rollout.types import RolloutBatch
+from coderl.sandbox.types import ExecutionResult, Limits
+from coderl.tasks.types import Task
+
+
+@dataclass(frozen=True)
+class Generation:
+    """How completions are sampled (the arguments of `rollout.hf.generate`)."""
+
+    format: str = "completion"
+    samples_per_prompt: int = 1
+    max_new_tokens: int = 256
+    temperature: float = 0.0
+    top_p: float = 1.0
+    seed: int = 0  # a chunk starting at task index c samples with seed + c
+    batch_size: int = 16  # sequences per generate call; a chunk holds batch_size // samples_per_prompt tasks
+    min_new_tokens: int | None = None
+    share_prompts: bool = True
+    stop: Sequence[str] | None = None  # None: the format's stop sequences
+    extra: dict[str, Any] = field(default_factory=dict)  # more `generate` keywords
+
+
+@dataclass
+class Collected:
+    batch: RolloutBatch | None  # None when every prompt was too long
+    results: list[ExecutionResult]  # row i = batch.samples[i]
+    skipped: list[str]  # task ids left out: prompt longer than max_prompt_tokens
+    gen_seconds: float  # time inside generate (the rest waited on the sandbox)
+    gen_tokens: int  # generated tokens, all rows
+
+    @property
+    def samples(self) -> list:
+        return self.batch.samples if self.batch is not None else []
+
+
+def collect(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generation, limits: Limits | None = None, *,
+            max_prompt_tokens: int | None = None, log: Callable[[str], None] | None = None) -> Collected:
+    """Generate for `tasks` chunk by chunk, submitting every chunk's programs before the next chunk
+    generates; then wait for all results.  `max_prompt_tokens`: rows with longer prompts are dropped."""
+    from coderl.rollout.batching import concat_batches, drop_long_prompts
+    from coderl.rollout.hf import generate
+
+    per_chunk = max(1, gen.batch_size // gen.samples_per_prompt)
+    batches, futures = [], []
+    gen_seconds = 0.0
+    gen_tokens = 0
+    for c in range(0, len(tasks), per_chunk):
+        chunk = tasks[c: c + per_chunk]
+        t = time.perf_counter()
+        b = generate(model, tokenizer, chunk, format=gen.format, samples_per_prompt=gen.samples_per_prompt,
+                     max_new_tokens=gen.max_new_tokens, temperature=gen.temperature, top_p=gen.top_p,
+                     seed=gen.seed + c, batch_size=gen.batch_size, min_new_tokens=gen.min_new_tokens,
+                     share_prompts=gen.share_prompts, stop=gen.stop, **gen.extra)
+        gen_seconds += time.perf_counter() - t
+        gen_tokens += sum(len(s.gen_tokens) for s in b.samples)
+        if max_prompt_tokens is not None:
+            b = drop_long_prompts(b, max_prompt_tokens, offset=c)
+        elif c:
+            b = drop_long_prompts(b, 1 << 62, offset=c)  # only renumbers the groups
+        futures += [sandbox.submit(chunk[s.group - c].build_request(s.completion, limits)) for s in b.samples]
+        if len(b):
+            batches.append(b)
+        if log is not None:
+            log(f"generated {min(c + per_chunk, len(tasks))}/{len(tasks)} tasks "
+                f"({gen_tokens / max(gen_seconds, 1e-9):.0f} tokens/s)")
+    batch = concat_batches(batches) if batches else None
+    kept = {s.task_id for s in batch.samples} if batch is not None else set()
+    skipped = sorted({t.task_id for t in tasks} - kept)
+    return Collected(batch, [f.result() for f in futures], skipped, gen_seconds, gen_tokens)

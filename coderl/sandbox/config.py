@@ -1,0 +1,56 @@
+"""`SandboxConfig`: the sandbox flags shared by `coderl check`, `coderl eval` and `coderl train`.
+
+    timeout     CPU seconds per program (the wall backstop is 3x + 1 s)
+    memory_mb   address space per program
+    workers     programs run at once; default: usable CPUs, as many as 75% of RAM holds at memory_mb each
+    isolation   auto (the strongest this machine allows), full, uid, rlimits (docs/sandbox.md)
+
+Workers x memory over 75% of RAM is one ConfigError line at configuration time, before any model loads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from coderl.base.config import ConfigError, option, require
+from coderl.sandbox.client import ISOLATION_LEVELS, RAM_SHARE, Sandbox, default_workers, total_memory_bytes
+from coderl.sandbox.types import Limits
+
+
+@dataclass
+class SandboxConfig:
+    """Sandbox: limits per program, parallel programs, isolation level."""
+
+    timeout: float = option(3.0, "sandbox CPU-time limit per program, seconds (wall backstop: 3x + 1 s)")
+    memory_mb: int = option(2048, "sandbox address-space limit per program, MiB")
+    workers: int | None = option(None, "sandbox programs run in parallel (default: usable CPUs, at most as many as "
+                                 "75%% of RAM holds at --memory-mb each)")
+    isolation: str = option("auto", "sandbox isolation level: auto (strongest available), full, uid, rlimits",
+                            choices=list(ISOLATION_LEVELS))
+
+    def __post_init__(self):
+        require(self.timeout > 0, "--timeout", self.timeout, "a positive number of seconds")
+        require(self.memory_mb > 0, "--memory-mb", self.memory_mb, "a positive number of MiB")
+        require(self.workers is None or self.workers > 0, "--workers", self.workers, "a positive integer")
+        require(self.isolation in ISOLATION_LEVELS, "--isolation", self.isolation,
+                "one of " + ", ".join(ISOLATION_LEVELS))
+        total = total_memory_bytes()
+        if self.workers is not None and total and self.workers * self.memory_bytes > RAM_SHARE * total:
+            raise ConfigError(f"--workers {self.workers} x --memory-mb {self.memory_mb}: expected at most "
+                              f"{RAM_SHARE:.0%} of this machine's {total / 2**30:.1f} GiB RAM; lower --workers or "
+                              f"--memory-mb (unset, --workers is {default_workers(self.memory_bytes)} here)")
+
+    @property
+    def memory_bytes(self) -> int:
+        return self.memory_mb * 1024**2
+
+    def resolved_workers(self) -> int:
+        """--workers, or usable CPUs capped by how many programs 75% of RAM holds at the memory limit."""
+        return self.workers if self.workers is not None else default_workers(self.memory_bytes)
+
+    def limits(self, **overrides) -> Limits:
+        return Limits(cpu_seconds=self.timeout, memory_bytes=self.memory_bytes, **overrides)
+
+    def open(self) -> Sandbox:
+        """A started sandbox with these settings (use as a context manager)."""
+        return Sandbox(workers=self.resolved_workers(), limits=self.limits(), isolation=self.isolation)

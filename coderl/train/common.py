@@ -1,0 +1,311 @@
+"""What every RL loop shares: run set-up, data order, optimiser and schedule, rollouts scored by the
+sandbox, the reference pass, KL terms, minibatches, the optimiser step, and the end of a step (eval,
+metrics, checkpoint).  `train/policy_gradient.py` and `train/ppo.py` are each one readable loop over these.
+
+    run = start_run(cfg, log, extra_modules)          # run dir, tasks, policy, optimiser, resume, tracker
+    with run.sandbox_session():                       # the sandbox, and the progress bar
+        for step in run.steps():
+            rolled = run.rollouts(step)               # generate + sandbox (overlapped) + rewards
+            ... the loop's own optimisation ...
+            run.finish_step(step + 1, metrics, ...)   # eval if due, log, checkpoint if due
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import random
+import time
+from dataclasses import dataclass, field
+
+import torch
+import yaml
+
+from coderl.algorithms import kl_estimator, kl_loss
+from coderl.base.config import ConfigError
+from coderl.rewards import score
+from coderl.rollout.collect import Generation, collect
+from coderl.rollout.types import RolloutBatch
+from coderl.tasks import load_tasks
+from coderl.train.checkpoint import latest_checkpoint, load_trainer_state, save_checkpoint, set_rng_state
+from coderl.train.config import TrainConfig
+from coderl.train.logprobs import build_sequences, token_logprobs
+from coderl.train.policy import build_policy, save_policy_adapter
+from coderl.train.rewards import reward_config
+from coderl.train.scaffold import Progress, log_trainable, lr_factor, refuse_existing_run
+from coderl.train.tracking import Tracker
+
+# ---------------------------------------------------------------------------------------------------
+# Run set-up
+
+
+def prepare_run(cfg: TrainConfig, log) -> tuple[str | None, list]:
+    """Create the run directory and config.yaml; (checkpoint to resume from or None, training tasks).
+
+    Seeds torch, so the model built next gets the run's LoRA initialisation.
+    """
+    from coderl.models import resolve_device
+
+    resolve_device(cfg.device)  # a missing GPU is refused before anything is written
+    if not cfg.resume:
+        refuse_existing_run(cfg.out)
+    os.makedirs(cfg.out, exist_ok=True)
+    ckpt = latest_checkpoint(cfg.out) if cfg.resume else None
+    if cfg.resume and ckpt is None:
+        log(f"--resume: no checkpoint in {cfg.out}/checkpoints; starting from step 0")
+    with open(os.path.join(cfg.out, "config.yaml"), "w", encoding="utf-8") as f:
+        yaml.safe_dump(cfg.to_dict(), f, sort_keys=False)
+    tasks = load_tasks(cfg.tasks).tasks
+    if cfg.max_tests_per_problem:
+        tasks = [t.with_tests(t.tests[: cfg.max_tests_per_problem]) for t in tasks]
+    torch.manual_seed(cfg.seed)
+    return ckpt, tasks
+
+
+def build_optimizer(cfg: TrainConfig, params: list):
+    o = cfg.optim
+    optimizer = torch.optim.AdamW(params, lr=o.learning_rate, weight_decay=o.weight_decay)
+    return optimizer, torch.optim.lr_scheduler.LambdaLR(optimizer, lr_factor(o.lr_schedule, o.warmup_steps, cfg.steps))
+
+
+def _data_order(num_tasks: int, seed: int, epoch: int) -> list[int]:
+    order = list(range(num_tasks))
+    random.Random(f"{seed}:{epoch}").shuffle(order)
+    return order
+
+
+def prompts_for_step(num_tasks: int, cfg: TrainConfig, step: int) -> list[int]:
+    """Task indices of a step: a seeded shuffle per pass over the tasks (data position = step)."""
+    out = []
+    start = step * cfg.prompts_per_step
+    for pos in range(start, start + cfg.prompts_per_step):
+        epoch, offset = divmod(pos, num_tasks)
+        out.append(_data_order(num_tasks, cfg.seed, epoch)[offset])
+    return out
+
+
+def _truncate_metrics(run_dir: str, step: int) -> None:
+    """Drop rows logged after the checkpoint we resume from (they will be produced again)."""
+    path = os.path.join(run_dir, "metrics.jsonl")
+    if not os.path.exists(path):
+        return
+    with open(path, encoding="utf-8") as f:
+        rows = [line for line in f if line.strip() and json.loads(line)["step"] <= step]
+    with open(path, "w", encoding="utf-8") as f:
+        f.writelines(rows)
+
+
+@dataclass
+class ScoredRollouts:
+    batch: RolloutBatch
+    rewards: torch.Tensor  # [N] float32, one scalar reward per completion
+    metrics: dict  # reward/*, sandbox/*, rollout/* of the step
+    gen_seconds: float  # time spent in generate (the rest of the rollout time waits on the sandbox)
+
+
+@dataclass
+class Run:
+    """One training run's state: config, tasks, policy, optimiser, tracker, and (inside
+    `sandbox_session`) the sandbox and progress bar."""
+
+    cfg: TrainConfig
+    log: object
+    tasks: list
+    policy: object
+    trainable: list
+    optimizer: object
+    scheduler: object
+    start_step: int
+    advantage_state: dict
+    tracker: Tracker
+    checkpoint: str | None
+    reward_override: object = None
+    sandbox: object = None
+    progress: object = None
+    rewards_cfg: object = field(default=None)
+
+    def steps(self):
+        return range(self.start_step, self.cfg.steps)
+
+    @contextlib.contextmanager
+    def sandbox_session(self):
+        try:
+            with self.cfg.sandbox.open() as sandbox:
+                self.sandbox = sandbox
+                self.progress = (Progress("step", self.cfg.steps, self.start_step, _describe)
+                                 if self.cfg.progress else None)
+                yield self
+        finally:
+            if self.progress:
+                self.progress.close()
+            self.tracker.close()
+
+    def rollouts(self, step: int) -> ScoredRollouts:
+        """Generate (overlapped with the sandbox), name skipped prompts, score every completion."""
+        cfg = self.cfg
+        step_tasks = [self.tasks[i] for i in prompts_for_step(len(self.tasks), cfg, step)]
+        gen = Generation(format=cfg.format, samples_per_prompt=cfg.samples_per_prompt,
+                         max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature,
+                         seed=cfg.seed * 1_000_003 + step * 1009, batch_size=cfg.generation_batch_size,
+                         min_new_tokens=cfg.min_new_tokens, share_prompts=cfg.shared_prompt,
+                         stop=[] if (cfg.min_new_tokens or 0) >= cfg.max_new_tokens else None)
+        max_prompt = cfg.max_total_sequence_length - cfg.max_new_tokens
+        got = collect(self.policy.model, self.policy.tokenizer, step_tasks, self.sandbox, gen,
+                      cfg.sandbox.limits(), max_prompt_tokens=max_prompt)
+        if got.batch is None:
+            raise ConfigError(f"step {step + 1}: every prompt is longer than --max-total-sequence-length "
+                              f"{cfg.max_total_sequence_length} minus --max-new-tokens {cfg.max_new_tokens}")
+        batch = got.batch
+        if got.skipped:
+            self.log(f"step {step + 1}: skipped prompts longer than {max_prompt} tokens: {', '.join(got.skipped)}")
+        group_tasks = [step_tasks[s.group] for s in batch.samples]
+        rb = score(self.rewards_cfg, got.results, batch.samples, group_tasks)
+        totals = (self.reward_override(got.results, batch.samples, group_tasks) if self.reward_override is not None
+                  else rb.total)
+        rewards = torch.tensor(totals, dtype=torch.float32)  # [N]
+        metrics = {**rb.metrics(), "reward/total": float(rewards.mean()),
+                   "rollout/gen_tokens": float(batch.mask.sum(1).mean()),
+                   "rollout/skipped_prompts": float(len(got.skipped))}
+        return ScoredRollouts(batch, rewards, metrics, got.gen_seconds)
+
+    def finish_step(self, done: int, metrics: dict, *, extra: dict | None = None) -> None:
+        """Evaluate if due (adds eval/* to `metrics`), log the metrics, checkpoint if due.
+
+        `extra`: more files for the checkpoint, name -> object for torch.save (the value head).
+        """
+        cfg = self.cfg
+        if cfg.eval.eval_steps and cfg.eval.eval_tasks and (done % cfg.eval.eval_steps == 0 or done == cfg.steps):
+            metrics.update(evaluate(cfg, self.policy, done, self.log))
+        self.tracker.log(done, metrics)
+        if done % cfg.save_steps == 0 or done == cfg.steps:
+            save_checkpoint(cfg.out, done, save_adapter=lambda path: save_policy_adapter(self.policy, path),
+                            trainer_state={"optimizer": self.optimizer.state_dict(),
+                                           "scheduler": self.scheduler.state_dict(),
+                                           "advantage_state": self.advantage_state, "step": done,
+                                           "data_position": done * cfg.prompts_per_step},
+                            extra=extra)
+        if self.progress:
+            self.progress.update(done, metrics)
+
+
+def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None) -> Run:
+    """Run directory, tasks, policy (+ `extra_modules(policy, checkpoint)`: more trainable modules, the
+    value head), one AdamW over everything that trains, and the state of the checkpoint resumed from."""
+    ckpt, tasks = prepare_run(cfg, log)
+    policy = build_policy(cfg, resume_from=ckpt)
+    if policy.note:
+        log(policy.note)
+    extra = list(extra_modules(policy, ckpt)) if extra_modules else []
+    trainable = [p for p in policy.model.parameters() if p.requires_grad] + [p for m in extra for p in m.parameters()]
+    log_trainable([policy.model, *extra], log)
+    optimizer, scheduler = build_optimizer(cfg, trainable)
+    adv_state, start = {}, 0
+    if ckpt:
+        state = load_trainer_state(ckpt)
+        optimizer.load_state_dict(state["optimizer"])
+        scheduler.load_state_dict(state["scheduler"])
+        set_rng_state(state["rng"])
+        log(f"resumed from {ckpt} at step {state['step']}")
+        _truncate_metrics(cfg.out, state["step"])
+        adv_state, start = state["advantage_state"], state["step"]
+    tracker = Tracker(cfg.out, cfg.log_with, cfg.to_dict(), resume=bool(ckpt))
+    return Run(cfg, log, tasks, policy, trainable, optimizer, scheduler, start, adv_state, tracker, ckpt,
+               reward_override=reward_override, rewards_cfg=reward_config(cfg))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Pieces of the optimisation both loops use
+
+
+def reference_logprobs(cfg, policy, batch) -> torch.Tensor | None:
+    """Log-probs [N, T] of the rollouts under the reference (starting) policy; None when --kl-beta is 0
+    (unless --log-kl asks for the KL curve)."""
+    if cfg.kl.kl_beta <= 0 and not cfg.kl.log_kl:
+        return None
+    with torch.no_grad(), policy.reference():
+        return token_logprobs(policy.model, build_sequences(batch), cfg.temperature, shared_prompt=cfg.shared_prompt)
+
+
+def kl_as_reward(cfg, batch, ref_logprobs) -> torch.Tensor | None:
+    """beta * KL_t(pi_old || ref) per token [N, T] (0 on padding) when the KL is paid as a reward, else None."""
+    if ref_logprobs is None or cfg.kl.kl_in != "reward" or cfg.kl.kl_beta <= 0:
+        return None
+    return cfg.kl.kl_beta * kl_estimator(batch.logprobs, ref_logprobs, cfg.kl.kl_estimator) * batch.mask
+
+
+def kl_terms(cfg, logprobs, ref_logprobs, mask, agg: dict) -> tuple[torch.Tensor | float, dict]:
+    """(beta * KL loss term, or 0 when the KL is not in the loss; {"kl/mean"}) of one minibatch."""
+    if ref_logprobs is None:
+        return 0.0, {}
+    kl_tok = kl_estimator(logprobs.detach(), ref_logprobs, cfg.kl.kl_estimator)
+    stats = {"kl/mean": float((kl_tok * mask).sum() / mask.sum().clamp(min=1))}
+    if cfg.kl.kl_in == "loss" and cfg.kl.kl_beta > 0:
+        return cfg.kl.kl_beta * kl_loss(logprobs, ref_logprobs, mask, cfg.kl.kl_estimator, cfg.aggregation,
+                                        **agg), stats
+    return 0.0, stats
+
+
+def minibatches(cfg, n: int, step: int):
+    """(epoch, first?, rows) over `epochs` passes: shuffled per epoch when there are several minibatches."""
+    size = cfg.optim.minibatch_size or n
+    generator = torch.Generator().manual_seed(cfg.seed * 1_000_003 + step)
+    for epoch in range(cfg.optim.epochs):
+        order = torch.randperm(n, generator=generator) if (cfg.optim.epochs > 1 and size < n) else torch.arange(n)
+        for start in range(0, n, size):
+            yield epoch, epoch == 0 and start == 0, order[start: start + size]
+
+
+def optimizer_step(loss, params: list, optimizer, max_grad_norm: float | None) -> dict:
+    """Backward, clip the gradient norm of `params` as one vector (0 = off: only measured), one step."""
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    norm = torch.nn.utils.clip_grad_norm_(params, max_grad_norm or float("inf"))
+    optimizer.step()
+    return {"train/grad_norm": float(norm), "loss/total": float(loss.detach())}
+
+
+class Averages:
+    """Running sums of minibatch statistics; `first_minibatch/*` kept as they are."""
+
+    def __init__(self):
+        self.sums: dict[str, float] = {}
+        self.count = 0
+
+    def add(self, stats: dict) -> None:
+        for k, v in stats.items():
+            self.sums[k] = self.sums.get(k, 0.0) + float(v)
+        self.count += 1
+
+    def first(self, stats: dict) -> None:
+        self.sums.update({f"first_minibatch/{k}": float(v) for k, v in stats.items()})
+
+    def result(self) -> dict:
+        return {k: (v / self.count if not k.startswith("first_minibatch/") else v) for k, v in self.sums.items()}
+
+
+def step_timings(t0: float, t1: float, gen_seconds: float) -> dict:
+    """t0: step start, t1: rollouts scored; everything after t1 until now is optimisation."""
+    now = time.perf_counter()
+    return {"time/generation": round(gen_seconds, 3), "time/sandbox_wait": round(t1 - t0 - gen_seconds, 3),
+            "time/optimisation": round(now - t1, 3), "time/step": round(now - t0, 3)}
+
+
+def evaluate(cfg, policy, step, log) -> dict:
+    from coderl.eval.run import EvalConfig, run_eval
+
+    ecfg = EvalConfig(out=os.path.join(cfg.out, "eval", f"step-{step}"), model=cfg.model, tasks=cfg.eval.eval_tasks,
+                      limit=cfg.eval.eval_problems, samples=cfg.eval.repeat_eval,
+                      temperature=0.0 if cfg.eval.repeat_eval == 1 else cfg.temperature, format=cfg.format,
+                      max_new_tokens=cfg.max_new_tokens, seed=cfg.seed, label=f"step-{step}", method=cfg.algo,
+                      sandbox=cfg.sandbox, batch_size=cfg.generation_batch_size)
+    summary = run_eval(ecfg, loaded=policy, log=lambda m: None)
+    out = {f"eval/{k}": v for k, v in summary["pass_at_k"].items()}
+    out["eval/avg_gen_tokens"] = summary["avg_gen_tokens"]
+    log(f"step {step}: eval " + ", ".join(f"{k}={v:.3f}" for k, v in out.items()))
+    return out
+
+
+def _describe(m: dict) -> str:
+    return (f"reward {m.get('reward/total', 0):.3f}  pass {m.get('sandbox/pass_rate', 0):.2f}  "
+            f"len {m.get('rollout/gen_tokens', 0):.0f}  {m.get('time/step', 0):.1f}s/step")
