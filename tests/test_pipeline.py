@@ -338,3 +338,16 @@ def test_dtype_auto_resolves_once_to_what_this_machine_runs_natively(tmp_path):
     cfg.write_text("out: " + str(tmp_path / "out") + "\ndtype: auto\neval:\n  tasks: easy\n")
     plan = load_plan(str(cfg), check_tasks=False)
     assert plan.dtype == fast_dtype() and plan.dtype in ("float32", "bfloat16")
+
+
+def test_an_algo_preset_without_a_table_label_is_named_by_its_key(model_dir, tmp_path, monkeypatch):
+    # pipeline.py looked presets up in ALGO_LABELS and raised KeyError for a preset added without one.
+    from coderl.pipeline import load_plan
+    from coderl.train.config import ALGO_PRESETS
+
+    monkeypatch.setitem(ALGO_PRESETS, "grpo_variant", dict(ALGO_PRESETS["grpo"]))
+    config = tmp_path / "p.yaml"
+    config.write_text(pipeline_yaml(model_dir, tmp_path / "out").replace("algo: grpo", "algo: grpo_variant"))
+    plan = load_plan(str(config))
+    rl = next(s for s in plan.stages if s.kind == "rl")
+    assert rl.config.algo == "grpo_variant" and rl.method.startswith("grpo_variant")

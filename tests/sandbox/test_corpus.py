@@ -83,7 +83,8 @@ def test_verdict(verdicts, case):
     assert len(result.tamper) == len(set(result.tamper)), f"tamper names repeat: {result.tamper}"
 
 
-@pytest.mark.parametrize("level", LEVELS)
+# The strongest level in the default suite; every weaker one in `make test-slow` (a full reference sweep each).
+@pytest.mark.parametrize("level", [pytest.param(lvl, marks=pytest.mark.slow) for lvl in LEVELS[:-1]] + LEVELS[-1:])
 def test_bundled_references_pass(level):
     tasks = load_humaneval() + load_easy()
     with Sandbox(workers=2, isolation=level) as sb:

@@ -68,3 +68,44 @@ def test_shared_prompt_forward_matches_the_plain_forward(setup):
 def test_distinct_prompts_take_the_plain_path(setup):
     _, batch = setup
     assert prompt_groups(build_sequences(batch, torch.tensor([0, 3]))) is None
+
+
+def test_values_with_shared_prompts_match_the_plain_forward(setup):
+    # The value-head loop shares prompts too (--shared-prompt): same log-probs, values and gradients.
+    from coderl.train.logprobs import token_logprobs_and_values
+    from coderl.train.value_head import ValueHead
+
+    model, batch = setup
+    seqs = build_sequences(batch)
+    torch.manual_seed(1)
+    head = ValueHead(model.config.hidden_size)
+    torch.nn.init.normal_(head.linear.weight, std=0.1)  # zero-initialised: make the values depend on the states
+    model.eval()
+    outs = {}
+    for shared in (False, True):
+        model.zero_grad(set_to_none=True)
+        head.zero_grad(set_to_none=True)
+        logprobs, values, entropy = token_logprobs_and_values(model, head, seqs, 0.7, shared_prompt=shared)
+        (logprobs.sum() + values.sum() + 0.1 * entropy.sum()).backward()
+        grads = {n: p.grad.clone() for n, p in [*model.named_parameters(), *head.named_parameters()]
+                 if p.requires_grad}
+        outs[shared] = (logprobs.detach(), values.detach(), entropy.detach(), grads)
+    for a, b in zip(outs[False][:3], outs[True][:3]):
+        assert torch.allclose(a, b, atol=1e-5), (a - b).abs().max()
+    for name, g in outs[False][3].items():
+        assert torch.allclose(g, outs[True][3][name], atol=1e-4), name
+
+
+def test_training_entropy_is_finite_for_masked_vocabulary():
+    # -inf logits (a masked vocabulary) gave NaN: 0 * log 0.  The guarded entropy gives 0 for them.
+    from types import SimpleNamespace
+
+    from coderl.train.logprobs import _entropy
+
+    inf = float("inf")
+    logits = torch.tensor([[[0.0, -inf, 1.0], [-inf, -inf, 0.0]]], requires_grad=True)
+    entropy = _entropy(logits, SimpleNamespace(mask=torch.ones(1, 2)))
+    p = torch.softmax(torch.tensor([0.0, 1.0]), 0)
+    assert torch.allclose(entropy, torch.tensor([[float(-(p * p.log()).sum()), 0.0]]))
+    entropy.sum().backward()
+    assert torch.isfinite(logits.grad).all()

@@ -1,0 +1,224 @@
+"""The config layer (coderl/base/config.py) and what the configs built on it promise: one YAML loader with
+type coercion, sections with flat flags, one-line errors, options validated by name, reward presets and
+weights, the sandbox's memory budget, and the layering of the package."""
+
+import ast
+import os
+
+import pytest
+
+from coderl.base.config import ConfigError, build, flatten, leaves, load_config
+from coderl.cli import build_parser, main
+from coderl.eval.check import CheckConfig
+from coderl.sandbox import client
+from coderl.sandbox.config import SandboxConfig
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+pytest.importorskip("torch")
+
+
+def _train_cfg(tmp_path, argv, yaml_text=None):
+    from coderl.train.config import TrainConfig
+
+    argv = ["train", "--out", str(tmp_path / "run"), *argv]
+    if yaml_text is not None:
+        (tmp_path / "c.yaml").write_text(yaml_text)
+        argv += ["--config", str(tmp_path / "c.yaml")]
+    parser = build_parser()
+    ns = parser.parse_args(argv)
+    return load_config(TrainConfig, ns, ns.parser, argv[1:], ns.config)
+
+
+def test_yaml_floats_without_a_dot_are_floats(tmp_path):
+    # PyYAML reads 5e-5 as the string '5e-5'; the loader coerces it to the field's type.
+    cfg = _train_cfg(tmp_path, [], "learning_rate: 5e-5\nsteps: '3'\nshared_prompt: false\n")
+    assert cfg.optim.learning_rate == 5e-5 and isinstance(cfg.optim.learning_rate, float)
+    assert cfg.steps == 3 and cfg.shared_prompt is False
+
+
+def test_yaml_sections_may_nest_and_flags_win(tmp_path):
+    cfg = _train_cfg(tmp_path, ["--timeout", "7"], "sandbox:\n  timeout: 2\n  memory_mb: 512\noptim:\n  warmup_steps: 2\n")
+    assert (cfg.sandbox.timeout, cfg.sandbox.memory_mb, cfg.optim.warmup_steps) == (7.0, 512, 2)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("steps: many\n", "--steps='many': expected an integer"),
+    ("learning_rate: fast\n", "--learning-rate='fast': expected a number"),
+    ("lerning_rate: 1e-4\n", "unknown field 'lerning_rate'"),
+    ("sandbox:\n  timout: 2\n", "unknown field 'sandbox.timout'"),
+])
+def test_bad_yaml_is_one_line_naming_file_and_field(tmp_path, capsys, text, message):
+    (tmp_path / "c.yaml").write_text(text)
+    assert main(["train", "--out", str(tmp_path / "run"), "--config", str(tmp_path / "c.yaml")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and message in err and "c.yaml" in err, err
+
+
+def test_flatten_and_build_round_trip(tmp_path):
+    from coderl.train.config import TrainConfig
+
+    cfg = _train_cfg(tmp_path, ["--algo", "ppo", "--reward-weights", "pass=1,length_penalty=0.5"])
+    again = build(TrainConfig, flatten(cfg))
+    assert flatten(again) == flatten(cfg)
+    assert cfg.rewards.reward_weights == {"pass": 1.0, "length_penalty": 0.5}
+
+
+def test_train_config_has_at_most_40_fields():
+    import dataclasses
+
+    from coderl.train.config import TrainConfig
+
+    assert len(dataclasses.fields(TrainConfig)) <= 40
+    assert len(leaves(TrainConfig)) >= 60  # every flag is still there, in sections
+
+
+def test_sandbox_section_is_shared_by_check_eval_and_train():
+    from coderl.eval.run import EvalConfig
+    from coderl.train.config import TrainConfig
+
+    for cls in (CheckConfig, EvalConfig, TrainConfig):
+        assert {"timeout", "memory_mb", "workers", "isolation"} <= set(leaves(cls)), cls
+
+
+# ---- options validated by name
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--algo", "reinforce", "--clip-eps", "0.3"], "--clip-eps: not an option of --loss pg"),
+    (["--algo", "reinforce", "--normalize-std"], "--normalize-std: not an option of --advantage reinforce"),
+    (["--algo", "grpo", "--baseline", "none"], "--baseline: not an option of --advantage grpo"),
+    (["--algo", "rloo", "--ratio-level", "sequence"], "--ratio-level: not an option of --loss pg"),
+    (["--algo", "grpo", "--gae-lambda", "0.9"], "--gae-lambda: not an option of --advantage grpo"),
+])
+def test_an_option_the_chosen_function_does_not_take_is_refused(tmp_path, capsys, argv, message):
+    assert main(["train", "--out", str(tmp_path / "run"), *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and message in err, err
+
+
+@pytest.mark.parametrize("algo", ["reinforce", "rloo", "grpo", "ppo_critic_free", "ppo"])
+def test_defaults_never_error_and_record_what_is_used(tmp_path, algo):
+    cfg = _train_cfg(tmp_path, ["--algo", algo])
+    from coderl.algorithms import ADVANTAGES, POLICY_LOSSES
+
+    used = {**cfg.advantage_kwargs(ADVANTAGES[cfg.advantage]), **cfg.loss_kwargs(POLICY_LOSSES[cfg.loss])}
+    expected = {"reinforce": {"baseline": "running_mean", "baseline_momentum": 0.9},
+                "rloo": {"normalize_std": True}, "grpo": {"normalize_std": True, "eps": 0.2, "ratio_level": "token"},
+                "ppo_critic_free": {"eps": 0.2, "ratio_level": "sequence"},
+                "ppo": {"gamma": 1.0, "lam": 0.95, "eps": 0.2, "ratio_level": "token"}}[algo]
+    assert {k: v for k, v in used.items() if k != "eps_high"} == expected
+
+
+def test_an_option_the_function_takes_is_passed(tmp_path):
+    cfg = _train_cfg(tmp_path, ["--algo", "reinforce", "--baseline", "none"])
+    from coderl.algorithms import ADVANTAGES
+
+    assert cfg.advantage_kwargs(ADVANTAGES["reinforce"])["baseline"] == "none"
+
+
+# ---- rewards
+
+
+def test_reward_presets_are_named_for_what_they_compute_and_keep_seed_aliases(tmp_path):
+    from coderl.train.rewards import reward_config
+
+    for alias, name in (("seed001", "pass_minus_length"), ("seed003", "syntax_fraction_quality"),
+                        ("seed004", "fraction_plus_perfect")):
+        a, b = (reward_config(_train_cfg(tmp_path, ["--reward", r])) for r in (alias, name))
+        assert a.weights == b.weights and a.weights
+    rc = reward_config(_train_cfg(tmp_path, ["--reward", "pass_minus_length", "--length-alpha", "0.03"]))
+    assert rc.weights == {"pass": 1.0, "length_penalty": 1.0} and rc.length_alpha == 0.03
+
+
+def test_reward_weights_are_settable_from_cli_and_yaml(tmp_path):
+    from coderl.train.rewards import reward_config
+
+    cli = reward_config(_train_cfg(tmp_path, ["--reward", "fraction_plus_perfect", "--reward-weights",
+                                              "perfect_bonus=0.5,format=0.2,fraction=0"]))
+    assert cli.weights == {"perfect_bonus": 0.5, "format": 0.2}
+    yaml = reward_config(_train_cfg(tmp_path, [], "reward: pass\nreward_weights:\n  syntax: 0.1\n  quality: 0.3\n"))
+    assert yaml.weights == {"pass": 1.0, "syntax": 0.1, "quality": 0.3}
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--reward-weights", "speed=1"], "unknown reward component(s) 'speed'"),
+    (["--reward-weights", "pass=0"], "expected at least one component"),
+])
+def test_bad_reward_weights_are_one_line(tmp_path, capsys, argv, message):
+    assert main(["train", "--out", str(tmp_path / "run"), *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and message in err, err
+
+
+def test_the_quality_reward_without_ruff_is_one_line(tmp_path, capsys, monkeypatch):
+    from coderl.rewards.lint import LinterMissing
+    from coderl.train import rewards
+
+    def missing():
+        raise LinterMissing("no ruff")
+
+    monkeypatch.setattr(rewards, "find_ruff", missing)
+    assert main(["train", "--out", str(tmp_path / "run"), "--reward", "seed003"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "needs the ruff linter" in err and "pip install ruff" in err, err
+
+
+def test_ruff_comes_with_the_train_extra():
+    text = open(os.path.join(REPO, "pyproject.toml")).read()
+    train = text[text.index("train = ["): text.index("]", text.index("train = ["))]
+    assert '"ruff' in train
+
+
+# ---- the sandbox's memory budget
+
+
+def _machine(monkeypatch, cpus, gib):
+    monkeypatch.setattr(client, "usable_cpus", lambda: cpus)
+    monkeypatch.setattr(client, "total_memory_bytes", lambda: gib * 2**30)
+
+
+def test_default_workers_fit_in_memory(monkeypatch):
+    _machine(monkeypatch, 16, 32)  # 16 cores, 32 GiB: 16 x 2 GiB would be all of RAM
+    assert SandboxConfig().resolved_workers() == 12  # 75% of 32 GiB / 2 GiB
+    assert SandboxConfig(memory_mb=1024).resolved_workers() == 16
+    _machine(monkeypatch, 2, 24)
+    assert SandboxConfig().resolved_workers() == 2
+
+
+def test_workers_over_the_memory_budget_are_one_line(monkeypatch, capsys, tmp_path):
+    _machine(monkeypatch, 16, 32)
+    with pytest.raises(ConfigError, match=r"--workers 16 x --memory-mb 2048: expected at most 75%"):
+        SandboxConfig(workers=16)
+    for argv in (["check", "--tasks", "easy", "--reference", "--workers", "16"],
+                 ["train", "--out", str(tmp_path / "run"), "--workers", "16"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err.strip()
+        assert "\n" not in err and "--memory-mb" in err, err
+    with pytest.raises(client.SandboxUnavailable, match="lower --workers or --memory-mb"):
+        client.check_memory_budget(16, 2 * 2**30)
+
+
+# ---- layering
+
+
+def test_the_bottom_layer_imports_nothing_of_coderl():
+    base = os.path.join(REPO, "coderl", "base")
+    for name in os.listdir(base):
+        if name.endswith(".py"):
+            tree = ast.parse(open(os.path.join(base, name)).read())
+            for node in ast.walk(tree):
+                mods = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                        else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+                assert not any(m == "coderl" or m.startswith("coderl.") for m in mods), (name, mods)
+
+
+def test_no_module_is_over_400_lines():
+    long = []
+    for root, _, files in os.walk(os.path.join(REPO, "coderl")):
+        for name in files:
+            if name.endswith(".py"):
+                path = os.path.join(root, name)
+                n = sum(1 for _ in open(path))
+                if n > 400:
+                    long.append((os.path.relpath(path, REPO), n))
+    assert not long, long
