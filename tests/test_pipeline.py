@@ -341,13 +341,12 @@ def test_dtype_auto_resolves_once_to_what_this_machine_runs_natively(tmp_path):
 
 
 def test_an_algo_preset_without_a_table_label_is_named_by_its_key(model_dir, tmp_path, monkeypatch):
-    # pipeline.py looked presets up in ALGO_LABELS and raised KeyError for a preset added without one.
-    from coderl.pipeline import load_plan
-    from coderl.train.config import ALGO_PRESETS
+    # The plan looked presets up in ALGO_LABELS and raised KeyError for a preset added without a label.
+    from coderl.pipeline import ALGO_LABELS, load_plan
 
-    monkeypatch.setitem(ALGO_PRESETS, "grpo_variant", dict(ALGO_PRESETS["grpo"]))
+    monkeypatch.delitem(ALGO_LABELS, "grpo")
     config = tmp_path / "p.yaml"
-    config.write_text(pipeline_yaml(model_dir, tmp_path / "out").replace("algo: grpo", "algo: grpo_variant"))
+    config.write_text(pipeline_yaml(model_dir, tmp_path / "out").replace("    method: GRPO\n", ""))
     plan = load_plan(str(config))
     rl = next(s for s in plan.stages if s.kind == "rl")
-    assert rl.config.algo == "grpo_variant" and rl.method.startswith("grpo_variant")
+    assert rl.config.algo == "grpo" and rl.method.startswith("grpo")

@@ -1,0 +1,302 @@
+"""The pipeline's plan: its YAML read and checked field by field into stages (`load_plan`)."""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from coderl.base.config import (
+    ConfigError,
+    build,
+    coerce,
+    leaves,
+    option,
+    read_yaml_mapping,
+    require,
+    sections,
+)
+from coderl.pipeline.tasks import _check_tasks, _split_file
+
+STAMP = "pipeline_stage.json"
+TOP_LEVEL = ("out", "model", "format", "dtype", "seed", "title", "allow_eval_overlap", "eval", "sft", "rl")
+# Fields each section may not set: the pipeline decides them (paths, the model each stage starts from,
+# and the format/seed every stage must share).
+OWNED = {
+    "eval": ("out", "model", "format", "dtype", "seed", "label", "method"),
+    "sft": ("out", "model", "format", "dtype", "seed"),
+    "rl": ("out", "model", "format", "dtype", "config", "resume"),
+}
+PIPELINE_KEYS = {"eval": (), "sft": ("method",), "rl": ("name", "method", "split")}
+COMMANDS = {"eval": "coderl eval", "sft": "coderl sft", "rl": "coderl train"}
+# Fields that change nothing in a stage's outputs: a rerun with a different value still counts as done.
+COSMETIC = ("progress", "workers", "log_with", "resume", "shared_prompt")
+ALGO_LABELS = {"reinforce": "REINFORCE", "rloo": "RLOO", "grpo": "GRPO", "ppo_critic_free": "PPO (critic-free)",
+               "ppo": "PPO (value head)"}
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+@dataclass
+class PipelineConfig:
+    """Run seed 001's flow from one YAML file: base eval -> SFT -> RL runs -> eval of every checkpoint -> report."""
+
+    config: str | None = option(None, "pipeline YAML file (schema: docs/pipeline.md)")
+    out: str | None = option(None, "output directory (default: the config's `out`)")
+    dry_run: bool = option(False, "validate every field, print the plan and the state of OUT, load no model")
+    report_only: bool = option(False, "only (re)build OUT/report from the stage outputs already in OUT")
+
+    def __post_init__(self):
+        require(self.config is not None or (self.report_only and self.out is not None), "--config", self.config,
+                "a pipeline YAML file (or --report-only --out DIR)")
+
+
+# ---------------------------------------------------------------------------------------------------
+# the plan
+
+
+@dataclass
+class Stage:
+    name: str  # base-eval, sft, eval/sft, rl/<name>, eval/<name>
+    kind: str  # eval | sft | rl
+    dir: str
+    config: Any  # EvalConfig | SFTConfig | TrainConfig
+    method: str = ""  # label in tables
+    role: str = ""  # for evaluations: base | sft | rl
+    input_dir: str | None = None  # the adapter inside OUT this stage starts from (fingerprinted)
+    rl_dir: str | None = None  # evaluations of RL checkpoints: the run directory (curves)
+    split_file: tuple | None = None  # RL with `split:`: (spec, split, seed, path) to write before it runs
+    train_tasks: int | None = None  # RL/SFT: tasks found at validation
+
+
+@dataclass
+class Plan:
+    out: str
+    config_path: str
+    model: str
+    format: str
+    seed: int
+    title: str
+    stages: list[Stage]
+    dtype: str = "float32"
+    eval_tasks: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def stage(self, name: str) -> Stage:
+        return next(s for s in self.stages if s.name == name)
+
+    def downstream(self, stage: Stage) -> list[Stage]:
+        """Stages that start from `stage`'s output, directly or not."""
+        out, frontier = [], {stage.dir}
+        for s in self.stages[self.stages.index(stage) + 1:]:
+            if s.input_dir and any(_inside(s.input_dir, d) for d in frontier):
+                out.append(s)
+                frontier.add(s.dir)
+        return out
+
+
+def _inside(path: str, directory: str) -> bool:
+    path, directory = os.path.abspath(path), os.path.abspath(directory)
+    return path == directory or path.startswith(directory + os.sep)
+
+
+def read_yaml(path: str) -> dict:
+    """The YAML mapping at `path`; a key given twice in one mapping is an error (PyYAML keeps the last)."""
+    import yaml
+
+    class StrictLoader(yaml.SafeLoader):
+        pass
+
+    def mapping(loader, node):
+        keys = [(loader.construct_object(k, deep=True), k.start_mark.line + 1) for k, _ in node.value]
+        seen = set()
+        for key, line in keys:
+            if key in seen:
+                raise ConfigError(f"--config {path}: line {line}: field '{key}' given twice in one mapping")
+            seen.add(key)
+        return loader.construct_mapping(node, deep=True)
+
+    StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
+    return read_yaml_mapping(path, loader=StrictLoader, expected="a mapping with out, model, eval, sft, rl")
+
+
+def load_plan(path: str, out: str | None = None, *, check_tasks: bool = True) -> Plan:
+    """Validate the pipeline YAML at `path` (every field, through the real dataclasses) and plan its stages.
+
+    `check_tasks` loads every task set (no model) to count tasks, write nothing, and refuse training
+    prompts that are evaluation prompts.  Raises `ConfigError` with one line.
+    """
+    from coderl.rollout.formats import FORMATS
+
+    data = read_yaml(path)
+    for key in data:
+        if key not in TOP_LEVEL:
+            raise ConfigError(f"{path}: unknown top-level field '{key}'{_suggest(key, TOP_LEVEL)} "
+                              f"(expected: {', '.join(TOP_LEVEL)})")
+    out = out or data.get("out")
+    require(isinstance(out, str) and out.strip() != "", f"{path}: out", out, "an output directory (or --out DIR)")
+    model = data.get("model", "smollm2-135m-instruct")
+    require(isinstance(model, str) and model.strip() != "", f"{path}: model", model, "a model spec")
+    from coderl.eval.run import DEFAULT_FORMAT
+
+    fmt = data.get("format", DEFAULT_FORMAT)
+    require(fmt in FORMATS, f"{path}: format", fmt, "one of " + ", ".join(sorted(FORMATS)))
+    dtype = data.get("dtype", "float32")
+    require(dtype in ("float32", "bfloat16", "auto"), f"{path}: dtype", dtype, "float32, bfloat16 or auto")
+    if dtype == "auto":  # resolved once, here: stamps and the plan record what actually ran
+        from coderl.models.load import fast_dtype
+
+        dtype = fast_dtype()
+    seed = data.get("seed", 0)
+    require(isinstance(seed, int) and not isinstance(seed, bool), f"{path}: seed", seed, "an integer")
+    title = data.get("title") or f"coderl pipeline: {os.path.basename(path)}"
+    allow_overlap = data.get("allow_eval_overlap", False)
+    require(isinstance(allow_overlap, bool), f"{path}: allow_eval_overlap", allow_overlap, "true or false")
+    for key in ("eval", "sft"):
+        require(data.get(key) is None or isinstance(data[key], dict), f"{path}: {key}", data.get(key),
+                "a mapping of field: value" + (" (or null)" if key == "sft" else ""))
+    rl = data.get("rl") or []
+    require(isinstance(rl, list), f"{path}: rl", rl, "a list of runs ({name, method, <coderl train fields>})")
+    _check_model(path, model)
+    plan = Plan(out=out, config_path=path, model=model, format=fmt, dtype=dtype, seed=seed, title=str(title), stages=[])
+    _plan_stages(plan, data.get("eval") or {}, data.get("sft"), rl)
+    if check_tasks:
+        _check_tasks(plan, allow_overlap)
+    return plan
+
+
+def _check_model(path: str, model: str) -> None:
+    from coderl.models.spec import resolve_spec  # torch-free: classifies the spec, loads nothing
+
+    try:
+        resolve_spec(model)
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+
+
+def _plan_stages(plan: Plan, eval_fields: dict, sft_fields: dict | None, rl: list) -> None:
+    from coderl.eval.run import EvalConfig
+    from coderl.train.config import TrainConfig
+    from coderl.train.sft import SFTConfig
+
+    out = plan.out
+    common = {"format": plan.format, "dtype": plan.dtype, "seed": plan.seed}
+    eval_values = _section_values("eval", "eval", eval_fields, EvalConfig)
+
+    def evaluation(name: str, model: str, label: str, method: str, role: str, input_dir=None, rl_dir=None):
+        directory = os.path.join(out, name)
+        cfg = _build("eval", EvalConfig, {**eval_values, **common, "out": directory, "model": model,
+                                           "label": label, "method": method})
+        return Stage(name, "eval", directory, cfg, method, role, input_dir=input_dir, rl_dir=rl_dir)
+
+    plan.stages.append(evaluation("base-eval", plan.model, plan.model, "Base", "base"))
+    start = plan.model
+    if sft_fields is not None:
+        values = _section_values("sft", "sft", sft_fields, SFTConfig)
+        method = values.pop("method", None)
+        sft_dir = os.path.join(out, "sft")
+        cfg = _build("sft", SFTConfig, {**values, **common, "out": sft_dir, "model": plan.model})
+        method = _label("sft", method) or ("SFT (QLoRA + LoRA)" if cfg.qlora else "SFT (LoRA)")
+        plan.stages.append(Stage("sft", "sft", sft_dir, cfg, method))
+        start = os.path.join(sft_dir, "adapter")
+        plan.stages.append(evaluation("eval/sft", start, "sft/adapter", method, "sft", input_dir=start))
+        if cfg.qlora:
+            plan.notes.append("sft: qlora needs a CUDA GPU and bitsandbytes when it runs (checked before the "
+                              "first stage, not by --dry-run); RL and evaluation load the base unquantised "
+                              "(coderl train / coderl eval have no qlora field)")
+    names: set[str] = set()
+    for i, entry in enumerate(rl):
+        where = f"rl[{i}]"
+        if not isinstance(entry, dict):
+            raise ConfigError(f"{where}: expected a mapping with name, method and `coderl train` fields")
+        name = entry.get("name")
+        if not isinstance(name, str) or not _NAME.match(name) or name == "sft":
+            raise ConfigError(f"{where}: name={name!r}: expected a directory name (letters, digits, '.', '_', "
+                              "'-'; not 'sft')")
+        if name in names:
+            raise ConfigError(f"{where}: name={name!r}: used by an earlier run (names must be unique)")
+        names.add(name)
+        where = f"rl[{i}] ({name})"
+        values = _section_values(where, "rl", {k: v for k, v in entry.items() if k != "name"}, TrainConfig)
+        method, split = values.pop("method", None), values.pop("split", None)
+        run_dir = os.path.join(out, "rl", name)
+        split_file = None
+        if split is not None:
+            split_file = _split_file(where, values.get("tasks", _default(TrainConfig, "tasks")), split, plan)
+            values["tasks"] = split_file[3]
+        cfg = _build(where, TrainConfig, {"seed": plan.seed, **values, "format": plan.format, "dtype": plan.dtype,
+                                          "out": run_dir, "model": start})
+        method = _label(where, method) or ALGO_LABELS.get(cfg.algo, cfg.algo) + (
+            f" (α = {cfg.rewards.length_alpha})" if cfg.rewards.reward in ("seed001", "pass_minus_length") else "")
+        input_dir = start if start != plan.model else None
+        plan.stages.append(Stage(f"rl/{name}", "rl", run_dir, cfg, method, input_dir=input_dir,
+                                 split_file=split_file))
+        checkpoint = os.path.join(run_dir, "checkpoints", f"step-{cfg.steps}")
+        plan.stages.append(evaluation(f"eval/{name}", checkpoint, name, method, "rl", input_dir=checkpoint,
+                                      rl_dir=run_dir))
+
+
+def _label(where: str, method) -> str | None:
+    require(method is None or isinstance(method, str), f"{where}: method", method, "a label (text)")
+    return method
+
+
+def _default(cls, name: str):
+    return leaves(cls)[name][1].default
+
+
+def _suggest(name: str, known) -> str:
+    close = difflib.get_close_matches(str(name), list(known), n=1)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+def _section_values(where: str, section: str, values: dict, cls) -> dict:
+    """Check field names and types of one section; returns the values (floats written `5e-5` coerced)."""
+    fields = leaves(cls)
+    owned, extra = OWNED[section], PIPELINE_KEYS[section]
+    out = {}
+    for name, value in flat_values_or_names(cls, values):
+        if name in extra:
+            out[name] = value
+            continue
+        if name in owned:
+            why = ("set by the pipeline for each stage" if name in ("out", "model", "label", "method", "resume",
+                                                                      "config")
+                   else "set once at the top level, for every stage")
+            raise ConfigError(f"{where}: field '{name}' cannot be set here ({why})")
+        if name not in fields:
+            allowed = [n for n in fields if n not in owned] + list(extra)
+            raise ConfigError(f"{where}: unknown field '{name}'{_suggest(name, allowed)} "
+                              f"(see `{COMMANDS[section]} --help`)")
+        _, f, annotation = fields[name]
+        try:
+            value = coerce(value, annotation, "--" + name.replace("_", "-"))
+        except ConfigError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+        choices = f.metadata.get("choices")
+        if choices and value is not None:
+            require(value in choices, f"{where}: --{name.replace('_', '-')}", value,
+                    "one of " + ", ".join(map(str, choices)))
+        out[name] = value
+    return out
+
+
+def flat_values_or_names(cls, values: dict):
+    """(name, value) of a YAML section, a config section's mapping (`sandbox: {timeout: 3}`) spread out."""
+    secs = sections(cls)
+    for name, value in values.items():
+        if name in secs and isinstance(value, dict):
+            yield from value.items()
+        else:
+            yield name, value
+
+
+def _build(where: str, cls, values: dict):
+    """The dataclass itself validates; its one-line error gets the section in front."""
+    try:
+        return build(cls, values, where=where)
+    except ConfigError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{where}: {str(exc).splitlines()[0]}") from None

@@ -1,0 +1,177 @@
+"""Running the pipeline: every stage in order, stamps, plan files, the report, and `coderl pipeline`."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import gc
+import json
+import os
+import shutil
+import sys
+import time
+
+from coderl.base.config import (
+    ConfigError,
+)
+
+# ---------------------------------------------------------------------------------------------------
+# running
+from coderl.pipeline.plan import STAMP, PipelineConfig, Plan, Stage, load_plan
+from coderl.pipeline.state import (
+    _adapter_sha256,
+    _portable,
+    code_version,
+    format_plan,
+    plan_states,
+    portable_config,
+    stage_status,
+    stale_error,
+)
+from coderl.pipeline.tasks import write_split
+
+
+class _Log:
+    """Print to stderr and append to OUT/pipeline.log (stage loops log through it too)."""
+
+    def __init__(self, path: str):
+        self.file = open(path, "a", encoding="utf-8")
+
+    def __call__(self, message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+        self.file.write(f"{datetime.datetime.now().isoformat(timespec='seconds')} {message}\n")
+        self.file.flush()
+
+    def close(self) -> None:
+        self.file.close()
+
+
+def run_pipeline(plan: Plan, *, log=None) -> str:
+    """Run every stage that is not done, then build the report; returns the report's path."""
+    from coderl.eval.report import build_report
+
+    os.makedirs(plan.out, exist_ok=True)
+    states = plan_states(plan)
+    message = stale_error(plan, states)
+    if message:
+        raise ConfigError(message)
+    own_log = log is None
+    log = log or _Log(os.path.join(plan.out, "pipeline.log"))
+    try:
+        _write_plan_files(plan)
+        sft_stage = next((s for s in plan.stages if s.kind == "sft"), None)
+        if sft_stage and sft_stage.config.qlora and states["sft"][0] != "done":
+            from coderl.train.sft import require_cuda_for_qlora
+
+            require_cuda_for_qlora()  # fail before the base evaluation, not an hour into the run
+        for i, stage in enumerate(plan.stages, 1):
+            state, detail = stage_status(stage, plan.out)  # upstream stages may have just run
+            if state == "done":
+                log(f"[{i}/{len(plan.stages)}] {stage.name}: done ({detail}), skipped")
+                continue
+            if state == "stale":
+                raise ConfigError(stale_error(plan, plan_states(plan)))
+            log(f"[{i}/{len(plan.stages)}] {stage.name}: {detail or 'running'} -> {stage.dir}")
+            t0 = time.perf_counter()
+            _run_stage(stage, state, log)
+            _write_stamp(stage, plan.out, time.perf_counter() - t0)
+            gc.collect()
+        report = build_report(plan.out, log=log)
+        log(f"report: {report}")
+        return report
+    finally:
+        if own_log:
+            log.close()
+
+
+def _run_stage(stage: Stage, state: str, log) -> None:
+    if stage.kind == "eval":
+        from coderl.eval.run import format_summary, run_eval
+
+        _clear(stage.dir)  # an interrupted evaluation restarts from scratch
+        log(format_summary(run_eval(stage.config, log=log)))
+    elif stage.kind == "sft":
+        from coderl.train.sft import sft
+
+        _clear(stage.dir)  # an interrupted SFT restarts from scratch (no stray checkpoints of the old one)
+        result = sft(stage.config, log=log)
+        log(f"sft: {result.steps} optimizer steps, last sft/loss {result.metrics['sft/loss']:.4f}, "
+            f"adapter {result.adapter}")
+        del result
+    else:
+        from coderl.train import run_training
+
+        if stage.split_file:
+            n = write_split(*stage.split_file)
+            log(f"{stage.name}: wrote {n} tasks ({stage.split_file[0]}, split {stage.split_file[1]}) to "
+                f"{stage.split_file[3]}")
+        if state != "resume":
+            _clear(stage.dir)  # interrupted before its first checkpoint: nothing to keep
+        cfg = dataclasses.replace(stage.config, resume=state == "resume")
+        metrics = run_training(cfg, log=log)
+        shown = {k: round(v, 4) for k, v in metrics.items() if k.startswith(("reward/total", "sandbox/pass_rate"))}
+        log(f"{stage.name}: {cfg.steps} steps done; last step {shown}")
+
+
+def _clear(directory: str) -> None:
+    if os.path.isdir(directory):
+        shutil.rmtree(directory)
+
+
+def _write_stamp(stage: Stage, out: str, seconds: float) -> None:
+    stamp = {"stage": stage.name, "kind": stage.kind, "method": stage.method, "code": code_version(),
+             "config": portable_config(stage.config, out),
+             "input": _portable({"model": stage.input_dir}, out)["model"],
+             "input_sha256": _adapter_sha256(stage.input_dir), "seconds": round(seconds, 1),
+             "finished": datetime.datetime.now().isoformat(timespec="seconds")}
+    _write_json(os.path.join(stage.dir, STAMP), stamp)
+
+
+def _write_json(path: str, data) -> None:
+    with open(path + ".tmp", "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=2)
+    os.replace(path + ".tmp", path)
+
+
+def _write_plan_files(plan: Plan) -> None:
+    copy = os.path.join(plan.out, "pipeline.yaml")
+    if os.path.abspath(plan.config_path) != os.path.abspath(copy):
+        shutil.copyfile(plan.config_path, copy)
+    stages = [{"name": s.name, "kind": s.kind, "dir": os.path.relpath(s.dir, plan.out), "method": s.method,
+               "role": s.role, "rl_dir": os.path.relpath(s.rl_dir, plan.out) if s.rl_dir else None,
+               "config": portable_config(s.config, plan.out)} for s in plan.stages]
+    _write_json(os.path.join(plan.out, "plan.json"),
+                {"title": plan.title, "config": "pipeline.yaml", "model": plan.model, "format": plan.format,
+                 "dtype": plan.dtype, "seed": plan.seed, "stages": stages})
+
+
+def run_command(cfg: PipelineConfig) -> int:
+    """`coderl pipeline`: dry run, report only, or the whole flow."""
+    if cfg.report_only:
+        from coderl.eval.report import build_report
+
+        out = cfg.out or load_plan(cfg.config, check_tasks=False).out
+        print(f"report: {build_report(out, log=lambda m: print(m, file=sys.stderr))}")
+        return 0
+    plan = load_plan(cfg.config, cfg.out)
+    if cfg.dry_run:
+        states = plan_states(plan) if os.path.isdir(plan.out) else None
+        print(format_plan(plan, states))
+        message = stale_error(plan, states) if states else None
+        if message:
+            print(f"a run would stop: {message}")
+        print("dry run: every field validated, task sets loaded; no model loaded, nothing written")
+        return 0
+    states = plan_states(plan) if os.path.isdir(plan.out) else None
+    message = stale_error(plan, states) if states else None
+    if message:
+        raise ConfigError(message)
+    print(format_plan(plan, states), file=sys.stderr)
+    report = run_pipeline(plan)
+    from coderl.eval.report import render_terminal
+
+    with open(os.path.join(os.path.dirname(report), "report.json"), encoding="utf-8") as f:
+        print(render_terminal(json.load(f)))
+    print(f"done: {len(plan.stages)} stages in {plan.out}; report: {report} "
+          f"(and {os.path.join(os.path.dirname(report), 'report.html')})")
+    return 0
