@@ -27,9 +27,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from coderl.languages import get_language
 from coderl.rewards.lint import Finding, run_ruff
 from coderl.rollout.types import Sample
 from coderl.sandbox.types import ExecutionResult
+from coderl.tasks.kinds import get_kind
 from coderl.tasks.types import Task
 
 RewardFn = Callable[..., float]  # (result, sample, task, **params) -> float
@@ -70,16 +72,10 @@ def reward(name: str, *, prepare: PrepareFn | None = None) -> Callable[[RewardFn
 # What the program is: does it compile, does the completion define the entry point?
 
 
-def compiles(program: str) -> bool:
-    """The program byte-compiles.  `compile` only parses and generates byte code: nothing runs.
-    It catches more than `ast.parse` (`return` outside a function, misplaced `nonlocal`, ...)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # SyntaxWarning for "\d" etc. is not an error
-        try:
-            compile(program, "<program>", "exec", dont_inherit=True)
-        except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
-            return False
-    return True
+def compiles(program: str, language: str = "python") -> bool:
+    """The program compiles in its language (Python: `compile()`, which parses and generates byte code;
+    nothing runs, and it catches more than `ast.parse`: `return` outside a function, ...)."""
+    return get_language(language).compiles(program)
 
 
 def _is_placeholder(stmt: ast.stmt) -> bool:
@@ -125,7 +121,7 @@ def _defines(kind: str, entry_point: str | None, program: str, completion: str) 
     module = _parse(program)
     if module is None:
         return False
-    if kind != "function" or not entry_point:
+    if not get_kind(kind).prompt_is_code or not entry_point:
         # stdio (or a function task without an entry point): the program is the completion; it
         # must parse and hold at least one statement that is not a placeholder.
         return any(not _is_placeholder(s) for s in module.body)
@@ -230,7 +226,7 @@ def syntax(result: ExecutionResult, sample: Sample, task: Task) -> float:
     """
     if not defines_entry_point(task, sample.completion):
         return 0.0
-    return 1.0 if compiles(task.build_program(sample.completion)) else 0.0
+    return 1.0 if compiles(task.build_program(sample.completion), task.language) else 0.0
 
 
 @reward("format")
@@ -256,7 +252,7 @@ class LintReport:
 
 def _completion_first_row(task: Task) -> int:
     """1-based line of the program where the completion starts."""
-    return task.prompt.count("\n") + 1 if task.kind == "function" else 1
+    return task.prompt.count("\n") + 1 if get_kind(task.kind).prompt_is_code else 1
 
 
 @functools.lru_cache(maxsize=1024)
@@ -288,7 +284,7 @@ def lint_report(task: Task, completion: str, findings: list[Finding]) -> LintRep
     first = _completion_first_row(task)
     program = task.build_program(completion)
     lines = sum(1 for line in program.split("\n")[first - 1:] if line.strip())
-    prompt_names = _prompt_names(task.prompt) if task.kind == "function" else frozenset()
+    prompt_names = _prompt_names(task.prompt) if get_kind(task.kind).prompt_is_code else frozenset()
     kept = [f for f in findings if f.row >= first and not (
         f.code == "F811" and any(f"`{name}`" in f.message.split(" from ")[0] for name in prompt_names))]
     return LintReport(len(kept), max(lines, 1), tuple(f.code for f in kept))

@@ -23,12 +23,13 @@ space-indented docstring is a `TabError`).  This module does not import torch.
 
 from __future__ import annotations
 
-import ast
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from coderl.languages import PYTHON, Language, get_language
+from coderl.tasks.kinds import get_kind
 from coderl.tasks.types import Task
 
 Messages = list[dict[str, str]]
@@ -59,21 +60,12 @@ class ClosingFence(str):
 # Chat replies end with their first code block (or the end-of-turn token).
 CHAT_STOPS = (ClosingFence("\n```\n"),)
 
-FUNCTION_INSTRUCTION = (
-    "Complete the following Python function. "
-    "Reply with the complete function in one ```python code block."
-)
-STDIO_INSTRUCTION = (
-    "Solve the following problem with a complete Python program that reads its input from standard "
-    "input and writes its answer to standard output. Reply with the program in one ```python code block."
-)
 REASONING_SYSTEM = (
-    "You are an expert Python programmer. First think about the problem step by step inside "
+    "You are an expert {language} programmer. First think about the problem step by step inside "
     "<reasoning> and </reasoning> tags, then give your final answer inside <answer> and </answer> "
-    "tags. The answer must contain the complete code in one ```python code block."
+    "tags. The answer must contain the complete code in one ```{tag} code block."
 )
 
-_PYTHON_TAGS = {"", "python", "py", "python3"}
 _REASONING_LAYOUT = re.compile(r"\s*<reasoning>.*?</reasoning>\s*<answer>.*?</answer>\s*", re.DOTALL)
 _ANSWER = re.compile(r"<answer>(.*?)(?:</answer>|\Z)", re.DOTALL)
 # A line that opens like an English sentence ("Here is", "This function"), a markdown bold
@@ -138,12 +130,8 @@ def _normalize(code: str, *, tabs: bool = True, first_is_line_start: bool = True
     return "\n".join(lines)
 
 
-def _compiles(source: str) -> bool:
-    try:
-        ast.parse(source)
-    except (SyntaxError, ValueError):
-        return False
-    return True
+def _compiles(source: str, language: Language = PYTHON) -> bool:
+    return language.parses(source)
 
 
 def _is_prose(line: str) -> bool:
@@ -194,12 +182,11 @@ def _fenced_blocks(text: str) -> list[tuple[str, str, bool]]:
     return blocks
 
 
-def _defines(code: str, name: str, *, column0: bool = False) -> bool:
-    indent = "" if column0 else r"[ \t]*"
-    return re.search(rf"^{indent}(?:async[ \t]+)?def[ \t]+{re.escape(name)}[ \t]*\(", code, re.MULTILINE) is not None
+def _defines(code: str, name: str, *, column0: bool = False, language: Language = PYTHON) -> bool:
+    return language.defines(code, name, column0)
 
 
-def extract_code(text: str, entry_point: str | None = None) -> tuple[str, bool]:
+def extract_code(text: str, entry_point: str | None = None, language: Language = PYTHON) -> tuple[str, bool]:
     """(code, fenced) from a chat reply: the ```python / ```py / ``` block (of several, the first
     that defines `entry_point`, else the first Python one, else the first); without a fence, the
     whole reply if it parses, else the code between the prose.  `fenced` is True iff a closed
@@ -208,8 +195,8 @@ def extract_code(text: str, entry_point: str | None = None) -> tuple[str, bool]:
     blocks = _fenced_blocks(text)
     if not blocks:
         return _unfenced_code(text), False
-    python = [b for b in blocks if b[0] in _PYTHON_TAGS] or blocks
-    chosen = next((b for b in python if entry_point and _defines(b[1], entry_point)), python[0])
+    python = [b for b in blocks if b[0] in language.fence_tags] or blocks
+    chosen = next((b for b in python if entry_point and _defines(b[1], entry_point, language=language)), python[0])
     return chosen[1], chosen[2]
 
 
@@ -230,19 +217,20 @@ def assemble(task: Task, code: str) -> str:
     (4 spaces unless the prompt says otherwise), relative indentation kept.
     stdio tasks: the code is the whole program.
     """
-    unit = _indent_unit(task.prompt) if task.kind == "function" else "    "
+    language = get_language(task.language)
+    unit = _indent_unit(task.prompt) if get_kind(task.kind).prompt_is_code else "    "
     code = _normalize(code, tabs="\t" not in unit).rstrip()
     if not code.strip():
         return ""
     lines = [line for line in code.split("\n") if line.strip()]
     common = min(len(line) - len(line.lstrip(" \t")) for line in lines)
-    if task.kind != "function":
+    if not get_kind(task.kind).prompt_is_code:
         return _rebase(code, lines[0][:common], "") + "\n"
     dedented = _rebase(code, lines[0][:common], "")
-    if task.entry_point and _defines(dedented, task.entry_point, column0=True):
+    if task.entry_point and _defines(dedented, task.entry_point, column0=True, language=language):
         # A prompt that ends in a bare header (`def f(x):` with no docstring) needs a body before the
         # redefinition, or the program cannot compile.
-        stub = "" if _compiles(task.prompt) else unit + "pass\n"
+        stub = "" if _compiles(task.prompt, language) else unit + language.placeholder_body + "\n"
         return stub + "\n" + dedented + "\n"
     first = lines[0][: len(lines[0]) - len(lines[0].lstrip(" \t"))]
     sep = "" if task.prompt.endswith("\n") or not task.prompt else "\n"
@@ -254,29 +242,36 @@ def assemble(task: Task, code: str) -> str:
 
 
 def _completion_render(task: Task, tokenizer: Any) -> str:
-    if task.kind == "function":
+    if get_kind(task.kind).prompt_is_code:
         return task.prompt
-    # A stdio task's prompt is a prose statement, not code to continue: give it as a module docstring.
-    return '"""\n' + task.prompt.replace('"""', "'''").rstrip() + '\n"""\n'
+    # A stdio task's prompt is a prose statement, not code to continue: the language's leading comment
+    # (a module docstring in Python).
+    return get_language(task.language).prose_header(task.prompt)
 
 
 def _completion_stops(task: Task) -> tuple[str, ...]:
     # A stdio program legitimately defines functions and has `if __name__` / top-level prints.
-    return COMPLETION_STOPS if task.kind == "function" else ("\n```",)
+    return COMPLETION_STOPS if get_kind(task.kind).prompt_is_code else ("\n```",)
 
 
 def _completion_extract(task: Task, output: str) -> Extraction:
-    continues_line = bool(task.prompt) and not task.prompt.endswith("\n") and task.kind == "function"
+    continues_line = bool(task.prompt) and not task.prompt.endswith("\n") and get_kind(task.kind).prompt_is_code
     text = _normalize(cut_at_stop(output, _completion_stops(task)), first_is_line_start=not continues_line,
                       tabs="\t" not in _indent_unit(task.prompt))
     return Extraction(text, True)
 
 
+def instruction(task: Task) -> str:
+    """The chat instruction of the task's kind, naming the task's language and its fence tag."""
+    language = get_language(task.language)
+    return get_kind(task.kind).instruction.format(language=language.display, tag=language.fence_tag)
+
+
 def user_message(task: Task) -> str:
     """The instruction and the task, as the one user message of the chat formats."""
-    if task.kind == "function":
-        return f"{FUNCTION_INSTRUCTION}\n\n```python\n{task.prompt.rstrip()}\n```"
-    return f"{STDIO_INSTRUCTION}\n\n{task.prompt.rstrip()}"
+    if get_kind(task.kind).prompt_is_code:
+        return f"{instruction(task)}\n\n```{get_language(task.language).fence_tag}\n{task.prompt.rstrip()}\n```"
+    return f"{instruction(task)}\n\n{task.prompt.rstrip()}"
 
 
 def _require_template(tokenizer: Any, name: str) -> None:
@@ -291,20 +286,22 @@ def _chat_render(task: Task, tokenizer: Any) -> Messages:
 
 
 def _chat_extract(task: Task, output: str) -> Extraction:
-    code, fenced = extract_code(output, task.entry_point)
+    code, fenced = extract_code(output, task.entry_point, get_language(task.language))
     return Extraction(assemble(task, code), fenced)
 
 
 def _reasoning_render(task: Task, tokenizer: Any) -> Messages:
     _require_template(tokenizer, "reasoning")
-    return [{"role": "system", "content": REASONING_SYSTEM}, {"role": "user", "content": user_message(task)}]
+    language = get_language(task.language)
+    system = REASONING_SYSTEM.format(language=language.display, tag=language.fence_tag)
+    return [{"role": "system", "content": system}, {"role": "user", "content": user_message(task)}]
 
 
 def _reasoning_extract(task: Task, output: str) -> Extraction:
     answers = _ANSWER.findall(output)
     # Without an <answer>, the code may still be in the reply (after the reasoning, if any).
     answer = answers[-1] if answers else output.rsplit("</reasoning>", 1)[-1]
-    code, _ = extract_code(answer, task.entry_point)
+    code, _ = extract_code(answer, task.entry_point, get_language(task.language))
     return Extraction(assemble(task, code), _REASONING_LAYOUT.fullmatch(output) is not None)
 
 

@@ -19,6 +19,8 @@ import math
 import signal as _signal
 from typing import Any
 
+from coderl.languages import get_language
+
 from .types import PARENT_JUDGED, CheckKind, ExecutionRequest, ExecutionResult, Status, TestOutcome
 
 
@@ -312,10 +314,11 @@ def _judge_processes(request: ExecutionRequest, runs: list[dict], isolation: str
         tid, hidden = (test.id, test.hidden) if test else ("0", False)
         if failure is None and run["exit_code"] != 0:
             stderr = run["stderr"].strip().splitlines()
+            compile_error = get_language(request.language).compile_error(run["stderr"])
             if _memory_hint(run["stderr"]):
                 failure = (Status.MEMORY_EXCEEDED, "MemoryError")
-            elif stderr and stderr[-1].startswith("SyntaxError"):
-                failure = (Status.SYNTAX_ERROR, stderr[-1][:300])
+            elif compile_error:
+                failure = (Status.SYNTAX_ERROR, compile_error[:300])
             else:
                 failure = (Status.RUNTIME_ERROR,
                            f"exit code {run['exit_code']}: {stderr[-1][:200] if stderr else ''}".strip())

@@ -116,6 +116,7 @@ class ExecutionRequest:
     limits: Limits = field(default_factory=Limits)
     float_tolerance: float | None = None  # STDOUT checks: numeric tokens equal within abs/rel tol
     stop_on_first_failure: bool = False  # per-process modes: skip remaining tests after one fails
+    language: str = "python"  # how the judge reads a failed run (`coderl.languages`: its compile errors)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from coderl.sandbox.types import ExecutionRequest, Limits, Mode, TestCase
+from coderl.sandbox.types import ExecutionRequest, Limits, TestCase
+from coderl.tasks.kinds import get_kind
 
 
 class TaskFormatError(ValueError):
@@ -67,7 +68,7 @@ class Task:
     """
 
     task_id: str
-    kind: str  # "function" | "stdio"
+    kind: str  # a name in `coderl.tasks.kinds.KINDS`: "function" | "stdio"
     prompt: str
     tests: tuple[TestCase, ...]
     entry_point: str | None = None
@@ -76,12 +77,11 @@ class Task:
     float_tolerance: float | None = None
     source: str = ""  # "file:line" it was read from
     metadata: dict[str, Any] = field(default_factory=dict, compare=False)
+    language: str = "python"  # a name in `coderl.languages.LANGUAGES`
 
     def build_program(self, completion: str) -> str:
         """The exact program text that runs; what `coderl check` appends the completion to."""
-        if self.kind == "function":
-            return self.prompt + completion
-        return completion
+        return get_kind(self.kind, self.task_id).build_program(self, completion)
 
     def build_request(
         self,
@@ -90,26 +90,7 @@ class Task:
         max_tests: int | None = None,
     ) -> ExecutionRequest:
         tests = self.tests if max_tests is None else self.tests[:max_tests]
-        limits = limits or Limits()
-        if self.kind == "function":
-            return ExecutionRequest(
-                mode=Mode.PYTHON_TESTS,
-                program=self.build_program(completion),
-                entry_point=self.entry_point,
-                trusted_code=trusted_code(self.prompt, self.entry_point),
-                test_preamble=self.test_preamble,
-                tests=tuple(tests),
-                limits=limits,
-            )
-        if self.kind == "stdio":
-            return ExecutionRequest(
-                mode=Mode.PYTHON_SCRIPT,
-                program=self.build_program(completion),
-                tests=tuple(tests),
-                limits=limits,
-                float_tolerance=self.float_tolerance,
-            )
-        raise ValueError(f"task {self.task_id}: unknown kind {self.kind!r} (expected 'function' or 'stdio')")
+        return get_kind(self.kind, self.task_id).build_request(self, completion, limits or Limits(), tuple(tests))
 
     def with_tests(self, tests: tuple[TestCase, ...]) -> Task:
         return dataclasses.replace(self, tests=tests)

@@ -9,15 +9,28 @@ import pytest
 from coderl.rollout.formats import (
     COMPLETION_STOPS,
     FORMATS,
-    FUNCTION_INSTRUCTION,
-    REASONING_SYSTEM,
-    STDIO_INSTRUCTION,
     cut_at_stop,
     extract_code,
     get_format,
     prompt_text,
 )
 from coderl.tasks.types import Task
+
+# The texts the bundled model's numbers (RESULTS.md) were measured with: the language and kind records
+# must render them byte for byte for Python tasks.
+FUNCTION_INSTRUCTION = (
+    "Complete the following Python function. "
+    "Reply with the complete function in one ```python code block."
+)
+STDIO_INSTRUCTION = (
+    "Solve the following problem with a complete Python program that reads its input from standard "
+    "input and writes its answer to standard output. Reply with the program in one ```python code block."
+)
+REASONING_SYSTEM = (
+    "You are an expert Python programmer. First think about the problem step by step inside "
+    "<reasoning> and </reasoning> tags, then give your final answer inside <answer> and </answer> "
+    "tags. The answer must contain the complete code in one ```python code block."
+)
 
 PROMPT = (
     "from typing import List\n\n\n"

@@ -1,0 +1,68 @@
+"""Task kinds and languages are data: formats, rewards and the judge read the records, so a new language
+or kind is one registration, not edits across packages."""
+
+import dataclasses
+
+import pytest
+
+from coderl.languages import LANGUAGES, PYTHON, Language, get_language
+from coderl.rollout.formats import get_format, user_message
+from coderl.sandbox.judge import _judge_processes
+from coderl.sandbox.types import ExecutionRequest, Mode, Status
+from coderl.tasks.kinds import KINDS, get_kind
+from coderl.tasks.types import Task
+
+STUB = "def add(a, b):\n    \"\"\"Return a + b.\"\"\"\n"
+
+
+@pytest.fixture
+def toy_language(monkeypatch):
+    """A second language whose records differ from Python's in every field the other packages read."""
+    toy = dataclasses.replace(
+        PYTHON, name="toy", display="Toy", fence_tag="toy", fence_tags=frozenset({"toy"}),
+        compiles=lambda program: "BAD" not in program,
+        compile_error=lambda stderr: next((line for line in stderr.splitlines() if line.startswith("toyc:")), None),
+        prose_header=lambda text: "# " + text.strip() + "\n")
+    monkeypatch.setitem(LANGUAGES, "toy", toy)
+    return toy
+
+
+def test_python_is_the_default_language_and_unknown_names_are_one_line():
+    assert Task("t/0", "function", STUB, ()).language == "python"
+    with pytest.raises(ValueError, match="language 'cobol': expected one of"):
+        get_language("cobol")
+    with pytest.raises(ValueError, match="task t/1: unknown kind 'quiz' .expected one of function, stdio"):
+        Task("t/1", "quiz", "", ()).build_request("x")
+    assert set(KINDS) >= {"function", "stdio"} and get_kind("function").prompt_is_code
+
+
+def test_formats_read_the_language_record(toy_language):
+    task = Task("t/0", "function", STUB, (), entry_point="add", language="toy")
+    message = user_message(task)
+    assert message.startswith("Complete the following Toy function.") and "```toy\n" in message
+    reply = "Sure.\n```python\ndef add(a, b):\n    return 0\n```\n```toy\ndef add(a, b):\n    return a + b\n```\n"
+    extraction = get_format("chat").extract(task, reply)
+    assert "return a + b" in extraction.completion  # the block with the task language's tag wins
+    stdio = Task("t/1", "stdio", "Print the sum.", (), language="toy")
+    assert get_format("completion").render(stdio, None) == "# Print the sum.\n"
+
+
+def test_the_syntax_reward_reads_the_language_record(toy_language):
+    from coderl.rewards.components import compiles
+
+    assert compiles("x = 1 # BAD", "python") and not compiles("x = 1 # BAD", "toy")
+
+
+def test_the_judge_reads_compile_errors_from_the_language_record(toy_language):
+    run = {"exit_code": 1, "signal": None, "stderr": "toyc: line 3: unexpected token\n", "stdout": "",
+           "stdout_total": 0, "cpu_seconds": 0.01, "wall_seconds": 0.02, "max_rss_bytes": 1, "killed": None,
+           "stderr_total": 10, "oom": False}
+    for language, status in (("toy", Status.SYNTAX_ERROR), ("python", Status.RUNTIME_ERROR)):
+        request = ExecutionRequest(Mode.PYTHON_SCRIPT, program="x", language=language)
+        result = _judge_processes(request, [dict(run)], "rlimits")
+        assert result.tests[0].status is status, (language, result.tests[0])
+
+
+def test_a_language_is_a_record():
+    assert isinstance(PYTHON, Language) and PYTHON.compile_error("Traceback\nSyntaxError: bad") == "SyntaxError: bad"
+    assert PYTHON.compiles("def f():\n    return 1\n") and not PYTHON.compiles("return 1\n")
