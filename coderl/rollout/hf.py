@@ -53,7 +53,6 @@ from transformers.generation.logits_process import (
 
 from coderl.rollout.formats import cut_at_stop, get_format, prompt_text
 from coderl.rollout.hf_callbacks import (  # noqa: F401 -- re-exported
-    _NONE_MEANS_OFF,
     PolicyLogprobs,
     RowsFinished,
     StopOnText,
@@ -62,6 +61,15 @@ from coderl.rollout.hf_callbacks import (  # noqa: F401 -- re-exported
 )
 from coderl.rollout.types import RolloutBatch, Sample
 from coderl.tasks.types import Task
+
+# GenerationConfig fields that add a logits processor or stopping rule whenever they are not None;
+# `generate` would inherit them from the model's generation_config and we cannot switch them off
+# (min_length / min_new_tokens are refused when > 0: setting them to 0 here makes HF warn).
+_NONE_MEANS_OFF = (
+    "sequence_bias", "bad_words_ids", "forced_bos_token_id", "forced_eos_token_id",
+    "exponential_decay_length_penalty", "suppress_tokens", "begin_suppress_tokens", "min_p", "top_h",
+    "watermarking_config", "stop_strings", "max_time",
+)
 
 
 def _eos_ids(model: Any, tokenizer: Any) -> list[int]:

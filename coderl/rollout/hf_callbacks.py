@@ -8,21 +8,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import torch
-from transformers import (
-    LogitsProcessor,
-    StoppingCriteria,
-)
+from transformers import LogitsProcessor, StoppingCriteria
 
 from coderl.rollout.formats import first_stop
-
-# GenerationConfig fields that add a logits processor or stopping rule whenever they are not None;
-# `generate` would inherit them from the model's generation_config and we cannot switch them off
-# (min_length / min_new_tokens are refused when > 0: setting them to 0 here makes HF warn).
-_NONE_MEANS_OFF = (
-    "sequence_bias", "bad_words_ids", "forced_bos_token_id", "forced_eos_token_id",
-    "exponential_decay_length_penalty", "suppress_tokens", "begin_suppress_tokens", "min_p", "top_h",
-    "watermarking_config", "stop_strings", "max_time",
-)
 
 
 class PolicyLogprobs(LogitsProcessor):
