@@ -8,38 +8,33 @@ Rewards are plain floats; the trainer turns them into tensors.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+from coderl.base.config import option
 from coderl.rewards.components import FRACTION_TESTS, LENGTH_PENALTY_ON, REWARDS
 from coderl.rollout.types import Sample
 from coderl.sandbox.types import ExecutionResult, Status
 from coderl.tasks.types import Task
 
 
-def _field(default, help: str, choices=None, **kwargs):
-    # Same metadata as `coderl.base.config.option`, without importing the top of the package from here.
-    return field(default=default, metadata={"help": help, "choices": choices}, **kwargs)
-
-
 @dataclass
 class RewardConfig:
     """How samples are rewarded: weights of the components in `REWARDS` and their parameters."""
 
-    weights: dict[str, float] = field(
-        default_factory=lambda: {"pass": 1.0},
-        metadata={"help": "component name -> weight; total = sum of weight * component; weight 0 = not computed"})
-    length_alpha: float = _field(0.01, "length_penalty: alpha of -alpha * generated_tokens / 100 (seed 001)")
-    length_penalty_on: str = _field("all", "length_penalty: charge 'all' samples (seed 001) or only 'passed' ones",
+    weights: dict[str, float] = option({"pass": 1.0}, "component name -> weight; total = sum of weight * component; "
+                                       "weight 0 = not computed")
+    length_alpha: float = option(0.01, "length_penalty: alpha of -alpha * generated_tokens / 100 (seed 001)")
+    length_penalty_on: str = option("all", "length_penalty: charge 'all' samples (seed 001) or only 'passed' ones",
                                     choices=LENGTH_PENALTY_ON)
-    fraction_tests: str = _field("all", "fraction: count 'all', 'hidden' or 'visible' tests",
+    fraction_tests: str = option("all", "fraction: count 'all', 'hidden' or 'visible' tests",
                                  choices=FRACTION_TESTS)
-    quality_scale: float = _field(1.0, "quality: reward = max(0, 1 - scale * lint findings per line)")
-    quality_select: tuple[str, ...] = _field(("E", "F", "W"), "quality: ruff rules counted (pyflakes F, "
+    quality_scale: float = option(1.0, "quality: reward = max(0, 1 - scale * lint findings per line)")
+    quality_select: tuple[str, ...] = option(("E", "F", "W"), "quality: ruff rules counted (pyflakes F, "
                                              "pycodestyle E/W)")
     # E402 (import not at top): a chat completion's imports land after the prompt's stub;
     # W292 (no newline at end): assembly artefact; E501 (line length): taste, not a defect.
-    quality_ignore: tuple[str, ...] = _field(("E402", "E501", "W292"), "quality: ruff rules not counted")
-    quality_timeout_seconds: float = _field(60.0, "quality: deadline of the one ruff run per score() call")
+    quality_ignore: tuple[str, ...] = option(("E402", "E501", "W292"), "quality: ruff rules not counted")
+    quality_timeout_seconds: float = option(60.0, "quality: deadline of the one ruff run per score() call")
 
     def __post_init__(self):
         self.validate()
