@@ -198,6 +198,20 @@ def test_workers_over_the_memory_budget_are_one_line(monkeypatch, capsys, tmp_pa
         client.check_memory_budget(16, 2 * 2**30)
 
 
+def test_a_memory_limit_no_worker_fits_is_one_line_before_any_model_loads(monkeypatch, capsys, tmp_path):
+    _machine(monkeypatch, 2, 24)  # 75% of 24 GiB = 18 GiB: one 100,000 MiB program can never run
+    with pytest.raises(ConfigError, match=r"--memory-mb 100000: expected at most 18432 MiB"):
+        SandboxConfig(memory_mb=100000)
+    run = tmp_path / "run"
+    for argv in (["check", "--tasks", "easy", "--reference", "--memory-mb", "100000"],
+                 ["train", "--out", str(run), "--memory-mb", "100000"],
+                 ["eval", "--out", str(tmp_path / "eval"), "--memory-mb", "100000"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err.strip()
+        assert "\n" not in err and "--memory-mb 100000" in err and "--workers is" not in err, err
+    assert not run.exists()  # refused before the run directory (or a model) was made
+
+
 # ---- layering
 
 
