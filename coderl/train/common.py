@@ -33,7 +33,7 @@ from coderl.train.config import TrainConfig
 from coderl.train.logprobs import build_sequences, token_logprobs
 from coderl.train.policy import build_policy, save_policy_adapter
 from coderl.train.rewards import reward_config
-from coderl.train.scaffold import Progress, log_trainable, lr_factor, refuse_existing_run
+from coderl.train.scaffold import Progress, build_optimizer, log_trainable, refuse_existing_run
 from coderl.train.tracking import Tracker
 
 # ---------------------------------------------------------------------------------------------------
@@ -61,12 +61,6 @@ def prepare_run(cfg: TrainConfig, log) -> tuple[str | None, list]:
         tasks = [t.with_tests(t.tests[: cfg.max_tests_per_problem]) for t in tasks]
     torch.manual_seed(cfg.seed)
     return ckpt, tasks
-
-
-def build_optimizer(cfg: TrainConfig, params: list):
-    o = cfg.optim
-    optimizer = torch.optim.AdamW(params, lr=o.learning_rate, weight_decay=o.weight_decay)
-    return optimizer, torch.optim.lr_scheduler.LambdaLR(optimizer, lr_factor(o.lr_schedule, o.warmup_steps, cfg.steps))
 
 
 def _data_order(num_tasks: int, seed: int, epoch: int) -> list[int]:
@@ -199,7 +193,9 @@ def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None
     extra = list(extra_modules(policy, ckpt)) if extra_modules else []
     trainable = [p for p in policy.model.parameters() if p.requires_grad] + [p for m in extra for p in m.parameters()]
     log_trainable([policy.model, *extra], log)
-    optimizer, scheduler = build_optimizer(cfg, trainable)
+    o = cfg.optim
+    optimizer, scheduler = build_optimizer(trainable, learning_rate=o.learning_rate, weight_decay=o.weight_decay,
+                                           schedule=o.lr_schedule, warmup_steps=o.warmup_steps, total_steps=cfg.steps)
     adv_state, start = {}, 0
     if ckpt:
         state = load_trainer_state(ckpt)
@@ -254,15 +250,6 @@ def minibatches(cfg, n: int, step: int):
         order = torch.randperm(n, generator=generator) if (cfg.optim.epochs > 1 and size < n) else torch.arange(n)
         for start in range(0, n, size):
             yield epoch, epoch == 0 and start == 0, order[start: start + size]
-
-
-def optimizer_step(loss, params: list, optimizer, max_grad_norm: float | None) -> dict:
-    """Backward, clip the gradient norm of `params` as one vector (0 = off: only measured), one step."""
-    optimizer.zero_grad(set_to_none=True)
-    loss.backward()
-    norm = torch.nn.utils.clip_grad_norm_(params, max_grad_norm or float("inf"))
-    optimizer.step()
-    return {"train/grad_norm": float(norm), "loss/total": float(loss.detach())}
 
 
 class Averages:

@@ -30,13 +30,13 @@ from coderl.train.common import (
     kl_as_reward,
     kl_terms,
     minibatches,
-    optimizer_step,
     reference_logprobs,
     start_run,
     step_timings,
 )
 from coderl.train.config import TrainConfig
 from coderl.train.logprobs import build_sequences, token_logprobs
+from coderl.train.scaffold import optimizer_step
 
 
 def train(cfg: TrainConfig, *, log=print, reward_override=None) -> dict:

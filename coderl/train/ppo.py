@@ -55,13 +55,13 @@ from coderl.train.common import (
     kl_as_reward,
     kl_terms,
     minibatches,
-    optimizer_step,
     reference_logprobs,
     start_run,
     step_timings,
 )
 from coderl.train.config import TrainConfig
 from coderl.train.logprobs import build_sequences, token_logprobs_and_values
+from coderl.train.scaffold import optimizer_step
 from coderl.train.value_head import FILENAME as VALUE_HEAD_FILE
 from coderl.train.value_head import build_value_head
 

@@ -1,5 +1,6 @@
-"""Loop scaffolding shared by SFT and the RL loops: learning-rate schedule, progress bar, the count of
-what trains, and the refusal to write into another run's directory."""
+"""Loop scaffolding shared by SFT and the RL loops: the optimiser (AdamW + learning-rate schedule), the
+optimiser step (backward, clip, step), the progress bar, the count of what trains, and the refusal to
+write into another run's directory.  No torch at import time (`coderl sft --help` stays light)."""
 
 from __future__ import annotations
 
@@ -25,14 +26,42 @@ def lr_factor(schedule: str, warmup_steps: int, total_steps: int):
     return factor
 
 
-def refuse_existing_run(out: str) -> None:
-    """A fresh run never writes into another run's directory (its checkpoints would be mixed with ours)."""
+def build_optimizer(params: list, *, learning_rate: float, weight_decay: float, schedule: str, warmup_steps: int,
+                    total_steps: int):
+    """(AdamW over `params`, its LambdaLR schedule of `lr_factor`): the one optimiser SFT and the RL loops step."""
+    import torch
+
+    optimizer = torch.optim.AdamW(params, lr=learning_rate, weight_decay=weight_decay)
+    return optimizer, torch.optim.lr_scheduler.LambdaLR(optimizer, lr_factor(schedule, warmup_steps, total_steps))
+
+
+def optimizer_step(loss, params: list, optimizer, max_grad_norm: float | None) -> dict:
+    """Backward of `loss`, then `apply_gradients`: one update of `params` from one minibatch."""
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    return apply_gradients(params, optimizer, max_grad_norm, loss=float(loss.detach()))
+
+
+def apply_gradients(params: list, optimizer, max_grad_norm: float | None, *, loss: float) -> dict:
+    """Clip the gradient already accumulated in `params` as one vector (`max_grad_norm` 0 = off: only
+    measured), then one optimiser step.  `loss`: the value those gradients came from (logged)."""
+    import torch
+
+    norm = torch.nn.utils.clip_grad_norm_(params, max_grad_norm or float("inf"))
+    optimizer.step()
+    return {"train/grad_norm": float(norm), "loss/total": loss}
+
+
+def refuse_existing_run(out: str, *, resumable: bool = True) -> None:
+    """A fresh run never writes into another run's directory (its checkpoints would be mixed with ours).
+    `resumable`: the command has --resume (train), so the message offers it."""
     held = [name for name in ("checkpoints", "metrics.jsonl")
             if os.path.exists(os.path.join(out, name)) and (name != "metrics.jsonl"
                                                             or os.path.getsize(os.path.join(out, name)) > 0)]
     if held:
-        raise ConfigError(f"--out {out}: already holds a run ({', '.join(held)}); pass --resume to continue it, "
-                          "or choose another --out")
+        fix = "pass --resume to continue it, or choose another --out" if resumable else \
+            "choose another --out, or delete it to start over"
+        raise ConfigError(f"--out {out}: already holds a run ({', '.join(held)}); {fix}")
 
 
 def log_trainable(modules: list, log) -> None:

@@ -54,7 +54,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from coderl.base.config import ConfigError
-from coderl.train.scaffold import Progress, lr_factor
+from coderl.train.scaffold import Progress, apply_gradients, build_optimizer, refuse_existing_run
 from coderl.train.sft_config import QLORA_NO_CUDA, SFTConfig
 
 
@@ -186,7 +186,6 @@ def _write_final_adapter(run_dir: str, checkpoint: str) -> str:
 
 def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
     """Run SFT as configured; returns the trained model and the paths written."""
-    import torch
     import yaml
 
     from coderl.models import save_adapter, trainable_ratio
@@ -198,6 +197,7 @@ def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
         require_cuda_for_qlora()
     _device(cfg)  # a missing GPU is refused before anything is written
     tasks, data_description = load_sft_tasks(cfg.data, cfg.split, cfg.seed)  # bad data fails before the model loads
+    refuse_existing_run(cfg.out, resumable=False)
     os.makedirs(cfg.out, exist_ok=True)
     with open(os.path.join(cfg.out, "config.yaml"), "w", encoding="utf-8") as f:
         yaml.safe_dump(cfg.to_dict(), f, sort_keys=False)
@@ -234,9 +234,9 @@ def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
     log(f"trainable parameters: {n_train:,} / {n_total:,} ({100 * ratio:.2f}%)")
     log(f"{len(examples)} examples, {len(plan)} optimizer steps; each solution ends with {end_why}")
     trainable = [p for p in model.parameters() if p.requires_grad]
-    optimizer = torch.optim.AdamW(trainable, lr=cfg.learning_rate, weight_decay=cfg.weight_decay)
     warmup = math.ceil(cfg.warmup_ratio * len(plan))
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lr_factor(cfg.lr_schedule, warmup, len(plan)))
+    optimizer, scheduler = build_optimizer(trainable, learning_rate=cfg.learning_rate, weight_decay=cfg.weight_decay,
+                                           schedule=cfg.lr_schedule, warmup_steps=warmup, total_steps=len(plan))
     tracker = Tracker(cfg.out, cfg.log_with, cfg.to_dict())
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else end_id
     device = next(model.parameters()).device
@@ -260,9 +260,8 @@ def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
                 # = micro-batch token mean x (its tokens / the window's tokens): a token mean over the window
                 (loss_sum / window_tokens).backward()
                 loss_total += float(loss_sum.detach())
-            norm = torch.nn.utils.clip_grad_norm_(trainable, cfg.max_grad_norm or float("inf"))
             lr = scheduler.get_last_lr()[0]  # the rate this step uses
-            optimizer.step()
+            update = apply_gradients(trainable, optimizer, cfg.max_grad_norm, loss=loss_total / window_tokens)
             scheduler.step()
             seen += sum(len(mb) for mb in micro_batches)
             done = step + 1
@@ -272,7 +271,7 @@ def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
                 "sft/examples": sum(len(mb) for mb in micro_batches),
                 "sft/epoch": round(seen / len(examples), 4),
                 "train/lr": lr,
-                "train/grad_norm": float(norm),
+                "train/grad_norm": update["train/grad_norm"],
                 "time/step": round(time.perf_counter() - t0, 3),
             }
             tracker.log(done, metrics)

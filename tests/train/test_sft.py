@@ -386,3 +386,35 @@ def test_bad_jsonl_row_is_one_line(model_dir, tmp_path, capsys, row, message):
     code = main(["sft", "--out", str(tmp_path / "cli"), "--model", str(model_dir), "--data", path])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and f"{path}:3: " in err
+
+
+def test_a_fresh_sft_refuses_a_directory_holding_another_run(model_dir, tmp_path, capsys):
+    """`coderl sft --out EXISTING_RUN` stops in one line, as `coderl train` does, and leaves the run as it was."""
+    first = sft(config(model_dir, tmp_path / "run", epochs=0.34), log=lambda m: None)
+    before = open(tmp_path / "run" / "metrics.jsonl").read()
+    with pytest.raises(ConfigError, match="already holds a run .*choose another --out"):
+        sft(config(model_dir, tmp_path / "run", epochs=0.34), log=lambda m: None)
+    code = main(["sft", "--out", str(tmp_path / "run"), "--model", str(model_dir), "--data", TASKS, "--split", "all",
+                 "--format", "completion", "--device", "cpu", "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "--out " in err and "already holds a run" in err, err
+    assert open(tmp_path / "run" / "metrics.jsonl").read() == before and os.path.isdir(first.adapter)
+
+
+def test_sft_steps_through_the_shared_optimiser(model_dir, tmp_path, monkeypatch):
+    """SFT builds its optimiser and applies its accumulated gradients with the RL loops' scaffolding."""
+    from coderl.train import scaffold, sft as sft_module
+
+    calls = {"build": 0, "apply": 0}
+
+    def counting(name, fn):
+        def wrapped(*args, **kwargs):
+            calls[name] += 1
+            return fn(*args, **kwargs)
+        return wrapped
+
+    monkeypatch.setattr(sft_module, "build_optimizer", counting("build", scaffold.build_optimizer))
+    monkeypatch.setattr(sft_module, "apply_gradients", counting("apply", scaffold.apply_gradients))
+    result = sft(config(model_dir, tmp_path / "run", max_grad_norm=1e-6), log=lambda m: None)
+    assert calls == {"build": 1, "apply": result.steps} and result.steps == 3
+    assert result.metrics["train/grad_norm"] > 1e-6  # measured before clipping, as the RL loops log it
