@@ -109,6 +109,55 @@ def test_defaults_never_error_and_record_what_is_used(tmp_path, algo):
     assert {k: v for k, v in used.items() if k != "eps_high"} == expected
 
 
+@pytest.mark.parametrize("algo", ["reinforce", "rloo", "grpo", "ppo_critic_free", "ppo"])
+@pytest.mark.parametrize("reward", ["pass", "pass_minus_length"])
+def test_a_runs_config_yaml_reads_back_as_the_same_config(tmp_path, algo, reward):
+    """config.yaml (what a run records) through `coderl train --config` is the same config, for every
+    --algo: options the chosen setup does not take are recorded null, never as explicit values."""
+    import dataclasses
+
+    import yaml
+
+    from coderl.train.config import load_yaml_fields, train_config
+
+    cfg = _train_cfg(tmp_path, ["--algo", algo, "--reward", reward])
+    (tmp_path / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    assert train_config(load_yaml_fields(str(tmp_path / "config.yaml"))) == cfg
+    again = _train_cfg(tmp_path, [], (tmp_path / "config.yaml").read_text())  # the command line's way
+    assert again.config.endswith("c.yaml") and dataclasses.replace(again, config=None) == cfg
+    if algo in ("reinforce", "rloo"):
+        assert cfg.loss_options.ratio_level is None and cfg.loss_options.clip_eps is None
+    if algo != "ppo":
+        assert (cfg.value.value_coef, cfg.value.value_clip, cfg.value.whiten_advantages) == (None, None, None)
+    if reward == "pass":
+        assert (cfg.rewards.length_alpha, cfg.rewards.length_penalty_on) == (None, None)
+    else:
+        assert (cfg.rewards.length_alpha, cfg.rewards.length_penalty_on) == (0.01, "all")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--algo", "grpo", "--value-coef", "0.5"], "--value-coef: only with a value head"),
+    (["--algo", "ppo_critic_free", "--value-clip", "0.1"], "--value-clip: only with a value head"),
+    (["--algo", "reinforce", "--no-whiten-advantages"], "--whiten-advantages: only with a value head"),
+    (["--reward", "pass", "--length-alpha", "0.03"], "--length-alpha: not an option of --reward pass"),
+    (["--reward", "fraction", "--length-penalty-on", "passed"], "--length-penalty-on: not an option of --reward "
+                                                                "fraction"),
+    (["--reward", "pass_minus_length", "--reward-weights", "length_penalty=0", "--length-alpha", "0.03"],
+     "--length-alpha: not an option of --reward pass_minus_length"),
+])
+def test_an_explicit_flag_the_setup_ignores_is_one_line(tmp_path, capsys, argv, message):
+    assert main(["train", "--out", str(tmp_path / "run"), *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and message in err, err
+
+
+def test_value_head_and_length_options_fill_where_used(tmp_path):
+    ppo = _train_cfg(tmp_path, ["--algo", "ppo", "--value-clip", "0"])
+    assert (ppo.value.value_coef, ppo.value.value_clip, ppo.value.whiten_advantages) == (0.5, 0.0, True)
+    added = _train_cfg(tmp_path, ["--reward", "pass", "--reward-weights", "length_penalty=1", "--length-alpha", "0"])
+    assert (added.rewards.length_alpha, added.rewards.length_penalty_on) == (0.0, "all")
+
+
 def test_an_option_the_function_takes_is_passed(tmp_path):
     cfg = _train_cfg(tmp_path, ["--algo", "reinforce", "--baseline", "none"])
     from coderl.algorithms import ADVANTAGES

@@ -179,6 +179,26 @@ def test_a_field_added_since_at_its_default_keeps_a_stage_done(finished, tmp_pat
     assert "made with a different config (device: None -> 'cpu')" in capsys.readouterr().out
 
 
+def test_a_stamp_recording_values_of_unused_options_keeps_a_stage_done(finished, tmp_path, capsys):
+    """Stamps written before unused options became null (value head options without a value head, length
+    options without a length penalty) recorded their defaults; the stage is still done."""
+    config, out = finished
+    moved = tmp_path / "moved"
+    shutil.copytree(out, moved)
+    stamp_path = moved / "rl" / "grpo" / "pipeline_stage.json"
+    stamp = json.loads(stamp_path.read_text())
+    assert stamp["config"]["value_coef"] is None and stamp["config"]["length_alpha"] is None
+    stamp["config"].update(value_coef=0.5, value_clip=0.2, whiten_advantages=True, length_alpha=0.01,
+                           length_penalty_on="all")
+    stamp_path.write_text(json.dumps(stamp))
+    assert main(["pipeline", "--config", str(config), "--out", str(moved)]) == 0
+    assert capsys.readouterr().err.count(", skipped") == 5
+    stamp["config"]["steps"] = 7  # a real difference still counts
+    stamp_path.write_text(json.dumps(stamp))
+    assert main(["pipeline", "--config", str(config), "--out", str(moved), "--dry-run"]) == 0
+    assert "made with a different config (steps: 7 -> 1)" in capsys.readouterr().out
+
+
 def test_interrupted_rl_run_resumes(finished, tmp_path, capsys):
     """Killed after its checkpoint but before its stamp: the RL run resumes (in a copied OUT: paths inside
     OUT are compared as OUT/..., so a moved directory still matches), its evaluation runs again."""

@@ -74,8 +74,9 @@ def stage_status(stage: Stage, out: str) -> tuple[str, str]:
         except ValueError:
             return "stale", f"unreadable {STAMP}"
         old = stamp.get("config") or {}
-        if old != _without_new_defaults(new, old, stage.config):
-            return "stale", "made with a different config (" + _diff(old, new) + ")"
+        compared = _without_new_defaults(new, old, stage.config)
+        if old != compared:
+            return "stale", "made with a different config (" + _diff(old, compared) + ")"
         if stamp.get("input_sha256") != _adapter_sha256(stage.input_dir):
             return "stale", f"its input {stage.input_dir} changed since"
         if not _outputs_complete(stage):
@@ -92,18 +93,28 @@ def stage_status(stage: Stage, out: str) -> tuple[str, str]:
             old = _read_yaml_dict(os.path.join(stage.dir, "config.yaml"))
             # its paths are relative to the OUT it was written in (OUT/rl/<name>), which may have moved
             old = _portable(old, os.path.dirname(os.path.dirname(str(old.get("out") or stage.dir))))
-            if old and old != _without_new_defaults(new, old, stage.config):
-                return "stale", "interrupted run made with a different config (" + _diff(old, new) + ")"
+            compared = _without_new_defaults(new, old, stage.config)
+            if old and old != compared:
+                return "stale", "interrupted run made with a different config (" + _diff(old, compared) + ")"
             return "resume", f"resumes from {os.path.basename(ckpt)}"
     return "run", ""
 
 
+# Options that are None exactly when the stage's setup does not use them (the loss does not take it, no
+# value head, no length_penalty component).  Stamps written before that rule recorded a default value there.
+UNUSED_WHEN_NONE = ("ratio_level", "value_coef", "value_clip", "whiten_advantages", "length_alpha",
+                    "length_penalty_on")
+
+
 def _without_new_defaults(new: dict, old: dict, cfg) -> dict:
     """`new` minus the fields `old` does not have that sit at their default: a field added to coderl
-    after a stage ran (e.g. `device`) does not make the stage stale unless it is set to something else."""
+    after a stage ran (e.g. `device`) does not make the stage stale unless it is set to something else.
+    An option the stage does not use (None in `new`, UNUSED_WHEN_NONE) is taken as `old` recorded it."""
     defaults = {name: f.default for name, (_, f, _) in leaves(type(cfg)).items()
                 if f.default is not dataclasses.MISSING}
-    return {k: v for k, v in new.items() if k in old or k not in defaults or v != defaults[k]}
+    kept = {k: v for k, v in new.items() if k in old or k not in defaults or v != defaults[k]}
+    kept.update({k: old[k] for k in UNUSED_WHEN_NONE if k in old and k in kept and kept[k] is None})
+    return kept
 
 
 def _read_yaml_dict(path: str) -> dict:

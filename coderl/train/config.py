@@ -21,7 +21,10 @@ flag or a YAML field always wins):
 
 Estimator and loss options (`--normalize-std`, `--baseline`, `--clip-eps`, `--ratio-level`, ...) are
 validated by name against the chosen function's signature: one that the function does not take is a
-one-line error when set explicitly, and is left out when it only comes from a default or preset.
+one-line error when set explicitly, and None when it only comes from a default or preset (config.yaml
+records null, so a run's own config.yaml reads back through `--config` unchanged).  The same holds for
+the value head's options without a value head, and for --length-alpha / --length-penalty-on without a
+length_penalty reward component.
 
 `value_head` picks the loop: off -> `train/policy_gradient.py` (every preset but ppo), on ->
 `train/ppo.py` (`coderl.train.run_training` dispatches on it).
@@ -60,6 +63,8 @@ LOSS_KEYWORDS = {"clip_eps": "eps", "clip_eps_high": "eps_high", "ratio_level": 
 # coderl's defaults of the options a function takes (where they differ from, or pin, the function's own).
 OPTION_DEFAULTS = {"normalize_std": True, "baseline": "running_mean", "baseline_momentum": 0.9, "gae_gamma": 1.0,
                    "gae_lambda": 0.95, "clip_eps": 0.2}
+# The value head's options: filled when the head is on, an error when set explicitly without it.
+VALUE_HEAD_DEFAULTS = {"value_coef": 0.5, "value_clip": 0.2, "whiten_advantages": True}
 
 
 @dataclass
@@ -114,14 +119,16 @@ class KLConfig:
 
 @dataclass
 class ValueHeadConfig:
-    """PPO with a value head (train/ppo.py; seed 003: value coefficient 0.5)."""
+    """PPO with a value head (train/ppo.py; seed 003: value coefficient 0.5); its options are an error without one."""
 
     value_head: bool | None = option(None, "train a scalar value head (critic) on the policy's last hidden state "
                                      "with GAE advantages, in the PPO loop (default: on for --algo ppo only)")
-    value_coef: float = option(0.5, "value head: weight of the clipped value loss")
-    value_clip: float = option(0.2, "value head: the value loss clips new values to old +- this (0 = unclipped)")
-    whiten_advantages: bool = option(True, "value head: normalise the GAE advantages to mean 0, std 1 over the "
-                                     "batch's valid tokens before the policy loss (returns stay raw)")
+    value_coef: float | None = option(None, "value head: weight of the clipped value loss (default: 0.5)")
+    value_clip: float | None = option(None, "value head: the value loss clips new values to old +- this (0 = "
+                                      "unclipped; default: 0.2)")
+    whiten_advantages: bool | None = option(None, "value head: normalise the GAE advantages to mean 0, std 1 over "
+                                            "the batch's valid tokens before the policy loss (returns stay raw; "
+                                            "default: on)")
 
 
 @dataclass
@@ -136,9 +143,10 @@ class RewardSettings:
     reward_weights: dict[str, float] = option({}, "component weights over the preset's, name=weight,...: pass, "
                                               "fraction, perfect_bonus, length_penalty, format, syntax, quality "
                                               "(0 removes one; YAML: a mapping)")
-    length_alpha: float = option(0.01, "length_penalty: alpha of -alpha * generated tokens / 100 (seed 001)")
-    length_penalty_on: str = option("all", "length penalty on all samples or only passed ones",
-                                    choices=["all", "passed"])
+    length_alpha: float | None = option(None, "length_penalty: alpha of -alpha * generated tokens / 100 (seed 001; "
+                                        "default: 0.01); an error without a length_penalty component")
+    length_penalty_on: str | None = option(None, "length_penalty on all samples or only passed ones (default: all); "
+                                           "an error without a length_penalty component", choices=["all", "passed"])
 
 
 @dataclass
@@ -221,10 +229,17 @@ class TrainConfig:
         require(self.loss in POLICY_LOSSES, "--loss", self.loss, "one of " + ", ".join(POLICY_LOSSES))
         _refuse_untaken("--advantage", self.advantage, ADVANTAGES[self.advantage], explicit_adv, ADVANTAGE_KEYWORDS)
         _refuse_untaken("--loss", self.loss, POLICY_LOSSES[self.loss], explicit_loss, LOSS_KEYWORDS)
-        # What the chosen functions will use, written down (config.yaml shows it): their own defaults.
-        _fill_defaults(ADVANTAGES[self.advantage], self.advantage_options, ADVANTAGE_KEYWORDS)
-        _fill_defaults(POLICY_LOSSES[self.loss], self.loss_options, LOSS_KEYWORDS)
+        # What the chosen functions will use, written down (config.yaml shows it): their own defaults.  What
+        # they do not take stays None (a preset's shared value included), so config.yaml reads back as it is.
+        _settle(ADVANTAGES[self.advantage], self.advantage_options, ADVANTAGE_KEYWORDS)
+        _settle(POLICY_LOSSES[self.loss], self.loss_options, LOSS_KEYWORDS)
         o, k, v = self.optim, self.kl, self.value
+        for name, default in VALUE_HEAD_DEFAULTS.items():
+            if v.value_head and getattr(v, name) is None:
+                setattr(v, name, default)
+            elif not v.value_head and getattr(v, name) is not None:
+                raise ConfigError(f"--{name.replace('_', '-')}: only with a value head (--algo ppo or --value-head); "
+                                  f"--algo {self.algo} has none")
         require(self.lora.rank >= 1, "--lora-r", self.lora.lora_r, "an integer >= 1")
         require(self.loss_options.clip_eps is None or self.loss_options.clip_eps > 0, "--clip-eps",
                 self.loss_options.clip_eps, "a positive number")
@@ -238,8 +253,9 @@ class TrainConfig:
                 self.max_total_sequence_length, f"more than --max-new-tokens ({self.max_new_tokens})")
         require(o.max_grad_norm >= 0, "--max-grad-norm", o.max_grad_norm, "a number >= 0")
         require(self.entropy_coef >= 0, "--entropy-coef", self.entropy_coef, "a number >= 0")
-        require(v.value_coef > 0, "--value-coef", v.value_coef, "a positive number")
-        require(v.value_clip >= 0, "--value-clip", v.value_clip, "a number >= 0 (0 = unclipped)")
+        require(v.value_coef is None or v.value_coef > 0, "--value-coef", v.value_coef, "a positive number")
+        require(v.value_clip is None or v.value_clip >= 0, "--value-clip", v.value_clip,
+                "a number >= 0 (0 = unclipped)")
         for name in ("gae_gamma", "gae_lambda"):
             value = getattr(self.advantage_options, name)
             require(value is None or 0 <= value <= 1, "--" + name.replace("_", "-"), value, "a number in [0, 1]")
@@ -254,8 +270,9 @@ class TrainConfig:
         require(self.format in FORMATS, "--format", self.format, "one of " + ", ".join(FORMATS))
         require(o.minibatch_size is None or o.minibatch_size >= 1, "--minibatch-size", o.minibatch_size,
                 "an integer >= 1")
-        from coderl.train.rewards import reward_config
+        from coderl.train.rewards import reward_config, settle_length_options
 
+        settle_length_options(self.rewards)  # filled with a length_penalty component, an error without one
         reward_config(self)  # a bad preset, weight or missing linter is one line now, not at step 1
 
     def _apply_preset(self, preset: dict) -> None:
@@ -294,10 +311,13 @@ def _taken(fn, options, keywords: dict) -> dict:
             if kw in params and getattr(options, name) is not None}
 
 
-def _fill_defaults(fn, options, keywords: dict) -> None:
+def _settle(fn, options, keywords: dict) -> None:
+    """Options `fn` takes and nobody set: coderl's (or `fn`'s) default; options it does not take: None."""
     params = inspect.signature(fn).parameters
     for name, kw in keywords.items():
-        if kw in params and getattr(options, name) is None:
+        if kw not in params:
+            setattr(options, name, None)
+        elif getattr(options, name) is None:
             default = OPTION_DEFAULTS.get(name, params[kw].default)
             if default is not inspect.Parameter.empty:
                 setattr(options, name, default)

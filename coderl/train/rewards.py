@@ -36,14 +36,37 @@ def _preset(name: str, alpha: float) -> RewardConfig:
                       f"syntax_fraction_quality, fraction_plus_perfect (or {', '.join(REWARD_ALIASES)})")
 
 
+LENGTH_DEFAULTS = {"length_alpha": 0.01, "length_penalty_on": "all"}  # seed 001
+
+
+def _weights(rs) -> dict[str, float]:
+    """The component weights of a `RewardSettings`: its preset's, then --reward-weights (0 removes one)."""
+    name = REWARD_ALIASES.get(rs.reward, rs.reward)
+    weights = {**_preset(name, LENGTH_DEFAULTS["length_alpha"]).weights, **rs.reward_weights}
+    return {k: w for k, w in weights.items() if w != 0}
+
+
+def settle_length_options(rs) -> None:
+    """--length-alpha / --length-penalty-on: filled with their defaults when the reward has a length_penalty
+    component; set explicitly without one, a one-line error (they would change nothing)."""
+    has_length = "length_penalty" in _weights(rs)
+    for name, default in LENGTH_DEFAULTS.items():
+        if has_length and getattr(rs, name) is None:
+            setattr(rs, name, default)
+        elif not has_length and getattr(rs, name) is not None:
+            raise ConfigError(f"--{name.replace('_', '-')}: not an option of --reward {rs.reward} (it has no "
+                              "length_penalty component; add one with --reward-weights length_penalty=1)")
+
+
 def reward_config(cfg) -> RewardConfig:
     """The `RewardConfig` of a TrainConfig's `rewards` section."""
     rs = cfg.rewards
-    rc = _preset(REWARD_ALIASES.get(rs.reward, rs.reward), rs.length_alpha)
+    alpha = LENGTH_DEFAULTS["length_alpha"] if rs.length_alpha is None else rs.length_alpha
+    rc = _preset(REWARD_ALIASES.get(rs.reward, rs.reward), alpha)
     weights = {**rc.weights, **rs.reward_weights}
     rc.weights = {name: w for name, w in weights.items() if w != 0}
-    rc.length_alpha = rs.length_alpha
-    rc.length_penalty_on = rs.length_penalty_on
+    for name, default in LENGTH_DEFAULTS.items():  # None without a length_penalty component: unused
+        setattr(rc, name, default if getattr(rs, name) is None else getattr(rs, name))
     try:
         rc.validate()
     except ValueError as exc:

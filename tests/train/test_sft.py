@@ -403,7 +403,8 @@ def test_a_fresh_sft_refuses_a_directory_holding_another_run(model_dir, tmp_path
 
 def test_sft_steps_through_the_shared_optimiser(model_dir, tmp_path, monkeypatch):
     """SFT builds its optimiser and applies its accumulated gradients with the RL loops' scaffolding."""
-    from coderl.train import scaffold, sft as sft_module
+    from coderl.train import scaffold
+    from coderl.train import sft as sft_module
 
     calls = {"build": 0, "apply": 0}
 
