@@ -156,18 +156,31 @@ def judge(request: ExecutionRequest, runs: list[dict], isolation: str = "") -> E
     return _judge_processes(request, runs, isolation)
 
 
+def _records(stream: str, max_records: int) -> tuple[list[dict], str | None]:
+    """The judge's records, up to the first bad one; (records, what was wrong or None).  Only the last
+    line may be cut short (the judge killed mid-write); more records than the tests need is wrong."""
+    lines = stream.splitlines()
+    records: list[dict] = []
+    for i, line in enumerate(lines):
+        if i >= max_records:
+            return records, f"over {max_records} records"
+        try:
+            rec = json.loads(line)
+        except (ValueError, RecursionError):
+            if i == len(lines) - 1:
+                break  # a record cut short when the judge was killed
+            return records, f"record {i + 1} is not JSON"
+        if not isinstance(rec, dict):
+            return records, f"record {i + 1} is not an object"
+        records.append(rec)
+    return records, None
+
+
 def _judge_tests(request: ExecutionRequest, run: dict, isolation: str) -> ExecutionResult:
     """A function task: the judge process's records, plus what happened to the program process."""
     result = _base_result([run], isolation)
     limits = request.limits
-    records: list[dict] = []
-    for line in run.get("result", "").splitlines():
-        try:
-            rec = json.loads(line)
-        except (ValueError, RecursionError):
-            continue  # a record cut short when the judge was killed
-        if isinstance(rec, dict):
-            records.append(rec)
+    records, malformed = _records(run.get("result", ""), 2 * len(request.tests) + 16)
     ended = next((r for r in records if r.get("event") == "end"), None)
     by_id: dict[str, dict] = {}
     first: dict[str, dict] = {}
@@ -187,6 +200,8 @@ def _judge_tests(request: ExecutionRequest, run: dict, isolation: str) -> Execut
     broken = next((r for r in reasons if r not in (None, "peer_closed")), None)
     if broken is not None and (failure is None or failure[0] is Status.RUNTIME_ERROR):
         failure = (Status.RUNTIME_ERROR, f"the program broke the judge's protocol ({broken})")
+    if malformed and failure is None:
+        failure = (Status.RUNTIME_ERROR, f"the judge's result stream is malformed ({malformed})")
     if "gone" in first and failure is None:
         code = run["exit_code"]
         failure = (Status.RUNTIME_ERROR, f"the program ended while the tests ran (exit code {code})")

@@ -146,6 +146,11 @@ class Zygote:
         for target, name in enumerate(FD_ORDER):
             if name in high:
                 os.dup2(high[name], target)
+            else:  # a slot this role has no use for: never the zygote's own fd (its wake pipe, its epoll)
+                try:
+                    os.close(target)
+                except OSError:
+                    pass
         os.closerange(len(FD_ORDER), 1 << 20)
         request = json.loads(_read_all(3))
         os.close(3)

@@ -34,3 +34,13 @@ def test_a_quick_program_is_never_a_wall_timeout(sandbox):
     # Judged at the program's exit, not when the server gets round to reaping it.
     results = sandbox.run_many([make_tests_request(ADD, cpu_seconds=0.3, wall_seconds=0.5) for _ in range(20)])
     assert all(r.status is Status.PASSED for r in results), [r.message for r in results if not r.passed]
+
+
+def test_a_program_holds_no_descriptor_of_the_zygote(sandbox):
+    # A stdin/stdout program has no channel or result fd: fds 3-5 must not be the zygote's own (its wake
+    # pipe and epoll fd, which a program could make spin the zygote with epoll_ctl).
+    listing = ("import os\n"
+               "fds = sorted(int(f) for f in os.listdir('/proc/self/fd'))\n"
+               "print([f for f in fds if f > 2 and os.path.exists(f'/proc/self/fd/{f}')])\n")
+    r = sandbox.run(make_script_request(listing, cases=(("", "[]"),)))
+    assert r.passed, (r.status, r.tests[0].message, r.stdout if hasattr(r, "stdout") else "")
