@@ -109,3 +109,36 @@ def test_training_entropy_is_finite_for_masked_vocabulary():
     assert torch.allclose(entropy, torch.tensor([[float(-(p * p.log()).sum()), 0.0]]))
     entropy.sum().backward()
     assert torch.isfinite(logits.grad).all()
+
+
+def test_attention_follows_attention_mask_and_the_loss_follows_mask(setup):
+    """A row whose completion holds tokens the policy did not choose (feedback: attended, loss mask 0):
+    those tokens get log-prob 0, and the tokens after them are scored with the feedback in their context,
+    i.e. exactly as in a forward where every token is the policy's."""
+    import dataclasses
+
+    model, batch = setup
+    model.eval()
+    rows = torch.tensor([0, 3])  # different prompts; completions 7 tokens long, no padding
+    full = dataclasses.replace(batch, samples=[batch.samples[i] for i in rows], prompt_ids=batch.prompt_ids[rows],
+                               prompt_lengths=batch.prompt_lengths[rows], completion_ids=batch.completion_ids[rows],
+                               mask=batch.mask[rows].clone(), logprobs=batch.logprobs[rows],
+                               group_ids=batch.group_ids[rows], attention_mask=None)
+    assert (full.mask == 1).all()
+    feedback = full.mask.clone()
+    feedback[0, 2:4] = 0  # row 0: tokens 2 and 3 are feedback
+    mixed = dataclasses.replace(full, mask=feedback, attention_mask=full.mask.clone())
+    dropped = dataclasses.replace(full, mask=feedback, attention_mask=None)  # = mask: feedback not attended
+    seqs = build_sequences(mixed)
+    assert seqs.attention_mask[0].sum() == int(full.prompt_lengths[0]) + 7  # feedback in the sequence
+    assert torch.equal(seqs.mask, feedback)  # ... and out of the loss
+    with torch.no_grad():
+        plain = token_logprobs(model, build_sequences(full), shared_prompt=False)
+        got = token_logprobs(model, seqs, shared_prompt=False)
+        blind = token_logprobs(model, build_sequences(dropped), shared_prompt=False)
+    assert (got[0, 2:4] == 0).all()
+    keep = feedback > 0
+    assert torch.allclose(got[keep], plain[keep], atol=1e-5), (got - plain).abs().max()
+    # Without the feedback in the attention mask, the later tokens' context differs: so it is the
+    # attention mask, not the loss mask, that build_sequences attends with.
+    assert not torch.allclose(blind[0, 4:], plain[0, 4:], atol=1e-4)

@@ -1,0 +1,90 @@
+"""`coderl.rollout.collect.collect` (training and evaluation both collect through it) with a tiny random
+model and the real sandbox: rows are task-major and row i's result is the result of row i's program, and a
+chunked collection submits each chunk's programs to the sandbox before the next chunk generates."""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from coderl.rollout.collect import Generation, collect  # noqa: E402
+from coderl.sandbox.config import SandboxConfig  # noqa: E402
+from coderl.tasks import load_tasks  # noqa: E402
+from tests.models.tiny import tiny_model  # noqa: E402
+from tests.train.helpers import TASKS  # noqa: E402
+
+
+class Recording:
+    """The real sandbox, with every submitted request and its future recorded, in submit order."""
+
+    def __init__(self, sandbox, events: list):
+        self.sandbox, self.events = sandbox, events
+        self.requests, self.futures = [], []
+
+    def submit(self, request):
+        future = self.sandbox.submit(request)
+        self.requests.append(request)
+        self.futures.append(future)
+        self.events.append("submit")
+        return future
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return tiny_model(seed=0)
+
+
+@pytest.fixture(scope="module")
+def tasks():
+    return load_tasks(TASKS).tasks
+
+
+@pytest.fixture
+def events(monkeypatch):
+    """Event log of generate calls (collect imports `generate` at call time, so the patch is seen)."""
+    from coderl.rollout import hf
+
+    log, real = [], hf.generate
+
+    def generate(model, tokenizer, chunk, **kwargs):
+        log.append("generate " + ",".join(t.task_id for t in chunk))
+        out = real(model, tokenizer, chunk, **kwargs)
+        log.append("generated")
+        return out
+
+    monkeypatch.setattr(hf, "generate", generate)
+    return log
+
+
+def test_rows_are_task_major_and_each_result_is_its_rows(tiny, tasks, sandbox, events):
+    model, tok = tiny
+    limits = SandboxConfig(workers=2).limits()
+    recording = Recording(sandbox, events)
+    gen = Generation(format="completion", samples_per_prompt=2, max_new_tokens=6, temperature=1.0, seed=5,
+                     batch_size=16)
+    got = collect(model, tok, tasks, recording, gen, limits)
+    samples = got.batch.samples
+    assert [s.task_id for s in samples] == [t.task_id for t in tasks for _ in range(2)]
+    assert got.batch.group_ids.tolist() == [i for i in range(len(tasks)) for _ in range(2)]
+    assert not got.skipped and len(got.results) == len(samples) == len(recording.requests)
+    for i, s in enumerate(samples):
+        assert recording.requests[i] == tasks[s.group].build_request(s.completion, limits), i
+        assert got.results[i] is recording.futures[i].result(), i  # row i's result is its own program's
+    assert got.gen_tokens == sum(len(s.gen_tokens) for s in samples)
+
+
+def test_a_chunked_collection_submits_before_generation_ends(tiny, tasks, sandbox, events):
+    """generation_batch_size 2 with 2 samples per prompt: one task per generate call; each chunk's programs
+    go to the sandbox before the next chunk generates, and the rows are those of one big call."""
+    model, tok = tiny
+    recording = Recording(sandbox, events)
+    gen = Generation(format="completion", samples_per_prompt=2, max_new_tokens=6, temperature=1.0, seed=5,
+                     batch_size=2)
+    got = collect(model, tok, tasks, recording, gen, SandboxConfig(workers=2).limits())
+    ids = [t.task_id for t in tasks]
+    assert events == [e for t in ids for e in (f"generate {t}", "generated", "submit", "submit")]
+    assert events.index("submit") < len(events) - 1 - events[::-1].index("generated")  # overlap
+    assert [s.task_id for s in got.samples] == [t for t in ids for _ in range(2)]
+    assert got.batch.group_ids.tolist() == [0, 0, 1, 1, 2, 2]  # renumbered across chunks
+    for i, s in enumerate(got.samples):
+        assert got.results[i] is recording.futures[i].result()
+        assert recording.requests[i] == tasks[s.group].build_request(s.completion, SandboxConfig(workers=2).limits())
