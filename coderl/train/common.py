@@ -33,7 +33,7 @@ from coderl.train.config import TrainConfig
 from coderl.train.logprobs import build_sequences, token_logprobs
 from coderl.train.policy import build_policy, save_policy_adapter
 from coderl.train.rewards import reward_config
-from coderl.train.scaffold import Progress, build_optimizer, log_trainable, refuse_existing_run
+from coderl.train.scaffold import NonFiniteSteps, Progress, build_optimizer, log_trainable, refuse_existing_run
 from coderl.train.tracking import Tracker
 
 # ---------------------------------------------------------------------------------------------------
@@ -118,6 +118,7 @@ class Run:
     sandbox: object = None
     progress: object = None
     rewards_cfg: object = field(default=None)
+    nonfinite: NonFiniteSteps = field(default_factory=NonFiniteSteps)
 
     def steps(self):
         return range(self.start_step, self.cfg.steps)
@@ -169,15 +170,18 @@ class Run:
         `extra`: more files for the checkpoint, name -> object for torch.save (the value head).
         """
         cfg = self.cfg
+        metrics.update(self.nonfinite.end_step(done, metrics.get("train/skipped_update_fraction", 0.0) > 0))
         if cfg.eval.eval_steps and cfg.eval.eval_tasks and (done % cfg.eval.eval_steps == 0 or done == cfg.steps):
             metrics.update(evaluate(cfg, self.policy, done, self.log))
         self.tracker.log(done, metrics)
+        self.nonfinite.stop_if_due(done)  # after logging the step, before a checkpoint of it
         if done % cfg.save_steps == 0 or done == cfg.steps:
             save_checkpoint(cfg.out, done, save_adapter=lambda path: save_policy_adapter(self.policy, path),
                             trainer_state={"optimizer": self.optimizer.state_dict(),
                                            "scheduler": self.scheduler.state_dict(),
                                            "advantage_state": self.advantage_state, "step": done,
-                                           "data_position": done * cfg.prompts_per_step},
+                                           "data_position": done * cfg.prompts_per_step,
+                                           "nonfinite": self.nonfinite.state_dict()},
                             extra=extra)
         if self.progress:
             self.progress.update(done, metrics)
@@ -196,7 +200,7 @@ def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None
     o = cfg.optim
     optimizer, scheduler = build_optimizer(trainable, learning_rate=o.learning_rate, weight_decay=o.weight_decay,
                                            schedule=o.lr_schedule, warmup_steps=o.warmup_steps, total_steps=cfg.steps)
-    adv_state, start = {}, 0
+    adv_state, start, nonfinite = {}, 0, {}
     if ckpt:
         state = load_trainer_state(ckpt)
         optimizer.load_state_dict(state["optimizer"])
@@ -204,10 +208,12 @@ def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None
         set_rng_state(state["rng"])
         log(f"resumed from {ckpt} at step {state['step']}")
         _truncate_metrics(cfg.out, state["step"])
-        adv_state, start = state["advantage_state"], state["step"]
+        adv_state, start, nonfinite = state["advantage_state"], state["step"], state.get("nonfinite", {})
     tracker = Tracker(cfg.out, cfg.log_with, cfg.to_dict(), resume=bool(ckpt))
     return Run(cfg, log, tasks, policy, trainable, optimizer, scheduler, start, adv_state, tracker, ckpt,
-               reward_override=reward_override, rewards_cfg=reward_config(cfg))
+               reward_override=reward_override, rewards_cfg=reward_config(cfg),
+               nonfinite=NonFiniteSteps(nonfinite, advice="Lower --learning-rate or --max-grad-norm, and check "
+                                        "the rewards (a NaN reward makes every update NaN)"))
 
 
 # ---------------------------------------------------------------------------------------------------

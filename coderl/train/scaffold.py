@@ -29,8 +29,13 @@ def lr_factor(schedule: str, warmup_steps: int, total_steps: int):
 def build_optimizer(params: list, *, learning_rate: float, weight_decay: float, schedule: str, warmup_steps: int,
                     total_steps: int):
     """(AdamW over `params`, its LambdaLR schedule of `lr_factor`): the one optimiser SFT and the RL loops step."""
+    import warnings
+
     import torch
 
+    # The schedule counts optimiser steps, applied or skipped (`apply_gradients`); when the first update is
+    # skipped torch warns that the scheduler stepped before the optimiser, which is what we mean.
+    warnings.filterwarnings("ignore", message=r"Detected call of `lr_scheduler\.step\(\)` before")
     optimizer = torch.optim.AdamW(params, lr=learning_rate, weight_decay=weight_decay)
     return optimizer, torch.optim.lr_scheduler.LambdaLR(optimizer, lr_factor(schedule, warmup_steps, total_steps))
 
@@ -44,12 +49,50 @@ def optimizer_step(loss, params: list, optimizer, max_grad_norm: float | None) -
 
 def apply_gradients(params: list, optimizer, max_grad_norm: float | None, *, loss: float) -> dict:
     """Clip the gradient already accumulated in `params` as one vector (`max_grad_norm` 0 = off: only
-    measured), then one optimiser step.  `loss`: the value those gradients came from (logged)."""
+    measured), then one optimiser step.  `loss`: the value those gradients came from (logged).
+
+    A non-finite update is never applied: when the loss or the gradient norm is NaN or infinite, the
+    gradient is dropped and the optimiser does not step (weights and AdamW moments stay as they were;
+    `train/skipped_update_fraction` says so, and `NonFiniteSteps` counts and stops)."""
     import torch
 
-    norm = torch.nn.utils.clip_grad_norm_(params, max_grad_norm or float("inf"))
-    optimizer.step()
-    return {"train/grad_norm": float(norm), "loss/total": loss}
+    norm = float(torch.nn.utils.clip_grad_norm_(params, max_grad_norm or float("inf")))
+    applied = math.isfinite(norm) and math.isfinite(loss)
+    if applied:
+        optimizer.step()
+    else:
+        optimizer.zero_grad(set_to_none=True)
+    return {"train/grad_norm": norm, "loss/total": loss, "train/skipped_update_fraction": 0.0 if applied else 1.0}
+
+
+class NonFiniteUpdates(ConfigError):
+    """Too many steps in a row whose update was not finite: the run stops (one line, exit code 2)."""
+
+
+class NonFiniteSteps:
+    """Steps with a skipped (non-finite) update: `train/nonfinite_steps` (cumulative), and a stop after
+    `limit` such steps in a row.  `state` / `state_dict()`: kept in checkpoints, so resume counts on."""
+
+    limit = 3
+
+    def __init__(self, state: dict | None = None, *, advice: str = "Lower --learning-rate or --max-grad-norm"):
+        self.total = int((state or {}).get("total", 0))
+        self.in_a_row = int((state or {}).get("in_a_row", 0))
+        self.advice = advice
+
+    def end_step(self, step: int, skipped: bool) -> dict:
+        """Count step `step` (1-based); its metric."""
+        self.total += bool(skipped)
+        self.in_a_row = self.in_a_row + 1 if skipped else 0
+        return {"train/nonfinite_steps": self.total}
+
+    def stop_if_due(self, step: int) -> None:
+        if self.in_a_row >= self.limit:
+            raise NonFiniteUpdates(f"step {step}: loss or gradient not finite in {self.in_a_row} steps in a row "
+                                   f"(steps {step - self.in_a_row + 1}-{step}); not applied. {self.advice}")
+
+    def state_dict(self) -> dict:
+        return {"total": self.total, "in_a_row": self.in_a_row}
 
 
 def refuse_existing_run(out: str, *, resumable: bool = True) -> None:

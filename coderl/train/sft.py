@@ -9,7 +9,7 @@ prompt tokens masked; LoRA r=8, alpha=16, dropout=0.05; lr 5e-5; 1 epoch; batch 
         for each micro-batch:                             # right-padded, labels -100 on padding
             loss_sum = cross_entropy(logits[:, :-1], labels[:, 1:], reduction="sum")
             (loss_sum / tokens_in_window).backward()
-        clip to max_grad_norm; AdamW step; lr schedule step; log; maybe checkpoint
+        clip to max_grad_norm; AdamW step (skipped if not finite); lr schedule step; log; maybe checkpoint
 
 Loss and accumulation.  A micro-batch's loss is the mean over its non-masked tokens; micro-batches of
 one optimizer step are weighted by their share of the step's target tokens, i.e. each backward gets
@@ -25,8 +25,8 @@ a token mean).  LoRA dropout is on (ordinary SFT; the RL loop turns it off for i
 
 Outputs in `--out` (the RL loop's conventions):
 
-    config.yaml, metrics.jsonl             (sft/loss, sft/tokens, sft/examples, sft/epoch, train/lr,
-                                            train/grad_norm, time/step per optimizer step)
+    config.yaml, metrics.jsonl             (sft/loss, sft/tokens, sft/examples, sft/epoch, train/lr, train/grad_norm,
+                                            train/nonfinite_steps, time/step per optimizer step)
     sft_data.json                          data description, examples kept, skipped ids, the end token
     checkpoints/step-N/                    adapter (portable: `--model RUN/checkpoints/step-N` loads it)
                                            + trainer_state.pt (optimizer, scheduler, step, RNG)
@@ -54,7 +54,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from coderl.base.config import ConfigError
-from coderl.train.scaffold import Progress, apply_gradients, build_optimizer, refuse_existing_run
+from coderl.train.scaffold import NonFiniteSteps, Progress, apply_gradients, build_optimizer, refuse_existing_run
 from coderl.train.sft_config import QLORA_NO_CUDA, SFTConfig
 
 
@@ -244,6 +244,7 @@ def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
 
     progress = Progress("sft step", len(plan), 0, _describe) if cfg.progress else None
     metrics: dict = {}
+    nonfinite = NonFiniteSteps(advice="Lower --learning-rate or --max-grad-norm")
     seen = 0
     checkpoint = ""
     model.train()  # LoRA dropout on
@@ -265,16 +266,14 @@ def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
             scheduler.step()
             seen += sum(len(mb) for mb in micro_batches)
             done = step + 1
-            metrics = {
-                "sft/loss": loss_total / window_tokens,
-                "sft/tokens": window_tokens,
-                "sft/examples": sum(len(mb) for mb in micro_batches),
-                "sft/epoch": round(seen / len(examples), 4),
-                "train/lr": lr,
-                "train/grad_norm": update["train/grad_norm"],
-                "time/step": round(time.perf_counter() - t0, 3),
-            }
+            metrics = {"sft/loss": loss_total / window_tokens, "sft/tokens": window_tokens,
+                       "sft/examples": sum(len(mb) for mb in micro_batches),
+                       "sft/epoch": round(seen / len(examples), 4), "train/lr": lr,
+                       "train/grad_norm": update["train/grad_norm"],
+                       **nonfinite.end_step(done, update["train/skipped_update_fraction"] > 0),
+                       "time/step": round(time.perf_counter() - t0, 3)}
             tracker.log(done, metrics)
+            nonfinite.stop_if_due(done)
             if (cfg.save_steps and done % cfg.save_steps == 0) or done == len(plan):
                 checkpoint = save_checkpoint(
                     cfg.out, done, save_adapter=save_fn,

@@ -2,6 +2,7 @@
 pinned losses, exact resume after SIGKILL, and one-line config errors."""
 
 import json
+import math
 import os
 import signal
 import subprocess
@@ -15,7 +16,7 @@ torch = pytest.importorskip("torch")
 from coderl.base.config import ConfigError  # noqa: E402
 from coderl.train.policy_gradient import train  # noqa: E402
 from tests.models.tiny import tiny_llama  # noqa: E402
-from tests.train.helpers import base_config, varied_reward  # noqa: E402
+from tests.train.helpers import TASKS, base_config, varied_reward  # noqa: E402
 
 ALGOS = ["reinforce", "rloo", "grpo"]
 
@@ -237,3 +238,64 @@ def test_a_fresh_run_refuses_a_directory_holding_another_run(model_dir, tmp_path
     train(base_config(model_dir, tmp_path / "run", steps=1), log=lambda m: None, reward_override=varied_reward)
     with pytest.raises(ConfigError, match="already holds a run .*pass --resume"):
         train(base_config(model_dir, tmp_path / "run", steps=2), log=lambda m: None, reward_override=varied_reward)
+
+
+def reward_nan_at(steps: set):
+    """varied_reward, but NaN for every sample of the given (1-based) steps: NaN advantages, NaN loss."""
+    calls = {"n": 0}
+
+    def reward(results, samples, tasks):
+        calls["n"] += 1
+        totals = varied_reward(results, samples, tasks)
+        return [float("nan")] * len(totals) if calls["n"] in steps else totals
+
+    return reward
+
+
+def test_a_non_finite_update_is_skipped_and_counted(model_dir, tmp_path):
+    cfg = base_config(model_dir, tmp_path / "run", algo="grpo", steps=3)
+    train(cfg, log=lambda m: None, reward_override=reward_nan_at({2}))
+    rows = metrics(cfg.out)
+    assert [r["train/skipped_update_fraction"] for r in rows] == [0.0, 1.0, 0.0]
+    assert [r["train/nonfinite_steps"] for r in rows] == [0, 1, 1]
+    assert math.isnan(rows[1]["loss/total"]) and math.isfinite(rows[2]["loss/total"])
+    one, two, three = (lora_tensors(cfg.out, s) for s in (1, 2, 3))
+    assert all(torch.equal(one[k], two[k]) for k in one)  # step 2 applied nothing
+    assert all(torch.isfinite(two[k]).all() for k in two) and any(not torch.equal(two[k], three[k]) for k in two)
+    opt = [torch.load(os.path.join(cfg.out, "checkpoints", f"step-{s}", "trainer_state.pt"), weights_only=False)
+           ["optimizer"]["state"] for s in (1, 2)]
+    assert all(torch.equal(opt[0][i]["exp_avg"], opt[1][i]["exp_avg"]) for i in opt[0])  # AdamW moments too
+
+
+def test_three_non_finite_steps_in_a_row_stop_the_run(model_dir, tmp_path):
+    cfg = base_config(model_dir, tmp_path / "run", algo="grpo", steps=6)
+    with pytest.raises(ConfigError) as info:
+        train(cfg, log=lambda m: None, reward_override=reward_nan_at({2, 3, 4}))
+    message = str(info.value)
+    assert message.startswith("step 4: loss or gradient not finite in 3 steps in a row (steps 2-4); not applied. "
+                              "Lower --learning-rate") and "\n" not in message, message
+    assert [r["train/nonfinite_steps"] for r in metrics(cfg.out)] == [0, 1, 2, 3]  # step 4 is logged ...
+    assert not (tmp_path / "run" / "checkpoints" / "step-4").exists()  # ... but not checkpointed
+    apart = base_config(model_dir, tmp_path / "apart", algo="grpo", steps=5)  # not in a row: runs on
+    m = train(apart, log=lambda m: None, reward_override=reward_nan_at({2, 3, 5}))
+    assert m["train/nonfinite_steps"] == 3
+
+
+def test_the_cli_stops_on_non_finite_updates_with_one_line(model_dir, tmp_path, capsys, monkeypatch):
+    from coderl.algorithms import POLICY_LOSSES
+    from coderl.cli import main
+
+    real = POLICY_LOSSES["ppo_clip"]
+
+    def nan_loss(logprobs, old_logprobs, advantages, mask, **kwargs):
+        loss, stats = real(logprobs, old_logprobs, advantages, mask, **kwargs)
+        return loss * float("nan"), stats
+
+    monkeypatch.setitem(POLICY_LOSSES, "ppo_clip", nan_loss)
+    out = tmp_path / "run"
+    code = main(["train", "--out", str(out), "--model", str(model_dir), "--tasks", TASKS,
+                 "--format", "completion", "--steps", "4", "--prompts-per-step", "1", "--samples-per-prompt", "2",
+                 "--max-new-tokens", "4", "--workers", "2", "--device", "cpu", "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith("coderl train: error: step 3: loss or gradient not finite in 3 steps in a row (steps 1-3)")

@@ -211,3 +211,14 @@ def test_bad_ppo_config_values_fail_with_one_line(model_dir, tmp_path, overrides
     with pytest.raises(ConfigError) as exc:
         base_config(model_dir, tmp_path, **overrides)
     assert message in str(exc.value) and "\n" not in str(exc.value)
+
+
+def test_a_non_finite_update_leaves_lora_and_value_head_as_they_were(model_dir, tmp_path):
+    from tests.train.test_policy_gradient import reward_nan_at
+
+    cfg = base_config(model_dir, tmp_path / "run", algo="ppo", steps=2, epochs=1)
+    m = run_training(cfg, log=lambda m: None, reward_override=reward_nan_at({2}))
+    assert m["train/nonfinite_steps"] == 1 and m["train/skipped_update_fraction"] == 1.0
+    for load in (lora_tensors, value_head_tensors):
+        one, two = load(cfg.out, 1), load(cfg.out, 2)
+        assert all(torch.equal(one[k], two[k]) for k in one)

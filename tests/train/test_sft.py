@@ -419,3 +419,36 @@ def test_sft_steps_through_the_shared_optimiser(model_dir, tmp_path, monkeypatch
     result = sft(config(model_dir, tmp_path / "run", max_grad_norm=1e-6), log=lambda m: None)
     assert calls == {"build": 1, "apply": result.steps} and result.steps == 3
     assert result.metrics["train/grad_norm"] > 1e-6  # measured before clipping, as the RL loops log it
+
+
+def _nan_loss_at(monkeypatch, steps: set):
+    """token_loss_sum, NaN on the given (1-based) calls: one call per optimizer step at batch 1 x 1."""
+    from coderl.train import sft as sft_module
+
+    real, calls = sft_module.token_loss_sum, {"n": 0}
+
+    def loss_sum(logits, labels):
+        calls["n"] += 1
+        loss, count = real(logits, labels)
+        return (loss * float("nan") if calls["n"] in steps else loss), count
+
+    monkeypatch.setattr(sft_module, "token_loss_sum", loss_sum)
+
+
+def test_sft_skips_a_non_finite_update_and_stops_after_three_in_a_row(model_dir, tmp_path, monkeypatch, capsys):
+    from safetensors.torch import load_file
+
+    _nan_loss_at(monkeypatch, {2})
+    result = sft(config(model_dir, tmp_path / "run", save_steps=1), log=lambda m: None)
+    rows = [json.loads(line) for line in open(tmp_path / "run" / "metrics.jsonl")]
+    assert [r["train/nonfinite_steps"] for r in rows] == [0, 1, 1] and result.steps == 3
+    one, two = (load_file(tmp_path / "run" / "checkpoints" / f"step-{s}" / "adapter_model.safetensors")
+                for s in (1, 2))
+    assert all(torch.equal(one[k], two[k]) for k in one)  # the NaN step applied nothing
+    _nan_loss_at(monkeypatch, {1, 2, 3})
+    code = main(["sft", "--out", str(tmp_path / "cli"), "--model", str(model_dir), "--data", TASKS, "--split", "all",
+                 "--format", "completion", "--device", "cpu", "--no-progress", "--gradient-accumulation", "1"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith("coderl sft: error: step 3: loss or gradient not finite in 3 steps in a row (steps 1-3); "
+                          "not applied. Lower --learning-rate"), err
