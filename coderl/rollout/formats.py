@@ -46,15 +46,24 @@ class ClosingFence(str):
     complete lines count: "```" still waiting for its "python" is not a fence yet."""
 
     def find_in(self, text: str) -> int:
-        inside, start = False, 0
+        at, _, _ = self.scan(text)
+        return -1 if at is None else at
+
+    @staticmethod
+    def scan(text: str, inside: bool = False) -> tuple[int | None, bool, int]:
+        """(where the closing fence's newline is, or None; whether a block is open after the last complete
+        line; where the text after it starts) for `text` read from a line start with `inside` open or not.
+        Generation resumes here with the state of the lines it has read (`hf_callbacks.StopOnText`); the
+        index is -1 when a resumed text starts with the closing fence line."""
+        start = 0
         while (end := text.find("\n", start)) >= 0:
             line = text[start:end].strip()
             if line.startswith("```"):
                 if inside and line == "```":
-                    return start - 1  # the newline before the closing fence
+                    return start - 1, inside, start  # the newline before the closing fence
                 inside = True  # an opening fence (a tagged fence inside a block changes nothing)
             start = end + 1
-        return -1
+        return None, inside, start
 
 
 # Chat replies end with their first code block (or the end-of-turn token).

@@ -20,13 +20,20 @@ model's own `generation_config`, which would silently add a repetition penalty o
 HF's processors ahead of the capture.  Fields whose "off" value is None cannot be neutralised that
 way; a model whose generation_config sets one of them (`_NONE_MEANS_OFF`) is refused.
 
-Stop sequences.  `StopOnText` decodes each row's generated tokens after every step and stops the
-row once its text contains a stop sequence.  Only generated text is searched (HF's `stop_strings`
+Stop sequences.  `StopOnText` stops a row once the text of its generated tokens contains a stop
+sequence; it decodes only rows whose new token could complete one (a table lookup on the device,
+one boolean read per step; see `hf_callbacks`).  Only generated text is searched (HF's `stop_strings`
 also match across the prompt boundary, e.g. a prompt ending in "\\n" and a generated "def ").  The
 kept tokens run up to and including the token that completed the stop string (or the EOS token):
 like EOS, that token is the policy's decision to end, so it stays in `completion_ids`, `mask` and
 `logprobs`; the stop text itself is cut from the completion (the format cuts at its own stops: the
 chat format's closing fence ends the code block it extracts).
+
+Static cache.  On CUDA (`static_cache=None`, or `CODERL_STATIC_CACHE=auto`) `generate` decodes with a
+static KV cache, which lets transformers compile the decoding step (torch.compile, CUDA graphs); a
+chunk is then one call at its full width (no compaction, no shared prefill: `generate` refuses a
+cache given to it with a static one).  A compilation that fails is reported once and decoding goes on
+uncompiled.  CPU keeps the dynamic cache.  `fill_batch_size` picks rows per call that fill a GPU.
 
 Seeding.  `torch.manual_seed(seed)` inside `torch.random.fork_rng`, so the same seed (and the same
 `batch_size`) gives the same outputs and the caller's RNG stream is left untouched.  HF samples
@@ -36,6 +43,7 @@ with `torch.multinomial` on the global generator, so a private `torch.Generator`
 from __future__ import annotations
 
 import copy
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -56,8 +64,12 @@ from coderl.rollout.hf_callbacks import (  # noqa: F401 -- re-exported
     PolicyLogprobs,
     RowsFinished,
     StopOnText,
+    _compile_failure,
+    _own_cache,
     cut_generation,
     decode,
+    fill_batch_size,
+    use_static_cache,
 )
 from coderl.rollout.types import RolloutBatch, Sample
 from coderl.tasks.types import Task
@@ -127,7 +139,7 @@ def _shared_prefill(model, prompts: list[list[int]], input_ids: torch.Tensor, at
     inverse = torch.tensor([distinct.setdefault(tuple(p), len(distinct)) for p in prompts], dtype=torch.long)
     if len(distinct) == len(prompts) or input_ids.shape[1] < 2:
         return None
-    if getattr(getattr(model, "generation_config", None), "cache_implementation", None):
+    if _own_cache(model):
         return None  # the model asks generate for its own cache (static, ...): generate refuses a given one
     first = torch.tensor([inverse.tolist().index(k) for k in range(len(distinct))], dtype=torch.long)
     ids, mask = input_ids[first, :-1], attention[first, :-1]
@@ -155,13 +167,14 @@ def _generate_rows(model, tokenizer, prompts: list[list[int]], stops: list[tuple
     draw from the same distributions with a different RNG sequence.  `compact_rows=0` turns this off;
     so does a model that asks `generate` for its own cache (static, ...).
     """
-    if getattr(getattr(model, "generation_config", None), "cache_implementation", None):
+    own = _own_cache(model, config)
+    if own:
         compact_rows = 0
     n = len(prompts)
     out_ids: list[list[int]] = [[] for _ in range(n)]
     out_lp: list[list[torch.Tensor]] = [[] for _ in range(n)]
     input_ids, attention = _left_pad(prompts, config.pad_token_id)
-    cache = _shared_prefill(model, prompts, input_ids, attention, device) if share_prompts else None
+    cache = _shared_prefill(model, prompts, input_ids, attention, device) if share_prompts and not own else None
     active = list(range(n))
     budget = config.max_new_tokens
     while active and budget > 0:
@@ -202,27 +215,47 @@ def _generate_chunk(model, tokenizer, input_ids: torch.Tensor, attention: torch.
     policy log-probs, per row whether it is still running -- the call ended early (`leave`) before
     it emitted EOS or a stop --, the full [B, W + S] sequences, the cache after the call)."""
     width = input_ids.shape[1]
-    capture = PolicyLogprobs(temperature if config.do_sample else 1.0, width)
-    processors = [capture]
-    if min_new_tokens:
-        processors.append(MinNewTokensLengthLogitsProcessor(width, min_new_tokens, config.eos_token_id,
-                                                            device=str(device)))
-    if config.do_sample and temperature != 1.0:
-        processors.append(TemperatureLogitsWarper(temperature))
-    if config.do_sample and top_p < 1.0:
-        processors.append(TopPLogitsWarper(top_p))
-    stop = StopOnText(tokenizer, width, stops, carry) if any(stops) else None
-    rows = RowsFinished(list(config.eos_token_id or []), stop, leave) if leave else None
-    criteria = [c for c in (stop, rows) if c is not None]  # generate ends rows on EOS by itself
-    out = model.generate(
-        input_ids=input_ids.to(device), attention_mask=attention.to(device), generation_config=config,
-        logits_processor=LogitsProcessorList(processors), stopping_criteria=StoppingCriteriaList(criteria),
-        **({"past_key_values": cache} if cache is not None else {}),
-    )
+    eos = list(config.eos_token_id or [])
+    if _COMPILE_FAILED:
+        config.disable_compile = True
+
+    def attempt():
+        capture = PolicyLogprobs(temperature if config.do_sample else 1.0, width)
+        processors = [capture]
+        if min_new_tokens:
+            processors.append(MinNewTokensLengthLogitsProcessor(width, min_new_tokens, config.eos_token_id,
+                                                                device=str(device)))
+        if config.do_sample and temperature != 1.0:
+            processors.append(TemperatureLogitsWarper(temperature))
+        if config.do_sample and top_p < 1.0:
+            processors.append(TopPLogitsWarper(top_p))
+        stop = StopOnText(tokenizer, width, stops, carry, eos_ids=eos) if any(stops) else None
+        rows = RowsFinished(eos, stop, leave) if leave else None
+        criteria = [c for c in (stop, rows) if c is not None]  # generate ends rows on EOS by itself
+        out = model.generate(
+            input_ids=input_ids.to(device), attention_mask=attention.to(device), generation_config=config,
+            logits_processor=LogitsProcessorList(processors), stopping_criteria=StoppingCriteriaList(criteria),
+            **({"past_key_values": cache} if cache is not None else {}),
+        )
+        return out, capture, rows
+
+    try:
+        out, capture, rows = attempt()
+    except Exception as exc:
+        if not _compile_failure(exc) or getattr(config, "disable_compile", False):
+            raise
+        _COMPILE_FAILED.append(f"{type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[0]}")
+        warnings.warn(f"coderl: compiling the decoding step failed ({_COMPILE_FAILED[0]}); decoding uncompiled",
+                      RuntimeWarning, stacklevel=2)
+        config.disable_compile = True
+        out, capture, rows = attempt()
     sequences = out.sequences
     running = rows.running if rows is not None and rows.running is not None else [False] * len(stops)
     return (sequences[:, width:].cpu(), capture.finish(sequences).cpu(), running, sequences,
             getattr(out, "past_key_values", None))
+
+
+_COMPILE_FAILED: list[str] = []  # the first torch.compile failure in this process, if any
 
 
 def generate(
@@ -236,11 +269,12 @@ def generate(
     temperature: float = 0.0,
     top_p: float = 1.0,
     seed: int = 0,
-    batch_size: int = 16,
+    batch_size: int | None = 16,
     stop: Sequence[str] | None = None,
     min_new_tokens: int | None = None,
     share_prompts: bool = True,
     compact_rows: int = 8,
+    static_cache: bool | None = None,
 ) -> RolloutBatch:
     """Sample `samples_per_prompt` completions for each task (rows task-major; group id = task index).
 
@@ -250,12 +284,15 @@ def generate(
     stop: stop sequences searched in the generated text; None = the format's defaults, [] = none.
     min_new_tokens: EOS is forbidden before this many tokens (stop sequences still apply).
     batch_size: rows per `model.generate` call; outputs depend on it when sampling (RNG order).
+        None = `fill_batch_size` (CPU: 16; CUDA: every row, up to 256 and the free memory).
     share_prompts: rows of a chunk that repeat a prompt share one prefill of it (`_shared_prefill`).
     compact_rows: finished rows leave the batch (`_generate_rows`) while more than this many run; 0 = off.
+    static_cache: decode with a static KV cache, compiled on CUDA (no compaction, no shared prefill);
+        None = `use_static_cache` (on CUDA unless CODERL_STATIC_CACHE=off; never on CPU).
     """
     if not tasks:
         raise ValueError("generate: no tasks")
-    if samples_per_prompt < 1 or max_new_tokens < 1 or batch_size < 1:
+    if samples_per_prompt < 1 or max_new_tokens < 1 or (batch_size is not None and batch_size < 1):
         raise ValueError("generate: samples_per_prompt, max_new_tokens and batch_size must be >= 1")
     if temperature < 0 or not 0.0 < top_p <= 1.0:
         raise ValueError(f"generate: need temperature >= 0 and 0 < top_p <= 1 (got {temperature}, {top_p})")
@@ -279,6 +316,13 @@ def generate(
     rows = [t for t in range(len(tasks)) for _ in range(samples_per_prompt)]
 
     device = next(model.parameters()).device
+    longest = max(len(p) for p in prompt_ids)
+    if use_static_cache(device, static_cache):
+        config.cache_implementation = "static"
+        # One cache length for calls of different widths (a multiple of 256): no recompilation for each.
+        config.max_cache_len = -(-(longest + max_new_tokens) // 256) * 256
+    if batch_size is None:
+        batch_size = fill_batch_size(model, len(rows), max_tokens=longest + max_new_tokens)
     was_training = model.training
     generated: list[list[int]] = []
     row_logprobs: list[torch.Tensor] = []

@@ -1,16 +1,21 @@
 """What `generate` hands to transformers' `model.generate` while it decodes: the per-token log-prob
 recorder (a LogitsProcessor), the stopping criteria (stop text, rows finished), and cutting a row at
-its stop sequence or EOS."""
+its stop sequence or EOS; and how decoding is set up for the device (static cache, rows per call)."""
 
 from __future__ import annotations
 
+import json
+import math
+import os
+import re
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
 import torch
 from transformers import LogitsProcessor, StoppingCriteria
 
-from coderl.rollout.formats import first_stop
+from coderl.rollout.formats import ClosingFence, first_stop
 
 
 class PolicyLogprobs(LogitsProcessor):
@@ -46,26 +51,198 @@ def decode(tokenizer: Any, ids: Sequence[int]) -> str:
     return tokenizer.decode(list(ids), skip_special_tokens=True)
 
 
+# --- stopping on text without decoding every step -------------------------------------------------
+#
+# A row's text can come to contain a stop only at a step whose token adds the stop's last character.
+# For the decoders named in `_decoding` that is exact: the text after token t is the text before it
+# plus t's piece (its decoding after a plain "a"), unless the piece is empty or holds U+FFFD (an
+# incomplete UTF-8 byte sequence, completed or not by the next tokens), and such tokens are
+# candidates too.  `_candidates` is that rule as a [V + 1] boolean table (the last entry, for ids past
+# the tokenizer's vocabulary, is True), so each step costs one lookup on the device and one read of
+# [2, B] booleans, and only candidate rows are decoded: with byte-level BPE (`window`) only the tokens
+# since the last clean split (`_RowText`), with other known decoders the row's whole text.  Any other
+# tokenizer makes every token a candidate: its whole text every step, as before.
+
+_VOCAB: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # tokenizer -> _Vocab
+_SPLIT_DECODERS = ("ByteLevel",)  # text of ids[:k] + text of ids[k:] == text of ids when the former
+# does not end in U+FFFD (and, with clean_up_tokenization_spaces, ends in a newline)
+_PIECE_DECODERS = {"ByteLevel", "Metaspace", "Replace", "ByteFallback", "Fuse", "Strip"}
+
+
+class _Vocab:
+    """Per tokenizer: how it decodes (`window`, `table` or `every`), each token's piece, cached tables."""
+
+    def __init__(self, tokenizer: Any):
+        backend = getattr(tokenizer, "backend_tokenizer", None)
+        kinds = _decoder_kinds(backend)
+        self.mode = ("every" if not kinds or not kinds <= _PIECE_DECODERS else
+                     "window" if kinds <= set(_SPLIT_DECODERS) else "table")
+        self.cleanup = bool(getattr(tokenizer, "clean_up_tokenization_spaces", False))
+        self.size = len(tokenizer)
+        self.pieces: list[str | None] = []
+        if self.mode != "every":
+            prefix = tokenizer("a", add_special_tokens=False)["input_ids"]
+            head = decode(tokenizer, prefix)
+            pairs = [prefix + [i] for i in range(self.size)]
+            texts = (backend.decode_batch(pairs, skip_special_tokens=True) if not self.cleanup else
+                     tokenizer.batch_decode(pairs, skip_special_tokens=True, clean_up_tokenization_spaces=False))
+            self.pieces = [t[len(head):] if t.startswith(head) else None for t in texts]
+        self.special = set(getattr(tokenizer, "all_special_ids", None) or [])
+        self.tables: dict[tuple, torch.Tensor] = {}
+
+    def table(self, chars: frozenset[str], device: torch.device) -> torch.Tensor:
+        """[V + 1] bool on `device`: the token may complete a stop whose last character is in `chars`."""
+        key = (chars, str(device))
+        if key not in self.tables:
+            cpu = self.tables.get((chars, "cpu"))
+            if cpu is None:
+                if self.mode == "every":
+                    flags = [True] * self.size
+                else:
+                    rx = re.compile("[" + re.escape("".join(sorted(chars))) + "\ufffd]")
+                    flags = [p is None or (p == "" and i not in self.special) or rx.search(p) is not None
+                             for i, p in enumerate(self.pieces)]
+                cpu = self.tables[(chars, "cpu")] = torch.tensor(flags + [True], dtype=torch.bool)
+            self.tables[key] = cpu.to(device)
+        return self.tables[key]
+
+
+def _decoder_kinds(backend: Any) -> set[str]:
+    try:
+        spec = json.loads(backend.decoder.__getstate__())
+    except Exception:  # no fast tokenizer, no decoder, an unreadable one: every token is a candidate
+        return set()
+    parts = spec.get("decoders", [spec]) if spec.get("type") == "Sequence" else [spec]
+    return {str(p.get("type")) for p in parts}
+
+
+def _vocab(tokenizer: Any) -> _Vocab:
+    try:
+        vocab = _VOCAB.get(tokenizer)
+        if vocab is None or vocab.size != len(tokenizer):
+            vocab = _VOCAB[tokenizer] = _Vocab(tokenizer)
+        return vocab
+    except TypeError:  # not weak-referenceable
+        return _Vocab(tokenizer)
+
+
+class _RowText:
+    """One row's stop search over the text decoded so far (`window` mode): `base` tokens are folded
+    into `tail` (their text's last characters, as many as a plain stop needs to straddle) and the
+    fence state (`line`: the text after the last newline; `inside`: a block is open before it)."""
+
+    __slots__ = ("plain", "fence", "keep", "base", "tail", "line", "inside")
+
+    def __init__(self, stops: Sequence[str]):
+        self.plain = [s for s in stops if s and not isinstance(s, ClosingFence)]
+        self.fence = any(isinstance(s, ClosingFence) for s in stops)
+        self.keep = max((len(s) for s in self.plain), default=1) - 1
+        self.base, self.tail, self.line, self.inside = 0, "", "", False
+
+    def check(self, text: str, end: int, cleanup: bool) -> bool:
+        """Whether the row's text, folded text + `text` (the tokens base..end), contains a stop, given
+        that the text before this step's tokens did not.  Folds `text` in when it ends on a clean split."""
+        if self.plain and any(s in self.tail + text for s in self.plain):
+            return True
+        if self.fence:
+            at, inside, rest = ClosingFence.scan(self.line + text, self.inside)
+            if at is not None:
+                return True
+        if not text or (text[-1] != "\ufffd" and (not cleanup or text[-1] == "\n")):
+            self.base = end
+            self.tail = (self.tail + text)[-self.keep:] if self.keep else ""
+            if self.fence:
+                self.line, self.inside = (self.line + text)[rest:], inside
+        return False
+
+
 class StopOnText(StoppingCriteria):
     """Stops a row once the decoded text of its generated tokens contains one of its stop sequences.
 
+    Same rows, same steps as decoding every row's whole text after every step, but on the device: the
+    step's tokens are looked up in a candidate table (see above), one [2, B] boolean read per step
+    brings the candidates (and, with `eos_ids`, the rows that emitted EOS: they are not decoded again,
+    and `RowsFinished` needs no read of its own) to the host, and only candidate rows are decoded.
+
     carry: per row, the tokens it generated in earlier rounds (see `RowsFinished`), decoded in front
-    of this round's so a stop that straddles two rounds is found."""
+    of this round's so a stop that straddles two rounds is found (their text holds no stop)."""
 
     def __init__(self, tokenizer: Any, prompt_length: int, stops: list[tuple[str, ...]],
-                 carry: list[list[int]] | None = None):
+                 carry: list[list[int]] | None = None, eos_ids: Sequence[int] | None = None):
         self.tokenizer = tokenizer
         self.prompt_length = prompt_length
         self.stops = stops  # per row
         self.carry = carry or [[] for _ in stops]
-        self.done = [False] * len(stops)
+        self.eos_ids = list(eos_ids or [])
+        self.done = [False] * len(stops)  # the row's text contains one of its stops
+        self.ended = [False] * len(stops)  # the row emitted EOS (tracked with eos_ids)
+        self.decoded = 0  # rows decoded so far
+        self._vocab = _vocab(tokenizer)
+        self._rows = [_RowText(s) for s in stops]
+        self._seen = 0  # generated tokens already looked at
+        self._table: torch.Tensor | None = None
+
+    def _start(self, device: torch.device) -> None:
+        chars = frozenset("\n" if isinstance(s, ClosingFence) else s[-1] for row in self.stops for s in row if s)
+        self._table = self._vocab.table(chars, device)
+        self._watch = torch.tensor([any(s) for s in self.stops], dtype=torch.bool, device=device)
+        self._done = torch.zeros(len(self.stops), dtype=torch.bool, device=device)
+        self._ended = torch.zeros_like(self._done)
+        self._eos = torch.tensor(self.eos_ids, dtype=torch.long, device=device) if self.eos_ids else None
+
+    @property
+    def finished(self) -> torch.Tensor:
+        """[B] bool on the device: stopped on text or emitted EOS."""
+        return self._done | self._ended
 
     def __call__(self, input_ids: torch.LongTensor, scores: Any, **kwargs) -> torch.BoolTensor:
-        for i, row_stops in enumerate(self.stops):
-            if row_stops and not self.done[i]:
-                text = decode(self.tokenizer, self.carry[i] + input_ids[i, self.prompt_length:].tolist())
-                self.done[i] = first_stop(text, row_stops) is not None
-        return torch.tensor(self.done, dtype=torch.bool, device=input_ids.device)
+        if self._table is None:
+            self._start(input_ids.device)
+        first = self.prompt_length + self._seen
+        new = input_ids[:, first:]  # one token per step inside `generate`
+        self._seen = input_ids.shape[1] - self.prompt_length
+        hit = self._table[new.clamp(max=self._table.numel() - 1)].any(1) & self._watch
+        if self._eos is None:
+            rows = [i for i, h in enumerate(hit.tolist()) if h]  # the step's one read
+        else:
+            eos = torch.isin(new, self._eos).any(1)
+            flags = torch.stack([hit, eos]).tolist()  # the step's one read
+            rows = [i for i, h in enumerate(flags[0]) if h]
+            if any(flags[1]):
+                self.ended = [a or b for a, b in zip(self.ended, flags[1])]
+                self._ended = self._ended | eos
+                self._watch = self._watch & ~eos
+        if rows:
+            stopped = self._check(rows, input_ids, first)
+            if stopped:
+                mask = torch.zeros(len(self.stops), dtype=torch.bool)
+                mask[stopped] = True
+                mask = mask.to(input_ids.device)
+                self._done = self._done | mask
+                self._watch = self._watch & ~mask
+        return self._done
+
+    def _check(self, rows: list[int], input_ids: torch.Tensor, first: int) -> list[int]:
+        """Decode the candidate rows; the ones whose text now holds a stop."""
+        window = self._vocab.mode == "window"
+        # window: the tokens from each row's `base` on (`skip` of them fetched before it); else all of them
+        skips = [max(self._rows[i].base - len(self.carry[i]), 0) if window else 0 for i in rows]
+        lo = min(skips)
+        index = torch.tensor(rows, dtype=torch.long, device=input_ids.device)
+        fetched = input_ids.index_select(0, index)[:, self.prompt_length + lo:].tolist()
+        stopped = []
+        for i, ids, skip in zip(rows, fetched, skips):
+            carry, state = self.carry[i], self._rows[i]
+            self.decoded += 1
+            if window:
+                text = decode(self.tokenizer, carry[state.base:] + ids[skip - lo:])
+                hit = state.check(text, len(carry) + self._seen, self._vocab.cleanup)
+            else:
+                hit = first_stop(decode(self.tokenizer, carry + ids), self.stops[i]) is not None
+            if hit:
+                self.done[i] = True
+                stopped.append(i)
+        return stopped
 
 
 class RowsFinished(StoppingCriteria):
@@ -74,23 +251,30 @@ class RowsFinished(StoppingCriteria):
 
     A decoding step costs roughly in proportion to the rows it carries (on CPU: batch 32 ~234 ms,
     batch 8 ~88 ms per step for the bundled model), and without this every row of a chunk keeps
-    decoding padding until its longest row ends."""
+    decoding padding until its longest row ends.  With a `StopOnText` that tracks EOS (called before
+    this in the same step) it reads nothing from the device; otherwise one [B] boolean read a step."""
 
     def __init__(self, eos_ids: list[int], stop: StopOnText | None, leave: int):
-        self.eos = torch.tensor(eos_ids or [-1], dtype=torch.long)
+        self.eos_ids = list(eos_ids or [-1])
+        self.eos: torch.Tensor | None = None
         self.stop = stop
         self.leave = leave
         self.eos_seen: torch.Tensor | None = None  # [B] bool, latched: a row's EOS is followed by padding
         self.running: list[bool] | None = None  # per row, set when the call ends early: still running
 
     def __call__(self, input_ids: torch.LongTensor, scores: Any, **kwargs) -> torch.BoolTensor:
-        last = torch.isin(input_ids[:, -1], self.eos.to(input_ids.device))  # called once per new token
-        self.eos_seen = last if self.eos_seen is None else self.eos_seen | last
-        done = self.eos_seen
-        if self.stop is not None:
-            done = done | torch.tensor(self.stop.done, dtype=torch.bool, device=input_ids.device)
-        if 0 < int((~done).sum()) <= self.leave:
-            self.running = (~done).tolist()
+        if self.stop is not None and self.stop.eos_ids:
+            done = self.stop.finished
+            running = [not (d or e) for d, e in zip(self.stop.done, self.stop.ended)]
+        else:
+            if self.eos is None:
+                self.eos = torch.tensor(self.eos_ids, dtype=torch.long, device=input_ids.device)
+            last = torch.isin(input_ids[:, -1], self.eos)  # called once per new token
+            self.eos_seen = last if self.eos_seen is None else self.eos_seen | last
+            done = self.eos_seen if self.stop is None else self.eos_seen | self.stop.finished
+            running = (~done).tolist()  # the step's one read
+        if 0 < sum(running) <= self.leave:
+            self.running = running
             return torch.ones_like(done)
         return done
 
@@ -117,3 +301,54 @@ def cut_generation(ids: Sequence[int], tokenizer: Any, stops: Sequence[str], eos
     if eos is not None:
         return eos + 1, True
     return len(ids), False
+
+
+# --- the device ------------------------------------------------------------------------------
+
+def _own_cache(model: Any, config: GenerationConfig | None = None) -> bool:
+    """`generate` builds its own cache (static, ...): it refuses one given to it."""
+    return bool(getattr(config, "cache_implementation", None)
+                or getattr(getattr(model, "generation_config", None), "cache_implementation", None))
+
+
+def _compile_failure(exc: BaseException) -> bool:
+    """An error raised by torch.compile (dynamo, inductor) anywhere in the exception's chain."""
+    while exc is not None:
+        if type(exc).__module__.startswith(("torch._dynamo", "torch._inductor")):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def use_static_cache(device: torch.device, static_cache: bool | None = None) -> bool:
+    """Whether to decode with a static KV cache (compiled by transformers on CUDA): `static_cache` when
+    given, else `CODERL_STATIC_CACHE` (on/off; auto, the default: on CUDA, never on CPU)."""
+    if static_cache is not None:
+        return static_cache
+    env = os.environ.get("CODERL_STATIC_CACHE", "auto").strip().lower()
+    if env in ("1", "on", "true", "yes"):
+        return True
+    if env in ("0", "off", "false", "no"):
+        return False
+    if env not in ("", "auto"):
+        raise ValueError(f"CODERL_STATIC_CACHE={env!r}: expected auto, on or off")
+    return torch.device(device).type == "cuda"
+
+
+def fill_batch_size(model: Any, rows: int, *, max_tokens: int, cap: int = 256, cpu: int = 16) -> int:
+    """Rows per `generate` call: on CPU `cpu` (unchanged default); on CUDA all `rows` up to `cap`, fewer
+    when their KV cache (`max_tokens` = prompt + new tokens per row) and float32 logits would not fit
+    in half the free GPU memory, split into chunks of equal size (one compiled shape)."""
+    device = next(model.parameters()).device
+    if device.type != "cuda":
+        return max(1, min(cpu, rows))
+    text = model.config.get_text_config() if hasattr(model.config, "get_text_config") else model.config
+    heads = getattr(text, "num_attention_heads", 1) or 1
+    kv_heads = getattr(text, "num_key_value_heads", None) or heads
+    head_dim = getattr(text, "head_dim", None) or getattr(text, "hidden_size", 64 * heads) // heads
+    layers = getattr(text, "num_hidden_layers", 1) or 1
+    width = next(model.parameters()).element_size()
+    per_row = 2 * layers * kv_heads * head_dim * width * max_tokens + 8 * 4 * getattr(text, "vocab_size", 0)
+    free, _ = torch.cuda.mem_get_info(device)
+    size = max(1, min(rows, cap, int(free * 0.5) // max(per_row, 1)))
+    return math.ceil(rows / math.ceil(rows / size))
