@@ -2,7 +2,8 @@
 
     checkpoints/step-N/
         adapter_model.safetensors, adapter_config.json, coderl_adapter.json   (PEFT format; base = coderl alias)
-        trainer_state.pt   optimizer, scheduler, estimator state, step, data position, RNG states
+        trainer_state.pt   optimizer, scheduler, estimator state, step, data position, RNG states (Python,
+                           torch CPU, and every CUDA device's where CUDA is present)
         value_head.pt      (PPO with a critic)
 
 `--resume` loads the newest complete `step-N` and continues exactly where it stopped.
@@ -34,12 +35,22 @@ def latest_checkpoint(run_dir: str) -> str | None:
 
 
 def rng_state() -> dict:
-    return {"python": random.getstate(), "torch": torch.get_rng_state()}
+    """Python's, torch's CPU and (where CUDA is present) every GPU's generator state: sampling on a GPU draws
+    from the CUDA generator, so an exact resume needs it too."""
+    state = {"python": random.getstate(), "torch": torch.get_rng_state()}
+    if torch.cuda.is_available():
+        state["cuda"] = [s.cpu() for s in torch.cuda.get_rng_state_all()]
+    return state
 
 
 def set_rng_state(state: dict) -> None:
+    """Restore `rng_state()`.  A checkpoint written without CUDA leaves the GPU generators as seeded; one
+    written on a GPU machine restores what this machine has of them (none on a CPU-only machine)."""
     random.setstate(state["python"])
     torch.set_rng_state(state["torch"])
+    if state.get("cuda") and torch.cuda.is_available():
+        for device, cuda_state in enumerate(state["cuda"][: torch.cuda.device_count()]):
+            torch.cuda.set_rng_state(cuda_state.cpu(), device)
 
 
 def save_checkpoint(run_dir: str, step: int, *, save_adapter, trainer_state: dict, extra: dict | None = None) -> str:
@@ -58,4 +69,6 @@ def save_checkpoint(run_dir: str, step: int, *, save_adapter, trainer_state: dic
 
 
 def load_trainer_state(path: str) -> dict:
-    return torch.load(os.path.join(path, "trainer_state.pt"), weights_only=False)
+    """trainer_state.pt, every tensor on the CPU (written on a GPU, it loads on a machine without one;
+    `optimizer.load_state_dict` then moves the moments to the parameters' device)."""
+    return torch.load(os.path.join(path, "trainer_state.pt"), map_location="cpu", weights_only=False)

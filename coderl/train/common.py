@@ -48,6 +48,9 @@ def prepare_run(cfg: TrainConfig, log) -> tuple[str | None, list]:
     from coderl.models import resolve_device
 
     resolve_device(cfg.device)  # a missing GPU is refused before anything is written
+    if cfg.deterministic:  # before cuBLAS starts (it reads the variable once); warn_only: a kernel without a
+        os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")  # deterministic version warns, never stops
+        torch.use_deterministic_algorithms(True, warn_only=True)
     if not cfg.resume:
         refuse_existing_run(cfg.out)
     os.makedirs(cfg.out, exist_ok=True)

@@ -178,6 +178,9 @@ class TrainConfig:
     device: str = option("auto", "where the model runs: auto (CUDA if present), cpu or cuda; rollouts, rewards "
                          "and the loss math stay on the CPU (only [N, T] log-probs move)", choices=list(DEVICES))
     seed: int = option(0, "seed of data order, sampling and initialisation")
+    deterministic: bool = option(False, "deterministic kernels (torch.use_deterministic_algorithms, "
+                                 "CUBLAS_WORKSPACE_CONFIG=:4096:8 unless set): on a GPU, a resumed run then equals "
+                                 "the uninterrupted one; slower")
     steps: int = option(20, "optimisation steps (each = one batch of rollouts)")
     prompts_per_step: int = option(4, "prompts per step (seed 002: 16)")
     samples_per_prompt: int = option(4, "completions per prompt (seed 002: 8)")
