@@ -194,8 +194,8 @@ class TestRun:
                     # bound to that name.
                     try:
                         self.ns[name] = importlib.import_module(module)
-                    except ImportError:
-                        pass
+                    except ImportError:  # never the program's object in its place: fail closed
+                        del self.ns[name]
         try:
             exec(compile(req.get("trusted", ""), "<task>", "exec"), self.ns)
         except Exception as exc:

@@ -67,7 +67,7 @@ class Channel:
     def send(self, obj):
         if self.gone:
             raise Gone(self.gone)
-        data = json.dumps(obj, allow_nan=False, separators=(",", ":")).encode()
+        data = _json_deep(json.dumps, obj, allow_nan=False, separators=(",", ":")).encode()
         if _len(data) > self.max_bytes:
             raise ValueError(f"message of {_len(data)} bytes is over the channel's {self.max_bytes}")
         view = memoryview(HEADER.pack(_len(data)) + data)
@@ -95,7 +95,7 @@ class Channel:
             self._lose("oversized_message")
         body = self._read_exactly(n)
         try:
-            msg = json.loads(body)
+            msg = _json_deep(json.loads, body)
         except (ValueError, RecursionError, MemoryError):
             self._lose("bad_message")
         if _type(msg) is not dict:
@@ -154,6 +154,19 @@ def exception_reply(exc, encode=None):
     except BaseException:
         args = None
     return {"x": [names, text, args]}
+
+
+def _json_deep(func, *args, **kwargs):
+    """json.dumps/loads of a message whose values nest to MAX_DEPTH (a task object's state takes a few
+    JSON levels per level of the value): the recursion limit raised for the call, then restored."""
+    import sys
+
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, 6 * MAX_DEPTH + 200))
+    try:
+        return func(*args, **kwargs)
+    finally:
+        sys.setrecursionlimit(old)
 
 
 def deep(func):
