@@ -28,6 +28,7 @@ def pipeline_yaml(model_dir, out, *, rl_extra="", allow_overlap=True) -> str:
 out: {out}
 model: {model_dir}
 format: completion
+device: cpu               # every stage: the numbers and stamps below are the CPU's, whatever the machine has
 seed: 0
 allow_eval_overlap: {str(allow_overlap).lower()}
 eval:
@@ -42,7 +43,6 @@ sft:
   gradient_accumulation: 1
   learning_rate: 1e-2     # YAML reads this as a string; float fields accept it
   max_length: 256
-  device: cpu
   progress: false
 rl:
   - name: grpo
@@ -158,25 +158,62 @@ def test_a_stage_made_by_other_code_is_kept_but_named(finished, tmp_path, capsys
 
 
 def test_a_field_added_since_at_its_default_keeps_a_stage_done(finished, tmp_path, capsys):
-    """A stamp written before coderl had a field (here: eval's `device`) still matches when the plan
-    leaves that field at its default; set to something else, the stage is stale."""
+    """A stamp written before coderl had a field (here: eval's `top_p`, sft's `weight_decay`, train's
+    `log_kl`) still matches when the plan leaves that field at its default; set to something else, the
+    stage is stale."""
     config, out = finished
     moved = tmp_path / "moved"
     shutil.copytree(out, moved)
+    added = {"eval": ("top_p", 1.0), "sft": ("weight_decay", 0.0), "rl": ("log_kl", False)}
     removed = 0
     for stamp_path in moved.glob("**/pipeline_stage.json"):
         stamp = json.loads(stamp_path.read_text())
-        if stamp["config"]["device"] == "auto":               # evals and RL (this SFT says cpu)
-            del stamp["config"]["device"]
-            stamp_path.write_text(json.dumps(stamp))
-            removed += 1
-    assert removed == 4
+        name, default = added[stamp["kind"]]
+        assert stamp["config"].pop(name) == default and stamp["config"]["device"] == "cpu"
+        stamp_path.write_text(json.dumps(stamp))
+        removed += 1
+    assert removed == 5
     assert main(["pipeline", "--config", str(config), "--out", str(moved)]) == 0
     assert capsys.readouterr().err.count(", skipped") == 5
     edited = tmp_path / "edited.yaml"
-    edited.write_text(config.read_text().replace("eval:\n", "eval:\n  device: cpu\n", 1))
+    edited.write_text(config.read_text().replace("eval:\n", "eval:\n  top_p: 0.5\n", 1))
     assert main(["pipeline", "--config", str(edited), "--out", str(moved), "--dry-run"]) == 0
-    assert "made with a different config (device: None -> 'cpu')" in capsys.readouterr().out
+    assert "made with a different config (top_p: None -> 0.5)" in capsys.readouterr().out
+
+
+def test_every_stage_gets_the_top_level_device_and_auto_picks_cuda_on_a_gpu(model_dir, tmp_path, monkeypatch):
+    """On a GPU machine every stage of the bundled demo resolves to CUDA (evaluations, SFT, RL); a top-level
+    `device:` reaches every stage that sets none, and a section's own device wins."""
+    import torch
+
+    from coderl.models import resolve_device
+    from coderl.pipeline import load_plan
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda *a, **k: True)  # the demo's dtype: auto asks
+    demo = load_plan(str(ROOT / "configs" / "cpu-demo.yaml"), str(tmp_path / "demo"), check_tasks=False)
+    assert {s.kind for s in demo.stages} == {"eval", "sft", "rl"} and demo.dtype == "bfloat16"
+    assert {s.name: resolve_device(s.config.device) for s in demo.stages} == {s.name: "cuda" for s in demo.stages}
+    config = tmp_path / "p.yaml"
+    config.write_text(pipeline_yaml(model_dir, tmp_path / "out").replace("  max_length: 256\n",
+                                                                          "  max_length: 256\n  device: auto\n"))
+    plan = load_plan(str(config), check_tasks=False)
+    assert {s.name: s.config.device for s in plan.stages} == {"base-eval": "cpu", "sft": "auto", "eval/sft": "cpu",
+                                                              "rl/grpo": "cpu", "eval/grpo": "cpu"}
+
+
+def test_a_stamp_that_recorded_cpu_matches_auto_where_auto_is_the_cpu(finished, tmp_path, capsys, monkeypatch):
+    import torch
+
+    config, out = finished
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    auto = tmp_path / "auto.yaml"
+    auto.write_text(config.read_text().replace("device: cpu ", "device: auto "))
+    assert main(["pipeline", "--config", str(auto), "--dry-run"]) == 0
+    assert "a run would stop" not in capsys.readouterr().out
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)  # there auto is the GPU: a different run
+    assert main(["pipeline", "--config", str(auto), "--dry-run"]) == 0
+    assert "made with a different config (device: 'cpu' -> 'auto')" in capsys.readouterr().out
 
 
 def test_a_stamp_recording_values_of_unused_options_keeps_a_stage_done(finished, tmp_path, capsys):

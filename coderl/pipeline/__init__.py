@@ -8,6 +8,8 @@ Schema (every section's fields are the fields of the real dataclass config, vali
     format: chat                   # prompt format of every stage: SFT, RL and evaluation must agree
     dtype: float32                 # weights of the base model in every stage (float32, bfloat16, or auto:
                                    # bfloat16 where the GPU/CPU runs it natively, else float32)
+    device: auto                   # optional: auto, cpu or cuda for every stage that sets no device of its own
+                                   # (without it: each stage's default, auto = the GPU when one is present)
     seed: 0                        # seed of every stage; it also picks the train/test split of file task
                                    # sources, so SFT's train split and the evaluation's test split agree
     title: ...                     # optional: heading of the report

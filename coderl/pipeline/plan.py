@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from coderl.base.config import (
+    DEVICES,
     ConfigError,
     build,
     coerce,
@@ -21,7 +22,7 @@ from coderl.base.config import (
 from coderl.pipeline.tasks import _check_tasks, _split_file
 
 STAMP = "pipeline_stage.json"
-TOP_LEVEL = ("out", "model", "format", "dtype", "seed", "title", "allow_eval_overlap", "eval", "sft", "rl")
+TOP_LEVEL = ("out", "model", "format", "dtype", "device", "seed", "title", "allow_eval_overlap", "eval", "sft", "rl")
 # Fields each section may not set: the pipeline decides them (paths, the model each stage starts from,
 # and the format/seed every stage must share).
 OWNED = {
@@ -80,6 +81,7 @@ class Plan:
     title: str
     stages: list[Stage]
     dtype: str = "float32"
+    device: str | None = None  # top-level device of every stage that sets none (None: their default, auto)
     eval_tasks: int = 0
     notes: list[str] = field(default_factory=list)
 
@@ -148,6 +150,8 @@ def load_plan(path: str, out: str | None = None, *, check_tasks: bool = True) ->
         from coderl.models.load import fast_dtype
 
         dtype = fast_dtype()
+    device = data.get("device")  # None: each section's own (default auto); a stage may still set its own
+    require(device is None or device in DEVICES, f"{path}: device", device, "one of " + ", ".join(DEVICES))
     seed = data.get("seed", 0)
     require(isinstance(seed, int) and not isinstance(seed, bool), f"{path}: seed", seed, "an integer")
     title = data.get("title") or f"coderl pipeline: {os.path.basename(path)}"
@@ -159,7 +163,8 @@ def load_plan(path: str, out: str | None = None, *, check_tasks: bool = True) ->
     rl = data.get("rl") or []
     require(isinstance(rl, list), f"{path}: rl", rl, "a list of runs ({name, method, <coderl train fields>})")
     _check_model(path, model)
-    plan = Plan(out=out, config_path=path, model=model, format=fmt, dtype=dtype, seed=seed, title=str(title), stages=[])
+    plan = Plan(out=out, config_path=path, model=model, format=fmt, dtype=dtype, seed=seed, title=str(title), stages=[],
+                device=device)
     _plan_stages(plan, data.get("eval") or {}, data.get("sft"), rl)
     if check_tasks:
         _check_tasks(plan, allow_overlap)
@@ -182,7 +187,8 @@ def _plan_stages(plan: Plan, eval_fields: dict, sft_fields: dict | None, rl: lis
 
     out = plan.out
     common = {"format": plan.format, "dtype": plan.dtype, "seed": plan.seed}
-    eval_values = _section_values("eval", "eval", eval_fields, EvalConfig)
+    device = {"device": plan.device} if plan.device else {}  # under each section's own values: they win
+    eval_values = {**device, **_section_values("eval", "eval", eval_fields, EvalConfig)}
 
     def evaluation(name: str, model: str, label: str, method: str, role: str, input_dir=None, rl_dir=None):
         directory = os.path.join(out, name)
@@ -193,7 +199,7 @@ def _plan_stages(plan: Plan, eval_fields: dict, sft_fields: dict | None, rl: lis
     plan.stages.append(evaluation("base-eval", plan.model, plan.model, "Base", "base"))
     start = plan.model
     if sft_fields is not None:
-        values = _section_values("sft", "sft", sft_fields, SFTConfig)
+        values = {**device, **_section_values("sft", "sft", sft_fields, SFTConfig)}
         method = values.pop("method", None)
         sft_dir = os.path.join(out, "sft")
         cfg = _build("sft", SFTConfig, {**values, **common, "out": sft_dir, "model": plan.model})
@@ -218,7 +224,8 @@ def _plan_stages(plan: Plan, eval_fields: dict, sft_fields: dict | None, rl: lis
             raise ConfigError(f"{where}: name={name!r}: used by an earlier run (names must be unique)")
         names.add(name)
         where = f"rl[{i}] ({name})"
-        values = _section_values(where, "rl", {k: v for k, v in entry.items() if k != "name"}, TrainConfig)
+        fields = {k: v for k, v in entry.items() if k != "name"}
+        values = {**device, **_section_values(where, "rl", fields, TrainConfig)}
         method, split = values.pop("method", None), values.pop("split", None)
         run_dir = os.path.join(out, "rl", name)
         split_file = None

@@ -109,12 +109,21 @@ UNUSED_WHEN_NONE = ("ratio_level", "value_coef", "value_clip", "whiten_advantage
 def _without_new_defaults(new: dict, old: dict, cfg) -> dict:
     """`new` minus the fields `old` does not have that sit at their default: a field added to coderl
     after a stage ran (e.g. `device`) does not make the stage stale unless it is set to something else.
-    An option the stage does not use (None in `new`, UNUSED_WHEN_NONE) is taken as `old` recorded it."""
+    An option the stage does not use (None in `new`, UNUSED_WHEN_NONE) is taken as `old` recorded it, and
+    `device: auto` matches the device auto picks on this machine."""
     defaults = {name: f.default for name, (_, f, _) in leaves(type(cfg)).items()
                 if f.default is not dataclasses.MISSING}
     kept = {k: v for k, v in new.items() if k in old or k not in defaults or v != defaults[k]}
     kept.update({k: old[k] for k in UNUSED_WHEN_NONE if k in old and k in kept and kept[k] is None})
+    if kept.get("device") == "auto" and old.get("device") == _auto_device():
+        kept["device"] = old["device"]  # `device: cpu` dropped for auto, which picks the same device here
     return kept
+
+
+def _auto_device() -> str:
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
 
 
 def _read_yaml_dict(path: str) -> dict:
