@@ -16,6 +16,7 @@ def base_config(model_dir, out, **overrides):
 
     fields = dict(out=str(out), model=str(model_dir), tasks=TASKS, eval_tasks=None, format="completion",
                   steps=2, prompts_per_step=2, samples_per_prompt=3, max_new_tokens=6, learning_rate=1e-2,
-                  save_steps=1, workers=2, progress=False, seed=0, max_total_sequence_length=512)
+                  save_steps=1, workers=2, progress=False, seed=0, max_total_sequence_length=512,
+                  device="cpu")  # pinned numbers are the CPU's: never "auto" (a GPU where present)
     fields.update(overrides)
     return build(TrainConfig, fields)
