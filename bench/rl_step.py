@@ -1,7 +1,8 @@
 """One GRPO step: coderl's `train` vs TRL's `GRPOTrainer` on identical work, side by side in one run.
 
-Both sides: the bundled smollm2-135m-instruct (one converted HF folder), fp32 on CPU (--dtype bfloat16: bf16
-base weights on both sides, TRL through `model_init_kwargs`; LoRA weights fp32 on both), LoRA r=8 alpha=16
+Both sides: the bundled smollm2-135m-instruct (one converted HF folder), fp32 (--dtype bfloat16: bf16
+base weights on both sides, TRL through `model_init_kwargs`; LoRA weights fp32 on both), on --device (auto:
+the GPU when one is present; TRL is told `use_cpu` only with cpu), LoRA r=8 alpha=16
 dropout=0.05 on q/k/v/o_proj; the first --prompts HumanEval prompts as raw text (completion format, no
 chat template) x --samples samples at temperature 1, exactly --new-tokens new tokens (min = max new
 tokens), beta 0 (no reference model), one optimiser step per generation, the same constant learning
@@ -29,6 +30,9 @@ TRL median step / coderl median step.
 
     make bench-rl                                  # = python bench/rl_step.py
     python bench/rl_step.py --prompts 2 --samples 2 --new-tokens 8 --steps 1    # a quick smoke run
+    python bench/rl_step.py --device cuda          # issue 15's GPU comparison
+
+TRL is an optional dependency (`pip install 'coderl[bench]'`); without it the script says so in one line.
 """
 
 from __future__ import annotations
@@ -47,8 +51,10 @@ import time
 
 AGGREGATION_OF_TRL_LOSS = {"dapo": "token_mean", "bnpo": "token_mean", "grpo": "sequence_mean",
                            "dr_grpo": "token_sum_const"}
-PASSED = ("model", "dtype", "prompts", "samples", "new_tokens", "steps", "learning_rate", "loss_type", "timeout",
-          "threads")
+PASSED = ("model", "dtype", "device", "prompts", "samples", "new_tokens", "steps", "learning_rate", "loss_type",
+          "timeout", "threads")
+NO_TRL = ("bench/rl_step.py: TRL is not installed (pip install 'coderl[bench]', or pip install trl); this benchmark "
+          "compares coderl with TRL's GRPOTrainer")
 LORA = (8, 16, 0.05)  # r, alpha, dropout
 
 
@@ -84,6 +90,7 @@ def run_coderl(args) -> dict:
         cfg = build(TrainConfig, dict(
             out=os.path.join(tmp, "run"), algo="grpo", model=args.model, format="completion", eval_tasks=None,
             tasks=write_tasks(os.path.join(tmp, "tasks.jsonl"), args.prompts), steps=1 + args.steps, dtype=args.dtype,
+            device=args.device,
             prompts_per_step=args.prompts, samples_per_prompt=args.samples,
             generation_batch_size=args.prompts * args.samples, max_new_tokens=args.new_tokens,
             min_new_tokens=args.new_tokens, temperature=1.0, learning_rate=args.learning_rate, kl_beta=0.0,
@@ -137,7 +144,8 @@ def run_trl(args) -> dict:
 
         batch = args.prompts * args.samples  # one generation batch = one optimiser step: steps_per_generation 1
         config = GRPOConfig(
-            output_dir=tmp, use_cpu=True, report_to=[], save_strategy="no", logging_steps=1, disable_tqdm=True,
+            output_dir=tmp, use_cpu=args.device == "cpu", report_to=[], save_strategy="no", logging_steps=1,
+            disable_tqdm=True,
             max_steps=1 + args.steps, seed=0, learning_rate=args.learning_rate, lr_scheduler_type="constant",
             weight_decay=0.0, max_grad_norm=1.0, per_device_train_batch_size=batch, generation_batch_size=batch,
             gradient_accumulation_steps=1, num_generations=args.samples, num_iterations=1, beta=0.0,
@@ -167,22 +175,32 @@ def run_floor(args) -> dict:
 
     from coderl.models import lora_config
 
-    folder, n = model_folder(args.model), args.new_tokens
+    folder, n, device = model_folder(args.model), args.new_tokens, args.device
     tok = AutoTokenizer.from_pretrained(folder, padding_side="left")
-    model = AutoModelForCausalLM.from_pretrained(folder, dtype=getattr(torch, args.dtype)).eval()
+    if tok.pad_token is None:  # batched prompts need padding (as coderl's loader: pad = eos)
+        tok.pad_token = tok.eos_token
+    model = AutoModelForCausalLM.from_pretrained(folder, dtype=getattr(torch, args.dtype)).to(device).eval()
     enc = tok([t.prompt for t in first_tasks(args.prompts) for _ in range(args.samples)], return_tensors="pt",
-              padding=True)
+              padding=True).to(device)
     sampling = dict(do_sample=True, temperature=1.0, top_k=0, top_p=1.0, use_cache=True, pad_token_id=tok.pad_token_id)
+
+    def sync():  # CUDA runs asynchronously: a timer must wait for the work it times
+        if device == "cuda":
+            torch.cuda.synchronize()
+
     with torch.no_grad():
         model.generate(**enc, max_new_tokens=2, min_new_tokens=2, **sampling)  # warm-up
+        sync()
         t = time.perf_counter()
         seqs = model.generate(**enc, max_new_tokens=n, min_new_tokens=n, **sampling)
+        sync()
         gen = time.perf_counter() - t
     assert seqs.shape[1] == enc["input_ids"].shape[1] + n, "generate did not produce exactly --new-tokens tokens"
     model = get_peft_model(model, lora_config(*LORA)).eval()  # dropout off, as in coderl's loss pass
-    attention = torch.cat([enc["attention_mask"], torch.ones(len(seqs), n, dtype=torch.long)], 1)
+    attention = torch.cat([enc["attention_mask"], torch.ones(len(seqs), n, dtype=torch.long, device=device)], 1)
 
     def forward(grad: bool) -> float:
+        sync()
         t = time.perf_counter()
         with torch.set_grad_enabled(grad):
             logits = model(input_ids=seqs, attention_mask=attention, logits_to_keep=n + 1).logits[:, :-1].float()
@@ -190,6 +208,7 @@ def run_floor(args) -> dict:
             if grad:
                 logp.backward()
                 model.zero_grad(set_to_none=True)
+        sync()
         return time.perf_counter() - t
 
     forward(True)  # warm-up
@@ -207,20 +226,23 @@ def in_child(only: str, args) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def machine(threads: int) -> str:
+def machine(threads: int, device: str) -> str:
     import torch
 
     with open("/proc/cpuinfo") as f:
         cpu = next((line.split(":", 1)[1].strip() for line in f if line.startswith("model name")), "?")
+    gpu = f" | {torch.cuda.get_device_name(0)}" if device == "cuda" else ""
     date = datetime.datetime.now().astimezone().isoformat("T", "seconds")
-    return (f"machine: nproc {len(os.sched_getaffinity(0))} | {cpu} | torch {torch.__version__} | threads {threads} "
-            f"| Python {platform.python_version()} | {date}")
+    return (f"machine: nproc {len(os.sched_getaffinity(0))} | {cpu}{gpu} | device {device} | torch {torch.__version__} "
+            f"| threads {threads} | Python {platform.python_version()} | {date}")
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--model", default="smollm2-135m-instruct", help="built-in alias or HF folder (both sides)")
     ap.add_argument("--dtype", default="float32", choices=["float32", "bfloat16"], help="base weights (both sides)")
+    ap.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"],
+                    help="where both sides and the floor run (auto: cuda when present)")
     ap.add_argument("--prompts", type=int, default=4, help="HumanEval prompts per step (the first N)")
     ap.add_argument("--samples", type=int, default=4, help="completions per prompt (TRL num_generations, >= 2)")
     ap.add_argument("--new-tokens", type=int, default=128, help="exact new tokens per completion")
@@ -234,8 +256,19 @@ def main() -> int:
     ap.add_argument("--json", nargs="?", const="-", metavar="PATH", help="also dump all raw numbers here")
     ap.add_argument("--only", choices=["coderl", "trl", "floor"], help=argparse.SUPPRESS)  # child: JSON out
     args = ap.parse_args()
+    import importlib.util
+
+    if args.only in (None, "trl") and importlib.util.find_spec("trl") is None:
+        sys.exit(NO_TRL)
     import torch
 
+    from coderl.base.config import ConfigError
+    from coderl.models import resolve_device
+
+    try:
+        args.device = resolve_device(args.device)
+    except ConfigError as exc:
+        sys.exit(f"bench/rl_step.py: {exc}")
     if args.threads:
         torch.set_num_threads(args.threads)
     if args.loss_type is None:
@@ -278,7 +311,7 @@ def main() -> int:
           "tokens (prompt + new), logits of the new tokens only")
     print(f"floor fwd+bwd:  {floor['forward_backward']:.2f} s = the same forward with grad, then backward (LoRA grads)")
     print(f"floor step:     {floor['generate'] + floor['forward_backward']:.2f} s = generate + fwd+bwd")
-    print(machine(torch.get_num_threads()))
+    print(machine(torch.get_num_threads(), args.device))
     speedup = med["trl"]["step"] / med["coderl"]["step"]
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
