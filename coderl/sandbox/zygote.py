@@ -166,6 +166,8 @@ class Zygote:
             self.slots.enter_judge(slot)
         else:
             os.chdir(self.slots.dirs(slot)["work"])  # before any mount hides the path
+            if role == "script":  # `python main.py`: the program is a file, root's and read-only
+                self.modules["script"].write_main(request["program"])
             self.slots.enter(slot, lim)
         _die_with_parent()
         os.environ.clear()
@@ -186,7 +188,7 @@ class Zygote:
             self.modules["harness"].serve_program(request["program"], 4, request["max_bytes"], self.snapshot)
             _flush()
             os._exit(0)
-        os._exit(self.modules["script"].run_script(request["program"]))
+        os._exit(self.modules["script"].run_script(request["program"], os.path.join(os.getcwd(), "main.py")))
 
 
 def _read_all(fd):

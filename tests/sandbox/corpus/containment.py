@@ -165,6 +165,27 @@ CASES: list[Case] = [
     _stdio("stdio_answer_from_a_forked_child", "C2.stdio_semantics",
            "import os, sys\nline = input()\npid = os.fork()\nif pid == 0:\n    print(line)\n    sys.stdout.flush()\n"
            "    os._exit(0)\nos.waitpid(pid, 0)\n", ECHO, before="passed"),
+    # The program is a file, as under `python main.py`: __file__, inspect, sys.argv[0], multiprocessing.
+    _stdio("stdio_dunder_file", "C2.stdio_semantics",
+           "import os\nhere = os.path.dirname(__file__)\nassert os.path.basename(__file__) == 'main.py'\n"
+           "assert open(os.path.join(here, 'main.py')).read().startswith('import os')\nprint(input())\n",
+           ECHO, before="runtime_error"),
+    _stdio("stdio_inspect_getsource", "C2.stdio_semantics",
+           "import inspect\ndef echo():\n    return input()\nassert 'return input()' in inspect.getsource(echo)\n"
+           "print(echo())\n", ECHO, before="runtime_error"),
+    _stdio("stdio_argv0_and_path0", "C2.stdio_semantics",
+           "import os, sys\nassert os.path.basename(sys.argv[0]) == 'main.py' and len(sys.argv) == 1\n"
+           "assert sys.path[0] == os.path.dirname(os.path.abspath(sys.argv[0])) == os.path.dirname(__file__)\n"
+           "import __main__\nassert __main__.__spec__ is None and __name__ == '__main__'\nprint(input())\n",
+           ECHO, before="runtime_error"),
+    _stdio("stdio_multiprocessing_fork_pool", "C2.stdio_semantics",
+           "import multiprocessing as mp\ndef shout(s):\n    return s.upper()\nif __name__ == '__main__':\n"
+           "    line = input()\n    with mp.get_context('fork').Pool(2) as pool:\n"
+           "        print(pool.map(shout, [line])[0].lower())\n", ECHO, before="passed"),
+    _stdio("stdio_multiprocessing_spawn_pool", "C2.stdio_semantics",
+           "import multiprocessing as mp\ndef shout(s):\n    return s.upper()\nif __name__ == '__main__':\n"
+           "    line = input()\n    with mp.get_context('spawn').Pool(1) as pool:\n"
+           "        print(pool.map(shout, [line])[0].lower())\n", ECHO, before="runtime_error"),
     # Exit codes CPython reports as failures, after the right output: must fail.
     _stdio("stdio_exit_1_after_answer", "C2.never_exits", "import sys\nprint(input())\nsys.exit(1)\n",
            ECHO[:1], expect="fail", before="runtime_error"),
