@@ -285,3 +285,9 @@ def test_no_module_is_over_400_lines():
                 if n > 400:
                     long.append((os.path.relpath(path, REPO), n))
     assert not long, long
+
+
+def test_each_loop_file_reads_alone_in_at_most_300_lines():
+    for name in ("sft.py", "policy_gradient.py", "ppo.py"):
+        path = os.path.join(REPO, "coderl", "train", name)
+        assert sum(1 for _ in open(path)) <= 300, name
