@@ -305,7 +305,7 @@ def cut_generation(ids: Sequence[int], tokenizer: Any, stops: Sequence[str], eos
 
 # --- the device ------------------------------------------------------------------------------
 
-def _own_cache(model: Any, config: GenerationConfig | None = None) -> bool:
+def _own_cache(model: Any, config: Any = None) -> bool:
     """`generate` builds its own cache (static, ...): it refuses one given to it."""
     return bool(getattr(config, "cache_implementation", None)
                 or getattr(getattr(model, "generation_config", None), "cache_implementation", None))
@@ -350,5 +350,10 @@ def fill_batch_size(model: Any, rows: int, *, max_tokens: int, cap: int = 256, c
     width = next(model.parameters()).element_size()
     per_row = 2 * layers * kv_heads * head_dim * width * max_tokens + 8 * 4 * getattr(text, "vocab_size", 0)
     free, _ = torch.cuda.mem_get_info(device)
-    size = max(1, min(rows, cap, int(free * 0.5) // max(per_row, 1)))
+    return _fit_rows(rows, cap=cap, budget=free // 2, per_row=per_row)
+
+
+def _fit_rows(rows: int, *, cap: int, budget: int, per_row: int) -> int:
+    """The fewest equal calls of at most `cap` rows, each within `budget` bytes at `per_row` a row."""
+    size = max(1, min(rows, cap, budget // max(per_row, 1)))
     return math.ceil(rows / math.ceil(rows / size))
