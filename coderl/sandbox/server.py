@@ -56,6 +56,7 @@ view = _load("view")
 cgroups = _load("cgroups")
 isolation = _load("isolation")
 zygote = _load("zygote")
+lifetime = _load("lifetime")
 jobs = _load("jobs")
 Job, Proc, Run, STREAMS = jobs.Job, jobs.Proc, jobs.Run, jobs.STREAMS
 
@@ -91,8 +92,11 @@ class Server:
     # ---- control channel -------------------------------------------------------------------
     def send(self, obj):
         data = memoryview((json.dumps(obj) + "\n").encode())
-        while data:
-            data = data[os.write(self.out_fd, data):]
+        try:
+            while data:
+                data = data[os.write(self.out_fd, data):]
+        except OSError:  # the client is gone (killed): stop as if it had closed the control channel
+            self.closing = True
 
     def read_control(self):
         try:
@@ -358,7 +362,7 @@ def main():
     workers = int(sys.argv[1]) if len(sys.argv) > 1 else os.cpu_count() or 1
     requested = sys.argv[2] if len(sys.argv) > 2 else "auto"
     out_fd = 1
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)  # a killed client is an OSError in send, not our death
     slots = None
     try:
         caps = isolation.detect()
@@ -368,11 +372,12 @@ def main():
         except (isolation.IsolationError, OSError) as exc:
             os.write(out_fd, (json.dumps({"hello": True, "error": str(exc)}) + "\n").encode())
             return
+        held = lifetime.watchdog(slots)  # its pipe end stays open in this process until it ends
         server = Server(workers, slots)
         # Forked now, while this process holds no request; the client's pipes stay the server's alone.
         server.attach(zygote.start(slots, {"harness": harness, "checks": checks, "script": script},
                                    close=(server.sel.close, lambda: os.close(server.in_fd),
-                                          lambda: os.close(server.out_fd))))
+                                          lambda: os.close(server.out_fd), lambda: os.close(held))))
         hello = {"hello": True, "isolation": level, "warning": warning, "pid": os.getpid(),
                  "cgroups": [f"{slots.cgroups.version}:{c}" for c in slots.cgroups.controllers],
                  "file_system": isolation.FILE_SYSTEM[level], "capabilities": caps}
@@ -380,7 +385,7 @@ def main():
         server.loop()
     finally:
         if slots is not None:
-            slots.close()
+            lifetime.release(slots)
 
 
 if __name__ == "__main__":
