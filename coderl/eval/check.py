@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from coderl.base.config import option, require, section
 from coderl.eval.passk import summarize
 from coderl.sandbox.client import Sandbox
-from coderl.sandbox.config import SandboxConfig
+from coderl.sandbox.config import SandboxConfig, task_files
 from coderl.sandbox.types import Limits
 from coderl.tasks import TaskFormatError, load_tasks
 from coderl.tasks.jsonl import iter_jsonl
@@ -89,7 +89,8 @@ def run_check(cfg: CheckConfig) -> dict:
     statuses: Counter = Counter()
     tamper: Counter = Counter()
     counts: dict[str, list[int]] = {}
-    with Sandbox(workers=workers, limits=limits, isolation=cfg.sandbox.isolation) as sandbox:
+    hide = task_files(cfg.tasks) + [os.path.abspath(p) for p in (cfg.completions, cfg.out) if p]
+    with Sandbox(workers=workers, limits=limits, isolation=cfg.sandbox.isolation, hide=hide) as sandbox:
         futures = [sandbox.submit(by_id[r["task_id"]].build_request(r["completion"], limits)) for r in rows]
         isolation_in_force = sandbox.isolation
         for i, (row, fut) in enumerate(zip(rows, futures)):

@@ -27,7 +27,7 @@ from coderl.eval.passk import pass_at_k, summarize
 from coderl.eval.stats import bootstrap_ci
 from coderl.rollout.collect import Generation, collect
 from coderl.rollout.formats import FORMATS
-from coderl.sandbox.config import SandboxConfig
+from coderl.sandbox.config import SandboxConfig, task_files
 from coderl.tasks import load_tasks
 
 DEFAULT_FORMAT = "chat"  # measured on HumanEval's 131 training tasks with the bundled model: RESULTS.md
@@ -93,7 +93,7 @@ def run_eval(cfg: EvalConfig, *, loaded=None, log=print) -> dict:
     load_seconds = time.perf_counter() - start
     gen = Generation(format=cfg.format, samples_per_prompt=cfg.samples, max_new_tokens=cfg.max_new_tokens,
                      temperature=cfg.temperature, top_p=cfg.top_p, seed=cfg.seed, batch_size=cfg.batch_size)
-    with cfg.sandbox.open() as sandbox:
+    with cfg.sandbox.open(hide=task_files(cfg.tasks)) as sandbox:
         isolation = sandbox.isolation
         got = collect(loaded.model, loaded.tokenizer, tasks, sandbox, gen, cfg.sandbox.limits(), log=log)
     rows = list(zip(got.samples, got.results))

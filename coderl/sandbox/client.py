@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from concurrent.futures import Future
 from dataclasses import replace
 
+from .isolation import HIDE_ENV
 from .judge import judge
 from .types import PARENT_JUDGED, CheckKind, ExecutionRequest, ExecutionResult, Limits, Status
 
@@ -108,8 +109,12 @@ def _wire(request: ExecutionRequest, rid: int) -> dict:
 class Sandbox:
     """A pool of `workers` concurrent program runs behind one fork server."""
 
-    def __init__(self, workers: int | None = None, limits: Limits | None = None, isolation: str = "auto"):
+    def __init__(self, workers: int | None = None, limits: Limits | None = None, isolation: str = "auto",
+                 hide: Iterable[str | os.PathLike[str]] = ()):
+        """`hide`: files or directories no program may read (task files, completions), even inside a
+        directory the view binds (a site-packages); enforced at `full` (docs/sandbox.md)."""
         self.limits = (limits or Limits()).validate()
+        self.hide = tuple(sorted({os.path.abspath(os.fspath(p)) for p in hide}))
         self.workers = default_workers(self.limits.memory_bytes) if workers is None else workers
         if self.workers < 1:
             raise SandboxUnavailable(f"workers={self.workers}: expected a positive integer")
@@ -135,7 +140,7 @@ class Sandbox:
             [sys.executable, "-I", SERVER_PATH, str(self.workers), self.requested_isolation],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            env=SERVER_ENV,
+            env={**SERVER_ENV, HIDE_ENV: json.dumps(self.hide)} if self.hide else SERVER_ENV,
             close_fds=True,
             cwd="/",
         )

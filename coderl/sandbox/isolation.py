@@ -16,60 +16,53 @@
 """
 
 import ctypes
+import json
 import os
 import signal
 import tempfile
 import time
 
 try:
-    from . import cgroups, view
+    from . import cgroups, linux, view
     from .view import blocked_ancestors, interpreter_paths
 except ImportError:  # loaded by path in the fork server
     import _coderl_cgroups as cgroups
     import _coderl_view as view
     from _coderl_view import blocked_ancestors, interpreter_paths
 
+    def _sibling(name):
+        """A sibling module the server does not load itself, by path, as `_coderl_<name>`."""
+        import importlib.util
+        import sys
+
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py")
+        spec = importlib.util.spec_from_file_location("_coderl_" + name, path)
+        module = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    linux = _sibling("linux")
+CLONE_NEWNS, CLONE_NEWIPC = linux.CLONE_NEWNS, linux.CLONE_NEWIPC
+CLONE_NEWPID, CLONE_NEWNET = linux.CLONE_NEWPID, linux.CLONE_NEWNET
+MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = linux.MS_NOSUID, linux.MS_NODEV, linux.MS_NOEXEC, linux.MS_REMOUNT
+MS_BIND, MS_REC, MS_PRIVATE = linux.MS_BIND, linux.MS_REC, linux.MS_PRIVATE
+unshare, mount, remove_tree = linux.unshare, linux.mount, linux.remove_tree
+
 LEVELS = ("rlimits", "uid", "full")
-CLONE_NEWNS = 0x00020000
-CLONE_NEWIPC = 0x08000000
-CLONE_NEWPID = 0x20000000
-CLONE_NEWNET = 0x40000000
-MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_BIND, MS_REC, MS_PRIVATE = 2, 4, 8, 4096, 16384, 1 << 18
 PR_SET_CHILD_SUBREAPER = 36
 SLOT_UID_BASE = 1_950_000  # far from login users and the usual subuid ranges
 JUDGE_UID_BASE = SLOT_UID_BASE + 10_000  # one judge uid per slot
 WORLD_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
 TMPFS_MAX_BYTES = 256 * 1024**2  # per private /tmp & co. (and never more than the memory limit)
 TMPFS_MAX_INODES = 65536
+HIDE_ENV = "CODERL_SANDBOX_HIDE"  # set by the client: a JSON list of paths to hide (hidden_paths)
 
 _libc = ctypes.CDLL(None, use_errno=True)
+_check = linux.check
 
 
 class IsolationError(RuntimeError):
     pass
-
-
-def _check(ret, what):
-    if ret != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"{what}: {os.strerror(err)}")
-
-
-def unshare(flags):
-    _check(_libc.unshare(flags), "unshare")
-
-
-def mount(source, target, fstype, flags, data=None):
-    _check(
-        _libc.mount(
-            source.encode() if source else None,
-            target.encode(),
-            fstype.encode() if fstype else None,
-            flags,
-            data.encode() if data else None,
-        ),
-        f"mount {target}",
-    )
 
 
 def _probe(fn):
@@ -104,49 +97,6 @@ def _can_namespace():
     _, status = os.waitpid(pid, 0)
     if not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0):
         raise OSError("no fresh /proc in a PID namespace")
-
-
-def remove_tree(parent_fd, name, max_entries=10_000_000):
-    """Remove `name` (a file, a link or a whole tree) under the directory `parent_fd`, iteratively and
-    through directory fds: no recursion to overflow, no path to outgrow PATH_MAX (a program may leave
-    thousands of nested directories), and never following a link out of the tree."""
-    stack = [(parent_fd, name, None)]  # (parent fd, name, fd of the directory once opened)
-    opened = []
-    budget = max_entries
-    try:
-        while stack and budget > 0:
-            budget -= 1
-            pfd, entry, dfd = stack[-1]
-            if dfd is None:
-                try:
-                    os.unlink(entry, dir_fd=pfd)
-                    stack.pop()
-                    continue
-                except IsADirectoryError:
-                    pass
-                except OSError:
-                    stack.pop()
-                    continue
-                try:
-                    dfd = os.open(entry, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=pfd)
-                except OSError:
-                    stack.pop()
-                    continue
-                opened.append(dfd)
-                stack[-1] = (pfd, entry, dfd)
-            children = os.listdir(dfd)
-            if children:
-                stack.extend((dfd, child, None) for child in children[:4096])
-                continue
-            stack.pop()
-            os.close(opened.pop())
-            try:
-                os.rmdir(entry, dir_fd=pfd)
-            except OSError:
-                pass
-    finally:
-        for fd in opened:
-            os.close(fd)
 
 
 def detect():
@@ -200,10 +150,23 @@ def choose(requested, caps):
     return requested, None
 
 
-class Slots:
-    """Per-worker-slot resources: directories, uid, cgroups; set up by the server, entered by children."""
+def hidden_paths(environ=os.environ):
+    """Extra paths the client asks to hide from programs (`Sandbox(hide=...)`): a JSON list in the
+    server's environment (HIDE_ENV), e.g. the task files a command loaded."""
+    try:
+        paths = json.loads(environ.get(HIDE_ENV) or "[]")
+    except ValueError:
+        paths = None
+    if not isinstance(paths, list) or not all(isinstance(p, str) and os.path.isabs(p) for p in paths):
+        raise IsolationError(f"{HIDE_ENV}: expected a JSON list of absolute paths")
+    return paths
 
-    def __init__(self, level, workers, caps):
+
+class Slots:
+    """Per-worker-slot resources: directories, uid, cgroups; set up by the server, entered by children.
+    `hide`: paths no program may read at `full` (default: `hidden_paths()`)."""
+
+    def __init__(self, level, workers, caps, hide=None):
         self.level = level
         self.workers = workers
         if level == "full":
@@ -213,7 +176,7 @@ class Slots:
             # the server ends.
             unshare(CLONE_NEWNET | CLONE_NEWNS)
             mount(None, "/", None, MS_REC | MS_PRIVATE)
-            self.view = view.View("/tmp/coderl-slots/.view")
+            self.view = view.View("/tmp/coderl-slots/.view", hidden_paths() if hide is None else hide)
             self.view.open_sources()  # before the tmpfs covers /tmp (a venv there stays visible)
             mount("coderl-sandbox", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777")
             self.root = "/tmp/coderl-slots"

