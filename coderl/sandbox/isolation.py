@@ -6,7 +6,8 @@
     uid      rlimits + each worker slot runs as its own unprivileged uid (so RLIMIT_NPROC binds per
              slot and programs cannot signal the server or each other, nor write the caller's files)
              + where cgroups are writable (v1 or v2, `cgroups.py`), a pids/memory group per slot; after
-             a program ends, every process left in its slot (cgroup, else uid) is killed.  Needs root.
+             a program ends, every process left in its slot (cgroup, else uid) is killed; no kernel
+             keyrings (a seccomp filter, `linux.deny_keyrings`) and PR_SET_NO_NEW_PRIVS.  Needs root.
     full     uid + no network (the server lives in its own network namespace: not even loopback),
              a PID namespace per program with a fresh /proc (when its init dies the kernel kills
              everything in it: no daemon survives), a private mount namespace per program with the
@@ -262,7 +263,8 @@ class Slots:
     def enter(self, slot, limits):
         """In the forked child, as root, after chdir to its work dir: join the slot's cgroups; `full`:
         private mount, IPC and network namespaces, chrooted into the read-only view with the slot's directories
-        at /sandbox and over the world-writable ones, and a fresh /proc; then drop to the slot's uid."""
+        at /sandbox and over the world-writable ones, and a fresh /proc; then drop to the slot's uid and
+        (`uid`, `full`) close the kernel keyrings, a channel no namespace separates (`linux.deny_keyrings`)."""
         self.cgroups.join(slot)
         if self.level == "full":
             # Its own mount, IPC and network namespaces: SysV/POSIX IPC objects die with the program,
@@ -275,6 +277,7 @@ class Slots:
             os.setgroups([])
             os.setgid(uid)
             os.setuid(uid)
+            linux.deny_keyrings()
 
     def enter_judge(self, slot):
         """In a forked judge, as root: drop to the slot's judge uid (no cgroup, no mounts: it runs the

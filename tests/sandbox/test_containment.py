@@ -113,3 +113,35 @@ def test_task_files_named_by_the_user_are_hidden_even_inside_site_packages(tmp_p
             assert sb.run(make_script_request(peek, cases=(("", "0"),))).passed  # an empty file over it
     finally:
         shutil.rmtree(holder, ignore_errors=True)
+
+
+_ADD_KEY = """import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+nr = {{"x86_64": (248, 250), "aarch64": (217, 219)}}[os.uname().machine]
+secret = b"an answer for the next program"
+kid = libc.syscall(nr[0], b"user", b"{name}", secret, len(secret), -4)  # add_key to the user keyring
+err = ctypes.get_errno()
+if kid > 0:
+    libc.syscall(nr[1], 5, kid, 0x3f3f3f3f)  # KEYCTL_SETPERM: anyone may see and read it
+print(kid, err, libc.syscall(nr[1], 0, -4, 0))  # KEYCTL_GET_KEYRING_ID of the user keyring
+"""
+_FIND_KEY = "print(sum('{name}' in line for line in open('/proc/keys')))\n"
+
+
+@pytest.mark.skipif(os.uname().machine not in ("x86_64", "aarch64"), reason="no keyring filter on this arch")
+@pytest.mark.parametrize("level", ["full", "uid"])
+def test_a_program_cannot_add_a_kernel_key(level):
+    # Keyrings belong to the uid, outside every namespace: a key added by one program would be read by
+    # the next one of its slot (a later server too).  add_key and keyctl fail with EPERM.
+    name = f"coderl-test-{uuid.uuid4().hex[:12]}"
+    try:
+        sb = Sandbox(workers=1, isolation=level)
+    except SandboxUnavailable:
+        pytest.skip(f"isolation {level!r} is not available here")
+    with sb:
+        add = sb.run(make_script_request(_ADD_KEY.format(name=name), cases=(("", "-1 1 -1"),)))
+        find = sb.run(make_script_request(_FIND_KEY.format(name=name), cases=(("", "0"),)))
+    assert add.passed, (add.status, add.stdout, add.stderr[-500:])
+    assert find.passed, (find.status, find.stdout, find.stderr[-500:])
+    assert name not in open("/proc/keys").read()
