@@ -10,9 +10,10 @@
              keyrings (a seccomp filter, `linux.deny_keyrings`) and PR_SET_NO_NEW_PRIVS.  Needs root.
     full     uid + no network (the server lives in its own network namespace: not even loopback),
              a PID namespace per program with a fresh /proc (when its init dies the kernel kills
-             everything in it: no daemon survives), a private mount namespace per program with the
-             slot's own directories over /tmp, /var/tmp, /dev/shm and /run/lock (wiped after every
-             program; they live on a tmpfs that vanishes with the server).  Needs root.
+             everything in it: no daemon survives), a private mount namespace per program with a fresh
+             tmpfs over /tmp, /var/tmp, /dev/shm and /run/lock (gone with the program) and its work dir
+             at /sandbox, the slot's own tmpfs (wiped after every program), each size- and inode-limited;
+             all of it in the server's mount namespace, which vanishes with the server.  Needs root.
     auto     the strongest level this machine allows, with a warning when that is not `full`.
 """
 
@@ -111,11 +112,12 @@ def detect():
     }
 
 
-def tmpfs_options(limits):
+def tmpfs_options(limits, mode="mode=1777,"):
     """Each program's /tmp & co. at `full`: a fresh tmpfs, size- and inode-limited, that disappears with
-    the program's mount namespace (its pages are charged to the slot's memory cgroup too)."""
+    the program's mount namespace (its pages are charged to the slot's memory cgroup too).  With
+    mode="": the limits alone, as each run's work dir tmpfs is remounted with (`set_limits`)."""
     size = max(1 << 20, min(int(limits["memory_bytes"]), TMPFS_MAX_BYTES))
-    return f"mode=1777,size={size},nr_inodes={TMPFS_MAX_INODES}"
+    return f"{mode}size={size},nr_inodes={TMPFS_MAX_INODES}"
 
 
 # What a program sees of the file system at each level (`coderl check --show-isolation` prints it).
@@ -198,6 +200,9 @@ class Slots:
         for slot in range(workers):
             for d in self.dirs(slot).values():
                 os.makedirs(d, exist_ok=True)
+                if level == "full":  # a tmpfs of its own, limited like /tmp: no program fills the server's
+                    mount("coderl-work", d, "tmpfs", MS_NOSUID | MS_NODEV,
+                          tmpfs_options({"memory_bytes": TMPFS_MAX_BYTES}, "mode=0700,"))
                 if level != "rlimits":
                     os.chown(d, self.uid(slot), self.uid(slot))
                 os.chmod(d, 0o700)
@@ -241,7 +246,11 @@ class Slots:
         return {"work": os.path.join(base, "work")}
 
     def set_limits(self, slot, max_processes, memory_bytes):
+        """Before each run: the slot's cgroup limits; `full`: its work dir tmpfs sized like its /tmp."""
         self.cgroups.set_limits(slot, max_processes, memory_bytes)
+        if self.level == "full":
+            options = tmpfs_options({"memory_bytes": memory_bytes}, "")
+            mount(None, self.dirs(slot)["work"], None, MS_REMOUNT | MS_NOSUID | MS_NODEV, options)
 
     def oom_kills(self, slot):
         return self.cgroups.oom_kills(slot)

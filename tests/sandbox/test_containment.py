@@ -13,6 +13,7 @@ import pytest
 
 from coderl.sandbox.client import Sandbox, SandboxUnavailable
 from coderl.sandbox.isolation import JUDGE_UID_BASE, SLOT_UID_BASE
+from coderl.sandbox.types import Limits
 
 from .corpus import containment, hostile, hostile_judge, run_cases
 from .helpers import make_script_request
@@ -64,7 +65,7 @@ def test_nothing_is_left_behind(level):
     assert _sandbox_processes() == []
     assert not glob.glob(f"/sys/fs/cgroup/*/coderl-{server}") + glob.glob(f"/sys/fs/cgroup/coderl-{server}")
     mounts = open("/proc/self/mountinfo").read()
-    assert "coderl-sandbox" not in mounts and "coderl-private" not in mounts and "coderl-mask" not in mounts
+    assert not [name for name in ("coderl-sandbox", "coderl-private", "coderl-mask", "coderl-work") if name in mounts]
     assert set(glob.glob("/tmp/coderl-sandbox-*")) <= temp_before
     litter = [p for d in ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/", "/tmp/..")
               for p in glob.glob(os.path.join(d, f"coderl-litter-{tag}"))]
@@ -145,3 +146,26 @@ def test_a_program_cannot_add_a_kernel_key(level):
     assert add.passed, (add.status, add.stdout, add.stderr[-500:])
     assert find.passed, (find.status, find.stdout, find.stderr[-500:])
     assert name not in open("/proc/keys").read()
+
+
+def test_the_work_dir_is_a_limited_tmpfs_of_its_own():
+    # At `full` /sandbox is the slot's own tmpfs, sized like the program's /tmp (its memory limit, at most
+    # 256 MiB) and inode-limited: a program fills its own, never the server's; the next one finds it empty.
+    fill = ("import errno, os\nst = os.statvfs('.')\nprint(st.f_blocks * st.f_frsize >> 20, st.f_files)\n"
+            "mib = 0\ntry:\n    for i in range(100):\n        with open(f'big{i}', 'wb') as f:\n"
+            "            for _ in range(8):\n                f.write(b'x' * (1 << 20))\n                mib += 1\n"
+            "except OSError as e:\n    print(errno.errorcode[e.errno], 250 <= mib <= 256)\n"
+            "n = 0\ntry:\n    while True:\n        os.mkdir(f'd{n}')\n        n += 1\n"
+            "except OSError as e:\n    print(errno.errorcode[e.errno], 65000 < n < 65536)\n")
+    listing = ("import os\nst = os.statvfs('.')\n"
+               "print(sorted(os.listdir('.')), (st.f_blocks - st.f_bfree) * st.f_frsize < 1 << 20)\n")
+    try:
+        sb = Sandbox(workers=1, isolation="full", limits=Limits(memory_bytes=512 << 20))
+    except SandboxUnavailable:
+        pytest.skip("isolation 'full' is not available here")
+    with sb:
+        r = sb.run(make_script_request(fill, cases=(("", "256 65536\nENOSPC True\nENOSPC True"),),
+                                       memory_bytes=512 << 20, cpu_seconds=10))
+        after = sb.run(make_script_request(listing, cases=(("", "['main.py'] True"),)))
+    assert r.passed, (r.status, r.stdout, r.stderr[-500:])
+    assert after.passed, (after.status, after.stdout)
