@@ -57,7 +57,7 @@ def decode(tokenizer: Any, ids: Sequence[int]) -> str:
 # For the decoders named in `_decoding` that is exact: the text after token t is the text before it
 # plus t's piece (its decoding after a plain "a"), unless the piece is empty or holds U+FFFD (an
 # incomplete UTF-8 byte sequence, completed or not by the next tokens), and such tokens are
-# candidates too.  `_candidates` is that rule as a [V + 1] boolean table (the last entry, for ids past
+# candidates too.  `_Vocab.table` is that rule as a [V + 1] boolean table (the last entry, for ids past
 # the tokenizer's vocabulary, is True), so each step costs one lookup on the device and one read of
 # [2, B] booleans, and only candidate rows are decoded: with byte-level BPE (`window`) only the tokens
 # since the last clean split (`_RowText`), with other known decoders the row's whole text.  Any other
@@ -84,8 +84,7 @@ class _Vocab:
             prefix = tokenizer("a", add_special_tokens=False)["input_ids"]
             head = decode(tokenizer, prefix)
             pairs = [prefix + [i] for i in range(self.size)]
-            texts = (backend.decode_batch(pairs, skip_special_tokens=True) if not self.cleanup else
-                     tokenizer.batch_decode(pairs, skip_special_tokens=True, clean_up_tokenization_spaces=False))
+            texts = tokenizer.batch_decode(pairs, skip_special_tokens=True, clean_up_tokenization_spaces=False)
             self.pieces = [t[len(head):] if t.startswith(head) else None for t in texts]
         self.special = set(getattr(tokenizer, "all_special_ids", None) or [])
         self.tables: dict[tuple, torch.Tensor] = {}
@@ -142,8 +141,10 @@ class _RowText:
     def check(self, text: str, end: int, cleanup: bool) -> bool:
         """Whether the row's text, folded text + `text` (the tokens base..end), contains a stop, given
         that the text before this step's tokens did not.  Folds `text` in when it ends on a clean split."""
-        if self.plain and any(s in self.tail + text for s in self.plain):
-            return True
+        if self.plain:
+            recent = self.tail + text
+            if any(s in recent for s in self.plain):
+                return True
         if self.fence:
             at, inside, rest = ClosingFence.scan(self.line + text, self.inside)
             if at is not None:
@@ -311,10 +312,16 @@ def _own_cache(model: Any, config: Any = None) -> bool:
                 or getattr(getattr(model, "generation_config", None), "cache_implementation", None))
 
 
-def _compile_failure(exc: BaseException) -> bool:
-    """An error raised by torch.compile (dynamo, inductor) anywhere in the exception's chain."""
+def _compile_failure(exc: BaseException | None) -> bool:
+    """An error of torch.compile (dynamo, inductor, CUDA graphs) anywhere in the exception's chain: its
+    class comes from there or it was raised there."""
     while exc is not None:
-        if type(exc).__module__.startswith(("torch._dynamo", "torch._inductor")):
+        tb = exc.__traceback__
+        while tb is not None and tb.tb_next is not None:
+            tb = tb.tb_next
+        where = tb.tb_frame.f_code.co_filename.replace(os.sep, "/") if tb is not None else ""
+        if type(exc).__module__.startswith(("torch._dynamo", "torch._inductor")) or any(
+                f"/torch/{part}/" in where for part in ("_dynamo", "_inductor")):
             return True
         exc = exc.__cause__ or exc.__context__
     return False
