@@ -169,3 +169,18 @@ def test_the_work_dir_is_a_limited_tmpfs_of_its_own():
         after = sb.run(make_script_request(listing, cases=(("", "['main.py'] True"),)))
     assert r.passed, (r.status, r.stdout, r.stderr[-500:])
     assert after.passed, (after.status, after.stdout)
+
+
+def test_the_keyring_filter_per_architecture():
+    # Every syscall number the table names jumps to the EPERM return; an unknown architecture gets no filter.
+    import struct
+
+    from coderl.sandbox.linux import KEYRING_SYSCALLS, keyring_filter
+
+    assert keyring_filter("riscv64") is None
+    for machine, table in KEYRING_SYSCALLS.items():
+        code = keyring_filter(machine)
+        prog = [struct.unpack("HBBI", code[i:i + 8]) for i in range(0, len(code), 8)]
+        assert prog[-1] == (0x06, 0, 0, 0x00050001)  # RET ERRNO(EPERM)
+        denied = {k for i, (op, jt, _, k) in enumerate(prog) if op == 0x15 and i + 1 + jt == len(prog) - 1}
+        assert denied == {nr for nrs in table.values() for nr in nrs}, machine
