@@ -397,6 +397,8 @@ def test_fill_batch_size():
     model, _ = tiny_model(seed=0)
     assert hf.fill_batch_size(model, 76, max_tokens=512) == 16  # CPU: the default stays
     assert hf.fill_batch_size(model, 5, max_tokens=512) == 5
+    tok = tiny_tokenizer()
+    assert len(hf.generate(model, tok, [SHORT, LONG], samples_per_prompt=9, max_new_tokens=2, batch_size=None)) == 18
     assert hf_callbacks._fit_rows(76, cap=256, budget=10**12, per_row=10**6) == 76  # one call for all rows
     assert hf_callbacks._fit_rows(300, cap=256, budget=10**12, per_row=10**6) == 150  # two equal calls
     assert hf_callbacks._fit_rows(100, cap=256, budget=30 * 10**6, per_row=10**6) == 25  # what fits: 30 -> 4 x 25
