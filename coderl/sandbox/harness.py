@@ -322,6 +322,7 @@ class Program:
     # ---- the run -----------------------------------------------------------------------------
     def serve(self, program, snapshot):
         """Run the program, say whether it is ready, then answer requests until `end`."""
+        self.runtime = _own_attrs(self)  # compared at `end`: a program that rewrote us is named
         try:
             code = compile(program, "<candidate>", "exec")
         except (_SyntaxError, ValueError) as exc:  # ValueError: source contains NUL bytes
@@ -339,6 +340,8 @@ class Program:
         while True:
             msg = self.channel.recv()
             if msg.get("op") == "end":
+                if _own_attrs(self) != self.runtime:  # this runtime's methods replaced (gc, frames)
+                    self.note("patched_runtime")
                 self.channel.send({"r": {"tamper": snapshot.report(self.notes)}})
                 return
             if msg.get("op") == "batch":
@@ -364,6 +367,11 @@ class Callback:
         if "x" in reply:
             raise wire.rebuild_exception(reply["x"])[0]
         return p.into(reply.get("r"))
+
+
+def _own_attrs(program):
+    """The runtime's class methods and the instance's attribute names, by identity."""
+    return (tuple((k, _id(v)) for k, v in vars(Program).items()), tuple(k for k in vars(program) if k != "runtime"))
 
 
 def _describe(exc):

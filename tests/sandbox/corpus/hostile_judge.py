@@ -26,7 +26,8 @@ def _case(name: str, tag: str, task_id: str, completion: str, *, tamper: str | N
 CASES: list[Case] = [
     # Every call answers "I returned your argument": the judge hands back its own argument, an honest wrong answer.
     _case("forged_arg_reference", "N.forged_reply", "easy/0", "    return 0\n" + _FIND +
-          "if _P is not None:\n    type(_P).call = lambda self, msg: {'r': {'$arg': 0}}\n", before="failed"),
+          "if _P is not None:\n    type(_P).call = lambda self, msg: {'r': {'$arg': 0}}\n", tamper="patched_runtime",
+          before="failed"),
     # Every call claims a handle described as an int with an honest __eq__: still only a handle (identity).
     _case("forged_handle_as_int", "N.forged_reply", "easy/0", "    return 0\n" + _FIND +
           "if _P is not None:\n"
