@@ -324,7 +324,7 @@ def run(request, chan_fd, result_fd):
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 4 * wire.MAX_DEPTH + 200))  # deep values decode here
     records = Records(result_fd)
     channel = wire.Channel(chan_fd, request["max_bytes"])
-    judge = tester.JUDGE = tester.Judge(channel)
+    judge = tester.Judge(channel)
     test_run = TestRun(request, judge, records)
     try:
         test_run.run()
