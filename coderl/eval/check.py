@@ -18,10 +18,11 @@ from dataclasses import dataclass
 from coderl.base.config import option, require, section
 from coderl.eval.passk import summarize
 from coderl.sandbox.client import Sandbox
-from coderl.sandbox.config import SandboxConfig, task_files
+from coderl.sandbox.config import SandboxConfig
 from coderl.sandbox.types import Limits
 from coderl.tasks import TaskFormatError, load_tasks
 from coderl.tasks.jsonl import iter_jsonl
+from coderl.tasks.spec import task_files
 
 
 @dataclass

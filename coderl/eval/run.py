@@ -27,8 +27,9 @@ from coderl.eval.passk import pass_at_k, summarize
 from coderl.eval.stats import bootstrap_ci
 from coderl.rollout.collect import Generation, collect
 from coderl.rollout.formats import FORMATS
-from coderl.sandbox.config import SandboxConfig, task_files
+from coderl.sandbox.config import SandboxConfig
 from coderl.tasks import load_tasks
+from coderl.tasks.spec import task_files
 
 DEFAULT_FORMAT = "chat"  # measured on HumanEval's 131 training tasks with the bundled model: RESULTS.md
 

@@ -10,7 +10,6 @@ Workers x memory over 75% of RAM is one ConfigError line at configuration time, 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -62,22 +61,5 @@ class SandboxConfig:
 
     def open(self, hide: Iterable[str] = ()) -> Sandbox:
         """A started sandbox with these settings (use as a context manager); `hide`: paths no program
-        may read (`task_files(spec)`: the files a task spec names)."""
+        may read (`coderl.tasks.spec.task_files(spec)`: the files a task spec names)."""
         return Sandbox(workers=self.resolved_workers(), limits=self.limits(), isolation=self.isolation, hide=hide)
-
-
-def task_files(*specs: str | None) -> list[str]:
-    """The files the task specs name (`mbpp:PATH`, `stdio:PATH`, a `PATH`): to hide from programs.
-    Bundled sets (humaneval, easy) live in packages the view hides anyway; synthetic tasks have no file."""
-    from coderl.tasks import TaskFormatError
-    from coderl.tasks.spec import parse_task_spec
-
-    files = []
-    for spec in specs:
-        try:
-            path = parse_task_spec(spec).path if spec else None
-        except TaskFormatError:
-            continue  # reported where the tasks are loaded
-        if path and os.path.exists(path):
-            files.append(os.path.abspath(path))
-    return files

@@ -188,3 +188,17 @@ def load_tasks(spec: str, split: str = "all", seed: int = 0) -> TaskSet:
         return TaskSet(tasks=tasks, spec=spec, split=effective, seed=seed, generator=stats)
     tasks = load_spec(parsed, spec)
     return TaskSet(tasks=split_tasks(tasks, split, seed), spec=spec, split=split, seed=seed)
+
+
+def task_files(*specs: str | None) -> list[str]:
+    """The files the task specs name (`mbpp:PATH`, `stdio:PATH`, a `PATH`): to hide from programs.
+    Bundled sets (humaneval, easy) live in packages the view hides anyway; synthetic tasks have no file."""
+    files = []
+    for spec in specs:
+        try:
+            path = parse_task_spec(spec).path if spec else None
+        except TaskFormatError:
+            continue  # reported where the tasks are loaded
+        if path and os.path.exists(path):
+            files.append(os.path.abspath(path))
+    return files

@@ -28,6 +28,7 @@ from coderl.rewards import score
 from coderl.rollout.collect import Generation, collect
 from coderl.rollout.types import RolloutBatch
 from coderl.tasks import load_tasks
+from coderl.tasks.spec import task_files
 from coderl.train.checkpoint import latest_checkpoint, load_trainer_state, save_checkpoint, set_rng_state
 from coderl.train.config import TrainConfig
 from coderl.train.logprobs import build_sequences, token_logprobs
@@ -129,7 +130,7 @@ class Run:
     @contextlib.contextmanager
     def sandbox_session(self):
         try:
-            with self.cfg.sandbox.open() as sandbox:
+            with self.cfg.sandbox.open(hide=task_files(self.cfg.tasks, self.cfg.eval.eval_tasks)) as sandbox:
                 self.sandbox = sandbox
                 self.progress = (Progress("step", self.cfg.steps, self.start_step, _describe)
                                  if self.cfg.progress else None)
