@@ -49,7 +49,8 @@ class EvalConfig:
     top_p: float = option(1.0, "nucleus sampling threshold (1 = off)")
     format: str = option(DEFAULT_FORMAT, "prompt format", choices=sorted(FORMATS))
     max_new_tokens: int = option(256, "generation budget per completion (seed 001: 256)")
-    batch_size: int = option(16, "sequences generated together")
+    batch_size: int | None = option(None, "sequences generated together (default: 16 on CPU; on a GPU every row up to "
+                                    "256 that fits in half its free memory)")
     label: str | None = option(None, "name shown in tables (default: the model spec)")
     method: str = option("base", "method shown in tables (base, SFT, GRPO, ...)")
     dtype: str = option("float32", "model dtype", choices=["float32", "bfloat16", "float16"])
@@ -65,7 +66,7 @@ class EvalConfig:
                 "1 with --temperature 0 (greedy samples are identical); set a temperature for n > 1")
         require(0 < self.top_p <= 1, "--top-p", self.top_p, "a number in (0, 1]")
         require(self.max_new_tokens >= 1, "--max-new-tokens", self.max_new_tokens, "an integer >= 1")
-        require(self.batch_size >= 1, "--batch-size", self.batch_size, "an integer >= 1")
+        require(self.batch_size is None or self.batch_size >= 1, "--batch-size", self.batch_size, "an integer >= 1")
         require(self.limit is None or self.limit >= 1, "--limit", self.limit, "an integer >= 1")
 
 

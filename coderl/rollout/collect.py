@@ -33,7 +33,8 @@ class Generation:
     temperature: float = 0.0
     top_p: float = 1.0
     seed: int = 0  # a chunk starting at task index c samples with seed + c
-    batch_size: int = 16  # sequences per generate call; a chunk holds batch_size // samples_per_prompt tasks
+    batch_size: int | None = 16  # sequences per generate call (None: `fill_batch_size`, CPU 16, a GPU's fill);
+    # a chunk holds batch_size // samples_per_prompt tasks
     min_new_tokens: int | None = None
     share_prompts: bool = True
     stop: Sequence[str] | None = None  # None: the format's stop sequences
@@ -60,7 +61,13 @@ def collect(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generation, l
     from coderl.rollout.batching import concat_batches, drop_long_prompts
     from coderl.rollout.hf import generate
 
-    per_chunk = max(1, gen.batch_size // gen.samples_per_prompt)
+    batch_size = gen.batch_size
+    if batch_size is None:  # fill the device: every row of the collection at once on a GPU (up to 256)
+        from coderl.rollout.hf_callbacks import fill_batch_size
+
+        batch_size = fill_batch_size(model, len(tasks) * gen.samples_per_prompt,
+                                     max_tokens=(max_prompt_tokens or 1024) + gen.max_new_tokens)
+    per_chunk = max(1, batch_size // gen.samples_per_prompt)
     batches, futures = [], []
     gen_seconds = 0.0
     gen_tokens = 0
@@ -69,7 +76,7 @@ def collect(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generation, l
         t = time.perf_counter()
         b = generate(model, tokenizer, chunk, format=gen.format, samples_per_prompt=gen.samples_per_prompt,
                      max_new_tokens=gen.max_new_tokens, temperature=gen.temperature, top_p=gen.top_p,
-                     seed=gen.seed + c, batch_size=gen.batch_size, min_new_tokens=gen.min_new_tokens,
+                     seed=gen.seed + c, batch_size=batch_size, min_new_tokens=gen.min_new_tokens,
                      share_prompts=gen.share_prompts, stop=gen.stop, **gen.extra)
         gen_seconds += time.perf_counter() - t
         gen_tokens += sum(len(s.gen_tokens) for s in b.samples)

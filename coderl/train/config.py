@@ -190,7 +190,8 @@ class TrainConfig:
     max_tests_per_problem: int | None = option(None, "use at most this many tests per problem in training (seed 004)")
     temperature: float = option(1.0, "sampling temperature (top-p/top-k are not offered: they make rollouts "
                                      "off-policy)")
-    generation_batch_size: int = option(16, "sequences per generate call")
+    generation_batch_size: int | None = option(None, "sequences per generate call (default: 16 on CPU; on a GPU every "
+                                                "row of the step up to 256 that fits in half its free memory)")
     shared_prompt: bool = option(True, "rows that repeat a prompt share its computation: one prefill in generation, "
                                  "one prompt pass in the log-prob passes, its KV cache gathered to the rows (same "
                                  "values; off: every row runs prompt + completion)")
