@@ -1,10 +1,12 @@
 """Languages as data: what the prompt formats, the rewards and the judge need to know about a language.
 
-    Language(name, display, fence_tag, fence_tags, parses, compiles, compile_error, defines, prose_header)
+    Language(name, display, fence_tag, fence_tags, parses, compiles, compile_error, defines, prose_header,
+             placeholder_body, implements, completion_stops)
 
 A language is one module here that builds a `Language` and registers it (`python.py`); formats read
-its fence tags and prose check, the `syntax` reward its compile check, the judge how a failed run's
-stderr shows a compile error.  `Task.language` names it (default "python").
+its fence tags, prose check and completion stops, the `syntax` reward its compile check, the shaping
+rewards its implementation check, the judge how a failed run's stderr shows a compile error.
+`Task.language` names it (default "python").  The `quality` reward is ruff's: Python only.
 """
 
 from __future__ import annotations
@@ -25,6 +27,10 @@ class Language:
     defines: Callable[..., bool]  # defines(code, name, column0=False): the code defines function `name`
     prose_header: Callable[[str], str] = str  # a prose statement as the leading comment of a program
     placeholder_body: str = ""  # a statement that makes an empty function body valid ("pass")
+    # implements(program, entry_point or None): the program holds a real implementation of the entry
+    # point (or, without one, any non-placeholder code): the gate of the shaping rewards
+    implements: Callable[[str, str | None], bool] | None = None
+    completion_stops: tuple[str, ...] = ("\n```",)  # where a continuation of a code prompt ends
 
 
 LANGUAGES: dict[str, Language] = {}

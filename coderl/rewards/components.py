@@ -22,12 +22,12 @@ from __future__ import annotations
 import ast
 import functools
 import inspect
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from coderl.languages import get_language
+from coderl.languages.python import parse_module
 from coderl.rewards.lint import Finding, run_ruff
 from coderl.rollout.types import Sample
 from coderl.sandbox.types import ExecutionResult
@@ -78,64 +78,14 @@ def compiles(program: str, language: str = "python") -> bool:
     return get_language(language).compiles(program)
 
 
-def _is_placeholder(stmt: ast.stmt) -> bool:
-    """A statement that is no implementation: a docstring or other bare constant (`...`), `pass`,
-    `raise NotImplementedError`."""
-    if isinstance(stmt, ast.Pass):
-        return True
-    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
-        return True
-    if isinstance(stmt, ast.Raise) and stmt.exc is not None:
-        exc = stmt.exc.func if isinstance(stmt.exc, ast.Call) else stmt.exc
-        return isinstance(exc, ast.Name) and exc.id == "NotImplementedError"
-    return False
-
-
-def _binds(stmt: ast.stmt, name: str) -> bool:
-    """`stmt`, at module level, binds `name`."""
-    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return stmt.name == name
-    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
-        return any((a.asname or a.name.split(".")[0]) == name for a in stmt.names)
-    if isinstance(stmt, ast.AnnAssign) and stmt.value is None:
-        return False
-    if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
-        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-        return any(isinstance(n, ast.Name) and n.id == name for t in targets for n in ast.walk(t))
-    return False
-
-
-def _parse(source: str) -> ast.Module | None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            return ast.parse(source)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return None
-
-
 @functools.lru_cache(maxsize=4096)
-def _defines(kind: str, entry_point: str | None, program: str, completion: str) -> bool:
+def _defines(language: str, kind: str, entry_point: str | None, program: str, completion: str) -> bool:
     if not completion.strip():
         return False
-    module = _parse(program)
-    if module is None:
-        return False
-    if not get_kind(kind).prompt_is_code or not entry_point:
-        # stdio (or a function task without an entry point): the program is the completion; it
-        # must parse and hold at least one statement that is not a placeholder.
-        return any(not _is_placeholder(s) for s in module.body)
-    # The name is bound by its last module-level binding (Python semantics): the prompt's stub, the
-    # stub continued by the completion (completion format), or the model's redefinition (chat).
-    binding = None
-    for stmt in module.body:
-        if _binds(stmt, entry_point):
-            binding = stmt
-    if binding is None:
-        return False
-    if isinstance(binding, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return any(not _is_placeholder(s) for s in binding.body)
-    return True  # `name = lambda ...`, `from math import gcd as name`: a real definition
+    check = get_language(language).implements
+    if check is None:  # a language without an implementation check: any non-blank completion counts
+        return True
+    return check(program, entry_point if get_kind(kind).prompt_is_code else None)
 
 
 def defines_entry_point(task: Task, completion: str) -> bool:
@@ -148,7 +98,7 @@ def defines_entry_point(task: Task, completion: str) -> bool:
     stdio tasks: the completion is the program; it is not blank, parses, and holds a statement
     other than those placeholders.
     """
-    return _defines(task.kind, task.entry_point, task.build_program(completion), completion)
+    return _defines(task.language, task.kind, task.entry_point, task.build_program(completion), completion)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -258,7 +208,7 @@ def _completion_first_row(task: Task) -> int:
 @functools.lru_cache(maxsize=1024)
 def _prompt_names(prompt: str) -> frozenset[str]:
     """Names bound at module level by a function task's prompt (its imports, helpers, the stub)."""
-    module = _parse(prompt)
+    module = parse_module(prompt)
     if module is None:
         return frozenset()
     names: set[str] = set()

