@@ -93,6 +93,7 @@ def _wire(request: ExecutionRequest, rid: int) -> dict:
         "test_preamble": request.test_preamble,
         "tests": tests,
         "argv": list(request.argv),
+        "build_argv": list(request.build_argv),
         "files": dict(request.files),
         "limits": {
             "cpu_seconds": lim.cpu_seconds,
@@ -174,7 +175,7 @@ class Sandbox:
                 continue
             request, future, _ = entry
             try:
-                result = judge(request, msg["runs"], self.isolation)
+                result = judge(request, msg["runs"], self.isolation, build=msg.get("build"))
             except Exception as exc:  # a judging bug must not hang the caller
                 result = ExecutionResult(status=Status.SANDBOX_ERROR, message=f"judge failed: {exc!r}",
                                          isolation=self.isolation)

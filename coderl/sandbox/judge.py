@@ -147,13 +147,37 @@ def _base_result(runs: list[dict], isolation: str) -> ExecutionResult:
     )
 
 
-def judge(request: ExecutionRequest, runs: list[dict], isolation: str = "") -> ExecutionResult:
-    broken = next((r["sandbox_error"] for r in runs if "sandbox_error" in r), None)
+def judge(request: ExecutionRequest, runs: list[dict], isolation: str = "",
+          build: dict | None = None) -> ExecutionResult:
+    """The verdict of a request from the server's reports of its runs (and of its build, if any)."""
+    broken = next((r["sandbox_error"] for r in [*runs, *([build] if build else [])] if "sandbox_error" in r), None)
     if broken is not None:  # the sandbox failed to set up or clean up this run (never the program's fault)
         return ExecutionResult(status=Status.SANDBOX_ERROR, message=broken, isolation=isolation)
+    if build is not None and not runs:  # the build step failed: no test ran
+        return _judge_build(request, build, isolation)
     if request.mode.value == "python_tests":
         return _judge_tests(request, runs[0], isolation)
     return _judge_processes(request, runs, isolation)
+
+
+def _judge_build(request: ExecutionRequest, build: dict, isolation: str) -> ExecutionResult:
+    """`build_error`, with the compiler's first error line (the language's compile-error reading of
+    its stderr, else stderr's first line, else stdout's), a timeout or crash of the build, or why its
+    outputs could not be kept; every test `not_run`."""
+    result = _base_result([build], isolation)
+    failure = _process_failure(build, request.limits)
+    lines = [ln.strip() for ln in (build["stderr"] + "\n" + build["stdout"]).splitlines() if ln.strip()]
+    if build.get("build_error"):
+        why = build["build_error"]
+    elif failure is not None:
+        why = f"{failure[0].value}: {failure[1]}"
+    else:
+        why = (get_language(request.language).compile_error(build["stderr"]) or (lines[0] if lines else "")
+               or f"exit code {build['exit_code']}")
+    result.status = Status.BUILD_ERROR
+    result.message = f"build failed: {why}"[:300]
+    result.tests = [TestOutcome(t.id, Status.NOT_RUN, t.hidden, "the build failed") for t in request.tests]
+    return result
 
 
 def _records(stream: str, max_records: int) -> tuple[list[dict], str | None]:

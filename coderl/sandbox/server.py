@@ -119,7 +119,7 @@ class Server:
             if msg.get("op") == "ping":
                 self.send({"id": msg["id"], "pong": True, "pid": os.getpid()})
                 continue
-            self.queue.extend(Job(msg).runs)
+            self.queue.extend(Job(msg).first_runs())
 
     # ---- starting a run --------------------------------------------------------------------
     def start(self, run):
@@ -128,13 +128,15 @@ class Server:
         lim = job.limits
         run.slot = slot = self.free_slots.pop()
         mode = msg["mode"]
+        build = run is job.build
         if mode == "command":
-            self.write_files(slot, msg.get("files") or {})
+            uid = self.slots.uid(slot) if self.slots.level != "rlimits" else None
+            jobs.write_files(self.slots.dirs(slot)["work"], {**(msg.get("files") or {}), **job.built}, uid)
         self.slots.set_limits(slot, lim["max_processes"], lim["memory_bytes"])
         run.oom_before = self.slots.oom_kills(slot)
         run.start = time.monotonic()
         run.deadline = run.start + lim["wall_seconds"]
-        if run.index == 0:  # before the fork: the program cannot kill us before the client knows
+        if run.index <= 0:  # before the fork: the program cannot kill us before the client knows
             self.send({"started": job.id})
         child_limits = dict(lim)
         max_bytes = lim["output_kill_bytes"]
@@ -148,20 +150,10 @@ class Server:
             self.fork(run, "judge", judge, chan=chan_judge.detach())
         else:
             role = "script" if mode == "python_script" else "command"
-            self.fork(run, role, {"program": msg["program"], "argv": msg["argv"], "limits": child_limits},
-                      stdin=self.stdin_fd(run, slot))
+            argv = msg["build_argv"] if build else msg["argv"]
+            self.fork(run, role, {"program": msg["program"], "argv": argv, "limits": child_limits},
+                      stdin=None if build else self.stdin_fd(run, slot))
         self.active.add(run)
-
-    def write_files(self, slot, files):
-        work = self.slots.dirs(slot)["work"]
-        uid = self.slots.uid(slot) if self.slots.level != "rlimits" else None
-        for name, content in files.items():
-            path = os.path.join(work, name)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(content)
-            if uid is not None:
-                os.chown(path, uid, uid)
 
     def stdin_fd(self, run, slot):
         if not run.stdin_text:
@@ -288,9 +280,19 @@ class Server:
             return
         run.done = True
         job = run.job
+        if run is job.build:
+            report = {**run.report, **({"build_error": run.build_error} if run.build_error else {})}
+            ok = (not report.get("sandbox_error") and not run.build_error and report.get("exit_code") == 0
+                  and not report.get("killed") and report.get("signal") is None)
+            if ok:
+                self.queue.extend(job.runs)  # the tests, each in a work dir holding the build's outputs
+            else:
+                self.send({"id": job.id, "runs": [], "build": report})
+            return
         job.pending -= 1
         if job.pending == 0:
-            self.send({"id": job.id, "runs": [r.report for r in job.runs]})
+            self.send({"id": job.id, "runs": [r.report for r in job.runs],
+                       **({"build": job.build.report} if job.build is not None else {})})
 
     def finish(self, run):
         try:
@@ -309,9 +311,14 @@ class Server:
                 del run.fds[fd]
         self.active.discard(run)
         oom = self.slots.oom_kills(run.slot) > run.oom_before
+        main = run.procs[0].exit
+        if run is run.job.build and main["exit_code"] == 0 and run.killed is None and not oom:
+            try:
+                run.job.built = jobs.collect_outputs(self.slots.dirs(run.slot)["work"])
+            except (OSError, ValueError) as exc:
+                run.build_error = str(exc)[:300]
         self.slots.sweep(run.slot)
         self.free_slots.append(run.slot)
-        main = run.procs[0].exit
         if run.killed == "wall" and main["at"] < run.deadline:
             run.killed = None  # it had exited in time (wall time is judged at exit, not when we saw it)
         text = lambda name: run.buffers[name].decode("utf-8", "replace")  # noqa: E731

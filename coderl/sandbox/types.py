@@ -20,6 +20,7 @@ class Status(str, enum.Enum):
     FAILED = "failed"  # ran to the end, some test failed (wrong answer / assertion)
     TIMEOUT = "timeout"  # CPU-time limit or wall-clock backstop hit
     SYNTAX_ERROR = "syntax_error"  # the program does not compile
+    BUILD_ERROR = "build_error"  # COMMAND mode: the build step (`build_argv`) failed; no test ran
     RUNTIME_ERROR = "runtime_error"  # uncaught exception, non-zero exit, or killed by a signal
     MEMORY_EXCEEDED = "memory_exceeded"  # MemoryError under the address-space limit
     OUTPUT_EXCEEDED = "output_exceeded"  # wrote more than `Limits.output_kill_bytes`
@@ -95,6 +96,8 @@ class Mode(str, enum.Enum):
     PYTHON_TESTS = "python_tests"  # one process: run `program`, then each test in the test harness
     PYTHON_SCRIPT = "python_script"  # one process per test: `program` as __main__ with stdin = test.source
     COMMAND = "command"  # one process per test: exec `argv` in the work dir with stdin = test.source
+    # (after `build_argv`, when given, ran once in a work dir of its own: what it wrote there is copied
+    # into every test's work dir)
 
 
 @dataclass(frozen=True)
@@ -111,7 +114,8 @@ class ExecutionRequest:
     trusted_code: str = ""  # PYTHON_TESTS: the task's own code (prompt helpers); its names win over the program's
     test_preamble: str = ""  # PYTHON_TESTS: module-level test code run once before the tests
     tests: tuple[TestCase, ...] = ()
-    argv: tuple[str, ...] = ()  # COMMAND mode
+    argv: tuple[str, ...] = ()  # COMMAND mode: the run command, once per test
+    build_argv: tuple[str, ...] = ()  # COMMAND mode: a build command run once per program, before the tests
     files: dict[str, str] = field(default_factory=dict)  # written into the private work dir
     limits: Limits = field(default_factory=Limits)
     float_tolerance: float | None = None  # STDOUT checks: numeric tokens equal within abs/rel tol

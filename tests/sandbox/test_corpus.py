@@ -18,7 +18,7 @@ from coderl.tasks.humaneval import load_humaneval
 from .corpus import TAGS, all_cases, run_cases
 
 CASES = all_cases()
-STATUSES = {"passed", "failed", "timeout", "syntax_error", "runtime_error", "memory_exceeded",
+STATUSES = {"passed", "failed", "timeout", "syntax_error", "build_error", "runtime_error", "memory_exceeded",
             "output_exceeded", "sandbox_error"}
 
 

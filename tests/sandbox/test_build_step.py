@@ -1,0 +1,99 @@
+"""COMMAND requests are files + build argv + run argv + stdin: the build runs once per program, in a
+work dir of its own, and what it wrote there is copied into every test's work dir; a failed build is
+`build_error` with the compiler's first error line, and no test runs."""
+
+import pytest
+
+from coderl.sandbox import Sandbox
+from coderl.sandbox.types import CheckKind, ExecutionRequest, Limits, Mode, Status, TestCase
+
+from .test_isolation import LEVELS
+
+
+def _request(build, run, cases, files=None, **limits):
+    tests = tuple(TestCase(str(i), stdin, CheckKind.STDOUT, out) for i, (stdin, out) in enumerate(cases))
+    return ExecutionRequest(Mode.COMMAND, argv=tuple(run), build_argv=tuple(build), files=files or {},
+                            tests=tests, limits=Limits(**limits))
+
+
+def _sh(script):
+    # The shell, not Python: at `uid` the slot uids may not reach this interpreter (docs/sandbox.md).
+    return ("sh", "-c", script)
+
+
+@pytest.fixture(scope="module", params=LEVELS)
+def sb(request):
+    with Sandbox(workers=2, isolation=request.param) as sandbox:
+        yield sandbox
+
+
+def test_the_build_runs_once_and_every_test_sees_its_outputs(sb):
+    # The "compiler" turns src.txt into an executable script and counts its own runs in a file a test
+    # would see twice if the build ran per test.
+    build = _sh('mkdir -p bin; printf "#!/bin/sh\\nread x\\necho \\"\\$x$(cat src.txt)\\"\\n" > bin/prog; '
+                "chmod 755 bin/prog; printf x >> builds")
+    request = _request(build, ["sh", "-c", "./bin/prog; cat builds"], [("a", "a!\nx"), ("b", "b!\nx"), ("c", "c!\nx")],
+                       files={"src.txt": "!"})
+    result = sb.run(request)
+    assert result.passed, (result.status, result.message, [t.message for t in result.tests])
+
+
+def test_a_test_run_cannot_change_what_the_next_test_gets(sb):
+    build = _sh("echo clean > state")
+    run = ["sh", "-c", "cat state; echo dirty > state"]
+    result = sb.run(_request(build, run, [("", "clean")] * 4))
+    assert result.passed, [t.message for t in result.tests]
+
+
+def test_a_failed_build_is_build_error_with_the_first_error_line(sb):
+    build = _sh("echo 'main.v:3: error: syntax error' >&2; echo 'main.v:4: error: more' >&2; exit 1")
+    result = sb.run(_request(build, ["true"], [("", ""), ("", "")]))
+    assert result.status is Status.BUILD_ERROR
+    assert result.message == "build failed: main.v:3: error: syntax error"
+    assert [t.status for t in result.tests] == [Status.NOT_RUN, Status.NOT_RUN]
+
+
+def test_a_build_that_hangs_is_a_build_error_that_says_so(sb):
+    result = sb.run(_request(_sh("while :; do :; done"), ["true"], [("", "")], cpu_seconds=0.5))
+    assert result.status is Status.BUILD_ERROR and "timeout" in result.message, result.message
+
+
+def test_build_outputs_are_bounded(sb):
+    # More than the copy's file limit: the build fails (its outputs would be copied into every test).
+    build = _sh("mkdir d; i=0; while [ $i -le 10000 ]; do : > d/$i; i=$((i+1)); done")
+    result = sb.run(_request(build, ["true"], [("", "")], cpu_seconds=10))
+    assert result.status is Status.BUILD_ERROR and "10000 files" in result.message, result.message
+
+
+def test_without_a_build_nothing_changes(sb):
+    result = sb.run(_request((), ["cat"], [("hi", "hi")]))
+    assert result.passed
+
+
+def test_a_job_queues_its_build_alone_and_its_tests_after():
+    from coderl.sandbox.jobs import Job
+
+    msg = {"id": 1, "mode": "command", "limits": {}, "build_argv": ["make"],
+           "tests": [{"id": "0", "source": "a"}, {"id": "1", "source": "b"}]}
+    job = Job(msg)
+    assert job.first_runs() == [job.build] and job.build.index == -1 and len(job.runs) == 2
+    assert job.pending == 2  # the build is not one of the job's results
+    plain = Job({**msg, "build_argv": []})
+    assert plain.build is None and plain.first_runs() == plain.runs
+
+
+def test_collected_outputs_skip_links_and_keep_modes(tmp_path):
+    import os
+
+    from coderl.sandbox.jobs import collect_outputs, write_files
+
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "tool").write_bytes(b"\x7fELF")
+    os.chmod(tmp_path / "sub" / "tool", 0o755)
+    (tmp_path / "link").symlink_to("/etc/passwd")
+    got = collect_outputs(str(tmp_path))
+    assert set(got) == {"sub/tool"} and got["sub/tool"][0] == b"\x7fELF"
+    out = tmp_path / "copy"
+    out.mkdir()
+    write_files(str(out), got)
+    assert (out / "sub" / "tool").read_bytes() == b"\x7fELF" and os.access(out / "sub" / "tool", os.X_OK)
