@@ -1,6 +1,7 @@
 """Nothing outlives a sandbox: after the hostile and containment corpus ran and the sandbox closed, no
 process of a slot or judge uid, no cgroup, no mount, no temp directory, no SysV IPC object and no file a
-program tried to leave outside its sandbox is left on the host."""
+program tried to leave outside its sandbox is left on the host; and run by run, nothing of a program is
+left in its slot once its result is in."""
 
 import glob
 import os
@@ -189,3 +190,33 @@ def test_the_keyring_filter_per_architecture():
         assert prog[-1] == (0x06, 0, 0, 0x00050001)  # RET ERRNO(EPERM)
         denied = {k for i, (op, jt, _, k) in enumerate(prog) if op == 0x15 and i + 1 + jt == len(prog) - 1}
         assert denied == {nr for nrs in table.values() for nr in nrs}, machine
+
+
+def _slot_cgroup_processes(server):
+    """Processes still in the slot cgroups of server `server` (None: it has no pids cgroup here)."""
+    files = (glob.glob(f"/sys/fs/cgroup/pids/coderl-{server}/slot*/cgroup.procs")
+             or glob.glob(f"/sys/fs/cgroup/coderl-{server}/slot*/cgroup.procs"))
+    if not files:
+        return None
+    return [pid for f in files for pid in open(f).read().split()]
+
+
+@pytest.mark.parametrize("level", ["full", "uid"])
+def test_nothing_is_left_behind_after_each_run(level):
+    # The same checks run by run: once a program's result is in, nothing of it is left in its slot's
+    # cgroup and (at `full`) no SysV IPC object of it exists; the next program starts from nothing.
+    try:
+        sb = Sandbox(workers=1, isolation=level)
+    except SandboxUnavailable:
+        pytest.skip(f"isolation {level!r} is not available here")
+    cases = [c for c in containment.CASES if c.tag.startswith("D.")] + [c for c in hostile.CASES if c.tag == "B1.copy_sibling"]
+    with sb:
+        server = sb.server_info["pid"]
+        if _slot_cgroup_processes(server) is None:
+            pytest.skip("no pids cgroup for the slots on this machine")
+        ipc_before = _ipc()
+        for case in cases:
+            run_cases(sb, [case])
+            assert _slot_cgroup_processes(server) == [], f"{case.name}: processes left in the slot"
+            if level == "full":
+                assert _ipc() == ipc_before, f"{case.name}: a SysV IPC object outlived its program"
