@@ -212,7 +212,7 @@ class Program:
             if op in ("isinstance", "issubclass"):
                 return {"r": bool((_isinstance if op == "isinstance" else issubclass)(self.into(msg["v"]), obj))}
             if op == "state":  # a dataclass instance's fields, for the task's own class in the judge
-                return {"r": self.out({f: _getattr(obj, f) for f in _getattr(obj, "__dataclass_fields__", ())})}
+                return {"r": self.out(values.dataclass_state(obj))}
             if op == "getattr":
                 return {"r": self.out(_getattr(obj, msg["n"]))}
             if op == "setattr":

@@ -69,43 +69,98 @@ class Job:
         return [self.build] if self.build is not None else list(self.runs)
 
 
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _parts(name):
+    """The components of a relative path; ValueError for an absolute one or one that climbs (`..`)."""
+    parts = [p for p in name.split("/") if p not in ("", ".")]
+    if not parts or name.startswith("/") or ".." in parts:
+        raise ValueError(f"file name {name[:100]!r}: expected a relative path inside the work dir")
+    return parts
+
+
 def write_files(work, files, uid=None):
-    """Write `files` (relative path -> text, or (bytes, mode) for a build's outputs) into `work`."""
-    for name, content in files.items():
-        path = os.path.join(work, name)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        if isinstance(content, str):
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(content)
-        else:
-            data, mode = content
-            with open(path, "wb") as f:
-                f.write(data)
-            os.chmod(path, mode & 0o755)
-        if uid is not None:
-            os.chown(path, uid, uid)
+    """Write `files` into `work`: relative path -> text, (bytes, mode) for a build's output file, or
+    (None, mode) for a directory.  Every step goes through directory fds with O_NOFOLLOW and O_EXCL
+    (the work dir belongs to the slot's uid, shared by every server on the machine: a link planted
+    there must never make this root process write, chmod or chown anything outside it)."""
+    root = os.open(work, _DIR_FLAGS)
+    try:
+        for name, content in files.items():
+            *dirs, leaf = _parts(name)
+            fd = os.dup(root)
+            try:
+                for part in dirs:
+                    try:
+                        os.mkdir(part, 0o755, dir_fd=fd)
+                        if uid is not None:
+                            os.chown(part, uid, uid, dir_fd=fd, follow_symlinks=False)
+                    except FileExistsError:
+                        pass
+                    nxt = os.open(part, _DIR_FLAGS, dir_fd=fd)
+                    os.close(fd)
+                    fd = nxt
+                data, mode = (content.encode("utf-8"), 0o644) if isinstance(content, str) else content
+                if data is None:  # a directory of the build's
+                    try:
+                        os.mkdir(leaf, mode & 0o755, dir_fd=fd)
+                    except FileExistsError:
+                        continue
+                    if uid is not None:
+                        os.chown(leaf, uid, uid, dir_fd=fd, follow_symlinks=False)
+                    continue
+                out = os.open(leaf, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                              mode & 0o755, dir_fd=fd)
+                with os.fdopen(out, "wb") as f:
+                    f.write(data)
+                    os.fchmod(f.fileno(), mode & 0o755)
+                    if uid is not None:
+                        os.fchown(f.fileno(), uid, uid)
+            finally:
+                os.close(fd)
+    finally:
+        os.close(root)
 
 
 def collect_outputs(work):
-    """What a build wrote in its work dir: relative path -> (bytes, mode) of every regular file (links
-    and special files are left out), walked without recursion or following links; raises ValueError
-    past MAX_BUILT_FILES files, MAX_BUILT_BYTES bytes or MAX_BUILT_DEPTH levels."""
+    """What a build wrote in its work dir: relative path -> (bytes, mode) of every regular file and
+    (None, mode) of every directory (links, fifos and other special files are left out), walked
+    through directory fds without recursion and without following links, each file opened
+    O_NOFOLLOW | O_NONBLOCK and checked regular by fstat; ValueError past MAX_BUILT_FILES entries,
+    MAX_BUILT_BYTES bytes or MAX_BUILT_DEPTH levels."""
     out, total = {}, 0
-    stack = [("", 0)]
-    while stack:
-        rel, depth = stack.pop()
-        if depth > MAX_BUILT_DEPTH:
-            raise ValueError(f"build output nested deeper than {MAX_BUILT_DEPTH} directories")
-        for entry in os.scandir(os.path.join(work, rel) if rel else work):
-            name = os.path.join(rel, entry.name) if rel else entry.name
-            info = entry.stat(follow_symlinks=False)
-            if stat.S_ISDIR(info.st_mode):
-                stack.append((name, depth + 1))
-            elif stat.S_ISREG(info.st_mode):
-                total += info.st_size
-                if len(out) >= MAX_BUILT_FILES or total > MAX_BUILT_BYTES:
-                    raise ValueError(f"build output over {MAX_BUILT_FILES} files or {MAX_BUILT_BYTES} bytes")
-                fd = os.open(entry.path, os.O_RDONLY | os.O_NOFOLLOW)
-                with os.fdopen(fd, "rb") as f:
-                    out[name] = (f.read(MAX_BUILT_BYTES + 1), info.st_mode)
+    stack = [("", os.open(work, _DIR_FLAGS), 0)]
+    try:
+        while stack:
+            rel, dfd, depth = stack.pop()
+            try:
+                if depth > MAX_BUILT_DEPTH:
+                    raise ValueError(f"build output nested deeper than {MAX_BUILT_DEPTH} directories")
+                for name in os.listdir(dfd):
+                    path = f"{rel}/{name}" if rel else name
+                    if len(out) >= MAX_BUILT_FILES:
+                        raise ValueError(f"build output over {MAX_BUILT_FILES} files or {MAX_BUILT_BYTES} bytes")
+                    try:
+                        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dfd)
+                    except OSError:  # a link (ELOOP), or gone: left out
+                        continue
+                    info = os.fstat(fd)
+                    if stat.S_ISDIR(info.st_mode):
+                        out[path] = (None, info.st_mode)
+                        stack.append((path, fd, depth + 1))
+                        continue
+                    with os.fdopen(fd, "rb") as f:
+                        if not stat.S_ISREG(info.st_mode):
+                            continue
+                        data = f.read(MAX_BUILT_BYTES - total + 1)
+                    total += len(data)
+                    if total > MAX_BUILT_BYTES:
+                        raise ValueError(f"build output over {MAX_BUILT_FILES} files or {MAX_BUILT_BYTES} bytes")
+                    out[path] = (data, info.st_mode)
+            finally:
+                os.close(dfd)
+    finally:
+        for _, dfd, _ in stack:
+            os.close(dfd)
     return out

@@ -129,10 +129,10 @@ class Server:
         run.slot = slot = self.free_slots.pop()
         mode = msg["mode"]
         build = run is job.build
+        self.slots.set_limits(slot, lim["max_processes"], lim["memory_bytes"])  # (sizes the work tmpfs too)
         if mode == "command":
             uid = self.slots.uid(slot) if self.slots.level != "rlimits" else None
             jobs.write_files(self.slots.dirs(slot)["work"], {**(msg.get("files") or {}), **job.built}, uid)
-        self.slots.set_limits(slot, lim["max_processes"], lim["memory_bytes"])
         run.oom_before = self.slots.oom_kills(slot)
         run.start = time.monotonic()
         run.deadline = run.start + lim["wall_seconds"]

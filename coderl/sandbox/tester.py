@@ -210,10 +210,12 @@ class Judge:
     # ---- requests -----------------------------------------------------------------------------
     def exception(self, payload):
         exc, names = wire.rebuild_exception(payload, self.into)
-        cls = (self.stand_ins.get(names[0]) or self.trusted_class(names[0])) if names else None
+        cls = (self.trusted_class(names[0]) or self.stand_ins.get(names[0])) if names else None
         if cls is not None and issubclass(cls, Exception):
-            try:
-                exc = cls(*exc.args)
+            try:  # the class's own type, its args as sent; its __init__ never sees them (it may format)
+                rebuilt = cls.__new__(cls)
+                rebuilt.args = exc.args
+                exc = rebuilt
             except Exception:
                 pass
         if names and names[0] in ("SystemExit", "KeyboardInterrupt"):
@@ -227,8 +229,7 @@ class Judge:
             new = self.into(state)
             if obj is None or _type(new) is not dict:
                 raise wire.Gone("bad_message")
-            vars(obj[0]).clear()
-            vars(obj[0]).update(new)
+            values.update_state(vars(obj[0]), new)
         back = reply.get("back")
         if _type(back) is dict:
             for key, new in back.items():

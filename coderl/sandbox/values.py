@@ -12,6 +12,7 @@ plain numbers).  `update_in_place` copies a call's mutation of an argument back 
 
 import builtins
 import collections
+import dataclasses
 import datetime
 import decimal
 import fractions
@@ -193,15 +194,34 @@ def iterator_tag(value, sub):
     return {"$v": ["iter", items]}
 
 
+def dataclass_state(obj):
+    """A dataclass instance's fields (InitVars are none), by name; {} for anything else."""
+    if not dataclasses.is_dataclass(obj) or isinstance(obj, type):
+        return {}
+    return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
+
+
 def dataclass_instance(cls, state):
     """An instance of the receiver's dataclass `cls` with these fields (None if they are not its
     fields), built without running any `__init__` or `__post_init__`."""
-    if _type(state) is not dict or set(state) != set(cls.__dataclass_fields__):
+    if _type(state) is not dict or set(state) != {f.name for f in dataclasses.fields(cls)}:
         return None
     obj = object.__new__(cls)
     for name, value in state.items():
         object.__setattr__(obj, name, value)
     return obj
+
+
+def update_state(old, new):
+    """A task object's attributes (`old`, its `__dict__`) to `new`, keeping the identity of attribute
+    containers of the same type (a test holding `items = bag.items` sees the program's appends)."""
+    for key in [k for k in old if k not in new]:
+        del old[key]
+    for key, value in new.items():
+        if key in old and _type(old[key]) in _MUTABLE and _type(old[key]) is _type(value):
+            update_in_place(old[key], value)
+        else:
+            old[key] = value
 
 
 def update_in_place(old, new):

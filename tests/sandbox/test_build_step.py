@@ -92,8 +92,50 @@ def test_collected_outputs_skip_links_and_keep_modes(tmp_path):
     os.chmod(tmp_path / "sub" / "tool", 0o755)
     (tmp_path / "link").symlink_to("/etc/passwd")
     got = collect_outputs(str(tmp_path))
-    assert set(got) == {"sub/tool"} and got["sub/tool"][0] == b"\x7fELF"
+    assert set(got) == {"sub", "sub/tool"} and got["sub/tool"][0] == b"\x7fELF"
     out = tmp_path / "copy"
     out.mkdir()
     write_files(str(out), got)
     assert (out / "sub" / "tool").read_bytes() == b"\x7fELF" and os.access(out / "sub" / "tool", os.X_OK)
+
+
+def test_writing_files_never_follows_a_link_planted_in_the_work_dir(tmp_path):
+    # At `uid` a program of another server runs under the same slot uid and can plant links in this
+    # server's work dir: root must not write, chmod or chown through them.
+    import os
+
+    from coderl.sandbox.jobs import write_files
+
+    victim = tmp_path / "victim"
+    victim.write_text("root's")
+    os.chmod(victim, 0o600)
+    work = tmp_path / "work"
+    (work / "real").mkdir(parents=True)
+    (work / "main.c").symlink_to(victim)
+    (work / "sub").symlink_to(tmp_path)
+    for files in ({"main.c": "int main;"}, {"sub/victim": "x"}, {"../victim": "x"}, {"/etc/x": "x"}):
+        with pytest.raises((OSError, ValueError)):
+            write_files(str(work), files, uid=os.getuid())
+    assert victim.read_text() == "root's" and (victim.stat().st_mode & 0o777) == 0o600
+    write_files(str(work), {"real/ok.txt": "fine", "new/dir/f": (b"\x00", 0o755), "empty": (None, 0o755)})
+    assert (work / "real" / "ok.txt").read_text() == "fine" and (work / "empty").is_dir()
+
+
+def test_collecting_outputs_skips_fifos_and_links(tmp_path):
+    import os
+
+    from coderl.sandbox.jobs import collect_outputs
+
+    os.mkfifo(tmp_path / "fifo")  # opening it for reading would block the server
+    (tmp_path / "dirlink").symlink_to("/etc")
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "f").write_text("x")
+    got = collect_outputs(str(tmp_path))
+    assert set(got) == {"d", "d/f"} and got["d"][0] is None and got["d/f"][0] == b"x"
+
+
+def test_build_directories_reach_the_tests_writable(sb):
+    build = _sh("mkdir out empty; echo hi > out/a")
+    result = sb.run(_request(build, ["sh", "-c", "echo x > out/b && cat out/a out/b && ls -d empty"],
+                             [("", "hi\nx\nempty")] * 2))
+    assert result.passed, [t.message for t in result.tests]

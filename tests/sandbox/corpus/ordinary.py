@@ -101,4 +101,23 @@ CASES = [
           tests=["assert length(head) == 300"],
           setup="class Node:\n    def __init__(self, v, nxt=None):\n        self.v = v\n        self.next = nxt\n"
                 "head = None\nfor i in range(300):\n    head = Node(i, head)\n"),
+    _he("task_exception_class_with_attributes", "C.exceptions", before="runtime_error",
+        prompt="class InvalidInput(ValueError):\n    code = 400\n\n\ndef check_positive(x: int) -> int:\n"
+               "    \"\"\"x, or InvalidInput('negative') for x < 0.\"\"\"\n",
+        completion="    if x < 0:\n        raise InvalidInput('negative')\n    return x\n",
+        test="def check(candidate):\n    try:\n        candidate(-1)\n        assert False\n    except InvalidInput as e:\n"
+             "        assert e.code == 400 and str(e) == 'negative'\n    assert candidate(2) == 2\n",
+        entry_point="check_positive"),
+    _mbpp("setup_object_attribute_keeps_identity", "C.mbpp_fixtures", before="failed",
+          text="Write a function to add an item to a bag.",
+          code="def add(bag, x):\n    bag.items.append(x)\n",
+          tests=["items = b.items\nadd(b, 1)\nassert items == [1] and b.items == [1]"],
+          setup="class Bag:\n    def __init__(self):\n        self.items = []\nb = Bag()\n"),
+    _he("dataclass_with_initvar", "C.small_classes", before="failed",
+        prompt="from dataclasses import InitVar, dataclass\n\n\n@dataclass\nclass Scaled:\n    x: int\n"
+               "    scale: InitVar[int]\n\n    def __post_init__(self, scale):\n        self.x *= scale\n\n\n"
+               "def make(x: int) -> Scaled:\n    \"\"\"Scaled(x, 1).\"\"\"\n",
+        completion="    return Scaled(x, 1)\n",
+        test="def check(candidate):\n    assert candidate(3) == Scaled(3, 1)\n    assert candidate(3) != Scaled(3, 2)\n",
+        entry_point="make"),
 ]
