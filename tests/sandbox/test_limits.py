@@ -141,12 +141,16 @@ def test_crash_in_a_batch_does_not_fail_the_others(sandbox):
 
 
 def test_children_started_by_the_program_are_killed(sandbox):
+    # A duration of its own: a machine-wide pgrep for a plain `sleep 300` also found other people's.
+    import os
+    import subprocess
+
+    duration = f"300.{os.getpid()}{id(sandbox) % 1000}"
     prog = ("import subprocess\n"
-            "subprocess.Popen(['sleep', '300'])\n" + ADD)
+            f"subprocess.Popen(['sleep', '{duration}'])\n" + ADD)
     r = sandbox.run(make_tests_request(prog))
     assert r.passed
-    import subprocess
-    out = subprocess.run(["pgrep", "-f", "sleep 300"], capture_output=True, text=True).stdout
+    out = subprocess.run(["pgrep", "-f", f"sleep {duration}"], capture_output=True, text=True).stdout
     assert out.strip() == ""
 
 
