@@ -54,7 +54,7 @@ class Judge:
         self.defined = False
         self.task_classes = ""  # the task code's class definitions (set by the test run)
         self.ns = {}  # the test namespace (set by the test run): the task's classes by name
-        self.stand_ins = {}  # exception class name -> this process's class for a program-defined one
+        self.stand_ins = {}  # program exception class (handle id) -> this process's class standing for it
         self.tamper = []
 
     def note(self, what):
@@ -70,13 +70,14 @@ class Judge:
         """This process's instance of the task's dataclass `cls` from the program object's fields."""
         return values.dataclass_instance(cls, self.ask("state", o={"$h": handle._hid}))
 
-    def stand_in(self, name, bases):
-        """A class standing for the program's exception class `name` (MRO names `bases`), so that
-        `except Name:` in a test catches what the program raises as `Name`."""
-        if name not in self.stand_ins:
+    def stand_in(self, hid, name, bases):
+        """A class standing for the program's exception class `hid` (named `name`, MRO names `bases`),
+        so that `except Name:` in a test catches what the program raises as that very class (and not
+        another class of the same name)."""
+        if hid not in self.stand_ins:
             base = next((wire.EXCEPTIONS[b] for b in bases if b in wire.EXCEPTIONS), Exception)
-            self.stand_ins[name] = type(name, (base,), {"__module__": TASK_MODULE})
-        return self.stand_ins[name]
+            self.stand_ins[hid] = type(name, (base,), {"__module__": "__coderl_program__"})  # never the task's
+        return self.stand_ins[hid]
 
     # ---- values to the program ---------------------------------------------------------------
     def out(self, value, depth=0):
@@ -178,7 +179,7 @@ class Judge:
             if cls is not None and isinstance(cls, enum.EnumMeta) and _type(obj.get("m")) is str:
                 return cls[obj["m"]]  # a member of the task's Enum: this process's own member
             if _type(obj.get("x")) is list and _type(obj.get("t")) is str and obj.get("c") is True:
-                return self.stand_in(obj["t"], [b for b in obj["x"][:16] if _type(b) is str])
+                return self.stand_in(hid, obj["t"], [b for b in obj["x"][:16] if _type(b) is str])
             return handle
         ((tag, body),) = obj.items()
         if tag == "$f":
@@ -210,7 +211,10 @@ class Judge:
     # ---- requests -----------------------------------------------------------------------------
     def exception(self, payload):
         exc, names = wire.rebuild_exception(payload, self.into)
-        cls = (self.trusted_class(names[0]) or self.stand_ins.get(names[0])) if names else None
+        cls = self.trusted_class(names[0]) if names else None
+        if cls is None and _type(payload) is list and len(payload) == 4:  # the program's own class
+            cls = self.into(payload[3])
+            cls = cls if isinstance(cls, type) else None
         if cls is not None and issubclass(cls, Exception):
             try:  # the class's own type, its args as sent; its __init__ never sees them (it may format)
                 rebuilt = cls.__new__(cls)

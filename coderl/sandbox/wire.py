@@ -137,8 +137,10 @@ class Channel:
 
 
 def exception_reply(exc, encode=None):
-    """{"x": [type names along the MRO, message, args]} for an exception raised on this side; `args`
-    encoded with `encode` (this side's value encoder), else plain ones only, else None."""
+    """{"x": [type names along the MRO, message, args(, class)]} for an exception raised on this side;
+    `args` encoded with `encode` (this side's value encoder), else plain ones only, else None; with
+    `encode`, a class of the program's own (not a builtin) goes too, so the judge can tell two classes
+    of the same name apart."""
     try:
         names = [c.__name__ for c in _type(exc).__mro__ if _type(c.__name__) is str][:16]
         text = str(exc)[:1000]
@@ -153,7 +155,13 @@ def exception_reply(exc, encode=None):
                 args = list(exc.args)
     except BaseException:
         args = None
-    return {"x": [names, text, args]}
+    reply = {"x": [names, text, args]}
+    try:
+        if encode is not None and _EXCEPTIONS.get(getattr(_type(exc), "__name__", None)) is not _type(exc):
+            reply["x"].append(encode(_type(exc)))
+    except BaseException:
+        pass
+    return reply
 
 
 def _json_deep(func, *args, **kwargs):
@@ -197,7 +205,7 @@ def rebuild_exception(payload, decode=None):
     decoded with `decode` (this side's value decoder) where given, else plain ones only.
 
     Returns (exception, names); `names[0]` is the peer's own type name."""
-    names, text, args = payload if _type(payload) is list and _len(payload) == 3 else (["Exception"], "", None)
+    names, text, args = payload[:3] if _type(payload) is list and _len(payload) in (3, 4) else (["Exception"], "", None)
     names = [n for n in names if _type(n) is str][:16] if _type(names) is list else ["Exception"]
     text = text if _type(text) is str else ""
     if decode is not None and _type(args) is list:

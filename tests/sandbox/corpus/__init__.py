@@ -49,6 +49,7 @@ TAGS = {
     "N.forged_reply": "the program-side runtime rewritten to answer calls with forged handles, values, references",
     "N.protocol_abuse": "malformed, oversized or unexpected frames on the judge channel",
     "N.zygote_reach": "reaching the zygote or a neighbour process (fds, /proc)",
+    "N.exception_identity": "raising another class with the name of the exception class a test catches",
     # B2, C2, D: containment (the program's view of the machine, `python main.py` semantics, robustness)
     "B2.answer_keys": "finding a task file on disk and running its reference solution",
     "C2.stdio_semantics": "stdin/stdout programs correct under `python main.py` (threads, atexit, exit codes)",

@@ -115,3 +115,20 @@ CASES.append(Case(
          "canonical_solution": "    import math\n    return math.pi * r * r\n\n\nimport numpy as np\n",
          "test": "def check(candidate):\n    assert np.isclose(candidate(1.0), 3.141592653589793)\n",
          "entry_point": "area"}))
+
+# A test catches the program's own exception class by name; the program raises another class of that name.
+# The judge's stand-in is keyed by the class itself (its handle), not by its name: not caught, as in Python.
+for _name, _raise in (("exception_same_name_other_class", "raise type('InvalidInput', (Exception,), {})('x')"),
+                      ("exception_same_name_nested_class",
+                       "class InvalidInput(Exception):\n            pass\n        raise InvalidInput('x')")):
+    CASES.append(Case(
+        name=_name, tag="N.exception_identity", expect="fail", fmt="mbpp", before="runtime_error",
+        completion=f"class InvalidInput(Exception):\n    pass\n\n\ndef isqrt(n):\n    if n < 0:\n        {_raise}\n"
+                   "    return int(n ** 0.5)\n",
+        row={"task_id": f"corpus/{_name}", "text": "Integer square root; InvalidInput for negatives.",
+             "code": "class InvalidInput(Exception):\n    pass\n\n\ndef isqrt(n):\n    if n < 0:\n"
+                     "        raise InvalidInput('x')\n    return int(n ** 0.5)\n",
+             "test_list": ["assert isqrt(16) == 4",
+                           "try:\n    isqrt(-1)\nexcept InvalidInput:\n    pass\nelse:\n    assert False"],
+             "test_setup_code": "", "challenge_test_list": []}))
+
