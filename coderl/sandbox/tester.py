@@ -233,7 +233,7 @@ class Judge:
             new = self.into(state)
             if obj is None or _type(new) is not dict:
                 raise wire.Gone("bad_message")
-            values.update_state(vars(obj[0]), new)
+            values.update_in_place(vars(obj[0]), new)
         back = reply.get("back")
         if _type(back) is dict:
             for key, new in back.items():

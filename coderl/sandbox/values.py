@@ -212,25 +212,27 @@ def dataclass_instance(cls, state):
     return obj
 
 
-def update_state(old, new):
-    """A task object's attributes (`old`, its `__dict__`) to `new`, keeping the identity of attribute
-    containers of the same type (a test holding `items = bag.items` sees the program's appends)."""
-    for key in [k for k in old if k not in new]:
-        del old[key]
-    for key, value in new.items():
-        if key in old and _type(old[key]) in _MUTABLE and _type(old[key]) is _type(value):
-            update_in_place(old[key], value)
-        else:
-            old[key] = value
+def _updatable(old, new):
+    """`old` can take `new`'s contents in place: containers of the same type, or tuples of the same
+    length whose items are pairwise updatable or equal (a tuple whose number changed is replaced)."""
+    if _type(old) is not _type(new):
+        return False
+    if _type(old) is tuple:
+        return _len(old) == _len(new) and all(
+            _updatable(a, b) if _type(a) in _MUTABLE + (tuple,) else (_type(a) is _type(b) and a == b)
+            for a, b in zip(old, new))
+    return _type(old) in _MUTABLE
 
 
 def update_in_place(old, new):
-    """Copy a call's mutation of an argument back into the caller's container, keeping the identity
-    of nested containers (a test that holds `row = grid[1]` sees the change too); a tuple's items are
-    updated where they are containers."""
+    """Copy a call's mutation of an argument (or of a task object's `__dict__`) back into the caller's
+    container, keeping the identity of nested containers (a test that holds `row = grid[1]` or
+    `items = bag.items` sees the change too); an item that cannot take the new value in place (another
+    type, a tuple whose numbers changed) is replaced.  A top-level tuple can only have its containers
+    updated."""
     if _type(old) is list and _type(new) is list:
         for i in range(min(_len(old), _len(new))):
-            if _type(old[i]) in _MUTABLE + (tuple,) and _type(old[i]) is _type(new[i]):
+            if _updatable(old[i], new[i]):
                 update_in_place(old[i], new[i])
             else:
                 old[i] = new[i]
@@ -238,13 +240,13 @@ def update_in_place(old, new):
         old.extend(new[_len(old):])
     elif _type(old) is tuple and _type(new) is tuple and _len(old) == _len(new):
         for a, b in zip(old, new):
-            if _type(a) in _MUTABLE + (tuple,) and _type(a) is _type(b):
+            if _updatable(a, b):
                 update_in_place(a, b)
     elif _type(old) is dict and _type(new) is dict:
         for key in [k for k in old if k not in new]:
             del old[key]
         for key, value in new.items():
-            if key in old and _type(old[key]) in _MUTABLE + (tuple,) and _type(old[key]) is _type(value):
+            if key in old and _updatable(old[key], value):
                 update_in_place(old[key], value)
             else:
                 old[key] = value
