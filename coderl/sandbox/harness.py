@@ -77,7 +77,7 @@ class Program:
     def out(self, value):
         """A value as tagged data: builtin data by value (subclasses as their base type, through the
         base type's own methods), value types tagged, everything else a handle."""
-        return wire.deep(self.encode)(value)
+        return wire.deep(4, self.encode, value)
 
     def encode(self, value, budget=None, depth=0):
         budget = budget or wire.Budget(MAX_ITEMS)
@@ -124,7 +124,7 @@ class Program:
     # ---- values in ---------------------------------------------------------------------------
     def into(self, obj):
         """Tagged data from the judge -> this process's objects (handles back to the objects)."""
-        return wire.deep(self.decode)(obj)
+        return wire.deep(4, self.decode, obj)
 
     def decode(self, obj):
         t = _type(obj)

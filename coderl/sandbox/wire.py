@@ -30,6 +30,7 @@ import json
 import os
 import select
 import struct
+import sys
 from time import monotonic as _monotonic
 
 _type = type
@@ -67,7 +68,7 @@ class Channel:
     def send(self, obj):
         if self.gone:
             raise Gone(self.gone)
-        data = _json_deep(json.dumps, obj, allow_nan=False, separators=(",", ":")).encode()
+        data = deep(6, json.dumps, obj, allow_nan=False, separators=(",", ":")).encode()
         if _len(data) > self.max_bytes:
             raise ValueError(f"message of {_len(data)} bytes is over the channel's {self.max_bytes}")
         view = memoryview(HEADER.pack(_len(data)) + data)
@@ -95,7 +96,7 @@ class Channel:
             self._lose("oversized_message")
         body = self._read_exactly(n)
         try:
-            msg = _json_deep(json.loads, body)
+            msg = deep(6, json.loads, body)
         except (ValueError, RecursionError, MemoryError):
             self._lose("bad_message")
         if _type(msg) is not dict:
@@ -164,32 +165,16 @@ def exception_reply(exc, encode=None):
     return reply
 
 
-def _json_deep(func, *args, **kwargs):
-    """json.dumps/loads of a message whose values nest to MAX_DEPTH (a task object's state takes a few
-    JSON levels per level of the value): the recursion limit raised for the call, then restored."""
-    import sys
-
+def deep(frames_per_level, func, *args, **kwargs):
+    """`func(*args, **kwargs)` with a recursion limit that lets it reach MAX_DEPTH levels of a value at
+    `frames_per_level` frames a level (the encoders 4; JSON 6: a task object's state takes a few JSON
+    levels per level of the value), never lowered; restored after."""
     old = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old, 6 * MAX_DEPTH + 200))
+    sys.setrecursionlimit(max(old, frames_per_level * MAX_DEPTH + 200))
     try:
         return func(*args, **kwargs)
     finally:
         sys.setrecursionlimit(old)
-
-
-def deep(func):
-    """`func` run with a recursion limit that lets the encoders reach MAX_DEPTH (restored after)."""
-    import sys
-
-    def run(*args, **kwargs):
-        old = sys.getrecursionlimit()
-        if old < 4 * MAX_DEPTH + 200:
-            sys.setrecursionlimit(4 * MAX_DEPTH + 200)
-        try:
-            return func(*args, **kwargs)
-        finally:
-            sys.setrecursionlimit(old)
-    return run
 
 
 EXCEPTIONS = _EXCEPTIONS = {
