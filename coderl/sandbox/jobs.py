@@ -45,6 +45,7 @@ class Run:
         self.after_judge = False  # the program was killed because its judge had finished
         self.done = False
         self.report = None
+        self.built = False  # a build that ended well and whose outputs were collected
         self.build_error = None  # a build whose outputs could not be collected
 
 

@@ -281,13 +281,11 @@ class Server:
         run.done = True
         job = run.job
         if run is job.build:
-            report = {**run.report, **({"build_error": run.build_error} if run.build_error else {})}
-            ok = (not report.get("sandbox_error") and not run.build_error and report.get("exit_code") == 0
-                  and not report.get("killed") and report.get("signal") is None)
-            if ok:
-                self.queue.extend(job.runs)  # the tests, each in a work dir holding the build's outputs
+            if run.built:  # the tests, each in a work dir holding the build's outputs
+                self.queue.extend(job.runs)
             else:
-                self.send({"id": job.id, "runs": [], "build": report})
+                self.send({"id": job.id, "runs": [], "build": {**run.report, **(
+                    {"build_error": run.build_error} if run.build_error else {})}})
             return
         job.pending -= 1
         if job.pending == 0:
@@ -315,6 +313,7 @@ class Server:
         if run is run.job.build and main["exit_code"] == 0 and run.killed is None and not oom:
             try:
                 run.job.built = jobs.collect_outputs(self.slots.dirs(run.slot)["work"])
+                run.built = True
             except (OSError, ValueError) as exc:
                 run.build_error = str(exc)[:300]
         self.slots.sweep(run.slot)
