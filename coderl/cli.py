@@ -13,12 +13,16 @@ from coderl.base.config import ConfigError, add_arguments, from_args
 
 
 def _cmd_check(ns: argparse.Namespace) -> int:
-    from coderl.eval.check import CheckConfig, describe_isolation, format_summary, run_check
+    from coderl.eval.check import CheckConfig, describe_isolation, format_summary, run_check, run_mutant_check
 
     cfg = from_args(CheckConfig, ns)
     if cfg.show_isolation:
         print(describe_isolation(cfg))
         return 0
+    if cfg.mutants:
+        ok, report = run_mutant_check(cfg)
+        print(report)
+        return 0 if ok else 1
     summary = run_check(cfg)
     print(format_summary(summary))
     if cfg.out:

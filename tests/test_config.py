@@ -278,6 +278,8 @@ def test_the_bottom_layer_imports_nothing_of_coderl():
 def test_no_module_is_over_400_lines():
     long = []
     for root, _, files in os.walk(os.path.join(REPO, "coderl")):
+        if root.endswith(os.path.join("corpus", "families")):
+            continue  # problem definitions are data: a family is one module, however many problems it has
         for name in files:
             if name.endswith(".py"):
                 path = os.path.join(root, name)

@@ -33,9 +33,13 @@ class CheckConfig:
                                "'stdio:PATH', or a JSONL path (required)")
     completions: str | None = option(None, "JSONL of {task_id, completion} lines to check")
     reference: bool = option(False, "check the tasks' reference solutions instead of --completions")
+    mutants: int = option(0, "with --reference: also require each task's tests to reject at least this many "
+                             "mutants of its reference (wrong constant, off-by-one, wrong branch, dropped edge "
+                             "case, ...); exits 1 if one falls short (0 = no mutants)")
+    all_mutants: bool = option(False, "with --mutants: run every mutant and report the mutation score")
     out: str | None = option(None, "write per-sample results here (JSONL); summary to OUT.summary.json")
-    split: str = option("all", "which tasks: all, train or test (deterministic from --seed)",
-                        choices=["all", "train", "test"])
+    split: str = option("all", "which tasks: all, train or test (deterministic from --seed); valid for "
+                               "synthetic and corpus specs", choices=["all", "train", "valid", "test"])
     seed: int = option(0, "seed of the train/test split")
     sandbox: SandboxConfig = section(SandboxConfig)
     show_isolation: bool = option(False, "print the isolation level in force (and why) and exit")
@@ -49,6 +53,8 @@ class CheckConfig:
                 "a JSONL file (or pass --reference)")
         require(not (self.completions and self.reference), "--reference", True,
                 "not both --completions and --reference")
+        require(self.mutants >= 0, "--mutants", self.mutants, "a number >= 0")
+        require(self.mutants == 0 or self.reference, "--mutants", self.mutants, "--reference with it")
 
     @property
     def limits(self) -> Limits:
@@ -131,6 +137,27 @@ def run_check(cfg: CheckConfig) -> dict:
     return summary
 
 
+def run_mutant_check(cfg: CheckConfig) -> tuple[bool, str]:
+    """(every task rejects `cfg.mutants` mutants, the report) for `coderl check --reference --mutants N`."""
+    from coderl.eval.mutation import audit_mutants, format_audit
+
+    taskset = load_tasks(cfg.tasks, split=cfg.split, seed=cfg.seed)
+    missing = [t.task_id for t in taskset.tasks if not t.reference_solution]
+    if missing:
+        raise TaskFormatError(f"tasks '{cfg.tasks}': {len(missing)} tasks have no reference solution "
+                              f"(first: {missing[0]})")
+    with Sandbox(workers=cfg.sandbox.resolved_workers(), limits=cfg.limits, isolation=cfg.sandbox.isolation,
+                 hide=task_files(cfg.tasks)) as sandbox:
+        audits = audit_mutants(taskset.tasks, sandbox, cfg.limits, cfg.mutants, cfg.all_mutants)
+    families = {t.task_id: t.metadata.get("family", "all") for t in taskset.tasks}
+    if cfg.out:
+        if os.path.dirname(cfg.out):
+            os.makedirs(os.path.dirname(cfg.out), exist_ok=True)
+        with open(cfg.out, "w", encoding="utf-8") as f:
+            f.writelines(json.dumps(a.to_dict()) + "\n" for a in audits)
+    return all(a.ok(cfg.mutants) for a in audits), format_audit(audits, cfg.mutants, families)
+
+
 def describe_isolation(cfg: CheckConfig) -> str:
     with Sandbox(workers=1, isolation=cfg.sandbox.isolation) as sandbox:
         info = sandbox.server_info
@@ -165,4 +192,4 @@ def format_summary(summary: dict) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["CheckConfig", "run_check", "format_summary", "describe_isolation"]
+__all__ = ["CheckConfig", "run_check", "run_mutant_check", "format_summary", "describe_isolation"]

@@ -288,6 +288,34 @@ def bundled_humaneval_path() -> str:
     )
 
 
+def humaneval_task(row: dict, where: str) -> Task:
+    """One HumanEval-layout row as a `Task` (one-line `TaskFormatError` naming `where` and the field)."""
+    task_id = require(row, "task_id", str, where)
+    prompt = require(row, "prompt", str, where)
+    test = require(row, "test", str, where)
+    entry_point = require(row, "entry_point", str, where)
+    solution = row.get("canonical_solution")
+    if solution is not None and not isinstance(solution, str):
+        raise TaskFormatError(f"{where}: field 'canonical_solution' is not a string (expected a string)")
+    if not entry_point.isidentifier():
+        raise TaskFormatError(f"{where}: field 'entry_point' is {entry_point!r} (expected a Python name)")
+    try:
+        preamble, tests = split_check(test, entry_point)
+    except ValueError as e:
+        raise TaskFormatError(f"{where}: field 'test' {e}") from None
+    return Task(
+        task_id=task_id,
+        kind="function",
+        prompt=prompt,
+        tests=tests,
+        entry_point=entry_point,
+        test_preamble=preamble,
+        reference_solution=solution,
+        source=where,
+        metadata={"format": "humaneval"},
+    )
+
+
 def load_humaneval(path: str | os.PathLike[str] | None = None) -> list[Task]:
     """All tasks of a HumanEval-layout JSONL(.gz) file; `None` = the bundled HumanEval."""
     path = bundled_humaneval_path() if path is None else os.fspath(path)
@@ -295,35 +323,11 @@ def load_humaneval(path: str | os.PathLike[str] | None = None) -> list[Task]:
     seen: dict[str, int] = {}
     for lineno, row in iter_jsonl(path):
         where = f"{path}:{lineno}"
-        task_id = require(row, "task_id", str, where)
-        prompt = require(row, "prompt", str, where)
-        test = require(row, "test", str, where)
-        entry_point = require(row, "entry_point", str, where)
-        solution = row.get("canonical_solution")
-        if solution is not None and not isinstance(solution, str):
-            raise TaskFormatError(f"{where}: field 'canonical_solution' is not a string (expected a string)")
-        if not entry_point.isidentifier():
-            raise TaskFormatError(f"{where}: field 'entry_point' is {entry_point!r} (expected a Python name)")
-        if task_id in seen:
-            raise TaskFormatError(f"{where}: field 'task_id' {task_id!r} duplicates line {seen[task_id]}")
-        seen[task_id] = lineno
-        try:
-            preamble, tests = split_check(test, entry_point)
-        except ValueError as e:
-            raise TaskFormatError(f"{where}: field 'test' {e}") from None
-        tasks.append(
-            Task(
-                task_id=task_id,
-                kind="function",
-                prompt=prompt,
-                tests=tests,
-                entry_point=entry_point,
-                test_preamble=preamble,
-                reference_solution=solution,
-                source=where,
-                metadata={"format": "humaneval"},
-            )
-        )
+        task = humaneval_task(row, where)
+        if task.task_id in seen:
+            raise TaskFormatError(f"{where}: field 'task_id' {task.task_id!r} duplicates line {seen[task.task_id]}")
+        seen[task.task_id] = lineno
+        tasks.append(task)
     if not tasks:
         raise TaskFormatError(f"{path}: no rows (the file is empty)")
     return tasks

@@ -7,6 +7,8 @@
     stdio:PATH           stdin/stdout problems (Nemotron-RL or APPS/TACO layout)
     synthetic            generated tasks with default options
     synthetic:k=v,k=v    generated tasks (keys level, n, seed, split, tries: `coderl.tasks.synthetic`)
+    corpus               the bundled training corpus (`coderl.tasks.corpus`)
+    corpus:k=v,k=v       part of it (keys split = train | valid | all, family)
     PATH                 a file whose format is detected from its first row's fields
 
 `parse_task_spec` is the one parser; `load_tasks` parses, loads, splits and returns a `TaskSet`
@@ -29,10 +31,10 @@ from coderl.tasks.jsonl import first_row
 from coderl.tasks.split import split_tasks
 from coderl.tasks.types import Task, TaskFormatError
 
-SOURCES = ("humaneval", "mbpp", "stdio", "synthetic", "easy")
+SOURCES = ("humaneval", "mbpp", "stdio", "synthetic", "easy", "corpus")
 _NEEDS_PATH = ("mbpp", "stdio")
 _PREFIX_RE = re.compile(r"^([A-Za-z][A-Za-z0-9_-]*):(.*)$", re.DOTALL)
-_GRAMMAR = "humaneval, humaneval:PATH, easy, mbpp:PATH, stdio:PATH, synthetic:k=v,... or a PATH"
+_GRAMMAR = "humaneval, humaneval:PATH, easy, corpus[:k=v,...], mbpp:PATH, stdio:PATH, synthetic:k=v,... or a PATH"
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,7 @@ def parse_task_spec(spec: str) -> TaskSpec:
     spec = spec.strip()
     if spec == "humaneval":
         return TaskSpec("humaneval")
-    if spec in ("synthetic", "easy"):
+    if spec in ("synthetic", "easy", "corpus"):
         return TaskSpec(spec)
     if spec in _NEEDS_PATH:
         raise TaskFormatError(f"task spec {spec!r} needs a file: {spec}:PATH")
@@ -80,6 +82,10 @@ def parse_task_spec(spec: str) -> TaskSpec:
             options = _parse_options(spec, rest)
             synthetic_config(options, spec)  # validate keys and values now
             return TaskSpec("synthetic", None, options)
+        if name == "corpus":
+            options = _parse_options(spec, rest)
+            corpus_options(options, spec)
+            return TaskSpec("corpus", None, options)
         if name == "easy":
             raise TaskFormatError(f"task spec {spec!r}: 'easy' takes no file or options (write just: easy)")
         if not rest.strip():
@@ -96,6 +102,30 @@ def synthetic_config(options: dict[str, str], spec: str):
         return parse_options(options)
     except ValueError as e:
         raise TaskFormatError(f"task spec {spec!r}: {e}") from None
+
+
+def corpus_options(options: dict[str, str], spec: str) -> dict[str, str]:
+    from coderl.tasks.corpus import parse_options
+
+    try:
+        return parse_options(options)
+    except ValueError as e:
+        raise TaskFormatError(f"task spec {spec!r}: {e}") from None
+
+
+def _load_corpus(parsed: TaskSpec, spec: str, split: str) -> tuple[list[Task], str]:
+    """(tasks, effective split) of a corpus spec under `load_tasks`'s split (as for synthetic)."""
+    from coderl.tasks.corpus import load_corpus
+
+    options = corpus_options(parsed.options, spec)
+    wanted = options.get("split")
+    if wanted is not None and split not in ("all", wanted):
+        raise TaskFormatError(f"task spec {spec!r}: option split={wanted!r} conflicts with split {split!r}")
+    effective = wanted or split
+    if effective == "test":
+        raise TaskFormatError(f"task spec {spec!r}: the corpus has train and valid splits, no test split "
+                              "(evaluate on easy or humaneval --split test)")
+    return load_corpus(effective, options.get("family")), effective
 
 
 def _load_synthetic(parsed: TaskSpec, spec: str, split: str) -> tuple[list[Task], dict[str, Any], str]:
@@ -135,6 +165,8 @@ def load_spec(parsed: TaskSpec, spec: str) -> list[Task]:
 
     if parsed.source == "synthetic":
         return _load_synthetic(parsed, spec, "all")[0]
+    if parsed.source == "corpus":
+        return _load_corpus(parsed, spec, "all")[0]
     if parsed.source == "humaneval" and parsed.path is None:
         return load_humaneval(None)
     if parsed.source == "easy":
@@ -186,6 +218,9 @@ def load_tasks(spec: str, split: str = "all", seed: int = 0) -> TaskSet:
             raise ValueError(f"unknown split {split!r} (expected one of: all, train, valid, test)")
         tasks, stats, effective = _load_synthetic(parsed, spec, split)
         return TaskSet(tasks=tasks, spec=spec, split=effective, seed=seed, generator=stats)
+    if parsed.source == "corpus":
+        tasks, effective = _load_corpus(parsed, spec, split)
+        return TaskSet(tasks=tasks, spec=spec, split=effective, seed=seed)
     tasks = load_spec(parsed, spec)
     return TaskSet(tasks=split_tasks(tasks, split, seed), spec=spec, split=split, seed=seed)
 

@@ -1,0 +1,101 @@
+"""The training corpus: hand-written programming problems in families, HumanEval layout, spec `corpus`.
+
+Each family is a module in `coderl.tasks.corpus.families` holding real reference functions (see
+`coderl.tasks.corpus.define` for how a problem is written and rendered).  The corpus was written
+without opening the evaluation sets (easy, HumanEval, the synthetic generator), and is checked
+against them by behaviour (`coderl decontaminate`, `docs/decontamination.md`): a problem whose
+reference passes an evaluation task's tests is removed.  Every problem's tests must reject at least
+two mutants of its reference (`coderl.tasks.corpus.mutants`; `python -m coderl.tasks.corpus audit`).
+
+Splits: in every family the problems are ordered by a fixed hash of their task id and the first
+`round(20% of the family)` form the *valid* split, the rest *train*; so both splits hold every
+family.  The corpus has no test split: evaluate on `easy` and `humaneval --split test`.
+
+    corpus                   all problems (load_tasks's split picks train / valid, as below)
+    corpus:split=valid       the valid split, whatever load_tasks's split is (it must agree or be all)
+    corpus:family=strings    one family (comma-free; repeat with mix: for several)
+"""
+
+from __future__ import annotations
+
+import functools
+
+from coderl.tasks.corpus.define import Family, Problem, render, stable_hash
+from coderl.tasks.corpus.families import family_modules, load_families
+from coderl.tasks.types import Task, TaskFormatError
+
+SPLITS = ("train", "valid")
+VALID_FRACTION = 0.2
+OPTION_KEYS = ("split", "family")
+
+
+@functools.cache
+def family(name: str) -> Family:
+    return load_families(only=name)[0]
+
+
+def families() -> tuple[Family, ...]:
+    return tuple(family(name) for name in family_modules())
+
+
+def problems() -> list[Problem]:
+    return [p for f in families() for p in f.problems]
+
+
+def valid_names(family: Family) -> set[str]:
+    """The problems of a family in the valid split (module docstring)."""
+    ordered = sorted(family.problems, key=lambda p: stable_hash(f"corpus-split:{family.name}/{p.name}"))
+    return {p.name for p in ordered[: round(len(ordered) * VALID_FRACTION)]}
+
+
+def problem_split(problem: Problem) -> str:
+    return "valid" if problem.name in valid_names(family(problem.family)) else "train"
+
+
+@functools.cache
+def _family_tasks(name: str) -> tuple[Task, ...]:
+    from coderl.tasks.humaneval import humaneval_task
+
+    fam = family(name)
+    valid = valid_names(fam)
+    tasks = []
+    seen: set[str] = set()
+    for problem in fam.problems:
+        try:
+            row = render(problem)
+        except ValueError as e:
+            raise TaskFormatError(f"corpus family {name!r}: {e}") from None
+        if row["task_id"] in seen:
+            raise TaskFormatError(f"corpus: task id {row['task_id']!r} defined twice")
+        seen.add(row["task_id"])
+        task = humaneval_task(row, where=row["task_id"])
+        task.metadata.update(format="corpus", family=name, split="valid" if problem.name in valid else "train")
+        tasks.append(task)
+    return tuple(tasks)
+
+
+def parse_options(options: dict[str, str]) -> dict[str, str]:
+    """Validated spec options (one-line `ValueError` naming the key or value)."""
+    unknown = [k for k in options if k not in OPTION_KEYS]
+    if unknown:
+        raise ValueError(f"unknown option {unknown[0]!r} (known: {', '.join(OPTION_KEYS)})")
+    if options.get("split", "all") not in SPLITS + ("all",):
+        raise ValueError(f"option split={options['split']!r}: expected train, valid or all")
+    names = family_modules()
+    if "family" in options and options["family"] not in names:
+        raise ValueError(f"option family={options['family']!r}: no such family (known: {', '.join(names)})")
+    return options
+
+
+def load_corpus(split: str = "all", family: str | None = None) -> list[Task]:
+    """The corpus's tasks of `split` (train / valid / all), optionally of one family."""
+    if split not in SPLITS + ("all",):
+        raise ValueError(f"the corpus has splits train and valid, not {split!r} (evaluate on easy or humaneval)")
+    # a fresh metadata dict per call, so callers may annotate tasks without touching the cache
+    names = family_modules() if family is None else [family]
+    return [
+        Task(**{**t.__dict__, "metadata": dict(t.metadata)})
+        for name in names
+        for t in _family_tasks(name)
+        if split == "all" or t.metadata["split"] == split
+    ]
