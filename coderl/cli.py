@@ -30,6 +30,17 @@ def _cmd_check(ns: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_decontaminate(ns: argparse.Namespace) -> int:
+    from coderl.eval.leak_report import DecontaminateConfig, run_decontaminate
+
+    cfg = from_args(DecontaminateConfig, ns)
+    report, text, _ = run_decontaminate(cfg)
+    print(text, end="")
+    if cfg.out:
+        print(f"written: {cfg.out}.md, {cfg.out}.json")
+    return 1 if report.leaks or report.same or report.incomplete else 0
+
+
 def _cmd_eval(ns: argparse.Namespace) -> int:
     from coderl.eval.run import EvalConfig, format_summary, main_log, run_eval
 
@@ -98,6 +109,12 @@ def build_parser() -> argparse.ArgumentParser:
                        description=EvalConfig.__doc__)
     add_arguments(p, EvalConfig)
     p.set_defaults(func=_cmd_eval)
+    from coderl.eval.leak_report import DecontaminateConfig
+
+    p = sub.add_parser("decontaminate", help="training tasks vs evaluation sets: behaviour (tests vs references) "
+                       "and n-gram overlap", description=DecontaminateConfig.__doc__)
+    add_arguments(p, DecontaminateConfig)
+    p.set_defaults(func=_cmd_decontaminate)
     p = sub.add_parser("compare", help="seed 001's table and a pass@1-vs-length plot over eval runs",
                        description=CompareConfig.__doc__)
     add_arguments(p, CompareConfig)

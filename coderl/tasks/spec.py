@@ -10,6 +10,9 @@
     corpus               the bundled training corpus (`coderl.tasks.corpus`)
     corpus:k=v,k=v       part of it (keys split = train | valid | all, family)
     PATH                 a file whose format is detected from its first row's fields
+    SPEC@SPLIT           any of the above, restricted to one split (all | train | valid | test):
+                         `humaneval@train` is `--split train` written into the spec
+    mix:SPEC*W+SPEC*W    a seeded, weighted mixture of specs (`coderl.tasks.mix`)
 
 `parse_task_spec` is the one parser; `load_tasks` parses, loads, splits and returns a `TaskSet`
 whose `describe()` is recorded wherever results are written.
@@ -22,6 +25,7 @@ different `load_tasks` split other than all is an error.  `load_tasks`'s seed do
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from dataclasses import dataclass, field
@@ -31,7 +35,8 @@ from coderl.tasks.jsonl import first_row
 from coderl.tasks.split import split_tasks
 from coderl.tasks.types import Task, TaskFormatError
 
-SOURCES = ("humaneval", "mbpp", "stdio", "synthetic", "easy", "corpus")
+SOURCES = ("humaneval", "mbpp", "stdio", "synthetic", "easy", "corpus", "mix")
+SPEC_SPLITS = ("all", "train", "valid", "test")
 _NEEDS_PATH = ("mbpp", "stdio")
 _PREFIX_RE = re.compile(r"^([A-Za-z][A-Za-z0-9_-]*):(.*)$", re.DOTALL)
 _GRAMMAR = "humaneval, humaneval:PATH, easy, corpus[:k=v,...], mbpp:PATH, stdio:PATH, synthetic:k=v,... or a PATH"
@@ -42,6 +47,7 @@ class TaskSpec:
     source: str  # "humaneval" | "easy" | "mbpp" | "stdio" | "synthetic" | "auto"
     path: str | None = None
     options: dict[str, str] = field(default_factory=dict)
+    split: str | None = None  # SPEC@SPLIT
 
 
 def _parse_options(spec: str, text: str) -> dict[str, str]:
@@ -62,6 +68,19 @@ def parse_task_spec(spec: str) -> TaskSpec:
     if not isinstance(spec, str) or not spec.strip():
         raise TaskFormatError(f"empty task spec (expected {_GRAMMAR})")
     spec = spec.strip()
+    base, at, split = spec.rpartition("@")
+    if at and split in SPEC_SPLITS and not os.path.exists(spec) and not spec.lower().startswith("mix:"):
+        if not base:
+            raise TaskFormatError(f"task spec {spec!r}: nothing before '@{split}'")
+        parsed = parse_task_spec(base)
+        if parsed.split is not None:
+            raise TaskFormatError(f"task spec {spec!r}: two @splits (give one)")
+        return dataclasses.replace(parsed, split=split)
+    if spec.lower().startswith("mix:"):
+        from coderl.tasks.mix import parse_mix
+
+        parse_mix(spec)  # validate the parts now
+        return TaskSpec("mix", None, {"mix": spec[4:]})
     if spec == "humaneval":
         return TaskSpec("humaneval")
     if spec in ("synthetic", "easy", "corpus"):
@@ -167,6 +186,8 @@ def load_spec(parsed: TaskSpec, spec: str) -> list[Task]:
         return _load_synthetic(parsed, spec, "all")[0]
     if parsed.source == "corpus":
         return _load_corpus(parsed, spec, "all")[0]
+    if parsed.source == "mix":
+        raise TaskFormatError(f"task spec {spec!r}: a mix is loaded with load_tasks")
     if parsed.source == "humaneval" and parsed.path is None:
         return load_humaneval(None)
     if parsed.source == "easy":
@@ -189,6 +210,7 @@ class TaskSet:
     split: str = "all"
     seed: int = 0
     generator: dict[str, Any] = field(default_factory=dict)  # synthetic only: `GenerationStats`
+    mix: list[dict[str, Any]] = field(default_factory=list)  # mix only: its parts (`coderl.tasks.mix`)
 
     @property
     def by_id(self) -> dict[str, Task]:
@@ -204,6 +226,8 @@ class TaskSet:
         out = {"spec": self.spec, "split": self.split, "seed": self.seed, "num_tasks": len(self.tasks)}
         if self.generator:
             out["generator"] = self.generator
+        if self.mix:
+            out["mix"] = self.mix
         return out
 
 
@@ -213,6 +237,14 @@ def load_tasks(spec: str, split: str = "all", seed: int = 0) -> TaskSet:
     Synthetic specs generate their own split instead (see the module docstring); for them `split`
     may also be "valid"."""
     parsed = parse_task_spec(spec)
+    if parsed.source == "mix":
+        from coderl.tasks.mix import load_mix
+
+        return load_mix(spec, split, seed)
+    if parsed.split is not None:
+        if split not in ("all", parsed.split):
+            raise TaskFormatError(f"task spec {spec!r}: its split @{parsed.split} conflicts with split {split!r}")
+        split = parsed.split
     if parsed.source == "synthetic":
         if split not in ("all", "train", "valid", "test"):
             raise ValueError(f"unknown split {split!r} (expected one of: all, train, valid, test)")
@@ -231,9 +263,13 @@ def task_files(*specs: str | None) -> list[str]:
     files = []
     for spec in specs:
         try:
-            path = parse_task_spec(spec).path if spec else None
+            parsed = parse_task_spec(spec) if spec else None
         except TaskFormatError:
             continue  # reported where the tasks are loaded
-        if path and os.path.exists(path):
-            files.append(os.path.abspath(path))
+        if parsed is not None and parsed.source == "mix":
+            from coderl.tasks.mix import parse_mix
+
+            files += task_files(*(part.spec for part in parse_mix(spec).parts))
+        elif parsed is not None and parsed.path and os.path.exists(parsed.path):
+            files.append(os.path.abspath(parsed.path))
     return files

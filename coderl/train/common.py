@@ -54,13 +54,19 @@ def prepare_run(cfg: TrainConfig, log) -> tuple[str | None, list]:
         torch.use_deterministic_algorithms(True, warn_only=True)
     if not cfg.resume:
         refuse_existing_run(cfg.out)
+    tasks = load_tasks(cfg.tasks).tasks
+    if cfg.eval.eval_steps and cfg.eval.eval_tasks and cfg.eval.check_overlap:
+        from coderl.eval.leak_report import overlap_error
+
+        error = overlap_error(cfg.tasks, tasks, cfg.eval.eval_tasks, cfg.sandbox)
+        if error:
+            raise ConfigError(error)
     os.makedirs(cfg.out, exist_ok=True)
     ckpt = latest_checkpoint(cfg.out) if cfg.resume else None
     if cfg.resume and ckpt is None:
         log(f"--resume: no checkpoint in {cfg.out}/checkpoints; starting from step 0")
     with open(os.path.join(cfg.out, "config.yaml"), "w", encoding="utf-8") as f:
         yaml.safe_dump(cfg.to_dict(), f, sort_keys=False)
-    tasks = load_tasks(cfg.tasks).tasks
     if cfg.max_tests_per_problem:
         tasks = [t.with_tests(t.tests[: cfg.max_tests_per_problem]) for t in tasks]
     torch.manual_seed(cfg.seed)

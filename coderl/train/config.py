@@ -158,6 +158,9 @@ class EvalSchedule:
     eval_steps: int = option(0, "evaluate on --eval-tasks every N steps and at the end (0 = off)")
     eval_problems: int | None = option(None, "held-out problems per evaluation (seed 004 simple_eval_problems)")
     repeat_eval: int = option(1, "samples per held-out problem for pass@k (seed 004 repeat_eval_problems)")
+    check_overlap: bool = option(True, "with eval_steps: refuse to start when a training task is an eval task or its "
+                                 "reference passes an eval task's tests (run in the sandbox at start-up, cached; "
+                                 "coderl decontaminate shows the pairs)")
 
 
 @dataclass

@@ -158,13 +158,24 @@ def test_eval_steps_write_eval_runs_and_metrics(model_dir, tmp_path):
     from tests.train.helpers import TASKS
 
     cfg = base_config(model_dir, tmp_path / "ev", steps=2, eval_steps=1, eval_tasks=TASKS, eval_problems=2,
-                      repeat_eval=2)
+                      repeat_eval=2, check_overlap=False)  # evaluates on its training tasks: the plumbing only
     m = train(cfg, log=lambda m: None, reward_override=varied_reward)
     assert "eval/pass@1" in m
     for step in (1, 2):
         summary = json.load(open(tmp_path / "ev" / "eval" / f"step-{step}" / "summary.json"))
         assert summary["num_tasks"] == 2 and summary["samples_per_task"] == 2
     assert [("eval/pass@1" in r) for r in metrics(tmp_path / "ev")] == [True, True]
+
+
+def test_training_on_its_eval_tasks_is_refused_before_anything_is_written(model_dir, tmp_path, monkeypatch):
+    from tests.train.helpers import TASKS
+
+    monkeypatch.setenv("CODERL_CACHE", str(tmp_path / "cache"))
+    cfg = base_config(model_dir, tmp_path / "ev", steps=2, eval_steps=1, eval_tasks=TASKS)
+    with pytest.raises(ConfigError) as exc:
+        train(cfg, log=lambda m: None)
+    assert f"training tasks '{TASKS}' overlap eval tasks '{TASKS}'" in str(exc.value)
+    assert "\n" not in str(exc.value) and not (tmp_path / "ev").exists()
 
 
 def test_cli_yaml_config_and_flag_precedence(model_dir, tmp_path):

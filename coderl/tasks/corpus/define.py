@@ -237,8 +237,15 @@ def validate(problem: Problem) -> None:
         raise ValueError(f"{where}: {len(problem.tests)} tests (at least {MIN_TESTS})")
     if not problem.examples:
         raise ValueError(f"{where}: no example")
+    if problem.is_class:
+        for k, test in enumerate(problem.tests):
+            if not isinstance(test, Scenario) or not any(c[0] in problem.queries for c in test.calls):
+                raise ValueError(f"{where} test {k}: not a Scenario calling a query method "
+                                 f"({', '.join(problem.queries)})")
     run = play if problem.is_class else call
     outputs = [run(problem, t) for t in problem.tests]
+    for k, output in enumerate(outputs):
+        _literal(output, f"{where} test {k}")
     if outputs != [run(problem, t) for t in problem.tests]:
         raise ValueError(f"{where}: the reference is not deterministic")
     if len({repr(o) for o in outputs}) < 2:

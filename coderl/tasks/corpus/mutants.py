@@ -67,9 +67,10 @@ def _edits(node: ast.AST) -> Iterator[tuple[str, str, object]]:
                     new.ops[i] = table[type(op)]()
                     yield operator, f"{type(op).__name__} -> {table[type(op)].__name__}", new
     elif isinstance(node, ast.If):
-        new = copy.deepcopy(node)
-        new.test = ast.UnaryOp(ast.Not(), new.test)
-        yield "branch", "condition negated", new
+        if not (isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)):  # else: `not` dropped
+            new = copy.deepcopy(node)
+            new.test = ast.UnaryOp(ast.Not(), new.test)
+            yield "branch", "condition negated", new
         if not node.orelse and _exits(node.body):
             yield "edge_case", "guard deleted", "delete"
     elif isinstance(node, ast.IfExp):

@@ -1,0 +1,263 @@
+"""Decontamination by behaviour: does a training task's reference pass an evaluation task's tests?
+
+Names and wording can differ while the problem is the same; behaviour cannot.  For every evaluation
+task (function kind) and every training task whose reference is a module-level function with a
+compatible signature (the evaluation's tests call it with a number of positional arguments it
+accepts), the training reference is bound to the evaluation's entry point (`candidate` and its own
+name) and the evaluation's tests run against it.  All tests passing is a *leak*: the training task
+teaches the evaluation task's answer.  Identical task ids or prompts are leaks too.
+
+The pairs run in the sandbox, batched: one script program per evaluation task and chunk of
+candidates, which execs each candidate in a fresh namespace under a 1 s alarm and prints the ones
+that pass (it judges trusted code with trusted tests, so no verdict of an untrusted program is read).
+Tests are judged as the judge does: statements for `assert` tests, `==`/truthiness/`is` on the
+expression's value for the parent-judged kinds (`coderl.sandbox.judge.values_match`).
+
+`ngram_overlap` is the classic text measure beside it: the share of an evaluation prompt's word
+n-grams found anywhere in the training prompts, and the training task sharing the most.
+"""
+
+from __future__ import annotations
+
+import ast
+import base64
+import hashlib
+import json
+import math
+import os
+import pickle
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+
+from coderl.sandbox.types import CheckKind, ExecutionRequest, Limits, Mode, TestCase
+from coderl.tasks.types import Task, trusted_code
+
+CHUNK = 80  # candidates per sandbox program
+CANDIDATE_SECONDS = 1.0
+
+_SCRIPT = r'''
+import base64, pickle, signal
+data = pickle.loads(base64.b64decode(DATA))
+
+class _Timeout(BaseException):
+    pass
+
+def _alarm(*_):
+    raise _Timeout()
+
+signal.signal(signal.SIGALRM, _alarm)
+
+def _passes(program, name):
+    ns = {"__name__": "__candidate__"}
+    exec(program, ns)
+    fn = ns[name]
+    env = {"__name__": "__test__"}
+    exec(data["trusted"], env)
+    env[data["entry_point"]] = fn
+    exec(data["preamble"], env)
+    env["candidate"] = fn
+    for kind, setup, source, expected in data["tests"]:
+        if setup:
+            exec(setup, env)
+        if kind == "assert":
+            exec(source, env)
+            continue
+        value = eval(source, env)
+        if kind == "equals":
+            good = value == expected
+        elif kind == "truthy":
+            good = bool(value)
+        elif kind == "falsy":
+            good = not value
+        else:
+            good = value is expected
+        if not good:
+            return False
+    return True
+
+for index, program, name in data["candidates"]:
+    try:
+        signal.setitimer(signal.ITIMER_REAL, data["seconds"])
+        ok = _passes(program, name)
+    except BaseException:
+        ok = False
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    if ok:
+        print("pass", index, flush=True)
+print("done", flush=True)
+'''
+
+
+@dataclass
+class Decontamination:
+    train_tasks: int = 0
+    eval_tasks: int = 0
+    pairs: int = 0  # (training reference, evaluation task) pairs run
+    leaks: list[tuple[str, str]] = field(default_factory=list)  # (train id, eval id)
+    same: list[tuple[str, str]] = field(default_factory=list)  # identical id or prompt
+    skipped_eval: list[str] = field(default_factory=list)  # not a function task
+    skipped_train: list[str] = field(default_factory=list)  # no reference, or not a module-level function
+    incomplete: list[str] = field(default_factory=list)  # eval tasks whose runs did not finish
+
+    @property
+    def leaked_train_ids(self) -> list[str]:
+        return sorted({t for t, _ in self.leaks + self.same})
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _signature(text: str, name: str | None) -> tuple[int, float] | None:
+    """(required, maximum) positional arguments of the module-level function `name` in `text`."""
+    for source in (text, text.rstrip() + "\n    pass\n"):
+        try:
+            module = ast.parse(source)
+            break
+        except (SyntaxError, ValueError):
+            continue
+    else:
+        return None
+    for node in module.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            args = node.args
+            positional = len(args.posonlyargs) + len(args.args)
+            required = positional - len(args.defaults)
+            return required, math.inf if args.vararg else positional
+    return None
+
+
+def _compatible(a: tuple[int, float], b: tuple[int, float]) -> bool:
+    return max(a[0], b[0]) <= min(a[1], b[1])
+
+
+def _test_rows(task: Task) -> list[tuple]:
+    kinds = {CheckKind.ASSERT: "assert", CheckKind.EQUALS: "equals", CheckKind.TRUTHY: "truthy",
+             CheckKind.FALSY: "falsy", CheckKind.IS: "is"}
+    return [(kinds[t.check], t.setup, t.source, t.expected) for t in task.tests]
+
+
+def _requests(ev: Task, candidates: list[tuple[int, str, str]]) -> list[ExecutionRequest]:
+    out = []
+    for start in range(0, len(candidates), CHUNK):
+        chunk = candidates[start : start + CHUNK]
+        data = {"trusted": trusted_code(ev.prompt, ev.entry_point), "preamble": ev.test_preamble,
+                "entry_point": ev.entry_point, "tests": _test_rows(ev), "candidates": chunk,
+                "seconds": CANDIDATE_SECONDS}
+        program = f"DATA = {base64.b64encode(pickle.dumps(data)).decode()!r}\n" + _SCRIPT
+        seconds = CANDIDATE_SECONDS * len(chunk) + 5
+        out.append(ExecutionRequest(mode=Mode.PYTHON_SCRIPT, program=program,
+                                    tests=(TestCase("run", "", CheckKind.STDOUT, ""),),
+                                    limits=Limits(cpu_seconds=seconds, wall_seconds=2 * seconds + 10)))
+    return out
+
+
+def behaviour_leaks(train: list[Task], evals: list[Task], sandbox) -> Decontamination:
+    """Run every evaluation task's tests against every compatible training reference (module docstring)."""
+    report = Decontamination(train_tasks=len(train), eval_tasks=len(evals))
+    by_prompt = {" ".join(t.prompt.split()): t.task_id for t in train}
+    train_ids = {t.task_id for t in train}
+    candidates: list[tuple[int, str, str, tuple[int, float]]] = []
+    for i, t in enumerate(train):
+        sig = _signature(t.prompt + (t.reference_solution or ""), t.entry_point) if t.reference_solution else None
+        if t.kind != "function" or sig is None:
+            report.skipped_train.append(t.task_id)
+        else:
+            candidates.append((i, t.prompt + t.reference_solution, t.entry_point, sig))
+    jobs = []
+    for ev in evals:
+        if ev.task_id in train_ids:
+            report.same.append((ev.task_id, ev.task_id))
+        if " ".join(ev.prompt.split()) in by_prompt:
+            report.same.append((by_prompt[" ".join(ev.prompt.split())], ev.task_id))
+        sig = _signature(ev.prompt, ev.entry_point)
+        if ev.kind != "function" or sig is None:
+            report.skipped_eval.append(ev.task_id)
+            continue
+        chosen = [(i, program, name) for i, program, name, s in candidates if _compatible(sig, s)]
+        report.pairs += len(chosen)
+        jobs += [(ev, request) for request in _requests(ev, chosen)]
+    futures = [sandbox.submit(request) for _, request in jobs]
+    for (ev, _), fut in zip(jobs, futures):
+        result = fut.result()
+        lines = result.stdout.split("\n")
+        if "done" not in lines:
+            report.incomplete.append(ev.task_id)
+        for line in lines:
+            if line.startswith("pass "):
+                report.leaks.append((train[int(line.split()[1])].task_id, ev.task_id))
+    report.incomplete = sorted(set(report.incomplete))
+    return report
+
+
+def fingerprint(train: Iterable[Task], evals: Iterable[Task]) -> str:
+    """A hash of everything `behaviour_leaks` reads, to cache its verdict."""
+    h = hashlib.sha256()
+    for group in (train, evals):
+        for t in sorted(group, key=lambda t: t.task_id):
+            h.update(repr((t.task_id, t.kind, t.prompt, t.reference_solution, t.entry_point, t.test_preamble,
+                           [(x.check.value, x.setup, x.source, repr(x.expected)) for x in t.tests])).encode())
+        h.update(b"|")
+    h.update(_SCRIPT.encode())
+    return h.hexdigest()
+
+
+def cached_leaks(train: list[Task], evals: list[Task], sandbox, cache_dir: str) -> Decontamination:
+    """`behaviour_leaks`, remembered in `cache_dir` by `fingerprint` (a complete verdict only)."""
+    path = os.path.join(cache_dir, fingerprint(train, evals) + ".json")
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+        return Decontamination(**{k: [tuple(x) if isinstance(x, list) else x for x in v] if isinstance(v, list)
+                                  else v for k, v in data.items()})
+    report = behaviour_leaks(train, evals, sandbox)
+    if not report.incomplete:
+        os.makedirs(cache_dir, exist_ok=True)
+        with open(path + ".tmp", "w", encoding="utf-8") as f:
+            json.dump(report.to_dict(), f)
+        os.replace(path + ".tmp", path)
+    return report
+
+
+# ---------------------------------------------------------------- n-gram overlap
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
+def ngrams(text: str, n: int) -> set[tuple[str, ...]]:
+    words = _words(text)
+    return {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
+
+
+@dataclass
+class Overlap:
+    eval_id: str
+    ngrams: int  # the evaluation prompt's distinct n-grams
+    shared: int  # of them, found in some training prompt
+    closest: str | None  # the training task sharing the most
+    closest_shared: int
+
+
+def ngram_overlap(train: list[Task], evals: list[Task], n: int = 8) -> list[Overlap]:
+    index: dict[tuple[str, ...], set[int]] = defaultdict(set)
+    for i, t in enumerate(train):
+        for g in ngrams(t.prompt, n):
+            index[g].add(i)
+    out = []
+    for ev in evals:
+        grams = ngrams(ev.prompt, n)
+        per_train: dict[int, int] = defaultdict(int)
+        shared = 0
+        for g in grams:
+            hits = index.get(g)
+            if hits:
+                shared += 1
+                for i in hits:
+                    per_train[i] += 1
+        best = max(per_train.items(), key=lambda kv: (kv[1], -kv[0]), default=None)
+        out.append(Overlap(ev.task_id, len(grams), shared, train[best[0]].task_id if best else None,
+                           best[1] if best else 0))
+    return out

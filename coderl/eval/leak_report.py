@@ -1,0 +1,123 @@
+"""`coderl decontaminate`: training tasks against evaluation sets, by behaviour and by n-gram overlap.
+
+Writes a Markdown report (the one in `docs/decontamination.md` is this command's output) and a JSON
+file with every leak and every evaluation task's overlap.  Exit status 1 when anything leaks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import asdict, dataclass
+
+from coderl.base.config import option, require, section
+from coderl.eval.decontaminate import Decontamination, behaviour_leaks, ngram_overlap
+from coderl.sandbox.config import SandboxConfig
+from coderl.tasks import load_tasks
+from coderl.tasks.spec import task_files
+
+EVAL_SETS = ("easy humaneval@test synthetic:level=1,split=test synthetic:level=2,split=test "
+             "synthetic:level=3,split=test")
+
+
+@dataclass
+class DecontaminateConfig:
+    """Run every evaluation task's tests against every training reference (a pass is a leak) and report the
+    word n-gram overlap between training and evaluation prompts."""
+
+    tasks: str = option("corpus", "training task spec (its tasks need reference solutions)")
+    against: str = option(EVAL_SETS, "evaluation task specs, separated by spaces")
+    out: str | None = option(None, "write OUT.md (report) and OUT.json (every leak and overlap)")
+    ngram: str = option("8,13", "n-gram sizes of the overlap report (comma-separated)")
+    sandbox: SandboxConfig = section(SandboxConfig)
+
+    def __post_init__(self):
+        require(bool(self.against.split()), "--against", self.against, "at least one task spec")
+        sizes = [part.strip() for part in self.ngram.split(",")]
+        require(all(p.isdigit() and int(p) >= 1 for p in sizes), "--ngram", self.ngram,
+                "comma-separated positive integers")
+
+    @property
+    def ngram_sizes(self) -> list[int]:
+        return [int(p) for p in self.ngram.split(",")]
+
+
+def run_decontaminate(cfg: DecontaminateConfig) -> tuple[Decontamination, str, dict]:
+    train = load_tasks(cfg.tasks).tasks
+    sets = {spec: load_tasks(spec).tasks for spec in cfg.against.split()}
+    evals = [t for tasks in sets.values() for t in tasks]
+    start = time.perf_counter()
+    with cfg.sandbox.open(hide=task_files(cfg.tasks, *sets)) as sandbox:
+        report = behaviour_leaks(train, evals, sandbox)
+    seconds = time.perf_counter() - start
+    overlaps = {n: {spec: ngram_overlap(train, tasks, n) for spec, tasks in sets.items()} for n in cfg.ngram_sizes}
+    text = format_report(cfg, report, overlaps, sets, seconds)
+    data = {"tasks": cfg.tasks, "against": list(sets), "behaviour": report.to_dict(),
+            "ngram": {str(n): {spec: [asdict(o) for o in rows] for spec, rows in per.items()}
+                      for n, per in overlaps.items()}}
+    if cfg.out:
+        if os.path.dirname(cfg.out):
+            os.makedirs(os.path.dirname(cfg.out), exist_ok=True)
+        with open(cfg.out + ".md", "w", encoding="utf-8") as f:
+            f.write(text)
+        with open(cfg.out + ".json", "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=1)
+    return report, text, data
+
+
+def format_report(cfg, report: Decontamination, overlaps: dict, sets: dict, seconds: float) -> str:
+    lines = ["# Decontamination report", "",
+             f"Command: `coderl decontaminate --tasks {cfg.tasks} --against \"{cfg.against}\"`", "",
+             "## By behaviour", "",
+             f"{report.train_tasks} training tasks against {report.eval_tasks} evaluation tasks: "
+             f"{report.pairs} (reference, tests) pairs with compatible signatures ran in {seconds:.0f} s.", ""]
+    leaks = sorted(set(report.leaks))
+    lines.append(f"**Leaks: {len(leaks)}** (a training reference that passes every test of an evaluation task)"
+                 + (":" if leaks else "."))
+    if leaks:
+        lines += ["", "| training task | passes the tests of |", "|---|---|"]
+        lines += [f"| {a} | {b} |" for a, b in leaks]
+    same = sorted(set(report.same))
+    lines += ["", f"Same id or prompt: {len(same)}" + (": " + ", ".join(f"{a} = {b}" for a, b in same[:20])
+                                                     if same else ".")]
+    lines.append(f"Not checked: {len(report.skipped_train)} training tasks (no reference, or not a module-level "
+                 f"function: classes), {len(report.skipped_eval)} evaluation tasks (not function tasks); "
+                 f"incomplete runs: {len(report.incomplete)}.")
+    for n, per in overlaps.items():
+        lines += ["", f"## Word {n}-gram overlap of the prompts", "",
+                  f"Per evaluation prompt: the share of its distinct {n}-grams that occur in some training prompt, "
+                  "and the training prompt sharing the most.", "",
+                  "| evaluation set | tasks | with any shared | mean share | max share | closest pair at max |",
+                  "|---|---|---|---|---|---|"]
+        for spec, rows in per.items():
+            shares = [(o.shared / o.ngrams if o.ngrams else 0.0, o) for o in rows]
+            top = max(shares, key=lambda s: s[0], default=(0.0, None))
+            pair = f"{top[1].eval_id} ~ {top[1].closest}" if top[1] and top[1].shared else "-"
+            mean = sum(s for s, _ in shares) / len(shares) if shares else 0.0
+            lines.append(f"| {spec} | {len(rows)} | {sum(1 for s, _ in shares if s > 0)} | {mean:.3f} | "
+                         f"{top[0]:.3f} | {pair} |")
+    return "\n".join(lines) + "\n"
+
+
+def overlap_error(train_spec: str, train, eval_spec: str, sandbox_cfg: SandboxConfig) -> str | None:
+    """One line refusing a run whose training tasks leak into its evaluation tasks, or None.
+
+    The verdict is cached in `$CODERL_CACHE/decontamination` by the tasks' content."""
+    from coderl.eval.decontaminate import cached_leaks
+    from coderl.models.spec import cache_root
+
+    evals = load_tasks(eval_spec).tasks
+    with sandbox_cfg.open(hide=task_files(train_spec, eval_spec)) as sandbox:
+        report = cached_leaks(list(train), evals, sandbox, os.path.join(cache_root(), "decontamination"))
+    pairs = sorted(set(report.same)) + sorted(set(report.leaks))
+    if pairs:
+        a, b = pairs[0]
+        how = "is the same task as" if (a, b) in report.same else "passes the tests of"
+        return (f"training tasks '{train_spec}' overlap eval tasks '{eval_spec}': {len(report.leaked_train_ids)} "
+                f"training tasks solve evaluation tasks ({a} {how} {b}); train on other tasks or evaluate on "
+                f"others (coderl decontaminate --tasks '{train_spec}' --against '{eval_spec}' lists them)")
+    if report.incomplete:
+        return (f"could not check training tasks '{train_spec}' against eval tasks '{eval_spec}': the check did "
+                f"not finish for {len(report.incomplete)} evaluation tasks (first: {report.incomplete[0]})")
+    return None

@@ -1,0 +1,105 @@
+"""Decontamination by behaviour (training references against evaluation tests) and n-gram overlap."""
+
+import os
+
+import pytest
+
+from coderl.eval.decontaminate import behaviour_leaks, cached_leaks, ngram_overlap, ngrams
+from coderl.eval.leak_report import DecontaminateConfig, overlap_error, run_decontaminate
+from coderl.sandbox.config import SandboxConfig
+from coderl.tasks.humaneval import humaneval_task
+
+
+def _task(task_id, prompt, solution, test, entry):
+    return humaneval_task({"task_id": task_id, "prompt": prompt, "canonical_solution": solution, "test": test,
+                           "entry_point": entry}, task_id)
+
+
+# Evaluation: "sum of the even numbers", "reverse a string", and a two-argument "add".
+EVAL = [
+    _task("ev/0", "def total_even(nums):\n    \"\"\"Sum the even numbers.\"\"\"\n", "    return 0\n",
+          "def check(candidate):\n    assert candidate([1, 2, 3, 4]) == 6\n    assert candidate([]) == 0\n"
+          "    assert candidate([-2, 5]) == -2\n", "total_even"),
+    _task("ev/1", "def flip(s):\n    \"\"\"Reverse s.\"\"\"\n", "    return s[::-1]\n",
+          "def check(candidate):\n    assert candidate('ab') == 'ba'\n    assert candidate('') == ''\n", "flip"),
+    _task("ev/2", "def add(a, b):\n    \"\"\"Add.\"\"\"\n", "    return a + b\n",
+          "def check(candidate):\n    assert candidate(1, 2) == 3\n    assert candidate(-1, 1) == 0\n", "add"),
+]
+# Training: the first solves ev/0 under another name and wording, the second almost does (odd numbers),
+# the third has one argument and cannot be called with add's two, the fourth loops forever, the fifth
+# solves ev/2 through a default argument.
+TRAIN = [
+    _task("tr/0", "def even_sum(values: list[int]) -> int:\n    \"\"\"Add up the values divisible by two.\"\"\"\n",
+          "    return sum(v for v in values if v % 2 == 0)\n", "def check(candidate):\n    assert True\n",
+          "even_sum"),
+    _task("tr/1", "def odd_sum(values):\n    \"\"\"Sum the odd values.\"\"\"\n",
+          "    return sum(v for v in values if v % 2)\n", "def check(candidate):\n    assert True\n", "odd_sum"),
+    _task("tr/2", "def backwards(text):\n    \"\"\"Reverse text.\"\"\"\n", "    return ''.join(reversed(text))\n",
+          "def check(candidate):\n    assert True\n", "backwards"),
+    _task("tr/3", "def spin(x):\n    \"\"\"Never ends.\"\"\"\n", "    while True:\n        pass\n",
+          "def check(candidate):\n    assert True\n", "spin"),
+    _task("tr/4", "def plus(a, b=0, c=0):\n    \"\"\"a + b + c.\"\"\"\n", "    return a + b + c\n",
+          "def check(candidate):\n    assert True\n", "plus"),
+]
+
+
+def test_a_reference_solving_an_eval_task_under_another_name_is_a_leak(sandbox):
+    report = behaviour_leaks(TRAIN, EVAL, sandbox)
+    assert sorted(report.leaks) == [("tr/0", "ev/0"), ("tr/2", "ev/1"), ("tr/4", "ev/2")]
+    # pairs: ev/0 and ev/1 take one argument (tr/0..tr/4 all accept one), ev/2 takes two (only tr/4 does)
+    assert report.pairs == 5 + 5 + 1
+    assert report.incomplete == [] and report.same == []
+    assert report.leaked_train_ids == ["tr/0", "tr/2", "tr/4"]
+
+
+def test_same_ids_and_prompts_are_reported_without_running(sandbox):
+    report = behaviour_leaks([EVAL[1]], [EVAL[1]], sandbox)
+    assert ("ev/1", "ev/1") in report.same
+
+
+def test_cached_verdict_is_reused_and_keyed_by_content(sandbox, tmp_path):
+    first = cached_leaks(TRAIN, EVAL, sandbox, str(tmp_path))
+    assert len(os.listdir(tmp_path)) == 1
+    again = cached_leaks(TRAIN, EVAL, None, str(tmp_path))  # no sandbox needed: read from the cache
+    assert sorted(again.leaks) == sorted(first.leaks) and again.pairs == first.pairs
+    cached_leaks(TRAIN[:2], EVAL, sandbox, str(tmp_path))
+    assert len(os.listdir(tmp_path)) == 2
+
+
+def test_ngram_overlap_counts_shared_word_ngrams():
+    assert ngrams("Sum the EVEN numbers.", 2) == {("sum", "the"), ("the", "even"), ("even", "numbers")}
+    rows = ngram_overlap(TRAIN, EVAL, n=2)
+    # ev/1 "def flip(s): Reverse s." -> (def flip) (flip s) (s reverse) (reverse s); tr/2 has "reverse text"
+    # only, so none is shared.  ev/0: def total even nums sum the even numbers -> 7 bigrams, of which
+    # "sum the" is in tr/1's "Sum the odd values".
+    by_id = {r.eval_id: r for r in rows}
+    assert (by_id["ev/1"].shared, by_id["ev/1"].closest) == (0, None)
+    assert by_id["ev/0"].ngrams == 7 and by_id["ev/0"].shared == 1 and by_id["ev/0"].closest == "tr/1"
+
+
+def test_train_start_up_check_refuses_overlap_in_one_line(tmp_path, monkeypatch):
+    monkeypatch.setenv("CODERL_CACHE", str(tmp_path))
+    error = overlap_error("humaneval@train", __import__("coderl.tasks", fromlist=["x"]).load_tasks(
+        "humaneval@train").tasks[:40], "easy@test", SandboxConfig(workers=2))
+    assert error is None or "\n" not in error
+    message = overlap_error("easy", __import__("coderl.tasks", fromlist=["x"]).load_tasks("easy").tasks,
+                            "easy@test", SandboxConfig(workers=2))
+    assert message.startswith("training tasks 'easy' overlap eval tasks 'easy@test': 15 training tasks")
+    assert "\n" not in message
+
+
+def test_report_command_writes_markdown_and_json(tmp_path):
+    cfg = DecontaminateConfig(tasks="easy@train", against="easy@test", out=str(tmp_path / "r"),
+                              sandbox=SandboxConfig(workers=2))
+    report, text, data = run_decontaminate(cfg)
+    assert "# Decontamination report" in text and "## Word 13-gram overlap" in text
+    assert (tmp_path / "r.md").read_text() == text
+    assert data["behaviour"]["pairs"] == report.pairs > 0
+    assert report.same == []
+
+
+def test_bad_ngram_sizes_are_refused():
+    from coderl.base.config import ConfigError
+
+    with pytest.raises(ConfigError, match="--ngram"):
+        DecontaminateConfig(ngram="8,x")
