@@ -155,6 +155,11 @@ def run_mutant_check(cfg: CheckConfig) -> tuple[bool, str]:
             os.makedirs(os.path.dirname(cfg.out), exist_ok=True)
         with open(cfg.out, "w", encoding="utf-8") as f:
             f.writelines(json.dumps(a.to_dict()) + "\n" for a in audits)
+        with open(cfg.out + ".summary.json", "w", encoding="utf-8") as f:
+            json.dump({"tasks": taskset.describe(), "need": cfg.mutants, "exhaustive": cfg.all_mutants,
+                       "tasks_ok": sum(a.ok(cfg.mutants) for a in audits),
+                       "mutants_run": sum(a.run for a in audits),
+                       "mutants_rejected": sum(len(a.rejected) for a in audits)}, f, indent=2)
     return all(a.ok(cfg.mutants) for a in audits), format_audit(audits, cfg.mutants, families)
 
 

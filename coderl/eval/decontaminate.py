@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass, field
 from coderl.sandbox.types import CheckKind, ExecutionRequest, Limits, Mode, TestCase
 from coderl.tasks.types import Task, trusted_code
 
-CHUNK = 80  # candidates per sandbox program
+CHUNK = 300  # candidates per sandbox program
 CANDIDATE_SECONDS = 1.0
 
 _SCRIPT = r'''

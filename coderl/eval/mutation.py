@@ -39,8 +39,11 @@ class MutantAudit:
     def to_dict(self) -> dict:
         return {"task_id": self.task_id, "reference_passed": self.reference_passed,
                 "reference_status": self.reference_status, "mutants": self.mutants, "run": self.run,
-                "rejected": [f"{m.operator}: line {m.line}, {m.description}" for m in self.rejected],
-                "survived": [f"{m.operator}: line {m.line}, {m.description}" for m in self.survived]}
+                "rejected": [_label(m) for m in self.rejected], "survived": [_label(m) for m in self.survived]}
+
+
+def _label(m: Mutant) -> str:
+    return f"#{m.index} {m.operator}: line {m.line}, {m.description}"
 
 
 def _interleave(items: list[Mutant]) -> list[Mutant]:

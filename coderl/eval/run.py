@@ -159,11 +159,25 @@ def _write_run(cfg, taskset, tasks, rows, isolation, seconds, gen_token_total, l
         "tokens_per_second": gen_token_total / seconds["generation"] if seconds["generation"] else None,
         "config": flatten(cfg),
     }
+    families = by_family(tasks, counts)
+    if families:
+        summary["by_family"] = families
     with open(os.path.join(cfg.out, "summary.json"), "w", encoding="utf-8") as f:
         json.dump(summary, f, indent=2)
     with open(os.path.join(cfg.out, "results.md"), "w", encoding="utf-8") as f:
         f.write(format_markdown(summary, counts, tokens))
     return summary
+
+
+def by_family(tasks, counts: dict[str, list[int]]) -> dict[str, dict]:
+    """Per task family (`metadata["family"]`, the corpus's): tasks, mean pass rate, tasks all passed."""
+    groups: dict[str, list[tuple[int, int]]] = {}
+    for t in tasks:
+        if "family" in t.metadata:
+            groups.setdefault(t.metadata["family"], []).append(tuple(counts[t.task_id]))
+    return {name: {"tasks": len(rows), "pass_rate": round(sum(c / n for n, c in rows if n) / len(rows), 4),
+                   "tasks_passed": sum(1 for n, c in rows if n and c == n)}
+            for name, rows in sorted(groups.items())}
 
 
 def _mean(values):
@@ -181,7 +195,12 @@ def format_markdown(summary: dict, counts: dict, tokens: dict) -> str:
     lines.append(f"| {summary['label']} | {summary['method']} | {summary['format']} | {summary['samples_per_task']} | "
                  + " | ".join(cells)
                  + f" | {summary['tasks_all_passed']}/{summary['num_tasks']} | {summary['avg_gen_tokens']:.1f} |")
-    lines += ["", "Brackets: 95% bootstrap interval over tasks.", "",
+    lines += ["", "Brackets: 95% bootstrap interval over tasks."]
+    if summary.get("by_family"):
+        lines += ["", "| family | tasks | pass rate | tasks passed |", "|---|---|---|---|"]
+        lines += [f"| {name} | {row['tasks']} | {row['pass_rate']:.3f} | {row['tasks_passed']} |"
+                  for name, row in summary["by_family"].items()]
+    lines += ["",
               "| task | passed/n | avg tokens |", "|---|---|---|"]
     for task_id, (n, c) in counts.items():
         toks = tokens[task_id]

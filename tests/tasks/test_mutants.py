@@ -21,6 +21,7 @@ def test_mutants_of_a_small_function_in_source_order():
         ("branch", 1, "unary operator dropped"),        # `if xs:` (negating `not xs` would be the same)
         ("constant", 2, "0 -> 1"), ("constant", 2, "0 -> -1"),
         ("constant", 3, "1 -> 2"), ("constant", 3, "1 -> 0"),
+        ("branch", 3, "comprehension filter 1 negated"),
         ("branch", 3, "And -> Or"),
         ("edge_case", 3, "operand 1 of And dropped"), ("edge_case", 3, "operand 2 of And dropped"),
         ("off_by_one", 3, "Gt -> GtE"),

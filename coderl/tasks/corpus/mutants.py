@@ -4,7 +4,8 @@ A mutant changes one place of the reference's body.  The operators, by the bug c
 
     constant     an integer literal k -> k + 1 and k - 1; a one-character string -> another one
     off_by_one   < <-> <=, > <-> >=; the stop of range(...) e -> e - 1 and e + 1
-    branch       `if c` -> `if not c`; `a if c else b` -> `b if c else a`; == <-> !=; in <-> not in;
+    branch       `if c` -> `if not c` (statements and comprehension filters); `a if c else b` ->
+                 `b if c else a`; == <-> !=; in <-> not in;
                  `and` <-> `or`; `not x` -> `x`; min <-> max; any <-> all
     edge_case    an `if` without `else` that returns, raises, breaks or continues is deleted (the
                  guard for an edge case); one operand of an `and`/`or` is dropped
@@ -40,6 +41,7 @@ _UNWRAP_METHOD = {"strip", "lower", "upper", "lstrip", "rstrip"}
 
 @dataclass(frozen=True)
 class Mutant:
+    index: int  # the edit's number among the reference's edits (stable for a given reference)
     operator: str  # constant | off_by_one | branch | edge_case | arithmetic | call
     line: int  # line of the change within the reference solution (1-based)
     description: str
@@ -73,6 +75,11 @@ def _edits(node: ast.AST) -> Iterator[tuple[str, str, object]]:
             yield "branch", "condition negated", new
         if not node.orelse and _exits(node.body):
             yield "edge_case", "guard deleted", "delete"
+    elif isinstance(node, ast.comprehension) and node.ifs:
+        for i in range(len(node.ifs)):
+            new = copy.deepcopy(node)
+            new.ifs[i] = ast.UnaryOp(ast.Not(), new.ifs[i])
+            yield "branch", f"comprehension filter {i + 1} negated", new
     elif isinstance(node, ast.IfExp):
         yield "branch", "branches swapped", ast.IfExp(node.test, node.orelse, node.body)
     elif isinstance(node, ast.BoolOp):
@@ -118,7 +125,8 @@ class _Apply(ast.NodeTransformer):
             return node
         for operator, description, replacement in _edits(node):
             if self.count == self.target:
-                self.done = (operator, getattr(node, "lineno", 0), description)
+                line = next((n.lineno for n in ast.walk(node) if hasattr(n, "lineno")), 0)  # comprehension: none
+                self.done = (operator, line, description)
                 if replacement == "delete":
                     return ast.Pass()
                 return ast.copy_location(replacement, node)  # type: ignore[arg-type]
@@ -171,4 +179,4 @@ def mutants(task: Task) -> list[Mutant]:
             continue
         if text not in seen:
             seen.add(text)
-            out.append(Mutant(operator, max(line - prompt_lines, 1), description, text))
+            out.append(Mutant(k - 1, operator, max(line - prompt_lines, 1), description, text))
