@@ -153,7 +153,7 @@ class RewardSettings:
 class EvalSchedule:
     """Held-out evaluation during training."""
 
-    eval_tasks: str | None = option("synthetic:level=1,split=valid,n=50",
+    eval_tasks: str | None = option("corpus@valid",
                                     "held-out task spec for eval_steps (none: off)")
     eval_steps: int = option(0, "evaluate on --eval-tasks every N steps and at the end (0 = off)")
     eval_problems: int | None = option(None, "held-out problems per evaluation (seed 004 simple_eval_problems)")
@@ -173,7 +173,7 @@ class TrainConfig:
     config: str | None = option(None, "YAML file of fields (flags given on the command line override it)")
     resume: bool = option(False, "continue the run in --out from its latest checkpoint, exactly")
     model: str = option("smollm2-135m-instruct", "starting policy: alias, HF folder, GGUF, or an SFT adapter folder")
-    tasks: str = option("synthetic:level=1,split=train,n=200", "training task spec")
+    tasks: str = option("corpus@train", "training task spec (default: the training corpus, docs/tasks.md)")
     format: str = option("chat", "prompt format (completion, chat, reasoning)")
     dtype: str = option("float32", "weights of the base model: float32, or bfloat16 (LoRA weights, optimiser and "
                         "log-softmax stay float32; ~1.3x faster generation and ~2x faster forward/backward on "

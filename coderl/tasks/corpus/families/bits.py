@@ -21,7 +21,7 @@ def count_set_bits_upto(n: int) -> int:
     "A serial link appends one parity bit to every word so that the total number of ones is even."
     " Given the word n (n >= 0), compute the bit to append, 0 or 1.",
     examples=[(7,), (5,)],
-    tests=[(0,), (1,), (3,), (255,), (1023,), (1 << 40,)],
+    tests=[(0,), (1,), (2,), (3,), (255,), (1023,), (1 << 40,)],
 )
 def parity_bit(n: int) -> int:
     return bin(n).count("1") % 2

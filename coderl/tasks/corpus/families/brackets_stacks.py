@@ -312,31 +312,6 @@ def eval_plus_minus(expr: str) -> int:
 
 
 @FAMILY.problem(
-    "Remove from `text` every parenthesised part, including the parentheses, with nesting"
-    " allowed: \"a(b(c)d)e\" becomes \"ae\". A `)` that does not close anything is kept as an"
-    " ordinary character, and a `(` that is never closed removes everything after it.",
-    "Given text containing remarks in round brackets, return the text with all remarks removed."
-    " Track the nesting depth: characters are kept only at depth 0, `(` goes one level deeper,"
-    " `)` comes back up one level. A `)` met at depth 0 is kept as it is, and an unclosed `(`"
-    " hides the rest of the text.",
-    examples=[("a(b(c)d)e",), ("x) y (z",)],
-    tests=[("",), ("plain",), ("()",), ("(a)(b)c",), ("))",), ("keep (drop (deep) drop) keep",),
-           ("a(b)c)d(e",)],
-)
-def strip_parenthesised(text: str) -> str:
-    depth = 0
-    kept = []
-    for ch in text:
-        if ch == "(":
-            depth += 1
-        elif ch == ")" and depth > 0:
-            depth -= 1
-        elif depth == 0:
-            kept.append(ch)
-    return "".join(kept)
-
-
-@FAMILY.problem(
     "For each position in `prices`, return the index of the next position to its right with a"
     " strictly higher price, or -1 if there is none. The result has the same length as prices.",
     "A trader wants to know, for every day of the list prices, on which later day the price is"
@@ -354,40 +329,6 @@ def next_higher_index(prices: list[int]) -> list[int]:
             result[stack.pop()] = i
         stack.append(i)
     return result
-
-
-@FAMILY.problem(
-    "Run the stack machine `program` (a list of instructions) on an empty stack and return the"
-    " final stack, bottom first. Instructions: \"push N\" pushes the integer N; \"pop\" removes the"
-    " top; \"dup\" pushes a copy of the top; \"swap\" exchanges the top two; \"add\" and \"mul\" pop"
-    " the top two values and push their sum or product. An instruction without enough values on"
-    " the stack is skipped.",
-    "Given program, simulate a tiny stack-based virtual machine and return its stack as a list"
-    " from bottom to top. It understands push N (N may be negative), pop, dup (copy the top),"
-    " swap (the top two), add and mul (replace the top two values by their sum or product)."
-    " Whenever an instruction needs more values than the stack holds it does nothing.",
-    examples=[(["push 2", "push 3", "add", "dup", "mul"],)],
-    tests=[([],), (["pop", "dup", "swap", "add"],), (["push 1", "push 2", "swap"],),
-           (["push 5", "push -4", "mul", "push 1", "pop", "dup"],),
-           (["push 7", "add", "push 3", "mul", "push 2", "swap", "pop"],), (["push 0", "pop", "push 9"],),
-           (["push 4", "swap", "push 1", "push 2", "push 3", "swap", "dup", "add", "push 10", "add"],)],
-)
-def run_stack_machine(program: list[str]) -> list[int]:
-    stack = []
-    for instruction in program:
-        op, _, arg = instruction.partition(" ")
-        if op == "push":
-            stack.append(int(arg))
-        elif op == "pop" and stack:
-            stack.pop()
-        elif op == "dup" and stack:
-            stack.append(stack[-1])
-        elif op == "swap" and len(stack) >= 2:
-            stack[-1], stack[-2] = stack[-2], stack[-1]
-        elif op in ("add", "mul") and len(stack) >= 2:
-            b, a = stack.pop(), stack.pop()
-            stack.append(a + b if op == "add" else a * b)
-    return stack
 
 
 @FAMILY.problem(

@@ -4,19 +4,6 @@ FAMILY = Family("calendars", "calendar and clock arithmetic by hand: leap years,
 
 
 @FAMILY.problem(
-    "Return True if `year` is a leap year in the Gregorian calendar: divisible by 4, except that"
-    " years divisible by 100 are leap years only when they are also divisible by 400.",
-    "Given year, decide whether February has 29 days in it. Under the Gregorian rules every"
-    " fourth year is a leap year, but century years (1900, 2100, ...) are not, unless the year is"
-    " a multiple of 400 (like 2000).",
-    examples=[(2024,), (1900,)],
-    tests=[(2000,), (2023,), (2100,), (1600,), (4,), (1,), (2400,), (1996,)],
-)
-def is_leap_year(year: int) -> bool:
-    return year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
-
-
-@FAMILY.problem(
     "Return the number of days in `month` (1 = January, ..., 12 = December) of `year` in the"
     " Gregorian calendar. February has 29 days in leap years (divisible by 4, but not by 100"
     " unless also by 400) and 28 otherwise; April, June, September and November have 30 days;"

@@ -4,23 +4,6 @@ FAMILY = Family("counting", "frequencies, histograms, modes with tie rules, top-
 
 
 @FAMILY.problem(
-    "Count the letters of `text` case-insensitively. Return a dictionary from each lower-case"
-    " letter that occurs to its number of occurrences; digits, spaces and punctuation are ignored.",
-    "Given a string text, build a letter frequency table: treat upper and lower case as the same"
-    " letter (use the lower-case letter as the key) and skip every character that is not a letter."
-    " An input without letters gives an empty dictionary.",
-    examples=[("Hello, World!",)],
-    tests=[("",), ("123 !?",), ("aAaA",), ("Zz y",), ("The quick brown fox, the lazy dog.",)],
-)
-def letter_counts(text: str) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for ch in text.lower():
-        if ch.isalpha():
-            counts[ch] = counts.get(ch, 0) + 1
-    return counts
-
-
-@FAMILY.problem(
     "Return the most frequent word of `text`. Words are separated by whitespace, compared in lower"
     " case, and have the characters .,!? stripped from both ends; a word that becomes empty is"
     " ignored. On a tie, return the word whose first occurrence comes earliest. Return \"\" if"
@@ -46,18 +29,6 @@ def most_common_word(text: str) -> str:
         if count == best:
             return word
     return ""
-
-
-@FAMILY.problem(
-    "Return the most frequent value in `nums`; if several values are equally frequent, return the"
-    " smallest of them. Return None for an empty list.",
-    "A thermometer logged the integer readings nums. Report the reading that occurs most often,"
-    " settling ties in favour of the lowest reading, or None when nothing was logged.",
-    examples=[([3, 1, 3, 1, 2],)],
-    tests=[([],), ([7],), ([5, 4, 5],), ([-1, -2, -2, -1],), ([9, 8, 7, 8, 9, 9, 0],), ([2, 1],)],
-)
-def mode_or_smallest(nums: list[int]) -> int | None:
-    return min(set(nums), key=lambda v: (-nums.count(v), v)) if nums else None
 
 
 @FAMILY.problem(
@@ -164,29 +135,6 @@ def star_histogram(counts: dict[str, int]) -> list[str]:
 )
 def count_greater(nums: list[int]) -> list[int]:
     return [sum(1 for y in nums if y > x) for x in nums]
-
-
-@FAMILY.problem(
-    "Return the elements of `nums` that occur exactly once in it, in their original order.",
-    "From the list of ticket numbers nums, keep only the numbers that nobody else holds, i.e. that"
-    " appear a single time, preserving their order. Return [] if every number is repeated.",
-    examples=[([4, 5, 4, 6, 7, 7],)],
-    tests=[([],), ([1],), ([2, 2],), ([3, 1, 2],), ([0, -1, 0, -1, 5, 0, 8],)],
-)
-def singletons(nums: list[int]) -> list[int]:
-    return [n for n in nums if nums.count(n) == 1]
-
-
-@FAMILY.problem(
-    "Return the distinct values of `nums` ordered by how often they occur, most frequent first;"
-    " values with the same frequency are ordered from smallest to largest.",
-    "Sort the different integers appearing in nums by descending number of occurrences, breaking"
-    " ties by ascending value, and return them (each once).",
-    examples=[([5, 3, 5, 1, 3, 5],)],
-    tests=[([],), ([2],), ([4, 4, 4],), ([9, 7, 8],), ([1, 2, 2, 3, 3, -4, -4],), ([6, 5, 6, 5, 5],)],
-)
-def by_frequency(nums: list[int]) -> list[int]:
-    return sorted(set(nums), key=lambda v: (-nums.count(v), v))
 
 
 @FAMILY.problem(

@@ -17,24 +17,6 @@ def keys_with_value(mapping: dict[str, int], target: int) -> list[str]:
 
 
 @FAMILY.problem(
-    "Invert `mapping` so that each value points back to a key. When several keys share the same"
-    " value, keep the key that comes first alphabetically. Return the inverted dictionary.",
-    "A phone book maps person names to extension numbers, and several people may share an"
-    " extension. Build the reverse directory from extension to name; where an extension is shared,"
-    " list it under the alphabetically smallest name. An empty book gives an empty directory.",
-    examples=[({"bea": 10, "al": 10, "cy": 12},)],
-    tests=[({},), ({"solo": 1},), ({"zoe": 5, "yan": 5, "xia": 5},), ({"m": 1, "n": 2, "o": 3},),
-           ({"b": 4, "a": 7, "c": 4, "d": 7, "e": 9},)],
-)
-def invert_keep_smallest(mapping: dict[str, int]) -> dict[int, str]:
-    result: dict[int, str] = {}
-    for key, value in mapping.items():
-        if value not in result or key < result[value]:
-            result[value] = key
-    return result
-
-
-@FAMILY.problem(
     "Group the keys of `mapping` by their value: return a dictionary from each value to the"
     " alphabetically sorted list of keys that have it, keeping only values shared by at least"
     " `min_size` keys.",

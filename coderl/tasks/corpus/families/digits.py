@@ -216,26 +216,6 @@ def reverse_add_steps(n: int, limit: int) -> int:
 
 
 @FAMILY.problem(
-    "Return the decimal form of the integer n with its digits grouped in threes from the right,"
-    " groups joined by the string sep. A negative n keeps its '-' in front; numbers with at most"
-    " three digits have no separator.",
-    "Given an integer n and a separator sep, format n like an accountant would: split the digits"
-    " into blocks of three starting from the units, join the blocks with sep, and put a minus sign"
-    " in front when n is negative.",
-    examples=[(1234567, ","), (-1000, ".")],
-    tests=[(0, ","), (999, " "), (-1, ","), (-12, ","), (123456, "_"), (-9876543210, "'"), (10000, ", ")],
-)
-def group_digits(n: int, sep: str) -> str:
-    digits = str(abs(n))
-    groups = []
-    while len(digits) > 3:
-        groups.insert(0, digits[-3:])
-        digits = digits[:-3]
-    groups.insert(0, digits)
-    return ("-" if n < 0 else "") + sep.join(groups)
-
-
-@FAMILY.problem(
     "Spell out each decimal digit of n as an English word (zero, one, ..., nine), in order, joined"
     " by '-'. If n is negative, the result starts with \"minus-\".",
     "Given an integer n, return a string naming its digits one by one, lowercase and separated by"
@@ -249,30 +229,6 @@ def spell_digits(n: int) -> str:
     if n < 0:
         words.insert(0, "minus")
     return "-".join(words)
-
-
-@FAMILY.problem(
-    "Return the Luhn check digit for the digit string partial: the digit c (0-9) such that partial +"
-    " str(c) passes the Luhn test. To compute it, go through partial from its rightmost digit,"
-    " doubling every first, third, fifth, ... digit (subtracting 9 when the double exceeds 9) and"
-    " keeping the others; with total s of those values, c = (10 - s % 10) % 10.",
-    "A card issuer appends one check digit to the account number partial (a string of digits) so"
-    " the full number is valid under the Luhn algorithm. Walking from the right end of partial,"
-    " double the 1st, 3rd, 5th, ... digits (if a doubled value is over 9, subtract 9), leave the"
-    " rest, and add everything up to s. Return (10 - s % 10) % 10.",
-    examples=[("7992739871",), ("0",)],
-    tests=[("",), ("5",), ("9",), ("12",), ("4539148803436",), ("000",), ("18",)],
-)
-def luhn_check_digit(partial: str) -> int:
-    total = 0
-    for i, ch in enumerate(reversed(partial)):
-        d = int(ch)
-        if i % 2 == 0:
-            d *= 2
-            if d > 9:
-                d -= 9
-        total += d
-    return (10 - total % 10) % 10
 
 
 @FAMILY.problem(

@@ -4,21 +4,6 @@ FAMILY = Family("edge_cases", "problems whose difficulty is in the corner cases:
 
 
 @FAMILY.problem(
-    "Return the average of `nums` rounded to 2 decimals. If nums is None or an empty list, return"
-    " None instead.",
-    "Given a possibly missing list of integers nums, compute its arithmetic mean rounded to 2"
-    " decimals. Both a missing list (None) and a list with no elements have no average: return None"
-    " for them. Negative numbers are averaged like any others.",
-    examples=[([1, 2, 4],), (None,)],
-    tests=[([],), ([5],), ([1, 2],), ([-1, -2, -4],), ([1, 1, 2],), ([0, 0, 0, -3],)],
-)
-def average_or_none(nums: list[int] | None) -> float | None:
-    if not nums:
-        return None
-    return round(sum(nums) / len(nums), 2)
-
-
-@FAMILY.problem(
     "Parse `text` as a whole number and return it, or return `default` if it is not one. Surrounding"
     " whitespace is ignored; after it there may be one leading '+' or '-' followed by one or more"
     " ASCII digits 0-9 and nothing else. Leading zeros are allowed. An empty or whitespace-only text"
@@ -39,35 +24,6 @@ def parse_signed_int(text: str, default: int) -> int:
     if not s or any(c not in "0123456789" for c in s):
         return default
     return -int(s) if negative else int(s)
-
-
-@FAMILY.problem(
-    "Return `value` limited to the range between `low` and `high` inclusive. If low is greater than"
-    " high, swap them first.",
-    "Clamp an integer: given value and two bounds low and high, return value itself if it lies"
-    " within the bounds (bounds included), the lower bound if it is below and the upper bound if it"
-    " is above. The bounds may arrive in the wrong order (low > high); treat the smaller one as the"
-    " lower bound in that case.",
-    examples=[(15, 0, 10), (-3, 10, 0)],
-    tests=[(5, 0, 10), (0, 0, 10), (11, 0, 10), (7, 7, 7), (20, 10, 0), (5, 10, 0), (-50, -10, -20)],
-)
-def clamp(value: int, low: int, high: int) -> int:
-    if low > high:
-        low, high = high, low
-    return max(low, min(value, high))
-
-
-@FAMILY.problem(
-    "Return the second largest distinct value in `nums`, or None if nums has fewer than two distinct"
-    " values (repeated copies of the maximum do not count as a second value).",
-    "Given a list of integers nums, find the largest value that is strictly smaller than the maximum."
-    " If no such value exists (empty list, one element, or all elements equal), the answer is None.",
-    examples=[([4, 9, 9, 2],), ([3, 3],)],
-    tests=[([],), ([7],), ([-1, -1, -2],), ([5, 5, 5, 4, 4],), ([-10, 0, -10, 3, 3],), ([1, 2],), ([2, 1],)],
-)
-def second_largest_distinct(nums: list[int]) -> int | None:
-    values = sorted(set(nums), reverse=True)
-    return values[1] if len(values) > 1 else None
 
 
 @FAMILY.problem(
@@ -242,22 +198,6 @@ def truncate_text(text: str, limit: int) -> str:
 
 
 @FAMILY.problem(
-    "Count the words in `text`. Words are separated by whitespace, and a word only counts if it"
-    " contains at least one letter or digit (so \"--\" or \"...\" are not words). If text is None"
-    " return 0.",
-    "Given text, which may be None, return how many real words it has: split on runs of whitespace"
-    " and count the pieces that contain some alphanumeric character. Pure punctuation pieces do not"
-    " count, and None, empty or whitespace-only text has 0 words.",
-    examples=[("hello, world !",)],
-    tests=[(None,), ("",), ("   \t\n",), ("-- wait ... what?",), ("a1 ! 2b ?",), ("x",), ("one two  three",)],
-)
-def count_words(text: str | None) -> int:
-    if text is None:
-        return 0
-    return sum(1 for word in text.split() if any(c.isalnum() for c in word))
-
-
-@FAMILY.problem(
     "Return the sign of the product of `nums` without computing the product: 1 if it is positive, -1"
     " if negative and 0 if it is zero. The product of an empty list is 1.",
     "Given a list of (possibly huge) integers nums, decide whether multiplying them all would give a"
@@ -275,23 +215,6 @@ def product_sign(nums: list[int]) -> int:
         if n < 0:
             sign = -sign
     return sign
-
-
-@FAMILY.problem(
-    "Return `n` as a string padded with zeros to at least `width` characters. A minus sign stays in"
-    " front of the zeros and counts toward the width. If the number is already width characters or"
-    " longer (or width <= 0), return it unchanged.",
-    "Format the integer n with leading zeros so that the result has width characters in total,"
-    " including the '-' of a negative number, which comes first (-5 with width 4 is \"-005\"). No"
-    " zeros are added when the plain number is already as long as width or longer.",
-    examples=[(5, 3), (-5, 4)],
-    tests=[(-5, 2), (1234, 2), (0, 0), (0, 3), (-42, -1), (7, 1), (-123, 6), (99, 3), (-1, 3)],
-)
-def zero_pad(n: int, width: int) -> str:
-    digits = str(abs(n))
-    sign = "-" if n < 0 else ""
-    fill = width - len(sign) - len(digits)
-    return sign + "0" * max(0, fill) + digits
 
 
 @FAMILY.problem(

@@ -36,7 +36,7 @@ def merge_ranges(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
     " meetings do not clash.",
     examples=[((1, 4), (3, 6)), ((1, 3), (3, 5))],
     tests=[((0, 1), (1, 2)), ((0, 10), (2, 3)), ((5, 6), (0, 5)), ((5, 7), (0, 6)), ((-4, -1), (-2, 0)),
-           ((2, 3), (4, 9))],
+           ((2, 3), (4, 9)), ((0, 10), (2, 6))],
 )
 def slots_overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return a[0] < b[1] and b[0] < a[1]
@@ -74,33 +74,6 @@ def covered_count(ranges: list[tuple[int, int]]) -> int:
             total += end - start + 1
             reach = end
     return total
-
-
-@FAMILY.problem(
-    "`busy` holds half-open intervals (start, end), in any order and possibly overlapping or"
-    " reaching outside the window. Return the free gaps inside the window [lo, hi) as a sorted"
-    " list of (start, end) tuples of positive length.",
-    "A calendar lists busy periods as half-open (start, end) pairs. Within the working window that"
-    " starts at lo and ends at hi (hi excluded), find every stretch of time not covered by any busy"
-    " period and return them in chronological order as (start, end) pairs. If the whole window is"
-    " busy, return [].",
-    examples=[([(10, 12), (13, 15), (11, 12)], 9, 17)],
-    tests=[([], 0, 5), ([(0, 5)], 0, 5), ([(2, 3)], 0, 5), ([(-5, 1), (4, 20)], 0, 10),
-           ([(6, 8), (1, 2), (2, 4), (12, 14)], 0, 12), ([(3, 7), (4, 5)], 3, 9), ([(0, 1)], 1, 3),
-           ([(12, 14)], 0, 10)],
-)
-def free_gaps(busy: list[tuple[int, int]], lo: int, hi: int) -> list[tuple[int, int]]:
-    gaps: list[tuple[int, int]] = []
-    cursor = lo
-    for start, end in sorted(busy):
-        if start >= hi:
-            break
-        if start > cursor:
-            gaps.append((cursor, start))
-        cursor = max(cursor, end)
-    if cursor < hi:
-        gaps.append((cursor, hi))
-    return gaps
 
 
 @FAMILY.problem(
@@ -277,33 +250,6 @@ def nested_count(intervals: list[tuple[int, int]]) -> int:
                 count += 1
                 break
     return count
-
-
-@FAMILY.problem(
-    "Describe the non-negative integers `nums` (in any order, possibly repeated) as a compact"
-    " string: sort the distinct values, write each run of three or more consecutive integers as"
-    " \"first-last\", write shorter runs as the individual numbers, and join everything with"
-    " commas. An empty list gives \"\".",
-    "Print page numbers the way a book index does. Take the distinct values of nums in increasing"
-    " order; a block of at least three consecutive pages becomes \"a-b\", while single pages and"
-    " pairs of neighbours are listed one by one. Separate the items with \",\" and no spaces.",
-    examples=[([7, 1, 2, 3, 5, 8, 2],)],
-    tests=[([],), ([4],), ([4, 5],), ([4, 5, 6],), ([0, 2, 4, 5, 6, 7, 9, 10, 12, 13, 14],), ([3, 3, 3, 1],)],
-)
-def compress_pages(nums: list[int]) -> str:
-    values = sorted(set(nums))
-    parts: list[str] = []
-    i = 0
-    while i < len(values):
-        j = i
-        while j + 1 < len(values) and values[j + 1] == values[j] + 1:
-            j += 1
-        if j - i >= 2:
-            parts.append(f"{values[i]}-{values[j]}")
-        else:
-            parts.extend(str(v) for v in values[i : j + 1])
-        i = j + 1
-    return ",".join(parts)
 
 
 @FAMILY.problem(

@@ -296,31 +296,6 @@ def swap_pairs(items: list[int]) -> list[int]:
 
 
 @FAMILY.problem(
-    "Merge two lists `a` and `b`, each sorted in non-decreasing order, into one sorted list that"
-    " contains every value that appears in either list exactly once (duplicates inside a list or"
-    " across the lists are collapsed).",
-    "Given two ascending integer lists a and b that may contain repeated values, return their"
-    " union as a strictly increasing list. Either list may be empty.",
-    examples=[([1, 3, 3, 5], [2, 3, 6])],
-    tests=[([], []), ([1, 1, 1], []), ([], [4, 5]), ([1, 2, 3], [1, 2, 3]), ([-5, 0, 0, 9], [-7, -5, 10]),
-           ([2, 4, 6, 8], [1, 3, 5, 7, 9])],
-)
-def merge_unique_sorted(a: list[int], b: list[int]) -> list[int]:
-    out = []
-    i = j = 0
-    while i < len(a) or j < len(b):
-        if j >= len(b) or (i < len(a) and a[i] <= b[j]):
-            value = a[i]
-            i += 1
-        else:
-            value = b[j]
-            j += 1
-        if not out or out[-1] != value:
-            out.append(value)
-    return out
-
-
-@FAMILY.problem(
     "Insert the string `sep` into `items` after every `k` elements (k >= 1), but never at the very"
     " end of the list. Return the new list; an empty list stays empty.",
     "Given a list of strings items, a separator sep and a group size k (at least 1), return the"

@@ -192,24 +192,6 @@ def grid_peaks(grid: list[list[int]]) -> list[tuple[int, int]]:
 
 
 @FAMILY.problem(
-    "Return True if the square matrix `grid` is symmetric, that is grid[r][c] == grid[c][r] for"
-    " every r and c; otherwise False. An empty grid is symmetric.",
-    "Given an n-by-n matrix grid, decide whether it equals its own transpose: reflecting it across"
-    " the main diagonal (top-left to bottom-right) leaves every element unchanged.",
-    examples=[([[1, 7], [7, 2]],), ([[1, 2], [3, 1]],)],
-    tests=[([],), ([[5]],), ([[0, 1, 2], [1, 0, 3], [2, 3, 0]],), ([[0, 1, 2], [1, 0, 3], [2, 4, 0]],),
-           ([[1, 1], [2, 1]],), ([[4, 4], [4, 4]],)],
-)
-def is_symmetric(grid: list[list[int]]) -> bool:
-    n = len(grid)
-    for r in range(n):
-        for c in range(r + 1, n):
-            if grid[r][c] != grid[c][r]:
-                return False
-    return True
-
-
-@FAMILY.problem(
     "Multiply the matrices `a` (n rows, m columns) and `b` (m rows, p columns) and return the n-by-p"
     " product, where entry (i, j) is the sum over k of a[i][k] * b[k][j]. If the number of columns"
     " of a differs from the number of rows of b, return None.",

@@ -175,33 +175,6 @@ def bump_version(version: str, part: str) -> str:
 
 
 @FAMILY.problem(
-    "Expand `text`, a comma-separated list of page numbers and ranges such as \"1-3,7,10-8\","
-    " into a sorted list of distinct integers. A range `a-b` includes both ends, and a range"
-    " written backwards (b smaller than a) means the same pages as `b-a`. Spaces around items are"
-    " ignored, blank items are skipped, and an empty string gives [].",
-    "A print dialog accepts page selections like \"5, 1-3, 2\". Given text, return every selected"
-    " page once, in increasing order. Items are separated by commas; an item is a single number or"
-    " two numbers joined by `-` meaning all pages between them inclusive, in either direction."
-    " Blank text (or a blank item between commas) selects no pages.",
-    examples=[("1-3,7,10-8",), ("5, 1-3, 2",)],
-    tests=[("",), ("4",), ("6-6",), ("3-1, ,2",), ("10-12, 11, 1",), ("9,8,7-5",)],
-)
-def expand_page_ranges(text: str) -> list[int]:
-    pages = set()
-    for item in text.split(","):
-        item = item.strip()
-        if not item:
-            continue
-        if "-" in item:
-            lo, hi = (int(x) for x in item.split("-"))
-            lo, hi = min(lo, hi), max(lo, hi)
-            pages.update(range(lo, hi + 1))
-        else:
-            pages.add(int(item))
-    return sorted(pages)
-
-
-@FAMILY.problem(
     "Convert a stopwatch reading `text` into seconds. The reading is \"SS\", \"MM:SS\" or"
     " \"HH:MM:SS\" (fields are non-negative integers and need not be padded), so \"1:05\" is 65"
     " seconds and \"2:00:01\" is 7201 seconds.",
@@ -400,25 +373,3 @@ def count_log_levels(lines: list[str]) -> dict[str, int]:
         level = line[1:line.index("]")].upper()
         counts[level] = counts.get(level, 0) + 1
     return counts
-
-
-@FAMILY.problem(
-    "Decode the run-length encoded string `encoded`, where each character is preceded by its"
-    " repeat count written in decimal (possibly several digits), e.g. \"3a12b1c\". A character"
-    " with no count before it appears once. Return the decoded string.",
-    "Given encoded text like \"2x10y\" that stores each run as a count followed by the character,"
-    " expand it back: \"2x10y\" becomes two x's followed by ten y's. Counts can have several"
-    " digits, a character without a count stands for itself once, and \"\" decodes to \"\".",
-    examples=[("3a2bc",)],
-    tests=[("",), ("q",), ("10z",), ("1a1b1c",), ("2 3-",), ("a0bc",)],
-)
-def decode_run_length(encoded: str) -> str:
-    out = []
-    count = ""
-    for ch in encoded:
-        if ch.isdigit():
-            count += ch
-        else:
-            out.append(ch * (int(count) if count else 1))
-            count = ""
-    return "".join(out)

@@ -4,23 +4,6 @@ FAMILY = Family("prefix_sums", "running totals, cumulative counts, range-sum que
 
 
 @FAMILY.problem(
-    "Return the running totals of `values`: element i of the result is the sum of values[0]"
-    " through values[i]. An empty list gives [].",
-    "Given a list of deposits and withdrawals values, produce the account balance after each"
-    " transaction, starting from a balance of 0 (one balance per transaction, in order).",
-    examples=[([3, -1, 4, 1],)],
-    tests=[([],), ([7],), ([0, 0, 0],), ([-2, -3, 10],), ([5, 5, -10, 5, 1],)],
-)
-def running_totals(values: list[int]) -> list[int]:
-    out = []
-    total = 0
-    for v in values:
-        total += v
-        out.append(total)
-    return out
-
-
-@FAMILY.problem(
     "Return the running maximum of `values`: element i of the result is the largest of"
     " values[0], ..., values[i]. An empty list gives [].",
     "A high-jump competition lists each attempt's height in values. After every attempt, record"
@@ -177,47 +160,6 @@ def equal_cuts(values: list[int]) -> int:
 
 
 @FAMILY.problem(
-    "Return the list of running totals of `values` where the total is reset to 0 whenever it would"
-    " become negative: element i is max(0, previous total + values[i]), with the total starting at 0.",
-    "A battery's charge changes by each amount in values (negative = drain), but its charge can"
-    " never go below 0: a drain larger than the current charge simply empties it. Starting empty,"
-    " return the charge after each change.",
-    examples=[([3, -5, 2, 4, -1],)],
-    tests=[([],), ([-1],), ([0, 2],), ([5, -5, -1, 1],), ([2, 2, -3, -3, 4, -2, 7],)],
-)
-def clamped_totals(values: list[int]) -> list[int]:
-    out = []
-    total = 0
-    for v in values:
-        total = max(0, total + v)
-        out.append(total)
-    return out
-
-
-@FAMILY.problem(
-    "Return the length of the longest contiguous sublist of `values` whose elements sum to 0."
-    " Return 0 if there is none.",
-    "Given a list of integers values, find the longest run of consecutive elements that cancel"
-    " out to a total of exactly zero and return how many elements it has (0 when no such run"
-    " exists, including for an empty list).",
-    examples=[([15, -2, 2, -8, 1, 7, 10, 23],)],
-    tests=[([],), ([1, 2, 3],), ([0],), ([3, -3],), ([1, 2, -3, 3, 1, -4],), ([5, 0, 0, 5],),
-           ([2, -2, 2, -2, 7],)],
-)
-def longest_zero_sum(values: list[int]) -> int:
-    first = {0: -1}
-    total = 0
-    best = 0
-    for i, v in enumerate(values):
-        total += v
-        if total in first:
-            best = max(best, i - first[total])
-        else:
-            first[total] = i
-    return best
-
-
-@FAMILY.problem(
     "Start from a list of `length` zeros and apply every update (lo, hi, amount) in `updates`,"
     " adding amount to each position from lo to hi inclusive (0 <= lo <= hi < length). Return the"
     " final list.",
@@ -316,23 +258,4 @@ def above_running_average(values: list[int]) -> int:
         if v * i > total:
             count += 1
         total += v
-    return count
-
-
-@FAMILY.problem(
-    "`text` consists of the letters 'a' and 'b'. Return how many non-empty prefixes of text contain"
-    " the same number of 'a's as 'b's.",
-    "A tug of war is recorded in text as a string of 'a' and 'b' characters, one per pull won by"
-    " team a or team b. Count after how many pulls (1, 2, ..., len(text)) the two teams have won"
-    " equally often.",
-    examples=[("abba",), ("aab",)],
-    tests=[("",), ("a",), ("ab",), ("ba",), ("aaabbb",), ("abababab",), ("bbaaabab",)],
-)
-def balanced_prefixes(text: str) -> int:
-    diff = 0
-    count = 0
-    for c in text:
-        diff += 1 if c == "a" else -1
-        if diff == 0:
-            count += 1
     return count

@@ -38,43 +38,6 @@ def nesting_depth(nested: list) -> int:
 
 
 @FAMILY.problem(
-    "`nested` is a list of integers and lists (nested to any depth). Return the sum of every integer multiplied by"
-    " its depth, where integers directly inside `nested` have depth 1, those inside one inner list depth 2, and so"
-    " on. An empty list sums to 0.",
-    "Compute a depth-weighted total: walk the nested list nested and add each integer times the number of lists"
-    " enclosing it (the outer list counts, so top-level numbers are weighted 1). For [1, [2, [3]]] that is"
-    " 1*1 + 2*2 + 3*3 = 14.",
-    examples=[([1, [2, [3]]],), ([[4], 4],)],
-    tests=[([],), ([5],), ([[[-2]], 3],), ([[1, 1], 2, [1, 1]],), ([[], [[]], [[[10]]]],), ([0, [-1, [2, [-3]]]],)],
-)
-def depth_weighted_sum(nested: list) -> int:
-    def walk(items: list, depth: int) -> int:
-        return sum(walk(x, depth + 1) if isinstance(x, list) else x * depth for x in items)
-
-    return walk(nested, 1)
-
-
-@FAMILY.problem(
-    "`tree` is a dictionary with string keys whose values are integers or dictionaries of the same kind, nested to"
-    " any depth. Return the sum of all the integers anywhere in it, except that a key starting with '#' is"
-    " commented out: its value (and everything below it) is skipped. An empty dictionary sums to 0.",
-    "A budget is stored as nested dicts: each key maps either to an amount (an int) or to a sub-budget (a dict)."
-    " Given tree, add up every amount at every level, ignoring entries whose key begins with '#' together with"
-    " their whole sub-budget.",
-    examples=[({"a": 1, "b": {"c": 2, "d": {"e": 3}}},), ({"x": 4, "#y": 5, "z": {"#w": 6}},)],
-    tests=[({},), ({"x": 5},), ({"x": {}},), ({"a": {"b": {"c": {"d": -4}}}, "e": 4, "f": 1},),
-           ({"p": {"q": 10, "#r": 20}, "#s": {"t": {"u": 30}}, "v": -5},), ({"k#": 3, "m": {"n": 7, "#": 1}},)],
-)
-def nested_dict_total(tree: dict) -> int:
-    total = 0
-    for key, value in tree.items():
-        if key.startswith("#"):
-            continue
-        total += nested_dict_total(value) if isinstance(value, dict) else value
-    return total
-
-
-@FAMILY.problem(
     "`tree` is a dictionary with string keys whose values are either dictionaries of the same kind or other values"
     " (leaves). Return the dotted path of every leaf, e.g. 'a.b.c' for tree['a']['b']['c'], sorted alphabetically."
     " An empty inner dictionary has no leaves and contributes nothing.",
@@ -212,20 +175,6 @@ def hanoi_moves(n: int, source: str, target: str, spare: str) -> list[tuple[str,
     if n == 0:
         return []
     return hanoi_moves(n - 1, source, spare, target) + [(source, target)] + hanoi_moves(n - 1, spare, target, source)
-
-
-@FAMILY.problem(
-    "Return how many times you must replace the non-negative integer `n` by the sum of its decimal digits until a"
-    " single-digit number remains. A number that already has one digit needs 0 steps.",
-    "Given n >= 0, count the rounds of digit-summing it takes to reach one digit: 9875 -> 29 -> 11 -> 2 takes 3"
-    " rounds, while 7 takes 0.",
-    examples=[(9875,), (7,)],
-    tests=[(0,), (10,), (19,), (99,), (199,), (999999999999,), (123456,)],
-)
-def digit_sum_rounds(n: int) -> int:
-    if n < 10:
-        return 0
-    return 1 + digit_sum_rounds(sum(int(d) for d in str(n)))
 
 
 @FAMILY.problem(

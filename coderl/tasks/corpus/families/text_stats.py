@@ -120,25 +120,6 @@ def vowel_consonant_counts(text: str) -> tuple[int, int]:
 
 
 @FAMILY.problem(
-    "Return the number of distinct words in `text`. Words are separated by whitespace, compared"
-    " case-insensitively, and stripped of the punctuation characters . , ! ? ; : at both ends;"
-    " pieces that become empty after stripping are not words.",
-    "Given `text`, count its vocabulary: lower-case each whitespace-separated token, strip any of"
-    " '.,!?;:' from its start and end, ignore tokens that are then empty, and return how many"
-    " different words remain.",
-    examples=[("The cat saw the CAT.",), ("Go! go, GO?",)],
-    tests=[("",), ("... !!",), ("one",), ("a b c A B",), ("end. End! end",), ("well,well well;",)],
-)
-def distinct_word_count(text: str) -> int:
-    words: set[str] = set()
-    for token in text.split():
-        word = token.lower().strip(".,!?;:")
-        if word:
-            words.add(word)
-    return len(words)
-
-
-@FAMILY.problem(
     "Return the `k` most frequent words of `text` as a list of (word, count) pairs. Words are the"
     " whitespace-separated tokens, lower-cased. Order the pairs by count, highest first, and break"
     " ties alphabetically. If there are fewer than `k` distinct words, return all of them.",
@@ -249,19 +230,6 @@ def content_word_percent(text: str, stopwords: list[str]) -> float:
         return 0.0
     content = sum(1 for w in words if w not in stopwords)
     return round(100 * content / len(words), 2)
-
-
-@FAMILY.problem(
-    "Count the whitespace-separated words of `text` that are palindromes of length at least 2,"
-    " ignoring case ('Anna' counts). Words are compared exactly as written apart from case, so"
-    " punctuation attached to a word is part of it.",
-    "Given `text`, return how many of its words read the same forwards and backwards when"
-    " upper/lower case is ignored. Single-character words do not count.",
-    examples=[("Anna saw a racecar level",)],
-    tests=[("",), ("a b c",), ("noon",), ("Noon, noon",), ("abba abab ABBA xx x",), ("Mom dad Bob",)],
-)
-def palindrome_word_count(text: str) -> int:
-    return sum(1 for w in text.lower().split() if len(w) > 1 and w == w[::-1])
 
 
 @FAMILY.problem(

@@ -4,24 +4,6 @@ FAMILY = Family("validation", "check formats: identifiers, passwords, checksums,
 
 
 @FAMILY.problem(
-    "Return True if `name` is a valid identifier for a config language: 1 to 30 characters long,"
-    " made only of ASCII letters, ASCII digits and underscores, and not starting with a digit."
-    " Otherwise return False.",
-    "Given name, decide whether it can be used as a variable name in a small scripting language."
-    " Allowed names are non-empty, at most 30 characters, use only the characters a-z, A-Z, 0-9"
-    " and _, and never begin with a digit. Non-ASCII letters are not allowed.",
-    examples=[("user_id2",), ("2fast",)],
-    tests=[("",), ("_",), ("a" * 30,), ("a" * 31,), ("has space",), ("caf\u00e9",), ("Z9_z",), ("9lives",), ("abc9",),
-           ("dash-name",)],
-)
-def is_valid_identifier(name: str) -> bool:
-    allowed = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
-    if not 1 <= len(name) <= 30 or name[0].isdigit():
-        return False
-    return all(ch in allowed for ch in name)
-
-
-@FAMILY.problem(
     "Check `password` against five rules and return the names of the rules it breaks, in this"
     " order: \"length\" (fewer than 8 characters), \"upper\" (no upper-case letter), \"lower\" (no"
     " lower-case letter), \"digit\" (no digit) and \"symbol\" (no character that is neither a"
@@ -279,27 +261,6 @@ def is_valid_time_24h(text: str) -> bool:
     if not (hours.isdigit() and minutes.isdigit()):
         return False
     return int(hours) < 24 and int(minutes) < 60
-
-
-@FAMILY.problem(
-    "Return True if `username` follows the site rules: 3 to 16 characters, only lower-case ASCII"
-    " letters, digits and hyphens, starting with a letter, not ending with a hyphen, and never"
-    " containing two hyphens in a row.",
-    "A forum validates handles. Given username, accept it only when its length is between 3 and"
-    " 16 inclusive, every character is a-z, 0-9 or `-`, the first character is a letter, the last"
-    " is not `-`, and `--` does not occur anywhere. Return True or False.",
-    examples=[("code-monkey42",), ("Bob",)],
-    tests=[("ab",), ("abc",), ("a" * 16,), ("a" * 17,), ("1abc",), ("abc-",), ("a--b",),
-           ("a-b-c",), ("ab_c",), ("-abc",)],
-)
-def is_valid_username(username: str) -> bool:
-    if not 3 <= len(username) <= 16:
-        return False
-    if not all(ch in "abcdefghijklmnopqrstuvwxyz0123456789-" for ch in username):
-        return False
-    if not username[0].isalpha() or username[-1] == "-":
-        return False
-    return "--" not in username
 
 
 @FAMILY.problem(

@@ -281,29 +281,6 @@ def count_pairs_below(values: list[int], target: int) -> int:
 
 
 @FAMILY.problem(
-    "Return the longest contiguous part of `words` in which no word appears twice. If several"
-    " parts share the maximal length, return the one that starts first. An empty list gives [].",
-    "Given a list of strings words, find the longest slice words[i:j] whose words are all"
-    " different (case-sensitive) and return it as a list; among equally long slices pick the"
-    " leftmost.",
-    examples=[(["to", "be", "or", "not", "to", "be"],)],
-    tests=[([],), (["a"],), (["a", "a", "a"],), (["x", "y", "x", "z", "w"],), (["a", "b", "c", "a", "b", "c"],),
-           (["p", "q", "q", "r", "s", "p", "t"],), (["Hi", "hi", "HI"],), (["a", "b", "b", "c"],)],
-)
-def longest_unique_span(words: list[str]) -> list[str]:
-    last = {}
-    left = 0
-    best = (0, 0)
-    for right, word in enumerate(words):
-        if word in last and last[word] >= left:
-            left = last[word] + 1
-        last[word] = right
-        if right - left + 1 > best[1] - best[0]:
-            best = (left, right + 1)
-    return words[best[0]:best[1]]
-
-
-@FAMILY.problem(
     "Count the windows of `k` consecutive elements of `values` that are strictly increasing from"
     " left to right. k is at least 1 (every single element is a strictly increasing window of"
     " length 1). Fewer than k elements gives 0.",
