@@ -8,7 +8,7 @@
     synthetic            generated tasks with default options
     synthetic:k=v,k=v    generated tasks (keys level, n, seed, split, tries: `coderl.tasks.synthetic`)
     corpus               the bundled training corpus (`coderl.tasks.corpus`)
-    corpus:k=v,k=v       part of it (keys split = train | valid | all, family)
+    corpus:k=v,k=v       part of it (keys split = train | valid | all, family, level = 1 | 2)
     PATH                 a file whose format is detected from its first row's fields
     SPEC@SPLIT           any of the above, restricted to one split (all | train | valid | test):
                          `humaneval@train` is `--split train` written into the spec
@@ -144,7 +144,8 @@ def _load_corpus(parsed: TaskSpec, spec: str, split: str) -> tuple[list[Task], s
     if effective == "test":
         raise TaskFormatError(f"task spec {spec!r}: the corpus has train and valid splits, no test split "
                               "(evaluate on easy or humaneval --split test)")
-    return load_corpus(effective, options.get("family")), effective
+    level = int(options["level"]) if "level" in options else None
+    return load_corpus(effective, options.get("family"), level), effective
 
 
 def _load_synthetic(parsed: TaskSpec, spec: str, split: str) -> tuple[list[Task], dict[str, Any], str]:

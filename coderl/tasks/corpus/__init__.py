@@ -7,13 +7,18 @@ against them by behaviour (`coderl decontaminate`, `docs/decontamination.md`): a
 reference passes an evaluation task's tests is removed.  Every problem's tests must reject at least
 two mutants of its reference (`coderl.tasks.corpus.mutants`; `python -m coderl.tasks.corpus audit`).
 
-Splits: in every family the problems are ordered by a fixed hash of their task id and the first
-`round(20% of the family)` form the *valid* split, the rest *train*; so both splits hold every
-family.  The corpus has no test split: evaluate on `easy` and `humaneval --split test`.
+Splits: a problem is in the *valid* split when a fixed hash of its task id falls in the lowest 20%
+of the hash range, else in *train*; so adding or removing a problem never moves another one, and
+every family (about 20 problems) has some of each (a family with no hash in range gives its lowest).
+The corpus has no test split: evaluate on `easy` and `humaneval@test`.
+
+Levels: 1 = warm-up problems (a line or three; the bundled 135M model should solve some), 2 =
+standard problems (loops, parsing, small algorithms; the default of `Family.problem`).
 
     corpus                   all problems (load_tasks's split picks train / valid, as below)
     corpus:split=valid       the valid split, whatever load_tasks's split is (it must agree or be all)
-    corpus:family=strings    one family (comma-free; repeat with mix: for several)
+    corpus:family=strings    one family (repeat with mix: for several)
+    corpus:level=1           the warm-up problems only
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from coderl.tasks.types import Task, TaskFormatError
 
 SPLITS = ("train", "valid")
 VALID_FRACTION = 0.2
-OPTION_KEYS = ("split", "family")
+OPTION_KEYS = ("split", "family", "level")
 
 
 @functools.cache
@@ -42,10 +47,17 @@ def problems() -> list[Problem]:
     return [p for f in families() for p in f.problems]
 
 
+def _split_hash(family_name: str, problem_name: str) -> int:
+    return stable_hash(f"corpus-split:{family_name}/{problem_name}")
+
+
 def valid_names(family: Family) -> set[str]:
-    """The problems of a family in the valid split (module docstring)."""
-    ordered = sorted(family.problems, key=lambda p: stable_hash(f"corpus-split:{family.name}/{p.name}"))
-    return {p.name for p in ordered[: round(len(ordered) * VALID_FRACTION)]}
+    """The problems of a family in the valid split (module docstring); a family none of whose hashes
+    falls in the valid range gives its lowest one, so every family is in both splits."""
+    names = {p.name for p in family.problems if _split_hash(family.name, p.name) < VALID_FRACTION * 2**64}
+    if not names and len(family.problems) > 1:
+        names = {min(family.problems, key=lambda p: _split_hash(family.name, p.name)).name}
+    return names
 
 
 def problem_split(problem: Problem) -> str:
@@ -69,7 +81,8 @@ def _family_tasks(name: str) -> tuple[Task, ...]:
             raise TaskFormatError(f"corpus: task id {row['task_id']!r} defined twice")
         seen.add(row["task_id"])
         task = humaneval_task(row, where=row["task_id"])
-        task.metadata.update(format="corpus", family=name, split="valid" if problem.name in valid else "train")
+        task.metadata.update(format="corpus", family=name, level=problem.level,
+                             split="valid" if problem.name in valid else "train")
         tasks.append(task)
     return tuple(tasks)
 
@@ -84,11 +97,13 @@ def parse_options(options: dict[str, str]) -> dict[str, str]:
     names = family_modules()
     if "family" in options and options["family"] not in names:
         raise ValueError(f"option family={options['family']!r}: no such family (known: {', '.join(names)})")
+    if options.get("level", "1") not in ("1", "2"):
+        raise ValueError(f"option level={options['level']!r}: expected 1 (warm-up) or 2 (standard)")
     return options
 
 
-def load_corpus(split: str = "all", family: str | None = None) -> list[Task]:
-    """The corpus's tasks of `split` (train / valid / all), optionally of one family."""
+def load_corpus(split: str = "all", family: str | None = None, level: int | None = None) -> list[Task]:
+    """The corpus's tasks of `split` (train / valid / all), optionally of one family and level."""
     if split not in SPLITS + ("all",):
         raise ValueError(f"the corpus has splits train and valid, not {split!r} (evaluate on easy or humaneval)")
     # a fresh metadata dict per call, so callers may annotate tasks without touching the cache
@@ -97,5 +112,5 @@ def load_corpus(split: str = "all", family: str | None = None) -> list[Task]:
         Task(**{**t.__dict__, "metadata": dict(t.metadata)})
         for name in names
         for t in _family_tasks(name)
-        if split == "all" or t.metadata["split"] == split
+        if (split == "all" or t.metadata["split"] == split) and level in (None, t.metadata["level"])
     ]

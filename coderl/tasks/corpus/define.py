@@ -65,6 +65,7 @@ class Problem:
     tests: tuple
     queries: tuple[str, ...] = ()  # class problems: the methods whose results are checked
     imports: str = ""  # lines the prompt starts with (e.g. "import math\n")
+    level: int = 2  # 1 = warm-up (a line or three, within reach of a ~135M model), 2 = standard
 
     @property
     def is_class(self) -> bool:
@@ -79,19 +80,20 @@ class Family:
     description: str
     problems: list[Problem] = field(default_factory=list)
 
-    def problem(self, *phrasings: str, examples: Sequence[tuple], tests: Sequence[tuple], imports: str = ""):
+    def problem(self, *phrasings: str, examples: Sequence[tuple], tests: Sequence[tuple], imports: str = "",
+                level: int = 2):
         def register(fn: Callable) -> Callable:
             self.problems.append(Problem(self.name, fn.__name__, fn, tuple(phrasings), tuple(examples),
-                                         tuple(tests), imports=imports))
+                                         tuple(tests), imports=imports, level=level))
             return fn
 
         return register
 
     def class_problem(self, *phrasings: str, examples: Sequence[Scenario], tests: Sequence[Scenario],
-                      queries: Sequence[str], imports: str = ""):
+                      queries: Sequence[str], imports: str = "", level: int = 2):
         def register(cls: type) -> type:
             self.problems.append(Problem(self.name, cls.__name__, cls, tuple(phrasings), tuple(examples),
-                                         tuple(tests), tuple(queries), imports))
+                                         tuple(tests), tuple(queries), imports, level))
             return cls
 
         return register
@@ -233,6 +235,8 @@ def validate(problem: Problem) -> None:
     where = f"{problem.family}/{problem.name}"
     if not problem.phrasings:
         raise ValueError(f"{where}: no phrasing")
+    if problem.level not in (1, 2):
+        raise ValueError(f"{where}: level {problem.level!r} (expected 1 = warm-up or 2 = standard)")
     if len(problem.tests) < MIN_TESTS:
         raise ValueError(f"{where}: {len(problem.tests)} tests (at least {MIN_TESTS})")
     if not problem.examples:
