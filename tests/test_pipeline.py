@@ -111,6 +111,10 @@ def test_every_stage_and_the_report(finished):
     md = (report / "report.md").read_text()
     assert "| sft/adapter | SFT (LoRA) |" in md and "[eval/grpo/summary.json](../eval/grpo/summary.json)" in md
     assert "![" in md and "curves-grpo.png" in md
+    # the training stages train on the evaluation tasks (allowed here): the behaviour check says so
+    overlap = json.loads((out / "overlap.json").read_text())
+    assert [(r["stage"], r["of"], len(r["solved"])) for r in overlap] == [("sft", 2, 2), ("rl/grpo", 2, 2)]
+    assert "**Overlap: sft's training tasks" in md and "not a held-out result" in md
     html = (report / "report.html").read_text()
     assert html.count("data:image/png;base64,") == 2 and "<script" not in html
     plan = json.loads((out / "plan.json").read_text())

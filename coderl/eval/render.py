@@ -33,6 +33,14 @@ def _diff_table(data: dict) -> tuple[list[str], list[list[str]]]:
     return header, body
 
 
+def overlap_lines(data: dict) -> list[str]:
+    """One warning per training stage whose tasks solve evaluation tasks (OUT/overlap.json)."""
+    return [f"Overlap: {row['stage']}'s training tasks (`{row['tasks']}`) solve {len(row['solved'])} of the "
+            f"{row['of']} evaluation tasks by behaviour ({', '.join(row['solved'][:6])}"
+            f"{', ...' if len(row['solved']) > 6 else ''}): on those, its row is not a held-out result "
+            "(from `overlap.json`; `coderl decontaminate` lists the pairs)." for row in data.get("overlap", [])]
+
+
 def _eval_line(data: dict) -> str:
     t = data["evaluation"]
     if not t:
@@ -70,8 +78,10 @@ def _md_table(header, body, *, sources_last: bool = False) -> list[str]:
 def render_markdown(data: dict) -> str:
     lines = [f"# {data['title']}", "", f"Pipeline directory `{data['out']}`, report generated {data['generated']}. "
              "Every number below comes from the file named next to it (paths relative to the pipeline directory; "
-             "all numbers also in `report.json`).", "", _eval_line(data), "",
-             "## Results (seed 001 §4.1)", ""]
+             "all numbers also in `report.json`).", "", _eval_line(data), ""]
+    for line in overlap_lines(data):
+        lines += [f"**{line}**", ""]
+    lines += ["## Results (seed 001 §4.1)", ""]
     header, body = _table(data)
     lines += _md_table(header, body, sources_last=True) if body else ["(no evaluation finished yet)"]
     lines += ["", "## Paired differences in pass@1", ""]
@@ -154,8 +164,9 @@ def render_html(data: dict, report_dir: str) -> str:
              f"<h1>{e(data['title'])}</h1>",
              f"<p>Pipeline directory <code>{e(data['out'])}</code>, report generated {e(data['generated'])}. Every "
              "number comes from the file named next to it (paths relative to the pipeline directory).</p>",
-             f"<p>{e(_eval_line(data).replace('**', '').replace('`', ''))}</p>",
-             "<h2>Results (seed 001 §4.1)</h2>"]
+             f"<p>{e(_eval_line(data).replace('**', '').replace('`', ''))}</p>"]
+    parts += [f"<p><b>{e(line.replace('`', ''))}</b></p>" for line in overlap_lines(data)]
+    parts.append("<h2>Results (seed 001 §4.1)</h2>")
     header, body = _table(data)
     parts.append(_html_table(header, body, sources_last=True) if body else "<p>(no evaluation finished yet)</p>")
     parts.append("<h2>Paired differences in pass@1</h2>")

@@ -197,6 +197,15 @@ def _fmt_ci(ci) -> str:
     return f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci and ci[0] is not None else ""
 
 
+def _overlap(out: str) -> list[dict]:
+    """OUT/overlap.json (written by the pipeline): evaluation tasks the training stages solve by behaviour."""
+    path = os.path.join(out, "overlap.json")
+    if not os.path.isfile(path):
+        return []
+    with open(path, encoding="utf-8") as f:
+        return [row for row in json.load(f) if row.get("solved")]
+
+
 def build_report(out: str, *, log=print) -> str:
     """Write OUT/report/ (see the module docstring); returns the path of report.md."""
     from coderl.eval.render import render_html, render_markdown
@@ -235,7 +244,7 @@ def build_report(out: str, *, log=print) -> str:
     data = {"title": title, "generated": datetime.datetime.now().isoformat(timespec="seconds"), "out": out,
             "evaluation": tasks, "table": rows, "paired_differences": diffs,
             "figures": [{"file": f, "caption": c, "source": s} for f, c, s in figures],
-            "stages": stamps, "not_evaluated": missing}
+            "stages": stamps, "not_evaluated": missing, "overlap": _overlap(out)}
     with open(os.path.join(report_dir, "report.json"), "w", encoding="utf-8") as f:
         json.dump(data, f, indent=2)
     md = render_markdown(data)

@@ -64,6 +64,7 @@ def run_pipeline(plan: Plan, *, log=None) -> str:
             from coderl.train.sft import require_cuda_for_qlora
 
             require_cuda_for_qlora()  # fail before the base evaluation, not an hour into the run
+        record_overlap(plan, log)
         for i, stage in enumerate(plan.stages, 1):
             state, detail = stage_status(stage, plan.out)  # upstream stages may have just run
             if state == "done":
@@ -82,6 +83,43 @@ def run_pipeline(plan: Plan, *, log=None) -> str:
     finally:
         if own_log:
             log.close()
+
+
+def record_overlap(plan: Plan, log) -> list[dict]:
+    """Which evaluation tasks each training stage's tasks solve by behaviour (`coderl.eval.decontaminate`):
+    logged as a warning and written to OUT/overlap.json, which the report shows.  Not a refusal: a
+    pipeline may compare on a set its training touches, but its report must say so."""
+    from coderl.eval.decontaminate import cached_leaks
+    from coderl.models.spec import cache_root
+    from coderl.tasks import load_tasks
+
+    evaluation = next(s.config for s in plan.stages if s.kind == "eval")
+    from coderl.train.sft_data import load_sft_tasks
+
+    evals = load_tasks(evaluation.tasks, split=evaluation.split, seed=evaluation.seed).tasks
+    evals = evals[: evaluation.limit] if evaluation.limit else evals
+    rows = []
+    for stage in plan.stages:
+        if stage.kind == "sft":
+            spec, split, seed = stage.config.data, stage.config.split, stage.config.seed
+            train = load_sft_tasks(spec, split, seed)[0]  # a pairs file: no tasks, nothing to run
+        elif stage.kind == "rl":
+            spec, split, seed = stage.split_file[:3] if stage.split_file else (stage.config.tasks, "all", 0)
+            train = load_tasks(spec, split=split, seed=seed).tasks
+        else:
+            continue
+        with evaluation.sandbox.open() as sandbox:
+            report = cached_leaks(train, evals, sandbox, os.path.join(cache_root(), "decontamination"))
+        solved = sorted({e for _, e in report.leaks + report.same})
+        rows.append({"stage": stage.name, "tasks": spec, "split": split, "eval_tasks": evaluation.tasks,
+                     "eval_split": evaluation.split, "solved": solved, "of": len(evals),
+                     "training_tasks": len(report.leaked_train_ids)})
+        if solved:
+            log(f"warning: {stage.name}'s training tasks ({spec}) solve {len(solved)} of the {len(evals)} evaluation "
+                f"tasks by behaviour (e.g. {solved[0]}); its evaluation is not fully held out "
+                f"(coderl decontaminate --tasks '{spec}' --against '{evaluation.tasks}')")
+    _write_json(os.path.join(plan.out, "overlap.json"), rows)
+    return rows
 
 
 def _run_stage(stage: Stage, state: str, log) -> None:

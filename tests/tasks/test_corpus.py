@@ -55,3 +55,28 @@ def test_every_reference_passes_and_its_tests_reject_two_mutants(corpus, sandbox
 def test_no_valid_task_is_solved_by_a_train_reference(sandbox):
     report = behaviour_leaks(load_tasks("corpus@train").tasks, load_tasks("corpus@valid").tasks, sandbox)
     assert report.leaks == [] and report.same == [] and report.incomplete == []
+
+
+@pytest.mark.parametrize("spec,message", [
+    ("corpus@test", "no test split"),
+    ("corpus:level=3", r"expected 1 \(warm-up\) or 2 \(standard\)"),
+    ("corpus:family=nope", "no such family"),
+    ("corpus:colour=red", "unknown option 'colour'"),
+    ("corpus:split=test", "expected train, valid or all"),
+])
+def test_bad_corpus_specs_are_one_line_errors(spec, message):
+    from coderl.tasks import TaskFormatError
+
+    with pytest.raises(TaskFormatError, match=message) as e:
+        load_tasks(spec)
+    assert "\n" not in str(e.value)
+
+
+def test_corpus_options_select_family_level_and_split(corpus):
+    graphs = load_tasks("corpus:family=graphs").tasks
+    assert graphs and {t.metadata["family"] for t in graphs} == {"graphs"}
+    assert len(load_tasks("corpus:level=1")) + len(load_tasks("corpus:level=2")) == len(corpus)
+    assert {t.task_id for t in load_tasks("corpus:split=valid", split="valid").tasks} == \
+        {t.task_id for t in corpus if t.metadata["split"] == "valid"}
+    with pytest.raises(Exception, match="conflicts"):
+        load_tasks("corpus:split=valid", split="train")
