@@ -254,3 +254,83 @@ def rotate_left(n: int, k: int, width: int) -> int:
 )
 def active_flags(mask: int, names: list[str]) -> list[str]:
     return [name for i, name in enumerate(names) if mask >> i & 1]
+
+
+@FAMILY.problem(
+    "Return how many 0 digits appear in the binary form of the non-negative integer n, written"
+    " without leading zeros (so 0 itself is written \"0\" and has one zero).",
+    "Write n (n >= 0) in base 2 with no leading zeros and count the '0' characters; for n = 0 the"
+    " binary form is \"0\", so the answer is 1.",
+    examples=[(10,), (7,)],
+    tests=[(0,), (1,), (8,), (9,), (255,), (256,)],
+    level=1,
+)
+def count_zero_bits(n: int) -> int:
+    return bin(n)[2:].count("0")
+
+
+@FAMILY.problem(
+    "Return n with bit i switched on (position 0 is the least significant bit). If that bit is"
+    " already 1, n is returned unchanged. n >= 0 and i >= 0.",
+    "Given a non-negative integer n and a bit position i counted from 0 at the lowest bit, set"
+    " bit i to 1 and return the resulting number; other bits stay as they are.",
+    examples=[(8, 1), (5, 0)],
+    tests=[(0, 0), (0, 3), (7, 2), (16, 4), (16, 5), (1, 10)],
+    level=1,
+)
+def set_bit(n: int, i: int) -> int:
+    return n | (1 << i)
+
+
+@FAMILY.problem(
+    "Return how many bit positions are 1 in both a and b (both non-negative). If they share no 1"
+    " bit, return 0.",
+    "Given two non-negative integers a and b, count the positions where the binary forms of a and b"
+    " both have a 1 bit.",
+    examples=[(12, 10), (5, 2)],
+    tests=[(0, 0), (7, 7), (255, 15), (9, 3), (6, 0), (1023, 512)],
+    level=1,
+)
+def common_set_bits(a: int, b: int) -> int:
+    return bin(a & b)[2:].count("1")
+
+
+@FAMILY.problem(
+    "Return the number formed by the lowest k bits of n (bits at position k and above are"
+    " dropped). n >= 0 and k >= 0; for k = 0 the result is 0.",
+    "Given a non-negative integer n and a count k >= 0, keep only the k least significant bits of n"
+    " and return their value, so n = 0b10110 with k = 3 gives 0b110.",
+    examples=[(22, 3), (5, 0)],
+    tests=[(0, 4), (255, 4), (256, 8), (13, 1), (12, 1), (7, 10)],
+    level=1,
+)
+def low_bits(n: int, k: int) -> int:
+    return n & ((1 << k) - 1)
+
+
+@FAMILY.problem(
+    "Return the largest power of two (1, 2, 4, 8, ...) that is less than or equal to n. If n is"
+    " less than 1, return 0.",
+    "Given an integer n, find the biggest number of the form 2 ** k (k >= 0) that does not exceed"
+    " n; zero and negative n have none, so answer 0 for them.",
+    examples=[(20,), (0,)],
+    tests=[(1,), (2,), (3,), (64,), (63,), (-5,)],
+    level=1,
+)
+def highest_power_of_two_at_most(n: int) -> int:
+    if n < 1:
+        return 0
+    return 1 << (n.bit_length() - 1)
+
+
+@FAMILY.problem(
+    "Return how many binary digits are needed to write the non-negative integer n without leading"
+    " zeros. Zero is written \"0\", so it needs 1 digit.",
+    "Given n >= 0, return the length of its base-2 representation with no leading zeros; for"
+    " n = 0 the representation is \"0\" and the length is 1.",
+    examples=[(5,), (0,)],
+    tests=[(1,), (2,), (7,), (8,), (1023,), (1024,)],
+    level=1,
+)
+def binary_length(n: int) -> int:
+    return max(1, n.bit_length())

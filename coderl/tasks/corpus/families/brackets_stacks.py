@@ -434,3 +434,90 @@ class TextBuffer:
 
     def text(self) -> str:
         return self.content
+
+
+@FAMILY.problem(
+    "Return `text` with every bracket character ( ) [ ] { } removed; all other characters stay in"
+    " their original order.",
+    "Given text, delete each round, square and curly bracket from it and return what is left; a"
+    " string with no brackets comes back unchanged.",
+    examples=[("f(a[1]) {x}",), ("plain",)],
+    tests=[("",), ("()[]{}",), ("<a>",), ("((x))",), ("a{b}c[d]e(f)",)],
+    level=1,
+)
+def strip_brackets(text: str) -> str:
+    out = ""
+    for c in text:
+        if c not in "()[]{}":
+            out += c
+    return out
+
+
+@FAMILY.problem(
+    "Return True if `text` is at least two characters long, starts with '(' and ends with ')'."
+    " Otherwise return False.",
+    "Given text, check whether its first character is an opening parenthesis and its last"
+    " character a closing one; strings shorter than 2 characters never qualify.",
+    examples=[("(a + b)",), ("a + b)",)],
+    tests=[("",), ("(",), ("()",), (")(",), ("(x",), ("[x]",), ("(a)(b)",)],
+    level=1,
+)
+def is_parenthesised(text: str) -> bool:
+    return len(text) >= 2 and text[0] == "(" and text[-1] == ")"
+
+
+@FAMILY.problem(
+    "Return the number of '(' characters in `text` minus the number of ')' characters; the result"
+    " is negative when closing parentheses outnumber opening ones.",
+    "Given text, count how many more opening parentheses than closing parentheses it has (other"
+    " characters, including [ ] and { }, are ignored).",
+    examples=[("((a)",), ("x))",)],
+    tests=[("",), ("()",), ("(((",), (")",), ("[(])",), ("(a(b)c)d)",)],
+    level=1,
+)
+def paren_surplus(text: str) -> int:
+    return text.count("(") - text.count(")")
+
+
+@FAMILY.problem(
+    "`opens` is a string made only of the opening brackets '(', '[' and '{'. Return the string of"
+    " closing brackets that closes all of them in the right order (the last opened is closed"
+    " first). For \"\" return \"\".",
+    "Given a run of unclosed brackets opens such as \"([{\", produce the characters needed to close"
+    " them properly, innermost first: for \"([{\" that is \"}])\".",
+    examples=[("([{",), ("(",)],
+    tests=[("",), ("[[",), ("{(",), ("([([",), ("{{[",)],
+    level=1,
+)
+def closing_sequence(opens: str) -> str:
+    pairs = {"(": ")", "[": "]", "{": "}"}
+    return "".join(pairs[c] for c in reversed(opens))
+
+
+@FAMILY.problem(
+    "Return True if `text` contains an empty bracket pair, that is \"()\", \"[]\" or \"{}\" as two"
+    " adjacent characters; otherwise return False.",
+    "Given text, report whether somewhere in it an opening bracket is immediately followed by its"
+    " own closing bracket (round, square or curly).",
+    examples=[("f() + 1",), ("(a)[b]",)],
+    tests=[("",), ("[]",), ("{ }",), ("x{}",), ("(]",), (")(",), ("[[a]]",)],
+    level=1,
+)
+def has_empty_pair(text: str) -> bool:
+    return any(pair in text for pair in ("()", "[]", "{}"))
+
+
+@FAMILY.problem(
+    "Process `ops` on an initially empty stack: a non-zero number is pushed, and 0 pops the top"
+    " element (a 0 on an empty stack does nothing). Return the final stack as a list, bottom first.",
+    "Given a list of integers ops, push every non-zero value onto a stack and treat each 0 as a pop"
+    " that is ignored when the stack is empty. Return what remains, from bottom to top.",
+    examples=[([5, 7, 0, 3],), ([0, 0],)],
+    tests=[([],), ([4],), ([1, 2, 0, 0, 0, 3],), ([-1, 0, -2],), ([9, 8, 7, 0],), ([0, 6, 0, 5, 4],)],
+    level=1,
+)
+def final_stack(ops: list[int]) -> list[int]:
+    stack = []
+    for op in ops:
+        stack = stack + [op] if op != 0 else stack[:-1]
+    return stack

@@ -378,3 +378,83 @@ def nth_weekday(year: int, month: int, weekday: str, n: int) -> int | None:
     first = (serial(year, month) - serial(2000, 1)) % 7
     day = 1 + (names.index(weekday.lower()) - first) % 7 + 7 * (n - 1)
     return day if day <= month_length(year, month) else None
+
+
+@FAMILY.problem(
+    "Return True if the English day name `day` is \"Saturday\" or \"Sunday\", ignoring letter case;"
+    " return False for every other day name.",
+    "Given the name of a day of the week in any capitalisation, such as \"monday\" or \"SUNDAY\","
+    " report whether it falls on the weekend (Saturday or Sunday).",
+    examples=[("Saturday",), ("Friday",)],
+    tests=[("sunday",), ("SATURDAY",), ("Monday",), ("wednesday",), ("Sun",), ("sUnDaY",)],
+    level=1,
+)
+def is_weekend(day: str) -> bool:
+    return day.lower() in ("saturday", "sunday")
+
+
+@FAMILY.problem(
+    "Convert `minutes`, a number of minutes after midnight (minutes >= 0), to a 24-hour clock"
+    " string \"HH:MM\" with two-digit fields. Times wrap past midnight, so 1440 is \"00:00\".",
+    "Given how many minutes have passed since 00:00 (possibly more than a day), return the time"
+    " shown on a 24-hour clock as \"HH:MM\", zero-padded.",
+    examples=[(605,), (1500,)],
+    tests=[(0,), (59,), (60,), (1439,), (1440,), (2879,)],
+    level=1,
+)
+def minutes_to_clock(minutes: int) -> str:
+    return f"{minutes // 60 % 24:02d}:{minutes % 60:02d}"
+
+
+@FAMILY.problem(
+    "Return the quarter of the year (1 to 4) that contains month number `month` (1 = January, ...,"
+    " 12 = December). January to March is quarter 1.",
+    "Given a month number from 1 to 12, report which three-month quarter of the year it belongs to:"
+    " months 1-3 give 1, 4-6 give 2, 7-9 give 3 and 10-12 give 4.",
+    examples=[(2,), (11,)],
+    tests=[(1,), (3,), (4,), (6,), (7,), (10,), (12,)],
+    level=1,
+)
+def quarter_of_month(month: int) -> int:
+    return (month - 1) // 3 + 1
+
+
+@FAMILY.problem(
+    "Return the three-letter English abbreviation of month number `month` (1 to 12): \"Jan\","
+    " \"Feb\", \"Mar\", \"Apr\", \"May\", \"Jun\", \"Jul\", \"Aug\", \"Sep\", \"Oct\", \"Nov\","
+    " \"Dec\".",
+    "Given a month number from 1 (January) to 12 (December), return its short name with a capital"
+    " first letter, such as \"Mar\" for 3.",
+    examples=[(3,), (12,)],
+    tests=[(1,), (2,), (5,), (9,), (10,), (11,)],
+    level=1,
+)
+def month_abbrev(month: int) -> str:
+    return "JanFebMarAprMayJunJulAugSepOctNovDec"[3 * month - 3 : 3 * month]
+
+
+@FAMILY.problem(
+    "Split a number of days `days` (days >= 0) into whole weeks and leftover days; return the tuple"
+    " (weeks, days_left) with 0 <= days_left < 7.",
+    "Given a duration in days, say how many complete weeks it contains and how many days remain"
+    " after them, as a pair (weeks, remaining_days).",
+    examples=[(17,), (6,)],
+    tests=[(0,), (7,), (13,), (14,), (365,), (1,)],
+    level=1,
+)
+def weeks_and_days(days: int) -> tuple[int, int]:
+    return (days // 7, days % 7)
+
+
+@FAMILY.problem(
+    "`a` and `b` are dates written \"YYYY-MM-DD\". Return True if they fall in the same month of the"
+    " same year, and False otherwise.",
+    "Given two ISO dates a and b such as \"2024-03-09\", decide whether both are in one calendar"
+    " month: the year and the month must both match (the day may differ).",
+    examples=[("2024-03-09", "2024-03-31"), ("2024-03-09", "2023-03-09")],
+    tests=[("2024-01-15", "2024-02-15"), ("2024-10-01", "2024-11-01"), ("1999-12-31", "1999-12-01"),
+           ("2020-05-05", "2020-05-05"), ("2021-07-20", "2012-07-20")],
+    level=1,
+)
+def same_month(a: str, b: str) -> bool:
+    return a[:7] == b[:7]

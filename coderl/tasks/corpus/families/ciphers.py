@@ -352,3 +352,93 @@ def adler32(text: str) -> int:
         a = (a + ord(ch)) % 65521
         b = (b + a) % 65521
     return b * 65536 + a
+
+
+@FAMILY.problem(
+    "Encode `text` as the alphabet positions of its letters (a=1, b=2, ..., z=26, ignoring case),"
+    " written in decimal and joined by '-'. Characters that are not ASCII letters are skipped. Text"
+    " without letters gives ''.",
+    "Given `text`, replace every ASCII letter by its 1-based position in the alphabet (upper and"
+    " lower case alike) and return the numbers separated by hyphens, dropping spaces, digits and"
+    " punctuation; for example 'Hi!' becomes '8-9'.",
+    examples=[("Hi!",), ("abc xyz",)],
+    tests=[("",), ("123 ?",), ("a",), ("Z",), ("Cab 2",), ("zebra",)],
+    level=1,
+)
+def letter_positions(text: str) -> str:
+    return "-".join(str(ord(ch) - ord("a") + 1) for ch in text.lower() if "a" <= ch <= "z")
+
+
+@FAMILY.problem(
+    "Return a new list with every number of `values` XOR-ed with `key` (Python's ^ operator) and"
+    " then reduced modulo 256, so that each result is a byte from 0 to 255.",
+    "Given a list of integers `values` and an integer `key` (both non-negative), encrypt each"
+    " value by computing (value ^ key) % 256, keeping the order; an empty list stays empty.",
+    examples=[([1, 2, 3], 1), ([72, 105], 288)],
+    tests=[([], 5), ([0, 0], 0), ([255, 0, 15], 255), ([10], 10), ([7, 8, 9, 10], 6), ([100, 200], 259),
+           ([256, 300, 511], 0), ([1, 2], 766)],
+    level=1,
+)
+def xor_values(values: list[int], key: int) -> list[int]:
+    out = []
+    for value in values:
+        out.append((value ^ key) % 256)
+    return out
+
+
+@FAMILY.problem(
+    "Encrypt `text` with a two-rail fence: return the characters at even positions (0, 2, 4, ...)"
+    " followed by the characters at odd positions (1, 3, 5, ...). Spaces are characters like any"
+    " other.",
+    "Given `text`, write its characters alternately on two rails, the first character on the top"
+    " rail, and read off the top rail and then the bottom rail; 'secret' becomes 'sceert'.",
+    examples=[("secret",), ("abcde",)],
+    tests=[("",), ("a",), ("ab",), ("abc",), ("hello world",), ("12345678",)],
+    level=1,
+)
+def two_rail_encode(text: str) -> str:
+    return text[0::2] + text[1::2]
+
+
+@FAMILY.problem(
+    "Return the character codes of `text` (from ord) as 8-digit binary numbers with leading zeros,"
+    " separated by single spaces. All codes are below 256. The empty string gives ''.",
+    "Given `text`, write each character as its code point in base 2, zero-padded to exactly 8"
+    " bits, and join these bit strings with one space, e.g. 'A' is '01000001'.",
+    examples=[("A",), ("Hi",)],
+    tests=[("",), ("\x00",), ("\xff",), (" ",), ("abc",), ("1+1",)],
+    level=1,
+)
+def binary_codes(text: str) -> str:
+    return " ".join(bin(ord(ch))[2:].zfill(8) for ch in text)
+
+
+@FAMILY.problem(
+    "Repeat the non-empty string `key` as often as needed and return exactly its first `length`"
+    " characters, as is done to line a key up with a message. A `length` of 0 gives ''.",
+    "Given a non-empty `key` and a target `length` (length >= 0), return the string made by"
+    " writing `key` over and over and cutting the result to `length` characters; the result may"
+    " be shorter than `key`.",
+    examples=[("lemon", 12), ("key", 2)],
+    tests=[("abc", 0), ("x", 4), ("abc", 3), ("abc", 7), ("ab", 1), ("secret", 13)],
+    level=1,
+)
+def stretch_key(key: str, length: int) -> str:
+    out = []
+    for i in range(length):
+        out.append(key[i % len(key)])
+    return "".join(out)
+
+
+@FAMILY.problem(
+    "Decode the list `numbers`, where 1 stands for 'a', 2 for 'b', ... and 26 for 'z', into a"
+    " string of lower-case letters. A number outside 1..26 becomes '?'. An empty list gives ''.",
+    "Given a list of integers `numbers` produced by the a=1 ... z=26 letter code, return the"
+    " decoded lower-case word; any number that is not between 1 and 26 inclusive is written as a"
+    " question mark.",
+    examples=[([8, 9],), ([3, 0, 27],)],
+    tests=[([],), ([1],), ([26],), ([0, 1, 26, 27],), ([-1, 5],), ([19, 16, 25],)],
+    level=1,
+)
+def letters_from_numbers(numbers: list[int]) -> str:
+    return "".join(chr(n + 96) if 1 <= n <= 26 else "?" for n in numbers)

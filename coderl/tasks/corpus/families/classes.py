@@ -726,3 +726,177 @@ class Matrix:
         if any(len(row) != len(self.data) for row in self.data):
             return None
         return sum(self.data[i][i] for i in range(len(self.data)))
+
+
+@FAMILY.class_problem(
+    "A tally counter that moves in steps of `step`. `click()` adds step to the total, `undo()` subtracts step but"
+    " never lets the total go below 0, and `total()` returns the current total (0 at the start).",
+    "StepCounter(step) starts at 0. click() increases the count by step; undo() decreases it by step, stopping"
+    " at 0 instead of going negative; total() reports the count.",
+    examples=[Scenario((5,), (("click",), ("click",), ("undo",), ("total",)))],
+    tests=[
+        Scenario((3,), (("total",),)),
+        Scenario((2,), (("undo",), ("total",), ("click",), ("total",))),
+        Scenario((1,), (("click",), ("click",), ("click",), ("total",), ("undo",), ("total",))),
+        Scenario((4,), (("click",), ("undo",), ("undo",), ("total",), ("click",), ("total",))),
+        Scenario((10,), (("click",), ("click",), ("undo",), ("total",))),
+    ],
+    queries=("total",),
+    level=1,
+)
+class StepCounter:
+    def __init__(self, step: int):
+        self.step = step
+        self.count = 0
+
+    def click(self) -> None:
+        self.count += self.step
+
+    def undo(self) -> None:
+        self.count = max(0, self.count - self.step)
+
+    def total(self) -> int:
+        return self.count
+
+
+@FAMILY.class_problem(
+    "A greeter for a person called `name`. `greet()` returns 'Hello, <name>!' and `rename(new)` changes the name"
+    " to new with surrounding spaces removed, unless new is empty or only spaces (then the name stays).",
+    "Greeter(name) stores a name. greet() gives the text 'Hello, ' + name + '!'. rename(new) replaces the name by"
+    " new.strip(), but a blank new name is ignored.",
+    examples=[Scenario(("Ann",), (("greet",), ("rename", " Bob "), ("greet",)))],
+    tests=[
+        Scenario(("Zoe",), (("greet",),)),
+        Scenario(("Al",), (("rename", "   "), ("greet",))),
+        Scenario(("Al",), (("rename", ""), ("rename", "Cy"), ("greet",))),
+        Scenario(("x",), (("rename", "  y z "), ("greet",), ("rename", "w"), ("greet",))),
+        Scenario(("Max",), (("rename", "\tMia\n"), ("greet",))),
+    ],
+    queries=("greet",),
+    level=1,
+)
+class Greeter:
+    def __init__(self, name: str):
+        self.name = name
+
+    def greet(self) -> str:
+        return "Hello, " + self.name + "!"
+
+    def rename(self, new: str) -> None:
+        if new.strip():
+            self.name = new.strip()
+
+
+@FAMILY.class_problem(
+    "A rectangle with integer `width` and `height`. `area()` returns width * height and `perimeter()` returns the"
+    " length of its border, 2 * (width + height).",
+    "Rectangle(width, height) offers area(), the number of unit squares inside it, and perimeter(), the total"
+    " length of its four sides.",
+    examples=[Scenario((3, 4), (("area",), ("perimeter",)))],
+    tests=[
+        Scenario((1, 1), (("area",), ("perimeter",))),
+        Scenario((0, 5), (("area",), ("perimeter",))),
+        Scenario((2, 7), (("perimeter",), ("area",))),
+        Scenario((10, 10), (("area",), ("perimeter",))),
+        Scenario((6, 1), (("area",),)),
+    ],
+    queries=("area", "perimeter"),
+    level=1,
+)
+class Rectangle:
+    def __init__(self, width: int, height: int):
+        self.width = width
+        self.height = height
+
+    def area(self) -> int:
+        return self.width * self.height
+
+    def perimeter(self) -> int:
+        return 2 * (self.width + self.height)
+
+
+@FAMILY.class_problem(
+    "A list with undo. `add(x)` appends x, `undo()` removes and returns the most recently added value (None if"
+    " the list is empty), and `items()` returns the current values in order.",
+    "UndoList starts empty. add(x) puts x at the end; undo() takes the last value off and returns it, or returns"
+    " None when there is nothing to undo; items() gives a list of the values still stored.",
+    examples=[Scenario((), (("add", 1), ("add", 2), ("undo",), ("items",)))],
+    tests=[
+        Scenario((), (("undo",), ("items",))),
+        Scenario((), (("add", 5), ("items",), ("undo",), ("undo",), ("items",))),
+        Scenario((), (("add", 3), ("add", 3), ("add", 4), ("undo",), ("items",))),
+        Scenario((), (("add", -1), ("undo",), ("add", 7), ("add", 8), ("items",))),
+        Scenario((), (("add", 0), ("add", 9), ("undo",), ("undo",), ("items",))),
+    ],
+    queries=("undo", "items"),
+    level=1,
+)
+class UndoList:
+    def __init__(self):
+        self.values: list[int] = []
+
+    def add(self, x: int) -> None:
+        self.values.append(x)
+
+    def undo(self) -> int | None:
+        if not self.values:
+            return None
+        return self.values.pop()
+
+    def items(self) -> list[int]:
+        return list(self.values)
+
+
+@FAMILY.class_problem(
+    "A 24-hour clock showing whole hours, starting at `hour` (0 to 23). `tick()` moves it forward one hour, going"
+    " from 23 back to 0, and `now()` returns the current hour.",
+    "HourClock(hour) keeps an hour of the day. Each tick() adds one hour, wrapping around after 23 to 0; now()"
+    " reports the hour as an int.",
+    examples=[Scenario((22,), (("tick",), ("now",), ("tick",), ("now",)))],
+    tests=[
+        Scenario((5,), (("now",),)),
+        Scenario((23,), (("tick",), ("now",))),
+        Scenario((0,), (("tick",), ("tick",), ("tick",), ("now",))),
+        Scenario((21,), (("tick",), ("tick",), ("tick",), ("tick",), ("now",))),
+        Scenario((12,), (("tick",), ("now",), ("tick",), ("now",))),
+    ],
+    queries=("now",),
+    level=1,
+)
+class HourClock:
+    def __init__(self, hour: int):
+        self.hour = hour
+
+    def tick(self) -> None:
+        self.hour = (self.hour + 1) % 24
+
+    def now(self) -> int:
+        return self.hour
+
+
+@FAMILY.class_problem(
+    "A countdown starting at `n`. `tick()` lowers the count by 1 (never below 0) and returns the new count, and"
+    " `done()` returns True once the count is 0.",
+    "Countdown(n) holds a non-negative count. Each tick() decreases it by one, staying at 0 once there, and"
+    " returns what is left; done() says whether the count has reached 0.",
+    examples=[Scenario((2,), (("tick",), ("done",), ("tick",), ("done",)))],
+    tests=[
+        Scenario((0,), (("done",), ("tick",), ("done",))),
+        Scenario((1,), (("done",), ("tick",), ("tick",))),
+        Scenario((3,), (("tick",), ("tick",), ("done",), ("tick",), ("done",))),
+        Scenario((5,), (("tick",), ("done",))),
+        Scenario((2,), (("tick",), ("tick",), ("tick",), ("done",))),
+    ],
+    queries=("tick", "done"),
+    level=1,
+)
+class Countdown:
+    def __init__(self, n: int):
+        self.count = n
+
+    def tick(self) -> int:
+        self.count = max(0, self.count - 1)
+        return self.count
+
+    def done(self) -> bool:
+        return self.count == 0

@@ -250,3 +250,75 @@ def rarest_char(s: str) -> str:
         if count == low:
             return ch
     return ""
+
+
+@FAMILY.problem(
+    "Count the letters of `text`, ignoring case and every character that is not a letter. Return a"
+    " list of (lower-case letter, count) tuples sorted alphabetically.",
+    "Tally how often each letter occurs in text, treating 'A' and 'a' as the same letter and"
+    " skipping digits, spaces and punctuation. Return the tally as (letter, count) pairs in"
+    " alphabetical order; [] when text has no letters.",
+    examples=[("Banana!",)],
+    tests=[("",), ("123 ?!",), ("z",), ("AaA bB",), ("Hello, World",), ("c b a C",)],
+    level=1,
+)
+def letter_tally(text: str) -> list[tuple[str, int]]:
+    counts: dict[str, int] = {}
+    for ch in text.lower():
+        if ch.isalpha():
+            counts[ch] = counts.get(ch, 0) + 1
+    return sorted(counts.items())
+
+
+@FAMILY.problem(
+    "Return the values that occur exactly twice in `nums`, each listed once, in increasing order.",
+    "Find the numbers of nums that appear two times, no more and no fewer, and return them sorted"
+    " from smallest to largest without repeats. Return [] if there are none.",
+    examples=[([4, 1, 4, 2, 2, 2, 7],)],
+    tests=[([],), ([5],), ([5, 5],), ([3, 3, 3],), ([9, -1, 9, 0, -1, 0, 0, 8],), ([1, 2, 1, 2, 1],)],
+    level=1,
+)
+def values_seen_twice(nums: list[int]) -> list[int]:
+    return sorted({x for x in nums if nums.count(x) == 2})
+
+
+@FAMILY.problem(
+    "Return the word length that occurs most often among `words`. If several lengths are equally"
+    " common, return the smallest of them. Return 0 for an empty list.",
+    "Measure every string in words and report which length is the most frequent; a tie goes to the"
+    " shorter length, and no words at all gives 0.",
+    examples=[(["to", "be", "or", "not", "to", "be"],), (["ab", "cde"],)],
+    tests=[([],), ([""],), (["abc"],), (["aaa", "bb", "cc", "ddd", "e"],), (["xyz", "q", "uvw", "rst", "p", "o"],),
+           (["four", "five", "one", "two"],)],
+    level=1,
+)
+def most_common_length(words: list[str]) -> int:
+    lengths = [len(word) for word in words]
+    return max(sorted(set(lengths)), key=lengths.count) if lengths else 0
+
+
+@FAMILY.problem(
+    "Return the number of even values in `nums` minus the number of odd values (the result is"
+    " negative when odd values are more numerous).",
+    "Count the even and the odd integers of nums and return evens minus odds. Zero and negative"
+    " even numbers count as even; an empty list gives 0.",
+    examples=[([2, 5, 8, 4],)],
+    tests=[([],), ([0],), ([7],), ([-3, -4, -5],), ([1, 3, 5, 2],), ([10, 11, 12, 13],)],
+    level=1,
+)
+def even_minus_odd(nums: list[int]) -> int:
+    return sum(1 if x % 2 == 0 else -1 for x in nums)
+
+
+@FAMILY.problem(
+    "Return a list [negatives, zeros, positives] with how many values of `nums` are below zero,"
+    " equal to zero and above zero.",
+    "Sort the integers of nums into three piles by sign and return the pile sizes as a list of"
+    " three counts: first the negative numbers, then the zeros, then the positive numbers. An"
+    " empty list gives [0, 0, 0].",
+    examples=[([3, -1, 0, 7, -5],)],
+    tests=[([],), ([0],), ([-4],), ([9, 9],), ([0, 0, -1, 2, -3, 0, 5],), ([-1, 1, -2, 2, 1],)],
+    level=1,
+)
+def sign_tally(nums: list[int]) -> list[int]:
+    return [sum(1 for x in nums if x < 0), nums.count(0), sum(1 for x in nums if x > 0)]

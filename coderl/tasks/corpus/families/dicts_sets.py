@@ -300,3 +300,90 @@ def friend_suggestions(friends: dict[str, list[str]], person: str) -> list[str]:
             if other != person and other not in direct:
                 found.add(other)
     return sorted(found)
+
+
+@FAMILY.problem(
+    "Return the total price of the items named in `basket`, looking each one up in `prices`. An"
+    " item missing from `prices` costs 0, and an item listed twice is paid twice.",
+    "Given a price list prices (item -> price) and a list of item names basket, add up the price of"
+    " every entry of basket; names that prices does not know add nothing. An empty basket costs 0.",
+    examples=[({"tea": 3, "bun": 2}, ["tea", "bun", "tea", "jam"])],
+    tests=[({}, []), ({"a": 5}, []), ({}, ["a", "b"]), ({"a": 1, "b": 10}, ["b", "b", "b"]),
+           ({"x": -2, "y": 7, "z": 0}, ["z", "y", "x", "w"])],
+    level=1,
+)
+def basket_total(prices: dict[str, int], basket: list[str]) -> int:
+    return sum(prices.get(item, 0) for item in basket)
+
+
+@FAMILY.problem(
+    "Return the keys of `scores` ordered by their value from highest to lowest; keys with equal"
+    " values are ordered alphabetically.",
+    "Given a dictionary scores of name -> points, list the names from the most points to the"
+    " fewest, putting names with the same points in alphabetical order. An empty dictionary gives"
+    " [].",
+    examples=[({"bo": 3, "al": 5, "cy": 3},)],
+    tests=[({},), ({"x": 0},), ({"c": 1, "b": 1, "a": 1},), ({"p": -1, "q": 4, "r": 2},),
+           ({"m": 2, "k": 9, "z": 9, "a": -5},)],
+    level=1,
+)
+def keys_by_score(scores: dict[str, int]) -> list[str]:
+    ranked = sorted(scores.items(), key=lambda item: (-item[1], item[0]))
+    return [name for name, _ in ranked]
+
+
+@FAMILY.problem(
+    "Return the sorted list of keys that appear in both `a` and `b` with the same value in each.",
+    "Compare two dictionaries a and b and list, in alphabetical order, the keys that both of them"
+    " have and that map to equal values in both. Return [] when there are none.",
+    examples=[({"x": 1, "y": 2, "z": 3}, {"y": 2, "z": 4, "w": 1})],
+    tests=[({}, {}), ({"a": 1}, {}), ({"a": 1}, {"a": 1}), ({"a": 1}, {"a": 2}),
+           ({"k": 0, "j": 5, "i": 7, "h": 1}, {"h": 1, "i": 7, "j": 6, "g": 0})],
+    level=1,
+)
+def matching_entries(a: dict[str, int], b: dict[str, int]) -> list[str]:
+    return sorted(key for key in a if key in b and a[key] == b[key])
+
+
+@FAMILY.problem(
+    "Return how many different values of `mapping` are shared by two or more keys.",
+    "Look at the values of the dictionary mapping and count the distinct values that occur for more"
+    " than one key. A dictionary whose values are all different gives 0.",
+    examples=[({"a": 1, "b": 2, "c": 1, "d": 3},)],
+    tests=[({},), ({"a": 5},), ({"a": 5, "b": 5},), ({"a": 1, "b": 2, "c": 3},),
+           ({"p": 0, "q": 0, "r": 7, "s": 7, "t": 7, "u": 8},)],
+    level=1,
+)
+def shared_value_count(mapping: dict[str, int]) -> int:
+    values = list(mapping.values())
+    return len({v for v in values if values.count(v) > 1})
+
+
+@FAMILY.problem(
+    "Return a new dictionary equal to `counts` but with the count of `word` increased by 1; a word"
+    " not yet in `counts` gets the count 1. Do not modify `counts`.",
+    "Record one more sighting of word in the tally counts (word -> number of sightings): return a"
+    " copy of the tally in which word's number is one higher, or 1 if word was not there before.",
+    examples=[({"owl": 2}, "owl"), ({"owl": 2}, "jay")],
+    tests=[({}, "a"), ({"a": 0}, "a"), ({"a": 5, "b": 1}, "b"), ({"x": 3}, "y"), ({"k": -1, "m": 4}, "k")],
+    level=1,
+)
+def add_sighting(counts: dict[str, int], word: str) -> dict[str, int]:
+    result = dict(counts)
+    result[word] = result.get(word, 0) + 1
+    return result
+
+
+@FAMILY.problem(
+    "Return the values of `mapping` for the keys in `keys`, in the order of `keys`; keys that"
+    " `mapping` does not have are skipped.",
+    "Given a dictionary mapping and a list of keys to look up, return the list of the values found,"
+    " one per key that exists in mapping, keeping the order of keys (a key asked twice gives its"
+    " value twice).",
+    examples=[({"a": 1, "b": 2, "c": 3}, ["c", "x", "a"])],
+    tests=[({}, []), ({"a": 1}, []), ({}, ["a"]), ({"a": 1, "b": 2}, ["b", "b", "a"]),
+           ({"p": 0, "q": -4, "r": 9}, ["s", "q", "p", "t", "r"])],
+    level=1,
+)
+def values_for_keys(mapping: dict[str, int], keys: list[str]) -> list[int]:
+    return [mapping[key] for key in keys if key in mapping]

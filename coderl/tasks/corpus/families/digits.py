@@ -251,3 +251,85 @@ def square_digit_steps(n: int) -> int:
         n = sum(int(c) ** 2 for c in str(n))
         steps += 1
     return steps
+
+
+@FAMILY.problem(
+    "Return the sum of the even decimal digits of n (0, 2, 4, 6, 8), ignoring the sign of n. A"
+    " number with no even digits gives 0.",
+    "Add up only those digits of the integer n that are even; odd digits and the minus sign are"
+    " ignored. For 2468 the answer is 20 and for 135 it is 0.",
+    examples=[(1234,), (-808,)],
+    tests=[(0,), (7,), (2,), (135,), (-46,), (9876543210,)],
+    level=1,
+)
+def even_digit_sum(n: int) -> int:
+    return sum(int(c) for c in str(abs(n)) if int(c) % 2 == 0)
+
+
+@FAMILY.problem(
+    "Return the largest decimal digit of n minus its smallest decimal digit, ignoring the sign of"
+    " n. A one-digit number gives 0.",
+    "Given an integer n, find how far apart its biggest and smallest digits are (biggest minus"
+    " smallest). The minus sign of a negative n is not a digit.",
+    examples=[(4719,), (555,)],
+    tests=[(0,), (8,), (10,), (-91,), (30303,), (123456789,)],
+    level=1,
+)
+def digit_spread(n: int) -> int:
+    digits = [int(c) for c in str(abs(n))]
+    return max(digits) - min(digits)
+
+
+@FAMILY.problem(
+    "Return the sum of the first (leftmost) and the last (rightmost) decimal digit of n, ignoring"
+    " the sign. For a one-digit number that digit is both first and last, so it is counted twice.",
+    "Add the leading digit of the integer n to its final digit, where a minus sign does not count"
+    " as a digit. For example 4729 gives 4 + 9 = 13 and 5 gives 10.",
+    examples=[(4729,), (5,)],
+    tests=[(0,), (10,), (-38,), (100,), (9001,), (-7,)],
+    level=1,
+)
+def first_plus_last_digit(n: int) -> int:
+    s = str(abs(n))
+    return int(s[0]) + int(s[-1])
+
+
+@FAMILY.problem(
+    "Remove every 0 digit from the non-negative integer n and return the number formed by the"
+    " remaining digits; if no digit is left, return 0.",
+    "Given n >= 0, delete all of its zero digits and read what is left as a number (for example"
+    " 10203 becomes 123). A number made only of zeros becomes 0.",
+    examples=[(10203,), (0,)],
+    tests=[(5,), (10,), (100,), (7070,), (123,), (9000000001,)],
+    level=1,
+)
+def drop_zero_digits(n: int) -> int:
+    rest = str(n).replace("0", "")
+    return int(rest) if rest else 0
+
+
+@FAMILY.problem(
+    "Return the decimal digit of n in position `k` counted from the right, where k = 0 is the ones"
+    " digit, k = 1 the tens digit, and so on. The sign of n is ignored, and a position beyond the"
+    " first digit gives 0.",
+    "Given an integer n and a place k >= 0, return the digit of |n| that stands for 10 ** k (k = 2"
+    " asks for the hundreds digit). Missing places count as 0, so 42 has 0 in place 5.",
+    examples=[(4729, 1), (42, 5)],
+    tests=[(0, 0), (7, 0), (7, 1), (-318, 2), (-318, 0), (90817, 3), (123456789, 8)],
+    level=1,
+)
+def digit_at(n: int, k: int) -> int:
+    return abs(n) // 10 ** k % 10
+
+
+@FAMILY.problem(
+    "Return the decimal digits of n as a list of ints starting from the last (least significant)"
+    " digit, ignoring the sign. 0 gives [0].",
+    "List the digits of the integer n from right to left, i.e. the ones digit first, then the tens"
+    " digit, and so on; a negative n is treated like its absolute value.",
+    examples=[(1230,), (-45,)],
+    tests=[(0,), (9,), (10,), (-100,), (908172,), (5555,)],
+    level=1,
+)
+def digits_from_right(n: int) -> list[int]:
+    return [int(c) for c in reversed(str(abs(n)))]

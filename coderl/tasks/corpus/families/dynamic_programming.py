@@ -344,3 +344,99 @@ def rod_value(prices: list[int], length: int) -> int:
     for n in range(1, length + 1):
         best[n] = max(best[n - k] + prices[k - 1] for k in range(1, min(n, len(prices)) + 1))
     return best[length]
+
+
+@FAMILY.problem(
+    "A staircase has `n` steps and each move climbs either 1 step or `big` steps (big >= 2). Return the number of"
+    " ordered move sequences that reach exactly step n; n = 0 gives 1.",
+    "Count the ways to climb n stairs when a single move is 1 stair or big stairs at once (big is at least 2)."
+    " Different orders count separately, and climbing 0 stairs has exactly one way.",
+    examples=[(4, 3), (0, 2)],
+    tests=[(1, 2), (2, 2), (5, 2), (6, 3), (2, 5), (10, 4)],
+    level=1,
+)
+def climb_ways(n: int, big: int) -> int:
+    ways = [1]
+    for i in range(1, n + 1):
+        ways.append(ways[i - 1] + (ways[i - big] if i >= big else 0))
+    return ways[n]
+
+
+@FAMILY.problem(
+    "`costs[i]` is the fee for standing on step i. You start below step 0, each move goes up 1 or 2 steps, and you"
+    " finish above the last step. Return the smallest total fee; an empty list costs 0.",
+    "Given the step fees costs, climb from the floor (before index 0) to the top (past the last index) moving 1 or"
+    " 2 steps at a time, paying costs[i] for every step i you land on. Return the minimum you must pay.",
+    examples=[([10, 15, 20],), ([],)],
+    tests=[([5],), ([3, 4],), ([1, 100, 1, 1, 100, 1],), ([0, 0, 0],), ([7, 1, 7, 1, 7],), ([2, 9, 9, 2],)],
+    level=1,
+)
+def cheapest_climb(costs: list[int]) -> int:
+    a = b = 0
+    for c in costs:
+        a, b = b, min(a, b) + c
+    return min(a, b)
+
+
+@FAMILY.problem(
+    "Return the n-th Pell number: P(0) = 0, P(1) = 1 and P(n) = 2 * P(n - 1) + P(n - 2). So P(4) is 12.",
+    "Compute the sequence 0, 1, 2, 5, 12, 29, ... where each term is twice the previous term plus the one before"
+    " it, and return the term at index n (n >= 0, index 0 is 0).",
+    examples=[(4,), (0,)],
+    tests=[(1,), (2,), (3,), (6,), (10,)],
+    level=1,
+)
+def pell_number(n: int) -> int:
+    a, b = 0, 1
+    for _ in range(n):
+        a, b = b, 2 * b + a
+    return a
+
+
+@FAMILY.problem(
+    "Starting from 1, each move either adds 1 or doubles the number. Return the fewest moves needed to reach"
+    " exactly `n` (n >= 1); n = 1 needs 0 moves.",
+    "Given a target n of at least 1, compute the minimum number of operations that turn 1 into n, where an"
+    " operation is x -> x + 1 or x -> 2 * x. For example 10 needs 4 moves: 1, 2, 4, 5, 10.",
+    examples=[(10,), (1,)],
+    tests=[(2,), (3,), (7,), (16,), (15,), (100,)],
+    level=1,
+)
+def fewest_ops_to_reach(n: int) -> int:
+    best = [0, 0]
+    for i in range(2, n + 1):
+        best.append(best[i - 1] + 1 if i % 2 else min(best[i - 1], best[i // 2]) + 1)
+    return best[n]
+
+
+@FAMILY.problem(
+    "`triangle` is a list of rows where row i has i + 1 numbers. Going from the top to the bottom row, each step"
+    " moves to one of the two numbers just below (same index or index + 1). Return the smallest possible sum of a"
+    " path; an empty triangle gives 0.",
+    "Find the cheapest top-to-bottom path through a number triangle such as [[2], [3, 4], [6, 5, 7]]: from index"
+    " i of a row you may go to index i or i + 1 of the next row, and the path's cost is the sum of its numbers."
+    " Return that minimum (0 for []).",
+    examples=[([[2], [3, 4], [6, 5, 7]],), ([],)],
+    tests=[([[5]],), ([[1], [2, 3]],), ([[1], [9, 2], [1, 9, 9]],), ([[-1], [2, 3], [1, -1, -3]],),
+           ([[3], [7, 4], [2, 4, 6], [8, 5, 9, 3]],)],
+    level=1,
+)
+def triangle_min_path(triangle: list[list[int]]) -> int:
+    best = [0] * (len(triangle) + 1)
+    for row in reversed(triangle):
+        best = [x + min(best[i], best[i + 1]) for i, x in enumerate(row)]
+    return best[0]
+
+
+@FAMILY.problem(
+    "Return the number of paths from the top-left to the bottom-right cell of a `rows` x `cols` grid that move only"
+    " right or down. If rows or cols is 0 or less the grid is empty and the answer is 0.",
+    "Count the monotone routes across a rectangular grid of rows by cols cells, starting in the top-left cell,"
+    " ending in the bottom-right cell and stepping one cell right or down each time. A 1 x 1 grid has one route.",
+    examples=[(2, 3), (0, 4)],
+    tests=[(1, 1), (1, 6), (3, 3), (4, 2), (3, -1), (5, 5)],
+    level=1,
+)
+def grid_paths(rows: int, cols: int) -> int:
+    from math import comb
+    return comb(rows + cols - 2, rows - 1) if rows > 0 and cols > 0 else 0

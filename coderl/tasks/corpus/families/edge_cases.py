@@ -233,3 +233,77 @@ def hour_label(hour: int) -> str:
     suffix = "AM" if hour < 12 else "PM"
     h = hour % 12
     return f"{12 if h == 0 else h} {suffix}"
+
+
+@FAMILY.problem(
+    "Return the first element of `items`, or `default` when items is empty.",
+    "Given a list of integers items and a fallback value default, return items[0] if the list has any element and"
+    " default otherwise (even when the first element is 0).",
+    examples=[([4, 5], 9), ([], 9)],
+    tests=[([0], 7), ([], -1), ([-3, 8], 0), ([1, 2, 3], 1), ([], 0)],
+    level=1,
+)
+def first_or_default(items: list[int], default: int) -> int:
+    return items[0] if items else default
+
+
+@FAMILY.problem(
+    "Return the character of `text` at index `n`, or '' when n is negative or not less than len(text).",
+    "Safely read one character: text[n] when 0 <= n < len(text), otherwise the empty string (negative indexes do"
+    " not count from the end here).",
+    examples=[("hello", 1), ("hello", 5)],
+    tests=[("", 0), ("a", 0), ("abc", -1), ("abc", 2), ("abc", 3), ("xyz", -4)],
+    level=1,
+)
+def char_at_or_empty(text: str, n: int) -> str:
+    return text[n] if 0 <= n < len(text) else ""
+
+
+@FAMILY.problem(
+    "Return `text` with surrounding whitespace removed, or None if nothing is left (the text is empty or blank).",
+    "Clean an optional form field: strip spaces, tabs and newlines from both ends of text and return the result,"
+    " but return None instead of an empty string.",
+    examples=[("  hi there ",), ("   ",)],
+    tests=[("",), ("x",), ("\t\n",), (" a ",), ("no-trim",), ("  two  words\n",)],
+    level=1,
+)
+def blank_to_none(text: str) -> str | None:
+    return text.strip() if text.strip() else None
+
+
+@FAMILY.problem(
+    "Return the count stored under `key` in `counts`, treating a missing key or a negative stored value as 0.",
+    "Look up key in the dictionary counts and return its value, but never return less than 0: absent keys and"
+    " negative values both give 0.",
+    examples=[({"a": 3, "b": -2}, "a"), ({"a": 3, "b": -2}, "b")],
+    tests=[({}, "x"), ({"x": 0}, "x"), ({"x": 5}, "y"), ({"x": 1, "y": 9}, "y"), ({"k": -1}, "k"), ({"k": 2}, "k")],
+    level=1,
+)
+def count_or_zero(counts: dict[str, int], key: str) -> int:
+    return max(counts.get(key, 0), 0)
+
+
+@FAMILY.problem(
+    "Return what percentage `part` is of `whole`, rounded down to a whole number (part * 100 // whole). When"
+    " whole is 0 return 0. Both numbers are non-negative.",
+    "Compute the integer percentage of part out of whole using floor division, so 1 of 3 is 33. A whole of zero"
+    " would divide by zero, so then the answer is 0.",
+    examples=[(1, 3), (5, 0)],
+    tests=[(0, 0), (0, 7), (3, 3), (1, 8), (2, 3), (9, 4)],
+    level=1,
+)
+def whole_percent(part: int, whole: int) -> int:
+    return part * 100 // whole if whole != 0 else 0
+
+
+@FAMILY.problem(
+    "Return the last `n` elements of `items`. When n is 0 or negative return []; when n is larger than the list"
+    " return the whole list.",
+    "Take the final n items of a list of integers. Careful with the edge cases: n <= 0 gives an empty list (not the"
+    " whole list), and n beyond len(items) gives everything.",
+    examples=[([1, 2, 3, 4], 2), ([1, 2, 3], 0)],
+    tests=[([], 3), ([5], 1), ([1, 2], 5), ([1, 2, 3], -1), ([9, 8, 7, 6], 3), ([4, 4], 2)],
+    level=1,
+)
+def last_n_items(items: list[int], n: int) -> list[int]:
+    return items[-n:] if n > 0 else []

@@ -327,3 +327,93 @@ def histogram_bars(counts: dict[str, int]) -> list[str]:
     width = max((len(label) for label in counts), default=0)
     order = sorted(counts, key=lambda label: (-counts[label], label))
     return [label.ljust(width) + " | " + "*" * counts[label] for label in order]
+
+
+@FAMILY.problem(
+    "Return the integer `n` as a string with an explicit sign: '+' before positive numbers, '-'"
+    " before negative ones, and zero written as '0' with no sign.",
+    "Given an integer `n`, format it the way score changes are shown, e.g. '+5' or '-3'; a"
+    " positive number gets a leading plus sign and 0 stays plain '0'.",
+    examples=[(5,), (-3,)],
+    tests=[(0,), (1,), (-1,), (120,), (-4500,)],
+    level=1,
+)
+def with_sign(n: int) -> str:
+    if n > 0:
+        return "+" + str(n)
+    return str(n)
+
+
+@FAMILY.problem(
+    "Return the strings of `items` as a bulleted list: each item on its own line, prefixed with"
+    " '- ', and the lines joined by '\\n' (no newline at the end). An empty list gives ''.",
+    "Given a list of strings `items`, build the text of a bulleted list in which every line is"
+    " '- ' followed by one item, in order, with a single newline between lines; no items means an"
+    " empty string.",
+    examples=[(["milk", "eggs"],), ([],)],
+    tests=[(["one"],), (["", "x"],), (["a", "b", "c"],), (["buy bread", "call mum"],)],
+    level=1,
+)
+def bullet_lines(items: list[str]) -> str:
+    return "\n".join("- " + item for item in items)
+
+
+@FAMILY.problem(
+    "Return `title` with one space on each side, centred in a line of `width` characters filled"
+    " with '=' (as Python's str.center does). If the padded title is already at least `width`"
+    " long, return it without '=' characters.",
+    "Given `title` and a line `width`, make a banner: put a space before and after `title`, then"
+    " centre that string in `width` characters using '=' as the fill character, exactly like"
+    " str.center(width, '='). A title too long for the width just gets its two spaces.",
+    examples=[("Menu", 12), ("Results", 5)],
+    tests=[("", 4), ("", 1), ("ab", 9), ("abc", 10), ("x", 3), ("Report", 20)],
+    level=1,
+)
+def banner(title: str, width: int) -> str:
+    return (" " + title + " ").center(width, "=")
+
+
+@FAMILY.problem(
+    "Format the dictionary `data` as one line 'key=value' pairs separated by ', ', with the keys in"
+    " alphabetical order. An empty dictionary gives ''.",
+    "Given a dictionary `data` from strings to integers, return a string like 'a=1, b=2': each"
+    " entry written as key, '=', value, the entries sorted by key and separated by a comma and a"
+    " space.",
+    examples=[({"b": 2, "a": 1},), ({},)],
+    tests=[({"x": 0},), ({"zeta": -1, "alpha": 10, "mid": 5},), ({"B": 1, "a": 2},), ({"k": 7, "j": 7},)],
+    level=1,
+)
+def key_value_line(data: dict[str, int]) -> str:
+    return ", ".join(key + "=" + str(data[key]) for key in sorted(data))
+
+
+@FAMILY.problem(
+    "Return the numbers in `nums` as one line in which every number is right-aligned in a field of"
+    " `width` characters (width >= 1) and the fields are separated by a single space. A number"
+    " that does not fit in `width` characters is shown as `width` '#' characters instead, like a"
+    " spreadsheet does. An empty list gives ''.",
+    "Given a list of integers `nums` and a column `width` (at least 1), pad each number on the"
+    " left with spaces to `width` characters and join the fields with one space. When a number's"
+    " text is longer than `width`, its field is filled with '#' characters instead.",
+    examples=[([1, 22, 333], 3), ([5, -7, 1234], 2)],
+    tests=[([], 4), ([0], 2), ([10, 200, 3], 2), ([-1, 12], 4), ([123456], 3), ([7, 80, 9], 1),
+           ([-10, 100], 3)],
+    level=1,
+)
+def aligned_row(nums: list[int], width: int) -> str:
+    return " ".join("#" * width if len(str(n)) > width else str(n).rjust(width) for n in nums)
+
+
+@FAMILY.problem(
+    "Return a short label for the non-negative count `n`: below 1000 the number itself, otherwise"
+    " the number of whole thousands followed by 'k' (rounded down, so 1999 is '1k').",
+    "Given a like counter `n` (n >= 0), display it compactly: values under 1000 are written as"
+    " they are, larger values as n // 1000 followed by the letter 'k', e.g. 25400 becomes '25k'.",
+    examples=[(999,), (25400,)],
+    tests=[(0,), (1000,), (1999,), (42,), (1000000,), (10500,)],
+    level=1,
+)
+def thousands_label(n: int) -> str:
+    if n < 1000:
+        return str(n)
+    return str(n // 1000) + "k"

@@ -333,3 +333,83 @@ def point_on_segment(p: tuple[int, int], a: tuple[int, int], b: tuple[int, int])
     if (bx - ax) * (py - ay) - (by - ay) * (px - ax) != 0:
         return False
     return min(ax, bx) <= px <= max(ax, bx) and min(ay, by) <= py <= max(ay, by)
+
+
+@FAMILY.problem(
+    "Return the squared straight-line distance between points `p` and `q` (each an (x, y) pair of integers):"
+    " (x1 - x2) ** 2 + (y1 - y2) ** 2.",
+    "Given two integer points p and q, compute dx * dx + dy * dy, the square of their Euclidean distance, so the"
+    " result stays an integer. Equal points give 0.",
+    examples=[((0, 0), (3, 4)), ((2, 2), (2, 2))],
+    tests=[((1, 1), (2, 1)), ((-1, -1), (1, 1)), ((5, 0), (0, -5)), ((3, 7), (-2, 7)), ((-4, 9), (0, 6))],
+    level=1,
+)
+def squared_distance(p: tuple[int, int], q: tuple[int, int]) -> int:
+    return (p[0] - q[0]) ** 2 + (p[1] - q[1]) ** 2
+
+
+@FAMILY.problem(
+    "Return the midpoint of points `p` and `q` with each coordinate rounded down: ((x1 + x2) // 2,"
+    " (y1 + y2) // 2).",
+    "Given two integer points p and q, return the point halfway between them as an (x, y) tuple, using floor"
+    " division by 2 for each coordinate (so 3 and 0 give 1, and -1 and 0 give -1).",
+    examples=[((0, 0), (4, 6)), ((1, 1), (2, 2))],
+    tests=[((3, 3), (3, 3)), ((-1, 0), (0, -1)), ((-4, 10), (4, -10)), ((7, 2), (0, 9)), ((-5, -5), (-2, -8))],
+    level=1,
+)
+def midpoint_floor(p: tuple[int, int], q: tuple[int, int]) -> tuple[int, int]:
+    return ((p[0] + q[0]) // 2, (p[1] + q[1]) // 2)
+
+
+@FAMILY.problem(
+    "Return the area of the axis-aligned rectangle that has `a` and `b` as opposite corners (given in any order)."
+    " If the corners share an x or a y coordinate the area is 0.",
+    "Two opposite corners a and b of a rectangle with sides parallel to the axes are given as (x, y) pairs. Compute"
+    " its area, |x1 - x2| * |y1 - y2|.",
+    examples=[((1, 1), (4, 3)), ((5, 2), (5, 9))],
+    tests=[((0, 0), (0, 0)), ((4, 3), (1, 1)), ((-2, -3), (2, 3)), ((3, -1), (-1, 4)), ((0, 5), (7, 5))],
+    level=1,
+)
+def corner_rect_area(a: tuple[int, int], b: tuple[int, int]) -> int:
+    return abs(a[0] - b[0]) * abs(a[1] - b[1])
+
+
+@FAMILY.problem(
+    "Move every point of `points` by `offset` = (dx, dy): (x, y) becomes (x + dx, y + dy). Return the new list in"
+    " the same order.",
+    "Given a list of integer (x, y) points and a shift vector offset, return the list of shifted points, adding"
+    " offset's first value to every x and its second value to every y. No points gives [].",
+    examples=[([(0, 0), (2, 3)], (1, -1)), ([], (5, 5))],
+    tests=[([(4, 4)], (0, 0)), ([(1, 2)], (3, 0)), ([(1, 2)], (0, 3)), ([(-1, -1), (5, 0), (2, 2)], (-2, 4)),
+           ([(0, 7), (7, 0)], (10, -10))],
+    level=1,
+)
+def translate_points(points: list[tuple[int, int]], offset: tuple[int, int]) -> list[tuple[int, int]]:
+    return [(x + offset[0], y + offset[1]) for x, y in points]
+
+
+@FAMILY.problem(
+    "Return how many points of `points` lie strictly above the horizontal line y = `level`.",
+    "Count the (x, y) points whose y coordinate is greater than level; points exactly on the line do not count,"
+    " and an empty list gives 0.",
+    examples=[([(0, 1), (2, 5), (3, -2)], 1), ([], 0)],
+    tests=[([(9, 9)], 8), ([(9, 9)], 9), ([(0, 0), (0, 1), (0, -1)], 0), ([(5, -3), (1, -4), (2, -2)], -3),
+           ([(1, 10), (2, 20), (3, 30)], 15)],
+    level=1,
+)
+def count_above_level(points: list[tuple[int, int]], level: int) -> int:
+    return sum(1 for _, y in points if y > level)
+
+
+@FAMILY.problem(
+    "Return the point of `points` farthest from the origin (0, 0) by Manhattan distance |x| + |y|; on a tie return"
+    " the one that comes first. Return None if points is empty.",
+    "Given a list of integer (x, y) points, find the one with the largest |x| + |y| and return it; when several are"
+    " equally far, the earliest in the list wins. An empty list has no answer (None).",
+    examples=[([(1, 2), (-4, 0), (2, 2)],), ([],)],
+    tests=[([(0, 0)],), ([(3, 0), (0, -3)],), ([(1, 1), (-1, -5), (2, 3)],), ([(-2, -2), (4, 0), (0, 1)],),
+           ([(1, 0), (0, 1), (0, 2), (2, 0)],)],
+    level=1,
+)
+def farthest_from_origin(points: list[tuple[int, int]]) -> tuple[int, int] | None:
+    return max(points, key=lambda p: abs(p[0]) + abs(p[1]), default=None)

@@ -457,3 +457,73 @@ def mutual_follows(follows: list[tuple[str, str]]) -> list[tuple[str, str]]:
 def sink_nodes(graph: dict[str, list[str]]) -> list[str]:
     nodes = set(graph) | {t for targets in graph.values() for t in targets}
     return sorted(node for node in nodes if not graph.get(node))
+
+
+@FAMILY.problem(
+    "`graph` maps each node to the list of nodes it points to. Return how many different nodes `node` points to,"
+    " not counting itself; a node without an entry points to none.",
+    "Given a directed graph graph (node -> successors, possibly with repeats and self-loops), count the distinct"
+    " successors of node other than node itself. Return 0 when node is not a key.",
+    examples=[({"a": ["b", "c", "b"], "b": []}, "a"), ({"a": ["b"]}, "z")],
+    tests=[({"a": []}, "a"), ({"a": ["a"]}, "a"), ({"a": ["a", "b"]}, "a"), ({"x": ["y", "z", "y", "w"]}, "x"),
+           ({"p": ["q"], "q": ["p", "r", "q"]}, "q")],
+    level=1,
+)
+def distinct_successors(graph: dict[str, list[str]], node: str) -> int:
+    return len({t for t in graph.get(node, []) if t != node})
+
+
+@FAMILY.problem(
+    "`graph` maps each node to the list of nodes it has an edge to. Return the sorted list of nodes that have an"
+    " edge pointing to `target` (target itself is included if it has a self-loop).",
+    "Given a directed graph graph (node -> successors) and a node target, list, in alphabetical order, every node"
+    " whose successor list contains target. Return [] when nothing points to it.",
+    examples=[({"a": ["c"], "b": ["c", "a"], "c": []}, "c"), ({"a": ["b"]}, "a")],
+    tests=[({}, "x"), ({"x": ["x"]}, "x"), ({"d": ["a"], "c": ["a"], "a": ["b"]}, "a"),
+           ({"m": ["n", "n"], "n": ["m"], "o": ["n"]}, "n"), ({"a": ["b"], "b": ["c"]}, "c")],
+    level=1,
+)
+def nodes_pointing_to(graph: dict[str, list[str]], target: str) -> list[str]:
+    return sorted(n for n, succ in graph.items() if target in succ)
+
+
+@FAMILY.problem(
+    "`graph` maps each node to the list of nodes it points to. Return the total number of edges, counting repeated"
+    " edges each time but leaving out self-loops (an edge from a node to itself).",
+    "Count the directed edges in graph (node -> successors) whose two ends are different nodes. Duplicate entries"
+    " in a successor list count separately; an empty graph has 0 edges.",
+    examples=[({"a": ["b", "a"], "b": ["a"]},), ({},)],
+    tests=[({"x": []},), ({"x": ["x", "x"]},), ({"a": ["b", "b", "c"]},), ({"a": ["b"], "b": ["c"], "c": ["a", "c"]},),
+           ({"p": ["q"], "q": ["q"], "r": ["p", "q", "r"]},)],
+    level=1,
+)
+def edge_count_no_loops(graph: dict[str, list[str]]) -> int:
+    return sum(1 for node, succ in graph.items() for t in succ if t != node)
+
+
+@FAMILY.problem(
+    "`edges` lists undirected edges as pairs (u, v). Return the sorted list of distinct neighbours of `node`: the"
+    " other end of every edge that touches it (a self-loop makes node its own neighbour).",
+    "Given an undirected edge list edges and a node, collect every node joined to it by an edge, in either"
+    " position of the pair, without duplicates, and return them in alphabetical order ([] if none).",
+    examples=[([("a", "b"), ("c", "a"), ("b", "c")], "a"), ([("x", "y")], "z")],
+    tests=[([], "a"), ([("a", "a")], "a"), ([("b", "a"), ("a", "b"), ("a", "c")], "a"),
+           ([("m", "n"), ("n", "o"), ("p", "n"), ("m", "o")], "n"), ([("d", "e"), ("e", "f")], "f")],
+    level=1,
+)
+def undirected_neighbours(edges: list[tuple[str, str]], node: str) -> list[str]:
+    return sorted({v if u == node else u for u, v in edges if node in (u, v)})
+
+
+@FAMILY.problem(
+    "`graph` maps each node to the list of nodes it points to. Return, in alphabetical order, the nodes that have"
+    " an edge to themselves (a self-loop). A graph without self-loops gives [].",
+    "Given a directed graph graph (node -> successors), list every node whose own successor list contains it,"
+    " sorted alphabetically and each once.",
+    examples=[({"a": ["a", "b"], "b": ["a"]},), ({},)],
+    tests=[({"x": []},), ({"x": ["x", "x"]},), ({"c": ["c"], "a": ["a"], "b": ["c"]},),
+           ({"p": ["q"], "q": ["p"]},), ({"m": ["n", "m"], "n": ["m"], "o": ["o"]},)],
+    level=1,
+)
+def self_loop_nodes(graph: dict[str, list[str]]) -> list[str]:
+    return sorted(n for n, succ in graph.items() if n in succ)

@@ -295,3 +295,89 @@ def fully_covered(intervals: list[tuple[int, int]], lo: int, hi: int) -> bool:
             break
         reach = max(reach, end)
     return reach >= hi
+
+
+@FAMILY.problem(
+    "Each tuple in `intervals` is a half-open interval (start, end). Return the sum of their"
+    " lengths end - start, counting overlapping parts as many times as they occur; a reversed"
+    " interval (end < start) counts as length 0.",
+    "Add up how long all the periods (start, end) in intervals last, each lasting end minus start"
+    " time units, without merging periods that overlap. A period whose end comes before its start"
+    " is broken and adds nothing. An empty list gives 0.",
+    examples=[([(1, 4), (3, 5), (10, 10)],), ([(2, 6), (9, 7)],)],
+    tests=[([],), ([(5, 5)],), ([(0, 7)],), ([(8, 2)],), ([(-3, 2), (-1, 0), (4, 3)],), ([(2, 9), (2, 9), (20, 21)],)],
+    level=1,
+)
+def total_length(intervals: list[tuple[int, int]]) -> int:
+    return sum(max(0, end - start) for start, end in intervals)
+
+
+@FAMILY.problem(
+    "Return a new list in which every interval (start, end) of `intervals` is moved by `delta`:"
+    " both start and end are increased by delta (a negative delta moves it left).",
+    "Shift all the (start, end) time slots in intervals by the same offset delta, adding it to"
+    " both ends of each slot, and return the shifted slots in the same order.",
+    examples=[([(1, 3), (5, 9)], 10)],
+    tests=[([], 4), ([(0, 0)], 0), ([(2, 5)], -2), ([(-1, 1), (4, 6), (8, 8)], 3), ([(10, 20)], -15)],
+    level=1,
+)
+def shift_intervals(intervals: list[tuple[int, int]], delta: int) -> list[tuple[int, int]]:
+    return [(start + delta, end + delta) for start, end in intervals]
+
+
+@FAMILY.problem(
+    "Return the length of the gap between the half-open intervals `a` and `b` (each (start, end)"
+    " with start <= end): the distance from the end of the earlier one to the start of the later"
+    " one, or 0 if they overlap or touch.",
+    "Two half-open periods a and b are given as (start, end). How much free time lies between them?"
+    " Return the distance separating them, and 0 when they share time or one ends exactly where the"
+    " other starts.",
+    examples=[((1, 3), (7, 9)), ((1, 5), (4, 8))],
+    tests=[((0, 2), (2, 4)), ((10, 12), (0, 4)), ((0, 10), (3, 4)), ((-5, -3), (1, 2)), ((6, 8), (1, 5))],
+    level=1,
+)
+def gap_between(a: tuple[int, int], b: tuple[int, int]) -> int:
+    return max(0, max(a[0], b[0]) - min(a[1], b[1]))
+
+
+@FAMILY.problem(
+    "Return the intervals (start, end) of `intervals` that are non-empty, i.e. with start < end,"
+    " in their original order.",
+    "Drop the broken entries from a list of (start, end) periods: keep only those whose start is"
+    " strictly before their end, so zero-length and reversed periods are removed. Keep the order.",
+    examples=[([(1, 4), (5, 5), (9, 2), (0, 1)],)],
+    tests=[([],), ([(3, 3)],), ([(3, 4)],), ([(4, 3)],), ([(-2, -1), (0, 0), (7, 6), (8, 20)],)],
+    level=1,
+)
+def non_empty_intervals(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    return [(start, end) for start, end in intervals if start < end]
+
+
+@FAMILY.problem(
+    "Return the smallest interval (start, end) that covers every interval of `intervals`: the"
+    " smallest start and the largest end. Return None for an empty list.",
+    "Given (start, end) periods, report the overall span from the earliest start to the latest end"
+    " as one tuple, or None when there are no periods.",
+    examples=[([(4, 6), (1, 3), (8, 9)],)],
+    tests=[([],), ([(2, 5)],), ([(0, 10), (2, 3)],), ([(-4, -2), (-8, -6)],), ([(5, 7), (1, 2), (3, 12), (6, 9)],)],
+    level=1,
+)
+def overall_span(intervals: list[tuple[int, int]]) -> tuple[int, int] | None:
+    if not intervals:
+        return None
+    return (min(s for s, _ in intervals), max(e for _, e in intervals))
+
+
+@FAMILY.problem(
+    "Write the inclusive ranges (start, end) of `ranges` as text: a range with start == end is"
+    " written as the single number, any other range as \"start-end\", and the parts are joined"
+    " with \",\". An empty list gives \"\".",
+    "Format a list of (start, end) page ranges the way a print dialog shows them, e.g."
+    " [(1, 3), (5, 5)] becomes \"1-3,5\": single pages as one number, longer ranges with a dash,"
+    " separated by commas with no spaces.",
+    examples=[([(1, 3), (5, 5), (8, 10)],)],
+    tests=[([],), ([(4, 4)],), ([(0, 1)],), ([(2, 2), (3, 3)],), ([(10, 12), (15, 15), (20, 30)],)],
+    level=1,
+)
+def ranges_text(ranges: list[tuple[int, int]]) -> str:
+    return ",".join(str(s) if s == e else f"{s}-{e}" for s, e in ranges)

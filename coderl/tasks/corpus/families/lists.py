@@ -328,3 +328,96 @@ def cycle_take(items: list[str], n: int) -> list[str]:
     if not items:
         return []
     return [items[i % len(items)] for i in range(n)]
+
+
+@FAMILY.problem(
+    "Return the sum of the numbers in `nums` that are strictly greater than `threshold`. If no"
+    " number is greater, return 0.",
+    "Given a list of integers nums and a limit threshold, add up only the elements above the limit"
+    " (elements equal to threshold are not included) and return the total, 0 when there are none.",
+    examples=[([1, 5, 8, 3], 4), ([2, 2], 2)],
+    tests=[([], 0), ([10], 9), ([10], 10), ([-5, -1, 0, 3], -2), ([4, 4, 5, 6], 4), ([7, 1, 7, 1], 0)],
+    level=1,
+)
+def sum_above(nums: list[int], threshold: int) -> int:
+    return sum(n for n in nums if n > threshold)
+
+
+@FAMILY.problem(
+    "Return a copy of `nums` in which every negative number is replaced by `value`. Zero and"
+    " positive numbers are kept as they are.",
+    "Given a list of integers nums and a substitute value, produce a new list of the same length"
+    " where each element below zero has been swapped for value and every other element is"
+    " unchanged.",
+    examples=[([3, -1, 0, -7], 0), ([-2, 5], 9)],
+    tests=[([], 1), ([0], -5), ([-1], 4), ([1, 2, 3], 0), ([-3, -2, -1], -9), ([5, -5, 5, -5], 2)],
+    level=1,
+)
+def replace_negatives(nums: list[int], value: int) -> list[int]:
+    return [value if n < 0 else n for n in nums]
+
+
+@FAMILY.problem(
+    "Return the leading elements of `nums` that are positive: stop at the first element that is"
+    " zero or negative and leave it and everything after it out. If the first element is not"
+    " positive, return [].",
+    "Given a list of integers nums, collect elements from the front for as long as they are"
+    " greater than 0, and return the collected prefix; an empty list gives [].",
+    examples=[([3, 1, 0, 5],), ([-1, 4],)],
+    tests=[([],), ([7],), ([0],), ([1, 2, 3],), ([2, 9, -4, 8, 1],), ([5, 5, 0, 0],)],
+    level=1,
+)
+def leading_positives(nums: list[int]) -> list[int]:
+    out = []
+    for n in nums:
+        if n <= 0:
+            break
+        out.append(n)
+    return out
+
+
+@FAMILY.problem(
+    "Return the last `n` elements of `items` in reverse order (the very last element first). If"
+    " `n` is 0 return []; if `n` is larger than the list, return the whole list reversed.",
+    "Given a list items and a count n (n >= 0), take the final n elements and list them from the"
+    " end backwards, so [1, 2, 3, 4] with n = 2 gives [4, 3]; n larger than the length reverses"
+    " the entire list.",
+    examples=[([1, 2, 3, 4], 2), ([5, 6], 9)],
+    tests=[([], 3), ([1, 2, 3], 0), ([1, 2, 3], 1), ([1, 2, 3], 3), ([9, 8, 7, 6, 5], 4), ([4], 1)],
+    level=1,
+)
+def last_n_reversed(items: list[int], n: int) -> list[int]:
+    if n <= 0:
+        return []
+    return items[::-1][:n]
+
+
+@FAMILY.problem(
+    "Return the element-wise maximum of the lists `a` and `b`: element i of the result is the"
+    " larger of a[i] and b[i]. If the lists have different lengths, stop at the end of the shorter"
+    " one.",
+    "Given two lists of integers a and b, pair them up position by position and keep the bigger"
+    " value of each pair; positions that exist in only one list are dropped, so an empty list"
+    " gives [].",
+    examples=[([1, 5, 3], [4, 2, 3]), ([7, 8, 9], [1])],
+    tests=[([], [1, 2]), ([3], []), ([-1, -5], [-2, -4]), ([0, 0, 0], [0, 1, -1]), ([10, 20], [20, 10, 30]),
+           ([2, 9, 4, 7], [8, 1, 6, 3])],
+    level=1,
+)
+def pairwise_max(a: list[int], b: list[int]) -> list[int]:
+    return [max(a[i], b[i]) for i in range(min(len(a), len(b)))]
+
+
+@FAMILY.problem(
+    "Return `items` without its first `k` and its last `k` elements. If that removes everything"
+    " (2 * k is at least the length), return []. `k` is 0 or more; k = 0 returns a copy.",
+    "Given a list items and a trim count k (k >= 0), cut k elements off each end of the list and"
+    " return the middle part that is left, which is [] when the list is too short.",
+    examples=[([1, 2, 3, 4, 5], 1), ([1, 2, 3], 2)],
+    tests=[([], 0), ([], 2), ([7, 8], 0), ([7, 8], 1), ([1, 2, 3, 4, 5, 6], 2), ([1, 2, 3, 4, 5], 2)],
+    level=1,
+)
+def trim_ends(items: list[int], k: int) -> list[int]:
+    if 2 * k >= len(items):
+        return []
+    return items[k:len(items) - k]

@@ -329,3 +329,87 @@ def annotate_mines(board: list[str]) -> list[str]:
             line += str(n) if n else "."
         out.append(line)
     return out
+
+
+@FAMILY.problem(
+    "Return a list with one number per row of `grid`: the largest value of the row minus its"
+    " smallest value. An empty row gives 0.",
+    "For every row of the matrix grid, compute how far apart its biggest and smallest numbers are"
+    " (max minus min) and return these spreads in row order; a row with no numbers has spread 0.",
+    examples=[([[3, 9, 4], [5, 5], [-2, 6]],)],
+    tests=[([],), ([[]],), ([[7]],), ([[1, 2, 3], [10, -10]],), ([[4, 4, 4], [], [0, -3, 8, 1]],),
+           ([[-5, -9], [2]],)],
+    level=1,
+)
+def row_spreads(grid: list[list[int]]) -> list[int]:
+    return [max(row) - min(row) if row else 0 for row in grid]
+
+
+@FAMILY.problem(
+    "Return column `col` of `grid` read from the bottom row up to the top row. Rows too short to"
+    " have that column are skipped.",
+    "Given a matrix grid (a list of rows, maybe of different lengths) and a column index col, list"
+    " the values in that column starting from the last row and ending with the first row, leaving"
+    " out rows that have no cell at index col. A grid with no rows gives [].",
+    examples=[([[1, 2], [3, 4], [5, 6]], 1), ([[1, 2], [3], [5, 6]], 1)],
+    tests=[([], 0), ([[8]], 0), ([[1, 2, 3]], 2), ([[1, 2], [3, 4], [5, 6]], 0), ([[9, 0], [7], [5, 2], [], [3, 3]], 1),
+           ([[1], [2, 3], [4]], 1)],
+    level=1,
+)
+def column_bottom_up(grid: list[list[int]], col: int) -> list[int]:
+    return [row[col] for row in reversed(grid) if col < len(row)]
+
+
+@FAMILY.problem(
+    "Return the strictly positive values of `grid`, read row by row from left to right, as one flat"
+    " list. Zeros and negative values are left out.",
+    "Walk through the matrix grid row after row, left to right, and collect every number greater"
+    " than 0 into a single list. Return [] if there is none.",
+    examples=[([[3, -1, 0], [0, 5], [2]],)],
+    tests=[([],), ([[]],), ([[0, -2], [-7]],), ([[1]],), ([[4, 0, 4], [-4, 6], [], [1, 2]],)],
+    level=1,
+)
+def positive_cells(grid: list[list[int]]) -> list[int]:
+    return [value for row in grid for value in row if value > 0]
+
+
+@FAMILY.problem(
+    "Return an n-by-n matrix with `value` on the main diagonal (row index equal to column index)"
+    " and 0 everywhere else. For n = 0 return [].",
+    "Build a square grid of n rows and n columns filled with zeros, except that the cells from the"
+    " top-left corner to the bottom-right corner hold value. Return it as a list of rows.",
+    examples=[(3, 7)],
+    tests=[(0, 5), (1, 9), (2, -1), (4, 2), (3, 0)],
+    level=1,
+)
+def diagonal_matrix(n: int, value: int) -> list[list[int]]:
+    return [[value if r == c else 0 for c in range(n)] for r in range(n)]
+
+
+@FAMILY.problem(
+    "Return how many rows of `grid` contain only zeros. An empty row counts as such a row.",
+    "Count the rows of the matrix grid in which no cell is different from 0 (a row with no cells"
+    " at all also counts). Return 0 for a grid with no rows.",
+    examples=[([[0, 0], [0, 3], [0, 0]],)],
+    tests=[([],), ([[]],), ([[1]],), ([[0]],), ([[0, 0, 0], [-1, 0, 0], [0, 0, 2], [0]],), ([[5, 5], [0, 0]],)],
+    level=1,
+)
+def zero_rows(grid: list[list[int]]) -> int:
+    return sum(1 for row in grid if not any(row))
+
+
+@FAMILY.problem(
+    "Return the index of the first row of `grid` that contains `target`, or -1 if no row"
+    " contains it.",
+    "Scan the rows of the matrix grid from top to bottom and report the position (0-based) of the"
+    " earliest row holding the number target. When target is nowhere in grid, the answer is -1.",
+    examples=[([[1, 2], [3, 4], [4, 5]], 4)],
+    tests=[([], 1), ([[1]], 1), ([[1, 2], [3]], 9), ([[0], [], [7, 7], [7]], 7), ([[5, 6], [6, 5]], 5),
+           ([[2], [3], [1]], 1)],
+    level=1,
+)
+def first_row_containing(grid: list[list[int]], target: int) -> int:
+    for i, row in enumerate(grid):
+        if target in row:
+            return i
+    return -1

@@ -308,3 +308,83 @@ def repeating_decimal_period(d: int) -> int:
         remainder = remainder * 10 % d
         length += 1
     return length
+
+
+@FAMILY.problem(
+    "Return the sum of the positive multiples of `k` that are strictly less than `n` (k >= 1). If"
+    " there are none, return 0.",
+    "Add up k, 2k, 3k, ... as long as the terms stay below n (n itself is not included). k is a"
+    " positive integer; when n <= k the sum is 0.",
+    examples=[(10, 3), (3, 3)],
+    tests=[(1, 1), (2, 1), (20, 5), (21, 5), (100, 7), (-4, 2)],
+    level=1,
+)
+def sum_multiples_below(n: int, k: int) -> int:
+    return sum(range(k, n, k))
+
+
+@FAMILY.problem(
+    "Return the positive integers that divide both `a` and `b`, in increasing order (a, b >= 1).",
+    "List every common divisor of the positive integers a and b, from smallest to largest. 1 is"
+    " always in the list.",
+    examples=[(12, 18)],
+    tests=[(1, 1), (7, 7), (7, 5), (100, 75), (36, 48), (9, 27)],
+    level=1,
+)
+def common_divisors(a: int, b: int) -> list[int]:
+    return [d for d in range(1, min(a, b) + 1) if a % d == 0 and b % d == 0]
+
+
+@FAMILY.problem(
+    "Return the smallest divisor of n that is greater than 1, where n >= 2 (this is n itself when n"
+    " is prime).",
+    "Given an integer n of at least 2, find the first number d = 2, 3, 4, ... that divides n"
+    " exactly and return it. For a prime n the answer is n.",
+    examples=[(15,), (13,)],
+    tests=[(2,), (4,), (9,), (49,), (91,), (97,)],
+    level=1,
+)
+def least_factor(n: int) -> int:
+    d = 2
+    while n % d != 0:
+        d += 1
+    return d
+
+
+@FAMILY.problem(
+    "Return the even positive divisors of the positive integer n in increasing order ([] when n is"
+    " odd).",
+    "List every even number that divides n exactly, smallest first, for a positive integer n. An"
+    " odd n has no even divisors, so return [].",
+    examples=[(12,), (9,)],
+    tests=[(1,), (2,), (8,), (30,), (100,), (7,)],
+    level=1,
+)
+def even_divisors(n: int) -> list[int]:
+    return [d for d in range(2, n + 1, 2) if n % d == 0]
+
+
+@FAMILY.problem(
+    "Return how many positive divisors of the positive integer `n` are less than or equal to"
+    " `limit`. A limit below 1 gives 0.",
+    "Count the numbers d with 1 <= d <= limit that divide n exactly (n >= 1). For n = 12 and"
+    " limit = 4 these are 1, 2, 3 and 4, so the answer is 4.",
+    examples=[(12, 4), (7, 6)],
+    tests=[(1, 1), (1, 0), (10, 10), (10, 9), (36, 6), (36, 100), (97, -3)],
+    level=1,
+)
+def divisors_up_to(n: int, limit: int) -> int:
+    return sum(1 for d in range(1, limit + 1) if n % d == 0)
+
+
+@FAMILY.problem(
+    "Return the smallest multiple of `k` that is strictly greater than `n` (k >= 1; n may be"
+    " negative).",
+    "Given an integer n and a positive step k, find the first number after n (bigger than n, never"
+    " equal to it) that k divides exactly.",
+    examples=[(10, 4), (12, 4)],
+    tests=[(0, 1), (0, 5), (-3, 5), (-5, 5), (99, 10), (7, 7), (6, 7)],
+    level=1,
+)
+def next_multiple_above(n: int, k: int) -> int:
+    return (n // k + 1) * k

@@ -373,3 +373,82 @@ def count_log_levels(lines: list[str]) -> dict[str, int]:
         level = line[1:line.index("]")].upper()
         counts[level] = counts.get(level, 0) + 1
     return counts
+
+
+@FAMILY.problem(
+    "Parse `text`, integers separated by commas with optional spaces around them, into a list of"
+    " ints. Empty pieces (such as in \"\" or \"1,,2\") are skipped.",
+    "Given a string like \" 4, -2,10\", split it on commas and return the numbers as integers in"
+    " order, ignoring pieces that are blank.",
+    examples=[(" 4, -2,10",), ("",)],
+    tests=[("7",), ("1,,2",), (" , ",), ("0, 0,0",), ("-5 ,15, 300 ,",)],
+    level=1,
+)
+def parse_int_list(text: str) -> list[int]:
+    return [int(piece) for piece in text.split(",") if piece.strip()]
+
+
+@FAMILY.problem(
+    "Return the extension of `filename`: the text after its last dot, in lower case. If filename"
+    " has no dot, return \"\".",
+    "Given a file name such as \"photo.JPG\" or \"backup.tar.gz\", return what follows the final"
+    " '.', lower-cased; a name without any '.' has the empty extension \"\".",
+    examples=[("photo.JPG",), ("README",)],
+    tests=[("backup.tar.gz",), (".bashrc",), ("notes.",), ("",), ("Data.CSV",), ("a.b.Txt",)],
+    level=1,
+)
+def file_extension(filename: str) -> str:
+    return filename.rsplit(".", 1)[1].lower() if "." in filename else ""
+
+
+@FAMILY.problem(
+    "Return how many fields the record `line` has when it is split on the separator `sep`. An"
+    " empty line has 0 fields; otherwise empty fields between separators still count.",
+    "Given a line of delimited data and its delimiter sep, count its fields: \"a;b;;c\" with \";\""
+    " has 4. The empty string is treated as having no fields at all.",
+    examples=[("a;b;;c", ";"), ("", ",")],
+    tests=[("", ";"), ("x", ","), (",", ","), ("1|2|3", "|"), ("one two", ","), ("a,b,c,", ","), ("::", ":")],
+    level=1,
+)
+def count_fields(line: str, sep: str) -> int:
+    return len(line.split(sep)) if line else 0
+
+
+@FAMILY.problem(
+    "Return the last component of the slash-separated `path`, ignoring any trailing slashes. For"
+    " \"/\" or \"\" return \"\".",
+    "Given a path such as \"/usr/local/bin/\" or \"docs/readme.md\", strip trailing '/' characters"
+    " and return the part after the last remaining '/' (the whole string if there is none).",
+    examples=[("/usr/local/bin/",), ("docs/readme.md",)],
+    tests=[("file.txt",), ("/",), ("",), ("a/b//",), ("/home",), ("x/y/z",)],
+    level=1,
+)
+def last_path_part(path: str) -> str:
+    return path.rstrip("/").split("/")[-1]
+
+
+@FAMILY.problem(
+    "Return True if `text`, ignoring surrounding whitespace and letter case, is one of \"yes\","
+    " \"true\", \"on\" or \"1\"; return False for anything else.",
+    "A config file writes switches as words. Given the raw value text, strip it, lower-case it and"
+    " report whether it means enabled: only \"yes\", \"true\", \"on\" and \"1\" do.",
+    examples=[(" Yes ",), ("off",)],
+    tests=[("TRUE",), ("1",), ("0",), ("",), ("On",), ("yes please",), ("no",)],
+    level=1,
+)
+def parse_bool(text: str) -> bool:
+    return text.strip().lower() in ("yes", "true", "on", "1")
+
+
+@FAMILY.problem(
+    "Return the major version number of `version`, the integer before the first dot. version is"
+    " made of dot-separated integers and may start with \"v\" or \"V\"; with no dot, the whole"
+    " number is the major version.",
+    "Given a version string such as \"v2.10.3\" or \"7\", drop a leading v/V and return the first"
+    " dot-separated part as an int.",
+    examples=[("v2.10.3",), ("7",)],
+    tests=[("10.0",), ("V0.9.1",), ("3",), ("12.4",), ("v1",)],
+    level=1,
+)
+def major_version(version: str) -> int:
+    return int(version.lstrip("vV").split(".")[0])

@@ -259,3 +259,116 @@ def above_running_average(values: list[int]) -> int:
             count += 1
         total += v
     return count
+
+
+@FAMILY.problem(
+    "A prepaid card starts at `start` (start >= 0) and each amount in `changes` is added to it in"
+    " turn, except that the balance never goes below 0: a charge larger than the balance leaves 0."
+    " Return the list of balances after each change ([] when there are no changes).",
+    "Given an opening balance start (not negative) and a list of signed amounts changes, apply the"
+    " amounts in order, replacing any negative result by 0, and return the balance recorded right"
+    " after every amount; the opening balance itself is not included.",
+    examples=[(10, [5, -3, -20, 4]), (0, [])],
+    tests=[(7, []), (0, [1]), (0, [-5, 5]), (100, [-50, -50, -1]), (3, [0, 0, 4, -2]), (2, [-3, -1, 6, -6])],
+    level=1,
+)
+def running_balance(start: int, changes: list[int]) -> list[int]:
+    out = []
+    balance = start
+    for amount in changes:
+        balance = max(0, balance + amount)
+        out.append(balance)
+    return out
+
+
+@FAMILY.problem(
+    "Return a list whose element i is how many of values[0], ..., values[i] are positive (greater"
+    " than 0). An empty list gives [].",
+    "Given a list of integers values, walk through it and after each element record the number of"
+    " strictly positive elements seen so far (zero is not positive); return these counts in order.",
+    examples=[([3, -1, 0, 4],), ([-2, -2],)],
+    tests=[([],), ([0],), ([5],), ([1, 2, 3],), ([0, -1, 2, 0, 3, -4],)],
+    level=1,
+)
+def running_positive_count(values: list[int]) -> list[int]:
+    out = []
+    count = 0
+    for v in values:
+        if v > 0:
+            count += 1
+        out.append(count)
+    return out
+
+
+@FAMILY.problem(
+    "Return the running averages of `values`: element i of the result is the mean of values[0]"
+    " through values[i], rounded to 2 decimals. An empty list gives [].",
+    "Given a list of integers values, compute after each element the average of all elements so"
+    " far (the first average is just the first value), rounding each average to 2 decimals.",
+    examples=[([2, 4, 9],), ([1, 2],)],
+    tests=[([],), ([7],), ([0, 0, 0],), ([1, 2, 4],), ([-3, 3, -3, 3],), ([10, 0, 5, 1],)],
+    level=1,
+)
+def running_means(values: list[int]) -> list[float]:
+    out = []
+    total = 0
+    for i, v in enumerate(values):
+        total += v
+        out.append(round(total / (i + 1), 2))
+    return out
+
+
+@FAMILY.problem(
+    "Return how many non-empty prefixes of `values` (values[:1], values[:2], ..., the whole list)"
+    " have a sum greater than 0.",
+    "Given a list of integers values, add the elements up from the left and count how many times"
+    " the running total, taken after each element, is strictly positive; an empty list gives 0.",
+    examples=[([2, -3, 4, -1],), ([-1, 1],)],
+    tests=[([],), ([0],), ([5],), ([-5],), ([1, -1, 1, -1],), ([3, -1, -1, -1, -1, 5],)],
+    level=1,
+)
+def count_positive_prefixes(values: list[int]) -> int:
+    count = 0
+    total = 0
+    for v in values:
+        total += v
+        if total > 0:
+            count += 1
+    return count
+
+
+@FAMILY.problem(
+    "Return a list whose element i is the total number of characters in words[0] through"
+    " words[i]. An empty list gives [].",
+    "Given a list of strings words, keep a running count of characters as you read the words in"
+    " order and return that count after each word; empty strings add 0.",
+    examples=[(["ab", "cde", "f"],), ([],)],
+    tests=[([""],), (["hello"],), (["a", "", "bb"],), (["one", "two", "three"],), (["  ", "x"],)],
+    level=1,
+)
+def cumulative_lengths(words: list[str]) -> list[int]:
+    out = []
+    total = 0
+    for word in words:
+        total += len(word)
+        out.append(total)
+    return out
+
+
+@FAMILY.problem(
+    "`totals` is a list of running totals. Recover the original numbers: element 0 of the result is"
+    " totals[0], and element i (i >= 1) is totals[i] - totals[i - 1]. An empty list gives [].",
+    "Given the cumulative sums totals of some unknown list, return that list: the first value"
+    " equals the first total and each later value is the increase from the previous total to the"
+    " current one (possibly negative).",
+    examples=[([3, 5, 5, 9],), ([4],)],
+    tests=[([],), ([0],), ([-2],), ([1, 2, 3],), ([10, 7, 7, -1],), ([0, 0, 5, 5, 0],)],
+    level=1,
+)
+def undo_running_total(totals: list[int]) -> list[int]:
+    out = []
+    previous = 0
+    for t in totals:
+        out.append(t - previous)
+        previous = t
+    return out

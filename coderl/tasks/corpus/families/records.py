@@ -382,3 +382,102 @@ def dedupe_by_field(records: list[dict], key: str) -> list[dict]:
 def above_average(grades: list[dict]) -> list[str]:
     total = sum(g["score"] for g in grades)
     return [g["name"] for g in grades if g["score"] * len(grades) > total]
+
+
+@FAMILY.problem(
+    "Each record in `people` has a \"name\" and an integer \"age\". Return the names of the people"
+    " aged `min_age` or older, in their original order.",
+    "From a list of {\"name\", \"age\"} dictionaries, keep the names of everyone whose age is at"
+    " least min_age, in list order. Return [] when nobody is old enough.",
+    examples=[([{"name": "ann", "age": 17}, {"name": "bo", "age": 18}, {"name": "cy", "age": 40}], 18)],
+    tests=[([], 0), ([{"name": "x", "age": 5}], 6), ([{"name": "x", "age": 6}], 6),
+           ([{"name": "p", "age": 30}, {"name": "q", "age": 12}, {"name": "r", "age": 31}], 30),
+           ([{"name": "a", "age": 0}, {"name": "b", "age": 1}], 0)],
+    level=1,
+)
+def names_at_least_age(people: list[dict], min_age: int) -> list[str]:
+    return [person["name"] for person in people if person["age"] >= min_age]
+
+
+@FAMILY.problem(
+    "Each record in `items` has a \"name\" and a \"qty\". Return the total qty of the records whose"
+    " name equals `name` (0 if there are none).",
+    "An inventory list may hold several {\"name\", \"qty\"} entries for the same product. Add up the"
+    " quantities of all entries for the product called name and return the sum.",
+    examples=[([{"name": "pen", "qty": 3}, {"name": "ink", "qty": 4}, {"name": "pen", "qty": 2}], "pen")],
+    tests=[([], "pen"), ([{"name": "ink", "qty": 4}], "pen"), ([{"name": "a", "qty": 7}], "a"),
+           ([{"name": "a", "qty": 1}, {"name": "b", "qty": 10}, {"name": "a", "qty": -3},
+             {"name": "a", "qty": 5}], "a"),
+           ([{"name": "b", "qty": 2}, {"name": "bb", "qty": 9}], "b")],
+    level=1,
+)
+def qty_for_name(items: list[dict], name: str) -> int:
+    return sum(item["qty"] for item in items if item["name"] == name)
+
+
+@FAMILY.problem(
+    "Each record in `people` has a \"name\" and an \"age\". Return the name of the oldest person;"
+    " if several share the highest age, the one listed first. Return \"\" for an empty list.",
+    "Find the eldest in a list of {\"name\", \"age\"} records and return their name, preferring the"
+    " earliest record on a tie. With no records, return the empty string.",
+    examples=[([{"name": "ann", "age": 31}, {"name": "bo", "age": 45}, {"name": "cy", "age": 45}],)],
+    tests=[([],), ([{"name": "solo", "age": 0}],), ([{"name": "a", "age": 9}, {"name": "b", "age": 3}],),
+           ([{"name": "a", "age": 3}, {"name": "b", "age": 9}, {"name": "c", "age": 4}],),
+           ([{"name": "p", "age": 7}, {"name": "q", "age": 7}],)],
+    level=1,
+)
+def oldest_name(people: list[dict]) -> str:
+    if not people:
+        return ""
+    return max(people, key=lambda person: person["age"])["name"]
+
+
+@FAMILY.problem(
+    "Each record in `products` has a \"name\" and a \"price\". Return the names of the products"
+    " that are not free (price greater than 0), ordered from the cheapest to the most expensive;"
+    " products with equal prices keep their original order.",
+    "Sort a list of {\"name\", \"price\"} product records by price, lowest first, after dropping"
+    " the free ones (price 0 or less). Products that cost the same stay in the order they were"
+    " given. Return just the names.",
+    examples=[([{"name": "cake", "price": 5}, {"name": "tea", "price": 2}, {"name": "gift", "price": 0},
+                {"name": "jam", "price": 5}],)],
+    tests=[([],), ([{"name": "x", "price": 1}],), ([{"name": "b", "price": 3}, {"name": "a", "price": 3}],),
+           ([{"name": "z", "price": 10}, {"name": "y", "price": -1}, {"name": "w", "price": 4}],),
+           ([{"name": "m", "price": 2}, {"name": "n", "price": 1}, {"name": "o", "price": 2},
+             {"name": "p", "price": 0}],)],
+    level=1,
+)
+def paid_names_by_price(products: list[dict]) -> list[str]:
+    paid = [p for p in products if p["price"] > 0]
+    return [p["name"] for p in sorted(paid, key=lambda p: p["price"])]
+
+
+@FAMILY.problem(
+    "Each task in `tasks` is a dict with a \"title\" and a \"status\". Return how many tasks have"
+    " the given `status`.",
+    "Count the records in the to-do list tasks whose \"status\" field is exactly status (the"
+    " comparison is case-sensitive). An empty list gives 0.",
+    examples=[([{"title": "a", "status": "done"}, {"title": "b", "status": "open"}, {"title": "c", "status": "done"}],
+               "done")],
+    tests=[([], "done"), ([{"title": "a", "status": "open"}], "done"), ([{"title": "a", "status": "Done"}], "done"),
+           ([{"title": "a", "status": "x"}, {"title": "b", "status": "x"}, {"title": "c", "status": "x"}], "x"),
+           ([{"title": "a", "status": "open"}, {"title": "b", "status": "done"}, {"title": "c", "status": "open"}],
+            "open")],
+    level=1,
+)
+def count_with_status(tasks: list[dict], status: str) -> int:
+    return sum(1 for task in tasks if task["status"] == status)
+
+
+@FAMILY.problem(
+    "Return the values of the field `key` from the records in `records`, in order, skipping the"
+    " records that do not have that field.",
+    "Pull one column out of a list of dictionaries: for every record that contains key, take its"
+    " value; records without key contribute nothing. Return the values as a list in record order.",
+    examples=[([{"id": 4, "tag": "a"}, {"tag": "b"}, {"id": 9}], "id")],
+    tests=[([], "id"), ([{"a": 1}], "id"), ([{"id": 0}], "id"), ([{"x": 1, "y": 2}, {"y": 3}, {"x": 5}], "x"),
+           ([{"k": "s"}, {"k": "t"}, {"j": "u"}, {"k": "s"}], "k")],
+    level=1,
+)
+def pluck_field(records: list[dict], key: str) -> list:
+    return [record[key] for record in records if key in record]

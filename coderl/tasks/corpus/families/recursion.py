@@ -262,3 +262,80 @@ def partitions_capped(n: int, largest: int) -> int:
         return count(total - cap, cap) + count(total, cap - 1)
 
     return count(n, largest)
+
+
+@FAMILY.problem(
+    "Return the list n, n // 2, n // 4, ... that keeps halving `n` (rounding down) and stops at 1. For n <= 0"
+    " return [].",
+    "Starting from n, write down n and repeat with n // 2 until you have written 1; return the numbers as a list."
+    " A zero or negative n gives an empty list.",
+    examples=[(10,), (0,)],
+    tests=[(1,), (2,), (7,), (64,), (-5,), (100,)],
+    level=1,
+)
+def halving_sequence(n: int) -> list[int]:
+    return [] if n <= 0 else [n] + halving_sequence(n // 2)
+
+
+@FAMILY.problem(
+    "Return the ruler string of order `n`: order 0 (or less) is '', and order n is the order n-1 string, then"
+    " str(n), then the order n-1 string again. So order 3 is '1213121'.",
+    "Build a ruler pattern recursively: ruler_string(n) = ruler_string(n - 1) + str(n) + ruler_string(n - 1), with"
+    " ruler_string(0) == ''. Negative n also gives ''.",
+    examples=[(2,), (3,)],
+    tests=[(0,), (1,), (-2,), (4,), (5,)],
+    level=1,
+)
+def ruler_string(n: int) -> str:
+    return "" if n < 1 else ruler_string(n - 1) + str(n) + ruler_string(n - 1)
+
+
+@FAMILY.problem(
+    "Return how many lists are nested inside `nested`, at any depth (the outer list itself does not count)."
+    " [1, [2, [3]], []] contains 3 lists.",
+    "Given a list nested whose items may be numbers or further lists, count every inner list, including lists"
+    " inside inner lists and empty ones. A list with no inner lists gives 0.",
+    examples=[([1, [2, [3]], []],), ([1, 2],)],
+    tests=[([],), ([[]],), ([[[[]]]],), ([[1], [2], 3],), ([[1, [2, [3, [4]]]], [[5]]],)],
+    level=1,
+)
+def count_lists(nested: list) -> int:
+    return sum(1 + count_lists(x) for x in nested if isinstance(x, list))
+
+
+@FAMILY.problem(
+    "Return the countdown from `n` as one string: the numbers n, n-1, ..., 1 separated by spaces, followed by"
+    " ' liftoff'. For n <= 0 return just 'liftoff'.",
+    "Recursively build a rocket countdown: countdown_words(3) is '3 2 1 liftoff'. When n is zero or negative"
+    " the result is 'liftoff' alone.",
+    examples=[(3,), (0,)],
+    tests=[(1,), (2,), (-4,), (5,), (10,)],
+    level=1,
+)
+def countdown_words(n: int) -> str:
+    return "liftoff" if n <= 0 else str(n) + " " + countdown_words(n - 1)
+
+
+@FAMILY.problem(
+    "Return `value` wrapped inside `n` lists: wrap_depth(5, 2) is [[5]]. For n <= 0 return value unchanged.",
+    "Put value in a list, put that list in another list, and so on, n times in total, then return the result."
+    " With n zero or negative nothing is wrapped.",
+    examples=[(5, 2), (4, 0)],
+    tests=[(7, 1), (0, 3), (9, -1), (-2, 4), (1, 5)],
+    level=1,
+)
+def wrap_depth(value: int, n: int) -> int | list:
+    return value if n <= 0 else [wrap_depth(value, n - 1)]
+
+
+@FAMILY.problem(
+    "Return `s` followed by `s` reversed, built recursively: the first character, then the mirror of the rest,"
+    " then the first character again. 'abc' gives 'abccba' and '' gives ''.",
+    "Mirror a string: mirror_string(s) is s[0] + mirror_string(s[1:]) + s[0], and the empty string mirrors to the"
+    " empty string. So 'ab' becomes 'abba'.",
+    examples=[("abc",), ("",)],
+    tests=[("x",), ("ab",), ("aab",), ("Hi!",), ("1 2",)],
+    level=1,
+)
+def mirror_string(s: str) -> str:
+    return "" if not s else s[0] + mirror_string(s[1:]) + s[0]

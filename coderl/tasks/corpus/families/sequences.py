@@ -311,3 +311,85 @@ def van_eck(count: int) -> list[int]:
         last_seen[value] = i
         value = following
     return seq
+
+
+@FAMILY.problem(
+    "Return the positive multiples of k (k, 2k, 3k, ...) that are less than or equal to limit, in"
+    " increasing order. k >= 1; return an empty list when limit < k.",
+    "Given a step k >= 1 and a bound limit, list k, 2 * k, 3 * k, ... as long as the value does"
+    " not exceed limit (limit itself is included when it is a multiple of k).",
+    examples=[(3, 10), (5, 4)],
+    tests=[(1, 0), (4, 12), (4, 15), (7, 7), (10, -3), (2, 9)],
+    level=1,
+)
+def multiples_up_to(k: int, limit: int) -> list[int]:
+    return list(range(k, limit + 1, k))
+
+
+@FAMILY.problem(
+    "Count down from start in steps of step: return start, start - step, start - 2 * step, ..."
+    " keeping only the positive values. step >= 1; if start <= 0 return an empty list.",
+    "A kitchen timer shows start and then drops by step on each tick (step >= 1). Return the list"
+    " of the numbers shown, stopping before the value would reach 0 or go below it.",
+    examples=[(10, 3), (5, 1)],
+    tests=[(0, 2), (-4, 1), (1, 5), (9, 3), (8, 4), (7, 10)],
+    level=1,
+)
+def countdown_by(start: int, step: int) -> list[int]:
+    return list(range(start, 0, -step))
+
+
+@FAMILY.problem(
+    "Return the powers of base (1, base, base ** 2, ...) that are at most limit, in increasing"
+    " order. base >= 2; if limit < 1 the list is empty.",
+    "Given an integer base >= 2 and a bound limit, list base ** 0, base ** 1, base ** 2, ... while"
+    " the value does not exceed limit.",
+    examples=[(2, 20), (3, 0)],
+    tests=[(10, 1), (10, 1000), (10, 999), (5, 4), (2, -1), (7, 50)],
+    level=1,
+)
+def powers_up_to(base: int, limit: int) -> list[int]:
+    result, power = [], 1
+    while power <= limit:
+        result.append(power)
+        power *= base
+    return result
+
+
+@FAMILY.problem(
+    "Return the first n terms of the sequence 1, 1, 2, 2, 3, 3, 4, 4, ... in which every positive"
+    " integer appears twice in a row. For n <= 0 return an empty list.",
+    "Given a count n, list the first n values of the pattern where each of 1, 2, 3, ... is written"
+    " two times before moving on to the next number.",
+    examples=[(5,), (0,)],
+    tests=[(1,), (2,), (3,), (-2,), (8,), (11,)],
+    level=1,
+)
+def each_twice(n: int) -> list[int]:
+    return [k // 2 + 1 for k in range(n)]
+
+
+@FAMILY.problem(
+    "Return the list [1, -2, 3, -4, ...] of the first n positive integers where every even number"
+    " is made negative. For n <= 0 return an empty list.",
+    "Given n, build the numbers 1 to n in order, flipping the sign of the even ones and keeping the"
+    " odd ones positive.",
+    examples=[(5,), (0,)],
+    tests=[(1,), (2,), (6,), (-3,), (9,)],
+    level=1,
+)
+def alternating_signs(n: int) -> list[int]:
+    return [k if k % 2 else -k for k in range(1, n + 1)]
+
+
+@FAMILY.problem(
+    "Return the squares of the positive integers (1, 4, 9, ...) that are strictly less than n, in"
+    " increasing order. Return an empty list if there are none.",
+    "Given an integer n, list every perfect square k * k with k >= 1 that is smaller than n (n itself"
+    " is excluded even if it is a square).",
+    examples=[(20,), (1,)],
+    tests=[(0,), (2,), (16,), (17,), (-9,), (50,)],
+    level=1,
+)
+def squares_below(n: int) -> list[int]:
+    return [k * k for k in range(1, n) if k * k < n]

@@ -415,3 +415,99 @@ def lamps_on(n: int, presses: list[int]) -> list[int]:
         for lamp in range(k, n + 1, k):
             on[lamp] = not on[lamp]
     return [i for i in range(1, n + 1) if on[i]]
+
+
+@FAMILY.problem(
+    "A lift starts on floor `start` (start >= 0). Each 'u' in `moves` takes it up one floor and each"
+    " 'd' down one floor, but it never goes below floor 0; other characters are ignored. Return the"
+    " final floor.",
+    "Given a starting floor start and a string moves of lift commands ('u' = up one, 'd' = down"
+    " one, anything else = no effect), simulate the lift and return where it stops. A 'd' on floor"
+    " 0 does nothing.",
+    examples=[(2, "uud"), (0, "ddu")],
+    tests=[(5, ""), (0, "d"), (1, "ddddu"), (3, "x?u"), (0, "uuuuu"), (4, "dudud")],
+    level=1,
+)
+def lift_floor(start: int, moves: str) -> int:
+    for m in moves:
+        if m == "u":
+            start += 1
+        elif m == "d":
+            start = max(0, start - 1)
+    return start
+
+
+@FAMILY.problem(
+    "A token starts on square 0 of a circular board with squares 0 to size - 1. It moves by each"
+    " number in `moves` in turn (positive forwards, negative backwards, wrapping around). Return"
+    " its final square. size >= 1.",
+    "Given a list of step counts moves and the number of squares size on a ring-shaped board,"
+    " return the square the token ends on after starting at 0 and applying every move, wrapping"
+    " past the last square back to 0 (and past 0 backwards to size - 1).",
+    examples=[([3, 4], 5), ([-1], 6)],
+    tests=[([], 4), ([10], 10), ([2, 2, 2], 7), ([-8], 5), ([5, -2, 9], 3), ([0], 1)],
+    level=1,
+)
+def ring_position(moves: list[int], size: int) -> int:
+    square = 0
+    for step in moves:
+        square = (square + step) % size
+    return square
+
+
+@FAMILY.problem(
+    "A theatre has `seats` free seats. Requests in `requests` arrive in order, each asking for some"
+    " number of seats; a request is granted only if that many seats are still free, otherwise it is"
+    " refused and nothing changes. Return the number of free seats at the end.",
+    "Given the free seat count seats and a list of booking sizes requests, process the bookings one"
+    " by one, subtracting a booking from seats when it fits and skipping it when it does not."
+    " Return the seats still free.",
+    examples=[(10, [4, 5, 3]), (0, [1])],
+    tests=[(7, []), (6, [6, 1]), (5, [6, 2, 2]), (9, [3, 3, 3, 1]), (8, [0, 9, 8])],
+    level=1,
+)
+def seats_left(seats: int, requests: list[int]) -> int:
+    for wanted in requests:
+        if wanted <= seats:
+            seats -= wanted
+    return seats
+
+
+@FAMILY.problem(
+    "`results` holds one letter per match a team played: 'W' for a win (3 points), 'D' for a draw"
+    " (1 point) and 'L' for a loss (0 points). Return the team's total points.",
+    "Given a string of match results such as \"WWDL\", add up the league points: 3 for each 'W', 1"
+    " for each 'D' and nothing for an 'L'. No matches means 0 points.",
+    examples=[("WWDL",), ("",)],
+    tests=[("L",), ("D",), ("W",), ("DDDD",), ("LWLWD",), ("WWWWWWD",)],
+    level=1,
+)
+def league_points(results: str) -> int:
+    return 3 * results.count("W") + results.count("D")
+
+
+@FAMILY.problem(
+    "A vending machine sells an item for `price`. Given the amount `paid`, return the change to"
+    " give back, or -1 if paid is less than price (the sale is refused).",
+    "Given an item's price and the money inserted paid, return paid - price when the money covers"
+    " the price (0 for the exact amount), and -1 when it does not.",
+    examples=[(120, 200), (150, 100)],
+    tests=[(50, 50), (50, 49), (0, 7), (99, 100), (10, 0), (5, 1000)],
+    level=1,
+)
+def vending_change(price: int, paid: int) -> int:
+    return paid - price if paid >= price else -1
+
+
+@FAMILY.problem(
+    "A lamp is in state `start` (\"on\" or \"off\") and its switch is pressed `presses` times; each"
+    " press flips the state. Return the final state, \"on\" or \"off\". presses >= 0.",
+    "Given a lamp's starting state start, either \"on\" or \"off\", and a number of switch presses,"
+    " return the state after all presses (an even number of presses leaves it as it was).",
+    examples=[("off", 3), ("on", 2)],
+    tests=[("on", 0), ("off", 0), ("on", 1), ("off", 1), ("on", 7), ("off", 10)],
+    level=1,
+)
+def lamp_after_presses(start: str, presses: int) -> str:
+    on = (start == "on") != (presses % 2 == 1)
+    return "on" if on else "off"

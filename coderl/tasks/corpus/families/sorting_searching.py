@@ -344,3 +344,70 @@ def locate_in_grid(grid: list[list[int]], target: int) -> tuple[int, int] | None
         else:
             hi = mid - 1
     return None
+
+
+@FAMILY.problem(
+    "Return `words` sorted by their last character; words with the same last character keep their original order,"
+    " and an empty string (which has no last character) comes first.",
+    "Given a list of strings words, order them by final letter only (a stable sort on the last character, where ''"
+    " sorts before everything). Return the new list.",
+    examples=[(["cab", "ace", "bad"],), ([],)],
+    tests=[(["b"],), (["xa", "ya", "ab"],), (["dog", "", "cat", "emu"],), (["zz", "az", "ba", "ca"],),
+           (["Ab", "ab", "aB"],)],
+    level=1,
+)
+def sort_by_last_char(words: list[str]) -> list[str]:
+    return sorted(words, key=lambda w: w[-1:])
+
+
+@FAMILY.problem(
+    "Return the index of the first element of `nums` that is strictly greater than `limit`, or -1 if there is"
+    " none.",
+    "Scan nums from the left and report the position (0-based) of the first value above limit; a value equal to"
+    " limit does not count. An empty list, or one with no such value, gives -1.",
+    examples=[([3, 8, 1, 9], 5), ([1, 2], 2)],
+    tests=[([], 0), ([5], 4), ([5], 5), ([0, 0, 1], 0), ([-3, -2, -1], -3), ([7, 7, 8, 9], 7)],
+    level=1,
+)
+def first_above(nums: list[int], limit: int) -> int:
+    return next((i for i, x in enumerate(nums) if x > limit), -1)
+
+
+@FAMILY.problem(
+    "Return the distinct values of `nums` sorted from largest to smallest, each value once.",
+    "Given a list of integers nums, remove repeated values and return what is left in descending order; an empty"
+    " list gives [].",
+    examples=[([3, 1, 3, 2],), ([],)],
+    tests=[([5],), ([1, 2, 3],), ([4, 4, 4],), ([-1, 0, -1, 7, 2],), ([10, -10, 0, 10, 5],)],
+    level=1,
+)
+def distinct_descending(nums: list[int]) -> list[int]:
+    return sorted(set(nums))[::-1]
+
+
+@FAMILY.problem(
+    "Return `nums` sorted by absolute value, smallest first; when a number and its negative are both present the"
+    " positive one comes first.",
+    "Order the integers nums by their distance from zero (abs), and break ties by putting the larger (positive)"
+    " value first. Duplicates are kept.",
+    examples=[([3, -1, -3, 2],), ([],)],
+    tests=[([0],), ([5, -5, 5],), ([-4, 2, -1, 0],), ([10, -2, 7, -7, 1],), ([-3, -2, -1],)],
+    level=1,
+)
+def sort_by_abs_positive_first(nums: list[int]) -> list[int]:
+    return sorted(nums, key=lambda n: (abs(n), -n))
+
+
+@FAMILY.problem(
+    "Return the smallest integer that is at least `start` and does not occur in `nums`.",
+    "Search upward from start for the first value missing from the list nums: if start itself is absent the"
+    " answer is start, otherwise try start + 1, and so on.",
+    examples=[([3, 4, 6], 3), ([1, 2], 5)],
+    tests=[([], 0), ([0], 0), ([0, 1, 2], 0), ([-2, -1, 1], -2), ([9, 7, 8, 10], 7), ([5, 5, 6], 6)],
+    level=1,
+)
+def smallest_missing_from(nums: list[int], start: int) -> int:
+    x = start
+    while x in nums:
+        x += 1
+    return x

@@ -346,3 +346,90 @@ def replace_nth(text: str, old: str, new: str, n: int) -> str:
             return text
         start = index + len(old)
     return text[:index] + new + text[start:]
+
+
+@FAMILY.problem(
+    "Join the strings of `parts` with `sep` between them, skipping the empty strings. If no"
+    " non-empty part is left, return ''.",
+    "Given a list of strings `parts` and a separator `sep`, return the non-empty parts, in order,"
+    " glued together with `sep`; empty strings are left out so no separator is doubled.",
+    examples=[(["a", "", "b", "c"], "-"), (["", ""], ",")],
+    tests=[([], "+"), (["x"], ", "), (["", "x", ""], "/"), (["red", "green", "", "blue"], ", "),
+           (["a", "b"], ""), (["", "", "z", "", "z"], "|")],
+    level=1,
+)
+def join_nonempty(parts: list[str], sep: str) -> str:
+    return sep.join(p for p in parts if p != "")
+
+
+@FAMILY.problem(
+    "Return the last `k` characters of `text` in upper case. If `k` is 0 return ''; if `k` is at"
+    " least the length of `text`, return all of `text` in upper case.",
+    "Given a string `text` and a count `k` (k >= 0), take the final `k` characters (the whole"
+    " string when it is shorter than `k`, nothing when `k` is 0) and return them upper-cased.",
+    examples=[("invoice", 3), ("ab", 5)],
+    tests=[("", 2), ("hello", 0), ("hello", 1), ("hello", 5), ("Mixed Case", 4), ("abc", 10)],
+    level=1,
+)
+def last_k_upper(text: str, k: int) -> str:
+    if k <= 0:
+        return ""
+    return text[-k:].upper()
+
+
+@FAMILY.problem(
+    "If `text` starts with `prefix`, ignoring upper/lower case, return `text` with that prefix"
+    " removed; otherwise return `text` unchanged. An empty prefix removes nothing.",
+    "Given `text` and `prefix`, strip `prefix` from the front of `text` when `text` begins with it"
+    " (the comparison ignores case, the rest of `text` keeps its case). If `text` does not start"
+    " with `prefix`, return it as it is.",
+    examples=[("Mr. Smith", "mr. "), ("hello", "he")],
+    tests=[("", "a"), ("abc", ""), ("ABCdef", "abc"), ("abc", "abcd"), ("xabc", "abc"), ("Re: Re: hi", "RE: ")],
+    level=1,
+)
+def strip_prefix_ci(text: str, prefix: str) -> str:
+    if text.lower().startswith(prefix.lower()):
+        return text[len(prefix):]
+    return text
+
+
+@FAMILY.problem(
+    "Return `text` with each letter repeated `n` times in place, so 'ab' with n = 3 becomes"
+    " 'aaabbb'. Characters that are not letters (spaces, digits, punctuation) are kept once. If"
+    " `n` is 0 the letters disappear.",
+    "Given a string `text` and a count `n` (n >= 0), build a new string in which every letter of"
+    " `text` is written `n` times in a row, while every non-letter character is copied just once;"
+    " n = 1 gives `text` back.",
+    examples=[("ab", 3), ("hi!", 2)],
+    tests=[("", 4), ("xyz", 0), ("a1b", 1), ("a b", 2), ("q", 5), ("1a2-", 3), ("Go 2!", 0)],
+    level=1,
+)
+def stretch_letters(text: str, n: int) -> str:
+    return "".join(ch * n if ch.isalpha() else ch for ch in text)
+
+
+@FAMILY.problem(
+    "Replace every vowel of `text` (a, e, i, o, u, in either case) with the string `mark` and"
+    " return the result. All other characters are kept.",
+    "Given `text` and a replacement string `mark`, return `text` where each of the letters"
+    " a, e, i, o, u, A, E, I, O, U has been swapped for `mark` (y is not a vowel).",
+    examples=[("Hello World", "*"), ("sky", "_")],
+    tests=[("", "#"), ("AEIOU aeiou", "."), ("banana", "oo"), ("rhythm", "*"), ("Queue", ""), ("y u no", "-")],
+    level=1,
+)
+def mark_vowels(text: str, mark: str) -> str:
+    return "".join(mark if ch.lower() in "aeiou" else ch for ch in text)
+
+
+@FAMILY.problem(
+    "Return True if `text` ends with at least one of the strings in `suffixes`, comparing without"
+    " regard to upper/lower case, and False otherwise. An empty list of suffixes gives False.",
+    "Given a file name or word `text` and a list `suffixes`, decide case-insensitively whether"
+    " `text` ends with any of them; return False when `suffixes` is empty.",
+    examples=[("Photo.JPG", [".png", ".jpg"]), ("notes.txt", [".md"])],
+    tests=[("", []), ("abc", []), ("", [""]), ("report.PDF", [".pdf"]), ("data.csv", [".tsv", ".json"]),
+           ("README", ["me", "txt"]), ("a", ["ba"])],
+    level=1,
+)
+def ends_with_any(text: str, suffixes: list[str]) -> bool:
+    return any(text.lower().endswith(s.lower()) for s in suffixes)

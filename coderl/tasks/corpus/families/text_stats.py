@@ -298,3 +298,95 @@ def character_classes(text: str) -> dict[str, int]:
         else:
             counts["other"] += 1
     return counts
+
+
+@FAMILY.problem(
+    "Return how many whitespace-separated words of `text` have more than `n` characters."
+    " Punctuation attached to a word counts as part of it. Text with no words gives 0.",
+    "Given `text` and a length `n`, split `text` on whitespace and count the words whose length is"
+    " strictly greater than `n` (a word of exactly `n` characters is not counted).",
+    examples=[("the quick brown fox", 3), ("a bb ccc", 5)],
+    tests=[("", 0), ("   ", 1), ("one three", 3), ("one three", 5), ("a b c", 0), ("hi, there! ok", 2)],
+    level=1,
+)
+def count_long_words(text: str, n: int) -> int:
+    return sum(1 for word in text.split() if len(word) > n)
+
+
+@FAMILY.problem(
+    "Return how many lines of `text` contain the string `needle` (case-sensitive). Lines are"
+    " separated by '\\n'. An empty `needle` is found in every line, and the empty text is one line.",
+    "Given `text` and a search string `needle`, split `text` on newline characters and count the"
+    " lines in which `needle` occurs at least once, matching case exactly; a line with several"
+    " occurrences still counts once.",
+    examples=[("error: disk\nok\nerror: net error", "error"), ("abc", "x")],
+    tests=[("", "a"), ("", ""), ("a\nb\nc", ""), ("Warn\nwarn\nWARN", "warn"), ("xx\nx\n\ny", "xx"),
+           ("one two\ntwo\nthree", "two")],
+    level=1,
+)
+def count_lines_containing(text: str, needle: str) -> int:
+    return sum(1 for line in text.split("\n") if needle in line)
+
+
+@FAMILY.problem(
+    "Return the percentage of the letters of `text` that are upper case, rounded to 2 decimals."
+    " Only letters are counted (digits, spaces and punctuation are ignored). If `text` has no"
+    " letters, return 0.0.",
+    "Given `text`, count its letters and how many of them are capitals, and return 100 times"
+    " capitals divided by letters, rounded to 2 decimals; text without letters gives 0.0.",
+    examples=[("Hello World",), ("ABC def",)],
+    tests=[("",), ("123 !",), ("SHOUT",), ("quiet",), ("aBc",), ("Hi 5 You!",)],
+    level=1,
+)
+def percent_upper(text: str) -> float:
+    letters = [ch for ch in text if ch.isalpha()]
+    if not letters:
+        return 0.0
+    return round(100 * sum(1 for ch in letters if ch.isupper()) / len(letters), 2)
+
+
+@FAMILY.problem(
+    "Return how many whitespace-separated words of `text` end with `suffix`, ignoring upper/lower"
+    " case. `suffix` is non-empty. Text with no words gives 0.",
+    "Given `text` and a non-empty ending `suffix`, split `text` on whitespace and count the words"
+    " that end with `suffix` when both are compared in lower case (so 'RUNNING' ends with 'ing').",
+    examples=[("Running and jumping is fun", "ing"), ("cat dog", "x")],
+    tests=[("", "s"), ("ing", "ing"), ("SINGING sing Ring", "ING"), ("cats dogs bus", "s"),
+           ("tested, rested", "ed"), ("  a  ba   cba ", "ba")],
+    level=1,
+)
+def count_words_ending_with(text: str, suffix: str) -> int:
+    return sum(1 for word in text.split() if word.lower().endswith(suffix.lower()))
+
+
+@FAMILY.problem(
+    "Return the list of the lengths of the lines of `text`, in order, not counting whitespace at"
+    " the end of a line. Lines are separated by '\\n'. The empty string is one line of length 0.",
+    "Given `text`, split it on newline characters and return how many characters each resulting"
+    " line has once trailing spaces and tabs are removed (leading whitespace still counts); a"
+    " trailing newline produces a final line of length 0.",
+    examples=[("ab  \ncde\n",), ("single",)],
+    tests=[("",), ("\n",), ("a\n\nbb",), ("  \t\nx",), ("one \n  two\nthree\t",), ("  lead",)],
+    level=1,
+)
+def line_lengths(text: str) -> list[int]:
+    return [len(line.rstrip()) for line in text.split("\n")]
+
+
+@FAMILY.problem(
+    "Return a dictionary that maps each lower-case first letter to the number of words of `text`"
+    " that start with it (ignoring case). Words are whitespace-separated; words whose first"
+    " character is not a letter are skipped. No words gives {}.",
+    "Given `text`, look at the first character of every whitespace-separated word; for each word"
+    " starting with a letter, add one to the count of that letter in lower case. Return the"
+    " counts as a dictionary.",
+    examples=[("Apples and bananas are Best",)],
+    tests=[("",), ("zebra",), ("1st 2nd third",), ("a A b B a",), ("  Cat   cow  ",), ("x-ray Xmas #tag",)],
+    level=1,
+)
+def first_letter_counts(text: str) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for word in text.split():
+        if word[0].isalpha():
+            counts[word[0].lower()] = counts.get(word[0].lower(), 0) + 1
+    return counts

@@ -356,3 +356,86 @@ def is_valid_iso_date(text: str) -> bool:
 )
 def missing_required(fields: dict[str, str], required: list[str]) -> list[str]:
     return [name for name in required if not fields.get(name, "").strip()]
+
+
+@FAMILY.problem(
+    "Return True if `code` consists of exactly `length` characters and every one of them is a"
+    " digit 0-9; otherwise return False. An empty code is never valid.",
+    "A door keypad accepts numeric codes of a fixed size. Given code and the required length,"
+    " check that code is made only of digits and has exactly that many of them.",
+    examples=[("0427", 4), ("12a4", 4)],
+    tests=[("", 0), ("123", 4), ("12345", 4), ("00000", 5), ("9", 1), ("12 4", 4)],
+    level=1,
+)
+def is_digit_code(code: str, length: int) -> bool:
+    return len(code) == length and code.isdigit()
+
+
+@FAMILY.problem(
+    "Return the index of the first character of `text` that does not appear in `allowed`, or -1 if"
+    " every character of text is allowed (also when text is empty).",
+    "Given a string text and a string allowed listing the permitted characters, find the position"
+    " of the earliest character of text that is not permitted; return -1 when there is none.",
+    examples=[("ab-cd", "abcd"), ("1001", "01")],
+    tests=[("", "abc"), ("x", ""), ("aaa", "a"), ("abcX", "abc"), ("Zabc", "abc"), ("a b", "ab")],
+    level=1,
+)
+def first_invalid_char(text: str, allowed: str) -> int:
+    for i, c in enumerate(text):
+        if c not in allowed:
+            return i
+    return -1
+
+
+@FAMILY.problem(
+    "Check the length of the form field `text` against `limit`: return \"empty\" if text is the"
+    " empty string, \"too long\" if it has more than limit characters, and \"ok\" otherwise.",
+    "Given a field value text and a maximum length limit, return a status word: \"empty\" for an"
+    " empty value, \"too long\" when len(text) exceeds limit, else \"ok\".",
+    examples=[("Ann", 10), ("", 5)],
+    tests=[("abcde", 5), ("abcdef", 5), ("", 0), ("x", 0), ("hello world", 20), ("  ", 1)],
+    level=1,
+)
+def length_status(text: str, limit: int) -> str:
+    if text == "":
+        return "empty"
+    return "too long" if len(text) > limit else "ok"
+
+
+@FAMILY.problem(
+    "Return True if `text` is a valid network port number: only digits (no sign or spaces) and a"
+    " value from 1 to 65535 inclusive.",
+    "Given the text of a port field, accept it only when it is all digits and its value lies"
+    " between 1 and 65535; \"0\", \"-1\", \"\" and \"70000\" are rejected.",
+    examples=[("8080",), ("0",)],
+    tests=[("1",), ("65535",), ("65536",), ("-1",), ("",), ("8o",), ("443",)],
+    level=1,
+)
+def is_valid_port(text: str) -> bool:
+    return text.isdigit() and 1 <= int(text) <= 65535
+
+
+@FAMILY.problem(
+    "Return the 1-based numbers of the lines in `lines` that are longer than `limit` characters, in"
+    " increasing order. Return an empty list if every line fits.",
+    "A style checker flags lines over a length limit. Given the list lines and limit, list the line"
+    " numbers (counting from 1) of the lines whose length is greater than limit.",
+    examples=[(["short", "much too long", "ok"], 6), ([], 3)],
+    tests=[(["abc"], 3), (["abcd"], 3), (["", "x", "xy"], 0), (["aaaa", "bb", "cccc"], 2), (["a", "b"], 80)],
+    level=1,
+)
+def overlong_lines(lines: list[str], limit: int) -> list[int]:
+    return [i + 1 for i, line in enumerate(lines) if len(line) > limit]
+
+
+@FAMILY.problem(
+    "`code` is a string of digits. Return True if the sum of its digits modulo 10 equals `check`,"
+    " and False otherwise. An empty code has digit sum 0.",
+    "Given a digit string code and a check value check, verify the simple checksum: add up the"
+    " digits of code, take the last digit of that sum, and compare it with check.",
+    examples=[("1234", 0), ("555", 1)],
+    tests=[("", 0), ("", 1), ("7", 7), ("99", 8), ("99", 18), ("1111111111", 0), ("4062", 2)],
+    level=1,
+)
+def check_digit_matches(code: str, check: int) -> bool:
+    return sum(int(d) for d in code) % 10 == check

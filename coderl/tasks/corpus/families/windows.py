@@ -340,3 +340,95 @@ def is_subsequence_ci(pattern: str, text: str) -> bool:
         if i < len(pattern) and pattern[i] == ch:
             i += 1
     return i == len(pattern)
+
+
+@FAMILY.problem(
+    "Return the sums of all windows of `k` consecutive elements of `values`, from left to right."
+    " k is at least 1; if values has fewer than k elements, return [].",
+    "Given a list of integers values and a window size k (k >= 1), slide a window of k neighbours"
+    " along the list one step at a time and return the total inside the window at each position"
+    " ([] when the list is shorter than k).",
+    examples=[([1, 2, 3, 4], 2), ([5, 5], 3)],
+    tests=[([], 1), ([7], 1), ([1, 2, 3], 3), ([4, -1, 2, 0, 3], 2), ([1, 1, 1, 1, 1], 4), ([3, 0, -3], 1)],
+    level=1,
+)
+def window_sums(values: list[int], k: int) -> list[int]:
+    return [sum(values[i:i + k]) for i in range(len(values) - k + 1)]
+
+
+@FAMILY.problem(
+    "Return how many pairs of neighbouring elements of `values` differ by at most `gap` (in either"
+    " direction), i.e. the number of i with abs(values[i + 1] - values[i]) <= gap. `gap` is 0 or"
+    " more; lists with fewer than two elements give 0.",
+    "Given a list of readings values and a tolerance gap (gap >= 0), count the adjacent pairs"
+    " (each reading with the one right after it) whose absolute difference is no larger than gap;"
+    " [1, 2, 9] with gap 1 has one such pair.",
+    examples=[([1, 2, 9, 10, 4], 1), ([5, 5, 5], 0)],
+    tests=[([], 3), ([4], 0), ([4, 6], 1), ([4, 6], 2), ([6, 4, 2, 0], 2), ([0, 10, -10, 0], 10),
+           ([3, 1, 3, 3, 8, 1], 0)],
+    level=1,
+)
+def count_close_neighbours(values: list[int], gap: int) -> int:
+    return sum(1 for i in range(len(values) - 1) if abs(values[i + 1] - values[i]) <= gap)
+
+
+@FAMILY.problem(
+    "Return the index i of the first pair of neighbours values[i], values[i + 1] whose sum equals"
+    " `target`. Return -1 if no two adjacent elements add up to target.",
+    "Given a list of integers values and a number target, scan the adjacent pairs from the left and"
+    " report the position of the first element of the first pair summing to target, or -1 when"
+    " there is none (including lists with fewer than two elements).",
+    examples=[([1, 4, 2, 3, 5], 5), ([1, 2], 4)],
+    tests=[([], 0), ([5], 5), ([2, 3], 5), ([0, 0, 0], 0), ([1, 9, 1, 9], 10), ([-2, 4, 6, -4], 2), ([3, 3, 4, 2], 6)],
+    level=1,
+)
+def first_pair_with_sum(values: list[int], target: int) -> int:
+    for i in range(len(values) - 1):
+        if values[i] + values[i + 1] == target:
+            return i
+    return -1
+
+
+@FAMILY.problem(
+    "Return every substring of `text` made of `k` consecutive characters, in order from left to"
+    " right (duplicates included). k is at least 1; a text shorter than k gives [].",
+    "Given a string text and a window length k (k >= 1), slide a window of k characters over the"
+    " text one character at a time and collect the piece of text inside the window at each step;"
+    " 'abcd' with k = 2 gives ['ab', 'bc', 'cd'].",
+    examples=[("abcd", 2), ("hi", 3)],
+    tests=[("", 1), ("x", 1), ("abc", 3), ("aaaa", 2), ("hello", 4), ("a b", 2)],
+    level=1,
+)
+def char_windows(text: str, k: int) -> list[str]:
+    return [text[i:i + k] for i in range(len(text) - k + 1)]
+
+
+@FAMILY.problem(
+    "Return True if `values` contains three consecutive elements that are all equal, and False"
+    " otherwise.",
+    "Given a list of integers values, decide whether some number appears three times in a row"
+    " (at positions i, i + 1 and i + 2); lists shorter than three give False.",
+    examples=[([1, 2, 2, 2, 3],), ([1, 1, 2, 2],)],
+    tests=[([],), ([5, 5],), ([5, 5, 5],), ([1, 1, 0, 1, 1],), ([0, 7, 7, 7],), ([2, 2, 3, 3, 2, 2],)],
+    level=1,
+)
+def has_triple_run(values: list[int]) -> bool:
+    for i in range(len(values) - 2):
+        if values[i] == values[i + 1] == values[i + 2]:
+            return True
+    return False
+
+
+@FAMILY.problem(
+    "Return the indices of the local peaks of `values`: positions i, not the first or the last,"
+    " where values[i] is strictly greater than both of its neighbours. Return them in increasing"
+    " order ([] if there are none).",
+    "Given a list of heights values, list the inner positions (0-based) whose height is higher"
+    " than the height just before it and the height just after it; the two end positions are"
+    " never peaks, and plateaus of equal values are not peaks.",
+    examples=[([1, 3, 2, 5, 4],), ([1, 2, 2, 1],)],
+    tests=[([],), ([9],), ([1, 9],), ([1, 9, 1],), ([5, 4, 3],), ([0, 2, 0, 2, 0, 2],), ([3, 1, 3, 1, 3],)],
+    level=1,
+)
+def local_peaks(values: list[int]) -> list[int]:
+    return [i for i in range(1, len(values) - 1) if values[i - 1] < values[i] > values[i + 1]]
