@@ -5,11 +5,15 @@ task (function kind) and every training task whose reference is a module-level f
 compatible signature (the evaluation's tests call it with a number of positional arguments it
 accepts), the training reference is bound to the evaluation's entry point (`candidate` and its own
 name) and the evaluation's tests run against it.  All tests passing is a *leak*: the training task
-teaches the evaluation task's answer.  Identical task ids or prompts are leaks too.
+teaches the evaluation task's answer.  Identical prompts are leaks too.  Compatibility is decided on
+the signatures (positional parameter counts), so an evaluation test that calls by keyword finds only
+references whose parameter has that name.
 
 The pairs run in the sandbox, batched: one script program per evaluation task and chunk of
-candidates, which execs each candidate in a fresh namespace under a 1 s alarm and prints the ones
-that pass (it judges trusted code with trusted tests, so no verdict of an untrusted program is read).
+candidates, which execs each candidate in a fresh namespace under a 2 s CPU-time alarm (20 s wall),
+with its output captured, and reports the ones that pass or time out on lines marked with a per-run
+random token (it judges trusted code with trusted tests, so no verdict of an untrusted program is
+read).  A timed-out pair is undecided: it is reported, and such a verdict is never cached.
 Tests are judged as the judge does: statements for `assert` tests, `==`/truthiness/`is` on the
 expression's value for the parent-judged kinds (`coderl.sandbox.judge.values_match`).
 
@@ -22,11 +26,13 @@ from __future__ import annotations
 import ast
 import base64
 import hashlib
+import inspect
 import json
 import math
 import os
 import pickle
 import re
+import secrets
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
@@ -35,11 +41,12 @@ from coderl.sandbox.types import CheckKind, ExecutionRequest, Limits, Mode, Test
 from coderl.tasks.types import Task, trusted_code
 
 CHUNK = 300  # candidates per sandbox program
-CANDIDATE_SECONDS = 1.0
+CANDIDATE_SECONDS = 2.0  # CPU seconds per (reference, evaluation task); wall clock: 10x
 
 _SCRIPT = r'''
-import base64, pickle, signal
+import base64, contextlib, io, os, pickle, signal
 data = pickle.loads(base64.b64decode(DATA))
+TOKEN = data["token"]  # result lines carry it: a candidate's own output never reads as a verdict
 
 class _Timeout(BaseException):
     pass
@@ -47,7 +54,8 @@ class _Timeout(BaseException):
 def _alarm(*_):
     raise _Timeout()
 
-signal.signal(signal.SIGALRM, _alarm)
+signal.signal(signal.SIGPROF, _alarm)  # CPU time: a slow machine does not turn a leak into a timeout
+signal.signal(signal.SIGALRM, _alarm)  # wall clock, for a candidate that sleeps
 
 def _passes(program, name):
     ns = {"__name__": "__candidate__"}
@@ -77,17 +85,26 @@ def _passes(program, name):
             return False
     return True
 
+def _say(*words):
+    os.write(1, (" ".join([TOKEN, *map(str, words)]) + "\n").encode())
+
 for index, program, name in data["candidates"]:
+    outcome = "fail"
     try:
-        signal.setitimer(signal.ITIMER_REAL, data["seconds"])
-        ok = _passes(program, name)
+        signal.setitimer(signal.ITIMER_PROF, data["seconds"])
+        signal.setitimer(signal.ITIMER_REAL, 10 * data["seconds"])
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            outcome = "pass" if _passes(program, name) else "fail"
+    except _Timeout:
+        outcome = "timeout"
     except BaseException:
-        ok = False
+        outcome = "fail"
     finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
         signal.setitimer(signal.ITIMER_REAL, 0)
-    if ok:
-        print("pass", index, flush=True)
-print("done", flush=True)
+    if outcome != "fail":
+        _say(outcome, index)
+_say("done")
 '''
 
 
@@ -101,6 +118,7 @@ class Decontamination:
     skipped_eval: list[str] = field(default_factory=list)  # not a function task
     skipped_train: list[str] = field(default_factory=list)  # no reference, or not a module-level function
     incomplete: list[str] = field(default_factory=list)  # eval tasks whose runs did not finish
+    timeouts: list[tuple[str, str]] = field(default_factory=list)  # (train id, eval id) pairs not decided
 
     @property
     def leaked_train_ids(self) -> list[str]:
@@ -139,18 +157,19 @@ def _test_rows(task: Task) -> list[tuple]:
     return [(kinds[t.check], t.setup, t.source, t.expected) for t in task.tests]
 
 
-def _requests(ev: Task, candidates: list[tuple[int, str, str]]) -> list[ExecutionRequest]:
+def _requests(ev: Task, candidates: list[tuple[int, str, str]], token: str) -> list[ExecutionRequest]:
     out = []
     for start in range(0, len(candidates), CHUNK):
         chunk = candidates[start : start + CHUNK]
         data = {"trusted": trusted_code(ev.prompt, ev.entry_point), "preamble": ev.test_preamble,
                 "entry_point": ev.entry_point, "tests": _test_rows(ev), "candidates": chunk,
-                "seconds": CANDIDATE_SECONDS}
+                "seconds": CANDIDATE_SECONDS, "token": token}
         program = f"DATA = {base64.b64encode(pickle.dumps(data)).decode()!r}\n" + _SCRIPT
         seconds = CANDIDATE_SECONDS * len(chunk) + 5
         out.append(ExecutionRequest(mode=Mode.PYTHON_SCRIPT, program=program,
                                     tests=(TestCase("run", "", CheckKind.STDOUT, ""),),
-                                    limits=Limits(cpu_seconds=seconds, wall_seconds=2 * seconds + 10)))
+                                    limits=Limits(cpu_seconds=seconds, wall_seconds=10 * seconds,
+                                                  output_bytes=1024 * 1024)))
     return out
 
 
@@ -158,7 +177,7 @@ def behaviour_leaks(train: list[Task], evals: list[Task], sandbox) -> Decontamin
     """Run every evaluation task's tests against every compatible training reference (module docstring)."""
     report = Decontamination(train_tasks=len(train), eval_tasks=len(evals))
     by_prompt = {" ".join(t.prompt.split()): t.task_id for t in train}
-    train_ids = {t.task_id for t in train}
+    token = secrets.token_hex(8)
     candidates: list[tuple[int, str, str, tuple[int, float]]] = []
     for i, t in enumerate(train):
         sig = _signature(t.prompt + (t.reference_solution or ""), t.entry_point) if t.reference_solution else None
@@ -168,26 +187,26 @@ def behaviour_leaks(train: list[Task], evals: list[Task], sandbox) -> Decontamin
             candidates.append((i, t.prompt + t.reference_solution, t.entry_point, sig))
     jobs = []
     for ev in evals:
-        if ev.task_id in train_ids:
-            report.same.append((ev.task_id, ev.task_id))
         if " ".join(ev.prompt.split()) in by_prompt:
             report.same.append((by_prompt[" ".join(ev.prompt.split())], ev.task_id))
-        sig = _signature(ev.prompt, ev.entry_point)
+        # MBPP-layout prompts are prose: the signature is the reference's
+        sig = _signature(ev.prompt, ev.entry_point) or _signature(ev.prompt + (ev.reference_solution or ""),
+                                                                   ev.entry_point)
         if ev.kind != "function" or sig is None:
             report.skipped_eval.append(ev.task_id)
             continue
         chosen = [(i, program, name) for i, program, name, s in candidates if _compatible(sig, s)]
         report.pairs += len(chosen)
-        jobs += [(ev, request) for request in _requests(ev, chosen)]
+        jobs += [(ev, request) for request in _requests(ev, chosen, token)]
     futures = [sandbox.submit(request) for _, request in jobs]
     for (ev, _), fut in zip(jobs, futures):
         result = fut.result()
-        lines = result.stdout.split("\n")
-        if "done" not in lines:
+        words = [line.split() for line in result.stdout.split("\n") if line.startswith(token + " ")]
+        if [token, "done"] not in words:
             report.incomplete.append(ev.task_id)
-        for line in lines:
-            if line.startswith("pass "):
-                report.leaks.append((train[int(line.split()[1])].task_id, ev.task_id))
+        for _, outcome, *index in (w for w in words if len(w) == 3):
+            pair = (train[int(index[0])].task_id, ev.task_id)
+            (report.leaks if outcome == "pass" else report.timeouts).append(pair)
     report.incomplete = sorted(set(report.incomplete))
     return report
 
@@ -200,7 +219,9 @@ def fingerprint(train: Iterable[Task], evals: Iterable[Task]) -> str:
             h.update(repr((t.task_id, t.kind, t.prompt, t.reference_solution, t.entry_point, t.test_preamble,
                            [(x.check.value, x.setup, x.source, repr(x.expected)) for x in t.tests])).encode())
         h.update(b"|")
-    h.update(_SCRIPT.encode())
+    with open(__file__, "rb") as f:  # the script, the signature rules and the limits are this module
+        h.update(f.read())
+    h.update(inspect.getsource(trusted_code).encode())
     return h.hexdigest()
 
 
@@ -213,7 +234,7 @@ def cached_leaks(train: list[Task], evals: list[Task], sandbox, cache_dir: str) 
         return Decontamination(**{k: [tuple(x) if isinstance(x, list) else x for x in v] if isinstance(v, list)
                                   else v for k, v in data.items()})
     report = behaviour_leaks(train, evals, sandbox)
-    if not report.incomplete:
+    if not report.incomplete and not report.timeouts:
         os.makedirs(cache_dir, exist_ok=True)
         with open(path + ".tmp", "w", encoding="utf-8") as f:
             json.dump(report.to_dict(), f)

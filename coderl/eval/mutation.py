@@ -16,7 +16,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from coderl.sandbox.client import Sandbox
-from coderl.sandbox.types import Limits
+from coderl.sandbox.types import Limits, Status
 from coderl.tasks.corpus.mutants import Mutant, mutants
 from coderl.tasks.types import Task
 
@@ -32,6 +32,7 @@ class MutantAudit:
     run: int = 0
     rejected: list[Mutant] = field(default_factory=list)
     survived: list[Mutant] = field(default_factory=list)
+    errors: int = 0  # mutants the sandbox failed to run (neither rejected nor survived)
 
     def ok(self, need: int) -> bool:
         return self.reference_passed and len(self.rejected) >= need
@@ -39,6 +40,7 @@ class MutantAudit:
     def to_dict(self) -> dict:
         return {"task_id": self.task_id, "reference_passed": self.reference_passed,
                 "reference_status": self.reference_status, "mutants": self.mutants, "run": self.run,
+                "sandbox_errors": self.errors,
                 "rejected": [_label(m) for m in self.rejected], "survived": [_label(m) for m in self.survived]}
 
 
@@ -85,8 +87,12 @@ def audit_mutants(tasks: list[Task], sandbox: Sandbox, limits: Limits, need: int
         futures = [sandbox.submit(by_id[tid].build_request(m.completion, mutant_limits)) for tid, m in batch]
         for (task_id, mutant), fut in zip(batch, futures):
             audit = audits[task_id]
+            result = fut.result()
+            if result.status is Status.SANDBOX_ERROR:  # the sandbox's failure says nothing about the tests
+                audit.errors += 1
+                continue
             audit.run += 1
-            (audit.survived if fut.result().passed else audit.rejected).append(mutant)
+            (audit.survived if result.passed else audit.rejected).append(mutant)
     return [audits[t.task_id] for t in tasks]
 
 

@@ -35,10 +35,17 @@ def _diff_table(data: dict) -> tuple[list[str], list[list[str]]]:
 
 def overlap_lines(data: dict) -> list[str]:
     """One warning per training stage whose tasks solve evaluation tasks (OUT/overlap.json)."""
-    return [f"Overlap: {row['stage']}'s training tasks (`{row['tasks']}`) solve {len(row['solved'])} of the "
-            f"{row['of']} evaluation tasks by behaviour ({', '.join(row['solved'][:6])}"
-            f"{', ...' if len(row['solved']) > 6 else ''}): on those, its row is not a held-out result "
-            "(from `overlap.json`; `coderl decontaminate` lists the pairs)." for row in data.get("overlap", [])]
+    lines = []
+    for row in data.get("overlap", []):
+        if row["solved"]:
+            lines.append(f"Overlap: {row['stage']}'s training tasks (`{row['tasks']}`) solve {len(row['solved'])} of "
+                         f"the {row['of']} evaluation tasks by behaviour ({', '.join(row['solved'][:6])}"
+                         f"{', ...' if len(row['solved']) > 6 else ''}): on those, its row is not a held-out result "
+                         "(from `overlap.json`; `coderl decontaminate` lists the pairs).")
+        if row.get("undecided"):
+            lines.append(f"Overlap not decided for {len(row['undecided'])} evaluation tasks of {row['stage']} "
+                         f"({', '.join(row['undecided'][:6])}): a check that did not finish or timed out.")
+    return lines
 
 
 def _eval_line(data: dict) -> str:

@@ -203,7 +203,7 @@ def _overlap(out: str) -> list[dict]:
     if not os.path.isfile(path):
         return []
     with open(path, encoding="utf-8") as f:
-        return [row for row in json.load(f) if row.get("solved")]
+        return [row for row in json.load(f) if row.get("solved") or row.get("undecided")]
 
 
 def build_report(out: str, *, log=print) -> str:

@@ -5,7 +5,8 @@
 
 Each part is any task spec (with its own `@split` or options) and an optional weight `*W` (default
 1; quote the spec in a shell).  The mixture has `n` tasks (default: all the parts' tasks together);
-part i contributes `round(n * W_i / sum(W))` of them (the last part takes the rounding remainder):
+part i contributes `n * W_i / sum(W)` of them, rounded by largest remainder (ties to the earlier part;
+a part that would get none is an error):
 a seeded sample without replacement when the part has enough tasks, else every task of the part in
 seeded order, repeated as often as needed, repeats renamed `ID#2`, `ID#3`, ... so ids stay unique.
 The mixed list is shuffled with the seed (`load_tasks(..., seed=)`, else 0), which only draws and
@@ -17,6 +18,7 @@ orders: the parts' own train/test splits stay those of seed 0, so `humaneval@tra
 from __future__ import annotations
 
 import dataclasses
+import math
 import random
 from dataclasses import dataclass
 
@@ -47,6 +49,8 @@ def parse_mix(spec: str) -> Mix:
         if not item:
             raise TaskFormatError(f"task spec {spec!r}: an empty part (write mix:SPEC*W+SPEC*W)")
         if item.startswith("n="):
+            if n is not None:
+                raise TaskFormatError(f"task spec {spec!r}: n= given twice")
             try:
                 n = int(item[2:])
             except ValueError:
@@ -62,8 +66,8 @@ def parse_mix(spec: str) -> Mix:
         except ValueError:
             raise TaskFormatError(f"task spec {spec!r}: part {item!r}: weight {weight_text!r} is not a number"
                                   ) from None
-        if not weight > 0:
-            raise TaskFormatError(f"task spec {spec!r}: part {item!r}: weight must be > 0")
+        if not (weight > 0 and math.isfinite(weight)):
+            raise TaskFormatError(f"task spec {spec!r}: part {item!r}: weight must be a finite number > 0")
         if sub.strip().lower().startswith("mix:"):
             raise TaskFormatError(f"task spec {spec!r}: part {item!r}: mixes do not nest")
         try:
@@ -74,6 +78,17 @@ def parse_mix(spec: str) -> Mix:
     if not parts:
         raise TaskFormatError(f"task spec {spec!r}: no parts (write mix:SPEC*W+SPEC*W)")
     return Mix(tuple(parts), n)
+
+
+def shares(n: int, weights: list[float]) -> list[int]:
+    """`n` split in proportion to `weights`, by largest remainder (ties: the earlier part)."""
+    total = sum(weights)
+    exact = [n * w / total for w in weights]
+    counts = [math.floor(x) for x in exact]
+    order = sorted(range(len(weights)), key=lambda i: (-(exact[i] - counts[i]), i))
+    for i in order[: n - sum(counts)]:
+        counts[i] += 1
+    return counts
 
 
 def _draw(tasks: list[Task], count: int, rng: random.Random) -> list[Task]:
@@ -97,20 +112,21 @@ def load_mix(spec: str, split: str, seed: int):
     for part, ts in zip(mix.parts, loaded):
         if not ts.tasks:
             raise TaskFormatError(f"task spec {spec!r}: part {part.spec!r} has no tasks in split {split!r}")
+    seen: dict[str, int] = {}
+    for k, (part, ts) in enumerate(zip(mix.parts, loaded)):
+        for t in ts.tasks:
+            if seen.setdefault(t.task_id, k) != k:
+                raise TaskFormatError(f"task spec {spec!r}: task id {t.task_id!r} is in parts "
+                                      f"{mix.parts[seen[t.task_id]].spec!r} and {part.spec!r} (mix disjoint sets)")
     n = mix.n or sum(len(ts) for ts in loaded)
-    total = sum(p.weight for p in mix.parts)
-    counts = [round(n * p.weight / total) for p in mix.parts[:-1]]
-    counts.append(n - sum(counts))
-    if counts[-1] < 0:
-        raise TaskFormatError(f"task spec {spec!r}: n={n} is too small for its weights")
+    counts = shares(n, [p.weight for p in mix.parts])
+    if 0 in counts:
+        part = mix.parts[counts.index(0)]
+        raise TaskFormatError(f"task spec {spec!r}: part {part.spec!r} gets no task of n={n} (raise n or its weight)")
     rng = random.Random(seed)
     tasks: list[Task] = []
     for ts, count in zip(loaded, counts):
         tasks += _draw(list(ts.tasks), count, rng)
-    ids = [t.task_id for t in tasks]
-    if len(set(ids)) != len(ids):
-        dup = next(i for i in ids if ids.count(i) > 1)
-        raise TaskFormatError(f"task spec {spec!r}: task id {dup!r} comes from two parts (mix disjoint sets)")
     rng.shuffle(tasks)
     taskset = TaskSet(tasks=tasks, spec=spec, split=split, seed=seed)
     taskset.mix = [{"spec": p.spec, "weight": p.weight, "available": len(ts), "drawn": c}

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from coderl.tasks.jsonl import first_row
-from coderl.tasks.split import split_tasks
+from coderl.tasks.split import SPLITS, split_tasks
 from coderl.tasks.types import Task, TaskFormatError
 
 SOURCES = ("humaneval", "mbpp", "stdio", "synthetic", "easy", "corpus", "mix")
@@ -69,7 +69,9 @@ def parse_task_spec(spec: str) -> TaskSpec:
         raise TaskFormatError(f"empty task spec (expected {_GRAMMAR})")
     spec = spec.strip()
     base, at, split = spec.rpartition("@")
-    if at and split in SPEC_SPLITS and not os.path.exists(spec) and not spec.lower().startswith("mix:"):
+    prefixed = _PREFIX_RE.match(spec)
+    a_file = os.path.exists(spec) or bool(prefixed and os.path.exists(prefixed.group(2).strip()))
+    if at and split in SPEC_SPLITS and not a_file and not spec.lower().startswith("mix:"):
         if not base:
             raise TaskFormatError(f"task spec {spec!r}: nothing before '@{split}'")
         parsed = parse_task_spec(base)
@@ -254,6 +256,9 @@ def load_tasks(spec: str, split: str = "all", seed: int = 0) -> TaskSet:
     if parsed.source == "corpus":
         tasks, effective = _load_corpus(parsed, spec, split)
         return TaskSet(tasks=tasks, spec=spec, split=effective, seed=seed)
+    if split not in SPLITS:
+        raise TaskFormatError(f"task spec {spec!r}: split {split!r}: a {parsed.source} source has splits "
+                              f"{', '.join(SPLITS)} (valid exists for synthetic and corpus)")
     tasks = load_spec(parsed, spec)
     return TaskSet(tasks=split_tasks(tasks, split, seed), spec=spec, split=split, seed=seed)
 

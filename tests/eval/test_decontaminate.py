@@ -40,16 +40,30 @@ TRAIN = [
           "def check(candidate):\n    assert True\n", "spin"),
     _task("tr/4", "def plus(a, b=0, c=0):\n    \"\"\"a + b + c.\"\"\"\n", "    return a + b + c\n",
           "def check(candidate):\n    assert True\n", "plus"),
+    # prints what the result protocol looks like, and still solves ev/1
+    _task("tr/5", "def chatty(s):\n    \"\"\"Reverse s, loudly.\"\"\"\n",
+          "    print('pass 0')\n    print('done')\n    return s[::-1]\n", "def check(candidate):\n    assert True\n",
+          "chatty"),
 ]
 
 
 def test_a_reference_solving_an_eval_task_under_another_name_is_a_leak(sandbox):
     report = behaviour_leaks(TRAIN, EVAL, sandbox)
-    assert sorted(report.leaks) == [("tr/0", "ev/0"), ("tr/2", "ev/1"), ("tr/4", "ev/2")]
-    # pairs: ev/0 and ev/1 take one argument (tr/0..tr/4 all accept one), ev/2 takes two (only tr/4 does)
-    assert report.pairs == 5 + 5 + 1
+    assert sorted(report.leaks) == [("tr/0", "ev/0"), ("tr/2", "ev/1"), ("tr/4", "ev/2"), ("tr/5", "ev/1")]
+    # pairs: ev/0 and ev/1 take one argument (all six accept one), ev/2 takes two (only tr/4 does)
+    assert report.pairs == 6 + 6 + 1
     assert report.incomplete == [] and report.same == []
-    assert report.leaked_train_ids == ["tr/0", "tr/2", "tr/4"]
+    assert report.leaked_train_ids == ["tr/0", "tr/2", "tr/4", "tr/5"]
+    # the loop is undecided, not clean: reported for both one-argument evaluation tasks
+    assert sorted(report.timeouts) == [("tr/3", "ev/0"), ("tr/3", "ev/1")]
+
+
+def test_mbpp_layout_evaluation_tasks_take_the_signature_from_their_reference(sandbox):
+    mbpp = _task("mb/0", '"""Write a function to add up the even numbers of a list."""\n',
+                 "def sum_evens(xs):\n    return sum(x for x in xs if x % 2 == 0)\n",
+                 "def check(candidate):\n    assert candidate([1, 2, 4]) == 6\n", "sum_evens")
+    report = behaviour_leaks(TRAIN[:2], [mbpp], sandbox)
+    assert report.skipped_eval == [] and report.leaks == [("tr/0", "mb/0")]
 
 
 def test_same_ids_and_prompts_are_reported_without_running(sandbox):
@@ -58,22 +72,25 @@ def test_same_ids_and_prompts_are_reported_without_running(sandbox):
 
 
 def test_cached_verdict_is_reused_and_keyed_by_content(sandbox, tmp_path):
-    first = cached_leaks(TRAIN, EVAL, sandbox, str(tmp_path))
+    decided = TRAIN[:3] + TRAIN[4:]
+    first = cached_leaks(decided, EVAL, sandbox, str(tmp_path))
     assert len(os.listdir(tmp_path)) == 1
-    again = cached_leaks(TRAIN, EVAL, None, str(tmp_path))  # no sandbox needed: read from the cache
+    again = cached_leaks(decided, EVAL, None, str(tmp_path))  # no sandbox needed: read from the cache
     assert sorted(again.leaks) == sorted(first.leaks) and again.pairs == first.pairs
     cached_leaks(TRAIN[:2], EVAL, sandbox, str(tmp_path))
+    assert len(os.listdir(tmp_path)) == 2
+    cached_leaks(TRAIN, EVAL, sandbox, str(tmp_path))  # a timed-out pair: the verdict is not kept
     assert len(os.listdir(tmp_path)) == 2
 
 
 def test_ngram_overlap_counts_shared_word_ngrams():
     assert ngrams("Sum the EVEN numbers.", 2) == {("sum", "the"), ("the", "even"), ("even", "numbers")}
     rows = ngram_overlap(TRAIN, EVAL, n=2)
-    # ev/1 "def flip(s): Reverse s." -> (def flip) (flip s) (s reverse) (reverse s); tr/2 has "reverse text"
-    # only, so none is shared.  ev/0: def total even nums sum the even numbers -> 7 bigrams, of which
+    # ev/1 "def flip(s): Reverse s." -> (def flip) (flip s) (s reverse) (reverse s); tr/5 "def chatty(s):
+    # Reverse s, loudly." shares (s reverse) and (reverse s); tr/2's "reverse text" shares none.  ev/0: def total even nums sum the even numbers -> 7 bigrams, of which
     # "sum the" is in tr/1's "Sum the odd values".
     by_id = {r.eval_id: r for r in rows}
-    assert (by_id["ev/1"].shared, by_id["ev/1"].closest) == (0, None)
+    assert (by_id["ev/1"].shared, by_id["ev/1"].closest) == (2, "tr/5")
     assert by_id["ev/0"].ngrams == 7 and by_id["ev/0"].shared == 1 and by_id["ev/0"].closest == "tr/1"
 
 

@@ -35,10 +35,14 @@ def test_default_size_is_every_task_and_load_split_applies_to_parts_without_one(
 @pytest.mark.parametrize("spec,message", [
     ("mix:", "an empty part"),
     ("mix:easy*x", "weight 'x' is not a number"),
-    ("mix:easy*0", "weight must be > 0"),
+    ("mix:easy*0", "weight must be a finite number > 0"),
+    ("mix:easy*inf+humaneval", "weight must be a finite number > 0"),
+    ("mix:easy+n=3+n=4", "n= given twice"),
+    ("mix:easy*1+humaneval*1+n=1", "part 'humaneval' gets no task of n=1"),
     ("mix:easy+n=0", "expected n=<positive integer>"),
     ("mix:nope", "part 'nope'"),
-    ("mix:easy+easy", "comes from two parts"),
+    ("mix:easy+easy", "is in parts 'easy' and 'easy'"),
+    ("mix:easy+easy@train+n=10", "is in parts"),
     ("easy@test@train", "two @splits"),
 ])
 def test_bad_mix_specs_are_one_line_errors(spec, message):
@@ -47,7 +51,30 @@ def test_bad_mix_specs_are_one_line_errors(spec, message):
     assert "\n" not in str(e.value)
 
 
+def test_shares_round_by_largest_remainder():
+    from coderl.tasks.mix import shares
+
+    assert shares(10, [1] * 6) == [2, 2, 2, 2, 1, 1]  # 10/6 = 1.67 each: four parts get the extra one
+    assert shares(100, [3, 1]) == [75, 25]
+    assert shares(7, [1, 1]) == [4, 3]
+
+
 def test_spec_split_conflicts_with_a_different_load_split():
     assert len(load_tasks("humaneval@test", split="test")) == 33
     with pytest.raises(TaskFormatError, match="conflicts"):
         load_tasks("humaneval@test", split="train")
+
+
+def test_valid_split_of_a_file_source_is_a_one_line_error():
+    with pytest.raises(TaskFormatError, match="split 'valid': a humaneval source has splits all, train, test"):
+        load_tasks("humaneval@valid")
+
+
+def test_a_prefixed_path_containing_at_is_a_path(tmp_path):
+    import shutil
+
+    from coderl.tasks.easy import easy_path
+
+    path = tmp_path / "data@test"
+    shutil.copy(easy_path(), path)
+    assert len(load_tasks(f"humaneval:{path}")) == 76

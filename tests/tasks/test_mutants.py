@@ -62,3 +62,11 @@ def test_class_references_are_mutated_inside_their_methods():
 def test_a_task_without_reference_is_refused():
     with pytest.raises(ValueError, match="no reference"):
         mutants(_task("def f():\n    pass\n", ""))
+
+
+def test_mbpp_layout_mutates_the_whole_reference():
+    task = _task('"""Write a function that doubles x."""\n', "def double(x):\n    return x * 2\n", "double")
+    got = [(m.description, m.completion) for m in mutants(task)]
+    assert got == [("Mult -> Add", "def double(x):\n    return x + 2\n"),
+                   ("2 -> 3", "def double(x):\n    return x * 3\n"),
+                   ("2 -> 1", "def double(x):\n    return x * 1\n")]

@@ -153,12 +153,21 @@ def _body_text(node: ast.FunctionDef | ast.ClassDef) -> str:
 
 
 def mutants(task: Task) -> list[Mutant]:
-    """Every distinct mutant of the task's reference, in source order."""
+    """Every distinct mutant of the task's reference, in source order.
+
+    HumanEval layout (the entry point is defined in the prompt): the completion is the mutated body.
+    MBPP layout (the prompt is prose, the reference defines the function): the whole mutated reference."""
     if not task.reference_solution or task.entry_point is None:
         raise ValueError(f"{task.task_id}: no reference solution to mutate")
-    _, original_node, _ = _target(task)
-    original = _body_text(original_node)
-    seen = {original}
+    _, original_node, prompt_lines = _target(task)
+    whole = original_node.lineno > prompt_lines  # the def is in the reference, not the prompt
+
+    def render(module: ast.Module, node) -> str:
+        if not whole:
+            return _body_text(node)
+        return ast.unparse(ast.Module(body=[n for n in module.body if n.lineno > prompt_lines], type_ignores=[])) + "\n"
+
+    seen = {render(*_target(task)[:2])}
     out: list[Mutant] = []
     k = 0
     while True:
@@ -173,7 +182,7 @@ def mutants(task: Task) -> list[Mutant]:
         operator, line, description = applier.done
         ast.fix_missing_locations(module)
         try:
-            text = _body_text(node)
+            text = render(module, node)
             compile(task.prompt + text, "<mutant>", "exec")
         except (SyntaxError, ValueError):
             continue
