@@ -10,10 +10,13 @@ the signatures (positional parameter counts), so an evaluation test that calls b
 references whose parameter has that name.
 
 The pairs run in the sandbox, batched: one script program per evaluation task and chunk of
-candidates, which execs each candidate in a fresh namespace under a 2 s CPU-time alarm (20 s wall),
+candidates, which execs each candidate in a fresh namespace under a 1 s CPU-time alarm (10 s wall),
 with its output captured, and reports the ones that pass or time out on lines marked with a per-run
 random token (it judges trusted code with trusted tests, so no verdict of an untrusted program is
-read).  A timed-out pair is undecided: it is reported, and such a verdict is never cached.
+read).  A pair that times out counts as failing, as the judge would fail a program over its CPU
+limit (3 s by default, for all the tests; every reference here runs its own tests in milliseconds,
+so a timeout is a reference looping on inputs outside its domain); timeouts are counted in the
+report.  A run that does not finish leaves its evaluation task undecided.
 Tests are judged as the judge does: statements for `assert` tests, `==`/truthiness/`is` on the
 expression's value for the parent-judged kinds (`coderl.sandbox.judge.values_match`).
 
@@ -41,7 +44,7 @@ from coderl.sandbox.types import CheckKind, ExecutionRequest, Limits, Mode, Test
 from coderl.tasks.types import Task, trusted_code
 
 CHUNK = 300  # candidates per sandbox program
-CANDIDATE_SECONDS = 2.0  # CPU seconds per (reference, evaluation task); wall clock: 10x
+CANDIDATE_SECONDS = 1.0  # CPU seconds per (reference, evaluation task); wall clock: 10x
 
 _SCRIPT = r'''
 import base64, contextlib, io, os, pickle, signal
@@ -118,7 +121,7 @@ class Decontamination:
     skipped_eval: list[str] = field(default_factory=list)  # not a function task
     skipped_train: list[str] = field(default_factory=list)  # no reference, or not a module-level function
     incomplete: list[str] = field(default_factory=list)  # eval tasks whose runs did not finish
-    timeouts: list[tuple[str, str]] = field(default_factory=list)  # (train id, eval id) pairs not decided
+    timeouts: list[tuple[str, str]] = field(default_factory=list)  # (train id, eval id): timed out = failed
 
     @property
     def leaked_train_ids(self) -> list[str]:
@@ -234,7 +237,7 @@ def cached_leaks(train: list[Task], evals: list[Task], sandbox, cache_dir: str) 
         return Decontamination(**{k: [tuple(x) if isinstance(x, list) else x for x in v] if isinstance(v, list)
                                   else v for k, v in data.items()})
     report = behaviour_leaks(train, evals, sandbox)
-    if not report.incomplete and not report.timeouts:
+    if not report.incomplete:
         os.makedirs(cache_dir, exist_ok=True)
         with open(path + ".tmp", "w", encoding="utf-8") as f:
             json.dump(report.to_dict(), f)

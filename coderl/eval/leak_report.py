@@ -2,8 +2,7 @@
 
 Writes a Markdown report (the one in `docs/decontamination.md` is this command's output) and a JSON
 file with every leak and every evaluation task's overlap.  Exit status 1 when anything leaks (a
-reference passes an evaluation task's tests, or a prompt is identical) or the check could not
-decide a pair (a run that did not finish, a reference that timed out).
+reference passes an evaluation task's tests, or a prompt is identical) or a run did not finish.
 """
 
 from __future__ import annotations
@@ -85,9 +84,9 @@ def format_report(cfg, report: Decontamination, overlaps: dict, sets: dict, seco
                                                      if same else ".")]
     lines.append(f"Not checked: {len(report.skipped_train)} training tasks (no reference, or not a module-level "
                  f"function: classes), {len(report.skipped_eval)} evaluation tasks (not function tasks, or no "
-                 f"signature found); undecided: {len(report.incomplete)} evaluation tasks whose run did not finish, "
-                 f"{len(report.timeouts)} pairs that timed out"
-                 + (f" ({', '.join(f'{a} on {b}' for a, b in sorted(report.timeouts)[:5])})" if report.timeouts
+                 f"signature found); undecided: {len(report.incomplete)} evaluation tasks whose run did not finish. "
+                 f"{len(report.timeouts)} pairs timed out (1 s of CPU) and count as failing"
+                 + (f" (e.g. {', '.join(f'{a} on {b}' for a, b in sorted(report.timeouts)[:3])})" if report.timeouts
                     else "") + ".")
     for n, per in overlaps.items():
         lines += ["", f"## Word {n}-gram overlap of the prompts", "",
@@ -122,9 +121,8 @@ def overlap_error(train_spec: str, train, eval_spec: str, sandbox_cfg: SandboxCo
         return (f"training tasks '{train_spec}' overlap eval tasks '{eval_spec}': {len(report.leaked_train_ids)} "
                 f"training tasks solve evaluation tasks ({a} {how} {b}); train on other tasks or evaluate on "
                 f"others (coderl decontaminate --tasks '{train_spec}' --against '{eval_spec}' lists them)")
-    if report.incomplete or report.timeouts:
-        first = report.incomplete[0] if report.incomplete else " on ".join(report.timeouts[0])
-        return (f"could not check training tasks '{train_spec}' against eval tasks '{eval_spec}': "
-                f"{len(report.incomplete)} runs did not finish and {len(report.timeouts)} (reference, eval task) "
-                f"pairs timed out (first: {first}); --no-check-overlap skips the check")
+    if report.incomplete:
+        return (f"could not check training tasks '{train_spec}' against eval tasks '{eval_spec}': the check did "
+                f"not finish for {len(report.incomplete)} evaluation tasks (first: {report.incomplete[0]}); "
+                "--no-check-overlap skips it")
     return None

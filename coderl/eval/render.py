@@ -44,7 +44,7 @@ def overlap_lines(data: dict) -> list[str]:
                          "(from `overlap.json`; `coderl decontaminate` lists the pairs).")
         if row.get("undecided"):
             lines.append(f"Overlap not decided for {len(row['undecided'])} evaluation tasks of {row['stage']} "
-                         f"({', '.join(row['undecided'][:6])}): a check that did not finish or timed out.")
+                         f"({', '.join(row['undecided'][:6])}): a check that did not finish.")
     return lines
 
 

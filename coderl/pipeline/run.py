@@ -111,13 +111,13 @@ def record_overlap(plan: Plan, log) -> list[dict]:
         with evaluation.sandbox.open() as sandbox:
             report = cached_leaks(train, evals, sandbox, os.path.join(cache_root(), "decontamination"))
         solved = sorted({e for _, e in report.leaks + report.same})
-        undecided = sorted(set(report.incomplete) | {e for _, e in report.timeouts})
+        undecided = sorted(set(report.incomplete))
         rows.append({"stage": stage.name, "tasks": spec, "split": split, "eval_tasks": evaluation.tasks,
                      "eval_split": evaluation.split, "solved": solved, "of": len(evals),
                      "training_tasks": len(report.leaked_train_ids), "undecided": undecided})
         if undecided:
             log(f"warning: {stage.name}: the behaviour check could not decide {len(undecided)} evaluation tasks "
-                f"(e.g. {undecided[0]}: a run that did not finish or timed out)")
+                f"(e.g. {undecided[0]}: a run that did not finish)")
         if solved:
             log(f"warning: {stage.name}'s training tasks ({spec}) solve {len(solved)} of the {len(evals)} evaluation "
                 f"tasks by behaviour (e.g. {solved[0]}); its evaluation is not fully held out "
