@@ -213,6 +213,27 @@ def rloo(rewards: Tensor, group_ids: Tensor, mask: Tensor, values: Tensor | None
     return _broadcast(advantage, mask), dict(state or {})
 
 
+@register_advantage("reinforce_pp")
+def reinforce_pp(rewards: Tensor, group_ids: Tensor, mask: Tensor, values: Tensor | None = None,
+                 state: dict | None = None, *, eps: float = 1e-8) -> tuple[Tensor, dict]:
+    """REINFORCE++-baseline (Hu et al. 2025, arXiv 2501.03262, sec. 3): the group mean as baseline,
+    then one normalisation over the whole batch:
+
+        A_i = r_i - mean_g(r);   A_i <- (A_i - mean_batch(A)) / (std_batch(A) + eps)
+
+    The global scale (population std over all B advantages) replaces GRPO's per-group std, so a group
+    whose rewards barely vary is not blown up to unit scale.  Groups of equal rewards have A = 0
+    before the normalisation, and -mean_batch(A) / std afterwards, which is 0 (the centred
+    advantages already have batch mean 0) up to float rounding.
+    """
+    _check_shapes(rewards, group_ids, mask)
+    per_sequence = sequence_rewards(rewards, mask)
+    mean, _, _ = _group_stats(per_sequence, group_ids)
+    centred = per_sequence - mean
+    normalised = (centred - centred.mean()) / (centred.std(unbiased=False) + eps)
+    return _broadcast(normalised, mask), dict(state or {})
+
+
 @register_advantage("gae")
 def gae(rewards: Tensor, group_ids: Tensor, mask: Tensor, values: Tensor | None = None,
         state: dict | None = None, *, gamma: float = 1.0, lam: float = 0.95) -> tuple[Tensor, dict]:

@@ -110,17 +110,25 @@ def ppo_clip(logprobs: Tensor, old_logprobs: Tensor, advantages: Tensor, mask: T
     tokens, one ratio per completion broadcast to its tokens (seed 001, a completion is one action).
     Seed 001's per-sequence loss -min(ratio * A, clip(ratio) * A), averaged over the batch, is this
     with `ratio_level="sequence"` and `sequence_mean` aggregation.
+    `ratio_level="sequence_mean"`: GSPO's length-normalised sequence ratio (Zheng et al. 2025, arXiv
+    2507.18071, eq. 7), s_i = (pi_theta(y_i) / pi_old(y_i))^(1/|y_i|) = exp(mean_t (log pi_theta -
+    log pi_old)), one per completion, so a long answer's ratio is not a product of hundreds of token
+    ratios; GSPO clips it with a much smaller eps (3e-4 / 4e-4 in the paper) and averages over
+    completions (`sequence_mean`).
 
     Log-ratios are clamped to +-20 before exp (see _LOG_RATIO_LIMIT).  With A < 0 the ratio is not
     bounded above (no dual clip), as in the original objective.
     """
-    if ratio_level not in ("token", "sequence"):
-        raise ValueError(f"ppo_clip: ratio_level must be 'token' or 'sequence'; got {ratio_level!r}")
+    if ratio_level not in ("token", "sequence", "sequence_mean"):
+        raise ValueError(f"ppo_clip: ratio_level must be 'token', 'sequence' or 'sequence_mean'; got {ratio_level!r}")
     upper = eps if eps_high is None else eps_high
     token_log_ratio = _token_log_ratio(logprobs, old_logprobs, mask)
     log_ratio = token_log_ratio
     if ratio_level == "sequence":
         log_ratio = token_log_ratio.sum(-1, keepdim=True).expand_as(token_log_ratio)
+    elif ratio_level == "sequence_mean":
+        lengths = mask.sum(-1, keepdim=True).clamp(min=1)
+        log_ratio = (token_log_ratio.sum(-1, keepdim=True) / lengths).expand_as(token_log_ratio)
     ratio = log_ratio.clamp(-_LOG_RATIO_LIMIT, _LOG_RATIO_LIMIT).exp()
     advantages = advantages.detach()
     unclipped = ratio * advantages

@@ -100,8 +100,10 @@ class LossOptions:
 
     clip_eps: float | None = option(None, "ppo_clip: clip range (default: 0.2)")
     clip_eps_high: float | None = option(None, "ppo_clip: upper clip (clip-higher; default: = clip_eps)")
-    ratio_level: str | None = option(None, "ppo_clip: ratio per token or per sequence (default: token; "
-                                     "ppo_critic_free: sequence, seed 001)", choices=["token", "sequence"])
+    ratio_level: str | None = option(None, "ppo_clip: ratio per token, per sequence (product of the token ratios; "
+                                     "ppo_critic_free's, seed 001) or sequence_mean (GSPO's length-normalised "
+                                     "sequence ratio) (default: token)",
+                                     choices=["token", "sequence", "sequence_mean"])
 
 
 @dataclass
@@ -198,7 +200,8 @@ class TrainConfig:
     shared_prompt: bool = option(True, "rows that repeat a prompt share its computation: one prefill in generation, "
                                  "one prompt pass in the log-prob passes, its KV cache gathered to the rows (same "
                                  "values; off: every row runs prompt + completion)")
-    advantage: str | None = option(None, "advantage estimator (default: the algo preset)")
+    advantage: str | None = option(None, "advantage estimator: reinforce, batch_norm, grpo, dr_grpo, rloo, "
+                                   "reinforce_pp, gae (default: the algo preset)")
     loss: str | None = option(None, "policy loss: pg or ppo_clip (default: the algo preset)")
     aggregation: str | None = option(None, "token_mean, sequence_mean, token_sum, token_sum_const (default: preset)")
     entropy_coef: float | None = option(None, "entropy bonus coefficient (default: 0; ppo 0.01)")

@@ -214,3 +214,20 @@ def test_gae_does_not_backpropagate_into_values():
     advantages, state = ADVANTAGES["gae"](torch.ones(2), torch.tensor([0, 1]), torch.ones(2, 3),
                                           values=values)
     assert not advantages.requires_grad and not state["returns"].requires_grad
+
+
+def test_reinforce_pp_group_baseline_then_global_normalisation():
+    adv, _ = ADVANTAGES["reinforce_pp"](REWARDS, GROUP_IDS, MASK)
+    # centred: prompt 3 (mean 0.5) -> [0.5, -0.5, 0.5, -0.5]; prompt 1 (mean 0.5) -> [1.5, -0.5, -0.5, -0.5]
+    # batch of the 8: mean 0, population variance (4 * 0.25 + 2.25 + 3 * 0.25) / 8 = 4 / 8 = 0.5
+    centred = by_group(([0.5, -0.5, 0.5, -0.5], [1.5, -0.5, -0.5, -0.5]))
+    torch.testing.assert_close(per_sequence(adv), centred / math.sqrt(0.5))
+    # unlike GRPO, prompt 3's +-0.5 is not scaled to +-1 by its own std: one scale for the batch
+    grpo, _ = ADVANTAGES["grpo"](REWARDS, GROUP_IDS, MASK)
+    assert per_sequence(grpo)[0].item() == pytest.approx(1.0)
+    assert per_sequence(adv)[0].item() == pytest.approx(0.5 / math.sqrt(0.5))
+
+
+def test_reinforce_pp_equal_rewards_give_zero():
+    adv, _ = ADVANTAGES["reinforce_pp"](torch.ones(8), GROUP_IDS, MASK)
+    assert per_sequence(adv).abs().max().item() == 0.0

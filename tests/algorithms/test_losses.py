@@ -129,3 +129,25 @@ def test_ppo_rejects_unknown_ratio_level_and_options():
         pg(*args, aggregation="token_mean", eps=0.2)  # pg has no clip: a stale option is an error
     with pytest.raises(TypeError):
         ppo_clip(*args)  # aggregation is required: no hidden default
+
+
+def test_gspo_length_normalised_sequence_ratio():
+    # The rows of the test above with GSPO's ratio s_i = exp(mean_t log ratio): row 0
+    # exp((2 log 1.1) / 2) = 1.1, row 1 exp(log 0.9 / 1) = 0.9 (padding excluded from the mean).
+    logprobs = torch.tensor([[math.log(1.1), math.log(1.1)], [math.log(0.9), 5.0]], requires_grad=True)
+    old, advantages = torch.zeros(2, 2), torch.ones(2, 2)
+    mask = torch.tensor([[1.0, 1.0], [1.0, 0.0]])
+    loss, stats = ppo_clip(logprobs, old, advantages, mask, aggregation="sequence_mean",
+                           ratio_level="sequence_mean", eps=0.2)
+    # both inside [0.8, 1.2]: (-1.1 - 0.9) / 2 = -1.0 (where the sequence product 1.21 was clipped)
+    assert loss.item() == pytest.approx(-1.0)
+    assert stats["clip_fraction"] == 0.0 and stats["ratio_max"] == pytest.approx(1.1)
+    loss.backward()
+    # row 0: d/dlogp_t of -exp(mean log ratio) = -1.1 * (1/2) per token, times 1/B = 1/2 -> -0.275;
+    # row 1: -0.9 * 1 * 1/2 = -0.45
+    torch.testing.assert_close(logprobs.grad, torch.tensor([[-0.275, -0.275], [-0.45, 0.0]]))
+    # GSPO's small eps: 1.1 is clipped at 1 + 3e-4 (gradient 0), 0.9 below 1 - 3e-4 with A > 0 is not
+    loss, stats = ppo_clip(logprobs, old, advantages, mask, aggregation="sequence_mean",
+                           ratio_level="sequence_mean", eps=3e-4)
+    assert loss.item() == pytest.approx((-(1 + 3e-4) - 0.9) / 2)
+    assert stats["clip_fraction"] == pytest.approx(0.5)

@@ -19,7 +19,7 @@ STATS_KEYS = {"clip_fraction", "approx_kl", "ratio_mean", "ratio_max"}
 
 
 def test_registries_hold_the_expected_names():
-    assert set(ADVANTAGES) == {"reinforce", "batch_norm", "grpo", "dr_grpo", "rloo", "gae"}
+    assert set(ADVANTAGES) == {"reinforce", "batch_norm", "grpo", "dr_grpo", "rloo", "gae", "reinforce_pp"}
     assert set(POLICY_LOSSES) == {"pg", "ppo_clip"}
 
 

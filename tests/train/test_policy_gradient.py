@@ -56,6 +56,17 @@ def test_two_steps_change_every_lora_parameter(model_dir, tmp_path, algo):
         assert not torch.allclose(final[key], before), f"{name} did not change"
 
 
+def test_reinforce_pp_with_gspo_ratio_trains(model_dir, tmp_path):
+    cfg = base_config(model_dir, tmp_path / "gspo", algo="grpo", advantage="reinforce_pp",
+                      ratio_level="sequence_mean", clip_eps=3e-4, aggregation="sequence_mean")
+    m = train(cfg, log=lambda m: None, reward_override=varied_reward)
+    assert all(math.isfinite(v) for k, v in m.items() if isinstance(v, float))
+    assert not torch.allclose(lora_tensors(cfg.out, 1)[next(iter(lora_tensors(cfg.out, 1)))],
+                              lora_tensors(cfg.out, 2)[next(iter(lora_tensors(cfg.out, 2)))])
+    saved = open(os.path.join(cfg.out, "config.yaml")).read()
+    assert "reinforce_pp" in saved and "sequence_mean" in saved
+
+
 @pytest.mark.parametrize("algo", ALGOS)
 def test_first_minibatch_is_on_policy(model_dir, tmp_path, algo):
     # Mixed prompt lengths (the three fixture tasks differ), several minibatches and epochs.
