@@ -23,6 +23,7 @@ import torch
 import yaml
 
 from coderl.algorithms import kl_estimator, kl_loss
+from coderl.algorithms.sampling import overlong_mask, zero_variance_fraction
 from coderl.base.config import ConfigError
 from coderl.rewards import score
 from coderl.rollout.collect import Generation, collect
@@ -87,6 +88,15 @@ def prompts_for_step(num_tasks: int, cfg: TrainConfig, step: int) -> list[int]:
         epoch, offset = divmod(pos, num_tasks)
         out.append(_data_order(num_tasks, cfg.seed, epoch)[offset])
     return out
+
+
+def loss_mask(cfg: TrainConfig, batch: RolloutBatch) -> torch.Tensor:
+    """[N, T] the tokens the loss, advantages and KL see: the batch's mask, without truncated rows
+    when `overlong_filter` is on."""
+    if not cfg.overlong_filter:
+        return batch.mask
+    truncated = torch.tensor([s.truncated for s in batch.samples], dtype=torch.bool)
+    return overlong_mask(batch.mask, truncated)
 
 
 def _truncate_metrics(run_dir: str, step: int) -> None:
@@ -171,7 +181,9 @@ class Run:
         rewards = torch.tensor(totals, dtype=torch.float32)  # [N]
         metrics = {**rb.metrics(), "reward/total": float(rewards.mean()),
                    "rollout/gen_tokens": float(batch.mask.sum(1).mean()),
-                   "rollout/skipped_prompts": float(len(got.skipped))}
+                   "rollout/skipped_prompts": float(len(got.skipped)),
+                   "rollout/truncated": sum(s.truncated for s in batch.samples) / len(batch.samples),
+                   "rollout/zero_variance_groups": zero_variance_fraction(rewards, batch.group_ids)}
         return ScoredRollouts(batch, rewards, metrics, got.gen_seconds)
 
     def finish_step(self, done: int, metrics: dict, *, extra: dict | None = None) -> None:

@@ -193,6 +193,8 @@ class TrainConfig:
     min_new_tokens: int | None = option(None, "forbid EOS before this many tokens (benchmarks: = max_new_tokens)")
     max_total_sequence_length: int = option(1024, "prompt + completion tokens; longer prompts are skipped and counted")
     max_tests_per_problem: int | None = option(None, "use at most this many tests per problem in training (seed 004)")
+    overlong_filter: bool = option(False, "leave completions cut at max_new_tokens out of the loss (DAPO's overlong "
+                                   "filtering); their rewards still count in the group baselines")
     temperature: float = option(1.0, "sampling temperature (top-p/top-k are not offered: they make rollouts "
                                      "off-policy)")
     generation_batch_size: int | None = option(None, "sequences per generate call (default: 16 on CPU; on a GPU every "

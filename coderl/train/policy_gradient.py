@@ -29,6 +29,7 @@ from coderl.train.common import (
     Averages,
     kl_as_reward,
     kl_terms,
+    loss_mask,
     minibatches,
     reference_logprobs,
     start_run,
@@ -66,7 +67,7 @@ def train(cfg: TrainConfig, *, log=print, reward_override=None) -> dict:
 def _optimise(cfg, run, batch, rewards, metrics, step) -> tuple[dict, dict]:
     """Advantages, then `epochs` passes over minibatches; (averaged loss statistics, estimator state)."""
     model = run.policy.model
-    mask = batch.mask  # [N, T]
+    mask = loss_mask(cfg, batch)  # [N, T]
     ref_logprobs = reference_logprobs(cfg, run.policy, batch)  # [N, T] or None
     token_rewards = rewards
     kl_reward = kl_as_reward(cfg, batch, ref_logprobs)  # [N, T] or None

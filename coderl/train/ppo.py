@@ -54,6 +54,7 @@ from coderl.train.common import (
     Averages,
     kl_as_reward,
     kl_terms,
+    loss_mask,
     minibatches,
     reference_logprobs,
     start_run,
@@ -112,7 +113,7 @@ def compute_targets(cfg: TrainConfig, policy, value_head, batch, rewards: Tensor
     """Old values (one no-grad pass, dropout off), per-token rewards, GAE advantages and returns."""
     model = policy.model
     model.eval()  # dropout off: these values are the ones the first minibatch recomputes
-    mask = batch.mask  # [N, T]
+    mask = loss_mask(cfg, batch)  # [N, T]
     chunks = []
     for rows in torch.arange(len(batch)).split(cfg.optim.minibatch_size or len(batch)):  # bounded memory
         _, values, _ = token_logprobs_and_values(model, value_head, build_sequences(batch, rows), cfg.temperature,
@@ -151,7 +152,7 @@ def _whiten(advantages: Tensor, mask: Tensor, eps: float = 1e-8) -> Tensor:
 def _optimise(cfg, run, value_head, batch, targets: Targets, step) -> dict:
     """`epochs` passes over minibatches of the clipped policy loss + value loss - entropy bonus."""
     model = run.policy.model
-    mask = batch.mask  # [N, T]
+    mask = loss_mask(cfg, batch)  # [N, T]
     policy_loss = POLICY_LOSSES[cfg.loss]
     loss_options = cfg.loss_kwargs(policy_loss)
     agg = {"max_tokens": cfg.max_new_tokens}  # used by token_sum_const only

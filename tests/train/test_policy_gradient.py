@@ -67,6 +67,20 @@ def test_reinforce_pp_with_gspo_ratio_trains(model_dir, tmp_path):
     assert "reinforce_pp" in saved and "sequence_mean" in saved
 
 
+def test_overlong_filter_and_zero_variance_metrics(model_dir, tmp_path):
+    kw = dict(steps=1, max_new_tokens=3)  # a random tiny model rarely stops within 3 tokens
+    plain = train(base_config(model_dir, tmp_path / "plain", **kw), log=lambda m: None, reward_override=varied_reward)
+    filtered = train(base_config(model_dir, tmp_path / "filtered", overlong_filter=True, **kw), log=lambda m: None,
+                     reward_override=varied_reward)
+    assert plain["rollout/truncated"] == filtered["rollout/truncated"] > 0
+    assert 0.0 <= plain["rollout/zero_variance_groups"] <= 1.0
+    assert plain["advantage/mean_abs"] > 0
+    if filtered["rollout/truncated"] == 1.0:  # every row left the loss: no advantage reaches a token
+        assert filtered["advantage/mean_abs"] == 0.0
+    else:
+        assert filtered["advantage/mean_abs"] != plain["advantage/mean_abs"]
+
+
 @pytest.mark.parametrize("algo", ALGOS)
 def test_first_minibatch_is_on_policy(model_dir, tmp_path, algo):
     # Mixed prompt lengths (the three fixture tasks differ), several minibatches and epochs.
