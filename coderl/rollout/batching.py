@@ -1,4 +1,4 @@
-"""Row operations on `RolloutBatch`: drop rows with over-long prompts, concatenate chunks."""
+"""Row operations on `RolloutBatch`: select rows, drop rows with over-long prompts, concatenate chunks."""
 
 from __future__ import annotations
 
@@ -15,6 +15,11 @@ def drop_long_prompts(batch: RolloutBatch, max_prompt_tokens: int, offset: int =
     `offset` shifts group ids so chunks of one step keep distinct groups.
     """
     keep = [i for i, n in enumerate(batch.prompt_lengths.tolist()) if n <= max_prompt_tokens]
+    return select_rows(batch, keep, offset)
+
+
+def select_rows(batch: RolloutBatch, keep: list[int], offset: int = 0) -> RolloutBatch:
+    """The rows `keep` of a batch, in that order; `offset` shifts their group ids (and samples' groups)."""
     rows = torch.tensor(keep, dtype=torch.long)
     samples = [_regroup(batch.samples[i], offset) for i in keep]
     return RolloutBatch(

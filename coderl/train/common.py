@@ -23,9 +23,10 @@ import torch
 import yaml
 
 from coderl.algorithms import kl_estimator, kl_loss
-from coderl.algorithms.sampling import overlong_mask, zero_variance_fraction
+from coderl.algorithms.sampling import overlong_mask, zero_variance_fraction, zero_variance_groups
 from coderl.base.config import ConfigError
 from coderl.rewards import score
+from coderl.rollout.batching import concat_batches, select_rows
 from coderl.rollout.collect import Generation, collect
 from coderl.rollout.types import RolloutBatch
 from coderl.tasks import load_tasks
@@ -157,12 +158,20 @@ class Run:
             self.tracker.close()
 
     def rollouts(self, step: int) -> ScoredRollouts:
-        """Generate (overlapped with the sandbox), name skipped prompts, score every completion."""
+        """Generate (overlapped with the sandbox), name skipped prompts, score every completion; with
+        `dynamic_sampling`, keep only groups whose rewards vary and refill (`_refill`)."""
         cfg = self.cfg
         step_tasks = [self.tasks[i] for i in prompts_for_step(len(self.tasks), cfg, step)]
+        first = self._scored_round(step, step_tasks, 0)
+        if not cfg.dynamic_sampling:
+            return first
+        return self._refill(step, first)
+
+    def _scored_round(self, step: int, step_tasks: list, round_: int) -> ScoredRollouts:
+        cfg = self.cfg
         gen = Generation(format=cfg.format, samples_per_prompt=cfg.samples_per_prompt,
                          max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature,
-                         seed=cfg.seed * 1_000_003 + step * 1009, batch_size=cfg.generation_batch_size,
+                         seed=cfg.seed * 1_000_003 + step * 1009 + round_ * 7919, batch_size=cfg.generation_batch_size,
                          min_new_tokens=cfg.min_new_tokens, share_prompts=cfg.shared_prompt,
                          stop=[] if (cfg.min_new_tokens or 0) >= cfg.max_new_tokens else None)
         max_prompt = cfg.max_total_sequence_length - cfg.max_new_tokens
@@ -185,6 +194,40 @@ class Run:
                    "rollout/truncated": sum(s.truncated for s in batch.samples) / len(batch.samples),
                    "rollout/zero_variance_groups": zero_variance_fraction(rewards, batch.group_ids)}
         return ScoredRollouts(batch, rewards, metrics, got.gen_seconds)
+
+    def _refill(self, step: int, first: ScoredRollouts) -> ScoredRollouts:
+        """DAPO's dynamic sampling (arXiv 2503.14476, sec. 3.2): drop the groups whose rewards are all
+        equal (`zero_variance_groups`) and generate for further prompts, up to `dynamic_sampling` extra
+        rounds of prompts_per_step each, until prompts_per_step informative groups are kept.  Round r's
+        prompts are a seeded draw for (seed, step, r), so a resumed run draws the same.  The step's
+        reward/sandbox metrics stay those of its first round (comparable with runs without refill);
+        if no group varies in any round, the first round is trained on (its advantages are zero)."""
+        cfg = self.cfg
+        kept, rewards, groups, offset, rounds = [], [], 0, 0, 0
+        current, gen_seconds = first, first.gen_seconds
+        while True:
+            informative = ~zero_variance_groups(current.rewards, current.batch.group_ids)
+            ids = current.batch.group_ids.tolist()
+            wanted = list(dict.fromkeys(g for g, ok in zip(ids, informative.tolist()) if ok))
+            wanted = set(wanted[: cfg.prompts_per_step - groups])
+            rows = [i for i, g in enumerate(ids) if g in wanted]
+            if rows:
+                kept.append(select_rows(current.batch, rows, offset))
+                rewards.append(current.rewards[rows])
+            groups += len(wanted)
+            offset += max(ids) + 1
+            if groups >= cfg.prompts_per_step or rounds >= cfg.dynamic_sampling:
+                break
+            rounds += 1
+            draw = random.Random(f"{cfg.seed}:refill:{step}:{rounds}").sample(
+                range(len(self.tasks)), min(cfg.prompts_per_step, len(self.tasks)))
+            current = self._scored_round(step, [self.tasks[i] for i in draw], rounds)
+            gen_seconds += current.gen_seconds
+        metrics = {**first.metrics, "sampling/extra_rounds": float(rounds), "sampling/kept_groups": float(groups)}
+        if not kept:
+            return ScoredRollouts(first.batch, first.rewards, metrics, gen_seconds)
+        return ScoredRollouts(concat_batches(kept, self.policy.tokenizer.pad_token_id or 0), torch.cat(rewards),
+                              metrics, gen_seconds)
 
     def finish_step(self, done: int, metrics: dict, *, extra: dict | None = None) -> None:
         """Evaluate if due (adds eval/* to `metrics`), log the metrics, checkpoint if due.

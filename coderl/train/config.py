@@ -193,6 +193,9 @@ class TrainConfig:
     min_new_tokens: int | None = option(None, "forbid EOS before this many tokens (benchmarks: = max_new_tokens)")
     max_total_sequence_length: int = option(1024, "prompt + completion tokens; longer prompts are skipped and counted")
     max_tests_per_problem: int | None = option(None, "use at most this many tests per problem in training (seed 004)")
+    dynamic_sampling: int = option(0, "DAPO dynamic sampling: drop prompts whose completions all got the same reward "
+                                   "and refill from up to this many extra rounds of prompts_per_step further prompts "
+                                   "(0 = off)")
     overlong_filter: bool = option(False, "leave completions cut at max_new_tokens out of the loss (DAPO's overlong "
                                    "filtering); their rewards still count in the group baselines")
     temperature: float = option(1.0, "sampling temperature (top-p/top-k are not offered: they make rollouts "
@@ -225,6 +228,7 @@ class TrainConfig:
         require(self.out is not None, "--out", self.out, "a run directory")
         require(self.steps >= 1, "--steps", self.steps, "an integer >= 1")
         require(self.prompts_per_step >= 1, "--prompts-per-step", self.prompts_per_step, "an integer >= 1")
+        require(self.dynamic_sampling >= 0, "--dynamic-sampling", self.dynamic_sampling, "an integer >= 0")
         require(self.samples_per_prompt >= 1, "--samples-per-prompt", self.samples_per_prompt, "an integer >= 1")
         require(self.temperature > 0, "--temperature", self.temperature, "a number > 0 (RL samples)")
         require(self.optim.learning_rate > 0, "--learning-rate", self.optim.learning_rate, "a positive number")

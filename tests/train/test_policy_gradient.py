@@ -81,6 +81,36 @@ def test_overlong_filter_and_zero_variance_metrics(model_dir, tmp_path):
         assert filtered["advantage/mean_abs"] != plain["advantage/mean_abs"]
 
 
+def test_dynamic_sampling_drops_flat_groups_and_refills(model_dir, tmp_path):
+    calls = []
+
+    def reward(results, samples, tasks):
+        calls.append([t.task_id for t in tasks])
+        # every completion of the first task of TASKS gets 1: its group has no variance
+        first_id = "Toy/0"
+        varied = varied_reward(results, samples, tasks)
+        return [1.0 if t.task_id == first_id else r for t, r in zip(tasks, varied)]
+
+    cfg = base_config(model_dir, tmp_path / "dyn", steps=1, dynamic_sampling=2)
+    m = train(cfg, log=lambda m: None, reward_override=reward)
+    # step 1's prompts are Toy/1 and Toy/0 (seed 0): Toy/0's group is flat, so it is dropped and one
+    # refill round (a seeded draw of 2 prompts: Toy/0, Toy/1) supplies the second informative group
+    assert [sorted(set(c)) for c in calls] == [["Toy/0", "Toy/1"], ["Toy/0", "Toy/1"]]
+    assert (m["rollout/zero_variance_groups"], m["sampling/extra_rounds"], m["sampling/kept_groups"]) == (0.5, 1, 2)
+    assert all(math.isfinite(v) for v in m.values() if isinstance(v, float))
+
+
+def test_dynamic_sampling_off_is_the_plain_loop(model_dir, tmp_path):
+    train(base_config(model_dir, tmp_path / "a", steps=1), log=lambda m: None, reward_override=varied_reward)
+    b = train(base_config(model_dir, tmp_path / "b", steps=1, dynamic_sampling=3), log=lambda m: None,
+              reward_override=varied_reward)
+    # varied_reward varies within every group: nothing dropped, no refill, the same update
+    assert b["sampling/extra_rounds"] == 0 and b["sampling/kept_groups"] == 2
+    assert lora_tensors(tmp_path / "a", 1).keys() == lora_tensors(tmp_path / "b", 1).keys()
+    for key, value in lora_tensors(tmp_path / "a", 1).items():
+        torch.testing.assert_close(value, lora_tensors(tmp_path / "b", 1)[key])
+
+
 @pytest.mark.parametrize("algo", ALGOS)
 def test_first_minibatch_is_on_policy(model_dir, tmp_path, algo):
     # Mixed prompt lengths (the three fixture tasks differ), several minibatches and epochs.
