@@ -37,6 +37,7 @@ from coderl.train.logprobs import build_sequences, token_logprobs
 from coderl.train.policy import build_policy, save_policy_adapter
 from coderl.train.rewards import reward_config
 from coderl.train.scaffold import NonFiniteSteps, Progress, build_optimizer, log_trainable, refuse_existing_run
+from coderl.train.selection import Selection, save_best
 from coderl.train.tracking import Tracker
 
 # ---------------------------------------------------------------------------------------------------
@@ -140,9 +141,14 @@ class Run:
     progress: object = None
     rewards_cfg: object = field(default=None)
     nonfinite: NonFiniteSteps = field(default_factory=NonFiniteSteps)
+    selection: Selection = field(default_factory=Selection)
+    stopped: bool = False  # early stop (`selection`): the loops end after the current step
 
     def steps(self):
-        return range(self.start_step, self.cfg.steps)
+        for step in range(self.start_step, self.cfg.steps):
+            if self.stopped:
+                return
+            yield step
 
     @contextlib.contextmanager
     def sandbox_session(self):
@@ -238,15 +244,25 @@ class Run:
         metrics.update(self.nonfinite.end_step(done, metrics.get("train/skipped_update_fraction", 0.0) > 0))
         if cfg.eval.eval_steps and cfg.eval.eval_tasks and (done % cfg.eval.eval_steps == 0 or done == cfg.steps):
             metrics.update(evaluate(cfg, self.policy, done, self.log))
+            if self.selection.update(done, metrics):
+                save_best(cfg.out, done, metrics["eval/pass@1"], cfg.eval.eval_tasks,
+                          lambda path: save_policy_adapter(self.policy, path))
+            metrics.update(self.selection.metrics())
+            if self.selection.should_stop:
+                self.stopped = True
+                self.log(f"step {done}: eval/pass@1 has not improved for {self.selection.since_best} evaluations "
+                         f"(best {self.selection.best_score:.3f} at step {self.selection.best_step}, in "
+                         f"{os.path.join(cfg.out, 'best')}); stopping early")
         self.tracker.log(done, metrics)
         self.nonfinite.stop_if_due(done)  # after logging the step, before a checkpoint of it
-        if done % cfg.save_steps == 0 or done == cfg.steps:
+        if done % cfg.save_steps == 0 or done == cfg.steps or self.stopped:
             save_checkpoint(cfg.out, done, save_adapter=lambda path: save_policy_adapter(self.policy, path),
                             trainer_state={"optimizer": self.optimizer.state_dict(),
                                            "scheduler": self.scheduler.state_dict(),
                                            "advantage_state": self.advantage_state, "step": done,
                                            "data_position": done * cfg.prompts_per_step,
-                                           "nonfinite": self.nonfinite.state_dict()},
+                                           "nonfinite": self.nonfinite.state_dict(),
+                                           "selection": self.selection.state_dict()},
                             extra=extra)
         if self.progress:
             self.progress.update(done, metrics)
@@ -265,7 +281,7 @@ def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None
     o = cfg.optim
     optimizer, scheduler = build_optimizer(trainable, learning_rate=o.learning_rate, weight_decay=o.weight_decay,
                                            schedule=o.lr_schedule, warmup_steps=o.warmup_steps, total_steps=cfg.steps)
-    adv_state, start, nonfinite = {}, 0, {}
+    adv_state, start, nonfinite, selection = {}, 0, {}, {}
     if ckpt:
         state = load_trainer_state(ckpt)
         optimizer.load_state_dict(state["optimizer"])
@@ -274,11 +290,13 @@ def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None
         log(f"resumed from {ckpt} at step {state['step']}")
         _truncate_metrics(cfg.out, state["step"])
         adv_state, start, nonfinite = state["advantage_state"], state["step"], state.get("nonfinite", {})
+        selection = state.get("selection", {})
     tracker = Tracker(cfg.out, cfg.log_with, cfg.to_dict(), resume=bool(ckpt))
     return Run(cfg, log, tasks, policy, trainable, optimizer, scheduler, start, adv_state, tracker, ckpt,
                reward_override=reward_override, rewards_cfg=reward_config(cfg),
                nonfinite=NonFiniteSteps(nonfinite, advice="Lower --learning-rate or --max-grad-norm, and check "
-                                        "the rewards (a NaN reward makes every update NaN)"))
+                                        "the rewards (a NaN reward makes every update NaN)"),
+               selection=Selection.from_state(selection, cfg.eval.early_stop))
 
 
 # ---------------------------------------------------------------------------------------------------

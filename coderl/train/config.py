@@ -160,6 +160,8 @@ class EvalSchedule:
     eval_steps: int = option(0, "evaluate on --eval-tasks every N steps and at the end (0 = off)")
     eval_problems: int | None = option(None, "held-out problems per evaluation (seed 004 simple_eval_problems)")
     repeat_eval: int = option(1, "samples per held-out problem for pass@k (seed 004 repeat_eval_problems)")
+    early_stop: int = option(0, "with eval_steps: stop when eval/pass@1 has not improved for this many evaluations "
+                             "(0 = never); the best checkpoint is always kept in OUT/best")
     check_overlap: bool = option(True, "with eval_steps: refuse to start when a training task is an eval task or its "
                                  "reference passes an eval task's tests (run in the sandbox at start-up, cached; "
                                  "coderl decontaminate shows the pairs)")
@@ -229,6 +231,9 @@ class TrainConfig:
         require(self.steps >= 1, "--steps", self.steps, "an integer >= 1")
         require(self.prompts_per_step >= 1, "--prompts-per-step", self.prompts_per_step, "an integer >= 1")
         require(self.dynamic_sampling >= 0, "--dynamic-sampling", self.dynamic_sampling, "an integer >= 0")
+        require(self.eval.early_stop >= 0, "--early-stop", self.eval.early_stop, "an integer >= 0")
+        require(self.eval.early_stop == 0 or self.eval.eval_steps > 0, "--early-stop", self.eval.early_stop,
+                "--eval-steps N as well (it counts evaluations)")
         require(self.samples_per_prompt >= 1, "--samples-per-prompt", self.samples_per_prompt, "an integer >= 1")
         require(self.temperature > 0, "--temperature", self.temperature, "a number > 0 (RL samples)")
         require(self.optim.learning_rate > 0, "--learning-rate", self.optim.learning_rate, "a positive number")

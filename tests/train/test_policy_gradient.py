@@ -111,6 +111,21 @@ def test_dynamic_sampling_off_is_the_plain_loop(model_dir, tmp_path):
         torch.testing.assert_close(value, lora_tensors(tmp_path / "b", 1)[key])
 
 
+def test_a_run_stops_early_and_keeps_the_best_adapter(model_dir, tmp_path):
+    cfg = base_config(model_dir, tmp_path / "run", steps=5, save_steps=10, eval_steps=1, eval_tasks=TASKS,
+                      eval_problems=1, check_overlap=False, early_stop=1)
+    lines = []
+    m = train(cfg, log=lines.append, reward_override=varied_reward)
+    rows = [json.loads(line) for line in open(tmp_path / "run" / "metrics.jsonl")]
+    # a random tiny model passes nothing: step 1 is the best (0.0), step 2 does not improve -> stop
+    assert [r["step"] for r in rows] == [1, 2] and m["select/best_step"] == 1.0
+    assert any("stopping early" in line for line in lines)
+    best = json.loads((tmp_path / "run" / "best" / "best.json").read_text())
+    assert best["step"] == 1 and best["eval/pass@1"] == 0.0 and best["eval_tasks"] == TASKS
+    assert (tmp_path / "run" / "best" / "adapter" / "adapter_model.safetensors").is_file()
+    assert (tmp_path / "run" / "checkpoints" / "step-2").is_dir()  # the stop is checkpointed
+
+
 @pytest.mark.parametrize("algo", ALGOS)
 def test_first_minibatch_is_on_policy(model_dir, tmp_path, algo):
     # Mixed prompt lengths (the three fixture tasks differ), several minibatches and epochs.

@@ -1,0 +1,69 @@
+"""Checkpoint selection without peeking: the best evaluation on the held-out `eval_tasks` is kept, and
+training stops once it has not improved for `patience` evaluations.
+
+Only the run's own held-out set (`--eval-tasks`, by default the corpus's valid split) is read, so
+the easy set and the HumanEval test split stay untouched until the final report.  A new best is a
+strictly higher `eval/pass@1` (a tie keeps the earlier, cheaper checkpoint); its adapter is written
+to `OUT/best/adapter` and `OUT/best/best.json` says which step and score it is.  The state (best
+step, score, evaluations since) is saved with every checkpoint, so a resumed run selects as the
+uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from dataclasses import asdict, dataclass
+
+METRIC = "eval/pass@1"
+
+
+@dataclass
+class Selection:
+    patience: int = 0  # evaluations without improvement before stopping (0 = never stop early)
+    best_step: int | None = None
+    best_score: float | None = None
+    since_best: int = 0
+
+    def update(self, step: int, metrics: dict) -> bool:
+        """Record an evaluation (if `metrics` holds one); True when it is a new best."""
+        if METRIC not in metrics:
+            return False
+        score = float(metrics[METRIC])
+        if self.best_score is None or score > self.best_score:
+            self.best_step, self.best_score, self.since_best = step, score, 0
+            return True
+        self.since_best += 1
+        return False
+
+    @property
+    def should_stop(self) -> bool:
+        return self.patience > 0 and self.since_best >= self.patience
+
+    def metrics(self) -> dict:
+        if self.best_step is None:
+            return {}
+        return {"select/best_step": float(self.best_step), "select/best_pass@1": self.best_score,
+                "select/evals_since_best": float(self.since_best)}
+
+    def state_dict(self) -> dict:
+        return {k: v for k, v in asdict(self).items() if k != "patience"}
+
+    @classmethod
+    def from_state(cls, state: dict | None, patience: int) -> Selection:
+        return cls(patience=patience, **(state or {}))
+
+
+def save_best(out: str, step: int, score: float, eval_tasks: str, save_adapter) -> str:
+    """Write OUT/best/adapter and OUT/best/best.json atomically (a crash leaves the previous best)."""
+    final = os.path.join(out, "best")
+    tmp = final + ".tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    save_adapter(os.path.join(tmp, "adapter"))
+    with open(os.path.join(tmp, "best.json"), "w", encoding="utf-8") as f:
+        json.dump({"step": step, METRIC: score, "eval_tasks": eval_tasks}, f, indent=2)
+    shutil.rmtree(final, ignore_errors=True)
+    os.rename(tmp, final)
+    return final

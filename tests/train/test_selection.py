@@ -1,0 +1,17 @@
+"""Checkpoint selection on the held-out eval: best kept, early stop, resumable state."""
+
+
+from coderl.train.selection import Selection
+
+
+def test_best_is_the_first_strictly_highest_and_patience_counts_evaluations():
+    sel = Selection(patience=2)
+    assert sel.update(1, {"loss/x": 1.0}) is False and sel.best_step is None  # not an evaluation
+    assert sel.update(2, {"eval/pass@1": 0.2}) is True
+    assert sel.update(4, {"eval/pass@1": 0.3}) is True
+    assert sel.update(6, {"eval/pass@1": 0.3}) is False  # a tie keeps the earlier checkpoint
+    assert (sel.best_step, sel.best_score, sel.since_best, sel.should_stop) == (4, 0.3, 1, False)
+    assert sel.update(8, {"eval/pass@1": 0.25}) is False and sel.should_stop
+    assert sel.metrics() == {"select/best_step": 4.0, "select/best_pass@1": 0.3, "select/evals_since_best": 2.0}
+    again = Selection.from_state(sel.state_dict(), patience=2)
+    assert again == sel and not Selection(patience=0, since_best=99).should_stop
