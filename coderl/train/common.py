@@ -39,6 +39,7 @@ from coderl.train.rewards import reward_config
 from coderl.train.scaffold import NonFiniteSteps, Progress, build_optimizer, log_trainable, refuse_existing_run
 from coderl.train.selection import Selection, save_best
 from coderl.train.tracking import Tracker
+from coderl.train.watch import write_top_samples
 
 # ---------------------------------------------------------------------------------------------------
 # Run set-up
@@ -143,6 +144,7 @@ class Run:
     nonfinite: NonFiniteSteps = field(default_factory=NonFiniteSteps)
     selection: Selection = field(default_factory=Selection)
     stopped: bool = False  # early stop (`selection`): the loops end after the current step
+    last: ScoredRollouts | None = None  # the latest step's rollouts (for the reward-hacking watch)
 
     def steps(self):
         for step in range(self.start_step, self.cfg.steps):
@@ -169,9 +171,8 @@ class Run:
         cfg = self.cfg
         step_tasks = [self.tasks[i] for i in prompts_for_step(len(self.tasks), cfg, step)]
         first = self._scored_round(step, step_tasks, 0)
-        if not cfg.dynamic_sampling:
-            return first
-        return self._refill(step, first)
+        self.last = first if not cfg.dynamic_sampling else self._refill(step, first)
+        return self.last
 
     def _scored_round(self, step: int, step_tasks: list, round_: int) -> ScoredRollouts:
         cfg = self.cfg
@@ -244,6 +245,8 @@ class Run:
         metrics.update(self.nonfinite.end_step(done, metrics.get("train/skipped_update_fraction", 0.0) > 0))
         if cfg.eval.eval_steps and cfg.eval.eval_tasks and (done % cfg.eval.eval_steps == 0 or done == cfg.steps):
             metrics.update(evaluate(cfg, self.policy, done, self.log))
+            if self.last is not None:
+                write_top_samples(cfg.out, done, self.last.batch, self.last.rewards)
             if self.selection.update(done, metrics):
                 save_best(cfg.out, done, metrics["eval/pass@1"], cfg.eval.eval_tasks,
                           lambda path: save_policy_adapter(self.policy, path))

@@ -124,6 +124,11 @@ def test_a_run_stops_early_and_keeps_the_best_adapter(model_dir, tmp_path):
     assert best["step"] == 1 and best["eval/pass@1"] == 0.0 and best["eval_tasks"] == TASKS
     assert (tmp_path / "run" / "best" / "adapter" / "adapter_model.safetensors").is_file()
     assert (tmp_path / "run" / "checkpoints" / "step-2").is_dir()  # the stop is checkpointed
+    # the reward-hacking watch: each evaluation step's highest-reward completions, best first
+    for step in (1, 2):
+        top = [json.loads(line) for line in open(tmp_path / "run" / "top_samples" / f"step-{step}.jsonl")]
+        assert 0 < len(top) <= 8 and [t["reward"] for t in top] == sorted((t["reward"] for t in top), reverse=True)
+        assert {"task_id", "completion", "raw_output", "gen_tokens"} <= top[0].keys()
 
 
 @pytest.mark.parametrize("algo", ALGOS)
