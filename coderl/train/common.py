@@ -23,18 +23,19 @@ import torch
 import yaml
 
 from coderl.algorithms import kl_estimator, kl_loss
-from coderl.algorithms.sampling import overlong_mask, zero_variance_fraction, zero_variance_groups
+from coderl.algorithms.sampling import overlong_mask, zero_variance_fraction
 from coderl.base.config import ConfigError
 from coderl.rewards import score
-from coderl.rollout.batching import concat_batches, select_rows
 from coderl.rollout.collect import Generation, collect
 from coderl.rollout.types import RolloutBatch
 from coderl.tasks import load_tasks
 from coderl.tasks.spec import task_files
 from coderl.train.checkpoint import latest_checkpoint, load_trainer_state, save_checkpoint, set_rng_state
 from coderl.train.config import TrainConfig
+from coderl.train.curriculum import curriculum_prompts, frontier_fraction, update_rate
 from coderl.train.logprobs import build_sequences, token_logprobs
 from coderl.train.policy import build_policy, save_policy_adapter
+from coderl.train.refill import refill
 from coderl.train.rewards import reward_config
 from coderl.train.scaffold import NonFiniteSteps, Progress, build_optimizer, log_trainable, refuse_existing_run
 from coderl.train.selection import Selection, save_best
@@ -145,6 +146,10 @@ class Run:
     selection: Selection = field(default_factory=Selection)
     stopped: bool = False  # early stop (`selection`): the loops end after the current step
     last: ScoredRollouts | None = None  # the latest step's rollouts (for the reward-hacking watch)
+    rates: list = field(default_factory=list)  # per task: running pass rate or None (`coderl.train.curriculum`)
+
+    def __post_init__(self):
+        self.rates = self.rates or [None] * len(self.tasks)
 
     def steps(self):
         for step in range(self.start_step, self.cfg.steps):
@@ -167,15 +172,20 @@ class Run:
 
     def rollouts(self, step: int) -> ScoredRollouts:
         """Generate (overlapped with the sandbox), name skipped prompts, score every completion; with
-        `dynamic_sampling`, keep only groups whose rewards vary and refill (`_refill`)."""
+        `dynamic_sampling`, keep only groups whose rewards vary and refill (`coderl.train.refill`)."""
         cfg = self.cfg
-        step_tasks = [self.tasks[i] for i in prompts_for_step(len(self.tasks), cfg, step)]
-        first = self._scored_round(step, step_tasks, 0)
-        self.last = first if not cfg.dynamic_sampling else self._refill(step, first)
+        if cfg.curriculum_floor:
+            indices = curriculum_prompts(self.rates, cfg.prompts_per_step, cfg.curriculum_floor, cfg.seed, step)
+        else:
+            indices = prompts_for_step(len(self.tasks), cfg, step)
+        first = self.scored_round(step, indices, 0)
+        self.last = first if not cfg.dynamic_sampling else refill(self, step, first)
         return self.last
 
-    def _scored_round(self, step: int, step_tasks: list, round_: int) -> ScoredRollouts:
+    def scored_round(self, step: int, indices: list[int], round_: int) -> ScoredRollouts:
+        """One round of generation and scoring for the tasks at `indices`; updates their running pass rates."""
         cfg = self.cfg
+        step_tasks = [self.tasks[i] for i in indices]
         gen = Generation(format=cfg.format, samples_per_prompt=cfg.samples_per_prompt,
                          max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature,
                          seed=cfg.seed * 1_000_003 + step * 1009 + round_ * 7919, batch_size=cfg.generation_batch_size,
@@ -200,41 +210,14 @@ class Run:
                    "rollout/skipped_prompts": float(len(got.skipped)),
                    "rollout/truncated": sum(s.truncated for s in batch.samples) / len(batch.samples),
                    "rollout/zero_variance_groups": zero_variance_fraction(rewards, batch.group_ids)}
+        for group, index in enumerate(indices):  # the curriculum's running pass rates
+            passed = [r.passed for s, r in zip(batch.samples, got.results) if s.group == group]
+            if passed:
+                self.rates[index] = update_rate(self.rates[index], sum(passed) / len(passed))
+        if cfg.curriculum_floor:
+            metrics["curriculum/frontier"] = frontier_fraction(self.rates)
+            metrics["curriculum/seen"] = sum(r is not None for r in self.rates) / len(self.rates)
         return ScoredRollouts(batch, rewards, metrics, got.gen_seconds)
-
-    def _refill(self, step: int, first: ScoredRollouts) -> ScoredRollouts:
-        """DAPO's dynamic sampling (arXiv 2503.14476, sec. 3.2): drop the groups whose rewards are all
-        equal (`zero_variance_groups`) and generate for further prompts, up to `dynamic_sampling` extra
-        rounds of prompts_per_step each, until prompts_per_step informative groups are kept.  Round r's
-        prompts are a seeded draw for (seed, step, r), so a resumed run draws the same.  The step's
-        reward/sandbox metrics stay those of its first round (comparable with runs without refill);
-        if no group varies in any round, the first round is trained on (its advantages are zero)."""
-        cfg = self.cfg
-        kept, rewards, groups, offset, rounds = [], [], 0, 0, 0
-        current, gen_seconds = first, first.gen_seconds
-        while True:
-            informative = ~zero_variance_groups(current.rewards, current.batch.group_ids)
-            ids = current.batch.group_ids.tolist()
-            wanted = list(dict.fromkeys(g for g, ok in zip(ids, informative.tolist()) if ok))
-            wanted = set(wanted[: cfg.prompts_per_step - groups])
-            rows = [i for i, g in enumerate(ids) if g in wanted]
-            if rows:
-                kept.append(select_rows(current.batch, rows, offset))
-                rewards.append(current.rewards[rows])
-            groups += len(wanted)
-            offset += max(ids) + 1
-            if groups >= cfg.prompts_per_step or rounds >= cfg.dynamic_sampling:
-                break
-            rounds += 1
-            draw = random.Random(f"{cfg.seed}:refill:{step}:{rounds}").sample(
-                range(len(self.tasks)), min(cfg.prompts_per_step, len(self.tasks)))
-            current = self._scored_round(step, [self.tasks[i] for i in draw], rounds)
-            gen_seconds += current.gen_seconds
-        metrics = {**first.metrics, "sampling/extra_rounds": float(rounds), "sampling/kept_groups": float(groups)}
-        if not kept:
-            return ScoredRollouts(first.batch, first.rewards, metrics, gen_seconds)
-        return ScoredRollouts(concat_batches(kept, self.policy.tokenizer.pad_token_id or 0), torch.cat(rewards),
-                              metrics, gen_seconds)
 
     def finish_step(self, done: int, metrics: dict, *, extra: dict | None = None) -> None:
         """Evaluate if due (adds eval/* to `metrics`), log the metrics, checkpoint if due.
@@ -265,7 +248,8 @@ class Run:
                                            "advantage_state": self.advantage_state, "step": done,
                                            "data_position": done * cfg.prompts_per_step,
                                            "nonfinite": self.nonfinite.state_dict(),
-                                           "selection": self.selection.state_dict()},
+                                           "selection": self.selection.state_dict(),
+                                           "curriculum": list(self.rates)},
                             extra=extra)
         if self.progress:
             self.progress.update(done, metrics)
@@ -284,7 +268,7 @@ def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None
     o = cfg.optim
     optimizer, scheduler = build_optimizer(trainable, learning_rate=o.learning_rate, weight_decay=o.weight_decay,
                                            schedule=o.lr_schedule, warmup_steps=o.warmup_steps, total_steps=cfg.steps)
-    adv_state, start, nonfinite, selection = {}, 0, {}, {}
+    adv_state, start, nonfinite, selection, rates = {}, 0, {}, {}, []
     if ckpt:
         state = load_trainer_state(ckpt)
         optimizer.load_state_dict(state["optimizer"])
@@ -293,13 +277,13 @@ def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None
         log(f"resumed from {ckpt} at step {state['step']}")
         _truncate_metrics(cfg.out, state["step"])
         adv_state, start, nonfinite = state["advantage_state"], state["step"], state.get("nonfinite", {})
-        selection = state.get("selection", {})
+        selection, rates = state.get("selection", {}), state.get("curriculum") or []
     tracker = Tracker(cfg.out, cfg.log_with, cfg.to_dict(), resume=bool(ckpt))
     return Run(cfg, log, tasks, policy, trainable, optimizer, scheduler, start, adv_state, tracker, ckpt,
                reward_override=reward_override, rewards_cfg=reward_config(cfg),
                nonfinite=NonFiniteSteps(nonfinite, advice="Lower --learning-rate or --max-grad-norm, and check "
                                         "the rewards (a NaN reward makes every update NaN)"),
-               selection=Selection.from_state(selection, cfg.eval.early_stop))
+               selection=Selection.from_state(selection, cfg.eval.early_stop), rates=rates)
 
 
 # ---------------------------------------------------------------------------------------------------

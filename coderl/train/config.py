@@ -195,6 +195,9 @@ class TrainConfig:
     min_new_tokens: int | None = option(None, "forbid EOS before this many tokens (benchmarks: = max_new_tokens)")
     max_total_sequence_length: int = option(1024, "prompt + completion tokens; longer prompts are skipped and counted")
     max_tests_per_problem: int | None = option(None, "use at most this many tests per problem in training (seed 004)")
+    curriculum_floor: float | None = option(None, "online curriculum: draw each step's prompts with weight 1 for tasks "
+                                            "unseen or with a running pass rate strictly between 0 and 1, and this "
+                                            "weight (e.g. 0.1) for the others (none: a seeded pass over the tasks)")
     dynamic_sampling: int = option(0, "DAPO dynamic sampling: drop prompts whose completions all got the same reward "
                                    "and refill from up to this many extra rounds of prompts_per_step further prompts "
                                    "(0 = off)")
@@ -230,6 +233,8 @@ class TrainConfig:
         require(self.out is not None, "--out", self.out, "a run directory")
         require(self.steps >= 1, "--steps", self.steps, "an integer >= 1")
         require(self.prompts_per_step >= 1, "--prompts-per-step", self.prompts_per_step, "an integer >= 1")
+        require(self.curriculum_floor is None or 0 < self.curriculum_floor <= 1, "--curriculum-floor",
+                self.curriculum_floor, "a weight in (0, 1]")
         require(self.dynamic_sampling >= 0, "--dynamic-sampling", self.dynamic_sampling, "an integer >= 0")
         require(self.eval.early_stop >= 0, "--early-stop", self.eval.early_stop, "an integer >= 0")
         require(self.eval.early_stop == 0 or self.eval.eval_steps > 0, "--early-stop", self.eval.early_stop,

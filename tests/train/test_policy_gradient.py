@@ -131,6 +131,17 @@ def test_a_run_stops_early_and_keeps_the_best_adapter(model_dir, tmp_path):
         assert {"task_id", "completion", "raw_output", "gen_tokens"} <= top[0].keys()
 
 
+def test_curriculum_tracks_pass_rates_and_resumes_them(model_dir, tmp_path):
+    cfg = base_config(model_dir, tmp_path / "cur", steps=2, curriculum_floor=0.1)
+    m = train(cfg, log=lambda m: None, reward_override=varied_reward)
+    # the random tiny model passes nothing: every task it drew has rate 0, none is on the frontier
+    assert m["curriculum/frontier"] == 0.0 and 0 < m["curriculum/seen"] <= 1
+    from coderl.train.checkpoint import load_trainer_state
+
+    rates = load_trainer_state(str(tmp_path / "cur" / "checkpoints" / "step-2"))["curriculum"]
+    assert len(rates) == 3 and all(r in (None, 0.0) for r in rates) and 0.0 in rates
+
+
 @pytest.mark.parametrize("algo", ALGOS)
 def test_first_minibatch_is_on_policy(model_dir, tmp_path, algo):
     # Mixed prompt lengths (the three fixture tasks differ), several minibatches and epochs.

@@ -1,0 +1,45 @@
+"""DAPO's dynamic sampling for the RL loops: keep the groups whose rewards vary, refill the rest."""
+
+from __future__ import annotations
+
+import random
+
+import torch
+
+from coderl.algorithms.sampling import zero_variance_groups
+from coderl.rollout.batching import concat_batches, select_rows
+
+
+def refill(run, step: int, first):
+    """DAPO's dynamic sampling (arXiv 2503.14476, sec. 3.2): drop the groups whose rewards are all
+    equal (`zero_variance_groups`) and generate for further prompts, up to `dynamic_sampling` extra
+    rounds of prompts_per_step each, until prompts_per_step informative groups are kept.  Round r's
+    prompts are a seeded draw for (seed, step, r), so a resumed run draws the same.  The step's
+    reward/sandbox metrics stay those of its first round (comparable with runs without refill);
+    if no group varies in any round, the first round is trained on (its advantages are zero)."""
+    cfg = run.cfg
+    kept, rewards, groups, offset, rounds = [], [], 0, 0, 0
+    current, gen_seconds = first, first.gen_seconds
+    while True:
+        informative = ~zero_variance_groups(current.rewards, current.batch.group_ids)
+        ids = current.batch.group_ids.tolist()
+        wanted = list(dict.fromkeys(g for g, ok in zip(ids, informative.tolist()) if ok))
+        wanted = set(wanted[: cfg.prompts_per_step - groups])
+        rows = [i for i, g in enumerate(ids) if g in wanted]
+        if rows:
+            kept.append(select_rows(current.batch, rows, offset))
+            rewards.append(current.rewards[rows])
+        groups += len(wanted)
+        offset += max(ids) + 1
+        if groups >= cfg.prompts_per_step or rounds >= cfg.dynamic_sampling:
+            break
+        rounds += 1
+        draw = random.Random(f"{cfg.seed}:refill:{step}:{rounds}").sample(
+            range(len(run.tasks)), min(cfg.prompts_per_step, len(run.tasks)))
+        current = run.scored_round(step, draw, rounds)
+        gen_seconds += current.gen_seconds
+    metrics = {**first.metrics, "sampling/extra_rounds": float(rounds), "sampling/kept_groups": float(groups)}
+    if not kept:
+        return type(first)(first.batch, first.rewards, metrics, gen_seconds)
+    return type(first)(concat_batches(kept, run.policy.tokenizer.pad_token_id or 0), torch.cat(rewards),
+                       metrics, gen_seconds)
