@@ -41,7 +41,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 
 from coderl.sandbox.types import CheckKind, ExecutionRequest, Limits, Mode, TestCase
-from coderl.tasks.types import Task, trusted_code
+from coderl.tasks.types import Task, parse_prompt, trusted_code
 
 CHUNK = 300  # candidates per sandbox program
 CANDIDATE_SECONDS = 1.0  # CPU seconds per (reference, evaluation task); wall clock: 10x
@@ -133,15 +133,10 @@ class Decontamination:
 
 def _signature(text: str, name: str | None) -> tuple[int, float] | None:
     """(required, maximum) positional arguments of the module-level function `name` in `text`."""
-    for source in (text, text.rstrip() + "\n    pass\n"):
-        try:
-            module = ast.parse(source)
-            break
-        except (SyntaxError, ValueError):
-            continue
-    else:
+    parsed = parse_prompt(text)
+    if parsed is None:
         return None
-    for node in module.body:
+    for node in parsed[0].body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
             args = node.args
             positional = len(args.posonlyargs) + len(args.args)
@@ -224,7 +219,7 @@ def fingerprint(train: Iterable[Task], evals: Iterable[Task]) -> str:
         h.update(b"|")
     with open(__file__, "rb") as f:  # the script, the signature rules and the limits are this module
         h.update(f.read())
-    h.update(inspect.getsource(trusted_code).encode())
+    h.update(inspect.getsource(trusted_code).encode() + inspect.getsource(parse_prompt).encode())
     return h.hexdigest()
 
 

