@@ -325,6 +325,16 @@ def test_training_on_evaluation_tasks_is_refused(model_dir, tmp_path, capsys):
     assert "sft: trains on 2 of the 2 evaluation tasks (e.g. Toy/0)" in err and "allow_eval_overlap" in err
 
 
+def test_an_rl_run_with_its_own_eval_tasks_is_refused_counting_the_evaluation_tasks(model_dir, tmp_path, capsys):
+    config = tmp_path / "p.yaml"
+    text = pipeline_yaml(model_dir, tmp_path / "out", allow_overlap=False)
+    text = text.replace(f"  data: {TASKS}", "  data: easy").replace("    eval_tasks: null", f"    eval_tasks: {TASKS}")
+    config.write_text(text)
+    err = one_line_error(capsys, ["pipeline", "--config", str(config), "--dry-run"])
+    # the count is of the pipeline's evaluation tasks, not of the characters of the run's eval_tasks spec
+    assert "rl[0] (grpo): trains on 2 of the 2 evaluation tasks (e.g. Toy/0)" in err
+
+
 def test_rl_split_writes_the_source_rows(tmp_path):
     from coderl.pipeline import write_split
     from coderl.tasks import load_tasks

@@ -91,37 +91,29 @@ def record_overlap(plan: Plan, log) -> list[dict]:
     pipeline may compare on a set its training touches, but its report must say so."""
     from coderl.eval.decontaminate import cached_leaks
     from coderl.models.spec import cache_root
-    from coderl.tasks import load_tasks
+    from coderl.pipeline.tasks import evaluation_tasks, training_tasks
 
-    evaluation = next(s.config for s in plan.stages if s.kind == "eval")
-    from coderl.train.sft_data import load_sft_tasks
-
-    evals = load_tasks(evaluation.tasks, split=evaluation.split, seed=evaluation.seed).tasks
-    evals = evals[: evaluation.limit] if evaluation.limit else evals
+    evaluation = plan.stage("base-eval").config
+    evals = evaluation_tasks(plan)
     rows = []
-    for stage in plan.stages:
-        if stage.kind == "sft":
-            spec, split, seed = stage.config.data, stage.config.split, stage.config.seed
-            train = load_sft_tasks(spec, split, seed)[0]  # a pairs file: no tasks, nothing to run
-        elif stage.kind == "rl":
-            spec, split, seed = stage.split_file[:3] if stage.split_file else (stage.config.tasks, "all", 0)
-            train = load_tasks(spec, split=split, seed=seed).tasks
-        else:
-            continue
-        with evaluation.sandbox.open() as sandbox:
+    with evaluation.sandbox.open() as sandbox:
+        for stage in plan.stages:
+            if stage.kind not in ("sft", "rl"):
+                continue
+            spec, split, train = training_tasks(stage)  # a pairs file (SFT) has no tasks: nothing to run
             report = cached_leaks(train, evals, sandbox, os.path.join(cache_root(), "decontamination"))
-        solved = sorted({e for _, e in report.leaks + report.same})
-        undecided = sorted(set(report.incomplete))
-        rows.append({"stage": stage.name, "tasks": spec, "split": split, "eval_tasks": evaluation.tasks,
-                     "eval_split": evaluation.split, "solved": solved, "of": len(evals),
-                     "training_tasks": len(report.leaked_train_ids), "undecided": undecided})
-        if undecided:
-            log(f"warning: {stage.name}: the behaviour check could not decide {len(undecided)} evaluation tasks "
-                f"(e.g. {undecided[0]}: a run that did not finish)")
-        if solved:
-            log(f"warning: {stage.name}'s training tasks ({spec}) solve {len(solved)} of the {len(evals)} evaluation "
-                f"tasks by behaviour (e.g. {solved[0]}); its evaluation is not fully held out "
-                f"(coderl decontaminate --tasks '{spec}' --against '{evaluation.tasks}')")
+            solved = sorted({e for _, e in report.leaks + report.same})
+            undecided = sorted(set(report.incomplete))
+            rows.append({"stage": stage.name, "tasks": spec, "split": split, "eval_tasks": evaluation.tasks,
+                         "eval_split": evaluation.split, "solved": solved, "of": len(evals),
+                         "training_tasks": len(report.leaked_train_ids), "undecided": undecided})
+            if undecided:
+                log(f"warning: {stage.name}: the behaviour check could not decide {len(undecided)} evaluation "
+                    f"tasks (e.g. {undecided[0]}: a run that did not finish)")
+            if solved:
+                log(f"warning: {stage.name}'s training tasks ({spec}) solve {len(solved)} of the {len(evals)} "
+                    f"evaluation tasks by behaviour (e.g. {solved[0]}); its evaluation is not fully held out "
+                    f"(coderl decontaminate --tasks '{spec}' --against '{evaluation.tasks}')")
     _write_json(os.path.join(plan.out, "overlap.json"), rows)
     return rows
 

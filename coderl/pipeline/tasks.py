@@ -31,9 +31,30 @@ def _split_file(where: str, spec: str, split, plan: Plan) -> tuple:
     return (spec, split, plan.seed, path)
 
 
+def evaluation_tasks(plan: Plan) -> list:
+    """The tasks every checkpoint is evaluated on (the base evaluation's spec, split, seed and limit)."""
+    from coderl.tasks import load_tasks
+
+    base = plan.stage("base-eval").config
+    tasks = load_tasks(base.tasks, base.split, base.seed).tasks
+    return tasks[: base.limit] if base.limit else tasks
+
+
+def training_tasks(stage: Stage) -> tuple[str, str, list]:
+    """(spec, split, tasks) a training stage learns from: the SFT data (a task spec's split, or a
+    pairs file), or an RL run's tasks (the split it writes when it has `split:`, else all of them)."""
+    from coderl.tasks import load_tasks
+    from coderl.train.sft_data import load_sft_tasks
+
+    if stage.kind == "sft":
+        c = stage.config
+        return c.data, c.split, load_sft_tasks(c.data, c.split, c.seed)[0]
+    spec, split, seed = stage.split_file[:3] if stage.split_file else (stage.config.tasks, "all", 0)
+    return spec, split, load_tasks(spec, split, seed).tasks
+
+
 def _check_tasks(plan: Plan, allow_overlap: bool) -> None:
     from coderl.tasks import TaskFormatError, load_tasks
-    from coderl.train.sft_data import load_sft_tasks
 
     def load(where, fn, *args):
         try:
@@ -42,30 +63,24 @@ def _check_tasks(plan: Plan, allow_overlap: bool) -> None:
             raise ConfigError(f"{where}: {str(exc).splitlines()[0]}") from None
 
     base = plan.stage("base-eval").config
-    eval_tasks = load("eval", load_tasks, base.tasks, base.split, base.seed).tasks
-    eval_tasks = eval_tasks[: base.limit] if base.limit else eval_tasks
+    eval_tasks = load("eval", evaluation_tasks, plan)
     plan.eval_tasks = len(eval_tasks)
     require(plan.eval_tasks > 0, "eval: --tasks", base.tasks, "a task set with tasks in the chosen split")
     prompts = {t.prompt: t.task_id for t in eval_tasks}
     for stage in plan.stages:
         if stage.kind == "sft":
-            tasks = load("sft", load_sft_tasks, stage.config.data, stage.config.split, stage.config.seed)[0]
             where = "sft"
             fix = "train on another split (split: train) or other data"
         elif stage.kind == "rl":
             where = f"rl[{_rl_index(plan, stage)}] ({stage.name[3:]})"
-            if stage.split_file:
-                spec, split, seed, _ = stage.split_file
-                tasks = load(where, load_tasks, spec, split, seed).tasks
-            else:
-                tasks = load(where, load_tasks, stage.config.tasks).tasks
-            eval_tasks = stage.config.eval.eval_tasks
-            if eval_tasks:   # the run's own held-out set, evaluated during training
-                held = load(f"{where} eval_tasks", load_tasks, eval_tasks).tasks
-                require(len(held) > 0, f"{where}: eval_tasks", eval_tasks, "at least one task")
+            held_spec = stage.config.eval.eval_tasks
+            if held_spec:   # the run's own held-out set, evaluated during training
+                held = load(f"{where} eval_tasks", load_tasks, held_spec).tasks
+                require(len(held) > 0, f"{where}: eval_tasks", held_spec, "at least one task")
             fix = "add `split: train` to this run or use other tasks"
         else:
             continue
+        tasks = load(where, training_tasks, stage)[2]
         stage.train_tasks = len(tasks)
         require(len(tasks) > 0, f"{where}: tasks", getattr(stage.config, "tasks", None), "at least one task")
         shared = [prompts[t.prompt] for t in tasks if t.prompt in prompts]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import torch
@@ -40,6 +41,6 @@ def refill(run, step: int, first):
         gen_seconds += current.gen_seconds
     metrics = {**first.metrics, "sampling/extra_rounds": float(rounds), "sampling/kept_groups": float(groups)}
     if not kept:
-        return type(first)(first.batch, first.rewards, metrics, gen_seconds)
-    return type(first)(concat_batches(kept, run.policy.tokenizer.pad_token_id or 0), torch.cat(rewards),
-                       metrics, gen_seconds)
+        return dataclasses.replace(first, metrics=metrics, gen_seconds=gen_seconds)
+    return dataclasses.replace(first, batch=concat_batches(kept, run.policy.tokenizer.pad_token_id or 0),
+                               rewards=torch.cat(rewards), metrics=metrics, gen_seconds=gen_seconds)
