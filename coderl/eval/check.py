@@ -76,14 +76,19 @@ def read_completions(path: str, task_ids: set[str], spec: str) -> list[dict]:
     return rows
 
 
+def require_references(tasks, spec: str) -> None:
+    """A one-line `TaskFormatError` when a task has no reference solution to check."""
+    missing = [t.task_id for t in tasks if t.reference_solution is None]
+    if missing:
+        raise TaskFormatError(f"tasks '{spec}': {len(missing)} tasks have no reference solution "
+                              f"(first: {missing[0]})")
+
+
 def run_check(cfg: CheckConfig) -> dict:
     taskset = load_tasks(cfg.tasks, split=cfg.split, seed=cfg.seed)
     by_id = taskset.by_id
     if cfg.reference:
-        missing = [t.task_id for t in taskset.tasks if t.reference_solution is None]
-        if missing:
-            raise TaskFormatError(f"tasks '{cfg.tasks}': {len(missing)} tasks have no reference solution "
-                                  f"(first: {missing[0]})")
+        require_references(taskset.tasks, cfg.tasks)
         rows = [{"task_id": t.task_id, "completion": t.reference_solution} for t in taskset.tasks]
     else:
         rows = read_completions(cfg.completions, set(by_id), cfg.tasks)
@@ -142,10 +147,7 @@ def run_mutant_check(cfg: CheckConfig) -> tuple[bool, str]:
     from coderl.eval.mutation import audit_mutants, format_audit
 
     taskset = load_tasks(cfg.tasks, split=cfg.split, seed=cfg.seed)
-    missing = [t.task_id for t in taskset.tasks if not t.reference_solution]
-    if missing:
-        raise TaskFormatError(f"tasks '{cfg.tasks}': {len(missing)} tasks have no reference solution "
-                              f"(first: {missing[0]})")
+    require_references(taskset.tasks, cfg.tasks)
     with Sandbox(workers=cfg.sandbox.resolved_workers(), limits=cfg.limits, isolation=cfg.sandbox.isolation,
                  hide=task_files(cfg.tasks)) as sandbox:
         audits = audit_mutants(taskset.tasks, sandbox, cfg.limits, cfg.mutants, cfg.all_mutants)

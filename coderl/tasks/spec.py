@@ -39,7 +39,8 @@ SOURCES = ("humaneval", "mbpp", "stdio", "synthetic", "easy", "corpus", "mix")
 SPEC_SPLITS = ("all", "train", "valid", "test")
 _NEEDS_PATH = ("mbpp", "stdio")
 _PREFIX_RE = re.compile(r"^([A-Za-z][A-Za-z0-9_-]*):(.*)$", re.DOTALL)
-_GRAMMAR = "humaneval, humaneval:PATH, easy, corpus[:k=v,...], mbpp:PATH, stdio:PATH, synthetic:k=v,... or a PATH"
+_GRAMMAR = ("humaneval, humaneval:PATH, easy, corpus[:k=v,...], mbpp:PATH, stdio:PATH, synthetic:k=v,..., a PATH, "
+            "any of them @SPLIT, or mix:SPEC*W+SPEC*W")
 
 
 @dataclass(frozen=True)

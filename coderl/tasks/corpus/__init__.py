@@ -23,6 +23,7 @@ standard problems (loops, parsing, small algorithms; the default of `Family.prob
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 from coderl.tasks.corpus.define import Family, Problem, render, stable_hash
@@ -58,10 +59,6 @@ def valid_names(family: Family) -> set[str]:
     if not names and len(family.problems) > 1:
         names = {min(family.problems, key=lambda p: _split_hash(family.name, p.name)).name}
     return names
-
-
-def problem_split(problem: Problem) -> str:
-    return "valid" if problem.name in valid_names(family(problem.family)) else "train"
 
 
 @functools.cache
@@ -102,14 +99,14 @@ def parse_options(options: dict[str, str]) -> dict[str, str]:
     return options
 
 
-def load_corpus(split: str = "all", family: str | None = None, level: int | None = None) -> list[Task]:
+def load_corpus(split: str = "all", family_name: str | None = None, level: int | None = None) -> list[Task]:
     """The corpus's tasks of `split` (train / valid / all), optionally of one family and level."""
     if split not in SPLITS + ("all",):
         raise ValueError(f"the corpus has splits train and valid, not {split!r} (evaluate on easy or humaneval)")
     # a fresh metadata dict per call, so callers may annotate tasks without touching the cache
-    names = family_modules() if family is None else [family]
+    names = family_modules() if family_name is None else [family_name]
     return [
-        Task(**{**t.__dict__, "metadata": dict(t.metadata)})
+        dataclasses.replace(t, metadata=dict(t.metadata))
         for name in names
         for t in _family_tasks(name)
         if (split == "all" or t.metadata["split"] == split) and level in (None, t.metadata["level"])
