@@ -178,15 +178,17 @@ def behaviour_leaks(train: list[Task], evals: list[Task], sandbox) -> Decontamin
     token = secrets.token_hex(8)
     candidates: list[tuple[int, str, str, tuple[int, float]]] = []
     for i, t in enumerate(train):
-        sig = _signature(t.prompt + (t.reference_solution or ""), t.entry_point) if t.reference_solution else None
+        program = t.prompt + t.reference_solution if t.reference_solution else None
+        sig = _signature(program, t.entry_point) if program else None
         if t.kind != "function" or sig is None:
             report.skipped_train.append(t.task_id)
         else:
-            candidates.append((i, t.prompt + t.reference_solution, t.entry_point, sig))
+            candidates.append((i, program, t.entry_point, sig))
     jobs = []
     for ev in evals:
-        if " ".join(ev.prompt.split()) in by_prompt:
-            report.same.append((by_prompt[" ".join(ev.prompt.split())], ev.task_id))
+        same = by_prompt.get(" ".join(ev.prompt.split()))
+        if same is not None:
+            report.same.append((same, ev.task_id))
         # MBPP-layout prompts are prose: the signature is the reference's
         sig = _signature(ev.prompt, ev.entry_point) or _signature(ev.prompt + (ev.reference_solution or ""),
                                                                    ev.entry_point)
