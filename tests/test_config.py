@@ -293,3 +293,13 @@ def test_each_loop_file_reads_alone_in_at_most_300_lines():
     for name in ("sft.py", "policy_gradient.py", "ppo.py"):
         path = os.path.join(REPO, "coderl", "train", name)
         assert sum(1 for _ in open(path)) <= 300, name
+
+
+def test_a_yaml_value_outside_a_fields_choices_is_a_one_line_error():
+    # argparse checks a flag's choices; build (YAML, pipeline sections) checks them the same way
+    from coderl.base.config import ConfigError, build
+    from coderl.train.config import TrainConfig
+
+    with pytest.raises(ConfigError) as e:
+        build(TrainConfig, {"out": "x", "ratio_level": "seq"})
+    assert str(e.value) == "--ratio-level='seq': expected one of token, sequence, sequence_mean"

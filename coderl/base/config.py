@@ -252,7 +252,12 @@ def _construct(cls: type, flat: dict) -> Any:
         if sub is not None:
             kwargs[f.name] = _construct(sub, flat)
         elif f.name in flat:
-            kwargs[f.name] = coerce(flat[f.name], hints[f.name], "--" + f.name.replace("_", "-"))
+            name = "--" + f.name.replace("_", "-")
+            value = coerce(flat[f.name], hints[f.name], name)
+            choices = f.metadata.get("choices")
+            if choices and value is not None and value not in choices:  # as argparse checks a flag's value
+                raise ConfigError(f"{name}={value!r}: expected one of {', '.join(map(str, choices))}")
+            kwargs[f.name] = value
     return cls(**kwargs)
 
 
