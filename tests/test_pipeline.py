@@ -318,6 +318,38 @@ def test_without_sft_rl_starts_from_the_model(model_dir, tmp_path):
     assert plan.stages[1].config.model == model_dir and plan.stages[1].input_dir is None
 
 
+def test_a_selecting_rl_run_is_evaluated_at_its_best_checkpoint_even_after_an_early_stop(model_dir, tmp_path, capsys):
+    from coderl.pipeline import load_plan
+
+    text = pipeline_yaml(model_dir, tmp_path / "out")
+    text = text[: text.index("sft:")] + "sft: null\n" + text[text.index("rl:"):]
+    text = text.replace("    eval_tasks: null\n    steps: 1", f"    eval_tasks: {TASKS}\n    eval_steps: 1\n"
+                        "    eval_problems: 1\n    early_stop: 1\n    check_overlap: false\n    steps: 4")
+    config = tmp_path / "p.yaml"
+    config.write_text(text)
+    stage = load_plan(str(config)).stages[-1]
+    assert stage.name == "eval/grpo" and stage.config.model == str(tmp_path / "out" / "rl" / "grpo" / "best" / "adapter")
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["pipeline", "--config", str(config)]) == 0
+    run = tmp_path / "out" / "rl" / "grpo"
+    # the random tiny model passes nothing: the start (step 0) stays the best and step 1 stops the run
+    assert json.loads((run / "best" / "best.json").read_text())["step"] == 0
+    assert not (run / "checkpoints" / "step-4").exists()
+    assert json.loads((tmp_path / "out" / "eval" / "grpo" / "summary.json").read_text())["model"] == stage.config.model
+    # the report names the kept checkpoint and shows what the reward paid for (the watch's top samples)
+    report = (tmp_path / "out" / "report" / "report.md").read_text()
+    assert "grpo: the evaluated checkpoint is the one its selection kept, step 0 (the starting policy" in report
+    assert "from `rl/grpo/best/best.json`" in report
+    top = [json.loads(line) for line in open(run / "top_samples" / "step-1.jsonl")]
+    assert "(from `rl/grpo/top_samples/step-1.jsonl`)" in report and f"`{top[0]['task_id']}`, reward" in report
+    assert report.count("  ```python") == min(3, len(top))
+    assert "selection kept, step 0" in (tmp_path / "out" / "report" / "report.html").read_text()
+    capsys.readouterr()
+    with contextlib.redirect_stdout(io.StringIO()):  # the early-stopped run is done: a rerun skips all 3 stages
+        assert main(["pipeline", "--config", str(config)]) == 0
+    assert capsys.readouterr().err.count(", skipped") == 3
+
+
 def test_training_on_evaluation_tasks_is_refused(model_dir, tmp_path, capsys):
     config = tmp_path / "p.yaml"
     config.write_text(pipeline_yaml(model_dir, tmp_path / "out", allow_overlap=False))

@@ -97,6 +97,8 @@ def render_markdown(data: dict) -> str:
     lines += ["", NOTES, "", "## Figures", ""]
     for f in data["figures"]:
         lines += [f"![{f['caption']}]({f['file']})", "", f"*{f['caption']}* (from `{f['source']}`)", ""]
+    for run in data.get("rl_runs", []):
+        lines += _run_markdown(run)
     if data["stages"]:
         lines += ["## Stages", "", "| stage | seconds | finished |", "|---|---|---|"]
         lines += [f"| {s['stage']} | {s['seconds'] if s['seconds'] is not None else '-'} | "
@@ -105,6 +107,48 @@ def render_markdown(data: dict) -> str:
     if data["not_evaluated"]:
         lines += ["Not evaluated yet: " + ", ".join(data["not_evaluated"]), ""]
     return "\n".join(lines)
+
+
+def selection_line(run: dict) -> str | None:
+    sel = run.get("selected")
+    if not sel:
+        return None
+    start = " (the starting policy: no step beat it)" if sel.get("step") == 0 else ""
+    frac = sel.get("eval/fraction_passed")
+    return (f"{run['run']}: the evaluated checkpoint is the one its selection kept, step {sel['step']}{start}, "
+            f"pass@1 {sel['eval/pass@1']:.3f}" + (f" and {frac:.3f} of the tests passed" if frac is not None else "")
+            + f" on its own held-out `{sel.get('eval_tasks')}` (from `{sel['source']}`).")
+
+
+def _run_markdown(run: dict) -> list[str]:
+    lines = [f"## {run['run']}: what was selected, and what the reward paid for", ""]
+    line = selection_line(run)
+    if line:
+        lines += [line, ""]
+    if run["top_samples"]:
+        lines += [f"The highest-reward completions of its last evaluation step (from `{run['top_source']}`):", ""]
+        for t in run["top_samples"]:
+            lines += [f"- `{t['task_id']}`, reward {t['reward']:.3f}, {t['gen_tokens']} tokens"
+                      + (" (truncated)" if t.get("truncated") else "") + ":", "",
+                      "  ```python", *("  " + x for x in (t["completion"] or "").strip("\n").splitlines()), "  ```", ""]
+    elif not line:
+        lines += ["(no held-out evaluation during training: nothing selected, no top samples written)", ""]
+    return lines
+
+
+def _run_html(run: dict) -> list[str]:
+    e = html.escape
+    parts = [f"<h2>{e(run['run'])}: what was selected, and what the reward paid for</h2>"]
+    line = selection_line(run)
+    if line:
+        parts.append(f"<p>{e(line.replace('`', ''))}</p>")
+    if run["top_samples"]:
+        parts.append(f"<p>The highest-reward completions of its last evaluation step (from "
+                     f"<code>{e(run['top_source'])}</code>):</p>")
+        for t in run["top_samples"]:
+            parts.append(f"<p><code>{e(t['task_id'])}</code>, reward {t['reward']:.3f}, {t['gen_tokens']} tokens"
+                         + (" (truncated)" if t.get("truncated") else "") + f"</p><pre>{e(t['completion'] or '')}</pre>")
+    return parts
 
 
 SPARK = "▁▂▃▄▅▆▇█"
@@ -145,6 +189,8 @@ def render_terminal(data: dict) -> str:
                 if ys:
                     lines.append(f"  {key:<18} {sparkline(ys)}  {ys[0]:.3g} -> {ys[-1]:.3g} "
                                  f"(min {min(ys):.3g}, max {max(ys):.3g})")
+    selected = [selection_line(run) for run in data.get("rl_runs", [])]
+    lines += [""] + [line.replace("`", "") for line in selected if line] if any(selected) else []
     return "\n".join(lines)
 
 
@@ -186,6 +232,8 @@ def render_html(data: dict, report_dir: str) -> str:
             b64 = base64.b64encode(fh.read()).decode("ascii")
         parts.append(f"<figure><img alt='{e(f['caption'])}' src='data:image/png;base64,{b64}'>"
                      f"<figcaption>{e(f['caption'])} (from <code>{e(f['source'])}</code>)</figcaption></figure>")
+    for run in data.get("rl_runs", []):
+        parts += _run_html(run)
     if data["stages"]:
         parts.append("<h2>Stages</h2>")
         parts.append(_html_table(["stage", "seconds", "finished"],

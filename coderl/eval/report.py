@@ -13,6 +13,9 @@ Reads what the stages wrote -- each evaluation's `summary.json` and `samples.jso
     report.json          every number above with the file it came from
     pass1_vs_length.png  pass@1 against average length (`coderl.eval.compare.plot`)
     curves-<run>.png     per RL run: reward, pass rate (and held-out pass@1 if logged) and length per step
+    (in report.md/html)  per RL run: the checkpoint its selection kept (best/best.json), and a few of the
+                         highest-reward completions of its last evaluation step (top_samples/), to read what
+                         the reward paid for
 
 The stages come from OUT/plan.json (written by the pipeline); without it, from the layout (base-eval/,
 eval/sft/, eval/<run>/ with rl/<run>/).  Evaluations not run yet are listed, not guessed.
@@ -241,10 +244,11 @@ def build_report(out: str, *, log=print) -> str:
 
     tasks = _task_sets(done)
     stamps = _stamps(out)
+    runs = [run_notes(out, e.rl_dir) for e in entries if e.rl_dir]
     data = {"title": title, "generated": datetime.datetime.now().isoformat(timespec="seconds"), "out": out,
             "evaluation": tasks, "table": rows, "paired_differences": diffs,
             "figures": [{"file": f, "caption": c, "source": s} for f, c, s in figures],
-            "stages": stamps, "not_evaluated": missing, "overlap": _overlap(out)}
+            "stages": stamps, "not_evaluated": missing, "overlap": _overlap(out), "rl_runs": runs}
     with open(os.path.join(report_dir, "report.json"), "w", encoding="utf-8") as f:
         json.dump(data, f, indent=2)
     md = render_markdown(data)
@@ -255,6 +259,30 @@ def build_report(out: str, *, log=print) -> str:
     log(f"report: {len(rows)} evaluated checkpoints, {len(diffs)} paired differences, {len(figures)} figures "
         f"-> {report_dir}")
     return os.path.join(report_dir, "report.md")
+
+
+SHOWN_SAMPLES = 3
+
+
+def run_notes(out: str, rl_dir: str) -> dict:
+    """What an RL run selected (`best/best.json`) and the highest-reward completions of its last
+    evaluation step (`top_samples/step-N.jsonl`, the reward-hacking watch): the first SHOWN_SAMPLES."""
+    note: dict = {"run": os.path.basename(rl_dir), "selected": None, "top_samples": [], "top_source": None}
+    best = os.path.join(out, rl_dir, "best", "best.json")
+    if os.path.isfile(best):
+        with open(best, encoding="utf-8") as f:
+            note["selected"] = {**json.load(f), "source": os.path.join(rl_dir, "best", "best.json")}
+    top_dir = os.path.join(out, rl_dir, "top_samples")
+    steps = sorted((int(n[5:-6]) for n in os.listdir(top_dir) if n.startswith("step-") and n.endswith(".jsonl")
+                    and n[5:-6].isdigit()) if os.path.isdir(top_dir) else [])
+    if steps:
+        name = os.path.join(rl_dir, "top_samples", f"step-{steps[-1]}.jsonl")
+        with open(os.path.join(out, name), encoding="utf-8") as f:
+            rows = [json.loads(line) for line in f if line.strip()]
+        note["top_samples"] = [{k: r.get(k) for k in ("step", "task_id", "reward", "gen_tokens", "truncated",
+                                                       "completion")} for r in rows[:SHOWN_SAMPLES]]
+        note["top_source"] = name
+    return note
 
 
 def _task_sets(done: list[Entry]) -> dict:

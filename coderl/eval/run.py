@@ -148,6 +148,7 @@ def _write_run(cfg, taskset, tasks, rows, isolation, seconds, gen_token_total, l
         **_summarize_passk({t: (n, c) for t, (n, c) in counts.items()}, cfg.seed),
         "tasks_all_passed": passed_tasks,
         "samples_passed": sum(c for _, c in counts.values()),
+        "mean_fraction_passed": _mean([r.fraction_passed for _, r in rows]),
         "num_samples": n_samples,
         "avg_gen_tokens": gen_token_total / n_samples if n_samples else 0.0,
         "avg_gen_tokens_passed": _mean([len(s.gen_tokens) for s, r in rows if r.passed]),

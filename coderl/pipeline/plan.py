@@ -239,7 +239,11 @@ def _plan_stages(plan: Plan, eval_fields: dict, sft_fields: dict | None, rl: lis
         input_dir = start if start != plan.model else None
         plan.stages.append(Stage(f"rl/{name}", "rl", run_dir, cfg, method, input_dir=input_dir,
                                  split_file=split_file))
-        checkpoint = os.path.join(run_dir, "checkpoints", f"step-{cfg.steps}")
+        # with held-out evaluations during training, the run's selected checkpoint (coderl.train.selection:
+        # the best on its eval_tasks, possibly the start; an early stop leaves no step-<steps>), else the last
+        selects = bool(cfg.eval.eval_steps and cfg.eval.eval_tasks)
+        checkpoint = (os.path.join(run_dir, "best", "adapter") if selects
+                      else os.path.join(run_dir, "checkpoints", f"step-{cfg.steps}"))
         plan.stages.append(evaluation(f"eval/{name}", checkpoint, name, method, "rl", input_dir=checkpoint,
                                       rl_dir=run_dir))
 

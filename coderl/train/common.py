@@ -164,6 +164,7 @@ class Run:
                 self.sandbox = sandbox
                 self.progress = (Progress("step", self.cfg.steps, self.start_step, _describe)
                                  if self.cfg.progress else None)
+                self.evaluate_start()
                 yield self
         finally:
             if self.progress:
@@ -219,6 +220,22 @@ class Run:
             metrics["curriculum/seen"] = sum(r is not None for r in self.rates) / len(self.rates)
         return ScoredRollouts(batch, rewards, metrics, got.gen_seconds)
 
+    def select(self, done: int, metrics: dict) -> None:
+        """Evaluate on the held-out eval tasks (adds eval/* and select/* to `metrics`); keep a new best."""
+        metrics.update(evaluate(self.cfg, self.policy, done, self.log))
+        if self.selection.update(done, metrics):
+            save_best(self.cfg.out, done, metrics, self.cfg.eval.eval_tasks,
+                      lambda path: save_policy_adapter(self.policy, path))
+        metrics.update(self.selection.metrics())
+
+    def evaluate_start(self) -> None:
+        """With evaluations on, a fresh run first evaluates its starting policy (logged as step 0), so the
+        curve has its origin and the selection can keep the start when no step beats it."""
+        if self.start_step == 0 and self.cfg.eval.eval_steps and self.cfg.eval.eval_tasks:
+            metrics: dict = {}
+            self.select(0, metrics)
+            self.tracker.log(0, metrics)
+
     def finish_step(self, done: int, metrics: dict, *, extra: dict | None = None) -> None:
         """Evaluate if due (adds eval/* to `metrics`), log the metrics, checkpoint if due.
 
@@ -227,13 +244,9 @@ class Run:
         cfg = self.cfg
         metrics.update(self.nonfinite.end_step(done, metrics.get("train/skipped_update_fraction", 0.0) > 0))
         if cfg.eval.eval_steps and cfg.eval.eval_tasks and (done % cfg.eval.eval_steps == 0 or done == cfg.steps):
-            metrics.update(evaluate(cfg, self.policy, done, self.log))
+            self.select(done, metrics)
             if self.last is not None:
                 write_top_samples(cfg.out, done, self.last.batch, self.last.rewards)
-            if self.selection.update(done, metrics):
-                save_best(cfg.out, done, metrics["eval/pass@1"], cfg.eval.eval_tasks,
-                          lambda path: save_policy_adapter(self.policy, path))
-            metrics.update(self.selection.metrics())
             if self.selection.should_stop:
                 self.stopped = True
                 self.log(f"step {done}: eval/pass@1 has not improved for {self.selection.since_best} evaluations "
@@ -364,6 +377,7 @@ def evaluate(cfg, policy, step, log) -> dict:
                       sandbox=cfg.sandbox, batch_size=cfg.generation_batch_size)
     summary = run_eval(ecfg, loaded=policy, log=lambda m: None)
     out = {f"eval/{k}": v for k, v in summary["pass_at_k"].items()}
+    out["eval/fraction_passed"] = summary["mean_fraction_passed"] or 0.0
     out["eval/avg_gen_tokens"] = summary["avg_gen_tokens"]
     log(f"step {step}: eval " + ", ".join(f"{k}={v:.3f}" for k, v in out.items()))
     return out

@@ -2,11 +2,14 @@
 training stops once it has not improved for `patience` evaluations.
 
 Only the run's own held-out set (`--eval-tasks`, by default the corpus's valid split) is read, so
-the easy set and the HumanEval test split stay untouched until the final report.  A new best is a
-strictly higher `eval/pass@1` (a tie keeps the earlier, cheaper checkpoint); its adapter is written
-to `OUT/best/adapter` and `OUT/best/best.json` says which step and score it is.  The state (best
-step, score, evaluations since) is saved with every checkpoint, so a resumed run selects as the
-uninterrupted one.
+the easy set and the HumanEval test split stay untouched until the final report.  The starting
+policy is evaluated too (step 0), so a run that never beats its start hands the start back.  A new
+best is a strictly higher `eval/pass@1`, or an equal one with a strictly higher mean fraction of
+tests passed (`eval/fraction_passed`: on a hard valid set, where pass@1 moves by one task at a time,
+partial progress still ranks checkpoints); a full tie keeps the earlier checkpoint.  Its adapter is
+written to `OUT/best/adapter` and `OUT/best/best.json` says which step and scores it is.  The state
+(best step, scores, evaluations since) is saved with every checkpoint, so a resumed run selects as
+the uninterrupted one.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import shutil
 from dataclasses import asdict, dataclass
 
 METRIC = "eval/pass@1"
+TIEBREAK = "eval/fraction_passed"  # mean fraction of tests passed per sample (absent: 0)
 
 
 @dataclass
@@ -24,15 +28,16 @@ class Selection:
     patience: int = 0  # evaluations without improvement before stopping (0 = never stop early)
     best_step: int | None = None
     best_score: float | None = None
+    best_tiebreak: float = 0.0
     since_best: int = 0
 
     def update(self, step: int, metrics: dict) -> bool:
         """Record an evaluation (if `metrics` holds one); True when it is a new best."""
         if METRIC not in metrics:
             return False
-        score = float(metrics[METRIC])
-        if self.best_score is None or score > self.best_score:
-            self.best_step, self.best_score, self.since_best = step, score, 0
+        score, tiebreak = float(metrics[METRIC]), float(metrics.get(TIEBREAK) or 0.0)
+        if self.best_score is None or (score, tiebreak) > (self.best_score, self.best_tiebreak):
+            self.best_step, self.best_score, self.best_tiebreak, self.since_best = step, score, tiebreak, 0
             return True
         self.since_best += 1
         return False
@@ -45,7 +50,7 @@ class Selection:
         if self.best_step is None:
             return {}
         return {"select/best_step": float(self.best_step), "select/best_pass@1": self.best_score,
-                "select/evals_since_best": float(self.since_best)}
+                "select/best_fraction_passed": self.best_tiebreak, "select/evals_since_best": float(self.since_best)}
 
     def state_dict(self) -> dict:
         return {k: v for k, v in asdict(self).items() if k != "patience"}
@@ -55,7 +60,7 @@ class Selection:
         return cls(patience=patience, **(state or {}))
 
 
-def save_best(out: str, step: int, score: float, eval_tasks: str, save_adapter) -> str:
+def save_best(out: str, step: int, metrics: dict, eval_tasks: str, save_adapter) -> str:
     """Write OUT/best/adapter and OUT/best/best.json atomically (a crash leaves the previous best)."""
     final = os.path.join(out, "best")
     tmp = final + ".tmp"
@@ -63,7 +68,8 @@ def save_best(out: str, step: int, score: float, eval_tasks: str, save_adapter) 
     os.makedirs(tmp)
     save_adapter(os.path.join(tmp, "adapter"))
     with open(os.path.join(tmp, "best.json"), "w", encoding="utf-8") as f:
-        json.dump({"step": step, METRIC: score, "eval_tasks": eval_tasks}, f, indent=2)
+        json.dump({"step": step, METRIC: metrics[METRIC], TIEBREAK: metrics.get(TIEBREAK),
+                   "eval_tasks": eval_tasks}, f, indent=2)
     shutil.rmtree(final, ignore_errors=True)
     os.rename(tmp, final)
     return final

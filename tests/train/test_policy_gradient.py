@@ -117,18 +117,23 @@ def test_a_run_stops_early_and_keeps_the_best_adapter(model_dir, tmp_path):
     lines = []
     m = train(cfg, log=lines.append, reward_override=varied_reward)
     rows = [json.loads(line) for line in open(tmp_path / "run" / "metrics.jsonl")]
-    # a random tiny model passes nothing: step 1 is the best (0.0), step 2 does not improve -> stop
-    assert [r["step"] for r in rows] == [1, 2] and m["select/best_step"] == 1.0
+    # a random tiny model passes nothing: the start (step 0, evaluated before training) is the best, and
+    # step 1 does not beat it -> stop after step 1
+    assert [r["step"] for r in rows] == [0, 1] and m["select/best_step"] == 0.0
+    assert rows[0].keys() >= {"eval/pass@1", "eval/fraction_passed", "select/best_step"}
+    assert "reward/total" not in rows[0]  # step 0 is only the evaluation of the start
     assert any("stopping early" in line for line in lines)
     best = json.loads((tmp_path / "run" / "best" / "best.json").read_text())
-    assert best["step"] == 1 and best["eval/pass@1"] == 0.0 and best["eval_tasks"] == TASKS
+    assert best["step"] == 0 and best["eval/pass@1"] == 0.0 and best["eval_tasks"] == TASKS
+    assert best["eval/fraction_passed"] == 0.0
     assert (tmp_path / "run" / "best" / "adapter" / "adapter_model.safetensors").is_file()
-    assert (tmp_path / "run" / "checkpoints" / "step-2").is_dir()  # the stop is checkpointed
+    assert (tmp_path / "run" / "checkpoints" / "step-1").is_dir()  # the stop is checkpointed
+    assert (tmp_path / "run" / "eval" / "step-0" / "summary.json").is_file()
     # the reward-hacking watch: each evaluation step's highest-reward completions, best first
-    for step in (1, 2):
-        top = [json.loads(line) for line in open(tmp_path / "run" / "top_samples" / f"step-{step}.jsonl")]
-        assert 0 < len(top) <= 8 and [t["reward"] for t in top] == sorted((t["reward"] for t in top), reverse=True)
-        assert {"task_id", "completion", "raw_output", "gen_tokens"} <= top[0].keys()
+    top = [json.loads(line) for line in open(tmp_path / "run" / "top_samples" / "step-1.jsonl")]
+    assert 0 < len(top) <= 8 and [t["reward"] for t in top] == sorted((t["reward"] for t in top), reverse=True)
+    assert {"task_id", "completion", "raw_output", "gen_tokens"} <= top[0].keys()
+    assert not (tmp_path / "run" / "top_samples" / "step-0.jsonl").exists()  # no rollouts before step 1
 
 
 def test_curriculum_tracks_pass_rates_and_resumes_them(model_dir, tmp_path):
