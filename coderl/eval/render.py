@@ -146,8 +146,9 @@ def _run_html(run: dict) -> list[str]:
         parts.append(f"<p>The highest-reward completions of its last evaluation step (from "
                      f"<code>{e(run['top_source'])}</code>):</p>")
         for t in run["top_samples"]:
-            parts.append(f"<p><code>{e(t['task_id'])}</code>, reward {t['reward']:.3f}, {t['gen_tokens']} tokens"
-                         + (" (truncated)" if t.get("truncated") else "") + f"</p><pre>{e(t['completion'] or '')}</pre>")
+            cut = " (truncated)" if t.get("truncated") else ""
+            parts.append(f"<p><code>{e(t['task_id'])}</code>, reward {t['reward']:.3f}, {t['gen_tokens']} tokens{cut}"
+                         f"</p><pre>{e(t['completion'] or '')}</pre>")
     return parts
 
 
