@@ -238,8 +238,9 @@ def build_report(out: str, *, log=print) -> str:
             rows_m = read_metrics(os.path.join(out, e.rl_dir))
             if rows_m:
                 plot_curves(rows_m, f"{name}: {e.method}", os.path.join(report_dir, f"curves-{name}.png"))
-                figures.append((f"curves-{name}.png", f"{name} ({e.method}): training curves, {len(rows_m)} step"
-                                + ("s" if len(rows_m) != 1 else ""),
+                steps = sum(1 for r in rows_m if r.get("step", 0) > 0)  # step 0: the start's evaluation only
+                figures.append((f"curves-{name}.png", f"{name} ({e.method}): training curves, {steps} step"
+                                + ("s" if steps != 1 else ""),
                                 os.path.join(e.rl_dir, "metrics.jsonl")))
 
     tasks = _task_sets(done)
