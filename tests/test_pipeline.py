@@ -386,7 +386,7 @@ def test_dry_run_loads_no_model_and_writes_nothing(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr
     assert "rl/grpo" in proc.stdout and "no model loaded" in proc.stdout
-    assert "--algo grpo" in proc.stdout and ", T 0.8, lr 0.0003, " in proc.stdout  # the demo's RL sampling
+    assert "--algo grpo" in proc.stdout and ", T 0.8, lr 0.0002, " in proc.stdout  # the demo's RL sampling
     assert not out.exists()
 
 
