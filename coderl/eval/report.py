@@ -122,7 +122,8 @@ def read_metrics(run_dir: str) -> list[dict]:
 
 CURVES = (  # panel title, [(metric, legend)]
     ("reward", [("reward/total", "reward/total")]),
-    ("pass rate", [("sandbox/pass_rate", "training samples"), ("eval/pass@1", "held-out pass@1")]),
+    ("pass rate", [("sandbox/pass_rate", "training samples"), ("eval/pass@1", "held-out pass@1"),
+                   ("eval/fraction_passed", "held-out tests passed (fraction)")]),
     ("length (generated tokens)", [("rollout/gen_tokens", "rollout/gen_tokens")]),
 )
 
