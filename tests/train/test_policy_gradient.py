@@ -258,10 +258,11 @@ def test_eval_steps_write_eval_runs_and_metrics(model_dir, tmp_path):
                       repeat_eval=2, check_overlap=False)  # evaluates on its training tasks: the plumbing only
     m = train(cfg, log=lambda m: None, reward_override=varied_reward)
     assert "eval/pass@1" in m
-    for step in (1, 2):
+    for step in (0, 1, 2):  # step 0: the starting policy, evaluated before the first update
         summary = json.load(open(tmp_path / "ev" / "eval" / f"step-{step}" / "summary.json"))
         assert summary["num_tasks"] == 2 and summary["samples_per_task"] == 2
-    assert [("eval/pass@1" in r) for r in metrics(tmp_path / "ev")] == [True, True]
+    rows = metrics(tmp_path / "ev")
+    assert [r["step"] for r in rows] == [0, 1, 2] and all("eval/pass@1" in r for r in rows)
 
 
 def test_training_on_its_eval_tasks_is_refused_before_anything_is_written(model_dir, tmp_path, monkeypatch):
