@@ -241,8 +241,7 @@ def _plan_stages(plan: Plan, eval_fields: dict, sft_fields: dict | None, rl: lis
                                  split_file=split_file))
         # with held-out evaluations during training, the run's selected checkpoint (coderl.train.selection:
         # the best on its eval_tasks, possibly the start; an early stop leaves no step-<steps>), else the last
-        selects = bool(cfg.eval.eval_steps and cfg.eval.eval_tasks)
-        checkpoint = (os.path.join(run_dir, "best", "adapter") if selects
+        checkpoint = (os.path.join(run_dir, "best", "adapter") if cfg.eval.on
                       else os.path.join(run_dir, "checkpoints", f"step-{cfg.steps}"))
         plan.stages.append(evaluation(f"eval/{name}", checkpoint, name, method, "rl", input_dir=checkpoint,
                                       rl_dir=run_dir))

@@ -54,7 +54,7 @@ def _outputs_complete(stage: Stage) -> bool:
     if stage.kind == "sft":
         return os.path.isfile(os.path.join(stage.dir, "adapter", "adapter_model.safetensors"))
     cfg = stage.config
-    if cfg.eval.eval_steps and cfg.eval.eval_tasks:  # a selecting run (it may stop early): its best
+    if cfg.eval.on:  # a selecting run (it may stop early): its best
         return os.path.isfile(os.path.join(stage.dir, "best", "adapter", "adapter_model.safetensors"))
     return os.path.isfile(os.path.join(stage.dir, "checkpoints", f"step-{cfg.steps}", "adapter_model.safetensors"))
 

@@ -60,7 +60,7 @@ def prepare_run(cfg: TrainConfig, log) -> tuple[str | None, list]:
     if not cfg.resume:
         refuse_existing_run(cfg.out)
     tasks = load_tasks(cfg.tasks).tasks
-    if cfg.eval.eval_steps and cfg.eval.eval_tasks and cfg.eval.check_overlap:
+    if cfg.eval.on and cfg.eval.check_overlap:
         from coderl.eval.leak_report import overlap_error
 
         error = overlap_error(cfg.tasks, tasks, cfg.eval.eval_tasks, cfg.sandbox)
@@ -231,7 +231,7 @@ class Run:
     def evaluate_start(self) -> None:
         """With evaluations on, a fresh run first evaluates its starting policy (logged as step 0), so the
         curve has its origin and the selection can keep the start when no step beats it."""
-        if self.start_step == 0 and self.cfg.eval.eval_steps and self.cfg.eval.eval_tasks:
+        if self.start_step == 0 and self.cfg.eval.on:
             metrics: dict = {}
             self.select(0, metrics)
             self.tracker.log(0, metrics)
@@ -243,13 +243,13 @@ class Run:
         """
         cfg = self.cfg
         metrics.update(self.nonfinite.end_step(done, metrics.get("train/skipped_update_fraction", 0.0) > 0))
-        if cfg.eval.eval_steps and cfg.eval.eval_tasks and (done % cfg.eval.eval_steps == 0 or done == cfg.steps):
+        if cfg.eval.on and (done % cfg.eval.eval_steps == 0 or done == cfg.steps):
             self.select(done, metrics)
             if self.last is not None:
                 write_top_samples(cfg.out, done, self.last.batch, self.last.rewards)
             if self.selection.should_stop:
                 self.stopped = True
-                self.log(f"step {done}: eval/pass@1 has not improved for {self.selection.since_best} evaluations "
+                self.log(f"step {done}: no evaluation has beaten the best for {self.selection.since_best} evaluations "
                          f"(best {self.selection.best_score:.3f} at step {self.selection.best_step}, in "
                          f"{os.path.join(cfg.out, 'best')}); stopping early")
         self.tracker.log(done, metrics)

@@ -160,11 +160,17 @@ class EvalSchedule:
     eval_steps: int = option(0, "evaluate on --eval-tasks every N steps and at the end (0 = off)")
     eval_problems: int | None = option(None, "held-out problems per evaluation (seed 004 simple_eval_problems)")
     repeat_eval: int = option(1, "samples per held-out problem for pass@k (seed 004 repeat_eval_problems)")
-    early_stop: int = option(0, "with eval_steps: stop when eval/pass@1 has not improved for this many evaluations "
-                             "(0 = never); the best checkpoint is always kept in OUT/best")
+    early_stop: int = option(0, "with eval_steps: stop when no evaluation has beaten the best (eval/pass@1, ties "
+                             "broken by eval/fraction_passed) for this many evaluations (0 = never); the best "
+                             "checkpoint, possibly the start, is always kept in OUT/best")
     check_overlap: bool = option(True, "with eval_steps: refuse to start when a training task is an eval task or its "
                                  "reference passes an eval task's tests (run in the sandbox at start-up, cached; "
                                  "coderl decontaminate shows the pairs)")
+
+    @property
+    def on(self) -> bool:
+        """Held-out evaluations during training, and with them the selection into OUT/best, are on."""
+        return bool(self.eval_steps and self.eval_tasks)
 
 
 @dataclass
