@@ -1,6 +1,19 @@
+import os
+import shutil
+
 import pytest
 
 from coderl.sandbox.client import Sandbox
+
+
+def require_binaries(*names: str) -> None:
+    """Skip the calling test (or module, from a fixture) unless every binary in `names` is on PATH; under
+    CI (env CI=true) a missing binary fails instead, so a CI image without the toolchain is noticed."""
+    for name in names:
+        if shutil.which(name) is None:
+            if os.environ.get("CI", "").lower() == "true":
+                pytest.fail(f"{name} not installed (make setup installs it)", pytrace=False)
+            pytest.skip(f"{name} not installed: make setup installs it")
 
 
 def _has_cuda() -> bool:

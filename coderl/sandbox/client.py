@@ -22,9 +22,18 @@ from collections.abc import Iterable
 from concurrent.futures import Future
 from dataclasses import replace
 
-from .isolation import HIDE_ENV
+from .isolation import EXPOSE_ENV, HIDE_ENV
 from .judge import judge
-from .types import PARENT_JUDGED, CheckKind, ExecutionRequest, ExecutionResult, Limits, Status
+from .types import (
+    PARENT_JUDGED,
+    STDIN_CHECKS,
+    CheckKind,
+    ExecutionRequest,
+    ExecutionResult,
+    Limits,
+    Status,
+    TestOutcome,
+)
 
 SERVER_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "server.py")
 SERVER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
@@ -71,18 +80,26 @@ def check_memory_budget(workers: int, memory_bytes: int) -> None:
         )
 
 
+def rejected_result(request: ExecutionRequest) -> ExecutionResult:
+    """The verdict of a request its task refused before the build: a build error naming the rule."""
+    return ExecutionResult(
+        status=Status.BUILD_ERROR, message=f"build failed: rejected: {request.rejected}"[:300],
+        tests=[TestOutcome(t.id, Status.NOT_RUN, t.hidden, "the build failed")
+               for t in request.tests if t.check is not CheckKind.REPORT])
+
+
 def _wire(request: ExecutionRequest, rid: int) -> dict:
     """What the server receives: everything but the expected values."""
     lim = request.limits
     capture = lim.output_bytes
     for t in request.tests:  # STDOUT checks need the whole expected output captured
-        if t.check is CheckKind.STDOUT:
+        if t.check in (CheckKind.STDOUT, CheckKind.JSON, CheckKind.TAGGED):
             capture = max(capture, 2 * len(str(t.expected).encode()) + 4096)
     tests = []
     for t in request.tests:
         kind = ("truth" if t.check in (CheckKind.TRUTHY, CheckKind.FALSY) else "value" if t.check in PARENT_JUDGED
-                else "stdin" if t.check is CheckKind.STDOUT else "assert")
-        tests.append({"id": t.id, "setup": t.setup, "source": t.source, "kind": kind})
+                else "stdin" if t.check in STDIN_CHECKS else "assert")
+        tests.append({"id": t.id, "setup": t.setup, "source": t.source, "kind": kind, "argv": list(t.argv)})
     return {
         "op": "run",
         "id": rid,
@@ -103,6 +120,7 @@ def _wire(request: ExecutionRequest, rid: int) -> dict:
             "output_bytes": int(min(capture, lim.output_kill_bytes)),
             "output_kill_bytes": int(lim.output_kill_bytes),
             "max_processes": int(lim.max_processes),
+            "address_space": bool(lim.address_space),
         },
     }
 
@@ -111,11 +129,16 @@ class Sandbox:
     """A pool of `workers` concurrent program runs behind one fork server."""
 
     def __init__(self, workers: int | None = None, limits: Limits | None = None, isolation: str = "auto",
-                 hide: Iterable[str | os.PathLike[str]] = ()):
+                 hide: Iterable[str | os.PathLike[str]] = (), expose: Iterable[str | os.PathLike[str]] = ()):
         """`hide`: files or directories no program may read (task files, completions), even inside a
-        directory the view binds (a site-packages); enforced at `full` (docs/sandbox.md)."""
+        directory the view binds (a site-packages); enforced at `full` (docs/sandbox.md).  `expose`:
+        toolchain directories programs may read at `full` besides /usr, /bin, /lib* (with the `paths`
+        of every registered runner, `coderl.languages.runner.toolchain_paths`)."""
+        from coderl.languages.runner import toolchain_paths
+
         self.limits = (limits or Limits()).validate()
         self.hide = tuple(sorted({os.path.abspath(os.fspath(p)) for p in hide}))
+        self.expose = tuple(sorted({os.path.abspath(os.fspath(p)) for p in (*expose, *toolchain_paths())}))
         self.workers = default_workers(self.limits.memory_bytes) if workers is None else workers
         if self.workers < 1:
             raise SandboxUnavailable(f"workers={self.workers}: expected a positive integer")
@@ -141,7 +164,8 @@ class Sandbox:
             [sys.executable, "-I", SERVER_PATH, str(self.workers), self.requested_isolation],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            env={**SERVER_ENV, HIDE_ENV: json.dumps(self.hide)} if self.hide else SERVER_ENV,
+            env={**SERVER_ENV, **({HIDE_ENV: json.dumps(self.hide)} if self.hide else {}),
+                 **({EXPOSE_ENV: json.dumps(self.expose)} if self.expose else {})},
             close_fds=True,
             cwd="/",
         )
@@ -222,6 +246,9 @@ class Sandbox:
             check_memory_budget(self.workers, request.limits.memory_bytes)
         request.limits.validate()
         future: Future = Future()
+        if request.rejected:  # refused at build time by the task's rules: nothing runs
+            future.set_result(rejected_result(request))
+            return future
         with self._lock:
             if self._closed:
                 raise RuntimeError("sandbox is closed")

@@ -58,6 +58,7 @@ WORLD_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
 TMPFS_MAX_BYTES = 256 * 1024**2  # per private /tmp & co. (and never more than the memory limit)
 TMPFS_MAX_INODES = 65536
 HIDE_ENV = "CODERL_SANDBOX_HIDE"  # set by the client: a JSON list of paths to hide (hidden_paths)
+EXPOSE_ENV = "CODERL_SANDBOX_EXPOSE"  # set by the client: toolchain directories to show (exposed_paths)
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _check = linux.check
@@ -153,6 +154,18 @@ def choose(requested, caps):
     return requested, None
 
 
+def exposed_paths(environ=os.environ):
+    """Toolchain directories the client asks to show programs at `full` (`Sandbox(expose=...)`, a runner's
+    `paths`): a JSON list in the server's environment (EXPOSE_ENV), bound read-only like /usr."""
+    try:
+        paths = json.loads(environ.get(EXPOSE_ENV) or "[]")
+    except ValueError:
+        paths = None
+    if not isinstance(paths, list) or not all(isinstance(p, str) and os.path.isabs(p) for p in paths):
+        raise IsolationError(f"{EXPOSE_ENV}: expected a JSON list of absolute paths")
+    return paths
+
+
 def hidden_paths(environ=os.environ):
     """Extra paths the client asks to hide from programs (`Sandbox(hide=...)`): a JSON list in the
     server's environment (HIDE_ENV), e.g. the task files a command loaded."""
@@ -179,7 +192,8 @@ class Slots:
             # the server ends.
             unshare(CLONE_NEWNET | CLONE_NEWNS)
             mount(None, "/", None, MS_REC | MS_PRIVATE)
-            self.view = view.View("/tmp/coderl-slots/.view", hidden_paths() if hide is None else hide)
+            self.view = view.View("/tmp/coderl-slots/.view", hidden_paths() if hide is None else hide,
+                                  exposed_paths())
             self.view.open_sources()  # before the tmpfs covers /tmp (a venv there stays visible)
             mount("coderl-sandbox", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777")
             self.root = "/tmp/coderl-slots"

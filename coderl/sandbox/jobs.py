@@ -29,10 +29,11 @@ class Proc:
 class Run:
     """A function task's program + judge pair, or one test of a per-process request."""
 
-    def __init__(self, job, index, stdin_text):
+    def __init__(self, job, index, stdin_text, argv=None):
         self.job = job
         self.index = index
         self.stdin_text = stdin_text
+        self.argv = argv or None  # COMMAND mode: this test's own run command (else the request's)
         self.procs = []
         self.fds = {}  # fd -> stream name
         self.buffers = collections.defaultdict(bytearray)
@@ -61,7 +62,7 @@ class Job:
             self.runs = [Run(self, 0, None)]
         else:
             tests = msg["tests"] or [{"id": "0", "source": ""}]
-            self.runs = [Run(self, i, t["source"]) for i, t in enumerate(tests)]
+            self.runs = [Run(self, i, t["source"], t.get("argv")) for i, t in enumerate(tests)]
         self.pending = len(self.runs)
         self.build = Run(self, -1, None) if msg["mode"] == "command" and msg.get("build_argv") else None
         self.built = {}  # relative path -> (bytes, mode): the build's outputs

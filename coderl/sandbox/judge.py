@@ -5,9 +5,8 @@ expression's value as tagged plain data (`checks.record_value`); `decode_value` 
 and the comparison runs here.  A pass needs the judge's records, from the pipe only the judge holds,
 ending in its `end` record: the program's exit status never means pass.
 
-Output comparison (STDOUT checks) is token-wise: both texts are split on whitespace, so trailing
-spaces, blank lines and line breaks vs spaces do not matter; tokens must be equal, or, when
-`float_tolerance` is set and both parse as floats, satisfy |a - b| <= tol * max(1, |b|).
+Output comparison (STDOUT checks), values printed by a harness (JSON), tagged testbench checks
+(TAGGED) and analyses (REPORT): `coderl.sandbox.outputs`.
 """
 
 from __future__ import annotations
@@ -15,12 +14,12 @@ from __future__ import annotations
 import decimal
 import fractions
 import json
-import math
 import signal as _signal
 from typing import Any
 
 from coderl.languages import get_language
 
+from . import outputs
 from .types import PARENT_JUDGED, CheckKind, ExecutionRequest, ExecutionResult, Status, TestOutcome
 
 
@@ -79,24 +78,6 @@ def decode_value(obj: Any) -> Any:
     raise BadRecord(f"unexpected value encoding {str(obj)[:60]}")
 
 
-def outputs_match(actual: str, expected: str, float_tolerance: float | None = None) -> bool:
-    got, want = actual.split(), expected.split()
-    if len(got) != len(want):
-        return False
-    for a, b in zip(got, want):
-        if a == b:
-            continue
-        if float_tolerance is None:
-            return False
-        try:
-            fa, fb = float(a), float(b)
-        except ValueError:
-            return False
-        if not (math.isfinite(fa) and math.isfinite(fb)) or abs(fa - fb) > float_tolerance * max(1.0, abs(fb)):
-            return False
-    return True
-
-
 def values_match(check: CheckKind, value: Any, expected: Any) -> bool:
     if check is CheckKind.EQUALS:
         return value == expected
@@ -113,6 +94,8 @@ def _process_failure(run: dict, limits) -> tuple[Status, str] | None:
     """Status of a process that did not end normally, or None."""
     if run["killed"] == "output":
         return Status.OUTPUT_EXCEEDED, f"output exceeded {limits.output_kill_bytes} bytes"
+    if run["killed"] == "memory":
+        return Status.MEMORY_EXCEEDED, f"memory limit of {limits.memory_bytes / 2**20:g} MiB (the slot's cgroup)"
     sig = run["signal"]
     if run["killed"] == "wall":
         return Status.TIMEOUT, f"wall-clock limit of {limits.wall_deadline:g}s"
@@ -176,7 +159,8 @@ def _judge_build(request: ExecutionRequest, build: dict, isolation: str) -> Exec
                or f"exit code {build['exit_code']}")
     result.status = Status.BUILD_ERROR
     result.message = f"build failed: {why}"[:300]
-    result.tests = [TestOutcome(t.id, Status.NOT_RUN, t.hidden, "the build failed") for t in request.tests]
+    result.tests = [TestOutcome(t.id, Status.NOT_RUN, t.hidden, "the build failed") for t in request.tests
+                    if t.check is not CheckKind.REPORT]
     return result
 
 
@@ -343,41 +327,60 @@ def short_repr(value: Any, limit: int = 120) -> str:
     return text[:limit]
 
 
+def _run_failure(request: ExecutionRequest, run: dict) -> tuple[Status, str] | None:
+    """Why a per-process run did not end well: a limit, a signal, or a non-zero exit (a compile error
+    of the request's language, memory, or a runtime error); None when it exited 0."""
+    failure = _process_failure(run, request.limits)
+    if failure is None and run["exit_code"] != 0:
+        stderr = run["stderr"].strip().splitlines()
+        compile_error = get_language(request.language).compile_error(run["stderr"])
+        if _memory_hint(run["stderr"]) or "out of memory" in run["stderr"].lower():
+            failure = (Status.MEMORY_EXCEEDED, "MemoryError" if _memory_hint(run["stderr"]) else "out of memory")
+        elif compile_error:
+            failure = (Status.SYNTAX_ERROR, compile_error[:300])
+        else:
+            failure = (Status.RUNTIME_ERROR,
+                       f"exit code {run['exit_code']}: {stderr[-1][:200] if stderr else ''}".strip())
+    return failure
+
+
 def _judge_processes(request: ExecutionRequest, runs: list[dict], isolation: str) -> ExecutionResult:
     result = _base_result(runs, isolation)
-    limits = request.limits
     tests = request.tests
+    origin: list[int] = []  # the run of each outcome
     for i, run in enumerate(runs):
-        failure = _process_failure(run, limits)
+        failure = _run_failure(request, run)
         test = tests[i] if tests else None
         tid, hidden = (test.id, test.hidden) if test else ("0", False)
-        if failure is None and run["exit_code"] != 0:
-            stderr = run["stderr"].strip().splitlines()
-            compile_error = get_language(request.language).compile_error(run["stderr"])
-            if _memory_hint(run["stderr"]):
-                failure = (Status.MEMORY_EXCEEDED, "MemoryError")
-            elif compile_error:
-                failure = (Status.SYNTAX_ERROR, compile_error[:300])
-            else:
-                failure = (Status.RUNTIME_ERROR,
-                           f"exit code {run['exit_code']}: {stderr[-1][:200] if stderr else ''}".strip())
+        check = test.check if test is not None else None
+        if check is CheckKind.REPORT:
+            result.reports[tid] = outputs.report(run, failure)
+            continue
+        if check is CheckKind.TAGGED:
+            expanded = outputs.tagged_outcomes(test, run, failure)
+            result.tests.extend(expanded)
+            origin.extend([i] * len(expanded))
+            continue
         if failure is not None:
             outcome = TestOutcome(tid, failure[0], hidden, failure[1], run["cpu_seconds"])
-        elif test is None or test.check is not CheckKind.STDOUT:
+        elif check is CheckKind.JSON:
+            outcome = outputs.value_outcome(test, run, request.float_tolerance)
+        elif check is not CheckKind.STDOUT:
             outcome = TestOutcome(tid, Status.PASSED, hidden, "", run["cpu_seconds"])
         elif run["stdout_total"] > len(run["stdout"].encode()):
             outcome = TestOutcome(tid, Status.FAILED, hidden, "output longer than the capture limit",
                                   run["cpu_seconds"])
-        elif outputs_match(run["stdout"], str(test.expected), request.float_tolerance):
+        elif outputs.outputs_match(run["stdout"], str(test.expected), request.float_tolerance):
             outcome = TestOutcome(tid, Status.PASSED, hidden, "", run["cpu_seconds"])
         else:
             outcome = TestOutcome(tid, Status.FAILED, hidden,
                                   f"got {run['stdout'][:80]!r}, expected {str(test.expected)[:80]!r}",
                                   run["cpu_seconds"])
         result.tests.append(outcome)
+        origin.append(i)
     bad = _status_from_tests(result)
     # Show the first failing run's streams: that is the one a user wants to read.
     if bad is not None and tests:
-        first = runs[result.tests.index(bad)]
+        first = runs[origin[result.tests.index(bad)]]
         result.stdout, result.stderr = first["stdout"], first["stderr"]
     return result

@@ -150,7 +150,7 @@ class Server:
             self.fork(run, "judge", judge, chan=chan_judge.detach())
         else:
             role = "script" if mode == "python_script" else "command"
-            argv = msg["build_argv"] if build else msg["argv"]
+            argv = msg["build_argv"] if build else (run.argv or msg["argv"])
             self.fork(run, role, {"program": msg["program"], "argv": argv, "limits": child_limits},
                       stdin=None if build else self.stdin_fd(run, slot))
         self.active.add(run)

@@ -44,9 +44,17 @@ class CheckKind(str, enum.Enum):
     FALSY = "falsy"  # pass = bool(value) is False
     IS = "is"  # pass = value is expected (expected in {True, False, None})
     STDOUT = "stdout"  # `source` is stdin; pass = exit 0 and stdout matches expected token-wise
+    # COMMAND mode, a trusted harness in the program's process prints values; the parent compares:
+    JSON = "json"  # `source` is stdin; pass = exit 0 and the last VALUE_MARKER line's JSON equals expected
+    TAGGED = "tagged"  # `source` is stdin; expected = {"nonce", "checks": [[label, value], ...]}: one
+    # outcome per expected check, from the stdout lines "<nonce> <label> <value>" in order (HDL testbenches)
+    REPORT = "report"  # an analysis (a synthesiser, a linter): not a test; its exit status and output
+    # excerpts go to `ExecutionResult.reports[id]` for the rewards, and never count for pass or fraction
 
 
 PARENT_JUDGED = frozenset({CheckKind.EQUALS, CheckKind.TRUTHY, CheckKind.FALSY, CheckKind.IS})
+STDIN_CHECKS = frozenset({CheckKind.STDOUT, CheckKind.JSON, CheckKind.TAGGED, CheckKind.REPORT})  # source = stdin
+VALUE_MARKER = "\x1ecoderl-value "  # JSON checks: the harness's line is this marker + the value's JSON
 
 
 @dataclass(frozen=True)
@@ -66,6 +74,7 @@ class TestCase:
     expected: Any = None  # parent-side only
     setup: str = ""
     hidden: bool = False
+    argv: tuple[str, ...] = ()  # COMMAND mode: this test's run command instead of the request's `argv`
 
 
 @dataclass(frozen=True)
@@ -74,11 +83,15 @@ class Limits:
 
     cpu_seconds: float = 3.0  # CPU time of the program (RLIMIT_CPU); the timeout verdict
     wall_seconds: float | None = None  # wall-clock backstop; None = 3 * cpu_seconds + 1
-    memory_bytes: int = 2 * 1024**3  # address space (RLIMIT_AS)
+    memory_bytes: int = 2 * 1024**3  # address space (RLIMIT_AS), or data (RLIMIT_DATA) without address_space
     file_size_bytes: int = 16 * 1024**2  # largest file the program may write (RLIMIT_FSIZE)
     output_bytes: int = 64 * 1024  # captured per stream (stdout, stderr); the rest is counted, not kept
     output_kill_bytes: int = 64 * 1024**2  # a stream past this kills the program (output_exceeded)
     max_processes: int = 64  # processes/threads the program may run at once (pids cgroup or RLIMIT_NPROC)
+    # Bound memory by address space (RLIMIT_AS: a clean MemoryError in Python).  False for runtimes that
+    # reserve far more address space than they use (Node.js dies at start under 512 MiB of RLIMIT_AS):
+    # the slot's memory cgroup then bounds the program, with RLIMIT_DATA at `memory_bytes` as well.
+    address_space: bool = True
 
     @property
     def wall_deadline(self) -> float:
@@ -87,6 +100,10 @@ class Limits:
     def validate(self) -> Limits:
         for f in dataclasses.fields(self):
             v = getattr(self, f.name)
+            if f.name == "address_space":
+                if not isinstance(v, bool):
+                    raise ValueError(f"sandbox limit address_space={v!r}: expected true or false")
+                continue
             if v is not None and (not isinstance(v, (int, float)) or v <= 0):
                 raise ValueError(f"sandbox limit {f.name}={v!r}: expected a positive number")
         return self
@@ -121,10 +138,13 @@ class ExecutionRequest:
     float_tolerance: float | None = None  # STDOUT checks: numeric tokens equal within abs/rel tol
     stop_on_first_failure: bool = False  # per-process modes: skip remaining tests after one fails
     language: str = "python"  # how the judge reads a failed run (`coderl.languages`: its compile errors)
+    rejected: str = ""  # COMMAND mode: why the task's build-time rules refuse the program (a build
+    # error; nothing runs)
 
 
 @dataclass(frozen=True)
 class TestOutcome:
+    __test__ = False  # not a pytest test class
     id: str
     status: Status
     hidden: bool = False
@@ -150,6 +170,7 @@ class ExecutionResult:
     stdout_truncated: bool = False
     stderr_truncated: bool = False
     tamper: list[str] = field(default_factory=list)  # what the harness caught the program doing
+    reports: dict[str, dict] = field(default_factory=dict)  # REPORT analyses by test id (`sandbox.outputs.report`)
     message: str = ""  # one line: why it did not pass
     isolation: str = ""
 
@@ -180,6 +201,7 @@ class ExecutionResult:
             "stdout_truncated": self.stdout_truncated,
             "stderr_truncated": self.stderr_truncated,
             "tamper": list(self.tamper),
+            **({"reports": {k: dict(v) for k, v in self.reports.items()}} if self.reports else {}),
             "message": self.message,
             "isolation": self.isolation,
         }

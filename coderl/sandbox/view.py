@@ -7,6 +7,7 @@ own mount namespace (on its private tmpfs), from read-only bind mounts of exactl
         (the standard library and the directories of the distributions a program may import,
         wherever they are: a venv, a home directory, a 0700 /root, a directory under /tmp)
     system directories shared libraries and commands live in: /usr, /lib*, /bin, /sbin
+    the toolchain directories runners name (`paths` of a runner file: a compiler under /opt)
     a few files: /etc/ld.so.cache, /etc/localtime, /etc/passwd, /etc/group; /dev/null, zero, full,
         random, urandom
 
@@ -111,8 +112,9 @@ class View:
     `open_sources()` must run before anything is mounted over a source (the server's tmpfs over
     /tmp): sources are bound from file descriptors opened then, so a venv under /tmp stays visible."""
 
-    def __init__(self, root, hide=()):
+    def __init__(self, root, hide=(), expose=()):
         self.root = root
+        self.expose = [os.path.abspath(p) for p in expose]  # toolchain directories of runners (`paths`)
         self.hide = [os.path.realpath(p) for p in (*hidden_packages(), *hide)]
         self.sources = {}  # path in the view -> O_PATH fd of the host object
         self.overlaid = []  # (path, is_dir) of sources under a directory each program gets privately
@@ -131,6 +133,10 @@ class View:
             if path != real and not _covered(path, readable):
                 readable.append(path)  # a symlinked prefix: bound at its own path too
         readable.extend(p for p in SYSTEM_FILES if os.path.exists(p))
+        for path in self.expose:
+            real = os.path.realpath(path)
+            if os.path.exists(real) and not _covered(real, readable):
+                readable.append(real)
         for path in sorted(set(readable), key=len):
             if any(_covered(path, [b]) for b in self.sources if b != path and os.path.isdir(b)):
                 continue

@@ -157,7 +157,10 @@ class Zygote:
         lim = request["limits"]
         cpu = max(1, math.ceil(lim["cpu_seconds"]))
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-        resource.setrlimit(resource.RLIMIT_AS, (lim["memory_bytes"], lim["memory_bytes"]))
+        # Address space (a clean MemoryError), or for runtimes that reserve more than they use (Node.js),
+        # data: the slot's memory cgroup bounds both.
+        space = resource.RLIMIT_AS if lim.get("address_space", True) else resource.RLIMIT_DATA
+        resource.setrlimit(space, (lim["memory_bytes"], lim["memory_bytes"]))
         resource.setrlimit(resource.RLIMIT_FSIZE, (lim["file_size_bytes"], lim["file_size_bytes"]))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         resource.setrlimit(resource.RLIMIT_NPROC, (lim["max_processes"], lim["max_processes"]))

@@ -1,0 +1,147 @@
+"""Parent-side judging of what a command's process printed, for the check kinds that read its output:
+values printed by a trusted harness (`JSON`), a testbench's tagged checks (`TAGGED`) and analyses
+(`REPORT`).  Expected values never leave the parent; the program never reports a verdict, only values
+the parent compares.
+
+JSON: the harness (a trusted file of the task's runner, run in the program's process) prints the
+entry point's return value as one line, `VALUE_MARKER` + JSON; the last such line counts.  JSON has
+one number type, so 3 and 3.0 are equal; a boolean is never a number; `float_tolerance` (when set)
+lets two floats differ by tol * max(1, |expected|).
+
+TAGGED: the testbench prints "<nonce> <label> <value>" per check.  The nonce is drawn per request by
+the task, given to the testbench on its command line, and known to the parent: a design cannot read
+it, so a line it prints to fake a check is ignored.  Checks are matched in order against the expected
+(label, value) pairs, which the task made by running the same stimulus on its reference; each is one
+outcome, a missing check is failed, and each extra check adds a failed outcome.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from .types import VALUE_MARKER, Status, TestCase, TestOutcome
+
+MAX_EXTRA_OUTCOMES = 64  # extra tagged checks beyond this add no more outcomes (one says how many)
+
+
+def outputs_match(actual: str, expected: str, float_tolerance: float | None = None) -> bool:
+    """STDOUT checks, token-wise: both texts split on whitespace (trailing spaces, blank lines, line breaks
+    vs spaces do not matter); tokens equal, or with `float_tolerance` both floats within tol * max(1, |b|)."""
+    got, want = actual.split(), expected.split()
+    if len(got) != len(want):
+        return False
+    for a, b in zip(got, want):
+        if a == b:
+            continue
+        if float_tolerance is None:
+            return False
+        try:
+            fa, fb = float(a), float(b)
+        except ValueError:
+            return False
+        if not (math.isfinite(fa) and math.isfinite(fb)) or abs(fa - fb) > float_tolerance * max(1.0, abs(fb)):
+            return False
+    return True
+
+
+def json_equal(value: Any, expected: Any, tol: float | None = None) -> bool:
+    """`value` (decoded JSON) equals `expected` (a Python value; tuples as lists) under JSON's types."""
+    if isinstance(expected, bool) or isinstance(value, bool):
+        return type(value) is bool and type(expected) is bool and value == expected
+    if isinstance(expected, (int, float)):
+        if not isinstance(value, (int, float)):
+            return False
+        if value == expected:
+            return True
+        if tol is None or not (math.isfinite(value) and math.isfinite(expected)):
+            return False
+        return abs(value - expected) <= tol * max(1.0, abs(expected))
+    if expected is None or isinstance(expected, str):
+        return type(value) is type(expected) and value == expected
+    if isinstance(expected, (list, tuple)):
+        return isinstance(value, list) and len(value) == len(expected) and all(
+            json_equal(v, e, tol) for v, e in zip(value, expected))
+    if isinstance(expected, dict):
+        return isinstance(value, dict) and set(value) == {str(k) for k in expected} and all(
+            json_equal(value[str(k)], e, tol) for k, e in expected.items())
+    return False
+
+
+def _short(value: Any, limit: int = 80) -> str:
+    try:
+        return json.dumps(value)[:limit]
+    except (TypeError, ValueError):
+        return repr(value)[:limit]
+
+
+def _truncated(run: dict) -> bool:
+    return run["stdout_total"] > len(run["stdout"].encode())
+
+
+def value_outcome(test: TestCase, run: dict, float_tolerance: float | None) -> TestOutcome:
+    """A JSON check of a run that ended normally."""
+    cpu = run["cpu_seconds"]
+    if _truncated(run):
+        return TestOutcome(test.id, Status.FAILED, test.hidden, "output longer than the capture limit", cpu)
+    # split on "\n" only: str.splitlines also breaks at the marker's own \x1e (a record separator)
+    lines = [line.rstrip("\r") for line in run["stdout"].split("\n") if line.startswith(VALUE_MARKER)]
+    if not lines:
+        return TestOutcome(test.id, Status.FAILED, test.hidden, "no value was printed", cpu)
+    try:
+        value = json.loads(lines[-1][len(VALUE_MARKER):])
+    except (ValueError, RecursionError):
+        return TestOutcome(test.id, Status.FAILED, test.hidden, "the value is not JSON", cpu)
+    if json_equal(value, test.expected, float_tolerance):
+        return TestOutcome(test.id, Status.PASSED, test.hidden, "", cpu)
+    return TestOutcome(test.id, Status.FAILED, test.hidden,
+                       f"got {_short(value)}, expected {_short(test.expected)}", cpu)
+
+
+def tagged_checks(stdout: str, nonce: str) -> list[tuple[str, str]]:
+    """The (label, value) pairs of the lines "<nonce> <label> <value>", in order."""
+    out = []
+    prefix = nonce + " "
+    for line in stdout.split("\n"):
+        if line.startswith(prefix):
+            label, _, value = line[len(prefix):].strip().partition(" ")
+            out.append((label, value.strip()))
+    return out
+
+
+def tagged_outcomes(test: TestCase, run: dict, failure: tuple[Status, str] | None) -> list[TestOutcome]:
+    """One outcome per expected check of a TAGGED test (ids "<test id>/<k>"), plus failed ones for
+    extra checks.  A run that failed (timeout, crash, non-zero exit) fails every check with its status."""
+    expected = [(str(a), str(b)) for a, b in test.expected["checks"]]
+    cpu = run["cpu_seconds"]
+
+    def outcome(k: int, status: Status, message: str = "") -> TestOutcome:
+        return TestOutcome(f"{test.id}/{k}", status, test.hidden, message[:300], cpu)
+
+    if failure is not None:
+        return [outcome(k, failure[0], failure[1]) for k in range(len(expected))]
+    if _truncated(run):
+        return [outcome(k, Status.FAILED, "output longer than the capture limit") for k in range(len(expected))]
+    got = tagged_checks(run["stdout"], str(test.expected["nonce"]))
+    outcomes = []
+    for k, (label, value) in enumerate(expected):
+        if k >= len(got):
+            outcomes.append(outcome(k, Status.FAILED, f"check {k} ({label}): missing"))
+        elif got[k] == (label, value):
+            outcomes.append(outcome(k, Status.PASSED))
+        else:
+            outcomes.append(outcome(k, Status.FAILED, f"check {k} ({label}): got {got[k][1][:60]!r}"
+                                    f"{'' if got[k][0] == label else f' labelled {got[k][0][:30]!r}'}, "
+                                    f"expected {value[:60]!r}"))
+    extra = len(got) - len(expected)
+    for j in range(min(extra, MAX_EXTRA_OUTCOMES)):
+        outcomes.append(outcome(len(expected) + j, Status.FAILED, f"extra check ({extra} more than expected)"))
+    return outcomes
+
+
+def report(run: dict, failure: tuple[Status, str] | None) -> dict:
+    """What an analysis run (`REPORT`) left for the rewards: its status, exit code and output excerpts."""
+    status, message = failure if failure is not None else (Status.PASSED, "")
+    return {"status": status.value, "exit_code": run["exit_code"], "message": message[:300],
+            "stdout": run["stdout"], "stderr": run["stderr"]}
