@@ -3,7 +3,8 @@
     Language(name, display, fence_tag, fence_tags, parses, compiles, compile_error, defines, prose_header,
              placeholder_body, implements, completion_stops)
 
-A language is one module here that builds a `Language` and registers it (`python.py`); formats read
+A language is one module here that builds a `Language` and registers it (`python.py`, `javascript.py`,
+`verilog.py`; a user's from a YAML runner file: `user.py`), with its runner (`runner.py`); formats read
 its fence tags, prose check and completion stops, the `syntax` reward its compile check, the shaping
 rewards its implementation check, the judge how a failed run's stderr shows a compile error.
 `Task.language` names it (default "python").  The `quality` reward is ruff's: Python only.
@@ -44,13 +45,18 @@ def register_language(language: Language) -> Language:
 
 
 def get_language(name: str) -> Language:
+    if name not in LANGUAGES:
+        from coderl.languages.user import load_env_runners
+
+        load_env_runners()  # a user's language, named in CODERL_RUNNERS
     try:
         return LANGUAGES[name]
     except KeyError:
-        raise ValueError(f"language {name!r}: expected one of {', '.join(sorted(LANGUAGES))}") from None
+        raise ValueError(f"language {name!r}: expected one of {', '.join(sorted(LANGUAGES))} (another language "
+                         f"needs a runner file: docs/languages.md)") from None
 
 
-from coderl.languages import python  # noqa: E402,F401  -- registers "python"
+from coderl.languages import javascript, python, verilog  # noqa: E402,F401  -- register themselves
 
 PYTHON = LANGUAGES["python"]
 

@@ -8,10 +8,12 @@
 
 Components (`REWARDS`, see `coderl.rewards.components`): `pass`, `fraction`, `perfect_bonus`,
 `length_penalty` read the sandbox verdict; `syntax`, `format`, `quality` shape on the program and
-pay only when the completion defines the entry point.  Presets of the seed projects:
-`coderl.rewards.presets`.  This package does not import torch.
+pay only when the completion defines the entry point; seed 003's `compile`, `functional`,
+`synthesis` (`coderl.rewards.hardware`) read the build, the checks and the hardware analyses.
+Presets of the seed projects: `coderl.rewards.presets`.  This package does not import torch.
 """
 
+from coderl.rewards import hardware  # noqa: F401  -- registers compile, functional, synthesis
 from coderl.rewards.components import REWARDS, Component, LintReport, compiles, defines_entry_point, reward
 from coderl.rewards.lint import LinterMissing
 from coderl.rewards.presets import PRESETS

@@ -243,8 +243,9 @@ def lint_report(task: Task, completion: str, findings: list[Finding]) -> LintRep
 def _lint_batch(samples: list[Sample], tasks: list[Task], *, quality_scale: float,
                 quality_select: tuple[str, ...], quality_ignore: tuple[str, ...],
                 quality_timeout_seconds: float) -> list[dict[str, Any]]:
-    """One ruff process for every sample whose completion defines the entry point."""
-    todo = [i for i, (s, t) in enumerate(zip(samples, tasks)) if defines_entry_point(t, s.completion)]
+    """One ruff process for every Python sample whose completion defines the entry point."""
+    todo = [i for i, (s, t) in enumerate(zip(samples, tasks))
+            if t.language == "python" and defines_entry_point(t, s.completion)]
     found = run_ruff([tasks[i].build_program(samples[i].completion) for i in todo],
                      quality_select, quality_ignore, quality_timeout_seconds)
     extra: list[dict[str, Any]] = [{"lint": None} for _ in samples]
@@ -265,11 +266,31 @@ def quality(result: ExecutionResult, sample: Sample, task: Task, *, quality_scal
     there is one finding per 1/scale lines"), and each finding costs the same, where `1/(1+x)`
     pays ever less for removing further findings.  0.0 unless the completion defines the entry
     point.  `score()` passes `lint` from one batched ruff run; called alone, it runs ruff itself.
+
+    Verilog: the findings are verilator's `-Wall` warnings (the request's `lint` analysis, seed 003's
+    "code quality"), over the completion's non-blank lines; 0.0 when the design did not build or
+    verilator stopped on an error.  Other languages have no linter: a one-line error.
     """
     if not defines_entry_point(task, sample.completion):
         return 0.0
+    if task.language != "python":
+        return _verilator_quality(result, task, sample.completion, quality_scale)
     if lint is None:
         program = task.build_program(sample.completion)
         lint = lint_report(task, sample.completion,
                            run_ruff([program], quality_select, quality_ignore, quality_timeout_seconds)[0])
     return max(0.0, 1.0 - quality_scale * lint.findings / lint.lines)
+
+
+def _verilator_quality(result: ExecutionResult, task: Task, completion: str, scale: float) -> float:
+    if task.language != "verilog":
+        raise ValueError(f"reward 'quality': no linter for language {task.language!r} (Python: ruff; Verilog: "
+                         f"verilator) -- give it weight 0 for task {task.task_id}")
+    report = result.reports.get("lint")
+    if report is None or result.status.value in ("build_error", "syntax_error"):
+        return 0.0  # the design did not build (or was rejected): nothing was linted
+    warnings = report.get("stderr", "").count("%Warning")
+    if report.get("exit_code") != 0 and not warnings:
+        return 0.0  # verilator stopped on an error of its own
+    lines = max(1, sum(1 for line in completion.split("\n") if line.strip()))
+    return max(0.0, 1.0 - scale * warnings / lines)

@@ -48,9 +48,22 @@ def fraction_plus_perfect(base_reward_weight: float = 1.0, perfect_bonus: float 
     return RewardConfig(weights=weights)
 
 
+def verilog(compile: float = 0.4, functional: float = 0.5, synthesis: float = 0.3,  # noqa: A002
+            quality: float = 0.5) -> RewardConfig:
+    """Seed 003 on Verilog tasks: `R = w_c*Compile + w_f*Functional + w_s*Synthesis + w_q*Quality`.
+
+    The weights are the seed's `REWARD_WEIGHTS_CONFIG` (compilation 0.4, functional_correctness 0.5,
+    synthesise 0.3, code_quality 0.5); its reasoning term (an LLM judge) has no counterpart.  Compile
+    is Icarus Verilog's build, Functional the fraction of testbench checks matching the reference,
+    Synthesis yosys without an unintended latch, Quality verilator's warnings per line."""
+    return RewardConfig(weights={"compile": compile, "functional": functional, "synthesis": synthesis,
+                                 "quality": quality})
+
+
 PRESETS = {
     "pass_minus_length": pass_minus_length,  # seed 001
     "fraction_passed": fraction_passed,  # seed 002
     "weighted_sum": weighted_sum,  # seed 003
     "fraction_plus_perfect": fraction_plus_perfect,  # seed 004
+    "verilog": verilog,  # seed 003 on hardware tasks
 }

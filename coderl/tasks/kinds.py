@@ -5,6 +5,11 @@ present it.  A new kind is one `TaskKind` registered here (or in a module of its
                tests with `candidate` bound to the entry point (Mode.PYTHON_TESTS)
     stdio      the completion is the whole program, run as `__main__` once per test with the test's
                input on stdin; stdout is compared token-wise (Mode.PYTHON_SCRIPT)
+    hdl        a hardware module (Verilog): compiled with a testbench, simulated, synthesised and
+               linted (`coderl.tasks.hdl`)
+
+Tasks in another language than Python run through their language's runner (`coderl.languages.runner`):
+function tasks judged on the values a trusted harness prints, stdio tasks on stdout (Mode.COMMAND).
 """
 
 from __future__ import annotations
@@ -38,7 +43,14 @@ def register_kind(kind: TaskKind) -> TaskKind:
     return kind
 
 
+_MODULES = {"hdl": "coderl.tasks.hdl"}  # kinds registered by a module of their own, imported when first needed
+
+
 def get_kind(name: str, task_id: str = "") -> TaskKind:
+    if name not in KINDS and name in _MODULES:
+        import importlib
+
+        importlib.import_module(_MODULES[name])
     try:
         return KINDS[name]
     except KeyError:
@@ -46,8 +58,19 @@ def get_kind(name: str, task_id: str = "") -> TaskKind:
         raise ValueError(f"{where}unknown kind {name!r} (expected one of {', '.join(KINDS)})") from None
 
 
+def _runner_request(task: Task, completion: str, limits: Limits, tests: tuple) -> ExecutionRequest:
+    """A task in another language than Python: its runner's COMMAND request (`coderl.languages.runner`)."""
+    from coderl.languages.runner import get_runner
+
+    return get_runner(task.language).request(task.build_program(completion), tests, limits,
+                                             entry_point=task.entry_point, float_tolerance=task.float_tolerance)
+
+
 def _function_request(task: Task, completion: str, limits: Limits, tests: tuple) -> ExecutionRequest:
     from coderl.tasks.types import trusted_code
+
+    if task.language != "python":
+        return _runner_request(task, completion, limits, tests)
 
     return ExecutionRequest(mode=Mode.PYTHON_TESTS, program=task.build_program(completion),
                             entry_point=task.entry_point, trusted_code=trusted_code(task.prompt, task.entry_point),
@@ -55,6 +78,8 @@ def _function_request(task: Task, completion: str, limits: Limits, tests: tuple)
 
 
 def _stdio_request(task: Task, completion: str, limits: Limits, tests: tuple) -> ExecutionRequest:
+    if task.language != "python":
+        return _runner_request(task, completion, limits, tests)
     return ExecutionRequest(mode=Mode.PYTHON_SCRIPT, program=task.build_program(completion), tests=tests,
                             limits=limits, float_tolerance=task.float_tolerance, language=task.language)
 

@@ -4,7 +4,10 @@
     humaneval:PATH       a HumanEval-layout JSONL(.gz) file
     easy                 the hand-written easy set bundled with coderl (`coderl.tasks.easy`)
     mbpp:PATH            an MBPP-layout file
-    stdio:PATH           stdin/stdout problems (Nemotron-RL or APPS/TACO layout)
+    stdio:PATH           stdin/stdout problems (Nemotron-RL or APPS/TACO layout; a row's `language`)
+    verilog[:PATH]       Verilog problems (bundled, or a file in their layout: `coderl.tasks.hdl`)
+    humaneval-js         HumanEval translated to JavaScript (`coderl.tasks.humaneval_js`)
+    stdio-basics[:language=L]  16 stdin/stdout problems in Python, JavaScript or Lua (`coderl.tasks.languages_sets`)
     synthetic            generated tasks with default options
     synthetic:k=v,k=v    generated tasks (keys level, n, seed, split, tries: `coderl.tasks.synthetic`)
     corpus               the bundled training corpus (`coderl.tasks.corpus`)
@@ -32,15 +35,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from coderl.tasks.jsonl import first_row
+from coderl.tasks.languages_sets import SOURCES as LANGUAGE_SOURCES
+from coderl.tasks.languages_sets import load_language_set, options_of
 from coderl.tasks.split import SPLITS, split_tasks
 from coderl.tasks.types import Task, TaskFormatError
 
-SOURCES = ("humaneval", "mbpp", "stdio", "synthetic", "easy", "corpus", "mix")
+SOURCES = ("humaneval", "mbpp", "stdio", "synthetic", "easy", "corpus", "mix", *LANGUAGE_SOURCES)
 SPEC_SPLITS = ("all", "train", "valid", "test")
 _NEEDS_PATH = ("mbpp", "stdio")
 _PREFIX_RE = re.compile(r"^([A-Za-z][A-Za-z0-9_-]*):(.*)$", re.DOTALL)
-_GRAMMAR = ("humaneval, humaneval:PATH, easy, corpus[:k=v,...], mbpp:PATH, stdio:PATH, synthetic:k=v,..., a PATH, "
-            "any of them @SPLIT, or mix:SPEC*W+SPEC*W")
+_GRAMMAR = ("humaneval, humaneval:PATH, easy, corpus[:k=v,...], mbpp:PATH, stdio:PATH, synthetic:k=v,..., "
+            "verilog[:PATH], humaneval-js, stdio-basics[:language=L], a PATH, any of them @SPLIT, or mix:SPEC*W+SPEC*W")
 
 
 @dataclass(frozen=True)
@@ -86,7 +91,7 @@ def parse_task_spec(spec: str) -> TaskSpec:
         return TaskSpec("mix", None, {"mix": spec[4:]})
     if spec == "humaneval":
         return TaskSpec("humaneval")
-    if spec in ("synthetic", "easy", "corpus"):
+    if spec in ("synthetic", "easy", "corpus", *LANGUAGE_SOURCES):
         return TaskSpec(spec)
     if spec in _NEEDS_PATH:
         raise TaskFormatError(f"task spec {spec!r} needs a file: {spec}:PATH")
@@ -108,6 +113,8 @@ def parse_task_spec(spec: str) -> TaskSpec:
             options = _parse_options(spec, rest)
             corpus_options(options, spec)
             return TaskSpec("corpus", None, options)
+        if name in ("humaneval-js", "stdio-basics"):
+            return TaskSpec(name, None, options_of(name, _parse_options(spec, rest), spec))
         if name == "easy":
             raise TaskFormatError(f"task spec {spec!r}: 'easy' takes no file or options (write just: easy)")
         if not rest.strip():
@@ -194,6 +201,8 @@ def load_spec(parsed: TaskSpec, spec: str) -> list[Task]:
         raise TaskFormatError(f"task spec {spec!r}: a mix is loaded with load_tasks")
     if parsed.source == "humaneval" and parsed.path is None:
         return load_humaneval(None)
+    if parsed.source in LANGUAGE_SOURCES and (parsed.source != "verilog" or parsed.path is None):
+        return load_language_set(parsed.source, None, parsed.options, "all", 0, spec)
     if parsed.source == "easy":
         from coderl.tasks.easy import load_easy
 
@@ -203,6 +212,8 @@ def load_spec(parsed: TaskSpec, spec: str) -> list[Task]:
     if not os.path.exists(path):
         raise TaskFormatError(f"task spec {spec!r}: no such file {path!r}")
     source = detect_format(path) if parsed.source == "auto" else parsed.source
+    if parsed.source == "verilog":
+        return load_language_set("verilog", path, {}, "all", 0, spec)
     loaders = {"humaneval": load_humaneval, "mbpp": load_mbpp, "stdio": load_stdio}
     return loaders[source](path)
 
@@ -257,6 +268,9 @@ def load_tasks(spec: str, split: str = "all", seed: int = 0) -> TaskSet:
     if parsed.source == "corpus":
         tasks, effective = _load_corpus(parsed, spec, split)
         return TaskSet(tasks=tasks, spec=spec, split=effective, seed=seed)
+    if parsed.source in LANGUAGE_SOURCES:
+        tasks = load_language_set(parsed.source, parsed.path, parsed.options, split, seed, spec)
+        return TaskSet(tasks=tasks, spec=spec, split=split, seed=seed)
     if split not in SPLITS:
         raise TaskFormatError(f"task spec {spec!r}: split {split!r}: a {parsed.source} source has splits "
                               f"{', '.join(SPLITS)} (valid exists for synthetic and corpus)")

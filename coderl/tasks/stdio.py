@@ -10,6 +10,9 @@ APPS / TACO:
     problem_id                                  the task id
     solutions                                   a JSON string list; the first is the reference
 
+A row's optional `language` names the program's language (default python; another needs its runner:
+`coderl.languages.runner`, a YAML runner file for a language coderl does not know).
+
 Each input/output pair is one `TestCase(check=STDOUT, source=stdin, expected=stdout)`.  Inputs or
 outputs given as lists of lines are joined with "\\n".  Call-based APPS/TACO rows (`fn_name`) are
 rejected with one line, as is a row with no tests or with different numbers of inputs and outputs.
@@ -138,6 +141,7 @@ def load_stdio(path: str | os.PathLike[str], float_tolerance: float | None = Non
             TestCase(id=str(i), source=stdin, check=CheckKind.STDOUT, expected=stdout)
             for i, (stdin, stdout) in enumerate(pairs)
         )
+        language = require(row, "language", str, where) if "language" in row else "python"
         tasks.append(
             Task(
                 task_id=task_id,
@@ -148,6 +152,7 @@ def load_stdio(path: str | os.PathLike[str], float_tolerance: float | None = Non
                 float_tolerance=float_tolerance,
                 source=where,
                 metadata={"format": "stdio", "layout": layout},
+                language=language,
             )
         )
     if not tasks:

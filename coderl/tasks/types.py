@@ -71,7 +71,7 @@ class Task:
     with `candidate` bound to `entry_point`.
     kind "stdio": the completion is the whole program, run as `__main__` once per test with the
     test's `source` on stdin; its stdout is compared token-wise with `expected` (see
-    `coderl.sandbox.compare.outputs_match`).
+    `coderl.sandbox.outputs.outputs_match`).
     """
 
     task_id: str

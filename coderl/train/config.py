@@ -55,7 +55,8 @@ ALGO_PRESETS = {
             "kl_in": "reward", "kl_estimator": "k1"},
 }
 # Reward presets, named for what they compute; the seed names stay as aliases.
-REWARD_PRESETS = ("pass", "fraction", "pass_minus_length", "syntax_fraction_quality", "fraction_plus_perfect")
+REWARD_PRESETS = ("pass", "fraction", "pass_minus_length", "syntax_fraction_quality", "fraction_plus_perfect",
+                  "compile_functional_synthesis_quality")
 # Option field -> the keyword of the estimator / loss that takes it.
 ADVANTAGE_KEYWORDS = {"normalize_std": "normalize_std", "baseline": "baseline",
                       "baseline_momentum": "baseline_momentum", "gae_gamma": "gamma", "gae_lambda": "lam"}
@@ -139,11 +140,13 @@ class RewardSettings:
 
     reward: str = option("pass", "reward preset: pass, fraction (of tests passed), pass_minus_length (pass - "
                          "alpha*tokens/100, seed 001), syntax_fraction_quality (0.4 syntax + 0.5 fraction + 0.5 "
-                         "quality, seed 003; needs ruff), fraction_plus_perfect (fraction + 1 if all pass, seed 004); "
-                         "aliases seed001, seed003, seed004",
+                         "quality, seed 003; needs ruff), fraction_plus_perfect (fraction + 1 if all pass, seed 004), "
+                         "compile_functional_synthesis_quality (0.4 compile + 0.5 functional + 0.3 synthesis + 0.5 "
+                         "quality by verilator: seed 003 on Verilog tasks); aliases seed001, seed003, seed004, verilog",
                          choices=[*REWARD_PRESETS, *REWARD_ALIASES])
     reward_weights: dict[str, float] = option({}, "component weights over the preset's, name=weight,...: pass, "
-                                              "fraction, perfect_bonus, length_penalty, format, syntax, quality "
+                                              "fraction, perfect_bonus, length_penalty, format, syntax, quality, "
+                                              "compile, functional, synthesis "
                                               "(0 removes one; YAML: a mapping)")
     length_alpha: float | None = option(None, "length_penalty: alpha of -alpha * generated tokens / 100 (seed 001; "
                                         "default: 0.01); an error without a length_penalty component")

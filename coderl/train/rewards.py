@@ -5,6 +5,9 @@
     pass_minus_length        pass - alpha * generated tokens / 100                (seed 001; alias seed001)
     syntax_fraction_quality  0.4 syntax + 0.5 fraction + 0.5 quality (ruff)      (seed 003; alias seed003)
     fraction_plus_perfect    fraction + 1 if every test passes                   (seed 004; alias seed004)
+    compile_functional_synthesis_quality
+                             0.4 compile + 0.5 functional + 0.3 synthesis + 0.5 quality (verilator)
+                                                                                 (seed 003 on Verilog; alias verilog)
 
 `--reward-weights name=w,...` then sets any component's weight (0 removes it).  Every problem is one
 ConfigError line at configuration time: an unknown component, a bad weight, no component left, or
@@ -18,7 +21,7 @@ from coderl.rewards import PRESETS, RewardConfig
 from coderl.rewards.lint import LinterMissing, find_ruff
 
 REWARD_ALIASES = {"seed001": "pass_minus_length", "seed003": "syntax_fraction_quality",
-                  "seed004": "fraction_plus_perfect"}
+                  "seed004": "fraction_plus_perfect", "verilog": "compile_functional_synthesis_quality"}
 
 
 def _preset(name: str, alpha: float) -> RewardConfig:
@@ -32,8 +35,11 @@ def _preset(name: str, alpha: float) -> RewardConfig:
         return PRESETS["weighted_sum"]()
     if name == "fraction_plus_perfect":
         return PRESETS["fraction_plus_perfect"]()
+    if name == "compile_functional_synthesis_quality":
+        return PRESETS["verilog"]()
     raise ConfigError(f"--reward {name!r}: expected one of pass, fraction, pass_minus_length, "
-                      f"syntax_fraction_quality, fraction_plus_perfect (or {', '.join(REWARD_ALIASES)})")
+                      f"syntax_fraction_quality, fraction_plus_perfect, compile_functional_synthesis_quality "
+                      f"(or {', '.join(REWARD_ALIASES)})")
 
 
 LENGTH_DEFAULTS = {"length_alpha": 0.01, "length_penalty_on": "all"}  # seed 001

@@ -1,0 +1,83 @@
+"""JavaScript through Node.js: the language (fences, a bracket-balance syntax check, definitions) and its
+runner (`node main.js`; function tasks judged on values, stdin/stdout tasks on output).
+
+The values harness is appended to the program (as MultiPL-E appends its tests): it reads the test's
+JSON argument list on stdin, calls the entry point and prints the result as `VALUE_MARKER` + JSON on
+a line of its own; the parent compares.  `undefined` is printed as null (MultiPL-E's loose
+`assert.deepEqual` treats them alike).  The program can print anything else; it never sees the
+expected value, and nothing it prints is a verdict.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from coderl.languages import Language, register_language
+from coderl.languages.runner import Runner, register_runner
+from coderl.sandbox.types import VALUE_MARKER
+
+_TOKEN = re.compile(r"""//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|`(?:\\.|[^`\\])*`|[{}()\[\]]""",
+                    re.DOTALL)
+_PAIRS = {")": "(", "]": "[", "}": "{"}
+
+
+def balanced(source: str) -> bool:
+    """Brackets balance outside comments, strings and template literals (a cheap syntax check that runs
+    nothing; not a parser: regular expressions holding brackets can fool it)."""
+    stack: list[str] = []
+    for match in _TOKEN.finditer(source):
+        tok = match.group()
+        if tok in "([{":
+            stack.append(tok)
+        elif tok in _PAIRS:
+            if not stack or stack.pop() != _PAIRS[tok]:
+                return False
+    return not stack and source.count("/*") <= source.count("*/")
+
+
+def parses(source: str) -> bool:
+    return bool(source.strip()) and balanced(source)
+
+
+def compile_error(stderr: str) -> str | None:
+    """Node's `SyntaxError: ...` line (it parses the whole file before running any of it)."""
+    return next((ln.strip() for ln in stderr.splitlines() if ln.strip().startswith("SyntaxError")), None)
+
+
+def defines(code: str, name: str, column0: bool = False) -> bool:
+    indent = "" if column0 else r"[ \t]*"
+    n = re.escape(name)
+    return re.search(rf"^{indent}(?:(?:async[ \t]+)?function\*?[ \t]+{n}[ \t]*\(|(?:const|let|var)[ \t]+{n}[ \t]*=)",
+                     code, re.MULTILINE) is not None
+
+
+def prose_header(text: str) -> str:
+    return "/*\n" + text.replace("*/", "* /").rstrip() + "\n*/\n"
+
+
+HARNESS = (
+    "\n;(function () {\n"
+    "  const args = JSON.parse(require('fs').readFileSync(0, 'utf8'));\n"
+    "  if (typeof {entry_point} !== 'function') {\n"
+    "    process.stderr.write('ReferenceError: {entry_point} is not defined as a function\\n');\n"
+    "    process.exit(1);\n"
+    "  }\n"
+    "  const result = {entry_point}(...args);\n"
+    f"  process.stdout.write('\\n' + {json.dumps(VALUE_MARKER)} + "
+    "JSON.stringify(result === undefined ? null : result) + '\\n');\n"
+    "})();\n"
+)
+
+JAVASCRIPT = register_language(Language(
+    name="javascript", display="JavaScript", fence_tag="javascript",
+    fence_tags=frozenset({"", "javascript", "js", "node", "nodejs"}),
+    parses=parses, compiles=balanced, compile_error=compile_error, defines=defines, prose_header=prose_header,
+    placeholder_body="}",  # closes an open `function f(x) {` prompt before the model's own definition
+    completion_stops=("\nfunction ", "\n/*", "\n//", "\nconsole.log", "\n```"),  # MultiPL-E's, plus a fence
+))
+
+NODE = register_runner(Runner(
+    language="javascript", source_file="main.js", run=("node", "{source}"), judge="values",
+    binaries=("node",), harness=HARNESS, install="apt-get install nodejs (or https://nodejs.org)",
+))
