@@ -8,9 +8,13 @@ STAMP  := $(VENV)/.coderl-installed
 # pip's notes about local package mirrors that do not exist are noise; errors still fail the build.
 QUIET  := { grep -v "^WARNING: Location" || true; }
 
-.PHONY: setup demo reproduce-cpu test test-slow bench bench-generate bench-compaction bench-rl lint clean
+.PHONY: setup toolchains demo reproduce-cpu test test-slow bench bench-generate bench-compaction bench-rl lint clean
 
-setup: $(STAMP)
+setup: $(STAMP) toolchains
+
+# iverilog, yosys, verilator, lua5.4, node for the other languages' runners (apt where it can: docs/languages.md)
+toolchains:
+	@scripts/install_toolchains.sh
 
 # Where no CUDA GPU is present, install the CPU build of torch first: a bare `torch` requirement
 # would pull a multi-GB CUDA build.  (The verifier itself never imports torch.)

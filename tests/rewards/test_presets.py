@@ -8,7 +8,7 @@ from tests.rewards.helpers import BODY, CHAT, TASK, result, sample
 
 
 def test_presets_are_plain_configs():
-    assert set(PRESETS) == {"pass_minus_length", "fraction_passed", "weighted_sum", "fraction_plus_perfect"}
+    assert set(PRESETS) == {"pass_minus_length", "fraction_passed", "weighted_sum", "fraction_plus_perfect", "verilog"}
     assert pass_minus_length() == RewardConfig(weights={"pass": 1.0, "length_penalty": 1.0}, length_alpha=0.01)
     assert fraction_passed() == RewardConfig(weights={"fraction": 1.0})
     assert weighted_sum() == RewardConfig(weights={"syntax": 0.4, "fraction": 0.5, "quality": 0.5})

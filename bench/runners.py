@@ -1,0 +1,134 @@
+"""Executions per second per language runner: coderl's sandbox vs the same commands run bare.
+
+Workloads: the reference solutions of the bundled sets, each as one request (all of its tests):
+
+  python-stdio   stdio-basics, Python references              (python_script mode: one process per test)
+  node-stdio     stdio-basics, JavaScript references          (node main.js per test)
+  node-values    humaneval-js test split, hand-written bodies  (the values harness, node per test)
+  lua-stdio      stdio-basics, Lua references                 (examples/lua/lua.yaml: lua5.4 per test)
+  verilog        the 49 Verilog references                    (iverilog once; vvp, yosys, verilator per program)
+
+  sandbox  one `Sandbox(workers=W)` for the whole run, warmed up; all requests of a workload submitted at
+           once; exec/s = programs / wall time until the last result.
+  bare     the anchor: the same files and argv run with `subprocess.run` in a fresh temp dir per test
+           (per program for the build), on a thread pool of W, with no isolation, limits or judging
+           beyond the exit status; what any runner costs before coderl adds anything.
+
+Both sides alternate for --rounds rounds; the table shows medians and passed counts (bare: exit 0 of
+every process).  `python bench/runners.py [--rounds 3] [--workers 2] [--only verilog,lua-stdio]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+os.environ.setdefault("CODERL_RUNNERS", os.path.join(ROOT, "examples", "lua", "lua.yaml"))
+
+# Hand-written JavaScript bodies for some humaneval-js tasks (the completion after the open header).
+JS_BODIES = {
+    "HumanEval-js/23": "  return string.length;\n}\n",
+    "HumanEval-js/13": "  while (b !== 0) { const t = a % b; a = b; b = t; }\n  return Math.abs(a);\n}\n",
+    "HumanEval-js/45": "  return a * h / 2;\n}\n",
+    "HumanEval-js/52": "  return l.every(x => x < t);\n}\n",
+    "HumanEval-js/60": "  return n * (n + 1) / 2;\n}\n",
+}
+
+
+def workloads() -> dict[str, list[tuple]]:
+    """name -> [(task, completion)]."""
+    from coderl.tasks.spec import load_tasks
+
+    out: dict[str, list[tuple]] = {}
+    for name, language in (("python-stdio", "python"), ("node-stdio", "javascript"), ("lua-stdio", "lua")):
+        tasks = load_tasks(f"stdio-basics:language={language}").tasks
+        out[name] = [(t, t.reference_solution) for t in tasks]
+    js = load_tasks("humaneval-js").by_id
+    out["node-values"] = [(js[k], body) for k, body in JS_BODIES.items() if k in js] * 4
+    out["verilog"] = [(t, t.reference_solution) for t in load_tasks("verilog").tasks]
+    return out
+
+
+def run_sandbox(sandbox, items) -> tuple[float, int]:
+    requests = [task.build_request(code) for task, code in items]
+    start = time.perf_counter()
+    results = sandbox.run_many(requests)
+    return time.perf_counter() - start, sum(r.passed for r in results)
+
+
+def _bare_one(request) -> bool:
+    """Build once, then each test's argv with its stdin, in fresh temp dirs; True when every exit is 0."""
+    with tempfile.TemporaryDirectory(prefix="coderl-bench-") as build_dir:
+        for name, text in request.files.items():
+            with open(os.path.join(build_dir, name), "w", encoding="utf-8") as f:
+                f.write(text)
+        if request.mode.value == "python_script":
+            with open(os.path.join(build_dir, "main.py"), "w", encoding="utf-8") as f:
+                f.write(request.program)
+        if request.build_argv and subprocess.run(list(request.build_argv), cwd=build_dir,
+                                                 capture_output=True).returncode != 0:
+            return False
+        ok = True
+        for test in request.tests:
+            argv = list(test.argv or request.argv) if request.mode.value == "command" else [sys.executable, "main.py"]
+            proc = subprocess.run(argv, cwd=build_dir, input=test.source.encode(), capture_output=True, timeout=30)
+            ok = ok and proc.returncode == 0
+        return ok
+
+
+def run_bare(items, workers: int) -> tuple[float, int]:
+    requests = [task.build_request(code) for task, code in items]
+    start = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        passed = sum(pool.map(_bare_one, requests))
+    return time.perf_counter() - start, passed
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--only", default="", help="comma-separated workloads")
+    args = ap.parse_args()
+    from coderl.sandbox import Sandbox
+
+    loads = workloads()
+    if args.only:
+        loads = {k: v for k, v in loads.items() if k in args.only.split(",")}
+    rows = []
+    with Sandbox(workers=args.workers) as sandbox:
+        run_sandbox(sandbox, loads[next(iter(loads))][:1])  # warm-up: the server's start is not timed
+        for name, items in loads.items():
+            times = {"sandbox": [], "bare": []}
+            passed = {}
+            for r in range(args.rounds):
+                order = ("sandbox", "bare") if r % 2 == 0 else ("bare", "sandbox")
+                for side in order:
+                    wall, ok = run_sandbox(sandbox, items) if side == "sandbox" else run_bare(items, args.workers)
+                    times[side].append(wall)
+                    passed[side] = ok
+            tests = sum(len(t.build_request(c).tests) for t, c in items)
+            rows.append((name, len(items), tests, *(statistics.median(times[s]) for s in ("sandbox", "bare")),
+                         passed["sandbox"], passed["bare"]))
+        isolation = sandbox.isolation
+    print(f"# bench/runners.py  {datetime.date.today()}  {platform.processor() or platform.machine()}  "
+          f"{os.cpu_count()} CPUs  workers {args.workers}  rounds {args.rounds}  isolation {isolation}")
+    print("| workload | programs | processes/program | sandbox exec/s | bare exec/s | sandbox / bare | "
+          "passed (sandbox, bare) |")
+    print("|---|---|---|---|---|---|---|")
+    for name, n, tests, ts, tb, ps, pb in rows:
+        print(f"| {name} | {n} | {tests / n:.1f} | {n / ts:.1f} | {n / tb:.1f} | {tb / ts:.2f}x | {ps}, {pb} of {n} |")
+
+
+if __name__ == "__main__":
+    main()
