@@ -154,28 +154,27 @@ def choose(requested, caps):
     return requested, None
 
 
-def exposed_paths(environ=os.environ):
-    """Toolchain directories the client asks to show programs at `full` (`Sandbox(expose=...)`, a runner's
-    `paths`): a JSON list in the server's environment (EXPOSE_ENV), bound read-only like /usr."""
+def _path_list(name, environ):
+    """A JSON list of absolute paths from the server's environment variable `name` (empty when unset)."""
     try:
-        paths = json.loads(environ.get(EXPOSE_ENV) or "[]")
+        paths = json.loads(environ.get(name) or "[]")
     except ValueError:
         paths = None
     if not isinstance(paths, list) or not all(isinstance(p, str) and os.path.isabs(p) for p in paths):
-        raise IsolationError(f"{EXPOSE_ENV}: expected a JSON list of absolute paths")
+        raise IsolationError(f"{name}: expected a JSON list of absolute paths")
     return paths
+
+
+def exposed_paths(environ=os.environ):
+    """Toolchain directories the client asks to show programs at `full` (`Sandbox(expose=...)`, a runner's
+    `paths`): a JSON list in the server's environment (EXPOSE_ENV), bound read-only like /usr."""
+    return _path_list(EXPOSE_ENV, environ)
 
 
 def hidden_paths(environ=os.environ):
     """Extra paths the client asks to hide from programs (`Sandbox(hide=...)`): a JSON list in the
     server's environment (HIDE_ENV), e.g. the task files a command loaded."""
-    try:
-        paths = json.loads(environ.get(HIDE_ENV) or "[]")
-    except ValueError:
-        paths = None
-    if not isinstance(paths, list) or not all(isinstance(p, str) and os.path.isabs(p) for p in paths):
-        raise IsolationError(f"{HIDE_ENV}: expected a JSON list of absolute paths")
-    return paths
+    return _path_list(HIDE_ENV, environ)
 
 
 class Slots:

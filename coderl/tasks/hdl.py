@@ -47,7 +47,7 @@ def bundled_path() -> str:
 
 
 def prompt_text(description: str, header: str) -> str:
-    return f"{description.strip()}\n\nImplement it with exactly this module header:\n\n{header.strip()}\n"
+    return f"{description.strip()}\n\nThe module header:\n\n```verilog\n{header.strip()}\n```\n"
 
 
 def _tool_versions() -> str:
