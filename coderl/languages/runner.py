@@ -25,12 +25,13 @@ import dataclasses
 import shutil
 from dataclasses import dataclass
 
+from coderl.base.config import ConfigError
 from coderl.sandbox.types import CheckKind, ExecutionRequest, Limits, Mode, TestCase
 
 JUDGES = ("stdout", "values", "hardware")
 
 
-class RunnerMissing(RuntimeError):
+class RunnerMissing(ConfigError):
     """A runner's binary is not installed; the message is one line naming it."""
 
 
@@ -116,5 +117,5 @@ def get_runner(language: str) -> Runner:
         return RUNNERS[language]
     except KeyError:
         known = ", ".join(sorted(RUNNERS)) or "none"
-        raise ValueError(f"language {language!r} has no runner (runners: {known}; a YAML runner file adds "
+        raise ConfigError(f"language {language!r} has no runner (runners: {known}; a YAML runner file adds "
                          f"one: docs/languages.md)") from None

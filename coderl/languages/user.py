@@ -29,6 +29,7 @@ import os
 import re
 from typing import Any
 
+from coderl.base.config import ConfigError
 from coderl.languages import LANGUAGES, Language, register_language
 from coderl.languages.runner import RUNNERS, Runner, register_runner
 
@@ -38,7 +39,7 @@ FIELDS = {"paths", "language", "display", "fence_tag", "fence_tags", "source_fil
 _loaded: set[str] = set()
 
 
-class RunnerFileError(ValueError):
+class RunnerFileError(ConfigError):
     """A malformed runner file; the message is one line naming the file and the field."""
 
 

@@ -105,6 +105,18 @@ def _apps(row: dict[str, Any], where: str) -> tuple[str, list[tuple[str, str]], 
     return prompt, _pairs(io, where, "input_output"), solution
 
 
+def _check_language(language: str, where: str) -> None:
+    """A row's language must have a runner now, not at its first request (one line naming the row)."""
+    from coderl.languages import get_language
+    from coderl.languages.runner import get_runner
+
+    try:
+        get_language(language)
+        get_runner(language)
+    except ValueError as exc:
+        raise TaskFormatError(f"{where}: field 'language': {exc}") from None
+
+
 def detect_stdio_layout(row: dict[str, Any]) -> str | None:
     if "responses_create_params" in row:
         return "nemotron"
@@ -142,6 +154,8 @@ def load_stdio(path: str | os.PathLike[str], float_tolerance: float | None = Non
             for i, (stdin, stdout) in enumerate(pairs)
         )
         language = require(row, "language", str, where) if "language" in row else "python"
+        if language != "python":
+            _check_language(language, where)
         tasks.append(
             Task(
                 task_id=task_id,
