@@ -54,6 +54,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from coderl.base.config import ConfigError
+from coderl.languages import get_language
 from coderl.rollout.formats import get_format, prompt_text
 from coderl.tasks import Task, TaskFormatError, load_tasks
 from coderl.tasks.jsonl import first_row, iter_jsonl, require
@@ -120,8 +121,8 @@ def load_sft_tasks(data: str, split: str, seed: int) -> tuple[list[Task], dict]:
 # text and tokens
 
 
-def _fence(code: str) -> str:
-    return "```python\n" + code + ("" if code.endswith("\n") else "\n") + "```"
+def _fence(code: str, tag: str = "python") -> str:
+    return f"```{tag}\n" + code + ("" if code.endswith("\n") else "\n") + "```"
 
 
 def without_docstring(program: str, name: str | None) -> str:
@@ -157,7 +158,10 @@ def solution_text(task: Task, format: str) -> str:
         raise ValueError(f"task {task.task_id} has no reference solution")
     if format == "completion":
         return reference
-    reply = _fence(without_docstring(task.build_program(reference), task.entry_point))
+    program = task.build_program(reference)
+    if task.language == "python":  # the prompt shows the docstring already
+        program = without_docstring(program, task.entry_point)
+    reply = _fence(program, get_language(task.language).fence_tag)
     if format == "chat":
         return reply
     if format == "reasoning":
@@ -249,6 +253,8 @@ def target_round_trips(task: Task, format: str) -> bool:
     the caller reports these tasks so the mismatch is seen rather than trained on silently.
     """
     completion = get_format(format).extract(task, solution_text(task, format)).completion
+    if task.language != "python":
+        return get_language(task.language).parses(task.build_program(completion))
     try:
         ast.parse(task.build_program(completion))
     except (SyntaxError, ValueError):

@@ -44,3 +44,16 @@ def test_grpo_step_on_javascript_functions(model_dir, tmp_path):
     train(cfg, log=lambda m: None)
     step = _metrics(cfg.out)[-1]
     assert step["sandbox/sandbox_error_rate"] == 0.0 and "reward/fraction" in step
+
+
+def test_sft_targets_are_fenced_in_the_tasks_language_and_round_trip():
+    from coderl.tasks.spec import load_tasks
+    from coderl.train.sft_data import solution_text, target_round_trips
+
+    require_binaries("iverilog", "vvp", "yosys", "verilator")
+    hdl = load_tasks("verilog@train").tasks[0]
+    js = load_tasks("stdio-basics:language=javascript").tasks[0]
+    for task, tag in ((hdl, "verilog"), (js, "javascript")):
+        target = solution_text(task, "chat")
+        assert target == f"```{tag}\n{task.reference_solution.rstrip(chr(10))}\n```", task.task_id
+        assert target_round_trips(task, "chat"), task.task_id
