@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 17's longer CPU recipe (RESULTS.md): `coderl pipeline --config configs/cpu-recipe.yaml` (base eval ->
 # SFT on the corpus -> GRPO on its warm-ups, selected on corpus@valid -> greedy eval of every checkpoint on
-# the easy set -> report; <= 60 min on 2 cores), then HumanEval's test split (33 tasks) with n = 8 samples
+# the easy set -> report; about an hour on 2 cores: RESULTS.md), then HumanEval's test split (33 tasks) with n = 8 samples
 # at T 0.8 for the base, the SFT adapter and the kept RL checkpoint (bf16, chat, batch 64, 256 new tokens),
 # and the paired differences of those.  Every step skips what is already there, so a rerun resumes.
 #
@@ -15,7 +15,7 @@ SAMPLES=${HUMANEVAL_SAMPLES:-8}
 
 start=$SECONDS
 $CODERL pipeline --config configs/cpu-recipe.yaml --out "$OUT"
-echo "cpu_recipe: pipeline took $(( (SECONDS - start) / 60 )) min $(( (SECONDS - start) % 60 )) s (budget: 60 min)"
+echo "cpu_recipe: pipeline took $(( (SECONDS - start) / 60 )) min $(( (SECONDS - start) % 60 )) s (issue 17's budget: 60 min)"
 [ "$SAMPLES" -gt 0 ] || exit 0
 
 start=$SECONDS
