@@ -5,11 +5,26 @@ import os
 import shutil
 import uuid
 
+import pytest
+
+from coderl.languages import LANGUAGES
+from coderl.languages.runner import RUNNERS
 from coderl.languages.user import load_runner_file
 from coderl.sandbox import Sandbox
 from coderl.sandbox.types import CheckKind, Status, TestCase
 from coderl.tasks.types import Task
 from tests.conftest import require_binaries
+
+
+@pytest.fixture
+def registered():
+    """Unregister this test's runners afterwards: the registry is process-global, and a later sandbox
+    of the session would otherwise show their directory (under /tmp) to every program."""
+    names = []
+    yield names
+    for name in names:
+        RUNNERS.pop(name, None)
+        LANGUAGES.pop(name, None)
 
 
 def _runner_file(tmp_path, binary, paths):
@@ -25,7 +40,7 @@ def _task(language):
                 tests=(TestCase("0", "21\n", CheckKind.STDOUT, "42"),))
 
 
-def test_a_toolchain_outside_the_system_dirs_needs_its_paths(tmp_path):
+def test_a_toolchain_outside_the_system_dirs_needs_its_paths(tmp_path, registered):
     require_binaries("lua5.4")
     toolchain = tmp_path / "opt-q"
     (toolchain / "bin").mkdir(parents=True)
@@ -34,6 +49,7 @@ def test_a_toolchain_outside_the_system_dirs_needs_its_paths(tmp_path):
     program = "print(io.read('n') * 2)"
     # First a runner without `paths` (no registered runner shows the directory yet) ...
     hidden = _runner_file(tmp_path, binary, None)
+    registered.append(hidden.language)
     with Sandbox(workers=1) as sb:
         assert str(toolchain) not in sb.expose
         result = sb.run(_task(hidden.language).build_request(program))
@@ -43,6 +59,7 @@ def test_a_toolchain_outside_the_system_dirs_needs_its_paths(tmp_path):
         assert result.status is Status.PASSED, result.message
     # ... then one that names it: every sandbox started after shows it, read-only.
     exposed = _runner_file(tmp_path, binary, str(toolchain))
+    registered.append(exposed.language)
     assert exposed.paths == (str(toolchain),)
     with Sandbox(workers=1) as sb:
         assert str(toolchain) in sb.expose
@@ -52,3 +69,10 @@ def test_a_toolchain_outside_the_system_dirs_needs_its_paths(tmp_path):
             f"local f = io.open('{toolchain}/bin/planted', 'w'); print(f and 'WROTE' or 'DENIED')"))
     if write.isolation == "full":
         assert "DENIED" in write.stdout
+
+
+def test_unregistered_runners_leave_no_path_behind():
+    # Runs after the test above in file order: its runners (and their paths) are gone again.
+    from coderl.languages.runner import toolchain_paths
+
+    assert not any("opt-q" in p for p in toolchain_paths())
