@@ -11,7 +11,7 @@ the test's input on stdin) and how tests are judged, always outside the program:
               program, reads the test's JSON arguments on stdin, calls the entry point and prints
               the return value (`VALUE_MARKER` + JSON); the parent compares it with the expected value
     hardware  a testbench prints the device's outputs per check, tagged with a nonce the design
-              cannot read; the parent compares them with the reference's (Verilog: `coderl.tasks.verilog`)
+              cannot read; the parent compares them with the reference's (Verilog: `coderl.tasks.hdl`)
 
 Runners of built-in languages register themselves (`javascript.py`, `verilog.py`); a user's come from
 a YAML file (`coderl.languages.user`).  Every binary a runner needs is checked before the first
@@ -22,6 +22,7 @@ request: a missing one is a one-line error naming it.  Runners bound memory with
 from __future__ import annotations
 
 import dataclasses
+import os
 import shutil
 from dataclasses import dataclass
 
@@ -65,9 +66,10 @@ class Runner:
         return dataclasses.replace(limits, **changes)
 
     def require(self) -> None:
-        """RunnerMissing (one line) when a binary is not on PATH."""
+        """RunnerMissing (one line) when a binary is not on PATH (found ones are remembered per PATH: this
+        runs before every request)."""
         for binary in self.binaries:
-            if shutil.which(binary) is None:
+            if not _which(binary, os.environ.get("PATH", "")):
                 hint = f"; install it: {self.install}" if self.install else ""
                 raise RunnerMissing(f"language {self.language}: binary {binary!r} not found on PATH{hint}")
 
@@ -87,6 +89,17 @@ class Runner:
             mode=Mode.COMMAND, files={**(files or {}), self.source_file: program}, tests=tests,
             argv=self.argv(self.run), build_argv=self.argv(self.build), limits=self.limits(limits),
             float_tolerance=float_tolerance, language=self.language)
+
+
+_FOUND: set[tuple[str, str]] = set()  # (binary, PATH) pairs shutil.which found
+
+
+def _which(binary: str, path: str) -> bool:
+    """`shutil.which` found `binary` on `path`; a find is remembered, a miss is asked again next time
+    (a binary installed later is seen)."""
+    if (binary, path) not in _FOUND and shutil.which(binary, path=path):
+        _FOUND.add((binary, path))
+    return (binary, path) in _FOUND
 
 
 RUNNERS: dict[str, Runner] = {}

@@ -121,13 +121,12 @@ def parse_runner(data: Any, where: str) -> tuple[Language, Runner]:
     try:
         runner = Runner(language=name, source_file=_string(data, "source_file", where),
                         run=_strings(data, "run", where, required=True), build=_strings(data, "build", where),
-                        judge=judge, binaries=_strings(data, "binaries", where), harness=harness,
+                        judge=judge, binaries=_strings(data, "binaries", where) or _strings(data, "run", where)[:1],
+                        harness=harness,
                         install=_string(data, "install", where, ""), address_space=space,
                         cpu_seconds=float(cpu) if cpu is not None else None, paths=_paths(data, where))
     except ValueError as exc:
         raise RunnerFileError(f"{where}: {exc}") from None
-    if not runner.binaries:
-        runner = Runner(**{**runner.__dict__, "binaries": (runner.run[0],)})
     return language, runner
 
 

@@ -23,6 +23,7 @@ build error before anything runs.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -50,7 +51,9 @@ def prompt_text(description: str, header: str) -> str:
     return f"{description.strip()}\n\nThe module header:\n\n```verilog\n{header.strip()}\n```\n"
 
 
+@functools.lru_cache(maxsize=1)
 def _tool_versions() -> str:
+    """Icarus Verilog's version line, part of the cache key: one subprocess per process, not per task."""
     out = subprocess.run(["iverilog", "-V"], capture_output=True, text=True, timeout=30).stdout
     return out.splitlines()[0] if out else "?"
 
