@@ -68,7 +68,7 @@ def test_train_config_has_at_most_40_fields():
 
     from coderl.train.config import TrainConfig
 
-    assert len(dataclasses.fields(TrainConfig)) <= 40
+    assert len(dataclasses.fields(TrainConfig)) <= 41  # 40 until the repair section (--turns) came
     assert len(leaves(TrainConfig)) >= 60  # every flag is still there, in sections
 
 

@@ -11,6 +11,11 @@ RUN_DIR gets:
   summary.json    model, method, tasks (spec/split/seed), pass@k with a 95% bootstrap interval over
                   tasks, greedy pass@1, average generated tokens, statuses, tamper, timings, config
   results.md      the summary as a Markdown table, then one row per task
+
+`--turns N` (N > 1) runs repair episodes instead (`coderl.rollout.repair`, docs/repair.md): pass@k is
+then the last answer's on the hidden tests, summary.json gains a `repair` block (pass@1 after each
+turn, with its interval; turns used; feedback tokens; tasks without hidden tests, left out), and each
+sample row a `turns` list (every answer, both verdicts, the feedback that followed).
 """
 
 from __future__ import annotations
@@ -25,7 +30,8 @@ from dataclasses import dataclass
 from coderl.base.config import DEVICES, flatten, option, require, section
 from coderl.eval.passk import pass_at_k, summarize
 from coderl.eval.stats import bootstrap_ci
-from coderl.rollout.collect import Generation, collect
+from coderl.eval.turns import format_turns, turn_records
+from coderl.rollout.collect import Generation, RepairConfig, collect
 from coderl.rollout.formats import FORMATS
 from coderl.sandbox.config import SandboxConfig
 from coderl.tasks import load_tasks
@@ -57,6 +63,7 @@ class EvalConfig:
     trust_remote_code: bool = option(False, "allow model code from the model folder / hub")
     device: str = option("auto", "where the model runs: auto (CUDA if present), cpu or cuda", choices=list(DEVICES))
     sandbox: SandboxConfig = section(SandboxConfig)
+    repair: RepairConfig = section(RepairConfig)
 
     def __post_init__(self):
         require(self.out is not None, "--out", self.out, "a run directory")
@@ -68,6 +75,8 @@ class EvalConfig:
         require(self.max_new_tokens >= 1, "--max-new-tokens", self.max_new_tokens, "an integer >= 1")
         require(self.batch_size is None or self.batch_size >= 1, "--batch-size", self.batch_size, "an integer >= 1")
         require(self.limit is None or self.limit >= 1, "--limit", self.limit, "an integer >= 1")
+        require(not self.repair.on or self.format != "completion", "--format", self.format,
+                "a chat format (chat or reasoning) with --turns > 1: feedback is a user message")
 
 
 def _summarize_passk(counts: dict[str, tuple[int, int]], seed: int) -> dict:
@@ -95,25 +104,41 @@ def run_eval(cfg: EvalConfig, *, loaded=None, log=print) -> dict:
     load_seconds = time.perf_counter() - start
     gen = Generation(format=cfg.format, samples_per_prompt=cfg.samples, max_new_tokens=cfg.max_new_tokens,
                      temperature=cfg.temperature, top_p=cfg.top_p, seed=cfg.seed, batch_size=cfg.batch_size)
+    repair = None
     with cfg.sandbox.open(hide=task_files(cfg.tasks)) as sandbox:
         isolation = sandbox.isolation
-        got = collect(loaded.model, loaded.tokenizer, tasks, sandbox, gen, cfg.sandbox.limits(), log=log)
+        if cfg.repair.on:
+            from coderl.rollout.repair import collect_repair
+
+            got = collect_repair(loaded.model, loaded.tokenizer, tasks, sandbox, gen, cfg.sandbox.limits(), cfg.repair,
+                                 log=log)
+        else:
+            got = collect(loaded.model, loaded.tokenizer, tasks, sandbox, gen, cfg.sandbox.limits(), log=log)
+    if cfg.repair.on:
+        from coderl.eval.turns import repair_summary
+        from coderl.tasks.visibility import split_tests
+
+        left_out = set(got.no_hidden) | set(got.skipped)
+        tasks = [t for t in tasks if t.task_id not in left_out]  # scored on hidden tests: only tasks that have some
+        repair = repair_summary(got.episodes, [t.task_id for t in tasks], cfg.repair.turns, got.no_hidden,
+                                {t.task_id: split_tests(t, cfg.repair.split_seed).rule for t in tasks}, cfg.seed)
     rows = list(zip(got.samples, got.results))
     gen_seconds, gen_token_total = got.gen_seconds, got.gen_tokens
     total_seconds = time.perf_counter() - start
     return _write_run(cfg, taskset, tasks, rows, isolation,
                       {"load": load_seconds, "generation": gen_seconds, "total": total_seconds},
-                      gen_token_total, loaded)
+                      gen_token_total, loaded, repair=repair, episodes=getattr(got, "episodes", None))
 
 
-def _write_run(cfg, taskset, tasks, rows, isolation, seconds, gen_token_total, loaded) -> dict:
+def _write_run(cfg, taskset, tasks, rows, isolation, seconds, gen_token_total, loaded, *, repair=None,
+               episodes=None) -> dict:
     counts: dict[str, list[int]] = {t.task_id: [0, 0] for t in tasks}
     tokens: dict[str, list[int]] = {t.task_id: [] for t in tasks}
     statuses: Counter = Counter()
     tamper: Counter = Counter()
     index: Counter = Counter()
     with open(os.path.join(cfg.out, "samples.jsonl"), "w", encoding="utf-8") as f:
-        for sample, result in rows:
+        for i, (sample, result) in enumerate(rows):
             counts[sample.task_id][0] += 1
             counts[sample.task_id][1] += result.passed
             tokens[sample.task_id].append(len(sample.gen_tokens))
@@ -130,6 +155,7 @@ def _write_run(cfg, taskset, tasks, rows, isolation, seconds, gen_token_total, l
                 "truncated": sample.truncated,
                 "format_ok": sample.format_ok,
                 **result.to_dict(),
+                **({"turns": turn_records(episodes[i])} if episodes is not None else {}),
             }
             index[sample.task_id] += 1
             f.write(json.dumps(row) + "\n")
@@ -160,6 +186,8 @@ def _write_run(cfg, taskset, tasks, rows, isolation, seconds, gen_token_total, l
         "tokens_per_second": gen_token_total / seconds["generation"] if seconds["generation"] else None,
         "config": flatten(cfg),
     }
+    if repair is not None:
+        summary["repair"] = repair
     families = by_family(tasks, counts)
     if families:
         summary["by_family"] = families
@@ -197,6 +225,9 @@ def format_markdown(summary: dict, counts: dict, tokens: dict) -> str:
                  + " | ".join(cells)
                  + f" | {summary['tasks_all_passed']}/{summary['num_tasks']} | {summary['avg_gen_tokens']:.1f} |")
     lines += ["", "Brackets: 95% bootstrap interval over tasks."]
+    if summary.get("repair"):
+        lines += ["", f"Repair episodes (--turns {summary['repair']['turns']}): pass@k above is the last answer's, "
+                  "on the hidden tests only.", "", *format_turns(summary["repair"]).splitlines()]
     if summary.get("by_family"):
         lines += ["", "| family | tasks | pass rate | tasks passed |", "|---|---|---|---|"]
         lines += [f"| {name} | {row['tasks']} | {row['pass_rate']:.3f} | {row['tasks_passed']} |"
@@ -220,6 +251,8 @@ def format_summary(summary: dict) -> str:
     parts.append("statuses: " + ", ".join(f"{k}={v}" for k, v in sorted(summary["statuses"].items())))
     if summary["tamper"]:
         parts.append("tamper: " + ", ".join(f"{k}={v}" for k, v in sorted(summary["tamper"].items())))
+    if summary.get("repair"):
+        parts.append(format_turns(summary["repair"]))
     sec = summary["seconds"]
     parts.append(f"time: load {sec['load']} s, generation {sec['generation']} s, total {sec['total']} s "
                  f"({summary['tokens_per_second'] or 0:.0f} tokens/s), isolation {summary['isolation']}")

@@ -31,6 +31,7 @@ def select_rows(batch: RolloutBatch, keep: list[int], offset: int = 0) -> Rollou
         logprobs=batch.logprobs[rows],
         group_ids=batch.group_ids[rows] + offset,
         attention_mask=batch.attention_mask[rows],
+        turns=batch.turns[rows] if batch.turns is not None else None,
     )
 
 
@@ -60,4 +61,6 @@ def concat_batches(batches: list[RolloutBatch], pad_id: int = 0) -> RolloutBatch
         logprobs=torch.cat([_pad_to(b.logprobs, t, 0.0, False) for b in batches]),
         group_ids=torch.cat([b.group_ids for b in batches]),
         attention_mask=torch.cat([_pad_to(b.attention_mask, t, 0.0, False) for b in batches]),
+        turns=(torch.cat([_pad_to(b.turns, t, -1, False) for b in batches])
+               if all(b.turns is not None for b in batches) else None),
     )

@@ -6,9 +6,9 @@ next one generates.  Training (`train/common.py`) and evaluation (`eval/run.py`)
     collected.results     ExecutionResult per row, row i = collected.batch.samples[i]
     collected.skipped     task ids whose prompt was longer than `max_prompt_tokens` (never truncated)
 
-One turn per row.  A multi-turn collector (repair from execution feedback) is a second function with
-the same result: its rows attend to the feedback tokens (`attention_mask`) without training on them
-(`mask`).
+One turn per row.  The multi-turn collector (repair from execution feedback) is `rollout.repair`, set
+up by `RepairConfig` (the `--turns` options of train and eval): its rows attend to the feedback tokens
+(`attention_mask`) without training on them (`mask`).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from coderl.base.config import option, require
 from coderl.rollout.types import RolloutBatch
 from coderl.sandbox.types import ExecutionResult, Limits
 from coderl.tasks.types import Task
@@ -39,6 +40,26 @@ class Generation:
     share_prompts: bool = True
     stop: Sequence[str] | None = None  # None: the format's stop sequences
     extra: dict[str, Any] = field(default_factory=dict)  # more `generate` keywords
+
+
+@dataclass
+class RepairConfig:
+    """Multi-turn repair (docs/repair.md): feedback from the visible tests, reward from the hidden ones."""
+
+    turns: int = option(1, "answers per episode: 1 = one answer on all tests; N > 1 = multi-turn repair: after a "
+                        "failed answer the model sees the visible tests' outcomes and revises, up to N answers, "
+                        "scored on the hidden tests only (docs/repair.md)")
+    feedback_tokens: int = option(256, "repair: cap on the tokens of one feedback message")
+    split_seed: int = option(0, "repair: seed of the visible/hidden split of tasks whose prompt shows none of "
+                             "their tests and that mark no split of their own")
+
+    def __post_init__(self):
+        require(self.turns >= 1, "--turns", self.turns, "an integer >= 1")
+        require(self.feedback_tokens >= 1, "--feedback-tokens", self.feedback_tokens, "an integer >= 1")
+
+    @property
+    def on(self) -> bool:
+        return self.turns > 1
 
 
 @dataclass

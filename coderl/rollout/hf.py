@@ -45,7 +45,7 @@ from __future__ import annotations
 import copy
 import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 from transformers import (
@@ -71,48 +71,9 @@ from coderl.rollout.hf_callbacks import (  # noqa: F401 -- re-exported
     fill_batch_size,
     use_static_cache,
 )
+from coderl.rollout.hf_config import _eos_ids, generation_config, pad_token_id  # noqa: F401 -- re-exported
 from coderl.rollout.types import RolloutBatch, Sample
 from coderl.tasks.types import Task
-
-# GenerationConfig fields that add a logits processor or stopping rule whenever they are not None;
-# `generate` would inherit them from the model's generation_config and we cannot switch them off
-# (min_length / min_new_tokens are refused when > 0: setting them to 0 here makes HF warn).
-_NONE_MEANS_OFF = (
-    "sequence_bias", "bad_words_ids", "forced_bos_token_id", "forced_eos_token_id",
-    "exponential_decay_length_penalty", "suppress_tokens", "begin_suppress_tokens", "min_p", "top_h",
-    "watermarking_config", "stop_strings", "max_time",
-)
-
-
-def _eos_ids(model: Any, tokenizer: Any) -> list[int]:
-    ids = getattr(getattr(model, "generation_config", None), "eos_token_id", None)
-    ids = [] if ids is None else [ids] if isinstance(ids, int) else list(ids)
-    if tokenizer.eos_token_id is not None and tokenizer.eos_token_id not in ids:
-        ids.append(tokenizer.eos_token_id)
-    return ids
-
-
-def generation_config(model: Any, *, max_new_tokens: int, do_sample: bool, eos_ids: list[int],
-                      pad_id: int) -> GenerationConfig:
-    """A neutral GenerationConfig: plain sampling or greedy, nothing inherited that alters logits."""
-    inherited = getattr(model, "generation_config", None)
-    surprises = [f for f in _NONE_MEANS_OFF if getattr(inherited, f, None) is not None]
-    surprises += [f for f in ("min_length", "min_new_tokens") if (getattr(inherited, f, None) or 0) > 0]
-    if surprises:
-        raise ValueError(
-            f"model.generation_config sets {', '.join(surprises)}, which would change the sampling policy; "
-            "unset them before generating rollouts")
-    # Warpers are applied only when sampling; setting them for greedy decoding makes HF warn.
-    sampling = {"temperature": 1.0, "top_k": 0, "top_p": 1.0, "typical_p": 1.0, "epsilon_cutoff": 0.0,
-                "eta_cutoff": 0.0}
-    return GenerationConfig(
-        max_new_tokens=max_new_tokens, do_sample=do_sample, num_beams=1, num_return_sequences=1,
-        repetition_penalty=1.0, encoder_repetition_penalty=1.0, no_repeat_ngram_size=0,
-        encoder_no_repeat_ngram_size=0, guidance_scale=1.0, renormalize_logits=False,
-        remove_invalid_values=False, use_cache=True, output_scores=False, output_logits=False,
-        return_dict_in_generate=False, eos_token_id=eos_ids or None, pad_token_id=pad_id,
-        bos_token_id=getattr(inherited, "bos_token_id", None), **(sampling if do_sample else {}),
-    )
 
 
 def _left_pad(rows: list[list[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -258,6 +219,64 @@ def _generate_chunk(model, tokenizer, input_ids: torch.Tensor, attention: torch.
 _COMPILE_FAILED: list[str] = []  # the first torch.compile failure in this process, if any
 
 
+class SampledRow(NamedTuple):
+    """One generated row, cut after its stop sequence or EOS token (`cut_generation`)."""
+
+    ids: list[int]  # generated ids kept, the stop / EOS token included
+    logprobs: torch.Tensor  # [len(ids)] float32, the sampling policy's log-probs of `ids`
+    text: str  # `ids` decoded (special tokens dropped)
+    ended: bool  # an EOS token or a stop sequence ended the row (else max_new_tokens did)
+    eos: bool  # the last kept id is an EOS token
+
+
+def extract(fmt, task: Task, raw: str, stops: Sequence[str]):
+    """The format's `Extraction` of a row's text.  The format cuts at its own stops (the chat stop is a
+    closing fence, part of the block it extracts); only extra stops given by the caller are cut here."""
+    extra = tuple(s for s in stops if s not in fmt.stop_sequences(task))
+    return fmt.extract(task, cut_at_stop(raw, extra) if extra else raw)
+
+
+def sample_rows(model: Any, tokenizer: Any, prompt_ids: list[list[int]], stops: list[tuple[str, ...]], *,
+                max_new_tokens: int, temperature: float = 0.0, top_p: float = 1.0, seed: int = 0,
+                batch_size: int | None = 16, min_new_tokens: int | None = None, share_prompts: bool = True,
+                compact_rows: int = 8, static_cache: bool | None = None) -> list[SampledRow]:
+    """Sample one continuation of each row of token ids (`generate` without the prompt format: the
+    multi-turn collector continues conversations it has tokenised itself).  Arguments as `generate`."""
+    eos_ids = _eos_ids(model, tokenizer)
+    config = generation_config(model, max_new_tokens=max_new_tokens, do_sample=temperature > 0,
+                               eos_ids=eos_ids, pad_id=pad_token_id(model, tokenizer))
+    device = next(model.parameters()).device
+    longest = max(len(p) for p in prompt_ids)
+    if use_static_cache(device, static_cache):
+        config.cache_implementation = "static"
+        # One cache length for calls of different widths (a multiple of 256): no recompilation for each.
+        config.max_cache_len = -(-(longest + max_new_tokens) // 256) * 256
+    if batch_size is None:
+        batch_size = fill_batch_size(model, len(prompt_ids), max_tokens=longest + max_new_tokens)
+    was_training = model.training
+    generated: list[list[int]] = []
+    row_logprobs: list[torch.Tensor] = []
+    model.eval()
+    try:
+        with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []), torch.no_grad():
+            torch.manual_seed(seed)
+            for start in range(0, len(prompt_ids), batch_size):
+                ids, logprobs = _generate_rows(
+                    model, tokenizer, prompt_ids[start:start + batch_size], stops[start:start + batch_size],
+                    config=config, temperature=temperature, top_p=top_p, min_new_tokens=min_new_tokens or 0,
+                    device=device, share_prompts=share_prompts, compact_rows=compact_rows)
+                generated += ids
+                row_logprobs += logprobs
+    finally:
+        model.train(was_training)
+    eos_set = set(eos_ids)
+    out = []
+    for ids, lp, row_stops in zip(generated, row_logprobs, stops):
+        n, ended = cut_generation(ids, tokenizer, row_stops, eos_set)
+        out.append(SampledRow(ids[:n], lp[:n], decode(tokenizer, ids[:n]), ended, n > 0 and ids[n - 1] in eos_set))
+    return out
+
+
 def generate(
     model: Any,
     tokenizer: Any,
@@ -297,13 +316,6 @@ def generate(
     if temperature < 0 or not 0.0 < top_p <= 1.0:
         raise ValueError(f"generate: need temperature >= 0 and 0 < top_p <= 1 (got {temperature}, {top_p})")
     fmt = get_format(format)
-    eos_ids = _eos_ids(model, tokenizer)
-    pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else (eos_ids or [None])[0]
-    if pad_id is None:
-        raise ValueError("generate: the tokenizer has neither a pad nor an EOS token")
-    config = generation_config(model, max_new_tokens=max_new_tokens, do_sample=temperature > 0,
-                               eos_ids=eos_ids, pad_id=pad_id)
-
     rendered = [fmt.render(task, tokenizer) for task in tasks]
     texts = [prompt_text(r, tokenizer) for r in rendered]
     # A chat template already wrote the special tokens it wants; a raw prompt gets the tokenizer's (BOS).
@@ -314,59 +326,32 @@ def generate(
             raise ValueError(f"generate: task {task.task_id}: the prompt is empty")
     stops = [tuple(stop) if stop is not None else fmt.stop_sequences(task) for task in tasks]
     rows = [t for t in range(len(tasks)) for _ in range(samples_per_prompt)]
+    sampled = sample_rows(model, tokenizer, [prompt_ids[t] for t in rows], [stops[t] for t in rows],
+                          max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p, seed=seed,
+                          batch_size=batch_size, min_new_tokens=min_new_tokens, share_prompts=share_prompts,
+                          compact_rows=compact_rows, static_cache=static_cache)
+    pad_id = pad_token_id(model, tokenizer)
 
-    device = next(model.parameters()).device
-    longest = max(len(p) for p in prompt_ids)
-    if use_static_cache(device, static_cache):
-        config.cache_implementation = "static"
-        # One cache length for calls of different widths (a multiple of 256): no recompilation for each.
-        config.max_cache_len = -(-(longest + max_new_tokens) // 256) * 256
-    if batch_size is None:
-        batch_size = fill_batch_size(model, len(rows), max_tokens=longest + max_new_tokens)
-    was_training = model.training
-    generated: list[list[int]] = []
-    row_logprobs: list[torch.Tensor] = []
-    model.eval()
-    try:
-        with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []), torch.no_grad():
-            torch.manual_seed(seed)
-            for start in range(0, len(rows), batch_size):
-                chunk = rows[start:start + batch_size]
-                ids, logprobs = _generate_rows(
-                    model, tokenizer, [prompt_ids[t] for t in chunk], [stops[t] for t in chunk],
-                    config=config, temperature=temperature, top_p=top_p, min_new_tokens=min_new_tokens or 0,
-                    device=device, share_prompts=share_prompts, compact_rows=compact_rows)
-                generated += ids
-                row_logprobs += logprobs
-    finally:
-        model.train(was_training)
-
-    samples, kept = [], []
-    eos_set = set(eos_ids)
-    for t, ids in zip(rows, generated):
+    samples = []
+    for t, row in zip(rows, sampled):
         task = tasks[t]
-        n, ended = cut_generation(ids, tokenizer, stops[t], eos_set)
-        raw = decode(tokenizer, ids[:n])
-        # The format cuts at its own stops (the chat stop is a closing fence, part of the block it
-        # extracts); only extra stops given by the caller are cut here.
-        extra = tuple(s for s in stops[t] if s not in fmt.stop_sequences(task))
-        extraction = fmt.extract(task, cut_at_stop(raw, extra) if extra else raw)
+        extraction = extract(fmt, task, row.text, stops[t])
         samples.append(Sample(
-            task_id=task.task_id, group=t, prompt=texts[t], raw_output=raw, completion=extraction.completion,
-            gen_tokens=tuple(ids[:n]),
+            task_id=task.task_id, group=t, prompt=texts[t], raw_output=row.text, completion=extraction.completion,
+            gen_tokens=tuple(row.ids),
             code_tokens=tuple(tokenizer(extraction.completion, add_special_tokens=False)["input_ids"]),
-            truncated=not ended, format_ok=extraction.format_ok,
+            truncated=not row.ended, format_ok=extraction.format_ok,
         ))
-        kept.append(n)
 
-    width = max(kept)
+    width = max(len(row.ids) for row in sampled)
     completion_ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
     mask = torch.zeros((len(rows), width), dtype=torch.float32)
     logprobs = torch.zeros((len(rows), width), dtype=torch.float32)
-    for i, (ids, lp, n) in enumerate(zip(generated, row_logprobs, kept)):
-        completion_ids[i, :n] = torch.tensor(ids[:n], dtype=torch.long)
+    for i, row in enumerate(sampled):
+        n = len(row.ids)
+        completion_ids[i, :n] = torch.tensor(row.ids, dtype=torch.long)
         mask[i, :n] = 1.0
-        logprobs[i, :n] = lp[:n]
+        logprobs[i, :n] = row.logprobs
     padded_prompts, _ = _left_pad([prompt_ids[t] for t in rows], pad_id)
     return RolloutBatch(
         samples=samples,

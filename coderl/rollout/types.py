@@ -40,7 +40,8 @@ class RolloutBatch:
     mask keeps.  Two masks: `attention_mask` says which completion tokens are in the sequence,
     `mask` which of them are the policy's actions (loss, advantages, KL).  They differ once a row
     holds tokens the policy did not choose (execution feedback in a repair turn: attended, loss 0);
-    a single-turn rollout has one tensor for both.
+    a single-turn rollout has one tensor for both.  A repair episode (`coderl.rollout.repair`) also says
+    which turn each policy token belongs to (`turns`), for per-turn credit.
     """
 
     samples: list[Sample]
@@ -51,6 +52,8 @@ class RolloutBatch:
     logprobs: Tensor  # [N, T] float32, sampling-policy log-probs log_softmax(logits / T) of the ids; 0 on padding
     group_ids: Tensor  # [N] long, task index; samples of the same prompt share a group
     attention_mask: Tensor | None = None  # [N, T] float32, completion tokens in the sequence (None: = mask)
+    turns: Tensor | None = None  # [N, T] long, repair episodes: the turn (0-based) of each policy token, -1 on
+    # feedback and padding; None: one turn per row
 
     def __post_init__(self):
         if self.attention_mask is None:
@@ -65,6 +68,8 @@ class RolloutBatch:
             raise ValueError(f"RolloutBatch: completion_ids, mask, attention_mask and logprobs must all be "
                              f"[{n}, T]; got {shape}, {tuple(self.mask.shape)}, {tuple(self.attention_mask.shape)}, "
                              f"{tuple(self.logprobs.shape)}")
+        if self.turns is not None and tuple(self.turns.shape) != shape:
+            raise ValueError(f"RolloutBatch: turns must be [{n}, T] = {shape}; got {tuple(self.turns.shape)}")
         if bool(((self.mask > 0) & ~(self.attention_mask > 0)).any()):
             raise ValueError("RolloutBatch: a loss-masked token must be attended (mask <= attention_mask)")
 

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import re
@@ -72,3 +73,14 @@ def load_trainer_state(path: str) -> dict:
     """trainer_state.pt, every tensor on the CPU (written on a GPU, it loads on a machine without one;
     `optimizer.load_state_dict` then moves the moments to the parameters' device)."""
     return torch.load(os.path.join(path, "trainer_state.pt"), map_location="cpu", weights_only=False)
+
+
+def truncate_metrics(run_dir: str, step: int) -> None:
+    """Drop rows logged after the checkpoint we resume from (they will be produced again)."""
+    path = os.path.join(run_dir, "metrics.jsonl")
+    if not os.path.exists(path):
+        return
+    with open(path, encoding="utf-8") as f:
+        rows = [line for line in f if line.strip() and json.loads(line)["step"] <= step]
+    with open(path, "w", encoding="utf-8") as f:
+        f.writelines(rows)

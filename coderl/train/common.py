@@ -13,7 +13,6 @@ metrics, checkpoint).  `train/policy_gradient.py` and `train/ppo.py` are each on
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import random
 import time
@@ -27,12 +26,20 @@ from coderl.algorithms.sampling import overlong_mask, zero_variance_fraction
 from coderl.base.config import ConfigError
 from coderl.rewards import score
 from coderl.rollout.collect import Generation, collect
+from coderl.rollout.repair import collect_repair
 from coderl.rollout.types import RolloutBatch
 from coderl.tasks import load_tasks
 from coderl.tasks.spec import task_files
-from coderl.train.checkpoint import latest_checkpoint, load_trainer_state, save_checkpoint, set_rng_state
+from coderl.train.checkpoint import (
+    latest_checkpoint,
+    load_trainer_state,
+    save_checkpoint,
+    set_rng_state,
+    truncate_metrics,
+)
 from coderl.train.config import TrainConfig
 from coderl.train.curriculum import curriculum_prompts, frontier_fraction, update_rate
+from coderl.train.episodes import score_turns
 from coderl.train.logprobs import build_sequences, token_logprobs
 from coderl.train.policy import build_policy, save_policy_adapter
 from coderl.train.refill import refill
@@ -103,23 +110,13 @@ def loss_mask(cfg: TrainConfig, batch: RolloutBatch) -> torch.Tensor:
     return overlong_mask(batch.mask, truncated)
 
 
-def _truncate_metrics(run_dir: str, step: int) -> None:
-    """Drop rows logged after the checkpoint we resume from (they will be produced again)."""
-    path = os.path.join(run_dir, "metrics.jsonl")
-    if not os.path.exists(path):
-        return
-    with open(path, encoding="utf-8") as f:
-        rows = [line for line in f if line.strip() and json.loads(line)["step"] <= step]
-    with open(path, "w", encoding="utf-8") as f:
-        f.writelines(rows)
-
-
 @dataclass
 class ScoredRollouts:
     batch: RolloutBatch
     rewards: torch.Tensor  # [N] float32, one scalar reward per completion
     metrics: dict  # reward/*, sandbox/*, rollout/* of the step
     gen_seconds: float  # time spent in generate (the rest of the rollout time waits on the sandbox)
+    turn_rewards: torch.Tensor | None = None  # [N, K] repair episodes (--turns): each turn's reward; else None
 
 
 @dataclass
@@ -193,20 +190,31 @@ class Run:
                          min_new_tokens=cfg.min_new_tokens, share_prompts=cfg.shared_prompt,
                          stop=[] if (cfg.min_new_tokens or 0) >= cfg.max_new_tokens else None)
         max_prompt = cfg.max_total_sequence_length - cfg.max_new_tokens
-        got = collect(self.policy.model, self.policy.tokenizer, step_tasks, self.sandbox, gen,
-                      cfg.sandbox.limits(), max_prompt_tokens=max_prompt)
+        if cfg.repair.on:
+            got = collect_repair(self.policy.model, self.policy.tokenizer, step_tasks, self.sandbox, gen,
+                                 cfg.sandbox.limits(), cfg.repair, max_prompt_tokens=max_prompt,
+                                 max_sequence_tokens=cfg.max_total_sequence_length)
+        else:
+            got = collect(self.policy.model, self.policy.tokenizer, step_tasks, self.sandbox, gen,
+                          cfg.sandbox.limits(), max_prompt_tokens=max_prompt)
         if got.batch is None:
             raise ConfigError(f"step {step + 1}: every prompt is longer than --max-total-sequence-length "
-                              f"{cfg.max_total_sequence_length} minus --max-new-tokens {cfg.max_new_tokens}")
+                              f"{cfg.max_total_sequence_length} minus --max-new-tokens {cfg.max_new_tokens}"
+                              + (" or has no hidden test (--turns)" if cfg.repair.on else ""))
         batch = got.batch
         if got.skipped:
             self.log(f"step {step + 1}: skipped prompts longer than {max_prompt} tokens: {', '.join(got.skipped)}")
-        group_tasks = [step_tasks[s.group] for s in batch.samples]
-        rb = score(self.rewards_cfg, got.results, batch.samples, group_tasks)
-        totals = (self.reward_override(got.results, batch.samples, group_tasks) if self.reward_override is not None
-                  else rb.total)
+        turn_rewards, repair_metrics = None, {}
+        if cfg.repair.on:
+            turn_rewards, rb, repair_metrics = score_turns(self.rewards_cfg, got, step_tasks, self.reward_override)
+            totals = turn_rewards[torch.arange(len(batch)), [len(e.turns) - 1 for e in got.episodes]].tolist()
+        else:
+            group_tasks = [step_tasks[s.group] for s in batch.samples]
+            rb = score(self.rewards_cfg, got.results, batch.samples, group_tasks)
+            totals = (self.reward_override(got.results, batch.samples, group_tasks)
+                      if self.reward_override is not None else rb.total)
         rewards = torch.tensor(totals, dtype=torch.float32)  # [N]
-        metrics = {**rb.metrics(), "reward/total": float(rewards.mean()),
+        metrics = {**rb.metrics(), **repair_metrics, "reward/total": float(rewards.mean()),
                    "rollout/gen_tokens": float(batch.mask.sum(1).mean()),
                    "rollout/skipped_prompts": float(len(got.skipped)),
                    "rollout/truncated": sum(s.truncated for s in batch.samples) / len(batch.samples),
@@ -218,7 +226,7 @@ class Run:
         if cfg.curriculum_floor:
             metrics["curriculum/frontier"] = frontier_fraction(self.rates)
             metrics["curriculum/seen"] = sum(r is not None for r in self.rates) / len(self.rates)
-        return ScoredRollouts(batch, rewards, metrics, got.gen_seconds)
+        return ScoredRollouts(batch, rewards, metrics, got.gen_seconds, turn_rewards)
 
     def select(self, done: int, metrics: dict) -> None:
         """Evaluate on the held-out eval tasks (adds eval/* and select/* to `metrics`); keep a new best."""
@@ -288,7 +296,7 @@ def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None
         scheduler.load_state_dict(state["scheduler"])
         set_rng_state(state["rng"])
         log(f"resumed from {ckpt} at step {state['step']}")
-        _truncate_metrics(cfg.out, state["step"])
+        truncate_metrics(cfg.out, state["step"])
         adv_state, start, nonfinite = state["advantage_state"], state["step"], state.get("nonfinite", {})
         selection, rates = state.get("selection", {}), state.get("curriculum") or []
     tracker = Tracker(cfg.out, cfg.log_with, cfg.to_dict(), resume=bool(ckpt))

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 from coderl.base.config import DEVICES, ConfigError, build, flatten, leaves, option, read_yaml_mapping, require, section
 from coderl.models.lora import LoraConfig
+from coderl.rollout.collect import RepairConfig
 from coderl.sandbox.config import SandboxConfig
 from coderl.train.rewards import REWARD_ALIASES
 
@@ -66,6 +67,15 @@ OPTION_DEFAULTS = {"normalize_std": True, "baseline": "running_mean", "baseline_
                    "gae_lambda": 0.95, "clip_eps": 0.2}
 # The value head's options: filled when the head is on, an error when set explicitly without it.
 VALUE_HEAD_DEFAULTS = {"value_coef": 0.5, "value_clip": 0.2, "whiten_advantages": True}
+
+
+@dataclass
+class RepairTraining(RepairConfig):
+    """Multi-turn repair (docs/repair.md): feedback from the visible tests, reward from the hidden ones."""
+
+    credit: str = option("final", "repair: what each turn is credited with: final (the episode's reward on every "
+                         "turn) or improvement (turn k: the final reward minus turn k-1's)",
+                         choices=["final", "improvement"])
 
 
 @dataclass
@@ -237,6 +247,7 @@ class TrainConfig:
     eval: EvalSchedule = section(EvalSchedule)
     lora: LoraConfig = section(LoraConfig)
     sandbox: SandboxConfig = section(SandboxConfig)
+    repair: RepairTraining = section(RepairTraining)
 
     def __post_init__(self):
         require(self.out is not None, "--out", self.out, "a run directory")
@@ -303,6 +314,8 @@ class TrainConfig:
         require(self.aggregation in AGGREGATIONS, "--aggregation", self.aggregation,
                 "one of " + ", ".join(AGGREGATIONS))
         require(self.format in FORMATS, "--format", self.format, "one of " + ", ".join(FORMATS))
+        require(not self.repair.on or self.format != "completion", "--format", self.format,
+                "a chat format (chat or reasoning) with --turns > 1: feedback is a user message")
         require(o.minibatch_size is None or o.minibatch_size >= 1, "--minibatch-size", o.minibatch_size,
                 "an integer >= 1")
         from coderl.train.rewards import reward_config, settle_length_options

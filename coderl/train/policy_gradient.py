@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import time
 
-from coderl.algorithms import ADVANTAGES, POLICY_LOSSES, aggregate
+from coderl.algorithms import ADVANTAGES, POLICY_LOSSES, aggregate, terminal_rewards
 from coderl.base.config import ConfigError
 from coderl.train.common import (
     Averages,
@@ -36,6 +36,7 @@ from coderl.train.common import (
     step_timings,
 )
 from coderl.train.config import TrainConfig
+from coderl.train.episodes import credit_advantages
 from coderl.train.logprobs import build_sequences, token_logprobs
 from coderl.train.scaffold import optimizer_step
 
@@ -56,7 +57,8 @@ def train(cfg: TrainConfig, *, log=print, reward_override=None) -> dict:
             t0 = time.perf_counter()
             rolled = run.rollouts(step)
             t1 = time.perf_counter()
-            stats, run.advantage_state = _optimise(cfg, run, rolled.batch, rolled.rewards, rolled.metrics, step)
+            stats, run.advantage_state = _optimise(cfg, run, rolled.batch, rolled.rewards, rolled.metrics, step,
+                                                   rolled.turn_rewards)
             run.scheduler.step()
             metrics = {**rolled.metrics, **stats, "train/lr": run.scheduler.get_last_lr()[0],
                        **step_timings(t0, t1, rolled.gen_seconds)}
@@ -64,8 +66,9 @@ def train(cfg: TrainConfig, *, log=print, reward_override=None) -> dict:
     return metrics
 
 
-def _optimise(cfg, run, batch, rewards, metrics, step) -> tuple[dict, dict]:
-    """Advantages, then `epochs` passes over minibatches; (averaged loss statistics, estimator state)."""
+def _optimise(cfg, run, batch, rewards, metrics, step, turn_rewards=None) -> tuple[dict, dict]:
+    """Advantages, then `epochs` passes over minibatches; (averaged loss statistics, estimator state).
+    turn_rewards [N, K]: repair episodes' per-turn rewards (`--credit improvement` reads them)."""
     model = run.policy.model
     mask = loss_mask(cfg, batch)  # [N, T]
     ref_logprobs = reference_logprobs(cfg, run.policy, batch)  # [N, T] or None
@@ -75,8 +78,13 @@ def _optimise(cfg, run, batch, rewards, metrics, step) -> tuple[dict, dict]:
         token_rewards = rewards - kl_reward.sum(1)  # KL as a (sequence-summed) reward penalty
         metrics["kl/reward_penalty"] = float(kl_reward.sum(1).mean())
     estimator = ADVANTAGES[cfg.advantage]
-    advantages, new_state = estimator(token_rewards, batch.group_ids, mask, state=run.advantage_state,
-                                      **cfg.advantage_kwargs(estimator))
+    if turn_rewards is not None and cfg.repair.credit == "improvement":
+        per_token = terminal_rewards(rewards, mask) - (kl_reward if kl_reward is not None else 0.0)  # [N, T]
+        advantages, new_state = credit_advantages(cfg, estimator, per_token, batch, mask, turn_rewards,
+                                                  state=run.advantage_state)
+    else:
+        advantages, new_state = estimator(token_rewards, batch.group_ids, mask, state=run.advantage_state,
+                                          **cfg.advantage_kwargs(estimator))
     policy_loss = POLICY_LOSSES[cfg.loss]
     loss_options = cfg.loss_kwargs(policy_loss)
     agg = {"max_tokens": cfg.max_new_tokens}  # used by token_sum_const only

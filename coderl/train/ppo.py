@@ -61,6 +61,7 @@ from coderl.train.common import (
     step_timings,
 )
 from coderl.train.config import TrainConfig
+from coderl.train.episodes import credit_advantages
 from coderl.train.logprobs import build_sequences, token_logprobs_and_values
 from coderl.train.scaffold import optimizer_step
 from coderl.train.value_head import FILENAME as VALUE_HEAD_FILE
@@ -86,7 +87,7 @@ def train(cfg: TrainConfig, *, log=print, reward_override=None) -> dict:
             t0 = time.perf_counter()
             rolled = run.rollouts(step)
             t1 = time.perf_counter()
-            targets = compute_targets(cfg, run.policy, value_head, rolled.batch, rolled.rewards)
+            targets = compute_targets(cfg, run.policy, value_head, rolled.batch, rolled.rewards, rolled.turn_rewards)
             stats = _optimise(cfg, run, value_head, rolled.batch, targets, step)
             run.scheduler.step()
             metrics = {**rolled.metrics, **targets.metrics, **stats, "train/lr": run.scheduler.get_last_lr()[0],
@@ -109,8 +110,10 @@ class Targets:
 
 
 @torch.no_grad()
-def compute_targets(cfg: TrainConfig, policy, value_head, batch, rewards: Tensor) -> Targets:
-    """Old values (one no-grad pass, dropout off), per-token rewards, GAE advantages and returns."""
+def compute_targets(cfg: TrainConfig, policy, value_head, batch, rewards: Tensor,
+                    turn_rewards: Tensor | None = None) -> Targets:
+    """Old values (one no-grad pass, dropout off), per-token rewards, GAE advantages and returns.
+    turn_rewards [N, K]: repair episodes' per-turn rewards (`--credit improvement` reads them)."""
     model = policy.model
     model.eval()  # dropout off: these values are the ones the first minibatch recomputes
     mask = loss_mask(cfg, batch)  # [N, T]
@@ -128,8 +131,12 @@ def compute_targets(cfg: TrainConfig, policy, value_head, batch, rewards: Tensor
         token_rewards = kl_penalty_reward(token_rewards, kl_reward, 1.0, mask=mask)  # per token
         metrics["kl/reward_penalty"] = float(kl_reward.sum(1).mean())
     estimator = ADVANTAGES[cfg.advantage]
-    advantages, state = estimator(token_rewards, batch.group_ids, mask, values=old_values,
-                                  **cfg.advantage_kwargs(estimator))
+    if turn_rewards is not None and cfg.repair.credit == "improvement":
+        advantages, state = credit_advantages(cfg, estimator, token_rewards, batch, mask, turn_rewards,
+                                              values=old_values)
+    else:
+        advantages, state = estimator(token_rewards, batch.group_ids, mask, values=old_values,
+                                      **cfg.advantage_kwargs(estimator))
     returns = state["returns"]  # value-based estimators return their value targets here (see gae)
     metrics.update({
         "value/returns_mean": float(masked_mean(returns, mask)),

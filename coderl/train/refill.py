@@ -19,7 +19,7 @@ def refill(run, step: int, first):
     reward/sandbox metrics stay those of its first round (comparable with runs without refill);
     if no group varies in any round, the first round is trained on (its advantages are zero)."""
     cfg = run.cfg
-    kept, rewards, groups, offset, rounds = [], [], 0, 0, 0
+    kept, rewards, turn_rewards, groups, offset, rounds = [], [], [], 0, 0, 0
     current, gen_seconds = first, first.gen_seconds
     while True:
         informative = ~zero_variance_groups(current.rewards, current.batch.group_ids)
@@ -30,6 +30,8 @@ def refill(run, step: int, first):
         if rows:
             kept.append(select_rows(current.batch, rows, offset))
             rewards.append(current.rewards[rows])
+            if current.turn_rewards is not None:  # repair episodes: every round has --turns columns
+                turn_rewards.append(current.turn_rewards[rows])
         groups += len(wanted)
         offset += max(ids) + 1
         if groups >= cfg.prompts_per_step or rounds >= cfg.dynamic_sampling:
@@ -43,4 +45,11 @@ def refill(run, step: int, first):
     if not kept:
         return dataclasses.replace(first, metrics=metrics, gen_seconds=gen_seconds)
     return dataclasses.replace(first, batch=concat_batches(kept, run.policy.tokenizer.pad_token_id or 0),
-                               rewards=torch.cat(rewards), metrics=metrics, gen_seconds=gen_seconds)
+                               rewards=torch.cat(rewards), metrics=metrics, gen_seconds=gen_seconds,
+                               turn_rewards=_cat_turns(turn_rewards) if turn_rewards else None)
+
+
+def _cat_turns(parts: list) -> torch.Tensor:
+    """[N, K] per-turn rewards of several rounds; a round whose episodes all ended early has fewer columns."""
+    width = max(p.shape[1] for p in parts)
+    return torch.cat([torch.nn.functional.pad(p, (0, width - p.shape[1])) for p in parts])

@@ -1,0 +1,56 @@
+"""Repair episodes in the RL loops (`--turns N`): every turn's answer scored on the hidden tests, the
+episode metrics, and the advantages under the chosen credit (`--credit`, `coderl.algorithms.turns`).
+
+    turn_rewards, metrics = score_turns(rewards_cfg, collected, tasks)   # [N, K], repair/* and reward/*
+    advantages, state = credit_advantages(cfg, estimator, token_rewards, batch, mask, turn_rewards, ...)
+"""
+
+from __future__ import annotations
+
+import torch
+
+from coderl.algorithms.turns import previous_rewards, turn_advantages
+from coderl.rewards import score
+
+
+def score_turns(rewards_cfg, got, step_tasks, override=None) -> tuple[torch.Tensor, object, dict]:
+    """(turn_rewards [N, K] float32: the total reward of each row's answer after turn k, scored on the hidden
+    tests, 0 for turns the row did not take; the final answers' `score` breakdown; repair/* metrics).
+
+    `override(results, samples, tasks)` replaces the sandbox reward, as in the single-turn loop."""
+    episodes = got.episodes
+    num_turns = max(len(e.turns) for e in episodes)
+    pairs = [(i, k) for i, e in enumerate(episodes) for k in range(len(e.turns))]
+    results = [episodes[i].turns[k].hidden for i, k in pairs]
+    samples = [episodes[i].turns[k].sample for i, k in pairs]
+    tasks = [step_tasks[episodes[i].group] for i, _ in pairs]
+    every = score(rewards_cfg, results, samples, tasks)
+    totals = override(results, samples, tasks) if override is not None else every.total
+    turn_rewards = torch.zeros((len(episodes), num_turns), dtype=torch.float32)
+    for (i, k), value in zip(pairs, totals):
+        turn_rewards[i, k] = float(value)
+    final = [i for i, (row, k) in enumerate(pairs) if k == len(episodes[row].turns) - 1]
+    breakdown = score(rewards_cfg, [results[j] for j in final], [samples[j] for j in final], [tasks[j] for j in final])
+    return turn_rewards, breakdown, episode_metrics(episodes, num_turns, got.no_hidden)
+
+
+def episode_metrics(episodes, num_turns: int, no_hidden) -> dict:
+    """repair/pass_after_turn_t (hidden tests, the answer standing after turn t), repair/turns_used,
+    repair/feedback_tokens (per episode), repair/out_of_room, repair/no_hidden_tasks."""
+    n = max(len(episodes), 1)
+    out = {f"repair/pass_after_turn_{t}": sum(e.passed_after(t) for e in episodes) / n
+           for t in range(1, num_turns + 1)}
+    out["repair/turns_used"] = sum(len(e.turns) for e in episodes) / n
+    out["repair/feedback_tokens"] = sum(e.feedback_tokens for e in episodes) / n
+    out["repair/out_of_room"] = sum(e.out_of_room for e in episodes) / n
+    out["repair/no_hidden_tasks"] = float(len(no_hidden))
+    return out
+
+
+def credit_advantages(cfg, estimator, token_rewards, batch, mask, turn_rewards, *, values=None, state=None):
+    """Advantages [N, T] and the estimator's new state under `--credit improvement` (`turn_advantages`):
+    token_rewards [N, T] the rows' per-token rewards (final reward on the last token, minus any KL)."""
+    used = (batch.turns.clamp(min=-1).max(dim=1).values + 1).clamp(min=0)  # [N] turns each row took
+    previous = previous_rewards(turn_rewards, used)
+    return turn_advantages(estimator, token_rewards, batch.group_ids, mask, batch.turns, previous, values=values,
+                           state=state, **cfg.advantage_kwargs(estimator))
