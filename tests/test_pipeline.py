@@ -453,3 +453,21 @@ def test_an_algo_preset_without_a_table_label_is_named_by_its_key(model_dir, tmp
     plan = load_plan(str(config))
     rl = next(s for s in plan.stages if s.kind == "rl")
     assert rl.config.algo == "grpo" and rl.method.startswith("grpo")
+
+
+def test_a_repair_pipeline_evaluates_and_trains_with_turns(model_dir, tmp_path):
+    """`turns` in the eval section and in an rl run: every stage runs repair episodes (docs/repair.md)."""
+    text = pipeline_yaml(model_dir, tmp_path / "out").replace("format: completion", "format: chat")
+    text = text[: text.index("sft:")] + "sft: null\n" + text[text.index("rl:"):]
+    text = text.replace("  max_new_tokens: 4\n", "  max_new_tokens: 4\n  turns: 2\n", 1)
+    text = text.replace("    steps: 1", "    turns: 2\n    credit: improvement\n    feedback_tokens: 30\n    steps: 1")
+    config = tmp_path / "p.yaml"
+    config.write_text(text)
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["pipeline", "--config", str(config)]) == 0
+    out = tmp_path / "out"
+    for stage in ("base-eval", "eval/grpo"):
+        summary = json.loads((out / stage / "summary.json").read_text())
+        assert summary["repair"]["turns"] == 2 and set(summary["repair"]["pass_at_1_after_turn"]) == {"1", "2"}
+    row = json.loads((out / "rl" / "grpo" / "metrics.jsonl").read_text().splitlines()[-1])
+    assert "repair/pass_after_turn_2" in row and row["repair/turns_used"] >= 1

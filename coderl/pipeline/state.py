@@ -178,7 +178,8 @@ def format_plan(plan: Plan, states: dict | None = None) -> str:
              f"model {plan.model}, format {plan.format}, weights {plan.dtype}, seed {plan.seed}",
              f"evaluation: {ev.tasks} split {ev.split}" + (f" (first {ev.limit})" if ev.limit else "")
              + (f": {plan.eval_tasks} tasks" if plan.eval_tasks else "")
-             + f" x {ev.samples} sample(s), {sampling}, max_new_tokens {ev.max_new_tokens}", ""]
+             + f" x {ev.samples} sample(s), {sampling}, max_new_tokens {ev.max_new_tokens}"
+             + (f", repair episodes of {ev.repair.turns} turns (hidden tests)" if ev.repair.on else ""), ""]
     for i, s in enumerate(plan.stages, 1):
         c = s.config
         if s.kind == "eval":
@@ -195,7 +196,8 @@ def format_plan(plan: Plan, states: dict | None = None) -> str:
                     + f", {c.steps} steps x {c.prompts_per_step} prompts x {c.samples_per_prompt} samples, "
                     f"reward {c.rewards.reward}" + (f" alpha {c.rewards.length_alpha}"
                                                     if c.rewards.reward in ("seed001", "pass_minus_length") else "")
-                    + f", T {c.temperature}, lr {c.optim.learning_rate}, max_new_tokens {c.max_new_tokens}")
+                    + f", T {c.temperature}, lr {c.optim.learning_rate}, max_new_tokens {c.max_new_tokens}"
+                    + (f", {c.repair.turns} turns, credit {c.repair.credit}" if c.repair.on else ""))
         state = ""
         if states:
             st, detail = states[s.name]
