@@ -86,8 +86,9 @@ def turn_advantages(estimator: Callable, token_rewards: Tensor, group_ids: Tenso
     options) on the expanded batch, folded back.  A [M, T] `returns` in the estimator's state (value
     targets) is folded back too."""
     rewards, groups, entry_mask, rows = expand_turns(token_rewards, group_ids, mask, turns, previous)
-    if len(rows) == 0:  # no policy token at all (every row masked out)
-        return torch.zeros(mask.shape, dtype=torch.float32), dict(state or {})
+    if len(rows) == 0:  # no policy token at all (every row masked out): nothing to credit
+        zeros = torch.zeros(mask.shape, dtype=torch.float32)
+        return zeros, {**(state or {}), **({"returns": zeros.clone()} if values is not None else {})}
     entry_values = values[rows] * entry_mask if values is not None else None
     advantages, new_state = estimator(rewards, groups, entry_mask, values=entry_values, state=state, **options)
     if isinstance(new_state.get("returns"), Tensor) and new_state["returns"].shape == entry_mask.shape:

@@ -27,7 +27,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 
-from coderl.base.config import DEVICES, flatten, option, require, section
+from coderl.base.config import DEVICES, ConfigError, flatten, option, require, section
 from coderl.eval.passk import pass_at_k, summarize
 from coderl.eval.stats import bootstrap_ci
 from coderl.eval.turns import format_turns, turn_records
@@ -118,6 +118,9 @@ def run_eval(cfg: EvalConfig, *, loaded=None, log=print) -> dict:
         from coderl.eval.turns import repair_summary
         from coderl.tasks.visibility import split_tests
 
+        if got.batch is None:
+            raise ConfigError(f"--turns {cfg.repair.turns}: no task of --tasks {cfg.tasks} has a hidden test "
+                              "(docs/repair.md: a task needs at least 2 tests, or a split of its own)")
         left_out = set(got.no_hidden) | set(got.skipped)
         tasks = [t for t in tasks if t.task_id not in left_out]  # scored on hidden tests: only tasks that have some
         repair = repair_summary(got.episodes, [t.task_id for t in tasks], cfg.repair.turns, got.no_hidden,

@@ -23,12 +23,15 @@ The episode (docs/repair.md):
 * it also ends when the next turn would not fit in `max_sequence_tokens`.
 
 Whether the episode goes on depends on the visible tests only, so not even one bit about the hidden
-tests reaches the model before its episode ends.
+tests reaches the model before its episode ends.  The separation of the two runs is the sandbox's:
+under isolation `full` each run has its own file system; under `uid`/`rlimits` programs share /tmp,
+and a warning says so (a hidden-test run could leave its arguments for a later visible-test run).
 """
 
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -129,6 +132,11 @@ def collect_repair(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Genera
     """Roll out one repair episode per row (`gen.samples_per_prompt` rows per task with hidden tests)."""
     from coderl.rollout.hf import extract, pad_token_id, sample_rows
 
+    if getattr(sandbox, "isolation", "full") != "full":
+        warnings.warn(f"multi-turn repair under sandbox isolation {sandbox.isolation!r}: programs share /tmp, so an "
+                      "answer's hidden-test run could leave the hidden arguments where its visible-test run (whose "
+                      "output is the feedback) reads them; only isolation 'full' closes that channel",
+                      RuntimeWarning, stacklevel=2)
     fmt = get_format(gen.format)
     room = max_sequence_tokens or getattr(getattr(model, "config", None), "max_position_embeddings", None)
     rows, skipped, no_hidden = [], [], []

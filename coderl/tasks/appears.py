@@ -1,6 +1,7 @@
 """Does a text show a test's (arguments, expected value)?  `pair_appears`, conservative: when in doubt, yes.
 
-The text is read as a stream of literal tokens (numbers, one-line strings, True/False/None and
+The text, and the inside of each literal bracket group in it (a table of cases), is read as a stream of
+literal tokens (numbers, one-line strings, True/False/None and
 JavaScript's true/false/null, bracket groups that are literals; a call's arguments as separate tokens);
 a function test's pair appears where its arguments are consecutive tokens followed closely by its
 expected value; a stdio test's where its input's words are followed by its output's.
@@ -181,6 +182,17 @@ def pair_appears(pair: TestPair, text: str, names: Iterable[str]) -> bool:
     "candidate") are accepted for symmetry; the literal-token scan does not need them."""
     if pair.stdin is not None:
         return _stdio_appears(pair, text)
-    tokens = _tokens(text)
-    return any(_call_appears(args, pair.expected, text, tokens) for args in pair.calls) and \
-        all(_call_appears(args, ANY, text, tokens) for _, args in pair.steps)
+    views = _views(text)
+    return any(_call_appears(args, pair.expected, v, _tokens(v)) for v in views for args in pair.calls) and \
+        all(any(_call_appears(args, ANY, v, _tokens(v)) for v in views) for _, args in pair.steps)
+
+
+def _views(text: str, depth: int = 4) -> list[str]:
+    """The text, and the inside of every literal bracket group in it, recursively: a data table such as
+    `for a, b, c in [(7, 8, 15), ...]` or `{(7, 8): 15}` is one token in the text, but its rows show pairs."""
+    out = [text]
+    if depth:
+        for start, end, _ in _tokens(text):
+            if text[start] in _CLOSE:
+                out += _views(text[start + 1:end - 1], depth - 1)
+    return out

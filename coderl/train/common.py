@@ -39,7 +39,7 @@ from coderl.train.checkpoint import (
 )
 from coderl.train.config import TrainConfig
 from coderl.train.curriculum import curriculum_prompts, frontier_fraction, update_rate
-from coderl.train.episodes import score_turns
+from coderl.train.episodes import repair_tasks, score_turns
 from coderl.train.logprobs import build_sequences, token_logprobs
 from coderl.train.policy import build_policy, save_policy_adapter
 from coderl.train.refill import refill
@@ -73,14 +73,16 @@ def prepare_run(cfg: TrainConfig, log) -> tuple[str | None, list]:
         error = overlap_error(cfg.tasks, tasks, cfg.eval.eval_tasks, cfg.sandbox)
         if error:
             raise ConfigError(error)
+    if cfg.max_tests_per_problem:
+        tasks = [t.with_tests(t.tests[: cfg.max_tests_per_problem]) for t in tasks]
+    if cfg.repair.on:
+        tasks = repair_tasks(cfg, tasks, log)
     os.makedirs(cfg.out, exist_ok=True)
     ckpt = latest_checkpoint(cfg.out) if cfg.resume else None
     if cfg.resume and ckpt is None:
         log(f"--resume: no checkpoint in {cfg.out}/checkpoints; starting from step 0")
     with open(os.path.join(cfg.out, "config.yaml"), "w", encoding="utf-8") as f:
         yaml.safe_dump(cfg.to_dict(), f, sort_keys=False)
-    if cfg.max_tests_per_problem:
-        tasks = [t.with_tests(t.tests[: cfg.max_tests_per_problem]) for t in tasks]
     torch.manual_seed(cfg.seed)
     return ckpt, tasks
 
@@ -206,7 +208,8 @@ class Run:
             self.log(f"step {step + 1}: skipped prompts longer than {max_prompt} tokens: {', '.join(got.skipped)}")
         turn_rewards, repair_metrics = None, {}
         if cfg.repair.on:
-            turn_rewards, rb, repair_metrics = score_turns(self.rewards_cfg, got, step_tasks, self.reward_override)
+            turn_rewards, rb, repair_metrics = score_turns(self.rewards_cfg, got, step_tasks, self.reward_override,
+                                                              cfg.repair.turns)
             totals = turn_rewards[torch.arange(len(batch)), [len(e.turns) - 1 for e in got.episodes]].tolist()
         else:
             group_tasks = [step_tasks[s.group] for s in batch.samples]

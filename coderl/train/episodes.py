@@ -13,7 +13,25 @@ from coderl.algorithms.turns import previous_rewards, turn_advantages
 from coderl.rewards import score
 
 
-def score_turns(rewards_cfg, got, step_tasks, override=None) -> tuple[torch.Tensor, object, dict]:
+def repair_tasks(cfg, tasks: list, log) -> list:
+    """The training tasks that have hidden tests (only they can be scored); the others are named once and
+    left out, so no step draws a task it cannot score.  None left is one ConfigError line."""
+    from coderl.base.config import ConfigError
+    from coderl.tasks.visibility import split_tests
+
+    kept = [t for t in tasks if split_tests(t, cfg.repair.split_seed).has_hidden]
+    if not kept:
+        raise ConfigError(f"--turns {cfg.repair.turns}: no task of --tasks {cfg.tasks} has a hidden test "
+                          "(docs/repair.md: a task needs at least 2 tests, or a split of its own)")
+    if len(kept) < len(tasks):
+        left = [t.task_id for t in tasks if t not in kept]
+        log(f"--turns {cfg.repair.turns}: {len(left)} of {len(tasks)} tasks have no hidden test and are left out: "
+            + ", ".join(left[:10]) + (" ..." if len(left) > 10 else ""))
+    return kept
+
+
+def score_turns(rewards_cfg, got, step_tasks, override=None, turns: int | None = None) -> tuple[torch.Tensor, object,
+                                                                                                  dict]:
     """(turn_rewards [N, K] float32: the total reward of each row's answer after turn k, scored on the hidden
     tests, 0 for turns the row did not take; the final answers' `score` breakdown; repair/* metrics).
 
@@ -31,12 +49,13 @@ def score_turns(rewards_cfg, got, step_tasks, override=None) -> tuple[torch.Tens
         turn_rewards[i, k] = float(value)
     final = [i for i, (row, k) in enumerate(pairs) if k == len(episodes[row].turns) - 1]
     breakdown = score(rewards_cfg, [results[j] for j in final], [samples[j] for j in final], [tasks[j] for j in final])
-    return turn_rewards, breakdown, episode_metrics(episodes, num_turns, got.no_hidden)
+    return turn_rewards, breakdown, episode_metrics(episodes, turns or num_turns, got.no_hidden)
 
 
 def episode_metrics(episodes, num_turns: int, no_hidden) -> dict:
     """repair/pass_after_turn_t (hidden tests, the answer standing after turn t), repair/turns_used,
-    repair/feedback_tokens (per episode), repair/out_of_room, repair/no_hidden_tasks."""
+    repair/feedback_tokens (per episode), repair/out_of_room (fraction of episodes), repair/no_hidden_tasks;
+    `num_turns` = --turns, so every step logs the same keys (an episode that ended keeps its answer)."""
     n = max(len(episodes), 1)
     out = {f"repair/pass_after_turn_{t}": sum(e.passed_after(t) for e in episodes) / n
            for t in range(1, num_turns + 1)}

@@ -87,7 +87,7 @@ def _optimise(cfg, run, batch, rewards, metrics, step, turn_rewards=None) -> tup
                                           **cfg.advantage_kwargs(estimator))
     policy_loss = POLICY_LOSSES[cfg.loss]
     loss_options = cfg.loss_kwargs(policy_loss)
-    agg = {"max_tokens": cfg.max_new_tokens}  # used by token_sum_const only
+    agg = {"max_tokens": cfg.max_new_tokens * cfg.repair.turns}  # token_sum_const only: a row's most policy tokens
     averages = Averages()
     want_entropy = cfg.entropy_coef > 0
     model.eval()  # dropout off: the function that sampled is the function we differentiate

@@ -162,7 +162,7 @@ def _optimise(cfg, run, value_head, batch, targets: Targets, step) -> dict:
     mask = loss_mask(cfg, batch)  # [N, T]
     policy_loss = POLICY_LOSSES[cfg.loss]
     loss_options = cfg.loss_kwargs(policy_loss)
-    agg = {"max_tokens": cfg.max_new_tokens}  # used by token_sum_const only
+    agg = {"max_tokens": cfg.max_new_tokens * cfg.repair.turns}  # token_sum_const only: a row's most policy tokens
     value_clip = cfg.value.value_clip or None  # 0 = unclipped
     averages = Averages()
     model.eval()  # dropout off: the function that sampled is the function we differentiate

@@ -30,7 +30,7 @@ def refill(run, step: int, first):
         if rows:
             kept.append(select_rows(current.batch, rows, offset))
             rewards.append(current.rewards[rows])
-            if current.turn_rewards is not None:  # repair episodes: every round has --turns columns
+            if current.turn_rewards is not None:  # repair episodes: [N, K] per round (K may differ)
                 turn_rewards.append(current.turn_rewards[rows])
         groups += len(wanted)
         offset += max(ids) + 1

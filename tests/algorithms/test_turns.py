@@ -90,3 +90,11 @@ def test_gae_under_improvement_credit_returns_fold_back_with_the_rows_shape():
     assert advantages[0].tolist() == pytest.approx([1.0, 1.0, 0.0, 0.0, 0.8, 0.8])
     assert advantages[1].tolist() == pytest.approx([1.0, 1.0, 1.0, 0.0, 0.0, 0.0])
     assert state["returns"].shape == (2, 6)
+
+
+def test_no_policy_token_at_all_gives_zero_advantages_and_zero_returns():
+    mask = torch.zeros(2, 4)
+    turns = torch.full((2, 4), -1)
+    advantages, state = turn_advantages(ADVANTAGES["gae"], torch.zeros(2, 4), torch.tensor([0, 0]), mask, turns,
+                                        torch.zeros(2, 1), values=torch.zeros(2, 4))
+    assert advantages.abs().sum() == 0 and state["returns"].shape == (2, 4)

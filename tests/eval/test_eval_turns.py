@@ -79,3 +79,13 @@ def test_cli_flag(model_dir, tmp_path, capsys):
                  "--max-new-tokens", "4", "--workers", "2", "--turns", "2"])
     assert code in (0, None)
     assert "pass@1 after turn 2" in capsys.readouterr().out
+
+
+def test_no_task_with_hidden_tests_is_one_line(model_dir, tmp_path):
+    one_test = tmp_path / "one.jsonl"  # a single test: nothing left to hide
+    one_test.write_text(json.dumps({"task_id": "One/0", "prompt": "def f(x):\n", "entry_point": "f",
+                                    "test": "def check(candidate):\n    assert candidate(1) == 1\n"}) + "\n")
+    cfg = build(EvalConfig, dict(out=str(tmp_path / "v"), model=model_dir, tasks=str(one_test), format="chat",
+                                 max_new_tokens=2, workers=2, turns=2))
+    with pytest.raises(ConfigError, match="no task of --tasks .* has a hidden test"):
+        run_eval(cfg, log=lambda m: None)

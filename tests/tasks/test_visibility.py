@@ -341,3 +341,9 @@ def test_most_tasks_of_each_set_have_hidden_tests(splits, spec, part):
           f"({visible} visible / {hidden} hidden tests), by rule: {dict(sorted(rules.items()))}")
     assert with_hidden >= HIDDEN_AT_LEAST[spec]
     assert all(split.visible for _, split in pairs)  # feedback always has at least one test
+
+
+@pytest.mark.parametrize("table", ["for a, b, c in [(7, 8, 15), (1, 2, 3)]:", "cases = [[7, 8], 15]",
+                                   "expected = {(7, 8): 15}"])
+def test_scanner_reads_pairs_inside_a_table_of_cases(table):
+    assert appears("candidate(7, 8)", 15, table)

@@ -84,3 +84,32 @@ def test_metrics_file_holds_the_episode_metrics(model_dir, tmp_path):
 def test_turns_with_a_completion_format_is_one_line(model_dir, tmp_path):
     with pytest.raises(ConfigError, match="--format='completion': expected a chat format"):
         base_config(model_dir, tmp_path / "x", turns=2)
+
+
+def test_tasks_without_hidden_tests_are_left_out_at_the_start(model_dir, tmp_path):
+    cfg = repair_config(model_dir, tmp_path / "run", algo="grpo", max_tests_per_problem=1)
+    with pytest.raises(ConfigError, match="no task of --tasks .* has a hidden test"):
+        run_training(cfg, log=lambda m: None, reward_override=varied_reward)
+
+
+def test_every_step_logs_every_turns_metric_even_when_all_episodes_end_at_turn_1(model_dir, tmp_path, monkeypatch):
+    from coderl.sandbox.types import ExecutionResult, Status
+
+    cfg = repair_config(model_dir, tmp_path / "run", algo="grpo", turns=3)
+
+    class Passed:  # every visible run passes: every episode ends after its first answer
+        def result(self):
+            return ExecutionResult(Status.PASSED)
+
+    from coderl.rollout import repair
+
+    real, calls = repair._run, []
+
+    def run(sandbox, task, tests, completion, limits):  # called per answer: visible tests, then hidden ones
+        calls.append(tests)
+        return Passed() if len(calls) % 2 == 1 else real(sandbox, task, tests, completion, limits)
+
+    monkeypatch.setattr(repair, "_run", run)
+    m = run_training(cfg, log=lambda m: None, reward_override=varied_reward)
+    assert m["repair/turns_used"] == 1.0
+    assert {"repair/pass_after_turn_1", "repair/pass_after_turn_2", "repair/pass_after_turn_3"} <= set(m)
