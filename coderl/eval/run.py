@@ -116,15 +116,13 @@ def run_eval(cfg: EvalConfig, *, loaded=None, log=print) -> dict:
             got = collect(loaded.model, loaded.tokenizer, tasks, sandbox, gen, cfg.sandbox.limits(), log=log)
     if cfg.repair.on:
         from coderl.eval.turns import repair_summary
-        from coderl.tasks.visibility import split_tests
-
         if got.batch is None:
             raise ConfigError(f"--turns {cfg.repair.turns}: no task of --tasks {cfg.tasks} has a hidden test "
                               "(docs/repair.md: a task needs at least 2 tests, or a split of its own)")
         left_out = set(got.no_hidden) | set(got.skipped)
         tasks = [t for t in tasks if t.task_id not in left_out]  # scored on hidden tests: only tasks that have some
         repair = repair_summary(got.episodes, [t.task_id for t in tasks], cfg.repair.turns, got.no_hidden,
-                                {t.task_id: split_tests(t, cfg.repair.split_seed).rule for t in tasks}, cfg.seed)
+                                {t.task_id: got.split_rules[t.task_id] for t in tasks}, cfg.seed)
     rows = list(zip(got.samples, got.results))
     gen_seconds, gen_token_total = got.gen_seconds, got.gen_tokens
     total_seconds = time.perf_counter() - start

@@ -81,6 +81,15 @@ class RewardBatch:
     def __len__(self) -> int:
         return len(self.total)
 
+    def select(self, rows: list[int]) -> RewardBatch:
+        """The rewards of the samples at `rows`, in that order (no component is computed again)."""
+        def pick(values: list) -> list:
+            return [values[i] for i in rows]
+
+        return RewardBatch(pick(self.total), {k: pick(v) for k, v in self.components.items()}, dict(self.weights),
+                           pick(self.empty), pick(self.truncated), pick(self.tampered), pick(self.passed),
+                           pick(self.timed_out), pick(self.sandbox_error))
+
     def metrics(self) -> dict[str, float]:
         """Batch means, namespaced (NaN for an empty batch).
 

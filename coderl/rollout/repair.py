@@ -87,6 +87,7 @@ class RepairCollected:
     no_hidden: list[str]  # task ids without hidden tests (not rolled out)
     gen_seconds: float
     gen_tokens: int
+    split_rules: dict[str, str] = field(default_factory=dict)  # task id -> the rule that split its tests
 
     @property
     def samples(self) -> list[Sample]:
@@ -139,9 +140,10 @@ def collect_repair(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Genera
                       RuntimeWarning, stacklevel=2)
     fmt = get_format(gen.format)
     room = max_sequence_tokens or getattr(getattr(model, "config", None), "max_position_embeddings", None)
-    rows, skipped, no_hidden = [], [], []
+    rows, skipped, no_hidden, rules = [], [], [], {}
     for index, task in enumerate(tasks):
         split = split_tests(task, repair.split_seed)
+        rules[task.task_id] = split.rule
         if not split.has_hidden:
             no_hidden.append(task.task_id)
             continue
@@ -222,7 +224,7 @@ def collect_repair(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Genera
             turn.hidden = hidden.result()
     batch = _assemble(rows, pad_token_id(model, tokenizer)) if rows else None
     return RepairCollected(batch, [r.episode.final.hidden for r in rows], [r.episode for r in rows],
-                           skipped, no_hidden, gen_seconds, gen_tokens)
+                           skipped, no_hidden, gen_seconds, gen_tokens, rules)
 
 
 def _run(sandbox, task: Task, tests: tuple, completion: str, limits):

@@ -48,7 +48,7 @@ def score_turns(rewards_cfg, got, step_tasks, override=None, turns: int | None =
     for (i, k), value in zip(pairs, totals):
         turn_rewards[i, k] = float(value)
     final = [i for i, (row, k) in enumerate(pairs) if k == len(episodes[row].turns) - 1]
-    breakdown = score(rewards_cfg, [results[j] for j in final], [samples[j] for j in final], [tasks[j] for j in final])
+    breakdown = every.select(final)  # the last answers' rewards, already computed
     return turn_rewards, breakdown, episode_metrics(episodes, turns or num_turns, got.no_hidden)
 
 

@@ -120,3 +120,14 @@ def test_quality_runs_ruff_once_per_score_call(monkeypatch):
     out = score(RewardConfig(weights={"quality": 1.0}), [result(True)] * 5, samples, tasks)
     assert len(calls) == 1
     assert out.components["quality"] == [1.0, 0.5, 0.0, 1.0, 1.0]
+
+
+def test_select_is_the_score_of_the_selected_samples():
+    cfg = RewardConfig(weights={"pass": 1.0, "fraction": 0.5, "length_penalty": 1.0})
+    results = [result(True, True), result(True, False), result(False, False, status=Status.TIMEOUT)]
+    samples = [sample(tokens=5), sample(tokens=50, truncated=True), sample(tokens=9)]
+    tasks = [TASK] * 3
+    whole = score(cfg, results, samples, tasks)
+    picked = whole.select([2, 0])
+    again = score(cfg, [results[2], results[0]], [samples[2], samples[0]], [TASK, TASK])
+    assert picked == again and picked.metrics() == again.metrics()
