@@ -113,3 +113,11 @@ def test_every_step_logs_every_turns_metric_even_when_all_episodes_end_at_turn_1
     m = run_training(cfg, log=lambda m: None, reward_override=varied_reward)
     assert m["repair/turns_used"] == 1.0
     assert {"repair/pass_after_turn_1", "repair/pass_after_turn_2", "repair/pass_after_turn_3"} <= set(m)
+
+
+@pytest.mark.parametrize("field,value,message", [("turns", 0, "--turns=0: expected an integer >= 1"),
+                                                 ("feedback_tokens", 0, "--feedback-tokens=0: expected an integer >= 1"),
+                                                 ("credit", "best", "--credit=.best.: expected one of final, improvement")])
+def test_bad_repair_options_are_one_line(model_dir, tmp_path, field, value, message):
+    with pytest.raises(ConfigError, match=message):
+        repair_config(model_dir, tmp_path / "x", **{field: value})
