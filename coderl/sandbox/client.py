@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from concurrent.futures import Future
 from dataclasses import replace
 
+from .answers import judge_answer
 from .isolation import EXPOSE_ENV, HIDE_ENV
 from .judge import judge
 from .types import (
@@ -31,6 +32,7 @@ from .types import (
     ExecutionRequest,
     ExecutionResult,
     Limits,
+    Mode,
     Status,
     TestOutcome,
 )
@@ -248,6 +250,9 @@ class Sandbox:
         future: Future = Future()
         if request.rejected:  # refused at build time by the task's rules: nothing runs
             future.set_result(rejected_result(request))
+            return future
+        if request.mode is Mode.ANSWER:  # a reply, not a program: judged here, nothing runs
+            future.set_result(judge_answer(request))
             return future
         with self._lock:
             if self._closed:

@@ -48,6 +48,8 @@ class CheckKind(str, enum.Enum):
     JSON = "json"  # `source` is stdin; pass = exit 0 and the last VALUE_MARKER line's JSON equals expected
     TAGGED = "tagged"  # `source` is stdin; expected = {"nonce", "checks": [[label, value], ...]}: one
     # outcome per expected check, from the stdout lines "<nonce> <label> <value>" in order (HDL testbenches)
+    ANSWER = "answer"  # Mode.ANSWER: `expected` is the final answer (text) the reply must state; judged in
+    # the parent (`coderl.sandbox.answers`), nothing runs
     REPORT = "report"  # an analysis (a synthesiser, a linter): not a test; its exit status and output
     # excerpts go to `ExecutionResult.reports[id]` for the rewards, and never count for pass or fraction
 
@@ -115,6 +117,8 @@ class Mode(str, enum.Enum):
     COMMAND = "command"  # one process per test: exec `argv` in the work dir with stdin = test.source
     # (after `build_argv`, when given, ran once in a work dir of its own: what it wrote there is copied
     # into every test's work dir)
+    ANSWER = "answer"  # no process: `program` is a reply (math), whose final answer the parent compares with
+    # each test's expected answer (`coderl.sandbox.answers`); the reply is never executed
 
 
 @dataclass(frozen=True)
