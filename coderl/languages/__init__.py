@@ -4,7 +4,8 @@
              placeholder_body, implements, completion_stops)
 
 A language is one module here that builds a `Language` and registers it (`python.py`, `javascript.py`,
-`verilog.py`; a user's from a YAML runner file: `user.py`), with its runner (`runner.py`); formats read
+`verilog.py`; `math.py` for replies judged on their final answer; a user's from a YAML runner file:
+`user.py`), with its runner (`runner.py`); formats read
 its fence tags, prose check and completion stops, the `syntax` reward its compile check, the shaping
 rewards its implementation check, the judge how a failed run's stderr shows a compile error.
 `Task.language` names it (default "python").  The `quality` reward is ruff's: Python only.
@@ -56,7 +57,7 @@ def get_language(name: str) -> Language:
                          f"needs a runner file: docs/languages.md)") from None
 
 
-from coderl.languages import javascript, python, verilog  # noqa: E402,F401  -- register themselves
+from coderl.languages import javascript, math, python, verilog  # noqa: E402,F401  -- register themselves
 
 PYTHON = LANGUAGES["python"]
 

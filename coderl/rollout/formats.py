@@ -16,6 +16,12 @@ default stop strings generation uses with it.  Registered by name in `FORMATS`:
 * `reasoning`: a system prompt asks for `<reasoning>...</reasoning><answer>...</answer>`; the code
   is taken from the last `<answer>` block, then extracted and re-assembled as in `chat`.
 
+Kinds whose answer is not code (`TaskKind.answer_is_code` False: math) keep the reply's text: `chat`
+takes the whole reply (no closing-fence stop; `format_ok` when the final answer is marked with `####`
+or `\\boxed{}`), `reasoning` the last `<answer>` block's text under the kind's own system prompt, and
+`completion` the continuation of "Question: ...\\nAnswer:" up to the next "\\nQuestion:" (the
+language's prose header and stops).  The judge reads the final answer from that text.
+
 Everything here is indentation-safe: a body is never `.strip()`ed or `.lstrip()`ed; line endings
 become `\\n`, and tabs in indentation become 4 spaces (a tab-indented body after the prompt's
 space-indented docstring is a `TabError`).  This module does not import torch.
@@ -261,7 +267,10 @@ def _completion_render(task: Task, tokenizer: Any) -> str:
 
 def _completion_stops(task: Task) -> tuple[str, ...]:
     # A stdio program legitimately defines functions and has `if __name__` / top-level prints.
-    return get_language(task.language).completion_stops if get_kind(task.kind).prompt_is_code else ("\n```",)
+    kind = get_kind(task.kind)
+    if kind.prompt_is_code or not kind.answer_is_code:
+        return get_language(task.language).completion_stops
+    return ("\n```",)
 
 
 def _completion_extract(task: Task, output: str) -> Extraction:
@@ -295,7 +304,18 @@ def _chat_render(task: Task, tokenizer: Any) -> Messages:
     return [{"role": "user", "content": user_message(task)}]
 
 
+def _marked_answer(text: str) -> bool:
+    """A final answer marked as one (`#### 18`, `\\boxed{18}`), not only the reply's last number."""
+    from coderl.sandbox.answers import extract_answer
+
+    found = extract_answer(text)
+    return found is not None and found.rule != "last number"
+
+
 def _chat_extract(task: Task, output: str) -> Extraction:
+    if not get_kind(task.kind).answer_is_code:
+        text = _normalize(output, tabs=False)
+        return Extraction(text, _marked_answer(text))
     code, fenced = extract_code(output, task.entry_point, get_language(task.language))
     return Extraction(assemble(task, code), fenced)
 
@@ -303,7 +323,8 @@ def _chat_extract(task: Task, output: str) -> Extraction:
 def _reasoning_render(task: Task, tokenizer: Any) -> Messages:
     _require_template(tokenizer, "reasoning")
     language = get_language(task.language)
-    system = REASONING_SYSTEM.format(language=language.display, tag=language.fence_tag)
+    system = get_kind(task.kind).reasoning_system or REASONING_SYSTEM
+    system = system.format(language=language.display, tag=language.fence_tag)
     return [{"role": "system", "content": system}, {"role": "user", "content": user_message(task)}]
 
 
@@ -311,8 +332,11 @@ def _reasoning_extract(task: Task, output: str) -> Extraction:
     answers = _ANSWER.findall(output)
     # Without an <answer>, the code may still be in the reply (after the reasoning, if any).
     answer = answers[-1] if answers else output.rsplit("</reasoning>", 1)[-1]
+    layout_ok = _REASONING_LAYOUT.fullmatch(output) is not None
+    if not get_kind(task.kind).answer_is_code:
+        return Extraction(_normalize(answer, tabs=False), layout_ok)
     code, _ = extract_code(answer, task.entry_point, get_language(task.language))
-    return Extraction(assemble(task, code), _REASONING_LAYOUT.fullmatch(output) is not None)
+    return Extraction(assemble(task, code), layout_ok)
 
 
 def _no_stops(task: Task) -> tuple[str, ...]:
@@ -320,6 +344,8 @@ def _no_stops(task: Task) -> tuple[str, ...]:
 
 
 def _chat_stops(task: Task) -> tuple[str, ...]:
+    if not get_kind(task.kind).answer_is_code:
+        return ()  # a worked answer may show code blocks; it ends with the end-of-turn token (EOS)
     return CHAT_STOPS  # or the end-of-turn token (EOS), whichever comes first
 
 

@@ -7,6 +7,8 @@ present it.  A new kind is one `TaskKind` registered here (or in a module of its
                input on stdin; stdout is compared token-wise (Mode.PYTHON_SCRIPT)
     hdl        a hardware module (Verilog): compiled with a testbench, simulated, synthesised and
                linted (`coderl.tasks.hdl`)
+    math       a word problem whose reply is judged on its final answer; nothing runs
+               (`coderl.tasks.math_tasks`, Mode.ANSWER)
 
 Tasks in another language than Python run through their language's runner (`coderl.languages.runner`):
 function tasks judged on the values a trusted harness prints, stdio tasks on stdout (Mode.COMMAND).
@@ -31,6 +33,10 @@ class TaskKind:
     instruction: str  # the chat instruction; {language} and {tag} are the task language's name and fence tag
     build_program: Callable[[Task, str], str]  # the exact program text that runs
     build_request: Callable[[Task, str, Limits, tuple], ExecutionRequest]  # (task, completion, limits, tests)
+    # False: the reply is prose judged on its final answer (math), not code: the formats take the whole reply
+    # (or the reasoning format's <answer>) as the completion instead of a code block
+    answer_is_code: bool = True
+    reasoning_system: str | None = None  # the `reasoning` format's system prompt (None: the code one)
 
 
 KINDS: dict[str, TaskKind] = {}
@@ -43,7 +49,8 @@ def register_kind(kind: TaskKind) -> TaskKind:
     return kind
 
 
-_MODULES = {"hdl": "coderl.tasks.hdl"}  # kinds registered by a module of their own, imported when first needed
+# kinds registered by a module of their own, imported when first needed
+_MODULES = {"hdl": "coderl.tasks.hdl", "math": "coderl.tasks.math_tasks"}
 
 
 def get_kind(name: str, task_id: str = "") -> TaskKind:

@@ -7,6 +7,9 @@
     stdio:PATH           stdin/stdout problems (Nemotron-RL or APPS/TACO layout; a row's `language`)
     verilog[:PATH]       Verilog problems (bundled, or a file in their layout: `coderl.tasks.hdl`)
     humaneval-js         HumanEval translated to JavaScript (`coderl.tasks.humaneval_js`)
+    math                 generated math word problems, train / valid / test (`coderl.tasks.math_gen`)
+    math:k=v,k=v         part of them (keys n, seed, split); the test split's templates are held out
+    gsm8k:PATH           a GSM8K-layout JSONL(.gz) file of math problems (`coderl.tasks.math_tasks`)
     stdio-basics[:language=L]  16 stdin/stdout problems in Python, JavaScript or Lua (`coderl.tasks.languages_sets`)
     synthetic            generated tasks with default options
     synthetic:k=v,k=v    generated tasks (keys level, n, seed, split, tries: `coderl.tasks.synthetic`)
@@ -20,7 +23,7 @@
 `parse_task_spec` is the one parser; `load_tasks` parses, loads, splits and returns a `TaskSet`
 whose `describe()` is recorded wherever results are written.
 
-Splits: file sources are split by `coderl.tasks.split` (seeded shuffle of the ids).  Synthetic tasks
+Splits: file sources are split by `coderl.tasks.split` (seeded shuffle of the ids).  Synthetic and math tasks
 have their own held-out splits of unseen compositions (train / valid / test): the spec's `split=`
 chooses one, else `load_tasks`'s split does (all = the three together); a spec split and a
 different `load_tasks` split other than all is an error.  `load_tasks`'s seed does not apply to them.
@@ -40,11 +43,12 @@ from coderl.tasks.languages_sets import load_language_set, options_of
 from coderl.tasks.split import SPLITS, split_tasks
 from coderl.tasks.types import Task, TaskFormatError
 
-SOURCES = ("humaneval", "mbpp", "stdio", "synthetic", "easy", "corpus", "mix", *LANGUAGE_SOURCES)
+SOURCES = ("humaneval", "mbpp", "stdio", "synthetic", "easy", "corpus", "mix", *LANGUAGE_SOURCES, "math", "gsm8k")
 SPEC_SPLITS = ("all", "train", "valid", "test")
-_NEEDS_PATH = ("mbpp", "stdio")
+_NEEDS_PATH = ("mbpp", "stdio", "gsm8k")
 _PREFIX_RE = re.compile(r"^([A-Za-z][A-Za-z0-9_-]*):(.*)$", re.DOTALL)
 _GRAMMAR = ("humaneval, humaneval:PATH, easy, corpus[:k=v,...], mbpp:PATH, stdio:PATH, synthetic:k=v,..., "
+            "math[:k=v,...], gsm8k:PATH, "
             "verilog[:PATH], humaneval-js, stdio-basics[:language=L], a PATH, any of them @SPLIT, or mix:SPEC*W+SPEC*W")
 
 
@@ -91,7 +95,7 @@ def parse_task_spec(spec: str) -> TaskSpec:
         return TaskSpec("mix", None, {"mix": spec[4:]})
     if spec == "humaneval":
         return TaskSpec("humaneval")
-    if spec in ("synthetic", "easy", "corpus", *LANGUAGE_SOURCES):
+    if spec in ("synthetic", "easy", "corpus", "math", *LANGUAGE_SOURCES):
         return TaskSpec(spec)
     if spec in _NEEDS_PATH:
         raise TaskFormatError(f"task spec {spec!r} needs a file: {spec}:PATH")
@@ -113,6 +117,10 @@ def parse_task_spec(spec: str) -> TaskSpec:
             options = _parse_options(spec, rest)
             corpus_options(options, spec)
             return TaskSpec("corpus", None, options)
+        if name == "math":
+            options = _parse_options(spec, rest)
+            math_config(options, spec)
+            return TaskSpec("math", None, options)
         if name in ("humaneval-js", "stdio-basics"):
             return TaskSpec(name, None, options_of(name, _parse_options(spec, rest), spec))
         if name == "easy":
@@ -129,6 +137,30 @@ def synthetic_config(options: dict[str, str], spec: str):
 
     try:
         return parse_options(options)
+    except ValueError as e:
+        raise TaskFormatError(f"task spec {spec!r}: {e}") from None
+
+
+def math_config(options: dict[str, str], spec: str):
+    """The validated `MathConfig` of a math spec's options (one-line `TaskFormatError`)."""
+    from coderl.tasks.math_gen import parse_options
+
+    try:
+        return parse_options(options)
+    except ValueError as e:
+        raise TaskFormatError(f"task spec {spec!r}: {e}") from None
+
+
+def _load_math(parsed: TaskSpec, spec: str, split: str) -> tuple[list[Task], str]:
+    """(tasks, effective split) of a math spec under `load_tasks`'s split (as for synthetic)."""
+    from coderl.tasks.math_gen import generate_math
+
+    cfg = math_config(parsed.options, spec)
+    if cfg.split is not None and split not in ("all", cfg.split):
+        raise TaskFormatError(f"task spec {spec!r}: option split={cfg.split!r} conflicts with split {split!r}")
+    effective = cfg.split or split
+    try:
+        return generate_math(cfg, effective), effective
     except ValueError as e:
         raise TaskFormatError(f"task spec {spec!r}: {e}") from None
 
@@ -180,16 +212,20 @@ def detect_format(path: str) -> str:
         return "mbpp"
     if "responses_create_params" in row or "input_output" in row:
         return "stdio"
+    if {"question", "answer"} <= row.keys():
+        return "gsm8k"
     raise TaskFormatError(
         f"{path}:{lineno}: cannot tell the task format from fields {', '.join(sorted(row)) or '(none)'} "
         "(known: humaneval = prompt+test+entry_point, mbpp = test_list, "
-        "stdio = responses_create_params or input_output); prefix the path with humaneval:, mbpp: or stdio:"
+        "stdio = responses_create_params or input_output, gsm8k = question+answer); prefix the path with "
+        "humaneval:, mbpp:, stdio: or gsm8k:"
     )
 
 
 def load_spec(parsed: TaskSpec, spec: str) -> list[Task]:
     """All tasks a parsed spec names (no split)."""
     from coderl.tasks.humaneval import load_humaneval
+    from coderl.tasks.math_tasks import load_gsm8k
     from coderl.tasks.mbpp import load_mbpp
     from coderl.tasks.stdio import load_stdio
 
@@ -197,6 +233,8 @@ def load_spec(parsed: TaskSpec, spec: str) -> list[Task]:
         return _load_synthetic(parsed, spec, "all")[0]
     if parsed.source == "corpus":
         return _load_corpus(parsed, spec, "all")[0]
+    if parsed.source == "math":
+        return _load_math(parsed, spec, "all")[0]
     if parsed.source == "mix":
         raise TaskFormatError(f"task spec {spec!r}: a mix is loaded with load_tasks")
     if parsed.source == "humaneval" and parsed.path is None:
@@ -214,7 +252,7 @@ def load_spec(parsed: TaskSpec, spec: str) -> list[Task]:
     source = detect_format(path) if parsed.source == "auto" else parsed.source
     if parsed.source == "verilog":
         return load_language_set("verilog", path, {}, "all", 0, spec)
-    loaders = {"humaneval": load_humaneval, "mbpp": load_mbpp, "stdio": load_stdio}
+    loaders = {"humaneval": load_humaneval, "mbpp": load_mbpp, "stdio": load_stdio, "gsm8k": load_gsm8k}
     return loaders[source](path)
 
 
@@ -268,12 +306,15 @@ def load_tasks(spec: str, split: str = "all", seed: int = 0) -> TaskSet:
     if parsed.source == "corpus":
         tasks, effective = _load_corpus(parsed, spec, split)
         return TaskSet(tasks=tasks, spec=spec, split=effective, seed=seed)
+    if parsed.source == "math":
+        tasks, effective = _load_math(parsed, spec, split)
+        return TaskSet(tasks=tasks, spec=spec, split=effective, seed=seed)
     if parsed.source in LANGUAGE_SOURCES:
         tasks = load_language_set(parsed.source, parsed.path, parsed.options, split, seed, spec)
         return TaskSet(tasks=tasks, spec=spec, split=split, seed=seed)
     if split not in SPLITS:
         raise TaskFormatError(f"task spec {spec!r}: split {split!r}: a {parsed.source} source has splits "
-                              f"{', '.join(SPLITS)} (valid exists for synthetic and corpus)")
+                              f"{', '.join(SPLITS)} (valid exists for synthetic, math and corpus)")
     tasks = load_spec(parsed, spec)
     return TaskSet(tasks=split_tasks(tasks, split, seed), spec=spec, split=split, seed=seed)
 

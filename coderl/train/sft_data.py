@@ -24,6 +24,9 @@ extraction in `coderl.rollout.formats`:
   (`without_docstring`): the prompt already shows it, and a target that repeats it teaches replies
   longer than they need to be (measured: answers grew ~12% after SFT while it was kept).
   `get_format("chat").extract` turns it back into a completion whose program runs the reference code.
+* math tasks (answers that are not code): the worked solution ending in "#### answer" (completion: after a
+  space, continuing "Answer:"); reasoning: the worked steps inside <reasoning>, the answer alone inside
+  <answer>.  These tasks do carry worked reasoning.
 * reasoning: "<reasoning>\\n" + REASONING_PLACEHOLDER + "\\n</reasoning>\\n<answer>\\n" + the chat
   reply + "\\n</answer>".  The tasks carry no worked reasoning, so SFT teaches only the layout; a
   fixed one-line placeholder is honest about that (RL is what fills the reasoning in).
@@ -58,6 +61,7 @@ from coderl.languages import get_language
 from coderl.rollout.formats import get_format, prompt_text
 from coderl.tasks import Task, TaskFormatError, load_tasks
 from coderl.tasks.jsonl import first_row, iter_jsonl, require
+from coderl.tasks.kinds import get_kind
 
 IGNORE_INDEX = -100  # label of a position that does not contribute to the loss (torch's cross_entropy default)
 REASONING_PLACEHOLDER = "The reference implementation follows."
@@ -156,6 +160,8 @@ def solution_text(task: Task, format: str) -> str:
     reference = task.reference_solution
     if reference is None:
         raise ValueError(f"task {task.task_id} has no reference solution")
+    if not get_kind(task.kind).answer_is_code:
+        return _worked_answer_text(task, format, reference)
     if format == "completion":
         return reference
     program = task.build_program(reference)
@@ -167,6 +173,21 @@ def solution_text(task: Task, format: str) -> str:
     if format == "reasoning":
         return f"<reasoning>\n{REASONING_PLACEHOLDER}\n</reasoning>\n<answer>\n{reply}\n</answer>"
     get_format(format)  # raises the one-line error for an unknown name
+    raise ValueError(f"format {format!r}: no SFT solution text defined")
+
+
+def _worked_answer_text(task: Task, format: str, reference: str) -> str:
+    """A math target: the worked solution ending in `#### answer` (completion: after a space, continuing
+    "Answer:"); reasoning: the worked steps as the reasoning, the answer alone in <answer>."""
+    if format == "completion":
+        return " " + reference
+    if format == "chat":
+        return reference
+    if format == "reasoning":
+        worked, _, answer = reference.rpartition("####")
+        reasoning = worked.strip() or REASONING_PLACEHOLDER
+        return f"<reasoning>\n{reasoning}\n</reasoning>\n<answer>\n{answer.strip()}\n</answer>"
+    get_format(format)
     raise ValueError(f"format {format!r}: no SFT solution text defined")
 
 
