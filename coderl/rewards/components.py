@@ -11,6 +11,8 @@ Outcome components read the sandbox's verdict:
   `pass`, `fraction`, `perfect_bonus`, `length_penalty`.
 Shaping components look at the program itself:
   `syntax`, `format`, `quality`.
+A learned component scores the reply with a reward model (`coderl.rewards.learned`):
+  `reward_model`.
 Shaping components pay only when the completion *defines the entry point* (see
 `defines_entry_point`): otherwise an empty answer would earn them (the prompt alone compiles, is
 lint-clean and, in the completion format, counts as well formatted), and a policy would learn that
@@ -28,6 +30,7 @@ from typing import Any
 
 from coderl.languages import get_language
 from coderl.languages.python import parse_module
+from coderl.rewards.learned import reward_model_scores, scores_as_kwargs
 from coderl.rewards.lint import Finding, run_ruff
 from coderl.rollout.types import Sample
 from coderl.sandbox.types import ExecutionResult
@@ -38,6 +41,7 @@ RewardFn = Callable[..., float]  # (result, sample, task, **params) -> float
 PrepareFn = Callable[..., list]  # (samples, tasks, **params) -> [dict of extra kwargs per sample]
 
 FRACTION_TESTS = ("all", "hidden", "visible")  # choices of RewardConfig.fraction_tests
+LINTED_LANGUAGES = ("python", "verilog")  # the `quality` component's: ruff and verilator
 LENGTH_PENALTY_ON = ("all", "passed")  # choices of RewardConfig.length_penalty_on
 
 
@@ -283,7 +287,7 @@ def quality(result: ExecutionResult, sample: Sample, task: Task, *, quality_scal
 
 
 def _verilator_quality(result: ExecutionResult, task: Task, completion: str, scale: float) -> float:
-    if task.language != "verilog":
+    if task.language not in LINTED_LANGUAGES:
         raise ValueError(f"reward 'quality': no linter for language {task.language!r} (Python: ruff; Verilog: "
                          f"verilator) -- give it weight 0 for task {task.task_id}")
     report = result.reports.get("lint")
@@ -294,3 +298,26 @@ def _verilator_quality(result: ExecutionResult, task: Task, completion: str, sca
         return 0.0  # verilator stopped on an error of its own
     lines = max(1, sum(1 for line in completion.split("\n") if line.strip()))
     return max(0.0, 1.0 - scale * warnings / lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# A learned term
+
+
+@reward("reward_model", prepare=scores_as_kwargs)
+def reward_model_reward(result: ExecutionResult, sample: Sample, task: Task, *, reward_model: str | None,
+                        reward_model_normalize: str, reward_model_batch_size: int, reward_model_device: str,
+                        reward_model_max_tokens: int, rm_score: float | None = None) -> float:
+    """A learned reward model's score of the task's prompt and the reply (`coderl.rewards.learned`: a local
+    sequence-classification folder, `reward_model`), normalised by `reward_model_normalize` (default sigmoid,
+    in (0, 1)).  Seed 002 mixes it with test rewards: `0.5 * test + 0.5 * rm`.  Ungated: it judges every
+    reply, which is why a large weight invites the policy to please the model instead of passing the tests
+    (docs/training.md).  `score()` passes `rm_score` from one batched pass; called alone it scores the one
+    sample (under "batch" normalisation a batch of one scores 0)."""
+    if rm_score is None:
+        rm_score = reward_model_scores([sample], [task], reward_model=reward_model,
+                                       reward_model_normalize=reward_model_normalize,
+                                       reward_model_batch_size=reward_model_batch_size,
+                                       reward_model_device=reward_model_device,
+                                       reward_model_max_tokens=reward_model_max_tokens)[0]
+    return float(rm_score)

@@ -43,7 +43,7 @@ from coderl.train.episodes import repair_tasks, score_turns
 from coderl.train.logprobs import build_sequences, token_logprobs
 from coderl.train.policy import build_policy, save_policy_adapter
 from coderl.train.refill import refill
-from coderl.train.rewards import reward_config
+from coderl.train.rewards import check_rewards_fit_tasks, reward_config
 from coderl.train.scaffold import NonFiniteSteps, Progress, build_optimizer, log_trainable, refuse_existing_run
 from coderl.train.selection import Selection, save_best
 from coderl.train.tracking import Tracker
@@ -67,6 +67,7 @@ def prepare_run(cfg: TrainConfig, log) -> tuple[str | None, list]:
     if not cfg.resume:
         refuse_existing_run(cfg.out)
     tasks = load_tasks(cfg.tasks).tasks
+    check_rewards_fit_tasks(reward_config(cfg), tasks)
     if cfg.eval.on and cfg.eval.check_overlap:
         from coderl.eval.leak_report import overlap_error
 

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 
 from coderl.base.config import DEVICES, ConfigError, build, flatten, leaves, option, read_yaml_mapping, require, section
 from coderl.models.lora import LoraConfig
+from coderl.rewards.learned import RewardModelSettings
 from coderl.rollout.collect import RepairConfig
 from coderl.sandbox.config import SandboxConfig
 from coderl.train.rewards import REWARD_ALIASES
@@ -145,8 +146,9 @@ class ValueHeadConfig:
 
 
 @dataclass
-class RewardSettings:
-    """Reward: a preset, its parameters, and any component weight set by hand."""
+class RewardSettings(RewardModelSettings):
+    """Reward: a preset, its parameters, and any component weight set by hand (and the reward model's
+    settings: `coderl.rewards.learned.RewardModelSettings`)."""
 
     reward: str = option("pass", "reward preset: pass, fraction (of tests passed), pass_minus_length (pass - "
                          "alpha*tokens/100, seed 001), syntax_fraction_quality (0.4 syntax + 0.5 fraction + 0.5 "
@@ -156,7 +158,7 @@ class RewardSettings:
                          choices=[*REWARD_PRESETS, *REWARD_ALIASES])
     reward_weights: dict[str, float] = option({}, "component weights over the preset's, name=weight,...: pass, "
                                               "fraction, perfect_bonus, length_penalty, format, syntax, quality, "
-                                              "compile, functional, synthesis "
+                                              "compile, functional, synthesis, reward_model "
                                               "(0 removes one; YAML: a mapping)")
     length_alpha: float | None = option(None, "length_penalty: alpha of -alpha * generated tokens / 100 (seed 001; "
                                         "default: 0.01); an error without a length_penalty component")

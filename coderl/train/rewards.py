@@ -9,7 +9,8 @@
                              0.4 compile + 0.5 functional + 0.3 synthesis + 0.5 quality (verilator)
                                                                                  (seed 003 on Verilog; alias verilog)
 
-`--reward-weights name=w,...` then sets any component's weight (0 removes it).  Every problem is one
+`--reward-weights name=w,...` then sets any component's weight (0 removes it); `reward_model=w` with
+`--reward-model DIR` adds a learned reward model's score (seed 002: `pass=0.5,reward_model=0.5`).  Every problem is one
 ConfigError line at configuration time: an unknown component, a bad weight, no component left, or
 the quality component without ruff installed.
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 from coderl.base.config import ConfigError
 from coderl.rewards import PRESETS, RewardConfig
+from coderl.rewards.components import LINTED_LANGUAGES
 from coderl.rewards.lint import LinterMissing, find_ruff
 
 REWARD_ALIASES = {"seed001": "pass_minus_length", "seed003": "syntax_fraction_quality",
@@ -73,8 +75,18 @@ def reward_config(cfg) -> RewardConfig:
     rc.weights = {name: w for name, w in weights.items() if w != 0}
     for name, default in LENGTH_DEFAULTS.items():  # None without a length_penalty component: unused
         setattr(rc, name, default if getattr(rs, name) is None else getattr(rs, name))
+    if rs.reward_model and not rc.weights.get("reward_model"):
+        raise ConfigError(f"--reward-model {rs.reward_model!r}: no reward_model component to use it (add one with "
+                          "--reward-weights reward_model=W, e.g. pass=0.5,reward_model=0.5 as seed 002)")
+    rc.reward_model = rs.reward_model
+    rc.reward_model_normalize = rs.reward_model_normalize
+    rc.reward_model_batch_size = rs.reward_model_batch_size
+    # auto: where the policy trains (`--device`), so `--device cpu` on a GPU machine keeps the RM on the CPU too
+    rc.reward_model_device = cfg.device if rs.reward_model_device == "auto" else rs.reward_model_device
     try:
         rc.validate()
+    except ConfigError:
+        raise  # already one line naming its flag (the reward model's folder)
     except ValueError as exc:
         raise ConfigError(f"--reward-weights {rs.reward_weights}: {exc}") from None
     if not rc.weights:
@@ -87,3 +99,16 @@ def reward_config(cfg) -> RewardConfig:
             raise ConfigError(f"--reward {rs.reward}: its quality component needs the ruff linter, which is not "
                               "installed: pip install ruff (it comes with coderl[train])") from None
     return rc
+
+
+def check_rewards_fit_tasks(rc: RewardConfig, tasks: list) -> None:
+    """A one-line error, before the model loads, for a component the tasks cannot be scored by (today:
+    `quality` on a language without a linter, such as math or JavaScript); otherwise step 1 would stop."""
+    if not rc.weights.get("quality"):
+        return
+    bad = next((t for t in tasks if t.language not in LINTED_LANGUAGES), None)
+    if bad is not None:
+        raise ConfigError(f"--reward-weights quality={rc.weights['quality']}: no linter for language "
+                          f"{bad.language!r} (task {bad.task_id}; Python has ruff, Verilog verilator): give quality "
+                          "weight 0 for these tasks")
+

@@ -22,7 +22,7 @@ def call(name, res, smp, task=TASK, **overrides):
 
 def test_registry_and_docstrings_cite_seeds():
     assert set(REWARDS) == {"pass", "fraction", "perfect_bonus", "length_penalty", "syntax", "format", "quality",
-                            "compile", "functional", "synthesis"}
+                            "compile", "functional", "synthesis", "reward_model"}
     for name, component in REWARDS.items():
         assert "seed 00" in component.fn.__doc__.lower(), name
         assert all(hasattr(RewardConfig(), p) for p in component.params), name
