@@ -148,6 +148,10 @@ def run_mutant_check(cfg: CheckConfig) -> tuple[bool, str]:
 
     taskset = load_tasks(cfg.tasks, split=cfg.split, seed=cfg.seed)
     require_references(taskset.tasks, cfg.tasks)
+    odd = next((t for t in taskset.tasks if t.language != "python" or t.entry_point is None), None)
+    if odd is not None:
+        raise TaskFormatError(f"--mutants {cfg.mutants}: task {odd.task_id} ({odd.kind}, {odd.language}) has no Python "
+                              "function to mutate; mutants apply to Python function tasks")
     with Sandbox(workers=cfg.sandbox.resolved_workers(), limits=cfg.limits, isolation=cfg.sandbox.isolation,
                  hide=task_files(cfg.tasks)) as sandbox:
         audits = audit_mutants(taskset.tasks, sandbox, cfg.limits, cfg.mutants, cfg.all_mutants)

@@ -17,8 +17,9 @@ default stop strings generation uses with it.  Registered by name in `FORMATS`:
   is taken from the last `<answer>` block, then extracted and re-assembled as in `chat`.
 
 Kinds whose answer is not code (`TaskKind.answer_is_code` False: math) keep the reply's text: `chat`
-takes the whole reply (no closing-fence stop; `format_ok` when the final answer is marked with `####`
-or `\\boxed{}`), `reasoning` the last `<answer>` block's text under the kind's own system prompt, and
+takes the whole reply (no closing-fence stop; `format_ok` when the final answer is marked with `####`,
+`\\boxed{}` or `<answer>`), `reasoning` the reply from its last `<answer>` on (which the judge reads as a
+marked answer: one number) under the kind's own system prompt, and
 `completion` the continuation of "Question: ...\\nAnswer:" up to the next "\\nQuestion:" (the
 language's prose header and stops).  The judge reads the final answer from that text.
 
@@ -334,7 +335,9 @@ def _reasoning_extract(task: Task, output: str) -> Extraction:
     answer = answers[-1] if answers else output.rsplit("</reasoning>", 1)[-1]
     layout_ok = _REASONING_LAYOUT.fullmatch(output) is not None
     if not get_kind(task.kind).answer_is_code:
-        return Extraction(_normalize(answer, tabs=False), layout_ok)
+        # From the last <answer> on, tag included: the judge reads the block as a marked answer (one number)
+        at = output.rfind("<answer>")
+        return Extraction(_normalize(output[at:] if at >= 0 else answer, tabs=False), layout_ok)
     code, _ = extract_code(answer, task.entry_point, get_language(task.language))
     return Extraction(assemble(task, code), layout_ok)
 

@@ -6,8 +6,9 @@
 Each template draws its numbers, writes the question and a worked solution (one sentence per step, each
 with its arithmetic) and computes the answer exactly (`Fraction`); answers are integers, decimals (money,
 discounts) and fractions ("what fraction of the pizza is left"), some negative.  train and valid use the
-`TRAIN_TEMPLATES`, a question going to valid or train by a hash of its text (so no valid question is
-ever a train question, whatever the sizes and seeds); **test uses the
+`TRAIN_TEMPLATES`, a problem going to valid or train by a hash of its template and drawn numbers (so no
+valid problem is ever a train problem, even with other names, whatever the sizes and seeds; no split
+repeats a problem); **test uses the
 `TEST_TEMPLATES`, which no other split has**: held-out problem shapes, not only held-out numbers.
 """
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -137,7 +139,7 @@ FRACTION_WORDS = {2: "half", 3: "third", 4: "quarter", 5: "fifth"}
 def fraction_give(rng):
     a, b = _names(rng, 2)
     k = rng.choice(list(FRACTION_WORDS))
-    t = k * rng.randint(2, 15)
+    t = k * rng.randint(2, 40)
     return (f"{a} has {t} marbles and gives a {FRACTION_WORDS[k]} of them to {b}. How many marbles does {a} have "
             "left?",
             [f"{a} gives away {t} / {k} = {t // k} marbles.", f"Left: {t} - {t // k} = {t - t // k} marbles."],
@@ -182,7 +184,7 @@ def unit_price(rng):
 
 def pizza_left(rng):
     a, b = _names(rng, 2)
-    s = rng.choice((6, 8, 10, 12))
+    s = rng.choice((6, 8, 10, 12, 16, 20))
     x = rng.randint(1, s // 2 - 1)
     y = rng.randint(1, s - x - 1)
     left = Fraction(s - x - y, s)
@@ -226,7 +228,7 @@ def fence_cost(rng):
 
 
 def run_three_days(rng):
-    n, a = _names(rng, 1)[0], rng.randint(2, 12)
+    n, a = _names(rng, 1)[0], rng.randint(2, 40)
     return (f"{n} runs {a} km on Monday, twice as far on Tuesday, and half as far as on Tuesday on Wednesday. How "
             f"many kilometers does {n} run in the three days?",
             [f"Tuesday: 2 * {a} = {2 * a} km.", f"Wednesday: {2 * a} / 2 = {a} km.",
@@ -318,10 +320,16 @@ def parse_options(options: dict[str, str]) -> MathConfig:
     return MathConfig(**values)
 
 
-def in_valid(question: str) -> bool:
-    """Whether a train-template question belongs to valid: a fifth of all questions, by a hash of the text,
-    so that no train question (of any size or seed) is ever a valid question."""
-    return hashlib.sha256(question.encode()).digest()[0] % 5 == 0
+def problem_key(template: str, question: str) -> str:
+    """What makes two problems the same problem: the template and the numbers drawn (names and items are
+    decoration: "a helmet costs $108, 20% off" and "a board game costs $108, 20% off" are one problem)."""
+    return template + ":" + ",".join(re.findall(r"\d+(?:\.\d+)?", question))
+
+
+def in_valid(template: str, question: str) -> bool:
+    """Whether a train-template problem belongs to valid: a fifth of all problems, by a hash of
+    `problem_key`, so that no valid problem is ever a train problem (of any size or seed), even renamed."""
+    return hashlib.sha256(problem_key(template, question).encode()).digest()[0] % 5 == 0
 
 
 def _draw(split: str, n: int, seed: int) -> list[Task]:
@@ -335,11 +343,12 @@ def _draw(split: str, n: int, seed: int) -> list[Task]:
         tries += 1
         if tries > 50 * n:
             raise ValueError(f"split {split}: could not draw {n} distinct problems (got {len(tasks)}); ask for fewer")
-        name = names[len(tasks) % len(names)]
+        name = names[tries % len(names)]  # round robin over attempts: a template out of new draws is skipped
         question, steps, answer = templates[name](rng)
-        if question in taken or (split != "test" and in_valid(question) != (split == "valid")):
+        key = problem_key(name, question)
+        if key in taken or (split != "test" and in_valid(name, question) != (split == "valid")):
             continue
-        taken.add(question)
+        taken.add(key)
         text = answer if isinstance(answer, str) else number(answer)
         tasks.append(math_task(f"math/{split}/{len(tasks):04d}", question, text, "\n".join(steps),
                                source=f"coderl.tasks.math_gen:{name}",

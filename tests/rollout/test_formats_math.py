@@ -48,9 +48,11 @@ def test_reasoning_uses_the_kinds_system_prompt_and_reads_the_answer_block():
     assert messages[0] == {"role": "system", "content": REASONING_SYSTEM}
     good = "<reasoning>3 bags of 6 is 18, not 17.</reasoning>\n<answer>18</answer>"
     extraction = get_format("reasoning").extract(TASK, good)
-    assert extraction.format_ok and extraction.completion == "18" and passes("reasoning", good)
+    assert extraction.format_ok and extraction.completion == "<answer>18</answer>" and passes("reasoning", good)
     # the answer block decides, not the last number of the reply
     assert not passes("reasoning", "<reasoning>maybe 18</reasoning><answer>17</answer> (18?)")
+    # the answer block holds one number, as the system prompt asks: a hedge is no answer
+    assert not passes("reasoning", "<reasoning>3 * 6</reasoning><answer>17 or 18</answer>")
     loose = get_format("reasoning").extract(TASK, "I think it is 18")
     assert not loose.format_ok and loose.completion == "I think it is 18"
 

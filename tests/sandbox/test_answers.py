@@ -26,18 +26,38 @@ def value(reply: str) -> Fraction | None:
 # ---- extraction order --------------------------------------------------------------------------
 
 
-def test_the_hash_answer_wins_over_boxed_and_later_numbers():
-    reply = "So \\boxed{7}. Total 3 + 4 = 7.\n#### 12\nCheck: 5 apples."
-    assert extract_answer(reply).rule == "####" and value(reply) == 12
+def test_the_marker_that_comes_last_decides():
+    assert extract_answer("So \\boxed{7}. Total 3 + 4 = 7.\n#### 12\nCheck: 5 apples.").rule == "####"
+    assert value("So \\boxed{7}. Total 3 + 4 = 7.\n#### 12\nCheck: 5 apples.") == 12
+    assert value("#### 12\nno wait, \\boxed{13}") == 13
+    assert value("<reasoning>#### 17</reasoning><answer>18</answer>") == 18
 
 
 def test_the_last_hash_line_counts_and_only_to_its_line_end():
     assert value("#### 3\nno, wait\n#### 4\nthat is 9 cookies") == 4
 
 
+def test_markdown_headings_are_not_answer_markers():
+    assert value("#### Step 2\nSo the answer is \\boxed{18}.") == 18
+    assert value("#### Step 1: add\n5 + 13 = 18\n#### Final Answer\n\\boxed{18}") == 18
+    assert value("#### Step 1: add\n5 + 13 = 18") == 18  # a heading, then the last number
+    assert value("##### 5 steps\nthe answer is 7") == 7  # five hashes: a heading
+
+
+def test_an_empty_hash_line_gives_the_next_line():
+    assert value("####\n18") == 18 and value("3 + 4\n#### \n\n 7 apples") == 7
+
+
 def test_boxed_is_read_when_there_is_no_hash_line_and_the_last_box_counts():
     reply = "first \\boxed{2} then \\boxed{\\frac{3}{4}} and 10 more words 11"
     assert extract_answer(reply).rule == "boxed" and value(reply) == Fraction(3, 4)
+
+
+def test_an_answer_block_is_a_marker_that_must_hold_one_number():
+    assert extract_answer("<reasoning>x</reasoning><answer>\n18\n</answer>").rule == "<answer>"
+    assert extract_answer("<reasoning>x</reasoning>\n<answer>17 or 18</answer>") is None
+    assert extract_answer("<answer>It is 18, not 17</answer>") is None
+    assert value("<answer>The answer is \\boxed{18}.</answer>") == 18
 
 
 def test_fbox_and_nested_braces_in_a_box():
@@ -62,7 +82,13 @@ def test_no_number_is_no_answer():
 @pytest.mark.parametrize("text, want", [
     ("1,234", 1234), ("$1,200.50", Fraction(240100, 200)), ("-7", -7), ("\u22127", -7), ("2.50", Fraction(5, 2)),
     (".5", Fraction(1, 2)), ("3/4", Fraction(3, 4)), ("3 / 4", Fraction(3, 4)), ("\\frac{6}{8}", Fraction(3, 4)),
-    ("18 dollars", 18), ("25%", 25), ("\\$18", 18), ("12kg", 12), ("it is 18.", 18),
+    ("18 dollars", 18), ("25%", 25), ("\\$18", 18), ("12kg", 12), ("18m", 18), ("18 m", 18), ("it is 18.", 18),
+    # signs: dashes of other code points, words, before a dollar sign, before parentheses
+    ("\u201018", -18), ("\uff0d18", -18), ("\ufe6318", -18), ("minus 18", -18), ("Negative 18", -18), ("-$18", -18),
+    ("-\\$18", -18), ("-(18)", -18),
+    # LaTeX thousands, a unit's power, mixed numbers
+    ("1{,}200", 1200), ("1\\,200", 1200), ("18 cm^2", 18), ("18\\text{ cm}^{2}", 18), ("1 1/2", Fraction(3, 2)),
+    ("1\\frac{1}{2}", Fraction(3, 2)), ("-2 1/4", Fraction(-9, 4)),
 ])
 def test_parse_number_reads_one_number_with_units_and_signs(text, want):
     assert parse_number(text) == want
@@ -78,6 +104,18 @@ def test_thousands_groups_must_have_three_digits():
     assert [v for _, v in numbers("1, 2, 3")] == [1, 2, 3]
 
 
+@pytest.mark.parametrize("text", ["18k", "2.5M", "18 thousand", "3 million", "2 dozen", "\\sqrt{324}", "0x12",
+                                  "1_000", "2^10", "1e3"])
+def test_a_number_whose_meaning_is_not_its_digits_is_no_answer(text):
+    # read as the digits shown, each would be a wrong value judged right (or a right one judged wrong)
+    assert extract_answer(f"#### {text}") is None
+    assert extract_answer(f"so the total is {text}") is None  # the last number too: never an earlier one
+
+
+def test_a_digit_before_a_fraction_is_never_glued_to_its_numerator():
+    assert parse_number("1\\frac{1}{2}") != Fraction(11, 2) and parse_number("2\\frac{1}{4}") == Fraction(9, 4)
+
+
 def test_numbers_inside_words_and_scientific_notation_are_not_read():
     assert numbers("abc123 v1.5 x2") == []
     assert extract_answer("#### 1e3") is None  # not 1: a reader that took 1 would pay a wrong answer
@@ -90,13 +128,21 @@ def test_digits_of_other_scripts_are_not_numbers():
     assert extract_answer("#### \uff11\uff18") is None
 
 
-def test_a_number_with_too_many_digits_is_no_number_and_costs_no_time():
-    huge = "9" * (MAX_DIGITS + 1)
-    assert extract_answer(f"#### {huge}") is None
+def test_a_number_with_too_many_digits_is_no_number():
+    assert extract_answer(f"#### {'9' * (MAX_DIGITS + 1)}") is None
+
+
+@pytest.mark.parametrize("text", [
+    "\\frac{" + " " * 100_000, "\\frac{1}{" + " " * 100_000, "\\frac{" + "\n" * 100_000, "####\n" * 40_000,
+    "1 " * 100_000, "- " * 100_000, "minus " * 30_000, "1,111" * 40_000, "<answer>" * 30_000, "\\boxed{" * 30_000,
+    "9" * 200_000, "#### " + "9" * 100_000 + "/" + "7" * 100_000, "-(" * 50_000,
+])
+def test_long_adversarial_replies_take_linear_time(text):
+    # a judge that hangs stalls the whole training step (it runs in the trainer's process): every regex must
+    # stay linear; a cubic one took 21 s on 3,000 spaces after "\\frac{".  A guard, not a timing claim.
     start = time.perf_counter()
-    extract_answer("#### " + "9" * 100_000 + "/" + "7" * 100_000)
-    extract_answer("1 " * 100_000)
-    assert time.perf_counter() - start < 30  # a guard against exponential work, not a timing claim
+    extract_answer(text)
+    assert time.perf_counter() - start < 10
 
 
 def test_a_zero_denominator_is_no_number():
@@ -113,8 +159,9 @@ def test_a_marked_answer_with_several_numbers_is_no_answer(reply):
     assert judge_answer(request(reply, "18")).status is Status.FAILED
 
 
-def test_an_empty_marker_is_no_answer_even_with_the_right_number_before_it():
-    assert judge_answer(request("The answer is 18.\n#### unsure", "18")).status is Status.FAILED
+def test_an_empty_final_marker_is_no_answer_even_with_the_right_number_before_it():
+    assert judge_answer(request("The answer is 18.\n#### ", "18")).status is Status.FAILED
+    assert judge_answer(request("The answer is 18.\n\\boxed{}", "18")).status is Status.FAILED
 
 
 # ---- comparison ------------------------------------------------------------------------------

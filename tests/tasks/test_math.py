@@ -12,7 +12,15 @@ import pytest
 from coderl.eval.check import CheckConfig, run_check
 from coderl.sandbox.answers import judge_answer, parse_number
 from coderl.tasks import load_tasks
-from coderl.tasks.math_gen import SIZES, TEST_TEMPLATES, TRAIN_TEMPLATES, MathConfig, generate_math, number
+from coderl.tasks.math_gen import (
+    SIZES,
+    TEST_TEMPLATES,
+    TRAIN_TEMPLATES,
+    MathConfig,
+    generate_math,
+    number,
+    problem_key,
+)
 from coderl.tasks.math_tasks import canonical_answer, load_gsm8k, math_task
 from coderl.tasks.spec import detect_format, parse_task_spec
 from coderl.tasks.types import TaskFormatError
@@ -66,10 +74,15 @@ def test_test_templates_are_held_out(all_math):
     assert used["train"] == used["valid"] == set(TRAIN_TEMPLATES)
 
 
-def test_no_valid_question_is_a_train_question_whatever_the_sizes_and_seeds():
-    train = {t.prompt for seed in (0, 1) for t in generate_math(MathConfig(n=600, seed=seed), "train")}
-    valid = {t.prompt for seed in (0, 1, 2) for t in generate_math(MathConfig(seed=seed), "valid")}
+def test_no_valid_problem_is_a_train_problem_even_renamed_whatever_the_sizes_and_seeds():
+    def keys(tasks):
+        return {problem_key(t.metadata["template"], t.prompt) for t in tasks}
+
+    train = keys([t for seed in (0, 1, 2, 3) for t in generate_math(MathConfig(n=1000, seed=seed), "train")])
+    valid = keys([t for seed in (0, 1, 2) for t in generate_math(MathConfig(seed=seed), "valid")])
     assert not train & valid
+    one_split = generate_math(MathConfig(), "train")
+    assert len(keys(one_split)) == len(one_split)  # no problem twice within a split, even renamed
 
 
 def test_generation_is_deterministic_and_seeded():
@@ -172,3 +185,10 @@ def test_a_decimal_tolerance_travels_with_the_task():
     task = math_task("t", "q?", "2.5", "", float_tolerance=0.1)
     assert judge_answer(task.build_request("#### 2.55")).passed
     assert not judge_answer(math_task("t", "q?", "2.5", "").build_request("#### 2.55")).passed
+
+
+def test_mutants_are_refused_in_one_line_for_math_tasks():
+    from coderl.eval.check import run_mutant_check
+
+    with pytest.raises(TaskFormatError, match="task math/test/0000 \\(math, math\\) has no Python function to mutate"):
+        run_mutant_check(CheckConfig(tasks="math:n=2,split=test", reference=True, mutants=1, quiet=True))
