@@ -5,8 +5,8 @@
 
 What is scored: the task's user message and the model's raw reply, as a two-turn chat when the reward
 model's tokenizer has a chat template (so it sees the conversation it was trained on), else the exact
-prompt text the policy saw followed by its reply.  Texts longer than `reward_model_max_tokens` lose
-their beginning, never the reply's end.
+prompt text the policy saw followed by its reply.  Texts longer than `reward_model_max_tokens` (or the
+model's own position limit, whichever is smaller) lose their beginning, never the reply's end.
 
 Batching and padding: the scorer pads on the right whatever the tokenizer's `padding_side` says, the one
 layout every classification head reads correctly: a decoder pools its rightmost non-pad token, but an
@@ -14,14 +14,17 @@ encoder (BERT-like) pools position 0, which under left padding is a pad, so a le
 score differently from the same texts one by one.  A tokenizer without a pad token gets its EOS (or UNK)
 as pad, and the model's config is told, or batches larger than one fail inside transformers.
 
-Normalisation (`reward_model_normalize`), applied to the raw scores of one `score()` call:
+Normalisation (`reward_model_normalize`), applied to the raw scores of one `score()` call (in training: one
+generation round of a step; with dynamic sampling each refill round is normalised on its own, and with
+`--turns` the answers of every turn together):
   sigmoid   1 / (1 + exp(-s)): in (0, 1), the scale of `pass` and `fraction`, so weights compare (default)
   batch     (s - mean) / std over the batch (0 for a batch of one or no spread): only the ranking counts
   none      the raw score (a logit; its scale is whatever the reward model learned)
 
-Loading is once per process and settings (`load_scorer` is cached).  A missing folder, one that is not a
-sequence classifier, or one with more than one output is a one-line `ConfigError` (`check_reward_model`
-runs at configuration time, before any model is loaded).
+Loading is once per process and settings (`load_scorer` is cached); `coderl train` loads it before the
+policy, so a model that cannot load stops the run there.  A missing folder, one that is not a sequence
+classifier, one with more than one output, or one that fails to load is a one-line `ConfigError`
+(`check_reward_model` runs at configuration time, before any model is loaded).
 """
 
 from __future__ import annotations
@@ -51,6 +54,8 @@ class RewardModelSettings:
     reward_model_batch_size: int = option(8, "reward_model: texts scored per forward pass")
     reward_model_device: str = option("auto", "reward_model: auto (the training device: CUDA if present), cpu or "
                                       "cuda", choices=list(DEVICES))
+    reward_model_max_tokens: int = option(1024, "reward_model: longest text scored, in tokens (also capped by the "
+                                          "model's own position limit); longer texts lose their beginning")
 
 
 def check_reward_model(path: str | None) -> None:
@@ -89,6 +94,20 @@ def _device(name: str) -> str:
     return name
 
 
+def position_limit(config: Any, tokenizer: Any) -> int:
+    """The most tokens the model can read: its position table (RoBERTa-like models start positions after the
+    pad id, so two fewer) and the tokenizer's `model_max_length` when that is a real number."""
+    limit = 1 << 30
+    positions = getattr(config, "max_position_embeddings", None)
+    if isinstance(positions, int) and positions > 0:
+        offset = 2 if "roberta" in str(getattr(config, "model_type", "")) else 0
+        limit = min(limit, positions - offset)
+    declared = getattr(tokenizer, "model_max_length", None)
+    if isinstance(declared, int) and 0 < declared < 1_000_000:
+        limit = min(limit, declared)
+    return limit
+
+
 class RewardModelScorer:
     """A loaded reward model and its tokenizer; `score(texts)` -> raw scores, batched."""
 
@@ -98,14 +117,15 @@ class RewardModelScorer:
 
         check_reward_model(path)
         self.device = _device(device)
-        self.max_tokens = max_tokens
-        dtype = torch.bfloat16 if self.device == "cuda" else torch.float32
+        # bf16 where the GPU computes in it natively; float32 elsewhere (fp16 overflows some heads' logits)
+        dtype = torch.bfloat16 if self.device == "cuda" and torch.cuda.is_bf16_supported() else torch.float32
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(path)
             self.model = AutoModelForSequenceClassification.from_pretrained(path, dtype=dtype)
-        except (OSError, ValueError) as exc:
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise ConfigError(f"--reward-model {path!r}: cannot load it ({first})") from None
+        except Exception as exc:  # noqa: BLE001 -- transformers raises many kinds (OSError, RuntimeError, ImportError)
+            first = (str(exc).strip().splitlines() or [""])[0][:200]
+            raise ConfigError(f"--reward-model {path!r}: cannot load it ({type(exc).__name__}: {first})") from None
+        self.max_tokens = min(max_tokens, position_limit(self.model.config, self.tokenizer))
         tok = self.tokenizer
         if tok.pad_token is None:
             fallback = tok.eos_token or tok.unk_token

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from coderl.base.config import option
+from coderl.base.config import ConfigError, option
 from coderl.rewards.components import FRACTION_TESTS, LENGTH_PENALTY_ON, REWARDS
 from coderl.rewards.learned import DEVICES, NORMALIZE, check_reward_model
 from coderl.rollout.types import Sample
@@ -39,7 +39,7 @@ class RewardConfig:
     reward_model: str | None = option(None, "reward_model: a local HF folder with a one-output sequence classifier "
                                       "(coderl.rewards.learned)")
     reward_model_normalize: str = option("sigmoid", "reward_model: sigmoid (0..1, the scale of pass), batch "
-                                         "(z-score over the step's samples) or none (the raw logit)",
+                                         "(z-score over the samples scored together) or none (the raw logit)",
                                          choices=NORMALIZE)
     reward_model_batch_size: int = option(8, "reward_model: texts scored per forward pass")
     reward_model_device: str = option("auto", "reward_model: auto (CUDA if present), cpu or cuda", choices=DEVICES)
@@ -67,14 +67,15 @@ class RewardConfig:
         if not self.quality_timeout_seconds > 0:
             raise ValueError(f"quality_timeout_seconds={self.quality_timeout_seconds!r}: expected a number > 0")
         if self.reward_model_normalize not in NORMALIZE:
-            raise ValueError(f"reward_model_normalize={self.reward_model_normalize!r}: expected one of "
-                             f"{', '.join(NORMALIZE)}")
+            raise ConfigError(f"--reward-model-normalize {self.reward_model_normalize!r}: expected one of "
+                              f"{', '.join(NORMALIZE)}")
         if self.reward_model_device not in DEVICES:
-            raise ValueError(f"reward_model_device={self.reward_model_device!r}: expected one of {', '.join(DEVICES)}")
+            raise ConfigError(f"--reward-model-device {self.reward_model_device!r}: expected one of "
+                              f"{', '.join(DEVICES)}")
         for name in ("reward_model_batch_size", "reward_model_max_tokens"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name}={value!r}: expected an integer >= 1")
+                raise ConfigError(f"--{name.replace('_', '-')} {value!r}: expected an integer >= 1")
         if self.weights.get("reward_model"):
             check_reward_model(self.reward_model)
         return self

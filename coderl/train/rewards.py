@@ -81,6 +81,7 @@ def reward_config(cfg) -> RewardConfig:
     rc.reward_model = rs.reward_model
     rc.reward_model_normalize = rs.reward_model_normalize
     rc.reward_model_batch_size = rs.reward_model_batch_size
+    rc.reward_model_max_tokens = rs.reward_model_max_tokens
     # auto: where the policy trains (`--device`), so `--device cpu` on a GPU machine keeps the RM on the CPU too
     rc.reward_model_device = cfg.device if rs.reward_model_device == "auto" else rs.reward_model_device
     try:
@@ -102,8 +103,15 @@ def reward_config(cfg) -> RewardConfig:
 
 
 def check_rewards_fit_tasks(rc: RewardConfig, tasks: list) -> None:
-    """A one-line error, before the model loads, for a component the tasks cannot be scored by (today:
-    `quality` on a language without a linter, such as math or JavaScript); otherwise step 1 would stop."""
+    """One-line errors before the policy loads: a component the tasks cannot be scored by (`quality` on a
+    language without a linter, such as math or JavaScript), or a reward model that does not load (it is
+    loaded here, once per process); otherwise step 1 would stop."""
+    if rc.weights.get("reward_model"):
+        import os
+
+        from coderl.rewards.learned import load_scorer
+
+        load_scorer(os.path.abspath(rc.reward_model), rc.reward_model_device, rc.reward_model_max_tokens)
     if not rc.weights.get("quality"):
         return
     bad = next((t for t in tasks if t.language not in LINTED_LANGUAGES), None)

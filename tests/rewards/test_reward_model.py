@@ -208,3 +208,53 @@ def test_train_config_reward_model_flags(rm_dir):
         config(reward_weights={"reward_model": 1.0})
     with pytest.raises(ConfigError, match="no such model folder"):
         config(reward_weights={"reward_model": 1.0}, reward_model="/nonexistent/rm")
+
+
+def test_texts_are_capped_at_the_models_position_limit(tmp_path):
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification
+
+    tok = tiny_tokenizer(chat_template=False)
+    config = BertConfig(vocab_size=len(tok), hidden_size=32, num_hidden_layers=1, num_attention_heads=4,
+                        intermediate_size=64, max_position_embeddings=64, num_labels=1, pad_token_id=2)
+    torch.manual_seed(0)
+    BertForSequenceClassification(config).save_pretrained(tmp_path / "short")
+    tok.save_pretrained(tmp_path / "short")
+    scorer = RewardModelScorer(str(tmp_path / "short"), "cpu", max_tokens=1024)
+    assert scorer.max_tokens == 64
+    assert len(scorer.score(["a " * 500, "b"])) == 2  # 500 tokens would overrun a 64-position table
+
+
+def test_a_model_that_fails_to_load_is_one_line_and_stops_training_before_the_policy_loads(tmp_path):
+    from coderl.base.config import build
+    from coderl.train.config import TrainConfig
+    from coderl.train.policy_gradient import train
+
+    path = save_classifier(tmp_path / "mismatch", labels=2)
+    config = json.loads((tmp_path / "mismatch" / "config.json").read_text())
+    config.update(num_labels=1, id2label={"0": "LABEL_0"}, label2id={"LABEL_0": 0})
+    (tmp_path / "mismatch" / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ConfigError, match="cannot load it") as info:
+        RewardModelScorer(path, "cpu")
+    assert "\n" not in str(info.value)
+    cfg = build(TrainConfig, dict(out=str(tmp_path / "run"), model=str(tmp_path / "no-policy-here"), tasks="easy",
+                                  eval_tasks=None, device="cpu", reward_weights={"reward_model": 1.0}, reward_model=path))
+    with pytest.raises(ConfigError, match="cannot load it"):
+        train(cfg, log=lambda m: None)  # the policy folder does not exist: the RM was checked first
+    assert not (tmp_path / "run").exists()
+
+
+def test_reward_model_flag_values_are_checked_naming_the_flag(rm_dir):
+    from coderl.base.config import build
+    from coderl.train.config import TrainConfig
+    from coderl.train.rewards import reward_config
+
+    def config(**fields):
+        return build(TrainConfig, dict(out="/tmp/x", tasks="easy", eval_tasks=None, device="cpu",
+                                       reward_weights={"reward_model": 1.0}, reward_model=rm_dir, **fields))
+
+    assert reward_config(config(reward_model_max_tokens=512)).reward_model_max_tokens == 512
+    for field, flag in [("reward_model_batch_size", "--reward-model-batch-size 0"),
+                        ("reward_model_max_tokens", "--reward-model-max-tokens 0")]:
+        with pytest.raises(ConfigError, match=flag):
+            config(**{field: 0})
