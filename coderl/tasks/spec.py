@@ -131,24 +131,26 @@ def parse_task_spec(spec: str) -> TaskSpec:
     raise TaskFormatError(f"task spec {spec!r}: no such file (expected {_GRAMMAR})")
 
 
+def _validated(parse, options: dict[str, str], spec: str):
+    """`parse(options)` of a spec's source, its `ValueError` as a one-line `TaskFormatError` naming the spec."""
+    try:
+        return parse(options)
+    except ValueError as e:
+        raise TaskFormatError(f"task spec {spec!r}: {e}") from None
+
+
 def synthetic_config(options: dict[str, str], spec: str):
     """The validated `SyntheticConfig` of a synthetic spec's options (one-line `TaskFormatError`)."""
     from coderl.tasks.synthetic import parse_options
 
-    try:
-        return parse_options(options)
-    except ValueError as e:
-        raise TaskFormatError(f"task spec {spec!r}: {e}") from None
+    return _validated(parse_options, options, spec)
 
 
 def math_config(options: dict[str, str], spec: str):
     """The validated `MathConfig` of a math spec's options (one-line `TaskFormatError`)."""
     from coderl.tasks.math_gen import parse_options
 
-    try:
-        return parse_options(options)
-    except ValueError as e:
-        raise TaskFormatError(f"task spec {spec!r}: {e}") from None
+    return _validated(parse_options, options, spec)
 
 
 def _load_math(parsed: TaskSpec, spec: str, split: str) -> tuple[list[Task], str]:
@@ -168,10 +170,7 @@ def _load_math(parsed: TaskSpec, spec: str, split: str) -> tuple[list[Task], str
 def corpus_options(options: dict[str, str], spec: str) -> dict[str, str]:
     from coderl.tasks.corpus import parse_options
 
-    try:
-        return parse_options(options)
-    except ValueError as e:
-        raise TaskFormatError(f"task spec {spec!r}: {e}") from None
+    return _validated(parse_options, options, spec)
 
 
 def _load_corpus(parsed: TaskSpec, spec: str, split: str) -> tuple[list[Task], str]:
