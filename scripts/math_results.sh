@@ -2,7 +2,7 @@
 # RESULTS.md "Math" (issue 20): the bundled model on the generated math set before and after a short GRPO
 # run on its train split, with paired intervals.  The pipeline evaluates on the test split (held-out
 # templates); the same two models are then evaluated on the valid split (the training templates, other
-# draws).  About 45 minutes on 2 CPU cores.  Outputs: results/math-cpu/ (summaries, samples, table) and
+# draws).  About 30 minutes on 2 CPU cores (measured: 26 + 3 min).  Outputs: results/math-cpu/ (summaries, samples, table) and
 # runs/pipeline/math-cpu/ (everything).
 set -euo pipefail
 cd "$(dirname "$0")/.."
