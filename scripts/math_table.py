@@ -15,6 +15,9 @@ import sys
 
 from coderl.eval.stats import bootstrap_ci, paired_bootstrap_ci
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from repair_table import parse_sets  # noqa: E402  -- the scripts' shared SET=BEFORE,AFTER arguments
+
 
 def _load(run_dir: str) -> dict[str, dict]:
     path = os.path.join(run_dir, "samples.jsonl")
@@ -58,16 +61,7 @@ def table(sets: list[tuple[str, str, str]]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    sets = []
-    for arg in argv:
-        name, _, dirs = arg.partition("=")
-        before, _, after = dirs.partition(",")
-        if not (name and before and after):
-            raise SystemExit(f"argument {arg!r}: expected SET=BEFORE_DIR,AFTER_DIR")
-        sets.append((name, before, after))
-    if not sets:
-        raise SystemExit(__doc__)
-    print(table(sets), end="")
+    print(table(parse_sets(argv, __doc__)), end="")
     return 0
 
 

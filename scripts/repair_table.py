@@ -53,7 +53,8 @@ def table(sets: list[tuple[str, str, str]]) -> str:
     return "\n".join(rows + [""] + diffs) + "\n"
 
 
-def main(argv: list[str]) -> int:
+def parse_sets(argv: list[str], usage: str | None) -> list[tuple[str, str, str]]:
+    """(set name, before dir, after dir) of each `SET=BEFORE_DIR,AFTER_DIR` argument (also math_table.py's)."""
     sets = []
     for arg in argv:
         name, _, dirs = arg.partition("=")
@@ -62,8 +63,12 @@ def main(argv: list[str]) -> int:
             raise SystemExit(f"argument {arg!r}: expected SET=BEFORE_DIR,AFTER_DIR")
         sets.append((name, before, after))
     if not sets:
-        raise SystemExit(__doc__)
-    print(table(sets), end="")
+        raise SystemExit(usage)
+    return sets
+
+
+def main(argv: list[str]) -> int:
+    print(table(parse_sets(argv, __doc__)), end="")
     return 0
 
 

@@ -27,6 +27,7 @@ Comparison (`answers_match`): integers and fractions exactly (`0.75` matches `3/
 
 from __future__ import annotations
 
+import functools
 import re
 from fractions import Fraction
 from typing import NamedTuple
@@ -161,8 +162,10 @@ def _last_answer_tag(text: str) -> tuple[int, str] | None:
     return (start, m.group(1)) if m else None
 
 
+@functools.lru_cache(maxsize=4096)
 def extract_answer(reply: str) -> Answer | None:
-    """The reply's final answer by the module's rules, or None (no answer, or an ambiguous marked one)."""
+    """The reply's final answer by the module's rules, or None (no answer, or an ambiguous marked one).
+    Cached: one reply is read by the judge, the `syntax` reward and the chat format's `format_ok`."""
     reply = reply[-MAX_REPLY_CHARS:]
     marks = [(found[0], found[1], rule) for found, rule in
              ((_last_hash(reply), "####"), (_last_boxed(reply), "boxed"), (_last_answer_tag(reply), "<answer>"))
