@@ -15,7 +15,7 @@ from coderl.algorithms.advantages import (
     sequence_rewards,
     terminal_rewards,
 )
-from coderl.algorithms.aggregation import AGGREGATIONS, aggregate, masked_mean, masked_sum
+from coderl.algorithms.aggregation import AGGREGATIONS, aggregate, denominator_share, masked_mean, masked_sum
 from coderl.algorithms.entropy import entropy_from_logits
 from coderl.algorithms.kl import KL_ESTIMATORS, kl_estimator, kl_loss, kl_penalty_reward
 from coderl.algorithms.losses import POLICY_LOSSES, register_policy_loss
@@ -27,6 +27,7 @@ __all__ = [
     "KL_ESTIMATORS",
     "POLICY_LOSSES",
     "aggregate",
+    "denominator_share",
     "clipped_value_loss",
     "entropy_from_logits",
     "explained_variance",

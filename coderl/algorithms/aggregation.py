@@ -77,3 +77,26 @@ def aggregate(per_token: Tensor, mask: Tensor, mode: str, *, max_tokens: int | N
                              "(the generation budget), e.g. aggregate(..., max_tokens=512)")
         return masked_sum(per_token, mask) / (max(batch, 1) * max_tokens)
     raise ValueError(f"unknown aggregation {mode!r}; choose one of {AGGREGATIONS}")
+
+
+def denominator_share(part: Tensor, whole: Tensor, mode: str) -> float:
+    """The share of `whole`'s aggregation denominator that the rows `part` [b, T] of it hold: what a
+    loss aggregated over `part` is multiplied by to become its term of the loss aggregated over `whole`
+    [B, T] (both masks).  Data-parallel ranks each aggregate their rows; sum_r share_r * aggregate(part_r)
+    = aggregate(whole) because every mode is a sum over rows divided by one denominator:
+
+        token_mean       valid tokens                  share = tokens(part) / tokens(whole)
+        sequence_mean    rows with a valid token       share = such rows(part) / such rows(whole)
+        token_sum(_const) rows (x max_tokens)          share = b / B
+
+    An empty `whole` (nothing valid) gives 0: its aggregate is 0 whatever the rows hold.
+    """
+    if mode == "token_mean":
+        num, den = (part > 0).sum(), (whole > 0).sum()
+    elif mode == "sequence_mean":
+        num, den = (part > 0).any(-1).sum(), (whole > 0).any(-1).sum()
+    elif mode in ("token_sum", "token_sum_const"):
+        num, den = part.shape[0], whole.shape[0]
+    else:
+        raise ValueError(f"unknown aggregation {mode!r}; choose one of {AGGREGATIONS}")
+    return float(num) / float(den) if float(den) > 0 else 0.0

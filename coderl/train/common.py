@@ -21,12 +21,9 @@ from dataclasses import dataclass, field
 import torch
 import yaml
 
-from coderl.algorithms import kl_estimator, kl_loss
-from coderl.algorithms.sampling import overlong_mask, zero_variance_fraction
+from coderl.algorithms import denominator_share, kl_estimator, kl_loss
+from coderl.algorithms.sampling import overlong_mask
 from coderl.base.config import ConfigError
-from coderl.rewards import score
-from coderl.rollout.collect import Generation, collect
-from coderl.rollout.repair import collect_repair
 from coderl.rollout.types import RolloutBatch
 from coderl.tasks import load_tasks
 from coderl.tasks.spec import task_files
@@ -38,23 +35,26 @@ from coderl.train.checkpoint import (
     truncate_metrics,
 )
 from coderl.train.config import TrainConfig
-from coderl.train.curriculum import curriculum_prompts, frontier_fraction, update_rate
-from coderl.train.episodes import repair_tasks, score_turns
+from coderl.train.curriculum import curriculum_prompts
+from coderl.train.distributed import Ranks
+from coderl.train.episodes import repair_tasks
 from coderl.train.logprobs import build_sequences, token_logprobs
 from coderl.train.policy import build_policy, save_policy_adapter
 from coderl.train.refill import refill
 from coderl.train.rewards import check_rewards_fit_tasks, reward_config
+from coderl.train.rounds import ScoredRollouts, scored_round
 from coderl.train.scaffold import NonFiniteSteps, Progress, build_optimizer, log_trainable, refuse_existing_run
 from coderl.train.selection import Selection, save_best
-from coderl.train.tracking import Tracker
+from coderl.train.tracking import SilentTracker, Tracker
 from coderl.train.watch import write_top_samples
 
 # ---------------------------------------------------------------------------------------------------
 # Run set-up
 
 
-def prepare_run(cfg: TrainConfig, log) -> tuple[str | None, list]:
+def prepare_run(cfg: TrainConfig, log, ranks: Ranks | None = None) -> tuple[str | None, list]:
     """Create the run directory and config.yaml; (checkpoint to resume from or None, training tasks).
+    Under several ranks every rank checks, then rank 0 alone writes.
 
     Seeds torch, so the model built next gets the run's LoRA initialisation.
     """
@@ -78,12 +78,15 @@ def prepare_run(cfg: TrainConfig, log) -> tuple[str | None, list]:
         tasks = [t.with_tests(t.tests[: cfg.max_tests_per_problem]) for t in tasks]
     if cfg.repair.on:
         tasks = repair_tasks(cfg, tasks, log)
-    os.makedirs(cfg.out, exist_ok=True)
+    ranks = ranks or Ranks()
     ckpt = latest_checkpoint(cfg.out) if cfg.resume else None
+    ranks.wait()  # every rank has checked the run directory before rank 0 writes into it
     if cfg.resume and ckpt is None:
         log(f"--resume: no checkpoint in {cfg.out}/checkpoints; starting from step 0")
-    with open(os.path.join(cfg.out, "config.yaml"), "w", encoding="utf-8") as f:
-        yaml.safe_dump(cfg.to_dict(), f, sort_keys=False)
+    if ranks.is_main:
+        os.makedirs(cfg.out, exist_ok=True)
+        with open(os.path.join(cfg.out, "config.yaml"), "w", encoding="utf-8") as f:
+            yaml.safe_dump(cfg.to_dict(), f, sort_keys=False)
     torch.manual_seed(cfg.seed)
     return ckpt, tasks
 
@@ -114,15 +117,6 @@ def loss_mask(cfg: TrainConfig, batch: RolloutBatch) -> torch.Tensor:
 
 
 @dataclass
-class ScoredRollouts:
-    batch: RolloutBatch
-    rewards: torch.Tensor  # [N] float32, one scalar reward per completion
-    metrics: dict  # reward/*, sandbox/*, rollout/* of the step
-    gen_seconds: float  # time spent in generate (the rest of the rollout time waits on the sandbox)
-    turn_rewards: torch.Tensor | None = None  # [N, K] repair episodes (--turns): each turn's reward; else None
-
-
-@dataclass
 class Run:
     """One training run's state: config, tasks, policy, optimiser, tracker, and (inside
     `sandbox_session`) the sandbox and progress bar."""
@@ -147,9 +141,12 @@ class Run:
     stopped: bool = False  # early stop (`selection`): the loops end after the current step
     last: ScoredRollouts | None = None  # the latest step's rollouts (for the reward-hacking watch)
     rates: list = field(default_factory=list)  # per task: running pass rate or None (`coderl.train.curriculum`)
+    ranks: Ranks = field(default_factory=Ranks)  # the training processes (`train/distributed.py`)
+    train_model: object = None  # policy.model, under DDP when there are several ranks
 
     def __post_init__(self):
         self.rates = self.rates or [None] * len(self.tasks)
+        self.train_model = self.train_model or self.policy.model
 
     def steps(self):
         for step in range(self.start_step, self.cfg.steps):
@@ -163,7 +160,7 @@ class Run:
             with self.cfg.sandbox.open(hide=task_files(self.cfg.tasks, self.cfg.eval.eval_tasks)) as sandbox:
                 self.sandbox = sandbox
                 self.progress = (Progress("step", self.cfg.steps, self.start_step, _describe)
-                                 if self.cfg.progress else None)
+                                 if self.cfg.progress and self.ranks.is_main else None)
                 self.evaluate_start()
                 yield self
         finally:
@@ -184,53 +181,8 @@ class Run:
         return self.last
 
     def scored_round(self, step: int, indices: list[int], round_: int) -> ScoredRollouts:
-        """One round of generation and scoring for the tasks at `indices`; updates their running pass rates."""
-        cfg = self.cfg
-        step_tasks = [self.tasks[i] for i in indices]
-        gen = Generation(format=cfg.format, samples_per_prompt=cfg.samples_per_prompt,
-                         max_new_tokens=cfg.max_new_tokens, temperature=cfg.temperature,
-                         seed=cfg.seed * 1_000_003 + step * 1009 + round_ * 7919, batch_size=cfg.generation_batch_size,
-                         min_new_tokens=cfg.min_new_tokens, share_prompts=cfg.shared_prompt,
-                         stop=[] if (cfg.min_new_tokens or 0) >= cfg.max_new_tokens else None)
-        max_prompt = cfg.max_total_sequence_length - cfg.max_new_tokens
-        if cfg.repair.on:
-            got = collect_repair(self.policy.model, self.policy.tokenizer, step_tasks, self.sandbox, gen,
-                                 cfg.sandbox.limits(), cfg.repair, max_prompt_tokens=max_prompt,
-                                 max_sequence_tokens=cfg.max_total_sequence_length)
-        else:
-            got = collect(self.policy.model, self.policy.tokenizer, step_tasks, self.sandbox, gen,
-                          cfg.sandbox.limits(), max_prompt_tokens=max_prompt)
-        if got.batch is None:
-            raise ConfigError(f"step {step + 1}: every prompt is longer than --max-total-sequence-length "
-                              f"{cfg.max_total_sequence_length} minus --max-new-tokens {cfg.max_new_tokens}"
-                              + (" or has no hidden test (--turns)" if cfg.repair.on else ""))
-        batch = got.batch
-        if got.skipped:
-            self.log(f"step {step + 1}: skipped prompts longer than {max_prompt} tokens: {', '.join(got.skipped)}")
-        turn_rewards, repair_metrics = None, {}
-        if cfg.repair.on:
-            turn_rewards, rb, repair_metrics = score_turns(self.rewards_cfg, got, step_tasks, self.reward_override,
-                                                              cfg.repair.turns)
-            totals = turn_rewards[torch.arange(len(batch)), [len(e.turns) - 1 for e in got.episodes]].tolist()
-        else:
-            group_tasks = [step_tasks[s.group] for s in batch.samples]
-            rb = score(self.rewards_cfg, got.results, batch.samples, group_tasks)
-            totals = (self.reward_override(got.results, batch.samples, group_tasks)
-                      if self.reward_override is not None else rb.total)
-        rewards = torch.tensor(totals, dtype=torch.float32)  # [N]
-        metrics = {**rb.metrics(), **repair_metrics, "reward/total": float(rewards.mean()),
-                   "rollout/gen_tokens": float(batch.mask.sum(1).mean()),
-                   "rollout/skipped_prompts": float(len(got.skipped)),
-                   "rollout/truncated": sum(s.truncated for s in batch.samples) / len(batch.samples),
-                   "rollout/zero_variance_groups": zero_variance_fraction(rewards, batch.group_ids)}
-        for group, index in enumerate(indices):  # the curriculum's running pass rates
-            passed = [r.passed for s, r in zip(batch.samples, got.results) if s.group == group]
-            if passed:
-                self.rates[index] = update_rate(self.rates[index], sum(passed) / len(passed))
-        if cfg.curriculum_floor:
-            metrics["curriculum/frontier"] = frontier_fraction(self.rates)
-            metrics["curriculum/seen"] = sum(r is not None for r in self.rates) / len(self.rates)
-        return ScoredRollouts(batch, rewards, metrics, got.gen_seconds, turn_rewards)
+        """One round of generation and scoring for the tasks at `indices` (`train/rounds.py`)."""
+        return scored_round(self, step, indices, round_)
 
     def select(self, done: int, metrics: dict) -> None:
         """Evaluate on the held-out eval tasks (adds eval/* and select/* to `metrics`); keep a new best."""
@@ -243,7 +195,7 @@ class Run:
     def evaluate_start(self) -> None:
         """With evaluations on, a fresh run first evaluates its starting policy (logged as step 0), so the
         curve has its origin and the selection can keep the start when no step beats it."""
-        if self.start_step == 0 and self.cfg.eval.on:
+        if self.start_step == 0 and self.cfg.eval.on and self.ranks.is_main:
             metrics: dict = {}
             self.select(0, metrics)
             self.tracker.log(0, metrics)
@@ -256,17 +208,18 @@ class Run:
         cfg = self.cfg
         metrics.update(self.nonfinite.end_step(done, metrics.get("train/skipped_update_fraction", 0.0) > 0))
         if cfg.eval.on and (done % cfg.eval.eval_steps == 0 or done == cfg.steps):
-            self.select(done, metrics)
-            if self.last is not None:
-                write_top_samples(cfg.out, done, self.last.batch, self.last.rewards)
-            if self.selection.should_stop:
+            if self.ranks.is_main:  # rank 0 evaluates and keeps the best; every rank follows its stop
+                self.select(done, metrics)
+                if self.last is not None:
+                    write_top_samples(cfg.out, done, self.last.batch, self.last.rewards)
+            if self.ranks.broadcast(self.selection.should_stop):
                 self.stopped = True
                 self.log(f"step {done}: no evaluation has beaten the best for {self.selection.since_best} evaluations "
                          f"(best {self.selection.best_score:.3f} at step {self.selection.best_step}, in "
                          f"{os.path.join(cfg.out, 'best')}); stopping early")
         self.tracker.log(done, metrics)
         self.nonfinite.stop_if_due(done)  # after logging the step, before a checkpoint of it
-        if done % cfg.save_steps == 0 or done == cfg.steps or self.stopped:
+        if (done % cfg.save_steps == 0 or done == cfg.steps or self.stopped) and self.ranks.is_main:
             save_checkpoint(cfg.out, done, save_adapter=lambda path: save_policy_adapter(self.policy, path),
                             trainer_state={"optimizer": self.optimizer.state_dict(),
                                            "scheduler": self.scheduler.state_dict(),
@@ -283,7 +236,9 @@ class Run:
 def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None) -> Run:
     """Run directory, tasks, policy (+ `extra_modules(policy, checkpoint)`: more trainable modules, the
     value head), one AdamW over everything that trains, and the state of the checkpoint resumed from."""
-    ckpt, tasks = prepare_run(cfg, log)
+    ranks = Ranks.start(cfg.device)
+    log = log if ranks.is_main else _silent
+    ckpt, tasks = prepare_run(cfg, log, ranks)
     policy = build_policy(cfg, resume_from=ckpt)
     if policy.note:
         log(policy.note)
@@ -300,28 +255,35 @@ def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None
         scheduler.load_state_dict(state["scheduler"])
         set_rng_state(state["rng"])
         log(f"resumed from {ckpt} at step {state['step']}")
-        truncate_metrics(cfg.out, state["step"])
+        if ranks.is_main:
+            truncate_metrics(cfg.out, state["step"])
         adv_state, start, nonfinite = state["advantage_state"], state["step"], state.get("nonfinite", {})
         selection, rates = state.get("selection", {}), state.get("curriculum") or []
-    tracker = Tracker(cfg.out, cfg.log_with, cfg.to_dict(), resume=bool(ckpt))
+    tracker = Tracker(cfg.out, cfg.log_with, cfg.to_dict(), resume=bool(ckpt)) if ranks.is_main else SilentTracker()
     return Run(cfg, log, tasks, policy, trainable, optimizer, scheduler, start, adv_state, tracker, ckpt,
                reward_override=reward_override, rewards_cfg=reward_config(cfg),
                nonfinite=NonFiniteSteps(nonfinite, advice="Lower --learning-rate or --max-grad-norm, and check "
                                         "the rewards (a NaN reward makes every update NaN)"),
-               selection=Selection.from_state(selection, cfg.eval.early_stop), rates=rates)
+               selection=Selection.from_state(selection, cfg.eval.early_stop), rates=rates, ranks=ranks,
+               train_model=ranks.wrap(policy.model))
+
+
+def _silent(message: str) -> None:
+    """The log of ranks other than 0 (rank 0 reports for all)."""
 
 
 # ---------------------------------------------------------------------------------------------------
 # Pieces of the optimisation both loops use
 
 
-def reference_logprobs(cfg, policy, batch) -> torch.Tensor | None:
+def reference_logprobs(cfg, policy, batch, ranks: Ranks | None = None) -> torch.Tensor | None:
     """Log-probs [N, T] of the rollouts under the reference (starting) policy; None when --kl-beta is 0
-    (unless --log-kl asks for the KL curve)."""
+    (unless --log-kl asks for the KL curve).  Several ranks share the rows and gather them."""
     if cfg.kl.kl_beta <= 0 and not cfg.kl.log_kl:
         return None
     with torch.no_grad(), policy.reference():
-        return token_logprobs(policy.model, build_sequences(batch), cfg.temperature, shared_prompt=cfg.shared_prompt)
+        return (ranks or Ranks()).map_rows(len(batch), lambda rows: token_logprobs(
+            policy.model, build_sequences(batch, rows), cfg.temperature, shared_prompt=cfg.shared_prompt))
 
 
 def kl_as_reward(cfg, batch, ref_logprobs) -> torch.Tensor | None:
@@ -351,6 +313,19 @@ def minibatches(cfg, n: int, step: int):
         order = torch.randperm(n, generator=generator) if (cfg.optim.epochs > 1 and size < n) else torch.arange(n)
         for start in range(0, n, size):
             yield epoch, epoch == 0 and start == 0, order[start: start + size]
+
+
+def rank_rows(cfg, ranks: Ranks, minibatch: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, float]:
+    """(this rank's rows of a minibatch, the factor its loss is multiplied by).  One process: (all, 1).
+    Several: every world-th row, and world x its share of the minibatch's aggregation denominator, so
+    DDP's gradient average is the gradient of the whole minibatch's loss.  A rank left without rows
+    still runs one row, weighted 0: every rank must join each DDP backward."""
+    if not ranks.on:
+        return minibatch, 1.0
+    rows = ranks.rows(minibatch)
+    if len(rows) == 0:
+        return minibatch[:1], 0.0
+    return rows, ranks.world * denominator_share(mask[rows], mask[minibatch], cfg.aggregation)
 
 
 class Averages:

@@ -31,6 +31,7 @@ from coderl.train.common import (
     kl_terms,
     loss_mask,
     minibatches,
+    rank_rows,
     reference_logprobs,
     start_run,
     step_timings,
@@ -69,9 +70,9 @@ def train(cfg: TrainConfig, *, log=print, reward_override=None) -> dict:
 def _optimise(cfg, run, batch, rewards, metrics, step, turn_rewards=None) -> tuple[dict, dict]:
     """Advantages, then `epochs` passes over minibatches; (averaged loss statistics, estimator state).
     turn_rewards [N, K]: repair episodes' per-turn rewards (`--credit improvement` reads them)."""
-    model = run.policy.model
+    model = run.train_model  # the policy, under DDP with several ranks
     mask = loss_mask(cfg, batch)  # [N, T]
-    ref_logprobs = reference_logprobs(cfg, run.policy, batch)  # [N, T] or None
+    ref_logprobs = reference_logprobs(cfg, run.policy, batch, run.ranks)  # [N, T] or None
     token_rewards = rewards
     kl_reward = kl_as_reward(cfg, batch, ref_logprobs)  # [N, T] or None
     if kl_reward is not None:
@@ -90,8 +91,9 @@ def _optimise(cfg, run, batch, rewards, metrics, step, turn_rewards=None) -> tup
     agg = {"max_tokens": cfg.max_new_tokens * cfg.repair.turns}  # token_sum_const only: a row's most policy tokens
     averages = Averages()
     want_entropy = cfg.entropy_coef > 0
-    model.eval()  # dropout off: the function that sampled is the function we differentiate
-    for _, first, rows in minibatches(cfg, len(batch), step):
+    run.policy.model.eval()  # dropout off: the function that sampled is the function we differentiate
+    for _, first, minibatch in minibatches(cfg, len(batch), step):
+        rows, share = rank_rows(cfg, run.ranks, minibatch, mask)
         out = token_logprobs(model, build_sequences(batch, rows), cfg.temperature, with_entropy=want_entropy,
                              shared_prompt=cfg.shared_prompt)
         logprobs, entropy = out if want_entropy else (out, None)
@@ -107,14 +109,15 @@ def _optimise(cfg, run, batch, rewards, metrics, step, turn_rewards=None) -> tup
             ent = aggregate(entropy, mb_mask, cfg.aggregation, **agg)
             loss = loss - cfg.entropy_coef * ent
             stats["loss/entropy"] = float(ent.detach())
-        stats.update(optimizer_step(loss, run.trainable, run.optimizer, cfg.optim.max_grad_norm))
+        stats.update(optimizer_step(loss * share, run.trainable, run.optimizer, cfg.optim.max_grad_norm,
+                                    reduce=run.ranks.mean_value))
         averages.add(stats)
         if first:
             # On-policy check: the sampling log-probs must be this function's (ratio 1).
             drift = ((logprobs.detach() - batch.logprobs[rows]).abs() * mb_mask).max()
             averages.first({"max_abs_log_ratio": drift, **({"clip_fraction": stats["loss/clip_fraction"]}
                                                            if "loss/clip_fraction" in stats else {})})
-    out = averages.result()
+    out = run.ranks.mean(averages.result())
     out["advantage/mean_abs"] = float(advantages.abs().sum() / mask.sum().clamp(min=1))
     return out, new_state
 

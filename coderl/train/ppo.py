@@ -56,11 +56,13 @@ from coderl.train.common import (
     kl_terms,
     loss_mask,
     minibatches,
+    rank_rows,
     reference_logprobs,
     start_run,
     step_timings,
 )
 from coderl.train.config import TrainConfig
+from coderl.train.distributed import Ranks
 from coderl.train.episodes import credit_advantages
 from coderl.train.logprobs import build_sequences, token_logprobs_and_values
 from coderl.train.scaffold import optimizer_step
@@ -81,14 +83,16 @@ def train(cfg: TrainConfig, *, log=print, reward_override=None) -> dict:
 
     run = start_run(cfg, log, reward_override=reward_override, extra_modules=value_head_of)
     value_head = heads[0]
+    trained_head = run.ranks.wrap(value_head)  # under DDP with several ranks, as the policy
     metrics: dict = {}
     with run.sandbox_session():
         for step in run.steps():
             t0 = time.perf_counter()
             rolled = run.rollouts(step)
             t1 = time.perf_counter()
-            targets = compute_targets(cfg, run.policy, value_head, rolled.batch, rolled.rewards, rolled.turn_rewards)
-            stats = _optimise(cfg, run, value_head, rolled.batch, targets, step)
+            targets = compute_targets(cfg, run.policy, value_head, rolled.batch, rolled.rewards, rolled.turn_rewards,
+                                      ranks=run.ranks)
+            stats = _optimise(cfg, run, trained_head, rolled.batch, targets, step)
             run.scheduler.step()
             metrics = {**rolled.metrics, **targets.metrics, **stats, "train/lr": run.scheduler.get_last_lr()[0],
                        **step_timings(t0, t1, rolled.gen_seconds)}
@@ -111,19 +115,25 @@ class Targets:
 
 @torch.no_grad()
 def compute_targets(cfg: TrainConfig, policy, value_head, batch, rewards: Tensor,
-                    turn_rewards: Tensor | None = None) -> Targets:
-    """Old values (one no-grad pass, dropout off), per-token rewards, GAE advantages and returns.
-    turn_rewards [N, K]: repair episodes' per-turn rewards (`--credit improvement` reads them)."""
+                    turn_rewards: Tensor | None = None, ranks: Ranks | None = None) -> Targets:
+    """Old values (one no-grad pass, dropout off; several ranks share the rows), per-token rewards, GAE
+    advantages and returns.  turn_rewards [N, K]: repair episodes' per-turn rewards (`--credit improvement`)."""
     model = policy.model
     model.eval()  # dropout off: these values are the ones the first minibatch recomputes
     mask = loss_mask(cfg, batch)  # [N, T]
-    chunks = []
-    for rows in torch.arange(len(batch)).split(cfg.optim.minibatch_size or len(batch)):  # bounded memory
-        _, values, _ = token_logprobs_and_values(model, value_head, build_sequences(batch, rows), cfg.temperature,
-                                                 entropy_grad=False, shared_prompt=cfg.shared_prompt)
-        chunks.append(values.cpu())
-    old_values = torch.cat(chunks)  # [N, T]
-    ref_logprobs = reference_logprobs(cfg, policy, batch)  # [N, T] or None
+
+    def values_of(selected):
+        chunks = []
+        selected = torch.arange(len(batch)) if selected is None else selected
+        for rows in selected.split(cfg.optim.minibatch_size or len(batch)):  # bounded memory
+            _, values, _ = token_logprobs_and_values(model, value_head, build_sequences(batch, rows), cfg.temperature,
+                                                     entropy_grad=False, shared_prompt=cfg.shared_prompt)
+            chunks.append(values.cpu())
+        return torch.cat(chunks)
+
+    ranks = ranks or Ranks()
+    old_values = ranks.map_rows(len(batch), values_of)  # [N, T]
+    ref_logprobs = reference_logprobs(cfg, policy, batch, ranks)  # [N, T] or None
     metrics = {}
     token_rewards = terminal_rewards(rewards, mask)  # [N, T]
     kl_reward = kl_as_reward(cfg, batch, ref_logprobs)  # [N, T] beta * KL_t, or None
@@ -158,15 +168,16 @@ def _whiten(advantages: Tensor, mask: Tensor, eps: float = 1e-8) -> Tensor:
 
 def _optimise(cfg, run, value_head, batch, targets: Targets, step) -> dict:
     """`epochs` passes over minibatches of the clipped policy loss + value loss - entropy bonus."""
-    model = run.policy.model
+    model = run.train_model  # the policy, under DDP with several ranks (value_head too)
     mask = loss_mask(cfg, batch)  # [N, T]
     policy_loss = POLICY_LOSSES[cfg.loss]
     loss_options = cfg.loss_kwargs(policy_loss)
     agg = {"max_tokens": cfg.max_new_tokens * cfg.repair.turns}  # token_sum_const only: a row's most policy tokens
     value_clip = cfg.value.value_clip or None  # 0 = unclipped
     averages = Averages()
-    model.eval()  # dropout off: the function that sampled is the function we differentiate
-    for _, first, rows in minibatches(cfg, len(batch), step):
+    run.policy.model.eval()  # dropout off: the function that sampled is the function we differentiate
+    for _, first, minibatch in minibatches(cfg, len(batch), step):
+        rows, share = rank_rows(cfg, run.ranks, minibatch, mask)
         mb_mask = mask[rows]
         logprobs, values, entropy = token_logprobs_and_values(
             model, value_head, build_sequences(batch, rows), cfg.temperature, entropy_grad=cfg.entropy_coef > 0,
@@ -185,7 +196,8 @@ def _optimise(cfg, run, value_head, batch, targets: Targets, step) -> dict:
         loss = loss + kl_term
         stats.update(kl_stats)
         # LoRA and value head are clipped as one vector; an infinite bound (0 = off) only measures.
-        stats.update(optimizer_step(loss, run.trainable, run.optimizer, cfg.optim.max_grad_norm))
+        stats.update(optimizer_step(loss * share, run.trainable, run.optimizer, cfg.optim.max_grad_norm,
+                                    reduce=run.ranks.mean_value))
         averages.add(stats)
         if first:
             # On-policy check: the first minibatch recomputes the rollout's log-probs and values.
@@ -194,4 +206,4 @@ def _optimise(cfg, run, value_head, batch, targets: Targets, step) -> dict:
                 "max_abs_value_change": ((values.detach() - targets.old_values[rows]).abs() * mb_mask).max(),
                 "clip_fraction": stats["loss/clip_fraction"],
                 "value_clip_fraction": stats["value/clip_fraction"]})
-    return averages.result()
+    return run.ranks.mean(averages.result())

@@ -46,10 +46,10 @@ def refill(run, step: int, first):
         return dataclasses.replace(first, metrics=metrics, gen_seconds=gen_seconds)
     return dataclasses.replace(first, batch=concat_batches(kept, run.policy.tokenizer.pad_token_id or 0),
                                rewards=torch.cat(rewards), metrics=metrics, gen_seconds=gen_seconds,
-                               turn_rewards=_cat_turns(turn_rewards) if turn_rewards else None)
+                               turn_rewards=cat_turns(turn_rewards) if turn_rewards else None)
 
 
-def _cat_turns(parts: list) -> torch.Tensor:
+def cat_turns(parts: list) -> torch.Tensor:
     """[N, K] per-turn rewards of several rounds; a round whose episodes all ended early has fewer columns."""
     width = max(p.shape[1] for p in parts)
     return torch.cat([torch.nn.functional.pad(p, (0, width - p.shape[1])) for p in parts])

@@ -57,6 +57,16 @@ class Tracker:
             trackio.finish()
 
 
+class SilentTracker:
+    """The tracker of ranks other than 0 under several training processes: rank 0 logs for all."""
+
+    def log(self, step: int, metrics: dict) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
 def read_metrics(run_dir: str) -> list[dict]:
     with open(os.path.join(run_dir, "metrics.jsonl"), encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]

@@ -106,8 +106,8 @@ def test_loop_returns_are_gae_of_its_own_values_and_rewards(model_dir, tmp_path,
 
     captured = []
 
-    def capture(cfg, policy, value_head, batch, rewards, turn_rewards=None):
-        targets = compute_targets(cfg, policy, value_head, batch, rewards, turn_rewards)
+    def capture(cfg, policy, value_head, batch, rewards, turn_rewards=None, **options):
+        targets = compute_targets(cfg, policy, value_head, batch, rewards, turn_rewards, **options)
         captured.append((batch, rewards, targets))
         return targets
 

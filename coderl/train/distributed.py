@@ -1,0 +1,132 @@
+"""Several training processes through accelerate: `accelerate launch [--config_file F] -m coderl train ...`.
+
+accelerate starts the processes, the process group and DDP; coderl adds only what its loops must agree
+on (docs/scaling.md):
+
+* Rollouts are sharded: each rank generates and scores a contiguous, chunk-aligned slice of the step's
+  prompts (`shard`), with the seeds the one-process run gives those chunks, so the tokens do not depend
+  on the number of ranks.
+* The scored slices are gathered (`gather`): every rank then holds the whole step's batch, so
+  advantages see whole groups and any global baseline, and dynamic sampling and the curriculum decide
+  the same on every rank.
+* Optimisation splits each minibatch's rows across ranks; each rank's loss is rescaled to the whole
+  minibatch's denominator (`algorithms.aggregation.denominator_share`) and DDP averages the gradients,
+  so an update equals the one-process update on the same minibatch.
+* Metrics are averaged over ranks (`mean`); only rank 0 logs, evaluates and writes checkpoints, and a
+  checkpoint resumes on any number of ranks (nothing in it is per rank).
+
+One process (no `WORLD_SIZE` > 1 in the environment): no accelerate state is created and every helper
+is the identity, so the one-process path is unchanged.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from coderl.base.config import ConfigError
+
+PROCESS_GROUP_TIMEOUT = 4 * 3600  # seconds a rank waits in a collective (the others' evaluation, generation)
+
+
+@dataclass
+class Ranks:
+    """This process's place among the training processes."""
+
+    rank: int = 0
+    world: int = 1
+    accelerator: Any = None
+
+    @property
+    def is_main(self) -> bool:
+        return self.rank == 0
+
+    @property
+    def on(self) -> bool:
+        return self.world > 1
+
+    @classmethod
+    def start(cls, device: str = "cpu") -> Ranks:
+        """The processes `accelerate launch` (or torchrun) started; one process: `Ranks()`."""
+        if int(os.environ.get("WORLD_SIZE", "1")) <= 1:
+            return cls()
+        import torch
+        from accelerate import Accelerator
+        from accelerate.utils import DistributedDataParallelKwargs, DistributedType, InitProcessGroupKwargs
+
+        # Without CUDA (or with --device cpu) the ranks are CPU processes over gloo (accelerate's MULTI_CPU).
+        # DDP does not broadcast buffers: a rank's forward passes then hold no collective, so ranks may run
+        # different numbers of them (a shared-prompt pass is two); the buffers (rotary tables) never change.
+        # The process group waits up to PROCESS_GROUP_TIMEOUT: the other ranks wait while rank 0 evaluates.
+        accelerator = Accelerator(cpu=device == "cpu" or not torch.cuda.is_available(), kwargs_handlers=[
+            DistributedDataParallelKwargs(broadcast_buffers=False),
+            InitProcessGroupKwargs(timeout=timedelta(seconds=PROCESS_GROUP_TIMEOUT))])
+        kind = accelerator.distributed_type
+        if kind not in (DistributedType.MULTI_GPU, DistributedType.MULTI_CPU):
+            raise ConfigError(f"accelerate distributed_type {kind.value}: coderl trains data-parallel (DDP: "
+                              "MULTI_GPU or MULTI_CPU); FSDP and DeepSpeed are not wired into the loops yet "
+                              "(docs/scaling.md)")
+        return cls(accelerator.process_index, accelerator.num_processes, accelerator)
+
+    def shard(self, count: int, chunk: int) -> tuple[int, int]:
+        """[start, end) of this rank's items among `count`, cut at multiples of `chunk` (the generation
+        chunk, so every chunk and its seed are the one-process run's); the last ranks may get none."""
+        chunks = -(-count // max(chunk, 1))
+        per_rank = -(-chunks // self.world)
+        start = min(count, self.rank * per_rank * chunk)
+        return start, min(count, start + per_rank * chunk)
+
+    def rows(self, rows):
+        """This rank's share of a minibatch's rows (every world-th one): whatever generated them."""
+        return rows[self.rank::self.world] if self.on else rows
+
+    def map_rows(self, count: int, fn):
+        """`fn(rows)` -> a tensor with one row per row of `rows`, for all `count` rows: each rank computes a
+        contiguous share and every rank gets them all (one process: `fn(None)`, i.e. every row)."""
+        if not self.on:
+            return fn(None)
+        import torch
+
+        start, end = self.shard(count, 1)
+        part = fn(torch.arange(start, end)) if end > start else None
+        return torch.cat([p for p in self.gather(part) if p is not None])
+
+    def gather(self, obj) -> list:
+        """`obj` of every rank, in rank order (pickled; CPU tensors only)."""
+        if not self.on:
+            return [obj]
+        from accelerate.utils import gather_object
+
+        return gather_object([obj])
+
+    def broadcast(self, obj):
+        """Rank 0's `obj` on every rank."""
+        if not self.on:
+            return obj
+        from accelerate.utils import broadcast_object_list
+
+        return broadcast_object_list([obj], from_process=0)[0]
+
+    def mean(self, metrics: dict) -> dict:
+        """Each key's mean over the ranks that report it (keys in rank 0's order, then the others')."""
+        if not self.on:
+            return metrics
+        parts = self.gather(metrics)
+        keys = list(dict.fromkeys(k for part in parts for k in part))
+        return {k: sum(float(p[k]) for p in parts if k in p) / sum(k in p for p in parts) for k in keys}
+
+    def mean_value(self, value: float) -> float:
+        """`value`'s mean over the ranks."""
+        return value if not self.on else sum(self.gather(float(value))) / self.world
+
+    def wrap(self, module):
+        """`module` under DDP (through accelerate) for the differentiated forward passes; itself alone."""
+        if not self.on or not any(p.requires_grad for p in module.parameters()):
+            return module
+        return self.accelerator.prepare_model(module, device_placement=False)
+
+    def wait(self) -> None:
+        if self.on:
+            self.accelerator.wait_for_everyone()

@@ -1,0 +1,140 @@
+"""One round of rollouts for the RL loops: generate for some of a step's prompts (overlapped with the
+sandbox), score every completion, and update the curriculum's running pass rates.
+
+Under several ranks (`train/distributed.py`) each rank generates and scores a contiguous slice of the
+prompts, cut at generation chunks and seeded as the one-process run seeds those chunks; the slices
+are gathered, so every rank returns the same `ScoredRollouts` for the whole round.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import torch
+
+from coderl.algorithms.sampling import zero_variance_fraction
+from coderl.base.config import ConfigError
+from coderl.rewards import score
+from coderl.rollout.batching import concat_batches, select_rows
+from coderl.rollout.collect import Generation, collect
+from coderl.rollout.repair import collect_repair
+from coderl.rollout.types import RolloutBatch
+from coderl.train.curriculum import frontier_fraction, update_rate
+from coderl.train.episodes import score_turns
+from coderl.train.refill import cat_turns
+
+
+@dataclass
+class ScoredRollouts:
+    batch: RolloutBatch
+    rewards: torch.Tensor  # [N] float32, one scalar reward per completion
+    metrics: dict  # reward/*, sandbox/*, rollout/* of the step
+    gen_seconds: float  # time spent in generate (the rest of the rollout time waits on the sandbox)
+    turn_rewards: torch.Tensor | None = None  # [N, K] repair episodes (--turns): each turn's reward; else None
+
+
+@dataclass
+class _Slice:
+    """One rank's part of a round, before gathering."""
+
+    start: int  # position of its first prompt in the round: its group ids are shifted by this
+    batch: RolloutBatch | None  # None: no prompt, or every prompt too long
+    rewards: list  # [n] total reward per row
+    passed: list  # [n] bool per row
+    metrics: dict  # means over its rows (reward/*, sandbox/*, repair/*)
+    skipped: list  # task ids of prompts longer than the limit
+    gen_seconds: float
+    turn_rewards: torch.Tensor | None = None  # [n, K]
+
+
+def generation(cfg, step: int, round_: int) -> Generation:
+    return Generation(format=cfg.format, samples_per_prompt=cfg.samples_per_prompt, max_new_tokens=cfg.max_new_tokens,
+                      temperature=cfg.temperature, seed=cfg.seed * 1_000_003 + step * 1009 + round_ * 7919,
+                      batch_size=cfg.generation_batch_size, min_new_tokens=cfg.min_new_tokens,
+                      share_prompts=cfg.shared_prompt,
+                      stop=[] if (cfg.min_new_tokens or 0) >= cfg.max_new_tokens else None)
+
+
+def scored_round(run, step: int, indices: list[int], round_: int):
+    """Generate for and score the tasks at `indices` (every rank gets the whole round back)."""
+    cfg = run.cfg
+    gen = generation(cfg, step, round_)
+    # A chunk of `collect` holds batch_size // samples_per_prompt prompts and is seeded by its position;
+    # with a device-filling batch size (None) chunks depend on the slice, so slices are cut per prompt.
+    chunk = max(1, (gen.batch_size or 1) // gen.samples_per_prompt)
+    start, end = run.ranks.shard(len(indices), chunk)
+    part = _slice(run, step, [run.tasks[i] for i in indices[start:end]], start,
+                  dataclasses.replace(gen, seed=gen.seed + start))
+    parts = run.ranks.gather(part)
+    max_prompt = cfg.max_total_sequence_length - cfg.max_new_tokens
+    skipped = [t for p in parts for t in p.skipped]
+    if all(p.batch is None for p in parts):
+        raise ConfigError(f"step {step + 1}: every prompt is longer than --max-total-sequence-length "
+                          f"{cfg.max_total_sequence_length} minus --max-new-tokens {cfg.max_new_tokens}"
+                          + (" or has no hidden test (--turns)" if cfg.repair.on else ""))
+    if skipped:
+        run.log(f"step {step + 1}: skipped prompts longer than {max_prompt} tokens: {', '.join(skipped)}")
+    scored, passed = _merge(parts)
+    batch, rewards = scored.batch, scored.rewards
+    scored.metrics.update({"reward/total": float(rewards.mean()), "rollout/gen_tokens": float(batch.mask.sum(1).mean()),
+                           "rollout/skipped_prompts": float(len(skipped)),
+                           "rollout/truncated": sum(s.truncated for s in batch.samples) / len(batch.samples),
+                           "rollout/zero_variance_groups": zero_variance_fraction(rewards, batch.group_ids)})
+    for group, index in enumerate(indices):  # the curriculum's running pass rates
+        outcomes = [ok for s, ok in zip(batch.samples, passed) if s.group == group]
+        if outcomes:
+            run.rates[index] = update_rate(run.rates[index], sum(outcomes) / len(outcomes))
+    if cfg.curriculum_floor:
+        scored.metrics["curriculum/frontier"] = frontier_fraction(run.rates)
+        scored.metrics["curriculum/seen"] = sum(r is not None for r in run.rates) / len(run.rates)
+    return scored
+
+
+def _slice(run, step: int, step_tasks: list, start: int, gen: Generation) -> _Slice:
+    """Generate for and score this rank's prompts; group ids are local (0 = its first prompt)."""
+    cfg = run.cfg
+    if not step_tasks:
+        return _Slice(start, None, [], [], {}, [], 0.0)
+    max_prompt = cfg.max_total_sequence_length - cfg.max_new_tokens
+    if cfg.repair.on:
+        got = collect_repair(run.policy.model, run.policy.tokenizer, step_tasks, run.sandbox, gen,
+                             cfg.sandbox.limits(), cfg.repair, max_prompt_tokens=max_prompt,
+                             max_sequence_tokens=cfg.max_total_sequence_length)
+    else:
+        got = collect(run.policy.model, run.policy.tokenizer, step_tasks, run.sandbox, gen,
+                      cfg.sandbox.limits(), max_prompt_tokens=max_prompt)
+    if got.batch is None:
+        return _Slice(start, None, [], [], {}, got.skipped, got.gen_seconds)
+    batch = got.batch
+    turn_rewards, repair_metrics = None, {}
+    if cfg.repair.on:
+        turn_rewards, rb, repair_metrics = score_turns(run.rewards_cfg, got, step_tasks, run.reward_override,
+                                                          cfg.repair.turns)
+        totals = turn_rewards[torch.arange(len(batch)), [len(e.turns) - 1 for e in got.episodes]].tolist()
+    else:
+        group_tasks = [step_tasks[s.group] for s in batch.samples]
+        rb = score(run.rewards_cfg, got.results, batch.samples, group_tasks)
+        totals = (run.reward_override(got.results, batch.samples, group_tasks)
+                  if run.reward_override is not None else rb.total)
+    return _Slice(start, batch, [float(t) for t in totals], [r.passed for r in got.results],
+                  {**rb.metrics(), **repair_metrics}, got.skipped, got.gen_seconds, turn_rewards)
+
+
+def _merge(parts: list[_Slice]) -> tuple[ScoredRollouts, list]:
+    """The whole round from the ranks' slices: rows in prompt order, group ids made global, metrics
+    weighted by rows (one slice: its own, untouched); gen_seconds is the slowest rank's."""
+    full = [p for p in parts if p.batch is not None]
+    if len(full) == 1 and full[0].start == 0:
+        p = full[0]
+        return ScoredRollouts(p.batch, torch.tensor(p.rewards, dtype=torch.float32), dict(p.metrics),
+                              max(q.gen_seconds for q in parts), p.turn_rewards), p.passed
+    batch = concat_batches([select_rows(p.batch, list(range(len(p.batch))), p.start) for p in full])
+    rows = [len(p.batch) for p in full]
+    keys = list(dict.fromkeys(k for p in full for k in p.metrics))
+    metrics = {k: sum(p.metrics.get(k, 0.0) * n for p, n in zip(full, rows)) / sum(rows) for k in keys}
+    turns = [p.turn_rewards for p in full if p.turn_rewards is not None]
+    turn_rewards = cat_turns(turns) if turns else None
+    rewards = torch.tensor([r for p in full for r in p.rewards], dtype=torch.float32)
+    return (ScoredRollouts(batch, rewards, metrics, max(p.gen_seconds for p in parts), turn_rewards),
+            [ok for p in full for ok in p.passed])

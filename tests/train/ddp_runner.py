@@ -1,0 +1,38 @@
+"""One training run for the data-parallel tests, as a script: `python tests/train/ddp_runner.py SPEC` or
+`accelerate launch ... tests/train/ddp_runner.py SPEC`.  SPEC is JSON: {"model", "out", "fields": {...},
+"loop": "policy_gradient" | "ppo"}.  Every rank writes `grads-rank{R}.pt` in `out`: the LoRA (and value
+head) gradient of every minibatch update, as every rank holds it after DDP's average."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))  # `tests` importable as a script
+
+
+def main(spec: dict) -> None:
+    import importlib
+
+    import torch
+
+    import coderl.train.scaffold as scaffold
+    from tests.train.helpers import base_config, varied_reward
+
+    loop = importlib.import_module(f"coderl.train.{spec.get('loop', 'policy_gradient')}")
+    recorded = []
+    apply = scaffold.apply_gradients
+
+    def recording(params, optimizer, max_grad_norm, *, loss):
+        recorded.append([p.grad.detach().clone() if p.grad is not None else None for p in params])
+        return apply(params, optimizer, max_grad_norm, loss=loss)
+
+    scaffold.apply_gradients = recording
+    cfg = base_config(spec["model"], spec["out"], **spec["fields"])
+    loop.train(cfg, log=lambda m: None, reward_override=varied_reward)
+    torch.save(recorded, os.path.join(cfg.out, f"grads-rank{os.environ.get('RANK', '0')}.pt"))
+
+
+if __name__ == "__main__":
+    main(json.loads(sys.argv[1]))
