@@ -64,19 +64,25 @@ def _cmd_train(ns: argparse.Namespace) -> int:
     from coderl.base.config import load_config
     from coderl.train import run_training
     from coderl.train.config import TrainConfig
+    from coderl.train.distributed import is_main_process
 
     cfg = load_config(TrainConfig, ns, ns.parser, ns.argv, ns.config)
     metrics = run_training(cfg)
+    if not is_main_process():  # under `accelerate launch` rank 0 reports
+        return 0
     shown = {k: round(v, 4) for k, v in metrics.items() if k.startswith(("reward/", "sandbox/pass", "eval/"))}
     print(f"done: {cfg.steps} steps in {cfg.out}; last step: {shown}")
     return 0
 
 
 def _cmd_sft(ns: argparse.Namespace) -> int:
+    from coderl.train.distributed import is_main_process
     from coderl.train.sft import SFTConfig, sft
 
     cfg = from_args(SFTConfig, ns)
     result = sft(cfg)
+    if not is_main_process():  # under `accelerate launch` rank 0 reports
+        return 0
     print(f"done: {result.steps} optimizer steps, {result.examples_seen} examples seen ({result.examples} kept) "
           f"in {cfg.out}; "
           f"last sft/loss {result.metrics['sft/loss']:.4f}; adapter: {result.adapter} "

@@ -82,6 +82,16 @@ class Ranks:
         """This rank's share of a minibatch's rows (every world-th one): whatever generated them."""
         return rows[self.rank::self.world] if self.on else rows
 
+    def slots(self, items: list) -> list[tuple]:
+        """(item, weight) pairs this rank runs of `items` (a step's micro-batches): every world-th item with
+        weight `world` (DDP averages, so the ranks' gradients sum), padded to the same count on every
+        rank with (items[0], 0.0), because every rank must join each synchronising backward.  One
+        process: every item, weight 1."""
+        if not self.on:
+            return [(item, 1.0) for item in items]
+        mine = [(item, float(self.world)) for item in items[self.rank::self.world]]
+        return mine + [(items[0], 0.0)] * (-(-len(items) // self.world) - len(mine))
+
     def map_rows(self, count: int, fn):
         """`fn(rows)` -> a tensor with one row per row of `rows`, for all `count` rows: each rank computes a
         contiguous share and every rank gets them all (one process: `fn(None)`, i.e. every row)."""
@@ -125,8 +135,23 @@ class Ranks:
         """`module` under DDP (through accelerate) for the differentiated forward passes; itself alone."""
         if not self.on or not any(p.requires_grad for p in module.parameters()):
             return module
-        return self.accelerator.prepare_model(module, device_placement=False)
+        import warnings
+
+        with warnings.catch_warnings():  # torch >= 2.12 renames broadcast_buffers (same meaning for us)
+            warnings.filterwarnings("ignore", message=".*broadcast_buffers.*", category=FutureWarning)
+            return self.accelerator.prepare_model(module, device_placement=False)
+
+    def no_sync(self, module, sync: bool):
+        """DDP's `no_sync` (gradients accumulate locally) unless `sync`; a plain context with one process."""
+        import contextlib
+
+        return module.no_sync() if self.on and not sync and hasattr(module, "no_sync") else contextlib.nullcontext()
 
     def wait(self) -> None:
         if self.on:
             self.accelerator.wait_for_everyone()
+
+
+def is_main_process() -> bool:
+    """Rank 0 of a launch, or the only process (for what the CLI prints once)."""
+    return int(os.environ.get("RANK", "0")) == 0

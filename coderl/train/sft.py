@@ -186,21 +186,27 @@ def _write_final_adapter(run_dir: str, checkpoint: str) -> str:
 
 def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
     """Run SFT as configured; returns the trained model and the paths written."""
+    import torch
     import yaml
 
     from coderl.models import save_adapter, trainable_ratio
-    from coderl.train.checkpoint import save_checkpoint
+    from coderl.train.checkpoint import checkpoint_dir, save_checkpoint
+    from coderl.train.distributed import Ranks
     from coderl.train.sft_data import build_examples, collate, end_token, generation_stop_ids, load_sft_tasks
-    from coderl.train.tracking import Tracker
+    from coderl.train.tracking import SilentTracker, Tracker
 
     if cfg.qlora:
         require_cuda_for_qlora()
     _device(cfg)  # a missing GPU is refused before anything is written
+    ranks = Ranks.start(cfg.device)  # several processes under `accelerate launch` (train/distributed.py)
+    log = log if ranks.is_main else (lambda message: None)
     tasks, data_description = load_sft_tasks(cfg.data, cfg.split, cfg.seed)  # bad data fails before the model loads
     refuse_existing_run(cfg.out, resumable=False)
-    os.makedirs(cfg.out, exist_ok=True)
-    with open(os.path.join(cfg.out, "config.yaml"), "w", encoding="utf-8") as f:
-        yaml.safe_dump(cfg.to_dict(), f, sort_keys=False)
+    ranks.wait()  # every rank has checked before rank 0 writes
+    if ranks.is_main:
+        os.makedirs(cfg.out, exist_ok=True)
+        with open(os.path.join(cfg.out, "config.yaml"), "w", encoding="utf-8") as f:
+            yaml.safe_dump(cfg.to_dict(), f, sort_keys=False)
 
     loaded, model = build_model(cfg)
     tokenizer = loaded.tokenizer
@@ -224,7 +230,7 @@ def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
                           f"{len(data.too_long)} longer than --max-length {cfg.max_length}, "
                           f"{len(data.no_reference)} without a reference solution)")
     plan = plan_steps(len(examples), cfg)
-    with open(os.path.join(cfg.out, "sft_data.json"), "w", encoding="utf-8") as f:
+    with open(os.path.join(cfg.out, "sft_data.json") if ranks.is_main else os.devnull, "w", encoding="utf-8") as f:
         json.dump({"data": data_description, "format": cfg.format, "examples": len(examples),
                    "optimizer_steps": len(plan), "end_token": {"id": end_id, "why": end_why},
                    "skipped_too_long": data.too_long, "skipped_no_reference": data.no_reference,
@@ -237,12 +243,15 @@ def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
     warmup = math.ceil(cfg.warmup_ratio * len(plan))
     optimizer, scheduler = build_optimizer(trainable, learning_rate=cfg.learning_rate, weight_decay=cfg.weight_decay,
                                            schedule=cfg.lr_schedule, warmup_steps=warmup, total_steps=len(plan))
-    tracker = Tracker(cfg.out, cfg.log_with, cfg.to_dict())
+    tracker = Tracker(cfg.out, cfg.log_with, cfg.to_dict()) if ranks.is_main else SilentTracker()
+    trained = ranks.wrap(model)  # DDP with several ranks
+    if ranks.on:  # the ranks' LoRA dropout masks differ, as one process's differ between micro-batches
+        torch.manual_seed(cfg.seed * 1_000_003 + ranks.rank)
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else end_id
     device = next(model.parameters()).device
     save_fn = lambda path: save_adapter(model, path, loaded.base, adapters=["default"])  # noqa: E731
 
-    progress = Progress("sft step", len(plan), 0, _describe) if cfg.progress else None
+    progress = Progress("sft step", len(plan), 0, _describe) if cfg.progress and ranks.is_main else None
     metrics: dict = {}
     nonfinite = NonFiniteSteps(advice="Lower --learning-rate or --max-grad-norm")
     seen = 0
@@ -255,12 +264,15 @@ def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
             window_tokens = sum(int((labels[:, 1:] != -100).sum()) for _, _, labels in batches)
             optimizer.zero_grad(set_to_none=True)
             loss_total = 0.0
-            for input_ids, attention, labels in batches:
-                logits = model(input_ids=input_ids.to(device), attention_mask=attention.to(device)).logits
-                loss_sum, _ = token_loss_sum(logits, labels.to(device))
-                # = micro-batch token mean x (its tokens / the window's tokens): a token mean over the window
-                (loss_sum / window_tokens).backward()
-                loss_total += float(loss_sum.detach())
+            slots = ranks.slots(batches)  # several ranks: each runs its share; DDP sums at the last backward
+            for slot, ((input_ids, attention, labels), weight) in enumerate(slots):
+                with ranks.no_sync(trained, sync=slot == len(slots) - 1):
+                    logits = trained(input_ids=input_ids.to(device), attention_mask=attention.to(device)).logits
+                    loss_sum, _ = token_loss_sum(logits, labels.to(device))
+                    # = micro-batch token mean x (its tokens / the window's tokens): a token mean over the window
+                    (loss_sum / window_tokens * weight).backward()
+                loss_total += float(loss_sum.detach()) * (weight > 0)
+            loss_total = ranks.mean_value(loss_total) * ranks.world
             lr = scheduler.get_last_lr()[0]  # the rate this step uses
             update = apply_gradients(trainable, optimizer, cfg.max_grad_norm, loss=loss_total / window_tokens)
             scheduler.step()
@@ -275,10 +287,12 @@ def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
             tracker.log(done, metrics)
             nonfinite.stop_if_due(done)
             if (cfg.save_steps and done % cfg.save_steps == 0) or done == len(plan):
-                checkpoint = save_checkpoint(
-                    cfg.out, done, save_adapter=save_fn,
-                    trainer_state={"optimizer": optimizer.state_dict(), "scheduler": scheduler.state_dict(),
-                                   "step": done, "examples_seen": seen})
+                checkpoint = checkpoint_dir(cfg.out, done)
+                if ranks.is_main:
+                    save_checkpoint(cfg.out, done, save_adapter=save_fn,
+                                    trainer_state={"optimizer": optimizer.state_dict(),
+                                                   "scheduler": scheduler.state_dict(), "step": done,
+                                                   "examples_seen": seen})
             if progress:
                 progress.update(done, metrics)
     finally:
@@ -286,7 +300,8 @@ def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
             progress.close()
         tracker.close()
         model.eval()
-    adapter = _write_final_adapter(cfg.out, checkpoint)
+    adapter = _write_final_adapter(cfg.out, checkpoint) if ranks.is_main else os.path.join(cfg.out, "adapter")
+    ranks.wait()  # the adapter is written before any rank returns it
     return SFTResult(steps=len(plan), metrics=metrics, checkpoint=checkpoint, adapter=adapter,
                      examples=len(examples), examples_seen=seen, skipped_too_long=data.too_long,
                      skipped_no_reference=data.no_reference, model=model, tokenizer=tokenizer)

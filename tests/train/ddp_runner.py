@@ -1,6 +1,6 @@
 """One training run for the data-parallel tests, as a script: `python tests/train/ddp_runner.py SPEC` or
 `accelerate launch ... tests/train/ddp_runner.py SPEC`.  SPEC is JSON: {"model", "out", "fields": {...},
-"loop": "policy_gradient" | "ppo"}.  Every rank writes `grads-rank{R}.pt` in `out`: the LoRA (and value
+"loop": "policy_gradient" | "ppo" | "sft"}.  Every rank writes `grads-rank{R}.pt` in `out`: the LoRA (and value
 head) gradient of every minibatch update, as every rank holds it after DDP's average."""
 
 from __future__ import annotations
@@ -18,9 +18,8 @@ def main(spec: dict) -> None:
     import torch
 
     import coderl.train.scaffold as scaffold
-    from tests.train.helpers import base_config, varied_reward
+    from tests.train.helpers import TASKS, base_config, varied_reward
 
-    loop = importlib.import_module(f"coderl.train.{spec.get('loop', 'policy_gradient')}")
     recorded = []
     apply = scaffold.apply_gradients
 
@@ -28,9 +27,20 @@ def main(spec: dict) -> None:
         recorded.append([p.grad.detach().clone() if p.grad is not None else None for p in params])
         return apply(params, optimizer, max_grad_norm, loss=loss)
 
-    scaffold.apply_gradients = recording
-    cfg = base_config(spec["model"], spec["out"], **spec["fields"])
-    loop.train(cfg, log=lambda m: None, reward_override=varied_reward)
+    if spec.get("loop") == "sft":
+        import coderl.train.sft as loop
+        from coderl.base.config import build
+
+        loop.apply_gradients = recording  # sft imported it by name
+        fields = dict(out=spec["out"], model=spec["model"], data=TASKS, split="all", format="completion",
+                      progress=False, device="cpu", learning_rate=1e-2, max_length=256)
+        cfg = build(loop.SFTConfig, {**fields, **spec["fields"]})
+        loop.sft(cfg, log=lambda m: None)
+    else:
+        loop = importlib.import_module(f"coderl.train.{spec.get('loop', 'policy_gradient')}")
+        scaffold.apply_gradients = recording
+        cfg = base_config(spec["model"], spec["out"], **spec["fields"])
+        loop.train(cfg, log=lambda m: None, reward_override=varied_reward)
     torch.save(recorded, os.path.join(cfg.out, f"grads-rank{os.environ.get('RANK', '0')}.pt"))
 
 

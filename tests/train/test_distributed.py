@@ -44,8 +44,9 @@ def _free_port() -> int:
 
 
 def run(model_dir, out, processes: int, **fields):
-    spec = json.dumps({"model": str(model_dir), "out": str(out), "loop": fields.pop("loop", "policy_gradient"),
-                       "fields": {**FIELDS, **fields}})
+    loop = fields.pop("loop", "policy_gradient")
+    spec = json.dumps({"model": str(model_dir), "out": str(out), "loop": loop,
+                       "fields": fields if loop == "sft" else {**FIELDS, **fields}})
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": ROOT}  # the same threads in every process
     if processes == 1:
         cmd = [sys.executable, RUNNER, spec]
@@ -123,3 +124,21 @@ def test_ppo_with_a_value_head_on_two_processes_equals_one(model_dir, tmp_path):
     assert_close_dicts(adapter(one, 1), adapter(two, 1))
     heads = [torch.load(os.path.join(out, "checkpoints", "step-1", "value_head.pt")) for out in (one, two)]
     assert_close_dicts(*heads)
+
+
+def test_sft_on_two_processes_equals_one(model_dir, tmp_path):
+    """The fixture's 3 usable examples x 3.34 epochs = 10 micro-batches in windows of 3, 3, 3, 1: a window's micro-batches are shared 2/1 between the
+    ranks (rank 1 pads with a 0-weighted one; in the last window it has only that), and the window's
+    token mean, so the update, is the one-process one.  LoRA dropout is off: on, the ranks' masks differ."""
+    fields = dict(loop="sft", batch_size=1, gradient_accumulation=3, epochs=3.34, lora_dropout=0.0, save_steps=1)
+    one, two = run(model_dir, tmp_path / "one", 1, **fields), run(model_dir, tmp_path / "two", 2, **fields)
+    single, ranked = (torch.load(os.path.join(out, "grads-rank0.pt")) for out in (one, two))
+    assert len(single) == len(ranked) == 4
+    for want, got in zip(single, ranked):
+        for w, g in zip(want, got):
+            torch.testing.assert_close(g, w, atol=ATOL, rtol=RTOL)
+    steps = len(single)
+    assert_close_dicts(adapter(one, steps), adapter(two, steps))
+    losses = [[m["sft/loss"] for m in metrics(out)] for out in (one, two)]
+    assert losses[1] == pytest.approx(losses[0], abs=1e-5)
+    assert os.path.exists(os.path.join(two, "adapter", "adapter_model.safetensors"))
