@@ -61,6 +61,8 @@ class EvalConfig:
     method: str = option("base", "method shown in tables (base, SFT, GRPO, ...)")
     dtype: str = option("float32", "model dtype", choices=["float32", "bfloat16", "float16"])
     trust_remote_code: bool = option(False, "allow model code from the model folder / hub")
+    qlora: bool = option(False, "load the base in 4-bit NF4 (bitsandbytes, bfloat16 compute; an adapter on top as "
+                         "trained); needs a CUDA GPU")
     device: str = option("auto", "where the model runs: auto (CUDA if present), cpu or cuda", choices=list(DEVICES))
     sandbox: SandboxConfig = section(SandboxConfig)
     repair: RepairConfig = section(RepairConfig)
@@ -94,11 +96,19 @@ def run_eval(cfg: EvalConfig, *, loaded=None, log=print) -> dict:
     """Evaluate; `loaded` (a `LoadedModel`) skips loading, for callers that hold the model already."""
     from coderl.models import load_model, resolve_device
 
+    if cfg.qlora and loaded is None:
+        from coderl.models.quantized import require_cuda_for_qlora
+
+        require_cuda_for_qlora()  # before anything is loaded or written
     taskset = load_tasks(cfg.tasks, split=cfg.split, seed=cfg.seed)
     tasks = taskset.tasks[: cfg.limit] if cfg.limit else taskset.tasks
     os.makedirs(cfg.out, exist_ok=True)
     start = time.perf_counter()
-    if loaded is None:
+    if loaded is None and cfg.qlora:
+        from coderl.models.quantized import load_quantized
+
+        loaded = load_quantized(cfg.model, trainable=False)
+    elif loaded is None:
         loaded = load_model(cfg.model, dtype=cfg.dtype, trust_remote_code=cfg.trust_remote_code,
                             device=resolve_device(cfg.device))
     load_seconds = time.perf_counter() - start

@@ -12,13 +12,16 @@ LLAMA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj")
 
 @dataclass
 class LoraConfig:
-    """LoRA adapter: rank, alpha, dropout (seed 001: r 8, alpha 16, dropout 0.05; seed 003: r 16)."""
+    """LoRA adapter: rank, alpha, dropout, and a 4-bit base (seed 001: r 8, alpha 16, dropout 0.05, QLoRA
+    SFT; seed 003: r 16)."""
 
     lora_r: int | None = option(None, "LoRA rank of a fresh adapter (default: 8; train --algo ppo: 16); an SFT "
                                 "adapter given as --model keeps its own shape")
     lora_alpha: int = option(16, "LoRA alpha")
     lora_dropout: float = option(0.05, "LoRA dropout (on during SFT; off during RL passes, whose ratios need the "
                                  "sampling function)")
+    qlora: bool = option(False, "QLoRA: load the base in 4-bit NF4 (bitsandbytes, bfloat16 compute) under the "
+                         "adapter; needs a CUDA GPU")
 
     def __post_init__(self):
         require(self.lora_r is None or self.lora_r >= 1, "--lora-r", self.lora_r, "an integer >= 1")

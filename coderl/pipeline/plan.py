@@ -203,14 +203,14 @@ def _plan_stages(plan: Plan, eval_fields: dict, sft_fields: dict | None, rl: lis
         method = values.pop("method", None)
         sft_dir = os.path.join(out, "sft")
         cfg = _build("sft", SFTConfig, {**values, **common, "out": sft_dir, "model": plan.model})
-        method = _label("sft", method) or ("SFT (QLoRA + LoRA)" if cfg.qlora else "SFT (LoRA)")
+        method = _label("sft", method) or ("SFT (QLoRA + LoRA)" if cfg.lora.qlora else "SFT (LoRA)")
         plan.stages.append(Stage("sft", "sft", sft_dir, cfg, method))
         start = os.path.join(sft_dir, "adapter")
         plan.stages.append(evaluation("eval/sft", start, "sft/adapter", method, "sft", input_dir=start))
-        if cfg.qlora:
+        if cfg.lora.qlora:
             plan.notes.append("sft: qlora needs a CUDA GPU and bitsandbytes when it runs (checked before the "
-                              "first stage, not by --dry-run); RL and evaluation load the base unquantised "
-                              "(coderl train / coderl eval have no qlora field)")
+                              "first stage, not by --dry-run); the RL runs and evaluations of this plan load "
+                              "the base unquantised (give them qlora: true to load it in 4-bit too)")
     names: set[str] = set()
     for i, entry in enumerate(rl):
         where = f"rl[{i}]"

@@ -60,8 +60,8 @@ def run_pipeline(plan: Plan, *, log=None) -> str:
     try:
         _write_plan_files(plan)
         sft_stage = next((s for s in plan.stages if s.kind == "sft"), None)
-        if sft_stage and sft_stage.config.qlora and states["sft"][0] != "done":
-            from coderl.train.sft import require_cuda_for_qlora
+        if sft_stage and sft_stage.config.lora.qlora and states["sft"][0] != "done":
+            from coderl.models.quantized import require_cuda_for_qlora
 
             require_cuda_for_qlora()  # fail before the base evaluation, not an hour into the run
         record_overlap(plan, log)

@@ -61,6 +61,10 @@ def prepare_run(cfg: TrainConfig, log, ranks: Ranks | None = None) -> tuple[str 
     from coderl.models import resolve_device
 
     resolve_device(cfg.device)  # a missing GPU is refused before anything is written
+    if cfg.lora.qlora:
+        from coderl.models.quantized import require_cuda_for_qlora
+
+        require_cuda_for_qlora()
     if cfg.deterministic:  # before cuBLAS starts (it reads the variable once); warn_only: a kernel without a
         os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")  # deterministic version warns, never stops
         torch.use_deterministic_algorithms(True, warn_only=True)

@@ -51,8 +51,13 @@ def build_policy(cfg, resume_from: str | None = None) -> Policy:
 
     from coderl.models import load_model, resolve_device
 
-    loaded = load_model(cfg.model, dtype=getattr(cfg, "dtype", "float32"),
-                        device=resolve_device(getattr(cfg, "device", "cpu")))
+    if getattr(getattr(cfg, "lora", None), "qlora", False):  # QLoRA: the base in 4-bit, the adapters over it
+        from coderl.models.quantized import load_quantized
+
+        loaded = load_quantized(cfg.model, trainable=True)
+    else:
+        loaded = load_model(cfg.model, dtype=getattr(cfg, "dtype", "float32"),
+                            device=resolve_device(getattr(cfg, "device", "cpu")))
     if loaded.kind == "adapter":
         model = loaded.model
         model.load_adapter(loaded.adapter_path, adapter_name="reference", is_trainable=False)

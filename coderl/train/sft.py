@@ -54,8 +54,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from coderl.base.config import ConfigError
+from coderl.models.quantized import QLORA_NO_CUDA, load_quantized, require_cuda_for_qlora  # noqa: F401
 from coderl.train.scaffold import NonFiniteSteps, Progress, apply_gradients, build_optimizer, refuse_existing_run
-from coderl.train.sft_config import QLORA_NO_CUDA, SFTConfig
+from coderl.train.sft_config import SFTConfig
 
 
 @dataclass
@@ -74,69 +75,23 @@ class SFTResult:
     tokenizer: Any
 
 
-def require_cuda_for_qlora() -> None:
-    """One line if `--qlora` cannot run here (no CUDA GPU, or no bitsandbytes)."""
-    import importlib.util
-
-    import torch
-
-    if not torch.cuda.is_available():
-        raise ConfigError(QLORA_NO_CUDA)
-    if importlib.util.find_spec("bitsandbytes") is None:
-        raise ConfigError("--qlora needs the bitsandbytes package (pip install bitsandbytes)")
-
-
 def _device(cfg: SFTConfig) -> str:
     from coderl.models import resolve_device
 
     return resolve_device(cfg.device)
 
 
-def _load_quantized(spec: str):
-    """(LoadedModel of the 4-bit base, adapter folder or None) for `--qlora`.  Needs CUDA: untested here."""
-    import torch
-    from peft import prepare_model_for_kbit_training
-    from transformers import AutoModelForCausalLM, AutoTokenizer, BitsAndBytesConfig
-
-    from coderl.models import LoadedModel, builtin_folder, gguf_folder, resolve_spec
-    from coderl.models.spec import adapter_base
-
-    r = resolve_spec(spec)
-    adapter = None
-    if r.kind == "adapter":
-        adapter, r = str(r.path), resolve_spec(adapter_base(r.path))
-    if r.kind == "builtin":
-        folder = str(builtin_folder(r.spec))
-    elif r.kind == "gguf":
-        folder = str(gguf_folder(r.path))
-    elif r.kind == "hf":
-        folder = str(r.path)
-    elif r.kind == "hub":
-        folder = r.spec
-    else:
-        raise ConfigError(f"--qlora: model '{spec}' is an adapter over an adapter (not supported)")
-    quant = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_compute_dtype=torch.bfloat16)
-    model = AutoModelForCausalLM.from_pretrained(folder, quantization_config=quant, device_map={"": 0},
-                                                 dtype=torch.bfloat16)
-    model = prepare_model_for_kbit_training(model)
-    tok = AutoTokenizer.from_pretrained(folder)
-    if tok.pad_token is None and tok.eos_token is not None:
-        tok.pad_token = tok.eos_token
-    base = r.base or r.spec
-    return LoadedModel(model, tok, spec, base=base, adapter_path=adapter, kind=r.kind, path=folder), adapter
-
-
 def build_model(cfg: SFTConfig):
     """(LoadedModel, peft model with a trainable LoRA adapter named "default")."""
     import torch
-    from peft import PeftModel, get_peft_model
+    from peft import get_peft_model
 
     from coderl.models import load_model
 
-    if cfg.qlora:
-        loaded, adapter = _load_quantized(cfg.model)
-        if adapter:
-            return loaded, PeftModel.from_pretrained(loaded.model, adapter, is_trainable=True)
+    if cfg.lora.qlora:
+        loaded = load_quantized(cfg.model, trainable=True)
+        if loaded.kind == "adapter":
+            return loaded, loaded.model
     else:
         loaded = load_model(cfg.model, dtype=cfg.dtype, device=_device(cfg), is_trainable=True)
         if loaded.kind == "adapter":  # keep training that adapter (its own r/alpha/dropout apply)
@@ -195,7 +150,7 @@ def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
     from coderl.train.sft_data import build_examples, collate, end_token, generation_stop_ids, load_sft_tasks
     from coderl.train.tracking import SilentTracker, Tracker
 
-    if cfg.qlora:
+    if cfg.lora.qlora:
         require_cuda_for_qlora()
     _device(cfg)  # a missing GPU is refused before anything is written
     ranks = Ranks.start(cfg.device)  # several processes under `accelerate launch` (train/distributed.py)

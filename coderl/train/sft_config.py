@@ -7,9 +7,7 @@ from dataclasses import dataclass
 from coderl.base.config import DEVICES, flatten, option, require, section
 from coderl.eval.run import DEFAULT_FORMAT
 from coderl.models.lora import LoraConfig
-
-QLORA_NO_CUDA = ("--qlora needs a CUDA GPU (bitsandbytes 4-bit kernels); this machine has none "
-                 "— drop --qlora to train LoRA in full precision")
+from coderl.models.quantized import QLORA_NO_CUDA  # noqa: F401  (re-exported: the SFT error of --qlora)
 
 
 @dataclass
@@ -39,7 +37,6 @@ class SFTConfig:
                              "never truncated")
     dtype: str = option("float32", "weights of the base model: float32 or bfloat16 (LoRA weights and optimiser stay "
                         "float32; faster on CPUs with AVX-512 BF16/AMX and on GPUs)", choices=["float32", "bfloat16"])
-    qlora: bool = option(False, "load the base in 4-bit NF4 (bitsandbytes, bfloat16 compute); needs a CUDA GPU")
     device: str = option("auto", "auto (CUDA if present), cpu or cuda", choices=list(DEVICES))
     save_steps: int = option(0, "also checkpoint every N optimizer steps (0 = only the final checkpoint)")
     log_with: str = option("none", "extra tracker: none, tensorboard, wandb (offline), trackio",

@@ -364,7 +364,7 @@ def test_qlora_without_cuda_is_one_line(model_dir, tmp_path, capsys, monkeypatch
         sft(config(model_dir, tmp_path / "q", qlora=True), log=lambda m: None)
     assert str(info.value) == QLORA_NO_CUDA
     assert QLORA_NO_CUDA == ("--qlora needs a CUDA GPU (bitsandbytes 4-bit kernels); this machine has none "
-                             "— drop --qlora to train LoRA in full precision")
+                             "— drop --qlora to load the model in full precision")
     code = main(["sft", "--out", str(tmp_path / "q2"), "--model", str(model_dir), "--data", TASKS, "--qlora"])
     err = capsys.readouterr().err
     assert code == 2 and err == f"coderl sft: error: {QLORA_NO_CUDA}\n"

@@ -1,0 +1,54 @@
+"""The pure parts of data-parallel training: how a step's prompts, rows and micro-batches are shared."""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from coderl.algorithms import aggregate, denominator_share  # noqa: E402
+from coderl.train.distributed import Ranks  # noqa: E402
+
+
+def test_shards_are_contiguous_chunk_aligned_and_cover_everything():
+    # 7 prompts in chunks of 2 -> chunks [0,2) [2,4) [4,6) [6,7); 2 ranks take 2 chunks each
+    assert [Ranks(r, 2).shard(7, 2) for r in range(2)] == [(0, 4), (4, 7)]
+    # 3 ranks: ceil(4 chunks / 3) = 2 chunks per rank; the last rank gets nothing
+    assert [Ranks(r, 3).shard(7, 2) for r in range(3)] == [(0, 4), (4, 7), (7, 7)]
+    for world in range(1, 6):
+        for count in range(0, 12):
+            for chunk in (1, 2, 3):
+                parts = [Ranks(r, world).shard(count, chunk) for r in range(world)]
+                assert parts[0][0] == 0 and parts[-1][1] == count
+                assert all(a[1] == b[0] for a, b in zip(parts, parts[1:]))
+                assert all(s % chunk == 0 for s, _ in parts if s < count)
+
+
+def test_slots_pad_every_rank_to_the_same_count_with_zero_weight():
+    items = ["a", "b", "c"]
+    assert Ranks().slots(items) == [("a", 1.0), ("b", 1.0), ("c", 1.0)]
+    assert Ranks(0, 2).slots(items) == [("a", 2.0), ("c", 2.0)]
+    assert Ranks(1, 2).slots(items) == [("b", 2.0), ("a", 0.0)]
+    assert Ranks(2, 4).slots(["a"]) == [("a", 0.0)]
+
+
+@pytest.mark.parametrize("mode", ["token_mean", "sequence_mean", "token_sum", "token_sum_const"])
+def test_shares_make_the_ranks_losses_sum_to_the_whole_minibatch_loss(mode):
+    torch.manual_seed(0)
+    x = torch.randn(5, 4)
+    mask = torch.tensor([[1, 1, 1, 0], [1, 0, 0, 0], [0, 0, 0, 0], [1, 1, 1, 1], [1, 1, 0, 0]], dtype=torch.float32)
+    whole = aggregate(x, mask, mode, max_tokens=4)
+    for world in (2, 3):
+        parts = [torch.arange(5)[r::world] for r in range(world)]
+        total = sum(denominator_share(mask[p], mask, mode) * aggregate(x[p], mask[p], mode, max_tokens=4)
+                    for p in parts)
+        torch.testing.assert_close(total, whole)
+
+
+def test_share_by_hand():
+    mask = torch.tensor([[1, 1, 0], [1, 0, 0], [0, 0, 0]], dtype=torch.float32)
+    part = mask[[0]]
+    assert denominator_share(part, mask, "token_mean") == 2 / 3  # 2 of the 3 valid tokens
+    assert denominator_share(part, mask, "sequence_mean") == 1 / 2  # 1 of the 2 rows with a valid token
+    assert denominator_share(part, mask, "token_sum") == 1 / 3  # 1 of 3 rows
+    assert denominator_share(mask[[2]], mask[[2]], "token_mean") == 0.0  # nothing valid: 0, not 0/0
+    with pytest.raises(ValueError, match="unknown aggregation"):
+        denominator_share(part, mask, "median")
