@@ -6,6 +6,7 @@ Start-up stays light: sub-commands import their modules lazily, and `coderl chec
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import warnings
 
@@ -67,6 +68,11 @@ def _cmd_train(ns: argparse.Namespace) -> int:
     from coderl.train.distributed import is_main_process
 
     cfg = load_config(TrainConfig, ns, ns.parser, ns.argv, ns.config)
+    if ns.dry_run:
+        from coderl.train.dry_run import dry_run_report
+
+        print(dry_run_report(cfg, int(os.environ.get("WORLD_SIZE", "1"))))
+        return 0
     metrics = run_training(cfg)
     if not is_main_process():  # under `accelerate launch` rank 0 reports
         return 0
@@ -131,6 +137,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("train", help="RL from unit-test rewards: REINFORCE, RLOO, GRPO, PPO (LoRA)",
                        description=TrainConfig.__doc__)
     add_arguments(p, TrainConfig)
+    p.add_argument("--dry-run", action="store_true", help="validate the config and print one step's shape on 1, 2 "
+                   "and 8 processes; load no model, tasks or sandbox")
     p.set_defaults(func=_cmd_train, parser=p)
     from coderl.train.sft import SFTConfig
 

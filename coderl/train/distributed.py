@@ -52,6 +52,11 @@ class Ranks:
         """The processes `accelerate launch` (or torchrun) started; one process: `Ranks()`."""
         if int(os.environ.get("WORLD_SIZE", "1")) <= 1:
             return cls()
+        for variable, name in (("ACCELERATE_USE_FSDP", "FSDP"), ("ACCELERATE_USE_DEEPSPEED", "DeepSpeed")):
+            if os.environ.get(variable, "false").lower() == "true":  # set by accelerate launch's config
+                raise ConfigError(f"accelerate launch with {name} ({variable}=true): coderl trains data-parallel "
+                                  "only (DDP: configs/accelerate/ddp.yaml); FSDP and DeepSpeed are not wired into its "
+                                  "loops yet (docs/scaling.md)")
         import torch
         from accelerate import Accelerator
         from accelerate.utils import DistributedDataParallelKwargs, DistributedType, InitProcessGroupKwargs
@@ -65,18 +70,21 @@ class Ranks:
             InitProcessGroupKwargs(timeout=timedelta(seconds=PROCESS_GROUP_TIMEOUT))])
         kind = accelerator.distributed_type
         if kind not in (DistributedType.MULTI_GPU, DistributedType.MULTI_CPU):
-            raise ConfigError(f"accelerate distributed_type {kind.value}: coderl trains data-parallel (DDP: "
-                              "MULTI_GPU or MULTI_CPU); FSDP and DeepSpeed are not wired into the loops yet "
-                              "(docs/scaling.md)")
+            raise ConfigError(f"accelerate distributed_type {kind.value}: coderl trains data-parallel only (DDP: "
+                              "configs/accelerate/ddp.yaml, MULTI_GPU or MULTI_CPU; docs/scaling.md)")
         return cls(accelerator.process_index, accelerator.num_processes, accelerator)
 
     def shard(self, count: int, chunk: int) -> tuple[int, int]:
-        """[start, end) of this rank's items among `count`, cut at multiples of `chunk` (the generation
-        chunk, so every chunk and its seed are the one-process run's); the last ranks may get none."""
-        chunks = -(-count // max(chunk, 1))
-        per_rank = -(-chunks // self.world)
-        start = min(count, self.rank * per_rank * chunk)
-        return start, min(count, start + per_rank * chunk)
+        """[start, end) of this rank's items among `count`: contiguous, cut at multiples of `chunk` (the
+        generation chunk, so every chunk and its seed are the one-process run's) and balanced over the
+        chunks.  With fewer chunks than ranks, cut per item instead (balanced; the chunks, so the sampled
+        tokens, then differ from one process's)."""
+        chunk = max(chunk, 1)
+        chunks = -(-count // chunk)
+        if chunks < self.world:
+            chunk, chunks = 1, count
+        start = min(count, self.rank * chunks // self.world * chunk)
+        return start, min(count, (self.rank + 1) * chunks // self.world * chunk)
 
     def rows(self, rows):
         """This rank's share of a minibatch's rows (every world-th one): whatever generated them."""

@@ -8,18 +8,26 @@ from coderl.algorithms import aggregate, denominator_share  # noqa: E402
 from coderl.train.distributed import Ranks  # noqa: E402
 
 
-def test_shards_are_contiguous_chunk_aligned_and_cover_everything():
+def test_shards_are_contiguous_chunk_aligned_balanced_and_cover_everything():
     # 7 prompts in chunks of 2 -> chunks [0,2) [2,4) [4,6) [6,7); 2 ranks take 2 chunks each
     assert [Ranks(r, 2).shard(7, 2) for r in range(2)] == [(0, 4), (4, 7)]
-    # 3 ranks: ceil(4 chunks / 3) = 2 chunks per rank; the last rank gets nothing
-    assert [Ranks(r, 3).shard(7, 2) for r in range(3)] == [(0, 4), (4, 7), (7, 7)]
+    # 3 ranks over 4 chunks: 1, 1, 2 chunks (rank r starts at chunk r * 4 // 3)
+    assert [Ranks(r, 3).shard(7, 2) for r in range(3)] == [(0, 2), (2, 4), (4, 7)]
+    # fewer chunks (2 of 8 prompts) than ranks (4): per prompt, 2 each
+    assert [Ranks(r, 4).shard(8, 4) for r in range(4)] == [(0, 2), (2, 4), (4, 6), (6, 8)]
+    assert [Ranks(r, 4).shard(3, 4) for r in range(4)] == [(0, 0), (0, 1), (1, 2), (2, 3)]
     for world in range(1, 6):
         for count in range(0, 12):
             for chunk in (1, 2, 3):
                 parts = [Ranks(r, world).shard(count, chunk) for r in range(world)]
                 assert parts[0][0] == 0 and parts[-1][1] == count
                 assert all(a[1] == b[0] for a, b in zip(parts, parts[1:]))
-                assert all(s % chunk == 0 for s, _ in parts if s < count)
+                sizes = [end - start for start, end in parts]
+                if -(-count // chunk) >= world:  # aligned: whole chunks, no rank more than one chunk ahead
+                    assert all(start % chunk == 0 for start, end in parts if start < count)
+                    assert max(sizes) - min(sizes) <= 2 * chunk
+                else:
+                    assert max(sizes) - min(sizes) <= 1
 
 
 def test_slots_pad_every_rank_to_the_same_count_with_zero_weight():
@@ -52,3 +60,20 @@ def test_share_by_hand():
     assert denominator_share(mask[[2]], mask[[2]], "token_mean") == 0.0  # nothing valid: 0, not 0/0
     with pytest.raises(ValueError, match="unknown aggregation"):
         denominator_share(part, mask, "median")
+
+
+@pytest.mark.parametrize("variable", ["ACCELERATE_USE_FSDP", "ACCELERATE_USE_DEEPSPEED"])
+def test_fsdp_and_deepspeed_launches_are_one_line(monkeypatch, variable):
+    from coderl.base.config import ConfigError
+
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    monkeypatch.setenv(variable, "true")
+    with pytest.raises(ConfigError, match="data-parallel only .*configs/accelerate/ddp.yaml"):
+        Ranks.start("cpu")
+
+
+def test_one_process_creates_no_accelerate_state(monkeypatch):
+    monkeypatch.delenv("WORLD_SIZE", raising=False)
+    ranks = Ranks.start("cpu")
+    assert (ranks.rank, ranks.world, ranks.accelerator, ranks.is_main, ranks.on) == (0, 1, None, True, False)
+    assert ranks.gather({"a": 1}) == [{"a": 1}] and ranks.mean({"a": 1.5}) == {"a": 1.5}

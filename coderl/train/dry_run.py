@@ -1,0 +1,40 @@
+"""`coderl train --dry-run`: validate a config (every field, its YAML file's keys) and print what one step
+does, on one process and shared across ranks (`train/distributed.py`), without loading a model, tasks
+or the sandbox -- so a GPU or cluster config can be checked on a laptop."""
+
+from __future__ import annotations
+
+import math
+
+import yaml
+
+from coderl.train.distributed import Ranks
+
+
+def dry_run_report(cfg, world: int = 1) -> str:
+    """The config's step shape, per process count (1, 2, 8 and `world`), then the config as YAML."""
+    o = cfg.optim
+    rows = cfg.prompts_per_step * cfg.samples_per_prompt
+    minibatch = min(o.minibatch_size or rows, rows)
+    updates = o.epochs * math.ceil(rows / minibatch)
+    chunk = max(1, (cfg.generation_batch_size or 1) // cfg.samples_per_prompt)
+    lines = [
+        f"coderl train --dry-run: {cfg.config or 'the command line'} is valid; nothing loaded (model {cfg.model}, "
+        f"tasks {cfg.tasks}, sandbox)",
+        f"algo {cfg.algo} (advantage {cfg.advantage}, loss {cfg.loss}, aggregation {cfg.aggregation}); "
+        f"KL beta {cfg.kl.kl_beta} ({cfg.kl.kl_estimator}, in the {cfg.kl.kl_in}); lr {o.learning_rate}; "
+        f"LoRA r {cfg.lora.rank}" + (" over a 4-bit base (QLoRA)" if cfg.lora.qlora else ""),
+        f"one step: {cfg.prompts_per_step} prompts x {cfg.samples_per_prompt} samples = {rows} rollouts of <= "
+        f"{cfg.max_new_tokens} new tokens (sequences <= {cfg.max_total_sequence_length} tokens); {o.epochs} "
+        f"epoch(s) of minibatches of {minibatch} rows = {updates} optimizer updates; {cfg.steps} steps",
+        "processes  prompts generated per rank  rows per rank per update",
+    ]
+    for n in sorted({1, 2, 8, world}):
+        prompts = max(end - start for start, end in (Ranks(r, n).shard(cfg.prompts_per_step, chunk)
+                                                     for r in range(n)))
+        lines.append(f"{n:>9}  {prompts:>25}  {math.ceil(minibatch / n):>25}")
+    lines.append("several processes: accelerate launch --config_file configs/accelerate/ddp.yaml --num_processes N "
+                 "-m coderl train ... (docs/scaling.md)")
+    lines.append("--- config ---")
+    lines.append(yaml.safe_dump(cfg.to_dict(), sort_keys=False).rstrip())
+    return "\n".join(lines)

@@ -1,0 +1,50 @@
+"""The seeds' multi-GPU configs (configs/seeds/) pass `coderl train --dry-run` here, and the accelerate
+launch configs (configs/accelerate/) are what docs/scaling.md says they are."""
+
+import glob
+import os
+
+import pytest
+import yaml
+
+from coderl.cli import main
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SEEDS = sorted(glob.glob(os.path.join(ROOT, "configs", "seeds", "*.yaml")))
+
+
+def test_there_is_a_config_per_seed_setup():
+    names = [os.path.basename(p) for p in SEEDS]
+    assert names == ["seed002-grpo-2gpu.yaml", "seed002-grpo-8gpu.yaml", "seed003-ppo-7b-lora.yaml",
+                     "seed004-grpo-zero3.yaml"]
+
+
+@pytest.mark.parametrize("path", SEEDS, ids=os.path.basename)
+def test_seed_config_passes_dry_run(path, capsys):
+    assert main(["train", "--config", path, "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert f"{path} is valid; nothing loaded" in out
+    fields = yaml.safe_load(open(path))
+    rows = fields["prompts_per_step"] * fields["samples_per_prompt"]
+    assert f"= {rows} rollouts" in out
+
+
+def test_seed_numbers_are_the_seeds():
+    load = lambda name: yaml.safe_load(open(os.path.join(ROOT, "configs", "seeds", name)))  # noqa: E731
+    two, eight = load("seed002-grpo-2gpu.yaml"), load("seed002-grpo-8gpu.yaml")
+    assert (two["prompts_per_step"], two["samples_per_prompt"], two["max_total_sequence_length"]) == (16, 8, 2048)
+    assert (eight["prompts_per_step"], eight["samples_per_prompt"], eight["max_total_sequence_length"]) == (32, 16, 4096)
+    assert two["learning_rate"] == eight["learning_rate"] == 5e-6 and two["kl_beta"] == eight["kl_beta"] == 0.01
+    ppo = load("seed003-ppo-7b-lora.yaml")
+    assert (ppo["algo"], ppo["lora_r"], ppo["clip_eps"], ppo["value_coef"], ppo["max_grad_norm"],
+            ppo["entropy_coef"]) == ("ppo", 16, 0.2, 0.5, 0.5, 0.01)
+    q = load("seed004-grpo-zero3.yaml")
+    assert (q["learning_rate"], q["temperature"], q["eval_steps"], q["eval_problems"], q["repeat_eval"],
+            q["max_tests_per_problem"], q["reward"]) == (2e-6, 0.8, 25, 15, 4, 3, "seed004")
+
+
+def test_accelerate_configs():
+    kinds = {os.path.basename(p): yaml.safe_load(open(p))["distributed_type"]
+             for p in glob.glob(os.path.join(ROOT, "configs", "accelerate", "*.yaml"))}
+    assert kinds == {"ddp.yaml": "MULTI_GPU", "fsdp.yaml": "FSDP", "deepspeed-zero2.yaml": "DEEPSPEED",
+                     "deepspeed-zero3.yaml": "DEEPSPEED"}
