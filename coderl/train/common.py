@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import torch
 import yaml
 
-from coderl.algorithms import denominator_share, kl_estimator, kl_loss
+from coderl.algorithms import kl_estimator, kl_loss
 from coderl.algorithms.sampling import overlong_mask
 from coderl.base.config import ConfigError
 from coderl.rollout.types import RolloutBatch
@@ -317,19 +317,6 @@ def minibatches(cfg, n: int, step: int):
         order = torch.randperm(n, generator=generator) if (cfg.optim.epochs > 1 and size < n) else torch.arange(n)
         for start in range(0, n, size):
             yield epoch, epoch == 0 and start == 0, order[start: start + size]
-
-
-def rank_rows(cfg, ranks: Ranks, minibatch: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, float]:
-    """(this rank's rows of a minibatch, the factor its loss is multiplied by).  One process: (all, 1).
-    Several: every world-th row, and world x its share of the minibatch's aggregation denominator, so
-    DDP's gradient average is the gradient of the whole minibatch's loss.  A rank left without rows
-    still runs one row, weighted 0: every rank must join each DDP backward."""
-    if not ranks.on:
-        return minibatch, 1.0
-    rows = ranks.rows(minibatch)
-    if len(rows) == 0:
-        return minibatch[:1], 0.0
-    return rows, ranks.world * denominator_share(mask[rows], mask[minibatch], cfg.aggregation)
 
 
 class Averages:

@@ -90,6 +90,8 @@ class OptimConfig:
     weight_decay: float = option(0.0, "AdamW weight decay")
     epochs: int | None = option(None, "optimisation epochs over each batch (default: the algo preset; seed 001 PPO: 4)")
     minibatch_size: int | None = option(None, "sequences per optimiser step (default: the whole batch)")
+    micro_batch_size: int | None = option(None, "sequences per forward/backward inside an optimiser step, per "
+                                          "process (gradient accumulation: the same update in less memory)")
     max_grad_norm: float | None = option(None, "gradient clipping (0 = off, the norm is logged either way; "
                                          "default: 1.0, ppo 0.5)")
 
@@ -318,8 +320,8 @@ class TrainConfig:
         require(self.format in FORMATS, "--format", self.format, "one of " + ", ".join(FORMATS))
         require(not self.repair.on or self.format != "completion", "--format", self.format,
                 "a chat format (chat or reasoning) with --turns > 1: feedback is a user message")
-        require(o.minibatch_size is None or o.minibatch_size >= 1, "--minibatch-size", o.minibatch_size,
-                "an integer >= 1")
+        for flag, value in (("--minibatch-size", o.minibatch_size), ("--micro-batch-size", o.micro_batch_size)):
+            require(value is None or value >= 1, flag, value, "an integer >= 1")
         from coderl.train.rewards import reward_config, settle_length_options
 
         settle_length_options(self.rewards)  # filled with a length_penalty component, an error without one

@@ -31,7 +31,6 @@ from coderl.train.common import (
     kl_terms,
     loss_mask,
     minibatches,
-    rank_rows,
     reference_logprobs,
     start_run,
     step_timings,
@@ -39,7 +38,7 @@ from coderl.train.common import (
 from coderl.train.config import TrainConfig
 from coderl.train.episodes import credit_advantages
 from coderl.train.logprobs import build_sequences, token_logprobs
-from coderl.train.scaffold import optimizer_step
+from coderl.train.microbatch import pieces, update
 
 
 def train(cfg: TrainConfig, *, log=print, reward_override=None) -> dict:
@@ -91,32 +90,34 @@ def _optimise(cfg, run, batch, rewards, metrics, step, turn_rewards=None) -> tup
     agg = {"max_tokens": cfg.max_new_tokens * cfg.repair.turns}  # token_sum_const only: a row's most policy tokens
     averages = Averages()
     want_entropy = cfg.entropy_coef > 0
+    checked: list = []  # the first piece of the first minibatch checks the ratio
     run.policy.model.eval()  # dropout off: the function that sampled is the function we differentiate
     for _, first, minibatch in minibatches(cfg, len(batch), step):
-        rows, share = rank_rows(cfg, run.ranks, minibatch, mask)
-        out = token_logprobs(model, build_sequences(batch, rows), cfg.temperature, with_entropy=want_entropy,
-                             shared_prompt=cfg.shared_prompt)
-        logprobs, entropy = out if want_entropy else (out, None)
-        mb_mask = mask[rows]
-        loss, stats = policy_loss(logprobs, batch.logprobs[rows], advantages[rows], mb_mask,
-                                  aggregation=cfg.aggregation, **agg, **loss_options)
-        stats = {k if k.startswith("loss/") else f"loss/{k}": v for k, v in stats.items()}
-        kl_term, kl_stats = kl_terms(cfg, logprobs, ref_logprobs[rows] if ref_logprobs is not None else None,
-                                     mb_mask, agg)
-        loss = loss + kl_term
-        stats.update(kl_stats)
-        if entropy is not None:
-            ent = aggregate(entropy, mb_mask, cfg.aggregation, **agg)
-            loss = loss - cfg.entropy_coef * ent
-            stats["loss/entropy"] = float(ent.detach())
-        stats.update(optimizer_step(loss * share, run.trainable, run.optimizer, cfg.optim.max_grad_norm,
-                                    reduce=run.ranks.mean_value))
-        averages.add(stats)
-        if first:
-            # On-policy check: the sampling log-probs must be this function's (ratio 1).
-            drift = ((logprobs.detach() - batch.logprobs[rows]).abs() * mb_mask).max()
-            averages.first({"max_abs_log_ratio": drift, **({"clip_fraction": stats["loss/clip_fraction"]}
-                                                           if "loss/clip_fraction" in stats else {})})
+        def piece_loss(rows, first=first):
+            out = token_logprobs(model, build_sequences(batch, rows), cfg.temperature, with_entropy=want_entropy,
+                                 shared_prompt=cfg.shared_prompt)
+            logprobs, entropy = out if want_entropy else (out, None)
+            mb_mask = mask[rows]
+            loss, stats = policy_loss(logprobs, batch.logprobs[rows], advantages[rows], mb_mask,
+                                      aggregation=cfg.aggregation, **agg, **loss_options)
+            stats = {k if k.startswith("loss/") else f"loss/{k}": v for k, v in stats.items()}
+            kl_term, kl_stats = kl_terms(cfg, logprobs, ref_logprobs[rows] if ref_logprobs is not None else None,
+                                         mb_mask, agg)
+            loss = loss + kl_term
+            stats.update(kl_stats)
+            if entropy is not None:
+                ent = aggregate(entropy, mb_mask, cfg.aggregation, **agg)
+                loss = loss - cfg.entropy_coef * ent
+                stats["loss/entropy"] = float(ent.detach())
+            if first and not checked:
+                # On-policy check: the sampling log-probs must be this function's (ratio 1).
+                checked.append(1)
+                drift = ((logprobs.detach() - batch.logprobs[rows]).abs() * mb_mask).max()
+                averages.first({"max_abs_log_ratio": drift, **({"clip_fraction": stats["loss/clip_fraction"]}
+                                                               if "loss/clip_fraction" in stats else {})})
+            return loss, stats
+
+        averages.add(update(run, [model], pieces(cfg, run.ranks, minibatch, mask), piece_loss))
     out = run.ranks.mean(averages.result())
     out["advantage/mean_abs"] = float(advantages.abs().sum() / mask.sum().clamp(min=1))
     return out, new_state

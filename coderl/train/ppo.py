@@ -56,7 +56,6 @@ from coderl.train.common import (
     kl_terms,
     loss_mask,
     minibatches,
-    rank_rows,
     reference_logprobs,
     start_run,
     step_timings,
@@ -65,7 +64,7 @@ from coderl.train.config import TrainConfig
 from coderl.train.distributed import Ranks
 from coderl.train.episodes import credit_advantages
 from coderl.train.logprobs import build_sequences, token_logprobs_and_values
-from coderl.train.scaffold import optimizer_step
+from coderl.train.microbatch import pieces, update
 from coderl.train.value_head import FILENAME as VALUE_HEAD_FILE
 from coderl.train.value_head import build_value_head
 
@@ -176,34 +175,35 @@ def _optimise(cfg, run, value_head, batch, targets: Targets, step) -> dict:
     value_clip = cfg.value.value_clip or None  # 0 = unclipped
     averages = Averages()
     run.policy.model.eval()  # dropout off: the function that sampled is the function we differentiate
+    checked: list = []  # the first piece of the first minibatch checks the ratio and the values
     for _, first, minibatch in minibatches(cfg, len(batch), step):
-        rows, share = rank_rows(cfg, run.ranks, minibatch, mask)
-        mb_mask = mask[rows]
-        logprobs, values, entropy = token_logprobs_and_values(
-            model, value_head, build_sequences(batch, rows), cfg.temperature, entropy_grad=cfg.entropy_coef > 0,
-            shared_prompt=cfg.shared_prompt)
-        pg_loss, pg_stats = policy_loss(logprobs, batch.logprobs[rows], targets.advantages[rows], mb_mask,
-                                        aggregation=cfg.aggregation, **agg, **loss_options)
-        value_loss, value_stats = clipped_value_loss(values, targets.old_values[rows], targets.returns[rows],
-                                                     mb_mask, value_clip, aggregation=cfg.aggregation, **agg)
-        ent = aggregate(entropy, mb_mask, cfg.aggregation, **agg)
-        loss = pg_loss + cfg.value.value_coef * value_loss - cfg.entropy_coef * ent
-        stats = {f"loss/{k}": v for k, v in pg_stats.items()}  # clip_fraction, approx_kl, ratio_mean/max
-        stats.update({"loss/policy": float(pg_loss.detach()), "loss/value": float(value_loss.detach()),
-                      "value/clip_fraction": value_stats["clip_fraction"], "loss/entropy": float(ent.detach())})
-        ref = targets.ref_logprobs[rows] if targets.ref_logprobs is not None else None
-        kl_term, kl_stats = kl_terms(cfg, logprobs, ref, mb_mask, agg)
-        loss = loss + kl_term
-        stats.update(kl_stats)
+        def piece_loss(rows, first=first):
+            mb_mask = mask[rows]
+            logprobs, values, entropy = token_logprobs_and_values(
+                model, value_head, build_sequences(batch, rows), cfg.temperature, entropy_grad=cfg.entropy_coef > 0,
+                shared_prompt=cfg.shared_prompt)
+            pg_loss, pg_stats = policy_loss(logprobs, batch.logprobs[rows], targets.advantages[rows], mb_mask,
+                                            aggregation=cfg.aggregation, **agg, **loss_options)
+            value_loss, value_stats = clipped_value_loss(values, targets.old_values[rows], targets.returns[rows],
+                                                         mb_mask, value_clip, aggregation=cfg.aggregation, **agg)
+            ent = aggregate(entropy, mb_mask, cfg.aggregation, **agg)
+            loss = pg_loss + cfg.value.value_coef * value_loss - cfg.entropy_coef * ent
+            stats = {f"loss/{k}": v for k, v in pg_stats.items()}  # clip_fraction, approx_kl, ratio_mean/max
+            stats.update({"loss/policy": float(pg_loss.detach()), "loss/value": float(value_loss.detach()),
+                          "value/clip_fraction": value_stats["clip_fraction"], "loss/entropy": float(ent.detach())})
+            ref = targets.ref_logprobs[rows] if targets.ref_logprobs is not None else None
+            kl_term, kl_stats = kl_terms(cfg, logprobs, ref, mb_mask, agg)
+            stats.update(kl_stats)
+            if first and not checked:
+                # On-policy check: the first minibatch recomputes the rollout's log-probs and values.
+                checked.append(1)
+                averages.first({
+                    "max_abs_log_ratio": ((logprobs.detach() - batch.logprobs[rows]).abs() * mb_mask).max(),
+                    "max_abs_value_change": ((values.detach() - targets.old_values[rows]).abs() * mb_mask).max(),
+                    "clip_fraction": stats["loss/clip_fraction"],
+                    "value_clip_fraction": stats["value/clip_fraction"]})
+            return loss + kl_term, stats
+
         # LoRA and value head are clipped as one vector; an infinite bound (0 = off) only measures.
-        stats.update(optimizer_step(loss * share, run.trainable, run.optimizer, cfg.optim.max_grad_norm,
-                                    reduce=run.ranks.mean_value))
-        averages.add(stats)
-        if first:
-            # On-policy check: the first minibatch recomputes the rollout's log-probs and values.
-            averages.first({
-                "max_abs_log_ratio": ((logprobs.detach() - batch.logprobs[rows]).abs() * mb_mask).max(),
-                "max_abs_value_change": ((values.detach() - targets.old_values[rows]).abs() * mb_mask).max(),
-                "clip_fraction": stats["loss/clip_fraction"],
-                "value_clip_fraction": stats["value/clip_fraction"]})
+        averages.add(update(run, [model, value_head], pieces(cfg, run.ranks, minibatch, mask), piece_loss))
     return run.ranks.mean(averages.result())

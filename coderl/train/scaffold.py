@@ -40,15 +40,6 @@ def build_optimizer(params: list, *, learning_rate: float, weight_decay: float, 
     return optimizer, torch.optim.lr_scheduler.LambdaLR(optimizer, lr_factor(schedule, warmup_steps, total_steps))
 
 
-def optimizer_step(loss, params: list, optimizer, max_grad_norm: float | None, *, reduce=None) -> dict:
-    """Backward of `loss`, then `apply_gradients`: one update of `params` from one minibatch.
-    `reduce`: the loss value over all ranks (their mean), so every rank skips a non-finite update alike."""
-    optimizer.zero_grad(set_to_none=True)
-    loss.backward()
-    value = float(loss.detach())
-    return apply_gradients(params, optimizer, max_grad_norm, loss=reduce(value) if reduce else value)
-
-
 def apply_gradients(params: list, optimizer, max_grad_norm: float | None, *, loss: float) -> dict:
     """Clip the gradient already accumulated in `params` as one vector (`max_grad_norm` 0 = off: only
     measured), then one optimiser step.  `loss`: the value those gradients came from (logged).

@@ -142,3 +142,17 @@ def test_sft_on_two_processes_equals_one(model_dir, tmp_path):
     losses = [[m["sft/loss"] for m in metrics(out)] for out in (one, two)]
     assert losses[1] == pytest.approx(losses[0], abs=1e-5)
     assert os.path.exists(os.path.join(two, "adapter", "adapter_model.safetensors"))
+
+
+@pytest.mark.parametrize("processes", [1, 2])
+def test_micro_batches_give_the_same_updates(model_dir, one_process, tmp_path, processes):
+    """--micro-batch-size 1: every row of an update is its own forward/backward (gradient accumulation; with
+    2 ranks, DDP synchronises only the last), and the updates are the whole minibatches' updates."""
+    out = run(model_dir, tmp_path / "micro", processes, micro_batch_size=1)
+    for want, got in zip(torch.load(os.path.join(one_process, "grads-rank0.pt")),
+                         torch.load(os.path.join(out, "grads-rank0.pt"))):
+        for w, g in zip(want, got):
+            torch.testing.assert_close(g, w, atol=ATOL, rtol=RTOL)
+    assert_close_dicts(adapter(one_process, 2), adapter(out, 2))
+    assert [m["loss/total"] for m in metrics(out)] == pytest.approx([m["loss/total"] for m in metrics(one_process)],
+                                                                     abs=1e-5)
