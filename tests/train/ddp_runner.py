@@ -12,6 +12,15 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))  # `tests` importable as a script
 
 
+def half_flat_reward(results, samples, tasks):
+    """Flat (zero-variance groups) on tasks with an even number, varied on the others: dynamic sampling
+    drops and refills."""
+    from tests.train.helpers import varied_reward
+
+    varied = varied_reward(results, samples, tasks)
+    return [1.0 if int(t.task_id.split("/")[-1]) % 2 == 0 else v for v, t in zip(varied, tasks)]
+
+
 def main(spec: dict) -> None:
     import importlib
 
@@ -40,7 +49,8 @@ def main(spec: dict) -> None:
         loop = importlib.import_module(f"coderl.train.{spec.get('loop', 'policy_gradient')}")
         scaffold.apply_gradients = recording
         cfg = base_config(spec["model"], spec["out"], **spec["fields"])
-        loop.train(cfg, log=lambda m: None, reward_override=varied_reward)
+        reward = half_flat_reward if spec.get("reward") == "half_flat" else varied_reward
+        loop.train(cfg, log=lambda m: None, reward_override=reward)
     torch.save(recorded, os.path.join(cfg.out, f"grads-rank{os.environ.get('RANK', '0')}.pt"))
 
 

@@ -44,8 +44,8 @@ def _free_port() -> int:
 
 
 def run(model_dir, out, processes: int, **fields):
-    loop = fields.pop("loop", "policy_gradient")
-    spec = json.dumps({"model": str(model_dir), "out": str(out), "loop": loop,
+    loop, reward = fields.pop("loop", "policy_gradient"), fields.pop("reward", "varied")
+    spec = json.dumps({"model": str(model_dir), "out": str(out), "loop": loop, "reward": reward,
                        "fields": fields if loop == "sft" else {**FIELDS, **fields}})
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": ROOT}  # the same threads in every process
     if processes == 1:
@@ -156,3 +156,17 @@ def test_micro_batches_give_the_same_updates(model_dir, one_process, tmp_path, p
     assert_close_dicts(adapter(one_process, 2), adapter(out, 2))
     assert [m["loss/total"] for m in metrics(out)] == pytest.approx([m["loss/total"] for m in metrics(one_process)],
                                                                      abs=1e-5)
+
+
+def test_dynamic_sampling_and_curriculum_decide_alike(model_dir, tmp_path):
+    """Half the tasks get a flat reward: dynamic sampling drops their groups and refills from further
+    prompts (generated on both ranks), and the curriculum draws from running pass rates; every rank
+    decides on the gathered rewards, so 2 processes keep the groups and reach the update of 1 process."""
+    fields = dict(reward="half_flat", dynamic_sampling=2, curriculum_floor=0.5, steps=2, kl_beta=0.0)
+    one, two = run(model_dir, tmp_path / "one", 1, **fields), run(model_dir, tmp_path / "two", 2, **fields)
+    m1, m2 = metrics(one), metrics(two)
+    assert any(m["sampling/extra_rounds"] > 0 for m in m1)  # the refill ran
+    for a, b in zip(m1, m2):
+        for key in ("sampling/extra_rounds", "sampling/kept_groups", "curriculum/seen", "reward/total"):
+            assert a[key] == b[key], key
+    assert_close_dicts(adapter(one, 2), adapter(two, 2))
