@@ -166,6 +166,10 @@ def main(argv: list[str] | None = None) -> int:
     ns = parser.parse_args(argv)
     ns.argv = argv
     try:
+        if ns.command not in ("train", "sft") and int(os.environ.get("WORLD_SIZE", "1")) > 1:
+            raise ConfigError(f"runs on one process (WORLD_SIZE is {os.environ['WORLD_SIZE']}); under accelerate "
+                              "launch only `coderl train` and `coderl sft` share work across processes "
+                              "(docs/scaling.md)")
         return ns.func(ns)
     except (ConfigError, TaskFormatError, SandboxUnavailable) as exc:
         print(f"coderl {ns.command}: error: {exc}", file=sys.stderr)

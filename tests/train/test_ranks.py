@@ -77,3 +77,13 @@ def test_one_process_creates_no_accelerate_state(monkeypatch):
     ranks = Ranks.start("cpu")
     assert (ranks.rank, ranks.world, ranks.accelerator, ranks.is_main, ranks.on) == (0, 1, None, True, False)
     assert ranks.gather({"a": 1}) == [{"a": 1}] and ranks.mean({"a": 1.5}) == {"a": 1.5}
+
+
+def test_commands_that_run_on_one_process_refuse_a_launch(monkeypatch, capsys):
+    from coderl.cli import main
+
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    assert main(["eval", "--out", "x"]) == 2
+    assert capsys.readouterr().err == ("coderl eval: error: runs on one process (WORLD_SIZE is 2); under accelerate "
+                                       "launch only `coderl train` and `coderl sft` share work across processes "
+                                       "(docs/scaling.md)\n")
