@@ -4,6 +4,8 @@
     memory_mb   address space per program
     workers     programs run at once; default: usable CPUs, as many as 75% of RAM holds at memory_mb each
     isolation   auto (the strongest this machine allows), full, uid, rlimits (docs/sandbox.md)
+    backend     local (one fork server here) or ray (`ray_workers` Ray actors of `workers` programs each,
+                on a local Ray instance or the cluster at `ray_address`: `sandbox/ray_backend.py`)
 
 Workers x memory over 75% of RAM is one ConfigError line at configuration time, before any model loads.
 """
@@ -29,6 +31,11 @@ class SandboxConfig:
                                  "75%% of RAM holds at --memory-mb each)")
     isolation: str = option("auto", "sandbox isolation level: auto (strongest available), full, uid, rlimits",
                             choices=list(ISOLATION_LEVELS))
+    backend: str = option("local", "where programs run: local, or ray (spread over a Ray cluster's CPU workers, "
+                          "each running the same sandbox: docs/sandbox.md)", choices=["local", "ray"])
+    ray_workers: int = option(2, "ray backend: Ray workers (actors), each running --workers programs at once")
+    ray_address: str | None = option(None, "ray backend: the cluster to join (auto, ray://host:port; default: "
+                                     "start a local Ray instance on 127.0.0.1 and stop it after)")
 
     def __post_init__(self):
         require(self.timeout > 0, "--timeout", self.timeout, "a positive number of seconds")
@@ -36,6 +43,8 @@ class SandboxConfig:
         require(self.workers is None or self.workers > 0, "--workers", self.workers, "a positive integer")
         require(self.isolation in ISOLATION_LEVELS, "--isolation", self.isolation,
                 "one of " + ", ".join(ISOLATION_LEVELS))
+        require(self.backend in ("local", "ray"), "--backend", self.backend, "local or ray")
+        require(self.ray_workers >= 1, "--ray-workers", self.ray_workers, "a positive integer")
         total = client.total_memory_bytes()  # looked up here: tests stand in another machine
         if not total:
             return
@@ -62,4 +71,9 @@ class SandboxConfig:
     def open(self, hide: Iterable[str] = ()) -> Sandbox:
         """A started sandbox with these settings (use as a context manager); `hide`: paths no program
         may read (`coderl.tasks.spec.task_files(spec)`: the files a task spec names)."""
+        if self.backend == "ray":
+            from coderl.sandbox.ray_backend import RaySandbox
+
+            return RaySandbox(ray_workers=self.ray_workers, workers=self.resolved_workers(), limits=self.limits(),
+                              isolation=self.isolation, hide=hide, address=self.ray_address)
         return Sandbox(workers=self.resolved_workers(), limits=self.limits(), isolation=self.isolation, hide=hide)
