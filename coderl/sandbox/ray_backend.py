@@ -30,7 +30,6 @@ from .answers import judge_answer
 from .client import Sandbox, SandboxUnavailable, rejected_result
 from .types import ExecutionRequest, ExecutionResult, Limits, Mode, Status
 
-
 START_TIMEOUT = 120  # seconds for the Ray workers to start (and report their isolation level)
 
 
