@@ -47,9 +47,9 @@ reproduce-cpu: setup
 test: setup
 	$(BIN)/python -m pytest -q
 
-# Slow tests: the Ray sandbox backend (installs the [ray] extra) and the other marked ones
+# Slow tests: the Ray sandbox backend and the TRL reward adapter (installs the [ray] and [bench] extras), and the other marked ones
 test-slow: setup
-	$(BIN)/python -m pip install -q -e '.[ray]' 2>&1 | $(QUIET)
+	$(BIN)/python -m pip install -q -e '.[ray,bench]' 2>&1 | $(QUIET)
 	$(BIN)/python -m pytest -q -m slow
 
 bench: setup
