@@ -83,7 +83,10 @@ def prepare_run(cfg: TrainConfig, log, ranks: Ranks | None = None) -> tuple[str 
     if cfg.repair.on:
         tasks = repair_tasks(cfg, tasks, log)
     ranks = ranks or Ranks()
-    ckpt = latest_checkpoint(cfg.out) if cfg.resume else None
+    ckpt = ranks.broadcast(latest_checkpoint(cfg.out) if cfg.resume else None)  # rank 0's: one step for all
+    if ckpt and not os.path.isdir(ckpt):
+        raise ConfigError(f"--resume: rank {ranks.rank} cannot read {ckpt}, the checkpoint rank 0 resumes from; "
+                          "on several machines --out must be a shared file system")
     ranks.wait()  # every rank has checked the run directory before rank 0 writes into it
     if cfg.resume and ckpt is None:
         log(f"--resume: no checkpoint in {cfg.out}/checkpoints; starting from step 0")
@@ -241,6 +244,9 @@ def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None
     """Run directory, tasks, policy (+ `extra_modules(policy, checkpoint)`: more trainable modules, the
     value head), one AdamW over everything that trains, and the state of the checkpoint resumed from."""
     ranks = Ranks.start(cfg.device)
+    if ranks.on and cfg.rewards.reward_model and cfg.rewards.reward_model_normalize == "batch":
+        raise ConfigError("--reward-model-normalize batch z-scores one scoring call, which under several processes is "
+                          "one rank's shard, not the step; use sigmoid or none with accelerate launch")
     log = log if ranks.is_main else _silent
     ckpt, tasks = prepare_run(cfg, log, ranks)
     policy = build_policy(cfg, resume_from=ckpt)
@@ -324,18 +330,18 @@ class Averages:
 
     def __init__(self):
         self.sums: dict[str, float] = {}
-        self.count = 0
+        self.counts: dict[str, int] = {}  # per key: a rank left with only padding in an update reports none
 
     def add(self, stats: dict) -> None:
         for k, v in stats.items():
             self.sums[k] = self.sums.get(k, 0.0) + float(v)
-        self.count += 1
+            self.counts[k] = self.counts.get(k, 0) + 1
 
     def first(self, stats: dict) -> None:
         self.sums.update({f"first_minibatch/{k}": float(v) for k, v in stats.items()})
 
     def result(self) -> dict:
-        return {k: (v / self.count if not k.startswith("first_minibatch/") else v) for k, v in self.sums.items()}
+        return {k: (v / self.counts[k] if not k.startswith("first_minibatch/") else v) for k, v in self.sums.items()}
 
 
 def step_timings(t0: float, t1: float, gen_seconds: float) -> dict:

@@ -65,9 +65,16 @@ class Ranks:
         # DDP does not broadcast buffers: a rank's forward passes then hold no collective, so ranks may run
         # different numbers of them (a shared-prompt pass is two); the buffers (rotary tables) never change.
         # The process group waits up to PROCESS_GROUP_TIMEOUT: the other ranks wait while rank 0 evaluates.
-        accelerator = Accelerator(cpu=device == "cpu" or not torch.cuda.is_available(), kwargs_handlers=[
-            DistributedDataParallelKwargs(broadcast_buffers=False),
-            InitProcessGroupKwargs(timeout=timedelta(seconds=PROCESS_GROUP_TIMEOUT))])
+        # Precision is coderl's own (--dtype): accelerate's mixed precision would autocast the differentiated
+        # passes only, and the sampling log-probs would no longer be the same function's.
+        accelerator = Accelerator(cpu=device == "cpu" or not torch.cuda.is_available(), mixed_precision="no",
+                                  kwargs_handlers=[DistributedDataParallelKwargs(broadcast_buffers=False),
+                                                   InitProcessGroupKwargs(timeout=timedelta(seconds=PROCESS_GROUP_TIMEOUT))])
+        dynamo = getattr(getattr(accelerator.state, "dynamo_plugin", None), "backend", None)
+        dynamo = str(getattr(dynamo, "value", dynamo or "no")).lower()
+        if dynamo != "no":
+            raise ConfigError(f"accelerate launch with dynamo_backend {dynamo}: coderl compiles nothing through "
+                              "accelerate; launch with --dynamo_backend no (configs/accelerate/ddp.yaml)")
         kind = accelerator.distributed_type
         if kind not in (DistributedType.MULTI_GPU, DistributedType.MULTI_CPU):
             raise ConfigError(f"accelerate distributed_type {kind.value}: coderl trains data-parallel only (DDP: "
@@ -86,9 +93,13 @@ class Ranks:
         start = min(count, self.rank * chunks // self.world * chunk)
         return start, min(count, (self.rank + 1) * chunks // self.world * chunk)
 
-    def rows(self, rows):
-        """This rank's share of a minibatch's rows (every world-th one): whatever generated them."""
-        return rows[self.rank::self.world] if self.on else rows
+    def rows(self, rows, chunk: int = 1):
+        """This rank's share of a minibatch's rows: a contiguous cut at multiples of `chunk` (a group's
+        samples, so they share their prompt's pass), whatever rank generated them."""
+        if not self.on:
+            return rows
+        start, end = self.shard(len(rows), chunk)
+        return rows[start:end]
 
     def slots(self, items: list) -> list[tuple]:
         """(item, weight) pairs this rank runs of `items` (a step's micro-batches): every world-th item with

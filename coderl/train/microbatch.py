@@ -17,6 +17,7 @@ import math
 import torch
 
 from coderl.algorithms import denominator_share
+from coderl.train.distributed import Ranks
 
 
 def pieces(cfg, ranks, minibatch: torch.Tensor, mask: torch.Tensor) -> list[tuple[torch.Tensor, float]]:
@@ -24,10 +25,12 @@ def pieces(cfg, ranks, minibatch: torch.Tensor, mask: torch.Tensor) -> list[tupl
     size = cfg.optim.micro_batch_size
     if not ranks.on and (not size or size >= len(minibatch)):
         return [(minibatch, 1.0)]
-    rows = ranks.rows(minibatch)
+    group = cfg.samples_per_prompt  # ranks cut the rows at groups, so a group shares its prompt's pass
+    rows = ranks.rows(minibatch, group)
     parts = [p for p in (rows.split(size) if size else [rows]) if len(p)]
     out = [(p, ranks.world * denominator_share(mask[p], mask[minibatch], cfg.aggregation)) for p in parts]
-    most = math.ceil(math.ceil(len(minibatch) / ranks.world) / size) if size else 1
+    spans = [Ranks(r, ranks.world).shard(len(minibatch), group) for r in range(ranks.world)]
+    most = max((max(1, math.ceil((end - start) / size)) if size else 1) for start, end in spans)
     return out + [(minibatch[:1], 0.0)] * (most - len(out))
 
 

@@ -64,8 +64,10 @@ def scored_round(run, step: int, indices: list[int], round_: int):
     # with a device-filling batch size (None) chunks depend on the slice, so slices are cut per prompt.
     chunk = max(1, (gen.batch_size or 1) // gen.samples_per_prompt)
     start, end = run.ranks.shard(len(indices), chunk)
+    # collect seeds a chunk by its first prompt's position, collect_repair by its first row's
+    offset = start * (gen.samples_per_prompt if cfg.repair.on else 1)
     part = _slice(run, step, [run.tasks[i] for i in indices[start:end]], start,
-                  dataclasses.replace(gen, seed=gen.seed + start))
+                  dataclasses.replace(gen, seed=gen.seed + offset))
     parts = run.ranks.gather(part)
     max_prompt = cfg.max_total_sequence_length - cfg.max_new_tokens
     skipped = [t for p in parts for t in p.skipped]
