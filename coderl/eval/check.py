@@ -102,7 +102,8 @@ def run_check(cfg: CheckConfig) -> dict:
     tamper: Counter = Counter()
     counts: dict[str, list[int]] = {}
     hide = task_files(cfg.tasks) + [os.path.abspath(p) for p in (cfg.completions, cfg.out) if p]
-    with Sandbox(workers=workers, limits=limits, isolation=cfg.sandbox.isolation, hide=hide) as sandbox:
+    with cfg.sandbox.open(hide=hide, limits=limits) as sandbox:  # local, or over Ray (--backend ray)
+        workers = sandbox.workers  # all of them: Ray workers x slots
         futures = [sandbox.submit(by_id[r["task_id"]].build_request(r["completion"], limits)) for r in rows]
         isolation_in_force = sandbox.isolation
         for i, (row, fut) in enumerate(zip(rows, futures)):
@@ -152,8 +153,7 @@ def run_mutant_check(cfg: CheckConfig) -> tuple[bool, str]:
     if odd is not None:
         raise TaskFormatError(f"--mutants {cfg.mutants}: task {odd.task_id} ({odd.kind}, {odd.language}) has no Python "
                               "function to mutate; mutants apply to Python function tasks")
-    with Sandbox(workers=cfg.sandbox.resolved_workers(), limits=cfg.limits, isolation=cfg.sandbox.isolation,
-                 hide=task_files(cfg.tasks)) as sandbox:
+    with cfg.sandbox.open(hide=task_files(cfg.tasks), limits=cfg.limits) as sandbox:
         audits = audit_mutants(taskset.tasks, sandbox, cfg.limits, cfg.mutants, cfg.all_mutants)
     families = {t.task_id: t.metadata.get("family", "all") for t in taskset.tasks}
     if cfg.out:

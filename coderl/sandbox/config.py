@@ -68,12 +68,14 @@ class SandboxConfig:
     def limits(self, **overrides) -> Limits:
         return Limits(cpu_seconds=self.timeout, memory_bytes=self.memory_bytes, **overrides)
 
-    def open(self, hide: Iterable[str] = ()) -> Sandbox:
+    def open(self, hide: Iterable[str] = (), limits: Limits | None = None) -> Sandbox:
         """A started sandbox with these settings (use as a context manager); `hide`: paths no program
-        may read (`coderl.tasks.spec.task_files(spec)`: the files a task spec names)."""
+        may read (`coderl.tasks.spec.task_files(spec)`: the files a task spec names); `limits`: the
+        default limits when not `self.limits()`."""
+        limits = limits or self.limits()
         if self.backend == "ray":
             from coderl.sandbox.ray_backend import RaySandbox
 
-            return RaySandbox(ray_workers=self.ray_workers, workers=self.resolved_workers(), limits=self.limits(),
+            return RaySandbox(ray_workers=self.ray_workers, workers=self.resolved_workers(), limits=limits,
                               isolation=self.isolation, hide=hide, address=self.ray_address)
-        return Sandbox(workers=self.resolved_workers(), limits=self.limits(), isolation=self.isolation, hide=hide)
+        return Sandbox(workers=self.resolved_workers(), limits=limits, isolation=self.isolation, hide=hide)
