@@ -24,6 +24,17 @@ PROGRAMS = [
 ]
 
 
+def test_coderl_check_runs_on_ray(tmp_path):  # first: it starts and stops its own Ray instance
+    from coderl.base.config import build
+    from coderl.eval.check import CheckConfig, run_check
+
+    cfg = build(CheckConfig, {"tasks": "tests/fixtures/tasks/humaneval_small.jsonl", "reference": True,
+                              "backend": "ray", "ray_workers": 2, "workers": 1, "out": str(tmp_path / "c.jsonl")})
+    summary = run_check(cfg)
+    assert summary["workers"] == 2 and summary["statuses"] == {"passed": 3}
+    assert not ray.is_initialized()
+
+
 @pytest.fixture(scope="module")
 def ray_sandbox():
     assert not ray.is_initialized()
