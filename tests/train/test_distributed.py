@@ -4,7 +4,8 @@ The same config runs as one process and under `accelerate launch` with 2 process
 (configs/accelerate/ddp.yaml); the rollouts are the same tokens (chunk-aligned shards, the same seeds),
 every minibatch's LoRA gradient after DDP's average equals the one-process gradient, and so do the
 adapters written at each step.  A checkpoint written by 2 processes resumes on 1 and the other way
-round, landing on the same adapter.  Tolerance: 1e-5 absolute + 1e-4 relative on gradients and
+round, landing on the same adapter.  In `make test`: the equivalence and resume 2 -> 1; PPO, SFT,
+micro-batches, dynamic sampling and resume 1 -> 2 are marked slow (`make test-slow`).  Tolerance: 1e-5 absolute + 1e-4 relative on gradients and
 weights (float32; the ranks' forward passes see fewer rows, so matmul blocking, and the last bits, differ).
 """
 
@@ -103,7 +104,7 @@ def test_two_processes_equal_one_process(model_dir, one_process, tmp_path):
     assert not os.path.exists(os.path.join(two, "grads-rank2.pt"))
 
 
-@pytest.mark.parametrize("first,then", [(2, 1), (1, 2)])
+@pytest.mark.parametrize("first,then", [(2, 1), pytest.param(1, 2, marks=pytest.mark.slow)])
 def test_resume_on_another_number_of_processes(model_dir, one_process, tmp_path, first, then):
     out = tmp_path / "run"
     run(model_dir, out, first, steps=1)
@@ -112,6 +113,7 @@ def test_resume_on_another_number_of_processes(model_dir, one_process, tmp_path,
     assert [m["step"] for m in metrics(out)] == [1, 2]
 
 
+@pytest.mark.slow
 def test_ppo_with_a_value_head_on_two_processes_equals_one(model_dir, tmp_path):
     """The value head is a second DDP module; its gradients and checkpoints match one process too."""
     fields = dict(loop="ppo", algo="ppo", value_head=True, steps=1, kl_beta=0.0)
@@ -126,6 +128,7 @@ def test_ppo_with_a_value_head_on_two_processes_equals_one(model_dir, tmp_path):
     assert_close_dicts(*heads)
 
 
+@pytest.mark.slow
 def test_sft_on_two_processes_equals_one(model_dir, tmp_path):
     """The fixture's 3 usable examples x 3.34 epochs = 10 micro-batches in windows of 3, 3, 3, 1: a window's micro-batches are shared 2/1 between the
     ranks (rank 1 pads with a 0-weighted one; in the last window it has only that), and the window's
@@ -144,6 +147,7 @@ def test_sft_on_two_processes_equals_one(model_dir, tmp_path):
     assert os.path.exists(os.path.join(two, "adapter", "adapter_model.safetensors"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("processes", [1, 2])
 def test_micro_batches_give_the_same_updates(model_dir, one_process, tmp_path, processes):
     """--micro-batch-size 1: every row of an update is its own forward/backward (gradient accumulation; with
@@ -158,6 +162,7 @@ def test_micro_batches_give_the_same_updates(model_dir, one_process, tmp_path, p
                                                                      abs=1e-5)
 
 
+@pytest.mark.slow
 def test_dynamic_sampling_and_curriculum_decide_alike(model_dir, tmp_path):
     """Half the tasks get a flat reward: dynamic sampling drops their groups and refills from further
     prompts (generated on both ranks), and the curriculum draws from running pass rates; every rank
