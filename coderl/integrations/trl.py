@@ -25,9 +25,9 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from coderl.integrations.verify import run_outputs
 from coderl.rewards.score import RewardConfig, score
 from coderl.rollout.formats import get_format
-from coderl.rollout.types import Sample
 from coderl.sandbox.config import SandboxConfig
 from coderl.tasks import Task, load_tasks
 
@@ -92,17 +92,10 @@ class CoderlRewards:
             if self._sandbox is None:
                 self._sandbox = self.sandbox_config.open()
             ids = kwargs.get("completion_ids") or [()] * len(completions)
-            samples, tasks, requests = [], [], []
-            limits = self.sandbox_config.limits()
-            for i, (tid, completion) in enumerate(zip(task_id, completions)):
-                task, output = self.tasks[tid], _text(completion)
-                extraction = self.format.extract(task, output)
-                samples.append(Sample(task_id=tid, group=i, prompt=repr(prompts[i]), raw_output=output,
-                                      completion=extraction.completion, gen_tokens=tuple(ids[i]), code_tokens=(),
-                                      truncated=False, format_ok=extraction.format_ok))
-                tasks.append(task)
-                requests.append(task.build_request(extraction.completion, limits))
-            results = self._sandbox.run_many(requests)
+            tasks = [self.tasks[t] for t in task_id]
+            samples, results = run_outputs(self._sandbox, self.sandbox_config.limits(), [
+                (task, self.format.name, repr(prompt), _text(completion), row_ids)
+                for task, prompt, completion, row_ids in zip(tasks, prompts, completions, ids)])
             rewarded = score(self.config, results, samples, tasks)
             self._last = (key, rewarded)
             return rewarded

@@ -26,9 +26,9 @@ import functools
 import os
 import threading
 
+from coderl.integrations.verify import run_outputs
 from coderl.rewards.score import RewardConfig, score
 from coderl.rollout.formats import get_format
-from coderl.rollout.types import Sample
 from coderl.sandbox.config import SandboxConfig
 from coderl.tasks import load_tasks
 
@@ -69,8 +69,7 @@ def _sandbox():
 
 def compute_score_batch(data_sources, solution_strs, ground_truths, extra_infos, **kwargs) -> list[dict]:
     """Scores of a batch of responses, all run in the sandbox at once (verl's BatchRewardManager)."""
-    sandbox, limits = _sandbox()
-    requests, samples, tasks, configs = [], [], [], []
+    rows, configs = [], []
     for i, (response, task_id, extra) in enumerate(zip(solution_strs, ground_truths, extra_infos)):
         extra = dict(extra or {})
         if "tasks" not in extra:
@@ -79,15 +78,10 @@ def compute_score_batch(data_sources, solution_strs, ground_truths, extra_infos,
         table = _tasks(extra["tasks"])
         if task_id not in table:
             raise KeyError(f"row {i}: ground_truth {task_id!r} is not a task of {extra['tasks']!r}")
-        task, fmt = table[task_id], get_format(extra.get("format", "chat"))
-        extraction = fmt.extract(task, response)
-        samples.append(Sample(task_id=task_id, group=i, prompt="", raw_output=response,
-                              completion=extraction.completion, gen_tokens=(), code_tokens=(), truncated=False,
-                              format_ok=extraction.format_ok))
-        tasks.append(task)
+        rows.append((table[task_id], extra.get("format", "chat"), "", response, ()))
         configs.append(RewardConfig(weights=dict(extra.get("weights") or {"pass": 1.0})))
-        requests.append(task.build_request(extraction.completion, limits))
-    results = sandbox.run_many(requests)
+    samples, results = run_outputs(*_sandbox(), rows)
+    tasks = [row[0] for row in rows]
     out = []
     for i, config in enumerate(configs):  # rows may weigh components differently: score each alone
         scored = score(config, results[i:i + 1], samples[i:i + 1], tasks[i:i + 1])

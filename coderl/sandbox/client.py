@@ -90,6 +90,16 @@ def rejected_result(request: ExecutionRequest) -> ExecutionResult:
                for t in request.tests if t.check is not CheckKind.REPORT])
 
 
+def settled_here(request: ExecutionRequest) -> Future | None:
+    """A finished future for a request that runs nothing (refused at build time by the task's rules, or a
+    math reply judged in the caller); None for a program to run.  Every backend settles these alike."""
+    if not request.rejected and request.mode is not Mode.ANSWER:
+        return None
+    future: Future = Future()
+    future.set_result(rejected_result(request) if request.rejected else judge_answer(request))
+    return future
+
+
 def _wire(request: ExecutionRequest, rid: int) -> dict:
     """What the server receives: everything but the expected values."""
     lim = request.limits
@@ -247,13 +257,10 @@ class Sandbox:
         if request.limits.memory_bytes > self.limits.memory_bytes:
             check_memory_budget(self.workers, request.limits.memory_bytes)
         request.limits.validate()
+        settled = settled_here(request)  # refused by the task's rules, or a reply judged here: nothing runs
+        if settled is not None:
+            return settled
         future: Future = Future()
-        if request.rejected:  # refused at build time by the task's rules: nothing runs
-            future.set_result(rejected_result(request))
-            return future
-        if request.mode is Mode.ANSWER:  # a reply, not a program: judged here, nothing runs
-            future.set_result(judge_answer(request))
-            return future
         with self._lock:
             if self._closed:
                 raise RuntimeError("sandbox is closed")

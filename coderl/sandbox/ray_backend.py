@@ -26,9 +26,8 @@ import threading
 from collections.abc import Iterable
 from concurrent.futures import Future
 
-from .answers import judge_answer
-from .client import Sandbox, SandboxUnavailable, rejected_result
-from .types import ExecutionRequest, ExecutionResult, Limits, Mode, Status
+from .client import Sandbox, SandboxUnavailable, settled_here
+from .types import ExecutionRequest, ExecutionResult, Limits, Status
 
 START_TIMEOUT = 120  # seconds for the Ray workers to start (and report their isolation level)
 
@@ -86,13 +85,10 @@ class RaySandbox:
 
     def submit(self, request: ExecutionRequest) -> Future:
         request.limits.validate()
+        settled = settled_here(request)  # as the local sandbox: nothing is shipped
+        if settled is not None:
+            return settled
         future: Future = Future()
-        if request.rejected:
-            future.set_result(rejected_result(request))
-            return future
-        if request.mode is Mode.ANSWER:
-            future.set_result(judge_answer(request))
-            return future
         with self._lock:
             if self._closed:
                 raise RuntimeError("sandbox is closed")

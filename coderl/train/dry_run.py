@@ -9,6 +9,7 @@ import math
 import yaml
 
 from coderl.train.distributed import Ranks
+from coderl.train.rounds import generation_chunk
 
 
 def dry_run_report(cfg, world: int = 1) -> str:
@@ -17,7 +18,7 @@ def dry_run_report(cfg, world: int = 1) -> str:
     rows = cfg.prompts_per_step * cfg.samples_per_prompt
     minibatch = min(o.minibatch_size or rows, rows)
     updates = o.epochs * math.ceil(rows / minibatch)
-    chunk = max(1, (cfg.generation_batch_size or 1) // cfg.samples_per_prompt)
+    chunk = generation_chunk(cfg)
     lines = [
         f"coderl train --dry-run: {cfg.config or 'the command line'} is valid; nothing loaded (model {cfg.model}, "
         f"tasks {cfg.tasks}, sandbox)",

@@ -56,14 +56,17 @@ def generation(cfg, step: int, round_: int) -> Generation:
                       stop=[] if (cfg.min_new_tokens or 0) >= cfg.max_new_tokens else None)
 
 
+def generation_chunk(cfg) -> int:
+    """Prompts per `collect` chunk, each seeded by its position: batch_size // samples_per_prompt.  With a
+    device-filling batch size (None) chunks depend on the slice, so slices are cut per prompt."""
+    return max(1, (cfg.generation_batch_size or 1) // cfg.samples_per_prompt)
+
+
 def scored_round(run, step: int, indices: list[int], round_: int):
     """Generate for and score the tasks at `indices` (every rank gets the whole round back)."""
     cfg = run.cfg
     gen = generation(cfg, step, round_)
-    # A chunk of `collect` holds batch_size // samples_per_prompt prompts and is seeded by its position;
-    # with a device-filling batch size (None) chunks depend on the slice, so slices are cut per prompt.
-    chunk = max(1, (gen.batch_size or 1) // gen.samples_per_prompt)
-    start, end = run.ranks.shard(len(indices), chunk)
+    start, end = run.ranks.shard(len(indices), generation_chunk(cfg))
     # collect seeds a chunk by its first prompt's position, collect_repair by its first row's
     offset = start * (gen.samples_per_prompt if cfg.repair.on else 1)
     part = _slice(run, step, [run.tasks[i] for i in indices[start:end]], start,
