@@ -61,6 +61,19 @@ def test_workers_run_on_ray_and_each_holds_a_sandbox(ray_sandbox):
     assert len({info["pid"] for info in ray_sandbox.infos}) == 2  # two actor processes
 
 
+def test_a_program_cannot_reach_the_ray_cluster_it_runs_under(ray_sandbox):
+    """Attack: the program connects to Ray's control service (GCS) on the loopback to drive the cluster
+    (submit work, read objects, kill its neighbours).  Under `full` isolation it has no network at all."""
+    if ray_sandbox.isolation != "full":
+        pytest.skip(f"isolation {ray_sandbox.isolation}: the network stays reachable below full (docs/sandbox.md)")
+    host, port = ray.get_runtime_context().gcs_address.rsplit(":", 1)
+    probe = ("import socket\ntry:\n"
+             f"    socket.create_connection(({host!r}, {int(port)}), timeout=2)\n    print('reached')\n"
+             "except OSError:\n    print('blocked')\n")
+    result = ray_sandbox.run(make_script_request(probe, cases=(("", "blocked"),)))
+    assert result.status is Status.PASSED, (result.status, result.tests)
+
+
 def test_a_lost_worker_fails_only_its_programs(ray_sandbox):  # last: it kills one of the two workers
     sandbox = ray_sandbox
     slow = make_script_request("import time\ntime.sleep(1.5)\nprint('ok')", cases=(("", "ok"),), cpu_seconds=5)

@@ -104,3 +104,15 @@ def test_update_rows_are_cut_at_groups_and_every_rank_runs_as_many_pieces():
     assert [(rows.tolist(), w) for rows, w in got[0]] == [([0, 1], 2 * 2 / 6), ([0], 0.0)]
     assert [(rows.tolist(), w) for rows, w in got[1]] == [([2, 3], 2 * 2 / 6), ([4, 5], 2 * 2 / 6)]
     assert sum(w for p in got for _, w in p) == pytest.approx(2.0)  # world x the whole denominator
+
+
+@pytest.mark.parametrize("field,value,flag", [("micro_batch_size", 0, "--micro-batch-size"),
+                                              ("ray_workers", 0, "--ray-workers"),
+                                              ("backend", "kubernetes", "--backend")])
+def test_new_options_reject_bad_values_in_one_line(field, value, flag):
+    from coderl.base.config import ConfigError, build
+    from coderl.train.config import TrainConfig
+
+    with pytest.raises(ConfigError) as info:
+        build(TrainConfig, {"out": "x", field: value})
+    assert flag in str(info.value) and "\n" not in str(info.value)
