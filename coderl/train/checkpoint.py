@@ -75,9 +75,9 @@ def load_trainer_state(path: str) -> dict:
     return torch.load(os.path.join(path, "trainer_state.pt"), map_location="cpu", weights_only=False)
 
 
-def truncate_metrics(run_dir: str, step: int) -> None:
-    """Drop rows logged after the checkpoint we resume from (they will be produced again)."""
-    path = os.path.join(run_dir, "metrics.jsonl")
+def truncate_metrics(run_dir: str, step: int, name: str = "metrics.jsonl") -> None:
+    """Drop the rows of OUT/`name` logged after the checkpoint we resume from (they will be produced again)."""
+    path = os.path.join(run_dir, name)
     if not os.path.exists(path):
         return
     with open(path, encoding="utf-8") as f:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import random
 import time
 from dataclasses import dataclass, field
 
@@ -27,6 +26,7 @@ from coderl.base.config import ConfigError
 from coderl.rollout.types import RolloutBatch
 from coderl.tasks import load_tasks
 from coderl.tasks.spec import task_files
+from coderl.train.async_rollouts import STALENESS_FILE
 from coderl.train.checkpoint import (
     latest_checkpoint,
     load_trainer_state,
@@ -35,14 +35,12 @@ from coderl.train.checkpoint import (
     truncate_metrics,
 )
 from coderl.train.config import TrainConfig
-from coderl.train.curriculum import curriculum_prompts
 from coderl.train.distributed import Ranks
 from coderl.train.episodes import repair_tasks
 from coderl.train.logprobs import build_sequences, token_logprobs
 from coderl.train.policy import build_policy, save_policy_adapter
-from coderl.train.refill import refill
 from coderl.train.rewards import check_rewards_fit_tasks, reward_config
-from coderl.train.rounds import ScoredRollouts, scored_round
+from coderl.train.rounds import ScoredRollouts, scored_round, step_rollouts
 from coderl.train.scaffold import NonFiniteSteps, Progress, build_optimizer, log_trainable, refuse_existing_run
 from coderl.train.selection import Selection, save_best
 from coderl.train.tracking import SilentTracker, Tracker
@@ -98,26 +96,10 @@ def prepare_run(cfg: TrainConfig, log, ranks: Ranks | None = None) -> tuple[str 
     return ckpt, tasks
 
 
-def _data_order(num_tasks: int, seed: int, epoch: int) -> list[int]:
-    order = list(range(num_tasks))
-    random.Random(f"{seed}:{epoch}").shuffle(order)
-    return order
-
-
-def prompts_for_step(num_tasks: int, cfg: TrainConfig, step: int) -> list[int]:
-    """Task indices of a step: a seeded shuffle per pass over the tasks (data position = step)."""
-    out = []
-    start = step * cfg.prompts_per_step
-    for pos in range(start, start + cfg.prompts_per_step):
-        epoch, offset = divmod(pos, num_tasks)
-        out.append(_data_order(num_tasks, cfg.seed, epoch)[offset])
-    return out
-
-
 def loss_mask(cfg: TrainConfig, batch: RolloutBatch) -> torch.Tensor:
     """[N, T] the tokens the loss, advantages and KL see: the batch's mask, without truncated rows
     when `overlong_filter` is on."""
-    if not cfg.overlong_filter:
+    if not cfg.sampling.overlong_filter:
         return batch.mask
     truncated = torch.tensor([s.truncated for s in batch.samples], dtype=torch.bool)
     return overlong_mask(batch.mask, truncated)
@@ -150,6 +132,7 @@ class Run:
     rates: list = field(default_factory=list)  # per task: running pass rate or None (`coderl.train.curriculum`)
     ranks: Ranks = field(default_factory=Ranks)  # the training processes (`train/distributed.py`)
     train_model: object = None  # policy.model, under DDP when there are several ranks
+    source: object = None  # the asynchronous generation worker (`train/async_rollouts.py`), or None: rollouts here
 
     def __post_init__(self):
         self.rates = self.rates or [None] * len(self.tasks)
@@ -166,25 +149,25 @@ class Run:
         try:
             with self.cfg.sandbox.open(hide=task_files(self.cfg.tasks, self.cfg.eval.eval_tasks)) as sandbox:
                 self.sandbox = sandbox
+                if self.cfg.asynchronous.on:  # the worker samples while the start is evaluated
+                    from coderl.train.async_rollouts import AsyncRollouts
+
+                    self.source = AsyncRollouts(self)
                 self.progress = (Progress("step", self.cfg.steps, self.start_step, _describe)
                                  if self.cfg.progress and self.ranks.is_main else None)
                 self.evaluate_start()
                 yield self
         finally:
+            if self.source is not None:
+                self.source.close()
             if self.progress:
                 self.progress.close()
             self.tracker.close()
 
     def rollouts(self, step: int) -> ScoredRollouts:
-        """Generate (overlapped with the sandbox), name skipped prompts, score every completion; with
-        `dynamic_sampling`, keep only groups whose rewards vary and refill (`coderl.train.refill`)."""
-        cfg = self.cfg
-        if cfg.curriculum_floor:
-            indices = curriculum_prompts(self.rates, cfg.prompts_per_step, cfg.curriculum_floor, cfg.seed, step)
-        else:
-            indices = prompts_for_step(len(self.tasks), cfg, step)
-        first = self.scored_round(step, indices, 0)
-        self.last = first if not cfg.dynamic_sampling else refill(self, step, first)
+        """The step's scored rollouts: generated here (`rounds.step_rollouts`), or by the asynchronous
+        generation worker (`train/async_rollouts.py`), whose samples carry their ages."""
+        self.last = self.source.get(step) if self.source is not None else step_rollouts(self, step)
         return self.last
 
     def scored_round(self, step: int, indices: list[int], round_: int) -> ScoredRollouts:
@@ -213,6 +196,8 @@ class Run:
         `extra`: more files for the checkpoint, name -> object for torch.save (the value head).
         """
         cfg = self.cfg
+        if self.source is not None:  # first: the worker waits for these weights while we evaluate and save
+            self.source.publish(done)
         metrics.update(self.nonfinite.end_step(done, metrics.get("train/skipped_update_fraction", 0.0) > 0))
         if cfg.eval.on and (done % cfg.eval.eval_steps == 0 or done == cfg.steps):
             if self.ranks.is_main:  # rank 0 evaluates and keeps the best; every rank follows its stop
@@ -247,6 +232,9 @@ def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None
     if ranks.on and cfg.rewards.reward_model and cfg.rewards.reward_model_normalize == "batch":
         raise ConfigError("--reward-model-normalize batch z-scores one scoring call, which under several processes is "
                           "one rank's shard, not the step; use sigmoid or none with accelerate launch")
+    if ranks.on and cfg.asynchronous.on:
+        raise ConfigError("--async-max-age: asynchronous rollouts run with one training process (its generation "
+                          "worker beside it); drop accelerate launch, or --async-max-age")
     log = log if ranks.is_main else _silent
     ckpt, tasks = prepare_run(cfg, log, ranks)
     policy = build_policy(cfg, resume_from=ckpt)
@@ -267,6 +255,7 @@ def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None
         log(f"resumed from {ckpt} at step {state['step']}")
         if ranks.is_main:
             truncate_metrics(cfg.out, state["step"])
+            truncate_metrics(cfg.out, state["step"], STALENESS_FILE)
         adv_state, start, nonfinite = state["advantage_state"], state["step"], state.get("nonfinite", {})
         selection, rates = state.get("selection", {}), state.get("curriculum") or []
     tracker = Tracker(cfg.out, cfg.log_with, cfg.to_dict(), resume=bool(ckpt)) if ranks.is_main else SilentTracker()
@@ -344,11 +333,16 @@ class Averages:
         return {k: (v / self.counts[k] if not k.startswith("first_minibatch/") else v) for k, v in self.sums.items()}
 
 
-def step_timings(t0: float, t1: float, gen_seconds: float) -> dict:
-    """t0: step start, t1: rollouts scored; everything after t1 until now is optimisation."""
+def step_timings(t0: float, t1: float, rolled: ScoredRollouts) -> dict:
+    """t0: step start, t1: rollouts scored; everything after t1 until now is optimisation.  Asynchronous
+    rollouts were generated in the worker meanwhile: the step waited t1 - t0 for them."""
     now = time.perf_counter()
-    return {"time/generation": round(gen_seconds, 3), "time/sandbox_wait": round(t1 - t0 - gen_seconds, 3),
-            "time/optimisation": round(now - t1, 3), "time/step": round(now - t0, 3)}
+    out = {"time/generation": round(rolled.gen_seconds, 3)}
+    if rolled.ages is None:
+        out["time/sandbox_wait"] = round(t1 - t0 - rolled.gen_seconds, 3)
+    else:
+        out["time/rollout_wait"] = round(t1 - t0, 3)
+    return {**out, "time/optimisation": round(now - t1, 3), "time/step": round(now - t0, 3)}
 
 
 def evaluate(cfg, policy, step, log) -> dict:

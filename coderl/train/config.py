@@ -41,6 +41,7 @@ from coderl.rewards.learned import RewardModelSettings
 from coderl.rollout.collect import RepairConfig
 from coderl.sandbox.config import SandboxConfig
 from coderl.train.rewards import REWARD_ALIASES
+from coderl.train.rollout_config import AsyncSettings, RolloutSelection
 
 # Every preset sets the same fields (each field's default is None = "the preset's"), so a row reads as
 # the whole recipe.  _COMMON holds the values most presets share.
@@ -218,14 +219,6 @@ class TrainConfig:
     min_new_tokens: int | None = option(None, "forbid EOS before this many tokens (benchmarks: = max_new_tokens)")
     max_total_sequence_length: int = option(1024, "prompt + completion tokens; longer prompts are skipped and counted")
     max_tests_per_problem: int | None = option(None, "use at most this many tests per problem in training (seed 004)")
-    curriculum_floor: float | None = option(None, "online curriculum: draw each step's prompts with weight 1 for tasks "
-                                            "unseen or with a running pass rate strictly between 0 and 1, and this "
-                                            "weight (e.g. 0.1) for the others (none: a seeded pass over the tasks)")
-    dynamic_sampling: int = option(0, "DAPO dynamic sampling: drop prompts whose completions all got the same reward "
-                                   "and refill from up to this many extra rounds of prompts_per_step further prompts "
-                                   "(0 = off)")
-    overlong_filter: bool = option(False, "leave completions cut at max_new_tokens out of the loss (DAPO's overlong "
-                                   "filtering); their rewards still count in the group baselines")
     temperature: float = option(1.0, "sampling temperature (top-p/top-k are not offered: they make rollouts "
                                      "off-policy)")
     generation_batch_size: int | None = option(None, "sequences per generate call (default: 16 on CPU; on a GPU every "
@@ -252,14 +245,13 @@ class TrainConfig:
     lora: LoraConfig = section(LoraConfig)
     sandbox: SandboxConfig = section(SandboxConfig)
     repair: RepairTraining = section(RepairTraining)
+    sampling: RolloutSelection = section(RolloutSelection)
+    asynchronous: AsyncSettings = section(AsyncSettings)
 
     def __post_init__(self):
         require(self.out is not None, "--out", self.out, "a run directory")
         require(self.steps >= 1, "--steps", self.steps, "an integer >= 1")
         require(self.prompts_per_step >= 1, "--prompts-per-step", self.prompts_per_step, "an integer >= 1")
-        require(self.curriculum_floor is None or 0 < self.curriculum_floor <= 1, "--curriculum-floor",
-                self.curriculum_floor, "a weight in (0, 1]")
-        require(self.dynamic_sampling >= 0, "--dynamic-sampling", self.dynamic_sampling, "an integer >= 0")
         require(self.eval.early_stop >= 0, "--early-stop", self.eval.early_stop, "an integer >= 0")
         require(self.eval.early_stop == 0 or self.eval.eval_steps > 0, "--early-stop", self.eval.early_stop,
                 "--eval-steps N as well (it counts evaluations)")

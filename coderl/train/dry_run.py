@@ -34,6 +34,11 @@ def dry_run_report(cfg, world: int = 1) -> str:
         prompts = max(end - start for start, end in (Ranks(r, n).shard(cfg.prompts_per_step, chunk)
                                                      for r in range(n)))
         lines.append(f"{n:>9}  {prompts:>25}  {math.ceil(minibatch / n):>25}")
+    a = cfg.asynchronous
+    if a.on:
+        lines.append(f"asynchronous rollouts: a generation worker process samples step k+1.. while step k trains, "
+                     f"every sample at most {a.async_max_age} update(s) old, truncated IS cap {a.tis_cap}; one "
+                     "training process only (refused under accelerate launch; docs/async.md)")
     lines.append("several processes: accelerate launch --config_file configs/accelerate/ddp.yaml --num_processes N "
                  "-m coderl train ... (docs/scaling.md)")
     lines.append("--- config ---")

@@ -24,7 +24,9 @@ from __future__ import annotations
 import time
 
 from coderl.algorithms import ADVANTAGES, POLICY_LOSSES, aggregate, terminal_rewards
+from coderl.algorithms.off_policy import weighted_advantages
 from coderl.base.config import ConfigError
+from coderl.train.async_rollouts import behaviour_correction
 from coderl.train.common import (
     Averages,
     kl_as_reward,
@@ -57,20 +59,24 @@ def train(cfg: TrainConfig, *, log=print, reward_override=None) -> dict:
             t0 = time.perf_counter()
             rolled = run.rollouts(step)
             t1 = time.perf_counter()
-            stats, run.advantage_state = _optimise(cfg, run, rolled.batch, rolled.rewards, rolled.metrics, step,
-                                                   rolled.turn_rewards)
+            stats, run.advantage_state = _optimise(cfg, run, rolled, step)
             run.scheduler.step()
             metrics = {**rolled.metrics, **stats, "train/lr": run.scheduler.get_last_lr()[0],
-                       **step_timings(t0, t1, rolled.gen_seconds)}
+                       **step_timings(t0, t1, rolled)}
             run.finish_step(step + 1, metrics)
     return metrics
 
 
-def _optimise(cfg, run, batch, rewards, metrics, step, turn_rewards=None) -> tuple[dict, dict]:
+def _optimise(cfg, run, rolled, step) -> tuple[dict, dict]:
     """Advantages, then `epochs` passes over minibatches; (averaged loss statistics, estimator state).
-    turn_rewards [N, K]: repair episodes' per-turn rewards (`--credit improvement` reads them)."""
+    rolled.turn_rewards [N, K]: repair episodes' per-turn rewards (`--credit improvement` reads them);
+    rolled.ages [N]: asynchronous rollouts' ages, whose stale rows are corrected (`behaviour_correction`)."""
+    batch, rewards, metrics, turn_rewards = rolled.batch, rolled.rewards, rolled.metrics, rolled.turn_rewards
     model = run.train_model  # the policy, under DDP with several ranks
     mask = loss_mask(cfg, batch)  # [N, T]
+    correction = behaviour_correction(cfg, run, batch, rolled.ages, mask)  # before any update: pi_prox
+    metrics.update(correction.metrics)
+    old_logprobs = correction.old_logprobs  # [N, T] the sampling log-probs, pi_prox's on stale rows
     ref_logprobs = reference_logprobs(cfg, run.policy, batch, run.ranks)  # [N, T] or None
     token_rewards = rewards
     kl_reward = kl_as_reward(cfg, batch, ref_logprobs)  # [N, T] or None
@@ -85,6 +91,7 @@ def _optimise(cfg, run, batch, rewards, metrics, step, turn_rewards=None) -> tup
     else:
         advantages, new_state = estimator(token_rewards, batch.group_ids, mask, state=run.advantage_state,
                                           **cfg.advantage_kwargs(estimator))
+    weighted = weighted_advantages(advantages, correction.weights)  # truncated IS of stale rows, else as is
     policy_loss = POLICY_LOSSES[cfg.loss]
     loss_options = cfg.loss_kwargs(policy_loss)
     agg = {"max_tokens": cfg.max_new_tokens * cfg.repair.turns}  # token_sum_const only: a row's most policy tokens
@@ -98,7 +105,7 @@ def _optimise(cfg, run, batch, rewards, metrics, step, turn_rewards=None) -> tup
                                  shared_prompt=cfg.shared_prompt)
             logprobs, entropy = out if want_entropy else (out, None)
             mb_mask = mask[rows]
-            loss, stats = policy_loss(logprobs, batch.logprobs[rows], advantages[rows], mb_mask,
+            loss, stats = policy_loss(logprobs, old_logprobs[rows], weighted[rows], mb_mask,
                                       aggregation=cfg.aggregation, **agg, **loss_options)
             stats = {k if k.startswith("loss/") else f"loss/{k}": v for k, v in stats.items()}
             kl_term, kl_stats = kl_terms(cfg, logprobs, ref_logprobs[rows] if ref_logprobs is not None else None,
@@ -110,9 +117,9 @@ def _optimise(cfg, run, batch, rewards, metrics, step, turn_rewards=None) -> tup
                 loss = loss - cfg.entropy_coef * ent
                 stats["loss/entropy"] = float(ent.detach())
             if first and not checked:
-                # On-policy check: the sampling log-probs must be this function's (ratio 1).
+                # On-policy check: the old log-probs must be this function's (ratio 1).
                 checked.append(1)
-                drift = ((logprobs.detach() - batch.logprobs[rows]).abs() * mb_mask).max()
+                drift = ((logprobs.detach() - old_logprobs[rows]).abs() * mb_mask).max()
                 averages.first({"max_abs_log_ratio": drift, **({"clip_fraction": stats["loss/clip_fraction"]}
                                                                if "loss/clip_fraction" in stats else {})})
             return loss, stats

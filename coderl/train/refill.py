@@ -34,7 +34,7 @@ def refill(run, step: int, first):
                 turn_rewards.append(current.turn_rewards[rows])
         groups += len(wanted)
         offset += max(ids) + 1
-        if groups >= cfg.prompts_per_step or rounds >= cfg.dynamic_sampling:
+        if groups >= cfg.prompts_per_step or rounds >= cfg.sampling.dynamic_sampling:
             break
         rounds += 1
         draw = random.Random(f"{cfg.seed}:refill:{step}:{rounds}").sample(

@@ -9,6 +9,7 @@ are gathered, so every rank returns the same `ScoredRollouts` for the whole roun
 from __future__ import annotations
 
 import dataclasses
+import random
 from dataclasses import dataclass
 
 import torch
@@ -20,9 +21,9 @@ from coderl.rollout.batching import concat_batches, select_rows
 from coderl.rollout.collect import Generation, collect
 from coderl.rollout.repair import collect_repair
 from coderl.rollout.types import RolloutBatch
-from coderl.train.curriculum import frontier_fraction, update_rate
+from coderl.train.curriculum import curriculum_prompts, frontier_fraction, update_rate
 from coderl.train.episodes import score_turns
-from coderl.train.refill import cat_turns
+from coderl.train.refill import cat_turns, refill
 
 
 @dataclass
@@ -32,6 +33,7 @@ class ScoredRollouts:
     metrics: dict  # reward/*, sandbox/*, rollout/* of the step
     gen_seconds: float  # time spent in generate (the rest of the rollout time waits on the sandbox)
     turn_rewards: torch.Tensor | None = None  # [N, K] repair episodes (--turns): each turn's reward; else None
+    ages: torch.Tensor | None = None  # [N] long, asynchronous rollouts: updates since the sampling weights; else None
 
 
 @dataclass
@@ -46,6 +48,35 @@ class _Slice:
     skipped: list  # task ids of prompts longer than the limit
     gen_seconds: float
     turn_rewards: torch.Tensor | None = None  # [n, K]
+
+
+def _data_order(num_tasks: int, seed: int, epoch: int) -> list[int]:
+    order = list(range(num_tasks))
+    random.Random(f"{seed}:{epoch}").shuffle(order)
+    return order
+
+
+def prompts_for_step(num_tasks: int, cfg, step: int) -> list[int]:
+    """Task indices of a step: a seeded shuffle per pass over the tasks (data position = step)."""
+    out = []
+    start = step * cfg.prompts_per_step
+    for pos in range(start, start + cfg.prompts_per_step):
+        epoch, offset = divmod(pos, num_tasks)
+        out.append(_data_order(num_tasks, cfg.seed, epoch)[offset])
+    return out
+
+
+def step_rollouts(run, step: int) -> ScoredRollouts:
+    """A step's rollouts: its prompts (the curriculum's draw, or the seeded pass), one scored round, and
+    with `dynamic_sampling` the refill (`train/refill.py`).  `run` is the training run, or the asynchronous
+    generation worker's stand-in for it (`train/async_worker.py`)."""
+    cfg = run.cfg
+    if cfg.sampling.curriculum_floor:
+        indices = curriculum_prompts(run.rates, cfg.prompts_per_step, cfg.sampling.curriculum_floor, cfg.seed, step)
+    else:
+        indices = prompts_for_step(len(run.tasks), cfg, step)
+    first = run.scored_round(step, indices, 0)
+    return first if not cfg.sampling.dynamic_sampling else refill(run, step, first)
 
 
 def generation(cfg, step: int, round_: int) -> Generation:
@@ -90,7 +121,7 @@ def scored_round(run, step: int, indices: list[int], round_: int):
         outcomes = [ok for s, ok in zip(batch.samples, passed) if s.group == group]
         if outcomes:
             run.rates[index] = update_rate(run.rates[index], sum(outcomes) / len(outcomes))
-    if cfg.curriculum_floor:
+    if cfg.sampling.curriculum_floor:
         scored.metrics["curriculum/frontier"] = frontier_fraction(run.rates)
         scored.metrics["curriculum/seen"] = sum(r is not None for r in run.rates) / len(run.rates)
     return scored

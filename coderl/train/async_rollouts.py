@@ -1,0 +1,206 @@
+"""Asynchronous rollouts with bounded staleness (seed 002's async GRPO, `max_trajectory_age_steps`;
+docs/async.md): the trainer's side.
+
+    --async-max-age A:
+      worker process (`train/async_worker.py`)          trainer (this process)
+      step j: wait for weights >= j - A, sample, score    step k: take step k's rollouts, update
+              send (rollouts, version, fingerprint)              publish weights version k + 1
+
+Version v is the weights after v updates; the trainer at step k holds version k, so a sample of
+version v is k - v updates old (its age), and the worker's wait bounds every age by A.  While the
+trainer updates on step k the worker samples step k + 1 (A >= 1) with version k, up to step k + A.
+A = 0: the worker waits for every update, and the run is the synchronous one (same tokens, same
+update), only in another process.
+
+Stale samples (age > 0) are corrected by truncated importance sampling against the behaviour
+log-probs the worker recorded (`behaviour_correction`; the math is `algorithms/off_policy.py`).
+Every step checks that the weights the worker sampled with are, bit for bit, the version the trainer
+published (a sha256 of the adapter as the worker's model held it), and logs each sample's age in
+OUT/staleness.jsonl and the step's in metrics (`async/*`, `is/*`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import pickle
+import queue
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor
+
+from coderl.algorithms.off_policy import truncated_is_weights
+from coderl.base.config import ConfigError
+from coderl.train.async_worker import CLOSED, Channel, WorkerSpec, fingerprint, trainable_state
+from coderl.train.logprobs import build_sequences, token_logprobs
+
+STALENESS_FILE = "staleness.jsonl"
+
+
+class AsyncRollouts:
+    """The generation worker, seen from the trainer: `get(step)` its rollouts, `publish(version)` the
+    weights after an update, `close()`.  Used by `common.Run` inside its sandbox session."""
+
+    def __init__(self, run):
+        cfg = run.cfg
+        self.run, self.max_age = run, cfg.asynchronous.async_max_age
+        self.fingerprints: dict[int, str] = {}
+        trainer_threads, worker_threads = split_threads(cfg, torch.get_num_threads())
+        self.restore_threads = torch.get_num_threads() if trainer_threads else None
+        spec = WorkerSpec(cfg, run.tasks, run.start_step, run.reward_override, list(run.rates), worker_threads,
+                          cfg.asynchronous.async_worker_device)
+        try:
+            message = pickle.dumps(spec)
+        except (pickle.PicklingError, AttributeError, TypeError) as e:
+            raise ConfigError(f"asynchronous rollouts: the worker's settings cannot be sent to its process ({e}); "
+                              "a reward_override must be a module-level function") from None
+        ours, theirs = socket.socketpair()
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}  # what this process imports
+        self.proc = subprocess.Popen([sys.executable, "-c", f"from coderl.train.async_worker import serve; "
+                                      f"serve({theirs.fileno()})"], pass_fds=[theirs.fileno()], env=env)
+        theirs.close()
+        self.channel = Channel(ours)
+        self.channel.conn.send_bytes(message)
+        if trainer_threads:
+            torch.set_num_threads(trainer_threads)
+        run.log(f"asynchronous rollouts: a generation worker (pid {self.proc.pid}) samples up to {self.max_age} "
+                f"update(s) behind the trainer" + (f"; threads: trainer {trainer_threads}, worker {worker_threads}"
+                                                   if trainer_threads else ""))
+        self.publish(run.start_step)
+
+    def publish(self, version: int) -> None:
+        """Send the weights after `version` updates (the trainable adapter, copied to the CPU)."""
+        state = {n: p.detach().to("cpu", copy=True) for n, p in trainable_state(self.run.policy.model).items()}
+        self.fingerprints[version] = fingerprint(state)
+        self.channel.send((version, state))
+
+    def get(self, step: int):
+        """Step `step`'s rollouts from the worker (blocking), with each sample's age; checks the bound and
+        that the weights the worker used are the ones published."""
+        t = time.perf_counter()
+        produced = self._receive()
+        waited = time.perf_counter() - t
+        age = step - produced.version
+        if produced.step != step or not 0 <= age <= self.max_age:
+            raise RuntimeError(f"asynchronous rollouts: expected step {step + 1} with weights at most {self.max_age} "
+                               f"updates old; the worker sent step {produced.step + 1} from version {produced.version}")
+        if produced.fingerprint != self.fingerprints.get(produced.version):
+            raise RuntimeError(f"asynchronous rollouts: step {step + 1} was sampled from weights that differ from the "
+                               f"version {produced.version} the trainer published")
+        for old in [v for v in self.fingerprints if v < step - self.max_age]:
+            del self.fingerprints[old]
+        rolled = produced.rolled
+        self.run.rates[:] = produced.rates
+        ages = torch.full((len(rolled.batch),), age, dtype=torch.long)
+        metrics = {**rolled.metrics, "async/age_mean": float(age), "async/age_max": float(age),
+                   "async/weights_version": float(produced.version), "async/trainer_wait": round(waited, 3),
+                   "async/worker_wait": round(produced.waited, 3)}
+        if self.run.ranks.is_main:
+            log_staleness(self.run.cfg.out, step, rolled.batch.samples, ages, produced.version)
+        return dataclasses.replace(rolled, ages=ages, metrics=metrics)
+
+    def _receive(self):
+        while True:
+            try:
+                kind, payload = self.channel.get(timeout=1.0)
+            except queue.Empty:
+                if self.proc.poll() is None:
+                    continue
+                kind = CLOSED[0]
+            if kind == CLOSED[0]:
+                raise RuntimeError(f"asynchronous rollouts: the generation worker exited (code {self.proc.wait()}) "
+                                   "without a word")
+            if kind == "log":
+                self.run.log(payload)
+            elif kind == "error":
+                what, message = payload
+                if what == "config":
+                    raise ConfigError(message)
+                raise RuntimeError(f"asynchronous rollouts: the generation worker failed:\n{message}")
+            elif kind == "unreadable":
+                raise RuntimeError(f"asynchronous rollouts: a message from the generation worker cannot be read:\n"
+                                   f"{payload}")
+            else:
+                return payload
+
+    def close(self) -> None:
+        """Stop the worker (at once if it is mid-step: its rollouts are not needed any more)."""
+        try:
+            self.channel.send(None)
+        except OSError:
+            pass
+        try:
+            self.proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.channel.close()
+        if self.restore_threads:
+            torch.set_num_threads(self.restore_threads)
+
+
+def split_threads(cfg, cores: int) -> tuple[int | None, int | None]:
+    """(trainer threads or None: unchanged, worker threads or None: torch's default) on a CPU.
+
+    max_age 0: trainer and worker never run at once, so the worker takes the trainer's count (and with
+    it the same numerics).  max_age >= 1: they run side by side; the worker takes --async-worker-threads
+    (default half the cores) and the trainer the rest.  On a GPU, threads are left alone."""
+    from coderl.models import resolve_device
+
+    a = cfg.asynchronous
+    if (a.async_worker_device or resolve_device(cfg.device)) != "cpu":
+        return None, a.async_worker_threads
+    if a.async_max_age == 0:
+        return None, a.async_worker_threads or cores
+    worker = a.async_worker_threads or max(1, cores // 2)
+    return max(1, cores - worker), worker
+
+
+def log_staleness(out: str, step: int, samples, ages: Tensor, version: int) -> None:
+    """OUT/staleness.jsonl: one line per step, each sample's task and age (updates behind the trainer)."""
+    row = {"step": step + 1, "weights_version": version, "task_ids": [s.task_id for s in samples],
+           "ages": ages.tolist()}
+    with open(os.path.join(out, STALENESS_FILE), "a", encoding="utf-8") as f:
+        f.write(json.dumps(row) + "\n")
+
+
+@dataclass
+class Correction:
+    """How a step's batch enters the policy loss."""
+
+    old_logprobs: Tensor  # [N, T] the ratio's denominator: mu's log-probs on fresh rows, pi_prox's on stale ones
+    weights: Tensor | None  # [N, T] truncated IS weights min(pi_prox / mu, cap); None: every row fresh
+    metrics: dict  # is/*: weight mean, truncated fraction, largest |log pi_prox - log mu|, stale fraction
+
+
+def behaviour_correction(cfg, run, batch, ages: Tensor | None, mask: Tensor) -> Correction:
+    """The off-policy correction of a step (`algorithms/off_policy.py`): one no-grad pass of the current
+    weights over the stale rows gives pi_prox; fresh rows keep the sampling log-probs (pi_prox = mu,
+    weight 1).  Synchronous rollouts (ages None) and all-fresh steps are returned as they are."""
+    if ages is None:
+        return Correction(batch.logprobs, None, {})
+    stale = torch.nonzero(ages > 0).flatten()
+    if len(stale) == 0:
+        return Correction(batch.logprobs, None, {"is/weight_mean": 1.0, "is/truncated_fraction": 0.0,
+                                                 "is/max_abs_log_ratio": 0.0, "is/stale_fraction": 0.0})
+    model = run.policy.model
+    model.eval()  # dropout off, as in every log-prob pass
+    old = batch.logprobs.clone()
+    with torch.no_grad():
+        for rows in stale.split(cfg.optim.minibatch_size or len(batch)):  # bounded memory
+            old[rows] = token_logprobs(model, build_sequences(batch, rows), cfg.temperature,
+                                       shared_prompt=cfg.shared_prompt).to(old)
+    weights, stats = truncated_is_weights(old, batch.logprobs, mask, cfg.asynchronous.tis_cap,
+                                          cfg.loss_options.ratio_level or "token")
+    stats["is/stale_fraction"] = len(stale) / len(batch)
+    return Correction(old, weights, stats)

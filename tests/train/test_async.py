@@ -1,0 +1,204 @@
+"""Asynchronous rollouts on a tiny model: with --async-max-age 0 the run is the synchronous one (same tokens,
+same update, every step sampled from the weights the trainer just published); ages never exceed the bound
+and reach it when the trainer is the slow side; weights that did not arrive are caught; failures are one
+line; resume works."""
+
+import json
+import os
+import time
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import coderl.train.policy_gradient as pg_loop  # noqa: E402
+import coderl.train.ppo as ppo_loop  # noqa: E402
+from coderl.base.config import ConfigError  # noqa: E402
+from coderl.train import run_training  # noqa: E402
+from tests.models.tiny import tiny_llama  # noqa: E402
+from tests.train.helpers import base_config, varied_reward  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory):
+    return tiny_llama(tmp_path_factory.mktemp("model"))
+
+
+def staleness(out):
+    return [json.loads(line) for line in open(os.path.join(out, "staleness.jsonl"))]
+
+
+def metrics(out):
+    return [json.loads(line) for line in open(os.path.join(out, "metrics.jsonl"))]
+
+
+def recording(monkeypatch, loop):
+    """Record, in the trainer, every step's rollout tokens and sampling log-probs as the loop receives them."""
+    seen = []
+    optimise = loop._optimise
+
+    def wrapper(cfg, run, *args):
+        batch = args[0].batch if loop is pg_loop else args[1]
+        seen.append((batch.completion_ids.clone(), batch.logprobs.clone(), batch.group_ids.clone()))
+        return optimise(cfg, run, *args)
+
+    monkeypatch.setattr(loop, "_optimise", wrapper)
+    return seen
+
+
+def adapter(out, step):
+    from safetensors.torch import load_file
+
+    return load_file(os.path.join(out, "checkpoints", f"step-{step}", "adapter_model.safetensors"))
+
+
+def half_flat(results, samples, tasks):
+    from tests.train.ddp_runner import half_flat_reward
+
+    return half_flat_reward(results, samples, tasks)
+
+
+CASES = {
+    "grpo_kl": (dict(algo="grpo", kl_beta=0.1, epochs=2, minibatch_size=3), varied_reward),
+    "ppo": (dict(algo="ppo"), varied_reward),
+    "dynamic_curriculum": (dict(algo="grpo", dynamic_sampling=2, curriculum_floor=0.1), half_flat),
+}
+SLOW = pytest.mark.slow  # make test-slow: the default suite keeps one case of each kind
+
+
+@pytest.mark.parametrize("case", ["grpo_kl", pytest.param("ppo", marks=SLOW),
+                                  pytest.param("dynamic_curriculum", marks=SLOW)])
+def test_max_age_0_is_the_synchronous_run(model_dir, tmp_path, monkeypatch, case):
+    fields, reward = CASES[case]
+    loop = ppo_loop if fields["algo"] == "ppo" else pg_loop
+    runs = {}
+    for name, extra in (("sync", {}), ("async", {"async_max_age": 0})):
+        seen = recording(monkeypatch, loop)
+        cfg = base_config(model_dir, tmp_path / name, steps=3, **fields, **extra)
+        run_training(cfg, log=lambda m: None, reward_override=reward)
+        runs[name] = seen
+        monkeypatch.undo()
+    assert len(runs["sync"]) == len(runs["async"]) == 3
+    for (ids_s, lp_s, g_s), (ids_a, lp_a, g_a) in zip(runs["sync"], runs["async"]):
+        assert torch.equal(ids_s, ids_a) and torch.equal(g_s, g_a)  # the same tokens
+        assert torch.equal(lp_s, lp_a)  # sampled by the same weights
+    for step in (1, 2, 3):  # the same update, step after step
+        a, b = adapter(tmp_path / "sync", step), adapter(tmp_path / "async", step)
+        assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    rows = staleness(tmp_path / "async")
+    assert [r["step"] for r in rows] == [1, 2, 3]
+    # every step was sampled from the weights the trainer published after the previous update
+    assert [r["weights_version"] for r in rows] == [0, 1, 2]
+    assert all(set(r["ages"]) == {0} for r in rows)
+    sync_m, async_m = metrics(tmp_path / "sync"), metrics(tmp_path / "async")
+    for s, a in zip(sync_m, async_m):
+        assert a["is/stale_fraction"] == 0.0 and a["async/age_max"] == 0.0
+        for k, v in s.items():
+            if not k.startswith("time/"):
+                assert a[k] == v, k
+
+
+def slow_trainer(monkeypatch, seconds):
+    """The trainer takes `seconds` longer per step, so the worker runs ahead as far as the bound lets it."""
+    optimise = pg_loop._optimise
+
+    def slow(*args):
+        time.sleep(seconds)
+        return optimise(*args)
+
+    monkeypatch.setattr(pg_loop, "_optimise", slow)
+
+
+@pytest.mark.parametrize("max_age", [pytest.param(1, marks=SLOW), 2])
+def test_ages_never_exceed_the_bound_and_reach_it_when_the_trainer_is_slow(model_dir, tmp_path, monkeypatch,
+                                                                             max_age):
+    slow_trainer(monkeypatch, 0.6)
+    cfg = base_config(model_dir, tmp_path / "run", steps=5, async_max_age=max_age)
+    last = pg_loop.train(cfg, log=lambda m: None, reward_override=varied_reward)
+    rows = staleness(cfg.out)
+    assert [r["step"] for r in rows] == [1, 2, 3, 4, 5]
+    for r in rows:
+        assert len(r["ages"]) == 6 and len(r["task_ids"]) == 6  # one per sample
+        assert all(0 <= a <= max_age for a in r["ages"])
+        assert r["weights_version"] == r["step"] - 1 - r["ages"][0]
+    # the worker, far faster than this trainer, always runs max_age steps ahead once it can
+    assert [r["ages"][0] for r in rows] == [min(s, max_age) for s in range(5)]
+    m = metrics(cfg.out)
+    assert max(row["async/age_max"] for row in m) == max_age
+    stale = [row for row in m if row["async/age_max"] > 0]
+    # stale rows are corrected against pi_prox, recomputed by the same function that is differentiated
+    assert all(row["is/stale_fraction"] == 1.0 and row["first_minibatch/max_abs_log_ratio"] == 0.0
+               for row in stale)
+    assert all(0 < row["is/weight_mean"] <= 2.0 for row in stale)
+    assert last["time/rollout_wait"] >= 0 and "time/sandbox_wait" not in last
+
+
+def test_weights_that_did_not_reach_the_worker_are_caught(model_dir, tmp_path, monkeypatch):
+    """The worker reports the sha256 of the adapter its model held; a publish that sends other weights
+    than the trainer's (here: perturbed in transit) stops the run at the next step."""
+    from coderl.train import async_rollouts
+
+    send = async_rollouts.Channel.send
+
+    def corrupting(self, message):
+        if isinstance(message, tuple) and len(message) == 2 and isinstance(message[1], dict) and message[0] >= 1:
+            message = (message[0], {k: v + 1e-3 for k, v in message[1].items()})
+        return send(self, message)
+
+    monkeypatch.setattr(async_rollouts.Channel, "send", corrupting)
+    cfg = base_config(model_dir, tmp_path / "run", steps=3, async_max_age=0)
+    with pytest.raises(RuntimeError, match="step 2 was sampled from weights that differ from the version 1"):
+        pg_loop.train(cfg, log=lambda m: None, reward_override=varied_reward)
+
+
+def crashing_reward(results, samples, tasks):
+    raise ValueError("reward exploded")
+
+
+def test_worker_failures_reach_the_trainer(model_dir, tmp_path):
+    with pytest.raises(RuntimeError, match="(?s)generation worker failed.*ValueError: reward exploded"):
+        pg_loop.train(base_config(model_dir, tmp_path / "crash", async_max_age=1), log=lambda m: None,
+                      reward_override=crashing_reward)
+    # a configuration problem found in the worker is the synchronous run's one-line error
+    cfg = base_config(model_dir, tmp_path / "long", async_max_age=0, max_new_tokens=6, max_total_sequence_length=8)
+    with pytest.raises(ConfigError, match="every prompt is longer than --max-total-sequence-length 8"):
+        pg_loop.train(cfg, log=lambda m: None, reward_override=varied_reward)
+    with pytest.raises(ConfigError, match="reward_override must be a module-level function"):
+        pg_loop.train(base_config(model_dir, tmp_path / "lambda", async_max_age=0), log=lambda m: None,
+                      reward_override=lambda r, s, t: [0.0] * len(s))
+
+
+@SLOW
+def test_resume_continues_an_asynchronous_run(model_dir, tmp_path):
+    cfg = base_config(model_dir, tmp_path / "run", steps=2, async_max_age=1)
+    pg_loop.train(cfg, log=lambda m: None, reward_override=varied_reward)
+    cfg = base_config(model_dir, tmp_path / "run", steps=4, async_max_age=1, resume=True)
+    pg_loop.train(cfg, log=lambda m: None, reward_override=varied_reward)
+    rows = staleness(cfg.out)
+    assert [r["step"] for r in rows] == [1, 2, 3, 4]
+    assert rows[2]["ages"][0] == 0  # the resumed worker starts from the checkpoint's weights
+    assert [m["step"] for m in metrics(cfg.out)] == [1, 2, 3, 4]
+
+
+@pytest.mark.parametrize("flag,value,expected", [
+    ("async_max_age", -1, "--async-max-age=-1: expected an integer >= 0"),
+    ("tis_cap", 0.5, "--tis-cap=0.5: expected a number >= 1"),
+    ("async_worker_threads", 0, "--async-worker-threads=0: expected an integer >= 1"),
+    ("async_worker_device", "gpu", "--async-worker-device='gpu': expected cpu, cuda or cuda:N"),
+])
+def test_bad_settings_are_one_line(tmp_path, flag, value, expected):
+    with pytest.raises(ConfigError) as e:
+        base_config("m", tmp_path, **{flag: value})
+    assert str(e.value).startswith(expected) and "\n" not in str(e.value)
+
+
+def test_threads_are_split_only_when_the_two_overlap_on_a_cpu(tmp_path):
+    from coderl.train.async_rollouts import split_threads
+
+    def split(**kw):
+        return split_threads(base_config("m", tmp_path, **kw), 8)
+
+    assert split(async_max_age=0) == (None, 8)  # never side by side: the trainer's count, its numerics
+    assert split(async_max_age=1) == (4, 4)
+    assert split(async_max_age=2, async_worker_threads=6) == (2, 6)
+    assert split(async_max_age=1, async_worker_threads=8) == (1, 8)
