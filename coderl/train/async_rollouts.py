@@ -13,7 +13,7 @@ A = 0: the worker waits for every update, and the run is the synchronous one (sa
 update), only in another process.
 
 Stale samples (age > 0) are corrected by truncated importance sampling against the behaviour
-log-probs the worker recorded (`behaviour_correction`; the math is `algorithms/off_policy.py`).
+log-probs the worker recorded (`train/off_policy.py`; the math is `algorithms/off_policy.py`).
 Every step checks that the weights the worker sampled with are, bit for bit, the version the trainer
 published (a sha256 of the adapter as the worker's model held it), and logs each sample's age in
 OUT/staleness.jsonl and the step's in metrics (`async/*`, `is/*`).
@@ -30,15 +30,12 @@ import socket
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
 
 import torch
 from torch import Tensor
 
-from coderl.algorithms.off_policy import truncated_is_weights
 from coderl.base.config import ConfigError
 from coderl.train.async_worker import CLOSED, Channel, WorkerSpec, fingerprint, trainable_state
-from coderl.train.logprobs import build_sequences, token_logprobs
 
 STALENESS_FILE = "staleness.jsonl"
 
@@ -172,35 +169,3 @@ def log_staleness(out: str, step: int, samples, ages: Tensor, version: int) -> N
            "ages": ages.tolist()}
     with open(os.path.join(out, STALENESS_FILE), "a", encoding="utf-8") as f:
         f.write(json.dumps(row) + "\n")
-
-
-@dataclass
-class Correction:
-    """How a step's batch enters the policy loss."""
-
-    old_logprobs: Tensor  # [N, T] the ratio's denominator: mu's log-probs on fresh rows, pi_prox's on stale ones
-    weights: Tensor | None  # [N, T] truncated IS weights min(pi_prox / mu, cap); None: every row fresh
-    metrics: dict  # is/*: weight mean, truncated fraction, largest |log pi_prox - log mu|, stale fraction
-
-
-def behaviour_correction(cfg, run, batch, ages: Tensor | None, mask: Tensor) -> Correction:
-    """The off-policy correction of a step (`algorithms/off_policy.py`): one no-grad pass of the current
-    weights over the stale rows gives pi_prox; fresh rows keep the sampling log-probs (pi_prox = mu,
-    weight 1).  Synchronous rollouts (ages None) and all-fresh steps are returned as they are."""
-    if ages is None:
-        return Correction(batch.logprobs, None, {})
-    stale = torch.nonzero(ages > 0).flatten()
-    if len(stale) == 0:
-        return Correction(batch.logprobs, None, {"is/weight_mean": 1.0, "is/truncated_fraction": 0.0,
-                                                 "is/max_abs_log_ratio": 0.0, "is/stale_fraction": 0.0})
-    model = run.policy.model
-    model.eval()  # dropout off, as in every log-prob pass
-    old = batch.logprobs.clone()
-    with torch.no_grad():
-        for rows in stale.split(cfg.optim.minibatch_size or len(batch)):  # bounded memory
-            old[rows] = token_logprobs(model, build_sequences(batch, rows), cfg.temperature,
-                                       shared_prompt=cfg.shared_prompt).to(old)
-    weights, stats = truncated_is_weights(old, batch.logprobs, mask, cfg.asynchronous.tis_cap,
-                                          cfg.loss_options.ratio_level or "token")
-    stats["is/stale_fraction"] = len(stale) / len(batch)
-    return Correction(old, weights, stats)

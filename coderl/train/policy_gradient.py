@@ -24,9 +24,7 @@ from __future__ import annotations
 import time
 
 from coderl.algorithms import ADVANTAGES, POLICY_LOSSES, aggregate, terminal_rewards
-from coderl.algorithms.off_policy import weighted_advantages
 from coderl.base.config import ConfigError
-from coderl.train.async_rollouts import behaviour_correction
 from coderl.train.common import (
     Averages,
     kl_as_reward,
@@ -41,6 +39,7 @@ from coderl.train.config import TrainConfig
 from coderl.train.episodes import credit_advantages
 from coderl.train.logprobs import build_sequences, token_logprobs
 from coderl.train.microbatch import pieces, update
+from coderl.train.off_policy import behaviour_correction
 
 
 def train(cfg: TrainConfig, *, log=print, reward_override=None) -> dict:
@@ -74,9 +73,7 @@ def _optimise(cfg, run, rolled, step) -> tuple[dict, dict]:
     batch, rewards, metrics, turn_rewards = rolled.batch, rolled.rewards, rolled.metrics, rolled.turn_rewards
     model = run.train_model  # the policy, under DDP with several ranks
     mask = loss_mask(cfg, batch)  # [N, T]
-    correction = behaviour_correction(cfg, run, batch, rolled.ages, mask)  # before any update: pi_prox
-    metrics.update(correction.metrics)
-    old_logprobs = correction.old_logprobs  # [N, T] the sampling log-probs, pi_prox's on stale rows
+    correction = behaviour_correction(cfg, run, batch, rolled.ages)  # before any update: pi_prox of stale rows
     ref_logprobs = reference_logprobs(cfg, run.policy, batch, run.ranks)  # [N, T] or None
     token_rewards = rewards
     kl_reward = kl_as_reward(cfg, batch, ref_logprobs)  # [N, T] or None
@@ -91,7 +88,6 @@ def _optimise(cfg, run, rolled, step) -> tuple[dict, dict]:
     else:
         advantages, new_state = estimator(token_rewards, batch.group_ids, mask, state=run.advantage_state,
                                           **cfg.advantage_kwargs(estimator))
-    weighted = weighted_advantages(advantages, correction.weights)  # truncated IS of stale rows, else as is
     policy_loss = POLICY_LOSSES[cfg.loss]
     loss_options = cfg.loss_kwargs(policy_loss)
     agg = {"max_tokens": cfg.max_new_tokens * cfg.repair.turns}  # token_sum_const only: a row's most policy tokens
@@ -105,7 +101,8 @@ def _optimise(cfg, run, rolled, step) -> tuple[dict, dict]:
                                  shared_prompt=cfg.shared_prompt)
             logprobs, entropy = out if want_entropy else (out, None)
             mb_mask = mask[rows]
-            loss, stats = policy_loss(logprobs, old_logprobs[rows], weighted[rows], mb_mask,
+            old, weighted = correction.for_rows(rows, logprobs, mb_mask, advantages[rows])  # stale rows: IS-weighted
+            loss, stats = policy_loss(logprobs, old, weighted, mb_mask,
                                       aggregation=cfg.aggregation, **agg, **loss_options)
             stats = {k if k.startswith("loss/") else f"loss/{k}": v for k, v in stats.items()}
             kl_term, kl_stats = kl_terms(cfg, logprobs, ref_logprobs[rows] if ref_logprobs is not None else None,
@@ -119,13 +116,13 @@ def _optimise(cfg, run, rolled, step) -> tuple[dict, dict]:
             if first and not checked:
                 # On-policy check: the old log-probs must be this function's (ratio 1).
                 checked.append(1)
-                drift = ((logprobs.detach() - old_logprobs[rows]).abs() * mb_mask).max()
+                drift = ((logprobs.detach() - old).abs() * mb_mask).max()
                 averages.first({"max_abs_log_ratio": drift, **({"clip_fraction": stats["loss/clip_fraction"]}
                                                                if "loss/clip_fraction" in stats else {})})
             return loss, stats
 
         averages.add(update(run, [model], pieces(cfg, run.ranks, minibatch, mask), piece_loss))
-    out = run.ranks.mean(averages.result())
+    out = {**run.ranks.mean(averages.result()), **correction.stats(mask)}
     out["advantage/mean_abs"] = float(advantages.abs().sum() / mask.sum().clamp(min=1))
     return out, new_state
 

@@ -50,8 +50,6 @@ from coderl.algorithms import (
     masked_mean,
     terminal_rewards,
 )
-from coderl.algorithms.off_policy import weighted_advantages
-from coderl.train.async_rollouts import Correction, behaviour_correction
 from coderl.train.common import (
     Averages,
     kl_as_reward,
@@ -67,6 +65,7 @@ from coderl.train.distributed import Ranks
 from coderl.train.episodes import credit_advantages
 from coderl.train.logprobs import build_sequences, token_logprobs_and_values
 from coderl.train.microbatch import pieces, update
+from coderl.train.off_policy import Correction, behaviour_correction
 from coderl.train.value_head import FILENAME as VALUE_HEAD_FILE
 from coderl.train.value_head import build_value_head
 
@@ -93,10 +92,10 @@ def train(cfg: TrainConfig, *, log=print, reward_override=None) -> dict:
             t1 = time.perf_counter()
             targets = compute_targets(cfg, run.policy, value_head, rolled.batch, rolled.rewards, rolled.turn_rewards,
                                       ranks=run.ranks)
-            correction = behaviour_correction(cfg, run, rolled.batch, rolled.ages, loss_mask(cfg, rolled.batch))
+            correction = behaviour_correction(cfg, run, rolled.batch, rolled.ages)  # stale rows: pi_prox
             stats = _optimise(cfg, run, trained_head, rolled.batch, targets, correction, step)
             run.scheduler.step()
-            metrics = {**rolled.metrics, **targets.metrics, **correction.metrics, **stats,
+            metrics = {**rolled.metrics, **targets.metrics, **stats,
                        "train/lr": run.scheduler.get_last_lr()[0], **step_timings(t0, t1, rolled)}
             # GAE keeps no state between batches, so the checkpoint's advantage state is empty.
             run.finish_step(step + 1, metrics, extra={VALUE_HEAD_FILE: value_head.state_dict()})
@@ -171,8 +170,6 @@ def _whiten(advantages: Tensor, mask: Tensor, eps: float = 1e-8) -> Tensor:
 def _optimise(cfg, run, value_head, batch, targets: Targets, correction: Correction, step) -> dict:
     """`epochs` passes over minibatches of the clipped policy loss + value loss - entropy bonus; stale
     rows of asynchronous rollouts are corrected by `correction` (ratio to pi_prox, truncated IS weights)."""
-    old_logprobs = correction.old_logprobs  # [N, T]
-    weighted = weighted_advantages(targets.advantages, correction.weights)
     model = run.train_model  # the policy, under DDP with several ranks (value_head too)
     mask = loss_mask(cfg, batch)  # [N, T]
     policy_loss = POLICY_LOSSES[cfg.loss]
@@ -188,7 +185,8 @@ def _optimise(cfg, run, value_head, batch, targets: Targets, correction: Correct
             logprobs, values, entropy = token_logprobs_and_values(
                 model, value_head, build_sequences(batch, rows), cfg.temperature, entropy_grad=cfg.entropy_coef > 0,
                 shared_prompt=cfg.shared_prompt)
-            pg_loss, pg_stats = policy_loss(logprobs, old_logprobs[rows], weighted[rows], mb_mask,
+            old, weighted = correction.for_rows(rows, logprobs, mb_mask, targets.advantages[rows])
+            pg_loss, pg_stats = policy_loss(logprobs, old, weighted, mb_mask,
                                             aggregation=cfg.aggregation, **agg, **loss_options)
             value_loss, value_stats = clipped_value_loss(values, targets.old_values[rows], targets.returns[rows],
                                                          mb_mask, value_clip, aggregation=cfg.aggregation, **agg)
@@ -204,7 +202,7 @@ def _optimise(cfg, run, value_head, batch, targets: Targets, correction: Correct
                 # On-policy check: the first minibatch recomputes the rollout's log-probs and values.
                 checked.append(1)
                 averages.first({
-                    "max_abs_log_ratio": ((logprobs.detach() - old_logprobs[rows]).abs() * mb_mask).max(),
+                    "max_abs_log_ratio": ((logprobs.detach() - old).abs() * mb_mask).max(),
                     "max_abs_value_change": ((values.detach() - targets.old_values[rows]).abs() * mb_mask).max(),
                     "clip_fraction": stats["loss/clip_fraction"],
                     "value_clip_fraction": stats["value/clip_fraction"]})
@@ -212,4 +210,4 @@ def _optimise(cfg, run, value_head, batch, targets: Targets, correction: Correct
 
         # LoRA and value head are clipped as one vector; an infinite bound (0 = off) only measures.
         averages.add(update(run, [model, value_head], pieces(cfg, run.ranks, minibatch, mask), piece_loss))
-    return run.ranks.mean(averages.result())
+    return {**run.ranks.mean(averages.result()), **correction.stats(mask)}

@@ -109,11 +109,12 @@ def slow_trainer(monkeypatch, seconds):
     monkeypatch.setattr(pg_loop, "_optimise", slow)
 
 
-@pytest.mark.parametrize("max_age", [pytest.param(1, marks=SLOW), 2])
+@pytest.mark.parametrize("max_age,updates", [pytest.param(1, {}, marks=SLOW), (2, dict(epochs=2, minibatch_size=3))])
 def test_ages_never_exceed_the_bound_and_reach_it_when_the_trainer_is_slow(model_dir, tmp_path, monkeypatch,
-                                                                             max_age):
+                                                                             max_age, updates):
+    """max age 1: one update per step (pi_prox is the update's own pass); 2: four updates (pi_prox first)."""
     slow_trainer(monkeypatch, 0.6)
-    cfg = base_config(model_dir, tmp_path / "run", steps=5, async_max_age=max_age)
+    cfg = base_config(model_dir, tmp_path / "run", steps=5, async_max_age=max_age, **updates)
     last = pg_loop.train(cfg, log=lambda m: None, reward_override=varied_reward)
     rows = staleness(cfg.out)
     assert [r["step"] for r in rows] == [1, 2, 3, 4, 5]
@@ -131,6 +132,50 @@ def test_ages_never_exceed_the_bound_and_reach_it_when_the_trainer_is_slow(model
                for row in stale)
     assert all(0 < row["is/weight_mean"] <= 2.0 for row in stale)
     assert last["time/rollout_wait"] >= 0 and "time/sandbox_wait" not in last
+
+
+def test_pi_prox_from_the_update_pass_equals_a_separate_pass(model_dir, tmp_path):
+    """One update per step takes pi_prox from the update's own forward pass; several updates run a pass
+    first.  Both give the same old log-probs and IS weights on stale rows, and fresh rows keep mu."""
+    from types import SimpleNamespace
+
+    from coderl.rollout.hf import generate
+    from coderl.tasks import load_tasks
+    from coderl.train.logprobs import build_sequences, token_logprobs
+    from coderl.train.off_policy import behaviour_correction
+    from coderl.train.policy import build_policy
+    from tests.train.helpers import TASKS
+
+    one = base_config(model_dir, tmp_path / "a", async_max_age=1, tis_cap=1.5)
+    several = base_config(model_dir, tmp_path / "b", async_max_age=1, tis_cap=1.5, epochs=2)
+    torch.manual_seed(0)
+    policy = build_policy(one)
+    batch = generate(policy.model, policy.tokenizer, load_tasks(TASKS).tasks[:2], samples_per_prompt=3,
+                     max_new_tokens=6, temperature=1.0, seed=3)
+    with torch.no_grad():  # the trainer's weights have moved on since the worker sampled
+        for name, p in policy.model.named_parameters():
+            if "lora_B" in name:
+                p.add_(0.5 * torch.randn_like(p))
+    run = SimpleNamespace(policy=policy)
+    policy.model.eval()  # as the loops run every pass (generate leaves the model as it found it)
+    ages = torch.tensor([1, 0, 2, 0, 1, 1])
+    rows = torch.arange(len(batch))
+    with torch.no_grad():
+        logprobs = token_logprobs(policy.model, build_sequences(batch, rows), 1.0)
+    advantages = torch.ones_like(batch.mask)
+    lazy = behaviour_correction(one, run, batch, ages)
+    old_lazy, adv_lazy = lazy.for_rows(rows, logprobs, batch.mask, advantages)
+    first = behaviour_correction(several, run, batch, ages)
+    old_first, adv_first = first.for_rows(rows, logprobs, batch.mask, advantages)
+    torch.testing.assert_close(old_lazy, old_first, rtol=0, atol=1e-6)
+    torch.testing.assert_close(adv_lazy, adv_first, rtol=0, atol=1e-6)
+    fresh = ages == 0
+    assert torch.equal(old_lazy[fresh], batch.logprobs[fresh]) and torch.equal(adv_lazy[fresh], batch.mask[fresh])
+    stale = ~fresh
+    assert not torch.allclose(old_lazy[stale], batch.logprobs[stale])  # pi_prox, not mu
+    assert float(adv_lazy[stale].max()) <= 1.5 and float(adv_lazy[stale].min()) > 0
+    stats = lazy.stats(batch.mask)
+    assert stats["is/stale_fraction"] == pytest.approx(4 / 6) and stats["is/max_abs_log_ratio"] > 0
 
 
 def test_weights_that_did_not_reach_the_worker_are_caught(model_dir, tmp_path, monkeypatch):

@@ -1,0 +1,82 @@
+"""The off-policy correction of a step whose rollouts came from older weights (asynchronous rollouts,
+`train/async_rollouts.py`); the math is `algorithms/off_policy.py`.
+
+Rows sampled by the current weights (age 0) are what the synchronous loop trains on: their old log-probs
+are the sampling ones and their weight is 1.  Stale rows (age > 0) get pi_prox, the current weights'
+log-probs before the step's first update, as the ratio's denominator, and the truncated IS weight
+min(pi_prox / mu, cap) on their loss terms.  pi_prox costs one no-grad pass over the stale rows, except
+when the step makes a single update (one epoch, one minibatch: GRPO's default): then every forward pass of
+that update runs on the step's starting weights, so pi_prox is the pass's own log-probs, detached, and
+no extra pass is run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor
+
+from coderl.algorithms.off_policy import truncated_is_weights, weighted_advantages
+from coderl.train.logprobs import build_sequences, token_logprobs
+
+FRESH = {"is/weight_mean": 1.0, "is/truncated_fraction": 0.0, "is/max_abs_log_ratio": 0.0, "is/stale_fraction": 0.0}
+
+
+@dataclass
+class Correction:
+    """How a step's rows enter the policy loss (`for_rows`), and the step's is/* statistics (`stats`)."""
+
+    old_logprobs: Tensor  # [N, T] mu's log-probs on fresh rows, pi_prox's on stale ones (filled by `for_rows`
+    # when `in_loss`)
+    behaviour: Tensor  # [N, T] mu: the sampling log-probs the worker recorded
+    stale: Tensor | None  # [N] bool, rows sampled by older weights; None: none (the synchronous loop's case)
+    in_loss: bool  # pi_prox of stale rows is the update's own forward pass (a single update per step)
+    cap: float
+    level: str  # the ratio's level: token, sequence or sequence_mean
+    asynchronous: bool  # rollouts came from the worker (is/* metrics are logged)
+
+    def for_rows(self, rows, logprobs: Tensor, mask: Tensor, advantages: Tensor) -> tuple[Tensor, Tensor]:
+        """(old log-probs [n, T], advantages [n, T] times the IS weights) of `rows`, given the pass's
+        log-probs [n, T]."""
+        if self.stale is None:
+            return self.old_logprobs[rows], advantages
+        old = self.old_logprobs[rows]
+        if self.in_loss:
+            old = torch.where(self.stale[rows][:, None], logprobs.detach().to(old), old)
+            self.old_logprobs[rows] = old
+        weights, _ = truncated_is_weights(old, self.behaviour[rows], mask, self.cap, self.level)
+        return old, weighted_advantages(advantages, weights)
+
+    def stats(self, mask: Tensor) -> dict:
+        """is/*: the weights' mean, the truncated fraction, the largest |log pi_prox - log mu| and the stale
+        rows' fraction, over the step (after every row has been through `for_rows`); {} when synchronous."""
+        if not self.asynchronous:
+            return {}
+        if self.stale is None:
+            return dict(FRESH)
+        _, stats = truncated_is_weights(self.old_logprobs, self.behaviour, mask, self.cap, self.level)
+        return {**stats, "is/stale_fraction": float(self.stale.float().mean())}
+
+
+def single_update(cfg, rows: int) -> bool:
+    """The step makes one optimizer update: one epoch over one minibatch of every row."""
+    return cfg.optim.epochs == 1 and (cfg.optim.minibatch_size or rows) >= rows
+
+
+def behaviour_correction(cfg, run, batch, ages: Tensor | None) -> Correction:
+    """The step's correction (module docstring).  Synchronous rollouts (ages None) and all-fresh steps
+    train as the synchronous loop does; otherwise pi_prox is computed now (several updates) or in the
+    update's own pass (one update)."""
+    level = cfg.loss_options.ratio_level or "token"
+    stale = None if ages is None or not bool((ages > 0).any()) else ages > 0
+    in_loss = single_update(cfg, len(batch))
+    old = batch.logprobs if stale is None else batch.logprobs.clone()
+    if stale is not None and not in_loss:
+        model = run.policy.model
+        model.eval()  # dropout off, as in every log-prob pass
+        with torch.no_grad():
+            for rows in torch.nonzero(stale).flatten().split(cfg.optim.minibatch_size or len(batch)):
+                old[rows] = token_logprobs(model, build_sequences(batch, rows), cfg.temperature,
+                                           shared_prompt=cfg.shared_prompt).to(old)
+    return Correction(old, batch.logprobs, stale, in_loss, cfg.asynchronous.tis_cap, level, ages is not None)
