@@ -22,14 +22,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ddp_step import command  # noqa: E402
-from rl_step import machine, write_tasks  # noqa: E402
+from ddp_step import command, print_table, rotated_medians  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 COLUMNS = ("time/generation", "wait", "time/optimisation", "time/step", "async/age_mean")
@@ -73,22 +70,8 @@ def main() -> int:
     ap.add_argument("--dtype", default="float32")
     args = ap.parse_args()
     names = ["sync"] + [f"async, max age {a}" for a in args.max_ages.split(",")]
-    results: dict[str, dict] = {n: {k: [] for k in COLUMNS} for n in names}
-    with tempfile.TemporaryDirectory() as workdir:
-        tasks = write_tasks(os.path.join(workdir, "tasks.jsonl"), args.prompts)
-        for r in range(args.rounds):
-            for name in names[r % len(names):] + names[: r % len(names)]:
-                got = run(args, name, tasks, os.path.join(workdir, f"round{r}"))
-                for k in COLUMNS:
-                    results[name][k] += got[k]
-    print(machine(args.threads or len(os.sched_getaffinity(0)), args.device))
-    print(f"work: {args.prompts} prompts x {args.samples} samples x {args.new_tokens} new tokens, generate batch "
-          f"{args.generation_batch_size}, {args.steps} timed steps x {args.rounds} rounds; medians, seconds")
-    print("| run | generation | rollout wait | optimisation | step | mean age |")
-    print("|---|---|---|---|---|---|")
-    med = {n: {k: statistics.median(v) for k, v in results[n].items()} for n in names}
-    for n in names:
-        print(f"| {n} | " + " | ".join(f"{med[n][k]:.2f}" for k in COLUMNS) + " |")
+    med = rotated_medians(args, names, COLUMNS, run)
+    print_table(args, ["run", "generation", "rollout wait", "optimisation", "step", "mean age"], names, COLUMNS, med)
     best = min(med[n]["time/step"] for n in names[1:])
     print(f"speedup: {med['sync']['time/step'] / best:.2f}x")
     return 0

@@ -64,6 +64,32 @@ def run(args, name: str, tasks: str, workdir: str) -> dict:
     return {k: [r[k] for r in rows] for k in COLUMNS}
 
 
+def rotated_medians(args, names: list[str], columns, run_one) -> dict:
+    """Run each of `names` `args.rounds` times, the order rotating each round, on the first --prompts HumanEval
+    tasks; {name: {column: median over every run's timed steps}}.  `run_one(args, name, tasks, workdir)`
+    returns {column: [value per timed step]}."""
+    results: dict[str, dict] = {n: {k: [] for k in columns} for n in names}
+    with tempfile.TemporaryDirectory() as workdir:
+        tasks = write_tasks(os.path.join(workdir, "tasks.jsonl"), args.prompts)
+        for r in range(args.rounds):
+            for name in names[r % len(names):] + names[: r % len(names)]:
+                got = run_one(args, name, tasks, os.path.join(workdir, f"round{r}"))
+                for k in columns:
+                    results[name][k] += got[k]
+    return {n: {k: statistics.median(v) for k, v in results[n].items()} for n in names}
+
+
+def print_table(args, header: list[str], names: list[str], columns, med: dict) -> None:
+    """The machine, the work, and one row of medians per run."""
+    print(machine(args.threads or len(os.sched_getaffinity(0)), args.device))
+    print(f"work: {args.prompts} prompts x {args.samples} samples x {args.new_tokens} new tokens, generate batch "
+          f"{args.generation_batch_size}, {args.steps} timed steps x {args.rounds} rounds; medians, seconds")
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for n in names:
+        print(f"| {n} | " + " | ".join(f"{med[n][k]:.2f}" for k in columns) + " |")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default="smollm2-135m-instruct")
@@ -81,22 +107,8 @@ def main() -> int:
     ap.add_argument("--port", type=int, default=29577)
     args = ap.parse_args()
     names = ["1 process", "1 process, 1 thread", f"{args.processes} processes"]
-    results: dict[str, dict] = {n: {k: [] for k in COLUMNS} for n in names}
-    with tempfile.TemporaryDirectory() as workdir:
-        tasks = write_tasks(os.path.join(workdir, "tasks.jsonl"), args.prompts)
-        for r in range(args.rounds):
-            for name in names[r % 3:] + names[: r % 3]:
-                got = run(args, name, tasks, os.path.join(workdir, f"round{r}"))
-                for k in COLUMNS:
-                    results[name][k] += got[k]
-    print(machine(args.threads or len(os.sched_getaffinity(0)), args.device))
-    print(f"work: {args.prompts} prompts x {args.samples} samples x {args.new_tokens} new tokens, generate batch "
-          f"{args.generation_batch_size}, {args.steps} timed steps x {args.rounds} rounds; medians, seconds")
-    print("| run | generation | sandbox wait | optimisation | step |")
-    print("|---|---|---|---|---|")
-    med = {n: {k: statistics.median(v) for k, v in results[n].items()} for n in names}
-    for n in names:
-        print(f"| {n} | " + " | ".join(f"{med[n][k]:.2f}" for k in COLUMNS) + " |")
+    med = rotated_medians(args, names, COLUMNS, run)
+    print_table(args, ["run", "generation", "sandbox wait", "optimisation", "step"], names, COLUMNS, med)
     print(f"speedup: {med[names[0]]['time/step'] / med[names[2]]['time/step']:.2f}x")
     return 0
 

@@ -155,12 +155,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def quiet_library_warnings() -> None:
+    """Warnings of the libraries' own that say nothing to a user (the CLI's process and the asynchronous
+    rollouts' worker): peft reads a transformers property deprecated in v5."""
+    warnings.filterwarnings("ignore", message="`is_gradient_checkpointing` is deprecated", category=FutureWarning)
+
+
 def main(argv: list[str] | None = None) -> int:
     from coderl.sandbox.client import SandboxUnavailable
     from coderl.tasks import TaskFormatError
 
-    # peft reads a transformers property deprecated in v5; the warning is theirs and says nothing to a user
-    warnings.filterwarnings("ignore", message="`is_gradient_checkpointing` is deprecated", category=FutureWarning)
+    quiet_library_warnings()
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     ns = parser.parse_args(argv)

@@ -133,7 +133,10 @@ def fingerprint(state: dict) -> str:
 def serve(fd: int) -> None:
     """The worker process's entry point (`fd`: its end of the socket pair); every failure goes back to the
     trainer as one message."""
+    from coderl.cli import quiet_library_warnings
+
     _die_with_parent()
+    quiet_library_warnings()
     channel = Channel(socket.socket(fileno=fd))
     try:
         spec = channel.get()

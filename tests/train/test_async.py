@@ -247,3 +247,12 @@ def test_threads_are_split_only_when_the_two_overlap_on_a_cpu(tmp_path):
     assert split(async_max_age=1) == (4, 4)
     assert split(async_max_age=2, async_worker_threads=6) == (2, 6)
     assert split(async_max_age=1, async_worker_threads=8) == (1, 8)
+
+
+def test_dry_run_says_what_the_settings_do(tmp_path):
+    from coderl.train.dry_run import dry_run_report
+
+    report = dry_run_report(base_config("m", tmp_path, async_max_age=2, tis_cap=3.0))
+    assert "asynchronous rollouts: a generation worker process" in report
+    assert "at most 2 update(s) old, truncated IS cap 3.0" in report and "async_max_age: 2" in report
+    assert "asynchronous rollouts" not in dry_run_report(base_config("m", tmp_path))
