@@ -6,9 +6,10 @@ docs/async.md): the trainer's side.
       step j: wait for weights >= j - A, sample, score    step k: take step k's rollouts, update
               send (rollouts, version, fingerprint)              publish weights version k + 1
 
-Version v is the weights after v updates; the trainer at step k holds version k, so a sample of
-version v is k - v updates old (its age), and the worker's wait bounds every age by A.  While the
-trainer updates on step k the worker samples step k + 1 (A >= 1) with version k, up to step k + A.
+Version v is the weights after v steps (a step's updates count as one); the trainer at step k holds
+version k, so a sample of version v is k - v steps old (its age), and the worker's wait bounds every
+age by A.  While the trainer updates on step k the worker samples step k + 1 (A >= 1) with version k,
+up to step k + A.
 A = 0: the worker waits for every update, and the run is the synchronous one (same tokens, same
 update), only in another process.
 
@@ -57,25 +58,40 @@ class AsyncRollouts:
         except (pickle.PicklingError, AttributeError, TypeError) as e:
             raise ConfigError(f"asynchronous rollouts: the worker's settings cannot be sent to its process ({e}); "
                               "a reward_override must be a module-level function") from None
-        ours, theirs = socket.socketpair()
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}  # what this process imports
-        self.proc = subprocess.Popen([sys.executable, "-c", f"from coderl.train.async_worker import serve; "
-                                      f"serve({theirs.fileno()})"], pass_fds=[theirs.fileno()], env=env)
-        theirs.close()
-        self.channel = Channel(ours)
-        self.channel.conn.send_bytes(message)
-        if trainer_threads:
-            torch.set_num_threads(trainer_threads)
-        run.log(f"asynchronous rollouts: a generation worker (pid {self.proc.pid}) samples up to {self.max_age} "
-                f"update(s) behind the trainer" + (f"; threads: trainer {trainer_threads}, worker {worker_threads}"
-                                                   if trainer_threads else ""))
-        self.publish(run.start_step)
+        self.proc, self.channel = None, None
+        try:
+            ours, theirs = socket.socketpair()
+            env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}  # what this process imports
+            self.proc = subprocess.Popen([sys.executable, "-c", f"from coderl.train.async_worker import serve; "
+                                          f"serve({theirs.fileno()})"], pass_fds=[theirs.fileno()], env=env)
+            theirs.close()
+            self.channel = Channel(ours)
+            if trainer_threads:
+                torch.set_num_threads(trainer_threads)
+            self._send(message)
+            run.log(f"asynchronous rollouts: a generation worker (pid {self.proc.pid}) samples from weights at most "
+                    f"{self.max_age} step(s) old" + (f"; threads: trainer {trainer_threads}, worker {worker_threads}"
+                                                     if trainer_threads else ""))
+            self.publish(run.start_step)
+        except BaseException:
+            self.close()  # no worker left behind, the trainer's threads restored
+            raise
 
     def publish(self, version: int) -> None:
-        """Send the weights after `version` updates (the trainable adapter, copied to the CPU)."""
+        """Send the weights after `version` steps (the trainable adapter, copied to the CPU)."""
         state = {n: p.detach().to("cpu", copy=True) for n, p in trainable_state(self.run.policy.model).items()}
         self.fingerprints[version] = fingerprint(state)
-        self.channel.send((version, state))
+        self._send((version, state))
+
+    def _send(self, message) -> None:
+        """Send to the worker (`bytes`: already pickled); if it has gone, raise what it said before going."""
+        try:
+            if isinstance(message, bytes):
+                self.channel.conn.send_bytes(message)
+            else:
+                self.channel.send(message)
+        except OSError:
+            self._receive(keep_rollouts=False)  # raises the worker's error, or that it exited
 
     def get(self, step: int):
         """Step `step`'s rollouts from the worker (blocking), with each sample's age; checks the bound and
@@ -86,7 +102,7 @@ class AsyncRollouts:
         age = step - produced.version
         if produced.step != step or not 0 <= age <= self.max_age:
             raise RuntimeError(f"asynchronous rollouts: expected step {step + 1} with weights at most {self.max_age} "
-                               f"updates old; the worker sent step {produced.step + 1} from version {produced.version}")
+                               f"steps old; the worker sent step {produced.step + 1} from version {produced.version}")
         if produced.fingerprint != self.fingerprints.get(produced.version):
             raise RuntimeError(f"asynchronous rollouts: step {step + 1} was sampled from weights that differ from the "
                                f"version {produced.version} the trainer published")
@@ -102,7 +118,9 @@ class AsyncRollouts:
             log_staleness(self.run.cfg.out, step, rolled.batch.samples, ages, produced.version)
         return dataclasses.replace(rolled, ages=ages, metrics=metrics)
 
-    def _receive(self):
+    def _receive(self, keep_rollouts: bool = True):
+        """The worker's next rollouts (its log lines go to the run's log); its error, or its end, raised.
+        keep_rollouts=False: the worker has gone; read on to what it said last."""
         while True:
             try:
                 kind, payload = self.channel.get(timeout=1.0)
@@ -111,8 +129,11 @@ class AsyncRollouts:
                     continue
                 kind = CLOSED[0]
             if kind == CLOSED[0]:
-                raise RuntimeError(f"asynchronous rollouts: the generation worker exited (code {self.proc.wait()}) "
-                                   "without a word")
+                try:
+                    code = self.proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    code = "none: it closed its end but still runs"
+                raise RuntimeError(f"asynchronous rollouts: the generation worker exited (code {code}) without a word")
             if kind == "log":
                 self.run.log(payload)
             elif kind == "error":
@@ -123,25 +144,27 @@ class AsyncRollouts:
             elif kind == "unreadable":
                 raise RuntimeError(f"asynchronous rollouts: a message from the generation worker cannot be read:\n"
                                    f"{payload}")
-            else:
+            elif keep_rollouts:
                 return payload
 
     def close(self) -> None:
         """Stop the worker (at once if it is mid-step: its rollouts are not needed any more)."""
-        try:
-            self.channel.send(None)
-        except OSError:
-            pass
-        try:
-            self.proc.wait(timeout=2)
-        except subprocess.TimeoutExpired:
-            self.proc.terminate()
+        if self.proc is not None:
             try:
-                self.proc.wait(timeout=5)
+                self.channel.send(None)
+            except (OSError, AttributeError):
+                pass
+            try:
+                self.proc.wait(timeout=2)
             except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.channel.close()
+                self.proc.terminate()
+                try:
+                    self.proc.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    self.proc.kill()
+                    self.proc.wait()
+        if self.channel is not None:
+            self.channel.close()
         if self.restore_threads:
             torch.set_num_threads(self.restore_threads)
 
@@ -164,7 +187,7 @@ def split_threads(cfg, cores: int) -> tuple[int | None, int | None]:
 
 
 def log_staleness(out: str, step: int, samples, ages: Tensor, version: int) -> None:
-    """OUT/staleness.jsonl: one line per step, each sample's task and age (updates behind the trainer)."""
+    """OUT/staleness.jsonl: one line per step, each sample's task and age (steps behind the trainer)."""
     row = {"step": step + 1, "weights_version": version, "task_ids": [s.task_id for s in samples],
            "ages": ages.tolist()}
     with open(os.path.join(out, STALENESS_FILE), "a", encoding="utf-8") as f:

@@ -1,7 +1,7 @@
 """The generation worker of asynchronous rollouts: a process of its own that samples and scores steps
 from the newest snapshot of the trainer's weights (`train/async_rollouts.py` starts it and talks to it).
 
-    WorkerSpec once, then (version v = updates applied, LoRA tensors) | None (stop)   trainer -> worker
+    WorkerSpec once, then (version v = steps trained, LoRA tensors) | None (stop)   trainer -> worker
     ("rollouts", Produced) | ("log", line) | ("error", ...)                          worker -> trainer
 
 over one socket pair (`Channel`).  The worker is `python -c "...serve(FD)"`, not a multiprocessing
@@ -9,7 +9,7 @@ child, so no caller's main module is ever imported again in it (a script without
 notebook, pytest), and it needs nothing of the trainer's process but the messages.
 
 Before step j the worker loads the newest weights waiting in its inbox, and waits while the newest it
-has is older than version j - max_age: so no sample is more than max_age updates old, and the worker
+has is older than version j - max_age: so no sample is more than max_age steps old, and the worker
 runs at most max_age steps ahead of the trainer.  It then runs the step exactly as the synchronous
 loop does (`rounds.step_rollouts`: prompts, curriculum, generation seeded by step, the sandbox,
 rewards, dynamic-sampling refills) on its own copy of the model and its own sandbox.  With max_age 0
@@ -32,6 +32,8 @@ from multiprocessing.connection import Connection
 import torch
 
 from coderl.base.config import ConfigError
+from coderl.sandbox.client import SandboxUnavailable
+from coderl.tasks.types import TaskFormatError
 from coderl.train.distributed import Ranks
 from coderl.train.rounds import ScoredRollouts, scored_round, step_rollouts
 
@@ -90,7 +92,7 @@ class Produced:
 
     step: int
     rolled: ScoredRollouts
-    version: int  # updates applied to the weights that sampled every row of this step
+    version: int  # steps trained into the weights that sampled every row of this step
     fingerprint: str  # of those weights as the worker's model held them (`fingerprint`)
     rates: list  # the curriculum's running pass rates after this step's rounds
     waited: float  # seconds the worker waited for weights before this step
@@ -145,7 +147,7 @@ def serve(fd: int) -> None:
         if isinstance(spec, tuple) and spec[0] == "unreadable":
             raise RuntimeError(f"the worker cannot read its settings:\n{spec[1]}")
         _run(spec, channel)
-    except ConfigError as e:
+    except (ConfigError, SandboxUnavailable, TaskFormatError) as e:  # the synchronous run's one-line errors
         channel.send(("error", ("config", str(e))))
     except BaseException:  # noqa: BLE001 - reported to the trainer, which raises it
         channel.send(("error", ("crash", traceback.format_exc())))
@@ -157,6 +159,8 @@ def _run(spec: WorkerSpec, channel: Channel) -> None:
     from coderl.train.rewards import reward_config
 
     cfg = spec.cfg
+    if cfg.deterministic:  # as the trainer (`common.prepare_run`); CUBLAS_WORKSPACE_CONFIG came with its environment
+        torch.use_deterministic_algorithms(True, warn_only=True)
     if spec.threads:
         torch.set_num_threads(spec.threads)
     if spec.device:

@@ -147,7 +147,10 @@ class Run:
     @contextlib.contextmanager
     def sandbox_session(self):
         try:
-            with self.cfg.sandbox.open(hide=task_files(self.cfg.tasks, self.cfg.eval.eval_tasks)) as sandbox:
+            # asynchronous rollouts are scored in the worker's sandbox; evaluations open their own
+            opened = (contextlib.nullcontext() if self.cfg.asynchronous.on
+                      else self.cfg.sandbox.open(hide=task_files(self.cfg.tasks, self.cfg.eval.eval_tasks)))
+            with opened as sandbox:
                 self.sandbox = sandbox
                 if self.cfg.asynchronous.on:  # the worker samples while the start is evaluated
                     from coderl.train.async_rollouts import AsyncRollouts
@@ -255,9 +258,10 @@ def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None
         log(f"resumed from {ckpt} at step {state['step']}")
         if ranks.is_main:
             truncate_metrics(cfg.out, state["step"])
-            truncate_metrics(cfg.out, state["step"], STALENESS_FILE)
         adv_state, start, nonfinite = state["advantage_state"], state["step"], state.get("nonfinite", {})
         selection, rates = state.get("selection", {}), state.get("curriculum") or []
+    if ranks.is_main:  # rows of steps after the start (a crash before the first checkpoint) are sampled again
+        truncate_metrics(cfg.out, start, STALENESS_FILE)
     tracker = Tracker(cfg.out, cfg.log_with, cfg.to_dict(), resume=bool(ckpt)) if ranks.is_main else SilentTracker()
     return Run(cfg, log, tasks, policy, trainable, optimizer, scheduler, start, adv_state, tracker, ckpt,
                reward_override=reward_override, rewards_cfg=reward_config(cfg),

@@ -37,7 +37,7 @@ def dry_run_report(cfg, world: int = 1) -> str:
     a = cfg.asynchronous
     if a.on:
         lines.append(f"asynchronous rollouts: a generation worker process samples step k+1.. while step k trains, "
-                     f"every sample at most {a.async_max_age} update(s) old, truncated IS cap {a.tis_cap}; one "
+                     f"every sample at most {a.async_max_age} step(s) old, truncated IS cap {a.tis_cap}; one "
                      "training process only (refused under accelerate launch; docs/async.md)")
     lines.append("several processes: accelerate launch --config_file configs/accelerate/ddp.yaml --num_processes N "
                  "-m coderl train ... (docs/scaling.md)")

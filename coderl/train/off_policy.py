@@ -64,19 +64,23 @@ def single_update(cfg, rows: int) -> bool:
     return cfg.optim.epochs == 1 and (cfg.optim.minibatch_size or rows) >= rows
 
 
-def behaviour_correction(cfg, run, batch, ages: Tensor | None) -> Correction:
+def behaviour_correction(cfg, run, batch, ages: Tensor | None, prox: Tensor | None = None) -> Correction:
     """The step's correction (module docstring).  Synchronous rollouts (ages None) and all-fresh steps
-    train as the synchronous loop does; otherwise pi_prox is computed now (several updates) or in the
-    update's own pass (one update)."""
+    train as the synchronous loop does; otherwise pi_prox is `prox` when the loop has it already ([N, T]
+    under the step's starting weights: PPO's pass for the old values), else computed now (several
+    updates) or in the update's own pass (one update)."""
     level = cfg.loss_options.ratio_level or "token"
     stale = None if ages is None or not bool((ages > 0).any()) else ages > 0
-    in_loss = single_update(cfg, len(batch))
+    in_loss = single_update(cfg, len(batch)) and prox is None
     old = batch.logprobs if stale is None else batch.logprobs.clone()
-    if stale is not None and not in_loss:
+    if stale is not None and prox is not None:
+        old[stale] = prox[stale].to(old)
+    elif stale is not None and not in_loss:
         model = run.policy.model
         model.eval()  # dropout off, as in every log-prob pass
         with torch.no_grad():
-            for rows in torch.nonzero(stale).flatten().split(cfg.optim.minibatch_size or len(batch)):
+            chunk = cfg.optim.micro_batch_size or cfg.optim.minibatch_size or len(batch)  # the update's memory
+            for rows in torch.nonzero(stale).flatten().split(chunk):
                 old[rows] = token_logprobs(model, build_sequences(batch, rows), cfg.temperature,
                                            shared_prompt=cfg.shared_prompt).to(old)
     return Correction(old, batch.logprobs, stale, in_loss, cfg.asynchronous.tis_cap, level, ages is not None)

@@ -92,7 +92,7 @@ def train(cfg: TrainConfig, *, log=print, reward_override=None) -> dict:
             t1 = time.perf_counter()
             targets = compute_targets(cfg, run.policy, value_head, rolled.batch, rolled.rewards, rolled.turn_rewards,
                                       ranks=run.ranks)
-            correction = behaviour_correction(cfg, run, rolled.batch, rolled.ages)  # stale rows: pi_prox
+            correction = behaviour_correction(cfg, run, rolled.batch, rolled.ages, prox=targets.start_logprobs)
             stats = _optimise(cfg, run, trained_head, rolled.batch, targets, correction, step)
             run.scheduler.step()
             metrics = {**rolled.metrics, **targets.metrics, **stats,
@@ -112,6 +112,7 @@ class Targets:
     advantages: Tensor  # [N, T] GAE advantages, whitened when --whiten-advantages; 0 on padding
     returns: Tensor  # [N, T] GAE returns (raw advantages + old values): the value head's targets
     metrics: dict  # value/returns_mean, value/values_mean, value/explained_variance, advantage/*, kl/reward_penalty
+    start_logprobs: Tensor | None = None  # [N, T] the same pass's log-probs: pi_prox of asynchronous stale rows
 
 
 @torch.no_grad()
@@ -123,17 +124,19 @@ def compute_targets(cfg: TrainConfig, policy, value_head, batch, rewards: Tensor
     model.eval()  # dropout off: these values are the ones the first minibatch recomputes
     mask = loss_mask(cfg, batch)  # [N, T]
 
-    def values_of(selected):
+    def values_of(selected):  # [n, 2, T]: values and log-probs
         chunks = []
         selected = torch.arange(len(batch)) if selected is None else selected
         for rows in selected.split(cfg.optim.minibatch_size or len(batch)):  # bounded memory
-            _, values, _ = token_logprobs_and_values(model, value_head, build_sequences(batch, rows), cfg.temperature,
-                                                     entropy_grad=False, shared_prompt=cfg.shared_prompt)
-            chunks.append(values.cpu())
+            logprobs, values, _ = token_logprobs_and_values(model, value_head, build_sequences(batch, rows),
+                                                            cfg.temperature, entropy_grad=False,
+                                                            shared_prompt=cfg.shared_prompt)
+            chunks.append(torch.stack([values.cpu(), logprobs.cpu()], 1))
         return torch.cat(chunks)
 
     ranks = ranks or Ranks()
-    old_values = ranks.map_rows(len(batch), values_of)  # [N, T]
+    both = ranks.map_rows(len(batch), values_of)
+    old_values, start_logprobs = both[:, 0], both[:, 1]  # [N, T] each
     ref_logprobs = reference_logprobs(cfg, policy, batch, ranks)  # [N, T] or None
     metrics = {}
     token_rewards = terminal_rewards(rewards, mask)  # [N, T]
@@ -157,7 +160,7 @@ def compute_targets(cfg: TrainConfig, policy, value_head, batch, rewards: Tensor
     })
     if cfg.value.whiten_advantages:
         advantages = _whiten(advantages, mask)
-    return Targets(old_values, ref_logprobs, token_rewards, advantages, returns, metrics)
+    return Targets(old_values, ref_logprobs, token_rewards, advantages, returns, metrics, start_logprobs)
 
 
 def _whiten(advantages: Tensor, mask: Tensor, eps: float = 1e-8) -> Tensor:

@@ -35,8 +35,9 @@ class AsyncSettings:
     async_max_age: int | None = option(None, "asynchronous rollouts (seed 002's max_trajectory_age_steps): a "
                                        "generation worker process samples and scores step k+1.. from a snapshot of "
                                        "the weights while the trainer updates on step k; every sample's weights are "
-                                       "at most this many updates old (0: the worker waits for each update, the "
-                                       "synchronous run in another process; none: rollouts in the training process)")
+                                       "at most this many steps old (0: the worker waits for each step's update, "
+                                       "the synchronous run in another process; none: rollouts in the training "
+                                       "process)")
     tis_cap: float = option(2.0, "asynchronous rollouts: truncated importance sampling of stale samples: each loss "
                             "term is weighted by min(pi_prox / pi_behaviour, cap), pi_prox being the weights at "
                             "the step's start and pi_behaviour the sampling log-probs the worker recorded")

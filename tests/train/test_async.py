@@ -174,6 +174,9 @@ def test_pi_prox_from_the_update_pass_equals_a_separate_pass(model_dir, tmp_path
     stale = ~fresh
     assert not torch.allclose(old_lazy[stale], batch.logprobs[stale])  # pi_prox, not mu
     assert float(adv_lazy[stale].max()) <= 1.5 and float(adv_lazy[stale].min()) > 0
+    given = behaviour_correction(several, run, batch, ages, prox=logprobs)  # PPO: its old-values pass's
+    old_given, adv_given = given.for_rows(rows, logprobs, batch.mask, advantages)
+    assert torch.equal(old_given, old_lazy) and torch.equal(adv_given, adv_lazy)
     stats = lazy.stats(batch.mask)
     assert stats["is/stale_fraction"] == pytest.approx(4 / 6) and stats["is/max_abs_log_ratio"] > 0
 
@@ -200,10 +203,14 @@ def crashing_reward(results, samples, tasks):
     raise ValueError("reward exploded")
 
 
-def test_worker_failures_reach_the_trainer(model_dir, tmp_path):
+@SLOW
+def test_a_worker_crash_reaches_the_trainer_waiting_for_rollouts(model_dir, tmp_path):
     with pytest.raises(RuntimeError, match="(?s)generation worker failed.*ValueError: reward exploded"):
         pg_loop.train(base_config(model_dir, tmp_path / "crash", async_max_age=1), log=lambda m: None,
                       reward_override=crashing_reward)
+
+
+def test_one_line_errors_stay_one_line(model_dir, tmp_path):
     # a configuration problem found in the worker is the synchronous run's one-line error
     cfg = base_config(model_dir, tmp_path / "long", async_max_age=0, max_new_tokens=6, max_total_sequence_length=8)
     with pytest.raises(ConfigError, match="every prompt is longer than --max-total-sequence-length 8"):
@@ -211,6 +218,25 @@ def test_worker_failures_reach_the_trainer(model_dir, tmp_path):
     with pytest.raises(ConfigError, match="reward_override must be a module-level function"):
         pg_loop.train(base_config(model_dir, tmp_path / "lambda", async_max_age=0), log=lambda m: None,
                       reward_override=lambda r, s, t: [0.0] * len(s))
+
+
+CALLS = []
+
+
+def second_call_crashes(results, samples, tasks):
+    """Fine for step 1; raises on step 2, which the worker samples while the trainer still trains step 1."""
+    CALLS.append(1)
+    if len(CALLS) > 1:
+        raise ValueError("reward exploded at step 2")
+    return varied_reward(results, samples, tasks)
+
+
+def test_a_worker_that_fails_while_the_trainer_updates_is_reported(model_dir, tmp_path, monkeypatch):
+    """The trainer then meets a closed socket when it publishes; it reads what the worker said before it went."""
+    slow_trainer(monkeypatch, 2.0)
+    with pytest.raises(RuntimeError, match="(?s)generation worker failed.*reward exploded at step 2"):
+        pg_loop.train(base_config(model_dir, tmp_path / "run", steps=3, async_max_age=1), log=lambda m: None,
+                      reward_override=second_call_crashes)
 
 
 @SLOW
@@ -254,5 +280,5 @@ def test_dry_run_says_what_the_settings_do(tmp_path):
 
     report = dry_run_report(base_config("m", tmp_path, async_max_age=2, tis_cap=3.0))
     assert "asynchronous rollouts: a generation worker process" in report
-    assert "at most 2 update(s) old, truncated IS cap 3.0" in report and "async_max_age: 2" in report
+    assert "at most 2 step(s) old, truncated IS cap 3.0" in report and "async_max_age: 2" in report
     assert "asynchronous rollouts" not in dry_run_report(base_config("m", tmp_path))
