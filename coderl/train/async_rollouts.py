@@ -111,7 +111,7 @@ class AsyncRollouts:
         rolled = produced.rolled
         self.run.rates[:] = produced.rates
         ages = torch.full((len(rolled.batch),), age, dtype=torch.long)
-        metrics = {**rolled.metrics, "async/age_mean": float(age), "async/age_max": float(age),
+        metrics = {**rolled.metrics, "async/age_mean": float(ages.float().mean()), "async/age_max": float(ages.max()),
                    "async/weights_version": float(produced.version), "async/trainer_wait": round(waited, 3),
                    "async/worker_wait": round(produced.waited, 3)}
         if self.run.ranks.is_main:
@@ -172,9 +172,10 @@ class AsyncRollouts:
 def split_threads(cfg, cores: int) -> tuple[int | None, int | None]:
     """(trainer threads or None: unchanged, worker threads or None: torch's default) on a CPU.
 
-    max_age 0: trainer and worker never run at once, so the worker takes the trainer's count (and with
-    it the same numerics).  max_age >= 1: they run side by side; the worker takes --async-worker-threads
-    (default half the cores) and the trainer the rest.  On a GPU, threads are left alone."""
+    max_age 0: the worker takes the trainer's count, and with it the same numerics (the two overlap only
+    while the trainer evaluates and saves).  max_age >= 1: they run side by side; the worker takes
+    --async-worker-threads (default half the cores) and the trainer the rest.  On a GPU, threads are left
+    alone."""
     from coderl.models import resolve_device
 
     a = cfg.asynchronous

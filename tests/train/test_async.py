@@ -282,3 +282,38 @@ def test_dry_run_says_what_the_settings_do(tmp_path):
     assert "asynchronous rollouts: a generation worker process" in report
     assert "at most 2 step(s) old, truncated IS cap 3.0" in report and "async_max_age: 2" in report
     assert "asynchronous rollouts" not in dry_run_report(base_config("m", tmp_path))
+
+
+def test_a_program_cannot_write_to_the_channel_that_carries_rewards():
+    """Attack: rollouts (rewards included) and weights travel as pickles over the worker's socket, so a
+    program that could write to it would forge its rewards, or run code in the trainer.  The program
+    runs in the worker's sandbox, opened in a process that holds that socket as an inheritable fd (as
+    `pass_fds` leaves it): it tries every fd it might have inherited and every /proc/*/fd/* it can see."""
+    import socket
+
+    from coderl.sandbox.config import SandboxConfig
+    from coderl.sandbox.types import Status
+    from tests.sandbox.helpers import make_script_request
+
+    ours, theirs = socket.socketpair()
+    theirs.set_inheritable(True)
+    # only sockets count: the program's own stdin (fd 0, also /proc/1/fd/0 in its PID namespace) is its own
+    attack = ("import glob, os, stat\nhits = []\n"
+              "for fd in range(3, 1024):\n"
+              "    try:\n        if stat.S_ISSOCK(os.fstat(fd).st_mode):\n"
+              "            os.write(fd, b'forged'); hits.append(fd)\n    except OSError:\n        pass\n"
+              "for path in glob.glob('/proc/*/fd/*'):\n"
+              "    try:\n        if os.readlink(path).startswith('socket:'):\n"
+              "            with open(path, 'wb') as f:\n                f.write(b'forged')\n"
+              "            hits.append(path)\n    except OSError:\n        pass\n"
+              "print('clean' if not hits else hits)\n")
+    try:
+        with SandboxConfig(workers=1).open() as sandbox:
+            result = sandbox.run(make_script_request(attack, cases=(("", "clean"),)))
+        assert result.status is Status.PASSED, (result.status, result.tests)
+        ours.setblocking(False)
+        with pytest.raises(BlockingIOError):  # nothing arrived on the trainer's end
+            ours.recv(64)
+    finally:
+        ours.close()
+        theirs.close()
