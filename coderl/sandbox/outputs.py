@@ -17,10 +17,10 @@ outcome, a missing check is failed, and each extra check adds a failed outcome.
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Any
 
+from . import flat
 from .types import VALUE_MARKER, Status, TestCase, TestOutcome
 
 MAX_EXTRA_OUTCOMES = 64  # extra tagged checks beyond this add no more outcomes (one says how many)
@@ -47,33 +47,13 @@ def outputs_match(actual: str, expected: str, float_tolerance: float | None = No
 
 
 def json_equal(value: Any, expected: Any, tol: float | None = None) -> bool:
-    """`value` (decoded JSON) equals `expected` (a Python value; tuples as lists) under JSON's types."""
-    if isinstance(expected, bool) or isinstance(value, bool):
-        return type(value) is bool and type(expected) is bool and value == expected
-    if isinstance(expected, (int, float)):
-        if not isinstance(value, (int, float)):
-            return False
-        if value == expected:
-            return True
-        if tol is None or not (math.isfinite(value) and math.isfinite(expected)):
-            return False
-        return abs(value - expected) <= tol * max(1.0, abs(expected))
-    if expected is None or isinstance(expected, str):
-        return type(value) is type(expected) and value == expected
-    if isinstance(expected, (list, tuple)):
-        return isinstance(value, list) and len(value) == len(expected) and all(
-            json_equal(v, e, tol) for v, e in zip(value, expected))
-    if isinstance(expected, dict):
-        return isinstance(value, dict) and set(value) == {str(k) for k in expected} and all(
-            json_equal(value[str(k)], e, tol) for k, e in expected.items())
-    return False
+    """`value` (decoded JSON) equals `expected` (a Python value; tuples as lists) under JSON's types,
+    without recursion (`flat.json_equal`)."""
+    return flat.json_equal(value, expected, tol)
 
 
 def _short(value: Any, limit: int = 80) -> str:
-    try:
-        return json.dumps(value)[:limit]
-    except (TypeError, ValueError):
-        return repr(value)[:limit]
+    return flat.short_repr(value, limit)
 
 
 def _truncated(run: dict) -> bool:
@@ -89,10 +69,10 @@ def value_outcome(test: TestCase, run: dict, float_tolerance: float | None) -> T
     lines = [line.rstrip("\r") for line in run["stdout"].split("\n") if line.startswith(VALUE_MARKER)]
     if not lines:
         return TestOutcome(test.id, Status.FAILED, test.hidden, "no value was printed", cpu)
-    try:
-        value = json.loads(lines[-1][len(VALUE_MARKER):])
-    except (ValueError, RecursionError):
-        return TestOutcome(test.id, Status.FAILED, test.hidden, "the value is not JSON", cpu)
+    try:  # the program prints this line: read without recursion, at most flat.MAX_DEPTH levels deep
+        value = flat.loads(lines[-1][len(VALUE_MARKER):])
+    except ValueError as exc:
+        return TestOutcome(test.id, Status.FAILED, test.hidden, f"the value is not JSON ({str(exc)[:80]})", cpu)
     if json_equal(value, test.expected, float_tolerance):
         return TestOutcome(test.id, Status.PASSED, test.hidden, "", cpu)
     return TestOutcome(test.id, Status.FAILED, test.hidden,

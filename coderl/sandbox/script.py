@@ -7,10 +7,11 @@ slot uid).  `run_script` gives a program what `python main.py` gives it: a real 
 `__file__` the script's absolute path, `__spec__` None and a source loader (so `inspect.getsource`,
 tracebacks with source lines, `os.path.dirname(__file__)`, a `__main__` class that pickles, and
 multiprocessing, fork or spawn: a spawned child re-runs the file as `__mp_main__`), `sys.argv ==
-['main.py']` and the script's directory first on `sys.path`; then,
-as CPython's finalisation does, non-daemon threads are joined, `atexit` handlers run and the standard
-streams are flushed; exit codes follow `sys.exit` (`sys.exit(False)` is 0, a message is printed and
-is 1), an uncaught exception prints its traceback and is 1.  A program that would never exit (a
+['main.py']` and the script's directory first on `sys.path`; then `finalize` does what CPython's
+finalisation does, in its order (threads joined, `atexit` handlers, the standard streams flushed, the
+original streams put back and `__main__` cleared, so every stream the program swapped in or out, or
+kept in a global, writes what it buffered); exit codes follow `sys.exit` (`sys.exit(False)` is 0, a
+message is printed and is 1), an uncaught exception prints its traceback and is 1.  A program that would never exit (a
 thread or an `atexit` handler that hangs) runs into the wall-clock limit: a timeout.
 """
 
@@ -97,7 +98,20 @@ def run_script(program, path=None):
 
 
 def finalize(status):
-    """What CPython does at exit, in its order: join non-daemon threads, run atexit handlers, flush."""
+    """What CPython's finalisation (`Py_FinalizeEx`) does that a program can see, in its order; returns
+    the exit status.
+
+    1. join non-daemon threads (`threading._shutdown`);
+    2. run `atexit` handlers (a `SystemExit` there sets the status, as in CPython);
+    3. flush the current `sys.stdout`, then `sys.stderr` (a failure makes the status 120, as CPython's);
+    4. collect garbage (finalizers of objects in cycles run: a file object in a cycle flushes);
+    5. put the original streams back (`sys.stdout = sys.__stdout__`, ...), so a stream the program
+       swapped in and holds nowhere else is finalised, which flushes it; take `__main__` out of
+       `sys.modules` and clear its globals as CPython clears a module's (a stream the program keeps in a
+       global is finalised and flushed), and collect again;
+    6. flush `sys.__stdout__`, then `sys.__stderr__`: what was printed to a stream the program swapped
+       out (CPython flushes them last, when it clears the `sys` module).
+    """
     threading = sys.modules.get("threading")
     if threading is not None:
         try:
@@ -112,10 +126,42 @@ def finalize(status):
             status = exit_status(exc)
         except _BaseException:
             pass
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            if stream is not None and not stream.closed:
-                stream.flush()
-        except _BaseException:
-            status = status or 120  # like CPython when flushing stdout fails at exit
+    if not _flush(getattr(sys, "stdout", None)) or not _flush(getattr(sys, "stderr", None)):
+        status = 120  # as CPython, when flushing the standard streams at exit fails
+    gc = sys.modules.get("gc") or __import__("gc")
+    try:
+        gc.collect()
+        for name in ("stdin", "stdout", "stderr"):
+            setattr(sys, name, getattr(sys, f"__{name}__", None))
+        main = sys.modules.pop("__main__", None)
+        namespace = getattr(main, "__dict__", None)
+        del main
+        if _type(namespace) is dict:
+            _clear_module_dict(namespace)
+        del namespace
+        gc.collect()
+    except _BaseException:
+        pass
+    _flush(getattr(sys, "__stdout__", None))
+    _flush(getattr(sys, "__stderr__", None))
     return status
+
+
+def _clear_module_dict(namespace):
+    """As CPython clears a module's globals at exit (`_PyModule_ClearDict`): names starting with a single
+    underscore are set to None first, then every other name but `__builtins__`, in their order."""
+    for first in (True, False):
+        for name in list(namespace):
+            if _type(name) is str and name != "__builtins__" and \
+                    (name.startswith("_") and not name.startswith("__")) is first:
+                namespace[name] = None
+
+
+def _flush(stream):
+    """Flush a stream that is open (a closed or missing one is fine); False when flushing fails."""
+    try:
+        if stream is not None and not stream.closed:
+            stream.flush()
+    except _BaseException:
+        return False
+    return True

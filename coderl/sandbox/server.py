@@ -45,6 +45,7 @@ def _load(name):
     return module
 
 
+flat = _load("flat")
 wire = _load("wire")
 values = _load("values")
 snapshot = _load("snapshot")
@@ -144,8 +145,9 @@ class Server:
             chan_program, chan_judge = socket.socketpair()
             program = {"program": msg["program"], "limits": child_limits, "max_bytes": max_bytes}
             judge = {"trusted": msg.get("trusted_code", ""), "preamble": msg.get("test_preamble", ""),
-                     "entry_point": msg.get("entry_point"), "tests": msg["tests"], "limits": child_limits,
-                     "max_bytes": max_bytes}
+                     "entry_point": msg.get("entry_point"), "program_names": msg.get("program_names") or [],
+                     "entry_is_class": msg.get("entry_is_class") is True, "tests": msg["tests"],
+                     "limits": child_limits, "max_bytes": max_bytes}
             self.fork(run, "program", program, chan=chan_program.detach())
             self.fork(run, "judge", judge, chan=chan_judge.detach())
         else:

@@ -36,6 +36,10 @@ _list, _pair = values._list, values._pair
 _type = type
 _MUTABLE = (list, dict, set, bytearray, tuple)  # tuples: their inner containers are copied back
 MAX_ITEMS = 2_000_000
+_SYMBOLS = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+# Exceptions that steer iteration: raised by a program call, never with that meaning here (PEP 479).
+_CONTROL = (StopIteration, StopAsyncIteration, GeneratorExit)
+_CONTROL_NAMES = frozenset(c.__name__ for c in _CONTROL)
 TASK_MODULE = "__coderl_test__"  # __name__ of the judge's namespace: classes the task's code defines
 
 
@@ -55,6 +59,7 @@ class Judge:
         self.task_classes = ""  # the task code's class definitions (set by the test run)
         self.ns = {}  # the test namespace (set by the test run): the task's classes by name
         self.stand_ins = {}  # program exception class (handle id) -> this process's class standing for it
+        self.entry_class = None  # the class the task asks for (its entry point), if it asks for one
         self.tamper = []
 
     def note(self, what):
@@ -65,6 +70,17 @@ class Judge:
         """The class of that name the task's own code defined, or None."""
         cls = self.ns.get(qualname) if _type(qualname) is str else None
         return cls if isinstance(cls, type) and cls.__module__ == TASK_MODULE else None
+
+    def compare(self, a, b, op):
+        """`a <op> b` between two program objects (handles): the program's own answer only between two
+        instances of the class the task asks for (a task that asks for `__eq__` or ordering); any other
+        pair is a TypeError here, named in `tamper`: two objects of the program would otherwise judge
+        each other (an always-equal object compared with another of its kind)."""
+        if self.entry_class is not None and a._tname == self.entry_class and b._tname == self.entry_class:
+            return a._ask("compare", cmp=op, v={"$h": b._hid}) is True
+        self.note("program_comparison:" + a._tname[:60])
+        raise TypeError(f"'{_SYMBOLS[op]}' between two objects of the program ({a._tname}, {b._tname}) is not "
+                        "judged: only the class the task asks for compares its own instances")
 
     def rebuild(self, cls, handle):
         """This process's instance of the task's dataclass `cls` from the program object's fields."""
@@ -209,21 +225,35 @@ class Judge:
         raise ValueError(tag)
 
     # ---- requests -----------------------------------------------------------------------------
-    def exception(self, payload):
+    def exception(self, payload, iteration=False):
+        """This process's exception for one the program raised (`payload`: `wire.exception_reply`'s), in
+        this order: the task code's own class of that name; a stand-in for a class of the program's own
+        (whose base is the nearest class along its MRO that *is* a builtin: a program class that only
+        bears a builtin's name is never rebuilt as that builtin); the builtin the program says it raised.
+        A StopIteration, StopAsyncIteration or GeneratorExit from anything but a `next` on a program
+        iterator (`iteration`) is a RuntimeError here, as PEP 479 makes it in a generator: no exception
+        from the program steers the judge's loops."""
         exc, names = wire.rebuild_exception(payload, self.into)
+        own = payload[3] if _type(payload) is list and len(payload) == 4 else None
         cls = self.trusted_class(names[0]) if names else None
-        if cls is None and _type(payload) is list and len(payload) == 4:  # the program's own class
-            cls = self.into(payload[3])
-            cls = cls if isinstance(cls, type) else None
+        if cls is None and own is not None:  # the program's own class: a stand-in, never a builtin by name
+            cls = self.into(own)
+            if not (isinstance(cls, type) and issubclass(cls, BaseException)):
+                cls, exc = None, RuntimeError(f"{names[0] if names else 'Exception'} (an exception of the program's)")
         if cls is not None and issubclass(cls, Exception):
             try:  # the class's own type, its args as sent; its __init__ never sees them (it may format)
                 rebuilt = cls.__new__(cls)
                 rebuilt.args = exc.args
                 exc = rebuilt
             except Exception:
-                pass
+                exc = RuntimeError(f"{names[0]}: {exc}")
         if names and names[0] in ("SystemExit", "KeyboardInterrupt"):
             self.note("exit_called")
+        control = isinstance(exc, _CONTROL) or (cls is not None and issubclass(cls, _CONTROL)) or (
+            own is None and cls is None and bool(names) and names[0] in _CONTROL_NAMES)
+        if control and not iteration:
+            return RuntimeError(f"the program raised {names[0] if names else 'StopIteration'} (not an end of "
+                                "iteration here, as in a generator under PEP 479)")
         return exc
 
     def result(self, reply, args=(), kwargs=None):

@@ -134,6 +134,13 @@ class ExecutionRequest:
     # Trusted (the task's): run only in the judge process, never where the program runs.
     trusted_code: str = ""  # PYTHON_TESTS: the task's own code (prompt helpers); its names win over the program's
     test_preamble: str = ""  # PYTHON_TESTS: module-level test code run once before the tests
+    # PYTHON_TESTS: besides the entry point, the names the task says the program defines (its prompt's stubs,
+    # the functions and classes its reference defines): with the entry point and names the tests only call,
+    # the only names the tests take from the program (docs/sandbox.md, "Names")
+    program_names: tuple[str, ...] = ()
+    # PYTHON_TESTS: the entry point is a class the task asks for (two of its instances may be compared with
+    # the program's own `==` and ordering; any other two program objects may not)
+    entry_is_class: bool = False
     tests: tuple[TestCase, ...] = ()
     argv: tuple[str, ...] = ()  # COMMAND mode: the run command, once per test
     build_argv: tuple[str, ...] = ()  # COMMAND mode: a build command run once per program, before the tests

@@ -33,12 +33,17 @@ import struct
 import sys
 from time import monotonic as _monotonic
 
+try:
+    from . import flat
+except ImportError:  # loaded by path in the fork server
+    import _coderl_flat as flat
+
 _type = type
 _len = len
 _isinstance = isinstance
 _BIG_INT = 2**53
 _PLAIN = (str, int, float, bool, type(None))
-MAX_DEPTH = 1000  # nesting of one value; the encoders raise the recursion limit to match (`deep`)
+MAX_DEPTH = flat.MAX_DEPTH  # nesting of one value; the encoders raise the recursion limit to match (`deep`)
 HEADER = struct.Struct(">I")
 
 

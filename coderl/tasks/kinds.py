@@ -74,13 +74,14 @@ def _runner_request(task: Task, completion: str, limits: Limits, tests: tuple) -
 
 
 def _function_request(task: Task, completion: str, limits: Limits, tests: tuple) -> ExecutionRequest:
-    from coderl.tasks.types import trusted_code
+    from coderl.tasks.types import program_names, trusted_code
 
     if task.language != "python":
         return _runner_request(task, completion, limits, tests)
-
+    names, entry_is_class = program_names(task.prompt, task.reference_solution, task.entry_point)
     return ExecutionRequest(mode=Mode.PYTHON_TESTS, program=task.build_program(completion),
                             entry_point=task.entry_point, trusted_code=trusted_code(task.prompt, task.entry_point),
+                            program_names=names, entry_is_class=entry_is_class,
                             test_preamble=task.test_preamble, tests=tests, limits=limits, language=task.language)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,6 +53,39 @@ def trusted_code(prompt: str, entry_point: str | None = None) -> str:
         start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
         keep.append("".join(lines[start - 1 : node.end_lineno]))
     return "".join(part if part.endswith("\n") else part + "\n" for part in keep)
+
+
+@functools.lru_cache(maxsize=4096)
+def program_names(prompt: str, reference: str | None, entry_point: str | None) -> tuple[tuple[str, ...], bool]:
+    """(names, entry_is_class): the names the task says the program defines besides its entry point, and
+    whether the entry point is a class.  The names are the prompt's stubs (what `trusted_code` leaves to
+    the program) and the top-level functions and classes of the prompt + reference solution that the
+    prompt's own code does not implement.  With the entry point, and names the tests only call, they are
+    the only names the judge takes from the program (docs/sandbox.md, "Names"): never what the program
+    itself reports defining."""
+    own: set[str] = set()
+    stubs: set[str] = set()
+    classes: set[str] = set()
+    parsed = parse_prompt(prompt)
+    for node in parsed[0].body if parsed else ():
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            (stubs if node.name == entry_point or _is_stub(node) else own).add(node.name)
+            if isinstance(node, ast.ClassDef):
+                classes.add(node.name)
+    defined: set[str] = set()
+    for text in ([prompt + reference] if reference else []) + [reference or ""]:
+        try:
+            module = ast.parse(text)
+        except (SyntaxError, ValueError):
+            continue
+        for node in module.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                defined.add(node.name)
+                if isinstance(node, ast.ClassDef):
+                    classes.add(node.name)
+        break
+    names = (stubs | defined) - own
+    return tuple(sorted(names)), bool(entry_point) and entry_point in classes and entry_point not in own
 
 
 def _is_stub(node: ast.stmt) -> bool:

@@ -1,0 +1,218 @@
+"""The judge's rules for what a program can reach of a test (docs/sandbox.md, "A verdict the program cannot
+forge"): where a test's names come from, comparisons between program objects, and exceptions that would
+steer the judge's loops.  Each rule has hostile programs that passed before it and must fail now, and
+ordinary programs of the same shape that must keep passing.
+"""
+
+import pytest
+
+from coderl.sandbox.types import CheckKind, TestCase
+from coderl.tasks.types import Task, program_names
+
+
+def task(prompt, tests, entry, reference=None, preamble="", kinds=None):
+    cases = tuple(TestCase(str(i), src, (kinds or {}).get(i, CheckKind.ASSERT)) for i, src in enumerate(tests))
+    return Task(task_id="rules/0", kind="function", prompt=prompt, tests=cases, entry_point=entry,
+                reference_solution=reference, test_preamble=preamble)
+
+
+def run(sandbox, t, completion):
+    return sandbox.run(t.build_request(completion))
+
+
+AREA = task('def area(r):\n    """The area of a circle of radius r."""\n',
+            ["assert abs(candidate(2) - pi * 4) < 1e-9"], "area")
+THIRD = task('def third(n):\n    """n / 3 as an exact fraction."""\n',
+             ["assert candidate(1) == Fraction(1, 3)", "assert candidate(2) == Fraction(2, 3)"], "third")
+SORT = task('def sort_desc(xs):\n    """xs sorted from largest to smallest."""\n',
+            ["assert is_descending(candidate([3, 1, 2]))", "assert len(candidate([3, 1, 2])) == 3"], "sort_desc")
+_ALWAYS = "class _Same:\n    def __eq__(self, other):\n        return True\n    __hash__ = object.__hash__\n"
+
+
+# ---- names -------------------------------------------------------------------------------------------------
+def test_a_data_name_the_task_does_not_bind_is_never_the_programs(sandbox):
+    """`pi` in a test is the judge's math.pi (the name table), not the program's `pi = 0`."""
+    wrong = run(sandbox, AREA, "    return 0\n\n\npi = 0\n")
+    assert not wrong.passed
+    right = run(sandbox, AREA, "    return 3.141592653589793 * r * r\n")
+    assert right.passed, right.message
+
+
+def test_a_class_the_tests_build_expected_values_with_is_the_judges(sandbox):
+    """`Fraction` in a test is fractions.Fraction, not an always-equal class of the program's."""
+    wrong = run(sandbox, THIRD, "    return Fraction(0)\n\n\nclass Fraction:\n"
+                "    def __init__(self, *a):\n        pass\n\n    def __eq__(self, other):\n        return True\n")
+    assert not wrong.passed
+    right = run(sandbox, THIRD, "    from fractions import Fraction\n    return Fraction(n, 3)\n")
+    assert right.passed, right.message
+
+
+def test_a_module_the_tests_use_is_the_judges_import_even_when_the_program_never_imported_it(sandbox):
+    t = task('def root(x):\n    """The square root of x."""\n', ["assert candidate(2) == math.sqrt(2)"], "root")
+    assert run(sandbox, t, "    return x ** 0.5\n").passed
+    assert not run(sandbox, t, "    return 1\n\n\nclass math:\n    sqrt = staticmethod(lambda x: 1)\n").passed
+
+
+def test_an_undeclared_data_name_stays_undefined(sandbox):
+    """A test reading a name nobody binds (not the task's, no module, not in the table) fails closed."""
+    t = task('def limit():\n    """The limit."""\n', ["assert candidate() == LIMIT"], "limit")
+    result = run(sandbox, t, "    return 7\n\n\nLIMIT = 7\n")
+    assert not result.passed and "NameError" in result.message, result.message
+
+
+def test_a_called_helper_of_the_programs_cannot_judge_its_answer(sandbox):
+    """`is_descending` is not the task's: only called, so only a class to construct and pass in.  A call
+    that gives data back, or an object whose truth the test would read, is refused."""
+    lam = run(sandbox, SORT, "    return xs\n\n\nis_descending = lambda xs: True\n")
+    assert not lam.passed and "built no object" in lam.message, lam.message
+    obj = run(sandbox, SORT, "    return xs\n\n\nclass is_descending:\n    def __init__(self, xs):\n        pass\n\n"
+                             "    def __bool__(self):\n        return True\n")
+    assert not obj.passed and "only constructed and passed" in obj.message, obj.message
+
+
+def test_a_declared_second_function_comes_from_the_program():
+    """The reference names the program's functions: MBPP's second tested function is the program's."""
+    names, is_class = program_names('"""\nWrite gcd and lcm.\n"""\n', "def gcd(a, b):\n    pass\n\n\n"
+                                    "def lcm(a, b):\n    pass\n\n\nclass Pair:\n    pass\n", "gcd")
+    assert names == ("Pair", "gcd", "lcm") and is_class is False
+    names, is_class = program_names('import math\n\n\ndef helper(x):\n    return math.floor(x)\n\n\n'
+                                    'def stub(x):\n    """To write."""\n\n\nclass Point:\n    """A point."""\n',
+                                    "\n    def __init__(self, x):\n        self.x = x\n", "Point")
+    assert names == ("Point", "stub") and is_class is True  # `helper` is the prompt's own code
+
+
+def test_classes_the_tests_only_construct_and_pass_in_still_work(sandbox):
+    """MBPP rows with no reference: `Pair(...)` is built in the program and passed in; a setup builds a
+    tree of the program's `Node` by attribute assignment (also through `root.left.left = ...`)."""
+    pairs = task('"""\nThe longest chain of pairs.\n"""\n', [
+        "assert max_chain_length([Pair(5, 24), Pair(15, 25), Pair(27, 40), Pair(50, 60)], 4) == 3",
+        "assert max_chain_length([Pair(1, 2), Pair(3, 4), Pair(5, 6), Pair(7, 8)], 4) == 4"], "max_chain_length")
+    code = ("class Pair:\n    def __init__(self, a, b):\n        self.a, self.b = a, b\n\n\n"
+            "def max_chain_length(arr, n):\n    best = [1] * n\n    for i in range(1, n):\n        for j in range(i):\n"
+            "            if arr[i].a > arr[j].b:\n                best[i] = max(best[i], best[j] + 1)\n"
+            "    return max(best)\n")
+    result = run(sandbox, pairs, code)
+    assert result.passed, result.message
+    tree = task('"""\nThe height of a binary tree.\n"""\n', ["assert height(root) == 3"], "height",
+                preamble="root = Node(1)\nroot.left = Node(2)\nroot.left.left = Node(4)\nroot.right = Node(3)\n")
+    code = ("class Node:\n    def __init__(self, data):\n        self.data, self.left, self.right = data, None, None\n\n\n"
+            "def height(node):\n    return 0 if node is None else 1 + max(height(node.left), height(node.right))\n")
+    result = run(sandbox, tree, code)
+    assert result.passed, result.message
+
+
+def test_names_the_task_code_binds_win(sandbox):
+    t = task('def double(x):\n    """2 * x."""\n', ["FACTOR = 2\nassert candidate(3) == FACTOR * 3"], "double")
+    assert run(sandbox, t, "    return 2 * x\n").passed
+    assert not run(sandbox, t, "    return 9\n\n\nFACTOR = 3\n").passed
+
+
+# ---- comparisons -------------------------------------------------------------------------------------------
+def test_two_program_objects_never_judge_each_other(sandbox):
+    """`candidate(a) == candidate(b)`: two always-equal objects would vouch for each other."""
+    t = task('def canon(xs):\n    """xs in a canonical order."""\n',
+             ["assert candidate([2, 1]) == candidate([1, 2])", "assert candidate([3]) != candidate([4])"], "canon")
+    wrong = run(sandbox, t, "    return _Same()\n\n\n" + _ALWAYS)
+    assert not wrong.passed
+    assert any(n.startswith("program_comparison:") for n in wrong.tamper), wrong.tamper
+    assert "TypeError" in wrong.message
+    right = run(sandbox, t, "    return sorted(xs)\n")
+    assert right.passed and right.tamper == [], (right.message, right.tamper)
+
+
+@pytest.mark.parametrize("op", ["<", "<=", ">", ">="])
+def test_ordering_between_program_objects_is_refused_and_named(sandbox, op):
+    t = task('def key(x):\n    """A sort key."""\n', [f"assert candidate(1) {op} candidate(2)"], "key")
+    wrong = run(sandbox, t, "    return _Lt()\n\n\nclass _Lt:\n    def __lt__(self, o):\n        return True\n"
+                            "    __le__ = __gt__ = __ge__ = __lt__\n")
+    assert not wrong.passed and any(n.startswith("program_comparison:") for n in wrong.tamper), wrong.tamper
+
+
+VERSION_PROMPT = 'class Version:\n    """A version number "1.2.10": compares numerically, part by part."""\n'
+VERSION_CODE = ("\n    def __init__(self, text):\n        self.parts = tuple(int(p) for p in text.split('.'))\n\n"
+                "    def __eq__(self, other):\n        return self.parts == other.parts\n\n"
+                "    def __lt__(self, other):\n        return self.parts < other.parts\n\n"
+                "    def __le__(self, other):\n        return self.parts <= other.parts\n\n"
+                "    __hash__ = None\n")
+
+
+def test_the_class_the_task_asks_for_compares_its_own_instances(sandbox):
+    """A task whose entry point is a class with `==` and ordering: its instances compare by its methods."""
+    t = task(VERSION_PROMPT, ["assert candidate('1.2') < candidate('1.10')",
+                              "assert candidate('1.2') == candidate('1.2')",
+                              "assert candidate('1.2') != candidate('1.3')",
+                              "assert candidate('2.0') <= candidate('2.0')",
+                              "assert not candidate('2.1') < candidate('2.0')"], "Version", reference=VERSION_CODE)
+    result = run(sandbox, t, VERSION_CODE)
+    assert result.passed and result.tamper == [], (result.message, result.tamper)
+
+
+def test_other_program_objects_of_a_class_task_are_still_refused(sandbox):
+    t = task(VERSION_PROMPT, ["assert candidate('1.2').key() == candidate('9.9').key()"], "Version",
+             reference=VERSION_CODE)
+    wrong = run(sandbox, t, VERSION_CODE + "\n    def key(self):\n        return _Same()\n\n\n" + _ALWAYS)
+    assert not wrong.passed and any(n.startswith("program_comparison:_Same") for n in wrong.tamper)
+
+
+def test_a_function_task_is_not_a_class_task_whatever_the_program_names_its_objects(sandbox):
+    """The entry point `make` is a function in the task: objects of a program class named `make` are not
+    instances of the class the task asks for."""
+    t = task('def make(n):\n    """A value."""\n', ["assert candidate(1) == candidate(2)"], "make",
+             reference="    return n\n")
+    wrong = run(sandbox, t, "    return _make()\n\n\nclass _make:\n    __qualname__ = 'make'\n"
+                            "    def __eq__(self, o):\n        return True\n")
+    assert not wrong.passed
+
+
+# ---- exceptions --------------------------------------------------------------------------------------------
+DOUBLE = 'def double(x):\n    """2 * x."""\n'
+
+
+@pytest.mark.parametrize("name", ["StopIteration", "StopAsyncIteration", "_Done"])
+def test_an_exception_from_the_program_never_ends_the_judges_iteration(sandbox, name):
+    """`all(map(lambda ...))` would stop at a StopIteration from the program and find nothing false."""
+    t = task(DOUBLE, ["assert all(map(lambda x: candidate(x) == 2 * x, range(5)))",
+                      "assert list(map(candidate, [1, 2])) == [2, 4]"], "double")
+    wrong = run(sandbox, t, f"    raise {name}\n\n\nclass _Done(StopIteration):\n    pass\n")
+    assert not wrong.passed
+    assert all("RuntimeError" in o.message for o in wrong.tests), [o.message for o in wrong.tests]
+    assert run(sandbox, t, "    return 2 * x\n").passed
+
+
+def test_generator_exit_from_the_program_is_a_runtime_error(sandbox):
+    t = task(DOUBLE, ["try:\n    candidate(1)\nexcept RuntimeError as e:\n    assert 'GeneratorExit' in str(e)\n"
+                      "else:\n    assert False"], "double")
+    result = run(sandbox, t, "    raise GeneratorExit\n")
+    assert result.passed, result.message
+
+
+def test_a_program_generator_still_ends_its_own_iteration(sandbox):
+    """`next` on a program iterator: StopIteration there is the end of the iteration, as in Python."""
+    t = task('def evens(n):\n    """The even numbers below n."""\n',
+             ["assert list(candidate(7)) == [0, 2, 4, 6]", "assert next(candidate(0), 'none') == 'none'",
+              "assert all(x % 2 == 0 for x in candidate(9))"], "evens")
+    result = run(sandbox, t, "    yield from range(0, n, 2)\n")
+    assert result.passed, result.message
+
+
+LOOKUP = task('def lookup(d, k):\n    """d[k]; a missing key raises KeyError."""\n',
+              ["try:\n    candidate({}, 'x')\nexcept KeyError:\n    pass\nelse:\n    assert False",
+               "assert candidate({'a': 1}, 'a') == 1"], "lookup")
+
+
+def test_a_program_class_named_like_a_builtin_is_not_that_builtin(sandbox):
+    wrong = run(sandbox, LOOKUP, "    if k in d:\n        return d[k]\n    raise KeyError(k)\n\n\n"
+                                 "class KeyError(Exception):\n    pass\n")
+    assert not wrong.passed
+    deeper = run(sandbox, LOOKUP, "    if k in d:\n        return d[k]\n    raise Missing(k)\n\n\n"
+                                  "class KeyError(Exception):\n    pass\n\n\nclass Missing(KeyError):\n    pass\n")
+    assert not deeper.passed
+
+
+@pytest.mark.parametrize("raised", ["d[k]", "Missing(k)", "LookupError(k) if False else KeyError(k)"])
+def test_real_builtin_exceptions_and_their_subclasses_are_caught(sandbox, raised):
+    code = f"    if k in d:\n        return d[k]\n    raise {raised}\n\n\nclass Missing(KeyError):\n    pass\n"
+    if raised == "d[k]":
+        code = "    return d[k]\n"
+    result = run(sandbox, LOOKUP, code)
+    assert result.passed, result.message
