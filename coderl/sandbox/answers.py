@@ -2,33 +2,82 @@
 runs.  The parent reads the reply's final answer and compares it with the expected one, which, as for
 every check, never leaves the parent.
 
-Extraction (`extract_answer`): the reply's markers are its last `####` line (GSM8K's layout: the text after
-`####` to the end of the line; a line that starts with a word is a markdown heading, `#### Step 2`, and an
-empty one gives the next non-empty line), its last `\\boxed{...}` / `\\fbox{...}` (braces balanced) and its
-last `<answer>...</answer>` block (the reasoning format's).  The marker that comes last in the reply
-decides; without any, the last number in the reply is the answer.  A marked answer must hold exactly one
-number: `#### 17 or 18` is no answer, so hedging never pays.  Words, `$`, `%`, units and LaTeX spacing
-around the number are ignored (`#### $1,200` is 1200, `18 cm^2` is 18).  Every rule yields at most one
-number per reply, so a reply gets one guess.
+The rule is "one reply, one unambiguous answer": a reply is paid for one number, stated once or several
+times with the same value, and never for a text in which a second number hides.
 
-Numbers (`numbers`, `parse_number`): ASCII digits only (`int()` would also read other scripts' digits), an
-optional sign (`-`, the Unicode minus and dashes, `minus 18`, `-$18`, `-(18)`), thousands separators in
+**A number** (`numbers`) is any of:
+
+* a character of Unicode category N (Nd, Nl, No) that is not an ASCII digit: other scripts' digits
+  (`١٨`), full-width digits (`１８`), superscripts and subscripts (`²`, `₂`), vulgar fractions (`½`),
+  circled digits (`⑱`), roman numeral characters (`Ⅻ`), mathematical digits (`𝟏𝟖`).  It has no value.
+* ASCII digits, read by the number grammar below.  A number whose meaning is not its digits has no value: a
+  multiplier (`18k`, `2 million`), a power (`2^10`, also a unit's: `cm^2`), a root (`\\sqrt{324}`),
+  hexadecimal and underscore-grouped literals (`0x12`, `1_000`), scientific notation (`1e3`), more than
+  `MAX_DIGITS` digits (exact arithmetic on it would be the verifier's cost), and digits the grammar does
+  not read as a number because they are glued to a word or another number (`x2`, `v1.5`, `1.2.3`).
+* an English number word (`NUMBER_WORDS`), with no value: the cardinals zero ... nineteen, twenty, thirty,
+  ... ninety, hundred, thousand, million, billion, trillion; the ordinals zeroth, first, second, third,
+  fourth ... nineteenth, twentieth, thirtieth, ... ninetieth, hundredth, thousandth, millionth, billionth,
+  trillionth; the fraction and multiple words half, quarter, dozen; and the plural of every one of these
+  (ones, sixes, tens, twenties, hundreds, thirds, fourths, halves, quarters, dozens; zeros and zeroes),
+  except `seconds`, the time unit (no plural of "second" names a number).  A word counts whole, in any
+  case: no letter directly before or after it (a digit, `-`, `_` or punctuation does not join it to a
+  word: `twenty18`, `18twenty`, `2-thirds` hold the word).  Letters are
+  read after compatibility folding (full-width `ｔｗｏ`, mathematical `𝐭𝐰𝐨`, the ligature in `ﬁve`),
+  with combining marks and invisible format characters (zero-width space, soft hyphen) dropped.  A
+  hyphenated compound (`twenty-one`, `one-half`) is one number.  Not numbers: `a`, `once`, `twice`,
+  `double`, `pair`, `couple`, `score`, `none`, roman numerals spelled with letters (`XII`), other
+  languages' words, and digit ordinals' suffixes (`3rd` is the number 3).  A unit spelled like a number
+  word is one: `#### 3 quarters` and `#### 18 per second` are no answer (write the number alone, as the
+  prompt asks); `#### 45 seconds` is 45.
+
+**Markers** (every one in the reply, not only the last of each kind):
+
+* every `####` line (GSM8K's layout): its text runs from after `####` to the end of the line (`#####` is
+  no marker).  A line whose text starts with a letter is a markdown heading, not a marker (`#### Step 2`),
+  unless it starts with a number word (`#### Seventeen` and `#### First step` are markers, and no answer).
+  An empty one reads the next non-empty line (`####\n18`).
+* every `\boxed{...}` and `\fbox{...}` (spaces before the brace allowed; braces balanced; an unclosed one,
+  a truncated reply, runs to the end).  A box inside a box, a `####` line or an answer block is a marker of
+  its own, and the outer one holds its number too.
+* every `<answer>...</answer>` block (the reasoning format's; an unclosed one runs to the end).
+
+A marker reads an answer when its text holds exactly one number and that number has a value.
+
+**The rule** (`extract_answer`):
+
+1. With markers, every marker must read an answer and all must be equal as values; that value is the
+   reply's answer (named by the marker that comes last).  Otherwise the reply has no answer.
+   `#### 18`, `\\boxed{18}.`, `#### \\boxed{18}` and `#### 0.75` with `\\boxed{\\frac{3}{4}}` are answers;
+   `#### 17 or 18`, `\\boxed{17}` then `#### 18`, `#### 18 (eighteen)`, `#### 18²`, `#### 1½`,
+   `#### 18 cm^2`, `#### 18 (first try)` and `\\boxed{}` are not.
+2. Without markers, the reply's last non-empty line (lines end at `\\n`) must hold exactly one number and it
+   must have a value: `The answer is 18.` is 18; `So 3 + 15 = 18` and `It is 18, the third try.` are no
+   answer.
+
+Lines, markers and numbers are found in the normalised text: the Unicode minus and dashes are `-`, LaTeX
+fractions `a/b`, LaTeX thousands and spacing commands plain, `minus 18` is `-18`.
+
+**The grammar** (ASCII digits; what it reads has a value unless listed above): an optional sign (`-`, the
+Unicode minus and dashes, `minus 18`, `negative 18`, `-$18`, `-(18)`; on the same line as the digits; a `-`
+after a letter, digit or closing bracket is subtraction: `5-3` holds 5 and 3), thousands separators in
 groups of three (`1,234`, LaTeX `1{,}234`), decimals (`2.50`, `.5`), fractions `a/b` and LaTeX
-`\\frac{a}{b}` (`\\dfrac`, `\\tfrac`), mixed numbers (`1 1/2`).  A number whose meaning is not its digits has
-no value, so a marked answer holding it is no answer: a multiplier (`18k`, `2 million`), a power
-(`2^10`), a root (`\\sqrt{324}`), hexadecimal or underscore-grouped literals (`0x12`, `1_000`), and
-scientific notation (`1e3`).  A number of more than `MAX_DIGITS` digits is no number either: exact
-arithmetic on it would be the verifier's cost, not the reply's.
+`\\frac{a}{b}` (`\\dfrac`, `\\tfrac`), mixed numbers (`1 1/2`).  Words that are not number words, `$`, `%`,
+units and LaTeX spacing around the number are ignored (`#### $1,200` is 1200, `\\boxed{\\frac{3}{4}}` is
+3/4, `25%` is 25, `18 cm` is 18).
 
 Comparison (`answers_match`): integers and fractions exactly (`0.75` matches `3/4`, `18.0` matches
 `18`; `0.333` does not match `1/3`); an expected decimal within `tolerance * max(1, |expected|)`
-(default `DEFAULT_TOLERANCE`), the STDOUT checks' rule.
+(default `DEFAULT_TOLERANCE`), the STDOUT checks' rule.  `parse_number` reads expected answers (trusted
+task files) by the same definition: one number, with a value.
 """
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
+import unicodedata
 from fractions import Fraction
 from typing import NamedTuple
 
@@ -38,21 +87,46 @@ MAX_DIGITS = 40  # digits of one number, beyond which it is not read
 MAX_REPLY_CHARS = 50_000  # a longer reply is judged on its last this-many characters (~12k tokens)
 DEFAULT_TOLERANCE = 1e-6
 
+_CARDINALS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+              "sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred "
+              "thousand million billion trillion").split()
+_ORDINALS = ("zeroth first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
+             "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth thirtieth fortieth "
+             "fiftieth sixtieth seventieth eightieth ninetieth hundredth thousandth millionth billionth "
+             "trillionth").split()
+_PARTS = ("half", "quarter", "dozen")  # fraction and multiple words
+
+
+def _plural(word: str) -> str:
+    if word == "half":
+        return "halves"
+    if word.endswith("x"):
+        return word + "es"  # sixes
+    if word.endswith("y"):
+        return word[:-1] + "ies"  # twenties
+    return word + "s"
+
+
+_SINGULARS = frozenset(_CARDINALS + _ORDINALS + list(_PARTS))
+# "seconds" is the time unit: no plural of "second" names a number (fractions are halves, thirds, fourths)
+NUMBER_WORDS = (_SINGULARS | {_plural(w) for w in _SINGULARS} | {"zeroes"}) - {"seconds"}
+"""English words that are numbers (lower case): each is a number with no value."""
+
 # Every regex here runs in linear time: no nested or adjacent unbounded repeats over the same characters
 # (a test feeds each of them 100,000-character runs).
 _MINUS = dict.fromkeys(map(ord, "\u2212\u2010\u2011\u2012\u2013\u2014\ufe63\uff0d"), "-")
 _FRAC = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
 _LATEX_THOUSANDS = re.compile(r"(?<=\d)(?:\{,\}|\\,)(?=\d{3}(?!\d))")  # 1{,}200 and 1\,200
 _LATEX_NOISE = re.compile(r"\\[,;:! ]|\\(?:left|right)\b|~|\\%")
-_UNIT_POWER = re.compile(r"(?<=[A-Za-z}])\^\{?\d\}?")  # cm^2, \text{cm}^{3}: a unit's power is no second number
 _SIGNED_DOLLARS = re.compile(r"-(\s?)\\?\$")  # -$18, -\$18: the sign belongs to the amount
 _SIGN_WORD = re.compile(r"\b(?:minus|negative)[ \t]+(?=\d)", re.IGNORECASE)
 _NEGATED_PARENS = re.compile(r"-[ \t]?\([ \t]?(\d[\d.,/]*)[ \t]?\)")  # -(18)
 # A number: a plain or thousands-grouped integer with optional decimals and an optional `/denominator`, or
-# `.5`.  It does not start inside a word or another number (`x2`, `v1.5`).  A `-` is its sign unless it
-# follows a letter, digit or closing bracket (then it is a binary minus: `5-3` holds 5 and 3).
+# `.5`.  It does not start inside a word or another number (`x2`, `v1.5`: those digits are numbers with no
+# value, found as stray digits).  A `-` is its sign unless it follows a letter, digit or closing bracket
+# (then it is a binary minus: `5-3` holds 5 and 3); a sign and its number are on one line.
 _NUMBER = re.compile(
-    r"(?P<sign>(?<![\w)\]}.])-\s?)?(?<![\w.])"
+    r"(?P<sign>(?<![\w)\]}.])-(?u:[^\S\n])?)?(?<![\w.])"
     r"(?P<num>(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?(?:[ \t]?/[ \t]?\d+)?|\.\d+)(?!\.?\d|[eE][+-]?\d)",
     re.ASCII,
 )
@@ -62,8 +136,14 @@ _NUMBER = re.compile(
 _CHANGES_AFTER = re.compile(r"[kKMB](?![A-Za-z])|[ \t]*(?i:thousand|million|billion|trillion|hundred|dozen)\b|"
                             r"[ \t]*\^|_\d|[xX][0-9a-fA-F]")
 _ROOT_BEFORE = re.compile(r"(?:\\sqrt|\^)[ \t]*\{?[ \t]*$")  # the radicand or exponent of \sqrt{324}, 2^10
+_ASCII_DIGITS = re.compile(r"[0-9]+")
+_LETTERS = re.compile(r"[^\W\d_]+")  # a run of letters (after folding, numerals are no letters)
 _HASH = re.compile(r"(?<!#)####(?!#)[ \t]*([^\n]*)")
+_BOX = re.compile(r"\\(?:boxed|fbox)\s*\{")
+_BRACE = re.compile(r"[{}]")
 _ANSWER_TAG = re.compile(r"<answer>(.*?)(?:</answer>|\Z)", re.DOTALL)
+_LINE = re.compile(r"[^\n]+")
+_INVISIBLE = frozenset(("Mn", "Me", "Cf"))  # combining marks and format characters (zero-width space, ...)
 
 
 class Answer(NamedTuple):
@@ -71,7 +151,14 @@ class Answer(NamedTuple):
 
     text: str
     value: Fraction
-    rule: str  # "####", "boxed", "<answer>" or "last number"
+    rule: str  # "####", "boxed", "<answer>" or "last number" (the one number of the last line)
+
+
+class _Item(NamedTuple):
+    start: int  # in the normalised text
+    end: int
+    text: str
+    value: Fraction | None
 
 
 def _normalise(text: str) -> str:
@@ -81,7 +168,6 @@ def _normalise(text: str) -> str:
     text = _SIGNED_DOLLARS.sub(r"-\1", text)
     text = _SIGN_WORD.sub("-", text)
     text = _NEGATED_PARENS.sub(r"-\1", text)
-    text = _UNIT_POWER.sub("", text)
     return _LATEX_NOISE.sub(" ", text)
 
 
@@ -97,11 +183,10 @@ def _value(token: str, negative: bool) -> Fraction | None:
     return -value if negative else value
 
 
-def numbers(text: str) -> list[tuple[str, Fraction | None]]:
-    """Every number in `text` (after normalisation), in order: (as written, value or None if unreadable).
-    A whole number followed by a proper fraction (`1 1/2`, `1\\frac{1}{2}`) is one mixed number."""
-    text = _normalise(text)
-    found: list[tuple[int, int, str, Fraction | None]] = []
+def _grammar(text: str) -> list[_Item]:
+    """The ASCII-digit numbers the grammar reads; a whole number followed by a proper fraction (`1 1/2`,
+    `1\\frac{1}{2}`) is one mixed number."""
+    found: list[_Item] = []
     for m in _NUMBER.finditer(text):
         token, negative = m.group("num"), bool(m.group("sign"))
         value = _value(token, negative)
@@ -114,72 +199,145 @@ def numbers(text: str) -> list[tuple[str, Fraction | None]]:
             if prev is not None and prev.denominator == 1 and re.fullmatch(r"[^\S\n]{1,3}", gap) \
                     and not any(c in prev_text for c in ".,/"):
                 mixed = prev + value if prev >= 0 else prev - value
-                found[-1] = (start, m.end(), f"{prev_text} {token.strip()}", mixed)
+                found[-1] = _Item(start, m.end(), f"{prev_text} {token.strip()}", mixed)
                 continue
-        found.append((m.start(), m.end(), written, value))
-    return [(t, v) for _, _, t, v in found]
+        found.append(_Item(m.start(), m.end(), written, value))
+    return found
+
+
+def _strays(text: str, tokens: list[_Item], numerals: list[str]) -> list[_Item]:
+    """Runs of Unicode category-N characters outside the grammar's numbers: numbers with no value (other
+    scripts' digits, `²`, `½`, `Ⅻ`, and ASCII digits the grammar does not read: `x2`, `1e3`, `1_000`)."""
+    pattern = re.compile("[0-9" + "".join(map(re.escape, numerals)) + "]+") if numerals else _ASCII_DIGITS
+    parts, last = [], 0
+    for item in tokens:
+        parts += [text[last:item.start], " " * (item.end - item.start)]
+        last = item.end
+    masked = "".join(parts) + text[last:]
+    return [_Item(m.start(), m.end(), m.group(), None) for m in pattern.finditer(masked)]
+
+
+def _fold(c: str) -> str:
+    """A non-ASCII character as the word reader sees it: a numeral separates words, a combining mark or an
+    invisible format character is dropped, a compatibility form of ASCII letters is those letters
+    (`ｔ` -> `t`, `𝐭` -> `t`, `ﬁ` -> `fi`); anything else is itself."""
+    category = unicodedata.category(c)
+    if category[0] == "N":
+        return " "
+    if category in _INVISIBLE:
+        return ""
+    folded = "".join(x for x in unicodedata.normalize("NFKC", c).casefold()
+                     if unicodedata.category(x) not in _INVISIBLE)
+    return folded if folded.isascii() and folded.isalpha() else c
+
+
+def _words(text: str, others: list[str]) -> list[_Item]:
+    """English number words (`NUMBER_WORDS`), whole and in any case; a hyphenated compound is one."""
+    changed = {c: f for c, f in ((c, _fold(c)) for c in others) if f != c}
+    folded, origin = text, None
+    if changed:
+        parts = [changed.get(c, c) for c in text]
+        folded = "".join(parts)
+        if any(len(f) != 1 for f in changed.values()):
+            origin = [i for i, part in enumerate(parts) for _ in part]
+    found: list[_Item] = []
+    joined_at = -1  # where, in `folded`, the last word ended
+    for m in _LETTERS.finditer(folded):
+        if m.group().lower() not in NUMBER_WORDS:
+            continue
+        start, end = m.span()
+        if origin is not None:
+            start, end = origin[start], origin[end - 1] + 1
+        if found and joined_at + 1 == m.start() and folded[joined_at] == "-":  # twenty-one
+            found[-1] = _Item(found[-1].start, end, text[found[-1].start:end], None)
+        else:
+            found.append(_Item(start, end, text[start:end], None))
+        joined_at = m.end()
+    return found
+
+
+def _items(text: str) -> list[_Item]:
+    """Every number of a normalised text, in order."""
+    tokens = _grammar(text)
+    others = [c for c in set(text) if not c.isascii()]
+    numerals = sorted(c for c in others if unicodedata.category(c)[0] == "N")
+    return sorted(tokens + _strays(text, tokens, numerals) + _words(text, others), key=lambda item: item.start)
+
+
+def numbers(text: str) -> list[tuple[str, Fraction | None]]:
+    """Every number in `text` by the module's definition, in order: (as written, after normalisation; its
+    value, or None for a number with no value: a non-ASCII numeral, a number word, `18k`, `2^10`, ...)."""
+    return [(item.text, item.value) for item in _items(_normalise(text))]
 
 
 def parse_number(text: str) -> Fraction | None:
-    """The value of a text that holds exactly one number (and perhaps words, `$`, `%`); else None."""
+    """The value of a text that holds exactly one number, with a value (and perhaps words, `$`, `%`)."""
     found = numbers(text)
     return found[0][1] if len(found) == 1 else None
 
 
-def _last_boxed(text: str) -> tuple[int, str] | None:
-    start = max(text.rfind("\\boxed{"), text.rfind("\\fbox{"))
-    if start < 0:
-        return None
-    i = text.index("{", start) + 1
-    depth = 1
-    for j in range(i, len(text)):
-        depth += {"{": 1, "}": -1}.get(text[j], 0)
-        if depth == 0:
-            return start, text[i:j]
-    return start, text[i:]  # an unclosed box (a truncated reply): what it holds so far
-
-
-def _last_hash(text: str) -> tuple[int, str] | None:
-    """The last `####` answer line: (where, its text).  A line whose text starts with a letter is a
-    markdown heading (`#### Step 2`), not an answer; an empty one gives the next non-empty line."""
-    last = None
+def _markers(text: str, words: set[int]) -> list[tuple[int, int, int, str]]:
+    """Every marker of a normalised reply, in order: (where it starts, where its text starts and ends, rule).
+    `words`: where the text's number words start."""
+    marks: list[tuple[int, int, int, str]] = []
+    lines: list[tuple[int, int]] | None = None
     for m in _HASH.finditer(text):
-        if not m.group(1).strip()[:1].isalpha():
-            last = m
-    if last is None:
-        return None
-    line = last.group(1).strip()
-    if not line:
-        line = next((rest.strip() for rest in text[last.end():].split("\n") if rest.strip()), "")
-    return last.start(), line
+        line = m.group(1).strip()
+        at = m.start(1) + len(m.group(1)) - len(m.group(1).lstrip())
+        if line[:1].isalpha() and at not in words:
+            continue  # a markdown heading, `#### Step 2` (but `#### Seventeen` is a marker)
+        if line:
+            marks.append((m.start(), m.start(1), m.end(1), "####"))
+            continue
+        if lines is None:  # the non-empty lines, once
+            lines = [lm.span() for lm in _LINE.finditer(text) if not lm.group().isspace()]
+        k = bisect.bisect_right(lines, (m.end(1), len(text) + 1))
+        start, end = lines[k] if k < len(lines) else (m.end(1), m.end(1))
+        marks.append((m.start(), start, end, "####"))
+    boxes = list(_BOX.finditer(text))
+    if boxes:
+        closing: dict[int, int] = {}
+        stack: list[int] = []
+        for m in _BRACE.finditer(text):
+            if m.group() == "{":
+                stack.append(m.start())
+            elif stack:
+                closing[stack.pop()] = m.start()
+        # an unclosed box (a truncated reply) holds what follows it
+        marks += [(m.start(), m.end(), closing.get(m.end() - 1, len(text)), "boxed") for m in boxes]
+    marks += [(m.start(), m.start(1), m.end(1), "<answer>") for m in _ANSWER_TAG.finditer(text)]
+    return sorted(marks)
 
 
-def _last_answer_tag(text: str) -> tuple[int, str] | None:
-    start = text.rfind("<answer>")
-    if start < 0:
-        return None
-    m = _ANSWER_TAG.match(text, start)
-    return (start, m.group(1)) if m else None
+def _one_number(items: list[_Item], starts: list[int], start: int, end: int) -> _Item | None:
+    """The one number, with a value, between `start` and `end`; None if there are none, several, or it has
+    no value."""
+    i, j = bisect.bisect_left(starts, start), bisect.bisect_left(starts, end)
+    return items[i] if j - i == 1 and items[i].value is not None else None
 
 
 @functools.lru_cache(maxsize=4096)
 def extract_answer(reply: str) -> Answer | None:
-    """The reply's final answer by the module's rules, or None (no answer, or an ambiguous marked one).
+    """The reply's final answer by the module's rules, or None (no answer, an ambiguous or a hidden one).
     Cached: one reply is read by the judge, the `syntax` reward and the chat format's `format_ok`."""
-    reply = reply[-MAX_REPLY_CHARS:]
-    marks = [(found[0], found[1], rule) for found, rule in
-             ((_last_hash(reply), "####"), (_last_boxed(reply), "boxed"), (_last_answer_tag(reply), "<answer>"))
-             if found is not None]
+    text = _normalise(reply[-MAX_REPLY_CHARS:])
+    items = _items(text)
+    starts = [item.start for item in items]
+    marks = _markers(text, {item.start for item in items if item.value is None and item.text[:1].isalpha()})
     if not marks:
-        found = numbers(reply)
-        if not found or found[-1][1] is None:
+        body = text.rstrip()
+        found = _one_number(items, starts, body.rfind("\n") + 1, len(body)) if body else None
+        return None if found is None else Answer(found.text, found.value, "last number")
+    read = []
+    for _, start, end, rule in marks:
+        found = _one_number(items, starts, start, end)
+        if found is None:
             return None
-        return Answer(found[-1][0], found[-1][1], "last number")
-    _, marked, rule = max(marks)
-    found = numbers(marked)
-    if len(found) != 1 or found[0][1] is None:
+        read.append((found, rule))
+    if len({found.value for found, _ in read}) != 1:
         return None
-    return Answer(found[0][0], found[0][1], rule)
+    found, rule = read[-1]  # all agree: named by the marker that comes last
+    return Answer(found.text, found.value, rule)
 
 
 def is_decimal(expected: str) -> bool:

@@ -1,8 +1,9 @@
 """Math word problems with verifiable answers: `Task(kind="math", language="math")`.
 
-A math task's one test holds its final answer; the reply is judged on the final answer it states
-(`coderl.sandbox.answers`: the `####` answer, else a `\\boxed{}` answer, else the last number; exact for
-integers and fractions, a tolerance for decimals).  Nothing runs: the request is `Mode.ANSWER`.
+A math task's one test holds its final answer; the reply is judged on the one final answer it states
+(`coderl.sandbox.answers`: every `####` line, `\\boxed{}` and `<answer>` block must hold exactly one number
+and all must agree, else the last non-empty line must hold exactly one; exact for integers and fractions,
+a tolerance for decimals).  Nothing runs: the request is `Mode.ANSWER`.
 
     math_task(...)       one task from a question, its answer and a worked solution
     load_gsm8k(PATH)     GSM8K's JSONL layout: {"question": ..., "answer": "<worked solution>\\n#### 72"}

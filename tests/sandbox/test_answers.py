@@ -1,5 +1,7 @@
-"""The final-answer judge (`Mode.ANSWER`): extraction order, numbers, comparison, and replies that try to
-get paid without the answer (hedging, huge numbers, other scripts' digits, forged markers)."""
+"""The final-answer judge (`Mode.ANSWER`): one reply, one unambiguous answer.  Markers, numbers (Unicode
+numerals, numbers with no value, number words), comparison, and replies that try to get paid without the
+answer (hedging, a second number hidden in a marked answer, disagreeing markers, huge numbers, forged
+markers).  Property tests draw the hidden number from every class of the definition."""
 
 from __future__ import annotations
 
@@ -7,9 +9,19 @@ import time
 from fractions import Fraction
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from coderl.sandbox import Sandbox
-from coderl.sandbox.answers import MAX_DIGITS, answers_match, extract_answer, judge_answer, numbers, parse_number
+from coderl.sandbox.answers import (
+    MAX_DIGITS,
+    NUMBER_WORDS,
+    answers_match,
+    extract_answer,
+    judge_answer,
+    numbers,
+    parse_number,
+)
 from coderl.sandbox.types import CheckKind, ExecutionRequest, Mode, Status, TestCase
 
 
@@ -23,34 +35,60 @@ def value(reply: str) -> Fraction | None:
     return None if found is None else found.value
 
 
-# ---- extraction order --------------------------------------------------------------------------
+# ---- markers: every one counts, and all must agree ------------------------------------------------
 
 
-def test_the_marker_that_comes_last_decides():
-    assert extract_answer("So \\boxed{7}. Total 3 + 4 = 7.\n#### 12\nCheck: 5 apples.").rule == "####"
-    assert value("So \\boxed{7}. Total 3 + 4 = 7.\n#### 12\nCheck: 5 apples.") == 12
-    assert value("#### 12\nno wait, \\boxed{13}") == 13
-    assert value("<reasoning>#### 17</reasoning><answer>18</answer>") == 18
+def test_markers_that_disagree_are_no_answer():
+    # (the old rule let the marker that came last decide; a reply could box one answer and mark another)
+    assert extract_answer("So \\boxed{7}. Total 3 + 4 = 7.\n#### 12\nCheck: 5 apples.") is None
+    assert extract_answer("#### 12\nno wait, \\boxed{13}") is None
+    assert extract_answer("<reasoning>#### 17</reasoning><answer>18</answer>") is None
+    assert extract_answer("\\boxed{17} earlier\n#### 18") is None
 
 
-def test_the_last_hash_line_counts_and_only_to_its_line_end():
-    assert value("#### 3\nno, wait\n#### 4\nthat is 9 cookies") == 4
+def test_markers_that_agree_are_the_answer_named_by_the_last_one():
+    assert value("So \\boxed{18}.\n#### 18") == 18 and extract_answer("So \\boxed{18}.\n#### 18").rule == "####"
+    assert value("#### \\boxed{18}") == 18  # a box inside a #### line: both read 18
+    assert value("#### 0.75\n\\boxed{\\frac{3}{4}}") == Fraction(3, 4)  # equal as values
+    assert value("<reasoning>so\n#### 18\n</reasoning><answer>18</answer>") == 18
+    # a #### line runs to its end: here it holds the answer block's 18 too, so it holds two numbers
+    assert extract_answer("<reasoning>so #### 18</reasoning><answer>18</answer>") is None
+    assert value("\\boxed{\\boxed{18}}") == 18
+
+
+def test_every_hash_line_counts_and_only_to_its_line_end():
+    assert extract_answer("#### 3\nno, wait\n#### 4\nthat is 9 cookies") is None  # (was 4: the last line won)
+    assert value("#### 4\nthat is 9 cookies") == 4
+    assert value("#### 4\nok\n#### 4") == 4
+
+
+def test_every_box_and_every_answer_block_counts():
+    # (the old rule read the last box and the last answer block only)
+    assert extract_answer("first \\boxed{2} then \\boxed{\\frac{3}{4}} and 10 more words 11") is None
+    assert value("first \\boxed{3/4} then \\fbox{\\frac{3}{4}} and 10 more words 11") == Fraction(3, 4)
+    assert extract_answer("<answer>17</answer> no: <answer>18</answer>") is None
+    assert extract_answer("\\boxed{} \\boxed{18}") is None  # an empty box is a marker that reads nothing
+    assert extract_answer("\\boxed{17 \\boxed{18}}") is None  # the outer box holds two numbers
+    assert extract_answer("\\boxed {17} and \\boxed{18}") is None  # spaces before the brace: still a box
 
 
 def test_markdown_headings_are_not_answer_markers():
     assert value("#### Step 2\nSo the answer is \\boxed{18}.") == 18
     assert value("#### Step 1: add\n5 + 13 = 18\n#### Final Answer\n\\boxed{18}") == 18
-    assert value("#### Step 1: add\n5 + 13 = 18") == 18  # a heading, then the last number
+    assert value("#### Step 1: add\n5 + 13 = 18\nThe answer is 18.") == 18  # a heading, then the last line
+    assert extract_answer("#### Step 1: add\n5 + 13 = 18") is None  # (was 18) the last line holds 3 numbers
     assert value("##### 5 steps\nthe answer is 7") == 7  # five hashes: a heading
+
+
+def test_a_hash_line_starting_with_a_number_word_is_a_marker_not_a_heading():
+    assert extract_answer("#### Seventeen\nThe answer is 18.") is None
+    assert extract_answer("#### First step\nadd them\n#### 18") is None
+    assert value("#### Step 2\nSo the answer is \\boxed{18}.") == 18
 
 
 def test_an_empty_hash_line_gives_the_next_line():
     assert value("####\n18") == 18 and value("3 + 4\n#### \n\n 7 apples") == 7
-
-
-def test_boxed_is_read_when_there_is_no_hash_line_and_the_last_box_counts():
-    reply = "first \\boxed{2} then \\boxed{\\frac{3}{4}} and 10 more words 11"
-    assert extract_answer(reply).rule == "boxed" and value(reply) == Fraction(3, 4)
+    assert extract_answer("####\n18 or 17") is None
 
 
 def test_an_answer_block_is_a_marker_that_must_hold_one_number():
@@ -66,9 +104,15 @@ def test_fbox_and_nested_braces_in_a_box():
     assert value("\\boxed{-\\frac{3}{8}}") == Fraction(-3, 8)
 
 
-def test_without_a_marker_the_last_number_counts():
-    found = extract_answer("She has 3 bags of 4 apples, so 3 * 4 = 12 apples.")
+def test_without_a_marker_the_last_line_must_hold_one_number():
+    found = extract_answer("She has 3 bags of 4 apples, so 3 * 4 = 12 apples.\nThe answer is 12.")
     assert found.rule == "last number" and found.value == 12
+    # (the old rule took the last number of the reply: 12 here, 18 below)
+    assert extract_answer("She has 3 bags of 4 apples, so 3 * 4 = 12 apples.") is None
+    assert extract_answer("So 3 + 15 = 18") is None
+    assert extract_answer("It is 18, the third try.") is None
+    assert extract_answer("The answer is 18.\nHope this helps!") is None  # the last line holds none
+    assert value("Work: 3 + 15 = 18.\n\nThe answer is 18.\n\n  \n") == 18
 
 
 def test_no_number_is_no_answer():
@@ -85,9 +129,9 @@ def test_no_number_is_no_answer():
     ("18 dollars", 18), ("25%", 25), ("\\$18", 18), ("12kg", 12), ("18m", 18), ("18 m", 18), ("it is 18.", 18),
     # signs: dashes of other code points, words, before a dollar sign, before parentheses
     ("\u201018", -18), ("\uff0d18", -18), ("\ufe6318", -18), ("minus 18", -18), ("Negative 18", -18), ("-$18", -18),
-    ("-\\$18", -18), ("-(18)", -18),
-    # LaTeX thousands, a unit's power, mixed numbers
-    ("1{,}200", 1200), ("1\\,200", 1200), ("18 cm^2", 18), ("18\\text{ cm}^{2}", 18), ("1 1/2", Fraction(3, 2)),
+    ("-\\$18", -18), ("-(18)", -18), ("-\u00a018", -18), ("3rd", 3), ("18 cm", 18), ("18\\text{ cm}", 18),
+    # LaTeX thousands, mixed numbers
+    ("1{,}200", 1200), ("1\\,200", 1200), ("1 1/2", Fraction(3, 2)),
     ("1\\frac{1}{2}", Fraction(3, 2)), ("-2 1/4", Fraction(-9, 4)),
 ])
 def test_parse_number_reads_one_number_with_units_and_signs(text, want):
@@ -116,16 +160,58 @@ def test_a_digit_before_a_fraction_is_never_glued_to_its_numerator():
     assert parse_number("1\\frac{1}{2}") != Fraction(11, 2) and parse_number("2\\frac{1}{4}") == Fraction(9, 4)
 
 
-def test_numbers_inside_words_and_scientific_notation_are_not_read():
-    assert numbers("abc123 v1.5 x2") == []
+def test_a_unit_power_is_a_second_number():
+    # (the old rule dropped a unit's power: `18 cm^2` was 18)
+    for text in ["18 cm^2", "18\\text{ cm}^{2}", "18 m\u00b2"]:
+        assert parse_number(text) is None and extract_answer(f"#### {text}") is None
+
+
+def test_digits_inside_words_and_scientific_notation_are_numbers_with_no_value():
+    # (the old rule skipped them: `#### v2 18` was 18)
+    assert numbers("abc123 v1.5 x2") == [("123", None), ("1", None), ("5", None), ("2", None)]
     assert extract_answer("#### 1e3") is None  # not 1: a reader that took 1 would pay a wrong answer
-    assert numbers("12e3") == []
+    assert all(v is None for _, v in numbers("12e3"))
+    assert extract_answer("#### v2 18") is None and extract_answer("\\boxed{18 1.2.3}") is None
 
 
-def test_digits_of_other_scripts_are_not_numbers():
+def test_digits_of_other_scripts_are_numbers_with_no_value():
     # int() reads these; the judge must not, or a reply's text could say one thing and be read as another
     assert extract_answer("\u0661\u0668") is None
     assert extract_answer("#### \uff11\uff18") is None
+    assert numbers("\u0661\u0668 \u00bd") == [("\u0661\u0668", None), ("\u00bd", None)]
+
+
+@pytest.mark.parametrize("reply", [
+    "#### 18\u00b2", "#### 1\u00bd", "#### 18 \u2469", "#### 18 \u216b", "\\boxed{18 \U0001d7cf}", "<answer>18 \u0661</answer>",
+    "#### 18\u2082", "#### \u00b918", "The answer is 18\u00b9.",
+])
+def test_a_unicode_numeral_beside_the_number_is_no_answer(reply):
+    # (the old rule read only ASCII digits, so each of these was 18 or 1)
+    assert extract_answer(reply) is None
+
+
+@pytest.mark.parametrize("reply", [
+    "#### 18 (eighteen)", "#### 18 or twenty", "\\boxed{18, the third}", "<answer>18 (first try)</answer>",
+    "#### 18 Twenty-One", "#### 18 ONE", "#### 2 thirds", "#### 3 hundreds", "#### 18 and a half", "#### 18 per second",
+    "#### 18 \uff54\uff57\uff4f", "#### 18 \U0001d42d\U0001d430\U0001d428", "#### 18 \ufb01ve", "#### 18 t\u200bwo",
+    "#### 18 two\u0301", "#### 18twenty", "#### twenty18", "The answer is 18, not nineteen.", "It is the second: 18",
+])
+def test_a_number_word_beside_the_number_is_no_answer(reply):
+    # (the old rule ignored words, so each of these was read as its digits)
+    assert extract_answer(reply) is None
+
+
+@pytest.mark.parametrize("word", sorted(NUMBER_WORDS))
+def test_every_number_word_is_a_number(word):
+    assert numbers(f"18; {word}") == [("18", Fraction(18)), (word, None)]
+    assert extract_answer(f"#### 18 {word.upper()}") is None and extract_answer(f"\\boxed{{{word.title()} 18}}") is None
+
+
+def test_number_words_are_whole_words_and_compounds_are_one_number():
+    assert numbers("someone, often, anyone, none, tone, seconded, quartered") == []
+    assert numbers("twenty-one") == [("twenty-one", None)] and numbers("one-half") == [("one-half", None)]
+    assert value("#### 18 apples") == 18 and value("#### 18 once, twice") == 18  # not number words
+    assert value("The answer is 18, a dozen-free pair.") is None  # `dozen` stands whole before `-`
 
 
 def test_a_number_with_too_many_digits_is_no_number():
@@ -136,6 +222,13 @@ def test_a_number_with_too_many_digits_is_no_number():
     "\\frac{" + " " * 100_000, "\\frac{1}{" + " " * 100_000, "\\frac{" + "\n" * 100_000, "####\n" * 40_000,
     "1 " * 100_000, "- " * 100_000, "minus " * 30_000, "1,111" * 40_000, "<answer>" * 30_000, "\\boxed{" * 30_000,
     "9" * 200_000, "#### " + "9" * 100_000 + "/" + "7" * 100_000, "-(" * 50_000,
+    # the numerals, words and markers of the one-answer rule
+    "\u00b2" * 100_000, "\u00bd1" * 50_000, "one-" * 30_000, "twenty " * 20_000, "a " * 100_000, "a1" * 50_000,
+    "\uff4f\uff4e\uff45" * 30_000, "o\u0301" * 50_000, "\ufb01" * 100_000, "t\u200b" * 50_000, "-\u00a0" * 50_000,
+    "".join(map(chr, range(0x100, 0x100 + 60_000))), "\\boxed{" * 20_000 + "18" + "}" * 20_000,
+    "\\boxed{18}" * 10_000, "\\boxed{}" * 20_000, "\\boxed {" * 20_000, "{" * 100_000, "}" * 100_000,
+    "#### 18\n" * 10_000, "####\n\n" * 30_000, "#### twenty\n" * 10_000, "<answer>18</answer>" * 10_000,
+    "x" * 100_000 + "\n18",
 ])
 def test_long_adversarial_replies_take_linear_time(text):
     # a judge that hangs stalls the whole training step (it runs in the trainer's process): every regex must
@@ -153,7 +246,7 @@ def test_a_zero_denominator_is_no_number():
 
 
 @pytest.mark.parametrize("reply", ["#### 17 or 18", "#### 17, 18", "\\boxed{17 \\text{ or } 18}", "#### 18 19",
-                                   "#### 10 - 5"])
+                                   "#### 10 - 5", "<answer>It is 18, not 17</answer>"])
 def test_a_marked_answer_with_several_numbers_is_no_answer(reply):
     assert extract_answer(reply) is None
     assert judge_answer(request(reply, "18")).status is Status.FAILED
@@ -212,3 +305,159 @@ def test_hidden_flags_are_kept_per_test():
     result = judge_answer(req)
     assert [(t.hidden, t.passed) for t in result.tests] == [(True, True), (False, False)]
     assert result.status is Status.FAILED and result.fraction_passed == 0.5
+
+
+# ---- properties: one reply, one unambiguous answer ---------------------------------------------------
+
+FAST = settings(max_examples=200, deadline=None)
+KINDS = ("####", "boxed", "fbox", "<answer>")
+
+
+def mark(kind: str, inside: str) -> str:
+    """`inside` as the text of a marker of that kind (a #### line ends at its line end)."""
+    return {"####": f"#### {inside}\n", "boxed": f"\\boxed{{{inside}}}", "fbox": f"\\fbox{{{inside}}}",
+            "<answer>": f"<answer>{inside}</answer>"}[kind]
+
+
+@st.composite
+def real_numbers(draw) -> tuple[str, Fraction]:
+    """One ordinary number with a value, as a reply writes it: (text, value)."""
+    n = draw(st.integers(0, 10**7))
+    small = draw(st.integers(1, 99))
+    form = draw(st.sampled_from(["int", "commas", "dollars", "percent", "decimal", "fraction", "latex", "mixed",
+                                 "negative", "minus word", "negative dollars"]))
+    if form == "int":
+        return str(n), Fraction(n)
+    if form == "commas":
+        return f"{n:,}", Fraction(n)
+    if form == "dollars":
+        return f"${n:,}.50", n + Fraction(1, 2)
+    if form == "percent":
+        return f"{small}%", Fraction(small)
+    if form == "decimal":
+        return f"{n}.25", n + Fraction(1, 4)
+    if form == "fraction":
+        return f"{small}/{small + 1}", Fraction(small, small + 1)
+    if form == "latex":
+        return f"\\frac{{{small}}}{{{small + 1}}}", Fraction(small, small + 1)
+    if form == "mixed":
+        return f"{n} 1/2", n + Fraction(1, 2)
+    if form == "negative":
+        return f"-{n}", Fraction(-n)
+    if form == "minus word":
+        return f"minus {n}", Fraction(-n)
+    return f"-${n}", Fraction(-n)
+
+
+ORDINALS = ["first", "second", "third", "fourth", "fifth", "eighth", "twelfth", "thirteenth", "twentieth",
+            "ninetieth", "hundredth", "thousandth", "millionth", "billionth", "thirds", "halves"]
+NO_VALUE = ["18k", "2.5M", "2 million", "3 thousand", "2 dozen", "2^10", "\\sqrt{324}", "0x12", "1_000", "1e3",
+            "12e3", "9" * (MAX_DIGITS + 1), "x2", "v1.5", "1.2.3", "cm^2", "\\text{cm}^{2}"]
+unicode_numerals = st.characters(categories=["Nd", "Nl", "No"], exclude_characters="0123456789")
+number_words = st.one_of(st.sampled_from(sorted(NUMBER_WORDS)), st.sampled_from(ORDINALS),
+                         st.builds("{}-{}".format, st.sampled_from(["twenty", "thirty", "ninety"]),
+                                   st.sampled_from(["one", "five", "ninth"])))
+cased_words = st.tuples(number_words, st.sampled_from([str.lower, str.upper, str.title])).map(lambda p: p[1](p[0]))
+# every class of the definition: a Unicode numeral, a number with no value, a number word (ordinals too)
+hidden_numbers = st.one_of(st.text(unicode_numerals, min_size=1, max_size=3), st.sampled_from(NO_VALUE),
+                           cased_words, st.sampled_from(ORDINALS))
+separators = st.sampled_from(["", " ", ", ", " or ", " (", "; not ", " = ", "/"])
+words = st.lists(st.sampled_from(["apples", "The", "answer", "is", "total", "so", "she", "pays", "cups", "left"]),
+                 max_size=4).map(" ".join)
+
+
+def glue(a: str, sep: str, b: str) -> str:
+    """`a`, `sep`, `b`; a space for no separator between two letters (a word glued to a word is no whole word)."""
+    return a + (" " if not sep and a[-1:].isalpha() and b[:1].isalpha() else sep) + b
+
+
+@st.composite
+def hiding_markers(draw) -> str:
+    """A marked answer with one real number and a hidden one before, after or around it."""
+    real, _ = draw(real_numbers())
+    hidden = draw(hidden_numbers)
+    place = draw(st.sampled_from(["before", "after", "around"]))
+    sep = draw(separators)
+    inside = {"before": glue(hidden, sep, real), "after": glue(real, sep, hidden),
+              "around": glue(glue(hidden, sep, real), sep, draw(hidden_numbers))}[place]
+    lead = draw(st.sampled_from(["", "3 + 15 = 18.\n", "We add the two amounts.\n\n"]))
+    return lead + mark(draw(st.sampled_from(KINDS)), inside)
+
+
+@FAST
+@given(hiding_markers())
+def test_a_marked_answer_hiding_another_number_is_no_answer(reply):
+    assert extract_answer(reply) is None
+
+
+@FAST
+@given(st.sampled_from(KINDS), st.sampled_from(KINDS), real_numbers(), real_numbers(), words)
+def test_two_markers_with_different_values_are_no_answer(kind_a, kind_b, a, b, between):
+    if a[1] == b[1]:
+        b = (f"{b[0]} 1/2" if b[1].denominator == 1 and b[1] >= 0 else "7/13", None)
+    reply = mark(kind_a, a[0]) + f"\n{between}\n" + mark(kind_b, b[0])
+    assert extract_answer(reply) is None
+
+
+@FAST
+@given(st.lists(st.sampled_from(KINDS), min_size=1, max_size=4), real_numbers(), words)
+def test_markers_with_equal_values_are_the_answer(kinds, number, between):
+    text, want = number
+    reply = f"{between}\n".join(mark(kind, text) for kind in kinds)
+    assert value(reply) == want
+    # the same value written another way agrees too
+    assert value(reply + f"\n\\boxed{{{want.numerator}/{want.denominator}}}") == want
+
+
+@FAST
+@given(real_numbers(), st.one_of(real_numbers().map(lambda p: p[0]), hidden_numbers), words,
+       st.sampled_from([", ", " or ", " = ", "; then ", " + "]), st.booleans())
+def test_without_a_marker_a_last_line_with_two_numbers_is_no_answer(real, other, lead, sep, other_first):
+    line = f"{other}{sep}{real[0]}" if other_first else f"{real[0]}{sep}{other}"
+    assert extract_answer(f"She had 5 apples and ate 2.\n{lead} {line}.") is None
+
+
+@FAST
+@given(real_numbers(), words, words, st.sampled_from(["none", "####", "boxed", "<answer>"]))
+def test_ordinary_replies_read_the_right_value(number, before, after, how):
+    text, want = number
+    work = "Natalia sold 48/2 = 24 clips in May.\nShe sold 48 + 24 = 72 clips.\n"
+    if how == "none":
+        reply = f"{work}{before} {text} {after}."
+    else:
+        reply = work + mark("####" if how == "####" else how, f"{text}" if how == "####" else f"{before} {text}")
+    assert value(reply) == want
+
+
+# ---- hand-written replies: GSM8K-style work that must keep its answer ---------------------------------
+
+
+@pytest.mark.parametrize("reply, want", [
+    ("Natalia sold 48/2 = <<48/2=24>>24 clips in May.\nNatalia sold 48+24 = <<48+24=72>>72 clips altogether in "
+     "April and May.\n#### 72", 72),
+    ("Weng earns 12/60 = $0.2 per minute.\nWorking 50 minutes, she earned 0.2 x 50 = $10.\n#### 10", 10),
+    ("Betty has only 100 / 2 = $50.\nHer grandparents gave her 15 * 2 = $30.\nShe needs 100 - 50 - 30 - 15 = $5 "
+     "more.\n#### $5", 5),
+    ("The first step: 3 * 6 = 18.\nThe second: 18 - 4 = 14.\n#### 14", 14),  # number words outside the marker
+    ("Step 1: 1/4 of 12 is 3.\nSo the answer is \\boxed{3}.", 3),
+    ("<reasoning>3 bags of 6 is 18, not 17.</reasoning>\n<answer>\n18\n</answer>", 18),
+    ("She pays $1,200.50 in total.\n\n**Answer:** $1,200.50", Fraction(240100, 200)),
+    ("The temperature fell 5 degrees from 2.\nThe answer is -3.", -3),
+    ("It went down by 7 degrees.\n#### minus 7", -7),
+    ("1 1/2 cups per batch, 2 batches.\nTotal: 3 cups\n#### 3", 3),
+    ("The discount is 25%.\nSo the final answer is 25%.", 25),
+    ("So the answer is $\\boxed{\\dfrac{5}{12}}$.", Fraction(5, 12)),
+    ("x = 18\n\n#### 18\n", 18),
+    ("#### Step 1\n5 + 13 = 18\n#### Step 2\nCheck it.\n#### 18", 18),
+    ("They have 1,234 marbles.\n#### 1,234", 1234),
+    ("The answer is 18 apples.", 18),
+])
+def test_ordinary_gsm8k_style_replies_keep_their_answer(reply, want):
+    assert value(reply) == want
+    assert judge_answer(request(reply, str(want.numerator if isinstance(want, Fraction) and want.denominator == 1
+                                           else want))).passed
+
+
+def test_seconds_is_a_unit_and_second_an_ordinal():
+    assert extract_answer("#### 45 seconds").value == 45
+    assert extract_answer("#### 18 per second") is None
