@@ -248,7 +248,7 @@ class TestRun:
                 if name in handles_only:  # only called, and not the task's: a class to construct and pass in
                     if _type(value) is not tester.Handle:
                         continue
-                    value._make_passive(handles.CONSTRUCTOR)
+                    value._make_passive(handles.CONSTRUCTOR, name)
                 self.ns[name] = value
         try:
             exec(compile(req.get("trusted", ""), "<task>", "exec"), self.ns)

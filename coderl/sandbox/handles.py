@@ -49,15 +49,17 @@ class Handle:
         result = JUDGE.call(self, args, kwargs)
         if self._passive == CONSTRUCTOR:
             if _type(result) is not Handle:
-                raise TypeError(f"calling the program's {self._tname!r} built no object of the program's (a name the "
-                                "task does not give the program is only a class to construct and pass in)")
+                raise TypeError(f"{self._tname}(...) built no object of the program's (a name the task does not "
+                                "give the program is only a class to construct and pass in)")
             result._make_passive(BUILT)
         return result
 
     # ---- a class the task does not name, which the tests only construct and pass in ------------------
-    def _make_passive(self, kind):
+    def _make_passive(self, kind, name=None):
         if self._passive == NORMAL:
             object.__setattr__(self, "_passive", kind)
+            if name is not None:  # a constructor goes by the test's name for it in messages
+                object.__setattr__(self, "_tname", name)
 
     def _passive_ask(self, op, fields):
         """An object built from such a class goes to the program as an argument and takes attributes

@@ -5,9 +5,10 @@ subclass's overridden `items` or `__eq__` is never what is sent); `rebuild_value
 receiver's own object from that description, strictly, raising ValueError/TypeError on anything
 malformed.  Kinds: Counter, OrderedDict, defaultdict, namedtuple, Decimal, Fraction, date, time,
 datetime, timedelta, range, deque, ChainMap, dict views (keys, values, items), mappingproxy (as a
-dict), module (the receiver imports its own, never a `__main__` or private module), iterators passed
-as arguments (materialised, rebuilt as an iterator over the items), ndarray (numpy scalars travel as
-plain numbers).  `update_in_place` copies a call's mutation of an argument back into the caller's.
+dict), module (one the sender imported, by its name: the receiver imports its own, never a `__main__`
+or private module; a module object made by hand is a handle), iterators passed as arguments
+(materialised, rebuilt as an iterator over the items), ndarray (numpy scalars travel as plain numbers).
+`update_in_place` copies a call's mutation of an argument back into the caller's.
 """
 
 import builtins
@@ -17,6 +18,7 @@ import datetime
 import decimal
 import fractions
 import importlib
+import sys
 import types
 
 _type = type
@@ -69,7 +71,10 @@ def tag_value_type(value, sub):
     if t is types.MappingProxyType:
         return sub(dict(value))
     if t is types.ModuleType:
-        return {"$v": ["module", str(_getattr(value, "__name__", ""))]}
+        name = _getattr(value, "__name__", "")
+        if _type(name) is str and sys.modules.get(name) is value:  # an imported module, by its name
+            return {"$v": ["module", name]}
+        return None  # a module object made by hand (`types.ModuleType("math")`): not the module of that name
     if _isinstance(value, tuple):
         fields = _getattr(t, "_fields", None)
         values = [sub(v) for v in tuple.__iter__(value)]

@@ -64,7 +64,7 @@ def test_a_called_helper_of_the_programs_cannot_judge_its_answer(sandbox):
     """`is_descending` is not the task's: only called, so only a class to construct and pass in.  A call
     that gives data back, or an object whose truth the test would read, is refused."""
     lam = run(sandbox, SORT, "    return xs\n\n\nis_descending = lambda xs: True\n")
-    assert not lam.passed and "built no object" in lam.message, lam.message
+    assert not lam.passed and "is_descending(...) built no object" in lam.message, lam.message
     obj = run(sandbox, SORT, "    return xs\n\n\nclass is_descending:\n    def __init__(self, xs):\n        pass\n\n"
                              "    def __bool__(self):\n        return True\n")
     assert not obj.passed and "only constructed and passed" in obj.message, obj.message
@@ -216,3 +216,12 @@ def test_real_builtin_exceptions_and_their_subclasses_are_caught(sandbox, raised
         code = "    return d[k]\n"
     result = run(sandbox, LOOKUP, code)
     assert result.passed, result.message
+
+
+def test_a_module_object_made_by_hand_is_not_the_module_of_its_name(sandbox):
+    """`types.ModuleType("math")` with a wrong `sqrt` comes back as the program's object, not the judge's
+    math; the real module, imported, comes back as the judge's own import."""
+    t = task('def get_math():\n    """The math module."""\n', ["assert candidate().sqrt(16) == 4"], "get_math")
+    fake = run(sandbox, t, "    import types\n    m = types.ModuleType('math')\n    m.sqrt = lambda x: 0\n    return m\n")
+    assert not fake.passed
+    assert run(sandbox, t, "    import math\n    return math\n").passed

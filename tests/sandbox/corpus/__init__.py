@@ -50,6 +50,11 @@ TAGS = {
     "N.protocol_abuse": "malformed, oversized or unexpected frames on the judge channel",
     "N.zygote_reach": "reaching the zygote or a neighbour process (fds, /proc)",
     "N.exception_identity": "raising another class with the name of the exception class a test catches",
+    # the judge's written rules (rules.py)
+    "A.program_names": "a name the test reads but the task does not bind, bound by the program (pi = 0, Fraction)",
+    "A.program_comparison": "two program objects compared with each other (==, !=, ordering)",
+    "A.control_exceptions": "StopIteration ending the judge's loops; a class named like a builtin exception",
+    "A.fork_reply": "a forked child returning into the runtime and answering the judge for its parent",
     # B2, C2, D: containment (the program's view of the machine, `python main.py` semantics, robustness)
     "B2.answer_keys": "finding a task file on disk and running its reference solution",
     "C2.stdio_semantics": "stdin/stdout programs correct under `python main.py` (threads, atexit, exit codes)",
@@ -67,6 +72,9 @@ TAGS = {
     "C.mbpp_fixtures": "MBPP class arguments (Pair) and setup-built trees (Node)",
     "C.exceptions": "tests that expect the program to raise (pytest.raises / try-except)",
     "C.callbacks": "test callables (lambdas, keys) passed to the program",
+    "C.name_resolution": "tests reading math's pi, Fraction or a program class they construct, without binding it",
+    "C.fork_in_function": "a function that forks a child (which waits, or raises) and answers right",
+    "C.deep_values": "return values nested to the 1,000-level limit",
 }
 
 
@@ -108,9 +116,10 @@ def load_task(case: Case):
 
 
 def all_cases() -> list[Case]:
-    from . import containment, hostile, hostile_judge, legitimate, ordinary
+    from . import containment, hostile, hostile_judge, legitimate, ordinary, rules
 
-    return [*hostile.CASES, *hostile_judge.CASES, *legitimate.CASES, *ordinary.CASES, *containment.CASES]
+    return [*hostile.CASES, *hostile_judge.CASES, *legitimate.CASES, *ordinary.CASES, *containment.CASES,
+            *rules.CASES]
 
 
 def run_cases(sandbox, cases: list[Case]) -> list:
