@@ -4,17 +4,26 @@ the build-time rejection of constructs that could reach outside the design under
 Toolchain (Debian packages iverilog, yosys, verilator; `make setup` installs them):
 
     build      iverilog -g2012 -o sim -s coderl_tb coderl_tb.v design.sv   (the testbench, then the design)
-    simulate   vvp -n sim +coderl_nonce=<nonce>       the testbench prints "<nonce> <label> <bits>" per check
+    simulate   sh -c SIMULATE_SCRIPT: `sim` is opened, then it and both sources are deleted, and vvp
+               reads the compiled program through a FIFO (`vvp -n sim.fifo`, the FIFO deleted too);
+               the testbench prints "<nonce> <label> <bits>" per check
     synthesis  yosys: read, `synth -top <top>`, and (unless the task allows latches) no latch cell
     lint       verilator --lint-only -Wall: the quality reward counts its warnings
 
-The design never sees the nonce: it may not call `$value$plusargs` (or any system task outside
-`SYSTEM_TASKS`), name anything of the testbench's (identifiers containing "coderl", hierarchical
-names, `$root`/`$unit`), override values (`force`, `release`, `defparam`, `bind`), read files
-(`` `include ``, `$fopen`, `$readmemh`, ...) or run commands (`$system`); and since the rules read the
-text as written, it may not use macros (`` `define ``, token pasting, a macro's use): only the
-directives in `DIRECTIVES`.  `rejected(design)` says which
-rule a design breaks; such a design is a build error before anything runs.
+The design is lexed (`coderl.languages.verilog_lexer`, IEEE 1364-2005 §3) and the rules of `rejected`
+run on its tokens; what the toolchain compiles is the text re-emitted from those tokens
+(`checked(design)`), so no construct can read one way to the rules and another to the compiler.  A
+design the lexer refuses, or one that breaks a rule, is a build error before anything runs.  The
+rules: no system task or function outside `SYSTEM_TASKS` (so no `$value$plusargs`, `$fopen`,
+`$readmemh`, `$system`, ...), no `$root`/`$unit`, no name containing "coderl" (the testbench's), no
+hierarchical name (a name, or `]`, then `.` then a name), no `force`, `release`, `defparam`, `bind`,
+no DPI import or export, and no compiler directive but those in `DIRECTIVES` (no `` `include ``, no
+macro, no `` `define ``).
+
+The nonce never reaches the design's process: it is compiled into the testbench (`testbench_source`:
+the CHECK macro's text, `` `undef``-ed at the testbench's end), the simulation's command line and
+environment do not hold it, and the wrapper deletes every file that holds it before vvp runs the
+design; what stays is vvp's own memory (`/proc/self/mem`), which no file rule closes (docs/languages.md).
 """
 
 from __future__ import annotations
@@ -22,18 +31,32 @@ from __future__ import annotations
 import re
 
 from coderl.languages import Language, register_language
+from coderl.languages import verilog_lexer as L
 from coderl.languages.runner import Runner, register_runner
 
 TESTBENCH_FILE = "coderl_tb.v"
 DESIGN_FILE = "design.sv"
 SIM_FILE = "sim"
 TESTBENCH_MODULE = "coderl_tb"
+# `CHECK("label", expr)`: one line "<nonce> <label> <bits>", NONCE replaced per request
+# (`testbench_source`).  The bundled testbenches still declare `reg [8*32-1:0] coderl_nonce;`, where the
+# old CHECK read the nonce from vvp's command line; nothing needs it any more.
 PRELUDE = (
     "`timescale 1ns/1ps\n"
-    "`define CHECK(label, value) begin if (!$value$plusargs(\"coderl_nonce=%s\", coderl_nonce)) "
-    "coderl_nonce = \"none\"; $display(\"%0s %0s %b\", coderl_nonce, label, value); end\n"
+    "`define CHECK(label, value) begin $display(\"%0s %0s %b\", \"NONCE\", label, value); end\n"
 )
+POSTLUDE = "\n`undef CHECK\n"  # the macro holds the nonce: gone before the design's text
 BUILD = ("iverilog", "-g2012", "-o", SIM_FILE, "-s", TESTBENCH_MODULE, TESTBENCH_FILE, DESIGN_FILE)
+# The simulation, through a FIFO so that vvp is the test's own process (its exit status and signals are
+# the run's): a background shell opens the FIFO, then `sim`, deletes the FIFO, `sim` and both sources
+# (fail-closed: `&&`) and becomes cat; vvp reads the program from the FIFO.  vvp parses the whole program
+# before it runs any of it, so by the time the design runs cat has exited: no file, path, /proc/*/fd
+# link, argv or environment holds the nonce.
+FIFO = "sim.fifo"
+SIMULATE_SCRIPT = (f"mkfifo {FIFO} || exit 1; "
+                   f"{{ exec >{FIFO} && exec <{SIM_FILE} && rm -f {FIFO} {SIM_FILE} {TESTBENCH_FILE} {DESIGN_FILE} "
+                   f"&& exec cat; }} & exec vvp -n {FIFO}")
+SIMULATE = ("sh", "-c", SIMULATE_SCRIPT)
 LATCH_CELLS = "t:$dlatch t:$adlatch t:$dlatchsr t:$_DLATCH_* t:$_DLATCHSR_*"
 LINT_FLAGS = ("--lint-only", "-Wall", "-Wno-DECLFILENAME", "-Wno-EOFNEWLINE")
 SYSTEM_TASKS = frozenset("""
@@ -48,8 +71,11 @@ DIRECTIVES = frozenset({"timescale", "default_nettype", "resetall", "ifdef", "if
                         "celldefine", "endcelldefine"})
 
 
-def simulate_argv(nonce: str) -> tuple[str, ...]:
-    return ("vvp", "-n", SIM_FILE, f"+coderl_nonce={nonce}")
+def testbench_source(testbench: str, nonce: str) -> str:
+    """The testbench file of one run: the prelude with `nonce` in CHECK, the testbench, `undef CHECK."""
+    if not re.fullmatch(r"[0-9a-f]{1,64}", nonce):
+        raise ValueError(f"nonce {nonce!r}: expected hex digits")
+    return PRELUDE.replace("NONCE", nonce) + testbench + POSTLUDE
 
 
 def synthesis_argv(top: str, latches: bool) -> tuple[str, ...]:
@@ -67,34 +93,58 @@ _COMMENTS_STRINGS = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.DOT
 
 
 def code_only(source: str) -> str:
-    """The source with comments and string literals blanked (each kept as one space)."""
+    """The source with comments and string literals blanked (each kept as one space): a cheap prose
+    check (`parses`), never a rule; the rules read `verilog_lexer` tokens."""
     return _COMMENTS_STRINGS.sub(" ", source)
 
 
-def rejected(design: str) -> str | None:
-    """Which build-time rule the design breaks (one line), or None.  The rules read the text as written,
-    so nothing may rewrite it before the compiler does: no macros (`define, `include, token pasting,
-    a macro's use), only the directives in DIRECTIVES."""
-    if re.search(r'\bimport\s+"DPI', design):
-        return "DPI imports are not allowed"
-    code = code_only(design)
-    for directive in re.findall(r"`\s*([A-Za-z_]\w*|`)?", code):
-        if directive not in DIRECTIVES:
-            return f"compiler directive or macro `{directive} is not allowed (no macros in a design)"
-    if "coderl" in code.lower():
-        return "identifiers containing 'coderl' belong to the testbench"
-    for word in BANNED_WORDS:
-        if re.search(rf"(?<![\w$]){word}(?![\w$])", code):
-            return f"'{word}' is not allowed"
-    for name in re.findall(r"\$[A-Za-z_][\w$]*", code):
-        if name in ("$root", "$unit"):
-            return f"{name} is not allowed"
-        if name not in SYSTEM_TASKS:
-            return f"system task {name} is not allowed"
-    hier = re.search(r"(?<![\w$'.])([A-Za-z_][\w$]*)\s*\.\s*([A-Za-z_][\w$]*)", code)
-    if hier:
-        return f"hierarchical reference {hier.group(1)}.{hier.group(2)} is not allowed"
+def _shown(tok: L.Token) -> str:
+    return (tok.text.strip() if tok.kind != L.KIND_ESCAPED else "\\" + tok.name)[:60]
+
+
+def broken_rule(tokens: list[L.Token]) -> str | None:
+    """The first build-time rule the tokens break (one line naming the source line), or None."""
+    for k, tok in enumerate(tokens):
+        kind, name = tok.kind, tok.name
+        where = f"line {tok.line}: "
+        if kind == L.KIND_DIRECTIVE and name not in DIRECTIVES:
+            return where + f"compiler directive or macro `{name} is not allowed (no macros in a design)"
+        if kind in L.NAME_KINDS and "coderl" in name.lower():
+            return where + "identifiers containing 'coderl' belong to the testbench"
+        if kind in (L.KIND_KEYWORD, L.KIND_ESCAPED) and name in BANNED_WORDS:
+            return where + f"'{name}' is not allowed"
+        if kind == L.KIND_ESCAPED and name.startswith("$"):
+            return where + f"escaped identifier {_shown(tok)} names a system task: not allowed"
+        if kind == L.KIND_SYSTEM:
+            if name in ("$root", "$unit"):
+                return where + f"{name} is not allowed"
+            if name not in SYSTEM_TASKS:
+                return where + f"system task {name[:60]} is not allowed"
+        if kind == L.KIND_KEYWORD and name in ("import", "export") and k + 1 < len(tokens) \
+                and tokens[k + 1].kind == L.KIND_STRING:
+            return where + "DPI imports are not allowed"
+        if tok.text == "." and 0 < k < len(tokens) - 1:
+            left, right = tokens[k - 1], tokens[k + 1]
+            if (left.kind in L.NAME_KINDS or left.text == "]") and right.kind in L.NAME_KINDS:
+                shown = "[...]" if left.text == "]" else _shown(left)
+                return where + f"hierarchical reference {shown}.{_shown(right)} is not allowed"
     return None
+
+
+def checked(design: str) -> tuple[str, str | None]:
+    """(the text to compile, why the design is rejected or None).  The text is the design re-emitted
+    from its tokens (`verilog_lexer.emit`); a design the lexer refuses keeps its own text, which never
+    runs."""
+    try:
+        tokens = L.tokenize(design)
+    except L.LexError as exc:
+        return design, str(exc)
+    return L.emit(design, tokens), broken_rule(tokens)
+
+
+def rejected(design: str) -> str | None:
+    """Which build-time rule the design breaks, or what its lexer refuses (one line), or None."""
+    return checked(design)[1]
 
 
 def parses(source: str) -> bool:
@@ -103,10 +153,13 @@ def parses(source: str) -> bool:
 
 
 def compiles(source: str) -> bool:
-    """Every `module` has its `endmodule` and begin/end balance (a cheap check that runs nothing; the
-    `compile` reward reads the real build)."""
-    code = code_only(source)
-    count = lambda word: len(re.findall(rf"\b{word}\b", code))  # noqa: E731
+    """The lexer reads it, every `module` has its `endmodule` and begin/end balance (a cheap check that
+    runs nothing; the `compile` reward reads the real build)."""
+    try:
+        words = [t.name for t in L.tokenize(source) if t.kind == L.KIND_KEYWORD]
+    except L.LexError:
+        return False
+    count = words.count
     return count("module") >= 1 and count("module") == count("endmodule") and count("begin") == count("end")
 
 
@@ -134,7 +187,7 @@ VERILOG = register_language(Language(
 
 # The simulation's runner; synthesis and lint are further tests of the same request (`coderl.tasks.hdl`).
 ICARUS = register_runner(Runner(
-    language="verilog", source_file=DESIGN_FILE, run=simulate_argv("none"), build=BUILD, judge="hardware",
+    language="verilog", source_file=DESIGN_FILE, run=SIMULATE, build=BUILD, judge="hardware",
     binaries=("iverilog", "vvp", "yosys", "verilator"),
     install="apt-get install --no-install-recommends iverilog yosys verilator",
 ))

@@ -14,10 +14,15 @@ A problem (a row of `coderl/tasks/data/verilog/problems.jsonl`, or of a user's f
 The expected checks are the reference's: the loader runs the same testbench on it once (Icarus
 Verilog, outside the sandbox: the reference is the task's trusted code) and caches the (label, value)
 pairs under `cache_root()/verilog`.  A request is one COMMAND run of three tests: `sim` (TAGGED: one
-outcome per check, matched in order; the nonce is drawn per request), and two analyses that never
-count for pass or fraction (REPORT): `synthesis` (yosys; fails on a latch unless allowed) and `lint`
-(verilator -Wall).  A design that breaks a build-time rule (`coderl.languages.verilog.rejected`) is a
-build error before anything runs.
+outcome per check, matched in order), and two analyses that never count for pass or fraction (REPORT):
+`synthesis` (yosys; fails on a latch unless allowed) and `lint` (verilator -Wall).
+
+What the toolchain compiles is the design re-emitted from its tokens
+(`coderl.languages.verilog.checked`), never the completion as written; a design the lexer refuses or
+that breaks a build-time rule is a build error before anything runs.  The nonce is drawn per request
+and compiled into the testbench (`verilog.testbench_source`): the simulation's argv and environment do
+not hold it, and its wrapper (`verilog.SIMULATE`) deletes `sim` and the sources before vvp, reading the
+program from a FIFO, runs the design.  The reference's run here takes the same path.
 """
 
 from __future__ import annotations
@@ -63,13 +68,14 @@ def simulate(testbench: str, design: str, timeout: float = 30.0) -> list[tuple[s
     nonce = secrets.token_hex(8)
     with tempfile.TemporaryDirectory(prefix="coderl-verilog-") as tmp:
         with open(os.path.join(tmp, V.TESTBENCH_FILE), "w", encoding="utf-8") as f:
-            f.write(V.PRELUDE + testbench)
+            f.write(V.testbench_source(testbench, nonce))
         with open(os.path.join(tmp, V.DESIGN_FILE), "w", encoding="utf-8") as f:
             f.write(design)
         build = subprocess.run(list(V.BUILD), cwd=tmp, capture_output=True, text=True, timeout=timeout)
         if build.returncode != 0:
             raise ValueError(f"does not compile: {(build.stderr or build.stdout).strip().splitlines()[:1]}")
-        run = subprocess.run(list(V.simulate_argv(nonce)), cwd=tmp, capture_output=True, text=True, timeout=timeout)
+        run = subprocess.run(list(V.SIMULATE), cwd=tmp, capture_output=True, text=True, timeout=timeout,
+                             stdin=subprocess.DEVNULL)
         if run.returncode != 0:
             raise ValueError(f"simulation exited {run.returncode}: {run.stderr.strip()[:200]}")
     from coderl.sandbox.outputs import tagged_checks
@@ -81,7 +87,8 @@ def expected_checks(testbench: str, reference: str, where: str) -> list[tuple[st
     """The reference's checks, cached by the hash of the prelude, testbench, reference and tool version."""
     from coderl.models.spec import cache_root
 
-    key = hashlib.sha256("\0".join([V.PRELUDE, testbench, reference, _tool_versions()]).encode()).hexdigest()
+    key = hashlib.sha256("\0".join([V.testbench_source(testbench, "0"), *V.SIMULATE, reference,
+                                    _tool_versions()]).encode()).hexdigest()
     path = cache_root() / "verilog" / f"{key[:32]}.json"
     if path.is_file():
         with open(path, encoding="utf-8") as f:
@@ -135,20 +142,22 @@ def load_verilog(path: str | os.PathLike[str] | None = None) -> list[Task]:
 
 
 def hdl_request(task: Task, completion: str, limits: Limits, tests: tuple) -> ExecutionRequest:
-    """Build (testbench + design), simulate with a fresh nonce, synthesise, lint."""
+    """Build (testbench with a fresh nonce + the design re-emitted from its tokens), simulate,
+    synthesise, lint."""
     runner = get_runner(task.language)
     runner.require()
     top, latches = task.metadata["top"], task.metadata["latches"]
     nonce = secrets.token_hex(8)
+    design, rejected = V.checked(completion)
     sim = next(t for t in task.tests if t.check is CheckKind.TAGGED)
-    sim = dataclasses.replace(sim, expected={"nonce": nonce, "checks": sim.expected["checks"]},
-                              argv=V.simulate_argv(nonce))
+    sim = dataclasses.replace(sim, expected={"nonce": nonce, "checks": sim.expected["checks"]}, argv=V.SIMULATE)
     analyses = (TestCase(id="synthesis", source="", check=CheckKind.REPORT, argv=V.synthesis_argv(top, latches)),
                 TestCase(id="lint", source="", check=CheckKind.REPORT, argv=V.lint_argv(top)))
     return ExecutionRequest(
-        mode=Mode.COMMAND, files={V.TESTBENCH_FILE: V.PRELUDE + task.metadata["testbench"], V.DESIGN_FILE: completion},
-        tests=(sim, *analyses), argv=V.simulate_argv(nonce), build_argv=V.BUILD, limits=runner.limits(limits),
-        language=task.language, rejected=V.rejected(completion) or "")
+        mode=Mode.COMMAND,
+        files={V.TESTBENCH_FILE: V.testbench_source(task.metadata["testbench"], nonce), V.DESIGN_FILE: design},
+        tests=(sim, *analyses), argv=V.SIMULATE, build_argv=V.BUILD, limits=runner.limits(limits),
+        language=task.language, rejected=rejected or "")
 
 
 HDL = register_kind(TaskKind(

@@ -7,16 +7,18 @@ program still never passes.  Limits are small (1 s of CPU, 1 MiB of output) so t
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import secrets
+import subprocess
 
 import pytest
 
 import coderl
 from coderl.languages import verilog as V
 from coderl.sandbox.types import VALUE_MARKER, Limits, Status
-from coderl.tasks.hdl import bundled_path
+from coderl.tasks.hdl import bundled_path, simulate
 from coderl.tasks.spec import load_tasks
 from tests.conftest import require_binaries
 
@@ -95,8 +97,8 @@ def test_a_design_that_finishes_early_leaves_its_checks_missing(sandbox, mux2):
 
 
 def test_a_design_cannot_use_the_testbench_check_macro(sandbox, mux2):
-    # The prelude's CHECK macro is visible to the design (one compilation unit) but names the
-    # testbench's nonce register, which the design can neither declare nor reach.
+    # The prelude's CHECK macro holds the nonce: it is `undef`-ed at the testbench's end, and a macro
+    # use is rejected before anything runs.
     design = _design(mux2, CORRECT_MUX + "\n    initial begin `CHECK(\"y\", 1'b1) end")
     result = sandbox.run(mux2.build_request(design, limits=QUICK))
     _never_passes(result)
@@ -167,6 +169,138 @@ def test_names_built_by_token_pasting_are_rejected(sandbox, mux2, name):
     before, body = PASTED[name]
     result = sandbox.run(mux2.build_request(_design(mux2, body, before), limits=QUICK))
     assert result.status is Status.BUILD_ERROR and "rejected" in result.message, (result.status, result.message)
+
+
+# ---- Verilog: what the rules see is what the compiler compiles ----------------------------------------------
+
+# An escaped identifier (IEEE 1364-2005 §3.7.1) is a backslash, then printable ASCII up to white space, so
+# `\/*`, `\//` and `\"` are identifiers to iverilog; the old text rules read them as a comment or string
+# opener and blanked what followed, which iverilog then compiled.  These all passed the old rules.
+HIDING = {
+    "escaped_block_comment": '    wire \\/* ;\n    initial $system("echo hidden"); // */',
+    "escaped_line_comment": '    wire \\// ; initial $system("echo hidden");',
+    "escaped_quote": '    wire \\" ; initial $system("echo hidden");',
+    "escaped_hierarchical": "    wire peek = dut.\\sel ;",  # the second name escaped
+    "dpi_behind_a_comment": '    import /* x */ "DPI-C" function int system(input string cmd);',
+}
+# A wrong design (y stuck at 0) reading the nonce the way the old rules could not see, printing the
+# reference's checks with it: with the nonce on vvp's command line it passed.
+HIDDEN_NONCE = ("    assign y = 1'b0;\n    reg [255:0] n;\n    integer k;\n    wire \\/* ;\n"
+                "    initial if ($value$plusargs(\"coderl_nonce=%s\", n)) begin\n"
+                "        for (k = 0; k < 8; k = k + 1) $display(\"%0s y %b\", n, k[0] ? k[1] : k[2]);\n"
+                "        $finish;\n    end // */")
+
+
+def test_iverilog_compiles_what_follows_an_escaped_comment_opener(tmp_path):
+    require_binaries("iverilog", "vvp")
+    (tmp_path / "t.sv").write_text('module t;\n  wire \\/* ;\n  initial $display("compiled"); // */\nendmodule\n')
+    subprocess.run(["iverilog", "-g2012", "-o", "t", "t.sv"], cwd=tmp_path, check=True, capture_output=True)
+    out = subprocess.run(["vvp", "-n", "t"], cwd=tmp_path, capture_output=True, text=True, timeout=30).stdout
+    assert "compiled" in out
+
+
+@pytest.mark.parametrize("name", sorted(HIDING))
+def test_code_hidden_from_text_rules_is_rejected(sandbox, mux2, name):
+    design = _design(mux2, CORRECT_MUX + "\n" + HIDING[name])
+    request = mux2.build_request(design, limits=QUICK)
+    assert request.rejected.startswith("line "), request.rejected
+    result = sandbox.run(request)
+    assert result.status is Status.BUILD_ERROR and "rejected" in result.message and "\n" not in result.message
+
+
+def test_a_hidden_nonce_read_is_rejected_and_finds_nothing_past_the_rules(sandbox, mux2):
+    request = mux2.build_request(_design(mux2, HIDDEN_NONCE), limits=QUICK)
+    assert "/*" in request.rejected
+    result = sandbox.run(dataclasses.replace(request, rejected=""))  # the rules bypassed
+    _never_passes(result)
+    assert result.status is Status.FAILED
+
+
+# Ordinary designs of the same shapes: they pass, compiled from the re-emitted text.
+HONEST = {
+    "escaped_identifiers": "    wire \\sel_n ;\n    wire \\a+b ;\n    wire \\begin ;\n    assign \\sel_n  = ~sel;\n"
+                           "    assign \\a+b  = a;\n    assign \\begin  = b;\n    assign y = \\sel_n  ? \\a+b  : \\begin ;",
+    "event_controls": "    reg r1, r2, r3;\n    always @(*) r1 = sel ? b : a;\n    always @( * ) r2 = r1;\n"
+                      "    always @* r3 = r2;\n    assign y = r3;",
+    "attributes": '    (* keep = "yes", dont_touch *) wire t = sel ? b : a;\n    assign y = t;',
+    "based_numbers_with_spaces": "    wire [7:0] m = 8 'h f_F;\n    wire one = 1 'b 1;\n    wire [3:0] z = '0;\n"
+                                 "    assign y = (sel == one) ? b & m[0] : a | z[0];",
+    "strings_with_escapes": CORRECT_MUX + '\n    initial $display("tab\\there \\"q\\" back\\\\slash \\101 * /* // `x");',
+    "comments_everywhere": "    // $system(\"x\") coderl_tb.sel `include force\n    assign /* dut.sel $fopen */ y = sel ? b : a; /*\n"
+                           "    `define X 1 */ // \\/* \" ",
+    "crlf_lines": CORRECT_MUX.replace(";", ";\r") + "\r\n    // note\r",
+}
+
+
+@pytest.mark.parametrize("name", sorted(HONEST))
+def test_honest_designs_of_the_same_shapes_pass(sandbox, mux2, name):
+    design = "`timescale 1ns / 1ps\n" + _design(mux2, HONEST[name])
+    assert V.rejected(design) is None
+    result = sandbox.run(mux2.build_request(design, limits=QUICK))
+    assert result.passed, (result.status, result.message, result.stderr[-300:])
+
+
+def test_compile_errors_keep_the_designs_line_numbers(sandbox, mux2):
+    design = _design(mux2, "    /* two\n       lines */ // and one\n    assign y = sel ? b : ;")
+    assert design.splitlines()[8].strip() == "assign y = sel ? b : ;"
+    result = sandbox.run(mux2.build_request(design, limits=QUICK))
+    assert result.status is Status.BUILD_ERROR and "design.sv:9:" in result.message, result.message
+
+
+def test_the_request_compiles_the_re_emitted_design_and_carries_no_nonce_outside_the_testbench(mux2):
+    design = _design(mux2, "    assign y = sel ? b : a; // \\/* a comment\n    wire \\plain ;")
+    request = mux2.build_request(design)
+    nonce = request.tests[0].expected["nonce"]
+    assert request.files[V.DESIGN_FILE] == V.checked(design)[0] != design
+    assert "//" not in request.files[V.DESIGN_FILE] and "wire plain ;" in request.files[V.DESIGN_FILE]
+    testbench = request.files[V.TESTBENCH_FILE]
+    assert testbench.count(nonce) == 1 and testbench.rstrip().endswith("`undef CHECK")
+    assert not any(nonce in part for part in (*request.argv, *request.build_argv,
+                                               *(a for t in request.tests for a in t.argv)))
+
+
+def test_the_reference_run_takes_the_same_path(mux2):
+    checks = simulate(mux2.metadata["testbench"], mux2.reference_solution)
+    assert [list(c) for c in checks] == mux2.tests[0].expected["checks"]
+
+
+def _dump(path: str) -> str:
+    return (f'        fd = $fopen("{path}", "r");\n        $display("OPEN {path} %0d", fd != 0);\n'
+            "        if (fd != 0) begin\n            c = $fgetc(fd);\n"
+            "            for (k = 0; k < 100000 && c != -1; k = k + 1) begin\n"
+            '                $write("%c", c == 0 ? 32 : c);\n                c = $fgetc(fd);\n            end\n'
+            '            $display("");\n            $fclose(fd);\n        end\n')
+
+
+NONCE_PLACES = ["coderl_tb.v", "sim", "sim.fifo", "design.sv", "/proc/self/cmdline", "/proc/self/environ",
+                "/dev/stdin", "/proc/self/fd/0", "/proc/1/cmdline", "/proc/2/cmdline", "/proc/2/environ"]
+
+
+def test_a_design_past_the_rules_cannot_read_the_nonce(sandbox, mux2):
+    # Every rule bypassed: the design asks for the nonce as a plusarg and reads every file where it was
+    # or could be (the testbench, the compiled program, the FIFO vvp read it from, argv, environment,
+    # stdin, its parent shell's) and prints what it read.  Reading its own memory (/proc/self/mem) is
+    # the one channel left open (docs/languages.md).
+    body = ("    assign y = 1'b0;\n    reg [8*64-1:0] n;\n    integer fd, c, k;\n    initial begin\n"
+            '        if ($value$plusargs("coderl_nonce=%s", n)) $display("PLUSARG %0s", n);\n'
+            '        if ($test$plusargs("coderl_nonce")) $display("TEST_PLUSARG");\n'
+            + "".join(_dump(p) for p in NONCE_PLACES) + "    end")
+    request = mux2.build_request(_design(mux2, body), limits=QUICK)
+    assert request.rejected
+    request = dataclasses.replace(request, rejected="")
+    nonce = request.tests[0].expected["nonce"]
+    result = sandbox.run(request)
+    _never_passes(result)
+    assert result.status is Status.FAILED, (result.status, result.message)
+    out = result.stdout
+    assert "OPEN /proc/self/cmdline 1" in out and "vvp -n sim.fifo" in out, out[:2000]  # the reads work
+    for gone in ("coderl_tb.v", "sim", "sim.fifo", "design.sv"):
+        assert f"OPEN {gone} 0" in out, out[:2000]
+    assert "PLUSARG" not in out and nonce not in result.stderr
+    # The nonce is on the testbench's check lines only, and the design added none.
+    tagged = [ln for ln in out.splitlines() if nonce in ln]
+    assert all(ln.startswith(nonce + " y ") for ln in tagged), tagged
+    assert len(tagged) == len(mux2.tests[0].expected["checks"])
 
 
 # ---- Node.js --------------------------------------------------------------------------------------------------
