@@ -139,7 +139,7 @@ def checked(design: str) -> tuple[str, str | None]:
         tokens = L.tokenize(design)
     except L.LexError as exc:
         return design, str(exc)
-    return L.emit(design, tokens), broken_rule(tokens)
+    return emit(design, tokens), broken_rule(tokens)
 
 
 def rejected(design: str) -> str | None:
@@ -191,3 +191,67 @@ ICARUS = register_runner(Runner(
     binaries=("iverilog", "vvp", "yosys", "verilator"),
     install="apt-get install --no-install-recommends iverilog yosys verilator",
 ))
+
+
+# ---- the text the toolchain compiles ----------------------------------------------------------------
+# Each token's canonical text (`verilog_lexer.Token.text`: escaped identifiers whose names are plain written
+# plain, the others `\name ` with the terminating space; strings in printable ASCII with octal escapes, a
+# backtick and `*` included; based literals without inner blanks), and white space between every two
+# tokens unless the source wrote them adjacent and nothing can merge them (`_may_touch`), so that no lexer
+# can join or split them differently.  Comments become blanks and their newlines are kept, so line numbers
+# in the toolchain's messages stay right.
+def emit(source: str, tokens: list[L.Token]) -> str:
+    """The text to compile: each token's canonical text, separated by white space.  Between two tokens
+    the source's newlines are kept (comments turn into blanks), with the indentation of the next line;
+    a gap without a newline becomes one space, or the same blanks where it held only spaces and tabs."""
+    out = []
+    pos = 0
+    prev = None
+    for tok in tokens:
+        gap = source[pos:tok.start]
+        if prev is None:
+            out.append(_gap(gap) if gap else "")
+        elif gap or not _may_touch(prev, tok):
+            blank = _gap(gap)
+            out.append(blank[1:] if prev.text.endswith(" ") and blank.startswith(" ") else blank)
+        out.append(tok.text)
+        pos = tok.end
+        prev = tok
+    tail = source[pos:]
+    out.append("\n" * tail.count("\n"))
+    return "".join(out)
+
+
+_OPEN = frozenset(["(", "[", "{", "'{"])
+_CLOSE = frozenset([")", "]", "}", ",", ";"])
+
+
+def _may_touch(left: L.Token, right: L.Token) -> bool:
+    """Two tokens adjacent in the source may stay adjacent where no lexer can merge them: a bracket, comma
+    or semicolon next to anything but a `*` (`(*`, `*)`), `(` or `[` after anything, `.` before a name."""
+    a, b = left.text, right.text
+    if a.endswith(" "):
+        return True
+    if b in _CLOSE:
+        return not a.endswith("*")
+    if b in ("(", "[") or a in _CLOSE:
+        return True
+    if a in _OPEN:
+        return not b.startswith("*")
+    return a == "." and (b[:1].isalpha() or b[:1] == "_")
+
+
+def _gap(gap: str) -> str:
+    newlines = gap.count("\n")
+    if newlines:
+        last = gap[gap.rfind("\n") + 1:]
+        indent = last if not last.strip(" \t") else " " * len(last)
+        return "\n" * newlines + indent
+    if gap and not gap.strip(" \t"):
+        return gap
+    return " "
+
+
+def canonical(source: str) -> str:
+    """`emit(source, tokenize(source))`."""
+    return emit(source, L.tokenize(source))

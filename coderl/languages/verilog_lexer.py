@@ -2,8 +2,8 @@
 Icarus Verilog reads with -g2012, and the canonical text re-emitted from them.
 
 The build-time rules (`coderl.languages.verilog.rejected`) run on these tokens, and the design the
-toolchain compiles is `emit(tokens)`, never the completion as written: whatever the rules saw is what
-iverilog, yosys and verilator read.  Pure Python, one pass, linear time (every loop and pattern
+toolchain compiles is re-emitted from them (`verilog.emit`), never the completion as written: whatever
+the rules saw is what iverilog, yosys and verilator read.  Pure Python, one pass, linear time (every loop and pattern
 consumes input; comments end at `str.find`).
 
     white space (§3.2)   space, tab, newline, form feed, and carriage return (CRLF files); dropped.
@@ -42,20 +42,16 @@ keyword `edge` until `]`, the edge descriptors `01 0x 0z 10 1x 1z x0 x1 z0 z1`; 
 `endtable` (UDPs), edge entries such as `(01)` and `(?0)`, and single digits.  They are lexed the same
 way here so that the re-emitted text reads the same.
 
-`emit` writes the text the toolchain compiles: each token's canonical text, and white space between
-every two tokens unless the source wrote them adjacent and nothing can merge them (a bracket, comma or
-semicolon beside anything but `*`, `(` or `[` after anything, `.` before a name), so that no lexer can
-join or split them differently.  Comments become blanks and their newlines are kept, so line numbers in
-the toolchain's messages stay right.  Escaped identifiers whose names are plain identifiers (not
-keywords) are written plain, the others `\\name ` with the terminating space.  Strings are written in
-printable ASCII (`\\"`, `\\\\`, `\\n`, `\\t`, and three-digit octal escapes for everything else,
-a backtick and `*` included).  Based literals lose the blanks inside them.
+The reserved words and multi-character operators are `verilog_words`; the text the toolchain
+compiles, re-emitted from these tokens, is `coderl.languages.verilog.emit`.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from coderl.languages.verilog_words import ANY_KEYWORDS, KEYWORDS, OPERATORS
 
 KIND_IDENTIFIER = "identifier"
 KIND_ESCAPED = "escaped"
@@ -67,44 +63,6 @@ KIND_STRING = "string"
 KIND_OPERATOR = "operator"
 NAME_KINDS = frozenset({KIND_IDENTIFIER, KIND_ESCAPED, KIND_KEYWORD, KIND_SYSTEM, KIND_DIRECTIVE})
 
-# Keywords iverilog -g2012 reserves (its lexor_keyword.gperf: 1364-1995 ... 1800-2012 and Icarus's own).
-KEYWORDS = frozenset("""
-accept_on alias always always_comb always_ff always_latch and assert assign assume automatic before begin bind
-bins binsof bit bool break buf bufif0 bufif1 byte case casex casez cell chandle checker class clocking cmos
-config const constraint context continue cover covergroup coverpoint cross deassign default defparam design
-disable dist do edge else end endcase endchecker endclass endclocking endconfig endfunction endgenerate
-endgroup endinterface endmodule endpackage endprimitive endprogram endproperty endsequence endspecify endtable
-endtask enum event eventually expect export extends extern final first_match for force foreach forever fork
-forkjoin function generate genvar global highz0 highz1 if iff ifnone ignore_bins illegal_bins implements
-implies import incdir include initial inout input inside instance int integer interconnect interface
-intersect join join_any join_none large let liblist library local localparam logic longint macromodule
-matches medium modport module nand negedge nettype new nexttime nmos nor noshowcancelled not notif0 notif1
-null or output package packed parameter pmos posedge primitive priority program property protected pull0
-pull1 pulldown pullup pulsestyle_ondetect pulsestyle_onevent pure rand randc randcase randsequence rcmos real
-realtime ref reg reject_on release repeat restrict return rnmos rpmos rtran rtranif0 rtranif1 s_always
-s_eventually s_nexttime s_until s_until_with scalared sequence shortint shortreal showcancelled signed small
-soft solve specify specparam static string strong strong0 strong1 struct super supply0 supply1
-sync_accept_on sync_reject_on table tagged task this throughout time timeprecision timeunit tran tranif0
-tranif1 tri tri0 tri1 triand trior trireg type typedef union unique unique0 unsigned until until_with
-untyped use uwire var vectored virtual void wait wait_order wand weak weak0 weak1 while wildcard wire with
-within wone wor wreal xnor xor
-""".split())
-# Words some generation of iverilog reserves (Verilog-AMS too): an escaped identifier with one of these
-# names stays escaped, so no tool reads it as a keyword.
-ANY_KEYWORDS = KEYWORDS | frozenset("""
-above abs absdelay abstol ac_stim access acos acosh aliasparam analog analysis asin asinh atan atan2 atanh
-branch ceil connect connectmodule connectrules continuous cos cosh ddt ddt_nature ddx discipline discrete
-domain driver_update endconnectrules enddiscipline endnature endparamset exclude exp final_step flicker_noise
-floor flow from ground hypot idt idt_nature idtmod inf initial_step laplace_nd laplace_np laplace_zd
-laplace_zp last_crossing limexp ln log max merged min nature net_resolution noise_table paramset potential
-pow resolveto sin sinh slew split sqrt tan tanh timer transition units white_noise zi_nd zi_np zi_zd zi_zp
-""".split())
-
-# Operators of more than one character (§3.4 and iverilog's SystemVerilog ones), longest first.
-_OPERATORS = sorted("""
-<<<= >>>= <<< >>> === !== ==? !=? <-> &&& <<= >>= (* *) .* << >> ** <= >= => *> == != || && ~| ~^ ^~ ~& -> +:
--: <+ += -= *= /= %= &= |= ^= ++ -- :: '{
-""".split(), key=len, reverse=True)
 _SINGLE = frozenset("}{;:[],()#=.@&!?<>%|^~+*/-")
 _BLANKS = " \t\r\f"  # white space other than newline (§3.2; CR for CRLF files)
 _WHITE = _BLANKS + "\n"
@@ -132,7 +90,7 @@ class LexError(ValueError):
 @dataclass(frozen=True)
 class Token:
     kind: str  # one of the KIND_* constants
-    text: str  # canonical text, as `emit` writes it
+    text: str  # canonical text, as `verilog.emit` writes it
     name: str  # identifiers, keywords, system names ("$display"), directives ("timescale"): the name;
     #            escaped identifiers: the name without backslash and white space; strings: their
     #            bytes (latin-1); numbers and operators: the text
@@ -325,7 +283,7 @@ class _Lexer:
         if s.startswith(("+=>", "-=>"), i):  # iverilog: `+` then `=>` (a polarity edge path)
             self.add(KIND_OPERATOR, s[i], s[i], i, i + 1)
             return i + 1
-        op = next((o for o in _OPERATORS if s.startswith(o, i)), s[i])
+        op = next((o for o in OPERATORS if s.startswith(o, i)), s[i])
         if op == "]":
             self.edges = False
         self.add(KIND_OPERATOR, op, op, i, i + len(op))
@@ -416,60 +374,3 @@ def tokenize(source: str) -> list[Token]:
     """The tokens of `source` (white space and comments dropped); LexError for what Verilog's lexical
     grammar does not hold."""
     return _Lexer(source).run()
-
-
-def emit(source: str, tokens: list[Token]) -> str:
-    """The text to compile: each token's canonical text, separated by white space.  Between two tokens
-    the source's newlines are kept (comments turn into blanks), with the indentation of the next line;
-    a gap without a newline becomes one space, or the same blanks where it held only spaces and tabs."""
-    out = []
-    pos = 0
-    prev = None
-    for tok in tokens:
-        gap = source[pos:tok.start]
-        if prev is None:
-            out.append(_gap(gap) if gap else "")
-        elif gap or not _may_touch(prev, tok):
-            blank = _gap(gap)
-            out.append(blank[1:] if prev.text.endswith(" ") and blank.startswith(" ") else blank)
-        out.append(tok.text)
-        pos = tok.end
-        prev = tok
-    tail = source[pos:]
-    out.append("\n" * tail.count("\n"))
-    return "".join(out)
-
-
-_OPEN = frozenset(["(", "[", "{", "'{"])
-_CLOSE = frozenset([")", "]", "}", ",", ";"])
-
-
-def _may_touch(left: Token, right: Token) -> bool:
-    """Two tokens adjacent in the source may stay adjacent where no lexer can merge them: a bracket, comma
-    or semicolon next to anything but a `*` (`(*`, `*)`), `(` or `[` after anything, `.` before a name."""
-    a, b = left.text, right.text
-    if a.endswith(" "):
-        return True
-    if b in _CLOSE:
-        return not a.endswith("*")
-    if b in ("(", "[") or a in _CLOSE:
-        return True
-    if a in _OPEN:
-        return not b.startswith("*")
-    return a == "." and (b[:1].isalpha() or b[:1] == "_")
-
-
-def _gap(gap: str) -> str:
-    newlines = gap.count("\n")
-    if newlines:
-        last = gap[gap.rfind("\n") + 1:]
-        indent = last if not last.strip(" \t") else " " * len(last)
-        return "\n" * newlines + indent
-    if gap and not gap.strip(" \t"):
-        return gap
-    return " "
-
-
-def canonical(source: str) -> str:
-    """`emit(source, tokenize(source))`."""
-    return emit(source, tokenize(source))

@@ -1,15 +1,14 @@
 """Values of any depth up to `MAX_DEPTH`, read in the parent without recursion.  Standard library only.
 
 The parent (the trainer, `coderl check`) reads program data in two places: a function task's value
-records, written by the judge process, and the JSON values a command's harness prints.  CPython's
-`json.loads`, `==` and `repr` recurse, and at the default limit of 1,000 frames they fail near 1,000
-levels of nesting, so a value the sandbox lets through (up to `MAX_DEPTH` levels) could raise
-RecursionError in the trainer.  Here every reader is a loop over an explicit stack:
+records, written by the judge process, and the JSON values a command's harness prints (read by
+`outputs.loads` and compared by `outputs.json_equal`, loops like these).  CPython's `json.loads`, `==` and
+`repr` recurse, and at the default limit of 1,000 frames they fail near 1,000 levels of nesting, so a
+value the sandbox lets through (up to `MAX_DEPTH` levels) could raise RecursionError in the trainer.
+Here every reader is a loop over an explicit stack:
 
     flatten / unflatten   the judge's value records (`checks.record_value`, `judge.decode_value`)
-    loads                 a JSON text (`outputs.value_outcome`)
     equal                 Python's `==` on plain data (list, tuple, dict; sets and scalars natively)
-    json_equal            a decoded JSON value against an expected one under JSON's types
     short_repr            `repr`, cut at a length
 
 Flat form: one JSON list of tokens in prefix order, so a record is two JSON levels deep whatever the value.
@@ -31,9 +30,6 @@ import collections
 import decimal
 import fractions
 import itertools
-import json
-import math
-import re
 
 MAX_DEPTH = 1000  # levels of nesting of one value (`wire.MAX_DEPTH`: what the channel lets through)
 MAX_ITEMS = 1_000_000  # tokens in one flattened value
@@ -251,38 +247,6 @@ def equal(a, b):
     return True
 
 
-def json_equal(value, expected, tol=None):
-    """`value` (decoded JSON) equals `expected` (a Python value; tuples as lists) under JSON's types: one
-    number type (3 == 3.0), a boolean never a number, object keys as strings; floats within
-    tol * max(1, |expected|) when `tol` is set.  Without recursion."""
-    stack = [(value, expected)]
-    while stack:
-        v, e = stack.pop()
-        if isinstance(e, bool) or isinstance(v, bool):
-            if not (type(v) is bool and type(e) is bool and v == e):
-                return False
-        elif isinstance(e, (int, float)):
-            if not isinstance(v, (int, float)):
-                return False
-            if v != e and (tol is None or not (math.isfinite(v) and math.isfinite(e))
-                           or abs(v - e) > tol * max(1.0, abs(e))):
-                return False
-        elif e is None or isinstance(e, str):
-            if type(v) is not type(e) or v != e:
-                return False
-        elif isinstance(e, (list, tuple)):
-            if not isinstance(v, list) or len(v) != len(e):
-                return False
-            stack.extend(zip(v, e))
-        elif isinstance(e, dict):
-            if not isinstance(v, dict) or set(v) != {str(k) for k in e}:
-                return False
-            stack.extend((v[str(k)], item) for k, item in e.items())
-        else:
-            return False
-    return True
-
-
 class _Piece(str):
     """Literal text in `short_repr`'s work stack (a str value is a value to print)."""
 
@@ -324,83 +288,3 @@ def short_repr(value, limit=120):
         out.append(text)
         size += len(text)
     return "".join(out)[:limit]
-
-
-# ---- JSON --------------------------------------------------------------------------------------------------
-_WS = re.compile(r"[ \t\n\r]*")
-_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
-_CONSTANTS = {"true": True, "false": False, "null": None, "NaN": math.nan, "Infinity": math.inf,
-              "-Infinity": -math.inf}
-
-
-def loads(text):
-    """`json.loads(text)` without recursion (the same values, NaN and infinities included); ValueError on
-    malformed text and on nesting past MAX_DEPTH levels."""
-    from json.decoder import scanstring
-
-    ws = _WS.match
-    stack = []  # [container, key of the value being read or None]
-    pos = ws(text, 0).end()
-    try:
-        while True:
-            ch = text[pos] if pos < len(text) else ""
-            if ch in ("[", "{"):
-                if len(stack) >= MAX_DEPTH:
-                    raise ValueError("value nested too deeply")
-                pos = ws(text, pos + 1).end()
-                closing = "]" if ch == "[" else "}"
-                if text.startswith(closing, pos):
-                    value, pos = ([] if ch == "[" else {}), pos + 1
-                else:
-                    frame = [[] if ch == "[" else {}, None]
-                    stack.append(frame)
-                    if ch == "{":
-                        pos = _key(text, pos, frame, scanstring)
-                    continue
-            elif ch == '"':
-                value, pos = scanstring(text, pos + 1, True)
-            else:
-                m = _NUMBER.match(text, pos)
-                if m:
-                    value = float(m.group()) if m.group(1) or m.group(2) else int(m.group())
-                    pos = m.end()
-                else:
-                    word = next((w for w in _CONSTANTS if text.startswith(w, pos)), None)
-                    if word is None:
-                        raise ValueError(f"unexpected character at {pos}")
-                    value, pos = _CONSTANTS[word], pos + len(word)
-            while True:  # the value goes into its container; a container that closes is a value in turn
-                pos = ws(text, pos).end()
-                if not stack:
-                    if pos != len(text):
-                        raise ValueError(f"extra data at {pos}")
-                    return value
-                frame = stack[-1]
-                container = frame[0]
-                if type(container) is list:
-                    container.append(value)
-                else:
-                    container[frame[1]] = value
-                ch = text[pos] if pos < len(text) else ""
-                if ch == ",":
-                    pos = ws(text, pos + 1).end()
-                    if type(container) is dict:
-                        pos = _key(text, pos, frame, scanstring)
-                    break
-                if ch != ("]" if type(container) is list else "}"):
-                    raise ValueError(f"expected ',' or a closing bracket at {pos}")
-                stack.pop()
-                value, pos = container, pos + 1
-    except json.JSONDecodeError as exc:
-        raise ValueError(str(exc)) from None
-
-
-def _key(text, pos, frame, scanstring):
-    """Read an object's `"key":` at `pos` into `frame`; the position of its value."""
-    if not text.startswith('"', pos):
-        raise ValueError(f"expected a key at {pos}")
-    frame[1], pos = scanstring(text, pos + 1, True)
-    pos = _WS.match(text, pos).end()
-    if not text.startswith(":", pos):
-        raise ValueError(f"expected ':' at {pos}")
-    return _WS.match(text, pos + 1).end()

@@ -54,10 +54,7 @@ class Program:
         self.callbacks = {}  # judge callable id -> stub
         self.namespace = {}
         self.notes = []
-        self.task_namespace = None  # the task's class definitions, run here on the judge's demand
-        self.mirrors = {}  # judge object id -> this process's rebuilt copy
-        self.mirror_ids = {}  # id(copy) -> judge object id
-        self.mirror_state = {}  # judge object id -> its state as last told to / by the judge
+        self.mirrors = values.Mirrors()  # objects the task's code built in the judge, rebuilt here
 
     # ---- values out --------------------------------------------------------------------------
     def handle(self, obj):
@@ -116,8 +113,8 @@ class Program:
             return {"$ba": value.hex()}
         if t is complex:
             return {"$c": [value.real.hex(), value.imag.hex()]}
-        jid = self.mirror_ids.get(_id(value))
-        if jid is not None and self.mirrors.get(jid) is value:
+        jid = self.mirrors.jid(value)
+        if jid is not None:
             return {"$jo": jid}
         tagged = values.tag_value_type(value, lambda v: self.encode(v, budget, depth + 1))
         if tagged is not None:
@@ -141,7 +138,7 @@ class Program:
         if t is list:
             return [self.decode(v) for v in obj]
         if "$jo" in obj:
-            return self.mirror(obj)
+            return self.mirrors.rebuild(obj, self.decode, self.out)
         tag, body = next(iter(obj.items()))
         if tag == "$v":
             return values.rebuild_value_type(body, self.into)
@@ -174,34 +171,6 @@ class Program:
             return complex(float.fromhex(body[0]), float.fromhex(body[1]))
         raise ValueError(f"unknown tag {tag!r}")
 
-    def mirror(self, obj):
-        """An object the task's code built in the judge, rebuilt here from the task's own class
-        definitions (run here once, on demand) and its attributes; it goes back as the original."""
-        jid = obj["$jo"]
-        copy = self.mirrors.get(jid)
-        if "state" not in obj:  # a reference to one this message or an earlier one carried
-            return self.mirrors[jid]
-        if copy is None:
-            if self.task_namespace is None:
-                raise ValueError("no task classes were defined")
-            cls = self.task_namespace[obj["cls"]]
-            copy = self.mirrors[jid] = cls.__new__(cls)
-            self.mirror_ids[_id(copy)] = jid
-        state = self.decode(obj["state"])
-        copy.__dict__.clear()
-        copy.__dict__.update(state)
-        self.mirror_state[jid] = self.out(dict(copy.__dict__))  # what the judge holds now
-        return copy
-
-    def changed_mirrors(self):
-        """{judge object id: state} of the task objects whose attributes changed since last said."""
-        changed = {}
-        for jid, copy in self.mirrors.items():
-            state = self.out(dict(copy.__dict__))
-            if state != self.mirror_state.get(jid):
-                changed[_str(jid)] = self.mirror_state[jid] = state
-        return changed
-
     # ---- requests from the judge -------------------------------------------------------------
     def own_process(self):
         """Where program code has run and control is back here: a process the program forked (with
@@ -229,43 +198,12 @@ class Program:
             if op == "names":
                 return {"r": self.names(msg)}
             if op == "define":
-                self.task_namespace = {"__name__": "__coderl_task__"}
-                exec(compile(msg["source"], "<task>", "exec"), self.task_namespace)
+                self.mirrors.define(msg["source"])
                 return {"r": None}
-            if op == "compare":  # two instances of the class the task asks for: its own `==`, `<`, ...
-                return {"r": bool(_COMPARE[msg["cmp"]](obj, self.into(msg["v"])))}
-            if op in ("isinstance", "issubclass"):
-                return {"r": bool((_isinstance if op == "isinstance" else issubclass)(self.into(msg["v"]), obj))}
-            if op == "state":  # a dataclass instance's fields, for the task's own class in the judge
-                return {"r": self.out(values.dataclass_state(obj))}
-            if op == "getattr":
-                return {"r": self.out(_getattr(obj, msg["n"]))}
-            if op == "setattr":
-                setattr(obj, msg["n"], self.into(msg["v"]))
-                return {"r": None}
-            if op == "delattr":
-                delattr(obj, msg["n"])
-                return {"r": None}
-            if op == "getitem":
-                return {"r": self.out(obj[self.into(msg["k"])])}
-            if op == "setitem":
-                obj[self.into(msg["k"])] = self.into(msg["v"])
-                return {"r": None}
-            if op == "delitem":
-                del obj[self.into(msg["k"])]
-                return {"r": None}
-            if op == "len":
-                return {"r": _len(obj)}
-            if op == "contains":
-                return {"r": bool(self.into(msg["v"]) in obj)}
-            if op == "bool":
-                return {"r": bool(obj)}
-            if op in ("str", "repr"):
-                return {"r": (_str if op == "str" else _repr)(obj)[:10000]}
-            if op == "iter":
-                return {"r": self.out(_iter(obj))}
             if op == "next":
                 return self.next_items(obj, msg["n"])
+            if op in _OPS:
+                return {"r": _OPS[op](self, obj, msg)}
             return {"x": [["ValueError"], f"unknown operation {op!r}", None]}
         except _BaseException as exc:
             if _isinstance(exc, wire.Gone):
@@ -317,10 +255,9 @@ class Program:
                     back["k:" + key] = now
         if back:
             reply["back"] = back
-        if self.mirrors:
-            changed = self.changed_mirrors()
-            if changed:
-                reply["mirrors"] = changed
+        changed = self.mirrors.changed(self.out)
+        if changed:
+            reply["mirrors"] = changed
         return reply
 
     def next_items(self, obj, n):
@@ -382,6 +319,29 @@ class Program:
                     self.channel.send(reply)
                 continue
             self.channel.send(self.dispatch(msg))
+
+
+# The judge's requests on a program object `o` (message `m`), each answered with one value.
+_OPS = {
+    "getattr": lambda p, o, m: p.out(_getattr(o, m["n"])),
+    "setattr": lambda p, o, m: setattr(o, m["n"], p.into(m["v"])),
+    "delattr": lambda p, o, m: delattr(o, m["n"]),
+    "getitem": lambda p, o, m: p.out(o[p.into(m["k"])]),
+    "setitem": lambda p, o, m: _operator.setitem(o, p.into(m["k"]), p.into(m["v"])),
+    "delitem": lambda p, o, m: _operator.delitem(o, p.into(m["k"])),
+    "len": lambda p, o, m: _len(o),
+    "contains": lambda p, o, m: bool(p.into(m["v"]) in o),
+    "bool": lambda p, o, m: bool(o),
+    "str": lambda p, o, m: _str(o)[:10000],
+    "repr": lambda p, o, m: _repr(o)[:10000],
+    "iter": lambda p, o, m: p.out(_iter(o)),
+    "isinstance": lambda p, o, m: bool(_isinstance(p.into(m["v"]), o)),
+    "issubclass": lambda p, o, m: bool(issubclass(p.into(m["v"]), o)),
+    # two instances of the class the task asks for: its own `==`, `<`, ... (`Judge.compare`)
+    "compare": lambda p, o, m: bool(_COMPARE[m["cmp"]](o, p.into(m["v"]))),
+    # a dataclass instance's fields, for the task's own class in the judge
+    "state": lambda p, o, m: p.out(values.dataclass_state(o)),
+}
 
 
 class Callback:

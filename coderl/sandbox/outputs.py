@@ -17,7 +17,9 @@ outcome, a missing check is failed, and each extra check adds a failed outcome.
 
 from __future__ import annotations
 
+import json
 import math
+import re
 from typing import Any
 
 from . import flat
@@ -46,10 +48,37 @@ def outputs_match(actual: str, expected: str, float_tolerance: float | None = No
     return True
 
 
-def json_equal(value: Any, expected: Any, tol: float | None = None) -> bool:
-    """`value` (decoded JSON) equals `expected` (a Python value; tuples as lists) under JSON's types,
-    without recursion (`flat.json_equal`)."""
-    return flat.json_equal(value, expected, tol)
+def json_equal(value, expected, tol=None):
+    """`value` (decoded JSON) equals `expected` (a Python value; tuples as lists) under JSON's types: one
+    number type (3 == 3.0), a boolean never a number, object keys as strings; floats within
+    tol * max(1, |expected|) when `tol` is set.  Without recursion: a printed value may be nested as deep
+    as `flat.MAX_DEPTH`."""
+    stack = [(value, expected)]
+    while stack:
+        v, e = stack.pop()
+        if isinstance(e, bool) or isinstance(v, bool):
+            if not (type(v) is bool and type(e) is bool and v == e):
+                return False
+        elif isinstance(e, (int, float)):
+            if not isinstance(v, (int, float)):
+                return False
+            if v != e and (tol is None or not (math.isfinite(v) and math.isfinite(e))
+                           or abs(v - e) > tol * max(1.0, abs(e))):
+                return False
+        elif e is None or isinstance(e, str):
+            if type(v) is not type(e) or v != e:
+                return False
+        elif isinstance(e, (list, tuple)):
+            if not isinstance(v, list) or len(v) != len(e):
+                return False
+            stack.extend(zip(v, e))
+        elif isinstance(e, dict):
+            if not isinstance(v, dict) or set(v) != {str(k) for k in e}:
+                return False
+            stack.extend((v[str(k)], item) for k, item in e.items())
+        else:
+            return False
+    return True
 
 
 def _short(value: Any, limit: int = 80) -> str:
@@ -70,7 +99,7 @@ def value_outcome(test: TestCase, run: dict, float_tolerance: float | None) -> T
     if not lines:
         return TestOutcome(test.id, Status.FAILED, test.hidden, "no value was printed", cpu)
     try:  # the program prints this line: read without recursion, at most flat.MAX_DEPTH levels deep
-        value = flat.loads(lines[-1][len(VALUE_MARKER):])
+        value = loads(lines[-1][len(VALUE_MARKER):])
     except ValueError as exc:
         return TestOutcome(test.id, Status.FAILED, test.hidden, f"the value is not JSON ({str(exc)[:80]})", cpu)
     if json_equal(value, test.expected, float_tolerance):
@@ -125,3 +154,82 @@ def report(run: dict, failure: tuple[Status, str] | None) -> dict:
     status, message = failure if failure is not None else (Status.PASSED, "")
     return {"status": status.value, "exit_code": run["exit_code"], "message": message[:300],
             "stdout": run["stdout"], "stderr": run["stderr"]}
+
+
+_WS = re.compile(r"[ \t\n\r]*")
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+_CONSTANTS = {"true": True, "false": False, "null": None, "NaN": math.nan, "Infinity": math.inf,
+              "-Infinity": -math.inf}
+
+
+def loads(text):
+    """`json.loads(text)` without recursion (the same values, NaN and infinities included); ValueError on
+    malformed text and on nesting past `flat.MAX_DEPTH` levels: the program prints this text."""
+    from json.decoder import scanstring
+
+    ws = _WS.match
+    stack = []  # [container, key of the value being read or None]
+    pos = ws(text, 0).end()
+    try:
+        while True:
+            ch = text[pos] if pos < len(text) else ""
+            if ch in ("[", "{"):
+                if len(stack) >= flat.MAX_DEPTH:
+                    raise ValueError("value nested too deeply")
+                pos = ws(text, pos + 1).end()
+                closing = "]" if ch == "[" else "}"
+                if text.startswith(closing, pos):
+                    value, pos = ([] if ch == "[" else {}), pos + 1
+                else:
+                    frame = [[] if ch == "[" else {}, None]
+                    stack.append(frame)
+                    if ch == "{":
+                        pos = _key(text, pos, frame, scanstring)
+                    continue
+            elif ch == '"':
+                value, pos = scanstring(text, pos + 1, True)
+            else:
+                m = _NUMBER.match(text, pos)
+                if m:
+                    value = float(m.group()) if m.group(1) or m.group(2) else int(m.group())
+                    pos = m.end()
+                else:
+                    word = next((w for w in _CONSTANTS if text.startswith(w, pos)), None)
+                    if word is None:
+                        raise ValueError(f"unexpected character at {pos}")
+                    value, pos = _CONSTANTS[word], pos + len(word)
+            while True:  # the value goes into its container; a container that closes is a value in turn
+                pos = ws(text, pos).end()
+                if not stack:
+                    if pos != len(text):
+                        raise ValueError(f"extra data at {pos}")
+                    return value
+                frame = stack[-1]
+                container = frame[0]
+                if type(container) is list:
+                    container.append(value)
+                else:
+                    container[frame[1]] = value
+                ch = text[pos] if pos < len(text) else ""
+                if ch == ",":
+                    pos = ws(text, pos + 1).end()
+                    if type(container) is dict:
+                        pos = _key(text, pos, frame, scanstring)
+                    break
+                if ch != ("]" if type(container) is list else "}"):
+                    raise ValueError(f"expected ',' or a closing bracket at {pos}")
+                stack.pop()
+                value, pos = container, pos + 1
+    except json.JSONDecodeError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _key(text, pos, frame, scanstring):
+    """Read an object's `"key":` at `pos` into `frame`; the position of its value."""
+    if not text.startswith('"', pos):
+        raise ValueError(f"expected a key at {pos}")
+    frame[1], pos = scanstring(text, pos + 1, True)
+    pos = _WS.match(text, pos).end()
+    if not text.startswith(":", pos):
+        raise ValueError(f"expected ':' at {pos}")
+    return _WS.match(text, pos + 1).end()

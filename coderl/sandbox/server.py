@@ -144,10 +144,7 @@ class Server:
         if mode == "python_tests":
             chan_program, chan_judge = socket.socketpair()
             program = {"program": msg["program"], "limits": child_limits, "max_bytes": max_bytes}
-            judge = {"trusted": msg.get("trusted_code", ""), "preamble": msg.get("test_preamble", ""),
-                     "entry_point": msg.get("entry_point"), "program_names": msg.get("program_names") or [],
-                     "entry_is_class": msg.get("entry_is_class") is True, "tests": msg["tests"],
-                     "limits": child_limits, "max_bytes": max_bytes}
+            judge = {**msg["judge"], "tests": msg["tests"], "limits": child_limits, "max_bytes": max_bytes}
             self.fork(run, "program", program, chan=chan_program.detach())
             self.fork(run, "judge", judge, chan=chan_judge.detach())
         else:

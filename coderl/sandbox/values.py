@@ -199,6 +199,56 @@ def iterator_tag(value, sub):
     return {"$v": ["iter", items]}
 
 
+class Mirrors:
+    """The program side of objects the task's code built in the judge (a `Node` tree from
+    `test_setup_code`, a `Person` from a test): each is rebuilt here from the task's own class
+    definitions (run here once, on the judge's demand) and its attributes, and goes back to the judge
+    as the original, with a call's changes to its attributes (`changed`)."""
+
+    def __init__(self):
+        self.namespace = None  # the task's class definitions
+        self.copies = {}  # judge object id -> this process's rebuilt copy
+        self.ids = {}  # id(copy) -> judge object id
+        self.state = {}  # judge object id -> its state as last told to / by the judge
+
+    def define(self, source):
+        self.namespace = {"__name__": "__coderl_task__"}
+        exec(compile(source, "<task>", "exec"), self.namespace)
+
+    def jid(self, value):
+        """The judge's id of `value` when it is one of the copies, else None."""
+        jid = self.ids.get(id(value))
+        return jid if jid is not None and self.copies.get(jid) is value else None
+
+    def rebuild(self, obj, decode, encode):
+        """The copy for `{"$jo": id, "cls": ..., "state": ...}` (or a reference `{"$jo": id}` to one
+        this message or an earlier one carried); `decode`/`encode` are the program side's codec."""
+        jid = obj["$jo"]
+        copy = self.copies.get(jid)
+        if "state" not in obj:
+            return self.copies[jid]
+        if copy is None:
+            if self.namespace is None:
+                raise ValueError("no task classes were defined")
+            cls = self.namespace[obj["cls"]]
+            copy = self.copies[jid] = cls.__new__(cls)
+            self.ids[id(copy)] = jid
+        state = decode(obj["state"])
+        copy.__dict__.clear()
+        copy.__dict__.update(state)
+        self.state[jid] = encode(dict(copy.__dict__))  # what the judge holds now
+        return copy
+
+    def changed(self, encode):
+        """{judge object id: state} of the copies whose attributes changed since last said."""
+        changed = {}
+        for jid, copy in self.copies.items():
+            state = encode(dict(copy.__dict__))
+            if state != self.state.get(jid):
+                changed[str(jid)] = self.state[jid] = state
+        return changed
+
+
 def dataclass_state(obj):
     """A dataclass instance's fields (InitVars are none), by name; {} for anything else."""
     if not dataclasses.is_dataclass(obj) or isinstance(obj, type):

@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from coderl.languages import verilog as V
-from coderl.languages.verilog_lexer import LexError, canonical, emit, tokenize
+from coderl.languages.verilog import canonical, emit
+from coderl.languages.verilog_lexer import LexError, tokenize
 
 
 def toks(source: str) -> list[tuple[str, str]]:

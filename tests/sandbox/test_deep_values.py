@@ -11,7 +11,7 @@ import pytest
 
 from coderl.sandbox import flat
 from coderl.sandbox.judge import BadRecord, decode_value, judge
-from coderl.sandbox.outputs import value_outcome
+from coderl.sandbox.outputs import json_equal, loads, value_outcome
 from coderl.sandbox.types import VALUE_MARKER, CheckKind, ExecutionRequest, Mode, Status, TestCase
 
 LIMIT = flat.MAX_DEPTH
@@ -101,21 +101,21 @@ def test_short_repr_is_repr(value):
 @pytest.mark.parametrize("text", ['{"a": [1, 2.5, -0.0, 1e3, "x\\u00e9", null, true, false]}', "[]", "{}", '"s"',
                                   " [ [ ] , { } ] ", "NaN", "[-Infinity]", "12", "-1.5E-2"])
 def test_loads_is_json_loads(text):
-    got, want = flat.loads(text), json.loads(text)
+    got, want = loads(text), json.loads(text)
     assert repr(got) == repr(want)
 
 
 @pytest.mark.parametrize("text", ["[1,]", "{1: 2}", "[1 2]", "", "[", '"\\x"', "[1]x", "tru", '{"a" 1}'])
 def test_loads_refuses_malformed_json(text):
     with pytest.raises(ValueError):
-        flat.loads(text)
+        loads(text)
 
 
 def test_loads_reads_to_the_limit_and_refuses_past_it():
-    deep = flat.loads("[" * LIMIT + "0" + "]" * LIMIT)
-    assert flat.json_equal(deep, nest(LIMIT, "list"))
+    deep = loads("[" * LIMIT + "0" + "]" * LIMIT)
+    assert json_equal(deep, nest(LIMIT, "list"))
     with pytest.raises(ValueError, match="too deeply"):
-        flat.loads("[" * (LIMIT + 1) + "]" * (LIMIT + 1))
+        loads("[" * (LIMIT + 1) + "]" * (LIMIT + 1))
 
 
 # ---- through the paths that read program data ------------------------------------------------------------------
