@@ -17,6 +17,7 @@ parent), `test` (an assert test's outcome), `syntax_error`, `program_error`, `ta
 
 import ast
 import builtins
+import functools
 import importlib
 import json
 import os
@@ -99,6 +100,16 @@ def _describe(exc, prefix=""):
     return (prefix + (f"{name}: {text}" if text else name))[:300]
 
 
+@functools.lru_cache(maxsize=256)
+def parsed(source):
+    """The module `source` parses to, or None; once per source (`Names` and `class_definitions` read the
+    same trusted code and preamble; the judge runs one request)."""
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+
+
 class Names:
     """What the task's code (trusted code, preamble, test setups, tests) does with names: those it reads,
     those it binds anywhere (assignment, loop and `with` targets, imports, `def`/`class`, parameters,
@@ -107,11 +118,7 @@ class Names:
     def __init__(self, sources):
         self.bound, calls = set(), set()
         reads = []
-        for source in sources:
-            try:
-                tree = ast.parse(source)
-            except (SyntaxError, ValueError):
-                continue
+        for tree in filter(None, map(parsed, sources)):
             for node in ast.walk(tree):
                 if isinstance(node, ast.Name):
                     if isinstance(node.ctx, ast.Load):
@@ -172,11 +179,8 @@ def class_definitions(*sources):
     rebuild objects the task's code built (`Tester.mirror`): no test, no expected value."""
     parts = []
     for source in sources:
-        try:
-            tree = ast.parse(source)
-        except (SyntaxError, ValueError):
-            continue
-        for node in tree.body:
+        tree = parsed(source)
+        for node in tree.body if tree is not None else ():
             if isinstance(node, (ast.ClassDef, ast.Import, ast.ImportFrom)):
                 parts.append(ast.get_source_segment(source, node) or "")
     return "\n".join(parts) + "\n"

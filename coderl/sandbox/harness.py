@@ -13,9 +13,10 @@ import builtins
 import sys as _sys
 
 try:
-    from . import values, wire
+    from . import script, values, wire
     from .snapshot import Tamper  # noqa: F401 -- the zygote takes it from here
 except ImportError:  # loaded by path in the fork server
+    import _coderl_script as script
     import _coderl_values as values
     import _coderl_wire as wire
     from _coderl_snapshot import Tamper  # noqa: F401
@@ -177,11 +178,8 @@ class Program:
         `os.fork`) that returns into this runtime ends quietly (exit status 0, its output flushed) instead
         of answering the judge with its parent, whose channel it shares."""
         if _getpid() != self.pid:
-            for stream in (_sys.stdout, _sys.stderr):
-                try:
-                    stream.flush()
-                except _BaseException:
-                    pass
+            script.flush(_sys.stdout)
+            script.flush(_sys.stderr)
             _exit(0)
 
     def dispatch(self, msg):
@@ -315,7 +313,7 @@ class Program:
             if msg.get("op") == "batch":
                 for call in msg.get("calls", ()):
                     reply = self.call(call)
-                    self.own_process()
+                    self.own_process()  # `out` may have run program code too
                     self.channel.send(reply)
                 continue
             self.channel.send(self.dispatch(msg))

@@ -126,7 +126,7 @@ def finalize(status):
             status = exit_status(exc)
         except _BaseException:
             pass
-    if not _flush(getattr(sys, "stdout", None)) or not _flush(getattr(sys, "stderr", None)):
+    if not flush(getattr(sys, "stdout", None)) or not flush(getattr(sys, "stderr", None)):
         status = 120  # as CPython, when flushing the standard streams at exit fails
     gc = sys.modules.get("gc") or __import__("gc")
     try:
@@ -142,8 +142,8 @@ def finalize(status):
         gc.collect()
     except _BaseException:
         pass
-    _flush(getattr(sys, "__stdout__", None))
-    _flush(getattr(sys, "__stderr__", None))
+    flush(getattr(sys, "__stdout__", None))
+    flush(getattr(sys, "__stderr__", None))
     return status
 
 
@@ -157,7 +157,7 @@ def _clear_module_dict(namespace):
                 namespace[name] = None
 
 
-def _flush(stream):
+def flush(stream):
     """Flush a stream that is open (a closed or missing one is fine); False when flushing fails."""
     try:
         if stream is not None and not stream.closed:

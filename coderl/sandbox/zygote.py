@@ -189,7 +189,8 @@ class Zygote:
             os._exit(0)
         if role == "program":
             self.modules["harness"].serve_program(request["program"], 4, request["max_bytes"], self.snapshot)
-            _flush()
+            self.modules["script"].flush(sys.stdout)
+            self.modules["script"].flush(sys.stderr)
             os._exit(0)
         os._exit(self.modules["script"].run_script(request["program"], os.path.join(os.getcwd(), "main.py")))
 
@@ -201,14 +202,6 @@ def _read_all(fd):
         if not chunk:
             return b"".join(chunks)
         chunks.append(chunk)
-
-
-def _flush():
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except BaseException:
-            pass
 
 
 def _die_with_parent():

@@ -225,3 +225,30 @@ def test_a_module_object_made_by_hand_is_not_the_module_of_its_name(sandbox):
     fake = run(sandbox, t, "    import types\n    m = types.ModuleType('math')\n    m.sqrt = lambda x: 0\n    return m\n")
     assert not fake.passed
     assert run(sandbox, t, "    import math\n    return math\n").passed
+
+
+# ---- attacks on these rules by a program that knows them ----------------------------------------------------
+@pytest.mark.parametrize("check", ['f"{Checker(candidate([3, 1]))}" == "ok"', 'str(Checker(candidate([3, 1]))) == "ok"',
+                                   'len(Checker(candidate([3, 1]))) == 1', 'list(Checker(candidate([3, 1]))) == [1]',
+                                   '1 in Checker(candidate([3, 1]))', 'Checker(candidate([3, 1])).ok == 1'])
+def test_an_object_built_from_an_unnamed_class_cannot_be_read_any_way(sandbox, check):
+    """`Checker` is not the task's: what it builds goes to the program and nowhere else (format, str, len,
+    iteration, `in`, a data attribute: each would let the program judge its own answer)."""
+    t = task('def sort_desc(xs):\n    """xs sorted from largest to smallest."""\n', [f"assert {check}"], "sort_desc")
+    lie = ("    return xs\n\n\nclass Checker:\n    ok = 1\n\n    def __init__(self, xs):\n        pass\n\n"
+           "    def __str__(self):\n        return 'ok'\n\n    __format__ = lambda self, spec: 'ok'\n"
+           "    __len__ = lambda self: 1\n    __iter__ = lambda self: iter([1])\n"
+           "    __contains__ = lambda self, x: True\n")
+    result = run(sandbox, t, lie)
+    assert not result.passed and "only constructed and passed" in result.message, result.message
+
+
+def test_a_rewritten_runtime_cannot_claim_a_stop_iteration(sandbox):
+    """The program rewrites its own runtime to answer every call with a raw StopIteration reply (no class
+    handle: a claim that the builtin was raised): still a RuntimeError in the judge, never an early end."""
+    t = task(DOUBLE, ["assert all(map(lambda x: candidate(x) == 2 * x, range(5)))"], "double")
+    forged = ("    return 0\n\n\nimport gc\n"
+              "_P = next((o for o in gc.get_objects() if type(o).__name__ == 'Program' and hasattr(o, 'channel')), None)\n"
+              "if _P is not None:\n    type(_P).call = lambda self, msg: {'x': [['StopIteration'], '', []]}\n")
+    result = run(sandbox, t, forged)
+    assert not result.passed and "RuntimeError" in result.message, result.message
