@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import warnings
 
 from coderl.base.config import ConfigError, add_arguments, from_args
 
@@ -155,13 +154,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def quiet_library_warnings() -> None:
-    """Warnings of the libraries' own that say nothing to a user (the CLI's process and the asynchronous
-    rollouts' worker): peft reads a transformers property deprecated in v5."""
-    warnings.filterwarnings("ignore", message="`is_gradient_checkpointing` is deprecated", category=FutureWarning)
-
-
 def main(argv: list[str] | None = None) -> int:
+    from coderl.models.hub import quiet_library_warnings
     from coderl.sandbox.client import SandboxUnavailable
     from coderl.tasks import TaskFormatError
 

@@ -1,7 +1,7 @@
 """Advantage estimators: rewards -> per-token advantages [B, T], one signature, registered by name.
 
 Every estimator is called the same way, so a training loop never special-cases a name
-(DESIGN.md style 1-2):
+(docs/architecture.md, convention 2):
 
     advantages, state = ADVANTAGES[name](rewards, group_ids, mask, values=values, state=state, **options)
 

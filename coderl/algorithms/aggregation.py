@@ -1,7 +1,7 @@
 """Loss aggregation: one function that turns a per-token loss [B, T] into the scalar we differentiate.
 
 How per-token terms are averaged decides how much each token of each completion weighs, and so
-carries a length bias.  The choice is always explicit and named (DESIGN.md style 10), never a default
+carries a length bias.  The choice is always explicit and named (docs/architecture.md, convention 3), never a default
 hidden inside a loss.  Modes and their verl `agg_loss` names (verl `trainer/ppo/core_algos.py`):
 
 | mode              | formula                                      | verl                      |

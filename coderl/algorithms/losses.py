@@ -1,6 +1,6 @@
 """Policy losses: per-token log-probs and advantages -> scalar loss, one signature, registered by name.
 
-Every loss is called the same way (DESIGN.md style 1-2):
+Every loss is called the same way (docs/architecture.md, convention 2):
 
     loss, stats = POLICY_LOSSES[name](logprobs, old_logprobs, advantages, mask,
                                       aggregation=..., max_tokens=..., **options)

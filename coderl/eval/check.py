@@ -22,7 +22,7 @@ from coderl.sandbox.config import SandboxConfig
 from coderl.sandbox.types import Limits
 from coderl.tasks import TaskFormatError, load_tasks
 from coderl.tasks.jsonl import iter_jsonl
-from coderl.tasks.spec import task_files
+from coderl.tasks.spec import open_sandbox
 
 
 @dataclass
@@ -101,8 +101,8 @@ def run_check(cfg: CheckConfig) -> dict:
     statuses: Counter = Counter()
     tamper: Counter = Counter()
     counts: dict[str, list[int]] = {}
-    hide = task_files(cfg.tasks) + [os.path.abspath(p) for p in (cfg.completions, cfg.out) if p]
-    with cfg.sandbox.open(hide=hide, limits=limits) as sandbox:  # local, or over Ray (--backend ray)
+    hide = [os.path.abspath(p) for p in (cfg.completions, cfg.out) if p]
+    with open_sandbox(cfg.sandbox, cfg.tasks, hide=hide, limits=limits) as sandbox:  # local, or Ray (--backend ray)
         workers = sandbox.workers  # all of them: Ray workers x slots
         futures = [sandbox.submit(by_id[r["task_id"]].build_request(r["completion"], limits)) for r in rows]
         isolation_in_force = sandbox.isolation
@@ -153,7 +153,7 @@ def run_mutant_check(cfg: CheckConfig) -> tuple[bool, str]:
     if odd is not None:
         raise TaskFormatError(f"--mutants {cfg.mutants}: task {odd.task_id} ({odd.kind}, {odd.language}) has no Python "
                               "function to mutate; mutants apply to Python function tasks")
-    with cfg.sandbox.open(hide=task_files(cfg.tasks), limits=cfg.limits) as sandbox:
+    with open_sandbox(cfg.sandbox, cfg.tasks, limits=cfg.limits) as sandbox:
         audits = audit_mutants(taskset.tasks, sandbox, cfg.limits, cfg.mutants, cfg.all_mutants)
     families = {t.task_id: t.metadata.get("family", "all") for t in taskset.tasks}
     if cfg.out:

@@ -41,7 +41,8 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 
 from coderl.sandbox.types import CheckKind, ExecutionRequest, Limits, Mode, TestCase
-from coderl.tasks.types import Task, parse_prompt, trusted_code
+from coderl.tasks.prompt_code import parse_prompt, trusted_code
+from coderl.tasks.types import Task
 
 CHUNK = 300  # candidates per sandbox program
 CANDIDATE_SECONDS = 1.0  # CPU seconds per (reference, evaluation task); wall clock: 10x

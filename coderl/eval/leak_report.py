@@ -16,7 +16,7 @@ from coderl.base.config import option, require, section
 from coderl.eval.decontaminate import Decontamination, behaviour_leaks, ngram_overlap
 from coderl.sandbox.config import SandboxConfig
 from coderl.tasks import load_tasks
-from coderl.tasks.spec import task_files
+from coderl.tasks.spec import open_sandbox
 
 EVAL_SETS = ("easy humaneval@test synthetic:level=1,split=test synthetic:level=2,split=test "
              "synthetic:level=3,split=test")
@@ -49,7 +49,7 @@ def run_decontaminate(cfg: DecontaminateConfig) -> tuple[Decontamination, str, d
     sets = {spec: load_tasks(spec).tasks for spec in cfg.against.split()}
     evals = [t for tasks in sets.values() for t in tasks]
     start = time.perf_counter()
-    with cfg.sandbox.open(hide=task_files(cfg.tasks, *sets)) as sandbox:
+    with open_sandbox(cfg.sandbox, cfg.tasks, *sets) as sandbox:
         report = behaviour_leaks(train, evals, sandbox)
     seconds = time.perf_counter() - start
     overlaps = {n: {spec: ngram_overlap(train, tasks, n) for spec, tasks in sets.items()} for n in cfg.ngram_sizes}
@@ -108,11 +108,11 @@ def overlap_error(train_spec: str, train, eval_spec: str, sandbox_cfg: SandboxCo
     """One line refusing a run whose training tasks leak into its evaluation tasks, or None.
 
     The verdict is cached in `$CODERL_CACHE/decontamination` by the tasks' content."""
+    from coderl.base.paths import cache_root
     from coderl.eval.decontaminate import cached_leaks
-    from coderl.models.spec import cache_root
 
     evals = load_tasks(eval_spec).tasks
-    with sandbox_cfg.open(hide=task_files(train_spec, eval_spec)) as sandbox:
+    with open_sandbox(sandbox_cfg, train_spec, eval_spec) as sandbox:
         report = cached_leaks(list(train), evals, sandbox, os.path.join(cache_root(), "decontamination"))
     pairs = sorted(set(report.same)) + sorted(set(report.leaks))
     if pairs:

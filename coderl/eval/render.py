@@ -1,18 +1,20 @@
-"""Rendering the pipeline report built by `report.py`: markdown, terminal (with sparklines) and HTML."""
+"""The pipeline report drawn from its data (`report.json`, which `report.py` builds): markdown, terminal (with
+sparklines of the training curves) and HTML.  Nothing here reads a run's files, only the report's own figures."""
 
 from __future__ import annotations
 
 import base64
 import html
-import math
 import os
 
-from coderl.eval.report import CURVES, RESAMPLES, _fmt_ci, read_metrics
+
+def format_ci(ci) -> str:
+    return f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci and ci[0] is not None else ""
 
 
 def _table(data: dict) -> tuple[list[str], list[list[str]]]:
     header = ["model / checkpoint", "method", "pass@1 [95% CI]", "#passed / #tasks", "avg. length", "source"]
-    body = [[r["checkpoint"], r["method"], f"{r['pass@1']:.3f} {_fmt_ci(r['ci95'])}".strip(),
+    body = [[r["checkpoint"], r["method"], f"{r['pass@1']:.3f} {format_ci(r['ci95'])}".strip(),
              f"{r['passed']} / {r['tasks']}", f"{r['avg_gen_tokens']:.2f}", r["source"]] for r in data["table"]]
     return header, body
 
@@ -61,11 +63,12 @@ def _eval_line(data: dict) -> str:
     return line
 
 
-NOTES = ("pass@1 brackets: 95% percentile-bootstrap interval over tasks (from each summary.json). Paired "
-         f"differences: per-task pass rates (fraction of a task's samples that passed) from the two samples.jsonl "
-         f"files, the mean difference over the same tasks and its 95% percentile-bootstrap interval "
-         f"({RESAMPLES} resamples of tasks, seed 0; `coderl.eval.stats.paired_bootstrap_ci`). Length: average "
-         "generated tokens per completion (seed 001's 'Avg. length').")
+def _notes(data: dict) -> str:
+    return ("pass@1 brackets: 95% percentile-bootstrap interval over tasks (from each summary.json). Paired "
+            "differences: per-task pass rates (fraction of a task's samples that passed) from the two samples.jsonl "
+            "files, the mean difference over the same tasks and its 95% percentile-bootstrap interval "
+            f"({data['resamples']} resamples of tasks, seed 0; `coderl.eval.stats.paired_bootstrap_ci`). Length: "
+            "average generated tokens per completion (seed 001's 'Avg. length').")
 
 
 def _md_table(header, body, *, sources_last: bool = False) -> list[str]:
@@ -94,7 +97,7 @@ def render_markdown(data: dict) -> str:
     lines += ["", "## Paired differences in pass@1", ""]
     header, body = _diff_table(data)
     lines += _md_table(header, body, sources_last=True) if body else ["(needs the base evaluation and another)"]
-    lines += ["", NOTES, "", "## Figures", ""]
+    lines += ["", _notes(data), "", "## Figures", ""]
     for f in data["figures"]:
         lines += [f"![{f['caption']}]({f['file']})", "", f"*{f['caption']}* (from `{f['source']}`)", ""]
     for run in data.get("rl_runs", []):
@@ -170,7 +173,7 @@ def render_terminal(data: dict) -> str:
     sparklines (first -> last step, with the first, last and min..max values)."""
     lines = [data["title"], _eval_line(data).replace("`", ""), ""]
     rows = [["checkpoint", "method", "pass@1 [95% CI]", "passed/tasks", "avg. length"]]
-    rows += [[r["checkpoint"], r["method"], f"{r['pass@1']:.3f} {_fmt_ci(r['ci95'])}".strip(),
+    rows += [[r["checkpoint"], r["method"], f"{r['pass@1']:.3f} {format_ci(r['ci95'])}".strip(),
               f"{r['passed']}/{r['tasks']}", f"{r['avg_gen_tokens']:.1f}"] for r in data["table"]]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
@@ -182,14 +185,11 @@ def render_terminal(data: dict) -> str:
     for f in data["figures"]:
         if not f["file"].startswith("curves-"):
             continue
-        metrics = read_metrics(os.path.join(data["out"], os.path.dirname(f["source"])))
         lines += ["", f"{f['caption']} ({os.path.join(data['out'], 'report', f['file'])}):"]
-        for _, series in CURVES:
-            for key, _legend in series:
-                ys = [r[key] for r in metrics if isinstance(r.get(key), (int, float)) and math.isfinite(r[key])]
-                if ys:
-                    lines.append(f"  {key:<18} {sparkline(ys)}  {ys[0]:.3g} -> {ys[-1]:.3g} "
-                                 f"(min {min(ys):.3g}, max {max(ys):.3g})")
+        for key, ys in f.get("series", {}).items():
+            if ys:
+                lines.append(f"  {key:<18} {sparkline(ys)}  {ys[0]:.3g} -> {ys[-1]:.3g} "
+                             f"(min {min(ys):.3g}, max {max(ys):.3g})")
     selected = [selection_line(run) for run in data.get("rl_runs", [])]
     lines += [""] + [line.replace("`", "") for line in selected if line] if any(selected) else []
     return "\n".join(lines)
@@ -227,7 +227,7 @@ def render_html(data: dict, report_dir: str) -> str:
     header, body = _diff_table(data)
     parts.append(_html_table(header, body, sources_last=True) if body else
                  "<p>(needs the base evaluation and another)</p>")
-    parts.append(f"<p>{e(NOTES)}</p><h2>Figures</h2>")
+    parts.append(f"<p>{e(_notes(data))}</p><h2>Figures</h2>")
     for f in data["figures"]:
         with open(os.path.join(report_dir, f["file"]), "rb") as fh:
             b64 = base64.b64encode(fh.read()).decode("ascii")

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from coderl.base.config import ConfigError
 from coderl.eval.compare import load_summary, plot
+from coderl.eval.render import render_html, render_markdown
 from coderl.eval.stats import paired_bootstrap_ci
 
 RESAMPLES = 2000
@@ -128,6 +129,12 @@ CURVES = (  # panel title, [(metric, legend)]
 )
 
 
+def _series(rows: list[dict]) -> dict[str, list[float]]:
+    """The curves' metrics, each its finite values in step order (the terminal's sparklines)."""
+    return {key: [r[key] for r in rows if isinstance(r.get(key), (int, float)) and math.isfinite(r[key])]
+            for _, series in CURVES for key, _legend in series}
+
+
 def plot_curves(rows: list[dict], title: str, path: str) -> None:
     import matplotlib
 
@@ -197,10 +204,6 @@ def _stamps(out: str) -> list[dict]:
     return result
 
 
-def _fmt_ci(ci) -> str:
-    return f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci and ci[0] is not None else ""
-
-
 def _overlap(out: str) -> list[dict]:
     """OUT/overlap.json (written by the pipeline): evaluation tasks the training stages solve by behaviour."""
     path = os.path.join(out, "overlap.json")
@@ -212,8 +215,6 @@ def _overlap(out: str) -> list[dict]:
 
 def build_report(out: str, *, log=print) -> str:
     """Write OUT/report/ (see the module docstring); returns the path of report.md."""
-    from coderl.eval.render import render_html, render_markdown
-
     title, entries = discover(out)
     report_dir = os.path.join(out, "report")
     os.makedirs(report_dir, exist_ok=True)
@@ -227,11 +228,11 @@ def build_report(out: str, *, log=print) -> str:
     pairs += [(sft, e) for e in done if sft and e.role == "rl"]
     diffs = [paired_difference(out, a, b) for a, b in pairs]
 
-    figures = []  # (file, caption, source)
+    figures = []  # (file, caption, source, {metric: finite values by step} of a curves figure)
     if done:
         plot([e.summary for e in done], os.path.join(report_dir, "pass1_vs_length.png"))
         figures.append(("pass1_vs_length.png", "pass@1 (95% CI over tasks) against average generated tokens",
-                        ", ".join(os.path.join(e.dir, "summary.json") for e in done)))
+                        ", ".join(os.path.join(e.dir, "summary.json") for e in done), None))
     for e in entries:
         metrics = os.path.join(out, e.rl_dir, "metrics.jsonl") if e.rl_dir else None
         if metrics and os.path.isfile(metrics):
@@ -242,14 +243,16 @@ def build_report(out: str, *, log=print) -> str:
                 steps = sum(1 for r in rows_m if r.get("step", 0) > 0)  # step 0: the start's evaluation only
                 figures.append((f"curves-{name}.png", f"{name} ({e.method}): training curves, {steps} step"
                                 + ("s" if steps != 1 else ""),
-                                os.path.join(e.rl_dir, "metrics.jsonl")))
+                                os.path.join(e.rl_dir, "metrics.jsonl"), _series(rows_m)))
 
     tasks = _task_sets(done)
     stamps = _stamps(out)
     runs = [run_notes(out, e.rl_dir) for e in entries if e.rl_dir]
     data = {"title": title, "generated": datetime.datetime.now().isoformat(timespec="seconds"), "out": out,
             "evaluation": tasks, "table": rows, "paired_differences": diffs,
-            "figures": [{"file": f, "caption": c, "source": s} for f, c, s in figures],
+            "figures": [{"file": f, "caption": c, "source": s, **({"series": v} if v else {})}
+                        for f, c, s, v in figures],
+            "resamples": RESAMPLES,
             "stages": stamps, "not_evaluated": missing, "overlap": _overlap(out), "rl_runs": runs}
     with open(os.path.join(report_dir, "report.json"), "w", encoding="utf-8") as f:
         json.dump(data, f, indent=2)
@@ -301,11 +304,3 @@ def _task_sets(done: list[Entry]) -> dict:
     return {"spec": spec, "split": split, "seed": seed, "tasks": n, "samples_per_task": samples,
             "temperature": temperature, "max_new_tokens": max_new, "format": fmt,
             "same_for_every_row": all(k == keys[0] for k in keys)}
-
-
-def __getattr__(name):  # the renderers are importable from here too (render.py imports this module)
-    if name in ("render_terminal", "render_markdown", "render_html", "sparkline", "SPARK"):
-        from coderl.eval import render
-
-        return getattr(render, name)
-    raise AttributeError(name)

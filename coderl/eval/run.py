@@ -35,7 +35,7 @@ from coderl.rollout.collect import Generation, RepairConfig, collect
 from coderl.rollout.formats import FORMATS
 from coderl.sandbox.config import SandboxConfig
 from coderl.tasks import load_tasks
-from coderl.tasks.spec import task_files
+from coderl.tasks.spec import open_sandbox
 
 DEFAULT_FORMAT = "chat"  # measured on HumanEval's 131 training tasks with the bundled model: RESULTS.md
 
@@ -115,7 +115,7 @@ def run_eval(cfg: EvalConfig, *, loaded=None, log=print) -> dict:
     gen = Generation(format=cfg.format, samples_per_prompt=cfg.samples, max_new_tokens=cfg.max_new_tokens,
                      temperature=cfg.temperature, top_p=cfg.top_p, seed=cfg.seed, batch_size=cfg.batch_size)
     repair = None
-    with cfg.sandbox.open(hide=task_files(cfg.tasks)) as sandbox:
+    with open_sandbox(cfg.sandbox, cfg.tasks) as sandbox:
         isolation = sandbox.isolation
         if cfg.repair.on:
             from coderl.rollout.repair import collect_repair

@@ -30,6 +30,7 @@ from coderl.rewards.score import RewardConfig, score
 from coderl.rollout.formats import get_format
 from coderl.sandbox.config import SandboxConfig
 from coderl.tasks import Task, load_tasks
+from coderl.tasks.spec import open_sandbox
 
 
 def _text(completion: Any) -> str:
@@ -90,7 +91,7 @@ class CoderlRewards:
                 raise KeyError(f"task_id {', '.join(unknown[:5])}: not among the {len(self.tasks)} tasks given to "
                                "CoderlRewards (the dataset's task_id column must come from its dataset())")
             if self._sandbox is None:
-                self._sandbox = self.sandbox_config.open()
+                self._sandbox = open_sandbox(self.sandbox_config)
             ids = kwargs.get("completion_ids") or [()] * len(completions)
             tasks = [self.tasks[t] for t in task_id]
             samples, results = run_outputs(self._sandbox, self.sandbox_config.limits(), [

@@ -31,6 +31,7 @@ from coderl.rewards.score import RewardConfig, score
 from coderl.rollout.formats import get_format
 from coderl.sandbox.config import SandboxConfig
 from coderl.tasks import load_tasks
+from coderl.tasks.spec import open_sandbox
 
 _lock = threading.Lock()
 _state: dict = {}
@@ -62,7 +63,7 @@ def _sandbox():
             config = SandboxConfig(workers=int(os.environ["CODERL_SANDBOX_WORKERS"])
                                    if "CODERL_SANDBOX_WORKERS" in os.environ else None,
                                    timeout=float(os.environ.get("CODERL_SANDBOX_TIMEOUT", "3")))
-            _state["sandbox"], _state["limits"] = config.open(), config.limits()
+            _state["sandbox"], _state["limits"] = open_sandbox(config), config.limits()
             atexit.register(_state["sandbox"].close)
         return _state["sandbox"], _state["limits"]
 

@@ -1,54 +1,31 @@
 """Languages as data: what the prompt formats, the rewards and the judge need to know about a language.
 
     Language(name, display, fence_tag, fence_tags, parses, compiles, compile_error, defines, prose_header,
-             placeholder_body, implements, completion_stops)
+             placeholder_body, implements, completion_stops)                      (`language.py`)
+    Runner(language, source_file, run, build=(), judge="stdout", ...)          (`runner.py`)
 
 A language is one module here that builds a `Language` and registers it (`python.py`, `javascript.py`,
 `verilog.py`; `math.py` for replies judged on their final answer; a user's from a YAML runner file:
 `user.py`), with its runner (`runner.py`); formats read
 its fence tags, prose check and completion stops, the `syntax` reward its compile check, the shaping
-rewards its implementation check, the judge how a failed run's stderr shows a compile error.
+rewards its implementation check, the judge how a failed run's stderr shows a compile error (a regex the
+request carries: the sandbox knows no language but Python).
 `Task.language` names it (default "python").  The `quality` reward is ruff's: Python only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from coderl.base.config import ConfigError
+from coderl.languages import javascript, math, python, verilog  # noqa: F401  -- register themselves
+from coderl.languages.language import LANGUAGES, Language, register_language
+from coderl.languages.runner import RUNNERS, Runner, RunnerMissing, register_runner
+from coderl.languages.user import load_env_runners
 
-
-@dataclass(frozen=True)
-class Language:
-    name: str  # "python": Task.language, ExecutionRequest.language
-    display: str  # "Python": how instructions name it
-    fence_tag: str  # the tag prompts ask for: ```python
-    fence_tags: frozenset[str]  # tags of a fenced block that hold this language's code ("" = untagged)
-    parses: Callable[[str], bool]  # the text is code of this language (a prose check; nothing runs)
-    compiles: Callable[[str], bool]  # the whole program compiles (the `syntax` reward; nothing runs)
-    compile_error: Callable[[str], str | None]  # a failed run's stderr -> its compile-error line, or None
-    defines: Callable[..., bool]  # defines(code, name, column0=False): the code defines function `name`
-    prose_header: Callable[[str], str] = str  # a prose statement as the leading comment of a program
-    placeholder_body: str = ""  # a statement that makes an empty function body valid ("pass")
-    # implements(program, entry_point or None): the program holds a real implementation of the entry
-    # point (or, without one, any non-placeholder code): the gate of the shaping rewards
-    implements: Callable[[str, str | None], bool] | None = None
-    completion_stops: tuple[str, ...] = ("\n```",)  # where a continuation of a code prompt ends
-
-
-LANGUAGES: dict[str, Language] = {}
-
-
-def register_language(language: Language) -> Language:
-    if language.name in LANGUAGES:
-        raise ValueError(f"language {language.name!r} is registered twice")
-    LANGUAGES[language.name] = language
-    return language
+PYTHON = LANGUAGES["python"]
 
 
 def get_language(name: str) -> Language:
     if name not in LANGUAGES:
-        from coderl.languages.user import load_env_runners
-
         load_env_runners()  # a user's language, named in CODERL_RUNNERS
     try:
         return LANGUAGES[name]
@@ -57,8 +34,24 @@ def get_language(name: str) -> Language:
                          f"needs a runner file: docs/languages.md)") from None
 
 
-from coderl.languages import javascript, math, python, verilog  # noqa: E402,F401  -- register themselves
+def get_runner(language: str) -> Runner:
+    if language not in RUNNERS:
+        load_env_runners()
+    try:
+        return RUNNERS[language]
+    except KeyError:
+        known = ", ".join(sorted(RUNNERS)) or "none"
+        raise ConfigError(f"language {language!r} has no runner (runners: {known}; a YAML runner file adds "
+                         f"one: docs/languages.md)") from None
 
-PYTHON = LANGUAGES["python"]
 
-__all__ = ["LANGUAGES", "PYTHON", "Language", "get_language", "register_language"]
+def toolchain_paths() -> tuple[str, ...]:
+    """The `paths` of every registered runner (and of the runner files named in CODERL_RUNNERS): what a
+    sandbox's file-system view must show besides the system directories (`Sandbox(expose=...)`,
+    `SandboxConfig.open(expose=...)`)."""
+    load_env_runners()
+    return tuple(sorted({p for runner in RUNNERS.values() for p in runner.paths}))
+
+
+__all__ = ["LANGUAGES", "PYTHON", "RUNNERS", "Language", "Runner", "RunnerMissing", "get_language", "get_runner",
+           "register_language", "register_runner", "toolchain_paths"]

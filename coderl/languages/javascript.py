@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 
-from coderl.languages import Language, register_language
+from coderl.languages.language import Language, register_language
 from coderl.languages.runner import Runner, register_runner
 from coderl.sandbox.types import VALUE_MARKER
 
@@ -40,9 +40,8 @@ def parses(source: str) -> bool:
     return bool(source.strip()) and balanced(source)
 
 
-def compile_error(stderr: str) -> str | None:
-    """Node's `SyntaxError: ...` line (it parses the whole file before running any of it)."""
-    return next((ln.strip() for ln in stderr.splitlines() if ln.strip().startswith("SyntaxError")), None)
+# Node's `SyntaxError: ...` line (it parses the whole file before running any of it)
+COMPILE_ERROR = r"^[ \t]*SyntaxError"
 
 
 def defines(code: str, name: str, column0: bool = False) -> bool:
@@ -72,7 +71,7 @@ HARNESS = (
 JAVASCRIPT = register_language(Language(
     name="javascript", display="JavaScript", fence_tag="javascript",
     fence_tags=frozenset({"", "javascript", "js", "node", "nodejs"}),
-    parses=parses, compiles=balanced, compile_error=compile_error, defines=defines, prose_header=prose_header,
+    parses=parses, compiles=balanced, compile_error=COMPILE_ERROR, defines=defines, prose_header=prose_header,
     placeholder_body="}",  # closes an open `function f(x) {` prompt before the model's own definition
     completion_stops=("\nfunction ", "\n/*", "\n//", "\nconsole.log", "\n```"),  # MultiPL-E's, plus a fence
 ))

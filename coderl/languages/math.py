@@ -5,7 +5,7 @@ writes the question as "Question: ...\\nAnswer:" and stops at the next "\\nQuest
 
 from __future__ import annotations
 
-from coderl.languages import Language, register_language
+from coderl.languages.language import Language, register_language
 
 
 def has_answer(text: str) -> bool:
@@ -21,7 +21,7 @@ def prose_header(question: str) -> str:
 
 MATH = register_language(Language(
     name="math", display="math", fence_tag="", fence_tags=frozenset(),
-    parses=has_answer, compiles=has_answer, compile_error=lambda stderr: None,
+    parses=has_answer, compiles=has_answer, compile_error=None,
     defines=lambda code, name, column0=False: False, prose_header=prose_header,
     implements=None, completion_stops=("\nQuestion:",),
 ))

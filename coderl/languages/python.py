@@ -8,7 +8,8 @@ import ast
 import re
 import warnings
 
-from coderl.languages import Language, register_language
+from coderl.languages.language import Language, register_language
+from coderl.sandbox.types import PYTHON_COMPILE_ERROR
 
 
 def parses(source: str) -> bool:
@@ -29,12 +30,6 @@ def compiles(program: str) -> bool:
         except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
             return False
     return True
-
-
-def compile_error(stderr: str) -> str | None:
-    """The last line of a traceback when it is a SyntaxError (CPython compiles before it runs)."""
-    lines = stderr.strip().splitlines()
-    return lines[-1] if lines and lines[-1].startswith("SyntaxError") else None
 
 
 def defines(code: str, name: str, column0: bool = False) -> bool:
@@ -108,7 +103,7 @@ def prose_header(text: str) -> str:
 
 PYTHON = register_language(Language(
     name="python", display="Python", fence_tag="python", fence_tags=frozenset({"", "python", "py", "python3"}),
-    parses=parses, compiles=compiles, compile_error=compile_error, defines=defines, prose_header=prose_header,
+    parses=parses, compiles=compiles, compile_error=PYTHON_COMPILE_ERROR, defines=defines, prose_header=prose_header,
     placeholder_body="pass", implements=implements,
     # HumanEval's stop sequences (human-eval / Codex paper), each at column 0, plus a closing fence.
     completion_stops=("\ndef ", "\nclass ", "\nif __name__", "\nprint(", "\n#", "\n```"),

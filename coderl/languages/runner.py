@@ -27,6 +27,7 @@ import shutil
 from dataclasses import dataclass
 
 from coderl.base.config import ConfigError
+from coderl.languages.language import LANGUAGES
 from coderl.sandbox.types import CheckKind, ExecutionRequest, Limits, Mode, TestCase
 
 JUDGES = ("stdout", "values", "hardware")
@@ -88,7 +89,7 @@ class Runner:
         return ExecutionRequest(
             mode=Mode.COMMAND, files={**(files or {}), self.source_file: program}, tests=tests,
             argv=self.argv(self.run), build_argv=self.argv(self.build), limits=self.limits(limits),
-            float_tolerance=float_tolerance, language=self.language)
+            float_tolerance=float_tolerance, compile_error=LANGUAGES[self.language].compile_error)
 
 
 _FOUND: set[tuple[str, str]] = set()  # (binary, PATH) pairs shutil.which found
@@ -110,25 +111,3 @@ def register_runner(runner: Runner, replace: bool = False) -> Runner:
         raise ValueError(f"a runner for language {runner.language!r} is registered twice")
     RUNNERS[runner.language] = runner
     return runner
-
-
-def toolchain_paths() -> tuple[str, ...]:
-    """The `paths` of every registered runner (and of the runner files named in CODERL_RUNNERS): what
-    a sandbox's file-system view shows besides the system directories."""
-    from coderl.languages.user import load_env_runners
-
-    load_env_runners()
-    return tuple(sorted({p for runner in RUNNERS.values() for p in runner.paths}))
-
-
-def get_runner(language: str) -> Runner:
-    if language not in RUNNERS:
-        from coderl.languages.user import load_env_runners
-
-        load_env_runners()
-    try:
-        return RUNNERS[language]
-    except KeyError:
-        known = ", ".join(sorted(RUNNERS)) or "none"
-        raise ConfigError(f"language {language!r} has no runner (runners: {known}; a YAML runner file adds "
-                         f"one: docs/languages.md)") from None

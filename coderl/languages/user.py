@@ -14,7 +14,8 @@ and what prompts and rewards need (fence tags, a comment prefix, how its compile
     judge: stdout                                # stdout | values (function tasks: needs a harness)
     harness: ""                                  # judge values: code appended to the program; {entry_point}
     comment: "--"                                # line comment, for a prose statement as a program header
-    compile_error: "^lua5.4: .*:[0-9]+: .*near"  # a regex: a stderr line matching it is a syntax error
+    compile_error: "^lua5.4: .*:[0-9]+: .*near"  # a regex (multi-line: ^ and $ at each line): the stderr line
+                                                 # where it first matches is a syntax error
     cpu_seconds: 3                               # optional, per test
     install: "apt-get install lua5.4"            # shown when a binary is missing
 
@@ -30,7 +31,7 @@ import re
 from typing import Any
 
 from coderl.base.config import ConfigError
-from coderl.languages import LANGUAGES, Language, register_language
+from coderl.languages.language import LANGUAGES, Language, register_language
 from coderl.languages.runner import RUNNERS, Runner, register_runner
 
 ENV = "CODERL_RUNNERS"
@@ -89,7 +90,7 @@ def parse_runner(data: Any, where: str) -> tuple[Language, Runner]:
         raise RunnerFileError(f"{where}: field 'harness' must call {{entry_point}} when judge is values")
     pattern = _string(data, "compile_error", where, "")
     try:
-        error_re = re.compile(pattern) if pattern else None
+        re.compile(pattern, re.MULTILINE)
     except re.error as exc:
         raise RunnerFileError(f"{where}: field 'compile_error' is not a regular expression ({exc})") from None
     cpu = data.get("cpu_seconds")
@@ -101,11 +102,6 @@ def parse_runner(data: Any, where: str) -> tuple[Language, Runner]:
     tag = _string(data, "fence_tag", where, name)
     comment = _string(data, "comment", where, "#")
 
-    def compile_error(stderr: str) -> str | None:
-        if error_re is None:
-            return None
-        return next((ln.strip() for ln in stderr.splitlines() if error_re.search(ln)), None)
-
     def defines(code: str, entry: str, column0: bool = False) -> bool:
         return re.search(rf"\b{re.escape(entry)}\b", code) is not None
 
@@ -113,7 +109,7 @@ def parse_runner(data: Any, where: str) -> tuple[Language, Runner]:
         name=name, display=_string(data, "display", where, name.capitalize()), fence_tag=tag,
         fence_tags=frozenset({"", tag, *_strings(data, "fence_tags", where)}),
         parses=lambda source: bool(source.strip()), compiles=lambda source: bool(source.strip()),
-        compile_error=compile_error, defines=defines,
+        compile_error=pattern or None, defines=defines,
         prose_header=lambda text: "".join(f"{comment} {line}".rstrip() + "\n" for line in text.rstrip().splitlines()),
         completion_stops=("\n```",))
     if harness and judge == "stdout":

@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import re
 
-from coderl.languages import Language, register_language
 from coderl.languages import verilog_lexer as L
+from coderl.languages.language import Language, register_language
 from coderl.languages.runner import Runner, register_runner
 
 TESTBENCH_FILE = "coderl_tb.v"
@@ -163,10 +163,8 @@ def compiles(source: str) -> bool:
     return count("module") >= 1 and count("module") == count("endmodule") and count("begin") == count("end")
 
 
-def compile_error(stderr: str) -> str | None:
-    """Icarus Verilog's first error line ("design.sv:3: syntax error", "...: error: ...")."""
-    return next((ln.strip() for ln in stderr.splitlines()
-                 if re.search(r":\d+: (?:syntax error|error:)", ln) or ln.strip().startswith("error:")), None)
+# Icarus Verilog's first error line ("design.sv:3: syntax error", "...: error: ...")
+COMPILE_ERROR = r":\d+: (?:syntax error|error:)|^[ \t]*error:"
 
 
 def defines(code: str, name: str, column0: bool = False) -> bool:
@@ -181,7 +179,7 @@ def prose_header(text: str) -> str:
 VERILOG = register_language(Language(
     name="verilog", display="Verilog", fence_tag="verilog",
     fence_tags=frozenset({"", "verilog", "systemverilog", "sv", "v"}),
-    parses=parses, compiles=compiles, compile_error=compile_error, defines=defines, prose_header=prose_header,
+    parses=parses, compiles=compiles, compile_error=COMPILE_ERROR, defines=defines, prose_header=prose_header,
     completion_stops=("\n```",),
 ))
 

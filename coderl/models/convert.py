@@ -58,7 +58,7 @@ def convert_gguf(gguf_path: Path, out_dir: Path, *, source: str, chat_template: 
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from coderl.models.load import offline
+    from coderl.models.hub import offline
 
     t0 = time.perf_counter()
     gguf_path = Path(gguf_path)

@@ -1,18 +1,17 @@
 """`load_model(spec)`: a model and its tokenizer from an alias, a folder, a .gguf, an adapter or a hub id.
 
-Local loads run with the Hugging Face hub switched off (`HF_HUB_OFFLINE=1`, `TRANSFORMERS_OFFLINE=1`
-and huggingface_hub's flag, which it reads only once at import), restored afterwards.  Hub ids go
+Local loads run with the Hugging Face hub switched off (`coderl.models.hub.offline`).  Hub ids go
 through `from_pretrained` untouched; without a network they fail with one line.
 """
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import json
 import os
 from pathlib import Path
 
+from coderl.models.hub import no_progress_bars, offline
 from coderl.models.spec import (
     ADAPTER_FILE,
     BUILTINS,
@@ -27,47 +26,6 @@ from coderl.models.spec import (
 )
 
 DTYPES = ("float32", "bfloat16", "float16", "auto")
-_OFFLINE_VARS = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
-
-
-@contextlib.contextmanager
-def offline():
-    """No hub access inside (for local loads); the previous settings come back afterwards."""
-    saved = {k: os.environ.get(k) for k in _OFFLINE_VARS}
-    for k in _OFFLINE_VARS:
-        os.environ[k] = "1"
-    constants = None
-    try:
-        from huggingface_hub import constants
-
-        saved_flag = constants.HF_HUB_OFFLINE
-        constants.HF_HUB_OFFLINE = True
-    except (ImportError, AttributeError):
-        constants = None
-    try:
-        yield
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-        if constants is not None:
-            constants.HF_HUB_OFFLINE = saved_flag
-
-
-@contextlib.contextmanager
-def no_progress_bars():
-    """No "Loading weights" bars for local loads (sub-second; they only clutter logs); restored after."""
-    from transformers.utils import logging as hf_logging
-
-    was = hf_logging.is_progress_bar_enabled()
-    hf_logging.disable_progress_bar()
-    try:
-        yield
-    finally:
-        if was:
-            hf_logging.enable_progress_bar()
 
 
 def resolve_device(name: str, flag: str = "--device") -> str:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from coderl.base.config import ConfigError
+from coderl.base.paths import cache_root
 
 SOURCE_FILE = "coderl_source.json"
 ADAPTER_FILE = "coderl_adapter.json"
@@ -98,10 +99,6 @@ class LoadedModel:
     adapter_path: str | None   # the LoRA adapter folder, if any
     kind: str                  # "hf" | "gguf" | "adapter" | "builtin"
     path: str | None = None    # the Hugging Face folder the base weights were read from (None for a hub id)
-
-
-def cache_root() -> Path:
-    return Path(os.environ.get("CODERL_CACHE") or Path.home() / ".cache" / "coderl").expanduser()
 
 
 def models_dir() -> Path:

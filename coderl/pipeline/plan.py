@@ -1,4 +1,5 @@
-"""The pipeline's plan: its YAML read and checked field by field into stages (`load_plan`)."""
+"""The pipeline's plan: its YAML read and checked field by field into stages (`load_plan`), and its task sets
+checked before anything runs (counts, the leak check between training and evaluation tasks, RL splits)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,6 @@ from coderl.base.config import (
     require,
     sections,
 )
-from coderl.pipeline.tasks import _check_tasks, _split_file
 
 STAMP = "pipeline_stage.json"
 TOP_LEVEL = ("out", "model", "format", "dtype", "device", "seed", "title", "allow_eval_overlap", "eval", "sft", "rl")
@@ -92,13 +92,13 @@ class Plan:
         """Stages that start from `stage`'s output, directly or not."""
         out, frontier = [], {stage.dir}
         for s in self.stages[self.stages.index(stage) + 1:]:
-            if s.input_dir and any(_inside(s.input_dir, d) for d in frontier):
+            if s.input_dir and any(is_inside(s.input_dir, d) for d in frontier):
                 out.append(s)
                 frontier.add(s.dir)
         return out
 
 
-def _inside(path: str, directory: str) -> bool:
+def is_inside(path: str, directory: str) -> bool:
     path, directory = os.path.abspath(path), os.path.abspath(directory)
     return path == directory or path.startswith(directory + os.sep)
 
@@ -167,7 +167,7 @@ def load_plan(path: str, out: str | None = None, *, check_tasks: bool = True) ->
                 device=device)
     _plan_stages(plan, data.get("eval") or {}, data.get("sft"), rl)
     if check_tasks:
-        _check_tasks(plan, allow_overlap)
+        count_and_check_tasks(plan, allow_overlap)
     return plan
 
 
@@ -230,7 +230,7 @@ def _plan_stages(plan: Plan, eval_fields: dict, sft_fields: dict | None, rl: lis
         run_dir = os.path.join(out, "rl", name)
         split_file = None
         if split is not None:
-            split_file = _split_file(where, values.get("tasks", _default(TrainConfig, "tasks")), split, plan)
+            split_file = rl_split_file(where, values.get("tasks", _default(TrainConfig, "tasks")), split, plan)
             values["tasks"] = split_file[3]
         cfg = _build(where, TrainConfig, {"seed": plan.seed, **values, "format": plan.format, "dtype": plan.dtype,
                                           "out": run_dir, "model": start})
@@ -310,3 +310,78 @@ def _build(where: str, cls, values: dict):
         raise ConfigError(f"{where}: {exc}") from None
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"{where}: {str(exc).splitlines()[0]}") from None
+
+
+# ---- the plan's task sets: counts, the leak check between training and evaluation tasks, RL splits
+def rl_split_file(where: str, spec: str, split, plan: Plan) -> tuple:
+    from coderl.tasks.spec import parse_task_spec
+
+    require(split in ("all", "train", "test"), f"{where}: split", split, "one of all, train, test")
+    if parse_task_spec(spec).source == "synthetic":
+        raise ConfigError(f"{where}: split={split!r}: synthetic specs carry their own split= option "
+                          f"(e.g. tasks: synthetic:level=1,n=200,split=train)")
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", spec).strip("-")[:60] or "tasks"
+    path = os.path.join(plan.out, "data", f"{slug}-{split}-seed{plan.seed}.jsonl")
+    return (spec, split, plan.seed, path)
+
+
+def evaluation_tasks(plan: Plan) -> list:
+    """The tasks every checkpoint is evaluated on (the base evaluation's spec, split, seed and limit)."""
+    from coderl.tasks import load_tasks
+
+    base = plan.stage("base-eval").config
+    tasks = load_tasks(base.tasks, base.split, base.seed).tasks
+    return tasks[: base.limit] if base.limit else tasks
+
+
+def training_tasks(stage: Stage) -> tuple[str, str, list]:
+    """(spec, split, tasks) a training stage learns from: the SFT data (a task spec's split, or a
+    pairs file), or an RL run's tasks (the split it writes when it has `split:`, else all of them)."""
+    from coderl.tasks import load_tasks
+    from coderl.train.sft_data import load_sft_tasks
+
+    if stage.kind == "sft":
+        c = stage.config
+        return c.data, c.split, load_sft_tasks(c.data, c.split, c.seed)[0]
+    spec, split, seed = stage.split_file[:3] if stage.split_file else (stage.config.tasks, "all", 0)
+    return spec, split, load_tasks(spec, split, seed).tasks
+
+
+def count_and_check_tasks(plan: Plan, allow_overlap: bool) -> None:
+    from coderl.tasks import TaskFormatError, load_tasks
+
+    def load(where, fn, *args):
+        try:
+            return fn(*args)
+        except (TaskFormatError, ConfigError, ValueError) as exc:
+            raise ConfigError(f"{where}: {str(exc).splitlines()[0]}") from None
+
+    base = plan.stage("base-eval").config
+    eval_tasks = load("eval", evaluation_tasks, plan)
+    plan.eval_tasks = len(eval_tasks)
+    require(plan.eval_tasks > 0, "eval: --tasks", base.tasks, "a task set with tasks in the chosen split")
+    prompts = {t.prompt: t.task_id for t in eval_tasks}
+    for stage in plan.stages:
+        if stage.kind == "sft":
+            where = "sft"
+            fix = "train on another split (split: train) or other data"
+        elif stage.kind == "rl":
+            where = f"rl[{_rl_index(plan, stage)}] ({stage.name[3:]})"
+            held_spec = stage.config.eval.eval_tasks
+            if held_spec:   # the run's own held-out set, evaluated during training
+                held = load(f"{where} eval_tasks", load_tasks, held_spec).tasks
+                require(len(held) > 0, f"{where}: eval_tasks", held_spec, "at least one task")
+            fix = "add `split: train` to this run or use other tasks"
+        else:
+            continue
+        tasks = load(where, training_tasks, stage)[2]
+        stage.train_tasks = len(tasks)
+        require(len(tasks) > 0, f"{where}: tasks", getattr(stage.config, "tasks", None), "at least one task")
+        shared = [prompts[t.prompt] for t in tasks if t.prompt in prompts]
+        if shared and not allow_overlap:
+            raise ConfigError(f"{where}: trains on {len(set(shared))} of the {len(eval_tasks)} evaluation tasks "
+                              f"(e.g. {shared[0]}): {fix}, or set allow_eval_overlap: true")
+
+
+def _rl_index(plan: Plan, stage: Stage) -> int:
+    return [s for s in plan.stages if s.kind == "rl"].index(stage)

@@ -17,18 +17,19 @@ from coderl.base.config import (
 
 # ---------------------------------------------------------------------------------------------------
 # running
-from coderl.pipeline.plan import STAMP, PipelineConfig, Plan, Stage, load_plan
+from coderl.pipeline.plan import STAMP, PipelineConfig, Plan, Stage, evaluation_tasks, load_plan, training_tasks
 from coderl.pipeline.state import (
-    _adapter_sha256,
-    _portable,
+    adapter_sha256,
     code_version,
     format_plan,
     plan_states,
     portable_config,
+    portable_values,
     stage_status,
     stale_error,
 )
 from coderl.pipeline.tasks import write_split
+from coderl.tasks.spec import open_sandbox
 
 
 class _Log:
@@ -89,14 +90,13 @@ def record_overlap(plan: Plan, log) -> list[dict]:
     """Which evaluation tasks each training stage's tasks solve by behaviour (`coderl.eval.decontaminate`):
     logged as a warning and written to OUT/overlap.json, which the report shows.  Not a refusal: a
     pipeline may compare on a set its training touches, but its report must say so."""
+    from coderl.base.paths import cache_root
     from coderl.eval.decontaminate import cached_leaks
-    from coderl.models.spec import cache_root
-    from coderl.pipeline.tasks import evaluation_tasks, training_tasks
 
     evaluation = plan.stage("base-eval").config
     evals = evaluation_tasks(plan)
     rows = []
-    with evaluation.sandbox.open() as sandbox:
+    with open_sandbox(evaluation.sandbox) as sandbox:
         for stage in plan.stages:
             if stage.kind not in ("sft", "rl"):
                 continue
@@ -155,8 +155,8 @@ def _clear(directory: str) -> None:
 def _write_stamp(stage: Stage, out: str, seconds: float) -> None:
     stamp = {"stage": stage.name, "kind": stage.kind, "method": stage.method, "code": code_version(),
              "config": portable_config(stage.config, out),
-             "input": _portable({"model": stage.input_dir}, out)["model"],
-             "input_sha256": _adapter_sha256(stage.input_dir), "seconds": round(seconds, 1),
+             "input": portable_values({"model": stage.input_dir}, out)["model"],
+             "input_sha256": adapter_sha256(stage.input_dir), "seconds": round(seconds, 1),
              "finished": datetime.datetime.now().isoformat(timespec="seconds")}
     _write_json(os.path.join(stage.dir, STAMP), stamp)
 
@@ -202,7 +202,7 @@ def run_command(cfg: PipelineConfig) -> int:
         raise ConfigError(message)
     print(format_plan(plan, states), file=sys.stderr)
     report = run_pipeline(plan)
-    from coderl.eval.report import render_terminal
+    from coderl.eval.render import render_terminal
 
     with open(os.path.join(os.path.dirname(report), "report.json"), encoding="utf-8") as f:
         print(render_terminal(json.load(f)))

@@ -15,10 +15,10 @@ from coderl.base.config import (
 
 # ---------------------------------------------------------------------------------------------------
 # stage state: done, to run, resumable, stale
-from coderl.pipeline.plan import COSMETIC, STAMP, Plan, Stage, _inside
+from coderl.pipeline.plan import COSMETIC, STAMP, Plan, Stage, is_inside
 
 
-def _portable(values: dict, out: str) -> dict:
+def portable_values(values: dict, out: str) -> dict:
     """`values` with paths inside OUT written `OUT/...` (so a moved OUT or another cwd still matches) and
     cosmetic fields dropped."""
     root = os.path.abspath(out)
@@ -26,7 +26,7 @@ def _portable(values: dict, out: str) -> dict:
     for k, v in values.items():
         if k in COSMETIC:
             continue
-        if isinstance(v, str) and k in ("out", "model", "tasks", "data") and _inside(v, root):
+        if isinstance(v, str) and k in ("out", "model", "tasks", "data") and is_inside(v, root):
             v = "OUT" + os.path.abspath(v)[len(root):].replace(os.sep, "/")
         result[k] = v
     return result
@@ -34,10 +34,10 @@ def _portable(values: dict, out: str) -> dict:
 
 def portable_config(cfg, out: str) -> dict:
     """A stage config as compared between runs and recorded in its stamp and in plan.json."""
-    return _portable(flatten(cfg), out)
+    return portable_values(flatten(cfg), out)
 
 
-def _adapter_sha256(directory: str | None) -> str | None:
+def adapter_sha256(directory: str | None) -> str | None:
     path = os.path.join(directory, "adapter_model.safetensors") if directory else None
     if not path or not os.path.isfile(path):
         return None
@@ -79,7 +79,7 @@ def stage_status(stage: Stage, out: str) -> tuple[str, str]:
         compared = _without_new_defaults(new, old, stage.config)
         if old != compared:
             return "stale", "made with a different config (" + _diff(old, compared) + ")"
-        if stamp.get("input_sha256") != _adapter_sha256(stage.input_dir):
+        if stamp.get("input_sha256") != adapter_sha256(stage.input_dir):
             return "stale", f"its input {stage.input_dir} changed since"
         if not _outputs_complete(stage):
             return "stale", "outputs missing"
@@ -94,7 +94,7 @@ def stage_status(stage: Stage, out: str) -> tuple[str, str]:
         if ckpt:
             old = _read_yaml_dict(os.path.join(stage.dir, "config.yaml"))
             # its paths are relative to the OUT it was written in (OUT/rl/<name>), which may have moved
-            old = _portable(old, os.path.dirname(os.path.dirname(str(old.get("out") or stage.dir))))
+            old = portable_values(old, os.path.dirname(os.path.dirname(str(old.get("out") or stage.dir))))
             compared = _without_new_defaults(new, old, stage.config)
             if old and old != compared:
                 return "stale", "interrupted run made with a different config (" + _diff(old, compared) + ")"
@@ -210,7 +210,7 @@ def format_plan(plan: Plan, states: dict | None = None) -> str:
 
 
 def _short(path: str, out: str) -> str:
-    return "OUT" + os.path.abspath(path)[len(os.path.abspath(out)):] if _inside(path, out) else path
+    return "OUT" + os.path.abspath(path)[len(os.path.abspath(out)):] if is_inside(path, out) else path
 
 
 @functools.lru_cache(maxsize=1)

@@ -64,14 +64,14 @@ from coderl.rollout.hf_callbacks import (  # noqa: F401 -- re-exported
     PolicyLogprobs,
     RowsFinished,
     StopOnText,
-    _compile_failure,
-    _own_cache,
     cut_generation,
     decode,
     fill_batch_size,
+    is_compile_failure,
+    owns_cache,
     use_static_cache,
 )
-from coderl.rollout.hf_config import _eos_ids, generation_config, pad_token_id  # noqa: F401 -- re-exported
+from coderl.rollout.hf_config import eos_token_ids, generation_config, pad_token_id  # noqa: F401 -- re-exported
 from coderl.rollout.types import RolloutBatch, Sample
 from coderl.tasks.types import Task
 
@@ -100,7 +100,7 @@ def _shared_prefill(model, prompts: list[list[int]], input_ids: torch.Tensor, at
     inverse = torch.tensor([distinct.setdefault(tuple(p), len(distinct)) for p in prompts], dtype=torch.long)
     if len(distinct) == len(prompts) or input_ids.shape[1] < 2:
         return None
-    if _own_cache(model):
+    if owns_cache(model):
         return None  # the model asks generate for its own cache (static, ...): generate refuses a given one
     first = torch.tensor([inverse.tolist().index(k) for k in range(len(distinct))], dtype=torch.long)
     ids, mask = input_ids[first, :-1], attention[first, :-1]
@@ -128,7 +128,7 @@ def _generate_rows(model, tokenizer, prompts: list[list[int]], stops: list[tuple
     draw from the same distributions with a different RNG sequence.  `compact_rows=0` turns this off;
     so does a model that asks `generate` for its own cache (static, ...).
     """
-    own = _own_cache(model, config)
+    own = owns_cache(model, config)
     if own:
         compact_rows = 0
     n = len(prompts)
@@ -203,7 +203,7 @@ def _generate_chunk(model, tokenizer, input_ids: torch.Tensor, attention: torch.
     try:
         out, capture, rows = attempt()
     except Exception as exc:
-        if not _compile_failure(exc) or getattr(config, "disable_compile", False):
+        if not is_compile_failure(exc) or getattr(config, "disable_compile", False):
             raise
         _COMPILE_FAILED.append(f"{type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[0]}")
         warnings.warn(f"coderl: compiling the decoding step failed ({_COMPILE_FAILED[0]}); decoding uncompiled",
@@ -242,7 +242,7 @@ def sample_rows(model: Any, tokenizer: Any, prompt_ids: list[list[int]], stops: 
                 compact_rows: int = 8, static_cache: bool | None = None) -> list[SampledRow]:
     """Sample one continuation of each row of token ids (`generate` without the prompt format: the
     multi-turn collector continues conversations it has tokenised itself).  Arguments as `generate`."""
-    eos_ids = _eos_ids(model, tokenizer)
+    eos_ids = eos_token_ids(model, tokenizer)
     config = generation_config(model, max_new_tokens=max_new_tokens, do_sample=temperature > 0,
                                eos_ids=eos_ids, pad_id=pad_token_id(model, tokenizer))
     device = next(model.parameters()).device

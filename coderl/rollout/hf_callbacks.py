@@ -306,13 +306,13 @@ def cut_generation(ids: Sequence[int], tokenizer: Any, stops: Sequence[str], eos
 
 # --- the device ------------------------------------------------------------------------------
 
-def _own_cache(model: Any, config: Any = None) -> bool:
+def owns_cache(model: Any, config: Any = None) -> bool:
     """`generate` builds its own cache (static, ...): it refuses one given to it."""
     return bool(getattr(config, "cache_implementation", None)
                 or getattr(getattr(model, "generation_config", None), "cache_implementation", None))
 
 
-def _compile_failure(exc: BaseException | None) -> bool:
+def is_compile_failure(exc: BaseException | None) -> bool:
     """An error of torch.compile (dynamo, inductor, CUDA graphs) anywhere in the exception's chain: its
     class comes from there or it was raised there."""
     while exc is not None:

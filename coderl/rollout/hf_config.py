@@ -18,7 +18,7 @@ _NONE_MEANS_OFF = (
 )
 
 
-def _eos_ids(model: Any, tokenizer: Any) -> list[int]:
+def eos_token_ids(model: Any, tokenizer: Any) -> list[int]:
     ids = getattr(getattr(model, "generation_config", None), "eos_token_id", None)
     ids = [] if ids is None else [ids] if isinstance(ids, int) else list(ids)
     if tokenizer.eos_token_id is not None and tokenizer.eos_token_id not in ids:
@@ -51,7 +51,9 @@ def generation_config(model: Any, *, max_new_tokens: int, do_sample: bool, eos_i
 
 def pad_token_id(model: Any, tokenizer: Any) -> int:
     """The id rows are padded with: the tokenizer's pad token, else the first EOS id."""
-    pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else (_eos_ids(model, tokenizer) or [None])[0]
+    pad_id = tokenizer.pad_token_id
+    if pad_id is None:
+        pad_id = (eos_token_ids(model, tokenizer) or [None])[0]
     if pad_id is None:
         raise ValueError("generate: the tokenizer has neither a pad nor an EOS token")
     return pad_id

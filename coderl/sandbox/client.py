@@ -145,13 +145,11 @@ class Sandbox:
                  hide: Iterable[str | os.PathLike[str]] = (), expose: Iterable[str | os.PathLike[str]] = ()):
         """`hide`: files or directories no program may read (task files, completions), even inside a
         directory the view binds (a site-packages); enforced at `full` (docs/sandbox.md).  `expose`:
-        toolchain directories programs may read at `full` besides /usr, /bin, /lib* (with the `paths`
-        of every registered runner, `coderl.languages.runner.toolchain_paths`)."""
-        from coderl.languages.runner import toolchain_paths
-
+        toolchain directories programs may read at `full` besides /usr, /bin, /lib* (coderl's commands pass
+        the `paths` of every registered runner: `coderl.languages.toolchain_paths()`)."""
         self.limits = (limits or Limits()).validate()
         self.hide = tuple(sorted({os.path.abspath(os.fspath(p)) for p in hide}))
-        self.expose = tuple(sorted({os.path.abspath(os.fspath(p)) for p in (*expose, *toolchain_paths())}))
+        self.expose = tuple(sorted({os.path.abspath(os.fspath(p)) for p in expose}))
         self.workers = default_workers(self.limits.memory_bytes) if workers is None else workers
         if self.workers < 1:
             raise SandboxUnavailable(f"workers={self.workers}: expected a positive integer")

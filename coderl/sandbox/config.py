@@ -68,14 +68,16 @@ class SandboxConfig:
     def limits(self, **overrides) -> Limits:
         return Limits(cpu_seconds=self.timeout, memory_bytes=self.memory_bytes, **overrides)
 
-    def open(self, hide: Iterable[str] = (), limits: Limits | None = None) -> Sandbox:
+    def open(self, hide: Iterable[str] = (), limits: Limits | None = None, expose: Iterable[str] = ()) -> Sandbox:
         """A started sandbox with these settings (use as a context manager); `hide`: paths no program
         may read (`coderl.tasks.spec.task_files(spec)`: the files a task spec names); `limits`: the
-        default limits when not `self.limits()`."""
+        default limits when not `self.limits()`; `expose`: toolchain directories programs may read
+        (`coderl.languages.toolchain_paths()`: every runner's `paths`)."""
         limits = limits or self.limits()
         if self.backend == "ray":
             from coderl.sandbox.ray_backend import RaySandbox
 
             return RaySandbox(ray_workers=self.ray_workers, workers=self.resolved_workers(), limits=limits,
-                              isolation=self.isolation, hide=hide, address=self.ray_address)
-        return Sandbox(workers=self.resolved_workers(), limits=limits, isolation=self.isolation, hide=hide)
+                              isolation=self.isolation, hide=hide, address=self.ray_address, expose=expose)
+        return Sandbox(workers=self.resolved_workers(), limits=limits, isolation=self.isolation, hide=hide,
+                       expose=expose)

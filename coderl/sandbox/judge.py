@@ -17,10 +17,16 @@ import json
 import signal as _signal
 from typing import Any
 
-from coderl.languages import get_language
-
 from . import flat, outputs
-from .types import PARENT_JUDGED, CheckKind, ExecutionRequest, ExecutionResult, Status, TestOutcome
+from .types import (
+    PARENT_JUDGED,
+    CheckKind,
+    ExecutionRequest,
+    ExecutionResult,
+    Status,
+    TestOutcome,
+    compile_error_line,
+)
 
 
 class BadRecord(ValueError):
@@ -114,7 +120,7 @@ def _judge_build(request: ExecutionRequest, build: dict, isolation: str) -> Exec
     elif failure is not None:
         why = f"{failure[0].value}: {failure[1]}"
     else:
-        why = (get_language(request.language).compile_error(build["stderr"]) or (lines[0] if lines else "")
+        why = (compile_error_line(request.compile_error, build["stderr"]) or (lines[0] if lines else "")
                or f"exit code {build['exit_code']}")
     result.status = Status.BUILD_ERROR
     result.message = f"build failed: {why}"[:300]
@@ -287,7 +293,7 @@ def _run_failure(request: ExecutionRequest, run: dict) -> tuple[Status, str] | N
     failure = _process_failure(run, request.limits)
     if failure is None and run["exit_code"] != 0:
         stderr = run["stderr"].strip().splitlines()
-        compile_error = get_language(request.language).compile_error(run["stderr"])
+        compile_error = compile_error_line(request.compile_error, run["stderr"])
         if _memory_hint(run["stderr"]) or "out of memory" in run["stderr"].lower():
             failure = (Status.MEMORY_EXCEEDED, "MemoryError" if _memory_hint(run["stderr"]) else "out of memory")
         elif compile_error:

@@ -12,7 +12,8 @@ still runs in the node's own sandbox, under the same limits.
   to the others.  With no worker left, `submit` raises `SandboxUnavailable`.
 * Refused requests and math answers are judged in the caller, as `Sandbox` does: nothing is shipped.
 * Network: `RaySandbox()` without an address starts a local Ray instance bound to 127.0.0.1 with no
-  dashboard (DESIGN.md: nothing listens beyond loopback unless asked) and shuts it down on `close`;
+  dashboard (docs/architecture.md, convention 4: nothing listens beyond loopback unless asked) and shuts
+  it down on `close`;
   `address="auto"` or `"ray://host:port"` joins an existing cluster, whose security is its own.
   Workers must be able to import coderl (installed on every node, or a Ray `runtime_env`).
 """
@@ -35,8 +36,8 @@ START_TIMEOUT = 120  # seconds for the Ray workers to start (and report their is
 class SandboxWorker:
     """The Ray actor: one local `Sandbox` on its node, `workers` programs at once (a threaded actor)."""
 
-    def __init__(self, workers: int, limits: Limits | None, isolation: str, hide: tuple):
-        self.sandbox = Sandbox(workers=workers, limits=limits, isolation=isolation, hide=hide)
+    def __init__(self, workers: int, limits: Limits | None, isolation: str, hide: tuple, expose: tuple = ()):
+        self.sandbox = Sandbox(workers=workers, limits=limits, isolation=isolation, hide=hide, expose=expose)
 
     def info(self) -> dict:
         return {"isolation": self.sandbox.isolation, "host": socket.gethostname(), "pid": os.getpid(),
@@ -50,7 +51,7 @@ class RaySandbox:
     """`ray_workers` Ray actors of `workers` programs each (see the module docstring)."""
 
     def __init__(self, ray_workers: int = 2, workers: int = 1, limits: Limits | None = None, isolation: str = "auto",
-                 hide: Iterable[str] = (), address: str | None = None):
+                 hide: Iterable[str] = (), address: str | None = None, expose: Iterable[str] = ()):
         try:
             import ray
         except ImportError:
@@ -71,7 +72,8 @@ class RaySandbox:
         self.limits = (limits or Limits()).validate()
         actor = ray.remote(num_cpus=workers, max_concurrency=workers)(SandboxWorker)
         hide = tuple(sorted({os.path.abspath(os.fspath(p)) for p in hide}))
-        self._actors = [actor.remote(workers, self.limits, isolation, hide) for _ in range(ray_workers)]
+        expose = tuple(sorted({os.path.abspath(os.fspath(p)) for p in expose}))
+        self._actors = [actor.remote(workers, self.limits, isolation, hide, expose) for _ in range(ray_workers)]
         try:  # a cluster without `workers` free CPUs for every actor would otherwise wait forever
             self.infos = ray.get([a.info.remote() for a in self._actors], timeout=START_TIMEOUT)
         except ray.exceptions.GetTimeoutError:

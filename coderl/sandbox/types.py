@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -121,6 +122,20 @@ class Mode(str, enum.Enum):
     # each test's expected answer (`coderl.sandbox.answers`); the reply is never executed
 
 
+# CPython compiles a whole file before it runs any of it: a SyntaxError is the traceback's last line.
+PYTHON_COMPILE_ERROR = r"^SyntaxError.*(?=\s*\Z)"
+
+
+def compile_error_line(pattern: str | None, stderr: str) -> str | None:
+    """The stderr line (stripped) where `pattern` first matches (`ExecutionRequest.compile_error`), or None."""
+    match = re.search(pattern, stderr, re.MULTILINE) if pattern else None
+    if match is None:
+        return None
+    start = stderr.rfind("\n", 0, match.start()) + 1
+    end = stderr.find("\n", match.start())
+    return stderr[start: end if end >= 0 else len(stderr)].strip()
+
+
 @dataclass(frozen=True)
 class ExecutionRequest:
     """Everything needed to run one candidate program; plain data, JSON-serialisable.
@@ -148,7 +163,10 @@ class ExecutionRequest:
     limits: Limits = field(default_factory=Limits)
     float_tolerance: float | None = None  # STDOUT checks: numeric tokens equal within abs/rel tol
     stop_on_first_failure: bool = False  # per-process modes: skip remaining tests after one fails
-    language: str = "python"  # how the judge reads a failed run (`coderl.languages`: its compile errors)
+    # How the judge reads a failed run's stderr: a regex whose first match (re.MULTILINE) marks the line that
+    # is a compile error (a syntax error, not a runtime error); None: no line is.  The language's, handed
+    # over by the task (`coderl.languages`: the sandbox knows only Python, its default).
+    compile_error: str | None = PYTHON_COMPILE_ERROR
     rejected: str = ""  # COMMAND mode: why the task's build-time rules refuse the program (a build
     # error; nothing runs)
 

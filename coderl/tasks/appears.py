@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from coderl.tasks.pairs import _FAIL, ANY, TestPair, _literal, canonical
+from coderl.tasks.pairs import ANY, NOT_LITERAL, TestPair, canonical, literal_value
 
 # ---- the literal scanner -------------------------------------------------------------------------------
 
@@ -66,14 +66,14 @@ def _brackets(text: str) -> dict[int, int]:
 
 def _group_value(src: str) -> Any:
     """The literal a bracket group or string spells, in Python or with JavaScript's (and JSON's)
-    true/false/null (`(null, 1)`); else _FAIL."""
+    true/false/null (`(null, 1)`); else NOT_LITERAL."""
     if len(src) > _MAX_GROUP:
-        return _FAIL
+        return NOT_LITERAL
     joined = _CONTINUATION_RE.sub("\n", src)
     for text in dict.fromkeys((src, joined, _JS_WORD_RE.sub(lambda m: str(_WORDS[m.group()]), joined))):
-        if (value := _literal(text.strip())) is not _FAIL:
+        if (value := literal_value(text.strip())) is not NOT_LITERAL:
             return value
-    return _FAIL
+    return NOT_LITERAL
 
 
 def _number(text: str, i: int, m: re.Match) -> tuple[int, int, tuple]:
@@ -100,7 +100,7 @@ def _tokens(text: str) -> tuple[tuple[int, int, tuple], ...]:
                 i += 3 if text.startswith(c * 3, i) else 1
                 continue
             value = _group_value(text[i:end])
-            out.append((i, end, (canonical(text[i + 1:end - 1] if value is _FAIL else value),)))
+            out.append((i, end, (canonical(text[i + 1:end - 1] if value is NOT_LITERAL else value),)))
             i = end
         elif m := _IDENT_RE.match(text, i):
             if m.group() in _WORDS:
@@ -110,7 +110,7 @@ def _tokens(text: str) -> tuple[tuple[int, int, tuple], ...]:
         elif m := _NUMBER_RE.match(text, i):
             out.append(_number(text, i, m))
             i = m.end()
-        elif c in _CLOSE and i in pairs and (value := _group_value(text[i:pairs[i] + 1])) is not _FAIL:
+        elif c in _CLOSE and i in pairs and (value := _group_value(text[i:pairs[i] + 1])) is not NOT_LITERAL:
             # `("Venus")` is a string, but a sloppy example may mean the 1-tuple: both match.
             values = (value,) if c != "(" or isinstance(value, tuple) else (value, (value,))
             out.append((i, pairs[i] + 1, tuple(canonical(v) for v in values)))

@@ -37,8 +37,9 @@ import subprocess
 import tempfile
 from typing import Any
 
+from coderl.base.paths import cache_root
+from coderl.languages import get_runner
 from coderl.languages import verilog as V
-from coderl.languages.runner import get_runner
 from coderl.sandbox.types import CheckKind, ExecutionRequest, Limits, Mode, TestCase
 from coderl.tasks.jsonl import iter_jsonl, require
 from coderl.tasks.kinds import TaskKind, register_kind
@@ -85,8 +86,6 @@ def simulate(testbench: str, design: str, timeout: float = 30.0) -> list[tuple[s
 
 def expected_checks(testbench: str, reference: str, where: str) -> list[tuple[str, str]]:
     """The reference's checks, cached by the hash of the prelude, testbench, reference and tool version."""
-    from coderl.models.spec import cache_root
-
     key = hashlib.sha256("\0".join([V.testbench_source(testbench, "0"), *V.SIMULATE, reference,
                                     _tool_versions()]).encode()).hexdigest()
     path = cache_root() / "verilog" / f"{key[:32]}.json"
@@ -157,7 +156,7 @@ def hdl_request(task: Task, completion: str, limits: Limits, tests: tuple) -> Ex
         mode=Mode.COMMAND,
         files={V.TESTBENCH_FILE: V.testbench_source(task.metadata["testbench"], nonce), V.DESIGN_FILE: design},
         tests=(sim, *analyses), argv=V.SIMULATE, build_argv=V.BUILD, limits=runner.limits(limits),
-        language=task.language, rejected=rejected or "")
+        compile_error=V.COMPILE_ERROR, rejected=rejected or "")
 
 
 HDL = register_kind(TaskKind(

@@ -28,8 +28,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from coderl.sandbox.types import CheckKind, TestCase
+from coderl.tasks.prompt_code import parse_prompt
 from coderl.tasks.split import SPLITS, test_ids
-from coderl.tasks.types import Task, parse_prompt
+from coderl.tasks.types import Task
 
 FLOAT_TOLERANCE = 1e-6
 MAX_SAFE_INT = 2**53 - 1  # beyond it a JavaScript number loses integer precision

@@ -18,12 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from coderl.languages import get_runner
 from coderl.sandbox.types import ExecutionRequest, Limits, Mode
-
-if TYPE_CHECKING:
-    from coderl.tasks.types import Task
+from coderl.tasks.prompt_code import program_names, trusted_code
 
 
 @dataclass(frozen=True)
@@ -31,8 +29,9 @@ class TaskKind:
     name: str
     prompt_is_code: bool  # the completion continues the prompt (a stub to complete), else the prompt is prose
     instruction: str  # the chat instruction; {language} and {tag} are the task language's name and fence tag
-    build_program: Callable[[Task, str], str]  # the exact program text that runs
-    build_request: Callable[[Task, str, Limits, tuple], ExecutionRequest]  # (task, completion, limits, tests)
+    # (a Task, the completion) -> the exact program text that runs (`Task` imports this module, not back)
+    build_program: Callable[..., str]
+    build_request: Callable[..., ExecutionRequest]  # (task, completion, limits, tests) -> its request
     # False: the reply is prose judged on its final answer (math), not code: the formats take the whole reply
     # (or the reasoning format's <answer>) as the completion instead of a code block
     answer_is_code: bool = True
@@ -49,15 +48,8 @@ def register_kind(kind: TaskKind) -> TaskKind:
     return kind
 
 
-# kinds registered by a module of their own, imported when first needed
-_MODULES = {"hdl": "coderl.tasks.hdl", "math": "coderl.tasks.math_tasks"}
-
-
 def get_kind(name: str, task_id: str = "") -> TaskKind:
-    if name not in KINDS and name in _MODULES:
-        import importlib
-
-        importlib.import_module(_MODULES[name])
+    """A registered kind (`coderl.tasks` imports every module that registers one: this one, `hdl`, `math_tasks`)."""
     try:
         return KINDS[name]
     except KeyError:
@@ -65,31 +57,27 @@ def get_kind(name: str, task_id: str = "") -> TaskKind:
         raise ValueError(f"{where}unknown kind {name!r} (expected one of {', '.join(KINDS)})") from None
 
 
-def _runner_request(task: Task, completion: str, limits: Limits, tests: tuple) -> ExecutionRequest:
+def _runner_request(task, completion: str, limits: Limits, tests: tuple) -> ExecutionRequest:
     """A task in another language than Python: its runner's COMMAND request (`coderl.languages.runner`)."""
-    from coderl.languages.runner import get_runner
-
     return get_runner(task.language).request(task.build_program(completion), tests, limits,
                                              entry_point=task.entry_point, float_tolerance=task.float_tolerance)
 
 
-def _function_request(task: Task, completion: str, limits: Limits, tests: tuple) -> ExecutionRequest:
-    from coderl.tasks.types import program_names, trusted_code
-
+def _function_request(task, completion: str, limits: Limits, tests: tuple) -> ExecutionRequest:
     if task.language != "python":
         return _runner_request(task, completion, limits, tests)
     names, entry_is_class = program_names(task.prompt, task.reference_solution, task.entry_point)
     return ExecutionRequest(mode=Mode.PYTHON_TESTS, program=task.build_program(completion),
                             entry_point=task.entry_point, trusted_code=trusted_code(task.prompt, task.entry_point),
                             program_names=names, entry_is_class=entry_is_class,
-                            test_preamble=task.test_preamble, tests=tests, limits=limits, language=task.language)
+                            test_preamble=task.test_preamble, tests=tests, limits=limits)
 
 
-def _stdio_request(task: Task, completion: str, limits: Limits, tests: tuple) -> ExecutionRequest:
+def _stdio_request(task, completion: str, limits: Limits, tests: tuple) -> ExecutionRequest:
     if task.language != "python":
         return _runner_request(task, completion, limits, tests)
     return ExecutionRequest(mode=Mode.PYTHON_SCRIPT, program=task.build_program(completion), tests=tests,
-                            limits=limits, float_tolerance=task.float_tolerance, language=task.language)
+                            limits=limits, float_tolerance=task.float_tolerance)
 
 
 FUNCTION = register_kind(TaskKind(

@@ -34,7 +34,7 @@ _CALCULATOR_NOTE = re.compile(r"<<[^<>]*>>")
 
 def _answer_request(task: Task, completion: str, limits: Limits, tests: tuple) -> ExecutionRequest:
     return ExecutionRequest(mode=Mode.ANSWER, program=completion, tests=tests, limits=limits,
-                            float_tolerance=task.float_tolerance, language=task.language)
+                            float_tolerance=task.float_tolerance, compile_error=None)
 
 
 MATH = register_kind(TaskKind(

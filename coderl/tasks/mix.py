@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from coderl.tasks.types import Task, TaskFormatError
@@ -37,10 +38,10 @@ class Mix:
     n: int | None = None
 
 
-def parse_mix(spec: str) -> Mix:
-    """The parts of a `mix:` spec; one-line `TaskFormatError`s naming the part."""
-    from coderl.tasks.spec import parse_task_spec
-
+def parse_mix(spec: str, check_part: Callable[[str], object]) -> Mix:
+    """The parts of a `mix:` spec; one-line `TaskFormatError`s naming the part.  `check_part(spec)` raises
+    `TaskFormatError` for a part that is no task spec (`coderl.tasks.spec.parse_task_spec`: a mix's parts
+    are specs of every other kind, which that module knows)."""
     body = spec.strip()[4:]
     parts: list[MixPart] = []
     n = None
@@ -71,7 +72,7 @@ def parse_mix(spec: str) -> Mix:
         if sub.strip().lower().startswith("mix:"):
             raise TaskFormatError(f"task spec {spec!r}: part {item!r}: mixes do not nest")
         try:
-            parse_task_spec(sub)
+            check_part(sub)
         except TaskFormatError as e:
             raise TaskFormatError(f"task spec {spec!r}: part {sub.strip()!r}: {e}") from None
         parts.append(MixPart(sub.strip(), weight))
@@ -104,17 +105,17 @@ def _draw(tasks: list[Task], count: int, rng: random.Random) -> list[Task]:
     return out
 
 
-def load_mix(spec: str, split: str, seed: int):
-    from coderl.tasks.spec import TaskSet, load_tasks
-
-    mix = parse_mix(spec)
-    loaded = [load_tasks(part.spec, split=split) for part in mix.parts]  # the parts' splits: at their seed 0
+def load_mix(mix: Mix, spec: str, split: str, seed: int, load: Callable[[str, str], list[Task]],
+             ) -> tuple[list[Task], list[dict]]:
+    """The mixture's tasks, and each part's spec, weight, available and drawn counts.  `load(spec, split)`
+    is a part's task list at seed 0 (`coderl.tasks.spec.load_tasks`)."""
+    loaded = [load(part.spec, split) for part in mix.parts]  # the parts' splits: at their seed 0
     for part, ts in zip(mix.parts, loaded):
-        if not ts.tasks:
+        if not ts:
             raise TaskFormatError(f"task spec {spec!r}: part {part.spec!r} has no tasks in split {split!r}")
     seen: dict[str, int] = {}
     for k, (part, ts) in enumerate(zip(mix.parts, loaded)):
-        for t in ts.tasks:
+        for t in ts:
             if seen.setdefault(t.task_id, k) != k:
                 raise TaskFormatError(f"task spec {spec!r}: task id {t.task_id!r} is in parts "
                                       f"{mix.parts[seen[t.task_id]].spec!r} and {part.spec!r} (mix disjoint sets)")
@@ -126,9 +127,7 @@ def load_mix(spec: str, split: str, seed: int):
     rng = random.Random(seed)
     tasks: list[Task] = []
     for ts, count in zip(loaded, counts):
-        tasks += _draw(list(ts.tasks), count, rng)
+        tasks += _draw(list(ts), count, rng)
     rng.shuffle(tasks)
-    taskset = TaskSet(tasks=tasks, spec=spec, split=split, seed=seed)
-    taskset.mix = [{"spec": p.spec, "weight": p.weight, "available": len(ts), "drawn": c}
+    return tasks, [{"spec": p.spec, "weight": p.weight, "available": len(ts), "drawn": c}
                    for p, ts, c in zip(mix.parts, loaded, counts)]
-    return taskset

@@ -86,24 +86,24 @@ def _canonical(value: Any) -> Any:
 
 # ---- test_pair -----------------------------------------------------------------------------------------
 
-_FAIL = object()
+NOT_LITERAL = object()
 _EVAL_ERRORS = (ValueError, TypeError, SyntaxError, MemoryError, RecursionError)
 _SOURCE_ORDER = operator.attrgetter("lineno", "col_offset")
 
 
-def _literal(node: ast.AST) -> Any:
+def literal_value(node: ast.AST) -> Any:
     try:
         return ast.literal_eval(node)
     except _EVAL_ERRORS:
-        return _FAIL
+        return NOT_LITERAL
 
 
 def _literal_args(node: ast.Call) -> tuple | None:
     """Canonical arguments of a call whose arguments are all literals, keywords appended as sorted
     (name, value) pairs; None otherwise."""
-    args = [_literal(a) for a in node.args]
-    kwargs = sorted((k.arg, _literal(k.value)) for k in node.keywords if k.arg is not None)
-    if len(kwargs) != len(node.keywords) or _FAIL in args or any(v is _FAIL for _, v in kwargs):
+    args = [literal_value(a) for a in node.args]
+    kwargs = sorted((k.arg, literal_value(k.value)) for k in node.keywords if k.arg is not None)
+    if len(kwargs) != len(node.keywords) or NOT_LITERAL in args or any(v is NOT_LITERAL for _, v in kwargs):
         return None
     return tuple(canonical(a) for a in args) + tuple((k, canonical(v)) for k, v in kwargs)
 
@@ -145,7 +145,8 @@ def _compared_literal(test: ast.expr, names: frozenset[str]) -> Any:
             getattr(test.func, "id", None), getattr(test.func, "attr", None)):
         sides = (test.args[0], test.args[1])
     for call, other in (sides, sides[::-1]) if sides else ():
-        if _is_entry_call(call, names) and _literal_args(call) is not None and (value := _literal(other)) is not _FAIL:
+        if _is_entry_call(call, names) and _literal_args(call) is not None \
+                and (value := literal_value(other)) is not NOT_LITERAL:
             return canonical(value)
     return ANY
 

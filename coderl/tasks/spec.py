@@ -34,12 +34,18 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from coderl.languages import toolchain_paths
+from coderl.sandbox.client import Sandbox
+from coderl.sandbox.config import SandboxConfig
+from coderl.sandbox.types import Limits
 from coderl.tasks.jsonl import first_row
 from coderl.tasks.languages_sets import SOURCES as LANGUAGE_SOURCES
 from coderl.tasks.languages_sets import load_language_set, options_of
+from coderl.tasks.mix import load_mix, parse_mix
 from coderl.tasks.split import SPLITS, split_tasks
 from coderl.tasks.types import Task, TaskFormatError
 
@@ -89,9 +95,7 @@ def parse_task_spec(spec: str) -> TaskSpec:
             raise TaskFormatError(f"task spec {spec!r}: two @splits (give one)")
         return dataclasses.replace(parsed, split=split)
     if spec.lower().startswith("mix:"):
-        from coderl.tasks.mix import parse_mix
-
-        parse_mix(spec)  # validate the parts now
+        parse_mix(spec, parse_task_spec)  # validate the parts now
         return TaskSpec("mix", None, {"mix": spec[4:]})
     if spec == "humaneval":
         return TaskSpec("humaneval")
@@ -290,9 +294,9 @@ def load_tasks(spec: str, split: str = "all", seed: int = 0) -> TaskSet:
     may also be "valid"."""
     parsed = parse_task_spec(spec)
     if parsed.source == "mix":
-        from coderl.tasks.mix import load_mix
-
-        return load_mix(spec, split, seed)
+        tasks, parts = load_mix(parse_mix(spec, parse_task_spec), spec, split, seed,
+                                lambda part, part_split: load_tasks(part, split=part_split).tasks)
+        return TaskSet(tasks=tasks, spec=spec, split=split, seed=seed, mix=parts)
     if parsed.split is not None:
         if split not in ("all", parsed.split):
             raise TaskFormatError(f"task spec {spec!r}: its split @{parsed.split} conflicts with split {split!r}")
@@ -328,9 +332,14 @@ def task_files(*specs: str | None) -> list[str]:
         except TaskFormatError:
             continue  # reported where the tasks are loaded
         if parsed is not None and parsed.source == "mix":
-            from coderl.tasks.mix import parse_mix
-
-            files += task_files(*(part.spec for part in parse_mix(spec).parts))
+            files += task_files(*(part.spec for part in parse_mix(spec, parse_task_spec).parts))
         elif parsed is not None and parsed.path and os.path.exists(parsed.path):
             files.append(os.path.abspath(parsed.path))
     return files
+
+
+def open_sandbox(config: SandboxConfig, *specs: str | None, hide: Iterable[str] = (), limits: Limits | None = None,
+                 ) -> Sandbox:
+    """The sandbox a command runs the tasks of `specs` in (started; a context manager): the files the specs
+    name hidden from programs (with `hide`), every registered runner's toolchain `paths` shown."""
+    return config.open(hide=[*task_files(*specs), *hide], limits=limits, expose=toolchain_paths())

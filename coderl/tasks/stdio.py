@@ -107,8 +107,7 @@ def _apps(row: dict[str, Any], where: str) -> tuple[str, list[tuple[str, str]], 
 
 def _check_language(language: str, where: str) -> None:
     """A row's language must have a runner now, not at its first request (one line naming the row)."""
-    from coderl.languages import get_language
-    from coderl.languages.runner import get_runner
+    from coderl.languages import get_language, get_runner
 
     try:
         get_language(language)

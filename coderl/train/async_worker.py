@@ -135,7 +135,7 @@ def fingerprint(state: dict) -> str:
 def serve(fd: int) -> None:
     """The worker process's entry point (`fd`: its end of the socket pair); every failure goes back to the
     trainer as one message."""
-    from coderl.cli import quiet_library_warnings
+    from coderl.models.hub import quiet_library_warnings
 
     _die_with_parent()
     quiet_library_warnings()
@@ -154,7 +154,7 @@ def serve(fd: int) -> None:
 
 
 def _run(spec: WorkerSpec, channel: Channel) -> None:
-    from coderl.tasks.spec import task_files
+    from coderl.tasks.spec import open_sandbox
     from coderl.train.policy import build_policy
     from coderl.train.rewards import reward_config
 
@@ -175,7 +175,7 @@ def _run(spec: WorkerSpec, channel: Channel) -> None:
     def log(message: str) -> None:
         channel.send(("log", message))
 
-    with cfg.sandbox.open(hide=task_files(cfg.tasks, cfg.eval.eval_tasks)) as sandbox:
+    with open_sandbox(cfg.sandbox, cfg.tasks, cfg.eval.eval_tasks) as sandbox:
         run = WorkerRun(cfg, log, spec.tasks, policy, sandbox, reward_config(cfg), spec.reward_override,
                         list(spec.rates))
         for step in range(spec.start_step, cfg.steps):

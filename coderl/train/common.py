@@ -25,7 +25,7 @@ from coderl.algorithms.sampling import overlong_mask
 from coderl.base.config import ConfigError
 from coderl.rollout.types import RolloutBatch
 from coderl.tasks import load_tasks
-from coderl.tasks.spec import task_files
+from coderl.tasks.spec import open_sandbox
 from coderl.train.async_rollouts import STALENESS_FILE
 from coderl.train.checkpoint import (
     latest_checkpoint,
@@ -149,7 +149,7 @@ class Run:
         try:
             # asynchronous rollouts are scored in the worker's sandbox; evaluations open their own
             opened = (contextlib.nullcontext() if self.cfg.asynchronous.on
-                      else self.cfg.sandbox.open(hide=task_files(self.cfg.tasks, self.cfg.eval.eval_tasks)))
+                      else open_sandbox(self.cfg.sandbox, self.cfg.tasks, self.cfg.eval.eval_tasks))
             with opened as sandbox:
                 self.sandbox = sandbox
                 if self.cfg.asynchronous.on:  # the worker samples while the start is evaluated

@@ -1,6 +1,6 @@
 """The policy-gradient loop: REINFORCE, RLOO, GRPO and critic-free PPO with LoRA, in one readable function.
 
-One step, as DESIGN.md draws it:
+One step, as docs/architecture.md draws it (convention 1):
 
     rollouts   = generate(policy, tasks, samples_per_prompt)          # + sampling log-probs
     results    = sandbox.submit(...) while the next chunk generates    # per-test outcomes

@@ -201,9 +201,9 @@ def prompt_ids(task: Task, format: str, tokenizer: Any) -> list[int]:
 
 def generation_stop_ids(model: Any, tokenizer: Any) -> list[int]:
     """The ids generation stops on (the same function `coderl.rollout.hf` uses)."""
-    from coderl.rollout.hf import _eos_ids
+    from coderl.rollout.hf_config import eos_token_ids
 
-    return _eos_ids(model, tokenizer)
+    return eos_token_ids(model, tokenizer)
 
 
 _PROBE = "coderl-sft-probe"

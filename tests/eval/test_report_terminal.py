@@ -1,6 +1,6 @@
 """The terminal rendering of a pipeline report: sparklines scaled to each series."""
 
-from coderl.eval.report import SPARK, sparkline
+from coderl.eval.render import SPARK, sparkline
 
 
 def test_sparkline_scales_between_min_and_max():

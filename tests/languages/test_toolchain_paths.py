@@ -11,7 +11,9 @@ from coderl.languages import LANGUAGES
 from coderl.languages.runner import RUNNERS
 from coderl.languages.user import load_runner_file
 from coderl.sandbox import Sandbox
+from coderl.sandbox.config import SandboxConfig
 from coderl.sandbox.types import CheckKind, Status, TestCase
+from coderl.tasks.spec import open_sandbox
 from coderl.tasks.types import Task
 from tests.conftest import require_binaries
 
@@ -57,11 +59,14 @@ def test_a_toolchain_outside_the_system_dirs_needs_its_paths(tmp_path, registere
         assert result.status is Status.RUNTIME_ERROR and "cannot execute" in result.message, result.message
     else:  # no view: the program sees the host's file system
         assert result.status is Status.PASSED, result.message
-    # ... then one that names it: every sandbox started after shows it, read-only.
+    # ... then one that names it: every sandbox a command opens after shows it, read-only (a sandbox made
+    # by hand shows only what its `expose=` names: the sandbox knows no runner).
     exposed = _runner_file(tmp_path, binary, str(toolchain))
     registered.append(exposed.language)
     assert exposed.paths == (str(toolchain),)
     with Sandbox(workers=1) as sb:
+        assert str(toolchain) not in sb.expose
+    with open_sandbox(SandboxConfig(workers=1)) as sb:
         assert str(toolchain) in sb.expose
         result = sb.run(_task(exposed.language).build_request(program))
         assert result.status is Status.PASSED, result.message
@@ -73,6 +78,6 @@ def test_a_toolchain_outside_the_system_dirs_needs_its_paths(tmp_path, registere
 
 def test_unregistered_runners_leave_no_path_behind():
     # Runs after the test above in file order: its runners (and their paths) are gone again.
-    from coderl.languages.runner import toolchain_paths
+    from coderl.languages import toolchain_paths
 
     assert not any("opt-q" in p for p in toolchain_paths())

@@ -7,7 +7,8 @@ ordinary programs of the same shape that must keep passing.
 import pytest
 
 from coderl.sandbox.types import CheckKind, TestCase
-from coderl.tasks.types import Task, program_names
+from coderl.tasks.prompt_code import program_names
+from coderl.tasks.types import Task
 
 
 def task(prompt, tests, entry, reference=None, preamble="", kinds=None):

@@ -5,10 +5,10 @@ import dataclasses
 
 import pytest
 
-from coderl.languages import LANGUAGES, PYTHON, Language, get_language
+from coderl.languages import LANGUAGES, PYTHON, Language, Runner, get_language
 from coderl.rollout.formats import get_format, user_message
 from coderl.sandbox.judge import _judge_processes
-from coderl.sandbox.types import ExecutionRequest, Mode, Status
+from coderl.sandbox.types import ExecutionRequest, Limits, Mode, Status, compile_error_line
 from coderl.tasks.kinds import KINDS, get_kind
 from coderl.tasks.types import Task
 
@@ -21,7 +21,7 @@ def toy_language(monkeypatch):
     toy = dataclasses.replace(
         PYTHON, name="toy", display="Toy", fence_tag="toy", fence_tags=frozenset({"toy"}),
         compiles=lambda program: "BAD" not in program,
-        compile_error=lambda stderr: next((line for line in stderr.splitlines() if line.startswith("toyc:")), None),
+        compile_error="^toyc:",
         prose_header=lambda text: "# " + text.strip() + "\n", completion_stops=("\nend",),
         implements=lambda program, entry_point: "IMPL" in program)
     monkeypatch.setitem(LANGUAGES, "toy", toy)
@@ -54,14 +54,34 @@ def test_the_syntax_reward_reads_the_language_record(toy_language):
     assert compiles("x = 1 # BAD", "python") and not compiles("x = 1 # BAD", "toy")
 
 
-def test_the_judge_reads_compile_errors_from_the_language_record(toy_language):
-    run = {"exit_code": 1, "signal": None, "stderr": "toyc: line 3: unexpected token\n", "stdout": "",
+def test_the_judge_reads_compile_errors_with_the_pattern_the_request_carries(toy_language):
+    run = {"exit_code": 1, "signal": None, "stderr": "warning: x\ntoyc: line 3: unexpected token\n", "stdout": "",
            "stdout_total": 0, "cpu_seconds": 0.01, "wall_seconds": 0.02, "max_rss_bytes": 1, "killed": None,
            "stderr_total": 10, "oom": False}
     for language, status in (("toy", Status.SYNTAX_ERROR), ("python", Status.RUNTIME_ERROR)):
-        request = ExecutionRequest(Mode.PYTHON_SCRIPT, program="x", language=language)
+        request = ExecutionRequest(Mode.PYTHON_SCRIPT, program="x", compile_error=get_language(language).compile_error)
         result = _judge_processes(request, [dict(run)], "rlimits")
         assert result.tests[0].status is status, (language, result.tests[0])
+        if language == "toy":  # the matching line, not the first one
+            assert result.tests[0].message == "toyc: line 3: unexpected token", result.tests[0].message
+
+
+def test_a_runner_hands_its_languages_compile_error_pattern_to_the_request(toy_language):
+    runner = Runner(language="toy", source_file="main.toy", run=("toy", "{source}"))
+    assert runner.request("x", (), Limits()).compile_error == "^toyc:"
+    assert ExecutionRequest(Mode.PYTHON_SCRIPT).compile_error == PYTHON.compile_error  # the sandbox's default
+
+
+@pytest.mark.parametrize("stderr, line", [
+    ("Traceback\nSyntaxError: bad", "SyntaxError: bad"),
+    ("  File \"main.py\", line 1\n    x = (\n        ^\nSyntaxError: '(' was never closed\n\n",
+     "SyntaxError: '(' was never closed"),
+    # a SyntaxError handled and followed by another exception is a runtime error: only the last line counts
+    ("SyntaxError: inner\n\nDuring handling of the above exception, another exception occurred:\nValueError: v", None),
+    ("ValueError: SyntaxError inside a message", None),
+])
+def test_pythons_compile_error_is_a_syntax_error_on_the_tracebacks_last_line(stderr, line):
+    assert compile_error_line(PYTHON.compile_error, stderr) == line
 
 
 def test_completion_stops_and_the_implementation_gate_read_the_language_record(toy_language):
@@ -78,5 +98,5 @@ def test_completion_stops_and_the_implementation_gate_read_the_language_record(t
 
 
 def test_a_language_is_a_record():
-    assert isinstance(PYTHON, Language) and PYTHON.compile_error("Traceback\nSyntaxError: bad") == "SyntaxError: bad"
+    assert isinstance(PYTHON, Language) and isinstance(PYTHON.compile_error, str)
     assert PYTHON.compiles("def f():\n    return 1\n") and not PYTHON.compiles("return 1\n")

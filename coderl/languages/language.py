@@ -1,0 +1,36 @@
+"""The `Language` record and its registry; `coderl.languages` looks languages up (and loads a user's)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Language:
+    name: str  # "python": Task.language, ExecutionRequest.language
+    display: str  # "Python": how instructions name it
+    fence_tag: str  # the tag prompts ask for: ```python
+    fence_tags: frozenset[str]  # tags of a fenced block that hold this language's code ("" = untagged)
+    parses: Callable[[str], bool]  # the text is code of this language (a prose check; nothing runs)
+    compiles: Callable[[str], bool]  # the whole program compiles (the `syntax` reward; nothing runs)
+    # a regex: the line of a failed run's stderr where it first matches (re.MULTILINE) is a compile error
+    # (`ExecutionRequest.compile_error`: the judge reads it from the request); None: no such line
+    compile_error: str | None
+    defines: Callable[..., bool]  # defines(code, name, column0=False): the code defines function `name`
+    prose_header: Callable[[str], str] = str  # a prose statement as the leading comment of a program
+    placeholder_body: str = ""  # a statement that makes an empty function body valid ("pass")
+    # implements(program, entry_point or None): the program holds a real implementation of the entry
+    # point (or, without one, any non-placeholder code): the gate of the shaping rewards
+    implements: Callable[[str, str | None], bool] | None = None
+    completion_stops: tuple[str, ...] = ("\n```",)  # where a continuation of a code prompt ends
+
+
+LANGUAGES: dict[str, Language] = {}
+
+
+def register_language(language: Language) -> Language:
+    if language.name in LANGUAGES:
+        raise ValueError(f"language {language.name!r} is registered twice")
+    LANGUAGES[language.name] = language
+    return language
