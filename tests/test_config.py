@@ -261,32 +261,24 @@ def test_a_memory_limit_no_worker_fits_is_one_line_before_any_model_loads(monkey
     assert not run.exists()  # refused before the run directory (or a model) was made
 
 
-# ---- layering
+# ---- module size
 
 
-def test_the_bottom_layer_imports_nothing_of_coderl():
-    base = os.path.join(REPO, "coderl", "base")
-    for name in os.listdir(base):
-        if name.endswith(".py"):
-            tree = ast.parse(open(os.path.join(base, name)).read())
-            for node in ast.walk(tree):
-                mods = ([a.name for a in node.names] if isinstance(node, ast.Import)
-                        else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
-                assert not any(m == "coderl" or m.startswith("coderl.") for m in mods), (name, mods)
-
-
-def test_no_module_is_over_400_lines():
-    long = []
+def test_a_module_over_400_lines_says_why_it_is_one_file():
+    """No line cap: a module is as long as its one job needs, and one over 400 lines says why in its
+    docstring ("Over 400 lines: ...").  (Import layers and cycles: tests/test_import_graph.py.)"""
+    unexplained = []
     for root, _, files in os.walk(os.path.join(REPO, "coderl")):
         if root.endswith(os.path.join("corpus", "families")):
             continue  # problem definitions are data: a family is one module, however many problems it has
         for name in files:
             if name.endswith(".py"):
                 path = os.path.join(root, name)
-                n = sum(1 for _ in open(path))
-                if n > 400:
-                    long.append((os.path.relpath(path, REPO), n))
-    assert not long, long
+                text = open(path, encoding="utf-8").read()
+                doc = ast.get_docstring(ast.parse(text)) or ""
+                if text.count("\n") > 400 and "over 400 lines:" not in doc.lower():
+                    unexplained.append(os.path.relpath(path, REPO))
+    assert not unexplained, unexplained
 
 
 def test_each_loop_file_reads_alone_in_at_most_300_lines():

@@ -1,0 +1,217 @@
+"""The import graph of `coderl/`: no cycles, no import up the layer order that docs/architecture.md writes
+down, a standalone sandbox, and no private name imported across modules.
+
+Every `import` and `from ... import` counts wherever it stands: at module level, inside a function, under
+`if TYPE_CHECKING:`.  Only edges between `coderl.*` modules count for the graph; `from pkg import name`
+is an edge to the module `pkg.name` when there is one, else to `pkg`.  Importing a submodule is not
+counted as importing its package's `__init__` (Python runs it, but every package would then be a cycle
+with its own modules).
+"""
+
+import ast
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+TOP = ("coderl", "coderl.__main__", "coderl.cli")  # the entry points: the top layer, named `cli` in the docs
+
+
+def module_files(root: Path, package: str = "coderl") -> dict[str, Path]:
+    """Module name -> file, for every .py file under `root/package`."""
+    out = {}
+    for path in sorted((root / package).rglob("*.py")):
+        parts = list(path.relative_to(root).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
+
+
+def _imported(module: str, is_package: bool, node: ast.AST) -> list[str]:
+    """The absolute names an import statement reaches (`pkg.name` candidates for `from pkg import name`)."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if node.level:  # relative: from . import x, from ..pkg import y
+        base = module.split(".") if is_package else module.split(".")[:-1]
+        base = base[: len(base) - (node.level - 1)]
+        prefix = ".".join(base + ([node.module] if node.module else []))
+    else:
+        prefix = node.module or ""
+    return [prefix] + [f"{prefix}.{alias.name}" for alias in node.names]
+
+
+def import_graph(root: Path, package: str = "coderl") -> tuple[dict[str, set[str]], dict[str, list[tuple]]]:
+    """(edges: module -> the package's modules it imports, every import statement of each module as
+    (line, names reached, the imported names))."""
+    files = module_files(root, package)
+    edges: dict[str, set[str]] = {}
+    statements: dict[str, list[tuple]] = {}
+    for module, path in files.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        targets, found = set(), []
+        for node in ast.walk(tree):
+            if not isinstance(node, (ast.Import, ast.ImportFrom)):
+                continue
+            names = _imported(module, path.name == "__init__.py", node)
+            found.append((node.lineno, names, node))
+            if isinstance(node, ast.ImportFrom):
+                prefix, members = names[0], names[1:]
+                hits = [m for m in members if m in files]  # `from pkg import submodule`
+                rest = len(hits) < len(members)
+                names = hits + ([prefix] if rest or not members else [])
+            for name in names:
+                while name and name not in files:  # `import coderl.x.y` reaches the module that exists
+                    name = name.rpartition(".")[0]
+                if name and name != module:
+                    targets.add(name)
+        edges[module], statements[module] = targets, found
+    return edges, statements
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found = []
+    for start in sorted(edges):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(edges[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(edges[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def layer_order(architecture: Path) -> list[str]:
+    """The layers, bottom to top, from the line of docs/architecture.md that chains them: `base` → ..."""
+    for line in architecture.read_text(encoding="utf-8").splitlines():
+        if line.startswith("`base` →"):
+            return re.findall(r"`(\w+)`", line)
+    raise AssertionError(f"{architecture}: no line starting with '`base` →' (the layer order)")
+
+
+def layer_of(module: str) -> str:
+    return "cli" if module in TOP else module.split(".")[1]
+
+
+def upward_imports(edges: dict[str, set[str]], order: list[str]) -> list[str]:
+    rank = {name: i for i, name in enumerate(order)}
+    return [f"{a} -> {b} ({layer_of(a)} imports {layer_of(b)}, a layer above it)"
+            for a in sorted(edges) for b in sorted(edges[a]) if rank[layer_of(b)] > rank[layer_of(a)]]
+
+
+# ---- the checks on coderl/ ----------------------------------------------------------------------------
+EDGES, STATEMENTS = import_graph(REPO)
+ORDER = layer_order(REPO / "docs" / "architecture.md")
+
+
+def test_coderl_has_no_import_cycle():
+    assert cycles(EDGES) == []
+
+
+def test_every_package_has_a_place_in_the_documented_layer_order():
+    assert sorted({layer_of(m) for m in EDGES}) == sorted(ORDER), "docs/architecture.md's layer order"
+
+
+def test_no_module_imports_a_layer_above_its_own():
+    assert upward_imports(EDGES, ORDER) == []
+
+
+# What the sandbox may import besides the standard library, each only where present (an ImportError is handled)
+SANDBOX_OPTIONAL = {"ray": "the Ray backend", "numpy": "a program's numpy arrays, decoded as arrays"}
+
+
+def test_the_sandbox_is_standalone():
+    """It imports only `coderl.base` of coderl, and nothing outside the standard library but its optional
+    extras: a program runner other trainers can take alone."""
+    outside = []
+    for module, found in STATEMENTS.items():
+        if layer_of(module) != "sandbox":
+            continue
+        for line, names, node in found:
+            top = names[0].split(".")[0] if names[0] else ""
+            if names[0].startswith("coderl.") and not names[0].startswith(("coderl.base", "coderl.sandbox")):
+                outside.append(f"{module}:{line} imports {names[0]}")
+            elif top and top != "coderl" and top not in sys.stdlib_module_names and top not in SANDBOX_OPTIONAL \
+                    and not top.startswith("_coderl_"):  # the fork server's own copies, loaded by path
+                outside.append(f"{module}:{line} imports {top}")
+    assert outside == []
+
+
+def test_no_private_name_is_imported_from_another_module():
+    private = [f"{module}:{line} imports {alias.name} from {names[0]}"
+               for module, found in STATEMENTS.items() for line, names, node in found
+               if isinstance(node, ast.ImportFrom) and node.module != "__future__"
+               for alias in node.names if alias.name.startswith("_") and not alias.name.startswith("__")]
+    assert private == []
+
+
+# ---- the checks can fail: a package written to break each rule --------------------------------------------
+@pytest.fixture
+def broken(tmp_path):
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/low/__init__.py": "",
+        "pkg/low/a.py": "from pkg.low import b\n",
+        "pkg/low/b.py": "def f():\n    from pkg.low.a import _private\n",  # a cycle, inside a function
+        "pkg/high/__init__.py": "",
+        "pkg/high/c.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..low import a\n",
+        "pkg/low/d.py": "import pkg.high.c\n",  # up the order
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    return import_graph(tmp_path, "pkg")
+
+
+def test_the_graph_sees_cycles_upward_imports_and_relative_type_checking_imports(broken):
+    edges, _ = broken
+    assert cycles(edges) == [["pkg.low.a", "pkg.low.b"]]
+    assert edges["pkg.high.c"] == {"pkg.low.a"}  # relative, under TYPE_CHECKING: counted
+    assert upward_imports(edges, ["low", "high"]) == ["pkg.low.d -> pkg.high.c (low imports high, a layer above it)"]
+
+
+def test_every_document_the_code_cites_is_in_the_repository():
+    """A comment or docstring that cites `docs/X.md` (or the founding DESIGN.md, which lives outside the
+    repository) must point at a file a reader of this repository can open."""
+    missing = []
+    for module, path in module_files(REPO).items():
+        if "corpus" in module:  # problem statements mention paths as data ("docs/readme.md")
+            continue
+        text = path.read_text(encoding="utf-8")
+        missing += [f"{module} cites DESIGN.md (outside the repository; docs/architecture.md is its living version)"
+                    for _ in re.findall(r"\bDESIGN\.md\b", text)]
+        missing += [f"{module} cites {doc}" for doc in re.findall(r"\bdocs/[\w-]+\.md\b", text)
+                    if not (REPO / doc).is_file()]
+    assert missing == []
