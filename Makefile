@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.coderl-installed
 # pip's notes about local package mirrors that do not exist are noise; errors still fail the build.
 QUIET  := { grep -v "^WARNING: Location" || true; }
 
-.PHONY: setup toolchains demo reproduce-cpu test test-slow bench bench-generate bench-compaction bench-rl lint clean
+.PHONY: setup toolchains demo reproduce-cpu test test-fast test-slow bench bench-generate bench-compaction bench-rl lint clean
 
 setup: $(STAMP) toolchains
 
@@ -47,6 +47,21 @@ reproduce-cpu: setup
 
 test: setup
 	$(BIN)/python -m pytest -q
+
+# The edit-test loop (~35 s on 2 cores; CI runs `make test`): the pure and unit tests, those that train
+# nothing, load no real model (a tiny random one at most) and run few programs in the sandbox; slow-marked
+# tests stay out (addopts).  Whole directories where every module is quick, so a new one there joins the
+# tier; tests/tasks/test_corpus.py (~85 s: every corpus reference and its mutants in the sandbox) is left
+# out.
+FAST_TESTS := tests/algorithms tests/rewards tests/tasks tests/test_config.py tests/test_import_graph.py \
+	tests/rollout/test_formats.py tests/rollout/test_formats_math.py \
+	tests/eval/test_passk.py tests/eval/test_stats.py tests/eval/test_by_family.py tests/eval/test_report_terminal.py \
+	tests/languages/test_verilog_lexer.py tests/models/test_model_specs.py \
+	tests/sandbox/test_answers.py tests/sandbox/test_deep_values.py tests/sandbox/test_verdict_rules.py \
+	tests/sandbox/test_forgery.py tests/sandbox/test_result_stream.py tests/sandbox/test_copy_back.py \
+	tests/train/test_ranks.py tests/train/test_curriculum.py tests/train/test_selection.py
+test-fast: setup
+	$(BIN)/python -m pytest -q $(FAST_TESTS) --ignore=tests/tasks/test_corpus.py
 
 # Slow tests: the Ray sandbox backend and the TRL reward adapter (installs the [ray] and [bench] extras), verl's
 # reward managers on coderl's compute_score (in verl's own venv, .venv-verl: verl pins transformers < 5.11),
