@@ -1,12 +1,22 @@
-"""Reward presets: the rewards of the seed projects, each one `RewardConfig` away.
+"""Reward presets: the rewards of the seed projects, each one `RewardConfig` away, in one table (`PRESETS`)
+keyed by the name users type (`--reward NAME`; the seed names are `ALIASES`).
 
 A preset is a function returning a `RewardConfig`; its keyword arguments are the seed's knobs.
-Each docstring gives the seed's formula and how it maps onto components.
+Each docstring gives the seed's formula and how it maps onto components.  A new preset is a function
+and a row of `PRESETS` (with the one-line summary `--reward`'s help shows), plus its test.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 from coderl.rewards.score import RewardConfig
+
+
+def pass_only() -> RewardConfig:
+    """1 if every test passes, else 0: the plain verifiable reward."""
+    return RewardConfig(weights={"pass": 1.0})
 
 
 def pass_minus_length(alpha: float = 0.01) -> RewardConfig:
@@ -15,12 +25,13 @@ def pass_minus_length(alpha: float = 0.01) -> RewardConfig:
     return RewardConfig(weights={"pass": 1.0, "length_penalty": 1.0}, length_alpha=alpha)
 
 
-def fraction_passed(tests: str = "all") -> RewardConfig:
+def fraction(tests: str = "all") -> RewardConfig:
     """Seed 002 (GRPO on competitive coding): the fraction of unit tests passed, 0.0 to 1.0."""
     return RewardConfig(weights={"fraction": 1.0}, fraction_tests=tests)
 
 
-def weighted_sum(compilation: float = 0.4, functional: float = 0.5, code_quality: float = 0.5) -> RewardConfig:
+def syntax_fraction_quality(compilation: float = 0.4, functional: float = 0.5,
+                            code_quality: float = 0.5) -> RewardConfig:
     """Seed 003: `R = w_c*Compilation + w_f*Functional + w_s*Synthesise + w_r*Reasoning + w_q*Quality`.
 
     Defaults are the seed's `REWARD_WEIGHTS_CONFIG` (compilation 0.4, functional_correctness 0.5,
@@ -48,7 +59,7 @@ def fraction_plus_perfect(base_reward_weight: float = 1.0, perfect_bonus: float 
     return RewardConfig(weights=weights)
 
 
-def verilog(compile: float = 0.4, functional: float = 0.5, synthesis: float = 0.3,  # noqa: A002
+def compile_functional_synthesis_quality(compile: float = 0.4, functional: float = 0.5, synthesis: float = 0.3,  # noqa: A002
             quality: float = 0.5) -> RewardConfig:
     """Seed 003 on Verilog tasks: `R = w_c*Compile + w_f*Functional + w_s*Synthesis + w_q*Quality`.
 
@@ -60,10 +71,39 @@ def verilog(compile: float = 0.4, functional: float = 0.5, synthesis: float = 0.
                                  "quality": quality})
 
 
-PRESETS = {
-    "pass_minus_length": pass_minus_length,  # seed 001
-    "fraction_passed": fraction_passed,  # seed 002
-    "weighted_sum": weighted_sum,  # seed 003
-    "fraction_plus_perfect": fraction_plus_perfect,  # seed 004
-    "verilog": verilog,  # seed 003 on hardware tasks
+@dataclass(frozen=True)
+class Preset:
+    make: Callable[..., RewardConfig]  # its keyword arguments: the seed's knobs
+    summary: str  # what it computes, for --reward's help
+
+    def __call__(self, **knobs) -> RewardConfig:
+        return self.make(**knobs)
+
+
+PRESETS: dict[str, Preset] = {
+    "pass": Preset(pass_only, "1 if every test passes"),
+    "fraction": Preset(fraction, "fraction of tests passed, seed 002"),
+    "pass_minus_length": Preset(pass_minus_length, "pass - alpha*tokens/100, seed 001"),
+    "syntax_fraction_quality": Preset(syntax_fraction_quality,
+                                      "0.4 syntax + 0.5 fraction + 0.5 quality, seed 003; needs ruff"),
+    "fraction_plus_perfect": Preset(fraction_plus_perfect, "fraction + 1 if all pass, seed 004"),
+    "compile_functional_synthesis_quality": Preset(
+        compile_functional_synthesis_quality,
+        "0.4 compile + 0.5 functional + 0.3 synthesis + 0.5 quality by verilator: seed 003 on Verilog tasks"),
 }
+ALIASES = {"seed001": "pass_minus_length", "seed003": "syntax_fraction_quality",
+           "seed004": "fraction_plus_perfect", "verilog": "compile_functional_synthesis_quality"}
+
+
+def preset(name: str) -> Preset:
+    """The preset `name` (or an alias of one); KeyError naming the choices."""
+    try:
+        return PRESETS[ALIASES.get(name, name)]
+    except KeyError:
+        raise KeyError(f"reward preset {name!r}: expected one of {', '.join([*PRESETS, *ALIASES])}") from None
+
+
+def presets_help() -> str:
+    """`--reward`'s help: every preset with its summary, then the aliases."""
+    return (", ".join(f"{name} ({p.summary})" for name, p in PRESETS.items())
+            + "; aliases " + ", ".join(ALIASES))

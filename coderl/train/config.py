@@ -38,9 +38,11 @@ from dataclasses import dataclass
 from coderl.base.config import DEVICES, ConfigError, build, flatten, leaves, option, read_yaml_mapping, require, section
 from coderl.models.lora import LoraConfig
 from coderl.rewards.learned import RewardModelSettings
+from coderl.rewards.presets import ALIASES as REWARD_ALIASES
+from coderl.rewards.presets import PRESETS as REWARD_PRESETS
+from coderl.rewards.presets import presets_help
 from coderl.rollout.collect import RepairConfig
 from coderl.sandbox.config import SandboxConfig
-from coderl.train.rewards import REWARD_ALIASES
 from coderl.train.rollout_config import AsyncSettings, RolloutSelection
 
 # Every preset sets the same fields (each field's default is None = "the preset's"), so a row reads as
@@ -57,9 +59,6 @@ ALGO_PRESETS = {
             "aggregation": "token_mean", "lora_r": 16, "max_grad_norm": 0.5, "entropy_coef": 0.01,
             "kl_in": "reward", "kl_estimator": "k1"},
 }
-# Reward presets, named for what they compute; the seed names stay as aliases.
-REWARD_PRESETS = ("pass", "fraction", "pass_minus_length", "syntax_fraction_quality", "fraction_plus_perfect",
-                  "compile_functional_synthesis_quality")
 # Option field -> the keyword of the estimator / loss that takes it.
 ADVANTAGE_KEYWORDS = {"normalize_std": "normalize_std", "baseline": "baseline",
                       "baseline_momentum": "baseline_momentum", "gae_gamma": "gamma", "gae_lambda": "lam"}
@@ -153,12 +152,7 @@ class RewardSettings(RewardModelSettings):
     """Reward: a preset, its parameters, and any component weight set by hand (and the reward model's
     settings: `coderl.rewards.learned.RewardModelSettings`)."""
 
-    reward: str = option("pass", "reward preset: pass, fraction (of tests passed), pass_minus_length (pass - "
-                         "alpha*tokens/100, seed 001), syntax_fraction_quality (0.4 syntax + 0.5 fraction + 0.5 "
-                         "quality, seed 003; needs ruff), fraction_plus_perfect (fraction + 1 if all pass, seed 004), "
-                         "compile_functional_synthesis_quality (0.4 compile + 0.5 functional + 0.3 synthesis + 0.5 "
-                         "quality by verilator: seed 003 on Verilog tasks); aliases seed001, seed003, seed004, verilog",
-                         choices=[*REWARD_PRESETS, *REWARD_ALIASES])
+    reward: str = option("pass", "reward preset: " + presets_help(), choices=[*REWARD_PRESETS, *REWARD_ALIASES])
     reward_weights: dict[str, float] = option({}, "component weights over the preset's, name=weight,...: pass, "
                                               "fraction, perfect_bonus, length_penalty, format, syntax, quality, "
                                               "compile, functional, synthesis, reward_model "

@@ -1,14 +1,6 @@
 """The training reward: `TrainConfig.rewards` (a preset, its parameters, hand-set weights) -> `RewardConfig`.
 
-    pass                     1 if every test passes
-    fraction                 fraction of tests passed                            (seed 002)
-    pass_minus_length        pass - alpha * generated tokens / 100                (seed 001; alias seed001)
-    syntax_fraction_quality  0.4 syntax + 0.5 fraction + 0.5 quality (ruff)      (seed 003; alias seed003)
-    fraction_plus_perfect    fraction + 1 if every test passes                   (seed 004; alias seed004)
-    compile_functional_synthesis_quality
-                             0.4 compile + 0.5 functional + 0.3 synthesis + 0.5 quality (verilator)
-                                                                                 (seed 003 on Verilog; alias verilog)
-
+The presets (`--reward NAME`) are `coderl.rewards.presets.PRESETS`.
 `--reward-weights name=w,...` then sets any component's weight (0 removes it); `reward_model=w` with
 `--reward-model DIR` adds a learned reward model's score (seed 002: `pass=0.5,reward_model=0.5`).  Every problem is one
 ConfigError line at configuration time: an unknown component, a bad weight, no component left, or
@@ -18,30 +10,18 @@ the quality component without ruff installed.
 from __future__ import annotations
 
 from coderl.base.config import ConfigError
-from coderl.rewards import PRESETS, RewardConfig
+from coderl.rewards import RewardConfig
 from coderl.rewards.components import LINTED_LANGUAGES
 from coderl.rewards.lint import LinterMissing, find_ruff
-
-REWARD_ALIASES = {"seed001": "pass_minus_length", "seed003": "syntax_fraction_quality",
-                  "seed004": "fraction_plus_perfect", "verilog": "compile_functional_synthesis_quality"}
+from coderl.rewards.presets import preset
 
 
-def _preset(name: str, alpha: float) -> RewardConfig:
-    if name == "pass":
-        return RewardConfig(weights={"pass": 1.0})
-    if name == "fraction":
-        return PRESETS["fraction_passed"]()
-    if name == "pass_minus_length":
-        return PRESETS["pass_minus_length"](alpha=alpha)
-    if name == "syntax_fraction_quality":
-        return PRESETS["weighted_sum"]()
-    if name == "fraction_plus_perfect":
-        return PRESETS["fraction_plus_perfect"]()
-    if name == "compile_functional_synthesis_quality":
-        return PRESETS["verilog"]()
-    raise ConfigError(f"--reward {name!r}: expected one of pass, fraction, pass_minus_length, "
-                      f"syntax_fraction_quality, fraction_plus_perfect, compile_functional_synthesis_quality "
-                      f"(or {', '.join(REWARD_ALIASES)})")
+def _preset(name: str) -> RewardConfig:
+    """The preset's config at its seed's knobs (the length options are the `rewards` section's)."""
+    try:
+        return preset(name)()
+    except KeyError as exc:
+        raise ConfigError(f"--reward: {exc.args[0]}") from None
 
 
 LENGTH_DEFAULTS = {"length_alpha": 0.01, "length_penalty_on": "all"}  # seed 001
@@ -49,8 +29,7 @@ LENGTH_DEFAULTS = {"length_alpha": 0.01, "length_penalty_on": "all"}  # seed 001
 
 def _weights(rs) -> dict[str, float]:
     """The component weights of a `RewardSettings`: its preset's, then --reward-weights (0 removes one)."""
-    name = REWARD_ALIASES.get(rs.reward, rs.reward)
-    weights = {**_preset(name, LENGTH_DEFAULTS["length_alpha"]).weights, **rs.reward_weights}
+    weights = {**_preset(rs.reward).weights, **rs.reward_weights}
     return {k: w for k, w in weights.items() if w != 0}
 
 
@@ -69,8 +48,7 @@ def settle_length_options(rs) -> None:
 def reward_config(cfg) -> RewardConfig:
     """The `RewardConfig` of a TrainConfig's `rewards` section."""
     rs = cfg.rewards
-    alpha = LENGTH_DEFAULTS["length_alpha"] if rs.length_alpha is None else rs.length_alpha
-    rc = _preset(REWARD_ALIASES.get(rs.reward, rs.reward), alpha)
+    rc = _preset(rs.reward)
     weights = {**rc.weights, **rs.reward_weights}
     rc.weights = {name: w for name, w in weights.items() if w != 0}
     for name, default in LENGTH_DEFAULTS.items():  # None without a length_penalty component: unused

@@ -139,7 +139,7 @@ def test_the_reward_component_a_built_variant_loses_is_below_its_references(veri
     # The seed-003 preset (compile, functional, synthesis, quality) over every design that built.
     rows = _reward_rows(verilog, lambda label: label != "compile")
     assert {label for _, label, _, _ in rows} == {"reference", "functional", "synthesis", "quality"}
-    assert _components_below_reference(rows, PRESETS["verilog"]()) == []
+    assert _components_below_reference(rows, PRESETS["compile_functional_synthesis_quality"]()) == []
 
 
 def test_a_variant_that_does_not_compile_loses_the_compile_reward(verilog):
@@ -156,7 +156,7 @@ def test_the_verilog_preset_scores_a_design_that_does_not_build(verilog):
     # A batch of a training step holds designs that do not compile; the preset must score them (quality
     # 0.0, as its docstring says), not raise.
     rows = _reward_rows(verilog, lambda label: label == "compile")
-    batch = score(PRESETS["verilog"](), [r for _, _, r, _ in rows], [s for _, _, _, s in rows],
+    batch = score(PRESETS["compile_functional_synthesis_quality"](), [r for _, _, r, _ in rows], [s for _, _, _, s in rows],
                   [t for t, _, _, _ in rows])
     assert all(batch.components["quality"][i] == 0.0 for i, (_, label, _, _) in enumerate(rows) if label == "compile")
 

@@ -76,7 +76,7 @@ def test_quality_without_a_linter_is_a_one_line_error():
 
 
 def test_verilog_preset_weights_and_total():
-    config = PRESETS["verilog"]()
+    config = PRESETS["compile_functional_synthesis_quality"]()
     assert config.weights == {"compile": 0.4, "functional": 0.5, "synthesis": 0.3, "quality": 0.5}
     batch = score(config, [hdl_result((True, False)), hdl_result((), status=Status.BUILD_ERROR)],
                   [sample(DESIGN, task=HDL), sample(DESIGN, task=HDL)], [HDL, HDL])

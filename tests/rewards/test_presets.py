@@ -3,15 +3,25 @@
 import pytest
 
 from coderl.rewards import PRESETS, RewardConfig, score
-from coderl.rewards.presets import fraction_passed, fraction_plus_perfect, pass_minus_length, weighted_sum
+from coderl.rewards.presets import (
+    ALIASES,
+    fraction,
+    fraction_plus_perfect,
+    pass_minus_length,
+    preset,
+    presets_help,
+    syntax_fraction_quality,
+)
 from tests.rewards.helpers import BODY, CHAT, TASK, result, sample
 
 
 def test_presets_are_plain_configs():
-    assert set(PRESETS) == {"pass_minus_length", "fraction_passed", "weighted_sum", "fraction_plus_perfect", "verilog"}
+    assert set(PRESETS) == {"pass", "fraction", "pass_minus_length", "syntax_fraction_quality", "fraction_plus_perfect",
+                            "compile_functional_synthesis_quality"}
+    assert PRESETS["pass"]() == RewardConfig(weights={"pass": 1.0})
     assert pass_minus_length() == RewardConfig(weights={"pass": 1.0, "length_penalty": 1.0}, length_alpha=0.01)
-    assert fraction_passed() == RewardConfig(weights={"fraction": 1.0})
-    assert weighted_sum() == RewardConfig(weights={"syntax": 0.4, "fraction": 0.5, "quality": 0.5})
+    assert fraction() == RewardConfig(weights={"fraction": 1.0})
+    assert syntax_fraction_quality() == RewardConfig(weights={"syntax": 0.4, "fraction": 0.5, "quality": 0.5})
     assert fraction_plus_perfect() == RewardConfig(weights={"fraction": 1.0, "perfect_bonus": 1.0})
 
 
@@ -30,13 +40,13 @@ def test_seed_001_is_r_minus_alpha_length(alpha):
 
 
 def test_seed_002_fraction():
-    out = score(fraction_passed(), [result(True, False, False, True, True)], [sample(BODY)], [TASK])
+    out = score(fraction(), [result(True, False, False, True, True)], [sample(BODY)], [TASK])
     assert out.total == [0.6]
 
 
 def test_seed_003_weighted_sum():
     config = RewardConfig(weights={"syntax": 0.4, "fraction": 0.5, "quality": 0.5})
-    assert config == weighted_sum()
+    assert config == syntax_fraction_quality()
     messy = "    import os\n    import sys\n    return a + b\n"  # 2 findings / 3 lines: quality 1/3
     samples = [sample(BODY), sample(messy), sample(""), sample("    return a +\n"), sample(CHAT)]
     results = [result(True, True), result(True, False), result(False, False), result(False, False),
@@ -63,3 +73,21 @@ def test_seed_004_fraction_plus_perfect_bonus():
     with_format = fraction_plus_perfect(format_weight=0.5)
     assert with_format == RewardConfig(weights={"fraction": 1.0, "perfect_bonus": 1.0, "format": 0.5})
     assert score(with_format, results, samples, [TASK] * 3).total == pytest.approx([2.5, 2 / 3, 0.5])
+
+
+def test_one_table_names_each_preset_once_and_every_alias_points_into_it():
+    """`--reward` takes the table's names and aliases, its help lists each with its summary, and the
+    training config builds exactly the preset's weights (tests/train covers --reward-weights on top)."""
+    from coderl.train.config import train_config
+    from coderl.train.rewards import reward_config
+
+    assert set(ALIASES.values()) <= set(PRESETS) and not set(ALIASES) & set(PRESETS)
+    for name, entry in PRESETS.items():
+        assert f"{name} ({entry.summary})" in presets_help()
+    for name in [*PRESETS, *ALIASES]:
+        if name in ("syntax_fraction_quality", "seed003"):
+            continue  # needs ruff on PATH: the reward checks its linter at configuration time
+        cfg = train_config({"out": "/tmp/unused", "reward": name})
+        assert reward_config(cfg).weights == preset(name)().weights, name
+    with pytest.raises(KeyError, match="reward preset 'seed002': expected one of pass, fraction"):
+        preset("seed002")
