@@ -42,11 +42,16 @@ class AdvantageEstimator(Protocol):
 ADVANTAGES: dict[str, AdvantageEstimator] = {}
 
 
-def register_advantage(name: str) -> Callable[[AdvantageEstimator], AdvantageEstimator]:
-    """Register an estimator under `name` in ADVANTAGES (a name may be registered only once)."""
+def register_advantage(name: str, *, needs_values: bool = False,
+                       ) -> Callable[[AdvantageEstimator], AdvantageEstimator]:
+    """Register an estimator under `name` in ADVANTAGES (a name may be registered only once).
+    `needs_values`: it reads per-token value estimates (`values`) and returns value targets
+    (`state["returns"]`), so it runs with a value head (the PPO loop); the config asks the estimator,
+    never its name (`fn.needs_values`)."""
     def decorator(fn: AdvantageEstimator) -> AdvantageEstimator:
         if name in ADVANTAGES:
             raise ValueError(f"advantage estimator {name!r} is already registered")
+        fn.needs_values = needs_values  # type: ignore[attr-defined]
         ADVANTAGES[name] = fn
         return fn
     return decorator
@@ -234,7 +239,7 @@ def reinforce_pp(rewards: Tensor, group_ids: Tensor, mask: Tensor, values: Tenso
     return _broadcast(normalised, mask), dict(state or {})
 
 
-@register_advantage("gae")
+@register_advantage("gae", needs_values=True)
 def gae(rewards: Tensor, group_ids: Tensor, mask: Tensor, values: Tensor | None = None,
         state: dict | None = None, *, gamma: float = 1.0, lam: float = 0.95) -> tuple[Tensor, dict]:
     """Generalized Advantage Estimation (Schulman et al. 2016, arXiv 1506.02438) per token:

@@ -296,11 +296,14 @@ class TrainConfig:
             value = getattr(self.advantage_options, name)
             require(value is None or 0 <= value <= 1, "--" + name.replace("_", "-"), value, "a number in [0, 1]")
         require(o.epochs >= 1, "--epochs", o.epochs, "an integer >= 1")
-        # gae is the one estimator that reads values; the value head learns its returns.
-        require(self.advantage != "gae" or v.value_head, "--advantage", self.advantage,
-                "an estimator that needs no value head (gae needs --value-head, e.g. --algo ppo)")
-        require(self.advantage == "gae" or not v.value_head, "--value-head", v.value_head,
-                f"--advantage gae (the value head learns GAE returns; got --advantage {self.advantage})")
+        # An estimator that reads values needs the value head, which learns the returns it gives back.
+        needs_values = ADVANTAGES[self.advantage].needs_values
+        value_based = ", ".join(name for name, fn in ADVANTAGES.items() if fn.needs_values)
+        require(not needs_values or v.value_head, "--advantage", self.advantage,
+                f"an estimator that needs no value head ({self.advantage} needs --value-head, e.g. --algo ppo)")
+        require(needs_values or not v.value_head, "--value-head", v.value_head,
+                f"an estimator that reads values, {value_based} (the value head learns its returns; got "
+                f"--advantage {self.advantage})")
         require(self.aggregation in AGGREGATIONS, "--aggregation", self.aggregation,
                 "one of " + ", ".join(AGGREGATIONS))
         require(self.format in FORMATS, "--format", self.format, "one of " + ", ".join(FORMATS))

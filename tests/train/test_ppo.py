@@ -202,7 +202,7 @@ def test_the_policy_gradient_loop_refuses_a_value_head(model_dir, tmp_path):
     ({"algo": "ppo", "value_coef": -1.0}, "--value-coef=-1.0: expected a positive number"),
     ({"algo": "ppo", "value_clip": -0.1}, "--value-clip=-0.1: expected a number >= 0"),
     ({"algo": "ppo", "gae_lambda": 1.5}, "--gae-lambda=1.5: expected a number in [0, 1]"),
-    ({"algo": "ppo", "advantage": "grpo"}, "--value-head=True: expected --advantage gae"),
+    ({"algo": "ppo", "advantage": "grpo"}, "--value-head=True: expected an estimator that reads values, gae"),
     ({"algo": "ppo", "value_head": False}, "--advantage='gae': expected an estimator that needs no value head"),
     ({"algo": "grpo", "advantage": "gae"}, "--advantage='gae': expected an estimator that needs no value head"),
     ({"algo": "ppo2"}, "--algo='ppo2': expected one of"),
@@ -211,6 +211,21 @@ def test_bad_ppo_config_values_fail_with_one_line(model_dir, tmp_path, overrides
     with pytest.raises(ConfigError) as exc:
         base_config(model_dir, tmp_path, **overrides)
     assert message in str(exc.value) and "\n" not in str(exc.value)
+
+
+def test_a_new_value_based_estimator_needs_no_edit_outside_its_registration(model_dir, tmp_path, monkeypatch):
+    """The config asks an estimator whether it reads values (`needs_values`), never its name."""
+    from coderl.algorithms import ADVANTAGES
+    from coderl.algorithms.advantages import gae
+
+    def half_gae(rewards, group_ids, mask, values=None, state=None, *, gamma=1.0, lam=0.5):
+        return gae(rewards, group_ids, mask, values, state, gamma=gamma, lam=lam)
+
+    half_gae.needs_values = True
+    monkeypatch.setitem(ADVANTAGES, "half_gae", half_gae)
+    assert base_config(model_dir, tmp_path, algo="ppo", advantage="half_gae").advantage == "half_gae"
+    with pytest.raises(ConfigError, match="--advantage='half_gae': expected an estimator that needs no value head"):
+        base_config(model_dir, tmp_path, algo="grpo", advantage="half_gae")
 
 
 def test_a_non_finite_update_leaves_lora_and_value_head_as_they_were(model_dir, tmp_path):
