@@ -57,6 +57,29 @@ class RewardModelSettings:
     reward_model_max_tokens: int = option(1024, "reward_model: longest text scored, in tokens (also capped by the "
                                           "model's own position limit); longer texts lose their beginning")
 
+    def validate_reward_model(self, used: bool) -> None:
+        """One-line `ConfigError`s naming the flag; `used` (the component has a weight): the folder is checked."""
+        if self.reward_model_normalize not in NORMALIZE:
+            raise ConfigError(f"--reward-model-normalize {self.reward_model_normalize!r}: expected one of "
+                              f"{', '.join(NORMALIZE)}")
+        if self.reward_model_device not in DEVICES:
+            raise ConfigError(f"--reward-model-device {self.reward_model_device!r}: expected one of "
+                              f"{', '.join(DEVICES)}")
+        for name in ("reward_model_batch_size", "reward_model_max_tokens"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"--{name.replace('_', '-')} {value!r}: expected an integer >= 1")
+        if used:
+            check_reward_model(self.reward_model)
+
+    def reward_model_settings(self) -> dict[str, Any]:
+        """These settings by field name (what `score()` hands the reward_model component)."""
+        return {f: getattr(self, f) for f in REWARD_MODEL_FIELDS}
+
+
+REWARD_MODEL_FIELDS = ("reward_model", "reward_model_normalize", "reward_model_batch_size", "reward_model_device",
+                       "reward_model_max_tokens")
+
 
 def check_reward_model(path: str | None) -> None:
     """A one-line `ConfigError` unless `path` is a local HF folder holding a one-output sequence classifier

@@ -10,16 +10,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from coderl.base.config import ConfigError, option
+from coderl.base.config import option
 from coderl.rewards.components import FRACTION_TESTS, LENGTH_PENALTY_ON, REWARDS
-from coderl.rewards.learned import DEVICES, NORMALIZE, check_reward_model
+from coderl.rewards.learned import RewardModelSettings
 from coderl.rollout.types import Sample
 from coderl.sandbox.types import ExecutionResult, Status
 from coderl.tasks.types import Task
 
 
 @dataclass
-class RewardConfig:
+class RewardConfig(RewardModelSettings):
     """How samples are rewarded: weights of the components in `REWARDS` and their parameters."""
 
     weights: dict[str, float] = option({"pass": 1.0}, "component name -> weight; total = sum of weight * component; "
@@ -36,16 +36,6 @@ class RewardConfig:
     # W292 (no newline at end): assembly artefact; E501 (line length): taste, not a defect.
     quality_ignore: tuple[str, ...] = option(("E402", "E501", "W292"), "quality: ruff rules not counted")
     quality_timeout_seconds: float = option(60.0, "quality: deadline of the one ruff run per score() call")
-    reward_model: str | None = option(None, "reward_model: a local HF folder with a one-output sequence classifier "
-                                      "(coderl.rewards.learned)")
-    reward_model_normalize: str = option("sigmoid", "reward_model: sigmoid (0..1, the scale of pass), batch "
-                                         "(z-score over the samples scored together) or none (the raw logit)",
-                                         choices=NORMALIZE)
-    reward_model_batch_size: int = option(8, "reward_model: texts scored per forward pass")
-    reward_model_device: str = option("auto", "reward_model: auto (CUDA if present), cpu or cuda", choices=DEVICES)
-    reward_model_max_tokens: int = option(1024, "reward_model: longest text scored, in tokens (longer ones lose "
-                                          "their beginning)")
-
     def __post_init__(self):
         self.validate()
 
@@ -66,18 +56,7 @@ class RewardConfig:
             raise ValueError(f"quality_scale={self.quality_scale!r}: expected a number >= 0")
         if not self.quality_timeout_seconds > 0:
             raise ValueError(f"quality_timeout_seconds={self.quality_timeout_seconds!r}: expected a number > 0")
-        if self.reward_model_normalize not in NORMALIZE:
-            raise ConfigError(f"--reward-model-normalize {self.reward_model_normalize!r}: expected one of "
-                              f"{', '.join(NORMALIZE)}")
-        if self.reward_model_device not in DEVICES:
-            raise ConfigError(f"--reward-model-device {self.reward_model_device!r}: expected one of "
-                              f"{', '.join(DEVICES)}")
-        for name in ("reward_model_batch_size", "reward_model_max_tokens"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ConfigError(f"--{name.replace('_', '-')} {value!r}: expected an integer >= 1")
-        if self.weights.get("reward_model"):
-            check_reward_model(self.reward_model)
+        self.validate_reward_model(bool(self.weights.get("reward_model")))
         return self
 
 

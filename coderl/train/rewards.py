@@ -56,10 +56,8 @@ def reward_config(cfg) -> RewardConfig:
     if rs.reward_model and not rc.weights.get("reward_model"):
         raise ConfigError(f"--reward-model {rs.reward_model!r}: no reward_model component to use it (add one with "
                           "--reward-weights reward_model=W, e.g. pass=0.5,reward_model=0.5 as seed 002)")
-    rc.reward_model = rs.reward_model
-    rc.reward_model_normalize = rs.reward_model_normalize
-    rc.reward_model_batch_size = rs.reward_model_batch_size
-    rc.reward_model_max_tokens = rs.reward_model_max_tokens
+    for name, value in rs.reward_model_settings().items():  # the section RewardConfig and RewardSettings share
+        setattr(rc, name, value)
     # auto: where the policy trains (`--device`), so `--device cpu` on a GPU machine keeps the RM on the CPU too
     rc.reward_model_device = cfg.device if rs.reward_model_device == "auto" else rs.reward_model_device
     try:
