@@ -51,7 +51,7 @@ def main() -> None:
 
     from coderl.models import load_model, resolve_device
     from coderl.models.load import fast_dtype
-    from coderl.rollout import hf, hf_config
+    from coderl.rollout import hf, hf_callbacks, hf_config
     from coderl.rollout.formats import get_format, prompt_text
     from coderl.tasks import load_tasks
 
@@ -69,7 +69,7 @@ def main() -> None:
     eos = set(hf_config.eos_token_ids(model, tok))
     pad = tok.pad_token_id if tok.pad_token_id is not None else min(eos)
     longest = max(map(len, prompts)) + args.max_new_tokens
-    batch = args.batch_size or hf.fill_batch_size(model, len(tasks), max_tokens=longest)
+    batch = args.batch_size or hf_config.fill_batch_size(model, len(tasks), max_tokens=longest)
 
     def sync():
         if device == "cuda":
@@ -90,7 +90,7 @@ def main() -> None:
                                      max_new_tokens=args.max_new_tokens, pad_token_id=pad,
                                      eos_token_id=sorted(eos))
                 out += seq[:, ids.shape[1]:].tolist()
-        return [ids[:hf.cut_generation(ids, tok, s, eos)[0]] for ids, s in zip(out, stops[:len(rows)])]
+        return [ids[:hf_callbacks.cut_generation(ids, tok, s, eos)[0]] for ids, s in zip(out, stops[:len(rows)])]
 
     sides = {"coderl": lambda n=None: ours(tasks[:n])}
     if not args.no_plain:
@@ -107,7 +107,7 @@ def main() -> None:
             seconds = time.perf_counter() - t
             tokens = sum(map(len, kept))
             runs.append((name, tokens, seconds))
-            answers[name] = [hf.decode(tok, ids) for ids in kept]
+            answers[name] = [hf_callbacks.decode(tok, ids) for ids in kept]
     print(f"{'side':>8} | {'batch':>5} | {'tokens':>6} | {'seconds':>7} | {'tokens/s':>8}")
     for name, tokens, seconds in runs:
         print(f"{name:>8} | {batch:>5} | {tokens:>6} | {seconds:>7.2f} | {tokens / seconds:>8.1f}")
@@ -116,7 +116,7 @@ def main() -> None:
         same = sum(a == b for a, b in zip(answers["coderl"], answers["plain HF"]))
         print(f"identical answers: {same} / {len(tasks)}")
     gpu = torch.cuda.get_device_name() if device == "cuda" else platform.processor() or platform.machine()
-    used = hf.use_static_cache(torch.device(device), static)
+    used = hf_config.use_static_cache(torch.device(device), static)
     print(f"model {args.model} ({dtype}), {args.tasks} ({len(tasks)} tasks), {args.format}, greedy, "
           f"max_new_tokens {args.max_new_tokens}, static cache {'on' if used else 'off'}"
           f"{' (compile failed: ' + hf._COMPILE_FAILED[0] + ')' if hf._COMPILE_FAILED else ''}, {device}: {gpu}, "

@@ -33,7 +33,8 @@ Static cache.  On CUDA (`static_cache=None`, or `CODERL_STATIC_CACHE=auto`) `gen
 static KV cache, which lets transformers compile the decoding step (torch.compile, CUDA graphs); a
 chunk is then one call at its full width (no compaction, no shared prefill: `generate` refuses a
 cache given to it with a static one).  A compilation that fails is reported once and decoding goes on
-uncompiled.  CPU keeps the dynamic cache.  `fill_batch_size` picks rows per call that fill a GPU.
+uncompiled.  CPU keeps the dynamic cache.  `fill_batch_size` picks rows per call that fill a GPU (the
+device's setup: `hf_config`).
 
 Seeding.  `torch.manual_seed(seed)` inside `torch.random.fork_rng`, so the same seed (and the same
 `batch_size`) gives the same outputs and the caller's RNG stream is left untouched.  HF samples
@@ -60,18 +61,16 @@ from transformers.generation.logits_process import (
 )
 
 from coderl.rollout.formats import cut_at_stop, get_format, prompt_text
-from coderl.rollout.hf_callbacks import (  # noqa: F401 -- re-exported
-    PolicyLogprobs,
-    RowsFinished,
-    StopOnText,
-    cut_generation,
-    decode,
+from coderl.rollout.hf_callbacks import PolicyLogprobs, RowsFinished, StopOnText, cut_generation, decode
+from coderl.rollout.hf_config import (
+    eos_token_ids,
     fill_batch_size,
+    generation_config,
     is_compile_failure,
     owns_cache,
+    pad_token_id,
     use_static_cache,
 )
-from coderl.rollout.hf_config import eos_token_ids, generation_config, pad_token_id  # noqa: F401 -- re-exported
 from coderl.rollout.types import RolloutBatch, Sample
 from coderl.tasks.types import Task
 

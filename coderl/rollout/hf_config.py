@@ -1,11 +1,15 @@
-"""The generation settings of `coderl.rollout.hf`: a neutral `GenerationConfig` (nothing inherited from the
-model that would change the sampling policy), the ids generation stops on, and the id rows are padded with.
+"""How `coderl.rollout.hf` sets up a `generate` call: a neutral `GenerationConfig` (nothing inherited from the
+model that would change the sampling policy), the ids generation stops on and the id rows are padded with;
+and the device's decoding setup (static cache, compilation failures, rows per call).
 """
 
 from __future__ import annotations
 
+import math
+import os
 from typing import Any
 
+import torch
 from transformers import GenerationConfig
 
 # GenerationConfig fields that add a logits processor or stopping rule whenever they are not None;
@@ -57,3 +61,65 @@ def pad_token_id(model: Any, tokenizer: Any) -> int:
     if pad_id is None:
         raise ValueError("generate: the tokenizer has neither a pad nor an EOS token")
     return pad_id
+
+
+# --- the device ------------------------------------------------------------------------------
+
+def owns_cache(model: Any, config: Any = None) -> bool:
+    """`generate` builds its own cache (static, ...): it refuses one given to it."""
+    return bool(getattr(config, "cache_implementation", None)
+                or getattr(getattr(model, "generation_config", None), "cache_implementation", None))
+
+
+def is_compile_failure(exc: BaseException | None) -> bool:
+    """An error of torch.compile (dynamo, inductor, CUDA graphs) anywhere in the exception's chain: its
+    class comes from there or it was raised there."""
+    while exc is not None:
+        tb = exc.__traceback__
+        while tb is not None and tb.tb_next is not None:
+            tb = tb.tb_next
+        where = tb.tb_frame.f_code.co_filename.replace(os.sep, "/") if tb is not None else ""
+        if type(exc).__module__.startswith(("torch._dynamo", "torch._inductor")) or any(
+                f"/torch/{part}/" in where for part in ("_dynamo", "_inductor")):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def use_static_cache(device: torch.device, static_cache: bool | None = None) -> bool:
+    """Whether to decode with a static KV cache (compiled by transformers on CUDA): `static_cache` when
+    given, else `CODERL_STATIC_CACHE` (on/off; auto, the default: on CUDA, never on CPU)."""
+    if static_cache is not None:
+        return static_cache
+    env = os.environ.get("CODERL_STATIC_CACHE", "auto").strip().lower()
+    if env in ("1", "on", "true", "yes"):
+        return True
+    if env in ("0", "off", "false", "no"):
+        return False
+    if env not in ("", "auto"):
+        raise ValueError(f"CODERL_STATIC_CACHE={env!r}: expected auto, on or off")
+    return torch.device(device).type == "cuda"
+
+
+def fill_batch_size(model: Any, rows: int, *, max_tokens: int, cap: int = 256, cpu: int = 16) -> int:
+    """Rows per `generate` call: on CPU `cpu` (unchanged default); on CUDA all `rows` up to `cap`, fewer
+    when their KV cache (`max_tokens` = prompt + new tokens per row) and float32 logits would not fit
+    in half the free GPU memory, split into chunks of equal size (one compiled shape)."""
+    device = next(model.parameters()).device
+    if device.type != "cuda":
+        return max(1, min(cpu, rows))
+    text = model.config.get_text_config() if hasattr(model.config, "get_text_config") else model.config
+    heads = getattr(text, "num_attention_heads", 1) or 1
+    kv_heads = getattr(text, "num_key_value_heads", None) or heads
+    head_dim = getattr(text, "head_dim", None) or getattr(text, "hidden_size", 64 * heads) // heads
+    layers = getattr(text, "num_hidden_layers", 1) or 1
+    width = next(model.parameters()).element_size()
+    per_row = 2 * layers * kv_heads * head_dim * width * max_tokens + 8 * 4 * getattr(text, "vocab_size", 0)
+    free, _ = torch.cuda.mem_get_info(device)
+    return _fit_rows(rows, cap=cap, budget=free // 2, per_row=per_row)
+
+
+def _fit_rows(rows: int, *, cap: int, budget: int, per_row: int) -> int:
+    """The fewest equal calls of at most `cap` rows, each within `budget` bytes at `per_row` a row."""
+    size = max(1, min(rows, cap, budget // max(per_row, 1)))
+    return math.ceil(rows / math.ceil(rows / size))

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from coderl.rollout import FORMATS, RolloutBatch, generate, prompt_text
-from coderl.rollout.hf import PolicyLogprobs, StopOnText, cut_generation, decode
+from coderl.rollout.hf_callbacks import PolicyLogprobs, StopOnText, cut_generation, decode
 from coderl.tasks.types import Task
 from tests.models.tiny import tiny_model
 

@@ -14,7 +14,7 @@ from functools import cache
 import pytest
 import torch
 
-from coderl.rollout import hf, hf_callbacks
+from coderl.rollout import hf, hf_callbacks, hf_config
 from coderl.rollout.formats import CHAT_STOPS, COMPLETION_STOPS, first_stop
 from coderl.rollout.hf_callbacks import RowsFinished, StopOnText, decode
 from coderl.tasks.types import Task
@@ -382,27 +382,27 @@ def test_generate_is_identical_to_the_reference_rule(monkeypatch, fmt):
 def test_static_cache_choice(monkeypatch):
     cpu, cuda = torch.device("cpu"), torch.device("cuda")
     monkeypatch.delenv("CODERL_STATIC_CACHE", raising=False)
-    assert not hf.use_static_cache(cpu) and hf.use_static_cache(cuda)
-    assert hf.use_static_cache(cpu, True) and not hf.use_static_cache(cuda, False)
+    assert not hf_config.use_static_cache(cpu) and hf_config.use_static_cache(cuda)
+    assert hf_config.use_static_cache(cpu, True) and not hf_config.use_static_cache(cuda, False)
     monkeypatch.setenv("CODERL_STATIC_CACHE", "off")
-    assert not hf.use_static_cache(cuda)
+    assert not hf_config.use_static_cache(cuda)
     monkeypatch.setenv("CODERL_STATIC_CACHE", "on")
-    assert hf.use_static_cache(cpu)
+    assert hf_config.use_static_cache(cpu)
     monkeypatch.setenv("CODERL_STATIC_CACHE", "sometimes")
     with pytest.raises(ValueError, match="CODERL_STATIC_CACHE"):
-        hf.use_static_cache(cpu)
+        hf_config.use_static_cache(cpu)
 
 
 def test_fill_batch_size():
     model, _ = tiny_model(seed=0)
-    assert hf.fill_batch_size(model, 76, max_tokens=512) == 16  # CPU: the default stays
-    assert hf.fill_batch_size(model, 5, max_tokens=512) == 5
+    assert hf_config.fill_batch_size(model, 76, max_tokens=512) == 16  # CPU: the default stays
+    assert hf_config.fill_batch_size(model, 5, max_tokens=512) == 5
     tok = tiny_tokenizer()
     assert len(hf.generate(model, tok, [SHORT, LONG], samples_per_prompt=9, max_new_tokens=2, batch_size=None)) == 18
-    assert hf_callbacks._fit_rows(76, cap=256, budget=10**12, per_row=10**6) == 76  # one call for all rows
-    assert hf_callbacks._fit_rows(300, cap=256, budget=10**12, per_row=10**6) == 150  # two equal calls
-    assert hf_callbacks._fit_rows(100, cap=256, budget=30 * 10**6, per_row=10**6) == 25  # what fits: 30 -> 4 x 25
-    assert hf_callbacks._fit_rows(100, cap=256, budget=10, per_row=10**6) == 1
+    assert hf_config._fit_rows(76, cap=256, budget=10**12, per_row=10**6) == 76  # one call for all rows
+    assert hf_config._fit_rows(300, cap=256, budget=10**12, per_row=10**6) == 150  # two equal calls
+    assert hf_config._fit_rows(100, cap=256, budget=30 * 10**6, per_row=10**6) == 25  # what fits: 30 -> 4 x 25
+    assert hf_config._fit_rows(100, cap=256, budget=10, per_row=10**6) == 1
 
 
 def _spy_calls(monkeypatch):
