@@ -215,3 +215,40 @@ def test_every_document_the_code_cites_is_in_the_repository():
         missing += [f"{module} cites {doc}" for doc in re.findall(r"\bdocs/[\w-]+\.md\b", text)
                     if not (REPO / doc).is_file()]
     assert missing == []
+
+
+def _top_level_names(path: Path) -> set[str]:
+    """The names a module binds at its top level (defs, classes, assignments, imports, also under if/try)."""
+    names: set[str] = set()
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    todo = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name))
+        elif isinstance(node, (ast.If, ast.Try, ast.With)):
+            todo += [*node.body, *getattr(node, "orelse", []), *getattr(node, "finalbody", []),
+                     *(s for h in getattr(node, "handlers", []) for s in h.body)]
+    return names
+
+
+def test_every_name_imported_from_a_coderl_module_is_defined_there():
+    """`from coderl.x import name` (at module level or inside a function, which only fails when it runs):
+    `name` is a submodule of `coderl.x` or bound at its top level, so a name moved between modules
+    fails here, not in the one code path that imports it late."""
+    files = module_files(REPO)
+    bound = {module: _top_level_names(path) for module, path in files.items()}
+    missing = []
+    for module, found in STATEMENTS.items():
+        for line, names, node in found:
+            if not isinstance(node, ast.ImportFrom) or names[0] not in files or "__getattr__" in bound[names[0]]:
+                continue
+            missing += [f"{module}:{line} imports {alias.name} from {names[0]}" for alias in node.names
+                        if alias.name != "*" and f"{names[0]}.{alias.name}" not in files
+                        and alias.name not in bound[names[0]]]
+    assert missing == []

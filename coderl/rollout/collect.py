@@ -84,7 +84,7 @@ def collect(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generation, l
 
     batch_size = gen.batch_size
     if batch_size is None:  # fill the device: every row of the collection at once on a GPU (up to 256)
-        from coderl.rollout.hf_callbacks import fill_batch_size
+        from coderl.rollout.hf_config import fill_batch_size
 
         batch_size = fill_batch_size(model, len(tasks) * gen.samples_per_prompt,
                                      max_tokens=(max_prompt_tokens or 1024) + gen.max_new_tokens)
