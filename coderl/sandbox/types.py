@@ -123,17 +123,21 @@ class Mode(str, enum.Enum):
 
 
 # CPython compiles a whole file before it runs any of it: a SyntaxError is the traceback's last line.
-PYTHON_COMPILE_ERROR = r"^SyntaxError.*(?=\s*\Z)"
+# (`[^\n]*\Z` backtracks one character at a time with an O(1) test each: linear in the program's stderr,
+# which the program controls; `.*(?=\s*\Z)` rescanned trailing blanks at every step, quadratic.)
+PYTHON_COMPILE_ERROR = r"^SyntaxError[^\n]*\Z"
 
 
 def compile_error_line(pattern: str | None, stderr: str) -> str | None:
-    """The stderr line (stripped) where `pattern` first matches (`ExecutionRequest.compile_error`), or None."""
-    match = re.search(pattern, stderr, re.MULTILINE) if pattern else None
+    """The line (stripped) where `pattern` first matches (`ExecutionRequest.compile_error`) in the stderr
+    stripped of leading and trailing whitespace, or None."""
+    text = stderr.strip()
+    match = re.search(pattern, text, re.MULTILINE) if pattern else None
     if match is None:
         return None
-    start = stderr.rfind("\n", 0, match.start()) + 1
-    end = stderr.find("\n", match.start())
-    return stderr[start: end if end >= 0 else len(stderr)].strip()
+    start = text.rfind("\n", 0, match.start()) + 1
+    end = text.find("\n", match.start())
+    return text[start: end if end >= 0 else len(text)].strip()
 
 
 @dataclass(frozen=True)
@@ -163,7 +167,8 @@ class ExecutionRequest:
     limits: Limits = field(default_factory=Limits)
     float_tolerance: float | None = None  # STDOUT checks: numeric tokens equal within abs/rel tol
     stop_on_first_failure: bool = False  # per-process modes: skip remaining tests after one fails
-    # How the judge reads a failed run's stderr: a regex whose first match (re.MULTILINE) marks the line that
+    # How the judge reads a failed run's stderr: a regex whose first match (re.MULTILINE, in the stripped
+    # stderr; the program writes that text, so the pattern must not backtrack badly) marks the line that
     # is a compile error (a syntax error, not a runtime error); None: no line is.  The language's, handed
     # over by the task (`coderl.languages`: the sandbox knows only Python, its default).
     compile_error: str | None = PYTHON_COMPILE_ERROR

@@ -84,6 +84,19 @@ def test_pythons_compile_error_is_a_syntax_error_on_the_tracebacks_last_line(std
     assert compile_error_line(PYTHON.compile_error, stderr) == line
 
 
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("language", ["python", "javascript", "verilog"])
+def test_a_program_cannot_stall_the_judge_with_stderr_built_against_the_pattern(language):
+    """The judge reads a failed run's stderr in the trainer's process: stderr shaped to make a pattern
+    backtrack (a long run of blanks after "SyntaxError", of digits after ':', of indentation before a
+    keyword) is read in linear time (a quadratic pattern took minutes here), with the verdict the language's
+    rule gives: Python's SyntaxError must be the last line, Node's may be any line."""
+    n = 300_000
+    hostile = ["SyntaxError" + " " * n + "\nx", ":" + "1" * n + "x", " " * n + "x", ("SyntaxError \n" * n) + "x"]
+    expected = ["SyntaxError", None, None, "SyntaxError"] if language == "javascript" else [None] * 4
+    assert [compile_error_line(get_language(language).compile_error, s) for s in hostile] == expected
+
+
 def test_completion_stops_and_the_implementation_gate_read_the_language_record(toy_language):
     from coderl.rewards.components import defines_entry_point
 
