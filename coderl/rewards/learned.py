@@ -29,6 +29,7 @@ classifier, one with more than one output, or one that fails to load is a one-li
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import math
@@ -73,12 +74,9 @@ class RewardModelSettings:
             check_reward_model(self.reward_model)
 
     def reward_model_settings(self) -> dict[str, Any]:
-        """These settings by field name (what `score()` hands the reward_model component)."""
-        return {f: getattr(self, f) for f in REWARD_MODEL_FIELDS}
-
-
-REWARD_MODEL_FIELDS = ("reward_model", "reward_model_normalize", "reward_model_batch_size", "reward_model_device",
-                       "reward_model_max_tokens")
+        """This section's fields by name (what `score()` hands the reward_model component), also when `self`
+        is a config that extends it."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(RewardModelSettings)}
 
 
 def check_reward_model(path: str | None) -> None:
