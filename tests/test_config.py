@@ -302,3 +302,11 @@ def test_a_yaml_value_outside_a_fields_choices_is_a_one_line_error():
     with pytest.raises(ConfigError) as e:
         build(TrainConfig, {"out": "x", "ratio_level": "seq"})
     assert str(e.value) == "--ratio-level='seq': expected one of token, sequence, sequence_mean"
+
+
+def test_an_unknown_reward_preset_in_yaml_is_one_line_naming_the_choices(tmp_path):
+    with pytest.raises(ConfigError) as err:
+        _train_cfg(tmp_path, [], "reward: seed002\n")
+    message = str(err.value)
+    assert "reward" in message and "seed002" in message and "pass_minus_length" in message and "seed001" in message
+    assert "\n" not in message

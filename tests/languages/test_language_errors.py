@@ -32,3 +32,15 @@ def test_the_cli_reports_a_missing_runner_file_in_one_line(tmp_path):
     assert out.returncode == 2
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and f"runner file {tmp_path / 'missing.yaml'}: no such file" in lines[0], out.stderr
+
+
+def test_a_runner_files_compile_error_that_is_no_regex_is_one_line_naming_file_and_field(tmp_path):
+    from coderl.languages.user import RunnerFileError, load_runner_file
+
+    path = tmp_path / "bad.yaml"
+    path.write_text('language: badre\nsource_file: main.q\nrun: [q, "{source}"]\ncompile_error: "(unclosed"\n')
+    with pytest.raises(RunnerFileError) as err:
+        load_runner_file(path)
+    message = str(err.value)
+    assert f"runner file {path}: field 'compile_error' is not a regular expression" in message
+    assert "\n" not in message
