@@ -69,6 +69,7 @@ from coderl.rollout.hf_config import (
     is_compile_failure,
     owns_cache,
     pad_token_id,
+    static_batch_rows,
     use_static_cache,
 )
 from coderl.rollout.types import RolloutBatch, Sample
@@ -246,12 +247,15 @@ def sample_rows(model: Any, tokenizer: Any, prompt_ids: list[list[int]], stops: 
                                eos_ids=eos_ids, pad_id=pad_token_id(model, tokenizer))
     device = next(model.parameters()).device
     longest = max(len(p) for p in prompt_ids)
-    if use_static_cache(device, static_cache):
+    static = use_static_cache(device, static_cache)
+    if static:
         config.cache_implementation = "static"
         # One cache length for calls of different widths (a multiple of 256): no recompilation for each.
         config.max_cache_len = -(-(longest + max_new_tokens) // 256) * 256
     if batch_size is None:
         batch_size = fill_batch_size(model, len(prompt_ids), max_tokens=longest + max_new_tokens)
+    # A compiled static cache: every call has the same few shapes, short ones padded with copies of their last row.
+    width = static_batch_rows(len(prompt_ids), batch_size) if static else batch_size
     was_training = model.training
     generated: list[list[int]] = []
     row_logprobs: list[torch.Tensor] = []
@@ -259,13 +263,17 @@ def sample_rows(model: Any, tokenizer: Any, prompt_ids: list[list[int]], stops: 
     try:
         with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []), torch.no_grad():
             torch.manual_seed(seed)
-            for start in range(0, len(prompt_ids), batch_size):
+            for start in range(0, len(prompt_ids), width):
+                chunk, chunk_stops = prompt_ids[start:start + width], stops[start:start + width]
+                real = len(chunk)
+                if static:
+                    chunk, chunk_stops = _pad_rows(chunk, width), _pad_rows(chunk_stops, width)
                 ids, logprobs = _generate_rows(
-                    model, tokenizer, prompt_ids[start:start + batch_size], stops[start:start + batch_size],
+                    model, tokenizer, chunk, chunk_stops,
                     config=config, temperature=temperature, top_p=top_p, min_new_tokens=min_new_tokens or 0,
                     device=device, share_prompts=share_prompts, compact_rows=compact_rows)
-                generated += ids
-                row_logprobs += logprobs
+                generated += ids[:real]
+                row_logprobs += logprobs[:real]
     finally:
         model.train(was_training)
     eos_set = set(eos_ids)
@@ -274,6 +282,11 @@ def sample_rows(model: Any, tokenizer: Any, prompt_ids: list[list[int]], stops: 
         n, ended = cut_generation(ids, tokenizer, row_stops, eos_set)
         out.append(SampledRow(ids[:n], lp[:n], decode(tokenizer, ids[:n]), ended, n > 0 and ids[n - 1] in eos_set))
     return out
+
+
+def _pad_rows(rows: list, width: int) -> list:
+    """`rows` followed by copies of its last row, `width` in all (a padded call's extra rows are dropped)."""
+    return rows + [rows[-1]] * (width - len(rows))
 
 
 def generate(

@@ -101,6 +101,17 @@ def use_static_cache(device: torch.device, static_cache: bool | None = None) -> 
     return torch.device(device).type == "cuda"
 
 
+def static_batch_rows(rows: int, batch_size: int) -> int:
+    """Rows per `generate` call with a compiled static cache, every call padded to it: the fewest calls of
+    at most `batch_size`, their common size rounded up to a power of two where that stays within
+    `batch_size`.  Each new batch shape compiles the decoding step again (40-60 s on an H100 for the
+    bundled model, BENCHMARKS.md), so a run meets a few shapes (8, 16, 32, ...) instead of one per
+    remainder: 76 rows at batch 64 are 2 calls of 64, not 64 + 12."""
+    size = math.ceil(rows / math.ceil(rows / batch_size))
+    bucket = 1 << (size - 1).bit_length()
+    return bucket if bucket <= batch_size else size
+
+
 def fill_batch_size(model: Any, rows: int, *, max_tokens: int, cap: int = 256, cpu: int = 16) -> int:
     """Rows per `generate` call: on CPU `cpu` (unchanged default); on CUDA all `rows` up to `cap`, fewer
     when their KV cache (`max_tokens` = prompt + new tokens per row) and float32 logits would not fit

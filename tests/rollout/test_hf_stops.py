@@ -430,6 +430,27 @@ def test_static_cache_gives_the_same_greedy_tokens_in_one_call_per_chunk(monkeyp
     assert [s.raw_output for s in static.samples] == [s.raw_output for s in dynamic.samples]
 
 
+def test_static_batch_rows_keeps_to_a_few_padded_shapes():
+    assert hf_config.static_batch_rows(76, 64) == 64  # 2 calls of 64 (the second padded), not 64 + 12
+    assert hf_config.static_batch_rows(76, 256) == 128  # one call, padded to a power of two
+    assert hf_config.static_batch_rows(32, 256) == 32 and hf_config.static_batch_rows(17, 32) == 32
+    assert hf_config.static_batch_rows(12, 16) == 16 and hf_config.static_batch_rows(1, 16) == 1
+    assert hf_config.static_batch_rows(48, 48) == 48  # 64 would exceed the rows that fit: 48 itself
+    assert hf_config.static_batch_rows(100, 48) == 34  # 3 calls of 34 (64 > 48)
+    assert hf_config.static_batch_rows(300, 150) == 150
+
+
+def test_static_cache_pads_short_calls_and_returns_only_the_real_rows(monkeypatch):
+    model, tok = tiny_model(seed=0)
+    calls = _spy_calls(monkeypatch)
+    kwargs = dict(samples_per_prompt=3, max_new_tokens=12, temperature=0.0, batch_size=4, stop=["\n"])
+    static = hf.generate(model, tok, [SHORT, LONG], static_cache=True, **kwargs)
+    assert calls == [(4, "static"), (4, "static")]  # 6 rows: 4 + 2 padded to 4, one compiled shape
+    dynamic = hf.generate(model, tok, [SHORT, LONG], static_cache=False, **kwargs)
+    assert len(static.samples) == 6 and static.completion_ids.tolist() == dynamic.completion_ids.tolist()
+    torch.testing.assert_close(static.logprobs, dynamic.logprobs, atol=1e-5, rtol=0)
+
+
 def test_a_failing_compilation_falls_back_to_uncompiled_decoding(monkeypatch):
     class FakeCompileError(RuntimeError):
         pass

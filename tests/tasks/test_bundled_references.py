@@ -71,6 +71,7 @@ def test_a_users_file_without_references_still_loads(tmp_path):
 
     from coderl.tasks.humaneval_js import load_humaneval_js
 
+    require_binaries("node")  # building the JavaScript request checks its runner is installed
     row = {"task_id": "mine/0", "prompt": 'def double(x: int) -> int:\n    """Twice x.\n    >>> double(2)\n    4\n    """\n',
            "test": "def check(candidate):\n    assert candidate(2) == 4\n", "entry_point": "double"}
     path = tmp_path / "mine.jsonl"

@@ -48,7 +48,7 @@ def run(model_dir, out, processes: int, **fields):
     loop, reward = fields.pop("loop", "policy_gradient"), fields.pop("reward", "varied")
     spec = json.dumps({"model": str(model_dir), "out": str(out), "loop": loop, "reward": reward,
                        "fields": fields if loop == "sft" else {**FIELDS, **fields}})
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": ROOT}  # the same threads in every process
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")]))}  # the same threads in every process
     if processes == 1:
         cmd = [sys.executable, RUNNER, spec]
     else:
