@@ -37,21 +37,23 @@ from torch import Tensor
 
 from coderl.base.config import ConfigError
 from coderl.train.async_worker import CLOSED, Channel, WorkerSpec, fingerprint, trainable_state
+from coderl.train.off_policy import Correction, behaviour_correction
 
 STALENESS_FILE = "staleness.jsonl"
 
 
 class AsyncRollouts:
-    """The generation worker, seen from the trainer: `get(step)` its rollouts, `publish(version)` the
-    weights after an update, `close()`.  Used by `common.Run` inside its sandbox session."""
+    """The generation worker, seen from the trainer: a rollout source (`train/rollout_source.py`).
+    `get(step)` its rollouts, `correction` of their stale rows, `publish(version)` the weights after an
+    update, `close()`.  `ctx`: the trainer's rollout context (no sandbox: the worker scores in its own)."""
 
-    def __init__(self, run):
-        cfg = run.cfg
-        self.run, self.max_age = run, cfg.asynchronous.async_max_age
+    def __init__(self, ctx, start_step: int):
+        cfg = ctx.cfg
+        self.ctx, self.max_age = ctx, cfg.asynchronous.async_max_age
         self.fingerprints: dict[int, str] = {}
         trainer_threads, worker_threads = split_threads(cfg, torch.get_num_threads())
         self.restore_threads = torch.get_num_threads() if trainer_threads else None
-        spec = WorkerSpec(cfg, run.tasks, run.start_step, run.reward_override, list(run.rates), worker_threads,
+        spec = WorkerSpec(cfg, ctx.tasks, start_step, ctx.reward_override, list(ctx.rates), worker_threads,
                           cfg.asynchronous.async_worker_device)
         try:
             message = pickle.dumps(spec)
@@ -69,17 +71,17 @@ class AsyncRollouts:
             if trainer_threads:
                 torch.set_num_threads(trainer_threads)
             self._send(message)
-            run.log(f"asynchronous rollouts: a generation worker (pid {self.proc.pid}) samples from weights at most "
+            ctx.log(f"asynchronous rollouts: a generation worker (pid {self.proc.pid}) samples from weights at most "
                     f"{self.max_age} step(s) old" + (f"; threads: trainer {trainer_threads}, worker {worker_threads}"
                                                      if trainer_threads else ""))
-            self.publish(run.start_step)
+            self.publish(start_step)
         except BaseException:
             self.close()  # no worker left behind, the trainer's threads restored
             raise
 
     def publish(self, version: int) -> None:
         """Send the weights after `version` steps (the trainable adapter, copied to the CPU)."""
-        state = {n: p.detach().to("cpu", copy=True) for n, p in trainable_state(self.run.policy.model).items()}
+        state = {n: p.detach().to("cpu", copy=True) for n, p in trainable_state(self.ctx.policy.model).items()}
         self.fingerprints[version] = fingerprint(state)
         self._send((version, state))
 
@@ -109,14 +111,18 @@ class AsyncRollouts:
         for old in [v for v in self.fingerprints if v < step - self.max_age]:
             del self.fingerprints[old]
         rolled = produced.rolled
-        self.run.rates[:] = produced.rates
+        self.ctx.rates[:] = produced.rates
         ages = torch.full((len(rolled.batch),), age, dtype=torch.long)
         metrics = {**rolled.metrics, "async/age_mean": float(ages.float().mean()), "async/age_max": float(ages.max()),
                    "async/weights_version": float(produced.version), "async/trainer_wait": round(waited, 3),
                    "async/worker_wait": round(produced.waited, 3)}
-        if self.run.ranks.is_main:
-            log_staleness(self.run.cfg.out, step, rolled.batch.samples, ages, produced.version)
+        log_staleness(self.ctx.cfg.out, step, rolled.batch.samples, ages, produced.version)
         return dataclasses.replace(rolled, ages=ages, metrics=metrics)
+
+    def correction(self, rolled, prox: Tensor | None = None) -> Correction:
+        """Rows sampled by older weights get pi_prox and truncated IS weights (`train/off_policy.py`);
+        `prox`: the current weights' log-probs of every row, when the loop has them (PPO's values pass)."""
+        return behaviour_correction(self.ctx.cfg, self.ctx.policy.model, rolled.batch, rolled.ages, prox=prox)
 
     def _receive(self, keep_rollouts: bool = True):
         """The worker's next rollouts (its log lines go to the run's log); its error, or its end, raised.
@@ -135,7 +141,7 @@ class AsyncRollouts:
                     code = "none: it closed its end but still runs"
                 raise RuntimeError(f"asynchronous rollouts: the generation worker exited (code {code}) without a word")
             if kind == "log":
-                self.run.log(payload)
+                self.ctx.log(payload)
             elif kind == "error":
                 what, message = payload
                 if what == "config":

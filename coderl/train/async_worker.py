@@ -11,9 +11,10 @@ notebook, pytest), and it needs nothing of the trainer's process but the message
 Before step j the worker loads the newest weights waiting in its inbox, and waits while the newest it
 has is older than version j - max_age: so no sample is more than max_age steps old, and the worker
 runs at most max_age steps ahead of the trainer.  It then runs the step exactly as the synchronous
-loop does (`rounds.step_rollouts`: prompts, curriculum, generation seeded by step, the sandbox,
-rewards, dynamic-sampling refills) on its own copy of the model and its own sandbox.  With max_age 0
-it therefore samples every step from the trainer's current weights: the synchronous run's tokens.
+loop does (`rounds.step_rollouts` on a `RolloutContext` of its own: prompts, curriculum, generation
+seeded by step, the sandbox, rewards, dynamic-sampling refills) on its own copy of the model and its
+own sandbox.  With max_age 0 it therefore samples every step from the trainer's current weights: the
+synchronous run's tokens.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import socket
 import threading
 import time
 import traceback
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from multiprocessing.connection import Connection
 
 import torch
@@ -34,8 +35,7 @@ import torch
 from coderl.base.config import ConfigError
 from coderl.sandbox.client import SandboxUnavailable
 from coderl.tasks.types import TaskFormatError
-from coderl.train.distributed import Ranks
-from coderl.train.rounds import ScoredRollouts, scored_round, step_rollouts
+from coderl.train.rounds import ScoredRollouts, step_rollouts
 
 STOP = "stop"
 CLOSED = ("closed", None)  # the other end has gone
@@ -98,25 +98,6 @@ class Produced:
     waited: float  # seconds the worker waited for weights before this step
 
 
-@dataclass
-class WorkerRun:
-    """The worker's stand-in for the training run: what `rounds.step_rollouts`, `scored_round` and
-    `refill` read."""
-
-    cfg: object
-    log: object
-    tasks: list
-    policy: object
-    sandbox: object
-    rewards_cfg: object
-    reward_override: object
-    rates: list
-    ranks: Ranks = field(default_factory=Ranks)
-
-    def scored_round(self, step: int, indices: list[int], round_: int) -> ScoredRollouts:
-        return scored_round(self, step, indices, round_)
-
-
 def trainable_state(model) -> dict:
     """name -> the trainable tensors (the LoRA adapter being trained), as they are in `model`."""
     return {n: p for n, p in model.named_parameters() if p.requires_grad}
@@ -157,6 +138,7 @@ def _run(spec: WorkerSpec, channel: Channel) -> None:
     from coderl.tasks.spec import open_sandbox
     from coderl.train.policy import build_policy
     from coderl.train.rewards import reward_config
+    from coderl.train.rollout_source import RolloutContext
 
     cfg = spec.cfg
     if cfg.deterministic:  # as the trainer (`common.prepare_run`); CUBLAS_WORKSPACE_CONFIG came with its environment
@@ -176,8 +158,8 @@ def _run(spec: WorkerSpec, channel: Channel) -> None:
         channel.send(("log", message))
 
     with open_sandbox(cfg.sandbox, cfg.tasks, cfg.eval.eval_tasks) as sandbox:
-        run = WorkerRun(cfg, log, spec.tasks, policy, sandbox, reward_config(cfg), spec.reward_override,
-                        list(spec.rates))
+        ctx = RolloutContext(cfg, log, spec.tasks, policy, sandbox, reward_config(cfg), spec.reward_override,
+                             list(spec.rates))
         for step in range(spec.start_step, cfg.steps):
             t = time.perf_counter()
             newest = _newest(channel, version, need=step - max_age)
@@ -186,8 +168,8 @@ def _run(spec: WorkerSpec, channel: Channel) -> None:
             if newest is not None:
                 version = _load(params, *newest)
             waited = time.perf_counter() - t
-            rolled = step_rollouts(run, step)
-            channel.send(("rollouts", Produced(step, rolled, version, fingerprint(params), list(run.rates), waited)))
+            rolled = step_rollouts(ctx, step)
+            channel.send(("rollouts", Produced(step, rolled, version, fingerprint(params), list(ctx.rates), waited)))
     _newest(channel, version, need=float("inf"))  # every step sent: wait for the trainer's stop
 
 

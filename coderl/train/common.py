@@ -1,13 +1,14 @@
-"""What every RL loop shares: run set-up, data order, optimiser and schedule, rollouts scored by the
-sandbox, the reference pass, KL terms, minibatches, the optimiser step, and the end of a step (eval,
-metrics, checkpoint).  `train/policy_gradient.py` and `train/ppo.py` are each one readable loop over these.
+"""What every RL loop shares: run set-up (`start_run`: the three collaborators of one run), the loss
+mask, the reference pass, the KL terms, minibatches and step timings.  `train/policy_gradient.py` and
+`train/ppo.py` are each one readable loop over these.
 
-    run = start_run(cfg, log, extra_modules)          # run dir, tasks, policy, optimiser, resume, tracker
-    with run.sandbox_session():                       # the sandbox, and the progress bar
-        for step in run.steps():
-            rolled = run.rollouts(step)               # generate + sandbox (overlapped) + rewards
-            ... the loop's own optimisation ...
-            run.finish_step(step + 1, metrics, ...)   # eval if due, log, checkpoint if due
+    run = start_run(cfg, log, extra_modules)      # run dir, tasks, policy, resume
+    with run.session():                            # the sandbox and the rollout source
+        for step in run.ledger.steps():
+            rolled = run.source.get(step)          # `train/rollout_source.py`: generated + scored
+            ... the loop's own optimisation ...    # `train/updater.py`: run.updater.update(rows, mask, loss_fn)
+            run.source.publish(step + 1)
+            run.ledger.finish_step(step + 1, metrics, rolled)   # `train/ledger.py`: eval, log, checkpoint
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import torch
 import yaml
@@ -26,25 +27,18 @@ from coderl.base.config import ConfigError
 from coderl.rollout.types import RolloutBatch
 from coderl.tasks import load_tasks
 from coderl.tasks.spec import open_sandbox
-from coderl.train.async_rollouts import STALENESS_FILE
-from coderl.train.checkpoint import (
-    latest_checkpoint,
-    load_trainer_state,
-    save_checkpoint,
-    set_rng_state,
-    truncate_metrics,
-)
+from coderl.train.checkpoint import latest_checkpoint
 from coderl.train.config import TrainConfig
 from coderl.train.distributed import Ranks
 from coderl.train.episodes import repair_tasks
+from coderl.train.ledger import Ledger, Resumed
 from coderl.train.logprobs import build_sequences, token_logprobs
-from coderl.train.policy import build_policy, save_policy_adapter
+from coderl.train.policy import Policy, build_policy
 from coderl.train.rewards import check_rewards_fit_tasks, reward_config
-from coderl.train.rounds import ScoredRollouts, scored_round, step_rollouts
-from coderl.train.scaffold import NonFiniteSteps, Progress, build_optimizer, log_trainable, refuse_existing_run
-from coderl.train.selection import Selection, save_best
-from coderl.train.tracking import SilentTracker, Tracker
-from coderl.train.watch import write_top_samples
+from coderl.train.rollout_source import LocalSource, RolloutContext, RolloutSource, ShardedSource
+from coderl.train.rounds import ScoredRollouts
+from coderl.train.scaffold import NonFiniteSteps, build_optimizer, log_trainable, refuse_existing_run
+from coderl.train.updater import Updater, trainable_parameters
 
 # ---------------------------------------------------------------------------------------------------
 # Run set-up
@@ -106,131 +100,48 @@ def loss_mask(cfg: TrainConfig, batch: RolloutBatch) -> torch.Tensor:
 
 
 @dataclass
-class Run:
-    """One training run's state: config, tasks, policy, optimiser, tracker, and (inside
-    `sandbox_session`) the sandbox and progress bar."""
+class Training:
+    """One RL run's collaborators (docs/architecture.md, "One GRPO step"): where rollouts come from, what
+    updates the weights, and what is recorded and kept.  Inside `session()` the source is open."""
 
     cfg: TrainConfig
-    log: object
-    tasks: list
-    policy: object
-    trainable: list
-    optimizer: object
-    scheduler: object
-    start_step: int
-    advantage_state: dict
-    tracker: Tracker
-    checkpoint: str | None
-    reward_override: object = None
-    sandbox: object = None
-    progress: object = None
-    rewards_cfg: object = field(default=None)
-    nonfinite: NonFiniteSteps = field(default_factory=NonFiniteSteps)
-    selection: Selection = field(default_factory=Selection)
-    stopped: bool = False  # early stop (`selection`): the loops end after the current step
-    last: ScoredRollouts | None = None  # the latest step's rollouts (for the reward-hacking watch)
-    rates: list = field(default_factory=list)  # per task: running pass rate or None (`coderl.train.curriculum`)
-    ranks: Ranks = field(default_factory=Ranks)  # the training processes (`train/distributed.py`)
-    train_model: object = None  # policy.model, under DDP when there are several ranks
-    source: object = None  # the asynchronous generation worker (`train/async_rollouts.py`), or None: rollouts here
-
-    def __post_init__(self):
-        self.rates = self.rates or [None] * len(self.tasks)
-        self.train_model = self.train_model or self.policy.model
-
-    def steps(self):
-        for step in range(self.start_step, self.cfg.steps):
-            if self.stopped:
-                return
-            yield step
+    policy: Policy
+    context: RolloutContext
+    updater: Updater
+    ledger: Ledger
+    ranks: Ranks
+    source: RolloutSource | None = None
 
     @contextlib.contextmanager
-    def sandbox_session(self):
+    def session(self):
+        """Open the sandbox (asynchronous rollouts score in the worker's; evaluations open their own) and the
+        rollout source, evaluate a fresh run's start, and close everything after the loop."""
+        cfg = self.cfg
         try:
-            # asynchronous rollouts are scored in the worker's sandbox; evaluations open their own
-            opened = (contextlib.nullcontext() if self.cfg.asynchronous.on
-                      else open_sandbox(self.cfg.sandbox, self.cfg.tasks, self.cfg.eval.eval_tasks))
+            opened = (contextlib.nullcontext() if cfg.asynchronous.on
+                      else open_sandbox(cfg.sandbox, cfg.tasks, cfg.eval.eval_tasks))
             with opened as sandbox:
-                self.sandbox = sandbox
-                if self.cfg.asynchronous.on:  # the worker samples while the start is evaluated
+                self.context.sandbox = sandbox
+                if cfg.asynchronous.on:  # the worker samples while the start is evaluated
                     from coderl.train.async_rollouts import AsyncRollouts
 
-                    self.source = AsyncRollouts(self)
-                self.progress = (Progress("step", self.cfg.steps, self.start_step, _describe)
-                                 if self.cfg.progress and self.ranks.is_main else None)
-                self.evaluate_start()
+                    self.source = AsyncRollouts(self.context, self.ledger.start_step)
+                elif self.ranks.on:
+                    self.source = ShardedSource(self.context, self.ranks)
+                else:
+                    self.source = LocalSource(self.context)
+                self.ledger.evaluate_start()
                 yield self
         finally:
             if self.source is not None:
                 self.source.close()
-            if self.progress:
-                self.progress.close()
-            self.tracker.close()
-
-    def rollouts(self, step: int) -> ScoredRollouts:
-        """The step's scored rollouts: generated here (`rounds.step_rollouts`), or by the asynchronous
-        generation worker (`train/async_rollouts.py`), whose samples carry their ages."""
-        self.last = self.source.get(step) if self.source is not None else step_rollouts(self, step)
-        return self.last
-
-    def scored_round(self, step: int, indices: list[int], round_: int) -> ScoredRollouts:
-        """One round of generation and scoring for the tasks at `indices` (`train/rounds.py`)."""
-        return scored_round(self, step, indices, round_)
-
-    def select(self, done: int, metrics: dict) -> None:
-        """Evaluate on the held-out eval tasks (adds eval/* and select/* to `metrics`); keep a new best."""
-        metrics.update(evaluate(self.cfg, self.policy, done, self.log))
-        if self.selection.update(done, metrics):
-            save_best(self.cfg.out, done, metrics, self.cfg.eval.eval_tasks,
-                      lambda path: save_policy_adapter(self.policy, path))
-        metrics.update(self.selection.metrics())
-
-    def evaluate_start(self) -> None:
-        """With evaluations on, a fresh run first evaluates its starting policy (logged as step 0), so the
-        curve has its origin and the selection can keep the start when no step beats it."""
-        if self.start_step == 0 and self.cfg.eval.on and self.ranks.is_main:
-            metrics: dict = {}
-            self.select(0, metrics)
-            self.tracker.log(0, metrics)
-
-    def finish_step(self, done: int, metrics: dict, *, extra: dict | None = None) -> None:
-        """Evaluate if due (adds eval/* to `metrics`), log the metrics, checkpoint if due.
-
-        `extra`: more files for the checkpoint, name -> object for torch.save (the value head).
-        """
-        cfg = self.cfg
-        if self.source is not None:  # first: the worker waits for these weights while we evaluate and save
-            self.source.publish(done)
-        metrics.update(self.nonfinite.end_step(done, metrics.get("train/skipped_update_fraction", 0.0) > 0))
-        if cfg.eval.on and (done % cfg.eval.eval_steps == 0 or done == cfg.steps):
-            if self.ranks.is_main:  # rank 0 evaluates and keeps the best; every rank follows its stop
-                self.select(done, metrics)
-                if self.last is not None:
-                    write_top_samples(cfg.out, done, self.last.batch, self.last.rewards)
-            if self.ranks.broadcast(self.selection.should_stop):
-                self.stopped = True
-                self.log(f"step {done}: no evaluation has beaten the best for {self.selection.since_best} evaluations "
-                         f"(best {self.selection.best_score:.3f} at step {self.selection.best_step}, in "
-                         f"{os.path.join(cfg.out, 'best')}); stopping early")
-        self.tracker.log(done, metrics)
-        self.nonfinite.stop_if_due(done)  # after logging the step, before a checkpoint of it
-        if (done % cfg.save_steps == 0 or done == cfg.steps or self.stopped) and self.ranks.is_main:
-            save_checkpoint(cfg.out, done, save_adapter=lambda path: save_policy_adapter(self.policy, path),
-                            trainer_state={"optimizer": self.optimizer.state_dict(),
-                                           "scheduler": self.scheduler.state_dict(),
-                                           "advantage_state": self.advantage_state, "step": done,
-                                           "data_position": done * cfg.prompts_per_step,
-                                           "nonfinite": self.nonfinite.state_dict(),
-                                           "selection": self.selection.state_dict(),
-                                           "curriculum": list(self.rates)},
-                            extra=extra)
-        if self.progress:
-            self.progress.update(done, metrics)
+            self.ledger.close()
 
 
-def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None) -> Run:
+def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None) -> Training:
     """Run directory, tasks, policy (+ `extra_modules(policy, checkpoint)`: more trainable modules, the
-    value head), one AdamW over everything that trains, and the state of the checkpoint resumed from."""
+    value head), the updater (one AdamW over everything that trains), the ledger, and the state of the
+    checkpoint resumed from."""
     ranks = Ranks.start(cfg.device)
     if ranks.on and cfg.rewards.reward_model and cfg.rewards.reward_model_normalize == "batch":
         raise ConfigError("--reward-model-normalize batch z-scores one scoring call, which under several processes is "
@@ -243,32 +154,21 @@ def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None
     policy = build_policy(cfg, resume_from=ckpt)
     if policy.note:
         log(policy.note)
-    extra = list(extra_modules(policy, ckpt)) if extra_modules else []
-    trainable = [p for p in policy.model.parameters() if p.requires_grad] + [p for m in extra for p in m.parameters()]
-    log_trainable([policy.model, *extra], log)
+    modules = [policy.model, *(extra_modules(policy, ckpt) if extra_modules else [])]
+    log_trainable(modules, log)
     o = cfg.optim
-    optimizer, scheduler = build_optimizer(trainable, learning_rate=o.learning_rate, weight_decay=o.weight_decay,
-                                           schedule=o.lr_schedule, warmup_steps=o.warmup_steps, total_steps=cfg.steps)
-    adv_state, start, nonfinite, selection, rates = {}, 0, {}, {}, []
-    if ckpt:
-        state = load_trainer_state(ckpt)
-        optimizer.load_state_dict(state["optimizer"])
-        scheduler.load_state_dict(state["scheduler"])
-        set_rng_state(state["rng"])
-        log(f"resumed from {ckpt} at step {state['step']}")
-        if ranks.is_main:
-            truncate_metrics(cfg.out, state["step"])
-        adv_state, start, nonfinite = state["advantage_state"], state["step"], state.get("nonfinite", {})
-        selection, rates = state.get("selection", {}), state.get("curriculum") or []
-    if ranks.is_main:  # rows of steps after the start (a crash before the first checkpoint) are sampled again
-        truncate_metrics(cfg.out, start, STALENESS_FILE)
-    tracker = Tracker(cfg.out, cfg.log_with, cfg.to_dict(), resume=bool(ckpt)) if ranks.is_main else SilentTracker()
-    return Run(cfg, log, tasks, policy, trainable, optimizer, scheduler, start, adv_state, tracker, ckpt,
-               reward_override=reward_override, rewards_cfg=reward_config(cfg),
-               nonfinite=NonFiniteSteps(nonfinite, advice="Lower --learning-rate or --max-grad-norm, and check "
-                                        "the rewards (a NaN reward makes every update NaN)"),
-               selection=Selection.from_state(selection, cfg.eval.early_stop), rates=rates, ranks=ranks,
-               train_model=ranks.wrap(policy.model))
+    optimizer, scheduler = build_optimizer(trainable_parameters(modules), learning_rate=o.learning_rate,
+                                           weight_decay=o.weight_decay, schedule=o.lr_schedule,
+                                           warmup_steps=o.warmup_steps, total_steps=cfg.steps)
+    updater = Updater(modules, optimizer, scheduler, ranks=ranks, max_grad_norm=o.max_grad_norm,
+                      micro_batch_size=o.micro_batch_size, group=cfg.samples_per_prompt, aggregation=cfg.aggregation)
+    resumed = Resumed.load(ckpt, updater, log)
+    updater.nonfinite = NonFiniteSteps(resumed.nonfinite, advice="Lower --learning-rate or --max-grad-norm, and "
+                                       "check the rewards (a NaN reward makes every update NaN)")
+    rates = resumed.rates or [None] * len(tasks)
+    context = RolloutContext(cfg, log, tasks, policy, None, reward_config(cfg), reward_override, rates)
+    ledger = Ledger(cfg, log, policy, updater, rates, resumed, ranks=ranks, describe=_describe)
+    return Training(cfg, policy, context, updater, ledger, ranks)
 
 
 def _silent(message: str) -> None:
@@ -279,13 +179,13 @@ def _silent(message: str) -> None:
 # Pieces of the optimisation both loops use
 
 
-def reference_logprobs(cfg, policy, batch, ranks: Ranks | None = None) -> torch.Tensor | None:
+def reference_logprobs(cfg, policy, batch, updater: Updater) -> torch.Tensor | None:
     """Log-probs [N, T] of the rollouts under the reference (starting) policy; None when --kl-beta is 0
-    (unless --log-kl asks for the KL curve).  Several ranks share the rows and gather them."""
+    (unless --log-kl asks for the KL curve).  The updater's processes share the rows and gather them."""
     if cfg.kl.kl_beta <= 0 and not cfg.kl.log_kl:
         return None
     with torch.no_grad(), policy.reference():
-        return (ranks or Ranks()).map_rows(len(batch), lambda rows: token_logprobs(
+        return updater.map_rows(len(batch), lambda rows: token_logprobs(
             policy.model, build_sequences(batch, rows), cfg.temperature, shared_prompt=cfg.shared_prompt))
 
 
@@ -318,25 +218,6 @@ def minibatches(cfg, n: int, step: int):
             yield epoch, epoch == 0 and start == 0, order[start: start + size]
 
 
-class Averages:
-    """Running sums of minibatch statistics; `first_minibatch/*` kept as they are."""
-
-    def __init__(self):
-        self.sums: dict[str, float] = {}
-        self.counts: dict[str, int] = {}  # per key: a rank left with only padding in an update reports none
-
-    def add(self, stats: dict) -> None:
-        for k, v in stats.items():
-            self.sums[k] = self.sums.get(k, 0.0) + float(v)
-            self.counts[k] = self.counts.get(k, 0) + 1
-
-    def first(self, stats: dict) -> None:
-        self.sums.update({f"first_minibatch/{k}": float(v) for k, v in stats.items()})
-
-    def result(self) -> dict:
-        return {k: (v / self.counts[k] if not k.startswith("first_minibatch/") else v) for k, v in self.sums.items()}
-
-
 def step_timings(t0: float, t1: float, rolled: ScoredRollouts) -> dict:
     """t0: step start, t1: rollouts scored; everything after t1 until now is optimisation.  Asynchronous
     rollouts were generated in the worker meanwhile: the step waited t1 - t0 for them."""
@@ -347,22 +228,6 @@ def step_timings(t0: float, t1: float, rolled: ScoredRollouts) -> dict:
     else:
         out["time/rollout_wait"] = round(t1 - t0, 3)
     return {**out, "time/optimisation": round(now - t1, 3), "time/step": round(now - t0, 3)}
-
-
-def evaluate(cfg, policy, step, log) -> dict:
-    from coderl.eval.run import EvalConfig, run_eval
-
-    ecfg = EvalConfig(out=os.path.join(cfg.out, "eval", f"step-{step}"), model=cfg.model, tasks=cfg.eval.eval_tasks,
-                      limit=cfg.eval.eval_problems, samples=cfg.eval.repeat_eval,
-                      temperature=0.0 if cfg.eval.repeat_eval == 1 else cfg.temperature, format=cfg.format,
-                      max_new_tokens=cfg.max_new_tokens, seed=cfg.seed, label=f"step-{step}", method=cfg.algo,
-                      sandbox=cfg.sandbox, batch_size=cfg.generation_batch_size)
-    summary = run_eval(ecfg, loaded=policy, log=lambda m: None)
-    out = {f"eval/{k}": v for k, v in summary["pass_at_k"].items()}
-    out["eval/fraction_passed"] = summary["mean_fraction_passed"] or 0.0
-    out["eval/avg_gen_tokens"] = summary["avg_gen_tokens"]
-    log(f"step {step}: eval " + ", ".join(f"{k}={v:.3f}" for k, v in out.items()))
-    return out
 
 
 def _describe(m: dict) -> str:

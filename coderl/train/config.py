@@ -337,6 +337,12 @@ class TrainConfig:
     def batch_size(self) -> int:
         return self.prompts_per_step * self.samples_per_prompt
 
+    @property
+    def aggregation_kwargs(self) -> dict:
+        """What `aggregate` needs beside the mode: a row's most policy tokens (`token_sum_const` divides by
+        it; every turn of a repair episode can write --max-new-tokens)."""
+        return {"max_tokens": self.max_new_tokens * self.repair.turns}
+
     def to_dict(self) -> dict:
         """Flat field -> value (the YAML layout `--config` reads back)."""
         return flatten(self)

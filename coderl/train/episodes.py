@@ -1,8 +1,8 @@
 """Repair episodes in the RL loops (`--turns N`): every turn's answer scored on the hidden tests, the
-episode metrics, and the advantages under the chosen credit (`--credit`, `coderl.algorithms.turns`).
+episode metrics, and a step's advantages under the chosen credit (`--credit`, `coderl.algorithms.turns`).
 
     turn_rewards, metrics = score_turns(rewards_cfg, collected, tasks)   # [N, K], repair/* and reward/*
-    advantages, state = credit_advantages(cfg, estimator, token_rewards, batch, mask, turn_rewards, ...)
+    advantages, state = step_advantages(cfg, rolled, mask, rewards, per_token, ...)   # every loop's estimator call
 """
 
 from __future__ import annotations
@@ -64,6 +64,21 @@ def episode_metrics(episodes, num_turns: int, no_hidden) -> dict:
     out["repair/out_of_room"] = sum(e.out_of_room for e in episodes) / n
     out["repair/no_hidden_tasks"] = float(len(no_hidden))
     return out
+
+
+def step_advantages(cfg, rolled, mask, rewards, per_token, *, values=None, state=None):
+    """A step's advantages [N, T] and the estimator's new state: `cfg.advantage`'s estimator on `rewards`
+    ([N] or [N, T]); for repair episodes under `--credit improvement`, each turn credited with its
+    improvement on `per_token()` ([N, T]: the final reward on the last token, minus any KL).
+    `values` [N, T]: a critic's, for the estimators that take them (gae)."""
+    from coderl.algorithms import ADVANTAGES
+
+    estimator = ADVANTAGES[cfg.advantage]
+    if rolled.turn_rewards is not None and cfg.repair.credit == "improvement":
+        return credit_advantages(cfg, estimator, per_token(), rolled.batch, mask, rolled.turn_rewards,
+                                 values=values, state=state)
+    return estimator(rewards, rolled.batch.group_ids, mask, values=values, state=state,
+                     **cfg.advantage_kwargs(estimator))
 
 
 def credit_advantages(cfg, estimator, token_rewards, batch, mask, turn_rewards, *, values=None, state=None):

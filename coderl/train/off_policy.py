@@ -64,11 +64,11 @@ def single_update(cfg, rows: int) -> bool:
     return cfg.optim.epochs == 1 and (cfg.optim.minibatch_size or rows) >= rows
 
 
-def behaviour_correction(cfg, run, batch, ages: Tensor | None, prox: Tensor | None = None) -> Correction:
+def behaviour_correction(cfg, model, batch, ages: Tensor | None, prox: Tensor | None = None) -> Correction:
     """The step's correction (module docstring).  Synchronous rollouts (ages None) and all-fresh steps
     train as the synchronous loop does; otherwise pi_prox is `prox` when the loop has it already ([N, T]
     under the step's starting weights: PPO's pass for the old values), else computed now (several
-    updates) or in the update's own pass (one update)."""
+    updates) or in the update's own pass (one update).  `model`: the policy being trained."""
     level = cfg.loss_options.ratio_level or "token"
     stale = None if ages is None or not bool((ages > 0).any()) else ages > 0
     in_loss = single_update(cfg, len(batch)) and prox is None
@@ -76,7 +76,6 @@ def behaviour_correction(cfg, run, batch, ages: Tensor | None, prox: Tensor | No
     if stale is not None and prox is not None:
         old[stale] = prox[stale].to(old)
     elif stale is not None and not in_loss:
-        model = run.policy.model
         model.eval()  # dropout off, as in every log-prob pass
         with torch.no_grad():
             chunk = cfg.optim.micro_batch_size or cfg.optim.minibatch_size or len(batch)  # the update's memory

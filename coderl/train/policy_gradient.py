@@ -23,10 +23,9 @@ from __future__ import annotations
 
 import time
 
-from coderl.algorithms import ADVANTAGES, POLICY_LOSSES, aggregate, terminal_rewards
+from coderl.algorithms import POLICY_LOSSES, aggregate, terminal_rewards
 from coderl.base.config import ConfigError
 from coderl.train.common import (
-    Averages,
     kl_as_reward,
     kl_terms,
     loss_mask,
@@ -36,10 +35,9 @@ from coderl.train.common import (
     step_timings,
 )
 from coderl.train.config import TrainConfig
-from coderl.train.episodes import credit_advantages
+from coderl.train.episodes import step_advantages
 from coderl.train.logprobs import build_sequences, token_logprobs
-from coderl.train.microbatch import pieces, update
-from coderl.train.off_policy import behaviour_correction
+from coderl.train.updater import Averages
 
 
 def train(cfg: TrainConfig, *, log=print, reward_override=None) -> dict:
@@ -53,44 +51,36 @@ def train(cfg: TrainConfig, *, log=print, reward_override=None) -> dict:
                           "(coderl.train.run_training), not the policy-gradient loop")
     run = start_run(cfg, log, reward_override=reward_override)
     metrics: dict = {}
-    with run.sandbox_session():
-        for step in run.steps():
+    with run.session():
+        for step in run.ledger.steps():
             t0 = time.perf_counter()
-            rolled = run.rollouts(step)
+            rolled = run.source.get(step)
             t1 = time.perf_counter()
-            stats, run.advantage_state = _optimise(cfg, run, rolled, step)
-            run.scheduler.step()
-            metrics = {**rolled.metrics, **stats, "train/lr": run.scheduler.get_last_lr()[0],
-                       **step_timings(t0, t1, rolled)}
-            run.finish_step(step + 1, metrics)
+            stats, run.ledger.advantage_state = _optimise(cfg, run, rolled, step)
+            metrics = {**rolled.metrics, **stats, "train/lr": run.updater.end_step(), **step_timings(t0, t1, rolled)}
+            run.source.publish(step + 1)
+            run.ledger.finish_step(step + 1, metrics, rolled)
     return metrics
 
 
 def _optimise(cfg, run, rolled, step) -> tuple[dict, dict]:
-    """Advantages, then `epochs` passes over minibatches; (averaged loss statistics, estimator state).
-    rolled.turn_rewards [N, K]: repair episodes' per-turn rewards (`--credit improvement` reads them);
-    rolled.ages [N]: asynchronous rollouts' ages, whose stale rows are corrected (`behaviour_correction`)."""
-    batch, rewards, metrics, turn_rewards = rolled.batch, rolled.rewards, rolled.metrics, rolled.turn_rewards
-    model = run.train_model  # the policy, under DDP with several ranks
+    """Advantages, then `epochs` passes over minibatches; (averaged loss statistics, estimator state)."""
+    batch, rewards, metrics = rolled.batch, rolled.rewards, rolled.metrics
+    model = run.updater.trained[0]  # the policy, as the updater differentiates it
     mask = loss_mask(cfg, batch)  # [N, T]
-    correction = behaviour_correction(cfg, run, batch, rolled.ages)  # before any update: pi_prox of stale rows
-    ref_logprobs = reference_logprobs(cfg, run.policy, batch, run.ranks)  # [N, T] or None
+    correction = run.source.correction(rolled)  # before any update: how each row enters the loss
+    ref_logprobs = reference_logprobs(cfg, run.policy, batch, run.updater)  # [N, T] or None
     token_rewards = rewards
     kl_reward = kl_as_reward(cfg, batch, ref_logprobs)  # [N, T] or None
     if kl_reward is not None:
         token_rewards = rewards - kl_reward.sum(1)  # KL as a (sequence-summed) reward penalty
         metrics["kl/reward_penalty"] = float(kl_reward.sum(1).mean())
-    estimator = ADVANTAGES[cfg.advantage]
-    if turn_rewards is not None and cfg.repair.credit == "improvement":
-        per_token = terminal_rewards(rewards, mask) - (kl_reward if kl_reward is not None else 0.0)  # [N, T]
-        advantages, new_state = credit_advantages(cfg, estimator, per_token, batch, mask, turn_rewards,
-                                                  state=run.advantage_state)
-    else:
-        advantages, new_state = estimator(token_rewards, batch.group_ids, mask, state=run.advantage_state,
-                                          **cfg.advantage_kwargs(estimator))
+    advantages, new_state = step_advantages(
+        cfg, rolled, mask, token_rewards, state=run.ledger.advantage_state,
+        per_token=lambda: terminal_rewards(rewards, mask) - (kl_reward if kl_reward is not None else 0.0))
     policy_loss = POLICY_LOSSES[cfg.loss]
     loss_options = cfg.loss_kwargs(policy_loss)
-    agg = {"max_tokens": cfg.max_new_tokens * cfg.repair.turns}  # token_sum_const only: a row's most policy tokens
+    agg = cfg.aggregation_kwargs
     averages = Averages()
     want_entropy = cfg.entropy_coef > 0
     checked: list = []  # the first piece of the first minibatch checks the ratio
@@ -101,7 +91,7 @@ def _optimise(cfg, run, rolled, step) -> tuple[dict, dict]:
                                  shared_prompt=cfg.shared_prompt)
             logprobs, entropy = out if want_entropy else (out, None)
             mb_mask = mask[rows]
-            old, weighted = correction.for_rows(rows, logprobs, mb_mask, advantages[rows])  # stale rows: IS-weighted
+            old, weighted = correction.for_rows(rows, logprobs, mb_mask, advantages[rows])
             loss, stats = policy_loss(logprobs, old, weighted, mb_mask,
                                       aggregation=cfg.aggregation, **agg, **loss_options)
             stats = {k if k.startswith("loss/") else f"loss/{k}": v for k, v in stats.items()}
@@ -121,8 +111,7 @@ def _optimise(cfg, run, rolled, step) -> tuple[dict, dict]:
                                                                if "loss/clip_fraction" in stats else {})})
             return loss, stats
 
-        averages.add(update(run, [model], pieces(cfg, run.ranks, minibatch, mask), piece_loss))
-    out = {**run.ranks.mean(averages.result()), **correction.stats(mask)}
+        averages.add(run.updater.update(minibatch, mask, piece_loss))
+    out = {**run.updater.mean(averages.result()), **correction.stats(mask)}
     out["advantage/mean_abs"] = float(advantages.abs().sum() / mask.sum().clamp(min=1))
     return out, new_state
-

@@ -41,7 +41,6 @@ import torch
 from torch import Tensor
 
 from coderl.algorithms import (
-    ADVANTAGES,
     POLICY_LOSSES,
     aggregate,
     clipped_value_loss,
@@ -51,7 +50,6 @@ from coderl.algorithms import (
     terminal_rewards,
 )
 from coderl.train.common import (
-    Averages,
     kl_as_reward,
     kl_terms,
     loss_mask,
@@ -61,11 +59,10 @@ from coderl.train.common import (
     step_timings,
 )
 from coderl.train.config import TrainConfig
-from coderl.train.distributed import Ranks
-from coderl.train.episodes import credit_advantages
+from coderl.train.episodes import step_advantages
 from coderl.train.logprobs import build_sequences, token_logprobs_and_values
-from coderl.train.microbatch import pieces, update
-from coderl.train.off_policy import Correction, behaviour_correction
+from coderl.train.off_policy import Correction
+from coderl.train.updater import Averages, Updater
 from coderl.train.value_head import FILENAME as VALUE_HEAD_FILE
 from coderl.train.value_head import build_value_head
 
@@ -75,30 +72,23 @@ def train(cfg: TrainConfig, *, log=print, reward_override=None) -> dict:
 
     `reward_override(results, samples, tasks) -> list[float]` replaces the sandbox reward (tests).
     """
-    heads = []
-
-    def value_head_of(policy, ckpt):
-        heads.append(build_value_head(policy.model, resume_from=ckpt))
-        return heads
-
-    run = start_run(cfg, log, reward_override=reward_override, extra_modules=value_head_of)
-    value_head = heads[0]
-    trained_head = run.ranks.wrap(value_head)  # under DDP with several ranks, as the policy
+    run = start_run(cfg, log, reward_override=reward_override,
+                    extra_modules=lambda policy, ckpt: [build_value_head(policy.model, resume_from=ckpt)])
+    value_head = run.updater.modules[1]
     metrics: dict = {}
-    with run.sandbox_session():
-        for step in run.steps():
+    with run.session():
+        for step in run.ledger.steps():
             t0 = time.perf_counter()
-            rolled = run.rollouts(step)
+            rolled = run.source.get(step)
             t1 = time.perf_counter()
-            targets = compute_targets(cfg, run.policy, value_head, rolled.batch, rolled.rewards, rolled.turn_rewards,
-                                      ranks=run.ranks)
-            correction = behaviour_correction(cfg, run, rolled.batch, rolled.ages, prox=targets.start_logprobs)
-            stats = _optimise(cfg, run, trained_head, rolled.batch, targets, correction, step)
-            run.scheduler.step()
-            metrics = {**rolled.metrics, **targets.metrics, **stats,
-                       "train/lr": run.scheduler.get_last_lr()[0], **step_timings(t0, t1, rolled)}
+            targets = compute_targets(cfg, run.policy, value_head, rolled, run.updater)
+            correction = run.source.correction(rolled, prox=targets.start_logprobs)
+            stats = _optimise(cfg, run, rolled.batch, targets, correction, step)
+            metrics = {**rolled.metrics, **targets.metrics, **stats, "train/lr": run.updater.end_step(),
+                       **step_timings(t0, t1, rolled)}
+            run.source.publish(step + 1)
             # GAE keeps no state between batches, so the checkpoint's advantage state is empty.
-            run.finish_step(step + 1, metrics, extra={VALUE_HEAD_FILE: value_head.state_dict()})
+            run.ledger.finish_step(step + 1, metrics, rolled, extra={VALUE_HEAD_FILE: value_head.state_dict()})
     return metrics
 
 
@@ -112,14 +102,14 @@ class Targets:
     advantages: Tensor  # [N, T] GAE advantages, whitened when --whiten-advantages; 0 on padding
     returns: Tensor  # [N, T] GAE returns (raw advantages + old values): the value head's targets
     metrics: dict  # value/returns_mean, value/values_mean, value/explained_variance, advantage/*, kl/reward_penalty
-    start_logprobs: Tensor | None = None  # [N, T] the same pass's log-probs: pi_prox of asynchronous stale rows
+    start_logprobs: Tensor | None = None  # [N, T] the same pass's log-probs: the step's starting policy
 
 
 @torch.no_grad()
-def compute_targets(cfg: TrainConfig, policy, value_head, batch, rewards: Tensor,
-                    turn_rewards: Tensor | None = None, ranks: Ranks | None = None) -> Targets:
-    """Old values (one no-grad pass, dropout off; several ranks share the rows), per-token rewards, GAE
-    advantages and returns.  turn_rewards [N, K]: repair episodes' per-turn rewards (`--credit improvement`)."""
+def compute_targets(cfg: TrainConfig, policy, value_head, rolled, updater: Updater) -> Targets:
+    """Old values (one no-grad pass, dropout off; the updater's processes share the rows), per-token
+    rewards, GAE advantages and returns of the step's scored rollouts `rolled`."""
+    batch, rewards = rolled.batch, rolled.rewards
     model = policy.model
     model.eval()  # dropout off: these values are the ones the first minibatch recomputes
     mask = loss_mask(cfg, batch)  # [N, T]
@@ -134,23 +124,16 @@ def compute_targets(cfg: TrainConfig, policy, value_head, batch, rewards: Tensor
             chunks.append(torch.stack([values.cpu(), logprobs.cpu()], 1))
         return torch.cat(chunks)
 
-    ranks = ranks or Ranks()
-    both = ranks.map_rows(len(batch), values_of)
+    both = updater.map_rows(len(batch), values_of)
     old_values, start_logprobs = both[:, 0], both[:, 1]  # [N, T] each
-    ref_logprobs = reference_logprobs(cfg, policy, batch, ranks)  # [N, T] or None
+    ref_logprobs = reference_logprobs(cfg, policy, batch, updater)  # [N, T] or None
     metrics = {}
     token_rewards = terminal_rewards(rewards, mask)  # [N, T]
     kl_reward = kl_as_reward(cfg, batch, ref_logprobs)  # [N, T] beta * KL_t, or None
     if kl_reward is not None:
         token_rewards = kl_penalty_reward(token_rewards, kl_reward, 1.0, mask=mask)  # per token
         metrics["kl/reward_penalty"] = float(kl_reward.sum(1).mean())
-    estimator = ADVANTAGES[cfg.advantage]
-    if turn_rewards is not None and cfg.repair.credit == "improvement":
-        advantages, state = credit_advantages(cfg, estimator, token_rewards, batch, mask, turn_rewards,
-                                              values=old_values)
-    else:
-        advantages, state = estimator(token_rewards, batch.group_ids, mask, values=old_values,
-                                      **cfg.advantage_kwargs(estimator))
+    advantages, state = step_advantages(cfg, rolled, mask, token_rewards, lambda: token_rewards, values=old_values)
     returns = state["returns"]  # value-based estimators return their value targets here (see gae)
     metrics.update({
         "value/returns_mean": float(masked_mean(returns, mask)),
@@ -170,14 +153,14 @@ def _whiten(advantages: Tensor, mask: Tensor, eps: float = 1e-8) -> Tensor:
     return torch.where(mask > 0, (advantages - mean) / (std + eps), torch.zeros_like(advantages))
 
 
-def _optimise(cfg, run, value_head, batch, targets: Targets, correction: Correction, step) -> dict:
-    """`epochs` passes over minibatches of the clipped policy loss + value loss - entropy bonus; stale
-    rows of asynchronous rollouts are corrected by `correction` (ratio to pi_prox, truncated IS weights)."""
-    model = run.train_model  # the policy, under DDP with several ranks (value_head too)
+def _optimise(cfg, run, batch, targets: Targets, correction: Correction, step) -> dict:
+    """`epochs` passes over minibatches of the clipped policy loss + value loss - entropy bonus; each
+    row enters the policy loss as `correction` says (its old log-probs, its advantage's weight)."""
+    model, value_head = run.updater.trained  # as the updater differentiates them
     mask = loss_mask(cfg, batch)  # [N, T]
     policy_loss = POLICY_LOSSES[cfg.loss]
     loss_options = cfg.loss_kwargs(policy_loss)
-    agg = {"max_tokens": cfg.max_new_tokens * cfg.repair.turns}  # token_sum_const only: a row's most policy tokens
+    agg = cfg.aggregation_kwargs
     value_clip = cfg.value.value_clip or None  # 0 = unclipped
     averages = Averages()
     run.policy.model.eval()  # dropout off: the function that sampled is the function we differentiate
@@ -212,5 +195,5 @@ def _optimise(cfg, run, value_head, batch, targets: Targets, correction: Correct
             return loss + kl_term, stats
 
         # LoRA and value head are clipped as one vector; an infinite bound (0 = off) only measures.
-        averages.add(update(run, [model, value_head], pieces(cfg, run.ranks, minibatch, mask), piece_loss))
-    return {**run.ranks.mean(averages.result()), **correction.stats(mask)}
+        averages.add(run.updater.update(minibatch, mask, piece_loss))
+    return {**run.updater.mean(averages.result()), **correction.stats(mask)}

@@ -11,14 +11,15 @@ from coderl.algorithms.sampling import zero_variance_groups
 from coderl.rollout.batching import concat_batches, select_rows
 
 
-def refill(run, step: int, first):
+def refill(ctx, step: int, first, next_round):
     """DAPO's dynamic sampling (arXiv 2503.14476, sec. 3.2): drop the groups whose rewards are all
     equal (`zero_variance_groups`) and generate for further prompts, up to `dynamic_sampling` extra
     rounds of prompts_per_step each, until prompts_per_step informative groups are kept.  Round r's
     prompts are a seeded draw for (seed, step, r), so a resumed run draws the same.  The step's
     reward/sandbox metrics stay those of its first round (comparable with runs without refill);
-    if no group varies in any round, the first round is trained on (its advantages are zero)."""
-    cfg = run.cfg
+    if no group varies in any round, the first round is trained on (its advantages are zero).
+    `next_round(task_indices, round_)` generates and scores one more round (`rounds.scored_round`)."""
+    cfg = ctx.cfg
     kept, rewards, turn_rewards, groups, offset, rounds = [], [], [], 0, 0, 0
     current, gen_seconds = first, first.gen_seconds
     while True:
@@ -38,13 +39,13 @@ def refill(run, step: int, first):
             break
         rounds += 1
         draw = random.Random(f"{cfg.seed}:refill:{step}:{rounds}").sample(
-            range(len(run.tasks)), min(cfg.prompts_per_step, len(run.tasks)))
-        current = run.scored_round(step, draw, rounds)
+            range(len(ctx.tasks)), min(cfg.prompts_per_step, len(ctx.tasks)))
+        current = next_round(draw, rounds)
         gen_seconds += current.gen_seconds
     metrics = {**first.metrics, "sampling/extra_rounds": float(rounds), "sampling/kept_groups": float(groups)}
     if not kept:
         return dataclasses.replace(first, metrics=metrics, gen_seconds=gen_seconds)
-    return dataclasses.replace(first, batch=concat_batches(kept, run.policy.tokenizer.pad_token_id or 0),
+    return dataclasses.replace(first, batch=concat_batches(kept, ctx.policy.tokenizer.pad_token_id or 0),
                                rewards=torch.cat(rewards), metrics=metrics, gen_seconds=gen_seconds,
                                turn_rewards=cat_turns(turn_rewards) if turn_rewards else None)
 

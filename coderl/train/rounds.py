@@ -22,6 +22,7 @@ from coderl.rollout.collect import Generation, collect
 from coderl.rollout.repair import collect_repair
 from coderl.rollout.types import RolloutBatch
 from coderl.train.curriculum import curriculum_prompts, frontier_fraction, update_rate
+from coderl.train.distributed import Ranks
 from coderl.train.episodes import score_turns
 from coderl.train.refill import cat_turns, refill
 
@@ -66,17 +67,20 @@ def prompts_for_step(num_tasks: int, cfg, step: int) -> list[int]:
     return out
 
 
-def step_rollouts(run, step: int) -> ScoredRollouts:
+def step_rollouts(ctx, step: int, ranks: Ranks | None = None) -> ScoredRollouts:
     """A step's rollouts: its prompts (the curriculum's draw, or the seeded pass), one scored round, and
-    with `dynamic_sampling` the refill (`train/refill.py`).  `run` is the training run, or the asynchronous
-    generation worker's stand-in for it (`train/async_worker.py`)."""
-    cfg = run.cfg
+    with `dynamic_sampling` the refill (`train/refill.py`).  `ctx`: the `RolloutContext`
+    (`train/rollout_source.py`), in the trainer or in the asynchronous generation worker; `ranks`: the
+    processes that share each round (None: this one alone)."""
+    cfg, ranks = ctx.cfg, ranks or Ranks()
     if cfg.sampling.curriculum_floor:
-        indices = curriculum_prompts(run.rates, cfg.prompts_per_step, cfg.sampling.curriculum_floor, cfg.seed, step)
+        indices = curriculum_prompts(ctx.rates, cfg.prompts_per_step, cfg.sampling.curriculum_floor, cfg.seed, step)
     else:
-        indices = prompts_for_step(len(run.tasks), cfg, step)
-    first = run.scored_round(step, indices, 0)
-    return first if not cfg.sampling.dynamic_sampling else refill(run, step, first)
+        indices = prompts_for_step(len(ctx.tasks), cfg, step)
+    first = scored_round(ctx, step, indices, 0, ranks)
+    if not cfg.sampling.dynamic_sampling:
+        return first
+    return refill(ctx, step, first, lambda draw, round_: scored_round(ctx, step, draw, round_, ranks))
 
 
 def generation(cfg, step: int, round_: int) -> Generation:
@@ -93,16 +97,17 @@ def generation_chunk(cfg) -> int:
     return max(1, (cfg.generation_batch_size or 1) // cfg.samples_per_prompt)
 
 
-def scored_round(run, step: int, indices: list[int], round_: int):
-    """Generate for and score the tasks at `indices` (every rank gets the whole round back)."""
-    cfg = run.cfg
+def scored_round(ctx, step: int, indices: list[int], round_: int, ranks: Ranks):
+    """Generate for and score the tasks at `indices`: each of `ranks` its slice, and every rank gets the
+    whole round back."""
+    cfg = ctx.cfg
     gen = generation(cfg, step, round_)
-    start, end = run.ranks.shard(len(indices), generation_chunk(cfg))
+    start, end = ranks.shard(len(indices), generation_chunk(cfg))
     # collect seeds a chunk by its first prompt's position, collect_repair by its first row's
     offset = start * (gen.samples_per_prompt if cfg.repair.on else 1)
-    part = _slice(run, step, [run.tasks[i] for i in indices[start:end]], start,
+    part = _slice(ctx, step, [ctx.tasks[i] for i in indices[start:end]], start,
                   dataclasses.replace(gen, seed=gen.seed + offset))
-    parts = run.ranks.gather(part)
+    parts = ranks.gather(part)
     max_prompt = cfg.max_total_sequence_length - cfg.max_new_tokens
     skipped = [t for p in parts for t in p.skipped]
     if all(p.batch is None for p in parts):
@@ -110,7 +115,7 @@ def scored_round(run, step: int, indices: list[int], round_: int):
                           f"{cfg.max_total_sequence_length} minus --max-new-tokens {cfg.max_new_tokens}"
                           + (" or has no hidden test (--turns)" if cfg.repair.on else ""))
     if skipped:
-        run.log(f"step {step + 1}: skipped prompts longer than {max_prompt} tokens: {', '.join(skipped)}")
+        ctx.log(f"step {step + 1}: skipped prompts longer than {max_prompt} tokens: {', '.join(skipped)}")
     scored, passed = _merge(parts)
     batch, rewards = scored.batch, scored.rewards
     scored.metrics.update({"reward/total": float(rewards.mean()), "rollout/gen_tokens": float(batch.mask.sum(1).mean()),
@@ -120,39 +125,39 @@ def scored_round(run, step: int, indices: list[int], round_: int):
     for group, index in enumerate(indices):  # the curriculum's running pass rates
         outcomes = [ok for s, ok in zip(batch.samples, passed) if s.group == group]
         if outcomes:
-            run.rates[index] = update_rate(run.rates[index], sum(outcomes) / len(outcomes))
+            ctx.rates[index] = update_rate(ctx.rates[index], sum(outcomes) / len(outcomes))
     if cfg.sampling.curriculum_floor:
-        scored.metrics["curriculum/frontier"] = frontier_fraction(run.rates)
-        scored.metrics["curriculum/seen"] = sum(r is not None for r in run.rates) / len(run.rates)
+        scored.metrics["curriculum/frontier"] = frontier_fraction(ctx.rates)
+        scored.metrics["curriculum/seen"] = sum(r is not None for r in ctx.rates) / len(ctx.rates)
     return scored
 
 
-def _slice(run, step: int, step_tasks: list, start: int, gen: Generation) -> _Slice:
+def _slice(ctx, step: int, step_tasks: list, start: int, gen: Generation) -> _Slice:
     """Generate for and score this rank's prompts; group ids are local (0 = its first prompt)."""
-    cfg = run.cfg
+    cfg = ctx.cfg
     if not step_tasks:
         return _Slice(start, None, [], [], {}, [], 0.0)
     max_prompt = cfg.max_total_sequence_length - cfg.max_new_tokens
     if cfg.repair.on:
-        got = collect_repair(run.policy.model, run.policy.tokenizer, step_tasks, run.sandbox, gen,
+        got = collect_repair(ctx.policy.model, ctx.policy.tokenizer, step_tasks, ctx.sandbox, gen,
                              cfg.sandbox.limits(), cfg.repair, max_prompt_tokens=max_prompt,
                              max_sequence_tokens=cfg.max_total_sequence_length)
     else:
-        got = collect(run.policy.model, run.policy.tokenizer, step_tasks, run.sandbox, gen,
+        got = collect(ctx.policy.model, ctx.policy.tokenizer, step_tasks, ctx.sandbox, gen,
                       cfg.sandbox.limits(), max_prompt_tokens=max_prompt)
     if got.batch is None:
         return _Slice(start, None, [], [], {}, got.skipped, got.gen_seconds)
     batch = got.batch
     turn_rewards, repair_metrics = None, {}
     if cfg.repair.on:
-        turn_rewards, rb, repair_metrics = score_turns(run.rewards_cfg, got, step_tasks, run.reward_override,
+        turn_rewards, rb, repair_metrics = score_turns(ctx.rewards_cfg, got, step_tasks, ctx.reward_override,
                                                           cfg.repair.turns)
         totals = turn_rewards[torch.arange(len(batch)), [len(e.turns) - 1 for e in got.episodes]].tolist()
     else:
         group_tasks = [step_tasks[s.group] for s in batch.samples]
-        rb = score(run.rewards_cfg, got.results, batch.samples, group_tasks)
-        totals = (run.reward_override(got.results, batch.samples, group_tasks)
-                  if run.reward_override is not None else rb.total)
+        rb = score(ctx.rewards_cfg, got.results, batch.samples, group_tasks)
+        totals = (ctx.reward_override(got.results, batch.samples, group_tasks)
+                  if ctx.reward_override is not None else rb.total)
     return _Slice(start, batch, [float(t) for t in totals], [r.passed for r in got.results],
                   {**rb.metrics(), **repair_metrics}, got.skipped, got.gen_seconds, turn_rewards)
 

@@ -137,7 +137,6 @@ def test_ages_never_exceed_the_bound_and_reach_it_when_the_trainer_is_slow(model
 def test_pi_prox_from_the_update_pass_equals_a_separate_pass(model_dir, tmp_path):
     """One update per step takes pi_prox from the update's own forward pass; several updates run a pass
     first.  Both give the same old log-probs and IS weights on stale rows, and fresh rows keep mu."""
-    from types import SimpleNamespace
 
     from coderl.rollout.hf import generate
     from coderl.tasks import load_tasks
@@ -156,16 +155,15 @@ def test_pi_prox_from_the_update_pass_equals_a_separate_pass(model_dir, tmp_path
         for name, p in policy.model.named_parameters():
             if "lora_B" in name:
                 p.add_(0.5 * torch.randn_like(p))
-    run = SimpleNamespace(policy=policy)
     policy.model.eval()  # as the loops run every pass (generate leaves the model as it found it)
     ages = torch.tensor([1, 0, 2, 0, 1, 1])
     rows = torch.arange(len(batch))
     with torch.no_grad():
         logprobs = token_logprobs(policy.model, build_sequences(batch, rows), 1.0)
     advantages = torch.ones_like(batch.mask)
-    lazy = behaviour_correction(one, run, batch, ages)
+    lazy = behaviour_correction(one, policy.model, batch, ages)
     old_lazy, adv_lazy = lazy.for_rows(rows, logprobs, batch.mask, advantages)
-    first = behaviour_correction(several, run, batch, ages)
+    first = behaviour_correction(several, policy.model, batch, ages)
     old_first, adv_first = first.for_rows(rows, logprobs, batch.mask, advantages)
     torch.testing.assert_close(old_lazy, old_first, rtol=0, atol=1e-6)
     torch.testing.assert_close(adv_lazy, adv_first, rtol=0, atol=1e-6)
@@ -174,7 +172,7 @@ def test_pi_prox_from_the_update_pass_equals_a_separate_pass(model_dir, tmp_path
     stale = ~fresh
     assert not torch.allclose(old_lazy[stale], batch.logprobs[stale])  # pi_prox, not mu
     assert float(adv_lazy[stale].max()) <= 1.5 and float(adv_lazy[stale].min()) > 0
-    given = behaviour_correction(several, run, batch, ages, prox=logprobs)  # PPO: its old-values pass's
+    given = behaviour_correction(several, policy.model, batch, ages, prox=logprobs)  # PPO: its old-values pass's
     old_given, adv_given = given.for_rows(rows, logprobs, batch.mask, advantages)
     assert torch.equal(old_given, old_lazy) and torch.equal(adv_given, adv_lazy)
     stats = lazy.stats(batch.mask)

@@ -106,9 +106,9 @@ def test_loop_returns_are_gae_of_its_own_values_and_rewards(model_dir, tmp_path,
 
     captured = []
 
-    def capture(cfg, policy, value_head, batch, rewards, turn_rewards=None, **options):
-        targets = compute_targets(cfg, policy, value_head, batch, rewards, turn_rewards, **options)
-        captured.append((batch, rewards, targets))
+    def capture(cfg, policy, value_head, rolled, updater):
+        targets = compute_targets(cfg, policy, value_head, rolled, updater)
+        captured.append((rolled.batch, rolled.rewards, targets))
         return targets
 
     compute_targets = ppo.compute_targets

@@ -90,16 +90,12 @@ def test_commands_that_run_on_one_process_refuse_a_launch(monkeypatch, capsys):
 
 
 def test_update_rows_are_cut_at_groups_and_every_rank_runs_as_many_pieces():
-    from types import SimpleNamespace
-
     from coderl.train.microbatch import pieces
 
-    cfg = SimpleNamespace(samples_per_prompt=2, aggregation="token_sum",
-                          optim=SimpleNamespace(micro_batch_size=2))
     minibatch, mask = torch.arange(6), torch.ones(6, 3)
     # 3 groups of 2 over 2 ranks: rank 0 gets groups 0 (rows 0-1), rank 1 groups 1-2 (rows 2-5)
     assert Ranks(0, 2).rows(minibatch, 2).tolist() == [0, 1] and Ranks(1, 2).rows(minibatch, 2).tolist() == [2, 3, 4, 5]
-    got = [pieces(cfg, Ranks(r, 2), minibatch, mask) for r in range(2)]
+    got = [pieces(Ranks(r, 2), minibatch, mask, size=2, group=2, aggregation="token_sum") for r in range(2)]
     assert [len(p) for p in got] == [2, 2]  # rank 0 pads its one piece with a 0-weighted row
     assert [(rows.tolist(), w) for rows, w in got[0]] == [([0, 1], 2 * 2 / 6), ([0], 0.0)]
     assert [(rows.tolist(), w) for rows, w in got[1]] == [([2, 3], 2 * 2 / 6), ([4, 5], 2 * 2 / 6)]

@@ -1,0 +1,149 @@
+"""The ledger of a training run: what is recorded and kept -- metrics (the tracker), evaluation-based
+selection of the best checkpoint with early stop, checkpoints, and the state a resume continues from.
+
+    ledger = Ledger(cfg, log, policy, updater, rates, resumed)   # `train/common.py` builds it
+    ledger.evaluate_start()                                       # a fresh run's step 0 evaluation
+    for step in ledger.steps(): ...                               # ends early when selection says so
+        ledger.finish_step(step + 1, metrics, rolled)             # eval if due, log, checkpoint if due
+
+Only the main process evaluates and writes; every process follows the main one's early stop.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from coderl.train.async_rollouts import STALENESS_FILE
+from coderl.train.checkpoint import load_trainer_state, save_checkpoint, set_rng_state, truncate_metrics
+from coderl.train.distributed import Ranks
+from coderl.train.policy import Policy, save_policy_adapter
+from coderl.train.selection import Selection, save_best
+from coderl.train.tracking import SilentTracker, Tracker
+from coderl.train.updater import Updater
+from coderl.train.watch import write_top_samples
+
+
+@dataclass
+class Resumed:
+    """The trainer state of the checkpoint a run resumes from (`load`); a fresh run's is empty."""
+
+    step: int = 0
+    advantage_state: dict = field(default_factory=dict)
+    nonfinite: dict = field(default_factory=dict)
+    selection: dict = field(default_factory=dict)
+    rates: list = field(default_factory=list)
+    checkpoint: str | None = None
+
+    @classmethod
+    def load(cls, checkpoint: str | None, updater: Updater, log: Callable) -> Resumed:
+        """Load `checkpoint`'s optimiser, schedule and RNG states into place; the rest as a record."""
+        if not checkpoint:
+            return cls()
+        state = load_trainer_state(checkpoint)
+        updater.load_state_dict(state)
+        set_rng_state(state["rng"])
+        log(f"resumed from {checkpoint} at step {state['step']}")
+        return cls(state["step"], state["advantage_state"], state.get("nonfinite", {}), state.get("selection", {}),
+                   state.get("curriculum") or [], checkpoint)
+
+
+class Ledger:
+    """Tracker, selection, checkpoints and resume state of one RL run."""
+
+    def __init__(self, cfg, log: Callable, policy: Policy, updater: Updater, rates: list, resumed: Resumed, *,
+                 ranks: Ranks | None = None, describe: Callable | None = None):
+        from coderl.train.scaffold import Progress
+
+        self.cfg, self.log, self.policy, self.updater, self.rates = cfg, log, policy, updater, rates
+        self.ranks = ranks or Ranks()
+        self.start_step = resumed.step
+        self.advantage_state = resumed.advantage_state  # the estimator's running state (a global baseline)
+        self.selection = Selection.from_state(resumed.selection, cfg.eval.early_stop)
+        self.stopped = False  # early stop: the loop ends after the current step
+        main = self.ranks.is_main
+        if main:  # rows of steps after the start (a crash before the first checkpoint) are sampled again
+            if resumed.checkpoint:
+                truncate_metrics(cfg.out, resumed.step)
+            truncate_metrics(cfg.out, resumed.step, STALENESS_FILE)
+        self.tracker = (Tracker(cfg.out, cfg.log_with, cfg.to_dict(), resume=bool(resumed.checkpoint)) if main
+                        else SilentTracker())
+        self.progress = (Progress("step", cfg.steps, resumed.step, describe)
+                         if cfg.progress and main and describe else None)
+
+    def steps(self):
+        for step in range(self.start_step, self.cfg.steps):
+            if self.stopped:
+                return
+            yield step
+
+    def evaluate_start(self) -> None:
+        """With evaluations on, a fresh run first evaluates its starting policy (logged as step 0), so the
+        curve has its origin and the selection can keep the start when no step beats it."""
+        if self.start_step == 0 and self.cfg.eval.on and self.ranks.is_main:
+            metrics: dict = {}
+            self._select(0, metrics)
+            self.tracker.log(0, metrics)
+
+    def _select(self, done: int, metrics: dict) -> None:
+        """Evaluate on the held-out eval tasks (adds eval/* and select/* to `metrics`); keep a new best."""
+        metrics.update(evaluate(self.cfg, self.policy, done, self.log))
+        if self.selection.update(done, metrics):
+            save_best(self.cfg.out, done, metrics, self.cfg.eval.eval_tasks,
+                      lambda path: save_policy_adapter(self.policy, path))
+        metrics.update(self.selection.metrics())
+
+    def finish_step(self, done: int, metrics: dict, rolled=None, *, extra: dict | None = None) -> None:
+        """Evaluate if due (adds eval/* to `metrics`), log the metrics, checkpoint if due.  `rolled`: the
+        step's scored rollouts (the reward-hacking watch samples them); `extra`: more files for the
+        checkpoint, name -> object for torch.save (the value head)."""
+        cfg = self.cfg
+        metrics.update(self.updater.count_nonfinite(done, metrics))
+        if cfg.eval.on and (done % cfg.eval.eval_steps == 0 or done == cfg.steps):
+            if self.ranks.is_main:  # the main process evaluates and keeps the best; every process follows its stop
+                self._select(done, metrics)
+                if rolled is not None:
+                    write_top_samples(cfg.out, done, rolled.batch, rolled.rewards)
+            if self.ranks.broadcast(self.selection.should_stop):
+                self.stopped = True
+                self.log(f"step {done}: no evaluation has beaten the best for {self.selection.since_best} evaluations "
+                         f"(best {self.selection.best_score:.3f} at step {self.selection.best_step}, in "
+                         f"{os.path.join(cfg.out, 'best')}); stopping early")
+        self.tracker.log(done, metrics)
+        self.updater.nonfinite.stop_if_due(done)  # after logging the step, before a checkpoint of it
+        if (done % cfg.save_steps == 0 or done == cfg.steps or self.stopped) and self.ranks.is_main:
+            state = self.updater.state_dict()
+            save_checkpoint(cfg.out, done, save_adapter=lambda path: save_policy_adapter(self.policy, path),
+                            trainer_state={"optimizer": state["optimizer"], "scheduler": state["scheduler"],
+                                           "advantage_state": self.advantage_state, "step": done,
+                                           "data_position": done * cfg.prompts_per_step,
+                                           "nonfinite": state["nonfinite"],
+                                           "selection": self.selection.state_dict(),
+                                           "curriculum": list(self.rates)},
+                            extra=extra)
+        if self.progress:
+            self.progress.update(done, metrics)
+
+    def close(self) -> None:
+        if self.progress:
+            self.progress.close()
+        self.tracker.close()
+
+
+def evaluate(cfg, policy: Policy, step: int, log: Callable) -> dict:
+    """eval/* of `policy` on the run's held-out eval tasks (`coderl eval`'s code, greedy unless
+    --repeat-eval samples several), written under OUT/eval/step-N."""
+    from coderl.eval.run import EvalConfig, run_eval
+
+    ecfg = EvalConfig(out=os.path.join(cfg.out, "eval", f"step-{step}"), model=cfg.model, tasks=cfg.eval.eval_tasks,
+                      limit=cfg.eval.eval_problems, samples=cfg.eval.repeat_eval,
+                      temperature=0.0 if cfg.eval.repeat_eval == 1 else cfg.temperature, format=cfg.format,
+                      max_new_tokens=cfg.max_new_tokens, seed=cfg.seed, label=f"step-{step}", method=cfg.algo,
+                      sandbox=cfg.sandbox, batch_size=cfg.generation_batch_size)
+    summary = run_eval(ecfg, loaded=policy, log=lambda m: None)
+    out = {f"eval/{k}": v for k, v in summary["pass_at_k"].items()}
+    out["eval/fraction_passed"] = summary["mean_fraction_passed"] or 0.0
+    out["eval/avg_gen_tokens"] = summary["avg_gen_tokens"]
+    log(f"step {step}: eval " + ", ".join(f"{k}={v:.3f}" for k, v in out.items()))
+    return out

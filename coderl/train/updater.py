@@ -1,0 +1,118 @@
+"""The updater: what one optimiser update needs behind one call, so the loops only say what the loss is.
+
+    updater = Updater(modules, optimizer, scheduler, ranks, ...)    # `train/common.py` builds it
+    model, *rest = updater.trained                                   # the modules to differentiate
+    stats = updater.update(rows, mask, loss_fn)                      # RL: one minibatch's rows
+    stats = updater.update_batches(batches, loss_fn)                 # SFT: one step's micro-batches
+    lr = updater.end_step()                                          # the schedule moves on
+
+Inside: the optimiser (AdamW) and its schedule, the trainable parameters, the training processes (a
+minibatch's rows shared across ranks, DDP synchronising only the last backward), micro-batches
+(gradient accumulation, `train/microbatch.py`), gradient clipping, and the non-finite guard (a NaN
+or infinite update is never applied; `NonFiniteSteps.limit` such steps in a row stop the run).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+
+from coderl.train.distributed import Ranks
+from coderl.train.microbatch import pieces, synchronising
+from coderl.train.scaffold import NonFiniteSteps, apply_gradients
+
+
+class Averages:
+    """Running sums of minibatch statistics; `first_minibatch/*` kept as they are."""
+
+    def __init__(self):
+        self.sums: dict[str, float] = {}
+        self.counts: dict[str, int] = {}  # per key: a rank left with only padding in an update reports none
+
+    def add(self, stats: dict) -> None:
+        for k, v in stats.items():
+            self.sums[k] = self.sums.get(k, 0.0) + float(v)
+            self.counts[k] = self.counts.get(k, 0) + 1
+
+    def first(self, stats: dict) -> None:
+        self.sums.update({f"first_minibatch/{k}": float(v) for k, v in stats.items()})
+
+    def result(self) -> dict:
+        return {k: (v / self.counts[k] if not k.startswith("first_minibatch/") else v) for k, v in self.sums.items()}
+
+
+def trainable_parameters(modules: list) -> list:
+    """What the optimiser steps: every parameter of `modules` that requires a gradient, in order."""
+    return [p for m in modules for p in m.parameters() if p.requires_grad]
+
+
+class Updater:
+    """Optimiser, schedule, trainable parameters, ranks and micro-batches of one training run."""
+
+    def __init__(self, modules: list, optimizer, scheduler, *, ranks: Ranks | None = None,
+                 max_grad_norm: float | None = None, micro_batch_size: int | None = None, group: int = 1,
+                 aggregation: str = "token_mean", nonfinite: NonFiniteSteps | None = None):
+        self.ranks = ranks or Ranks()
+        self.modules = modules
+        self.trained = [self.ranks.wrap(m) for m in modules]  # under DDP with several ranks
+        self.trainable = trainable_parameters(modules)
+        self.optimizer, self.scheduler = optimizer, scheduler
+        self.max_grad_norm = max_grad_norm
+        self.micro_batch_size, self.group, self.aggregation = micro_batch_size, group, aggregation
+        self.nonfinite = nonfinite or NonFiniteSteps()
+
+    def update(self, rows: torch.Tensor, mask: torch.Tensor, loss_fn: Callable) -> dict:
+        """One update on a minibatch's `rows` (of a batch whose loss mask is `mask` [N, T]): this rank's
+        share cut into micro-batches, `loss_fn(rows) -> (loss, stats)` on each, every backward weighted so
+        the gradients sum to the whole minibatch's; then one clipped step."""
+        return self._apply(pieces(self.ranks, rows, mask, size=self.micro_batch_size, group=self.group,
+                                  aggregation=self.aggregation), loss_fn)
+
+    def update_batches(self, batches: list, loss_fn: Callable) -> dict:
+        """One update over a step's micro-batches, shared among the ranks: `loss_fn(batch) -> (loss,
+        stats)` with `loss` already that batch's share of the step's loss."""
+        return self._apply(self.ranks.slots(batches), loss_fn)
+
+    def _apply(self, parts: list, loss_fn: Callable) -> dict:
+        """Statistics: the mean over this rank's real pieces, then `train/grad_norm`, `loss/total`,
+        `train/skipped_update_fraction` (`apply_gradients`: a non-finite update is dropped)."""
+        self.optimizer.zero_grad(set_to_none=True)
+        total, averages = 0.0, Averages()
+        for i, (item, weight) in enumerate(parts):
+            with synchronising(self.ranks, self.trained, last=i == len(parts) - 1):
+                loss, stats = loss_fn(item)
+                (loss * weight).backward()
+            total += float(loss.detach()) * weight
+            if weight > 0:
+                averages.add(stats)
+        stats = averages.result()
+        stats.update(apply_gradients(self.trainable, self.optimizer, self.max_grad_norm,
+                                     loss=self.ranks.mean_value(total)))  # weights hold `world`: the mean is the sum
+        return stats
+
+    def end_step(self) -> float:
+        """The schedule's next step; the learning rate it sets."""
+        self.scheduler.step()
+        return self.scheduler.get_last_lr()[0]
+
+    def count_nonfinite(self, done: int, metrics: dict) -> dict:
+        """Count step `done` (1-based) for the non-finite guard: `train/nonfinite_steps`."""
+        return self.nonfinite.end_step(done, metrics.get("train/skipped_update_fraction", 0.0) > 0)
+
+    def map_rows(self, count: int, fn: Callable):
+        """`fn(rows)` over all `count` rows, shared among the ranks (`Ranks.map_rows`): a no-grad pass."""
+        return self.ranks.map_rows(count, fn)
+
+    def mean(self, stats: dict) -> dict:
+        """Each statistic's mean over the ranks."""
+        return self.ranks.mean(stats)
+
+    def state_dict(self) -> dict:
+        return {"optimizer": self.optimizer.state_dict(), "scheduler": self.scheduler.state_dict(),
+                "nonfinite": self.nonfinite.state_dict()}
+
+    def load_state_dict(self, state: dict) -> None:
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.scheduler.load_state_dict(state["scheduler"])
+
