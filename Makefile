@@ -54,7 +54,7 @@ test: setup
 # tier; tests/tasks/test_corpus.py (~85 s: every corpus reference and its mutants in the sandbox) is left
 # out.
 FAST_TESTS := tests/algorithms tests/rewards tests/tasks tests/test_config.py tests/test_import_graph.py \
-	tests/rollout/test_formats.py tests/rollout/test_formats_math.py \
+	tests/rollout/test_formats.py tests/rollout/test_formats_math.py tests/train/test_loop_shape.py \
 	tests/eval/test_passk.py tests/eval/test_stats.py tests/eval/test_by_family.py tests/eval/test_report_terminal.py \
 	tests/languages/test_verilog_lexer.py tests/models/test_model_specs.py \
 	tests/sandbox/test_answers.py tests/sandbox/test_deep_values.py tests/sandbox/test_verdict_rules.py \

@@ -9,9 +9,9 @@ One step, as docs/architecture.md draws it (convention 1):
     loss       = POLICY_LOSSES[cfg.loss](logprobs, old_logprobs, advantages, mask) (+ KL, - entropy)
 
 Critic-free PPO (seed 001, `--algo ppo_critic_free`) is this loop with batch-normalised advantages, a
-sequence-level ratio and 4 epochs; PPO with a value head is `train/ppo.py`.  What the two loops share
-(run set-up, rollouts, reference pass, KL terms, minibatches, optimiser step, end of step) is
-`train/common.py`.
+sequence-level ratio and 4 epochs; PPO with a value head is `train/ppo.py`.  The loop's collaborators
+(docs/architecture.md, "One GRPO step"): the rollout source (`train/rollout_source.py`), the updater
+(`train/updater.py`) and the ledger (`train/ledger.py`), built by `train/common.py`'s `start_run`.
 
 The reference policy for KL is the *starting* policy: the base with the adapter disabled, or, when
 --model is an SFT adapter, that adapter loaded a second time and frozen (`train/policy.py`).

@@ -55,7 +55,7 @@ from typing import Any
 
 from coderl.base.config import ConfigError
 from coderl.models.quantized import QLORA_NO_CUDA, load_quantized, require_cuda_for_qlora  # noqa: F401
-from coderl.train.scaffold import NonFiniteSteps, Progress, apply_gradients, build_optimizer, refuse_existing_run
+from coderl.train.scaffold import NonFiniteSteps, Progress, build_optimizer, refuse_existing_run
 from coderl.train.sft_config import SFTConfig
 
 
@@ -149,6 +149,7 @@ def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
     from coderl.train.distributed import Ranks
     from coderl.train.sft_data import build_examples, collate, end_token, generation_stop_ids, load_sft_tasks
     from coderl.train.tracking import SilentTracker, Tracker
+    from coderl.train.updater import Updater, trainable_parameters
 
     if cfg.lora.qlora:
         require_cuda_for_qlora()
@@ -194,21 +195,32 @@ def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
     n_train, n_total, ratio = trainable_ratio(model)
     log(f"trainable parameters: {n_train:,} / {n_total:,} ({100 * ratio:.2f}%)")
     log(f"{len(examples)} examples, {len(plan)} optimizer steps; each solution ends with {end_why}")
-    trainable = [p for p in model.parameters() if p.requires_grad]
     warmup = math.ceil(cfg.warmup_ratio * len(plan))
-    optimizer, scheduler = build_optimizer(trainable, learning_rate=cfg.learning_rate, weight_decay=cfg.weight_decay,
-                                           schedule=cfg.lr_schedule, warmup_steps=warmup, total_steps=len(plan))
+    optimizer, scheduler = build_optimizer(trainable_parameters([model]), learning_rate=cfg.learning_rate,
+                                           weight_decay=cfg.weight_decay, schedule=cfg.lr_schedule,
+                                           warmup_steps=warmup, total_steps=len(plan))
+    updater = Updater([model], optimizer, scheduler, ranks=ranks, max_grad_norm=cfg.max_grad_norm,
+                      nonfinite=NonFiniteSteps(advice="Lower --learning-rate or --max-grad-norm"))
     tracker = Tracker(cfg.out, cfg.log_with, cfg.to_dict()) if ranks.is_main else SilentTracker()
-    trained = ranks.wrap(model)  # DDP with several ranks
     if ranks.on:  # the ranks' LoRA dropout masks differ, as one process's differ between micro-batches
         torch.manual_seed(cfg.seed * 1_000_003 + ranks.rank)
+    (trained,) = updater.trained
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else end_id
     device = next(model.parameters()).device
     save_fn = lambda path: save_adapter(model, path, loaded.base, adapters=["default"])  # noqa: E731
 
     progress = Progress("sft step", len(plan), 0, _describe) if cfg.progress and ranks.is_main else None
+
+    def keep_checkpoint(done: int, seen: int) -> str:
+        """Checkpoint step `done` (written by the main process alone); its directory."""
+        if ranks.is_main:
+            state = updater.state_dict()
+            save_checkpoint(cfg.out, done, save_adapter=save_fn,
+                            trainer_state={"optimizer": state["optimizer"], "scheduler": state["scheduler"],
+                                           "step": done, "examples_seen": seen})
+        return checkpoint_dir(cfg.out, done)
+
     metrics: dict = {}
-    nonfinite = NonFiniteSteps(advice="Lower --learning-rate or --max-grad-norm")
     seen = 0
     checkpoint = ""
     model.train()  # LoRA dropout on
@@ -217,37 +229,27 @@ def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
             t0 = time.perf_counter()
             batches = [collate([examples[i] for i in mb], pad_id) for mb in micro_batches]
             window_tokens = sum(int((labels[:, 1:] != -100).sum()) for _, _, labels in batches)
-            optimizer.zero_grad(set_to_none=True)
-            loss_total = 0.0
-            slots = ranks.slots(batches)  # several ranks: each runs its share; DDP sums at the last backward
-            for slot, ((input_ids, attention, labels), weight) in enumerate(slots):
-                with ranks.no_sync(trained, sync=slot == len(slots) - 1):
-                    logits = trained(input_ids=input_ids.to(device), attention_mask=attention.to(device)).logits
-                    loss_sum, _ = token_loss_sum(logits, labels.to(device))
-                    # = micro-batch token mean x (its tokens / the window's tokens): a token mean over the window
-                    (loss_sum / window_tokens * weight).backward()
-                loss_total += float(loss_sum.detach()) * (weight > 0)
-            loss_total = ranks.mean_value(loss_total) * ranks.world
+
+            def batch_loss(batch):
+                input_ids, attention, labels = batch
+                logits = trained(input_ids=input_ids.to(device), attention_mask=attention.to(device)).logits
+                loss_sum, _ = token_loss_sum(logits, labels.to(device))
+                return loss_sum / window_tokens, {}  # its share of the token mean over the window
+
             lr = scheduler.get_last_lr()[0]  # the rate this step uses
-            update = apply_gradients(trainable, optimizer, cfg.max_grad_norm, loss=loss_total / window_tokens)
-            scheduler.step()
+            update = updater.update_batches(batches, batch_loss)
+            updater.end_step()
             seen += sum(len(mb) for mb in micro_batches)
             done = step + 1
-            metrics = {"sft/loss": loss_total / window_tokens, "sft/tokens": window_tokens,
+            metrics = {"sft/loss": update["loss/total"], "sft/tokens": window_tokens,
                        "sft/examples": sum(len(mb) for mb in micro_batches),
                        "sft/epoch": round(seen / len(examples), 4), "train/lr": lr,
                        "train/grad_norm": update["train/grad_norm"],
-                       **nonfinite.end_step(done, update["train/skipped_update_fraction"] > 0),
-                       "time/step": round(time.perf_counter() - t0, 3)}
+                       **updater.count_nonfinite(done, update), "time/step": round(time.perf_counter() - t0, 3)}
             tracker.log(done, metrics)
-            nonfinite.stop_if_due(done)
+            updater.nonfinite.stop_if_due(done)
             if (cfg.save_steps and done % cfg.save_steps == 0) or done == len(plan):
-                checkpoint = checkpoint_dir(cfg.out, done)
-                if ranks.is_main:
-                    save_checkpoint(cfg.out, done, save_adapter=save_fn,
-                                    trainer_state={"optimizer": optimizer.state_dict(),
-                                                   "scheduler": scheduler.state_dict(), "step": done,
-                                                   "examples_seen": seen})
+                checkpoint = keep_checkpoint(done, seen)
             if progress:
                 progress.update(done, metrics)
     finally:

@@ -26,11 +26,11 @@ def main(spec: dict) -> None:
 
     import torch
 
-    import coderl.train.scaffold as scaffold
+    import coderl.train.updater as updater
     from tests.train.helpers import TASKS, base_config, varied_reward
 
     recorded = []
-    apply = scaffold.apply_gradients
+    apply = updater.apply_gradients
 
     def recording(params, optimizer, max_grad_norm, *, loss):
         recorded.append([p.grad.detach().clone() if p.grad is not None else None for p in params])
@@ -40,14 +40,12 @@ def main(spec: dict) -> None:
         import coderl.train.sft as loop
         from coderl.base.config import build
 
-        loop.apply_gradients = recording  # sft imported it by name
+        updater.apply_gradients = recording  # the updater imported it by name
         fields = dict(out=spec["out"], model=spec["model"], data=TASKS, split="all", format="completion",
                       progress=False, device="cpu", learning_rate=1e-2, max_length=256)
         cfg = build(loop.SFTConfig, {**fields, **spec["fields"]})
         loop.sft(cfg, log=lambda m: None)
     else:
-        import coderl.train.updater as updater
-
         loop = importlib.import_module(f"coderl.train.{spec.get('loop', 'policy_gradient')}")
         updater.apply_gradients = recording  # the updater imported it by name
         cfg = base_config(spec["model"], spec["out"], **spec["fields"])

@@ -402,8 +402,9 @@ def test_a_fresh_sft_refuses_a_directory_holding_another_run(model_dir, tmp_path
 
 
 def test_sft_steps_through_the_shared_optimiser(model_dir, tmp_path, monkeypatch):
-    """SFT builds its optimiser and applies its accumulated gradients with the RL loops' scaffolding."""
-    from coderl.train import scaffold
+    """SFT builds its optimiser and applies its accumulated gradients with the RL loops' scaffolding (the
+    updater's `apply_gradients`)."""
+    from coderl.train import scaffold, updater
     from coderl.train import sft as sft_module
 
     calls = {"build": 0, "apply": 0}
@@ -415,7 +416,7 @@ def test_sft_steps_through_the_shared_optimiser(model_dir, tmp_path, monkeypatch
         return wrapped
 
     monkeypatch.setattr(sft_module, "build_optimizer", counting("build", scaffold.build_optimizer))
-    monkeypatch.setattr(sft_module, "apply_gradients", counting("apply", scaffold.apply_gradients))
+    monkeypatch.setattr(updater, "apply_gradients", counting("apply", scaffold.apply_gradients))
     result = sft(config(model_dir, tmp_path / "run", max_grad_norm=1e-6), log=lambda m: None)
     assert calls == {"build": 1, "apply": result.steps} and result.steps == 3
     assert result.metrics["train/grad_norm"] > 1e-6  # measured before clipping, as the RL loops log it
