@@ -37,10 +37,13 @@ def run(args, name: str, tasks: str, workdir: str) -> dict:
     cmd = [sys.executable, *command(args, tasks, out)]
     if name.startswith("async"):
         cmd += ["--async-max-age", name.rsplit(" ", 1)[1]]
-        if args.worker_threads:
-            cmd += ["--async-worker-threads", str(args.worker_threads)]
-        if args.worker_device:
-            cmd += ["--async-worker-device", args.worker_device]
+        worker = {k: v for k, v in (("async_worker_threads", args.worker_threads),
+                                    ("async_worker_device", args.worker_device)) if v}
+        if worker:  # YAML-only settings of coderl train
+            settings = os.path.join(workdir, f"{os.path.basename(out)}.yaml")
+            with open(settings, "w", encoding="utf-8") as f:
+                json.dump(worker, f)  # JSON is YAML
+            cmd += ["--config", settings]
     env = {**os.environ, "OMP_NUM_THREADS": str(args.threads or len(os.sched_getaffinity(0)))}
     done = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True)
     if done.returncode != 0:
@@ -58,8 +61,8 @@ def main() -> int:
     ap.add_argument("--max-ages", default="1,2", help="comma-separated --async-max-age values to run")
     ap.add_argument("--threads", type=int, default=0, help="torch threads of the process (default: all cores); "
                     "the async runs split them between trainer and worker")
-    ap.add_argument("--worker-threads", type=int, default=0, help="--async-worker-threads (default: coderl's split)")
-    ap.add_argument("--worker-device", default="", help="--async-worker-device (default: --device)")
+    ap.add_argument("--worker-threads", type=int, default=0, help="async_worker_threads (default: coderl's split)")
+    ap.add_argument("--worker-device", default="", help="async_worker_device (default: --device)")
     ap.add_argument("--prompts", type=int, default=4)
     ap.add_argument("--samples", type=int, default=4)
     ap.add_argument("--new-tokens", type=int, default=64)

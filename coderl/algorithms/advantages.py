@@ -33,6 +33,8 @@ from typing import Protocol
 import torch
 from torch import Tensor
 
+from coderl.base.registry import register_once
+
 
 class AdvantageEstimator(Protocol):
     def __call__(self, rewards: Tensor, group_ids: Tensor, mask: Tensor, values: Tensor | None = None,
@@ -49,11 +51,8 @@ def register_advantage(name: str, *, needs_values: bool = False,
     (`state["returns"]`), so it runs with a value head (the PPO loop); the config asks the estimator,
     never its name (`fn.needs_values`)."""
     def decorator(fn: AdvantageEstimator) -> AdvantageEstimator:
-        if name in ADVANTAGES:
-            raise ValueError(f"advantage estimator {name!r} is already registered")
         fn.needs_values = needs_values  # type: ignore[attr-defined]
-        ADVANTAGES[name] = fn
-        return fn
+        return register_once(ADVANTAGES, name, fn, "advantage estimator")
     return decorator
 
 

@@ -32,6 +32,7 @@ import torch
 from torch import Tensor
 
 from coderl.algorithms.aggregation import aggregate, masked_mean
+from coderl.base.registry import register_once
 
 # exp() of a log-ratio above ~88 overflows float32 to inf, and inf * 0 in backward is NaN.  A policy
 # this far from the sampler is broken anyway; like verl we clamp the log-ratio (its gradient is then 0).
@@ -49,10 +50,7 @@ POLICY_LOSSES: dict[str, PolicyLoss] = {}
 def register_policy_loss(name: str) -> Callable[[PolicyLoss], PolicyLoss]:
     """Register a policy loss under `name` in POLICY_LOSSES (a name may be registered only once)."""
     def decorator(fn: PolicyLoss) -> PolicyLoss:
-        if name in POLICY_LOSSES:
-            raise ValueError(f"policy loss {name!r} is already registered")
-        POLICY_LOSSES[name] = fn
-        return fn
+        return register_once(POLICY_LOSSES, name, fn, "policy loss")
     return decorator
 
 

@@ -18,7 +18,7 @@ no sample's weight can exceed `cap` (IMPALA's truncation, Espeholt et al. 2018; 
 
 at the level of the ratio the loss uses: per token (`token`), per completion as the product of its
 token ratios (`sequence`), or their geometric mean (`sequence_mean`, GSPO's).  Truncation bounds the
-variance and biases towards mu's samples; `cap` is `--tis-cap` (2 by default, as in the TIS post).
+variance and biases towards mu's samples; `cap` is `tis_cap` (2 by default, as in the TIS post).
 
 A policy loss weighted by w per token is the loss of the advantages times w: pg's -A * log p and
 ppo_clip's -min(r * A, clip(r) * A) are both positively homogeneous in A, so for w >= 0 the loss of

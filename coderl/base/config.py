@@ -23,8 +23,11 @@ class ConfigError(ValueError):
 
 
 def option(default: Any = dataclasses.MISSING, help: str = "", *, choices=None, flag: str | None = None,
-           positional: bool = False) -> Any:
-    meta = {"help": help, "choices": choices, "flag": flag, "positional": positional}
+           positional: bool = False, cli: bool = True) -> Any:
+    """A config field.  `cli=False`: a setting of YAML files only (`--config`), kept off the command line so
+    `--help` lists what runs commonly change; its old flag, if given, is one line saying where it went,
+    and errors name it by its YAML key (`setting_name`)."""
+    meta = {"help": help, "choices": choices, "flag": flag, "positional": positional, "cli": cli}
     if isinstance(default, (list, dict, set)):
         return dataclasses.field(default_factory=lambda: type(default)(default), metadata=meta)
     return dataclasses.field(default=default, metadata=meta)
@@ -101,13 +104,17 @@ def _add_argument(parser, name: str, f: dataclasses.Field, annotation: Any) -> N
     required = default is dataclasses.MISSING
     help_text = meta.get("help", "")
     if not required and default is not None and tp is not bool and not isinstance(default, (dict, list, tuple)):
-        help_text += f" (default: {default})"
+        help_text = _join_help(help_text, f" (default: {default})")
     if meta.get("positional"):
         many = typing.get_origin(tp) is list
         parser.add_argument(name, nargs="+" if many else None, metavar=name.upper().rstrip("S"),
                             help=help_text, type=typing.get_args(tp)[0] if many else tp)
         return
     flag = meta.get("flag") or "--" + name.replace("_", "-")
+    if not meta.get("cli", True):
+        flags = [flag] + (["--no-" + flag[2:]] if tp is bool else [])
+        parser.add_argument(*flags, action=_YamlOnly, nargs="?", help=argparse.SUPPRESS, dest=f"_yaml_only_{name}")
+        return
     kwargs: dict[str, Any] = {"help": help_text, "dest": name}
     if tp is bool:
         action = "store_true" if default is False else argparse.BooleanOptionalAction
@@ -122,6 +129,47 @@ def _add_argument(parser, name: str, f: dataclasses.Field, annotation: Any) -> N
     else:
         kwargs["default"] = default
     parser.add_argument(flag, metavar=name.upper(), **kwargs)
+
+
+class LazyHelp(str):
+    """Help text computed when `--help` prints it (`fn()`), not when the parser is built: a field whose help
+    lists a registry that imports heavy modules (the advantage estimators need torch) keeps every other
+    command, and parsing, light.  `option(help=LazyHelp(fn))`."""
+
+    def __new__(cls, fn, suffix: str = ""):
+        obj = super().__new__(cls, "(computed when printed)")
+        obj.fn, obj.suffix = fn, suffix
+        return obj
+
+    def __mod__(self, params):  # argparse expands help with `help % params` just before printing it
+        return (self.fn() + self.suffix).replace("%", "%%") % params
+
+
+def _join_help(text: str, suffix: str) -> str:
+    return LazyHelp(text.fn, text.suffix + suffix) if isinstance(text, LazyHelp) else text + suffix
+
+
+class _YamlOnly(argparse.Action):
+    """The flag of a YAML-only setting: one line naming the key to set instead."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        key = self.dest.removeprefix("_yaml_only_")
+        parser.error(f"{option_string} is a YAML setting: write `{key}: VALUE` in a file given with --config "
+                     "(coderl train --help lists the flags; docs/training.md every YAML key)")
+
+
+def yaml_only(cls: type) -> list[str]:
+    """The YAML-only settings of config `cls` (`option(cli=False)`), in field order."""
+    return [name for name, (_, f, _) in leaves(cls).items() if not f.metadata.get("cli", True)]
+
+
+def setting_name(cls: type, name: str) -> str:
+    """How errors name field `name` of config `cls`: its flag (`--name-with-dashes`), or for a YAML-only
+    setting its YAML key (`name`)."""
+    found = leaves(cls).get(name)
+    if found is not None and not found[1].metadata.get("cli", True):
+        return name
+    return "--" + name.replace("_", "-")
 
 
 def _mapping_arg(flag: str):
@@ -252,7 +300,7 @@ def _construct(cls: type, flat: dict) -> Any:
         if sub is not None:
             kwargs[f.name] = _construct(sub, flat)
         elif f.name in flat:
-            name = "--" + f.name.replace("_", "-")
+            name = "--" + f.name.replace("_", "-") if f.metadata.get("cli", True) else f.name
             value = coerce(flat[f.name], hints[f.name], name)
             choices = f.metadata.get("choices")
             if choices and value is not None and value not in choices:  # as argparse checks a flag's value

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from coderl.base.registry import register_once
+
 
 @dataclass(frozen=True)
 class Language:
@@ -30,7 +32,4 @@ LANGUAGES: dict[str, Language] = {}
 
 
 def register_language(language: Language) -> Language:
-    if language.name in LANGUAGES:
-        raise ValueError(f"language {language.name!r} is registered twice")
-    LANGUAGES[language.name] = language
-    return language
+    return register_once(LANGUAGES, language.name, language, "language")

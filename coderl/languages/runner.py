@@ -27,6 +27,7 @@ import shutil
 from dataclasses import dataclass
 
 from coderl.base.config import ConfigError
+from coderl.base.registry import register_once
 from coderl.languages.language import LANGUAGES
 from coderl.sandbox.types import CheckKind, ExecutionRequest, Limits, Mode, TestCase
 
@@ -107,7 +108,4 @@ RUNNERS: dict[str, Runner] = {}
 
 
 def register_runner(runner: Runner, replace: bool = False) -> Runner:
-    if runner.language in RUNNERS and not replace:
-        raise ValueError(f"a runner for language {runner.language!r} is registered twice")
-    RUNNERS[runner.language] = runner
-    return runner
+    return register_once(RUNNERS, runner.language, runner, "the runner of language", replace=replace)

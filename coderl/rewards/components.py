@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from coderl.base.registry import register_once
 from coderl.languages import get_language
 from coderl.languages.python import parse_module
 from coderl.rewards.learned import reward_model_scores, scores_as_kwargs
@@ -60,13 +61,11 @@ def reward(name: str, *, prepare: PrepareFn | None = None) -> Callable[[RewardFn
     """Register `fn` in `REWARDS` as `name`."""
 
     def register(fn: RewardFn) -> RewardFn:
-        if name in REWARDS:
-            raise ValueError(f"reward component {name!r} is registered twice")
         if not (fn.__doc__ or "").strip():
             raise ValueError(f"reward component {name!r} needs a docstring saying what it pays")
         params = tuple(p.name for p in inspect.signature(fn).parameters.values()
                        if p.kind is inspect.Parameter.KEYWORD_ONLY and p.default is inspect.Parameter.empty)
-        REWARDS[name] = Component(name, fn, params, prepare)
+        register_once(REWARDS, name, Component(name, fn, params, prepare), "reward component")
         return fn
 
     return register

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from coderl.base.registry import register_once
 from coderl.languages import get_runner
 from coderl.sandbox.types import ExecutionRequest, Limits, Mode
 from coderl.tasks.prompt_code import program_names, trusted_code
@@ -42,10 +43,7 @@ KINDS: dict[str, TaskKind] = {}
 
 
 def register_kind(kind: TaskKind) -> TaskKind:
-    if kind.name in KINDS:
-        raise ValueError(f"task kind {kind.name!r} is registered twice")
-    KINDS[kind.name] = kind
-    return kind
+    return register_once(KINDS, kind.name, kind, "task kind")
 
 
 def get_kind(name: str, task_id: str = "") -> TaskKind:

@@ -180,7 +180,7 @@ def split_threads(cfg, cores: int) -> tuple[int | None, int | None]:
 
     max_age 0: the worker takes the trainer's count, and with it the same numerics (the two overlap only
     while the trainer evaluates and saves).  max_age >= 1: they run side by side; the worker takes
-    --async-worker-threads (default half the cores) and the trainer the rest.  On a GPU, threads are left
+    `async_worker_threads` (default half the cores) and the trainer the rest.  On a GPU, threads are left
     alone."""
     from coderl.models import resolve_device
 

@@ -181,7 +181,7 @@ def _silent(message: str) -> None:
 
 def reference_logprobs(cfg, policy, batch, updater: Updater) -> torch.Tensor | None:
     """Log-probs [N, T] of the rollouts under the reference (starting) policy; None when --kl-beta is 0
-    (unless --log-kl asks for the KL curve).  The updater's processes share the rows and gather them."""
+    (unless `log_kl` asks for the KL curve).  The updater's processes share the rows and gather them."""
     if cfg.kl.kl_beta <= 0 and not cfg.kl.log_kl:
         return None
     with torch.no_grad(), policy.reference():

@@ -3,7 +3,12 @@
 The config is composed of sections (`coderl.base.config.section`), each a dataclass of its own:
 optimisation, advantage options, loss options, KL, value head, reward, evaluation, LoRA (shared with
 `coderl sft`) and sandbox (shared with `coderl check` and `coderl eval`).  Flags and YAML keys keep
-their flat names (`--learning-rate`, `timeout: 3`); code reads `cfg.optim.learning_rate`.
+their flat names (`--learning-rate`, `timeout: 3`); code reads `cfg.optim.learning_rate`.  Advanced
+settings are YAML-only (`option(cli=False)`): `coderl train --help` lists them at its end.
+
+Over 400 lines: the sections, the presets and the cross-field checks of one command are one file, so
+every setting of `coderl train` and every rule between settings is read in one place (the sandbox's,
+rollout's and LoRA's sections, shared with other commands, live with those commands).
 
 `--algo` is a preset: it only sets the fields in its row of ALGO_PRESETS that were left unset (a
 flag or a YAML field always wins):
@@ -19,7 +24,7 @@ flag or a YAML field always wins):
                      loss ppo_clip (token ratio) + 0.5 * clipped value loss - 0.01 * entropy, clip 0.2,
                      max grad norm 0.5, LoRA r 16, 4 epochs                                 (seed 003 table)
 
-Estimator and loss options (`--normalize-std`, `--baseline`, `--clip-eps`, `--ratio-level`, ...) are
+Estimator and loss options (`normalize_std`, `--baseline`, `--clip-eps`, `ratio_level`, ...) are
 validated by name against the chosen function's signature: one that the function does not take is a
 one-line error when set explicitly, and None when it only comes from a default or preset (config.yaml
 records null, so a run's own config.yaml reads back through `--config` unchanged).  The same holds for
@@ -35,7 +40,19 @@ from __future__ import annotations
 import inspect
 from dataclasses import dataclass
 
-from coderl.base.config import DEVICES, ConfigError, build, flatten, leaves, option, read_yaml_mapping, require, section
+from coderl.base.config import (
+    DEVICES,
+    ConfigError,
+    LazyHelp,
+    build,
+    flatten,
+    leaves,
+    option,
+    read_yaml_mapping,
+    require,
+    section,
+    setting_name,
+)
 from coderl.models.lora import LoraConfig
 from coderl.rewards.learned import RewardModelSettings
 from coderl.rewards.presets import ALIASES as REWARD_ALIASES
@@ -85,9 +102,9 @@ class OptimConfig:
 
     learning_rate: float = option(2e-5, "AdamW learning rate for the LoRA parameters")
     lr_schedule: str = option("constant", "constant, linear or cosine decay after warmup",
-                              choices=["constant", "linear", "cosine"])
-    warmup_steps: int = option(0, "linear warmup steps")
-    weight_decay: float = option(0.0, "AdamW weight decay")
+                              choices=["constant", "linear", "cosine"], cli=False)
+    warmup_steps: int = option(0, "linear warmup steps", cli=False)
+    weight_decay: float = option(0.0, "AdamW weight decay", cli=False)
     epochs: int | None = option(None, "optimisation epochs over each batch (default: the algo preset; seed 001 PPO: 4)")
     minibatch_size: int | None = option(None, "sequences per optimiser step (default: the whole batch)")
     micro_batch_size: int | None = option(None, "sequences per forward/backward inside an optimiser step, per "
@@ -100,12 +117,15 @@ class OptimConfig:
 class AdvantageOptions:
     """Advantage estimator options; each is an error with an estimator that does not take it."""
 
-    normalize_std: bool | None = option(None, "grpo/rloo: divide by the group std (default: yes)")
+    normalize_std: bool | None = option(None, "grpo/rloo: divide by the group std (default: yes)", cli=False)
     baseline: str | None = option(None, "reinforce: baseline subtracted from rewards (default: running_mean)",
                                   choices=["none", "running_mean"])
-    baseline_momentum: float | None = option(None, "reinforce: momentum of the running-mean baseline (default: 0.9)")
-    gae_gamma: float | None = option(None, "gae: discount per token (default: 1, the completion is the episode)")
-    gae_lambda: float | None = option(None, "gae: lambda, bias/variance trade-off of the advantage (default: 0.95)")
+    baseline_momentum: float | None = option(None, "reinforce: momentum of the running-mean baseline (default: 0.9)",
+                                             cli=False)
+    gae_gamma: float | None = option(None, "gae: discount per token (default: 1, the completion is the episode)",
+                                     cli=False)
+    gae_lambda: float | None = option(None, "gae: lambda, bias/variance trade-off of the advantage (default: 0.95)",
+                                      cli=False)
 
 
 @dataclass
@@ -113,11 +133,11 @@ class LossOptions:
     """Policy-loss options; each is an error with a loss that does not take it."""
 
     clip_eps: float | None = option(None, "ppo_clip: clip range (default: 0.2)")
-    clip_eps_high: float | None = option(None, "ppo_clip: upper clip (clip-higher; default: = clip_eps)")
+    clip_eps_high: float | None = option(None, "ppo_clip: upper clip (clip-higher; default: = clip_eps)", cli=False)
     ratio_level: str | None = option(None, "ppo_clip: ratio per token, per sequence (product of the token ratios; "
                                      "ppo_critic_free's, seed 001) or sequence_mean (GSPO's length-normalised "
                                      "sequence ratio) (default: token)",
-                                     choices=["token", "sequence", "sequence_mean"])
+                                     choices=["token", "sequence", "sequence_mean"], cli=False)
 
 
 @dataclass
@@ -126,9 +146,9 @@ class KLConfig:
 
     kl_beta: float = option(0.0, "KL-to-reference coefficient (0 = no reference forward pass)")
     log_kl: bool = option(False, "log kl/mean (KL to the reference) every step even with --kl-beta 0: one more "
-                          "no-grad forward, nothing added to the loss")
+                          "no-grad forward, nothing added to the loss", cli=False)
     kl_estimator: str | None = option(None, "k1, k2 or k3 (k1 only with --kl-in reward; default: k3, ppo k1)",
-                                      choices=["k1", "k2", "k3"])
+                                      choices=["k1", "k2", "k3"], cli=False)
     kl_in: str | None = option(None, "where the KL goes: loss or reward (default: loss; ppo: reward, per token)",
                                choices=["loss", "reward"])
 
@@ -139,12 +159,12 @@ class ValueHeadConfig:
 
     value_head: bool | None = option(None, "train a scalar value head (critic) on the policy's last hidden state "
                                      "with GAE advantages, in the PPO loop (default: on for --algo ppo only)")
-    value_coef: float | None = option(None, "value head: weight of the clipped value loss (default: 0.5)")
+    value_coef: float | None = option(None, "value head: weight of the clipped value loss (default: 0.5)", cli=False)
     value_clip: float | None = option(None, "value head: the value loss clips new values to old +- this (0 = "
-                                      "unclipped; default: 0.2)")
+                                      "unclipped; default: 0.2)", cli=False)
     whiten_advantages: bool | None = option(None, "value head: normalise the GAE advantages to mean 0, std 1 over "
                                             "the batch's valid tokens before the policy loss (returns stay raw; "
-                                            "default: on)")
+                                            "default: on)", cli=False)
 
 
 @dataclass
@@ -171,13 +191,13 @@ class EvalSchedule:
                                     "held-out task spec for eval_steps (none: off)")
     eval_steps: int = option(0, "evaluate on --eval-tasks every N steps and at the end (0 = off)")
     eval_problems: int | None = option(None, "held-out problems per evaluation (seed 004 simple_eval_problems)")
-    repeat_eval: int = option(1, "samples per held-out problem for pass@k (seed 004 repeat_eval_problems)")
+    repeat_eval: int = option(1, "samples per held-out problem for pass@k (seed 004 repeat_eval_problems)", cli=False)
     early_stop: int = option(0, "with eval_steps: stop when no evaluation has beaten the best (eval/pass@1, ties "
                              "broken by eval/fraction_passed) for this many evaluations (0 = never); the best "
                              "checkpoint, possibly the start, is always kept in OUT/best")
     check_overlap: bool = option(True, "with eval_steps: refuse to start when a training task is an eval task or its "
                                  "reference passes an eval task's tests (run in the sandbox at start-up, cached; "
-                                 "coderl decontaminate shows the pairs)")
+                                 "coderl decontaminate shows the pairs)", cli=False)
 
     @property
     def on(self) -> bool:
@@ -212,16 +232,16 @@ class TrainConfig:
     max_new_tokens: int = option(128, "generation budget per completion")
     min_new_tokens: int | None = option(None, "forbid EOS before this many tokens (benchmarks: = max_new_tokens)")
     max_total_sequence_length: int = option(1024, "prompt + completion tokens; longer prompts are skipped and counted")
-    max_tests_per_problem: int | None = option(None, "use at most this many tests per problem in training (seed 004)")
+    max_tests_per_problem: int | None = option(None, "use at most this many tests per problem in training (seed 004)",
+                                               cli=False)
     temperature: float = option(1.0, "sampling temperature (top-p/top-k are not offered: they make rollouts "
                                      "off-policy)")
     generation_batch_size: int | None = option(None, "sequences per generate call (default: 16 on CPU; on a GPU every "
                                                 "row of the step up to 256 that fits in half its free memory)")
     shared_prompt: bool = option(True, "rows that repeat a prompt share its computation: one prefill in generation, "
                                  "one prompt pass in the log-prob passes, its KV cache gathered to the rows (same "
-                                 "values; off: every row runs prompt + completion)")
-    advantage: str | None = option(None, "advantage estimator: reinforce, batch_norm, grpo, dr_grpo, rloo, "
-                                   "reinforce_pp, gae (default: the algo preset)")
+                                 "values; off: every row runs prompt + completion)", cli=False)
+    advantage: str | None = option(None, LazyHelp(lambda: _advantage_help()))
     loss: str | None = option(None, "policy loss: pg or ppo_clip (default: the algo preset)")
     aggregation: str | None = option(None, "token_mean, sequence_mean, token_sum, token_sum_const (default: preset)")
     entropy_coef: float | None = option(None, "entropy bonus coefficient (default: 0; ppo 0.01)")
@@ -274,27 +294,28 @@ class TrainConfig:
             if v.value_head and getattr(v, name) is None:
                 setattr(v, name, default)
             elif not v.value_head and getattr(v, name) is not None:
-                raise ConfigError(f"--{name.replace('_', '-')}: only with a value head (--algo ppo or --value-head); "
+                raise ConfigError(f"{setting_name(TrainConfig, name)}: only with a value head (--algo ppo or "
+                                  "--value-head); "
                                   f"--algo {self.algo} has none")
         require(self.lora.rank >= 1, "--lora-r", self.lora.lora_r, "an integer >= 1")
         require(self.loss_options.clip_eps is None or self.loss_options.clip_eps > 0, "--clip-eps",
                 self.loss_options.clip_eps, "a positive number")
         require(k.kl_beta >= 0, "--kl-beta", k.kl_beta, "a number >= 0")
-        require(not (k.kl_estimator == "k1" and k.kl_in == "loss" and k.kl_beta > 0), "--kl-estimator",
+        require(not (k.kl_estimator == "k1" and k.kl_in == "loss" and k.kl_beta > 0), "kl_estimator",
                 k.kl_estimator, "k2 or k3 with --kl-in loss (k1 as a loss has zero expected gradient)")
-        require(self.eval.repeat_eval >= 1, "--repeat-eval", self.eval.repeat_eval, "an integer >= 1")
+        require(self.eval.repeat_eval >= 1, "repeat_eval", self.eval.repeat_eval, "an integer >= 1")
         require(self.save_steps >= 1, "--save-steps", self.save_steps, "an integer >= 1")
         require(self.eval.eval_steps >= 0, "--eval-steps", self.eval.eval_steps, "an integer >= 0")
         require(self.max_total_sequence_length > self.max_new_tokens, "--max-total-sequence-length",
                 self.max_total_sequence_length, f"more than --max-new-tokens ({self.max_new_tokens})")
         require(o.max_grad_norm >= 0, "--max-grad-norm", o.max_grad_norm, "a number >= 0")
         require(self.entropy_coef >= 0, "--entropy-coef", self.entropy_coef, "a number >= 0")
-        require(v.value_coef is None or v.value_coef > 0, "--value-coef", v.value_coef, "a positive number")
-        require(v.value_clip is None or v.value_clip >= 0, "--value-clip", v.value_clip,
+        require(v.value_coef is None or v.value_coef > 0, "value_coef", v.value_coef, "a positive number")
+        require(v.value_clip is None or v.value_clip >= 0, "value_clip", v.value_clip,
                 "a number >= 0 (0 = unclipped)")
         for name in ("gae_gamma", "gae_lambda"):
             value = getattr(self.advantage_options, name)
-            require(value is None or 0 <= value <= 1, "--" + name.replace("_", "-"), value, "a number in [0, 1]")
+            require(value is None or 0 <= value <= 1, setting_name(TrainConfig, name), value, "a number in [0, 1]")
         require(o.epochs >= 1, "--epochs", o.epochs, "an integer >= 1")
         # An estimator that reads values needs the value head, which learns the returns it gives back.
         needs_values = ADVANTAGES[self.advantage].needs_values
@@ -348,6 +369,14 @@ class TrainConfig:
         return flatten(self)
 
 
+def _advantage_help() -> str:
+    """`--advantage`'s help, from the estimators' registry (what each needs included)."""
+    from coderl.algorithms import ADVANTAGES
+
+    names = [name + (" (with a value head)" if ADVANTAGES[name].needs_values else "") for name in ADVANTAGES]
+    return f"advantage estimator: {', '.join(names)} (default: the algo preset)"
+
+
 def _params(fn) -> set[str]:
     return set(inspect.signature(fn).parameters)
 
@@ -375,8 +404,8 @@ def _refuse_untaken(flag: str, name: str, fn, explicit: set[str], keywords: dict
     for option_name in sorted(explicit):
         if keywords[option_name] not in params:
             takes = sorted(o for o, kw in keywords.items() if kw in params)
-            raise ConfigError(f"--{option_name.replace('_', '-')}: not an option of {flag} {name} "
-                              f"(it takes: {', '.join('--' + t.replace('_', '-') for t in takes) or 'none'})")
+            raise ConfigError(f"{setting_name(TrainConfig, option_name)}: not an option of {flag} {name} "
+                              f"(it takes: {', '.join(setting_name(TrainConfig, t) for t in takes) or 'none'})")
 
 
 def load_yaml_fields(path: str) -> dict:

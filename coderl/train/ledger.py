@@ -133,7 +133,7 @@ class Ledger:
 
 def evaluate(cfg, policy: Policy, step: int, log: Callable) -> dict:
     """eval/* of `policy` on the run's held-out eval tasks (`coderl eval`'s code, greedy unless
-    --repeat-eval samples several), written under OUT/eval/step-N."""
+    `repeat_eval` samples several), written under OUT/eval/step-N."""
     from coderl.eval.run import EvalConfig, run_eval
 
     ecfg = EvalConfig(out=os.path.join(cfg.out, "eval", f"step-{step}"), model=cfg.model, tasks=cfg.eval.eval_tasks,

@@ -8,7 +8,7 @@ One step:
     old_values    = value_head(last hidden state), no grad, dropout off             # [N, T]
     token_rewards = terminal_rewards(rewards) - kl_beta * KL_t(pi_old || ref)       # [N, T], KL per token
     advantages, returns = ADVANTAGES["gae"](token_rewards, values=old_values)       # [N, T], gamma 1, lambda 0.95
-    advantages    = whiten(advantages)                                              # per batch (--whiten-advantages)
+    advantages    = whiten(advantages)                                              # per batch (whiten_advantages)
     for each epoch, minibatch:
         logprobs, values, entropy = one forward pass (token_logprobs_and_values)
         loss = ppo_clip(logprobs, old_logprobs, advantages)
@@ -99,7 +99,7 @@ class Targets:
     old_values: Tensor  # [N, T] V(s_t) at rollout time, 0 on padding
     ref_logprobs: Tensor | None  # [N, T] reference log-probs (None when --kl-beta is 0)
     token_rewards: Tensor  # [N, T] sequence reward on the last valid token, minus the per-token KL penalty
-    advantages: Tensor  # [N, T] GAE advantages, whitened when --whiten-advantages; 0 on padding
+    advantages: Tensor  # [N, T] GAE advantages, whitened when whiten_advantages; 0 on padding
     returns: Tensor  # [N, T] GAE returns (raw advantages + old values): the value head's targets
     metrics: dict  # value/returns_mean, value/values_mean, value/explained_variance, advantage/*, kl/reward_penalty
     start_logprobs: Tensor | None = None  # [N, T] the same pass's log-probs: the step's starting policy

@@ -60,7 +60,7 @@ def test_every_loss_through_one_call_site(name, aggregation):
 
 
 def test_a_name_registers_once():
-    with pytest.raises(ValueError, match="already registered"):
+    with pytest.raises(ValueError, match="registered twice"):
         register_advantage("grpo")(lambda *a, **k: None)
-    with pytest.raises(ValueError, match="already registered"):
+    with pytest.raises(ValueError, match="registered twice"):
         register_policy_loss("pg")(lambda *a, **k: None)

@@ -251,9 +251,9 @@ def test_resume_continues_an_asynchronous_run(model_dir, tmp_path):
 
 @pytest.mark.parametrize("flag,value,expected", [
     ("async_max_age", -1, "--async-max-age=-1: expected an integer >= 0"),
-    ("tis_cap", 0.5, "--tis-cap=0.5: expected a number >= 1"),
-    ("async_worker_threads", 0, "--async-worker-threads=0: expected an integer >= 1"),
-    ("async_worker_device", "gpu", "--async-worker-device='gpu': expected cpu, cuda or cuda:N"),
+    ("tis_cap", 0.5, "tis_cap=0.5: expected a number >= 1"),
+    ("async_worker_threads", 0, "async_worker_threads=0: expected an integer >= 1"),
+    ("async_worker_device", "gpu", "async_worker_device='gpu': expected cpu, cuda or cuda:N"),
 ])
 def test_bad_settings_are_one_line(tmp_path, flag, value, expected):
     with pytest.raises(ConfigError) as e:

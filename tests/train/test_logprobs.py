@@ -71,7 +71,7 @@ def test_distinct_prompts_take_the_plain_path(setup):
 
 
 def test_values_with_shared_prompts_match_the_plain_forward(setup):
-    # The value-head loop shares prompts too (--shared-prompt): same log-probs, values and gradients.
+    # The value-head loop shares prompts too (shared_prompt): same log-probs, values and gradients.
     from coderl.train.logprobs import token_logprobs_and_values
     from coderl.train.value_head import ValueHead
 

@@ -234,13 +234,13 @@ def test_resume_after_sigkill_is_exact(model_dir, tmp_path):
     ("temperature", 0.0, "--temperature=0.0: expected a number > 0"),
     ("advantage", "ppo2", "--advantage='ppo2': expected one of"),
     ("loss", "dpo", "--loss='dpo': expected one of"),
-    ("kl_estimator", "k1", "--kl-estimator='k1': expected k2 or k3"),
+    ("kl_estimator", "k1", "kl_estimator='k1': expected k2 or k3"),
     ("dynamic_sampling", -1, "--dynamic-sampling=-1: expected an integer >= 0"),
     ("curriculum_floor", 0.0, "--curriculum-floor=0.0: expected a weight in (0, 1]"),
     ("curriculum_floor", 1.5, "--curriculum-floor=1.5: expected a weight in (0, 1]"),
     ("early_stop", -2, "--early-stop=-2: expected an integer >= 0"),
     ("early_stop", 2, "--early-stop=2: expected --eval-steps N as well"),
-    ("ratio_level", "seq", "--ratio-level='seq': expected one of"),
+    ("ratio_level", "seq", "ratio_level='seq': expected one of"),
 ])
 def test_bad_config_values_fail_with_one_line(model_dir, tmp_path, field, value, message):
     overrides = {field: value}

@@ -199,9 +199,9 @@ def test_the_policy_gradient_loop_refuses_a_value_head(model_dir, tmp_path):
 
 
 @pytest.mark.parametrize("overrides, message", [
-    ({"algo": "ppo", "value_coef": -1.0}, "--value-coef=-1.0: expected a positive number"),
-    ({"algo": "ppo", "value_clip": -0.1}, "--value-clip=-0.1: expected a number >= 0"),
-    ({"algo": "ppo", "gae_lambda": 1.5}, "--gae-lambda=1.5: expected a number in [0, 1]"),
+    ({"algo": "ppo", "value_coef": -1.0}, "value_coef=-1.0: expected a positive number"),
+    ({"algo": "ppo", "value_clip": -0.1}, "value_clip=-0.1: expected a number >= 0"),
+    ({"algo": "ppo", "gae_lambda": 1.5}, "gae_lambda=1.5: expected a number in [0, 1]"),
     ({"algo": "ppo", "advantage": "grpo"}, "--value-head=True: expected an estimator that reads values, gae"),
     ({"algo": "ppo", "value_head": False}, "--advantage='gae': expected an estimator that needs no value head"),
     ({"algo": "grpo", "advantage": "gae"}, "--advantage='gae': expected an estimator that needs no value head"),
