@@ -99,7 +99,7 @@ def _section_class(cls: type, path: tuple[str, ...]) -> type:
 
 def _add_argument(parser, name: str, f: dataclasses.Field, annotation: Any) -> None:
     meta = f.metadata
-    tp, _ = _base_type(annotation)
+    tp, optional = _base_type(annotation)
     default = _default(f)
     required = default is dataclasses.MISSING
     help_text = meta.get("help", "")
@@ -122,6 +122,8 @@ def _add_argument(parser, name: str, f: dataclasses.Field, annotation: Any) -> N
         return
     if typing.get_origin(tp) is dict:
         kwargs["type"] = _mapping_arg(flag)
+    elif optional and tp in (int, float):
+        kwargs.update(type=_or_none(tp), choices=meta.get("choices"))
     else:
         kwargs.update(type=tp, choices=meta.get("choices"))
     if required:
@@ -170,6 +172,15 @@ def setting_name(cls: type, name: str) -> str:
     if found is not None and not found[1].metadata.get("cli", True):
         return name
     return "--" + name.replace("_", "-")
+
+
+def _or_none(tp: type):
+    """A number flag whose field may be None: `none` (or `off`) on the command line is None."""
+    def parse(text: str):
+        return None if text.strip().lower() in ("none", "off", "null") else tp(text)
+
+    parse.__name__ = tp.__name__  # argparse names the type in "invalid float value: ..."
+    return parse
 
 
 def _mapping_arg(flag: str):

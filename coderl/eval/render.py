@@ -12,9 +12,16 @@ def format_ci(ci) -> str:
     return f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci and ci[0] is not None else ""
 
 
+def _clean(row: dict) -> str:
+    """pass@1 with judge-observed tamper counted as failure ("-" for a summary written before it existed)."""
+    value = row.get("pass@1_without_tamper")
+    return "-" if value is None else f"{value:.3f}"
+
+
 def _table(data: dict) -> tuple[list[str], list[list[str]]]:
-    header = ["model / checkpoint", "method", "pass@1 [95% CI]", "#passed / #tasks", "avg. length", "source"]
-    body = [[r["checkpoint"], r["method"], f"{r['pass@1']:.3f} {format_ci(r['ci95'])}".strip(),
+    header = ["model / checkpoint", "method", "pass@1 [95% CI]", "without tamper", "#passed / #tasks", "avg. length",
+              "source"]
+    body = [[r["checkpoint"], r["method"], f"{r['pass@1']:.3f} {format_ci(r['ci95'])}".strip(), _clean(r),
              f"{r['passed']} / {r['tasks']}", f"{r['avg_gen_tokens']:.2f}", r["source"]] for r in data["table"]]
     return header, body
 
@@ -172,8 +179,8 @@ def render_terminal(data: dict) -> str:
     """The report for a terminal: the results table, the paired differences and each RL run's curves as
     sparklines (first -> last step, with the first, last and min..max values)."""
     lines = [data["title"], _eval_line(data).replace("`", ""), ""]
-    rows = [["checkpoint", "method", "pass@1 [95% CI]", "passed/tasks", "avg. length"]]
-    rows += [[r["checkpoint"], r["method"], f"{r['pass@1']:.3f} {format_ci(r['ci95'])}".strip(),
+    rows = [["checkpoint", "method", "pass@1 [95% CI]", "without tamper", "passed/tasks", "avg. length"]]
+    rows += [[r["checkpoint"], r["method"], f"{r['pass@1']:.3f} {format_ci(r['ci95'])}".strip(), _clean(r),
               f"{r['passed']}/{r['tasks']}", f"{r['avg_gen_tokens']:.1f}"] for r in data["table"]]
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]

@@ -181,6 +181,7 @@ def table_rows(out: str, entries: list[Entry]) -> list[dict]:
             else s["tasks_all_passed"]
         rows.append({"stage": e.stage, "checkpoint": _checkpoint(s, out), "label": s["label"],
                      "method": s["method"], "pass@1": s["pass_at_k"]["pass@1"], "ci95": [lo, hi],
+                     "pass@1_without_tamper": s.get("pass_at_1_without_tamper"),  # absent in older summaries
                      "passed": passed, "tasks": s["num_tasks"], "avg_gen_tokens": s["avg_gen_tokens"],
                      "source": os.path.join(e.dir, "summary.json")})
     return rows

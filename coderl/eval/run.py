@@ -144,6 +144,8 @@ def run_eval(cfg: EvalConfig, *, loaded=None, log=print) -> dict:
 def _write_run(cfg, taskset, tasks, rows, isolation, seconds, gen_token_total, loaded, *, repair=None,
                episodes=None) -> dict:
     counts: dict[str, list[int]] = {t.task_id: [0, 0] for t in tasks}
+    clean: dict[str, int] = {t.task_id: 0 for t in tasks}  # passed and not caught by the judge tampering
+    caught = 0
     tokens: dict[str, list[int]] = {t.task_id: [] for t in tasks}
     statuses: Counter = Counter()
     tamper: Counter = Counter()
@@ -152,6 +154,8 @@ def _write_run(cfg, taskset, tasks, rows, isolation, seconds, gen_token_total, l
         for i, (sample, result) in enumerate(rows):
             counts[sample.task_id][0] += 1
             counts[sample.task_id][1] += result.passed
+            clean[sample.task_id] += result.passed and not result.caught
+            caught += bool(result.caught)
             tokens[sample.task_id].append(len(sample.gen_tokens))
             statuses[result.status.value] += 1
             tamper.update(result.tamper)
@@ -183,6 +187,9 @@ def _write_run(cfg, taskset, tasks, rows, isolation, seconds, gen_token_total, l
         "greedy": cfg.temperature == 0,
         "format": cfg.format,
         **_summarize_passk({t: (n, c) for t, (n, c) in counts.items()}, cfg.seed),
+        # judge-observed tamper (docs/sandbox.md) counted as failure: what training's tamper cap pays
+        "pass_at_1_without_tamper": _mean([clean[t] / n for t, (n, _) in counts.items() if n]) or 0.0,
+        "samples_caught": caught,
         "tasks_all_passed": passed_tasks,
         "samples_passed": sum(c for _, c in counts.values()),
         "mean_fraction_passed": _mean([r.fraction_passed for _, r in rows]),
@@ -226,16 +233,18 @@ def _mean(values):
 
 def format_markdown(summary: dict, counts: dict, tokens: dict) -> str:
     lines = [f"# {summary['label']} on {summary['tasks']['spec']} ({summary['tasks']['split']})", "",
-             "| model | method | format | n | " + " | ".join(summary["pass_at_k"]) + " | tasks passed | avg tokens |",
-             "|---|---|---|---|" + "---|" * len(summary["pass_at_k"]) + "---|---|"]
+             "| model | method | format | n | " + " | ".join(summary["pass_at_k"])
+             + " | pass@1 without tamper | tasks passed | avg tokens |",
+             "|---|---|---|---|" + "---|" * len(summary["pass_at_k"]) + "---|---|---|"]
     cells = []
     for name, value in summary["pass_at_k"].items():
         lo, hi = summary["pass_at_k_ci95"][name]
         cells.append(f"{value:.3f} [{lo:.3f}, {hi:.3f}]")
     lines.append(f"| {summary['label']} | {summary['method']} | {summary['format']} | {summary['samples_per_task']} | "
-                 + " | ".join(cells)
+                 + " | ".join(cells) + f" | {summary['pass_at_1_without_tamper']:.3f}"
                  + f" | {summary['tasks_all_passed']}/{summary['num_tasks']} | {summary['avg_gen_tokens']:.1f} |")
-    lines += ["", "Brackets: 95% bootstrap interval over tasks."]
+    lines += ["", "Brackets: 95% bootstrap interval over tasks. Without tamper: a sample the judge caught tampering "
+              f"counts as failed ({summary['samples_caught']} caught)."]
     if summary.get("repair"):
         lines += ["", f"Repair episodes (--turns {summary['repair']['turns']}): pass@k above is the last answer's, "
                   "on the hidden tests only.", "", *format_turns(summary["repair"]).splitlines()]
@@ -257,6 +266,8 @@ def format_summary(summary: dict) -> str:
     for name, value in summary["pass_at_k"].items():
         lo, hi = summary["pass_at_k_ci95"][name]
         parts.append(f"{name}: {value:.4f}  (95% CI over tasks [{lo:.3f}, {hi:.3f}])")
+    parts.append(f"pass@1 without tamper: {summary['pass_at_1_without_tamper']:.4f}  ({summary['samples_caught']} "
+                 "sample(s) the judge caught tampering counted as failed)")
     parts.append(f"tasks passed: {summary['tasks_all_passed']}/{summary['num_tasks']}, "
                  f"avg generated tokens: {summary['avg_gen_tokens']:.1f}, truncated: {summary['truncated_rate']:.1%}")
     parts.append("statuses: " + ", ".join(f"{k}={v}" for k, v in sorted(summary["statuses"].items())))

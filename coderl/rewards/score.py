@@ -1,6 +1,10 @@
 """`score()`: weight the registered components into one reward per sample, and the step's metrics.
 
     total[i] = sum over components c with weight w_c != 0 of  w_c * c(results[i], samples[i], tasks[i])
+    total[i] = min(total[i], tamper_cap)   when the judge caught sample i tampering (`result.caught`)
+
+A caught hack never pays: the cap (default 0.0; None = off) applies after the weighted sum, and what it
+took off is logged as `reward/tamper_cap` (so the weighted components and it sum to `reward/total`).
 
 Rewards are plain floats; the trainer turns them into tensors.
 """
@@ -8,13 +12,13 @@ Rewards are plain floats; the trainer turns them into tensors.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from coderl.base.config import option
 from coderl.rewards.components import FRACTION_TESTS, LENGTH_PENALTY_ON, REWARDS
 from coderl.rewards.learned import RewardModelSettings
 from coderl.rollout.types import Sample
-from coderl.sandbox.types import ExecutionResult, Status
+from coderl.sandbox.types import ExecutionResult, Status, is_judge_observed
 from coderl.tasks.types import Task
 
 
@@ -36,6 +40,8 @@ class RewardConfig(RewardModelSettings):
     # W292 (no newline at end): assembly artefact; E501 (line length): taste, not a defect.
     quality_ignore: tuple[str, ...] = option(("E402", "E501", "W292"), "quality: ruff rules not counted")
     quality_timeout_seconds: float = option(60.0, "quality: deadline of the one ruff run per score() call")
+    tamper_cap: float | None = option(0.0, "a sample the judge caught tampering (a judge-observed note: "
+                                      "docs/sandbox.md) earns at most this total reward (none: off)")
     def __post_init__(self):
         self.validate()
 
@@ -54,6 +60,8 @@ class RewardConfig(RewardModelSettings):
             raise ValueError(f"fraction_tests={self.fraction_tests!r}: expected one of {', '.join(FRACTION_TESTS)}")
         if not self.quality_scale >= 0:
             raise ValueError(f"quality_scale={self.quality_scale!r}: expected a number >= 0")
+        if self.tamper_cap is not None and not math.isfinite(self.tamper_cap):
+            raise ValueError(f"tamper_cap={self.tamper_cap!r}: expected a finite number, or none (off)")
         if not self.quality_timeout_seconds > 0:
             raise ValueError(f"quality_timeout_seconds={self.quality_timeout_seconds!r}: expected a number > 0")
         self.validate_reward_model(bool(self.weights.get("reward_model")))
@@ -74,10 +82,12 @@ class RewardBatch:
     weights: dict[str, float]  # name -> weight, the components computed
     empty: list[bool]  # [N] completion is empty or whitespace
     truncated: list[bool]  # [N] generation hit max_new_tokens
-    tampered: list[bool]  # [N] the harness caught the program tampering (`result.tamper` non-empty)
+    tampered: list[bool]  # [N] any tamper note, courtesy reports included (`result.tamper` non-empty)
     passed: list[bool]  # [N] result.passed
     timed_out: list[bool]  # [N] result.status is TIMEOUT
     sandbox_error: list[bool]  # [N] the sandbox failed (status SANDBOX_ERROR): reward 0 not earned
+    caught: list[bool] = field(default_factory=list)  # [N] a judge-observed tamper note (`result.caught`)
+    capped: list[float] = field(default_factory=list)  # [N] what the tamper cap took off the total (<= 0)
 
     def __len__(self) -> int:
         return len(self.total)
@@ -89,28 +99,32 @@ class RewardBatch:
 
         return RewardBatch(pick(self.total), {k: pick(v) for k, v in self.components.items()}, dict(self.weights),
                            pick(self.empty), pick(self.truncated), pick(self.tampered), pick(self.passed),
-                           pick(self.timed_out), pick(self.sandbox_error))
+                           pick(self.timed_out), pick(self.sandbox_error), pick(self.caught), pick(self.capped))
 
     def metrics(self) -> dict[str, float]:
         """Batch means, namespaced (NaN for an empty batch).
 
         reward/total             mean total reward
         reward/<name>            mean *unweighted* value of the component (a rate for 0/1 components)
-        reward/weighted/<name>   mean of weight * value; these sum to reward/total
+        reward/weighted/<name>   mean of weight * value; with reward/tamper_cap these sum to reward/total
+        reward/tamper_cap        mean of what the tamper cap took off (0 or negative)
         rollout/empty_rate, rollout/truncated_rate
-        sandbox/pass_rate, sandbox/timeout_rate, sandbox/tamper_rate, sandbox/sandbox_error_rate
+        sandbox/pass_rate, sandbox/timeout_rate, sandbox/tamper_rate (any note), sandbox/caught_rate
+        (judge-observed notes: the capped samples), sandbox/sandbox_error_rate
         """
         out = {"reward/total": _mean(self.total)}
         for name, values in self.components.items():
             out[f"reward/{name}"] = _mean(values)
         for name, values in self.components.items():
             out[f"reward/weighted/{name}"] = self.weights[name] * _mean(values)
+        out["reward/tamper_cap"] = _mean(self.capped)
         out.update({
             "rollout/empty_rate": _mean(self.empty),
             "rollout/truncated_rate": _mean(self.truncated),
             "sandbox/pass_rate": _mean(self.passed),
             "sandbox/timeout_rate": _mean(self.timed_out),
             "sandbox/tamper_rate": _mean(self.tampered),
+            "sandbox/caught_rate": _mean(self.caught),
             "sandbox/sandbox_error_rate": _mean(self.sandbox_error),
         })
         return out
@@ -139,6 +153,10 @@ def score(config: RewardConfig, results: list[ExecutionResult], samples: list[Sa
                   for r, s, t, e in zip(results, samples, tasks, extra)]
         components[name] = values
         total = [acc + weight * v for acc, v in zip(total, values)]
+    caught = [any(is_judge_observed(note) for note in r.tamper) for r in results]
+    capped = [min(t, config.tamper_cap) - t if c and config.tamper_cap is not None else 0.0
+              for t, c in zip(total, caught)]
+    total = [t + c for t, c in zip(total, capped)]
 
     return RewardBatch(
         total=total,
@@ -150,4 +168,6 @@ def score(config: RewardConfig, results: list[ExecutionResult], samples: list[Sa
         passed=[r.passed for r in results],
         timed_out=[r.status is Status.TIMEOUT for r in results],
         sandbox_error=[r.status is Status.SANDBOX_ERROR for r in results],
+        caught=caught,
+        capped=capped,
     )

@@ -190,6 +190,23 @@ class TestOutcome:
         return self.status is Status.PASSED
 
 
+# Tamper notes in two classes (docs/sandbox.md, "tamper").  Judge-observed notes are made by the judge
+# (its process, or the parent reading its records) from what crossed the channel or how the program
+# ended: a program cannot suppress them, and honest code does not earn them (every bundled reference
+# solution is checked), so they gate the reward (`--tamper-cap`) and pass@1 without tamper.
+JUDGE_OBSERVED = ("exit_called", "early_exit", "forged_pass", "unexpected_value_record", "bad_record")
+JUDGE_OBSERVED_PREFIXES = ("protocol:", "non_builtin_return:", "program_comparison:")
+# Program-side courtesy notes: what the runtime inside the program saw it do to its own interpreter
+# (`patched_builtins`, `patched_sys_modules`, `patched_module:<name>`, `patched_import_system`,
+# `patched_runtime`, `trace_hook`).  The program can suppress them and honest code can trigger them
+# (a library adding an import finder): logged for the hack-rate signal, never gating.
+
+
+def is_judge_observed(note: str) -> bool:
+    """Whether a tamper note is one the judge made itself (gating), not a program-side courtesy report."""
+    return note in JUDGE_OBSERVED or note.startswith(JUDGE_OBSERVED_PREFIXES)
+
+
 @dataclass
 class ExecutionResult:
     status: Status
@@ -211,6 +228,11 @@ class ExecutionResult:
     @property
     def passed(self) -> bool:
         return self.status is Status.PASSED
+
+    @property
+    def caught(self) -> list[str]:
+        """The judge-observed tamper notes (`is_judge_observed`): what gates rewards and pass@1 without tamper."""
+        return [note for note in self.tamper if is_judge_observed(note)]
 
     @property
     def fraction_passed(self) -> float:

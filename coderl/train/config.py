@@ -181,6 +181,9 @@ class RewardSettings(RewardModelSettings):
                                         "default: 0.01); an error without a length_penalty component")
     length_penalty_on: str | None = option(None, "length_penalty on all samples or only passed ones (default: all); "
                                            "an error without a length_penalty component", choices=["all", "passed"])
+    tamper_cap: float | None = option(0.0, "a sample the judge caught tampering (judge-observed notes, "
+                                      "docs/sandbox.md) earns at most this total reward, applied after the "
+                                      "weighted sum (none: off)")
 
 
 @dataclass
@@ -190,7 +193,8 @@ class EvalSchedule:
     eval_tasks: str | None = option("corpus@valid",
                                     "held-out task spec for eval_steps (none: off)")
     eval_steps: int = option(0, "evaluate on --eval-tasks every N steps and at the end (0 = off)")
-    eval_problems: int | None = option(None, "held-out problems per evaluation (seed 004 simple_eval_problems)")
+    eval_problems: int | None = option(None, "held-out problems per evaluation (seed 004 simple_eval_problems)",
+                                       cli=False)
     repeat_eval: int = option(1, "samples per held-out problem for pass@k (seed 004 repeat_eval_problems)", cli=False)
     early_stop: int = option(0, "with eval_steps: stop when no evaluation has beaten the best (eval/pass@1, ties "
                              "broken by eval/fraction_passed) for this many evaluations (0 = never); the best "

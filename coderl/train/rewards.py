@@ -56,6 +56,7 @@ def reward_config(cfg) -> RewardConfig:
     if rs.reward_model and not rc.weights.get("reward_model"):
         raise ConfigError(f"--reward-model {rs.reward_model!r}: no reward_model component to use it (add one with "
                           "--reward-weights reward_model=W, e.g. pass=0.5,reward_model=0.5 as seed 002)")
+    rc.tamper_cap = rs.tamper_cap
     for name, value in rs.reward_model_settings().items():  # the section RewardConfig and RewardSettings share
         setattr(rc, name, value)
     # auto: where the policy trains (`--device`), so `--device cpu` on a GPU machine keeps the RM on the CPU too

@@ -79,3 +79,28 @@ def test_greedy_with_several_samples_is_rejected(model_dir, tmp_path):
 
     with pytest.raises(ConfigError, match="--samples"):
         EvalConfig(out=str(tmp_path), model=model_dir, samples=4, temperature=0.0)
+
+
+def test_pass_at_1_without_tamper_counts_caught_samples_as_failures(tmp_path):
+    """Beside the plain pass@1, `coderl eval` reports the figure with every sample the judge caught tampering
+    (a judge-observed note) counted as failed; courtesy notes count as they are."""
+    from coderl.eval.run import _write_run, format_markdown, format_summary
+    from coderl.rollout.types import Sample
+    from coderl.sandbox.types import ExecutionResult, Status
+    from coderl.tasks import load_tasks
+
+    taskset = load_tasks(TASKS)
+    tasks = taskset.tasks[:2]
+    cfg = build(EvalConfig, dict(out=str(tmp_path), model="m", tasks=TASKS, samples=2, temperature=1.0))
+    rows = []
+    for task, notes in ((tasks[0], [[], ["exit_called"]]), (tasks[1], [["patched_builtins"], []])):
+        for tamper in notes:
+            sample = Sample(task_id=task.task_id, group=0, prompt="", raw_output="x", completion="x",
+                            gen_tokens=(1, 2), code_tokens=(1,), truncated=False, format_ok=True)
+            rows.append((sample, ExecutionResult(status=Status.PASSED, tamper=list(tamper))))
+    summary = _write_run(cfg, taskset, tasks, rows, "full", {"load": 0, "generation": 1, "total": 1}, 8, None)
+    assert summary["pass_at_k"]["pass@1"] == 1.0 and summary["samples_caught"] == 1
+    assert summary["pass_at_1_without_tamper"] == pytest.approx((1 / 2 + 2 / 2) / 2)
+    assert "pass@1 without tamper: 0.7500  (1 sample(s)" in format_summary(summary)
+    assert "| pass@1 without tamper |" in (tmp_path / "results.md").read_text() and "0.750" in format_markdown(
+        summary, {t.task_id: [2, 2] for t in tasks}, {t.task_id: [2, 2] for t in tasks})

@@ -30,8 +30,11 @@ def test_weighted_sum_of_components():
     out = score(config, results, samples, tasks)
     assert out.components == {"pass": [1.0, 0.0, 0.0, 0.0], "fraction": [1.0, 0.0, 0.0, 0.5],
                               "format": [1.0, 0.0, 1.0, 0.0]}  # empty: gated; sample 3: format_ok False
-    # 2*1 + 1 - 0.5 = 2.5;  0;  2*0 + 0 - 0.5 = -0.5;  0 + 0.5 - 0 = 0.5
-    assert out.total == pytest.approx([2.5, 0.0, -0.5, 0.5])
+    # 2*1 + 1 - 0.5 = 2.5;  0;  2*0 + 0 - 0.5 = -0.5;  0 + 0.5 - 0 = 0.5, but sample 3 was caught (early_exit):
+    # min(0.5, tamper_cap 0) = 0, the cap taking 0.5 off
+    assert out.total == pytest.approx([2.5, 0.0, -0.5, 0.0]) and out.capped == pytest.approx([0, 0, 0, -0.5])
+    uncapped = score(RewardConfig(weights=config.weights, tamper_cap=None), results, samples, tasks)
+    assert uncapped.total == pytest.approx([2.5, 0.0, -0.5, 0.5]) and uncapped.capped == [0.0] * 4
 
 
 def test_metrics_keys_and_values():
@@ -40,23 +43,27 @@ def test_metrics_keys_and_values():
     metrics = score(config, results, samples, tasks).metrics()
     assert set(metrics) == {
         "reward/total", "reward/pass", "reward/length_penalty", "reward/syntax",
-        "reward/weighted/pass", "reward/weighted/length_penalty", "reward/weighted/syntax",
+        "reward/weighted/pass", "reward/weighted/length_penalty", "reward/weighted/syntax", "reward/tamper_cap",
         "rollout/empty_rate", "rollout/truncated_rate",
-        "sandbox/pass_rate", "sandbox/timeout_rate", "sandbox/tamper_rate", "sandbox/sandbox_error_rate",
+        "sandbox/pass_rate", "sandbox/timeout_rate", "sandbox/tamper_rate", "sandbox/caught_rate",
+        "sandbox/sandbox_error_rate",
     }
     # pass [1,0,0,0]; length -0.01*[200,50,300,100]/100 = [-.02,-.005,-.03,-.01]; syntax [1,0,1,1]
     assert metrics["reward/pass"] == 0.25
     assert metrics["reward/length_penalty"] == pytest.approx(-0.065 / 4)
     assert metrics["reward/syntax"] == 0.75
     assert metrics["reward/weighted/syntax"] == 0.375  # 0.5 * 0.75
-    # totals [1-.02+.5, -.005, -.03+.5, -.01+.5] = [1.48, -0.005, 0.47, 0.49]; mean 2.435/4
-    assert metrics["reward/total"] == pytest.approx(2.435 / 4)
-    assert metrics["reward/total"] == pytest.approx(sum(v for k, v in metrics.items() if k.startswith("reward/weighted/")))
+    # totals [1-.02+.5, -.005, -.03+.5, -.01+.5] = [1.48, -0.005, 0.47, 0.49]; the last is caught (early_exit)
+    # and capped at 0: mean 1.945/4, the cap taking 0.49/4 on average
+    assert metrics["reward/total"] == pytest.approx(1.945 / 4)
+    assert metrics["reward/tamper_cap"] == pytest.approx(-0.49 / 4)
+    assert metrics["reward/total"] == pytest.approx(metrics["reward/tamper_cap"] + sum(
+        v for k, v in metrics.items() if k.startswith("reward/weighted/")))
     assert metrics["rollout/empty_rate"] == 0.25
     assert metrics["rollout/truncated_rate"] == 0.25
     assert metrics["sandbox/pass_rate"] == 0.25
     assert metrics["sandbox/timeout_rate"] == 0.25
-    assert metrics["sandbox/tamper_rate"] == 0.25
+    assert metrics["sandbox/tamper_rate"] == 0.25 and metrics["sandbox/caught_rate"] == 0.25
     assert metrics["sandbox/sandbox_error_rate"] == 0.0
 
 

@@ -1,5 +1,6 @@
 """Every task coderl ships is solvable: it has a reference solution (fast, in `make test`), and every
-reference passes in the sandbox (slow, `make test-slow`: about 1,700 programs, Node and Icarus included).
+reference passes in the sandbox with no judge-observed tamper note, which would cap its reward (slow,
+`make test-slow`: about 1,700 programs, Node and Icarus included).
 
 A task no correct program can pass (a translation error, a wrong expected value) is one RL spends samples
 on and evaluation counts as the model's failure, silently; this is the invariant that rules it out for the
@@ -61,6 +62,8 @@ def test_every_bundled_reference_passes(spec, lua_registered, sandbox):
         if not result.passed:
             bad = next((o for o in result.tests if not o.passed), None)
             failed.append(f"{task.task_id}: {result.status.value} {bad.message if bad else result.message}"[:200])
+        elif result.caught:  # a judge-observed note caps the reward: it must never hit the honest code we ship
+            failed.append(f"{task.task_id}: passed but the judge noted {result.caught}")
     assert not failed, f"{spec}: {len(failed)} of {len(tasks)} references fail:\n" + "\n".join(failed[:20])
 
 
