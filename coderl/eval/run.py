@@ -204,6 +204,8 @@ def _write_run(cfg, taskset, tasks, rows, isolation, seconds, gen_token_total, l
         "tokens_per_second": gen_token_total / seconds["generation"] if seconds["generation"] else None,
         "config": flatten(cfg),
     }
+    if cfg.samples > 1:
+        summary["difficulty"] = difficulty_map(counts)
     if repair is not None:
         summary["repair"] = repair
     families = by_family(tasks, counts)
@@ -214,6 +216,17 @@ def _write_run(cfg, taskset, tasks, rows, isolation, seconds, gen_token_total, l
     with open(os.path.join(cfg.out, "results.md"), "w", encoding="utf-8") as f:
         f.write(format_markdown(summary, counts, tokens))
     return summary
+
+
+def difficulty_map(counts: dict[str, list[int]]) -> dict[str, float]:
+    """With n > 1 samples per task: the fraction of tasks no sample passed (`never`), some but not all passed
+    (`sometimes`: where a group-relative RL update has a signal) and all passed (`always`)."""
+    rows = [(n, c) for n, c in counts.values() if n]
+    if not rows:
+        return {"never": 0.0, "sometimes": 0.0, "always": 0.0}
+    return {"never": round(sum(c == 0 for _, c in rows) / len(rows), 4),
+            "sometimes": round(sum(0 < c < n for n, c in rows) / len(rows), 4),
+            "always": round(sum(c == n for n, c in rows) / len(rows), 4)}
 
 
 def by_family(tasks, counts: dict[str, list[int]]) -> dict[str, dict]:
@@ -248,6 +261,10 @@ def format_markdown(summary: dict, counts: dict, tokens: dict) -> str:
     if summary.get("repair"):
         lines += ["", f"Repair episodes (--turns {summary['repair']['turns']}): pass@k above is the last answer's, "
                   "on the hidden tests only.", "", *format_turns(summary["repair"]).splitlines()]
+    if summary.get("difficulty"):
+        d = summary["difficulty"]
+        lines += ["", f"Difficulty map ({summary['samples_per_task']} samples a task): never passed {d['never']:.1%} "
+                  f"of the tasks, sometimes {d['sometimes']:.1%}, always {d['always']:.1%}."]
     if summary.get("by_family"):
         lines += ["", "| family | tasks | pass rate | tasks passed |", "|---|---|---|---|"]
         lines += [f"| {name} | {row['tasks']} | {row['pass_rate']:.3f} | {row['tasks_passed']} |"
@@ -270,6 +287,10 @@ def format_summary(summary: dict) -> str:
                  "sample(s) the judge caught tampering counted as failed)")
     parts.append(f"tasks passed: {summary['tasks_all_passed']}/{summary['num_tasks']}, "
                  f"avg generated tokens: {summary['avg_gen_tokens']:.1f}, truncated: {summary['truncated_rate']:.1%}")
+    if summary.get("difficulty"):
+        d = summary["difficulty"]
+        parts.append(f"difficulty ({summary['samples_per_task']} samples a task): never passed {d['never']:.1%}, "
+                     f"sometimes {d['sometimes']:.1%}, always {d['always']:.1%}")
     parts.append("statuses: " + ", ".join(f"{k}={v}" for k, v in sorted(summary["statuses"].items())))
     if summary["tamper"]:
         parts.append("tamper: " + ", ".join(f"{k}={v}" for k, v in sorted(summary["tamper"].items())))

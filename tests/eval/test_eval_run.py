@@ -102,5 +102,13 @@ def test_pass_at_1_without_tamper_counts_caught_samples_as_failures(tmp_path):
     assert summary["pass_at_k"]["pass@1"] == 1.0 and summary["samples_caught"] == 1
     assert summary["pass_at_1_without_tamper"] == pytest.approx((1 / 2 + 2 / 2) / 2)
     assert "pass@1 without tamper: 0.7500  (1 sample(s)" in format_summary(summary)
+    assert summary["difficulty"] == {"never": 0.0, "sometimes": 0.0, "always": 1.0}
     assert "| pass@1 without tamper |" in (tmp_path / "results.md").read_text() and "0.750" in format_markdown(
         summary, {t.task_id: [2, 2] for t in tasks}, {t.task_id: [2, 2] for t in tasks})
+
+
+def test_difficulty_map_by_hand():
+    from coderl.eval.run import difficulty_map
+
+    counts = {"a": [16, 0], "b": [16, 3], "c": [16, 16], "d": [16, 0], "e": [0, 0]}  # e: no sample, left out
+    assert difficulty_map(counts) == {"never": 0.5, "sometimes": 0.25, "always": 0.25}
