@@ -17,8 +17,9 @@ anything the program printed while a hidden test ran can reach the message.  The
 * a test is shown as the call it makes (`candidate` renamed to the entry point), an assert test as its
   statements, a stdin test as `Input:` and the input; then the judge's one line: `got X, expected Y`,
   the exception's last line, the time or memory limit hit, or `not run` when the program ended first;
-* a program that never reached its tests (it does not compile, does not build, was caught tampering)
-  gets one line instead: `Your code did not run: <the reason>`;
+* a program that never reached its tests (it does not compile, does not build, or the judge caught it
+  tampering: a judge-observed note, docs/sandbox.md; a program-side courtesy note does not count) gets
+  one line instead: `Your code did not run: <the reason>`;
 * the message is capped at `max_tokens` tokens: failing tests are listed in order while they fit,
   then `... and more failing tests not shown`; a first test too long for the cap is cut mid-way.  The
   opening line and the closing instruction always stay.
@@ -100,7 +101,7 @@ def feedback_message(task: Task, tests: tuple[TestCase, ...], result: ExecutionR
     count_tokens/max_tokens: cap the message (see the module docstring); None = no cap.
     """
     closing = closing_instruction(task)
-    if result.status in _NEVER_RAN or not result.tests or result.tamper:
+    if result.status in _NEVER_RAN or not result.tests or result.caught:
         reason = (result.message or result.status.value).strip().splitlines()
         head = f"Your code did not run: {_cut(reason[-1] if reason else result.status.value)}"
         return _fit([head], [], closing, count_tokens, max_tokens)

@@ -347,3 +347,22 @@ def test_most_tasks_of_each_set_have_hidden_tests(splits, spec, part):
                                    "expected = {(7, 8): 15}"])
 def test_scanner_reads_pairs_inside_a_table_of_cases(table):
     assert appears("candidate(7, 8)", 15, table)
+
+
+def test_feedback_withholds_the_tests_only_from_a_program_the_judge_caught():
+    """A courtesy note (honest code can earn one: a library adding an import finder) keeps the test
+    feedback; a judge-observed note replaces it with one line, as a program that never ran."""
+    from coderl.rollout.feedback import feedback_message
+    from coderl.sandbox.types import ExecutionResult, Status, TestOutcome
+    from coderl.tasks import load_tasks
+    from coderl.tasks.visibility import split_tests
+
+    task = next(t for t in load_tasks("easy").tasks if split_tests(t, 0).visible)
+    visible = split_tests(task, 0).visible
+    outcomes = [TestOutcome(v.id, Status.FAILED, message="got 1, expected 2") for v in visible]
+    courtesy = feedback_message(task, visible, ExecutionResult(Status.FAILED, tests=outcomes,
+                                                               tamper=["patched_import_system"]))
+    caught = feedback_message(task, visible, ExecutionResult(Status.FAILED, tests=outcomes, tamper=["exit_called"],
+                                                             message="test 1: SystemExit"))
+    assert "got 1, expected 2" in courtesy and "did not run" not in courtesy
+    assert "Your code did not run: test 1: SystemExit" in caught and "expected 2" not in caught
