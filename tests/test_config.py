@@ -338,3 +338,25 @@ def test_advantage_help_is_the_registry_and_parsing_stays_light(capsys):
     assert all(name in text for name in ADVANTAGES) and "gae (with a value head)" in text
     code = "import sys; from coderl.cli import build_parser; build_parser(); assert 'torch' not in sys.modules"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True).returncode == 0
+
+
+@pytest.mark.parametrize("argv, fields, message", [
+    (["--gae-lambda", "0.9"], {}, "--gae-lambda is a YAML setting: write `gae_lambda: VALUE` in a file given with "
+                                  "--config"),
+    (["--no-whiten-advantages"], {}, "--no-whiten-advantages is a YAML setting: write `whiten_advantages: VALUE`"),
+    ([], {"tamper_cap": float("inf")}, "--tamper-cap=inf: expected a finite number, or none (off)"),
+    ([], {"tamper_cap": "abc"}, "--tamper-cap='abc': expected a number"),
+    (["--tamper-cap", "abc"], {}, "argument --tamper-cap: invalid float value: 'abc'"),
+])
+def test_yaml_only_flags_and_a_bad_tamper_cap_are_one_line(tmp_path, capsys, argv, fields, message):
+    try:
+        code = main(["train", "--out", str(tmp_path / "run"), *_with_yaml(tmp_path, argv, fields)])
+    except SystemExit as exc:  # argparse's own errors: usage, then one error line
+        code = exc.code
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and message in err.splitlines()[-1], err
+
+
+def test_tamper_cap_none_switches_the_cap_off(tmp_path):
+    assert _train_cfg(tmp_path, ["--tamper-cap", "none"]).rewards.tamper_cap is None
+    assert _train_cfg(tmp_path, []).rewards.tamper_cap == 0.0

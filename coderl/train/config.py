@@ -38,6 +38,7 @@ length_penalty reward component.
 from __future__ import annotations
 
 import inspect
+import math
 from dataclasses import dataclass
 
 from coderl.base.config import (
@@ -314,6 +315,8 @@ class TrainConfig:
                 self.max_total_sequence_length, f"more than --max-new-tokens ({self.max_new_tokens})")
         require(o.max_grad_norm >= 0, "--max-grad-norm", o.max_grad_norm, "a number >= 0")
         require(self.entropy_coef >= 0, "--entropy-coef", self.entropy_coef, "a number >= 0")
+        cap = self.rewards.tamper_cap
+        require(cap is None or math.isfinite(cap), "--tamper-cap", cap, "a finite number, or none (off)")
         require(v.value_coef is None or v.value_coef > 0, "value_coef", v.value_coef, "a positive number")
         require(v.value_clip is None or v.value_clip >= 0, "value_clip", v.value_clip,
                 "a number >= 0 (0 = unclipped)")
