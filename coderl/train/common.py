@@ -105,12 +105,18 @@ class Training:
     updates the weights, and what is recorded and kept.  Inside `session()` the source is open."""
 
     cfg: TrainConfig
-    policy: Policy
     context: RolloutContext
     updater: Updater
     ledger: Ledger
-    ranks: Ranks
     source: RolloutSource | None = None
+
+    @property
+    def policy(self) -> Policy:
+        return self.context.policy
+
+    @property
+    def ranks(self) -> Ranks:
+        return self.updater.ranks
 
     @contextlib.contextmanager
     def session(self):
@@ -160,15 +166,15 @@ def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None
     optimizer, scheduler = build_optimizer(trainable_parameters(modules), learning_rate=o.learning_rate,
                                            weight_decay=o.weight_decay, schedule=o.lr_schedule,
                                            warmup_steps=o.warmup_steps, total_steps=cfg.steps)
+    advice = "Lower --learning-rate or --max-grad-norm, and check the rewards (a NaN reward makes every update NaN)"
     updater = Updater(modules, optimizer, scheduler, ranks=ranks, max_grad_norm=o.max_grad_norm,
-                      micro_batch_size=o.micro_batch_size, group=cfg.samples_per_prompt, aggregation=cfg.aggregation)
+                      micro_batch_size=o.micro_batch_size, group=cfg.samples_per_prompt, aggregation=cfg.aggregation,
+                      nonfinite=NonFiniteSteps(advice=advice))
     resumed = Resumed.load(ckpt, updater, log)
-    updater.nonfinite = NonFiniteSteps(resumed.nonfinite, advice="Lower --learning-rate or --max-grad-norm, and "
-                                       "check the rewards (a NaN reward makes every update NaN)")
     rates = resumed.rates or [None] * len(tasks)
     context = RolloutContext(cfg, log, tasks, policy, None, reward_config(cfg), reward_override, rates)
     ledger = Ledger(cfg, log, policy, updater, rates, resumed, ranks=ranks, describe=_describe)
-    return Training(cfg, policy, context, updater, ledger, ranks)
+    return Training(cfg, context, updater, ledger)
 
 
 def _silent(message: str) -> None:

@@ -31,22 +31,22 @@ class Resumed:
 
     step: int = 0
     advantage_state: dict = field(default_factory=dict)
-    nonfinite: dict = field(default_factory=dict)
     selection: dict = field(default_factory=dict)
     rates: list = field(default_factory=list)
     checkpoint: str | None = None
 
     @classmethod
     def load(cls, checkpoint: str | None, updater: Updater, log: Callable) -> Resumed:
-        """Load `checkpoint`'s optimiser, schedule and RNG states into place; the rest as a record."""
+        """Load `checkpoint`'s updater (optimiser, schedule, non-finite counts) and RNG states into place;
+        the rest as a record."""
         if not checkpoint:
             return cls()
         state = load_trainer_state(checkpoint)
         updater.load_state_dict(state)
         set_rng_state(state["rng"])
         log(f"resumed from {checkpoint} at step {state['step']}")
-        return cls(state["step"], state["advantage_state"], state.get("nonfinite", {}), state.get("selection", {}),
-                   state.get("curriculum") or [], checkpoint)
+        return cls(state["step"], state["advantage_state"], state.get("selection", {}), state.get("curriculum") or [],
+                   checkpoint)
 
 
 class Ledger:
@@ -113,12 +113,10 @@ class Ledger:
         self.tracker.log(done, metrics)
         self.updater.nonfinite.stop_if_due(done)  # after logging the step, before a checkpoint of it
         if (done % cfg.save_steps == 0 or done == cfg.steps or self.stopped) and self.ranks.is_main:
-            state = self.updater.state_dict()
             save_checkpoint(cfg.out, done, save_adapter=lambda path: save_policy_adapter(self.policy, path),
-                            trainer_state={"optimizer": state["optimizer"], "scheduler": state["scheduler"],
+                            trainer_state={**self.updater.state_dict(),  # optimizer, scheduler, nonfinite
                                            "advantage_state": self.advantage_state, "step": done,
                                            "data_position": done * cfg.prompts_per_step,
-                                           "nonfinite": state["nonfinite"],
                                            "selection": self.selection.state_dict(),
                                            "curriculum": list(self.rates)},
                             extra=extra)

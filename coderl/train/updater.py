@@ -113,6 +113,8 @@ class Updater:
                 "nonfinite": self.nonfinite.state_dict()}
 
     def load_state_dict(self, state: dict) -> None:
+        """What `state_dict` saved (a checkpoint's trainer state): optimiser, schedule, non-finite counts."""
         self.optimizer.load_state_dict(state["optimizer"])
         self.scheduler.load_state_dict(state["scheduler"])
+        self.nonfinite = NonFiniteSteps(state.get("nonfinite", {}), advice=self.nonfinite.advice)
 
