@@ -157,7 +157,7 @@ class _YamlOnly(argparse.Action):
     def __call__(self, parser, namespace, values, option_string=None):
         key = self.dest.removeprefix("_yaml_only_")
         parser.error(f"{option_string} is a YAML setting: write `{key}: VALUE` in a file given with --config "
-                     "(coderl train --help lists the flags; docs/training.md every YAML key)")
+                     f"({parser.prog} --help lists the flags, and the YAML-only settings at its end)")
 
 
 def yaml_only(cls: type) -> list[str]:

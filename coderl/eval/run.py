@@ -229,6 +229,12 @@ def difficulty_map(counts: dict[str, list[int]]) -> dict[str, float]:
             "always": round(sum(c == n for n, c in rows) / len(rows), 4)}
 
 
+def _difficulty_text(summary: dict) -> str:
+    d = summary["difficulty"]
+    return (f"{summary['samples_per_task']} samples a task; never passed {d['never']:.1%} of the tasks, "
+            f"sometimes {d['sometimes']:.1%}, always {d['always']:.1%}")
+
+
 def by_family(tasks, counts: dict[str, list[int]]) -> dict[str, dict]:
     """Per task family (`metadata["family"]`, the corpus's): tasks, mean pass rate, tasks all passed."""
     groups: dict[str, list[tuple[int, int]]] = {}
@@ -262,9 +268,7 @@ def format_markdown(summary: dict, counts: dict, tokens: dict) -> str:
         lines += ["", f"Repair episodes (--turns {summary['repair']['turns']}): pass@k above is the last answer's, "
                   "on the hidden tests only.", "", *format_turns(summary["repair"]).splitlines()]
     if summary.get("difficulty"):
-        d = summary["difficulty"]
-        lines += ["", f"Difficulty map ({summary['samples_per_task']} samples a task): never passed {d['never']:.1%} "
-                  f"of the tasks, sometimes {d['sometimes']:.1%}, always {d['always']:.1%}."]
+        lines += ["", f"Difficulty map: {_difficulty_text(summary)}."]
     if summary.get("by_family"):
         lines += ["", "| family | tasks | pass rate | tasks passed |", "|---|---|---|---|"]
         lines += [f"| {name} | {row['tasks']} | {row['pass_rate']:.3f} | {row['tasks_passed']} |"
@@ -288,9 +292,7 @@ def format_summary(summary: dict) -> str:
     parts.append(f"tasks passed: {summary['tasks_all_passed']}/{summary['num_tasks']}, "
                  f"avg generated tokens: {summary['avg_gen_tokens']:.1f}, truncated: {summary['truncated_rate']:.1%}")
     if summary.get("difficulty"):
-        d = summary["difficulty"]
-        parts.append(f"difficulty ({summary['samples_per_task']} samples a task): never passed {d['never']:.1%}, "
-                     f"sometimes {d['sometimes']:.1%}, always {d['always']:.1%}")
+        parts.append(f"difficulty: {_difficulty_text(summary)}")
     parts.append("statuses: " + ", ".join(f"{k}={v}" for k, v in sorted(summary["statuses"].items())))
     if summary["tamper"]:
         parts.append("tamper: " + ", ".join(f"{k}={v}" for k, v in sorted(summary["tamper"].items())))

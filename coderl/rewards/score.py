@@ -18,7 +18,7 @@ from coderl.base.config import option
 from coderl.rewards.components import FRACTION_TESTS, LENGTH_PENALTY_ON, REWARDS
 from coderl.rewards.learned import RewardModelSettings
 from coderl.rollout.types import Sample
-from coderl.sandbox.types import ExecutionResult, Status, is_judge_observed
+from coderl.sandbox.types import ExecutionResult, Status
 from coderl.tasks.types import Task
 
 
@@ -153,7 +153,7 @@ def score(config: RewardConfig, results: list[ExecutionResult], samples: list[Sa
                   for r, s, t, e in zip(results, samples, tasks, extra)]
         components[name] = values
         total = [acc + weight * v for acc, v in zip(total, values)]
-    caught = [any(is_judge_observed(note) for note in r.tamper) for r in results]
+    caught = [bool(r.caught) for r in results]
     capped = [min(t, config.tamper_cap) - t if c and config.tamper_cap is not None else 0.0
               for t, c in zip(total, caught)]
     total = [t + c for t, c in zip(total, capped)]
