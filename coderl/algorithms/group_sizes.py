@@ -51,7 +51,7 @@ def allocate_group_sizes(rates: list[float | None], budget: int, *, min_group: i
     sizes = [0] * len(rates)
     left = budget
     while True:
-        best, best_gain = None, 0.0
+        best, best_step, best_gain = None, 0, 0.0
         for i, p in enumerate(plan):
             n = sizes[i]
             step = min_group if n == 0 else min(block, max_group - n)
@@ -59,9 +59,8 @@ def allocate_group_sizes(rates: list[float | None], budget: int, *, min_group: i
                 continue
             gain = (informative(n + step, p) - informative(n, p)) / step
             if gain > best_gain + 1e-12:
-                best, best_gain = i, gain
+                best, best_step, best_gain = i, step, gain
         if best is None:
             return sizes
-        step = min_group if sizes[best] == 0 else min(block, max_group - sizes[best])
-        sizes[best] += step
-        left -= step
+        sizes[best] += best_step
+        left -= best_step
