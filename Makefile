@@ -59,7 +59,7 @@ FAST_TESTS := tests/algorithms tests/rewards tests/tasks tests/test_config.py te
 	tests/languages/test_verilog_lexer.py tests/models/test_model_specs.py \
 	tests/sandbox/test_answers.py tests/sandbox/test_deep_values.py tests/sandbox/test_verdict_rules.py \
 	tests/sandbox/test_forgery.py tests/sandbox/test_result_stream.py tests/sandbox/test_copy_back.py \
-	tests/train/test_ranks.py tests/train/test_curriculum.py tests/train/test_selection.py
+	tests/train/test_ranks.py tests/train/test_curriculum.py tests/train/test_selection.py tests/train/test_pass_rates.py
 test-fast: setup
 	$(BIN)/python -m pytest -q $(FAST_TESTS) --ignore=tests/tasks/test_corpus.py
 

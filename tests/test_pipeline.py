@@ -281,6 +281,9 @@ def test_report_only_rebuilds_the_report(finished, capsys):
     ("    steps: many\n", "rl[1] (ppo): --steps='many': expected an integer"),
     ("    model: other\n", "rl[1] (ppo): field 'model' cannot be set here"),
     ("    eval_tasks: humaneavl\n", "rl[1] (ppo) eval_tasks: task spec 'humaneavl': no such file"),
+    ("    measure_rates: 1\n", "rl[1] (ppo): measure_rates=1: expected samples a task, an integer >= 2"),
+    ("    measure_rates: 4\n    split: train\n", "rl[1] (ppo): measure_rates=4: expected a run without split:"),
+    ("    measure_rates: 4\n    pass_rates: x\n", "rl[1] (ppo): measure_rates=4: expected no pass_rates beside it"),
 ])
 def test_dry_run_names_the_run_and_field(model_dir, tmp_path, capsys, extra, message):
     second = f"  - name: ppo\n    algo: ppo_critic_free\n    tasks: {TASKS}\n{extra}"
@@ -305,6 +308,27 @@ def test_dry_run_names_the_section_and_field(model_dir, tmp_path, capsys, old, n
     config = tmp_path / "p.yaml"
     config.write_text(pipeline_yaml(model_dir, tmp_path / "out").replace(old, new, 1))
     assert message in one_line_error(capsys, ["pipeline", "--config", str(config), "--dry-run"])
+
+
+def test_measure_rates_evaluates_the_runs_start_on_its_tasks_before_it(model_dir, tmp_path):
+    from coderl.pipeline import load_plan
+    from coderl.pipeline.run import run_pipeline
+
+    text = pipeline_yaml(model_dir, tmp_path / "out", rl_extra="    measure_rates: 2\n    temperature: 0.9\n"
+                         "    group_sizes: adaptive\n")
+    config = tmp_path / "p.yaml"
+    config.write_text(text[: text.index("sft:")] + "sft: null\n" + text[text.index("rl:"):])
+    plan = load_plan(str(config))
+    assert [s.name for s in plan.stages] == ["base-eval", "rates/grpo", "rl/grpo", "eval/grpo"]
+    rates, rl = plan.stages[1].config, plan.stages[2].config
+    assert (rates.tasks, rates.samples, rates.temperature, rates.max_new_tokens, rates.model) == \
+        (TASKS, 2, 0.9, 4, model_dir)
+    assert rl.sampling.pass_rates == plan.stages[1].dir == str(tmp_path / "out" / "rates" / "grpo")
+    lines = []
+    report = run_pipeline(plan, log=lines.append)
+    assert (tmp_path / "out" / "rates" / "grpo" / "samples.jsonl").is_file()
+    assert any(line.startswith("pass rates from ") and "tasks measured" in line for line in lines)
+    assert "grpo start" not in open(report).read()  # a measurement, not a checkpoint of the table
 
 
 def test_without_sft_rl_starts_from_the_model(model_dir, tmp_path):

@@ -56,7 +56,7 @@ def discover(out: str) -> tuple[str, list[Entry]]:
         with open(plan_path, encoding="utf-8") as f:
             plan = json.load(f)
         entries = [Entry(s["name"], s["role"], s["dir"], s["method"], s.get("rl_dir"))
-                   for s in plan["stages"] if s["kind"] == "eval"]
+                   for s in plan["stages"] if s["kind"] == "eval" and s["role"] != "rates"]
         title = plan.get("title") or "coderl pipeline"
     else:
         entries = []

@@ -3,6 +3,7 @@ checked before anything runs (counts, the leak check between training and evalua
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import os
 import re
@@ -30,7 +31,7 @@ OWNED = {
     "sft": ("out", "model", "format", "dtype", "seed"),
     "rl": ("out", "model", "format", "dtype", "config", "resume"),
 }
-PIPELINE_KEYS = {"eval": (), "sft": ("method",), "rl": ("name", "method", "split")}
+PIPELINE_KEYS = {"eval": (), "sft": ("method",), "rl": ("name", "method", "split", "measure_rates")}
 COMMANDS = {"eval": "coderl eval", "sft": "coderl sft", "rl": "coderl train"}
 # Fields that change nothing in a stage's outputs: a rerun with a different value still counts as done.
 COSMETIC = ("progress", "workers", "log_with", "resume", "shared_prompt")
@@ -227,6 +228,7 @@ def _plan_stages(plan: Plan, eval_fields: dict, sft_fields: dict | None, rl: lis
         fields = {k: v for k, v in entry.items() if k != "name"}
         values = {**device, **_section_values(where, "rl", fields, TrainConfig)}
         method, split = values.pop("method", None), values.pop("split", None)
+        measure = values.pop("measure_rates", None)
         run_dir = os.path.join(out, "rl", name)
         split_file = None
         if split is not None:
@@ -237,6 +239,12 @@ def _plan_stages(plan: Plan, eval_fields: dict, sft_fields: dict | None, rl: lis
         method = _label(where, method) or ALGO_LABELS.get(cfg.algo, cfg.algo) + (
             f" (α = {cfg.rewards.length_alpha})" if cfg.rewards.reward in ("seed001", "pass_minus_length") else "")
         input_dir = start if start != plan.model else None
+        if measure is not None:
+            require(split is None, f"{where}: measure_rates", measure,
+                    "a run without split: (its split file is written when the run starts)")
+            plan.stages.append(_rates_stage(where, plan, cfg, measure, name, {**eval_values, **common}, input_dir))
+            cfg = dataclasses.replace(cfg, sampling=dataclasses.replace(cfg.sampling,
+                                                                        pass_rates=plan.stages[-1].dir))
         plan.stages.append(Stage(f"rl/{name}", "rl", run_dir, cfg, method, input_dir=input_dir,
                                  split_file=split_file))
         # with held-out evaluations during training, the run's selected checkpoint (coderl.train.selection:
@@ -245,6 +253,25 @@ def _plan_stages(plan: Plan, eval_fields: dict, sft_fields: dict | None, rl: lis
                       else os.path.join(run_dir, "checkpoints", f"step-{cfg.steps}"))
         plan.stages.append(evaluation(f"eval/{name}", checkpoint, name, method, "rl", input_dir=checkpoint,
                                       rl_dir=run_dir))
+
+
+def _rates_stage(where: str, plan: Plan, cfg, samples, name: str, eval_values: dict, input_dir) -> Stage:
+    """`measure_rates: N` of an RL run: before it, evaluate its starting policy on its training tasks with N
+    samples a task at its own temperature and budget (OUT/rates/<name>); the run's `pass_rates` reads it
+    (`coderl/train/pass_rates.py`: the frontier pool and adaptive group sizes start from these rates)."""
+    from coderl.eval.run import EvalConfig
+
+    require(isinstance(samples, int) and not isinstance(samples, bool) and samples >= 2,
+            f"{where}: measure_rates", samples, "samples a task, an integer >= 2")
+    require(cfg.sampling.pass_rates is None, f"{where}: measure_rates", samples,
+            "no pass_rates beside it (measure_rates writes the run's pass_rates)")
+    directory = os.path.join(plan.out, "rates", name)
+    values = {**eval_values, "out": directory, "model": cfg.model, "tasks": cfg.tasks, "split": "all",
+              "samples": samples, "temperature": cfg.temperature, "max_new_tokens": cfg.max_new_tokens,
+              "batch_size": cfg.generation_batch_size, "limit": None, "label": f"{name} start",
+              "method": "pass rates"}
+    return Stage(f"rates/{name}", "eval", directory, _build(where, EvalConfig, values), "pass rates", "rates",
+                 input_dir=input_dir)
 
 
 def _label(where: str, method) -> str | None:

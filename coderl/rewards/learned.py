@@ -52,11 +52,12 @@ class RewardModelSettings:
                                       "pass=0.5,reward_model=0.5); an error without a reward_model weight")
     reward_model_normalize: str = option("sigmoid", "reward_model: sigmoid (0..1, the scale of pass), batch (z-score "
                                          "over the step's samples) or none (raw logit)", choices=list(NORMALIZE))
-    reward_model_batch_size: int = option(8, "reward_model: texts scored per forward pass")
+    reward_model_batch_size: int = option(8, "reward_model: texts scored per forward pass", cli=False)
     reward_model_device: str = option("auto", "reward_model: auto (the training device: CUDA if present), cpu or "
                                       "cuda", choices=list(DEVICES))
     reward_model_max_tokens: int = option(1024, "reward_model: longest text scored, in tokens (also capped by the "
-                                          "model's own position limit); longer texts lose their beginning")
+                                          "model's own position limit); longer texts lose their beginning",
+                                          cli=False)
 
     def validate_reward_model(self, used: bool) -> None:
         """One-line `ConfigError`s naming the flag; `used` (the component has a weight): the folder is checked."""
@@ -69,7 +70,7 @@ class RewardModelSettings:
         for name in ("reward_model_batch_size", "reward_model_max_tokens"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ConfigError(f"--{name.replace('_', '-')} {value!r}: expected an integer >= 1")
+                raise ConfigError(f"{name} {value!r}: expected an integer >= 1 (a YAML-only setting)")
         if used:
             check_reward_model(self.reward_model)
 

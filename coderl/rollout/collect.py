@@ -29,13 +29,13 @@ class Generation:
     """How completions are sampled (the arguments of `rollout.hf.generate`)."""
 
     format: str = "completion"
-    samples_per_prompt: int = 1
+    samples_per_prompt: int | tuple[int, ...] = 1  # a tuple: one count per task (adaptive group sizes)
     max_new_tokens: int = 256
     temperature: float = 0.0
     top_p: float = 1.0
     seed: int = 0  # a chunk starting at task index c samples with seed + c
     batch_size: int | None = 16  # sequences per generate call (None: `fill_batch_size`, CPU 16, a GPU's fill);
-    # a chunk holds batch_size // samples_per_prompt tasks
+    # a chunk holds the tasks whose rows fit batch_size (`chunk_starts`)
     min_new_tokens: int | None = None
     share_prompts: bool = True
     stop: Sequence[str] | None = None  # None: the format's stop sequences
@@ -75,6 +75,30 @@ class Collected:
         return self.batch.samples if self.batch is not None else []
 
 
+def per_task_counts(samples_per_prompt: int | Sequence[int], num_tasks: int) -> list[int]:
+    """Samples of each of `num_tasks` tasks: one count for all, or one per task."""
+    if isinstance(samples_per_prompt, int):
+        return [samples_per_prompt] * num_tasks
+    counts = list(samples_per_prompt)
+    if len(counts) != num_tasks:
+        raise ValueError(f"generate: {len(counts)} sample counts for {num_tasks} tasks")
+    return counts
+
+
+def chunk_starts(counts: Sequence[int], batch_size: int) -> list[int]:
+    """Where `collect`'s chunks start: consecutive tasks whose rows (`counts`) fit `batch_size`, a task with
+    more rows than that alone in its chunk.  Equal counts n give every batch_size // n tasks (at least 1).
+    Greedy from the first task, so cutting a list at one of its chunk starts leaves the later chunks as
+    they were (the training ranks rely on this: `train/rounds.py`)."""
+    starts, rows = [], 0
+    for i, n in enumerate(counts):
+        if not starts or rows + n > batch_size:
+            starts.append(i)
+            rows = 0
+        rows += n
+    return starts
+
+
 def collect(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generation, limits: Limits | None = None, *,
             max_prompt_tokens: int | None = None, log: Callable[[str], None] | None = None) -> Collected:
     """Generate for `tasks` chunk by chunk, submitting every chunk's programs before the next chunk
@@ -82,20 +106,21 @@ def collect(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generation, l
     from coderl.rollout.batching import concat_batches, drop_long_prompts
     from coderl.rollout.hf import generate
 
+    counts = per_task_counts(gen.samples_per_prompt, len(tasks))
     batch_size = gen.batch_size
     if batch_size is None:  # fill the device: every row of the collection at once on a GPU (up to 256)
         from coderl.rollout.hf_config import fill_batch_size
 
-        batch_size = fill_batch_size(model, len(tasks) * gen.samples_per_prompt,
-                                     max_tokens=(max_prompt_tokens or 1024) + gen.max_new_tokens)
-    per_chunk = max(1, batch_size // gen.samples_per_prompt)
+        batch_size = fill_batch_size(model, sum(counts), max_tokens=(max_prompt_tokens or 1024) + gen.max_new_tokens)
+    bounds = chunk_starts(counts, batch_size) + [len(tasks)]
     batches, futures = [], []
     gen_seconds = 0.0
     gen_tokens = 0
-    for c in range(0, len(tasks), per_chunk):
-        chunk = tasks[c: c + per_chunk]
+    for c, end in zip(bounds, bounds[1:]):
+        chunk = tasks[c:end]
+        per_task = gen.samples_per_prompt if isinstance(gen.samples_per_prompt, int) else counts[c:end]
         t = time.perf_counter()
-        b = generate(model, tokenizer, chunk, format=gen.format, samples_per_prompt=gen.samples_per_prompt,
+        b = generate(model, tokenizer, chunk, format=gen.format, samples_per_prompt=per_task,
                      max_new_tokens=gen.max_new_tokens, temperature=gen.temperature, top_p=gen.top_p,
                      seed=gen.seed + c, batch_size=batch_size, min_new_tokens=gen.min_new_tokens,
                      share_prompts=gen.share_prompts, stop=gen.stop, **gen.extra)
@@ -109,7 +134,7 @@ def collect(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generation, l
         if len(b):
             batches.append(b)
         if log is not None:
-            log(f"generated {min(c + per_chunk, len(tasks))}/{len(tasks)} tasks "
+            log(f"generated {end}/{len(tasks)} tasks "
                 f"({gen_tokens / max(gen_seconds, 1e-9):.0f} tokens/s)")
     batch = concat_batches(batches) if batches else None
     kept = {s.task_id for s in batch.samples} if batch is not None else set()

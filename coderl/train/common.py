@@ -33,6 +33,7 @@ from coderl.train.distributed import Ranks
 from coderl.train.episodes import repair_tasks
 from coderl.train.ledger import Ledger, Resumed
 from coderl.train.logprobs import build_sequences, token_logprobs
+from coderl.train.pass_rates import describe_rates, measured_rates
 from coderl.train.policy import Policy, build_policy
 from coderl.train.rewards import check_rewards_fit_tasks, reward_config
 from coderl.train.rollout_source import LocalSource, RolloutContext, RolloutSource, ShardedSource
@@ -157,6 +158,10 @@ def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None
                           "worker beside it); drop accelerate launch, or --async-max-age")
     log = log if ranks.is_main else _silent
     ckpt, tasks = prepare_run(cfg, log, ranks)
+    measured = None
+    if cfg.sampling.pass_rates and not ckpt:  # a resumed run has its own running rates
+        measured = measured_rates(cfg.sampling.pass_rates, [t.task_id for t in tasks])
+        log(f"pass rates from {cfg.sampling.pass_rates}: {describe_rates(measured)}")
     policy = build_policy(cfg, resume_from=ckpt)
     if policy.note:
         log(policy.note)
@@ -168,10 +173,11 @@ def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None
                                            warmup_steps=o.warmup_steps, total_steps=cfg.steps)
     advice = "Lower --learning-rate or --max-grad-norm, and check the rewards (a NaN reward makes every update NaN)"
     updater = Updater(modules, optimizer, scheduler, ranks=ranks, max_grad_norm=o.max_grad_norm,
-                      micro_batch_size=o.micro_batch_size, group=cfg.samples_per_prompt, aggregation=cfg.aggregation,
+                      micro_batch_size=o.micro_batch_size, aggregation=cfg.aggregation,
+                      group=1 if cfg.sampling.adaptive else cfg.samples_per_prompt,
                       nonfinite=NonFiniteSteps(advice=advice))
     resumed = Resumed.load(ckpt, updater, log)
-    rates = resumed.rates or [None] * len(tasks)
+    rates = resumed.rates or measured or [None] * len(tasks)
     context = RolloutContext(cfg, log, tasks, policy, None, reward_config(cfg), reward_override, rates)
     ledger = Ledger(cfg, log, policy, updater, rates, resumed, ranks=ranks, describe=_describe)
     return Training(cfg, context, updater, ledger)

@@ -337,6 +337,10 @@ class TrainConfig:
         require(self.format in FORMATS, "--format", self.format, "one of " + ", ".join(FORMATS))
         require(not self.repair.on or self.format != "completion", "--format", self.format,
                 "a chat format (chat or reasoning) with --turns > 1: feedback is a user message")
+        require(not (self.repair.on and self.sampling.adaptive), "--group-sizes", self.sampling.group_sizes,
+                "fixed with --turns > 1 (repair episodes sample samples_per_prompt rows per task)")
+        require(not self.sampling.adaptive or self.batch_size >= 2, "--group-sizes", self.sampling.group_sizes,
+                "fixed when prompts_per_step x samples_per_prompt < 2 (no group of two fits the budget)")
         for flag, value in (("--minibatch-size", o.minibatch_size), ("--micro-batch-size", o.micro_batch_size)):
             require(value is None or value >= 1, flag, value, "an integer >= 1")
         from coderl.train.rewards import reward_config, settle_length_options
@@ -363,7 +367,14 @@ class TrainConfig:
 
     @property
     def batch_size(self) -> int:
+        """A step's sample budget: rows per round (also with adaptive group sizes), and what refill fills."""
         return self.prompts_per_step * self.samples_per_prompt
+
+    @property
+    def prompts_drawn(self) -> int:
+        """Prompts a round draws: prompts_per_step, or with adaptive group sizes as many groups as the budget
+        holds at the smallest size (2), among which the allocation chooses (`rounds.planned_groups`)."""
+        return max(1, self.batch_size // 2) if self.sampling.adaptive else self.prompts_per_step
 
     @property
     def aggregation_kwargs(self) -> dict:

@@ -34,6 +34,10 @@ def dry_run_report(cfg, world: int = 1) -> str:
         prompts = max(end - start for start, end in (Ranks(r, n).shard(cfg.prompts_per_step, chunk)
                                                      for r in range(n)))
         lines.append(f"{n:>9}  {prompts:>25}  {math.ceil(minibatch / n):>25}")
+    if cfg.sampling.adaptive:
+        lines.append(f"adaptive group sizes: each round draws {cfg.prompts_drawn} prompts and shares its {rows} "
+                     f"samples among them by running pass rate (groups of 2 to {cfg.sampling.max_group_size}, none "
+                     "for a solved task; the prompts per rank above are then a most)")
     a = cfg.asynchronous
     if a.on:
         lines.append(f"asynchronous rollouts: a generation worker process samples step k+1.. while step k trains, "

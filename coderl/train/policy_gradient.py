@@ -114,4 +114,5 @@ def _optimise(cfg, run, rolled, step) -> tuple[dict, dict]:
         averages.add(run.updater.update(minibatch, mask, piece_loss))
     out = {**run.updater.mean(averages.result()), **correction.stats(mask)}
     out["advantage/mean_abs"] = float(advantages.abs().sum() / mask.sum().clamp(min=1))
+    out["advantage/nonzero_rows"] = float(((advantages.abs() * mask).sum(1) > 0).float().mean())  # rows that move
     return out, new_state

@@ -4,29 +4,38 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections import Counter
 
 import torch
 
 from coderl.algorithms.sampling import zero_variance_groups
 from coderl.rollout.batching import concat_batches, select_rows
+from coderl.train.curriculum import task_weights, weighted_sample
 
 
 def refill(ctx, step: int, first, next_round):
     """DAPO's dynamic sampling (arXiv 2503.14476, sec. 3.2): drop the groups whose rewards are all
     equal (`zero_variance_groups`) and generate for further prompts, up to `dynamic_sampling` extra
-    rounds of prompts_per_step each, until prompts_per_step informative groups are kept.  Round r's
-    prompts are a seeded draw for (seed, step, r), so a resumed run draws the same.  The step's
-    reward/sandbox metrics stay those of its first round (comparable with runs without refill);
-    if no group varies in any round, the first round is trained on (its advantages are zero).
-    `next_round(task_indices, round_)` generates and scores one more round (`rounds.scored_round`)."""
+    rounds, until the informative groups kept hold the step's sample budget (prompts_per_step x
+    samples_per_prompt rows: prompts_per_step groups at a fixed group size).  Round r draws as the step
+    does (the curriculum's weights when it is on, else uniformly), seeded for (seed, step, r), so a
+    resumed run draws the same.  The step's reward/sandbox metrics stay those of its first round
+    (comparable with runs without refill); if no group varies in any round, the first round is trained
+    on (its advantages are zero).  `next_round(task_indices, round_)` generates and scores one more round
+    (`rounds.scored_round`)."""
     cfg = ctx.cfg
-    kept, rewards, turn_rewards, groups, offset, rounds = [], [], [], 0, 0, 0
+    kept, rewards, turn_rewards, groups, kept_rows, offset, rounds = [], [], [], 0, 0, 0, 0
     current, gen_seconds = first, first.gen_seconds
     while True:
         informative = ~zero_variance_groups(current.rewards, current.batch.group_ids)
         ids = current.batch.group_ids.tolist()
-        wanted = list(dict.fromkeys(g for g, ok in zip(ids, informative.tolist()) if ok))
-        wanted = set(wanted[: cfg.prompts_per_step - groups])
+        size = Counter(ids)
+        wanted = set()
+        for g in dict.fromkeys(g for g, ok in zip(ids, informative.tolist()) if ok):
+            if kept_rows >= cfg.batch_size:
+                break
+            wanted.add(g)
+            kept_rows += size[g]
         rows = [i for i, g in enumerate(ids) if g in wanted]
         if rows:
             kept.append(select_rows(current.batch, rows, offset))
@@ -35,12 +44,10 @@ def refill(ctx, step: int, first, next_round):
                 turn_rewards.append(current.turn_rewards[rows])
         groups += len(wanted)
         offset += max(ids) + 1
-        if groups >= cfg.prompts_per_step or rounds >= cfg.sampling.dynamic_sampling:
+        if kept_rows >= cfg.batch_size or rounds >= cfg.sampling.dynamic_sampling:
             break
         rounds += 1
-        draw = random.Random(f"{cfg.seed}:refill:{step}:{rounds}").sample(
-            range(len(ctx.tasks)), min(cfg.prompts_per_step, len(ctx.tasks)))
-        current = next_round(draw, rounds)
+        current = next_round(_draw(ctx, step, rounds), rounds)
         gen_seconds += current.gen_seconds
     metrics = {**first.metrics, "sampling/extra_rounds": float(rounds), "sampling/kept_groups": float(groups)}
     if not kept:
@@ -48,6 +55,17 @@ def refill(ctx, step: int, first, next_round):
     return dataclasses.replace(first, batch=concat_batches(kept, ctx.policy.tokenizer.pad_token_id or 0),
                                rewards=torch.cat(rewards), metrics=metrics, gen_seconds=gen_seconds,
                                turn_rewards=cat_turns(turn_rewards) if turn_rewards else None)
+
+
+def _draw(ctx, step: int, round_: int) -> list[int]:
+    """Task indices of refill round `round_`: as many as a step draws, by the curriculum's weights when it
+    is on."""
+    cfg = ctx.cfg
+    rng = random.Random(f"{cfg.seed}:refill:{step}:{round_}")
+    count = min(cfg.prompts_drawn, len(ctx.tasks))
+    if cfg.sampling.curriculum_floor is None:
+        return rng.sample(range(len(ctx.tasks)), count)
+    return weighted_sample(task_weights(ctx.rates, cfg.sampling.curriculum_floor), count, rng)
 
 
 def cat_turns(parts: list) -> torch.Tensor:

@@ -61,3 +61,18 @@ def test_never_over_budget_and_sizes_are_on_the_grid():
         assert sum(sizes) <= budget
         assert all(n == 0 or (min_group <= n <= max_group and (n - min_group) % block == 0) for n in sizes)
         assert all(n == 0 for n, r in zip(sizes, rates) if r is not None and r >= 1.0)
+
+
+def test_collect_chunks_hold_the_rows_that_fit_the_batch():
+    from coderl.rollout.collect import chunk_starts
+
+    # equal counts n: batch_size // n tasks a chunk, as before adaptive sizes existed
+    assert chunk_starts([8] * 10, 32) == [0, 4, 8]
+    assert chunk_starts([3] * 5, 16) == [0]
+    assert chunk_starts([8, 8], 4) == [0, 1]  # a group larger than the batch is a chunk of its own
+    # 10 + 6 = 16 fit; 2 more would not; 2 + 12 fit; 4 alone; 20 alone (> 16)
+    assert chunk_starts([10, 6, 2, 12, 4, 20], 16) == [0, 2, 4, 5]
+    assert chunk_starts([], 16) == []
+    # cutting at a chunk start leaves the later chunks where they were (ranks shard at chunk starts)
+    counts = [10, 6, 2, 12, 4, 20, 2, 2]
+    assert [2 + s for s in chunk_starts(counts[2:], 16)] == chunk_starts(counts, 16)[1:]

@@ -254,7 +254,7 @@ def test_reward_model_flag_values_are_checked_naming_the_flag(rm_dir):
                                        reward_weights={"reward_model": 1.0}, reward_model=rm_dir, **fields))
 
     assert reward_config(config(reward_model_max_tokens=512)).reward_model_max_tokens == 512
-    for field, flag in [("reward_model_batch_size", "--reward-model-batch-size 0"),
-                        ("reward_model_max_tokens", "--reward-model-max-tokens 0")]:
+    for field, flag in [("reward_model_batch_size", "reward_model_batch_size 0"),
+                        ("reward_model_max_tokens", "reward_model_max_tokens 0")]:
         with pytest.raises(ConfigError, match=flag):
             config(**{field: 0})
