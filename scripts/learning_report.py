@@ -39,12 +39,13 @@ def main() -> None:
               f"{sb['pass_at_k']['pass@1']:.3f} -> {sa['pass_at_k']['pass@1']:.3f} "
               f"(paired diff {mean:+.3f}, 95% CI [{lo:+.3f}, {hi:+.3f}], n={len(ids)} tasks){more}; "
               f"avg tokens {sb['avg_gen_tokens']:.1f} -> {sa['avg_gen_tokens']:.1f}")
+    rows = [json.loads(line) for line in open(os.path.join(args.run, "metrics.jsonl")) if line.strip()]
+    print(signal_summary(rows))
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = [json.loads(line) for line in open(os.path.join(args.run, "metrics.jsonl")) if line.strip()]
     fig, axes = plt.subplots(2, 3, figsize=(12, 6.5), dpi=110)
     for ax, (key, label) in zip(axes.flat, CURVES):
         pts = [(r["step"], r[key]) for r in rows if key in r]
@@ -62,6 +63,19 @@ def main() -> None:
     fig.tight_layout()
     fig.savefig(args.png)
     print(f"curves: {args.png}")
+
+
+def signal_summary(rows: list[dict]) -> str:
+    """Did the run have a signal: of its training steps, how many moved the policy (some row with a non-zero
+    advantage), and each step's fraction of zero-variance groups (first round, before any refill)."""
+    steps = [r for r in rows if "reward/total" in r]
+    if not steps:
+        return "signal: no training step in metrics.jsonl"
+    moved = sum(r.get("advantage/nonzero_rows", r.get("advantage/mean_abs", 0.0)) > 0 for r in steps)
+    flat = " ".join(f"{r.get('rollout/zero_variance_groups', float('nan')):.2f}" for r in steps)
+    paid = sum(r.get("sandbox/pass_rate", 0.0) > 0 for r in steps)
+    return (f"signal: {moved}/{len(steps)} steps with a non-zero update ({moved / len(steps):.0%}); {paid}/{len(steps)} "
+            f"steps with a passing sample in the first round; zero-variance group fraction per step: {flat}")
 
 
 if __name__ == "__main__":
