@@ -5,15 +5,15 @@ Each family is a module in `coderl.tasks.corpus.families` holding real reference
 without opening the evaluation sets (easy, HumanEval, the synthetic generator), and is checked
 against them by behaviour (`coderl decontaminate`, `docs/decontamination.md`): a problem whose
 reference passes an evaluation task's tests is removed.  Every problem's tests must reject at least
-two mutants of its reference (`coderl.tasks.corpus.mutants`; `python -m coderl.tasks.corpus audit`).
+two mutants of its reference (`coderl.tasks.corpus.mutants`; `coderl check --tasks corpus --reference --mutants 2`).
 
 Splits: a problem is in the *valid* split when a fixed hash of its task id falls in the lowest 20%
 of the hash range, else in *train*; so adding or removing a problem never moves another one, and
 every family (about 20 problems) has some of each (a family with no hash in range gives its lowest).
 The corpus has no test split: evaluate on `easy` and `humaneval@test`.
 
-Levels: 1 = warm-up problems (a line or three; the bundled 135M model should solve some), 2 =
-standard problems (loops, parsing, small algorithms; the default of `Family.problem`).
+Levels: 1 = warm-up problems (a line or three; the bundled 135M model should solve some; the `basics_*`
+families are the easiest, written for its level), 2 = standard problems (loops, parsing, small algorithms; the default of `Family.problem`).
 
     corpus                   all problems (load_tasks's split picks train / valid, as below)
     corpus:split=valid       the valid split, whatever load_tasks's split is (it must agree or be all)
