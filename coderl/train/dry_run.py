@@ -37,7 +37,7 @@ def dry_run_report(cfg, world: int = 1) -> str:
     if cfg.sampling.adaptive:
         lines.append(f"adaptive group sizes: each round draws {cfg.prompts_drawn} prompts and shares its {rows} "
                      f"samples among them by running pass rate (groups of 2 to {cfg.sampling.max_group_size}, none "
-                     "for a solved task; the prompts per rank above are then a most)")
+                     "for a solved task), so a round generates for up to that many prompts, not the table's")
     a = cfg.asynchronous
     if a.on:
         lines.append(f"asynchronous rollouts: a generation worker process samples step k+1.. while step k trains, "
