@@ -74,8 +74,9 @@ def signal_summary(rows: list[dict]) -> str:
     moved = sum(r.get("advantage/nonzero_rows", r.get("advantage/mean_abs", 0.0)) > 0 for r in steps)
     flat = " ".join(f"{r.get('rollout/zero_variance_groups', float('nan')):.2f}" for r in steps)
     paid = sum(r.get("sandbox/pass_rate", 0.0) > 0 for r in steps)
-    return (f"signal: {moved}/{len(steps)} steps with a non-zero update ({moved / len(steps):.0%}); {paid}/{len(steps)} "
-            f"steps with a passing sample in the first round; zero-variance group fraction per step: {flat}")
+    n = len(steps)
+    return (f"signal: {moved}/{n} steps with a non-zero update ({moved / n:.0%}); {paid}/{n} steps with a passing "
+            f"sample in the first round; zero-variance group fraction per step: {flat}")
 
 
 if __name__ == "__main__":

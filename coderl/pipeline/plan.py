@@ -1,5 +1,8 @@
 """The pipeline's plan: its YAML read and checked field by field into stages (`load_plan`), and its task sets
-checked before anything runs (counts, the leak check between training and evaluation tasks, RL splits)."""
+checked before anything runs (counts, the leak check between training and evaluation tasks, RL splits).
+
+Over 400 lines: every stage a config can ask for (evaluations, SFT, RL runs with their splits and measured
+pass rates) is planned and checked here, before anything runs, so a bad field is one line at `--dry-run`."""
 
 from __future__ import annotations
 

@@ -75,16 +75,6 @@ class Collected:
         return self.batch.samples if self.batch is not None else []
 
 
-def per_task_counts(samples_per_prompt: int | Sequence[int], num_tasks: int) -> list[int]:
-    """Samples of each of `num_tasks` tasks: one count for all, or one per task."""
-    if isinstance(samples_per_prompt, int):
-        return [samples_per_prompt] * num_tasks
-    counts = list(samples_per_prompt)
-    if len(counts) != num_tasks:
-        raise ValueError(f"generate: {len(counts)} sample counts for {num_tasks} tasks")
-    return counts
-
-
 def chunk_starts(counts: Sequence[int], batch_size: int) -> list[int]:
     """Where `collect`'s chunks start: consecutive tasks whose rows (`counts`) fit `batch_size`, a task with
     more rows than that alone in its chunk.  Equal counts n give every batch_size // n tasks (at least 1).
@@ -103,7 +93,7 @@ def collect(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generation, l
             max_prompt_tokens: int | None = None, log: Callable[[str], None] | None = None) -> Collected:
     """Generate for `tasks` chunk by chunk, submitting every chunk's programs before the next chunk
     generates; then wait for all results.  `max_prompt_tokens`: rows with longer prompts are dropped."""
-    from coderl.rollout.batching import concat_batches, drop_long_prompts
+    from coderl.rollout.batching import concat_batches, drop_long_prompts, per_task_counts
     from coderl.rollout.hf import generate
 
     counts = per_task_counts(gen.samples_per_prompt, len(tasks))

@@ -60,7 +60,7 @@ from transformers.generation.logits_process import (
     TopPLogitsWarper,
 )
 
-from coderl.rollout.collect import per_task_counts
+from coderl.rollout.batching import per_task_counts
 from coderl.rollout.formats import cut_at_stop, get_format, prompt_text
 from coderl.rollout.hf_callbacks import PolicyLogprobs, RowsFinished, StopOnText, cut_generation, decode
 from coderl.rollout.hf_config import (

@@ -13,7 +13,8 @@ every family (about 20 problems) has some of each (a family with no hash in rang
 The corpus has no test split: evaluate on `easy` and `humaneval@test`.
 
 Levels: 1 = warm-up problems (a line or three; the bundled 135M model should solve some; the `basics_*`
-families are the easiest, written for its level), 2 = standard problems (loops, parsing, small algorithms; the default of `Family.problem`).
+families are the easiest, written for its level), 2 = standard problems (loops, parsing, small
+algorithms; the default of `Family.problem`).
 
     corpus                   all problems (load_tasks's split picks train / valid, as below)
     corpus:split=valid       the valid split, whatever load_tasks's split is (it must agree or be all)
