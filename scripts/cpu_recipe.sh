@@ -42,7 +42,7 @@ if [ "$VALID" = 1 ]; then
   for entry in "${models[@]}"; do
     key=${entry%%:*}; model=${entry#*:}
     dir="$OUT/corpus-valid/$key"
-    [ -f "$dir/summary.json" ] || $CODERL eval --model "$model" --tasks corpus --split valid --format chat \
+    [ -f "$dir/summary.json" ] || $CODERL eval --model "$model" --tasks corpus@valid --format chat \
       --dtype bfloat16 --batch-size 64 --max-new-tokens 256 --label "$key" --method "$key" --out "$dir"
   done
   echo "cpu_recipe: corpus@valid took $(( (SECONDS - start) / 60 )) min $(( (SECONDS - start) % 60 )) s"
