@@ -51,10 +51,11 @@ class RewardModelSettings:
                                       "sequence classifier (seed 002 mixes 0.5 test + 0.5 rm: --reward-weights "
                                       "pass=0.5,reward_model=0.5); an error without a reward_model weight")
     reward_model_normalize: str = option("sigmoid", "reward_model: sigmoid (0..1, the scale of pass), batch (z-score "
-                                         "over the step's samples) or none (raw logit)", choices=list(NORMALIZE))
+                                         "over the step's samples) or none (raw logit)", choices=list(NORMALIZE),
+                                         cli=False)
     reward_model_batch_size: int = option(8, "reward_model: texts scored per forward pass", cli=False)
     reward_model_device: str = option("auto", "reward_model: auto (the training device: CUDA if present), cpu or "
-                                      "cuda", choices=list(DEVICES))
+                                      "cuda", choices=list(DEVICES), cli=False)
     reward_model_max_tokens: int = option(1024, "reward_model: longest text scored, in tokens (also capped by the "
                                           "model's own position limit); longer texts lose their beginning",
                                           cli=False)
@@ -62,11 +63,11 @@ class RewardModelSettings:
     def validate_reward_model(self, used: bool) -> None:
         """One-line `ConfigError`s naming the flag; `used` (the component has a weight): the folder is checked."""
         if self.reward_model_normalize not in NORMALIZE:
-            raise ConfigError(f"--reward-model-normalize {self.reward_model_normalize!r}: expected one of "
-                              f"{', '.join(NORMALIZE)}")
+            raise ConfigError(f"reward_model_normalize {self.reward_model_normalize!r}: expected one of "
+                              f"{', '.join(NORMALIZE)} (a YAML-only setting)")
         if self.reward_model_device not in DEVICES:
-            raise ConfigError(f"--reward-model-device {self.reward_model_device!r}: expected one of "
-                              f"{', '.join(DEVICES)}")
+            raise ConfigError(f"reward_model_device {self.reward_model_device!r}: expected one of "
+                              f"{', '.join(DEVICES)} (a YAML-only setting)")
         for name in ("reward_model_batch_size", "reward_model_max_tokens"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -108,11 +109,11 @@ def _device(name: str) -> str:
     import torch
 
     if name not in DEVICES:
-        raise ConfigError(f"--reward-model-device {name!r}: expected one of {', '.join(DEVICES)}")
+        raise ConfigError(f"reward_model_device {name!r}: expected one of {', '.join(DEVICES)}")
     if name == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
     if name == "cuda" and not torch.cuda.is_available():
-        raise ConfigError("--reward-model-device cuda: no CUDA device is available (use auto or cpu)")
+        raise ConfigError("reward_model_device cuda: no CUDA device is available (use auto or cpu)")
     return name
 
 
@@ -197,7 +198,7 @@ def normalize(scores: list[float], how: str) -> list[float]:
         mean = sum(scores) / len(scores)
         std = math.sqrt(sum((s - mean) ** 2 for s in scores) / len(scores))
         return [0.0] * len(scores) if std < 1e-8 else [(s - mean) / std for s in scores]
-    raise ConfigError(f"--reward-model-normalize {how!r}: expected one of {', '.join(NORMALIZE)}")
+    raise ConfigError(f"reward_model_normalize {how!r}: expected one of {', '.join(NORMALIZE)}")
 
 
 def reward_model_scores(samples: list, tasks: list, *, reward_model: str | None, reward_model_normalize: str,

@@ -151,7 +151,7 @@ def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None
     checkpoint resumed from."""
     ranks = Ranks.start(cfg.device)
     if ranks.on and cfg.rewards.reward_model and cfg.rewards.reward_model_normalize == "batch":
-        raise ConfigError("--reward-model-normalize batch z-scores one scoring call, which under several processes is "
+        raise ConfigError("reward_model_normalize: batch z-scores one scoring call, which under several processes is "
                           "one rank's shard, not the step; use sigmoid or none with accelerate launch")
     if ranks.on and cfg.asynchronous.on:
         raise ConfigError("--async-max-age: asynchronous rollouts run with one training process (its generation "

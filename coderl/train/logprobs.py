@@ -19,16 +19,31 @@ cache is gathered to the rows that share it (`Cache.reorder_cache`, differentiab
 completions are run on top.  Same positions, same masks, same math: the log-probs equal the plain
 forward's up to float rounding, and so do the gradients (tests/train/test_logprobs.py).  The
 forward/backward work drops from N x (P + T) tokens to U x P + N x T (U distinct prompts).
+
+Chunked log-probs (`chunk_bytes`).  The logits of a batch are [n, T, V] float32: at 16 rows x 1,000
+tokens x a 49k vocabulary that is 3 GB, and the log-softmax and entropy keep several such tensors for
+backward.  When they would pass `chunk_bytes` (default `LOGIT_CHUNK_BYTES`), the model is run for its
+last hidden states only (`logits_to_keep=1`), and the output projection, log-softmax and entropy run
+over the loss-mask tokens in chunks of at most `chunk_bytes` of logits each, every chunk under
+`torch.utils.checkpoint`: backward keeps only the chunk's hidden states and recomputes its logits.
+The values and gradients equal the unchunked path's within float tolerance
+(tests/train/test_logprobs_chunked.py).  A model whose logits are not its output projection of the last
+hidden state (a soft cap, a scale: checked on the one position the forward returns) keeps the full path.
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import torch
+from torch.utils.checkpoint import checkpoint
 
 from coderl.algorithms.entropy import entropy_from_logits
 from coderl.rollout.types import RolloutBatch
+from coderl.train.activation_checkpointing import is_checkpointed
+
+LOGIT_CHUNK_BYTES = 1 << 30  # float32 logits per chunk: above this, log-probs and entropy run in chunks
 
 
 @dataclass
@@ -54,13 +69,20 @@ def build_sequences(batch: RolloutBatch, rows: torch.Tensor | slice | None = Non
 
 
 def token_logprobs(model, seqs: Sequences, temperature: float = 1.0, *, with_entropy: bool = False,
-                   shared_prompt: bool = True):
+                   shared_prompt: bool = True, chunk_bytes: int | None = None):
     """log pi(completion token | prefix) per token: [n, T] (0 on padding); optionally the entropy [n, T].
 
     temperature: the sampling temperature (0 = greedy is scored at T = 1, as `generate` does).
     shared_prompt: run each distinct prompt once when rows repeat it (see the module docstring).
+    chunk_bytes: the most float32 logits held at once (default `LOGIT_CHUNK_BYTES`; see the module docstring).
     """
-    groups = prompt_groups(seqs) if shared_prompt else None
+    groups = prompt_groups(seqs) if _sharing(model, shared_prompt) else None
+    if _chunked(model, seqs, chunk_bytes):
+        hidden = _last_hidden(model, seqs, groups)  # [n, T + 1, H] and the logits of one position
+        if hidden is not None:
+            logprobs, entropy = _chunked_stats(model, hidden[:, :-1, :], seqs, temperature, with_entropy,
+                                               chunk_bytes or LOGIT_CHUNK_BYTES)
+            return (logprobs, entropy) if with_entropy else logprobs
     raw = _forward_shared(model, seqs, *groups) if groups is not None else None
     if raw is None:  # every prompt distinct, sharing off, or a cache that cannot be gathered
         raw = _forward(model, seqs).logits
@@ -72,7 +94,7 @@ def token_logprobs(model, seqs: Sequences, temperature: float = 1.0, *, with_ent
 
 
 def token_logprobs_and_values(model, value_head, seqs: Sequences, temperature: float = 1.0, *,
-                              entropy_grad: bool = True, shared_prompt: bool = True):
+                              entropy_grad: bool = True, shared_prompt: bool = True, chunk_bytes: int | None = None):
     """One forward pass -> (logprobs [n, T], values [n, T], entropy [n, T]), each 0 on padding.
 
     values[:, t] = value_head(h) at the position whose logits predict completion token t, i.e. V of
@@ -81,9 +103,18 @@ def token_logprobs_and_values(model, value_head, seqs: Sequences, temperature: f
     final-norm output, full length (logits_to_keep only trims the logits).
     entropy_grad=False computes the entropy without a graph (logged only, not in the loss).
     shared_prompt: each distinct prompt runs once (as `token_logprobs`); the same values.
+    chunk_bytes: as `token_logprobs` (large logits run in chunks; the values need only the hidden states).
     """
+    groups = prompt_groups(seqs) if _sharing(model, shared_prompt) else None
+    if _chunked(model, seqs, chunk_bytes):
+        last_hidden = _last_hidden(model, seqs, groups)
+        if last_hidden is not None:
+            hidden = last_hidden[:, :-1, :]  # [n, T, H]: positions P-1 .. P+T-2
+            values = value_head(hidden) * seqs.mask.to(hidden.device)
+            logprobs, entropy = _chunked_stats(model, hidden, seqs, temperature, True, chunk_bytes or LOGIT_CHUNK_BYTES,
+                                               entropy_grad=entropy_grad)
+            return logprobs, _home(values, seqs), entropy
     T = seqs.completion_ids.shape[1]
-    groups = prompt_groups(seqs) if shared_prompt else None
     shared = _forward_shared(model, seqs, *groups, with_hidden=True) if groups is not None else None
     if shared is not None:
         raw, last_hidden = shared  # [n, T + 1, V], [n, T + 1, H]
@@ -99,6 +130,95 @@ def token_logprobs_and_values(model, value_head, seqs: Sequences, temperature: f
     return _home(logprobs, seqs), _home(values, seqs), _home(entropy, seqs)
 
 
+def _sharing(model, shared_prompt: bool) -> bool:
+    """Shared prompts need a KV cache, which a checkpointed layer must not write on a graph
+    (`train/activation_checkpointing.py`): then the plain forward."""
+    return shared_prompt and not (torch.is_grad_enabled() and is_checkpointed(model))
+
+
+def _output_head(model):
+    """The output projection (lm_head) of a model, through a DDP or peft wrapper."""
+    inner = getattr(model, "module", model)  # DistributedDataParallel
+    return inner.get_output_embeddings()
+
+
+def _chunked(model, seqs: Sequences, chunk_bytes: int | None) -> bool:
+    """Whether the [n, T, V] float32 logits pass `chunk_bytes` (and the model has an output projection)."""
+    head = _output_head(model)
+    weight = getattr(head, "weight", None)
+    if weight is None:
+        return False
+    n, T = seqs.completion_ids.shape
+    return n * T * weight.shape[0] * 4 > (chunk_bytes or LOGIT_CHUNK_BYTES)
+
+
+_WARNED: set = set()
+
+
+def _last_hidden(model, seqs: Sequences, groups) -> torch.Tensor | None:
+    """Last-layer hidden states [n, T + 1, H] of the positions whose logits predict the completion, the
+    forward computing the logits of one position only; None (with a warning, once per model class) when
+    the output projection of the hidden state is not the model's logits (logit soft cap, scale)."""
+    shared = _forward_shared(model, seqs, *groups, with_hidden=True, logits=False) if groups is not None else None
+    if shared is not None:
+        logits, hidden = shared
+    else:
+        T = seqs.completion_ids.shape[1]
+        out = _forward(model, seqs, output_hidden_states=True, logits_to_keep=1)
+        logits, hidden = out.logits, out.hidden_states[-1][:, -(T + 1):, :]
+    return hidden if _head_is_logits(model, hidden[:, -1], logits[:, -1]) else None
+
+
+def _head_is_logits(model, hidden: torch.Tensor, logits: torch.Tensor) -> bool:
+    with torch.no_grad():
+        mine = _output_head(model)(hidden.detach())
+    same = mine.shape == logits.shape and torch.allclose(mine.float(), logits.detach().float(), rtol=1e-3, atol=1e-3)
+    if not same and type(model).__name__ not in _WARNED:
+        _WARNED.add(type(model).__name__)
+        warnings.warn(f"{type(model).__name__}: its logits are not its output projection of the last hidden "
+                      "state; log-probs use the full (unchunked) logits", stacklevel=3)
+    return same
+
+
+def _chunked_stats(model, hidden: torch.Tensor, seqs: Sequences, temperature: float, with_entropy: bool,
+                   chunk_bytes: int, *, entropy_grad: bool = True):
+    """(log-probs [n, T], entropy [n, T] or None) from hidden states [n, T, H], on the loss-mask tokens
+    only, `chunk_bytes` of float32 logits at a time; each chunk is checkpointed when a graph is built."""
+    head = _output_head(model)
+    mask = seqs.mask.to(hidden.device)
+    where = (mask != 0).nonzero(as_tuple=True)
+    chosen_hidden, targets, weights = hidden[where], seqs.completion_ids.to(hidden.device)[where], mask[where]
+    size = max(1, chunk_bytes // (4 * head.weight.shape[0]))
+    grad = torch.is_grad_enabled()
+    parts = []
+    for start in range(0, targets.shape[0], size):
+        args = (chosen_hidden[start:start + size], targets[start:start + size])
+        parts.append(checkpoint(_chunk_stats, head, temperature, with_entropy, entropy_grad, *args,
+                                use_reentrant=False) if grad else _chunk_stats(head, temperature, with_entropy,
+                                                                              entropy_grad, *args))
+    empty = hidden.new_zeros(0, dtype=torch.float32)
+    logprobs = torch.cat([p[0] for p in parts]) if parts else empty
+    shape = tuple(seqs.mask.shape)
+    out_lp = _home(torch.zeros(shape, device=hidden.device).index_put(where, logprobs * weights), seqs)
+    if not with_entropy:
+        return out_lp, None
+    entropy = torch.cat([p[1] for p in parts]) if parts else empty
+    return out_lp, _home(torch.zeros(shape, device=hidden.device).index_put(where, entropy * weights), seqs)
+
+
+def _chunk_stats(head, temperature: float, with_entropy: bool, entropy_grad: bool, hidden: torch.Tensor,
+                 targets: torch.Tensor):
+    """(log p of `targets`, entropy) of the tokens `hidden` [m, H] predicts: [m] each (entropy may be empty)."""
+    logits = head(hidden).float()
+    if temperature and temperature != 1.0:
+        logits = logits / temperature
+    chosen = logits.gather(-1, targets.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(logits, dim=-1)
+    if not with_entropy:
+        return chosen, logits.new_zeros(0)
+    with torch.set_grad_enabled(entropy_grad and torch.is_grad_enabled()):
+        return chosen, entropy_from_logits(logits)
+
+
 def _home(t: torch.Tensor, seqs: Sequences) -> torch.Tensor:
     """`t` on the device of the rollout batch (the CPU): a differentiable copy when the model runs on a
     GPU (only [n, T] per-token values move; the vocabulary-sized logits stay where they were computed),
@@ -108,12 +228,11 @@ def _home(t: torch.Tensor, seqs: Sequences) -> torch.Tensor:
 
 def _forward(model, seqs: Sequences, **kwargs):
     device = next(model.parameters()).device
-    T = seqs.completion_ids.shape[1]
+    kwargs.setdefault("logits_to_keep", seqs.completion_ids.shape[1] + 1)
     return model(
         input_ids=seqs.input_ids.to(device),
         attention_mask=seqs.attention_mask.to(device),
         position_ids=seqs.position_ids.to(device),
-        logits_to_keep=T + 1,
         use_cache=False,
         **kwargs,
     )
@@ -134,10 +253,12 @@ def prompt_groups(seqs: Sequences) -> tuple[torch.Tensor, torch.Tensor] | None:
     return first, inverse
 
 
-def _forward_shared(model, seqs: Sequences, first: torch.Tensor, inverse: torch.Tensor, *, with_hidden: bool = False):
+def _forward_shared(model, seqs: Sequences, first: torch.Tensor, inverse: torch.Tensor, *, with_hidden: bool = False,
+                    logits: bool = True):
     """The last T + 1 logits of every row (as `_forward(...).logits`), each distinct prompt run once;
-    with_hidden: (logits, last-layer hidden states of the same T + 1 positions).  None when the
-    model's cache cannot be gathered (the caller runs the plain forward)."""
+    with_hidden: (logits, last-layer hidden states of the same T + 1 positions); logits=False: the logits
+    of only the first and last of those positions (the chunked path projects the hidden states itself).
+    None when the model's cache cannot be gathered (the caller runs the plain forward)."""
     device = next(model.parameters()).device
     P = seqs.input_ids.shape[1] - seqs.completion_ids.shape[1]
     T = seqs.completion_ids.shape[1]
@@ -152,12 +273,12 @@ def _forward_shared(model, seqs: Sequences, first: torch.Tensor, inverse: torch.
     cache.reorder_cache(inverse)  # row i gets its prompt's keys/values (a differentiable gather)
     rest = model(input_ids=seqs.completion_ids.to(device), attention_mask=seqs.attention_mask.to(device),
                  position_ids=seqs.position_ids[:, P:].to(device), past_key_values=cache, use_cache=True,
-                 logits_to_keep=T, output_hidden_states=with_hidden)
-    logits = torch.cat([prompt.logits[inverse], rest.logits], dim=1)  # [n, T + 1, V]
+                 logits_to_keep=T if logits else 1, output_hidden_states=with_hidden)
+    out = torch.cat([prompt.logits[inverse], rest.logits], dim=1)  # [n, T + 1, V] (logits=False: [n, 2, V])
     if not with_hidden:
-        return logits
+        return out
     hidden = torch.cat([prompt.hidden_states[-1][:, -1:, :][inverse], rest.hidden_states[-1]], dim=1)
-    return logits, hidden  # [n, T + 1, H]
+    return out, hidden  # [n, T + 1, H]
 
 
 def _completion_logits(logits: torch.Tensor, temperature: float) -> torch.Tensor:

@@ -70,10 +70,23 @@ def build_policy(cfg, resume_from: str | None = None) -> Policy:
     else:
         model = get_peft_model(loaded.model, cfg.lora.peft())
         policy = Policy(model, loaded.tokenizer, loaded.base, loaded.kind, False)
+    if getattr(getattr(cfg, "optim", None), "gradient_checkpointing", False):
+        checkpoint_layers(model)
     if resume_from:
         weights = load_file(os.path.join(resume_from, "adapter_model.safetensors"))
         set_peft_model_state_dict(model, weights, adapter_name="default")
     return policy
+
+
+def checkpoint_layers(model) -> int:
+    """--gradient-checkpointing on `model` (`train/activation_checkpointing.py`); a one-line error if it cannot."""
+    from coderl.base.config import ConfigError
+    from coderl.train.activation_checkpointing import enable
+
+    try:
+        return enable(model)
+    except ValueError as exc:
+        raise ConfigError(f"--gradient-checkpointing: {exc}") from None
 
 
 def save_policy_adapter(policy: Policy, path: str) -> None:

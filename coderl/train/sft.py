@@ -55,6 +55,7 @@ from typing import Any
 
 from coderl.base.config import ConfigError
 from coderl.models.quantized import QLORA_NO_CUDA, load_quantized, require_cuda_for_qlora  # noqa: F401
+from coderl.train.policy import checkpoint_layers
 from coderl.train.scaffold import NonFiniteSteps, Progress, build_optimizer, refuse_existing_run
 from coderl.train.sft_config import SFTConfig
 
@@ -82,7 +83,15 @@ def _device(cfg: SFTConfig) -> str:
 
 
 def build_model(cfg: SFTConfig):
-    """(LoadedModel, peft model with a trainable LoRA adapter named "default")."""
+    """(LoadedModel, peft model with a trainable LoRA adapter named "default"), its layers checkpointed with
+    --gradient-checkpointing."""
+    loaded, model = _trainable(cfg)
+    if cfg.gradient_checkpointing:
+        checkpoint_layers(model)
+    return loaded, model
+
+
+def _trainable(cfg: SFTConfig):
     import torch
     from peft import get_peft_model
 

@@ -1,0 +1,62 @@
+"""Activation checkpointing (`--gradient-checkpointing`): each decoder layer keeps only its input for
+backward and recomputes its activations there.
+
+Why not `model.gradient_checkpointing_enable()`: transformers checkpoints a layer only while it is in
+training mode, and the RL loops differentiate the policy in eval mode (dropout off: the function that
+sampled is the one differentiated).  So each decoder layer (transformers' `GradientCheckpointingLayer`,
+every decoder layer of the causal LMs it ships) gets its `forward` wrapped here: under a graph it runs
+through `torch.utils.checkpoint` (non-reentrant, the RNG state preserved, so a dropout mask is the same
+in the recomputation), in any mode; without a graph (generation, reference passes) it runs as is.
+
+A checkpointed layer must not write a KV cache (the backward replay would write it a second time):
+`logprobs.token_logprobs` runs the plain forward, without the shared-prompt cache, on a graph when
+`is_checkpointed(model)`.  Cost: one more forward of every layer in backward (about a third more
+compute); saving: a layer's intermediate activations (attention, MLP) of every row and token.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch.utils.checkpoint import checkpoint
+
+MARK = "_coderl_activation_checkpointing"
+
+
+def checkpointable_layers(model) -> list:
+    """The decoder layers of `model` (through peft and DDP wrappers) that can be checkpointed."""
+    try:
+        from transformers.modeling_layers import GradientCheckpointingLayer
+    except ImportError:  # transformers older than the layer class: nothing known to checkpoint
+        return []
+    return [m for m in model.modules() if isinstance(m, GradientCheckpointingLayer)]
+
+
+def enable(model) -> int:
+    """Checkpoint every decoder layer of `model`; the number of layers.  Raises ValueError (one line, the
+    caller names its flag) when the model has none."""
+    layers = checkpointable_layers(model)
+    if not layers:
+        raise ValueError(f"{type(model).__name__} has no decoder layers that transformers can checkpoint")
+    for layer in layers:
+        if getattr(layer, MARK, False):
+            continue
+        layer.forward = _checkpointed(layer.forward)
+        setattr(layer, MARK, True)
+    setattr(_unwrap(model), MARK, True)
+    return len(layers)
+
+
+def is_checkpointed(model) -> bool:
+    return bool(getattr(_unwrap(model), MARK, False))
+
+
+def _unwrap(model):
+    return getattr(model, "module", model)  # DistributedDataParallel
+
+
+def _checkpointed(forward):
+    def run(*args, **kwargs):
+        if torch.is_grad_enabled():
+            return checkpoint(forward, *args, use_reentrant=False, **kwargs)
+        return forward(*args, **kwargs)
+    return run
