@@ -55,6 +55,11 @@ class RolloutBatch:
     turns: Tensor | None = None  # [N, T] long, repair episodes: the turn (0-based) of each policy token, -1 on
     # feedback and padding; None: one turn per row
 
+    @property
+    def width(self) -> int:
+        """Tokens of every row's sequence as the log-prob passes lay it out: P + T."""
+        return int(self.prompt_ids.shape[1] + self.completion_ids.shape[1])
+
     def __post_init__(self):
         if self.attention_mask is None:
             object.__setattr__(self, "attention_mask", self.mask)

@@ -33,6 +33,7 @@ from coderl.train.distributed import Ranks
 from coderl.train.episodes import repair_tasks
 from coderl.train.ledger import Ledger, Resumed
 from coderl.train.logprobs import build_sequences, token_logprobs
+from coderl.train.memory import MemoryBudget, check_budget, gigabytes, resolve_budget, weight_bytes
 from coderl.train.pass_rates import describe_rates, measured_rates
 from coderl.train.policy import Policy, build_policy
 from coderl.train.rewards import check_rewards_fit_tasks, reward_config
@@ -157,6 +158,7 @@ def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None
         raise ConfigError("--async-max-age: asynchronous rollouts run with one training process (its generation "
                           "worker beside it); drop accelerate launch, or --async-max-age")
     log = log if ranks.is_main else _silent
+    memory = memory_budget(cfg, ranks, log)  # an impossible budget is one line before anything is written
     ckpt, tasks = prepare_run(cfg, log, ranks)
     measured = None
     if cfg.sampling.pass_rates and not ckpt:  # a resumed run has its own running rates
@@ -175,12 +177,27 @@ def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None
     updater = Updater(modules, optimizer, scheduler, ranks=ranks, max_grad_norm=o.max_grad_norm,
                       micro_batch_size=o.micro_batch_size, aggregation=cfg.aggregation,
                       group=1 if cfg.sampling.adaptive else cfg.samples_per_prompt,
-                      nonfinite=NonFiniteSteps(advice=advice))
+                      nonfinite=NonFiniteSteps(advice=advice), memory=memory)
     resumed = Resumed.load(ckpt, updater, log)
     rates = resumed.rates or measured or [None] * len(tasks)
     context = RolloutContext(cfg, log, tasks, policy, None, reward_config(cfg), reward_override, rates)
     ledger = Ledger(cfg, log, policy, updater, rates, resumed, ranks=ranks, describe=_describe)
     return Training(cfg, context, updater, ledger)
+
+
+def memory_budget(cfg, ranks: Ranks, log) -> MemoryBudget:
+    """The run's `MemoryBudget` (`train/memory.py`) from --memory-budget on this device, checked against the
+    model's weights before they load."""
+    from coderl.models import resolve_device
+
+    device = str(resolve_device(cfg.device))
+    local = int(os.environ.get("LOCAL_WORLD_SIZE", ranks.world if ranks.on else 1))
+    budget = resolve_budget(cfg.optim.memory_budget, device, local)
+    check_budget(budget, weight_bytes(cfg.model, cfg.dtype), device)
+    if budget is not None and cfg.optim.micro_batch_size is None:
+        log(f"memory budget {gigabytes(budget)} ({cfg.optim.memory_budget}): micro-batches from a one-row probe "
+            "of each kind of pass")
+    return MemoryBudget(budget, device, gather_min=lambda value: min(ranks.gather(value)), log=log)
 
 
 def _silent(message: str) -> None:
@@ -198,7 +215,8 @@ def reference_logprobs(cfg, policy, batch, updater: Updater) -> torch.Tensor | N
         return None
     with torch.no_grad(), policy.reference():
         return updater.map_rows(len(batch), lambda rows: token_logprobs(
-            policy.model, build_sequences(batch, rows), cfg.temperature, shared_prompt=cfg.shared_prompt))
+            policy.model, build_sequences(batch, rows), cfg.temperature, shared_prompt=cfg.shared_prompt,
+            chunk_bytes=updater.memory.chunk_bytes), width=batch.width)
 
 
 def kl_as_reward(cfg, batch, ref_logprobs) -> torch.Tensor | None:

@@ -114,6 +114,9 @@ class OptimConfig:
                                          "default: 1.0, ppo 0.5)")
     gradient_checkpointing: bool = option(False, "recompute each decoder layer's activations in backward instead of "
                                           "keeping them: less memory for about a third more compute")
+    memory_budget: str = option("auto", "memory a process may use: micro-batches (and log-prob chunks) sized from a "
+                                "one-row probe's measured peak x 1.5, e.g. 8G; auto = 0.8 of the GPU's or the "
+                                "machine's; none = whole minibatches; a micro-batch size given wins")
 
 
 @dataclass
@@ -345,6 +348,9 @@ class TrainConfig:
                 "fixed when prompts_per_step x samples_per_prompt < 2 (no group of two fits the budget)")
         for flag, value in (("--minibatch-size", o.minibatch_size), ("--micro-batch-size", o.micro_batch_size)):
             require(value is None or value >= 1, flag, value, "an integer >= 1")
+        from coderl.train.memory import parse_size
+
+        parse_size(o.memory_budget)  # a bad size is one line now
         from coderl.train.rewards import reward_config, settle_length_options
 
         settle_length_options(self.rewards)  # filled with a length_penalty component, an error without one

@@ -9,7 +9,27 @@ import math
 import yaml
 
 from coderl.train.distributed import Ranks
+from coderl.train.memory import (AUTO_FRACTION, SAFETY, check_budget, chunk_bytes, gigabytes, machine_bytes, parse_size,
+                                 weight_bytes)
 from coderl.train.rounds import generation_chunk
+
+
+def memory_line(cfg) -> str:
+    """What --memory-budget chooses (`train/memory.py`), as far as it is known before a model loads."""
+    o = cfg.optim
+    checkpointing = "; decoder layers checkpointed (--gradient-checkpointing)" if o.gradient_checkpointing else ""
+    if o.micro_batch_size is not None:
+        return f"micro-batches of {o.micro_batch_size} rows (--micro-batch-size, over any memory budget){checkpointing}"
+    if o.memory_budget.strip().lower() == "none":
+        return f"no memory budget: whole minibatches in one forward/backward{checkpointing}"
+    budget = parse_size(o.memory_budget)
+    check_budget(budget, weight_bytes(cfg.model, cfg.dtype), "cuda" if cfg.device == "cuda" else "cpu")
+    where = (gigabytes(budget) if budget is not None else
+             f"auto: {AUTO_FRACTION:g} of the GPU's memory, or on the CPU of this machine's "
+             f"({gigabytes(AUTO_FRACTION * machine_bytes())} here, shared by the processes on it)")
+    return (f"memory budget {where}: each kind of training pass first runs its widest row alone, and its micro-batch "
+            f"is (budget - memory in use) / ({SAFETY:g} x that row's measured peak) rows; log-prob logits in chunks "
+            f"of <= {gigabytes(chunk_bytes(budget))}{checkpointing}")
 
 
 def dry_run_report(cfg, world: int = 1) -> str:
@@ -38,6 +58,7 @@ def dry_run_report(cfg, world: int = 1) -> str:
         lines.append(f"adaptive group sizes: each round draws {cfg.prompts_drawn} prompts and shares its {rows} "
                      f"samples among them by running pass rate (groups of 2 to {cfg.sampling.max_group_size}, none "
                      "for a solved task), so a round generates for up to that many prompts, not the table's")
+    lines.append(memory_line(cfg))
     a = cfg.asynchronous
     if a.on:
         lines.append(f"asynchronous rollouts: a generation worker process samples step k+1.. while step k trains, "

@@ -22,9 +22,10 @@ forward/backward work drops from N x (P + T) tokens to U x P + N x T (U distinct
 
 Chunked log-probs (`chunk_bytes`).  The logits of a batch are [n, T, V] float32: at 16 rows x 1,000
 tokens x a 49k vocabulary that is 3 GB, and the log-softmax and entropy keep several such tensors for
-backward.  When they would pass `chunk_bytes` (default `LOGIT_CHUNK_BYTES`), the model is run for its
-last hidden states only (`logits_to_keep=1`), and the output projection, log-softmax and entropy run
-over the loss-mask tokens in chunks of at most `chunk_bytes` of logits each, every chunk under
+backward.  When they would pass 4 x `chunk_bytes` (default `LOGIT_CHUNK_BYTES`, 256 MB; the memory budget
+sets it: `train/memory.py`), the model is run for its last hidden states only (`logits_to_keep=1`), and
+the output projection, log-softmax and entropy run over the loss-mask tokens in chunks of at most
+`chunk_bytes` of logits each, every chunk under
 `torch.utils.checkpoint`: backward keeps only the chunk's hidden states and recomputes its logits.
 The values and gradients equal the unchunked path's within float tolerance
 (tests/train/test_logprobs_chunked.py).  A model whose logits are not its output projection of the last
@@ -42,8 +43,9 @@ from torch.utils.checkpoint import checkpoint
 from coderl.algorithms.entropy import entropy_from_logits
 from coderl.rollout.types import RolloutBatch
 from coderl.train.activation_checkpointing import is_checkpointed
+from coderl.train.memory import LOGIT_CHUNK_CAP
 
-LOGIT_CHUNK_BYTES = 1 << 30  # float32 logits per chunk: above this, log-probs and entropy run in chunks
+LOGIT_CHUNK_BYTES = LOGIT_CHUNK_CAP  # float32 logits per chunk; the logits run in chunks above 4 chunks' worth
 
 
 @dataclass
@@ -143,13 +145,13 @@ def _output_head(model):
 
 
 def _chunked(model, seqs: Sequences, chunk_bytes: int | None) -> bool:
-    """Whether the [n, T, V] float32 logits pass `chunk_bytes` (and the model has an output projection)."""
+    """Whether the [n, T, V] float32 logits pass 4 chunks' worth (and the model has an output projection)."""
     head = _output_head(model)
     weight = getattr(head, "weight", None)
     if weight is None:
         return False
     n, T = seqs.completion_ids.shape
-    return n * T * weight.shape[0] * 4 > (chunk_bytes or LOGIT_CHUNK_BYTES)
+    return n * T * weight.shape[0] * 4 > 4 * (chunk_bytes or LOGIT_CHUNK_BYTES)
 
 
 _WARNED: set = set()

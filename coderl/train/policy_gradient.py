@@ -86,9 +86,9 @@ def _optimise(cfg, run, rolled, step) -> tuple[dict, dict]:
     checked: list = []  # the first piece of the first minibatch checks the ratio
     run.policy.model.eval()  # dropout off: the function that sampled is the function we differentiate
     for _, first, minibatch in minibatches(cfg, len(batch), step):
-        def piece_loss(rows, first=first):
+        def piece_loss(rows, first=first, probe=False):  # probe: the memory budget's one-row measurement
             out = token_logprobs(model, build_sequences(batch, rows), cfg.temperature, with_entropy=want_entropy,
-                                 shared_prompt=cfg.shared_prompt)
+                                 shared_prompt=cfg.shared_prompt, chunk_bytes=run.updater.memory.chunk_bytes)
             logprobs, entropy = out if want_entropy else (out, None)
             mb_mask = mask[rows]
             old, weighted = correction.for_rows(rows, logprobs, mb_mask, advantages[rows])
@@ -103,7 +103,7 @@ def _optimise(cfg, run, rolled, step) -> tuple[dict, dict]:
                 ent = aggregate(entropy, mb_mask, cfg.aggregation, **agg)
                 loss = loss - cfg.entropy_coef * ent
                 stats["loss/entropy"] = float(ent.detach())
-            if first and not checked:
+            if first and not checked and not probe:
                 # On-policy check: the old log-probs must be this function's (ratio 1).
                 checked.append(1)
                 drift = ((logprobs.detach() - old).abs() * mb_mask).max()
@@ -111,7 +111,7 @@ def _optimise(cfg, run, rolled, step) -> tuple[dict, dict]:
                                                                if "loss/clip_fraction" in stats else {})})
             return loss, stats
 
-        averages.add(run.updater.update(minibatch, mask, piece_loss))
+        averages.add(run.updater.update(minibatch, mask, piece_loss, width=batch.width))
     out = {**run.updater.mean(averages.result()), **correction.stats(mask)}
     out["advantage/mean_abs"] = float(advantages.abs().sum() / mask.sum().clamp(min=1))
     out["advantage/nonzero_rows"] = float(((advantages.abs() * mask).sum(1) > 0).float().mean())  # rows that move

@@ -120,11 +120,12 @@ def compute_targets(cfg: TrainConfig, policy, value_head, rolled, updater: Updat
         for rows in selected.split(cfg.optim.minibatch_size or len(batch)):  # bounded memory
             logprobs, values, _ = token_logprobs_and_values(model, value_head, build_sequences(batch, rows),
                                                             cfg.temperature, entropy_grad=False,
-                                                            shared_prompt=cfg.shared_prompt)
+                                                            shared_prompt=cfg.shared_prompt,
+                                                            chunk_bytes=updater.memory.chunk_bytes)
             chunks.append(torch.stack([values.cpu(), logprobs.cpu()], 1))
         return torch.cat(chunks)
 
-    both = updater.map_rows(len(batch), values_of)
+    both = updater.map_rows(len(batch), values_of, width=batch.width)
     old_values, start_logprobs = both[:, 0], both[:, 1]  # [N, T] each
     ref_logprobs = reference_logprobs(cfg, policy, batch, updater)  # [N, T] or None
     metrics = {}
@@ -166,11 +167,11 @@ def _optimise(cfg, run, batch, targets: Targets, correction: Correction, step) -
     run.policy.model.eval()  # dropout off: the function that sampled is the function we differentiate
     checked: list = []  # the first piece of the first minibatch checks the ratio and the values
     for _, first, minibatch in minibatches(cfg, len(batch), step):
-        def piece_loss(rows, first=first):
+        def piece_loss(rows, first=first, probe=False):  # probe: the memory budget's one-row measurement
             mb_mask = mask[rows]
             logprobs, values, entropy = token_logprobs_and_values(
                 model, value_head, build_sequences(batch, rows), cfg.temperature, entropy_grad=cfg.entropy_coef > 0,
-                shared_prompt=cfg.shared_prompt)
+                shared_prompt=cfg.shared_prompt, chunk_bytes=run.updater.memory.chunk_bytes)
             old, weighted = correction.for_rows(rows, logprobs, mb_mask, targets.advantages[rows])
             pg_loss, pg_stats = policy_loss(logprobs, old, weighted, mb_mask,
                                             aggregation=cfg.aggregation, **agg, **loss_options)
@@ -184,7 +185,7 @@ def _optimise(cfg, run, batch, targets: Targets, correction: Correction, step) -
             ref = targets.ref_logprobs[rows] if targets.ref_logprobs is not None else None
             kl_term, kl_stats = kl_terms(cfg, logprobs, ref, mb_mask, agg)
             stats.update(kl_stats)
-            if first and not checked:
+            if first and not checked and not probe:
                 # On-policy check: the first minibatch recomputes the rollout's log-probs and values.
                 checked.append(1)
                 averages.first({
@@ -195,5 +196,5 @@ def _optimise(cfg, run, batch, targets: Targets, correction: Correction, step) -
             return loss + kl_term, stats
 
         # LoRA and value head are clipped as one vector; an infinite bound (0 = off) only measures.
-        averages.add(run.updater.update(minibatch, mask, piece_loss))
+        averages.add(run.updater.update(minibatch, mask, piece_loss, width=batch.width))
     return {**run.updater.mean(averages.result()), **correction.stats(mask)}

@@ -2,14 +2,15 @@
 
     updater = Updater(modules, optimizer, scheduler, ranks, ...)    # `train/common.py` builds it
     model, *rest = updater.trained                                   # the modules to differentiate
-    stats = updater.update(rows, mask, loss_fn)                      # RL: one minibatch's rows
+    stats = updater.update(rows, mask, loss_fn, width=W)             # RL: one minibatch's rows
     stats = updater.update_batches(batches, loss_fn)                 # SFT: one step's micro-batches
     lr = updater.end_step()                                          # the schedule moves on
 
 Inside: the optimiser (AdamW) and its schedule, the trainable parameters, the training processes (a
 minibatch's rows shared across ranks, DDP synchronising only the last backward), micro-batches
-(gradient accumulation, `train/microbatch.py`), gradient clipping, and the non-finite guard (a NaN
-or infinite update is never applied; `NonFiniteSteps.limit` such steps in a row stop the run).
+(gradient accumulation, `train/microbatch.py`) of `--micro-batch-size` rows or sized by the memory
+budget (`train/memory.py`: a one-row probe per kind of pass), gradient clipping, and the non-finite
+guard (a NaN or infinite update is never applied; `NonFiniteSteps.limit` such steps in a row stop the run).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import Callable
 import torch
 
 from coderl.train.distributed import Ranks
+from coderl.train.memory import MemoryBudget
 from coderl.train.microbatch import pieces, synchronising
 from coderl.train.scaffold import NonFiniteSteps, apply_gradients
 
@@ -52,8 +54,10 @@ class Updater:
 
     def __init__(self, modules: list, optimizer, scheduler, *, ranks: Ranks | None = None,
                  max_grad_norm: float | None = None, micro_batch_size: int | None = None, group: int = 1,
-                 aggregation: str = "token_mean", nonfinite: NonFiniteSteps | None = None):
+                 aggregation: str = "token_mean", nonfinite: NonFiniteSteps | None = None,
+                 memory: MemoryBudget | None = None):
         self.ranks = ranks or Ranks()
+        self.memory = memory or MemoryBudget(None)
         self.modules = modules
         self.trained = [self.ranks.wrap(m) for m in modules]  # under DDP with several ranks
         self.trainable = trainable_parameters(modules)
@@ -62,12 +66,26 @@ class Updater:
         self.micro_batch_size, self.group, self.aggregation = micro_batch_size, group, aggregation
         self.nonfinite = nonfinite or NonFiniteSteps()
 
-    def update(self, rows: torch.Tensor, mask: torch.Tensor, loss_fn: Callable) -> dict:
-        """One update on a minibatch's `rows` (of a batch whose loss mask is `mask` [N, T]): this rank's
-        share cut into micro-batches, `loss_fn(rows) -> (loss, stats)` on each, every backward weighted so
-        the gradients sum to the whole minibatch's; then one clipped step."""
-        return self._apply(pieces(self.ranks, rows, mask, size=self.micro_batch_size, group=self.group,
+    def update(self, rows: torch.Tensor, mask: torch.Tensor, loss_fn: Callable, *, width: int = 0) -> dict:
+        """One update on a minibatch's `rows` (of a batch whose loss mask is `mask` [N, T] and whose
+        sequences are `width` tokens): this rank's share cut into micro-batches (`--micro-batch-size`, or
+        the memory budget's choice), `loss_fn(rows) -> (loss, stats)` on each, every backward weighted so
+        the gradients sum to the whole minibatch's; then one clipped step.  The budget's probe calls
+        `loss_fn(row, probe=True)`: its statistics must not be recorded."""
+        size = self.micro_batch_size
+        if size is None and self.memory.budget is not None:
+            widest = rows[int(mask[rows].sum(1).argmax())].reshape(1)  # the most loss tokens to project
+            size = self.memory.rows("grad", len(self.ranks.rows(rows, self.group)), width,
+                                    lambda: self._probe(widest, loss_fn))
+        return self._apply(pieces(self.ranks, rows, mask, size=size, group=self.group,
                                   aggregation=self.aggregation), loss_fn)
+
+    def _probe(self, row: torch.Tensor, loss_fn: Callable) -> None:
+        """One row's forward and backward (no gradient synchronised, none kept): the budget's measurement."""
+        with synchronising(self.ranks, self.trained, last=False):
+            loss, _ = loss_fn(row, probe=True)  # the loop records nothing of it
+            loss.backward()
+        self.optimizer.zero_grad(set_to_none=True)
 
     def update_batches(self, batches: list, loss_fn: Callable) -> dict:
         """One update over a step's micro-batches, shared among the ranks: `loss_fn(batch) -> (loss,
@@ -86,7 +104,7 @@ class Updater:
             total += float(loss.detach()) * weight
             if weight > 0:
                 averages.add(stats)
-        stats = averages.result()
+        stats = {**averages.result(), **self.memory.metrics()}
         stats.update(apply_gradients(self.trainable, self.optimizer, self.max_grad_norm,
                                      loss=self.ranks.mean_value(total)))  # weights hold `world`: the mean is the sum
         return stats
@@ -100,9 +118,18 @@ class Updater:
         """Count step `done` (1-based) for the non-finite guard: `train/nonfinite_steps`."""
         return self.nonfinite.end_step(done, metrics.get("train/skipped_update_fraction", 0.0) > 0)
 
-    def map_rows(self, count: int, fn: Callable):
-        """`fn(rows)` over all `count` rows, shared among the ranks (`Ranks.map_rows`): a no-grad pass."""
-        return self.ranks.map_rows(count, fn)
+    def map_rows(self, count: int, fn: Callable, *, width: int = 0):
+        """`fn(rows)` over all `count` rows, shared among the ranks (`Ranks.map_rows`): a no-grad pass, in
+        pieces of the rows the memory budget allows (`fn` returns one row of output per row)."""
+        if self.memory.budget is None:
+            return self.ranks.map_rows(count, fn)
+
+        def in_pieces(rows):
+            rows = torch.arange(count) if rows is None else rows
+            size = self.memory.rows("no_grad", len(rows), width, lambda: fn(rows[:1]), agree=False)
+            return fn(rows) if size >= len(rows) else torch.cat([fn(part) for part in rows.split(size)])
+
+        return self.ranks.map_rows(count, in_pieces)
 
     def mean(self, stats: dict) -> dict:
         """Each statistic's mean over the ranks."""

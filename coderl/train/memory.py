@@ -1,0 +1,262 @@
+"""The memory budget (`--memory-budget`): how many rows a training pass runs at once.
+
+Policy-gradient and PPO updates, and the no-grad passes before them (reference log-probs, PPO's old
+values), run their rows in micro-batches whose size comes from a measurement, not a guess:
+
+1. Before the first pass of a kind (`grad`: forward and backward of the loss; `no_grad`: a forward), one
+   row, the batch's widest, is run alone and the process's peak memory over it is measured
+   (`PeakMeter`: the GPU allocator's peak on CUDA; on the CPU the kernel's resident-set high-water mark,
+   VmHWM, reset before the probe).
+2. The micro-batch is `floor((budget - in use) / (SAFETY x probe peak))`, at least 1 and at most the
+   rows there are: a pass of k rows is taken to cost k times one row's peak above what was in use before
+   it (the one-row peak includes the pass's fixed costs, so the rule errs on the small side), with the
+   `SAFETY` factor of 1.5 for what varies between rows and for allocator slack.
+3. A wider batch than the one probed (longer prompts or completions) is probed again.  Several processes
+   take the smallest choice of any rank, so their micro-batch counts agree (DDP needs every rank's
+   backward).
+4. A row that alone exceeds the budget is a one-line error naming the budget, the measured peak and what
+   to change.
+
+`--memory-budget auto` (the default) is 80% of the GPU's memory, or on the CPU 80% of the machine's
+(its cgroup limit where lower) shared by the processes on it; `none` turns the budget off (whole
+minibatches, or `--micro-batch-size`, which always wins when given).  The budget also sizes the chunks
+of the log-probs' logits (`logprobs.token_logprobs`: `chunk_bytes`).  An impossible budget (below the
+model's weights and the runtime) is one line before the model loads (`check_budget`).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import os
+import re
+from collections.abc import Callable
+
+from coderl.base.config import ConfigError
+
+SAFETY = 1.5  # measured one-row peak x this x rows must fit the budget's free part
+AUTO_FRACTION = 0.8  # of the device's or machine's memory
+RUNTIME_BYTES = 1 << 30  # on the CPU: Python, torch, the tokenizer and the sandbox client, before any weight
+LOGIT_CHUNK_CAP = 256 << 20  # the log-probs' chunks never hold more float32 logits than this
+_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+
+
+def parse_size(text: str, flag: str = "--memory-budget") -> int | None:
+    """'8G', '512M', '1.5g', '2048' (bytes) -> bytes; 'auto' and 'none' -> None (the caller tells them
+    apart).  Anything else is a one-line ConfigError naming `flag`."""
+    value = str(text).strip().lower()
+    if value in ("auto", "none"):
+        return None
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?", value)
+    if not match or float(match.group(1)) <= 0:
+        raise ConfigError(f"{flag} {text!r}: expected a size such as 8G, 512M or 1.5G (bytes without a unit), "
+                          "auto or none")
+    return int(float(match.group(1)) * _UNITS[match.group(2)])
+
+
+def machine_bytes() -> int:
+    """Physical memory of this machine, or its cgroup's limit where that is lower."""
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            with open(path) as f:
+                limit = f.read().strip()
+        except OSError:
+            continue
+        if limit.isdigit():
+            total = min(total, int(limit))
+    return total
+
+
+def resolve_budget(value: str, device: str, local_processes: int = 1) -> int | None:
+    """Bytes this process may use for training passes; None without a budget (`none`)."""
+    if str(value).strip().lower() == "none":
+        return None
+    size = parse_size(value)
+    if size is not None:
+        return size
+    if device.startswith("cuda"):
+        import torch
+
+        return int(AUTO_FRACTION * torch.cuda.get_device_properties(torch.device(device)).total_memory)
+    return int(AUTO_FRACTION * machine_bytes() / max(1, local_processes))
+
+
+def chunk_bytes(budget: int | None) -> int:
+    """Float32 logits per chunk of the log-probs: 1/64 of the budget, at most `LOGIT_CHUNK_CAP`."""
+    return LOGIT_CHUNK_CAP if budget is None else max(1 << 20, min(LOGIT_CHUNK_CAP, budget // 64))
+
+
+def check_budget(budget: int | None, weight_bytes: int | None, device: str, flag: str = "--memory-budget") -> None:
+    """One line, before the model loads, when `budget` cannot hold the model's weights (and on the CPU
+    the runtime besides); nothing when either is unknown."""
+    if budget is None or weight_bytes is None:
+        return
+    floor = weight_bytes + (0 if device.startswith("cuda") else RUNTIME_BYTES)
+    if budget < floor:
+        raise ConfigError(f"{flag} {gigabytes(budget)}: the model's weights take {gigabytes(weight_bytes)}"
+                          + ("" if device.startswith("cuda") else " and the runtime about 1 GB")
+                          + f"; expected at least {gigabytes(floor)}")
+
+
+_DTYPE_BYTES = {"F64": 8, "I64": 8, "F32": 4, "I32": 4, "F16": 2, "BF16": 2, "I16": 2, "I8": 1, "U8": 1, "BOOL": 1,
+                "F8_E4M3": 1, "F8_E5M2": 1}
+
+
+def weight_bytes(spec: str, dtype: str | None = None) -> int | None:
+    """Bytes of a model's weights once loaded in `dtype` (float32, bfloat16, float16; auto or None: as stored),
+    read from its safetensors headers without loading them; an adapter counts its base.  None when the
+    weights are not on disk as safetensors yet (a hub id, a built-in model not converted)."""
+    import json
+    from pathlib import Path
+
+    from coderl.models.spec import adapter_base, builtin_dir, resolve_spec
+
+    try:
+        resolved = resolve_spec(spec)
+        if resolved.kind == "adapter":
+            resolved = resolve_spec(adapter_base(resolved.path))
+    except Exception:  # noqa: BLE001 -- an unusable spec is reported where the model loads
+        return None
+    folder = builtin_dir(resolved.spec) / "hf" if resolved.kind == "builtin" else resolved.path
+    files = sorted(Path(folder).glob("*.safetensors")) if resolved.kind in ("builtin", "hf") and folder else []
+    per = {"float32": 4, "bfloat16": 2, "float16": 2}.get(dtype or "")
+    total = 0
+    for file in files:
+        try:
+            with open(file, "rb") as f:
+                header = json.loads(f.read(int.from_bytes(f.read(8), "little")))
+        except (OSError, ValueError):
+            return None
+        for name, entry in header.items():
+            if name == "__metadata__":
+                continue
+            numel = math.prod(entry["shape"])
+            total += numel * (per or _DTYPE_BYTES.get(entry["dtype"], 4))
+    return total or None
+
+
+def gigabytes(n: float) -> str:
+    return f"{n / (1 << 30):.2f} GB"
+
+
+# ---------------------------------------------------------------------------------------------------
+# Measuring
+
+
+class PeakMeter:
+    """Peak memory of this process over a block: `with meter: ...`, then `meter.peak` and `meter.before`
+    (bytes).  CUDA: the allocator's counters.  CPU: VmHWM after resetting it (/proc/self/clear_refs); freed
+    heap is handed back first (malloc_trim) so the resident set before the block is what is live."""
+
+    def __init__(self, device: str = "cpu"):
+        self.cuda = device.startswith("cuda")
+        self.device = device
+        self.before = self.peak = 0
+
+    def __enter__(self):
+        if self.cuda:
+            import torch
+
+            torch.cuda.synchronize(self.device)
+            torch.cuda.reset_peak_memory_stats(self.device)
+            self.before = torch.cuda.memory_allocated(self.device)
+        else:
+            _trim()
+            _reset_high_water_mark()
+            self.before = _status_bytes("VmRSS")
+        return self
+
+    def __exit__(self, *exc):
+        if self.cuda:
+            import torch
+
+            torch.cuda.synchronize(self.device)
+            self.peak = torch.cuda.max_memory_allocated(self.device)
+        else:
+            self.peak = max(_status_bytes("VmHWM"), self.before)
+        return False
+
+    def in_use(self) -> int:
+        """Memory held now (allocated on CUDA, resident on the CPU)."""
+        if self.cuda:
+            import torch
+
+            return torch.cuda.memory_allocated(self.device)
+        _trim()
+        return _status_bytes("VmRSS")
+
+
+def _status_bytes(key: str) -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(key + ":"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def _reset_high_water_mark() -> None:
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:  # not Linux, or not allowed: the peak is then the run's so far (larger: safe side)
+        pass
+
+
+def _trim() -> None:
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
+# ---------------------------------------------------------------------------------------------------
+# Choosing
+
+
+class MemoryBudget:
+    """Rows per pass under a budget, by kind of pass ('grad', 'no_grad'), re-probed for wider batches.
+    `gather_min(value) -> int` agrees one value among the processes (the smallest)."""
+
+    def __init__(self, budget: int | None, device: str = "cpu", gather_min: Callable[[int], int] | None = None,
+                 log: Callable[[str], None] | None = None):
+        self.budget, self.device = budget, device
+        self.gather_min = gather_min or (lambda value: value)
+        self.log = log or (lambda line: None)
+        self.probed: dict[str, tuple[int, int]] = {}  # kind -> (width probed, bytes per row)
+        self.chosen: dict[str, int] = {}  # kind -> rows the budget allows
+        self.used: dict[str, int] = {}  # kind -> rows its last pass ran at once
+        self.chunk_bytes = chunk_bytes(budget)
+
+    def rows(self, kind: str, count: int, width: int, probe: Callable[[], object], *, agree: bool = True) -> int:
+        """Rows of a `kind` pass over `count` rows of `width` tokens to run at once; `probe()` runs one row.
+        agree: every process calls this together and the smallest choice is taken (a `grad` pass, whose
+        micro-batch counts DDP must match); a no-grad pass's pieces are each process's own."""
+        if self.budget is None:
+            return max(1, count)
+        known = self.probed.get(kind)
+        if known is None or width > known[0]:
+            meter = PeakMeter(self.device)
+            with meter:
+                probe()
+            per_row = max(1, meter.peak - meter.before)
+            in_use = meter.in_use()
+            free = self.budget - in_use
+            if per_row * SAFETY > free:
+                raise ConfigError(f"--memory-budget {gigabytes(self.budget)}: one row of {width} tokens needs "
+                                  f"{gigabytes(per_row)} ({kind.replace('_', '-')} pass, measured) with "
+                                  f"{gigabytes(in_use)} in use; raise the budget, or --gradient-checkpointing, "
+                                  "or fewer --max-new-tokens")
+            self.probed[kind] = (width, per_row)
+            fit = max(1, math.floor(free / (per_row * SAFETY)))
+            fit = self.gather_min(fit) if agree else fit
+            self.chosen[kind] = fit
+            self.log(f"memory budget {gigabytes(self.budget)}: a {kind.replace('_', '-')} pass of one {width}-token "
+                     f"row peaks {gigabytes(per_row)} above {gigabytes(in_use)} in use; {fit} rows at once "
+                     f"(x{SAFETY} safety)")
+        self.used[kind] = max(1, min(count, self.chosen[kind]))
+        return self.used[kind]
+
+    def metrics(self) -> dict:
+        """`memory/<kind>_rows`: the rows the last pass of each kind ran at once."""
+        return {f"memory/{kind}_rows": float(rows) for kind, rows in self.used.items()}
