@@ -9,8 +9,16 @@ import math
 import yaml
 
 from coderl.train.distributed import Ranks
-from coderl.train.memory import (AUTO_FRACTION, SAFETY, check_budget, chunk_bytes, gigabytes, machine_bytes, parse_size,
-                                 weight_bytes)
+from coderl.train.memory import (
+    AUTO_FRACTION,
+    SAFETY,
+    check_budget,
+    chunk_bytes,
+    gigabytes,
+    machine_bytes,
+    parse_size,
+    weight_bytes,
+)
 from coderl.train.rounds import generation_chunk
 
 
