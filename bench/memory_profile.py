@@ -14,10 +14,10 @@ Each configuration runs in its own process, so its peak is its own:
   chunked       log-probs and entropy in chunks (default chunk size), whole minibatch
   checkpointed  chunked + --gradient-checkpointing
   budget        chunked + --memory-budget (8G unless --budget), micro-batches from the one-row probe
-Columns: peak RSS (VmHWM of the process), RSS after loading the model, the full float32 logits [n, T, V] the
-loss would hold, what autograd saved for backward split into vocabulary-sized tensors (logits, softmax) and
-the rest (layer activations), optimizer state, micro-batch rows, and the update's wall time.  A process
-above --kill-above is stopped and its row says so.
+Columns: peak RSS (the larger of the process's VmHWM and this script's 50 ms polling of it), RSS after loading
+the model, the full float32 logits [n, T, V] the loss would hold, what autograd saved for backward split into
+vocabulary-sized tensors (logits, softmax) and the rest (layer activations), optimizer state, micro-batch
+rows, and the update's wall time. A process above --kill-above is stopped and its row says so.
 
     python bench/memory_profile.py                               # both scenarios, every configuration
     python bench/memory_profile.py --scenario verilog --configs before,budget
@@ -148,7 +148,9 @@ def run_child(spec: dict, kill_above: int) -> dict:
         return {"killed": high[0]}
     if proc.returncode != 0:
         return {"error": (err.strip().splitlines() or ["?"])[-1], "high": high[0]}
-    return json.loads(out.strip().splitlines()[-1])
+    result = json.loads(out.strip().splitlines()[-1])
+    result["peak"] = max(result["peak"], high[0])  # the budget's probes reset VmHWM: the watcher saw all of it
+    return result
 
 
 def table(rows: list[tuple[str, str, dict]]) -> str:

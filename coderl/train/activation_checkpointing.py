@@ -8,10 +8,12 @@ every decoder layer of the causal LMs it ships) gets its `forward` wrapped here:
 through `torch.utils.checkpoint` (non-reentrant, the RNG state preserved, so a dropout mask is the same
 in the recomputation), in any mode; without a graph (generation, reference passes) it runs as is.
 
-A checkpointed layer must not write a KV cache (the backward replay would write it a second time):
-`logprobs.token_logprobs` runs the plain forward, without the shared-prompt cache, on a graph when
-`is_checkpointed(model)`.  Cost: one more forward of every layer in backward (about a third more
-compute); saving: a layer's intermediate activations (attention, MLP) of every row and token.
+A checkpointed layer must not write a KV cache (the backward replay would write it a second time): on a graph
+the wrapper drops the layer's cache arguments, as transformers' own checkpointing does, and
+`logprobs.token_logprobs` runs the plain forward, without the shared-prompt cache, when
+`is_checkpointed(model)`. A layer that transformers already checkpoints (QLoRA's preparation turns it on, in
+training mode) is not checkpointed a second time. Cost: one more forward of every layer in backward (about a
+third more compute); saving: a layer's intermediate activations (attention, MLP) of every row and token.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ def enable(model) -> int:
     for layer in layers:
         if getattr(layer, MARK, False):
             continue
-        layer.forward = _checkpointed(layer.forward)
+        layer.forward = _checkpointed(layer, layer.forward)
         setattr(layer, MARK, True)
     setattr(_unwrap(model), MARK, True)
     return len(layers)
@@ -54,9 +56,17 @@ def _unwrap(model):
     return getattr(model, "module", model)  # DistributedDataParallel
 
 
-def _checkpointed(forward):
+_CACHE_ARGUMENTS = ("past_key_values", "past_key_value", "cache", "layer_past")
+
+
+def _checkpointed(layer, forward):
     def run(*args, **kwargs):
-        if torch.is_grad_enabled():
-            return checkpoint(forward, *args, use_reentrant=False, **kwargs)
-        return forward(*args, **kwargs)
+        if not torch.is_grad_enabled() or (getattr(layer, "gradient_checkpointing", False) and layer.training):
+            return forward(*args, **kwargs)  # no backward to replay for, or transformers checkpoints it already
+        if kwargs.get("use_cache"):
+            kwargs["use_cache"] = False
+        for name in _CACHE_ARGUMENTS:
+            if kwargs.get(name) is not None:
+                kwargs[name] = None
+        return checkpoint(forward, *args, use_reentrant=False, **kwargs)
     return run

@@ -192,8 +192,10 @@ def memory_budget(cfg, ranks: Ranks, log) -> MemoryBudget:
 
     device = str(resolve_device(cfg.device))
     local = int(os.environ.get("LOCAL_WORLD_SIZE", ranks.world if ranks.on else 1))
+    local += 1 if cfg.asynchronous.on else 0  # the generation worker holds a copy of the model beside it
     budget = resolve_budget(cfg.optim.memory_budget, device, local)
-    check_budget(budget, weight_bytes(cfg.model, cfg.dtype), device)
+    if not cfg.lora.qlora:  # 4-bit weights: the safetensors' sizes say nothing of them
+        check_budget(budget, weight_bytes(cfg.model, cfg.dtype), device)
     if budget is not None and cfg.optim.micro_batch_size is None:
         log(f"memory budget {gigabytes(budget)} ({cfg.optim.memory_budget}): micro-batches from a one-row probe "
             "of each kind of pass")

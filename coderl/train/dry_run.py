@@ -31,7 +31,8 @@ def memory_line(cfg) -> str:
     if o.memory_budget.strip().lower() == "none":
         return f"no memory budget: whole minibatches in one forward/backward{checkpointing}"
     budget = parse_size(o.memory_budget)
-    check_budget(budget, weight_bytes(cfg.model, cfg.dtype), "cuda" if cfg.device == "cuda" else "cpu")
+    if not cfg.lora.qlora:  # the CPU's runtime floor only where the run is known to be on the CPU
+        check_budget(budget, weight_bytes(cfg.model, cfg.dtype), "cpu" if cfg.device == "cpu" else "cuda")
     where = (gigabytes(budget) if budget is not None else
              f"auto: {AUTO_FRACTION:g} of the GPU's memory, or on the CPU of this machine's "
              f"({gigabytes(AUTO_FRACTION * machine_bytes())} here, shared by the processes on it)")

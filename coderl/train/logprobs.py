@@ -145,7 +145,10 @@ def _output_head(model):
 
 
 def _chunked(model, seqs: Sequences, chunk_bytes: int | None) -> bool:
-    """Whether the [n, T, V] float32 logits pass 4 chunks' worth (and the model has an output projection)."""
+    """Whether the [n, T, V] float32 logits pass 4 chunks' worth (and the model has an output projection
+    whose output is its logits: a model that failed the check once keeps the full path)."""
+    if getattr(getattr(model, "module", model), _NOT_PROJECTION, False):
+        return False
     head = _output_head(model)
     weight = getattr(head, "weight", None)
     if weight is None:
@@ -155,6 +158,7 @@ def _chunked(model, seqs: Sequences, chunk_bytes: int | None) -> bool:
 
 
 _WARNED: set = set()
+_NOT_PROJECTION = "_coderl_logits_not_projection"
 
 
 def _last_hidden(model, seqs: Sequences, groups) -> torch.Tensor | None:
@@ -175,6 +179,8 @@ def _head_is_logits(model, hidden: torch.Tensor, logits: torch.Tensor) -> bool:
     with torch.no_grad():
         mine = _output_head(model)(hidden.detach())
     same = mine.shape == logits.shape and torch.allclose(mine.float(), logits.detach().float(), rtol=1e-3, atol=1e-3)
+    if not same:
+        setattr(getattr(model, "module", model), _NOT_PROJECTION, True)
     if not same and type(model).__name__ not in _WARNED:
         _WARNED.add(type(model).__name__)
         warnings.warn(f"{type(model).__name__}: its logits are not its output projection of the last hidden "
@@ -201,11 +207,13 @@ def _chunked_stats(model, hidden: torch.Tensor, seqs: Sequences, temperature: fl
     empty = hidden.new_zeros(0, dtype=torch.float32)
     logprobs = torch.cat([p[0] for p in parts]) if parts else empty
     shape = tuple(seqs.mask.shape)
-    out_lp = _home(torch.zeros(shape, device=hidden.device).index_put(where, logprobs * weights), seqs)
+    attached = 0 * hidden.sum() if not parts else 0  # no loss token: zeros, still on the graph (a backward needs one)
+    out_lp = _home(torch.zeros(shape, device=hidden.device).index_put(where, logprobs * weights) + attached, seqs)
     if not with_entropy:
         return out_lp, None
     entropy = torch.cat([p[1] for p in parts]) if parts else empty
-    return out_lp, _home(torch.zeros(shape, device=hidden.device).index_put(where, entropy * weights), seqs)
+    return out_lp, _home(torch.zeros(shape, device=hidden.device).index_put(where, entropy * weights) + attached,
+                         seqs)
 
 
 def _chunk_stats(head, temperature: float, with_entropy: bool, entropy_grad: bool, hidden: torch.Tensor,

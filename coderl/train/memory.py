@@ -7,15 +7,17 @@ values), run their rows in micro-batches whose size comes from a measurement, no
    row, the batch's widest, is run alone and the process's peak memory over it is measured
    (`PeakMeter`: the GPU allocator's peak on CUDA; on the CPU the kernel's resident-set high-water mark,
    VmHWM, reset before the probe).
-2. The micro-batch is `floor((budget - in use) / (SAFETY x probe peak))`, at least 1 and at most the
-   rows there are: a pass of k rows is taken to cost k times one row's peak above what was in use before
-   it (the one-row peak includes the pass's fixed costs, so the rule errs on the small side), with the
-   `SAFETY` factor of 1.5 for what varies between rows and for allocator slack.
+2. The micro-batch is `floor(free / (SAFETY x probe peak))`, at most the rows there are, where free is
+   the budget less what is in use, or what the machine (the GPU) still has available if that is less
+   (a generation worker or another job holds memory too).  A pass of k rows is taken to cost k times one
+   row's peak above what was in use before it (the one-row peak includes the pass's fixed costs, so the
+   rule errs on the small side), with the `SAFETY` factor of 1.5 for what varies between rows and for
+   allocator slack.
 3. A wider batch than the one probed (longer prompts or completions) is probed again.  Several processes
-   take the smallest choice of any rank, so their micro-batch counts agree (DDP needs every rank's
-   backward).
+   take the smallest update size of any rank, so their micro-batch counts agree (DDP needs every rank's
+   backward); a no-grad pass's pieces are each process's own.
 4. A row that alone exceeds the budget is a one-line error naming the budget, the measured peak and what
-   to change.
+   to change (on every process: they decide on the gathered number).
 
 `--memory-budget auto` (the default) is 80% of the GPU's memory, or on the CPU 80% of the machine's
 (its cgroup limit where lower) shared by the processes on it; `none` turns the budget off (whole
@@ -155,6 +157,7 @@ class PeakMeter:
         self.before = self.peak = 0
 
     def __enter__(self):
+        self.exact = True
         if self.cuda:
             import torch
 
@@ -163,7 +166,7 @@ class PeakMeter:
             self.before = torch.cuda.memory_allocated(self.device)
         else:
             _trim()
-            _reset_high_water_mark()
+            self.exact = _reset_high_water_mark()
             self.before = _status_bytes("VmRSS")
         return self
 
@@ -186,6 +189,20 @@ class PeakMeter:
         _trim()
         return _status_bytes("VmRSS")
 
+    def available(self) -> int:
+        """What this process could still take, whoever else holds memory (a generation worker, another
+        job): the driver's free memory plus this process's cached blocks on CUDA, MemAvailable on the CPU."""
+        if self.cuda:
+            import torch
+
+            free, _ = torch.cuda.mem_get_info(self.device)
+            return free + torch.cuda.memory_reserved(self.device) - torch.cuda.memory_allocated(self.device)
+        try:
+            with open("/proc/meminfo") as f:
+                return next(int(line.split()[1]) * 1024 for line in f if line.startswith("MemAvailable:"))
+        except (OSError, StopIteration):
+            return 1 << 62
+
 
 def _status_bytes(key: str) -> int:
     with open("/proc/self/status") as f:
@@ -195,12 +212,14 @@ def _status_bytes(key: str) -> int:
     return 0
 
 
-def _reset_high_water_mark() -> None:
+def _reset_high_water_mark() -> bool:
+    """False when it cannot be reset (not Linux, or not allowed): the peak is then the process's so far."""
     try:
         with open("/proc/self/clear_refs", "w") as f:
             f.write("5")
-    except OSError:  # not Linux, or not allowed: the peak is then the run's so far (larger: safe side)
-        pass
+        return True
+    except OSError:
+        return False
 
 
 def _trim() -> None:
@@ -241,15 +260,17 @@ class MemoryBudget:
                 probe()
             per_row = max(1, meter.peak - meter.before)
             in_use = meter.in_use()
-            free = self.budget - in_use
-            if per_row * SAFETY > free:
+            free = min(self.budget - in_use, meter.available())
+            fit = math.floor(free / (per_row * SAFETY)) if free > 0 else 0
+            if not meter.exact:  # a lifetime peak, not the row's: never refuse on it
+                fit = max(fit, 1)
+            fit = self.gather_min(fit) if agree else fit  # every process decides on the same number
+            if fit < 1:
                 raise ConfigError(f"--memory-budget {gigabytes(self.budget)}: one row of {width} tokens needs "
                                   f"{gigabytes(per_row)} ({kind.replace('_', '-')} pass, measured) with "
                                   f"{gigabytes(in_use)} in use; raise the budget, or --gradient-checkpointing, "
                                   "or fewer --max-new-tokens")
             self.probed[kind] = (width, per_row)
-            fit = max(1, math.floor(free / (per_row * SAFETY)))
-            fit = self.gather_min(fit) if agree else fit
             self.chosen[kind] = fit
             self.log(f"memory budget {gigabytes(self.budget)}: a {kind.replace('_', '-')} pass of one {width}-token "
                      f"row peaks {gigabytes(per_row)} above {gigabytes(in_use)} in use; {fit} rows at once "

@@ -241,7 +241,8 @@ def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
 
             def batch_loss(batch):
                 input_ids, attention, labels = batch
-                logits = trained(input_ids=input_ids.to(device), attention_mask=attention.to(device)).logits
+                logits = trained(input_ids=input_ids.to(device), attention_mask=attention.to(device),
+                                 use_cache=False).logits
                 loss_sum, _ = token_loss_sum(logits, labels.to(device))
                 return loss_sum / window_tokens, {}  # its share of the token mean over the window
 

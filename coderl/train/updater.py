@@ -74,9 +74,8 @@ class Updater:
         `loss_fn(row, probe=True)`: its statistics must not be recorded."""
         size = self.micro_batch_size
         if size is None and self.memory.budget is not None:
-            widest = rows[int(mask[rows].sum(1).argmax())].reshape(1)  # the most loss tokens to project
-            size = self.memory.rows("grad", len(self.ranks.rows(rows, self.group)), width,
-                                    lambda: self._probe(widest, loss_fn))
+            widest = rows[int((mask[rows] != 0).sum(1).argmax())].reshape(1)  # the most loss tokens to project
+            size = self.memory.rows("grad", len(rows), width, lambda: self._probe(widest, loss_fn))  # all ranks alike
         return self._apply(pieces(self.ranks, rows, mask, size=size, group=self.group,
                                   aggregation=self.aggregation), loss_fn)
 

@@ -123,3 +123,17 @@ def test_rl_and_sft_runs_train_with_gradient_checkpointing(model_dir, tmp_path):
         sft(cfg, log=lambda line: None)
         losses[on] = [json.loads(line)["sft/loss"] for line in open(tmp_path / f"sft-{on}" / "metrics.jsonl")]
     assert losses[True] == pytest.approx(losses[False], abs=1e-5)  # dropout's masks replayed, not redrawn
+
+
+def test_a_forward_that_asks_for_a_cache_replays_cleanly(model_dir):
+    """SFT-style forwards leave use_cache to the config (True for Llama): a checkpointed layer must not
+    write the cache, or the backward replay appends its keys a second time."""
+    model, _ = lora_model(model_dir)
+    model.eval()
+    ids = torch.tensor([[5, 6, 7, 8, 9, 10]])
+    want = model(input_ids=ids, use_cache=False).logits.detach()
+    enable(model)
+    out = model(input_ids=ids, use_cache=True)
+    torch.testing.assert_close(out.logits.detach(), want, atol=1e-6, rtol=1e-5)
+    out.logits.float().pow(2).sum().backward()
+    assert any(p.grad is not None and p.grad.abs().max() > 0 for p in model.parameters() if p.requires_grad)

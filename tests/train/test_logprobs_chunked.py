@@ -149,8 +149,11 @@ def test_a_model_whose_logits_are_not_its_projection_keeps_the_full_path(setup, 
                 token_logprobs(model, seqs, 1.0, chunk_bytes=chunk_of(model, 2))
     finally:
         handle.remove()
+        flagged = getattr(model, lp._NOT_PROJECTION, False)
+        model.__dict__.pop(lp._NOT_PROJECTION, None)
     torch.testing.assert_close(got, want, atol=0, rtol=0)
     assert len([w for w in caught if "output projection" in str(w.message)]) == 1
+    assert flagged  # checked once: later calls take the full path without a second forward
 
 
 def test_backward_keeps_no_vocabulary_sized_tensor_when_chunked(setup):
@@ -176,3 +179,15 @@ def test_backward_keeps_no_vocabulary_sized_tensor_when_chunked(setup):
 
     assert largest_saved(FULL)  # [n, T + 1, V] and [n, T, V] tensors
     assert not largest_saved(chunk_of(model, 1))  # one token's logits at a time, recomputed in backward
+
+
+def test_a_piece_without_loss_tokens_is_still_on_the_graph(setup):
+    """Rows whose mask is all zero (nothing to project): zeros that a backward can still run through, as
+    the full path's `logprobs * 0`."""
+    model, batch = setup
+    seqs = build_sequences(batch, torch.tensor([0, 1]))
+    seqs.mask = torch.zeros_like(seqs.mask)
+    model.zero_grad(set_to_none=True)
+    logprobs, entropy = token_logprobs(model, seqs, 1.0, with_entropy=True, chunk_bytes=chunk_of(model, 1))
+    assert logprobs.requires_grad and entropy.requires_grad and not logprobs.any()
+    (logprobs.sum() + entropy.sum()).backward()

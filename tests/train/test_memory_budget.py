@@ -46,10 +46,11 @@ def test_an_impossible_budget_names_what_it_must_hold():
 
 class FakeMeter:
     """A peak of `PER_ROW` above `IN_USE` for every probe."""
-    PER_ROW, IN_USE = 600 * MB, 200 * MB
+    PER_ROW, IN_USE, AVAILABLE = 600 * MB, 200 * MB, 64 * GB
 
     def __init__(self, device="cpu"):
         self.before = self.peak = 0
+        self.exact = True
 
     def __enter__(self):
         self.before = self.IN_USE
@@ -61,6 +62,9 @@ class FakeMeter:
 
     def in_use(self):
         return self.IN_USE
+
+    def available(self):
+        return self.AVAILABLE
 
 
 def test_the_micro_batch_is_the_free_budget_over_the_probed_row(monkeypatch):
@@ -82,6 +86,36 @@ def test_the_micro_batch_is_the_free_budget_over_the_probed_row(monkeypatch):
     assert agreed.rows("grad", 16, 300, lambda: None) == 3
     assert agreed.rows("no_grad", 16, 300, lambda: None, agree=False) == 4  # each process's own
     assert MemoryBudget(None).rows("grad", 16, 300, lambda: pytest.fail("no budget, no probe")) == 16
+
+
+def test_what_the_machine_has_left_caps_the_budget(monkeypatch):
+    """A generation worker or another job holds memory: (2 GB available) / 900 MB = 2 rows, not the
+    budget's 4."""
+    monkeypatch.setattr(memory, "PeakMeter", FakeMeter)
+    monkeypatch.setattr(FakeMeter, "AVAILABLE", 2 * GB)
+    assert MemoryBudget(4 * GB).rows("grad", 16, 300, lambda: None) == 2
+
+
+def test_every_process_refuses_together(monkeypatch):
+    """Another process cannot fit one row: the gathered 0 makes this one refuse too (no rank is left
+    waiting in a collective)."""
+    monkeypatch.setattr(memory, "PeakMeter", FakeMeter)
+    with pytest.raises(ConfigError, match=r"^--memory-budget 4.00 GB: one row of 300 tokens needs"):
+        MemoryBudget(4 * GB, gather_min=lambda value: 0).rows("grad", 16, 300, lambda: None)
+
+
+def test_an_unresettable_peak_never_refuses(monkeypatch):
+    """Where VmHWM cannot be reset the measured peak is the process's lifetime one: one row at a time,
+    never an error on it."""
+    class Lifetime(FakeMeter):
+        PER_ROW = 8 * GB
+
+        def __init__(self, device="cpu"):
+            super().__init__(device)
+            self.exact = False
+
+    monkeypatch.setattr(memory, "PeakMeter", Lifetime)
+    assert MemoryBudget(4 * GB).rows("grad", 16, 300, lambda: None) == 1
 
 
 def test_a_row_that_alone_exceeds_the_budget_is_one_line(monkeypatch):
