@@ -9,32 +9,18 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from coderl.base.config import ConfigError, build  # noqa: E402
-from coderl.models import load_model, lora_config  # noqa: E402
 from coderl.rollout.hf import generate  # noqa: E402
 from coderl.tasks import load_tasks  # noqa: E402
 from coderl.train.activation_checkpointing import checkpointable_layers, enable, is_checkpointed  # noqa: E402
 from coderl.train.logprobs import build_sequences, token_logprobs  # noqa: E402
 from coderl.train.policy import checkpoint_layers  # noqa: E402
 from tests.models.tiny import tiny_llama  # noqa: E402
-from tests.train.helpers import TASKS, base_config, varied_reward  # noqa: E402
+from tests.train.helpers import TASKS, base_config, lora_over, varied_reward  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def model_dir(tmp_path_factory):
     return tiny_llama(tmp_path_factory.mktemp("model"))
-
-
-def lora_model(model_dir):
-    from peft import get_peft_model
-
-    loaded = load_model(str(model_dir))
-    torch.manual_seed(0)
-    model = get_peft_model(loaded.model, lora_config(4, 8, 0.0))
-    with torch.no_grad():
-        for name, p in model.named_parameters():
-            if "lora_B" in name:
-                p.normal_(0, 0.1)
-    return model, loaded.tokenizer
 
 
 def saved_bytes(fn) -> int:
@@ -51,7 +37,7 @@ def saved_bytes(fn) -> int:
 
 
 def test_checkpointed_layers_recompute_in_eval_mode_with_the_same_gradients(model_dir):
-    model, tok = lora_model(model_dir)
+    model, tok = lora_over(model_dir)
     batch = generate(model, tok, load_tasks(TASKS).tasks[:2], format="completion", samples_per_prompt=2,
                      max_new_tokens=6, temperature=1.0, seed=1, stop=[])
     seqs = build_sequences(batch)
@@ -85,7 +71,7 @@ def test_checkpointed_layers_recompute_in_eval_mode_with_the_same_gradients(mode
 def test_a_graph_never_uses_the_shared_prompt_cache_of_a_checkpointed_model(model_dir):
     """A checkpointed layer writing the cache would write it again in the backward replay: with a graph,
     log-probs take the plain forward (the same values as the plain forward of the unwrapped model)."""
-    model, tok = lora_model(model_dir)
+    model, tok = lora_over(model_dir)
     batch = generate(model, tok, load_tasks(TASKS).tasks[:1], format="completion", samples_per_prompt=3,
                      max_new_tokens=5, temperature=1.0, seed=2, stop=[])
     seqs = build_sequences(batch)
@@ -128,7 +114,7 @@ def test_rl_and_sft_runs_train_with_gradient_checkpointing(model_dir, tmp_path):
 def test_a_forward_that_asks_for_a_cache_replays_cleanly(model_dir):
     """SFT-style forwards leave use_cache to the config (True for Llama): a checkpointed layer must not
     write the cache, or the backward replay appends its keys a second time."""
-    model, _ = lora_model(model_dir)
+    model, _ = lora_over(model_dir)
     model.eval()
     ids = torch.tensor([[5, 6, 7, 8, 9, 10]])
     want = model(input_ids=ids, use_cache=False).logits.detach()

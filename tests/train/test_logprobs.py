@@ -8,33 +8,14 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from coderl.models import load_model, lora_config  # noqa: E402
-from coderl.rollout.hf import generate  # noqa: E402
-from coderl.tasks import load_tasks  # noqa: E402
 from coderl.train.logprobs import build_sequences, prompt_groups, token_logprobs  # noqa: E402
 from tests.models.tiny import tiny_llama  # noqa: E402
-from tests.train.helpers import TASKS  # noqa: E402
+from tests.train.helpers import padded_rollout  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory):
-    from peft import get_peft_model
-
-    loaded = load_model(str(tiny_llama(tmp_path_factory.mktemp("model"))))
-    torch.manual_seed(0)
-    model = get_peft_model(loaded.model, lora_config(4, 8, 0.0))
-    with torch.no_grad():  # B = 0 at init would make every lora_A gradient 0: randomise it
-        for name, p in model.named_parameters():
-            if "lora_B" in name:
-                p.normal_(0, 0.1)
-    tasks = load_tasks(TASKS).tasks[:2]
-    batch = generate(model, loaded.tokenizer, tasks, format="completion", samples_per_prompt=3, max_new_tokens=7,
-                     temperature=1.0, seed=3, stop=[])
-    for row, keep in ((1, 4), (4, 2)):  # completions of different lengths: right padding inside a group
-        batch.mask[row, keep:] = 0
-        batch.completion_ids[row, keep:] = loaded.tokenizer.pad_token_id
-        batch.logprobs[row, keep:] = 0
-    return model, batch
+    return padded_rollout(tiny_llama(tmp_path_factory.mktemp("model")))
 
 
 def _logprobs_and_grads(model, seqs, shared):
