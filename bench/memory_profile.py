@@ -50,7 +50,7 @@ def child(spec: dict) -> dict:
     from coderl.models import load_model, lora_config
     from coderl.train import logprobs as lp
     from coderl.train.activation_checkpointing import enable
-    from coderl.train.memory import MemoryBudget, PeakMeter, parse_size
+    from coderl.train.memory import MemoryBudget, PeakMeter, parse_size, status_bytes
     from coderl.train.scaffold import build_optimizer
     from coderl.train.updater import Updater, trainable_parameters
 
@@ -114,14 +114,15 @@ def child(spec: dict) -> dict:
     seconds = time.perf_counter() - t0
     state = sum(t.numel() * t.element_size() for s in optimizer.state.values() for t in s.values()
                 if torch.is_tensor(t))
-    with open("/proc/self/status") as f:
-        peak = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmHWM:"))
+    peak = status_bytes("VmHWM")
     return {"peak": peak, "rss_model": rss_model, "logits": n * T * vocab * 4, "saved_vocab": saved["vocab"],
             "saved_other": saved["other"], "optimizer": state, "rows": budget.used.get("grad", n),
             "seconds": seconds}
 
 
 def run_child(spec: dict, kill_above: int) -> dict:
+    from coderl.train.memory import status_bytes
+
     proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--child", json.dumps(spec)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     high, stopped = [0], [False]
@@ -129,9 +130,8 @@ def run_child(spec: dict, kill_above: int) -> dict:
     def watch():
         while proc.poll() is None:
             try:
-                with open(f"/proc/{proc.pid}/status") as f:
-                    rss = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmRSS:"))
-            except (OSError, StopIteration):
+                rss = status_bytes("VmRSS", proc.pid)
+            except OSError:
                 break
             high[0] = max(high[0], rss)
             if rss > kill_above:

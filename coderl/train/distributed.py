@@ -31,6 +31,11 @@ from coderl.base.config import ConfigError
 PROCESS_GROUP_TIMEOUT = 4 * 3600  # seconds a rank waits in a collective (the others' evaluation, generation)
 
 
+def unwrapped(module):
+    """The module a `Ranks.wrap` (DDP) wrapper holds, or `module` itself."""
+    return getattr(module, "module", module)
+
+
 @dataclass
 class Ranks:
     """This process's place among the training processes."""

@@ -43,6 +43,7 @@ from torch.utils.checkpoint import checkpoint
 from coderl.algorithms.entropy import entropy_from_logits
 from coderl.rollout.types import RolloutBatch
 from coderl.train.activation_checkpointing import is_checkpointed
+from coderl.train.distributed import unwrapped
 from coderl.train.memory import LOGIT_CHUNK_CAP
 
 LOGIT_CHUNK_BYTES = LOGIT_CHUNK_CAP  # float32 logits per chunk; the logits run in chunks above 4 chunks' worth
@@ -140,14 +141,13 @@ def _sharing(model, shared_prompt: bool) -> bool:
 
 def _output_head(model):
     """The output projection (lm_head) of a model, through a DDP or peft wrapper."""
-    inner = getattr(model, "module", model)  # DistributedDataParallel
-    return inner.get_output_embeddings()
+    return unwrapped(model).get_output_embeddings()
 
 
 def _chunked(model, seqs: Sequences, chunk_bytes: int | None) -> bool:
     """Whether the [n, T, V] float32 logits pass 4 chunks' worth (and the model has an output projection
     whose output is its logits: a model that failed the check once keeps the full path)."""
-    if getattr(getattr(model, "module", model), _NOT_PROJECTION, False):
+    if getattr(unwrapped(model), _NOT_PROJECTION, False):
         return False
     head = _output_head(model)
     weight = getattr(head, "weight", None)
@@ -180,7 +180,7 @@ def _head_is_logits(model, hidden: torch.Tensor, logits: torch.Tensor) -> bool:
         mine = _output_head(model)(hidden.detach())
     same = mine.shape == logits.shape and torch.allclose(mine.float(), logits.detach().float(), rtol=1e-3, atol=1e-3)
     if not same:
-        setattr(getattr(model, "module", model), _NOT_PROJECTION, True)
+        setattr(unwrapped(model), _NOT_PROJECTION, True)
     if not same and type(model).__name__ not in _WARNED:
         _WARNED.add(type(model).__name__)
         warnings.warn(f"{type(model).__name__}: its logits are not its output projection of the last hidden "

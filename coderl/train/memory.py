@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import ctypes
 import math
-import os
 import re
 from collections.abc import Callable
 
@@ -58,7 +57,9 @@ def parse_size(text: str, flag: str = "--memory-budget") -> int | None:
 
 def machine_bytes() -> int:
     """Physical memory of this machine, or its cgroup's limit where that is lower."""
-    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    from coderl.sandbox.client import total_memory_bytes
+
+    total = total_memory_bytes()
     for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
         try:
             with open(path) as f:
@@ -167,7 +168,7 @@ class PeakMeter:
         else:
             _trim()
             self.exact = _reset_high_water_mark()
-            self.before = _status_bytes("VmRSS")
+            self.before = status_bytes("VmRSS")
         return self
 
     def __exit__(self, *exc):
@@ -177,7 +178,7 @@ class PeakMeter:
             torch.cuda.synchronize(self.device)
             self.peak = torch.cuda.max_memory_allocated(self.device)
         else:
-            self.peak = max(_status_bytes("VmHWM"), self.before)
+            self.peak = max(status_bytes("VmHWM"), self.before)
         return False
 
     def in_use(self) -> int:
@@ -187,7 +188,7 @@ class PeakMeter:
 
             return torch.cuda.memory_allocated(self.device)
         _trim()
-        return _status_bytes("VmRSS")
+        return status_bytes("VmRSS")
 
     def available(self) -> int:
         """What this process could still take, whoever else holds memory (a generation worker, another
@@ -204,8 +205,9 @@ class PeakMeter:
             return 1 << 62
 
 
-def _status_bytes(key: str) -> int:
-    with open("/proc/self/status") as f:
+def status_bytes(key: str, pid: int | str = "self") -> int:
+    """A size line of /proc/PID/status (VmRSS, VmHWM) in bytes; 0 when absent."""
+    with open(f"/proc/{pid}/status") as f:
         for line in f:
             if line.startswith(key + ":"):
                 return int(line.split()[1]) * 1024
