@@ -113,7 +113,7 @@ class OptimConfig:
     max_grad_norm: float | None = option(None, "gradient clipping (0 = off, the norm is logged either way; "
                                          "default: 1.0, ppo 0.5)")
     gradient_checkpointing: bool = option(False, "recompute each decoder layer's activations in backward instead of "
-                                          "keeping them: less memory for about a third more compute")
+                                          "keeping them: less memory for one more forward of each layer")
     memory_budget: str = option("auto", "memory a process may use: micro-batches (and log-prob chunks) sized from a "
                                 "one-row probe's measured peak x 1.5, e.g. 8G; auto = 0.8 of the GPU's or the "
                                 "machine's; none = whole minibatches; a micro-batch size given wins")

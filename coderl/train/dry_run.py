@@ -36,9 +36,9 @@ def memory_line(cfg) -> str:
     where = (gigabytes(budget) if budget is not None else
              f"auto: {AUTO_FRACTION:g} of the GPU's memory, or on the CPU of this machine's "
              f"({gigabytes(AUTO_FRACTION * machine_bytes())} here, shared by the processes on it)")
-    return (f"memory budget {where}: each kind of training pass first runs its widest row alone, and its micro-batch "
-            f"is (budget - memory in use) / ({SAFETY:g} x that row's measured peak) rows; log-prob logits in chunks "
-            f"of <= {gigabytes(chunk_bytes(budget))}{checkpointing}")
+    return (f"memory budget {where}: each kind of training pass first runs one row alone, and its micro-batch is "
+            f"(budget - memory in use, or what the machine has left if less) / ({SAFETY:g} x that row's measured "
+            f"peak) rows; log-prob logits in chunks of <= {gigabytes(chunk_bytes(budget))}{checkpointing}")
 
 
 def dry_run_report(cfg, world: int = 1) -> str:

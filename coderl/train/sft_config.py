@@ -34,7 +34,7 @@ class SFTConfig:
     warmup_ratio: float = option(0.0, "fraction of the optimizer steps with linear warmup")
     max_grad_norm: float = option(1.0, "gradient clipping (0 = off; the norm is logged either way)")
     gradient_checkpointing: bool = option(False, "recompute each decoder layer's activations in backward instead of "
-                                          "keeping them: less memory for about a third more compute")
+                                          "keeping them: less memory for one more forward of each layer")
     max_length: int = option(1024, "prompt + solution + end tokens; longer examples are skipped and counted, "
                              "never truncated")
     dtype: str = option("float32", "weights of the base model: float32 or bfloat16 (LoRA weights and optimiser stay "

@@ -183,8 +183,8 @@ def test_the_dry_run_prints_the_choice(capsys, tmp_path):
     assert main(["train", "--out", str(tmp_path / "r"), "--dry-run", "--memory-budget", "8G",
                  "--gradient-checkpointing"]) == 0
     out = capsys.readouterr().out
-    assert ("memory budget 8.00 GB: each kind of training pass first runs its widest row alone, and its micro-batch "
-            "is (budget - memory in use) / (1.5 x that row's measured peak) rows; log-prob logits in chunks of <= "
-            "0.12 GB; decoder layers checkpointed (--gradient-checkpointing)") in out
+    assert ("memory budget 8.00 GB: each kind of training pass first runs one row alone, and its micro-batch is "
+            "(budget - memory in use, or what the machine has left if less) / (1.5 x that row's measured peak) rows; "
+            "log-prob logits in chunks of <= 0.12 GB; decoder layers checkpointed (--gradient-checkpointing)") in out
     assert main(["train", "--out", str(tmp_path / "r"), "--dry-run", "--micro-batch-size", "2"]) == 0
     assert "micro-batches of 2 rows (--micro-batch-size, over any memory budget)" in capsys.readouterr().out
