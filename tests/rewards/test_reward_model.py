@@ -258,3 +258,14 @@ def test_reward_model_flag_values_are_checked_naming_the_flag(rm_dir):
                         ("reward_model_max_tokens", "reward_model_max_tokens 0")]:
         with pytest.raises(ConfigError, match=flag):
             config(**{field: 0})
+
+
+@pytest.mark.parametrize("field,value,message", [
+    ("reward_model_normalize", "zscore", r"^reward_model_normalize 'zscore': expected one of sigmoid, batch, none "
+                                         r"\(a YAML-only setting\)$"),
+    ("reward_model_device", "tpu", r"^reward_model_device 'tpu': expected one of auto, cpu, cuda \(a YAML-only "
+                                   r"setting\)$"),
+])
+def test_yaml_only_reward_model_settings_name_their_key(field, value, message):
+    with pytest.raises(ConfigError, match=message):
+        RewardConfig(weights={"pass": 1.0}, **{field: value}).validate_reward_model(False)
