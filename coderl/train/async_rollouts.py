@@ -119,10 +119,12 @@ class AsyncRollouts:
         log_staleness(self.ctx.cfg.out, step, rolled.batch.samples, ages, produced.version)
         return dataclasses.replace(rolled, ages=ages, metrics=metrics)
 
-    def correction(self, rolled, prox: Tensor | None = None) -> Correction:
+    def correction(self, rolled, updater=None, prox: Tensor | None = None) -> Correction:
         """Rows sampled by older weights get pi_prox and truncated IS weights (`train/off_policy.py`);
-        `prox`: the current weights' log-probs of every row, when the loop has them (PPO's values pass)."""
-        return behaviour_correction(self.ctx.cfg, self.ctx.policy.model, rolled.batch, rolled.ages, prox=prox)
+        `prox`: the current weights' log-probs of every row, when the loop has them (PPO's values pass);
+        otherwise a no-grad pass in the pieces `updater`'s memory budget allows."""
+        return behaviour_correction(self.ctx.cfg, self.ctx.policy.model, rolled.batch, rolled.ages, prox=prox,
+                                    updater=updater)
 
     def _receive(self, keep_rollouts: bool = True):
         """The worker's next rollouts (its log lines go to the run's log); its error, or its end, raised.

@@ -116,7 +116,8 @@ class OptimConfig:
                                           "keeping them: less memory for one more forward of each layer")
     memory_budget: str = option("auto", "memory a process may use: micro-batches (and log-prob chunks) sized from a "
                                 "one-row probe's measured peak x 1.5, e.g. 8G; auto = 0.8 of the GPU's or the "
-                                "machine's; none = whole minibatches; a micro-batch size given wins")
+                                "machine's (its cgroup limit where lower); none = whole minibatches; a micro-batch "
+                                "size given wins")
 
 
 @dataclass

@@ -34,7 +34,7 @@ def memory_line(cfg) -> str:
     if not cfg.lora.qlora:  # the CPU's runtime floor only where the run is known to be on the CPU
         check_budget(budget, weight_bytes(cfg.model, cfg.dtype), "cpu" if cfg.device == "cpu" else "cuda")
     where = (gigabytes(budget) if budget is not None else
-             f"auto: {AUTO_FRACTION:g} of the GPU's memory, or on the CPU of this machine's "
+             f"auto: {AUTO_FRACTION:g} of the GPU's memory, or on the CPU of this machine's or its cgroup limit "
              f"({gigabytes(AUTO_FRACTION * machine_bytes())} here, shared by the processes on it)")
     return (f"memory budget {where}: each kind of training pass first runs one row alone, and its micro-batch is "
             f"(budget - memory in use, or what the machine has left if less) / ({SAFETY:g} x that row's measured "

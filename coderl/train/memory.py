@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import os
 import re
 from collections.abc import Callable
 
@@ -55,12 +56,14 @@ def parse_size(text: str, flag: str = "--memory-budget") -> int | None:
     return int(float(match.group(1)) * _UNITS[match.group(2)])
 
 
-def machine_bytes() -> int:
-    """Physical memory of this machine, or its cgroup's limit where that is lower."""
+def machine_bytes(proc_cgroup: str = "/proc/self/cgroup", root: str = "/sys/fs/cgroup") -> int:
+    """Physical memory of this machine, or the memory limit of this process's cgroup where that is lower
+    (a container, a Slurm job, `systemd-run -p MemoryMax=`): the lowest limit on the cgroup's path up to
+    the root, cgroup v2 (`memory.max`) or v1 (`memory.limit_in_bytes`)."""
     from coderl.sandbox.client import total_memory_bytes
 
     total = total_memory_bytes()
-    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+    for path in _limit_files(proc_cgroup, root):
         try:
             with open(path) as f:
                 limit = f.read().strip()
@@ -69,6 +72,31 @@ def machine_bytes() -> int:
         if limit.isdigit():
             total = min(total, int(limit))
     return total
+
+
+def _limit_files(proc_cgroup: str, root: str) -> list[str]:
+    """The memory-limit files of this process's cgroup and its ancestors (and the mount's root: inside a
+    container the process's own cgroup is mounted there)."""
+    files = [os.path.join(root, "memory.max"), os.path.join(root, "memory", "memory.limit_in_bytes")]
+    try:
+        with open(proc_cgroup) as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return files
+    for line in lines:
+        parts = line.split(":", 2)
+        if len(parts) != 3:
+            continue
+        _, controllers, path = parts
+        if controllers == "":  # v2: one unified hierarchy
+            base, name = root, "memory.max"
+        elif "memory" in controllers.split(","):  # v1: the memory controller's hierarchy
+            base, name = os.path.join(root, controllers), "memory.limit_in_bytes"
+        else:
+            continue
+        parts = [p for p in path.split("/") if p]
+        files += [os.path.join(base, *parts[:depth], name) for depth in range(len(parts), 0, -1)]
+    return files
 
 
 def resolve_budget(value: str, device: str, local_processes: int = 1) -> int | None:

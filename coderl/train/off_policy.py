@@ -64,11 +64,13 @@ def single_update(cfg, rows: int) -> bool:
     return cfg.optim.epochs == 1 and (cfg.optim.minibatch_size or rows) >= rows
 
 
-def behaviour_correction(cfg, model, batch, ages: Tensor | None, prox: Tensor | None = None) -> Correction:
+def behaviour_correction(cfg, model, batch, ages: Tensor | None, prox: Tensor | None = None,
+                         updater=None) -> Correction:
     """The step's correction (module docstring).  Synchronous rollouts (ages None) and all-fresh steps
     train as the synchronous loop does; otherwise pi_prox is `prox` when the loop has it already ([N, T]
     under the step's starting weights: PPO's pass for the old values), else computed now (several
-    updates) or in the update's own pass (one update).  `model`: the policy being trained."""
+    updates; in the pieces the `updater`'s memory budget allows) or in the update's own pass (one
+    update).  `model`: the policy being trained."""
     level = cfg.loss_options.ratio_level or "token"
     stale = None if ages is None or not bool((ages > 0).any()) else ages > 0
     in_loss = single_update(cfg, len(batch)) and prox is None
@@ -77,9 +79,17 @@ def behaviour_correction(cfg, model, batch, ages: Tensor | None, prox: Tensor | 
         old[stale] = prox[stale].to(old)
     elif stale is not None and not in_loss:
         model.eval()  # dropout off, as in every log-prob pass
+        stale_rows = torch.nonzero(stale).flatten()
+        chunk_bytes = updater.memory.chunk_bytes if updater is not None else None
+
+        def pi_prox(rows):
+            return token_logprobs(model, build_sequences(batch, rows), cfg.temperature,
+                                  shared_prompt=cfg.shared_prompt, chunk_bytes=chunk_bytes).to(old)
+
+        whole = cfg.optim.micro_batch_size or cfg.optim.minibatch_size or len(batch)  # the update's rows
         with torch.no_grad():
-            chunk = cfg.optim.micro_batch_size or cfg.optim.minibatch_size or len(batch)  # the update's memory
-            for rows in torch.nonzero(stale).flatten().split(chunk):
-                old[rows] = token_logprobs(model, build_sequences(batch, rows), cfg.temperature,
-                                           shared_prompt=cfg.shared_prompt).to(old)
+            if updater is None:
+                old[stale_rows] = torch.cat([pi_prox(rows) for rows in stale_rows.split(whole)])
+            else:
+                old[stale_rows] = updater.pieces(stale_rows, pi_prox, width=batch.width, whole=whole)
     return Correction(old, batch.logprobs, stale, in_loss, cfg.asynchronous.tis_cap, level, ages is not None)

@@ -68,7 +68,7 @@ def _optimise(cfg, run, rolled, step) -> tuple[dict, dict]:
     batch, rewards, metrics = rolled.batch, rolled.rewards, rolled.metrics
     model = run.updater.trained[0]  # the policy, as the updater differentiates it
     mask = loss_mask(cfg, batch)  # [N, T]
-    correction = run.source.correction(rolled)  # before any update: how each row enters the loss
+    correction = run.source.correction(rolled, run.updater)  # before any update: how each row enters the loss
     ref_logprobs = reference_logprobs(cfg, run.policy, batch, run.updater)  # [N, T] or None
     token_rewards = rewards
     kl_reward = kl_as_reward(cfg, batch, ref_logprobs)  # [N, T] or None

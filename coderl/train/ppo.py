@@ -82,7 +82,7 @@ def train(cfg: TrainConfig, *, log=print, reward_override=None) -> dict:
             rolled = run.source.get(step)
             t1 = time.perf_counter()
             targets = compute_targets(cfg, run.policy, value_head, rolled, run.updater)
-            correction = run.source.correction(rolled, prox=targets.start_logprobs)
+            correction = run.source.correction(rolled, run.updater, prox=targets.start_logprobs)
             stats = _optimise(cfg, run, rolled.batch, targets, correction, step)
             metrics = {**rolled.metrics, **targets.metrics, **stats, "train/lr": run.updater.end_step(),
                        **step_timings(t0, t1, rolled)}

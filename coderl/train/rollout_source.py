@@ -1,8 +1,8 @@
 """Where a training step's scored rollouts come from: one interface, three sources.
 
-    source.get(step) -> ScoredRollouts           # the step's completions, scored by the sandbox
-    source.correction(rolled, prox=None)         # how its rows enter the policy loss (`train/off_policy.py`)
-    source.publish(version)                      # the weights after `version` steps exist (the loop says so)
+    source.get(step) -> ScoredRollouts             # the step's completions, scored by the sandbox
+    source.correction(rolled, updater, prox=None)  # how its rows enter the policy loss (`train/off_policy.py`)
+    source.publish(version)                        # the weights after `version` steps exist (the loop says so)
     source.close()
 
 * `LocalSource`: generated and scored here, by the policy being trained (`rounds.step_rollouts`).
@@ -48,7 +48,7 @@ class RolloutContext:
 class RolloutSource(Protocol):
     def get(self, step: int) -> ScoredRollouts: ...
 
-    def correction(self, rolled: ScoredRollouts, prox: Tensor | None = None) -> Correction: ...
+    def correction(self, rolled: ScoredRollouts, updater=None, prox: Tensor | None = None) -> Correction: ...
 
     def publish(self, version: int) -> None: ...
 
@@ -66,7 +66,7 @@ class LocalSource:
     def get(self, step: int) -> ScoredRollouts:
         return step_rollouts(self.ctx, step, self.ranks)
 
-    def correction(self, rolled: ScoredRollouts, prox: Tensor | None = None) -> Correction:
+    def correction(self, rolled: ScoredRollouts, updater=None, prox: Tensor | None = None) -> Correction:
         """The sampling log-probs are the old log-probs (the weights that sampled are the current ones)."""
         return behaviour_correction(self.ctx.cfg, self.ctx.policy.model, rolled.batch, None)
 

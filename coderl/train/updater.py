@@ -122,13 +122,17 @@ class Updater:
         pieces of the rows the memory budget allows (`fn` returns one row of output per row)."""
         if self.memory.budget is None:
             return self.ranks.map_rows(count, fn)
+        return self.ranks.map_rows(count, lambda rows: self.pieces(torch.arange(count) if rows is None else rows, fn,
+                                                                   width=width))
 
-        def in_pieces(rows):
-            rows = torch.arange(count) if rows is None else rows
+    def pieces(self, rows: torch.Tensor, fn: Callable, *, width: int = 0, whole: int | None = None):
+        """`fn(part)` over this process's `rows` alone (a no-grad pass), concatenated: in pieces of what the
+        memory budget allows, or without a budget of `--micro-batch-size` rows, else `whole` (None: all)."""
+        if self.memory.budget is not None:
             size = self.memory.rows("no_grad", len(rows), width, lambda: fn(rows[:1]), agree=False)
-            return fn(rows) if size >= len(rows) else torch.cat([fn(part) for part in rows.split(size)])
-
-        return self.ranks.map_rows(count, in_pieces)
+        else:
+            size = self.micro_batch_size or whole or len(rows)
+        return fn(rows) if size >= len(rows) else torch.cat([fn(part) for part in rows.split(size)])
 
     def mean(self, stats: dict) -> dict:
         """Each statistic's mean over the ranks."""

@@ -15,6 +15,8 @@ import coderl.train.policy_gradient as pg_loop  # noqa: E402
 import coderl.train.ppo as ppo_loop  # noqa: E402
 from coderl.base.config import ConfigError  # noqa: E402
 from coderl.train import run_training  # noqa: E402
+from coderl.train.memory import MemoryBudget  # noqa: E402
+from coderl.train.updater import Updater  # noqa: E402
 from tests.models.tiny import tiny_llama  # noqa: E402
 from tests.train.helpers import base_config, varied_reward  # noqa: E402
 
@@ -134,6 +136,18 @@ def test_ages_never_exceed_the_bound_and_reach_it_when_the_trainer_is_slow(model
     assert last["time/rollout_wait"] >= 0 and "time/sandbox_wait" not in last
 
 
+class _OneRowBudget(MemoryBudget):
+    """A memory budget whose probe always allows one row."""
+
+    calls = 0
+
+    def rows(self, kind, count, width, probe, *, agree=True):
+        probe()
+        self.calls += 1
+        self.used[kind] = 1
+        return 1
+
+
 def test_pi_prox_from_the_update_pass_equals_a_separate_pass(model_dir, tmp_path):
     """One update per step takes pi_prox from the update's own forward pass; several updates run a pass
     first.  Both give the same old log-probs and IS weights on stale rows, and fresh rows keep mu."""
@@ -172,6 +186,13 @@ def test_pi_prox_from_the_update_pass_equals_a_separate_pass(model_dir, tmp_path
     stale = ~fresh
     assert not torch.allclose(old_lazy[stale], batch.logprobs[stale])  # pi_prox, not mu
     assert float(adv_lazy[stale].max()) <= 1.5 and float(adv_lazy[stale].min()) > 0
+    pieces = _OneRowBudget(8 << 30)  # a memory budget that allows one row at a time
+    cut = behaviour_correction(several, policy.model, batch, ages, updater=Updater([policy.model], None, None,
+                                                                                   memory=pieces))
+    old_cut, adv_cut = cut.for_rows(rows, logprobs, batch.mask, advantages)
+    assert pieces.calls == 1 and pieces.used == {"no_grad": 1}  # the pass went through the budget, row by row
+    torch.testing.assert_close(old_cut, old_first, rtol=0, atol=1e-6)
+    torch.testing.assert_close(adv_cut, adv_first, rtol=0, atol=1e-6)
     given = behaviour_correction(several, policy.model, batch, ages, prox=logprobs)  # PPO: its old-values pass's
     old_given, adv_given = given.for_rows(rows, logprobs, batch.mask, advantages)
     assert torch.equal(old_given, old_lazy) and torch.equal(adv_given, adv_lazy)

@@ -35,6 +35,39 @@ def test_log_prob_chunks_follow_the_budget():
     assert chunk_bytes(10 * MB) == 1 * MB  # at least 1 MB
 
 
+def _cgroup_tree(tmp_path, proc_lines: str, limits: dict) -> tuple[str, str]:
+    proc = tmp_path / "cgroup"
+    proc.write_text(proc_lines)
+    for rel, value in limits.items():
+        (tmp_path / "sys" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "sys" / rel).write_text(value + "\n")
+    return str(proc), str(tmp_path / "sys")
+
+
+@pytest.mark.parametrize("proc_lines, limits, want_gib", [
+    # cgroup v2: the job's own group is limited; its parent less so; the mount's root has no limit
+    ("0::/slurm/job_42\n", {"memory.max": "max", "slurm/memory.max": str(12 << 30),
+                             "slurm/job_42/memory.max": str(8 << 30)}, 8),
+    # v2: a limit set on the parent only binds the child
+    ("0::/user.slice/run-1.scope\n", {"user.slice/memory.max": str(6 << 30),
+                                       "user.slice/run-1.scope/memory.max": "max"}, 6),
+    # v1: the memory controller's own hierarchy (v1 writes 'no limit' as a huge number)
+    ("9:pids:/\n4:memory:/process_api/abc/coderl8g\n1:cpu,cpuacct:/\n",
+     {"memory/memory.limit_in_bytes": "9223372036854771712",
+      "memory/process_api/abc/coderl8g/memory.limit_in_bytes": str(8 << 30),
+      "cpu,cpuacct/memory.limit_in_bytes": str(1 << 30)}, 8),
+    # a container: its own group mounted at the root
+    ("0::/\n", {"memory.max": str(4 << 30)}, 4),
+    # no limit anywhere, or no cgroup file at all: the machine's memory (64 GiB here)
+    ("0::/a/b\n", {"a/b/memory.max": "max"}, 64),
+])
+def test_the_machine_is_the_cgroup_limit_where_lower(tmp_path, monkeypatch, proc_lines, limits, want_gib):
+    monkeypatch.setattr("coderl.sandbox.client.total_memory_bytes", lambda: 64 << 30)
+    proc, root = _cgroup_tree(tmp_path, proc_lines, limits)
+    assert memory.machine_bytes(proc, root) == want_gib << 30
+    assert memory.machine_bytes(str(tmp_path / "absent"), str(tmp_path / "none")) == 64 << 30
+
+
 def test_an_impossible_budget_names_what_it_must_hold():
     with pytest.raises(ConfigError, match=r"^--memory-budget 1.00 GB: the model's weights take 0.50 GB and the "
                                           r"runtime about 1 GB; expected at least 1.50 GB$"):
