@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from coderl.sandbox.types import CheckKind, TestCase
-from coderl.tasks.jsonl import iter_jsonl, require
+from coderl.tasks.jsonl import Rows, jsonl_rows, require
 from coderl.tasks.types import Task, TaskFormatError
 
 _LINE_RE = re.compile(r".*?(?:\r\n|\r|\n)|.+", re.DOTALL)
@@ -318,16 +318,21 @@ def humaneval_task(row: dict, where: str) -> Task:
 
 def load_humaneval(path: str | os.PathLike[str] | None = None) -> list[Task]:
     """All tasks of a HumanEval-layout JSONL(.gz) file; `None` = the bundled HumanEval."""
-    path = bundled_humaneval_path() if path is None else os.fspath(path)
+    return humaneval_tasks(jsonl_rows(bundled_humaneval_path() if path is None else path))
+
+
+def humaneval_tasks(rows: Rows) -> list[Task]:
+    """The tasks of HumanEval-layout rows (a file's or a dataset's)."""
     tasks: list[Task] = []
     seen: dict[str, int] = {}
-    for lineno, row in iter_jsonl(path):
-        where = f"{path}:{lineno}"
+    for n, row in rows:
+        where = rows.where(n)
         task = humaneval_task(row, where)
         if task.task_id in seen:
-            raise TaskFormatError(f"{where}: field 'task_id' {task.task_id!r} duplicates line {seen[task.task_id]}")
-        seen[task.task_id] = lineno
+            raise TaskFormatError(f"{where}: field 'task_id' {task.task_id!r} duplicates {rows.unit} "
+                                  f"{seen[task.task_id]}")
+        seen[task.task_id] = n
         tasks.append(task)
     if not tasks:
-        raise TaskFormatError(f"{path}: no rows (the file is empty)")
+        raise rows.empty()
     return tasks

@@ -12,7 +12,8 @@ import gzip
 import json
 import os
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from coderl.tasks.types import TaskFormatError
@@ -116,6 +117,34 @@ def iter_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, An
         where = f"{path}:{lineno + 1}" if lineno else str(path)
         reason = getattr(e, "strerror", None) or str(e) or type(e).__name__
         raise TaskFormatError(f"{where}: cannot read ({reason})") from None
+
+
+@dataclass(frozen=True)
+class Rows:
+    """The rows of a task file or dataset, as the layout loaders read them: `(n, row)` pairs, the name
+    messages give them (`where(n)`: `file:LINE` for a file, `name row N` for a dataset), and the stem
+    row-numbered task ids start with."""
+
+    name: str
+    rows: Iterable[tuple[int, dict[str, Any]]]
+    unit: str = "line"  # "line" (1-based, a file's) or "row" (0-based, a dataset's)
+    stem: str = ""
+
+    def where(self, n: int) -> str:
+        return f"{self.name}:{n}" if self.unit == "line" else f"{self.name} row {n}"
+
+    def __iter__(self) -> Iterator[tuple[int, dict[str, Any]]]:
+        return iter(self.rows)
+
+    def empty(self) -> TaskFormatError:
+        return TaskFormatError(f"{self.name}: no rows (the file is empty)" if self.unit == "line"
+                               else f"{self.name}: no rows")
+
+
+def jsonl_rows(path: str | os.PathLike[str]) -> Rows:
+    """A JSONL(.gz) file's rows (`iter_jsonl`)."""
+    path = os.fspath(path)
+    return Rows(path, iter_jsonl(path), "line", file_stem(path))
 
 
 def first_row(path: str | os.PathLike[str]) -> tuple[int, dict[str, Any]]:

@@ -20,7 +20,7 @@ import re
 from typing import Any
 
 from coderl.sandbox.types import CheckKind, ExecutionRequest, Limits, Mode, TestCase
-from coderl.tasks.jsonl import file_stem, iter_jsonl, require
+from coderl.tasks.jsonl import Rows, jsonl_rows, require
 from coderl.tasks.kinds import TaskKind, register_kind
 from coderl.tasks.types import Task, TaskFormatError
 
@@ -81,11 +81,17 @@ def split_worked_answer(text: str, where: str) -> tuple[str, str]:
 
 def load_gsm8k(path: str) -> list[Task]:
     """Tasks from a GSM8K-layout JSONL(.gz) file; every problem is a one-line `TaskFormatError`."""
+    return gsm8k_tasks(jsonl_rows(path))
+
+
+def gsm8k_tasks(rows: Rows) -> list[Task]:
+    """The tasks of GSM8K-layout rows (a file's or a dataset's); a row without an id is `STEM/K`, K its
+    position among the tasks."""
     tasks: list[Task] = []
     seen: dict[str, str] = {}
-    stem = file_stem(path)
-    for lineno, row in iter_jsonl(path):
-        where = f"{path}:{lineno}"
+    stem = rows.stem
+    for lineno, row in rows:
+        where = rows.where(lineno)
         question = require(row, "question", str, where)
         worked, final = split_worked_answer(require(row, "answer", str, where), where)
         if not question.strip():
@@ -101,5 +107,5 @@ def load_gsm8k(path: str) -> list[Task]:
         tasks.append(math_task(task_id, question, canonical_answer(final, f"{where}: field 'answer' after '####'"),
                                worked, source=where, metadata={"format": "gsm8k"}))
     if not tasks:
-        raise TaskFormatError(f"{path}: no rows (the file is empty)")
+        raise rows.empty()
     return tasks

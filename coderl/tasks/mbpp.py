@@ -24,7 +24,7 @@ from typing import Any
 
 from coderl.sandbox.types import TestCase
 from coderl.tasks.humaneval import classify_statement
-from coderl.tasks.jsonl import iter_jsonl, require
+from coderl.tasks.jsonl import Rows, jsonl_rows, require
 from coderl.tasks.types import Task, TaskFormatError
 
 
@@ -78,11 +78,16 @@ def _string_list(row: dict[str, Any], field: str, where: str, *, optional: bool 
 
 
 def load_mbpp(path: str | os.PathLike[str]) -> list[Task]:
-    path = os.fspath(path)
+    """All tasks of an MBPP-layout JSONL(.gz) file."""
+    return mbpp_tasks(jsonl_rows(path))
+
+
+def mbpp_tasks(rows: Rows) -> list[Task]:
+    """The tasks of MBPP-layout rows (a file's or a dataset's)."""
     tasks: list[Task] = []
     seen: dict[str, int] = {}
-    for lineno, row in iter_jsonl(path):
-        where = f"{path}:{lineno}"
+    for lineno, row in rows:
+        where = rows.where(lineno)
         text_field = "text" if "text" in row or "prompt" not in row else "prompt"
         text = require(row, text_field, str, where)
         raw_id = require(row, "task_id", (int, str), where)
@@ -101,7 +106,7 @@ def load_mbpp(path: str | os.PathLike[str]) -> list[Task]:
                 line + "\n" for line in _string_list(row, "test_imports", where, optional=True)
             )
         if task_id in seen:
-            raise TaskFormatError(f"{where}: field 'task_id' {task_id!r} duplicates line {seen[task_id]}")
+            raise TaskFormatError(f"{where}: field 'task_id' {task_id!r} duplicates {rows.unit} {seen[task_id]}")
         seen[task_id] = lineno
 
         tests: list[TestCase] = []
@@ -148,5 +153,5 @@ def load_mbpp(path: str | os.PathLike[str]) -> list[Task]:
             )
         )
     if not tasks:
-        raise TaskFormatError(f"{path}: no rows (the file is empty)")
+        raise rows.empty()
     return tasks

@@ -25,7 +25,7 @@ import os
 from typing import Any
 
 from coderl.sandbox.types import CheckKind, TestCase
-from coderl.tasks.jsonl import file_stem, iter_jsonl, require
+from coderl.tasks.jsonl import Rows, jsonl_rows, require
 from coderl.tasks.types import Task, TaskFormatError
 
 _ID_FIELDS = ("hash_id", "id", "task_id", "problem_id")
@@ -125,14 +125,20 @@ def detect_stdio_layout(row: dict[str, Any]) -> str | None:
 
 
 def load_stdio(path: str | os.PathLike[str], float_tolerance: float | None = None) -> list[Task]:
+    """All tasks of a stdin/stdout JSONL(.gz) file (Nemotron-RL or APPS/TACO layout, by row)."""
+    return stdio_tasks(jsonl_rows(path), float_tolerance)
+
+
+def stdio_tasks(rows: Rows, float_tolerance: float | None = None) -> list[Task]:
+    """The tasks of stdin/stdout rows (a file's or a dataset's); a row without an id field is
+    `STEM/N` (its line or row number)."""
     if float_tolerance is not None and not float_tolerance > 0:
         raise ValueError(f"float_tolerance={float_tolerance!r}: expected a positive number or None")
-    path = os.fspath(path)
-    stem = file_stem(path)
+    stem = rows.stem
     tasks: list[Task] = []
     seen: dict[str, int] = {}
-    for lineno, row in iter_jsonl(path):
-        where = f"{path}:{lineno}"
+    for lineno, row in rows:
+        where = rows.where(lineno)
         layout = detect_stdio_layout(row)
         if layout is None:
             raise TaskFormatError(
@@ -140,13 +146,13 @@ def load_stdio(path: str | os.PathLike[str], float_tolerance: float | None = Non
                 f"(APPS/TACO) present; fields: {', '.join(sorted(row)) or 'none'}"
             )
         prompt, pairs, solution = (_nemotron if layout == "nemotron" else _apps)(row, where)
-        task_id, id_field = f"{stem}/{lineno}", "line number"
+        task_id, id_field = f"{stem}/{lineno}", f"{rows.unit} number"
         for field in _ID_FIELDS:
             if row.get(field) is not None:
                 task_id, id_field = str(require(row, field, (str, int), where)), f"field '{field}'"
                 break
         if task_id in seen:
-            raise TaskFormatError(f"{where}: {id_field} {task_id!r} duplicates line {seen[task_id]}")
+            raise TaskFormatError(f"{where}: {id_field} {task_id!r} duplicates {rows.unit} {seen[task_id]}")
         seen[task_id] = lineno
         tests = tuple(
             TestCase(id=str(i), source=stdin, check=CheckKind.STDOUT, expected=stdout)
@@ -169,5 +175,5 @@ def load_stdio(path: str | os.PathLike[str], float_tolerance: float | None = Non
             )
         )
     if not tasks:
-        raise TaskFormatError(f"{path}: no rows (the file is empty)")
+        raise rows.empty()
     return tasks
