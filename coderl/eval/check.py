@@ -30,7 +30,8 @@ class CheckConfig:
     """Check completions (or the tasks' reference solutions) against their tests in the sandbox."""
 
     tasks: str | None = option(None, "task spec: 'humaneval', 'easy', 'corpus', 'synthetic:k=v,...', 'math', "
-                               "'mbpp:PATH', 'stdio:PATH', 'gsm8k:PATH', or a JSONL path (required; docs/tasks.md)")
+                               "'mbpp:PATH', 'stdio:PATH', 'gsm8k:PATH', 'hf:PATH' (a Hugging Face dataset), or a "
+                               "JSONL path (required; docs/tasks.md)")
     completions: str | None = option(None, "JSONL of {task_id, completion} lines to check")
     reference: bool = option(False, "check the tasks' reference solutions instead of --completions")
     mutants: int = option(0, "with --reference: also require each task's tests to reject at least this many "

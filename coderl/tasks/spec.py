@@ -10,6 +10,8 @@
     math                 generated math word problems, train / valid / test (`coderl.tasks.math_gen`)
     math:k=v,k=v         part of them (keys n, seed, split); the test split's templates are held out
     gsm8k:PATH           a GSM8K-layout JSONL(.gz) file of math problems (`coderl.tasks.math_tasks`)
+    hf:PATH[:k=v,...]    a Hugging Face dataset: a save_to_disk folder, parquet/arrow/JSON/CSV files or a dataset in
+                         the local cache, with a preset layout or a column mapping (`coderl.tasks.hf`)
     stdio-basics[:language=L]  16 stdin/stdout problems in Python, JavaScript or Lua (`coderl.tasks.languages_sets`)
     synthetic            generated tasks with default options
     synthetic:k=v,k=v    generated tasks (keys level, n, seed, split, tries: `coderl.tasks.synthetic`)
@@ -49,12 +51,13 @@ from coderl.tasks.mix import load_mix, parse_mix
 from coderl.tasks.split import SPLITS, split_tasks
 from coderl.tasks.types import Task, TaskFormatError
 
-SOURCES = ("humaneval", "mbpp", "stdio", "synthetic", "easy", "corpus", "mix", *LANGUAGE_SOURCES, "math", "gsm8k")
+SOURCES = ("humaneval", "mbpp", "stdio", "synthetic", "easy", "corpus", "mix", *LANGUAGE_SOURCES, "math", "gsm8k",
+           "hf")
 SPEC_SPLITS = ("all", "train", "valid", "test")
 _NEEDS_PATH = ("mbpp", "stdio", "gsm8k")
 _PREFIX_RE = re.compile(r"^([A-Za-z][A-Za-z0-9_-]*):(.*)$", re.DOTALL)
 _GRAMMAR = ("humaneval, humaneval:PATH, easy, corpus[:k=v,...], mbpp:PATH, stdio:PATH, synthetic:k=v,..., "
-            "math[:k=v,...], gsm8k:PATH, "
+            "math[:k=v,...], gsm8k:PATH, hf:PATH[:split=S,preset=P,columns=K=C;K=C], "
             "verilog[:PATH], humaneval-js, stdio-basics[:language=L], a PATH, any of them @SPLIT, or mix:SPEC*W+SPEC*W")
 
 
@@ -127,6 +130,11 @@ def parse_task_spec(spec: str) -> TaskSpec:
             return TaskSpec("math", None, options)
         if name in ("humaneval-js", "stdio-basics"):
             return TaskSpec(name, None, options_of(name, _parse_options(spec, rest), spec))
+        if name == "hf":
+            from coderl.tasks.hf import parse_hf
+
+            path, options = parse_hf(rest, spec)
+            return TaskSpec("hf", path, options)
         if name == "easy":
             raise TaskFormatError(f"task spec {spec!r}: 'easy' takes no file or options (write just: easy)")
         if not rest.strip():
@@ -248,6 +256,10 @@ def load_spec(parsed: TaskSpec, spec: str) -> list[Task]:
         from coderl.tasks.easy import load_easy
 
         return load_easy()
+    if parsed.source == "hf":
+        from coderl.tasks.hf import load_hf
+
+        return load_hf(parsed.path, parsed.options, spec)
     path = parsed.path
     assert path is not None
     if not os.path.exists(path):
@@ -333,6 +345,10 @@ def task_files(*specs: str | None) -> list[str]:
             continue  # reported where the tasks are loaded
         if parsed is not None and parsed.source == "mix":
             files += task_files(*(part.spec for part in parse_mix(spec, parse_task_spec).parts))
+        elif parsed is not None and parsed.source == "hf":
+            from coderl.tasks.hf import hidden_paths
+
+            files += hidden_paths(parsed.path)
         elif parsed is not None and parsed.path and os.path.exists(parsed.path):
             files.append(os.path.abspath(parsed.path))
     return files

@@ -45,9 +45,10 @@ def test_existing_path_is_auto_even_with_a_colon(tmp_path):
         ("mbpp", "task spec 'mbpp' needs a file: mbpp:PATH"),
         ("humaneval:", "missing the file after 'humaneval:'"),
         (
-            "hf:openai/humaneval",
-            "unknown source 'hf' and no such file (known sources: humaneval, mbpp, stdio, synthetic",
+            "hub:openai/humaneval",
+            "unknown source 'hub' and no such file (known sources: humaneval, mbpp, stdio, synthetic",
         ),
+        ("hf:", "missing the dataset after 'hf:'"),
         ("no/such/file.jsonl", "task spec 'no/such/file.jsonl': no such file"),
         ("synthetic:n", "option 'n' is not key=value"),
     ],

@@ -1,0 +1,294 @@
+"""Tasks from Hugging Face `datasets`: `hf:PATH[:k=v,...]` (issue 41).
+
+PATH is, in the order tried:
+- a folder written by `Dataset.save_to_disk` / `DatasetDict.save_to_disk` (read with `load_from_disk`);
+- a parquet, arrow, JSON/JSONL or CSV file, or a folder of them (read as a stream: rows are turned into
+  tasks as they are read, never all held as a table);
+- the name of a dataset already in the local Hugging Face cache (`openai/openai_humaneval`), read
+  offline: nothing is downloaded, and a dataset that is not there is one line naming what was looked for.
+
+Options (after the last ':', comma-separated):
+- `split=NAME`: the dataset's split (train, test, validation, prompt, ...); needed when it has several.
+  coderl's own `@train/@valid/@test` still applies after it, to the tasks read.
+- `name=NAME`: the dataset's configuration (`sanitized` for MBPP, `main` for GSM8K) when read from the cache.
+- `preset=NAME`: the layout of the rows (`PRESETS`); without it the layout is told from the first row's
+  columns, as for a JSONL file.
+- `columns=KEY=COLUMN;KEY=COLUMN`: the dataset's own column for each of coderl's keys (`FIELDS`): `id`,
+  `prompt`, `tests`, `solution`, and per layout `entry_point`, `hidden_tests`, `setup`, `imports`,
+  `language`, `answer`.
+
+Every row goes through the same checks as a row of a JSONL file in that layout (`coderl.tasks.humaneval`,
+`mbpp`, `stdio`, `math_tasks`); a bad row stops the load with one line naming the dataset, the row and
+the column.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+from coderl.tasks.jsonl import Rows
+from coderl.tasks.types import Task, TaskFormatError
+
+# coderl's key -> the field of each layout's loader it fills
+FIELDS: dict[str, dict[str, str]] = {
+    "humaneval": {"id": "task_id", "prompt": "prompt", "tests": "test", "entry_point": "entry_point",
+                  "solution": "canonical_solution"},
+    "mbpp": {"id": "task_id", "prompt": "text", "tests": "test_list", "hidden_tests": "challenge_test_list",
+             "setup": "test_setup_code", "imports": "test_imports", "solution": "code"},
+    "stdio": {"id": "hash_id", "prompt": "question", "tests": "input_output", "solution": "solutions",
+              "language": "language"},
+    "gsm8k": {"id": "task_id", "prompt": "question", "answer": "answer"},
+}
+
+# preset -> (layout, its columns where they differ from the layout's own field names, the source it follows)
+PRESETS: dict[str, tuple[str, dict[str, str], str]] = {
+    "humaneval": ("humaneval", {}, "openai/openai_humaneval: task_id, prompt, canonical_solution, test, "
+                                   "entry_point"),
+    "mbpp": ("mbpp", {}, "google-research-datasets/mbpp (full): task_id, text, code, test_list, "
+                         "test_setup_code, challenge_test_list"),
+    "mbpp-sanitized": ("mbpp", {"prompt": "prompt"}, "google-research-datasets/mbpp (sanitized): source_file, "
+                                                      "task_id, prompt, code, test_imports, test_list"),
+    "apps": ("stdio", {"id": "problem_id"}, "codeparrot/apps: problem_id, question, solutions (JSON), "
+                                             "input_output (JSON), difficulty, url, starter_code"),
+    "taco": ("stdio", {}, "BAAI/TACO: question, solutions (JSON), starter_code, input_output (JSON), "
+                          "difficulty, raw_tags, name, source, ..."),
+    "gsm8k": ("gsm8k", {}, "openai/gsm8k (main): question, answer ('... #### 42')"),
+}
+
+_OPTIONS = ("split", "name", "preset", "columns")
+_STREAMED = {".parquet": "parquet", ".arrow": "arrow", ".json": "json", ".jsonl": "json", ".csv": "csv"}
+
+
+def parse_hf(rest: str, spec: str) -> tuple[str, dict[str, str]]:
+    """(PATH, options) of `hf:REST`; bad options are one-line `TaskFormatError`s naming the spec."""
+    rest = rest.strip()
+    path, options_text = rest, ""
+    if not os.path.exists(rest) and ":" in rest:
+        head, _, tail = rest.rpartition(":")
+        if "=" in tail:
+            path, options_text = head.strip(), tail
+    if not path:
+        raise TaskFormatError(f"task spec {spec!r}: missing the dataset after 'hf:' (a folder, a file or a cached "
+                              "dataset name)")
+    options: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in options_text.split(","))):
+        key, eq, value = item.partition("=")
+        key = key.strip()
+        if not eq or key not in _OPTIONS:
+            raise TaskFormatError(f"task spec {spec!r}: option {item!r}: expected one of "
+                                  f"{', '.join(k + '=...' for k in _OPTIONS)}")
+        if key in options:
+            raise TaskFormatError(f"task spec {spec!r}: option {key!r} given twice")
+        options[key] = value.strip()
+    preset = options.get("preset")
+    if preset is not None and preset not in PRESETS:
+        raise TaskFormatError(f"task spec {spec!r}: preset {preset!r}: expected one of {', '.join(PRESETS)}")
+    if "columns" in options:
+        column_mapping(options["columns"], PRESETS[preset][0] if preset else None, spec)
+    return path, options
+
+
+def column_mapping(text: str, layout: str | None, spec: str) -> dict[str, str]:
+    """`KEY=COLUMN;KEY=COLUMN` -> {key: column}, each key one of the layout's (any layout's when not known
+    yet)."""
+    known = FIELDS[layout] if layout else {k: k for fields in FIELDS.values() for k in fields}
+    mapping: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in text.split(";"))):
+        key, eq, column = item.partition("=")
+        key, column = key.strip(), column.strip()
+        if not eq or not column:
+            raise TaskFormatError(f"task spec {spec!r}: columns item {item!r} is not KEY=COLUMN")
+        if key not in known:
+            where = f"the {layout} layout's keys" if layout else "coderl's keys"
+            raise TaskFormatError(f"task spec {spec!r}: columns key {key!r}: expected one of {where}: "
+                                  f"{', '.join(known)}")
+        if key in mapping:
+            raise TaskFormatError(f"task spec {spec!r}: columns key {key!r} given twice")
+        mapping[key] = column
+    return mapping
+
+
+def load_hf(path: str, options: dict[str, str], spec: str) -> list[Task]:
+    """The tasks of `hf:PATH:options` (module docstring)."""
+    from coderl.tasks.humaneval import humaneval_tasks
+    from coderl.tasks.math_tasks import gsm8k_tasks
+    from coderl.tasks.mbpp import mbpp_tasks
+    from coderl.tasks.stdio import stdio_tasks
+
+    dataset, label = _open(path, options, spec)
+    rows = _rows(dataset)
+    try:
+        first = next(rows)
+    except StopIteration:
+        raise TaskFormatError(f"{label}: no rows") from None
+    except Exception as exc:  # noqa: BLE001 -- a library's reading error, as one line
+        raise TaskFormatError(f"{label}: cannot read ({_reason(exc)})") from None
+    preset = options.get("preset")
+    layout, defaults = (PRESETS[preset][0], PRESETS[preset][1]) if preset else (_layout_of(first, label), {})
+    mapping = {**defaults, **column_mapping(options.get("columns", ""), layout, spec)}
+    renames = {column: FIELDS[layout][key] for key, column in mapping.items()}
+    missing = [column for column in renames if column not in first]
+    if missing:
+        by = f"preset {preset}" if preset and missing[0] in defaults.values() else "columns="
+        raise TaskFormatError(f"{label}: no column {missing[0]!r} (named by {by}; the dataset has: "
+                              f"{', '.join(sorted(first)) or 'none'})")
+
+    def renamed() -> Iterator[tuple[int, dict[str, Any]]]:
+        for n, row in _chain(first, rows, label):
+            yield n, _rename(row, renames)
+
+    stem = os.path.basename(os.path.normpath(path)).split(".")[0] or "hf"
+    loader = {"humaneval": humaneval_tasks, "mbpp": mbpp_tasks, "stdio": stdio_tasks, "gsm8k": gsm8k_tasks}[layout]
+    return loader(Rows(label, renamed(), "row", stem))
+
+
+def _rename(row: dict[str, Any], renames: dict[str, str]) -> dict[str, Any]:
+    """The row with each mapped column under its layout field (a column already named so gives way)."""
+    if not renames:
+        return row
+    out = {k: v for k, v in row.items() if k not in renames}
+    out.update({field: row[column] for column, field in renames.items()})
+    return out
+
+
+def _chain(first: dict, rows: Iterator[dict], label: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    yield 0, first
+    n = 0
+    while True:
+        try:
+            row = next(rows)
+        except StopIteration:
+            return
+        except Exception as exc:  # noqa: BLE001
+            raise TaskFormatError(f"{label} row {n + 1}: cannot read ({_reason(exc)})") from None
+        n += 1
+        yield n, row
+
+
+def _layout_of(row: dict[str, Any], label: str) -> str:
+    keys = row.keys()
+    if {"entry_point", "test", "prompt"} <= keys:
+        return "humaneval"
+    if "test_list" in keys:
+        return "mbpp"
+    if "responses_create_params" in keys or "input_output" in keys:
+        return "stdio"
+    if {"question", "answer"} <= keys:
+        return "gsm8k"
+    raise TaskFormatError(f"{label}: cannot tell the layout from columns {', '.join(sorted(keys)) or '(none)'}; "
+                          f"give preset= ({', '.join(PRESETS)}) and columns= for the ones named otherwise")
+
+
+def _rows(dataset) -> Iterator[dict[str, Any]]:
+    return iter(dataset)
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+def _offline() -> None:
+    """Nothing is downloaded: the datasets library (and the hub client under it) read only local files."""
+    os.environ["HF_DATASETS_OFFLINE"] = "1"
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    try:
+        import datasets.config as config
+
+        config.HF_DATASETS_OFFLINE = True
+        config.HF_HUB_OFFLINE = True
+    except ImportError:
+        pass
+
+
+def _datasets():
+    _offline()
+    try:
+        import datasets
+    except ImportError:
+        raise TaskFormatError("hf: task specs need the datasets library: pip install 'coderl[data]' "
+                              "(or pip install datasets)") from None
+    datasets.disable_progress_bars()
+    datasets.logging.set_verbosity_error()
+    return datasets
+
+
+def _open(path: str, options: dict[str, str], spec: str):
+    """(the dataset's one split, to iterate; the label messages give it)."""
+    datasets = _datasets()
+    split = options.get("split")
+    label = f"hf:{path}" + (f" ({split})" if split else "")
+    try:
+        if os.path.isdir(path) and _saved_to_disk(path):
+            data = datasets.load_from_disk(path)
+        elif os.path.isfile(path):
+            builder = _STREAMED.get(_suffix(path))
+            if builder is None:
+                raise TaskFormatError(f"task spec {spec!r}: {path}: expected a parquet, arrow, JSON, JSONL or CSV "
+                                      "file, or a save_to_disk folder")
+            data = datasets.load_dataset(builder, data_files=path, streaming=True)
+        elif os.path.isdir(path):
+            data = datasets.load_dataset(path, streaming=True)
+        else:
+            kwargs = {"name": options["name"]} if "name" in options else {}
+            data = datasets.load_dataset(path, **kwargs)
+    except TaskFormatError:
+        raise
+    except Exception as exc:  # noqa: BLE001 -- every library failure is one line naming what was looked for
+        if not os.path.exists(path):
+            cache = datasets.config.HF_DATASETS_CACHE
+            raise TaskFormatError(f"task spec {spec!r}: {path!r} is no folder or file here, and no dataset of that "
+                                  f"name is in the local Hugging Face cache ({cache}; offline: nothing is "
+                                  f"downloaded): {_reason(exc)}") from None
+        raise TaskFormatError(f"task spec {spec!r}: cannot read {path} with the datasets library "
+                              f"({_reason(exc)})") from None
+    return _one_split(data, split, spec), label
+
+
+def _one_split(data, split: str | None, spec: str):
+    if not hasattr(data, "keys"):  # one split already
+        return data
+    names = list(data.keys())
+    if split is None:
+        if len(names) == 1:
+            return data[names[0]]
+        raise TaskFormatError(f"task spec {spec!r}: the dataset has splits {', '.join(names)}; choose one with "
+                              f":split=NAME")
+    if split not in names:
+        raise TaskFormatError(f"task spec {spec!r}: split {split!r}: the dataset has {', '.join(names)}")
+    return data[split]
+
+
+def _saved_to_disk(path: str) -> bool:
+    return any(os.path.exists(os.path.join(path, name)) for name in ("dataset_dict.json", "state.json"))
+
+
+def _suffix(path: str) -> str:
+    name = os.path.basename(path).lower()
+    for suffix in _STREAMED:
+        if name.endswith(suffix) or name.endswith(suffix + ".gz"):
+            return suffix
+    return ""
+
+
+def hidden_paths(path: str) -> list[str]:
+    """What a program must not read for `hf:PATH`: the folder or file, or for a cached dataset the
+    datasets and hub caches (the tests are in there)."""
+    if os.path.exists(path):
+        return [os.path.abspath(path)]
+    out = []
+    try:
+        import datasets.config as config
+
+        out.append(str(config.HF_DATASETS_CACHE))
+    except ImportError:
+        pass
+    try:
+        from huggingface_hub import constants
+
+        out.append(str(constants.HF_HUB_CACHE))
+    except ImportError:
+        pass
+    return [p for p in out if os.path.exists(p)]

@@ -1,0 +1,197 @@
+"""Tasks from Hugging Face `datasets` (`hf:PATH`, coderl.tasks.hf; issue 41).
+
+Each preset is tested on a small fixture written here, without downloads, in the layout of the dataset
+card or loader it names (`coderl.tasks.hf.PRESETS` states the source and its columns):
+- humaneval: openai/openai_humaneval (task_id, prompt, canonical_solution, test, entry_point);
+- mbpp: google-research-datasets/mbpp, configuration `full` (task_id int, text, code, test_list,
+  test_setup_code, challenge_test_list); mbpp-sanitized: configuration `sanitized` (source_file, task_id,
+  prompt, code, test_imports, test_list);
+- apps: codeparrot/apps (problem_id int, question, solutions and input_output as JSON strings,
+  difficulty, url, starter_code); taco: BAAI/TACO (the same JSON-string encodings, name, source, ...);
+- gsm8k: openai/gsm8k, configuration `main` (question, answer ending in `#### N`).
+The fixtures are written as the formats users bring: parquet files, a `save_to_disk` folder with several
+splits, JSON lines, and every reference solution must pass in the sandbox.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+datasets = pytest.importorskip("datasets")
+
+from coderl.tasks.spec import load_tasks, parse_task_spec, task_files  # noqa: E402
+from coderl.tasks.types import TaskFormatError  # noqa: E402
+
+HUMANEVAL = [
+    {"task_id": "Fix/0", "prompt": 'def add(a: int, b: int) -> int:\n    """Sum of a and b."""\n',
+     "canonical_solution": "    return a + b\n",
+     "test": "\n\nMETADATA = {}\n\n\ndef check(candidate):\n    assert candidate(1, 2) == 3\n    assert candidate(-1, 1) == 0\n",
+     "entry_point": "add"},
+    {"task_id": "Fix/1", "prompt": 'def double(x: int) -> int:\n    """Twice x."""\n',
+     "canonical_solution": "    return 2 * x\n",
+     "test": "def check(candidate):\n    assert candidate(3) == 6\n", "entry_point": "double"},
+]
+MBPP_FULL = [
+    {"task_id": 11, "text": "Write a function to remove the first and last occurrence of a given character.",
+     "code": "def remove_Occ(s, ch):\n    i = s.find(ch)\n    if i >= 0:\n        s = s[:i] + s[i + 1:]\n"
+             "    j = s.rfind(ch)\n    if j >= 0:\n        s = s[:j] + s[j + 1:]\n    return s",
+     "test_list": ['assert remove_Occ("hello","l") == "heo"', 'assert remove_Occ("abcda","a") == "bcd"'],
+     "test_setup_code": "", "challenge_test_list": ['assert remove_Occ("PHP","P") == "H"']},
+    {"task_id": 12, "text": "Write a function to square a number.", "code": "def square(n):\n    return n * n",
+     "test_list": ["assert square(3) == 9", "assert square(0) == 0"], "test_setup_code": "",
+     "challenge_test_list": []},
+]
+MBPP_SANITIZED = [
+    {"source_file": "Benchmark Questions Verification V2.ipynb", "task_id": 2,
+     "prompt": "Write a function to find the shared elements from the given two lists.",
+     "code": "def similar_elements(a, b):\n    return tuple(set(a) & set(b))",
+     "test_imports": [], "test_list": ["assert set(similar_elements((3, 4, 5, 6),(5, 7, 4, 10))) == set((4, 5))"]},
+    {"source_file": "Mike's Copy of Benchmark Questions Verification V2.ipynb", "task_id": 3,
+     "prompt": "Write a python function to identify non-prime numbers.",
+     "code": "import math\ndef is_not_prime(n):\n    return n < 2 or any(n % i == 0 for i in range(2, int(math.sqrt(n)) + 1))",
+     "test_imports": ["import math"], "test_list": ["assert is_not_prime(2) == False", "assert is_not_prime(10) == True"]},
+]
+APPS = [
+    {"problem_id": 4001, "question": "Read two integers and print their sum.",
+     "solutions": json.dumps(["a, b = map(int, input().split())\nprint(a + b)\n"]),
+     "input_output": json.dumps({"inputs": ["1 2\n", "5 7\n"], "outputs": ["3\n", "12\n"]}),
+     "difficulty": "introductory", "url": "https://example.invalid/problem/1", "starter_code": ""},
+    {"problem_id": 4002, "question": "Print the input line reversed.",
+     "solutions": json.dumps(["print(input()[::-1])\n"]),
+     "input_output": json.dumps({"inputs": ["abc\n"], "outputs": ["cba\n"]}),
+     "difficulty": "introductory", "url": "https://example.invalid/problem/2", "starter_code": ""},
+]
+TACO = [
+    {"question": "Given n, print n squared.", "solutions": json.dumps(["n = int(input())\nprint(n * n)\n"]),
+     "starter_code": "", "input_output": json.dumps({"inputs": ["4\n", "0\n"], "outputs": ["16\n", "0\n"]}),
+     "difficulty": "EASY", "raw_tags": "['Mathematics']", "name": "square", "source": "codechef",
+     "tags": "['Mathematics']", "skill_types": "[]", "url": "https://example.invalid/sq", "Expected Auxiliary Space": None,
+     "time_limit": "1 seconds", "date": "2020-01-01", "picture_num": "0", "memory_limit": "256 megabytes",
+     "Expected Time Complexity": None},
+]
+GSM8K = [
+    {"question": "Tom has 3 apples and buys 4 more. How many apples does he have?",
+     "answer": "He has 3 + 4 = <<3+4=7>>7 apples.\n#### 7"},
+    {"question": "A box holds 6 eggs. How many eggs are in 5 boxes?", "answer": "5 * 6 = <<5*6=30>>30\n#### 30"},
+]
+PRESET_ROWS = {"humaneval": HUMANEVAL, "mbpp": MBPP_FULL, "mbpp-sanitized": MBPP_SANITIZED, "apps": APPS,
+               "taco": TACO, "gsm8k": GSM8K}
+
+
+def parquet(tmp_path, rows, name="data.parquet") -> str:
+    path = tmp_path / name
+    datasets.Dataset.from_list(rows).to_parquet(str(path))
+    return str(path)
+
+
+@pytest.mark.parametrize("preset", sorted(PRESET_ROWS))
+def test_each_preset_loads_its_layout_and_its_references_pass(tmp_path, preset, sandbox):
+    rows = PRESET_ROWS[preset]
+    path = parquet(tmp_path, rows)
+    tasks = load_tasks(f"hf:{path}:preset={preset}").tasks
+    assert len(tasks) == len(rows)
+    detected = load_tasks(f"hf:{path}").tasks  # the layout told from the columns gives the same tasks
+    assert [t.task_id for t in detected] == [t.task_id for t in tasks]
+    results = [sandbox.submit(t.build_request(t.reference_solution)).result() for t in tasks]
+    assert all(r.passed for r in results), [(t.task_id, r.status.value, r.message) for t, r in zip(tasks, results)]
+
+
+def test_what_each_layout_reads(tmp_path):
+    he = load_tasks(f"hf:{parquet(tmp_path, HUMANEVAL, 'he.parquet')}:preset=humaneval").tasks
+    assert [t.task_id for t in he] == ["Fix/0", "Fix/1"] and he[0].entry_point == "add" and len(he[0].tests) == 2
+    mbpp = load_tasks(f"hf:{parquet(tmp_path, MBPP_FULL, 'm.parquet')}:preset=mbpp").tasks
+    assert [t.task_id for t in mbpp] == ["mbpp/11", "mbpp/12"]
+    assert [c.hidden for c in mbpp[0].tests] == [False, False, True]  # challenge_test_list: hidden tests
+    apps = load_tasks(f"hf:{parquet(tmp_path, APPS, 'a.parquet')}:preset=apps").tasks
+    assert [t.task_id for t in apps] == ["4001", "4002"] and [c.source for c in apps[0].tests] == ["1 2\n", "5 7\n"]
+    taco = load_tasks(f"hf:{parquet(tmp_path, TACO, 't.parquet')}:preset=taco").tasks
+    assert [t.task_id for t in taco] == ["t/0"]  # no id column: the dataset's stem and the row number
+    gsm = load_tasks(f"hf:{parquet(tmp_path, GSM8K, 'g.parquet')}:preset=gsm8k").tasks
+    assert [t.task_id for t in gsm] == ["g/0", "g/1"] and gsm[1].tests[0].expected == "30"
+
+
+def test_a_save_to_disk_folder_with_splits(tmp_path):
+    folder = tmp_path / "mbpp"
+    datasets.DatasetDict({"train": datasets.Dataset.from_list(MBPP_FULL[:1]),
+                          "test": datasets.Dataset.from_list(MBPP_FULL[1:])}).save_to_disk(str(folder))
+    with pytest.raises(TaskFormatError, match=r"has splits train, test; choose one with :split=NAME$"):
+        load_tasks(f"hf:{folder}")
+    assert [t.task_id for t in load_tasks(f"hf:{folder}:split=test").tasks] == ["mbpp/12"]
+    with pytest.raises(TaskFormatError, match=r"split 'valid': the dataset has train, test$"):
+        load_tasks(f"hf:{folder}:split=valid")
+    one = tmp_path / "one"
+    datasets.Dataset.from_list(HUMANEVAL).save_to_disk(str(one))
+    assert len(load_tasks(f"hf:{one}").tasks) == 2
+    assert len(load_tasks(f"hf:{one}@train").tasks) + len(load_tasks(f"hf:{one}@test").tasks) == 2  # coderl's split
+
+
+def test_json_lines_and_a_folder_of_files(tmp_path):
+    path = tmp_path / "rows.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in GSM8K))
+    assert len(load_tasks(f"hf:{path}").tasks) == 2
+    folder = tmp_path / "parts"
+    folder.mkdir()
+    datasets.Dataset.from_list(APPS).to_parquet(str(folder / "train-00000.parquet"))
+    assert [t.task_id for t in load_tasks(f"hf:{folder}:preset=apps").tasks] == ["4001", "4002"]
+
+
+def test_a_column_mapping_for_columns_of_ones_own(tmp_path):
+    rows = [{"uid": "p1", "question": "Write a function to triple a number.", "asserts": ["assert triple(2) == 6"],
+             "reference": "def triple(n):\n    return 3 * n", "text": "an unrelated column"}]
+    path = parquet(tmp_path, rows)
+    tasks = load_tasks(f"hf:{path}:preset=mbpp,columns=id=uid;prompt=question;tests=asserts;solution=reference").tasks
+    assert tasks[0].task_id == "p1" and "triple a number" in tasks[0].prompt and "unrelated" not in tasks[0].prompt
+    assert tasks[0].reference_solution.startswith("def triple")
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("hf:{path}:preset=mbpp,columns=prompt=text", r"data.parquet row 0: field 'test_list' missing"),
+    ("hf:{path}:preset=mbpp,columns=tests=asserts", r"no column 'asserts' \(named by columns=; the dataset has: "
+                                                    r"code, task_id, test_list_x, text\)$"),
+    ("hf:{path}:preset=mbpp,columns=entry_point=f", r"columns key 'entry_point': expected one of the mbpp layout's "
+                                                    r"keys: id, prompt, tests, hidden_tests, setup, imports, solution$"),
+    ("hf:{path}:preset=nope", r"preset 'nope': expected one of humaneval, mbpp, mbpp-sanitized, apps, taco, gsm8k$"),
+    ("hf:{path}:colums=x=y", r"option 'colums=x=y': expected one of split=..., name=..., preset=..., columns=...$"),
+    ("hf:{path}", r"cannot tell the layout from columns code, task_id, test_list_x, text; give preset="),
+])
+def test_bad_specs_and_columns_are_one_line(tmp_path, spec, message):
+    path = parquet(tmp_path, [{"task_id": 1, "text": "t", "code": "x", "test_list_x": ["assert f(1) == 1"]}])
+    with pytest.raises(TaskFormatError, match=message) as err:
+        load_tasks(spec.format(path=path))
+    assert "\n" not in str(err.value)
+
+
+def test_a_bad_row_names_the_row_and_the_field(tmp_path):
+    rows = [dict(HUMANEVAL[0]), dict(HUMANEVAL[1], entry_point="not a name")]
+    path = parquet(tmp_path, rows)
+    with pytest.raises(TaskFormatError, match=r"row 1: field 'entry_point' is 'not a name' \(expected a Python name\)$"):
+        load_tasks(f"hf:{path}")
+
+
+def test_a_dataset_that_is_not_here_is_one_line_and_nothing_is_downloaded(tmp_path, monkeypatch):
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    with pytest.raises(TaskFormatError, match=r"'nobody/no-such-set' is no folder or file here, and no dataset of "
+                                              r"that name is in the local Hugging Face cache .*offline") as err:
+        load_tasks("hf:nobody/no-such-set")
+    assert "\n" not in str(err.value)
+
+
+def test_an_unknown_file_type_and_an_empty_dataset(tmp_path):
+    odd = tmp_path / "rows.txt"
+    odd.write_text("hello\n")
+    with pytest.raises(TaskFormatError, match=r"expected a parquet, arrow, JSON, JSONL or CSV file"):
+        load_tasks(f"hf:{odd}")
+    empty = tmp_path / "empty.parquet"
+    datasets.Dataset.from_dict({"question": [], "answer": []}).to_parquet(str(empty))
+    with pytest.raises(TaskFormatError, match=r"no rows$"):
+        load_tasks(f"hf:{empty}")
+
+
+def test_the_spec_and_what_programs_cannot_read(tmp_path):
+    path = parquet(tmp_path, GSM8K)
+    parsed = parse_task_spec(f"hf:{path}:split=train,preset=gsm8k@valid")
+    assert (parsed.source, parsed.path, parsed.split) == ("hf", path, "valid")
+    assert parsed.options == {"split": "train", "preset": "gsm8k"}
+    assert task_files(f"hf:{path}") == [path]  # the sandbox hides the dataset from programs
