@@ -28,34 +28,9 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
+from coderl.tasks.hf_layouts import FIELDS, PRESETS
 from coderl.tasks.jsonl import Rows
 from coderl.tasks.types import Task, TaskFormatError
-
-# coderl's key -> the field of each layout's loader it fills
-FIELDS: dict[str, dict[str, str]] = {
-    "humaneval": {"id": "task_id", "prompt": "prompt", "tests": "test", "entry_point": "entry_point",
-                  "solution": "canonical_solution"},
-    "mbpp": {"id": "task_id", "prompt": "text", "tests": "test_list", "hidden_tests": "challenge_test_list",
-             "setup": "test_setup_code", "imports": "test_imports", "solution": "code"},
-    "stdio": {"id": "hash_id", "prompt": "question", "tests": "input_output", "solution": "solutions",
-              "language": "language"},
-    "gsm8k": {"id": "task_id", "prompt": "question", "answer": "answer"},
-}
-
-# preset -> (layout, its columns where they differ from the layout's own field names, the source it follows)
-PRESETS: dict[str, tuple[str, dict[str, str], str]] = {
-    "humaneval": ("humaneval", {}, "openai/openai_humaneval: task_id, prompt, canonical_solution, test, "
-                                   "entry_point"),
-    "mbpp": ("mbpp", {}, "google-research-datasets/mbpp (full): task_id, text, code, test_list, "
-                         "test_setup_code, challenge_test_list"),
-    "mbpp-sanitized": ("mbpp", {"prompt": "prompt"}, "google-research-datasets/mbpp (sanitized): source_file, "
-                                                      "task_id, prompt, code, test_imports, test_list"),
-    "apps": ("stdio", {"id": "problem_id"}, "codeparrot/apps: problem_id, question, solutions (JSON), "
-                                             "input_output (JSON), difficulty, url, starter_code"),
-    "taco": ("stdio", {}, "BAAI/TACO: question, solutions (JSON), starter_code, input_output (JSON), "
-                          "difficulty, raw_tags, name, source, ..."),
-    "gsm8k": ("gsm8k", {}, "openai/gsm8k (main): question, answer ('... #### 42')"),
-}
 
 _OPTIONS = ("split", "name", "preset", "columns")
 _STREAMED = {".parquet": "parquet", ".arrow": "arrow", ".json": "json", ".jsonl": "json", ".csv": "csv"}
@@ -85,8 +60,12 @@ def parse_hf(rest: str, spec: str) -> tuple[str, dict[str, str]]:
     preset = options.get("preset")
     if preset is not None and preset not in PRESETS:
         raise TaskFormatError(f"task spec {spec!r}: preset {preset!r}: expected one of {', '.join(PRESETS)}")
+    renaming = [name for name, p in PRESETS.items() if p.convert is None and p.layout != "coderl"]
+    if "columns" in options and preset and preset not in renaming:
+        raise TaskFormatError(f"task spec {spec!r}: preset {preset} converts its rows itself; columns= applies to "
+                              f"{', '.join(renaming)} and to no preset")
     if "columns" in options:
-        column_mapping(options["columns"], PRESETS[preset][0] if preset else None, spec)
+        column_mapping(options["columns"], PRESETS[preset].layout if preset else None, spec)
     return path, options
 
 
@@ -125,23 +104,55 @@ def load_hf(path: str, options: dict[str, str], spec: str) -> list[Task]:
         raise TaskFormatError(f"{label}: no rows") from None
     except Exception as exc:  # noqa: BLE001 -- a library's reading error, as one line
         raise TaskFormatError(f"{label}: cannot read ({_reason(exc)})") from None
-    preset = options.get("preset")
-    layout, defaults = (PRESETS[preset][0], PRESETS[preset][1]) if preset else (_layout_of(first, label), {})
-    mapping = {**defaults, **column_mapping(options.get("columns", ""), layout, spec)}
-    renames = {column: FIELDS[layout][key] for key, column in mapping.items()}
-    missing = [column for column in renames if column not in first]
-    if missing:
-        by = f"preset {preset}" if preset and missing[0] in defaults.values() else "columns="
-        raise TaskFormatError(f"{label}: no column {missing[0]!r} (named by {by}; the dataset has: "
-                              f"{', '.join(sorted(first)) or 'none'})")
-
-    def renamed() -> Iterator[tuple[int, dict[str, Any]]]:
-        for n, row in _chain(first, rows, label):
-            yield n, _rename(row, renames)
-
+    preset = PRESETS[options["preset"]] if "preset" in options else None
     stem = os.path.basename(os.path.normpath(path)).split(".")[0] or "hf"
+    if preset is not None and preset.layout == "coderl":
+        return _exported(_chain(first, rows, label), label)
+    if preset is not None and preset.convert is not None:
+        layout, convert = preset.layout, preset.convert
+        layout_rows = ((n, convert(row, f"{label} row {n}")) for n, row in _chain(first, rows, label))
+    else:
+        layout, defaults = (preset.layout, preset.columns) if preset else (_layout_of(first, label), {})
+        mapping = {**defaults, **column_mapping(options.get("columns", ""), layout, spec)}
+        renames = {column: FIELDS[layout][key] for key, column in mapping.items()}
+        missing = [column for column in renames if column not in first]
+        if missing:
+            by = f"preset {options['preset']}" if preset and missing[0] in defaults.values() else "columns="
+            raise TaskFormatError(f"{label}: no column {missing[0]!r} (named by {by}; the dataset has: "
+                                  f"{', '.join(sorted(first)) or 'none'})")
+        layout_rows = ((n, _rename(row, renames)) for n, row in _chain(first, rows, label))
     loader = {"humaneval": humaneval_tasks, "mbpp": mbpp_tasks, "stdio": stdio_tasks, "gsm8k": gsm8k_tasks}[layout]
-    return loader(Rows(label, renamed(), "row", stem))
+    return loader(Rows(label, layout_rows, "row", stem))
+
+
+def _exported(rows: Iterator[tuple[int, dict[str, Any]]], label: str) -> list[Task]:
+    """coderl's own verl rows (`verl_rows`): each names its task by id in the task spec it carries, which
+    must load here."""
+    from coderl.tasks.spec import load_tasks
+
+    tables: dict[str, dict[str, Task]] = {}
+    tasks: list[Task] = []
+    seen: dict[str, int] = {}
+    for n, row in rows:
+        where = f"{label} row {n}"
+        reward = row.get("reward_model")
+        task_id = reward.get("ground_truth") if isinstance(reward, dict) else None
+        extra = row.get("extra_info")
+        spec = extra.get("tasks") if isinstance(extra, dict) else None
+        if not isinstance(task_id, str) or not isinstance(spec, str):
+            raise TaskFormatError(f"{where}: expected coderl's verl row (reward_model.ground_truth = a task id, "
+                                  "extra_info.tasks = its task spec: coderl.integrations.verl.verl_rows)")
+        if spec not in tables:
+            tables[spec] = {t.task_id: t for t in load_tasks(spec).tasks}
+        if task_id not in tables[spec]:
+            raise TaskFormatError(f"{where}: task {task_id!r} is not in {spec!r} here")
+        if task_id in seen:
+            raise TaskFormatError(f"{where}: task {task_id!r} duplicates row {seen[task_id]}")
+        seen[task_id] = n
+        tasks.append(tables[spec][task_id])
+    if not tasks:
+        raise TaskFormatError(f"{label}: no rows")
+    return tasks
 
 
 def _rename(row: dict[str, Any], renames: dict[str, str]) -> dict[str, Any]:

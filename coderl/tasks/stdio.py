@@ -9,6 +9,8 @@ APPS / TACO:
     input_output                                a JSON string (or object) with `inputs`, `outputs`
     problem_id                                  the task id
     solutions                                   a JSON string list; the first is the reference
+    hidden_input_output                         optional, as input_output: tests kept out of multi-turn
+                                                feedback (a dataset's private tests: docs/data.md)
 
 A row's optional `language` names the program's language (default python; another needs its runner:
 `coderl.languages.runner`, a YAML runner file for a language coderl does not know).
@@ -58,7 +60,7 @@ def _pairs(io: dict[str, Any], where: str, prefix: str) -> list[tuple[str, str]]
     ]
 
 
-def _nemotron(row: dict[str, Any], where: str) -> tuple[str, list[tuple[str, str]], str | None]:
+def _nemotron(row: dict[str, Any], where: str) -> tuple[str, list[tuple[str, str]], list, str | None]:
     params = require(row, "responses_create_params", dict, where)
     messages = require(params, "input", list, where, label="responses_create_params.input")
     if not messages:
@@ -71,24 +73,33 @@ def _nemotron(row: dict[str, Any], where: str) -> tuple[str, list[tuple[str, str
     prompt = require(first, "content", str, where, label="responses_create_params.input[0].content")
     meta = require(row, "verifier_metadata", dict, where)
     unit_tests = require(meta, "unit_tests", dict, where, label="verifier_metadata.unit_tests")
-    return prompt, _pairs(unit_tests, where, "verifier_metadata.unit_tests"), None
+    return prompt, _pairs(unit_tests, where, "verifier_metadata.unit_tests"), [], None
 
 
-def _apps(row: dict[str, Any], where: str) -> tuple[str, list[tuple[str, str]], str | None]:
-    prompt = require(row, "question", str, where)
-    io = require(row, "input_output", (str, dict), where)
+def _io_object(row: dict[str, Any], field: str, where: str) -> dict[str, Any]:
+    """`row[field]`: an object with inputs/outputs, or that as a JSON string."""
+    io = require(row, field, (str, dict), where)
     if isinstance(io, str):
         try:
             io = json.loads(io)
         except json.JSONDecodeError as e:
-            raise TaskFormatError(f"{where}: field 'input_output' is not valid JSON ({e.msg})") from None
+            raise TaskFormatError(f"{where}: field '{field}' is not valid JSON ({e.msg})") from None
         if not isinstance(io, dict):
-            raise TaskFormatError(f"{where}: field 'input_output' is not a JSON object")
+            raise TaskFormatError(f"{where}: field '{field}' is not a JSON object")
     if "fn_name" in io:
         raise TaskFormatError(
-            f"{where}: field 'input_output.fn_name' present: call-based APPS/TACO problems are not "
+            f"{where}: field '{field}.fn_name' present: call-based APPS/TACO problems are not "
             "supported yet (filter them out, or convert them to HumanEval layout)"
         )
+    return io
+
+
+def _apps(row: dict[str, Any], where: str) -> tuple[str, list[tuple[str, str]], list, str | None]:
+    prompt = require(row, "question", str, where)
+    io = _io_object(row, "input_output", where)
+    hidden = []
+    if row.get("hidden_input_output") is not None:
+        hidden = _pairs(_io_object(row, "hidden_input_output", where), where, "hidden_input_output")
     solution = None
     solutions = row.get("solutions")
     if isinstance(solutions, str) and solutions.strip():
@@ -102,7 +113,7 @@ def _apps(row: dict[str, Any], where: str) -> tuple[str, list[tuple[str, str]], 
         solution = solutions[0]
     elif solutions not in (None, "", []):
         raise TaskFormatError(f"{where}: field 'solutions' is not a list (expected a JSON list of strings)")
-    return prompt, _pairs(io, where, "input_output"), solution
+    return prompt, _pairs(io, where, "input_output"), hidden, solution
 
 
 def _check_language(language: str, where: str) -> None:
@@ -145,7 +156,7 @@ def stdio_tasks(rows: Rows, float_tolerance: float | None = None) -> list[Task]:
                 f"{where}: neither field 'responses_create_params' (Nemotron-RL) nor 'input_output' "
                 f"(APPS/TACO) present; fields: {', '.join(sorted(row)) or 'none'}"
             )
-        prompt, pairs, solution = (_nemotron if layout == "nemotron" else _apps)(row, where)
+        prompt, pairs, hidden, solution = (_nemotron if layout == "nemotron" else _apps)(row, where)
         task_id, id_field = f"{stem}/{lineno}", f"{rows.unit} number"
         for field in _ID_FIELDS:
             if row.get(field) is not None:
@@ -155,8 +166,8 @@ def stdio_tasks(rows: Rows, float_tolerance: float | None = None) -> list[Task]:
             raise TaskFormatError(f"{where}: {id_field} {task_id!r} duplicates {rows.unit} {seen[task_id]}")
         seen[task_id] = lineno
         tests = tuple(
-            TestCase(id=str(i), source=stdin, check=CheckKind.STDOUT, expected=stdout)
-            for i, (stdin, stdout) in enumerate(pairs)
+            TestCase(id=str(i), source=stdin, check=CheckKind.STDOUT, expected=stdout, hidden=i >= len(pairs))
+            for i, (stdin, stdout) in enumerate(pairs + hidden)
         )
         language = require(row, "language", str, where) if "language" in row else "python"
         if language != "python":

@@ -8,7 +8,15 @@ card or loader it names (`coderl.tasks.hf.PRESETS` states the source and its col
   prompt, code, test_imports, test_list);
 - apps: codeparrot/apps (problem_id int, question, solutions and input_output as JSON strings,
   difficulty, url, starter_code); taco: BAAI/TACO (the same JSON-string encodings, name, source, ...);
-- gsm8k: openai/gsm8k, configuration `main` (question, answer ending in `#### N`).
+- gsm8k: openai/gsm8k, configuration `main` (question, answer ending in `#### N`);
+- codecontests: deepmind/code_contests (name, description, public_tests / private_tests / generated_tests as
+  {input: [...], output: [...]}, solutions as {language: [enum], solution: [...]}, PYTHON3 = 3);
+- livecodebench: livecodebench/code_generation_lite (question_id, question_content, public_test_cases as JSON
+  text of {input, output, testtype}, private_test_cases as base64(zlib(pickle(JSON text))), as its
+  `lcb_runner/benchmarks/code_generation.py` decodes them);
+- verl-gsm8k: verl's examples/data_preprocess/gsm8k.py (data_source, chat prompt, ability, reward_model
+  {style: rule, ground_truth}, extra_info {split, index, answer, question}); verl-code: the same row with
+  ground_truth a JSON {inputs, outputs} (verl's prime_code reward); verl: coderl's own `verl_rows`.
 The fixtures are written as the formats users bring: parquet files, a `save_to_disk` folder with several
 splits, JSON lines, and every reference solution must pass in the sandbox.
 """
@@ -152,7 +160,11 @@ def test_a_column_mapping_for_columns_of_ones_own(tmp_path):
                                                     r"code, task_id, test_list_x, text\)$"),
     ("hf:{path}:preset=mbpp,columns=entry_point=f", r"columns key 'entry_point': expected one of the mbpp layout's "
                                                     r"keys: id, prompt, tests, hidden_tests, setup, imports, solution$"),
-    ("hf:{path}:preset=nope", r"preset 'nope': expected one of humaneval, mbpp, mbpp-sanitized, apps, taco, gsm8k$"),
+    ("hf:{path}:preset=nope", r"preset 'nope': expected one of humaneval, mbpp, mbpp-sanitized, apps, taco, "
+                              r"codecontests, livecodebench, gsm8k, verl-gsm8k, verl-code, verl$"),
+    ("hf:{path}:preset=codecontests,columns=id=x", r"preset codecontests converts its rows itself; columns= applies "
+                                                   r"to humaneval, mbpp, mbpp-sanitized, apps, taco, gsm8k and to no "
+                                                   r"preset$"),
     ("hf:{path}:colums=x=y", r"option 'colums=x=y': expected one of split=..., name=..., preset=..., columns=...$"),
     ("hf:{path}", r"cannot tell the layout from columns code, task_id, test_list_x, text; give preset="),
 ])
@@ -195,3 +207,114 @@ def test_the_spec_and_what_programs_cannot_read(tmp_path):
     assert (parsed.source, parsed.path, parsed.split) == ("hf", path, "valid")
     assert parsed.options == {"split": "train", "preset": "gsm8k"}
     assert task_files(f"hf:{path}") == [path]  # the sandbox hides the dataset from programs
+
+
+def _lcb_private(cases) -> str:
+    """LiveCodeBench's encoding of private tests: base64(zlib(pickle(json text)))."""
+    import base64
+    import pickle
+    import zlib
+
+    return base64.b64encode(zlib.compress(pickle.dumps(json.dumps(cases)))).decode()
+
+
+CODECONTESTS = [
+    {"name": "1000_A. Sum", "description": "Print the sum of two integers.",
+     "public_tests": {"input": ["1 2\n"], "output": ["3\n"]},
+     "private_tests": {"input": ["10 20\n"], "output": ["30\n"]},
+     "generated_tests": {"input": ["-1 1\n", "0 0\n"], "output": ["0\n", "0\n"]},
+     "source": 2, "difficulty": 7,
+     "solutions": {"language": [2, 3], "solution": ["int main(){}", "a, b = map(int, input().split())\nprint(a + b)\n"]},
+     "incorrect_solutions": {"language": [], "solution": []}, "cf_contest_id": 1000, "cf_index": "A",
+     "cf_points": 500.0, "cf_rating": 800, "cf_tags": ["math"], "is_description_translated": False,
+     "untranslated_description": "", "time_limit": {"seconds": 1, "nanos": 0}, "memory_limit_bytes": 256000000,
+     "input_file": "", "output_file": ""},
+]
+LIVECODEBENCH = [
+    {"question_title": "Echo twice", "question_content": "Read a word and print it twice, space-separated.",
+     "platform": "atcoder", "question_id": "abc999_a", "contest_id": "abc999", "contest_date": "2024-01-01T00:00:00",
+     "starter_code": "", "difficulty": "easy",
+     "public_test_cases": json.dumps([{"input": "hi\n", "output": "hi hi\n", "testtype": "stdin"}]),
+     "private_test_cases": _lcb_private([{"input": "ok\n", "output": "ok ok\n", "testtype": "stdin"},
+                                        {"input": "a\n", "output": "a a\n", "testtype": "stdin"}]),
+     "metadata": "{}"},
+]
+VERL_GSM8K = [
+    {"data_source": "openai/gsm8k",
+     "prompt": [{"role": "user", "content": GSM8K[0]["question"] + ' Let\'s think step by step and output the final '
+                                                                  'answer after "####".'}],
+     "ability": "math", "reward_model": {"style": "rule", "ground_truth": "7"},
+     "extra_info": {"split": "train", "index": 0, "answer": GSM8K[0]["answer"], "question": GSM8K[0]["question"]}},
+]
+VERL_CODE = [
+    {"data_source": "code", "prompt": [{"role": "system", "content": "Write Python."},
+                                       {"role": "user", "content": "Read n and print n + 1."}],
+     "ability": "code",
+     "reward_model": {"style": "rule", "ground_truth": json.dumps({"inputs": ["1\n", "41\n"], "outputs": ["2\n", "42\n"]})},
+     "extra_info": {"split": "train", "index": 5}},
+]
+
+
+def test_codecontests_public_tests_visible_private_and_generated_hidden(tmp_path, sandbox):
+    task = load_tasks(f"hf:{parquet(tmp_path, CODECONTESTS)}:preset=codecontests").tasks[0]
+    assert task.task_id == "1000_A. Sum" and task.prompt == "Print the sum of two integers."
+    assert [(c.source, c.hidden) for c in task.tests] == [("1 2\n", False), ("10 20\n", True), ("-1 1\n", True),
+                                                          ("0 0\n", True)]
+    assert task.reference_solution.startswith("a, b = map")  # the first PYTHON3 solution, not the C++ one
+    assert sandbox.submit(task.build_request(task.reference_solution)).result().passed
+
+
+def test_livecodebench_private_tests_are_decoded_without_running_any_pickle_code(tmp_path, sandbox):
+    task = load_tasks(f"hf:{parquet(tmp_path, LIVECODEBENCH)}:preset=livecodebench").tasks[0]
+    assert task.task_id == "abc999_a"
+    assert [(c.source, c.expected, c.hidden) for c in task.tests] == [
+        ("hi\n", "hi hi\n", False), ("ok\n", "ok ok\n", True), ("a\n", "a a\n", True)]
+    assert sandbox.submit(task.build_request("w = input()\nprint(w, w)\n")).result().passed
+
+
+class _Evil:
+    def __reduce__(self):
+        import os
+
+        return (os.system, ("touch /tmp/coderl-pickle-ran",))
+
+
+@pytest.mark.parametrize("payload, message", [
+    (_Evil(), r"refused to unpickle \(a pickled global (posix|os)\.system\); only plain data is read$"),
+    ({1, 2}, r"the pickle holds set values \(expected text, lists and objects\)$"),
+])
+def test_a_pickle_with_anything_but_plain_data_is_refused(tmp_path, payload, message):
+    import base64
+    import os
+    import pickle
+    import zlib
+
+    row = dict(LIVECODEBENCH[0], private_test_cases=base64.b64encode(zlib.compress(pickle.dumps(payload))).decode())
+    with pytest.raises(TaskFormatError, match=r"row 0: field 'private_test_cases': (" + message + ")") as err:
+        load_tasks(f"hf:{parquet(tmp_path, [row])}:preset=livecodebench")
+    assert "\n" not in str(err.value) and not os.path.exists("/tmp/coderl-pickle-ran")
+
+
+def test_livecodebench_functional_problems_are_refused_in_one_line(tmp_path):
+    row = dict(LIVECODEBENCH[0], public_test_cases=json.dumps([{"input": "[1, 2]", "output": "3", "testtype": "functional"}]))
+    with pytest.raises(TaskFormatError, match=r"row 0: field 'public_test_cases\[0\]\.testtype' is 'functional': "):
+        load_tasks(f"hf:{parquet(tmp_path, [row])}:preset=livecodebench")
+
+
+def test_verl_rows_gsm8k_and_code(tmp_path, sandbox):
+    math = load_tasks(f"hf:{parquet(tmp_path, VERL_GSM8K, 'v.parquet')}:preset=verl-gsm8k").tasks[0]
+    assert math.task_id == "openai/gsm8k/train/0" and math.prompt.startswith("Tom has 3 apples")
+    assert math.tests[0].expected == "7"
+    code = load_tasks(f"hf:{parquet(tmp_path, VERL_CODE, 'c.parquet')}:preset=verl-code").tasks[0]
+    assert code.task_id == "code/train/5" and code.prompt == "Read n and print n + 1."
+    assert sandbox.submit(code.build_request("print(int(input()) + 1)\n")).result().passed
+
+
+def test_coderls_own_verl_export_loads_back_as_the_same_tasks(tmp_path):
+    from coderl.integrations.verl import verl_rows
+
+    rows = verl_rows("easy@test")
+    path = tmp_path / "verl.parquet"
+    datasets.Dataset.from_list(rows).to_parquet(str(path))
+    back = load_tasks(f"hf:{path}:preset=verl").tasks
+    assert [t.task_id for t in back] == [t.task_id for t in load_tasks("easy@test").tasks]
