@@ -95,6 +95,15 @@ def _cmd_sft(ns: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_tasks_export(ns: argparse.Namespace) -> int:
+    from coderl.integrations.export import ExportConfig, export_tasks
+
+    cfg = from_args(ExportConfig, ns)
+    count = export_tasks(cfg)
+    print(f"wrote {count} {cfg.format} rows of {cfg.tasks} to {cfg.out}")
+    return 0
+
+
 def _cmd_pipeline(ns: argparse.Namespace) -> int:
     from coderl.pipeline import PipelineConfig, run_command
 
@@ -147,6 +156,15 @@ def build_parser() -> argparse.ArgumentParser:
                        description=SFTConfig.__doc__)
     add_arguments(p, SFTConfig)
     p.set_defaults(func=_cmd_sft)
+    from coderl.integrations.export import ExportConfig
+
+    p = sub.add_parser("tasks", help="task sets for other trainers: export a task spec as verl or TRL rows",
+                       description="Task sets for other trainers (docs/data.md).")
+    actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
+    p = actions.add_parser("export", help="write a task spec as verl's RL parquet or a TRL dataset folder",
+                           description=ExportConfig.__doc__)
+    add_arguments(p, ExportConfig)
+    p.set_defaults(func=_cmd_tasks_export)
     from coderl.pipeline import PipelineConfig
 
     p = sub.add_parser("pipeline", help="seed 001's flow from one YAML: base eval, SFT, RL runs, evals, report",

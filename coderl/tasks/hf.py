@@ -25,7 +25,7 @@ the column.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from coderl.tasks.hf_layouts import FIELDS, PRESETS
@@ -89,8 +89,9 @@ def column_mapping(text: str, layout: str | None, spec: str) -> dict[str, str]:
     return mapping
 
 
-def load_hf(path: str, options: dict[str, str], spec: str) -> list[Task]:
-    """The tasks of `hf:PATH:options` (module docstring)."""
+def load_hf(path: str, options: dict[str, str], spec: str, load_tasks: Callable | None = None) -> list[Task]:
+    """The tasks of `hf:PATH:options` (module docstring); `load_tasks(spec)`: what the `verl` preset's rows
+    name their tasks in (`coderl.tasks.spec.load_tasks`, passed in: spec imports this module)."""
     from coderl.tasks.humaneval import humaneval_tasks
     from coderl.tasks.math_tasks import gsm8k_tasks
     from coderl.tasks.mbpp import mbpp_tasks
@@ -107,7 +108,7 @@ def load_hf(path: str, options: dict[str, str], spec: str) -> list[Task]:
     preset = PRESETS[options["preset"]] if "preset" in options else None
     stem = os.path.basename(os.path.normpath(path)).split(".")[0] or "hf"
     if preset is not None and preset.layout == "coderl":
-        return _exported(_chain(first, rows, label), label)
+        return _exported(_chain(first, rows, label), label, load_tasks)
     if preset is not None and preset.convert is not None:
         layout, convert = preset.layout, preset.convert
         layout_rows = ((n, convert(row, f"{label} row {n}")) for n, row in _chain(first, rows, label))
@@ -125,11 +126,9 @@ def load_hf(path: str, options: dict[str, str], spec: str) -> list[Task]:
     return loader(Rows(label, layout_rows, "row", stem))
 
 
-def _exported(rows: Iterator[tuple[int, dict[str, Any]]], label: str) -> list[Task]:
+def _exported(rows: Iterator[tuple[int, dict[str, Any]]], label: str, load_tasks: Callable) -> list[Task]:
     """coderl's own verl rows (`verl_rows`): each names its task by id in the task spec it carries, which
     must load here."""
-    from coderl.tasks.spec import load_tasks
-
     tables: dict[str, dict[str, Task]] = {}
     tasks: list[Task] = []
     seen: dict[str, int] = {}

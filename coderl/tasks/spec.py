@@ -259,7 +259,7 @@ def load_spec(parsed: TaskSpec, spec: str) -> list[Task]:
     if parsed.source == "hf":
         from coderl.tasks.hf import load_hf
 
-        return load_hf(parsed.path, parsed.options, spec)
+        return load_hf(parsed.path, parsed.options, spec, load_tasks)
     path = parsed.path
     assert path is not None
     if not os.path.exists(path):

@@ -1,0 +1,65 @@
+"""`coderl tasks export`: any task spec as the rows other trainers read (issue 41).
+
+    coderl tasks export --tasks humaneval@train --format verl --out train.parquet
+    coderl tasks export --tasks "hf:mine.parquet:preset=mbpp" --format trl --out mine-trl
+
+- `verl`: a parquet file of verl's RL rows (`coderl.integrations.verl.verl_rows`: `data_source`, `prompt`,
+  `ability`, `reward_model.ground_truth` = the task id, `extra_info` with the task spec). verl reads it as
+  `data.train_files`, and coderl's `compute_score` / `compute_score_batch` score its responses.
+- `trl`: a `save_to_disk` folder of TRL rows (`CoderlRewards.dataset()`: `prompt`, `task_id`), for
+  `GRPOTrainer(train_dataset=load_from_disk(OUT), reward_funcs=CoderlRewards(SPEC).functions())`.
+
+The rows are those the adapters build, not a second copy; exporting and loading them back with
+`datasets` gives rows whose references the adapters score as passing (tests/integrations/test_export.py).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from coderl.base.config import ConfigError, option
+
+FORMATS = ("verl", "trl")
+
+
+@dataclass
+class ExportConfig:
+    """Write a task spec as the rows another trainer reads: verl's RL parquet, or a TRL dataset folder."""
+
+    tasks: str = option(help="task spec to export (docs/tasks.md), e.g. humaneval@train or hf:PATH:preset=mbpp")
+    out: str = option(help="where to write: a .parquet file (verl) or a folder (trl)")
+    format: str = option("verl", "verl: verl's RL parquet rows; trl: a save_to_disk folder of prompt/task_id rows",
+                         choices=FORMATS)
+    prompt_format: str = option("chat", "how prompts are written: chat messages, or the raw prompt (completion)",
+                                choices=("chat", "completion"))
+
+
+def export_tasks(cfg: ExportConfig) -> int:
+    """Write the rows; returns how many."""
+    try:
+        import datasets
+    except ImportError:
+        raise ConfigError("coderl tasks export needs the datasets library: pip install 'coderl[data]'") from None
+    datasets.disable_progress_bars()
+    if cfg.format == "verl":
+        from coderl.integrations.verl import verl_rows
+
+        if not cfg.out.endswith(".parquet"):
+            raise ConfigError(f"--out {cfg.out!r}: verl reads parquet; expected a path ending in .parquet")
+        rows = verl_rows(cfg.tasks, format=cfg.prompt_format)
+        os.makedirs(os.path.dirname(os.path.abspath(cfg.out)), exist_ok=True)
+        datasets.Dataset.from_list(rows).to_parquet(cfg.out)
+        return len(rows)
+    from coderl.integrations.trl import CoderlRewards
+
+    rewards = CoderlRewards(cfg.tasks, format=cfg.prompt_format)
+    try:
+        rows = rewards.dataset()
+    finally:
+        rewards.close()
+    if os.path.exists(cfg.out) and (not os.path.isdir(cfg.out) or os.listdir(cfg.out)):
+        raise ConfigError(f"--out {cfg.out!r} exists and is not an empty folder (a TRL dataset is written as a "
+                          "folder)")
+    datasets.Dataset.from_list(rows).save_to_disk(cfg.out)
+    return len(rows)

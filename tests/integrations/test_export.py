@@ -1,0 +1,65 @@
+"""`coderl tasks export` round trips (issue 41, coderl/integrations/export.py): export -> load with `datasets` -> the adapter scores the
+reference solutions as passing, and wrong code as failing."""
+
+from __future__ import annotations
+
+import pytest
+
+datasets = pytest.importorskip("datasets")
+
+from coderl.cli import main  # noqa: E402
+from coderl.tasks import load_tasks  # noqa: E402
+
+SPEC = "easy@test"
+
+
+def test_verl_rows_round_trip_through_parquet_and_score_the_references(tmp_path):
+    from coderl.integrations.verl import compute_score_batch
+
+    out = tmp_path / "train.parquet"
+    assert main(["tasks", "export", "--tasks", SPEC, "--format", "verl", "--out", str(out),
+                 "--prompt-format", "completion"]) == 0
+    rows = datasets.load_dataset("parquet", data_files=str(out), split="train")
+    tasks = {t.task_id: t for t in load_tasks(SPEC).tasks}
+    assert sorted(rows["reward_model"][i]["ground_truth"] for i in range(len(rows))) == sorted(tasks)
+    truths = [r["reward_model"]["ground_truth"] for r in rows]
+    scores = compute_score_batch(rows["data_source"], [tasks[t].reference_solution for t in truths], truths,
+                                 rows["extra_info"])
+    assert [s["coderl/pass"] for s in scores] == [1.0] * len(rows)
+    wrong = compute_score_batch(rows["data_source"], ["    return None\n"] * len(rows), truths, rows["extra_info"])
+    assert sum(s["coderl/pass"] for s in wrong) < len(rows)
+    back = load_tasks(f"hf:{out}:preset=verl").tasks  # and coderl reads its own export back
+    assert sorted(t.task_id for t in back) == sorted(tasks)
+
+
+def test_trl_rows_round_trip_through_a_dataset_folder_and_score_the_references(tmp_path):
+    from coderl.integrations.trl import CoderlRewards
+
+    out = tmp_path / "trl"
+    assert main(["tasks", "export", "--tasks", SPEC, "--format", "trl", "--out", str(out),
+                 "--prompt-format", "completion"]) == 0
+    rows = datasets.load_from_disk(str(out))
+    assert rows.column_names == ["prompt", "task_id"]
+    tasks = {t.task_id: t for t in load_tasks(SPEC).tasks}
+    assert [rows[i]["prompt"] for i in range(len(rows))] == [tasks[t].prompt for t in rows["task_id"]]
+    rewards = CoderlRewards(SPEC, format="completion")
+    try:
+        passed = rewards(rows["prompt"], [tasks[t].reference_solution for t in rows["task_id"]],
+                         task_id=rows["task_id"])
+    finally:
+        rewards.close()
+    assert passed == [1.0] * len(rows)
+
+
+def test_chat_prompts_and_bad_outputs(tmp_path, capsys):
+    out = tmp_path / "chat.parquet"
+    assert main(["tasks", "export", "--tasks", SPEC, "--out", str(out)]) == 0
+    rows = datasets.load_dataset("parquet", data_files=str(out), split="train")
+    assert rows[0]["prompt"][-1]["role"] == "user" and rows[0]["extra_info"]["format"] == "chat"
+    assert main(["tasks", "export", "--tasks", SPEC, "--out", str(tmp_path / "x.jsonl")]) == 2
+    assert "expected a path ending in .parquet" in capsys.readouterr().err
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "f").write_text("x")
+    assert main(["tasks", "export", "--tasks", SPEC, "--format", "trl", "--out", str(busy)]) == 2
+    assert "exists and is not an empty folder" in capsys.readouterr().err
