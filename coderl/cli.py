@@ -110,6 +110,30 @@ def _cmd_pipeline(ns: argparse.Namespace) -> int:
     return run_command(from_args(PipelineConfig, ns))
 
 
+def _add_skip_bad_rows(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--skip-bad-rows", action="store_true",
+                        help="leave out task rows (of files and datasets) that fail their checks instead of stopping "
+                        "at the first; each is printed and listed in OUT's skipped_rows.txt")
+
+
+def _run_skipping(ns: argparse.Namespace) -> int:
+    """The command with bad task rows skipped; their reasons written beside its output."""
+    from coderl.tasks.jsonl import skipping_bad_rows
+
+    with skipping_bad_rows() as skipped:
+        code = ns.func(ns)
+    out = getattr(ns, "out", None)
+    if skipped and out:
+        path = f"{out}.skipped_rows.txt" if ns.command == "check" or not os.path.isdir(out) else \
+            os.path.join(out, "skipped_rows.txt")
+        with open(path, "w", encoding="utf-8") as f:
+            f.writelines(line + "\n" for line in skipped)
+        print(f"skipped {len(skipped)} bad task row(s): {path}", file=sys.stderr)
+    elif skipped:
+        print(f"skipped {len(skipped)} bad task row(s)", file=sys.stderr)
+    return code
+
+
 def build_parser() -> argparse.ArgumentParser:
     from coderl.eval.check import CheckConfig
     from coderl.eval.compare import CompareConfig
@@ -125,10 +149,12 @@ def build_parser() -> argparse.ArgumentParser:
                        description=CheckConfig.__doc__)
     add_arguments(p, CheckConfig)
     p.set_defaults(func=_cmd_check)
+    _add_skip_bad_rows(p)
     p = sub.add_parser("eval", help="generate completions with a model, check them, report pass@k and length",
                        description=EvalConfig.__doc__)
     add_arguments(p, EvalConfig)
     p.set_defaults(func=_cmd_eval)
+    _add_skip_bad_rows(p)
     from coderl.eval.leak_report import DecontaminateConfig
 
     p = sub.add_parser("decontaminate", help="training tasks vs evaluation sets: behaviour (tests vs references) "
@@ -150,12 +176,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dry-run", action="store_true", help="validate the config and print one step's shape on 1, 2 "
                    "and 8 processes; load no model, tasks or sandbox")
     p.set_defaults(func=_cmd_train, parser=p)
+    _add_skip_bad_rows(p)
     from coderl.train.sft import SFTConfig
 
     p = sub.add_parser("sft", help="supervised fine-tuning on reference solutions, prompt masked (LoRA/QLoRA)",
                        description=SFTConfig.__doc__)
     add_arguments(p, SFTConfig)
     p.set_defaults(func=_cmd_sft)
+    _add_skip_bad_rows(p)
     from coderl.integrations.export import ExportConfig
 
     p = sub.add_parser("tasks", help="task sets for other trainers: export a task spec as verl or TRL rows",
@@ -165,6 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
                            description=ExportConfig.__doc__)
     add_arguments(p, ExportConfig)
     p.set_defaults(func=_cmd_tasks_export)
+    _add_skip_bad_rows(p)
     from coderl.pipeline import PipelineConfig
 
     p = sub.add_parser("pipeline", help="seed 001's flow from one YAML: base eval, SFT, RL runs, evals, report",
@@ -189,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
             raise ConfigError(f"runs on one process (WORLD_SIZE is {os.environ['WORLD_SIZE']}); under accelerate "
                               "launch only `coderl train` and `coderl sft` share work across processes "
                               "(docs/scaling.md)")
-        return ns.func(ns)
+        return _run_skipping(ns) if getattr(ns, "skip_bad_rows", False) else ns.func(ns)
     except (ConfigError, TaskFormatError, SandboxUnavailable) as exc:
         print(f"coderl {ns.command}: error: {exc}", file=sys.stderr)
         return 2

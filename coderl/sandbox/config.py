@@ -28,7 +28,7 @@ class SandboxConfig:
     timeout: float = option(3.0, "sandbox CPU-time limit per program, seconds (wall backstop: 3x + 1 s)")
     memory_mb: int = option(2048, "sandbox address-space limit per program, MiB")
     workers: int | None = option(None, "sandbox programs run in parallel (default: usable CPUs, at most as many as "
-                                 "75%% of RAM holds at --memory-mb each)")
+                                 "75%% of RAM holds at the memory limit each)")
     isolation: str = option("auto", "sandbox isolation level: auto (strongest available), full, uid, rlimits",
                             choices=list(ISOLATION_LEVELS))
     backend: str = option("local", "where programs run: local, or ray (spread over a Ray cluster's CPU workers, "

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from coderl.tasks.hf_layouts import FIELDS, PRESETS
-from coderl.tasks.jsonl import Rows
+from coderl.tasks.jsonl import Rows, skipped_rows
 from coderl.tasks.types import Task, TaskFormatError
 
 _OPTIONS = ("split", "name", "preset", "columns")
@@ -123,7 +123,7 @@ def load_hf(path: str, options: dict[str, str], spec: str, load_tasks: Callable 
                                   f"{', '.join(sorted(first)) or 'none'})")
         layout_rows = ((n, _rename(row, renames)) for n, row in _chain(first, rows, label))
     loader = {"humaneval": humaneval_tasks, "mbpp": mbpp_tasks, "stdio": stdio_tasks, "gsm8k": gsm8k_tasks}[layout]
-    return loader(Rows(label, layout_rows, "row", stem))
+    return loader(Rows(label, layout_rows, "row", stem, skipped_rows()))
 
 
 def _exported(rows: Iterator[tuple[int, dict[str, Any]]], label: str, load_tasks: Callable) -> list[Task]:

@@ -325,14 +325,20 @@ def humaneval_tasks(rows: Rows) -> list[Task]:
     """The tasks of HumanEval-layout rows (a file's or a dataset's)."""
     tasks: list[Task] = []
     seen: dict[str, int] = {}
-    for n, row in rows:
+
+    def one(n: int, row: dict) -> Task:
         where = rows.where(n)
         task = humaneval_task(row, where)
         if task.task_id in seen:
             raise TaskFormatError(f"{where}: field 'task_id' {task.task_id!r} duplicates {rows.unit} "
                                   f"{seen[task.task_id]}")
         seen[task.task_id] = n
-        tasks.append(task)
+        return task
+
+    for n, row in rows:
+        task = rows.attempt(one, n, row)
+        if task is not None:
+            tasks.append(task)
     if not tasks:
         raise rows.empty()
     return tasks

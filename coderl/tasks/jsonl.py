@@ -8,11 +8,13 @@ is ever skipped silently.  `require` checks one field of a row and reports it th
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import gzip
 import json
 import os
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -129,6 +131,18 @@ class Rows:
     rows: Iterable[tuple[int, dict[str, Any]]]
     unit: str = "line"  # "line" (1-based, a file's) or "row" (0-based, a dataset's)
     stem: str = ""
+    skipped: list[str] | None = None  # when a list: bad rows are skipped, each one's line appended here
+
+    def attempt(self, build: Callable[[int, dict[str, Any]], Any], n: int, row: dict[str, Any]) -> Any:
+        """`build(n, row)`; a bad row (`TaskFormatError`) stops the load, or with `skipped` is recorded there
+        and gives None."""
+        if self.skipped is None:
+            return build(n, row)
+        try:
+            return build(n, row)
+        except TaskFormatError as e:
+            self.skipped.append(str(e))
+            return None
 
     def where(self, n: int) -> str:
         return f"{self.name}:{n}" if self.unit == "line" else f"{self.name} row {n}"
@@ -141,10 +155,30 @@ class Rows:
                                else f"{self.name}: no rows")
 
 
+_SKIPPING: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("coderl_skipped_rows", default=None)
+
+
+@contextlib.contextmanager
+def skipping_bad_rows():
+    """Within it, the task loaders skip bad rows instead of stopping at the first (`--skip-bad-rows`); yields
+    the list each skipped row's one-line reason is appended to."""
+    skipped: list[str] = []
+    token = _SKIPPING.set(skipped)
+    try:
+        yield skipped
+    finally:
+        _SKIPPING.reset(token)
+
+
+def skipped_rows() -> list[str] | None:
+    """The list bad rows go to in a `skipping_bad_rows` block; None outside one (a bad row stops the load)."""
+    return _SKIPPING.get()
+
+
 def jsonl_rows(path: str | os.PathLike[str]) -> Rows:
     """A JSONL(.gz) file's rows (`iter_jsonl`)."""
     path = os.fspath(path)
-    return Rows(path, iter_jsonl(path), "line", file_stem(path))
+    return Rows(path, iter_jsonl(path), "line", file_stem(path), skipped_rows())
 
 
 def first_row(path: str | os.PathLike[str]) -> tuple[int, dict[str, Any]]:

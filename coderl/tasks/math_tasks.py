@@ -90,7 +90,8 @@ def gsm8k_tasks(rows: Rows) -> list[Task]:
     tasks: list[Task] = []
     seen: dict[str, str] = {}
     stem = rows.stem
-    for lineno, row in rows:
+
+    def one(lineno: int, row: dict) -> Task:
         where = rows.where(lineno)
         question = require(row, "question", str, where)
         worked, final = split_worked_answer(require(row, "answer", str, where), where)
@@ -104,8 +105,13 @@ def gsm8k_tasks(rows: Rows) -> list[Task]:
         if task_id in seen:
             raise TaskFormatError(f"{where}: task id {task_id!r} appears again (first at {seen[task_id]})")
         seen[task_id] = where
-        tasks.append(math_task(task_id, question, canonical_answer(final, f"{where}: field 'answer' after '####'"),
-                               worked, source=where, metadata={"format": "gsm8k"}))
+        return math_task(task_id, question, canonical_answer(final, f"{where}: field 'answer' after '####'"),
+                         worked, source=where, metadata={"format": "gsm8k"})
+
+    for lineno, row in rows:
+        task = rows.attempt(one, lineno, row)
+        if task is not None:
+            tasks.append(task)
     if not tasks:
         raise rows.empty()
     return tasks

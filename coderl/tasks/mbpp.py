@@ -86,7 +86,8 @@ def mbpp_tasks(rows: Rows) -> list[Task]:
     """The tasks of MBPP-layout rows (a file's or a dataset's)."""
     tasks: list[Task] = []
     seen: dict[str, int] = {}
-    for lineno, row in rows:
+
+    def one(lineno: int, row: dict) -> Task:
         where = rows.where(lineno)
         text_field = "text" if "text" in row or "prompt" not in row else "prompt"
         text = require(row, text_field, str, where)
@@ -139,19 +140,22 @@ def mbpp_tasks(rows: Rows) -> list[Task]:
             raise TaskFormatError(
                 f"{where}: field '{text_field}' cannot be put in a docstring ({e})"
             ) from None
-        tasks.append(
-            Task(
-                task_id=task_id,
-                kind="function",
-                prompt=prompt,
-                tests=tuple(tests),
-                entry_point=entry_point,
-                test_preamble=preamble,
-                reference_solution=code,
-                source=where,
-                metadata={"format": "mbpp"},
-            )
+        return Task(
+            task_id=task_id,
+            kind="function",
+            prompt=prompt,
+            tests=tuple(tests),
+            entry_point=entry_point,
+            test_preamble=preamble,
+            reference_solution=code,
+            source=where,
+            metadata={"format": "mbpp"},
         )
+
+    for lineno, row in rows:
+        task = rows.attempt(one, lineno, row)
+        if task is not None:
+            tasks.append(task)
     if not tasks:
         raise rows.empty()
     return tasks

@@ -36,6 +36,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,7 +45,7 @@ from coderl.languages import toolchain_paths
 from coderl.sandbox.client import Sandbox
 from coderl.sandbox.config import SandboxConfig
 from coderl.sandbox.types import Limits
-from coderl.tasks.jsonl import first_row
+from coderl.tasks.jsonl import first_row, skipped_rows
 from coderl.tasks.languages_sets import SOURCES as LANGUAGE_SOURCES
 from coderl.tasks.languages_sets import load_language_set, options_of
 from coderl.tasks.mix import load_mix, parse_mix
@@ -279,6 +280,7 @@ class TaskSet:
     seed: int = 0
     generator: dict[str, Any] = field(default_factory=dict)  # synthetic only: `GenerationStats`
     mix: list[dict[str, Any]] = field(default_factory=list)  # mix only: its parts (`coderl.tasks.mix`)
+    skipped: list[str] = field(default_factory=list)  # --skip-bad-rows: the rows left out, one line each
 
     @property
     def by_id(self) -> dict[str, Task]:
@@ -296,6 +298,8 @@ class TaskSet:
             out["generator"] = self.generator
         if self.mix:
             out["mix"] = self.mix
+        if self.skipped:
+            out["skipped_rows"] = len(self.skipped)
         return out
 
 
@@ -303,7 +307,22 @@ def load_tasks(spec: str, split: str = "all", seed: int = 0) -> TaskSet:
     """Parse `spec`, load its tasks and keep the `split` ("all", "train" or "test") for `seed`.
 
     Synthetic specs generate their own split instead (see the module docstring); for them `split`
-    may also be "valid"."""
+    may also be "valid".  Inside `jsonl.skipping_bad_rows()` bad rows of files and datasets are left out,
+    each printed (stderr) and kept in the TaskSet's `skipped`."""
+    skipped = skipped_rows()
+    before = len(skipped) if skipped is not None else 0
+    taskset = _load_tasks(spec, split, seed)
+    if skipped is not None and len(skipped) > before:
+        taskset.skipped = skipped[before:]
+        if taskset.mix:  # each part printed its own
+            return taskset
+        print(f"{spec}: skipped {len(taskset.skipped)} bad row(s) (--skip-bad-rows):", file=sys.stderr)
+        for line in taskset.skipped:
+            print(f"  {line}", file=sys.stderr)
+    return taskset
+
+
+def _load_tasks(spec: str, split: str, seed: int) -> TaskSet:
     parsed = parse_task_spec(spec)
     if parsed.source == "mix":
         tasks, parts = load_mix(parse_mix(spec, parse_task_spec), spec, split, seed,

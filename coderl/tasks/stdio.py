@@ -148,7 +148,8 @@ def stdio_tasks(rows: Rows, float_tolerance: float | None = None) -> list[Task]:
     stem = rows.stem
     tasks: list[Task] = []
     seen: dict[str, int] = {}
-    for lineno, row in rows:
+
+    def one(lineno: int, row: dict) -> Task:
         where = rows.where(lineno)
         layout = detect_stdio_layout(row)
         if layout is None:
@@ -172,19 +173,22 @@ def stdio_tasks(rows: Rows, float_tolerance: float | None = None) -> list[Task]:
         language = require(row, "language", str, where) if "language" in row else "python"
         if language != "python":
             _check_language(language, where)
-        tasks.append(
-            Task(
-                task_id=task_id,
-                kind="stdio",
-                prompt=prompt,
-                tests=tests,
-                reference_solution=solution,
-                float_tolerance=float_tolerance,
-                source=where,
-                metadata={"format": "stdio", "layout": layout},
-                language=language,
-            )
+        return Task(
+            task_id=task_id,
+            kind="stdio",
+            prompt=prompt,
+            tests=tests,
+            reference_solution=solution,
+            float_tolerance=float_tolerance,
+            source=where,
+            metadata={"format": "stdio", "layout": layout},
+            language=language,
         )
+
+    for lineno, row in rows:
+        task = rows.attempt(one, lineno, row)
+        if task is not None:
+            tasks.append(task)
     if not tasks:
         raise rows.empty()
     return tasks

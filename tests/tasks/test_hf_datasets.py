@@ -318,3 +318,35 @@ def test_coderls_own_verl_export_loads_back_as_the_same_tasks(tmp_path):
     datasets.Dataset.from_list(rows).to_parquet(str(path))
     back = load_tasks(f"hf:{path}:preset=verl").tasks
     assert [t.task_id for t in back] == [t.task_id for t in load_tasks("easy@test").tasks]
+
+
+def test_skip_bad_rows_leaves_them_out_prints_and_saves_each(tmp_path, capsys):
+    from coderl.cli import main
+
+    rows = [dict(HUMANEVAL[0]), dict(HUMANEVAL[1], entry_point="not a name"),
+            dict(HUMANEVAL[0], task_id="Fix/2", entry_point="")]
+    path = parquet(tmp_path, rows)
+    with pytest.raises(TaskFormatError, match="row 1: field 'entry_point'"):  # by default the first bad row stops
+        load_tasks(f"hf:{path}")
+    out = tmp_path / "checked.jsonl"
+    assert main(["check", "--tasks", f"hf:{path}", "--reference", "--quiet", "--out", str(out),
+                 "--skip-bad-rows"]) == 0
+    err = capsys.readouterr().err
+    assert f"hf:{path}: skipped 2 bad row(s) (--skip-bad-rows):" in err
+    assert "row 1: field 'entry_point' is 'not a name'" in err and "row 2: field 'entry_point' is ''" in err
+    saved = (tmp_path / "checked.jsonl.skipped_rows.txt").read_text().splitlines()
+    assert len(saved) == 2 and saved[0].endswith("field 'entry_point' is 'not a name' (expected a Python name)")
+    summary = json.loads((tmp_path / "checked.jsonl.summary.json").read_text())
+    assert summary["tasks"]["skipped_rows"] == 2 and summary["tasks"]["num_tasks"] == 1
+
+
+def test_skip_bad_rows_reaches_jsonl_files_and_mixtures(tmp_path):
+    from coderl.tasks.jsonl import skipping_bad_rows
+
+    good = {"question": "What is 2 + 2?", "answer": "2 + 2 = 4\n#### 4"}
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    for path in (a, b):
+        path.write_text(json.dumps(good) + "\n" + json.dumps({"question": "no answer"}) + "\n")
+    with skipping_bad_rows() as skipped:
+        tasks = load_tasks(f"mix:gsm8k:{a}*1+gsm8k:{b}*1").tasks
+    assert len(tasks) == 2 and len(skipped) == 2 and all(":2: field 'answer' missing" in s for s in skipped)
