@@ -191,8 +191,12 @@ def _layout_of(row: dict[str, Any], label: str) -> str:
                           f"give preset= ({', '.join(PRESETS)}) and columns= for the ones named otherwise")
 
 
-def _rows(dataset) -> Iterator[dict[str, Any]]:
-    return iter(dataset)
+def _rows(dataset, batch: int = 1024) -> Iterator[dict[str, Any]]:
+    """The rows as dicts, read a batch of columns at a time (much faster than the datasets' row iterator)."""
+    for columns in dataset.iter(batch_size=batch):
+        names = list(columns)
+        for values in zip(*(columns[name] for name in names)):
+            yield dict(zip(names, values))
 
 
 def _reason(exc: BaseException) -> str:

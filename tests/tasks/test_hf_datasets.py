@@ -350,3 +350,28 @@ def test_skip_bad_rows_reaches_jsonl_files_and_mixtures(tmp_path):
     with skipping_bad_rows() as skipped:
         tasks = load_tasks(f"mix:gsm8k:{a}*1+gsm8k:{b}*1").tasks
     assert len(tasks) == 2 and len(skipped) == 2 and all(":2: field 'answer' missing" in s for s in skipped)
+
+
+def test_a_large_parquet_file_streams_into_tasks(tmp_path):
+    """Rows become tasks as they are read: the Python memory traced at the load's peak stays within 1.5x of
+    what the final task list keeps (bench/data_load.py records the 100k-row figures)."""
+    import tracemalloc
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    n = 20_000
+    ids = list(range(n))
+    pq.write_table(pa.table({
+        "problem_id": ids, "question": [f"Problem {i}: print the sum of two integers plus {i}." for i in ids],
+        "input_output": [json.dumps({"inputs": [f"{i} 1\n"], "outputs": [f"{2 * i + 1}\n"]}) for i in ids],
+    }), str(tmp_path / "big.parquet"))
+    load_tasks(f"hf:{parquet(tmp_path, APPS, 'warm.parquet')}:preset=apps")  # imports and first-call costs
+    tracemalloc.start()
+    try:
+        tasks = load_tasks(f"hf:{tmp_path / 'big.parquet'}:preset=apps").tasks
+        final, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(tasks) == n and tasks[-1].task_id == str(n - 1)
+    assert peak <= 1.5 * final, (peak, final)
