@@ -67,7 +67,7 @@ test-fast: setup
 # reward managers on coderl's compute_score (in verl's own venv, .venv-verl: verl pins transformers < 5.11),
 # and the other marked ones
 test-slow: setup $(VERL_VENV)/.coderl-installed
-	$(BIN)/python -m pip install -q -e '.[ray,bench]' 2>&1 | $(QUIET)
+	$(BIN)/python -m pip install -q -e '.[ray,bench,trackers]' 2>&1 | $(QUIET)
 	CODERL_VERL_PYTHON=$(VERL_VENV)/bin/python $(BIN)/python -m pytest -q -m slow
 
 $(VERL_VENV)/.coderl-installed: pyproject.toml

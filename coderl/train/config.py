@@ -257,8 +257,8 @@ class TrainConfig:
     aggregation: str | None = option(None, "token_mean, sequence_mean, token_sum, token_sum_const (default: preset)")
     entropy_coef: float | None = option(None, "entropy bonus coefficient (default: 0; ppo 0.01)")
     save_steps: int = option(10, "checkpoint every N steps (and at the end)")
-    log_with: str = option("none", "extra tracker: none, tensorboard, wandb (offline), trackio",
-                           choices=["none", "tensorboard", "wandb", "trackio"])
+    log_with: str = option("none", "extra tracker: none, tensorboard, wandb (offline), trackio, mlflow",
+                           choices=["none", "tensorboard", "wandb", "trackio", "mlflow"])
     progress: bool = option(True, "progress bar")
     optim: OptimConfig = section(OptimConfig)
     advantage_options: AdvantageOptions = section(AdvantageOptions)

@@ -41,8 +41,8 @@ class SFTConfig:
                         "float32; faster on CPUs with AVX-512 BF16/AMX and on GPUs)", choices=["float32", "bfloat16"])
     device: str = option("auto", "auto (CUDA if present), cpu or cuda", choices=list(DEVICES))
     save_steps: int = option(0, "also checkpoint every N optimizer steps (0 = only the final checkpoint)")
-    log_with: str = option("none", "extra tracker: none, tensorboard, wandb (offline), trackio",
-                           choices=["none", "tensorboard", "wandb", "trackio"])
+    log_with: str = option("none", "extra tracker: none, tensorboard, wandb (offline), trackio, mlflow",
+                           choices=["none", "tensorboard", "wandb", "trackio", "mlflow"])
     progress: bool = option(True, "progress bar")
     lora: LoraConfig = section(LoraConfig)
 

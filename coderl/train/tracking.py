@@ -1,9 +1,19 @@
-"""Metrics: always `metrics.jsonl` in the run directory; optionally TensorBoard, W&B (offline) or trackio."""
+"""Metrics: always `metrics.jsonl` in the run directory; optionally one tracker beside it (`--log-with`):
+- tensorboard: event files in RUN/tensorboard;
+- wandb: an offline run in RUN/wandb (WANDB_MODE=offline unless set; `wandb sync` uploads it later);
+- trackio: trackio's local database (TRACKIO_DIR, default ~/.cache/huggingface/trackio), project coderl;
+- mlflow: an MLflow run in experiment coderl, stored in RUN/mlruns (a local file store) unless
+  MLFLOW_TRACKING_URI points elsewhere (a server, a database).
+Each tracker gets every numeric metric of each step under the same name and step as metrics.jsonl
+(tests/train/test_trackers.py reads them back).  Packages: `pip install 'coderl[trackers]'`.
+"""
 
 from __future__ import annotations
 
 import json
 import os
+
+PACKAGES = {"tensorboard": "tensorboard", "wandb": "wandb", "trackio": "trackio", "mlflow": "mlflow-skinny"}
 
 
 def _need(module: str, flag: str):
@@ -14,8 +24,19 @@ def _need(module: str, flag: str):
     except ImportError:
         from coderl.base.config import ConfigError
 
-        raise ConfigError(f"--log-with {flag}: the '{module}' package is not installed "
-                          f"(pip install {module})") from None
+        raise ConfigError(f"--log-with {flag}: the '{module}' package is not installed (pip install "
+                          f"'coderl[trackers]', or pip install {PACKAGES.get(flag, module)})") from None
+
+
+def _mlflow_params(config: dict | None, prefix: str = "") -> dict:
+    """The run's config as MLflow params: flattened keys, values as text cut to MLflow's 500 characters."""
+    out: dict = {}
+    for key, value in (config or {}).items():
+        if isinstance(value, dict):
+            out.update(_mlflow_params(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = str(value)[:500]
+    return out
 
 
 class Tracker:
@@ -34,6 +55,16 @@ class Tracker:
             self.backend = _need("wandb", "wandb").init(dir=run_dir, config=config, project="coderl", reinit=True)
         elif log_with == "trackio":
             self.backend = _need("trackio", "trackio").init(project="coderl", config=config)
+        elif log_with == "mlflow":
+            mlflow = _need("mlflow", "mlflow")
+            if not os.environ.get("MLFLOW_TRACKING_URI"):
+                from pathlib import Path
+
+                os.environ.setdefault("MLFLOW_ALLOW_FILE_STORE", "true")  # a local store needs no server
+                mlflow.set_tracking_uri(Path(run_dir, "mlruns").resolve().as_uri())
+            mlflow.set_experiment("coderl")
+            self.backend = mlflow.start_run(run_name=os.path.basename(os.path.normpath(run_dir)))
+            mlflow.log_params(_mlflow_params(config))
 
     def log(self, step: int, metrics: dict) -> None:
         self.file.write(json.dumps({"step": step, **metrics}) + "\n")
@@ -44,6 +75,10 @@ class Tracker:
                     self.backend.add_scalar(k, v, step)
         elif self.kind in ("wandb", "trackio"):
             self.backend.log({k: v for k, v in metrics.items() if isinstance(v, (int, float))}, step=step)
+        elif self.kind == "mlflow":
+            import mlflow
+
+            mlflow.log_metrics({k: float(v) for k, v in metrics.items() if isinstance(v, (int, float))}, step=step)
 
     def close(self) -> None:
         self.file.close()
@@ -55,6 +90,10 @@ class Tracker:
             import trackio
 
             trackio.finish()
+        elif self.kind == "mlflow":
+            import mlflow
+
+            mlflow.end_run()
 
 
 class SilentTracker:
