@@ -121,17 +121,20 @@ def _run_skipping(ns: argparse.Namespace) -> int:
     from coderl.tasks.jsonl import skipping_bad_rows
 
     with skipping_bad_rows() as skipped:
-        code = ns.func(ns)
-    out = getattr(ns, "out", None)
-    if skipped and out:
-        path = f"{out}.skipped_rows.txt" if ns.command == "check" or not os.path.isdir(out) else \
-            os.path.join(out, "skipped_rows.txt")
-        with open(path, "w", encoding="utf-8") as f:
-            f.writelines(line + "\n" for line in skipped)
-        print(f"skipped {len(skipped)} bad task row(s): {path}", file=sys.stderr)
-    elif skipped:
-        print(f"skipped {len(skipped)} bad task row(s)", file=sys.stderr)
-    return code
+        try:
+            return ns.func(ns)
+        finally:  # the list is saved even when the command fails (every row of a source bad)
+            out = getattr(ns, "out", None)
+            skipped = list(dict.fromkeys(skipped))  # a spec loaded twice (train, then its evaluation) counts once
+            if skipped and out:
+                path = f"{out}.skipped_rows.txt" if ns.command == "check" or not os.path.isdir(out) else \
+                    os.path.join(out, "skipped_rows.txt")
+                os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+                with open(path, "w", encoding="utf-8") as f:
+                    f.writelines(line + "\n" for line in skipped)
+                print(f"skipped {len(skipped)} bad task row(s): {path}", file=sys.stderr)
+            elif skipped:
+                print(f"skipped {len(skipped)} bad task row(s)", file=sys.stderr)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -192,8 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = actions.add_parser("export", help="write a task spec as verl's RL parquet or a TRL dataset folder",
                            description=ExportConfig.__doc__)
     add_arguments(p, ExportConfig)
-    p.set_defaults(func=_cmd_tasks_export)
-    _add_skip_bad_rows(p)
+    p.set_defaults(func=_cmd_tasks_export)  # no --skip-bad-rows: the rows name a spec their scorer reloads whole
     from coderl.pipeline import PipelineConfig
 
     p = sub.add_parser("pipeline", help="seed 001's flow from one YAML: base eval, SFT, RL runs, evals, report",

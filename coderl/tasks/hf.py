@@ -24,6 +24,7 @@ the column.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -106,12 +107,12 @@ def load_hf(path: str, options: dict[str, str], spec: str, load_tasks: Callable 
     except Exception as exc:  # noqa: BLE001 -- a library's reading error, as one line
         raise TaskFormatError(f"{label}: cannot read ({_reason(exc)})") from None
     preset = PRESETS[options["preset"]] if "preset" in options else None
-    stem = os.path.basename(os.path.normpath(path)).split(".")[0] or "hf"
+    stem = _stem(path) + (f"-{options['split']}" if "split" in options else "")
+    skipped = skipped_rows()
     if preset is not None and preset.layout == "coderl":
-        return _exported(_chain(first, rows, label), label, load_tasks)
+        return _exported(Rows(label, _chain(first, rows, label), "row", stem, skipped), load_tasks)
     if preset is not None and preset.convert is not None:
-        layout, convert = preset.layout, preset.convert
-        layout_rows = ((n, convert(row, f"{label} row {n}")) for n, row in _chain(first, rows, label))
+        layout, prepare = preset.layout, preset.convert
     else:
         layout, defaults = (preset.layout, preset.columns) if preset else (_layout_of(first, label), {})
         mapping = {**defaults, **column_mapping(options.get("columns", ""), layout, spec)}
@@ -121,26 +122,21 @@ def load_hf(path: str, options: dict[str, str], spec: str, load_tasks: Callable 
             by = f"preset {options['preset']}" if preset and missing[0] in defaults.values() else "columns="
             raise TaskFormatError(f"{label}: no column {missing[0]!r} (named by {by}; the dataset has: "
                                   f"{', '.join(sorted(first)) or 'none'})")
-        layout_rows = ((n, _rename(row, renames)) for n, row in _chain(first, rows, label))
+        prepare = (lambda row, where: _rename(row, renames)) if renames else None
     loader = {"humaneval": humaneval_tasks, "mbpp": mbpp_tasks, "stdio": stdio_tasks, "gsm8k": gsm8k_tasks}[layout]
-    return loader(Rows(label, layout_rows, "row", stem, skipped_rows()))
+    return loader(Rows(label, _chain(first, rows, label), "row", stem, skipped, prepare))
 
 
-def _exported(rows: Iterator[tuple[int, dict[str, Any]]], label: str, load_tasks: Callable) -> list[Task]:
+def _exported(rows: Rows, load_tasks: Callable) -> list[Task]:
     """coderl's own verl rows (`verl_rows`): each names its task by id in the task spec it carries, which
     must load here."""
     tables: dict[str, dict[str, Task]] = {}
     tasks: list[Task] = []
     seen: dict[str, int] = {}
-    for n, row in rows:
-        where = f"{label} row {n}"
-        reward = row.get("reward_model")
-        task_id = reward.get("ground_truth") if isinstance(reward, dict) else None
-        extra = row.get("extra_info")
-        spec = extra.get("tasks") if isinstance(extra, dict) else None
-        if not isinstance(task_id, str) or not isinstance(spec, str):
-            raise TaskFormatError(f"{where}: expected coderl's verl row (reward_model.ground_truth = a task id, "
-                                  "extra_info.tasks = its task spec: coderl.integrations.verl.verl_rows)")
+
+    def one(n: int, row: dict[str, Any]) -> Task:
+        where = rows.where(n)
+        task_id, spec = exported_row(row, where)
         if spec not in tables:
             tables[spec] = {t.task_id: t for t in load_tasks(spec).tasks}
         if task_id not in tables[spec]:
@@ -148,10 +144,46 @@ def _exported(rows: Iterator[tuple[int, dict[str, Any]]], label: str, load_tasks
         if task_id in seen:
             raise TaskFormatError(f"{where}: task {task_id!r} duplicates row {seen[task_id]}")
         seen[task_id] = n
-        tasks.append(tables[spec][task_id])
+        return tables[spec][task_id]
+
+    for n, row in rows:
+        task = rows.attempt(one, n, row)
+        if task is not None:
+            tasks.append(task)
     if not tasks:
-        raise TaskFormatError(f"{label}: no rows")
+        raise rows.empty()
     return tasks
+
+
+def exported_row(row: dict[str, Any], where: str) -> tuple[str, str]:
+    """(task id, task spec) of one of coderl's verl rows."""
+    reward = row.get("reward_model")
+    task_id = reward.get("ground_truth") if isinstance(reward, dict) else None
+    extra = row.get("extra_info")
+    spec = extra.get("tasks") if isinstance(extra, dict) else None
+    if not isinstance(task_id, str) or not isinstance(spec, str):
+        raise TaskFormatError(f"{where}: expected coderl's verl row (reward_model.ground_truth = a task id, "
+                              "extra_info.tasks = its task spec: coderl.integrations.verl.verl_rows)")
+    return task_id, spec
+
+
+def exported_specs(path: str, options: dict[str, str], spec: str) -> list[str]:
+    """The task specs the `verl` preset's rows of `hf:PATH` name (their files are hidden from programs too)."""
+    dataset, _ = _open(path, options, spec)
+    specs: dict[str, None] = {}
+    for row in _rows(dataset):
+        extra = row.get("extra_info")
+        if isinstance(extra, dict) and isinstance(extra.get("tasks"), str):
+            specs[extra["tasks"]] = None
+    return list(specs)
+
+
+def _stem(path: str) -> str:
+    """`data/train.parquet` -> `train`; `a.test.jsonl.gz` -> `a.test`; a folder or a cached name: its last part."""
+    name = os.path.basename(os.path.normpath(path))
+    for suffix in (".gz", *_STREAMED):
+        name = name.removesuffix(suffix)
+    return name or "hf"
 
 
 def _rename(row: dict[str, Any], renames: dict[str, str]) -> dict[str, Any]:
@@ -159,7 +191,7 @@ def _rename(row: dict[str, Any], renames: dict[str, str]) -> dict[str, Any]:
     if not renames:
         return row
     out = {k: v for k, v in row.items() if k not in renames}
-    out.update({field: row[column] for column, field in renames.items()})
+    out.update({field: row.get(column) for column, field in renames.items()})  # absent: the layout names it
     return out
 
 
@@ -171,8 +203,8 @@ def _chain(first: dict, rows: Iterator[dict], label: str) -> Iterator[tuple[int,
             row = next(rows)
         except StopIteration:
             return
-        except Exception as exc:  # noqa: BLE001
-            raise TaskFormatError(f"{label} row {n + 1}: cannot read ({_reason(exc)})") from None
+        except Exception as exc:  # noqa: BLE001 -- rows are read in batches: the bad one is at or after this
+            raise TaskFormatError(f"{label}: cannot read the rows after row {n} ({_reason(exc)})") from None
         n += 1
         yield n, row
 
@@ -204,21 +236,31 @@ def _reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
-def _offline() -> None:
-    """Nothing is downloaded: the datasets library (and the hub client under it) read only local files."""
-    os.environ["HF_DATASETS_OFFLINE"] = "1"
-    os.environ["HF_HUB_OFFLINE"] = "1"
-    try:
-        import datasets.config as config
+@contextlib.contextmanager
+def _offline():
+    """Nothing is downloaded while a dataset is opened: the datasets library (and the hub client under it)
+    read only local files.  The process's own settings are restored after (a model may still be fetched)."""
+    keys = ("HF_DATASETS_OFFLINE", "HF_HUB_OFFLINE")
+    saved_env = {key: os.environ.get(key) for key in keys}
+    os.environ.update({key: "1" for key in keys})
+    import datasets.config as config
 
-        config.HF_DATASETS_OFFLINE = True
-        config.HF_HUB_OFFLINE = True
-    except ImportError:
-        pass
+    saved = {key: getattr(config, key, None) for key in keys}
+    for key in keys:
+        setattr(config, key, True)
+    try:
+        yield
+    finally:
+        for key, value in saved_env.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        for key, value in saved.items():
+            setattr(config, key, value)
 
 
 def _datasets():
-    _offline()
     try:
         import datasets
     except ImportError:
@@ -234,31 +276,38 @@ def _open(path: str, options: dict[str, str], spec: str):
     datasets = _datasets()
     split = options.get("split")
     label = f"hf:{path}" + (f" ({split})" if split else "")
+    if "name" in options and os.path.exists(path):
+        raise TaskFormatError(f"task spec {spec!r}: name= chooses a cached dataset's configuration; {path} is a "
+                              "folder or file here")
     try:
-        if os.path.isdir(path) and _saved_to_disk(path):
-            data = datasets.load_from_disk(path)
-        elif os.path.isfile(path):
-            builder = _STREAMED.get(_suffix(path))
-            if builder is None:
-                raise TaskFormatError(f"task spec {spec!r}: {path}: expected a parquet, arrow, JSON, JSONL or CSV "
-                                      "file, or a save_to_disk folder")
-            data = datasets.load_dataset(builder, data_files=path, streaming=True)
-        elif os.path.isdir(path):
-            data = datasets.load_dataset(path, streaming=True)
-        else:
-            kwargs = {"name": options["name"]} if "name" in options else {}
-            data = datasets.load_dataset(path, **kwargs)
+        with _offline():
+            data = _load(datasets, path, options, spec)
     except TaskFormatError:
         raise
     except Exception as exc:  # noqa: BLE001 -- every library failure is one line naming what was looked for
         if not os.path.exists(path):
             cache = datasets.config.HF_DATASETS_CACHE
             raise TaskFormatError(f"task spec {spec!r}: {path!r} is no folder or file here, and no dataset of that "
-                                  f"name is in the local Hugging Face cache ({cache}; offline: nothing is "
-                                  f"downloaded): {_reason(exc)}") from None
+                                  f"name{' and configuration' if 'name' in options else ''} is in the local Hugging "
+                                  f"Face cache ({cache}; offline: nothing is downloaded): {_reason(exc)}") from None
         raise TaskFormatError(f"task spec {spec!r}: cannot read {path} with the datasets library "
                               f"({_reason(exc)})") from None
     return _one_split(data, split, spec), label
+
+
+def _load(datasets, path: str, options: dict[str, str], spec: str):
+    """The dataset (or its splits) at `path`: a save_to_disk folder, data files (streamed), or a cached name."""
+    if os.path.isdir(path) and _saved_to_disk(path):
+        return datasets.load_from_disk(path)
+    if os.path.isfile(path):
+        builder = _STREAMED.get(_suffix(path))
+        if builder is None:
+            raise TaskFormatError(f"task spec {spec!r}: {path}: expected a parquet, arrow, JSON, JSONL or CSV "
+                                  "file, or a save_to_disk folder")
+        return datasets.load_dataset(builder, data_files=path, streaming=True)
+    if os.path.isdir(path):
+        return datasets.load_dataset(path, streaming=True)
+    return datasets.load_dataset(path, **({"name": options["name"]} if "name" in options else {}))
 
 
 def _one_split(data, split: str | None, spec: str):

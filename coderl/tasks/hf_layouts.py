@@ -8,8 +8,7 @@ tests/tasks/test_hf_datasets.py are written in those layouts, without downloads.
 Private tests become hidden tests (kept out of multi-turn feedback: docs/repair.md); a dataset that has
 only private tests shows them.  No conversion ever unpickles data: LiveCodeBench's private tests, when
 stored as base64(zlib(pickle(JSON text))), are read by `data_only_unpickle`, which admits no global at all
-(only str, list, dict and the other plain values pickle encodes without one), or the row is refused in one
-line.
+and nothing but the text (decompressed to at most 256 MB), or the row is refused in one line.
 """
 
 from __future__ import annotations
@@ -90,9 +89,12 @@ def _codecontests(row: dict[str, Any], where: str) -> dict[str, Any]:
                       "public_tests, private_tests or generated_tests")
 
 
-def data_only_unpickle(blob: bytes, where: str, field: str) -> Any:
-    """A pickle of plain values only: any global (a class, a function: what code execution needs) is
-    refused, and the row with it, in one line."""
+PICKLE_CAP = 256 << 20  # the most a private-tests blob may decompress to
+
+
+def data_only_unpickle(blob: bytes, where: str, field: str) -> str:
+    """The text a pickle holds (LiveCodeBench pickles JSON text).  Any global (a class, a function: what code
+    execution needs) is refused, and so is anything but a string, with the row, in one line."""
 
     class DataOnly(pickle.Unpickler):
         def find_class(self, module, name):
@@ -106,22 +108,22 @@ def data_only_unpickle(blob: bytes, where: str, field: str) -> Any:
     except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, IndexError,
             KeyError, OverflowError, MemoryError) as e:
         raise TaskFormatError(f"{where}: field '{field}': refused to unpickle ({e}); only plain data is read")
-    if not _plain(value):
+    if not isinstance(value, str):
         raise TaskFormatError(f"{where}: field '{field}': the pickle holds {type(value).__name__} values "
-                              "(expected text, lists and objects)")
+                              "(expected JSON text)")
     return value
 
 
-def _plain(value: Any, depth: int = 0) -> bool:
-    if depth > 50:
-        return False
-    if isinstance(value, (str, int, float, bool)) or value is None:
-        return True
-    if isinstance(value, (list, tuple)):
-        return all(_plain(v, depth + 1) for v in value)
-    if isinstance(value, dict):
-        return all(isinstance(k, str) and _plain(v, depth + 1) for k, v in value.items())
-    return False
+def _inflate(data: bytes, where: str, field: str) -> bytes:
+    """zlib-decompressed `data`, at most `PICKLE_CAP` bytes (a small blob can expand a thousandfold)."""
+    inflater = zlib.decompressobj()
+    try:
+        out = inflater.decompress(data, PICKLE_CAP)
+    except zlib.error as e:
+        raise TaskFormatError(f"{where}: field '{field}' is neither JSON nor base64 zlib pickle ({e})") from None
+    if inflater.unconsumed_tail:
+        raise TaskFormatError(f"{where}: field '{field}' decompresses to more than {PICKLE_CAP >> 20} MB")
+    return out
 
 
 def _lcb_cases(text: Any, where: str, field: str) -> list:
@@ -136,15 +138,14 @@ def _lcb_cases(text: Any, where: str, field: str) -> list:
         cases = json.loads(text)
     except json.JSONDecodeError:
         try:
-            blob = zlib.decompress(base64.b64decode(text.encode("utf-8"), validate=True))
-        except (binascii.Error, zlib.error, ValueError) as e:
+            packed = base64.b64decode(text.encode("utf-8"), validate=True)
+        except (binascii.Error, ValueError) as e:
             raise TaskFormatError(f"{where}: field '{field}' is neither JSON nor base64 zlib pickle ({e})") from None
-        cases = data_only_unpickle(blob, where, field)
-        if isinstance(cases, str):
-            try:
-                cases = json.loads(cases)
-            except json.JSONDecodeError as e:
-                raise TaskFormatError(f"{where}: field '{field}': the unpickled text is not JSON ({e.msg})") from None
+        blob = _inflate(packed, where, field)
+        try:
+            cases = json.loads(data_only_unpickle(blob, where, field))
+        except json.JSONDecodeError as e:
+            raise TaskFormatError(f"{where}: field '{field}': the unpickled text is not JSON ({e.msg})") from None
     if not isinstance(cases, list):
         raise TaskFormatError(f"{where}: field '{field}' is not a list of test cases")
     return cases

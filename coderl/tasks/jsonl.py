@@ -84,11 +84,23 @@ def is_gzip(path: str | os.PathLike[str]) -> bool:
         raise TaskFormatError(f"{path}: cannot read ({e.strerror or e})") from None
 
 
-def iter_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+def iter_jsonl(path: str | os.PathLike[str], skipped: list[str] | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
     """Yield `(line_number, object)` for each non-blank line of a `.jsonl` or `.jsonl.gz` file.
 
-    Compression is detected from the file's first bytes, not its name.
+    Compression is detected from the file's first bytes, not its name.  `skipped`: a list to append a bad
+    line's one-line error to (and go on) instead of raising it; an unreadable file still raises.
     """
+    for lineno, row in _iter_jsonl(path):
+        if isinstance(row, TaskFormatError):
+            if skipped is None:
+                raise row
+            skipped.append(str(row))
+            continue
+        yield lineno, row
+
+
+def _iter_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, Any]]:
+    """`iter_jsonl`'s lines: a bad line's error is yielded in place of its object."""
     if os.path.isdir(path):
         raise TaskFormatError(f"{path}: is a directory (expected a .jsonl or .jsonl.gz file)")
     opener = gzip.open if is_gzip(path) else open
@@ -99,7 +111,8 @@ def iter_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, An
                 try:
                     text = raw.decode("utf-8")
                 except UnicodeDecodeError as e:
-                    raise TaskFormatError(f"{path}:{lineno}: not UTF-8 text ({e.reason})") from None
+                    yield lineno, TaskFormatError(f"{path}:{lineno}: not UTF-8 text ({e.reason})")
+                    continue
                 if lineno == 1:
                     text = text.removeprefix("\ufeff")
                 if not text.strip():
@@ -107,13 +120,16 @@ def iter_jsonl(path: str | os.PathLike[str]) -> Iterator[tuple[int, dict[str, An
                 try:
                     row = json.loads(text)
                 except json.JSONDecodeError as e:
-                    raise TaskFormatError(f"{path}:{lineno}: invalid JSON ({e.msg})") from None
+                    yield lineno, TaskFormatError(f"{path}:{lineno}: invalid JSON ({e.msg})")
+                    continue
                 except RecursionError:
-                    raise TaskFormatError(f"{path}:{lineno}: invalid JSON (nested too deeply)") from None
+                    yield lineno, TaskFormatError(f"{path}:{lineno}: invalid JSON (nested too deeply)")
+                    continue
                 if not isinstance(row, dict):
-                    raise TaskFormatError(
+                    yield lineno, TaskFormatError(
                         f"{path}:{lineno}: expected a JSON object per line, got {_json_type(row)}"
                     )
+                    continue
                 yield lineno, row
     except (OSError, EOFError, zlib.error) as e:
         where = f"{path}:{lineno + 1}" if lineno else str(path)
@@ -132,17 +148,26 @@ class Rows:
     unit: str = "line"  # "line" (1-based, a file's) or "row" (0-based, a dataset's)
     stem: str = ""
     skipped: list[str] | None = None  # when a list: bad rows are skipped, each one's line appended here
+    prepare: Callable[[dict[str, Any], str], dict[str, Any]] | None = None  # row -> the layout's row (hf presets)
 
     def attempt(self, build: Callable[[int, dict[str, Any]], Any], n: int, row: dict[str, Any]) -> Any:
-        """`build(n, row)`; a bad row (`TaskFormatError`) stops the load, or with `skipped` is recorded there
-        and gives None."""
+        """`build(n, row)` (after `prepare`); a bad row (`TaskFormatError`) stops the load, or with `skipped`
+        is recorded there and gives None."""
         if self.skipped is None:
-            return build(n, row)
+            return build(n, self.prepare(row, self.where(n)) if self.prepare else row)
         try:
-            return build(n, row)
+            return build(n, self.prepare(row, self.where(n)) if self.prepare else row)
         except TaskFormatError as e:
             self.skipped.append(str(e))
             return None
+
+    def empty(self) -> TaskFormatError:
+        """The error of a source that gave no task: empty, or (skipping) every row left out as bad."""
+        mine = sum(1 for line in self.skipped or () if line.startswith(self.name))
+        if mine:
+            return TaskFormatError(f"{self.name}: no task left: all {mine} rows were skipped as bad (--skip-bad-rows)")
+        return TaskFormatError(f"{self.name}: no rows (the file is empty)" if self.unit == "line"
+                               else f"{self.name}: no rows")
 
     def where(self, n: int) -> str:
         return f"{self.name}:{n}" if self.unit == "line" else f"{self.name} row {n}"
@@ -150,9 +175,6 @@ class Rows:
     def __iter__(self) -> Iterator[tuple[int, dict[str, Any]]]:
         return iter(self.rows)
 
-    def empty(self) -> TaskFormatError:
-        return TaskFormatError(f"{self.name}: no rows (the file is empty)" if self.unit == "line"
-                               else f"{self.name}: no rows")
 
 
 _SKIPPING: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("coderl_skipped_rows", default=None)
@@ -178,12 +200,13 @@ def skipped_rows() -> list[str] | None:
 def jsonl_rows(path: str | os.PathLike[str]) -> Rows:
     """A JSONL(.gz) file's rows (`iter_jsonl`)."""
     path = os.fspath(path)
-    return Rows(path, iter_jsonl(path), "line", file_stem(path), skipped_rows())
+    skipped = skipped_rows()
+    return Rows(path, iter_jsonl(path, skipped), "line", file_stem(path), skipped)
 
 
 def first_row(path: str | os.PathLike[str]) -> tuple[int, dict[str, Any]]:
     """The first non-blank row of a file (for format detection); an empty file is an error."""
-    for lineno, row in iter_jsonl(path):
+    for lineno, row in iter_jsonl(path, [] if skipped_rows() is not None else None):  # skipping: the first good
         return lineno, row
     raise TaskFormatError(f"{path}: no rows (the file is empty)")
 

@@ -86,7 +86,7 @@ def load_gsm8k(path: str) -> list[Task]:
 
 def gsm8k_tasks(rows: Rows) -> list[Task]:
     """The tasks of GSM8K-layout rows (a file's or a dataset's); a row without an id is `STEM/K`, K its
-    position among the tasks."""
+    position among the rows (0-based; a skipped row keeps its number)."""
     tasks: list[Task] = []
     seen: dict[str, str] = {}
     stem = rows.stem
@@ -101,14 +101,17 @@ def gsm8k_tasks(rows: Rows) -> list[Task]:
         if given is not None and (isinstance(given, bool) or not isinstance(given, (str, int))):
             raise TaskFormatError(f"{where}: field 'task_id' is {type(given).__name__} (expected a string or an "
                                   "integer)")
-        task_id = str(given) if given is not None else f"{stem}/{len(tasks)}"
+        task_id = str(given) if given is not None else f"{stem}/{order[lineno]}"
         if task_id in seen:
             raise TaskFormatError(f"{where}: task id {task_id!r} appears again (first at {seen[task_id]})")
-        seen[task_id] = where
-        return math_task(task_id, question, canonical_answer(final, f"{where}: field 'answer' after '####'"),
+        task = math_task(task_id, question, canonical_answer(final, f"{where}: field 'answer' after '####'"),
                          worked, source=where, metadata={"format": "gsm8k"})
+        seen[task_id] = where  # only once the row is good: a skipped row takes no id
+        return task
 
+    order: dict[int, int] = {}  # a row's position among the rows (skipped or not): the ids of unnamed rows
     for lineno, row in rows:
+        order[lineno] = len(order)
         task = rows.attempt(one, lineno, row)
         if task is not None:
             tasks.append(task)

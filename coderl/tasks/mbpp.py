@@ -89,7 +89,7 @@ def mbpp_tasks(rows: Rows) -> list[Task]:
 
     def one(lineno: int, row: dict) -> Task:
         where = rows.where(lineno)
-        text_field = "text" if "text" in row or "prompt" not in row else "prompt"
+        text_field = "text" if row.get("text") is not None or row.get("prompt") is None else "prompt"
         text = require(row, text_field, str, where)
         raw_id = require(row, "task_id", (int, str), where)
         task_id = f"mbpp/{raw_id}" if isinstance(raw_id, int) else raw_id
@@ -100,7 +100,7 @@ def mbpp_tasks(rows: Rows) -> list[Task]:
         code = row.get("code")
         if code is not None and not isinstance(code, str):
             raise TaskFormatError(f"{where}: field 'code' is not a string (expected a string)")
-        if "test_setup_code" in row:
+        if row.get("test_setup_code") is not None:  # a dataset's absent cell is None
             preamble = require(row, "test_setup_code", str, where)
         else:
             preamble = "".join(
@@ -108,7 +108,6 @@ def mbpp_tasks(rows: Rows) -> list[Task]:
             )
         if task_id in seen:
             raise TaskFormatError(f"{where}: field 'task_id' {task_id!r} duplicates {rows.unit} {seen[task_id]}")
-        seen[task_id] = lineno
 
         tests: list[TestCase] = []
         entry_point: str | None = None
@@ -140,6 +139,7 @@ def mbpp_tasks(rows: Rows) -> list[Task]:
             raise TaskFormatError(
                 f"{where}: field '{text_field}' cannot be put in a docstring ({e})"
             ) from None
+        seen[task_id] = lineno  # only once the row is good: a skipped row takes no id
         return Task(
             task_id=task_id,
             kind="function",

@@ -303,6 +303,9 @@ class TaskSet:
         return out
 
 
+_PRINTED: set[str] = set()  # skipped rows already printed (a mix's parts, a spec loaded twice)
+
+
 def load_tasks(spec: str, split: str = "all", seed: int = 0) -> TaskSet:
     """Parse `spec`, load its tasks and keep the `split` ("all", "train" or "test") for `seed`.
 
@@ -310,16 +313,20 @@ def load_tasks(spec: str, split: str = "all", seed: int = 0) -> TaskSet:
     may also be "valid".  Inside `jsonl.skipping_bad_rows()` bad rows of files and datasets are left out,
     each printed (stderr) and kept in the TaskSet's `skipped`."""
     skipped = skipped_rows()
-    before = len(skipped) if skipped is not None else 0
-    taskset = _load_tasks(spec, split, seed)
-    if skipped is not None and len(skipped) > before:
+    if skipped is None:
+        return _load_tasks(spec, split, seed)
+    before = len(skipped)
+    try:
+        taskset = _load_tasks(spec, split, seed)
         taskset.skipped = skipped[before:]
-        if taskset.mix:  # each part printed its own
-            return taskset
-        print(f"{spec}: skipped {len(taskset.skipped)} bad row(s) (--skip-bad-rows):", file=sys.stderr)
-        for line in taskset.skipped:
-            print(f"  {line}", file=sys.stderr)
-    return taskset
+        return taskset
+    finally:  # a load that failed (every row bad) still says which rows it left out
+        new = [line for line in skipped[before:] if line not in _PRINTED]
+        if new:
+            print(f"{spec}: skipped {len(new)} bad row(s) (--skip-bad-rows):", file=sys.stderr)
+            for line in new:
+                print(f"  {line}", file=sys.stderr)
+                _PRINTED.add(line)
 
 
 def _load_tasks(spec: str, split: str, seed: int) -> TaskSet:
@@ -365,9 +372,14 @@ def task_files(*specs: str | None) -> list[str]:
         if parsed is not None and parsed.source == "mix":
             files += task_files(*(part.spec for part in parse_mix(spec, parse_task_spec).parts))
         elif parsed is not None and parsed.source == "hf":
-            from coderl.tasks.hf import hidden_paths
+            from coderl.tasks.hf import exported_specs, hidden_paths
 
             files += hidden_paths(parsed.path)
+            if parsed.options.get("preset") == "verl":  # its rows name task specs: their files too
+                try:
+                    files += task_files(*exported_specs(parsed.path, parsed.options, spec))
+                except TaskFormatError:
+                    pass  # reported where the tasks are loaded
         elif parsed is not None and parsed.path and os.path.exists(parsed.path):
             files.append(os.path.abspath(parsed.path))
     return files

@@ -165,14 +165,14 @@ def stdio_tasks(rows: Rows, float_tolerance: float | None = None) -> list[Task]:
                 break
         if task_id in seen:
             raise TaskFormatError(f"{where}: {id_field} {task_id!r} duplicates {rows.unit} {seen[task_id]}")
-        seen[task_id] = lineno
         tests = tuple(
             TestCase(id=str(i), source=stdin, check=CheckKind.STDOUT, expected=stdout, hidden=i >= len(pairs))
             for i, (stdin, stdout) in enumerate(pairs + hidden)
         )
-        language = require(row, "language", str, where) if "language" in row else "python"
+        language = require(row, "language", str, where) if row.get("language") is not None else "python"
         if language != "python":
             _check_language(language, where)
+        seen[task_id] = lineno  # only once the row is good: a skipped row takes no id
         return Task(
             task_id=task_id,
             kind="stdio",

@@ -273,26 +273,43 @@ def test_livecodebench_private_tests_are_decoded_without_running_any_pickle_code
 
 
 class _Evil:
+    def __init__(self, marker):
+        self.marker = marker
+
     def __reduce__(self):
         import os
 
-        return (os.system, ("touch /tmp/coderl-pickle-ran",))
+        return (os.system, (f"touch {self.marker}",))
 
 
 @pytest.mark.parametrize("payload, message", [
-    (_Evil(), r"refused to unpickle \(a pickled global (posix|os)\.system\); only plain data is read$"),
-    ({1, 2}, r"the pickle holds set values \(expected text, lists and objects\)$"),
+    ("evil", r"refused to unpickle \(a pickled global (posix|os)\.system\); only plain data is read$"),
+    ({1, 2}, r"the pickle holds set values \(expected JSON text\)$"),
+    ([[[]] * 2] * 2, r"the pickle holds list values \(expected JSON text\)$"),  # shared references: no walk at all
 ])
-def test_a_pickle_with_anything_but_plain_data_is_refused(tmp_path, payload, message):
+def test_a_pickle_with_anything_but_text_is_refused(tmp_path, payload, message):
     import base64
-    import os
     import pickle
     import zlib
 
-    row = dict(LIVECODEBENCH[0], private_test_cases=base64.b64encode(zlib.compress(pickle.dumps(payload))).decode())
+    marker = tmp_path / "the-pickle-ran"
+    blob = pickle.dumps(_Evil(str(marker)) if payload == "evil" else payload)
+    row = dict(LIVECODEBENCH[0], private_test_cases=base64.b64encode(zlib.compress(blob)).decode())
     with pytest.raises(TaskFormatError, match=r"row 0: field 'private_test_cases': (" + message + ")") as err:
         load_tasks(f"hf:{parquet(tmp_path, [row])}:preset=livecodebench")
-    assert "\n" not in str(err.value) and not os.path.exists("/tmp/coderl-pickle-ran")
+    assert "\n" not in str(err.value) and not marker.exists()
+
+
+def test_a_decompression_bomb_is_refused(tmp_path, monkeypatch):
+    import base64
+    import zlib
+
+    from coderl.tasks import hf_layouts
+
+    monkeypatch.setattr(hf_layouts, "PICKLE_CAP", 1 << 20)
+    row = dict(LIVECODEBENCH[0], private_test_cases=base64.b64encode(zlib.compress(b"\0" * (4 << 20))).decode())
+    with pytest.raises(TaskFormatError, match=r"row 0: field 'private_test_cases' decompresses to more than 1 MB$"):
+        load_tasks(f"hf:{parquet(tmp_path, [row])}:preset=livecodebench")
 
 
 def test_livecodebench_functional_problems_are_refused_in_one_line(tmp_path):
@@ -375,3 +392,74 @@ def test_a_large_parquet_file_streams_into_tasks(tmp_path):
         tracemalloc.stop()
     assert len(tasks) == n and tasks[-1].task_id == str(n - 1)
     assert peak <= 1.5 * final, (peak, final)
+
+
+def test_skipping_reaches_converted_rows_and_never_shifts_ids(tmp_path):
+    from coderl.tasks.jsonl import skipping_bad_rows
+
+    leetcode = dict(LIVECODEBENCH[0], question_id="lc1",
+                    public_test_cases=json.dumps([{"input": "[1]", "output": "1", "testtype": "functional"}]))
+    with skipping_bad_rows() as skipped:
+        tasks = load_tasks(f"hf:{parquet(tmp_path, [leetcode, LIVECODEBENCH[0]])}:preset=livecodebench").tasks
+    assert [t.task_id for t in tasks] == ["abc999_a"] and len(skipped) == 1 and "row 0" in skipped[0]
+    # GSM8K rows without ids are numbered by row: a bad row keeps its number and takes no id
+    rows = [GSM8K[0], {"question": "q?", "answer": "#### abc"}, GSM8K[1], dict(GSM8K[1], question="Again?")]
+    with skipping_bad_rows() as skipped:
+        tasks = load_tasks(f"hf:{parquet(tmp_path, rows, 'g.parquet')}").tasks
+    assert [t.task_id for t in tasks] == ["g/0", "g/2", "g/3"] and len(skipped) == 1
+    assert [t.task_id for t in load_tasks(f"hf:{parquet(tmp_path, GSM8K, 'g.parquet')}").tasks] == ["g/0", "g/1"]
+
+
+def test_every_row_skipped_says_so_and_bad_json_lines_are_skipped_too(tmp_path):
+    from coderl.tasks.jsonl import skipping_bad_rows
+
+    path = tmp_path / "h.jsonl"
+    path.write_text("{not json\n" + json.dumps(dict(HUMANEVAL[0], entry_point="")) + "\n")
+    with skipping_bad_rows() as skipped, pytest.raises(TaskFormatError, match=r"h\.jsonl: no task left: all 2 rows "
+                                                                                r"were skipped as bad"):
+        load_tasks(f"humaneval:{path}")
+    assert "h.jsonl:1: invalid JSON" in skipped[0] and "h.jsonl:2: field 'entry_point'" in skipped[1]
+
+
+def test_absent_cells_are_absent_fields(tmp_path):
+    """datasets fills a key a row lacks with None: that reads as the field being absent, as in the JSONL file."""
+    rows = [dict(APPS[0], language="python"), dict(APPS[1])]
+    path = tmp_path / "lang.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert [t.language for t in load_tasks(f"hf:{path}").tasks] == ["python", "python"]
+    mbpp = [dict(MBPP_FULL[0]), {k: v for k, v in MBPP_FULL[1].items() if k != "test_setup_code"}]
+    path = tmp_path / "m.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in mbpp))
+    assert len(load_tasks(f"hf:{path}").tasks) == 2
+
+
+def test_offline_only_while_a_dataset_is_opened(tmp_path, monkeypatch):
+    import os
+
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    load_tasks(f"hf:{parquet(tmp_path, GSM8K)}")
+    assert "HF_HUB_OFFLINE" not in os.environ and not datasets.config.HF_HUB_OFFLINE  # a model may still be fetched
+
+
+def test_ids_stems_and_the_name_option(tmp_path):
+    folder = tmp_path / "gsm"
+    datasets.DatasetDict({"train": datasets.Dataset.from_list(GSM8K), "test": datasets.Dataset.from_list(GSM8K)}
+                         ).save_to_disk(str(folder))
+    train = [t.task_id for t in load_tasks(f"hf:{folder}:split=train").tasks]
+    test = [t.task_id for t in load_tasks(f"hf:{folder}:split=test").tasks]
+    assert train == ["gsm-train/0", "gsm-train/1"] and test == ["gsm-test/0", "gsm-test/1"]
+    a = [t.task_id for t in load_tasks(f"hf:{parquet(tmp_path, GSM8K, 'a.train.parquet')}").tasks]
+    assert a == ["a.train/0", "a.train/1"]
+    with pytest.raises(TaskFormatError, match=r"name= chooses a cached dataset's configuration; .* is a folder or "
+                                              r"file here$"):
+        load_tasks(f"hf:{folder}:name=main")
+
+
+def test_the_files_a_verl_export_names_are_hidden_too(tmp_path):
+    from coderl.integrations.verl import verl_rows
+
+    source = tmp_path / "mine.jsonl"
+    source.write_text("".join(json.dumps(r) + "\n" for r in HUMANEVAL))
+    out = tmp_path / "verl.parquet"
+    datasets.Dataset.from_list(verl_rows(f"humaneval:{source}")).to_parquet(str(out))
+    assert task_files(f"hf:{out}:preset=verl") == [str(out), str(source)]
