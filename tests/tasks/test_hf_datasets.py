@@ -463,3 +463,17 @@ def test_the_files_a_verl_export_names_are_hidden_too(tmp_path):
     out = tmp_path / "verl.parquet"
     datasets.Dataset.from_list(verl_rows(f"humaneval:{source}")).to_parquet(str(out))
     assert task_files(f"hf:{out}:preset=verl") == [str(out), str(source)]
+
+
+def test_a_program_cannot_read_the_dataset_it_is_judged_on(tmp_path):
+    from coderl.sandbox.config import SandboxConfig
+    from coderl.tasks.spec import open_sandbox
+
+    path = parquet(tmp_path, HUMANEVAL)
+    spec = f"hf:{path}"
+    task = load_tasks(spec).tasks[0]  # add(a, b)
+    peek = (f"    try:\n        open({path!r}, 'rb').read()\n        return -1\n"
+            "    except OSError:\n        return a + b\n")
+    with open_sandbox(SandboxConfig(workers=1), spec) as sandbox:
+        result = sandbox.submit(task.build_request(peek)).result()
+    assert result.passed, (result.status.value, result.message)  # the read failed: the dataset is hidden
