@@ -131,7 +131,6 @@ def _exported(rows: Rows, load_tasks: Callable) -> list[Task]:
     """coderl's own verl rows (`verl_rows`): each names its task by id in the task spec it carries, which
     must load here."""
     tables: dict[str, dict[str, Task]] = {}
-    tasks: list[Task] = []
     seen: dict[str, int] = {}
 
     def one(n: int, row: dict[str, Any]) -> Task:
@@ -146,13 +145,7 @@ def _exported(rows: Rows, load_tasks: Callable) -> list[Task]:
         seen[task_id] = n
         return tables[spec][task_id]
 
-    for n, row in rows:
-        task = rows.attempt(one, n, row)
-        if task is not None:
-            tasks.append(task)
-    if not tasks:
-        raise rows.empty()
-    return tasks
+    return rows.collect(one)
 
 
 def exported_row(row: dict[str, Any], where: str) -> tuple[str, str]:

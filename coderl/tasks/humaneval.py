@@ -323,7 +323,6 @@ def load_humaneval(path: str | os.PathLike[str] | None = None) -> list[Task]:
 
 def humaneval_tasks(rows: Rows) -> list[Task]:
     """The tasks of HumanEval-layout rows (a file's or a dataset's)."""
-    tasks: list[Task] = []
     seen: dict[str, int] = {}
 
     def one(n: int, row: dict) -> Task:
@@ -335,10 +334,4 @@ def humaneval_tasks(rows: Rows) -> list[Task]:
         seen[task.task_id] = n
         return task
 
-    for n, row in rows:
-        task = rows.attempt(one, n, row)
-        if task is not None:
-            tasks.append(task)
-    if not tasks:
-        raise rows.empty()
-    return tasks
+    return rows.collect(one)

@@ -161,6 +161,17 @@ class Rows:
             self.skipped.append(str(e))
             return None
 
+    def collect(self, build: Callable[[int, dict[str, Any]], Any]) -> list:
+        """`build(n, row)` of every row through `attempt`: the tasks, or the `empty` error when none is left."""
+        tasks = []
+        for n, row in self:
+            task = self.attempt(build, n, row)
+            if task is not None:
+                tasks.append(task)
+        if not tasks:
+            raise self.empty()
+        return tasks
+
     def empty(self) -> TaskFormatError:
         """The error of a source that gave no task: empty, or (skipping) every row left out as bad."""
         mine = sum(1 for line in self.skipped or () if line.startswith(self.name))

@@ -16,6 +16,7 @@ check --reference` checks, and SFT's target) is the worked solution ending in `#
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Any
 
@@ -87,7 +88,6 @@ def load_gsm8k(path: str) -> list[Task]:
 def gsm8k_tasks(rows: Rows) -> list[Task]:
     """The tasks of GSM8K-layout rows (a file's or a dataset's); a row without an id is `STEM/K`, K its
     position among the rows (0-based; a skipped row keeps its number)."""
-    tasks: list[Task] = []
     seen: dict[str, str] = {}
     stem = rows.stem
 
@@ -110,11 +110,10 @@ def gsm8k_tasks(rows: Rows) -> list[Task]:
         return task
 
     order: dict[int, int] = {}  # a row's position among the rows (skipped or not): the ids of unnamed rows
-    for lineno, row in rows:
-        order[lineno] = len(order)
-        task = rows.attempt(one, lineno, row)
-        if task is not None:
-            tasks.append(task)
-    if not tasks:
-        raise rows.empty()
-    return tasks
+
+    def numbered():
+        for lineno, row in rows:
+            order[lineno] = len(order)
+            yield lineno, row
+
+    return dataclasses.replace(rows, rows=numbered()).collect(one)

@@ -84,7 +84,6 @@ def load_mbpp(path: str | os.PathLike[str]) -> list[Task]:
 
 def mbpp_tasks(rows: Rows) -> list[Task]:
     """The tasks of MBPP-layout rows (a file's or a dataset's)."""
-    tasks: list[Task] = []
     seen: dict[str, int] = {}
 
     def one(lineno: int, row: dict) -> Task:
@@ -152,10 +151,4 @@ def mbpp_tasks(rows: Rows) -> list[Task]:
             metadata={"format": "mbpp"},
         )
 
-    for lineno, row in rows:
-        task = rows.attempt(one, lineno, row)
-        if task is not None:
-            tasks.append(task)
-    if not tasks:
-        raise rows.empty()
-    return tasks
+    return rows.collect(one)

@@ -146,7 +146,6 @@ def stdio_tasks(rows: Rows, float_tolerance: float | None = None) -> list[Task]:
     if float_tolerance is not None and not float_tolerance > 0:
         raise ValueError(f"float_tolerance={float_tolerance!r}: expected a positive number or None")
     stem = rows.stem
-    tasks: list[Task] = []
     seen: dict[str, int] = {}
 
     def one(lineno: int, row: dict) -> Task:
@@ -185,10 +184,4 @@ def stdio_tasks(rows: Rows, float_tolerance: float | None = None) -> list[Task]:
             language=language,
         )
 
-    for lineno, row in rows:
-        task = rows.attempt(one, lineno, row)
-        if task is not None:
-            tasks.append(task)
-    if not tasks:
-        raise rows.empty()
-    return tasks
+    return rows.collect(one)
