@@ -99,6 +99,10 @@ def _cmd_tasks_export(ns: argparse.Namespace) -> int:
     from coderl.integrations.export import ExportConfig, export_tasks
 
     cfg = from_args(ExportConfig, ns)
+    if ns.skip_bad_rows and cfg.format in ("verl", "trl"):
+        raise ConfigError(f"--skip-bad-rows with --format {cfg.format}: its rows name the task spec, which their "
+                          "scorer reloads whole; export with --format jsonl or parquet first (the good rows, as a "
+                          "file of their own)")
     count = export_tasks(cfg)
     print(f"wrote {count} {cfg.format} rows of {cfg.tasks} to {cfg.out}")
     return 0
@@ -189,13 +193,14 @@ def build_parser() -> argparse.ArgumentParser:
     _add_skip_bad_rows(p)
     from coderl.integrations.export import ExportConfig
 
-    p = sub.add_parser("tasks", help="task sets for other trainers: export a task spec as verl or TRL rows",
+    p = sub.add_parser("tasks", help="export a task spec as verl or TRL rows, or as a task file of coderl's own",
                        description="Task sets for other trainers (docs/data.md).")
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
-    p = actions.add_parser("export", help="write a task spec as verl's RL parquet or a TRL dataset folder",
-                           description=ExportConfig.__doc__)
+    p = actions.add_parser("export", help="write a task spec as verl's RL parquet, a TRL dataset folder, or "
+                           "coderl's own JSONL or parquet task file", description=ExportConfig.__doc__)
     add_arguments(p, ExportConfig)
-    p.set_defaults(func=_cmd_tasks_export)  # no --skip-bad-rows: the rows name a spec their scorer reloads whole
+    p.set_defaults(func=_cmd_tasks_export)
+    _add_skip_bad_rows(p)  # jsonl and parquet only: verl and TRL rows name a spec their scorer reloads whole
     from coderl.pipeline import PipelineConfig
 
     p = sub.add_parser("pipeline", help="seed 001's flow from one YAML: base eval, SFT, RL runs, evals, report",

@@ -2,52 +2,68 @@
 
     coderl tasks export --tasks humaneval@train --format verl --out train.parquet
     coderl tasks export --tasks "hf:mine.parquet:preset=mbpp" --format trl --out mine-trl
+    coderl tasks export --tasks synthetic:level=2 --format jsonl --out synthetic-l2.jsonl
 
 - `verl`: a parquet file of verl's RL rows (`coderl.integrations.verl.verl_rows`: `data_source`, `prompt`,
   `ability`, `reward_model.ground_truth` = the task id, `extra_info` with the task spec). verl reads it as
   `data.train_files`, and coderl's `compute_score` / `compute_score_batch` score its responses.
 - `trl`: a `save_to_disk` folder of TRL rows (`CoderlRewards.dataset()`: `prompt`, `task_id`), for
   `GRPOTrainer(train_dataset=load_from_disk(OUT), reward_funcs=CoderlRewards(SPEC).functions())`.
+- `jsonl` / `parquet`: coderl's own layout (`coderl.tasks.task_rows`): every task whole, its tests,
+  expected values and metadata included, so the file is the task set wherever it goes (`--tasks FILE.jsonl`,
+  `--tasks hf:FILE.parquet`), whatever built it: a generator's seed, a dataset's preset, a Verilog testbench.
 
-The rows are those the adapters build, not a second copy; exporting and loading them back with
+The verl and TRL rows are those the adapters build, not a second copy; exporting and loading them back with
 `datasets` gives rows whose references the adapters score as passing (tests/integrations/test_export.py).
 """
 
 from __future__ import annotations
 
+import gzip
+import json
 import os
 from dataclasses import dataclass
 
 from coderl.base.config import ConfigError, option
+from coderl.tasks import load_tasks
+from coderl.tasks.task_rows import task_row
 
-FORMATS = ("verl", "trl")
+FORMATS = ("verl", "trl", "jsonl", "parquet")
 
 
 @dataclass
 class ExportConfig:
-    """Write a task spec as the rows another trainer reads: verl's RL parquet, or a TRL dataset folder."""
+    """Write a task spec as the rows another trainer reads (verl's RL parquet, a TRL dataset folder), or as
+    coderl's own task file (JSONL or parquet) that loads back as the same tasks."""
 
     tasks: str = option(help="task spec to export (docs/tasks.md), e.g. humaneval@train or hf:PATH:preset=mbpp")
-    out: str = option(help="where to write: a .parquet file (verl) or a folder (trl)")
-    format: str = option("verl", "verl: verl's RL parquet rows; trl: a save_to_disk folder of prompt/task_id rows",
-                         choices=FORMATS)
+    out: str = option(help="where to write: a .parquet file (verl, parquet), a .jsonl or .jsonl.gz file (jsonl) "
+                           "or a folder (trl)")
+    format: str = option("verl", "verl: verl's RL parquet rows; trl: a save_to_disk folder of prompt/task_id rows; "
+                         "jsonl, parquet: coderl's own task layout, every task whole", choices=FORMATS)
     prompt_format: str = option("chat", "how prompts are written: chat messages, or the raw prompt (completion)",
                                 choices=("chat", "completion"))
 
 
 def export_tasks(cfg: ExportConfig) -> int:
     """Write the rows; returns how many."""
+    if cfg.format == "jsonl":
+        return _write_jsonl(cfg)
     try:
         import datasets
     except ImportError:
         raise ConfigError("coderl tasks export needs the datasets library: pip install 'coderl[data]'") from None
     datasets.disable_progress_bars()
-    if cfg.format == "verl":
-        from coderl.integrations.verl import verl_rows
-
+    if cfg.format in ("verl", "parquet"):
         if not cfg.out.endswith(".parquet"):
-            raise ConfigError(f"--out {cfg.out!r}: verl reads parquet; expected a path ending in .parquet")
-        rows = verl_rows(cfg.tasks, format=cfg.prompt_format)
+            raise ConfigError(f"--out {cfg.out!r}: --format {cfg.format} writes parquet; expected a path ending in "
+                              ".parquet")
+        if cfg.format == "verl":
+            from coderl.integrations.verl import verl_rows
+
+            rows = verl_rows(cfg.tasks, format=cfg.prompt_format)
+        else:
+            rows = [task_row(t, text=True) for t in load_tasks(cfg.tasks).tasks]
         os.makedirs(os.path.dirname(os.path.abspath(cfg.out)), exist_ok=True)
         datasets.Dataset.from_list(rows).to_parquet(cfg.out)
         return len(rows)
@@ -63,3 +79,19 @@ def export_tasks(cfg: ExportConfig) -> int:
                           "folder)")
     datasets.Dataset.from_list(rows).save_to_disk(cfg.out)
     return len(rows)
+
+
+def _write_jsonl(cfg: ExportConfig) -> int:
+    """coderl's own layout as JSON lines (gzip-compressed when `--out` ends in .gz); written whole or not at all."""
+    if not cfg.out.endswith((".jsonl", ".jsonl.gz")):
+        raise ConfigError(f"--out {cfg.out!r}: --format jsonl writes JSON lines; expected a path ending in .jsonl or "
+                          ".jsonl.gz")
+    tasks = load_tasks(cfg.tasks).tasks
+    os.makedirs(os.path.dirname(os.path.abspath(cfg.out)), exist_ok=True)
+    partial = cfg.out + ".partial"
+    opener = gzip.open if cfg.out.endswith(".gz") else open
+    with opener(partial, "wt", encoding="utf-8") as f:
+        for task in tasks:
+            f.write(json.dumps(task_row(task), ensure_ascii=False) + "\n")
+    os.replace(partial, cfg.out)
+    return len(tasks)

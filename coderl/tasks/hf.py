@@ -25,11 +25,12 @@ the column.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from coderl.tasks.hf_layouts import FIELDS, PRESETS
+from coderl.tasks.hf_layouts import FIELDS, LAYOUT_KEY, PREFIX_KEY, PRESETS
 from coderl.tasks.jsonl import Rows, skipped_rows
 from coderl.tasks.types import Task, TaskFormatError
 
@@ -61,7 +62,7 @@ def parse_hf(rest: str, spec: str) -> tuple[str, dict[str, str]]:
     preset = options.get("preset")
     if preset is not None and preset not in PRESETS:
         raise TaskFormatError(f"task spec {spec!r}: preset {preset!r}: expected one of {', '.join(PRESETS)}")
-    renaming = [name for name, p in PRESETS.items() if p.convert is None and p.layout != "coderl"]
+    renaming = [name for name, p in PRESETS.items() if p.layout in FIELDS and p.convert is None]
     if "columns" in options and preset and preset not in renaming:
         raise TaskFormatError(f"task spec {spec!r}: preset {preset} converts its rows itself; columns= applies to "
                               f"{', '.join(renaming)} and to no preset")
@@ -93,10 +94,7 @@ def column_mapping(text: str, layout: str | None, spec: str) -> dict[str, str]:
 def load_hf(path: str, options: dict[str, str], spec: str, load_tasks: Callable | None = None) -> list[Task]:
     """The tasks of `hf:PATH:options` (module docstring); `load_tasks(spec)`: what the `verl` preset's rows
     name their tasks in (`coderl.tasks.spec.load_tasks`, passed in: spec imports this module)."""
-    from coderl.tasks.humaneval import humaneval_tasks
     from coderl.tasks.math_tasks import gsm8k_tasks
-    from coderl.tasks.mbpp import mbpp_tasks
-    from coderl.tasks.stdio import stdio_tasks
 
     dataset, label = _open(path, options, spec)
     rows = _rows(dataset)
@@ -109,10 +107,15 @@ def load_hf(path: str, options: dict[str, str], spec: str, load_tasks: Callable 
     preset = PRESETS[options["preset"]] if "preset" in options else None
     stem = _stem(path) + (f"-{options['split']}" if "split" in options else "")
     skipped = skipped_rows()
-    if preset is not None and preset.layout == "coderl":
+    if preset is not None and preset.layout == "verl-export":
         return _exported(Rows(label, _chain(first, rows, label), "row", stem, skipped), load_tasks)
     if preset is not None and preset.convert is not None:
         layout, prepare = preset.layout, preset.convert
+    elif (preset.layout if preset else _layout_of(first, label)) == "coderl":
+        if "columns" in options:
+            raise TaskFormatError(f"{label}: the rows are in coderl's own layout (coderl tasks export), whose "
+                                  "columns are not renamed; drop columns=")
+        layout, prepare = "coderl", None
     else:
         layout, defaults = (preset.layout, preset.columns) if preset else (_layout_of(first, label), {})
         mapping = {**defaults, **column_mapping(options.get("columns", ""), layout, spec)}
@@ -123,8 +126,32 @@ def load_hf(path: str, options: dict[str, str], spec: str, load_tasks: Callable 
             raise TaskFormatError(f"{label}: no column {missing[0]!r} (named by {by}; the dataset has: "
                                   f"{', '.join(sorted(first)) or 'none'})")
         prepare = (lambda row, where: _rename(row, renames)) if renames else None
-    loader = {"humaneval": humaneval_tasks, "mbpp": mbpp_tasks, "stdio": stdio_tasks, "gsm8k": gsm8k_tasks}[layout]
-    return loader(Rows(label, _chain(first, rows, label), "row", stem, skipped, prepare))
+    source = Rows(label, _chain(first, rows, label), "row", stem, skipped, prepare)
+    if layout == "gsm8k":
+        return gsm8k_tasks(source)
+    return source.collect(_per_row_layout(source, layout))
+
+
+def _per_row_layout(rows: Rows, layout: str) -> Callable[[int, dict[str, Any]], Task]:
+    """`(n, row) -> Task` in `layout`, or in the one a converted row names (`LAYOUT_KEY`: LiveCodeBench's
+    functional problems among its stdin ones), its prompt after the code the row gives (`PREFIX_KEY`)."""
+    from coderl.tasks.humaneval import humaneval_builder
+    from coderl.tasks.mbpp import mbpp_builder
+    from coderl.tasks.stdio import stdio_builder
+    from coderl.tasks.task_rows import task_builder
+
+    makers = {"humaneval": humaneval_builder, "mbpp": mbpp_builder, "stdio": stdio_builder, "coderl": task_builder}
+    builders: dict[str, Callable[[int, dict[str, Any]], Task]] = {}
+
+    def one(n: int, row: dict[str, Any]) -> Task:
+        name = row.pop(LAYOUT_KEY, layout)
+        if name not in builders:
+            builders[name] = makers[name](rows)
+        prefix = row.pop(PREFIX_KEY, "")
+        task = builders[name](n, row)
+        return dataclasses.replace(task, prompt=prefix + task.prompt) if prefix else task
+
+    return one
 
 
 def _exported(rows: Rows, load_tasks: Callable) -> list[Task]:
@@ -203,7 +230,11 @@ def _chain(first: dict, rows: Iterator[dict], label: str) -> Iterator[tuple[int,
 
 
 def _layout_of(row: dict[str, Any], label: str) -> str:
+    from coderl.tasks.task_rows import is_task_row
+
     keys = row.keys()
+    if is_task_row(keys):
+        return "coderl"
     if {"entry_point", "test", "prompt"} <= keys:
         return "humaneval"
     if "test_list" in keys:

@@ -152,29 +152,92 @@ def _lcb_cases(text: Any, where: str, field: str) -> list:
 
 
 def _lcb_pairs(cases: list, where: str, field: str) -> tuple[list, list]:
+    """(inputs, outputs) of test cases as LiveCodeBench writes them (`input`, `output` text)."""
     inputs, outputs = [], []
     for i, case in enumerate(cases):
-        if not isinstance(case, dict):
-            raise TaskFormatError(f"{where}: field '{field}[{i}]' is not an object")
-        kind = case.get("testtype", "stdin")
-        if kind != "stdin":
-            raise TaskFormatError(f"{where}: field '{field}[{i}].testtype' is {kind!r}: LiveCodeBench's functional "
-                                  "(LeetCode) problems are not supported yet (keep the stdin ones: platform != "
-                                  "leetcode)")
         inputs.append(require(case, "input", str, where, label=f"{field}[{i}].input"))
         outputs.append(require(case, "output", str, where, label=f"{field}[{i}].output"))
     return inputs, outputs
 
 
+def _lcb_testtype(cases: list, where: str, field: str) -> set[str]:
+    kinds = set()
+    for i, case in enumerate(cases):
+        if not isinstance(case, dict):
+            raise TaskFormatError(f"{where}: field '{field}[{i}]' is not an object")
+        kind = case.get("testtype", "stdin")
+        if kind not in ("stdin", "functional"):
+            raise TaskFormatError(f"{where}: field '{field}[{i}].testtype' is {kind!r} (expected stdin or functional)")
+        kinds.add(kind)
+    return kinds
+
+
+# What a LeetCode solution may use without importing it: the names LeetCode's Python puts in scope (a
+# shorter list than the one LiveCodeBench's grader prepends to every solution: its star imports of string,
+# re, datetime, copy, random, statistics, operator, io, sys and json are left out, as they shadow builtins).
+LEETCODE_PRELUDE = ("from typing import *\nfrom collections import *\nfrom functools import *\n"
+                    "from itertools import *\nfrom heapq import *\nfrom bisect import *\nfrom math import *\n"
+                    "import bisect, collections, functools, heapq, itertools, math, re, string\n")
+LAYOUT_KEY = "__layout__"  # a converted row in another layout than its preset's names it here
+PREFIX_KEY = "__prompt_prefix__"  # ... and code the task's prompt starts with (the prelude above)
+
+
+def _lcb_call(func: str, case: dict, where: str, label: str) -> str:
+    """One functional test as an assert: `Solution().FUNC(*inputs) == output`, the inputs one JSON value per
+    line and the output one JSON value, as LiveCodeBench's grader reads them."""
+    text = require(case, "input", str, where, label=f"{label}.input")
+    try:
+        args = [json.loads(line) for line in text.split("\n") if line.strip()]
+        expected = json.loads(require(case, "output", str, where, label=f"{label}.output"))
+    except json.JSONDecodeError as e:
+        raise TaskFormatError(f"{where}: field '{label}': a functional test's input lines and output must be JSON "
+                              f"values ({e.msg})") from None
+    return f"assert Solution().{func}({', '.join(repr(a) for a in args)}) == {expected!r}"
+
+
+def _lcb_functional(row: dict[str, Any], where: str, task_id: Any, prompt: str, public: list,
+                    private: list) -> dict[str, Any]:
+    """A LeetCode problem as an MBPP-layout row: `class Solution` is the entry point, each test an assert on
+    the method `metadata.func_name` names; public tests visible, private ones hidden."""
+    meta = row.get("metadata")
+    if isinstance(meta, str):
+        try:
+            meta = json.loads(meta or "{}")
+        except json.JSONDecodeError as e:
+            raise TaskFormatError(f"{where}: field 'metadata' is not JSON text ({e.msg})") from None
+    func = meta.get("func_name") if isinstance(meta, dict) else None
+    if not isinstance(func, str) or not func.isidentifier():
+        raise TaskFormatError(f"{where}: field 'metadata.func_name' missing or not a name (a functional problem "
+                              "names the Solution method its tests call)")
+    visible = [_lcb_call(func, c, where, f"public_test_cases[{i}]") for i, c in enumerate(public)]
+    hidden = [_lcb_call(func, c, where, f"private_test_cases[{i}]") for i, c in enumerate(private)]
+    if not visible:
+        visible, hidden = hidden, []
+    if not visible:
+        raise TaskFormatError(f"{where}: no tests in public_test_cases or private_test_cases")
+    starter = row.get("starter_code") or ""
+    text = prompt + (f"\n\nComplete this code:\n{starter.rstrip()}" if isinstance(starter, str) and starter.strip()
+                     else "")
+    return {LAYOUT_KEY: "mbpp", PREFIX_KEY: LEETCODE_PRELUDE, "task_id": str(task_id), "text": text,
+            "test_list": visible, "challenge_test_list": hidden}
+
+
 def _livecodebench(row: dict[str, Any], where: str) -> dict[str, Any]:
-    """livecodebench/code_generation_lite (stdin problems): public tests visible, private tests hidden."""
+    """livecodebench/code_generation_lite: stdin problems as stdio rows, functional (LeetCode) ones as function
+    tasks (`_lcb_functional`); public tests visible, private tests hidden."""
     task_id = require(row, "question_id", (str, int), where)
     prompt = require(row, "question_content", str, where)
-    public = _lcb_pairs(_lcb_cases(row.get("public_test_cases", ""), where, "public_test_cases"), where,
-                        "public_test_cases")
-    private = _lcb_pairs(_lcb_cases(row.get("private_test_cases", ""), where, "private_test_cases"), where,
-                         "private_test_cases")
-    return _stdio_row(task_id, prompt, public, private, None, where, "public_test_cases or private_test_cases")
+    public = _lcb_cases(row.get("public_test_cases", ""), where, "public_test_cases")
+    private = _lcb_cases(row.get("private_test_cases", ""), where, "private_test_cases")
+    kinds = _lcb_testtype(public, where, "public_test_cases") | _lcb_testtype(private, where, "private_test_cases")
+    if kinds == {"functional"}:
+        return _lcb_functional(row, where, task_id, prompt, public, private)
+    if len(kinds) > 1:
+        raise TaskFormatError(f"{where}: fields 'public_test_cases' and 'private_test_cases' mix stdin and "
+                              "functional tests (expected one kind per problem)")
+    return _stdio_row(task_id, prompt, _lcb_pairs(public, where, "public_test_cases"),
+                      _lcb_pairs(private, where, "private_test_cases"), None, where,
+                      "public_test_cases or private_test_cases")
 
 
 def _chat_text(row: dict[str, Any], where: str) -> str:
@@ -273,7 +336,9 @@ PRESETS: dict[str, Preset] = {
     "verl-code": Preset("stdio", {}, "verl's code rows (prime_code reward): prompt (chat), reward_model "
                                      "{ground_truth: JSON {inputs, outputs}}, extra_info {index}",
                         convert=_verl_code),
-    "verl": Preset("coderl", {}, "coderl's own verl export (coderl.integrations.verl.verl_rows): reward_model "
+    "coderl": Preset("coderl", {}, "coderl's own layout (coderl tasks export --format jsonl|parquet: "
+                                   "coderl.tasks.task_rows): task_id, kind, language, prompt, tests, metadata, ..."),
+    "verl": Preset("verl-export", {}, "coderl's own verl export (coderl.integrations.verl.verl_rows): reward_model "
                                  "{ground_truth: task id}, extra_info {tasks: the task spec}"),
 }
 

@@ -32,6 +32,7 @@ import importlib.util
 import os
 import re
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -322,7 +323,12 @@ def load_humaneval(path: str | os.PathLike[str] | None = None) -> list[Task]:
 
 
 def humaneval_tasks(rows: Rows) -> list[Task]:
-    """The tasks of HumanEval-layout rows (a file's or a dataset's)."""
+    """The tasks of HumanEval rows (a file's or a dataset's): `humaneval_builder` over each."""
+    return rows.collect(humaneval_builder(rows))
+
+
+def humaneval_builder(rows: Rows) -> Callable[[int, dict], Task]:
+    """`(n, row) -> Task` for the HumanEval-layout rows of one source (an id seen twice is refused)."""
     seen: dict[str, int] = {}
 
     def one(n: int, row: dict) -> Task:
@@ -334,4 +340,4 @@ def humaneval_tasks(rows: Rows) -> list[Task]:
         seen[task.task_id] = n
         return task
 
-    return rows.collect(one)
+    return one

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 import builtins
 import os
+from collections.abc import Callable
 from typing import Any
 
 from coderl.sandbox.types import TestCase
@@ -83,7 +84,12 @@ def load_mbpp(path: str | os.PathLike[str]) -> list[Task]:
 
 
 def mbpp_tasks(rows: Rows) -> list[Task]:
-    """The tasks of MBPP-layout rows (a file's or a dataset's)."""
+    """The tasks of MBPP rows (a file's or a dataset's): `mbpp_builder` over each."""
+    return rows.collect(mbpp_builder(rows))
+
+
+def mbpp_builder(rows: Rows) -> Callable[[int, dict], Task]:
+    """`(n, row) -> Task` for the MBPP-layout rows of one source (an id seen twice is refused)."""
     seen: dict[str, int] = {}
 
     def one(lineno: int, row: dict) -> Task:
@@ -151,4 +157,4 @@ def mbpp_tasks(rows: Rows) -> list[Task]:
             metadata={"format": "mbpp"},
         )
 
-    return rows.collect(one)
+    return one

@@ -17,7 +17,8 @@
     synthetic:k=v,k=v    generated tasks (keys level, n, seed, split, tries: `coderl.tasks.synthetic`)
     corpus               the bundled training corpus (`coderl.tasks.corpus`)
     corpus:k=v,k=v       part of it (keys split = train | valid | all, family, level = 1 | 2)
-    PATH                 a file whose format is detected from its first row's fields
+    PATH                 a file whose format is detected from its first row's fields (coderl's own layout,
+                         `coderl tasks export --format jsonl`, is only read so: `coderl.tasks.task_rows`)
     SPEC@SPLIT           any of the above, restricted to one split (all | train | valid | test):
                          `humaneval@train` is `--split train` written into the spec
     mix:SPEC*W+SPEC*W    a seeded, weighted mixture of specs (`coderl.tasks.mix`)
@@ -50,6 +51,7 @@ from coderl.tasks.languages_sets import SOURCES as LANGUAGE_SOURCES
 from coderl.tasks.languages_sets import load_language_set, options_of
 from coderl.tasks.mix import load_mix, parse_mix
 from coderl.tasks.split import SPLITS, split_tasks
+from coderl.tasks.task_rows import is_task_row, load_task_rows
 from coderl.tasks.types import Task, TaskFormatError
 
 SOURCES = ("humaneval", "mbpp", "stdio", "synthetic", "easy", "corpus", "mix", *LANGUAGE_SOURCES, "math", "gsm8k",
@@ -216,8 +218,10 @@ def _load_synthetic(parsed: TaskSpec, spec: str, split: str) -> tuple[list[Task]
 
 
 def detect_format(path: str) -> str:
-    """'humaneval', 'mbpp' or 'stdio' from the fields of a file's first non-blank row."""
+    """'coderl', 'humaneval', 'mbpp', 'stdio' or 'gsm8k' from the fields of a file's first non-blank row."""
     lineno, row = first_row(path)
+    if is_task_row(row):
+        return "coderl"
     if {"entry_point", "test", "prompt"} <= row.keys():
         return "humaneval"
     if "test_list" in row:
@@ -228,9 +232,9 @@ def detect_format(path: str) -> str:
         return "gsm8k"
     raise TaskFormatError(
         f"{path}:{lineno}: cannot tell the task format from fields {', '.join(sorted(row)) or '(none)'} "
-        "(known: humaneval = prompt+test+entry_point, mbpp = test_list, "
-        "stdio = responses_create_params or input_output, gsm8k = question+answer); prefix the path with "
-        "humaneval:, mbpp:, stdio: or gsm8k:"
+        "(known: coderl = task_id+kind+tests (coderl tasks export), humaneval = prompt+test+entry_point, "
+        "mbpp = test_list, stdio = responses_create_params or input_output, gsm8k = question+answer); prefix the "
+        "path with humaneval:, mbpp:, stdio: or gsm8k:"
     )
 
 
@@ -268,7 +272,8 @@ def load_spec(parsed: TaskSpec, spec: str) -> list[Task]:
     source = detect_format(path) if parsed.source == "auto" else parsed.source
     if parsed.source == "verilog":
         return load_language_set("verilog", path, {}, "all", 0, spec)
-    loaders = {"humaneval": load_humaneval, "mbpp": load_mbpp, "stdio": load_stdio, "gsm8k": load_gsm8k}
+    loaders = {"humaneval": load_humaneval, "mbpp": load_mbpp, "stdio": load_stdio, "gsm8k": load_gsm8k,
+               "coderl": load_task_rows}
     return loaders[source](path)
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from typing import Any
 
 from coderl.sandbox.types import CheckKind, TestCase
@@ -141,8 +142,13 @@ def load_stdio(path: str | os.PathLike[str], float_tolerance: float | None = Non
 
 
 def stdio_tasks(rows: Rows, float_tolerance: float | None = None) -> list[Task]:
-    """The tasks of stdin/stdout rows (a file's or a dataset's); a row without an id field is
-    `STEM/N` (its line or row number)."""
+    """The tasks of stdin/stdout rows (a file's or a dataset's): `stdio_builder` over each."""
+    return rows.collect(stdio_builder(rows, float_tolerance))
+
+
+def stdio_builder(rows: Rows, float_tolerance: float | None = None) -> Callable[[int, dict], Task]:
+    """`(n, row) -> Task` for the stdin/stdout rows of one source (an id seen twice is refused); a row without
+    an id field is `STEM/N` (its line or row number)."""
     if float_tolerance is not None and not float_tolerance > 0:
         raise ValueError(f"float_tolerance={float_tolerance!r}: expected a positive number or None")
     stem = rows.stem
@@ -184,4 +190,4 @@ def stdio_tasks(rows: Rows, float_tolerance: float | None = None) -> list[Task]:
             language=language,
         )
 
-    return rows.collect(one)
+    return one

@@ -63,3 +63,47 @@ def test_chat_prompts_and_bad_outputs(tmp_path, capsys):
     (busy / "f").write_text("x")
     assert main(["tasks", "export", "--tasks", SPEC, "--format", "trl", "--out", str(busy)]) == 2
     assert "exists and is not an empty folder" in capsys.readouterr().err
+
+
+def test_coderls_own_layout_round_trips_through_jsonl_and_parquet(tmp_path, sandbox):
+    """A generated set leaves as a file of its own: `datasets` reads it, coderl loads it back as the same tasks
+    (no generator needed), their references pass, and verl rows exported from the file score them."""
+    from coderl.integrations.verl import compute_score_batch
+
+    spec = "synthetic:level=2,n=12"
+    tasks = load_tasks(spec).tasks
+    for fmt, name, reader in (("jsonl", "s.jsonl.gz", "json"), ("parquet", "s.parquet", "parquet")):
+        out = str(tmp_path / name)
+        assert main(["tasks", "export", "--tasks", spec, "--format", fmt, "--out", out]) == 0
+        rows = datasets.load_dataset(reader, data_files=out, split="train")
+        assert rows["task_id"] == [t.task_id for t in tasks] and {"kind", "tests", "metadata"} <= set(rows.column_names)
+        for loaded in (load_tasks(out if fmt == "jsonl" else f"hf:{out}").tasks, load_tasks(f"hf:{out}").tasks):
+            assert [(t.task_id, t.prompt, t.tests, t.metadata) for t in loaded] == \
+                [(t.task_id, t.prompt, t.tests, t.metadata) for t in tasks]
+        results = [sandbox.submit(t.build_request(t.reference_solution)).result() for t in loaded]
+        assert all(r.passed for r in results)
+    verl = tmp_path / "v.parquet"
+    assert main(["tasks", "export", "--tasks", str(tmp_path / "s.jsonl.gz"), "--out", str(verl)]) == 0
+    rows = datasets.load_dataset("parquet", data_files=str(verl), split="train")
+    truths = [r["reward_model"]["ground_truth"] for r in rows]
+    by_id = {t.task_id: t for t in tasks}
+    scores = compute_score_batch(rows["data_source"], [f"```python\n{by_id[t].reference_solution}```" for t in truths],
+                                 truths, rows["extra_info"])
+    assert [s["coderl/pass"] for s in scores] == [1.0] * len(rows)
+
+
+def test_skip_bad_rows_exports_the_good_rows_as_a_file_of_their_own(tmp_path, capsys):
+    import json
+
+    src = tmp_path / "messy.jsonl"
+    good = {"task_id": 1, "text": "Square n.", "code": "def sq(n):\n    return n * n", "test_list": ["assert sq(2) == 4"]}
+    src.write_text("\n".join(json.dumps(r) for r in (good, {"task_id": 2, "text": "x", "test_list": []},
+                                                      dict(good, task_id=3))) + "\n")
+    out = tmp_path / "clean.jsonl"
+    assert main(["tasks", "export", "--tasks", f"mbpp:{src}", "--format", "jsonl", "--out", str(out),
+                 "--skip-bad-rows"]) == 0
+    assert [t.task_id for t in load_tasks(str(out)).tasks] == ["mbpp/1", "mbpp/3"]
+    assert "field 'test_list' is empty" in (tmp_path / "clean.jsonl.skipped_rows.txt").read_text()
+    assert main(["tasks", "export", "--tasks", f"mbpp:{src}", "--out", str(tmp_path / "v.parquet"),
+                 "--skip-bad-rows"]) == 2
+    assert "--skip-bad-rows with --format verl: its rows name the task spec" in capsys.readouterr().err

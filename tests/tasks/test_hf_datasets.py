@@ -161,7 +161,7 @@ def test_a_column_mapping_for_columns_of_ones_own(tmp_path):
     ("hf:{path}:preset=mbpp,columns=entry_point=f", r"columns key 'entry_point': expected one of the mbpp layout's "
                                                     r"keys: id, prompt, tests, hidden_tests, setup, imports, solution$"),
     ("hf:{path}:preset=nope", r"preset 'nope': expected one of humaneval, mbpp, mbpp-sanitized, apps, taco, "
-                              r"codecontests, livecodebench, gsm8k, verl-gsm8k, verl-code, verl$"),
+                              r"codecontests, livecodebench, gsm8k, verl-gsm8k, verl-code, coderl, verl$"),
     ("hf:{path}:preset=codecontests,columns=id=x", r"preset codecontests converts its rows itself; columns= applies "
                                                    r"to humaneval, mbpp, mbpp-sanitized, apps, taco, gsm8k and to no "
                                                    r"preset$"),
@@ -312,10 +312,48 @@ def test_a_decompression_bomb_is_refused(tmp_path, monkeypatch):
         load_tasks(f"hf:{parquet(tmp_path, [row])}:preset=livecodebench")
 
 
-def test_livecodebench_functional_problems_are_refused_in_one_line(tmp_path):
-    row = dict(LIVECODEBENCH[0], public_test_cases=json.dumps([{"input": "[1, 2]", "output": "3", "testtype": "functional"}]))
-    with pytest.raises(TaskFormatError, match=r"row 0: field 'public_test_cases\[0\]\.testtype' is 'functional': "):
-        load_tasks(f"hf:{parquet(tmp_path, [row])}:preset=livecodebench")
+LEETCODE = {  # a functional (LeetCode) problem of livecodebench/code_generation_lite, as its loader reads them
+    "question_title": "pair-sum", "question_content": "Return the indices of the two numbers that add up to target.",
+    "platform": "leetcode", "question_id": "1", "contest_id": "weekly-contest-999",
+    "contest_date": "2024-01-01T00:00:00", "difficulty": "easy",
+    "starter_code": "class Solution:\n    def twoSum(self, nums: List[int], target: int) -> List[int]:\n        ",
+    "public_test_cases": json.dumps([{"input": "[2, 7, 11, 15]\n9", "output": "[0, 1]", "testtype": "functional"}]),
+    "private_test_cases": _lcb_private([{"input": "[3, 2, 4]\n6", "output": "[1, 2]", "testtype": "functional"},
+                                        {"input": "[3, 3]\n6", "output": "[0, 1]", "testtype": "functional"}]),
+    "metadata": json.dumps({"func_name": "twoSum"}),
+}
+TWO_SUM = ("class Solution:\n    def twoSum(self, nums: List[int], target: int) -> List[int]:\n"
+           "        seen = {}\n        for i, x in enumerate(nums):\n            if target - x in seen:\n"
+           "                return [seen[target - x], i]\n            seen[x] = i\n")
+
+
+def test_livecodebench_functional_problems_are_function_tasks_on_class_solution(tmp_path, sandbox):
+    path = parquet(tmp_path, [LIVECODEBENCH[0], LEETCODE])  # stdin and functional problems in one dataset
+    stdin, leet = load_tasks(f"hf:{path}:preset=livecodebench").tasks
+    assert stdin.kind == "stdio" and (leet.kind, leet.task_id, leet.entry_point) == ("function", "1", "Solution")
+    assert [(c.source.strip(), c.hidden) for c in leet.tests] == [
+        ("assert Solution().twoSum([2, 7, 11, 15], 9) == [0, 1]", False),
+        ("assert Solution().twoSum([3, 2, 4], 6) == [1, 2]", True), ("assert Solution().twoSum([3, 3], 6) == [0, 1]", True)]
+    assert leet.prompt.startswith("from typing import *\n") and "def twoSum(self, nums" in leet.prompt
+    # `List` is in scope without an import, as on LeetCode; a wrong answer fails its test
+    assert sandbox.submit(leet.build_request(TWO_SUM)).result().passed
+    wrong = sandbox.submit(leet.build_request(TWO_SUM.replace("[seen[target - x], i]", "[0, 1]"))).result()
+    assert not wrong.passed and [o.passed for o in wrong.tests] == [True, False, True]
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"metadata": "{}"}, r"row 0: field 'metadata.func_name' missing or not a name"),
+    ({"public_test_cases": json.dumps([{"input": "[1]", "output": "1", "testtype": "stdin"}])},
+     r"row 0: fields 'public_test_cases' and 'private_test_cases' mix stdin and functional tests"),
+    ({"public_test_cases": json.dumps([{"input": "[1", "output": "1", "testtype": "functional"}])},
+     r"row 0: field 'public_test_cases\[0\]': a functional test's input lines and output must be JSON values"),
+    ({"public_test_cases": json.dumps([{"input": "1", "output": "1", "testtype": "graded"}])},
+     r"row 0: field 'public_test_cases\[0\]\.testtype' is 'graded' \(expected stdin or functional\)$"),
+])
+def test_bad_livecodebench_rows_are_one_line(tmp_path, change, message):
+    with pytest.raises(TaskFormatError, match=message) as err:
+        load_tasks(f"hf:{parquet(tmp_path, [dict(LEETCODE, **change)])}:preset=livecodebench")
+    assert "\n" not in str(err.value)
 
 
 def test_verl_rows_gsm8k_and_code(tmp_path, sandbox):
@@ -397,8 +435,7 @@ def test_a_large_parquet_file_streams_into_tasks(tmp_path):
 def test_skipping_reaches_converted_rows_and_never_shifts_ids(tmp_path):
     from coderl.tasks.jsonl import skipping_bad_rows
 
-    leetcode = dict(LIVECODEBENCH[0], question_id="lc1",
-                    public_test_cases=json.dumps([{"input": "[1]", "output": "1", "testtype": "functional"}]))
+    leetcode = dict(LEETCODE, metadata="{}")  # no func_name: a bad row
     with skipping_bad_rows() as skipped:
         tasks = load_tasks(f"hf:{parquet(tmp_path, [leetcode, LIVECODEBENCH[0]])}:preset=livecodebench").tasks
     assert [t.task_id for t in tasks] == ["abc999_a"] and len(skipped) == 1 and "row 0" in skipped[0]
