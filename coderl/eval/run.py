@@ -32,6 +32,7 @@ from coderl.eval.passk import pass_at_k, summarize
 from coderl.eval.stats import bootstrap_ci
 from coderl.eval.turns import format_turns, turn_records
 from coderl.rollout.collect import Generation, RepairConfig, collect
+from coderl.rollout.engine import ENGINE_LOG, ENGINES
 from coderl.rollout.formats import FORMATS
 from coderl.sandbox.config import SandboxConfig
 from coderl.tasks import load_tasks
@@ -64,6 +65,8 @@ class EvalConfig:
     qlora: bool = option(False, "load the base in 4-bit NF4 (bitsandbytes, bfloat16 compute; an adapter on top as "
                          "trained); needs a CUDA GPU")
     device: str = option("auto", "where the model runs: auto (CUDA if present), cpu or cuda", choices=list(DEVICES))
+    engine: str = option("hf", "what generates: hf (transformers generate, in this process) or vllm (vLLM in a "
+                         "process of its own: make setup-vllm; docs/engines.md)", choices=list(ENGINES))
     sandbox: SandboxConfig = section(SandboxConfig)
     repair: RepairConfig = section(RepairConfig)
 
@@ -79,6 +82,8 @@ class EvalConfig:
         require(self.limit is None or self.limit >= 1, "--limit", self.limit, "an integer >= 1")
         require(not self.repair.on or self.format != "completion", "--format", self.format,
                 "a chat format (chat or reasoning) with --turns > 1: feedback is a user message")
+        require(self.engine == "hf" or not self.qlora, "--engine", self.engine, "hf with --qlora (vLLM serves the "
+                "base in its own precision)")
 
 
 def _summarize_passk(counts: dict[str, tuple[int, int]], seed: int) -> dict:
@@ -111,7 +116,22 @@ def run_eval(cfg: EvalConfig, *, loaded=None, log=print) -> dict:
     elif loaded is None:
         loaded = load_model(cfg.model, dtype=cfg.dtype, trust_remote_code=cfg.trust_remote_code,
                             device=resolve_device(cfg.device))
+    engine = None
+    if cfg.engine == "vllm":
+        from coderl.rollout.vllm_engine import engine_for
+
+        engine = engine_for(loaded, dtype=cfg.dtype, seed=cfg.seed, log=log,
+                            log_file=os.path.join(cfg.out, ENGINE_LOG))
     load_seconds = time.perf_counter() - start
+    try:
+        return _evaluate(cfg, taskset, tasks, loaded, engine or loaded.model, start, load_seconds, log)
+    finally:
+        if engine is not None:
+            engine.close()
+
+
+def _evaluate(cfg, taskset, tasks, loaded, model, start: float, load_seconds: float, log) -> dict:
+    """Generate (`model`: the HF model or an engine), score and write the run."""
     gen = Generation(format=cfg.format, samples_per_prompt=cfg.samples, max_new_tokens=cfg.max_new_tokens,
                      temperature=cfg.temperature, top_p=cfg.top_p, seed=cfg.seed, batch_size=cfg.batch_size)
     repair = None
@@ -120,10 +140,10 @@ def run_eval(cfg: EvalConfig, *, loaded=None, log=print) -> dict:
         if cfg.repair.on:
             from coderl.rollout.repair import collect_repair
 
-            got = collect_repair(loaded.model, loaded.tokenizer, tasks, sandbox, gen, cfg.sandbox.limits(), cfg.repair,
+            got = collect_repair(model, loaded.tokenizer, tasks, sandbox, gen, cfg.sandbox.limits(), cfg.repair,
                                  log=log)
         else:
-            got = collect(loaded.model, loaded.tokenizer, tasks, sandbox, gen, cfg.sandbox.limits(), log=log)
+            got = collect(model, loaded.tokenizer, tasks, sandbox, gen, cfg.sandbox.limits(), log=log)
     if cfg.repair.on:
         from coderl.eval.turns import repair_summary
         if got.batch is None:

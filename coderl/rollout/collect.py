@@ -19,9 +19,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from coderl.base.config import option, require
+from coderl.rollout.engine import is_engine
 from coderl.rollout.types import RolloutBatch
 from coderl.sandbox.types import ExecutionResult, Limits
 from coderl.tasks.types import Task
+
+ENGINE_CHUNK = 256  # rows per call to a generation engine of its own (vLLM) when no batch size is set
 
 
 @dataclass(frozen=True)
@@ -51,7 +54,7 @@ class RepairConfig:
                         "scored on the hidden tests only (docs/repair.md)")
     feedback_tokens: int = option(256, "repair: cap on the tokens of one feedback message")
     split_seed: int = option(0, "repair: seed of the visible/hidden split of tasks whose prompt shows none of "
-                             "their tests and that mark no split of their own")
+                             "their tests and that mark no split of their own", cli=False)
 
     def __post_init__(self):
         require(self.turns >= 1, "--turns", self.turns, "an integer >= 1")
@@ -98,7 +101,9 @@ def collect(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generation, l
 
     counts = per_task_counts(gen.samples_per_prompt, len(tasks))
     batch_size = gen.batch_size
-    if batch_size is None:  # fill the device: every row of the collection at once on a GPU (up to 256)
+    if batch_size is None and is_engine(model):  # it batches continuously: chunks only overlap the sandbox
+        batch_size = ENGINE_CHUNK
+    elif batch_size is None:  # fill the device: every row of the collection at once on a GPU (up to 256)
         from coderl.rollout.hf_config import fill_batch_size
 
         batch_size = fill_batch_size(model, sum(counts), max_tokens=(max_prompt_tokens or 1024) + gen.max_new_tokens)

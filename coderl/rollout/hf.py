@@ -61,6 +61,7 @@ from transformers.generation.logits_process import (
 )
 
 from coderl.rollout.batching import per_task_counts
+from coderl.rollout.engine import is_engine
 from coderl.rollout.formats import cut_at_stop, get_format, prompt_text
 from coderl.rollout.hf_callbacks import PolicyLogprobs, RowsFinished, StopOnText, cut_generation, decode
 from coderl.rollout.hf_config import (
@@ -242,7 +243,11 @@ def sample_rows(model: Any, tokenizer: Any, prompt_ids: list[list[int]], stops: 
                 batch_size: int | None = 16, min_new_tokens: int | None = None, share_prompts: bool = True,
                 compact_rows: int = 8, static_cache: bool | None = None) -> list[SampledRow]:
     """Sample one continuation of each row of token ids (`generate` without the prompt format: the
-    multi-turn collector continues conversations it has tokenised itself).  Arguments as `generate`."""
+    multi-turn collector continues conversations it has tokenised itself).  Arguments as `generate`; a
+    generation engine of its own (`rollout.engine.is_engine`: vLLM) samples the rows itself."""
+    if is_engine(model):
+        return model.sample_rows(tokenizer, prompt_ids, stops, max_new_tokens=max_new_tokens, temperature=temperature,
+                                 top_p=top_p, seed=seed, min_new_tokens=min_new_tokens)
     eos_ids = eos_token_ids(model, tokenizer)
     config = generation_config(model, max_new_tokens=max_new_tokens, do_sample=temperature > 0,
                                eos_ids=eos_ids, pad_id=pad_token_id(model, tokenizer))
@@ -310,6 +315,8 @@ def generate(
 ) -> RolloutBatch:
     """Sample `samples_per_prompt` completions for each task (rows task-major; group id = task index); a
     sequence gives each task its own count (>= 1; adaptive group sizes, `algorithms/group_sizes.py`).
+    `model`: an HF model, sampled here, or a generation engine (`rollout.engine`: vLLM), which ignores the
+    HF-only keywords (batch_size, share_prompts, compact_rows, static_cache).
 
     format: a name in `coderl.rollout.formats.FORMATS` (how prompts are rendered and outputs extracted).
     temperature: 0 = greedy; otherwise sampling from softmax(logits / temperature).

@@ -33,6 +33,7 @@ from multiprocessing.connection import Connection
 import torch
 
 from coderl.base.config import ConfigError
+from coderl.base.process import die_with_parent
 from coderl.sandbox.client import SandboxUnavailable
 from coderl.tasks.types import TaskFormatError
 from coderl.train.rounds import ScoredRollouts, step_rollouts
@@ -118,7 +119,7 @@ def serve(fd: int) -> None:
     trainer as one message."""
     from coderl.models.hub import quiet_library_warnings
 
-    _die_with_parent()
+    die_with_parent()
     quiet_library_warnings()
     channel = Channel(socket.socket(fileno=fd))
     try:
@@ -198,14 +199,3 @@ def _load(params: dict, version: int, state: dict) -> int:
     for name, value in state.items():
         params[name].copy_(value)
     return version
-
-
-def _die_with_parent() -> None:
-    """Linux: SIGKILL this worker when the trainer dies, however it dies (its sandbox follows it)."""
-    try:
-        import ctypes
-        import signal
-
-        ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass

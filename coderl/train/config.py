@@ -249,6 +249,9 @@ class TrainConfig:
                                      "off-policy)")
     generation_batch_size: int | None = option(None, "sequences per generate call (default: 16 on CPU; on a GPU every "
                                                 "row of the step up to 256 that fits in half its free memory)")
+    engine: str = option("hf", "what samples the rollouts: hf (transformers generate, with the trained weights) or "
+                         "vllm (vLLM in a process of its own, sent the adapter after every update; its rows are "
+                         "corrected off-policy: docs/engines.md)", choices=["hf", "vllm"])
     shared_prompt: bool = option(True, "rows that repeat a prompt share its computation: one prefill in generation, "
                                  "one prompt pass in the log-prob passes, its KV cache gathered to the rows (same "
                                  "values; off: every row runs prompt + completion)", cli=False)
@@ -282,6 +285,8 @@ class TrainConfig:
                 "--eval-steps N as well (it counts evaluations)")
         require(self.samples_per_prompt >= 1, "--samples-per-prompt", self.samples_per_prompt, "an integer >= 1")
         require(self.temperature > 0, "--temperature", self.temperature, "a number > 0 (RL samples)")
+        require(self.engine == "hf" or not self.lora.qlora, "--engine", self.engine,
+                "hf with --qlora (vLLM would serve the base in its own precision, not the 4-bit one trained on)")
         require(self.optim.learning_rate > 0, "--learning-rate", self.optim.learning_rate, "a positive number")
         require(self.max_new_tokens >= 1, "--max-new-tokens", self.max_new_tokens, "an integer >= 1")
         require(self.algo in ALGO_PRESETS, "--algo", self.algo, "one of " + ", ".join(ALGO_PRESETS))

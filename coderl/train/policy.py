@@ -22,6 +22,7 @@ class Policy:
     kind: str  # "adapter" when started from an SFT adapter
     two_adapters: bool
     note: str = ""  # one line for the run log (e.g. which LoRA shape is trained)
+    path: str | None = None  # the Hugging Face folder of the base weights (what a vLLM engine loads)
 
     def reference(self):
         """Context in which `model` computes the reference policy."""
@@ -66,10 +67,10 @@ def build_policy(cfg, resume_from: str | None = None) -> Policy:
         lc = model.peft_config["default"]
         note = (f"training continues {cfg.model}'s LoRA (r {lc.r}, alpha {lc.lora_alpha}, dropout {lc.lora_dropout}); "
                 f"--lora-r/--lora-alpha/--lora-dropout apply only to a fresh adapter over a base model")
-        policy = Policy(model, loaded.tokenizer, loaded.base, "adapter", True, note)
+        policy = Policy(model, loaded.tokenizer, loaded.base, "adapter", True, note, loaded.path)
     else:
         model = get_peft_model(loaded.model, cfg.lora.peft())
-        policy = Policy(model, loaded.tokenizer, loaded.base, loaded.kind, False)
+        policy = Policy(model, loaded.tokenizer, loaded.base, loaded.kind, False, path=loaded.path)
     if getattr(getattr(cfg, "optim", None), "gradient_checkpointing", False):
         checkpoint_layers(model)
     if resume_from:

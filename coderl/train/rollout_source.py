@@ -10,6 +10,8 @@
   the slices gathered so every process holds the whole step (`train/distributed.py`).
 * `AsyncRollouts` (`train/async_rollouts.py`): a generation worker process samples steps ahead from
   snapshots of the weights; its stale rows are corrected off-policy.
+* `EngineSource` (`train/engine_source.py`): `LocalSource` with a vLLM engine sampling (`--engine vllm`), sent
+  the adapter after every update; its rows are corrected off-policy against the engine's log-probs.
 
 What generating and scoring needs is one typed record, `RolloutContext`; the asynchronous worker
 receives the same fields and builds its own (its policy, its sandbox).
@@ -43,6 +45,7 @@ class RolloutContext:
     rewards_cfg: RewardConfig
     reward_override: Callable | None  # (results, samples, tasks) -> rewards: tests inject one
     rates: list  # per task: the curriculum's running pass rate, or None (`train/curriculum.py`)
+    engine: Any = None  # a generation engine of its own that samples instead of policy.model (`EngineSource`)
 
 
 class RolloutSource(Protocol):

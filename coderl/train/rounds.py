@@ -172,11 +172,11 @@ def _slice(ctx, step: int, step_tasks: list, start: int, gen: Generation) -> _Sl
         return _Slice(start, None, [], [], {}, [], 0.0)
     max_prompt = cfg.max_total_sequence_length - cfg.max_new_tokens
     if cfg.repair.on:
-        got = collect_repair(ctx.policy.model, ctx.policy.tokenizer, step_tasks, ctx.sandbox, gen,
+        got = collect_repair(ctx.engine or ctx.policy.model, ctx.policy.tokenizer, step_tasks, ctx.sandbox, gen,
                              cfg.sandbox.limits(), cfg.repair, max_prompt_tokens=max_prompt,
                              max_sequence_tokens=cfg.max_total_sequence_length)
     else:
-        got = collect(ctx.policy.model, ctx.policy.tokenizer, step_tasks, ctx.sandbox, gen,
+        got = collect(ctx.engine or ctx.policy.model, ctx.policy.tokenizer, step_tasks, ctx.sandbox, gen,
                       cfg.sandbox.limits(), max_prompt_tokens=max_prompt)
     if got.batch is None:
         return _Slice(start, None, [], [], {}, got.skipped, got.gen_seconds)

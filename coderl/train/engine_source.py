@@ -1,0 +1,81 @@
+"""Rollouts sampled by a vLLM engine (`--engine vllm`; docs/engines.md): `LocalSource` with the engine
+sampling in place of the trained model.
+
+    start:               the engine loads the base weights; the policy's adapter is saved and served
+    get(step):           the step's prompts are sampled by the engine, scored here (`rounds.step_rollouts`)
+    correction(rolled):  every row is off-policy: mu = the engine's log-probs, pi_prox = the trainer's
+    publish(version):    the adapter after the update is saved and served (a new LoRARequest)
+
+The engine's weights are the trainer's (the same adapter file), but its kernels are not: its log-probs of a
+token differ from the trainer's by a little (about 1e-5 in float32, more in bfloat16), and by more where a
+near-tie made it sample a token the trainer would weigh differently.  So its rows enter the loss as the
+asynchronous worker's stale rows do (`train/off_policy.py`): the ratio's denominator is pi_prox, the
+trainer's log-probs before the step's update (the update's own pass when the step makes one update, else one
+no-grad pass), and each row's terms carry the truncated importance weight min(pi_prox / mu, cap).  The
+is/* metrics log the mean and largest |log pi_prox - log mu| of every step.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import torch
+from torch import Tensor
+
+from coderl.rollout.engine import ENGINE_LOG
+from coderl.train.off_policy import Correction, behaviour_correction
+from coderl.train.rollout_source import LocalSource, RolloutContext
+
+ADAPTERS = "engine-adapters"  # under the run directory: the adapter the engine serves (the newest only)
+
+
+class EngineSource(LocalSource):
+    """A vLLM engine samples; the trainer scores, corrects and updates (module docstring)."""
+
+    def __init__(self, ctx: RolloutContext, start_step: int):
+        from coderl.models.load import save_adapter  # noqa: F401 - fail here, not after the engine started
+        from coderl.rollout.vllm_engine import VLLMEngine
+
+        super().__init__(ctx)
+        cfg, policy = ctx.cfg, ctx.policy
+        if policy.path is None:
+            from coderl.base.config import ConfigError
+
+            raise ConfigError(f"--engine vllm: model {cfg.model!r} has no local folder for the engine to read; "
+                              "give its folder")
+        rank = max(c.r for c in policy.model.peft_config.values())
+        self.engine = VLLMEngine(policy.path, dtype=cfg.dtype, seed=cfg.seed,
+                                 max_model_len=cfg.max_total_sequence_length, lora_rank=rank,
+                                 generation_config=getattr(policy.model, "generation_config", None), log=ctx.log,
+                                 log_file=os.path.join(cfg.out, ENGINE_LOG))
+        ctx.engine = self.engine
+        self.folder = os.path.join(cfg.out, ADAPTERS)
+        try:
+            self.publish(start_step)
+        except BaseException:
+            self.close()
+            raise
+
+    def publish(self, version: int) -> None:
+        """Save the adapter being trained (after `version` steps) and have the engine serve it."""
+        from coderl.models.load import save_adapter
+
+        path = os.path.join(self.folder, f"v{version}")
+        shutil.rmtree(path, ignore_errors=True)
+        save_adapter(self.ctx.policy.model, path, self.ctx.policy.base, adapters=["default"])
+        served = path if os.path.exists(os.path.join(path, "adapter_config.json")) else os.path.join(path, "default")
+        self.engine.set_adapter(served)
+        for old in os.listdir(self.folder):
+            if old != f"v{version}":
+                shutil.rmtree(os.path.join(self.folder, old), ignore_errors=True)
+
+    def correction(self, rolled, updater=None, prox: Tensor | None = None) -> Correction:
+        """Every row is off-policy (age 1 in the asynchronous worker's terms): pi_prox and truncated IS weights."""
+        ages = torch.ones(len(rolled.batch), dtype=torch.long)
+        return behaviour_correction(self.ctx.cfg, self.ctx.policy.model, rolled.batch, ages, prox=prox,
+                                    updater=updater)
+
+    def close(self) -> None:
+        self.engine.close()
+        self.ctx.engine = None
