@@ -52,9 +52,10 @@ class AsyncSettings:
                                        "at most this many steps old (0: the worker waits for each step's update, "
                                        "the synchronous run in another process; none: rollouts in the training "
                                        "process)")
-    tis_cap: float = option(2.0, "asynchronous rollouts: truncated importance sampling of stale samples: each loss "
-                            "term is weighted by min(pi_prox / pi_behaviour, cap), pi_prox being the weights at "
-                            "the step's start and pi_behaviour the sampling log-probs the worker recorded", cli=False)
+    tis_cap: float = option(2.0, "asynchronous rollouts and --engine vllm: truncated importance sampling of stale or "
+                            "engine samples: each loss term is weighted by min(pi_prox / pi_behaviour, cap), pi_prox "
+                            "being the weights at the step's start and pi_behaviour the sampling log-probs the worker "
+                            "or engine recorded", cli=False)
     async_worker_threads: int | None = option(None, "asynchronous rollouts on a CPU: the worker's threads (default: "
                                               "the trainer's with --async-max-age 0; else half the cores, the "
                                               "trainer keeping the rest, so the two run side by side)", cli=False)

@@ -157,3 +157,25 @@ def test_eval_and_train_end_to_end(tmp_path):
     assert len(steps) == 2 and all(r["is/stale_fraction"] == 1.0 for r in steps)
     assert all(r["is/mean_abs_log_ratio"] < 0.05 for r in steps)  # the engine's mu is the trainer's pi_prox, nearly
     assert os.listdir(tmp_path / "train" / "engine-adapters") == ["v2"]
+
+
+@pytest.mark.timeout(900)
+def test_a_pipeline_on_the_engine(tmp_path):
+    """Base eval -> SFT -> GRPO -> eval, every generation on the engine (the RL stage starts from the SFT
+    adapter: two adapters in the trainer, the trained one served); no engine is left running after it."""
+    import yaml
+
+    from coderl.cli import main
+
+    config = {"out": str(tmp_path / "run"), "model": MODEL, "format": "chat", "dtype": "bfloat16",
+              "eval": {"tasks": "easy", "limit": 4, "max_new_tokens": 64, "engine": "vllm"},
+              "sft": {"data": "corpus@train", "epochs": 0.01, "batch_size": 1, "gradient_accumulation": 4,
+                      "progress": False},
+              "rl": [{"name": "grpo", "algo": "grpo", "engine": "vllm", "tasks": "synthetic:level=1,n=32@train",
+                      "steps": 1, "prompts_per_step": 2, "samples_per_prompt": 4, "max_new_tokens": 48,
+                      "progress": False}]}
+    (tmp_path / "p.yaml").write_text(yaml.safe_dump(config))
+    assert main(["pipeline", "--config", str(tmp_path / "p.yaml")]) == 0
+    for stage in ("base-eval", "eval/sft", "eval/grpo"):
+        assert json.loads((tmp_path / "run" / stage / "summary.json").read_text())["config"]["engine"] == "vllm"
+    assert not subprocess.run(["pgrep", "-f", "coderl.rollout.vllm_server"], capture_output=True).stdout
