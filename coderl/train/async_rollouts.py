@@ -123,7 +123,10 @@ class AsyncRollouts:
         """Rows sampled by older weights get pi_prox and truncated IS weights (`train/off_policy.py`);
         `prox`: the current weights' log-probs of every row, when the loop has them (PPO's values pass);
         otherwise a no-grad pass in the pieces `updater`'s memory budget allows."""
-        return behaviour_correction(self.ctx.cfg, self.ctx.policy.model, rolled.batch, rolled.ages, prox=prox,
+        ages = rolled.ages
+        if self.ctx.cfg.engine == "vllm":  # the engine's rows are off-policy whatever their age (docs/engines.md)
+            ages = ages.clamp(min=1)
+        return behaviour_correction(self.ctx.cfg, self.ctx.policy.model, rolled.batch, ages, prox=prox,
                                     updater=updater)
 
     def _receive(self, keep_rollouts: bool = True):

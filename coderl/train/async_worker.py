@@ -158,20 +158,32 @@ def _run(spec: WorkerSpec, channel: Channel) -> None:
     def log(message: str) -> None:
         channel.send(("log", message))
 
-    with open_sandbox(cfg.sandbox, cfg.tasks, cfg.eval.eval_tasks) as sandbox:
-        ctx = RolloutContext(cfg, log, spec.tasks, policy, sandbox, reward_config(cfg), spec.reward_override,
-                             list(spec.rates))
-        for step in range(spec.start_step, cfg.steps):
-            t = time.perf_counter()
-            newest = _newest(channel, version, need=step - max_age)
-            if newest == STOP:
-                return
-            if newest is not None:
-                version = _load(params, *newest)
-            waited = time.perf_counter() - t
-            rolled = step_rollouts(ctx, step)
-            channel.send(("rollouts", Produced(step, rolled, version, fingerprint(params), list(ctx.rates), waited)))
-    _newest(channel, version, need=float("inf"))  # every step sent: wait for the trainer's stop
+    engine = None
+    if cfg.engine == "vllm":  # the engine samples; this worker serves it each version's adapter (docs/engines.md)
+        from coderl.train.engine_source import serve_adapter, start_engine
+
+        engine = start_engine(cfg, policy, log, threads=spec.threads)
+    try:
+        with open_sandbox(cfg.sandbox, cfg.tasks, cfg.eval.eval_tasks) as sandbox:
+            ctx = RolloutContext(cfg, log, spec.tasks, policy, sandbox, reward_config(cfg), spec.reward_override,
+                                 list(spec.rates), engine)
+            for step in range(spec.start_step, cfg.steps):
+                t = time.perf_counter()
+                newest = _newest(channel, version, need=step - max_age)
+                if newest == STOP:
+                    return
+                if newest is not None:
+                    version = _load(params, *newest)
+                    if engine is not None:
+                        serve_adapter(engine, policy, cfg.out, version)
+                waited = time.perf_counter() - t
+                rolled = step_rollouts(ctx, step)
+                channel.send(("rollouts", Produced(step, rolled, version, fingerprint(params), list(ctx.rates),
+                                                   waited)))
+        _newest(channel, version, need=float("inf"))  # every step sent: wait for the trainer's stop
+    finally:
+        if engine is not None:
+            engine.close()
 
 
 def _newest(channel: Channel, version: int | None, need: float):

@@ -158,9 +158,9 @@ def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None
     if ranks.on and cfg.rewards.reward_model and cfg.rewards.reward_model_normalize == "batch":
         raise ConfigError("reward_model_normalize: batch z-scores one scoring call, which under several processes is "
                           "one rank's shard, not the step; use sigmoid or none with accelerate launch")
-    if cfg.engine == "vllm" and (ranks.on or cfg.asynchronous.on):
-        raise ConfigError("--engine vllm samples in one engine beside one training process, synchronously: drop "
-                          "accelerate launch and --async-max-age (the worker does not host the engine yet)")
+    if cfg.engine == "vllm" and ranks.on:
+        raise ConfigError("--engine vllm samples in one engine beside one training process: drop accelerate launch "
+                          "(the processes do not share an engine yet)")
     if ranks.on and cfg.asynchronous.on:
         raise ConfigError("--async-max-age: asynchronous rollouts run with one training process (its generation "
                           "worker beside it); drop accelerate launch, or --async-max-age")

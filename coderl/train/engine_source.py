@@ -30,27 +30,48 @@ from coderl.train.rollout_source import LocalSource, RolloutContext
 ADAPTERS = "engine-adapters"  # under the run directory: the adapter the engine serves (the newest only)
 
 
+def start_engine(cfg, policy, log, threads: int | None = None):
+    """A vLLM engine for the policy being trained: its base folder, LoRA up to the policy's rank, output in
+    OUT/engine.log; `threads`: cores it binds (None: all this process may use)."""
+    from coderl.base.config import ConfigError
+    from coderl.rollout.vllm_engine import VLLMEngine
+
+    if policy.path is None:
+        raise ConfigError(f"--engine vllm: model {cfg.model!r} has no local folder for the engine to read; give its "
+                          "folder")
+    rank = max(c.r for c in policy.model.peft_config.values())
+    return VLLMEngine(policy.path, dtype=cfg.dtype, seed=cfg.seed, max_model_len=cfg.max_total_sequence_length,
+                      lora_rank=rank, threads=threads, generation_config=getattr(policy.model, "generation_config",
+                                                                                 None),
+                      log=log, log_file=os.path.join(cfg.out, ENGINE_LOG))
+
+
+def serve_adapter(engine, policy, out: str, version: int) -> str:
+    """Save the adapter being trained (the weights after `version` steps) under OUT/engine-adapters/vVERSION,
+    have the engine serve it, and remove the older ones; the folder served."""
+    from coderl.models.load import save_adapter
+
+    folder = os.path.join(out, ADAPTERS)
+    path = os.path.join(folder, f"v{version}")
+    shutil.rmtree(path, ignore_errors=True)
+    save_adapter(policy.model, path, policy.base, adapters=["default"])
+    served = path if os.path.exists(os.path.join(path, "adapter_config.json")) else os.path.join(path, "default")
+    engine.set_adapter(served)
+    for old in os.listdir(folder):
+        if old != f"v{version}":
+            shutil.rmtree(os.path.join(folder, old), ignore_errors=True)
+    return served
+
+
 class EngineSource(LocalSource):
     """A vLLM engine samples; the trainer scores, corrects and updates (module docstring)."""
 
     def __init__(self, ctx: RolloutContext, start_step: int):
         from coderl.models.load import save_adapter  # noqa: F401 - fail here, not after the engine started
-        from coderl.rollout.vllm_engine import VLLMEngine
 
         super().__init__(ctx)
-        cfg, policy = ctx.cfg, ctx.policy
-        if policy.path is None:
-            from coderl.base.config import ConfigError
-
-            raise ConfigError(f"--engine vllm: model {cfg.model!r} has no local folder for the engine to read; "
-                              "give its folder")
-        rank = max(c.r for c in policy.model.peft_config.values())
-        self.engine = VLLMEngine(policy.path, dtype=cfg.dtype, seed=cfg.seed,
-                                 max_model_len=cfg.max_total_sequence_length, lora_rank=rank,
-                                 generation_config=getattr(policy.model, "generation_config", None), log=ctx.log,
-                                 log_file=os.path.join(cfg.out, ENGINE_LOG))
+        self.engine = start_engine(ctx.cfg, ctx.policy, ctx.log)
         ctx.engine = self.engine
-        self.folder = os.path.join(cfg.out, ADAPTERS)
         try:
             self.publish(start_step)
         except BaseException:
@@ -59,16 +80,7 @@ class EngineSource(LocalSource):
 
     def publish(self, version: int) -> None:
         """Save the adapter being trained (after `version` steps) and have the engine serve it."""
-        from coderl.models.load import save_adapter
-
-        path = os.path.join(self.folder, f"v{version}")
-        shutil.rmtree(path, ignore_errors=True)
-        save_adapter(self.ctx.policy.model, path, self.ctx.policy.base, adapters=["default"])
-        served = path if os.path.exists(os.path.join(path, "adapter_config.json")) else os.path.join(path, "default")
-        self.engine.set_adapter(served)
-        for old in os.listdir(self.folder):
-            if old != f"v{version}":
-                shutil.rmtree(os.path.join(self.folder, old), ignore_errors=True)
+        serve_adapter(self.engine, self.ctx.policy, self.ctx.cfg.out, version)
 
     def correction(self, rolled, updater=None, prox: Tensor | None = None) -> Correction:
         """Every row is off-policy (age 1 in the asynchronous worker's terms): pi_prox and truncated IS weights."""

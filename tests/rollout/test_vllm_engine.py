@@ -159,6 +159,21 @@ def test_eval_and_train_end_to_end(tmp_path):
     assert os.listdir(tmp_path / "train" / "engine-adapters") == ["v2"]
 
 
+def test_asynchronous_training_with_the_engine_in_the_worker(tmp_path):
+    """--async-max-age 1: the generation worker hosts the engine and serves it each version's adapter; every
+    row is corrected (fresh ones too: the engine is not the trainer), ages stay within the bound."""
+    from coderl.cli import main
+
+    assert main(["train", "--engine", "vllm", "--async-max-age", "1", "--tasks", "easy@train", "--steps", "3",
+                 "--prompts-per-step", "2", "--samples-per-prompt", "4", "--max-new-tokens", "48", "--save-steps", "3",
+                 "--no-progress", "--out", str(tmp_path / "train")]) == 0
+    rows = [json.loads(line) for line in (tmp_path / "train" / "metrics.jsonl").read_text().splitlines()]
+    steps = [r for r in rows if "async/age_max" in r]
+    assert len(steps) == 3 and all(r["async/age_max"] <= 1 for r in steps)
+    assert all(r["is/stale_fraction"] == 1.0 and r["is/mean_abs_log_ratio"] < 0.05 for r in steps)
+    assert not subprocess.run(["pgrep", "-f", "coderl.rollout.vllm_server"], capture_output=True).stdout
+
+
 @pytest.mark.timeout(900)
 def test_a_pipeline_on_the_engine(tmp_path):
     """Base eval -> SFT -> GRPO -> eval, every generation on the engine (the RL stage starts from the SFT
