@@ -120,8 +120,10 @@ def run_eval(cfg: EvalConfig, *, loaded=None, log=print) -> dict:
     if cfg.engine == "vllm":
         from coderl.rollout.vllm_engine import engine_for
 
-        engine = engine_for(loaded, dtype=cfg.dtype, seed=cfg.seed, log=log,
+        engine = engine_for(loaded.model, loaded.path, loaded.spec, dtype=cfg.dtype, seed=cfg.seed, log=log,
                             log_file=os.path.join(cfg.out, ENGINE_LOG))
+        if loaded.adapter_path is not None:
+            engine.set_adapter(loaded.adapter_path)
     load_seconds = time.perf_counter() - start
     try:
         return _evaluate(cfg, taskset, tasks, loaded, engine or loaded.model, start, load_seconds, log)

@@ -97,7 +97,7 @@ class VLLMEngine:
                "TOKENIZERS_PARALLELISM": "false", "VLLM_LOGGING_LEVEL": os.environ.get("VLLM_LOGGING_LEVEL", "WARNING"),
                "VLLM_CONFIGURE_LOGGING": os.environ.get("VLLM_CONFIGURE_LOGGING", "1")}
         settings = {"model": str(model), "dtype": dtype, "seed": seed, "max_model_len": max_model_len,
-                    "lora_rank": lora_rank, "max_seqs": max_seqs, "eager": eager, "batched_tokens": None}
+                    "lora_rank": lora_rank, "max_seqs": max_seqs, "eager": eager}
         t = time.perf_counter()
         ours, theirs = socket.socketpair()
         output = open(log_file, "ab") if log_file is not None else None  # noqa: SIM115 - the child holds it
@@ -161,10 +161,10 @@ class VLLMEngine:
 
     def sample_rows(self, tokenizer, prompt_ids: list[list[int]], stops: list[tuple[str, ...]], *,
                     max_new_tokens: int, temperature: float = 0.0, top_p: float = 1.0, seed: int = 0,
-                    min_new_tokens: int | None = None, **_hf_only) -> list:
+                    min_new_tokens: int | None = None) -> list:
         """One continuation of each row (`rollout.hf.sample_rows`'s contract: `SampledRow`s, cut after a stop
-        or EOS).  HF-only keywords (batch_size, share_prompts, compact_rows, static_cache) do not apply: the
-        engine batches continuously."""
+        or EOS; `rollout.hf.sample_rows` hands an engine its rows without the HF-only keywords: the engine
+        batches continuously)."""
         import torch
 
         from coderl.rollout.hf import SampledRow
@@ -227,24 +227,16 @@ def _kv_gib() -> int:
     return max(1, min(2, total // (8 << 30)))
 
 
-def engine_for(loaded, *, dtype: str, seed: int, max_model_len: int | None = None, lora_rank: int | None = None,
-               log=print, log_file: str | None = None) -> VLLMEngine:
-    """A vLLM engine serving what `loaded` (a `LoadedModel`) holds: its base folder, and its LoRA adapter if
-    it has one (`lora_rank`: serve adapters up to this rank, for a trainer that will send its own)."""
-    if loaded.path is None:
-        raise ConfigError(f"--engine vllm: model {loaded.spec!r} has no local folder for the engine to read (a hub "
-                          "id read from the cache): give its folder")
-    config = getattr(loaded.model, "config", None)
-    longest = getattr(config, "max_position_embeddings", None) or 4096
-    rank = lora_rank
-    if loaded.adapter_path is not None:
-        import json
-
-        with open(os.path.join(loaded.adapter_path, "adapter_config.json"), encoding="utf-8") as f:
-            rank = max(rank or 0, int(json.load(f).get("r", 8)))
-    engine = VLLMEngine(loaded.path, dtype=dtype, seed=seed, max_model_len=min(longest, max_model_len or 4096),
-                        lora_rank=rank, generation_config=getattr(loaded.model, "generation_config", None), log=log,
-                        log_file=log_file)
-    if loaded.adapter_path is not None:
-        engine.set_adapter(loaded.adapter_path)
-    return engine
+def engine_for(model, path: str | None, spec: str, *, dtype: str, seed: int, max_model_len: int | None = None,
+               threads: int | None = None, log=print, log_file: str | None = None) -> VLLMEngine:
+    """A vLLM engine for `model`, whose base weights are in the folder `path`: an HF model, or a peft model
+    whose LoRA adapters it will be sent (it serves them up to their rank).  `spec`: the model as the user named
+    it (for the error when there is no folder); max_model_len: capped at the model's positions (default 4096)."""
+    if path is None:
+        raise ConfigError(f"--engine vllm: model {spec!r} has no local folder for the engine to read (a hub id read "
+                          "from the cache): give its folder")
+    adapters = getattr(model, "peft_config", None)
+    longest = getattr(getattr(model, "config", None), "max_position_embeddings", None) or 4096
+    return VLLMEngine(path, dtype=dtype, seed=seed, max_model_len=min(longest, max_model_len or 4096),
+                      lora_rank=max(c.r for c in adapters.values()) if adapters else None, threads=threads,
+                      generation_config=getattr(model, "generation_config", None), log=log, log_file=log_file)

