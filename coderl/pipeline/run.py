@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime
 import gc
@@ -29,6 +30,7 @@ from coderl.pipeline.state import (
     stale_error,
 )
 from coderl.pipeline.tasks import write_split
+from coderl.rollout.engine import ENGINE_LOG
 from coderl.tasks.spec import open_sandbox
 
 
@@ -66,24 +68,41 @@ def run_pipeline(plan: Plan, *, log=None) -> str:
 
             require_cuda_for_qlora()  # fail before the base evaluation, not an hour into the run
         record_overlap(plan, log)
-        for i, stage in enumerate(plan.stages, 1):
-            state, detail = stage_status(stage, plan.out)  # upstream stages may have just run
-            if state == "done":
-                log(f"[{i}/{len(plan.stages)}] {stage.name}: done ({detail}), skipped")
-                continue
-            if state == "stale":
-                raise ConfigError(stale_error(plan, plan_states(plan)))
-            log(f"[{i}/{len(plan.stages)}] {stage.name}: {detail or 'running'} -> {stage.dir}")
-            t0 = time.perf_counter()
-            _run_stage(stage, state, log)
-            _write_stamp(stage, plan.out, time.perf_counter() - t0)
-            gc.collect()
+        with _run_engine(plan):
+            _run_stages(plan, log)
         report = build_report(plan.out, log=log)
         log(f"report: {report}")
         return report
     finally:
         if own_log:
             log.close()
+
+
+def _run_engine(plan: Plan):
+    """One vLLM engine for every stage that asks for one (`engine: vllm`): started at the first such stage,
+    serving LoRA up to the plan's largest rank, each checkpoint served as an adapter (docs/engines.md)."""
+    stages = [s for s in plan.stages if getattr(s.config, "engine", "hf") == "vllm"]
+    if not stages:
+        return contextlib.nullcontext()
+    from coderl.rollout.vllm_engine import one_engine
+
+    ranks = [s.config.lora.rank for s in plan.stages if hasattr(s.config, "lora")]
+    return one_engine(lora_rank=max(ranks, default=0) or None, log_file=os.path.join(plan.out, ENGINE_LOG))
+
+
+def _run_stages(plan: Plan, log) -> None:
+    for i, stage in enumerate(plan.stages, 1):
+        state, detail = stage_status(stage, plan.out)  # upstream stages may have just run
+        if state == "done":
+            log(f"[{i}/{len(plan.stages)}] {stage.name}: done ({detail}), skipped")
+            continue
+        if state == "stale":
+            raise ConfigError(stale_error(plan, plan_states(plan)))
+        log(f"[{i}/{len(plan.stages)}] {stage.name}: {detail or 'running'} -> {stage.dir}")
+        t0 = time.perf_counter()
+        _run_stage(stage, state, log)
+        _write_stamp(stage, plan.out, time.perf_counter() - t0)
+        gc.collect()
 
 
 def record_overlap(plan: Plan, log) -> list[dict]:

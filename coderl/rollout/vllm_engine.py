@@ -20,6 +20,7 @@ trainer treats as the behaviour policy mu of off-policy rows (docs/engines.md).
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import signal
@@ -228,15 +229,101 @@ def _kv_gib() -> int:
 
 
 def engine_for(model, path: str | None, spec: str, *, dtype: str, seed: int, max_model_len: int | None = None,
-               threads: int | None = None, log=print, log_file: str | None = None) -> VLLMEngine:
+               threads: int | None = None, log=print, log_file: str | None = None):
     """A vLLM engine for `model`, whose base weights are in the folder `path`: an HF model, or a peft model
     whose LoRA adapters it will be sent (it serves them up to their rank).  `spec`: the model as the user named
-    it (for the error when there is no folder); max_model_len: capped at the model's positions (default 4096)."""
+    it (for the error when there is no folder); max_model_len: capped at the model's positions (default 4096).
+    Inside `one_engine()` (a pipeline), the run's engine, lent (`SharedEngine.lend`)."""
     if path is None:
         raise ConfigError(f"--engine vllm: model {spec!r} has no local folder for the engine to read (a hub id read "
                           "from the cache): give its folder")
     adapters = getattr(model, "peft_config", None)
     longest = getattr(getattr(model, "config", None), "max_position_embeddings", None) or 4096
-    return VLLMEngine(path, dtype=dtype, seed=seed, max_model_len=min(longest, max_model_len or 4096),
-                      lora_rank=max(c.r for c in adapters.values()) if adapters else None, threads=threads,
+    wanted = dict(path=str(path), dtype=dtype, max_model_len=min(longest, max_model_len or 4096),
+                  lora_rank=max(c.r for c in adapters.values()) if adapters else None)
+    if _SHARED is not None and threads is None and _SHARED.pid == os.getpid():
+        return _SHARED.lend(wanted, seed=seed, generation_config=getattr(model, "generation_config", None), log=log)
+    return VLLMEngine(wanted["path"], dtype=dtype, seed=seed, max_model_len=wanted["max_model_len"],
+                      lora_rank=wanted["lora_rank"], threads=threads,
                       generation_config=getattr(model, "generation_config", None), log=log, log_file=log_file)
+
+
+class SharedEngine:
+    """One engine for every stage of a run (`one_engine`): a stage borrows it and gives it back on `close()`,
+    which sets the base weights again (a checkpoint is an adapter the stage serves: `set_adapter`).  The engine
+    is started at the first loan, serving LoRA up to `lora_rank` (the run's largest); it is restarted only when a
+    stage needs what it cannot serve (other base weights or precision, a higher rank, longer rows)."""
+
+    def __init__(self, lora_rank: int | None, log_file: str | None):
+        self.lora_rank, self.log_file, self.pid = lora_rank, log_file, os.getpid()
+        self.engine: VLLMEngine | None = None
+        self.settings: dict | None = None
+        self.starts = 0
+
+    def _covers(self, wanted: dict) -> bool:
+        have = self.settings
+        return (have is not None and self.engine is not None and self.engine.proc is not None
+                and have["path"] == wanted["path"] and have["dtype"] == wanted["dtype"]
+                and have["max_model_len"] >= wanted["max_model_len"]
+                and (wanted["lora_rank"] or 0) <= (have["lora_rank"] or 0))
+
+    def lend(self, wanted: dict, *, seed: int, generation_config, log) -> _Loan:
+        if not self._covers(wanted):
+            if self.engine is not None:
+                log("vLLM: the run's engine cannot serve the next stage (other weights, precision, rank or "
+                    "length): restarted")
+                self.engine.close()
+            rank = self.lora_rank = max(wanted["lora_rank"] or 0, self.lora_rank or 0) or None  # never lower
+            self.settings = {**wanted, "lora_rank": rank}
+            self.engine = VLLMEngine(wanted["path"], dtype=wanted["dtype"], seed=seed,
+                                     max_model_len=wanted["max_model_len"], lora_rank=rank,
+                                     generation_config=generation_config, log=log, log_file=self.log_file)
+            self.starts += 1
+        else:
+            log(f"vLLM: the run's engine (pid {self.engine.proc.pid}) serves this stage")
+        return _Loan(self.engine)
+
+    def close(self) -> None:
+        if self.engine is not None:
+            self.engine.close()
+            self.engine = None
+
+
+class _Loan:
+    """A stage's use of the shared engine: the engine's calls, and a `close()` that gives it back."""
+
+    def __init__(self, engine: VLLMEngine):
+        self._engine = engine
+
+    def __getattr__(self, name):
+        return getattr(self._engine, name)
+
+    def close(self) -> None:
+        engine, self._engine = self._engine, None
+        if engine is not None and engine.proc is not None:
+            engine.set_adapter(None)  # the next stage starts from the base weights
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+_SHARED: SharedEngine | None = None
+
+
+@contextlib.contextmanager
+def one_engine(*, lora_rank: int | None = None, log_file: str | None = None):
+    """Inside: `engine_for` lends one engine to every caller of this process (a pipeline's stages; not an
+    asynchronous worker, whose engine binds its own cores in its own process); closed at the end."""
+    global _SHARED
+    if _SHARED is not None:
+        yield _SHARED
+        return
+    _SHARED = SharedEngine(lora_rank, log_file)
+    try:
+        yield _SHARED
+    finally:
+        shared, _SHARED = _SHARED, None
+        shared.close()

@@ -99,9 +99,8 @@ def _adapter(path: str, loras: dict) -> str:
     """Serve the LoRA adapter in `path` from now on: a new `LoRARequest` (a new id: vLLM caches adapters by id)."""
     from vllm.lora.request import LoRARequest
 
-    number = len(loras) + 1
-    loras.clear()  # one adapter at a time: the policy's newest
-    loras["current"] = LoRARequest(f"policy-{number}", number, path)
+    number = loras.get("served", 0) + 1  # never an id used before: vLLM would serve its cached weights
+    loras.update(served=number, current=LoRARequest(f"policy-{number}", number, path))
     return f"policy-{number}"
 
 

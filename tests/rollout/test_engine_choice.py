@@ -54,3 +54,60 @@ def test_engine_keywords_reach_the_engine_and_the_hf_ones_do_not():
 def test_row_seeds_are_distinct_across_a_collections_chunks():
     seeds = {vllm_engine.row_seed(seed, row) for seed in range(40) for row in range(300)}
     assert len(seeds) == 40 * 300
+
+
+class _FakeEngine:
+    """Stands for `VLLMEngine` (no process): records its settings, adapters and closing."""
+
+    started: list = []
+
+    def __init__(self, path, *, dtype, seed, max_model_len, lora_rank, generation_config=None, log=print,
+                 log_file=None, threads=None):
+        self.settings = dict(path=path, dtype=dtype, max_model_len=max_model_len, lora_rank=lora_rank,
+                             threads=threads, log_file=log_file)
+        self.proc, self.adapter = SimpleNamespace(pid=1000 + len(self.started)), "unset"
+        self.started.append(self)
+
+    def set_adapter(self, path):
+        self.adapter = path
+
+    def sample_rows(self, *a, **k):  # an engine (`rollout.engine.is_engine`)
+        return []
+
+    def close(self):
+        self.proc = None
+
+
+def _model(rank=None, positions=8192):
+    peft = {"default": SimpleNamespace(r=rank)} if rank else None
+    return SimpleNamespace(peft_config=peft, config=SimpleNamespace(max_position_embeddings=positions),
+                           generation_config=None)
+
+
+def test_one_engine_is_lent_to_every_stage_and_restarted_only_when_it_cannot_serve(monkeypatch):
+    """A pipeline's stages borrow one engine (`one_engine`): a stage's close gives it back on the base weights;
+    another base folder, precision, a higher rank or longer rows restart it; none is left at the end."""
+    monkeypatch.setattr(vllm_engine, "VLLMEngine", _FakeEngine)
+    _FakeEngine.started = []
+    log = []
+    with vllm_engine.one_engine(lora_rank=8, log_file="run/engine.log") as shared:
+        base = vllm_engine.engine_for(_model(), "/m", "m", dtype="bfloat16", seed=0, log=log.append)
+        assert base.sample_rows() == [] and _FakeEngine.started[0].settings["lora_rank"] == 8  # the run's rank
+        base.close()
+        sft = vllm_engine.engine_for(_model(8), "/m", "m", dtype="bfloat16", seed=1, max_model_len=1024,
+                                     log=log.append)
+        sft.set_adapter("sft/adapter")
+        assert _FakeEngine.started[0].adapter == "sft/adapter" and len(_FakeEngine.started) == 1
+        sft.close()
+        assert _FakeEngine.started[0].adapter is None  # given back on the base weights
+        sft.close()  # twice: nothing more
+        own = vllm_engine.engine_for(_model(8), "/m", "m", dtype="bfloat16", seed=0, threads=1)
+        assert own is not _FakeEngine.started[0] and own.settings["threads"] == 1  # a worker's engine: its own
+        for changed in (dict(dtype="float32"), dict(rank=16), dict(path="/other")):
+            vllm_engine.engine_for(_model(changed.get("rank", 8)), changed.get("path", "/m"), "m",
+                                   dtype=changed.get("dtype", "float32"), seed=0, log=log.append).close()
+        assert [e.settings["lora_rank"] for e in _FakeEngine.started[2:]] == [8, 16, 16]
+        assert [e.proc for e in _FakeEngine.started[2:4]] == [None, None]  # closed when replaced
+        assert shared.starts == 4 and _FakeEngine.started[0].settings["log_file"] == "run/engine.log"
+    assert _FakeEngine.started[-1].proc is None and vllm_engine._SHARED is None
+    assert sum("serves this stage" in m for m in log) == 1 and sum("restarted" in m for m in log) == 3

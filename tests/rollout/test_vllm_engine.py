@@ -97,9 +97,11 @@ def test_each_row_has_its_own_seed(engine, loaded):
     assert [r.ids for r in other] != [r.ids for r in whole]
 
 
-def test_after_an_adapter_sync_the_engine_log_probs_are_the_trainers(engine, loaded, tmp_path):
-    """A LoRA adapter with weights far from zero, served by the engine: at every position of its sampled
-    tokens, the engine's log-prob equals the trainer's teacher-forced one within 1e-4 (float32)."""
+def test_after_each_adapter_sync_the_engine_log_probs_are_the_trainers(engine, loaded, tmp_path):
+    """LoRA adapters with weights far from zero, served one after the other as a run's syncs serve them: after
+    each sync, at every position of its sampled tokens, the engine's log-prob equals the trainer's teacher-forced
+    one within 1e-4 (float32).  The later syncs are the ones that matter: an adapter served under an id used
+    before would be vLLM's cached one, so three syncs."""
     from peft import get_peft_model
 
     from coderl.models.load import save_adapter
@@ -107,20 +109,25 @@ def test_after_an_adapter_sync_the_engine_log_probs_are_the_trainers(engine, loa
 
     torch.manual_seed(0)
     model = get_peft_model(load_model(MODEL, dtype="float32").model, LoraConfig(lora_r=8, lora_alpha=16).peft())
-    with torch.no_grad():
-        for name, p in model.named_parameters():
-            if "lora_B" in name:
-                p.normal_(0, 0.02)
-    save_adapter(model, tmp_path / "a", MODEL)
-    engine.set_adapter(tmp_path / "a")
-    prompts = _prompts(loaded.tokenizer)
-    rows = sample_rows(engine, loaded.tokenizer, prompts, [STOPS] * 4, max_new_tokens=32, temperature=1.0, seed=3)
     model.eval()
-    base = [_teacher_forced(loaded.model, p, r.ids) for p, r in zip(prompts, rows)]
-    for p, r, b in zip(prompts, rows, base):
-        trainer = _teacher_forced(model, p, r.ids)
-        assert float((r.logprobs - trainer).abs().max()) < 1e-4
-        assert float((trainer - b).abs().max()) > 1e-3  # the adapter matters: this is not the base's
+    prompts = _prompts(loaded.tokenizer)
+    base = None
+    for version in ("v1", "v2", "v3"):
+        with torch.no_grad():
+            for name, p in model.named_parameters():
+                if "lora_B" in name:
+                    p.normal_(0, 0.02)
+        save_adapter(model, tmp_path / version, MODEL)
+        engine.set_adapter(tmp_path / version)
+        rows = sample_rows(engine, loaded.tokenizer, prompts, [STOPS] * 4, max_new_tokens=32, temperature=1.0,
+                           seed=3)
+        if base is None:
+            base = [_teacher_forced(loaded.model, p, r.ids) for p, r in zip(prompts, rows)]
+        for p, r, b in zip(prompts, rows, base):
+            trainer = _teacher_forced(model, p, r.ids)
+            assert float((r.logprobs - trainer).abs().max()) < 1e-4, version
+            if version == "v1":
+                assert float((trainer - b).abs().max()) > 1e-3  # the adapter matters: this is not the base's
     engine.set_adapter(None)
 
 
@@ -198,6 +205,57 @@ def test_eval_and_train_end_to_end(tmp_path):
     assert os.listdir(tmp_path / "train" / "engine-adapters") == ["v2"]
 
 
+TRAIN = ["train", "--engine", "vllm", "--tasks", "easy@train", "--steps", "3", "--prompts-per-step", "2",
+         "--samples-per-prompt", "4", "--max-new-tokens", "48", "--temperature", "1.0", "--save-steps", "2",
+         "--no-progress"]
+
+
+@pytest.mark.timeout(900)
+def test_a_resumed_run_samples_what_the_uninterrupted_run_sampled(tmp_path):
+    """SIGKILL after the step-2 checkpoint, then --resume: step 3 is sampled by a fresh engine from the same
+    adapter with the same per-row seeds, so its rows, rewards and engine log-probs are the uninterrupted run's
+    (the metrics equal), and so are the final weights."""
+    from safetensors.torch import load_file
+
+    from coderl.cli import main
+
+    def metrics(run):
+        return [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+
+    def lora_tensors(run, step):
+        return load_file(str(run / "checkpoints" / f"step-{step}" / "adapter_model.safetensors"))
+
+    assert main([*TRAIN, "--out", str(tmp_path / "ref")]) == 0
+    proc = subprocess.Popen([sys.executable, "-m", "coderl", *TRAIN, "--out", str(tmp_path / "cut")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    state = tmp_path / "cut" / "checkpoints" / "step-2" / "trainer_state.pt"
+    deadline = time.time() + 600
+    while not state.exists() and proc.poll() is None and time.time() < deadline:
+        time.sleep(0.05)
+    assert state.exists()
+    proc.kill()
+    proc.wait()
+    assert not (tmp_path / "cut" / "checkpoints" / "step-3").exists()
+    _wait_gone("coderl.rollout.vllm_server")  # the killed trainer's engine died with it
+    assert main([*TRAIN, "--resume", "--out", str(tmp_path / "cut")]) == 0
+    ref, cut = metrics(tmp_path / "ref"), metrics(tmp_path / "cut")
+    assert [r["step"] for r in cut] == [1, 2, 3]
+    for a, b in zip(ref, cut):
+        for k in a:
+            if not k.startswith("time/"):
+                assert a[k] == pytest.approx(b[k], abs=1e-6), (a["step"], k)
+    final_ref, final_cut = lora_tensors(tmp_path / "ref", 3), lora_tensors(tmp_path / "cut", 3)
+    for k in final_ref:
+        assert torch.allclose(final_ref[k], final_cut[k], atol=1e-6), k
+
+
+def _wait_gone(pattern: str, seconds: float = 30.0) -> None:
+    deadline = time.time() + seconds
+    while _pids(pattern) and time.time() < deadline:
+        time.sleep(0.2)
+    assert not _pids(pattern)
+
+
 def test_asynchronous_training_with_the_engine_in_the_worker(tmp_path):
     """--async-max-age 1: the generation worker hosts the engine and serves it each version's adapter; every
     row is corrected (fresh ones too: the engine is not the trainer), ages stay within the bound."""
@@ -215,8 +273,9 @@ def test_asynchronous_training_with_the_engine_in_the_worker(tmp_path):
 
 @pytest.mark.timeout(900)
 def test_a_pipeline_on_the_engine(tmp_path):
-    """Base eval -> SFT -> GRPO -> eval, every generation on the engine (the RL stage starts from the SFT
-    adapter: two adapters in the trainer, the trained one served); no engine is left running after it."""
+    """Base eval -> SFT -> GRPO -> eval, every generation on one engine, started once for the run, each
+    checkpoint served as an adapter (the RL stage starts from the SFT adapter: two adapters in the trainer, the
+    trained one served); no engine is left running after it."""
     import yaml
 
     from coderl.cli import main
@@ -232,4 +291,8 @@ def test_a_pipeline_on_the_engine(tmp_path):
     assert main(["pipeline", "--config", str(tmp_path / "p.yaml")]) == 0
     for stage in ("base-eval", "eval/sft", "eval/grpo"):
         assert json.loads((tmp_path / "run" / stage / "summary.json").read_text())["config"]["engine"] == "vllm"
+    log = (tmp_path / "run" / "pipeline.log").read_text()
+    assert log.count(" engine (pid ") == 1  # one engine for the run: started once ...
+    assert log.count("the run's engine (pid") == 3  # ... and lent to the GRPO stage and the two later evals
+    assert (tmp_path / "run" / "engine.log").exists()
     assert not _pids("coderl.rollout.vllm_server")
