@@ -113,9 +113,9 @@ def run_eval(cfg: EvalConfig, *, loaded=None, log=print) -> dict:
         from coderl.models.quantized import load_quantized
 
         loaded = load_quantized(cfg.model, trainable=False)
-    elif loaded is None:
+    elif loaded is None:  # an engine of its own reads the weights itself: here only the tokenizer and configs
         loaded = load_model(cfg.model, dtype=cfg.dtype, trust_remote_code=cfg.trust_remote_code,
-                            device=resolve_device(cfg.device))
+                            device=resolve_device(cfg.device), weights=cfg.engine == "hf")
     engine = None
     if cfg.engine == "vllm":
         from coderl.rollout.vllm_engine import engine_for

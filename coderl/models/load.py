@@ -9,7 +9,9 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from coderl.models.hub import no_progress_bars, offline
 from coderl.models.spec import (
@@ -125,6 +127,54 @@ def _load_folder(path: Path, *, dtype: str, trust_remote_code: bool, device):
     return _finish(model, tok, device), tok
 
 
+@dataclass
+class ModelShape:
+    """A model without its weights: what an engine that reads the weights itself needs from the caller (the
+    config for the longest row, the generation config for the EOS ids, the adapter's LoRA config for the rank
+    to serve)."""
+
+    config: Any
+    generation_config: Any
+    peft_config: dict | None = None  # {"default": the adapter's LoraConfig}, as a peft model has it
+
+
+def _load_shape(path: Path, *, dtype: str, trust_remote_code: bool, device):
+    del dtype, device  # no weights: nothing to cast or place
+    from transformers import AutoConfig, GenerationConfig
+
+    with offline(), no_progress_bars():
+        try:
+            config = AutoConfig.from_pretrained(str(path), trust_remote_code=trust_remote_code, local_files_only=True)
+            tok = _load_tokenizer(str(path), trust_remote_code=trust_remote_code, local=True)
+        except (OSError, ValueError, KeyError) as exc:
+            raise ModelError(f"model folder '{path}': cannot load ({_one_line(exc)})") from None
+        try:
+            generation = GenerationConfig.from_pretrained(str(path), local_files_only=True)
+        except OSError:  # no generation_config.json: the model config's own ids, as from_pretrained does
+            generation = GenerationConfig.from_model_config(config)
+    if generation.pad_token_id is None and tok.pad_token_id is not None:
+        generation.pad_token_id = tok.pad_token_id
+    return ModelShape(config, generation), tok
+
+
+def _adapter_shape(adapter_dir: Path, spec: str, *, trust_remote_code: bool) -> LoadedModel:
+    """An adapter's base without weights, and the adapter's LoRA config (`load_model(weights=False)`)."""
+    from peft import PeftConfig
+
+    base = load_model(_adapter_base_spec(adapter_dir, spec), trust_remote_code=trust_remote_code, weights=False)
+    with offline():
+        try:
+            lora = PeftConfig.from_pretrained(str(adapter_dir))
+        except (OSError, ValueError, KeyError) as exc:
+            raise ModelError(f"adapter '{spec}': cannot load ({_one_line(exc)})") from None
+    tok = base.tokenizer
+    if (adapter_dir / "tokenizer_config.json").is_file():
+        tok = _load_tokenizer(str(adapter_dir), trust_remote_code=trust_remote_code, local=True)
+    shape = ModelShape(base.model.config, base.model.generation_config, {"default": lora})
+    return LoadedModel(shape, tok, spec, base=base.base, adapter_path=str(adapter_dir), kind="adapter",
+                       path=base.path)
+
+
 def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split())[:400] or type(exc).__name__
 
@@ -160,24 +210,32 @@ def _load_hub(spec: str, *, dtype: str, trust_remote_code: bool, device):
 
 
 def load_model(spec: str, *, dtype: str = "float32", trust_remote_code: bool = False, device=None,
-               is_trainable: bool = False) -> LoadedModel:
+               is_trainable: bool = False, weights: bool = True) -> LoadedModel:
     """Load `spec` (see `coderl.models`); raises ModelError with one line when it cannot.
 
     `is_trainable` only matters for adapter folders: load the LoRA weights trainable (to resume).
+    `weights=False`: no weights are read; `.model` is a `ModelShape` (config, generation config, the adapter's
+    LoRA config), what a generation engine of its own needs beside the tokenizer (`coderl eval --engine vllm`).
     """
     r = resolve_spec(spec)
     _require_train_extra()
+    load = _load_folder if weights else _load_shape
     if r.kind == "builtin":
         path = builtin_folder(spec)
-        model, tok = _load_folder(path, dtype=dtype, trust_remote_code=trust_remote_code, device=device)
+        model, tok = load(path, dtype=dtype, trust_remote_code=trust_remote_code, device=device)
         return LoadedModel(model, tok, spec, base=spec, adapter_path=None, kind="builtin", path=str(path))
     if r.kind == "gguf":
         path = gguf_folder(r.path)
-        model, tok = _load_folder(path, dtype=dtype, trust_remote_code=trust_remote_code, device=device)
+        model, tok = load(path, dtype=dtype, trust_remote_code=trust_remote_code, device=device)
         return LoadedModel(model, tok, spec, base=r.base, adapter_path=None, kind="gguf", path=str(path))
     if r.kind == "hf":
-        model, tok = _load_folder(r.path, dtype=dtype, trust_remote_code=trust_remote_code, device=device)
+        model, tok = load(r.path, dtype=dtype, trust_remote_code=trust_remote_code, device=device)
         return LoadedModel(model, tok, spec, base=r.base, adapter_path=None, kind="hf", path=str(r.path))
+    if not weights and r.kind == "hub":
+        raise ModelError(f"model '{spec}': a hub id has no local folder for a generation engine to read; give "
+                         "its folder")
+    if not weights:
+        return _adapter_shape(r.path, spec, trust_remote_code=trust_remote_code)
     if r.kind == "hub":
         model, tok = _load_hub(spec, dtype=dtype, trust_remote_code=trust_remote_code, device=device)
         return LoadedModel(model, tok, spec, base=spec, adapter_path=None, kind="hf", path=None)
@@ -191,9 +249,8 @@ def _require_train_extra() -> None:
         raise ModelError(f"loading a model needs {', '.join(missing)}: pip install 'coderl[train]'")
 
 
-def _load_adapter(adapter_dir: Path, spec: str, *, dtype, trust_remote_code, device, is_trainable) -> LoadedModel:
-    from peft import PeftModel
-
+def _adapter_base_spec(adapter_dir: Path, spec: str) -> str:
+    """The base an adapter folder names, checked: a loadable spec that is not itself an adapter."""
     base_spec = adapter_base(adapter_dir)
     try:
         base_kind = resolve_spec(base_spec).kind
@@ -201,7 +258,13 @@ def _load_adapter(adapter_dir: Path, spec: str, *, dtype, trust_remote_code, dev
         raise ModelError(f"adapter '{spec}': base {exc}") from None
     if base_kind == "adapter":
         raise ModelError(f"adapter '{spec}': its base '{base_spec}' is itself an adapter (not supported)")
-    base = load_model(base_spec, dtype=dtype, trust_remote_code=trust_remote_code)
+    return base_spec
+
+
+def _load_adapter(adapter_dir: Path, spec: str, *, dtype, trust_remote_code, device, is_trainable) -> LoadedModel:
+    from peft import PeftModel
+
+    base = load_model(_adapter_base_spec(adapter_dir, spec), dtype=dtype, trust_remote_code=trust_remote_code)
     with offline(), no_progress_bars():
         try:
             model = PeftModel.from_pretrained(base.model, str(adapter_dir), is_trainable=is_trainable)

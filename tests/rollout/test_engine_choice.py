@@ -111,3 +111,51 @@ def test_one_engine_is_lent_to_every_stage_and_restarted_only_when_it_cannot_ser
         assert shared.starts == 4 and _FakeEngine.started[0].settings["log_file"] == "run/engine.log"
     assert _FakeEngine.started[-1].proc is None and vllm_engine._SHARED is None
     assert sum("serves this stage" in m for m in log) == 1 and sum("restarted" in m for m in log) == 3
+
+
+def test_eval_on_an_engine_reads_no_weights_and_serves_the_adapter_at_its_rank(monkeypatch, tmp_path):
+    """`coderl eval --engine vllm` loads only the tokenizer and configs (the engine reads the weights itself, so
+    a GPU does not hold them twice); the engine is given the base folder, the adapter's rank and the adapter."""
+    import torch
+    import transformers
+    from peft import LoraConfig, get_peft_model
+
+    from coderl.eval.run import EvalConfig, run_eval
+    from coderl.models.load import load_model, save_adapter
+    from tests.models.tiny import tiny_llama
+
+    base = tiny_llama(tmp_path)
+    model = load_model(str(base)).model
+    torch.manual_seed(0)
+    peft = get_peft_model(model, LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"]))
+    save_adapter(peft, tmp_path / "adapter", str(base))
+
+    def no_weights(*a, **k):
+        raise AssertionError("weights were loaded")
+
+    monkeypatch.setattr(transformers.AutoModelForCausalLM, "from_pretrained", no_weights)
+    shape = load_model(str(tmp_path / "adapter"), weights=False)
+    assert shape.path == str(base) and shape.adapter_path == str(tmp_path / "adapter")
+    assert shape.model.peft_config["default"].r == 4 and shape.model.config.max_position_embeddings > 0
+    assert shape.tokenizer.padding_side == "left" and shape.model.generation_config is not None
+
+    class Answering(_FakeEngine):  # every row: "return 1" and EOS
+        def sample_rows(self, tokenizer, prompt_ids, stops, **kw):
+            from coderl.rollout.hf import SampledRow
+
+            ids = tokenizer.encode("    return 1", add_special_tokens=False)
+            return [SampledRow(ids, torch.zeros(len(ids)), "    return 1", True, False) for _ in prompt_ids]
+
+    monkeypatch.setattr(vllm_engine, "VLLMEngine", Answering)
+    _FakeEngine.started = []
+    out = tmp_path / "eval"
+    summary = run_eval(EvalConfig(model=str(tmp_path / "adapter"), tasks="easy", limit=2, engine="vllm",
+                                  out=str(out), max_new_tokens=8), log=lambda m: None)
+    engine = _FakeEngine.started[0]
+    assert engine.settings["path"] == str(base) and engine.settings["lora_rank"] == 4
+    assert engine.adapter == str(tmp_path / "adapter") and engine.proc is None  # served, then closed
+    import json
+
+    rows = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
+    assert summary["num_samples"] == 2 and [r["raw_output"] for r in rows] == ["    return 1"] * 2
+    assert all("got 1" in r["message"] for r in rows)  # the engine's rows were run in the sandbox
