@@ -292,7 +292,7 @@ def test_a_pipeline_on_the_engine(tmp_path):
     for stage in ("base-eval", "eval/sft", "eval/grpo"):
         assert json.loads((tmp_path / "run" / stage / "summary.json").read_text())["config"]["engine"] == "vllm"
     log = (tmp_path / "run" / "pipeline.log").read_text()
-    assert log.count(" engine (pid ") == 1  # one engine for the run: started once ...
+    assert log.count(") ready in ") == 1  # one engine for the run: started once ...
     assert log.count("the run's engine (pid") == 3  # ... and lent to the GRPO stage and the two later evals
     assert (tmp_path / "run" / "engine.log").exists()
     assert not _pids("coderl.rollout.vllm_server")
