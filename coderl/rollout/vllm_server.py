@@ -8,7 +8,8 @@ so that no caller's `__main__` is imported again in it.  It imports only the sta
 
 Messages are pickled plain data (lists, numbers, strings; never a tensor) over one socket pair:
 
-    trainer -> engine: settings (a dict), then ("generate", prompts, params, seeds) | ("adapter", path) | ("stop",)
+    trainer -> engine: settings (a dict), then ("generate", prompts, params, seeds) | ("adapter", path)
+                       | ("weights", folder) | ("stop",)
     engine -> trainer: ("ready", info) | ("ok", result) | ("error", one line, traceback)
 
 The engine core runs in this process (`VLLM_ENABLE_V1_MULTIPROCESSING=0`, set by the client): one process, no
@@ -56,6 +57,8 @@ def serve(fd: int) -> None:
                 conn.send(("ok", _generate(llm, *message[1:], loras=loras)))
             elif message[0] == "adapter":
                 conn.send(("ok", _adapter(message[1], loras)))
+            elif message[0] == "weights":
+                conn.send(("ok", _reload_weights(llm, message[1])))
             else:
                 conn.send(("error", f"unknown request {message[0]!r}", ""))
         except BaseException as e:  # noqa: BLE001
@@ -102,6 +105,17 @@ def _adapter(path: str, loras: dict) -> str:
     number = loras.get("served", 0) + 1  # never an id used before: vLLM would serve its cached weights
     loras.update(served=number, current=LoRARequest(f"policy-{number}", number, path))
     return f"policy-{number}"
+
+
+def _reload_weights(llm, folder: str) -> float:
+    """Load every weight from the safetensors in `folder` in place (full fine-tuning's update: the same
+    architecture, new values), then drop the prefix cache, whose keys and values the old weights computed;
+    the seconds it took.  (`load_weights` on the model itself fails on the CPU backend: the worker's
+    `reload_weights` is the supported path.)"""
+    t = time.perf_counter()
+    llm.collective_rpc("reload_weights", kwargs={"weights_path": folder})
+    llm.reset_prefix_cache()
+    return round(time.perf_counter() - t, 3)
 
 
 def _generate(llm, prompts: list, params: dict, seeds: list, loras: dict) -> list:
