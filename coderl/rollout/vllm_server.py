@@ -114,8 +114,30 @@ def _reload_weights(llm, folder: str) -> float:
     `reload_weights` is the supported path.)"""
     t = time.perf_counter()
     llm.collective_rpc("reload_weights", kwargs={"weights_path": folder})
+    llm.collective_rpc(_tie_output_to_input_embeddings)
     llm.reset_prefix_cache()
     return round(time.perf_counter() - t, 3)
+
+
+def _tie_output_to_input_embeddings(worker) -> bool:
+    """A model with tied embeddings (SmolLM2, Qwen2.5's small ones): vLLM 0.32's in-place reload loads the input
+    embedding but leaves the output head as it was ("ParallelLMHead: Failed to load weights": the checkpoint has
+    no lm_head.weight): its old tensor, and on the CPU its GEMM prepared from the old weights (`cpu_linear`), so
+    the logits would come from the old weights.  Tie them again, as the model did when it was built, and prepare
+    the head's GEMM again; whether it had to."""
+    model = worker.model_runner.get_model()
+    if not getattr(getattr(model, "config", None), "tie_word_embeddings", False):
+        return False
+    head = getattr(model, "lm_head", None)
+    embed = getattr(getattr(model, "model", None), "embed_tokens", None)
+    if head is None or embed is None or head.weight.shape != embed.weight.shape:
+        raise RuntimeError(f"{type(model).__name__} ties its embeddings, but its lm_head and model.embed_tokens were "
+                           "not found alike: its reloaded output head would keep the old weights")
+    head.weight = embed.weight
+    process = getattr(getattr(head, "quant_method", None), "process_weights_after_loading", None)
+    if process is not None:
+        process(head)
+    return True
 
 
 def _generate(llm, prompts: list, params: dict, seeds: list, loras: dict) -> list:
