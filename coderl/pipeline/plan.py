@@ -335,11 +335,15 @@ def flat_values_or_names(cls, values: dict):
 def _build(where: str, cls, values: dict):
     """The dataclass itself validates; its one-line error gets the section in front."""
     try:
-        return build(cls, values, where=where)
+        cfg = build(cls, values, where=where)
     except ConfigError as exc:
         raise ConfigError(f"{where}: {exc}") from None
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"{where}: {str(exc).splitlines()[0]}") from None
+    if getattr(getattr(cfg, "lora", None), "full", False):
+        raise ConfigError(f"{where}: finetune='full': the pipeline chains LoRA adapters from stage to stage; run "
+                          "coderl sft / coderl train --finetune full on their own (docs/training.md)")
+    return cfg
 
 
 # ---- the plan's task sets: counts, the leak check between training and evaluation tasks, RL splits

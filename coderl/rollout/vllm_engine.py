@@ -190,6 +190,12 @@ class VLLMEngine:
         """Serve the LoRA adapter saved in `path` from the next call on (None: the base weights)."""
         self.adapter = None if path is None else self._call("adapter", str(path))
 
+    def reload_weights(self, folder: str | os.PathLike) -> float:
+        """Serve the whole model saved in `folder` (safetensors of the same architecture: full fine-tuning's
+        weights after an update) from the next call on, loaded in place; the prefix cache is reset.  The
+        seconds the engine took."""
+        return self._call("weights", str(folder))
+
     def sample_rows(self, tokenizer, prompt_ids: list[list[int]], stops: list[tuple[str, ...]], *,
                     max_new_tokens: int, temperature: float = 0.0, top_p: float = 1.0, seed: int = 0,
                     min_new_tokens: int | None = None) -> list:

@@ -8,7 +8,8 @@ so that no caller's `__main__` is imported again in it.  It imports only the sta
 
 Messages are pickled plain data (lists, numbers, strings; never a tensor) over one socket pair:
 
-    trainer -> engine: settings (a dict), then ("generate", prompts, params, seeds) | ("adapter", path) | ("stop",)
+    trainer -> engine: settings (a dict), then ("generate", prompts, params, seeds) | ("adapter", path)
+                       | ("weights", folder) | ("stop",)
     engine -> trainer: ("ready", info) | ("ok", result) | ("error", one line, traceback)
 
 The engine core runs in this process (`VLLM_ENABLE_V1_MULTIPROCESSING=0`, set by the client): one process, no
@@ -56,6 +57,8 @@ def serve(fd: int) -> None:
                 conn.send(("ok", _generate(llm, *message[1:], loras=loras)))
             elif message[0] == "adapter":
                 conn.send(("ok", _adapter(message[1], loras)))
+            elif message[0] == "weights":
+                conn.send(("ok", _reload_weights(llm, message[1])))
             else:
                 conn.send(("error", f"unknown request {message[0]!r}", ""))
         except BaseException as e:  # noqa: BLE001
@@ -102,6 +105,39 @@ def _adapter(path: str, loras: dict) -> str:
     number = loras.get("served", 0) + 1  # never an id used before: vLLM would serve its cached weights
     loras.update(served=number, current=LoRARequest(f"policy-{number}", number, path))
     return f"policy-{number}"
+
+
+def _reload_weights(llm, folder: str) -> float:
+    """Load every weight from the safetensors in `folder` in place (full fine-tuning's update: the same
+    architecture, new values), then drop the prefix cache, whose keys and values the old weights computed;
+    the seconds it took.  (`load_weights` on the model itself fails on the CPU backend: the worker's
+    `reload_weights` is the supported path.)"""
+    t = time.perf_counter()
+    llm.collective_rpc("reload_weights", kwargs={"weights_path": folder})
+    llm.collective_rpc(_tie_output_to_input_embeddings)
+    llm.reset_prefix_cache()
+    return round(time.perf_counter() - t, 3)
+
+
+def _tie_output_to_input_embeddings(worker) -> bool:
+    """A model with tied embeddings (SmolLM2, Qwen2.5's small ones): vLLM 0.32's in-place reload loads the input
+    embedding but leaves the output head as it was ("ParallelLMHead: Failed to load weights": the checkpoint has
+    no lm_head.weight): its old tensor, and on the CPU its GEMM prepared from the old weights (`cpu_linear`), so
+    the logits would come from the old weights.  Tie them again, as the model did when it was built, and prepare
+    the head's GEMM again; whether it had to."""
+    model = worker.model_runner.get_model()
+    if not getattr(getattr(model, "config", None), "tie_word_embeddings", False):
+        return False
+    head = getattr(model, "lm_head", None)
+    embed = getattr(getattr(model, "model", None), "embed_tokens", None)
+    if head is None or embed is None or head.weight.shape != embed.weight.shape:
+        raise RuntimeError(f"{type(model).__name__} ties its embeddings, but its lm_head and model.embed_tokens were "
+                           "not found alike: its reloaded output head would keep the old weights")
+    head.weight = embed.weight
+    process = getattr(getattr(head, "quant_method", None), "process_weights_after_loading", None)
+    if process is not None:
+        process(head)
+    return True
 
 
 def _generate(llm, prompts: list, params: dict, seeds: list, loras: dict) -> list:

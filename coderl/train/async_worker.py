@@ -100,7 +100,7 @@ class Produced:
 
 
 def trainable_state(model) -> dict:
-    """name -> the trainable tensors (the LoRA adapter being trained), as they are in `model`."""
+    """name -> the trainable tensors (the LoRA adapter being trained, or every weight), as they are in `model`."""
     return {n: p for n, p in model.named_parameters() if p.requires_grad}
 
 
@@ -151,7 +151,7 @@ def _run(spec: WorkerSpec, channel: Channel) -> None:
             torch.cuda.set_device(int(spec.device.split(":")[1]))
         cfg = copy.copy(cfg)  # not dataclasses.replace: the config is settled, its checks need not run again
         cfg.device = spec.device.split(":")[0]
-    policy = build_policy(cfg)  # the adapter's shape; its values come from the trainer
+    policy = build_policy(cfg, reference=False)  # the trained weights' shapes; their values come from the trainer
     params = trainable_state(policy.model)
     max_age, version = cfg.asynchronous.async_max_age, None
 
@@ -160,7 +160,7 @@ def _run(spec: WorkerSpec, channel: Channel) -> None:
 
     engine = None
     if cfg.engine == "vllm":  # the engine samples; this worker serves it each version's adapter (docs/engines.md)
-        from coderl.train.engine_source import serve_adapter, start_engine
+        from coderl.train.engine_source import serve_policy, start_engine
 
         engine = start_engine(cfg, policy, log, threads=spec.threads)
     try:
@@ -175,7 +175,7 @@ def _run(spec: WorkerSpec, channel: Channel) -> None:
                 if newest is not None:
                     version = _load(params, *newest)
                     if engine is not None:
-                        serve_adapter(engine, policy, cfg.out, version)
+                        serve_policy(engine, policy, cfg.out, version)
                 waited = time.perf_counter() - t
                 rolled = step_rollouts(ctx, step)
                 channel.send(("rollouts", Produced(step, rolled, version, fingerprint(params), list(ctx.rates),

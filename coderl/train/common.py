@@ -33,9 +33,9 @@ from coderl.train.distributed import Ranks
 from coderl.train.episodes import repair_tasks
 from coderl.train.ledger import Ledger, Resumed
 from coderl.train.logprobs import build_sequences, token_logprobs
-from coderl.train.memory import MemoryBudget, check_budget, gigabytes, resolve_budget, weight_bytes
+from coderl.train.memory import MemoryBudget, check_budget, gigabytes, resident, resolve_budget, weight_bytes
 from coderl.train.pass_rates import describe_rates, measured_rates
-from coderl.train.policy import Policy, build_policy
+from coderl.train.policy import Policy, build_policy, uses_reference
 from coderl.train.rewards import check_rewards_fit_tasks, reward_config
 from coderl.train.rollout_source import LocalSource, RolloutContext, RolloutSource, ShardedSource
 from coderl.train.rounds import ScoredRollouts
@@ -202,7 +202,8 @@ def memory_budget(cfg, ranks: Ranks, log) -> MemoryBudget:
     local += 1 if cfg.asynchronous.on else 0  # the generation worker holds a copy of the model beside it
     budget = resolve_budget(cfg.optim.memory_budget, device, local)
     if not cfg.lora.qlora:  # 4-bit weights: the safetensors' sizes say nothing of them
-        check_budget(budget, weight_bytes(cfg.model, cfg.dtype), device)
+        held, what = resident(weight_bytes(cfg.model, cfg.dtype), full=cfg.lora.full, reference=uses_reference(cfg))
+        check_budget(budget, held, device, what=what)
     if budget is not None and cfg.optim.micro_batch_size is None:
         log(f"memory budget {gigabytes(budget)} ({cfg.optim.memory_budget}): micro-batches from a one-row probe "
             "of each kind of pass")
@@ -222,9 +223,9 @@ def reference_logprobs(cfg, policy, batch, updater: Updater) -> torch.Tensor | N
     (unless `log_kl` asks for the KL curve).  The updater's processes share the rows and gather them."""
     if cfg.kl.kl_beta <= 0 and not cfg.kl.log_kl:
         return None
-    with torch.no_grad(), policy.reference():
+    with torch.no_grad(), policy.reference() as reference:
         return updater.map_rows(len(batch), lambda rows: token_logprobs(
-            policy.model, build_sequences(batch, rows), cfg.temperature, shared_prompt=cfg.shared_prompt,
+            reference, build_sequences(batch, rows), cfg.temperature, shared_prompt=cfg.shared_prompt,
             chunk_bytes=updater.memory.chunk_bytes), width=batch.width)
 
 

@@ -100,9 +100,9 @@ class RepairTraining(RepairConfig):
 
 @dataclass
 class OptimConfig:
-    """Optimisation: AdamW on the LoRA (and value head) parameters."""
+    """Optimisation: AdamW on the trained (LoRA or all) and value head parameters."""
 
-    learning_rate: float = option(2e-5, "AdamW learning rate for the LoRA parameters")
+    learning_rate: float = option(2e-5, "AdamW learning rate of the trained parameters")
     lr_schedule: str = option("constant", "constant, linear or cosine decay after warmup",
                               choices=["constant", "linear", "cosine"], cli=False)
     warmup_steps: int = option(0, "linear warmup steps", cli=False)
@@ -219,7 +219,8 @@ class EvalSchedule:
 
 @dataclass
 class TrainConfig:
-    """Train a policy with RL from unit-test rewards (REINFORCE, RLOO, GRPO, PPO with or without a critic) with LoRA."""
+    """Train a policy with RL from unit-test rewards (REINFORCE, RLOO, GRPO, PPO with or without a critic), with LoRA
+    or full fine-tuning."""
 
     out: str | None = option(None, "run directory: config.yaml, metrics.jsonl, checkpoints/, eval/ (required)")
     algo: str = option("grpo", "algorithm preset: reinforce, rloo, grpo, ppo_critic_free (seed 001), ppo (value head, "
@@ -230,8 +231,9 @@ class TrainConfig:
     tasks: str = option("corpus@train", "training task spec (default: the training corpus, docs/tasks.md)")
     format: str = option("chat", "prompt format (completion, chat, reasoning)")
     dtype: str = option("float32", "weights of the base model: float32, or bfloat16 (LoRA weights, optimiser and "
-                        "log-softmax stay float32; ~1.3x faster generation and ~2x faster forward/backward on "
-                        "CPUs with AVX-512 BF16/AMX)", choices=["float32", "bfloat16"])
+                        "log-softmax stay float32; --finetune full trains the bf16 weights themselves; ~1.3x faster "
+                        "generation and ~2x faster forward/backward on CPUs with AVX-512 BF16/AMX)",
+                        choices=["float32", "bfloat16"])
     device: str = option("auto", "where the model runs: auto (CUDA if present), cpu or cuda; rollouts, rewards "
                          "and the loss math stay on the CPU (only [N, T] log-probs move)", choices=list(DEVICES))
     seed: int = option(0, "seed of data order, sampling and initialisation")
@@ -242,7 +244,8 @@ class TrainConfig:
     prompts_per_step: int = option(4, "prompts per step (seed 002: 16)")
     samples_per_prompt: int = option(4, "completions per prompt (seed 002: 8)")
     max_new_tokens: int = option(128, "generation budget per completion")
-    min_new_tokens: int | None = option(None, "forbid EOS before this many tokens (benchmarks: = max_new_tokens)")
+    min_new_tokens: int | None = option(None, "forbid EOS before this many tokens (benchmarks: = max_new_tokens)",
+                                        cli=False)
     max_total_sequence_length: int = option(1024, "prompt + completion tokens; longer prompts are skipped and counted")
     max_tests_per_problem: int | None = option(None, "use at most this many tests per problem in training (seed 004)",
                                                cli=False)
@@ -298,6 +301,8 @@ class TrainConfig:
         explicit_adv = {k for k in ADVANTAGE_KEYWORDS if getattr(self.advantage_options, k) is not None}
         explicit_loss = {k for k in LOSS_KEYWORDS if getattr(self.loss_options, k) is not None}
         self._apply_preset(ALGO_PRESETS[self.algo])
+        if self.lora.full:  # the preset's LoRA rank means nothing when every weight trains
+            self.lora.lora_r = None
         require(self.advantage in ADVANTAGES, "--advantage", self.advantage, "one of " + ", ".join(ADVANTAGES))
         require(self.loss in POLICY_LOSSES, "--loss", self.loss, "one of " + ", ".join(POLICY_LOSSES))
         _refuse_untaken("--advantage", self.advantage, ADVANTAGES[self.advantage], explicit_adv, ADVANTAGE_KEYWORDS)

@@ -4,7 +4,8 @@ sampling in place of the trained model.
     start:               the engine loads the base weights; the policy's adapter is saved and served
     get(step):           the step's prompts are sampled by the engine, scored here (`rounds.step_rollouts`)
     correction(rolled):  every row is off-policy: mu = the engine's log-probs, pi_prox = the trainer's
-    publish(version):    the adapter after the update is saved and served (a new LoRARequest)
+    publish(version):    the adapter after the update is saved and served (a new LoRARequest); with
+                         --finetune full the whole model is saved and the engine reloads it in place
 
 The engine's weights are the trainer's (the same adapter file), but its kernels are not: its log-probs of a
 token differ from the trainer's by a little (about 1e-5 in float32, more in bfloat16), and by more where a
@@ -28,6 +29,7 @@ from coderl.train.off_policy import Correction, behaviour_correction
 from coderl.train.rollout_source import LocalSource, RolloutContext
 
 ADAPTERS = "engine-adapters"  # under the run directory: the adapter the engine serves (the newest only)
+WEIGHTS = "engine-weights"  # full fine-tuning: the whole model the engine last reloaded (the newest only)
 
 
 def start_engine(cfg, policy, log, threads: int | None = None):
@@ -57,6 +59,29 @@ def serve_adapter(engine, policy, out: str, version: int) -> str:
     return served
 
 
+def serve_weights(engine, policy, out: str, version: int) -> str:
+    """Full fine-tuning: save the whole model (the weights after `version` steps) under
+    OUT/engine-weights/vVERSION, have the engine reload them in place (`VLLMEngine.reload_weights`), and
+    remove the older ones; the folder served."""
+    from coderl.models.load import save_model
+
+    folder = os.path.join(out, WEIGHTS)
+    path = os.path.join(folder, f"v{version}")
+    shutil.rmtree(path, ignore_errors=True)
+    save_model(policy.model, policy.tokenizer, path)
+    engine.reload_weights(path)
+    for old in os.listdir(folder):
+        if old != f"v{version}":
+            shutil.rmtree(os.path.join(folder, old), ignore_errors=True)
+    return path
+
+
+def serve_policy(engine, policy, out: str, version: int) -> str:
+    """Have the engine sample with the policy's weights after `version` steps: its adapter, or with full
+    fine-tuning the whole model."""
+    return (serve_weights if policy.full else serve_adapter)(engine, policy, out, version)
+
+
 class EngineSource(LocalSource):
     """A vLLM engine samples; the trainer scores, corrects and updates (module docstring)."""
 
@@ -71,8 +96,9 @@ class EngineSource(LocalSource):
             raise
 
     def publish(self, version: int) -> None:
-        """Save the adapter being trained (after `version` steps) and have the engine serve it."""
-        serve_adapter(self.engine, self.ctx.policy, self.ctx.cfg.out, version)
+        """Save the adapter being trained, or the whole model (after `version` steps), and have the engine
+        serve it."""
+        serve_policy(self.engine, self.ctx.policy, self.ctx.cfg.out, version)
 
     def correction(self, rolled, updater=None, prox: Tensor | None = None) -> Correction:
         """Every row is off-policy (age 1 in the asynchronous worker's terms): pi_prox and truncated IS weights."""

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from coderl.train.async_rollouts import STALENESS_FILE
 from coderl.train.checkpoint import load_trainer_state, save_checkpoint, set_rng_state, truncate_metrics
 from coderl.train.distributed import Ranks
-from coderl.train.policy import Policy, save_policy_adapter
+from coderl.train.policy import Policy, save_policy
 from coderl.train.selection import Selection, save_best
 from coderl.train.tracking import SilentTracker, Tracker
 from coderl.train.updater import Updater
@@ -91,7 +91,7 @@ class Ledger:
         metrics.update(evaluate(self.cfg, self.policy, done, self.log))
         if self.selection.update(done, metrics):
             save_best(self.cfg.out, done, metrics, self.cfg.eval.eval_tasks,
-                      lambda path: save_policy_adapter(self.policy, path))
+                      lambda path: save_policy(self.policy, path), name="model" if self.policy.full else "adapter")
         metrics.update(self.selection.metrics())
 
     def finish_step(self, done: int, metrics: dict, rolled=None, *, extra: dict | None = None) -> None:
@@ -113,7 +113,7 @@ class Ledger:
         self.tracker.log(done, metrics)
         self.updater.nonfinite.stop_if_due(done)  # after logging the step, before a checkpoint of it
         if (done % cfg.save_steps == 0 or done == cfg.steps or self.stopped) and self.ranks.is_main:
-            save_checkpoint(cfg.out, done, save_adapter=lambda path: save_policy_adapter(self.policy, path),
+            save_checkpoint(cfg.out, done, save_adapter=lambda path: save_policy(self.policy, path),
                             trainer_state={**self.updater.state_dict(),  # optimizer, scheduler, nonfinite
                                            "advantage_state": self.advantage_state, "step": done,
                                            "data_position": done * cfg.prompts_per_step,

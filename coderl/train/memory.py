@@ -118,14 +118,33 @@ def chunk_bytes(budget: int | None) -> int:
     return LOGIT_CHUNK_CAP if budget is None else max(1 << 20, min(LOGIT_CHUNK_CAP, budget // 64))
 
 
-def check_budget(budget: int | None, weight_bytes: int | None, device: str, flag: str = "--memory-budget") -> None:
-    """One line, before the model loads, when `budget` cannot hold the model's weights (and on the CPU
-    the runtime besides); nothing when either is unknown."""
+def resident(weight_bytes: int | None, *, full: bool = False, reference: bool = False,
+             shards: int = 1) -> tuple[int | None, str]:
+    """(bytes a training process holds before any pass, what they are) from the model's weights: the weights
+    alone under LoRA (the adapter and its optimiser state are small; the reference is the base itself); with
+    full fine-tuning the weights, their gradients and AdamW's two moments, all in the weights' dtype (4x),
+    plus the frozen reference copy when one is used (5x); `shards` ranks each holding 1/shards of them (FSDP)."""
+    if weight_bytes is None:
+        return None, "the model's weights"
+    if not full:
+        what, factor = "the model's weights", 1
+    else:
+        what = "full fine-tuning's weights, gradients and AdamW moments" + (" and reference copy" if reference else "")
+        factor = 5 if reference else 4
+    if shards > 1:
+        what += f" (1/{shards} of them per rank, sharded)"
+    return -(-weight_bytes * factor // shards), what
+
+
+def check_budget(budget: int | None, weight_bytes: int | None, device: str, flag: str = "--memory-budget",
+                 what: str = "the model's weights") -> None:
+    """One line, before the model loads, when `budget` cannot hold the model's weights (or `what` the
+    `weight_bytes` are: `resident`) and on the CPU the runtime besides; nothing when either is unknown."""
     if budget is None or weight_bytes is None:
         return
     floor = weight_bytes + (0 if device.startswith("cuda") else RUNTIME_BYTES)
     if budget < floor:
-        raise ConfigError(f"{flag} {gigabytes(budget)}: the model's weights take {gigabytes(weight_bytes)}"
+        raise ConfigError(f"{flag} {gigabytes(budget)}: {what} take {gigabytes(weight_bytes)}"
                           + ("" if device.startswith("cuda") else " and the runtime about 1 GB")
                           + f"; expected at least {gigabytes(floor)}")
 

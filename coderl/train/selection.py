@@ -7,7 +7,8 @@ policy is evaluated too (step 0), so a run that never beats its start hands the 
 best is a strictly higher `eval/pass@1`, or an equal one with a strictly higher mean fraction of
 tests passed (`eval/fraction_passed`: on a hard valid set, where pass@1 moves by one task at a time,
 partial progress still ranks checkpoints); a full tie keeps the earlier checkpoint.  Its adapter is
-written to `OUT/best/adapter` and `OUT/best/best.json` says which step and scores it is.  The state
+written to `OUT/best/adapter` (full fine-tuning: the whole model, `OUT/best/model`) and `OUT/best/best.json`
+says which step and scores it is.  The state
 (best step, scores, evaluations since) is saved with every checkpoint, so a resumed run selects as
 the uninterrupted one.
 """
@@ -60,13 +61,14 @@ class Selection:
         return cls(patience=patience, **(state or {}))
 
 
-def save_best(out: str, step: int, metrics: dict, eval_tasks: str, save_adapter) -> str:
-    """Write OUT/best/adapter and OUT/best/best.json atomically (a crash leaves the previous best)."""
+def save_best(out: str, step: int, metrics: dict, eval_tasks: str, save_adapter, name: str = "adapter") -> str:
+    """Write OUT/best/`name` (the adapter; full fine-tuning's whole model: `model`) and OUT/best/best.json
+    atomically (a crash leaves the previous best)."""
     final = os.path.join(out, "best")
     tmp = final + ".tmp"
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(tmp)
-    save_adapter(os.path.join(tmp, "adapter"))
+    save_adapter(os.path.join(tmp, name))
     with open(os.path.join(tmp, "best.json"), "w", encoding="utf-8") as f:
         json.dump({"step": step, METRIC: metrics[METRIC], TIEBREAK: metrics.get(TIEBREAK),
                    "eval_tasks": eval_tasks}, f, indent=2)

@@ -1,4 +1,5 @@
-"""`coderl sft`: supervised fine-tuning with LoRA (or QLoRA) on reference solutions, prompt masked.
+"""`coderl sft`: supervised fine-tuning with LoRA (or QLoRA, or every weight: `--finetune full`) on reference
+solutions, prompt masked.
 
 The loop, top to bottom (seed 001's SFT stage: causal-LM loss on prompt + canonical solution with the
 prompt tokens masked; LoRA r=8, alpha=16, dropout=0.05; lr 5e-5; 1 epoch; batch 1 x accumulation 8):
@@ -32,6 +33,10 @@ Outputs in `--out` (the RL loop's conventions):
                                            + trainer_state.pt (optimizer, scheduler, step, RNG)
     adapter/                               the final adapter: a copy of the last checkpoint's adapter files
 
+Full fine-tuning (`--finetune full`): every weight trains, with AdamW state for each; a checkpoint is the whole
+model as a Hugging Face folder (config, safetensors, tokenizer) beside trainer_state.pt, and the final copy is
+`RUN/model`, loadable with `--model` as any model folder.
+
 `RUN/adapter` is a copy, not a symlink: a LoRA adapter is small (about 2 MB for a 135M model at r=8),
 a copy survives `scp -r RUN/adapter` to another machine, filesystems without symlinks, and pruning of
 old checkpoints.  Use it as `coderl eval --model RUN/adapter` or `coderl train --model RUN/adapter`.
@@ -55,7 +60,7 @@ from typing import Any
 
 from coderl.base.config import ConfigError
 from coderl.models.quantized import QLORA_NO_CUDA, load_quantized, require_cuda_for_qlora  # noqa: F401
-from coderl.train.policy import checkpoint_layers
+from coderl.train.policy import Policy, checkpoint_layers, save_policy
 from coderl.train.scaffold import NonFiniteSteps, Progress, build_optimizer, refuse_existing_run
 from coderl.train.sft_config import SFTConfig
 
@@ -67,12 +72,12 @@ class SFTResult:
     steps: int
     metrics: dict  # the last optimizer step's
     checkpoint: str  # RUN/checkpoints/step-<steps>
-    adapter: str  # RUN/adapter
+    adapter: str  # RUN/adapter (full fine-tuning: RUN/model, the whole model)
     examples: int  # examples kept
     examples_seen: int  # examples trained on (epochs x examples, rounded)
     skipped_too_long: list[str]
     skipped_no_reference: list[str]
-    model: Any  # the peft model (train mode off on return)
+    model: Any  # the peft model, or the model itself with --finetune full (train mode off on return)
     tokenizer: Any
 
 
@@ -97,6 +102,11 @@ def _trainable(cfg: SFTConfig):
 
     from coderl.models import load_model
 
+    if cfg.lora.full:  # every weight trains (`--finetune full`)
+        from coderl.train.policy import load_full
+
+        loaded = load_full(cfg)
+        return loaded, loaded.model
     if cfg.lora.qlora:
         loaded = load_quantized(cfg.model, trainable=True)
         if loaded.kind == "adapter":
@@ -137,9 +147,10 @@ def token_loss_sum(logits, labels):
     return loss, int((shifted != IGNORE_INDEX).sum())
 
 
-def _write_final_adapter(run_dir: str, checkpoint: str) -> str:
-    """RUN/adapter = a copy of the checkpoint's adapter files (not trainer_state.pt), swapped in atomically."""
-    final = os.path.join(run_dir, "adapter")
+def _write_final_adapter(run_dir: str, checkpoint: str, name: str = "adapter") -> str:
+    """RUN/adapter (full fine-tuning: RUN/model) = a copy of the checkpoint's weight files (not
+    trainer_state.pt), swapped in atomically."""
+    final = os.path.join(run_dir, name)
     tmp = final + ".tmp"
     shutil.rmtree(tmp, ignore_errors=True)
     shutil.copytree(checkpoint, tmp, ignore=shutil.ignore_patterns("trainer_state.pt"))
@@ -153,7 +164,7 @@ def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
     import torch
     import yaml
 
-    from coderl.models import save_adapter, trainable_ratio
+    from coderl.models import trainable_ratio
     from coderl.train.checkpoint import checkpoint_dir, save_checkpoint
     from coderl.train.distributed import Ranks
     from coderl.train.sft_data import build_examples, collate, end_token, generation_stop_ids, load_sft_tasks
@@ -216,7 +227,8 @@ def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
     (trained,) = updater.trained
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else end_id
     device = next(model.parameters()).device
-    save_fn = lambda path: save_adapter(model, path, loaded.base, adapters=["default"])  # noqa: E731
+    policy = Policy(model, tokenizer, loaded.base, loaded.kind, False, full=cfg.lora.full)
+    save_fn = lambda path: save_policy(policy, path)  # noqa: E731
 
     progress = Progress("sft step", len(plan), 0, _describe) if cfg.progress and ranks.is_main else None
 
@@ -232,7 +244,7 @@ def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
     metrics: dict = {}
     seen = 0
     checkpoint = ""
-    model.train()  # LoRA dropout on
+    model.train()  # LoRA dropout (and the model's own, if any) on
     try:
         for step, micro_batches in enumerate(plan):
             t0 = time.perf_counter()
@@ -267,7 +279,8 @@ def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
             progress.close()
         tracker.close()
         model.eval()
-    adapter = _write_final_adapter(cfg.out, checkpoint) if ranks.is_main else os.path.join(cfg.out, "adapter")
+    final = "model" if cfg.lora.full else "adapter"
+    adapter = _write_final_adapter(cfg.out, checkpoint, final) if ranks.is_main else os.path.join(cfg.out, final)
     ranks.wait()  # the adapter is written before any rank returns it
     return SFTResult(steps=len(plan), metrics=metrics, checkpoint=checkpoint, adapter=adapter,
                      examples=len(examples), examples_seen=seen, skipped_too_long=data.too_long,

@@ -12,9 +12,10 @@ from coderl.models.quantized import QLORA_NO_CUDA  # noqa: F401  (re-exported: t
 
 @dataclass
 class SFTConfig:
-    """Supervised fine-tuning (LoRA or QLoRA) on reference solutions, prompt tokens masked (seed 001 SFT)."""
+    """Supervised fine-tuning (LoRA, QLoRA or full) on reference solutions, prompt tokens masked (seed 001 SFT)."""
 
-    out: str | None = option(None, "run directory: config.yaml, metrics.jsonl, checkpoints/, adapter/ (required)")
+    out: str | None = option(None, "run directory: config.yaml, metrics.jsonl, checkpoints/, adapter/ (--finetune "
+                             "full: model/) (required)")
     model: str = option("smollm2-135m-instruct", "base model (alias, HF folder, GGUF, hub id) or an adapter to "
                         "keep training")
     data: str = option("humaneval", "task spec with reference solutions (humaneval, mbpp:PATH, synthetic:...) "
@@ -25,7 +26,7 @@ class SFTConfig:
     format: str = option(DEFAULT_FORMAT, "prompt format the model is trained for (the same as `coderl eval`'s)",
                          choices=["completion", "chat", "reasoning"])
     epochs: float = option(1.0, "passes over the examples; may be fractional (seed 001: 1)")
-    learning_rate: float = option(5e-5, "AdamW learning rate of the LoRA parameters (seed 001: 5e-5)")
+    learning_rate: float = option(5e-5, "AdamW learning rate of the trained parameters (seed 001: 5e-5)")
     weight_decay: float = option(0.0, "AdamW weight decay (HF Trainer's default: 0)")
     batch_size: int = option(1, "examples per micro-batch (seed 001: 1)")
     gradient_accumulation: int = option(8, "micro-batches per optimizer step (seed 001: 8)")
