@@ -265,18 +265,19 @@ def _kv_gib() -> int:
 
 
 def engine_for(model, path: str | None, spec: str, *, dtype: str, seed: int, max_model_len: int | None = None,
-               threads: int | None = None, log=print, log_file: str | None = None):
+               threads: int | None = None, log=print, log_file: str | None = None, lora: bool = True):
     """A vLLM engine for `model`, whose base weights are in the folder `path`: an HF model, or a peft model
-    whose LoRA adapters it will be sent (it serves them up to their rank).  `spec`: the model as the user named
-    it (for the error when there is no folder); max_model_len: capped at the model's positions (default 4096).
-    Inside `one_engine()` (a pipeline), the run's engine, lent (`SharedEngine.lend`)."""
+    whose LoRA adapters it will be sent (it serves them up to their rank; `lora=False`: it will be sent whole
+    weights instead, `reload_weights`).  `spec`: the model as the user named it (for the error when there is no
+    folder); max_model_len: capped at the model's positions (default 4096).  Inside `one_engine()` (a
+    pipeline), the run's engine, lent (`SharedEngine.lend`)."""
     if path is None:
         raise ConfigError(f"--engine vllm: model {spec!r} has no local folder for the engine to read (a hub id read "
                           "from the cache): give its folder")
     adapters = getattr(model, "peft_config", None)
     longest = getattr(getattr(model, "config", None), "max_position_embeddings", None) or 4096
     wanted = dict(path=str(path), dtype=dtype, max_model_len=min(longest, max_model_len or 4096),
-                  lora_rank=max(c.r for c in adapters.values()) if adapters else None)
+                  lora_rank=max(c.r for c in adapters.values()) if adapters and lora else None)
     if _SHARED is not None and threads is None and _SHARED.pid == os.getpid():
         return _SHARED.lend(wanted, seed=seed, generation_config=getattr(model, "generation_config", None), log=log)
     return VLLMEngine(wanted["path"], dtype=dtype, seed=seed, max_model_len=wanted["max_model_len"],
@@ -317,7 +318,7 @@ class SharedEngine:
             self.starts += 1
         else:
             log(f"vLLM: the run's engine (pid {self.engine.proc.pid}) serves this stage")
-        return _Loan(self.engine)
+        return _Loan(self.engine, self.settings["path"])
 
     def close(self) -> None:
         if self.engine is not None:
@@ -326,18 +327,25 @@ class SharedEngine:
 
 
 class _Loan:
-    """A stage's use of the shared engine: the engine's calls, and a `close()` that gives it back."""
+    """A stage's use of the shared engine: the engine's calls, and a `close()` that gives it back on the base
+    weights (the base folder reloaded if the stage reloaded others)."""
 
-    def __init__(self, engine: VLLMEngine):
-        self._engine = engine
+    def __init__(self, engine: VLLMEngine, base: str):
+        self._engine, self._base, self._reloaded = engine, base, False
 
     def __getattr__(self, name):
         return getattr(self._engine, name)
+
+    def reload_weights(self, folder) -> float:
+        self._reloaded = True
+        return self._engine.reload_weights(folder)
 
     def close(self) -> None:
         engine, self._engine = self._engine, None
         if engine is not None and engine.proc is not None:
             engine.set_adapter(None)  # the next stage starts from the base weights
+            if self._reloaded:
+                engine.reload_weights(self._base)
 
     def __enter__(self):
         return self

@@ -175,7 +175,7 @@ def _run(spec: WorkerSpec, channel: Channel) -> None:
                 if newest is not None:
                     version = _load(params, *newest)
                     if engine is not None:
-                        serve_policy(engine, policy, cfg.out, version)
+                        serve_policy(engine, cfg, policy, version)
                 waited = time.perf_counter() - t
                 rolled = step_rollouts(ctx, step)
                 channel.send(("rollouts", Produced(step, rolled, version, fingerprint(params), list(ctx.rates),

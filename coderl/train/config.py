@@ -256,6 +256,12 @@ class TrainConfig:
     engine: str = option("hf", "what samples the rollouts: hf (transformers generate, with the trained weights) or "
                          "vllm (vLLM in a process of its own, sent the adapter after every update; its rows are "
                          "corrected off-policy: docs/engines.md)", choices=list(ENGINES))
+    engine_sync: str = option("auto", "--engine vllm with LoRA: how the engine gets the policy after each update: "
+                              "adapter (a new LoRARequest, in milliseconds; vLLM's LoRA path decodes 2.5x slower on "
+                              "CPU), merged (the adapter merged into the base weights out of place, saved and "
+                              "reloaded in place: about a second a sync, the base weights' speed), auto (merged when "
+                              "the trainer runs on CPU, adapter on a GPU)", choices=["auto", "adapter", "merged"],
+                              cli=False)
     shared_prompt: bool = option(True, "rows that repeat a prompt share its computation: one prefill in generation, "
                                  "one prompt pass in the log-prob passes, its KV cache gathered to the rows (same "
                                  "values; off: every row runs prompt + completion)", cli=False)
@@ -291,6 +297,8 @@ class TrainConfig:
         require(self.temperature > 0, "--temperature", self.temperature, "a number > 0 (RL samples)")
         require(self.engine == "hf" or not self.lora.qlora, "--engine", self.engine,
                 "hf with --qlora (vLLM would serve the base in its own precision, not the 4-bit one trained on)")
+        require(self.engine == "vllm" or self.engine_sync == "auto", "engine_sync", self.engine_sync,
+                "auto unless engine is vllm (it says how the vLLM engine gets the weights)")
         require(self.optim.learning_rate > 0, "--learning-rate", self.optim.learning_rate, "a positive number")
         require(self.max_new_tokens >= 1, "--max-new-tokens", self.max_new_tokens, "an integer >= 1")
         require(self.algo in ALGO_PRESETS, "--algo", self.algo, "one of " + ", ".join(ALGO_PRESETS))

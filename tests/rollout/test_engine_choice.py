@@ -71,6 +71,10 @@ class _FakeEngine:
     def set_adapter(self, path):
         self.adapter = path
 
+    def reload_weights(self, folder):
+        self.weights = folder
+        return 0.0
+
     def sample_rows(self, *a, **k):  # an engine (`rollout.engine.is_engine`)
         return []
 
@@ -177,3 +181,39 @@ def test_the_engines_openmp_threads_are_as_many_as_its_cores_and_pinned(monkeypa
     monkeypatch.setenv("VLLM_CPU_OMP_THREADS_BIND", "0-x")
     with pytest.raises(ConfigError, match=r"^VLLM_CPU_OMP_THREADS_BIND='0-x': expected a CPU list"):
         vllm_engine.core_env(None)
+
+
+def test_a_stage_that_reloaded_weights_gives_the_engine_back_on_the_base_folder(monkeypatch):
+    monkeypatch.setattr(vllm_engine, "VLLMEngine", _FakeEngine)
+    _FakeEngine.started = []
+    with vllm_engine.one_engine(lora_rank=8):
+        rl = vllm_engine.engine_for(_model(8), "/m", "m", dtype="bfloat16", seed=0, lora=False)
+        rl.reload_weights("run/engine-weights/v1")
+        assert _FakeEngine.started[0].weights == "run/engine-weights/v1"
+        rl.close()
+        assert _FakeEngine.started[0].weights == "/m" and _FakeEngine.started[0].adapter is None
+        evaluation = vllm_engine.engine_for(_model(8), "/m", "m", dtype="bfloat16", seed=0)
+        evaluation.close()  # it reloaded nothing: nothing reloaded for it
+        assert len(_FakeEngine.started) == 1 and _FakeEngine.started[0].weights == "/m"
+
+
+def test_the_engine_is_sent_merged_weights_on_cpu_and_adapters_on_a_gpu_unless_told():
+    """`engine_sync`: auto merges on CPU (vLLM's CPU LoRA path is slow), serves adapters on a GPU; full
+    fine-tuning always reloads the model; set by hand it wins; the engine serves LoRA only for adapters."""
+    from coderl.base.config import build
+    from coderl.train.config import TrainConfig
+    from coderl.train.engine_source import sync_mode
+
+    def policy(device, full=False):
+        parameter = SimpleNamespace(device=SimpleNamespace(type=device))
+        return SimpleNamespace(full=full, model=SimpleNamespace(parameters=lambda: iter([parameter])))
+
+    def cfg(**kw):
+        return build(TrainConfig, {"out": "run", "engine": "vllm", **kw})
+
+    assert sync_mode(cfg(), policy("cpu")) == "merged" and sync_mode(cfg(), policy("cuda")) == "adapter"
+    assert sync_mode(cfg(), policy("cpu", full=True)) == "full"
+    assert sync_mode(cfg(engine_sync="adapter"), policy("cpu")) == "adapter"
+    assert sync_mode(cfg(engine_sync="merged"), policy("cuda")) == "merged"
+    with pytest.raises(ConfigError, match=r"engine_sync.*auto unless engine is vllm"):
+        build(TrainConfig, {"out": "run", "engine_sync": "merged"})

@@ -131,6 +131,35 @@ def test_after_each_adapter_sync_the_engine_log_probs_are_the_trainers(engine, l
     engine.set_adapter(None)
 
 
+def test_after_each_merged_sync_the_engine_log_probs_are_the_trainers(loaded, tmp_path):
+    """`engine_sync: merged` (the default on CPU): an engine without LoRA is sent the adapter merged into the base
+    weights and reloads them in place, three times on the same prompts; at every position of its samples its
+    log-prob equals the trainer's (the peft model's) teacher-forced one within 1e-4 (float32)."""
+    from peft import get_peft_model
+
+    from coderl.models.lora import LoraConfig
+    from coderl.models.merge import save_merged
+
+    torch.manual_seed(0)
+    model = get_peft_model(load_model(MODEL, dtype="float32").model, LoraConfig(lora_r=8, lora_alpha=16).peft())
+    model.eval()
+    prompts = _prompts(loaded.tokenizer)
+    with VLLMEngine(loaded.path, dtype="float32", max_model_len=1024, generation_config=loaded.model.generation_config,
+                    log=lambda _: None) as engine:
+        for version in ("v1", "v2", "v3"):
+            with torch.no_grad():
+                for name, p in model.named_parameters():
+                    if "lora_B" in name:
+                        p.normal_(0, 0.02)
+            engine.reload_weights(save_merged(model, tmp_path / version))
+            rows = sample_rows(engine, loaded.tokenizer, prompts, [STOPS] * 4, max_new_tokens=32, temperature=1.0,
+                               seed=3)
+            for p, r in zip(prompts, rows):
+                trainer = _teacher_forced(model, p, r.ids)
+                assert float((r.logprobs - trainer).abs().max()) < 1e-4, version
+                assert float((trainer - _teacher_forced(loaded.model, p, r.ids)).abs().max()) > 1e-3  # not the base
+
+
 def test_nothing_outlives_a_killed_parent(loaded, tmp_path):
     script = tmp_path / "parent.py"
     script.write_text(f"""
@@ -202,7 +231,15 @@ def test_eval_and_train_end_to_end(tmp_path):
     steps = [r for r in rows if "is/mean_abs_log_ratio" in r]
     assert len(steps) == 2 and all(r["is/stale_fraction"] == 1.0 for r in steps)
     assert all(r["is/mean_abs_log_ratio"] < 0.05 for r in steps)  # the engine's mu is the trainer's pi_prox, nearly
-    assert os.listdir(tmp_path / "train" / "engine-adapters") == ["v2"]
+    assert os.listdir(tmp_path / "train" / "engine-weights") == ["v2"]  # on CPU: the adapter merged (engine_sync)
+    assert not (tmp_path / "train" / "engine-adapters").exists()
+    (tmp_path / "adapter.yaml").write_text("engine_sync: adapter\n")  # served as LoRARequests instead
+    assert main(["train", "--engine", "vllm", "--config", str(tmp_path / "adapter.yaml"), "--tasks", "easy@train",
+                 "--steps", "2", "--prompts-per-step", "2", "--samples-per-prompt", "4", "--max-new-tokens", "48",
+                 "--save-steps", "2", "--no-progress", "--out", str(tmp_path / "adapter")]) == 0
+    rows = [json.loads(line) for line in (tmp_path / "adapter" / "metrics.jsonl").read_text().splitlines()]
+    assert all(r["is/mean_abs_log_ratio"] < 0.05 for r in rows if "is/mean_abs_log_ratio" in r)
+    assert os.listdir(tmp_path / "adapter" / "engine-adapters") == ["v2"]
 
 
 TRAIN = ["train", "--engine", "vllm", "--tasks", "easy@train", "--steps", "3", "--prompts-per-step", "2",
