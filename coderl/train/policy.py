@@ -125,6 +125,10 @@ def load_full(cfg, spec: str | None = None):
     loaded = load_model(spec, dtype=getattr(cfg, "dtype", "float32"),
                         device=resolve_device(getattr(cfg, "device", "cpu")))
     for p in loaded.model.parameters():
+        # Weights that train get memory of their own: loaded from safetensors they can sit in the file's
+        # mapping at any offset, and the CPU kernels' results depend on the alignment (a resumed run's gradient
+        # differed from the uninterrupted run's in the last bit).  A tied pair is one Parameter: still tied.
+        p.data = p.data.clone()
         p.requires_grad_(True)
     return loaded
 
