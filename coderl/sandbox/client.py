@@ -165,6 +165,7 @@ class Sandbox:
         self._ids = itertools.count()
         self._pending: dict[int, tuple[ExecutionRequest, Future, int]] = {}
         self._started: set[int] = set()  # request ids whose first process the server has started
+        self._stats: dict[int, Future] = {}
         self._proc: subprocess.Popen | None = None
         self._closed = False
         self._start()
@@ -202,6 +203,12 @@ class Sandbox:
             msg = json.loads(line)
             if "started" in msg:
                 self._started.add(msg["started"])
+                continue
+            if "stats" in msg:
+                with self._lock:
+                    asked = self._stats.pop(msg["id"], None)
+                if asked is not None:
+                    asked.set_result(msg["stats"])
                 continue
             with self._lock:
                 self._started.discard(msg["id"])
@@ -272,6 +279,19 @@ class Sandbox:
     def run_many(self, requests: Iterable[ExecutionRequest]) -> list[ExecutionResult]:
         futures = [self.submit(r) for r in requests]
         return [f.result() for f in futures]
+
+    def stats(self, timeout: float = 10.0) -> dict:
+        """The fork server's counts since it started: `judges_started` (resident judges forked), `judged`
+        (function tasks they judged), `left:<why>` (judges that ended, by reason: docs/sandbox.md)."""
+        future: Future = Future()
+        with self._lock:
+            if self._closed or self._proc is None or self._proc.stdin is None:
+                raise RuntimeError("sandbox is closed")
+            rid = next(self._ids)
+            self._stats[rid] = future
+            self._proc.stdin.write((json.dumps({"op": "stats", "id": rid}) + "\n").encode())
+            self._proc.stdin.flush()
+        return future.result(timeout)
 
     def with_default_limits(self, request: ExecutionRequest) -> ExecutionRequest:
         return replace(request, limits=self.limits)

@@ -54,13 +54,14 @@ harness = _load("harness")  # imports script (its flush)
 handles = _load("handles")
 tester = _load("tester")
 checks = _load("checks")
+resident = _load("resident")
 view = _load("view")
 cgroups = _load("cgroups")
 isolation = _load("isolation")
 zygote = _load("zygote")
 lifetime = _load("lifetime")
 jobs = _load("jobs")
-Job, Proc, Run, STREAMS = jobs.Job, jobs.Proc, jobs.Run, jobs.STREAMS
+Job, Proc, Resident, Run, STREAMS = jobs.Job, jobs.Proc, jobs.Resident, jobs.Run, jobs.STREAMS
 
 READ_CHUNK = 65536
 JUDGE_STDERR_BYTES = 4096
@@ -74,6 +75,8 @@ class Server:
         self.queue = collections.deque()
         self.active = set()  # runs in flight
         self.procs = {}  # key -> Proc until forked, then also pid -> Proc
+        self.judges = {}  # slot -> its resident judge
+        self.counts = collections.Counter()  # judges started, requests they judged, why each left (`stats`)
         self.keys = 0
         self.inbuf = bytearray()
         self.closing = False
@@ -87,9 +90,23 @@ class Server:
         os.set_blocking(self.in_fd, False)
         self.sel.register(self.in_fd, selectors.EVENT_READ, ("control", None))
 
-    def attach(self, zsock):
-        self.zsock = zsock
-        self.sel.register(zsock, selectors.EVENT_READ, ("zygote", None))
+    def attach(self, zygote_end):
+        self.zsock, self.zpid = zygote_end
+        self.sel.register(self.zsock, selectors.EVENT_READ, ("zygote", None))
+
+    def stop_zygote(self, timeout=5.0):
+        """At the end: the zygote kills and reaps what it still has (the resident judges) and exits."""
+        self.sel.unregister(self.zsock)
+        self.zsock.close()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                if os.waitpid(self.zpid, os.WNOHANG)[0]:
+                    return
+            except ChildProcessError:
+                return
+            time.sleep(0.005)
+        os.kill(self.zpid, signal.SIGKILL)
 
     # ---- control channel -------------------------------------------------------------------
     def send(self, obj):
@@ -120,6 +137,9 @@ class Server:
             if msg.get("op") == "ping":
                 self.send({"id": msg["id"], "pong": True, "pid": os.getpid()})
                 continue
+            if msg.get("op") == "stats":
+                self.send({"id": msg["id"], "stats": dict(self.counts)})
+                continue
             self.queue.extend(Job(msg).first_runs())
 
     # ---- starting a run --------------------------------------------------------------------
@@ -146,7 +166,7 @@ class Server:
             program = {"program": msg["program"], "limits": child_limits, "max_bytes": max_bytes}
             judge = {**msg["judge"], "tests": msg["tests"], "limits": child_limits, "max_bytes": max_bytes}
             self.fork(run, "program", program, chan=chan_program.detach())
-            self.fork(run, "judge", judge, chan=chan_judge.detach())
+            self.judge(run, judge, chan_judge.detach())
         else:
             role = "script" if mode == "python_script" else "command"
             argv = msg["build_argv"] if build else (run.argv or msg["argv"])
@@ -189,6 +209,100 @@ class Server:
         for fd in child.values():
             os.close(fd)
 
+    # ---- the slots' resident judges ---------------------------------------------------------------
+    def resident(self, slot):
+        """The slot's resident judge, asked of the zygote now when the slot has none."""
+        judge = self.judges.get(slot)
+        if judge is None:
+            self.keys += 1
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            ours.setblocking(False)
+            judge = self.judges[slot] = Resident(slot, self.keys, ours)
+            self.counts["judges_started"] += 1
+            self.procs[judge.key] = judge
+            self.sel.register(ours, selectors.EVENT_READ, ("judge", judge))
+            head = {"role": "judge", "slot": slot, "key": judge.key, "fds": ["ctl"]}
+            socket.send_fds(self.zsock, [json.dumps(head).encode()], [theirs.fileno()])
+            theirs.close()
+        return judge
+
+    def judge(self, run, request, chan):
+        """Hand a function task's tests to its slot's resident judge: the request (a memfd), the channel to
+        the program, and this run's result and stderr pipes."""
+        fds = {"req": zygote.memfd(json.dumps(request).encode()), "chan": chan}
+        for name in STREAMS["judge"]:
+            r, w = os.pipe()
+            os.set_blocking(r, False)
+            run.fds[r] = name
+            self.sel.register(r, selectors.EVENT_READ, ("stream", run))
+            fds["res" if name == "result" else "err"] = w
+        try:
+            for attempt in (0, 1):  # a judge that ended between requests: a fresh one
+                judge = self.resident(run.slot)
+                try:
+                    socket.send_fds(judge.ctl, [json.dumps({"key": judge.key}).encode()],
+                                    [fds["req"], fds["chan"], fds["res"], fds["err"]])
+                    break
+                except OSError:
+                    self.retire(judge)
+                    if attempt:
+                        raise
+        finally:
+            for fd in fds.values():
+                os.close(fd)
+        judge.serving = run
+        run.judge = judge
+
+    def retire(self, judge):
+        """The slot's next request goes to a fresh judge; this one is ending (or has ended)."""
+        if self.judges.get(judge.slot) is judge:
+            del self.judges[judge.slot]
+        if judge.ctl is not None:
+            self.sel.unregister(judge.ctl)
+            judge.ctl.close()
+            judge.ctl = None
+
+    def read_judge(self, judge):
+        """A resident judge's `done`: its verdict for the run is written (its records are in the pipe)."""
+        try:
+            data = judge.ctl.recv(4096)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:  # it ended: the zygote reports how
+            self.retire(judge)
+            return
+        msg = json.loads(data)
+        run, judge.serving = judge.serving, None
+        cpu, judge.cpu = msg["cpu"] - judge.cpu, msg["cpu"]
+        self.counts["judged"] += 1
+        if msg.get("leaves"):
+            self.counts["left:" + str(msg["leaves"])] += 1
+            self.retire(judge)
+        if run is not None and run.judge is judge and run.judge_exit is None:
+            run.judge_exit = {"exit_code": 0, "signal": None, "cpu": cpu}
+            self.judged(run)
+
+    def judged(self, run):
+        if run.procs[0].exit is None:
+            run.after_judge = True
+            self.kill(run, ("program",))  # the verdict is written: the program has nothing left to do
+        if run.ended() and not run.done:
+            self.finish(run)
+
+    def judge_ended(self, judge, msg):
+        if judge.ctl is not None:  # not retired: it died by itself (its CPU limit, say)
+            self.counts["left:ended"] += 1
+        self.retire(judge)
+        if judge.pidfd is not None:
+            os.close(judge.pidfd)
+            judge.pidfd = None
+        run, judge.serving = judge.serving, None
+        if run is not None and run.judge is judge and run.judge_exit is None:
+            run.judge_exit = {"exit_code": msg["exit_code"], "signal": msg["signal"], "cpu": msg["cpu"] - judge.cpu}
+            self.judged(run)
+
     # ---- I/O and exits ---------------------------------------------------------------------
     def read_stream(self, fd, run):
         """Read one chunk; returns its size, 0 at end of stream, -1 when nothing is ready."""
@@ -217,14 +331,25 @@ class Server:
 
     def kill(self, run, roles=None):
         for proc in run.procs:
-            if proc.pid is None or proc.exit is not None or (roles and proc.role not in roles):
+            if roles and proc.role not in roles:
                 continue
-            for target in (lambda: signal.pidfd_send_signal(proc.pidfd, signal.SIGKILL),
-                           lambda: os.killpg(proc.pid, signal.SIGKILL)):
-                try:
-                    target()
-                except (ProcessLookupError, PermissionError, TypeError, OSError):
-                    pass
+            self.kill_proc(proc)
+        judge = run.judge
+        if judge is not None and judge.serving is run and (roles is None or "judge" in roles):
+            self.counts["left:killed"] += 1
+            self.retire(judge)  # whatever state it is in, the slot's next request gets a fresh judge
+            self.kill_proc(judge)
+
+    @staticmethod
+    def kill_proc(proc):
+        if proc.pid is None or proc.exit is not None:
+            return  # not forked yet: killed as soon as it is (`read_zygote`)
+        for target in (lambda: signal.pidfd_send_signal(proc.pidfd, signal.SIGKILL),
+                       lambda: os.killpg(proc.pid, signal.SIGKILL)):
+            try:
+                target()
+            except (ProcessLookupError, PermissionError, TypeError, OSError):
+                pass
 
     def read_zygote(self):
         try:
@@ -239,21 +364,24 @@ class Server:
             proc.pid = msg["pid"]
             proc.pidfd = fds[0] if fds else None
             self.procs[("pid", proc.pid)] = proc
-            if proc.run.killed is not None:
+            if proc.role == "judge":
+                if proc.ctl is None:  # retired (killed) before it was forked
+                    self.kill_proc(proc)
+            elif proc.run.killed is not None:
                 self.kill(proc.run)
             return
         proc = self.procs.pop(("pid", msg["exited"]), None)
         if proc is None:
             return
         proc.exit = msg
+        if proc.role == "judge":
+            self.judge_ended(proc, msg)
+            return
         if proc.pidfd is not None:
             os.close(proc.pidfd)
             proc.pidfd = None
         run = proc.run
-        if proc.role == "judge" and run.procs[0].exit is None:
-            run.after_judge = True
-            self.kill(run, ("program",))  # the verdict is written: the program has nothing left to do
-        if all(p.exit is not None for p in run.procs) and not run.done:
+        if run.ended() and not run.done:
             self.finish(run)
 
     def fail(self, run, message):
@@ -327,8 +455,8 @@ class Server:
             "stdout": text("stdout"), "stderr": text("stderr"),
             "stdout_total": run.totals["stdout"], "stderr_total": run.totals["stderr"],
         }
-        if len(run.procs) > 1:
-            judge = run.procs[1].exit
+        if run.judge is not None:
+            judge = run.judge_exit
             run.report["result"] = text("result")
             run.report["killed_after_judge"] = run.after_judge
             run.report["judge"] = {"exit_code": judge["exit_code"], "signal": judge["signal"],
@@ -355,6 +483,8 @@ class Server:
                     self.read_control()
                 elif kind == "zygote":
                     self.read_zygote()
+                elif kind == "judge":
+                    self.read_judge(run)
                 elif kind == "stream":
                     self.read_stream(key.fd, run)
             now = time.monotonic()
@@ -381,7 +511,8 @@ def main():
         held = lifetime.watchdog(slots)  # its pipe end stays open in this process until it ends
         server = Server(workers, slots)
         # Forked now, while this process holds no request; the client's pipes stay the server's alone.
-        server.attach(zygote.start(slots, {"harness": harness, "checks": checks, "script": script},
+        server.attach(zygote.start(slots, {"harness": harness, "checks": checks, "script": script,
+                                           "resident": resident},
                                    close=(server.sel.close, lambda: os.close(server.in_fd),
                                           lambda: os.close(server.out_fd), lambda: os.close(held))))
         hello = {"hello": True, "isolation": level, "warning": warning, "pid": os.getpid(),
@@ -389,6 +520,7 @@ def main():
                  "file_system": isolation.FILE_SYSTEM[level], "capabilities": caps}
         server.send(hello)
         server.loop()
+        server.stop_zygote()
     finally:
         if slots is not None:
             lifetime.release(slots)

@@ -27,7 +27,7 @@ import time
 import traceback
 
 ROLES = ("program", "judge", "script", "command")
-FD_ORDER = ("stdin", "out", "err", "req", "chan", "res")  # -> fds 0, 1, 2, 3, 4, 5 in the child
+FD_ORDER = ("stdin", "out", "err", "req", "chan", "res", "ctl")  # -> fds 0..6 in the child
 CHILD_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp", "PYTHONIOENCODING": "utf-8"}
 PR_SET_PDEATHSIG = 1
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -54,6 +54,7 @@ class Zygote:
             for key, _ in sel.select():
                 if key.fileobj is self.sock:
                     if not self.fork_one():
+                        self.end()
                         return
                 else:
                     try:
@@ -70,7 +71,7 @@ class Zygote:
         if not data:
             return False
         msg = json.loads(data)
-        if msg["role"] == "judge":  # the judge runs the task's code only: no namespaces to pay for
+        if msg["role"] == "judge":  # a slot's resident judge runs the task's code only: no namespaces to pay for
             self.slots.before_fork_judge()
         else:
             self.slots.before_fork()
@@ -117,6 +118,21 @@ class Zygote:
                       "cpu": ru.ru_utime + ru.ru_stime, "rss": ru.ru_maxrss * 1024}
             self.sock.send(json.dumps(report).encode())
 
+    def end(self):
+        """The server is done with us: kill and reap every child still running (the slots' resident judges,
+        idle by now), so that none outlives the sandbox as an orphan."""
+        for pid in self.started:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        for pid in list(self.started):
+            try:
+                os.waitpid(pid, 0)
+            except ChildProcessError:
+                pass
+        self.started.clear()
+
     def reap_orphans(self):
         """Reap processes reparented to us that we do not track (stops at the first tracked one)."""
         while True:
@@ -152,6 +168,15 @@ class Zygote:
                 except OSError:
                     pass
         os.closerange(len(FD_ORDER), 1 << 20)
+        if role == "judge":  # the slot's resident judge: its requests, and their limits, come on fd 6
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+            os.chdir("/")
+            self.slots.enter_judge(slot)
+            _die_with_parent()
+            os.environ.clear()
+            os.environ.update(CHILD_ENV)
+            self.modules["resident"].serve(self.modules["checks"].run)
+            os._exit(0)
         request = json.loads(_read_all(3))
         os.close(3)
         lim = request["limits"]
@@ -164,14 +189,10 @@ class Zygote:
         resource.setrlimit(resource.RLIMIT_FSIZE, (lim["file_size_bytes"], lim["file_size_bytes"]))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         resource.setrlimit(resource.RLIMIT_NPROC, (lim["max_processes"], lim["max_processes"]))
-        if role == "judge":
-            os.chdir("/")
-            self.slots.enter_judge(slot)
-        else:
-            os.chdir(self.slots.dirs(slot)["work"])  # before any mount hides the path
-            if role == "script":  # `python main.py`: the program is a file, root's and read-only
-                self.modules["script"].write_main(request["program"])
-            self.slots.enter(slot, lim)
+        os.chdir(self.slots.dirs(slot)["work"])  # before any mount hides the path
+        if role == "script":  # `python main.py`: the program is a file, root's and read-only
+            self.modules["script"].write_main(request["program"])
+        self.slots.enter(slot, lim)
         _die_with_parent()
         os.environ.clear()
         os.environ.update(CHILD_ENV)
@@ -184,9 +205,6 @@ class Zygote:
                 os.write(2, f"cannot execute {argv[0]!r}: {exc}\n".encode())
                 os._exit(127)
         # `random` reseeds itself in a forked child (its os.register_at_fork hook): no shared state.
-        if role == "judge":
-            self.modules["checks"].run(request, 4, 5)
-            os._exit(0)
         if role == "program":
             self.modules["harness"].serve_program(request["program"], 4, request["max_bytes"], self.snapshot)
             self.modules["script"].flush(sys.stdout)
@@ -221,8 +239,9 @@ def memfd(data):
 
 
 def start(slots, modules, close=()):
-    """Fork the zygote from the fork server, before it reads any request; returns the server's end
-    of the socket.  `close`: callables that drop the server's own descriptors in the zygote."""
+    """Fork the zygote from the fork server, before it reads any request; returns (the server's end of
+    the socket, the zygote's pid).  `close`: callables that drop the server's own descriptors in the
+    zygote."""
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     shutil.rmtree(tempfile.mkdtemp(dir=slots.root))  # settle tempfile's lazily created module state
     pid = os.fork()
@@ -243,4 +262,4 @@ def start(slots, modules, close=()):
         finally:
             os._exit(0)
     theirs.close()
-    return ours
+    return ours, pid

@@ -1,0 +1,208 @@
+"""The resident judge: one judge process per worker slot that stays up and judges one function task after
+another, so a program costs one fork, not two.  Standard library only; loaded by path by the fork server
+and run in a process forked once per slot from the zygote, as the slot's judge uid.
+
+Per request the server sends, on the judge's control socket (fd 6), one message and four descriptors
+(SCM_RIGHTS): the request (a memfd), the channel to this request's program, the result pipe and a stderr
+pipe.  They become fds 3, 4, 5 and 2 for the request, as in a judge forked for it, and are closed when its
+records are written; then the judge answers `done` with its CPU time so far, and whether it leaves.
+
+What a fresh judge would have, every request gets (`Baseline.reset`): `random` reseeded from the OS (as
+after a fork), the default decimal context, the recursion limit, the CPU/memory/file-size limits of the
+request.  Whatever a request could leave behind for the next is looked for after it (`Baseline.dirt`), and
+any of it ends this judge: the server forks a fresh one for the slot's next request.  Looked for:
+
+  * a module imported, removed or replaced in `sys.modules`; any name of any module (builtins, sys, the
+    standard library, the sandbox's own) added, removed or rebound, compared by identity;
+  * the import system (`sys.path`, `meta_path`, `path_hooks`), warning filters, gc callbacks and
+    thresholds, `copyreg`'s dispatch table, trace and profile hooks, audit hooks added;
+  * the environment, the working directory, the umask, a signal handler, an extra thread, a child process,
+    an open file descriptor;
+  * memory grown by more than `RSS_GROWTH`, or `MAX_REQUESTS` served.
+
+Handles (`handles.py`) belong to the request that made them: one kept anywhere is refused after it.
+A request's own tables (handles, callbacks, stand-ins, mirrors) live in its `Judge`, made per request.
+Tested: `tests/sandbox/test_resident_judge.py` (one request tries to leave each of these for the next,
+through its task code and through the program's callbacks; the next finds nothing).
+"""
+
+import copyreg
+import decimal
+import fcntl
+import gc
+import json
+import operator
+import os
+import random
+import resource
+import signal
+import socket
+import sys
+
+try:
+    from . import handles
+except ImportError:  # loaded by path in the fork server
+    import _coderl_handles as handles
+
+CTL_FD = 6
+MAX_REQUESTS = 1000  # then a fresh judge: no state, however subtle, lives longer
+RSS_GROWTH = 256 * 2**20
+_is = operator.is_
+_SIGNALS = tuple(s for s in signal.valid_signals() if s not in (signal.SIGKILL, signal.SIGSTOP))
+
+
+def _rss():
+    with open("/proc/self/statm", "rb") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _fds():
+    return frozenset(os.listdir("/proc/self/fd"))
+
+
+class Baseline:
+    """This judge's state before its first request: what every later request must find again."""
+
+    def __init__(self):
+        gc.collect()
+        self.modules = dict(sys.modules)
+        self.dicts = []
+        for module in self.modules.values():
+            d = getattr(module, "__dict__", None)
+            if type(d) is dict:
+                self.dicts.append((module, d, tuple(d), tuple(d.values())))
+        self.sequences = self._sequences()
+        self.copyreg = dict(copyreg.dispatch_table)
+        self.environ = dict(os.environ)
+        self.cwd = os.getcwd()
+        self.umask = os.umask(0o022)
+        os.umask(self.umask)
+        self.signals = {s: signal.getsignal(s) for s in _SIGNALS}
+        self.recursion = sys.getrecursionlimit()
+        self.digits = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else None
+        self.gc = (gc.isenabled(), gc.get_threshold())
+        self.decimal = decimal.getcontext().copy()
+        self.rss = _rss()
+        self.audit = [False]
+        sys.addaudithook(self._audit)  # before anything else can: its own events are cheap
+        self.fds = _fds()
+
+    def _audit(self, event, _args):
+        if event == "sys.addaudithook":
+            self.audit[0] = True
+
+    @staticmethod
+    def _sequences():
+        warnings = sys.modules.get("warnings")
+        return (tuple(sys.path), tuple(sys.meta_path), tuple(sys.path_hooks), tuple(gc.callbacks),
+                tuple(warnings.filters) if warnings is not None else ())
+
+    def reset(self, limits, cpu_used):
+        """Before a request: what a judge forked for it would start with."""
+        random.seed()  # as `random` reseeds itself in a forked child
+        decimal.setcontext(self.decimal.copy())
+        sys.setrecursionlimit(self.recursion)
+        cpu = int(cpu_used + max(1.0, float(limits["cpu_seconds"]))) + 1
+        _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu if hard == resource.RLIM_INFINITY else min(cpu, hard), hard))
+        for which, value in ((resource.RLIMIT_AS, limits["memory_bytes"]),
+                             (resource.RLIMIT_FSIZE, limits["file_size_bytes"]),
+                             (resource.RLIMIT_NPROC, limits["max_processes"])):
+            _, hard = resource.getrlimit(which)
+            resource.setrlimit(which, (value if hard == resource.RLIM_INFINITY else min(value, hard), hard))
+
+    def dirt(self, served):
+        """Why this judge must not judge another request, or None: the first difference found."""
+        handles.JUDGE = None  # the one name that changes with every request, set back first
+        if served >= MAX_REQUESTS:
+            return "requests"
+        if len(sys.modules) != len(self.modules) or any(sys.modules.get(k) is not m for k, m in self.modules.items()):
+            return "modules"
+        for module, d, keys, values in self.dicts:
+            if len(d) != len(keys) or not all(map(_is, d.values(), values)) or not all(map(_is, d, keys)):
+                return "module:" + str(getattr(module, "__name__", "?"))[:60]
+        if self.audit[0]:
+            return "audit_hook"
+        if self._sequences() != self.sequences or dict(copyreg.dispatch_table) != self.copyreg:
+            return "import_system"
+        if sys.gettrace() is not None or sys.getprofile() is not None:
+            return "trace_hook"
+        if (gc.isenabled(), gc.get_threshold()) != self.gc:
+            return "gc"
+        if dict(os.environ) != self.environ or os.getcwd() != self.cwd:
+            return "environment"
+        mask = os.umask(self.umask)
+        if mask != self.umask or any(signal.getsignal(s) is not h for s, h in self.signals.items()):
+            return "process"
+        if len(os.listdir("/proc/self/task")) > 1:
+            return "thread"
+        try:
+            os.waitpid(-1, os.WNOHANG)
+            return "child"  # one still running, or one that ended and was never reaped
+        except ChildProcessError:
+            pass
+        if _fds() != self.fds:
+            return "fd"
+        if handles.LIVE:
+            gc.collect()  # a handle in a reference cycle (a traceback's frames) is freed by a collection
+            if handles.LIVE:
+                return "handle"
+        if _rss() > self.rss + RSS_GROWTH:
+            return "memory"
+        return None
+
+
+def _cpu():
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _read_all(fd):
+    chunks = []
+    while True:
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+def serve(run):
+    """The judge's life: `run(request, chan_fd, result_fd)` for each request the server sends, until the
+    server closes the control socket or a request leaves something behind."""
+    ctl = socket.socket(fileno=CTL_FD)
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    os.close(devnull)
+    baseline = Baseline()
+    served = 0
+    while True:
+        try:
+            data, fds, _, _ = socket.recv_fds(ctl, 4096, 4)
+        except OSError:
+            return
+        if not data:
+            return
+        key = json.loads(data)["key"]
+        high = []
+        for fd in fds:  # out of the way first: they may have arrived as 3, 4, 5
+            high.append(fcntl.fcntl(fd, fcntl.F_DUPFD, 64))
+            os.close(fd)
+        for fd, target in zip(high, (3, 4, 5, 2)):  # request, channel, result pipe, stderr
+            os.dup2(fd, target)
+            os.close(fd)
+        request = json.loads(_read_all(3))
+        os.close(3)
+        baseline.reset(request["limits"], _cpu())
+        try:
+            run(request, 4, 5)
+        finally:
+            os.close(4)
+            os.close(5)
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 2)
+            os.close(devnull)
+        served += 1
+        why = baseline.dirt(served)
+        ctl.send(json.dumps({"done": key, "cpu": _cpu(), "leaves": why}).encode())
+        if why is not None:  # with whatever it started in its process group (the task's own code may start some)
+            os.killpg(0, signal.SIGKILL)
