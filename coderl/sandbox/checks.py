@@ -100,14 +100,29 @@ def _describe(exc, prefix=""):
     return (prefix + (f"{name}: {text}" if text else name))[:300]
 
 
+# A resident judge (`resident.py`) judges the same task again and again (RL's samples per prompt, pass@k's
+# n): what it derives from the task's own code alone is kept, keyed by that code.  Code objects, name sets and
+# strings only: nothing a test could change in place.
 @functools.lru_cache(maxsize=256)
 def parsed(source):
     """The module `source` parses to, or None; once per source (`Names` and `class_definitions` read the
-    same trusted code and preamble; the judge runs one request)."""
+    same trusted code and preamble)."""
     try:
         return ast.parse(source)
     except (SyntaxError, ValueError):
         return None
+
+
+@functools.lru_cache(maxsize=4096)
+def compiled(source, filename, mode):
+    """The code object of a piece of the task's code (compile's SyntaxError is raised each time)."""
+    return compile(source, filename, mode)
+
+
+@functools.lru_cache(maxsize=512)
+def names_of(sources):
+    """`Names` of a task's code (a tuple of sources), once per task."""
+    return Names(sources)
 
 
 class Names:
@@ -174,6 +189,7 @@ def resolve(name, program_names, called_only):
     return None, None
 
 
+@functools.lru_cache(maxsize=512)
 def class_definitions(*sources):
     """The class definitions (and the imports they may need) of the task's code, for the program to
     rebuild objects the task's code built (`Tester.mirror`): no test, no expected value."""
@@ -186,15 +202,25 @@ def class_definitions(*sources):
     return "\n".join(parts) + "\n"
 
 
-def batch_call(source, callees):
-    """(args, kwargs) when `source` is `callee(LITERAL, ..., key=LITERAL)`, else None."""
+@functools.lru_cache(maxsize=4096)
+def _call_shape(source):
+    """The call `source` is, when it is `NAME(ARG, ..., key=ARG)` with no unpacking, else None."""
     try:
         node = ast.parse(source, mode="eval").body
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in callees):
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
         return None
     if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+        return None
+    return node
+
+
+def batch_call(source, callees):
+    """(args, kwargs) when `source` is `callee(LITERAL, ..., key=LITERAL)`, else None.  The values are new
+    objects each time (a call copies its mutated arguments back into them)."""
+    node = _call_shape(source)
+    if node is None or node.func.id not in callees:
         return None
     try:
         args = [ast.literal_eval(a) for a in node.args]
@@ -226,8 +252,8 @@ class TestRun:
             return
         tests = req["tests"]
         judge.task_classes = class_definitions(req.get("trusted", ""), req.get("preamble", ""))
-        names = Names([req.get("trusted", ""), req.get("preamble", "")] + [t["setup"] for t in tests]
-                      + [t["source"] for t in tests])
+        names = names_of(tuple([req.get("trusted", ""), req.get("preamble", "")] + [t["setup"] for t in tests]
+                               + [t["source"] for t in tests]))
         entry = req.get("entry_point")
         declared = {n for n in req.get("program_names") or () if _type(n) is str}
         if entry:
@@ -255,7 +281,7 @@ class TestRun:
                     value._make_passive(handles.CONSTRUCTOR, name)
                 self.ns[name] = value
         try:
-            exec(compile(req.get("trusted", ""), "<task>", "exec"), self.ns)
+            exec(compiled(req.get("trusted", ""), "<task>", "exec"), self.ns)
         except Exception as exc:
             self.records.emit(event="task_error", message=_describe(exc, "task code failed: "))
             return
@@ -271,7 +297,7 @@ class TestRun:
                 callees.add(entry)
         try:
             if req.get("preamble"):
-                exec(compile(req["preamble"], "<test>", "exec"), self.ns)
+                exec(compiled(req["preamble"], "<test>", "exec"), self.ns)
         except wire.Gone:
             raise
         except BaseException as exc:
@@ -325,14 +351,14 @@ class TestRun:
         tid = test["id"]
         try:
             if test["setup"]:
-                exec(compile(test["setup"], "<test>", "exec"), self.ns)
+                exec(compiled(test["setup"], "<test>", "exec"), self.ns)
             if test["kind"] in ("value", "truth"):
-                value = eval(compile(test["source"], "<test>", "eval"), self.ns)
+                value = eval(compiled(test["source"], "<test>", "eval"), self.ns)
                 if self.judge.channel.gone:
                     raise wire.Gone(self.judge.channel.gone)
                 self.emit_value(test, value)
             else:
-                exec(compile(test["source"], "<test>", "exec"), self.ns)
+                exec(compiled(test["source"], "<test>", "exec"), self.ns)
                 if self.judge.channel.gone:
                     raise wire.Gone(self.judge.channel.gone)
                 self.records.emit(event="test", id=tid, status="passed")
@@ -390,4 +416,6 @@ def run(request, chan_fd, result_fd):
         records.emit(event="gone", reason=gone.reason)
     records.emit(event="end", tamper=judge.tamper, round_trips=channel.sent)
     channel.wait_closed(0.5)
+    test_run.ns.clear()  # the task's functions hold it as their globals: a cycle, broken here
+    judge.close()
 

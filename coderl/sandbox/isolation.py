@@ -18,11 +18,13 @@
 """
 
 import ctypes
+import fcntl
 import json
 import os
 import signal
 import tempfile
 import time
+import traceback
 
 try:
     from . import cgroups, linux, view
@@ -48,13 +50,14 @@ CLONE_NEWNS, CLONE_NEWIPC = linux.CLONE_NEWNS, linux.CLONE_NEWIPC
 CLONE_NEWPID, CLONE_NEWNET = linux.CLONE_NEWPID, linux.CLONE_NEWNET
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = linux.MS_NOSUID, linux.MS_NODEV, linux.MS_NOEXEC, linux.MS_REMOUNT
 MS_BIND, MS_REC, MS_PRIVATE = linux.MS_BIND, linux.MS_REC, linux.MS_PRIVATE
-unshare, mount, remove_tree = linux.unshare, linux.mount, linux.remove_tree
+unshare, setns, mount, remove_tree = linux.unshare, linux.setns, linux.mount, linux.remove_tree
 
 LEVELS = ("rlimits", "uid", "full")
 PR_SET_CHILD_SUBREAPER = 36
 SLOT_UID_BASE = 1_950_000  # far from login users and the usual subuid ranges
 JUDGE_UID_BASE = SLOT_UID_BASE + 10_000  # one judge uid per slot
 WORLD_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
+NS_FD_FLOOR = 100  # the slots' namespace fds sit above every fd a child is given (`zygote.FD_ORDER`)
 TMPFS_MAX_BYTES = 256 * 1024**2  # per private /tmp & co. (and never more than the memory limit)
 TMPFS_MAX_INODES = 65536
 HIDE_ENV = "CODERL_SANDBOX_HIDE"  # set by the client: a JSON list of paths to hide (hidden_paths)
@@ -66,6 +69,25 @@ _check = linux.check
 
 class IsolationError(RuntimeError):
     pass
+
+
+def _high(fd):
+    """`fd` moved to NS_FD_FLOOR or above (close-on-exec)."""
+    moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, NS_FD_FLOOR)
+    os.close(fd)
+    return moved
+
+
+def sockets_left(sockstat):
+    """Whether a network namespace's /proc/net/sockstat (bytes) counts any socket, or a TCP connection in
+    TIME_WAIT, still in it."""
+    for line in sockstat.splitlines():
+        fields = line.split()
+        if line.startswith(b"sockets:") and fields[fields.index(b"used") + 1] != b"0":
+            return True
+        if line.startswith(b"TCP:") and b"tw" in fields and fields[fields.index(b"tw") + 1] != b"0":
+            return True
+    return False
 
 
 def _probe(fn):
@@ -114,9 +136,9 @@ def detect():
 
 
 def tmpfs_options(limits, mode="mode=1777,"):
-    """Each program's /tmp & co. at `full`: a fresh tmpfs, size- and inode-limited, that disappears with
-    the program's mount namespace (its pages are charged to the slot's memory cgroup too).  With
-    mode="": the limits alone, as each run's work dir tmpfs is remounted with (`set_limits`)."""
+    """The options of a slot's tmpfs at `full` (its work dir; its private /tmp & co.): size- and
+    inode-limited, its pages charged to the memory cgroup of the program that writes them.  With mode="":
+    the limits alone, as each run remounts them with (`set_limits`)."""
     size = max(1 << 20, min(int(limits["memory_bytes"]), TMPFS_MAX_BYTES))
     return f"{mode}size={size},nr_inodes={TMPFS_MAX_INODES}"
 
@@ -197,14 +219,14 @@ class Slots:
             mount("coderl-sandbox", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777")
             self.root = "/tmp/coderl-slots"
             os.mkdir(self.root, 0o711)
-            self.own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+            self.own_pid_ns = _high(os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC))
+            self.own_net_ns = _high(os.open("/proc/self/ns/net", os.O_RDONLY | os.O_CLOEXEC))
             self.view.restore("/tmp")  # an interpreter or venv under /tmp stays importable here too
             self._expose(interpreter_paths())
             self.view.build()
         else:
             self.root = tempfile.mkdtemp(prefix="coderl-sandbox-")
             os.chmod(self.root, 0o711)
-        self.overlays = [d for d in WORLD_WRITABLE if os.path.isdir(d) and not os.path.islink(d)]
         if level != "rlimits" and caps["cgroups"]:
             cgroups.remove_stale()
             self.cgroups = cgroups.create(workers, f"coderl-{os.getpid()}", caps["cgroups"])
@@ -219,6 +241,8 @@ class Slots:
                 if level != "rlimits":
                     os.chown(d, self.uid(slot), self.uid(slot))
                 os.chmod(d, 0o700)
+        # `full`: each slot's mount and network namespaces, made once; every program of the slot joins them
+        self.namespaces = [self._slot_namespaces(slot) for slot in range(workers)] if level == "full" else []
 
     def _expose(self, paths):
         """Let the slot uids reach the interpreter where it sits under a private directory.
@@ -258,42 +282,107 @@ class Slots:
         base = os.path.join(self.root, f"slot{slot}")
         return {"work": os.path.join(base, "work")}
 
+    def private_dirs(self, slot):
+        """`full`: the slot's own /tmp, /var/tmp, /dev/shm and /run/lock (path in the view -> the directory on
+        the slot's private tmpfs bound there), wiped after every program like its work dir."""
+        base = os.path.join(self.root, f"slot{slot}", "private")
+        return {target: os.path.join(base, target.strip("/").replace("/", "_")) for target in WORLD_WRITABLE}
+
+    def _slot_namespaces(self, slot):
+        """A slot's own mount namespace (the view, with the slot's work dir at /sandbox and its private
+        directories over /tmp & co., `View.enter_slot`) and network namespace (no network; no socket of
+        another slot's program), made once by a helper process and kept open by fd.  Every program of the
+        slot joins them (`before_fork`, `enter`) instead of making and tearing down its own: that cost
+        milliseconds of CPU per program (BENCHMARKS.md, "Per-process isolation")."""
+        base = os.path.dirname(next(iter(self.private_dirs(slot).values())))
+        os.makedirs(base, exist_ok=True)
+        mount("coderl-private", base, "tmpfs", MS_NOSUID | MS_NODEV,
+              tmpfs_options({"memory_bytes": TMPFS_MAX_BYTES}, "mode=0755,"))
+        for d in self.private_dirs(slot).values():
+            os.mkdir(d)
+            os.chmod(d, 0o1777)
+        ready_r, ready_w = os.pipe()
+        done_r, done_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                os.close(ready_r)
+                os.close(done_w)
+                unshare(CLONE_NEWNS | CLONE_NEWNET)
+                self.view.enter_slot(self.dirs(slot)["work"], self.private_dirs(slot))
+                os.write(ready_w, b"1")
+                os.read(done_r, 1)  # until the server holds the namespaces open
+                code = 0
+            except BaseException:
+                traceback.print_exc()
+            finally:
+                os._exit(code)
+        os.close(ready_w)
+        os.close(done_r)
+        try:
+            if os.read(ready_r, 1) != b"1":
+                raise IsolationError(f"slot {slot}: its mount and network namespaces could not be set up")
+            return {kind: _high(os.open(f"/proc/{pid}/ns/{kind}", os.O_RDONLY | os.O_CLOEXEC)) for kind in ("mnt", "net")}
+        finally:
+            os.close(done_w)
+            os.close(ready_r)
+            os.waitpid(pid, 0)
+
+    def namespace_fds(self):
+        """The fds a program process keeps until it has joined its slot's namespaces (`enter` closes them)."""
+        if self.level != "full":
+            return []
+        return sorted([self.own_pid_ns, self.own_net_ns] + [fd for ns in self.namespaces for fd in ns.values()])
+
     def set_limits(self, slot, max_processes, memory_bytes):
-        """Before each run: the slot's cgroup limits; `full`: its work dir tmpfs sized like its /tmp."""
+        """Before each run: the slot's cgroup limits; `full`: its work dir and private tmpfs sized like /tmp."""
         self.cgroups.set_limits(slot, max_processes, memory_bytes)
         if self.level == "full":
             options = tmpfs_options({"memory_bytes": memory_bytes}, "")
-            mount(None, self.dirs(slot)["work"], None, MS_REMOUNT | MS_NOSUID | MS_NODEV, options)
+            for d in (self.dirs(slot)["work"], os.path.dirname(next(iter(self.private_dirs(slot).values())))):
+                mount(None, d, None, MS_REMOUNT | MS_NOSUID | MS_NODEV, options)
 
     def oom_kills(self, slot):
         return self.cgroups.oom_kills(slot)
 
     # ---- in the child ------------------------------------------------------------------------
-    def before_fork(self):
+    def before_fork(self, slot):
         """In the zygote, right before forking a program: `full` gives the next child a new PID
         namespace, in which it is PID 1.  `unshare(CLONE_NEWPID)` only works while the namespace for
-        children is our own, so first reset it with `setns` (siblings, never nesting)."""
+        children is our own, so first reset it with `setns` (siblings, never nesting).  The child is forked
+        in its slot's network namespace, once that holds no socket (`sockets_left`): else a fresh one."""
         if self.level == "full":
-            _check(_libc.setns(self.own_pid_ns, CLONE_NEWPID), "setns")
+            setns(self.own_pid_ns, CLONE_NEWPID)
             unshare(CLONE_NEWPID)
+            setns(self.namespaces[slot]["net"], CLONE_NEWNET)
+            with open("/proc/thread-self/net/sockstat", "rb") as f:
+                left = sockets_left(f.read())
+            if left:  # a socket still there (in flight between processes, say): none of it for the next program
+                unshare(CLONE_NEWNET)
+                fresh = _high(os.open("/proc/thread-self/ns/net", os.O_RDONLY | os.O_CLOEXEC))
+                os.close(self.namespaces[slot]["net"])
+                self.namespaces[slot]["net"] = fresh
 
     def before_fork_judge(self):
-        """A judge stays in our own PID namespace (it runs the task's code only)."""
+        """A judge stays in our own PID and network namespaces (it runs the task's code only)."""
         if self.level == "full":
-            _check(_libc.setns(self.own_pid_ns, CLONE_NEWPID), "setns")
+            setns(self.own_pid_ns, CLONE_NEWPID)
+            setns(self.own_net_ns, CLONE_NEWNET)
 
     def enter(self, slot, limits):
         """In the forked child, as root, after chdir to its work dir: join the slot's cgroups; `full`:
-        private mount, IPC and network namespaces, chrooted into the read-only view with the slot's directories
-        at /sandbox and over the world-writable ones, and a fresh /proc; then drop to the slot's uid and
+        the slot's mount namespace (the read-only view, its /sandbox and private /tmp & co.), an IPC
+        namespace of its own, a fresh /proc, chrooted into the view; then drop to the slot's uid and
         (`uid`, `full`) close the kernel keyrings, a channel no namespace separates (`linux.deny_keyrings`)."""
         self.cgroups.join(slot)
         if self.level == "full":
-            # Its own mount, IPC and network namespaces: SysV/POSIX IPC objects die with the program,
-            # no other program's abstract socket is reachable, and it sees only the read-only view
-            # with its own writable directories (`view.py`).
-            unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET)
-            self.view.enter(self.dirs(slot)["work"], self.overlays, tmpfs_options(limits))
+            # SysV/POSIX IPC objects die with the program; the network namespace is the slot's (`before_fork`).
+            setns(self.namespaces[slot]["mnt"], CLONE_NEWNS)
+            unshare(CLONE_NEWIPC)
+            self.view.enter()
+            for fd in self.namespace_fds():
+                os.close(fd)
         if self.level in ("uid", "full"):
             uid = self.uid(slot)
             os.setgroups([])
@@ -330,8 +419,9 @@ class Slots:
             time.sleep(0.002)
 
     def sweep(self, slot):
-        """In the server, after a run: wipe the slot's directories."""
-        for d in self.dirs(slot).values():
+        """In the server, after a run: wipe the slot's directories (`full`: its private /tmp & co. too)."""
+        private = list(self.private_dirs(slot).values()) if self.level == "full" else []
+        for d in [*self.dirs(slot).values(), *private]:
             try:
                 entries = os.listdir(d)
             except OSError:

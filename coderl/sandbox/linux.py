@@ -1,7 +1,7 @@
 """The Linux calls the isolation levels make, through ctypes.  Standard library only (loaded by path by
 `isolation.py` in the fork server).
 
-    unshare, mount          namespaces and the file-system view
+    unshare, setns, mount, umount   namespaces and the file-system view
     remove_tree             wiping what a program left in its directories, whatever it left
     deny_keyrings           a seccomp filter that makes add_key, request_key and keyctl fail with EPERM
 
@@ -24,6 +24,7 @@ CLONE_NEWIPC = 0x08000000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 2, 4, 8, 32, 4096, 16384, 1 << 18
+MNT_DETACH = 2
 PR_SET_SECCOMP, PR_SET_NO_NEW_PRIVS, SECCOMP_MODE_FILTER = 22, 38, 2
 
 # {machine: {audit arch: (add_key, request_key, keyctl) in that ABI's numbering}}
@@ -46,6 +47,14 @@ def check(ret, what):
 
 def unshare(flags):
     check(_libc.unshare(flags), "unshare")
+
+
+def setns(fd, nstype):
+    check(_libc.setns(fd, nstype), "setns")
+
+
+def umount(target, flags=MNT_DETACH):
+    check(_libc.umount2(target.encode(), flags), f"umount {target}")
 
 
 def mount(source, target, fstype, flags, data=None):

@@ -51,6 +51,32 @@ _is = operator.is_
 _SIGNALS = tuple(s for s in signal.valid_signals() if s not in (signal.SIGKILL, signal.SIGSTOP))
 
 
+def _version_views(dicts):
+    """ctypes views of the dicts' version stamps (PEP 509's `ma_version_tag`), or None where a probe shows they
+    are not there or do not change at every change of a dict (other interpreters, CPython 3.14+)."""
+    if sys.implementation.name != "cpython" or not (3, 8) <= sys.version_info[:2] < (3, 14):
+        return None
+    ctypes = sys.modules.get("ctypes")  # the sandbox's own `linux.py` imported it: nothing new to import
+    if ctypes is None:
+        return None
+    offset = object.__basicsize__ + ctypes.sizeof(ctypes.c_ssize_t)  # after the header and `ma_used`
+
+    def view(d):
+        return ctypes.c_uint64.from_address(id(d) + offset)
+
+    probe = {"a": 1}
+    stamps = [view(probe).value]
+    for change in (lambda: probe.__setitem__("a", 2), lambda: probe.__setitem__("b", 3),
+                   lambda: probe.__delitem__("b"), lambda: probe.update(a=1), lambda: probe.clear()):
+        change()
+        stamps.append(view(probe).value)
+    if ctypes.c_ssize_t.from_address(id(dicts[0]) + object.__basicsize__).value != len(dicts[0]):
+        return None  # `ma_used` is not where the layout says: so neither is the stamp
+    if len(set(stamps)) != len(stamps):
+        return None
+    return [view(d) for d in dicts]
+
+
 def _rss():
     with open("/proc/self/statm", "rb") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
@@ -70,7 +96,12 @@ class Baseline:
         for module in self.modules.values():
             d = getattr(module, "__dict__", None)
             if type(d) is dict:
-                self.dicts.append((module, d, tuple(d), tuple(d.values())))
+                self.dicts.append([module, d, tuple(d), tuple(d.values())])
+        # Walking ~8,000 module attributes costs ~0.8 ms a request (each read touches a cold object); CPython
+        # (3.8-3.13) stamps a dict with a new version at every change, so only a dict whose stamp moved is
+        # walked.  Used only where a probe shows the stamps do that here.
+        self.versions = _version_views([d for _, d, _, _ in self.dicts])
+        self.stamps = [v.value for v in self.versions] if self.versions else None
         self.sequences = self._sequences()
         self.copyreg = dict(copyreg.dispatch_table)
         self.environ = dict(os.environ)
@@ -118,7 +149,12 @@ class Baseline:
             return "requests"
         if len(sys.modules) != len(self.modules) or any(sys.modules.get(k) is not m for k, m in self.modules.items()):
             return "modules"
-        for module, d, keys, values in self.dicts:
+        for i, (module, d, keys, values) in enumerate(self.dicts):
+            if self.stamps is not None:
+                stamp = self.versions[i].value
+                if stamp == self.stamps[i]:
+                    continue
+                self.stamps[i] = stamp  # changed, and (below) changed back: the same names and objects again
             if len(d) != len(keys) or not all(map(_is, d.values(), values)) or not all(map(_is, d, keys)):
                 return "module:" + str(getattr(module, "__name__", "?"))[:60]
         if self.audit[0]:

@@ -62,6 +62,14 @@ class Judge:
         self.entry_class = None  # the class the task asks for (its entry point), if it asks for one
         self.tamper = []
 
+    def close(self):
+        """The request is judged: let go of everything of it (its handles die now, not at a collection;
+        a resident judge looks for any left: `resident.py`)."""
+        self.channel.dispatch = None
+        for table in (self.handles, self.callbacks, self.callback_ids, self.mirrors, self.mirror_ids, self.ns,
+                      self.stand_ins):
+            table.clear()
+
     def note(self, what):
         if what not in self.tamper:
             self.tamper.append(what)

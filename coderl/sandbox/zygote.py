@@ -74,7 +74,7 @@ class Zygote:
         if msg["role"] == "judge":  # a slot's resident judge runs the task's code only: no namespaces to pay for
             self.slots.before_fork_judge()
         else:
-            self.slots.before_fork()
+            self.slots.before_fork(msg["slot"])
         pid = os.fork()
         if pid == 0:
             try:
@@ -167,7 +167,12 @@ class Zygote:
                     os.close(target)
                 except OSError:
                     pass
-        os.closerange(len(FD_ORDER), 1 << 20)
+        keep = self.slots.namespace_fds() if role != "judge" else []  # closed by `enter` once joined
+        low = len(FD_ORDER)
+        for fd in keep:
+            os.closerange(low, fd)
+            low = fd + 1
+        os.closerange(low, 1 << 20)
         if role == "judge":  # the slot's resident judge: its requests, and their limits, come on fd 6
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
             os.chdir("/")
