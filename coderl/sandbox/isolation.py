@@ -206,6 +206,8 @@ class Slots:
     def __init__(self, level, workers, caps, hide=None):
         self.level = level
         self.workers = workers
+        self.forker_of = None  # in a slot's zygote: its slot (`become_forker`)
+        self.oom_spared = False  # in a slot's zygote: the out-of-memory killer passes it over
         if level == "full":
             # The server gets its own network namespace (children inherit: no network at all) and
             # mount namespace with a tmpfs over /tmp holding every slot directory and the programs'
@@ -220,7 +222,6 @@ class Slots:
             self.root = "/tmp/coderl-slots"
             os.mkdir(self.root, 0o711)
             self.own_pid_ns = _high(os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC))
-            self.own_net_ns = _high(os.open("/proc/self/ns/net", os.O_RDONLY | os.O_CLOEXEC))
             self.view.restore("/tmp")  # an interpreter or venv under /tmp stays importable here too
             self._expose(interpreter_paths())
             self.view.build()
@@ -273,10 +274,30 @@ class Slots:
         """The judge of a slot runs as a uid of its own: the program can neither signal nor trace it."""
         return JUDGE_UID_BASE + slot
 
-    def become_forker(self):
-        """In the zygote: orphans of `uid`-level programs are reparented here and reaped."""
+    def become_forker(self, slot=None):
+        """In a zygote, once, as it starts.  A slot's zygote (`slot`) joins the slot's cgroups and, at `full`,
+        its mount and network namespaces, so every program it forks starts in them: no per-program cgroup
+        move (on cgroup v1 a move waits for an RCU grace period, milliseconds) and no per-program `setns`.
+        It is spared by the slot's out-of-memory killer and its leftover kills.  The judges' zygote
+        (`slot` None) stays where the server is.  `uid`: orphans are reparented to the zygote and reaped."""
         if self.level == "uid":
             _check(_libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "prctl(PR_SET_CHILD_SUBREAPER)")
+        if slot is None:
+            return
+        self.forker_of = slot
+        self.cgroups.join(slot)
+        try:  # needs CAP_SYS_RESOURCE, which a container may withhold: then the slot's OOM killer may pick it
+            with open("/proc/self/oom_score_adj", "w") as f:
+                f.write("-1000")
+            self.oom_spared = True
+        except OSError:
+            pass
+        if self.level == "full":
+            setns(self.namespaces[slot]["mnt"], CLONE_NEWNS)
+            setns(self.namespaces[slot]["net"], CLONE_NEWNET)
+            for fd in [fd for ns in self.namespaces for fd in ns.values()]:
+                os.close(fd)  # joined; nothing it forks may hold them
+            self.namespaces = []
 
     def dirs(self, slot):
         base = os.path.join(self.root, f"slot{slot}")
@@ -330,14 +351,15 @@ class Slots:
             os.waitpid(pid, 0)
 
     def namespace_fds(self):
-        """The fds a program process keeps until it has joined its slot's namespaces (`enter` closes them)."""
+        """The fds of the slots' namespaces, which a replacement slot zygote keeps until it has joined them."""
         if self.level != "full":
             return []
-        return sorted([self.own_pid_ns, self.own_net_ns] + [fd for ns in self.namespaces for fd in ns.values()])
+        return sorted([self.own_pid_ns] + [fd for ns in self.namespaces for fd in ns.values()])
 
     def set_limits(self, slot, max_processes, memory_bytes):
-        """Before each run: the slot's cgroup limits; `full`: its work dir and private tmpfs sized like /tmp."""
-        self.cgroups.set_limits(slot, max_processes, memory_bytes)
+        """Before each run: the slot's cgroup limits (one process more than the program's: the slot's zygote
+        lives there); `full`: its work dir and private tmpfs sized like /tmp."""
+        self.cgroups.set_limits(slot, max_processes + 1, memory_bytes)
         if self.level == "full":
             options = tmpfs_options({"memory_bytes": memory_bytes}, "")
             for d in (self.dirs(slot)["work"], os.path.dirname(next(iter(self.private_dirs(slot).values())))):
@@ -348,41 +370,35 @@ class Slots:
 
     # ---- in the child ------------------------------------------------------------------------
     def before_fork(self, slot):
-        """In the zygote, right before forking a program: `full` gives the next child a new PID
+        """In a slot's zygote, right before forking a program: `full` gives the next child a new PID
         namespace, in which it is PID 1.  `unshare(CLONE_NEWPID)` only works while the namespace for
-        children is our own, so first reset it with `setns` (siblings, never nesting).  The child is forked
-        in its slot's network namespace, once that holds no socket (`sockets_left`): else a fresh one."""
+        children is our own, so first reset it with `setns` (siblings, never nesting).  The zygote sits
+        in the slot's network namespace: when that still holds a socket (`sockets_left`: one in flight
+        between processes, say), it moves to a fresh one first, so the next program finds none."""
         if self.level == "full":
             setns(self.own_pid_ns, CLONE_NEWPID)
             unshare(CLONE_NEWPID)
-            setns(self.namespaces[slot]["net"], CLONE_NEWNET)
             with open("/proc/thread-self/net/sockstat", "rb") as f:
                 left = sockets_left(f.read())
-            if left:  # a socket still there (in flight between processes, say): none of it for the next program
+            if left:
                 unshare(CLONE_NEWNET)
-                fresh = _high(os.open("/proc/thread-self/ns/net", os.O_RDONLY | os.O_CLOEXEC))
-                os.close(self.namespaces[slot]["net"])
-                self.namespaces[slot]["net"] = fresh
 
     def before_fork_judge(self):
-        """A judge stays in our own PID and network namespaces (it runs the task's code only)."""
+        """A judge stays in the server's PID and network namespaces (it runs the task's code only)."""
         if self.level == "full":
             setns(self.own_pid_ns, CLONE_NEWPID)
-            setns(self.own_net_ns, CLONE_NEWNET)
 
     def enter(self, slot, limits):
-        """In the forked child, as root, after chdir to its work dir: join the slot's cgroups; `full`:
-        the slot's mount namespace (the read-only view, its /sandbox and private /tmp & co.), an IPC
-        namespace of its own, a fresh /proc, chrooted into the view; then drop to the slot's uid and
-        (`uid`, `full`) close the kernel keyrings, a channel no namespace separates (`linux.deny_keyrings`)."""
-        self.cgroups.join(slot)
+        """In a program's process, forked by its slot's zygote (so in the slot's cgroups and, at `full`, its
+        mount and network namespaces), as root: the out-of-memory score of any program back; `full`: an IPC
+        namespace of its own, a fresh /proc, chrooted into the view; then drop to the slot's uid and (`uid`,
+        `full`) close the kernel keyrings, a channel no namespace separates (`linux.deny_keyrings`)."""
+        if self.oom_spared:
+            with open("/proc/self/oom_score_adj", "w") as f:
+                f.write("0")
         if self.level == "full":
-            # SysV/POSIX IPC objects die with the program; the network namespace is the slot's (`before_fork`).
-            setns(self.namespaces[slot]["mnt"], CLONE_NEWNS)
-            unshare(CLONE_NEWIPC)
+            unshare(CLONE_NEWIPC)  # SysV/POSIX IPC objects die with the program
             self.view.enter()
-            for fd in self.namespace_fds():
-                os.close(fd)
         if self.level in ("uid", "full"):
             uid = self.uid(slot)
             os.setgroups([])
@@ -411,7 +427,7 @@ class Slots:
         if self.level != "uid":
             return
         for _ in range(100):  # bounded: pids.max caps how many can be left
-            pids = self.cgroups.kill(slot)
+            pids = self.cgroups.kill(slot, spare=(os.getpid(),))
             found = self._kill_uid(slot) if pids is None else bool(pids)
             reap_orphans()  # a killed leftover is a zombie until its subreaper (this zygote) reaps it
             if not found:

@@ -69,7 +69,8 @@ class Server:
     def __init__(self, workers, slots):
         self.workers = workers
         self.slots = slots
-        self.zsock = None
+        self.zygotes = {}  # slot -> its zygote's socket (None: the resident judges' zygote)
+        self.zpids = []
         self.free_slots = list(range(workers))
         self.sel = selectors.DefaultSelector()
         self.queue = collections.deque()
@@ -90,23 +91,30 @@ class Server:
         os.set_blocking(self.in_fd, False)
         self.sel.register(self.in_fd, selectors.EVENT_READ, ("control", None))
 
-    def attach(self, zygote_end):
-        self.zsock, self.zpid = zygote_end
-        self.sel.register(self.zsock, selectors.EVENT_READ, ("zygote", None))
+    def attach(self, slot, zygote_end):
+        """The zygote of `slot` (None: of the resident judges): its socket and pid."""
+        sock, pid = zygote_end
+        self.zygotes[slot] = sock
+        self.zpids.append(pid)
+        self.sel.register(sock, selectors.EVENT_READ, ("zygote", sock))
 
-    def stop_zygote(self, timeout=5.0):
-        """At the end: the zygote kills and reaps what it still has (the resident judges) and exits."""
-        self.sel.unregister(self.zsock)
-        self.zsock.close()
+    def stop_zygotes(self, timeout=5.0):
+        """At the end: each zygote kills and reaps what it still has (the resident judges) and exits."""
+        for sock in self.zygotes.values():
+            self.sel.unregister(sock)
+            sock.close()
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                if os.waitpid(self.zpid, os.WNOHANG)[0]:
-                    return
-            except ChildProcessError:
-                return
-            time.sleep(0.005)
-        os.kill(self.zpid, signal.SIGKILL)
+        waiting = list(self.zpids)
+        while waiting and time.monotonic() < deadline:
+            for pid in list(waiting):
+                try:
+                    if os.waitpid(pid, os.WNOHANG)[0]:
+                        waiting.remove(pid)
+                except ChildProcessError:
+                    waiting.remove(pid)
+            time.sleep(0.002)
+        for pid in waiting:
+            os.kill(pid, signal.SIGKILL)
 
     # ---- control channel -------------------------------------------------------------------
     def send(self, obj):
@@ -205,7 +213,7 @@ class Server:
             child["res" if name == "result" else "out" if name == "stdout" else "err"] = w
         names = list(child)
         head = {"role": role, "slot": run.slot, "key": proc.key, "fds": names}
-        socket.send_fds(self.zsock, [json.dumps(head).encode()], [child[n] for n in names])
+        socket.send_fds(self.zygotes[run.slot], [json.dumps(head).encode()], [child[n] for n in names])
         for fd in child.values():
             os.close(fd)
 
@@ -222,7 +230,7 @@ class Server:
             self.procs[judge.key] = judge
             self.sel.register(ours, selectors.EVENT_READ, ("judge", judge))
             head = {"role": "judge", "slot": slot, "key": judge.key, "fds": ["ctl"]}
-            socket.send_fds(self.zsock, [json.dumps(head).encode()], [theirs.fileno()])
+            socket.send_fds(self.zygotes[None], [json.dumps(head).encode()], [theirs.fileno()])
             theirs.close()
         return judge
 
@@ -351,13 +359,17 @@ class Server:
             except (ProcessLookupError, PermissionError, TypeError, OSError):
                 pass
 
-    def read_zygote(self):
+    def read_zygote(self, sock):
         try:
-            data, fds, _, _ = socket.recv_fds(self.zsock, 4096, 1)
+            data, fds, _, _ = socket.recv_fds(sock, 4096, 1)
         except OSError:
             data, fds = b"", []
         if not data:
-            raise SystemExit("the zygote died")
+            slot = next(k for k, v in self.zygotes.items() if v is sock)
+            if slot is None:
+                raise SystemExit("the judges' zygote died")
+            self.zygote_died(slot)
+            return
         msg = json.loads(data)
         if "forked" in msg:
             proc = self.procs.pop(msg["forked"])
@@ -367,11 +379,11 @@ class Server:
             if proc.role == "judge":
                 if proc.ctl is None:  # retired (killed) before it was forked
                     self.kill_proc(proc)
-            elif proc.run.killed is not None:
+            elif proc.run is not None and proc.run.killed is not None:
                 self.kill(proc.run)
             return
         proc = self.procs.pop(("pid", msg["exited"]), None)
-        if proc is None:
+        if proc is None or proc.role == "zygote":  # a slot's zygote: its socket says so first
             return
         proc.exit = msg
         if proc.role == "judge":
@@ -383,6 +395,29 @@ class Server:
         run = proc.run
         if run.ended() and not run.done:
             self.finish(run)
+
+    def zygote_died(self, slot):
+        """A slot's zygote died (the slot's out-of-memory killer may pick it where the container withholds
+        CAP_SYS_RESOURCE): the programs it had died with it, and their runs are sandbox errors; the judges'
+        zygote, which has never held a request, forks the slot a new one."""
+        sock = self.zygotes.pop(slot)
+        self.sel.unregister(sock)
+        sock.close()
+        self.counts["zygotes_replaced"] += 1
+        for run in [r for r in list(self.active) if r.slot == slot]:
+            for proc in run.procs:
+                self.procs.pop(proc.key, None)
+                self.procs.pop(("pid", proc.pid), None)
+                proc.exit = {"exit_code": None, "signal": signal.SIGKILL, "cpu": 0.0, "wall": 0.0, "rss": 0, "at": 0.0}
+            self.fail(run, "the slot's zygote died while this program ran")
+        self.keys += 1
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.procs[self.keys] = Proc(None, "zygote", self.keys)
+        head = {"role": "zygote", "slot": slot, "key": self.keys, "fds": ["ctl"]}
+        socket.send_fds(self.zygotes[None], [json.dumps(head).encode()], [theirs.fileno()])
+        theirs.close()
+        self.zygotes[slot] = ours
+        self.sel.register(ours, selectors.EVENT_READ, ("zygote", ours))
 
     def fail(self, run, message):
         """End a run whose setup or cleanup failed: killed, its slot wiped, a sandbox_error for its job."""
@@ -482,7 +517,7 @@ class Server:
                 if kind == "control":
                     self.read_control()
                 elif kind == "zygote":
-                    self.read_zygote()
+                    self.read_zygote(run)
                 elif kind == "judge":
                     self.read_judge(run)
                 elif kind == "stream":
@@ -510,17 +545,20 @@ def main():
             return
         held = lifetime.watchdog(slots)  # its pipe end stays open in this process until it ends
         server = Server(workers, slots)
-        # Forked now, while this process holds no request; the client's pipes stay the server's alone.
-        server.attach(zygote.start(slots, {"harness": harness, "checks": checks, "script": script,
-                                           "resident": resident},
-                                   close=(server.sel.close, lambda: os.close(server.in_fd),
-                                          lambda: os.close(server.out_fd), lambda: os.close(held))))
+        # Forked now, while this process holds no request; the client's pipes stay the server's alone.  One
+        # zygote per slot forks that slot's programs; one more forks the resident judges.
+        modules = {"harness": harness, "checks": checks, "script": script, "resident": resident}
+        own = [server.sel.close, lambda: os.close(server.in_fd), lambda: os.close(server.out_fd),
+               lambda: os.close(held)]
+        for slot in [*range(workers), None]:
+            others = [sock.close for sock in server.zygotes.values()]
+            server.attach(slot, zygote.start(slots, modules, close=own + others, slot=slot))
         hello = {"hello": True, "isolation": level, "warning": warning, "pid": os.getpid(),
                  "cgroups": [f"{slots.cgroups.version}:{c}" for c in slots.cgroups.controllers],
                  "file_system": isolation.FILE_SYSTEM[level], "capabilities": caps}
         server.send(hello)
         server.loop()
-        server.stop_zygote()
+        server.stop_zygotes()
     finally:
         if slots is not None:
             lifetime.release(slots)

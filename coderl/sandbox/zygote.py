@@ -26,7 +26,7 @@ import tempfile
 import time
 import traceback
 
-ROLES = ("program", "judge", "script", "command")
+ROLES = ("program", "judge", "script", "command", "zygote")
 FD_ORDER = ("stdin", "out", "err", "req", "chan", "res", "ctl")  # -> fds 0..6 in the child
 CHILD_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp", "PYTHONIOENCODING": "utf-8"}
 PR_SET_PDEATHSIG = 1
@@ -71,7 +71,7 @@ class Zygote:
         if not data:
             return False
         msg = json.loads(data)
-        if msg["role"] == "judge":  # a slot's resident judge runs the task's code only: no namespaces to pay for
+        if msg["role"] in ("judge", "zygote"):  # a resident judge runs the task's code only: no namespaces to pay for
             self.slots.before_fork_judge()
         else:
             self.slots.before_fork(msg["slot"])
@@ -167,12 +167,17 @@ class Zygote:
                     os.close(target)
                 except OSError:
                     pass
-        keep = self.slots.namespace_fds() if role != "judge" else []  # closed by `enter` once joined
+        keep = self.slots.namespace_fds() if role == "zygote" else []
         low = len(FD_ORDER)
         for fd in keep:
             os.closerange(low, fd)
             low = fd + 1
         os.closerange(low, 1 << 20)
+        if role == "zygote":  # a slot's zygote died: this process, forked by the judges' zygote, replaces it
+            _die_with_parent()
+            self.slots.become_forker(slot)
+            Zygote(socket.socket(fileno=6), self.slots, self.modules, self.snapshot).loop()
+            os._exit(0)
         if role == "judge":  # the slot's resident judge: its requests, and their limits, come on fd 6
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
             os.chdir("/")
@@ -243,10 +248,11 @@ def memfd(data):
     return fd
 
 
-def start(slots, modules, close=()):
-    """Fork the zygote from the fork server, before it reads any request; returns (the server's end of
-    the socket, the zygote's pid).  `close`: callables that drop the server's own descriptors in the
-    zygote."""
+def start(slots, modules, close=(), slot=None):
+    """Fork a zygote from the fork server, before it reads any request; returns (the server's end of its
+    socket, its pid).  `slot`: the zygote of that worker slot, which forks the slot's programs from inside
+    the slot's cgroups and namespaces (`Slots.become_forker`); None: the zygote of the resident judges.
+    `close`: callables that drop the server's own descriptors in the zygote."""
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     shutil.rmtree(tempfile.mkdtemp(dir=slots.root))  # settle tempfile's lazily created module state
     pid = os.fork()
@@ -256,7 +262,7 @@ def start(slots, modules, close=()):
             for drop in close:
                 drop()
             _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-            slots.become_forker()
+            slots.become_forker(slot)
             snapshot = modules["harness"].Tamper()
             gc.collect()
             gc.freeze()  # the zygote's objects stay out of later collections: fewer copy-on-write faults

@@ -124,14 +124,27 @@ def test_hang_in_a_batch_does_not_stall_the_others(sandbox):
 def test_a_program_that_kills_the_server_fails_alone():
     from coderl.sandbox.client import Sandbox
 
-    # Under `rlimits` (same uid as the server) a program can kill the server: the client replaces
-    # it, re-sends what was pending once, and the culprit ends as sandbox_error.
-    killer = make_tests_request("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n" + ADD)
+    # Under `rlimits` (same uid as the server) a program can kill the server (its zygote's parent): the
+    # client replaces it, re-sends what was pending once, and the culprit ends as sandbox_error.
+    server = "int(open(f'/proc/{os.getppid()}/stat').read().rsplit(')', 1)[1].split()[1])"
+    killer = make_tests_request(f"import os, signal\nos.kill({server}, signal.SIGKILL)\n" + ADD)
     with Sandbox(workers=1, isolation="rlimits") as sb:
         results = sb.run_many([make_tests_request(ADD), killer, make_tests_request(ADD)])
         assert results[1].status is Status.SANDBOX_ERROR
         assert results[0].passed and results[2].passed
         assert sb.restarts == 2
+
+
+def test_a_program_that_kills_its_zygote_fails_alone():
+    from coderl.sandbox.client import Sandbox
+
+    # Its slot's zygote (its parent) is replaced by the server, from the judges' zygote: no restart.
+    killer = make_tests_request("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n" + ADD)
+    with Sandbox(workers=1, isolation="rlimits") as sb:
+        results = sb.run_many([make_tests_request(ADD), killer, make_tests_request(ADD), make_tests_request(ADD)])
+        assert [r.status for r in results] == [Status.PASSED, Status.SANDBOX_ERROR, Status.PASSED, Status.PASSED]
+        assert "zygote died" in results[1].message
+        assert sb.restarts == 0 and sb.stats()["zygotes_replaced"] == 1
 
 
 def test_crash_in_a_batch_does_not_fail_the_others(sandbox):
