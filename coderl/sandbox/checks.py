@@ -1,10 +1,11 @@
 """The judge process's run of a function task's tests.  Standard library only.
 
-    1. wait for the program process to say it ran the program (or why it could not);
-    2. resolve the names the task's code reads but never binds (`resolve`: the program's only where the
+    1. resolve the names the task's code reads but never binds (`resolve`: the program's only where the
        task says the program defines them, or the tests only call them; else this process's own module
-       or `NAME_TABLE` entry; else undefined), then run the task's trusted code over them (prompt
-       helpers win), bind `candidate` and the entry point, and run the test preamble;
+       or `NAME_TABLE` entry; else undefined) and ask the program for its own, while it still runs;
+    2. wait for the program process to say it ran the program (or why it could not), then take its names,
+       run the task's trusted code over them (prompt helpers win), bind `candidate` and the entry point,
+       and run the test preamble;
     3. run the tests in order.  Consecutive value tests of the form `candidate(LITERALS)` go to the
        program as one batch (one request, one reply per call); every other test runs its statements
        here, reaching the program only through proxies;
@@ -240,16 +241,6 @@ class TestRun:
 
     def run(self):
         judge, req = self.judge, self.request
-        hello = judge.channel.recv()
-        self.merge_tamper(hello.get("tamper"))
-        self.ready = hello.get("ready") is True
-        if not self.ready:
-            if "syntax_error" in hello:
-                self.records.emit(event="syntax_error", message=str(hello["syntax_error"])[:300])
-            else:
-                status = hello.get("status") if hello.get("status") == "memory_exceeded" else "runtime_error"
-                self.records.emit(event="program_error", status=status, message=str(hello.get("error"))[:300])
-            return
         tests = req["tests"]
         judge.task_classes = class_definitions(req.get("trusted", ""), req.get("preamble", ""))
         names = names_of(tuple([req.get("trusted", ""), req.get("preamble", "")] + [t["setup"] for t in tests]
@@ -269,7 +260,23 @@ class TestRun:
                 wanted.append(name)
                 if name not in declared:
                     handles_only.add(name)
-        reply = judge.ask_raw("names", names=wanted, entry=entry).get("r")
+        # Asked before the program has said it ran: the request waits in the channel, and is answered as soon as
+        # the program is ready (one round trip less on the way).
+        try:
+            judge.channel.send({"op": "names", "names": wanted, "entry": entry})
+        except wire.Gone:
+            pass  # the program has ended already: its hello, still in the channel, says why
+        hello = judge.channel.recv()
+        self.merge_tamper(hello.get("tamper"))
+        self.ready = hello.get("ready") is True
+        if not self.ready:
+            if "syntax_error" in hello:
+                self.records.emit(event="syntax_error", message=str(hello["syntax_error"])[:300])
+            else:
+                status = hello.get("status") if hello.get("status") == "memory_exceeded" else "runtime_error"
+                self.records.emit(event="program_error", status=status, message=str(hello.get("error"))[:300])
+            return
+        reply = judge.channel.wait().get("r")
         if _type(reply) is not dict or _type(reply.get("names")) is not dict:
             raise wire.Gone("bad_message")
         for name in wanted:
