@@ -53,6 +53,7 @@ class Run:
         self.killed = None  # "wall" | "output"
         self.start = 0.0
         self.deadline = 0.0
+        self.judge_deadline = 0.0  # once its program was killed: when its judge is killed too (`Server.end_program`)
         self.slot = None
         self.oom_before = 0
         self.after_judge = False  # the program was killed because its judge had finished

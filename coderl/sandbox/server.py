@@ -65,6 +65,7 @@ Job, Proc, Resident, Run, STREAMS = jobs.Job, jobs.Proc, jobs.Resident, jobs.Run
 
 READ_CHUNK = 65536
 JUDGE_STDERR_BYTES = 4096
+JUDGE_GRACE_SECONDS = 1.0  # after its program was killed, a judge's time to finish before it is killed too
 class Server:
     def __init__(self, workers, slots):
         self.workers = workers
@@ -272,6 +273,8 @@ class Server:
 
     def read_judge(self, judge):
         """A resident judge's `done`: its verdict for the run is written (its records are in the pipe)."""
+        if judge.ctl is None:  # retired earlier in this round of events
+            return
         try:
             data = judge.ctl.recv(4096)
         except BlockingIOError:
@@ -334,10 +337,11 @@ class Server:
             run.buffers[name] += chunk[:room]
         if run.totals[name] > lim["output_kill_bytes"] and run.killed is None:
             run.killed = "output"
-            self.kill(run)
+            self.kill(run) if name in ("result", "judge_stderr") else self.end_program(run)
         return len(chunk)
 
     def kill(self, run, roles=None):
+        run.judge_deadline = run.judge_deadline or time.monotonic() + JUDGE_GRACE_SECONDS
         for proc in run.procs:
             if roles and proc.role not in roles:
                 continue
@@ -347,6 +351,13 @@ class Server:
             self.counts["left:killed"] += 1
             self.retire(judge)  # whatever state it is in, the slot's next request gets a fresh judge
             self.kill_proc(judge)
+
+    def end_program(self, run):
+        """Kill a run's program processes (wall clock, output flood).  Its resident judge sees the channel
+        close, writes its records and stays up for the slot's next request; killed too (and replaced) only if
+        it has not finished by `judge_deadline`."""
+        self.kill(run, ("program", "script", "command"))
+        run.judge_deadline = time.monotonic() + JUDGE_GRACE_SECONDS
 
     @staticmethod
     def kill_proc(proc):
@@ -360,6 +371,8 @@ class Server:
                 pass
 
     def read_zygote(self, sock):
+        if all(v is not sock for v in self.zygotes.values()):  # replaced earlier in this round of events
+            return
         try:
             data, fds, _, _ = socket.recv_fds(sock, 4096, 1)
         except OSError:
@@ -511,7 +524,7 @@ class Server:
                 for run in list(self.active):
                     self.kill(run)
             now = time.monotonic()
-            timeout = min((r.deadline for r in self.active), default=now + 1.0) - now
+            timeout = min((r.judge_deadline if r.killed else r.deadline for r in self.active), default=now + 1.0) - now
             for key, _ in self.sel.select(max(0.0, timeout)):
                 kind, run = key.data
                 if kind == "control":
@@ -526,7 +539,9 @@ class Server:
             for run in list(self.active):
                 if now >= run.deadline and run.killed is None:
                     run.killed = "wall"
-                    self.kill(run)
+                    self.end_program(run)
+                elif run.killed and now >= run.judge_deadline:
+                    self.kill(run)  # a judge that has not finished after its program was killed: killed too
 
 
 def main():
