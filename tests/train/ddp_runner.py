@@ -1,7 +1,8 @@
 """One training run for the data-parallel tests, as a script: `python tests/train/ddp_runner.py SPEC` or
 `accelerate launch ... tests/train/ddp_runner.py SPEC`.  SPEC is JSON: {"model", "out", "fields": {...},
 "loop": "policy_gradient" | "ppo" | "sft"}.  Every rank writes `grads-rank{R}.pt` in `out`: the LoRA (and value
-head) gradient of every minibatch update, as every rank holds it after DDP's average."""
+head) gradient of every minibatch update, as every rank holds it after DDP's average.  A launched process ends
+as `coderl`'s do (`distributed.exit_process`)."""
 
 from __future__ import annotations
 
@@ -56,3 +57,7 @@ def main(spec: dict) -> None:
 
 if __name__ == "__main__":
     main(json.loads(sys.argv[1]))
+    if int(os.environ.get("WORLD_SIZE", "1")) > 1:
+        from coderl.train.distributed import exit_process
+
+        exit_process(0)
