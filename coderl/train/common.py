@@ -181,6 +181,8 @@ def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None
     modules = [ranks.fully_shard(m) for m in modules]  # FSDP: sharded before the optimiser takes their parameters
     if policy.frozen is not None:
         ranks.fully_shard(policy.frozen)  # full fine-tuning's reference copy
+    if ranks.sharded:
+        log(ranks.shard_note([*modules, policy.frozen]) + "; the ranks generate in lockstep")
     log_trainable(modules, log)
     o = cfg.optim
     optimizer, scheduler = build_optimizer(trainable_parameters(modules), learning_rate=o.learning_rate,

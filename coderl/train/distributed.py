@@ -228,6 +228,14 @@ class Ranks:
         setattr(target, SHARDED, True)
         return module
 
+    def shard_note(self, modules: list) -> str:
+        """One line for the run log: how much of `modules`' parameters this rank holds (under FSDP)."""
+        params = [p for m in modules if m is not None for p in m.parameters()]
+        held = sum(getattr(p, "_local_tensor", p).numel() for p in params)  # a DTensor's shard
+        total = sum(p.numel() for p in params)
+        return (f"FSDP over {self.world} processes: rank {self.rank} holds {held:,} of the {total:,} parameters "
+                f"({100 * held / max(total, 1):.1f}%; docs/scaling.md)")
+
     def full_state(self, module, *, trainable: bool = False) -> dict | None:
         """Under FSDP: `module`'s full state dict on rank 0 (CPU tensors; the other ranks get {}), every rank
         calling together; `trainable`: only the parameters that train (a LoRA adapter's, not the base's).  A

@@ -189,6 +189,8 @@ def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
                           "configs/accelerate/ddp.yaml")
     loaded, model = build_model(cfg)
     model = ranks.fully_shard(model)  # FSDP: sharded before the optimiser takes its parameters
+    if ranks.sharded:
+        log(ranks.shard_note([model]))
     tokenizer = loaded.tokenizer
     if cfg.format != "completion" and not getattr(tokenizer, "chat_template", None):
         raise ConfigError(f"--format {cfg.format}: the tokenizer of '{cfg.model}' has no chat template; "

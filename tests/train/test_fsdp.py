@@ -148,3 +148,25 @@ def test_sft_on_two_sharded_processes_equals_one(model_dir, tmp_path):
     losses = [[m["sft/loss"] for m in metrics(out)] for out in (one, two)]
     assert losses[1] == pytest.approx(losses[0], abs=1e-5)
     assert os.path.exists(os.path.join(two, "adapter", "adapter_model.safetensors"))
+
+
+@pytest.mark.slow
+def test_rank_zero_evaluates_while_the_other_ranks_step_with_it(model_dir, tmp_path):
+    """Evaluation runs on rank 0 alone; on sharded weights the other rank runs dummy lockstep calls for every
+    one of rank 0's generation calls (2 problems x 2 samples at steps 0, 1, 2), then the best adapter is gathered
+    and kept.  The evaluations and the selection are one process's."""
+    from tests.train.helpers import TASKS
+
+    fields = dict(steps=2, eval_steps=1, eval_tasks=TASKS, eval_problems=2, repeat_eval=2, check_overlap=False)
+    one, two = sharded(model_dir, tmp_path / "one", 1, **fields), sharded(model_dir, tmp_path / "two", 2, **fields)
+    m1, m2 = metrics(one), metrics(two)
+    assert [m["step"] for m in m2] == [0, 1, 2]
+    for a, b in zip(m1, m2):
+        evals = sorted(k for k in a if k.startswith(("eval/", "select/")))
+        assert evals and [a[k] for k in evals] == [b[k] for k in evals]
+    best = [json.load(open(os.path.join(out, "best", "best.json"))) for out in (one, two)]
+    assert best[0]["step"] == best[1]["step"]
+    from safetensors.torch import load_file
+
+    assert_close_dicts(*(load_file(os.path.join(out, "best", "adapter", "adapter_model.safetensors"))
+                         for out in (one, two)))
