@@ -170,3 +170,15 @@ def test_rank_zero_evaluates_while_the_other_ranks_step_with_it(model_dir, tmp_p
 
     assert_close_dicts(*(load_file(os.path.join(out, "best", "adapter", "adapter_model.safetensors"))
                          for out in (one, two)))
+
+
+@pytest.mark.slow
+def test_training_on_from_an_sft_adapter_on_two_sharded_processes_equals_one(model_dir, tmp_path):
+    """--model an SFT adapter: it is loaded twice, as the trained `default` and the frozen `reference` of the
+    KL; under FSDP both sit in the sharded model and the reference pass switches adapters on every rank."""
+    sft = run(model_dir, tmp_path / "sft", 1, loop="sft", batch_size=1, gradient_accumulation=2, epochs=1.0)
+    start = os.path.join(sft, "adapter")
+    one, two = sharded(start, tmp_path / "one", 1), sharded(start, tmp_path / "two", 2)
+    assert_same_gradients(one, two, 2 * 2 * 2)
+    for step in (1, 2):
+        assert_close_dicts(adapter(one, step), adapter(two, step))
