@@ -111,10 +111,12 @@ def test_sharded_checkpoints_resume_on_another_number_of_processes(model_dir, on
 
 
 @pytest.mark.slow
-def test_full_fine_tuning_with_a_sharded_reference_copy_equals_one(model_dir, tmp_path):
+@pytest.mark.parametrize("checkpointing", [False, True], ids=["", "gradient-checkpointing"])
+def test_full_fine_tuning_with_a_sharded_reference_copy_equals_one(model_dir, tmp_path, checkpointing):
     """--finetune full with KL: the model and its frozen reference copy are both sharded; the checkpoints are
-    whole Hugging Face folders (the tied embedding written once, as one process writes it)."""
-    fields = dict(finetune="full", kl_beta=0.1, learning_rate=1e-3)
+    whole Hugging Face folders (the tied embedding written once, as one process writes it).  With
+    --gradient-checkpointing the sharded layers are recomputed in backward (on both sides)."""
+    fields = dict(finetune="full", kl_beta=0.1, learning_rate=1e-3, gradient_checkpointing=checkpointing)
     one, two = sharded(model_dir, tmp_path / "one", 1, **fields), sharded(model_dir, tmp_path / "two", 2, **fields)
     assert_sharded(two, ["FSDPLlamaForCausalLM"] * 2)  # the policy, then the reference copy (fully_shard names)
     assert_same_gradients(one, two, 2 * 2 * 2)
