@@ -184,3 +184,18 @@ def test_training_on_from_an_sft_adapter_on_two_sharded_processes_equals_one(mod
     assert_same_gradients(one, two, 2 * 2 * 2)
     for step in (1, 2):
         assert_close_dicts(adapter(one, step), adapter(two, step))
+
+
+@pytest.mark.slow
+def test_dynamic_sampling_refills_in_lockstep(model_dir, tmp_path):
+    """Dynamic sampling drops the flat groups and generates further rounds (each round in lockstep, its own
+    shards), and the curriculum draws from running pass rates: the refill decisions and the update are one
+    process's."""
+    fields = dict(reward="half_flat", dynamic_sampling=2, curriculum_floor=0.5, kl_beta=0.0)
+    one, two = sharded(model_dir, tmp_path / "one", 1, **fields), sharded(model_dir, tmp_path / "two", 2, **fields)
+    m1, m2 = metrics(one), metrics(two)
+    assert any(m["sampling/extra_rounds"] > 0 for m in m1)  # the refill ran
+    for a, b in zip(m1, m2):
+        for key in ("sampling/extra_rounds", "sampling/kept_groups", "curriculum/seen", "reward/total"):
+            assert a[key] == b[key], key
+    assert_close_dicts(adapter(one, 2), adapter(two, 2))
