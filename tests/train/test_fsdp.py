@@ -9,7 +9,7 @@ process's format), so a run resumes across process counts.
 
 The configs make the ranks' work uneven: 3 prompts in generation chunks of 1 prompt (rank 0 generates one chunk,
 rank 1 two: rank 0 steps with a dummy call), minibatches of 4 and 2 rows (one rank pads an update with a
-0-weighted row).  In `make test`: the LoRA equivalence and resume 2 -> 1 (about 45 s); the rest is slow.
+0-weighted row).  In `make test`: the LoRA equivalence and resume 2 -> 1 (about 35 s); the rest is slow (about 2.5 min).
 
 The one-process reference runs the same code unsharded; the differences are float rounding (the ranks' forward
 passes see fewer rows).  Adam normalises each gradient element by its own size, so an element whose gradient is
