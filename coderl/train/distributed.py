@@ -24,7 +24,8 @@ model is a collective, so every rank must run the same sequence of them:
 * generation runs in lockstep (`Ranks.generating`: `rollout.hf.Lockstep`, `generate(synced_gpus=True)`, dummy
   calls on a rank with nothing left to generate), rank 0's evaluation included;
 * a no-grad pass gives every rank the same number of rows (`map_rows` pads the short shards), and each
-  log-prob pass is one plain forward (no shared-prompt pass, no chunked logits: `train/logprobs.py`);
+  log-prob pass runs the same forwards whatever its rows (the shared-prompt pair always, never chunked
+  logits: `train/logprobs.py`);
 * checkpoints hold full state dicts, gathered on rank 0 (`full_state`, `optimizer_state`), so a checkpoint is
   a one-process one and resumes on any number of ranks, sharded or not.
 
@@ -230,8 +231,10 @@ class Ranks:
 
     def shard_note(self, modules: list) -> str:
         """One line for the run log: how much of `modules`' parameters this rank holds (under FSDP)."""
+        from torch.distributed.tensor import DTensor
+
         params = [p for m in modules if m is not None for p in m.parameters()]
-        held = sum(getattr(p, "_local_tensor", p).numel() for p in params)  # a DTensor's shard
+        held = sum((p.to_local() if isinstance(p, DTensor) else p).numel() for p in params)  # a DTensor's shard
         total = sum(p.numel() for p in params)
         return (f"FSDP over {self.world} processes: rank {self.rank} holds {held:,} of the {total:,} parameters "
                 f"({100 * held / max(total, 1):.1f}%; docs/scaling.md)")

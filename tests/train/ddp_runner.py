@@ -52,9 +52,11 @@ def main(spec: dict) -> None:
     def recording_shards(ranks, module):
         out = shard(ranks, module)
         if ranks.sharded:
+            from torch.distributed.tensor import DTensor
+
             params = list(module.parameters())
-            sharded.append((type(module).__name__, sum(getattr(p, "_local_tensor", p).numel() for p in params),
-                            sum(p.numel() for p in params)))
+            sharded.append((type(module).__name__, sum((p.to_local() if isinstance(p, DTensor) else p).numel()
+                                                       for p in params), sum(p.numel() for p in params)))
         return out
 
     distributed.Ranks.fully_shard = recording_shards
