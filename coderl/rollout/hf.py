@@ -36,6 +36,19 @@ cache given to it with a static one).  A compilation that fails is reported once
 uncompiled.  CPU keeps the dynamic cache.  `fill_batch_size` picks rows per call that fill a GPU (the
 device's setup: `hf_config`).
 
+Lockstep (a model sharded across processes, FSDP).  Every forward of such a model is a collective, so every
+process must run the same sequence of forwards.  Inside `lockstep(Lockstep(model, tokenizer, any_busy))` each
+generation call with that model is announced to the others (`any_busy(True)`), runs its prompt prefill as one
+forward of its own (`_shared_prefill`, every prompt distinct or not) and `generate(synced_gpus=True)`, which
+keeps a process that has finished stepping until all have (TRL does the same under ZeRO-3 and FSDP); no
+compaction, no static cache.  On leaving the context a process runs dummy calls of the same shape (a 2-token
+prompt, one greedy token) for as long as another still announces calls, so the processes may make different
+numbers of calls (their shards' chunks, rank 0's evaluation alone).  The tokens of a process are those it samples
+alone with compaction off (`compact_rows=0`).
+
+Over 400 lines: the lockstep's dummy call must have the very forward structure of a real call, so both go
+through `_generate_rows` here rather than through a copy of it in a module of their own.
+
 Seeding.  `torch.manual_seed(seed)` inside `torch.random.fork_rng`, so the same seed (and the same
 `batch_size`) gives the same outputs and the caller's RNG stream is left untouched.  HF samples
 with `torch.multinomial` on the global generator, so a private `torch.Generator` is not possible.
@@ -43,9 +56,10 @@ with `torch.multinomial` on the global generator, so a private `torch.Generator`
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import torch
@@ -78,9 +92,9 @@ from coderl.rollout.types import RolloutBatch, Sample
 from coderl.tasks.types import Task
 
 
-def _left_pad(rows: list[list[int]], pad_id: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """([B, P] ids, [B, P] attention mask) with every row right-aligned."""
-    width = max(len(r) for r in rows)
+def _left_pad(rows: list[list[int]], pad_id: int, min_width: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+    """([B, P] ids, [B, P] attention mask) with every row right-aligned (P at least `min_width`)."""
+    width = max(min_width, max(len(r) for r in rows))
     ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
     attention = torch.zeros((len(rows), width), dtype=torch.long)
     for i, r in enumerate(rows):
@@ -90,9 +104,11 @@ def _left_pad(rows: list[list[int]], pad_id: int) -> tuple[torch.Tensor, torch.T
     return ids, attention
 
 
-def _shared_prefill(model, prompts: list[list[int]], input_ids: torch.Tensor, attention: torch.Tensor, device):
+def _shared_prefill(model, prompts: list[list[int]], input_ids: torch.Tensor, attention: torch.Tensor, device,
+                    always: bool = False):
     """The KV cache of every row's prompt but its last token, each distinct prompt computed once and
-    gathered to its rows; None when no two rows share a prompt (or a prompt is one token long).
+    gathered to its rows; None when no two rows share a prompt (or a prompt is one token long).  `always`
+    (lockstep): computed even when every prompt is distinct, so every call runs this one forward.
 
     `generate` then runs only the last prompt token and the new ones: the per-sample copies of a
     GRPO group no longer each pay the prompt's prefill.  Positions are those `generate` would use
@@ -100,7 +116,7 @@ def _shared_prefill(model, prompts: list[list[int]], input_ids: torch.Tensor, at
     """
     distinct: dict[tuple[int, ...], int] = {}
     inverse = torch.tensor([distinct.setdefault(tuple(p), len(distinct)) for p in prompts], dtype=torch.long)
-    if len(distinct) == len(prompts) or input_ids.shape[1] < 2:
+    if (len(distinct) == len(prompts) and not always) or input_ids.shape[1] < 2:
         return None
     if owns_cache(model):
         return None  # the model asks generate for its own cache (static, ...): generate refuses a given one
@@ -118,8 +134,8 @@ def _shared_prefill(model, prompts: list[list[int]], input_ids: torch.Tensor, at
 
 def _generate_rows(model, tokenizer, prompts: list[list[int]], stops: list[tuple[str, ...]], *,
                    config: GenerationConfig, temperature: float, top_p: float, min_new_tokens: int,
-                   device: torch.device, share_prompts: bool = True,
-                   compact_rows: int = 8) -> tuple[list[list[int]], list[torch.Tensor]]:
+                   device: torch.device, share_prompts: bool = True, compact_rows: int = 8,
+                   synced: bool = False) -> tuple[list[list[int]], list[torch.Tensor]]:
     """Per row: (generated ids, possibly followed by padding after the row ended; their log-probs).
 
     Rows that finish early do not keep the batch wide: once at most half of a call's rows (and more
@@ -128,16 +144,18 @@ def _generate_rows(model, tokenizer, prompts: list[list[int]], stops: list[tuple
     rows' indices): same positions, same cached keys/values, no recomputation.  Greedy outputs are the
     same as one long call up to float rounding (bf16 kernels differ with batch width); sampled rows
     draw from the same distributions with a different RNG sequence.  `compact_rows=0` turns this off;
-    so does a model that asks `generate` for its own cache (static, ...).
+    so does a model that asks `generate` for its own cache (static, ...).  `synced` (lockstep, module
+    docstring): one prefill forward and one `generate(synced_gpus=True)` call, whatever the rows.
     """
     own = owns_cache(model, config)
-    if own:
+    if own or synced:
         compact_rows = 0
     n = len(prompts)
     out_ids: list[list[int]] = [[] for _ in range(n)]
     out_lp: list[list[torch.Tensor]] = [[] for _ in range(n)]
-    input_ids, attention = _left_pad(prompts, config.pad_token_id)
-    cache = _shared_prefill(model, prompts, input_ids, attention, device) if share_prompts and not own else None
+    input_ids, attention = _left_pad(prompts, config.pad_token_id, min_width=2 if synced else 0)
+    cache = (_shared_prefill(model, prompts, input_ids, attention, device, synced)
+             if (share_prompts or synced) and not own else None)
     active = list(range(n))
     budget = config.max_new_tokens
     while active and budget > 0:
@@ -150,7 +168,7 @@ def _generate_rows(model, tokenizer, prompts: list[list[int]], stops: list[tuple
         ids, lps, running, sequences, cache = _generate_chunk(
             model, tokenizer, input_ids, attention, [stops[i] for i in active], carry=carry, cache=cache,
             config=call, temperature=temperature, top_p=top_p, min_new_tokens=max(0, min_new_tokens - done_steps),
-            device=device, leave=leave)
+            device=device, leave=leave, synced=synced)
         for j, i in enumerate(active):
             out_ids[i] += ids[j].tolist()
             out_lp[i].append(lps[j])
@@ -172,7 +190,7 @@ def _generate_rows(model, tokenizer, prompts: list[list[int]], stops: list[tuple
 def _generate_chunk(model, tokenizer, input_ids: torch.Tensor, attention: torch.Tensor,
                     stops: list[tuple[str, ...]], *, config: GenerationConfig, temperature: float, top_p: float,
                     min_new_tokens: int, device: torch.device, carry: list[list[int]] | None = None,
-                    cache=None, leave: int = 0):
+                    cache=None, leave: int = 0, synced: bool = False):
     """One `model.generate` call on left-padded `input_ids` (`cache`: keys/values of all but their last
     token, or None).  Returns ([B, S] generated ids incl. padding after a row ended, [B, S] their
     policy log-probs, per row whether it is still running -- the call ended early (`leave`) before
@@ -198,7 +216,7 @@ def _generate_chunk(model, tokenizer, input_ids: torch.Tensor, attention: torch.
         out = model.generate(
             input_ids=input_ids.to(device), attention_mask=attention.to(device), generation_config=config,
             logits_processor=LogitsProcessorList(processors), stopping_criteria=StoppingCriteriaList(criteria),
-            **({"past_key_values": cache} if cache is not None else {}),
+            **({"past_key_values": cache} if cache is not None else {}), **({"synced_gpus": True} if synced else {}),
         )
         return out, capture, rows
 
@@ -253,7 +271,8 @@ def sample_rows(model: Any, tokenizer: Any, prompt_ids: list[list[int]], stops: 
                                eos_ids=eos_ids, pad_id=pad_token_id(model, tokenizer))
     device = next(model.parameters()).device
     longest = max(len(p) for p in prompt_ids)
-    static = use_static_cache(device, static_cache)
+    steps = _LOCKSTEP[-1] if _LOCKSTEP and _LOCKSTEP[-1].model is model else None
+    static = use_static_cache(device, static_cache) and steps is None
     if static:
         config.cache_implementation = "static"
         # One cache length for calls of different widths (a multiple of 256): no recompilation for each.
@@ -274,10 +293,12 @@ def sample_rows(model: Any, tokenizer: Any, prompt_ids: list[list[int]], stops: 
                 real = len(chunk)
                 if static:
                     chunk, chunk_stops = _pad_rows(chunk, width), _pad_rows(chunk_stops, width)
+                if steps is not None:
+                    steps.announce()
                 ids, logprobs = _generate_rows(
                     model, tokenizer, chunk, chunk_stops,
                     config=config, temperature=temperature, top_p=top_p, min_new_tokens=min_new_tokens or 0,
-                    device=device, share_prompts=share_prompts, compact_rows=compact_rows)
+                    device=device, share_prompts=share_prompts, compact_rows=compact_rows, synced=steps is not None)
                 generated += ids[:real]
                 row_logprobs += logprobs[:real]
     finally:
@@ -288,6 +309,59 @@ def sample_rows(model: Any, tokenizer: Any, prompt_ids: list[list[int]], stops: 
         n, ended = cut_generation(ids, tokenizer, row_stops, eos_set)
         out.append(SampledRow(ids[:n], lp[:n], decode(tokenizer, ids[:n]), ended, n > 0 and ids[n - 1] in eos_set))
     return out
+
+
+class Lockstep:
+    """Generation with `model`, sharded across processes, in lockstep with the other processes (module
+    docstring).  `any_busy(flag)`: a collective every process calls together, True when any passes True."""
+
+    def __init__(self, model, tokenizer, any_busy: Callable[[bool], bool]):
+        self.model, self.tokenizer, self.any_busy = model, tokenizer, any_busy
+
+    def announce(self) -> None:
+        """This process makes a generation call now (the others make one too, real or dummy)."""
+        if not self.any_busy(True):
+            raise RuntimeError("lockstep: no process announced the call this one announces")
+
+    def finish(self) -> int:
+        """Dummy calls while another process still announces calls; how many ran."""
+        calls = 0
+        while self.any_busy(False):
+            self.dummy()
+            calls += 1
+        return calls
+
+    def dummy(self) -> None:
+        """One call of the shape every lockstep call has: a prefill forward, then `generate(synced_gpus=True)`
+        stepping with the others (one greedy token of a 2-token prompt of its own); nothing is kept."""
+        model = self.model
+        pad = pad_token_id(model, self.tokenizer)
+        config = generation_config(model, max_new_tokens=1, do_sample=False,
+                                   eos_ids=eos_token_ids(model, self.tokenizer), pad_id=pad)
+        device = next(model.parameters()).device
+        was_training = model.training
+        model.eval()
+        try:
+            with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []), torch.no_grad():
+                _generate_rows(model, self.tokenizer, [[pad, pad]], [()], config=config, temperature=0.0, top_p=1.0,
+                               min_new_tokens=0, device=device, synced=True)
+        finally:
+            model.train(was_training)
+
+
+_LOCKSTEP: list[Lockstep] = []  # the innermost `lockstep` context's
+
+
+@contextlib.contextmanager
+def lockstep(steps: Lockstep):
+    """Generation with `steps.model` in lockstep with the other processes inside; on leaving, this process
+    steps with dummy calls until every process has left (`Lockstep.finish`)."""
+    _LOCKSTEP.append(steps)
+    try:
+        yield steps
+    finally:
+        _LOCKSTEP.remove(steps)
+    steps.finish()
 
 
 def _pad_rows(rows: list, width: int) -> list:

@@ -164,6 +164,9 @@ def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None
     if ranks.on and cfg.asynchronous.on:
         raise ConfigError("--async-max-age: asynchronous rollouts run with one training process (its generation "
                           "worker beside it); drop accelerate launch, or --async-max-age")
+    if ranks.sharded and cfg.lora.qlora:
+        raise ConfigError("--qlora under FSDP: 4-bit weights are not sharded by coderl; drop --qlora, or launch with "
+                          "configs/accelerate/ddp.yaml")
     log = log if ranks.is_main else _silent
     memory = memory_budget(cfg, ranks, log)  # an impossible budget is one line before anything is written
     ckpt, tasks = prepare_run(cfg, log, ranks)
@@ -175,6 +178,11 @@ def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None
     if policy.note:
         log(policy.note)
     modules = [policy.model, *(extra_modules(policy, ckpt) if extra_modules else [])]
+    modules = [ranks.fully_shard(m) for m in modules]  # FSDP: sharded before the optimiser takes their parameters
+    if policy.frozen is not None:
+        ranks.fully_shard(policy.frozen)  # full fine-tuning's reference copy
+    if ranks.sharded:
+        log(ranks.shard_note([*modules, policy.frozen]) + "; the ranks generate in lockstep")
     log_trainable(modules, log)
     o = cfg.optim
     optimizer, scheduler = build_optimizer(trainable_parameters(modules), learning_rate=o.learning_rate,

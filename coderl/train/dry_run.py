@@ -5,6 +5,7 @@ or the sandbox -- so a GPU or cluster config can be checked on a laptop."""
 from __future__ import annotations
 
 import math
+import os
 
 import yaml
 
@@ -77,8 +78,12 @@ def dry_run_report(cfg, world: int = 1) -> str:
         lines.append(f"asynchronous rollouts: a generation worker process samples step k+1.. while step k trains, "
                      f"every sample at most {a.async_max_age} step(s) old, truncated IS cap {a.tis_cap}; one "
                      "training process only (refused under accelerate launch; docs/async.md)")
-    lines.append("several processes: accelerate launch --config_file configs/accelerate/ddp.yaml --num_processes N "
-                 "-m coderl train ... (docs/scaling.md)")
+    if os.environ.get("ACCELERATE_USE_FSDP", "false").lower() == "true":
+        lines.append(f"FSDP (this launch): the weights are sharded over the {world} processes, each holding 1/{world} "
+                     "and gathering a layer at a time; the ranks generate in lockstep (docs/scaling.md)")
+    lines.append("several processes: accelerate launch --config_file configs/accelerate/ddp.yaml (every rank holds "
+                 "the whole model) or configs/accelerate/fsdp.yaml (the weights sharded: a model too large for one "
+                 "GPU) --num_processes N -m coderl train ... (docs/scaling.md)")
     lines.append("--- config ---")
     lines.append(yaml.safe_dump(cfg.to_dict(), sort_keys=False).rstrip())
     return "\n".join(lines)

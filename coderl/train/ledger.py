@@ -15,6 +15,8 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import torch
+
 from coderl.train.async_rollouts import STALENESS_FILE
 from coderl.train.checkpoint import load_trainer_state, save_checkpoint, set_rng_state, truncate_metrics
 from coderl.train.distributed import Ranks
@@ -81,30 +83,44 @@ class Ledger:
     def evaluate_start(self) -> None:
         """With evaluations on, a fresh run first evaluates its starting policy (logged as step 0), so the
         curve has its origin and the selection can keep the start when no step beats it."""
-        if self.start_step == 0 and self.cfg.eval.on and self.ranks.is_main:
+        if self.start_step == 0 and self.cfg.eval.on:
             metrics: dict = {}
             self._select(0, metrics)
-            self.tracker.log(0, metrics)
+            self.tracker.log(0, metrics)  # rank 0's tracker (the others' is silent)
 
     def _select(self, done: int, metrics: dict) -> None:
-        """Evaluate on the held-out eval tasks (adds eval/* and select/* to `metrics`); keep a new best."""
-        metrics.update(evaluate(self.cfg, self.policy, done, self.log))
-        if self.selection.update(done, metrics):
-            save_best(self.cfg.out, done, metrics, self.cfg.eval.eval_tasks,
-                      lambda path: save_policy(self.policy, path), name="model" if self.policy.full else "adapter")
-        metrics.update(self.selection.metrics())
+        """Evaluate on the held-out eval tasks (adds eval/* and select/* to `metrics`); keep a new best.  Every
+        rank calls it: rank 0 evaluates (under FSDP the others generate with it in lockstep, `Ranks.generating`)
+        and every rank learns whether it kept a new best, whose weights they gather when sharded."""
+        best = False
+        with self.ranks.generating(self.policy):
+            if self.ranks.is_main:
+                metrics.update(evaluate(self.cfg, self.policy, done, self.log))
+                best = self.selection.update(done, metrics)
+        if self.ranks.broadcast(best):
+            weights = self._weights()
+            if self.ranks.is_main:
+                save_best(self.cfg.out, done, metrics, self.cfg.eval.eval_tasks,
+                          lambda path: save_policy(self.policy, path, weights),
+                          name="model" if self.policy.full else "adapter")
+        if self.ranks.is_main:
+            metrics.update(self.selection.metrics())
+
+    def _weights(self) -> dict | None:
+        """The policy's trained weights gathered whole on rank 0 when they are sharded (FSDP; every rank calls
+        together): the adapter's, or with full fine-tuning the whole model's; None otherwise (its own)."""
+        return self.ranks.full_state(self.policy.model, trainable=not self.policy.full)
 
     def finish_step(self, done: int, metrics: dict, rolled=None, *, extra: dict | None = None) -> None:
         """Evaluate if due (adds eval/* to `metrics`), log the metrics, checkpoint if due.  `rolled`: the
         step's scored rollouts (the reward-hacking watch samples them); `extra`: more files for the
-        checkpoint, name -> object for torch.save (the value head)."""
+        checkpoint, name -> object for torch.save, or a module whose whole state dict is saved (the value head)."""
         cfg = self.cfg
         metrics.update(self.updater.count_nonfinite(done, metrics))
         if cfg.eval.on and (done % cfg.eval.eval_steps == 0 or done == cfg.steps):
-            if self.ranks.is_main:  # the main process evaluates and keeps the best; every process follows its stop
-                self._select(done, metrics)
-                if rolled is not None:
-                    write_top_samples(cfg.out, done, rolled.batch, rolled.rewards)
+            self._select(done, metrics)  # the main process evaluates and keeps the best; every process follows its stop
+            if rolled is not None and self.ranks.is_main:
+                write_top_samples(cfg.out, done, rolled.batch, rolled.rewards)
             if self.ranks.broadcast(self.selection.should_stop):
                 self.stopped = True
                 self.log(f"step {done}: no evaluation has beaten the best for {self.selection.since_best} evaluations "
@@ -112,14 +128,18 @@ class Ledger:
                          f"{os.path.join(cfg.out, 'best')}); stopping early")
         self.tracker.log(done, metrics)
         self.updater.nonfinite.stop_if_due(done)  # after logging the step, before a checkpoint of it
-        if (done % cfg.save_steps == 0 or done == cfg.steps or self.stopped) and self.ranks.is_main:
-            save_checkpoint(cfg.out, done, save_adapter=lambda path: save_policy(self.policy, path),
-                            trainer_state={**self.updater.state_dict(),  # optimizer, scheduler, nonfinite
-                                           "advantage_state": self.advantage_state, "step": done,
-                                           "data_position": done * cfg.prompts_per_step,
-                                           "selection": self.selection.state_dict(),
-                                           "curriculum": list(self.rates)},
-                            extra=extra)
+        if done % cfg.save_steps == 0 or done == cfg.steps or self.stopped:
+            # Every rank gathers (FSDP: weights, optimiser moments and extra modules are sharded); rank 0 writes.
+            weights, updater = self._weights(), self.updater.state_dict()  # optimizer, scheduler, nonfinite
+            extra = {name: self.ranks.module_state(obj) if isinstance(obj, torch.nn.Module) else obj
+                     for name, obj in (extra or {}).items()}
+            if self.ranks.is_main:
+                save_checkpoint(cfg.out, done, save_adapter=lambda path: save_policy(self.policy, path, weights),
+                                trainer_state={**updater, "advantage_state": self.advantage_state, "step": done,
+                                               "data_position": done * cfg.prompts_per_step,
+                                               "selection": self.selection.state_dict(),
+                                               "curriculum": list(self.rates)},
+                                extra=extra)
         if self.progress:
             self.progress.update(done, metrics)
 

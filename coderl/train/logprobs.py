@@ -20,6 +20,11 @@ completions are run on top.  Same positions, same masks, same math: the log-prob
 forward's up to float rounding, and so do the gradients (tests/train/test_logprobs.py).  The
 forward/backward work drops from N x (P + T) tokens to U x P + N x T (U distinct prompts).
 
+Under FSDP (a sharded model, `train/distributed.py`) each forward is a collective every rank must run in the
+same order, so a pass has the same forwards whatever its rows: with `shared_prompt` always the prompt pass and
+the completion pass (every prompt distinct or not), and never chunked logits (their projection would run
+outside the model's forward).
+
 Chunked log-probs (`chunk_bytes`).  The logits of a batch are [n, T, V] float32: at 16 rows x 1,000
 tokens x a 49k vocabulary that is 3 GB, and the log-softmax and entropy keep several such tensors for
 backward.  When they would pass 4 x `chunk_bytes` (default `LOGIT_CHUNK_BYTES`, 256 MB; the memory budget
@@ -43,7 +48,7 @@ from torch.utils.checkpoint import checkpoint
 from coderl.algorithms.entropy import entropy_from_logits
 from coderl.rollout.types import RolloutBatch
 from coderl.train.activation_checkpointing import is_checkpointed
-from coderl.train.distributed import unwrapped
+from coderl.train.distributed import is_sharded, unwrapped
 from coderl.train.memory import LOGIT_CHUNK_CAP
 
 LOGIT_CHUNK_BYTES = LOGIT_CHUNK_CAP  # float32 logits per chunk; the logits run in chunks above 4 chunks' worth
@@ -79,7 +84,7 @@ def token_logprobs(model, seqs: Sequences, temperature: float = 1.0, *, with_ent
     shared_prompt: run each distinct prompt once when rows repeat it (see the module docstring).
     chunk_bytes: the most float32 logits held at once (default `LOGIT_CHUNK_BYTES`; see the module docstring).
     """
-    groups = prompt_groups(seqs) if _sharing(model, shared_prompt) else None
+    groups = prompt_groups(seqs, always=is_sharded(model)) if _sharing(model, shared_prompt) else None
     if _chunked(model, seqs, chunk_bytes):
         hidden = _last_hidden(model, seqs, groups)  # [n, T + 1, H] and the logits of one position
         if hidden is not None:
@@ -108,7 +113,7 @@ def token_logprobs_and_values(model, value_head, seqs: Sequences, temperature: f
     shared_prompt: each distinct prompt runs once (as `token_logprobs`); the same values.
     chunk_bytes: as `token_logprobs` (large logits run in chunks; the values need only the hidden states).
     """
-    groups = prompt_groups(seqs) if _sharing(model, shared_prompt) else None
+    groups = prompt_groups(seqs, always=is_sharded(model)) if _sharing(model, shared_prompt) else None
     if _chunked(model, seqs, chunk_bytes):
         last_hidden = _last_hidden(model, seqs, groups)
         if last_hidden is not None:
@@ -146,8 +151,9 @@ def _output_head(model):
 
 def _chunked(model, seqs: Sequences, chunk_bytes: int | None) -> bool:
     """Whether the [n, T, V] float32 logits pass 4 chunks' worth (and the model has an output projection
-    whose output is its logits: a model that failed the check once keeps the full path)."""
-    if getattr(unwrapped(model), _NOT_PROJECTION, False):
+    whose output is its logits: a model that failed the check once keeps the full path).  Never on a sharded
+    model (FSDP): the output projection would run outside the model's forward, and its weights are sharded."""
+    if getattr(unwrapped(model), _NOT_PROJECTION, False) or is_sharded(model):
         return False
     head = _output_head(model)
     weight = getattr(head, "weight", None)
@@ -248,15 +254,16 @@ def _forward(model, seqs: Sequences, **kwargs):
     )
 
 
-def prompt_groups(seqs: Sequences) -> tuple[torch.Tensor, torch.Tensor] | None:
+def prompt_groups(seqs: Sequences, always: bool = False) -> tuple[torch.Tensor, torch.Tensor] | None:
     """(first, inverse) when some rows share a prompt: `first[k]` is the first row with distinct prompt k
-    and `inverse[i]` the distinct prompt of row i; None when every row's prompt is different."""
+    and `inverse[i]` the distinct prompt of row i; None when every row's prompt is different, unless
+    `always` (a sharded model: every pass runs the same forwards)."""
     P = seqs.input_ids.shape[1] - seqs.completion_ids.shape[1]
     attention = seqs.attention_mask[:, :P]
     keys = torch.cat([seqs.input_ids[:, :P] * attention, attention], dim=1)  # padding ids never matter
     unique, inverse = torch.unique(keys, dim=0, return_inverse=True)
     n = keys.shape[0]
-    if unique.shape[0] == n:
+    if unique.shape[0] == n and not always:
         return None
     first = torch.full((unique.shape[0],), n, dtype=torch.long).scatter_reduce(
         0, inverse, torch.arange(n), reduce="amin")

@@ -88,7 +88,7 @@ def train(cfg: TrainConfig, *, log=print, reward_override=None) -> dict:
                        **step_timings(t0, t1, rolled)}
             run.source.publish(step + 1)
             # GAE keeps no state between batches, so the checkpoint's advantage state is empty.
-            run.ledger.finish_step(step + 1, metrics, rolled, extra={VALUE_HEAD_FILE: value_head.state_dict()})
+            run.ledger.finish_step(step + 1, metrics, rolled, extra={VALUE_HEAD_FILE: value_head})
     return metrics
 
 

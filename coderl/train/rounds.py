@@ -135,9 +135,10 @@ def scored_round(ctx, step: int, indices: list[int], round_: int, ranks: Ranks):
     start, end = _round_shard(cfg, ranks, sizes, len(indices))
     # collect seeds a chunk by its first prompt's position, collect_repair by its first row's
     offset = start * (gen.samples_per_prompt if cfg.repair.on else 1)
-    part = _slice(ctx, step, [ctx.tasks[i] for i in indices[start:end]], start,
-                  dataclasses.replace(gen, seed=gen.seed + offset,
-                                      samples_per_prompt=tuple(sizes[start:end]) if sizes else gen.samples_per_prompt))
+    gen = dataclasses.replace(gen, seed=gen.seed + offset,
+                              samples_per_prompt=tuple(sizes[start:end]) if sizes else gen.samples_per_prompt)
+    with ranks.generating(ctx.policy):  # sharded weights (FSDP): the ranks generate in lockstep
+        part = _slice(ctx, step, [ctx.tasks[i] for i in indices[start:end]], start, gen)
     parts = ranks.gather(part)
     max_prompt = cfg.max_total_sequence_length - cfg.max_new_tokens
     skipped = [t for p in parts for t in p.skipped]

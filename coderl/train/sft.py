@@ -184,7 +184,13 @@ def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
         with open(os.path.join(cfg.out, "config.yaml"), "w", encoding="utf-8") as f:
             yaml.safe_dump(cfg.to_dict(), f, sort_keys=False)
 
+    if ranks.sharded and cfg.lora.qlora:
+        raise ConfigError("--qlora under FSDP: 4-bit weights are not sharded by coderl; drop --qlora, or launch with "
+                          "configs/accelerate/ddp.yaml")
     loaded, model = build_model(cfg)
+    model = ranks.fully_shard(model)  # FSDP: sharded before the optimiser takes its parameters
+    if ranks.sharded:
+        log(ranks.shard_note([model]))
     tokenizer = loaded.tokenizer
     if cfg.format != "completion" and not getattr(tokenizer, "chat_template", None):
         raise ConfigError(f"--format {cfg.format}: the tokenizer of '{cfg.model}' has no chat template; "
@@ -228,15 +234,15 @@ def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else end_id
     device = next(model.parameters()).device
     policy = Policy(model, tokenizer, loaded.base, loaded.kind, False, full=cfg.lora.full)
-    save_fn = lambda path: save_policy(policy, path)  # noqa: E731
 
     progress = Progress("sft step", len(plan), 0, _describe) if cfg.progress and ranks.is_main else None
 
     def keep_checkpoint(done: int, seen: int) -> str:
-        """Checkpoint step `done` (written by the main process alone); its directory."""
+        """Checkpoint step `done` (written by the main process alone; under FSDP every rank gathers); its directory."""
+        weights = ranks.full_state(model, trainable=not cfg.lora.full)  # None unless sharded
+        state = updater.state_dict()
         if ranks.is_main:
-            state = updater.state_dict()
-            save_checkpoint(cfg.out, done, save_adapter=save_fn,
+            save_checkpoint(cfg.out, done, save_adapter=lambda path: save_policy(policy, path, weights),
                             trainer_state={"optimizer": state["optimizer"], "scheduler": state["scheduler"],
                                            "step": done, "examples_seen": seen})
         return checkpoint_dir(cfg.out, done)

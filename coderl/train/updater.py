@@ -128,8 +128,8 @@ class Updater:
     def pieces(self, rows: torch.Tensor, fn: Callable, *, width: int = 0, whole: int | None = None):
         """`fn(part)` over this process's `rows` alone (a no-grad pass), concatenated: in pieces of what the
         memory budget allows, or without a budget of `--micro-batch-size` rows, else `whole` (None: all)."""
-        if self.memory.budget is not None:
-            size = self.memory.rows("no_grad", len(rows), width, lambda: fn(rows[:1]), agree=False)
+        if self.memory.budget is not None:  # sharded weights: every rank runs the same pieces (each is a collective)
+            size = self.memory.rows("no_grad", len(rows), width, lambda: fn(rows[:1]), agree=self.ranks.sharded)
         else:
             size = self.micro_batch_size or whole or len(rows)
         return fn(rows) if size >= len(rows) else torch.cat([fn(part) for part in rows.split(size)])
@@ -139,12 +139,14 @@ class Updater:
         return self.ranks.mean(stats)
 
     def state_dict(self) -> dict:
-        return {"optimizer": self.optimizer.state_dict(), "scheduler": self.scheduler.state_dict(),
+        """Optimiser (whole, as one process holds it: under FSDP gathered on rank 0, every rank calling),
+        schedule, non-finite counts."""
+        return {"optimizer": self.ranks.optimizer_state(self.optimizer), "scheduler": self.scheduler.state_dict(),
                 "nonfinite": self.nonfinite.state_dict()}
 
     def load_state_dict(self, state: dict) -> None:
         """What `state_dict` saved (a checkpoint's trainer state): optimiser, schedule, non-finite counts."""
-        self.optimizer.load_state_dict(state["optimizer"])
+        self.ranks.load_optimizer_state(self.optimizer, state["optimizer"])
         self.scheduler.load_state_dict(state["scheduler"])
         self.nonfinite = NonFiniteSteps(state.get("nonfinite", {}), advice=self.nonfinite.advice)
 

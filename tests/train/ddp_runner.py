@@ -1,7 +1,10 @@
 """One training run for the data-parallel tests, as a script: `python tests/train/ddp_runner.py SPEC` or
 `accelerate launch ... tests/train/ddp_runner.py SPEC`.  SPEC is JSON: {"model", "out", "fields": {...},
 "loop": "policy_gradient" | "ppo" | "sft"}.  Every rank writes `grads-rank{R}.pt` in `out`: the LoRA (and value
-head) gradient of every minibatch update, as every rank holds it after DDP's average."""
+head) gradient of every minibatch update, as every rank holds it after DDP's average (under FSDP each rank holds
+a shard: the whole gradient is gathered, every rank calling together), and `sharded-rank{R}.json`: what it sharded
+(module class, parameters it holds, parameters in all).  A launched process ends as `coderl`'s do
+(`distributed.exit_process`)."""
 
 from __future__ import annotations
 
@@ -32,10 +35,31 @@ def main(spec: dict) -> None:
     recorded = []
     apply = updater.apply_gradients
 
+    def whole(grad):
+        from torch.distributed.tensor import DTensor
+
+        return grad.full_tensor() if isinstance(grad, DTensor) else grad.detach().clone()
+
     def recording(params, optimizer, max_grad_norm, *, loss):
-        recorded.append([p.grad.detach().clone() if p.grad is not None else None for p in params])
+        recorded.append([whole(p.grad) if p.grad is not None else None for p in params])
         return apply(params, optimizer, max_grad_norm, loss=loss)
 
+    import coderl.train.distributed as distributed
+
+    sharded = []  # under FSDP: (module class, parameters this rank holds, parameters in all) per sharded module
+    shard = distributed.Ranks.fully_shard
+
+    def recording_shards(ranks, module):
+        out = shard(ranks, module)
+        if ranks.sharded:
+            from torch.distributed.tensor import DTensor
+
+            params = list(module.parameters())
+            sharded.append((type(module).__name__, sum((p.to_local() if isinstance(p, DTensor) else p).numel()
+                                                       for p in params), sum(p.numel() for p in params)))
+        return out
+
+    distributed.Ranks.fully_shard = recording_shards
     if spec.get("loop") == "sft":
         import coderl.train.sft as loop
         from coderl.base.config import build
@@ -52,7 +76,13 @@ def main(spec: dict) -> None:
         reward = half_flat_reward if spec.get("reward") == "half_flat" else varied_reward
         loop.train(cfg, log=lambda m: None, reward_override=reward)
     torch.save(recorded, os.path.join(cfg.out, f"grads-rank{os.environ.get('RANK', '0')}.pt"))
+    with open(os.path.join(cfg.out, f"sharded-rank{os.environ.get('RANK', '0')}.json"), "w") as f:
+        json.dump(sharded, f)
 
 
 if __name__ == "__main__":
     main(json.loads(sys.argv[1]))
+    if int(os.environ.get("WORLD_SIZE", "1")) > 1:
+        from coderl.train.distributed import exit_process
+
+        exit_process(0)

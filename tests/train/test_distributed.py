@@ -44,16 +44,18 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def run(model_dir, out, processes: int, **fields):
+def run(model_dir, out, processes: int, *, launch: str = "ddp", base: dict | None = None, **fields):
+    """Train in `processes` processes (2+: `accelerate launch` with configs/accelerate/`launch`.yaml); `base`:
+    the RL fields the `fields` override (default FIELDS)."""
     loop, reward = fields.pop("loop", "policy_gradient"), fields.pop("reward", "varied")
     spec = json.dumps({"model": str(model_dir), "out": str(out), "loop": loop, "reward": reward,
-                       "fields": fields if loop == "sft" else {**FIELDS, **fields}})
+                       "fields": fields if loop == "sft" else {**(FIELDS if base is None else base), **fields}})
     env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")]))}  # the same threads in every process
     if processes == 1:
         cmd = [sys.executable, RUNNER, spec]
     else:
         cmd = [os.path.join(os.path.dirname(sys.executable), "accelerate"), "launch", "--config_file",
-               os.path.join(ROOT, "configs", "accelerate", "ddp.yaml"), "--num_processes", str(processes),
+               os.path.join(ROOT, "configs", "accelerate", f"{launch}.yaml"), "--num_processes", str(processes),
                "--main_process_port", str(_free_port()), RUNNER, spec]
     done = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]

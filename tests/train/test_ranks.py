@@ -62,13 +62,32 @@ def test_share_by_hand():
         denominator_share(part, mask, "median")
 
 
-@pytest.mark.parametrize("variable", ["ACCELERATE_USE_FSDP", "ACCELERATE_USE_DEEPSPEED"])
-def test_fsdp_and_deepspeed_launches_are_one_line(monkeypatch, variable):
+def test_deepspeed_launches_are_one_line(monkeypatch):
     from coderl.base.config import ConfigError
 
     monkeypatch.setenv("WORLD_SIZE", "2")
-    monkeypatch.setenv(variable, "true")
-    with pytest.raises(ConfigError, match="data-parallel only .*configs/accelerate/ddp.yaml"):
+    monkeypatch.setenv("ACCELERATE_USE_DEEPSPEED", "true")
+    with pytest.raises(ConfigError, match="DeepSpeed is not wired into its loops .*docs/scaling.md"):
+        Ranks.start("cpu")
+
+
+@pytest.mark.parametrize("variable,value,refused", [
+    ("FSDP_VERSION", "1", "fsdp_version 1: coderl shards with FSDP2"),
+    ("FSDP_CPU_RAM_EFFICIENT_LOADING", "true", "fsdp_cpu_ram_efficient_loading: true: every rank loads"),
+    ("FSDP_OFFLOAD_PARAMS", "true", "fsdp_offload_params: true: parameters offloaded"),
+    ("FSDP_ACTIVATION_CHECKPOINTING", "true", "fsdp_activation_checkpointing: true: use coderl's --gradient-ch"),
+])
+def test_fsdp_settings_coderl_does_not_shard_with_are_one_line(monkeypatch, variable, value, refused):
+    """What accelerate launch sets from configs/accelerate/fsdp.yaml, each setting coderl does not support
+    changed: one line before any process group starts (the supported launch: tests/train/test_fsdp.py)."""
+    from coderl.base.config import ConfigError
+
+    for name, default in (("WORLD_SIZE", "2"), ("ACCELERATE_USE_FSDP", "true"), ("FSDP_VERSION", "2"),
+                          ("FSDP_CPU_RAM_EFFICIENT_LOADING", "false"), ("FSDP_OFFLOAD_PARAMS", "false"),
+                          ("FSDP_ACTIVATION_CHECKPOINTING", "false"), ("FSDP_RESHARD_AFTER_FORWARD", "true")):
+        monkeypatch.setenv(name, default)
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(ConfigError, match=f"accelerate launch with FSDP, {refused}.*configs/accelerate/fsdp.yaml"):
         Ranks.start("cpu")
 
 

@@ -48,3 +48,24 @@ def test_accelerate_configs():
              for p in glob.glob(os.path.join(ROOT, "configs", "accelerate", "*.yaml"))}
     assert kinds == {"ddp.yaml": "MULTI_GPU", "fsdp.yaml": "FSDP", "deepspeed-zero2.yaml": "DEEPSPEED",
                      "deepspeed-zero3.yaml": "DEEPSPEED"}
+
+
+def launch_config(path: str) -> str:
+    """The accelerate config a seed file's header launches it with."""
+    header = "".join(line for line in open(path) if line.startswith("#"))
+    found = [part.split()[0] for part in header.split("--config_file ")[1:]]
+    return os.path.basename(found[0]) if found else ""
+
+
+def test_seeds_whose_model_does_not_fit_one_gpu_launch_under_fsdp(monkeypatch, capsys):
+    """Seed 004 (14-32B; a 32B does not fit an 80 GB GPU unsharded: docs/scaling.md's memory table) runs under
+    configs/accelerate/fsdp.yaml, and its --dry-run under that launch says the weights are sharded; the
+    others fit one GPU and run under DDP."""
+    launches = {os.path.basename(p): launch_config(p) for p in SEEDS}
+    assert launches == {"seed002-grpo-2gpu.yaml": "ddp.yaml", "seed002-grpo-8gpu.yaml": "ddp.yaml",
+                        "seed003-ppo-7b-lora.yaml": "ddp.yaml", "seed004-grpo-zero3.yaml": "fsdp.yaml"}
+    monkeypatch.setenv("ACCELERATE_USE_FSDP", "true")  # what accelerate launch --config_file fsdp.yaml sets
+    monkeypatch.setenv("WORLD_SIZE", "7")
+    path = os.path.join(ROOT, "configs", "seeds", "seed004-grpo-zero3.yaml")
+    assert main(["train", "--config", path, "--dry-run"]) == 0
+    assert "FSDP (this launch): the weights are sharded over the 7 processes" in capsys.readouterr().out
