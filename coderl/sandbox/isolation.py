@@ -275,7 +275,8 @@ class Slots:
         return JUDGE_UID_BASE + slot
 
     def become_forker(self, slot=None):
-        """In a zygote, once, as it starts.  A slot's zygote (`slot`) joins the slot's cgroups and, at `full`,
+        """In a zygote, once, as it starts.  A slot's zygote (`slot`) closes the kernel keyrings for itself and
+        everything it forks (`uid`, `full`: `linux.deny_keyrings`), joins the slot's cgroups and, at `full`,
         its mount and network namespaces, so every program it forks starts in them: no per-program cgroup
         move (on cgroup v1 a move waits for an RCU grace period, milliseconds) and no per-program `setns`.
         It is spared by the slot's out-of-memory killer and its leftover kills.  The judges' zygote
@@ -285,6 +286,8 @@ class Slots:
         if slot is None:
             return
         self.forker_of = slot
+        if self.level in ("uid", "full"):  # inherited by every program it forks, across fork and exec
+            linux.deny_keyrings()
         self.cgroups.join(slot)
         try:  # needs CAP_SYS_RESOURCE, which a container may withhold: then the slot's OOM killer may pick it
             with open("/proc/self/oom_score_adj", "w") as f:
@@ -404,7 +407,8 @@ class Slots:
             os.setgroups([])
             os.setgid(uid)
             os.setuid(uid)
-            linux.deny_keyrings()
+            if self.forker_of is None:  # a slot's zygote installed it for all its programs (`become_forker`)
+                linux.deny_keyrings()
 
     def enter_judge(self, slot):
         """In a forked judge, as root: drop to the slot's judge uid (no cgroup, no mounts: it runs the
