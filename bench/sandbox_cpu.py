@@ -1,0 +1,79 @@
+"""Where a function task's CPU goes in coderl's sandbox: per program, by process.
+
+Runs the 164 HumanEval references (twice: the second pass is timed, with the resident judge's per-task caches
+warm, as RL's samples and pass@k's n find them) on `Sandbox(workers=W, isolation=LEVEL)` and reads, from
+/proc, the CPU time each of the sandbox's processes used during the timed pass:
+
+  server   the fork server's own
+  zygotes  the slots' zygotes' own (forking, reaping, reporting) and, reaped by them, the programs'
+  judges   the resident judges' own (alive, so not yet reaped)
+  caller   this process (building requests, reading results, judging values)
+
+    python bench/sandbox_cpu.py [--isolation full] [--workers 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import time
+
+
+def _cpu(pid: int) -> tuple[float, float]:
+    """(own, reaped children's) CPU seconds of `pid`."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = [int(x) for x in f.read().rsplit(")", 1)[1].split()[11:15]]
+    hz = os.sysconf("SC_CLK_TCK")
+    return (fields[0] + fields[1]) / hz, (fields[2] + fields[3]) / hz
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{tid}/children") as f:
+            out += [int(x) for x in f.read().split()]
+    return out
+
+
+def _own() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--isolation", default="auto")
+    ap.add_argument("--workers", type=int, default=1)
+    args = ap.parse_args()
+    from coderl.sandbox import Sandbox
+    from coderl.tasks import load_tasks
+
+    requests = [t.build_request(t.reference_solution) for t in load_tasks("humaneval")]
+    with Sandbox(workers=args.workers, isolation=args.isolation) as sandbox:
+        sandbox.run_many(requests)  # the servers and judges up, the judges' caches warm
+        server = sandbox.server_info["pid"]
+        zygotes = [p for p in _children(server) if os.getsid(p) != p]  # not the watchdog (a session of its own)
+        judges = [j for z in zygotes for j in _children(z)]  # at rest only the resident judges are alive
+        watched = {"server": [server], "zygotes": zygotes, "judges": judges}
+        before = {k: [_cpu(p) for p in pids] for k, pids in watched.items()}
+        own, t0 = _own(), time.perf_counter()
+        results = sandbox.run_many(requests)
+        wall = time.perf_counter() - t0
+        after = {k: [_cpu(p) for p in pids] for k, pids in watched.items()}
+        own = _own() - own
+        isolation = sandbox.isolation
+    n = len(requests)
+    ms = {k: 1000 * sum(a[0] - b[0] for a, b in zip(after[k], before[k])) / n for k in watched}
+    programs = 1000 * sum(a[1] - b[1] for a, b in zip(after["zygotes"], before["zygotes"])) / n
+    row = {"isolation": isolation, "workers": args.workers, "passed": sum(r.passed for r in results), "n": n,
+           "wall_ms_per_program": round(1000 * wall / n, 2), "server_ms": round(ms["server"], 2),
+           "zygotes_ms": round(ms["zygotes"], 2), "programs_ms": round(programs, 2), "judges_ms": round(ms["judges"], 2),
+           "caller_ms": round(1000 * own / n, 2)}
+    row["total_ms"] = round(sum(row[k] for k in ("server_ms", "zygotes_ms", "programs_ms", "judges_ms", "caller_ms")), 2)
+    print(json.dumps(row))
+
+
+if __name__ == "__main__":
+    main()
