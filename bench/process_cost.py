@@ -106,7 +106,8 @@ def run_coderl_here(name: str, n: int, level: str) -> dict:
 
 def in_child(args, name: str, level: str, pythonpath: str) -> dict:
     cmd = [sys.executable, os.path.abspath(__file__), "--only", name, "--level", level, "--n", str(args.n)]
-    out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True, env=dict(os.environ, PYTHONPATH=pythonpath))
+    env = dict(os.environ, PYTHONPATH=pythonpath)
+    out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True, env=env)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -142,7 +143,8 @@ def main() -> int:
                     raw[name][side].append(run)
             raw[name]["rounds"].append({"load": m.load, "foreign": m.foreign})
             print(f"# {name} round {r + 1}: load {m.load:.2f}, foreign CPU {m.foreign:.2f}", flush=True)
-    print("| workload | side | wall ms/process | CPU ms/process | wall over bare | CPU over bare | passed | load/foreign per round |")
+    print("| workload | side | wall ms/process | CPU ms/process | wall over bare | CPU over bare | passed | "
+          "load/foreign per round |")
     print("|---|---|---|---|---|---|---|---|")
     for name, sides_raw in raw.items():
         med = {s: (statistics.median(1000 * x["wall"] / x["n"] for x in sides_raw[s]),
@@ -151,7 +153,8 @@ def main() -> int:
             wall, cpu = med[side]
             over = "" if side == "bare" else f"+{wall - med['bare'][0]:.2f}"
             over_cpu = "" if side == "bare" else f"+{cpu - med['bare'][1]:.2f}"
-            machine = " ".join(f"{x['load']:.1f}/{x['foreign']:.2f}" for x in sides_raw["rounds"]) if side == "bare" else ""
+            rounds = sides_raw["rounds"]
+            machine = " ".join(f"{x['load']:.1f}/{x['foreign']:.2f}" for x in rounds) if side == "bare" else ""
             print(f"| {name} | {side} | {wall:.2f} | {cpu:.2f} | {over} | {over_cpu} | "
                   f"{all(x['passed'] for x in sides_raw[side])} | {machine} |")
     if args.json:

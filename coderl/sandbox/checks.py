@@ -14,6 +14,9 @@
 Records (JSON lines on the result fd): `value` (a value test's output as plain data, compared by the
 parent), `test` (an assert test's outcome), `syntax_error`, `program_error`, `task_error`, `gone`
 (the program process ended or broke the protocol while test `id` ran), `end`.
+
+Over 400 lines: the judge's whole run of a task's tests with the rule it resolves names by (`Names`,
+`resolve`, `NAME_TABLE`) and what it keeps of a task's code between requests; they read the same parsed code.
 """
 
 import ast

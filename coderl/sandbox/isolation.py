@@ -15,6 +15,13 @@
              at /sandbox, the slot's own tmpfs (wiped after every program), each size- and inode-limited;
              all of it in the server's mount namespace, which vanishes with the server.  Needs root.
     auto     the strongest level this machine allows, with a warning when that is not `full`.
+
+At `full` each slot's mount and network namespaces are made once (`Slots._slot_namespaces`) and its zygote
+lives in them (`Slots.become_forker`); what a program leaves there is wiped or replaced before the next.
+
+Over 400 lines: the levels, what the machine allows, and `Slots`, which sets up, enters, cleans and
+releases one slot's uid, cgroups, directories and namespaces; each step of a slot's life is only sound
+together with the others (what a slot's zygote joins is what its programs skip and what the wipe keeps).
 """
 
 import ctypes
@@ -76,6 +83,24 @@ def _high(fd):
     moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, NS_FD_FLOOR)
     os.close(fd)
     return moved
+
+
+def _wipe(dir_fd, keep):
+    """Remove everything in the directory `dir_fd` but the paths of `keep` (a tree of names: a name whose
+    subtree is empty is a mount point, left alone; one with a subtree is wiped but for that subtree)."""
+    for name in os.listdir(dir_fd):
+        if name not in keep:
+            remove_tree(dir_fd, name)
+        elif keep[name]:
+            try:
+                fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
+            except OSError:
+                remove_tree(dir_fd, name)  # no longer the directory it was made as
+                continue
+            try:
+                _wipe(fd, keep[name])
+            finally:
+                os.close(fd)
 
 
 def sockets_left(sockstat):
@@ -347,7 +372,8 @@ class Slots:
         try:
             if os.read(ready_r, 1) != b"1":
                 raise IsolationError(f"slot {slot}: its mount and network namespaces could not be set up")
-            return {kind: _high(os.open(f"/proc/{pid}/ns/{kind}", os.O_RDONLY | os.O_CLOEXEC)) for kind in ("mnt", "net")}
+            flags = os.O_RDONLY | os.O_CLOEXEC
+            return {kind: _high(os.open(f"/proc/{pid}/ns/{kind}", flags)) for kind in ("mnt", "net")}
         finally:
             os.close(done_w)
             os.close(ready_r)
@@ -439,22 +465,30 @@ class Slots:
             time.sleep(0.002)
 
     def sweep(self, slot):
-        """In the server, after a run: wipe the slot's directories (`full`: its private /tmp & co. too)."""
-        private = list(self.private_dirs(slot).values()) if self.level == "full" else []
-        for d in [*self.dirs(slot).values(), *private]:
-            try:
-                entries = os.listdir(d)
-            except OSError:
-                continue
+        """In the server, after a run: wipe the slot's directories (`full`: its private /tmp & co. too, but
+        the root-owned directories that lead to an interpreter bound back over the view's /tmp: their mount
+        points in the slot's mount namespace, `kept`)."""
+        private = self.private_dirs(slot) if self.level == "full" else {}
+        for d, keep in [(d, {}) for d in self.dirs(slot).values()] + [(d, self.kept(t)) for t, d in private.items()]:
             try:
                 fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
             except OSError:
                 continue
             try:
-                for name in entries:
-                    remove_tree(fd, name)
+                _wipe(fd, keep)
             finally:
                 os.close(fd)
+
+    def kept(self, target):
+        """The tree (nested dicts; {} at a mount point) of the view's paths under private directory `target`
+        that a source is bound at (`View.overlaid`: an interpreter or venv under /tmp)."""
+        tree = {}
+        for path, _ in getattr(getattr(self, "view", None), "overlaid", ()):
+            if path.startswith(target.rstrip("/") + "/"):
+                node = tree
+                for part in path[len(target):].strip("/").split("/"):
+                    node = node.setdefault(part, {})
+        return tree
 
     def _kill_uid(self, slot):
         """No cgroup: a helper with the slot's uid sends SIGKILL to every process that uid owns.

@@ -14,6 +14,10 @@ process per test.
 Protocol with the client (newline-delimited JSON): requests on fd 0, one response per request on
 fd 1, each carrying the raw facts of every process (exit status, rusage, capped stdout/stderr, the
 judge's records).  Verdicts are decided in the client, which alone knows the expected values.
+
+Over 400 lines: one event loop and the state it alone owns (the queue, the runs in flight with their
+processes and streams, the slots' zygotes and resident judges, the counts); every method reads and changes
+that state, so it stays one object in one file.
 """
 
 import collections

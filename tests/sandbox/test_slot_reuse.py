@@ -19,7 +19,7 @@ PRIVATE = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/sandbox")
 
 LEAVE_FILES = """
 import os, socket, stat
-for d in %r:
+for d in PRIVATE:
     open(os.path.join(d, "left.txt"), "w").write("x")
     os.mkfifo(os.path.join(d, "left.fifo"))
     os.symlink("/etc/passwd", os.path.join(d, "left.link"))
@@ -27,13 +27,13 @@ for d in %r:
     os.chmod(os.path.join(d, "left-dir"), 0)
     s = socket.socket(socket.AF_UNIX); s.bind(os.path.join(d, "left.sock"))
 print("ok")
-""" % (PRIVATE,)
+""".replace("PRIVATE", repr(PRIVATE))
 
 FIND_FILES = """
 import os
-left = {d: sorted(n for n in os.listdir(d) if n != "main.py") for d in %r}
+left = {d: sorted(n for n in os.listdir(d) if n != "main.py") for d in PRIVATE}
 print("ok" if not any(left.values()) else left)
-""" % (PRIVATE,)
+""".replace("PRIVATE", repr(PRIVATE))
 
 LEAVE_SOCKETS = """
 import os, socket, array
@@ -151,3 +151,33 @@ def test_a_program_sees_the_slot_as_the_first_program_did(sandbox):
     for leave, _ in CASES.values():
         sandbox.run(make_script_request(leave, cases=(("", "ok"),)))
     assert sandbox.run(make_script_request(look)).stdout == first
+
+
+def test_a_toolchain_bound_back_over_tmp_survives_the_wipe_and_nothing_else_does(tmp_path_factory):
+    """A toolchain under /tmp (here pytest's temp dir) is bound back over the slot's private /tmp, on
+    directories the server must not wipe; what a program writes beside them is wiped all the same."""
+    from coderl.sandbox.types import CheckKind, ExecutionRequest, Limits, Mode, TestCase
+
+    tool = tmp_path_factory.mktemp("toolchain")
+    if not str(tool).startswith("/tmp/"):
+        pytest.skip("pytest's temp dir is not under /tmp here")
+    tool.chmod(0o755)  # its own directory readable by the slot's uid (the view makes the ones above it 0755)
+    script = tool / "hello"
+    script.write_text("#!/bin/sh\necho hello\n")
+    script.chmod(0o755)
+    top = "/tmp/" + str(tool).split("/")[2]
+    run_tool = ExecutionRequest(Mode.COMMAND, argv=(str(script),), limits=Limits(),
+                                tests=(TestCase("0", "", CheckKind.STDOUT, "hello"),))
+    leave = f"import os\nopen(os.path.join({top!r}, 'left.txt'), 'w').write('x')\nprint('ok')\n"
+    find = f"import os\nprint('ok' if 'left.txt' not in os.listdir({top!r}) else 'left')\n"
+    try:
+        sb = Sandbox(workers=1, isolation="full", expose=[str(tool)])
+    except SandboxUnavailable:
+        pytest.skip("isolation 'full' is not available here")
+    with sb:
+        for _ in range(3):
+            assert sb.run(run_tool).passed
+            left = sb.run(make_script_request(leave, cases=(("", "ok"),)))
+            assert left.passed or "Permission denied" in left.stderr, left.stderr[-300:]
+            found = sb.run(make_script_request(find, cases=(("", "ok"),)))
+            assert found.passed, (found.stdout, found.stderr[-300:])
