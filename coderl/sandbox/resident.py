@@ -41,8 +41,10 @@ import sys
 
 try:
     from . import handles
+    from .zygote import read_all
 except ImportError:  # loaded by path in the fork server
     import _coderl_handles as handles
+    from _coderl_zygote import read_all
 
 CTL_FD = 6
 MAX_REQUESTS = 1000  # then a fresh judge: no state, however subtle, lives longer
@@ -193,15 +195,6 @@ def _cpu():
     return usage.ru_utime + usage.ru_stime
 
 
-def _read_all(fd):
-    chunks = []
-    while True:
-        chunk = os.read(fd, 1 << 20)
-        if not chunk:
-            return b"".join(chunks)
-        chunks.append(chunk)
-
-
 def serve(run):
     """The judge's life: `run(request, chan_fd, result_fd)` for each request the server sends, until the
     server closes the control socket or a request leaves something behind."""
@@ -226,7 +219,7 @@ def serve(run):
         for fd, target in zip(high, (3, 4, 5, 2)):  # request, channel, result pipe, stderr
             os.dup2(fd, target)
             os.close(fd)
-        request = json.loads(_read_all(3))
+        request = json.loads(read_all(3))
         os.close(3)
         baseline.reset(request["limits"], _cpu())
         try:

@@ -187,7 +187,7 @@ class Zygote:
             os.environ.update(CHILD_ENV)
             self.modules["resident"].serve(self.modules["checks"].run)
             os._exit(0)
-        request = json.loads(_read_all(3))
+        request = json.loads(read_all(3))
         os.close(3)
         lim = request["limits"]
         cpu = max(1, math.ceil(lim["cpu_seconds"]))
@@ -223,7 +223,7 @@ class Zygote:
         os._exit(self.modules["script"].run_script(request["program"], os.path.join(os.getcwd(), "main.py")))
 
 
-def _read_all(fd):
+def read_all(fd):
     chunks = []
     while True:
         chunk = os.read(fd, 1 << 20)
