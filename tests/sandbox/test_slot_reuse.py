@@ -11,7 +11,7 @@ import pytest
 
 from coderl.sandbox.client import Sandbox, SandboxUnavailable
 
-from .helpers import make_script_request
+from .helpers import OWN_ENTRIES, make_script_request
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="namespaces need root")
 
@@ -29,9 +29,9 @@ for d in PRIVATE:
 print("ok")
 """.replace("PRIVATE", repr(PRIVATE))
 
-FIND_FILES = """
+FIND_FILES = OWN_ENTRIES + """
 import os
-left = {d: sorted(n for n in os.listdir(d) if n != "main.py") for d in PRIVATE}
+left = {d: sorted(n for n in own_entries(d) if n != "main.py") for d in PRIVATE}
 print("ok" if not any(left.values()) else left)
 """.replace("PRIVATE", repr(PRIVATE))
 
