@@ -9,6 +9,9 @@ warm, as RL's samples and pass@k's n find them) on `Sandbox(workers=W, isolation
   judges   the resident judges' own (alive, so not yet reaped)
   caller   this process (building requests, reading results, judging values)
 
+and the minor page faults per program of the zygotes (their own: after every fork each page they write is
+copy-on-write again) and of the programs (a forked CPython writes a refcount on every object it touches).
+
     python bench/sandbox_cpu.py [--isolation full] [--workers 1]
 """
 
@@ -21,12 +24,12 @@ import resource
 import time
 
 
-def _cpu(pid: int) -> tuple[float, float]:
-    """(own, reaped children's) CPU seconds of `pid`."""
+def _cpu(pid: int) -> tuple[float, float, int, int]:
+    """(own, reaped children's) CPU seconds of `pid`, then (own, reaped children's) minor page faults."""
     with open(f"/proc/{pid}/stat") as f:
-        fields = [int(x) for x in f.read().rsplit(")", 1)[1].split()[11:15]]
+        fields = [int(x) for x in f.read().rsplit(")", 1)[1].split()[7:15]]
     hz = os.sysconf("SC_CLK_TCK")
-    return (fields[0] + fields[1]) / hz, (fields[2] + fields[3]) / hz
+    return (fields[4] + fields[5]) / hz, (fields[6] + fields[7]) / hz, fields[0], fields[1]
 
 
 def _children(pid: int) -> list[int]:
@@ -67,6 +70,7 @@ def main() -> None:
     n = len(requests)
     ms = {k: 1000 * sum(a[0] - b[0] for a, b in zip(after[k], before[k])) / n for k in watched}
     programs = 1000 * sum(a[1] - b[1] for a, b in zip(after["zygotes"], before["zygotes"])) / n
+    faults = {i: sum(a[i] - b[i] for a, b in zip(after["zygotes"], before["zygotes"])) / n for i in (2, 3)}
     row = {"isolation": isolation, "workers": args.workers, "passed": sum(r.passed for r in results), "n": n,
            "wall_ms_per_program": round(1000 * wall / n, 2), "server_ms": round(ms["server"], 2),
            "zygotes_ms": round(ms["zygotes"], 2), "programs_ms": round(programs, 2),
@@ -74,6 +78,7 @@ def main() -> None:
            "caller_ms": round(1000 * own / n, 2)}
     parts = ("server_ms", "zygotes_ms", "programs_ms", "judges_ms", "caller_ms")
     row["total_ms"] = round(sum(row[k] for k in parts), 2)
+    row["zygote_faults"], row["program_faults"] = round(faults[2]), round(faults[3])
     print(json.dumps(row))
 
 
