@@ -40,7 +40,7 @@ def recording(monkeypatch, loop):
     optimise = loop._optimise
 
     def wrapper(cfg, run, *args):
-        batch = args[0].batch if loop is pg_loop else args[1]
+        batch = args[0].batch if loop is pg_loop else args[0]  # PPO: _optimise(cfg, run, batch, targets, ...)
         seen.append((batch.completion_ids.clone(), batch.logprobs.clone(), batch.group_ids.clone()))
         return optimise(cfg, run, *args)
 
