@@ -282,7 +282,8 @@ class Sandbox:
 
     def stats(self, timeout: float = 10.0) -> dict:
         """The fork server's counts since it started: `judges_started` (resident judges forked), `judged`
-        (function tasks they judged), `left:<why>` (judges that ended, by reason: docs/sandbox.md)."""
+        (function tasks they judged), `left:<why>` (judges that ended, by reason: docs/sandbox.md),
+        `zygotes_replaced`, `programs_from_spares` (processes started by a slot's spare, forked ahead)."""
         future: Future = Future()
         with self._lock:
             if self._closed or self._proc is None or self._proc.stdin is None:

@@ -17,7 +17,8 @@
     auto     the strongest level this machine allows, with a warning when that is not `full`.
 
 At `full` each slot's mount and network namespaces are made once (`Slots._slot_namespaces`) and its zygote
-lives in them (`Slots.become_forker`); what a program leaves there is wiped or replaced before the next.
+lives in them (`Slots.become_forker`); what a program leaves there is wiped or replaced before the next, which
+the zygote has forked ahead (`Slots.spares`).
 
 Over 400 lines: the levels, what the machine allows, and `Slots`, which sets up, enters, cleans and
 releases one slot's uid, cgroups, directories and namespaces; each step of a slot's life is only sound
@@ -387,8 +388,9 @@ class Slots:
 
     def set_limits(self, slot, max_processes, memory_bytes):
         """Before each run: the slot's cgroup limits (one process more than the program's: the slot's zygote
-        lives there); `full`: its work dir and private tmpfs sized like /tmp."""
-        self.cgroups.set_limits(slot, max_processes + 1, memory_bytes)
+        lives there, and at `full` two: its spare too; the uid's RLIMIT_NPROC still binds the program at
+        `max_processes`); `full`: its work dir and private tmpfs sized like /tmp."""
+        self.cgroups.set_limits(slot, max_processes + (2 if self.level == "full" else 1), memory_bytes)
         if self.level == "full":
             options = tmpfs_options({"memory_bytes": memory_bytes}, "")
             for d in (self.dirs(slot)["work"], os.path.dirname(next(iter(self.private_dirs(slot).values())))):
@@ -405,12 +407,28 @@ class Slots:
         in the slot's network namespace: when that still holds a socket (`sockets_left`: one in flight
         between processes, say), it moves to a fresh one first, so the next program finds none."""
         if self.level == "full":
-            setns(self.own_pid_ns, CLONE_NEWPID)
-            unshare(CLONE_NEWPID)
-            with open("/proc/thread-self/net/sockstat", "rb") as f:
-                left = sockets_left(f.read())
-            if left:
+            self.new_pid_namespace()
+            if self.sockets_left():
                 unshare(CLONE_NEWNET)
+
+    @property
+    def spares(self):
+        """Whether this zygote forks each program ahead, while the slot's current one runs (`full`, a slot's
+        zygote: `Zygote.make_spare`).  The spare is PID 1 of a PID namespace of its own and root until its
+        request comes, so the running program can neither see nor signal it; it takes its /proc, the view
+        and the uid only then, and holds no socket in the slot's network namespace."""
+        return self.level == "full" and self.forker_of is not None
+
+    def new_pid_namespace(self):
+        """The next child forked is PID 1 of a new PID namespace (`full`).  `unshare(CLONE_NEWPID)` only works
+        while the namespace for children is our own, so first reset it with `setns` (siblings, never nesting)."""
+        setns(self.own_pid_ns, CLONE_NEWPID)
+        unshare(CLONE_NEWPID)
+
+    def sockets_left(self):
+        """Whether this process's network namespace (a slot's) still holds a socket (`sockets_left`)."""
+        with open("/proc/thread-self/net/sockstat", "rb") as f:
+            return sockets_left(f.read())
 
     def before_fork_judge(self):
         """A judge stays in the server's PID and network namespaces (it runs the task's code only)."""

@@ -390,6 +390,7 @@ class Server:
         msg = json.loads(data)
         if "forked" in msg:
             proc = self.procs.pop(msg["forked"])
+            self.counts["programs_from_spares"] += msg.get("spare") is True
             proc.pid = msg["pid"]
             proc.pidfd = fds[0] if fds else None
             self.procs[("pid", proc.pid)] = proc

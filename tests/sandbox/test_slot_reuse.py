@@ -3,9 +3,12 @@
 files in its /sandbox, /tmp, /var/tmp, /dev/shm and /run/lock; an abstract socket, even one whose only
 reference is in flight between sockets; a SysV or POSIX IPC object; a process; a mount it made in a
 namespace of its own.  Each case is a leaver and a finder on a one-slot sandbox; the finder passes only if
-the slot is as a fresh one."""
+the slot is as a fresh one.  The slot's next program, forked ahead while the current one runs (a spare), is
+out of the current one's reach, and let go when the current one leaves a socket."""
 
 import os
+import signal
+import time
 
 import pytest
 
@@ -181,3 +184,65 @@ def test_a_toolchain_bound_back_over_tmp_survives_the_wipe_and_nothing_else_does
             assert left.passed or "Permission denied" in left.stderr, left.stderr[-300:]
             found = sb.run(make_script_request(find, cases=(("", "ok"),)))
             assert found.passed, (found.stdout, found.stderr[-300:])
+
+
+# ---- the slot's next program, forked ahead (`Zygote.make_spare`) --------------------------------------------
+REACH_THE_NEXT = """
+import os, signal
+pids = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+unix = open("/proc/net/unix").read().splitlines()[1:]
+try:
+    os.kill(-1, signal.SIGKILL)  # every process it may signal but itself
+    reached = True
+except ProcessLookupError:  # there is none
+    reached = False
+print("ok" if pids == [1] and not unix and not reached else (pids, unix, reached))
+"""
+
+
+def _children(pid):
+    return [int(c) for t in os.listdir(f"/proc/{pid}/task") for c in open(f"/proc/{pid}/task/{t}/children").read().split()]
+
+
+def _spares(sandbox):
+    """The slots' spares: children of a zygote (a child of the server) that are still root."""
+    return [c for z in _children(sandbox.server_info["pid"]) for c in _children(z) if os.stat(f"/proc/{c}").st_uid == 0]
+
+
+def _from_spares(sandbox, requests):
+    before = sandbox.stats().get("programs_from_spares", 0)
+    results = [sandbox.run(r) for r in requests]
+    return results, sandbox.stats()["programs_from_spares"] - before
+
+
+def test_each_program_is_forked_ahead_and_cannot_reach_the_next(sandbox):
+    """The slot's next program waits, forked, while the current one runs: the current one sees no process but
+    its own and no socket of it, and its kill(-1) does not reach it."""
+    results, spared = _from_spares(sandbox, [make_script_request(REACH_THE_NEXT, cases=(("", "ok"),))] * 3)
+    assert all(r.passed for r in results), [(r.status, r.stdout[-300:], r.stderr[-300:]) for r in results]
+    assert spared == 3
+    assert len(_spares(sandbox)) == 1  # and the slot's next one is waiting
+
+
+def test_after_a_program_left_a_socket_the_next_is_forked_afresh(sandbox):
+    """A spare waits in the slot's network namespace: when the last program left a socket there, the request
+    goes to a fresh child in a fresh namespace instead, and the spare is let go."""
+    leave, find = CASES["sockets"]
+    results, spared = _from_spares(sandbox, [make_script_request(leave, cases=(("", "ok"),)),
+                                             make_script_request(find, cases=(("", "ok"),))])
+    assert all(r.passed for r in results), [(r.status, r.stdout[-300:], r.stderr[-300:]) for r in results]
+    assert spared == 1  # the leaver's; the finder's process was forked afresh
+
+
+def test_a_spare_that_died_waiting_costs_nothing_but_itself(sandbox):
+    """Killed while it waits (as the slot's out-of-memory killer might), the spare is replaced: the next
+    request is forked the usual way, and the one after it is forked ahead again."""
+    for reaped_first in (False, True):
+        spares = _spares(sandbox)
+        assert len(spares) == 1
+        os.kill(spares[0], signal.SIGKILL)
+        if reaped_first:
+            time.sleep(0.2)  # its zygote reaps it before the request comes
+        results, spared = _from_spares(sandbox, [make_script_request('print("ok")', cases=(("", "ok"),))] * 2)
+        assert all(r.passed for r in results), [(r.status, r.stderr[-300:]) for r in results]
+        assert spared == 1
