@@ -162,7 +162,8 @@ class Zygote:
                 if ours in ready and ours.recv(1) == b"1":
                     return pid
             os.kill(pid, signal.SIGKILL)  # reaped as an untracked child (`reap`)
-            _drain(theirs)
+            _drain(theirs)  # a request it left unread
+            _drain(ours)  # an answer it gave too late
             return None
         finally:
             os.close(pidfd)
@@ -306,7 +307,7 @@ class Zygote:
 
 
 def _drain(sock):
-    """Read off, and close the descriptors of, any request left unread on the spares' end."""
+    """Read off whatever waits on one end of the spares' socket pair, closing any descriptors it carries."""
     sock.setblocking(False)
     try:
         while True:
