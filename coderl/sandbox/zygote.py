@@ -77,7 +77,7 @@ class Zygote:
         if not data:
             return False
         msg = json.loads(data)
-        pid = self.take_spare(data, fds)
+        pid, pidfd = self.take_spare(data, fds)
         spare = pid is not None
         if not spare:
             if msg["role"] in ("judge", "zygote"):  # a resident judge runs the task's code only: no namespaces
@@ -96,10 +96,11 @@ class Zygote:
         self.started[pid] = (time.monotonic(), msg["role"], msg["slot"])
         for fd in fds:
             os.close(fd)
-        try:
-            pidfd = os.pidfd_open(pid)
-        except OSError:
-            pidfd = None
+        if pidfd is None:
+            try:
+                pidfd = os.pidfd_open(pid)
+            except OSError:
+                pass
         report = {"forked": msg["key"], "pid": pid, "spare": spare}
         socket.send_fds(self.sock, [json.dumps(report).encode()], [pidfd] if pidfd is not None else [])
         if pidfd is not None:
@@ -148,25 +149,23 @@ class Zygote:
             os.kill(pid, signal.SIGKILL)
 
     def take_spare(self, data, fds):
-        """Hand a program's request to the spare; its pid, or None (no spare, or it could not take it: it is
-        killed, and the request forks a child the usual way)."""
+        """Hand a program's request to the spare; its (pid, pidfd), or (None, None): no spare, or it could not
+        take it (it is killed, and the request forks a child the usual way)."""
         spare, self.spare = self.spare, None
         if spare is None:
-            return None
+            return None, None
         pid, pidfd = spare
         ours, theirs = self.pair
-        try:
-            if not self.slots.sockets_left():  # else: a fresh network namespace and child, `before_fork`
-                socket.send_fds(ours, [data], fds)
-                ready, _, _ = select.select([ours, pidfd], [], [], 5.0)
-                if ours in ready and ours.recv(1) == b"1":
-                    return pid
-            os.kill(pid, signal.SIGKILL)  # reaped as an untracked child (`reap`)
-            _drain(theirs)  # a request it left unread
-            _drain(ours)  # an answer it gave too late
-            return None
-        finally:
-            os.close(pidfd)
+        if not self.slots.sockets_left():  # else: a fresh network namespace and child, `before_fork`
+            socket.send_fds(ours, [data], fds)
+            ready, _, _ = select.select([ours, pidfd], [], [], 5.0)
+            if ours in ready and ours.recv(1) == b"1":
+                return pid, pidfd
+        os.close(pidfd)
+        os.kill(pid, signal.SIGKILL)  # reaped as an untracked child (`reap`)
+        _drain(theirs)  # a request it left unread
+        _drain(ours)  # an answer it gave too late
+        return None, None
 
     def reap(self):
         while True:
