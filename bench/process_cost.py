@@ -13,7 +13,7 @@ Sides, one process per test, sequential (one worker, so a process's cost is not 
 
 Per side: wall per process (the request's wall / N), CPU per process (the sandbox's server, zygotes and
 programs, from their rusage; bare: the children's), and the overhead against bare.  Medians of --rounds
-alternating rounds; the load and the foreign CPU (bench/sandbox.py's `Machine`) are printed per round.
+alternating rounds (bench/sandbox.py's `alternate`); the load and the foreign CPU are printed per round.
 
     python bench/process_cost.py --before /tmp/before --levels full,uid,rlimits --rounds 3
 """
@@ -33,7 +33,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from sandbox import Machine  # noqa: E402  (bench/sandbox.py)
+from sandbox import alternate  # noqa: E402  (bench/sandbox.py)
 
 LUA = shutil.which("lua5.4") or shutil.which("lua") or "lua5.4"
 WORKLOADS = {
@@ -129,20 +129,15 @@ def main() -> int:
     sides = ["bare"] + [f"coderl[{lv}]" for lv in levels] + ([f"before[{lv}]" for lv in levels] if args.before else [])
     raw: dict = {}
     for name in args.workloads.split(","):
-        raw[name] = {side: [] for side in sides}
-        raw[name]["rounds"] = []
-        for r in range(args.rounds):
-            with Machine() as m:
-                for side in sides[r % len(sides):] + sides[: r % len(sides)]:
-                    if side == "bare":
-                        run = run_bare(name, args.n)
-                    else:
-                        who, level = side[:-1].split("[")
-                        root = os.path.dirname(HERE) if who == "coderl" else os.path.abspath(args.before)
-                        run = in_child(args, name, level, root)
-                    raw[name][side].append(run)
-            raw[name]["rounds"].append({"load": m.load, "foreign": m.foreign})
-            print(f"# {name} round {r + 1}: load {m.load:.2f}, foreign CPU {m.foreign:.2f}", flush=True)
+
+        def run_side(side, name=name):
+            if side == "bare":
+                return run_bare(name, args.n)
+            who, level = side[:-1].split("[")
+            root = os.path.dirname(HERE) if who == "coderl" else os.path.abspath(args.before)
+            return in_child(args, name, level, root)
+
+        raw[name] = alternate(sides, args.rounds, run_side, name)
     print("| workload | side | wall ms/process | CPU ms/process | wall over bare | CPU over bare | passed | "
           "load/foreign per round |")
     print("|---|---|---|---|---|---|---|---|")

