@@ -210,17 +210,24 @@ class Server:
             child["stdin"] = stdin
         if chan is not None:
             child["chan"] = chan
-        for name in STREAMS[role]:
-            r, w = os.pipe()
-            os.set_blocking(r, False)
-            run.fds[r] = name
-            self.sel.register(r, selectors.EVENT_READ, ("stream", run))
-            child["res" if name == "result" else "out" if name == "stdout" else "err"] = w
+        child.update(self.pipes(run, role))
         names = list(child)
         head = {"role": role, "slot": run.slot, "key": proc.key, "fds": names}
         socket.send_fds(self.zygotes[run.slot], [json.dumps(head).encode()], [child[n] for n in names])
         for fd in child.values():
             os.close(fd)
+
+    def pipes(self, run, role):
+        """A new process's output pipes: their write ends by the process's fd name, their read ends watched
+        for `run`."""
+        ends = {}
+        for name in STREAMS[role]:
+            r, w = os.pipe()
+            os.set_blocking(r, False)
+            run.fds[r] = name
+            self.sel.register(r, selectors.EVENT_READ, ("stream", run))
+            ends["res" if name == "result" else "out" if name == "stdout" else "err"] = w
+        return ends
 
     # ---- the slots' resident judges ---------------------------------------------------------------
     def resident(self, slot):
@@ -242,13 +249,7 @@ class Server:
     def judge(self, run, request, chan):
         """Hand a function task's tests to its slot's resident judge: the request (a memfd), the channel to
         the program, and this run's result and stderr pipes."""
-        fds = {"req": zygote.memfd(json.dumps(request).encode()), "chan": chan}
-        for name in STREAMS["judge"]:
-            r, w = os.pipe()
-            os.set_blocking(r, False)
-            run.fds[r] = name
-            self.sel.register(r, selectors.EVENT_READ, ("stream", run))
-            fds["res" if name == "result" else "err"] = w
+        fds = {"req": zygote.memfd(json.dumps(request).encode()), "chan": chan, **self.pipes(run, "judge")}
         try:
             for attempt in (0, 1):  # a judge that ended between requests: a fresh one
                 judge = self.resident(run.slot)
