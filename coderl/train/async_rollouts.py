@@ -53,7 +53,7 @@ class AsyncRollouts:
         self.fingerprints: dict[int, str] = {}
         trainer_threads, worker_threads = split_threads(cfg, torch.get_num_threads())
         self.restore_threads = torch.get_num_threads() if trainer_threads else None
-        spec = WorkerSpec(cfg, ctx.tasks, start_step, ctx.reward_override, list(ctx.rates), worker_threads,
+        spec = WorkerSpec(cfg, ctx.tasks, start_step, ctx.reward_override, ctx.curriculum.state_dict(), worker_threads,
                           cfg.asynchronous.async_worker_device)
         try:
             message = pickle.dumps(spec)
@@ -111,7 +111,7 @@ class AsyncRollouts:
         for old in [v for v in self.fingerprints if v < step - self.max_age]:
             del self.fingerprints[old]
         rolled = produced.rolled
-        self.ctx.rates[:] = produced.rates
+        self.ctx.curriculum.load_state_dict(produced.curriculum)  # the worker drew and recorded this step
         ages = torch.full((len(rolled.batch),), age, dtype=torch.long)
         metrics = {**rolled.metrics, "async/age_mean": float(ages.float().mean()), "async/age_max": float(ages.max()),
                    "async/weights_version": float(produced.version), "async/trainer_wait": round(waited, 3),

@@ -36,6 +36,7 @@ from coderl.base.config import ConfigError
 from coderl.base.process import die_with_parent
 from coderl.sandbox.client import SandboxUnavailable
 from coderl.tasks.types import TaskFormatError
+from coderl.train.curriculum import Curriculum
 from coderl.train.rounds import ScoredRollouts, step_rollouts
 
 STOP = "stop"
@@ -82,7 +83,7 @@ class WorkerSpec:
     tasks: list  # the trainer's training tasks (test cut, repair split already applied)
     start_step: int
     reward_override: object  # None, or a module-level function (tests)
-    rates: list  # the curriculum's running pass rates (resumed from the checkpoint)
+    curriculum: dict  # the curriculum's state (`Curriculum.state_dict`, resumed from the checkpoint)
     threads: int | None  # torch threads, None: torch's default
     device: str | None  # cpu, cuda or cuda:N; None: the trainer's --device
 
@@ -95,7 +96,7 @@ class Produced:
     rolled: ScoredRollouts
     version: int  # steps trained into the weights that sampled every row of this step
     fingerprint: str  # of those weights as the worker's model held them (`fingerprint`)
-    rates: list  # the curriculum's running pass rates after this step's rounds
+    curriculum: dict  # the curriculum's state after this step's rounds
     waited: float  # seconds the worker waited for weights before this step
 
 
@@ -165,8 +166,10 @@ def _run(spec: WorkerSpec, channel: Channel) -> None:
         engine = start_engine(cfg, policy, log, threads=spec.threads)
     try:
         with open_sandbox(cfg.sandbox, cfg.tasks, cfg.eval.eval_tasks) as sandbox:
+            curriculum = Curriculum(spec.tasks)
+            curriculum.load_state_dict(spec.curriculum)
             ctx = RolloutContext(cfg, log, spec.tasks, policy, sandbox, reward_config(cfg), spec.reward_override,
-                                 list(spec.rates), engine)
+                                 curriculum, engine)
             for step in range(spec.start_step, cfg.steps):
                 t = time.perf_counter()
                 newest = _newest(channel, version, need=step - max_age)
@@ -178,7 +181,7 @@ def _run(spec: WorkerSpec, channel: Channel) -> None:
                         serve_policy(engine, cfg, policy, version)
                 waited = time.perf_counter() - t
                 rolled = step_rollouts(ctx, step)
-                channel.send(("rollouts", Produced(step, rolled, version, fingerprint(params), list(ctx.rates),
+                channel.send(("rollouts", Produced(step, rolled, version, fingerprint(params), curriculum.state_dict(),
                                                    waited)))
         _newest(channel, version, need=float("inf"))  # every step sent: wait for the trainer's stop
     finally:

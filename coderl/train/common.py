@@ -29,6 +29,7 @@ from coderl.tasks import load_tasks
 from coderl.tasks.spec import open_sandbox
 from coderl.train.checkpoint import latest_checkpoint
 from coderl.train.config import TrainConfig
+from coderl.train.curriculum import Curriculum
 from coderl.train.distributed import Ranks
 from coderl.train.episodes import repair_tasks
 from coderl.train.ledger import Ledger, Resumed
@@ -194,9 +195,12 @@ def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None
                       group=1 if cfg.sampling.adaptive else cfg.samples_per_prompt,
                       nonfinite=NonFiniteSteps(advice=advice), memory=memory)
     resumed = Resumed.load(ckpt, updater, log)
-    rates = resumed.rates or measured or [None] * len(tasks)
-    context = RolloutContext(cfg, log, tasks, policy, None, reward_config(cfg), reward_override, rates)
-    ledger = Ledger(cfg, log, policy, updater, rates, resumed, ranks=ranks, describe=_describe)
+    curriculum = Curriculum(tasks, measured)
+    if resumed.curriculum:
+        curriculum.load_state_dict(resumed.curriculum)
+    context = RolloutContext(cfg, log, tasks, policy, None, reward_config(cfg), reward_override, curriculum)
+    ledger = Ledger(cfg, log, policy, updater, resumed, curriculum_state=curriculum.state_dict, ranks=ranks,
+                    describe=_describe)
     return Training(cfg, context, updater, ledger)
 
 

@@ -1,7 +1,7 @@
 """The ledger of a training run: what is recorded and kept -- metrics (the tracker), evaluation-based
 selection of the best checkpoint with early stop, checkpoints, and the state a resume continues from.
 
-    ledger = Ledger(cfg, log, policy, updater, rates, resumed)   # `train/common.py` builds it
+    ledger = Ledger(cfg, log, policy, updater, resumed, curriculum_state=...)   # `train/common.py` builds it
     ledger.evaluate_start()                                       # a fresh run's step 0 evaluation
     for step in ledger.steps(): ...                               # ends early when selection says so
         ledger.finish_step(step + 1, metrics, rolled)             # eval if due, log, checkpoint if due
@@ -34,7 +34,7 @@ class Resumed:
     step: int = 0
     advantage_state: dict = field(default_factory=dict)
     selection: dict = field(default_factory=dict)
-    rates: list = field(default_factory=list)
+    curriculum: dict | list = field(default_factory=dict)  # `Curriculum.state_dict()` (a list before issue 55)
     checkpoint: str | None = None
 
     @classmethod
@@ -47,18 +47,20 @@ class Resumed:
         updater.load_state_dict(state)
         set_rng_state(state["rng"])
         log(f"resumed from {checkpoint} at step {state['step']}")
-        return cls(state["step"], state["advantage_state"], state.get("selection", {}), state.get("curriculum") or [],
+        return cls(state["step"], state["advantage_state"], state.get("selection", {}), state.get("curriculum") or {},
                    checkpoint)
 
 
 class Ledger:
     """Tracker, selection, checkpoints and resume state of one RL run."""
 
-    def __init__(self, cfg, log: Callable, policy: Policy, updater: Updater, rates: list, resumed: Resumed, *,
-                 ranks: Ranks | None = None, describe: Callable | None = None):
+    def __init__(self, cfg, log: Callable, policy: Policy, updater: Updater, resumed: Resumed, *,
+                 curriculum_state: Callable[[], dict], ranks: Ranks | None = None, describe: Callable | None = None):
+        """`curriculum_state()`: the rollout source's curriculum state, saved with every checkpoint."""
         from coderl.train.scaffold import Progress
 
-        self.cfg, self.log, self.policy, self.updater, self.rates = cfg, log, policy, updater, rates
+        self.cfg, self.log, self.policy, self.updater = cfg, log, policy, updater
+        self.curriculum_state = curriculum_state
         self.ranks = ranks or Ranks()
         self.start_step = resumed.step
         self.advantage_state = resumed.advantage_state  # the estimator's running state (a global baseline)
@@ -138,7 +140,7 @@ class Ledger:
                                 trainer_state={**updater, "advantage_state": self.advantage_state, "step": done,
                                                "data_position": done * cfg.prompts_per_step,
                                                "selection": self.selection.state_dict(),
-                                               "curriculum": list(self.rates)},
+                                               "curriculum": self.curriculum_state()},
                                 extra=extra)
         if self.progress:
             self.progress.update(done, metrics)

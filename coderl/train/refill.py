@@ -10,7 +10,6 @@ import torch
 
 from coderl.algorithms.sampling import zero_variance_groups
 from coderl.rollout.batching import concat_batches, select_rows
-from coderl.train.curriculum import task_weights, weighted_sample
 
 
 def refill(ctx, step: int, first, next_round):
@@ -65,7 +64,7 @@ def _draw(ctx, step: int, round_: int) -> list[int]:
     count = min(cfg.prompts_drawn, len(ctx.tasks))
     if cfg.sampling.curriculum_floor is None:
         return rng.sample(range(len(ctx.tasks)), count)
-    return weighted_sample(task_weights(ctx.rates, cfg.sampling.curriculum_floor), count, rng)
+    return ctx.curriculum.draw(count, cfg.sampling.curriculum_floor, rng)
 
 
 def cat_turns(parts: list) -> torch.Tensor:

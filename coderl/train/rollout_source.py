@@ -27,6 +27,7 @@ from torch import Tensor
 
 from coderl.rewards import RewardConfig
 from coderl.tasks.types import Task
+from coderl.train.curriculum import Curriculum
 from coderl.train.distributed import Ranks
 from coderl.train.off_policy import Correction, behaviour_correction
 from coderl.train.policy import Policy
@@ -44,7 +45,7 @@ class RolloutContext:
     sandbox: Any  # an open `Sandbox` (None in a trainer whose rollouts come from the worker)
     rewards_cfg: RewardConfig
     reward_override: Callable | None  # (results, samples, tasks) -> rewards: tests inject one
-    rates: list  # per task: the curriculum's running pass rate, or None (`train/curriculum.py`)
+    curriculum: Curriculum  # running pass rates per task and composition; this source's own (`train/curriculum.py`)
     engine: Any = None  # a generation engine of its own that samples instead of policy.model (`EngineSource`)
 
 

@@ -22,7 +22,6 @@ from coderl.rollout.batching import concat_batches, select_rows
 from coderl.rollout.collect import Generation, chunk_starts, collect
 from coderl.rollout.repair import collect_repair
 from coderl.rollout.types import RolloutBatch
-from coderl.train.curriculum import curriculum_prompts, frontier_fraction, update_rate
 from coderl.train.distributed import Ranks
 from coderl.train.episodes import score_turns
 from coderl.train.refill import cat_turns, refill
@@ -76,7 +75,8 @@ def step_rollouts(ctx, step: int, ranks: Ranks | None = None) -> ScoredRollouts:
     processes that share each round (None: this one alone)."""
     cfg, ranks = ctx.cfg, ranks or Ranks()
     if cfg.sampling.curriculum_floor is not None:
-        indices = curriculum_prompts(ctx.rates, cfg.prompts_drawn, cfg.sampling.curriculum_floor, cfg.seed, step)
+        rng = random.Random(f"{cfg.seed}:curriculum:{step}")
+        indices = ctx.curriculum.draw(cfg.prompts_drawn, cfg.sampling.curriculum_floor, rng)
     else:
         indices = prompts_for_step(len(ctx.tasks), cfg, step)
     first = scored_round(ctx, step, indices, 0, ranks)
@@ -101,12 +101,13 @@ def generation_chunk(cfg) -> int:
 
 def planned_groups(ctx, indices: list[int]) -> tuple[list[int], list[int]]:
     """Adaptive group sizes: the step's sample budget shared among the tasks at `indices` by their running
-    pass rates (`allocate_group_sizes`); the tasks given samples and their group sizes, in draw order.
+    pass rates (`allocate_group_sizes`; a task never drawn plans with its composition's rate,
+    `Curriculum.rate`); the tasks given samples and their group sizes, in draw order.
     If every task drawn looks solved, `samples_per_prompt` each for the first `prompts_per_step` of them
     (a rate is an estimate: exploring beats an empty round)."""
     cfg = ctx.cfg
     budget = cfg.batch_size
-    sizes = allocate_group_sizes([ctx.rates[i] for i in indices], budget,
+    sizes = allocate_group_sizes([ctx.curriculum.rate(i) for i in indices], budget,
                                  max_group=max(2, min(cfg.sampling.max_group_size, budget)))
     kept = [(i, n) for i, n in zip(indices, sizes) if n]
     if not kept:
@@ -159,10 +160,9 @@ def scored_round(ctx, step: int, indices: list[int], round_: int, ranks: Ranks):
     for group, index in enumerate(indices):  # the curriculum's running pass rates
         outcomes = [ok for s, ok in zip(batch.samples, passed) if s.group == group]
         if outcomes:
-            ctx.rates[index] = update_rate(ctx.rates[index], sum(outcomes) / len(outcomes))
-    if cfg.sampling.curriculum_floor is not None:
-        scored.metrics["curriculum/frontier"] = frontier_fraction(ctx.rates)
-        scored.metrics["curriculum/seen"] = sum(r is not None for r in ctx.rates) / len(ctx.rates)
+            ctx.curriculum.record(index, sum(outcomes) / len(outcomes))
+    if cfg.sampling.curriculum_floor is not None or cfg.sampling.adaptive:
+        scored.metrics.update(ctx.curriculum.metrics())
     return scored
 
 

@@ -56,7 +56,7 @@ def test_the_budget_goes_where_the_measured_rates_say(model_dir, tmp_path, rates
         isinstance(v, str) or v == v for r in rows for v in r.values())  # nothing NaN
     from coderl.train.checkpoint import load_trainer_state
 
-    rates = load_trainer_state(str(tmp_path / "run" / "checkpoints" / "step-1"))["curriculum"]
+    rates = load_trainer_state(str(tmp_path / "run" / "checkpoints" / "step-1"))["curriculum"]["rates"]
     # the random model passes nothing: Toy/1 and Toy/2 halve (momentum 0.5), Toy/0 keeps its measured 1
     assert rates == [1.0, 0.25, 0.0625]
     assert m["curriculum/frontier"] > 0

@@ -1,10 +1,11 @@
 """The online curriculum's pure parts, against hand-computed cases."""
 
 import random
+from types import SimpleNamespace
 
 import pytest
 
-from coderl.train.curriculum import curriculum_prompts, frontier_fraction, task_weights, update_rate, weighted_sample
+from coderl.train.curriculum import Curriculum, frontier_fraction, task_weights, update_rate, weighted_sample
 
 
 def test_weights_prefer_unseen_and_frontier_tasks():
@@ -26,8 +27,9 @@ def test_weighted_sample_is_distinct_seeded_and_follows_the_weights():
     assert wins / 4000 == pytest.approx(1 / 1.9, abs=0.03)
 
 
-def test_step_draws_are_seeded_by_seed_and_step():
+def test_draws_are_seeded_and_capped_at_the_task_count():
     rates = [None, 0.0, 0.5, 1.0]
-    assert curriculum_prompts(rates, 2, 0.1, seed=0, step=3) == curriculum_prompts(rates, 2, 0.1, seed=0, step=3)
-    assert len(curriculum_prompts(rates, 9, 0.1, seed=0, step=3)) == 4
+    c = Curriculum([SimpleNamespace(metadata={}, source="file")] * 4, rates)  # tasks of no group
+    assert c.draw(2, 0.1, random.Random("0:curriculum:3")) == c.draw(2, 0.1, random.Random("0:curriculum:3"))
+    assert sorted(c.draw(9, 0.1, random.Random(0))) == [0, 1, 2, 3]
     assert frontier_fraction(rates) == pytest.approx(1 / 3) and frontier_fraction([None]) == 0.0

@@ -143,7 +143,7 @@ def test_curriculum_tracks_pass_rates_and_resumes_them(model_dir, tmp_path):
     assert m["curriculum/frontier"] == 0.0 and 0 < m["curriculum/seen"] <= 1
     from coderl.train.checkpoint import load_trainer_state
 
-    rates = load_trainer_state(str(tmp_path / "cur" / "checkpoints" / "step-2"))["curriculum"]
+    rates = load_trainer_state(str(tmp_path / "cur" / "checkpoints" / "step-2"))["curriculum"]["rates"]
     assert len(rates) == 3 and all(r in (None, 0.0) for r in rates) and 0.0 in rates
 
 
