@@ -33,6 +33,7 @@ from typing import Protocol
 import torch
 from torch import Tensor
 
+from coderl.algorithms.sampling import zero_variance_groups
 from coderl.base.registry import register_once
 
 
@@ -101,14 +102,19 @@ def _broadcast(per_sequence: Tensor, mask: Tensor) -> Tensor:
 
 
 def _group_stats(rewards: Tensor, group_ids: Tensor) -> tuple[Tensor, Tensor, Tensor]:
-    """Per element: (mean of its group, population std of its group, size of its group), each [B]."""
+    """Per element: (mean of its group, population std of its group, size of its group), each [B].
+
+    A group whose rewards are equal up to float noise (`zero_variance_groups`: eight rewards of 0.1 sum
+    to 0.8000001) has each reward as its own mean and std 0, so every group estimator gives it advantage
+    exactly 0; otherwise GRPO's division by the std would blow the noise up to unit scale."""
     _, index = torch.unique(group_ids, return_inverse=True)
     num_groups = int(index.max()) + 1 if index.numel() else 0
     zeros = torch.zeros(num_groups, dtype=torch.float32, device=rewards.device)
     count = zeros.scatter_add(0, index, torch.ones_like(rewards))
     mean = zeros.scatter_add(0, index, rewards) / count
     var = zeros.scatter_add(0, index, (rewards - mean[index]) ** 2) / count
-    return mean[index], var[index].sqrt(), count[index]
+    flat = zero_variance_groups(rewards, group_ids)
+    return (torch.where(flat, rewards, mean[index]), torch.where(flat, 0.0, var[index].sqrt()), count[index])
 
 
 # ---------------------------------------------------------------------------------------------------

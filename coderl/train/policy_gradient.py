@@ -114,5 +114,7 @@ def _optimise(cfg, run, rolled, step) -> tuple[dict, dict]:
         averages.add(run.updater.update(minibatch, mask, piece_loss, width=batch.width))
     out = {**run.updater.mean(averages.result()), **correction.stats(mask)}
     out["advantage/mean_abs"] = float(advantages.abs().sum() / mask.sum().clamp(min=1))
-    out["advantage/nonzero_rows"] = float(((advantages.abs() * mask).sum(1) > 0).float().mean())  # rows that move
+    moving = (advantages.abs() * mask).sum(1) > 0  # [N] rows whose advantage moves the policy
+    out["advantage/nonzero_rows"] = float(moving.float().mean())  # of the rows trained on
+    out["advantage/updated_rows"] = float(moving.sum())  # 0: no group varied, the step taught nothing
     return out, new_state

@@ -24,8 +24,9 @@ def refill(ctx, step: int, first, next_round):
     (`rounds.scored_round`)."""
     cfg = ctx.cfg
     kept, rewards, turn_rewards, groups, kept_rows, offset, rounds = [], [], [], 0, 0, 0, 0
-    current, gen_seconds = first, first.gen_seconds
+    current, gen_seconds, generated = first, first.gen_seconds, 0
     while True:
+        generated += len(current.rewards)
         informative = ~zero_variance_groups(current.rewards, current.batch.group_ids)
         ids = current.batch.group_ids.tolist()
         size = Counter(ids)
@@ -48,7 +49,8 @@ def refill(ctx, step: int, first, next_round):
         rounds += 1
         current = next_round(_draw(ctx, step, rounds), rounds)
         gen_seconds += current.gen_seconds
-    metrics = {**first.metrics, "sampling/extra_rounds": float(rounds), "sampling/kept_groups": float(groups)}
+    metrics = {**first.metrics, "sampling/extra_rounds": float(rounds), "sampling/kept_groups": float(groups),
+               "sampling/generated_rows": float(generated)}  # every round's rows, kept or dropped
     if not kept:
         return dataclasses.replace(first, metrics=metrics, gen_seconds=gen_seconds)
     return dataclasses.replace(first, batch=concat_batches(kept, ctx.policy.tokenizer.pad_token_id or 0),

@@ -231,3 +231,18 @@ def test_reinforce_pp_group_baseline_then_global_normalisation():
 def test_reinforce_pp_equal_rewards_give_zero():
     adv, _ = ADVANTAGES["reinforce_pp"](torch.ones(8), GROUP_IDS, MASK)
     assert per_sequence(adv).abs().max().item() == 0.0
+
+
+@pytest.mark.parametrize("name", ["grpo", "dr_grpo", "rloo", "reinforce_pp"])
+def test_float_noise_in_a_flat_group_is_no_signal(name):
+    """Eight rewards of 0.1 (float32) sum to 0.8000001, so the group mean differs from each reward by ~1.5e-9;
+    GRPO divided that by (std ~1e-9 + 1e-8) and paid -0.427 to every row of a group that carries no signal.
+    A flat group (`zero_variance_groups`) gets exactly 0; the varied group beside it keeps its advantage:
+    rewards 0 and 1, mean 0.5, std 0.5 -> GRPO -1 and +1 (up to eps), RLOO 2 * (-0.5, 0.5) = -1, +1."""
+    rewards = torch.tensor([0.1] * 8 + [0.0, 1.0])
+    groups = torch.tensor([0] * 8 + [1, 1])
+    adv, _ = ADVANTAGES[name](rewards, groups, torch.ones(10, 3))
+    assert torch.equal(adv[:8], torch.zeros(8, 3))
+    if name != "reinforce_pp":  # its batch normalisation rescales the varied group
+        expected = {"dr_grpo": 0.5}.get(name, 1.0)
+        assert adv[8:, 0].tolist() == pytest.approx([-expected, expected], abs=1e-6)
