@@ -117,8 +117,9 @@ def broken_rule(tokens: list[L.Token]) -> str | None:
         kind, name = tok.kind, tok.name
         where = f"line {tok.line}: "
         if kind == L.KIND_DIRECTIVE and name in CONDITIONALS:
-            return where + (f"conditional compilation `{name} is not allowed: it could only test a macro a tool "
-                            "defines (SYNTHESIS, VERILATOR, __ICARUS__, ...), so the tools would read different designs")
+            return where + (f"conditional compilation `{name} is not allowed: it could only test a macro a "
+                            "tool defines (SYNTHESIS, VERILATOR, __ICARUS__, ...), so the tools would read "
+                            "different designs")
         if kind == L.KIND_DIRECTIVE and name not in DIRECTIVES:
             return where + f"compiler directive or macro `{name} is not allowed (no macros in a design)"
         if tok.text == "(*":
