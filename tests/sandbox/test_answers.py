@@ -229,6 +229,8 @@ def test_a_number_with_too_many_digits_is_no_number():
     "\\boxed{18}" * 10_000, "\\boxed{}" * 20_000, "\\boxed {" * 20_000, "{" * 100_000, "}" * 100_000,
     "#### 18\n" * 10_000, "####\n\n" * 30_000, "#### twenty\n" * 10_000, "<answer>18</answer>" * 10_000,
     "x" * 100_000 + "\n18",
+    # under the 50,000 characters that are read: nested boxes (each one's text is checked), answer statements
+    "\\boxed{" * 6_000 + "18" + "}" * 6_000, "the answer is " * 3_500 + "18", "Answer: 18 " * 4_000, "#### " + "(" * 49_000,
 ])
 def test_long_adversarial_replies_take_linear_time(text):
     # a judge that hangs stalls the whole training step (it runs in the trainer's process): every regex must
