@@ -17,8 +17,16 @@ design the lexer refuses, or one that breaks a rule, is a build error before any
 rules: no system task or function outside `SYSTEM_TASKS` (so no `$value$plusargs`, `$fopen`,
 `$readmemh`, `$system`, ...), no `$root`/`$unit`, no name containing "coderl" (the testbench's), no
 hierarchical name (a name, or `]`, then `.` then a name), no `force`, `release`, `defparam`, `bind`,
-no DPI import or export, and no compiler directive but those in `DIRECTIVES` (no `` `include ``, no
-macro, no `` `define ``).
+no DPI import or export, no compiler directive but those in `DIRECTIVES` (no `` `include ``, no
+macro, no `` `define ``), and no attribute `(* ... *)`.
+
+One text for all three tools: iverilog (simulation), yosys (synthesis) and verilator (lint) must read
+the same design, or the synthesis and quality rewards pay for code that was never simulated.  So
+comments are gone from the re-emitted text (`// synopsys translate_off`, `/* verilator lint_off */`
+mean nothing), conditional compilation is refused (a design defines no macro, so `` `ifdef `` could
+only test one a tool or the testbench defines: `SYNTHESIS` and `YOSYS` for yosys, `VERILATOR` for
+verilator, `__ICARUS__` for iverilog), and so are attributes (yosys obeys `full_case`,
+`parallel_case`, `keep`, `blackbox`, ..., which the simulation ignores).
 
 The nonce never reaches the design's process: it is compiled into the testbench (`testbench_source`:
 the CHECK macro's text, `` `undef``-ed at the testbench's end), the simulation's command line and
@@ -66,9 +74,10 @@ $isunknown $error $warning $info $fatal $sformatf $high $low $left $right $size 
 $bitstoreal
 """.split())
 BANNED_WORDS = ("force", "release", "defparam", "bind")
-# Directives a design may use: none can build a name or read a file (no `define, `include, macro uses).
-DIRECTIVES = frozenset({"timescale", "default_nettype", "resetall", "ifdef", "ifndef", "elsif", "else", "endif",
-                        "celldefine", "endcelldefine"})
+# Directives a design may use: none can build a name, read a file (no `define, `include, macro uses) or
+# show one tool another design than the others (no `ifdef: see the module docstring).
+DIRECTIVES = frozenset({"timescale", "default_nettype", "resetall", "celldefine", "endcelldefine"})
+CONDITIONALS = frozenset({"ifdef", "ifndef", "elsif", "else", "endif"})
 
 
 def testbench_source(testbench: str, nonce: str) -> str:
@@ -107,8 +116,15 @@ def broken_rule(tokens: list[L.Token]) -> str | None:
     for k, tok in enumerate(tokens):
         kind, name = tok.kind, tok.name
         where = f"line {tok.line}: "
+        if kind == L.KIND_DIRECTIVE and name in CONDITIONALS:
+            return where + (f"conditional compilation `{name} is not allowed: it could only test a macro a "
+                            "tool defines (SYNTHESIS, VERILATOR, __ICARUS__, ...), so the tools would read "
+                            "different designs")
         if kind == L.KIND_DIRECTIVE and name not in DIRECTIVES:
             return where + f"compiler directive or macro `{name} is not allowed (no macros in a design)"
+        if tok.text == "(*":
+            return where + ("attribute (* ... *) is not allowed: yosys obeys some (full_case, keep, ...) that the "
+                            "simulation ignores, so the tools would read different designs")
         if kind in L.NAME_KINDS and "coderl" in name.lower():
             return where + "identifiers containing 'coderl' belong to the testbench"
         if kind in (L.KIND_KEYWORD, L.KIND_ESCAPED) and name in BANNED_WORDS:

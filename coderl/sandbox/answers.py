@@ -34,15 +34,22 @@ times with the same value, and never for a text in which a second number hides.
 **Markers** (every one in the reply, not only the last of each kind):
 
 * every `####` line (GSM8K's layout): its text runs from after `####` to the end of the line (`#####` is
-  no marker).  A line whose text starts with a letter is a markdown heading, not a marker (`#### Step 2`),
-  unless it starts with a number word (`#### Seventeen` and `#### First step` are markers, and no answer).
-  An empty one reads the next non-empty line (`####\n18`).
-* every `\boxed{...}` and `\fbox{...}` (spaces before the brace allowed; braces balanced; an unclosed one,
-  a truncated reply, runs to the end).  A box inside a box, a `####` line or an answer block is a marker of
-  its own, and the outer one holds its number too.
-* every `<answer>...</answer>` block (the reasoning format's; an unclosed one runs to the end).
+  no marker).  A line whose text starts with a letter is a markdown heading, not a marker, when it holds no
+  number (`#### Final Answer`) or is a step's label (`_LABEL`: `#### Step 2`); any other line that holds a
+  number is a marker (`#### Answer: 17`, `#### Seventeen`).  An empty one reads the next non-empty line.
+* every `\\boxed` and `\\fbox`: the text in the brace that follows (spaces before it allowed; braces
+  balanced, escaped braces are none; an unclosed one, a truncated reply, runs to the end); with no brace
+  (`\\boxed 17`) a marker that reads nothing.  A box inside a box, a `####` line or an answer block is a
+  marker of its own, and the outer one holds its number too.
+* every `<answer>...</answer>` block, tags in any case (the reasoning format's; an unclosed one runs to
+  the end).
 
-A marker reads an answer when its text holds exactly one number and that number has a value.
+A marker reads an answer when its text holds exactly one number, that number has a value, and nothing
+else in it is outside the whitelist (`_clean`, `_ALLOWED`): white space, words but `VALUE_WORDS` and
+`SCALE_LETTERS` (signs, operators, functions, comparisons, negation, scale words of every locale), `$ % °
+€ £`, `. , : ; =`, markdown `*` and backticks, LaTeX grouping braces and text commands, `/` between
+letters, brackets that do not hold the number.  A sign not attached to its digits, `\\pm`, `\\sqrt`, `18!`,
+`(18)`, `18 lakh`, `> 18`, any other character or command: no answer.
 
 **The rule** (`extract_answer`):
 
@@ -51,9 +58,11 @@ A marker reads an answer when its text holds exactly one number and that number 
    `#### 18`, `\\boxed{18}.`, `#### \\boxed{18}` and `#### 0.75` with `\\boxed{\\frac{3}{4}}` are answers;
    `#### 17 or 18`, `\\boxed{17}` then `#### 18`, `#### 18 (eighteen)`, `#### 18²`, `#### 1½`,
    `#### 18 cm^2`, `#### 18 (first try)` and `\\boxed{}` are not.
-2. Without markers, the reply's last non-empty line (lines end at `\\n`) must hold exactly one number and it
-   must have a value: `The answer is 18.` is 18; `So 3 + 15 = 18` and `It is 18, the third try.` are no
-   answer.
+2. Without markers, the reply's last non-empty line (lines end at `\\n`) must read an answer as a marker
+   does: `The answer is 18.` is 18; `So 3 + 15 = 18` and `It is 18, the third try.` are no answer.
+3. Every answer statement (`_STATED`: "the answer is 17", "Answer: 17") that holds a number must read the
+   same answer, or the reply has none (`The answer is 17.\\n#### 18`).
+4. A reply over `MAX_REPLY_CHARS` has no answer, nor one whose markers nest over `MAX_NESTING` deep.
 
 Lines, markers and numbers are found in the normalised text: the Unicode minus and dashes are `-`, LaTeX
 fractions `a/b`, LaTeX thousands and spacing commands plain, `minus 18` is `-18`.
@@ -62,8 +71,8 @@ fractions `a/b`, LaTeX thousands and spacing commands plain, `minus 18` is `-18`
 Unicode minus and dashes, `minus 18`, `negative 18`, `-$18`, `-(18)`; on the same line as the digits; a `-`
 after a letter, digit or closing bracket is subtraction: `5-3` holds 5 and 3), thousands separators in
 groups of three (`1,234`, LaTeX `1{,}234`), decimals (`2.50`, `.5`), fractions `a/b` and LaTeX
-`\\frac{a}{b}` (`\\dfrac`, `\\tfrac`), mixed numbers (`1 1/2`).  Words that are not number words, `$`, `%`,
-units and LaTeX spacing around the number are ignored (`#### $1,200` is 1200, `\\boxed{\\frac{3}{4}}` is
+`\\frac{a}{b}` (`\\dfrac`, `\\tfrac`), mixed numbers (`1 1/2`).  Beside it a marker may hold only the
+whitelist: words, `$`, `%`, units, LaTeX spacing (`#### $1,200` is 1200, `\\boxed{\\frac{3}{4}}` is
 3/4, `25%` is 25, `18 cm` is 18).
 
 Comparison (`answers_match`): integers and fractions exactly (`0.75` matches `3/4`, `18.0` matches
@@ -84,8 +93,9 @@ from typing import NamedTuple
 from .types import ExecutionRequest, ExecutionResult, Status, TestOutcome
 
 MAX_DIGITS = 40  # digits of one number, beyond which it is not read
-MAX_REPLY_CHARS = 50_000  # a longer reply is judged on its last this-many characters (~12k tokens)
+MAX_REPLY_CHARS = 50_000  # a longer reply (~12k tokens) has no answer
 DEFAULT_TOLERANCE = 1e-6
+MAX_NESTING = 4  # the markers' texts together are at most this many times the reply (`#### \boxed{18}` is 2)
 
 _CARDINALS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
               "sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred "
@@ -117,7 +127,7 @@ NUMBER_WORDS = (_SINGULARS | {_plural(w) for w in _SINGULARS} | {"zeroes"}) - {"
 _MINUS = dict.fromkeys(map(ord, "\u2212\u2010\u2011\u2012\u2013\u2014\ufe63\uff0d"), "-")
 _FRAC = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
 _LATEX_THOUSANDS = re.compile(r"(?<=\d)(?:\{,\}|\\,)(?=\d{3}(?!\d))")  # 1{,}200 and 1\,200
-_LATEX_NOISE = re.compile(r"\\[,;:! ]|\\(?:left|right)\b|~|\\%")
+_LATEX_NOISE = re.compile(r"\\[,;:! ]|~|\\%")
 _SIGNED_DOLLARS = re.compile(r"-(\s?)\\?\$")  # -$18, -\$18: the sign belongs to the amount
 _SIGN_WORD = re.compile(r"\b(?:minus|negative)[ \t]+(?=\d)", re.IGNORECASE)
 _NEGATED_PARENS = re.compile(r"-[ \t]?\([ \t]?(\d[\d.,/]*)[ \t]?\)")  # -(18)
@@ -139,10 +149,34 @@ _ROOT_BEFORE = re.compile(r"(?:\\sqrt|\^)[ \t]*\{?[ \t]*$")  # the radicand or e
 _ASCII_DIGITS = re.compile(r"[0-9]+")
 _LETTERS = re.compile(r"[^\W\d_]+")  # a run of letters (after folding, numerals are no letters)
 _HASH = re.compile(r"(?<!#)####(?!#)[ \t]*([^\n]*)")
-_BOX = re.compile(r"\\(?:boxed|fbox)\s*\{")
-_BRACE = re.compile(r"[{}]")
-_ANSWER_TAG = re.compile(r"<answer>(.*?)(?:</answer>|\Z)", re.DOTALL)
+_BOX = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])\s*(\{)?")
+_BRACE = re.compile(r"\\[\\{}]|[{}]")  # an escaped brace (`\{`) is no brace; `\\` is an escaped backslash
+_ANSWER_TAG = re.compile(r"<[ \t]*answer[ \t]*>(.*?)(?:<[ \t]*/[ \t]*answer[ \t]*>|\Z)", re.DOTALL | re.IGNORECASE)
+# "the answer is 17", "Final answer: 17": not a marker, but a statement every answer must agree with.  Its
+# text runs to the end of its sentence (a `.` before white space) or line.
+_STATED = re.compile(r"(?:^[ \t*#>_-]*|\b(?:the|my|final|correct)[ \t]+)answer[ \t*]*(?:is\b|:)"
+                     r"((?:[^\n.]|\.(?!\s|\Z))*)", re.IGNORECASE | re.MULTILINE)
+# a `####` heading whose one number counts steps: `#### Step 2`, `#### Part 1: the costs`
+_LABEL = re.compile(r"(?i:step|part|case|method|approach|option|stage|phase)[ \t]+\d+[ \t]*(?:[:.)]|[ \t]-|$)")
 _LINE = re.compile(r"[^\n]+")
+# The whitelist: what a marker's text may hold beside its one number (`_clean`).  White space, words (letters,
+# inner `'` or `-`), `$ % ° € £`, `. , : ; =`, markdown `*` and backticks, LaTeX grouping braces and text
+# commands, `/` between letters (`km/h`), brackets that do not hold the number, the reasoning format's tags.
+_ALLOWED = re.compile(
+    r"\s+|[A-Za-z]+(?:['-][A-Za-z]+)*|[$%\u00b0\u20ac\u00a3.,:;=*`{}()\[\]]|(?<=[A-Za-z])/(?=[A-Za-z])|\\\$|"
+    r"\\(?:text|textrm|textbf|textit|mathrm|mathbf|mathit|mbox|boxed|fbox|displaystyle|quad|qquad)(?![A-Za-z])|"
+    r"</?(?:answer|reasoning|think)>|(?<!#)####(?!#)|\x00")
+_SYMBOLS = "\u00b0\u20ac\u00a3"  # non-ASCII symbols the whitelist allows: degree, euro, pound
+# Words that change a number's value, or say it is not the answer: signs, operators, functions, roots,
+# comparisons, negation, and scale words (other locales' and abbreviations; English ones are number words)
+VALUE_WORDS = frozenset("""
+minus negative neg plus times over divided multiplied squared cubed sqrt root roots power powers factorial
+log ln lg exp sin cos tan cot sec csc arcsin arccos arctan sinh cosh tanh mod modulo abs floor ceil ceiling pi
+infinity inf than least most under below deficit debt loss owe owes owed owing not never except
+bn mn mln mil mill mio mrd lakh lakhs lac lacs crore crores cr milliard milliards billiard billiards millones
+millon tausend mille grand thou
+""".split())
+SCALE_LETTERS = frozenset("kKMBGTei")  # case-sensitive single letters: thousand, million, ..., e, i
 _INVISIBLE = frozenset(("Mn", "Me", "Cf"))  # combining marks and format characters (zero-width space, ...)
 
 
@@ -271,21 +305,24 @@ def numbers(text: str) -> list[tuple[str, Fraction | None]]:
 
 
 def parse_number(text: str) -> Fraction | None:
-    """The value of a text that holds exactly one number, with a value (and perhaps words, `$`, `%`)."""
-    found = numbers(text)
-    return found[0][1] if len(found) == 1 else None
+    """The value of a text that holds exactly one number, with a value, and nothing but what the whitelist
+    allows (words, `$`, `%`, ...)."""
+    text = _normalise(text)
+    items = _items(text)
+    found = _one_number(items, [item.start for item in items], text, 0, len(text))
+    return None if found is None else found.value
 
 
-def _markers(text: str, words: set[int]) -> list[tuple[int, int, int, str]]:
+def _markers(text: str, starts: list[int]) -> list[tuple[int, int, int, str]]:
     """Every marker of a normalised reply, in order: (where it starts, where its text starts and ends, rule).
-    `words`: where the text's number words start."""
+    `starts`: where the text's numbers start, in order."""
     marks: list[tuple[int, int, int, str]] = []
     lines: list[tuple[int, int]] | None = None
     for m in _HASH.finditer(text):
         line = m.group(1).strip()
-        at = m.start(1) + len(m.group(1)) - len(m.group(1).lstrip())
-        if line[:1].isalpha() and at not in words:
-            continue  # a markdown heading, `#### Step 2` (but `#### Seventeen` is a marker)
+        held = bisect.bisect_left(starts, m.end(1)) - bisect.bisect_left(starts, m.start(1))
+        if line[:1].isalpha() and (not held or held == 1 and _LABEL.match(line)):
+            continue  # a markdown heading with no number (`#### Final Answer`) or a step's (`#### Step 2`)
         if line:
             marks.append((m.start(), m.start(1), m.end(1), "####"))
             continue
@@ -301,43 +338,85 @@ def _markers(text: str, words: set[int]) -> list[tuple[int, int, int, str]]:
         for m in _BRACE.finditer(text):
             if m.group() == "{":
                 stack.append(m.start())
-            elif stack:
+            elif m.group() == "}" and stack:
                 closing[stack.pop()] = m.start()
-        # an unclosed box (a truncated reply) holds what follows it
-        marks += [(m.start(), m.end(), closing.get(m.end() - 1, len(text)), "boxed") for m in boxes]
+        # an unclosed box (a truncated reply) holds what follows it; `\boxed 18`, with no brace, holds nothing
+        marks += [(m.start(), m.end(), closing.get(m.end() - 1, len(text)) if m.group(1) else m.end(), "boxed")
+                  for m in boxes]
     marks += [(m.start(), m.start(1), m.end(1), "<answer>") for m in _ANSWER_TAG.finditer(text)]
     return sorted(marks)
 
 
-def _one_number(items: list[_Item], starts: list[int], start: int, end: int) -> _Item | None:
-    """The one number, with a value, between `start` and `end`; None if there are none, several, or it has
-    no value."""
+def _clean(text: str, start: int, end: int, number: _Item) -> bool:
+    """`text[start:end]` holds nothing but `number` and what the whitelist allows (`_ALLOWED`, not a word of
+    `VALUE_WORDS` or `SCALE_LETTERS`, the number inside no bracket)."""
+    chars = []
+    for c in text[start:number.start] + "\x00" + text[number.end:end]:
+        if c.isascii() or c.isspace() or c in _SYMBOLS:
+            chars.append(c)
+            continue
+        folded = _fold(c)  # a compatibility form of letters (full-width, mathematical); anything else fails
+        if not (folded.isascii() and folded.isalpha()):
+            return False
+        chars.append(folded)
+    folded = "".join(chars)
+    pos = 0
+    while pos < len(folded):
+        m = _ALLOWED.match(folded, pos)
+        if m is None:
+            return False
+        word = m.group()
+        if word[0].isalpha() and (word in SCALE_LETTERS or any(w.lower() in VALUE_WORDS
+                                                                for w in re.split(r"['-]", word))):
+            return False
+        pos = m.end()
+    before = folded[:folded.index("\x00")]
+    return before.count("(") + before.count("[") <= before.count(")") + before.count("]")
+
+
+def _one_number(items: list[_Item], starts: list[int], text: str, start: int, end: int) -> _Item | None:
+    """The one number, with a value, between `start` and `end`, with nothing beside it but what the
+    whitelist allows; None if there are none, several, it has no value, or anything else is there."""
     i, j = bisect.bisect_left(starts, start), bisect.bisect_left(starts, end)
-    return items[i] if j - i == 1 and items[i].value is not None else None
+    if j - i != 1 or items[i].value is None or items[i].end > end or not _clean(text, start, end, items[i]):
+        return None
+    return items[i]
 
 
 @functools.lru_cache(maxsize=4096)
 def extract_answer(reply: str) -> Answer | None:
     """The reply's final answer by the module's rules, or None (no answer, an ambiguous or a hidden one).
     Cached: one reply is read by the judge, the `syntax` reward and the chat format's `format_ok`."""
-    text = _normalise(reply[-MAX_REPLY_CHARS:])
+    if len(reply) > MAX_REPLY_CHARS:
+        return None  # a longer reply could state an answer in a part no reader reads
+    text = _normalise(reply)
     items = _items(text)
     starts = [item.start for item in items]
-    marks = _markers(text, {item.start for item in items if item.value is None and item.text[:1].isalpha()})
+    marks = _markers(text, starts)
     if not marks:
         body = text.rstrip()
-        found = _one_number(items, starts, body.rfind("\n") + 1, len(body)) if body else None
-        return None if found is None else Answer(found.text, found.value, "last number")
-    read = []
-    for _, start, end, rule in marks:
-        found = _one_number(items, starts, start, end)
-        if found is None:
+        found = _one_number(items, starts, text, body.rfind("\n") + 1, len(body)) if body else None
+        answer = None if found is None else Answer(found.text, found.value, "last number")
+    elif sum(end - start for _, start, end, _ in marks) > MAX_NESTING * len(text):
+        return None  # markers inside markers inside markers ...: reading them all would not be linear
+    else:
+        read = []
+        for _, start, end, rule in marks:
+            found = _one_number(items, starts, text, start, end)
+            if found is None:
+                return None
+            read.append((found, rule))
+        if len({found.value for found, _ in read}) != 1:
             return None
-        read.append((found, rule))
-    if len({found.value for found, _ in read}) != 1:
-        return None
-    found, rule = read[-1]  # all agree: named by the marker that comes last
-    return Answer(found.text, found.value, rule)
+        found, rule = read[-1]  # all agree: named by the marker that comes last
+        answer = Answer(found.text, found.value, rule)
+    for m in _STATED.finditer(text):  # "the answer is 17" before `#### 18`: two answers, so none
+        start, end = m.span(1)
+        if answer is not None and bisect.bisect_left(starts, end) > bisect.bisect_left(starts, start):
+            stated = _one_number(items, starts, text, start, end)
+            if stated is None or stated.value != answer.value:
+                return None
+    return answer
 
 
 def is_decimal(expected: str) -> bool:

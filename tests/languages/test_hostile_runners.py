@@ -222,7 +222,6 @@ HONEST = {
                            "    assign \\a+b  = a;\n    assign \\begin  = b;\n    assign y = \\sel_n  ? \\a+b  : \\begin ;",
     "event_controls": "    reg r1, r2, r3;\n    always @(*) r1 = sel ? b : a;\n    always @( * ) r2 = r1;\n"
                       "    always @* r3 = r2;\n    assign y = r3;",
-    "attributes": '    (* keep = "yes", dont_touch *) wire t = sel ? b : a;\n    assign y = t;',
     "based_numbers_with_spaces": "    wire [7:0] m = 8 'h f_F;\n    wire one = 1 'b 1;\n    wire [3:0] z = '0;\n"
                                  "    assign y = (sel == one) ? b & m[0] : a | z[0];",
     "strings_with_escapes": CORRECT_MUX + '\n    initial $display("tab\\there \\"q\\" back\\\\slash \\101 * /* // `x");',
@@ -238,6 +237,49 @@ def test_honest_designs_of_the_same_shapes_pass(sandbox, mux2, name):
     assert V.rejected(design) is None
     result = sandbox.run(mux2.build_request(design, limits=QUICK))
     assert result.passed, (result.status, result.message, result.stderr[-300:])
+
+
+# One text for all three tools.  mux_onehot4's `synthesis` variant simulates right on the testbench's
+# one-hot selects but holds a latch (yosys: no latch allowed) and warns under verilator: a design may show
+# it to the simulation and the clean reference to one tool.
+@pytest.fixture(scope="module")
+def onehot():
+    require_binaries("iverilog", "vvp", "yosys", "verilator")
+    task = next(t for t in load_tasks("verilog") if t.task_id == "verilog/mux_onehot4")
+    latch = next(w["code"] for w in task.metadata["wrong"] if w["loses"] == "synthesis")
+    return task, latch
+
+
+def _per_tool(view: str, reference: str, latch: str) -> str:
+    """A design that shows the latch to the simulation and the reference to the tool of `view`."""
+    return {"yosys": f"`ifdef SYNTHESIS\n{reference}`else\n{latch}`endif\n",
+            "yosys by name": f"`ifndef YOSYS\n{latch}`else\n{reference}`endif\n",
+            "verilator": f"`ifdef VERILATOR\n{reference}`else\n{latch}`endif\n",
+            "iverilog": f"`ifdef __ICARUS__\n{latch}`else\n{reference}`endif\n",
+            "attributes": latch.replace("case (sel)", "(* full_case, parallel_case *) case (sel)"),
+            "comments": "/* verilator lint_off */\n" + latch.replace("case (sel)", "case (sel) // synopsys full_case"
+                                                                     " parallel_case"),
+            }[view]
+
+
+@pytest.mark.parametrize("view", ["yosys", "yosys by name", "verilator", "iverilog", "attributes"])
+def test_a_design_that_differs_per_tool_is_refused(sandbox, onehot, view):
+    task, latch = onehot
+    design = _per_tool(view, task.reference_solution, latch)
+    request = task.build_request(design, limits=QUICK)
+    assert "conditional compilation" in request.rejected or "attribute" in request.rejected, request.rejected
+    result = sandbox.run(request)
+    assert result.status is Status.BUILD_ERROR and not result.reports  # nothing for synthesis or quality
+
+
+def test_tool_comments_are_read_by_no_tool_so_the_simulated_latch_reaches_every_report(sandbox, onehot):
+    task, latch = onehot
+    design = _per_tool("comments", task.reference_solution, latch)
+    assert V.rejected(design) is None
+    result = sandbox.run(task.build_request(design, limits=QUICK))
+    assert result.passed  # the simulation: right on one-hot selects
+    assert result.reports["synthesis"]["status"] != "passed"  # yosys finds the latch
+    assert "%Warning" in result.reports["lint"]["stderr"]  # verilator warns
 
 
 def test_compile_errors_keep_the_designs_line_numbers(sandbox, mux2):

@@ -217,6 +217,15 @@ HEADER = "module mux2 (input wire a, input wire b, input wire sel, output wire y
     ("`__FILE__", "`__FILE__"),
     ("`begin_keywords \"1364-2005\"", "`begin_keywords"),
     ("`CHECK(\"y\", 1)", "`CHECK"),
+    # one design for all three tools: no conditional compilation (only a tool could define what it tests),
+    # no attribute (yosys obeys some that the simulation ignores)
+    ("`ifdef SYNTHESIS\nwire w;\n`endif", "conditional compilation `ifdef"),
+    ("`ifndef VERILATOR\nwire w;\n`endif", "conditional compilation `ifndef"),
+    ("`elsif __ICARUS__", "conditional compilation `elsif"),
+    ("`else", "conditional compilation `else"),
+    ("`endif", "conditional compilation `endif"),
+    ("(* full_case, parallel_case *) wire w;", "attribute (* ... *)"),
+    ("wire (* keep *) w;", "attribute (* ... *)"),
 ])
 def test_rules_read_tokens(body, words):
     reason = V.rejected(HEADER + body + "\nendmodule\n")
@@ -227,7 +236,7 @@ def test_rules_read_tokens(body, words):
     "mux2 u(.a(a), .b(b), .sel(sel), .y());",
     "mux2 u(.*);",
     "real r = 1.5; wire [3:0] w = '{default: 0};",
-    "(* keep *) wire \\a+b ; assign \\a+b  = 1'b0;",
+    "wire \\a+b ; assign \\a+b  = 1'b0;",
     "always @(*) begin end",
     "initial $display(\"$system coderl_tb.x `include force %m\");",
     "// $system coderl `define\n/* dut.sel $fopen */",

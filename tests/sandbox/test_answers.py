@@ -229,6 +229,8 @@ def test_a_number_with_too_many_digits_is_no_number():
     "\\boxed{18}" * 10_000, "\\boxed{}" * 20_000, "\\boxed {" * 20_000, "{" * 100_000, "}" * 100_000,
     "#### 18\n" * 10_000, "####\n\n" * 30_000, "#### twenty\n" * 10_000, "<answer>18</answer>" * 10_000,
     "x" * 100_000 + "\n18",
+    # under the 50,000 characters that are read: nested boxes (each one's text is checked), answer statements
+    "\\boxed{" * 6_000 + "18" + "}" * 6_000, "the answer is " * 3_500 + "18", "Answer: 18 " * 4_000, "#### " + "(" * 49_000,
 ])
 def test_long_adversarial_replies_take_linear_time(text):
     # a judge that hangs stalls the whole training step (it runs in the trainer's process): every regex must
@@ -461,3 +463,60 @@ def test_ordinary_gsm8k_style_replies_keep_their_answer(reply, want):
 def test_seconds_is_a_unit_and_second_an_ordinal():
     assert extract_answer("#### 45 seconds").value == 45
     assert extract_answer("#### 18 per second") is None
+
+
+# ---- the whitelist: a marker holds one number and nothing the reader does not understand ------------------
+
+
+@pytest.mark.parametrize("inside", [
+    "**-**18", "-   18", "-{18}", "\\text{-}18", "\u279618", "\u02d718", "\u207b18", "+18",  # signs cut off or unknown
+    "\\pm 18", "\u00b118", "\\mp 18",
+    "\\sqrt{18}", "\u221a18", "\\log 18", "\\sin(18)", "18!", "|18|", "\\lfloor 18.5 \\rfloor", "\\overline{18}",
+    "18 k", "18 K", "18 M", "18 bn", "18 lakh", "18 crore", "18 Mio", "18 Mrd", "18 milliard", "18 grand", "18i",
+    "(18)", "[18]", "\\{18\\}", "\\left(18\\right)", "\\frac{18}{x}", "18/x", "\\cfrac{18}{1}",
+    "> 18", "\\geq 18", "\u226418", "\\neq 18", "more than 18", "at least 18", "not 18", "18 \u4e07", "18 \u263a",
+])
+def test_a_marker_with_anything_outside_the_whitelist_is_no_answer(inside):
+    # (each was read as 18 before: the reader dropped what it did not know)
+    for reply in (f"#### {inside}", f"\\boxed{{{inside}}}", f"<answer>{inside}</answer>", f"So it is {inside}"):
+        assert extract_answer(reply) is None, reply
+
+
+@pytest.mark.parametrize("inside, want", [
+    ("18 apples", 18), ("18 km/h", 18), ("x = 18", 18), ("**18**", 18), ("\\$18", 18), ("\u20ac18", 18),
+    ("18\u00b0", 18), ("\\text{18 cm}", 18), ("18 (apples)", 18), ("-18", -18), ("\u221218", -18), ("- $18", -18),
+    ("\\mathbf{-18}", -18), ("`18`", 18), ("{18}", 18), ("\\textbf{18}", 18),
+])
+def test_a_marker_with_only_whitelisted_text_reads_its_number(inside, want):
+    for reply in (f"#### {inside}", f"\\boxed{{{inside}}}", f"<answer>{inside}</answer>"):
+        assert value(reply) == want, reply
+
+
+def test_brace_matching_honours_escapes():
+    # (an escaped brace closed the box: `\boxed{17 \} 18}` read 17)
+    assert extract_answer("\\boxed{17 \\} 18}") is None
+    assert extract_answer("\\boxed{\\{17\\} 18}") is None
+    assert value("\\boxed{\\text{\\{}18}") is None and value("\\boxed{{18}}") == 18
+
+
+# ---- hedges: every stated answer counts -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("reply", [
+    "#### Answer: 17\n\\boxed{18}", "#### x = 17\n#### 18", "#### Total 17 apples\n#### 18",  # headings with a number
+    "\\boxed 17 so \\boxed{18}", "\\boxed{18} \\fbox 1",  # a box with no brace
+    "<ANSWER>17</ANSWER>\n<answer>18</answer>", "< answer >17</answer> <answer>18</answer>",  # tags in any case
+    "The answer is 17.\n#### 18", "Final answer: 17\n\nActually, the answer is 18.",  # answer statements
+    "**Answer:** 17\n\\boxed{18}", "My answer is 17 or 18.\n#### 18",
+    "#### 17\n" + "x" * 50_000 + "\n#### 18",  # a part no reader reads
+])
+def test_a_reply_with_two_stated_answers_is_no_answer(reply):
+    # (each was 18)
+    assert extract_answer(reply) is None
+
+
+def test_stated_answers_that_agree_and_step_headings_keep_the_answer():
+    assert value("So the answer is 18.\n#### 18") == 18 and value("The answer is $18.00.\n\\boxed{18}") == 18
+    assert value("#### Step 1: add\n5 + 13 = 18\n#### Part 2. check\n#### 18") == 18
+    assert value("#### Final Answer\n\\boxed{18}") == 18 and value("The answer is the total.\n#### 18") == 18
+    assert value("\\boxed {18}") == 18 and value("<Answer>18</Answer>") == 18
