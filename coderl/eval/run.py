@@ -170,7 +170,7 @@ def _evaluate(cfg, taskset, tasks, loaded, model, start: float, load_seconds: fl
         left_out = set(got.no_hidden) | set(got.skipped)
         tasks = [t for t in tasks if t.task_id not in left_out]  # scored on hidden tests: only tasks that have some
         repair = repair_summary(got.episodes, [t.task_id for t in tasks], cfg.repair.turns, got.no_hidden,
-                                {t.task_id: got.split_rules[t.task_id] for t in tasks}, cfg.seed)
+                                {t.task_id: got.split_rules[t.task_id] for t in tasks}, cfg.seed, task_clusters(tasks))
     rows = list(zip(got.samples, got.results))
     gen_seconds, gen_token_total = got.gen_seconds, got.gen_tokens
     total_seconds = time.perf_counter() - start
