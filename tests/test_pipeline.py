@@ -99,15 +99,15 @@ def test_every_stage_and_the_report(finished):
     for name in ("report.md", "report.html", "report.json", "pass1_vs_length.png", "curves-grpo.png"):
         assert (report / name).stat().st_size > 0, name
     data = json.loads((report / "report.json").read_text())
-    assert [r["method"] for r in data["table"]] == ["Base", "SFT (LoRA)", "GRPO"]
-    assert [r["checkpoint"] for r in data["table"]][1:] == ["sft/adapter", "rl/grpo/checkpoints/step-1"]
-    for row in data["table"]:  # every number is the one in the summary.json the row cites
+    assert [r["method"] for r in data["sets"][0]["table"]] == ["Base", "SFT (LoRA)", "GRPO"]
+    assert [r["checkpoint"] for r in data["sets"][0]["table"]][1:] == ["sft/adapter", "rl/grpo/checkpoints/step-1"]
+    for row in data["sets"][0]["table"]:  # every number is the one in the summary.json the row cites
         summary = json.loads((out / row["source"]).read_text())
         assert row["pass@1"] == summary["pass_at_k"]["pass@1"] and row["tasks"] == summary["num_tasks"] == 2
         assert row["avg_gen_tokens"] == summary["avg_gen_tokens"]
-    assert [(d["after"], d["before"]) for d in data["paired_differences"]] == [
+    assert [(d["after"], d["before"]) for d in data["sets"][0]["paired_differences"]] == [
         ("eval/sft", "base-eval"), ("eval/grpo", "base-eval"), ("eval/grpo", "eval/sft")]
-    assert all(d["tasks"] == 2 and d["ci95"][0] <= d["delta"] <= d["ci95"][1] for d in data["paired_differences"])
+    assert all(d["tasks"] == 2 and d["ci95"][0] <= d["delta"] <= d["ci95"][1] for d in data["sets"][0]["paired_differences"])
     md = (report / "report.md").read_text()
     assert "| sft/adapter | SFT (LoRA) |" in md and "[eval/grpo/summary.json](../eval/grpo/summary.json)" in md
     assert "![" in md and "curves-grpo.png" in md
@@ -126,7 +126,7 @@ def test_the_terminal_shows_the_table_and_the_curves(finished):
     _, out = finished
     shown = (out.parent / "stdout.txt").read_text()
     data = json.loads((out / "report" / "report.json").read_text())
-    for row in data["table"]:
+    for row in data["sets"][0]["table"]:
         assert f"{row['checkpoint']}  " in shown or shown.count(row["checkpoint"]) >= 1
         assert f"{row['passed']}/{row['tasks']}" in shown
     assert "eval/grpo vs base-eval: Δ pass@1" in shown
@@ -310,6 +310,85 @@ def test_dry_run_names_the_section_and_field(model_dir, tmp_path, capsys, old, n
     assert message in one_line_error(capsys, ["pipeline", "--config", str(config), "--dry-run"])
 
 
+EVALS = """\
+evals:
+  - name: heldout
+    tasks: synthetic:level=1,n=12,split=test
+    limit: null
+  - name: sampled
+    samples: 2
+    temperature: 0.8
+"""
+
+
+def test_further_evaluation_sets_are_planned_for_every_checkpoint(model_dir, tmp_path, capsys):
+    from coderl.pipeline import load_plan
+
+    config = tmp_path / "p.yaml"
+    config.write_text(pipeline_yaml(model_dir, tmp_path / "out") + EVALS)
+    assert main(["pipeline", "--config", str(config), "--dry-run"]) == 0
+    shown = capsys.readouterr().out
+    assert (f"evaluation: {TASKS} split all (first 2): 2 tasks x 1 sample(s), greedy, max_new_tokens 4\n"
+            "evaluation set heldout: synthetic:level=1,n=12,split=test split all: 12 tasks x 1 sample(s), greedy, "
+            f"max_new_tokens 4\nevaluation set sampled: {TASKS} split all (first 2): 2 tasks x 2 sample(s), "
+            "temperature 0.8, max_new_tokens 4\n") in shown
+    plan = load_plan(str(config))
+    assert [s.name for s in plan.stages] == [
+        "base-eval", "base-eval@heldout", "base-eval@sampled", "sft", "eval/sft", "eval/sft@heldout",
+        "eval/sft@sampled", "rl/grpo", "eval/grpo", "eval/grpo@heldout", "eval/grpo@sampled"]
+    held = plan.stage("eval/grpo@heldout")
+    assert held.dir == str(tmp_path / "out" / "evals" / "heldout" / "eval" / "grpo") and held.eval_set == "heldout"
+    assert held.input_dir == plan.stage("eval/grpo").input_dir  # the same checkpoint: stale together
+    sampled = plan.stage("eval/sft@sampled").config  # the `eval:` section's fields, but those the set gives
+    assert (sampled.samples, sampled.temperature, sampled.limit, sampled.max_new_tokens, sampled.tasks) == \
+        (2, 0.8, 2, 4, TASKS)
+    assert plan.stage("base-eval@heldout").config.limit is None
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ("    temperature: 0.8", "    temprature: 0.8", "evals[1] (sampled): unknown field 'temprature' (did you mean "
+     "'temperature'?)"),
+    ("  - name: heldout", "  - name: eval", "evals[0]: name='eval': expected a directory name"),
+    ("  - name: sampled", "  - name: heldout", "evals[1]: name='heldout': used by an earlier set"),
+    ("    samples: 2", "    samples: 2\n    model: x", "evals[1] (sampled): field 'model' cannot be set here"),
+    ("    temperature: 0.8", "    temperature: 0", "evals[1] (sampled): --samples=2: expected 1 with --temperature 0"),
+    ("split=test", "split=tset", "evals[0] (heldout): task spec 'synthetic:level=1,n=12,split=tset': "),
+    ("evals:", "evals: heldout\nx:", "evals='heldout': expected a list of evaluation sets"),
+])
+def test_dry_run_names_the_evaluation_set_and_field(model_dir, tmp_path, capsys, old, new, message):
+    config = tmp_path / "p.yaml"
+    config.write_text(pipeline_yaml(model_dir, tmp_path / "out") + EVALS.replace(old, new, 1).split("\nx:")[0])
+    assert message in one_line_error(capsys, ["pipeline", "--config", str(config), "--dry-run"])
+
+
+def test_further_evaluation_sets_run_and_are_reported_side_by_side(model_dir, tmp_path):
+    from coderl.pipeline import load_plan
+    from coderl.pipeline.run import run_pipeline
+
+    text = pipeline_yaml(model_dir, tmp_path / "out") + EVALS
+    config = tmp_path / "p.yaml"
+    config.write_text(text[: text.index("sft:")] + "sft: null\n" + text[text.index("rl:"):])
+    report = run_pipeline(load_plan(str(config)), log=lambda m: None)
+    data = json.loads((tmp_path / "out" / "report" / "report.json").read_text())
+    assert [s["name"] for s in data["sets"]] == ["eval", "heldout", "sampled"]
+    held = data["sets"][1]
+    # 12 level-1 test tasks of the 8 level-1 test compositions: intervals resample the 8
+    assert [(r["clusters"], r["tasks"]) for r in held["table"]] == [(8, 12), (8, 12)]
+    (diff,) = held["paired_differences"]
+    assert (diff["after"], diff["before"], diff["clusters"], diff["tasks"]) == ("eval/grpo", "base-eval", 8, 12)
+    assert diff["sources"] == ["evals/heldout/base-eval/samples.jsonl", "evals/heldout/eval/grpo/samples.jsonl"]
+    assert data["sets"][2]["table"][0]["pass_at_k"].keys() == {"pass@1"}  # n = 2: no standard k > 1
+    summary = json.loads((tmp_path / "out" / "evals" / "heldout" / "base-eval" / "summary.json").read_text())
+    assert summary["clusters"] == 8 and len(set(summary["task_clusters"].values())) == 8
+    assert "over 8 clusters of 12 tasks" in (tmp_path / "out" / "evals" / "heldout" / "base-eval" / "results.md"
+                                             ).read_text()
+    md = open(report).read()
+    assert "## Δ pass@1 on every evaluation set" in md and "(8 / 12)" in md
+    plan = json.loads((tmp_path / "out" / "plan.json").read_text())
+    assert [s.get("eval_set") for s in plan["stages"] if s["kind"] == "eval"] == [
+        None, "heldout", "sampled", None, "heldout", "sampled"]
+
+
 def test_measure_rates_evaluates_the_runs_start_on_its_tasks_before_it(model_dir, tmp_path):
     from coderl.pipeline import load_plan
     from coderl.pipeline.run import run_pipeline
@@ -453,12 +532,12 @@ def test_paired_differences_from_samples(tmp_path):
     _fake_eval(tmp_path / "eval" / "run", "run", "GRPO", [True, True, False, False])
     build_report(str(tmp_path), log=lambda m: None)
     data = json.loads((tmp_path / "report" / "report.json").read_text())
-    diffs = {(d["after"], d["before"]): d for d in data["paired_differences"]}
+    diffs = {(d["after"], d["before"]): d for d in data["sets"][0]["paired_differences"]}
     assert diffs[("eval/sft", "base-eval")]["delta"] == pytest.approx(0.5)
     assert (diffs[("eval/sft", "base-eval")]["better"], diffs[("eval/sft", "base-eval")]["worse"]) == (2, 0)
     assert diffs[("eval/run", "base-eval")]["delta"] == pytest.approx(0.25)
     assert diffs[("eval/run", "eval/sft")]["delta"] == pytest.approx(-0.25)
-    assert [r["source"] for r in data["table"]] == ["base-eval/summary.json", "eval/sft/summary.json",
+    assert [r["source"] for r in data["sets"][0]["table"]] == ["base-eval/summary.json", "eval/sft/summary.json",
                                                     "eval/run/summary.json"]
 
 

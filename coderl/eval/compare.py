@@ -1,8 +1,14 @@
-"""`coderl compare RUN_DIR...`: seed 001's §4.1 table and a plot of pass@1 against length.
+"""`coderl compare BASELINE RUN_DIR...`: seed 001's §4.1 table, paired differences against the first run, and
+a plot of pass@1 against length.
 
-Reads each run's `summary.json` (written by `coderl eval`) and prints / writes:
-  compare.md    | model / checkpoint | method | pass@1 | #passed / #tasks | avg. length |
-  compare.png   pass@1 (with its 95% interval over tasks) against average generated tokens
+Reads each run's `summary.json` and `samples.jsonl` (written by `coderl eval`) and prints / writes:
+  compare.md    | model / checkpoint | method | pass@1 [95% CI] | clusters / tasks | pass@k | #passed / #tasks |
+                avg. length |, then every later run against the first over the same tasks: pass@1 and pass@k
+                of both, Δ pass@1 with its 95% paired-bootstrap interval over clusters (a synthetic task's
+                composition, else the task: `coderl.eval.stats`), tasks better / worse / same, and the
+                average answer length of both with its paired difference.  With `--exclude FILE`, each
+                pair again without those tasks (e.g. the evaluation tasks a training reference solves).
+  compare.png   pass@1 (with its 95% interval) against average generated tokens
 Every number comes from a file in the run directories.
 """
 
@@ -13,15 +19,25 @@ import os
 from dataclasses import dataclass
 
 from coderl.base.config import ConfigError, option, require
+from coderl.eval.passk import summarize
+from coderl.eval.render import diff_table, md_table, pass_at_k_text
+from coderl.eval.stats import paired_bootstrap_ci
+
+RESAMPLES = 2000
 
 
 @dataclass
 class CompareConfig:
-    """Compare evaluation runs: seed 001's table (pass@1, passed/tasks, average length) and a PNG."""
+    """Compare evaluation runs: seed 001's table (pass@1, passed/tasks, average length), every run against the
+    first with paired intervals over clusters of tasks (pass@1, answer length), and a PNG."""
 
-    runs: list[str] = option(help="run directories written by `coderl eval`", positional=True)
+    runs: list[str] = option(help="run directories written by `coderl eval`; the first is the baseline of the "
+                             "paired differences", positional=True)
     out: str = option("compare", "output prefix: writes OUT.md and OUT.png")
     plot: bool = option(True, "write the PNG (needs matplotlib)")
+    exclude: str | None = option(None, "file of task ids (one a line, # comments) to leave out of a second set of "
+                                 "paired differences, e.g. the tasks a training reference solves; a pipeline's "
+                                 "overlap.json gives the union of its `solved` lists")
 
     def __post_init__(self):
         require(len(self.runs) >= 1, "RUN_DIR", self.runs, "one or more run directories")
@@ -46,16 +62,73 @@ def load_summary(run_dir: str) -> dict:
 
 
 def table(summaries: list[dict]) -> str:
-    lines = ["| model / checkpoint | method | pass@1 | #passed / #tasks | avg. length |",
-             "|---|---|:---:|:---:|:---:|"]
+    lines = ["| model / checkpoint | method | pass@1 [95% CI] | clusters / tasks | pass@k | #passed / #tasks | "
+             "avg. length |", "|---|---|:---:|:---:|:---:|:---:|:---:|"]
     for s in summaries:
         lo, hi = s.get("pass_at_k_ci95", {}).get("pass@1", (None, None))
         ci = f" [{lo:.3f}, {hi:.3f}]" if lo is not None else ""
-        passed = round(s["pass_at_k"]["pass@1"] * s["num_tasks"]) if s.get("samples_per_task", 1) > 1 \
-            else s["tasks_all_passed"]
         lines.append(f"| `{s['label']}` | {s['method']} | {s['pass_at_k']['pass@1']:.3f}{ci} | "
-                     f"{passed} / {s['num_tasks']} | {s['avg_gen_tokens']:.2f} |")
+                     f"{s.get('clusters', s['num_tasks'])} / {s['num_tasks']} | {pass_at_k_text(s['pass_at_k'])} | "
+                     f"{passed(s)} / {s['num_tasks']} | {s['avg_gen_tokens']:.2f} |")
     return "\n".join(lines) + "\n"
+
+
+def passed(s: dict) -> int:
+    """Tasks passed; with n > 1 samples a task, pass@1 x tasks."""
+    return round(s["pass_at_k"]["pass@1"] * s["num_tasks"]) if s.get("samples_per_task", 1) > 1 \
+        else s["tasks_all_passed"]
+
+
+def task_samples(run_dir: str) -> dict[str, list[int]]:
+    """Per task of a `coderl eval` run's samples.jsonl: [samples, samples passed, generated tokens in all]."""
+    counts: dict[str, list[int]] = {}
+    with open(os.path.join(run_dir, "samples.jsonl"), encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                row = json.loads(line)
+                n, c, tokens = counts.setdefault(row["task_id"], [0, 0, 0])
+                counts[row["task_id"]] = [n + 1, c + bool(row["passed"]), tokens + row["gen_tokens"]]
+    return counts
+
+
+def paired(before_dir: str, after_dir: str, *, exclude=frozenset()) -> dict:
+    """`after` against `before` over the same tasks, less `exclude`: pass@1 and pass@k of both, Δ pass@1 (per-task
+    pass rates) and Δ average generated tokens (per-task means), each with its 95% paired-bootstrap interval over
+    the clusters of `before`'s summary (seed 0).  {"error": ...} when the runs hold different tasks."""
+    a, b = task_samples(before_dir), task_samples(after_dir)
+    if set(a) != set(b):
+        return {"error": f"different task sets ({len(a)} vs {len(b)} tasks, {len(set(a) ^ set(b))} differ)"}
+    tasks = sorted(t for t in a if t not in exclude)
+    if not tasks:
+        return {"error": "no task left"}
+    grouped = load_summary(before_dir).get("task_clusters", {})
+    clusters = [grouped.get(t, t) for t in tasks]
+    rate, after_rate = ({t: c / n for t, (n, c, _) in s.items()} for s in (a, b))
+    delta, lo, hi = paired_bootstrap_ci([rate[t] for t in tasks], [after_rate[t] for t in tasks], clusters=clusters,
+                                        resamples=RESAMPLES, seed=0)
+    length = [[s[t][2] / s[t][0] for t in tasks] for s in (a, b)]
+    dl, llo, lhi = paired_bootstrap_ci(*length, clusters=clusters, resamples=RESAMPLES, seed=0)
+    passk = [summarize({t: tuple(s[t][:2]) for t in tasks}).to_dict()["pass_at_k"] for s in (a, b)]
+    return {"tasks": len(tasks), "clusters": len(set(clusters)), "excluded": len(a) - len(tasks),
+            "pass@1": [p["pass@1"] for p in passk], "delta": delta, "ci95": [lo, hi],
+            "better": sum(after_rate[t] > rate[t] for t in tasks), "worse": sum(after_rate[t] < rate[t] for t in tasks),
+            "same": sum(after_rate[t] == rate[t] for t in tasks), "pass_at_k": passk,
+            "avg_gen_tokens": [sum(x) / len(x) for x in length], "length_delta": dl, "length_ci95": [llo, lhi]}
+
+
+def read_task_ids(path: str) -> set[str]:
+    """Task ids to leave out: one a line (blank lines and # comments skipped), or a pipeline's overlap.json (the
+    union of its rows' `solved`)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            if path.endswith(".json"):
+                return {t for row in json.load(f) for t in row["solved"]}
+            return {line.strip() for line in f if line.strip() and not line.lstrip().startswith("#")}
+    except FileNotFoundError:
+        raise ConfigError(f"--exclude {path}: not found") from None
+    except (ValueError, TypeError, KeyError) as exc:
+        raise ConfigError(f"--exclude {path}: expected an overlap.json (a list of rows with `solved`) ({exc})"
+                          ) from None
 
 
 def plot(summaries: list[dict], path: str) -> None:
@@ -74,7 +147,7 @@ def plot(summaries: list[dict], path: str) -> None:
         ax.errorbar([x], [y], yerr=[[y - lo], [hi - y]], fmt=markers[i % len(markers)], markersize=7, capsize=3,
                     alpha=0.85, label=f"{s['method']}: {s['label']} ({y:.3f}, {x:.1f} tokens)")
     ax.set_xlabel("average generated tokens")
-    ax.set_ylabel("pass@1 (95% CI over tasks)")
+    ax.set_ylabel("pass@1 (95% CI over clusters of tasks)")
     ax.set_title("pass@1 against completion length")
     ax.grid(alpha=0.3)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), fontsize=8, frameon=False)
@@ -86,6 +159,17 @@ def plot(summaries: list[dict], path: str) -> None:
 def run_compare(cfg: CompareConfig) -> str:
     summaries = [load_summary(d) for d in cfg.runs]
     text = table(summaries)
+    exclude = read_task_ids(cfg.exclude) if cfg.exclude else None
+    diffs = []
+    for s in summaries[1:]:
+        for left_out in ([frozenset(), exclude] if exclude else [frozenset()]):
+            diffs.append({"before": summaries[0]["label"], "after": s["label"],
+                          "sources": [os.path.join(d["run_dir"], "samples.jsonl") for d in (summaries[0], s)],
+                          **paired(summaries[0]["run_dir"], s["run_dir"], exclude=left_out)})
+    if diffs:
+        text += (f"\nPaired differences against `{summaries[0]['label']}` (95% paired-bootstrap intervals over "
+                 f"clusters of tasks, {RESAMPLES} resamples, seed 0):\n\n"
+                 + "\n".join(md_table(*diff_table(diffs))) + "\n")
     if os.path.dirname(cfg.out):
         os.makedirs(os.path.dirname(cfg.out), exist_ok=True)
     with open(cfg.out + ".md", "w", encoding="utf-8") as f:

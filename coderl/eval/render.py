@@ -8,6 +8,12 @@ import html
 import os
 
 
+def over(summary: dict) -> str:
+    """What an interval resamples, printed beside it: "256 clusters of 400 tasks" (a summary written before
+    clusters existed: one task a cluster, as its interval was)."""
+    return f"{summary.get('clusters', summary['num_tasks'])} clusters of {summary['num_tasks']} tasks"
+
+
 def format_ci(ci) -> str:
     return f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci and ci[0] is not None else ""
 
@@ -18,28 +24,69 @@ def _clean(row: dict) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def _table(data: dict) -> tuple[list[str], list[list[str]]]:
-    header = ["model / checkpoint", "method", "pass@1 [95% CI]", "without tamper", "#passed / #tasks", "avg. length",
-              "source"]
-    body = [[r["checkpoint"], r["method"], f"{r['pass@1']:.3f} {format_ci(r['ci95'])}".strip(), _clean(r),
-             f"{r['passed']} / {r['tasks']}", f"{r['avg_gen_tokens']:.2f}", r["source"]] for r in data["table"]]
+def pass_at_k_text(pass_at_k: dict) -> str:
+    """The pass@k beside pass@1 (k > 1, unbiased: `coderl.eval.passk`), "-" with one sample a task."""
+    return "; ".join(f"{k} {v:.3f}" for k, v in pass_at_k.items() if k != "pass@1") or "-"
+
+
+def _table(rows: list[dict]) -> tuple[list[str], list[list[str]]]:
+    header = ["model / checkpoint", "method", "pass@1 [95% CI]", "clusters / tasks", "pass@k", "without tamper",
+              "#passed / #tasks", "avg. length", "source"]
+    body = [[r["checkpoint"], r["method"], f"{r['pass@1']:.3f} {format_ci(r['ci95'])}".strip(),
+             f"{r['clusters']} / {r['tasks']}", pass_at_k_text(r["pass_at_k"]), _clean(r),
+             f"{r['passed']} / {r['tasks']}", f"{r['avg_gen_tokens']:.2f}", r["source"]] for r in rows]
     return header, body
 
 
-def _diff_table(data: dict) -> tuple[list[str], list[list[str]]]:
-    header = ["comparison", "Δ pass@1", "95% paired-bootstrap CI", "tasks better / worse / same", "CI excludes 0",
-              "sources"]
+def comparison(d: dict) -> str:
+    """"eval/grpo vs eval/sft", and which tasks when a subset was left out."""
+    name = f"{d['after']} vs {d['before']}"
+    n = d.get("excluded")
+    return name + (f", without the {n} task{'s' if n > 1 else ''} a training reference solves" if n else "")
+
+
+def diff_table(diffs: list[dict]) -> tuple[list[str], list[list[str]]]:
+    """Paired differences (`coderl.eval.compare.paired` rows with before, after, sources): one row each."""
+    header = ["comparison", "clusters / tasks", "pass@1", "Δ pass@1 [95% CI]", "CI excludes 0",
+              "tasks better / worse / same", "pass@k", "avg. length", "Δ length [95% CI]", "sources"]
     body = []
-    for d in data["paired_differences"]:
-        name = f"{d['after']} vs {d['before']}"
+    for d in diffs:
         if "error" in d:
-            body.append([name, "-", d["error"], "-", "-", ", ".join(d["sources"])])
+            body.append([comparison(d), "-", "-", d["error"], "-", "-", "-", "-", "-", ", ".join(d["sources"])])
             continue
         lo, hi = d["ci95"]
-        body.append([name, f"{d['delta']:+.3f}", f"[{lo:+.3f}, {hi:+.3f}]",
-                     f"{d['better']} / {d['worse']} / {d['same']}", "yes" if lo > 0 or hi < 0 else "no",
+        before, after = d["pass_at_k"]
+        passk = "; ".join(f"{k} {before[k]:.3f} → {after[k]:.3f}" for k in before if k != "pass@1") or "-"
+        body.append([comparison(d), f"{d['clusters']} / {d['tasks']}", "{:.3f} → {:.3f}".format(*d["pass@1"]),
+                     f"{d['delta']:+.3f} [{lo:+.3f}, {hi:+.3f}]", "yes" if lo > 0 or hi < 0 else "no",
+                     f"{d['better']} / {d['worse']} / {d['same']}", passk,
+                     "{:.1f} → {:.1f}".format(*d["avg_gen_tokens"]),
+                     "{:+.1f} [{:+.1f}, {:+.1f}]".format(d["length_delta"], *d["length_ci95"]),
                      ", ".join(d["sources"])])
     return header, body
+
+
+def diff_line(d: dict) -> str:
+    """One paired difference on one line (the terminal)."""
+    lo, hi = d["ci95"]
+    return (f"{comparison(d)}: Δ pass@1 {d['delta']:+.3f} [{lo:+.3f}, {hi:+.3f}] over {d['clusters']} clusters of "
+            f"{d['tasks']} tasks (tasks better/worse/same {d['better']}/{d['worse']}/{d['same']}); length "
+            + "{:.1f} -> {:.1f} (Δ {:+.1f} [{:+.1f}, {:+.1f}])".format(*d["avg_gen_tokens"], d["length_delta"],
+                                                                         *d["length_ci95"]))
+
+
+def side_by_side(data: dict) -> tuple[list[str], list[list[str]]]:
+    """Δ pass@1 of every comparison on every evaluation set (and its subset no training reference solves)."""
+    columns: dict = {}  # (set, excluded?) -> {comparison: cell}
+    for s in data["sets"]:
+        for d in s["paired_differences"]:
+            cell = "-" if "error" in d else "{:+.3f} [{:+.3f}, {:+.3f}] ({} / {})".format(
+                d["delta"], *d["ci95"], d["clusters"], d["tasks"])
+            key = (s["name"] + (", unsolved by training" if d.get("excluded") else ""))
+            columns.setdefault(key, {})[f"{d['after']} vs {d['before']}"] = cell
+    rows = list(dict.fromkeys(name for cells in columns.values() for name in cells))
+    return (["comparison (Δ pass@1 [95% CI] (clusters / tasks))", *columns],
+            [[name, *(cells.get(name, "-") for cells in columns.values())] for name in rows])
 
 
 def overlap_lines(data: dict) -> list[str]:
@@ -57,28 +104,39 @@ def overlap_lines(data: dict) -> list[str]:
     return lines
 
 
-def _eval_line(data: dict) -> str:
-    t = data["evaluation"]
+def _eval_line(s: dict) -> str:
+    """The settings of one evaluation set."""
+    t = s["evaluation"]
     if not t:
-        return "No evaluation has finished yet."
+        return f"Evaluation `{s['name']}`: none has finished yet."
     sampling = "greedy" if not t["temperature"] else f"temperature {t['temperature']}"
-    line = (f"Evaluation: `{t['spec']}` split `{t['split']}` (seed {t['seed']}), {t['tasks']} tasks x "
+    line = (f"Evaluation `{s['name']}`: `{t['spec']}` split `{t['split']}` (seed {t['seed']}), {t['tasks']} tasks x "
             f"{t['samples_per_task']} sample(s), {sampling}, max_new_tokens {t['max_new_tokens']}, format "
             f"`{t['format']}`.")
     if not t["same_for_every_row"]:
         line += " **Warning: the rows were not all evaluated on the same tasks/settings; compare with care.**"
+    if s.get("excluded") is None:
+        line += " No training stage was checked against it by behaviour (`overlap.json`)."
+    elif s["excluded"]:
+        line += (f" Training references solve {len(s['excluded'])} of its tasks (`overlap.json`, all stages): each "
+                 "comparison is shown again without them.")
+    else:
+        line += " No training reference solves any of its tasks (`overlap.json`)."
     return line
 
 
 def _notes(data: dict) -> str:
-    return ("pass@1 brackets: 95% percentile-bootstrap interval over tasks (from each summary.json). Paired "
-            "differences: per-task pass rates (fraction of a task's samples that passed) from the two samples.jsonl "
-            "files, the mean difference over the same tasks and its 95% percentile-bootstrap interval "
-            f"({data['resamples']} resamples of tasks, seed 0; `coderl.eval.stats.paired_bootstrap_ci`). Length: "
-            "average generated tokens per completion (seed 001's 'Avg. length').")
+    return ("pass@1 brackets: 95% percentile-bootstrap interval over clusters of tasks (from each summary.json): a "
+            "synthetic task's cluster is its composition, any other task is its own; the count of clusters and tasks "
+            "stands beside every interval. pass@k: unbiased (Chen et al. 2021), k <= samples a task. Paired "
+            "differences: per-task pass rates (fraction of a task's samples that passed) and per-task mean answer "
+            "lengths from the two samples.jsonl files, the mean difference over the same tasks and its 95% "
+            f"percentile-bootstrap interval ({data['resamples']} resamples of clusters, seed 0; "
+            "`coderl.eval.stats.paired_bootstrap_ci`). Length: average generated tokens per completion (seed 001's "
+            "'Avg. length').")
 
 
-def _md_table(header, body, *, sources_last: bool = False) -> list[str]:
+def md_table(header, body, *, sources_last: bool = False) -> list[str]:
     """`sources_last`: the last column holds ", "-separated paths relative to OUT, linked from report/."""
     esc = lambda c: str(c).replace("|", "\\|")  # noqa: E731
 
@@ -95,16 +153,21 @@ def _md_table(header, body, *, sources_last: bool = False) -> list[str]:
 def render_markdown(data: dict) -> str:
     lines = [f"# {data['title']}", "", f"Pipeline directory `{data['out']}`, report generated {data['generated']}. "
              "Every number below comes from the file named next to it (paths relative to the pipeline directory; "
-             "all numbers also in `report.json`).", "", _eval_line(data), ""]
+             "all numbers also in `report.json`).", ""]
     for line in overlap_lines(data):
         lines += [f"**{line}**", ""]
-    lines += ["## Results (seed 001 §4.1)", ""]
-    header, body = _table(data)
-    lines += _md_table(header, body, sources_last=True) if body else ["(no evaluation finished yet)"]
-    lines += ["", "## Paired differences in pass@1", ""]
-    header, body = _diff_table(data)
-    lines += _md_table(header, body, sources_last=True) if body else ["(needs the base evaluation and another)"]
-    lines += ["", _notes(data), "", "## Figures", ""]
+    if len(data["sets"]) > 1:
+        lines += ["## Δ pass@1 on every evaluation set", "", *md_table(*side_by_side(data)), ""]
+    for s in data["sets"]:
+        where = f" on `{s['name']}`" if len(data["sets"]) > 1 else ""
+        lines += [f"## Results{where} (seed 001 §4.1)", "", _eval_line(s), ""]
+        header, body = _table(s["table"])
+        lines += md_table(header, body, sources_last=True) if body else ["(no evaluation finished yet)"]
+        lines += ["", f"## Paired differences{where}", ""]
+        header, body = diff_table(s["paired_differences"])
+        lines += md_table(header, body, sources_last=True) if body else ["(needs the base evaluation and another)"]
+        lines.append("")
+    lines += [_notes(data), "", "## Figures", ""]
     for f in data["figures"]:
         lines += [f"![{f['caption']}]({f['file']})", "", f"*{f['caption']}* (from `{f['source']}`)", ""]
     for run in data.get("rl_runs", []):
@@ -178,17 +241,17 @@ def sparkline(values: list[float]) -> str:
 def render_terminal(data: dict) -> str:
     """The report for a terminal: the results table, the paired differences and each RL run's curves as
     sparklines (first -> last step, with the first, last and min..max values)."""
-    lines = [data["title"], _eval_line(data).replace("`", ""), ""]
-    rows = [["checkpoint", "method", "pass@1 [95% CI]", "without tamper", "passed/tasks", "avg. length"]]
-    rows += [[r["checkpoint"], r["method"], f"{r['pass@1']:.3f} {format_ci(r['ci95'])}".strip(), _clean(r),
-              f"{r['passed']}/{r['tasks']}", f"{r['avg_gen_tokens']:.1f}"] for r in data["table"]]
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
-    for d in data["paired_differences"]:
-        if "error" not in d:
-            lo, hi = d["ci95"]
-            lines.append(f"{d['after']} vs {d['before']}: Δ pass@1 {d['delta']:+.3f} [{lo:+.3f}, {hi:+.3f}] "
-                         f"(tasks better/worse/same {d['better']}/{d['worse']}/{d['same']})")
+    lines = [data["title"]]
+    for s in data["sets"]:
+        lines += ["", _eval_line(s).replace("`", "").replace("**", "")]
+        rows = [["checkpoint", "method", "pass@1 [95% CI]", "clusters/tasks", "pass@k", "without tamper",
+                 "passed/tasks", "avg. length"]]
+        rows += [[r["checkpoint"], r["method"], f"{r['pass@1']:.3f} {format_ci(r['ci95'])}".strip(),
+                  f"{r['clusters']}/{r['tasks']}", pass_at_k_text(r["pass_at_k"]), _clean(r),
+                  f"{r['passed']}/{r['tasks']}", f"{r['avg_gen_tokens']:.1f}"] for r in s["table"]]
+        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+        lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
+        lines += [diff_line(d) for d in s["paired_differences"] if "error" not in d]
     for f in data["figures"]:
         if not f["file"].startswith("curves-"):
             continue
@@ -224,16 +287,20 @@ def render_html(data: dict, report_dir: str) -> str:
              "figcaption{font-size:13px;color:#444}</style></head><body>",
              f"<h1>{e(data['title'])}</h1>",
              f"<p>Pipeline directory <code>{e(data['out'])}</code>, report generated {e(data['generated'])}. Every "
-             "number comes from the file named next to it (paths relative to the pipeline directory).</p>",
-             f"<p>{e(_eval_line(data).replace('**', '').replace('`', ''))}</p>"]
+             "number comes from the file named next to it (paths relative to the pipeline directory).</p>"]
     parts += [f"<p><b>{e(line.replace('`', ''))}</b></p>" for line in overlap_lines(data)]
-    parts.append("<h2>Results (seed 001 §4.1)</h2>")
-    header, body = _table(data)
-    parts.append(_html_table(header, body, sources_last=True) if body else "<p>(no evaluation finished yet)</p>")
-    parts.append("<h2>Paired differences in pass@1</h2>")
-    header, body = _diff_table(data)
-    parts.append(_html_table(header, body, sources_last=True) if body else
-                 "<p>(needs the base evaluation and another)</p>")
+    if len(data["sets"]) > 1:
+        parts += ["<h2>Δ pass@1 on every evaluation set</h2>", _html_table(*side_by_side(data))]
+    for s in data["sets"]:
+        where = f" on {s['name']}" if len(data["sets"]) > 1 else ""
+        parts += [f"<h2>Results{e(where)} (seed 001 §4.1)</h2>",
+                  f"<p>{e(_eval_line(s).replace('**', '').replace('`', ''))}</p>"]
+        header, body = _table(s["table"])
+        parts.append(_html_table(header, body, sources_last=True) if body else "<p>(no evaluation finished yet)</p>")
+        parts.append(f"<h2>Paired differences{e(where)}</h2>")
+        header, body = diff_table(s["paired_differences"])
+        parts.append(_html_table(header, body, sources_last=True) if body else
+                     "<p>(needs the base evaluation and another)</p>")
     parts.append(f"<p>{e(_notes(data))}</p><h2>Figures</h2>")
     for f in data["figures"]:
         with open(os.path.join(report_dir, f["file"]), "rb") as fh:

@@ -3,12 +3,15 @@
 Reads what the stages wrote -- each evaluation's `summary.json` and `samples.jsonl`, each RL run's
 `metrics.jsonl`, each stage's `pipeline_stage.json` -- and writes OUT/report/:
 
-    report.md            seed 001's §4.1 table (model / checkpoint, method, pass@1 with its 95% bootstrap
-                         interval over tasks, #passed / #tasks, average generated tokens), each row citing
-                         the summary.json it came from; the paired difference in pass@1 of every stage vs
-                         the base (and every RL run vs SFT) with a 95% paired-bootstrap interval over tasks
-                         (per-task pass rates from the two samples.jsonl files, which it cites); the figures;
-                         stage timings
+    report.md            per evaluation set (the `eval:` section, then each of `evals:`): seed 001's §4.1
+                         table (model / checkpoint, method, pass@1 with its 95% bootstrap interval and the
+                         clusters / tasks it resamples, pass@k, #passed / #tasks, average generated tokens),
+                         each row citing the summary.json it came from; the paired differences of every
+                         stage vs the base (and every RL run vs SFT): Δ pass@1 and Δ answer length with
+                         95% paired-bootstrap intervals over clusters of tasks (`coderl.eval.compare.paired`,
+                         from the two samples.jsonl files, which it cites), again without the tasks a
+                         training reference solves (OUT/overlap.json, all stages) where there are such;
+                         with more than one set, every Δ pass@1 side by side; the figures; stage timings
     report.html          the same tables and figures in one self-contained page (PNGs inlined; no JS)
     report.json          every number above with the file it came from
     pass1_vs_length.png  pass@1 against average length (`coderl.eval.compare.plot`)
@@ -18,7 +21,8 @@ Reads what the stages wrote -- each evaluation's `summary.json` and `samples.jso
                          the reward paid for
 
 The stages come from OUT/plan.json (written by the pipeline); without it, from the layout (base-eval/,
-eval/sft/, eval/<run>/ with rl/<run>/).  Evaluations not run yet are listed, not guessed.
+eval/sft/, eval/<run>/ with rl/<run>/, and the same under evals/<set>/).  Evaluations not run yet are
+listed, not guessed.
 """
 
 from __future__ import annotations
@@ -30,11 +34,10 @@ import os
 from dataclasses import dataclass
 
 from coderl.base.config import ConfigError
-from coderl.eval.compare import load_summary, plot
+from coderl.eval.compare import RESAMPLES, load_summary, paired, passed, plot, task_samples
 from coderl.eval.render import render_html, render_markdown
-from coderl.eval.stats import paired_bootstrap_ci
 
-RESAMPLES = 2000
+MAIN = "eval"  # the name of the `eval:` section's set
 
 
 @dataclass
@@ -47,6 +50,12 @@ class Entry:
     method: str
     rl_dir: str | None = None  # relative to OUT
     summary: dict | None = None  # None: not evaluated (yet)
+    eval_set: str = MAIN  # which evaluation set (a name of `evals:`)
+
+    @property
+    def key(self) -> str:
+        """The checkpoint's name in every set: the main set's stage name (`eval/sft@heldout` -> `eval/sft`)."""
+        return self.stage.partition("@")[0]
 
 
 def discover(out: str) -> tuple[str, list[Entry]]:
@@ -55,20 +64,14 @@ def discover(out: str) -> tuple[str, list[Entry]]:
     if os.path.isfile(plan_path):
         with open(plan_path, encoding="utf-8") as f:
             plan = json.load(f)
-        entries = [Entry(s["name"], s["role"], s["dir"], s["method"], s.get("rl_dir"))
+        entries = [Entry(s["name"], s["role"], s["dir"], s["method"], s.get("rl_dir"),
+                         eval_set=s.get("eval_set") or MAIN)
                    for s in plan["stages"] if s["kind"] == "eval" and s["role"] != "rates"]
         title = plan.get("title") or "coderl pipeline"
     else:
-        entries = []
-        if os.path.isdir(os.path.join(out, "base-eval")):
-            entries.append(Entry("base-eval", "base", "base-eval", "Base"))
-        if os.path.isdir(os.path.join(out, "eval", "sft")):
-            entries.append(Entry("eval/sft", "sft", os.path.join("eval", "sft"), "SFT"))
-        eval_root = os.path.join(out, "eval")
-        for name in sorted(os.listdir(eval_root)) if os.path.isdir(eval_root) else []:
-            if name != "sft" and os.path.isdir(os.path.join(eval_root, name)):
-                entries.append(Entry(f"eval/{name}", "rl", os.path.join("eval", name), name,
-                                     os.path.join("rl", name)))
+        root = os.path.join(out, "evals")
+        sets = sorted(os.listdir(root)) if os.path.isdir(root) else []
+        entries = _layout(out, "", MAIN) + [e for name in sets for e in _layout(out, os.path.join("evals", name), name)]
         title = "coderl pipeline"
     if not entries:
         raise ConfigError(f"{out}: no pipeline output here (no plan.json, base-eval/ or eval/)")
@@ -78,32 +81,36 @@ def discover(out: str) -> tuple[str, list[Entry]]:
     return title, entries
 
 
+def _layout(out: str, prefix: str, eval_set: str) -> list[Entry]:
+    """The evaluations under OUT/prefix laid out as the pipeline writes them (no plan.json)."""
+    at = "" if eval_set == MAIN else f"@{eval_set}"
+    entries = []
+    if os.path.isdir(os.path.join(out, prefix, "base-eval")):
+        entries.append(Entry("base-eval" + at, "base", os.path.join(prefix, "base-eval"), "Base", eval_set=eval_set))
+    if os.path.isdir(os.path.join(out, prefix, "eval", "sft")):
+        entries.append(Entry("eval/sft" + at, "sft", os.path.join(prefix, "eval", "sft"), "SFT", eval_set=eval_set))
+    eval_root = os.path.join(out, prefix, "eval")
+    for name in sorted(os.listdir(eval_root)) if os.path.isdir(eval_root) else []:
+        if name != "sft" and os.path.isdir(os.path.join(eval_root, name)):
+            entries.append(Entry(f"eval/{name}{at}", "rl", os.path.join(prefix, "eval", name), name,
+                                 os.path.join("rl", name), eval_set=eval_set))
+    return entries
+
+
 def task_pass_rates(run_dir: str) -> dict[str, float]:
     """Per task: the fraction of its samples that passed (samples.jsonl of a `coderl eval` run)."""
-    counts: dict[str, list[int]] = {}
-    path = os.path.join(run_dir, "samples.jsonl")
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                row = json.loads(line)
-                n, c = counts.setdefault(row["task_id"], [0, 0])
-                counts[row["task_id"]] = [n + 1, c + bool(row["passed"])]
-    return {t: c / n for t, (n, c) in counts.items()}
+    return {t: c / n for t, (n, c, _) in task_samples(run_dir).items()}
 
 
-def paired_difference(out: str, before: Entry, after: Entry) -> dict:
-    """pass@1 of `after` minus `before` over the same tasks, with a paired-bootstrap 95% interval."""
-    a = task_pass_rates(os.path.join(out, before.dir))
-    b = task_pass_rates(os.path.join(out, after.dir))
-    row = {"before": before.stage, "after": after.stage,
+def paired_differences(out: str, before: Entry, after: Entry, excluded: list[str] | None) -> list[dict]:
+    """`after` against `before` (`coderl.eval.compare.paired`) on all tasks, and again without `excluded`
+    (the tasks a training reference solves) when there are any."""
+    row = {"before": before.key, "after": after.key,
            "sources": [os.path.join(before.dir, "samples.jsonl"), os.path.join(after.dir, "samples.jsonl")]}
-    if set(a) != set(b):
-        return {**row, "error": f"different task sets ({len(a)} vs {len(b)} tasks, {len(set(a) ^ set(b))} differ)"}
-    tasks = sorted(a)
-    delta, lo, hi = paired_bootstrap_ci([a[t] for t in tasks], [b[t] for t in tasks], resamples=RESAMPLES, seed=0)
-    return {**row, "tasks": len(tasks), "delta": delta, "ci95": [lo, hi],
-            "better": sum(b[t] > a[t] for t in tasks), "worse": sum(b[t] < a[t] for t in tasks),
-            "same": sum(b[t] == a[t] for t in tasks)}
+    a, b = os.path.join(out, before.dir), os.path.join(out, after.dir)
+    rows = [{**row, **paired(a, b, exclude=frozenset(left_out))}
+            for left_out in [[], *([excluded] if excluded else [])]]
+    return rows[:1] + [r for r in rows[1:] if r.get("excluded")]  # a subset that left nothing out: no second row
 
 
 def read_metrics(run_dir: str) -> list[dict]:
@@ -176,13 +183,11 @@ def table_rows(out: str, entries: list[Entry]) -> list[dict]:
         if s is None:
             continue
         lo, hi = s.get("pass_at_k_ci95", {}).get("pass@1", (None, None))
-        # as `coderl.eval.compare.table`: with n > 1 samples, "#passed" is pass@1 x tasks
-        passed = round(s["pass_at_k"]["pass@1"] * s["num_tasks"]) if s.get("samples_per_task", 1) > 1 \
-            else s["tasks_all_passed"]
         rows.append({"stage": e.stage, "checkpoint": _checkpoint(s, out), "label": s["label"],
                      "method": s["method"], "pass@1": s["pass_at_k"]["pass@1"], "ci95": [lo, hi],
+                     "pass_at_k": s["pass_at_k"], "clusters": s.get("clusters", s["num_tasks"]),
                      "pass@1_without_tamper": s.get("pass_at_1_without_tamper"),  # absent in older summaries
-                     "passed": passed, "tasks": s["num_tasks"], "avg_gen_tokens": s["avg_gen_tokens"],
+                     "passed": passed(s), "tasks": s["num_tasks"], "avg_gen_tokens": s["avg_gen_tokens"],
                      "source": os.path.join(e.dir, "summary.json")})
     return rows
 
@@ -206,12 +211,34 @@ def _stamps(out: str) -> list[dict]:
 
 
 def _overlap(out: str) -> list[dict]:
-    """OUT/overlap.json (written by the pipeline): evaluation tasks the training stages solve by behaviour."""
+    """OUT/overlap.json (written by the pipeline): per training stage and evaluation set, the evaluation tasks
+    its training tasks solve by behaviour."""
     path = os.path.join(out, "overlap.json")
     if not os.path.isfile(path):
         return []
     with open(path, encoding="utf-8") as f:
-        return [row for row in json.load(f) if row.get("solved") or row.get("undecided")]
+        return json.load(f)
+
+
+def solved_by_training(overlap: list[dict], summary: dict) -> list[str] | None:
+    """The tasks of an evaluation set (its summary) that some training stage's references solve: the union of
+    the `solved` lists of the overlap.json rows for its tasks and split; None when no row checked that set."""
+    config = summary.get("config", {})
+    spec, split = config.get("tasks", summary["tasks"].get("spec")), config.get("split", summary["tasks"].get("split"))
+    rows = [r for r in overlap if (r.get("eval_tasks"), r.get("eval_split")) == (spec, split)]
+    return sorted({t for r in rows for t in r["solved"]}) if rows else None
+
+
+def _set_report(out: str, name: str, entries: list[Entry], overlap: list[dict]) -> dict:
+    """One evaluation set: its settings, table and paired differences (every stage vs the base, RL vs SFT)."""
+    done = [e for e in entries if e.summary is not None]
+    excluded = solved_by_training(overlap, done[0].summary) if done else None
+    base = next((e for e in done if e.role == "base"), None)
+    sft = next((e for e in done if e.role == "sft"), None)
+    pairs = [(base, e) for e in done if base and e is not base]
+    pairs += [(sft, e) for e in done if sft and e.role == "rl"]
+    return {"name": name, "evaluation": _task_sets(done), "excluded": excluded, "table": table_rows(out, entries),
+            "paired_differences": [d for a, b in pairs for d in paired_differences(out, a, b, excluded)]}
 
 
 def build_report(out: str, *, log=print) -> str:
@@ -219,22 +246,20 @@ def build_report(out: str, *, log=print) -> str:
     title, entries = discover(out)
     report_dir = os.path.join(out, "report")
     os.makedirs(report_dir, exist_ok=True)
-    done = [e for e in entries if e.summary is not None]
     missing = [e.stage for e in entries if e.summary is None]
-    rows = table_rows(out, entries)
-
-    base = next((e for e in done if e.role == "base"), None)
-    sft = next((e for e in done if e.role == "sft"), None)
-    pairs = [(base, e) for e in done if base and e is not base]
-    pairs += [(sft, e) for e in done if sft and e.role == "rl"]
-    diffs = [paired_difference(out, a, b) for a, b in pairs]
+    overlap = _overlap(out)
+    sets = [_set_report(out, name, [e for e in entries if e.eval_set == name], overlap)
+            for name in dict.fromkeys(e.eval_set for e in entries)]
 
     figures = []  # (file, caption, source, {metric: finite values by step} of a curves figure)
+    done = [e for e in entries if e.summary is not None and e.eval_set == entries[0].eval_set]
     if done:
         plot([e.summary for e in done], os.path.join(report_dir, "pass1_vs_length.png"))
-        figures.append(("pass1_vs_length.png", "pass@1 (95% CI over tasks) against average generated tokens",
-                        ", ".join(os.path.join(e.dir, "summary.json") for e in done), None))
+        figures.append(("pass1_vs_length.png", f"pass@1 (95% CI) on `{entries[0].eval_set}` against average "
+                        "generated tokens", ", ".join(os.path.join(e.dir, "summary.json") for e in done), None))
     for e in entries:
+        if e.eval_set != entries[0].eval_set:
+            continue
         metrics = os.path.join(out, e.rl_dir, "metrics.jsonl") if e.rl_dir else None
         if metrics and os.path.isfile(metrics):
             name = os.path.basename(e.rl_dir)
@@ -246,15 +271,14 @@ def build_report(out: str, *, log=print) -> str:
                                 + ("s" if steps != 1 else ""),
                                 os.path.join(e.rl_dir, "metrics.jsonl"), _series(rows_m)))
 
-    tasks = _task_sets(done)
     stamps = _stamps(out)
-    runs = [run_notes(out, e.rl_dir) for e in entries if e.rl_dir]
+    runs = [run_notes(out, e.rl_dir) for e in entries if e.rl_dir and e.eval_set == entries[0].eval_set]
     data = {"title": title, "generated": datetime.datetime.now().isoformat(timespec="seconds"), "out": out,
-            "evaluation": tasks, "table": rows, "paired_differences": diffs,
+            "sets": sets,
             "figures": [{"file": f, "caption": c, "source": s, **({"series": v} if v else {})}
                         for f, c, s, v in figures],
-            "resamples": RESAMPLES,
-            "stages": stamps, "not_evaluated": missing, "overlap": _overlap(out), "rl_runs": runs}
+            "resamples": RESAMPLES, "stages": stamps, "not_evaluated": missing,
+            "overlap": [row for row in overlap if row.get("solved") or row.get("undecided")], "rl_runs": runs}
     with open(os.path.join(report_dir, "report.json"), "w", encoding="utf-8") as f:
         json.dump(data, f, indent=2)
     md = render_markdown(data)
@@ -262,8 +286,8 @@ def build_report(out: str, *, log=print) -> str:
         f.write(md)
     with open(os.path.join(report_dir, "report.html"), "w", encoding="utf-8") as f:
         f.write(render_html(data, report_dir))
-    log(f"report: {len(rows)} evaluated checkpoints, {len(diffs)} paired differences, {len(figures)} figures "
-        f"-> {report_dir}")
+    log(f"report: {sum(len(s['table']) for s in sets)} evaluations of checkpoints on {len(sets)} set(s), "
+        f"{sum(len(s['paired_differences']) for s in sets)} paired differences, {len(figures)} figures -> {report_dir}")
     return os.path.join(report_dir, "report.md")
 
 

@@ -9,7 +9,8 @@ RUN_DIR gets:
   samples.jsonl   task_id, sample, prompt, raw_output, completion, gen_tokens, code_tokens, truncated,
                   format_ok + `coderl check`'s result fields
   summary.json    model, method, tasks (spec/split/seed), pass@k with a 95% bootstrap interval over
-                  tasks, greedy pass@1, average generated tokens, statuses, tamper, timings, config
+                  clusters of tasks (a synthetic task's composition, else the task: `clusters`,
+                  `task_clusters`), greedy pass@1, average generated tokens, statuses, tamper, timings, config
   results.md      the summary as a Markdown table, then one row per task
 
 `--turns N` (N > 1) runs repair episodes instead (`coderl.rollout.repair`, docs/repair.md): pass@k is
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 
 from coderl.base.config import DEVICES, ConfigError, flatten, option, require, section
 from coderl.eval.passk import pass_at_k, summarize
+from coderl.eval.render import over
 from coderl.eval.stats import bootstrap_ci
 from coderl.eval.turns import format_turns, turn_records
 from coderl.rollout.collect import Generation, RepairConfig, collect
@@ -43,7 +45,8 @@ DEFAULT_FORMAT = "chat"  # measured on HumanEval's 131 training tasks with the b
 
 @dataclass
 class EvalConfig:
-    """Evaluate a model on tasks: pass@k (unbiased, with a bootstrap interval over tasks) and length."""
+    """Evaluate a model on tasks: pass@k (unbiased, with a bootstrap interval over tasks, or over compositions
+    for synthetic tasks) and length."""
 
     out: str | None = option(None, "run directory to write samples.jsonl, summary.json, results.md (required)")
     model: str = option("smollm2-135m-instruct", "built-in alias, HF folder, .gguf file, adapter folder or hub id")
@@ -86,15 +89,28 @@ class EvalConfig:
                 "base in its own precision)")
 
 
-def _summarize_passk(counts: dict[str, tuple[int, int]], seed: int) -> dict:
+def task_clusters(tasks) -> dict[str, str]:
+    """Task id -> its cluster for the intervals: a synthetic task's composition (`metadata["composition"]`,
+    written "a+b"); a task without one is its own cluster (`coderl.eval.stats`)."""
+    return {t.task_id: "+".join(t.metadata["composition"]) if t.metadata.get("composition") else t.task_id
+            for t in tasks}
+
+
+def _summarize_passk(counts: dict[str, tuple[int, int]], clusters: dict[str, str], seed: int) -> dict:
     s = summarize(counts)
     out = s.to_dict()
+    out["clusters"] = len(set(clusters.values()))
+    grouped = {t: c for t, c in clusters.items() if c != t}
+    if grouped:  # the tasks that share a cluster (the rest are their own)
+        out["task_clusters"] = grouped
     out["pass_at_k_ci95"] = {}
     for k in s.pass_at_k:
         per_task = [pass_at_k(n, c, k) for n, c in counts.values()]
-        lo, hi = bootstrap_ci(per_task, seed=seed)
+        lo, hi = bootstrap_ci(per_task, clusters=[clusters[t] for t in counts], seed=seed)
         out["pass_at_k_ci95"][f"pass@{k}"] = [lo, hi]
     return out
+
+
 
 
 def run_eval(cfg: EvalConfig, *, loaded=None, log=print) -> dict:
@@ -154,7 +170,7 @@ def _evaluate(cfg, taskset, tasks, loaded, model, start: float, load_seconds: fl
         left_out = set(got.no_hidden) | set(got.skipped)
         tasks = [t for t in tasks if t.task_id not in left_out]  # scored on hidden tests: only tasks that have some
         repair = repair_summary(got.episodes, [t.task_id for t in tasks], cfg.repair.turns, got.no_hidden,
-                                {t.task_id: got.split_rules[t.task_id] for t in tasks}, cfg.seed)
+                                {t.task_id: got.split_rules[t.task_id] for t in tasks}, cfg.seed, task_clusters(tasks))
     rows = list(zip(got.samples, got.results))
     gen_seconds, gen_token_total = got.gen_seconds, got.gen_tokens
     total_seconds = time.perf_counter() - start
@@ -208,7 +224,7 @@ def _write_run(cfg, taskset, tasks, rows, isolation, seconds, gen_token_total, l
         "temperature": cfg.temperature,
         "greedy": cfg.temperature == 0,
         "format": cfg.format,
-        **_summarize_passk({t: (n, c) for t, (n, c) in counts.items()}, cfg.seed),
+        **_summarize_passk({t: (n, c) for t, (n, c) in counts.items()}, task_clusters(tasks), cfg.seed),
         # judge-observed tamper (docs/sandbox.md) counted as failure: what training's tamper cap pays
         "pass_at_1_without_tamper": _mean([clean[t] / n for t, (n, _) in counts.items() if n]) or 0.0,
         "samples_caught": caught,
@@ -284,8 +300,8 @@ def format_markdown(summary: dict, counts: dict, tokens: dict) -> str:
     lines.append(f"| {summary['label']} | {summary['method']} | {summary['format']} | {summary['samples_per_task']} | "
                  + " | ".join(cells) + f" | {summary['pass_at_1_without_tamper']:.3f}"
                  + f" | {summary['tasks_all_passed']}/{summary['num_tasks']} | {summary['avg_gen_tokens']:.1f} |")
-    lines += ["", "Brackets: 95% bootstrap interval over tasks. Without tamper: a sample the judge caught tampering "
-              f"counts as failed ({summary['samples_caught']} caught)."]
+    lines += ["", f"Brackets: 95% bootstrap interval over {over(summary)}. Without tamper: a sample the judge caught "
+              f"tampering counts as failed ({summary['samples_caught']} caught)."]
     if summary.get("repair"):
         lines += ["", f"Repair episodes (--turns {summary['repair']['turns']}): pass@k above is the last answer's, "
                   "on the hidden tests only.", "", *format_turns(summary["repair"]).splitlines()]
@@ -308,7 +324,7 @@ def format_summary(summary: dict) -> str:
              f"split {summary['tasks']['split']}: {summary['num_tasks']} tasks x {summary['samples_per_task']} samples"]
     for name, value in summary["pass_at_k"].items():
         lo, hi = summary["pass_at_k_ci95"][name]
-        parts.append(f"{name}: {value:.4f}  (95% CI over tasks [{lo:.3f}, {hi:.3f}])")
+        parts.append(f"{name}: {value:.4f}  (95% CI over {over(summary)} [{lo:.3f}, {hi:.3f}])")
     parts.append(f"pass@1 without tamper: {summary['pass_at_1_without_tamper']:.4f}  ({summary['samples_caught']} "
                  "sample(s) the judge caught tampering counted as failed)")
     parts.append(f"tasks passed: {summary['tasks_all_passed']}/{summary['num_tasks']}, "

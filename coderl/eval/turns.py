@@ -2,7 +2,8 @@
 
 pass@1 after turn t is the mean over tasks of the fraction of a task's episodes whose answer standing
 after turn t (an episode that ended earlier keeps its last answer) passes the task's *hidden* tests,
-with a 95% bootstrap interval over tasks.  Tasks without hidden tests are left out and named.
+with a 95% bootstrap interval over clusters of tasks (`coderl.eval.stats`: a synthetic task's composition, else
+the task).  Tasks without hidden tests are left out and named.
 """
 
 from __future__ import annotations
@@ -20,14 +21,17 @@ def per_task_after(episodes, task_ids: list[str], turns: int) -> dict[int, dict[
 
 
 def repair_summary(episodes, task_ids: list[str], turns: int, no_hidden: list[str], splits: dict[str, str],
-                   seed: int = 0) -> dict:
-    """The `repair` block of summary.json."""
+                   seed: int = 0, clusters: dict[str, str] | None = None) -> dict:
+    """The `repair` block of summary.json; `clusters`: task id -> cluster (default: each task its own)."""
     after = per_task_after(episodes, task_ids, turns)
+    clusters = clusters or {}
     pass_after, ci = {}, {}
     for t, rates in after.items():
         values = list(rates.values())
         pass_after[str(t)] = sum(values) / len(values) if values else 0.0
-        ci[str(t)] = list(bootstrap_ci(values, seed=seed)) if values else [0.0, 0.0]
+        groups = [clusters.get(task, task) for task in rates]
+        ci[str(t)] = list(bootstrap_ci(values, clusters=groups, seed=seed)) if values else [0.0, 0.0]
+    scored = after[1] if after else {}
     n = max(len(episodes), 1)
     rules: dict[str, int] = {}
     for rule in splits.values():
@@ -36,6 +40,7 @@ def repair_summary(episodes, task_ids: list[str], turns: int, no_hidden: list[st
         "turns": turns,
         "pass_at_1_after_turn": pass_after,
         "pass_at_1_after_turn_ci95": ci,
+        "tasks": len(scored), "clusters": len({clusters.get(task, task) for task in scored}),
         "per_task_after_turn": {str(t): rates for t, rates in after.items()},
         "turns_used": sum(len(e.turns) for e in episodes) / n,
         "feedback_tokens": sum(e.feedback_tokens for e in episodes) / n,
@@ -56,7 +61,8 @@ def turn_records(episode) -> list[dict]:
 
 def format_turns(repair: dict) -> str:
     """One line per turn for the terminal and results.md."""
-    parts = [f"pass@1 after turn {t}: {v:.4f}  (95% CI over tasks [{repair['pass_at_1_after_turn_ci95'][t][0]:.3f}, "
+    over = f"{repair['clusters']} clusters of {repair['tasks']} tasks" if "clusters" in repair else "tasks"
+    parts = [f"pass@1 after turn {t}: {v:.4f}  (95% CI over {over} [{repair['pass_at_1_after_turn_ci95'][t][0]:.3f}, "
              f"{repair['pass_at_1_after_turn_ci95'][t][1]:.3f}])" for t, v in repair["pass_at_1_after_turn"].items()]
     parts.append(f"turns used {repair['turns_used']:.2f}, feedback tokens {repair['feedback_tokens']:.1f} and policy "
                  f"tokens {repair['policy_tokens']:.1f} per episode; tasks without hidden tests: "

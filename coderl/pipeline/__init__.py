@@ -18,6 +18,9 @@ Schema (every section's fields are the fields of the real dataclass config, vali
       tasks: humaneval             #   seed, label, method (the pipeline sets those per checkpoint)
       split: test
       max_new_tokens: 256
+    evals:                         # optional: further evaluation sets, each run for base, SFT and every RL
+      - name: heldout              #   checkpoint (OUT/evals/<name>/...; a name as rl's, not "eval"); each set's
+        tasks: synthetic:level=2,n=400,split=test   # `EvalConfig` fields over the `eval:` section's
     sft:                           # `SFTConfig` fields (`coderl sft --help`) but out, model, format, seed;
       method: SFT (LoRA)           #   null or absent: no SFT.  `method`: its label in tables (default
       data: humaneval              #   "SFT (LoRA)", or "SFT (QLoRA + LoRA)" with qlora: true)
@@ -51,6 +54,7 @@ Layout and order (each RL run is evaluated right after it finishes, so results a
     OUT/eval/sft/            `coderl eval` run of OUT/sft/adapter
     OUT/rl/<name>/           `coderl train` run (final checkpoint OUT/rl/<name>/checkpoints/step-<steps>)
     OUT/eval/<name>/         `coderl eval` run of that checkpoint
+    OUT/evals/<set>/...      the same evaluations on each set of `evals:` (base-eval/, eval/sft/, eval/<name>/)
     OUT/data/                task splits written for RL runs with `split:`
     OUT/report/              report.md, report.html, report.json, PNGs (`coderl.eval.report`)
 

@@ -26,7 +26,8 @@ from coderl.base.config import (
 )
 
 STAMP = "pipeline_stage.json"
-TOP_LEVEL = ("out", "model", "format", "dtype", "device", "seed", "title", "allow_eval_overlap", "eval", "sft", "rl")
+TOP_LEVEL = ("out", "model", "format", "dtype", "device", "seed", "title", "allow_eval_overlap", "eval", "evals", "sft",
+             "rl")
 # Fields each section may not set: the pipeline decides them (paths, the model each stage starts from,
 # and the format/seed every stage must share).
 OWNED = {
@@ -73,6 +74,7 @@ class Stage:
     rl_dir: str | None = None  # evaluations of RL checkpoints: the run directory (curves)
     split_file: tuple | None = None  # RL with `split:`: (spec, split, seed, path) to write before it runs
     train_tasks: int | None = None  # RL/SFT: tasks found at validation
+    eval_set: str | None = None  # evaluations of a further set of `evals:`: its name (None: the `eval:` set)
 
 
 @dataclass
@@ -88,6 +90,7 @@ class Plan:
     device: str | None = None  # top-level device of every stage that sets none (None: their default, auto)
     eval_tasks: int = 0
     notes: list[str] = field(default_factory=list)
+    set_tasks: dict[str, int] = field(default_factory=dict)  # tasks of each set of `evals:`, found at validation
 
     def stage(self, name: str) -> Stage:
         return next(s for s in self.stages if s.name == name)
@@ -166,10 +169,13 @@ def load_plan(path: str, out: str | None = None, *, check_tasks: bool = True) ->
                 "a mapping of field: value" + (" (or null)" if key == "sft" else ""))
     rl = data.get("rl") or []
     require(isinstance(rl, list), f"{path}: rl", rl, "a list of runs ({name, method, <coderl train fields>})")
+    evals = data.get("evals") or []
+    require(isinstance(evals, list), f"{path}: evals", evals,
+            "a list of evaluation sets ({name, <coderl eval fields>})")
     _check_model(path, model)
     plan = Plan(out=out, config_path=path, model=model, format=fmt, dtype=dtype, seed=seed, title=str(title), stages=[],
                 device=device)
-    _plan_stages(plan, data.get("eval") or {}, data.get("sft"), rl)
+    _plan_stages(plan, data.get("eval") or {}, data.get("sft"), rl, evals)
     if check_tasks:
         count_and_check_tasks(plan, allow_overlap)
     return plan
@@ -184,7 +190,28 @@ def _check_model(path: str, model: str) -> None:
         raise ConfigError(f"{path}: {exc}") from None
 
 
-def _plan_stages(plan: Plan, eval_fields: dict, sft_fields: dict | None, rl: list) -> None:
+def _eval_sets(evals: list, eval_values: dict) -> dict[str, tuple[str, dict]]:
+    """`evals:`: name -> (where, the `coderl eval` fields of that set over the `eval:` section's values)."""
+    from coderl.eval.run import EvalConfig
+
+    sets: dict[str, dict] = {}
+    for i, entry in enumerate(evals):
+        where = f"evals[{i}]"
+        if not isinstance(entry, dict):
+            raise ConfigError(f"{where}: expected a mapping with name and `coderl eval` fields")
+        name = entry.get("name")
+        if not isinstance(name, str) or not _NAME.match(name) or name == "eval":
+            raise ConfigError(f"{where}: name={name!r}: expected a directory name (letters, digits, '.', '_', "
+                              "'-'; not 'eval')")
+        if name in sets:
+            raise ConfigError(f"{where}: name={name!r}: used by an earlier set (names must be unique)")
+        fields = {k: v for k, v in entry.items() if k != "name"}
+        where = f"{where} ({name})"
+        sets[name] = (where, {**eval_values, **_section_values(where, "eval", fields, EvalConfig)})
+    return sets
+
+
+def _plan_stages(plan: Plan, eval_fields: dict, sft_fields: dict | None, rl: list, evals: list) -> None:
     from coderl.eval.run import EvalConfig
     from coderl.train.config import TrainConfig
     from coderl.train.sft import SFTConfig
@@ -193,14 +220,21 @@ def _plan_stages(plan: Plan, eval_fields: dict, sft_fields: dict | None, rl: lis
     common = {"format": plan.format, "dtype": plan.dtype, "seed": plan.seed}
     device = {"device": plan.device} if plan.device else {}  # under each section's own values: they win
     eval_values = {**device, **_section_values("eval", "eval", eval_fields, EvalConfig)}
+    sets = {None: ("eval", eval_values), **_eval_sets(evals, eval_values)}
 
     def evaluation(name: str, model: str, label: str, method: str, role: str, input_dir=None, rl_dir=None):
-        directory = os.path.join(out, name)
-        cfg = _build("eval", EvalConfig, {**eval_values, **common, "out": directory, "model": model,
-                                           "label": label, "method": method})
-        return Stage(name, "eval", directory, cfg, method, role, input_dir=input_dir, rl_dir=rl_dir)
+        """The checkpoint's evaluation on the `eval:` set (OUT/<name>), then on each set of `evals:`
+        (OUT/evals/<set>/<name>, stage <name>@<set>)."""
+        stages = []
+        for eval_set, (where, values) in sets.items():
+            directory = os.path.join(out, *(("evals", eval_set) if eval_set else ()), name)
+            cfg = _build(where, EvalConfig, {**values, **common, "out": directory, "model": model, "label": label,
+                                              "method": method})
+            stages.append(Stage(name + (f"@{eval_set}" if eval_set else ""), "eval", directory, cfg, method, role,
+                                input_dir=input_dir, rl_dir=rl_dir, eval_set=eval_set))
+        return stages
 
-    plan.stages.append(evaluation("base-eval", plan.model, plan.model, "Base", "base"))
+    plan.stages += evaluation("base-eval", plan.model, plan.model, "Base", "base")
     start = plan.model
     if sft_fields is not None:
         values = {**device, **_section_values("sft", "sft", sft_fields, SFTConfig)}
@@ -210,7 +244,7 @@ def _plan_stages(plan: Plan, eval_fields: dict, sft_fields: dict | None, rl: lis
         method = _label("sft", method) or ("SFT (QLoRA + LoRA)" if cfg.lora.qlora else "SFT (LoRA)")
         plan.stages.append(Stage("sft", "sft", sft_dir, cfg, method))
         start = os.path.join(sft_dir, "adapter")
-        plan.stages.append(evaluation("eval/sft", start, "sft/adapter", method, "sft", input_dir=start))
+        plan.stages += evaluation("eval/sft", start, "sft/adapter", method, "sft", input_dir=start)
         if cfg.lora.qlora:
             plan.notes.append("sft: qlora needs a CUDA GPU and bitsandbytes when it runs (checked before the "
                               "first stage, not by --dry-run); the RL runs and evaluations of this plan load "
@@ -254,8 +288,7 @@ def _plan_stages(plan: Plan, eval_fields: dict, sft_fields: dict | None, rl: lis
         # the best on its eval_tasks, possibly the start; an early stop leaves no step-<steps>), else the last
         checkpoint = (os.path.join(run_dir, "best", "adapter") if cfg.eval.on
                       else os.path.join(run_dir, "checkpoints", f"step-{cfg.steps}"))
-        plan.stages.append(evaluation(f"eval/{name}", checkpoint, name, method, "rl", input_dir=checkpoint,
-                                      rl_dir=run_dir))
+        plan.stages += evaluation(f"eval/{name}", checkpoint, name, method, "rl", input_dir=checkpoint, rl_dir=run_dir)
 
 
 def _rates_stage(where: str, plan: Plan, cfg, samples, name: str, eval_values: dict, input_dir) -> Stage:
@@ -395,6 +428,13 @@ def count_and_check_tasks(plan: Plan, allow_overlap: bool) -> None:
     plan.eval_tasks = len(eval_tasks)
     require(plan.eval_tasks > 0, "eval: --tasks", base.tasks, "a task set with tasks in the chosen split")
     prompts = {t.prompt: t.task_id for t in eval_tasks}
+    more: dict[str, tuple[str, int]] = {}  # a further set's prompt -> (set, its tasks)
+    for i, s in enumerate(s for s in plan.stages if s.eval_set and s.role == "base"):
+        c, where = s.config, f"evals[{i}] ({s.eval_set})"
+        tasks = load(where, load_tasks, c.tasks, c.split, c.seed).tasks[: c.limit or None]
+        plan.set_tasks[s.eval_set] = len(tasks)
+        require(len(tasks) > 0, f"{where}: --tasks", c.tasks, "a task set with tasks in the chosen split")
+        more.update({t.prompt: (s.eval_set, len(tasks)) for t in tasks if t.prompt not in more})
     for stage in plan.stages:
         if stage.kind == "sft":
             where = "sft"
@@ -415,6 +455,11 @@ def count_and_check_tasks(plan: Plan, allow_overlap: bool) -> None:
         if shared and not allow_overlap:
             raise ConfigError(f"{where}: trains on {len(set(shared))} of the {len(eval_tasks)} evaluation tasks "
                               f"(e.g. {shared[0]}): {fix}, or set allow_eval_overlap: true")
+        shared_sets = [more[t.prompt] for t in tasks if t.prompt in more]
+        if shared_sets and not allow_overlap:
+            name, count = shared_sets[0]
+            raise ConfigError(f"{where}: trains on {sum(1 for s in shared_sets if s[0] == name)} of the {count} tasks "
+                              f"of evaluation set {name}: {fix}, or set allow_eval_overlap: true")
 
 
 def _rl_index(plan: Plan, stage: Stage) -> int:

@@ -192,6 +192,7 @@ def _write_plan_files(plan: Plan) -> None:
         shutil.copyfile(plan.config_path, copy)
     stages = [{"name": s.name, "kind": s.kind, "dir": os.path.relpath(s.dir, plan.out), "method": s.method,
                "role": s.role, "rl_dir": os.path.relpath(s.rl_dir, plan.out) if s.rl_dir else None,
+               **({"eval_set": s.eval_set} if s.eval_set else {}),
                "config": portable_config(s.config, plan.out)} for s in plan.stages]
     _write_json(os.path.join(plan.out, "plan.json"),
                 {"title": plan.title, "config": "pipeline.yaml", "model": plan.model, "format": plan.format,

@@ -171,15 +171,22 @@ def stale_error(plan: Plan, states: dict) -> str | None:
 # printing the plan
 
 
-def format_plan(plan: Plan, states: dict | None = None) -> str:
-    ev = plan.stage("base-eval").config
+def _evaluation_line(title: str, ev, tasks: int | None) -> str:
     sampling = "greedy" if ev.temperature == 0 else f"temperature {ev.temperature}"
+    return (f"{title}: {ev.tasks} split {ev.split}" + (f" (first {ev.limit})" if ev.limit else "")
+            + (f": {tasks} tasks" if tasks else "")
+            + f" x {ev.samples} sample(s), {sampling}, max_new_tokens {ev.max_new_tokens}"
+            + (f", repair episodes of {ev.repair.turns} turns (hidden tests)" if ev.repair.on else ""))
+
+
+def format_plan(plan: Plan, states: dict | None = None) -> str:
     lines = [f"pipeline {plan.config_path} -> {plan.out}",
              f"model {plan.model}, format {plan.format}, weights {plan.dtype}, seed {plan.seed}",
-             f"evaluation: {ev.tasks} split {ev.split}" + (f" (first {ev.limit})" if ev.limit else "")
-             + (f": {plan.eval_tasks} tasks" if plan.eval_tasks else "")
-             + f" x {ev.samples} sample(s), {sampling}, max_new_tokens {ev.max_new_tokens}"
-             + (f", repair episodes of {ev.repair.turns} turns (hidden tests)" if ev.repair.on else ""), ""]
+             _evaluation_line("evaluation", plan.stage("base-eval").config, plan.eval_tasks)]
+    lines += [_evaluation_line(f"evaluation set {s.eval_set}", s.config, plan.set_tasks.get(s.eval_set))
+              for s in plan.stages if s.eval_set and s.role == "base"]
+    lines.append("")
+    width = max(18, *(len(s.name) for s in plan.stages))
     for i, s in enumerate(plan.stages, 1):
         c = s.config
         if s.kind == "eval":
@@ -202,9 +209,9 @@ def format_plan(plan: Plan, states: dict | None = None) -> str:
         if states:
             st, detail = states[s.name]
             state = f"  [{st}{': ' + detail if detail else ''}]"
-        lines.append(f"{i:2d}. {s.name:<18} {what}")
+        lines.append(f"{i:2d}. {s.name:<{width}} {what}")
         lines.append(f"    -> {s.dir}{state}")
-    lines.append(f"{len(plan.stages) + 1:2d}. report             -> {os.path.join(plan.out, 'report')}")
+    lines.append(f"{len(plan.stages) + 1:2d}. {'report':<{width}} -> {os.path.join(plan.out, 'report')}")
     lines += [f"note: {n}" for n in plan.notes]
     return "\n".join(lines)
 
