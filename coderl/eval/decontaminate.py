@@ -42,7 +42,7 @@ from dataclasses import asdict, dataclass, field
 
 from coderl.sandbox.types import CheckKind, ExecutionRequest, Limits, Mode, TestCase
 from coderl.tasks.prompt_code import parse_prompt, trusted_code
-from coderl.tasks.types import Task
+from coderl.tasks.types import Task, digest
 
 CHUNK = 300  # candidates per sandbox program
 CANDIDATE_SECONDS = 1.0  # CPU seconds per (reference, evaluation task); wall clock: 10x
@@ -146,6 +146,22 @@ def _signature(text: str, name: str | None) -> tuple[int, float] | None:
     return None
 
 
+def _code_of(program: str) -> str:
+    """`program` without its docstrings, normalised (`ast.unparse`): two programs with the same code behave
+    the same, so a generator's tasks that differ only in their docstrings' examples run once."""
+    try:
+        tree = ast.parse(program)
+    except SyntaxError:
+        return program
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and body
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            node.body = body[1:] or [ast.Pass()]
+    return ast.unparse(tree)
+
+
 def _compatible(a: tuple[int, float], b: tuple[int, float]) -> bool:
     return max(a[0], b[0]) <= min(a[1], b[1])
 
@@ -178,12 +194,18 @@ def behaviour_leaks(train: list[Task], evals: list[Task], sandbox) -> Decontamin
     by_prompt = {" ".join(t.prompt.split()): t.task_id for t in train}
     token = secrets.token_hex(8)
     candidates: list[tuple[int, str, str, tuple[int, float]]] = []
+    twins: dict[int, list[int]] = {}  # a candidate -> the training tasks with its code (`_code_of`; run once)
+    first: dict[tuple[str, str], int] = {}
     for i, t in enumerate(train):
         program = t.prompt + t.reference_solution if t.reference_solution else None
         sig = _signature(program, t.entry_point) if program else None
         if t.kind != "function" or sig is None:
             report.skipped_train.append(t.task_id)
+        elif (key := (_code_of(program), t.entry_point)) in first:  # a generator repeats code (chain, params)
+            twins[first[key]].append(i)
         else:
+            first[key] = i
+            twins[i] = [i]
             candidates.append((i, program, t.entry_point, sig))
     jobs = []
     for ev in evals:
@@ -197,7 +219,7 @@ def behaviour_leaks(train: list[Task], evals: list[Task], sandbox) -> Decontamin
             report.skipped_eval.append(ev.task_id)
             continue
         chosen = [(i, program, name) for i, program, name, s in candidates if _compatible(sig, s)]
-        report.pairs += len(chosen)
+        report.pairs += sum(len(twins[i]) for i, _, _ in chosen)
         jobs += [(ev, request) for request in _requests(ev, chosen, token)]
     futures = [sandbox.submit(request) for _, request in jobs]
     for (ev, _), fut in zip(jobs, futures):
@@ -206,8 +228,8 @@ def behaviour_leaks(train: list[Task], evals: list[Task], sandbox) -> Decontamin
         if [token, "done"] not in words:
             report.incomplete.append(ev.task_id)
         for _, outcome, *index in (w for w in words if len(w) == 3):
-            pair = (train[int(index[0])].task_id, ev.task_id)
-            (report.leaks if outcome == "pass" else report.timeouts).append(pair)
+            for i in twins[int(index[0])]:
+                (report.leaks if outcome == "pass" else report.timeouts).append((train[i].task_id, ev.task_id))
     report.incomplete = sorted(set(report.incomplete))
     return report
 
@@ -216,10 +238,7 @@ def fingerprint(train: Iterable[Task], evals: Iterable[Task]) -> str:
     """A hash of everything `behaviour_leaks` reads, to cache its verdict."""
     h = hashlib.sha256()
     for group in (train, evals):
-        for t in sorted(group, key=lambda t: t.task_id):
-            h.update(repr((t.task_id, t.kind, t.prompt, t.reference_solution, t.entry_point, t.test_preamble,
-                           [(x.check.value, x.setup, x.source, repr(x.expected)) for x in t.tests])).encode())
-        h.update(b"|")
+        h.update(digest(group).encode() + b"|")
     with open(__file__, "rb") as f:  # the script, the signature rules and the limits are this module
         h.update(f.read())
     h.update(inspect.getsource(trusted_code).encode() + inspect.getsource(parse_prompt).encode())

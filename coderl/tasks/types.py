@@ -7,6 +7,8 @@ task, never in the sandbox executor.  Tasks depend only on the sandbox's plain d
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,3 +59,13 @@ class Task:
 
     def with_tests(self, tests: tuple[TestCase, ...]) -> Task:
         return dataclasses.replace(self, tests=tests)
+
+
+def digest(tasks: Iterable[Task]) -> str:
+    """A hash of what a task is to a judge or a decontamination check: id, kind, prompt, reference, entry point,
+    preamble and tests (in task id order)."""
+    h = hashlib.sha256()
+    for t in sorted(tasks, key=lambda t: t.task_id):
+        h.update(repr((t.task_id, t.kind, t.prompt, t.reference_solution, t.entry_point, t.test_preamble,
+                       [(x.check.value, x.setup, x.source, repr(x.expected)) for x in t.tests])).encode())
+    return h.hexdigest()

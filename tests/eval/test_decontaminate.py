@@ -58,6 +58,17 @@ def test_a_reference_solving_an_eval_task_under_another_name_is_a_leak(sandbox):
     assert sorted(report.timeouts) == [("tr/3", "ev/0"), ("tr/3", "ev/1")]
 
 
+def test_programs_that_differ_only_in_docstrings_run_once_and_are_reported_each(sandbox):
+    """A generator's tasks repeat code under other docstrings (synthetic: the same chain and parameters with other
+    examples): each distinct code runs once against an evaluation task, and its verdict is every twin's."""
+    twins = [_task(f"tw/{i}", f"def even_sum(values):\n    \"\"\"Example {i}: even_sum([2]) == 2.\"\"\"\n",
+                   "    return sum(v for v in values if v % 2 == 0)\n", "def check(candidate):\n    assert True\n",
+                   "even_sum") for i in range(3)]
+    report = behaviour_leaks(twins + TRAIN[3:4], EVAL[:1], sandbox)
+    assert sorted(report.leaks) == [("tw/0", "ev/0"), ("tw/1", "ev/0"), ("tw/2", "ev/0")]
+    assert report.pairs == 4 and report.timeouts == [("tr/3", "ev/0")]
+
+
 def test_mbpp_layout_evaluation_tasks_take_the_signature_from_their_reference(sandbox):
     mbpp = _task("mb/0", '"""Write a function to add up the even numbers of a list."""\n',
                  "def sum_evens(xs):\n    return sum(x for x in xs if x % 2 == 0)\n",
