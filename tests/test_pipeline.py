@@ -579,3 +579,29 @@ def test_a_repair_pipeline_evaluates_and_trains_with_turns(model_dir, tmp_path):
         assert summary["repair"]["turns"] == 2 and set(summary["repair"]["pass_at_1_after_turn"]) == {"1", "2"}
     row = json.loads((out / "rl" / "grpo" / "metrics.jsonl").read_text().splitlines()[-1])
     assert "repair/pass_after_turn_2" in row and row["repair/turns_used"] >= 1
+
+
+def test_a_stage_whose_training_tasks_solve_evaluation_tasks_is_refused_before_anything_runs(model_dir, tmp_path,
+                                                                                           capsys):
+    """The behaviour check (issue 55): synthetic level-1 training tasks solve 13 of the 76 easy tasks under other
+    names and prompts (docs/decontamination.md), so an RL run on them, evaluated on easy, is one line, exit 2,
+    before the base evaluation; the decontaminated pool is not refused."""
+    config = tmp_path / "p.yaml"
+    text = pipeline_yaml(model_dir, tmp_path / "out", allow_overlap=False)
+    text = text.replace(f"  tasks: {TASKS}\n  limit: 2", "  tasks: easy\n  limit: 76")
+    text = text[:text.index("sft:")] + "sft: null\n" + text[text.index("rl:"):]
+    config.write_text(text.replace(f"    tasks: {TASKS}", "    tasks: synthetic:level=1,n=200,split=train"))
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["pipeline", "--config", str(config)]) == 2
+    err = capsys.readouterr().err  # the plan, then the error
+    assert "Traceback" not in err and err.strip().splitlines()[-1].startswith("coderl pipeline: error: ")
+    assert "rl/grpo's training tasks (synthetic:level=1,n=200,split=train) solve 13 of its 76" in err, err
+    assert "allow_eval_overlap: true" in err and not (tmp_path / "out" / "base-eval" / "summary.json").exists()
+    from coderl.pipeline.plan import load_plan
+    from coderl.pipeline.run import record_overlap
+
+    config.write_text(text.replace(f"    tasks: {TASKS}", "    tasks: pool:n=400"))
+    plan = load_plan(str(config))
+    os.makedirs(plan.out, exist_ok=True)
+    rows = record_overlap(plan, log=lambda m: None)
+    assert [(r["stage"], r["solved"]) for r in rows] == [("rl/grpo", [])]

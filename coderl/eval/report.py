@@ -222,11 +222,13 @@ def _overlap(out: str) -> list[dict]:
 
 def solved_by_training(overlap: list[dict], summary: dict) -> list[str] | None:
     """The tasks of an evaluation set (its summary) that some training stage's references solve: the union of
-    the `solved` lists of the overlap.json rows for its tasks and split; None when no row checked that set."""
+    the `solved` lists of the overlap.json rows for its tasks and split, and of their `solved_by_generator`
+    (tasks the RL pool's removed tasks solve: the generator teaches their answers in other tasks' parts);
+    None when no row checked that set."""
     config = summary.get("config", {})
     spec, split = config.get("tasks", summary["tasks"].get("spec")), config.get("split", summary["tasks"].get("split"))
     rows = [r for r in overlap if (r.get("eval_tasks"), r.get("eval_split")) == (spec, split)]
-    return sorted({t for r in rows for t in r["solved"]}) if rows else None
+    return sorted({t for r in rows for t in r["solved"] + r.get("solved_by_generator", [])}) if rows else None
 
 
 def _set_report(out: str, name: str, entries: list[Entry], overlap: list[dict]) -> dict:

@@ -13,7 +13,7 @@ Schema (every section's fields are the fields of the real dataclass config, vali
     seed: 0                        # seed of every stage; it also picks the train/test split of file task
                                    # sources, so SFT's train split and the evaluation's test split agree
     title: ...                     # optional: heading of the report
-    allow_eval_overlap: false      # optional: allow training prompts that are also evaluation prompts
+    allow_eval_overlap: false      # optional: allow training tasks that are, or solve, evaluation tasks
     eval:                          # `EvalConfig` fields (`coderl eval --help`) but out, model, format,
       tasks: humaneval             #   seed, label, method (the pipeline sets those per checkpoint)
       split: test
@@ -38,7 +38,9 @@ RL runs start from the SFT adapter when SFT ran, else from `model`.  Validation 
 field: an unknown name is one line naming the section and field; a bad value is the dataclass's own
 one-line error prefixed with the section (`rl[2] (ppo): --clip-eps=-1.0: expected a positive number`).
 It also loads the task sets (not the model) and refuses training prompts identical to evaluation prompts
-(SFT data or an RL run's tasks), naming the fix; `allow_eval_overlap: true` permits it (tiny tests).
+(SFT data or an RL run's tasks), naming the fix; before the first stage runs, a stage whose training
+tasks solve an evaluation or selection task by behaviour is refused too (`run.record_overlap`);
+`allow_eval_overlap: true` permits both (tiny tests).
 
 RL `split`.  `coderl train` has no split field: it trains on every task of its spec.  With `split:
 train`, the pipeline writes that split of a file source (`humaneval`, `easy`, `humaneval:PATH`, ...)

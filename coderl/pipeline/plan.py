@@ -91,6 +91,7 @@ class Plan:
     eval_tasks: int = 0
     notes: list[str] = field(default_factory=list)
     set_tasks: dict[str, int] = field(default_factory=dict)  # tasks of each set of `evals:`, found at validation
+    allow_eval_overlap: bool = False  # training tasks may share prompts with, or solve, evaluation tasks
 
     def stage(self, name: str) -> Stage:
         return next(s for s in self.stages if s.name == name)
@@ -174,7 +175,7 @@ def load_plan(path: str, out: str | None = None, *, check_tasks: bool = True) ->
             "a list of evaluation sets ({name, <coderl eval fields>})")
     _check_model(path, model)
     plan = Plan(out=out, config_path=path, model=model, format=fmt, dtype=dtype, seed=seed, title=str(title), stages=[],
-                device=device)
+                device=device, allow_eval_overlap=allow_overlap)
     _plan_stages(plan, data.get("eval") or {}, data.get("sft"), rl, evals)
     if check_tasks:
         count_and_check_tasks(plan, allow_overlap)
@@ -392,11 +393,12 @@ def rl_split_file(where: str, spec: str, split, plan: Plan) -> tuple:
     return (spec, split, plan.seed, path)
 
 
-def evaluation_tasks(plan: Plan) -> list:
-    """The tasks every checkpoint is evaluated on (the base evaluation's spec, split, seed and limit)."""
+def evaluation_tasks(plan: Plan, base: Stage | None = None) -> list:
+    """The tasks every checkpoint is evaluated on: the base evaluation's spec, split, seed and limit (of `base`,
+    the base evaluation of a set of `evals:`; default the `eval:` set's)."""
     from coderl.tasks import load_tasks
 
-    base = plan.stage("base-eval").config
+    base = (base or plan.stage("base-eval")).config
     tasks = load_tasks(base.tasks, base.split, base.seed).tasks
     return tasks[: base.limit] if base.limit else tasks
 

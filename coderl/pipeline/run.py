@@ -106,33 +106,58 @@ def _run_stages(plan: Plan, log) -> None:
 
 
 def record_overlap(plan: Plan, log) -> list[dict]:
-    """Which evaluation tasks each training stage's tasks solve by behaviour (`coderl.eval.decontaminate`):
-    logged as a warning and written to OUT/overlap.json, which the report shows.  Not a refusal: a
-    pipeline may compare on a set its training touches, but its report must say so."""
+    """Which evaluation tasks each training stage's tasks solve by behaviour (`coderl.eval.decontaminate`): every
+    evaluation set's (`eval:` and `evals:`), and an RL run's own selection tasks (`eval_tasks`).  A stage whose
+    training tasks solve any of them is refused in one line before anything runs (issue 55: a leak pays the
+    policy for an answer it was shown), unless the config sets `allow_eval_overlap: true`; then it is a
+    warning.  OUT/overlap.json has a row per stage and set (the report shows them and reports each set also
+    on the tasks no training reference solves): `solved` by the stage's tasks, and for the RL pool
+    `solved_by_generator`, the tasks its generator's removed tasks solve (`coderl.tasks.pool`)."""
     from coderl.base.paths import cache_root
     from coderl.eval.decontaminate import cached_leaks
+    from coderl.tasks import load_tasks
+    from coderl.tasks.pool import read_record
+    from coderl.tasks.spec import parse_task_spec
 
-    evaluation = plan.stage("base-eval").config
-    evals = evaluation_tasks(plan)
-    rows = []
-    with open_sandbox(evaluation.sandbox) as sandbox:
+    sets = [(s, evaluation_tasks(plan, s)) for s in plan.stages if s.kind == "eval" and s.role == "base"]
+    sandbox_cfg = plan.stage("base-eval").config.sandbox
+    rows, refusals = [], []
+    with open_sandbox(sandbox_cfg) as sandbox:
         for stage in plan.stages:
             if stage.kind not in ("sft", "rl"):
                 continue
             spec, split, train = training_tasks(stage)  # a pairs file (SFT) has no tasks: nothing to run
-            report = cached_leaks(train, evals, sandbox, os.path.join(cache_root(), "decontamination"))
-            solved = sorted({e for _, e in report.leaks + report.same})
-            undecided = sorted(set(report.incomplete))
-            rows.append({"stage": stage.name, "tasks": spec, "split": split, "eval_tasks": evaluation.tasks,
-                         "eval_split": evaluation.split, "solved": solved, "of": len(evals),
-                         "training_tasks": len(report.leaked_train_ids), "undecided": undecided})
-            if undecided:
-                log(f"warning: {stage.name}: the behaviour check could not decide {len(undecided)} evaluation "
-                    f"tasks (e.g. {undecided[0]}: a run that did not finish)")
+            held = getattr(getattr(stage.config, "eval", None), "eval_tasks", None)
+            against = {t.task_id: t for _, tasks in sets for t in tasks}
+            selection = load_tasks(held).tasks if held else []
+            against.update({t.task_id: t for t in selection})
+            report = cached_leaks(train, list(against.values()), sandbox,
+                                  os.path.join(cache_root(), "decontamination"))
+            solved = {e for _, e in report.leaks + report.same}
+            generator = set(read_record()["solved"]) if parse_task_spec(spec).source == "pool" else set()
+            for base, tasks in sets + ([(None, selection)] if held else []):
+                ids = {t.task_id for t in tasks}
+                rows.append({"stage": stage.name, "tasks": spec, "split": split,
+                             "eval_set": base.eval_set if base else "selection",
+                             "eval_tasks": base.config.tasks if base else held,
+                             "eval_split": base.config.split if base else "all",
+                             "solved": sorted(solved & ids), "solved_by_generator": sorted(generator & ids),
+                             "of": len(ids), "training_tasks": len(report.leaked_train_ids),
+                             "undecided": sorted(set(report.incomplete) & ids)})
+            if report.incomplete:
+                log(f"warning: {stage.name}: the behaviour check could not decide {len(report.incomplete)} evaluation "
+                    f"tasks (e.g. {report.incomplete[0]}: a run that did not finish)")
             if solved:
-                log(f"warning: {stage.name}'s training tasks ({spec}) solve {len(solved)} of the {len(evals)} "
-                    f"evaluation tasks by behaviour (e.g. {solved[0]}); its evaluation is not fully held out "
-                    f"(coderl decontaminate --tasks '{spec}' --against '{evaluation.tasks}')")
+                example = min(pair for pair in report.leaks + report.same)
+                specs = " ".join(dict.fromkeys([b.config.tasks for b, _ in sets] + ([held] if held else [])))
+                refusals.append(f"{stage.name}'s training tasks ({spec}) solve {len(solved)} of its {len(against)} "
+                                f"evaluation and selection tasks by behaviour (e.g. {example[0]} solves {example[1]}; "
+                                f"coderl decontaminate --tasks '{spec}' --against '{specs}')")
+    if refusals and not plan.allow_eval_overlap:
+        raise ConfigError(refusals[0] + ": train on tasks that solve none (e.g. tasks: pool), or set "
+                          "allow_eval_overlap: true to compare on a set the training touches")
+    for message in refusals:
+        log(f"warning: {message}; its evaluation is not fully held out (allow_eval_overlap: true)")
     _write_json(os.path.join(plan.out, "overlap.json"), rows)
     return rows
 

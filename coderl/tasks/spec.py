@@ -17,6 +17,8 @@
     synthetic:k=v,k=v    generated tasks (keys level, n, seed, split, tries: `coderl.tasks.synthetic`)
     corpus               the bundled training corpus (`coderl.tasks.corpus`)
     corpus:k=v,k=v       part of it (keys split = train | valid | all, family, level = 1 | 2)
+    pool[:k=v,...]       the RL pool: synthetic levels 1-2 training tasks minus every task that solves an evaluation
+                         task (keys level, n; `coderl.tasks.pool`)
     PATH                 a file whose format is detected from its first row's fields (coderl's own layout,
                          `coderl tasks export --format jsonl`, is only read so: `coderl.tasks.task_rows`)
     SPEC@SPLIT           any of the above, restricted to one split (all | train | valid | test):
@@ -50,17 +52,18 @@ from coderl.tasks.jsonl import first_row, skipped_rows
 from coderl.tasks.languages_sets import SOURCES as LANGUAGE_SOURCES
 from coderl.tasks.languages_sets import load_language_set, options_of
 from coderl.tasks.mix import load_mix, parse_mix
+from coderl.tasks.pool import load_pool
 from coderl.tasks.split import SPLITS, split_tasks
 from coderl.tasks.task_rows import is_task_row, load_task_rows
 from coderl.tasks.types import Task, TaskFormatError
 
-SOURCES = ("humaneval", "mbpp", "stdio", "synthetic", "easy", "corpus", "mix", *LANGUAGE_SOURCES, "math", "gsm8k",
-           "hf")
+SOURCES = ("humaneval", "mbpp", "stdio", "synthetic", "easy", "corpus", "pool", "mix", *LANGUAGE_SOURCES, "math",
+           "gsm8k", "hf")
 SPEC_SPLITS = ("all", "train", "valid", "test")
 _NEEDS_PATH = ("mbpp", "stdio", "gsm8k")
 _PREFIX_RE = re.compile(r"^([A-Za-z][A-Za-z0-9_-]*):(.*)$", re.DOTALL)
-_GRAMMAR = ("humaneval, humaneval:PATH, easy, corpus[:k=v,...], mbpp:PATH, stdio:PATH, synthetic:k=v,..., "
-            "math[:k=v,...], gsm8k:PATH, hf:PATH[:split=S,preset=P,columns=K=C;K=C], "
+_GRAMMAR = ("humaneval, humaneval:PATH, easy, corpus[:k=v,...], pool[:k=v,...], mbpp:PATH, stdio:PATH, "
+            "synthetic:k=v,..., math[:k=v,...], gsm8k:PATH, hf:PATH[:split=S,preset=P,columns=K=C;K=C], "
             "verilog[:PATH], humaneval-js, stdio-basics[:language=L], a PATH, any of them @SPLIT, or mix:SPEC*W+SPEC*W")
 
 
@@ -105,7 +108,7 @@ def parse_task_spec(spec: str) -> TaskSpec:
         return TaskSpec("mix", None, {"mix": spec[4:]})
     if spec == "humaneval":
         return TaskSpec("humaneval")
-    if spec in ("synthetic", "easy", "corpus", "math", *LANGUAGE_SOURCES):
+    if spec in ("synthetic", "easy", "corpus", "pool", "math", *LANGUAGE_SOURCES):
         return TaskSpec(spec)
     if spec in _NEEDS_PATH:
         raise TaskFormatError(f"task spec {spec!r} needs a file: {spec}:PATH")
@@ -127,6 +130,12 @@ def parse_task_spec(spec: str) -> TaskSpec:
             options = _parse_options(spec, rest)
             corpus_options(options, spec)
             return TaskSpec("corpus", None, options)
+        if name == "pool":
+            from coderl.tasks.pool import parse_options
+
+            options = _parse_options(spec, rest)
+            _validated(parse_options, options, spec)
+            return TaskSpec("pool", None, options)
         if name == "math":
             options = _parse_options(spec, rest)
             math_config(options, spec)
@@ -249,6 +258,8 @@ def load_spec(parsed: TaskSpec, spec: str) -> list[Task]:
         return _load_synthetic(parsed, spec, "all")[0]
     if parsed.source == "corpus":
         return _load_corpus(parsed, spec, "all")[0]
+    if parsed.source == "pool":
+        return load_pool(parsed.options, spec)
     if parsed.source == "math":
         return _load_math(parsed, spec, "all")[0]
     if parsed.source == "mix":
@@ -352,6 +363,11 @@ def _load_tasks(spec: str, split: str, seed: int) -> TaskSet:
     if parsed.source == "corpus":
         tasks, effective = _load_corpus(parsed, spec, split)
         return TaskSet(tasks=tasks, spec=spec, split=effective, seed=seed)
+    if parsed.source == "pool":
+        if split not in ("all", "train"):
+            raise TaskFormatError(f"task spec {spec!r}: split {split!r}: the pool is training tasks only (its "
+                                  "held-out tasks are synthetic:...,split=valid or test)")
+        return TaskSet(tasks=load_pool(parsed.options, spec), spec=spec, split="train", seed=seed)
     if parsed.source == "math":
         tasks, effective = _load_math(parsed, spec, split)
         return TaskSet(tasks=tasks, spec=spec, split=effective, seed=seed)
