@@ -19,11 +19,11 @@ import time
 from dataclasses import dataclass
 
 import torch
-import yaml
 
 from coderl.algorithms import kl_estimator, kl_loss
 from coderl.algorithms.sampling import overlong_mask
 from coderl.base.config import ConfigError
+from coderl.base.outputs import write_yaml
 from coderl.rollout.types import RolloutBatch
 from coderl.tasks import load_tasks
 from coderl.tasks.spec import open_sandbox
@@ -40,7 +40,7 @@ from coderl.train.policy import Policy, build_policy, uses_reference
 from coderl.train.rewards import check_rewards_fit_tasks, reward_config
 from coderl.train.rollout_source import LocalSource, RolloutContext, RolloutSource, ShardedSource
 from coderl.train.rounds import ScoredRollouts
-from coderl.train.scaffold import NonFiniteSteps, build_optimizer, log_trainable, refuse_existing_run
+from coderl.train.scaffold import NonFiniteSteps, build_optimizer, log_trainable, refuse_existing_run, replace_run
 from coderl.train.updater import Updater, trainable_parameters
 
 # ---------------------------------------------------------------------------------------------------
@@ -64,7 +64,7 @@ def prepare_run(cfg: TrainConfig, log, ranks: Ranks | None = None) -> tuple[str 
         os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")  # deterministic version warns, never stops
         torch.use_deterministic_algorithms(True, warn_only=True)
     if not cfg.resume:
-        refuse_existing_run(cfg.out)
+        refuse_existing_run(cfg.out, overwrite=cfg.overwrite)
     tasks = load_tasks(cfg.tasks).tasks
     check_rewards_fit_tasks(reward_config(cfg), tasks)
     if cfg.eval.on and cfg.eval.check_overlap:
@@ -86,9 +86,10 @@ def prepare_run(cfg: TrainConfig, log, ranks: Ranks | None = None) -> tuple[str 
     if cfg.resume and ckpt is None:
         log(f"--resume: no checkpoint in {cfg.out}/checkpoints; starting from step 0")
     if ranks.is_main:
+        if cfg.overwrite:
+            replace_run(cfg.out)
         os.makedirs(cfg.out, exist_ok=True)
-        with open(os.path.join(cfg.out, "config.yaml"), "w", encoding="utf-8") as f:
-            yaml.safe_dump(cfg.to_dict(), f, sort_keys=False)
+        write_yaml(os.path.join(cfg.out, "config.yaml"), cfg.to_dict())
     torch.manual_seed(cfg.seed)
     return ckpt, tasks
 

@@ -350,8 +350,17 @@ def test_a_fresh_run_refuses_a_directory_holding_another_run(model_dir, tmp_path
     from coderl.base.config import ConfigError
 
     train(base_config(model_dir, tmp_path / "run", steps=1), log=lambda m: None, reward_override=varied_reward)
-    with pytest.raises(ConfigError, match="already holds a run .*pass --resume"):
+    with pytest.raises(ConfigError, match="already holds a run .*pass --resume to continue it, --overwrite to "):
         train(base_config(model_dir, tmp_path / "run", steps=2), log=lambda m: None, reward_override=varied_reward)
+
+
+def test_a_failed_run_leaves_nothing_it_made(tmp_path):
+    """A model that fails to load: no config.yaml, no metrics.jsonl, no --out folder."""
+    from coderl.train import run_training
+
+    with pytest.raises(ConfigError):
+        run_training(base_config(tmp_path / "no-model", tmp_path / "a" / "run"), log=lambda m: None)
+    assert list(tmp_path.iterdir()) == []
 
 
 def reward_nan_at(steps: set):
