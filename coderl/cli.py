@@ -66,7 +66,9 @@ def _cmd_train(ns: argparse.Namespace) -> int:
     from coderl.train.config import TrainConfig
     from coderl.train.distributed import is_main_process
 
-    cfg = load_config(TrainConfig, ns, ns.parser, ns.argv, ns.config)
+    saved = os.path.join(ns.out or "", "config.yaml")  # --resume: the run's own settings, unless given
+    cfg = load_config(TrainConfig, ns, ns.parser, ns.argv, saved if ns.resume and not ns.config
+                      and os.path.isfile(saved) else ns.config)
     if ns.dry_run:
         from coderl.train.dry_run import dry_run_report
 

@@ -13,16 +13,18 @@ import os
 import sys
 import time
 from collections import Counter
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 from coderl.base.config import option, require, section
+from coderl.base.outputs import atomic, leave_nothing, refuse_existing, refuse_inputs, stream, write_json
 from coderl.eval.passk import summarize
 from coderl.sandbox.client import Sandbox
 from coderl.sandbox.config import SandboxConfig
 from coderl.sandbox.types import Limits
 from coderl.tasks import TaskFormatError, load_tasks
 from coderl.tasks.jsonl import iter_jsonl
-from coderl.tasks.spec import open_sandbox
+from coderl.tasks.spec import open_sandbox, task_files
 
 
 @dataclass
@@ -38,7 +40,9 @@ class CheckConfig:
                              "mutants of its reference (wrong constant, off-by-one, wrong branch, dropped edge "
                              "case, ...); exits 1 if one falls short (0 = no mutants)")
     all_mutants: bool = option(False, "with --mutants: run every mutant and report the mutation score")
-    out: str | None = option(None, "write per-sample results here (JSONL); summary to OUT.summary.json")
+    out: str | None = option(None, "write per-sample results here (JSONL; OUT.partial until every line is "
+                             "written); summary to OUT.summary.json")
+    overwrite: bool = option(False, "replace an existing OUT (refused without it)")
     split: str = option("all", "which tasks: all, train or test (deterministic from --seed); valid for "
                                "synthetic and corpus specs", choices=["all", "train", "valid", "test"])
     seed: int = option(0, "seed of the train/test split")
@@ -85,7 +89,24 @@ def require_references(tasks, spec: str) -> None:
                               f"(first: {missing[0]})")
 
 
+def refuse_outputs(cfg: CheckConfig) -> None:
+    """--out and OUT.summary.json: never one of the inputs, and finished ones only with --overwrite; before
+    anything is read or opened."""
+    if not cfg.out:
+        return
+    written = [cfg.out, cfg.out + ".summary.json"]
+    refuse_inputs({"--out": written}, [("--completions", cfg.completions),
+                                       *(("--tasks", path) for path in task_files(cfg.tasks))])
+    refuse_existing("--out", cfg.out, [p for p in written if os.path.exists(p)], overwrite=cfg.overwrite)
+
+
 def run_check(cfg: CheckConfig) -> dict:
+    refuse_outputs(cfg)
+    with leave_nothing(os.path.dirname(os.path.abspath(cfg.out)), own=False) if cfg.out else nullcontext():
+        return _check(cfg)
+
+
+def _check(cfg: CheckConfig) -> dict:
     taskset = load_tasks(cfg.tasks, split=cfg.split, seed=cfg.seed)
     by_id = taskset.by_id
     if cfg.reference:
@@ -95,15 +116,13 @@ def run_check(cfg: CheckConfig) -> dict:
         rows = read_completions(cfg.completions, set(by_id), cfg.tasks)
     limits = cfg.limits
     workers = cfg.sandbox.resolved_workers()
-    if cfg.out and os.path.dirname(cfg.out):
-        os.makedirs(os.path.dirname(cfg.out), exist_ok=True)
-    out = open(cfg.out, "w", encoding="utf-8") if cfg.out else None
     start = time.perf_counter()
     statuses: Counter = Counter()
     tamper: Counter = Counter()
     counts: dict[str, list[int]] = {}
-    hide = [os.path.abspath(p) for p in (cfg.completions, cfg.out) if p]
-    with open_sandbox(cfg.sandbox, cfg.tasks, hide=hide, limits=limits) as sandbox:  # local, or Ray (--backend ray)
+    hide = [os.path.abspath(p) for p in (cfg.completions, cfg.out, cfg.out and cfg.out + ".partial") if p]
+    with stream(cfg.out) if cfg.out else nullcontext() as out, \
+            open_sandbox(cfg.sandbox, cfg.tasks, hide=hide, limits=limits) as sandbox:  # local, or Ray (--backend ray)
         workers = sandbox.workers  # all of them: Ray workers x slots
         futures = [sandbox.submit(by_id[r["task_id"]].build_request(r["completion"], limits)) for r in rows]
         isolation_in_force = sandbox.isolation
@@ -119,8 +138,6 @@ def run_check(cfg: CheckConfig) -> dict:
             if not cfg.quiet and sys.stderr.isatty():
                 print(f"\rchecked {i + 1}/{len(rows)}", end="", file=sys.stderr)
     elapsed = time.perf_counter() - start
-    if out:
-        out.close()
     if not cfg.quiet and sys.stderr.isatty():
         print(file=sys.stderr)
     passk = summarize({t: (n, c) for t, (n, c) in counts.items()})
@@ -139,8 +156,7 @@ def run_check(cfg: CheckConfig) -> dict:
                    "memory_bytes": limits.memory_bytes},
     }
     if cfg.out:
-        with open(cfg.out + ".summary.json", "w", encoding="utf-8") as f:
-            json.dump(summary, f, indent=2)
+        write_json(cfg.out + ".summary.json", summary)
     return summary
 
 
@@ -148,6 +164,7 @@ def run_mutant_check(cfg: CheckConfig) -> tuple[bool, str]:
     """(every task rejects `cfg.mutants` mutants, the report) for `coderl check --reference --mutants N`."""
     from coderl.eval.mutation import audit_mutants, format_audit
 
+    refuse_outputs(cfg)
     taskset = load_tasks(cfg.tasks, split=cfg.split, seed=cfg.seed)
     require_references(taskset.tasks, cfg.tasks)
     odd = next((t for t in taskset.tasks if t.language != "python" or t.entry_point is None), None)
@@ -158,15 +175,13 @@ def run_mutant_check(cfg: CheckConfig) -> tuple[bool, str]:
         audits = audit_mutants(taskset.tasks, sandbox, cfg.limits, cfg.mutants, cfg.all_mutants)
     families = {t.task_id: t.metadata.get("family", "all") for t in taskset.tasks}
     if cfg.out:
-        if os.path.dirname(cfg.out):
-            os.makedirs(os.path.dirname(cfg.out), exist_ok=True)
-        with open(cfg.out, "w", encoding="utf-8") as f:
-            f.writelines(json.dumps(a.to_dict()) + "\n" for a in audits)
-        with open(cfg.out + ".summary.json", "w", encoding="utf-8") as f:
-            json.dump({"tasks": taskset.describe(), "need": cfg.mutants, "exhaustive": cfg.all_mutants,
-                       "tasks_ok": sum(a.ok(cfg.mutants) for a in audits),
-                       "mutants_run": sum(a.run for a in audits),
-                       "mutants_rejected": sum(len(a.rejected) for a in audits)}, f, indent=2)
+        with leave_nothing(os.path.dirname(os.path.abspath(cfg.out)), own=False):
+            with atomic(cfg.out) as f:
+                f.writelines(json.dumps(a.to_dict()) + "\n" for a in audits)
+            write_json(cfg.out + ".summary.json", {
+                "tasks": taskset.describe(), "need": cfg.mutants, "exhaustive": cfg.all_mutants,
+                "tasks_ok": sum(a.ok(cfg.mutants) for a in audits), "mutants_run": sum(a.run for a in audits),
+                "mutants_rejected": sum(len(a.rejected) for a in audits)})
     return all(a.ok(cfg.mutants) for a in audits), format_audit(audits, cfg.mutants, families)
 
 

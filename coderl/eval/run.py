@@ -29,6 +29,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from coderl.base.config import DEVICES, ConfigError, flatten, option, require, section
+from coderl.base.outputs import atomic, leave_nothing, refuse_existing, refuse_inputs, write_json
 from coderl.eval.passk import pass_at_k, summarize
 from coderl.eval.render import over
 from coderl.eval.stats import bootstrap_ci
@@ -38,8 +39,9 @@ from coderl.rollout.engine import ENGINE_LOG, ENGINES
 from coderl.rollout.formats import FORMATS
 from coderl.sandbox.config import SandboxConfig
 from coderl.tasks import load_tasks
-from coderl.tasks.spec import open_sandbox
+from coderl.tasks.spec import open_sandbox, task_files
 
+OUTPUTS = ("samples.jsonl", "summary.json", "results.md")  # a finished run's files
 DEFAULT_FORMAT = "chat"  # measured on HumanEval's 131 training tasks with the bundled model: RESULTS.md
 
 
@@ -49,6 +51,7 @@ class EvalConfig:
     for synthetic tasks) and length."""
 
     out: str | None = option(None, "run directory to write samples.jsonl, summary.json, results.md (required)")
+    overwrite: bool = option(False, "replace the outputs of an earlier evaluation in --out (refused without it)")
     model: str = option("smollm2-135m-instruct", "built-in alias, HF folder, .gguf file, adapter folder or hub id")
     tasks: str = option("humaneval", "task spec (see `coderl check --help`)")
     split: str = option("all", "which tasks: all, train or test", choices=["all", "train", "test"])
@@ -115,15 +118,23 @@ def _summarize_passk(counts: dict[str, tuple[int, int]], clusters: dict[str, str
 
 def run_eval(cfg: EvalConfig, *, loaded=None, log=print) -> dict:
     """Evaluate; `loaded` (a `LoadedModel`) skips loading, for callers that hold the model already."""
-    from coderl.models import load_model, resolve_device
-
+    written = [os.path.join(cfg.out, name) for name in OUTPUTS]
+    refuse_inputs({"--out": written}, [("--tasks", path) for path in task_files(cfg.tasks)])
+    refuse_existing("--out", cfg.out, [p for p in written if os.path.exists(p)], overwrite=cfg.overwrite)
     if cfg.qlora and loaded is None:
         from coderl.models.quantized import require_cuda_for_qlora
 
         require_cuda_for_qlora()  # before anything is loaded or written
     taskset = load_tasks(cfg.tasks, split=cfg.split, seed=cfg.seed)
     tasks = taskset.tasks[: cfg.limit] if cfg.limit else taskset.tasks
-    os.makedirs(cfg.out, exist_ok=True)
+    # a failure leaves nothing it made (but the engine's log of it)
+    with leave_nothing(cfg.out, keep=lambda d: os.path.exists(os.path.join(d, ENGINE_LOG))):
+        return _load_and_evaluate(cfg, taskset, tasks, loaded, log)
+
+
+def _load_and_evaluate(cfg, taskset, tasks, loaded, log) -> dict:
+    from coderl.models import load_model, resolve_device
+
     start = time.perf_counter()
     if loaded is None and cfg.qlora:
         from coderl.models.quantized import load_quantized
@@ -188,7 +199,7 @@ def _write_run(cfg, taskset, tasks, rows, isolation, seconds, gen_token_total, l
     statuses: Counter = Counter()
     tamper: Counter = Counter()
     index: Counter = Counter()
-    with open(os.path.join(cfg.out, "samples.jsonl"), "w", encoding="utf-8") as f:
+    with atomic(os.path.join(cfg.out, "samples.jsonl")) as f:
         for i, (sample, result) in enumerate(rows):
             counts[sample.task_id][0] += 1
             counts[sample.task_id][1] += result.passed
@@ -249,10 +260,9 @@ def _write_run(cfg, taskset, tasks, rows, isolation, seconds, gen_token_total, l
     families = by_family(tasks, counts)
     if families:
         summary["by_family"] = families
-    with open(os.path.join(cfg.out, "summary.json"), "w", encoding="utf-8") as f:
-        json.dump(summary, f, indent=2)
-    with open(os.path.join(cfg.out, "results.md"), "w", encoding="utf-8") as f:
+    with atomic(os.path.join(cfg.out, "results.md")) as f:
         f.write(format_markdown(summary, counts, tokens))
+    write_json(os.path.join(cfg.out, "summary.json"), summary)  # last: a run with summary.json is finished
     return summary
 
 

@@ -37,8 +37,6 @@ OWNED = {
 }
 PIPELINE_KEYS = {"eval": (), "sft": ("method",), "rl": ("name", "method", "split", "measure_rates")}
 COMMANDS = {"eval": "coderl eval", "sft": "coderl sft", "rl": "coderl train"}
-# Fields that change nothing in a stage's outputs: a rerun with a different value still counts as done.
-COSMETIC = ("progress", "workers", "log_with", "resume", "shared_prompt")
 ALGO_LABELS = {"reinforce": "REINFORCE", "rloo": "RLOO", "grpo": "GRPO", "ppo_critic_free": "PPO (critic-free)",
                "ppo": "PPO (value head)"}
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")

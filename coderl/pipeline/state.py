@@ -9,13 +9,14 @@ import json
 import os
 
 from coderl.base.config import (
+    COSMETIC,
     flatten,
     leaves,
 )
 
 # ---------------------------------------------------------------------------------------------------
 # stage state: done, to run, resumable, stale
-from coderl.pipeline.plan import COSMETIC, STAMP, Plan, Stage, is_inside
+from coderl.pipeline.plan import STAMP, Plan, Stage, is_inside
 
 
 def portable_values(values: dict, out: str) -> dict:

@@ -14,8 +14,12 @@ def run_training(cfg, **kwargs) -> dict:
     needs GAE, old values and a value loss, which is the PPO loop; everything else is the
     policy-gradient loop.  `kwargs` go to the loop (`log=`, `reward_override=`).
     """
+    from coderl.train.distributed import is_main_process
+    from coderl.train.scaffold import leave_no_run
+
     if cfg.value.value_head:
         from coderl.train.ppo import train
     else:
         from coderl.train.policy_gradient import train
-    return train(cfg, **kwargs)
+    with leave_no_run(cfg.out, main=is_main_process()):  # a failed run leaves nothing it made, unless a run
+        return train(cfg, **kwargs)

@@ -19,11 +19,11 @@ import time
 from dataclasses import dataclass
 
 import torch
-import yaml
 
 from coderl.algorithms import kl_estimator, kl_loss
 from coderl.algorithms.sampling import overlong_mask
-from coderl.base.config import ConfigError
+from coderl.base.config import ConfigError, read_yaml_mapping, resume_conflicts
+from coderl.base.outputs import write_yaml
 from coderl.rollout.types import RolloutBatch
 from coderl.tasks import load_tasks
 from coderl.tasks.spec import open_sandbox
@@ -40,7 +40,7 @@ from coderl.train.policy import Policy, build_policy, uses_reference
 from coderl.train.rewards import check_rewards_fit_tasks, reward_config
 from coderl.train.rollout_source import LocalSource, RolloutContext, RolloutSource, ShardedSource
 from coderl.train.rounds import ScoredRollouts
-from coderl.train.scaffold import NonFiniteSteps, build_optimizer, log_trainable, refuse_existing_run
+from coderl.train.scaffold import NonFiniteSteps, build_optimizer, log_trainable, refuse_existing_run, replace_run
 from coderl.train.updater import Updater, trainable_parameters
 
 # ---------------------------------------------------------------------------------------------------
@@ -64,7 +64,7 @@ def prepare_run(cfg: TrainConfig, log, ranks: Ranks | None = None) -> tuple[str 
         os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")  # deterministic version warns, never stops
         torch.use_deterministic_algorithms(True, warn_only=True)
     if not cfg.resume:
-        refuse_existing_run(cfg.out)
+        refuse_existing_run(cfg.out, overwrite=cfg.overwrite)
     tasks = load_tasks(cfg.tasks).tasks
     check_rewards_fit_tasks(reward_config(cfg), tasks)
     if cfg.eval.on and cfg.eval.check_overlap:
@@ -83,14 +83,29 @@ def prepare_run(cfg: TrainConfig, log, ranks: Ranks | None = None) -> tuple[str 
         raise ConfigError(f"--resume: rank {ranks.rank} cannot read {ckpt}, the checkpoint rank 0 resumes from; "
                           "on several machines --out must be a shared file system")
     ranks.wait()  # every rank has checked the run directory before rank 0 writes into it
+    if cfg.resume:
+        check_resume(cfg, ckpt)
     if cfg.resume and ckpt is None:
         log(f"--resume: no checkpoint in {cfg.out}/checkpoints; starting from step 0")
-    if ranks.is_main:
+    if ranks.is_main and not ckpt:  # a resumed run's config.yaml stays the record of its steps
+        if cfg.overwrite:
+            replace_run(cfg.out)
         os.makedirs(cfg.out, exist_ok=True)
-        with open(os.path.join(cfg.out, "config.yaml"), "w", encoding="utf-8") as f:
-            yaml.safe_dump(cfg.to_dict(), f, sort_keys=False)
+        write_yaml(os.path.join(cfg.out, "config.yaml"), cfg.to_dict())
     torch.manual_seed(cfg.seed)
     return ckpt, tasks
+
+
+def check_resume(cfg: TrainConfig, ckpt: str | None) -> None:
+    """`--resume` continues a run: one in --out (its config.yaml), with the settings its checkpoint was made with."""
+    path = os.path.join(cfg.out, "config.yaml")
+    if not os.path.isfile(path):
+        raise ConfigError(f"--resume: --out {cfg.out} holds no run (no config.yaml); drop --resume to start one, "
+                          "or check --out")
+    conflicts = resume_conflicts(read_yaml_mapping(path, empty={}, expected="a run's settings"), cfg.to_dict())
+    if ckpt and conflicts:
+        raise ConfigError(f"--resume: {', '.join(conflicts)} (changed since {path}: they change what the run "
+                          "computed or samples); resume with the run's own settings, or start a new run")
 
 
 def loss_mask(cfg: TrainConfig, batch: RolloutBatch) -> torch.Tensor:

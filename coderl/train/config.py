@@ -227,6 +227,7 @@ class TrainConfig:
                        "seed 003)", choices=sorted(ALGO_PRESETS))
     config: str | None = option(None, "YAML file of fields (flags given on the command line override it)")
     resume: bool = option(False, "continue the run in --out from its latest checkpoint, exactly")
+    overwrite: bool = option(False, "replace the run already in --out (refused without it, or --resume)")
     model: str = option("smollm2-135m-instruct", "starting policy: alias, HF folder, GGUF, or an SFT adapter folder")
     tasks: str = option("corpus@train", "training task spec (default: the training corpus, docs/tasks.md)")
     format: str = option("chat", "prompt format (completion, chat, reasoning)")
@@ -288,6 +289,7 @@ class TrainConfig:
 
     def __post_init__(self):
         require(self.out is not None, "--out", self.out, "a run directory")
+        require(not (self.resume and self.overwrite), "--overwrite", True, "not both --resume and --overwrite")
         require(self.steps >= 1, "--steps", self.steps, "an integer >= 1")
         require(self.prompts_per_step >= 1, "--prompts-per-step", self.prompts_per_step, "an integer >= 1")
         require(self.eval.early_stop >= 0, "--early-stop", self.eval.early_stop, "an integer >= 0")

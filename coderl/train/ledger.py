@@ -160,7 +160,8 @@ def evaluate(cfg, policy: Policy, step: int, log: Callable) -> dict:
                       limit=cfg.eval.eval_problems, samples=cfg.eval.repeat_eval,
                       temperature=0.0 if cfg.eval.repeat_eval == 1 else cfg.temperature, format=cfg.format,
                       max_new_tokens=cfg.max_new_tokens, seed=cfg.seed, label=f"step-{step}", method=cfg.algo,
-                      sandbox=cfg.sandbox, batch_size=cfg.generation_batch_size)
+                      sandbox=cfg.sandbox, batch_size=cfg.generation_batch_size,
+                      overwrite=True)  # after a resume, the evaluations after its checkpoint run again
     summary = run_eval(ecfg, loaded=policy, log=lambda m: None)
     out = {f"eval/{k}": v for k, v in summary["pass_at_k"].items()}
     out["eval/fraction_passed"] = summary["mean_fraction_passed"] or 0.0

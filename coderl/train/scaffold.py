@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import math
 import os
+import shutil
 
 from coderl.base.config import ConfigError
+from coderl.base.outputs import leave_nothing, refuse_existing
 
 
 def lr_factor(schedule: str, warmup_steps: int, total_steps: int):
@@ -88,16 +90,38 @@ class NonFiniteSteps:
         return {"total": self.total, "in_a_row": self.in_a_row}
 
 
-def refuse_existing_run(out: str, *, resumable: bool = True) -> None:
-    """A fresh run never writes into another run's directory (its checkpoints would be mixed with ours).
-    `resumable`: the command has --resume (train), so the message offers it."""
-    held = [name for name in ("checkpoints", "metrics.jsonl")
+def run_contents(out: str) -> list[str]:
+    """What makes `out` hold a run: its checkpoints, a non-empty metrics.jsonl."""
+    return [name for name in ("checkpoints", "metrics.jsonl")
             if os.path.exists(os.path.join(out, name)) and (name != "metrics.jsonl"
                                                             or os.path.getsize(os.path.join(out, name)) > 0)]
-    if held:
-        fix = "pass --resume to continue it, or choose another --out" if resumable else \
-            "choose another --out, or delete it to start over"
-        raise ConfigError(f"--out {out}: already holds a run ({', '.join(held)}); {fix}")
+
+
+def refuse_existing_run(out: str, *, overwrite: bool, resumable: bool = True) -> None:
+    """A fresh run never writes into another run's directory (its checkpoints would be mixed with ours) unless
+    `overwrite` (the old run is then removed by `replace_run`).  `resumable`: the command has --resume (train)."""
+    held = run_contents(out)
+    refuse_existing("--out", out, [f"a run ({', '.join(held)})"] if held else [], overwrite=overwrite,
+                    resumable=resumable)
+
+
+def replace_run(out: str) -> None:
+    """With --overwrite, once every check has passed: the run in `out` goes, so none of it mixes with the new one."""
+    if run_contents(out):
+        shutil.rmtree(out)
+
+
+def fresh_run(out: str, *, overwrite: bool, main: bool):
+    """The run directory of a fresh run (its old run replaced with `overwrite`), which a failure leaves only if it
+    holds a run worth keeping (checkpoints, logged steps); rank 0 (`main`) replaces and cleans up."""
+    if main and overwrite:
+        replace_run(out)
+    return leave_no_run(out, main=main)
+
+
+def leave_no_run(out: str, *, main: bool):
+    """A context: a failure removes what it made in `out`, unless `out` holds a run (to resume, or to use)."""
+    return leave_nothing(out, keep=lambda directory: not main or bool(run_contents(directory)))
 
 
 def log_trainable(modules: list, log) -> None:

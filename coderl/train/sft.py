@@ -59,10 +59,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from coderl.base.config import ConfigError
+from coderl.base.outputs import write_yaml
 from coderl.models.quantized import QLORA_NO_CUDA, load_quantized, require_cuda_for_qlora  # noqa: F401
+from coderl.train.distributed import Ranks
 from coderl.train.policy import Policy, checkpoint_layers, save_policy
-from coderl.train.scaffold import NonFiniteSteps, Progress, build_optimizer, refuse_existing_run
+from coderl.train.scaffold import NonFiniteSteps, Progress, build_optimizer, fresh_run, refuse_existing_run
 from coderl.train.sft_config import SFTConfig
+from coderl.train.sft_data import load_sft_tasks
 
 
 @dataclass
@@ -161,29 +164,29 @@ def _write_final_adapter(run_dir: str, checkpoint: str, name: str = "adapter") -
 
 def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
     """Run SFT as configured; returns the trained model and the paths written."""
-    import torch
-    import yaml
-
-    from coderl.models import trainable_ratio
-    from coderl.train.checkpoint import checkpoint_dir, save_checkpoint
-    from coderl.train.distributed import Ranks
-    from coderl.train.sft_data import build_examples, collate, end_token, generation_stop_ids, load_sft_tasks
-    from coderl.train.tracking import SilentTracker, Tracker
-    from coderl.train.updater import Updater, trainable_parameters
-
     if cfg.lora.qlora:
         require_cuda_for_qlora()
     _device(cfg)  # a missing GPU is refused before anything is written
     ranks = Ranks.start(cfg.device)  # several processes under `accelerate launch` (train/distributed.py)
     log = log if ranks.is_main else (lambda message: None)
     tasks, data_description = load_sft_tasks(cfg.data, cfg.split, cfg.seed)  # bad data fails before the model loads
-    refuse_existing_run(cfg.out, resumable=False)
+    refuse_existing_run(cfg.out, overwrite=cfg.overwrite, resumable=False)
     ranks.wait()  # every rank has checked before rank 0 writes
-    if ranks.is_main:
-        os.makedirs(cfg.out, exist_ok=True)
-        with open(os.path.join(cfg.out, "config.yaml"), "w", encoding="utf-8") as f:
-            yaml.safe_dump(cfg.to_dict(), f, sort_keys=False)
+    with fresh_run(cfg.out, overwrite=cfg.overwrite, main=ranks.is_main):
+        return _sft(cfg, ranks, tasks, data_description, log)
 
+
+def _sft(cfg: SFTConfig, ranks, tasks, data_description: str, log) -> SFTResult:
+    import torch
+
+    from coderl.models import trainable_ratio
+    from coderl.train.checkpoint import checkpoint_dir, save_checkpoint
+    from coderl.train.sft_data import build_examples, collate, end_token, generation_stop_ids
+    from coderl.train.tracking import SilentTracker, Tracker
+    from coderl.train.updater import Updater, trainable_parameters
+
+    if ranks.is_main:
+        write_yaml(os.path.join(cfg.out, "config.yaml"), cfg.to_dict())
     if ranks.sharded and cfg.lora.qlora:
         raise ConfigError("--qlora under FSDP: 4-bit weights are not sharded by coderl; drop --qlora, or launch with "
                           "configs/accelerate/ddp.yaml")

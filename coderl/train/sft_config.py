@@ -16,6 +16,7 @@ class SFTConfig:
 
     out: str | None = option(None, "run directory: config.yaml, metrics.jsonl, checkpoints/, adapter/ (--finetune "
                              "full: model/) (required)")
+    overwrite: bool = option(False, "replace the run already in --out (refused without it)")
     model: str = option("smollm2-135m-instruct", "base model (alias, HF folder, GGUF, hub id) or an adapter to "
                         "keep training")
     data: str = option("humaneval", "task spec with reference solutions (humaneval, mbpp:PATH, synthetic:...) "

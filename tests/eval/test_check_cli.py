@@ -92,3 +92,63 @@ def test_check_never_imports_torch():
             "assert 'torch' not in sys.modules and 'numpy' not in sys.modules, 'heavy import'")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+ROWS = [{"task_id": "Toy/0", "completion": "    return a + b\n"}, {"task_id": "Toy/1", "completion": "    return 1\n"}]
+
+
+@pytest.mark.parametrize("alias", ["same", "link"])
+def test_an_output_that_is_the_input_is_refused_before_anything_is_opened(tmp_path, capsys, alias):
+    completions = write_jsonl(tmp_path / "s.jsonl", ROWS)
+    out = completions
+    if alias == "link":  # the same file under another name
+        out = str(tmp_path / "other.jsonl")
+        __import__("os").link(completions, out)
+    before = open(completions).read()
+    assert main(["check", "--tasks", TASKS, "--completions", completions, "--out", out, "--overwrite"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"--out {out}: is --completions {completions}" in err, err
+    assert open(completions).read() == before and sorted(p.name for p in tmp_path.iterdir()) == \
+        sorted({"s.jsonl", "other.jsonl"} if alias == "link" else {"s.jsonl"})
+
+
+def test_a_finished_output_is_replaced_only_with_overwrite(tmp_path, capsys):
+    completions, out = write_jsonl(tmp_path / "s.jsonl", ROWS), tmp_path / "r.jsonl"
+    assert main(["check", "--tasks", TASKS, "--completions", completions, "--out", str(out)]) == 0
+    out.write_text("mine\n")
+    assert main(["check", "--tasks", TASKS, "--completions", completions, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"--out {out}: already holds {out}, {out}.summary.json; pass --overwrite" in err
+    assert out.read_text() == "mine\n"
+    assert main(["check", "--tasks", TASKS, "--completions", completions, "--out", str(out), "--overwrite"]) == 0
+    assert [json.loads(line)["passed"] for line in out.read_text().splitlines()] == [True, False]
+
+
+def test_an_interrupted_check_leaves_the_previous_outputs_and_nothing_else(tmp_path, monkeypatch):
+    """Ctrl-C between two result lines: exit 130; no partial file under the final name, no `.partial`, the previous
+    run's results and summary as they were; a fresh --out folder it made is gone."""
+    import json as real_json
+
+    from coderl.eval import check
+
+    completions = write_jsonl(tmp_path / "s.jsonl", ROWS)
+    old = tmp_path / "old" / "r.jsonl"
+    assert main(["check", "--tasks", TASKS, "--completions", completions, "--out", str(old)]) == 0
+    before = {p.name: p.read_text() for p in old.parent.iterdir()}
+    calls = []
+
+    class Interrupting:
+        @staticmethod
+        def dumps(obj):
+            calls.append(obj)
+            if len(calls) == 2:
+                raise KeyboardInterrupt
+            return real_json.dumps(obj)
+
+    monkeypatch.setattr(check, "json", Interrupting)
+    assert main(["check", "--tasks", TASKS, "--completions", completions, "--out", str(old), "--overwrite"]) == 130
+    assert {p.name: p.read_text() for p in old.parent.iterdir()} == before
+    calls.clear()
+    fresh = tmp_path / "new" / "deeper" / "r.jsonl"
+    assert main(["check", "--tasks", TASKS, "--completions", completions, "--out", str(fresh)]) == 130
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old", "s.jsonl"]

@@ -112,3 +112,32 @@ def test_difficulty_map_by_hand():
 
     counts = {"a": [16, 0], "b": [16, 3], "c": [16, 16], "d": [16, 0], "e": [0, 0]}  # e: no sample, left out
     assert difficulty_map(counts) == {"never": 0.5, "sometimes": 0.25, "always": 0.25}
+
+
+def test_an_earlier_evaluation_is_replaced_only_with_overwrite(model_dir, tmp_path, capsys):
+    _eval(model_dir, tmp_path / "run")
+    before = {p.name: p.read_text() for p in (tmp_path / "run").iterdir()}
+    args = ["eval", "--out", str(tmp_path / "run"), "--model", model_dir, "--tasks", TASKS, "--format", "completion",
+            "--max-new-tokens", "8", "--workers", "2"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"--out {tmp_path / 'run'}: already holds " in err and "--overwrite" in err, err
+    assert {p.name: p.read_text() for p in (tmp_path / "run").iterdir()} == before
+    assert main(args + ["--overwrite", "--label", "again"]) == 0
+    assert json.loads((tmp_path / "run" / "summary.json").read_text())["label"] == "again"
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == ["results.md", "samples.jsonl", "summary.json"]
+
+
+def test_a_failed_evaluation_leaves_nothing_it_made(model_dir, tmp_path, monkeypatch):
+    """A model that fails to load, or an interrupt while the samples are checked: no --out folder left."""
+    assert main(["eval", "--out", str(tmp_path / "a" / "run"), "--model", str(tmp_path / "no-model"),
+                 "--tasks", TASKS]) == 2
+    from coderl.eval import run
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(run, "collect", interrupted)
+    assert main(["eval", "--out", str(tmp_path / "b"), "--model", model_dir, "--tasks", TASKS, "--format",
+                 "completion", "--max-new-tokens", "8", "--workers", "2"]) == 130
+    assert list(tmp_path.iterdir()) == []

@@ -350,8 +350,17 @@ def test_a_fresh_run_refuses_a_directory_holding_another_run(model_dir, tmp_path
     from coderl.base.config import ConfigError
 
     train(base_config(model_dir, tmp_path / "run", steps=1), log=lambda m: None, reward_override=varied_reward)
-    with pytest.raises(ConfigError, match="already holds a run .*pass --resume"):
+    with pytest.raises(ConfigError, match="already holds a run .*pass --resume to continue it, --overwrite to "):
         train(base_config(model_dir, tmp_path / "run", steps=2), log=lambda m: None, reward_override=varied_reward)
+
+
+def test_a_failed_run_leaves_nothing_it_made(tmp_path):
+    """A model that fails to load: no config.yaml, no metrics.jsonl, no --out folder."""
+    from coderl.train import run_training
+
+    with pytest.raises(ConfigError):
+        run_training(base_config(tmp_path / "no-model", tmp_path / "a" / "run"), log=lambda m: None)
+    assert list(tmp_path.iterdir()) == []
 
 
 def reward_nan_at(steps: set):
@@ -413,3 +422,19 @@ def test_the_cli_stops_on_non_finite_updates_with_one_line(model_dir, tmp_path, 
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1, err
     assert err.startswith("coderl train: error: step 3: loss or gradient not finite in 3 steps in a row (steps 1-3)")
+
+
+def test_resume_is_honest(model_dir, tmp_path):
+    """--resume refuses an --out with no run, and a setting that changes what the run computes, naming it; its
+    config.yaml stays the record of the steps made; a setting that only reports (workers, progress) may change."""
+    with pytest.raises(ConfigError, match=r"--resume: --out \S+ holds no run \(no config.yaml\)"):
+        train(base_config(model_dir, tmp_path / "typo", resume=True), log=lambda m: None)
+    cfg = base_config(model_dir, tmp_path / "run", steps=1)
+    train(cfg, log=lambda m: None, reward_override=varied_reward)
+    saved = open(tmp_path / "run" / "config.yaml").read()
+    with pytest.raises(ConfigError, match=r"--resume: learning_rate: 0.01 -> 0.5, samples_per_prompt: 3 -> 4 "):
+        train(base_config(model_dir, tmp_path / "run", steps=1, resume=True, learning_rate=0.5, samples_per_prompt=4),
+              log=lambda m: None, reward_override=varied_reward)
+    train(base_config(model_dir, tmp_path / "run", steps=1, resume=True, workers=1, progress=True),
+          log=lambda m: None, reward_override=varied_reward)
+    assert open(tmp_path / "run" / "config.yaml").read() == saved and len(metrics(tmp_path / "run")) == 1

@@ -398,7 +398,20 @@ def test_a_fresh_sft_refuses_a_directory_holding_another_run(model_dir, tmp_path
                  "--format", "completion", "--device", "cpu", "--no-progress"])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "--out " in err and "already holds a run" in err, err
+    assert "pass --overwrite to replace it" in err, err
     assert open(tmp_path / "run" / "metrics.jsonl").read() == before and os.path.isdir(first.adapter)
+    again = sft(config(model_dir, tmp_path / "run", epochs=0.34, overwrite=True, seed=1), log=lambda m: None)
+    assert open(tmp_path / "run" / "metrics.jsonl").read() != before and os.path.isdir(again.adapter)
+
+
+def test_a_failed_sft_leaves_nothing_it_made(tmp_path, capsys):
+    """A model that fails to load: no config.yaml, no --out folder (and an --out folder that was there stays empty)."""
+    for out in (tmp_path / "new" / "run", tmp_path / "empty"):
+        (tmp_path / "empty").mkdir(exist_ok=True)
+        code = main(["sft", "--out", str(out), "--model", str(tmp_path / "no-model"), "--data", TASKS, "--split",
+                     "all", "--format", "completion", "--device", "cpu", "--no-progress"])
+        assert code == 2 and capsys.readouterr().err.count("\n") == 1
+    assert sorted(p.name for p in tmp_path.rglob("*")) == ["empty"]
 
 
 def test_sft_steps_through_the_shared_optimiser(model_dir, tmp_path, monkeypatch):

@@ -1,0 +1,126 @@
+"""What a command writes, written so that nothing is lost (every command's outputs go through here):
+
+    refuse_inputs(outputs, inputs)          an output that is one of the inputs (same path or same file):
+                                            one line, before anything is opened
+    refuse_existing(flag, path, held, overwrite=..., resumable=...)
+                                            finished outputs already there: one line naming them and
+                                            --overwrite (and --resume where the command has it)
+    with atomic(path) as f: ...             a finished file: written to PATH.tmp, renamed PATH when complete
+    write_json(path, obj), write_yaml(path, obj)
+    with stream(path) as f: ...             lines go to PATH.partial, renamed PATH when the block completes;
+                                            a failure removes it (`keep=True`: kept, for a resume to read)
+    with leave_nothing(directory, ...): ... a failed block removes what it made there (`own`: the
+                                            directory is the command's run directory)
+
+Every error is a one-line `ConfigError` (exit 2 from the command line).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+
+from coderl.base.config import ConfigError
+
+
+def _same(a: str, b: str) -> bool:
+    if os.path.abspath(a) == os.path.abspath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist
+        return False
+
+
+def refuse_inputs(outputs: dict[str, list[str]], inputs: list[tuple[str, str | None]]) -> None:
+    """`outputs`: flag -> the paths it writes; `inputs`: (flag, a path it reads; None: not given).  An output
+    equal to an input, or the same file under another name, is a one-line ConfigError."""
+    for out_flag, paths in outputs.items():
+        for path in paths:
+            for in_flag, source in inputs:
+                if source and _same(path, source):
+                    raise ConfigError(f"{out_flag} {path}: is {in_flag} {source}, an input of this command; "
+                                      f"writing it would destroy it: choose another {out_flag}")
+
+
+def refuse_existing(flag: str, path: str, held: list[str], *, overwrite: bool, resumable: bool = False) -> None:
+    """The one overwrite policy: `held` (the finished outputs found at `path`) refused unless `overwrite`."""
+    if held and not overwrite:
+        fix = (f"pass --resume to continue it, --overwrite to replace it, or choose another {flag}" if resumable
+               else f"pass --overwrite to replace it, or choose another {flag}")
+        raise ConfigError(f"{flag} {path}: already holds {', '.join(held)}; {fix}")
+
+
+@contextlib.contextmanager
+def atomic(path: str, mode: str = "w"):
+    """A file object for `path`'s contents, which appear under `path` only once the block completes (written to
+    PATH.tmp and renamed); a failure leaves the previous file, if any, and no PATH.tmp."""
+    tmp = path + ".tmp"
+    try:
+        with open(tmp, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as f:
+            yield f
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        raise
+
+
+def write_json(path: str, obj) -> None:
+    with atomic(path) as f:
+        json.dump(obj, f, indent=2)
+
+
+def write_yaml(path: str, obj: dict) -> None:
+    import yaml
+
+    with atomic(path) as f:
+        yaml.safe_dump(obj, f, sort_keys=False)
+
+
+@contextlib.contextmanager
+def stream(path: str, *, keep: bool = False, append: bool = False):
+    """A file object for a stream of lines: they go to PATH.partial, renamed PATH when the block completes.  A
+    failure (an exception, Ctrl-C) removes PATH.partial, or with `keep` leaves it for a resume to read
+    (`append`: continue one)."""
+    partial = path + ".partial"
+    try:
+        with open(partial, "a" if append else "w", encoding="utf-8") as f:
+            yield f
+        os.replace(partial, path)
+    except BaseException:
+        if not keep:
+            with contextlib.suppress(OSError):
+                os.remove(partial)
+        raise
+
+
+@contextlib.contextmanager
+def leave_nothing(directory: str, *, own: bool = True, keep=lambda directory: False):
+    """Make `directory` (and missing parents); if the block fails, remove what it made: the directories it
+    created and, when the directory is the command's `own` (its run directory), the entries that appeared in it;
+    unless `keep(directory)` says the failed run left something worth keeping (a checkpoint to resume)."""
+    directory = os.path.abspath(directory)
+    made = []  # the directories that did not exist, deepest first
+    p = directory
+    while not os.path.exists(p):
+        made.append(p)
+        p = os.path.dirname(p)
+    before = set(os.listdir(directory)) if not made and own else None
+    os.makedirs(directory, exist_ok=True)
+    try:
+        yield directory
+    except BaseException:
+        if os.path.isdir(directory) and not keep(directory):
+            if made and own:
+                shutil.rmtree(directory, ignore_errors=True)
+            elif before is not None:
+                for name in set(os.listdir(directory)) - before:
+                    target = os.path.join(directory, name)
+                    shutil.rmtree(target) if os.path.isdir(target) else os.remove(target)
+            for d in made:  # emptied parents too (a directory another process wrote into stays)
+                with contextlib.suppress(OSError):
+                    os.rmdir(d)
+        raise
