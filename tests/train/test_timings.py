@@ -1,7 +1,10 @@
-"""Where a step's time goes (issue 55): the updater's clock and the time/* metrics of a run on the tiny model."""
+"""Where a step's time goes (issue 55): the updater's clock, the time/* metrics of a run on the tiny model,
+and bench/rl_step.py's step and stage splits of a metrics.jsonl."""
 
+import importlib.util
 import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -12,8 +15,16 @@ from coderl.train.policy_gradient import train  # noqa: E402
 from tests.models.tiny import tiny_llama  # noqa: E402
 from tests.train.helpers import TASKS, base_config  # noqa: E402
 
-# The disjoint parts of a synchronous step.
+REPO = Path(__file__).resolve().parents[2]
+# The disjoint parts of a synchronous step (bench/rl_step.py's STEP_PARTS less rollout_wait).
 PARTS = ("generation", "sandbox_wait", "old_logprobs", "reference", "memory_probe", "forward", "backward", "optimizer")
+
+
+def bench():
+    spec = importlib.util.spec_from_file_location("rl_step", REPO / "bench" / "rl_step.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def test_clock_takes_a_nested_part_out_of_the_outer_one(monkeypatch):
@@ -46,3 +57,23 @@ def test_a_run_logs_each_part_of_its_steps_and_its_evaluations(tmp_path):
         assert r["sampling/extra_rounds"] == 1 and 0 < r["time/refill"] <= r["time/generation"] + r["time/sandbox_wait"]
     assert rows[1]["time/memory_probe"] > 0  # the first update probes one row of each kind of pass
 
+
+def test_step_and_stage_splits_of_hand_made_rows():
+    rl_step = bench()
+    step = {"step": 1, "time/generation": 4.0, "time/sandbox_wait": 2.0, "time/reference": 1.0, "time/forward": 1.5,
+            "time/backward": 1.0, "time/optimizer": 0.25, "time/memory_probe": 0.25, "time/optimisation": 4.0,
+            "time/refill": 3.0, "sampling/extra_rounds": 1.0, "time/step": 10.5}
+    assert rl_step.step_split(step) == {"generation": 4.0, "sandbox_wait": 2.0, "reference": 1.0, "memory_probe": 0.25,
+                                        "forward": 1.5, "backward": 1.0, "optimizer": 0.25, "other": 0.5}
+    waited = {"time/generation": 9.0, "time/rollout_wait": 1.0, "time/forward": 2.0, "time/step": 4.0}
+    assert rl_step.step_split(waited) == {"rollout_wait": 1.0, "forward": 2.0, "other": 1.0}  # generated meanwhile
+
+    rows = [{"step": 0, "eval/pass@1": 0.1, "time/evaluation": 6.0},
+            step,
+            {"step": 2, "time/step": 7.5, "time/refill": 0.0, "sampling/extra_rounds": 0.0, "time/evaluation": 4.0}]
+    split = rl_step.stage_split(rows, wall=40.0)
+    assert split == {"steps": {"count": 2, "seconds": 18.0, "share": 0.45},
+                     "refill rounds": {"count": 1, "seconds": 3.0, "share": 0.075},
+                     "reference pass": {"count": 1, "seconds": 1.0, "share": 0.025},
+                     "selection evaluations": {"count": 2, "seconds": 10.0, "share": 0.25},
+                     "other": {"count": None, "seconds": 12.0, "share": 0.3}}
