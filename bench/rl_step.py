@@ -363,8 +363,9 @@ def step_table(steps: list[dict]) -> list[list[str]]:
         table.append([k, *(f"{s[k]:.2f} {s[k] / r['time/step']:4.0%}" if k in s else "-"
                            for s, r in zip(splits, steps))])
         if k in ("sandbox_wait", "rollout_wait") and any("time/refill" in r for r in steps):
-            table.append(["  refill rounds (in gen + wait)", *(f"{r['time/refill']:.2f} x{r['sampling/extra_rounds']:g}"
-                                                               for r in steps)])
+            table.append(["  refill rounds (in gen + wait)", *(
+                f"{r['time/refill']:.2f} {r['time/refill'] / r['time/step']:4.0%} x{r['sampling/extra_rounds']:g}"
+                for r in steps)])
     return table + [["step", *(f"{r['time/step']:.2f} 100%" for r in steps)]]
 
 
