@@ -1,4 +1,5 @@
-"""One GRPO step: coderl's `train` vs TRL's `GRPOTrainer` on identical work, side by side in one run.
+"""One GRPO step: coderl's `train` vs TRL's `GRPOTrainer` on identical work, side by side in one run; and
+with --stage, where the time of a pipeline config's RL stage goes (issue 55).
 
 Both sides: the bundled smollm2-135m-instruct (one converted HF folder), fp32 (--dtype bfloat16: bf16
 base weights on both sides, TRL through `model_init_kwargs`; LoRA weights fp32 on both), on --device (auto:
@@ -45,6 +46,18 @@ TRL median step / coderl median step.
         --sides coderl coderl-vllm@0-1 coderl-vllm@0 trl   # issue 42: the engines, the demo's GRPO shape
 
 TRL is an optional dependency (`pip install 'coderl[bench]'`); without it the script says so in one line.
+
+--stage CONFIG runs the first `rl:` entry of a pipeline config (--run NAME another) as `coderl pipeline`
+runs it (its fields; model: the SFT adapter when one exists under the config's `out`, else the base
+model), into a temporary directory, --max-steps capping its steps (evaluations still at every
+eval_steps and at the last step).  No TRL needed.  From the run's metrics.jsonl it prints, per step,
+each disjoint part of `time/step` and its share (`STEP_PARTS`; docs/training.md, "Where a step's time
+goes"), with the refill rounds inside generation and scoring; then the stage: its wall time (model
+loading, the leak check and checkpoints included) split into steps, of which refill rounds and the
+reference pass, and selection evaluations (step 0's included), with their shares.  --json PATH also
+writes the rows and both splits.
+
+    python bench/rl_step.py --stage configs/cpu-demo.yaml --max-steps 2 --json stage.json
 """
 
 from __future__ import annotations
@@ -253,6 +266,115 @@ def run_floor(args) -> dict:
             "forward_backward": statistics.median(forward(True) for _ in range(3)), "shape": list(seqs.shape)}
 
 
+# Disjoint parts of a step's time/step; rollout_wait replaces generation and sandbox_wait with async rollouts.
+STEP_PARTS = ("generation", "sandbox_wait", "rollout_wait", "old_logprobs", "reference", "memory_probe", "forward",
+              "backward", "optimizer")
+
+
+def step_split(row: dict) -> dict:
+    """Seconds of each part of one metrics row's step, and `other`: the rest of time/step (rewards,
+    advantages, bookkeeping).  Asynchronous rollouts were generated in the worker meanwhile: the step's
+    part is its wait for them, not their generation."""
+    parts = {p: row[f"time/{p}"] for p in STEP_PARTS
+             if f"time/{p}" in row and not (p == "generation" and "time/rollout_wait" in row)}
+    return {**parts, "other": row["time/step"] - sum(parts.values())}
+
+
+def stage_split(rows: list[dict], wall: float) -> dict:
+    """name -> {count, seconds, share of `wall`} of a run's metrics rows: its steps, the refill rounds and
+    the reference pass inside them, its selection evaluations (step 0's row included), and `other`: the
+    wall time outside steps and evaluations (model loading, the leak check, checkpoints)."""
+    steps = [r for r in rows if "time/step" in r]
+    evaluations = [r["time/evaluation"] for r in rows if "time/evaluation" in r]
+
+    def total(key):
+        return sum(r.get(key, 0.0) for r in steps)
+
+    split = {"steps": (len(steps), total("time/step")),
+             "refill rounds": (int(total("sampling/extra_rounds")), total("time/refill")),
+             "reference pass": (sum("time/reference" in r for r in steps), total("time/reference")),
+             "selection evaluations": (len(evaluations), sum(evaluations))}
+    split["other"] = (None, wall - split["steps"][1] - split["selection evaluations"][1])
+    return {name: {"count": n, "seconds": sec, "share": sec / wall} for name, (n, sec) in split.items()}
+
+
+def stage_config(path: str, name: str | None, max_steps: int | None, out: str, log):
+    """The TrainConfig of the `rl:` entry `name` (None: the first) of pipeline config `path`, as the pipeline
+    runs it, writing into `out`."""
+    import dataclasses
+
+    from coderl.pipeline.plan import load_plan
+    from coderl.pipeline.tasks import write_split
+
+    plan = load_plan(path, check_tasks=False)
+    stage = next((s for s in plan.stages if s.kind == "rl" and name in (None, s.name[3:])), None)
+    if stage is None:
+        sys.exit(f"bench/rl_step.py: {path} has no rl: entry" + (f" named {name}" if name else ""))
+    cfg = stage.config
+    changes = {"out": os.path.join(out, "run"), "steps": min(cfg.steps, max_steps or cfg.steps)}
+    if not os.path.isdir(cfg.model):  # the SFT adapter this entry starts from is not trained yet
+        changes["model"] = plan.model
+    if stage.split_file:
+        spec, split, seed, _ = stage.split_file
+        changes["tasks"] = os.path.join(out, "tasks.jsonl")
+        write_split(spec, split, seed, changes["tasks"])
+    rates = cfg.sampling.pass_rates
+    if rates and not os.path.exists(rates):
+        log(f"{stage.name}: its measured pass rates ({rates}) are not there yet: the curriculum starts without them")
+        changes["sampling"] = dataclasses.replace(cfg.sampling, pass_rates=None)
+    log(f"{stage.name} of {path}: model {changes.get('model', cfg.model)}, {changes['steps']} of {cfg.steps} steps")
+    return dataclasses.replace(cfg, **changes)
+
+
+def run_stage(args) -> int:
+    from coderl.train import run_training
+    from coderl.train.tracking import read_metrics
+
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = stage_config(args.stage, args.run, args.max_steps, tmp, print)
+        start = time.perf_counter()
+        run_training(cfg, log=print)
+        wall = time.perf_counter() - start
+        rows = read_metrics(cfg.out)
+    steps = [r for r in rows if "time/step" in r]
+    print_table(step_table(steps))
+    stage = stage_split(rows, wall)
+    print(f"\nstage wall time {wall:.1f} s")
+    print_table([["stage", "count", "seconds", "share"]] + [
+        [k, "" if v["count"] is None else str(v["count"]), f"{v['seconds']:.1f}", f"{v['share']:.0%}"]
+        for k, v in stage.items()])
+    import torch
+
+    from coderl.models import resolve_device
+
+    print(machine(torch.get_num_threads(), str(resolve_device(cfg.device))))
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump({"config": args.stage, "model": cfg.model, "steps": cfg.steps, "wall": wall, "rows": rows,
+                       "step_split": [step_split(r) for r in steps], "stage_split": stage}, f, indent=1)
+    return 0
+
+
+def step_table(steps: list[dict]) -> list[list[str]]:
+    """The per-step table: each part's seconds and share of its step, the refill rounds under the wait."""
+    splits = [step_split(r) for r in steps]
+    table = [["part", *(f"step {r['step']}" for r in steps)]]
+    for k in dict.fromkeys(k for split in splits for k in split):
+        table.append([k, *(f"{s[k]:.2f} {s[k] / r['time/step']:4.0%}" if k in s else "-"
+                           for s, r in zip(splits, steps))])
+        if k in ("sandbox_wait", "rollout_wait") and any("time/refill" in r for r in steps):
+            table.append(["  refill rounds (in gen + wait)", *(
+                f"{r['time/refill']:.2f} {r['time/refill'] / r['time/step']:4.0%} x{r['sampling/extra_rounds']:g}"
+                for r in steps)])
+    return table + [["step", *(f"{r['time/step']:.2f} 100%" for r in steps)]]
+
+
+def print_table(rows: list[list[str]]) -> None:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        print(" | ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))))
+
+
 def in_child(only: str, args) -> dict:
     flags = [x for k in PASSED for x in (f"--{k.replace('_', '-')}", str(getattr(args, k)))]
     python = sys.executable
@@ -307,7 +429,14 @@ def main() -> int:
     ap.add_argument("--trl-defaults", action="store_true", help="keep TRL's bf16 autocast and gradient checkpointing")
     ap.add_argument("--json", nargs="?", const="-", metavar="PATH", help="also dump all raw numbers here")
     ap.add_argument("--only", type=lambda v: v if v == "floor" else side_name(v), help=argparse.SUPPRESS)  # child
+    ap.add_argument("--stage", metavar="CONFIG", help="split the RL stage of this pipeline config instead")
+    ap.add_argument("--run", metavar="NAME", help="with --stage: its rl: entry of this name (default: the first)")
+    ap.add_argument("--max-steps", type=int, help="with --stage: at most this many of its steps")
     args = ap.parse_args()
+    if args.stage:
+        if args.json == "-":
+            ap.error("--json needs a PATH")
+        return run_stage(args)
     import importlib.util
 
     if (args.only or "trl").startswith("trl") and importlib.util.find_spec("trl") is None:
@@ -345,11 +474,8 @@ def main() -> int:
     med = {side: {k: statistics.median(v for run in runs for v in run[k]) for k in columns}
            for side, runs in raw.items()}
     table = [("side", "gen s", "score s", "fwd/bwd s", "step s (median)", "steps timed")]
-    table += [(side, *(f"{med[side][k]:.2f}" for k in columns), str(sum(len(run["step"]) for run in runs)))
-              for side, runs in raw.items()]
-    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
-    for row in table:
-        print(" | ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths))))
+    print_table(table + [(side, *(f"{med[side][k]:.2f}" for k in columns), str(sum(len(run["step"]) for run in runs)))
+                         for side, runs in raw.items()])
     print(f"work per step: {args.prompts} HumanEval prompts x {args.samples} samples x {args.new_tokens} new tokens, "
           f"LoRA r={LORA[0]}, lr {args.learning_rate:g}, one optimiser step, base weights {args.dtype}")
     print("loss: " + "  <->  ".join(f"{side}: {runs[0]['loss']}" for side, runs in raw.items()))

@@ -250,7 +250,7 @@ def reference_logprobs(cfg, policy, batch, updater: Updater) -> torch.Tensor | N
     (unless `log_kl` asks for the KL curve).  The updater's processes share the rows and gather them."""
     if cfg.kl.kl_beta <= 0 and not cfg.kl.log_kl:
         return None
-    with torch.no_grad(), policy.reference() as reference:
+    with torch.no_grad(), updater.clock("reference"), policy.reference() as reference:
         return updater.map_rows(len(batch), lambda rows: token_logprobs(
             reference, build_sequences(batch, rows), cfg.temperature, shared_prompt=cfg.shared_prompt,
             chunk_bytes=updater.memory.chunk_bytes), width=batch.width)
@@ -285,16 +285,18 @@ def minibatches(cfg, n: int, step: int):
             yield epoch, epoch == 0 and start == 0, order[start: start + size]
 
 
-def step_timings(t0: float, t1: float, rolled: ScoredRollouts) -> dict:
-    """t0: step start, t1: rollouts scored; everything after t1 until now is optimisation.  Asynchronous
-    rollouts were generated in the worker meanwhile: the step waited t1 - t0 for them."""
+def step_timings(t0: float, t1: float, rolled: ScoredRollouts, updater: Updater) -> dict:
+    """time/* of a step (docs/training.md, "Metrics"): t0: step start, t1: rollouts scored; everything
+    after t1 until now is optimisation, split by the updater's clock (`Clock`: reference, old_logprobs,
+    memory_probe, forward, backward, optimizer).  Asynchronous rollouts were generated in the worker
+    meanwhile: the step waited t1 - t0 for them."""
     now = time.perf_counter()
     out = {"time/generation": round(rolled.gen_seconds, 3)}
     if rolled.ages is None:
         out["time/sandbox_wait"] = round(t1 - t0 - rolled.gen_seconds, 3)
     else:
         out["time/rollout_wait"] = round(t1 - t0, 3)
-    return {**out, "time/optimisation": round(now - t1, 3), "time/step": round(now - t0, 3)}
+    return {**out, **updater.clock.take(), "time/optimisation": round(now - t1, 3), "time/step": round(now - t0, 3)}
 
 
 def _describe(m: dict) -> str:

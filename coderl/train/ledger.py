@@ -12,6 +12,7 @@ Only the main process evaluates and writes; every process follows the main one's
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -91,10 +92,11 @@ class Ledger:
             self.tracker.log(0, metrics)  # rank 0's tracker (the others' is silent)
 
     def _select(self, done: int, metrics: dict) -> None:
-        """Evaluate on the held-out eval tasks (adds eval/* and select/* to `metrics`); keep a new best.  Every
-        rank calls it: rank 0 evaluates (under FSDP the others generate with it in lockstep, `Ranks.generating`)
-        and every rank learns whether it kept a new best, whose weights they gather when sharded."""
-        best = False
+        """Evaluate on the held-out eval tasks (adds eval/*, select/* and time/evaluation, its seconds with
+        keeping a new best, to `metrics`); keep a new best.  Every rank calls it: rank 0 evaluates (under FSDP
+        the others generate with it in lockstep, `Ranks.generating`) and every rank learns whether it kept a
+        new best, whose weights they gather when sharded."""
+        start, best = time.perf_counter(), False
         with self.ranks.generating(self.policy):
             if self.ranks.is_main:
                 metrics.update(evaluate(self.cfg, self.policy, done, self.log))
@@ -107,6 +109,7 @@ class Ledger:
                           name="model" if self.policy.full else "adapter")
         if self.ranks.is_main:
             metrics.update(self.selection.metrics())
+            metrics["time/evaluation"] = round(time.perf_counter() - start, 3)
 
     def _weights(self) -> dict | None:
         """The policy's trained weights gathered whole on rank 0 when they are sharded (FSDP; every rank calls

@@ -57,7 +57,8 @@ def train(cfg: TrainConfig, *, log=print, reward_override=None) -> dict:
             rolled = run.source.get(step)
             t1 = time.perf_counter()
             stats, run.ledger.advantage_state = _optimise(cfg, run, rolled, step)
-            metrics = {**rolled.metrics, **stats, "train/lr": run.updater.end_step(), **step_timings(t0, t1, rolled)}
+            metrics = {**rolled.metrics, **stats, "train/lr": run.updater.end_step(),
+                       **step_timings(t0, t1, rolled, run.updater)}
             run.source.publish(step + 1)
             run.ledger.finish_step(step + 1, metrics, rolled)
     return metrics
@@ -68,7 +69,8 @@ def _optimise(cfg, run, rolled, step) -> tuple[dict, dict]:
     batch, rewards, metrics = rolled.batch, rolled.rewards, rolled.metrics
     model = run.updater.trained[0]  # the policy, as the updater differentiates it
     mask = loss_mask(cfg, batch)  # [N, T]
-    correction = run.source.correction(rolled, run.updater)  # before any update: how each row enters the loss
+    with run.updater.clock("old_logprobs"):  # before any update: how each row enters the loss (may run a pass)
+        correction = run.source.correction(rolled, run.updater)
     ref_logprobs = reference_logprobs(cfg, run.policy, batch, run.updater)  # [N, T] or None
     token_rewards = rewards
     kl_reward = kl_as_reward(cfg, batch, ref_logprobs)  # [N, T] or None

@@ -85,7 +85,7 @@ def train(cfg: TrainConfig, *, log=print, reward_override=None) -> dict:
             correction = run.source.correction(rolled, run.updater, prox=targets.start_logprobs)
             stats = _optimise(cfg, run, rolled.batch, targets, correction, step)
             metrics = {**rolled.metrics, **targets.metrics, **stats, "train/lr": run.updater.end_step(),
-                       **step_timings(t0, t1, rolled)}
+                       **step_timings(t0, t1, rolled, run.updater)}
             run.source.publish(step + 1)
             # GAE keeps no state between batches, so the checkpoint's advantage state is empty.
             run.ledger.finish_step(step + 1, metrics, rolled, extra={VALUE_HEAD_FILE: value_head})
@@ -125,7 +125,8 @@ def compute_targets(cfg: TrainConfig, policy, value_head, rolled, updater: Updat
             chunks.append(torch.stack([values.cpu(), logprobs.cpu()], 1))
         return torch.cat(chunks)
 
-    both = updater.map_rows(len(batch), values_of, width=batch.width)
+    with updater.clock("old_logprobs"):  # and the old values
+        both = updater.map_rows(len(batch), values_of, width=batch.width)
     old_values, start_logprobs = both[:, 0], both[:, 1]  # [N, T] each
     ref_logprobs = reference_logprobs(cfg, policy, batch, updater)  # [N, T] or None
     metrics = {}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import time
 from collections import Counter
 
 import torch
@@ -21,10 +22,11 @@ def refill(ctx, step: int, first, next_round):
     resumed run draws the same.  The step's reward/sandbox metrics stay those of its first round
     (comparable with runs without refill); if no group varies in any round, the first round is trained
     on (its advantages are zero).  `next_round(task_indices, round_)` generates and scores one more round
-    (`rounds.scored_round`)."""
+    (`rounds.scored_round`); `time/refill` is the seconds the extra rounds took (in the step's generation
+    and sandbox wait)."""
     cfg = ctx.cfg
     kept, rewards, turn_rewards, groups, kept_rows, offset, rounds = [], [], [], 0, 0, 0, 0
-    current, gen_seconds, generated = first, first.gen_seconds, 0
+    current, gen_seconds, generated, seconds = first, first.gen_seconds, 0, 0.0
     while True:
         generated += len(current.rewards)
         informative = ~zero_variance_groups(current.rewards, current.batch.group_ids)
@@ -47,10 +49,13 @@ def refill(ctx, step: int, first, next_round):
         if kept_rows >= cfg.batch_size or rounds >= cfg.sampling.dynamic_sampling:
             break
         rounds += 1
+        start = time.perf_counter()
         current = next_round(_draw(ctx, step, rounds), rounds)
+        seconds += time.perf_counter() - start
         gen_seconds += current.gen_seconds
     metrics = {**first.metrics, "sampling/extra_rounds": float(rounds), "sampling/kept_groups": float(groups),
-               "sampling/generated_rows": float(generated)}  # every round's rows, kept or dropped
+               "sampling/generated_rows": float(generated),  # every round's rows, kept or dropped
+               "time/refill": round(seconds, 3)}
     if not kept:
         return dataclasses.replace(first, metrics=metrics, gen_seconds=gen_seconds)
     return dataclasses.replace(first, batch=concat_batches(kept, ctx.policy.tokenizer.pad_token_id or 0),

@@ -11,10 +11,13 @@ minibatch's rows shared across ranks, DDP synchronising only the last backward),
 (gradient accumulation, `train/microbatch.py`) of `--micro-batch-size` rows or sized by the memory
 budget (`train/memory.py`: a one-row probe per kind of pass), gradient clipping, and the non-finite
 guard (a NaN or infinite update is never applied; `NonFiniteSteps.limit` such steps in a row stop the run).
+Its `clock` times the parts of a step (`Clock`; the loops log them through `common.step_timings`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import time
 from collections.abc import Callable
 
 import torch
@@ -44,6 +47,37 @@ class Averages:
         return {k: (v / self.counts[k] if not k.startswith("first_minibatch/") else v) for k, v in self.sums.items()}
 
 
+class Clock:
+    """Seconds spent per named part of a step: `with clock("reference"): ...`; `take()` -> {"time/<part>": s}
+    and starts over.  A part timed inside another is taken out of the outer one's time, so the parts never
+    overlap and sum to no more than the step.
+
+    Host wall time, and nothing more: no `torch.cuda.synchronize` is added (it would stall every piece).  On
+    the CPU, the target, a part's time is its own; on CUDA kernels run asynchronously, so a part can end
+    before its kernels do and their time lands in the next part that waits for them (each piece's
+    `float(loss)` after its backward waits)."""
+
+    def __init__(self):
+        self.seconds: dict[str, float] = {}
+        self.inner = [0.0]  # per open part: the seconds of the parts timed inside it
+
+    @contextlib.contextmanager
+    def __call__(self, part: str):
+        self.inner.append(0.0)
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            spent = time.perf_counter() - start
+            self.seconds[part] = self.seconds.get(part, 0.0) + spent - self.inner.pop()
+            self.inner[-1] += spent
+
+    def take(self) -> dict:
+        out = {f"time/{part}": round(seconds, 3) for part, seconds in self.seconds.items()}
+        self.seconds = {}
+        return out
+
+
 def trainable_parameters(modules: list) -> list:
     """What the optimiser steps: every parameter of `modules` that requires a gradient, in order."""
     return [p for m in modules for p in m.parameters() if p.requires_grad]
@@ -65,6 +99,7 @@ class Updater:
         self.max_grad_norm = max_grad_norm
         self.micro_batch_size, self.group, self.aggregation = micro_batch_size, group, aggregation
         self.nonfinite = nonfinite or NonFiniteSteps()
+        self.clock = Clock()  # forward, backward, optimizer, memory_probe here; the loops time their own passes
 
     def update(self, rows: torch.Tensor, mask: torch.Tensor, loss_fn: Callable, *, width: int = 0) -> dict:
         """One update on a minibatch's `rows` (of a batch whose loss mask is `mask` [N, T] and whose
@@ -75,7 +110,8 @@ class Updater:
         size = self.micro_batch_size
         if size is None and self.memory.budget is not None:
             widest = rows[int((mask[rows] != 0).sum(1).argmax())].reshape(1)  # the most loss tokens to project
-            size = self.memory.rows("grad", len(rows), width, lambda: self._probe(widest, loss_fn))  # all ranks alike
+            with self.clock("memory_probe"):  # the first (or a wider) batch: one row's forward and backward
+                size = self.memory.rows("grad", len(rows), width, lambda: self._probe(widest, loss_fn))  # ranks alike
         return self._apply(pieces(self.ranks, rows, mask, size=size, group=self.group,
                                   aggregation=self.aggregation), loss_fn)
 
@@ -98,14 +134,17 @@ class Updater:
         total, averages = 0.0, Averages()
         for i, (item, weight) in enumerate(parts):
             with synchronising(self.ranks, self.trained, last=i == len(parts) - 1):
-                loss, stats = loss_fn(item)
-                (loss * weight).backward()
+                with self.clock("forward"):
+                    loss, stats = loss_fn(item)
+                with self.clock("backward"):
+                    (loss * weight).backward()
             total += float(loss.detach()) * weight
             if weight > 0:
                 averages.add(stats)
         stats = {**averages.result(), **self.memory.metrics()}
-        stats.update(apply_gradients(self.trainable, self.optimizer, self.max_grad_norm,
-                                     loss=self.ranks.mean_value(total)))  # weights hold `world`: the mean is the sum
+        with self.clock("optimizer"):  # clipping and the step; weights hold `world`: the loss's mean is the sum
+            stats.update(apply_gradients(self.trainable, self.optimizer, self.max_grad_norm,
+                                         loss=self.ranks.mean_value(total)))
         return stats
 
     def end_step(self) -> float:
@@ -129,7 +168,8 @@ class Updater:
         """`fn(part)` over this process's `rows` alone (a no-grad pass), concatenated: in pieces of what the
         memory budget allows, or without a budget of `--micro-batch-size` rows, else `whole` (None: all)."""
         if self.memory.budget is not None:  # sharded weights: every rank runs the same pieces (each is a collective)
-            size = self.memory.rows("no_grad", len(rows), width, lambda: fn(rows[:1]), agree=self.ranks.sharded)
+            with self.clock("memory_probe"):
+                size = self.memory.rows("no_grad", len(rows), width, lambda: fn(rows[:1]), agree=self.ranks.sharded)
         else:
             size = self.micro_batch_size or whole or len(rows)
         return fn(rows) if size >= len(rows) else torch.cat([fn(part) for part in rows.split(size)])
