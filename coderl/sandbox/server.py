@@ -439,7 +439,7 @@ class Server:
         self.sel.register(ours, selectors.EVENT_READ, ("zygote", ours))
 
     def fail(self, run, message):
-        """End a run whose setup or cleanup failed: killed, its slot wiped, a sandbox_error for its job."""
+        """End a run whose setup or cleanup failed: killed, its slot's directories made anew, a sandbox_error for its job."""
         run.killed = run.killed or "error"
         self.kill(run)
         run.report = {"sandbox_error": message[:300]}
@@ -450,7 +450,7 @@ class Server:
         run.fds.clear()
         if run.slot is not None and run.slot not in self.free_slots:
             try:
-                self.slots.sweep(run.slot)
+                self.slots.recreate(run.slot)
             except Exception:
                 pass
             self.free_slots.append(run.slot)
@@ -497,7 +497,7 @@ class Server:
                 run.built = True
             except (OSError, ValueError) as exc:
                 run.build_error = str(exc)[:300]
-        self.slots.sweep(run.slot)
+        self.slots.recreate(run.slot)
         self.free_slots.append(run.slot)
         if run.killed == "wall" and main["at"] < run.deadline:
             run.killed = None  # it had exited in time (wall time is judged at exit, not when we saw it)

