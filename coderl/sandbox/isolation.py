@@ -3,8 +3,9 @@
     rlimits  setsid + resource limits (CPU, address space, file size, no core files), private work
              dir, scrubbed environment.  Programs run with the caller's uid: they can read what the
              caller can, use the network, and a `setsid` daemon can outlive its program.
-    uid      rlimits + each worker slot runs as its own unprivileged uid (so RLIMIT_NPROC binds per
-             slot and programs cannot signal the server or each other, nor write the caller's files)
+    uid      rlimits + each worker slot runs as its own unprivileged uid, no other sandbox's on the machine
+             (`lifetime.claim_uids`: RLIMIT_NPROC binds per slot and programs cannot signal the server or
+             each other, nor write the caller's files)
              + where cgroups are writable (v1 or v2, `cgroups.py`), a pids/memory group per slot; after
              a program ends, every process left in its slot (cgroup, else uid) is killed; no kernel
              keyrings (a seccomp filter, `linux.deny_keyrings`) and PR_SET_NO_NEW_PRIVS.  Needs root.
@@ -62,8 +63,6 @@ unshare, setns, mount, remove_tree = linux.unshare, linux.setns, linux.mount, li
 
 LEVELS = ("rlimits", "uid", "full")
 PR_SET_CHILD_SUBREAPER = 36
-SLOT_UID_BASE = 1_950_000  # far from login users and the usual subuid ranges
-JUDGE_UID_BASE = SLOT_UID_BASE + 10_000  # one judge uid per slot
 WORLD_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
 NS_FD_FLOOR = 100  # the slots' namespace fds sit above every fd a child is given (`zygote.FD_ORDER`)
 TMPFS_MAX_BYTES = 256 * 1024**2  # per private /tmp & co. (and never more than the memory limit)
@@ -98,6 +97,15 @@ def sockets_left(sockstat):
     return False
 
 
+def _real_uid(pid):
+    """The real uid of process `pid` (a string), from its status: /proc/<pid> itself is root's once it set its uid."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return next(line.split()[1] for line in f if line.startswith("Uid:"))
+    except (OSError, StopIteration):
+        return None
+
+
 def _probe(fn):
     """Run `fn` in a throw-away child; True if it returned without raising."""
     pid = os.fork()
@@ -113,8 +121,8 @@ def _probe(fn):
 
 def _can_setuid():
     os.setgroups([])
-    os.setgid(SLOT_UID_BASE)
-    os.setuid(SLOT_UID_BASE)
+    os.setgid(65534)
+    os.setuid(65534)
 
 
 def _can_namespace():
@@ -209,11 +217,13 @@ def hidden_paths(environ=os.environ):
 
 class Slots:
     """Per-worker-slot resources: directories, uid, cgroups; set up by the server, entered by children.
-    `hide`: paths no program may read at `full` (default: `hidden_paths()`)."""
+    `hide`: paths no program may read at `full` (default: `hidden_paths()`); `uids`: (first uid, the fds of its
+    locks) of the server's range of 2 x `workers` uids (`lifetime.claim_uids`), None at `rlimits`."""
 
-    def __init__(self, level, workers, caps, hide=None):
+    def __init__(self, level, workers, caps, hide=None, uids=None):
         self.level = level
         self.workers = workers
+        self.uids = uids
         self.forker_of = None  # in a slot's zygote: its slot (`become_forker`)
         self.oom_spared = False  # in a slot's zygote: the out-of-memory killer passes it over
         if level == "full":
@@ -273,11 +283,13 @@ class Slots:
                 mount(stage, target, None, MS_BIND | MS_REC)
 
     def uid(self, slot):
-        return SLOT_UID_BASE + slot
+        """The slot's uid: this server's alone on the machine (`lifetime.claim_uids`), so no per-uid kernel
+        accounting (RLIMIT_NPROC, keyrings) is shared with another sandbox's programs."""
+        return self.uids[0] + slot
 
     def judge_uid(self, slot):
         """The judge of a slot runs as a uid of its own: the program can neither signal nor trace it."""
-        return JUDGE_UID_BASE + slot
+        return self.uids[0] + self.workers + slot
 
     def become_forker(self, slot=None):
         """In a zygote, once, as it starts.  A slot's zygote (`slot`) closes the kernel keyrings for itself and
@@ -476,23 +488,23 @@ class Slots:
             time.sleep(0.002)
 
     def _kill_uid(self, slot):
-        """No cgroup: a helper with the slot's uid sends SIGKILL to every process that uid owns.
-        True while there was any (a zombie counts until it is reaped)."""
+        """No cgroup: a helper with the slot's uid sends SIGKILL to every process that uid owns.  True while
+        there was any (a zombie counts until it is reaped); found in /proc, since kill(-1) succeeds whenever the
+        machine has any other process, signalled or not."""
+        uid = str(self.uid(slot))
+        if not any(_real_uid(p) == uid for p in os.listdir("/proc") if p.isdigit()):
+            return False
         pid = os.fork()
         if pid == 0:
-            code = 0
             try:
                 os.setgroups([])
                 os.setgid(self.uid(slot))
                 os.setuid(self.uid(slot))
                 os.kill(-1, signal.SIGKILL)
-                code = 1
-            except ProcessLookupError:
-                code = 0
             finally:
-                os._exit(code)
-        _, status = os.waitpid(pid, 0)
-        return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 1
+                os._exit(0)
+        os.waitpid(pid, 0)
+        return True
 
     def close(self):
         if self.level != "full":

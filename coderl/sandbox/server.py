@@ -560,7 +560,8 @@ def main():
         caps = isolation.detect()
         try:
             level, warning = isolation.choose(requested, caps)
-            slots = isolation.Slots(level, workers, caps)
+            uids = lifetime.claim_uids(2 * workers) if level != "rlimits" else None
+            slots = isolation.Slots(level, workers, caps, uids=uids)
         except (isolation.IsolationError, OSError) as exc:
             os.write(out_fd, (json.dumps({"hello": True, "error": str(exc)}) + "\n").encode())
             return
@@ -576,7 +577,8 @@ def main():
             server.attach(slot, zygote.start(slots, modules, close=own + others, slot=slot))
         hello = {"hello": True, "isolation": level, "warning": warning, "pid": os.getpid(),
                  "cgroups": [f"{slots.cgroups.version}:{c}" for c in slots.cgroups.controllers],
-                 "file_system": isolation.FILE_SYSTEM[level], "capabilities": caps}
+                 "file_system": isolation.FILE_SYSTEM[level], "capabilities": caps,
+                 "uids": slots.uids and slots.uids[0]}
         server.send(hello)
         server.loop()
         server.stop_zygotes()
