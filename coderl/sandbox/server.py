@@ -550,6 +550,12 @@ class Server:
                     self.kill(run)  # a judge that has not finished after its program was killed: killed too
 
 
+def start_bytes():
+    """The address space a program's process starts with: this process's, which the zygotes forked."""
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:"))
+
+
 def main():
     workers = int(sys.argv[1]) if len(sys.argv) > 1 else os.cpu_count() or 1
     requested = sys.argv[2] if len(sys.argv) > 2 else "auto"
@@ -578,7 +584,7 @@ def main():
         hello = {"hello": True, "isolation": level, "warning": warning, "pid": os.getpid(),
                  "cgroups": [f"{slots.cgroups.version}:{c}" for c in slots.cgroups.controllers],
                  "file_system": isolation.FILE_SYSTEM[level], "capabilities": caps,
-                 "uids": slots.uids and slots.uids[0]}
+                 "start_bytes": start_bytes(), "uids": slots.uids and slots.uids[0]}
         server.send(hello)
         server.loop()
         server.stop_zygotes()
