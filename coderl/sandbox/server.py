@@ -439,7 +439,8 @@ class Server:
         self.sel.register(ours, selectors.EVENT_READ, ("zygote", ours))
 
     def fail(self, run, message):
-        """End a run whose setup or cleanup failed: killed, its slot's directories made anew, a sandbox_error for its job."""
+        """End a run whose setup or cleanup failed: killed, its slot's directories made anew, a sandbox_error for its
+        job."""
         run.killed = run.killed or "error"
         self.kill(run)
         run.report = {"sandbox_error": message[:300]}

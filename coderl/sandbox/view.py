@@ -16,8 +16,8 @@ minus what must stay hidden even inside those: the package directories of coderl
 task files of a run), each covered by an empty read-only directory or file at every path the view
 reaches it by (its real path, and through each source bound at a symlinked path).  Per program, in its
 slot's mount namespace, its own work directory is bound at /sandbox, its own private directories over /tmp,
-/var/tmp, /dev/shm and /run/lock (each made anew for it), and a fresh /proc; nothing else is writable, and no host socket
-file is in the view.  Directories on the way to a bound path are plain 0755 directories of the view,
+/var/tmp, /dev/shm and /run/lock (each made anew for it), and a fresh /proc; nothing else is writable, and no
+host socket file is in the view.  Directories on the way to a bound path are plain 0755 directories of the view,
 so an interpreter under a directory the slot's uid cannot traverse stays importable.
 
 At `uid` and `rlimits` there is no mount namespace: the program sees the host's file system with the
