@@ -70,6 +70,9 @@ Job, Proc, Resident, Run, STREAMS = jobs.Job, jobs.Proc, jobs.Resident, jobs.Run
 READ_CHUNK = 65536
 JUDGE_STDERR_BYTES = 4096
 JUDGE_GRACE_SECONDS = 1.0  # after its program was killed, a judge's time to finish before it is killed too
+CHILD_LIMITS = ("cpu_seconds", "memory_bytes", "file_size_bytes", "max_processes", "address_space")
+
+
 class Server:
     def __init__(self, workers, slots):
         self.workers = workers
@@ -172,7 +175,9 @@ class Server:
         run.deadline = run.start + lim["wall_seconds"]
         if run.index <= 0:  # before the fork: the program cannot kill us before the client knows
             self.send({"started": job.id})
-        child_limits = dict(lim)
+        # Only the limits a process sets on itself: the capture sizes stay here (a stdout task's is derived from
+        # the length of its expected output, which the program must not learn).
+        child_limits = {k: lim[k] for k in CHILD_LIMITS}
         max_bytes = lim["output_kill_bytes"]
         if mode == "python_tests":
             chan_program, chan_judge = socket.socketpair()
