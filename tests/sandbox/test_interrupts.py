@@ -45,7 +45,8 @@ def _server(check):
 
 
 def test_ctrl_c_interrupts_the_command_and_the_sandbox_stops_quietly():
-    check = subprocess.Popen(CHECK, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+    many = [*CHECK[:5], "synthetic:level=1,n=2000", *CHECK[6:]]  # too many to finish before the interrupt
+    check = subprocess.Popen(many, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
                              env={**os.environ, "PYTHONPATH": os.getcwd()})
     deadline = time.monotonic() + 60
     while (server := _server(check)) is None:
