@@ -26,7 +26,7 @@ attacks the verdict from inside its own process.
     huge files (RLIMIT_FSIZE), crashes (a signal is a result, never a hang of the batch).
   * Escapes (level `full`): no network, not even loopback; a PID namespace per program so no
     `setsid` daemon outlives it and the server cannot be signalled; own uid per worker slot; private
-    /tmp, /var/tmp, /dev/shm, /run/lock wiped after every program; scrubbed environment (nothing of
+    /tmp, /var/tmp, /dev/shm, /run/lock and work dir made anew for every program; scrubbed environment (nothing of
     the caller's, not even via /proc/*/environ); private working directory.
   * Forged verdicts: no candidate code runs where tests are evaluated.  The judge process runs the
     task's code with its own builtins; whatever the program sends is rebuilt as the judge's own

