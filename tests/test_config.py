@@ -361,3 +361,16 @@ def test_yaml_only_flags_and_a_bad_tamper_cap_are_one_line(tmp_path, capsys, arg
 def test_tamper_cap_none_switches_the_cap_off(tmp_path):
     assert _train_cfg(tmp_path, ["--tamper-cap", "none"]).rewards.tamper_cap is None
     assert _train_cfg(tmp_path, []).rewards.tamper_cap == 0.0
+
+
+def test_what_a_resumed_run_may_change():
+    """`resume_conflicts` (coderl/base/outputs.py): a setting that changes what the run computed or samples is a
+    conflict; where and how often it reports is not; --steps may grow, not shrink; a path that moved with the
+    run (the same place relative to --out) is unchanged, one that points elsewhere is not."""
+    from coderl.base.outputs import resume_conflicts
+
+    saved = {"out": "/a/rl/grpo", "model": "/a/sft/adapter", "steps": 4, "learning_rate": 1e-4, "workers": 2}
+    moved = {**saved, "out": "/b/rl/grpo", "model": "/b/sft/adapter", "workers": 4, "steps": 8}
+    assert resume_conflicts(saved, moved) == []
+    assert resume_conflicts(saved, {**moved, "model": "/b/other/adapter", "steps": 3, "learning_rate": 2e-4}) == [
+        "learning_rate: 0.0001 -> 0.0002", "model: '/a/sft/adapter' -> '/b/other/adapter'", "steps: 4 -> 3"]

@@ -385,17 +385,4 @@ def load_config(cls: type, ns: argparse.Namespace, parser: argparse.ArgumentPars
         raise ConfigError(f"{path}: {exc}") from None
 
 
-# Fields that change nothing a run computes: the pipeline's stale check ignores them, and `train --resume` takes
-# them changed, with those of RESUMABLE (where and how often it reports, where it runs).
-COSMETIC = ("progress", "workers", "log_with", "resume", "overwrite", "shared_prompt")
-RESUMABLE = (*COSMETIC, "config", "save_steps", "eval_steps", "log_kl", "device", "deterministic", "check_overlap")
-
-
-def resume_conflicts(saved: dict, new: dict) -> list[str]:
-    """The settings of `new` that differ from the run's `saved` config.yaml and would change what its earlier steps
-    computed or what later steps sample, each written `name: old -> new`."""
-    return [f"{k}: {saved.get(k)!r} -> {new.get(k)!r}" for k in sorted(set(saved) | set(new))
-            if k not in RESUMABLE and saved.get(k) != new.get(k)]
-
-
 DEVICES = ("auto", "cpu", "cuda")  # --device of sft, train and eval (resolved by coderl.models.resolve_device)

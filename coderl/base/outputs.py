@@ -11,6 +11,7 @@
                                             a failure removes it (`keep=True`: kept, for a resume to read)
     with leave_nothing(directory, ...): ... a failed block removes what it made there (`own`: the
                                             directory is the command's run directory)
+    resume_conflicts(saved, new)            the settings a resumed run may not change (`COSMETIC`, `RESUMABLE`)
 
 Every error is a one-line `ConfigError` (exit 2 from the command line).
 """
@@ -124,3 +125,27 @@ def leave_nothing(directory: str, *, own: bool = True, keep=lambda directory: Fa
                 with contextlib.suppress(OSError):
                     os.rmdir(d)
         raise
+
+
+# Fields that change nothing a run computes: the pipeline's stale check ignores them, and `train --resume` takes
+# them changed, with those of RESUMABLE (where and how often it reports, where it runs and where its directory is).
+COSMETIC = ("progress", "workers", "log_with", "resume", "overwrite", "shared_prompt")
+RESUMABLE = (*COSMETIC, "out", "config", "save_steps", "eval_steps", "log_kl", "device", "deterministic",
+             "check_overlap")
+
+
+def resume_conflicts(saved: dict, new: dict) -> list[str]:
+    """The settings of `new` that differ from the run's `saved` config.yaml and would change what its earlier steps
+    computed or what later steps sample, each written `name: old -> new`.  `steps` may grow (the run goes on
+    further); fewer steps than the run was started with is a conflict.  A path that moved with the run (the same
+    place relative to its --out, as a pipeline's SFT adapter when the pipeline's folder is moved) is unchanged."""
+    def moved(a, b) -> bool:
+        return (all(isinstance(v, str) and os.sep in v for v in (a, b, saved.get("out"), new.get("out")))
+                and os.path.relpath(a, saved["out"]) == os.path.relpath(b, new["out"]))
+
+    def changed(k):
+        if k == "steps" and isinstance(saved.get(k), int) and isinstance(new.get(k), int):
+            return new[k] < saved[k]
+        return k not in RESUMABLE and saved.get(k) != new.get(k) and not moved(saved.get(k), new.get(k))
+
+    return [f"{k}: {saved.get(k)!r} -> {new.get(k)!r}" for k in sorted(set(saved) | set(new)) if changed(k)]

@@ -8,11 +8,8 @@ import hashlib
 import json
 import os
 
-from coderl.base.config import (
-    COSMETIC,
-    flatten,
-    leaves,
-)
+from coderl.base.config import flatten, leaves
+from coderl.base.outputs import COSMETIC
 
 # ---------------------------------------------------------------------------------------------------
 # stage state: done, to run, resumable, stale

@@ -60,13 +60,17 @@ def read_record() -> dict:
 
 def generated() -> list[Task]:
     """Every task of `POOL_SPEC`, leaked or not."""
-    from coderl.tasks import load_tasks
+    from coderl.tasks.synthetic import generate, parse_options
 
-    return load_tasks(POOL_SPEC).tasks
+    options = dict(item.split("=") for item in POOL_SPEC.partition(":")[2].split(","))
+    return generate(parse_options(options), "train")[0]
 
 
-def load_pool(options: dict[str, str], spec: str) -> list[Task]:
-    """The pool's tasks for a spec's options: `POOL_SPEC` minus the record's leaked tasks."""
+def load_pool(options: dict[str, str], spec: str, split: str = "all") -> list[Task]:
+    """The pool's tasks for a spec's options: `POOL_SPEC` minus the record's leaked tasks (its split is train)."""
+    if split not in ("all", "train"):
+        raise TaskFormatError(f"task spec {spec!r}: split {split!r}: the pool is training tasks only (its held-out "
+                              "tasks are synthetic:...,split=valid or test)")
     levels, n = parse_options(options)
     tasks, record = generated(), read_record()
     if digest(tasks) != record["pool_digest"]:
@@ -81,29 +85,3 @@ def load_pool(options: dict[str, str], spec: str) -> list[Task]:
         share = n // len(levels) + (i < n % len(levels))
         out += [t for t in kept if t.metadata["level"] == level][:share]
     return out
-
-
-def write_record(run_json: str) -> dict:
-    """The record from a `coderl decontaminate --out` run of `POOL_SPEC` against `AGAINST` (checked)."""
-    from coderl.tasks import load_tasks
-
-    with open(run_json, encoding="utf-8") as f:
-        run = json.load(f)
-    if run["tasks"] != POOL_SPEC or run["against"] != AGAINST.split():
-        raise SystemExit(f"{run_json}: a run of {run['tasks']!r} against {run['against']}, not of the pool "
-                         f"({POOL_SPEC!r} against {AGAINST.split()})")
-    behaviour = run["behaviour"]
-    if behaviour["incomplete"]:
-        raise SystemExit(f"{run_json}: {len(behaviour['incomplete'])} evaluation tasks undecided; run it again")
-    leaked = sorted({t for t, _ in behaviour["leaks"] + behaviour["same"]})
-    evals = [t for s in AGAINST.split() for t in load_tasks(s).tasks]
-    record = {"pool": POOL_SPEC, "against": AGAINST, "pool_digest": digest(generated()),
-              "against_digest": digest(evals), "pairs": behaviour["pairs"], "timeouts": len(behaviour["timeouts"]),
-              "leaked_pairs": len(behaviour["leaks"]) + len(behaviour["same"]), "leaked": leaked,
-              "solved": sorted({e for _, e in behaviour["leaks"] + behaviour["same"]})}
-    with open(RECORD + ".tmp", "w", encoding="utf-8") as f:
-        json.dump(record, f, indent=0)
-        f.write("\n")
-    os.replace(RECORD + ".tmp", RECORD)
-    return record
-

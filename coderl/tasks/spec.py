@@ -32,6 +32,9 @@ Splits: file sources are split by `coderl.tasks.split` (seeded shuffle of the id
 have their own held-out splits of unseen compositions (train / valid / test): the spec's `split=`
 chooses one, else `load_tasks`'s split does (all = the three together); a spec split and a
 different `load_tasks` split other than all is an error.  `load_tasks`'s seed does not apply to them.
+
+Over 400 lines: the grammar is one job, every command's way into the task sources: parsing each source's
+spec, validating its options and dispatching its split in one place keeps the sources' rules side by side.
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ from coderl.tasks.languages_sets import SOURCES as LANGUAGE_SOURCES
 from coderl.tasks.languages_sets import load_language_set, options_of
 from coderl.tasks.mix import load_mix, parse_mix
 from coderl.tasks.pool import load_pool
+from coderl.tasks.pool import parse_options as pool_options
 from coderl.tasks.split import SPLITS, split_tasks
 from coderl.tasks.task_rows import is_task_row, load_task_rows
 from coderl.tasks.types import Task, TaskFormatError
@@ -131,10 +135,8 @@ def parse_task_spec(spec: str) -> TaskSpec:
             corpus_options(options, spec)
             return TaskSpec("corpus", None, options)
         if name == "pool":
-            from coderl.tasks.pool import parse_options
-
             options = _parse_options(spec, rest)
-            _validated(parse_options, options, spec)
+            _validated(pool_options, options, spec)
             return TaskSpec("pool", None, options)
         if name == "math":
             options = _parse_options(spec, rest)
@@ -258,8 +260,6 @@ def load_spec(parsed: TaskSpec, spec: str) -> list[Task]:
         return _load_synthetic(parsed, spec, "all")[0]
     if parsed.source == "corpus":
         return _load_corpus(parsed, spec, "all")[0]
-    if parsed.source == "pool":
-        return load_pool(parsed.options, spec)
     if parsed.source == "math":
         return _load_math(parsed, spec, "all")[0]
     if parsed.source == "mix":
@@ -364,10 +364,7 @@ def _load_tasks(spec: str, split: str, seed: int) -> TaskSet:
         tasks, effective = _load_corpus(parsed, spec, split)
         return TaskSet(tasks=tasks, spec=spec, split=effective, seed=seed)
     if parsed.source == "pool":
-        if split not in ("all", "train"):
-            raise TaskFormatError(f"task spec {spec!r}: split {split!r}: the pool is training tasks only (its "
-                                  "held-out tasks are synthetic:...,split=valid or test)")
-        return TaskSet(tasks=load_pool(parsed.options, spec), spec=spec, split="train", seed=seed)
+        return TaskSet(tasks=load_pool(parsed.options, spec, split), spec=spec, split="train", seed=seed)
     if parsed.source == "math":
         tasks, effective = _load_math(parsed, spec, split)
         return TaskSet(tasks=tasks, spec=spec, split=effective, seed=seed)
