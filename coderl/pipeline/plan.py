@@ -189,6 +189,20 @@ def _check_model(path: str, model: str) -> None:
         raise ConfigError(f"{path}: {exc}") from None
 
 
+def _entry_name(where: str, entry, fields: str, reserved: str, taken, kind: str) -> str:
+    """The `name` of an entry of `evals:` or `rl:`, checked: the entry a mapping of `fields`, the name a directory
+    name other than `reserved` and not `taken` by an earlier `kind`; else one line."""
+    if not isinstance(entry, dict):
+        raise ConfigError(f"{where}: expected a mapping with {fields}")
+    name = entry.get("name")
+    if not isinstance(name, str) or not _NAME.match(name) or name == reserved:
+        raise ConfigError(f"{where}: name={name!r}: expected a directory name (letters, digits, '.', '_', '-'; not "
+                          f"'{reserved}')")
+    if name in taken:
+        raise ConfigError(f"{where}: name={name!r}: used by an earlier {kind} (names must be unique)")
+    return name
+
+
 def _eval_sets(evals: list, eval_values: dict) -> dict[str, tuple[str, dict]]:
     """`evals:`: name -> (where, the `coderl eval` fields of that set over the `eval:` section's values)."""
     from coderl.eval.run import EvalConfig
@@ -196,14 +210,7 @@ def _eval_sets(evals: list, eval_values: dict) -> dict[str, tuple[str, dict]]:
     sets: dict[str, dict] = {}
     for i, entry in enumerate(evals):
         where = f"evals[{i}]"
-        if not isinstance(entry, dict):
-            raise ConfigError(f"{where}: expected a mapping with name and `coderl eval` fields")
-        name = entry.get("name")
-        if not isinstance(name, str) or not _NAME.match(name) or name == "eval":
-            raise ConfigError(f"{where}: name={name!r}: expected a directory name (letters, digits, '.', '_', "
-                              "'-'; not 'eval')")
-        if name in sets:
-            raise ConfigError(f"{where}: name={name!r}: used by an earlier set (names must be unique)")
+        name = _entry_name(where, entry, "name and `coderl eval` fields", "eval", sets, "set")
         fields = {k: v for k, v in entry.items() if k != "name"}
         where = f"{where} ({name})"
         sets[name] = (where, {**eval_values, **_section_values(where, "eval", fields, EvalConfig)})
@@ -251,14 +258,7 @@ def _plan_stages(plan: Plan, eval_fields: dict, sft_fields: dict | None, rl: lis
     names: set[str] = set()
     for i, entry in enumerate(rl):
         where = f"rl[{i}]"
-        if not isinstance(entry, dict):
-            raise ConfigError(f"{where}: expected a mapping with name, method and `coderl train` fields")
-        name = entry.get("name")
-        if not isinstance(name, str) or not _NAME.match(name) or name == "sft":
-            raise ConfigError(f"{where}: name={name!r}: expected a directory name (letters, digits, '.', '_', "
-                              "'-'; not 'sft')")
-        if name in names:
-            raise ConfigError(f"{where}: name={name!r}: used by an earlier run (names must be unique)")
+        name = _entry_name(where, entry, "name, method and `coderl train` fields", "sft", names, "run")
         names.add(name)
         where = f"rl[{i}] ({name})"
         fields = {k: v for k, v in entry.items() if k != "name"}
