@@ -78,6 +78,11 @@ print("FOUND", sorted(found), sorted(sizes))
 '''
 
 
+# The search reads the whole address space: seconds of CPU, more on a loaded machine (it is about what can be
+# read, not how fast)
+ROOMY = Limits(cpu_seconds=30, wall_seconds=300)
+
+
 def _secret():
     return PREFIX + secrets.token_hex(8)
 
@@ -105,7 +110,7 @@ def _clean(result, where):
 
 def test_a_stdin_program_finds_no_expected_output_and_no_other_input(sandbox):
     expected, other_input = _secret(), _secret()
-    request = ExecutionRequest(Mode.PYTHON_SCRIPT, program=_program([expected, other_input]),
+    request = ExecutionRequest(Mode.PYTHON_SCRIPT, program=_program([expected, other_input]), limits=ROOMY,
                                tests=(TestCase("0", "", CheckKind.STDOUT, expected + FILLER),
                                       TestCase("1", other_input, CheckKind.STDOUT, expected + FILLER)))
     result = sandbox.run(request)
@@ -118,14 +123,14 @@ def test_a_command_finds_no_expected_output(sandbox):
     if not os.access(python, os.X_OK):
         pytest.skip(f"no {python} here")
     request = ExecutionRequest(Mode.COMMAND, files={"main.py": _program([expected])}, argv=(python, "main.py"),
-                               tests=(TestCase("0", "", CheckKind.STDOUT, expected + FILLER),), limits=Limits())
+                               tests=(TestCase("0", "", CheckKind.STDOUT, expected + FILLER),), limits=ROOMY)
     _clean(sandbox.run(request), "command")
 
 
 def test_a_function_program_finds_no_test_source_or_expected_value(sandbox):
     in_source, expected = _secret(), _secret()
     program = _program([in_source, expected]) + "\ndef f(x):\n    return x\n"
-    request = ExecutionRequest(Mode.PYTHON_TESTS, program=program, entry_point="f",
+    request = ExecutionRequest(Mode.PYTHON_TESTS, program=program, entry_point="f", limits=ROOMY,
                                tests=(TestCase("0", f"assert candidate(1) == {in_source!r}", CheckKind.ASSERT),
                                       TestCase("1", "candidate(2)", CheckKind.EQUALS, expected)))
     _clean(sandbox.run(request), "python_tests")
