@@ -44,6 +44,9 @@ def _server(check):
     return None
 
 
+@pytest.mark.xfail(reason="open defect (issue 57): on a quiet machine the interrupt was once swallowed -- `coderl check` "
+                          "finished its 2,000 programs and exited 0 (fresh clone, 2026-11-25); under load it passed",
+                   strict=False)
 def test_ctrl_c_interrupts_the_command_and_the_sandbox_stops_quietly():
     many = [*CHECK[:5], "synthetic:level=1,n=2000", *CHECK[6:]]  # too many to finish before the interrupt
     check = subprocess.Popen(many, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
