@@ -1,3 +1,8 @@
+import contextlib
+
+import pytest
+
+from coderl.sandbox.client import Sandbox, SandboxUnavailable
 from coderl.sandbox.types import CheckKind, ExecutionRequest, Limits, Mode, TestCase
 
 ADD_TESTS = (
@@ -25,3 +30,14 @@ OWN_ENTRIES = ("import sys\n"
                "def own_entries(d):\n"
                "    keep = [sys.prefix, sys.base_prefix, sys.exec_prefix, *sys.path]\n"
                "    return [n for n in os.listdir(d) if not any((p + '/').startswith(os.path.join(d, n) + '/') for p in keep)]\n")
+
+
+@contextlib.contextmanager
+def sandbox_at(isolation: str):
+    """A one-worker sandbox at `isolation`; the test is skipped where this machine has no such level."""
+    try:
+        sb = Sandbox(workers=1, isolation=isolation)
+    except SandboxUnavailable:
+        pytest.skip(f"isolation {isolation!r} is not available here")
+    with sb:
+        yield sb

@@ -11,8 +11,9 @@ import sys
 
 import pytest
 
-from coderl.sandbox.client import Sandbox, SandboxUnavailable
 from coderl.sandbox.types import CheckKind, ExecutionRequest, Limits, Mode, TestCase
+
+from .helpers import sandbox_at
 
 PREFIX = "coderl-secret-"
 FILLER = "x" * 40_000  # an expected output this long makes the server capture more than the default 64 KiB
@@ -94,11 +95,7 @@ def _program(tokens):
 
 @pytest.fixture(scope="module", params=["full", "uid", "rlimits"])
 def sandbox(request):
-    try:
-        sb = Sandbox(workers=1, isolation=request.param)
-    except SandboxUnavailable:
-        pytest.skip(f"isolation {request.param!r} is not available here")
-    with sb:
+    with sandbox_at(request.param) as sb:
         yield sb
 
 

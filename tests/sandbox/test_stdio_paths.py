@@ -8,10 +8,9 @@ import shutil
 
 import pytest
 
-from coderl.sandbox.client import Sandbox, SandboxUnavailable
 from coderl.sandbox.types import CheckKind, ExecutionRequest, Limits, Mode, TestCase
 
-from .helpers import make_script_request
+from .helpers import make_script_request, sandbox_at
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="slot uids need root")
 
@@ -32,11 +31,7 @@ LARGE = "1\n" * 40_000  # over the pipe's size: stdin is an unlinked file (a mem
 
 @pytest.fixture(scope="module", params=["full", "uid"])
 def sandbox(request):
-    try:
-        sb = Sandbox(workers=1, isolation=request.param)
-    except SandboxUnavailable:
-        pytest.skip(f"isolation {request.param!r} is not available here")
-    with sb:
+    with sandbox_at(request.param) as sb:
         yield sb
 
 
