@@ -80,6 +80,14 @@ def _optimise(cfg, run, rolled, step) -> tuple[dict, dict]:
     advantages, new_state = step_advantages(
         cfg, rolled, mask, token_rewards, state=run.ledger.advantage_state,
         per_token=lambda: terminal_rewards(rewards, mask) - (kl_reward if kl_reward is not None else 0.0))
+    moving = (advantages.abs() * mask).sum(1) > 0  # [N] rows whose advantage moves the policy
+    counts = {"advantage/mean_abs": float(advantages.abs().sum() / mask.sum().clamp(min=1)),
+              "advantage/nonzero_rows": float(moving.float().mean()),  # of the rows trained on
+              "advantage/updated_rows": float(moving.sum())}  # 0: no group varied, the step taught nothing
+    if not moving.any() and not (cfg.kl.kl_in == "loss" and cfg.kl.kl_beta > 0) and cfg.entropy_coef <= 0:
+        # Every gradient would be zero: no forward or backward (every rank holds the same advantages, so
+        # all skip alike).  The schedule still advances (`end_step`); the optimiser does not step.
+        return {**counts, "train/empty_step": 1.0}, new_state
     policy_loss = POLICY_LOSSES[cfg.loss]
     loss_options = cfg.loss_kwargs(policy_loss)
     agg = cfg.aggregation_kwargs
@@ -114,9 +122,4 @@ def _optimise(cfg, run, rolled, step) -> tuple[dict, dict]:
             return loss, stats
 
         averages.add(run.updater.update(minibatch, mask, piece_loss, width=batch.width))
-    out = {**run.updater.mean(averages.result()), **correction.stats(mask)}
-    out["advantage/mean_abs"] = float(advantages.abs().sum() / mask.sum().clamp(min=1))
-    moving = (advantages.abs() * mask).sum(1) > 0  # [N] rows whose advantage moves the policy
-    out["advantage/nonzero_rows"] = float(moving.float().mean())  # of the rows trained on
-    out["advantage/updated_rows"] = float(moving.sum())  # 0: no group varied, the step taught nothing
-    return out, new_state
+    return {**run.updater.mean(averages.result()), **correction.stats(mask), **counts}, new_state

@@ -90,9 +90,11 @@ def test_fixed_group_sizes_are_unchanged_by_a_map(model_dir, tmp_path, rates_fil
 
 
 def test_a_step_where_no_group_varies_reports_no_row_updated(model_dir, tmp_path):
-    """Every reward equal (0.1, float noise and all) in the first round and in the refill: the step trains on
-    its first round, and its metrics say so -- no row moved, both rounds' rows generated."""
+    """Every reward equal (0.1, float noise and all) in the first round and in the refill: the step keeps its
+    first round, and its metrics say so -- no row moved, both rounds' rows generated -- and runs no forward or
+    backward pass for a gradient that would be zero."""
     cfg = base_config(model_dir, tmp_path / "flat", steps=1, dynamic_sampling=1, algo="grpo")
     m = train(cfg, log=lambda m: None, reward_override=lambda results, samples, tasks: [0.1] * len(samples))
     assert m["advantage/nonzero_rows"] == 0.0 and m["advantage/updated_rows"] == 0.0
     assert m["sampling/kept_groups"] == 0.0 and m["sampling/generated_rows"] == 12.0  # 2 rounds x 2 x 3
+    assert m["train/empty_step"] == 1.0 and "loss/total" not in m and m.get("time/forward", 0.0) == 0.0
