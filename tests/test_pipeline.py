@@ -605,3 +605,8 @@ def test_a_stage_whose_training_tasks_solve_evaluation_tasks_is_refused_before_a
     os.makedirs(plan.out, exist_ok=True)
     rows = record_overlap(plan, log=lambda m: None)
     assert [(r["stage"], r["solved"]) for r in rows] == [("rl/grpo", [])]
+    # a run that never evaluates during training (no eval_steps) has no selection set to leak into, whatever its
+    # eval_tasks default (corpus@valid, which the pool is not decontaminated against: make demo's case)
+    config.write_text(text.replace(f"    tasks: {TASKS}", "    tasks: pool:n=400").replace("    eval_tasks: null\n", ""))
+    rows = record_overlap(load_plan(str(config)), log=lambda m: None)
+    assert [(r["stage"], r["eval_tasks"], r["solved"]) for r in rows] == [("rl/grpo", "easy", [])]

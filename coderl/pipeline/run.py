@@ -107,7 +107,7 @@ def _run_stages(plan: Plan, log) -> None:
 
 def record_overlap(plan: Plan, log) -> list[dict]:
     """Which evaluation tasks each training stage's tasks solve by behaviour (`coderl.eval.decontaminate`): every
-    evaluation set's (`eval:` and `evals:`), and an RL run's own selection tasks (`eval_tasks`).  A stage whose
+    evaluation set's (`eval:` and `evals:`), and an RL run's own selection tasks (`eval_tasks`, where `eval_steps` > 0).  A stage whose
     training tasks solve any of them is refused in one line before anything runs (issue 55: a leak pays the
     policy for an answer it was shown), unless the config sets `allow_eval_overlap: true`; then it is a
     warning.  OUT/overlap.json has a row per stage and set (the report shows them and reports each set also
@@ -127,7 +127,8 @@ def record_overlap(plan: Plan, log) -> list[dict]:
             if stage.kind not in ("sft", "rl"):
                 continue
             spec, split, train = training_tasks(stage)  # a pairs file (SFT) has no tasks: nothing to run
-            held = getattr(getattr(stage.config, "eval", None), "eval_tasks", None)
+            evaluation = getattr(stage.config, "eval", None)  # an RL run's own selection, when it evaluates at all
+            held = evaluation.eval_tasks if evaluation is not None and evaluation.eval_steps > 0 else None
             against = {t.task_id: t for _, tasks in sets for t in tasks}
             selection = load_tasks(held).tasks if held else []
             against.update({t.task_id: t for t in selection})
@@ -154,7 +155,8 @@ def record_overlap(plan: Plan, log) -> list[dict]:
                                 f"evaluation and selection tasks by behaviour (e.g. {example[0]} solves {example[1]}; "
                                 f"coderl decontaminate --tasks '{spec}' --against '{specs}')")
     if refusals and not plan.allow_eval_overlap:
-        raise ConfigError(refusals[0] + ": train on tasks that solve none (e.g. tasks: pool), or set "
+        raise ConfigError(refusals[0] + ": train on tasks that solve none (tasks: pool is decontaminated against easy, "
+                          "humaneval@test and the synthetic held-out splits), evaluate on other tasks, or set "
                           "allow_eval_overlap: true to compare on a set the training touches")
     for message in refusals:
         log(f"warning: {message}; its evaluation is not fully held out (allow_eval_overlap: true)")
