@@ -84,7 +84,7 @@ def prepare_run(cfg: TrainConfig, log, ranks: Ranks | None = None) -> tuple[str 
                           "on several machines --out must be a shared file system")
     ranks.wait()  # every rank has checked the run directory before rank 0 writes into it
     if cfg.resume:
-        check_resume(cfg, ckpt, log)
+        check_resume(cfg, ckpt)
     if cfg.resume and ckpt is None:
         log(f"--resume: no checkpoint in {cfg.out}/checkpoints; starting from step 0")
     if ranks.is_main and not ckpt:  # a resumed run's config.yaml stays the record of its steps
@@ -96,18 +96,15 @@ def prepare_run(cfg: TrainConfig, log, ranks: Ranks | None = None) -> tuple[str 
     return ckpt, tasks
 
 
-def check_resume(cfg: TrainConfig, ckpt: str | None, log) -> None:
+def check_resume(cfg: TrainConfig, ckpt: str | None) -> None:
     """`--resume` continues a run: one in --out (its config.yaml), with the settings its checkpoint was made with
-    (`resume_conflicts`); more --steps than before are taken, and said."""
+    (`resume_conflicts`); more --steps than before are taken (the ledger says so and records it)."""
     path = os.path.join(cfg.out, "config.yaml")
     if not os.path.isfile(path):
         raise ConfigError(f"--resume: --out {cfg.out} holds no run (no config.yaml); drop --resume to start one, "
                           "or check --out")
     saved = read_yaml_mapping(path, empty={}, expected="a run's settings")
     conflicts = resume_conflicts(saved, cfg.to_dict())
-    if ckpt and saved.get("steps") != cfg.steps and not conflicts:
-        log(f"--resume: --steps {saved.get('steps')} -> {cfg.steps} (the learning-rate schedule continues as the "
-            f"checkpoint left it; {path} keeps the run's first settings)")
     if ckpt and conflicts:
         raise ConfigError(f"--resume: {', '.join(conflicts)} (changed since {path}: they change what the run "
                           "computed or samples); resume with the run's own settings, or start a new run")
