@@ -72,6 +72,31 @@ def test_compare_table_and_plot(model_dir, tmp_path):
     text = run_compare(CompareConfig(runs=[str(tmp_path / "a"), str(tmp_path / "b")], out=str(tmp_path / "cmp")))
     assert "| `tiny` | base |" in text and "| `tiny-again` | GRPO |" in text
     assert (tmp_path / "cmp.png").stat().st_size > 1000
+    from coderl.base.config import ConfigError
+    from coderl.eval import compare
+
+    again = CompareConfig(runs=[str(tmp_path / "a"), str(tmp_path / "b")], out=str(tmp_path / "cmp"))
+    with pytest.raises(ConfigError, match=r"already holds .*cmp.md, .*cmp.png; pass --overwrite"):
+        run_compare(again)
+    with pytest.raises(ConfigError, match="is --exclude"):  # an output that is an input: refused, untouched
+        run_compare(CompareConfig(runs=[str(tmp_path / "a")], out=str(tmp_path / "x"), exclude=str(tmp_path / "x.md"),
+                                  overwrite=True))
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}
+
+    def broken(summaries, path):
+        open(path, "w").write("half a plot")
+        raise KeyboardInterrupt
+
+    compare_plot, compare.plot = compare.plot, broken
+    try:  # a failed comparison leaves the earlier one, and no folder it made
+        for out in (tmp_path / "cmp", tmp_path / "new" / "cmp"):
+            with pytest.raises(KeyboardInterrupt):
+                run_compare(CompareConfig(runs=again.runs, out=str(out), overwrite=True))
+    finally:
+        compare.plot = compare_plot
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == before
+    assert not (tmp_path / "new").exists()
+    run_compare(CompareConfig(runs=again.runs, out=str(tmp_path / "cmp"), overwrite=True))
 
 
 def test_greedy_with_several_samples_is_rejected(model_dir, tmp_path):
