@@ -1,12 +1,17 @@
 """The `coderl` command line.  Each sub-command is one dataclass config; its field docs are the --help.
 
 Start-up stays light: sub-commands import their modules lazily, and `coderl check` never imports torch.
+
+Ctrl-C (SIGINT) and SIGTERM stop a command the same way: an exception where it is, so that what it was
+writing is cleaned up (base/outputs.py), then one line ("interrupted", "terminated") and exit 130 or 143.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
 
 from coderl.base.config import ConfigError, add_arguments, from_args, yaml_only
@@ -213,6 +218,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the command is: it unwinds as after Ctrl-C."""
+
+
+@contextlib.contextmanager
+def _sigterm_unwinds():
+    """SIGTERM raises `Terminated` while the block runs (main thread only; the previous handler after)."""
+    def terminated(signum, frame):
+        raise Terminated
+
+    try:
+        before = signal.signal(signal.SIGTERM, terminated)
+    except ValueError:  # not the main thread: signals are not ours to take
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
 def main(argv: list[str] | None = None) -> int:
     from coderl.models.hub import quiet_library_warnings
     from coderl.sandbox.client import SandboxUnavailable
@@ -224,14 +250,18 @@ def main(argv: list[str] | None = None) -> int:
     ns = parser.parse_args(argv)
     ns.argv = argv
     try:
-        if ns.command not in ("train", "sft") and int(os.environ.get("WORLD_SIZE", "1")) > 1:
-            raise ConfigError(f"runs on one process (WORLD_SIZE is {os.environ['WORLD_SIZE']}); under accelerate "
-                              "launch only `coderl train` and `coderl sft` share work across processes "
-                              "(docs/scaling.md)")
-        return _run_skipping(ns) if getattr(ns, "skip_bad_rows", False) else ns.func(ns)
+        with _sigterm_unwinds():
+            if ns.command not in ("train", "sft") and int(os.environ.get("WORLD_SIZE", "1")) > 1:
+                raise ConfigError(f"runs on one process (WORLD_SIZE is {os.environ['WORLD_SIZE']}); under accelerate "
+                                  "launch only `coderl train` and `coderl sft` share work across processes "
+                                  "(docs/scaling.md)")
+            return _run_skipping(ns) if getattr(ns, "skip_bad_rows", False) else ns.func(ns)
     except (ConfigError, TaskFormatError, SandboxUnavailable) as exc:
         print(f"coderl {ns.command}: error: {exc}", file=sys.stderr)
         return 2
+    except Terminated:
+        print("terminated", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
