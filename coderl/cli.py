@@ -88,17 +88,19 @@ def _cmd_train(ns: argparse.Namespace) -> int:
 
 
 def _cmd_sft(ns: argparse.Namespace) -> int:
+    from coderl.base.config import load_config
     from coderl.train.distributed import is_main_process
     from coderl.train.sft import SFTConfig, sft
 
-    cfg = from_args(SFTConfig, ns)
+    saved = os.path.join(ns.out or "", "config.yaml")  # --resume: the run's own settings, unless given
+    cfg = load_config(SFTConfig, ns, ns.parser, ns.argv, saved if ns.resume and os.path.isfile(saved) else None)
     result = sft(cfg)
     if not is_main_process():  # under `accelerate launch` rank 0 reports
         return 0
     print(f"done: {result.steps} optimizer steps, {result.examples_seen} examples seen ({result.examples} kept) "
           f"in {cfg.out}; "
-          f"last sft/loss {result.metrics['sft/loss']:.4f}; "
-          f"{'model' if cfg.lora.full else 'adapter'}: {result.adapter} "
+          + (f"last sft/loss {result.metrics['sft/loss']:.4f}; " if result.metrics else "")  # resumed when finished
+          + f"{'model' if cfg.lora.full else 'adapter'}: {result.adapter} "
           f"(= {result.checkpoint}; use it as --model)")
     return 0
 
@@ -197,7 +199,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("sft", help="supervised fine-tuning on reference solutions, prompt masked (LoRA/QLoRA)",
                        description=SFTConfig.__doc__)
     add_arguments(p, SFTConfig)
-    p.set_defaults(func=_cmd_sft)
+    p.set_defaults(func=_cmd_sft, parser=p)
     _add_skip_bad_rows(p)
     from coderl.integrations.export import ExportConfig
 

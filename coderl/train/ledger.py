@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import torch
 
 from coderl.train.async_rollouts import STALENESS_FILE
-from coderl.train.checkpoint import load_trainer_state, save_checkpoint, set_rng_state, truncate_metrics
+from coderl.train.checkpoint import restore, save_checkpoint, truncate_metrics
 from coderl.train.distributed import Ranks
 from coderl.train.policy import Policy, save_policy
 from coderl.train.selection import Selection, save_best
@@ -45,10 +45,7 @@ class Resumed:
         the rest as a record."""
         if not checkpoint:
             return cls()
-        state = load_trainer_state(checkpoint)
-        updater.load_state_dict(state)
-        set_rng_state(state["rng"])
-        log(f"resumed from {checkpoint} at step {state['step']}")
+        state = restore(checkpoint, updater, log)
         return cls(state["step"], state["advantage_state"], state.get("selection", {}), state.get("curriculum") or {},
                    checkpoint, state.get("steps"))
 
