@@ -143,12 +143,19 @@ def run_eval(cfg: EvalConfig, *, loaded=None, log=print) -> dict:
     taskset = load_tasks(cfg.tasks, split=cfg.split, seed=cfg.seed)
     tasks = taskset.tasks[: cfg.limit] if cfg.limit else taskset.tasks
     # a failure leaves nothing it made but the engine's log of it and the finished chunks (for --resume)
-    with leave_nothing(cfg.out, keep=lambda d: os.path.exists(os.path.join(d, ENGINE_LOG))
-                       or os.path.exists(partial) and bool(read_chunks(partial)[1])):
+    with leave_nothing(cfg.out, keep=lambda d: os.path.exists(os.path.join(d, ENGINE_LOG)) or _resumable(partial)):
         summary = _load_and_evaluate(cfg, taskset, tasks, loaded, resumed, log)
     if os.path.exists(partial):
         os.remove(partial)
     return summary
+
+
+def _resumable(partial: str) -> bool:
+    """Whether an evaluation that failed left finished chunks in `partial` (kept for --resume)."""
+    try:
+        return os.path.exists(partial) and bool(read_chunks(partial)[1])
+    except ConfigError:
+        return False
 
 
 def _load_and_evaluate(cfg, taskset, tasks, loaded, resumed, log) -> dict:

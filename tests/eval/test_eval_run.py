@@ -168,7 +168,8 @@ def test_a_failed_evaluation_leaves_nothing_it_made(model_dir, tmp_path, monkeyp
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("sampling", [{}, {"samples": 2, "temperature": 1.0, "seed": 5}], ids=["greedy", "sampled"])
+@pytest.mark.parametrize("sampling", [{}, {"dtype": "bfloat16"}, {"samples": 2, "temperature": 1.0, "seed": 5}],
+                         ids=["greedy", "greedy-bf16", "sampled"])
 def test_an_interrupted_evaluation_resumes_to_the_uninterrupted_one(model_dir, tmp_path, monkeypatch, sampling):
     """Ctrl-C while the third chunk generates keeps the finished chunks in samples.jsonl.partial (and only that);
     a kill that cut its last line short loses that line only; --resume regenerates the rest chunk by chunk with
