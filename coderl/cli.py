@@ -47,9 +47,14 @@ def _cmd_decontaminate(ns: argparse.Namespace) -> int:
 
 
 def _cmd_eval(ns: argparse.Namespace) -> int:
+    from coderl.base.config import explicit_fields
+    from coderl.eval.chunks import PARTIAL, read_chunks
     from coderl.eval.run import EvalConfig, format_summary, main_log, run_eval
 
-    cfg = from_args(EvalConfig, ns)
+    partial = os.path.join(ns.out or "", PARTIAL)  # --resume: the interrupted evaluation's settings, unless given
+    saved = read_chunks(partial)[0].get("config", {}) if ns.resume and os.path.isfile(partial) else {}
+    given = explicit_fields(ns.parser, ns.argv) | {"overwrite"}
+    cfg = from_args(EvalConfig, ns, {k: v for k, v in saved.items() if k not in given})
     summary = run_eval(cfg, log=main_log)
     print(format_summary(summary))
     print(f"run directory: {cfg.out}")
@@ -170,7 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("eval", help="generate completions with a model, check them, report pass@k and length",
                        description=EvalConfig.__doc__)
     add_arguments(p, EvalConfig)
-    p.set_defaults(func=_cmd_eval)
+    p.set_defaults(func=_cmd_eval, parser=p)
     _add_skip_bad_rows(p)
     from coderl.eval.leak_report import DecontaminateConfig
 

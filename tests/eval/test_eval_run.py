@@ -172,8 +172,9 @@ def test_a_failed_evaluation_leaves_nothing_it_made(model_dir, tmp_path, monkeyp
                          ids=["greedy", "greedy-bf16", "sampled"])
 def test_an_interrupted_evaluation_resumes_to_the_uninterrupted_one(model_dir, tmp_path, monkeypatch, sampling):
     """Ctrl-C while the third chunk generates keeps the finished chunks in samples.jsonl.partial (and only that);
-    a kill that cut its last line short loses that line only; --resume regenerates the rest chunk by chunk with
-    the rows and seeds of the uninterrupted run, which it then equals sample for sample."""
+    a kill that cut its last line short loses that line only; --resume (refused with a changed setting; on the
+    command line the interrupted run's settings, unless given) regenerates the rest chunk by chunk with the rows
+    and seeds of the uninterrupted run, which it then equals sample for sample."""
     import coderl.rollout.hf as hf
 
     kw = dict(batch_size=sampling.get("samples", 1), **sampling)  # one task a chunk: 3 chunks
@@ -200,7 +201,7 @@ def test_an_interrupted_evaluation_resumes_to_the_uninterrupted_one(model_dir, t
             "--max-new-tokens", "8", "--workers", "2"] + [f"--{k.replace('_', '-')}={v}" for k, v in kw.items()]
     assert main(args) == 2  # without --resume: refused, kept
     assert main(args + ["--resume", "--max-new-tokens", "9"]) == 2 and partial.exists()
-    assert main(args + ["--resume", "--label", "resumed"]) == 0
+    assert main(["eval", "--out", str(tmp_path / "cut"), "--resume", "--label", "resumed"]) == 0  # its own settings
     strip = [[{k: v for k, v in r.items() if k not in TIMING} for r in _rows(tmp_path / d)] for d in ("whole", "cut")]
     assert strip[0] == strip[1]
     assert sorted(p.name for p in (tmp_path / "cut").iterdir()) == ["results.md", "samples.jsonl", "summary.json"]
