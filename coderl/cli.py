@@ -104,8 +104,8 @@ def _cmd_sft(ns: argparse.Namespace) -> int:
         return 0
     print(f"done: {result.steps} optimizer steps, {result.examples_seen} examples seen ({result.examples} kept) "
           f"in {cfg.out}; "
-          + (f"last sft/loss {result.metrics['sft/loss']:.4f}; " if result.metrics else "")  # resumed when finished
-          + f"{'model' if cfg.lora.full else 'adapter'}: {result.adapter} "
+          f"last sft/loss {result.metrics['sft/loss']:.4f}; "
+          f"{'model' if cfg.lora.full else 'adapter'}: {result.adapter} "
           f"(= {result.checkpoint}; use it as --model)")
     return 0
 

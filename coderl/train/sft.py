@@ -176,7 +176,7 @@ def _sft(cfg: SFTConfig, ranks, tasks, data_description: str, ckpt: str | None, 
     from coderl.models import trainable_ratio
     from coderl.train.checkpoint import checkpoint_dir, final_copy, restore, save_checkpoint, truncate_metrics
     from coderl.train.sft_data import build_examples, collate, end_token, generation_stop_ids
-    from coderl.train.tracking import SilentTracker, Tracker
+    from coderl.train.tracking import SilentTracker, Tracker, read_metrics
     from coderl.train.updater import Updater, trainable_parameters
 
     if ranks.is_main and not ckpt:  # a resumed run's config.yaml stays the record of its steps
@@ -247,7 +247,7 @@ def _sft(cfg: SFTConfig, ranks, tasks, data_description: str, ckpt: str | None, 
                                            "step": done, "examples_seen": seen})
         return checkpoint_dir(cfg.out, done)
 
-    metrics: dict = {}
+    metrics: dict = read_metrics(cfg.out)[-1] if ckpt and ranks.is_main else {}  # the last step's, until one runs
     seen = state["examples_seen"]
     checkpoint = ckpt or ""
     model.train()  # LoRA dropout (and the model's own, if any) on
