@@ -1,12 +1,17 @@
 """The `coderl` command line.  Each sub-command is one dataclass config; its field docs are the --help.
 
 Start-up stays light: sub-commands import their modules lazily, and `coderl check` never imports torch.
+
+Ctrl-C (SIGINT) and SIGTERM stop a command the same way: an exception where it is, so that what it was
+writing is cleaned up (base/outputs.py), then one line ("interrupted", "terminated") and exit 130 or 143.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import signal
 import sys
 
 from coderl.base.config import ConfigError, add_arguments, from_args, yaml_only
@@ -42,9 +47,14 @@ def _cmd_decontaminate(ns: argparse.Namespace) -> int:
 
 
 def _cmd_eval(ns: argparse.Namespace) -> int:
+    from coderl.base.config import explicit_fields
+    from coderl.eval.chunks import PARTIAL, read_chunks
     from coderl.eval.run import EvalConfig, format_summary, main_log, run_eval
 
-    cfg = from_args(EvalConfig, ns)
+    partial = os.path.join(ns.out or "", PARTIAL)  # --resume: the interrupted evaluation's settings, unless given
+    saved = read_chunks(partial)[0].get("config", {}) if ns.resume and os.path.isfile(partial) else {}
+    given = explicit_fields(ns.parser, ns.argv) | {"overwrite"}
+    cfg = from_args(EvalConfig, ns, {k: v for k, v in saved.items() if k not in given})
     summary = run_eval(cfg, log=main_log)
     print(format_summary(summary))
     print(f"run directory: {cfg.out}")
@@ -83,10 +93,12 @@ def _cmd_train(ns: argparse.Namespace) -> int:
 
 
 def _cmd_sft(ns: argparse.Namespace) -> int:
+    from coderl.base.config import load_config
     from coderl.train.distributed import is_main_process
     from coderl.train.sft import SFTConfig, sft
 
-    cfg = from_args(SFTConfig, ns)
+    saved = os.path.join(ns.out or "", "config.yaml")  # --resume: the run's own settings, unless given
+    cfg = load_config(SFTConfig, ns, ns.parser, ns.argv, saved if ns.resume and os.path.isfile(saved) else None)
     result = sft(cfg)
     if not is_main_process():  # under `accelerate launch` rank 0 reports
         return 0
@@ -163,7 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("eval", help="generate completions with a model, check them, report pass@k and length",
                        description=EvalConfig.__doc__)
     add_arguments(p, EvalConfig)
-    p.set_defaults(func=_cmd_eval)
+    p.set_defaults(func=_cmd_eval, parser=p)
     _add_skip_bad_rows(p)
     from coderl.eval.leak_report import DecontaminateConfig
 
@@ -192,7 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("sft", help="supervised fine-tuning on reference solutions, prompt masked (LoRA/QLoRA)",
                        description=SFTConfig.__doc__)
     add_arguments(p, SFTConfig)
-    p.set_defaults(func=_cmd_sft)
+    p.set_defaults(func=_cmd_sft, parser=p)
     _add_skip_bad_rows(p)
     from coderl.integrations.export import ExportConfig
 
@@ -213,6 +225,27 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where the command is: it unwinds as after Ctrl-C."""
+
+
+@contextlib.contextmanager
+def _sigterm_unwinds():
+    """SIGTERM raises `Terminated` while the block runs (main thread only; the previous handler after)."""
+    def terminated(signum, frame):
+        raise Terminated
+
+    try:
+        before = signal.signal(signal.SIGTERM, terminated)
+    except ValueError:  # not the main thread: signals are not ours to take
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
+
+
 def main(argv: list[str] | None = None) -> int:
     from coderl.models.hub import quiet_library_warnings
     from coderl.sandbox.client import SandboxUnavailable
@@ -224,14 +257,18 @@ def main(argv: list[str] | None = None) -> int:
     ns = parser.parse_args(argv)
     ns.argv = argv
     try:
-        if ns.command not in ("train", "sft") and int(os.environ.get("WORLD_SIZE", "1")) > 1:
-            raise ConfigError(f"runs on one process (WORLD_SIZE is {os.environ['WORLD_SIZE']}); under accelerate "
-                              "launch only `coderl train` and `coderl sft` share work across processes "
-                              "(docs/scaling.md)")
-        return _run_skipping(ns) if getattr(ns, "skip_bad_rows", False) else ns.func(ns)
+        with _sigterm_unwinds():
+            if ns.command not in ("train", "sft") and int(os.environ.get("WORLD_SIZE", "1")) > 1:
+                raise ConfigError(f"runs on one process (WORLD_SIZE is {os.environ['WORLD_SIZE']}); under accelerate "
+                                  "launch only `coderl train` and `coderl sft` share work across processes "
+                                  "(docs/scaling.md)")
+            return _run_skipping(ns) if getattr(ns, "skip_bad_rows", False) else ns.func(ns)
     except (ConfigError, TaskFormatError, SandboxUnavailable) as exc:
         print(f"coderl {ns.command}: error: {exc}", file=sys.stderr)
         return 2
+    except Terminated:
+        print("terminated", file=sys.stderr)
+        return 143
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -254,6 +254,44 @@ def test_interrupted_rl_run_resumes(finished, tmp_path, capsys):
     assert (moved / "eval" / "grpo" / "summary.json").is_file()
 
 
+def test_interrupted_evaluation_and_sft_stages_resume(model_dir, tmp_path, capsys, monkeypatch):
+    """Ctrl-C in the base evaluation's third chunk, then in SFT's second step: each stage goes on from what it
+    kept (the finished chunk, the step-1 checkpoint) instead of starting again."""
+    import coderl.rollout.hf as hf
+    import coderl.train.sft as sft_module
+
+    config = tmp_path / "pipeline.yaml"
+    text = pipeline_yaml(model_dir, tmp_path / "out").split("rl:")[0]  # no RL
+    config.write_text(text.replace("  workers: 2\n", "  workers: 2\n  limit: 3\n  batch_size: 1\n", 1)
+                      .replace("  limit: 2\n", "", 1).replace("  progress: false\n", "  progress: false\n  save_steps: 1\n", 1))
+
+    def fail_on(module, name, call):
+        real, calls = getattr(module, name), []
+
+        def wrapper(*args, **kwargs):
+            calls.append(1)
+            if len(calls) == call:
+                raise KeyboardInterrupt
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(module, name, wrapper)
+
+    fail_on(hf, "generate", 3)
+    assert main(["pipeline", "--config", str(config)]) == 130
+    monkeypatch.undo()
+    assert (tmp_path / "out" / "base-eval" / "samples.jsonl.partial").is_file()
+    fail_on(sft_module, "token_loss_sum", 2)
+    assert main(["pipeline", "--config", str(config)]) == 130
+    monkeypatch.undo()
+    assert "--resume: 1/3 tasks kept" in capsys.readouterr().err
+    assert main(["pipeline", "--config", str(config)]) == 0
+    err = capsys.readouterr().err
+    assert "checkpoints/step-1 at step 1" in err and "--resume" not in err, err[-3000:]
+    rows = [json.loads(line) for line in open(tmp_path / "out" / "sft" / "metrics.jsonl")]
+    assert [r["step"] for r in rows] == [1, 2]
+    assert len(open(tmp_path / "out" / "base-eval" / "samples.jsonl").readlines()) == 3
+
+
 def test_edited_config_is_refused_with_one_line(finished, model_dir, tmp_path, capsys):
     _, out = finished
     edited = tmp_path / "edited.yaml"

@@ -6,6 +6,8 @@
                                             finished outputs already there: one line naming them and
                                             --overwrite (and --resume where the command has it)
     with atomic(path) as f: ...             a finished file: written to PATH.tmp, renamed PATH when complete
+    with finished(*paths) as tmps: ...      several finished files or folders, written (by any writer) to
+                                            PATH.tmp and renamed together when the block completes
     write_json(path, obj), write_yaml(path, obj)
     with stream(path) as f: ...             lines go to PATH.partial, renamed PATH when the block completes;
                                             a failure removes it (`keep=True`: kept, for a resume to read)
@@ -82,6 +84,32 @@ def write_yaml(path: str, obj: dict) -> None:
 
 
 @contextlib.contextmanager
+def finished(*paths: str):
+    """The temporary names (PATH.tmp) under which the block writes `paths` (files, or folders), renamed to `paths`
+    (replacing what is there) once it completes.  The missing folders they go in are made; a failure removes them
+    and the temporary names, and leaves what `paths` held before."""
+    tmps = [path + ".tmp" for path in paths]
+    with contextlib.ExitStack() as made:
+        for parent in dict.fromkeys(os.path.dirname(os.path.abspath(path)) for path in paths):
+            made.enter_context(leave_nothing(parent, own=False))
+        try:
+            yield tmps
+            for tmp, path in zip(tmps, paths):
+                if os.path.isdir(path) and not os.path.islink(path):  # a folder is not replaced by a rename
+                    shutil.rmtree(path)
+                os.replace(tmp, path)
+        except BaseException:
+            for tmp in tmps:
+                shutil.rmtree(tmp, ignore_errors=True) if os.path.isdir(tmp) else _remove(tmp)
+            raise
+
+
+def _remove(path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.remove(path)
+
+
+@contextlib.contextmanager
 def stream(path: str, *, keep: bool = False, append: bool = False):
     """A file object for a stream of lines: they go to PATH.partial, renamed PATH when the block completes.  A
     failure (an exception, Ctrl-C) removes PATH.partial, or with `keep` leaves it for a resume to read
@@ -128,10 +156,11 @@ def leave_nothing(directory: str, *, own: bool = True, keep=lambda directory: Fa
 
 
 # Fields that change nothing a run computes: the pipeline's stale check ignores them, and `train --resume` takes
-# them changed, with those of RESUMABLE (where and how often it reports, where it runs and where its directory is).
+# them changed, with those of RESUMABLE (where and how often it reports, where it runs and where its directory is,
+# an evaluation's names in tables); `eval --resume` takes the same.
 COSMETIC = ("progress", "workers", "log_with", "resume", "overwrite", "shared_prompt")
 RESUMABLE = (*COSMETIC, "out", "config", "save_steps", "eval_steps", "log_kl", "device", "deterministic",
-             "check_overlap")
+             "check_overlap", "label", "method")
 
 
 def resume_conflicts(saved: dict, new: dict) -> list[str]:

@@ -19,6 +19,7 @@ import os
 from dataclasses import dataclass
 
 from coderl.base.config import ConfigError, option, require
+from coderl.base.outputs import finished, refuse_existing, refuse_inputs
 from coderl.eval.passk import summarize
 from coderl.eval.render import diff_table, md_table, pass_at_k_text
 from coderl.eval.stats import paired_bootstrap_ci
@@ -34,6 +35,7 @@ class CompareConfig:
     runs: list[str] = option(help="run directories written by `coderl eval`; the first is the baseline of the "
                              "paired differences", positional=True)
     out: str = option("compare", "output prefix: writes OUT.md and OUT.png")
+    overwrite: bool = option(False, "replace an earlier comparison's OUT.md and OUT.png (refused without it)")
     plot: bool = option(True, "write the PNG (needs matplotlib)")
     exclude: str | None = option(None, "file of task ids (one a line, # comments) to leave out of a second set of "
                                  "paired differences, e.g. the tasks a training reference solves; a pipeline's "
@@ -152,11 +154,16 @@ def plot(summaries: list[dict], path: str) -> None:
     ax.grid(alpha=0.3)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), fontsize=8, frameon=False)
     fig.tight_layout()
-    fig.savefig(path, bbox_inches="tight")
+    fig.savefig(path, bbox_inches="tight", format="png")
     plt.close(fig)
 
 
 def run_compare(cfg: CompareConfig) -> str:
+    """The comparison's Markdown, written to OUT.md (and the plot to OUT.png) whole, together, or not at all."""
+    paths = [cfg.out + ".md", *([cfg.out + ".png"] if cfg.plot else [])]
+    refuse_inputs({"--out": paths}, [("RUN_DIR", os.path.join(d, name)) for d in cfg.runs
+                                     for name in ("summary.json", "samples.jsonl")] + [("--exclude", cfg.exclude)])
+    refuse_existing("--out", cfg.out, [p for p in paths if os.path.exists(p)], overwrite=cfg.overwrite)
     summaries = [load_summary(d) for d in cfg.runs]
     text = table(summaries)
     exclude = read_task_ids(cfg.exclude) if cfg.exclude else None
@@ -170,10 +177,9 @@ def run_compare(cfg: CompareConfig) -> str:
         text += (f"\nPaired differences against `{summaries[0]['label']}` (95% paired-bootstrap intervals over "
                  f"clusters of tasks, {RESAMPLES} resamples, seed 0):\n\n"
                  + "\n".join(md_table(*diff_table(diffs))) + "\n")
-    if os.path.dirname(cfg.out):
-        os.makedirs(os.path.dirname(cfg.out), exist_ok=True)
-    with open(cfg.out + ".md", "w", encoding="utf-8") as f:
-        f.write(text)
-    if cfg.plot:
-        plot(summaries, cfg.out + ".png")
+    with finished(*paths) as tmps:
+        with open(tmps[0], "w", encoding="utf-8") as f:
+            f.write(text)
+        if cfg.plot:
+            plot(summaries, tmps[1])
     return text

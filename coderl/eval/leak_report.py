@@ -13,10 +13,11 @@ import time
 from dataclasses import asdict, dataclass
 
 from coderl.base.config import option, require, section
+from coderl.base.outputs import finished, refuse_existing, refuse_inputs
 from coderl.eval.decontaminate import Decontamination, behaviour_leaks, ngram_overlap
 from coderl.sandbox.config import SandboxConfig
 from coderl.tasks import load_tasks
-from coderl.tasks.spec import open_sandbox
+from coderl.tasks.spec import open_sandbox, task_files
 
 EVAL_SETS = ("easy humaneval@test synthetic:level=1,split=test synthetic:level=2,split=test "
              "synthetic:level=3,split=test")
@@ -30,6 +31,7 @@ class DecontaminateConfig:
     tasks: str = option("corpus", "training task spec (its tasks need reference solutions)")
     against: str = option(EVAL_SETS, "evaluation task specs, separated by spaces")
     out: str | None = option(None, "write OUT.md (report) and OUT.json (every leak and overlap)")
+    overwrite: bool = option(False, "replace an earlier report's OUT.md and OUT.json (refused without it)")
     ngram: str = option("8,13", "n-gram sizes of the overlap report (comma-separated)")
     sandbox: SandboxConfig = section(SandboxConfig)
 
@@ -45,6 +47,10 @@ class DecontaminateConfig:
 
 
 def run_decontaminate(cfg: DecontaminateConfig) -> tuple[Decontamination, str, dict]:
+    paths = [cfg.out + ".md", cfg.out + ".json"] if cfg.out else []
+    refuse_inputs({"--out": paths}, [(flag, path) for flag, spec in (("--tasks", cfg.tasks), ("--against", cfg.against))
+                                     for part in spec.split() for path in task_files(part)])
+    refuse_existing("--out", cfg.out, [p for p in paths if os.path.exists(p)], overwrite=cfg.overwrite)
     train = load_tasks(cfg.tasks).tasks
     sets = {spec: load_tasks(spec).tasks for spec in cfg.against.split()}
     evals = [t for tasks in sets.values() for t in tasks]
@@ -57,13 +63,10 @@ def run_decontaminate(cfg: DecontaminateConfig) -> tuple[Decontamination, str, d
     data = {"tasks": cfg.tasks, "against": list(sets), "behaviour": report.to_dict(),
             "ngram": {str(n): {spec: [asdict(o) for o in rows] for spec, rows in per.items()}
                       for n, per in overlaps.items()}}
-    if cfg.out:
-        if os.path.dirname(cfg.out):
-            os.makedirs(os.path.dirname(cfg.out), exist_ok=True)
-        with open(cfg.out + ".md", "w", encoding="utf-8") as f:
-            f.write(text)
-        with open(cfg.out + ".json", "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=1)
+    with finished(*paths) as tmps:  # both whole, or neither
+        for tmp, content in zip(tmps, (text, json.dumps(data, indent=1))):
+            with open(tmp, "w", encoding="utf-8") as f:
+                f.write(content)
     return report, text, data
 
 

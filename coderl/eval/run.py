@@ -13,6 +13,10 @@ RUN_DIR gets:
                   `task_clusters`), greedy pass@1, average generated tokens, statuses, tamper, timings, config
   results.md      the summary as a Markdown table, then one row per task
 
+While it runs, each finished chunk of tasks is appended to samples.jsonl.partial; `--resume` keeps those
+chunks and generates the rest as the uninterrupted run would (`eval/chunks.py`).  The partial file goes
+once the finished outputs are written.
+
 `--turns N` (N > 1) runs repair episodes instead (`coderl.rollout.repair`, docs/repair.md): pass@k is
 then the last answer's on the hidden tests, summary.json gains a `repair` block (pass@1 after each
 turn, with its interval; turns used; feedback tokens; tasks without hidden tests, left out), and each
@@ -30,14 +34,16 @@ from dataclasses import dataclass
 
 from coderl.base.config import DEVICES, ConfigError, flatten, option, require, section
 from coderl.base.outputs import atomic, leave_nothing, refuse_existing, refuse_inputs, write_json
+from coderl.eval.chunks import PARTIAL, collect_chunks, read_chunks, read_partial, sample_rows
 from coderl.eval.passk import pass_at_k, summarize
 from coderl.eval.render import over
 from coderl.eval.stats import bootstrap_ci
-from coderl.eval.turns import format_turns, turn_records
-from coderl.rollout.collect import Generation, RepairConfig, collect
+from coderl.eval.turns import format_turns
+from coderl.rollout.collect import Generation, RepairConfig
 from coderl.rollout.engine import ENGINE_LOG, ENGINES
 from coderl.rollout.formats import FORMATS
 from coderl.sandbox.config import SandboxConfig
+from coderl.sandbox.types import is_judge_observed
 from coderl.tasks import load_tasks
 from coderl.tasks.spec import open_sandbox, task_files
 
@@ -52,6 +58,8 @@ class EvalConfig:
 
     out: str | None = option(None, "run directory to write samples.jsonl, summary.json, results.md (required)")
     overwrite: bool = option(False, "replace the outputs of an earlier evaluation in --out (refused without it)")
+    resume: bool = option(False, "continue the interrupted evaluation in --out (its samples.jsonl.partial): finished "
+                          "chunks are kept, the rest generated as the uninterrupted run would")
     model: str = option("smollm2-135m-instruct", "built-in alias, HF folder, .gguf file, adapter folder or hub id")
     tasks: str = option("humaneval", "task spec (see `coderl check --help`)")
     split: str = option("all", "which tasks: all, train or test", choices=["all", "train", "test"])
@@ -78,6 +86,9 @@ class EvalConfig:
 
     def __post_init__(self):
         require(self.out is not None, "--out", self.out, "a run directory")
+        require(not (self.resume and self.overwrite), "--overwrite", True, "not both --resume and --overwrite")
+        require(not (self.resume and self.repair.on), "--resume", True, "an evaluation with --turns 1 (repair "
+                "episodes are not kept chunk by chunk)")
         require(self.samples >= 1, "--samples", self.samples, "an integer >= 1")
         require(self.temperature >= 0, "--temperature", self.temperature, "a number >= 0")
         require(self.samples == 1 or self.temperature > 0, "--samples", self.samples,
@@ -118,21 +129,36 @@ def _summarize_passk(counts: dict[str, tuple[int, int]], clusters: dict[str, str
 
 def run_eval(cfg: EvalConfig, *, loaded=None, log=print) -> dict:
     """Evaluate; `loaded` (a `LoadedModel`) skips loading, for callers that hold the model already."""
-    written = [os.path.join(cfg.out, name) for name in OUTPUTS]
+    written = [os.path.join(cfg.out, name) for name in (*OUTPUTS, PARTIAL)]
+    partial = written[-1]
     refuse_inputs({"--out": written}, [("--tasks", path) for path in task_files(cfg.tasks)])
-    refuse_existing("--out", cfg.out, [p for p in written if os.path.exists(p)], overwrite=cfg.overwrite)
+    resumed = read_partial(cfg, partial) if cfg.resume else None
+    if not cfg.resume:
+        refuse_existing("--out", cfg.out, [os.path.basename(p) for p in written if os.path.exists(p)],
+                        overwrite=cfg.overwrite, resumable=not cfg.repair.on)
     if cfg.qlora and loaded is None:
         from coderl.models.quantized import require_cuda_for_qlora
 
         require_cuda_for_qlora()  # before anything is loaded or written
     taskset = load_tasks(cfg.tasks, split=cfg.split, seed=cfg.seed)
     tasks = taskset.tasks[: cfg.limit] if cfg.limit else taskset.tasks
-    # a failure leaves nothing it made (but the engine's log of it)
-    with leave_nothing(cfg.out, keep=lambda d: os.path.exists(os.path.join(d, ENGINE_LOG))):
-        return _load_and_evaluate(cfg, taskset, tasks, loaded, log)
+    # a failure leaves nothing it made but the engine's log of it and the finished chunks (for --resume)
+    with leave_nothing(cfg.out, keep=lambda d: os.path.exists(os.path.join(d, ENGINE_LOG)) or _resumable(partial)):
+        summary = _load_and_evaluate(cfg, taskset, tasks, loaded, resumed, log)
+    if os.path.exists(partial):
+        os.remove(partial)
+    return summary
 
 
-def _load_and_evaluate(cfg, taskset, tasks, loaded, log) -> dict:
+def _resumable(partial: str) -> bool:
+    """Whether an evaluation that failed left finished chunks in `partial` (kept for --resume)."""
+    try:
+        return os.path.exists(partial) and bool(read_chunks(partial)[1])
+    except ConfigError:
+        return False
+
+
+def _load_and_evaluate(cfg, taskset, tasks, loaded, resumed, log) -> dict:
     from coderl.models import load_model, resolve_device
 
     start = time.perf_counter()
@@ -153,13 +179,13 @@ def _load_and_evaluate(cfg, taskset, tasks, loaded, log) -> dict:
             engine.set_adapter(loaded.adapter_path)
     load_seconds = time.perf_counter() - start
     try:
-        return _evaluate(cfg, taskset, tasks, loaded, engine or loaded.model, start, load_seconds, log)
+        return _evaluate(cfg, taskset, tasks, loaded, engine or loaded.model, start, load_seconds, resumed, log)
     finally:
         if engine is not None:
             engine.close()
 
 
-def _evaluate(cfg, taskset, tasks, loaded, model, start: float, load_seconds: float, log) -> dict:
+def _evaluate(cfg, taskset, tasks, loaded, model, start: float, load_seconds: float, resumed, log) -> dict:
     """Generate (`model`: the HF model or an engine), score and write the run."""
     gen = Generation(format=cfg.format, samples_per_prompt=cfg.samples, max_new_tokens=cfg.max_new_tokens,
                      temperature=cfg.temperature, top_p=cfg.top_p, seed=cfg.seed, batch_size=cfg.batch_size)
@@ -172,7 +198,7 @@ def _evaluate(cfg, taskset, tasks, loaded, model, start: float, load_seconds: fl
             got = collect_repair(model, loaded.tokenizer, tasks, sandbox, gen, cfg.sandbox.limits(), cfg.repair,
                                  log=log)
         else:
-            got = collect(model, loaded.tokenizer, tasks, sandbox, gen, cfg.sandbox.limits(), log=log)
+            rows, gen_seconds = collect_chunks(cfg, model, loaded.tokenizer, tasks, sandbox, gen, resumed, log)
     if cfg.repair.on:
         from coderl.eval.turns import repair_summary
         if got.batch is None:
@@ -182,46 +208,33 @@ def _evaluate(cfg, taskset, tasks, loaded, model, start: float, load_seconds: fl
         tasks = [t for t in tasks if t.task_id not in left_out]  # scored on hidden tests: only tasks that have some
         repair = repair_summary(got.episodes, [t.task_id for t in tasks], cfg.repair.turns, got.no_hidden,
                                 {t.task_id: got.split_rules[t.task_id] for t in tasks}, cfg.seed, task_clusters(tasks))
-    rows = list(zip(got.samples, got.results))
-    gen_seconds, gen_token_total = got.gen_seconds, got.gen_tokens
+        rows = sample_rows(got.samples, got.results, got.episodes)
+        gen_seconds = got.gen_seconds
+    gen_token_total = got.gen_tokens if cfg.repair.on else sum(r["gen_tokens"] for r in rows)
     total_seconds = time.perf_counter() - start
     return _write_run(cfg, taskset, tasks, rows, isolation,
                       {"load": load_seconds, "generation": gen_seconds, "total": total_seconds},
-                      gen_token_total, loaded, repair=repair, episodes=getattr(got, "episodes", None))
+                      gen_token_total, loaded, repair=repair)
 
 
-def _write_run(cfg, taskset, tasks, rows, isolation, seconds, gen_token_total, loaded, *, repair=None,
-               episodes=None) -> dict:
+def _write_run(cfg, taskset, tasks, rows: list[dict], isolation, seconds, gen_token_total, loaded, *,
+               repair=None) -> dict:
     counts: dict[str, list[int]] = {t.task_id: [0, 0] for t in tasks}
     clean: dict[str, int] = {t.task_id: 0 for t in tasks}  # passed and not caught by the judge tampering
     caught = 0
     tokens: dict[str, list[int]] = {t.task_id: [] for t in tasks}
     statuses: Counter = Counter()
     tamper: Counter = Counter()
-    index: Counter = Counter()
     with atomic(os.path.join(cfg.out, "samples.jsonl")) as f:
-        for i, (sample, result) in enumerate(rows):
-            counts[sample.task_id][0] += 1
-            counts[sample.task_id][1] += result.passed
-            clean[sample.task_id] += result.passed and not result.caught
-            caught += bool(result.caught)
-            tokens[sample.task_id].append(len(sample.gen_tokens))
-            statuses[result.status.value] += 1
-            tamper.update(result.tamper)
-            row = {
-                "task_id": sample.task_id,
-                "sample": index[sample.task_id],
-                "prompt": sample.prompt,
-                "raw_output": sample.raw_output,
-                "completion": sample.completion,
-                "gen_tokens": len(sample.gen_tokens),
-                "code_tokens": len(sample.code_tokens),
-                "truncated": sample.truncated,
-                "format_ok": sample.format_ok,
-                **result.to_dict(),
-                **({"turns": turn_records(episodes[i])} if episodes is not None else {}),
-            }
-            index[sample.task_id] += 1
+        for row in rows:
+            task_id, passed, judged = row["task_id"], row["passed"], any(map(is_judge_observed, row["tamper"]))
+            counts[task_id][0] += 1
+            counts[task_id][1] += passed
+            clean[task_id] += passed and not judged
+            caught += judged
+            tokens[task_id].append(row["gen_tokens"])
+            statuses[row["status"]] += 1
+            tamper.update(row["tamper"])
             f.write(json.dumps(row) + "\n")
     n_samples = len(rows)
     passed_tasks = sum(1 for n, c in counts.values() if c == n and n > 0)
@@ -241,11 +254,11 @@ def _write_run(cfg, taskset, tasks, rows, isolation, seconds, gen_token_total, l
         "samples_caught": caught,
         "tasks_all_passed": passed_tasks,
         "samples_passed": sum(c for _, c in counts.values()),
-        "mean_fraction_passed": _mean([r.fraction_passed for _, r in rows]),
+        "mean_fraction_passed": _mean([r["fraction_passed"] for r in rows]),
         "num_samples": n_samples,
         "avg_gen_tokens": gen_token_total / n_samples if n_samples else 0.0,
-        "avg_gen_tokens_passed": _mean([len(s.gen_tokens) for s, r in rows if r.passed]),
-        "truncated_rate": sum(s.truncated for s, _ in rows) / n_samples if n_samples else 0.0,
+        "avg_gen_tokens_passed": _mean([r["gen_tokens"] for r in rows if r["passed"]]),
+        "truncated_rate": sum(r["truncated"] for r in rows) / n_samples if n_samples else 0.0,
         "statuses": dict(statuses),
         "tamper": dict(tamper),
         "isolation": isolation,

@@ -15,6 +15,9 @@
 
 The verl and TRL rows are those the adapters build, not a second copy; exporting and loading them back with
 `datasets` gives rows whose references the adapters score as passing (tests/integrations/test_export.py).
+
+`--out` appears whole or not at all (written under OUT.tmp, then renamed); an existing one is refused unless
+`--overwrite`, and one that is a task file of `--tasks` is refused before anything is read.
 """
 
 from __future__ import annotations
@@ -25,7 +28,9 @@ import os
 from dataclasses import dataclass
 
 from coderl.base.config import ConfigError, option
+from coderl.base.outputs import finished, refuse_existing, refuse_inputs
 from coderl.tasks import load_tasks
+from coderl.tasks.spec import task_files
 from coderl.tasks.task_rows import task_row
 
 FORMATS = ("verl", "trl", "jsonl", "parquet")
@@ -43,10 +48,19 @@ class ExportConfig:
                          "jsonl, parquet: coderl's own task layout, every task whole", choices=FORMATS)
     prompt_format: str = option("chat", "how prompts are written: chat messages, or the raw prompt (completion)",
                                 choices=("chat", "completion"))
+    overwrite: bool = option(False, "replace an existing --out (refused without it)")
 
 
 def export_tasks(cfg: ExportConfig) -> int:
     """Write the rows; returns how many."""
+    suffix = {"jsonl": (".jsonl", ".jsonl.gz"), "trl": ("",)}.get(cfg.format, (".parquet",))
+    if not cfg.out.endswith(suffix):
+        raise ConfigError(f"--out {cfg.out!r}: --format {cfg.format} writes "
+                          f"{'JSON lines' if cfg.format == 'jsonl' else 'parquet'}; expected a path ending in "
+                          + " or ".join(suffix))
+    refuse_inputs({"--out": [cfg.out]}, [("--tasks", path) for path in task_files(cfg.tasks)])
+    held = os.path.exists(cfg.out) and (not os.path.isdir(cfg.out) or os.listdir(cfg.out))  # an empty folder is free
+    refuse_existing("--out", cfg.out, [cfg.out] if held else [], overwrite=cfg.overwrite)
     if cfg.format == "jsonl":
         return _write_jsonl(cfg)
     try:
@@ -55,17 +69,14 @@ def export_tasks(cfg: ExportConfig) -> int:
         raise ConfigError("coderl tasks export needs the datasets library: pip install 'coderl[data]'") from None
     datasets.disable_progress_bars()
     if cfg.format in ("verl", "parquet"):
-        if not cfg.out.endswith(".parquet"):
-            raise ConfigError(f"--out {cfg.out!r}: --format {cfg.format} writes parquet; expected a path ending in "
-                              ".parquet")
         if cfg.format == "verl":
             from coderl.integrations.verl import verl_rows
 
             rows = verl_rows(cfg.tasks, format=cfg.prompt_format)
         else:
             rows = [task_row(t, text=True) for t in load_tasks(cfg.tasks).tasks]
-        os.makedirs(os.path.dirname(os.path.abspath(cfg.out)), exist_ok=True)
-        datasets.Dataset.from_list(rows).to_parquet(cfg.out)
+        with finished(cfg.out) as (tmp,):
+            datasets.Dataset.from_list(rows).to_parquet(tmp)
         return len(rows)
     from coderl.integrations.trl import CoderlRewards
 
@@ -74,24 +85,16 @@ def export_tasks(cfg: ExportConfig) -> int:
         rows = rewards.dataset()
     finally:
         rewards.close()
-    if os.path.exists(cfg.out) and (not os.path.isdir(cfg.out) or os.listdir(cfg.out)):
-        raise ConfigError(f"--out {cfg.out!r} exists and is not an empty folder (a TRL dataset is written as a "
-                          "folder)")
-    datasets.Dataset.from_list(rows).save_to_disk(cfg.out)
+    with finished(cfg.out) as (tmp,):
+        datasets.Dataset.from_list(rows).save_to_disk(tmp)
     return len(rows)
 
 
 def _write_jsonl(cfg: ExportConfig) -> int:
-    """coderl's own layout as JSON lines (gzip-compressed when `--out` ends in .gz); written whole or not at all."""
-    if not cfg.out.endswith((".jsonl", ".jsonl.gz")):
-        raise ConfigError(f"--out {cfg.out!r}: --format jsonl writes JSON lines; expected a path ending in .jsonl or "
-                          ".jsonl.gz")
+    """coderl's own layout as JSON lines (gzip-compressed when `--out` ends in .gz)."""
     tasks = load_tasks(cfg.tasks).tasks
-    os.makedirs(os.path.dirname(os.path.abspath(cfg.out)), exist_ok=True)
-    partial = cfg.out + ".partial"
     opener = gzip.open if cfg.out.endswith(".gz") else open
-    with opener(partial, "wt", encoding="utf-8") as f:
+    with finished(cfg.out) as (tmp,), opener(tmp, "wt", encoding="utf-8") as f:
         for task in tasks:
             f.write(json.dumps(task_row(task), ensure_ascii=False) + "\n")
-    os.replace(partial, cfg.out)
     return len(tasks)

@@ -17,6 +17,7 @@ import time
 import uuid
 from pathlib import Path
 
+from coderl.base.outputs import leave_nothing
 from coderl.models.fetch import file_lock
 from coderl.models.spec import SOURCE_FILE, ModelError, is_hf_folder
 
@@ -33,8 +34,8 @@ def ensure_converted(gguf_path: Path, out_dir: Path, *, source: str, chat_templa
     """`out_dir` as a converted copy of `gguf_path`, converting only if it is not there yet."""
     if is_converted(out_dir):
         return out_dir
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    with file_lock(out_dir.parent / f".{out_dir.name}.lock"):
+    with leave_nothing(str(out_dir.parent), own=False), file_lock(out_dir.parent / f".{out_dir.name}.lock"):
+        # a failed conversion (a file that is no GGUF) leaves no folder it made, no lock
         if is_converted(out_dir):
             return out_dir
         for stale in out_dir.parent.glob(f".{out_dir.name}.tmp-*"):   # left by a killed conversion

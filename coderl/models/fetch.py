@@ -21,19 +21,30 @@ from coderl.models.spec import BUILTINS, Builtin, ModelError, builtin_dir
 
 @contextlib.contextmanager
 def file_lock(path: Path):
-    """An exclusive advisory lock (POSIX), so two processes do not download or convert at once."""
+    """An exclusive advisory lock (POSIX), so two processes do not download or convert at once.  The lock file is
+    removed on release, by its holder (a process that waited on the removed file takes a new one), so none is
+    left behind, whether the block succeeded or failed."""
     try:
         import fcntl
     except ImportError:          # no fcntl (Windows): no lock; the atomic renames still keep folders whole
         yield
         return
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a") as f:
+    while True:
+        f = open(path, "a")
         fcntl.flock(f, fcntl.LOCK_EX)
         try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
+            if os.path.samestat(os.fstat(f.fileno()), os.stat(path)):
+                break  # locked, and still the file at `path`
+        except FileNotFoundError:
+            pass
+        f.close()  # its holder removed it while we waited: lock the next one
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            os.remove(path)  # while still held
+        f.close()
 
 
 def download_command(b: Builtin, dest: Path) -> list[str]:

@@ -63,7 +63,8 @@ Layout and order (each RL run is evaluated right after it finishes, so results a
 Resume.  A finished stage writes `pipeline_stage.json` into its directory: its config (paths inside OUT
 written as `OUT/...`) and the sha256 of the adapter it started from.  A rerun skips every stage whose
 stamp matches the current plan, resumes an RL run from its newest checkpoint (`coderl train --resume`:
-exact), and redoes an interrupted SFT or evaluation from scratch.  A stage whose stamp (or an RL run
+exact), and an interrupted SFT or evaluation from what it kept (`--resume`: its newest checkpoint, its
+finished chunks) when its settings are the plan's, else from scratch.  A stage whose stamp (or an RL run
 whose config.yaml) differs from the plan -- an edited config, or an upstream stage that will run again --
 stops the run before anything starts, with one line naming the directories to delete: outputs are never
 deleted or mixed silently.  The report is rebuilt on every run.

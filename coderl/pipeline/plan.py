@@ -31,8 +31,8 @@ TOP_LEVEL = ("out", "model", "format", "dtype", "device", "seed", "title", "allo
 # Fields each section may not set: the pipeline decides them (paths, the model each stage starts from,
 # and the format/seed every stage must share).
 OWNED = {
-    "eval": ("out", "model", "format", "dtype", "seed", "label", "method"),
-    "sft": ("out", "model", "format", "dtype", "seed"),
+    "eval": ("out", "model", "format", "dtype", "seed", "label", "method", "resume"),
+    "sft": ("out", "model", "format", "dtype", "seed", "resume"),
     "rl": ("out", "model", "format", "dtype", "config", "resume"),
 }
 PIPELINE_KEYS = {"eval": (), "sft": ("method",), "rl": ("name", "method", "split", "measure_rates")}

@@ -165,16 +165,19 @@ def record_overlap(plan: Plan, log) -> list[dict]:
 
 
 def _run_stage(stage: Stage, state: str, log) -> None:
+    if stage.kind in ("eval", "sft"):  # an interrupted one resumes when its settings are the plan's, else restarts
+        resume = _resumable(stage)
+        if not resume:
+            _clear(stage.dir)  # nothing of the old one stays (no stray checkpoints)
+        cfg = dataclasses.replace(stage.config, resume=resume, overwrite=stage.config.overwrite and not resume)
     if stage.kind == "eval":
         from coderl.eval.run import format_summary, run_eval
 
-        _clear(stage.dir)  # an interrupted evaluation restarts from scratch
-        log(format_summary(run_eval(stage.config, log=log)))
+        log(format_summary(run_eval(cfg, log=log)))
     elif stage.kind == "sft":
         from coderl.train.sft import sft
 
-        _clear(stage.dir)  # an interrupted SFT restarts from scratch (no stray checkpoints of the old one)
-        result = sft(stage.config, log=log)
+        result = sft(cfg, log=log)
         log(f"sft: {result.steps} optimizer steps, last sft/loss {result.metrics['sft/loss']:.4f}, "
             f"adapter {result.adapter}")
         del result
@@ -191,6 +194,26 @@ def _run_stage(stage: Stage, state: str, log) -> None:
         metrics = run_training(cfg, log=log)
         shown = {k: round(v, 4) for k, v in metrics.items() if k.startswith(("reward/total", "sandbox/pass_rate"))}
         log(f"{stage.name}: {cfg.steps} steps done; last step {shown}")
+
+
+def _resumable(stage: Stage) -> bool:
+    """Whether an eval or SFT stage was interrupted with something kept (finished chunks, a checkpoint) under the
+    settings it has now (`eval --resume`'s and `sft --resume`'s own checks)."""
+    try:
+        if stage.kind == "eval":
+            from coderl.eval.chunks import PARTIAL, read_partial
+
+            partial = os.path.join(stage.dir, PARTIAL)
+            return os.path.isfile(partial) and bool(read_partial(stage.config, partial)[1])
+        from coderl.train.checkpoint import latest_checkpoint
+        from coderl.train.scaffold import check_resume
+
+        ckpt = latest_checkpoint(stage.dir)
+        if ckpt:
+            check_resume(stage.dir, stage.config.to_dict(), ckpt)
+        return bool(ckpt)
+    except ConfigError:
+        return False
 
 
 def _clear(directory: str) -> None:

@@ -92,26 +92,45 @@ def chunk_starts(counts: Sequence[int], batch_size: int) -> list[int]:
     return starts
 
 
+def chunk_batch_size(model, gen: Generation, rows: int, max_prompt_tokens: int | None = None) -> int:
+    """The rows of `collect`'s chunks: `gen.batch_size`, or when None an engine's `ENGINE_CHUNK` (it batches
+    continuously: chunks only overlap the sandbox) or what fills the device (on a GPU every one of the
+    collection's `rows` at once, up to 256)."""
+    if gen.batch_size is not None:
+        return gen.batch_size
+    if is_engine(model):
+        return ENGINE_CHUNK
+    from coderl.rollout.hf_config import fill_batch_size
+
+    return fill_batch_size(model, rows, max_tokens=(max_prompt_tokens or 1024) + gen.max_new_tokens)
+
+
 def collect(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generation, limits: Limits | None = None, *,
-            max_prompt_tokens: int | None = None, log: Callable[[str], None] | None = None) -> Collected:
+            max_prompt_tokens: int | None = None, log: Callable[[str], None] | None = None,
+            on_chunk: Callable | None = None) -> Collected:
     """Generate for `tasks` chunk by chunk, submitting every chunk's programs before the next chunk
-    generates; then wait for all results.  `max_prompt_tokens`: rows with longer prompts are dropped."""
+    generates; then wait for all results.  `max_prompt_tokens`: rows with longer prompts are dropped.
+    `on_chunk(start, end, batch, results, seconds)`: called with each chunk's rows and results in order, at
+    the latest before the chunk after next generates (so at most one chunk runs in the sandbox unreported)."""
     from coderl.rollout.batching import concat_batches, drop_long_prompts, per_task_counts
     from coderl.rollout.hf import generate
 
     counts = per_task_counts(gen.samples_per_prompt, len(tasks))
-    batch_size = gen.batch_size
-    if batch_size is None and is_engine(model):  # it batches continuously: chunks only overlap the sandbox
-        batch_size = ENGINE_CHUNK
-    elif batch_size is None:  # fill the device: every row of the collection at once on a GPU (up to 256)
-        from coderl.rollout.hf_config import fill_batch_size
-
-        batch_size = fill_batch_size(model, sum(counts), max_tokens=(max_prompt_tokens or 1024) + gen.max_new_tokens)
+    batch_size = chunk_batch_size(model, gen, sum(counts), max_prompt_tokens)
     bounds = chunk_starts(counts, batch_size) + [len(tasks)]
     batches, futures = [], []
     gen_seconds = 0.0
     gen_tokens = 0
+    pending: list[tuple] = []  # chunks not yet given to `on_chunk`: (start, end, batch, futures, seconds)
+
+    def report(keep: int) -> None:
+        while len(pending) > keep:
+            start, stop, b, fs, seconds = pending.pop(0)
+            on_chunk(start, stop, b, [f.result() for f in fs], seconds)
+
     for c, end in zip(bounds, bounds[1:]):
+        if on_chunk is not None:
+            report(1)
         chunk = tasks[c:end]
         per_task = gen.samples_per_prompt if isinstance(gen.samples_per_prompt, int) else counts[c:end]
         t = time.perf_counter()
@@ -119,18 +138,23 @@ def collect(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generation, l
                      max_new_tokens=gen.max_new_tokens, temperature=gen.temperature, top_p=gen.top_p,
                      seed=gen.seed + c, batch_size=batch_size, min_new_tokens=gen.min_new_tokens,
                      share_prompts=gen.share_prompts, stop=gen.stop, **gen.extra)
-        gen_seconds += time.perf_counter() - t
+        seconds = time.perf_counter() - t
+        gen_seconds += seconds
         gen_tokens += sum(len(s.gen_tokens) for s in b.samples)
         if max_prompt_tokens is not None:
             b = drop_long_prompts(b, max_prompt_tokens, offset=c)
         elif c:
             b = drop_long_prompts(b, 1 << 62, offset=c)  # only renumbers the groups
-        futures += [sandbox.submit(chunk[s.group - c].build_request(s.completion, limits)) for s in b.samples]
+        submitted = [sandbox.submit(chunk[s.group - c].build_request(s.completion, limits)) for s in b.samples]
+        futures += submitted
+        pending.append((c, end, b, submitted, seconds))
         if len(b):
             batches.append(b)
         if log is not None:
             log(f"generated {end}/{len(tasks)} tasks "
                 f"({gen_tokens / max(gen_seconds, 1e-9):.0f} tokens/s)")
+    if on_chunk is not None:
+        report(0)
     batch = concat_batches(batches) if batches else None
     kept = {s.task_id for s in batch.samples} if batch is not None else set()
     skipped = sorted({t.task_id for t in tasks} - kept)

@@ -75,12 +75,36 @@ def load_trainer_state(path: str) -> dict:
     return torch.load(os.path.join(path, "trainer_state.pt"), map_location="cpu", weights_only=False)
 
 
+def restore(checkpoint: str, updater, log) -> dict:
+    """A resume (RL and SFT): `checkpoint`'s updater state (optimiser, schedule, non-finite counts) and RNG states
+    loaded into place; its trainer state.  (The main process then cuts metrics.jsonl back: `truncate_metrics`.)"""
+    state = load_trainer_state(checkpoint)
+    updater.load_state_dict(state)
+    set_rng_state(state["rng"])
+    log(f"resumed from {checkpoint} at step {state['step']}")
+    return state
+
+
 def truncate_metrics(run_dir: str, step: int, name: str = "metrics.jsonl") -> None:
-    """Drop the rows of OUT/`name` logged after the checkpoint we resume from (they will be produced again)."""
+    """Drop the rows of OUT/`name` logged after the checkpoint we resume from (they will be produced again), and
+    a last line a kill cut short; rewritten whole (`atomic`)."""
+    from coderl.base.outputs import atomic
+
     path = os.path.join(run_dir, name)
     if not os.path.exists(path):
         return
     with open(path, encoding="utf-8") as f:
-        rows = [line for line in f if line.strip() and json.loads(line)["step"] <= step]
-    with open(path, "w", encoding="utf-8") as f:
+        rows = [line for line in f if line.endswith("\n") and json.loads(line)["step"] <= step]
+    with atomic(path) as f:
         f.writelines(rows)
+
+
+def final_copy(run_dir: str, checkpoint: str, name: str) -> str:
+    """RUN/`name` = a copy of `checkpoint`'s weight files (not trainer_state.pt), swapped in atomically."""
+    final = os.path.join(run_dir, name)
+    tmp = final + ".tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(checkpoint, tmp, ignore=shutil.ignore_patterns("trainer_state.pt"))
+    shutil.rmtree(final, ignore_errors=True)
+    os.rename(tmp, final)
+    return final

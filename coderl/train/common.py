@@ -22,8 +22,8 @@ import torch
 
 from coderl.algorithms import kl_estimator, kl_loss
 from coderl.algorithms.sampling import overlong_mask
-from coderl.base.config import ConfigError, read_yaml_mapping
-from coderl.base.outputs import resume_conflicts, write_yaml
+from coderl.base.config import ConfigError
+from coderl.base.outputs import write_yaml
 from coderl.rollout.types import RolloutBatch
 from coderl.tasks import load_tasks
 from coderl.tasks.spec import open_sandbox
@@ -40,7 +40,14 @@ from coderl.train.policy import Policy, build_policy, uses_reference
 from coderl.train.rewards import check_rewards_fit_tasks, reward_config
 from coderl.train.rollout_source import LocalSource, RolloutContext, RolloutSource, ShardedSource
 from coderl.train.rounds import ScoredRollouts
-from coderl.train.scaffold import NonFiniteSteps, build_optimizer, log_trainable, refuse_existing_run, replace_run
+from coderl.train.scaffold import (
+    NonFiniteSteps,
+    build_optimizer,
+    check_resume,
+    log_trainable,
+    refuse_existing_run,
+    replace_run,
+)
 from coderl.train.updater import Updater, trainable_parameters
 
 # ---------------------------------------------------------------------------------------------------
@@ -84,7 +91,7 @@ def prepare_run(cfg: TrainConfig, log, ranks: Ranks | None = None) -> tuple[str 
                           "on several machines --out must be a shared file system")
     ranks.wait()  # every rank has checked the run directory before rank 0 writes into it
     if cfg.resume:
-        check_resume(cfg, ckpt, log)
+        check_resume(cfg.out, cfg.to_dict(), ckpt)
     if cfg.resume and ckpt is None:
         log(f"--resume: no checkpoint in {cfg.out}/checkpoints; starting from step 0")
     if ranks.is_main and not ckpt:  # a resumed run's config.yaml stays the record of its steps
@@ -94,23 +101,6 @@ def prepare_run(cfg: TrainConfig, log, ranks: Ranks | None = None) -> tuple[str 
         write_yaml(os.path.join(cfg.out, "config.yaml"), cfg.to_dict())
     torch.manual_seed(cfg.seed)
     return ckpt, tasks
-
-
-def check_resume(cfg: TrainConfig, ckpt: str | None, log) -> None:
-    """`--resume` continues a run: one in --out (its config.yaml), with the settings its checkpoint was made with
-    (`resume_conflicts`); more --steps than before are taken, and said."""
-    path = os.path.join(cfg.out, "config.yaml")
-    if not os.path.isfile(path):
-        raise ConfigError(f"--resume: --out {cfg.out} holds no run (no config.yaml); drop --resume to start one, "
-                          "or check --out")
-    saved = read_yaml_mapping(path, empty={}, expected="a run's settings")
-    conflicts = resume_conflicts(saved, cfg.to_dict())
-    if ckpt and saved.get("steps") != cfg.steps and not conflicts:
-        log(f"--resume: --steps {saved.get('steps')} -> {cfg.steps} (the learning-rate schedule continues as the "
-            f"checkpoint left it; {path} keeps the run's first settings)")
-    if ckpt and conflicts:
-        raise ConfigError(f"--resume: {', '.join(conflicts)} (changed since {path}: they change what the run "
-                          "computed or samples); resume with the run's own settings, or start a new run")
 
 
 def loss_mask(cfg: TrainConfig, batch: RolloutBatch) -> torch.Tensor:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import torch
 
 from coderl.train.async_rollouts import STALENESS_FILE
-from coderl.train.checkpoint import load_trainer_state, save_checkpoint, set_rng_state, truncate_metrics
+from coderl.train.checkpoint import restore, save_checkpoint, truncate_metrics
 from coderl.train.distributed import Ranks
 from coderl.train.policy import Policy, save_policy
 from coderl.train.selection import Selection, save_best
@@ -37,6 +37,7 @@ class Resumed:
     selection: dict = field(default_factory=dict)
     curriculum: dict | list = field(default_factory=dict)  # `Curriculum.state_dict()` (a list before issue 55)
     checkpoint: str | None = None
+    steps: int | None = None  # the --steps its schedule was made for (None: a checkpoint from before issue 60)
 
     @classmethod
     def load(cls, checkpoint: str | None, updater: Updater, log: Callable) -> Resumed:
@@ -44,12 +45,9 @@ class Resumed:
         the rest as a record."""
         if not checkpoint:
             return cls()
-        state = load_trainer_state(checkpoint)
-        updater.load_state_dict(state)
-        set_rng_state(state["rng"])
-        log(f"resumed from {checkpoint} at step {state['step']}")
+        state = restore(checkpoint, updater, log)
         return cls(state["step"], state["advantage_state"], state.get("selection", {}), state.get("curriculum") or {},
-                   checkpoint)
+                   checkpoint, state.get("steps"))
 
 
 class Ledger:
@@ -64,6 +62,10 @@ class Ledger:
         self.curriculum_state = curriculum_state
         self.ranks = ranks or Ranks()
         self.start_step = resumed.step
+        self.grown = resumed.steps is not None and resumed.steps != cfg.steps  # --steps grew: said and recorded
+        if self.grown:
+            log(f"--resume: --steps {resumed.steps} -> {cfg.steps} at step {resumed.step}: the learning-rate schedule "
+                f"now runs over {cfg.steps} steps (metrics.jsonl: train/steps at step {resumed.step + 1})")
         self.advantage_state = resumed.advantage_state  # the estimator's running state (a global baseline)
         self.selection = Selection.from_state(resumed.selection, cfg.eval.early_stop)
         self.stopped = False  # early stop: the loop ends after the current step
@@ -122,6 +124,8 @@ class Ledger:
         checkpoint, name -> object for torch.save, or a module whose whole state dict is saved (the value head)."""
         cfg = self.cfg
         metrics.update(self.updater.count_nonfinite(done, metrics))
+        if self.grown and done == self.start_step + 1:
+            metrics["train/steps"] = cfg.steps
         if cfg.eval.on and (done % cfg.eval.eval_steps == 0 or done == cfg.steps):
             self._select(done, metrics)  # the main process evaluates and keeps the best; every process follows its stop
             if rolled is not None and self.ranks.is_main:
@@ -141,6 +145,7 @@ class Ledger:
             if self.ranks.is_main:
                 save_checkpoint(cfg.out, done, save_adapter=lambda path: save_policy(self.policy, path, weights),
                                 trainer_state={**updater, "advantage_state": self.advantage_state, "step": done,
+                                               "steps": cfg.steps,
                                                "data_position": done * cfg.prompts_per_step,
                                                "selection": self.selection.state_dict(),
                                                "curriculum": self.curriculum_state()},

@@ -8,8 +8,8 @@ import math
 import os
 import shutil
 
-from coderl.base.config import ConfigError
-from coderl.base.outputs import leave_nothing, refuse_existing
+from coderl.base.config import ConfigError, read_yaml_mapping
+from coderl.base.outputs import leave_nothing, refuse_existing, resume_conflicts
 
 
 def lr_factor(schedule: str, warmup_steps: int, total_steps: int):
@@ -103,6 +103,24 @@ def refuse_existing_run(out: str, *, overwrite: bool, resumable: bool = True) ->
     held = run_contents(out)
     refuse_existing("--out", out, [f"a run ({', '.join(held)})"] if held else [], overwrite=overwrite,
                     resumable=resumable)
+
+
+def check_resume(out: str, settings: dict, ckpt: str | None) -> None:
+    """`--resume` continues a run: one in `out` (its config.yaml), with the settings its checkpoint was made with
+    (`resume_conflicts`: more --steps than before are taken)."""
+    path = os.path.join(out, "config.yaml")
+    if not os.path.isfile(path):
+        raise ConfigError(f"--resume: --out {out} holds no run (no config.yaml); drop --resume to start one, "
+                          "or check --out")
+    conflicts = resume_conflicts(read_yaml_mapping(path, empty={}, expected="a run's settings"), settings)
+    if ckpt and conflicts:
+        raise ConfigError(f"--resume: {', '.join(conflicts)} (changed since {path}: they change what the run "
+                          "computed or samples); resume with the run's own settings, or start a new run")
+
+
+def check_run_dir(out: str, settings: dict, ckpt: str | None, *, resume: bool, overwrite: bool) -> None:
+    """What `out` may hold: with `resume` the run to continue (`check_resume`), else no run unless `overwrite`."""
+    check_resume(out, settings, ckpt) if resume else refuse_existing_run(out, overwrite=overwrite)
 
 
 def replace_run(out: str) -> None:

@@ -30,7 +30,8 @@ Outputs in `--out` (the RL loop's conventions):
                                             train/nonfinite_steps, time/step per optimizer step)
     sft_data.json                          data description, examples kept, skipped ids, the end token
     checkpoints/step-N/                    adapter (portable: `--model RUN/checkpoints/step-N` loads it)
-                                           + trainer_state.pt (optimizer, scheduler, step, RNG)
+                                           + trainer_state.pt (optimizer, scheduler, step, RNG): `--resume`
+                                           continues from the newest exactly (metrics.jsonl cut back to it)
     adapter/                               the final adapter: a copy of the last checkpoint's adapter files
 
 Full fine-tuning (`--finetune full`): every weight trains, with AdamW state for each; a checkpoint is the whole
@@ -53,7 +54,6 @@ import json
 import math
 import os
 import random
-import shutil
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -63,7 +63,7 @@ from coderl.base.outputs import write_yaml
 from coderl.models.quantized import QLORA_NO_CUDA, load_quantized, require_cuda_for_qlora  # noqa: F401
 from coderl.train.distributed import Ranks
 from coderl.train.policy import Policy, checkpoint_layers, save_policy
-from coderl.train.scaffold import NonFiniteSteps, Progress, build_optimizer, fresh_run, refuse_existing_run
+from coderl.train.scaffold import NonFiniteSteps, Progress, build_optimizer, check_run_dir, fresh_run
 from coderl.train.sft_config import SFTConfig
 from coderl.train.sft_data import load_sft_tasks
 
@@ -90,34 +90,37 @@ def _device(cfg: SFTConfig) -> str:
     return resolve_device(cfg.device)
 
 
-def build_model(cfg: SFTConfig):
-    """(LoadedModel, peft model with a trainable LoRA adapter named "default"), its layers checkpointed with
-    --gradient-checkpointing."""
-    loaded, model = _trainable(cfg)
+def build_model(cfg: SFTConfig, resume_from: str | None = None):
+    """(LoadedModel, peft model with a trainable LoRA adapter named "default"; its weights those of the checkpoint
+    `resume_from` when given), its layers checkpointed with --gradient-checkpointing."""
+    loaded, model = _trainable(cfg, resume_from)
+    if resume_from and not cfg.lora.full:
+        from peft import set_peft_model_state_dict
+        from safetensors.torch import load_file
+
+        set_peft_model_state_dict(model, load_file(os.path.join(resume_from, "adapter_model.safetensors")))
     if cfg.gradient_checkpointing:
         checkpoint_layers(model)
     return loaded, model
 
 
-def _trainable(cfg: SFTConfig):
+def _trainable(cfg: SFTConfig, resume_from: str | None):
     import torch
     from peft import get_peft_model
 
     from coderl.models import load_model
 
-    if cfg.lora.full:  # every weight trains (`--finetune full`)
+    if cfg.lora.full:  # every weight trains (`--finetune full`); a checkpoint is the whole model
         from coderl.train.policy import load_full
 
-        loaded = load_full(cfg)
+        loaded = load_full(cfg, resume_from)
         return loaded, loaded.model
     if cfg.lora.qlora:
         loaded = load_quantized(cfg.model, trainable=True)
-        if loaded.kind == "adapter":
-            return loaded, loaded.model
     else:
         loaded = load_model(cfg.model, dtype=cfg.dtype, device=_device(cfg), is_trainable=True)
-        if loaded.kind == "adapter":  # keep training that adapter (its own r/alpha/dropout apply)
-            return loaded, loaded.model
+    if loaded.kind == "adapter":  # keep training that adapter (its own r/alpha/dropout apply)
+        return loaded, loaded.model
     torch.manual_seed(cfg.seed)  # LoRA initialisation
     return loaded, get_peft_model(loaded.model, cfg.lora.peft())
 
@@ -150,18 +153,6 @@ def token_loss_sum(logits, labels):
     return loss, int((shifted != IGNORE_INDEX).sum())
 
 
-def _write_final_adapter(run_dir: str, checkpoint: str, name: str = "adapter") -> str:
-    """RUN/adapter (full fine-tuning: RUN/model) = a copy of the checkpoint's weight files (not
-    trainer_state.pt), swapped in atomically."""
-    final = os.path.join(run_dir, name)
-    tmp = final + ".tmp"
-    shutil.rmtree(tmp, ignore_errors=True)
-    shutil.copytree(checkpoint, tmp, ignore=shutil.ignore_patterns("trainer_state.pt"))
-    shutil.rmtree(final, ignore_errors=True)
-    os.rename(tmp, final)
-    return final
-
-
 def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
     """Run SFT as configured; returns the trained model and the paths written."""
     if cfg.lora.qlora:
@@ -170,27 +161,30 @@ def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
     ranks = Ranks.start(cfg.device)  # several processes under `accelerate launch` (train/distributed.py)
     log = log if ranks.is_main else (lambda message: None)
     tasks, data_description = load_sft_tasks(cfg.data, cfg.split, cfg.seed)  # bad data fails before the model loads
-    refuse_existing_run(cfg.out, overwrite=cfg.overwrite, resumable=False)
+    from coderl.train.checkpoint import latest_checkpoint
+
+    ckpt = ranks.broadcast(latest_checkpoint(cfg.out) if cfg.resume else None)  # rank 0's: one step for all
+    check_run_dir(cfg.out, cfg.to_dict(), ckpt, resume=cfg.resume, overwrite=cfg.overwrite)
     ranks.wait()  # every rank has checked before rank 0 writes
     with fresh_run(cfg.out, overwrite=cfg.overwrite, main=ranks.is_main):
-        return _sft(cfg, ranks, tasks, data_description, log)
+        return _sft(cfg, ranks, tasks, data_description, ckpt, log)
 
 
-def _sft(cfg: SFTConfig, ranks, tasks, data_description: str, log) -> SFTResult:
+def _sft(cfg: SFTConfig, ranks, tasks, data_description: str, ckpt: str | None, log) -> SFTResult:
     import torch
 
     from coderl.models import trainable_ratio
-    from coderl.train.checkpoint import checkpoint_dir, save_checkpoint
+    from coderl.train.checkpoint import checkpoint_dir, final_copy, restore, save_checkpoint, truncate_metrics
     from coderl.train.sft_data import build_examples, collate, end_token, generation_stop_ids
-    from coderl.train.tracking import SilentTracker, Tracker
+    from coderl.train.tracking import SilentTracker, Tracker, read_metrics
     from coderl.train.updater import Updater, trainable_parameters
 
-    if ranks.is_main:
+    if ranks.is_main and not ckpt:  # a resumed run's config.yaml stays the record of its steps
         write_yaml(os.path.join(cfg.out, "config.yaml"), cfg.to_dict())
     if ranks.sharded and cfg.lora.qlora:
         raise ConfigError("--qlora under FSDP: 4-bit weights are not sharded by coderl; drop --qlora, or launch with "
                           "configs/accelerate/ddp.yaml")
-    loaded, model = build_model(cfg)
+    loaded, model = build_model(cfg, ckpt)
     model = ranks.fully_shard(model)  # FSDP: sharded before the optimiser takes its parameters
     if ranks.sharded:
         log(ranks.shard_note([model]))
@@ -230,15 +224,18 @@ def _sft(cfg: SFTConfig, ranks, tasks, data_description: str, log) -> SFTResult:
                                            warmup_steps=warmup, total_steps=len(plan))
     updater = Updater([model], optimizer, scheduler, ranks=ranks, max_grad_norm=cfg.max_grad_norm,
                       nonfinite=NonFiniteSteps(advice="Lower --learning-rate or --max-grad-norm"))
-    tracker = Tracker(cfg.out, cfg.log_with, cfg.to_dict()) if ranks.is_main else SilentTracker()
     if ranks.on:  # the ranks' LoRA dropout masks differ, as one process's differ between micro-batches
         torch.manual_seed(cfg.seed * 1_000_003 + ranks.rank)
+    state = restore(ckpt, updater, log) if ckpt else {"step": 0, "examples_seen": 0}  # optimiser, schedule, RNG
+    if ckpt and ranks.is_main:
+        truncate_metrics(cfg.out, state["step"])
+    tracker = Tracker(cfg.out, cfg.log_with, cfg.to_dict(), resume=bool(ckpt)) if ranks.is_main else SilentTracker()
     (trained,) = updater.trained
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else end_id
     device = next(model.parameters()).device
     policy = Policy(model, tokenizer, loaded.base, loaded.kind, False, full=cfg.lora.full)
 
-    progress = Progress("sft step", len(plan), 0, _describe) if cfg.progress and ranks.is_main else None
+    progress = Progress("sft step", len(plan), state["step"], _describe) if cfg.progress and ranks.is_main else None
 
     def keep_checkpoint(done: int, seen: int) -> str:
         """Checkpoint step `done` (written by the main process alone; under FSDP every rank gathers); its directory."""
@@ -250,12 +247,12 @@ def _sft(cfg: SFTConfig, ranks, tasks, data_description: str, log) -> SFTResult:
                                            "step": done, "examples_seen": seen})
         return checkpoint_dir(cfg.out, done)
 
-    metrics: dict = {}
-    seen = 0
-    checkpoint = ""
+    metrics: dict = read_metrics(cfg.out)[-1] if ckpt and ranks.is_main else {}  # the last step's, until one runs
+    seen = state["examples_seen"]
+    checkpoint = ckpt or ""
     model.train()  # LoRA dropout (and the model's own, if any) on
     try:
-        for step, micro_batches in enumerate(plan):
+        for step, micro_batches in enumerate(plan[state["step"]:], start=state["step"]):
             t0 = time.perf_counter()
             batches = [collate([examples[i] for i in mb], pad_id) for mb in micro_batches]
             window_tokens = sum(int((labels[:, 1:] != -100).sum()) for _, _, labels in batches)
@@ -289,7 +286,7 @@ def _sft(cfg: SFTConfig, ranks, tasks, data_description: str, log) -> SFTResult:
         tracker.close()
         model.eval()
     final = "model" if cfg.lora.full else "adapter"
-    adapter = _write_final_adapter(cfg.out, checkpoint, final) if ranks.is_main else os.path.join(cfg.out, final)
+    adapter = final_copy(cfg.out, checkpoint, final) if ranks.is_main else os.path.join(cfg.out, final)
     ranks.wait()  # the adapter is written before any rank returns it
     return SFTResult(steps=len(plan), metrics=metrics, checkpoint=checkpoint, adapter=adapter,
                      examples=len(examples), examples_seen=seen, skipped_too_long=data.too_long,

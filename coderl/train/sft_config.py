@@ -16,7 +16,8 @@ class SFTConfig:
 
     out: str | None = option(None, "run directory: config.yaml, metrics.jsonl, checkpoints/, adapter/ (--finetune "
                              "full: model/) (required)")
-    overwrite: bool = option(False, "replace the run already in --out (refused without it)")
+    overwrite: bool = option(False, "replace the run already in --out (refused without it, or --resume)")
+    resume: bool = option(False, "continue the run in --out from its latest checkpoint, exactly (its settings)")
     model: str = option("smollm2-135m-instruct", "base model (alias, HF folder, GGUF, hub id) or an adapter to "
                         "keep training")
     data: str = option("humaneval", "task spec with reference solutions (humaneval, mbpp:PATH, synthetic:...) "
@@ -50,6 +51,7 @@ class SFTConfig:
 
     def __post_init__(self):
         require(self.out is not None, "--out", self.out, "a run directory")
+        require(not (self.resume and self.overwrite), "--overwrite", True, "not both --resume and --overwrite")
         require(self.epochs > 0, "--epochs", self.epochs, "a positive number")
         require(self.learning_rate > 0, "--learning-rate", self.learning_rate, "a positive number")
         require(self.weight_decay >= 0, "--weight-decay", self.weight_decay, "a number >= 0")

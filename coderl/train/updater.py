@@ -185,8 +185,15 @@ class Updater:
                 "nonfinite": self.nonfinite.state_dict()}
 
     def load_state_dict(self, state: dict) -> None:
-        """What `state_dict` saved (a checkpoint's trainer state): optimiser, schedule, non-finite counts."""
+        """What `state_dict` saved (a checkpoint's trainer state): optimiser, schedule, non-finite counts.  The
+        learning rate of the next step is this schedule's at the saved position (the saved rate was the old
+        schedule's: a resumed run with more --steps decays over the new total from its first step on)."""
         self.ranks.load_optimizer_state(self.optimizer, state["optimizer"])
         self.scheduler.load_state_dict(state["scheduler"])
+        lrs = [base * factor(self.scheduler.last_epoch)
+               for base, factor in zip(self.scheduler.base_lrs, self.scheduler.lr_lambdas)]
+        for group, lr in zip(self.optimizer.param_groups, lrs):
+            group["lr"] = lr
+        self.scheduler._last_lr = lrs  # what get_last_lr() says (LambdaLR keeps no other copy)
         self.nonfinite = NonFiniteSteps(state.get("nonfinite", {}), advice=self.nonfinite.advice)
 

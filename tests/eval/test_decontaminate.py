@@ -126,6 +126,15 @@ def test_report_command_writes_markdown_and_json(tmp_path):
     assert report.same == []
 
 
+def test_an_earlier_report_is_replaced_only_with_overwrite(tmp_path):
+    """Refused before anything runs (the one policy of base/outputs.py)."""
+    from coderl.base.config import ConfigError
+
+    (tmp_path / "r.json").write_text("{}")
+    with pytest.raises(ConfigError, match=r"--out \S+: already holds \S+r.json; pass --overwrite"):
+        run_decontaminate(DecontaminateConfig(tasks="easy@train", against="easy@test", out=str(tmp_path / "r")))
+
+
 def test_bad_ngram_sizes_are_refused():
     from coderl.base.config import ConfigError
 

@@ -72,6 +72,31 @@ def test_compare_table_and_plot(model_dir, tmp_path):
     text = run_compare(CompareConfig(runs=[str(tmp_path / "a"), str(tmp_path / "b")], out=str(tmp_path / "cmp")))
     assert "| `tiny` | base |" in text and "| `tiny-again` | GRPO |" in text
     assert (tmp_path / "cmp.png").stat().st_size > 1000
+    from coderl.base.config import ConfigError
+    from coderl.eval import compare
+
+    again = CompareConfig(runs=[str(tmp_path / "a"), str(tmp_path / "b")], out=str(tmp_path / "cmp"))
+    with pytest.raises(ConfigError, match=r"already holds .*cmp.md, .*cmp.png; pass --overwrite"):
+        run_compare(again)
+    with pytest.raises(ConfigError, match="is --exclude"):  # an output that is an input: refused, untouched
+        run_compare(CompareConfig(runs=[str(tmp_path / "a")], out=str(tmp_path / "x"), exclude=str(tmp_path / "x.md"),
+                                  overwrite=True))
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()}
+
+    def broken(summaries, path):
+        open(path, "w").write("half a plot")
+        raise KeyboardInterrupt
+
+    compare_plot, compare.plot = compare.plot, broken
+    try:  # a failed comparison leaves the earlier one, and no folder it made
+        for out in (tmp_path / "cmp", tmp_path / "new" / "cmp"):
+            with pytest.raises(KeyboardInterrupt):
+                run_compare(CompareConfig(runs=again.runs, out=str(out), overwrite=True))
+    finally:
+        compare.plot = compare_plot
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if p.is_file()} == before
+    assert not (tmp_path / "new").exists()
+    run_compare(CompareConfig(runs=again.runs, out=str(tmp_path / "cmp"), overwrite=True))
 
 
 def test_greedy_with_several_samples_is_rejected(model_dir, tmp_path):
@@ -84,7 +109,7 @@ def test_greedy_with_several_samples_is_rejected(model_dir, tmp_path):
 def test_pass_at_1_without_tamper_counts_caught_samples_as_failures(tmp_path):
     """Beside the plain pass@1, `coderl eval` reports the figure with every sample the judge caught tampering
     (a judge-observed note) counted as failed; courtesy notes count as they are."""
-    from coderl.eval.run import _write_run, format_markdown, format_summary
+    from coderl.eval.run import _write_run, format_markdown, format_summary, sample_rows
     from coderl.rollout.types import Sample
     from coderl.sandbox.types import ExecutionResult, Status
     from coderl.tasks import load_tasks
@@ -98,7 +123,7 @@ def test_pass_at_1_without_tamper_counts_caught_samples_as_failures(tmp_path):
             sample = Sample(task_id=task.task_id, group=0, prompt="", raw_output="x", completion="x",
                             gen_tokens=(1, 2), code_tokens=(1,), truncated=False, format_ok=True)
             rows.append((sample, ExecutionResult(status=Status.PASSED, tamper=list(tamper))))
-    summary = _write_run(cfg, taskset, tasks, rows, "full", {"load": 0, "generation": 1, "total": 1}, 8, None)
+    summary = _write_run(cfg, taskset, tasks, sample_rows(*zip(*rows)), "full", {"load": 0, "generation": 1, "total": 1}, 8, None)
     assert summary["pass_at_k"]["pass@1"] == 1.0 and summary["samples_caught"] == 1
     assert summary["pass_at_1_without_tamper"] == pytest.approx((1 / 2 + 2 / 2) / 2)
     assert "pass@1 without tamper: 0.7500  (1 sample(s)" in format_summary(summary)
@@ -132,12 +157,63 @@ def test_a_failed_evaluation_leaves_nothing_it_made(model_dir, tmp_path, monkeyp
     """A model that fails to load, or an interrupt while the samples are checked: no --out folder left."""
     assert main(["eval", "--out", str(tmp_path / "a" / "run"), "--model", str(tmp_path / "no-model"),
                  "--tasks", TASKS]) == 2
-    from coderl.eval import run
+    from coderl.eval import chunks
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(run, "collect", interrupted)
+    monkeypatch.setattr(chunks, "collect", interrupted)
     assert main(["eval", "--out", str(tmp_path / "b"), "--model", model_dir, "--tasks", TASKS, "--format",
                  "completion", "--max-new-tokens", "8", "--workers", "2"]) == 130
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("sampling", [{}, {"dtype": "bfloat16"}, {"samples": 2, "temperature": 1.0, "seed": 5}],
+                         ids=["greedy", "greedy-bf16", "sampled"])
+def test_an_interrupted_evaluation_resumes_to_the_uninterrupted_one(model_dir, tmp_path, monkeypatch, sampling):
+    """Ctrl-C while the third chunk generates keeps the finished chunks in samples.jsonl.partial (and only that);
+    a kill that cut its last line short loses that line only; --resume (refused with a changed setting; on the
+    command line the interrupted run's settings, unless given) regenerates the rest chunk by chunk with the rows
+    and seeds of the uninterrupted run, which it then equals sample for sample."""
+    import coderl.rollout.hf as hf
+
+    kw = dict(batch_size=sampling.get("samples", 1), **sampling)  # one task a chunk: 3 chunks
+    _eval(model_dir, tmp_path / "whole", **kw)
+    generate, calls = hf.generate, []
+
+    def interrupted(*args, **kwargs):
+        calls.append(kwargs["seed"])
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return generate(*args, **kwargs)
+
+    monkeypatch.setattr(hf, "generate", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        _eval(model_dir, tmp_path / "cut", **kw)
+    monkeypatch.setattr(hf, "generate", generate)
+    partial = tmp_path / "cut" / "samples.jsonl.partial"
+    assert [p.name for p in (tmp_path / "cut").iterdir()] == [partial.name]
+    head, *chunks = [json.loads(line) for line in partial.read_text().splitlines()]
+    assert head["batch_size"] == kw["batch_size"] and [(c["start"], c["end"]) for c in chunks] == [(0, 1)]
+    with partial.open("a") as f:
+        f.write('{"start": 1, "end": 2, "seconds": 0.1, "rows": [{"task_')  # a kill in the middle of a line
+    args = ["eval", "--out", str(tmp_path / "cut"), "--model", model_dir, "--tasks", TASKS, "--format", "completion",
+            "--max-new-tokens", "8", "--workers", "2"] + [f"--{k.replace('_', '-')}={v}" for k, v in kw.items()]
+    assert main(args) == 2  # without --resume: refused, kept
+    assert main(args + ["--resume", "--max-new-tokens", "9"]) == 2 and partial.exists()
+    assert main(["eval", "--out", str(tmp_path / "cut"), "--resume", "--label", "resumed"]) == 0  # its own settings
+    strip = [[{k: v for k, v in r.items() if k not in TIMING} for r in _rows(tmp_path / d)] for d in ("whole", "cut")]
+    assert strip[0] == strip[1]
+    assert sorted(p.name for p in (tmp_path / "cut").iterdir()) == ["results.md", "samples.jsonl", "summary.json"]
+    summary = json.loads((tmp_path / "cut" / "summary.json").read_text())
+    assert summary["label"] == "resumed" and summary["pass_at_k"] == json.loads(
+        (tmp_path / "whole" / "summary.json").read_text())["pass_at_k"]
+
+
+def test_resume_needs_an_interrupted_evaluation(model_dir, tmp_path, capsys):
+    args = ["eval", "--out", str(tmp_path / "run"), "--model", model_dir, "--tasks", TASKS, "--format", "completion",
+            "--max-new-tokens", "8", "--workers", "2", "--resume"]
+    assert main(args) == 2 and "holds no interrupted evaluation" in capsys.readouterr().err
+    assert not (tmp_path / "run").exists()
+    _eval(model_dir, tmp_path / "run")
+    assert main(args) == 2 and "its evaluation is finished: --overwrite" in capsys.readouterr().err

@@ -62,7 +62,35 @@ def test_chat_prompts_and_bad_outputs(tmp_path, capsys):
     busy.mkdir()
     (busy / "f").write_text("x")
     assert main(["tasks", "export", "--tasks", SPEC, "--format", "trl", "--out", str(busy)]) == 2
-    assert "exists and is not an empty folder" in capsys.readouterr().err
+    assert "already holds" in capsys.readouterr().err and (busy / "f").exists()
+
+
+def test_an_export_is_whole_refused_over_its_input_or_an_existing_file_and_leaves_nothing_on_failure(
+        tmp_path, capsys, monkeypatch):
+    """One policy (base/outputs.py): an --out that is the --tasks file is refused before it is read; an existing
+    --out only with --overwrite (folders too); a failed export leaves the old file and nothing else."""
+    from coderl.integrations import export
+
+    src = tmp_path / "t.jsonl"
+    assert main(["tasks", "export", "--tasks", SPEC, "--format", "jsonl", "--out", str(src)]) == 0
+    before = src.read_text()
+    assert main(["tasks", "export", "--tasks", str(src), "--format", "jsonl", "--out", str(src), "--overwrite"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is --tasks" in err and src.read_text() == before
+    assert main(["tasks", "export", "--tasks", SPEC, "--format", "jsonl", "--out", str(src)]) == 2
+    assert "already holds" in capsys.readouterr().err
+    for fmt, out in (("trl", tmp_path / "folder"), ("parquet", tmp_path / "t.parquet")):
+        assert main(["tasks", "export", "--tasks", SPEC, "--format", fmt, "--out", str(out)]) == 0
+        assert main(["tasks", "export", "--tasks", SPEC, "--format", fmt, "--out", str(out), "--overwrite"]) == 0
+
+    def broken(task, **kw):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(export, "task_row", broken)
+    listing = sorted(p.name for p in tmp_path.iterdir())
+    for out in (src, tmp_path / "new" / "deeper" / "t.jsonl"):
+        assert main(["tasks", "export", "--tasks", SPEC, "--format", "jsonl", "--out", str(out), "--overwrite"]) == 130
+    assert sorted(p.name for p in tmp_path.iterdir()) == listing and src.read_text() == before
 
 
 def test_coderls_own_layout_round_trips_through_jsonl_and_parquet(tmp_path, sandbox):

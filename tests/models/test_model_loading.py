@@ -25,7 +25,7 @@ from coderl.models import (
     trainable_ratio,
 )
 from coderl.models import convert as convert_mod
-from coderl.models.spec import CHATML_TEMPLATE, Builtin
+from coderl.models.spec import CHATML_TEMPLATE, Builtin, gguf_cache_name
 from tests.models.tiny import tiny_gguf, tiny_llama, tiny_model, write_gguf
 
 TEXT = "def square(x):\n    return x * x"
@@ -131,15 +131,47 @@ def test_failed_conversion_leaves_no_folder(tmp_path, cache, monkeypatch):
     monkeypatch.setattr(convert_mod, "convert_gguf", crash)
     with pytest.raises(RuntimeError, match="disk full"):
         load_model(str(gguf_path))
-    leftovers = [p for p in cache.rglob("*") if p.is_dir()]
-    assert all(not (p / "config.json").exists() for p in leftovers), leftovers
+    assert not cache.exists(), list(cache.rglob("*"))  # no folder, no lock file (issue 60)
 
     monkeypatch.undo()
     monkeypatch.setenv("CODERL_CACHE", str(cache.parent))
-    entry = next(cache.glob("gguf-*"))
-    (entry / ".hf.tmp-99999-deadbeef").mkdir()                    # as a killed conversion leaves it
+    entry = cache / gguf_cache_name(gguf_path)
+    (entry / ".hf.tmp-99999-deadbeef").mkdir(parents=True)        # as a killed conversion leaves it
     assert load_model(str(gguf_path)).path == str(entry / "hf")
     assert sorted(p.name for p in entry.iterdir() if p.is_dir()) == ["hf"]
+
+
+def test_a_file_that_is_no_gguf_is_one_line_and_leaves_nothing(tmp_path, cache, capsys):
+    """`coderl eval --model bad.gguf`: one error line, exit 2, and no cache folder or lock file left."""
+    from coderl.cli import main
+
+    bad = tmp_path / "bad.gguf"
+    bad.write_text("not a gguf")
+    assert main(["eval", "--model", str(bad), "--tasks", "easy", "--out", str(tmp_path / "run")]) == 2
+    assert "does not start with the GGUF magic bytes" in capsys.readouterr().err
+    assert not cache.parent.exists() and not (tmp_path / "run").exists(), list(cache.parent.rglob("*"))
+
+
+def test_the_file_lock_goes_with_its_holder_and_still_excludes(tmp_path):
+    """The lock file is removed on release; a process that waited on it takes the next one, never together."""
+    import threading
+
+    lock, inside, order = tmp_path / ".x.lock", [], []
+
+    def hold(name):
+        with fetch.file_lock(lock):
+            inside.append(name)
+            assert len(inside) == 1
+            order.append(name)
+            threading.Event().wait(0.05)
+            inside.remove(name)
+
+    threads = [threading.Thread(target=hold, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(order) == [0, 1, 2, 3] and not lock.exists()
 
 
 def _fake_builtin(tmp_path, monkeypatch, *, pre="smollm"):

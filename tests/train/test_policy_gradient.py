@@ -438,3 +438,27 @@ def test_resume_is_honest(model_dir, tmp_path):
     train(base_config(model_dir, tmp_path / "run", steps=1, resume=True, workers=1, progress=True),
           log=lambda m: None, reward_override=varied_reward)
     assert open(tmp_path / "run" / "config.yaml").read() == saved and len(metrics(tmp_path / "run")) == 1
+
+
+def test_more_steps_on_resume_recompute_the_schedule_and_say_so(model_dir, tmp_path, monkeypatch):
+    """--steps 2 -> 4 on --resume: the learning rate of step 3 is the 4-step linear schedule's (not the 2-step
+    one's, which had decayed to 0), the log says so and metrics.jsonl records train/steps at step 3."""
+    from coderl.train.scaffold import lr_factor
+    from coderl.train.updater import Updater
+
+    kw = dict(lr_schedule="linear", save_steps=2)
+    train(base_config(model_dir, tmp_path / "run", steps=2, **kw), log=lambda m: None, reward_override=varied_reward)
+    used, said = [], []
+    step = Updater.update
+
+    def spy(self, *args, **kwargs):
+        used.append(self.optimizer.param_groups[0]["lr"])
+        return step(self, *args, **kwargs)
+
+    monkeypatch.setattr(Updater, "update", spy)
+    train(base_config(model_dir, tmp_path / "run", steps=4, resume=True, **kw), log=said.append,
+          reward_override=varied_reward)
+    assert used == [pytest.approx(1e-2 * lr_factor("linear", 0, 4)(s)) for s in (2, 3)] and used[0] > 0
+    assert any("--steps 2 -> 4 at step 2" in m for m in said), said
+    rows = metrics(tmp_path / "run")
+    assert [r["step"] for r in rows] == [1, 2, 3, 4] and [r.get("train/steps") for r in rows] == [None, None, 4, None]

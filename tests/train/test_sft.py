@@ -398,7 +398,7 @@ def test_a_fresh_sft_refuses_a_directory_holding_another_run(model_dir, tmp_path
                  "--format", "completion", "--device", "cpu", "--no-progress"])
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "--out " in err and "already holds a run" in err, err
-    assert "pass --overwrite to replace it" in err, err
+    assert "pass --resume to continue it, --overwrite to replace it" in err, err
     assert open(tmp_path / "run" / "metrics.jsonl").read() == before and os.path.isdir(first.adapter)
     again = sft(config(model_dir, tmp_path / "run", epochs=0.34, overwrite=True, seed=1), log=lambda m: None)
     assert open(tmp_path / "run" / "metrics.jsonl").read() != before and os.path.isdir(again.adapter)
@@ -466,3 +466,55 @@ def test_sft_skips_a_non_finite_update_and_stops_after_three_in_a_row(model_dir,
     assert code == 2 and err.count("\n") == 1, err
     assert err.startswith("coderl sft: error: step 3: loss or gradient not finite in 3 steps in a row (steps 1-3); "
                           "not applied. Lower --learning-rate"), err
+
+
+def test_an_interrupted_sft_resumes_exactly(model_dir, tmp_path, monkeypatch):
+    """Ctrl-C in step 6 of 6 (checkpoints every 2 steps, the last at 4; a kill had also cut a metrics line short):
+    --resume refuses a changed setting and an --out with no run, cuts metrics.jsonl back to step 4, and ends
+    with the uninterrupted run's metrics and adapter."""
+    from safetensors.torch import load_file
+
+    import coderl.train.sft as sft_module
+
+    kw = dict(epochs=2, save_steps=2)
+    whole = sft(config(model_dir, tmp_path / "whole", **kw), log=lambda m: None)
+    loss, calls = sft_module.token_loss_sum, []
+
+    def interrupted(*args):
+        calls.append(1)
+        if len(calls) == 6:
+            raise KeyboardInterrupt
+        return loss(*args)
+
+    monkeypatch.setattr(sft_module, "token_loss_sum", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        sft(config(model_dir, tmp_path / "cut", **kw), log=lambda m: None)
+    monkeypatch.setattr(sft_module, "token_loss_sum", loss)
+    assert sorted(os.listdir(tmp_path / "cut" / "checkpoints")) == ["step-2", "step-4"]
+    with open(tmp_path / "cut" / "metrics.jsonl", "a") as f:
+        f.write('{"step": 6, "sft/lo')
+    with pytest.raises(ConfigError, match=r"--resume: learning_rate: 0.01 -> 0.02 \(changed since"):
+        sft(config(model_dir, tmp_path / "cut", resume=True, learning_rate=2e-2, **kw), log=lambda m: None)
+    with pytest.raises(ConfigError, match="holds no run"):
+        sft(config(model_dir, tmp_path / "typo", resume=True, **kw), log=lambda m: None)
+    said = []
+    cut = sft(config(model_dir, tmp_path / "cut", resume=True, **kw), log=said.append)
+    assert any("resumed from" in m and "step-4 at step 4" in m for m in said), said
+    rows = {d: [json.loads(line) for line in open(tmp_path / d / "metrics.jsonl")] for d in ("whole", "cut")}
+    assert [r["step"] for r in rows["cut"]] == [1, 2, 3, 4, 5, 6] and cut.examples_seen == whole.examples_seen
+    for a, b in zip(rows["whole"], rows["cut"]):
+        assert {k: v for k, v in a.items() if not k.startswith("time/")} == pytest.approx(
+            {k: v for k, v in b.items() if not k.startswith("time/")}, abs=1e-6)
+    a, b = (load_file(os.path.join(r.adapter, "adapter_model.safetensors")) for r in (whole, cut))
+    assert all(torch.allclose(a[k], b[k], atol=1e-6) for k in a)
+
+
+def test_sft_resume_on_the_command_line_takes_the_runs_settings(model_dir, tmp_path, capsys):
+    """`coderl sft --out RUN --resume` alone: the run's config.yaml gives the rest (a finished run: nothing to do)."""
+    args = ["sft", "--out", str(tmp_path / "run"), "--model", str(model_dir), "--data", TASKS, "--split", "all",
+            "--format", "completion", "--device", "cpu", "--no-progress", "--epochs", "0.67", "--save-steps", "1"]
+    assert main(args) == 0
+    before = open(tmp_path / "run" / "metrics.jsonl").read()
+    assert main(["sft", "--out", str(tmp_path / "run"), "--resume"]) == 0
+    assert "done: 1 optimizer steps" in capsys.readouterr().out
+    assert open(tmp_path / "run" / "metrics.jsonl").read() == before
