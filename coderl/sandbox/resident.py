@@ -96,6 +96,7 @@ def _read(path):
         return f.read()
 
 
+_CONTEXTS = (decimal.DefaultContext, decimal.BasicContext, decimal.ExtendedContext)  # module objects held in C
 _VOLATILE = ("Vm", "Rss", "Hugetlb", "voluntary_ctxt", "nonvoluntary_ctxt")
 _ENVIRON = ctypes.POINTER(ctypes.c_char_p).in_dll(ctypes.CDLL(None), "environ")  # made before the judges fork
 
@@ -103,7 +104,8 @@ _ENVIRON = ctypes.POINTER(ctypes.c_char_p).in_dll(ctypes.CDLL(None), "environ") 
 def _process():
     """The process's state that no module's names hold: the kernel's view of it (signal mask, dispositions and
     pending signals, credentials, affinity, name: /proc/self/status; nice, priority and policy; timer slack;
-    every fd's flags), its interval timers, the interpreter's settings held in C, and the C environment."""
+    every fd's flags), its interval timers, the interpreter's settings held in C, decimal's module contexts, and
+    the C environment."""
     status = tuple(line for line in _read("/proc/self/status").splitlines() if not line.startswith(_VOLATILE))
     stat = _read("/proc/self/stat").rsplit(")", 1)[1].split()
     flags = []
@@ -121,7 +123,7 @@ def _process():
             [signal.getitimer(getattr(signal, n)) for n in dir(signal) if n.startswith("ITIMER_")],
             sys.getswitchinterval(), sys.get_int_max_str_digits(), sys.get_coroutine_origin_tracking_depth(),
             tuple(sys.get_asyncgen_hooks()), sys.getdlopenflags(), gc.get_debug(), socket_timeout,
-            sys.modules["_abc"].get_cache_token())
+            sys.modules["_abc"].get_cache_token(), [repr(c) for c in _CONTEXTS])
 
 
 def _task_code_alive():
