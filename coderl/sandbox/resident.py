@@ -174,8 +174,6 @@ class Baseline:
         self.copyreg = dict(copyreg.dispatch_table)
         self.environ = dict(os.environ)
         self.cwd = os.getcwd()
-        self.umask = os.umask(0o022)
-        os.umask(self.umask)
         self.signals = {s: signal.getsignal(s) for s in _SIGNALS}
         self.recursion = sys.getrecursionlimit()
         self.digits = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else None
@@ -239,8 +237,7 @@ class Baseline:
             return "gc"
         if dict(os.environ) != self.environ or os.getcwd() != self.cwd:
             return "environment"
-        mask = os.umask(self.umask)
-        if mask != self.umask or any(signal.getsignal(s) is not h for s, h in self.signals.items()):
+        if any(signal.getsignal(s) is not h for s, h in self.signals.items()):  # the umask: in `_process`
             return "process"
         if len(os.listdir("/proc/self/task")) > 1:
             return "thread"
