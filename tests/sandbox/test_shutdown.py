@@ -128,7 +128,8 @@ SHUTDOWN_PARTS = [
     "stream{n} = open(os.dup(1), 'w')\nstream{n}.write('stream{n}\\n')",
     "sys.stdout = open(os.dup(1), 'w')\nprint('swapped{n}')",
     "sys.stdout = io.StringIO()\nprint('hidden{n}')\nprint('original{n}', file=sys.__stdout__)",
-    "threading.Thread(target=lambda: (time.sleep(0.05), print('thread{n}'))).start()",
+    "threading.Thread(target=lambda w=[t for t in threading.enumerate() if t.name.startswith('part')]:\n"
+    "                 ([t.join() for t in w], time.sleep(0.05), print('thread{n}')), name='part{n}').start()",
     "def gen{n}():\n    try:\n        yield\n    finally:\n        print('generator{n}')\ng{n} = gen{n}()\nnext(g{n})",
     "side{n} = types.ModuleType('side{n}')\nsys.modules['side{n}'] = side{n}\n"
     "class Side{n}:\n    def __del__(self):\n        print('module{n}')\nside{n}.obj = Side{n}()\ndel side{n}",
