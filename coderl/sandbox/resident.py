@@ -16,17 +16,20 @@ any of it ends this judge: the server forks a fresh one for the slot's next requ
     standard library, the sandbox's own) added, removed or rebound, compared by identity;
   * the import system (`sys.path`, `meta_path`, `path_hooks`), warning filters, gc callbacks and
     thresholds, `copyreg`'s dispatch table, trace and profile hooks, audit hooks added;
+  * the attributes of the classes and objects modules hold; the process's state no module holds (`_process`);
+    a function of the task's code still alive (a registry held in C: codecs, hooks);
   * the environment, the working directory, the umask, a signal handler, an extra thread, a child process,
     an open file descriptor;
   * memory grown by more than `RSS_GROWTH`, or `MAX_REQUESTS` served.
 
 Handles (`handles.py`) belong to the request that made them: one kept anywhere is refused after it.
 A request's own tables (handles, callbacks, stand-ins, mirrors) live in its `Judge`, made per request.
-Tested: `tests/sandbox/test_resident_judge.py` (one request tries to leave each of these for the next,
+Tested: `tests/sandbox/test_judge_starts_clean.py` (a snapshot taken by code), `test_resident_judge.py` (one request tries to leave each of these for the next,
 through its task code and through the program's callbacks; the next finds nothing).
 """
 
 import copyreg
+import ctypes
 import decimal
 import fcntl
 import gc
@@ -88,6 +91,62 @@ def _fds():
     return frozenset(os.listdir("/proc/self/fd"))
 
 
+def _read(path):
+    with open(path) as f:
+        return f.read()
+
+
+_CONTEXTS = (decimal.DefaultContext, decimal.BasicContext, decimal.ExtendedContext)  # module objects held in C
+_VOLATILE = ("Vm", "Rss", "Hugetlb", "voluntary_ctxt", "nonvoluntary_ctxt")
+_ENVIRON = ctypes.POINTER(ctypes.c_char_p).in_dll(ctypes.CDLL(None), "environ")  # made before the judges fork
+
+
+def _process():
+    """The process's state that no module's names hold: the kernel's view of it (signal mask, dispositions and
+    pending signals, credentials, affinity, name: /proc/self/status; nice, priority and policy; timer slack;
+    every fd's flags), its interval timers, the interpreter's settings held in C, decimal's module contexts, and
+    the C environment."""
+    status = tuple(line for line in _read("/proc/self/status").splitlines() if not line.startswith(_VOLATILE))
+    stat = _read("/proc/self/stat").rsplit(")", 1)[1].split()
+    flags = []
+    for fd in sorted(_fds()):
+        try:
+            flags.append(_read(f"/proc/self/fdinfo/{fd}").split("flags:", 1)[1].split()[0])
+        except (OSError, IndexError):
+            pass
+    environ, i = [], 0
+    while _ENVIRON[i]:
+        environ.append(_ENVIRON[i])
+        i += 1
+    socket_timeout = socket.getdefaulttimeout()
+    return (status, stat[16], stat[37:39], _read("/proc/self/timerslack_ns"), flags, environ,
+            [signal.getitimer(getattr(signal, n)) for n in dir(signal) if n.startswith("ITIMER_")],
+            sys.getswitchinterval(), sys.get_int_max_str_digits(), sys.get_coroutine_origin_tracking_depth(),
+            tuple(sys.get_asyncgen_hooks()), sys.getdlopenflags(), gc.get_debug(), socket_timeout,
+            sys.modules["_abc"].get_cache_token(), [repr(c) for c in _CONTEXTS])
+
+
+def _task_code_alive():
+    """Whether a function of the task's code (compiled as `<task>` or `<test>`) outlived its request: held by a
+    registry no module's names show (codecs, hooks), it would run in a later request."""
+    return any(type(o) is _FUNCTION and o.__code__.co_filename in ("<task>", "<test>") for o in gc.get_objects())
+
+
+_FUNCTION = type(_fds)
+
+
+def _own_dict(value):
+    """The attributes' dict of a class (a heap type's, the real one behind its mappingproxy) or of an object a
+    module holds; None for anything else (modules are walked already, builtins' types are read-only)."""
+    if isinstance(value, type):
+        if not value.__flags__ & (1 << 9):  # Py_TPFLAGS_HEAPTYPE
+            return None
+        inner = gc.get_referents(vars(value))
+        return inner[0] if len(inner) == 1 and type(inner[0]) is dict else None
+    d = getattr(type(value), "__dictoffset__", 0) and getattr(value, "__dict__", None)
+    return d if type(d) is dict and type(value).__module__ != "builtins" else None
+
+
 class Baseline:
     """This judge's state before its first request: what every later request must find again."""
 
@@ -99,6 +158,13 @@ class Baseline:
             d = getattr(module, "__dict__", None)
             if type(d) is dict:
                 self.dicts.append([module, d, tuple(d), tuple(d.values())])
+        seen = {id(d) for _, d, _, _ in self.dicts}
+        for module, d, _, values in list(self.dicts):  # the classes and objects modules hold: their attributes too
+            for value in values:
+                inner = _own_dict(value)
+                if inner is not None and id(inner) not in seen:
+                    seen.add(id(inner))
+                    self.dicts.append([value, inner, tuple(inner), tuple(inner.values())])
         # Walking ~8,000 module attributes costs ~0.8 ms a request (each read touches a cold object); CPython
         # (3.8-3.13) stamps a dict with a new version at every change, so only a dict whose stamp moved is
         # walked.  Used only where a probe shows the stamps do that here.
@@ -108,14 +174,15 @@ class Baseline:
         self.copyreg = dict(copyreg.dispatch_table)
         self.environ = dict(os.environ)
         self.cwd = os.getcwd()
-        self.umask = os.umask(0o022)
-        os.umask(self.umask)
         self.signals = {s: signal.getsignal(s) for s in _SIGNALS}
         self.recursion = sys.getrecursionlimit()
         self.digits = sys.get_int_max_str_digits() if hasattr(sys, "get_int_max_str_digits") else None
         self.gc = (gc.isenabled(), gc.get_threshold())
+        self.frozen = gc.get_freeze_count()  # only falls (frozen objects freed) unless something freezes more
         self.decimal = decimal.getcontext().copy()
         self.rss = _rss()
+        self.process = _process()
+        self.limits = None
         self.audit = [False]
         sys.addaudithook(self._audit)  # before anything else can: its own events are cheap
         self.fds = _fds()
@@ -143,6 +210,7 @@ class Baseline:
                              (resource.RLIMIT_NPROC, limits["max_processes"])):
             _, hard = resource.getrlimit(which)
             resource.setrlimit(which, (value if hard == resource.RLIM_INFINITY else min(value, hard), hard))
+        self.limits = _read("/proc/self/limits")  # every limit, as this request starts
 
     def dirt(self, served):
         """Why this judge must not judge another request, or None: the first difference found."""
@@ -165,12 +233,11 @@ class Baseline:
             return "import_system"
         if sys.gettrace() is not None or sys.getprofile() is not None:
             return "trace_hook"
-        if (gc.isenabled(), gc.get_threshold()) != self.gc:
+        if (gc.isenabled(), gc.get_threshold()) != self.gc or gc.get_freeze_count() > self.frozen:
             return "gc"
         if dict(os.environ) != self.environ or os.getcwd() != self.cwd:
             return "environment"
-        mask = os.umask(self.umask)
-        if mask != self.umask or any(signal.getsignal(s) is not h for s, h in self.signals.items()):
+        if any(signal.getsignal(s) is not h for s, h in self.signals.items()):  # the umask: in `_process`
             return "process"
         if len(os.listdir("/proc/self/task")) > 1:
             return "thread"
@@ -181,6 +248,12 @@ class Baseline:
             pass
         if _fds() != self.fds:
             return "fd"
+        if _process() != self.process or _read("/proc/self/limits") != self.limits:
+            return "process"
+        if _task_code_alive():
+            gc.collect()
+            if _task_code_alive():
+                return "kept_code"
         if handles.LIVE:
             gc.collect()  # a handle in a reference cycle (a traceback's frames) is freed by a collection
             if handles.LIVE:

@@ -20,11 +20,13 @@ import os
 import sys
 import traceback
 import types
+import _weakref
 
 _type = type
 _isinstance = isinstance
 _BaseException = BaseException
 SCRIPT_NAME = "main.py"
+_OWN = sys.modules.get(__name__)  # this runtime: it finishes the shutdown, so it is never cleared
 
 
 def exit_status(exc):
@@ -106,9 +108,10 @@ def finalize(status):
     3. flush the current `sys.stdout`, then `sys.stderr` (a failure makes the status 120, as CPython's);
     4. collect garbage (finalizers of objects in cycles run: a file object in a cycle flushes);
     5. put the original streams back (`sys.stdout = sys.__stdout__`, ...), so a stream the program
-       swapped in and holds nowhere else is finalised, which flushes it; take `__main__` out of
-       `sys.modules` and clear its globals as CPython clears a module's (a stream the program keeps in a
-       global is finalised and flushed), and collect again;
+       swapped in and holds nowhere else is finalised, which flushes it; take every module out of
+       `sys.modules` in order (one only it held is freed: its objects' finalisers run), collect, then clear
+       the globals of every module still alive, last imported first, as CPython clears a module's (a stream
+       the program keeps in a global is finalised and flushed);
     6. flush `sys.__stdout__`, then `sys.__stderr__`: what was printed to a stream the program swapped
        out (CPython flushes them last, when it clears the `sys` module).
     """
@@ -133,13 +136,22 @@ def finalize(status):
         gc.collect()
         for name in ("stdin", "stdout", "stderr"):
             setattr(sys, name, getattr(sys, f"__{name}__", None))
-        main = sys.modules.pop("__main__", None)
-        namespace = getattr(main, "__dict__", None)
-        del main
-        if _type(namespace) is dict:
-            _clear_module_dict(namespace)
-        del namespace
+        modules, alive = sys.modules, []
+        for name in list(modules):  # every module out of sys.modules, in order: one only sys.modules held is freed
+            module = modules[name]
+            if module is not sys and module is not builtins and module is not _OWN:
+                try:
+                    alive.append(_weakref.ref(module))
+                except TypeError:
+                    pass
+                modules[name] = None
+        del module
         gc.collect()
+        for ref in reversed(alive):  # then the globals of those still alive, the last imported first (`__main__` late)
+            namespace = getattr(ref(), "__dict__", None)
+            if _type(namespace) is dict:
+                _clear_module_dict(namespace)
+            del namespace
     except _BaseException:
         pass
     flush(getattr(sys, "__stdout__", None))

@@ -295,7 +295,11 @@ class Server:
         if not data:  # it ended: the zygote reports how
             self.retire(judge)
             return
-        msg = json.loads(data)
+        try:  # the task's code runs in the judge and can break its `json` (a class attribute): then it leaves
+            msg = json.loads(data)
+            msg["cpu"] = float(msg["cpu"])
+        except (ValueError, KeyError, TypeError):
+            msg = {"cpu": judge.cpu, "leaves": "protocol"}
         run, judge.serving = judge.serving, None
         cpu, judge.cpu = msg["cpu"] - judge.cpu, msg["cpu"]
         self.counts["judged"] += 1

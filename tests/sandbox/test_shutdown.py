@@ -114,3 +114,53 @@ def test_a_forked_child_cannot_call_the_tests_callables(sandbox):
     tests = (TestCase("0", "candidate(lambda v: v + 1, 2)", CheckKind.EQUALS, 3),)
     result = sandbox.run(make_tests_request(program, tests=tests, entry_point="apply"))
     assert result.passed, result.message
+
+
+# Generated shutdown programs: each is a random mix (seeded) of the things CPython's finalisation reaches, in a
+# random order, every one printing a tag of its own; the sandbox must print what `python -E main.py` prints,
+# in its order, and exit as it exits.
+SHUTDOWN_PARTS = [
+    "print('body{n}', end='')",
+    "atexit.register(print, 'atexit{n}')",
+    "class Del{n}:\n    def __del__(self):\n        print('del{n}')\nglobal{n} = Del{n}()",
+    "class Cyc{n}:\n    def __del__(self):\n        print('cycle{n}')\nc{n} = Cyc{n}()\nc{n}.me = c{n}\ndel c{n}",
+    "class Fin{n}:\n    pass\nfin{n} = Fin{n}()\nweakref.finalize(fin{n}, print, 'finalize{n}')",
+    "stream{n} = open(os.dup(1), 'w')\nstream{n}.write('stream{n}\\n')",
+    "sys.stdout = open(os.dup(1), 'w')\nprint('swapped{n}')",
+    "sys.stdout = io.StringIO()\nprint('hidden{n}')\nprint('original{n}', file=sys.__stdout__)",
+    "threading.Thread(target=lambda w=[t for t in threading.enumerate() if t.name.startswith('part')]:\n"
+    "                 ([t.join() for t in w], time.sleep(0.05), print('thread{n}')), name='part{n}').start()",
+    "def gen{n}():\n    try:\n        yield\n    finally:\n        print('generator{n}')\ng{n} = gen{n}()\nnext(g{n})",
+    "side{n} = types.ModuleType('side{n}')\nsys.modules['side{n}'] = side{n}\n"
+    "class Side{n}:\n    def __del__(self):\n        print('module{n}')\nside{n}.obj = Side{n}()\ndel side{n}",
+    "_private{n} = Del{m}() if 'Del{m}' in globals() else None",
+    "atexit.register(lambda: print('atexit_stdout{n}', file=sys.stdout))",
+]
+HEAD = "import atexit, io, os, sys, threading, time, types, weakref\n"
+
+
+def _generated(seed):
+    import random
+
+    rng = random.Random(seed)
+    parts = [rng.randrange(len(SHUTDOWN_PARTS)) for _ in range(rng.randint(2, 6))]
+    body = [SHUTDOWN_PARTS[p].format(n=i, m=max(i - 1, 0)) for i, p in enumerate(parts)]
+    if rng.random() < 0.2:
+        body.append(f"sys.exit({rng.choice([0, 3, 'bye'])!r})")
+    return HEAD + "\n".join(body) + "\n"
+
+
+def cpython_run(program):
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, "main.py"), "w", encoding="utf-8") as f:
+            f.write(program)
+        return subprocess.run([sys.executable, "-E", "main.py"], cwd=tmp, capture_output=True, text=True, timeout=30,
+                              stdin=subprocess.DEVNULL)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_generated_shutdown_prints_what_cpython_prints(sandbox, seed):
+    program = _generated(seed)
+    expected = cpython_run(program)
+    result = sandbox.run(make_script_request(program, cases=(("", expected.stdout),)))
+    assert (result.stdout, result.exit_code) == (expected.stdout, expected.returncode), (program, expected.stderr)
