@@ -95,7 +95,7 @@ def add_arguments(parser: argparse.ArgumentParser, cls: type) -> None:
             _add_argument(target, name, f, annotation)
     if yaml_only:
         parser.formatter_class = _HelpFormatter
-        group = parser.add_argument_group("YAML-only settings", "`key: VALUE` in a YAML file (--config, a pipeline stage)")
+        group = parser.add_argument_group("YAML-only settings", "`key: VALUE` in a YAML file (--config, pipelines)")
         for name in yaml_only:
             _add_argument(group, name, *table[name][1:])
 
