@@ -175,9 +175,7 @@ def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None
     if ranks.on and cfg.asynchronous.on:
         raise ConfigError("--async-max-age: asynchronous rollouts run with one training process (its generation "
                           "worker beside it); drop accelerate launch, or --async-max-age")
-    if ranks.sharded and cfg.lora.qlora:
-        raise ConfigError("--qlora under FSDP: 4-bit weights are not sharded by coderl; drop --qlora, or launch with "
-                          "configs/accelerate/ddp.yaml")
+    ranks.refuse_qlora(cfg.lora.qlora)
     log = log if ranks.is_main else _silent
     memory = memory_budget(cfg, ranks, log)  # an impossible budget is one line before anything is written
     ckpt, tasks = prepare_run(cfg, log, ranks)
