@@ -269,13 +269,13 @@ def kl_terms(cfg, logprobs, ref_logprobs, mask, agg: dict) -> tuple[torch.Tensor
 
 
 def minibatches(cfg, n: int, step: int):
-    """(epoch, first?, rows) over `epochs` passes: shuffled per epoch when there are several minibatches."""
+    """The rows of each minibatch over `epochs` passes: shuffled per epoch when there are several minibatches."""
     size = cfg.optim.minibatch_size or n
     generator = torch.Generator().manual_seed(cfg.seed * 1_000_003 + step)
     for epoch in range(cfg.optim.epochs):
         order = torch.randperm(n, generator=generator) if (cfg.optim.epochs > 1 and size < n) else torch.arange(n)
         for start in range(0, n, size):
-            yield epoch, epoch == 0 and start == 0, order[start: start + size]
+            yield order[start: start + size]
 
 
 def step_timings(t0: float, t1: float, rolled: ScoredRollouts, updater: Updater) -> dict:

@@ -166,9 +166,8 @@ def _optimise(cfg, run, batch, targets: Targets, correction: Correction, step) -
     value_clip = cfg.value.value_clip or None  # 0 = unclipped
     averages = Averages()
     run.policy.model.eval()  # dropout off: the function that sampled is the function we differentiate
-    checked: list = []  # the first piece of the first minibatch checks the ratio and the values
-    for _, first, minibatch in minibatches(cfg, len(batch), step):
-        def piece_loss(rows, first=first, probe=False):  # probe: the memory budget's one-row measurement
+    for minibatch in minibatches(cfg, len(batch), step):
+        def piece_loss(rows):
             mb_mask = mask[rows]
             logprobs, values, entropy = token_logprobs_and_values(
                 model, value_head, build_sequences(batch, rows), cfg.temperature, entropy_grad=cfg.entropy_coef > 0,
@@ -186,14 +185,13 @@ def _optimise(cfg, run, batch, targets: Targets, correction: Correction, step) -
             ref = targets.ref_logprobs[rows] if targets.ref_logprobs is not None else None
             kl_term, kl_stats = kl_terms(cfg, logprobs, ref, mb_mask, agg)
             stats.update(kl_stats)
-            if first and not checked and not probe:
-                # On-policy check: the first minibatch recomputes the rollout's log-probs and values.
-                checked.append(1)
-                averages.first({
-                    "max_abs_log_ratio": ((logprobs.detach() - old).abs() * mb_mask).max(),
-                    "max_abs_value_change": ((values.detach() - targets.old_values[rows]).abs() * mb_mask).max(),
-                    "clip_fraction": stats["loss/clip_fraction"],
-                    "value_clip_fraction": stats["value/clip_fraction"]})
+            # On-policy check, kept from the step's first piece: it recomputes the rollout's log-probs and values.
+            stats.update({
+                "first_minibatch/max_abs_log_ratio": ((logprobs.detach() - old).abs() * mb_mask).max(),
+                "first_minibatch/max_abs_value_change": ((values.detach() - targets.old_values[rows]).abs()
+                                                         * mb_mask).max(),
+                "first_minibatch/clip_fraction": stats["loss/clip_fraction"],
+                "first_minibatch/value_clip_fraction": stats["value/clip_fraction"]})
             return loss + kl_term, stats
 
         # LoRA and value head are clipped as one vector; an infinite bound (0 = off) only measures.
