@@ -31,9 +31,22 @@ def _train_cfg(tmp_path, argv, yaml_text=None):
 
 def test_yaml_floats_without_a_dot_are_floats(tmp_path):
     # PyYAML reads 5e-5 as the string '5e-5'; the loader coerces it to the field's type.
-    cfg = _train_cfg(tmp_path, [], "learning_rate: 5e-5\nsteps: '3'\nshared_prompt: false\n")
+    cfg = _train_cfg(tmp_path, [], "learning_rate: 5e-5\nsteps: '3'\nlog_kl: 'true'\n")
     assert cfg.optim.learning_rate == 5e-5 and isinstance(cfg.optim.learning_rate, float)
-    assert cfg.steps == 3 and cfg.shared_prompt is False
+    assert cfg.steps == 3 and cfg.kl.log_kl is True
+
+
+@pytest.mark.parametrize("text, message", [
+    ("shared_prompt: false\n", "'shared_prompt' was removed: rows that repeat a prompt always share"),
+    ("async_worker_threads: 3\n", "'async_worker_threads' was removed: a generation worker beside the trainer"),
+])
+def test_a_removed_setting_is_one_line_saying_what_replaces_it(tmp_path, capsys, text, message):
+    (tmp_path / "c.yaml").write_text(text)
+    assert main(["train", "--out", str(tmp_path / "run"), "--config", str(tmp_path / "c.yaml")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and message in err, err
+    (tmp_path / "c.yaml").write_text("shared_prompt: true\nasync_worker_threads: null\n")  # an older run's record
+    assert _train_cfg(tmp_path, [], (tmp_path / "c.yaml").read_text()).steps == 20
 
 
 def test_yaml_sections_may_nest_and_flags_win(tmp_path):

@@ -226,7 +226,8 @@ def coerce(value: Any, annotation: Any, name: str) -> Any:
     if value is None:
         if optional:
             return None
-        raise ConfigError(f"{name}=None: expected {_describe(tp)}")
+        expected = {int: "an integer", float: "a number", str: "a string", bool: "true or false"}.get(tp, "a value")
+        raise ConfigError(f"{name}=None: expected {expected}")
     origin = typing.get_origin(tp)
     if tp is bool:
         if isinstance(value, bool):
@@ -276,10 +277,6 @@ def coerce(value: Any, annotation: Any, name: str) -> Any:
     return value
 
 
-def _describe(tp: Any) -> str:
-    return {int: "an integer", float: "a number", str: "a string", bool: "true or false"}.get(tp, "a value")
-
-
 def build(cls: type, values: dict, *, where: str = "") -> Any:
     """`cls` from a flat mapping of leaf names (a section's name may also map to a mapping of its own
     fields); every value is coerced to its field's type; an unknown name is a ConfigError naming `where`."""
@@ -300,6 +297,9 @@ def flat_values(cls: type, values: dict, *, where: str = "") -> dict:
                 flat[k] = v
         elif key in table:
             flat[key] = value
+        elif key in getattr(cls, "REMOVED", {}):  # the behaviour it kept is no error
+            if value != cls.REMOVED[key][0]:
+                raise ConfigError(f"{where or cls.__name__}: '{key}' was removed: {cls.REMOVED[key][1]}")
         else:
             raise ConfigError(f"{where or cls.__name__}: unknown field '{key}'")
     return flat

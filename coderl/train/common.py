@@ -245,8 +245,8 @@ def reference_logprobs(cfg, policy, batch, updater: Updater) -> torch.Tensor | N
         return None
     with torch.no_grad(), updater.clock("reference"), policy.reference() as reference:
         return updater.map_rows(len(batch), lambda rows: token_logprobs(
-            reference, build_sequences(batch, rows), cfg.temperature, shared_prompt=cfg.shared_prompt,
-            chunk_bytes=updater.memory.chunk_bytes), width=batch.width)
+            reference, build_sequences(batch, rows), cfg.temperature, chunk_bytes=updater.memory.chunk_bytes),
+            width=batch.width)
 
 
 def kl_as_reward(cfg, batch, ref_logprobs) -> torch.Tensor | None:

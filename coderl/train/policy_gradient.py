@@ -97,7 +97,7 @@ def _optimise(cfg, run, rolled, step) -> tuple[dict, dict]:
     for minibatch in minibatches(cfg, len(batch), step):
         def piece_loss(rows):
             out = token_logprobs(model, build_sequences(batch, rows), cfg.temperature, with_entropy=want_entropy,
-                                 shared_prompt=cfg.shared_prompt, chunk_bytes=run.updater.memory.chunk_bytes)
+                                 chunk_bytes=run.updater.memory.chunk_bytes)
             logprobs, entropy = out if want_entropy else (out, None)
             mb_mask = mask[rows]
             old, weighted = correction.for_rows(rows, logprobs, mb_mask, advantages[rows])

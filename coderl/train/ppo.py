@@ -120,7 +120,6 @@ def compute_targets(cfg: TrainConfig, policy, value_head, rolled, updater: Updat
         for rows in selected.split(cfg.optim.minibatch_size or len(batch)):  # bounded memory
             logprobs, values, _ = token_logprobs_and_values(model, value_head, build_sequences(batch, rows),
                                                             cfg.temperature, entropy_grad=False,
-                                                            shared_prompt=cfg.shared_prompt,
                                                             chunk_bytes=updater.memory.chunk_bytes)
             chunks.append(torch.stack([values.cpu(), logprobs.cpu()], 1))
         return torch.cat(chunks)
@@ -171,7 +170,7 @@ def _optimise(cfg, run, batch, targets: Targets, correction: Correction, step) -
             mb_mask = mask[rows]
             logprobs, values, entropy = token_logprobs_and_values(
                 model, value_head, build_sequences(batch, rows), cfg.temperature, entropy_grad=cfg.entropy_coef > 0,
-                shared_prompt=cfg.shared_prompt, chunk_bytes=run.updater.memory.chunk_bytes)
+                chunk_bytes=run.updater.memory.chunk_bytes)
             old, weighted = correction.for_rows(rows, logprobs, mb_mask, targets.advantages[rows])
             pg_loss, pg_stats = policy_loss(logprobs, old, weighted, mb_mask,
                                             aggregation=cfg.aggregation, **agg, **loss_options)
