@@ -5,7 +5,7 @@ prompts x --samples samples at temperature 1, exactly --new-tokens new tokens, o
 no evaluation) runs these ways, one after the other, `--rounds` times (the order rotates each round):
   sync                   the synchronous loop, every core as torch threads (the anchor)
   async, max age A       a generation worker process samples step k+1.. while the trainer updates on step k;
-                         on a CPU the cores are split: --worker-threads for the worker (default half), the rest
+                         on a CPU the cores are split: half for the worker, the rest
                          for the trainer (docs/async.md)
 From each run's metrics.jsonl: medians over the steps after the first (warm-up) of time/generation (the
 worker's, in the async runs), the rollout wait (sync: the sandbox wait after generation; async: the trainer
@@ -37,8 +37,7 @@ def run(args, name: str, tasks: str, workdir: str) -> dict:
     cmd = [sys.executable, *command(args, tasks, out)]
     if name.startswith("async"):
         cmd += ["--async-max-age", name.rsplit(" ", 1)[1]]
-        worker = {k: v for k, v in (("async_worker_threads", args.worker_threads),
-                                    ("async_worker_device", args.worker_device)) if v}
+        worker = {k: v for k, v in (("async_worker_device", args.worker_device),) if v}
         if worker:  # YAML-only settings of coderl train
             settings = os.path.join(workdir, f"{os.path.basename(out)}.yaml")
             with open(settings, "w", encoding="utf-8") as f:
@@ -61,7 +60,6 @@ def main() -> int:
     ap.add_argument("--max-ages", default="1,2", help="comma-separated --async-max-age values to run")
     ap.add_argument("--threads", type=int, default=0, help="torch threads of the process (default: all cores); "
                     "the async runs split them between trainer and worker")
-    ap.add_argument("--worker-threads", type=int, default=0, help="async_worker_threads (default: coderl's split)")
     ap.add_argument("--worker-device", default="", help="async_worker_device (default: --device)")
     ap.add_argument("--prompts", type=int, default=4)
     ap.add_argument("--samples", type=int, default=4)

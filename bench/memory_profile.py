@@ -99,8 +99,8 @@ def child(spec: dict) -> dict:
         ref = updater.map_rows(n, lambda rows: lp.token_logprobs(model, rows_of(rows), 1.0, chunk_bytes=chunk),
                                width=P + T)
 
-    def loss_fn(rows, probe=False):
-        if probe:
+    def loss_fn(rows):
+        if updater.probing:
             out, ent = lp.token_logprobs(model, rows_of(rows), 1.0, with_entropy=True, chunk_bytes=chunk)
         else:
             with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):

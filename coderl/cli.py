@@ -14,7 +14,7 @@ import os
 import signal
 import sys
 
-from coderl.base.config import ConfigError, add_arguments, from_args, yaml_only
+from coderl.base.config import ConfigError, add_arguments, from_args
 
 
 def _cmd_check(ns: argparse.Namespace) -> int:
@@ -191,9 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
     from coderl.train.config import TrainConfig
 
     p = sub.add_parser("train", help="RL from unit-test rewards: REINFORCE, RLOO, GRPO, PPO (LoRA)",
-                       description=TrainConfig.__doc__,
-                       epilog="YAML-only settings (write them in a file given with --config; docs/training.md): "
-                       + ", ".join(yaml_only(TrainConfig)))
+                       description=TrainConfig.__doc__)
     add_arguments(p, TrainConfig)
     p.add_argument("--dry-run", action="store_true", help="validate the config and print one step's shape on 1, 2 "
                    "and 8 processes; load no model, tasks or sandbox")

@@ -31,9 +31,22 @@ def _train_cfg(tmp_path, argv, yaml_text=None):
 
 def test_yaml_floats_without_a_dot_are_floats(tmp_path):
     # PyYAML reads 5e-5 as the string '5e-5'; the loader coerces it to the field's type.
-    cfg = _train_cfg(tmp_path, [], "learning_rate: 5e-5\nsteps: '3'\nshared_prompt: false\n")
+    cfg = _train_cfg(tmp_path, [], "learning_rate: 5e-5\nsteps: '3'\nlog_kl: 'true'\n")
     assert cfg.optim.learning_rate == 5e-5 and isinstance(cfg.optim.learning_rate, float)
-    assert cfg.steps == 3 and cfg.shared_prompt is False
+    assert cfg.steps == 3 and cfg.kl.log_kl is True
+
+
+@pytest.mark.parametrize("text, message", [
+    ("shared_prompt: false\n", "'shared_prompt' was removed: rows that repeat a prompt always share"),
+    ("async_worker_threads: 3\n", "'async_worker_threads' was removed: a generation worker beside the trainer"),
+])
+def test_a_removed_setting_is_one_line_saying_what_replaces_it(tmp_path, capsys, text, message):
+    (tmp_path / "c.yaml").write_text(text)
+    assert main(["train", "--out", str(tmp_path / "run"), "--config", str(tmp_path / "c.yaml")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and message in err, err
+    (tmp_path / "c.yaml").write_text("shared_prompt: true\nasync_worker_threads: null\n")  # an older run's record
+    assert _train_cfg(tmp_path, [], (tmp_path / "c.yaml").read_text()).steps == 20
 
 
 def test_yaml_sections_may_nest_and_flags_win(tmp_path):
@@ -63,22 +76,32 @@ def test_flatten_and_build_round_trip(tmp_path):
     assert cfg.rewards.reward_weights == {"pass": 1.0, "length_penalty": 0.5}
 
 
-def test_coderl_train_help_lists_at_most_71_options():
-    """The CLI surface, counted as a user meets it: every distinct `--option` of `coderl train --help`, a
-    `--x`/`--no-x` pair once, `--help` not counted.  (Fields in sections still make flags: counting top-level
-    fields measured nothing.)  Issue 37 (c) took it from 91 to 70 at most, issue 60
-    added --overwrite (one overwrite policy for every command); advanced settings are YAML-only
-    (`option(cli=False)`), listed at the end of the help."""
+def test_every_setting_has_help_in_help_and_a_row_in_the_docs():
+    """Every setting of `coderl train` is findable: a flag, or a YAML-only key shown in `--help`'s section of
+    its own, each with its help; and a row of docs/training.md's table, which is generated from TrainConfig
+    (`python scripts/settings_table.py` rewrites it when this fails)."""
     import contextlib
     import io
-    import re
+    import sys
+
+    from coderl.base.config import setting_name
+    from coderl.train.config import TrainConfig
+
+    sys.path.insert(0, os.path.join(REPO, "scripts"))
+    from settings_table import DOC, with_table
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
         main(["train", "--help"])
-    options = {name.removeprefix("no-") for name in re.findall(r"(?<![\w-])--([a-z][a-z0-9-]*)", out.getvalue())}
-    options.discard("help")
-    assert len(options) <= 71, sorted(options)
+    text = out.getvalue()
+    yaml_part = text[text.index("YAML-only settings:"):]
+    doc = open(DOC, encoding="utf-8").read()
+    for name, (_, f, _) in leaves(TrainConfig).items():
+        assert f.metadata.get("help"), name
+        shown = setting_name(TrainConfig, name)
+        assert (f"  {name}: VALUE" in yaml_part) if shown == name else (shown in text), name
+        assert f"| `{shown}`" in doc, name
+    assert with_table(doc) == doc, "docs/training.md's settings table is not TrainConfig's: run scripts/settings_table.py"
 
 
 def test_sandbox_section_is_shared_by_check_eval_and_train():

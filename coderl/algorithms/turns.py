@@ -29,8 +29,6 @@ from collections.abc import Callable
 import torch
 from torch import Tensor
 
-CREDITS = ("final", "improvement")
-
 
 def previous_rewards(turn_rewards: Tensor, turns_used: Tensor) -> Tensor:
     """[N, K] r_{k-1} per turn (0 for the first turn and for turns a row did not take)."""

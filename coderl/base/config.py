@@ -79,22 +79,25 @@ def _default(f: dataclasses.Field) -> Any:
 
 
 def add_arguments(parser: argparse.ArgumentParser, cls: type) -> None:
-    groups: dict[tuple[str, ...], Any] = {}
-    for name, (path, f, annotation) in leaves(cls).items():
+    """Flags of `cls`'s fields, grouped by section; its YAML-only settings in a group of their own at the end,
+    each shown as `key: VALUE` with its help and default."""
+    groups: dict[str, Any] = {}
+    table = leaves(cls)
+    yaml_only = [name for name, (_, f, _) in table.items() if not f.metadata.get("cli", True)]
+    for name, (path, f, annotation) in table.items():
         target = parser
-        if len(path) > 1:
-            owner = path[:-1]
-            if owner not in groups:
-                sub = _section_class(cls, owner)
-                groups[owner] = parser.add_argument_group(owner[-1], (sub.__doc__ or "").strip().splitlines()[0])
-            target = groups[owner]
-        _add_argument(target, name, f, annotation)
-
-
-def _section_class(cls: type, path: tuple[str, ...]) -> type:
-    for name in path:
-        cls = sections(cls)[name]
-    return cls
+        if len(path) > 1 and name not in yaml_only:
+            if path[-2] not in groups:  # a section's name is unique (`leaves` checks its fields)
+                doc = _find_section(cls, path[-2]).__doc__ or ""
+                groups[path[-2]] = parser.add_argument_group(path[-2], doc.strip().splitlines()[0])
+            target = groups[path[-2]]
+        if name not in yaml_only:
+            _add_argument(target, name, f, annotation)
+    if yaml_only:
+        parser.formatter_class = _HelpFormatter
+        group = parser.add_argument_group("YAML-only settings", "`key: VALUE` in a YAML file (--config, pipelines)")
+        for name in yaml_only:
+            _add_argument(group, name, *table[name][1:])
 
 
 def _add_argument(parser, name: str, f: dataclasses.Field, annotation: Any) -> None:
@@ -112,8 +115,10 @@ def _add_argument(parser, name: str, f: dataclasses.Field, annotation: Any) -> N
         return
     flag = meta.get("flag") or "--" + name.replace("_", "-")
     if not meta.get("cli", True):
+        if tp is bool:  # as YAML writes it
+            help_text = _join_help(help_text, f" (default: {str(default).lower()})")
         flags = [flag] + (["--no-" + flag[2:]] if tp is bool else [])
-        parser.add_argument(*flags, action=_YamlOnly, nargs="?", help=argparse.SUPPRESS, dest=f"_yaml_only_{name}")
+        parser.add_argument(*flags, action=_YamlOnly, nargs="?", help=help_text, dest=f"_yaml_only_{name}")
         return
     kwargs: dict[str, Any] = {"help": help_text, "dest": name}
     if tp is bool:
@@ -160,9 +165,16 @@ class _YamlOnly(argparse.Action):
                      f"({parser.prog} --help lists the flags, and the YAML-only settings at its end)")
 
 
-def yaml_only(cls: type) -> list[str]:
-    """The YAML-only settings of config `cls` (`option(cli=False)`), in field order."""
-    return [name for name, (_, f, _) in leaves(cls).items() if not f.metadata.get("cli", True)]
+class _HelpFormatter(argparse.HelpFormatter):
+    """Shows a YAML-only setting as its key (`gae_lambda: VALUE`), not its refused flag, nor in the usage."""
+
+    def add_usage(self, usage, actions, groups, prefix=None):
+        super().add_usage(usage, [a for a in actions if not isinstance(a, _YamlOnly)], groups, prefix)
+
+    def _format_action_invocation(self, action):
+        if isinstance(action, _YamlOnly):
+            return action.dest.removeprefix("_yaml_only_") + ": VALUE"
+        return super()._format_action_invocation(action)
 
 
 def setting_name(cls: type, name: str) -> str:
@@ -214,7 +226,8 @@ def coerce(value: Any, annotation: Any, name: str) -> Any:
     if value is None:
         if optional:
             return None
-        raise ConfigError(f"{name}=None: expected {_describe(tp)}")
+        expected = {int: "an integer", float: "a number", str: "a string", bool: "true or false"}.get(tp, "a value")
+        raise ConfigError(f"{name}=None: expected {expected}")
     origin = typing.get_origin(tp)
     if tp is bool:
         if isinstance(value, bool):
@@ -264,10 +277,6 @@ def coerce(value: Any, annotation: Any, name: str) -> Any:
     return value
 
 
-def _describe(tp: Any) -> str:
-    return {int: "an integer", float: "a number", str: "a string", bool: "true or false"}.get(tp, "a value")
-
-
 def build(cls: type, values: dict, *, where: str = "") -> Any:
     """`cls` from a flat mapping of leaf names (a section's name may also map to a mapping of its own
     fields); every value is coerced to its field's type; an unknown name is a ConfigError naming `where`."""
@@ -288,6 +297,9 @@ def flat_values(cls: type, values: dict, *, where: str = "") -> dict:
                 flat[k] = v
         elif key in table:
             flat[key] = value
+        elif key in getattr(cls, "REMOVED", {}):  # the behaviour it kept is no error
+            if value != cls.REMOVED[key][0]:
+                raise ConfigError(f"{where or cls.__name__}: '{key}' was removed: {cls.REMOVED[key][1]}")
         else:
             raise ConfigError(f"{where or cls.__name__}: unknown field '{key}'")
     return flat

@@ -158,7 +158,7 @@ def leave_nothing(directory: str, *, own: bool = True, keep=lambda directory: Fa
 # Fields that change nothing a run computes: the pipeline's stale check ignores them, and `train --resume` takes
 # them changed, with those of RESUMABLE (where and how often it reports, where it runs and where its directory is,
 # an evaluation's names in tables); `eval --resume` takes the same.
-COSMETIC = ("progress", "workers", "log_with", "resume", "overwrite", "shared_prompt")
+COSMETIC = ("progress", "workers", "log_with", "resume", "overwrite", "shared_prompt")  # shared_prompt: old runs
 RESUMABLE = (*COSMETIC, "out", "config", "save_steps", "eval_steps", "log_kl", "device", "deterministic",
              "check_overlap", "label", "method")
 

@@ -202,8 +202,7 @@ def _evaluate(cfg, taskset, tasks, loaded, model, start: float, load_seconds: fl
     if cfg.repair.on:
         from coderl.eval.turns import repair_summary
         if got.batch is None:
-            raise ConfigError(f"--turns {cfg.repair.turns}: no task of --tasks {cfg.tasks} has a hidden test "
-                              "(docs/repair.md: a task needs at least 2 tests, or a split of its own)")
+            raise cfg.repair.no_hidden_test(cfg.tasks)
         left_out = set(got.no_hidden) | set(got.skipped)
         tasks = [t for t in tasks if t.task_id not in left_out]  # scored on hidden tests: only tasks that have some
         repair = repair_summary(got.episodes, [t.task_id for t in tasks], cfg.repair.turns, got.no_hidden,

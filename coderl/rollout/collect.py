@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from coderl.base.config import option, require
+from coderl.base.config import ConfigError, option, require
 from coderl.rollout.engine import is_engine
 from coderl.rollout.types import RolloutBatch
 from coderl.sandbox.types import ExecutionResult, Limits
@@ -63,6 +63,11 @@ class RepairConfig:
     @property
     def on(self) -> bool:
         return self.turns > 1
+
+    def no_hidden_test(self, spec: str) -> ConfigError:
+        """The error when no task of `spec` has a hidden test: nothing a repair episode could be scored on."""
+        return ConfigError(f"--turns {self.turns}: no task of --tasks {spec} has a hidden test (docs/repair.md: a "
+                           "task needs at least 2 tests, or a split of its own)")
 
 
 @dataclass

@@ -20,7 +20,6 @@ import sys
 import threading
 from collections.abc import Iterable
 from concurrent.futures import Future
-from dataclasses import replace
 
 from .answers import judge_answer
 from .isolation import EXPOSE_ENV, HIDE_ENV
@@ -313,9 +312,6 @@ class Sandbox:
             self._proc.stdin.write((json.dumps({"op": "stats", "id": rid}) + "\n").encode())
             self._proc.stdin.flush()
         return future.result(timeout)
-
-    def with_default_limits(self, request: ExecutionRequest) -> ExecutionRequest:
-        return replace(request, limits=self.limits)
 
     def close(self) -> None:
         with self._lock:

@@ -29,7 +29,6 @@ import tempfile
 import time
 import traceback
 
-ROLES = ("program", "judge", "script", "command", "zygote")
 FD_ORDER = ("stdin", "out", "err", "req", "chan", "res", "ctl")  # -> fds 0..6 in the child
 CHILD_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp", "PYTHONIOENCODING": "utf-8"}
 PR_SET_PDEATHSIG = 1

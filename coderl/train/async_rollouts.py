@@ -184,17 +184,16 @@ def split_threads(cfg, cores: int) -> tuple[int | None, int | None]:
     """(trainer threads or None: unchanged, worker threads or None: torch's default) on a CPU.
 
     max_age 0: the worker takes the trainer's count, and with it the same numerics (the two overlap only
-    while the trainer evaluates and saves).  max_age >= 1: they run side by side; the worker takes
-    `async_worker_threads` (default half the cores) and the trainer the rest.  On a GPU, threads are left
-    alone."""
+    while the trainer evaluates and saves).  max_age >= 1: they run side by side; the worker takes half
+    the cores and the trainer the rest.  On a GPU, threads are left alone."""
     from coderl.models import resolve_device
 
     a = cfg.asynchronous
     if (a.async_worker_device or resolve_device(cfg.device)) != "cpu":
-        return None, a.async_worker_threads
+        return None, None
     if a.async_max_age == 0:
-        return None, a.async_worker_threads or cores
-    worker = a.async_worker_threads or max(1, cores // 2)
+        return None, cores
+    worker = max(1, cores // 2)
     return max(1, cores - worker), worker
 
 

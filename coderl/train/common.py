@@ -175,9 +175,7 @@ def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None
     if ranks.on and cfg.asynchronous.on:
         raise ConfigError("--async-max-age: asynchronous rollouts run with one training process (its generation "
                           "worker beside it); drop accelerate launch, or --async-max-age")
-    if ranks.sharded and cfg.lora.qlora:
-        raise ConfigError("--qlora under FSDP: 4-bit weights are not sharded by coderl; drop --qlora, or launch with "
-                          "configs/accelerate/ddp.yaml")
+    ranks.refuse_qlora(cfg.lora.qlora)
     log = log if ranks.is_main else _silent
     memory = memory_budget(cfg, ranks, log)  # an impossible budget is one line before anything is written
     ckpt, tasks = prepare_run(cfg, log, ranks)
@@ -247,8 +245,8 @@ def reference_logprobs(cfg, policy, batch, updater: Updater) -> torch.Tensor | N
         return None
     with torch.no_grad(), updater.clock("reference"), policy.reference() as reference:
         return updater.map_rows(len(batch), lambda rows: token_logprobs(
-            reference, build_sequences(batch, rows), cfg.temperature, shared_prompt=cfg.shared_prompt,
-            chunk_bytes=updater.memory.chunk_bytes), width=batch.width)
+            reference, build_sequences(batch, rows), cfg.temperature, chunk_bytes=updater.memory.chunk_bytes),
+            width=batch.width)
 
 
 def kl_as_reward(cfg, batch, ref_logprobs) -> torch.Tensor | None:
@@ -271,13 +269,13 @@ def kl_terms(cfg, logprobs, ref_logprobs, mask, agg: dict) -> tuple[torch.Tensor
 
 
 def minibatches(cfg, n: int, step: int):
-    """(epoch, first?, rows) over `epochs` passes: shuffled per epoch when there are several minibatches."""
+    """The rows of each minibatch over `epochs` passes: shuffled per epoch when there are several minibatches."""
     size = cfg.optim.minibatch_size or n
     generator = torch.Generator().manual_seed(cfg.seed * 1_000_003 + step)
     for epoch in range(cfg.optim.epochs):
         order = torch.randperm(n, generator=generator) if (cfg.optim.epochs > 1 and size < n) else torch.arange(n)
         for start in range(0, n, size):
-            yield epoch, epoch == 0 and start == 0, order[start: start + size]
+            yield order[start: start + size]
 
 
 def step_timings(t0: float, t1: float, rolled: ScoredRollouts, updater: Updater) -> dict:

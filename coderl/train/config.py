@@ -263,9 +263,6 @@ class TrainConfig:
                               "reloaded in place: about a second a sync, the base weights' speed), auto (merged when "
                               "the trainer runs on CPU, adapter on a GPU)", choices=["auto", "adapter", "merged"],
                               cli=False)
-    shared_prompt: bool = option(True, "rows that repeat a prompt share its computation: one prefill in generation, "
-                                 "one prompt pass in the log-prob passes, its KV cache gathered to the rows (same "
-                                 "values; off: every row runs prompt + completion)", cli=False)
     advantage: str | None = option(None, LazyHelp(lambda: _advantage_help()))
     loss: str | None = option(None, "policy loss: pg or ppo_clip (default: the algo preset)")
     aggregation: str | None = option(None, "token_mean, sequence_mean, token_sum, token_sum_const (default: preset)")
@@ -286,6 +283,11 @@ class TrainConfig:
     repair: RepairTraining = section(RepairTraining)
     sampling: RolloutSelection = section(RolloutSelection)
     asynchronous: AsyncSettings = section(AsyncSettings)
+    # Removed settings: the value that is now always the behaviour (a YAML holding it, such as an older run's
+    # config.yaml, reads as before) and, for any other value, what replaces the setting (`flat_values`).
+    REMOVED = {"shared_prompt": (True, "rows that repeat a prompt always share its computation (the same values)"),
+               "async_worker_threads": (None, "a generation worker beside the trainer on a CPU takes half the cores "
+                                              "(--async-max-age 0: the trainer's count)")}
 
     def __post_init__(self):
         require(self.out is not None, "--out", self.out, "a run directory")

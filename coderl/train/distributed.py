@@ -72,6 +72,12 @@ class Ranks:
         """The weights are sharded across the ranks (FSDP): every forward is a collective."""
         return self.fsdp is not None
 
+    def refuse_qlora(self, qlora: bool) -> None:
+        """--qlora under FSDP is one ConfigError line: coderl shards no 4-bit weights."""
+        if self.sharded and qlora:
+            raise ConfigError("--qlora under FSDP: 4-bit weights are not sharded by coderl; drop --qlora, or launch "
+                              "with configs/accelerate/ddp.yaml")
+
     @classmethod
     def start(cls, device: str = "cpu") -> Ranks:
         """The processes `accelerate launch` (or torchrun) started; one process: `Ranks()`."""

@@ -16,13 +16,11 @@ from coderl.rewards import score
 def repair_tasks(cfg, tasks: list, log) -> list:
     """The training tasks that have hidden tests (only they can be scored); the others are named once and
     left out, so no step draws a task it cannot score.  None left is one ConfigError line."""
-    from coderl.base.config import ConfigError
     from coderl.tasks.visibility import split_tests
 
     kept = [t for t in tasks if split_tests(t, cfg.repair.split_seed).has_hidden]
     if not kept:
-        raise ConfigError(f"--turns {cfg.repair.turns}: no task of --tasks {cfg.tasks} has a hidden test "
-                          "(docs/repair.md: a task needs at least 2 tests, or a split of its own)")
+        raise cfg.repair.no_hidden_test(cfg.tasks)
     if len(kept) < len(tasks):
         left = [t.task_id for t in tasks if t not in kept]
         log(f"--turns {cfg.repair.turns}: {len(left)} of {len(tasks)} tasks have no hidden test and are left out: "

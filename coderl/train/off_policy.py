@@ -84,8 +84,7 @@ def behaviour_correction(cfg, model, batch, ages: Tensor | None, prox: Tensor | 
         chunk_bytes = updater.memory.chunk_bytes if updater is not None else None
 
         def pi_prox(rows):
-            return token_logprobs(model, build_sequences(batch, rows), cfg.temperature,
-                                  shared_prompt=cfg.shared_prompt, chunk_bytes=chunk_bytes).to(old)
+            return token_logprobs(model, build_sequences(batch, rows), cfg.temperature, chunk_bytes=chunk_bytes).to(old)
 
         whole = cfg.optim.micro_batch_size or cfg.optim.minibatch_size or len(batch)  # the update's rows
         with torch.no_grad():

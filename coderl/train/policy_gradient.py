@@ -85,7 +85,7 @@ def _optimise(cfg, run, rolled, step) -> tuple[dict, dict]:
               "advantage/nonzero_rows": float(moving.float().mean()),  # of the rows trained on
               "advantage/updated_rows": float(moving.sum())}  # 0: no group varied, the step taught nothing
     if not moving.any() and not (cfg.kl.kl_in == "loss" and cfg.kl.kl_beta > 0) and cfg.entropy_coef <= 0:
-        # Every gradient would be zero: no forward or backward (every rank holds the same advantages, so
+        # Every gradient would be zero: no forward or backward (every process holds the same advantages, so
         # all skip alike).  The schedule still advances (`end_step`); the optimiser does not step.
         return {**counts, "train/empty_step": 1.0}, new_state
     policy_loss = POLICY_LOSSES[cfg.loss]
@@ -93,12 +93,11 @@ def _optimise(cfg, run, rolled, step) -> tuple[dict, dict]:
     agg = cfg.aggregation_kwargs
     averages = Averages()
     want_entropy = cfg.entropy_coef > 0
-    checked: list = []  # the first piece of the first minibatch checks the ratio
     run.policy.model.eval()  # dropout off: the function that sampled is the function we differentiate
-    for _, first, minibatch in minibatches(cfg, len(batch), step):
-        def piece_loss(rows, first=first, probe=False):  # probe: the memory budget's one-row measurement
+    for minibatch in minibatches(cfg, len(batch), step):
+        def piece_loss(rows):
             out = token_logprobs(model, build_sequences(batch, rows), cfg.temperature, with_entropy=want_entropy,
-                                 shared_prompt=cfg.shared_prompt, chunk_bytes=run.updater.memory.chunk_bytes)
+                                 chunk_bytes=run.updater.memory.chunk_bytes)
             logprobs, entropy = out if want_entropy else (out, None)
             mb_mask = mask[rows]
             old, weighted = correction.for_rows(rows, logprobs, mb_mask, advantages[rows])
@@ -113,12 +112,10 @@ def _optimise(cfg, run, rolled, step) -> tuple[dict, dict]:
                 ent = aggregate(entropy, mb_mask, cfg.aggregation, **agg)
                 loss = loss - cfg.entropy_coef * ent
                 stats["loss/entropy"] = float(ent.detach())
-            if first and not checked and not probe:
-                # On-policy check: the old log-probs must be this function's (ratio 1).
-                checked.append(1)
-                drift = ((logprobs.detach() - old).abs() * mb_mask).max()
-                averages.first({"max_abs_log_ratio": drift, **({"clip_fraction": stats["loss/clip_fraction"]}
-                                                               if "loss/clip_fraction" in stats else {})})
+            # On-policy check, kept from the step's first piece: the old log-probs must be this function's (ratio 1).
+            stats["first_minibatch/max_abs_log_ratio"] = ((logprobs.detach() - old).abs() * mb_mask).max()
+            if "loss/clip_fraction" in stats:
+                stats["first_minibatch/clip_fraction"] = stats["loss/clip_fraction"]
             return loss, stats
 
         averages.add(run.updater.update(minibatch, mask, piece_loss, width=batch.width))

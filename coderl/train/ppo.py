@@ -120,7 +120,6 @@ def compute_targets(cfg: TrainConfig, policy, value_head, rolled, updater: Updat
         for rows in selected.split(cfg.optim.minibatch_size or len(batch)):  # bounded memory
             logprobs, values, _ = token_logprobs_and_values(model, value_head, build_sequences(batch, rows),
                                                             cfg.temperature, entropy_grad=False,
-                                                            shared_prompt=cfg.shared_prompt,
                                                             chunk_bytes=updater.memory.chunk_bytes)
             chunks.append(torch.stack([values.cpu(), logprobs.cpu()], 1))
         return torch.cat(chunks)
@@ -166,13 +165,12 @@ def _optimise(cfg, run, batch, targets: Targets, correction: Correction, step) -
     value_clip = cfg.value.value_clip or None  # 0 = unclipped
     averages = Averages()
     run.policy.model.eval()  # dropout off: the function that sampled is the function we differentiate
-    checked: list = []  # the first piece of the first minibatch checks the ratio and the values
-    for _, first, minibatch in minibatches(cfg, len(batch), step):
-        def piece_loss(rows, first=first, probe=False):  # probe: the memory budget's one-row measurement
+    for minibatch in minibatches(cfg, len(batch), step):
+        def piece_loss(rows):
             mb_mask = mask[rows]
             logprobs, values, entropy = token_logprobs_and_values(
                 model, value_head, build_sequences(batch, rows), cfg.temperature, entropy_grad=cfg.entropy_coef > 0,
-                shared_prompt=cfg.shared_prompt, chunk_bytes=run.updater.memory.chunk_bytes)
+                chunk_bytes=run.updater.memory.chunk_bytes)
             old, weighted = correction.for_rows(rows, logprobs, mb_mask, targets.advantages[rows])
             pg_loss, pg_stats = policy_loss(logprobs, old, weighted, mb_mask,
                                             aggregation=cfg.aggregation, **agg, **loss_options)
@@ -186,14 +184,13 @@ def _optimise(cfg, run, batch, targets: Targets, correction: Correction, step) -
             ref = targets.ref_logprobs[rows] if targets.ref_logprobs is not None else None
             kl_term, kl_stats = kl_terms(cfg, logprobs, ref, mb_mask, agg)
             stats.update(kl_stats)
-            if first and not checked and not probe:
-                # On-policy check: the first minibatch recomputes the rollout's log-probs and values.
-                checked.append(1)
-                averages.first({
-                    "max_abs_log_ratio": ((logprobs.detach() - old).abs() * mb_mask).max(),
-                    "max_abs_value_change": ((values.detach() - targets.old_values[rows]).abs() * mb_mask).max(),
-                    "clip_fraction": stats["loss/clip_fraction"],
-                    "value_clip_fraction": stats["value/clip_fraction"]})
+            # On-policy check, kept from the step's first piece: it recomputes the rollout's log-probs and values.
+            stats.update({
+                "first_minibatch/max_abs_log_ratio": ((logprobs.detach() - old).abs() * mb_mask).max(),
+                "first_minibatch/max_abs_value_change": ((values.detach() - targets.old_values[rows]).abs()
+                                                         * mb_mask).max(),
+                "first_minibatch/clip_fraction": stats["loss/clip_fraction"],
+                "first_minibatch/value_clip_fraction": stats["value/clip_fraction"]})
             return loss + kl_term, stats
 
         # LoRA and value head are clipped as one vector; an infinite bound (0 = off) only measures.

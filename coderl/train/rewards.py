@@ -27,16 +27,16 @@ def _preset(name: str) -> RewardConfig:
 LENGTH_DEFAULTS = {"length_alpha": 0.01, "length_penalty_on": "all"}  # seed 001
 
 
-def _weights(rs) -> dict[str, float]:
+def _weights(preset_weights: dict, rs) -> dict[str, float]:
     """The component weights of a `RewardSettings`: its preset's, then --reward-weights (0 removes one)."""
-    weights = {**_preset(rs.reward).weights, **rs.reward_weights}
+    weights = {**preset_weights, **rs.reward_weights}
     return {k: w for k, w in weights.items() if w != 0}
 
 
 def settle_length_options(rs) -> None:
     """--length-alpha / --length-penalty-on: filled with their defaults when the reward has a length_penalty
     component; set explicitly without one, a one-line error (they would change nothing)."""
-    has_length = "length_penalty" in _weights(rs)
+    has_length = "length_penalty" in _weights(_preset(rs.reward).weights, rs)
     for name, default in LENGTH_DEFAULTS.items():
         if has_length and getattr(rs, name) is None:
             setattr(rs, name, default)
@@ -49,8 +49,7 @@ def reward_config(cfg) -> RewardConfig:
     """The `RewardConfig` of a TrainConfig's `rewards` section."""
     rs = cfg.rewards
     rc = _preset(rs.reward)
-    weights = {**rc.weights, **rs.reward_weights}
-    rc.weights = {name: w for name, w in weights.items() if w != 0}
+    preset_weights, rc.weights = rc.weights, _weights(rc.weights, rs)
     for name, default in LENGTH_DEFAULTS.items():  # None without a length_penalty component: unused
         setattr(rc, name, default if getattr(rs, name) is None else getattr(rs, name))
     if rs.reward_model and not rc.weights.get("reward_model"):
@@ -63,13 +62,13 @@ def reward_config(cfg) -> RewardConfig:
     rc.reward_model_device = cfg.device if rs.reward_model_device == "auto" else rs.reward_model_device
     try:
         rc.validate()
-    except ConfigError:
-        raise  # already one line naming its flag (the reward model's folder)
-    except ValueError as exc:
+    except ValueError as exc:  # a bad weight; a ConfigError (the reward model's folder) names its flag already
+        if isinstance(exc, ConfigError):
+            raise
         raise ConfigError(f"--reward-weights {rs.reward_weights}: {exc}") from None
     if not rc.weights:
         raise ConfigError(f"--reward-weights {rs.reward_weights}: expected at least one component with a "
-                          f"weight other than 0 (--reward {rs.reward} has {weights})")
+                          f"weight other than 0 (--reward {rs.reward} has {preset_weights})")
     if rc.weights.get("quality"):
         try:
             find_ruff()

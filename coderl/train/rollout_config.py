@@ -56,9 +56,6 @@ class AsyncSettings:
                             "engine samples: each loss term is weighted by min(pi_prox / pi_behaviour, cap), pi_prox "
                             "being the weights at the step's start and pi_behaviour the sampling log-probs the worker "
                             "or engine recorded", cli=False)
-    async_worker_threads: int | None = option(None, "asynchronous rollouts on a CPU: the worker's threads (default: "
-                                              "the trainer's with --async-max-age 0; else half the cores, the "
-                                              "trainer keeping the rest, so the two run side by side)", cli=False)
     async_worker_device: str | None = option(None, "asynchronous rollouts: where the worker's copy of the model "
                                              "runs: cpu, cuda or cuda:N, a GPU of its own (default: --device)",
                                              cli=False)
@@ -67,8 +64,6 @@ class AsyncSettings:
         require(self.async_max_age is None or self.async_max_age >= 0, "--async-max-age", self.async_max_age,
                 "an integer >= 0 (or none: no generation worker)")
         require(self.tis_cap >= 1, "tis_cap", self.tis_cap, "a number >= 1 (pi_prox / pi_behaviour's truncation)")
-        require(self.async_worker_threads is None or self.async_worker_threads >= 1, "async_worker_threads",
-                self.async_worker_threads, "an integer >= 1")
         require(self.async_worker_device is None or re.fullmatch(r"cpu|cuda(:\d+)?", self.async_worker_device),
                 "async_worker_device", self.async_worker_device, "cpu, cuda or cuda:N")
 

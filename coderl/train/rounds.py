@@ -89,7 +89,6 @@ def generation(cfg, step: int, round_: int) -> Generation:
     return Generation(format=cfg.format, samples_per_prompt=cfg.samples_per_prompt, max_new_tokens=cfg.max_new_tokens,
                       temperature=cfg.temperature, seed=cfg.seed * 1_000_003 + step * 1009 + round_ * 7919,
                       batch_size=cfg.generation_batch_size, min_new_tokens=cfg.min_new_tokens,
-                      share_prompts=cfg.shared_prompt,
                       stop=[] if (cfg.min_new_tokens or 0) >= cfg.max_new_tokens else None)
 
 

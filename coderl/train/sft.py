@@ -181,9 +181,7 @@ def _sft(cfg: SFTConfig, ranks, tasks, data_description: str, ckpt: str | None, 
 
     if ranks.is_main and not ckpt:  # a resumed run's config.yaml stays the record of its steps
         write_yaml(os.path.join(cfg.out, "config.yaml"), cfg.to_dict())
-    if ranks.sharded and cfg.lora.qlora:
-        raise ConfigError("--qlora under FSDP: 4-bit weights are not sharded by coderl; drop --qlora, or launch with "
-                          "configs/accelerate/ddp.yaml")
+    ranks.refuse_qlora(cfg.lora.qlora)
     loaded, model = build_model(cfg, ckpt)
     model = ranks.fully_shard(model)  # FSDP: sharded before the optimiser takes its parameters
     if ranks.sharded:

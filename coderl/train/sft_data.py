@@ -240,10 +240,6 @@ class Example:
     def labels(self) -> list[int]:
         return [IGNORE_INDEX] * self.prompt_length + list(self.input_ids[self.prompt_length:])
 
-    @property
-    def target_tokens(self) -> int:
-        return len(self.input_ids) - self.prompt_length
-
 
 def tokenize_example(task: Task, format: str, tokenizer: Any, end_id: int) -> Example:
     prompt = prompt_ids(task, format, tokenizer)

@@ -29,19 +29,21 @@ from coderl.train.scaffold import NonFiniteSteps, apply_gradients
 
 
 class Averages:
-    """Running sums of minibatch statistics; `first_minibatch/*` kept as they are."""
+    """Running means of statistics; a `first_minibatch/*` diagnostic is the first one added, as it is."""
 
     def __init__(self):
         self.sums: dict[str, float] = {}
         self.counts: dict[str, int] = {}  # per key: a rank left with only padding in an update reports none
 
-    def add(self, stats: dict) -> None:
+    def add(self, stats: dict, *, count: bool = True) -> None:
+        """`count=False` (a padding piece): only a first diagnostic not yet seen is kept."""
         for k, v in stats.items():
-            self.sums[k] = self.sums.get(k, 0.0) + float(v)
-            self.counts[k] = self.counts.get(k, 0) + 1
-
-    def first(self, stats: dict) -> None:
-        self.sums.update({f"first_minibatch/{k}": float(v) for k, v in stats.items()})
+            if k.startswith("first_minibatch/"):
+                if k not in self.sums:
+                    self.sums[k] = float(v)
+            elif count:
+                self.sums[k] = self.sums.get(k, 0.0) + float(v)
+                self.counts[k] = self.counts.get(k, 0) + 1
 
     def result(self) -> dict:
         return {k: (v / self.counts[k] if not k.startswith("first_minibatch/") else v) for k, v in self.sums.items()}
@@ -100,13 +102,15 @@ class Updater:
         self.micro_batch_size, self.group, self.aggregation = micro_batch_size, group, aggregation
         self.nonfinite = nonfinite or NonFiniteSteps()
         self.clock = Clock()  # forward, backward, optimizer, memory_probe here; the loops time their own passes
+        self.probing = False  # True while the memory budget's probe calls a loss function
 
     def update(self, rows: torch.Tensor, mask: torch.Tensor, loss_fn: Callable, *, width: int = 0) -> dict:
         """One update on a minibatch's `rows` (of a batch whose loss mask is `mask` [N, T] and whose
         sequences are `width` tokens): this rank's share cut into micro-batches (`--micro-batch-size`, or
         the memory budget's choice), `loss_fn(rows) -> (loss, stats)` on each, every backward weighted so
-        the gradients sum to the whole minibatch's; then one clipped step.  The budget's probe calls
-        `loss_fn(row, probe=True)`: its statistics must not be recorded."""
+        the gradients sum to the whole minibatch's; then one clipped step.  Statistics are the pieces' means,
+        and the first piece's `first_minibatch/*` diagnostics as they are; the budget's probe (a call of
+        `loss_fn` while `probing` is True) reports none."""
         size = self.micro_batch_size
         if size is None and self.memory.budget is not None:
             widest = rows[int((mask[rows] != 0).sum(1).argmax())].reshape(1)  # the most loss tokens to project
@@ -116,10 +120,14 @@ class Updater:
                                   aggregation=self.aggregation), loss_fn)
 
     def _probe(self, row: torch.Tensor, loss_fn: Callable) -> None:
-        """One row's forward and backward (no gradient synchronised, none kept): the budget's measurement."""
-        with synchronising(self.ranks, self.trained, last=False):
-            loss, _ = loss_fn(row, probe=True)  # the loop records nothing of it
-            loss.backward()
+        """One row's forward and backward (no gradient synchronised, none kept, its statistics dropped): the
+        budget's measurement."""
+        self.probing = True
+        try:
+            with synchronising(self.ranks, self.trained, last=False):
+                loss_fn(row)[0].backward()
+        finally:
+            self.probing = False
         self.optimizer.zero_grad(set_to_none=True)
 
     def update_batches(self, batches: list, loss_fn: Callable) -> dict:
@@ -139,8 +147,7 @@ class Updater:
                 with self.clock("backward"):
                     (loss * weight).backward()
             total += float(loss.detach()) * weight
-            if weight > 0:
-                averages.add(stats)
+            averages.add(stats, count=weight > 0)
         stats = {**averages.result(), **self.memory.metrics()}
         with self.clock("optimizer"):  # clipping and the step; weights hold `world`: the loss's mean is the sum
             stats.update(apply_gradients(self.trainable, self.optimizer, self.max_grad_norm,

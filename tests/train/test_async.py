@@ -273,7 +273,6 @@ def test_resume_continues_an_asynchronous_run(model_dir, tmp_path):
 @pytest.mark.parametrize("flag,value,expected", [
     ("async_max_age", -1, "--async-max-age=-1: expected an integer >= 0"),
     ("tis_cap", 0.5, "tis_cap=0.5: expected a number >= 1"),
-    ("async_worker_threads", 0, "async_worker_threads=0: expected an integer >= 1"),
     ("async_worker_device", "gpu", "async_worker_device='gpu': expected cpu, cuda or cuda:N"),
 ])
 def test_bad_settings_are_one_line(tmp_path, flag, value, expected):
@@ -290,8 +289,7 @@ def test_threads_are_split_only_when_the_two_overlap_on_a_cpu(tmp_path):
 
     assert split(async_max_age=0) == (None, 8)  # never side by side: the trainer's count, its numerics
     assert split(async_max_age=1) == (4, 4)
-    assert split(async_max_age=2, async_worker_threads=6) == (2, 6)
-    assert split(async_max_age=1, async_worker_threads=8) == (1, 8)
+    assert split(async_max_age=2) == (4, 4)
 
 
 def test_dry_run_says_what_the_settings_do(tmp_path):
