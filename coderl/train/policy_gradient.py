@@ -80,7 +80,7 @@ def _optimise(cfg, run, rolled, step) -> tuple[dict, dict]:
     advantages, new_state = step_advantages(
         cfg, rolled, mask, token_rewards, state=run.ledger.advantage_state,
         per_token=lambda: terminal_rewards(rewards, mask) - (kl_reward if kl_reward is not None else 0.0))
-    moving = (advantages.abs() * mask).sum(1) > 0  # [N] rows whose advantage moves the policy
+    moving = (advantages.abs() * mask).sum(1) != 0  # [N] rows whose advantage moves the policy (NaN: the guard's)
     counts = {"advantage/mean_abs": float(advantages.abs().sum() / mask.sum().clamp(min=1)),
               "advantage/nonzero_rows": float(moving.float().mean()),  # of the rows trained on
               "advantage/updated_rows": float(moving.sum())}  # 0: no group varied, the step taught nothing

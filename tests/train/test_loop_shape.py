@@ -16,7 +16,7 @@ FORBIDDEN = re.compile(r"\b(ranks?|world|is_main|ddp|async\w*|ages?|stale|repair
 def loop_text(name: str) -> str:
     text = (TRAIN / name).read_text()
     if name == "sft.py":  # its set-up writes from one process; the step loop itself is what must read plainly
-        text = text[text.index("for step, micro_batches in enumerate(plan):"):text.index("    finally:")]
+        text = text[text.index("for step, micro_batches in enumerate(plan"):text.index("    finally:")]
     return text
 
 

@@ -2,6 +2,7 @@
 and bench/rl_step.py's step and stage splits of a metrics.jsonl."""
 
 import importlib.util
+import itertools
 import json
 import os
 from pathlib import Path
@@ -41,11 +42,16 @@ def test_clock_takes_a_nested_part_out_of_the_outer_one(monkeypatch):
 
 
 def test_a_run_logs_each_part_of_its_steps_and_its_evaluations(tmp_path):
-    """GRPO with the KL logged (a reference pass), the memory budget's probes, dynamic sampling (a flat reward:
-    every step refills once) and an evaluation at steps 0, 1, 2."""
+    """GRPO with the KL logged (a reference pass), the memory budget's probes, dynamic sampling (a flat first
+    round: every step refills once) and an evaluation at steps 0, 1, 2."""
     cfg = base_config(tiny_llama(tmp_path / "model"), tmp_path / "run", algo="grpo", log_kl=True, dynamic_sampling=1,
                       memory_budget="auto", eval_steps=1, eval_tasks=TASKS, eval_problems=2, check_overlap=False)
-    train(cfg, log=lambda m: None, reward_override=lambda results, samples, tasks: [0.0] * len(samples))
+    rounds = itertools.count()
+
+    def reward(results, samples, tasks):  # flat in each step's first round (a refill), varied in its refill
+        return [0.0] * len(samples) if next(rounds) % 2 == 0 else [float(i % 2) for i in range(len(samples))]
+
+    train(cfg, log=lambda m: None, reward_override=reward)
     rows = [json.loads(line) for line in open(os.path.join(cfg.out, "metrics.jsonl"))]
     assert [r["step"] for r in rows] == [0, 1, 2] and all(r["time/evaluation"] > 0 for r in rows)
     tolerance = 0.002 * len(PARTS)  # each part is rounded to the millisecond
