@@ -70,11 +70,20 @@ def _alive(pid):
         return False
 
 
+def _as_foreground_job():
+    """SIGINT at its default and unblocked, as a terminal starts a job: under a script's background job (`make test
+    &`) pytest starts with SIGINT ignored, and a command that inherits an ignored SIGINT rightly keeps ignoring it
+    (tests/sandbox/test_interrupts.py)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def interrupt(name, model, out, sig):
     """Run `name` until it is in its middle, send `sig`; (exit code, stderr, processes it had started)."""
     argv, busy, _ = _command(name, model, out)
     proc = subprocess.Popen([sys.executable, "-m", "coderl", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True, env={**os.environ, "PYTHONPATH": os.getcwd()})
+                            start_new_session=True, env={**os.environ, "PYTHONPATH": os.getcwd()},
+                            preexec_fn=_as_foreground_job)
     deadline = time.monotonic() + 300  # a loaded machine imports torch slowly
     while not busy():
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[1].decode()[-3000:]

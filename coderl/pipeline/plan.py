@@ -441,7 +441,7 @@ def count_and_check_tasks(plan: Plan, allow_overlap: bool) -> None:
             fix = "train on another split (split: train) or other data"
         elif stage.kind == "rl":
             where = f"rl[{_rl_index(plan, stage)}] ({stage.name[3:]})"
-            held_spec = stage.config.eval.eval_tasks if stage.config.eval.eval_steps > 0 else None
+            held_spec = stage.config.eval.eval_tasks  # checked even unused: a typo is named
             if held_spec:   # the run's own held-out set, evaluated during training
                 held = load(f"{where} eval_tasks", load_tasks, held_spec).tasks
                 require(len(held) > 0, f"{where}: eval_tasks", held_spec, "at least one task")

@@ -60,10 +60,14 @@ def save_checkpoint(run_dir: str, step: int, *, save_adapter, trainer_state: dic
     tmp = final + ".tmp"
     shutil.rmtree(tmp, ignore_errors=True)
     os.makedirs(tmp)
-    save_adapter(tmp)
-    for name, obj in (extra or {}).items():
-        torch.save(obj, os.path.join(tmp, name))
-    torch.save({**trainer_state, "rng": rng_state()}, os.path.join(tmp, "trainer_state.pt"))
+    try:  # an interrupt or a failed write leaves no STEP.tmp
+        save_adapter(tmp)
+        for name, obj in (extra or {}).items():
+            torch.save(obj, os.path.join(tmp, name))
+        torch.save({**trainer_state, "rng": rng_state()}, os.path.join(tmp, "trainer_state.pt"))
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     shutil.rmtree(final, ignore_errors=True)
     os.rename(tmp, final)
     return final
@@ -104,7 +108,11 @@ def final_copy(run_dir: str, checkpoint: str, name: str) -> str:
     final = os.path.join(run_dir, name)
     tmp = final + ".tmp"
     shutil.rmtree(tmp, ignore_errors=True)
-    shutil.copytree(checkpoint, tmp, ignore=shutil.ignore_patterns("trainer_state.pt"))
+    try:
+        shutil.copytree(checkpoint, tmp, ignore=shutil.ignore_patterns("trainer_state.pt"))
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
     shutil.rmtree(final, ignore_errors=True)
     os.rename(tmp, final)
     return final
