@@ -38,7 +38,7 @@ $(STAMP): pyproject.toml
 # table and the GRPO curves (<= 20 min on 2 cores with AVX-512 BF16; float32 elsewhere is slower).
 # A second run reuses the finished stages (delete runs/pipeline/cpu-demo to start over).
 demo: setup
-	$(BIN)/coderl check --tasks humaneval --reference --out runs/demo/humaneval-reference.jsonl
+	$(BIN)/coderl check --tasks humaneval --reference --out runs/demo/humaneval-reference.jsonl --overwrite
 	start=$$SECONDS; $(BIN)/coderl pipeline --config configs/cpu-demo.yaml && \
 	  echo "make demo: pipeline took $$(( (SECONDS - start) / 60 )) min $$(( (SECONDS - start) % 60 )) s (budget: 20 min on 2 CPU cores)"
 
