@@ -648,3 +648,18 @@ def test_a_stage_whose_training_tasks_solve_evaluation_tasks_is_refused_before_a
     config.write_text(text.replace(f"    tasks: {TASKS}", "    tasks: pool:n=400").replace("    eval_tasks: null\n", ""))
     rows = record_overlap(load_plan(str(config)), log=lambda m: None)
     assert [(r["stage"], r["eval_tasks"], r["solved"]) for r in rows] == [("rl/grpo", "easy", [])]
+
+
+def test_a_stage_that_recorded_a_removed_setting_at_the_behaviour_that_stayed_is_not_stale():
+    """Issue 62 removed `shared_prompt` (always on) and `async_worker_threads` (null): an RL stage stamped with
+    them before is still done; recorded at another value it is stale, and the refusal names the setting."""
+    from coderl.pipeline.state import _diff, _without_new_defaults
+    from coderl.train.config import TrainConfig
+
+    cfg = TrainConfig(out="run")
+    new = {"steps": 4}
+    old = {"steps": 4, "shared_prompt": True, "async_worker_threads": None}
+    assert _without_new_defaults(new, old, cfg) == old
+    changed = {"steps": 4, "shared_prompt": False}
+    assert _without_new_defaults(new, changed, cfg) != changed
+    assert _diff(changed, _without_new_defaults(new, changed, cfg)) == "shared_prompt: False -> None"

@@ -58,7 +58,7 @@ def _outputs_complete(stage: Stage) -> bool:
 
 
 def _diff(old: dict, new: dict) -> str:
-    keys = [k for k in sorted(set(old) | set(new)) if old.get(k) != new.get(k)]
+    keys = [k for k in sorted(set(old) | set(new)) if k not in old or k not in new or old[k] != new[k]]
     shown = ", ".join(f"{k}: {old.get(k)!r} -> {new.get(k)!r}" for k in keys[:3])
     return shown + (f" and {len(keys) - 3} more" if len(keys) > 3 else "")
 
@@ -110,11 +110,14 @@ def _without_new_defaults(new: dict, old: dict, cfg) -> dict:
     """`new` minus the fields `old` does not have that sit at their default: a field added to coderl
     after a stage ran (e.g. `device`) does not make the stage stale unless it is set to something else.
     An option the stage does not use (None in `new`, UNUSED_WHEN_NONE) is taken as `old` recorded it, and
-    `device: auto` matches the device auto picks on this machine."""
+    `device: auto` matches the device auto picks on this machine; a removed setting recorded at the value whose
+    behaviour stayed is taken as recorded."""
     defaults = {name: f.default for name, (_, f, _) in leaves(type(cfg)).items()
                 if f.default is not dataclasses.MISSING}
     kept = {k: v for k, v in new.items() if k in old or k not in defaults or v != defaults[k]}
     kept.update({k: old[k] for k in UNUSED_WHEN_NONE if k in old and k in kept and kept[k] is None})
+    # a setting removed since, recorded at the behaviour that stayed (TrainConfig.REMOVED), is no change
+    kept.update({k: old[k] for k, (value, _) in getattr(type(cfg), "REMOVED", {}).items() if k in old and old[k] == value})
     if kept.get("device") == "auto" and old.get("device") == _auto_device():
         kept["device"] = old["device"]  # `device: cpu` dropped for auto, which picks the same device here
     return kept
