@@ -19,6 +19,8 @@ import shutil
 
 import torch
 
+from coderl.base.outputs import atomic, finished
+
 STEP_DIR = re.compile(r"^step-(\d+)$")
 
 
@@ -57,19 +59,13 @@ def set_rng_state(state: dict) -> None:
 def save_checkpoint(run_dir: str, step: int, *, save_adapter, trainer_state: dict, extra: dict | None = None) -> str:
     """`save_adapter(path)` writes the adapter; `trainer_state` goes to trainer_state.pt; `extra`: name -> object."""
     final = checkpoint_dir(run_dir, step)
-    tmp = final + ".tmp"
-    shutil.rmtree(tmp, ignore_errors=True)
-    os.makedirs(tmp)
-    try:  # an interrupt or a failed write leaves no STEP.tmp
+    with finished(final) as (tmp,):  # STEP.tmp, renamed when complete; an interrupt or a failed write leaves none
+        shutil.rmtree(tmp, ignore_errors=True)  # a killed run's
+        os.makedirs(tmp)
         save_adapter(tmp)
         for name, obj in (extra or {}).items():
             torch.save(obj, os.path.join(tmp, name))
         torch.save({**trainer_state, "rng": rng_state()}, os.path.join(tmp, "trainer_state.pt"))
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    shutil.rmtree(final, ignore_errors=True)
-    os.rename(tmp, final)
     return final
 
 
@@ -92,8 +88,6 @@ def restore(checkpoint: str, updater, log) -> dict:
 def truncate_metrics(run_dir: str, step: int, name: str = "metrics.jsonl") -> None:
     """Drop the rows of OUT/`name` logged after the checkpoint we resume from (they will be produced again), and
     a last line a kill cut short; rewritten whole (`atomic`)."""
-    from coderl.base.outputs import atomic
-
     path = os.path.join(run_dir, name)
     if not os.path.exists(path):
         return
@@ -106,13 +100,7 @@ def truncate_metrics(run_dir: str, step: int, name: str = "metrics.jsonl") -> No
 def final_copy(run_dir: str, checkpoint: str, name: str) -> str:
     """RUN/`name` = a copy of `checkpoint`'s weight files (not trainer_state.pt), swapped in atomically."""
     final = os.path.join(run_dir, name)
-    tmp = final + ".tmp"
-    shutil.rmtree(tmp, ignore_errors=True)
-    try:
+    with finished(final) as (tmp,):
+        shutil.rmtree(tmp, ignore_errors=True)  # a killed run's
         shutil.copytree(checkpoint, tmp, ignore=shutil.ignore_patterns("trainer_state.pt"))
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    shutil.rmtree(final, ignore_errors=True)
-    os.rename(tmp, final)
     return final
