@@ -15,6 +15,7 @@ import pytest
 pytest.importorskip("torch")
 
 from tests.models.tiny import tiny_llama  # noqa: E402
+from tests.processes import descendants  # noqa: E402
 
 TASKS = "tests/fixtures/tasks/humaneval_small.jsonl"
 SIGNALS = [("SIGINT", 130, "interrupted"), ("SIGTERM", 143, "terminated")]
@@ -49,20 +50,6 @@ def _command(name, model, out):
                                                                 "sft_data.json"])
 
 
-def _descendants(pid):
-    out = subprocess.run(["ps", "-eo", "pid=,ppid="], capture_output=True, text=True).stdout
-    children = {}
-    for line in out.splitlines():
-        child, parent = map(int, line.split())
-        children.setdefault(parent, []).append(child)
-    found, todo = [], [pid]
-    while todo:
-        below = children.get(todo.pop(), [])
-        found.extend(below)
-        todo.extend(below)
-    return found
-
-
 def _alive(pid):
     try:
         return open(f"/proc/{pid}/stat").read().split()[2] != "Z"
@@ -88,7 +75,7 @@ def interrupt(name, model, out, sig):
     while not busy():
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()[1].decode()[-3000:]
         time.sleep(0.05)
-    children = _descendants(proc.pid)
+    children = descendants(proc.pid)
     if sig == signal.SIGINT:
         os.killpg(proc.pid, sig)  # what the terminal does on Ctrl-C, to its foreground group
     else:

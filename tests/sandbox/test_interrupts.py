@@ -13,6 +13,7 @@ import pytest
 
 from coderl.sandbox.client import Sandbox, SandboxUnavailable
 from coderl.sandbox.types import Limits
+from tests.processes import descendants
 
 from .helpers import make_script_request
 
@@ -24,23 +25,9 @@ AS_FOREGROUND_JOB = [sys.executable, "-c", "import os, signal, sys; signal.signa
                      "signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT}); os.execv(sys.argv[1], sys.argv[1:])"]
 
 
-def _descendants(pid):
-    out = subprocess.run(["ps", "-eo", "pid=,ppid="], capture_output=True, text=True).stdout
-    children = {}
-    for line in out.splitlines():
-        child, parent = map(int, line.split())
-        children.setdefault(parent, []).append(child)
-    found, todo = [], [pid]
-    while todo:
-        below = children.get(todo.pop(), [])
-        found.extend(below)
-        todo.extend(below)
-    return found
-
-
 def _server(check):
     """The sandbox server `coderl check` started (a `server.py` child), or None yet."""
-    for pid in _descendants(check.pid):
+    for pid in descendants(check.pid):
         try:
             if b"server.py" in open(f"/proc/{pid}/cmdline", "rb").read():
                 return pid
