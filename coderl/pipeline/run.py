@@ -107,9 +107,9 @@ def _run_stages(plan: Plan, log) -> None:
 
 def record_overlap(plan: Plan, log) -> list[dict]:
     """Which evaluation tasks each training stage's tasks solve by behaviour (`coderl.eval.decontaminate`): every
-    evaluation set's (`eval:` and `evals:`), and an RL run's own selection tasks (`eval_tasks`, where `eval_steps` > 0).  A stage whose
-    training tasks solve any of them is refused in one line before anything runs (issue 55: a leak pays the
-    policy for an answer it was shown), unless the config sets `allow_eval_overlap: true`; then it is a
+    evaluation set's (`eval:` and `evals:`), and an RL run's own selection tasks (`eval_tasks`, where `eval_steps` >
+    0). A stage whose training tasks solve any of them is refused in one line before anything runs (issue 55: a leak
+    pays the policy for an answer it was shown), unless the config sets `allow_eval_overlap: true`; then it is a
     warning.  OUT/overlap.json has a row per stage and set (the report shows them and reports each set also
     on the tasks no training reference solves): `solved` by the stage's tasks, and for the RL pool
     `solved_by_generator`, the tasks its generator's removed tasks solve (`coderl.tasks.pool`)."""

@@ -117,7 +117,8 @@ def _without_new_defaults(new: dict, old: dict, cfg) -> dict:
     kept = {k: v for k, v in new.items() if k in old or k not in defaults or v != defaults[k]}
     kept.update({k: old[k] for k in UNUSED_WHEN_NONE if k in old and k in kept and kept[k] is None})
     # a setting removed since, recorded at the behaviour that stayed (TrainConfig.REMOVED), is no change
-    kept.update({k: old[k] for k, (value, _) in getattr(type(cfg), "REMOVED", {}).items() if k in old and old[k] == value})
+    removed = getattr(type(cfg), "REMOVED", {})
+    kept.update({k: old[k] for k, (value, _) in removed.items() if k in old and old[k] == value})
     if kept.get("device") == "auto" and old.get("device") == _auto_device():
         kept["device"] = old["device"]  # `device: cpu` dropped for auto, which picks the same device here
     return kept

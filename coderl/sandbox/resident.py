@@ -24,8 +24,9 @@ any of it ends this judge: the server forks a fresh one for the slot's next requ
 
 Handles (`handles.py`) belong to the request that made them: one kept anywhere is refused after it.
 A request's own tables (handles, callbacks, stand-ins, mirrors) live in its `Judge`, made per request.
-Tested: `tests/sandbox/test_judge_starts_clean.py` (a snapshot taken by code), `test_resident_judge.py` (one request tries to leave each of these for the next,
-through its task code and through the program's callbacks; the next finds nothing).
+Tested: `tests/sandbox/test_judge_starts_clean.py` (a snapshot taken by code), `test_resident_judge.py` (one request
+tries to leave each of these for the next, through its task code and through the program's callbacks; the next finds
+nothing).
 """
 
 import copyreg

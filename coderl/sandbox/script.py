@@ -15,12 +15,12 @@ message is printed and is 1), an uncaught exception prints its traceback and is 
 thread or an `atexit` handler that hangs) runs into the wall-clock limit: a timeout.
 """
 
+import _weakref
 import builtins
 import os
 import sys
 import traceback
 import types
-import _weakref
 
 _type = type
 _isinstance = isinstance

@@ -20,8 +20,9 @@ def refill(ctx, step: int, first, next_round):
     samples_per_prompt rows: prompts_per_step groups at a fixed group size).  Round r draws as the step
     does (the curriculum's weights when it is on, else uniformly), seeded for (seed, step, r), so a
     resumed run draws the same.  The step's reward/sandbox metrics stay those of its first round
-    (comparable with runs without refill); if no group varies in any round, the first round is returned
-    (its advantages are zero: the policy-gradient loop then skips the update, `train/empty_step`).  `next_round(task_indices, round_)` generates and scores one more round
+    (comparable with runs without refill); if no group varies in any round, the first round is returned (its
+    advantages are zero: the policy-gradient loop then skips the update, `train/empty_step`).
+    `next_round(task_indices, round_)` generates and scores one more round
     (`rounds.scored_round`); `time/refill` is the seconds the extra rounds took (in the step's generation
     and sandbox wait)."""
     cfg = ctx.cfg
