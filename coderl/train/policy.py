@@ -80,7 +80,7 @@ def build_policy(cfg, resume_from: str | None = None, *, reference: bool | None 
     lora = getattr(cfg, "lora", None)
     if lora is not None and lora.full:
         return _full_policy(cfg, resume_from, uses_reference(cfg) if reference is None else reference)
-    from peft import get_peft_model, set_peft_model_state_dict
+    from peft import set_peft_model_state_dict
     from safetensors.torch import load_file
 
     from coderl.models import load_model, resolve_device
@@ -98,11 +98,12 @@ def build_policy(cfg, resume_from: str | None = None, *, reference: bool | None 
         model.set_adapter("default")
         _freeze_all_but_default(model)
         lc = model.peft_config["default"]
-        note = (f"training continues {cfg.model}'s LoRA (r {lc.r}, alpha {lc.lora_alpha}, dropout {lc.lora_dropout}); "
-                f"--lora-r/--lora-alpha/--lora-dropout apply only to a fresh adapter over a base model")
+        note = (f"training continues {cfg.model}'s LoRA (r {lc.r}, alpha {lc.lora_alpha}, dropout {lc.lora_dropout}, "
+                f"targets {','.join(sorted(lc.target_modules))}); --lora-r/--lora-alpha/--lora-dropout/--lora-targets "
+                "apply only to a fresh adapter over a base model")
         policy = Policy(model, loaded.tokenizer, loaded.base, "adapter", True, note, loaded.path)
     else:
-        model = get_peft_model(loaded.model, cfg.lora.peft())
+        model = cfg.lora.wrap(loaded.model)
         policy = Policy(model, loaded.tokenizer, loaded.base, loaded.kind, False, path=loaded.path)
     if getattr(getattr(cfg, "optim", None), "gradient_checkpointing", False):
         checkpoint_layers(model)

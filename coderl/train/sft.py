@@ -106,7 +106,6 @@ def build_model(cfg: SFTConfig, resume_from: str | None = None):
 
 def _trainable(cfg: SFTConfig, resume_from: str | None):
     import torch
-    from peft import get_peft_model
 
     from coderl.models import load_model
 
@@ -122,7 +121,7 @@ def _trainable(cfg: SFTConfig, resume_from: str | None):
     if loaded.kind == "adapter":  # keep training that adapter (its own r/alpha/dropout apply)
         return loaded, loaded.model
     torch.manual_seed(cfg.seed)  # LoRA initialisation
-    return loaded, get_peft_model(loaded.model, cfg.lora.peft())
+    return loaded, cfg.lora.wrap(loaded.model)
 
 
 def plan_steps(num_examples: int, cfg: SFTConfig) -> list[list[list[int]]]:

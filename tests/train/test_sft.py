@@ -17,6 +17,7 @@ from coderl.cli import main  # noqa: E402
 from coderl.rollout.formats import get_format  # noqa: E402
 from coderl.tasks import TaskFormatError, load_tasks  # noqa: E402
 from coderl.train.sft import QLORA_NO_CUDA, SFTConfig, plan_steps, sft  # noqa: E402
+from coderl.models.lora import LoraConfig  # noqa: E402
 from coderl.train.sft_data import (  # noqa: E402
     IGNORE_INDEX,
     build_examples,
@@ -518,3 +519,49 @@ def test_sft_resume_on_the_command_line_takes_the_runs_settings(model_dir, tmp_p
     assert main(["sft", "--out", str(tmp_path / "run"), "--resume"]) == 0
     assert "done: 1 optimizer steps" in capsys.readouterr().out
     assert open(tmp_path / "run" / "metrics.jsonl").read() == before
+
+
+# ---------------------------------------------------------------------------------------------
+# LoRA targets: one setting of the lora section, shared by sft and train
+
+
+def _wrapped(model_dir, out):
+    """Module names (outside the embedding) that carry a LoRA A matrix after an SFT run's adapter is saved."""
+    from safetensors.torch import load_file
+
+    names = load_file(os.path.join(out, "adapter_model.safetensors")).keys()
+    return {n.split(".lora_A")[0].rsplit(".", 1)[-1] for n in names if ".lora_A" in n}
+
+
+@pytest.mark.parametrize("targets, expected", [
+    ("attention", {"q_proj", "k_proj", "v_proj", "o_proj"}),
+    ("all-linear", {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"}),
+    ("q_proj, down_proj", {"q_proj", "down_proj"}),
+])
+def test_sft_wraps_the_chosen_targets_and_train_keeps_the_adapters_shape(model_dir, tmp_path, targets, expected):
+    from coderl.train.policy import build_policy
+
+    result = sft(config(model_dir, tmp_path / "run", lora_targets=targets, epochs=0.2), log=lambda m: None)
+    assert _wrapped(model_dir, result.adapter) == expected
+    # train over that adapter keeps its targets whatever its own lora_targets says (a fresh adapter's setting)
+    policy = build_policy(SimpleNamespace(model=result.adapter, lora=LoraConfig(lora_targets="attention")))
+    trained = {n.split(".lora_A")[0].rsplit(".", 1)[-1] for n, p in policy.model.named_parameters()
+               if ".lora_A.default" in n and p.requires_grad}
+    assert trained == expected and "targets" in policy.note
+
+
+@pytest.mark.parametrize("fields, message", [
+    (dict(lora_targets="q_proj;v_proj"), "--lora-targets='q_proj;v_proj': expected attention or all-linear"),
+    (dict(lora_targets="all-linear", finetune="full"), "--lora-targets='all-linear': expected no LoRA targets"),
+])
+def test_bad_lora_targets_are_one_line_at_load(model_dir, tmp_path, fields, message):
+    with pytest.raises(ConfigError) as e:
+        config(model_dir, tmp_path / "run", **fields)
+    assert str(e.value).startswith(message) and "\n" not in str(e.value)
+
+
+def test_targets_the_model_lacks_are_one_line(model_dir, tmp_path):
+    with pytest.raises(ConfigError) as e:
+        sft(config(model_dir, tmp_path / "run", lora_targets="c_attn,c_proj"), log=lambda m: None)
+    assert str(e.value).startswith("--lora-targets='c_attn,c_proj': expected module names of this model")
+    assert not (tmp_path / "run").exists()
