@@ -22,11 +22,19 @@ from coderl.train.distributed import Ranks
 
 
 def pieces(ranks, minibatch: torch.Tensor, mask: torch.Tensor, *, size: int | None, group: int,
-           aggregation: str) -> list[tuple[torch.Tensor, float]]:
+           aggregation: str, live: torch.Tensor | None = None) -> list[tuple[torch.Tensor, float]]:
     """[(rows, weight)] of one update on this rank: micro-batches of `size` rows (None: one), the ranks
     cutting the rows at whole groups of `group` samples (a group shares its prompt's pass), weighted by
     their share of the minibatch's `aggregation` denominator.  One process without micro-batches:
-    [(minibatch, 1.0)]."""
+    [(minibatch, 1.0)].
+
+    `live` [N] (one process): the rows whose loss term can be non-zero.  The others (a zero advantage and
+    no KL or entropy term: their term and its gradient are exactly 0) run no forward or backward; the live
+    rows keep their share of the whole minibatch's denominator, so the gradient is the same."""
+    if live is not None and not ranks.on:
+        kept = minibatch[live[minibatch]]
+        parts = [p for p in (kept.split(size) if size else [kept]) if len(p)]
+        return [(p, denominator_share(mask[p], mask[minibatch], aggregation)) for p in parts]
     if not ranks.on and (not size or size >= len(minibatch)):
         return [(minibatch, 1.0)]
     rows = ranks.rows(minibatch, group)

@@ -37,6 +37,11 @@ class Correction:
     level: str  # the ratio's level: token, sequence or sequence_mean
     asynchronous: bool  # rollouts came from the worker (is/* metrics are logged)
 
+    @property
+    def needs_every_row(self) -> bool:
+        """The update's pass sets the stale rows' old log-probs (`in_loss`), so every row must run it."""
+        return self.stale is not None and self.in_loss
+
     def for_rows(self, rows, logprobs: Tensor, mask: Tensor, advantages: Tensor) -> tuple[Tensor, Tensor]:
         """(old log-probs [n, T], advantages [n, T] times the IS weights) of `rows`, given the pass's
         log-probs [n, T]."""

@@ -84,10 +84,14 @@ def _optimise(cfg, run, rolled, step) -> tuple[dict, dict]:
     counts = {"advantage/mean_abs": float(advantages.abs().sum() / mask.sum().clamp(min=1)),
               "advantage/nonzero_rows": float(moving.float().mean()),  # of the rows trained on
               "advantage/updated_rows": float(moving.sum())}  # 0: no group varied, the step taught nothing
-    if not moving.any() and not (cfg.kl.kl_in == "loss" and cfg.kl.kl_beta > 0) and cfg.entropy_coef <= 0:
+    only_advantage = not (cfg.kl.kl_in == "loss" and cfg.kl.kl_beta > 0) and cfg.entropy_coef <= 0
+    if not moving.any() and only_advantage:
         # Every gradient would be zero: no forward or backward (every process holds the same advantages, so
         # all skip alike).  The schedule still advances (`end_step`); the optimiser does not step.
         return {**counts, "train/empty_step": 1.0}, new_state
+    # A row of zero advantage then adds exactly 0 to the loss and its gradient: only moving rows run the
+    # passes (unless the correction's pass must see every row).
+    live = moving if only_advantage and not correction.needs_every_row else None
     policy_loss = POLICY_LOSSES[cfg.loss]
     loss_options = cfg.loss_kwargs(policy_loss)
     agg = cfg.aggregation_kwargs
@@ -118,5 +122,7 @@ def _optimise(cfg, run, rolled, step) -> tuple[dict, dict]:
                 stats["first_minibatch/clip_fraction"] = stats["loss/clip_fraction"]
             return loss, stats
 
-        averages.add(run.updater.update(minibatch, mask, piece_loss, width=batch.width))
+        # a minibatch with no live row still steps (AdamW moves on a zero gradient), over all its rows
+        here = live if live is not None and live[minibatch].any() else None
+        averages.add(run.updater.update(minibatch, mask, piece_loss, width=batch.width, live=here))
     return {**run.updater.mean(averages.result()), **correction.stats(mask), **counts}, new_state

@@ -104,20 +104,22 @@ class Updater:
         self.clock = Clock()  # forward, backward, optimizer, memory_probe here; the loops time their own passes
         self.probing = False  # True while the memory budget's probe calls a loss function
 
-    def update(self, rows: torch.Tensor, mask: torch.Tensor, loss_fn: Callable, *, width: int = 0) -> dict:
+    def update(self, rows: torch.Tensor, mask: torch.Tensor, loss_fn: Callable, *, width: int = 0,
+               live: torch.Tensor | None = None) -> dict:
         """One update on a minibatch's `rows` (of a batch whose loss mask is `mask` [N, T] and whose
         sequences are `width` tokens): this rank's share cut into micro-batches (`--micro-batch-size`, or
         the memory budget's choice), `loss_fn(rows) -> (loss, stats)` on each, every backward weighted so
         the gradients sum to the whole minibatch's; then one clipped step.  Statistics are the pieces' means,
         and the first piece's `first_minibatch/*` diagnostics as they are; the budget's probe (a call of
-        `loss_fn` while `probing` is True) reports none."""
+        `loss_fn` while `probing` is True) reports none.  `live`: the rows whose loss term can be non-zero
+        (`microbatch.pieces`; one process)."""
         size = self.micro_batch_size
         if size is None and self.memory.budget is not None:
             widest = rows[int((mask[rows] != 0).sum(1).argmax())].reshape(1)  # the most loss tokens to project
             with self.clock("memory_probe"):  # the first (or a wider) batch: one row's forward and backward
                 size = self.memory.rows("grad", len(rows), width, lambda: self._probe(widest, loss_fn))  # ranks alike
         return self._apply(pieces(self.ranks, rows, mask, size=size, group=self.group,
-                                  aggregation=self.aggregation), loss_fn)
+                                  aggregation=self.aggregation, live=live), loss_fn)
 
     def _probe(self, row: torch.Tensor, loss_fn: Callable) -> None:
         """One row's forward and backward (no gradient synchronised, none kept, its statistics dropped): the

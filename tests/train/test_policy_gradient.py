@@ -341,7 +341,8 @@ def test_starting_from_an_adapter_keeps_it_as_the_reference(model_dir, tmp_path)
            {n for n, _ in policy.model.named_parameters() if "lora_" in n and ".default." in n}
     lines = []
     train(cfg, log=lines.append, reward_override=varied_reward)     # the run log says which LoRA it trains
-    assert f"training continues {tmp_path / 'sft'}'s LoRA (r 4, alpha 8, dropout 0.0)" in "\n".join(lines)
+    assert (f"training continues {tmp_path / 'sft'}'s LoRA (r 4, alpha 8, dropout 0.0, targets k_proj,o_proj,q_proj,"
+            "v_proj)") in "\n".join(lines)
     reloaded = load_model(str(tmp_path / "rl" / "checkpoints" / "step-1"))
     assert reloaded.kind == "adapter"
 
@@ -463,3 +464,38 @@ def test_more_steps_on_resume_recompute_the_schedule_and_say_so(model_dir, tmp_p
     assert any("--steps 2 -> 4 at step 2" in m for m in said), said
     rows = metrics(tmp_path / "run")
     assert [r["step"] for r in rows] == [1, 2, 3, 4] and [r.get("train/steps") for r in rows] == [None, None, 4, None]
+
+
+def _first_group_varies(results, samples, tasks):
+    """The first group's rewards vary, every other group's are flat: most rows have a zero advantage."""
+    return [float(i % 2) if i < 3 else 0.5 for i in range(len(samples))]
+
+
+@pytest.mark.parametrize("fields", [dict(algo="grpo"), dict(algo="rloo", micro_batch_size=2),
+                                    dict(algo="grpo", aggregation="sequence_mean")])
+def test_rows_of_zero_advantage_skip_their_passes_and_the_update_is_the_same(model_dir, tmp_path, monkeypatch,
+                                                                            fields):
+    """Only the rows whose advantage moves the policy run the loss's forward and backward, each piece
+    keeping its share of the whole minibatch's denominator: the weights equal those of the passes over
+    every row (what runs when `live` is dropped)."""
+    import coderl.train.updater as updater_module
+
+    seen = []
+    real = updater_module.pieces
+
+    def counting(*args, **kw):
+        parts = real(*args, **kw)
+        seen.append(sum(len(rows) for rows, weight in parts if weight > 0))
+        return parts
+
+    monkeypatch.setattr(updater_module, "pieces", counting)
+    kw = dict(steps=2, save_steps=2, **fields)
+    train(base_config(model_dir, tmp_path / "live", **kw), log=lambda m: None, reward_override=_first_group_varies)
+    assert seen == [3, 3]  # of 6 rows a step, the first group's 3
+    monkeypatch.setattr(updater_module, "pieces", lambda *a, live=None, **k: counting(*a, **k))
+    seen.clear()
+    train(base_config(model_dir, tmp_path / "all", **kw), log=lambda m: None, reward_override=_first_group_varies)
+    assert seen == [6, 6]
+    live, every = lora_tensors(tmp_path / "live", 2), lora_tensors(tmp_path / "all", 2)
+    for key in every:
+        torch.testing.assert_close(live[key], every[key], rtol=1e-5, atol=1e-7)
