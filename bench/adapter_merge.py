@@ -50,7 +50,8 @@ def main() -> None:
             tokens = int(batch.mask.sum())
             rates[name].append(tokens / seconds)
             ids[name] = batch.completion_ids
-            print(f"{name:9s} run {rep}: {seconds:6.1f} s, {tokens} tokens, {tokens / seconds:6.1f} tokens/s", flush=True)
+            print(f"{name:9s} run {rep}: {seconds:6.1f} s, {tokens} tokens, {tokens / seconds:6.1f} tokens/s",
+                  flush=True)
     print("identical token ids:", torch.equal(ids["merged"], ids["unmerged"]))
     ratios = [m / u for m, u in zip(rates["merged"], rates["unmerged"])]
     print(f"speedup: {statistics.median(ratios):.2f}x (pairs: {', '.join(f'{r:.2f}' for r in ratios)})")

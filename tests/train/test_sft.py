@@ -14,10 +14,10 @@ torch = pytest.importorskip("torch")
 
 from coderl.base.config import ConfigError, build  # noqa: E402
 from coderl.cli import main  # noqa: E402
+from coderl.models.lora import LoraConfig  # noqa: E402
 from coderl.rollout.formats import get_format  # noqa: E402
 from coderl.tasks import TaskFormatError, load_tasks  # noqa: E402
 from coderl.train.sft import QLORA_NO_CUDA, SFTConfig, plan_steps, sft  # noqa: E402
-from coderl.models.lora import LoraConfig  # noqa: E402
 from coderl.train.sft_data import (  # noqa: E402
     IGNORE_INDEX,
     build_examples,
