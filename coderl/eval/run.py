@@ -169,10 +169,6 @@ def _load_and_evaluate(cfg, taskset, tasks, loaded, resumed, log) -> dict:
     elif loaded is None:  # an engine of its own reads the weights itself: here only the tokenizer and configs
         loaded = load_model(cfg.model, dtype=cfg.dtype, trust_remote_code=cfg.trust_remote_code,
                             device=resolve_device(cfg.device), weights=cfg.engine == "hf")
-        if loaded.kind == "adapter" and cfg.engine == "hf":
-            # The adapter merged into (this run's own copy of) the base weights: peft's unmerged layers
-            # generate about 2x slower on CPU (BENCHMARKS.md, "Evaluating an adapter").
-            loaded.model = loaded.model.merge_and_unload()
     engine = None
     if cfg.engine == "vllm":
         from coderl.rollout.vllm_engine import engine_for

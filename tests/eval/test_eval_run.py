@@ -217,32 +217,3 @@ def test_resume_needs_an_interrupted_evaluation(model_dir, tmp_path, capsys):
     assert not (tmp_path / "run").exists()
     _eval(model_dir, tmp_path / "run")
     assert main(args) == 2 and "its evaluation is finished: --overwrite" in capsys.readouterr().err
-
-
-def test_an_adapter_is_evaluated_merged_into_its_base(model_dir, tmp_path, monkeypatch):
-    """An adapter folder as --model generates through plain layers with the LoRA product added to the
-    base weights (peft's unmerged layers are about 2x slower on CPU), and its logits are the adapter's."""
-    import torch
-    from peft import get_peft_model
-
-    import coderl.eval.run as run_module
-    from coderl.models import load_model, lora_config, save_adapter
-
-    torch.manual_seed(0)
-    peft = get_peft_model(load_model(model_dir).model, lora_config(4, 8, 0.0))
-    for name, p in peft.named_parameters():
-        if "lora_B" in name:
-            torch.nn.init.normal_(p, std=0.5)  # an adapter that changes the logits
-    save_adapter(peft, tmp_path / "adapter", model_dir)
-    seen = {}
-    real = run_module._evaluate
-    monkeypatch.setattr(run_module, "_evaluate", lambda cfg, ts, tasks, loaded, model, *a: (
-        seen.setdefault("model", model), real(cfg, ts, tasks, loaded, model, *a))[1])
-    _eval(str(tmp_path / "adapter"), tmp_path / "run")
-    model = seen["model"]
-    assert not any("lora_" in n for n, _ in model.named_parameters())
-    ids = torch.tensor([[5, 6, 7, 8]])
-    with torch.no_grad():
-        torch.testing.assert_close(model(input_ids=ids).logits, peft.eval()(input_ids=ids).logits, rtol=0, atol=1e-5)
-        with peft.disable_adapter():
-            assert not torch.allclose(model(input_ids=ids).logits, peft(input_ids=ids).logits, atol=1e-3)
