@@ -58,6 +58,11 @@ TMPFS_MAX_BYTES = 256 * 1024**2  # per private /tmp & co. (and never more than t
 TMPFS_MAX_INODES = 65536
 HIDE_ENV = "CODERL_SANDBOX_HIDE"  # set by the client: a JSON list of paths to hide (hidden_paths)
 EXPOSE_ENV = "CODERL_SANDBOX_EXPOSE"  # set by the client: toolchain directories to show (exposed_paths)
+# Passed on by the client from its own environment, for bench/sandbox.py's ablation only: speed mechanisms switched
+# off (comma-separated: MECHANISMS).  Each "off" does per program what the mechanism
+# does once, so it is never weaker isolation, only slower.
+OFF_ENV = "CODERL_SANDBOX_OFF"
+MECHANISMS = ("resident", "zygotes", "namespaces", "spare")
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _check = linux.check
@@ -198,6 +203,14 @@ def exposed_paths(environ=os.environ):
     return _path_list(EXPOSE_ENV, environ)
 
 
+def switched_off(environ=os.environ):
+    """The speed mechanisms switched off in this server's environment (OFF_ENV); an unknown name is an error."""
+    off = {name for name in environ.get(OFF_ENV, "").split(",") if name}
+    if off - set(MECHANISMS):
+        raise IsolationError(f"{OFF_ENV}={environ[OFF_ENV]!r}: expected names among {', '.join(MECHANISMS)}")
+    return off
+
+
 def hidden_paths(environ=os.environ):
     """Extra paths the client asks to hide from programs (`Sandbox(hide=...)`): a JSON list in the
     server's environment (HIDE_ENV), e.g. the task files a command loaded."""
@@ -215,6 +228,7 @@ class Slots:
         self.uids = uids
         self.forker_of = None  # in a slot's zygote: its slot (`become_forker`)
         self.oom_spared = False  # in a slot's zygote: the out-of-memory killer passes it over
+        self.off = switched_off()
         if level == "full":
             # The server gets its own network namespace (children inherit: no network at all) and
             # mount namespace with a tmpfs over /tmp holding every slot directory and the programs'
@@ -402,8 +416,13 @@ class Slots:
         between processes, say), it moves to a fresh one first, so the next program finds none."""
         if self.level == "full":
             self.new_pid_namespace()
-            if self.sockets_left():
-                unshare(CLONE_NEWNET)
+            self.leave_used_network()
+
+    def leave_used_network(self):
+        """`full`: a fresh network namespace when this one (the slot's) still holds a socket, or always when
+        reused namespaces are switched off (OFF_ENV)."""
+        if "namespaces" in self.off or self.sockets_left():
+            unshare(CLONE_NEWNET)
 
     @property
     def spares(self):
@@ -411,7 +430,7 @@ class Slots:
         zygote: `Zygote.make_spare`).  The spare is PID 1 of a PID namespace of its own and root until its
         request comes, so the running program can neither see nor signal it; it takes its /proc, the view
         and the uid only then, and holds no socket in the slot's network namespace."""
-        return self.level == "full" and self.forker_of is not None
+        return self.level == "full" and self.forker_of is not None and not {"spare", "zygotes"} & self.off
 
     def new_pid_namespace(self):
         """The next child forked is PID 1 of a new PID namespace (`full`).  `unshare(CLONE_NEWPID)` only works
@@ -438,7 +457,7 @@ class Slots:
             with open("/proc/self/oom_score_adj", "w") as f:
                 f.write("0")
         if self.level == "full":
-            unshare(CLONE_NEWIPC)  # SysV/POSIX IPC objects die with the program
+            unshare(CLONE_NEWIPC | (CLONE_NEWNS if "namespaces" in self.off else 0))  # IPC objects die with it
             self.view.enter(self.dirs(slot)["work"], self.private_dirs(slot))
         if self.level in ("uid", "full"):
             uid = self.uid(slot)

@@ -219,7 +219,8 @@ class Server:
         child.update(self.pipes(run, role))
         names = list(child)
         head = {"role": role, "slot": run.slot, "key": proc.key, "fds": names}
-        socket.send_fds(self.zygotes[run.slot], [json.dumps(head).encode()], [child[n] for n in names])
+        forker = None if "zygotes" in self.slots.off else run.slot  # switched off: the judges' zygote forks it
+        socket.send_fds(self.zygotes[forker], [json.dumps(head).encode()], [child[n] for n in names])
         for fd in child.values():
             os.close(fd)
 
@@ -589,7 +590,7 @@ def main():
         modules = {"harness": harness, "checks": checks, "script": script, "resident": resident}
         own = [server.sel.close, lambda: os.close(server.in_fd), lambda: os.close(server.out_fd),
                lambda: os.close(held)]
-        for slot in [*range(workers), None]:
+        for slot in [*([] if "zygotes" in slots.off else range(workers)), None]:  # switched off: one zygote
             others = [sock.close for sock in server.zygotes.values()]
             server.attach(slot, zygote.start(slots, modules, close=own + others, slot=slot))
         hello = {"hello": True, "isolation": level, "warning": warning, "pid": os.getpid(),

@@ -81,6 +81,10 @@ class Zygote:
         if not spare:
             if msg["role"] in ("judge", "zygote"):  # a resident judge runs the task's code only: no namespaces
                 self.slots.before_fork_judge()
+            elif self.slots.forker_of is None:  # slot zygotes switched off: the child joins its slot (`child`)
+                self.slots.before_fork_judge()
+                if self.slots.level == "full":
+                    self.slots.new_pid_namespace()
             else:
                 self.slots.before_fork(msg["slot"])
             pid = os.fork()
@@ -247,7 +251,8 @@ class Zygote:
                     os.close(target)
                 except OSError:
                     pass
-        keep = self.slots.namespace_fds() if role == "zygote" else []
+        joins = role not in ("judge", "zygote") and self.slots.forker_of is None  # slot zygotes switched off
+        keep = self.slots.namespace_fds() if role == "zygote" or joins else []
         low = len(FD_ORDER)
         for fd in keep:
             os.closerange(low, fd)
@@ -266,8 +271,12 @@ class Zygote:
             _die_with_parent()
             os.environ.clear()
             os.environ.update(CHILD_ENV)
-            self.modules["resident"].serve(self.modules["checks"].run)
+            self.modules["resident"].serve(self.modules["checks"].run, once="resident" in self.slots.off)
             os._exit(0)
+        if joins:
+            self.slots.become_forker(slot)
+            if self.slots.level == "full":
+                self.slots.leave_used_network()
         request = json.loads(read_all(3))
         os.close(3)
         lim = request["limits"]
