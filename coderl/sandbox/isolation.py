@@ -18,8 +18,7 @@
     auto     the strongest level this machine allows, with a warning when that is not `full`.
 
 At `full` each slot's mount and network namespaces are made once (`Slots._slot_namespaces`) and its zygote
-lives in them (`Slots.become_forker`); what a program leaves there is made anew or replaced before the next,
-which the zygote has forked ahead (`Slots.spares`).
+lives in them (`Slots.become_forker`); what a program leaves there is made anew or replaced before the next.
 
 Over 400 lines: the levels, what the machine allows, and `Slots`, which sets up, enters, cleans and
 releases one slot's uid, cgroups, directories and namespaces; each step of a slot's life is only sound
@@ -62,7 +61,7 @@ EXPOSE_ENV = "CODERL_SANDBOX_EXPOSE"  # set by the client: toolchain directories
 # off (comma-separated: MECHANISMS).  Each "off" does per program what the mechanism
 # does once, so it is never weaker isolation, only slower.
 OFF_ENV = "CODERL_SANDBOX_OFF"
-MECHANISMS = ("resident", "zygotes", "namespaces", "spare")
+MECHANISMS = ("resident", "zygotes", "namespaces")
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _check = linux.check
@@ -120,6 +119,7 @@ def _can_setuid():
 
 
 def _can_namespace():
+    """Probe, in a forked child: can this process make the namespaces `full` needs and mount a /proc in them."""
     unshare(CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWPID)
     mount(None, "/", None, MS_REC | MS_PRIVATE)
     pid = os.fork()
@@ -223,6 +223,8 @@ class Slots:
     locks) of the server's range of 2 x `workers` uids (`lifetime.claim_uids`), None at `rlimits`."""
 
     def __init__(self, level, workers, caps, hide=None, uids=None):
+        """Set up every slot of this server: at `full` the server's own namespaces, tmpfs and the view, then per slot
+        its cgroups, its area (a tmpfs at `full`) with fresh directories, and its mount and network namespaces."""
         self.level = level
         self.workers = workers
         self.uids = uids
@@ -397,9 +399,9 @@ class Slots:
 
     def set_limits(self, slot, max_processes, memory_bytes):
         """Before each run: the slot's cgroup limits (one process more than the program's: the slot's zygote
-        lives there, and at `full` two: its spare too; the uid's RLIMIT_NPROC still binds the program at
-        `max_processes`); `full`: the slot's tmpfs (its work dir and private /tmp & co.) sized like /tmp."""
-        self.cgroups.set_limits(slot, max_processes + (2 if self.level == "full" else 1), memory_bytes)
+        lives there; the uid's RLIMIT_NPROC still binds the program at `max_processes`); `full`: the slot's tmpfs
+        (its work dir and private /tmp & co.) sized like /tmp."""
+        self.cgroups.set_limits(slot, max_processes + 1, memory_bytes)
         if self.level == "full":
             options = tmpfs_options({"memory_bytes": memory_bytes}, "")
             mount(None, self.area(slot), None, MS_REMOUNT | MS_NOSUID | MS_NODEV, options)
@@ -423,14 +425,6 @@ class Slots:
         reused namespaces are switched off (OFF_ENV)."""
         if "namespaces" in self.off or self.sockets_left():
             unshare(CLONE_NEWNET)
-
-    @property
-    def spares(self):
-        """Whether this zygote forks each program ahead, while the slot's current one runs (`full`, a slot's
-        zygote: `Zygote.make_spare`).  The spare is PID 1 of a PID namespace of its own and root until its
-        request comes, so the running program can neither see nor signal it; it takes its /proc, the view
-        and the uid only then, and holds no socket in the slot's network namespace."""
-        return self.level == "full" and self.forker_of is not None and not {"spare", "zygotes"} & self.off
 
     def new_pid_namespace(self):
         """The next child forked is PID 1 of a new PID namespace (`full`).  `unshare(CLONE_NEWPID)` only works

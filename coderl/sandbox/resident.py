@@ -152,6 +152,8 @@ class Baseline:
     """This judge's state before its first request: what every later request must find again."""
 
     def __init__(self):
+        """Record the judge's state before its first request (modules, their names and their classes' attributes, the
+        process, the registries), against which `dirt` compares."""
         gc.collect()
         self.modules = dict(sys.modules)
         self.dicts = []
