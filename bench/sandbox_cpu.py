@@ -58,7 +58,7 @@ def main() -> None:
         sandbox.run_many(requests)  # the servers and judges up, the judges' caches warm
         server = sandbox.server_info["pid"]
         zygotes = [p for p in _children(server) if os.getsid(p) != p]  # not the watchdog (a session of its own)
-        # at rest only the resident judges (their own uids) and, at `full`, each slot's spare (root) are alive
+        # at rest only the resident judges (their own uids) are alive
         judges = [j for z in zygotes for j in _children(z) if os.stat(f"/proc/{j}").st_uid != 0]
         watched = {"server": [server], "zygotes": zygotes, "judges": judges}
         before = {k: [_cpu(p) for p in pids] for k, pids in watched.items()}

@@ -93,6 +93,8 @@ class CgroupsV1(Cgroups):
     version = "v1"
 
     def __init__(self, workers, tag, root=ROOT, controllers=("pids", "memory")):
+        """The slot groups under each of `controllers` (each a hierarchy of its own on v1); a controller that cannot
+        be made here is left out."""
         super().__init__(workers, tag)
         self.bases = {}  # controller -> parent group
         for ctrl in controllers:
@@ -135,6 +137,8 @@ class CgroupsV2(Cgroups):
     version = "v2"
 
     def __init__(self, workers, tag, root=ROOT):
+        """The slot groups under one group of this server's with `pids` and `memory` enabled for its children, where
+        the root offers them; none where the hierarchy is not writable."""
         super().__init__(workers, tag)
         self.base = None
         try:

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from concurrent.futures import Future
 
 from .answers import judge_answer
-from .isolation import EXPOSE_ENV, HIDE_ENV
+from .isolation import EXPOSE_ENV, HIDE_ENV, OFF_ENV
 from .judge import judge
 from .types import (
     PARENT_JUDGED,
@@ -171,12 +171,15 @@ class Sandbox:
 
     # ---- server lifecycle --------------------------------------------------------------------
     def _start(self) -> None:
+        """Exec the fork server and read its hello: the isolation level in force, or a one-line `SandboxUnavailable`;
+        then the reader thread."""
         self._proc = subprocess.Popen(
             [sys.executable, "-I", SERVER_PATH, str(self.workers), self.requested_isolation],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env={**SERVER_ENV, **({HIDE_ENV: json.dumps(self.hide)} if self.hide else {}),
-                 **({EXPOSE_ENV: json.dumps(self.expose)} if self.expose else {})},
+                 **({EXPOSE_ENV: json.dumps(self.expose)} if self.expose else {}),
+                 **({OFF_ENV: os.environ[OFF_ENV]} if OFF_ENV in os.environ else {})},
             close_fds=True,
             cwd="/",
             # Out of the terminal's process group: Ctrl-C interrupts the caller, which stops the server by
@@ -205,6 +208,8 @@ class Sandbox:
         reader.start()
 
     def _read(self, proc: subprocess.Popen) -> None:
+        """The reader thread: each server message settles its request's future (judged here, the only place the
+        expected values are), until the server exits."""
         assert proc.stdout is not None
         for line in proc.stdout:
             msg = json.loads(line)
@@ -233,6 +238,8 @@ class Sandbox:
         self._server_died(proc)
 
     def _server_died(self, proc: subprocess.Popen) -> None:
+        """A server that died: a fresh one, and every pending request re-sent; one that was running when it died
+        twice gets `sandbox_error`."""
         with self._lock:
             if self._closed or proc is not self._proc:
                 return
@@ -255,6 +262,7 @@ class Sandbox:
                     self._send(request, future, tries)
 
     def _send(self, request: ExecutionRequest, future: Future, tries: int) -> None:
+        """Send one request to the server, remembering its future and how often it was sent."""
         rid = next(self._ids)
         self._pending[rid] = (request, future, tries)
         data = (json.dumps(_wire(request, rid)) + "\n").encode()
@@ -278,6 +286,8 @@ class Sandbox:
 
     # ---- public API ----------------------------------------------------------------------------
     def submit(self, request: ExecutionRequest) -> Future:
+        """Queue a request and return its future; refused and answer-only requests are settled here, without the
+        server."""
         if request.limits.memory_bytes > self.limits.memory_bytes:
             check_memory_budget(self.workers, request.limits.memory_bytes)
         self.check_start_memory(request.limits.memory_bytes)
@@ -302,7 +312,7 @@ class Sandbox:
     def stats(self, timeout: float = 10.0) -> dict:
         """The fork server's counts since it started: `judges_started` (resident judges forked), `judged`
         (function tasks they judged), `left:<why>` (judges that ended, by reason: docs/sandbox.md),
-        `zygotes_replaced`, `programs_from_spares` (processes started by a slot's spare, forked ahead)."""
+        `zygotes_replaced`."""
         future: Future = Future()
         with self._lock:
             if self._closed or self._proc is None or self._proc.stdin is None:
@@ -314,6 +324,7 @@ class Sandbox:
         return future.result(timeout)
 
     def close(self) -> None:
+        """Close the server's control channel (it kills its runs and ends) and wait for it; killed after 10 s."""
         with self._lock:
             if self._closed:
                 return

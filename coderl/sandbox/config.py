@@ -38,6 +38,8 @@ class SandboxConfig:
                                      "start a local Ray instance on 127.0.0.1 and stop it after)")
 
     def __post_init__(self):
+        """Each setting checked in one line naming the flag, the value and what was expected; workers x memory within
+        the RAM budget."""
         require(self.timeout > 0, "--timeout", self.timeout, "a positive number of seconds")
         require(self.memory_mb > 0, "--memory-mb", self.memory_mb, "a positive number of MiB")
         require(self.workers is None or self.workers > 0, "--workers", self.workers, "a positive integer")

@@ -18,8 +18,7 @@
     auto     the strongest level this machine allows, with a warning when that is not `full`.
 
 At `full` each slot's mount and network namespaces are made once (`Slots._slot_namespaces`) and its zygote
-lives in them (`Slots.become_forker`); what a program leaves there is made anew or replaced before the next,
-which the zygote has forked ahead (`Slots.spares`).
+lives in them (`Slots.become_forker`); what a program leaves there is made anew or replaced before the next.
 
 Over 400 lines: the levels, what the machine allows, and `Slots`, which sets up, enters, cleans and
 releases one slot's uid, cgroups, directories and namespaces; each step of a slot's life is only sound
@@ -58,6 +57,11 @@ TMPFS_MAX_BYTES = 256 * 1024**2  # per private /tmp & co. (and never more than t
 TMPFS_MAX_INODES = 65536
 HIDE_ENV = "CODERL_SANDBOX_HIDE"  # set by the client: a JSON list of paths to hide (hidden_paths)
 EXPOSE_ENV = "CODERL_SANDBOX_EXPOSE"  # set by the client: toolchain directories to show (exposed_paths)
+# Passed on by the client from its own environment, for bench/sandbox.py's ablation only: speed mechanisms switched
+# off (comma-separated: MECHANISMS).  Each "off" does per program what the mechanism
+# does once, so it is never weaker isolation, only slower.
+OFF_ENV = "CODERL_SANDBOX_OFF"
+MECHANISMS = ("resident", "zygotes", "namespaces")
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _check = linux.check
@@ -115,6 +119,7 @@ def _can_setuid():
 
 
 def _can_namespace():
+    """Probe, in a forked child: can this process make the namespaces `full` needs and mount a /proc in them."""
     unshare(CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWPID)
     mount(None, "/", None, MS_REC | MS_PRIVATE)
     pid = os.fork()
@@ -198,6 +203,14 @@ def exposed_paths(environ=os.environ):
     return _path_list(EXPOSE_ENV, environ)
 
 
+def switched_off(environ=os.environ):
+    """The speed mechanisms switched off in this server's environment (OFF_ENV); an unknown name is an error."""
+    off = {name for name in environ.get(OFF_ENV, "").split(",") if name}
+    if off - set(MECHANISMS):
+        raise IsolationError(f"{OFF_ENV}={environ[OFF_ENV]!r}: expected names among {', '.join(MECHANISMS)}")
+    return off
+
+
 def hidden_paths(environ=os.environ):
     """Extra paths the client asks to hide from programs (`Sandbox(hide=...)`): a JSON list in the
     server's environment (HIDE_ENV), e.g. the task files a command loaded."""
@@ -210,11 +223,14 @@ class Slots:
     locks) of the server's range of 2 x `workers` uids (`lifetime.claim_uids`), None at `rlimits`."""
 
     def __init__(self, level, workers, caps, hide=None, uids=None):
+        """Set up every slot of this server: at `full` the server's own namespaces, tmpfs and the view, then per slot
+        its cgroups, its area (a tmpfs at `full`) with fresh directories, and its mount and network namespaces."""
         self.level = level
         self.workers = workers
         self.uids = uids
         self.forker_of = None  # in a slot's zygote: its slot (`become_forker`)
         self.oom_spared = False  # in a slot's zygote: the out-of-memory killer passes it over
+        self.off = switched_off()
         if level == "full":
             # The server gets its own network namespace (children inherit: no network at all) and
             # mount namespace with a tmpfs over /tmp holding every slot directory and the programs'
@@ -383,9 +399,9 @@ class Slots:
 
     def set_limits(self, slot, max_processes, memory_bytes):
         """Before each run: the slot's cgroup limits (one process more than the program's: the slot's zygote
-        lives there, and at `full` two: its spare too; the uid's RLIMIT_NPROC still binds the program at
-        `max_processes`); `full`: the slot's tmpfs (its work dir and private /tmp & co.) sized like /tmp."""
-        self.cgroups.set_limits(slot, max_processes + (2 if self.level == "full" else 1), memory_bytes)
+        lives there; the uid's RLIMIT_NPROC still binds the program at `max_processes`); `full`: the slot's tmpfs
+        (its work dir and private /tmp & co.) sized like /tmp."""
+        self.cgroups.set_limits(slot, max_processes + 1, memory_bytes)
         if self.level == "full":
             options = tmpfs_options({"memory_bytes": memory_bytes}, "")
             mount(None, self.area(slot), None, MS_REMOUNT | MS_NOSUID | MS_NODEV, options)
@@ -402,16 +418,13 @@ class Slots:
         between processes, say), it moves to a fresh one first, so the next program finds none."""
         if self.level == "full":
             self.new_pid_namespace()
-            if self.sockets_left():
-                unshare(CLONE_NEWNET)
+            self.leave_used_network()
 
-    @property
-    def spares(self):
-        """Whether this zygote forks each program ahead, while the slot's current one runs (`full`, a slot's
-        zygote: `Zygote.make_spare`).  The spare is PID 1 of a PID namespace of its own and root until its
-        request comes, so the running program can neither see nor signal it; it takes its /proc, the view
-        and the uid only then, and holds no socket in the slot's network namespace."""
-        return self.level == "full" and self.forker_of is not None
+    def leave_used_network(self):
+        """`full`: a fresh network namespace when this one (the slot's) still holds a socket, or always when
+        reused namespaces are switched off (OFF_ENV)."""
+        if "namespaces" in self.off or self.sockets_left():
+            unshare(CLONE_NEWNET)
 
     def new_pid_namespace(self):
         """The next child forked is PID 1 of a new PID namespace (`full`).  `unshare(CLONE_NEWPID)` only works
@@ -438,7 +451,7 @@ class Slots:
             with open("/proc/self/oom_score_adj", "w") as f:
                 f.write("0")
         if self.level == "full":
-            unshare(CLONE_NEWIPC)  # SysV/POSIX IPC objects die with the program
+            unshare(CLONE_NEWIPC | (CLONE_NEWNS if "namespaces" in self.off else 0))  # IPC objects die with it
             self.view.enter(self.dirs(slot)["work"], self.private_dirs(slot))
         if self.level in ("uid", "full"):
             uid = self.uid(slot)

@@ -42,6 +42,7 @@ class Run:
     request."""
 
     def __init__(self, job, index, stdin_text, argv=None):
+        """Run `index` of `job` (-1: its build), with its test's input and (COMMAND) its own run command."""
         self.job = job
         self.index = index
         self.stdin_text = stdin_text
@@ -74,6 +75,7 @@ class Job:
     test runs are queued once the build succeeded, with what it wrote (`built`) in their work dirs."""
 
     def __init__(self, msg):
+        """A job from the client's message: one run for a function task, one per test otherwise, and a build run."""
         self.msg = msg
         self.id = msg["id"]
         self.limits = msg["limits"]

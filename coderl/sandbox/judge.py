@@ -44,6 +44,8 @@ def decode_value(tokens: Any) -> Any:
 
 
 def values_match(check: CheckKind, value: Any, expected: Any) -> bool:
+    """Whether a value the program returned passes a value check (equals, truthy, falsy, is) against the expected
+    value."""
     if check is CheckKind.EQUALS:
         return flat.equal(value, expected)
     if check is CheckKind.TRUTHY:
@@ -80,6 +82,8 @@ def _memory_hint(stderr: str) -> bool:
 
 
 def _base_result(runs: list[dict], isolation: str) -> ExecutionResult:
+    """A result from the runs' facts (CPU summed; the longest wall time and peak RSS; the last run's exit; the first
+    run's excerpts), its status not yet decided."""
     return ExecutionResult(
         status=Status.FAILED,
         cpu_seconds=sum(r["cpu_seconds"] for r in runs),
@@ -251,6 +255,8 @@ def _status_from_tests(result: ExecutionResult) -> TestOutcome | None:
 
 
 def _judge_record(test, rec: dict, result: ExecutionResult) -> TestOutcome:
+    """One test's outcome from its judge record: a value the parent compares, or the judge's own verdict on a
+    statement test."""
     if rec.get("event") == "test":
         status = rec.get("status", "runtime_error")
         try:
@@ -305,6 +311,8 @@ def _run_failure(request: ExecutionRequest, run: dict) -> tuple[Status, str] | N
 
 
 def _judge_processes(request: ExecutionRequest, runs: list[dict], isolation: str) -> ExecutionResult:
+    """The verdict of a per-process request (scripts, commands): each test's run judged on its output, then the
+    request's status."""
     result = _base_result(runs, isolation)
     tests = request.tests
     origin: list[int] = []  # the run of each outcome

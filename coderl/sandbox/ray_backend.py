@@ -52,6 +52,8 @@ class RaySandbox:
 
     def __init__(self, ray_workers: int = 2, workers: int = 1, limits: Limits | None = None, isolation: str = "auto",
                  hide: Iterable[str] = (), address: str | None = None, expose: Iterable[str] = ()):
+        """Start the Ray instance (or join `address`) and `ray_workers` actors, each with a local `Sandbox`; a
+        cluster that cannot start them within 120 s is one error line."""
         try:
             import ray
         except ImportError:
@@ -86,6 +88,8 @@ class RaySandbox:
         self.workers = workers * ray_workers
 
     def submit(self, request: ExecutionRequest) -> Future:
+        """Send a request to the next live actor (round robin) and return its future; refused and answer-only
+        requests are settled here."""
         request.limits.validate()
         settled = settled_here(request)  # as the local sandbox: nothing is shipped
         if settled is not None:
@@ -102,6 +106,8 @@ class RaySandbox:
         return future
 
     def _finish(self, done, future: Future, actor) -> None:
+        """Settle a request's future from its actor; an actor that died is dropped, and its request gets
+        `sandbox_error`."""
         try:
             future.set_result(done.result())
         except Exception as exc:  # the actor died (RayActorError) or the call failed in Ray itself
@@ -121,6 +127,7 @@ class RaySandbox:
         return [f.result() for f in futures]
 
     def close(self) -> None:
+        """Stop the actors and, when this sandbox started it, the Ray instance."""
         with self._lock:
             if self._closed:
                 return

@@ -152,6 +152,8 @@ class Baseline:
     """This judge's state before its first request: what every later request must find again."""
 
     def __init__(self):
+        """Record the judge's state before its first request (modules, their names and their classes' attributes, the
+        process, the registries), against which `dirt` compares."""
         gc.collect()
         self.modules = dict(sys.modules)
         self.dicts = []
@@ -269,14 +271,15 @@ def _cpu():
     return usage.ru_utime + usage.ru_stime
 
 
-def serve(run):
+def serve(run, once=False):
     """The judge's life: `run(request, chan_fd, result_fd)` for each request the server sends, until the
-    server closes the control socket or a request leaves something behind."""
+    server closes the control socket or a request leaves something behind.  `once` (resident judges switched off,
+    `isolation.OFF_ENV`): one request, with no baseline to keep or compare, as a judge forked for it."""
     ctl = socket.socket(fileno=CTL_FD)
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 2)
     os.close(devnull)
-    baseline = Baseline()
+    baseline = None if once else Baseline()
     served = 0
     while True:
         try:
@@ -295,7 +298,8 @@ def serve(run):
             os.close(fd)
         request = json.loads(read_all(3))
         os.close(3)
-        baseline.reset(request["limits"], _cpu())
+        if baseline is not None:
+            baseline.reset(request["limits"], _cpu())
         try:
             run(request, 4, 5)
         finally:
@@ -305,7 +309,7 @@ def serve(run):
             os.dup2(devnull, 2)
             os.close(devnull)
         served += 1
-        why = baseline.dirt(served)
+        why = "once" if once else baseline.dirt(served)
         ctl.send(json.dumps({"done": key, "cpu": _cpu(), "leaves": why}).encode())
         if why is not None:  # with whatever it started in its process group (the task's own code may start some)
             os.killpg(0, signal.SIGKILL)

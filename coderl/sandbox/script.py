@@ -96,6 +96,7 @@ def run_script(program, path=None):
             except _BaseException:
                 pass
         status = 1
+    main = tb = None  # noqa: F841 -- as in CPython, nothing but sys.modules holds `__main__` at finalisation
     return finalize(status)
 
 
@@ -133,7 +134,8 @@ def finalize(status):
         status = 120  # as CPython, when flushing the standard streams at exit fails
     gc = sys.modules.get("gc") or __import__("gc")
     try:
-        gc.collect()
+        if gc.isenabled():  # as CPython's `_PyGC_CollectIfEnabled`; the collections below run regardless
+            gc.collect()
         for name in ("stdin", "stdout", "stderr"):
             setattr(sys, name, getattr(sys, f"__{name}__", None))
         modules, alive = sys.modules, []

@@ -76,6 +76,8 @@ CHILD_LIMITS = ("cpu_seconds", "memory_bytes", "file_size_bytes", "max_processes
 
 class Server:
     def __init__(self, workers, slots):
+        """The server's state: its slots, the queue, the runs in flight, the zygotes' sockets and the resident
+        judges; the client's pipes moved off fds 0 and 1."""
         self.workers = workers
         self.slots = slots
         self.zygotes = {}  # slot -> its zygote's socket (None: the resident judges' zygote)
@@ -135,6 +137,8 @@ class Server:
             self.closing = True
 
     def read_control(self):
+        """Read the client's newline-delimited messages: a ping, a stats request, or a request whose runs join the
+        queue."""
         try:
             chunk = os.read(self.in_fd, 1 << 20)
         except BlockingIOError:
@@ -161,6 +165,8 @@ class Server:
 
     # ---- starting a run --------------------------------------------------------------------
     def start(self, run):
+        """Start one run in a free slot: the slot's limits and files, then its processes from the slot's zygote (and,
+        for a function task, the slot's resident judge)."""
         job = run.job
         msg = job.msg
         lim = job.limits
@@ -194,6 +200,8 @@ class Server:
         self.active.add(run)
 
     def stdin_fd(self, run, slot):
+        """A test's input as the process's stdin: a pipe filled here, or an unlinked file when larger than a pipe
+        holds; None without input."""
         if not run.stdin_text:
             return None
         # Through a pipe (filled here, up to the pipe's size) or, when larger, an unlinked file.
@@ -219,7 +227,8 @@ class Server:
         child.update(self.pipes(run, role))
         names = list(child)
         head = {"role": role, "slot": run.slot, "key": proc.key, "fds": names}
-        socket.send_fds(self.zygotes[run.slot], [json.dumps(head).encode()], [child[n] for n in names])
+        forker = None if "zygotes" in self.slots.off else run.slot  # switched off: the judges' zygote forks it
+        socket.send_fds(self.zygotes[forker], [json.dumps(head).encode()], [child[n] for n in names])
         for fd in child.values():
             os.close(fd)
 
@@ -318,6 +327,8 @@ class Server:
             self.finish(run)
 
     def judge_ended(self, judge, msg):
+        """A resident judge's process ended (its CPU limit, a kill): retired, and the run it served gets its exit as
+        the judge's."""
         if judge.ctl is not None:  # not retired: it died by itself (its CPU limit, say)
             self.counts["left:ended"] += 1
         self.retire(judge)
@@ -356,6 +367,8 @@ class Server:
         return len(chunk)
 
     def kill(self, run, roles=None):
+        """SIGKILL a run's processes (`roles`: only those), and its resident judge when that is serving it (replaced
+        at the slot's next request)."""
         run.judge_deadline = run.judge_deadline or time.monotonic() + JUDGE_GRACE_SECONDS
         for proc in run.procs:
             if roles and proc.role not in roles:
@@ -386,6 +399,8 @@ class Server:
                 pass
 
     def read_zygote(self, sock):
+        """A zygote's message: a process it forked (its pid and pidfd) or one that exited (status, rusage, time); a
+        closed socket is a slot zygote that died."""
         if all(v is not sock for v in self.zygotes.values()):  # replaced earlier in this round of events
             return
         try:
@@ -401,7 +416,6 @@ class Server:
         msg = json.loads(data)
         if "forked" in msg:
             proc = self.procs.pop(msg["forked"])
-            self.counts["programs_from_spares"] += msg.get("spare") is True
             proc.pid = msg["pid"]
             proc.pidfd = fds[0] if fds else None
             self.procs[("pid", proc.pid)] = proc
@@ -468,6 +482,8 @@ class Server:
         self.complete(run)
 
     def complete(self, run):
+        """A run is done: a build queues its tests (or answers with its error); a job whose every run is done answers
+        the client."""
         if run.done:
             return
         run.done = True
@@ -491,6 +507,8 @@ class Server:
             self.fail(run, f"cleanup failed: {exc!r}")
 
     def _finish(self, run):
+        """Every process of the run has exited: drain its pipes, collect a build's outputs, make the slot's
+        directories anew, free the slot and write the run's report."""
         for fd in list(run.fds):  # what it wrote before exiting is in the pipe: drain, then close
             for _ in range(1024):  # bounded: a setsid'd leftover may keep writing
                 if self.read_stream(fd, run) <= 0:
@@ -529,6 +547,8 @@ class Server:
         self.complete(run)
 
     def loop(self):
+        """The event loop: start queued runs in free slots, read pipes, zygotes, judges and the client, and kill what
+        ran past its wall clock, until closed and idle."""
         while not (self.closing and not self.active and not self.queue):
             while self.queue and len(self.active) < self.workers and not self.closing:
                 run = self.queue.popleft()
@@ -568,6 +588,8 @@ def start_bytes():
 
 
 def main():
+    """Start up: the isolation level, this server's uids, the slots, the watchdog and the zygotes, then the hello to
+    the client and the event loop until the client closes the channel."""
     workers = int(sys.argv[1]) if len(sys.argv) > 1 else os.cpu_count() or 1
     requested = sys.argv[2] if len(sys.argv) > 2 else "auto"
     out_fd = 1
@@ -589,7 +611,7 @@ def main():
         modules = {"harness": harness, "checks": checks, "script": script, "resident": resident}
         own = [server.sel.close, lambda: os.close(server.in_fd), lambda: os.close(server.out_fd),
                lambda: os.close(held)]
-        for slot in [*range(workers), None]:
+        for slot in [*([] if "zygotes" in slots.off else range(workers)), None]:  # switched off: one zygote
             others = [sock.close for sock in server.zygotes.values()]
             server.attach(slot, zygote.start(slots, modules, close=own + others, slot=slot))
         hello = {"hello": True, "isolation": level, "warning": warning, "pid": os.getpid(),

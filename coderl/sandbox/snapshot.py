@@ -17,6 +17,8 @@ class Tamper:
     WATCHED = ("math", "operator")
 
     def __init__(self):
+        """Record the builtins, the core modules in `sys.modules`, the import system and the watched modules' names
+        as the program starts."""
         self.builtins = dict(vars(builtins))
         self.modules = {name: sys.modules[name] for name in ("builtins", "sys", "os") + self.WATCHED
                         if name in sys.modules}
@@ -29,6 +31,8 @@ class Tamper:
             self.watched[name] = (module, dict(vars(module)))
 
     def report(self, extra):
+        """The courtesy notes (`extra` first): what the program changed of what `__init__` recorded, and a trace or
+        profile hook."""
         seen = list(extra)
         live = vars(builtins)
         if any(live.get(k, self) is not v for k, v in self.builtins.items()):

@@ -101,6 +101,7 @@ class Limits:
         return self.wall_seconds if self.wall_seconds is not None else 3.0 * self.cpu_seconds + 1.0
 
     def validate(self) -> Limits:
+        """Every limit positive (and `address_space` a bool), else a ValueError naming it; returns self."""
         for f in dataclasses.fields(self):
             v = getattr(self, f.name)
             if f.name == "address_space":
@@ -239,6 +240,7 @@ class ExecutionResult:
         return sum(t.passed for t in self.tests) / len(self.tests) if self.tests else float(self.passed)
 
     def to_dict(self) -> dict[str, Any]:
+        """The result as JSON-ready data (statuses as strings), as `coderl check --out` writes it."""
         return {
             "passed": self.passed,
             "status": self.status.value,

@@ -117,6 +117,8 @@ class View:
         self.overlaid = []  # (path, is_dir) of sources under a directory each program gets privately
 
     def open_sources(self):
+        """Open (O_PATH) every host path the view shows, before the server's tmpfs covers /tmp: the system
+        directories and files, the interpreter's paths and the exposed ones, each once."""
         readable = []
         for path in SYSTEM_DIRS:
             if os.path.islink(path):
@@ -153,6 +155,8 @@ class View:
                 self._bind_readonly(f"/proc/self/fd/{fd}", path, stat.S_ISDIR(os.fstat(fd).st_mode))
 
     def build(self):
+        """Make the view under `root`: each source bound read-only at its path (those under a per-program directory
+        bound per program), mount points, the /dev links, and the hidden paths covered."""
         os.makedirs(self.root, mode=0o755)
         for path in SYSTEM_DIRS:
             if os.path.islink(path):

@@ -8,8 +8,6 @@ pipe).  It forks, reports the pid, and closes its copies; the child reads its re
 memfd.  So a program's memory holds the zygote's start-up state and its own request, never another
 program's code or a test's data.  The zygote also reaps its children and reports each exit with the
 child's rusage and the exit time (wall time is judged at exit, not when the server gets round to it).
-At `full` a slot's zygote forks the slot's next program ahead, while the current one runs, and hands it
-the next request (`Zygote.make_spare`): the fork is off the request's path.
 """
 
 import ctypes
@@ -19,7 +17,6 @@ import json
 import math
 import os
 import resource
-import select
 import selectors
 import shutil
 import signal
@@ -36,16 +33,17 @@ _libc = ctypes.CDLL(None, use_errno=True)
 
 
 class Zygote:
-    def __init__(self, sock, slots, modules, snapshot, pair=None):
+    """A zygote's loop: one fork per message on its socket, each exit reported back (`reap`)."""
+
+    def __init__(self, sock, slots, modules, snapshot):
         self.sock = sock
-        self.pair = pair  # (ours, the spares'): made before this zygote joined the slot's network namespace
         self.slots = slots
         self.modules = modules  # {"harness": ..., "checks": ...}
         self.snapshot = snapshot
         self.started = {}  # pid -> monotonic start
-        self.spare = None  # (pid, socket): the slot's next program, forked ahead (`make_spare`)
 
     def loop(self):
+        """Fork for each message on the socket and reap on SIGCHLD (a wake-up pipe), until the server closes it."""
         wake_r, wake_w = os.pipe()
         os.set_blocking(wake_w, False)
         os.set_blocking(wake_r, False)
@@ -54,7 +52,6 @@ class Zygote:
         sel = selectors.DefaultSelector()
         sel.register(self.sock, selectors.EVENT_READ)
         sel.register(wake_r, selectors.EVENT_READ)
-        self.make_spare()
         while True:
             for key, _ in sel.select():
                 if key.fileobj is self.sock:
@@ -69,6 +66,8 @@ class Zygote:
             self.reap()
 
     def fork_one(self):
+        """Fork the process one message asks for (its role, slot and fds) and report its pid and pidfd; False
+        when the server has closed the socket."""
         try:
             data, fds, _, _ = socket.recv_fds(self.sock, 4096, len(FD_ORDER))
         except (ConnectionResetError, OSError):
@@ -76,97 +75,39 @@ class Zygote:
         if not data:
             return False
         msg = json.loads(data)
-        pid, pidfd = self.take_spare(data, fds)
-        spare = pid is not None
-        if not spare:
-            if msg["role"] in ("judge", "zygote"):  # a resident judge runs the task's code only: no namespaces
-                self.slots.before_fork_judge()
-            else:
-                self.slots.before_fork(msg["slot"])
-            pid = os.fork()
-            if pid == 0:
-                try:
-                    signal.set_wakeup_fd(-1)
-                    self.child(msg, dict(zip(msg["fds"], fds)))
-                except BaseException:
-                    traceback.print_exc()  # the sandbox's own failure, on the process's stderr
-                finally:
-                    os._exit(127)
-        self.started[pid] = (time.monotonic(), msg["role"], msg["slot"])
-        for fd in fds:
-            os.close(fd)
-        if pidfd is None:
-            try:
-                pidfd = os.pidfd_open(pid)
-            except OSError:
-                pass
-        report = {"forked": msg["key"], "pid": pid, "spare": spare}
-        socket.send_fds(self.sock, [json.dumps(report).encode()], [pidfd] if pidfd is not None else [])
-        if pidfd is not None:
-            os.close(pidfd)
-        self.make_spare()
-        return True
-
-    # ---- the slot's next program, forked ahead ---------------------------------------------------
-    # A fork of this process and its first steps cost about 1.5 ms that a request would otherwise wait for
-    # (BENCHMARKS.md, issue 43).  So at `full` (`Slots.spares`) the slot's next program is forked as soon as
-    # the current one has started: PID 1 of a PID namespace of its own, root, holding nothing of any request,
-    # waiting on the zygote's spare socket pair for its request.  That pair was made before the zygote joined
-    # the slot's network namespace, so no program sees a socket of it there.  A request goes to the spare only
-    # if the slot's network namespace holds no socket (else a fresh namespace and child the usual way,
-    # `Slots.before_fork`), and only once the spare says it has it (else it is killed, anything it left
-    # unread is drained, and a child is forked the usual way).
-    def make_spare(self):
-        if self.pair is None or not self.slots.spares or self.spare is not None:
-            return
-        self.slots.new_pid_namespace()
-        try:
-            pid = os.fork()
-        except OSError:  # the running program holds the slot's last pid (pids.max): the next one forks as usual
-            return
+        if msg["role"] in ("judge", "zygote"):  # a resident judge runs the task's code only: no namespaces
+            self.slots.before_fork_judge()
+        elif self.slots.forker_of is None:  # slot zygotes switched off: the child joins its slot (`child`)
+            self.slots.before_fork_judge()
+            if self.slots.level == "full":
+                self.slots.new_pid_namespace()
+        else:
+            self.slots.before_fork(msg["slot"])
+        pid = os.fork()
         if pid == 0:
             try:
                 signal.set_wakeup_fd(-1)
-                ours, theirs = self.pair
-                ours.close()
-                self.prelude()
-                _die_with_parent()
-                data, fds, _, _ = socket.recv_fds(theirs, 4096, len(FD_ORDER))
-                if not data:
-                    os._exit(0)
-                theirs.send(b"1")
-                theirs.close()
-                msg = json.loads(data)
-                self.child(msg, dict(zip(msg["fds"], fds)), prelude=False)
+                self.child(msg, dict(zip(msg["fds"], fds)))
             except BaseException:
-                traceback.print_exc()
+                traceback.print_exc()  # the sandbox's own failure, on the process's stderr
             finally:
                 os._exit(127)
+        self.started[pid] = (time.monotonic(), msg["role"], msg["slot"])
+        for fd in fds:
+            os.close(fd)
         try:
-            self.spare = (pid, os.pidfd_open(pid))
+            pidfd = os.pidfd_open(pid)
         except OSError:
-            os.kill(pid, signal.SIGKILL)
-
-    def take_spare(self, data, fds):
-        """Hand a program's request to the spare; its (pid, pidfd), or (None, None): no spare, or it could not
-        take it (it is killed, and the request forks a child the usual way)."""
-        spare, self.spare = self.spare, None
-        if spare is None:
-            return None, None
-        pid, pidfd = spare
-        ours, theirs = self.pair
-        if not self.slots.sockets_left():  # else: a fresh network namespace and child, `before_fork`
-            socket.send_fds(ours, [data], fds)
-            ready, _, _ = select.select([ours, pidfd], [], [], 5.0)
-            if ours in ready and ours.recv(1) == b"1":
-                return pid, pidfd
-        os.close(pidfd)
-        os.kill(pid, signal.SIGKILL)  # reaped as an untracked child (`reap`)
-        _drain(theirs)  # a request it left unread
-        _drain(ours)  # an answer it gave too late
-        return None, None
+            pidfd = None
+        report = {"forked": msg["key"], "pid": pid}
+        socket.send_fds(self.sock, [json.dumps(report).encode()], [pidfd] if pidfd is not None else [])
+        if pidfd is not None:
+            os.close(pidfd)
+        return True
 
     def reap(self):
+        """Reap every child that has exited and report each tracked one (status, CPU, peak RSS, wall time at exit),
+        after killing what a program left at `uid`."""
         while True:
             try:
                 pid, status, ru = os.wait4(-1, os.WNOHANG)
@@ -176,10 +117,7 @@ class Zygote:
                 return
             info = self.started.pop(pid, None)
             if info is None:
-                if self.spare is not None and self.spare[0] == pid:  # the spare died waiting
-                    os.close(self.spare[1])
-                    self.spare = None
-                continue  # an orphan reparented to us (uid level), a spare let go: reaped, nothing to report
+                continue  # an orphan reparented to us (uid level): reaped, nothing to report
             start, role, slot = info
             wall = time.monotonic() - start
             if role != "judge":
@@ -192,11 +130,7 @@ class Zygote:
 
     def end(self):
         """The server is done with us: kill and reap every child still running (the slots' resident judges,
-        idle by now) and the spare, so that none outlives the sandbox as an orphan."""
-        if self.spare is not None:
-            self.started[self.spare[0]] = None
-            os.close(self.spare[1])
-            self.spare = None
+        idle by now), so that none outlives the sandbox as an orphan."""
         for pid in self.started:
             try:
                 os.kill(pid, signal.SIGKILL)
@@ -224,7 +158,11 @@ class Zygote:
                 return
 
     # ---- in the child -----------------------------------------------------------------------
-    def prelude(self):
+    def child(self, msg, fds):
+        """In the forked child: its fds in place (FD_ORDER), then become what its role says: a replacement slot
+        zygote, a resident judge, or a program (limits, its slot's view and uid, then the program, script or
+        command)."""
+        role, slot = msg["role"], msg["slot"]
         os.setsid()  # own process group: everything it starts is killed with it
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD):
             signal.signal(sig, signal.SIG_DFL)
@@ -232,11 +170,6 @@ class Zygote:
         # exec gets the default back below).
         signal.signal(signal.SIGPIPE, signal.SIG_IGN)
         self.sock.close()
-
-    def child(self, msg, fds, prelude=True):
-        role, slot = msg["role"], msg["slot"]
-        if prelude:
-            self.prelude()
         fds.setdefault("stdin", os.open(os.devnull, os.O_RDONLY))
         high = {name: fcntl.fcntl(fd, fcntl.F_DUPFD, 64) for name, fd in fds.items()}  # out of the way first
         for target, name in enumerate(FD_ORDER):
@@ -247,7 +180,8 @@ class Zygote:
                     os.close(target)
                 except OSError:
                     pass
-        keep = self.slots.namespace_fds() if role == "zygote" else []
+        joins = role not in ("judge", "zygote") and self.slots.forker_of is None  # slot zygotes switched off
+        keep = self.slots.namespace_fds() if role == "zygote" or joins else []
         low = len(FD_ORDER)
         for fd in keep:
             os.closerange(low, fd)
@@ -255,9 +189,8 @@ class Zygote:
         os.closerange(low, 1 << 20)
         if role == "zygote":  # a slot's zygote died: this process, forked by the judges' zygote, replaces it
             _die_with_parent()
-            pair = spare_pair(self.slots, slot)
             self.slots.become_forker(slot)
-            Zygote(socket.socket(fileno=6), self.slots, self.modules, self.snapshot, pair).loop()
+            Zygote(socket.socket(fileno=6), self.slots, self.modules, self.snapshot).loop()
             os._exit(0)
         if role == "judge":  # the slot's resident judge: its requests, and their limits, come on fd 6
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -266,8 +199,12 @@ class Zygote:
             _die_with_parent()
             os.environ.clear()
             os.environ.update(CHILD_ENV)
-            self.modules["resident"].serve(self.modules["checks"].run)
+            self.modules["resident"].serve(self.modules["checks"].run, once="resident" in self.slots.off)
             os._exit(0)
+        if joins:
+            self.slots.become_forker(slot)
+            if self.slots.level == "full":
+                self.slots.leave_used_network()
         request = json.loads(read_all(3))
         os.close(3)
         lim = request["limits"]
@@ -302,30 +239,6 @@ class Zygote:
             self.modules["script"].flush(sys.stderr)
             os._exit(0)
         os._exit(self.modules["script"].run_script(request["program"], os.path.join(os.getcwd(), "main.py")))
-
-
-def _drain(sock):
-    """Read off whatever waits on one end of the spares' socket pair, closing any descriptors it carries."""
-    sock.setblocking(False)
-    try:
-        while True:
-            data, fds, _, _ = socket.recv_fds(sock, 4096, len(FD_ORDER))
-            for fd in fds:
-                os.close(fd)
-            if not data:
-                return
-    except (BlockingIOError, OSError):
-        return
-    finally:
-        sock.setblocking(True)
-
-
-def spare_pair(slots, slot):
-    """The socket pair a slot's zygote hands its spares their requests on (`Zygote.make_spare`), made before it
-    joins the slot's network namespace; None where it forks no spares."""
-    if slot is None or slots.level != "full":
-        return None
-    return socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
 
 
 def read_all(fd):
@@ -367,12 +280,11 @@ def start(slots, modules, close=(), slot=None):
             for drop in close:
                 drop()
             _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-            pair = spare_pair(slots, slot)
             slots.become_forker(slot)
             snapshot = modules["harness"].Tamper()
             gc.collect()
             gc.freeze()  # the zygote's objects stay out of later collections: fewer copy-on-write faults
-            Zygote(theirs, slots, modules, snapshot, pair).loop()
+            Zygote(theirs, slots, modules, snapshot).loop()
         except BaseException:
             traceback.print_exc()  # to the server's stderr: the zygote must never die quietly
             os._exit(1)

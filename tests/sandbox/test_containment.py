@@ -201,16 +201,14 @@ def _ppid(pid):
 
 def _slot_cgroup_processes(server):
     """Processes still in the slot cgroups of server `server` (None: it has no pids cgroup here), but the
-    slots' zygotes (children of the server), which live there to fork the slots' programs into them, and at
-    `full` each slot's spare: a child of its zygote that is still root (it has taken no request; whatever a
-    program leaves runs as the slot's uid)."""
+    slots' zygotes (children of the server), which live there to fork the slots' programs into them."""
     files = (glob.glob(f"/sys/fs/cgroup/pids/coderl-{server}/slot*/cgroup.procs")
              or glob.glob(f"/sys/fs/cgroup/coderl-{server}/slot*/cgroup.procs"))
     if not files:
         return None
     pids = [int(pid) for f in files for pid in open(f).read().split()]
     zygotes = {pid for pid in pids if _ppid(pid) == server}
-    return [pid for pid in pids if pid not in zygotes and not (_ppid(pid) in zygotes and _uid(pid) == 0)]
+    return [pid for pid in pids if pid not in zygotes]
 
 
 def _uid(pid):

@@ -13,7 +13,8 @@ task's own code, which is where task code runs) and records
   * the live objects by type and, for functions and classes, by name (what a C-level registry holds);
   * the C environment (`environ`, which `os.putenv` changes without `os.environ`).
 What differs between two fresh judges, or between a judge's clean requests (one after a task with code not
-seen before), is the nature of that entry (a pid, a CPU time, a counter, the parse cache of the task's code),
+seen before that moves every counter of how much the judge has run, `RUN`), is the nature of that entry (a pid, a CPU
+time, a counter, the parse cache of the task's code),
 found by comparing them, and left out (so is an entry that moves with the machine, its load: one that differs
 between the first fresh judge and one taken right after the case), as are where the memory's pages are and the scheduler's counters
 (/proc/self/*map*, statm, sched) and the syntax trees of the judge's parse cache; everything else must match.
@@ -173,6 +174,32 @@ DIRT = {
 }
 
 
+# Code not seen before, and every counter of how much the judge has run moved by more than the task before a case can
+# move it (kernel accounting, which no judge can set back): user and system CPU time by several clock ticks each,
+# page faults, voluntary context switches and involuntary ones (a child spinning on the judge's CPU beside it).  So
+# these counters are volatile by comparison whatever the load: on a quiet machine a fresh judge's system time could
+# read 0 ticks in every sample, and a judge after a case 1 under load.
+RUN = """
+import os, time
+ordinary = sorted({i % 7: [i] for i in range(99)}.items())
+cpus = os.sched_getaffinity(0)
+os.sched_setaffinity(0, {min(cpus)})
+child = os.fork()
+if child == 0:
+    end = time.monotonic() + 0.05
+    while time.monotonic() < end:
+        pass
+    os._exit(0)
+start = os.times()
+while os.times().user < start.user + 0.05 or os.times().system < start.system + 0.05:
+    os.stat("/")
+    ordinary = bytearray(1 << 16)
+time.sleep(0.01)
+os.waitpid(child, 0)
+os.sched_setaffinity(0, cpus)
+"""
+
+
 def request(preamble="", tests=(TestCase("0", "candidate(1, 2)", CheckKind.EQUALS, 3),)):
     return ExecutionRequest(Mode.PYTHON_TESTS, program=ADD, entry_point="add", tests=tests, test_preamble=preamble,
                             limits=Limits(cpu_seconds=20))
@@ -219,8 +246,7 @@ def fresh(sandbox, seen):
         if taken.get("pid") != sandbox.server_info["pid"]:
             sandbox.run(request("import os\nos.environ['COLD'] = '1'"))  # whatever the judge was, the next is fresh
             first, again = seen(), seen()
-            sandbox.run(request("ordinary = sorted({i % 7: [i] for i in range(99)}.items())\n"  # code not seen before
-                                "ordinary = sum(range(3 * 10 ** 6))"))  # and CPU time spent
+            sandbox.run(request(RUN))  # code not seen before, and every run counter moved
             again_after_other_code = seen()
             sandbox.run(request("import os\nos.environ['COLD'] = '1'"))
             samples = [first, again, again_after_other_code, seen()]

@@ -129,22 +129,29 @@ SHUTDOWN_PARTS = [
     "sys.stdout = open(os.dup(1), 'w')\nprint('swapped{n}')",
     "sys.stdout = io.StringIO()\nprint('hidden{n}')\nprint('original{n}', file=sys.__stdout__)",
     "threading.Thread(target=lambda w=[t for t in threading.enumerate() if t.name.startswith('part')]:\n"
-    "                 ([t.join() for t in w], time.sleep(0.05), print('thread{n}')), name='part{n}').start()",
+    "                 ([t.join() for t in w], body_done.wait(), print('thread{n}')), name='part{n}').start()",
     "def gen{n}():\n    try:\n        yield\n    finally:\n        print('generator{n}')\ng{n} = gen{n}()\nnext(g{n})",
     "side{n} = types.ModuleType('side{n}')\nsys.modules['side{n}'] = side{n}\n"
     "class Side{n}:\n    def __del__(self):\n        print('module{n}')\nside{n}.obj = Side{n}()\ndel side{n}",
     "_private{n} = Del{m}() if 'Del{m}' in globals() else None",
     "atexit.register(lambda: print('atexit_stdout{n}', file=sys.stdout))",
 ]
-HEAD = "import atexit, io, os, sys, threading, time, types, weakref\n"
+# A thread prints once the body has run (`body_done`), not after a sleep: what it prints to is then the same under
+# any load.
+HEAD = "import atexit, gc, io, os, sys, threading, types, weakref\nbody_done = threading.Event()\n"
 
 
-def _generated(seed):
+def _generated(seed, gc_off=False):
+    """A program of 2-6 random parts; `gc_off`: `gc.disable()` between two of them (so CPython's finalisation
+    collects only once the modules are gone, and a stream collected then may lose what it buffered)."""
     import random
 
     rng = random.Random(seed)
     parts = [rng.randrange(len(SHUTDOWN_PARTS)) for _ in range(rng.randint(2, 6))]
     body = [SHUTDOWN_PARTS[p].format(n=i, m=max(i - 1, 0)) for i, p in enumerate(parts)]
+    if gc_off:
+        body.insert(rng.randint(0, len(body)), "gc.disable()")
+    body.append("body_done.set()")
     if rng.random() < 0.2:
         body.append(f"sys.exit({rng.choice([0, 3, 'bye'])!r})")
     return HEAD + "\n".join(body) + "\n"
@@ -158,9 +165,10 @@ def cpython_run(program):
                               stdin=subprocess.DEVNULL)
 
 
+@pytest.mark.parametrize("gc_off", [False, True], ids=["gc", "gc_disabled"])
 @pytest.mark.parametrize("seed", range(40))
-def test_a_generated_shutdown_prints_what_cpython_prints(sandbox, seed):
-    program = _generated(seed)
+def test_a_generated_shutdown_prints_what_cpython_prints(sandbox, seed, gc_off):
+    program = _generated(seed, gc_off)
     expected = cpython_run(program)
     result = sandbox.run(make_script_request(program, cases=(("", expected.stdout),)))
     assert (result.stdout, result.exit_code) == (expected.stdout, expected.returncode), (program, expected.stderr)

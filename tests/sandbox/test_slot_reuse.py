@@ -3,14 +3,12 @@
 files in its /sandbox, /tmp, /var/tmp, /dev/shm and /run/lock; an abstract socket, even one whose only
 reference is in flight between sockets; a SysV or POSIX IPC object; a process; a mount it made in a
 namespace of its own.  Each case is a leaver and a finder on a one-slot sandbox; the finder passes only if
-the slot is as a fresh one.  The slot's next program, forked ahead while the current one runs (a spare), is
-out of the current one's reach, and let go when the current one leaves a socket."""
+the slot is as a fresh one.  A program reaches no other process, and a slot whose network namespace still
+counts a socket forks its next program in a fresh one."""
 
 import os
-import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -190,8 +188,8 @@ def test_a_toolchain_bound_back_over_tmp_survives_the_wipe_and_nothing_else_does
             assert found.passed, (found.stdout, found.stderr[-300:])
 
 
-# ---- the slot's next program, forked ahead (`Zygote.make_spare`) --------------------------------------------
-REACH_THE_NEXT = """
+# ---- what a program can reach --------------------------------------------------------------------------------
+REACH_OTHERS = """
 import os, signal
 pids = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
 unix = open("/proc/net/unix").read().splitlines()[1:]
@@ -208,59 +206,27 @@ def _children(pid):
     return [int(c) for t in os.listdir(f"/proc/{pid}/task") for c in open(f"/proc/{pid}/task/{t}/children").read().split()]
 
 
-def _spares(sandbox):
-    """The slots' spares: children of a zygote (a child of the server) that are still root."""
-    return [c for z in _children(sandbox.server_info["pid"]) for c in _children(z) if os.stat(f"/proc/{c}").st_uid == 0]
-
-
-def _from_spares(sandbox, requests):
-    before = sandbox.stats().get("programs_from_spares", 0)
-    results = [sandbox.run(r) for r in requests]
-    return results, sandbox.stats()["programs_from_spares"] - before
-
-
-def test_each_program_is_forked_ahead_and_cannot_reach_the_next(sandbox):
-    """The slot's next program waits, forked, while the current one runs: the current one sees no process but
-    its own and no socket of it, and its kill(-1) does not reach it."""
-    results, spared = _from_spares(sandbox, [make_script_request(REACH_THE_NEXT, cases=(("", "ok"),))] * 3)
+def test_a_program_sees_and_reaches_no_other_process(sandbox):
+    """A program sees no process but its own and no socket, and its kill(-1) reaches nothing."""
+    results = [sandbox.run(make_script_request(REACH_OTHERS, cases=(("", "ok"),))) for _ in range(3)]
     assert all(r.passed for r in results), [(r.status, r.stdout[-300:], r.stderr[-300:]) for r in results]
-    assert spared == 3
-    assert len(_spares(sandbox)) == 1  # and the slot's next one is waiting
 
 
-def test_while_the_slot_holds_a_socket_the_next_is_forked_afresh(sandbox):
-    """A spare waits in the slot's network namespace: when that namespace still counts a socket at the next
-    request (one a program left in flight, until the kernel collects it), the request goes to a fresh child in
-    a fresh namespace instead, and the spare is let go.  The socket is held here, from the slot's namespace,
-    for as long as the request takes: a program's in-flight socket is collected by the kernel's unix garbage
-    collector, a work item that any socket closed on the machine may run first, so whether one is still
-    counted when the next request comes is the kernel's timing, not the sandbox's (the `sockets` case above
+def test_while_the_slot_holds_a_socket_the_next_is_forked_in_a_fresh_namespace(sandbox):
+    """When the slot's network namespace still counts a socket at the next request (one a program left in flight,
+    until the kernel collects it), the program is forked in a fresh namespace.  The socket is held here, from the
+    slot's namespace, for as long as the request takes: a program's in-flight socket is collected by the kernel's
+    unix garbage collector, a work item that any socket closed on the machine may run first, so whether one is
+    still counted when the next request comes is the kernel's timing, not the sandbox's (the `sockets` case above
     checks that the next program finds none either way)."""
-    assert sandbox.run(make_script_request('print("ok")', cases=(("", "ok"),))).passed  # the spare is forked by now
-    spare = _spares(sandbox)[0]
-    holder = subprocess.Popen(["nsenter", f"--net=/proc/{spare}/ns/net", sys.executable, "-c", HOLD_A_SOCKET],
+    server = sandbox.server_info["pid"]
+    own = os.readlink(f"/proc/{server}/ns/net")
+    zygote = next(p for p in _children(server) if os.readlink(f"/proc/{p}/ns/net") != own)  # the slot's
+    holder = subprocess.Popen(["nsenter", f"--net=/proc/{zygote}/ns/net", sys.executable, "-c", HOLD_A_SOCKET],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline() == "held\n"
-        results, spared = _from_spares(sandbox, [make_script_request(FIND_SOCKETS, cases=(("", "ok"),))])
+        result = sandbox.run(make_script_request(FIND_SOCKETS, cases=(("", "ok"),)))
     finally:
         holder.communicate("")
-    assert all(r.passed for r in results), [(r.status, r.stdout[-300:], r.stderr[-300:]) for r in results]
-    assert spared == 0  # forked afresh, in a namespace without the held socket
-    assert not os.path.exists(f"/proc/{spare}")  # let go
-    results, spared = _from_spares(sandbox, [make_script_request('print("ok")', cases=(("", "ok"),))])
-    assert results[0].passed and spared == 1  # and the next one is forked ahead again
-
-
-def test_a_spare_that_died_waiting_costs_nothing_but_itself(sandbox):
-    """Killed while it waits (as the slot's out-of-memory killer might), the spare is replaced: the next
-    request is forked the usual way, and the one after it is forked ahead again."""
-    for reaped_first in (False, True):
-        spares = _spares(sandbox)
-        assert len(spares) == 1
-        os.kill(spares[0], signal.SIGKILL)
-        if reaped_first:
-            time.sleep(0.2)  # its zygote reaps it before the request comes
-        results, spared = _from_spares(sandbox, [make_script_request('print("ok")', cases=(("", "ok"),))] * 2)
-        assert all(r.passed for r in results), [(r.status, r.stderr[-300:]) for r in results]
-        assert spared == 1
+    assert result.passed, (result.status, result.stdout[-300:], result.stderr[-300:])
