@@ -295,6 +295,8 @@ class TestRun:
         except Exception as exc:
             self.records.emit(event="task_error", message=_describe(exc, "task code failed: "))
             return
+        judge.trusted = {n: v for n, v in self.ns.items()
+                         if isinstance(v, type) and v.__module__ == tester.TASK_MODULE}  # the prompt's own classes
         callees = {"candidate"}
         if entry:
             if "entry" not in reply:
@@ -412,7 +414,6 @@ class TestRun:
 
 def run(request, chan_fd, result_fd):
     """The judge process's whole job; returns when every record is written."""
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 4 * wire.MAX_DEPTH + 200))  # deep values decode here
     records = Records(result_fd)
     channel = wire.Channel(chan_fd, request["max_bytes"])
     judge = tester.Judge(channel)
