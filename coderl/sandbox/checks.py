@@ -252,8 +252,6 @@ class TestRun:
         declared = {n for n in req.get("program_names") or () if _type(n) is str}
         if entry:
             declared.add(entry.partition(".")[0])
-            if req.get("entry_is_class") is True and "." not in entry:
-                judge.entry_class = entry
         wanted, handles_only = [], set()
         for name in names.unbound():
             where, value = resolve(name, declared, names.called_only)
@@ -307,6 +305,8 @@ class TestRun:
             if "." not in entry:
                 self.ns[entry] = self.ns["candidate"]
                 callees.add(entry)
+                if req.get("entry_is_class") is True and _type(self.ns["candidate"]) is tester.Handle:
+                    judge.entry_class = self.ns["candidate"]  # the class the task asks for: its instances compare
         try:
             if req.get("preamble"):
                 exec(compiled(req["preamble"], "<test>", "exec"), self.ns)

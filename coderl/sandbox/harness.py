@@ -284,11 +284,27 @@ _OPS = {
     "iter": lambda p, o, m: p.out(_iter(o)),
     "isinstance": lambda p, o, m: bool(_isinstance(p.into(m["v"]), o)),
     "issubclass": lambda p, o, m: bool(issubclass(p.into(m["v"]), o)),
-    # two instances of the class the task asks for: its own `==`, `<`, ... (`Judge.compare`)
+    # instances of the class the task asks for: its own `==`, `<`, ... (`Judge.compare`), operators (`handles.BINARY`)
+    "operator": lambda p, o, m: p.out(_operate(o, m["name"], [p.into(a) for a in m["a"]], m.get("r") is True)),
     "compare": lambda p, o, m: bool(_COMPARE[m["cmp"]](o, p.into(m["v"]))),
     # a dataclass instance's fields, for the task's own class in the judge
     "state": lambda p, o, m: p.out(values.dataclass_state(o)),
 }
+
+
+def _operate(obj, name, args, reflected):
+    """`obj <name> args[0]` (the operand first where `reflected`: `1 - v`), or `name(obj, *args)`."""
+    func = _OPERATORS.get(name)
+    if func is None:
+        raise TypeError(f"unknown operator {name!r}")
+    return func(*args, obj) if reflected else func(obj, *args)
+
+
+_math = __import__("math")
+_OPERATORS = {**{n: _getattr(_operator, n + "_" if n in ("and", "or") else n) for n in (
+    "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor", "lshift", "rshift",
+    "neg", "pos", "abs", "invert", "index")},
+    "int": int, "float": float, "round": round, "trunc": _math.trunc, "floor": _math.floor, "ceil": _math.ceil}
 
 
 class Callback:

@@ -61,15 +61,17 @@ class Judge:
         self.stand_ins = {}  # program exception class (handle id) -> this process's class standing for it
         self.raised = []  # exceptions the test's callables raised into the program (`{"$te": index}`)
         self.trusted = {}  # the classes the task's trusted code defines, by name (set by the test run)
-        self.entry_class = None  # the class the task asks for (its entry point), if it asks for one
+        self.entry_class = None  # the program's class the task asks for (its entry point's Handle), if it asks for one
+        self.instances = {}  # program handle id -> whether it is an instance of `entry_class`
         self.tamper = []
 
     def close(self):
         """The request is judged: let go of everything of it (its handles die now, not at a collection;
         a resident judge looks for any left: `resident.py`)."""
         self.channel.dispatch = None
+        self.entry_class = None
         for table in (self.handles, self.callbacks, self.callback_ids, self.mirrors, self.mirror_ids, self.ns,
-                      self.stand_ins, self.raised, self.trusted):
+                      self.stand_ins, self.raised, self.trusted, self.instances):
             table.clear()
 
     def note(self, what):
@@ -81,12 +83,23 @@ class Judge:
         tests define, nor a name the program rebound."""
         return self.trusted.get(qualname) if _type(qualname) is str else None
 
+    def owns(self, handle):
+        """Whether a program object is an instance of the class the task asks for: decided by an `isinstance`
+        against the class this judge holds (the program's entry point), never by the name the program gives
+        its type; an object built through a name the tests only call is never one (it is not read)."""
+        cls = self.entry_class
+        if cls is None or handle._passive or handle is cls:
+            return False
+        if handle._hid not in self.instances:
+            self.instances[handle._hid] = isinstance(handle, cls)
+        return self.instances[handle._hid]
+
     def compare(self, a, b, op):
         """`a <op> b` between two program objects (handles): the program's own answer only between two
         instances of the class the task asks for (a task that asks for `__eq__` or ordering); any other
         pair is a TypeError here, named in `tamper`: two objects of the program would otherwise judge
         each other (an always-equal object compared with another of its kind)."""
-        if self.entry_class is not None and a._tname == self.entry_class and b._tname == self.entry_class:
+        if self.owns(a) and self.owns(b):
             return a._ask("compare", cmp=op, v={"$h": b._hid}) is True
         self.note("program_comparison:" + a._tname[:60])
         raise TypeError(f"'{_SYMBOLS[op]}' between two objects of the program ({a._tname}, {b._tname}) is not "
