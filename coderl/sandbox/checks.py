@@ -58,6 +58,9 @@ NAME_TABLE = {
                      "Iterable", "Iterator", "Sequence", "Mapping"), "typing"),
     "Enum": "enum", "dataclass": "dataclasses",
 }
+# What the program side reports of its own interpreter (docs/sandbox.md, "tamper": courtesy reports, never gating).
+PROGRAM_NOTES = ("patched_builtins", "patched_sys_modules", "patched_import_system", "patched_runtime", "trace_hook")
+PROGRAM_NOTE_PREFIXES = ("patched_module:", "subclass_equality:")
 _TAMPER_CHARS = set("abcdefghijklmnopqrstuvwxyz_:.0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
@@ -275,6 +278,8 @@ class TestRun:
                 self.records.emit(event="syntax_error", message=str(hello["syntax_error"])[:300])
             else:
                 status = hello.get("status") if hello.get("status") == "memory_exceeded" else "runtime_error"
+                if str(hello.get("error")).startswith(("SystemExit", "KeyboardInterrupt")):
+                    judge.note("exit_called")  # what crossed the channel: the program's run ended in an exit
                 self.records.emit(event="program_error", status=status, message=str(hello.get("error"))[:300])
             return
         reply = judge.channel.wait().get("r")
@@ -384,8 +389,6 @@ class TestRun:
             self.records.emit(event="test", id=tid, status=_status_of(exc), message=_describe(exc))
 
     def emit_value(self, test, value):
-        if _type(value) is tester.Handle:
-            value._compared()
         try:
             payload = record_value(bool(value) if test["kind"] == "truth" else value)
         except ValueError as exc:
@@ -394,10 +397,13 @@ class TestRun:
         self.records.emit(event="value", id=test["id"], value=payload)
 
     def merge_tamper(self, names):
+        """The program side's courtesy notes (`PROGRAM_NOTES`): never one of the judge's own, which only what
+        this process saw earns (a program could claim one to cap an honest reward, or be made to by a library)."""
         if _type(names) is not list:
             return
         for name in names[:32]:
-            if _type(name) is str and len(name) <= 80 and set(name) <= _TAMPER_CHARS:
+            if _type(name) is str and len(name) <= 80 and set(name) <= _TAMPER_CHARS and (
+                    name in PROGRAM_NOTES or name.startswith(PROGRAM_NOTE_PREFIXES)):
                 self.judge.note(name)
 
     def finish(self):

@@ -101,7 +101,7 @@ class Program:
             for base in (int, float, str, bytes, list, dict, set, frozenset):
                 if _isinstance(v, base):
                     if any(_getattr(t, m, None) is not _getattr(base, m, None) for m in _EQUALITY):
-                        self.note("non_builtin_return:" + _str(_getattr(t, "__qualname__", "?"))[:60])
+                        self.note("subclass_equality:" + _str(_getattr(t, "__qualname__", "?"))[:60])
                     return expand(values.plain(base, v))
             return None, self.handle(v)
         return values.walk(value, expand, wire.MAX_DEPTH)
@@ -159,8 +159,6 @@ class Program:
         except _BaseException as exc:
             if _isinstance(exc, wire.Gone):
                 raise
-            if _isinstance(exc, (SystemExit, KeyboardInterrupt)):
-                self.note("exit_called")
             return wire.exception_reply(exc, self.out)
 
     def names(self, msg):
@@ -189,8 +187,6 @@ class Program:
         except _BaseException as exc:
             if _isinstance(exc, wire.Gone):
                 raise
-            if _isinstance(exc, (SystemExit, KeyboardInterrupt)):
-                self.note("exit_called")
             reply = wire.exception_reply(exc, self.out)
         back = {}
         sent = msg.get("a", ())
@@ -217,8 +213,6 @@ class Program:
             except StopIteration:
                 return {"r": items, "stop": True}
             except _BaseException as exc:
-                if _isinstance(exc, (SystemExit, KeyboardInterrupt)):
-                    self.note("exit_called")
                 reply = wire.exception_reply(exc, self.out)
                 reply["r"] = items
                 return reply
@@ -246,8 +240,6 @@ class Program:
             finally:
                 self.own_process()
         except _BaseException as exc:
-            if _isinstance(exc, (SystemExit, KeyboardInterrupt)):
-                self.note("exit_called")
             status = "memory_exceeded" if _isinstance(exc, MemoryError) else "runtime_error"
             self.channel.send({"ready": False, "status": status, "error": _describe(exc), "tamper": self.notes})
             return

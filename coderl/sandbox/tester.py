@@ -238,8 +238,8 @@ class Judge:
                 exc = rebuilt
             except Exception:
                 exc = RuntimeError(f"{names[0]}: {exc}")
-        if names and names[0] in ("SystemExit", "KeyboardInterrupt"):
-            self.note("exit_called")
+        if any(n in ("SystemExit", "KeyboardInterrupt") for n in names):
+            self.note("exit_called")  # seen crossing the channel (the program's own report is never taken)
         control = isinstance(exc, _CONTROL) or (cls is not None and issubclass(cls, _CONTROL)) or (
             own is None and cls is None and bool(names) and names[0] in _CONTROL_NAMES)
         if control and not iteration:

@@ -360,3 +360,30 @@ def test_exceptions_of_the_tasks_trusted_code_are_matched_by_name(sandbox):
                       "    assert False", "assert candidate(2) == 2"], "check")
     assert run(sandbox, t, "    if n < 0:\n        raise InvalidInput(n)\n    return n\n").passed
     assert not run(sandbox, t, "    if n < 0:\n        raise ValueError(n)\n    return n\n").passed
+
+
+# ---- notes: only what the judge saw is judge-observed ----------------------------------------------------------
+FROZEN = task('def table(n):\n    """{i: i * i} for i < n, as a hashable mapping."""\n', ["assert candidate(3) == {0: 0, 1: 1, 2: 4}",
+                                                                                       "assert len(candidate(4)) == 4"], "table")
+
+
+def test_an_honest_program_earns_no_judge_observed_note(sandbox):
+    """A dict subclass with its own `__hash__` is an ordinary program (it arrives as its dict); before, the
+    program side's report of it was taken as the judge's `non_builtin_return`, and capped the reward."""
+    code = ("    return FrozenDict((i, i * i) for i in range(n))\n\n\nclass FrozenDict(dict):\n"
+            "    def __hash__(self):\n        return hash(frozenset(self.items()))\n")
+    result = run(sandbox, FROZEN, code)
+    assert result.passed and result.caught == [], (result.message, result.tamper)
+    assert result.tamper == ["subclass_equality:FrozenDict"]  # still logged, as a program-side courtesy report
+
+
+@pytest.mark.parametrize("claim", ["forged_pass", "exit_called", "protocol:bad_message", "early_exit"])
+def test_a_program_cannot_report_a_judge_observed_note(sandbox, claim):
+    """The program side's report is a courtesy: a name of the judge's own class in it is dropped (before, any
+    program could cap its reward, or a library's note could)."""
+    code = ("    return {i: i * i for i in range(n)}\n\n\nimport gc\n"
+            "for _o in gc.get_objects():\n"
+            "    if type(_o).__name__ == 'Program' and hasattr(_o, 'notes'):\n"
+            f"        _o.notes.append({claim!r})\n")
+    result = run(sandbox, FROZEN, code)
+    assert result.caught == [] and claim not in result.tamper, result.tamper
