@@ -420,6 +420,7 @@ class TestRun:
 
 def run(request, chan_fd, result_fd):
     """The judge process's whole job; returns when every record is written."""
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 4 * wire.MAX_DEPTH + 200))  # tests compare values at the limit
     records = Records(result_fd)
     channel = wire.Channel(chan_fd, request["max_bytes"])
     judge = tester.Judge(channel)

@@ -191,7 +191,7 @@ class Program:
         back = {}
         sent = msg.get("a", ())
         for key, value, before in [*((str(i), v, sent[i]) for i, v in enumerate(args)),
-                                   *(("k:" + k, v, msg["k"][k]) for k, v in kwargs.items())]:
+                                   *(("k:" + k, v, msg["k"].get(k)) for k, v in kwargs.items())]:
             if _isinstance(value, values.COPIED_BACK):
                 now = self.out(value)
                 if values.text(now) != values.text(before):  # compared as text: nested lists recurse
