@@ -374,6 +374,8 @@ class TestRun:
                 if self.judge.channel.gone:
                     raise wire.Gone(self.judge.channel.gone)
                 self.emit_value(test, value)
+            elif test["kind"] != "assert":  # an output check in a function task: its input is never run as code
+                raise TypeError(f"a {test['kind']} test is not judged in a function task")
             else:
                 exec(compiled(test["source"], "<test>", "exec"), self.ns)
                 if self.judge.channel.gone:

@@ -57,6 +57,10 @@ class CheckKind(str, enum.Enum):
 
 PARENT_JUDGED = frozenset({CheckKind.EQUALS, CheckKind.TRUTHY, CheckKind.FALSY, CheckKind.IS})
 STDIN_CHECKS = frozenset({CheckKind.STDOUT, CheckKind.JSON, CheckKind.TAGGED, CheckKind.REPORT})  # source = stdin
+# The checks each mode can judge; any other is a malformed task (refused at load, `misfit`), and fails
+# wherever it still reaches a judge: never a pass for a check that was not judged.
+MODE_CHECKS = {"python_tests": PARENT_JUDGED | {CheckKind.ASSERT}, "python_script": STDIN_CHECKS,
+               "command": STDIN_CHECKS, "answer": frozenset({CheckKind.ANSWER})}
 VALUE_MARKER = "\x1ecoderl-value "  # JSON checks: the harness's line is this marker + the value's JSON
 
 
@@ -174,6 +178,12 @@ class ExecutionRequest:
     compile_error: str | None = PYTHON_COMPILE_ERROR
     rejected: str = ""  # COMMAND mode: why the task's build-time rules refuse the program (a build
     # error; nothing runs)
+
+
+def misfit(request: ExecutionRequest) -> tuple[int, TestCase] | None:
+    """The first test (index, test) whose check the request's mode cannot judge (`MODE_CHECKS`), or None."""
+    fits = MODE_CHECKS[request.mode.value]
+    return next(((i, t) for i, t in enumerate(request.tests) if t.check not in fits), None)
 
 
 @dataclass(frozen=True)

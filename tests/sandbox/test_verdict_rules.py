@@ -387,3 +387,28 @@ def test_a_program_cannot_report_a_judge_observed_note(sandbox, claim):
             f"        _o.notes.append({claim!r})\n")
     result = run(sandbox, FROZEN, code)
     assert result.caught == [] and claim not in result.tamper, result.tamper
+
+
+# ---- kind x check: a check the mode cannot judge fails closed in both judges ------------------------------------
+@pytest.mark.parametrize("check", [CheckKind.ASSERT, CheckKind.EQUALS, CheckKind.TRUTHY, CheckKind.ANSWER])
+def test_a_check_a_stdio_program_cannot_have_fails_closed(sandbox, check):
+    """Before: any check but an output check on a stdin/stdout run passed whenever the program exited 0."""
+    from coderl.sandbox.types import ExecutionRequest, Mode
+
+    request = ExecutionRequest(Mode.PYTHON_SCRIPT, program="print(input())\n",
+                               tests=(TestCase("0", "7\n", CheckKind.STDOUT, "7"), TestCase("1", "7\n", check, 7)))
+    result = sandbox.run(request)
+    assert [t.status.value for t in result.tests] == ["passed", "failed"], result.tests
+    assert "not judged on a program's output" in result.tests[1].message
+
+
+@pytest.mark.parametrize("check", [CheckKind.STDOUT, CheckKind.JSON, CheckKind.ANSWER])
+def test_an_output_check_in_a_function_task_fails_closed_and_is_never_run(sandbox, check):
+    """Before: the test's input ran in the judge as Python statements (`x = 1` passed)."""
+    from coderl.sandbox.types import ExecutionRequest, Mode
+
+    request = ExecutionRequest(Mode.PYTHON_TESTS, program="def f():\n    return 1\n", entry_point="f",
+                               tests=(TestCase("0", "candidate()", CheckKind.EQUALS, 1), TestCase("1", "x = 1", check, "")))
+    result = sandbox.run(request)
+    assert [t.status.value for t in result.tests] == ["passed", "failed"], result.tests
+    assert "not judged in a function task" in result.tests[1].message
