@@ -134,8 +134,11 @@ PYTHON_COMPILE_ERROR = r"^SyntaxError[^\n]*\Z"
 
 def compile_error_line(pattern: str | None, stderr: str) -> str | None:
     """The line (stripped) where `pattern` first matches (`ExecutionRequest.compile_error`) in the stderr
-    stripped of leading and trailing whitespace, or None."""
-    text = stderr.strip()
+    stripped of leading and trailing whitespace, or None.  The program writes that stderr: only its first
+    and last 100 lines are searched, each cut at 256 characters (a runner's pattern backtracks in at most one
+    repeat, `coderl.languages.user`: the search is bounded whatever was printed)."""
+    lines = [line[:256] for line in stderr.strip().splitlines()]
+    text = "\n".join(lines if len(lines) <= 200 else lines[:100] + lines[-100:])
     match = re.search(pattern, text, re.MULTILINE) if pattern else None
     if match is None:
         return None
