@@ -135,8 +135,9 @@ class Handle:
         return f"<program {self._tname} object>"
 
     def _owned(self):
+        """An instance of the class the task asks for (`Judge.owns`), of this request, while its program runs."""
         judge = self._owner
-        return judge is not None and judge is JUDGE and judge.owns(self)
+        return judge is not None and judge is JUDGE and not judge.channel.gone and judge.owns(self)
 
     def __eq__(self, other):
         if _type(other) is Handle:
