@@ -44,7 +44,6 @@ except ImportError:  # loaded by path in the fork server
 _type = type
 _len = len
 _isinstance = isinstance
-_PLAIN = (str, int, float, bool, type(None))
 MAX_DEPTH = values.MAX_DEPTH  # nesting of one value
 HEADER = struct.Struct(">I")
 
@@ -144,12 +143,11 @@ class Channel:
         raise Gone(self.gone)
 
 
-def exception_reply(exc, encode=None, own=None):
+def exception_reply(exc, encode, own=None):
     """{"x": [type names along the MRO, message, args(, own)]} for an exception raised on this side;
-    `args` encoded with `encode` (this side's value encoder), else plain ones only, else None.  `own`: with
-    `encode`, a class of the program's own (not a builtin) goes too, so the judge can tell two classes of
-    the same name apart; a test's exception raised through the program goes as the judge's token for it
-    (`{"$te": n}`), so it comes back as itself."""
+    `args` encoded with `encode` (this side's value encoder), else None.  `own`: a class of the program's own
+    (not a builtin) goes too, so the judge can tell two classes of the same name apart; a test's exception
+    raised through the program goes as the judge's token for it (`{"$te": n}`), so it comes back as itself."""
     try:
         names = [c.__name__ for c in _type(exc).__mro__ if _type(c.__name__) is str][:16]
     except BaseException:  # a hostile __mro__ on the program side
@@ -159,20 +157,15 @@ def exception_reply(exc, encode=None, own=None):
     except BaseException:  # a hostile __str__, or args too deep to print at this side's recursion limit
         text = ""
     try:
-        args = None
-        if _type(exc.args) is tuple and _len(exc.args) <= 8:
-            if encode is not None:
-                args = [encode(a) for a in exc.args]
-            elif all(_type(a) in _PLAIN and (_type(a) is not str or _len(a) <= 1000) for a in exc.args):
-                args = list(exc.args)
+        args = [encode(a) for a in exc.args] if _type(exc.args) is tuple and _len(exc.args) <= 8 else None
     except BaseException:
         args = None
     reply = {"x": [names, text, args]}
     try:
         token = getattr(exc, TEST_EXCEPTION, None)
-        if own is None and encode is not None and _type(token) is int:
+        if own is None and _type(token) is int:
             own = {"$te": token}
-        elif own is None and encode is not None and _EXCEPTIONS.get(_type(exc).__name__) is not _type(exc):
+        elif own is None and _EXCEPTIONS.get(_type(exc).__name__) is not _type(exc):
             own = encode(_type(exc))
     except BaseException:
         pass
@@ -192,19 +185,17 @@ EXCEPTIONS = _EXCEPTIONS = {
 _NOT_RAISED = {"SystemExit", "KeyboardInterrupt", "GeneratorExit"}
 
 
-def rebuild_exception(payload, decode=None):
+def rebuild_exception(payload, decode):
     """The builtin exception (this side's own class) nearest to the peer's exception type, its args
-    decoded with `decode` (this side's value decoder) where given, else plain ones only.
+    decoded with `decode` (this side's value decoder).
 
     Returns (exception, names); `names[0]` is the peer's own type name."""
     names, text, args = payload[:3] if _type(payload) is list and _len(payload) in (3, 4) else (["Exception"], "", None)
     names = [n for n in names if _type(n) is str][:16] if _type(names) is list else ["Exception"]
     text = text if _type(text) is str else ""
-    if decode is not None and _type(args) is list:
+    plain = _type(args) is list
+    if plain:
         args = [decode(a) for a in args]
-        plain = True
-    else:
-        plain = _type(args) is list and all(_type(a) in _PLAIN for a in args)
     for name in names:
         cls = _EXCEPTIONS.get(name)
         if cls is not None and name not in _NOT_RAISED:
