@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import os
 import re
+from re import _constants as _c
+from re import _parser
 from typing import Any
 
 from coderl.base.config import ConfigError
@@ -72,6 +74,30 @@ def _string(data: dict, key: str, where: str, default: str | None = None) -> str
     return value
 
 
+def _backtracking(items, inside: bool = False) -> int:
+    """How many repeats of a parsed pattern can backtrack (a `*`, `+`, `?`, `{m,n}` that is not possessive);
+    ValueError for a repeat or an alternation inside a repeat (exponential).  With at most one, a search of a
+    line of n characters takes O(n^2) steps at worst (`types.compile_error_line` cuts lines short)."""
+    count = 0
+    for op, av in items:
+        if op in (_c.MAX_REPEAT, _c.MIN_REPEAT, _c.POSSESSIVE_REPEAT):
+            if inside and av[1] != av[0]:
+                raise ValueError("a repeat inside a repeat")
+            count += op is not _c.POSSESSIVE_REPEAT and av[1] != av[0]
+            count += _backtracking(av[2], inside or av[1] > 1)
+        elif op is _c.BRANCH:
+            if inside:
+                raise ValueError("an alternation inside a repeat")
+            count += max((_backtracking(b) for b in av[1]), default=0)
+        elif op is _c.SUBPATTERN:
+            count += _backtracking(av[3], inside)
+        elif op is _c.ATOMIC_GROUP:
+            count += _backtracking(av, inside)
+        elif op in (_c.ASSERT, _c.ASSERT_NOT, _c.GROUPREF_EXISTS):
+            count += sum(_backtracking(p, inside) for p in av[1:] if p is not None)
+    return count
+
+
 def parse_runner(data: Any, where: str) -> tuple[Language, Runner]:
     """The language and runner a runner file describes (`where` names the file in errors)."""
     if not isinstance(data, dict):
@@ -91,8 +117,14 @@ def parse_runner(data: Any, where: str) -> tuple[Language, Runner]:
     pattern = _string(data, "compile_error", where, "")
     try:
         re.compile(pattern, re.MULTILINE)
+        if _backtracking(_parser.parse(pattern)) > 1:
+            raise ValueError("more than one repeat that can backtrack")
     except re.error as exc:
         raise RunnerFileError(f"{where}: field 'compile_error' is not a regular expression ({exc})") from None
+    except ValueError as exc:  # it runs on the program's stderr: a program could make the trainer slow
+        raise RunnerFileError(f"{where}: field 'compile_error' can backtrack on a program's output ({exc}; expected "
+                              "at most one *, +, ? or {m,n} that is not possessive (*+, ++, ?+), none inside "
+                              "another repeat)") from None
     cpu = data.get("cpu_seconds")
     if cpu is not None and (isinstance(cpu, bool) or not isinstance(cpu, (int, float)) or cpu <= 0):
         raise RunnerFileError(f"{where}: field 'cpu_seconds' is {cpu!r} (expected a positive number)")

@@ -58,6 +58,9 @@ NAME_TABLE = {
                      "Iterable", "Iterator", "Sequence", "Mapping"), "typing"),
     "Enum": "enum", "dataclass": "dataclasses",
 }
+# What the program side reports of its own interpreter (docs/sandbox.md, "tamper": courtesy reports, never gating).
+PROGRAM_NOTES = ("patched_builtins", "patched_sys_modules", "patched_import_system", "patched_runtime", "trace_hook")
+PROGRAM_NOTE_PREFIXES = ("patched_module:", "subclass_equality:")
 _TAMPER_CHARS = set("abcdefghijklmnopqrstuvwxyz_:.0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
@@ -252,8 +255,6 @@ class TestRun:
         declared = {n for n in req.get("program_names") or () if _type(n) is str}
         if entry:
             declared.add(entry.partition(".")[0])
-            if req.get("entry_is_class") is True and "." not in entry:
-                judge.entry_class = entry
         wanted, handles_only = [], set()
         for name in names.unbound():
             where, value = resolve(name, declared, names.called_only)
@@ -277,6 +278,8 @@ class TestRun:
                 self.records.emit(event="syntax_error", message=str(hello["syntax_error"])[:300])
             else:
                 status = hello.get("status") if hello.get("status") == "memory_exceeded" else "runtime_error"
+                if str(hello.get("error")).startswith(("SystemExit", "KeyboardInterrupt")):
+                    judge.note("exit_called")  # what crossed the channel: the program's run ended in an exit
                 self.records.emit(event="program_error", status=status, message=str(hello.get("error"))[:300])
             return
         reply = judge.channel.wait().get("r")
@@ -295,6 +298,8 @@ class TestRun:
         except Exception as exc:
             self.records.emit(event="task_error", message=_describe(exc, "task code failed: "))
             return
+        judge.trusted = {n: v for n, v in self.ns.items()
+                         if isinstance(v, type) and v.__module__ == tester.TASK_MODULE}  # the prompt's own classes
         callees = {"candidate"}
         if entry:
             if "entry" not in reply:
@@ -305,6 +310,8 @@ class TestRun:
             if "." not in entry:
                 self.ns[entry] = self.ns["candidate"]
                 callees.add(entry)
+                if req.get("entry_is_class") is True and _type(self.ns["candidate"]) is tester.Handle:
+                    judge.entry_class = self.ns["candidate"]  # the class the task asks for: its instances compare
         try:
             if req.get("preamble"):
                 exec(compiled(req["preamble"], "<test>", "exec"), self.ns)
@@ -367,6 +374,8 @@ class TestRun:
                 if self.judge.channel.gone:
                     raise wire.Gone(self.judge.channel.gone)
                 self.emit_value(test, value)
+            elif test["kind"] != "assert":  # an output check in a function task: its input is never run as code
+                raise TypeError(f"a {test['kind']} test is not judged in a function task")
             else:
                 exec(compiled(test["source"], "<test>", "exec"), self.ns)
                 if self.judge.channel.gone:
@@ -382,8 +391,6 @@ class TestRun:
             self.records.emit(event="test", id=tid, status=_status_of(exc), message=_describe(exc))
 
     def emit_value(self, test, value):
-        if _type(value) is tester.Handle:
-            value._compared()
         try:
             payload = record_value(bool(value) if test["kind"] == "truth" else value)
         except ValueError as exc:
@@ -392,10 +399,13 @@ class TestRun:
         self.records.emit(event="value", id=test["id"], value=payload)
 
     def merge_tamper(self, names):
+        """The program side's courtesy notes (`PROGRAM_NOTES`): never one of the judge's own, which only what
+        this process saw earns (a program could claim one to cap an honest reward, or be made to by a library)."""
         if _type(names) is not list:
             return
         for name in names[:32]:
-            if _type(name) is str and len(name) <= 80 and set(name) <= _TAMPER_CHARS:
+            if _type(name) is str and len(name) <= 80 and set(name) <= _TAMPER_CHARS and (
+                    name in PROGRAM_NOTES or name.startswith(PROGRAM_NOTE_PREFIXES)):
                 self.judge.note(name)
 
     def finish(self):
@@ -412,7 +422,7 @@ class TestRun:
 
 def run(request, chan_fd, result_fd):
     """The judge process's whole job; returns when every record is written."""
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 4 * wire.MAX_DEPTH + 200))  # deep values decode here
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 4 * wire.MAX_DEPTH + 200))  # tests compare values at the limit
     records = Records(result_fd)
     channel = wire.Channel(chan_fd, request["max_bytes"])
     judge = tester.Judge(channel)

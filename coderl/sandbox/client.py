@@ -26,7 +26,6 @@ from .isolation import EXPOSE_ENV, HIDE_ENV, OFF_ENV
 from .judge import judge
 from .types import (
     PARENT_JUDGED,
-    STDIN_CHECKS,
     CheckKind,
     ExecutionRequest,
     ExecutionResult,
@@ -109,7 +108,7 @@ def _wire(request: ExecutionRequest, rid: int) -> dict:
     tests = []
     for t in request.tests:
         kind = ("truth" if t.check in (CheckKind.TRUTHY, CheckKind.FALSY) else "value" if t.check in PARENT_JUDGED
-                else "stdin" if t.check in STDIN_CHECKS else "assert")
+                else "assert" if t.check is CheckKind.ASSERT else "stdin")  # "stdin": never run as code
         tests.append({"id": t.id, "setup": t.setup, "source": t.source, "kind": kind, "argv": list(t.argv)})
     return {
         "op": "run",

@@ -128,7 +128,16 @@ class Handle:
         return text if _type(text) is str else f"<{self._tname}>"
 
     def __repr__(self):
+        if self._owned():
+            text = self._ask("repr")
+            if _type(text) is str:
+                return text
         return f"<program {self._tname} object>"
+
+    def _owned(self):
+        """An instance of the class the task asks for (`Judge.owns`), of this request, while its program runs."""
+        judge = self._owner
+        return judge is not None and judge is JUDGE and not judge.channel.gone and judge.owns(self)
 
     def __eq__(self, other):
         if _type(other) is Handle:
@@ -197,6 +206,37 @@ class Handle:
             object.__setattr__(self, "_error", None)
             raise self._judge().exception(error, iteration=True)
         raise StopIteration
+
+
+# Operators and numeric protocols: the program's own, on instances of the class the task asks for alone
+# (`Judge.owns`); on any other program object Python's TypeError, as before: a proxied `-` would let an object
+# whose `__sub__` gives 0 pass `abs(candidate(x) - expected) < 1e-9`.
+BINARY = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor", "lshift", "rshift")
+UNARY = ("neg", "pos", "abs", "invert", "index", "int", "float", "round", "trunc", "floor", "ceil")
+
+
+def _binary(name, reflected):
+    def operator(self, other):
+        if not self._owned():
+            return NotImplemented
+        return self._ask("operator", name=name, a=[self._judge().out(other)], r=reflected)
+    return operator
+
+
+def _unary(name):
+    def operator(self, *args):
+        if not self._owned():
+            raise TypeError(f"bad operand for {name}(): a program object ({self._tname}) that is no instance of "
+                            "the class the task asks for")
+        return self._ask("operator", name=name, a=[self._judge().out(a) for a in args])
+    return operator
+
+
+for _name in BINARY:
+    setattr(Handle, f"__{_name}__", _binary(_name, False))
+    setattr(Handle, f"__r{_name}__", _binary(_name, True))
+for _name in UNARY:
+    setattr(Handle, f"__{_name}__", _unary(_name))
 
 
 class _Stream:

@@ -40,8 +40,8 @@ _operator = __import__("operator")
 _os = __import__("os")
 _getpid, _exit = _os.getpid, _os._exit
 _COMPARE = {op: getattr(_operator, op) for op in ("eq", "ne", "lt", "le", "gt", "ge")}
-_MUTABLE = (list, dict, set, bytearray)
 MAX_ITEMS = 2_000_000
+_EQUALITY = ("__eq__", "__ne__", "__hash__")
 
 
 class Program:
@@ -82,95 +82,48 @@ class Program:
 
     def out(self, value):
         """A value as tagged data: builtin data by value (subclasses as their base type, through the
-        base type's own methods), value types tagged, everything else a handle."""
-        return wire.deep(4, self.encode, value)
+        base type's own methods), value types tagged, everything else a handle.  Without recursion."""
+        budget = [MAX_ITEMS]
 
-    def encode(self, value, budget=None, depth=0):
-        budget = budget or wire.Budget(MAX_ITEMS)
-        budget.take()
-        if depth > wire.MAX_DEPTH:
-            raise ValueError("value nested too deeply")
-        t = _type(value)
-        if value is None or t is bool or t is str:
-            return value
-        if t is int:
-            return wire.int_tag(value)
-        if t is float:
-            return wire.float_tag(value)
-        if t is list:
-            return [self.encode(v, budget, depth + 1) for v in value]
-        if t is tuple:
-            return {"$t": [self.encode(v, budget, depth + 1) for v in value]}
-        if t is dict:
-            return {"$d": [[self.encode(k, budget, depth + 1), self.encode(v, budget, depth + 1)]
-                           for k, v in dict.items(value)]}
-        if t is Callback:
-            return {"$cb": value.id}
-        if t is set or t is frozenset:
-            return {"$s" if t is set else "$fs": [self.encode(v, budget, depth + 1) for v in value]}
-        if t is bytes:
-            return {"$b": value.hex()}
-        if t is bytearray:
-            return {"$ba": value.hex()}
-        if t is complex:
-            return {"$c": [value.real.hex(), value.imag.hex()]}
-        jid = self.mirrors.jid(value)
-        if jid is not None:
-            return {"$jo": jid}
-        tagged = values.tag_value_type(value, lambda v: self.encode(v, budget, depth + 1))
-        if tagged is not None:
-            return tagged
-        for base in (int, float, str, bytes, list, dict, set, frozenset):
-            if _isinstance(value, base):
-                if any(_getattr(t, m, None) is not _getattr(base, m, None) for m in ("__eq__", "__ne__", "__hash__")):
-                    self.note("non_builtin_return:" + _str(_getattr(t, "__qualname__", "?"))[:60])
-                return self.encode(values.plain(base, value), budget, depth)
-        return self.handle(value)
+        def expand(v):
+            budget[0] -= 1
+            if budget[0] < 0:
+                raise ValueError("value too large")
+            t = _type(v)
+            if t is Callback:
+                return None, {"$cb": v.id}
+            jid = self.mirrors.jid(v)
+            if jid is not None:
+                return None, {"$jo": jid}
+            node = values.encode_node(v)
+            if node is not None:
+                return node
+            for base in (int, float, str, bytes, list, dict, set, frozenset):
+                if _isinstance(v, base):
+                    if any(_getattr(t, m, None) is not _getattr(base, m, None) for m in _EQUALITY):
+                        self.note("subclass_equality:" + _str(_getattr(t, "__qualname__", "?"))[:60])
+                    return expand(values.plain(base, v))
+            return None, self.handle(v)
+        return values.walk(value, expand, wire.MAX_DEPTH)
 
     # ---- values in ---------------------------------------------------------------------------
     def into(self, obj):
         """Tagged data from the judge -> this process's objects (handles back to the objects)."""
-        return wire.deep(4, self.decode, obj)
-
-    def decode(self, obj):
-        t = _type(obj)
-        if obj is None or t in (bool, str, int):
-            return obj
-        if t is list:
-            return [self.decode(v) for v in obj]
-        if "$jo" in obj:
-            return self.mirrors.rebuild(obj, self.decode, self.out)
-        tag, body = next(iter(obj.items()))
-        if tag == "$v":
-            return values.rebuild_value_type(body, self.into)
-        if tag == "$h":
-            return self.objects[body]
-        if tag == "$cb":
-            stub = self.callbacks.get(body)
-            if stub is None:
-                stub = self.callbacks[body] = Callback(self, body)
-            return stub
-        if tag == "$bi":
-            return _BUILTINS[body]
-        if tag == "$f":
-            return float.fromhex(body)
-        if tag == "$i":
-            return int(body, 16)
-        if tag == "$t":
-            return tuple(self.decode(v) for v in body)
-        if tag == "$d":
-            return {self.decode(k): self.decode(v) for k, v in body}
-        if tag == "$s":
-            return {self.decode(v) for v in body}
-        if tag == "$fs":
-            return frozenset(self.decode(v) for v in body)
-        if tag == "$b":
-            return bytes.fromhex(body)
-        if tag == "$ba":
-            return bytearray.fromhex(body)
-        if tag == "$c":
-            return complex(float.fromhex(body[0]), float.fromhex(body[1]))
-        raise ValueError(f"unknown tag {tag!r}")
+        def expand(o):
+            if _type(o) is dict:
+                if "$jo" in o:
+                    return self.mirrors.expand(o, self.out)
+                if "$h" in o:
+                    return None, self.objects[o["$h"]]
+                if "$cb" in o:
+                    stub = self.callbacks.get(o["$cb"])
+                    if stub is None:
+                        stub = self.callbacks[o["$cb"]] = Callback(self, o["$cb"])
+                    return None, stub
+                if "$bi" in o:
+                    return None, _BUILTINS[o["$bi"]]
+            return values.decode_node(o)
+        return values.walk(obj, expand)
 
     # ---- requests from the judge -------------------------------------------------------------
     def own_process(self):
@@ -206,8 +159,6 @@ class Program:
         except _BaseException as exc:
             if _isinstance(exc, wire.Gone):
                 raise
-            if _isinstance(exc, (SystemExit, KeyboardInterrupt)):
-                self.note("exit_called")
             return wire.exception_reply(exc, self.out)
 
     def names(self, msg):
@@ -231,26 +182,20 @@ class Program:
                 result = func(*args, **kwargs)
             finally:
                 self.own_process()
-            same = [i for i, a in enumerate(args) if a is result and _type(a) in _MUTABLE]
+            same = [i for i, a in enumerate(args) if a is result and _isinstance(a, values.MUTABLE)]
             reply = {"r": {"$arg": same[0]}} if same else {"r": self.out(result)}
         except _BaseException as exc:
             if _isinstance(exc, wire.Gone):
                 raise
-            if _isinstance(exc, (SystemExit, KeyboardInterrupt)):
-                self.note("exit_called")
             reply = wire.exception_reply(exc, self.out)
         back = {}
         sent = msg.get("a", ())
-        for i, value in enumerate(args):
-            if _type(value) in _MUTABLE or _type(value) is tuple:
+        for key, value, before in [*((str(i), v, sent[i]) for i, v in enumerate(args)),
+                                   *(("k:" + k, v, msg["k"].get(k)) for k, v in kwargs.items())]:
+            if _isinstance(value, values.COPIED_BACK):
                 now = self.out(value)
-                if now != sent[i]:
-                    back[str(i)] = now
-        for key, value in kwargs.items():
-            if _type(value) in _MUTABLE or _type(value) is tuple:
-                now = self.out(value)
-                if now != msg["k"][key]:
-                    back["k:" + key] = now
+                if values.text(now) != values.text(before):  # compared as text: nested lists recurse
+                    back[key] = now
         if back:
             reply["back"] = back
         changed = self.mirrors.changed(self.out)
@@ -268,8 +213,6 @@ class Program:
             except StopIteration:
                 return {"r": items, "stop": True}
             except _BaseException as exc:
-                if _isinstance(exc, (SystemExit, KeyboardInterrupt)):
-                    self.note("exit_called")
                 reply = wire.exception_reply(exc, self.out)
                 reply["r"] = items
                 return reply
@@ -297,8 +240,6 @@ class Program:
             finally:
                 self.own_process()
         except _BaseException as exc:
-            if _isinstance(exc, (SystemExit, KeyboardInterrupt)):
-                self.note("exit_called")
             status = "memory_exceeded" if _isinstance(exc, MemoryError) else "runtime_error"
             self.channel.send({"ready": False, "status": status, "error": _describe(exc), "tamper": self.notes})
             return
@@ -335,11 +276,27 @@ _OPS = {
     "iter": lambda p, o, m: p.out(_iter(o)),
     "isinstance": lambda p, o, m: bool(_isinstance(p.into(m["v"]), o)),
     "issubclass": lambda p, o, m: bool(issubclass(p.into(m["v"]), o)),
-    # two instances of the class the task asks for: its own `==`, `<`, ... (`Judge.compare`)
+    # instances of the class the task asks for: its own `==`, `<`, ... (`Judge.compare`), operators (`handles.BINARY`)
+    "operator": lambda p, o, m: p.out(_operate(o, m["name"], [p.into(a) for a in m["a"]], m.get("r") is True)),
     "compare": lambda p, o, m: bool(_COMPARE[m["cmp"]](o, p.into(m["v"]))),
     # a dataclass instance's fields, for the task's own class in the judge
     "state": lambda p, o, m: p.out(values.dataclass_state(o)),
 }
+
+
+def _operate(obj, name, args, reflected):
+    """`obj <name> args[0]` (the operand first where `reflected`: `1 - v`), or `name(obj, *args)`."""
+    func = _OPERATORS.get(name)
+    if func is None:
+        raise TypeError(f"unknown operator {name!r}")
+    return func(*args, obj) if reflected else func(obj, *args)
+
+
+_math = __import__("math")
+_OPERATORS = {**{n: _getattr(_operator, n + "_" if n in ("and", "or") else n) for n in (
+    "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor", "lshift", "rshift",
+    "neg", "pos", "abs", "invert", "index")},
+    "int": int, "float": float, "round": round, "trunc": _math.trunc, "floor": _math.floor, "ceil": _math.ceil}
 
 
 class Callback:
@@ -357,8 +314,12 @@ class Callback:
             raise RuntimeError("a process the program forked cannot call the test's callables")
         reply = p.channel.request({"op": "callback", "cb": self.id, "a": [p.out(a) for a in args],
                                    "k": {k: p.out(v) for k, v in kwargs.items()}})
-        if "x" in reply:
-            raise wire.rebuild_exception(reply["x"])[0]
+        if "x" in reply:  # the test's exception: marked, so that it goes back to the judge as itself
+            exc = wire.rebuild_exception(reply["x"], p.into)[0]
+            own = reply["x"][3] if _type(reply["x"]) is list and _len(reply["x"]) == 4 else None
+            if _type(own) is dict and _type(own.get("$te")) is int:
+                setattr(exc, wire.TEST_EXCEPTION, own["$te"])
+            raise exc
         return p.into(reply.get("r"))
 
 

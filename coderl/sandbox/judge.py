@@ -19,6 +19,7 @@ from typing import Any
 
 from . import flat, outputs
 from .types import (
+    MODE_CHECKS,
     PARENT_JUDGED,
     CheckKind,
     ExecutionRequest,
@@ -257,6 +258,9 @@ def _status_from_tests(result: ExecutionResult) -> TestOutcome | None:
 def _judge_record(test, rec: dict, result: ExecutionResult) -> TestOutcome:
     """One test's outcome from its judge record: a value the parent compares, or the judge's own verdict on a
     statement test."""
+    if test.check not in MODE_CHECKS["python_tests"]:  # a malformed task: not judged here, so never a pass
+        return TestOutcome(test.id, Status.FAILED, test.hidden, f"a {test.check.value} check is not judged in a "
+                           "function task")
     if rec.get("event") == "test":
         status = rec.get("status", "runtime_error")
         try:
@@ -333,8 +337,11 @@ def _judge_processes(request: ExecutionRequest, runs: list[dict], isolation: str
             outcome = TestOutcome(tid, failure[0], hidden, failure[1], run["cpu_seconds"])
         elif check is CheckKind.JSON:
             outcome = outputs.value_outcome(test, run, request.float_tolerance)
-        elif check is not CheckKind.STDOUT:
+        elif check is None:  # a request without tests: the program ran
             outcome = TestOutcome(tid, Status.PASSED, hidden, "", run["cpu_seconds"])
+        elif check is not CheckKind.STDOUT:  # a malformed task: an assert or value check on a program's output
+            outcome = TestOutcome(tid, Status.FAILED, hidden, f"a {check.value} check is not judged on a program's "
+                                  "output", run["cpu_seconds"])
         elif run["stdout_total"] > len(run["stdout"].encode()):
             outcome = TestOutcome(tid, Status.FAILED, hidden, "output longer than the capture limit",
                                   run["cpu_seconds"])

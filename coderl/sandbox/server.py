@@ -50,8 +50,8 @@ def _load(name):
 
 
 flat = _load("flat")
-wire = _load("wire")
 values = _load("values")
+wire = _load("wire")  # imports values (its walk)
 snapshot = _load("snapshot")
 script = _load("script")
 harness = _load("harness")  # imports script (its flush)

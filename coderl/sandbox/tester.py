@@ -23,6 +23,7 @@ parent, which alone holds the expected values) and assert-test outcomes, then `e
 
 import builtins
 import enum
+import itertools
 
 try:
     from . import handles, values, wire
@@ -34,7 +35,6 @@ Handle = handles.Handle
 _list, _pair = values._list, values._pair
 
 _type = type
-_MUTABLE = (list, dict, set, bytearray, tuple)  # tuples: their inner containers are copied back
 MAX_ITEMS = 2_000_000
 _SYMBOLS = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 # Exceptions that steer iteration: raised by a program call, never with that meaning here (PEP 479).
@@ -59,15 +59,19 @@ class Judge:
         self.task_classes = ""  # the task code's class definitions (set by the test run)
         self.ns = {}  # the test namespace (set by the test run): the task's classes by name
         self.stand_ins = {}  # program exception class (handle id) -> this process's class standing for it
-        self.entry_class = None  # the class the task asks for (its entry point), if it asks for one
+        self.raised = []  # exceptions the test's callables raised into the program (`{"$te": index}`)
+        self.trusted = {}  # the classes the task's trusted code defines, by name (set by the test run)
+        self.entry_class = None  # the program's class the task asks for (its entry point's Handle), if it asks for one
+        self.instances = {}  # program handle id -> whether it is an instance of `entry_class`
         self.tamper = []
 
     def close(self):
         """The request is judged: let go of everything of it (its handles die now, not at a collection;
         a resident judge looks for any left: `resident.py`)."""
         self.channel.dispatch = None
+        self.entry_class = None
         for table in (self.handles, self.callbacks, self.callback_ids, self.mirrors, self.mirror_ids, self.ns,
-                      self.stand_ins):
+                      self.stand_ins, self.raised, self.trusted, self.instances):
             table.clear()
 
     def note(self, what):
@@ -75,16 +79,27 @@ class Judge:
             self.tamper.append(what)
 
     def trusted_class(self, qualname):
-        """The class of that name the task's own code defined, or None."""
-        cls = self.ns.get(qualname) if _type(qualname) is str else None
-        return cls if isinstance(cls, type) and cls.__module__ == TASK_MODULE else None
+        """The class of that name the task's trusted code (the prompt's) defined, or None: never a class the
+        tests define, nor a name the program rebound."""
+        return self.trusted.get(qualname) if _type(qualname) is str else None
+
+    def owns(self, handle):
+        """Whether a program object is an instance of the class the task asks for: decided by an `isinstance`
+        against the class this judge holds (the program's entry point), never by the name the program gives
+        its type; an object built through a name the tests only call is never one (it is not read)."""
+        cls = self.entry_class
+        if cls is None or handle._passive or handle is cls:
+            return False
+        if handle._hid not in self.instances:
+            self.instances[handle._hid] = isinstance(handle, cls)
+        return self.instances[handle._hid]
 
     def compare(self, a, b, op):
         """`a <op> b` between two program objects (handles): the program's own answer only between two
         instances of the class the task asks for (a task that asks for `__eq__` or ordering); any other
         pair is a TypeError here, named in `tamper`: two objects of the program would otherwise judge
         each other (an always-equal object compared with another of its kind)."""
-        if self.entry_class is not None and a._tname == self.entry_class and b._tname == self.entry_class:
+        if self.owns(a) and self.owns(b):
             return a._ask("compare", cmp=op, v={"$h": b._hid}) is True
         self.note("program_comparison:" + a._tname[:60])
         raise TypeError(f"'{_SYMBOLS[op]}' between two objects of the program ({a._tname}, {b._tname}) is not "
@@ -104,57 +119,42 @@ class Judge:
         return self.stand_ins[hid]
 
     # ---- values to the program ---------------------------------------------------------------
-    def out(self, value, depth=0):
-        if depth == 0:
-            self.sending = set()  # task objects whose state this message carries already (cycles)
-        t = _type(value)
-        if depth > wire.MAX_DEPTH:
-            raise ValueError("argument nested too deeply")
-        if value is None or t is bool or t is str:
-            return value
-        if t is int:
-            return wire.int_tag(value)
-        if t is float:
-            return wire.float_tag(value)
-        if t is list:
-            return [self.out(v, depth + 1) for v in value]
-        if t is tuple:
-            return {"$t": [self.out(v, depth + 1) for v in value]}
-        if t is dict:
-            return {"$d": [[self.out(k, depth + 1), self.out(v, depth + 1)] for k, v in value.items()]}
-        if t is set or t is frozenset:
-            return {"$s" if t is set else "$fs": [self.out(v, depth + 1) for v in value]}
-        if t is bytes:
-            return {"$b": value.hex()}
-        if t is bytearray:
-            return {"$ba": value.hex()}
-        if t is complex:
-            return {"$c": [value.real.hex(), value.imag.hex()]}
-        if t is Handle:
-            return {"$h": value._hid}
-        name = getattr(value, "__name__", None)
-        if _type(name) is str and getattr(builtins, name, None) is value:
-            return {"$bi": name}
-        tagged = values.tag_value_type(value, lambda v: self.out(v, depth + 1))
-        if tagged is not None:
-            return tagged
-        if getattr(t, "__module__", None) == TASK_MODULE and not isinstance(value, type) and hasattr(value, "__dict__"):
-            return self.mirror(value, depth)
-        if callable(getattr(t, "__next__", None)) and iter(value) is value:
-            return values.iterator_tag(value, lambda v: self.out(v, depth + 1))
-        if callable(value):
-            cid = self.callback_ids.get(id(value))
-            if cid is None:
-                cid = self.callback_ids[id(value)] = len(self.callbacks)
-                self.callbacks[cid] = value
-            return {"$cb": cid}
-        raise TypeError(f"a {t.__name__} object cannot be passed to the program (only data, program "
-                        "objects and callables cross)")
+    def out(self, value):
+        """A value of the test's as tagged data for the program, without recursion: data by value, program
+        objects as their handles, the task's objects as mirrors, test callables as callbacks."""
+        sending = set()  # task objects whose state this message carries already (cycles)
 
-    def mirror(self, value, depth):
-        """An instance of a class the task's code defines (a `Node` built by the test): the program
-        rebuilds it from the same class definitions and its attributes (a call's changes to them come
-        back in the reply's `mirrors`); it comes back as this object."""
+        def expand(v):
+            t = _type(v)
+            if t is Handle:
+                return None, {"$h": v._hid}
+            name = getattr(v, "__name__", None)
+            if _type(name) is str and getattr(builtins, name, None) is v:
+                return None, {"$bi": name}
+            node = values.encode_node(v)
+            if node is not None:
+                return node
+            if getattr(t, "__module__", None) == TASK_MODULE and not isinstance(v, type) and hasattr(v, "__dict__"):
+                return self.mirror(v, sending)
+            if callable(getattr(t, "__next__", None)) and iter(v) is v:
+                return values.iterator_items(v), lambda done: {"$v": ["iter", done]}
+            if callable(v):
+                cid = self.callback_ids.get(id(v))
+                if cid is None:
+                    cid = self.callback_ids[id(v)] = len(self.callbacks)
+                    self.callbacks[cid] = v
+                return None, {"$cb": cid}
+            raise TypeError(f"a {t.__name__} object cannot be passed to the program (only data, program "
+                            "objects and callables cross)")
+        try:
+            return values.walk(value, expand, wire.MAX_DEPTH)
+        except ValueError as exc:
+            raise ValueError(f"argument {exc}") from None
+
+    def mirror(self, value, sending):
+        """`out`'s step for an instance of a class the task's code defines (a `Node` built by the test): the
+        program rebuilds it from the same class definitions and its attributes (a call's changes to them
+        come back in the reply's `mirrors`); it comes back as this object."""
         jid = self.mirror_ids.get(id(value))
         if jid is None:
             if not self.defined:
@@ -162,75 +162,54 @@ class Judge:
                 self.result(self.ask_raw("define", source=self.task_classes))
             jid = self.mirror_ids[id(value)] = len(self.mirrors)
             self.mirrors[jid] = (value,)
-        if jid in self.sending:
-            return {"$jo": jid}
-        self.sending.add(jid)
-        state = {"$d": [[self.out(k, depth + 1), self.out(v, depth + 1)] for k, v in vars(value).items()]}
-        return {"$jo": jid, "cls": _type(value).__qualname__, "state": state}
+        if jid in sending:
+            return None, {"$jo": jid}
+        sending.add(jid)
+        state = list(itertools.chain.from_iterable(vars(value).items()))
+        return state, lambda done: {"$jo": jid, "cls": _type(value).__qualname__, "state": values._pairs(done)}
 
     # ---- values from the program (untrusted) ---------------------------------------------------
-    def into(self, obj, budget=None, depth=0):
-        budget = budget or wire.Budget(MAX_ITEMS)
-        budget.take()
-        if depth > wire.MAX_DEPTH:
-            raise wire.Gone("bad_message")
-        t = _type(obj)
-        if obj is None or t is bool or t is str or t is int:
-            return obj
-        if t is list:
-            return [self.into(v, budget, depth + 1) for v in obj]
-        if t is not dict or not obj:
-            raise wire.Gone("bad_message")
+    def into(self, obj):
+        """The program's tagged data as this process's own objects, without recursion (a message is as deep
+        as `json` parsed it); anything malformed ends the channel."""
+        budget = [MAX_ITEMS]
+
+        def expand(o):
+            budget[0] -= 1
+            if budget[0] < 0:
+                raise ValueError("value too large")
+            if _type(o) is dict:
+                if "$h" in o:
+                    return None, self.handle(o)
+                if "$cb" in o and len(o) == 1:
+                    return None, self.callbacks[o["$cb"]]
+                if "$jo" in o and len(o) == 1:
+                    return None, self.mirrors[o["$jo"]][0]
+            return values.decode_node(o)
         try:
-            return self._tagged(obj, budget, depth)
+            return values.walk(obj, expand)
         except wire.Gone:
             raise
         except BaseException:  # SystemExit from a module's import too: nothing honest sends that
             raise wire.Gone("bad_message") from None
 
-    def _tagged(self, obj, budget, depth):
-        sub = lambda v: self.into(v, budget, depth + 1)  # noqa: E731
-        if "$h" in obj:
-            hid = obj["$h"]
-            if _type(hid) is not int:
-                raise ValueError
-            handle = self.handles.get(hid)
-            if handle is None:
-                tname = obj.get("t")
-                handle = self.handles[hid] = Handle(hid, tname[:100] if _type(tname) is str else "object",
-                                                    obj.get("c") is True, obj.get("i") is True, obj.get("e") is True)
-            cls = self.trusted_class(obj.get("t"))
-            if cls is not None and isinstance(cls, enum.EnumMeta) and _type(obj.get("m")) is str:
-                return cls[obj["m"]]  # a member of the task's Enum: this process's own member
-            if _type(obj.get("x")) is list and _type(obj.get("t")) is str and obj.get("c") is True:
-                return self.stand_in(hid, obj["t"], [b for b in obj["x"][:16] if _type(b) is str])
-            return handle
-        ((tag, body),) = obj.items()
-        if tag == "$f":
-            return float.fromhex(body)
-        if tag == "$i":
-            return int(body, 16)
-        if tag == "$t":
-            return tuple(sub(v) for v in _list(body))
-        if tag == "$d":
-            return {sub(k): sub(v) for k, v in map(_pair, _list(body))}
-        if tag == "$s":
-            return {sub(v) for v in _list(body)}
-        if tag == "$fs":
-            return frozenset(sub(v) for v in _list(body))
-        if tag == "$b":
-            return bytes.fromhex(body)
-        if tag == "$ba":
-            return bytearray.fromhex(body)
-        if tag == "$c":
-            return complex(float.fromhex(body[0]), float.fromhex(body[1]))
-        if tag == "$cb":
-            return self.callbacks[body]
-        if tag == "$v":
-            return values.rebuild_value_type(body, sub)
-        if tag == "$jo":
-            return self.mirrors[body][0]
-        raise ValueError(tag)
+    def handle(self, obj):
+        """The judge's object for a program object's tag: a task Enum's own member, a stand-in for a program
+        exception class, else its `Handle`."""
+        hid = obj["$h"]
+        if _type(hid) is not int:
+            raise ValueError
+        handle = self.handles.get(hid)
+        if handle is None:
+            tname = obj.get("t")
+            handle = self.handles[hid] = Handle(hid, tname[:100] if _type(tname) is str else "object",
+                                                obj.get("c") is True, obj.get("i") is True, obj.get("e") is True)
+        cls = self.trusted_class(obj.get("t"))
+        if cls is not None and isinstance(cls, enum.EnumMeta) and _type(obj.get("m")) is str:
+            return cls[obj["m"]]  # a member of the task's Enum: this process's own member
+        if _type(obj.get("x")) is list and _type(obj.get("t")) is str and obj.get("c") is True:
+            return self.stand_in(hid, obj["t"], [b for b in obj["x"][:16] if _type(b) is str])
+        return handle
 
     # ---- requests -----------------------------------------------------------------------------
     def exception(self, payload, iteration=False):
@@ -243,6 +222,10 @@ class Judge:
         from the program steers the judge's loops."""
         exc, names = wire.rebuild_exception(payload, self.into)
         own = payload[3] if _type(payload) is list and len(payload) == 4 else None
+        if _type(own) is dict and len(own) == 1 and _type(own.get("$te")) is int:  # a test's own, raised through
+            if 0 <= own["$te"] < len(self.raised):
+                return self.raised[own["$te"]]
+            raise wire.Gone("bad_message")
         cls = self.trusted_class(names[0]) if names else None
         if cls is None and own is not None:  # the program's own class: a stand-in, never a builtin by name
             cls = self.into(own)
@@ -255,8 +238,8 @@ class Judge:
                 exc = rebuilt
             except Exception:
                 exc = RuntimeError(f"{names[0]}: {exc}")
-        if names and names[0] in ("SystemExit", "KeyboardInterrupt"):
-            self.note("exit_called")
+        if any(n in ("SystemExit", "KeyboardInterrupt") for n in names):
+            self.note("exit_called")  # seen crossing the channel (the program's own report is never taken)
         control = isinstance(exc, _CONTROL) or (cls is not None and issubclass(cls, _CONTROL)) or (
             own is None and cls is None and bool(names) and names[0] in _CONTROL_NAMES)
         if control and not iteration:
@@ -278,7 +261,7 @@ class Judge:
                 old = kwargs.get(key[2:]) if key.startswith("k:") and kwargs else None
                 if not key.startswith("k:") and key.isdigit() and int(key) < len(args):
                     old = args[int(key)]
-                if _type(old) in _MUTABLE:
+                if isinstance(old, values.COPIED_BACK):
                     values.update_in_place(old, self.into(new))
         if "x" in reply:
             raise self.exception(reply["x"])
@@ -316,6 +299,14 @@ class Judge:
             return {"r": self.out(func(*args, **{k: self.into(v) for k, v in kwargs.items()}))}
         except wire.Gone:
             raise
-        except Exception as exc:
-            return wire.exception_reply(exc)
+        except Exception as exc:  # goes through the program as the nearest builtin; comes back as itself
+            self.raised.append(exc)
+            return wire.exception_reply(exc, self._data_or_none, own={"$te": len(self.raised) - 1})
+
+    def _data_or_none(self, value):
+        """A test exception's argument for the program: its data, or None where it cannot cross."""
+        try:
+            return self.out(value)
+        except (TypeError, ValueError):
+            return None
 

@@ -57,6 +57,10 @@ class CheckKind(str, enum.Enum):
 
 PARENT_JUDGED = frozenset({CheckKind.EQUALS, CheckKind.TRUTHY, CheckKind.FALSY, CheckKind.IS})
 STDIN_CHECKS = frozenset({CheckKind.STDOUT, CheckKind.JSON, CheckKind.TAGGED, CheckKind.REPORT})  # source = stdin
+# The checks each mode can judge; any other is a malformed task (refused at load, `misfit`), and fails
+# wherever it still reaches a judge: never a pass for a check that was not judged.
+MODE_CHECKS = {"python_tests": PARENT_JUDGED | {CheckKind.ASSERT}, "python_script": STDIN_CHECKS,
+               "command": STDIN_CHECKS, "answer": frozenset({CheckKind.ANSWER})}
 VALUE_MARKER = "\x1ecoderl-value "  # JSON checks: the harness's line is this marker + the value's JSON
 
 
@@ -131,8 +135,11 @@ PYTHON_COMPILE_ERROR = r"^SyntaxError[^\n]*\Z"
 
 def compile_error_line(pattern: str | None, stderr: str) -> str | None:
     """The line (stripped) where `pattern` first matches (`ExecutionRequest.compile_error`) in the stderr
-    stripped of leading and trailing whitespace, or None."""
-    text = stderr.strip()
+    stripped of leading and trailing whitespace, or None.  The program writes that stderr: only its first
+    and last 100 lines are searched, each cut at 256 characters (a runner's pattern backtracks in at most one
+    repeat, `coderl.languages.user`: the search is bounded whatever was printed)."""
+    lines = [line[:256] for line in stderr.strip().splitlines()]
+    text = "\n".join(lines if len(lines) <= 200 else lines[:100] + lines[-100:])
     match = re.search(pattern, text, re.MULTILINE) if pattern else None
     if match is None:
         return None
@@ -177,6 +184,12 @@ class ExecutionRequest:
     # error; nothing runs)
 
 
+def misfit(request: ExecutionRequest) -> tuple[int, TestCase] | None:
+    """The first test (index, test) whose check the request's mode cannot judge (`MODE_CHECKS`), or None."""
+    fits = MODE_CHECKS[request.mode.value]
+    return next(((i, t) for i, t in enumerate(request.tests) if t.check not in fits), None)
+
+
 @dataclass(frozen=True)
 class TestOutcome:
     __test__ = False  # not a pytest test class
@@ -199,8 +212,9 @@ JUDGE_OBSERVED = ("exit_called", "early_exit", "forged_pass", "unexpected_value_
 JUDGE_OBSERVED_PREFIXES = ("protocol:", "non_builtin_return:", "program_comparison:")
 # Program-side courtesy notes: what the runtime inside the program saw it do to its own interpreter
 # (`patched_builtins`, `patched_sys_modules`, `patched_module:<name>`, `patched_import_system`,
-# `patched_runtime`, `trace_hook`).  The program can suppress them and honest code can trigger them
-# (a library adding an import finder): logged for the hack-rate signal, never gating.
+# `patched_runtime`, `trace_hook`, `subclass_equality:<type>`; `checks.PROGRAM_NOTES`: the judge takes no other
+# name from the program).  The program can suppress them and honest code can trigger them (a library adding an
+# import finder): logged for the hack-rate signal, never gating.
 
 
 def is_judge_observed(note: str) -> bool:

@@ -9,6 +9,9 @@ dict), module (one the sender imported, by its name: the receiver imports its ow
 or private module; a module object made by hand is a handle), iterators passed as arguments
 (materialised, rebuilt as an iterator over the items), ndarray (numpy scalars travel as plain numbers).
 `update_in_place` copies a call's mutation of an argument back into the caller's.
+
+Every walk over a value here is a loop over an explicit stack (`walk`, `update_in_place`): a value nested
+`MAX_DEPTH` levels deep crosses both ways, whatever its types, at any recursion limit.
 """
 
 import builtins
@@ -18,8 +21,15 @@ import datetime
 import decimal
 import fractions
 import importlib
+import itertools
+import json
 import sys
 import types
+
+try:
+    from . import flat
+except ImportError:  # loaded by path in the fork server
+    import _coderl_flat as flat
 
 _type = type
 _len = len
@@ -29,8 +39,121 @@ _FACTORIES = ("list", "int", "set", "dict", "str", "float", "tuple", "frozenset"
 _NO_IMPORT = {"", "antigravity", "this", "turtle", "tkinter", "idlelib", "webbrowser"}
 _VIEWS = {_type({}.keys()): "keys", _type({}.values()): "values", _type({}.items()): "items"}
 _NAMEDTUPLES = {}
-_MUTABLE = (list, dict, set, bytearray)
+MUTABLE = (list, dict, set, bytearray, collections.deque)  # dict and tuple subclasses too: Counter, ...
+COPIED_BACK = MUTABLE + (tuple,)  # arguments whose changes come back (a tuple's inner containers)
 MAX_ITERATOR_ITEMS = 100_000
+MAX_DEPTH = flat.MAX_DEPTH  # levels of nesting of one value that crosses
+_BIG_INT = 2**53
+
+
+# ---- one walk for every value that crosses -------------------------------------------------------------------
+def walk(root, expand, limit=None):
+    """A value transformed node by node without recursion.  `expand(node)` gives (None, result) for a leaf,
+    or (children, finish): `finish(list of the children's results)` is the node's result (children are
+    expanded after their parent: a parent may register itself first, for cycles).  ValueError when more
+    than `limit` nodes are open at once (`MAX_DEPTH` levels of a value)."""
+    children, result = expand(root)
+    if children is None:
+        return result
+    stack = [(iter(children), [], result)]
+    while True:
+        items, done, finish = stack[-1]
+        for child in items:
+            children, result = expand(child)
+            if children is None:
+                done.append(result)
+                continue
+            if limit is not None and _len(stack) >= limit:
+                raise ValueError("value nested too deeply")
+            stack.append((iter(children), [], result))
+            break
+        else:
+            stack.pop()
+            value = finish(done)
+            if not stack:
+                return value
+            stack[-1][1].append(value)
+
+
+def int_tag(value):
+    return value if -_BIG_INT < value < _BIG_INT else {"$i": hex(value)}
+
+
+def float_tag(value):
+    return {"$f": value.hex()}
+
+
+_LEAF_TAGS = {int: int_tag, float: float_tag, bytes: lambda v: {"$b": v.hex()},
+              bytearray: lambda v: {"$ba": v.hex()}, complex: lambda v: {"$c": [v.real.hex(), v.imag.hex()]}}
+_SEQUENCE_TAGS = {list: list, tuple: lambda d: {"$t": d}, set: lambda d: {"$s": d}, frozenset: lambda d: {"$fs": d}}
+
+
+class _Slot:
+    """Where a child's encoding goes in a value type's tag (`encode_node`)."""
+
+    __slots__ = ("i",)
+
+    def __init__(self, i):
+        self.i = i
+
+
+def _fill(tag, done):
+    """`tag` with each `_Slot` replaced by its child's encoding (a tag is a few levels deep, whatever the value)."""
+    if _type(tag) is _Slot:
+        return done[tag.i]
+    if _type(tag) is list:
+        return [_fill(t, done) for t in tag]
+    if _type(tag) is dict:
+        return {k: _fill(v, done) for k, v in tag.items()}
+    return tag
+
+
+def _pairs(done):
+    return {"$d": [[done[i], done[i + 1]] for i in range(0, _len(done), 2)]}
+
+
+def encode_node(value):
+    """`walk`'s step for exact builtin data and the value types (`tag_value_type`), as either side sends
+    them; None for anything else (each side decides: a handle, a callback, a task object)."""
+    t = _type(value)
+    if value is None or t is bool or t is str:
+        return None, value
+    leaf = _LEAF_TAGS.get(t)
+    if leaf is not None:
+        return None, leaf(value)
+    sequence = _SEQUENCE_TAGS.get(t)
+    if sequence is not None:
+        return value, sequence
+    if t is dict:
+        return itertools.chain.from_iterable(dict.items(value)), _pairs
+    children = []
+    tag = tag_value_type(value, lambda v: children.append(v) or _Slot(_len(children) - 1))
+    return None if tag is None else (children, lambda done: _fill(tag, done))
+
+
+_DECODE_LEAVES = {"$f": float.fromhex, "$i": lambda b: int(b, 16), "$b": bytes.fromhex, "$ba": bytearray.fromhex,
+                  "$c": lambda b: complex(float.fromhex(b[0]), float.fromhex(b[1]))}
+_DECODE_SEQUENCES = {"$t": tuple, "$s": set, "$fs": frozenset}
+
+
+def decode_node(obj):
+    """`walk`'s step for the tags of plain data and value types (the side's own tags, `$h`, `$cb`, `$jo`,
+    `$bi`, are read before it): ValueError/TypeError on anything malformed."""
+    t = _type(obj)
+    if obj is None or t is bool or t is str or t is int:
+        return None, obj
+    if t is list:
+        return obj, list
+    ((tag, body),) = obj.items()  # exactly one key
+    if tag in _DECODE_LEAVES:
+        return None, _DECODE_LEAVES[tag](body)
+    if tag in _DECODE_SEQUENCES:
+        return _list(body), _DECODE_SEQUENCES[tag]
+    if tag == "$d":
+        return [x for pair in _list(body) for x in _pair(pair)], lambda d: dict(zip(d[::2], d[1::2]))
+    if tag == "$v":
+        return [_list(body)], lambda done: rebuild_value_type(done[0])
+    raise ValueError(f"unknown tag {str(tag)[:20]!r}")
 
 
 def tag_value_type(value, sub):
@@ -111,8 +234,8 @@ def _offset(value):
     return None if offset is None else offset.total_seconds()
 
 
-def rebuild_value_type(body, sub):
-    """The receiver's own object for `{"$v": body}`; `sub` decodes a nested value."""
+def rebuild_value_type(body):
+    """The receiver's own object for `{"$v": body}`, its nested values already decoded (`decode_node`)."""
     if _type(body) is not list or not body:
         raise ValueError("bad value type")
     kind = body[0]
@@ -123,22 +246,22 @@ def rebuild_value_type(body, sub):
         else:
             out = collections.Counter() if kind == "Counter" else collections.OrderedDict()
         for k, v in map(_pair, _list(body[-1])):
-            out[sub(k)] = sub(v)
+            out[k] = v
         return out
     if kind == "deque":
         maxlen = body[1]
         if maxlen is not None and (_type(maxlen) is not int or maxlen < 0):
             raise ValueError("bad deque")
-        return collections.deque((sub(v) for v in _list(body[2])), maxlen)
+        return collections.deque(_list(body[2]), maxlen)
     if kind == "ChainMap":
-        maps = [sub(m) for m in _list(body[1])]
+        maps = _list(body[1])
         if not all(_isinstance(m, dict) for m in maps):
             raise ValueError("bad ChainMap")
         return collections.ChainMap(*maps)
     if kind == "iter":
-        return iter([sub(v) for v in _list(body[1])])
+        return iter(_list(body[1]))
     if kind == "namedtuple":
-        name, fields, values = body[1], tuple(_list(body[2])), [sub(v) for v in _list(body[3])]
+        name, fields, values = body[1], tuple(_list(body[2])), _list(body[3])
         if _type(name) is not str or not all(_type(f) is str for f in fields):
             raise ValueError("bad namedtuple")
         cls = _NAMEDTUPLES.get((name, fields))
@@ -150,7 +273,7 @@ def rebuild_value_type(body, sub):
             raise ValueError("bad Decimal")
         return decimal.Decimal(body[1])
     if kind == "Fraction":
-        return fractions.Fraction(_int(sub(body[1])), _int(sub(body[2])))
+        return fractions.Fraction(_int(body[1]), _int(body[2]))
     if kind == "timedelta":
         return datetime.timedelta(days=_int(body[1]), seconds=_int(body[2]), microseconds=_int(body[3]))
     if kind in ("date", "datetime", "time"):
@@ -160,19 +283,19 @@ def rebuild_value_type(body, sub):
         tz = None if body[2] is None else datetime.timezone(datetime.timedelta(seconds=float(body[2])))
         return datetime.datetime(*parts, tzinfo=tz) if kind == "datetime" else datetime.time(*parts, tzinfo=tz)
     if kind == "range":
-        return range(_int(sub(body[1])), _int(sub(body[2])), _int(sub(body[3])))
+        return range(_int(body[1]), _int(body[2]), _int(body[3]))
     if kind == "keys":
-        return dict.fromkeys(sub(v) for v in _list(body[1])).keys()
+        return dict.fromkeys(_list(body[1])).keys()
     if kind == "values":
-        return dict(enumerate(sub(v) for v in _list(body[1]))).values()
+        return dict(enumerate(_list(body[1]))).values()
     if kind == "items":
-        return dict(tuple(_pair(sub(v))) for v in _list(body[1])).items()
+        return dict(tuple(_pair(v)) for v in _list(body[1])).items()
     if kind == "module":  # the receiver's own import of the module, never a proxy
         if not importable(body[1]):
             raise ValueError("bad module")
         return importlib.import_module(body[1])
     if kind == "ndarray":
-        data = sub(body[3])
+        data = body[3]
         try:
             import numpy
         except ImportError:
@@ -188,15 +311,15 @@ def importable(name):
     return all(p.isidentifier() and not p.startswith("_") for p in parts) and parts[0] not in _NO_IMPORT
 
 
-def iterator_tag(value, sub):
-    """A judge-side iterator argument (`iter(xs)`, a generator expression) as its items: the program
-    gets an iterator over the same values.  An endless one is refused."""
+def iterator_items(value):
+    """A judge-side iterator argument (`iter(xs)`, a generator expression) as a list of its items: the
+    program gets an iterator over the same values (`{"$v": ["iter", items]}`).  An endless one is refused."""
     items = []
     for item in value:
         if _len(items) >= MAX_ITERATOR_ITEMS:
             raise TypeError(f"an iterator of over {MAX_ITERATOR_ITEMS} items cannot be passed to the program")
-        items.append(sub(item))
-    return {"$v": ["iter", items]}
+        items.append(item)
+    return items
 
 
 class Mirrors:
@@ -220,33 +343,55 @@ class Mirrors:
         jid = self.ids.get(id(value))
         return jid if jid is not None and self.copies.get(jid) is value else None
 
-    def rebuild(self, obj, decode, encode):
-        """The copy for `{"$jo": id, "cls": ..., "state": ...}` (or a reference `{"$jo": id}` to one
-        this message or an earlier one carried); `decode`/`encode` are the program side's codec."""
+    def expand(self, obj, encode):
+        """`walk`'s step for `{"$jo": id, "cls": ..., "state": ...}` (or a reference `{"$jo": id}` to a copy
+        this message or an earlier one carried): the copy is made before its state is decoded (cycles);
+        `encode` is the program side's encoder."""
         jid = obj["$jo"]
-        copy = self.copies.get(jid)
         if "state" not in obj:
-            return self.copies[jid]
+            return None, self.copies[jid]
+        copy = self.copies.get(jid)
         if copy is None:
             if self.namespace is None:
                 raise ValueError("no task classes were defined")
             cls = self.namespace[obj["cls"]]
             copy = self.copies[jid] = cls.__new__(cls)
             self.ids[id(copy)] = jid
-        state = decode(obj["state"])
-        copy.__dict__.clear()
-        copy.__dict__.update(state)
-        self.state[jid] = encode(dict(copy.__dict__))  # what the judge holds now
-        return copy
+
+        def finish(done):
+            copy.__dict__.clear()
+            copy.__dict__.update(done[0])
+            self.state[jid] = text(encode(dict(copy.__dict__)))  # what the judge holds now
+            return copy
+        return [obj["state"]], finish
 
     def changed(self, encode):
         """{judge object id: state} of the copies whose attributes changed since last said."""
         changed = {}
         for jid, copy in self.copies.items():
             state = encode(dict(copy.__dict__))
-            if state != self.state.get(jid):
-                changed[str(jid)] = self.state[jid] = state
+            if text(state) != self.state.get(jid):
+                changed[str(jid)] = state
+                self.state[jid] = text(state)
         return changed
+
+
+def text(encoded):
+    """An encoded value as the channel's JSON text: two encodings are the same value when their texts are
+    equal (a comparison of the nested lists themselves recurses)."""
+    return deep(json.dumps, encoded, allow_nan=False, separators=(",", ":"))
+
+
+def deep(func, *args, **kwargs):
+    """`func(*args, **kwargs)` (`json`'s C code, which recurses) with a recursion limit that lets it reach
+    MAX_DEPTH levels of a value at 6 JSON levels a level (a task object's state takes a few), never
+    lowered; restored after."""
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, 6 * MAX_DEPTH + 200))
+    try:
+        return func(*args, **kwargs)
+    finally:
+        sys.setrecursionlimit(old)
 
 
 def dataclass_state(obj):
@@ -270,46 +415,65 @@ def dataclass_instance(cls, state):
 def _updatable(old, new):
     """`old` can take `new`'s contents in place: containers of the same type, or tuples of the same
     length whose items are pairwise updatable or equal (a tuple whose number changed is replaced)."""
-    if _type(old) is not _type(new):
+    if not (_same_kind(old, new) and _isinstance(old, COPIED_BACK)):
         return False
-    if _type(old) is tuple:
-        return _len(old) == _len(new) and all(
-            _updatable(a, b) if _type(a) in _MUTABLE + (tuple,) else (_type(a) is _type(b) and a == b)
-            for a, b in zip(old, new))
-    return _type(old) in _MUTABLE
+    pairs = [(old, new)]
+    while pairs:
+        a, b = pairs.pop()
+        if not _same_kind(a, b):
+            return False
+        if _isinstance(a, tuple):
+            if _len(a) != _len(b):
+                return False
+            pairs.extend(zip(a, b))
+        elif not _isinstance(a, MUTABLE) and not a == b:
+            return False
+    return True
+
+
+def _same_kind(a, b):
+    """Of one type, or two tuples (a test's namedtuple comes back as the receiver's namedtuple of that name)."""
+    return _type(a) is _type(b) or (_isinstance(a, tuple) and _isinstance(b, tuple))
 
 
 def update_in_place(old, new):
     """Copy a call's mutation of an argument (or of a task object's `__dict__`) back into the caller's
     container, keeping the identity of nested containers (a test that holds `row = grid[1]` or
     `items = bag.items` sees the change too); an item that cannot take the new value in place (another
-    type, a tuple whose numbers changed) is replaced.  A top-level tuple can only have its containers
-    updated."""
-    if _type(old) is list and _type(new) is list:
-        for i in range(min(_len(old), _len(new))):
-            if _updatable(old[i], new[i]):
-                update_in_place(old[i], new[i])
-            else:
-                old[i] = new[i]
-        del old[_len(new):]
-        old.extend(new[_len(old):])
-    elif _type(old) is tuple and _type(new) is tuple and _len(old) == _len(new):
-        for a, b in zip(old, new):
-            if _updatable(a, b):
-                update_in_place(a, b)
-    elif _type(old) is dict and _type(new) is dict:
-        for key in [k for k in old if k not in new]:
-            del old[key]
-        for key, value in new.items():
-            if key in old and _updatable(old[key], value):
-                update_in_place(old[key], value)
-            else:
-                old[key] = value
-    elif _type(old) is set and _type(new) is set:
-        old.clear()
-        old.update(new)
-    elif _type(old) is bytearray and _type(new) is bytearray:
-        old[:] = new
+    type, a tuple whose numbers changed) is replaced.  A tuple (a namedtuple) can only have its containers
+    updated.  Without recursion, at any depth."""
+    work = [(old, new, False)]  # (the caller's, the program's, whether `_updatable` said yes already)
+    while work:
+        old, new, checked = work.pop()
+        if not _same_kind(old, new):
+            continue
+        if _isinstance(old, (list, collections.deque)):
+            items = old if _isinstance(old, list) else list(old)
+            for i in range(min(_len(items), _len(new))):
+                if _updatable(items[i], new[i]):
+                    work.append((items[i], new[i], True))
+                else:
+                    items[i] = new[i]
+            del items[_len(new):]
+            items.extend(list(new)[_len(items):])
+            if items is not old:  # a deque: its items, each kept or replaced as a list's
+                old.clear()
+                old.extend(items)
+        elif _isinstance(old, tuple) and _len(old) == _len(new):  # its items were checked with it
+            work.extend((a, b, True) for a, b in zip(old, new) if checked or _updatable(a, b))
+        elif _isinstance(old, dict):
+            for key in [k for k in old if k not in new]:
+                del old[key]
+            for key, value in new.items():
+                if key in old and _updatable(old[key], value):
+                    work.append((old[key], value, True))
+                else:
+                    old[key] = value
+        elif _isinstance(old, set):
+            old.clear()
+            old.update(new)
+        elif _isinstance(old, bytearray):
+            old[:] = new
 
 
 def _list(x):

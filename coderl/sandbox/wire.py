@@ -20,9 +20,13 @@ Values cross the boundary in a tagged form:
     {"$h": id, "t": name, ..}       an opaque handle on an object the program holds
     {"$cb": id}                     a callable the judge holds (a lambda or key from test code)
     {"$bi": name}                   a builtin function or type, by name
+    {"$jo": id, ..}                 an object of a task class the judge holds (`values.Mirrors`)
 
-Requests carry "op"; replies carry "r" (a value) or "x" ([exception type names along the MRO,
-message]), and "back" (arguments the call mutated, to be copied back into the caller's containers).
+Both sides encode and decode with one loop over an explicit stack (`values.walk`), never by recursion.
+
+Requests carry "op"; replies carry "r" (a value) or "x" ([exception type names along the MRO, message,
+args(, the program's class or a test exception's token)]), and "back" (arguments the call mutated, to be
+copied back into the caller's containers).
 """
 
 import builtins
@@ -30,20 +34,17 @@ import json
 import os
 import select
 import struct
-import sys
 from time import monotonic as _monotonic
 
 try:
-    from . import flat
+    from . import values
 except ImportError:  # loaded by path in the fork server
-    import _coderl_flat as flat
+    import _coderl_values as values
 
 _type = type
 _len = len
 _isinstance = isinstance
-_BIG_INT = 2**53
-_PLAIN = (str, int, float, bool, type(None))
-MAX_DEPTH = flat.MAX_DEPTH  # nesting of one value; the encoders raise the recursion limit to match (`deep`)
+MAX_DEPTH = values.MAX_DEPTH  # nesting of one value
 HEADER = struct.Struct(">I")
 
 
@@ -73,7 +74,7 @@ class Channel:
     def send(self, obj):
         if self.gone:
             raise Gone(self.gone)
-        data = deep(6, json.dumps, obj, allow_nan=False, separators=(",", ":")).encode()
+        data = values.text(obj).encode()
         if _len(data) > self.max_bytes:
             raise ValueError(f"message of {_len(data)} bytes is over the channel's {self.max_bytes}")
         view = memoryview(HEADER.pack(_len(data)) + data)
@@ -101,7 +102,7 @@ class Channel:
             self._lose("oversized_message")
         body = self._read_exactly(n)
         try:
-            msg = deep(6, json.loads, body)
+            msg = values.deep(json.loads, body)
         except (ValueError, RecursionError, MemoryError):
             self._lose("bad_message")
         if _type(msg) is not dict:
@@ -142,44 +143,38 @@ class Channel:
         raise Gone(self.gone)
 
 
-def exception_reply(exc, encode=None):
-    """{"x": [type names along the MRO, message, args(, class)]} for an exception raised on this side;
-    `args` encoded with `encode` (this side's value encoder), else plain ones only, else None; with
-    `encode`, a class of the program's own (not a builtin) goes too, so the judge can tell two classes
-    of the same name apart."""
+def exception_reply(exc, encode, own=None):
+    """{"x": [type names along the MRO, message, args(, own)]} for an exception raised on this side;
+    `args` encoded with `encode` (this side's value encoder), else None.  `own`: a class of the program's own
+    (not a builtin) goes too, so the judge can tell two classes of the same name apart; a test's exception
+    raised through the program goes as the judge's token for it (`{"$te": n}`), so it comes back as itself."""
     try:
         names = [c.__name__ for c in _type(exc).__mro__ if _type(c.__name__) is str][:16]
-        text = str(exc)[:1000]
-    except BaseException:  # a hostile __str__ or __mro__ on the program side
-        names, text = ["Exception"], ""
+    except BaseException:  # a hostile __mro__ on the program side
+        names = ["Exception"]
     try:
-        args = None
-        if _type(exc.args) is tuple and _len(exc.args) <= 8:
-            if encode is not None:
-                args = [encode(a) for a in exc.args]
-            elif all(_type(a) in _PLAIN and (_type(a) is not str or _len(a) <= 1000) for a in exc.args):
-                args = list(exc.args)
+        text = str(exc)[:1000]
+    except BaseException:  # a hostile __str__, or args too deep to print at this side's recursion limit
+        text = ""
+    try:
+        args = [encode(a) for a in exc.args] if _type(exc.args) is tuple and _len(exc.args) <= 8 else None
     except BaseException:
         args = None
     reply = {"x": [names, text, args]}
     try:
-        if encode is not None and _EXCEPTIONS.get(getattr(_type(exc), "__name__", None)) is not _type(exc):
-            reply["x"].append(encode(_type(exc)))
+        token = getattr(exc, TEST_EXCEPTION, None)
+        if own is None and _type(token) is int:
+            own = {"$te": token}
+        elif own is None and _EXCEPTIONS.get(_type(exc).__name__) is not _type(exc):
+            own = encode(_type(exc))
     except BaseException:
         pass
+    if own is not None:
+        reply["x"].append(own)
     return reply
 
 
-def deep(frames_per_level, func, *args, **kwargs):
-    """`func(*args, **kwargs)` with a recursion limit that lets it reach MAX_DEPTH levels of a value at
-    `frames_per_level` frames a level (the encoders 4; JSON 6: a task object's state takes a few JSON
-    levels per level of the value), never lowered; restored after."""
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old, frames_per_level * MAX_DEPTH + 200))
-    try:
-        return func(*args, **kwargs)
-    finally:
-        sys.setrecursionlimit(old)
+TEST_EXCEPTION = "_coderl_test_exception"  # the program side's mark on an exception a test's callable raised
 
 
 EXCEPTIONS = _EXCEPTIONS = {
@@ -190,19 +185,17 @@ EXCEPTIONS = _EXCEPTIONS = {
 _NOT_RAISED = {"SystemExit", "KeyboardInterrupt", "GeneratorExit"}
 
 
-def rebuild_exception(payload, decode=None):
+def rebuild_exception(payload, decode):
     """The builtin exception (this side's own class) nearest to the peer's exception type, its args
-    decoded with `decode` (this side's value decoder) where given, else plain ones only.
+    decoded with `decode` (this side's value decoder).
 
     Returns (exception, names); `names[0]` is the peer's own type name."""
     names, text, args = payload[:3] if _type(payload) is list and _len(payload) in (3, 4) else (["Exception"], "", None)
     names = [n for n in names if _type(n) is str][:16] if _type(names) is list else ["Exception"]
     text = text if _type(text) is str else ""
-    if decode is not None and _type(args) is list:
+    plain = _type(args) is list
+    if plain:
         args = [decode(a) for a in args]
-        plain = True
-    else:
-        plain = _type(args) is list and all(_type(a) in _PLAIN for a in args)
     for name in names:
         cls = _EXCEPTIONS.get(name)
         if cls is not None and name not in _NOT_RAISED:
@@ -216,26 +209,3 @@ def rebuild_exception(payload, decode=None):
                 break
     first = names[0] if names else "Exception"
     return RuntimeError(f"{first}: {text}" if text else first), names
-
-
-# ---- plain data --------------------------------------------------------------------------------------
-def float_tag(value):
-    return {"$f": value.hex()}
-
-
-def int_tag(value):
-    return value if -_BIG_INT < value < _BIG_INT else {"$i": hex(value)}
-
-
-class Budget:
-    """How many items a value may have in all; one per message."""
-
-    __slots__ = ("left",)
-
-    def __init__(self, items):
-        self.left = items
-
-    def take(self, n=1):
-        self.left -= n
-        if self.left < 0:
-            raise ValueError("value too large")

@@ -29,7 +29,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from coderl.sandbox.types import CheckKind, TestCase
+from coderl.sandbox.types import MODE_CHECKS, CheckKind, TestCase, misfit
 from coderl.tasks.jsonl import Rows, jsonl_rows, require
 from coderl.tasks.types import Task, TaskFormatError
 
@@ -195,9 +195,15 @@ def task_builder(rows: Rows) -> Callable[[int, dict[str, Any]], Task]:
                     metadata=_json_field(row, "metadata", dict, where) if row.get("metadata") is not None else {},
                     language=language)
         try:  # a task that cannot build its request (a field its kind needs is missing) fails here, not in a run
-            task.build_request(task.reference_solution or "")
+            request = task.build_request(task.reference_solution or "")
         except (KeyError, TypeError, ValueError, SyntaxError) as e:
             raise TaskFormatError(f"{where}: not a runnable {kind} task ({type(e).__name__}: {e})") from None
+        bad = misfit(request)
+        if bad is not None:  # e.g. assert tests on a stdin/stdout task: nothing could judge them
+            i = next((j for j, t in enumerate(tests) if t.id == bad[1].id), bad[0])
+            fits = ", ".join(sorted(c.value for c in MODE_CHECKS[request.mode.value]))
+            raise TaskFormatError(f"{where}: field 'tests[{i}].check' is {bad[1].check.value!r}, which a {kind} task "
+                                  f"cannot judge (expected one of {fits})")
         if task_id in seen:
             raise TaskFormatError(f"{where}: field 'task_id' {task_id!r} duplicates {rows.unit} {seen[task_id]}")
         seen[task_id] = n

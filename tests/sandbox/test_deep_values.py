@@ -157,3 +157,108 @@ def test_a_deep_result_record_is_a_failure_of_that_program():
     request = _function_request(1, "list", [0])
     result = judge(request, [run])
     assert not result.passed and "malformed" in result.message, result.message
+
+
+# ---- every type that crosses, both ways, at the limit ------------------------------------------------------------
+_C = "__import__('collections')."
+WRAPS = {  # one level of each type that crosses the channel, around `v`
+    "list": "[v]", "tuple": "(v,)", "dict": "{'k': v}", "frozenset": "frozenset([v])", "deque": _C + "deque([v])",
+    "Counter": _C + "Counter({'k': v})", "OrderedDict": _C + "OrderedDict(k=v)",
+    "defaultdict": _C + "defaultdict(list, k=v)", "namedtuple": "P(v)",
+    "mix": "[v] if i % 4 == 0 else (v,) if i % 4 == 1 else {'a': v} if i % 4 == 2 else " + _C + "deque([v])",
+}
+# How deep a value is, read without recursion (the test's and the program's own code: CPython's default limit).
+DEPTH = ("P = __import__('collections').namedtuple('P', 'x')\n"
+         "def depth(v):\n    d = 0\n    while not isinstance(v, int):\n"
+         "        v = next(iter(v.values())) if isinstance(v, dict) else next(iter(v))\n        d += 1\n    return d\n")
+
+
+def _build(kind, n, indent, bottom="0"):
+    return f"{indent}v = {bottom}\n{indent}for i in range({n}):\n{indent}    v = {WRAPS[kind]}\n"
+
+
+def _crossing_request(kind, n):
+    """One request per type: its value `n` levels deep returned, passed in, raised with, and each through a
+    test's callable (returned by it, passed to it, raised by it), and a list at its bottom appended to."""
+    program = (DEPTH + f"def make(n):\n{_build(kind, 'n', '    ')}    return v\n"
+               "def f(way, arg=None):\n"
+               "    if way == 'ret':\n        return make(arg)\n"
+               "    if way == 'arg':\n        return depth(arg)\n"
+               "    if way == 'raise':\n        raise ValueError(make(arg))\n"
+               "    if way == 'cbret':\n        return depth(arg())\n"
+               f"    if way == 'cbarg':\n        return arg(make({n}))\n"
+               "    if way == 'cbraise':\n        return arg()\n"
+               "    while not isinstance(arg, list) or arg:  # 'bottom'\n"
+               "        arg = next(iter(arg.values())) if isinstance(arg, dict) else next(iter(arg))\n"
+               "    arg.append(1)\n")
+    preamble = (DEPTH + f"def made():\n{_build(kind, n, '    ')}    return v\n"
+                f"def bottom():\n    l = []\n{_build(kind, n - 1, '    ', 'l')}    return v, l\n")
+    tests = [
+        TestCase("ret", f"candidate('ret', {n})", CheckKind.TRUTHY),
+        TestCase("arg", f"assert candidate('arg', made()) == {n}"),
+        TestCase("raise", f"try:\n    candidate('raise', {n - 1})\nexcept ValueError as e:\n"
+                          f"    assert depth(e.args[0]) == {n - 1}\nelse:\n    assert False"),
+        TestCase("cbret", f"assert candidate('cbret', made) == {n}"),
+        TestCase("cbarg", f"assert candidate('cbarg', depth) == {n}"),
+        TestCase("cbraise", f"def boom():\n    raise ValueError(made())\ntry:\n    candidate('cbraise', boom)\n"
+                            f"except ValueError as e:\n    assert depth(e.args[0]) == {n}\nelse:\n    assert False"),
+    ]
+    if kind != "frozenset":  # no list sits at the bottom of a frozenset
+        tests.append(TestCase("bottom", "v, l = bottom()\ncandidate('bottom', v)\nassert l == [1], l"))
+    return ExecutionRequest(Mode.PYTHON_TESTS, program=program, entry_point="f", test_preamble=preamble,
+                            tests=tuple(tests))
+
+
+NODE = "class Node:\n    def __init__(self, nxt=None):\n        self.nxt = nxt\n        self.val = 0\n"
+
+
+def _task_objects_request(n):
+    """A chain of `n` objects of a task class built by the test: passed in, changed at its far end, returned."""
+    program = NODE + ("def f(way, node):\n    if way == 'ret':\n        return node\n"
+                      "    while node.nxt:\n        node = node.nxt\n    node.val = 5\n")
+    preamble = f"last = chain = Node()\nfor _ in range({n - 1}):\n    chain = Node(chain)\n"
+    tests = (TestCase("ret", "assert candidate('ret', chain) is chain"),
+             TestCase("far end", "candidate('far', chain)\nassert last.val == 5"))
+    return ExecutionRequest(Mode.PYTHON_TESTS, program=program, entry_point="f", trusted_code=NODE,
+                            test_preamble=preamble, tests=tests)
+
+
+def test_every_type_crosses_both_ways_at_the_limit_without_a_note(sandbox):
+    """Before: 60 of these 70 checks failed (RecursionError on either side, a `protocol:bad_message` note
+    for a deque or namedtuple returned, a deep exception argument lost its type)."""
+    requests = [_crossing_request(kind, LIMIT) for kind in WRAPS] + [_task_objects_request(LIMIT)]
+    for request, result in zip(requests, sandbox.run_many(requests)):
+        assert result.passed and not result.tamper, (request.program.splitlines()[-1], result.message, result.tamper)
+
+
+@pytest.mark.parametrize("kind", ["list", "Counter", "mix"])
+def test_one_level_past_the_limit_is_a_clean_failure_both_ways(sandbox, kind):
+    request = _crossing_request(kind, LIMIT + 1)
+    result = sandbox.run(request)
+    by_id = {t.id: t for t in result.tests}
+    assert "too deeply" in by_id["ret"].message and "too deeply" in by_id["arg"].message, result.tests
+    assert not result.caught and not result.passed
+
+
+@pytest.mark.parametrize("kind", sorted(WRAPS))
+def test_the_walks_need_no_recursion(kind):
+    """Each side's encoder and decoder, and the copy-back, at the limit under a recursion limit of 100."""
+    import sys
+
+    from coderl.sandbox import values
+
+    ns = {"l": [1]}
+    exec(DEPTH + (_build(kind, LIMIT, "") if kind == "frozenset" else _build(kind, LIMIT - 1, "", "l")), ns)
+    value = ns["v"]
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(100)
+    try:
+        encoded = values.walk(value, values.encode_node, LIMIT)
+        decoded = values.walk(encoded, values.decode_node)
+        text = values.text(encoded)
+        values.update_in_place(value, decoded)
+    finally:
+        sys.setrecursionlimit(old)
+    assert text == values.text(values.walk(decoded, values.encode_node, LIMIT))
+    with pytest.raises(ValueError, match="too deeply"):
+        values.walk([value], values.encode_node, LIMIT)

@@ -253,3 +253,162 @@ def test_a_rewritten_runtime_cannot_claim_a_stop_iteration(sandbox):
               "if _P is not None:\n    type(_P).call = lambda self, msg: {'x': [['StopIteration'], '', []]}\n")
     result = run(sandbox, t, forged)
     assert not result.passed and "RuntimeError" in result.message, result.message
+
+
+# ---- the judge's own objects decide identity (issue 58) -------------------------------------------------------
+VECTOR_PROMPT = 'class Vector:\n    """A 2-d vector: +, -, scalar *, unary -, abs, int, round, repr and ordering by length."""\n'
+VECTOR_CODE = ("\n    def __init__(self, x, y):\n        self.x, self.y = x, y\n\n"
+               "    def __add__(self, o):\n        return Vector(self.x + o.x, self.y + o.y)\n\n"
+               "    def __sub__(self, o):\n        return Vector(self.x - o.x, self.y - o.y)\n\n"
+               "    def __mul__(self, k):\n        return Vector(self.x * k, self.y * k)\n\n"
+               "    __rmul__ = __mul__\n\n"
+               "    def __neg__(self):\n        return Vector(-self.x, -self.y)\n\n"
+               "    def __abs__(self):\n        return (self.x ** 2 + self.y ** 2) ** 0.5\n\n"
+               "    def __int__(self):\n        return int(abs(self))\n\n"
+               "    def __round__(self, n=None):\n        return Vector(round(self.x, n), round(self.y, n))\n\n"
+               "    def __eq__(self, o):\n        return (self.x, self.y) == (o.x, o.y)\n\n"
+               "    def __lt__(self, o):\n        return abs(self) < abs(o)\n\n"
+               "    def __repr__(self):\n        return f'Vector({self.x}, {self.y})'\n")
+VECTOR_TESTS = ["assert candidate(1, 2) + candidate(3, 4) == candidate(4, 6)",
+                "assert candidate(3, 4) - candidate(1, 1) == candidate(2, 3)",
+                "assert 2 * candidate(1, 2) == candidate(1, 2) * 2 == candidate(2, 4)",
+                "assert -candidate(1, -2) == candidate(-1, 2)", "assert abs(candidate(3, 4)) == 5.0",
+                "assert int(candidate(3, 4)) == 5", "assert round(candidate(1.26, 2.0), 1) == candidate(1.3, 2.0)",
+                "assert repr(candidate(1, 2)) == 'Vector(1, 2)'",
+                "assert sorted([candidate(3, 4), candidate(1, 0)]) == [candidate(1, 0), candidate(3, 4)]"]
+
+
+def test_the_class_the_task_asks_for_has_its_operators_and_protocols(sandbox):
+    """Before: every test but the comparison one failed (`+`, `-`, `*`, unary `-`, `abs`, `int`, `round`
+    and `repr` were not proxied: TypeError, or `<program Vector object>`)."""
+    t = task(VECTOR_PROMPT, VECTOR_TESTS, "Vector", reference=VECTOR_CODE)
+    result = run(sandbox, t, VECTOR_CODE)
+    assert result.passed and not result.tamper, (result.message, result.tamper)
+    wrong = run(sandbox, t, VECTOR_CODE.replace("self.x + o.x", "self.x - o.x"))
+    assert [o.id for o in wrong.tests if not o.passed] == ["0"], wrong.tests
+
+
+def test_operators_of_other_program_objects_stay_refused(sandbox):
+    """A proxied `-` would let an object whose `__sub__` gives 0 pass every `abs(candidate(x) - want) < eps`."""
+    t = task('def root(x):\n    """The square root of x."""\n', ["assert abs(candidate(2) - 1.4142135623730951) < 1e-9",
+                                                                  "assert -candidate(4) == -2"], "root")
+    lie = ("    return _Zero()\n\n\nclass _Zero:\n    __sub__ = __rsub__ = lambda self, o: 0\n"
+           "    __neg__ = lambda self: -2\n")
+    wrong = run(sandbox, t, lie)
+    assert not wrong.passed and all("TypeError" in o.message for o in wrong.tests), wrong.tests
+    assert run(sandbox, t, "    return x ** 0.5\n").passed
+
+
+def test_membership_in_the_class_the_task_asks_for_is_an_isinstance_not_a_name(sandbox):
+    """Before: a program class that called itself `Version` (its `__qualname__`) compared with the
+    program's own `==` (an always-equal object passed)."""
+    t = task(VERSION_PROMPT, ["assert candidate('1.2').bump() == candidate('9.9')"], "Version", reference=VERSION_CODE)
+    forged = VERSION_CODE + ("\n    def bump(self):\n        return _Fake()\n\n\nclass _Fake:\n"
+                             "    __qualname__ = 'Version'\n    __eq__ = lambda self, o: True\n")
+    wrong = run(sandbox, t, forged)
+    assert not wrong.passed and any(n.startswith("program_comparison:") for n in wrong.tamper), wrong.tamper
+    honest = VERSION_CODE + "\n    def bump(self):\n        return Version('9.9')\n"
+    assert run(sandbox, t, honest).passed
+
+
+def test_an_object_of_a_called_only_class_is_never_compared(sandbox):
+    """Truth through comparison: `Item` is only called by the tests (not the task's), so what it builds is never
+    read, even by `==` or `<` with an object of the class the task asks for.  Before: a `Box` compared with an
+    `Item` (both named `Box`) by the program's always-true `==`."""
+    prompt = 'class Box:\n    """A box holding one item: put(item), take()."""\n'
+    code = "\n    def put(self, item):\n        self.item = item\n\n    def take(self):\n        return self.item\n"
+    t = task(prompt, ["b = candidate()\nb.put(Item(1))\nassert b.take() == Item(2)",
+                      "b = candidate()\nb.put(Item(1))\nassert not b.take() < Item(2)"], "Box", reference=code)
+    forged = code.replace("return self.item", "return Item(0)") + ("\n\nclass Item(Box):\n    __qualname__ = 'Box'\n\n    def __init__(self, n):\n        self.n = n\n\n"
+                     "    __eq__ = lambda self, o: True\n    __lt__ = lambda self, o: False\n")
+    wrong = run(sandbox, t, forged)
+    assert not wrong.passed and all("TypeError" in o.message for o in wrong.tests), wrong.tests
+    ordinary = task(prompt, ["b = candidate()\nb.put(Item(1))\nassert b.take() is not None"], "Box", reference=code)
+    assert run(sandbox, ordinary, code + "\n\nclass Item:\n    def __init__(self, n):\n        self.n = n\n").passed
+
+
+APPLY = task('def apply_all(xs, f):\n    """[f(x) for x in xs]."""\n', [
+    "class Stop(Exception):\n    pass\ndef f(x):\n    if x == 3:\n        raise Stop(x, 'three')\n    return x\n"
+    "try:\n    candidate([1, 2, 3, 4], f)\nexcept Stop as e:\n    assert e.args == (3, 'three')\nelse:\n    assert False",
+    "class Bad(ValueError):\n    pass\ndef g(x):\n    raise Bad(x)\ntry:\n    candidate([1], g)\nexcept Bad as e:\n"
+    "    assert e.args == (1,)\nelse:\n    assert False"], "apply_all")
+
+
+def test_a_tests_own_exception_comes_back_through_the_program_as_itself(sandbox):
+    """Before: the test's `Stop`, raised by its callback inside a correct program, came back as a plain
+    Exception and escaped `except Stop`."""
+    result = run(sandbox, APPLY, "    return [f(x) for x in xs]\n")
+    assert result.passed and not result.tamper, (result.message, result.tamper)
+    # The program catches it by its nearest builtin, as in Python.
+    catching = task('def successes(xs, f):\n    """How many f(x) do not raise ValueError."""\n', [
+        "class Bad(ValueError):\n    pass\ndef g(x):\n    if x % 2:\n        raise Bad(x)\n    return x\n"
+        "assert candidate([1, 2, 3, 4], g) == 2"], "successes")
+    code = "    n = 0\n    for x in xs:\n        try:\n            f(x)\n            n += 1\n        except ValueError:\n"
+    assert run(sandbox, catching, code + "            pass\n    return n\n").passed
+
+
+def test_a_class_the_tests_define_is_never_matched_by_a_name_the_program_sends(sandbox):
+    """Before: the program's own `Stop`, raised without calling the test's callable, was caught as the test's."""
+    wrong = run(sandbox, APPLY, "    raise Stop(3, 'three')\n\n\nclass Stop(Exception):\n    pass\n")
+    assert not wrong.passed and wrong.tests[0].status.value == "runtime_error", wrong.tests
+
+
+def test_exceptions_of_the_tasks_trusted_code_are_matched_by_name(sandbox):
+    prompt = ('class InvalidInput(Exception):\n    """Raised on a negative input."""\n\n\n'
+              'def check(n):\n    """n, or InvalidInput when n < 0."""\n')
+    t = task(prompt, ["try:\n    candidate(-1)\nexcept InvalidInput as e:\n    assert e.args == (-1,)\nelse:\n"
+                      "    assert False", "assert candidate(2) == 2"], "check")
+    assert run(sandbox, t, "    if n < 0:\n        raise InvalidInput(n)\n    return n\n").passed
+    assert not run(sandbox, t, "    if n < 0:\n        raise ValueError(n)\n    return n\n").passed
+
+
+# ---- notes: only what the judge saw is judge-observed ----------------------------------------------------------
+FROZEN = task('def table(n):\n    """{i: i * i} for i < n, as a hashable mapping."""\n', ["assert candidate(3) == {0: 0, 1: 1, 2: 4}",
+                                                                                       "assert len(candidate(4)) == 4"], "table")
+
+
+def test_an_honest_program_earns_no_judge_observed_note(sandbox):
+    """A dict subclass with its own `__hash__` is an ordinary program (it arrives as its dict); before, the
+    program side's report of it was taken as the judge's `non_builtin_return`, and capped the reward."""
+    code = ("    return FrozenDict((i, i * i) for i in range(n))\n\n\nclass FrozenDict(dict):\n"
+            "    def __hash__(self):\n        return hash(frozenset(self.items()))\n")
+    result = run(sandbox, FROZEN, code)
+    assert result.passed and result.caught == [], (result.message, result.tamper)
+    assert result.tamper == ["subclass_equality:FrozenDict"]  # still logged, as a program-side courtesy report
+
+
+@pytest.mark.parametrize("claim", ["forged_pass", "exit_called", "protocol:bad_message", "early_exit"])
+def test_a_program_cannot_report_a_judge_observed_note(sandbox, claim):
+    """The program side's report is a courtesy: a name of the judge's own class in it is dropped (before, any
+    program could cap its reward, or a library's note could)."""
+    code = ("    return {i: i * i for i in range(n)}\n\n\nimport gc\n"
+            "for _o in gc.get_objects():\n"
+            "    if type(_o).__name__ == 'Program' and hasattr(_o, 'notes'):\n"
+            f"        _o.notes.append({claim!r})\n")
+    result = run(sandbox, FROZEN, code)
+    assert result.caught == [] and claim not in result.tamper, result.tamper
+
+
+# ---- kind x check: a check the mode cannot judge fails closed in both judges ------------------------------------
+@pytest.mark.parametrize("check", [CheckKind.ASSERT, CheckKind.EQUALS, CheckKind.TRUTHY, CheckKind.ANSWER])
+def test_a_check_a_stdio_program_cannot_have_fails_closed(sandbox, check):
+    """Before: any check but an output check on a stdin/stdout run passed whenever the program exited 0."""
+    from coderl.sandbox.types import ExecutionRequest, Mode
+
+    request = ExecutionRequest(Mode.PYTHON_SCRIPT, program="print(input())\n",
+                               tests=(TestCase("0", "7\n", CheckKind.STDOUT, "7"), TestCase("1", "7\n", check, 7)))
+    result = sandbox.run(request)
+    assert [t.status.value for t in result.tests] == ["passed", "failed"], result.tests
+    assert "not judged on a program's output" in result.tests[1].message
+
+
+@pytest.mark.parametrize("check", [CheckKind.STDOUT, CheckKind.JSON, CheckKind.ANSWER])
+def test_an_output_check_in_a_function_task_fails_closed_and_is_never_run(sandbox, check):
+    """Before: the test's input ran in the judge as Python statements (`x = 1` passed)."""
+    from coderl.sandbox.types import ExecutionRequest, Mode
+
+    request = ExecutionRequest(Mode.PYTHON_TESTS, program="def f():\n    return 1\n", entry_point="f",
+                               tests=(TestCase("0", "candidate()", CheckKind.EQUALS, 1), TestCase("1", "x = 1", check, "")))
+    result = sandbox.run(request)
+    assert [t.status.value for t in result.tests] == ["passed", "failed"], result.tests
+    assert "not judged in a function task" in result.tests[1].message

@@ -78,6 +78,14 @@ def test_expected_values_keep_their_types_so_the_judge_compares_as_before(tmp_pa
     ({"prompt": 3}, r"field 'prompt' is number \(expected a string\)$"),
     ({"entry_point": None}, r"t\.jsonl:1: field 'entry_point' missing \(expected a string: a function task "),
     ({"metadata": {}, "kind": "hdl", "language": "verilog"}, r"t\.jsonl:1: not a runnable hdl task \(KeyError: "),
+    # kind x check: an output test on a function task, an assert-style test on a stdin/stdout task (issue 58)
+    ({"tests": [{"id": "0", "source": "1 2\n", "check": "stdout", "expected": "3"}]},
+     r"t\.jsonl:1: field 'tests\[0\]\.check' is 'stdout', which a function task cannot judge \(expected one of "
+     r"assert, equals, falsy, is, truthy\)$"),
+    ({"kind": "stdio", "tests": [{"id": "0", "source": "1 2\n", "check": "stdout", "expected": "3"},
+                                 {"id": "1", "source": "assert True", "check": "assert"}]},
+     r"field 'tests\[1\]\.check' is 'assert', which a stdio task cannot judge \(expected one of json, report, "
+     r"stdout, tagged\)$"),
 ])
 def test_a_bad_row_is_one_line_naming_the_line_and_field(tmp_path, change, message):
     row = {**task_row(load_tasks("easy").tasks[0]), **change}
