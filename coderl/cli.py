@@ -264,12 +264,10 @@ def main(argv: list[str] | None = None) -> int:
     except (ConfigError, TaskFormatError, SandboxUnavailable) as exc:
         print(f"coderl {ns.command}: error: {exc}", file=sys.stderr)
         return 2
-    except Terminated:
-        print("terminated", file=sys.stderr)
-        return 143
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:  # Terminated too; under `accelerate launch` one line for the launch (rank 0)
+        if int(os.environ.get("RANK", "0")) == 0:
+            print("terminated" if isinstance(exc, Terminated) else "interrupted", file=sys.stderr)
+        return 143 if isinstance(exc, Terminated) else 130
 
 
 if __name__ == "__main__":
