@@ -293,7 +293,7 @@ def flat_values(cls: type, values: dict, *, where: str = "") -> dict:
         if sub is not None and isinstance(value, dict):
             for k, v in value.items():
                 if k not in leaves(sub):
-                    raise ConfigError(f"{where or cls.__name__}: unknown field '{key}.{k}'")
+                    raise ConfigError(f"{where or cls.__name__}: unknown field '{key}.{k}'{suggest(k, leaves(sub))}")
                 flat[k] = v
         elif key in table:
             flat[key] = value
@@ -301,7 +301,7 @@ def flat_values(cls: type, values: dict, *, where: str = "") -> dict:
             if value != cls.REMOVED[key][0]:
                 raise ConfigError(f"{where or cls.__name__}: '{key}' was removed: {cls.REMOVED[key][1]}")
         else:
-            raise ConfigError(f"{where or cls.__name__}: unknown field '{key}'")
+            raise ConfigError(f"{where or cls.__name__}: unknown field '{key}'{suggest(key, [*table, *sections(cls)])}")
     return flat
 
 
@@ -359,18 +359,48 @@ def explicit_fields(parser: argparse.ArgumentParser, argv: list[str]) -> set[str
     return given
 
 
-def read_yaml_mapping(path: str, *, loader=None, empty: dict | None = None, expected: str) -> dict:
-    """The top-level mapping of the YAML file at `path` (`loader`: a yaml Loader class, default SafeLoader;
-    `empty`: what an empty (or falsy) document means, None = an error); every failure is one `ConfigError` line."""
+def suggest(name: str, known, prefix: str = "") -> str:
+    """" (did you mean 'x'?)" for the known name closest to a mistyped `name`, or "" (`prefix`: what both start
+    with, as `--` for flags, left out of the comparison)."""
+    import difflib
+
+    close = difflib.get_close_matches(str(name).removeprefix(prefix), [k.removeprefix(prefix) for k in known], n=1)
+    return f" (did you mean '{prefix}{close[0]}'?)" if close else ""
+
+
+def read_yaml_mapping(path: str, *, empty: dict | None = None, expected: str) -> dict:
+    """The top-level mapping of the YAML file at `path` (`empty`: what an empty (or falsy) document means, None =
+    an error); a key given twice in one mapping is an error (PyYAML would keep the last), and every failure is one
+    `ConfigError` line, with the line of the file where YAML has one."""
     import yaml
 
+    class StrictLoader(yaml.SafeLoader):
+        pass
+
+    def mapping(loader, node):
+        seen = set()
+        for k, _ in node.value:
+            key = loader.construct_object(k, deep=True)
+            if key in seen:
+                raise ConfigError(f"--config {path}: line {k.start_mark.line + 1}: field '{key}' given twice in one "
+                                  "mapping")
+            seen.add(key)
+        return loader.construct_mapping(node, deep=True)
+
+    StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
     try:
         with open(path, encoding="utf-8") as f:
-            data = yaml.load(f, Loader=loader or yaml.SafeLoader)  # noqa: S506 -- SafeLoader or a subclass
+            data = yaml.load(f, Loader=StrictLoader)  # noqa: S506 -- a SafeLoader
     except FileNotFoundError:
         raise ConfigError(f"--config {path}: no such file") from None
+    except IsADirectoryError:
+        raise ConfigError(f"--config {path}: is a folder; expected a YAML file") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"--config {path}: not a text file; expected a YAML file") from None
     except yaml.YAMLError as exc:
-        raise ConfigError(f"--config {path}: invalid YAML ({str(exc).splitlines()[0]})") from None
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}: " if mark else ""
+        raise ConfigError(f"--config {path}: {where}invalid YAML ({getattr(exc, 'problem', None) or exc})") from None
     if not data and empty is not None:
         data = empty
     if not isinstance(data, dict):
@@ -384,7 +414,7 @@ def load_config(cls: type, ns: argparse.Namespace, parser: argparse.ArgumentPars
     flag not given on the command line; unknown YAML fields are one ConfigError naming the file."""
     if not path:
         return from_args(cls, ns)
-    data = read_yaml_mapping(path, empty={}, expected="a mapping of field: value")
+    data = read_yaml_mapping(path, expected="a mapping of field: value")
     given = explicit_fields(parser, argv)
     try:
         flat = flat_values(cls, data, where=path)

@@ -50,7 +50,7 @@ def load_summary(run_dir: str) -> dict:
     try:
         with open(path, encoding="utf-8") as f:
             summary = json.load(f)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         raise ConfigError(f"{path}: not found (expected a run directory written by `coderl eval`)") from None
     except ValueError as exc:
         raise ConfigError(f"{path}: invalid JSON ({exc})") from None
@@ -163,7 +163,7 @@ def run_compare(cfg: CompareConfig) -> str:
     paths = [cfg.out + ".md", *([cfg.out + ".png"] if cfg.plot else [])]
     refuse_inputs({"--out": paths}, [("RUN_DIR", os.path.join(d, name)) for d in cfg.runs
                                      for name in ("summary.json", "samples.jsonl")] + [("--exclude", cfg.exclude)])
-    refuse_existing("--out", cfg.out, [p for p in paths if os.path.exists(p)], overwrite=cfg.overwrite)
+    refuse_existing("--out", cfg.out, [p for p in paths if os.path.exists(p)], overwrite=cfg.overwrite, kind="prefix")
     summaries = [load_summary(d) for d in cfg.runs]
     text = table(summaries)
     exclude = read_task_ids(cfg.exclude) if cfg.exclude else None

@@ -13,7 +13,7 @@ import sys
 import time
 
 from coderl.base.config import ConfigError
-from coderl.base.outputs import write_json
+from coderl.base.outputs import writable, write_json
 
 # ---------------------------------------------------------------------------------------------------
 # running
@@ -244,6 +244,9 @@ def _write_plan_files(plan: Plan) -> None:
 
 def run_command(cfg: PipelineConfig) -> int:
     """`coderl pipeline`: dry run, report only, or the whole flow."""
+    if cfg.report_only and cfg.dry_run:
+        raise ConfigError("--dry-run and --report-only: the one plans a run, the other rebuilds a finished run's "
+                          "report; give one")
     if cfg.report_only:
         from coderl.eval.report import build_report
 
@@ -251,6 +254,7 @@ def run_command(cfg: PipelineConfig) -> int:
         print(f"report: {build_report(out, log=lambda m: print(m, file=sys.stderr))}")
         return 0
     plan = load_plan(cfg.config, cfg.out)
+    writable("--out" if cfg.out else f"{cfg.config}: out", plan.out, "folder")
     if cfg.dry_run:
         states = plan_states(plan) if os.path.isdir(plan.out) else None
         print(format_plan(plan, states))

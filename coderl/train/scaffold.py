@@ -9,7 +9,7 @@ import os
 import shutil
 
 from coderl.base.config import ConfigError, read_yaml_mapping
-from coderl.base.outputs import leave_nothing, refuse_existing, resume_conflicts
+from coderl.base.outputs import leave_nothing, refuse_existing, resume_conflicts, writable
 
 
 def lr_factor(schedule: str, warmup_steps: int, total_steps: int):
@@ -102,12 +102,13 @@ def refuse_existing_run(out: str, *, overwrite: bool, resumable: bool = True) ->
     `overwrite` (the old run is then removed by `replace_run`).  `resumable`: the command has --resume (train)."""
     held = run_contents(out)
     refuse_existing("--out", out, [f"a run ({', '.join(held)})"] if held else [], overwrite=overwrite,
-                    resumable=resumable)
+                    resumable=resumable, kind="folder")
 
 
 def check_resume(out: str, settings: dict, ckpt: str | None) -> None:
     """`--resume` continues a run: one in `out` (its config.yaml), with the settings its checkpoint was made with
     (`resume_conflicts`: more --steps than before are taken)."""
+    writable("--out", out, "folder")
     path = os.path.join(out, "config.yaml")
     if not os.path.isfile(path):
         raise ConfigError(f"--resume: --out {out} holds no run (no config.yaml); drop --resume to start one, "
@@ -138,7 +139,9 @@ def fresh_run(out: str, *, overwrite: bool, main: bool):
 
 
 def leave_no_run(out: str, *, main: bool):
-    """A context: a failure removes what it made in `out`, unless `out` holds a run (to resume, or to use)."""
+    """A context: a failure removes what it made in `out`, unless `out` holds a run (to resume, or to use); an
+    `out` that cannot be a run's folder is one line first."""
+    writable("--out", out, "folder")
     return leave_nothing(out, keep=lambda directory: not main or bool(run_contents(directory)))
 
 
