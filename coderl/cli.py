@@ -274,12 +274,12 @@ def main(argv: list[str] | None = None) -> int:
                                   "(docs/scaling.md)")
             return _run_skipping(ns) if getattr(ns, "skip_bad_rows", False) else ns.func(ns)
     except (ConfigError, TaskFormatError, SandboxUnavailable) as exc:
-        print(f"coderl {ns.command}: error: {exc}", file=sys.stderr)
+        print(f"{ns.parser.prog}: error: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:  # the machine's: a full or read-only disk, a permission; any other keeps its traceback
         if exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES):
             raise
-        print(f"coderl {ns.command}: error: {exc.filename or 'writing'}: {exc.strerror}", file=sys.stderr)
+        print(f"{ns.parser.prog}: error: {exc.filename or 'writing'}: {exc.strerror}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:  # Terminated too; under `accelerate launch` one line for the launch (rank 0)
         if int(os.environ.get("RANK", "0")) == 0:

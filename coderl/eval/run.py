@@ -39,6 +39,7 @@ from coderl.eval.passk import pass_at_k, summarize
 from coderl.eval.render import over
 from coderl.eval.stats import bootstrap_ci
 from coderl.eval.turns import format_turns
+from coderl.models.spec import resolve_spec
 from coderl.rollout.collect import Generation, RepairConfig
 from coderl.rollout.engine import ENGINE_LOG, ENGINES
 from coderl.rollout.formats import FORMATS
@@ -142,6 +143,8 @@ def run_eval(cfg: EvalConfig, *, loaded=None, log=print) -> dict:
         from coderl.models.quantized import require_cuda_for_qlora
 
         require_cuda_for_qlora()  # before anything is loaded or written
+    if loaded is None:
+        resolve_spec(cfg.model)  # a --model that names nothing loadable: one line before any work
     taskset = load_tasks(cfg.tasks, split=cfg.split, seed=cfg.seed)
     tasks = taskset.tasks[: cfg.limit] if cfg.limit else taskset.tasks
     # a failure leaves nothing it made but the engine's log of it and the finished chunks (for --resume)

@@ -19,11 +19,11 @@ from coderl.base.config import (
     coerce,
     leaves,
     option,
-    read_yaml_mapping,
     require,
     sections,
     suggest,
 )
+from coderl.base.yaml_file import read_yaml_mapping
 
 STAMP = "pipeline_stage.json"
 TOP_LEVEL = ("out", "model", "format", "dtype", "device", "seed", "title", "allow_eval_overlap", "eval", "evals", "sft",

@@ -8,8 +8,9 @@ import math
 import os
 import shutil
 
-from coderl.base.config import ConfigError, read_yaml_mapping
+from coderl.base.config import ConfigError
 from coderl.base.outputs import leave_nothing, refuse_existing, resume_conflicts, writable
+from coderl.base.yaml_file import read_yaml_mapping
 
 
 def lr_factor(schedule: str, warmup_steps: int, total_steps: int):

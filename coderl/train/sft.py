@@ -61,6 +61,7 @@ from typing import Any
 from coderl.base.config import ConfigError
 from coderl.base.outputs import write_yaml
 from coderl.models.quantized import QLORA_NO_CUDA, load_quantized, require_cuda_for_qlora  # noqa: F401
+from coderl.models.spec import resolve_spec
 from coderl.train.distributed import Ranks
 from coderl.train.policy import Policy, checkpoint_layers, save_policy
 from coderl.train.scaffold import NonFiniteSteps, Progress, build_optimizer, check_run_dir, fresh_run
@@ -158,6 +159,7 @@ def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
     if cfg.lora.qlora:
         require_cuda_for_qlora()
     _device(cfg)  # a missing GPU is refused before anything is written
+    resolve_spec(cfg.model)  # so is a --model that names nothing loadable
     ranks = Ranks.start(cfg.device)  # several processes under `accelerate launch` (train/distributed.py)
     log = log if ranks.is_main else (lambda message: None)
     tasks, data_description = load_sft_tasks(cfg.data, cfg.split, cfg.seed)  # bad data fails before the model loads
