@@ -51,11 +51,20 @@ def _cmd_eval(ns: argparse.Namespace) -> int:
     from coderl.base.config import explicit_fields
     from coderl.eval.chunks import PARTIAL, read_chunks
     from coderl.eval.run import EvalConfig, format_summary, main_log, run_eval
+    from coderl.models.spec import recorded_format
 
     partial = os.path.join(ns.out or "", PARTIAL)  # --resume: the interrupted evaluation's settings, unless given
     saved = read_chunks(partial)[0].get("config", {}) if ns.resume and os.path.isfile(partial) else {}
     given = explicit_fields(ns.parser, ns.argv) | {"overwrite"}
-    cfg = from_args(EvalConfig, ns, {k: v for k, v in saved.items() if k not in given})
+    overrides = {k: v for k, v in saved.items() if k not in given}
+    trained = recorded_format(ns.model) if "format" not in given | set(saved) else None
+    if trained:  # an adapter is evaluated in the prompt format it was trained with
+        overrides["format"] = trained
+        print(f"--format {trained}: the format {ns.model} was trained with", file=sys.stderr)
+    elif trained == "":
+        print(f"note: {ns.model} does not record its prompt format (an adapter saved before adapters did); "
+              f"using --format {ns.format}; pass --format to choose", file=sys.stderr)
+    cfg = from_args(EvalConfig, ns, overrides)
     summary = run_eval(cfg, log=main_log)
     print(format_summary(summary))
     print(f"run directory: {cfg.out}")

@@ -281,13 +281,14 @@ def _load_adapter(adapter_dir: Path, spec: str, *, dtype, trust_remote_code, dev
 
 
 def save_adapter(peft_model, path, base_spec: str | LoadedModel, adapters: list[str] | None = None,
-                 state_dict: dict | None = None) -> Path:
+                 state_dict: dict | None = None, prompt_format: str | None = None) -> Path:
     """Save a peft model's adapter to `path` so `--model path` loads it on any machine.
 
     Writes with `save_pretrained`, then sets `base_model_name_or_path` (in every adapter_config.json)
     to the portable form of `base_spec` (or of a LoadedModel's `.base`) -- an alias, cache name, hub id
     or user path, never an absolute
-    path into the coderl cache -- and writes `coderl_adapter.json` = {"base": ...} beside it.
+    path into the coderl cache -- and writes `coderl_adapter.json` = {"base": ..., "format": `prompt_format`, the
+    prompt format it was trained with, which `coderl eval` then uses} beside it.
     `state_dict`: the model's full state to take the adapter from (its own parameters when None; a sharded
     model's gathered state, `train/distributed.py`).
     """
@@ -314,7 +315,7 @@ def save_adapter(peft_model, path, base_spec: str | LoadedModel, adapters: list[
                 new = new.replace(old, base)
         if new != text:
             readme.write_text(new)
-    _write_json(path / ADAPTER_FILE, {"base": base})
+    _write_json(path / ADAPTER_FILE, {"base": base, **({"format": prompt_format} if prompt_format else {})})
     return path
 
 

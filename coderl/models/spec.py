@@ -221,6 +221,17 @@ def read_json(path: Path) -> dict:
     return data
 
 
+def recorded_format(spec: str) -> str | None:
+    """The prompt format the adapter folder `spec` was trained with (its coderl_adapter.json's "format"); "" for an
+    adapter that records none (saved before adapters did), None when `spec` is no adapter folder."""
+    path = Path(spec).expanduser()
+    if not (path / "adapter_config.json").is_file():
+        return None
+    marker = path / ADAPTER_FILE
+    found = read_json(marker).get("format") if marker.is_file() else None
+    return found if isinstance(found, str) else ""
+
+
 def adapter_base(adapter_dir: Path) -> str:
     """The base an adapter folder names: `coderl_adapter.json` first, else peft's `base_model_name_or_path`."""
     marker = adapter_dir / ADAPTER_FILE

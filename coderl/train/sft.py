@@ -233,7 +233,7 @@ def _sft(cfg: SFTConfig, ranks, tasks, data_description: str, ckpt: str | None, 
     (trained,) = updater.trained
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else end_id
     device = next(model.parameters()).device
-    policy = Policy(model, tokenizer, loaded.base, loaded.kind, False, full=cfg.lora.full)
+    policy = Policy(model, tokenizer, loaded.base, loaded.kind, False, full=cfg.lora.full, prompt_format=cfg.format)
 
     progress = Progress("sft step", len(plan), state["step"], _describe) if cfg.progress and ranks.is_main else None
 
