@@ -52,6 +52,15 @@ def place(tmp_path, monkeypatch):
     Path("empty.yaml").write_text("")
     Path("pipe-typo.yaml").write_text("out: p\nmodle: x\n")
     Path("pipe-dup.yaml").write_text("out: p\nseed: 1\nseed: 2\n")
+    for name, weights in (("truncated", 4), ("noweights", None)):  # adapters: 4 of a tensor's 8 bytes, none
+        Path(name).mkdir()
+        Path(name, "adapter_config.json").write_text(json.dumps({"base_model_name_or_path": MODEL}))
+        if weights:
+            header = json.dumps({"w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}).encode()
+            Path(name, "adapter_model.safetensors").write_bytes(len(header).to_bytes(8, "little") + header
+                                                                + bytes(weights))
+    Path("trainrun", "checkpoints", "step-2").mkdir(parents=True)  # a run folder, given as --model
+    Path("trainrun", "config.yaml").write_text("steps: 2\n")
     real_access = os.access
     monkeypatch.setattr(os, "access", lambda p, mode, **kw: (Path(p).name != "readonly" or not mode & os.W_OK)
                         and real_access(p, mode, **kw))
@@ -109,6 +118,16 @@ CASES = [
     ("eval", "wrong type", [*EVAL, "--samples", "two", "--out", "e"], "--samples: invalid int value"),
     ("eval", "wrong choice", [*EVAL, "--format", "bogus", "--out", "e"], "invalid choice: 'bogus'"),
     ("eval", "missing model", ["eval", "--model", "nomodel", "--tasks", "tasks.jsonl", "--out", "e"], "not found"),
+    ("eval", "truncated adapter", ["eval", "--model", "truncated", "--tasks", "tasks.jsonl", "--out", "e"],
+     "adapter_model.safetensors is truncated"),
+    ("eval", "adapter without weights", ["eval", "--model", "noweights", "--tasks", "tasks.jsonl", "--out", "e"],
+     "no adapter_model.safetensors"),
+    ("eval", "run folder as model", ["eval", "--model", "trainrun", "--tasks", "tasks.jsonl", "--out", "e"],
+     "a run folder, not a model; give what it saved: trainrun/checkpoints/step-2"),
+    ("train", "run folder as model", ["train", "--model", "trainrun", "--tasks", "tasks.jsonl", "--out", "t"],
+     "a run folder"),
+    ("sft", "truncated adapter", ["sft", "--model", "truncated", "--data", "tasks.jsonl", "--out", "s"],
+     "is truncated"),
     ("eval", "file as parent", [*EVAL, "--out", "afile/e"], "is a file, not a folder"),
     ("eval", "file as folder", [*EVAL, "--out", "afile"], "is a file; expected a folder"),
     ("eval", "output = input", [*EVAL, "--out", "tasks.jsonl"], "is a file; expected a folder"),

@@ -227,6 +227,7 @@ def recorded_format(spec: str) -> str | None:
     path = Path(spec).expanduser()
     if not (path / "adapter_config.json").is_file():
         return None
+    resolve_spec(spec)  # a broken adapter is said first
     marker = path / ADAPTER_FILE
     found = read_json(marker).get("format") if marker.is_file() else None
     return found if isinstance(found, str) else ""
