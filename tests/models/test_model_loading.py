@@ -264,3 +264,29 @@ def test_lora_helpers():
     assert (trainable, total) == peft_model.get_nb_trainable_parameters()
     assert total > total_before and ratio == trainable / total and 0 < ratio < 0.5
     assert set(lora_config(target_modules=["q_proj"]).target_modules) == {"q_proj"}
+
+
+def test_an_unreachable_hub_fails_at_once_without_the_clients_retries(cache, monkeypatch):
+    """No network and no HF_HUB_OFFLINE: one quick connection fails, and the hub id is looked for only in the local
+    cache (`local_files_only`; the client would otherwise retry for about a minute, a warning each time)."""
+    import socket
+
+    import huggingface_hub.constants
+    from transformers import AutoModelForCausalLM
+
+    def no_network(*args, **kwargs):
+        raise OSError("Name or service not known")
+
+    asked = []
+
+    def from_pretrained(spec, **kwargs):
+        asked.append(kwargs.get("local_files_only"))
+        raise OSError("We couldn't connect to 'https://huggingface.co' (offline mode)")
+
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(socket, "create_connection", no_network)
+    monkeypatch.setattr(AutoModelForCausalLM, "from_pretrained", from_pretrained)
+    with pytest.raises(ModelError, match="the Hugging Face hub is unreachable"):
+        load_model("no-such-org/no-such-model")
+    assert asked == [True]
