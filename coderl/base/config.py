@@ -89,7 +89,7 @@ def add_arguments(parser: argparse.ArgumentParser, cls: type) -> None:
         if len(path) > 1 and name not in yaml_only:
             if path[-2] not in groups:  # a section's name is unique (`leaves` checks its fields)
                 doc = _find_section(cls, path[-2]).__doc__ or ""
-                groups[path[-2]] = parser.add_argument_group(path[-2], doc.strip().splitlines()[0])
+                groups[path[-2]] = parser.add_argument_group(path[-2], " ".join(doc.strip().split("\n\n")[0].split()))
             target = groups[path[-2]]
         if name not in yaml_only:
             _add_argument(target, name, f, annotation)
@@ -106,6 +106,9 @@ def _add_argument(parser, name: str, f: dataclasses.Field, annotation: Any) -> N
     default = _default(f)
     required = default is dataclasses.MISSING
     help_text = meta.get("help", "")
+    choices = meta.get("choices")
+    if choices and not all(str(c) in str(help_text) for c in choices):
+        help_text = _join_help(help_text, f" (one of: {', '.join(map(str, choices))})")
     if not required and default is not None and tp is not bool and not isinstance(default, (dict, list, tuple)):
         help_text = _join_help(help_text, f" (default: {default})")
     if meta.get("positional"):
