@@ -158,6 +158,30 @@ def plot(summaries: list[dict], path: str) -> None:
     plt.close(fig)
 
 
+# What a run was measured on and how (summary.json): runs that differ in any of these are not compared like for like.
+MEASURED_ON = {"tasks": ("tasks", "spec"), "split": ("tasks", "split"), "split seed": ("tasks", "seed"),
+               "tasks evaluated": ("tasks", "evaluated"), "samples per task": ("samples_per_task",),
+               "temperature": ("temperature",), "format": ("format",),
+               "max new tokens": ("config", "max_new_tokens"), "top-p": ("config", "top_p")}
+
+
+def differences(summaries: list[dict]) -> list[str]:
+    """`name (label value, ...)` for each of `MEASURED_ON` in which the runs differ (a value a summary lacks is not
+    compared)."""
+    found = []
+    for name, keys in MEASURED_ON.items():
+        values = {}
+        for s in summaries:
+            value = s
+            for key in keys:
+                value = value.get(key) if isinstance(value, dict) else None
+            if value is not None:
+                values[s["label"]] = value
+        if len(set(map(str, values.values()))) > 1:
+            found.append(f"{name} ({', '.join(f'{label} {v}' for label, v in values.items())})")
+    return found
+
+
 def run_compare(cfg: CompareConfig) -> str:
     """The comparison's Markdown, written to OUT.md (and the plot to OUT.png) whole, together, or not at all."""
     paths = [cfg.out + ".md", *([cfg.out + ".png"] if cfg.plot else [])]
@@ -166,6 +190,9 @@ def run_compare(cfg: CompareConfig) -> str:
     refuse_existing("--out", cfg.out, [p for p in paths if os.path.exists(p)], overwrite=cfg.overwrite, kind="prefix")
     summaries = [load_summary(d) for d in cfg.runs]
     text = table(summaries)
+    unlike = differences(summaries)
+    if unlike:
+        text = f"Warning: the runs differ in {'; '.join(unlike)}: their numbers are not measured alike.\n\n" + text
     exclude = read_task_ids(cfg.exclude) if cfg.exclude else None
     diffs = []
     for s in summaries[1:]:
