@@ -140,12 +140,14 @@ def _check(cfg: CheckConfig) -> dict:
     elapsed = time.perf_counter() - start
     if not cfg.quiet and sys.stderr.isatty():
         print(file=sys.stderr)
-    passk = summarize({t: (n, c) for t, (n, c) in counts.items()})
+    passk = summarize({t: (n, c) for t, (n, c) in counts.items()}).to_dict()
     summary = {
-        "tasks": taskset.describe(),
+        "tasks": taskset.describe(),  # its num_tasks: the set's; of them, tasks_checked had a completion
+        "tasks_checked": passk.pop("num_tasks"),
+        "tasks_without_completions": len(taskset.tasks) - len(counts),
         "samples": len(rows),
         "passed": sum(c for _, c in counts.values()),
-        **passk.to_dict(),
+        **passk,
         "statuses": dict(statuses),
         "tamper": dict(tamper),
         "seconds": round(elapsed, 3),
@@ -200,8 +202,10 @@ def describe_isolation(cfg: CheckConfig) -> str:
 
 
 def format_summary(summary: dict) -> str:
+    missing = summary["tasks_without_completions"]
     lines = [f"tasks: {summary['tasks']['spec']} (split {summary['tasks']['split']}, seed {summary['tasks']['seed']}, "
-             f"{summary['num_tasks']} tasks, {summary['samples']} samples)"]
+             f"{summary['tasks_checked']} tasks, {summary['samples']} samples)"
+             + (f"; {missing} of the set's {summary['tasks']['num_tasks']} tasks had no completion" if missing else "")]
     for name, value in summary["pass_at_k"].items():
         lines.append(f"{name}: {value:.4f}")
     lines.append(f"passed: {summary['passed']}/{summary['samples']}")
