@@ -81,7 +81,7 @@ def _cmd_compare(ns: argparse.Namespace) -> int:
 
 
 def _cmd_train(ns: argparse.Namespace) -> int:
-    from coderl.base.config import load_config
+    from coderl.base.yaml_file import load_config
     from coderl.train import run_training
     from coderl.train.config import TrainConfig
     from coderl.train.distributed import is_main_process
@@ -103,7 +103,7 @@ def _cmd_train(ns: argparse.Namespace) -> int:
 
 
 def _cmd_sft(ns: argparse.Namespace) -> int:
-    from coderl.base.config import load_config
+    from coderl.base.yaml_file import load_config
     from coderl.train.distributed import is_main_process
     from coderl.train.sft import SFTConfig, sft
 

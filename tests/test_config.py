@@ -8,7 +8,8 @@ import os
 
 import pytest
 
-from coderl.base.config import ConfigError, build, flatten, leaves, load_config
+from coderl.base.config import ConfigError, build, flatten, leaves
+from coderl.base.yaml_file import load_config
 from coderl.cli import build_parser, main
 from coderl.eval.check import CheckConfig
 from coderl.sandbox import client

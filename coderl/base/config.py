@@ -371,25 +371,4 @@ def suggest(name: str, known, prefix: str = "") -> str:
     return f" (did you mean '{prefix}{close[0]}'?)" if close else ""
 
 
-def load_config(cls: type, ns: argparse.Namespace, parser: argparse.ArgumentParser, argv: list[str],
-                path: str | None) -> Any:
-    """The config of a command: its flags, with the fields of the YAML file at `path` (if any) for every
-    flag not given on the command line; unknown YAML fields are one ConfigError naming the file."""
-    from coderl.base.yaml_file import read_yaml_mapping
-
-    if not path:
-        return from_args(cls, ns)
-    data = read_yaml_mapping(path, expected="a mapping of field: value")
-    given = explicit_fields(parser, argv)
-    try:
-        flat = flat_values(cls, data, where=path)
-    except ConfigError as exc:
-        raise ConfigError(f"{exc} (see `coderl {parser.prog.split()[-1]} --help`)") from None
-    overrides = {k: v for k, v in flat.items() if k not in given}
-    try:
-        return from_args(cls, ns, overrides)
-    except ConfigError as exc:
-        raise ConfigError(f"{path}: {exc}") from None
-
-
 DEVICES = ("auto", "cpu", "cuda")  # --device of sft, train and eval (resolved by coderl.models.resolve_device)

@@ -1,10 +1,13 @@
 """`read_yaml_mapping`: the top-level mapping of a YAML file a user wrote (a `--config`), read strictly: a key
 given twice is refused, and every failure is one `ConfigError` line naming the file and, where YAML has one, the
-line."""
+line.  `load_config`: a command's config from its flags and such a file."""
 
 from __future__ import annotations
 
-from coderl.base.config import ConfigError
+import argparse
+from typing import Any
+
+from coderl.base.config import ConfigError, explicit_fields, flat_values, from_args
 
 
 def read_yaml_mapping(path: str, *, empty: dict | None = None, expected: str) -> dict:
@@ -45,3 +48,22 @@ def read_yaml_mapping(path: str, *, empty: dict | None = None, expected: str) ->
     if not isinstance(data, dict):
         raise ConfigError(f"--config {path}: expected {expected}")
     return data
+
+
+def load_config(cls: type, ns: argparse.Namespace, parser: argparse.ArgumentParser, argv: list[str],
+                path: str | None) -> Any:
+    """The config of a command: its flags, with the fields of the YAML file at `path` (if any) for every
+    flag not given on the command line; unknown YAML fields are one ConfigError naming the file."""
+    if not path:
+        return from_args(cls, ns)
+    data = read_yaml_mapping(path, expected="a mapping of field: value")
+    given = explicit_fields(parser, argv)
+    try:
+        flat = flat_values(cls, data, where=path)
+    except ConfigError as exc:
+        raise ConfigError(f"{exc} (see `coderl {parser.prog.split()[-1]} --help`)") from None
+    overrides = {k: v for k, v in flat.items() if k not in given}
+    try:
+        return from_args(cls, ns, overrides)
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
