@@ -235,7 +235,8 @@ def _sft(cfg: SFTConfig, ranks, tasks, data_description: str, ckpt: str | None, 
     device = next(model.parameters()).device
     policy = Policy(model, tokenizer, loaded.base, loaded.kind, False, full=cfg.lora.full, prompt_format=cfg.format)
 
-    progress = Progress("sft step", len(plan), state["step"], _describe) if cfg.progress and ranks.is_main else None
+    progress = Progress("sft step", len(plan), state["step"], _describe, plain=not cfg.progress, log=log) \
+        if ranks.is_main else None  # without the bar, a line every 30 s
 
     def keep_checkpoint(done: int, seen: int) -> str:
         """Checkpoint step `done` (written by the main process alone; under FSDP every rank gathers); its directory."""
