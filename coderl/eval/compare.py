@@ -150,6 +150,7 @@ def plot(summaries: list[dict], path: str) -> None:
                     alpha=0.85, label=f"{s['method']}: {s['label']} ({y:.3f}, {x:.1f} tokens)")
     ax.set_xlabel("average generated tokens")
     ax.set_ylabel("pass@1 (95% CI over clusters of tasks)")
+    ax.set_ylim(-0.03, 1.03)
     ax.set_title("pass@1 against completion length")
     ax.grid(alpha=0.3)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), fontsize=8, frameon=False)
