@@ -102,6 +102,8 @@ CASES = [
     ("check", "malformed", [*CHECK, "--completions", "bad.jsonl"], "bad.jsonl:1: invalid JSON"),
     ("check", "missing", [*CHECK, "--completions", "nope.jsonl"], "nope.jsonl: cannot read"),
     ("check", "empty", [*CHECK, "--completions", "empty.jsonl"], "empty.jsonl: no completions"),
+    ("check", "outside the split", [*CHECK, "--completions", "completions.jsonl", "--split", "train"],
+     "(split train: another split of them"),
     ("check", "unknown split", ["check", "--tasks", "easy@tset", "--reference"], "unknown split @tset (did you mean"),
     ("check", "wrong type", [*CHECK, "--reference", "--workers", "many"], "--workers: invalid int value"),
     ("check", "unknown flag", [*CHECK, "--reference", "--workrs", "2"], "did you mean '--workers'"),

@@ -66,7 +66,7 @@ class CheckConfig:
         return self.sandbox.limits()
 
 
-def read_completions(path: str, task_ids: set[str], spec: str) -> list[dict]:
+def read_completions(path: str, task_ids: set[str], spec: str, split: str = "all") -> list[dict]:
     rows = []
     for line, row in iter_jsonl(path):
         where = f"{path}:{line}"
@@ -74,7 +74,9 @@ def read_completions(path: str, task_ids: set[str], spec: str) -> list[dict]:
             if not isinstance(row.get(key), str):
                 raise TaskFormatError(f"{where}: field '{key}' missing or not a string")
         if row["task_id"] not in task_ids:
-            raise TaskFormatError(f"{where}: task_id {row['task_id']!r} is not in tasks '{spec}'")
+            raise TaskFormatError(f"{where}: task_id {row['task_id']!r} is not in tasks '{spec}'"
+                                  + (f" (split {split}: another split of them, or not there at all)"
+                                     if split != "all" else ""))
         rows.append(row)
     if not rows:
         raise TaskFormatError(f"{path}: no completions found")
@@ -113,7 +115,7 @@ def _check(cfg: CheckConfig) -> dict:
         require_references(taskset.tasks, cfg.tasks)
         rows = [{"task_id": t.task_id, "completion": t.reference_solution} for t in taskset.tasks]
     else:
-        rows = read_completions(cfg.completions, set(by_id), cfg.tasks)
+        rows = read_completions(cfg.completions, set(by_id), cfg.tasks, taskset.split)
     limits = cfg.limits
     workers = cfg.sandbox.resolved_workers()
     start = time.perf_counter()
