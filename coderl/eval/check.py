@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from coderl.base.config import option, require, section
 from coderl.base.outputs import atomic, leave_nothing, refuse_existing, refuse_inputs, stream, write_json
 from coderl.eval.passk import summarize
+from coderl.rollout.collect import eta
 from coderl.sandbox.client import Sandbox
 from coderl.sandbox.config import SandboxConfig
 from coderl.sandbox.types import Limits
@@ -138,7 +139,8 @@ def _check(cfg: CheckConfig) -> dict:
             if out:
                 out.write(json.dumps({**row, **result.to_dict()}) + "\n")
             if not cfg.quiet and sys.stderr.isatty():
-                print(f"\rchecked {i + 1}/{len(rows)}", end="", file=sys.stderr)
+                left = (time.perf_counter() - start) / (i + 1) * (len(rows) - i - 1)
+                print(f"\rchecked {i + 1}/{len(rows)}, {eta(left)} left  ", end="", file=sys.stderr)
     elapsed = time.perf_counter() - start
     if not cfg.quiet and sys.stderr.isatty():
         print(file=sys.stderr)
