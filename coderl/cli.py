@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import os
 import signal
 import sys
 
-from coderl.base.config import ConfigError, add_arguments, from_args
+from coderl.base.config import ConfigError, add_arguments, from_args, suggest
 
 
 def _cmd_check(ns: argparse.Namespace) -> int:
@@ -50,11 +51,20 @@ def _cmd_eval(ns: argparse.Namespace) -> int:
     from coderl.base.config import explicit_fields
     from coderl.eval.chunks import PARTIAL, read_chunks
     from coderl.eval.run import EvalConfig, format_summary, main_log, run_eval
+    from coderl.models.spec import recorded_format
 
     partial = os.path.join(ns.out or "", PARTIAL)  # --resume: the interrupted evaluation's settings, unless given
     saved = read_chunks(partial)[0].get("config", {}) if ns.resume and os.path.isfile(partial) else {}
     given = explicit_fields(ns.parser, ns.argv) | {"overwrite"}
-    cfg = from_args(EvalConfig, ns, {k: v for k, v in saved.items() if k not in given})
+    overrides = {k: v for k, v in saved.items() if k not in given}
+    trained = recorded_format(ns.model) if "format" not in given | set(saved) else None
+    if trained:  # an adapter is evaluated in the prompt format it was trained with
+        overrides["format"] = trained
+        print(f"--format {trained}: the format {ns.model} was trained with", file=sys.stderr)
+    elif trained == "":
+        print(f"note: {ns.model} does not record its prompt format (an adapter saved before adapters did); "
+              f"using --format {ns.format}; pass --format to choose", file=sys.stderr)
+    cfg = from_args(EvalConfig, ns, overrides)
     summary = run_eval(cfg, log=main_log)
     print(format_summary(summary))
     print(f"run directory: {cfg.out}")
@@ -71,7 +81,7 @@ def _cmd_compare(ns: argparse.Namespace) -> int:
 
 
 def _cmd_train(ns: argparse.Namespace) -> int:
-    from coderl.base.config import load_config
+    from coderl.base.yaml_file import load_config
     from coderl.train import run_training
     from coderl.train.config import TrainConfig
     from coderl.train.distributed import is_main_process
@@ -93,7 +103,7 @@ def _cmd_train(ns: argparse.Namespace) -> int:
 
 
 def _cmd_sft(ns: argparse.Namespace) -> int:
-    from coderl.base.config import load_config
+    from coderl.base.yaml_file import load_config
     from coderl.train.distributed import is_main_process
     from coderl.train.sft import SFTConfig, sft
 
@@ -156,13 +166,21 @@ def _run_skipping(ns: argparse.Namespace) -> int:
                 print(f"skipped {len(skipped)} bad task row(s)", file=sys.stderr)
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser (and its sub-commands'), with a bad flag said in one line that points at --help, not
+    argparse's whole usage block."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from coderl.eval.check import CheckConfig
     from coderl.eval.compare import CompareConfig
     from coderl.eval.run import EvalConfig
     from coderl.models.cli import add_models_command
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="coderl",
         description="Fine-tune code language models with reinforcement learning from verifiable rewards.",
     )
@@ -170,7 +188,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("check", help="run completions against task tests in the sandbox; pass@k",
                        description=CheckConfig.__doc__)
     add_arguments(p, CheckConfig)
-    p.set_defaults(func=_cmd_check)
+    p.set_defaults(func=_cmd_check, parser=p)
     _add_skip_bad_rows(p)
     p = sub.add_parser("eval", help="generate completions with a model, check them, report pass@k and length",
                        description=EvalConfig.__doc__)
@@ -182,11 +200,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("decontaminate", help="training tasks vs evaluation sets: behaviour (tests vs references) "
                        "and n-gram overlap", description=DecontaminateConfig.__doc__)
     add_arguments(p, DecontaminateConfig)
-    p.set_defaults(func=_cmd_decontaminate)
+    p.set_defaults(func=_cmd_decontaminate, parser=p)
     p = sub.add_parser("compare", help="seed 001's table and a pass@1-vs-length plot over eval runs",
                        description=CompareConfig.__doc__)
     add_arguments(p, CompareConfig)
-    p.set_defaults(func=_cmd_compare)
+    p.set_defaults(func=_cmd_compare, parser=p)
     add_models_command(sub)
     from coderl.train.config import TrainConfig
 
@@ -212,14 +230,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = actions.add_parser("export", help="write a task spec as verl's RL parquet, a TRL dataset folder, or "
                            "coderl's own JSONL or parquet task file", description=ExportConfig.__doc__)
     add_arguments(p, ExportConfig)
-    p.set_defaults(func=_cmd_tasks_export)
+    p.set_defaults(func=_cmd_tasks_export, parser=p)
     _add_skip_bad_rows(p)  # jsonl and parquet only: verl and TRL rows name a spec their scorer reloads whole
     from coderl.pipeline import PipelineConfig
 
     p = sub.add_parser("pipeline", help="seed 001's flow from one YAML: base eval, SFT, RL runs, evals, report",
                        description=PipelineConfig.__doc__)
     add_arguments(p, PipelineConfig)
-    p.set_defaults(func=_cmd_pipeline)
+    p.set_defaults(func=_cmd_pipeline, parser=p)
     return parser
 
 
@@ -252,7 +270,10 @@ def main(argv: list[str] | None = None) -> int:
     quiet_library_warnings()
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
-    ns = parser.parse_args(argv)
+    ns, extra = parser.parse_known_args(argv)
+    if extra:  # named by the sub-command, with the flag it most resembles
+        flags = [o for action in ns.parser._actions for o in action.option_strings]
+        ns.parser.error(f"unrecognized arguments: {' '.join(extra)}{suggest(extra[0].split('=')[0], flags, '--')}")
     ns.argv = argv
     try:
         with _sigterm_unwinds():
@@ -262,14 +283,17 @@ def main(argv: list[str] | None = None) -> int:
                                   "(docs/scaling.md)")
             return _run_skipping(ns) if getattr(ns, "skip_bad_rows", False) else ns.func(ns)
     except (ConfigError, TaskFormatError, SandboxUnavailable) as exc:
-        print(f"coderl {ns.command}: error: {exc}", file=sys.stderr)
+        print(f"{ns.parser.prog}: error: {exc}", file=sys.stderr)
         return 2
-    except Terminated:
-        print("terminated", file=sys.stderr)
-        return 143
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    except OSError as exc:  # the machine's: a full or read-only disk, a permission; any other keeps its traceback
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES):
+            raise
+        print(f"{ns.parser.prog}: error: {exc.filename or 'writing'}: {exc.strerror}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt as exc:  # Terminated too; under `accelerate launch` one line for the launch (rank 0)
+        if int(os.environ.get("RANK", "0")) == 0:
+            print("terminated" if isinstance(exc, Terminated) else "interrupted", file=sys.stderr)
+        return 143 if isinstance(exc, Terminated) else 130
 
 
 if __name__ == "__main__":

@@ -2,12 +2,14 @@
 type coercion, sections with flat flags, one-line errors, options validated by name, reward presets and
 weights, the sandbox's memory budget, and the layering of the package."""
 
+import argparse
 import ast
 import os
 
 import pytest
 
-from coderl.base.config import ConfigError, build, flatten, leaves, load_config
+from coderl.base.config import ConfigError, build, flatten, leaves
+from coderl.base.yaml_file import load_config
 from coderl.cli import build_parser, main
 from coderl.eval.check import CheckConfig
 from coderl.sandbox import client
@@ -397,3 +399,20 @@ def test_what_a_resumed_run_may_change():
     assert resume_conflicts(saved, moved) == []
     assert resume_conflicts(saved, {**moved, "model": "/b/other/adapter", "steps": 3, "learning_rate": 2e-4}) == [
         "learning_rate: 0.0001 -> 0.0002", "model: '/a/sft/adapter' -> '/b/other/adapter'", "steps: 4 -> 3"]
+
+
+def test_help_lists_every_flags_choices_and_whole_section_texts():
+    """`--help` of every command: a flag with choices names them all; a section's text is its whole first
+    paragraph (the lora section's was cut at its docstring's first line)."""
+    parser = build_parser()
+    commands = [p for a in parser._actions if isinstance(a, argparse._SubParsersAction) for p in a.choices.values()]
+    commands += [p for c in commands for a in c._actions if isinstance(a, argparse._SubParsersAction)
+                 for p in a.choices.values()]
+    for command in commands:
+        for action in command._actions:
+            if action.choices and not isinstance(action, argparse._SubParsersAction) and action.help:
+                shown = action.help % vars(action) if "%" in action.help else action.help
+                assert all(str(c) in shown for c in action.choices), (command.prog, action.dest, shown)
+        for group in command._action_groups:
+            assert not group.description or group.description.rstrip().endswith((".", ")")), (command.prog,
+                                                                                              group.description)

@@ -1,5 +1,5 @@
 """Ctrl-C (SIGINT to the command's process group, as a terminal sends it) and SIGTERM (`kill PID`) in the middle of
-`coderl check`, `eval`, `train` and `sft`, run as a user runs them (subprocesses, the tiny random model): one line
+`coderl check`, `eval`, `train`, `sft` and `pipeline` (in its RL stage), run as a user runs them (subprocesses, the tiny random model): one line
 ("interrupted" / "terminated"), exit 130 / 143, no traceback, no process left, nothing half-written (no *.tmp, every
 line of what stays is whole, no finished output that is not), and what a resume needs is kept."""
 
@@ -45,9 +45,18 @@ def _command(name, model, out):
         return (["train", *device, "--tasks", TASKS, "--steps", "500", "--prompts-per-step", "1",
                  "--samples-per-prompt", "2", "--max-new-tokens", "4", "--save-steps", "1", *common],
                 lambda: (out / "checkpoints" / "step-1").is_dir(), ["checkpoints", "config.yaml", "metrics.jsonl"])
-    return (["sft", *device, "--data", TASKS, "--epochs", "500", "--save-steps", "1"],
-            lambda: (out / "checkpoints" / "step-1").is_dir(), ["checkpoints", "config.yaml", "metrics.jsonl",
-                                                                "sft_data.json"])
+    if name == "sft":
+        return (["sft", *device, "--data", TASKS, "--epochs", "500", "--save-steps", "1"],
+                lambda: (out / "checkpoints" / "step-1").is_dir(), ["checkpoints", "config.yaml", "metrics.jsonl",
+                                                                    "sft_data.json"])
+    config = out.parent / "pipeline.yaml"  # a finished base evaluation, then an RL stage in its middle
+    config.write_text(f"out: {out}\nmodel: {model}\nformat: completion\ndevice: cpu\nallow_eval_overlap: true\n"
+                      f"eval: {{tasks: {TASKS}, limit: 2, max_new_tokens: 4, workers: 1}}\n"
+                      f"rl:\n  - {{name: grpo, algo: grpo, tasks: {TASKS}, eval_tasks: null, steps: 500, "
+                      "prompts_per_step: 1, samples_per_prompt: 2, max_new_tokens: 4, save_steps: 1, workers: 1, "
+                      "progress: false}\n")
+    return (["pipeline", "--config", str(config)], lambda: (out / "rl" / "grpo" / "checkpoints" / "step-1").is_dir(),
+            ["base-eval", "overlap.json", "pipeline.log", "pipeline.yaml", "plan.json", "rl"])
 
 
 def _alive(pid):
@@ -65,10 +74,11 @@ def _as_foreground_job():
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
-def interrupt(name, model, out, sig):
-    """Run `name` until it is in its middle, send `sig`; (exit code, stderr, processes it had started)."""
+def interrupt(name, model, out, sig, launch=()):
+    """Run `name` (under the `launch` command) until it is in its middle, send `sig`; (exit code, stderr, processes
+    it had started)."""
     argv, busy, _ = _command(name, model, out)
-    proc = subprocess.Popen([sys.executable, "-m", "coderl", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    proc = subprocess.Popen([*(launch or [sys.executable]), "-m", "coderl", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True, env={**os.environ, "PYTHONPATH": os.getcwd()},
                             preexec_fn=_as_foreground_job)
     deadline = time.monotonic() + 300  # a loaded machine imports torch slowly
@@ -84,16 +94,21 @@ def interrupt(name, model, out, sig):
     return proc.returncode, err.decode(), children
 
 
-FAST = {("eval", "SIGTERM"), ("train", "SIGINT")}  # in `make test`; each case takes 8-16 s (a Python start-up)
+FAST = {("eval", "SIGTERM"), ("train", "SIGINT"), ("pipeline", "SIGINT")}  # in `make test`; each case takes 8-16 s (a Python start-up)
 
 
 @pytest.mark.parametrize("name, sig, code, said", [
     pytest.param(name, *s, id=f"{name}-{s[0]}", marks=() if (name, s[0]) in FAST else pytest.mark.slow)
-    for name in ("check", "eval", "train", "sft") for s in SIGNALS])
+    for name in ("check", "eval", "train", "sft", "pipeline") for s in SIGNALS])
 def test_an_interrupt_stops_the_command_cleanly(model_dir, tmp_path, name, sig, code, said):
     out = tmp_path / "out"
     rc, err, children = interrupt(name, model_dir, out, getattr(signal, sig))
     assert rc == code and "Traceback" not in err and err.strip().splitlines()[-1] == said, err[-3000:]
+    _left_clean(name, model_dir, out, children)
+
+
+def _left_clean(name, model_dir, out, children):
+    """No process left; of what stays, nothing half-written and only what the command keeps for a resume."""
     deadline = time.monotonic() + 10
     while any(map(_alive, children)):  # the sandbox server and zygotes end with their parent
         assert time.monotonic() < deadline, f"left running: {[p for p in children if _alive(p)]}"
@@ -101,6 +116,7 @@ def test_an_interrupt_stops_the_command_cleanly(model_dir, tmp_path, name, sig, 
     left = sorted(p.relative_to(out).as_posix() for p in out.rglob("*")) if out.exists() else []
     assert not [p for p in left if ".tmp" in p or p.endswith(".partial") and name != "eval"], left
     assert sorted({p.split("/")[0] for p in left}) == sorted(_command(name, model_dir, out)[2]), left
+    assert "rl/grpo/pipeline_stage.json" not in left and "base-eval/pipeline_stage.json" in left or name != "pipeline"
     for path in out.rglob("*"):  # every line of what stays is whole
         if path.suffix in (".jsonl", ".partial"):
             for line in path.read_text().splitlines():
@@ -108,3 +124,24 @@ def test_an_interrupt_stops_the_command_cleanly(model_dir, tmp_path, name, sig, 
     if name == "eval":  # it resumes from there
         head, *chunks = _lines(out / "samples.jsonl.partial")
         assert json.loads(head)["batch_size"] == 1 and chunks
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig, code, said", SIGNALS, ids=[s[0] for s in SIGNALS])
+def test_an_interrupt_stops_a_launch_of_two_processes_cleanly(model_dir, tmp_path, sig, code, said):
+    """`accelerate launch` with 2 CPU processes: the launcher forwards the signal to both ranks; they stop as one
+    process does, one line for the launch (rank 0's), and leave no rank or sandbox process."""
+    pytest.importorskip("accelerate")
+    from tests.train.test_distributed import ROOT, _free_port
+
+    launch = [os.path.join(os.path.dirname(sys.executable), "accelerate"), "launch", "--config_file",
+              os.path.join(ROOT, "configs", "accelerate", "ddp.yaml"), "--num_processes", "2",
+              "--main_process_port", str(_free_port())]
+    out = tmp_path / "out"
+    rc, err, children = interrupt("train", model_dir, out, getattr(signal, sig), launch)
+    ours = [line for line in err.splitlines() if line in ("interrupted", "terminated")]
+    launcher = err.split("Traceback (most recent call last):")
+    assert ours == [said] and all("SignalException" in tb for tb in launcher[1:]), err[-3000:]
+    _left_clean("train", model_dir, out, children)
+    if rc != code:  # torch's elastic agent, which accelerate launch runs, raises SignalException on the signal
+        pytest.xfail(f"accelerate launch itself exits {rc} with its own traceback (SignalException), not {code}")

@@ -89,7 +89,7 @@ def add_arguments(parser: argparse.ArgumentParser, cls: type) -> None:
         if len(path) > 1 and name not in yaml_only:
             if path[-2] not in groups:  # a section's name is unique (`leaves` checks its fields)
                 doc = _find_section(cls, path[-2]).__doc__ or ""
-                groups[path[-2]] = parser.add_argument_group(path[-2], doc.strip().splitlines()[0])
+                groups[path[-2]] = parser.add_argument_group(path[-2], " ".join(doc.strip().split("\n\n")[0].split()))
             target = groups[path[-2]]
         if name not in yaml_only:
             _add_argument(target, name, f, annotation)
@@ -106,6 +106,9 @@ def _add_argument(parser, name: str, f: dataclasses.Field, annotation: Any) -> N
     default = _default(f)
     required = default is dataclasses.MISSING
     help_text = meta.get("help", "")
+    choices = meta.get("choices")
+    if choices and not all(str(c) in str(help_text) for c in choices):
+        help_text = _join_help(help_text, f" (one of: {', '.join(map(str, choices))})")
     if not required and default is not None and tp is not bool and not isinstance(default, (dict, list, tuple)):
         help_text = _join_help(help_text, f" (default: {default})")
     if meta.get("positional"):
@@ -293,7 +296,7 @@ def flat_values(cls: type, values: dict, *, where: str = "") -> dict:
         if sub is not None and isinstance(value, dict):
             for k, v in value.items():
                 if k not in leaves(sub):
-                    raise ConfigError(f"{where or cls.__name__}: unknown field '{key}.{k}'")
+                    raise ConfigError(f"{where or cls.__name__}: unknown field '{key}.{k}'{suggest(k, leaves(sub))}")
                 flat[k] = v
         elif key in table:
             flat[key] = value
@@ -301,7 +304,7 @@ def flat_values(cls: type, values: dict, *, where: str = "") -> dict:
             if value != cls.REMOVED[key][0]:
                 raise ConfigError(f"{where or cls.__name__}: '{key}' was removed: {cls.REMOVED[key][1]}")
         else:
-            raise ConfigError(f"{where or cls.__name__}: unknown field '{key}'")
+            raise ConfigError(f"{where or cls.__name__}: unknown field '{key}'{suggest(key, [*table, *sections(cls)])}")
     return flat
 
 
@@ -359,42 +362,13 @@ def explicit_fields(parser: argparse.ArgumentParser, argv: list[str]) -> set[str
     return given
 
 
-def read_yaml_mapping(path: str, *, loader=None, empty: dict | None = None, expected: str) -> dict:
-    """The top-level mapping of the YAML file at `path` (`loader`: a yaml Loader class, default SafeLoader;
-    `empty`: what an empty (or falsy) document means, None = an error); every failure is one `ConfigError` line."""
-    import yaml
+def suggest(name: str, known, prefix: str = "") -> str:
+    """" (did you mean 'x'?)" for the known name closest to a mistyped `name`, or "" (`prefix`: what both start
+    with, as `--` for flags, left out of the comparison)."""
+    import difflib
 
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = yaml.load(f, Loader=loader or yaml.SafeLoader)  # noqa: S506 -- SafeLoader or a subclass
-    except FileNotFoundError:
-        raise ConfigError(f"--config {path}: no such file") from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"--config {path}: invalid YAML ({str(exc).splitlines()[0]})") from None
-    if not data and empty is not None:
-        data = empty
-    if not isinstance(data, dict):
-        raise ConfigError(f"--config {path}: expected {expected}")
-    return data
-
-
-def load_config(cls: type, ns: argparse.Namespace, parser: argparse.ArgumentParser, argv: list[str],
-                path: str | None) -> Any:
-    """The config of a command: its flags, with the fields of the YAML file at `path` (if any) for every
-    flag not given on the command line; unknown YAML fields are one ConfigError naming the file."""
-    if not path:
-        return from_args(cls, ns)
-    data = read_yaml_mapping(path, empty={}, expected="a mapping of field: value")
-    given = explicit_fields(parser, argv)
-    try:
-        flat = flat_values(cls, data, where=path)
-    except ConfigError as exc:
-        raise ConfigError(f"{exc} (see `coderl {parser.prog.split()[-1]} --help`)") from None
-    overrides = {k: v for k, v in flat.items() if k not in given}
-    try:
-        return from_args(cls, ns, overrides)
-    except ConfigError as exc:
-        raise ConfigError(f"{path}: {exc}") from None
+    close = difflib.get_close_matches(str(name).removeprefix(prefix), [k.removeprefix(prefix) for k in known], n=1)
+    return f" (did you mean '{prefix}{close[0]}'?)" if close else ""
 
 
 DEVICES = ("auto", "cpu", "cuda")  # --device of sft, train and eval (resolved by coderl.models.resolve_device)

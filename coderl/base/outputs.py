@@ -2,9 +2,10 @@
 
     refuse_inputs(outputs, inputs)          an output that is one of the inputs (same path or same file):
                                             one line, before anything is opened
-    refuse_existing(flag, path, held, overwrite=..., resumable=...)
+    refuse_existing(flag, path, held, overwrite=..., resumable=..., kind=...)
                                             finished outputs already there: one line naming them and
-                                            --overwrite (and --resume where the command has it)
+                                            --overwrite (and --resume where the command has it); and
+                                            `writable(flag, path, kind)`: a path that cannot be written
     with atomic(path) as f: ...             a finished file: written to PATH.tmp, renamed PATH when complete
     with finished(*paths) as tmps: ...      several finished files or folders, written (by any writer) to
                                             PATH.tmp and renamed together when the block completes
@@ -48,8 +49,30 @@ def refuse_inputs(outputs: dict[str, list[str]], inputs: list[tuple[str, str | N
                                       f"writing it would destroy it: choose another {out_flag}")
 
 
-def refuse_existing(flag: str, path: str, held: list[str], *, overwrite: bool, resumable: bool = False) -> None:
-    """The one overwrite policy: `held` (the finished outputs found at `path`) refused unless `overwrite`."""
+def writable(flag: str, path: str, kind: str = "file") -> None:
+    """`path` (a "file", a "folder", or a "prefix" of files: PATH.md, ...) can be written: it is no folder where a
+    file goes or file where a folder goes, the nearest existing folder above it is a folder and writable; else
+    one line, before any work (None: nothing is written)."""
+    if path is None:
+        return
+    if kind == "file" and os.path.isdir(path):
+        raise ConfigError(f"{flag} {path}: is a folder; expected a file name")
+    if kind == "folder" and os.path.exists(path) and not os.path.isdir(path):
+        raise ConfigError(f"{flag} {path}: is a file; expected a folder")
+    above = os.path.abspath(path if kind == "folder" else os.path.dirname(os.path.abspath(path)))
+    while not os.path.exists(above):
+        above = os.path.dirname(above)
+    if not os.path.isdir(above):
+        raise ConfigError(f"{flag} {path}: {above} is a file, not a folder")
+    if not os.access(above, os.W_OK | os.X_OK):
+        raise ConfigError(f"{flag} {path}: cannot write in {above} (read-only or not permitted)")
+
+
+def refuse_existing(flag: str, path: str, held: list[str], *, overwrite: bool, resumable: bool = False,
+                    kind: str = "file") -> None:
+    """The one overwrite policy: `held` (the finished outputs found at `path`) refused unless `overwrite`; and
+    `path` must be `writable` as a `kind`."""
+    writable(flag, path, kind)
     if held and not overwrite:
         fix = (f"pass --resume to continue it, --overwrite to replace it, or choose another {flag}" if resumable
                else f"pass --overwrite to replace it, or choose another {flag}")

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from coderl.base.config import option, require, section
 from coderl.base.outputs import atomic, leave_nothing, refuse_existing, refuse_inputs, stream, write_json
 from coderl.eval.passk import summarize
+from coderl.rollout.collect import eta
 from coderl.sandbox.client import Sandbox
 from coderl.sandbox.config import SandboxConfig
 from coderl.sandbox.types import Limits
@@ -66,7 +67,7 @@ class CheckConfig:
         return self.sandbox.limits()
 
 
-def read_completions(path: str, task_ids: set[str], spec: str) -> list[dict]:
+def read_completions(path: str, task_ids: set[str], spec: str, split: str = "all") -> list[dict]:
     rows = []
     for line, row in iter_jsonl(path):
         where = f"{path}:{line}"
@@ -74,7 +75,9 @@ def read_completions(path: str, task_ids: set[str], spec: str) -> list[dict]:
             if not isinstance(row.get(key), str):
                 raise TaskFormatError(f"{where}: field '{key}' missing or not a string")
         if row["task_id"] not in task_ids:
-            raise TaskFormatError(f"{where}: task_id {row['task_id']!r} is not in tasks '{spec}'")
+            raise TaskFormatError(f"{where}: task_id {row['task_id']!r} is not in tasks '{spec}'"
+                                  + (f" (split {split}: another split of them, or not there at all)"
+                                     if split != "all" else ""))
         rows.append(row)
     if not rows:
         raise TaskFormatError(f"{path}: no completions found")
@@ -113,7 +116,7 @@ def _check(cfg: CheckConfig) -> dict:
         require_references(taskset.tasks, cfg.tasks)
         rows = [{"task_id": t.task_id, "completion": t.reference_solution} for t in taskset.tasks]
     else:
-        rows = read_completions(cfg.completions, set(by_id), cfg.tasks)
+        rows = read_completions(cfg.completions, set(by_id), cfg.tasks, taskset.split)
     limits = cfg.limits
     workers = cfg.sandbox.resolved_workers()
     start = time.perf_counter()
@@ -136,16 +139,19 @@ def _check(cfg: CheckConfig) -> dict:
             if out:
                 out.write(json.dumps({**row, **result.to_dict()}) + "\n")
             if not cfg.quiet and sys.stderr.isatty():
-                print(f"\rchecked {i + 1}/{len(rows)}", end="", file=sys.stderr)
+                left = (time.perf_counter() - start) / (i + 1) * (len(rows) - i - 1)
+                print(f"\rchecked {i + 1}/{len(rows)}, {eta(left)} left  ", end="", file=sys.stderr)
     elapsed = time.perf_counter() - start
     if not cfg.quiet and sys.stderr.isatty():
         print(file=sys.stderr)
-    passk = summarize({t: (n, c) for t, (n, c) in counts.items()})
+    passk = summarize({t: (n, c) for t, (n, c) in counts.items()}).to_dict()
     summary = {
-        "tasks": taskset.describe(),
+        "tasks": taskset.describe(),  # its num_tasks: the set's; of them, tasks_checked had a completion
+        "tasks_checked": passk.pop("num_tasks"),
+        "tasks_without_completions": len(taskset.tasks) - len(counts),
         "samples": len(rows),
         "passed": sum(c for _, c in counts.values()),
-        **passk.to_dict(),
+        **passk,
         "statuses": dict(statuses),
         "tamper": dict(tamper),
         "seconds": round(elapsed, 3),
@@ -200,8 +206,10 @@ def describe_isolation(cfg: CheckConfig) -> str:
 
 
 def format_summary(summary: dict) -> str:
+    missing = summary["tasks_without_completions"]
     lines = [f"tasks: {summary['tasks']['spec']} (split {summary['tasks']['split']}, seed {summary['tasks']['seed']}, "
-             f"{summary['num_tasks']} tasks, {summary['samples']} samples)"]
+             f"{summary['tasks_checked']} tasks, {summary['samples']} samples)"
+             + (f"; {missing} of the set's {summary['tasks']['num_tasks']} tasks had no completion" if missing else "")]
     for name, value in summary["pass_at_k"].items():
         lines.append(f"{name}: {value:.4f}")
     lines.append(f"passed: {summary['passed']}/{summary['samples']}")

@@ -50,7 +50,7 @@ def load_summary(run_dir: str) -> dict:
     try:
         with open(path, encoding="utf-8") as f:
             summary = json.load(f)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         raise ConfigError(f"{path}: not found (expected a run directory written by `coderl eval`)") from None
     except ValueError as exc:
         raise ConfigError(f"{path}: invalid JSON ({exc})") from None
@@ -150,6 +150,7 @@ def plot(summaries: list[dict], path: str) -> None:
                     alpha=0.85, label=f"{s['method']}: {s['label']} ({y:.3f}, {x:.1f} tokens)")
     ax.set_xlabel("average generated tokens")
     ax.set_ylabel("pass@1 (95% CI over clusters of tasks)")
+    ax.set_ylim(-0.03, 1.03)
     ax.set_title("pass@1 against completion length")
     ax.grid(alpha=0.3)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), fontsize=8, frameon=False)
@@ -158,14 +159,41 @@ def plot(summaries: list[dict], path: str) -> None:
     plt.close(fig)
 
 
+# What a run was measured on and how (summary.json): runs that differ in any of these are not compared like for like.
+MEASURED_ON = {"tasks": ("tasks", "spec"), "split": ("tasks", "split"), "split seed": ("tasks", "seed"),
+               "tasks evaluated": ("tasks", "evaluated"), "samples per task": ("samples_per_task",),
+               "temperature": ("temperature",), "format": ("format",),
+               "max new tokens": ("config", "max_new_tokens"), "top-p": ("config", "top_p")}
+
+
+def differences(summaries: list[dict]) -> list[str]:
+    """`name (label value, ...)` for each of `MEASURED_ON` in which the runs differ (a value a summary lacks is not
+    compared)."""
+    found = []
+    for name, keys in MEASURED_ON.items():
+        values = {}
+        for s in summaries:
+            value = s
+            for key in keys:
+                value = value.get(key) if isinstance(value, dict) else None
+            if value is not None:
+                values[s["label"]] = value
+        if len(set(map(str, values.values()))) > 1:
+            found.append(f"{name} ({', '.join(f'{label} {v}' for label, v in values.items())})")
+    return found
+
+
 def run_compare(cfg: CompareConfig) -> str:
     """The comparison's Markdown, written to OUT.md (and the plot to OUT.png) whole, together, or not at all."""
     paths = [cfg.out + ".md", *([cfg.out + ".png"] if cfg.plot else [])]
     refuse_inputs({"--out": paths}, [("RUN_DIR", os.path.join(d, name)) for d in cfg.runs
                                      for name in ("summary.json", "samples.jsonl")] + [("--exclude", cfg.exclude)])
-    refuse_existing("--out", cfg.out, [p for p in paths if os.path.exists(p)], overwrite=cfg.overwrite)
+    refuse_existing("--out", cfg.out, [p for p in paths if os.path.exists(p)], overwrite=cfg.overwrite, kind="prefix")
     summaries = [load_summary(d) for d in cfg.runs]
     text = table(summaries)
+    unlike = differences(summaries)
+    if unlike:
+        text = f"Warning: the runs differ in {'; '.join(unlike)}: their numbers are not measured alike.\n\n" + text
     exclude = read_task_ids(cfg.exclude) if cfg.exclude else None
     diffs = []
     for s in summaries[1:]:

@@ -40,6 +40,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 
+from coderl.base.outputs import write_json
 from coderl.sandbox.types import CheckKind, ExecutionRequest, Limits, Mode, TestCase
 from coderl.tasks.prompt_code import parse_prompt, trusted_code
 from coderl.tasks.types import Task, digest
@@ -256,9 +257,7 @@ def cached_leaks(train: list[Task], evals: list[Task], sandbox, cache_dir: str) 
     report = behaviour_leaks(train, evals, sandbox)
     if not report.incomplete:
         os.makedirs(cache_dir, exist_ok=True)
-        with open(path + ".tmp", "w", encoding="utf-8") as f:
-            json.dump(report.to_dict(), f)
-        os.replace(path + ".tmp", path)
+        write_json(path, report.to_dict())
     return report
 
 

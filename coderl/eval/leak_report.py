@@ -50,7 +50,7 @@ def run_decontaminate(cfg: DecontaminateConfig) -> tuple[Decontamination, str, d
     paths = [cfg.out + ".md", cfg.out + ".json"] if cfg.out else []
     refuse_inputs({"--out": paths}, [(flag, path) for flag, spec in (("--tasks", cfg.tasks), ("--against", cfg.against))
                                      for part in spec.split() for path in task_files(part)])
-    refuse_existing("--out", cfg.out, [p for p in paths if os.path.exists(p)], overwrite=cfg.overwrite)
+    refuse_existing("--out", cfg.out, [p for p in paths if os.path.exists(p)], overwrite=cfg.overwrite, kind="prefix")
     train = load_tasks(cfg.tasks).tasks
     sets = {spec: load_tasks(spec).tasks for spec in cfg.against.split()}
     evals = [t for tasks in sets.values() for t in tasks]

@@ -134,6 +134,7 @@ CURVES = (  # panel title, [(metric, legend)]
                    ("eval/fraction_passed", "held-out tests passed (fraction)")]),
     ("length (generated tokens)", [("rollout/gen_tokens", "rollout/gen_tokens")]),
 )
+RATE_AXIS = (-0.03, 1.03)  # a rate's axis: [0, 1] whole (a short run's autoscaled axis went outside it)
 
 
 def _series(rows: list[dict]) -> dict[str, list[float]]:
@@ -158,6 +159,8 @@ def plot_curves(rows: list[dict], title: str, path: str) -> None:
                 xs, ys = zip(*points)
                 ax.plot(xs, ys, marker="o", markersize=3, label=legend)
         ax.set_title(panel, fontsize=10)
+        if panel == "pass rate":
+            ax.set_ylim(*RATE_AXIS)
         ax.set_xlabel("step")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.grid(alpha=0.3)

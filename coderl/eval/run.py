@@ -33,12 +33,13 @@ from collections import Counter
 from dataclasses import dataclass
 
 from coderl.base.config import DEVICES, ConfigError, flatten, option, require, section
-from coderl.base.outputs import atomic, leave_nothing, refuse_existing, refuse_inputs, write_json
+from coderl.base.outputs import atomic, leave_nothing, refuse_existing, refuse_inputs, writable, write_json
 from coderl.eval.chunks import PARTIAL, collect_chunks, read_chunks, read_partial, sample_rows
 from coderl.eval.passk import pass_at_k, summarize
 from coderl.eval.render import over
 from coderl.eval.stats import bootstrap_ci
 from coderl.eval.turns import format_turns
+from coderl.models.spec import resolve_spec
 from coderl.rollout.collect import Generation, RepairConfig
 from coderl.rollout.engine import ENGINE_LOG, ENGINES
 from coderl.rollout.formats import FORMATS
@@ -133,13 +134,17 @@ def run_eval(cfg: EvalConfig, *, loaded=None, log=print) -> dict:
     partial = written[-1]
     refuse_inputs({"--out": written}, [("--tasks", path) for path in task_files(cfg.tasks)])
     resumed = read_partial(cfg, partial) if cfg.resume else None
-    if not cfg.resume:
+    if cfg.resume:
+        writable("--out", cfg.out, "folder")
+    else:
         refuse_existing("--out", cfg.out, [os.path.basename(p) for p in written if os.path.exists(p)],
-                        overwrite=cfg.overwrite, resumable=not cfg.repair.on)
+                        overwrite=cfg.overwrite, resumable=not cfg.repair.on, kind="folder")
     if cfg.qlora and loaded is None:
         from coderl.models.quantized import require_cuda_for_qlora
 
         require_cuda_for_qlora()  # before anything is loaded or written
+    if loaded is None:
+        resolve_spec(cfg.model)  # a --model that names nothing loadable: one line before any work
     taskset = load_tasks(cfg.tasks, split=cfg.split, seed=cfg.seed)
     tasks = taskset.tasks[: cfg.limit] if cfg.limit else taskset.tasks
     # a failure leaves nothing it made but the engine's log of it and the finished chunks (for --resume)

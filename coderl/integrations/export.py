@@ -60,7 +60,8 @@ def export_tasks(cfg: ExportConfig) -> int:
                           + " or ".join(suffix))
     refuse_inputs({"--out": [cfg.out]}, [("--tasks", path) for path in task_files(cfg.tasks)])
     held = os.path.exists(cfg.out) and (not os.path.isdir(cfg.out) or os.listdir(cfg.out))  # an empty folder is free
-    refuse_existing("--out", cfg.out, [cfg.out] if held else [], overwrite=cfg.overwrite)
+    refuse_existing("--out", cfg.out, [cfg.out] if held else [], overwrite=cfg.overwrite,
+                    kind="folder" if cfg.format == "trl" else "file")
     if cfg.format == "jsonl":
         return _write_jsonl(cfg)
     try:

@@ -52,5 +52,5 @@ def add_models_command(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser("models", help="list built-in model aliases and cached model folders",
                               description=ModelsConfig.__doc__)
     add_arguments(p, ModelsConfig)
-    p.set_defaults(func=_cmd_models)
+    p.set_defaults(func=_cmd_models, parser=p)
     return p

@@ -6,6 +6,7 @@ import) and restores it afterwards; `no_progress_bars()`; `quiet_library_warning
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import warnings
 
@@ -52,7 +53,32 @@ def no_progress_bars():
             hf_logging.enable_progress_bar()
 
 
+# The one place where library warnings are silenced, each by its exact message (never all warnings): what the
+# libraries say about their own APIs, which coderl's declared range (transformers>=4.45) keeps using.
+_QUIET_WARNINGS = (  # (message regex, category) of the `warnings` module
+    (r"`is_gradient_checkpointing` is deprecated", FutureWarning),  # peft reads a property deprecated in v5
+    (r"`past_key_values` is deprecated and will be removed in version", FutureWarning),  # generate(past_key_values=)
+)
+_QUIET_LOGS = {  # logger -> exact messages of its records
+    "transformers.utils.generic": ("`past_key_values`/`cache_params` are deprecated. Use `cache` instead.",),
+}
+
+
+class _DropMessages(logging.Filter):
+    def __init__(self, messages):
+        super().__init__()
+        self.messages = set(messages)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.getMessage() not in self.messages
+
+
 def quiet_library_warnings() -> None:
-    """Warnings of the libraries' own that say nothing to a user (the CLI's process and the asynchronous
-    rollouts' worker): peft reads a transformers property deprecated in v5."""
-    warnings.filterwarnings("ignore", message="`is_gradient_checkpointing` is deprecated", category=FutureWarning)
+    """Silence the library warnings that say nothing to a user (`_QUIET_WARNINGS`, `_QUIET_LOGS`), in the CLI's
+    process and the asynchronous rollouts' worker."""
+    for message, category in _QUIET_WARNINGS:
+        warnings.filterwarnings("ignore", message=message, category=category)
+    for name, messages in _QUIET_LOGS.items():
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _DropMessages) for f in logger.filters):
+            logger.addFilter(_DropMessages(messages))

@@ -194,13 +194,35 @@ def _is_offline_error(exc: BaseException) -> bool:
     return False
 
 
+def hub_reachable(timeout: float = 3.0) -> bool:
+    """Whether one connection to the hub's host opens within `timeout` s; offline, the hub client would retry for
+    about a minute with a warning each time.  Where a proxy is set, or HF_HUB_OFFLINE, the client decides."""
+    import socket
+    from urllib.parse import urlparse
+
+    from huggingface_hub import constants
+
+    if constants.HF_HUB_OFFLINE or any(os.environ.get(k) for k in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY")):
+        return not constants.HF_HUB_OFFLINE
+    url = urlparse(constants.ENDPOINT)
+    try:
+        socket.create_connection((url.hostname, url.port or (443 if url.scheme == "https" else 80)), timeout).close()
+        return True
+    except OSError:
+        return False
+
+
 def _load_hub(spec: str, *, dtype: str, trust_remote_code: bool, device):
+    import contextlib
+
     from transformers import AutoModelForCausalLM
 
+    local = not hub_reachable()  # then only a copy in the hub's cache can load, at once
     try:
-        model = AutoModelForCausalLM.from_pretrained(spec, dtype=_torch_dtype(dtype),
-                                                     trust_remote_code=trust_remote_code)
-        tok = _load_tokenizer(spec, trust_remote_code=trust_remote_code, local=False)
+        with offline() if local else contextlib.nullcontext():
+            model = AutoModelForCausalLM.from_pretrained(spec, dtype=_torch_dtype(dtype),
+                                                         trust_remote_code=trust_remote_code, local_files_only=local)
+            tok = _load_tokenizer(spec, trust_remote_code=trust_remote_code, local=local)
     except (OSError, ValueError) as exc:
         if _is_offline_error(exc):
             raise ModelError(f"model '{spec}': not a local folder/file and the Hugging Face hub is unreachable "
@@ -281,13 +303,14 @@ def _load_adapter(adapter_dir: Path, spec: str, *, dtype, trust_remote_code, dev
 
 
 def save_adapter(peft_model, path, base_spec: str | LoadedModel, adapters: list[str] | None = None,
-                 state_dict: dict | None = None) -> Path:
+                 state_dict: dict | None = None, prompt_format: str | None = None) -> Path:
     """Save a peft model's adapter to `path` so `--model path` loads it on any machine.
 
     Writes with `save_pretrained`, then sets `base_model_name_or_path` (in every adapter_config.json)
     to the portable form of `base_spec` (or of a LoadedModel's `.base`) -- an alias, cache name, hub id
     or user path, never an absolute
-    path into the coderl cache -- and writes `coderl_adapter.json` = {"base": ...} beside it.
+    path into the coderl cache -- and writes `coderl_adapter.json` = {"base": ..., "format": `prompt_format`, the
+    prompt format it was trained with, which `coderl eval` then uses} beside it.
     `state_dict`: the model's full state to take the adapter from (its own parameters when None; a sharded
     model's gathered state, `train/distributed.py`).
     """
@@ -314,7 +337,7 @@ def save_adapter(peft_model, path, base_spec: str | LoadedModel, adapters: list[
                 new = new.replace(old, base)
         if new != text:
             readme.write_text(new)
-    _write_json(path / ADAPTER_FILE, {"base": base})
+    _write_json(path / ADAPTER_FILE, {"base": base, **({"format": prompt_format} if prompt_format else {})})
     return path
 
 

@@ -142,11 +142,16 @@ def resolve_spec(spec: str) -> Resolved:
     path = Path(spec).expanduser()
     if path.is_dir():
         if (path / "adapter_config.json").is_file():
+            _check_adapter_weights(path, spec)
             return Resolved("adapter", spec, path=path.resolve())
         if is_hf_folder(path):
             return Resolved("hf", spec, path=path.resolve(), base=portable_base(spec))
         if is_hf_folder(path / "hf"):          # a cache entry's folder, e.g. models/gguf-<sha1>
             return Resolved("hf", spec, path=(path / "hf").resolve(), base=portable_base(spec))
+        steps = sorted(path.glob("checkpoints/step-*"), key=lambda p: int(p.name[5:]) if p.name[5:].isdigit() else -1)
+        kept = [str(p) for p in (path / "adapter", path / "model", *steps[-1:]) if p.is_dir()]
+        if kept:  # a run folder of `coderl train` / `coderl sft`
+            raise ModelError(f"model '{spec}': a run folder, not a model; give what it saved: {' or '.join(kept)}")
         raise ModelError(f"model '{spec}': folder has neither config.json nor adapter_config.json; "
                          f"expected {ACCEPTED_FORMS}")
     if path.is_file():
@@ -160,6 +165,28 @@ def resolve_spec(spec: str) -> Resolved:
     if _HUB_ID.match(spec) and not spec.startswith("."):
         return Resolved("hub", spec, base=spec)
     raise ModelError(f"model '{spec}': not found; expected {ACCEPTED_FORMS}")
+
+
+def _check_adapter_weights(path: Path, spec: str) -> None:
+    """An adapter folder holds its weights whole: adapter_model.safetensors with as many bytes as its header
+    places (or a .bin); else one line, before any model loads."""
+    weights = path / "adapter_model.safetensors"
+    if not weights.is_file():
+        if (path / "adapter_model.bin").is_file():
+            return
+        raise ModelError(f"adapter '{spec}': no adapter_model.safetensors beside its adapter_config.json (a copy "
+                         "that left the weights behind?)")
+    size = weights.stat().st_size
+    try:
+        with open(weights, "rb") as f:
+            length = int.from_bytes(f.read(8), "little")
+            header = json.loads(f.read(length)) if 8 + length <= size else None
+        end = 8 + length + max((t["data_offsets"][1] for k, t in header.items() if k != "__metadata__"), default=0)
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError):
+        end = None
+    if end != size:
+        raise ModelError(f"adapter '{spec}': {weights} is truncated or not a safetensors file ({size} bytes"
+                         f"{f', its header places {end}' if end else ''})")
 
 
 def portable_base(spec: str) -> str:
@@ -192,6 +219,18 @@ def read_json(path: Path) -> dict:
     if not isinstance(data, dict):
         raise ModelError(f"{path}: expected a JSON object")
     return data
+
+
+def recorded_format(spec: str) -> str | None:
+    """The prompt format the adapter folder `spec` was trained with (its coderl_adapter.json's "format"); "" for an
+    adapter that records none (saved before adapters did), None when `spec` is no adapter folder."""
+    path = Path(spec).expanduser()
+    if not (path / "adapter_config.json").is_file():
+        return None
+    resolve_spec(spec)  # a broken adapter is said first
+    marker = path / ADAPTER_FILE
+    found = read_json(marker).get("format") if marker.is_file() else None
+    return found if isinstance(found, str) else ""
 
 
 def adapter_base(adapter_dir: Path) -> str:

@@ -70,11 +70,11 @@ stops the run before anything starts, with one line naming the directories to de
 deleted or mixed silently.  The report is rebuilt on every run.
 """
 
-from coderl.pipeline.plan import ALGO_LABELS, PipelineConfig, Plan, Stage, load_plan, read_yaml
+from coderl.pipeline.plan import ALGO_LABELS, PipelineConfig, Plan, Stage, load_plan
 from coderl.pipeline.run import code_version, run_command, run_pipeline
 from coderl.pipeline.state import format_plan, plan_states, portable_config, stage_status, stale_error
 from coderl.pipeline.tasks import write_split
 
 __all__ = ["ALGO_LABELS", "PipelineConfig", "Plan", "Stage", "code_version", "format_plan", "load_plan",
-           "plan_states", "portable_config", "read_yaml", "run_command", "run_pipeline", "stage_status",
+           "plan_states", "portable_config", "run_command", "run_pipeline", "stage_status",
            "stale_error", "write_split"]

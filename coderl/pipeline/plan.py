@@ -7,7 +7,6 @@ pass rates) is planned and checked here, before anything runs, so a bad field is
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import os
 import re
 from dataclasses import dataclass, field
@@ -20,10 +19,11 @@ from coderl.base.config import (
     coerce,
     leaves,
     option,
-    read_yaml_mapping,
     require,
     sections,
+    suggest,
 )
+from coderl.base.yaml_file import read_yaml_mapping
 
 STAMP = "pipeline_stage.json"
 TOP_LEVEL = ("out", "model", "format", "dtype", "device", "seed", "title", "allow_eval_overlap", "eval", "evals", "sft",
@@ -109,26 +109,6 @@ def is_inside(path: str, directory: str) -> bool:
     return path == directory or path.startswith(directory + os.sep)
 
 
-def read_yaml(path: str) -> dict:
-    """The YAML mapping at `path`; a key given twice in one mapping is an error (PyYAML keeps the last)."""
-    import yaml
-
-    class StrictLoader(yaml.SafeLoader):
-        pass
-
-    def mapping(loader, node):
-        keys = [(loader.construct_object(k, deep=True), k.start_mark.line + 1) for k, _ in node.value]
-        seen = set()
-        for key, line in keys:
-            if key in seen:
-                raise ConfigError(f"--config {path}: line {line}: field '{key}' given twice in one mapping")
-            seen.add(key)
-        return loader.construct_mapping(node, deep=True)
-
-    StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
-    return read_yaml_mapping(path, loader=StrictLoader, expected="a mapping with out, model, eval, sft, rl")
-
-
 def load_plan(path: str, out: str | None = None, *, check_tasks: bool = True) -> Plan:
     """Validate the pipeline YAML at `path` (every field, through the real dataclasses) and plan its stages.
 
@@ -137,11 +117,14 @@ def load_plan(path: str, out: str | None = None, *, check_tasks: bool = True) ->
     """
     from coderl.rollout.formats import FORMATS
 
-    data = read_yaml(path)
+    data = read_yaml_mapping(path, expected="a mapping with out, model, eval, sft, rl")
     for key in data:
         if key not in TOP_LEVEL:
-            raise ConfigError(f"{path}: unknown top-level field '{key}'{_suggest(key, TOP_LEVEL)} "
-                              f"(expected: {', '.join(TOP_LEVEL)})")
+            from coderl.train.config import TrainConfig
+
+            hint = ("; this looks like a `coderl train --config` file" if key in leaves(TrainConfig) else "")
+            raise ConfigError(f"{path}: unknown top-level field '{key}'{suggest(key, TOP_LEVEL)} "
+                              f"(expected: {', '.join(TOP_LEVEL)}){hint}")
     out = out or data.get("out")
     require(isinstance(out, str) and out.strip() != "", f"{path}: out", out, "an output directory (or --out DIR)")
     model = data.get("model", "smollm2-135m-instruct")
@@ -318,11 +301,6 @@ def _default(cls, name: str):
     return leaves(cls)[name][1].default
 
 
-def _suggest(name: str, known) -> str:
-    close = difflib.get_close_matches(str(name), list(known), n=1)
-    return f" (did you mean '{close[0]}'?)" if close else ""
-
-
 def _section_values(where: str, section: str, values: dict, cls) -> dict:
     """Check field names and types of one section; returns the values (floats written `5e-5` coerced)."""
     fields = leaves(cls)
@@ -339,7 +317,7 @@ def _section_values(where: str, section: str, values: dict, cls) -> dict:
             raise ConfigError(f"{where}: field '{name}' cannot be set here ({why})")
         if name not in fields:
             allowed = [n for n in fields if n not in owned] + list(extra)
-            raise ConfigError(f"{where}: unknown field '{name}'{_suggest(name, allowed)} "
+            raise ConfigError(f"{where}: unknown field '{name}'{suggest(name, allowed)} "
                               f"(see `{COMMANDS[section]} --help`)")
         _, f, annotation = fields[name]
         try:

@@ -12,9 +12,8 @@ import shutil
 import sys
 import time
 
-from coderl.base.config import (
-    ConfigError,
-)
+from coderl.base.config import ConfigError
+from coderl.base.outputs import writable, write_json
 
 # ---------------------------------------------------------------------------------------------------
 # running
@@ -160,7 +159,7 @@ def record_overlap(plan: Plan, log) -> list[dict]:
                           "allow_eval_overlap: true to compare on a set the training touches")
     for message in refusals:
         log(f"warning: {message}; its evaluation is not fully held out (allow_eval_overlap: true)")
-    _write_json(os.path.join(plan.out, "overlap.json"), rows)
+    write_json(os.path.join(plan.out, "overlap.json"), rows)
     return rows
 
 
@@ -227,13 +226,7 @@ def _write_stamp(stage: Stage, out: str, seconds: float) -> None:
              "input": portable_values({"model": stage.input_dir}, out)["model"],
              "input_sha256": adapter_sha256(stage.input_dir), "seconds": round(seconds, 1),
              "finished": datetime.datetime.now().isoformat(timespec="seconds")}
-    _write_json(os.path.join(stage.dir, STAMP), stamp)
-
-
-def _write_json(path: str, data) -> None:
-    with open(path + ".tmp", "w", encoding="utf-8") as f:
-        json.dump(data, f, indent=2)
-    os.replace(path + ".tmp", path)
+    write_json(os.path.join(stage.dir, STAMP), stamp)
 
 
 def _write_plan_files(plan: Plan) -> None:
@@ -244,13 +237,16 @@ def _write_plan_files(plan: Plan) -> None:
                "role": s.role, "rl_dir": os.path.relpath(s.rl_dir, plan.out) if s.rl_dir else None,
                **({"eval_set": s.eval_set} if s.eval_set else {}),
                "config": portable_config(s.config, plan.out)} for s in plan.stages]
-    _write_json(os.path.join(plan.out, "plan.json"),
+    write_json(os.path.join(plan.out, "plan.json"),
                 {"title": plan.title, "config": "pipeline.yaml", "model": plan.model, "format": plan.format,
                  "dtype": plan.dtype, "seed": plan.seed, "stages": stages})
 
 
 def run_command(cfg: PipelineConfig) -> int:
     """`coderl pipeline`: dry run, report only, or the whole flow."""
+    if cfg.report_only and cfg.dry_run:
+        raise ConfigError("--dry-run and --report-only: the one plans a run, the other rebuilds a finished run's "
+                          "report; give one")
     if cfg.report_only:
         from coderl.eval.report import build_report
 
@@ -258,6 +254,7 @@ def run_command(cfg: PipelineConfig) -> int:
         print(f"report: {build_report(out, log=lambda m: print(m, file=sys.stderr))}")
         return 0
     plan = load_plan(cfg.config, cfg.out)
+    writable("--out" if cfg.out else f"{cfg.config}: out", plan.out, "folder")
     if cfg.dry_run:
         states = plan_states(plan) if os.path.isdir(plan.out) else None
         print(format_plan(plan, states))

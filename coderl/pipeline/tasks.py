@@ -4,9 +4,9 @@ for byte, so the run reads an ordinary task file."""
 from __future__ import annotations
 
 import gzip
-import os
 
 from coderl.base.config import ConfigError
+from coderl.base.outputs import finished
 
 
 def write_split(spec: str, split: str, seed: int, path: str) -> int:
@@ -28,11 +28,10 @@ def write_split(spec: str, split: str, seed: int, path: str) -> int:
         opener = gzip.open if file.endswith(".gz") else open
         with opener(file, "rt", encoding="utf-8") as f:
             rows += [text if text.endswith("\n") else text + "\n" for n, text in enumerate(f, 1) if n in lines]
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path + ".tmp", "w", encoding="utf-8") as f:
-        f.writelines(rows)
-    written = load_tasks(path + ".tmp").tasks
-    if [(t.task_id, t.prompt) for t in written] != [(t.task_id, t.prompt) for t in tasks]:
-        raise ConfigError(f"split {split} of '{spec}': the rows written to {path} do not reload as the same tasks")
-    os.replace(path + ".tmp", path)
+    with finished(path) as (tmp,):
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.writelines(rows)
+        if [(t.task_id, t.prompt) for t in load_tasks(tmp).tasks] != [(t.task_id, t.prompt) for t in tasks]:
+            raise ConfigError(f"split {split} of '{spec}': the rows written to {path} do not reload as the same "
+                              "tasks")
     return len(tasks)

@@ -110,6 +110,14 @@ def chunk_batch_size(model, gen: Generation, rows: int, max_prompt_tokens: int |
     return fill_batch_size(model, rows, max_tokens=(max_prompt_tokens or 1024) + gen.max_new_tokens)
 
 
+def eta(seconds: float) -> str:
+    """`seconds` to go, as a person reads it: "about 40 s", "about 12 min", "about 2 h 5 min"."""
+    minutes = round(seconds / 60)
+    if seconds < 60:
+        return f"about {max(1, round(seconds))} s"
+    return f"about {minutes} min" if minutes < 60 else f"about {minutes // 60} h {minutes % 60} min"
+
+
 def collect(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generation, limits: Limits | None = None, *,
             max_prompt_tokens: int | None = None, log: Callable[[str], None] | None = None,
             on_chunk: Callable | None = None) -> Collected:
@@ -127,6 +135,7 @@ def collect(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generation, l
     gen_seconds = 0.0
     gen_tokens = 0
     pending: list[tuple] = []  # chunks not yet given to `on_chunk`: (start, end, batch, futures, seconds)
+    began = time.perf_counter()
 
     def report(keep: int) -> None:
         while len(pending) > keep:
@@ -156,8 +165,9 @@ def collect(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generation, l
         if len(b):
             batches.append(b)
         if log is not None:
-            log(f"generated {end}/{len(tasks)} tasks "
-                f"({gen_tokens / max(gen_seconds, 1e-9):.0f} tokens/s)")
+            log(f"generated {end}/{len(tasks)} tasks ({gen_tokens / max(gen_seconds, 1e-9):.0f} tokens/s"
+                + (f", {eta((time.perf_counter() - began) / end * (len(tasks) - end))} left)"
+                   if end < len(tasks) else ")"))
     if on_chunk is not None:
         report(0)
     batch = concat_batches(batches) if batches else None

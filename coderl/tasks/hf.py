@@ -129,7 +129,23 @@ def load_hf(path: str, options: dict[str, str], spec: str, load_tasks: Callable 
     source = Rows(label, _chain(first, rows, label), "row", stem, skipped, prepare)
     if layout == "gsm8k":
         return gsm8k_tasks(source)
-    return source.collect(_per_row_layout(source, layout))
+    build = _per_row_layout(source, layout)
+    return source.collect(_in_their_columns(build, renames) if prepare is not None and layout != "coderl" else build)
+
+
+def _in_their_columns(build: Callable[[int, dict[str, Any]], Task], renames: dict[str, str]):
+    """`build`, whose errors name the dataset's own column where a field was read from one (columns=, a preset)."""
+    def one(n: int, row: dict[str, Any]) -> Task:
+        try:
+            return build(n, row)
+        except TaskFormatError as exc:
+            text = str(exc)
+            for column, field in renames.items():
+                if column != field and f"field '{field}" in text:
+                    text = text.replace(f"field '{field}", f"column '{column}") + f" (read as '{field}')"
+            raise TaskFormatError(text) from None
+
+    return one
 
 
 def _per_row_layout(rows: Rows, layout: str) -> Callable[[int, dict[str, Any]], Task]:

@@ -107,6 +107,16 @@ def parse_task_spec(spec: str) -> TaskSpec:
         if parsed.split is not None:
             raise TaskFormatError(f"task spec {spec!r}: two @splits (give one)")
         return dataclasses.replace(parsed, split=split)
+    if at and base and not a_file and not spec.lower().startswith("mix:"):  # SPEC@SPLIT with a mistyped SPLIT
+        try:
+            parse_task_spec(base)
+        except TaskFormatError:
+            pass  # no spec before the '@': said below as what it is
+        else:
+            from coderl.base.config import suggest
+
+            raise TaskFormatError(f"task spec {spec!r}: unknown split @{split}{suggest(split, SPEC_SPLITS)} "
+                                  f"(expected @{', @'.join(SPEC_SPLITS)})")
     if spec.lower().startswith("mix:"):
         parse_mix(spec, parse_task_spec)  # validate the parts now
         return TaskSpec("mix", None, {"mix": spec[4:]})
@@ -330,12 +340,12 @@ def load_tasks(spec: str, split: str = "all", seed: int = 0) -> TaskSet:
     each printed (stderr) and kept in the TaskSet's `skipped`."""
     skipped = skipped_rows()
     if skipped is None:
-        return _load_tasks(spec, split, seed)
+        return _some(_load_tasks(spec, split, seed))
     before = len(skipped)
     try:
         taskset = _load_tasks(spec, split, seed)
         taskset.skipped = skipped[before:]
-        return taskset
+        return _some(taskset)
     finally:  # a load that failed (every row bad) still says which rows it left out
         new = [line for line in skipped[before:] if line not in _PRINTED]
         if new:
@@ -343,6 +353,14 @@ def load_tasks(spec: str, split: str = "all", seed: int = 0) -> TaskSet:
             for line in new:
                 print(f"  {line}", file=sys.stderr)
                 _PRINTED.add(line)
+
+
+def _some(taskset: TaskSet) -> TaskSet:
+    """`taskset`, which holds a task: an empty one is one line, before a model loads or a sandbox starts."""
+    if not taskset.tasks:
+        raise TaskFormatError(f"task spec {taskset.spec!r}: its {taskset.split} split (seed {taskset.seed}) holds no "
+                              "tasks; expected at least one: use split all, or more tasks")
+    return taskset
 
 
 def _load_tasks(spec: str, split: str, seed: int) -> TaskSet:

@@ -60,9 +60,10 @@ def prepare_run(cfg: TrainConfig, log, ranks: Ranks | None = None) -> tuple[str 
 
     Seeds torch, so the model built next gets the run's LoRA initialisation.
     """
-    from coderl.models import resolve_device
+    from coderl.models import resolve_device, resolve_spec
 
     resolve_device(cfg.device)  # a missing GPU is refused before anything is written
+    resolve_spec(cfg.model)  # so is a --model that names nothing loadable
     if cfg.lora.qlora:
         from coderl.models.quantized import require_cuda_for_qlora
 

@@ -49,11 +49,11 @@ from coderl.base.config import (
     flatten,
     leaves,
     option,
-    read_yaml_mapping,
     require,
     section,
     setting_name,
 )
+from coderl.base.yaml_file import read_yaml_mapping
 from coderl.models.lora import LoraConfig
 from coderl.rewards.learned import RewardModelSettings
 from coderl.rewards.presets import ALIASES as REWARD_ALIASES

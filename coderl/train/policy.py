@@ -35,6 +35,7 @@ class Policy:
     path: str | None = None  # the Hugging Face folder of the base weights (what a vLLM engine loads)
     full: bool = False  # every weight trains (`--finetune full`)
     frozen: Any = None  # full fine-tuning: the frozen copy of the starting weights (None: no reference used)
+    prompt_format: str | None = None  # what the policy is trained with; saved adapters record it
 
     @contextlib.contextmanager
     def reference(self):
@@ -105,6 +106,7 @@ def build_policy(cfg, resume_from: str | None = None, *, reference: bool | None 
     else:
         model = cfg.lora.wrap(loaded.model)
         policy = Policy(model, loaded.tokenizer, loaded.base, loaded.kind, False, path=loaded.path)
+    policy.prompt_format = cfg.format
     if getattr(getattr(cfg, "optim", None), "gradient_checkpointing", False):
         checkpoint_layers(model)
     if resume_from:
@@ -171,4 +173,5 @@ def save_policy(policy: Policy, path: str, state: dict | None = None) -> None:
     if policy.full:
         save_model(policy.model, policy.tokenizer, path, state_dict=state)
     else:
-        save_adapter(policy.model, path, policy.base, adapters=["default"], state_dict=state)
+        save_adapter(policy.model, path, policy.base, adapters=["default"], state_dict=state,
+                     prompt_format=policy.prompt_format)

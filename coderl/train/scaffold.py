@@ -7,9 +7,11 @@ from __future__ import annotations
 import math
 import os
 import shutil
+import time
 
-from coderl.base.config import ConfigError, read_yaml_mapping
-from coderl.base.outputs import leave_nothing, refuse_existing, resume_conflicts
+from coderl.base.config import ConfigError
+from coderl.base.outputs import leave_nothing, refuse_existing, resume_conflicts, writable
+from coderl.base.yaml_file import read_yaml_mapping
 
 
 def lr_factor(schedule: str, warmup_steps: int, total_steps: int):
@@ -102,12 +104,13 @@ def refuse_existing_run(out: str, *, overwrite: bool, resumable: bool = True) ->
     `overwrite` (the old run is then removed by `replace_run`).  `resumable`: the command has --resume (train)."""
     held = run_contents(out)
     refuse_existing("--out", out, [f"a run ({', '.join(held)})"] if held else [], overwrite=overwrite,
-                    resumable=resumable)
+                    resumable=resumable, kind="folder")
 
 
 def check_resume(out: str, settings: dict, ckpt: str | None) -> None:
     """`--resume` continues a run: one in `out` (its config.yaml), with the settings its checkpoint was made with
     (`resume_conflicts`: more --steps than before are taken)."""
+    writable("--out", out, "folder")
     path = os.path.join(out, "config.yaml")
     if not os.path.isfile(path):
         raise ConfigError(f"--resume: --out {out} holds no run (no config.yaml); drop --resume to start one, "
@@ -138,7 +141,9 @@ def fresh_run(out: str, *, overwrite: bool, main: bool):
 
 
 def leave_no_run(out: str, *, main: bool):
-    """A context: a failure removes what it made in `out`, unless `out` holds a run (to resume, or to use)."""
+    """A context: a failure removes what it made in `out`, unless `out` holds a run (to resume, or to use); an
+    `out` that cannot be a run's folder is one line first."""
+    writable("--out", out, "folder")
     return leave_nothing(out, keep=lambda directory: not main or bool(run_contents(directory)))
 
 
@@ -149,20 +154,37 @@ def log_trainable(modules: list, log) -> None:
 
 
 class Progress:
-    """A rich progress bar of optimizer steps; `describe(metrics)` is the text beside it."""
+    """A rich progress bar of optimizer steps; `describe(metrics)` is the text beside it.  `plain`: no bar, a line
+    through `log` every `every` seconds (and at the last step) with the steps done and the time left."""
 
-    def __init__(self, label: str, total: int, start: int, describe):
+    def __init__(self, label: str, total: int, start: int, describe, *, plain: bool = False, log=print,
+                 every: float = 30.0):
         from rich.progress import BarColumn, TextColumn, TimeRemainingColumn
         from rich.progress import Progress as Bar
 
-        self.describe = describe
+        self.describe, self.plain = describe, plain
+        if plain:
+            self.label, self.total, self.start, self.log, self.every = label, total, start, log, every
+            self.began = self.last = time.perf_counter()
+            return
         self.bar = Bar(TextColumn(label + " {task.completed}/{task.total}"), BarColumn(),
                        TextColumn("{task.fields[info]}"), TimeRemainingColumn(), transient=False)
         self.task = self.bar.add_task(label, total=total, completed=start, info="")
         self.bar.start()
 
     def update(self, step: int, metrics: dict) -> None:
-        self.bar.update(self.task, completed=step, info=self.describe(metrics))
+        if not self.plain:
+            self.bar.update(self.task, completed=step, info=self.describe(metrics))
+            return
+        now = time.perf_counter()
+        if now - self.last >= self.every or step == self.total:
+            from coderl.rollout.collect import eta
+
+            self.last = now
+            left = (now - self.began) / max(step - self.start, 1) * (self.total - step)
+            self.log(f"{self.label} {step}/{self.total} {self.describe(metrics)}"
+                     + (f", {eta(left)} left" if step < self.total else ""))
 
     def close(self) -> None:
-        self.bar.stop()
+        if not self.plain:
+            self.bar.stop()

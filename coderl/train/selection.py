@@ -15,10 +15,11 @@ the uninterrupted one.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from dataclasses import asdict, dataclass
+
+from coderl.base.outputs import finished, write_json
 
 METRIC = "eval/pass@1"
 TIEBREAK = "eval/fraction_passed"  # mean fraction of tests passed per sample (absent: 0)
@@ -65,13 +66,10 @@ def save_best(out: str, step: int, metrics: dict, eval_tasks: str, save_adapter,
     """Write OUT/best/`name` (the adapter; full fine-tuning's whole model: `model`) and OUT/best/best.json
     atomically (a crash leaves the previous best)."""
     final = os.path.join(out, "best")
-    tmp = final + ".tmp"
-    shutil.rmtree(tmp, ignore_errors=True)
-    os.makedirs(tmp)
-    save_adapter(os.path.join(tmp, name))
-    with open(os.path.join(tmp, "best.json"), "w", encoding="utf-8") as f:
-        json.dump({"step": step, METRIC: metrics[METRIC], TIEBREAK: metrics.get(TIEBREAK),
-                   "eval_tasks": eval_tasks}, f, indent=2)
-    shutil.rmtree(final, ignore_errors=True)
-    os.rename(tmp, final)
+    with finished(final) as (tmp,):
+        shutil.rmtree(tmp, ignore_errors=True)
+        os.makedirs(tmp)
+        save_adapter(os.path.join(tmp, name))
+        write_json(os.path.join(tmp, "best.json"), {"step": step, METRIC: metrics[METRIC],
+                                                    TIEBREAK: metrics.get(TIEBREAK), "eval_tasks": eval_tasks})
     return final

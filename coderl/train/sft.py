@@ -61,6 +61,7 @@ from typing import Any
 from coderl.base.config import ConfigError
 from coderl.base.outputs import write_yaml
 from coderl.models.quantized import QLORA_NO_CUDA, load_quantized, require_cuda_for_qlora  # noqa: F401
+from coderl.models.spec import resolve_spec
 from coderl.train.distributed import Ranks
 from coderl.train.policy import Policy, checkpoint_layers, save_policy
 from coderl.train.scaffold import NonFiniteSteps, Progress, build_optimizer, check_run_dir, fresh_run
@@ -157,6 +158,7 @@ def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
     if cfg.lora.qlora:
         require_cuda_for_qlora()
     _device(cfg)  # a missing GPU is refused before anything is written
+    resolve_spec(cfg.model)  # so is a --model that names nothing loadable
     ranks = Ranks.start(cfg.device)  # several processes under `accelerate launch` (train/distributed.py)
     log = log if ranks.is_main else (lambda message: None)
     tasks, data_description = load_sft_tasks(cfg.data, cfg.split, cfg.seed)  # bad data fails before the model loads
@@ -230,9 +232,10 @@ def _sft(cfg: SFTConfig, ranks, tasks, data_description: str, ckpt: str | None, 
     (trained,) = updater.trained
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else end_id
     device = next(model.parameters()).device
-    policy = Policy(model, tokenizer, loaded.base, loaded.kind, False, full=cfg.lora.full)
+    policy = Policy(model, tokenizer, loaded.base, loaded.kind, False, full=cfg.lora.full, prompt_format=cfg.format)
 
-    progress = Progress("sft step", len(plan), state["step"], _describe) if cfg.progress and ranks.is_main else None
+    progress = Progress("sft step", len(plan), state["step"], _describe, plain=not cfg.progress, log=log) \
+        if ranks.is_main else None  # without the bar, a line every 30 s
 
     def keep_checkpoint(done: int, seen: int) -> str:
         """Checkpoint step `done` (written by the main process alone; under FSDP every rank gathers); its directory."""

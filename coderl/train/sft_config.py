@@ -46,7 +46,7 @@ class SFTConfig:
     save_steps: int = option(0, "also checkpoint every N optimizer steps (0 = only the final checkpoint)")
     log_with: str = option("none", "extra tracker: none, tensorboard, wandb (offline), trackio, mlflow",
                            choices=["none", "tensorboard", "wandb", "trackio", "mlflow"])
-    progress: bool = option(True, "progress bar")
+    progress: bool = option(True, "progress bar (off: a line every 30 s with the steps done and the time left)")
     lora: LoraConfig = section(LoraConfig)
 
     def __post_init__(self):

@@ -39,8 +39,10 @@ def test_check_writes_one_result_per_line_in_order(tmp_path, capsys):
     assert summary["pass_at_k"] == {"pass@1": pytest.approx((1 / 3 + 1) / 2)}
     assert summary["tasks_with_min_samples"] == ["Toy/1"]
     assert summary["tasks"] == {"spec": TASKS, "split": "all", "seed": 0, "num_tasks": 3}
+    assert summary["tasks_checked"] == 2 and summary["tasks_without_completions"] == 1 and "num_tasks" not in summary
     printed = capsys.readouterr().out
     assert "pass@1: 0.6667" in printed and "executions/s" in printed
+    assert "2 tasks, 4 samples); 1 of the set's 3 tasks had no completion" in printed
 
 
 def test_check_exits_zero_when_nothing_passes(tmp_path):

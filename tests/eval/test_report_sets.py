@@ -119,3 +119,13 @@ def test_compare_pairs_every_run_with_the_first_and_leaves_out_the_excluded_task
     # without H/0: differences 0.6, 0, 0 over a+b (0.6, 1 task) and c+d (0, 2 tasks): mean 0.2
     assert "| sft vs base, without the 1 task a training reference solves | 2 / 3 | 0.333 → 0.533 | +0.200 [" in md
     assert "Paired differences against `base`" in capsys.readouterr().out
+    assert "Warning" not in md
+
+
+def test_compare_says_when_the_runs_differ_in_tasks_or_settings(tmp_path, capsys):
+    fake_eval(tmp_path / "a", "base", "Base", BASE_H, spec="H")
+    fake_eval(tmp_path / "b", "sft", "SFT", [[True] * 3, [False] * 3], spec="G")
+    assert main(["compare", str(tmp_path / "a"), str(tmp_path / "b"), "--out", str(tmp_path / "cmp"),
+                 "--no-plot"]) == 0
+    assert ("Warning: the runs differ in tasks (base H, sft G); samples per task (base 5, sft 3): their numbers are "
+            "not measured alike.") in capsys.readouterr().out

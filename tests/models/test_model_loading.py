@@ -264,3 +264,57 @@ def test_lora_helpers():
     assert (trainable, total) == peft_model.get_nb_trainable_parameters()
     assert total > total_before and ratio == trainable / total and 0 < ratio < 0.5
     assert set(lora_config(target_modules=["q_proj"]).target_modules) == {"q_proj"}
+
+
+def test_an_unreachable_hub_fails_at_once_without_the_clients_retries(cache, monkeypatch):
+    """No network and no HF_HUB_OFFLINE: one quick connection fails, and the hub id is looked for only in the local
+    cache (`local_files_only`; the client would otherwise retry for about a minute, a warning each time)."""
+    import socket
+
+    import huggingface_hub.constants
+    from transformers import AutoModelForCausalLM
+
+    def no_network(*args, **kwargs):
+        raise OSError("Name or service not known")
+
+    asked = []
+
+    def from_pretrained(spec, **kwargs):
+        asked.append(kwargs.get("local_files_only"))
+        raise OSError("We couldn't connect to 'https://huggingface.co' (offline mode)")
+
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(socket, "create_connection", no_network)
+    monkeypatch.setattr(AutoModelForCausalLM, "from_pretrained", from_pretrained)
+    with pytest.raises(ModelError, match="the Hugging Face hub is unreachable"):
+        load_model("no-such-org/no-such-model")
+    assert asked == [True]
+
+
+def test_library_warnings_are_silenced_by_their_exact_messages_only():
+    """What transformers and peft print on every train and eval run about their own deprecated APIs is silenced;
+    any other warning, of those libraries too, still shows."""
+    import logging
+    import warnings
+
+    from coderl.models.hub import quiet_library_warnings
+
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        quiet_library_warnings()
+        warnings.warn("`past_key_values` is deprecated and will be removed in version 6.0.0 for "
+                      "`LlamaForCausalLM.generate`. Use `cache` instead.", FutureWarning)
+        warnings.warn("`is_gradient_checkpointing` is deprecated and will be removed in v6.", FutureWarning)
+        warnings.warn("`other` is deprecated and will be removed in version 6.0.0.", FutureWarning)
+    assert [str(w.message) for w in seen] == ["`other` is deprecated and will be removed in version 6.0.0."]
+    logger, shown = logging.getLogger("transformers.utils.generic"), []
+    handler = logging.Handler()
+    handler.emit = lambda record: shown.append(record.getMessage())
+    logger.addHandler(handler)
+    try:
+        logger.warning("`past_key_values`/`cache_params` are deprecated. Use `cache` instead.")
+        logger.warning("something else")
+    finally:
+        logger.removeHandler(handler)
+    assert shown == ["something else"]

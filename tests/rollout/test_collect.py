@@ -79,7 +79,11 @@ def test_a_chunked_collection_submits_before_generation_ends(tiny, tasks, sandbo
     recording = Recording(sandbox, events)
     gen = Generation(format="completion", samples_per_prompt=2, max_new_tokens=6, temperature=1.0, seed=5,
                      batch_size=2)
-    got = collect(model, tok, tasks, recording, gen, SandboxConfig(workers=2).limits())
+    logged = []
+    got = collect(model, tok, tasks, recording, gen, SandboxConfig(workers=2).limits(), log=logged.append)
+    assert [line.split(" (")[0] for line in logged] == ["generated 1/3 tasks", "generated 2/3 tasks",
+                                                        "generated 3/3 tasks"]
+    assert all(" left)" in line for line in logged[:2]) and "left" not in logged[2]  # the time left, while some is
     ids = [t.task_id for t in tasks]
     assert events == [e for t in ids for e in (f"generate {t}", "generated", "submit", "submit")]
     assert events.index("submit") < len(events) - 1 - events[::-1].index("generated")  # overlap
@@ -88,3 +92,26 @@ def test_a_chunked_collection_submits_before_generation_ends(tiny, tasks, sandbo
     for i, s in enumerate(got.samples):
         assert got.results[i] is recording.futures[i].result()
         assert recording.requests[i] == tasks[s.group].build_request(s.completion, SandboxConfig(workers=2).limits())
+
+
+@pytest.mark.parametrize("seconds, said", [(0.2, "about 1 s"), (42.4, "about 42 s"), (59.6, "about 60 s"),
+                                           (61, "about 1 min"), (749, "about 12 min"), (7500, "about 2 h 5 min")])
+def test_eta_reads_as_a_person_says_it(seconds, said):
+    from coderl.rollout.collect import eta
+
+    assert eta(seconds) == said
+
+
+def test_plain_progress_says_the_steps_and_the_time_left():
+    """SFT without its bar (`progress: false`, as the demo runs it): a line at most every `every` seconds and one
+    at the last step."""
+    from coderl.train.scaffold import Progress
+
+    lines = []
+    progress = Progress("sft step", 3, 0, lambda m: f"loss {m['loss']}", plain=True, log=lines.append, every=0)
+    for step in (1, 2, 3):
+        progress.update(step, {"loss": step})
+    progress.close()
+    assert [line.split(",")[0] for line in lines] == ["sft step 1/3 loss 1", "sft step 2/3 loss 2",
+                                                      "sft step 3/3 loss 3"]
+    assert lines[0].endswith(" left") and lines[2] == "sft step 3/3 loss 3"

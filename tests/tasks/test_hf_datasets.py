@@ -154,6 +154,15 @@ def test_a_column_mapping_for_columns_of_ones_own(tmp_path):
     assert tasks[0].reference_solution.startswith("def triple")
 
 
+def test_a_bad_value_in_a_mapped_column_is_named_by_that_column(tmp_path):
+    path = parquet(tmp_path, [{"uid": "p1", "question": "Triple a number.", "asserts": ["assert triple(2) == 6",
+                                                                                        "assert triple(3 == 9"],
+                               "reference": "def triple(n):\n    return 3 * n"}])
+    with pytest.raises(TaskFormatError, match=r"row 0: column 'asserts\[1\]' is not valid Python .*"
+                                              r"\(read as 'test_list'\)$"):
+        load_tasks(f"hf:{path}:preset=mbpp,columns=id=uid;prompt=question;tests=asserts;solution=reference")
+
+
 @pytest.mark.parametrize("spec, message", [
     ("hf:{path}:preset=mbpp,columns=prompt=text", r"data.parquet row 0: field 'test_list' missing"),
     ("hf:{path}:preset=mbpp,columns=tests=asserts", r"no column 'asserts' \(named by columns=; the dataset has: "

@@ -68,3 +68,23 @@ def test_seeds_whose_model_does_not_fit_one_gpu_launch_under_fsdp(monkeypatch, c
     path = os.path.join(ROOT, "configs", "seeds", "seed004-grpo-zero3.yaml")
     assert main(["train", "--config", path, "--dry-run"]) == 0
     assert "FSDP (this launch): the weights are sharded over the 7 processes" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("path", SEEDS, ids=os.path.basename)
+def test_the_settings_a_seed_configs_comments_name_exist(path):
+    """A setting a comment names (`--flag ...`, `key: value` in backticks) is one of `coderl train`'s: a comment
+    that names a renamed or removed setting is stale."""
+    import re
+
+    from coderl.base.config import leaves
+    from coderl.train.config import TrainConfig
+
+    comments = "\n".join(line.split("#", 1)[1] for line in open(path) if "#" in line)
+    keys = set(leaves(TrainConfig))
+    for quoted in re.findall(r"`([^`]+)`", comments):
+        flag = re.match(r"--([a-z][a-z-]*)", quoted)
+        key = re.match(r"([a-z_]+): ", quoted)
+        if flag and not quoted.startswith(("--config", "--num")):
+            assert flag.group(1).replace("-", "_") in keys, (quoted, path)
+        if key:
+            assert key.group(1) in keys, (quoted, path)

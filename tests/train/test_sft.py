@@ -316,6 +316,30 @@ def test_training_continues_an_sft_adapter(overfit, tmp_path):
     assert not os.path.samefile(base, result.adapter)
 
 
+def test_an_adapter_records_its_prompt_format_and_eval_uses_it(overfit, tmp_path, monkeypatch, capsys):
+    """The adapter's coderl_adapter.json names the format it was trained with; `coderl eval` of it uses that format
+    unless --format is given; an older adapter (no format recorded) gets the default and a one-line notice."""
+    import shutil
+
+    import coderl.eval.run
+    from coderl.cli import main
+
+    _, result, _ = overfit
+    assert json.load(open(os.path.join(result.adapter, "coderl_adapter.json")))["format"] == "completion"
+    used = []
+    monkeypatch.setattr(coderl.eval.run, "run_eval", lambda cfg, log: used.append(cfg.format) or {})
+    monkeypatch.setattr(coderl.eval.run, "format_summary", lambda summary: "")
+    old = tmp_path / "old"
+    shutil.copytree(result.adapter, old)
+    (old / "coderl_adapter.json").write_text(json.dumps({"base": "x"}))
+    for model, given in ((result.adapter, []), (result.adapter, ["--format", "chat"]), (str(old), [])):
+        assert main(["eval", "--model", model, "--out", str(tmp_path / "e"), *given]) == 0
+    assert used == ["completion", "chat", "chat"]
+    err = capsys.readouterr().err
+    assert f"--format completion: the format {result.adapter} was trained with" in err
+    assert f"note: {old} does not record its prompt format" in err
+
+
 def test_accumulation_weights_micro_batches_by_tokens(model_dir, tmp_path):
     """One micro-batch of 2 and two micro-batches of 1 give the same step: loss and gradient are the
     token mean over the window (examples of different lengths; dropout off so the passes agree)."""

@@ -1,0 +1,271 @@
+"""Bad input in every command: exit 2, exactly one line on stderr (`coderl CMD: error: ...`) naming the thing, no
+traceback, before any model loads, and nothing left behind that was not there before.  In-process through
+`coderl.cli.main`, so the whole matrix runs in seconds (no model is built; a loaded model fails the test).
+
+Classes: a missing, empty or malformed input; a value of the wrong type; an output that cannot be written (a file
+as its parent, a folder where a file goes, a read-only folder: `os.access` says so, as it does on a read-only
+mount); an output that is an input; an existing output without --overwrite; a full disk (every write under the
+test's folder fails with ENOSPC).  And the other side: an internal error (a bug) is not reported as bad input.
+"""
+
+from __future__ import annotations
+
+import builtins
+import errno
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from coderl.cli import main
+
+TASKS = Path("tests/fixtures/tasks/humaneval_small.jsonl").resolve()
+MODEL = "model"  # a folder with a config.json: resolves as a model, and loading it fails the test
+
+
+@pytest.fixture
+def place(tmp_path, monkeypatch):
+    """A folder of inputs: good tasks, completions, a run to compare, configs; bad ones of each kind."""
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(TASKS, "tasks.jsonl")
+    Path("single.jsonl").write_text(TASKS.read_text().splitlines()[0] + "\n")  # its test split is empty
+    Path("empty.jsonl").write_text("")
+    Path("bad.jsonl").write_text('{"task_id": "Toy/0", \n')
+    Path("completions.jsonl").write_text(json.dumps({"task_id": "Toy/0", "completion": "    return a + b\n"}) + "\n")
+    Path("afile").write_text("not a folder\n")
+    Path("folder").mkdir()
+    Path("readonly").mkdir()
+    Path(MODEL).mkdir()
+    Path(MODEL, "config.json").write_text("{}")
+    Path("run").mkdir()
+    Path("run", "summary.json").write_text(json.dumps({"label": "x", "method": "base", "pass_at_k": {"pass@1": 0.5},
+                                                      "tasks_all_passed": 1, "num_tasks": 2, "avg_gen_tokens": 3}))
+    Path("badrun").mkdir()
+    Path("badrun", "summary.json").write_text("{")
+    Path("exclude.md").write_text("Toy/0\n")
+    Path("dup.yaml").write_text("steps: 2\nlearning_rate: 1e-5\nsteps: 3\n")
+    Path("typo.yaml").write_text("stpes: 2\n")
+    Path("wrongtype.yaml").write_text("steps: many\n")
+    Path("malformed.yaml").write_text("steps: 2\nlora: [r: 8\n")
+    Path("empty.yaml").write_text("")
+    Path("pipe-typo.yaml").write_text("out: p\nmodle: x\n")
+    Path("pipe-dup.yaml").write_text("out: p\nseed: 1\nseed: 2\n")
+    for name, weights in (("truncated", 4), ("noweights", None)):  # adapters: 4 of a tensor's 8 bytes, none
+        Path(name).mkdir()
+        Path(name, "adapter_config.json").write_text(json.dumps({"base_model_name_or_path": MODEL}))
+        if weights:
+            header = json.dumps({"w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}}).encode()
+            Path(name, "adapter_model.safetensors").write_bytes(len(header).to_bytes(8, "little") + header
+                                                                + bytes(weights))
+    Path("trainrun", "checkpoints", "step-2").mkdir(parents=True)  # a run folder, given as --model
+    Path("trainrun", "config.yaml").write_text("steps: 2\n")
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: (Path(p).name != "readonly" or not mode & os.W_OK)
+                        and real_access(p, mode, **kw))
+    import coderl.models
+
+    def no_model(*args, **kwargs):
+        raise AssertionError("a model was loaded before the bad input was found")
+
+    monkeypatch.setattr(coderl.models, "load_model", no_model)
+    return tmp_path
+
+
+def files(root: Path) -> set[str]:
+    return {p.relative_to(root).as_posix() for p in root.rglob("*")}
+
+
+def run(argv: list[str], capsys) -> tuple[int, list[str]]:
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse
+        code = exc.code
+    captured = capsys.readouterr()
+    return code, captured.err.strip().splitlines()
+
+
+TRAIN = ["train", "--model", MODEL, "--tasks", "tasks.jsonl", "--device", "cpu"]
+SFT = ["sft", "--model", MODEL, "--data", "tasks.jsonl", "--device", "cpu"]
+EVAL = ["eval", "--model", MODEL, "--tasks", "tasks.jsonl", "--device", "cpu"]
+CHECK = ["check", "--tasks", "tasks.jsonl"]
+EXPORT = ["tasks", "export", "--tasks", "tasks.jsonl", "--format", "jsonl"]
+
+# (command, class, argv, what the line must say)
+CASES = [
+    # check
+    ("check", "missing", ["check", "--tasks", "nope.jsonl", "--reference"], "nope.jsonl': no such file"),
+    ("check", "empty", ["check", "--tasks", "empty.jsonl", "--reference"], "empty.jsonl: no rows"),
+    ("check", "empty split", ["check", "--tasks", "single.jsonl", "--split", "test", "--reference"], "holds no tasks"),
+    ("check", "malformed", ["check", "--tasks", "bad.jsonl", "--reference"], "bad.jsonl:1: invalid JSON"),
+    ("check", "malformed", [*CHECK, "--completions", "bad.jsonl"], "bad.jsonl:1: invalid JSON"),
+    ("check", "missing", [*CHECK, "--completions", "nope.jsonl"], "nope.jsonl: cannot read"),
+    ("check", "empty", [*CHECK, "--completions", "empty.jsonl"], "empty.jsonl: no completions"),
+    ("check", "outside the split", [*CHECK, "--completions", "completions.jsonl", "--split", "train"],
+     "(split train: another split of them"),
+    ("check", "unknown split", ["check", "--tasks", "easy@tset", "--reference"], "unknown split @tset (did you mean"),
+    ("check", "wrong type", [*CHECK, "--reference", "--workers", "many"], "--workers: invalid int value"),
+    ("check", "unknown flag", [*CHECK, "--reference", "--workrs", "2"], "did you mean '--workers'"),
+    ("check", "output = input", [*CHECK, "--completions", "completions.jsonl", "--out", "completions.jsonl"],
+     "is --completions"),
+    ("check", "output = input", [*CHECK, "--reference", "--out", "tasks.jsonl"], "is --tasks"),
+    ("check", "file as parent", [*CHECK, "--reference", "--out", "afile/r.jsonl"], "is a file, not a folder"),
+    ("check", "folder as file", [*CHECK, "--reference", "--out", "folder"], "is a folder; expected a file"),
+    ("check", "unwritable", [*CHECK, "--reference", "--out", "readonly/r.jsonl"], "cannot write in"),
+    ("check", "existing", [*CHECK, "--reference", "--out", "exclude.md"], "pass --overwrite"),
+    # eval
+    ("eval", "missing", [*EVAL[:4], "nope.jsonl", "--out", "e"], "no such file"),
+    ("eval", "empty split", [*EVAL[:4], "single.jsonl", "--split", "test", "--out", "e"], "holds no tasks"),
+    ("eval", "wrong type", [*EVAL, "--samples", "two", "--out", "e"], "--samples: invalid int value"),
+    ("eval", "wrong choice", [*EVAL, "--format", "bogus", "--out", "e"], "invalid choice: 'bogus'"),
+    ("eval", "missing model", ["eval", "--model", "nomodel", "--tasks", "tasks.jsonl", "--out", "e"], "not found"),
+    ("eval", "truncated adapter", ["eval", "--model", "truncated", "--tasks", "tasks.jsonl", "--out", "e"],
+     "adapter_model.safetensors is truncated"),
+    ("eval", "adapter without weights", ["eval", "--model", "noweights", "--tasks", "tasks.jsonl", "--out", "e"],
+     "no adapter_model.safetensors"),
+    ("eval", "run folder as model", ["eval", "--model", "trainrun", "--tasks", "tasks.jsonl", "--out", "e"],
+     "a run folder, not a model; give what it saved: trainrun/checkpoints/step-2"),
+    ("train", "run folder as model", ["train", "--model", "trainrun", "--tasks", "tasks.jsonl", "--out", "t"],
+     "a run folder"),
+    ("sft", "truncated adapter", ["sft", "--model", "truncated", "--data", "tasks.jsonl", "--out", "s"],
+     "is truncated"),
+    ("eval", "file as parent", [*EVAL, "--out", "afile/e"], "is a file, not a folder"),
+    ("eval", "file as folder", [*EVAL, "--out", "afile"], "is a file; expected a folder"),
+    ("eval", "output = input", [*EVAL, "--out", "tasks.jsonl"], "is a file; expected a folder"),
+    ("eval", "unwritable", [*EVAL, "--out", "readonly"], "cannot write in"),
+    ("eval", "existing", [*EVAL, "--out", "run"], "already holds summary.json"),
+    ("eval", "resume nothing", [*EVAL, "--out", "folder", "--resume"], "folder"),
+    # train
+    ("train", "missing", [*TRAIN[:4], "nope.jsonl", "--out", "t"], "no such file"),
+    ("train", "empty", [*TRAIN[:4], "empty.jsonl", "--out", "t"], "empty.jsonl: no rows"),
+    ("train", "empty split", [*TRAIN[:4], "single.jsonl@test", "--out", "t"], "holds no tasks"),
+    ("train", "missing config", [*TRAIN, "--out", "t", "--config", "nope.yaml"], "--config nope.yaml: no such file"),
+    ("train", "empty config", [*TRAIN, "--out", "t", "--config", "empty.yaml"], "--config empty.yaml: expected"),
+    ("train", "malformed config", [*TRAIN, "--out", "t", "--config", "malformed.yaml"], "line 3: invalid YAML"),
+    ("train", "duplicate key", [*TRAIN, "--out", "t", "--config", "dup.yaml"], "line 3: field 'steps' given twice"),
+    ("train", "unknown key", [*TRAIN, "--out", "t", "--config", "typo.yaml"], "'stpes' (did you mean 'steps'?)"),
+    ("train", "wrong type", [*TRAIN, "--out", "t", "--config", "wrongtype.yaml"], "steps"),
+    ("train", "wrong type", [*TRAIN, "--out", "t", "--steps", "many"], "--steps: invalid int value"),
+    ("train", "file as parent", [*TRAIN, "--out", "afile/t"], "is a file, not a folder"),
+    ("train", "output = input", [*TRAIN, "--out", "tasks.jsonl"], "is a file; expected a folder"),
+    ("train", "unwritable", [*TRAIN, "--out", "readonly"], "cannot write in"),
+    ("train", "resume nothing", [*TRAIN, "--out", "folder", "--resume"], "holds no run"),
+    # sft
+    ("sft", "missing", [*SFT[:4], "nope.jsonl", "--out", "s"], "no such file"),
+    ("sft", "empty", [*SFT[:4], "empty.jsonl", "--out", "s"], "empty.jsonl: no rows"),
+    ("sft", "malformed", [*SFT[:4], "bad.jsonl", "--out", "s"], "bad.jsonl:1: invalid JSON"),
+    ("sft", "wrong type", [*SFT, "--out", "s", "--epochs", "x"], "--epochs"),
+    ("sft", "file as parent", [*SFT, "--out", "afile/s"], "is a file, not a folder"),
+    ("sft", "output = input", [*SFT, "--out", "tasks.jsonl"], "is a file; expected a folder"),
+    ("sft", "unwritable", [*SFT, "--out", "readonly"], "cannot write in"),
+    # tasks export
+    ("tasks export", "missing", [*EXPORT[:3], "nope.jsonl", *EXPORT[4:], "--out", "x.jsonl"], "no such file"),
+    ("tasks export", "empty", [*EXPORT[:3], "empty.jsonl", *EXPORT[4:], "--out", "x.jsonl"], "no rows"),
+    ("tasks export", "malformed", [*EXPORT[:3], "bad.jsonl", *EXPORT[4:], "--out", "x.jsonl"], "invalid JSON"),
+    ("tasks export", "wrong type", [*EXPORT, "--out", "x.txt"], "expected a path ending in .jsonl"),
+    ("tasks export", "output = input", [*EXPORT, "--out", "tasks.jsonl"], "is --tasks"),
+    ("tasks export", "file as parent", [*EXPORT, "--out", "afile/x.jsonl"], "is a file, not a folder"),
+    ("tasks export", "unwritable", [*EXPORT, "--out", "readonly/x.jsonl"], "cannot write in"),
+    ("tasks export", "existing", [*EXPORT, "--out", "completions.jsonl"], "pass --overwrite"),
+    # compare
+    ("compare", "missing", ["compare", "nope"], "nope/summary.json: not found"),
+    ("compare", "wrong type", ["compare", "afile"], "afile/summary.json: not found"),
+    ("compare", "malformed", ["compare", "badrun"], "badrun/summary.json: invalid JSON"),
+    ("compare", "output = input", ["compare", "run", "--exclude", "exclude.md", "--out", "exclude", "--no-plot"],
+     "is --exclude"),
+    ("compare", "file as parent", ["compare", "run", "--out", "afile/c"], "is a file, not a folder"),
+    ("compare", "unwritable", ["compare", "run", "--out", "readonly/c"], "cannot write in"),
+    # decontaminate
+    ("decontaminate", "missing", ["decontaminate", "--tasks", "nope.jsonl", "--against", "tasks.jsonl"],
+     "no such file"),
+    ("decontaminate", "empty", ["decontaminate", "--tasks", "tasks.jsonl", "--against", "empty.jsonl"], "no rows"),
+    ("decontaminate", "file as parent", ["decontaminate", "--tasks", "tasks.jsonl", "--against", "tasks.jsonl",
+                                         "--out", "afile/d"], "is a file, not a folder"),
+    ("decontaminate", "unwritable", ["decontaminate", "--tasks", "tasks.jsonl", "--against", "tasks.jsonl",
+                                     "--out", "readonly/d"], "cannot write in"),
+    ("decontaminate", "wrong type", ["decontaminate", "--tasks", "tasks.jsonl", "--ngram", "x"], "ngram"),
+    # pipeline
+    ("pipeline", "missing", ["pipeline", "--config", "nope.yaml"], "--config nope.yaml: no such file"),
+    ("pipeline", "empty", ["pipeline", "--config", "empty.yaml"], "expected a mapping"),
+    ("pipeline", "malformed", ["pipeline", "--config", "malformed.yaml"], "line 3: invalid YAML"),
+    ("pipeline", "duplicate key", ["pipeline", "--config", "pipe-dup.yaml"], "line 3: field 'seed' given twice"),
+    ("pipeline", "unknown key", ["pipeline", "--config", "pipe-typo.yaml"], "(did you mean 'model'?)"),
+    ("pipeline", "wrong type", ["pipeline", "--config", "typo.yaml"], "unknown top-level field 'stpes'"),
+    ("pipeline", "conflict", ["pipeline", "--config", "pipe-typo.yaml", "--dry-run", "--report-only"],
+     "--dry-run and --report-only"),
+    # models, and the command itself
+    ("models", "missing", ["models", "--prepare", "nosuch-model"], "nosuch-model"),
+    ("coderl", "unknown command", ["chekc"], "invalid choice: 'chekc'"),
+]
+
+
+@pytest.mark.parametrize("command, kind, argv, said", CASES, ids=[f"{c[0]}-{c[1]}-{i}" for i, c in enumerate(CASES)])
+def test_bad_input_is_one_line_and_leaves_nothing(place, capsys, command, kind, argv, said):
+    before = files(place)
+    code, err = run(argv, capsys)
+    assert code == 2 and len(err) == 1, err
+    prefix = "coderl: error: " if command == "coderl" else f"coderl {command}: error: "
+    assert err[0].startswith(prefix) and said in err[0], err[0]
+    assert files(place) == before
+
+
+class FullDisk:
+    """A file whose every write fails as on a full disk (the file itself is opened, so it exists, as a real
+    failed write leaves it)."""
+
+    def __init__(self, f):
+        self._f = f
+
+    def write(self, data):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), self._f.name)
+
+    def writelines(self, lines):
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name):
+        return getattr(self._f, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._f.close()
+
+
+@pytest.mark.parametrize("argv", [
+    [*CHECK, "--completions", "completions.jsonl", "--out", "out/r.jsonl", "--workers", "1"],
+    [*EXPORT, "--out", "out/x.jsonl"],
+    ["compare", "run", "--out", "out/c", "--no-plot"],
+    [*TRAIN, "--out", "out/t"],
+], ids=["check", "tasks-export", "compare", "train"])
+def test_a_full_disk_is_one_line_and_leaves_nothing(place, capsys, monkeypatch, argv):
+    real_open = builtins.open
+
+    def full_open(file, mode="r", *args, **kwargs):
+        f = real_open(file, mode, *args, **kwargs)
+        writing = any(m in mode for m in "wax+") and str(place) in os.path.abspath(str(file))
+        return FullDisk(f) if writing else f
+
+    before = files(place)
+    monkeypatch.setattr(builtins, "open", full_open)
+    code, err = run(argv, capsys)
+    monkeypatch.undo()
+    assert code == 2 and len(err) == 1 and "No space left on device" in err[0], err
+    assert files(place) == before
+
+
+@pytest.mark.parametrize("error", [RuntimeError("a bug"), KeyError("field"), ValueError("a bug"),
+                                   FileNotFoundError(errno.ENOENT, "No such file", "/internal/path")])
+def test_an_internal_error_keeps_its_traceback(place, capsys, monkeypatch, error):
+    """A bug is not bad input: it propagates (a traceback, exit 1), never a one-line exit 2."""
+    import coderl.tasks.spec
+
+    def broken(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(coderl.tasks.spec, "_load_tasks", broken)
+    with pytest.raises(type(error)):
+        main([*CHECK, "--reference"])
+    assert "error:" not in capsys.readouterr().err
