@@ -228,6 +228,21 @@ def collect_repair(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Genera
                            skipped, no_hidden, gen_seconds, gen_tokens, rules)
 
 
+def collect_episodes(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generation, limits: Limits | None,
+                     repair: RepairConfig, *, max_prompt_tokens: int | None = None,
+                     max_sequence_tokens: int | None = None, log: Callable[[str], None] | None = None,
+                     on_chunk: Callable | None = None):
+    """The collector training and evaluation both choose through: repair episodes (`collect_repair`) with
+    `repair.on`, else one answer per row (`collect`; `on_chunk` is its, repair episodes are reported whole)."""
+    from coderl.rollout.collect import collect
+
+    if repair.on:
+        return collect_repair(model, tokenizer, tasks, sandbox, gen, limits, repair,
+                              max_prompt_tokens=max_prompt_tokens, max_sequence_tokens=max_sequence_tokens, log=log)
+    return collect(model, tokenizer, tasks, sandbox, gen, limits, max_prompt_tokens=max_prompt_tokens, log=log,
+                   on_chunk=on_chunk)
+
+
 def _run(sandbox, task: Task, tests: tuple, completion: str, limits):
     """The future of `completion` run on `tests` only (None when there are none)."""
     return sandbox.submit(task.with_tests(tests).build_request(completion, limits)) if tests else None

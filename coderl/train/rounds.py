@@ -18,8 +18,8 @@ from coderl.algorithms.sampling import zero_variance_fraction
 from coderl.base.config import ConfigError
 from coderl.rewards import score
 from coderl.rollout.batching import concat_batches, select_rows
-from coderl.rollout.collect import Generation, collect
-from coderl.rollout.repair import collect_repair
+from coderl.rollout.collect import Generation
+from coderl.rollout.repair import collect_episodes
 from coderl.rollout.types import RolloutBatch
 from coderl.train.distributed import Ranks
 from coderl.train.episodes import score_turns
@@ -139,13 +139,9 @@ def _slice(ctx, step: int, step_tasks: list, start: int, gen: Generation) -> _Sl
     if not step_tasks:
         return _Slice(start, None, [], [], {}, [], 0.0)
     max_prompt = cfg.max_total_sequence_length - cfg.max_new_tokens
-    if cfg.repair.on:
-        got = collect_repair(ctx.engine or ctx.policy.model, ctx.policy.tokenizer, step_tasks, ctx.sandbox, gen,
-                             cfg.sandbox.limits(), cfg.repair, max_prompt_tokens=max_prompt,
-                             max_sequence_tokens=cfg.max_total_sequence_length)
-    else:
-        got = collect(ctx.engine or ctx.policy.model, ctx.policy.tokenizer, step_tasks, ctx.sandbox, gen,
-                      cfg.sandbox.limits(), max_prompt_tokens=max_prompt)
+    got = collect_episodes(ctx.engine or ctx.policy.model, ctx.policy.tokenizer, step_tasks, ctx.sandbox, gen,
+                           cfg.sandbox.limits(), cfg.repair, max_prompt_tokens=max_prompt,
+                           max_sequence_tokens=cfg.max_total_sequence_length)
     if got.batch is None:
         return _Slice(start, None, [], [], {}, got.skipped, got.gen_seconds)
     batch = got.batch

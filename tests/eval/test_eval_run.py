@@ -109,7 +109,8 @@ def test_greedy_with_several_samples_is_rejected(model_dir, tmp_path):
 def test_pass_at_1_without_tamper_counts_caught_samples_as_failures(tmp_path):
     """Beside the plain pass@1, `coderl eval` reports the figure with every sample the judge caught tampering
     (a judge-observed note) counted as failed; courtesy notes count as they are."""
-    from coderl.eval.run import _write_run, format_markdown, format_summary, sample_rows
+    from coderl.eval.chunks import sample_rows
+    from coderl.eval.run import _write_run, format_markdown, format_summary
     from coderl.rollout.types import Sample
     from coderl.sandbox.types import ExecutionResult, Status
     from coderl.tasks import load_tasks
