@@ -26,7 +26,6 @@ from coderl.base.config import ConfigError, flatten
 from coderl.base.outputs import atomic, resume_conflicts
 from coderl.eval.turns import turn_records
 from coderl.rollout.collect import Generation, chunk_batch_size
-from coderl.rollout.repair import collect_episodes
 
 PARTIAL = "samples.jsonl.partial"
 
@@ -70,6 +69,8 @@ def collect_chunks(cfg, model, tokenizer, tasks, sandbox, gen: Generation, resum
     the chunks' batch size); a resumed run keeps its finished chunks and collects the tasks after them.
     (what was collected now or None, the rows, the seconds generating them); repair episodes (`--turns`) are
     collected whole (`--resume` refuses them)."""
+    from coderl.rollout.repair import collect_episodes  # torch: only when collecting (parsing stays light)
+
     if cfg.repair.on:
         got = collect_episodes(model, tokenizer, tasks, sandbox, gen, cfg.sandbox.limits(), cfg.repair, log=log)
         return got, sample_rows(got.samples, got.results, got.episodes), got.gen_seconds

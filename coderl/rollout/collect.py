@@ -8,7 +8,8 @@ next one generates.  Training (`train/rounds.py`) and evaluation (`eval/run.py`)
 
 One turn per row.  The multi-turn collector (repair from execution feedback) is `rollout.repair`, set
 up by `RepairConfig` (the `--turns` options of train and eval): its rows attend to the feedback tokens
-(`attention_mask`) without training on them (`mask`).
+(`attention_mask`) without training on them (`mask`).  `rollout.repair.collect_episodes` picks one of the
+two by `RepairConfig.on`: training and evaluation both collect through it.
 """
 
 from __future__ import annotations

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from coderl.rollout.collect import Generation, RepairConfig
+from coderl.rollout.collect import Generation, RepairConfig, collect
 from coderl.rollout.feedback import feedback_message
 from coderl.rollout.formats import get_format, prompt_text
 from coderl.rollout.types import RolloutBatch, Sample
@@ -234,8 +234,6 @@ def collect_episodes(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Gene
                      on_chunk: Callable | None = None):
     """The collector training and evaluation both choose through: repair episodes (`collect_repair`) with
     `repair.on`, else one answer per row (`collect`; `on_chunk` is its, repair episodes are reported whole)."""
-    from coderl.rollout.collect import collect
-
     if repair.on:
         return collect_repair(model, tokenizer, tasks, sandbox, gen, limits, repair,
                               max_prompt_tokens=max_prompt_tokens, max_sequence_tokens=max_sequence_tokens, log=log)

@@ -158,12 +158,12 @@ def test_a_failed_evaluation_leaves_nothing_it_made(model_dir, tmp_path, monkeyp
     """A model that fails to load, or an interrupt while the samples are checked: no --out folder left."""
     assert main(["eval", "--out", str(tmp_path / "a" / "run"), "--model", str(tmp_path / "no-model"),
                  "--tasks", TASKS]) == 2
-    from coderl.eval import chunks
+    from coderl.rollout import repair
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(chunks, "collect", interrupted)
+    monkeypatch.setattr(repair, "collect_episodes", interrupted)
     assert main(["eval", "--out", str(tmp_path / "b"), "--model", model_dir, "--tasks", TASKS, "--format",
                  "completion", "--max-new-tokens", "8", "--workers", "2"]) == 130
     assert list(tmp_path.iterdir()) == []
