@@ -174,6 +174,16 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
 
 
+def _command(sub, name: str, help: str, config, func, *, skip_bad_rows: bool = True):
+    """A sub-command whose flags are `config`'s fields (its docstring the description), run by `func`."""
+    p = sub.add_parser(name, help=help, description=config.__doc__)
+    add_arguments(p, config)
+    p.set_defaults(func=func, parser=p)
+    if skip_bad_rows:
+        _add_skip_bad_rows(p)
+    return p
+
+
 def build_parser() -> argparse.ArgumentParser:
     from coderl.eval.check import CheckConfig
     from coderl.eval.compare import CompareConfig
@@ -185,59 +195,38 @@ def build_parser() -> argparse.ArgumentParser:
         description="Fine-tune code language models with reinforcement learning from verifiable rewards.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    p = sub.add_parser("check", help="run completions against task tests in the sandbox; pass@k",
-                       description=CheckConfig.__doc__)
-    add_arguments(p, CheckConfig)
-    p.set_defaults(func=_cmd_check, parser=p)
-    _add_skip_bad_rows(p)
-    p = sub.add_parser("eval", help="generate completions with a model, check them, report pass@k and length",
-                       description=EvalConfig.__doc__)
-    add_arguments(p, EvalConfig)
-    p.set_defaults(func=_cmd_eval, parser=p)
-    _add_skip_bad_rows(p)
+    _command(sub, "check", "run completions against task tests in the sandbox; pass@k", CheckConfig, _cmd_check)
+    _command(sub, "eval", "generate completions with a model, check them, report pass@k and length", EvalConfig,
+             _cmd_eval)
     from coderl.eval.leak_report import DecontaminateConfig
 
-    p = sub.add_parser("decontaminate", help="training tasks vs evaluation sets: behaviour (tests vs references) "
-                       "and n-gram overlap", description=DecontaminateConfig.__doc__)
-    add_arguments(p, DecontaminateConfig)
-    p.set_defaults(func=_cmd_decontaminate, parser=p)
-    p = sub.add_parser("compare", help="seed 001's table and a pass@1-vs-length plot over eval runs",
-                       description=CompareConfig.__doc__)
-    add_arguments(p, CompareConfig)
-    p.set_defaults(func=_cmd_compare, parser=p)
+    _command(sub, "decontaminate", "training tasks vs evaluation sets: behaviour (tests vs references) and n-gram "
+             "overlap", DecontaminateConfig, _cmd_decontaminate, skip_bad_rows=False)
+    _command(sub, "compare", "seed 001's table and a pass@1-vs-length plot over eval runs", CompareConfig,
+             _cmd_compare, skip_bad_rows=False)
     add_models_command(sub)
     from coderl.train.config import TrainConfig
 
-    p = sub.add_parser("train", help="RL from unit-test rewards: REINFORCE, RLOO, GRPO, PPO (LoRA)",
-                       description=TrainConfig.__doc__)
-    add_arguments(p, TrainConfig)
+    p = _command(sub, "train", "RL from unit-test rewards: REINFORCE, RLOO, GRPO, PPO (LoRA)", TrainConfig,
+                 _cmd_train)
     p.add_argument("--dry-run", action="store_true", help="validate the config and print one step's shape on 1, 2 "
                    "and 8 processes; load no model, tasks or sandbox")
-    p.set_defaults(func=_cmd_train, parser=p)
-    _add_skip_bad_rows(p)
     from coderl.train.sft import SFTConfig
 
-    p = sub.add_parser("sft", help="supervised fine-tuning on reference solutions, prompt masked (LoRA/QLoRA)",
-                       description=SFTConfig.__doc__)
-    add_arguments(p, SFTConfig)
-    p.set_defaults(func=_cmd_sft, parser=p)
-    _add_skip_bad_rows(p)
+    _command(sub, "sft", "supervised fine-tuning on reference solutions, prompt masked (LoRA/QLoRA)", SFTConfig,
+             _cmd_sft)
     from coderl.integrations.export import ExportConfig
 
     p = sub.add_parser("tasks", help="export a task spec as verl or TRL rows, or as a task file of coderl's own",
                        description="Task sets for other trainers (docs/data.md).")
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
-    p = actions.add_parser("export", help="write a task spec as verl's RL parquet, a TRL dataset folder, or "
-                           "coderl's own JSONL or parquet task file", description=ExportConfig.__doc__)
-    add_arguments(p, ExportConfig)
-    p.set_defaults(func=_cmd_tasks_export, parser=p)
-    _add_skip_bad_rows(p)  # jsonl and parquet only: verl and TRL rows name a spec their scorer reloads whole
+    # --skip-bad-rows: jsonl and parquet only: verl and TRL rows name a spec their scorer reloads whole
+    _command(actions, "export", "write a task spec as verl's RL parquet, a TRL dataset folder, or coderl's own JSONL "
+             "or parquet task file", ExportConfig, _cmd_tasks_export)
     from coderl.pipeline import PipelineConfig
 
-    p = sub.add_parser("pipeline", help="seed 001's flow from one YAML: base eval, SFT, RL runs, evals, report",
-                       description=PipelineConfig.__doc__)
-    add_arguments(p, PipelineConfig)
-    p.set_defaults(func=_cmd_pipeline, parser=p)
+    _command(sub, "pipeline", "seed 001's flow from one YAML: base eval, SFT, RL runs, evals, report", PipelineConfig,
+             _cmd_pipeline, skip_bad_rows=False)
     return parser
 
 

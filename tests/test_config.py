@@ -4,6 +4,7 @@ weights, the sandbox's memory budget, and the layering of the package."""
 
 import argparse
 import ast
+import json
 import os
 
 import pytest
@@ -41,13 +42,18 @@ def test_yaml_floats_without_a_dot_are_floats(tmp_path):
 @pytest.mark.parametrize("text, message", [
     ("shared_prompt: false\n", "'shared_prompt' was removed: rows that repeat a prompt always share"),
     ("async_worker_threads: 3\n", "'async_worker_threads' was removed: a generation worker beside the trainer"),
+    ("group_sizes: adaptive\n", "'group_sizes' was removed: every prompt gets samples_per_prompt completions"),
+    ("max_group_size: 16\n", "'max_group_size' was removed: every prompt gets samples_per_prompt completions"),
 ])
 def test_a_removed_setting_is_one_line_saying_what_replaces_it(tmp_path, capsys, text, message):
     (tmp_path / "c.yaml").write_text(text)
     assert main(["train", "--out", str(tmp_path / "run"), "--config", str(tmp_path / "c.yaml")]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and message in err, err
-    (tmp_path / "c.yaml").write_text("shared_prompt: true\nasync_worker_threads: null\n")  # an older run's record
+    from coderl.train.config import TrainConfig
+
+    kept = "".join(f"{key}: {json.dumps(value)}\n" for key, (value, _) in TrainConfig.REMOVED.items())
+    (tmp_path / "c.yaml").write_text(kept)  # an older run's record
     assert _train_cfg(tmp_path, [], (tmp_path / "c.yaml").read_text()).steps == 20
 
 

@@ -431,8 +431,7 @@ def test_measure_rates_evaluates_the_runs_start_on_its_tasks_before_it(model_dir
     from coderl.pipeline import load_plan
     from coderl.pipeline.run import run_pipeline
 
-    text = pipeline_yaml(model_dir, tmp_path / "out", rl_extra="    measure_rates: 2\n    temperature: 0.9\n"
-                         "    group_sizes: adaptive\n")
+    text = pipeline_yaml(model_dir, tmp_path / "out", rl_extra="    measure_rates: 2\n    temperature: 0.9\n")
     config = tmp_path / "p.yaml"
     config.write_text(text[: text.index("sft:")] + "sft: null\n" + text[text.index("rl:"):])
     plan = load_plan(str(config))

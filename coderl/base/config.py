@@ -238,26 +238,16 @@ def coerce(value: Any, annotation: Any, name: str) -> Any:
         if isinstance(value, str) and value.lower() in ("true", "false", "yes", "no", "on", "off"):
             return value.lower() in ("true", "yes", "on")
         raise ConfigError(f"{name}={value!r}: expected true or false")
-    if tp is int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
+    if tp in (int, float):  # a whole float is an integer; a number's text is that number
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if number and (tp is float or isinstance(value, int) or value.is_integer()):
+            return tp(value)
         if isinstance(value, str):
             try:
-                return int(value.strip())
+                return tp(value.strip())
             except ValueError:
                 pass
-        raise ConfigError(f"{name}={value!r}: expected an integer")
-    if tp is float:
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return float(value)
-        if isinstance(value, str):
-            try:
-                return float(value.strip())
-            except ValueError:
-                pass
-        raise ConfigError(f"{name}={value!r}: expected a number")
+        raise ConfigError(f"{name}={value!r}: expected {'an integer' if tp is int else 'a number'}")
     if tp is str:
         if isinstance(value, str):
             return value

@@ -25,7 +25,7 @@ from dataclasses import replace
 from coderl.base.config import ConfigError, flatten
 from coderl.base.outputs import atomic, resume_conflicts
 from coderl.eval.turns import turn_records
-from coderl.rollout.collect import Generation, chunk_batch_size, collect
+from coderl.rollout.collect import Generation, chunk_batch_size
 
 PARTIAL = "samples.jsonl.partial"
 
@@ -64,9 +64,16 @@ def read_chunks(path: str) -> tuple[dict, list[dict]]:
     return head, kept
 
 
-def collect_chunks(cfg, model, tokenizer, tasks, sandbox, gen: Generation, resumed, log) -> tuple[list, float]:
-    """`collect` with every finished chunk appended to PARTIAL (after the settings line, which holds the chunks'
-    batch size); a resumed run keeps its finished chunks and collects the tasks after them.  (rows, seconds)."""
+def collect_chunks(cfg, model, tokenizer, tasks, sandbox, gen: Generation, resumed, log) -> tuple:
+    """`collect_episodes` with every finished chunk appended to PARTIAL (after the settings line, which holds
+    the chunks' batch size); a resumed run keeps its finished chunks and collects the tasks after them.
+    (what was collected now or None, the rows, the seconds generating them); repair episodes (`--turns`) are
+    collected whole (`--resume` refuses them)."""
+    from coderl.rollout.repair import collect_episodes  # torch: only when collecting (parsing stays light)
+
+    if cfg.repair.on:
+        got = collect_episodes(model, tokenizer, tasks, sandbox, gen, cfg.sandbox.limits(), cfg.repair, log=log)
+        return got, sample_rows(got.samples, got.results, got.episodes), got.gen_seconds
     path = os.path.join(cfg.out, PARTIAL)
     head, chunks = resumed or ({"config": flatten(cfg), "batch_size": chunk_batch_size(
         model, gen, cfg.samples * len(tasks))}, [])
@@ -89,11 +96,12 @@ def collect_chunks(cfg, model, tokenizer, tasks, sandbox, gen: Generation, resum
             f.write(json.dumps(chunks[-1]) + "\n")
             f.flush()
 
+        got = None
         if done < len(tasks):  # the chunks after `done` start where the uninterrupted run's do, with its seeds
-            collect(model, tokenizer, tasks[done:], sandbox,
-                    replace(gen, seed=gen.seed + done, batch_size=head["batch_size"]), cfg.sandbox.limits(),
-                    log=log, on_chunk=keep)
-    return [r for chunk in chunks for r in chunk["rows"]], sum(chunk["seconds"] for chunk in chunks)
+            got = collect_episodes(model, tokenizer, tasks[done:], sandbox,
+                                   replace(gen, seed=gen.seed + done, batch_size=head["batch_size"]),
+                                   cfg.sandbox.limits(), cfg.repair, log=log, on_chunk=keep)
+    return got, [r for chunk in chunks for r in chunk["rows"]], sum(chunk["seconds"] for chunk in chunks)
 
 
 def sample_rows(samples, results, episodes=None) -> list[dict]:

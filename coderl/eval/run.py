@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from coderl.base.config import DEVICES, ConfigError, flatten, option, require, section
 from coderl.base.outputs import atomic, leave_nothing, refuse_existing, refuse_inputs, writable, write_json
-from coderl.eval.chunks import PARTIAL, collect_chunks, read_chunks, read_partial, sample_rows
+from coderl.eval.chunks import PARTIAL, collect_chunks, read_chunks, read_partial
 from coderl.eval.passk import pass_at_k, summarize
 from coderl.eval.render import over
 from coderl.eval.stats import bootstrap_ci
@@ -197,13 +197,7 @@ def _evaluate(cfg, taskset, tasks, loaded, model, start: float, load_seconds: fl
     repair = None
     with open_sandbox(cfg.sandbox, cfg.tasks) as sandbox:
         isolation = sandbox.isolation
-        if cfg.repair.on:
-            from coderl.rollout.repair import collect_repair
-
-            got = collect_repair(model, loaded.tokenizer, tasks, sandbox, gen, cfg.sandbox.limits(), cfg.repair,
-                                 log=log)
-        else:
-            rows, gen_seconds = collect_chunks(cfg, model, loaded.tokenizer, tasks, sandbox, gen, resumed, log)
+        got, rows, gen_seconds = collect_chunks(cfg, model, loaded.tokenizer, tasks, sandbox, gen, resumed, log)
     if cfg.repair.on:
         from coderl.eval.turns import repair_summary
         if got.batch is None:
@@ -212,8 +206,6 @@ def _evaluate(cfg, taskset, tasks, loaded, model, start: float, load_seconds: fl
         tasks = [t for t in tasks if t.task_id not in left_out]  # scored on hidden tests: only tasks that have some
         repair = repair_summary(got.episodes, [t.task_id for t in tasks], cfg.repair.turns, got.no_hidden,
                                 {t.task_id: got.split_rules[t.task_id] for t in tasks}, cfg.seed, task_clusters(tasks))
-        rows = sample_rows(got.samples, got.results, got.episodes)
-        gen_seconds = got.gen_seconds
     gen_token_total = got.gen_tokens if cfg.repair.on else sum(r["gen_tokens"] for r in rows)
     total_seconds = time.perf_counter() - start
     return _write_run(cfg, taskset, tasks, rows, isolation,

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import warnings
+
+from coderl.base.offline import offline_flags
 
 _OFFLINE_VARS = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
 
@@ -16,27 +17,12 @@ _OFFLINE_VARS = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
 @contextlib.contextmanager
 def offline():
     """No hub access inside (for local loads); the previous settings come back afterwards."""
-    saved = {k: os.environ.get(k) for k in _OFFLINE_VARS}
-    for k in _OFFLINE_VARS:
-        os.environ[k] = "1"
-    constants = None
     try:
         from huggingface_hub import constants
-
-        saved_flag = constants.HF_HUB_OFFLINE
-        constants.HF_HUB_OFFLINE = True
-    except (ImportError, AttributeError):
+    except ImportError:
         constants = None
-    try:
+    with offline_flags(_OFFLINE_VARS, constants, ("HF_HUB_OFFLINE",)):
         yield
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-        if constants is not None:
-            constants.HF_HUB_OFFLINE = saved_flag
 
 
 @contextlib.contextmanager

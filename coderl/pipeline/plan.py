@@ -276,7 +276,7 @@ def _plan_stages(plan: Plan, eval_fields: dict, sft_fields: dict | None, rl: lis
 def _rates_stage(where: str, plan: Plan, cfg, samples, name: str, eval_values: dict, input_dir) -> Stage:
     """`measure_rates: N` of an RL run: before it, evaluate its starting policy on its training tasks with N
     samples a task at its own temperature and budget (OUT/rates/<name>); the run's `pass_rates` reads it
-    (`coderl/train/pass_rates.py`: the frontier pool and adaptive group sizes start from these rates)."""
+    (`coderl/train/pass_rates.py`: the frontier pool starts from these rates)."""
     from coderl.eval.run import EvalConfig
 
     require(isinstance(samples, int) and not isinstance(samples, bool) and samples >= 2,

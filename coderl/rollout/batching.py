@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
 
 import torch
 
@@ -65,13 +64,3 @@ def concat_batches(batches: list[RolloutBatch], pad_id: int = 0) -> RolloutBatch
         turns=(torch.cat([_pad_to(b.turns, t, -1, False) for b in batches])
                if all(b.turns is not None for b in batches) else None),
     )
-
-
-def per_task_counts(samples_per_prompt: int | Sequence[int], num_tasks: int) -> list[int]:
-    """Samples of each of `num_tasks` tasks: one count for all, or one per task."""
-    if isinstance(samples_per_prompt, int):
-        return [samples_per_prompt] * num_tasks
-    counts = list(samples_per_prompt)
-    if len(counts) != num_tasks:
-        raise ValueError(f"generate: {len(counts)} sample counts for {num_tasks} tasks")
-    return counts

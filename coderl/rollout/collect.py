@@ -8,7 +8,8 @@ next one generates.  Training (`train/rounds.py`) and evaluation (`eval/run.py`)
 
 One turn per row.  The multi-turn collector (repair from execution feedback) is `rollout.repair`, set
 up by `RepairConfig` (the `--turns` options of train and eval): its rows attend to the feedback tokens
-(`attention_mask`) without training on them (`mask`).
+(`attention_mask`) without training on them (`mask`).  `rollout.repair.collect_episodes` picks one of the
+two by `RepairConfig.on`: training and evaluation both collect through it.
 """
 
 from __future__ import annotations
@@ -32,13 +33,13 @@ class Generation:
     """How completions are sampled (the arguments of `rollout.hf.generate`)."""
 
     format: str = "completion"
-    samples_per_prompt: int | tuple[int, ...] = 1  # a tuple: one count per task (adaptive group sizes)
+    samples_per_prompt: int = 1
     max_new_tokens: int = 256
     temperature: float = 0.0
     top_p: float = 1.0
     seed: int = 0  # a chunk starting at task index c samples with seed + c
     batch_size: int | None = 16  # sequences per generate call (None: `fill_batch_size`, CPU 16, a GPU's fill);
-    # a chunk holds the tasks whose rows fit batch_size (`chunk_starts`)
+    # a chunk holds batch_size // samples_per_prompt tasks (at least 1)
     min_new_tokens: int | None = None
     share_prompts: bool = True
     stop: Sequence[str] | None = None  # None: the format's stop sequences
@@ -83,20 +84,6 @@ class Collected:
         return self.batch.samples if self.batch is not None else []
 
 
-def chunk_starts(counts: Sequence[int], batch_size: int) -> list[int]:
-    """Where `collect`'s chunks start: consecutive tasks whose rows (`counts`) fit `batch_size`, a task with
-    more rows than that alone in its chunk.  Equal counts n give every batch_size // n tasks (at least 1).
-    Greedy from the first task, so cutting a list at one of its chunk starts leaves the later chunks as
-    they were (the training ranks rely on this: `train/rounds.py`)."""
-    starts, rows = [], 0
-    for i, n in enumerate(counts):
-        if not starts or rows + n > batch_size:
-            starts.append(i)
-            rows = 0
-        rows += n
-    return starts
-
-
 def chunk_batch_size(model, gen: Generation, rows: int, max_prompt_tokens: int | None = None) -> int:
     """The rows of `collect`'s chunks: `gen.batch_size`, or when None an engine's `ENGINE_CHUNK` (it batches
     continuously: chunks only overlap the sandbox) or what fills the device (on a GPU every one of the
@@ -125,12 +112,11 @@ def collect(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generation, l
     generates; then wait for all results.  `max_prompt_tokens`: rows with longer prompts are dropped.
     `on_chunk(start, end, batch, results, seconds)`: called with each chunk's rows and results in order, at
     the latest before the chunk after next generates (so at most one chunk runs in the sandbox unreported)."""
-    from coderl.rollout.batching import concat_batches, drop_long_prompts, per_task_counts
+    from coderl.rollout.batching import concat_batches, drop_long_prompts
     from coderl.rollout.hf import generate
 
-    counts = per_task_counts(gen.samples_per_prompt, len(tasks))
-    batch_size = chunk_batch_size(model, gen, sum(counts), max_prompt_tokens)
-    bounds = chunk_starts(counts, batch_size) + [len(tasks)]
+    batch_size = chunk_batch_size(model, gen, gen.samples_per_prompt * len(tasks), max_prompt_tokens)
+    bounds = list(range(0, len(tasks), max(1, batch_size // gen.samples_per_prompt))) + [len(tasks)]
     batches, futures = [], []
     gen_seconds = 0.0
     gen_tokens = 0
@@ -146,9 +132,8 @@ def collect(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generation, l
         if on_chunk is not None:
             report(1)
         chunk = tasks[c:end]
-        per_task = gen.samples_per_prompt if isinstance(gen.samples_per_prompt, int) else counts[c:end]
         t = time.perf_counter()
-        b = generate(model, tokenizer, chunk, format=gen.format, samples_per_prompt=per_task,
+        b = generate(model, tokenizer, chunk, format=gen.format, samples_per_prompt=gen.samples_per_prompt,
                      max_new_tokens=gen.max_new_tokens, temperature=gen.temperature, top_p=gen.top_p,
                      seed=gen.seed + c, batch_size=batch_size, min_new_tokens=gen.min_new_tokens,
                      share_prompts=gen.share_prompts, stop=gen.stop, **gen.extra)

@@ -74,7 +74,6 @@ from transformers.generation.logits_process import (
     TopPLogitsWarper,
 )
 
-from coderl.rollout.batching import per_task_counts
 from coderl.rollout.engine import is_engine
 from coderl.rollout.formats import cut_at_stop, get_format, prompt_text
 from coderl.rollout.hf_callbacks import PolicyLogprobs, RowsFinished, StopOnText, cut_generation, decode
@@ -375,7 +374,7 @@ def generate(
     tasks: Sequence[Task],
     *,
     format: str = "completion",
-    samples_per_prompt: int | Sequence[int] = 1,
+    samples_per_prompt: int = 1,
     max_new_tokens: int = 256,
     temperature: float = 0.0,
     top_p: float = 1.0,
@@ -387,8 +386,7 @@ def generate(
     compact_rows: int = 8,
     static_cache: bool | None = None,
 ) -> RolloutBatch:
-    """Sample `samples_per_prompt` completions for each task (rows task-major; group id = task index); a
-    sequence gives each task its own count (>= 1; adaptive group sizes, `algorithms/group_sizes.py`).
+    """Sample `samples_per_prompt` completions for each task (rows task-major; group id = task index).
     `model`: an HF model, sampled here, or a generation engine (`rollout.engine`: vLLM), which ignores the
     HF-only keywords (batch_size, share_prompts, compact_rows, static_cache).
 
@@ -406,8 +404,7 @@ def generate(
     """
     if not tasks:
         raise ValueError("generate: no tasks")
-    counts = per_task_counts(samples_per_prompt, len(tasks))
-    if min(counts) < 1 or max_new_tokens < 1 or (batch_size is not None and batch_size < 1):
+    if samples_per_prompt < 1 or max_new_tokens < 1 or (batch_size is not None and batch_size < 1):
         raise ValueError("generate: samples_per_prompt, max_new_tokens and batch_size must be >= 1")
     if temperature < 0 or not 0.0 < top_p <= 1.0:
         raise ValueError(f"generate: need temperature >= 0 and 0 < top_p <= 1 (got {temperature}, {top_p})")
@@ -421,7 +418,7 @@ def generate(
         if not ids:
             raise ValueError(f"generate: task {task.task_id}: the prompt is empty")
     stops = [tuple(stop) if stop is not None else fmt.stop_sequences(task) for task in tasks]
-    rows = [t for t in range(len(tasks)) for _ in range(counts[t])]
+    rows = [t for t in range(len(tasks)) for _ in range(samples_per_prompt)]
     sampled = sample_rows(model, tokenizer, [prompt_ids[t] for t in rows], [stops[t] for t in rows],
                           max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p, seed=seed,
                           batch_size=batch_size, min_new_tokens=min_new_tokens, share_prompts=share_prompts,

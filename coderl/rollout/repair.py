@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from coderl.rollout.collect import Generation, RepairConfig
+from coderl.rollout.collect import Generation, RepairConfig, collect
 from coderl.rollout.feedback import feedback_message
 from coderl.rollout.formats import get_format, prompt_text
 from coderl.rollout.types import RolloutBatch, Sample
@@ -226,6 +226,19 @@ def collect_repair(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Genera
     batch = _assemble(rows, pad_token_id(model, tokenizer)) if rows else None
     return RepairCollected(batch, [r.episode.final.hidden for r in rows], [r.episode for r in rows],
                            skipped, no_hidden, gen_seconds, gen_tokens, rules)
+
+
+def collect_episodes(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generation, limits: Limits | None,
+                     repair: RepairConfig, *, max_prompt_tokens: int | None = None,
+                     max_sequence_tokens: int | None = None, log: Callable[[str], None] | None = None,
+                     on_chunk: Callable | None = None):
+    """The collector training and evaluation both choose through: repair episodes (`collect_repair`) with
+    `repair.on`, else one answer per row (`collect`; `on_chunk` is its, repair episodes are reported whole)."""
+    if repair.on:
+        return collect_repair(model, tokenizer, tasks, sandbox, gen, limits, repair,
+                              max_prompt_tokens=max_prompt_tokens, max_sequence_tokens=max_sequence_tokens, log=log)
+    return collect(model, tokenizer, tasks, sandbox, gen, limits, max_prompt_tokens=max_prompt_tokens, log=log,
+                   on_chunk=on_chunk)
 
 
 def _run(sandbox, task: Task, tests: tuple, completion: str, limits):

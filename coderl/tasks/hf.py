@@ -30,6 +30,7 @@ import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from coderl.base.offline import offline_flags
 from coderl.tasks.hf_layouts import FIELDS, LAYOUT_KEY, PREFIX_KEY, PRESETS
 from coderl.tasks.jsonl import Rows, skipped_rows
 from coderl.tasks.types import Task, TaskFormatError
@@ -280,24 +281,11 @@ def _reason(exc: BaseException) -> str:
 def _offline():
     """Nothing is downloaded while a dataset is opened: the datasets library (and the hub client under it)
     read only local files.  The process's own settings are restored after (a model may still be fetched)."""
-    keys = ("HF_DATASETS_OFFLINE", "HF_HUB_OFFLINE")
-    saved_env = {key: os.environ.get(key) for key in keys}
-    os.environ.update({key: "1" for key in keys})
     import datasets.config as config
 
-    saved = {key: getattr(config, key, None) for key in keys}
-    for key in keys:
-        setattr(config, key, True)
-    try:
+    keys = ("HF_DATASETS_OFFLINE", "HF_HUB_OFFLINE")
+    with offline_flags(keys, config, keys):
         yield
-    finally:
-        for key, value in saved_env.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-        for key, value in saved.items():
-            setattr(config, key, value)
 
 
 def _datasets():

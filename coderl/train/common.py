@@ -201,7 +201,7 @@ def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None
     advice = "Lower --learning-rate or --max-grad-norm, and check the rewards (a NaN reward makes every update NaN)"
     updater = Updater(modules, optimizer, scheduler, ranks=ranks, max_grad_norm=o.max_grad_norm,
                       micro_batch_size=o.micro_batch_size, aggregation=cfg.aggregation,
-                      group=1 if cfg.sampling.adaptive else cfg.samples_per_prompt,
+                      group=cfg.samples_per_prompt,
                       nonfinite=NonFiniteSteps(advice=advice), memory=memory)
     resumed = Resumed.load(ckpt, updater, log)
     curriculum = Curriculum(tasks, measured)

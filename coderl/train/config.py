@@ -287,7 +287,11 @@ class TrainConfig:
     # config.yaml, reads as before) and, for any other value, what replaces the setting (`flat_values`).
     REMOVED = {"shared_prompt": (True, "rows that repeat a prompt always share its computation (the same values)"),
                "async_worker_threads": (None, "a generation worker beside the trainer on a CPU takes half the cores "
-                                              "(--async-max-age 0: the trainer's count)")}
+                                              "(--async-max-age 0: the trainer's count)"),
+               "group_sizes": ("fixed", "every prompt gets samples_per_prompt completions (adaptive group sizes were "
+                                        "removed: no measurement showed they paid)"),
+               "max_group_size": (32, "every prompt gets samples_per_prompt completions (adaptive group sizes were "
+                                      "removed)")}
 
     def __post_init__(self):
         require(self.out is not None, "--out", self.out, "a run directory")
@@ -366,10 +370,6 @@ class TrainConfig:
         require(self.format in FORMATS, "--format", self.format, "one of " + ", ".join(FORMATS))
         require(not self.repair.on or self.format != "completion", "--format", self.format,
                 "a chat format (chat or reasoning) with --turns > 1: feedback is a user message")
-        require(not (self.repair.on and self.sampling.adaptive), "--group-sizes", self.sampling.group_sizes,
-                "fixed with --turns > 1 (repair episodes sample samples_per_prompt rows per task)")
-        require(not self.sampling.adaptive or self.batch_size >= 2, "--group-sizes", self.sampling.group_sizes,
-                "fixed when prompts_per_step x samples_per_prompt < 2 (no group of two fits the budget)")
         for flag, value in (("--minibatch-size", o.minibatch_size), ("--micro-batch-size", o.micro_batch_size)):
             require(value is None or value >= 1, flag, value, "an integer >= 1")
         from coderl.train.memory import parse_size
@@ -399,14 +399,8 @@ class TrainConfig:
 
     @property
     def batch_size(self) -> int:
-        """A step's sample budget: rows per round (also with adaptive group sizes), and what refill fills."""
+        """A step's sample budget: rows per round, and what refill fills."""
         return self.prompts_per_step * self.samples_per_prompt
-
-    @property
-    def prompts_drawn(self) -> int:
-        """Prompts a round draws: prompts_per_step, or with adaptive group sizes as many groups as the budget
-        holds at the smallest size (2), among which the allocation chooses (`rounds.planned_groups`)."""
-        return max(1, self.batch_size // 2) if self.sampling.adaptive else self.prompts_per_step
 
     @property
     def aggregation_kwargs(self) -> dict:

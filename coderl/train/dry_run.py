@@ -68,10 +68,6 @@ def dry_run_report(cfg, world: int = 1) -> str:
         prompts = max(end - start for start, end in (Ranks(r, n).shard(cfg.prompts_per_step, chunk)
                                                      for r in range(n)))
         lines.append(f"{n:>9}  {prompts:>25}  {math.ceil(minibatch / n):>25}")
-    if cfg.sampling.adaptive:
-        lines.append(f"adaptive group sizes: each round draws {cfg.prompts_drawn} prompts and shares its {rows} "
-                     f"samples among them by running pass rate (groups of 2 to {cfg.sampling.max_group_size}, none "
-                     "for a solved task), so a round generates for up to that many prompts, not the table's")
     lines.append(memory_line(cfg))
     a = cfg.asynchronous
     if a.on:

@@ -69,7 +69,7 @@ def _draw(ctx, step: int, round_: int) -> list[int]:
     is on."""
     cfg = ctx.cfg
     rng = random.Random(f"{cfg.seed}:refill:{step}:{round_}")
-    count = min(cfg.prompts_drawn, len(ctx.tasks))
+    count = min(cfg.prompts_per_step, len(ctx.tasks))
     if cfg.sampling.curriculum_floor is None:
         return rng.sample(range(len(ctx.tasks)), count)
     return ctx.curriculum.draw(count, cfg.sampling.curriculum_floor, rng)

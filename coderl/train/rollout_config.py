@@ -20,11 +20,6 @@ class RolloutSelection:
     pass_rates: str | None = option(None, "a `coderl eval` run of the policy being trained on the training tasks "
                                     "(its directory or samples.jsonl, n > 1 samples a task): each task's measured pass "
                                     "rate starts the curriculum's running rate (docs/training.md, the frontier pool)")
-    group_sizes: str = option("fixed", "fixed: samples_per_prompt completions per prompt; adaptive: each step spends "
-                              "prompts_per_step x samples_per_prompt samples over the prompts drawn, a group size per "
-                              "task from its running pass rate (none for solved tasks, large groups for rare "
-                              "successes: algorithms/group_sizes.py)", choices=["fixed", "adaptive"])
-    max_group_size: int = option(32, "adaptive group sizes: the largest group of one task", cli=False)
     dynamic_sampling: int = option(0, "DAPO dynamic sampling: drop prompts whose completions all got the same reward "
                                    "and refill from up to this many extra rounds of prompts_per_step further prompts "
                                    "(0 = off)")
@@ -34,12 +29,7 @@ class RolloutSelection:
     def __post_init__(self):
         require(self.curriculum_floor is None or 0 <= self.curriculum_floor <= 1, "--curriculum-floor",
                 self.curriculum_floor, "a weight in [0, 1] (0: the frontier pool)")
-        require(self.max_group_size >= 2, "max_group_size", self.max_group_size, "an integer >= 2")
         require(self.dynamic_sampling >= 0, "--dynamic-sampling", self.dynamic_sampling, "an integer >= 0")
-
-    @property
-    def adaptive(self) -> bool:
-        return self.group_sizes == "adaptive"
 
 
 @dataclass

@@ -14,13 +14,12 @@ from dataclasses import dataclass
 
 import torch
 
-from coderl.algorithms.group_sizes import allocate_group_sizes
 from coderl.algorithms.sampling import zero_variance_fraction
 from coderl.base.config import ConfigError
 from coderl.rewards import score
 from coderl.rollout.batching import concat_batches, select_rows
-from coderl.rollout.collect import Generation, chunk_starts, collect
-from coderl.rollout.repair import collect_repair
+from coderl.rollout.collect import Generation
+from coderl.rollout.repair import collect_episodes
 from coderl.rollout.types import RolloutBatch
 from coderl.train.distributed import Ranks
 from coderl.train.episodes import score_turns
@@ -60,7 +59,7 @@ def _data_order(num_tasks: int, seed: int, epoch: int) -> list[int]:
 def prompts_for_step(num_tasks: int, cfg, step: int) -> list[int]:
     """Task indices of a step: a seeded shuffle per pass over the tasks (data position = step)."""
     out = []
-    count = cfg.prompts_drawn
+    count = cfg.prompts_per_step
     start = step * count
     for pos in range(start, start + count):
         epoch, offset = divmod(pos, num_tasks)
@@ -76,7 +75,7 @@ def step_rollouts(ctx, step: int, ranks: Ranks | None = None) -> ScoredRollouts:
     cfg, ranks = ctx.cfg, ranks or Ranks()
     if cfg.sampling.curriculum_floor is not None:
         rng = random.Random(f"{cfg.seed}:curriculum:{step}")
-        indices = ctx.curriculum.draw(cfg.prompts_drawn, cfg.sampling.curriculum_floor, rng)
+        indices = ctx.curriculum.draw(cfg.prompts_per_step, cfg.sampling.curriculum_floor, rng)
     else:
         indices = prompts_for_step(len(ctx.tasks), cfg, step)
     first = scored_round(ctx, step, indices, 0, ranks)
@@ -98,45 +97,16 @@ def generation_chunk(cfg) -> int:
     return max(1, (cfg.generation_batch_size or 1) // cfg.samples_per_prompt)
 
 
-def planned_groups(ctx, indices: list[int]) -> tuple[list[int], list[int]]:
-    """Adaptive group sizes: the step's sample budget shared among the tasks at `indices` by their running
-    pass rates (`allocate_group_sizes`; a task never drawn plans with its composition's rate,
-    `Curriculum.rate`); the tasks given samples and their group sizes, in draw order.
-    If every task drawn looks solved, `samples_per_prompt` each for the first `prompts_per_step` of them
-    (a rate is an estimate: exploring beats an empty round)."""
-    cfg = ctx.cfg
-    budget = cfg.batch_size
-    sizes = allocate_group_sizes([ctx.curriculum.rate(i) for i in indices], budget,
-                                 max_group=max(2, min(cfg.sampling.max_group_size, budget)))
-    kept = [(i, n) for i, n in zip(indices, sizes) if n]
-    if not kept:
-        kept = [(i, cfg.samples_per_prompt) for i in indices[:cfg.prompts_per_step]]
-    return [i for i, _ in kept], [n for _, n in kept]
-
-
-def _round_shard(cfg, ranks: Ranks, sizes: list[int] | None, count: int) -> tuple[int, int]:
-    """This rank's [start, end) of a round's `count` prompts, cut where the one-process run's generation
-    chunks start (so each chunk, and its seed, is the one-process run's)."""
-    if sizes is None or cfg.generation_batch_size is None:
-        return ranks.shard(count, generation_chunk(cfg) if sizes is None else 1)
-    bounds = chunk_starts(sizes, cfg.generation_batch_size) + [count]
-    first, last = ranks.shard(len(bounds) - 1, 1)
-    return bounds[first], bounds[last]
-
-
 def scored_round(ctx, step: int, indices: list[int], round_: int, ranks: Ranks):
-    """Generate for and score the tasks at `indices` (with adaptive group sizes: those the budget gives
-    samples, `planned_groups`): each of `ranks` its slice, and every rank gets the whole round back."""
+    """Generate for and score the tasks at `indices`: each of `ranks` its slice, cut where the one-process
+    run's generation chunks start (so each chunk, and its seed, is the one-process run's), and every rank
+    gets the whole round back."""
     cfg = ctx.cfg
     gen = generation(cfg, step, round_)
-    sizes = None
-    if cfg.sampling.adaptive:
-        indices, sizes = planned_groups(ctx, indices)
-    start, end = _round_shard(cfg, ranks, sizes, len(indices))
+    start, end = ranks.shard(len(indices), generation_chunk(cfg))
     # collect seeds a chunk by its first prompt's position, collect_repair by its first row's
     offset = start * (gen.samples_per_prompt if cfg.repair.on else 1)
-    gen = dataclasses.replace(gen, seed=gen.seed + offset,
-                              samples_per_prompt=tuple(sizes[start:end]) if sizes else gen.samples_per_prompt)
+    gen = dataclasses.replace(gen, seed=gen.seed + offset)
     with ranks.generating(ctx.policy):  # sharded weights (FSDP): the ranks generate in lockstep
         part = _slice(ctx, step, [ctx.tasks[i] for i in indices[start:end]], start, gen)
     parts = ranks.gather(part)
@@ -154,13 +124,11 @@ def scored_round(ctx, step: int, indices: list[int], round_: int, ranks: Ranks):
                            "rollout/skipped_prompts": float(len(skipped)),
                            "rollout/truncated": sum(s.truncated for s in batch.samples) / len(batch.samples),
                            "rollout/zero_variance_groups": zero_variance_fraction(rewards, batch.group_ids)})
-    if sizes is not None:
-        scored.metrics.update({"sampling/groups": float(len(sizes)), "sampling/largest_group": float(max(sizes))})
     for group, index in enumerate(indices):  # the curriculum's running pass rates
         outcomes = [ok for s, ok in zip(batch.samples, passed) if s.group == group]
         if outcomes:
             ctx.curriculum.record(index, sum(outcomes) / len(outcomes))
-    if cfg.sampling.curriculum_floor is not None or cfg.sampling.adaptive:
+    if cfg.sampling.curriculum_floor is not None:
         scored.metrics.update(ctx.curriculum.metrics())
     return scored
 
@@ -171,13 +139,9 @@ def _slice(ctx, step: int, step_tasks: list, start: int, gen: Generation) -> _Sl
     if not step_tasks:
         return _Slice(start, None, [], [], {}, [], 0.0)
     max_prompt = cfg.max_total_sequence_length - cfg.max_new_tokens
-    if cfg.repair.on:
-        got = collect_repair(ctx.engine or ctx.policy.model, ctx.policy.tokenizer, step_tasks, ctx.sandbox, gen,
-                             cfg.sandbox.limits(), cfg.repair, max_prompt_tokens=max_prompt,
-                             max_sequence_tokens=cfg.max_total_sequence_length)
-    else:
-        got = collect(ctx.engine or ctx.policy.model, ctx.policy.tokenizer, step_tasks, ctx.sandbox, gen,
-                      cfg.sandbox.limits(), max_prompt_tokens=max_prompt)
+    got = collect_episodes(ctx.engine or ctx.policy.model, ctx.policy.tokenizer, step_tasks, ctx.sandbox, gen,
+                           cfg.sandbox.limits(), cfg.repair, max_prompt_tokens=max_prompt,
+                           max_sequence_tokens=cfg.max_total_sequence_length)
     if got.batch is None:
         return _Slice(start, None, [], [], {}, got.skipped, got.gen_seconds)
     batch = got.batch

@@ -109,7 +109,8 @@ def test_greedy_with_several_samples_is_rejected(model_dir, tmp_path):
 def test_pass_at_1_without_tamper_counts_caught_samples_as_failures(tmp_path):
     """Beside the plain pass@1, `coderl eval` reports the figure with every sample the judge caught tampering
     (a judge-observed note) counted as failed; courtesy notes count as they are."""
-    from coderl.eval.run import _write_run, format_markdown, format_summary, sample_rows
+    from coderl.eval.chunks import sample_rows
+    from coderl.eval.run import _write_run, format_markdown, format_summary
     from coderl.rollout.types import Sample
     from coderl.sandbox.types import ExecutionResult, Status
     from coderl.tasks import load_tasks
@@ -157,12 +158,12 @@ def test_a_failed_evaluation_leaves_nothing_it_made(model_dir, tmp_path, monkeyp
     """A model that fails to load, or an interrupt while the samples are checked: no --out folder left."""
     assert main(["eval", "--out", str(tmp_path / "a" / "run"), "--model", str(tmp_path / "no-model"),
                  "--tasks", TASKS]) == 2
-    from coderl.eval import chunks
+    from coderl.rollout import repair
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(chunks, "collect", interrupted)
+    monkeypatch.setattr(repair, "collect_episodes", interrupted)
     assert main(["eval", "--out", str(tmp_path / "b"), "--model", model_dir, "--tasks", TASKS, "--format",
                  "completion", "--max-new-tokens", "8", "--workers", "2"]) == 130
     assert list(tmp_path.iterdir()) == []

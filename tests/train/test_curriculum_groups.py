@@ -93,15 +93,15 @@ def rows(run):
 
 
 def test_a_generated_pool_run_plans_by_composition_and_resumes_exactly(model_dir, tmp_path):
-    """Synthetic tasks, adaptive group sizes and the curriculum: after the first step, tasks never drawn plan
+    """Synthetic tasks and the curriculum: after the first step, tasks never drawn plan
     with their composition's or level's rate; a run resumed from step 2 repeats steps 3-4 exactly (draws,
-    group sizes, rewards, the curriculum's whole state)."""
+    rewards, the curriculum's whole state)."""
     from coderl.train.checkpoint import load_trainer_state
     from coderl.train.policy_gradient import train
     from tests.train.helpers import base_config, varied_reward
 
     kw = dict(tasks="synthetic:level=1-2,n=12,split=train", algo="grpo", steps=4, save_steps=2,
-              group_sizes="adaptive", curriculum_floor=0.1, prompts_per_step=2, samples_per_prompt=2)
+              curriculum_floor=0.1, prompts_per_step=2, samples_per_prompt=2)
     ref = tmp_path / "ref"
     train(base_config(model_dir, ref, **kw), log=lambda m: None, reward_override=varied_reward)
     first = rows(ref)[0]

@@ -208,26 +208,3 @@ def test_micro_batches_on_two_sharded_processes_give_the_same_updates(model_dir,
     out = sharded(model_dir, tmp_path / "micro", 2, micro_batch_size=1)
     assert_same_gradients(one_process, out, 2 * 2 * 2)
     assert_close_dicts(adapter(one_process, 2), adapter(out, 2))
-
-
-@pytest.mark.slow
-def test_adaptive_group_sizes_on_two_sharded_processes_equal_one(model_dir, tmp_path):
-    """Group sizes from measured pass rates vary within a round (the DDP test's rates,
-    tests/train/test_distributed.py): the round is cut at the one-process run's chunk starts, and every rank
-    generates its chunks in lockstep."""
-    rows = [{"task_id": "Toy/0", "passed": True}] * 8
-    rows += [{"task_id": "Toy/1", "passed": i % 2 == 0} for i in range(8)]
-    rows += [{"task_id": "Toy/2", "passed": i == 0} for i in range(8)]
-    rates = tmp_path / "rates"
-    rates.mkdir()
-    (rates / "samples.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    fields = dict(reward="half_flat", group_sizes="adaptive", pass_rates=str(rates), curriculum_floor=0.0,
-                  dynamic_sampling=1)
-    one, two = sharded(model_dir, tmp_path / "one", 1, **fields), sharded(model_dir, tmp_path / "two", 2, **fields)
-    m1, m2 = metrics(one), metrics(two)
-    assert max(m["sampling/largest_group"] for m in m1) > BASE["samples_per_prompt"]  # sizes did vary
-    for a, b in zip(m1, m2):
-        for key in ("sampling/groups", "sampling/largest_group", "sampling/kept_groups", "reward/total",
-                    "rollout/gen_tokens"):
-            assert a[key] == b[key], key
-    assert_close_dicts(adapter(one, 2), adapter(two, 2))

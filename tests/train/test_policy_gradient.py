@@ -238,9 +238,6 @@ def test_resume_after_sigkill_is_exact(model_dir, tmp_path):
     ("dynamic_sampling", -1, "--dynamic-sampling=-1: expected an integer >= 0"),
     ("curriculum_floor", -0.1, "--curriculum-floor=-0.1: expected a weight in [0, 1] (0: the frontier pool)"),
     ("curriculum_floor", 1.5, "--curriculum-floor=1.5: expected a weight in [0, 1]"),
-    ("group_sizes", "big", "--group-sizes='big': expected one of fixed, adaptive"),
-    ("max_group_size", 1, "max_group_size=1: expected an integer >= 2"),
-    ("turns", 2, "--group-sizes='adaptive': expected fixed with --turns > 1"),
     ("early_stop", -2, "--early-stop=-2: expected an integer >= 0"),
     ("early_stop", 2, "--early-stop=2: expected --eval-steps N as well"),
     ("ratio_level", "seq", "ratio_level='seq': expected one of"),
@@ -249,8 +246,6 @@ def test_bad_config_values_fail_with_one_line(model_dir, tmp_path, field, value,
     overrides = {field: value}
     if field == "kl_estimator":
         overrides["kl_beta"] = 0.1
-    if field == "turns":
-        overrides.update(group_sizes="adaptive", format="chat")
     with pytest.raises(ConfigError) as exc:
         base_config(model_dir, tmp_path, **overrides)
     assert message in str(exc.value) and "\n" not in str(exc.value)
