@@ -12,6 +12,9 @@ or private module; a module object made by hand is a handle), iterators passed a
 
 Every walk over a value here is a loop over an explicit stack (`walk`, `update_in_place`): a value nested
 `MAX_DEPTH` levels deep crosses both ways, whatever its types, at any recursion limit.
+
+Over 400 lines: one wire format, its encoder and its strict decoder for every kind, and the copy-back that
+walks the same kinds; the two sides must read the same rules, so they stay in one file.
 """
 
 import builtins
