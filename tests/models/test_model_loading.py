@@ -245,6 +245,7 @@ def test_adapter_with_unknown_base(tmp_path, cache):
     d = tmp_path / "ckpt"
     d.mkdir()
     (d / "adapter_config.json").write_text(json.dumps({"base_model_name_or_path": "/nowhere/model"}))
+    (d / "adapter_model.safetensors").write_bytes((2).to_bytes(8, "little") + b"{}")  # whole, and empty
     (d / "coderl_adapter.json").write_text(json.dumps({"base": "not-a-model"}))
     with pytest.raises(ModelError, match=r"adapter '.*': base model 'not-a-model': not found") as e:
         load_model(str(d))

@@ -176,18 +176,18 @@ DIRT = {
 
 # Code not seen before, and every counter of how much the judge has run moved by more than the task before a case can
 # move it (kernel accounting, which no judge can set back): user and system CPU time by several clock ticks each,
-# page faults, voluntary context switches and involuntary ones (a child spinning on the judge's CPU beside it).  So
+# minor and major page faults, voluntary context switches and involuntary ones (a child spinning on the judge's CPU
+# beside it), and the same counters of waited-for children.  So
 # these counters are volatile by comparison whatever the load: on a quiet machine a fresh judge's system time could
 # read 0 ticks in every sample, and a judge after a case 1 under load.
 RUN = """
-import os, time
+import ctypes, os, time
 ordinary = sorted({i % 7: [i] for i in range(99)}.items())
 cpus = os.sched_getaffinity(0)
 os.sched_setaffinity(0, {min(cpus)})
 child = os.fork()
 if child == 0:
-    end = time.monotonic() + 0.05
-    while time.monotonic() < end:
+    while os.times().user < 0.05:
         pass
     os._exit(0)
 start = os.times()
@@ -197,6 +197,15 @@ while os.times().user < start.user + 0.05 or os.times().system < start.system + 
 time.sleep(0.01)
 os.waitpid(child, 0)
 os.sched_setaffinity(0, cpus)
+source = os.open(os.__file__, os.O_RDONLY)  # a major fault: a page read back from disk (no new module imported)
+os.posix_fadvise(source, 0, 0, os.POSIX_FADV_DONTNEED)
+libc = ctypes.CDLL(None)
+libc.mmap.restype, libc.mmap.argtypes = ctypes.c_void_p, (ctypes.c_void_p, ctypes.c_size_t) + (ctypes.c_int,) * 3 + (
+    ctypes.c_long,)
+page = libc.mmap(None, 4096, 1, 2, source, 0)  # PROT_READ, MAP_PRIVATE
+ordinary = ctypes.string_at(page, 1)
+libc.munmap(ctypes.c_void_p(page), ctypes.c_size_t(4096))
+os.close(source)
 """
 
 

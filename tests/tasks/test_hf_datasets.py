@@ -132,7 +132,9 @@ def test_a_save_to_disk_folder_with_splits(tmp_path):
     one = tmp_path / "one"
     datasets.Dataset.from_list(HUMANEVAL).save_to_disk(str(one))
     assert len(load_tasks(f"hf:{one}").tasks) == 2
-    assert len(load_tasks(f"hf:{one}@train").tasks) + len(load_tasks(f"hf:{one}@test").tasks) == 2  # coderl's split
+    assert len(load_tasks(f"hf:{one}@train").tasks) == 2  # coderl's split: both tasks in train, none in test
+    with pytest.raises(TaskFormatError, match=r"@test': its test split \(seed 0\) holds no tasks"):
+        load_tasks(f"hf:{one}@test")
 
 
 def test_json_lines_and_a_folder_of_files(tmp_path):
