@@ -25,7 +25,8 @@ def test_always_equal_object(sandbox):
 def test_int_subclass_with_lying_eq(sandbox):
     prog = "class I(int):\n    def __eq__(self, o): return True\n    __hash__ = int.__hash__\ndef add(a, b):\n    return I(0)\n"
     r = run(sandbox, prog)
-    assert not r.passed and any(t.startswith("non_builtin_return") for t in r.tamper)
+    # It crosses as the int 0; the program side's report of the override is a courtesy note, never the judge's.
+    assert not r.passed and r.tamper == ["subclass_equality:I"] and r.caught == []
 
 
 def test_always_equal_inside_a_list(sandbox):
