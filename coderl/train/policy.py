@@ -106,7 +106,7 @@ def build_policy(cfg, resume_from: str | None = None, *, reference: bool | None 
     else:
         model = cfg.lora.wrap(loaded.model)
         policy = Policy(model, loaded.tokenizer, loaded.base, loaded.kind, False, path=loaded.path)
-    policy.prompt_format = cfg.format
+    policy.prompt_format = getattr(cfg, "format", None)  # recorded with the adapter it saves
     if getattr(getattr(cfg, "optim", None), "gradient_checkpointing", False):
         checkpoint_layers(model)
     if resume_from:
