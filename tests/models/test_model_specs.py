@@ -51,6 +51,9 @@ def test_folder_and_file_forms(tmp_path, cache):
     (hf / "config.json").write_text("{}")
     assert resolve_spec(str(hf)).kind == "hf"
     (hf / "adapter_config.json").write_text("{}")
+    with pytest.raises(ModelError, match="no adapter_model.safetensors beside its adapter_config.json"):
+        resolve_spec(str(hf))  # an adapter folder that left its weights behind is named before any load
+    (hf / "adapter_model.safetensors").write_bytes((2).to_bytes(8, "little") + b"{}")  # a safetensors header
     assert resolve_spec(str(hf)).kind == "adapter"
     g = tmp_path / "x.gguf"
     g.write_bytes(b"GGUF")

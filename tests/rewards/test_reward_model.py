@@ -237,10 +237,13 @@ def test_a_model_that_fails_to_load_is_one_line_and_stops_training_before_the_po
     with pytest.raises(ConfigError, match="cannot load it") as info:
         RewardModelScorer(path, "cpu")
     assert "\n" not in str(info.value)
-    cfg = build(TrainConfig, dict(out=str(tmp_path / "run"), model=str(tmp_path / "no-policy-here"), tasks="easy",
+    policy = tmp_path / "no-policy-here"  # a folder that names a model but holds no weights: never loaded
+    policy.mkdir()
+    (policy / "config.json").write_text("{}")
+    cfg = build(TrainConfig, dict(out=str(tmp_path / "run"), model=str(policy), tasks="easy",
                                   eval_tasks=None, device="cpu", reward_weights={"reward_model": 1.0}, reward_model=path))
     with pytest.raises(ConfigError, match="cannot load it"):
-        train(cfg, log=lambda m: None)  # the policy folder does not exist: the RM was checked first
+        train(cfg, log=lambda m: None)  # the policy cannot load: the RM was checked first
     assert not (tmp_path / "run").exists()
 
 

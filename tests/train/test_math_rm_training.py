@@ -29,7 +29,10 @@ def test_grpo_on_math_with_a_reward_model_term(tmp_path):
 def test_quality_on_tasks_without_a_linter_is_refused_before_the_model_loads(tmp_path):
     from coderl.base.config import ConfigError
 
-    cfg = base_config(tmp_path / "no-model-needed", tmp_path / "run", tasks="math:n=2,split=train", format="chat",
+    model = tmp_path / "no-model-needed"  # names a model folder, holds no weights: never loaded
+    model.mkdir()
+    (model / "config.json").write_text("{}")
+    cfg = base_config(model, tmp_path / "run", tasks="math:n=2,split=train", format="chat",
                       reward_weights={"pass": 1.0, "quality": 0.5})
     with pytest.raises(ConfigError, match="no linter for language 'math' \\(task math/train/0000"):
         train(cfg, log=lambda m: None)
