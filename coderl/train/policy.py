@@ -102,11 +102,12 @@ def build_policy(cfg, resume_from: str | None = None, *, reference: bool | None 
         note = (f"training continues {cfg.model}'s LoRA (r {lc.r}, alpha {lc.lora_alpha}, dropout {lc.lora_dropout}, "
                 f"targets {','.join(sorted(lc.target_modules))}); --lora-r/--lora-alpha/--lora-dropout/--lora-targets "
                 "apply only to a fresh adapter over a base model")
-        policy = Policy(model, loaded.tokenizer, loaded.base, "adapter", True, note, loaded.path)
+        policy = Policy(model, loaded.tokenizer, loaded.base, "adapter", True, note, loaded.path,
+                        prompt_format=getattr(cfg, "format", None))
     else:
         model = cfg.lora.wrap(loaded.model)
-        policy = Policy(model, loaded.tokenizer, loaded.base, loaded.kind, False, path=loaded.path)
-    policy.prompt_format = getattr(cfg, "format", None)  # recorded with the adapter it saves
+        policy = Policy(model, loaded.tokenizer, loaded.base, loaded.kind, False, path=loaded.path,
+                        prompt_format=getattr(cfg, "format", None))
     if getattr(getattr(cfg, "optim", None), "gradient_checkpointing", False):
         checkpoint_layers(model)
     if resume_from:
