@@ -246,8 +246,18 @@ def fingerprint(train: Iterable[Task], evals: Iterable[Task]) -> str:
     return h.hexdigest()
 
 
-def cached_leaks(train: list[Task], evals: list[Task], sandbox, cache_dir: str) -> Decontamination:
-    """`behaviour_leaks`, remembered in `cache_dir` by `fingerprint` (a complete verdict only)."""
+def cached_leaks(train: list[Task], evals: list[Task], sandbox, cache_dir: str,
+                 train_spec: str = "") -> Decontamination:
+    """`behaviour_leaks`, remembered in `cache_dir` by `fingerprint` (a complete verdict only).  When `train_spec`
+    is the RL pool, the evaluation tasks its record decided are not run again (`coderl.tasks.pool.decided_by_record`:
+    no kept pool task solves one; the pool against them is 6.7 million pairs, run once offline)."""
+    from coderl.tasks.spec import parse_task_spec
+
+    if train_spec and parse_task_spec(train_spec).source == "pool":
+        from coderl.tasks.pool import decided_by_record
+
+        decided = decided_by_record(evals)
+        evals = [t for t in evals if t.task_id not in decided]
     path = os.path.join(cache_dir, fingerprint(train, evals) + ".json")
     if os.path.exists(path):
         with open(path, encoding="utf-8") as f:

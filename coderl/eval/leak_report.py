@@ -116,7 +116,8 @@ def overlap_error(train_spec: str, train, eval_spec: str, sandbox_cfg: SandboxCo
 
     evals = load_tasks(eval_spec).tasks
     with open_sandbox(sandbox_cfg, train_spec, eval_spec) as sandbox:
-        report = cached_leaks(list(train), evals, sandbox, os.path.join(cache_root(), "decontamination"))
+        report = cached_leaks(list(train), evals, sandbox, os.path.join(cache_root(), "decontamination"),
+                              train_spec)
     pairs = sorted(set(report.same)) + sorted(set(report.leaks))
     if pairs:
         a, b = pairs[0]

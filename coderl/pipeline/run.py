@@ -111,7 +111,8 @@ def record_overlap(plan: Plan, log) -> list[dict]:
     pays the policy for an answer it was shown), unless the config sets `allow_eval_overlap: true`; then it is a
     warning.  OUT/overlap.json has a row per stage and set (the report shows them and reports each set also
     on the tasks no training reference solves): `solved` by the stage's tasks, and for the RL pool
-    `solved_by_generator`, the tasks its generator's removed tasks solve (`coderl.tasks.pool`)."""
+    `solved_by_generator`, the tasks its generator's removed tasks solve (`coderl.tasks.pool`).  The pool is not
+    run again against the tasks its record decided (`cached_leaks`)."""
     from coderl.base.paths import cache_root
     from coderl.eval.decontaminate import cached_leaks
     from coderl.tasks import load_tasks
@@ -132,7 +133,7 @@ def record_overlap(plan: Plan, log) -> list[dict]:
             selection = load_tasks(held).tasks if held else []
             against.update({t.task_id: t for t in selection})
             report = cached_leaks(train, list(against.values()), sandbox,
-                                  os.path.join(cache_root(), "decontamination"))
+                                  os.path.join(cache_root(), "decontamination"), spec)
             solved = {e for _, e in report.leaks + report.same}
             generator = set(read_record()["solved"]) if parse_task_spec(spec).source == "pool" else set()
             for base, tasks in sets + ([(None, selection)] if held else []):

@@ -94,6 +94,18 @@ def test_cached_verdict_is_reused_and_keyed_by_content(sandbox, tmp_path):
     assert len(os.listdir(tmp_path)) == 3
 
 
+def test_the_pool_is_not_run_again_against_what_its_record_decided(sandbox, tmp_path):
+    from coderl.tasks import load_tasks
+
+    pool = load_tasks("pool:n=40").tasks
+    decided = load_tasks("synthetic:level=1-2,n=6,split=test").tasks  # in the record's evaluation sets
+    report = cached_leaks(pool, decided, None, str(tmp_path), "pool:n=40")  # no sandbox: nothing runs
+    assert report.eval_tasks == 0 and report.leaks == [] and report.pairs == 0
+    beyond = load_tasks("synthetic:level=2,n=700,split=test").tasks[-1:]  # past the record's 600: it runs
+    assert cached_leaks(pool, decided + beyond, sandbox, str(tmp_path), "pool:n=40").eval_tasks == 1
+    assert cached_leaks(pool, decided, sandbox, str(tmp_path)).eval_tasks == 6  # not named the pool: all run
+
+
 def test_ngram_overlap_counts_shared_word_ngrams():
     assert ngrams("Sum the EVEN numbers.", 2) == {("sum", "the"), ("the", "even"), ("even", "numbers")}
     rows = ngram_overlap(TRAIN, EVAL, n=2)

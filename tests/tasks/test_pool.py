@@ -5,7 +5,7 @@ synthetic splits pinned byte for byte (a new primitive joins the train split onl
 import pytest
 
 from coderl.tasks import load_tasks
-from coderl.tasks.pool import AGAINST, POOL_SPEC, generated, read_record
+from coderl.tasks.pool import AGAINST, POOL_SPEC, decided_by_record, generated, read_record
 from coderl.tasks.synthetic import composition_split
 from coderl.tasks.types import TaskFormatError, digest
 
@@ -31,6 +31,17 @@ def test_the_record_is_of_this_generator_and_these_evaluation_sets():
     assert record["pool_digest"] == digest(generated())
     assert record["against_digest"] == digest([t for s in AGAINST.split() for t in load_tasks(s).tasks])
     assert len(record["leaked"]) == 1946 and record["pairs"] == 6_744_000  # 4,000 x 1,709 less the 2-argument calls
+
+
+def test_the_record_decides_its_own_evaluation_tasks_and_no_other():
+    import dataclasses
+
+    held_out = load_tasks("synthetic:level=1-2,n=200,split=test").tasks  # a prefix of AGAINST's test splits
+    easy = load_tasks("easy").tasks[:3]
+    changed = dataclasses.replace(held_out[0], tests=held_out[0].tests[:1])  # same id, other tests
+    other = load_tasks("synthetic:level=2,n=700,split=test").tasks[-1]  # beyond AGAINST's 600
+    decided = decided_by_record(held_out[1:] + easy + [changed, other])
+    assert decided == {t.task_id for t in held_out[1:] + easy}
 
 
 def test_the_pool_is_train_compositions_minus_every_leak():
