@@ -1,54 +1,59 @@
 #!/usr/bin/env bash
-# Issue 17's longer CPU recipe (RESULTS.md): `coderl pipeline --config configs/cpu-recipe.yaml` (base eval ->
-# SFT on the corpus -> GRPO on its warm-ups, selected on corpus@valid -> greedy eval of every checkpoint on
-# the easy set -> report; about an hour on 2 cores: RESULTS.md), then HumanEval's test split (33 tasks) with n = 8 samples
-# at T 0.8 for the base, the SFT adapter and the kept RL checkpoint (bf16, chat, batch 64, 256 new tokens),
-# and the paired differences of those.  Every step skips what is already there, so a rerun resumes.
+# Issue 56's CPU recipe (RESULTS.md, "The recipe"): `coderl pipeline --config configs/cpu-recipe.yaml` — base
+# evaluations once, SFT once, GRPO once per seed (two seeds), every checkpoint evaluated on the held-out test
+# compositions, easy (greedy and sampled) and HumanEval test — then the time each seed cost, from the stages'
+# own stamps.  Every stage skips what is already there, so a rerun resumes.
 #
-# Issue 39's recipe (the RL signal) is the same script on configs/cpu-rl-signal.yaml with VALID=1: corpus@valid too,
-# greedy, and the run's signal (steps with a non-zero update, zero-variance groups per step).
-#
-#   scripts/cpu_recipe.sh                 # OUT=runs/pipeline/cpu-recipe; HUMANEVAL_SAMPLES=0 skips HumanEval
-#   CONFIG=configs/cpu-rl-signal.yaml VALID=1 scripts/cpu_recipe.sh     # issue 39 (OUT=runs/pipeline/cpu-rl-signal)
+#   scripts/cpu_recipe.sh                       # OUT=runs/pipeline/cpu-recipe
+#   SPLIT=valid scripts/cpu_recipe.sh           # tuning: the same stages, every checkpoint evaluated on the
+#                                               # valid compositions only (no test, easy or HumanEval task is
+#                                               # opened); OUT=runs/pipeline/cpu-recipe-valid
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CONFIG=${CONFIG:-configs/cpu-recipe.yaml}
-OUT=${OUT:-runs/pipeline/$(basename "$CONFIG" .yaml)}
-RUN=${RUN:-grpo}               # the RL run of the config that is compared
-VALID=${VALID:-0}              # 1: also corpus@valid, greedy, for the three checkpoints (issue 39's recipe)
+SPLIT=${SPLIT:-test}
 CODERL=${CODERL:-.venv/bin/coderl}
 PY=${PY:-.venv/bin/python}
-SAMPLES=${HUMANEVAL_SAMPLES:-8}
+[ -x "$CODERL" ] || make setup
+
+if [ "$SPLIT" = valid ]; then
+  OUT=${OUT:-runs/pipeline/$(basename "$CONFIG" .yaml)-valid}
+  mkdir -p "$OUT"
+  # the config with its evaluation sets replaced by the valid compositions, greedy (what selection reads)
+  $PY - "$CONFIG" "$OUT/recipe-valid.yaml" <<'EOF'
+import sys, yaml
+config = yaml.safe_load(open(sys.argv[1]))
+config["eval"] = {"tasks": config["rl"][0]["eval_tasks"], "samples": 1, "temperature": 0.0, "max_new_tokens": 128,
+                  "batch_size": 64, "workers": 2}
+config.pop("evals", None)
+config["title"] = config["title"] + " (tuning: valid compositions only)"
+yaml.safe_dump(config, open(sys.argv[2], "w"), sort_keys=False)
+EOF
+  CONFIG="$OUT/recipe-valid.yaml"
+elif [ "$SPLIT" = test ]; then
+  OUT=${OUT:-runs/pipeline/$(basename "$CONFIG" .yaml)}
+else
+  echo "cpu_recipe: SPLIT=$SPLIT: expected valid or test" >&2; exit 2
+fi
 
 start=$SECONDS
 $CODERL pipeline --config "$CONFIG" --out "$OUT"
-echo "cpu_recipe: pipeline took $(( (SECONDS - start) / 60 )) min $(( (SECONDS - start) % 60 )) s (issue 17's budget: 60 min)"
-[ "$SAMPLES" -gt 0 ] || exit 0
-
-start=$SECONDS
-models=(base:smollm2-135m-instruct sft:"$OUT/sft/adapter" "$RUN":"$OUT/rl/$RUN/best/adapter")
-for entry in "${models[@]}"; do
-  key=${entry%%:*}; model=${entry#*:}
-  dir="$OUT/humaneval-test-n$SAMPLES/$key"
-  [ -f "$dir/summary.json" ] || $CODERL eval --model "$model" --tasks humaneval --split test --format chat \
-    --dtype bfloat16 --batch-size 64 --max-new-tokens 256 --samples "$SAMPLES" --temperature 0.8 \
-    --label "$key" --method "$key" --out "$dir"
-done
-echo "cpu_recipe: HumanEval test x $SAMPLES took $(( (SECONDS - start) / 60 )) min $(( (SECONDS - start) % 60 )) s"
-H="$OUT/humaneval-test-n$SAMPLES"
-pairs=(--pair "$H/base" "$H/sft" --pair "$H/base" "$H/$RUN" --pair "$H/sft" "$H/$RUN")
-if [ "$VALID" = 1 ]; then
-  start=$SECONDS
-  for entry in "${models[@]}"; do
-    key=${entry%%:*}; model=${entry#*:}
-    dir="$OUT/corpus-valid/$key"
-    [ -f "$dir/summary.json" ] || $CODERL eval --model "$model" --tasks corpus@valid --format chat \
-      --dtype bfloat16 --batch-size 64 --max-new-tokens 256 --label "$key" --method "$key" --out "$dir"
-  done
-  echo "cpu_recipe: corpus@valid took $(( (SECONDS - start) / 60 )) min $(( (SECONDS - start) % 60 )) s"
-  V="$OUT/corpus-valid"
-  pairs+=(--pair "$V/base" "$V/sft" --pair "$V/sft" "$V/$RUN")
-fi
-E="$OUT/base-eval"
-pairs+=(--pair "$E" "$OUT/eval/sft" --pair "$OUT/eval/sft" "$OUT/eval/$RUN")
-$PY scripts/learning_report.py "$OUT/rl/$RUN" "${pairs[@]}" --png "$H/curves-$RUN.png"
+echo "cpu_recipe: the pipeline took $(( (SECONDS - start) / 60 )) min $(( (SECONDS - start) % 60 )) s"
+# Time per seed: the shared stages (base evaluations, SFT and its evaluations) once, and each RL run's own
+# stages (training with its selection, then its checkpoint's evaluations), from OUT/**/pipeline_stage.json.
+$PY - "$OUT" <<'EOF'
+import glob, json, os, sys
+out = sys.argv[1]
+stamps = [json.load(open(p)) for p in glob.glob(os.path.join(out, "**", "pipeline_stage.json"), recursive=True)]
+runs = sorted({s["stage"].split("/")[1] for s in stamps if s["stage"].startswith("rl/")})
+def own(s, run):
+    name = s["stage"].split("@")[0]
+    return name in (f"rl/{run}", f"eval/{run}")
+shared = sum(s["seconds"] for s in stamps if not any(own(s, r) for r in runs))
+print(f"cpu_recipe: shared stages (base and SFT with their evaluations) {shared / 60:.1f} min")
+for run in runs:
+    seconds = sum(s["seconds"] for s in stamps if own(s, run))
+    print(f"cpu_recipe: {run}: its own stages {seconds / 60:.1f} min; with the shared stages' share "
+          f"{(seconds + shared / len(runs)) / 60:.1f} min (budget: 60 min a seed)")
+EOF
+echo "cpu_recipe: report in $OUT/report/report.md"
