@@ -319,7 +319,9 @@ def save_adapter(peft_model, path, base_spec: str | LoadedModel, adapters: list[
         base_spec = base_spec.base
     base = portable_base(base_spec)
     with offline():                      # peft may otherwise look the base up on the hub
-        peft_model.save_pretrained(str(path), selected_adapters=adapters,
+        # save_embedding_layers=False: coderl never resizes the vocabulary, so peft need not read the base's
+        # config to find out (it warned when the base is an alias such as smollm2-135m-instruct)
+        peft_model.save_pretrained(str(path), selected_adapters=adapters, save_embedding_layers=False,
                                    **({"state_dict": state_dict} if state_dict is not None else {}))
     # what peft wrote for the base: the model's _name_or_path (often an absolute cache path)
     written = set()
