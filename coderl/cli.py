@@ -277,6 +277,9 @@ def main(argv: list[str] | None = None) -> int:
     if extra:  # named by the sub-command, with the flag it most resembles
         flags = [o for action in ns.parser._actions for o in action.option_strings]
         ns.parser.error(f"unrecognized arguments: {' '.join(extra)}{suggest(extra[0].split('=')[0], flags, '--')}")
+    empty = [a.option_strings[-1] for a in ns.parser._actions if a.option_strings and getattr(ns, a.dest, None) == ""]
+    if empty:  # an unset shell variable (`--out $OUT`): no value of any option is empty
+        ns.parser.error(f"argument {empty[0]}: expected a value, got an empty string")
     ns.argv = argv
     try:
         with _sigterm_unwinds():
