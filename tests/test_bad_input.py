@@ -65,6 +65,8 @@ def place(tmp_path, monkeypatch):
     Path("list.jsonl").write_text("[1, 2]\n")
     Path("notes.txt").write_text("hello\n")
     Path("list.yaml").write_text("- 1\n- 2\n")
+    Path("lora-int.yaml").write_text("lora: 5\n")
+    Path("no-overlap.yaml").write_text("check_overlap: false\n")
     Path("nested-typo.yaml").write_text("lora:\n  rr: 8\n")
     Path("pipe-wrongtype.yaml").write_text("out: p\nmodel: model\nseed: many\n")
     Path("partrun").mkdir()  # an interrupted evaluation
@@ -239,6 +241,10 @@ CASES = [
     ("train", "list config", [*TRAIN, "--out", "t", "--config", "list.yaml"], "expected a mapping"),
     ("train", "unknown key", [*TRAIN, "--out", "t", "--config", "nested-typo.yaml"], "unknown field 'lora.rr'"),
     ("train", "existing", [*TRAIN, "--out", "trainrun"], "already holds a run (checkpoints); pass --resume"),
+    ("train", "scalar section", [*TRAIN, "--out", "t", "--config", "lora-int.yaml"],
+     "field 'lora' is 5; expected a mapping of its fields (finetune"),
+    ("train", "missing eval tasks", [*TRAIN, "--out", "t", "--config", "no-overlap.yaml", "--eval-steps", "1",
+                                     "--eval-tasks", "nope.jsonl"], "nope.jsonl': no such file"),
     ("sft", "out of range", [*SFT, "--out", "s", "--epochs", "0"], "--epochs=0.0: expected a positive number"),
     ("sft", "folder as file", [*SFT[:4], "folder", *SFT[5:], "--out", "s"], "folder: is a directory"),
     ("sft", "resume nothing", [*SFT, "--out", "nope", "--resume"], "holds no run"),
