@@ -12,6 +12,7 @@ import argparse
 import contextlib
 import errno
 import os
+import re
 import signal
 import sys
 
@@ -251,6 +252,19 @@ def _sigterm_unwinds():
         signal.signal(signal.SIGTERM, before)
 
 
+def _disk_error(exc: BaseException | None) -> OSError | None:
+    """The full or read-only disk (or the permission) behind `exc`: an OSError, also under the exception a library
+    raised over it (torch.save's RuntimeError) or written into its message as Rust does ("... (os error 28)":
+    safetensors); None for anything else."""
+    while exc is not None:
+        rust = re.search(r"\(os error (\d+)\)$", str(exc))
+        code = exc.errno if isinstance(exc, OSError) else int(rust.group(1)) if rust else None
+        if code in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES):
+            return exc if isinstance(exc, OSError) else OSError(code, os.strerror(code))
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     from coderl.models.hub import quiet_library_warnings
     from coderl.sandbox.client import SandboxUnavailable
@@ -263,6 +277,9 @@ def main(argv: list[str] | None = None) -> int:
     if extra:  # named by the sub-command, with the flag it most resembles
         flags = [o for action in ns.parser._actions for o in action.option_strings]
         ns.parser.error(f"unrecognized arguments: {' '.join(extra)}{suggest(extra[0].split('=')[0], flags, '--')}")
+    empty = [a.option_strings[-1] for a in ns.parser._actions if a.option_strings and getattr(ns, a.dest, None) == ""]
+    if empty:  # an unset shell variable (`--out $OUT`): no value of any option is empty
+        ns.parser.error(f"argument {empty[0]}: expected a value, got an empty string")
     ns.argv = argv
     try:
         with _sigterm_unwinds():
@@ -274,10 +291,11 @@ def main(argv: list[str] | None = None) -> int:
     except (ConfigError, TaskFormatError, SandboxUnavailable) as exc:
         print(f"{ns.parser.prog}: error: {exc}", file=sys.stderr)
         return 2
-    except OSError as exc:  # the machine's: a full or read-only disk, a permission; any other keeps its traceback
-        if exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES):
+    except Exception as exc:  # the machine's: a full or read-only disk, a permission; any other keeps its traceback
+        disk = _disk_error(exc)
+        if disk is None:
             raise
-        print(f"{ns.parser.prog}: error: {exc.filename or 'writing'}: {exc.strerror}", file=sys.stderr)
+        print(f"{ns.parser.prog}: error: {disk.filename or 'writing'}: {disk.strerror}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as exc:  # Terminated too; under `accelerate launch` one line for the launch (rank 0)
         if int(os.environ.get("RANK", "0")) == 0:

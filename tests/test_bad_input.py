@@ -60,6 +60,17 @@ def place(tmp_path, monkeypatch):
             Path(name, "adapter_model.safetensors").write_bytes(len(header).to_bytes(8, "little") + header
                                                                 + bytes(weights))
     Path("trainrun", "checkpoints", "step-2").mkdir(parents=True)  # a run folder, given as --model
+    Path("nofield.jsonl").write_text(json.dumps({"task_id": "Toy/0"}) + "\n")
+    Path("unknownid.jsonl").write_text(json.dumps({"task_id": "Nope/9", "completion": "x"}) + "\n")
+    Path("list.jsonl").write_text("[1, 2]\n")
+    Path("notes.txt").write_text("hello\n")
+    Path("list.yaml").write_text("- 1\n- 2\n")
+    Path("lora-int.yaml").write_text("lora: 5\n")
+    Path("no-overlap.yaml").write_text("check_overlap: false\n")
+    Path("nested-typo.yaml").write_text("lora:\n  rr: 8\n")
+    Path("pipe-wrongtype.yaml").write_text("out: p\nmodel: model\nseed: many\n")
+    Path("partrun").mkdir()  # an interrupted evaluation
+    Path("partrun", "samples.jsonl.partial").write_text(json.dumps({"batch_size": 1, "config": {}}) + "\n")
     Path("trainrun", "config.yaml").write_text("steps: 2\n")
     real_access = os.access
     monkeypatch.setattr(os, "access", lambda p, mode, **kw: (Path(p).name != "readonly" or not mode & os.W_OK)
@@ -194,6 +205,63 @@ CASES = [
     ("pipeline", "wrong type", ["pipeline", "--config", "typo.yaml"], "unknown top-level field 'stpes'"),
     ("pipeline", "conflict", ["pipeline", "--config", "pipe-typo.yaml", "--dry-run", "--report-only"],
      "--dry-run and --report-only"),
+    # found by the second audit (all but compare's missing samples.jsonl were one line already)
+    ("check", "folder as file", ["check", "--tasks", "folder", "--reference"], "folder: is a directory"),
+    ("check", "folder as file", [*CHECK, "--completions", "folder"], "folder: is a directory"),
+    ("check", "missing field", [*CHECK, "--completions", "nofield.jsonl"], "nofield.jsonl:1: field 'completion'"),
+    ("check", "unknown task", [*CHECK, "--completions", "unknownid.jsonl"], "task_id 'Nope/9' is not in tasks"),
+    ("check", "wrong choice", [*CHECK, "--reference", "--split", "bogus"], "invalid choice: 'bogus'"),
+    ("check", "out of range", [*CHECK, "--reference", "--workers", "0"], "--workers=0: expected a positive integer"),
+    ("check", "out of range", [*CHECK, "--reference", "--timeout", "-1"], "expected a positive number of seconds"),
+    ("check", "out of range", ["check", "--tasks", "synthetic:level=99", "--reference"], "option level='99'"),
+    ("check", "unknown option", ["check", "--tasks", "synthetic:levle=1", "--reference"], "unknown option 'levle'"),
+    ("check", "empty", ["check", "--tasks", "hf:", "--reference"], "missing the dataset after 'hf:'"),
+    ("check", "empty", ["check", "--tasks", "", "--reference"], "argument --tasks: expected a value, got an empty"),
+    ("check", "empty output", [*CHECK, "--reference", "--out", ""], "argument --out: expected a value"),
+    ("eval", "empty output", [*EVAL, "--out", ""], "argument --out: expected a value"),
+    ("train", "empty output", [*TRAIN, "--out", ""], "argument --out: expected a value"),
+    ("sft", "empty output", [*SFT, "--out", ""], "argument --out: expected a value"),
+    ("decontaminate", "empty output", ["decontaminate", "--tasks", "tasks.jsonl", "--out", ""], "argument --out"),
+    ("compare", "empty output", ["compare", "run", "--out", ""], "argument --out: expected a value"),
+    ("train", "empty config", [*TRAIN, "--out", "t", "--config", ""], "argument --config: expected a value"),
+    ("check", "wrong type", ["check", "--tasks", "list.jsonl", "--reference"], "expected a JSON object per line"),
+    ("check", "not JSON", ["check", "--tasks", "notes.txt", "--reference"], "notes.txt:1: invalid JSON"),
+    ("eval", "out of range", [*EVAL, "--out", "e", "--samples", "0"], "--samples=0: expected an integer >= 1"),
+    ("eval", "out of range", [*EVAL, "--out", "e", "--temperature", "-1"], "--temperature=-1.0: expected"),
+    ("eval", "out of range", [*EVAL, "--out", "e", "--top-p", "2"], "--top-p=2.0: expected a number in (0, 1]"),
+    ("eval", "empty", ["eval", "--model", "", "--tasks", "tasks.jsonl", "--out", "e"], "argument --model: expected"),
+    ("eval", "file as model", ["eval", "--model", "afile", "--tasks", "tasks.jsonl", "--out", "e"],
+     "a file but not a .gguf"),
+    ("eval", "wrong choice", [*EVAL, "--out", "e", "--device", "tpu"], "invalid choice: 'tpu'"),
+    ("eval", "interrupted output", [*EVAL, "--out", "partrun"], "pass --resume to continue it"),
+    ("train", "out of range", [*TRAIN, "--out", "t", "--steps", "0"], "--steps=0: expected an integer >= 1"),
+    ("train", "out of range", [*TRAIN, "--out", "t", "--learning-rate", "-1"], "expected a positive number"),
+    ("train", "wrong choice", [*TRAIN, "--out", "t", "--algo", "bogus"], "invalid choice: 'bogus'"),
+    ("train", "folder as config", [*TRAIN, "--out", "t", "--config", "folder"], "is a folder; expected a YAML file"),
+    ("train", "list config", [*TRAIN, "--out", "t", "--config", "list.yaml"], "expected a mapping"),
+    ("train", "unknown key", [*TRAIN, "--out", "t", "--config", "nested-typo.yaml"], "unknown field 'lora.rr'"),
+    ("train", "existing", [*TRAIN, "--out", "trainrun"], "already holds a run (checkpoints); pass --resume"),
+    ("train", "scalar section", [*TRAIN, "--out", "t", "--config", "lora-int.yaml"],
+     "field 'lora' is 5; expected a mapping of its fields (finetune"),
+    ("train", "missing eval tasks", [*TRAIN, "--out", "t", "--config", "no-overlap.yaml", "--eval-steps", "1",
+                                     "--eval-tasks", "nope.jsonl"], "nope.jsonl': no such file"),
+    ("sft", "out of range", [*SFT, "--out", "s", "--epochs", "0"], "--epochs=0.0: expected a positive number"),
+    ("sft", "folder as file", [*SFT[:4], "folder", *SFT[5:], "--out", "s"], "folder: is a directory"),
+    ("sft", "resume nothing", [*SFT, "--out", "nope", "--resume"], "holds no run"),
+    ("sft", "existing", [*SFT, "--out", "trainrun"], "already holds a run"),
+    ("tasks export", "wrong choice", [*EXPORT[:5], "bogus", "--out", "x.jsonl"], "invalid choice: 'bogus'"),
+    ("tasks export", "folder as file", [*EXPORT, "--out", "folder"], "expected a path ending in .jsonl"),
+    ("tasks", "no action", ["tasks"], "the following arguments are required: ACTION"),
+    ("compare", "no run", ["compare"], "the following arguments are required: RUN"),
+    ("compare", "missing samples", ["compare", "run", "run"], "run/samples.jsonl: cannot read"),
+    ("decontaminate", "out of range", ["decontaminate", "--tasks", "tasks.jsonl", "--ngram", "0"],
+     "expected comma-separated positive integers"),
+    ("decontaminate", "missing", ["decontaminate", "--tasks", "tasks.jsonl", "--against", "nope.jsonl"],
+     "no such file"),
+    ("pipeline", "folder as config", ["pipeline", "--config", "folder"], "is a folder; expected a YAML file"),
+    ("pipeline", "list config", ["pipeline", "--config", "list.yaml"], "expected a mapping"),
+    ("pipeline", "wrong type", ["pipeline", "--config", "pipe-wrongtype.yaml"], "seed='many': expected an integer"),
+    ("models", "unknown flag", ["models", "--bogus"], "unrecognized arguments: --bogus"),
     # models, and the command itself
     ("models", "missing", ["models", "--prepare", "nosuch-model"], "nosuch-model"),
     ("coderl", "unknown command", ["chekc"], "invalid choice: 'chekc'"),
@@ -239,24 +307,85 @@ class FullDisk:
     [*EXPORT, "--out", "out/x.jsonl"],
     ["compare", "run", "--out", "out/c", "--no-plot"],
     [*TRAIN, "--out", "out/t"],
-], ids=["check", "tasks-export", "compare", "train"])
+    ["decontaminate", "--tasks", "tasks.jsonl", "--against", "tasks.jsonl", "--out", "out/d", "--workers", "1"],
+], ids=["check", "tasks-export", "compare", "train", "decontaminate"])
 def test_a_full_disk_is_one_line_and_leaves_nothing(place, capsys, monkeypatch, argv):
-    real_open = builtins.open
-
-    def full_open(file, mode="r", *args, **kwargs):
-        f = real_open(file, mode, *args, **kwargs)
-        writing = any(m in mode for m in "wax+") and str(place) in os.path.abspath(str(file))
-        return FullDisk(f) if writing else f
-
     before = files(place)
-    monkeypatch.setattr(builtins, "open", full_open)
+    fill_disk(monkeypatch, place)
     code, err = run(argv, capsys)
     monkeypatch.undo()
     assert code == 2 and len(err) == 1 and "No space left on device" in err[0], err
     assert files(place) == before
 
 
+def fill_disk(monkeypatch, root: Path, at: str = "") -> None:
+    """Every file opened for writing under `root` fails its writes as on a full disk, from the first one whose name
+    ends with `at` on (the disk fills there)."""
+    real_open, full = builtins.open, [not at]
+
+    def full_open(file, mode="r", *args, **kwargs):
+        f = real_open(file, mode, *args, **kwargs)
+        writing = any(m in mode for m in "wax+") and str(root) in os.path.abspath(str(file))
+        full[0] = full[0] or writing and str(file).endswith(at)
+        return FullDisk(f) if writing and full[0] else f
+
+    monkeypatch.setattr(builtins, "open", full_open)
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    pytest.importorskip("torch")
+    from tests.models.tiny import tiny_llama
+
+    return str(tiny_llama(tmp_path_factory.mktemp("model")))
+
+
+@pytest.mark.parametrize("command, at", [
+    ("eval", "samples.jsonl.partial"), ("eval", "samples.jsonl.tmp"), ("eval", "results.md.tmp"),
+    ("eval", "summary.json.tmp"), ("sft", "config.yaml.tmp"), ("sft", "trainer_state.pt"),
+])
+def test_a_disk_that_fills_in_a_run_leaves_no_finished_output(tiny_model, tmp_path, monkeypatch, capsys, command, at):
+    """A run (the tiny random model) whose disk fills at the file `at`: one line, exit 2, no finished output and no
+    temporary file; what stays is only what a resume reads, and the resume (the disk freed) finishes the run."""
+    common = ["--model", tiny_model, "--out", str(tmp_path / "run"), "--format", "completion", "--device", "cpu"]
+    argv = (["eval", *common, "--tasks", str(TASKS), "--limit", "2", "--max-new-tokens", "2", "--workers", "1"]
+            if command == "eval" else ["sft", *common, "--data", str(TASKS), "--no-progress"])
+    fill_disk(monkeypatch, tmp_path, at)
+    code, err = run(argv, capsys)
+    monkeypatch.undo()
+    assert code == 2 and "No space left on device" in err[-1] and not any("Traceback" in line for line in err), err
+    assert [line for line in err if "error:" in line] == err[-1:], err  # before it: progress lines at most
+    left = files(tmp_path)
+    assert not [p for p in left if p.endswith((".tmp", "summary.json", "samples.jsonl", "results.md", "adapter"))
+                or "/checkpoints/" in p], left
+    if command == "eval" and "run/samples.jsonl.partial" in left:  # finished chunks, kept: --resume completes it
+        assert run([*argv, "--resume"], capsys)[0] == 0 and (tmp_path / "run" / "summary.json").is_file()
+
+
+def _wrapped(outer: Exception, inner: BaseException) -> Exception:
+    outer.__context__ = inner
+    return outer
+
+
+@pytest.mark.parametrize("error", [
+    OSError(errno.ENOSPC, "No space left on device"),  # a disk error as libraries report it: under their own
+    _wrapped(RuntimeError("[enforce fail at inline_container.cc:672] unexpected pos 704 vs 598"),  # torch.save
+             OSError(errno.ENOSPC, "No space left on device")),
+    RuntimeError("Error while serializing: I/O error: No space left on device (os error 28)"),  # safetensors
+], ids=["oserror", "torch-save", "safetensors"])
+def test_a_disk_error_is_one_line_however_a_library_raises_it(place, capsys, monkeypatch, error):
+    import coderl.tasks.spec
+
+    def broken(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(coderl.tasks.spec, "_load_tasks", broken)
+    code, err = run([*CHECK, "--reference"], capsys)
+    assert code == 2 and err == ["coderl check: error: writing: No space left on device"], err
+
+
 @pytest.mark.parametrize("error", [RuntimeError("a bug"), KeyError("field"), ValueError("a bug"),
+                                   RuntimeError("a bug (os error 2)"), _wrapped(RuntimeError("a bug"), KeyError("x")),
                                    FileNotFoundError(errno.ENOENT, "No such file", "/internal/path")])
 def test_an_internal_error_keeps_its_traceback(place, capsys, monkeypatch, error):
     """A bug is not bad input: it propagates (a traceback, exit 1), never a one-line exit 2."""

@@ -290,6 +290,9 @@ def flat_values(cls: type, values: dict, *, where: str = "") -> dict:
                 flat[k] = v
         elif key in table:
             flat[key] = value
+        elif sub is not None:
+            raise ConfigError(f"{where or cls.__name__}: field '{key}' is {value!r}; expected a mapping of its fields "
+                              f"({', '.join(leaves(sub))})")
         elif key in getattr(cls, "REMOVED", {}):  # the behaviour it kept is no error
             if value != cls.REMOVED[key][0]:
                 raise ConfigError(f"{where or cls.__name__}: '{key}' was removed: {cls.REMOVED[key][1]}")

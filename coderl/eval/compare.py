@@ -83,13 +83,16 @@ def passed(s: dict) -> int:
 
 def task_samples(run_dir: str) -> dict[str, list[int]]:
     """Per task of a `coderl eval` run's samples.jsonl: [samples, samples passed, generated tokens in all]."""
+    from coderl.tasks.jsonl import iter_jsonl
+    from coderl.tasks.jsonl import require as field
+
     counts: dict[str, list[int]] = {}
-    with open(os.path.join(run_dir, "samples.jsonl"), encoding="utf-8") as f:
-        for line in f:
-            if line.strip():
-                row = json.loads(line)
-                n, c, tokens = counts.setdefault(row["task_id"], [0, 0, 0])
-                counts[row["task_id"]] = [n + 1, c + bool(row["passed"]), tokens + row["gen_tokens"]]
+    path = os.path.join(run_dir, "samples.jsonl")
+    for lineno, row in iter_jsonl(path):  # a missing or bad file, a row without its fields: one line
+        where = f"{path}:{lineno}"
+        n, c, tokens = counts.setdefault(field(row, "task_id", str, where), [0, 0, 0])
+        passed, generated = field(row, "passed", bool, where), field(row, "gen_tokens", int, where)
+        counts[row["task_id"]] = [n + 1, c + passed, tokens + generated]
     return counts
 
 

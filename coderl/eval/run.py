@@ -33,7 +33,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from coderl.base.config import DEVICES, ConfigError, flatten, option, require, section
-from coderl.base.outputs import atomic, leave_nothing, refuse_existing, refuse_inputs, writable, write_json
+from coderl.base.outputs import finished, leave_nothing, refuse_existing, refuse_inputs, writable
 from coderl.eval.chunks import PARTIAL, collect_chunks, read_chunks, read_partial
 from coderl.eval.passk import pass_at_k, summarize
 from coderl.eval.render import over
@@ -221,17 +221,15 @@ def _write_run(cfg, taskset, tasks, rows: list[dict], isolation, seconds, gen_to
     tokens: dict[str, list[int]] = {t.task_id: [] for t in tasks}
     statuses: Counter = Counter()
     tamper: Counter = Counter()
-    with atomic(os.path.join(cfg.out, "samples.jsonl")) as f:
-        for row in rows:
-            task_id, passed, judged = row["task_id"], row["passed"], any(map(is_judge_observed, row["tamper"]))
-            counts[task_id][0] += 1
-            counts[task_id][1] += passed
-            clean[task_id] += passed and not judged
-            caught += judged
-            tokens[task_id].append(row["gen_tokens"])
-            statuses[row["status"]] += 1
-            tamper.update(row["tamper"])
-            f.write(json.dumps(row) + "\n")
+    for row in rows:
+        task_id, passed, judged = row["task_id"], row["passed"], any(map(is_judge_observed, row["tamper"]))
+        counts[task_id][0] += 1
+        counts[task_id][1] += passed
+        clean[task_id] += passed and not judged
+        caught += judged
+        tokens[task_id].append(row["gen_tokens"])
+        statuses[row["status"]] += 1
+        tamper.update(row["tamper"])
     n_samples = len(rows)
     passed_tasks = sum(1 for n, c in counts.values() if c == n and n > 0)
     summary = {
@@ -269,9 +267,13 @@ def _write_run(cfg, taskset, tasks, rows: list[dict], isolation, seconds, gen_to
     families = by_family(tasks, counts)
     if families:
         summary["by_family"] = families
-    with atomic(os.path.join(cfg.out, "results.md")) as f:
-        f.write(format_markdown(summary, counts, tokens))
-    write_json(os.path.join(cfg.out, "summary.json"), summary)  # last: a run with summary.json is finished
+    texts = {"samples.jsonl": "".join(json.dumps(row) + "\n" for row in rows),
+             "results.md": format_markdown(summary, counts, tokens), "summary.json": json.dumps(summary, indent=2)}
+    # all three or (a failure) none; summary.json renamed last: a run with it is finished
+    with finished(*(os.path.join(cfg.out, name) for name in texts)) as tmps:
+        for tmp, text in zip(tmps, texts.values()):
+            with open(tmp, "w", encoding="utf-8") as f:
+                f.write(text)
     return summary
 
 

@@ -32,7 +32,7 @@ from typing import Any
 
 from coderl.base.offline import offline_flags
 from coderl.tasks.hf_layouts import FIELDS, LAYOUT_KEY, PREFIX_KEY, PRESETS
-from coderl.tasks.jsonl import Rows, skipped_rows
+from coderl.tasks.jsonl import Rows, TaskIds, skipped_rows
 from coderl.tasks.types import Task, TaskFormatError
 
 _OPTIONS = ("split", "name", "preset", "columns")
@@ -176,7 +176,7 @@ def _exported(rows: Rows, load_tasks: Callable) -> list[Task]:
     """coderl's own verl rows (`verl_rows`): each names its task by id in the task spec it carries, which
     must load here."""
     tables: dict[str, dict[str, Task]] = {}
-    seen: dict[str, int] = {}
+    ids = TaskIds(rows)
 
     def one(n: int, row: dict[str, Any]) -> Task:
         where = rows.where(n)
@@ -185,9 +185,7 @@ def _exported(rows: Rows, load_tasks: Callable) -> list[Task]:
             tables[spec] = {t.task_id: t for t in load_tasks(spec).tasks}
         if task_id not in tables[spec]:
             raise TaskFormatError(f"{where}: task {task_id!r} is not in {spec!r} here")
-        if task_id in seen:
-            raise TaskFormatError(f"{where}: task {task_id!r} duplicates row {seen[task_id]}")
-        seen[task_id] = n
+        ids.take(task_id, n, "task")
         return tables[spec][task_id]
 
     return rows.collect(one)

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from coderl.sandbox.types import CheckKind, TestCase
-from coderl.tasks.jsonl import Rows, jsonl_rows, require
+from coderl.tasks.jsonl import Rows, TaskIds, jsonl_rows, require
 from coderl.tasks.types import Task, TaskFormatError
 
 _LINE_RE = re.compile(r".*?(?:\r\n|\r|\n)|.+", re.DOTALL)
@@ -329,15 +329,11 @@ def humaneval_tasks(rows: Rows) -> list[Task]:
 
 def humaneval_builder(rows: Rows) -> Callable[[int, dict], Task]:
     """`(n, row) -> Task` for the HumanEval-layout rows of one source (an id seen twice is refused)."""
-    seen: dict[str, int] = {}
+    ids = TaskIds(rows)
 
     def one(n: int, row: dict) -> Task:
-        where = rows.where(n)
-        task = humaneval_task(row, where)
-        if task.task_id in seen:
-            raise TaskFormatError(f"{where}: field 'task_id' {task.task_id!r} duplicates {rows.unit} "
-                                  f"{seen[task.task_id]}")
-        seen[task.task_id] = n
+        task = humaneval_task(row, rows.where(n))
+        ids.take(task.task_id, n)
         return task
 
     return one

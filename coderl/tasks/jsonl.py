@@ -187,6 +187,23 @@ class Rows:
         return iter(self.rows)
 
 
+class TaskIds:
+    """The task ids the rows of one source have taken, each with the row (`Rows.unit` number) that took it: an id
+    taken before is a one-line `TaskFormatError` naming both rows.  `check` refuses one early (before the row's other
+    fields are read); `take` checks and records it once the row is good (a skipped row takes no id)."""
+
+    def __init__(self, rows: Rows):
+        self.rows, self.first = rows, {}
+
+    def check(self, task_id: str, n: int, field: str = "field 'task_id'") -> None:
+        if task_id in self.first:
+            raise TaskFormatError(f"{self.rows.where(n)}: {field} {task_id!r} duplicates {self.rows.unit} "
+                                  f"{self.first[task_id]}")
+
+    def take(self, task_id: str, n: int, field: str = "field 'task_id'") -> None:
+        self.check(task_id, n, field)
+        self.first[task_id] = n
+
 
 _SKIPPING: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("coderl_skipped_rows", default=None)
 

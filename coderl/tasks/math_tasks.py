@@ -21,7 +21,7 @@ import re
 from typing import Any
 
 from coderl.sandbox.types import CheckKind, ExecutionRequest, Limits, Mode, TestCase
-from coderl.tasks.jsonl import Rows, jsonl_rows, require
+from coderl.tasks.jsonl import Rows, TaskIds, jsonl_rows, require
 from coderl.tasks.kinds import TaskKind, register_kind
 from coderl.tasks.types import Task, TaskFormatError
 
@@ -88,7 +88,7 @@ def load_gsm8k(path: str) -> list[Task]:
 def gsm8k_tasks(rows: Rows) -> list[Task]:
     """The tasks of GSM8K-layout rows (a file's or a dataset's); a row without an id is `STEM/K`, K its
     position among the rows (0-based; a skipped row keeps its number)."""
-    seen: dict[str, str] = {}
+    ids = TaskIds(rows)
     stem = rows.stem
 
     def one(lineno: int, row: dict) -> Task:
@@ -102,11 +102,10 @@ def gsm8k_tasks(rows: Rows) -> list[Task]:
             raise TaskFormatError(f"{where}: field 'task_id' is {type(given).__name__} (expected a string or an "
                                   "integer)")
         task_id = str(given) if given is not None else f"{stem}/{order[lineno]}"
-        if task_id in seen:
-            raise TaskFormatError(f"{where}: task id {task_id!r} appears again (first at {seen[task_id]})")
+        ids.check(task_id, lineno, "task id")
         task = math_task(task_id, question, canonical_answer(final, f"{where}: field 'answer' after '####'"),
                          worked, source=where, metadata={"format": "gsm8k"})
-        seen[task_id] = where  # only once the row is good: a skipped row takes no id
+        ids.take(task_id, lineno)  # only once the row is good: a skipped row takes no id
         return task
 
     order: dict[int, int] = {}  # a row's position among the rows (skipped or not): the ids of unnamed rows

@@ -25,7 +25,7 @@ from typing import Any
 
 from coderl.sandbox.types import TestCase
 from coderl.tasks.humaneval import classify_statement
-from coderl.tasks.jsonl import Rows, jsonl_rows, require
+from coderl.tasks.jsonl import Rows, TaskIds, jsonl_rows, require
 from coderl.tasks.types import Task, TaskFormatError
 
 
@@ -90,7 +90,7 @@ def mbpp_tasks(rows: Rows) -> list[Task]:
 
 def mbpp_builder(rows: Rows) -> Callable[[int, dict], Task]:
     """`(n, row) -> Task` for the MBPP-layout rows of one source (an id seen twice is refused)."""
-    seen: dict[str, int] = {}
+    ids = TaskIds(rows)
 
     def one(lineno: int, row: dict) -> Task:
         where = rows.where(lineno)
@@ -111,8 +111,7 @@ def mbpp_builder(rows: Rows) -> Callable[[int, dict], Task]:
             preamble = "".join(
                 line + "\n" for line in _string_list(row, "test_imports", where, optional=True)
             )
-        if task_id in seen:
-            raise TaskFormatError(f"{where}: field 'task_id' {task_id!r} duplicates {rows.unit} {seen[task_id]}")
+        ids.check(task_id, lineno)
 
         tests: list[TestCase] = []
         entry_point: str | None = None
@@ -144,7 +143,7 @@ def mbpp_builder(rows: Rows) -> Callable[[int, dict], Task]:
             raise TaskFormatError(
                 f"{where}: field '{text_field}' cannot be put in a docstring ({e})"
             ) from None
-        seen[task_id] = lineno  # only once the row is good: a skipped row takes no id
+        ids.take(task_id, lineno)  # only once the row is good: a skipped row takes no id
         return Task(
             task_id=task_id,
             kind="function",

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from coderl.sandbox.types import CheckKind, TestCase
-from coderl.tasks.jsonl import Rows, jsonl_rows, require
+from coderl.tasks.jsonl import Rows, TaskIds, jsonl_rows, require
 from coderl.tasks.types import Task, TaskFormatError
 
 _ID_FIELDS = ("hash_id", "id", "task_id", "problem_id")
@@ -152,7 +152,7 @@ def stdio_builder(rows: Rows, float_tolerance: float | None = None) -> Callable[
     if float_tolerance is not None and not float_tolerance > 0:
         raise ValueError(f"float_tolerance={float_tolerance!r}: expected a positive number or None")
     stem = rows.stem
-    seen: dict[str, int] = {}
+    ids = TaskIds(rows)
 
     def one(lineno: int, row: dict) -> Task:
         where = rows.where(lineno)
@@ -168,8 +168,7 @@ def stdio_builder(rows: Rows, float_tolerance: float | None = None) -> Callable[
             if row.get(field) is not None:
                 task_id, id_field = str(require(row, field, (str, int), where)), f"field '{field}'"
                 break
-        if task_id in seen:
-            raise TaskFormatError(f"{where}: {id_field} {task_id!r} duplicates {rows.unit} {seen[task_id]}")
+        ids.check(task_id, lineno, id_field)
         tests = tuple(
             TestCase(id=str(i), source=stdin, check=CheckKind.STDOUT, expected=stdout, hidden=i >= len(pairs))
             for i, (stdin, stdout) in enumerate(pairs + hidden)
@@ -177,7 +176,7 @@ def stdio_builder(rows: Rows, float_tolerance: float | None = None) -> Callable[
         language = require(row, "language", str, where) if row.get("language") is not None else "python"
         if language != "python":
             _check_language(language, where)
-        seen[task_id] = lineno  # only once the row is good: a skipped row takes no id
+        ids.take(task_id, lineno, id_field)  # only once the row is good: a skipped row takes no id
         return Task(
             task_id=task_id,
             kind="stdio",

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from typing import Any
 
 from coderl.sandbox.types import MODE_CHECKS, CheckKind, TestCase, misfit
-from coderl.tasks.jsonl import Rows, jsonl_rows, require
+from coderl.tasks.jsonl import Rows, TaskIds, jsonl_rows, require
 from coderl.tasks.types import Task, TaskFormatError
 
 COLUMNS = ("task_id", "kind", "language", "prompt", "entry_point", "test_preamble", "reference_solution",
@@ -168,7 +168,7 @@ def task_builder(rows: Rows) -> Callable[[int, dict[str, Any]], Task]:
     from coderl.languages import get_language
     from coderl.tasks.kinds import get_kind
 
-    seen: dict[str, int] = {}
+    ids = TaskIds(rows)
 
     def one(n: int, row: dict[str, Any]) -> Task:
         where = rows.where(n)
@@ -204,9 +204,7 @@ def task_builder(rows: Rows) -> Callable[[int, dict[str, Any]], Task]:
             fits = ", ".join(sorted(c.value for c in MODE_CHECKS[request.mode.value]))
             raise TaskFormatError(f"{where}: field 'tests[{i}].check' is {bad[1].check.value!r}, which a {kind} task "
                                   f"cannot judge (expected one of {fits})")
-        if task_id in seen:
-            raise TaskFormatError(f"{where}: field 'task_id' {task_id!r} duplicates {rows.unit} {seen[task_id]}")
-        seen[task_id] = n
+        ids.take(task_id, n)
         return task
 
     return one

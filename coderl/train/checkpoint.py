@@ -63,9 +63,9 @@ def save_checkpoint(run_dir: str, step: int, *, save_adapter, trainer_state: dic
         shutil.rmtree(tmp, ignore_errors=True)  # a killed run's
         os.makedirs(tmp)
         save_adapter(tmp)
-        for name, obj in (extra or {}).items():
-            torch.save(obj, os.path.join(tmp, name))
-        torch.save({**trainer_state, "rng": rng_state()}, os.path.join(tmp, "trainer_state.pt"))
+        for name, obj in {**(extra or {}), "trainer_state.pt": {**trainer_state, "rng": rng_state()}}.items():
+            with open(os.path.join(tmp, name), "wb") as f:  # Python's file: a full disk is an OSError (the context
+                torch.save(obj, f)                          # of torch's RuntimeError), not a bare RuntimeError
     return final
 
 

@@ -81,6 +81,8 @@ def prepare_run(cfg: TrainConfig, log, ranks: Ranks | None = None) -> tuple[str 
         error = overlap_error(cfg.tasks, tasks, cfg.eval.eval_tasks, cfg.sandbox)
         if error:
             raise ConfigError(error)
+    elif cfg.eval.on:
+        load_tasks(cfg.eval.eval_tasks)  # a bad --eval-tasks is one line now, not at the first evaluation
     if cfg.max_tests_per_problem:
         tasks = [t.with_tests(t.tests[: cfg.max_tests_per_problem]) for t in tasks]
     if cfg.repair.on:
