@@ -217,6 +217,46 @@ def hidden_paths(environ=os.environ):
     return _path_list(HIDE_ENV, environ)
 
 
+def remove_owned(uid):
+    """`uid` level, where no mount or IPC namespace makes them private: remove everything `uid` owns in the host's
+    shared places a program can write, so the slot's next program (and a later server given the uid) finds none
+    of it.  The uid is this server's alone (`lifetime.claim_uids`) and none of its processes is left, so all it
+    owns there is its programs' leftovers: entries in the world-writable temp directories and the world-writable
+    directories under them (through directory fds, never following a link), and its System V IPC objects
+    (POSIX message queues it cannot make: RLIMIT_MSGQUEUE is 0 for programs)."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+    stack = []
+    for top in WORLD_WRITABLE:
+        try:
+            stack.append(os.open(top, flags))
+        except OSError:
+            pass
+    while stack:
+        fd = stack.pop()
+        try:
+            with os.scandir(fd) as entries:
+                for entry in entries:
+                    try:  # the host's temp directories are busy: an entry may be gone by now
+                        st = entry.stat(follow_symlinks=False)
+                        if st.st_uid == uid:
+                            remove_tree(fd, entry.name)
+                        elif stat.S_ISDIR(st.st_mode) and st.st_mode & 0o002:
+                            stack.append(os.open(entry.name, flags, dir_fd=fd))
+                    except OSError:
+                        pass
+        finally:
+            os.close(fd)
+    for kind, remove in (("shm", _libc.shmctl), ("msg", _libc.msgctl), ("sem", _libc.semctl)):
+        try:
+            with open(f"/proc/sysvipc/{kind}") as f:
+                head, *rows = [line.split() for line in f]
+        except OSError:
+            continue
+        for row in rows:  # shmctl(id, IPC_RMID, NULL), msgctl(id, IPC_RMID, NULL), semctl(id, 0, IPC_RMID): (id, 0, 0)
+            if str(uid) in (row[head.index("uid")], row[head.index("cuid")]):
+                remove(int(row[1]), 0, 0)
+
+
 class Slots:
     """Per-worker-slot resources: directories, uid, cgroups; set up by the server, entered by children.
     `hide`: paths no program may read at `full` (default: `hidden_paths()`); `uids`: (first uid, the fds of its
@@ -356,6 +396,8 @@ class Slots:
                     os.chown(name, uid, uid, dir_fd=area)
         finally:
             os.close(area)
+        if self.level == "uid":
+            remove_owned(self.uid(slot))
 
     def _slot_namespaces(self, slot):
         """A slot's own mount namespace (the view, where each program binds its fresh work dir at /sandbox and
@@ -512,6 +554,11 @@ class Slots:
         return True
 
     def close(self):
+        """At the server's end (its programs killed): the slots' directories (`full`: gone with the server's mount
+        namespace) and what the slot uids left in the host's shared places (`uid`), then the cgroups."""
+        if self.level == "uid":
+            for slot in range(self.workers):
+                remove_owned(self.uid(slot))
         if self.level != "full":
             parent = os.open(os.path.dirname(self.root), os.O_RDONLY | os.O_DIRECTORY)
             try:

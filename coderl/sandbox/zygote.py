@@ -214,6 +214,7 @@ class Zygote:
         resource.setrlimit(space, (lim["memory_bytes"], lim["memory_bytes"]))
         resource.setrlimit(resource.RLIMIT_FSIZE, (lim["file_size_bytes"], lim["file_size_bytes"]))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_MSGQUEUE, (0, 0))  # no POSIX message queue outlives it (`uid`)
         resource.setrlimit(resource.RLIMIT_NPROC, (lim["max_processes"], lim["max_processes"]))
         os.chdir(self.slots.dirs(slot)["work"])  # before any mount hides the path
         if role == "script":  # `python main.py`: the program is a file, root's and read-only
