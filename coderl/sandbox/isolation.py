@@ -223,7 +223,7 @@ def remove_owned(uid):
     of it.  The uid is this server's alone (`lifetime.claim_uids`) and none of its processes is left, so all it
     owns there is its programs' leftovers: entries in the world-writable temp directories and the world-writable
     directories under them (through directory fds, never following a link), and its System V IPC objects
-    (POSIX message queues it cannot make: RLIMIT_MSGQUEUE is 0 for programs)."""
+    (POSIX message queues it cannot make: RLIMIT_MSGQUEUE is 0 for its programs)."""
     flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
     stack = []
     for top in WORLD_WRITABLE:
