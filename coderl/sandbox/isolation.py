@@ -1,21 +1,9 @@
 """Isolation levels of the fork server.  Standard library only (loaded by path by `server.py`).
 
-    rlimits  setsid + resource limits (CPU, address space, file size, no core files), private work
-             dir, scrubbed environment.  Programs run with the caller's uid: they can read what the
-             caller can, use the network, and a `setsid` daemon can outlive its program.
-    uid      rlimits + each worker slot runs as its own unprivileged uid, no other sandbox's on the machine
-             (`lifetime.claim_uids`: RLIMIT_NPROC binds per slot and programs cannot signal the server or
-             each other, nor write the caller's files)
-             + where cgroups are writable (v1 or v2, `cgroups.py`), a pids/memory group per slot; after
-             a program ends, every process left in its slot (cgroup, else uid) is killed; no kernel
-             keyrings (a seccomp filter, `linux.deny_keyrings`) and PR_SET_NO_NEW_PRIVS.  Needs root.
-    full     uid + no network (the server lives in its own network namespace: not even loopback),
-             a PID namespace per program with a fresh /proc (when its init dies the kernel kills
-             everything in it: no daemon survives), a mount namespace per slot holding a read-only view
-             with the program's own /tmp, /var/tmp, /dev/shm, /run/lock and work dir at /sandbox, made
-             anew for every program (`Slots.recreate`) on the slot's size- and inode-limited tmpfs; all
-             of it in the server's mount namespace, which vanishes with the server.  Needs root.
-    auto     the strongest level this machine allows, with a warning when that is not `full`.
+`LEVELS`, weakest first: `rlimits` (resource limits, a private work dir, the caller's uid), `uid` (+ a uid per
+slot, no other sandbox's, cgroups, no keyrings; needs root), `full` (+ no network, a PID and IPC namespace per
+program, a read-only view with private writable directories made anew per program; needs namespaces); `auto`
+picks the strongest this machine allows.  What each holds: docs/sandbox.md, "Isolation levels" and its tables.
 
 At `full` each slot's mount and network namespaces are made once (`Slots._slot_namespaces`) and its zygote
 lives in them (`Slots.become_forker`); what a program leaves there is made anew or replaced before the next.

@@ -7,28 +7,9 @@ Per request the server sends, on the judge's control socket (fd 6), one message 
 pipe.  They become fds 3, 4, 5 and 2 for the request, as in a judge forked for it, and are closed when its
 records are written; then the judge answers `done` with its CPU time so far, and whether it leaves.
 
-What a fresh judge would have, every request gets (`Baseline.reset`): `random` reseeded from the OS (as
-after a fork), the default decimal context, the recursion limit, the CPU/file-size limits of the request and
-its memory limit on top of the address space the judge started with (a limit a program can start under is
-one its tests can run under).  Whatever a request could leave behind for the next is looked for after it
-(`Baseline.dirt`), and any of it ends this judge: the server forks a fresh one for the slot's next request.
-Looked for:
-
-  * a module imported, removed or replaced in `sys.modules`; any name of any module (builtins, sys, the
-    standard library, the sandbox's own) added, removed or rebound, compared by identity;
-  * the import system (`sys.path`, `meta_path`, `path_hooks`), warning filters, gc callbacks and
-    thresholds, `copyreg`'s dispatch table, trace and profile hooks, audit hooks added;
-  * the attributes of the classes and objects modules hold; the process's state no module holds (`_process`);
-    a function of the task's code still alive (a registry held in C: codecs, hooks);
-  * the environment, the working directory, the umask, a signal handler, an extra thread, a child process,
-    an open file descriptor;
-  * memory grown by more than `RSS_GROWTH`, or `MAX_REQUESTS` served.
-
-Handles (`handles.py`) belong to the request that made them: one kept anywhere is refused after it.
-A request's own tables (handles, callbacks, stand-ins, mirrors) live in its `Judge`, made per request.
-Tested: `tests/sandbox/test_judge_starts_clean.py` (a snapshot taken by code), `test_resident_judge.py` (one request
-tries to leave each of these for the next, through its task code and through the program's callbacks; the next finds
-nothing).
+What a fresh judge would have, every request gets (`Baseline.reset`); whatever a request could leave behind for
+the next is looked for after it (`Baseline.dirt`), and any of it ends this judge: the server forks a fresh one
+for the slot's next request.  The full lists, and the tests that prove them: docs/sandbox.md, "The resident judge".
 """
 
 import copyreg
