@@ -114,9 +114,10 @@ def test_a_program_that_writes_its_work_dir_and_tmp_passes_every_time(level):
             assert result.passed, (result.status, result.stdout[-300:], result.stderr[-500:])
 
 
-# Places every program can write that no directory of the slot holds: at `uid` the host's world-writable temp
-# directories (and world-writable directories under them: `SHARED`, made by the test) and the host's System V and
-# POSIX IPC.  A program leaves one of everything there; the slot's next program must find what a fresh slot's finds.
+# Every place a program can write, beyond the directories' own attributes above: its work dir's entries and, at
+# `uid`, the host's world-writable temp directories (and world-writable directories under them: `SHARED`, made by the
+# test) and the host's System V and POSIX IPC.  A program leaves one of every kind of entry and IPC object there;
+# the slot's next program must find none of its uid's, as a fresh slot's first program finds none.
 SHARED = f"/tmp/coderl-test-shared-{os.getpid()}"
 LEAVE_EVERYTHING = """
 import ctypes, os, socket
@@ -129,7 +130,7 @@ def attempt(what, fn):
             done.append(what)
     except OSError:
         pass
-for d in ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", SHARED):
+for d in (".", "/tmp", "/var/tmp", "/dev/shm", "/run/lock", SHARED):
     at = lambda name: os.path.join(d, name)
     attempt("file", lambda: open(at("left.txt"), "w").write("x"))
     attempt("dir", lambda: os.makedirs(at("left-dir/inner")))
@@ -170,7 +171,7 @@ for kind in ("shm", "msg", "sem"):
     head, *rows = [line.split() for line in open("/proc/sysvipc/" + kind)]
     ipc += [kind for row in rows if uid in (row[head.index("uid")], row[head.index("cuid")])]
 mq = ctypes.CDLL("librt.so.1", use_errno=True).mq_open(b"/coderl-left", os.O_RDONLY) >= 0
-print(json.dumps({"files": sorted(p for d in ("/tmp", "/var/tmp", "/dev/shm", "/run/lock") for p in owned(d)),
+print(json.dumps({"files": sorted(p for d in (".", "/tmp", "/var/tmp", "/dev/shm", "/run/lock") for p in owned(d)),
                   "ipc": ipc, "mq": mq}))
 """
 
