@@ -210,6 +210,8 @@ def _normalise(text: str) -> str:
 
 
 def _value(token: str, negative: bool) -> Fraction | None:
+    """A number token's exact value (spaces and thousands commas dropped, `a/b` a fraction), negated when `negative`;
+    None for no number or more than MAX_DIGITS digits, so a malformed or huge literal is no answer, never an error."""
     token = re.sub(r"[\s,]", "", token)
     if sum(c.isdigit() for c in token) > MAX_DIGITS:
         return None

@@ -138,6 +138,8 @@ class Names:
     `except ... as`, comprehension variables), and those it only ever calls (`Pair(5, 24)`)."""
 
     def __init__(self, sources):
+        """Walk every source once, collecting the names bound (each binding form above), the names read, and which
+        reads are only ever calls."""
         self.bound, calls = set(), set()
         reads = []
         for tree in filter(None, map(parsed, sources)):
@@ -246,6 +248,9 @@ class TestRun:
         self.ready = False
 
     def run(self):
+        """Judge the request: resolve the names the task's code reads (its own values, or the program's, asked for
+        before the program says it is ready), run the trusted code and the preamble, then the tests. A program that
+        did not start, a missing entry point or failing task code is recorded and ends the run."""
         judge, req = self.judge, self.request
         tests = req["tests"]
         judge.task_classes = class_definitions(req.get("trusted", ""), req.get("preamble", ""))
@@ -328,6 +333,8 @@ class TestRun:
         return self.judge.into(tagged)
 
     def run_tests(self, tests, callees):
+        """Run the tests in order: consecutive value and truth tests that only call the entry point go to the program
+        as one batch (one round trip), every other test alone."""
         # Batch only calls of the program's entry point itself (never of something the test rebound).
         callees = {c for c in callees if self.ns.get(c) is self.ns.get("candidate")}
         if _type(self.ns.get("candidate")) is not tester.Handle:
@@ -351,6 +358,8 @@ class TestRun:
                 i += 1
 
     def run_batch(self, batch):
+        """One round trip for a batch of entry-point calls; each reply is judged and recorded as its own test's, so an
+        exception fails only that test."""
         judge = self.judge
         target = self.ns["candidate"]
         judge.channel.send({"op": "batch", "calls": [judge.call_message(target, a, k) for _, (a, k) in batch]})
@@ -365,6 +374,8 @@ class TestRun:
             self.emit_value(test, value)
 
     def run_one(self, test):
+        """Run one test in the test namespace (its setup, then an assert, a value or a truth check) and record its
+        outcome; once the channel is gone the test is recorded as gone and the run ends."""
         tid = test["id"]
         try:
             if test["setup"]:
@@ -409,6 +420,8 @@ class TestRun:
                 self.judge.note(name)
 
     def finish(self):
+        """After the tests, tell a program that started to end, and take its last courtesy notes; a program already
+        gone has none to give."""
         if not self.ready:
             return
         try:

@@ -136,7 +136,24 @@ def _wire(request: ExecutionRequest, rid: int) -> dict:
     }
 
 
-class Sandbox:
+class Batches:
+    """`run`, `run_many` and the context manager, over a sandbox's `submit` and `close` (`Sandbox`, `RaySandbox`)."""
+
+    def run(self, request: ExecutionRequest) -> ExecutionResult:
+        return self.submit(request).result()
+
+    def run_many(self, requests: Iterable[ExecutionRequest]) -> list[ExecutionResult]:
+        futures = [self.submit(r) for r in requests]  # all queued first: they run `workers` at a time
+        return [f.result() for f in futures]
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class Sandbox(Batches):
     """A pool of `workers` concurrent program runs behind one fork server."""
 
     def __init__(self, workers: int | None = None, limits: Limits | None = None, isolation: str = "auto",
@@ -301,13 +318,6 @@ class Sandbox:
             self._send(request, future, 0)
         return future
 
-    def run(self, request: ExecutionRequest) -> ExecutionResult:
-        return self.submit(request).result()
-
-    def run_many(self, requests: Iterable[ExecutionRequest]) -> list[ExecutionResult]:
-        futures = [self.submit(r) for r in requests]
-        return [f.result() for f in futures]
-
     def stats(self, timeout: float = 10.0) -> dict:
         """The fork server's counts since it started: `judges_started` (resident judges forked), `judged`
         (function tasks they judged), `left:<why>` (judges that ended, by reason: docs/sandbox.md),
@@ -337,12 +347,6 @@ class Sandbox:
             except (OSError, subprocess.TimeoutExpired):
                 proc.kill()
                 proc.wait()
-
-    def __enter__(self) -> Sandbox:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
 
     def __del__(self) -> None:
         try:

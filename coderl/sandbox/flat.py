@@ -80,6 +80,8 @@ def _children(value):
 
 
 def _leaf(value, out, describe):
+    """Append a scalar's flat form (the table above) to `out`: exact text (floats and big ints in hex), so equal
+    values flatten alike; any other object as `o` and `describe`'s name for it, cut to 100 characters."""
     t = type(value)
     if value is None or t is bool:
         out.append(value)

@@ -30,16 +30,13 @@ class Handle:
         return self._ask("issubclass", v=self._judge().out(cls)) is True
 
     def __init__(self, hid, tname, is_callable, is_iterator, custom_eq=False):
-        object.__setattr__(self, "_custom_eq", custom_eq)
-        object.__setattr__(self, "_hid", hid)
-        object.__setattr__(self, "_tname", tname)
-        object.__setattr__(self, "_callable", is_callable)
-        object.__setattr__(self, "_iterator", is_iterator)
-        object.__setattr__(self, "_buffer", collections.deque())
-        object.__setattr__(self, "_error", None)
-        object.__setattr__(self, "_stop", False)
-        object.__setattr__(self, "_passive", NORMAL)
-        object.__setattr__(self, "_owner", JUDGE)
+        """The judge's stand-in for the program's object `hid` (its type's name; callable; an iterator; with an
+        `__eq__` of its own).  Set through `object.__setattr__`, since this class's `__setattr__` goes to the program;
+        kept in LIVE, so a resident judge finds any that outlives its request."""
+        for name, value in (("_custom_eq", custom_eq), ("_hid", hid), ("_tname", tname), ("_callable", is_callable),
+                            ("_iterator", is_iterator), ("_buffer", collections.deque()), ("_error", None),
+                            ("_stop", False), ("_passive", NORMAL), ("_owner", JUDGE)):
+            object.__setattr__(self, name, value)
         LIVE.add(self)
 
     def _judge(self):
@@ -57,6 +54,8 @@ class Handle:
         return self._judge().ask(op, o={"$h": self._hid}, **fields)
 
     def __call__(self, *args, **kwargs):
+        """Call the object in the program's process.  A class the tests only construct (CONSTRUCTOR) must build an
+        object of the program's, which is then only passed in (BUILT), never called."""
         if self._passive == BUILT:
             self._refuse("called")
         result = self._judge().call(self, args, kwargs)
@@ -189,6 +188,8 @@ class Handle:
         return self._pull(1)
 
     def _pull(self, batch):
+        """The iterator's next item: fetched `batch` at a time and buffered; the program's exception, or the end of
+        iteration, comes after the buffered items, in order."""
         if self._passive:
             self._refuse("next")
         if not self._buffer and self._error is None and not self._stop:

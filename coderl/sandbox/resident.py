@@ -7,26 +7,9 @@ Per request the server sends, on the judge's control socket (fd 6), one message 
 pipe.  They become fds 3, 4, 5 and 2 for the request, as in a judge forked for it, and are closed when its
 records are written; then the judge answers `done` with its CPU time so far, and whether it leaves.
 
-What a fresh judge would have, every request gets (`Baseline.reset`): `random` reseeded from the OS (as
-after a fork), the default decimal context, the recursion limit, the CPU/memory/file-size limits of the
-request.  Whatever a request could leave behind for the next is looked for after it (`Baseline.dirt`), and
-any of it ends this judge: the server forks a fresh one for the slot's next request.  Looked for:
-
-  * a module imported, removed or replaced in `sys.modules`; any name of any module (builtins, sys, the
-    standard library, the sandbox's own) added, removed or rebound, compared by identity;
-  * the import system (`sys.path`, `meta_path`, `path_hooks`), warning filters, gc callbacks and
-    thresholds, `copyreg`'s dispatch table, trace and profile hooks, audit hooks added;
-  * the attributes of the classes and objects modules hold; the process's state no module holds (`_process`);
-    a function of the task's code still alive (a registry held in C: codecs, hooks);
-  * the environment, the working directory, the umask, a signal handler, an extra thread, a child process,
-    an open file descriptor;
-  * memory grown by more than `RSS_GROWTH`, or `MAX_REQUESTS` served.
-
-Handles (`handles.py`) belong to the request that made them: one kept anywhere is refused after it.
-A request's own tables (handles, callbacks, stand-ins, mirrors) live in its `Judge`, made per request.
-Tested: `tests/sandbox/test_judge_starts_clean.py` (a snapshot taken by code), `test_resident_judge.py` (one request
-tries to leave each of these for the next, through its task code and through the program's callbacks; the next finds
-nothing).
+What a fresh judge would have, every request gets (`Baseline.reset`); whatever a request could leave behind for
+the next is looked for after it (`Baseline.dirt`), and any of it ends this judge: the server forks a fresh one
+for the slot's next request.  The full lists, and the tests that prove them: docs/sandbox.md, "The resident judge".
 """
 
 import copyreg
@@ -83,9 +66,10 @@ def _version_views(dicts):
     return [view(d) for d in dicts]
 
 
-def _rss():
+def _statm(field):
+    """Bytes of this process's memory by /proc/self/statm's `field`: 0 its address space, 1 its resident set."""
     with open("/proc/self/statm", "rb") as f:
-        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        return int(f.read().split()[field]) * os.sysconf("SC_PAGE_SIZE")
 
 
 def _fds():
@@ -183,7 +167,8 @@ class Baseline:
         self.gc = (gc.isenabled(), gc.get_threshold())
         self.frozen = gc.get_freeze_count()  # only falls (frozen objects freed) unless something freezes more
         self.decimal = decimal.getcontext().copy()
-        self.rss = _rss()
+        self.rss = _statm(1)
+        self.space = _statm(0)  # the address space it judges from: the request's memory limit comes on top
         self.process = _process()
         self.limits = None
         self.audit = [False]
@@ -208,7 +193,7 @@ class Baseline:
         cpu = int(cpu_used + max(1.0, float(limits["cpu_seconds"]))) + 1
         _, hard = resource.getrlimit(resource.RLIMIT_CPU)
         resource.setrlimit(resource.RLIMIT_CPU, (cpu if hard == resource.RLIM_INFINITY else min(cpu, hard), hard))
-        for which, value in ((resource.RLIMIT_AS, limits["memory_bytes"]),
+        for which, value in ((resource.RLIMIT_AS, self.space + limits["memory_bytes"]),
                              (resource.RLIMIT_FSIZE, limits["file_size_bytes"]),
                              (resource.RLIMIT_NPROC, limits["max_processes"])):
             _, hard = resource.getrlimit(which)
@@ -261,7 +246,7 @@ class Baseline:
             gc.collect()  # a handle in a reference cycle (a traceback's frames) is freed by a collection
             if handles.LIVE:
                 return "handle"
-        if _rss() > self.rss + RSS_GROWTH:
+        if _statm(1) > self.rss + RSS_GROWTH:
             return "memory"
         return None
 

@@ -47,6 +47,8 @@ class Judge:
     """The judge side of the channel: handles on program objects, the test code's callables."""
 
     def __init__(self, channel):
+        """The judge side of one request's channel; it becomes this process's one Judge, through which handles send
+        their requests."""
         self.channel = channel
         channel.dispatch = self.dispatch
         handles.JUDGE = self  # the one Judge of this process: handles send their requests through it
@@ -125,6 +127,8 @@ class Judge:
         sending = set()  # task objects whose state this message carries already (cycles)
 
         def expand(v):
+            """One node of the walk: handles by id, builtins by name, data by value, the task's objects as mirrors,
+            iterators drained, callables as callbacks; nothing else crosses."""
             t = _type(v)
             if t is Handle:
                 return None, {"$h": v._hid}
@@ -175,6 +179,8 @@ class Judge:
         budget = [MAX_ITEMS]
 
         def expand(o):
+            """One node of the walk, spending the message's item budget: a handle, callback or mirror by its id (only
+            ids this judge gave out), anything else plain data."""
             budget[0] -= 1
             if budget[0] < 0:
                 raise ValueError("value too large")
@@ -248,6 +254,9 @@ class Judge:
         return exc
 
     def result(self, reply, args=(), kwargs=None):
+        """The program's reply to a call, as the call's value: first the new state of the mirrors and copied-back
+        arguments the call changed, then the program's exception raised, or the value returned (the caller's own
+        argument when the call returned it)."""
         changed = reply.get("mirrors")  # task objects the call changed in the program: their new state
         for jid, state in changed.items() if _type(changed) is dict else ():
             obj = self.mirrors.get(int(jid) if jid.isdigit() else None)

@@ -72,6 +72,8 @@ class Channel:
         self.sent = 0  # round trips, for the record
 
     def send(self, obj):
+        """Write one length-prefixed message, whole.  A message over the channel's size is refused here; a write to a
+        gone peer ends the channel."""
         if self.gone:
             raise Gone(self.gone)
         data = values.text(obj).encode()
@@ -85,6 +87,7 @@ class Channel:
             self._lose("peer_closed" if _isinstance(exc, BrokenPipeError) else "write_failed")
 
     def _read_exactly(self, n):
+        """Exactly `n` bytes; the peer's end (or a failed read) ends the channel."""
         buf = bytearray()
         while _len(buf) < n:
             try:
@@ -97,6 +100,8 @@ class Channel:
         return buf
 
     def recv(self):
+        """One message: its length, checked against the channel's limit before the body is read, then a JSON object;
+        anything else ends the channel as a bad message."""
         (n,) = HEADER.unpack(self._read_exactly(HEADER.size))
         if n > self.max_bytes:
             self._lose("oversized_message")

@@ -214,6 +214,8 @@ class Zygote:
         resource.setrlimit(space, (lim["memory_bytes"], lim["memory_bytes"]))
         resource.setrlimit(resource.RLIMIT_FSIZE, (lim["file_size_bytes"], lim["file_size_bytes"]))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if self.slots.level != "full":  # where no IPC namespace of its own takes them, no POSIX message queue
+            resource.setrlimit(resource.RLIMIT_MSGQUEUE, (0, 0))
         resource.setrlimit(resource.RLIMIT_NPROC, (lim["max_processes"], lim["max_processes"]))
         os.chdir(self.slots.dirs(slot)["work"])  # before any mount hides the path
         if role == "script":  # `python main.py`: the program is a file, root's and read-only

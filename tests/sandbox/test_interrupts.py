@@ -12,10 +12,10 @@ import time
 import pytest
 
 from coderl.sandbox.client import Sandbox, SandboxUnavailable
-from coderl.sandbox.types import Limits
+from coderl.sandbox.types import CheckKind, Limits, TestCase
 from tests.processes import descendants
 
-from .helpers import make_script_request
+from .helpers import ADD, make_script_request, make_tests_request
 
 CHECK = [sys.executable, "-m", "coderl.cli", "check", "--tasks", "easy", "--reference", "--workers", "1"]
 # As a terminal starts its foreground job: SIGINT at its default disposition and unblocked, whatever started this
@@ -74,3 +74,15 @@ def test_a_small_memory_limit_a_program_starts_under_still_runs():
         result = sandbox.run(make_script_request("print(sum(range(10**5)))", cases=(("", str(sum(range(10**5)))),),
                                                  memory_bytes=small))
         assert result.passed, (result.status, result.message, result.stderr[-500:])
+
+
+def test_the_tests_run_under_any_memory_limit_a_program_starts_under():
+    """The smallest limit the client takes is a little over a program's starting address space; the resident
+    judge, which has imported more, starts with more, so its tests get the limit on top of its own start: a test
+    that allocates (here 300 KB, one mmap) passes as it does under the default limit."""
+    allocates = (TestCase("0", "candidate(1, 2) + len(bytes(300_000)) - 300_000", CheckKind.EQUALS, 3),)
+    with Sandbox(workers=1) as sandbox:
+        for memory in (sandbox.server_info["start_bytes"] + (1 << 20), Limits().memory_bytes):
+            for _ in range(2):  # a fresh judge, then the same judge again
+                result = sandbox.run(make_tests_request(ADD, tests=allocates, memory_bytes=memory))
+                assert result.passed, (memory, result.status, result.message, result.stderr[-300:])

@@ -11,9 +11,10 @@ import time
 
 import pytest
 
+from coderl.sandbox import linux
 from coderl.sandbox.client import Sandbox, SandboxUnavailable
 
-from .helpers import OWN_ENTRIES, make_script_request
+from .helpers import OWN_ENTRIES, make_script_request, sandbox_at
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="slot uids need root")
 
@@ -110,4 +111,105 @@ def test_a_program_that_writes_its_work_dir_and_tmp_passes_every_time(level):
     with sandbox:
         for _ in range(3):
             result = sandbox.run(make_script_request(ORDINARY, cases=(("", "True"),)))
+            assert result.passed, (result.status, result.stdout[-300:], result.stderr[-500:])
+
+
+# Every place a program can write, beyond the directories' own attributes above: its work dir's entries and, at
+# `uid`, the host's world-writable temp directories (and world-writable directories under them: `SHARED`, made by the
+# test) and the host's System V and POSIX IPC.  A program leaves one of every kind of entry and IPC object there;
+# the slot's next program must find none of its uid's, as a fresh slot's first program finds none.
+SHARED = f"/tmp/coderl-test-shared-{os.getpid()}"
+LEAVE_EVERYTHING = """
+import ctypes, os, socket
+rt = ctypes.CDLL("librt.so.1", use_errno=True)
+open("own.txt", "w").close()
+done = []
+def attempt(what, fn):
+    try:
+        if fn() is not False:
+            done.append(what)
+    except OSError:
+        pass
+for d in (".", "/tmp", "/var/tmp", "/dev/shm", "/run/lock", SHARED):
+    at = lambda name: os.path.join(d, name)
+    attempt("file", lambda: open(at("left.txt"), "w").write("x"))
+    attempt("dir", lambda: os.makedirs(at("left-dir/inner")))
+    attempt("fifo", lambda: os.mkfifo(at("left.fifo")))
+    attempt("symlink", lambda: os.symlink("/etc/passwd", at("left.link")))
+    attempt("hardlink", lambda: os.link("own.txt", at("left.hard")))
+    attempt("socket", lambda: socket.socket(socket.AF_UNIX).bind(at("left.sock")))
+    attempt("shared", lambda: d == SHARED and open(at("left.txt")).read() == "x")
+IPC_CREAT = 0o1000
+attempt("shm", lambda: rt.shmget(0, 4096, IPC_CREAT | 0o600) >= 0)
+attempt("msg", lambda: rt.msgget(0, IPC_CREAT | 0o600) >= 0)
+attempt("sem", lambda: rt.semget(0, 1, IPC_CREAT | 0o600) >= 0)
+attempt("mq", lambda: rt.mq_open(b"/coderl-left", os.O_CREAT | os.O_RDWR, 0o600, None) >= 0)
+print("ok", sorted(set(done)))
+""".replace("SHARED", repr(SHARED))
+
+SHOW_SHARED = """
+import ctypes, json, os, stat
+uid = str(os.getuid())
+def owned(top):
+    try:
+        entries = list(os.scandir(top))
+    except OSError:
+        return []
+    found = []
+    for e in entries:
+        try:
+            st = e.stat(follow_symlinks=False)
+        except OSError:  # gone meanwhile: the host's temp directories are busy
+            continue
+        if str(st.st_uid) == uid:
+            found.append(e.path)
+        elif stat.S_ISDIR(st.st_mode) and st.st_mode & 0o002:
+            found += owned(e.path)
+    return found
+ipc = []
+for kind in ("shm", "msg", "sem"):
+    head, *rows = [line.split() for line in open("/proc/sysvipc/" + kind)]
+    ipc += [kind for row in rows if uid in (row[head.index("uid")], row[head.index("cuid")])]
+mq = ctypes.CDLL("librt.so.1", use_errno=True).mq_open(b"/coderl-left", os.O_RDONLY) >= 0
+print(json.dumps({"files": sorted(p for d in (".", "/tmp", "/var/tmp", "/dev/shm", "/run/lock") for p in owned(d)),
+                  "ipc": ipc, "mq": mq}))
+"""
+
+
+@pytest.mark.parametrize("level", sorted(PLACES))
+def test_nothing_a_program_leaves_in_shared_places_reaches_the_next(level):
+    os.mkdir(SHARED, 0o1777)
+    os.chmod(SHARED, 0o1777)
+    try:
+        with sandbox_at(level) as sandbox:
+            show = lambda: json.loads(sandbox.run(make_script_request(SHOW_SHARED)).stdout)  # noqa: E731
+            fresh = show()
+            assert fresh == {"files": [], "ipc": [], "mq": False}, fresh
+            for _ in range(2):
+                setter = sandbox.run(make_script_request(LEAVE_EVERYTHING))
+                assert setter.stdout.startswith("ok"), (setter.status, setter.stderr[-500:])
+                for what in ("file", "dir", "fifo", "symlink", "socket", "shm", "msg", "sem"):  # it did leave them
+                    assert what in setter.stdout, setter.stdout
+                assert ("shared" in setter.stdout) == (level == "uid"), setter.stdout
+                assert show() == fresh
+    finally:
+        tmp = os.open("/tmp", os.O_RDONLY | os.O_DIRECTORY)
+        linux.remove_tree(tmp, os.path.basename(SHARED))
+        os.close(tmp)
+
+
+SCRATCH = """
+import os, sys, tempfile
+fd, path = tempfile.mkstemp()
+os.write(fd, sys.stdin.read().encode())
+os.close(fd)
+print(open(path).read().upper(), os.path.dirname(path))
+"""
+
+
+@pytest.mark.parametrize("level", sorted(PLACES))
+def test_a_program_using_the_shared_temp_dir_passes_every_time(level):
+    with sandbox_at(level) as sandbox:
+        for _ in range(3):
+            result = sandbox.run(make_script_request(SCRATCH, cases=(("abc", "ABC /tmp"),)))
             assert result.passed, (result.status, result.stdout[-300:], result.stderr[-500:])
