@@ -84,6 +84,7 @@ class EvalConfig:
                          "process of its own: make setup-vllm; docs/engines.md)", choices=list(ENGINES))
     sandbox: SandboxConfig = section(SandboxConfig)
     repair: RepairConfig = section(RepairConfig)
+    REMOVED = RepairConfig.REMOVED  # removed settings: `coderl.base.config.flat_values`
 
     def __post_init__(self):
         require(self.out is not None, "--out", self.out, "a run directory")
