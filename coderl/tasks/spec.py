@@ -135,24 +135,13 @@ def parse_task_spec(spec: str) -> TaskSpec:
                 f"task spec {spec!r}: unknown source {match.group(1)!r} and no such file "
                 f"(known sources: {', '.join(SOURCES)}; or give a path)"
             )
-        if name == "synthetic":
+        checks = {"synthetic": synthetic_config, "corpus": corpus_options, "math": math_config,  # (options, spec)
+                  "pool": lambda options, spec: _validated(pool_options, options, spec),
+                  "stdio-basics": lambda options, spec: options_of(name, options, spec)}
+        if name in checks:
             options = _parse_options(spec, rest)
-            synthetic_config(options, spec)  # validate keys and values now
-            return TaskSpec("synthetic", None, options)
-        if name == "corpus":
-            options = _parse_options(spec, rest)
-            corpus_options(options, spec)
-            return TaskSpec("corpus", None, options)
-        if name == "pool":
-            options = _parse_options(spec, rest)
-            _validated(pool_options, options, spec)
-            return TaskSpec("pool", None, options)
-        if name == "math":
-            options = _parse_options(spec, rest)
-            math_config(options, spec)
-            return TaskSpec("math", None, options)
-        if name == "stdio-basics":
-            return TaskSpec(name, None, options_of(name, _parse_options(spec, rest), spec))
+            checks[name](options, spec)  # validate keys and values now
+            return TaskSpec(name, None, options)
         if name == "hf":
             from coderl.tasks.hf import parse_hf
 
