@@ -4,7 +4,7 @@ Workloads: the reference solutions of the bundled sets, each as one request (all
 
   python-stdio   stdio-basics, Python references              (python_script mode: one process per test)
   node-stdio     stdio-basics, JavaScript references          (node main.js per test)
-  node-values    humaneval-js test split, hand-written bodies  (the values harness, node per test)
+  node-values    tests/fixtures/tasks/js_functions.jsonl, hand-written bodies (the values harness, node per test)
   lua-stdio      stdio-basics, Lua references                 (examples/lua/lua.yaml: lua5.4 per test)
   verilog        the 49 Verilog references                    (iverilog once; vvp, yosys, verilator per program)
 
@@ -41,7 +41,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 os.environ.setdefault("CODERL_RUNNERS", os.path.join(ROOT, "examples", "lua", "lua.yaml"))
 
-# Hand-written JavaScript bodies for some humaneval-js tasks (the completion after the open header).
+# Hand-written JavaScript bodies for some JavaScript function tasks (HumanEval problems in JavaScript,
+# tests/fixtures/tasks/js_functions.jsonl): the completion after the open header.
 JS_BODIES = {
     "HumanEval-js/23": "  return string.length;\n}\n",
     "HumanEval-js/13": "  while (b !== 0) { const t = a % b; a = b; b = t; }\n  return Math.abs(a);\n}\n",
@@ -59,7 +60,7 @@ def workloads() -> dict[str, list[tuple]]:
     for name, language in (("python-stdio", "python"), ("node-stdio", "javascript"), ("lua-stdio", "lua")):
         tasks = load_tasks(f"stdio-basics:language={language}").tasks
         out[name] = [(t, t.reference_solution) for t in tasks]
-    js = load_tasks("humaneval-js").by_id
+    js = load_tasks(os.path.join(ROOT, "tests", "fixtures", "tasks", "js_functions.jsonl")).by_id
     out["node-values"] = [(js[k], body) for k, body in JS_BODIES.items() if k in js] * 4
     out["verilog"] = [(t, t.reference_solution) for t in load_tasks("verilog").tasks]
     return out

@@ -44,6 +44,8 @@ def test_yaml_floats_without_a_dot_are_floats(tmp_path):
     ("async_worker_threads: 3\n", "'async_worker_threads' was removed: a generation worker beside the trainer"),
     ("group_sizes: adaptive\n", "'group_sizes' was removed: every prompt gets samples_per_prompt completions"),
     ("max_group_size: 16\n", "'max_group_size' was removed: every prompt gets samples_per_prompt completions"),
+    ("split_seed: 1\n", "'split_seed' was removed: the visible/hidden split of a task is seeded with 0"),
+    ("repair:\n  split_seed: 1\n", "'split_seed' was removed: the visible/hidden split of a task is seeded with 0"),
 ])
 def test_a_removed_setting_is_one_line_saying_what_replaces_it(tmp_path, capsys, text, message):
     (tmp_path / "c.yaml").write_text(text)
@@ -55,6 +57,15 @@ def test_a_removed_setting_is_one_line_saying_what_replaces_it(tmp_path, capsys,
     kept = "".join(f"{key}: {json.dumps(value)}\n" for key, (value, _) in TrainConfig.REMOVED.items())
     (tmp_path / "c.yaml").write_text(kept)  # an older run's record
     assert _train_cfg(tmp_path, [], (tmp_path / "c.yaml").read_text()).steps == 20
+
+
+def test_eval_shares_the_removed_repair_setting():
+    """`split_seed` was a setting of the repair section that eval shares: its YAML reads the same way."""
+    from coderl.eval.run import EvalConfig
+
+    with pytest.raises(ConfigError, match=r"^EvalConfig: 'split_seed' was removed: the visible/hidden split"):
+        build(EvalConfig, {"out": "run", "repair": {"split_seed": 1}})
+    assert build(EvalConfig, {"out": "run", "split_seed": 0}) == build(EvalConfig, {"out": "run"})
 
 
 def test_yaml_sections_may_nest_and_flags_win(tmp_path):

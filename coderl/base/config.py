@@ -279,25 +279,25 @@ def build(cls: type, values: dict, *, where: str = "") -> Any:
 def flat_values(cls: type, values: dict, *, where: str = "") -> dict:
     """`values` with every section mapping (`sandbox: {timeout: 3}`) spread into leaf names; unknown names
     are a ConfigError naming `where`."""
-    table = leaves(cls)
+    table, removed = leaves(cls), getattr(cls, "REMOVED", {})
     flat: dict[str, Any] = {}
     for key, value in values.items():
         sub = _find_section(cls, key)
         if sub is not None and isinstance(value, dict):
             for k, v in value.items():
-                if k not in leaves(sub):
+                if k not in leaves(sub) and k not in removed:
                     raise ConfigError(f"{where or cls.__name__}: unknown field '{key}.{k}'{suggest(k, leaves(sub))}")
                 flat[k] = v
-        elif key in table:
+        elif key in table or key in removed:
             flat[key] = value
         elif sub is not None:
             raise ConfigError(f"{where or cls.__name__}: field '{key}' is {value!r}; expected a mapping of its fields "
                               f"({', '.join(leaves(sub))})")
-        elif key in getattr(cls, "REMOVED", {}):  # the behaviour it kept is no error
-            if value != cls.REMOVED[key][0]:
-                raise ConfigError(f"{where or cls.__name__}: '{key}' was removed: {cls.REMOVED[key][1]}")
         else:
             raise ConfigError(f"{where or cls.__name__}: unknown field '{key}'{suggest(key, [*table, *sections(cls)])}")
+    for key in flat.keys() & removed.keys():  # a removed setting at the behaviour it kept is no error
+        if flat.pop(key) != removed[key][0]:
+            raise ConfigError(f"{where or cls.__name__}: '{key}' was removed: {removed[key][1]}")
     return flat
 
 

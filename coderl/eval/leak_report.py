@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 from coderl.base.config import option, require, section
 from coderl.base.outputs import finished, refuse_existing, refuse_inputs
 from coderl.eval.decontaminate import Decontamination, behaviour_leaks, ngram_overlap
+from coderl.eval.render import md_table
 from coderl.sandbox.config import SandboxConfig
 from coderl.tasks import load_tasks
 from coderl.tasks.spec import open_sandbox, task_files
@@ -80,8 +81,7 @@ def format_report(cfg, report: Decontamination, overlaps: dict, sets: dict, seco
     lines.append(f"**Leaks: {len(leaks)}** (a training reference that passes every test of an evaluation task)"
                  + (":" if leaks else "."))
     if leaks:
-        lines += ["", "| training task | passes the tests of |", "|---|---|"]
-        lines += [f"| {a} | {b} |" for a, b in leaks]
+        lines += ["", *md_table(["training task", "passes the tests of"], leaks)]
     same = sorted(set(report.same))
     lines += ["", f"Same id or prompt: {len(same)}" + (": " + ", ".join(f"{a} = {b}" for a, b in same[:20])
                                                      if same else ".")]

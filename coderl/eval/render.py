@@ -173,10 +173,9 @@ def render_markdown(data: dict) -> str:
     for run in data.get("rl_runs", []):
         lines += _run_markdown(run)
     if data["stages"]:
-        lines += ["## Stages", "", "| stage | seconds | finished |", "|---|---|---|"]
-        lines += [f"| {s['stage']} | {s['seconds'] if s['seconds'] is not None else '-'} | "
-                  f"{s['finished'] or 'not finished'} |" for s in data["stages"]]
-        lines.append("")
+        lines += ["## Stages", "", *md_table(["stage", "seconds", "finished"], [
+            [s["stage"], "-" if s["seconds"] is None else s["seconds"], s["finished"] or "not finished"]
+            for s in data["stages"]]), ""]
     if data["not_evaluated"]:
         lines += ["Not evaluated yet: " + ", ".join(data["not_evaluated"]), ""]
     return "\n".join(lines)

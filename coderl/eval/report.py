@@ -114,10 +114,8 @@ def paired_differences(out: str, before: Entry, after: Entry, excluded: list[str
 
 
 def read_metrics(run_dir: str) -> list[dict]:
-    """Rows of `metrics.jsonl`; a torn last line (a run killed mid-write) is ignored.
-
-    (The same file `coderl.train.tracking.read_metrics` reads; eval/ does not import train/.)
-    """
+    """Rows of a training run's `metrics.jsonl` (`coderl.train.tracking` writes it; SFT's resume and the
+    report read it here); a torn last line (a run killed mid-write) is ignored."""
     rows = []
     with open(os.path.join(run_dir, "metrics.jsonl"), encoding="utf-8") as f:
         for line in f:

@@ -36,7 +36,7 @@ from coderl.base.config import DEVICES, ConfigError, flatten, option, require, s
 from coderl.base.outputs import finished, leave_nothing, refuse_existing, refuse_inputs, writable
 from coderl.eval.chunks import PARTIAL, collect_chunks, read_chunks, read_partial
 from coderl.eval.passk import pass_at_k, summarize
-from coderl.eval.render import over
+from coderl.eval.render import md_table, over
 from coderl.eval.stats import bootstrap_ci
 from coderl.eval.turns import format_turns
 from coderl.models.spec import resolve_spec
@@ -84,6 +84,7 @@ class EvalConfig:
                          "process of its own: make setup-vllm; docs/engines.md)", choices=list(ENGINES))
     sandbox: SandboxConfig = section(SandboxConfig)
     repair: RepairConfig = section(RepairConfig)
+    REMOVED = RepairConfig.REMOVED  # removed settings: `coderl.base.config.flat_values`
 
     def __post_init__(self):
         require(self.out is not None, "--out", self.out, "a run directory")
@@ -310,17 +311,13 @@ def _mean(values):
 
 
 def format_markdown(summary: dict, counts: dict, tokens: dict) -> str:
+    ks, ci = summary["pass_at_k"], summary["pass_at_k_ci95"]
+    cells = [f"{value:.3f} [{ci[name][0]:.3f}, {ci[name][1]:.3f}]" for name, value in ks.items()]
     lines = [f"# {summary['label']} on {summary['tasks']['spec']} ({summary['tasks']['split']})", "",
-             "| model | method | format | n | " + " | ".join(summary["pass_at_k"])
-             + " | pass@1 without tamper | tasks passed | avg tokens |",
-             "|---|---|---|---|" + "---|" * len(summary["pass_at_k"]) + "---|---|---|"]
-    cells = []
-    for name, value in summary["pass_at_k"].items():
-        lo, hi = summary["pass_at_k_ci95"][name]
-        cells.append(f"{value:.3f} [{lo:.3f}, {hi:.3f}]")
-    lines.append(f"| {summary['label']} | {summary['method']} | {summary['format']} | {summary['samples_per_task']} | "
-                 + " | ".join(cells) + f" | {summary['pass_at_1_without_tamper']:.3f}"
-                 + f" | {summary['tasks_all_passed']}/{summary['num_tasks']} | {summary['avg_gen_tokens']:.1f} |")
+             *md_table(["model", "method", "format", "n", *ks, "pass@1 without tamper", "tasks passed", "avg tokens"],
+                       [[summary["label"], summary["method"], summary["format"], summary["samples_per_task"], *cells,
+                         f"{summary['pass_at_1_without_tamper']:.3f}",
+                         f"{summary['tasks_all_passed']}/{summary['num_tasks']}", f"{summary['avg_gen_tokens']:.1f}"]])]
     lines += ["", f"Brackets: 95% bootstrap interval over {over(summary)}. Without tamper: a sample the judge caught "
               f"tampering counts as failed ({summary['samples_caught']} caught)."]
     if summary.get("repair"):
@@ -329,14 +326,12 @@ def format_markdown(summary: dict, counts: dict, tokens: dict) -> str:
     if summary.get("difficulty"):
         lines += ["", f"Difficulty map: {_difficulty_text(summary)}."]
     if summary.get("by_family"):
-        lines += ["", "| family | tasks | pass rate | tasks passed |", "|---|---|---|---|"]
-        lines += [f"| {name} | {row['tasks']} | {row['pass_rate']:.3f} | {row['tasks_passed']} |"
-                  for name, row in summary["by_family"].items()]
-    lines += ["",
-              "| task | passed/n | avg tokens |", "|---|---|---|"]
-    for task_id, (n, c) in counts.items():
-        toks = tokens[task_id]
-        lines.append(f"| {task_id} | {c}/{n} | {sum(toks) / len(toks):.1f} |" if toks else f"| {task_id} | 0/0 | - |")
+        lines += ["", *md_table(["family", "tasks", "pass rate", "tasks passed"],
+                                [[name, row["tasks"], f"{row['pass_rate']:.3f}", row["tasks_passed"]]
+                                 for name, row in summary["by_family"].items()])]
+    lines += ["", *md_table(["task", "passed/n", "avg tokens"],
+                            [[task_id, f"{c}/{n}", f"{sum(tokens[task_id]) / len(tokens[task_id]):.1f}"]
+                             if tokens[task_id] else [task_id, "0/0", "-"] for task_id, (n, c) in counts.items()])]
     return "\n".join(lines) + "\n"
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from coderl.base.outputs import write_json
 from coderl.models.hub import no_progress_bars, offline
 from coderl.models.spec import (
     ADAPTER_FILE,
@@ -330,7 +331,7 @@ def save_adapter(peft_model, path, base_spec: str | LoadedModel, adapters: list[
         if data.get("base_model_name_or_path"):
             written.add(data["base_model_name_or_path"])
         data["base_model_name_or_path"] = base
-        _write_json(cfg_file, data)
+        write_json(str(cfg_file), data)
     for readme in path.rglob("README.md"):
         text = readme.read_text()
         new = text
@@ -339,7 +340,7 @@ def save_adapter(peft_model, path, base_spec: str | LoadedModel, adapters: list[
                 new = new.replace(old, base)
         if new != text:
             readme.write_text(new)
-    _write_json(path / ADAPTER_FILE, {"base": base, **({"format": prompt_format} if prompt_format else {})})
+    write_json(str(path / ADAPTER_FILE), {"base": base, **({"format": prompt_format} if prompt_format else {})})
     return path
 
 
@@ -353,9 +354,3 @@ def save_model(model, tokenizer, path, state_dict: dict | None = None) -> Path:
                               **({"state_dict": state_dict} if state_dict is not None else {}))
         tokenizer.save_pretrained(str(path))
     return path
-
-
-def _write_json(path: Path, data: dict) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
-    os.replace(tmp, path)

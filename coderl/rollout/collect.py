@@ -54,8 +54,10 @@ class RepairConfig:
                         "failed answer the model sees the visible tests' outcomes and revises, up to N answers, "
                         "scored on the hidden tests only (docs/repair.md)")
     feedback_tokens: int = option(256, "repair: cap on the tokens of one feedback message")
-    split_seed: int = option(0, "repair: seed of the visible/hidden split of tasks whose prompt shows none of "
-                             "their tests and that mark no split of their own", cli=False)
+    # Removed settings (`coderl.base.config.flat_values`): the value that is now always the behaviour, and
+    # what replaces the setting.
+    REMOVED = {"split_seed": (0, "the visible/hidden split of a task is seeded with 0, the same in training and "
+                                 "evaluation (issue 62: no config or measurement set another seed)")}
 
     def __post_init__(self):
         require(self.turns >= 1, "--turns", self.turns, "an integer >= 1")

@@ -143,7 +143,7 @@ def collect_repair(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Genera
     room = max_sequence_tokens or getattr(getattr(model, "config", None), "max_position_embeddings", None)
     rows, skipped, no_hidden, rules = [], [], [], {}
     for index, task in enumerate(tasks):
-        split = split_tests(task, repair.split_seed)
+        split = split_tests(task)
         rules[task.task_id] = split.rule
         if not split.has_hidden:
             no_hidden.append(task.task_id)

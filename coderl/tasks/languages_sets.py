@@ -3,9 +3,6 @@
     verilog                    36+ hand-written Verilog problems (`coderl.tasks.hdl`); split by the seeded
                                shuffle of their ids, like any file
     verilog:PATH               a problem file in the same layout
-    humaneval-js               HumanEval translated to JavaScript (`coderl.tasks.humaneval_js`): the problems
-                               whose signatures and tests use JSON values, each with a JavaScript reference;
-                               each stays in its source's split
     stdio-basics               16 stdin/stdout problems with references in Python, JavaScript and Lua
     stdio-basics:language=L    the same in language L (python, javascript, or a runner file's, e.g. lua);
                                split by the file's own `split` field (train 11 / test 5)
@@ -13,7 +10,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 
@@ -21,16 +17,7 @@ from coderl.sandbox.types import CheckKind, TestCase
 from coderl.tasks.split import SPLITS, split_tasks
 from coderl.tasks.types import Task, TaskFormatError
 
-SOURCES = ("verilog", "humaneval-js", "stdio-basics")
-
-
-def humaneval_js_references() -> dict[str, str]:
-    """{`HumanEval-js/N`: its JavaScript reference completion}: the bundled translation's references,
-    written for it (`data/humaneval_js_references.jsonl`) and each passing through the Node runner
-    (`tests/tasks/test_bundled_references.py`).  A user's HumanEval file translates without any."""
-    with open(os.path.join(os.path.dirname(__file__), "data", "humaneval_js_references.jsonl"),
-              encoding="utf-8") as f:
-        return {row["task_id"]: row["completion"] for row in map(json.loads, f)}
+SOURCES = ("verilog", "stdio-basics")
 
 
 def stdio_basics_path() -> str:
@@ -75,13 +62,6 @@ def load_language_set(source: str, path: str | None, options: dict[str, str], sp
             from coderl.tasks.hdl import load_verilog
 
             return split_tasks(load_verilog(path), split, seed)
-        if source == "humaneval-js":
-            from coderl.tasks.humaneval_js import load_humaneval_js, split_humaneval_js
-
-            tasks, _ = load_humaneval_js()
-            references = humaneval_js_references()
-            tasks = [dataclasses.replace(t, reference_solution=references.get(t.task_id)) for t in tasks]
-            return split_humaneval_js(tasks, split, seed)
         tasks = load_stdio_basics(options.get("language", "python"))
         return [t for t in tasks if split == "all" or t.metadata["split"] == split]
     except (ValueError, RuntimeError) as exc:

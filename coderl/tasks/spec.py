@@ -6,7 +6,6 @@
     mbpp:PATH            an MBPP-layout file
     stdio:PATH           stdin/stdout problems (Nemotron-RL or APPS/TACO layout; a row's `language`)
     verilog[:PATH]       Verilog problems (bundled, or a file in their layout: `coderl.tasks.hdl`)
-    humaneval-js         HumanEval translated to JavaScript (`coderl.tasks.humaneval_js`)
     math                 generated math word problems, train / valid / test (`coderl.tasks.math_gen`)
     math:k=v,k=v         part of them (keys n, seed, split); the test split's templates are held out
     gsm8k:PATH           a GSM8K-layout JSONL(.gz) file of math problems (`coderl.tasks.math_tasks`)
@@ -68,7 +67,7 @@ _NEEDS_PATH = ("mbpp", "stdio", "gsm8k")
 _PREFIX_RE = re.compile(r"^([A-Za-z][A-Za-z0-9_-]*):(.*)$", re.DOTALL)
 _GRAMMAR = ("humaneval, humaneval:PATH, easy, corpus[:k=v,...], pool[:k=v,...], mbpp:PATH, stdio:PATH, "
             "synthetic:k=v,..., math[:k=v,...], gsm8k:PATH, hf:PATH[:split=S,preset=P,columns=K=C;K=C], "
-            "verilog[:PATH], humaneval-js, stdio-basics[:language=L], a PATH, any of them @SPLIT, or mix:SPEC*W+SPEC*W")
+            "verilog[:PATH], stdio-basics[:language=L], a PATH, any of them @SPLIT, or mix:SPEC*W+SPEC*W")
 
 
 @dataclass(frozen=True)
@@ -136,24 +135,13 @@ def parse_task_spec(spec: str) -> TaskSpec:
                 f"task spec {spec!r}: unknown source {match.group(1)!r} and no such file "
                 f"(known sources: {', '.join(SOURCES)}; or give a path)"
             )
-        if name == "synthetic":
+        checks = {"synthetic": synthetic_config, "corpus": corpus_options, "math": math_config,  # (options, spec)
+                  "pool": lambda options, spec: _validated(pool_options, options, spec),
+                  "stdio-basics": lambda options, spec: options_of(name, options, spec)}
+        if name in checks:
             options = _parse_options(spec, rest)
-            synthetic_config(options, spec)  # validate keys and values now
-            return TaskSpec("synthetic", None, options)
-        if name == "corpus":
-            options = _parse_options(spec, rest)
-            corpus_options(options, spec)
-            return TaskSpec("corpus", None, options)
-        if name == "pool":
-            options = _parse_options(spec, rest)
-            _validated(pool_options, options, spec)
-            return TaskSpec("pool", None, options)
-        if name == "math":
-            options = _parse_options(spec, rest)
-            math_config(options, spec)
-            return TaskSpec("math", None, options)
-        if name in ("humaneval-js", "stdio-basics"):
-            return TaskSpec(name, None, options_of(name, _parse_options(spec, rest), spec))
+            checks[name](options, spec)  # validate keys and values now
+            return TaskSpec(name, None, options)
         if name == "hf":
             from coderl.tasks.hf import parse_hf
 

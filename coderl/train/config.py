@@ -291,7 +291,8 @@ class TrainConfig:
                "group_sizes": ("fixed", "every prompt gets samples_per_prompt completions (adaptive group sizes were "
                                         "removed: no measurement showed they paid)"),
                "max_group_size": (32, "every prompt gets samples_per_prompt completions (adaptive group sizes were "
-                                      "removed)")}
+                                      "removed)"),
+               **RepairConfig.REMOVED}
 
     def __post_init__(self):
         require(self.out is not None, "--out", self.out, "a run directory")

@@ -18,7 +18,7 @@ def repair_tasks(cfg, tasks: list, log) -> list:
     left out, so no step draws a task it cannot score.  None left is one ConfigError line."""
     from coderl.tasks.visibility import split_tests
 
-    kept = [t for t in tasks if split_tests(t, cfg.repair.split_seed).has_hidden]
+    kept = [t for t in tasks if split_tests(t).has_hidden]
     if not kept:
         raise cfg.repair.no_hidden_test(cfg.tasks)
     if len(kept) < len(tasks):

@@ -174,10 +174,11 @@ def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
 def _sft(cfg: SFTConfig, ranks, tasks, data_description: str, ckpt: str | None, log) -> SFTResult:
     import torch
 
+    from coderl.eval.report import read_metrics
     from coderl.models import trainable_ratio
     from coderl.train.checkpoint import checkpoint_dir, final_copy, restore, save_checkpoint, truncate_metrics
     from coderl.train.sft_data import build_examples, collate, end_token, generation_stop_ids
-    from coderl.train.tracking import SilentTracker, Tracker, read_metrics
+    from coderl.train.tracking import SilentTracker, Tracker
     from coderl.train.updater import Updater, trainable_parameters
 
     if ranks.is_main and not ckpt:  # a resumed run's config.yaml stays the record of its steps

@@ -105,7 +105,3 @@ class SilentTracker:
     def close(self) -> None:
         pass
 
-
-def read_metrics(run_dir: str) -> list[dict]:
-    with open(os.path.join(run_dir, "metrics.jsonl"), encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]

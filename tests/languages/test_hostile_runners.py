@@ -21,6 +21,7 @@ from coderl.sandbox.types import VALUE_MARKER, Limits, Status
 from coderl.tasks.hdl import bundled_path, simulate
 from coderl.tasks.spec import load_tasks
 from tests.conftest import require_binaries
+from tests.languages.test_runners_sandbox import JS_FUNCTIONS
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LUA_RUNNER = os.path.join(REPO, "examples", "lua", "lua.yaml")
@@ -359,7 +360,7 @@ def js_stdio():
 def strlen():
     """A function task judged by the values harness: strlen(string)."""
     require_binaries("node")
-    return next(t for t in load_tasks("humaneval-js") if t.task_id == "HumanEval-js/23")
+    return next(t for t in load_tasks(JS_FUNCTIONS) if t.task_id == "HumanEval-js/23")
 
 
 def _first_line(result) -> str:
@@ -510,7 +511,7 @@ def test_lua_output_flood_is_output_exceeded_or_failed(sandbox, lua_task):
 
 
 def test_the_sandbox_still_works_after_the_hostile_programs(sandbox, mux2, js_stdio, strlen, lua_task):
-    from tests.tasks.test_humaneval_js import GOOD
+    from tests.languages.test_runners_sandbox import GOOD
 
     requests = [mux2.build_request(mux2.reference_solution), js_stdio.build_request(js_stdio.reference_solution),
                 strlen.build_request(GOOD[23]), lua_task.build_request(lua_task.reference_solution)]

@@ -26,6 +26,7 @@ from tests.rewards.helpers import sample
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LUA_RUNNER = os.path.join(REPO, "examples", "lua", "lua.yaml")
 LUA_TASKS = os.path.join(REPO, "examples", "lua", "tasks.jsonl")
+JS_FUNCTIONS = os.path.join(REPO, "tests", "fixtures", "tasks", "js_functions.jsonl")  # coderl's task layout
 VERILOG_TOOLS = ("iverilog", "vvp", "yosys", "verilator")
 
 
@@ -161,7 +162,7 @@ def test_the_verilog_preset_scores_a_design_that_does_not_build(verilog):
     assert all(batch.components["quality"][i] == 0.0 for i, (_, label, _, _) in enumerate(rows) if label == "compile")
 
 
-# ---- stdin/stdout basics in JavaScript, Lua and Python; HumanEval-js; the Lua examples ------------------
+# ---- stdin/stdout basics in JavaScript, Lua and Python; JavaScript functions; the Lua examples ----------
 
 
 @pytest.fixture(scope="module")
@@ -193,12 +194,59 @@ def test_every_stdio_basics_wrong_program_fails(basics, language):
     assert [tid for tid, _, r in rows if r.passed or r.status is Status.SANDBOX_ERROR] == []
 
 
+# Completions of JavaScript function tasks (`JS_FUNCTIONS`: HumanEval problems in JavaScript, each an open
+# `function name(params){` header that the completion continues and closes), judged by the values harness.
+GOOD = {
+    0: "  for (let i = 0; i < numbers.length; i++)\n    for (let j = i + 1; j < numbers.length; j++)\n"
+       "      if (Math.abs(numbers[i] - numbers[j]) < threshold) return true;\n  return false;\n}\n",
+    1: "  const out = []; let cur = '', depth = 0;\n  for (const c of paren_string) {\n"
+       "    if (c === '(') { depth++; cur += c; }\n    else if (c === ')') { depth--; cur += c;"
+       " if (depth === 0) { out.push(cur); cur = ''; } }\n  }\n  return out;\n}\n",
+    3: "  let b = 0;\n  for (const op of operations) { b += op; if (b < 0) return true; }\n  return false;\n}\n",
+    10: "  for (let i = 0; i <= string.length; i++) {\n    const tail = string.slice(i);\n"
+        "    if (tail === [...tail].reverse().join(''))\n"
+        "      return string + [...string.slice(0, i)].reverse().join('');\n  }\n}\n",
+    12: "  if (strings.length === 0) return null;\n"
+        "  return strings.reduce((a, s) => (s.length > a.length ? s : a));\n}\n",
+    13: "  while (b !== 0) [a, b] = [b, a % b];\n  return Math.abs(a);\n}\n",
+    20: "  const s = [...numbers].sort((x, y) => x - y); let best = [s[0], s[1]];\n"
+        "  for (let i = 1; i < s.length - 1; i++)\n"
+        "    if (s[i + 1] - s[i] < best[1] - best[0]) best = [s[i], s[i + 1]];\n  return best;\n}\n",
+    22: "  return values.filter(v => Number.isInteger(v));\n}\n",
+    23: "  return string.length;\n}\n",
+    25: "  const f = [];\n  for (let d = 2; d * d <= n; d++) while (n % d === 0) { f.push(d); n /= d; }\n"
+        "  if (n > 1) f.push(n);\n  return f;\n}\n",
+    45: "  return a * h / 2;\n}\n",
+    52: "  return l.every(x => x < t);\n}\n",
+    64: "  const v = [...s.toLowerCase()].filter(c => 'aeiou'.includes(c)).length;\n"
+        "  return v + (/[yY]$/.test(s) ? 1 : 0);\n}\n",
+    72: "  const sum = q.reduce((a, b) => a + b, 0);\n"
+        "  return sum <= w && q.join(',') === [...q].reverse().join(',');\n}\n",
+    111: "  const counts = {};\n  for (const w of test.split(' ')) if (w) counts[w] = (counts[w] || 0) + 1;\n"
+         "  const most = Math.max(0, ...Object.values(counts));\n"
+         "  return Object.fromEntries(Object.entries(counts).filter(([, c]) => c === most));\n}\n",
+    148: "  const p = ['Mercury', 'Venus', 'Earth', 'Mars', 'Jupiter', 'Saturn', 'Uranus', 'Neptune'];\n"
+         "  const i = p.indexOf(planet1), j = p.indexOf(planet2);\n"
+         "  if (i < 0 || j < 0 || i === j) return [];\n"
+         "  return i < j ? p.slice(i + 1, j) : p.slice(j + 1, i);\n}\n",
+}
+# Plausible mistakes: each must fail at least one test.
+WRONG = {
+    0: "  for (let i = 0; i + 1 < numbers.length; i++)\n"
+       "    if (Math.abs(numbers[i] - numbers[i + 1]) < threshold) return true;\n  return false;\n}\n",
+    12: "  if (strings.length === 0) return undefined;\n"
+        "  return strings.reduce((a, s) => (s.length >= a.length ? s : a));\n}\n",
+    23: "  return string.length + (string.length > 5 ? 1 : 0);\n}\n",
+    45: "  return Math.floor(a * h / 2);\n}\n",
+    111: "  const counts = {};\n  for (const w of test.split(' ')) if (w) counts[w] = (counts[w] || 0) + 1;\n"
+         "  return counts;\n}\n",
+}
+
+
 @pytest.fixture(scope="module")
 def humaneval_js(sandbox):
     require_binaries("node")
-    from tests.tasks.test_humaneval_js import GOOD, WRONG
-
-    by_id = {t.task_id: t for t in load_tasks("humaneval-js")}
+    by_id = {t.task_id: t for t in load_tasks(JS_FUNCTIONS)}
     entries = [(n, True, body) for n, body in sorted(GOOD.items())] + [(n, False, body) for n, body in sorted(WRONG.items())]
     results = sandbox.run_many([by_id[f"HumanEval-js/{n}"].build_request(body) for n, _, body in entries])
     return entries, results

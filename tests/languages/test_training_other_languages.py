@@ -10,6 +10,7 @@ torch = pytest.importorskip("torch")
 
 from coderl.train.policy_gradient import train  # noqa: E402
 from tests.conftest import require_binaries  # noqa: E402
+from tests.languages.test_runners_sandbox import JS_FUNCTIONS  # noqa: E402
 from tests.models.tiny import tiny_llama  # noqa: E402
 from tests.train.helpers import base_config  # noqa: E402
 
@@ -39,7 +40,7 @@ def test_grpo_step_on_verilog_logs_every_seed_003_component(model_dir, tmp_path)
 
 def test_grpo_step_on_javascript_functions(model_dir, tmp_path):
     require_binaries("node")
-    cfg = base_config(model_dir, tmp_path / "js", algo="grpo", tasks="humaneval-js@train", steps=1,
+    cfg = base_config(model_dir, tmp_path / "js", algo="grpo", tasks=f"{JS_FUNCTIONS}@train", steps=1,
                       reward="fraction", max_new_tokens=8, max_total_sequence_length=4096)
     train(cfg, log=lambda m: None)
     step = _metrics(cfg.out)[-1]

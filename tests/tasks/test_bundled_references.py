@@ -24,7 +24,7 @@ LUA_RUNNER = os.path.join(REPO, "examples", "lua", "lua.yaml")
 # mbpp, stdio and gsm8k, read a user's file; mix combines these).
 BUNDLED = {
     "humaneval": (), "easy": (), "corpus": (), "synthetic": (), "math": (),
-    "verilog": ("iverilog", "vvp", "yosys", "verilator"), "humaneval-js": ("node",),
+    "verilog": ("iverilog", "vvp", "yosys", "verilator"),
     "stdio-basics:language=python": (), "stdio-basics:language=javascript": ("node",),
     "stdio-basics:language=lua": ("lua5.4",),
 }
@@ -65,21 +65,3 @@ def test_every_bundled_reference_passes(spec, lua_registered, sandbox):
         elif result.caught:  # a judge-observed note caps the reward: it must never hit the honest code we ship
             failed.append(f"{task.task_id}: passed but the judge noted {result.caught}")
     assert not failed, f"{spec}: {len(failed)} of {len(tasks)} references fail:\n" + "\n".join(failed[:20])
-
-
-def test_a_users_file_without_references_still_loads(tmp_path):
-    """A HumanEval-layout file with no canonical solutions, loaded as a user's (and translated to
-    JavaScript): its tasks carry no reference and still build requests, as eval and training need."""
-    import json
-
-    from coderl.tasks.humaneval_js import load_humaneval_js
-
-    require_binaries("node")  # building the JavaScript request checks its runner is installed
-    row = {"task_id": "mine/0", "prompt": 'def double(x: int) -> int:\n    """Twice x.\n    >>> double(2)\n    4\n    """\n',
-           "test": "def check(candidate):\n    assert candidate(2) == 4\n", "entry_point": "double"}
-    path = tmp_path / "mine.jsonl"
-    path.write_text(json.dumps(row) + "\n")
-    (python,) = load_tasks(str(path)).tasks
-    (js,), skipped = load_humaneval_js(str(path))
-    assert not skipped and python.reference_solution is None and js.reference_solution is None
-    assert python.build_request("    return 2 * x\n").tests and js.build_request("    return 2 * x;\n}\n").tests

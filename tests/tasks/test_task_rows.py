@@ -32,7 +32,7 @@ def _same(a, b):
 
 
 @pytest.mark.parametrize("spec", ["humaneval", "easy", "corpus", "synthetic:level=1-3,n=40", "math:n=30",
-                                  "verilog", "humaneval-js", "stdio-basics:language=javascript"])
+                                  "verilog", "stdio-basics:language=javascript"])
 def test_every_bundled_source_round_trips(tmp_path, spec):
     tasks = load_tasks(spec).tasks
     for text in (False, True):  # tests and metadata as JSON data (JSONL) or as JSON text (parquet's columns)
