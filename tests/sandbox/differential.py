@@ -153,8 +153,12 @@ def _pools(kind):
 
     pools: dict[str, list[Case]] = {}
 
+    seen = set()
+
     def add(origin, task, completion, row=None):
-        pools.setdefault(origin, []).append(Case(kind, task, completion, origin, row))
+        if (task.task_id, completion) not in seen:  # a recorded sample equal to a reference or to another sample
+            seen.add((task.task_id, completion))
+            pools.setdefault(origin, []).append(Case(kind, task, completion, origin, row))
 
     if kind == "function/python":
         rows = _rows(bundled_humaneval_path()) + _rows(easy_path())
@@ -202,13 +206,13 @@ def _pools(kind):
 
 
 def cases(n, seed=0):
-    """`n` cases drawn by `seed`: each kind its share of `n` (at least one), its origins taking turns, each origin's
-    programs in a seeded order."""
+    """`n` cases drawn by `seed`: each kind its share of `n` (at least one; at most its pool, function/python takes
+    the rest), its origins taking turns, each origin's programs in a seeded order."""
     rng = random.Random(seed)
     out = []
-    counts = {kind: max(1, round(n * share)) for kind, share in SHARES.items() if kind != "function/python"}
-    counts["function/python"] = n - sum(counts.values())
-    for kind, want in counts.items():
+    for kind, share in sorted(SHARES.items(), key=lambda item: item[0] == "function/python"):
+        # function/python last: it takes what the others' pools could not fill
+        want = n - len(out) if kind == "function/python" else max(1, round(n * share))
         pools = _pools(kind)
         queues = []
         for origin in sorted(pools):
