@@ -22,12 +22,14 @@ a case a rule covers is counted, never hidden.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import gzip
 import json
 import os
 import random
 import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -228,21 +230,29 @@ def cases(n, seed=0):
     return out
 
 
-def _limited():
-    resource.setrlimit(resource.RLIMIT_CPU, (int(CPU_SECONDS), int(CPU_SECONDS) + 1))
-
-
 def _run(argv, cwd, stdin_text):
-    """(exit status or None on the wall-clock backstop, stdout) of one plain run, under RLIMIT_CPU."""
+    """(exit status or None on the wall-clock backstop, stdout or None past `MAX_OUTPUT`) of one plain run: its own
+    session (killed whole at the backstop), RLIMIT_CPU at `CPU_SECONDS`, RLIMIT_FSIZE bounding what it writes (set
+    from here, after the start: no code runs between fork and exec in this threaded process)."""
     with tempfile.TemporaryFile() as out:
+        proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.PIPE, stdout=out, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
+        with contextlib.suppress(ProcessLookupError):
+            resource.prlimit(proc.pid, resource.RLIMIT_CPU, (int(CPU_SECONDS), int(CPU_SECONDS) + 1))
+            resource.prlimit(proc.pid, resource.RLIMIT_FSIZE, (MAX_OUTPUT * 64, MAX_OUTPUT * 64))
         try:
-            done = subprocess.run(argv, cwd=cwd, input=stdin_text.encode(), stdout=out, stderr=subprocess.DEVNULL,
-                                  timeout=WALL_SECONDS, preexec_fn=_limited)
+            proc.communicate(stdin_text.encode(), timeout=WALL_SECONDS)
         except subprocess.TimeoutExpired:
             return None, ""
+        except BrokenPipeError:  # it ended without reading its input
+            proc.wait()
+        finally:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)  # and whatever it started
+            proc.wait()
         out.seek(0)
         text = out.read(MAX_OUTPUT + 1)
-    return done.returncode, text.decode("utf-8", "replace") if len(text) <= MAX_OUTPUT else None
+    return proc.returncode, text.decode("utf-8", "replace") if len(text) <= MAX_OUTPUT else None
 
 
 def plain_verdict(case):
@@ -271,7 +281,7 @@ def plain_verdict(case):
         runs = []
         for stdin_text in stdins:
             code, out = _run([*INTERPRETERS[language], path], tmp, stdin_text)
-            if code is None or code in (-9, -24, 128 + 9, 128 + 24):  # SIGKILL / SIGXCPU: the CPU limit
+            if code is None or code in (-signal.SIGKILL, -signal.SIGXCPU):  # the CPU limit
                 return "timeout"
             runs.append((code, out))
     if case.kind == "function/python":
