@@ -448,7 +448,7 @@ def main() -> int:
 
 @contextlib.contextmanager
 def checkout(commit: str):
-    """This repository's `commit` as a detached git worktree in a temp dir, removed (and pruned) afterwards; a
+    """This repository's `commit` as a detached git worktree in a temp dir, removed afterwards; a
     ValueError naming it when it is not a commit here."""
     repo = os.path.dirname(HERE)
     found = subprocess.run(["git", "-C", repo, "rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}"],
@@ -463,8 +463,7 @@ def checkout(commit: str):
         print(f"# coderl@before: {commit} = {found.stdout.strip()[:12]} at {path}", flush=True)
         yield path
     finally:
-        subprocess.run(["git", "-C", repo, "worktree", "remove", "--force", path], check=False)
-        subprocess.run(["git", "-C", repo, "worktree", "prune"], check=False)
+        subprocess.run(["git", "-C", repo, "worktree", "remove", "--force", path], check=False)  # and its entry
         os.rmdir(tmp)
 
 
