@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LUA_RUNNER = os.path.join(REPO, "examples", "lua", "lua.yaml")
+JS_FUNCTIONS = os.path.join(REPO, "tests", "fixtures", "tasks", "js_functions.jsonl")
 CPU_SECONDS = 3.0  # both sides; the plain side's wall-clock backstop is coderl's default (3 x CPU + 1 s)
 WALL_SECONDS = 3 * CPU_SECONDS + 1
 MAX_OUTPUT = 1 << 20  # a plain run's stdout beyond this fails (coderl's cap is its own: a rule when they differ)
@@ -151,7 +152,7 @@ def _pools(kind):
     """{origin: [Case]} of one kind, every program it can draw."""
     from coderl.tasks.easy import easy_path
     from coderl.tasks.humaneval import bundled_humaneval_path, humaneval_task
-    from coderl.tasks.languages_sets import humaneval_js_references, load_stdio_basics
+    from coderl.tasks.languages_sets import load_stdio_basics
 
     pools: dict[str, list[Case]] = {}
 
@@ -175,11 +176,11 @@ def _pools(kind):
             for completion in samples.get(row["task_id"], []):
                 add("recorded", task, completion, row)
     elif kind == "function/javascript":
-        from coderl.tasks.humaneval_js import load_humaneval_js
+        from coderl.tasks import load_tasks
 
-        references, samples = humaneval_js_references(), recorded(("HumanEval-js/",))
-        for task in load_humaneval_js()[0]:
-            ref = references[task.task_id]
+        samples = recorded(("HumanEval-js/",))
+        for task in load_tasks(JS_FUNCTIONS).tasks:  # 17 HumanEval tasks in JavaScript, with references
+            ref = task.reference_solution
             add("reference", task, ref)
             for m in mutants(ref):
                 add("mutant", task, m)
