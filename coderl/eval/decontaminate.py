@@ -246,16 +246,29 @@ def fingerprint(train: Iterable[Task], evals: Iterable[Task]) -> str:
     return h.hexdigest()
 
 
+def decided_by_record(evals: list[Task]) -> set[str]:
+    """The ids of the tasks of `evals` the RL pool's record (`coderl.tasks.pool`) has already decided: tasks of its
+    `AGAINST` sets, unchanged (the same digest).  No kept pool task solves one of them (the record removed every
+    task that did), so a check of the pool against them need not run again; the record's `solved` names those the
+    removed tasks solve.  Empty when the record's evaluation tasks are no longer the ones `AGAINST` loads."""
+    from coderl.tasks import load_tasks
+    from coderl.tasks.pool import AGAINST, read_record
+
+    against = [t for s in AGAINST.split() for t in load_tasks(s).tasks]
+    if digest(against) != read_record()["against_digest"]:
+        return set()
+    known = {t.task_id: digest([t]) for t in against}
+    return {t.task_id for t in evals if known.get(t.task_id) == digest([t])}
+
+
 def cached_leaks(train: list[Task], evals: list[Task], sandbox, cache_dir: str,
                  train_spec: str = "") -> Decontamination:
     """`behaviour_leaks`, remembered in `cache_dir` by `fingerprint` (a complete verdict only).  When `train_spec`
-    is the RL pool, the evaluation tasks its record decided are not run again (`coderl.tasks.pool.decided_by_record`:
+    is the RL pool, the evaluation tasks its record decided are not run again (`decided_by_record`:
     no kept pool task solves one; the pool against them is 6.7 million pairs, run once offline)."""
     from coderl.tasks.spec import parse_task_spec
 
     if train_spec and parse_task_spec(train_spec).source == "pool":
-        from coderl.tasks.pool import decided_by_record
-
         decided = decided_by_record(evals)
         evals = [t for t in evals if t.task_id not in decided]
     path = os.path.join(cache_dir, fingerprint(train, evals) + ".json")

@@ -86,16 +86,3 @@ def load_pool(options: dict[str, str], spec: str, split: str = "all") -> list[Ta
         out += [t for t in kept if t.metadata["level"] == level][:share]
     return out
 
-
-def decided_by_record(evals: list[Task]) -> set[str]:
-    """The ids of the tasks of `evals` the record has already decided for the pool: tasks of `AGAINST`, unchanged
-    (the same digest).  No kept pool task solves one of them (the record removed every task that did), so a check
-    of the pool against them need not run again; `solved` names those the removed tasks solve.  Empty when the
-    record's evaluation tasks are no longer the ones `AGAINST` loads."""
-    from coderl.tasks import load_tasks
-
-    against = [t for s in AGAINST.split() for t in load_tasks(s).tasks]
-    if digest(against) != read_record()["against_digest"]:
-        return set()
-    known = {t.task_id: digest([t]) for t in against}
-    return {t.task_id for t in evals if known.get(t.task_id) == digest([t])}

@@ -4,8 +4,9 @@ synthetic splits pinned byte for byte (a new primitive joins the train split onl
 
 import pytest
 
+from coderl.eval.decontaminate import decided_by_record
 from coderl.tasks import load_tasks
-from coderl.tasks.pool import AGAINST, POOL_SPEC, decided_by_record, generated, read_record
+from coderl.tasks.pool import AGAINST, POOL_SPEC, generated, read_record
 from coderl.tasks.synthetic import composition_split
 from coderl.tasks.types import TaskFormatError, digest
 
