@@ -48,7 +48,8 @@ def snapshot():
             seen[f"{key}:{i}"] = line if (key, i) != ("proc:stat", 38) else "-"  # 38: the CPU it last ran on
     for name in os.listdir("/proc/self"):
         path = "/proc/self/" + name
-        if "map" in name or name in ("statm", "sched"):  # where its pages are and how often touched; run counters
+        # where its pages are and how often touched; run counters; arch_status: ms since the CPU last ran AVX-512
+        if "map" in name or name in ("statm", "sched", "arch_status"):
             continue
         if name in ("task", "net") or not os.path.isdir(path) or os.path.islink(path):
             read(path, "proc:" + name)
