@@ -255,7 +255,11 @@ def _launch(argv: list[str]) -> int:
               f"(got {' '.join(argv) or 'nothing'})", file=sys.stderr)
         return 2
     args = launch_command_parser().parse_args([*argv[:at], "--module", "coderl", *argv[at:]])
-    logging.getLogger("torch.distributed.elastic").setLevel(logging.CRITICAL)  # its "rank 0 failed", "death signal"
+    import torch.distributed.run  # noqa: F401  (the elastic agent's modules, each with a logger of its own level)
+
+    for name in list(logging.root.manager.loggerDict):  # its "rank 0 failed" and "death signal" said twice
+        if name.startswith("torch.distributed.elastic"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
     try:
         with _sigterm_unwinds():
             launch_command(args)
