@@ -14,6 +14,7 @@ import errno
 import os
 import re
 import signal
+import subprocess
 import sys
 
 from coderl.base.config import ConfigError, add_arguments, from_args, suggest
@@ -228,7 +229,49 @@ def build_parser() -> argparse.ArgumentParser:
 
     _command(sub, "pipeline", "seed 001's flow from one YAML: base eval, SFT, RL runs, evals, report", PipelineConfig,
              _cmd_pipeline, skip_bad_rows=False)
+    sub.add_parser("launch", help="`accelerate launch` of `coderl train` or `coderl sft` on several processes; "
+                   "Ctrl-C ends it in one line", description=_launch.__doc__, add_help=False)
     return parser
+
+
+def _launch(argv: list[str]) -> int:
+    """`coderl launch [accelerate launch options] train|sft [options]`: accelerate's own launcher (the options and
+    config files of `accelerate launch`, docs/scaling.md) starting `python -m coderl train|sft ...` on every process.
+    Where `accelerate launch` ends on Ctrl-C or SIGTERM with its elastic agent's traceback, this ends with rank 0's
+    one line and exit 130 / 143; a rank that fails ends it with that rank's exit code, its own error printed."""
+    import logging
+
+    from accelerate.commands.launch import launch_command, launch_command_parser
+    from torch.distributed.elastic.multiprocessing.api import SignalException
+    from torch.distributed.elastic.multiprocessing.errors import ChildFailedError
+
+    at = next((i for i, arg in enumerate(argv) if arg in ("train", "sft")), None)
+    if at is None and argv in (["-h"], ["--help"]):
+        print(f"usage: coderl launch [accelerate launch options] train|sft [options]\n\n{_launch.__doc__}\n\n"
+              f"{launch_command_parser().format_help()}")
+        return 0
+    if at is None:
+        print("coderl launch: error: expected the command to launch, train or sft, after accelerate launch's options "
+              f"(got {' '.join(argv) or 'nothing'})", file=sys.stderr)
+        return 2
+    args = launch_command_parser().parse_args([*argv[:at], "--module", "coderl", *argv[at:]])
+    import torch.distributed.run  # noqa: F401  (the elastic agent's modules, each with a logger of its own level)
+
+    for name in list(logging.root.manager.loggerDict):  # its "rank 0 failed" and "death signal" said twice
+        if name.startswith("torch.distributed.elastic"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
+    try:
+        with _sigterm_unwinds():
+            launch_command(args)
+    except SignalException as exc:  # the elastic agent has stopped every rank, and rank 0 has said its line
+        return 128 + exc.sigval
+    except KeyboardInterrupt as exc:  # one process: the launcher's child has the signal too
+        return 143 if isinstance(exc, Terminated) else 130
+    except ChildFailedError as exc:
+        return next((f.exitcode for f in exc.failures.values() if f.exitcode > 0), 1)
+    except subprocess.CalledProcessError as exc:
+        return exc.returncode if exc.returncode > 0 else 128 - exc.returncode
+    return 0
 
 
 class Terminated(KeyboardInterrupt):
@@ -273,6 +316,8 @@ def main(argv: list[str] | None = None) -> int:
     quiet_library_warnings()
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["launch"]:
+        return _launch(argv[1:])
     ns, extra = parser.parse_known_args(argv)
     if extra:  # named by the sub-command, with the flag it most resembles
         flags = [o for action in ns.parser._actions for o in action.option_strings]
