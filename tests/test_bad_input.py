@@ -128,6 +128,8 @@ CASES = [
     # eval
     ("eval", "missing", [*EVAL[:4], "nope.jsonl", "--out", "e"], "no such file"),
     ("eval", "empty split", [*EVAL[:4], "single.jsonl", "--split", "test", "--out", "e"], "holds no tasks"),
+    ("eval", "no valid split", [*EVAL[:4], "single.jsonl", "--split", "valid", "--out", "e"],
+     "valid exists for synthetic, math and corpus"),
     ("eval", "wrong type", [*EVAL, "--samples", "two", "--out", "e"], "--samples: invalid int value"),
     ("eval", "wrong choice", [*EVAL, "--format", "bogus", "--out", "e"], "invalid choice: 'bogus'"),
     ("eval", "missing model", ["eval", "--model", "nomodel", "--tasks", "tasks.jsonl", "--out", "e"], "not found"),

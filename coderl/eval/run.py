@@ -63,7 +63,8 @@ class EvalConfig:
                           "chunks are kept, the rest generated as the uninterrupted run would")
     model: str = option("smollm2-135m-instruct", "built-in alias, HF folder, .gguf file, adapter folder or hub id")
     tasks: str = option("humaneval", "task spec (see `coderl check --help`)")
-    split: str = option("all", "which tasks: all, train or test", choices=["all", "train", "test"])
+    split: str = option("all", "which tasks: all, train or test; valid for synthetic, math and corpus specs",
+                        choices=["all", "train", "valid", "test"])
     seed: int = option(0, "seed of the split and of sampling (same seed, same numbers)")
     limit: int | None = option(None, "evaluate only the first N tasks of the split")
     samples: int = option(1, "samples per task (n); pass@k is reported for every standard k <= n")

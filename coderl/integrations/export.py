@@ -53,6 +53,9 @@ class ExportConfig:
 
 def export_tasks(cfg: ExportConfig) -> int:
     """Write the rows; returns how many."""
+    if cfg.format == "trl" and cfg.out.endswith((".jsonl", ".jsonl.gz", ".json", ".parquet")):
+        raise ConfigError(f"--out {cfg.out!r}: --format trl writes a save_to_disk folder; expected a folder's path, "
+                          "not a file name")
     suffix = {"jsonl": (".jsonl", ".jsonl.gz"), "trl": ("",)}.get(cfg.format, (".parquet",))
     if not cfg.out.endswith(suffix):
         raise ConfigError(f"--out {cfg.out!r}: --format {cfg.format} writes "

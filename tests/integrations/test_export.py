@@ -63,6 +63,8 @@ def test_chat_prompts_and_bad_outputs(tmp_path, capsys):
     (busy / "f").write_text("x")
     assert main(["tasks", "export", "--tasks", SPEC, "--format", "trl", "--out", str(busy)]) == 2
     assert "already holds" in capsys.readouterr().err and (busy / "f").exists()
+    assert main(["tasks", "export", "--tasks", SPEC, "--format", "trl", "--out", str(tmp_path / "t.jsonl")]) == 2
+    assert "a save_to_disk folder" in capsys.readouterr().err and not (tmp_path / "t.jsonl").exists()
 
 
 def test_an_export_is_whole_refused_over_its_input_or_an_existing_file_and_leaves_nothing_on_failure(
