@@ -126,7 +126,7 @@ def run_coderl(args) -> dict:
     from coderl.base.config import build
     from coderl.eval.report import read_metrics
     from coderl.train.config import TrainConfig
-    from coderl.train.policy_gradient import train
+    from coderl.train.rl.policy_gradient import train
 
     with tempfile.TemporaryDirectory() as tmp:
         cfg = build(TrainConfig, dict(

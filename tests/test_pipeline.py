@@ -258,7 +258,7 @@ def test_interrupted_evaluation_and_sft_stages_resume(model_dir, tmp_path, capsy
     """Ctrl-C in the base evaluation's third chunk, then in SFT's second step: each stage goes on from what it
     kept (the finished chunk, the step-1 checkpoint) instead of starting again."""
     import coderl.rollout.hf as hf
-    import coderl.train.sft as sft_module
+    import coderl.train.sft.run as sft_module
 
     config = tmp_path / "pipeline.yaml"
     text = pipeline_yaml(model_dir, tmp_path / "out").split("rl:")[0]  # no RL

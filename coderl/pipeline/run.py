@@ -175,7 +175,7 @@ def _run_stage(stage: Stage, state: str, log) -> None:
 
         log(format_summary(run_eval(cfg, log=log)))
     elif stage.kind == "sft":
-        from coderl.train.sft import sft
+        from coderl.train.sft.run import sft
 
         result = sft(cfg, log=log)
         log(f"sft: {result.steps} optimizer steps, last sft/loss {result.metrics['sft/loss']:.4f}, "

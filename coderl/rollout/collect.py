@@ -1,5 +1,5 @@
 """Rollout collection: generate completions chunk by chunk and run each chunk in the sandbox while the
-next one generates.  Training (`train/rounds.py`) and evaluation (`eval/run.py`) both collect here.
+next one generates.  Training (`train/sources/rounds.py`) and evaluation (`eval/run.py`) both collect here.
 
     collected = collect(model, tokenizer, tasks, sandbox, Generation(...), limits)
     collected.batch       RolloutBatch of the kept rows (group = index of the task in `tasks`)

@@ -1,6 +1,6 @@
 """The multi-turn repair collector: the model answers, sees what its code did on the visible tests, and
 revises, for up to `turns` answers; the reward comes from the hidden tests.  Training
-(`train/rounds.py`) and evaluation (`eval/run.py`) both collect episodes here.
+(`train/sources/rounds.py`) and evaluation (`eval/run.py`) both collect episodes here.
 
     got = collect_repair(model, tokenizer, tasks, sandbox, Generation(format="chat", ...), limits,
                          RepairConfig(turns=3))

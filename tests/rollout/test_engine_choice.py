@@ -202,7 +202,7 @@ def test_the_engine_is_sent_merged_weights_on_cpu_and_adapters_on_a_gpu_unless_t
     fine-tuning always reloads the model; set by hand it wins; the engine serves LoRA only for adapters."""
     from coderl.base.config import build
     from coderl.train.config import TrainConfig
-    from coderl.train.engine_source import sync_mode
+    from coderl.train.sources.engine_source import sync_mode
 
     def policy(device, full=False):
         parameter = SimpleNamespace(device=SimpleNamespace(type=device))

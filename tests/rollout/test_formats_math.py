@@ -8,7 +8,7 @@ import pytest
 from coderl.rollout.formats import CHAT_STOPS, get_format, prompt_text
 from coderl.sandbox.answers import judge_answer
 from coderl.tasks.math_tasks import REASONING_SYSTEM, math_task
-from coderl.train.sft_data import solution_text, target_round_trips
+from coderl.train.sft.data import solution_text, target_round_trips
 from tests.models.tiny import tiny_tokenizer
 
 TASK = math_task("m/1", "Sam has 3 bags of 6 apples. How many apples does Sam have?", "18",

@@ -61,7 +61,7 @@ def main(spec: dict) -> None:
 
     distributed.Ranks.fully_shard = recording_shards
     if spec.get("loop") == "sft":
-        import coderl.train.sft as loop
+        import coderl.train.sft.run as loop
         from coderl.base.config import build
 
         updater.apply_gradients = recording  # the updater imported it by name

@@ -65,8 +65,8 @@ from coderl.models.spec import resolve_spec
 from coderl.train.distributed import Ranks
 from coderl.train.policy import Policy, checkpoint_layers, save_policy
 from coderl.train.scaffold import NonFiniteSteps, Progress, build_optimizer, check_run_dir, fresh_run
-from coderl.train.sft_config import SFTConfig
-from coderl.train.sft_data import load_sft_tasks
+from coderl.train.sft.config import SFTConfig
+from coderl.train.sft.data import load_sft_tasks
 
 
 @dataclass
@@ -145,7 +145,7 @@ def token_loss_sum(logits, labels):
     """(sum of next-token cross-entropies over non-masked labels, their count); position t predicts labels[t+1]."""
     import torch.nn.functional as F
 
-    from coderl.train.sft_data import IGNORE_INDEX
+    from coderl.train.sft.data import IGNORE_INDEX
 
     shifted = labels[:, 1:]
     loss = F.cross_entropy(logits[:, :-1].float().reshape(-1, logits.shape[-1]), shifted.reshape(-1),
@@ -177,7 +177,7 @@ def _sft(cfg: SFTConfig, ranks, tasks, data_description: str, ckpt: str | None, 
     from coderl.eval.report import read_metrics
     from coderl.models import trainable_ratio
     from coderl.train.checkpoint import checkpoint_dir, final_copy, restore, save_checkpoint, truncate_metrics
-    from coderl.train.sft_data import build_examples, collate, end_token, generation_stop_ids
+    from coderl.train.sft.data import build_examples, collate, end_token, generation_stop_ids
     from coderl.train.tracking import SilentTracker, Tracker
     from coderl.train.updater import Updater, trainable_parameters
 

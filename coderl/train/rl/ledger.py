@@ -1,7 +1,7 @@
 """The ledger of a training run: what is recorded and kept -- metrics (the tracker), evaluation-based
 selection of the best checkpoint with early stop, checkpoints, and the state a resume continues from.
 
-    ledger = Ledger(cfg, log, policy, updater, resumed, curriculum_state=...)   # `train/common.py` builds it
+    ledger = Ledger(cfg, log, policy, updater, resumed, curriculum_state=...)   # `train/rl/common.py` builds it
     ledger.evaluate_start()                                       # a fresh run's step 0 evaluation
     for step in ledger.steps(): ...                               # ends early when selection says so
         ledger.finish_step(step + 1, metrics, rolled)             # eval if due, log, checkpoint if due
@@ -18,14 +18,14 @@ from dataclasses import dataclass, field
 
 import torch
 
-from coderl.train.async_rollouts import STALENESS_FILE
 from coderl.train.checkpoint import restore, save_checkpoint, truncate_metrics
 from coderl.train.distributed import Ranks
 from coderl.train.policy import Policy, save_policy
-from coderl.train.selection import Selection, save_best
+from coderl.train.rl.selection import Selection, save_best
+from coderl.train.rl.watch import write_top_samples
+from coderl.train.sources.async_rollouts import STALENESS_FILE
 from coderl.train.tracking import SilentTracker, Tracker
 from coderl.train.updater import Updater
-from coderl.train.watch import write_top_samples
 
 
 @dataclass

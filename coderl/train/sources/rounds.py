@@ -22,8 +22,8 @@ from coderl.rollout.collect import Generation
 from coderl.rollout.repair import collect_episodes
 from coderl.rollout.types import RolloutBatch
 from coderl.train.distributed import Ranks
-from coderl.train.episodes import score_turns
-from coderl.train.refill import cat_turns, refill
+from coderl.train.rl.episodes import score_turns
+from coderl.train.sources.refill import cat_turns, refill
 
 
 @dataclass
@@ -69,8 +69,8 @@ def prompts_for_step(num_tasks: int, cfg, step: int) -> list[int]:
 
 def step_rollouts(ctx, step: int, ranks: Ranks | None = None) -> ScoredRollouts:
     """A step's rollouts: its prompts (the curriculum's draw, or the seeded pass), one scored round, and
-    with `dynamic_sampling` the refill (`train/refill.py`).  `ctx`: the `RolloutContext`
-    (`train/rollout_source.py`), in the trainer or in the asynchronous generation worker; `ranks`: the
+    with `dynamic_sampling` the refill (`train/sources/refill.py`).  `ctx`: the `RolloutContext`
+    (`train/sources/rollout_source.py`), in the trainer or in the asynchronous generation worker; `ranks`: the
     processes that share each round (None: this one alone)."""
     cfg, ranks = ctx.cfg, ranks or Ranks()
     if cfg.sampling.curriculum_floor is not None:

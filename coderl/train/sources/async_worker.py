@@ -1,5 +1,5 @@
 """The generation worker of asynchronous rollouts: a process of its own that samples and scores steps
-from the newest snapshot of the trainer's weights (`train/async_rollouts.py` starts it and talks to it).
+from the newest snapshot of the trainer's weights (`train/sources/async_rollouts.py` starts it and talks to it).
 
     WorkerSpec once, then (version v = steps trained, LoRA tensors) | None (stop)   trainer -> worker
     ("rollouts", Produced) | ("log", line) | ("error", ...)                          worker -> trainer
@@ -36,8 +36,8 @@ from coderl.base.config import ConfigError
 from coderl.base.process import die_with_parent
 from coderl.sandbox.client import SandboxUnavailable
 from coderl.tasks.types import TaskFormatError
-from coderl.train.curriculum import Curriculum
-from coderl.train.rounds import ScoredRollouts, step_rollouts
+from coderl.train.sources.curriculum import Curriculum
+from coderl.train.sources.rounds import ScoredRollouts, step_rollouts
 
 STOP = "stop"
 CLOSED = ("closed", None)  # the other end has gone
@@ -140,7 +140,7 @@ def _run(spec: WorkerSpec, channel: Channel) -> None:
     from coderl.tasks.spec import open_sandbox
     from coderl.train.policy import build_policy
     from coderl.train.rewards import reward_config
-    from coderl.train.rollout_source import RolloutContext
+    from coderl.train.sources.rollout_source import RolloutContext
 
     cfg = spec.cfg
     if cfg.deterministic:  # as the trainer (`common.prepare_run`); CUBLAS_WORKSPACE_CONFIG came with its environment
@@ -161,7 +161,7 @@ def _run(spec: WorkerSpec, channel: Channel) -> None:
 
     engine = None
     if cfg.engine == "vllm":  # the engine samples; this worker serves it each version's adapter (docs/engines.md)
-        from coderl.train.engine_source import serve_policy, start_engine
+        from coderl.train.sources.engine_source import serve_policy, start_engine
 
         engine = start_engine(cfg, policy, log, threads=spec.threads)
     try:

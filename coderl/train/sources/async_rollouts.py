@@ -2,7 +2,7 @@
 docs/async.md): the trainer's side.
 
     --async-max-age A:
-      worker process (`train/async_worker.py`)          trainer (this process)
+      worker process (`train/sources/async_worker.py`)          trainer (this process)
       step j: wait for weights >= j - A, sample, score    step k: take step k's rollouts, update
               send (rollouts, version, fingerprint)              publish weights version k + 1
 
@@ -14,7 +14,7 @@ A = 0: the worker waits for every update, and the run is the synchronous one (sa
 update), only in another process.
 
 Stale samples (age > 0) are corrected by truncated importance sampling against the behaviour
-log-probs the worker recorded (`train/off_policy.py`; the math is `algorithms/off_policy.py`).
+log-probs the worker recorded (`train/sources/off_policy.py`; the math is `algorithms/off_policy.py`).
 Every step checks that the weights the worker sampled with are, bit for bit, the version the trainer
 published (a sha256 of the adapter as the worker's model held it), and logs each sample's age in
 OUT/staleness.jsonl and the step's in metrics (`async/*`, `is/*`).
@@ -36,14 +36,14 @@ import torch
 from torch import Tensor
 
 from coderl.base.config import ConfigError
-from coderl.train.async_worker import CLOSED, Channel, WorkerSpec, fingerprint, trainable_state
-from coderl.train.off_policy import Correction, behaviour_correction
+from coderl.train.sources.async_worker import CLOSED, Channel, WorkerSpec, fingerprint, trainable_state
+from coderl.train.sources.off_policy import Correction, behaviour_correction
 
 STALENESS_FILE = "staleness.jsonl"
 
 
 class AsyncRollouts:
-    """The generation worker, seen from the trainer: a rollout source (`train/rollout_source.py`).
+    """The generation worker, seen from the trainer: a rollout source (`train/sources/rollout_source.py`).
     `get(step)` its rollouts, `correction` of their stale rows, `publish(version)` the weights after an
     update, `close()`.  `ctx`: the trainer's rollout context (no sandbox: the worker scores in its own)."""
 
@@ -64,7 +64,7 @@ class AsyncRollouts:
         try:
             ours, theirs = socket.socketpair()
             env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}  # what this process imports
-            self.proc = subprocess.Popen([sys.executable, "-c", f"from coderl.train.async_worker import serve; "
+            self.proc = subprocess.Popen([sys.executable, "-c", f"from coderl.train.sources.async_worker import serve; "
                                           f"serve({theirs.fileno()})"], pass_fds=[theirs.fileno()], env=env)
             theirs.close()
             self.channel = Channel(ours)
@@ -120,7 +120,7 @@ class AsyncRollouts:
         return dataclasses.replace(rolled, ages=ages, metrics=metrics)
 
     def correction(self, rolled, updater=None, prox: Tensor | None = None) -> Correction:
-        """Rows sampled by older weights get pi_prox and truncated IS weights (`train/off_policy.py`);
+        """Rows sampled by older weights get pi_prox and truncated IS weights (`train/sources/off_policy.py`);
         `prox`: the current weights' log-probs of every row, when the loop has them (PPO's values pass);
         otherwise a no-grad pass in the pieces `updater`'s memory budget allows."""
         ages = rolled.ages

@@ -1,14 +1,14 @@
 """What every RL loop shares: run set-up (`start_run`: the three collaborators of one run), the loss
-mask, the reference pass, the KL terms, minibatches and step timings.  `train/policy_gradient.py` and
-`train/ppo.py` are each one readable loop over these.
+mask, the reference pass, the KL terms, minibatches and step timings.  `train/rl/policy_gradient.py` and
+`train/rl/ppo.py` are each one readable loop over these.
 
     run = start_run(cfg, log, extra_modules)      # run dir, tasks, policy, resume
     with run.session():                            # the sandbox and the rollout source
         for step in run.ledger.steps():
-            rolled = run.source.get(step)          # `train/rollout_source.py`: generated + scored
+            rolled = run.source.get(step)          # `train/sources/rollout_source.py`: generated + scored
             ... the loop's own optimisation ...    # `train/updater.py`: run.updater.update(rows, mask, loss_fn)
             run.source.publish(step + 1)
-            run.ledger.finish_step(step + 1, metrics, rolled)   # `train/ledger.py`: eval, log, checkpoint
+            run.ledger.finish_step(step + 1, metrics, rolled)   # `train/rl/ledger.py`: eval, log, checkpoint
 """
 
 from __future__ import annotations
@@ -29,17 +29,13 @@ from coderl.tasks import load_tasks
 from coderl.tasks.spec import open_sandbox
 from coderl.train.checkpoint import latest_checkpoint
 from coderl.train.config import TrainConfig
-from coderl.train.curriculum import Curriculum
 from coderl.train.distributed import Ranks
-from coderl.train.episodes import repair_tasks
-from coderl.train.ledger import Ledger, Resumed
-from coderl.train.logprobs import build_sequences, token_logprobs
 from coderl.train.memory import MemoryBudget, check_budget, gigabytes, resident, resolve_budget, weight_bytes
-from coderl.train.pass_rates import describe_rates, measured_rates
 from coderl.train.policy import Policy, build_policy, uses_reference
 from coderl.train.rewards import check_rewards_fit_tasks, reward_config
-from coderl.train.rollout_source import LocalSource, RolloutContext, RolloutSource, ShardedSource
-from coderl.train.rounds import ScoredRollouts
+from coderl.train.rl.episodes import repair_tasks
+from coderl.train.rl.ledger import Ledger, Resumed
+from coderl.train.rl.logprobs import build_sequences, token_logprobs
 from coderl.train.scaffold import (
     NonFiniteSteps,
     build_optimizer,
@@ -48,6 +44,10 @@ from coderl.train.scaffold import (
     refuse_existing_run,
     replace_run,
 )
+from coderl.train.sources.curriculum import Curriculum
+from coderl.train.sources.pass_rates import describe_rates, measured_rates
+from coderl.train.sources.rollout_source import LocalSource, RolloutContext, RolloutSource, ShardedSource
+from coderl.train.sources.rounds import ScoredRollouts
 from coderl.train.updater import Updater, trainable_parameters
 
 # ---------------------------------------------------------------------------------------------------
@@ -145,11 +145,11 @@ class Training:
             with opened as sandbox:
                 self.context.sandbox = sandbox
                 if cfg.asynchronous.on:  # the worker samples while the start is evaluated
-                    from coderl.train.async_rollouts import AsyncRollouts
+                    from coderl.train.sources.async_rollouts import AsyncRollouts
 
                     self.source = AsyncRollouts(self.context, self.ledger.start_step)
                 elif cfg.engine == "vllm":
-                    from coderl.train.engine_source import EngineSource
+                    from coderl.train.sources.engine_source import EngineSource
 
                     self.source = EngineSource(self.context, self.ledger.start_step)
                 elif self.ranks.on:

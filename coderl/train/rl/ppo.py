@@ -49,7 +49,8 @@ from coderl.algorithms import (
     masked_mean,
     terminal_rewards,
 )
-from coderl.train.common import (
+from coderl.train.config import TrainConfig
+from coderl.train.rl.common import (
     kl_as_reward,
     kl_terms,
     loss_mask,
@@ -58,13 +59,12 @@ from coderl.train.common import (
     start_run,
     step_timings,
 )
-from coderl.train.config import TrainConfig
-from coderl.train.episodes import step_advantages
-from coderl.train.logprobs import build_sequences, token_logprobs_and_values
-from coderl.train.off_policy import Correction
+from coderl.train.rl.episodes import step_advantages
+from coderl.train.rl.logprobs import build_sequences, token_logprobs_and_values
+from coderl.train.rl.value_head import FILENAME as VALUE_HEAD_FILE
+from coderl.train.rl.value_head import build_value_head
+from coderl.train.sources.off_policy import Correction
 from coderl.train.updater import Averages, Updater
-from coderl.train.value_head import FILENAME as VALUE_HEAD_FILE
-from coderl.train.value_head import build_value_head
 
 
 def train(cfg: TrainConfig, *, log=print, reward_override=None) -> dict:

@@ -2,7 +2,7 @@
 
 A `coderl eval` run of the policy about to be trained, on the training tasks with `--samples` n > 1,
 writes one row per sample to `samples.jsonl` (`task_id`, `passed`).  Each task's fraction of passing
-samples becomes its starting running rate (`train/curriculum.py`), so the first steps already know
+samples becomes its starting running rate (`train/sources/curriculum.py`), so the first steps already know
 which tasks are solved (rate 1), hopeless so far (rate 0) or on the frontier (in between): the
 curriculum draws the frontier (with `--curriculum-floor 0`, only it while it lasts).  Tasks the run did
 not sample stay unseen (None).

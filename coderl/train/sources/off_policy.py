@@ -1,5 +1,5 @@
 """The off-policy correction of a step whose rollouts came from older weights (asynchronous rollouts,
-`train/async_rollouts.py`); the math is `algorithms/off_policy.py`.
+`train/sources/async_rollouts.py`); the math is `algorithms/off_policy.py`.
 
 Rows sampled by the current weights (age 0) are what the synchronous loop trains on: their old log-probs
 are the sampling ones and their weight is 1.  Stale rows (age > 0) get pi_prox, the current weights'
@@ -18,7 +18,7 @@ import torch
 from torch import Tensor
 
 from coderl.algorithms.off_policy import truncated_is_weights, weighted_advantages
-from coderl.train.logprobs import build_sequences, token_logprobs
+from coderl.train.rl.logprobs import build_sequences, token_logprobs
 
 FRESH = {"is/weight_mean": 1.0, "is/truncated_fraction": 0.0, "is/max_abs_log_ratio": 0.0,
          "is/mean_abs_log_ratio": 0.0, "is/stale_fraction": 0.0}

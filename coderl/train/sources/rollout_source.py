@@ -1,16 +1,16 @@
 """Where a training step's scored rollouts come from: one interface, three sources.
 
     source.get(step) -> ScoredRollouts             # the step's completions, scored by the sandbox
-    source.correction(rolled, updater, prox=None)  # how its rows enter the policy loss (`train/off_policy.py`)
+    source.correction(rolled, updater, prox=None)  # how its rows enter the policy loss (`train/sources/off_policy.py`)
     source.publish(version)                        # the weights after `version` steps exist (the loop says so)
     source.close()
 
 * `LocalSource`: generated and scored here, by the policy being trained (`rounds.step_rollouts`).
 * `ShardedSource`: the same, each training process generating and scoring its slice of every round,
   the slices gathered so every process holds the whole step (`train/distributed.py`).
-* `AsyncRollouts` (`train/async_rollouts.py`): a generation worker process samples steps ahead from
+* `AsyncRollouts` (`train/sources/async_rollouts.py`): a generation worker process samples steps ahead from
   snapshots of the weights; its stale rows are corrected off-policy.
-* `EngineSource` (`train/engine_source.py`): `LocalSource` with a vLLM engine sampling (`--engine vllm`), sent
+* `EngineSource` (`train/sources/engine_source.py`): `LocalSource` with a vLLM engine sampling (`--engine vllm`), sent
   the adapter after every update; its rows are corrected off-policy against the engine's log-probs.
 
 What generating and scoring needs is one typed record, `RolloutContext`; the asynchronous worker
@@ -27,11 +27,11 @@ from torch import Tensor
 
 from coderl.rewards import RewardConfig
 from coderl.tasks.types import Task
-from coderl.train.curriculum import Curriculum
 from coderl.train.distributed import Ranks
-from coderl.train.off_policy import Correction, behaviour_correction
 from coderl.train.policy import Policy
-from coderl.train.rounds import ScoredRollouts, step_rollouts
+from coderl.train.sources.curriculum import Curriculum
+from coderl.train.sources.off_policy import Correction, behaviour_correction
+from coderl.train.sources.rounds import ScoredRollouts, step_rollouts
 
 
 @dataclass
@@ -45,7 +45,7 @@ class RolloutContext:
     sandbox: Any  # an open `Sandbox` (None in a trainer whose rollouts come from the worker)
     rewards_cfg: RewardConfig
     reward_override: Callable | None  # (results, samples, tasks) -> rewards: tests inject one
-    curriculum: Curriculum  # running pass rates per task and composition; this source's own (`train/curriculum.py`)
+    curriculum: Curriculum  # running pass rates per task and composition; this source's own (`curriculum.py`)
     engine: Any = None  # a generation engine of its own that samples instead of policy.model (`EngineSource`)
 
 

@@ -11,7 +11,7 @@ sampling in place of the trained model.
 The engine's weights are the trainer's (the same adapter file), but its kernels are not: its log-probs of a
 token differ from the trainer's by a little (about 1e-5 in float32, more in bfloat16), and by more where a
 near-tie made it sample a token the trainer would weigh differently.  So its rows enter the loss as the
-asynchronous worker's stale rows do (`train/off_policy.py`): the ratio's denominator is pi_prox, the
+asynchronous worker's stale rows do (`train/sources/off_policy.py`): the ratio's denominator is pi_prox, the
 trainer's log-probs before the step's update (the update's own pass when the step makes one update, else one
 no-grad pass), and each row's terms carry the truncated importance weight min(pi_prox / mu, cap).  The
 is/* metrics log the mean and largest |log pi_prox - log mu| of every step.
@@ -26,8 +26,8 @@ import torch
 from torch import Tensor
 
 from coderl.rollout.engine import ENGINE_LOG
-from coderl.train.off_policy import Correction, behaviour_correction
-from coderl.train.rollout_source import LocalSource, RolloutContext
+from coderl.train.sources.off_policy import Correction, behaviour_correction
+from coderl.train.sources.rollout_source import LocalSource, RolloutContext
 
 ADAPTERS = "engine-adapters"  # under the run directory: the adapter the engine serves (the newest only)
 WEIGHTS = "engine-weights"  # full fine-tuning: the whole model the engine last reloaded (the newest only)

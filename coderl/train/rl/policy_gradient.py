@@ -9,9 +9,9 @@ One step, as docs/architecture.md draws it (convention 1):
     loss       = POLICY_LOSSES[cfg.loss](logprobs, old_logprobs, advantages, mask) (+ KL, - entropy)
 
 Critic-free PPO (seed 001, `--algo ppo_critic_free`) is this loop with batch-normalised advantages, a
-sequence-level ratio and 4 epochs; PPO with a value head is `train/ppo.py`.  The loop's collaborators
-(docs/architecture.md, "One GRPO step"): the rollout source (`train/rollout_source.py`), the updater
-(`train/updater.py`) and the ledger (`train/ledger.py`), built by `train/common.py`'s `start_run`.
+sequence-level ratio and 4 epochs; PPO with a value head is `train/rl/ppo.py`.  The loop's collaborators
+(docs/architecture.md, "One GRPO step"): the rollout source (`train/sources/rollout_source.py`), the updater
+(`train/updater.py`) and the ledger (`train/rl/ledger.py`), built by `train/rl/common.py`'s `start_run`.
 
 The reference policy for KL is the *starting* policy: the base with the adapter disabled, or, when
 --model is an SFT adapter, that adapter loaded a second time and frozen (`train/policy.py`).
@@ -25,7 +25,8 @@ import time
 
 from coderl.algorithms import POLICY_LOSSES, aggregate, terminal_rewards
 from coderl.base.config import ConfigError
-from coderl.train.common import (
+from coderl.train.config import TrainConfig
+from coderl.train.rl.common import (
     kl_as_reward,
     kl_terms,
     loss_mask,
@@ -34,9 +35,8 @@ from coderl.train.common import (
     start_run,
     step_timings,
 )
-from coderl.train.config import TrainConfig
-from coderl.train.episodes import step_advantages
-from coderl.train.logprobs import build_sequences, token_logprobs
+from coderl.train.rl.episodes import step_advantages
+from coderl.train.rl.logprobs import build_sequences, token_logprobs
 from coderl.train.updater import Averages
 
 
