@@ -114,7 +114,7 @@ def model_folder(spec: str) -> str:
 
 def write_tasks(path: str, n: int) -> str:
     """The first n HumanEval rows, verbatim, as a JSONL file (a task spec coderl accepts)."""
-    from coderl.tasks.humaneval import bundled_humaneval_path
+    from coderl.tasks.loaders.humaneval import bundled_humaneval_path
 
     ids = {t.task_id for t in first_tasks(n)}
     with gzip.open(bundled_humaneval_path(), "rt", encoding="utf-8") as f, open(path, "w", encoding="utf-8") as out:

@@ -148,7 +148,7 @@ def _add_skip_bad_rows(parser: argparse.ArgumentParser) -> None:
 
 def _run_skipping(ns: argparse.Namespace) -> int:
     """The command with bad task rows skipped; their reasons written beside its output."""
-    from coderl.tasks.jsonl import skipping_bad_rows
+    from coderl.tasks.loaders.jsonl import skipping_bad_rows
 
     with skipping_bad_rows() as skipped:
         try:

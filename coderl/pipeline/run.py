@@ -111,12 +111,12 @@ def record_overlap(plan: Plan, log) -> list[dict]:
     pays the policy for an answer it was shown), unless the config sets `allow_eval_overlap: true`; then it is a
     warning.  OUT/overlap.json has a row per stage and set (the report shows them and reports each set also
     on the tasks no training reference solves): `solved` by the stage's tasks, and for the RL pool
-    `solved_by_generator`, the tasks its generator's removed tasks solve (`coderl.tasks.pool`).  The pool is not
-    run again against the tasks its record decided (`cached_leaks`)."""
+    `solved_by_generator`, the tasks its generator's removed tasks solve (`coderl.tasks.generators.pool`).  The pool
+    is not run again against the tasks its record decided (`cached_leaks`)."""
     from coderl.base.paths import cache_root
     from coderl.eval.decontaminate import cached_leaks
     from coderl.tasks import load_tasks
-    from coderl.tasks.pool import read_record
+    from coderl.tasks.generators.pool import read_record
     from coderl.tasks.spec import parse_task_spec
 
     sets = [(s, evaluation_tasks(plan, s)) for s in plan.stages if s.kind == "eval" and s.role == "base"]

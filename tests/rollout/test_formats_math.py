@@ -32,7 +32,7 @@ def test_chat_renders_the_math_instruction_and_keeps_the_whole_reply():
 def test_chat_has_no_closing_fence_stop_for_math():
     # a worked answer may show a code block before its answer; the code tasks' stop would cut it there
     assert get_format("chat").stop_sequences(TASK) == ()
-    from coderl.tasks.easy import load_easy
+    from coderl.tasks.loaders.easy import load_easy
 
     assert get_format("chat").stop_sequences(load_easy()[0]) == CHAT_STOPS
 

@@ -38,7 +38,7 @@ Spec options (``synthetic:k=v,...``; every key is optional):
 
 Task ids: ``synthetic/L2/add_each_then_reverse/17`` (17 = index within its split and level).
 
-The primitives table (types, samplers, `Primitive`, `PRIMITIVES`) is in `coderl.tasks.synthetic_primitives`;
+The primitives table (types, samplers, `Primitive`, `PRIMITIVES`) is in `coderl.tasks.generators.synthetic_primitives`;
 its public names are re-exported here.
 """
 
@@ -54,9 +54,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from coderl.sandbox.types import TestCase
-from coderl.tasks.humaneval import classify_statement
-from coderl.tasks.synthetic_primitives import *  # noqa: F403 - re-export the primitives table's public names
-from coderl.tasks.synthetic_primitives import BY_NAME, PRIMITIVES, TYPES, Primitive, Rng, too_large
+from coderl.tasks.generators.synthetic_primitives import *  # noqa: F403 - re-export the primitives table's public names
+from coderl.tasks.generators.synthetic_primitives import BY_NAME, PRIMITIVES, TYPES, Primitive, Rng, too_large
+from coderl.tasks.loaders.humaneval import classify_statement
 from coderl.tasks.types import Task
 
 # ---------------------------------------------------------------- held-out compositions

@@ -1,7 +1,7 @@
-"""The dataset layouts `hf:` task specs read (`coderl.tasks.hf`): coderl's keys, and the presets.
+"""The dataset layouts `hf:` task specs read (`coderl.tasks.loaders.hf`): coderl's keys, and the presets.
 
 A preset is either a renaming onto one of coderl's row layouts (HumanEval, MBPP, stdio, GSM8K: the
-loaders in `coderl.tasks.humaneval`, `mbpp`, `stdio`, `math_tasks`) or a conversion of a row into one.
+loaders in `coderl.tasks.loaders.humaneval`, `mbpp`, `stdio`, `math_tasks`) or a conversion of a row into one.
 Each follows a dataset card or loader code, named in its `source`; the fixtures of
 tests/tasks/test_hf_datasets.py are written in those layouts, without downloads.
 
@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from coderl.tasks.jsonl import require
+from coderl.tasks.loaders.jsonl import require
 from coderl.tasks.types import TaskFormatError
 
 # coderl's key -> the field of each layout's loader it fills
@@ -337,7 +337,8 @@ PRESETS: dict[str, Preset] = {
                                      "{ground_truth: JSON {inputs, outputs}}, extra_info {index}",
                         convert=_verl_code),
     "coderl": Preset("coderl", {}, "coderl's own layout (coderl tasks export --format jsonl|parquet: "
-                                   "coderl.tasks.task_rows): task_id, kind, language, prompt, tests, metadata, ..."),
+                                   "coderl.tasks.loaders.task_rows): "
+                                   "task_id, kind, language, prompt, tests, metadata, ..."),
     "verl": Preset("verl-export", {}, "coderl's own verl export (coderl.integrations.verl.verl_rows): reward_model "
                                  "{ground_truth: task id}, extra_info {tasks: the task spec}"),
 }

@@ -11,7 +11,7 @@ docstring holding the problem text and the first test, e.g.
 and the completion is the whole function.  The entry point is the function the first test calls
 (preferring a function that `code` defines, skipping builtins).  Each `test_list` item becomes one
 test, classified like HumanEval's asserts with the entry point as the callee (see
-`coderl.tasks.humaneval.classify_assert`); `challenge_test_list` items follow as hidden tests.
+`coderl.tasks.loaders.humaneval.classify_assert`); `challenge_test_list` items follow as hidden tests.
 `test_setup_code` (original MBPP) or `test_imports` (sanitized MBPP) is the test preamble.
 """
 
@@ -24,8 +24,8 @@ from collections.abc import Callable
 from typing import Any
 
 from coderl.sandbox.types import TestCase
-from coderl.tasks.humaneval import classify_statement
-from coderl.tasks.jsonl import Rows, TaskIds, jsonl_rows, require
+from coderl.tasks.loaders.humaneval import classify_statement
+from coderl.tasks.loaders.jsonl import Rows, TaskIds, jsonl_rows, require
 from coderl.tasks.types import Task, TaskFormatError
 
 

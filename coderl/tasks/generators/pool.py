@@ -60,7 +60,7 @@ def read_record() -> dict:
 
 def generated() -> list[Task]:
     """Every task of `POOL_SPEC`, leaked or not."""
-    from coderl.tasks.synthetic import generate, parse_options
+    from coderl.tasks.generators.synthetic import generate, parse_options
 
     options = dict(item.split("=") for item in POOL_SPEC.partition(":")[2].split(","))
     return generate(parse_options(options), "train")[0]
@@ -75,7 +75,7 @@ def load_pool(options: dict[str, str], spec: str, split: str = "all") -> list[Ta
     tasks, record = generated(), read_record()
     if digest(tasks) != record["pool_digest"]:
         raise TaskFormatError(f"task spec {spec!r}: the generator no longer makes the tasks its decontamination "
-                              f"record ({RECORD}) was made for; remake it (coderl.tasks.pool's docstring)")
+                              f"record ({RECORD}) was made for; remake it (coderl.tasks.generators.pool's docstring)")
     leaked = set(record["leaked"])
     kept = [t for t in tasks if t.task_id not in leaked and t.metadata["level"] in levels]
     if n is None:

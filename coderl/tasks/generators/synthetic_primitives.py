@@ -1,10 +1,10 @@
-"""The building blocks of the synthetic generator (`coderl.tasks.synthetic`): the table of primitives.
+"""The building blocks of the synthetic generator (`coderl.tasks.generators.synthetic`): the table of primitives.
 
 Holds the value types (`TYPES`: variable name, annotation, description), the input samplers
 (`DEFAULT_SAMPLERS` and the special-purpose `sample_*`), the size guard on generated values
 (`too_large`), the `Primitive` dataclass and the table itself (`PRIMITIVES`, `BY_NAME`), checked at
 import: names unique, not builtins, no ``_then_``.  Chains, held-out splits, task building and
-spec options live in `coderl.tasks.synthetic`, which re-exports every name in `__all__`.
+spec options live in `coderl.tasks.generators.synthetic`, which re-exports every name in `__all__`.
 """
 
 from __future__ import annotations

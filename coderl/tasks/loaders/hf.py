@@ -17,7 +17,7 @@ Options (after the last ':', comma-separated):
   `prompt`, `tests`, `solution`, and per layout `entry_point`, `hidden_tests`, `setup`, `imports`,
   `language`, `answer`.
 
-Every row goes through the same checks as a row of a JSONL file in that layout (`coderl.tasks.humaneval`,
+Every row goes through the same checks as a row of a JSONL file in that layout (`coderl.tasks.loaders.humaneval`,
 `mbpp`, `stdio`, `math_tasks`); a bad row stops the load with one line naming the dataset, the row and
 the column.
 """
@@ -31,8 +31,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from coderl.base.offline import offline_flags
-from coderl.tasks.hf_layouts import FIELDS, LAYOUT_KEY, PREFIX_KEY, PRESETS
-from coderl.tasks.jsonl import Rows, TaskIds, skipped_rows
+from coderl.tasks.loaders.hf_layouts import FIELDS, LAYOUT_KEY, PREFIX_KEY, PRESETS
+from coderl.tasks.loaders.jsonl import Rows, TaskIds, skipped_rows
 from coderl.tasks.types import Task, TaskFormatError
 
 _OPTIONS = ("split", "name", "preset", "columns")
@@ -153,10 +153,10 @@ def _in_their_columns(build: Callable[[int, dict[str, Any]], Task], renames: dic
 def _per_row_layout(rows: Rows, layout: str) -> Callable[[int, dict[str, Any]], Task]:
     """`(n, row) -> Task` in `layout`, or in the one a converted row names (`LAYOUT_KEY`: LiveCodeBench's
     functional problems among its stdin ones), its prompt after the code the row gives (`PREFIX_KEY`)."""
-    from coderl.tasks.humaneval import humaneval_builder
-    from coderl.tasks.mbpp import mbpp_builder
-    from coderl.tasks.stdio import stdio_builder
-    from coderl.tasks.task_rows import task_builder
+    from coderl.tasks.loaders.humaneval import humaneval_builder
+    from coderl.tasks.loaders.mbpp import mbpp_builder
+    from coderl.tasks.loaders.stdio import stdio_builder
+    from coderl.tasks.loaders.task_rows import task_builder
 
     makers = {"humaneval": humaneval_builder, "mbpp": mbpp_builder, "stdio": stdio_builder, "coderl": task_builder}
     builders: dict[str, Callable[[int, dict[str, Any]], Task]] = {}
@@ -246,7 +246,7 @@ def _chain(first: dict, rows: Iterator[dict], label: str) -> Iterator[tuple[int,
 
 
 def _layout_of(row: dict[str, Any], label: str) -> str:
-    from coderl.tasks.task_rows import is_task_row
+    from coderl.tasks.loaders.task_rows import is_task_row
 
     keys = row.keys()
     if is_task_row(keys):

@@ -26,6 +26,6 @@ def easy_path() -> str:
 
 
 def load_easy() -> list[Task]:
-    from coderl.tasks.humaneval import load_humaneval
+    from coderl.tasks.loaders.humaneval import load_humaneval
 
     return load_humaneval(easy_path())
