@@ -30,12 +30,13 @@ from __future__ import annotations
 import json
 import os
 
+from coderl.tasks.loaders.jsonl import BUNDLED
 from coderl.tasks.types import Task, TaskFormatError, digest
 
 POOL_SPEC = "synthetic:level=1-2,n=4000,split=train"
 AGAINST = ("easy humaneval@test synthetic:level=1,split=valid,n=200 synthetic:level=2,split=valid,n=600 "
            "synthetic:level=1,split=test,n=200 synthetic:level=2,split=test,n=600")
-RECORD = os.path.join(os.path.dirname(__file__), "data", "pool_leaks.json")
+RECORD = os.path.join(BUNDLED, "pool_leaks.json")
 OPTION_KEYS = ("level", "n")
 
 

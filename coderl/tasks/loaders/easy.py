@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import os
 
+from coderl.tasks.loaders.jsonl import BUNDLED
 from coderl.tasks.types import Task, TaskFormatError
 
-EASY_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "easy.jsonl")
+EASY_FILE = os.path.join(BUNDLED, "easy.jsonl")
 
 
 def easy_path() -> str:

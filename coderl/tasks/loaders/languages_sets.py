@@ -14,6 +14,7 @@ import json
 import os
 
 from coderl.sandbox.types import CheckKind, TestCase
+from coderl.tasks.loaders.jsonl import BUNDLED
 from coderl.tasks.split import SPLITS, split_tasks
 from coderl.tasks.types import Task, TaskFormatError
 
@@ -21,7 +22,7 @@ SOURCES = ("verilog", "stdio-basics")
 
 
 def stdio_basics_path() -> str:
-    return os.path.join(os.path.dirname(__file__), "data", "stdio_basics.jsonl")
+    return os.path.join(BUNDLED, "stdio_basics.jsonl")
 
 
 def load_stdio_basics(language: str = "python") -> list[Task]:
