@@ -124,7 +124,7 @@ def write_tasks(path: str, n: int) -> str:
 
 def run_coderl(args) -> dict:
     from coderl.base.config import build
-    from coderl.eval.report import read_metrics
+    from coderl.pipeline.report import read_metrics
     from coderl.train.config import TrainConfig
     from coderl.train.rl.policy_gradient import train
 
@@ -327,7 +327,7 @@ def stage_config(path: str, name: str | None, max_steps: int | None, out: str, l
 
 
 def run_stage(args) -> int:
-    from coderl.eval.report import read_metrics
+    from coderl.pipeline.report import read_metrics
     from coderl.train import run_training
 
     with tempfile.TemporaryDirectory() as tmp:

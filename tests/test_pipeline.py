@@ -562,7 +562,7 @@ def _fake_eval(run_dir, label, method, passed):
 def test_paired_differences_from_samples(tmp_path):
     """Without plan.json the layout is discovered; the differences are the per-task means:
     base 1/4 passed, SFT 3/4 (+0.5: tasks 0 and 3 gained), RL 2/4 (+0.25 vs base, -0.25 vs SFT)."""
-    from coderl.eval.report import build_report
+    from coderl.pipeline.report import build_report
 
     _fake_eval(tmp_path / "base-eval", "base", "Base", [False, True, False, False])
     _fake_eval(tmp_path / "eval" / "sft", "sft", "SFT", [True, True, False, True])

@@ -50,7 +50,7 @@ class _Log:
 
 def run_pipeline(plan: Plan, *, log=None) -> str:
     """Run every stage that is not done, then build the report; returns the report's path."""
-    from coderl.eval.report import build_report
+    from coderl.pipeline.report import build_report
 
     os.makedirs(plan.out, exist_ok=True)
     states = plan_states(plan)
@@ -249,7 +249,7 @@ def run_command(cfg: PipelineConfig) -> int:
         raise ConfigError("--dry-run and --report-only: the one plans a run, the other rebuilds a finished run's "
                           "report; give one")
     if cfg.report_only:
-        from coderl.eval.report import build_report
+        from coderl.pipeline.report import build_report
 
         out = cfg.out or load_plan(cfg.config, check_tasks=False).out
         print(f"report: {build_report(out, log=lambda m: print(m, file=sys.stderr))}")

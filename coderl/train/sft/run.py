@@ -174,8 +174,8 @@ def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
 def _sft(cfg: SFTConfig, ranks, tasks, data_description: str, ckpt: str | None, log) -> SFTResult:
     import torch
 
-    from coderl.eval.report import read_metrics
     from coderl.models import trainable_ratio
+    from coderl.pipeline.report import read_metrics
     from coderl.train.checkpoint import checkpoint_dir, final_copy, restore, save_checkpoint, truncate_metrics
     from coderl.train.sft.data import build_examples, collate, end_token, generation_stop_ids
     from coderl.train.tracking import SilentTracker, Tracker

@@ -10,7 +10,7 @@ import pytest
 from coderl.cli import main
 from coderl.eval.passk import summarize
 from coderl.eval.render import render_terminal
-from coderl.eval.report import build_report
+from coderl.pipeline.report import build_report
 
 
 def fake_eval(run_dir, label, method, passed, *, tokens=10, clusters=None, spec="x"):
