@@ -124,9 +124,9 @@ def write_tasks(path: str, n: int) -> str:
 
 def run_coderl(args) -> dict:
     from coderl.base.config import build
-    from coderl.pipeline.report import read_metrics
     from coderl.train.config import TrainConfig
     from coderl.train.rl.policy_gradient import train
+    from coderl.train.tracking import read_metrics
 
     with tempfile.TemporaryDirectory() as tmp:
         cfg = build(TrainConfig, dict(
@@ -327,8 +327,8 @@ def stage_config(path: str, name: str | None, max_steps: int | None, out: str, l
 
 
 def run_stage(args) -> int:
-    from coderl.pipeline.report import read_metrics
     from coderl.train import run_training
+    from coderl.train.tracking import read_metrics
 
     with tempfile.TemporaryDirectory() as tmp:
         cfg = stage_config(args.stage, args.run, args.max_steps, tmp, print)

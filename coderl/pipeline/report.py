@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from coderl.base.config import ConfigError
 from coderl.eval.compare import RESAMPLES, load_summary, paired, passed, plot, task_samples
 from coderl.eval.render import render_html, render_markdown
+from coderl.train.tracking import read_metrics
 
 MAIN = "eval"  # the name of the `eval:` section's set
 
@@ -111,19 +112,6 @@ def paired_differences(out: str, before: Entry, after: Entry, excluded: list[str
     rows = [{**row, **paired(a, b, exclude=frozenset(left_out))}
             for left_out in [[], *([excluded] if excluded else [])]]
     return rows[:1] + [r for r in rows[1:] if r.get("excluded")]  # a subset that left nothing out: no second row
-
-
-def read_metrics(run_dir: str) -> list[dict]:
-    """Rows of a training run's `metrics.jsonl` (`coderl.train.tracking` writes it; SFT's resume and the
-    report read it here); a torn last line (a run killed mid-write) is ignored."""
-    rows = []
-    with open(os.path.join(run_dir, "metrics.jsonl"), encoding="utf-8") as f:
-        for line in f:
-            try:
-                rows.append(json.loads(line))
-            except ValueError:
-                continue
-    return rows
 
 
 CURVES = (  # panel title, [(metric, legend)]

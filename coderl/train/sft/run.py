@@ -175,10 +175,9 @@ def _sft(cfg: SFTConfig, ranks, tasks, data_description: str, ckpt: str | None, 
     import torch
 
     from coderl.models import trainable_ratio
-    from coderl.pipeline.report import read_metrics
     from coderl.train.checkpoint import checkpoint_dir, final_copy, restore, save_checkpoint, truncate_metrics
     from coderl.train.sft.data import build_examples, collate, end_token, generation_stop_ids
-    from coderl.train.tracking import SilentTracker, Tracker
+    from coderl.train.tracking import SilentTracker, Tracker, read_metrics
     from coderl.train.updater import Updater, trainable_parameters
 
     if ranks.is_main and not ckpt:  # a resumed run's config.yaml stays the record of its steps
