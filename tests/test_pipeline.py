@@ -257,7 +257,7 @@ def test_interrupted_rl_run_resumes(finished, tmp_path, capsys):
 def test_interrupted_evaluation_and_sft_stages_resume(model_dir, tmp_path, capsys, monkeypatch):
     """Ctrl-C in the base evaluation's third chunk, then in SFT's second step: each stage goes on from what it
     kept (the finished chunk, the step-1 checkpoint) instead of starting again."""
-    import coderl.rollout.hf as hf
+    import coderl.rollout.generation as generation
     import coderl.train.sft.run as sft_module
 
     config = tmp_path / "pipeline.yaml"
@@ -276,7 +276,7 @@ def test_interrupted_evaluation_and_sft_stages_resume(model_dir, tmp_path, capsy
 
         monkeypatch.setattr(module, name, wrapper)
 
-    fail_on(hf, "generate", 3)
+    fail_on(generation, "generate", 3)
     assert main(["pipeline", "--config", str(config)]) == 130
     monkeypatch.undo()
     assert (tmp_path / "out" / "base-eval" / "samples.jsonl.partial").is_file()

@@ -131,7 +131,7 @@ def collect_repair(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Genera
                    max_sequence_tokens: int | None = None,
                    log: Callable[[str], None] | None = None) -> RepairCollected:
     """Roll out one repair episode per row (`gen.samples_per_prompt` rows per task with hidden tests)."""
-    from coderl.rollout.hf import extract, sample_rows
+    from coderl.rollout.generation import extract, sample_rows
     from coderl.rollout.hf_config import pad_token_id
 
     if getattr(sandbox, "isolation", "full") != "full":

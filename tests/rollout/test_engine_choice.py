@@ -37,7 +37,7 @@ def test_qlora_with_vllm_is_refused_in_eval_and_train(tmp_path, capsys):
 
 
 def test_engine_keywords_reach_the_engine_and_the_hf_ones_do_not():
-    from coderl.rollout.hf import sample_rows
+    from coderl.rollout.generation import sample_rows
 
     seen = {}
 
@@ -145,7 +145,7 @@ def test_eval_on_an_engine_reads_no_weights_and_serves_the_adapter_at_its_rank(m
 
     class Answering(_FakeEngine):  # every row: "return 1" and EOS
         def sample_rows(self, tokenizer, prompt_ids, stops, **kw):
-            from coderl.rollout.hf import SampledRow
+            from coderl.rollout.types import SampledRow
 
             ids = tokenizer.encode("    return 1", add_special_tokens=False)
             return [SampledRow(ids, torch.zeros(len(ids)), "    return 1", True, False) for _ in prompt_ids]

@@ -8,8 +8,8 @@ torch = pytest.importorskip("torch")
 
 from coderl.rollout import hf  # noqa: E402
 from coderl.rollout.collect import Generation, RepairConfig  # noqa: E402
-from coderl.rollout.hf import SampledRow  # noqa: E402
 from coderl.rollout.repair import collect_repair, turn_glue  # noqa: E402
+from coderl.rollout.types import SampledRow  # noqa: E402
 from coderl.sandbox.config import SandboxConfig  # noqa: E402
 from coderl.sandbox.types import CheckKind, TestCase  # noqa: E402
 from coderl.tasks.types import Task  # noqa: E402

@@ -9,7 +9,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from coderl.base.config import ConfigError, build  # noqa: E402
-from coderl.rollout.hf import generate  # noqa: E402
+from coderl.rollout.generation import generate  # noqa: E402
 from coderl.tasks import load_tasks  # noqa: E402
 from coderl.train.activation_checkpointing import checkpointable_layers, enable, is_checkpointed  # noqa: E402
 from coderl.train.policy import checkpoint_layers  # noqa: E402

@@ -152,7 +152,7 @@ def test_pi_prox_from_the_update_pass_equals_a_separate_pass(model_dir, tmp_path
     """One update per step takes pi_prox from the update's own forward pass; several updates run a pass
     first.  Both give the same old log-probs and IS weights on stale rows, and fresh rows keep mu."""
 
-    from coderl.rollout.hf import generate
+    from coderl.rollout.generation import generate
     from coderl.tasks import load_tasks
     from coderl.train.policy import build_policy
     from coderl.train.rl.logprobs import build_sequences, token_logprobs

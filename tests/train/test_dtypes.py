@@ -23,7 +23,7 @@ def dtypes(params) -> set:
 
 
 def test_bf16_policy_trains_float32_lora_and_scores_in_float32(model_dir, tmp_path):
-    from coderl.rollout.hf import generate
+    from coderl.rollout.generation import generate
     from coderl.tasks import load_tasks
     from coderl.train.policy import build_policy
     from coderl.train.rl.logprobs import build_sequences, token_logprobs, token_logprobs_and_values

@@ -318,7 +318,7 @@ def test_starting_from_an_adapter_keeps_it_as_the_reference(model_dir, tmp_path)
     save_adapter(sft, tmp_path / "sft", str(model_dir))
     cfg = base_config(model_dir, tmp_path / "rl", model=str(tmp_path / "sft"), steps=1, kl_beta=0.1)
     policy = build_policy(cfg)
-    from coderl.rollout.hf import generate
+    from coderl.rollout.generation import generate
     from coderl.tasks import load_tasks
 
     batch = generate(policy.model, policy.tokenizer, load_tasks(cfg.tasks).tasks[:2], format="completion",

@@ -109,7 +109,7 @@ def test_collate_right_pads_with_masked_labels(tok, tasks):
 
 @pytest.mark.parametrize("fmt", ["completion", "chat", "reasoning"])
 def test_prompt_ids_are_the_generation_prompt_ids(tasks, fmt):
-    from coderl.rollout.hf import generate
+    from coderl.rollout.generation import generate
 
     model, tok = tiny_model()
     for task in tasks:

@@ -11,7 +11,7 @@ Tokenising `prompt + solution` as one string mislabels the boundary: byte-level 
 prompt's final "\\n" with the body's leading indentation ("\\n" + "    return" -> "\\n   " + " return"),
 so the first "solution" token would contain prompt text and the ids would differ from what the model
 sees at generation time, where the prompt is tokenised alone.  `prompt_ids` mirrors
-`coderl.rollout.hf.generate` (a raw prompt gets the tokenizer's special tokens, a chat-templated one
+`coderl.rollout.generation.generate` (a raw prompt gets the tokenizer's special tokens, a chat-templated one
 none, the template wrote them) and a test holds the two equal.
 
 The solution text per format (`solution_text`) is what a good reply looks like under that format's
@@ -192,7 +192,7 @@ def _worked_answer_text(task: Task, format: str, reference: str) -> str:
 
 
 def prompt_ids(task: Task, format: str, tokenizer: Any) -> list[int]:
-    """The prompt's token ids exactly as `coderl.rollout.hf.generate` builds them: a raw prompt gets
+    """The prompt's token ids exactly as `coderl.rollout.generation.generate` builds them: a raw prompt gets
     the tokenizer's special tokens (e.g. BOS), a chat-templated one none (the template wrote them)."""
     rendered = get_format(format).render(task, tokenizer)
     text = prompt_text(rendered, tokenizer)
