@@ -18,12 +18,11 @@ from dataclasses import dataclass, field
 
 import torch
 
-from coderl.train.checkpoint import restore, save_checkpoint, truncate_metrics
+from coderl.train.checkpoint import STALENESS_FILE, restore, save_checkpoint, truncate_metrics
 from coderl.train.distributed import Ranks
 from coderl.train.policy import Policy, save_policy
 from coderl.train.rl.selection import Selection, save_best
 from coderl.train.rl.watch import write_top_samples
-from coderl.train.sources.async_rollouts import STALENESS_FILE
 from coderl.train.tracking import SilentTracker, Tracker
 from coderl.train.updater import Updater
 

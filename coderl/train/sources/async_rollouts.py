@@ -36,10 +36,9 @@ import torch
 from torch import Tensor
 
 from coderl.base.config import ConfigError
+from coderl.train.checkpoint import STALENESS_FILE
 from coderl.train.sources.async_worker import CLOSED, Channel, WorkerSpec, fingerprint, trainable_state
 from coderl.train.sources.off_policy import Correction, behaviour_correction
-
-STALENESS_FILE = "staleness.jsonl"
 
 
 class AsyncRollouts:
