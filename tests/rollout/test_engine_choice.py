@@ -202,18 +202,16 @@ def test_the_engine_is_sent_merged_weights_on_cpu_and_adapters_on_a_gpu_unless_t
     fine-tuning always reloads the model; set by hand it wins; the engine serves LoRA only for adapters."""
     from coderl.base.config import build
     from coderl.train.config import TrainConfig
-    from coderl.train.sources.engine_source import sync_mode
+    from coderl.train.sources.engine_weights import sync_mode
 
     def policy(device, full=False):
         parameter = SimpleNamespace(device=SimpleNamespace(type=device))
         return SimpleNamespace(full=full, model=SimpleNamespace(parameters=lambda: iter([parameter])))
 
-    def cfg(**kw):
-        return build(TrainConfig, {"out": "run", "engine": "vllm", **kw})
-
-    assert sync_mode(cfg(), policy("cpu")) == "merged" and sync_mode(cfg(), policy("cuda")) == "adapter"
-    assert sync_mode(cfg(), policy("cpu", full=True)) == "full"
-    assert sync_mode(cfg(engine_sync="adapter"), policy("cpu")) == "adapter"
-    assert sync_mode(cfg(engine_sync="merged"), policy("cuda")) == "merged"
+    auto = build(TrainConfig, {"out": "run", "engine": "vllm"}).engine_sync
+    assert sync_mode(auto, policy("cpu")) == "merged" and sync_mode(auto, policy("cuda")) == "adapter"
+    assert sync_mode(auto, policy("cpu", full=True)) == "full"
+    assert sync_mode("adapter", policy("cpu")) == "adapter"
+    assert sync_mode("merged", policy("cuda")) == "merged"
     with pytest.raises(ConfigError, match=r"engine_sync.*auto unless engine is vllm"):
         build(TrainConfig, {"out": "run", "engine_sync": "merged"})

@@ -14,6 +14,7 @@ mask, the reference pass, the KL terms, minibatches and step timings.  `train/rl
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import time
 from dataclasses import dataclass
@@ -46,8 +47,8 @@ from coderl.train.scaffold import (
 )
 from coderl.train.sources.curriculum import Curriculum
 from coderl.train.sources.pass_rates import describe_rates, measured_rates
-from coderl.train.sources.rollout_source import LocalSource, RolloutContext, RolloutSource, ShardedSource
-from coderl.train.sources.rounds import ScoredRollouts
+from coderl.train.sources.rollout_source import LocalSource, RolloutSource, ShardedSource
+from coderl.train.sources.rounds import RolloutContext, ScoredRollouts
 from coderl.train.updater import Updater, trainable_parameters
 
 # ---------------------------------------------------------------------------------------------------
@@ -121,7 +122,7 @@ class Training:
     updates the weights, and what is recorded and kept.  Inside `session()` the source is open."""
 
     cfg: TrainConfig
-    context: RolloutContext
+    context: RolloutContext  # without a sandbox: `session()` gives the source one with the sandbox it opens
     updater: Updater
     ledger: Ledger
     source: RolloutSource | None = None
@@ -143,19 +144,19 @@ class Training:
             opened = (contextlib.nullcontext() if cfg.asynchronous.on
                       else open_sandbox(cfg.sandbox, cfg.tasks, cfg.eval.eval_tasks))
             with opened as sandbox:
-                self.context.sandbox = sandbox
+                context = dataclasses.replace(self.context, sandbox=sandbox)
                 if cfg.asynchronous.on:  # the worker samples while the start is evaluated
                     from coderl.train.sources.async_rollouts import AsyncRollouts
 
-                    self.source = AsyncRollouts(self.context, self.ledger.start_step)
+                    self.source = AsyncRollouts(context, self.ledger.start_step)
                 elif cfg.engine == "vllm":
                     from coderl.train.sources.engine_source import EngineSource
 
-                    self.source = EngineSource(self.context, self.ledger.start_step)
+                    self.source = EngineSource(context, self.ledger.start_step)
                 elif self.ranks.on:
-                    self.source = ShardedSource(self.context, self.ranks)
+                    self.source = ShardedSource(context, self.ranks)
                 else:
-                    self.source = LocalSource(self.context)
+                    self.source = LocalSource(context)
                 self.ledger.evaluate_start()
                 yield self
         finally:
@@ -209,7 +210,7 @@ def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None
     curriculum = Curriculum(tasks, measured)
     if resumed.curriculum:
         curriculum.load_state_dict(resumed.curriculum)
-    context = RolloutContext(cfg, log, tasks, policy, None, reward_config(cfg), reward_override, curriculum)
+    context = RolloutContext(cfg, log, tasks, policy, reward_config(cfg), reward_override, curriculum)
     ledger = Ledger(cfg, log, policy, updater, resumed, curriculum_state=curriculum.state_dict, ranks=ranks,
                     describe=_describe)
     return Training(cfg, context, updater, ledger)

@@ -140,7 +140,7 @@ def _run(spec: WorkerSpec, channel: Channel) -> None:
     from coderl.tasks.spec import open_sandbox
     from coderl.train.policy import build_policy
     from coderl.train.rewards import reward_config
-    from coderl.train.sources.rollout_source import RolloutContext
+    from coderl.train.sources.rounds import RolloutContext
 
     cfg = spec.cfg
     if cfg.deterministic:  # as the trainer (`common.prepare_run`); CUBLAS_WORKSPACE_CONFIG came with its environment
@@ -161,15 +161,15 @@ def _run(spec: WorkerSpec, channel: Channel) -> None:
 
     engine = None
     if cfg.engine == "vllm":  # the engine samples; this worker serves it each version's adapter (docs/engines.md)
-        from coderl.train.sources.engine_source import serve_policy, start_engine
+        from coderl.train.sources.engine_weights import serve_policy, start_engine
 
         engine = start_engine(cfg, policy, log, threads=spec.threads)
     try:
         with open_sandbox(cfg.sandbox, cfg.tasks, cfg.eval.eval_tasks) as sandbox:
             curriculum = Curriculum(spec.tasks)
             curriculum.load_state_dict(spec.curriculum)
-            ctx = RolloutContext(cfg, log, spec.tasks, policy, sandbox, reward_config(cfg), spec.reward_override,
-                                 curriculum, engine)
+            ctx = RolloutContext(cfg, log, spec.tasks, policy, reward_config(cfg), spec.reward_override, curriculum,
+                                 sandbox, engine)
             for step in range(spec.start_step, cfg.steps):
                 t = time.perf_counter()
                 newest = _newest(channel, version, need=step - max_age)
@@ -178,7 +178,7 @@ def _run(spec: WorkerSpec, channel: Channel) -> None:
                 if newest is not None:
                     version = _load(params, *newest)
                     if engine is not None:
-                        serve_policy(engine, cfg, policy, version)
+                        serve_policy(engine, policy, cfg.out, version, cfg.engine_sync)
                 waited = time.perf_counter() - t
                 rolled = step_rollouts(ctx, step)
                 channel.send(("rollouts", Produced(step, rolled, version, fingerprint(params), curriculum.state_dict(),

@@ -6,7 +6,7 @@ sampling in place of the trained model.
     correction(rolled):  every row is off-policy: mu = the engine's log-probs, pi_prox = the trainer's
     publish(version):    the adapter after the update is saved and served (a new LoRARequest), or the whole
                          weights are saved and the engine reloads them in place: --finetune full, and LoRA
-                         merged into the base (`engine_sync`, merged by default on CPU: `sync_mode`)
+                         merged into the base (`engine_sync`, merged by default on CPU: `engine_weights.sync_mode`)
 
 The engine's weights are the trainer's (the same adapter file), but its kernels are not: its log-probs of a
 token differ from the trainer's by a little (about 1e-5 in float32, more in bfloat16), and by more where a
@@ -19,96 +19,23 @@ is/* metrics log the mean and largest |log pi_prox - log mu| of every step.
 
 from __future__ import annotations
 
-import os
-import shutil
+import dataclasses
 
 import torch
 from torch import Tensor
 
-from coderl.rollout.engine import ENGINE_LOG
+from coderl.train.sources.engine_weights import serve_policy, start_engine
 from coderl.train.sources.off_policy import Correction, behaviour_correction
-from coderl.train.sources.rollout_source import LocalSource, RolloutContext
-
-ADAPTERS = "engine-adapters"  # under the run directory: the adapter the engine serves (the newest only)
-WEIGHTS = "engine-weights"  # full fine-tuning: the whole model the engine last reloaded (the newest only)
-
-
-def sync_mode(cfg, policy) -> str:
-    """How the engine gets the policy after an update: "full" (every weight trains: the whole model, reloaded
-    in place), "merged" (the LoRA adapter merged into the base weights, reloaded in place) or "adapter" (served
-    as a new LoRARequest).  `engine_sync: auto` merges when the trainer runs on CPU, where vLLM's LoRA path
-    decodes 2.5x slower than the base weights (docs/engines.md), and serves the adapter on a GPU."""
-    if policy.full:
-        return "full"
-    if cfg.engine_sync != "auto":
-        return cfg.engine_sync
-    return "adapter" if next(policy.model.parameters()).device.type == "cuda" else "merged"
-
-
-def start_engine(cfg, policy, log, threads: int | None = None):
-    """A vLLM engine for the policy being trained (LoRA up to its rank when it will be sent adapters), output in
-    OUT/engine.log; `threads`: cores it binds (None: all this process may use)."""
-    from coderl.rollout.vllm_engine import engine_for
-
-    return engine_for(policy.model, policy.path, cfg.model, dtype=cfg.dtype, seed=cfg.seed,
-                      max_model_len=cfg.max_total_sequence_length, threads=threads, log=log,
-                      log_file=os.path.join(cfg.out, ENGINE_LOG), lora=sync_mode(cfg, policy) == "adapter")
-
-
-def _newest_only(folder: str, version: int) -> None:
-    for old in os.listdir(folder):
-        if old != f"v{version}":
-            shutil.rmtree(os.path.join(folder, old), ignore_errors=True)
-
-
-def serve_adapter(engine, policy, out: str, version: int) -> str:
-    """Save the adapter being trained (the weights after `version` steps) under OUT/engine-adapters/vVERSION,
-    have the engine serve it, and remove the older ones; the folder served."""
-    from coderl.models.load import save_adapter
-
-    folder = os.path.join(out, ADAPTERS)
-    path = os.path.join(folder, f"v{version}")
-    shutil.rmtree(path, ignore_errors=True)
-    save_adapter(policy.model, path, policy.base, adapters=["default"])
-    served = path if os.path.exists(os.path.join(path, "adapter_config.json")) else os.path.join(path, "default")
-    engine.set_adapter(served)
-    _newest_only(folder, version)
-    return served
-
-
-def serve_weights(engine, policy, out: str, version: int) -> str:
-    """Save the policy's whole weights after `version` steps under OUT/engine-weights/vVERSION (full
-    fine-tuning: the model; LoRA: the adapter merged into the base, `models.merge`), have the engine reload
-    them in place (`VLLMEngine.reload_weights`), and remove the older ones; the folder served."""
-    from coderl.models.load import save_model
-    from coderl.models.merge import save_merged
-
-    folder = os.path.join(out, WEIGHTS)
-    path = os.path.join(folder, f"v{version}")
-    shutil.rmtree(path, ignore_errors=True)
-    if policy.full:
-        save_model(policy.model, policy.tokenizer, path)
-    else:
-        save_merged(policy.model, path)
-    engine.reload_weights(path)
-    _newest_only(folder, version)
-    return path
-
-
-def serve_policy(engine, cfg, policy, version: int) -> str:
-    """Have the engine sample with the policy's weights after `version` steps, as `sync_mode` says: its adapter,
-    or its whole weights (full fine-tuning, or the adapter merged)."""
-    serve = serve_adapter if sync_mode(cfg, policy) == "adapter" else serve_weights
-    return serve(engine, policy, cfg.out, version)
+from coderl.train.sources.rollout_source import LocalSource
+from coderl.train.sources.rounds import RolloutContext
 
 
 class EngineSource(LocalSource):
     """A vLLM engine samples; the trainer scores, corrects and updates (module docstring)."""
 
     def __init__(self, ctx: RolloutContext, start_step: int):
-        super().__init__(ctx)
         self.engine = start_engine(ctx.cfg, ctx.policy, ctx.log)
-        ctx.engine = self.engine
+        super().__init__(dataclasses.replace(ctx, engine=self.engine))  # the engine samples this source's rows
         try:
             self.publish(start_step)
         except BaseException:
@@ -118,7 +45,7 @@ class EngineSource(LocalSource):
     def publish(self, version: int) -> None:
         """Save the adapter being trained, or the whole model (after `version` steps), and have the engine
         serve it."""
-        serve_policy(self.engine, self.ctx.cfg, self.ctx.policy, version)
+        serve_policy(self.engine, self.ctx.policy, self.ctx.cfg.out, version, self.ctx.cfg.engine_sync)
 
     def correction(self, rolled, updater=None, prox: Tensor | None = None) -> Correction:
         """Every row is off-policy (age 1 in the asynchronous worker's terms): pi_prox and truncated IS weights."""
@@ -128,4 +55,3 @@ class EngineSource(LocalSource):
 
     def close(self) -> None:
         self.engine.close()
-        self.ctx.engine = None

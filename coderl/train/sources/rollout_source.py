@@ -13,40 +13,19 @@
 * `EngineSource` (`train/sources/engine_source.py`): `LocalSource` with a vLLM engine sampling (`--engine vllm`), sent
   the adapter after every update; its rows are corrected off-policy against the engine's log-probs.
 
-What generating and scoring needs is one typed record, `RolloutContext`; the asynchronous worker
-receives the same fields and builds its own (its policy, its sandbox).
+What generating and scoring needs is one typed record, `RolloutContext` (`train/sources/rounds.py`); the
+asynchronous worker receives the same fields and builds its own (its policy, its sandbox).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from torch import Tensor
 
-from coderl.rewards import RewardConfig
-from coderl.tasks.types import Task
 from coderl.train.distributed import Ranks
-from coderl.train.policy import Policy
-from coderl.train.sources.curriculum import Curriculum
 from coderl.train.sources.off_policy import Correction, behaviour_correction
-from coderl.train.sources.rounds import ScoredRollouts, step_rollouts
-
-
-@dataclass
-class RolloutContext:
-    """What a step's rollouts read: settings, tasks, the policy that samples, the sandbox that scores."""
-
-    cfg: Any  # the TrainConfig (sampling, rewards, repair, curriculum settings)
-    log: Callable[[str], None]
-    tasks: list[Task]  # the training tasks (tests cut, repair split applied)
-    policy: Policy  # .model samples, .tokenizer renders
-    sandbox: Any  # an open `Sandbox` (None in a trainer whose rollouts come from the worker)
-    rewards_cfg: RewardConfig
-    reward_override: Callable | None  # (results, samples, tasks) -> rewards: tests inject one
-    curriculum: Curriculum  # running pass rates per task and composition; this source's own (`curriculum.py`)
-    engine: Any = None  # a generation engine of its own that samples instead of policy.model (`EngineSource`)
+from coderl.train.sources.rounds import RolloutContext, ScoredRollouts, step_rollouts
 
 
 class RolloutSource(Protocol):

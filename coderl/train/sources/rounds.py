@@ -10,20 +10,30 @@ from __future__ import annotations
 
 import dataclasses
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import torch
 
 from coderl.algorithms.sampling import zero_variance_fraction
 from coderl.base.config import ConfigError
-from coderl.rewards import score
+from coderl.rewards import RewardConfig, score
 from coderl.rollout.batching import concat_batches, select_rows
 from coderl.rollout.collect import Generation
 from coderl.rollout.repair import collect_episodes
 from coderl.rollout.types import RolloutBatch
+from coderl.tasks.types import Task
+from coderl.train.config import TrainConfig
 from coderl.train.distributed import Ranks
+from coderl.train.policy import Policy
 from coderl.train.rl.episodes import score_turns
+from coderl.train.sources.curriculum import Curriculum
 from coderl.train.sources.refill import cat_turns, refill
+
+if TYPE_CHECKING:
+    from coderl.rollout.vllm_engine import VLLMEngine
+    from coderl.sandbox.client import Sandbox
 
 
 @dataclass
@@ -34,6 +44,23 @@ class ScoredRollouts:
     gen_seconds: float  # time spent in generate (the rest of the rollout time waits on the sandbox)
     turn_rewards: torch.Tensor | None = None  # [N, K] repair episodes (--turns): each turn's reward; else None
     ages: torch.Tensor | None = None  # [N] long, asynchronous rollouts: updates since the sampling weights; else None
+
+
+@dataclass(frozen=True)
+class RolloutContext:
+    """What a step's rollouts read: settings, tasks, the policy that samples, the sandbox that scores; every
+    field set when it is built (the trainer's session builds it with the open sandbox, `EngineSource` with its
+    engine)."""
+
+    cfg: TrainConfig  # sampling, rewards, repair, curriculum settings
+    log: Callable[[str], None]
+    tasks: list[Task]  # the training tasks (tests cut, repair split applied)
+    policy: Policy  # .model samples, .tokenizer renders
+    rewards_cfg: RewardConfig
+    reward_override: Callable | None  # (results, samples, tasks) -> rewards: tests inject one
+    curriculum: Curriculum  # running pass rates per task and composition; this source's own (`curriculum.py`)
+    sandbox: Sandbox | None = None  # the open sandbox that scores (None: a trainer whose worker scores)
+    engine: VLLMEngine | None = None  # a generation engine of its own that samples instead of policy.model
 
 
 @dataclass
@@ -56,18 +83,17 @@ def _data_order(num_tasks: int, seed: int, epoch: int) -> list[int]:
     return order
 
 
-def prompts_for_step(num_tasks: int, cfg, step: int) -> list[int]:
-    """Task indices of a step: a seeded shuffle per pass over the tasks (data position = step)."""
+def prompts_for_step(num_tasks: int, count: int, seed: int, step: int) -> list[int]:
+    """Task indices of a step (`count` prompts): a seeded shuffle per pass over the tasks (data position = step)."""
     out = []
-    count = cfg.prompts_per_step
     start = step * count
     for pos in range(start, start + count):
         epoch, offset = divmod(pos, num_tasks)
-        out.append(_data_order(num_tasks, cfg.seed, epoch)[offset])
+        out.append(_data_order(num_tasks, seed, epoch)[offset])
     return out
 
 
-def step_rollouts(ctx, step: int, ranks: Ranks | None = None) -> ScoredRollouts:
+def step_rollouts(ctx: RolloutContext, step: int, ranks: Ranks | None = None) -> ScoredRollouts:
     """A step's rollouts: its prompts (the curriculum's draw, or the seeded pass), one scored round, and
     with `dynamic_sampling` the refill (`train/sources/refill.py`).  `ctx`: the `RolloutContext`
     (`train/sources/rollout_source.py`), in the trainer or in the asynchronous generation worker; `ranks`: the
@@ -77,7 +103,7 @@ def step_rollouts(ctx, step: int, ranks: Ranks | None = None) -> ScoredRollouts:
         rng = random.Random(f"{cfg.seed}:curriculum:{step}")
         indices = ctx.curriculum.draw(cfg.prompts_per_step, cfg.sampling.curriculum_floor, rng)
     else:
-        indices = prompts_for_step(len(ctx.tasks), cfg, step)
+        indices = prompts_for_step(len(ctx.tasks), cfg.prompts_per_step, cfg.seed, step)
     first = scored_round(ctx, step, indices, 0, ranks)
     if not cfg.sampling.dynamic_sampling:
         return first
