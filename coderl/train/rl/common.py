@@ -29,7 +29,7 @@ from coderl.rollout.types import RolloutBatch
 from coderl.tasks import load_tasks
 from coderl.tasks.spec import open_sandbox
 from coderl.train.checkpoint import latest_checkpoint
-from coderl.train.config import TrainConfig
+from coderl.train.config import KLConfig, TrainConfig
 from coderl.train.distributed import Ranks
 from coderl.train.memory import MemoryBudget, check_budget, gigabytes, resident, resolve_budget, weight_bytes
 from coderl.train.policy import Policy, build_policy, uses_reference
@@ -107,10 +107,10 @@ def prepare_run(cfg: TrainConfig, log, ranks: Ranks | None = None) -> tuple[str 
     return ckpt, tasks
 
 
-def loss_mask(cfg: TrainConfig, batch: RolloutBatch) -> torch.Tensor:
+def loss_mask(batch: RolloutBatch, overlong_filter: bool) -> torch.Tensor:
     """[N, T] the tokens the loss, advantages and KL see: the batch's mask, without truncated rows
     when `overlong_filter` is on."""
-    if not cfg.sampling.overlong_filter:
+    if not overlong_filter:
         return batch.mask
     truncated = torch.tensor([s.truncated for s in batch.samples], dtype=torch.bool)
     return overlong_mask(batch.mask, truncated)
@@ -253,22 +253,23 @@ def reference_logprobs(cfg, policy, batch, updater: Updater) -> torch.Tensor | N
             width=batch.width)
 
 
-def kl_as_reward(cfg, batch, ref_logprobs) -> torch.Tensor | None:
+def kl_as_reward(kl: KLConfig, batch, ref_logprobs) -> torch.Tensor | None:
     """beta * KL_t(pi_old || ref) per token [N, T] (0 on padding) when the KL is paid as a reward, else None."""
-    if ref_logprobs is None or cfg.kl.kl_in != "reward" or cfg.kl.kl_beta <= 0:
+    if ref_logprobs is None or kl.kl_in != "reward" or kl.kl_beta <= 0:
         return None
-    return cfg.kl.kl_beta * kl_estimator(batch.logprobs, ref_logprobs, cfg.kl.kl_estimator) * batch.mask
+    return kl.kl_beta * kl_estimator(batch.logprobs, ref_logprobs, kl.kl_estimator) * batch.mask
 
 
-def kl_terms(cfg, logprobs, ref_logprobs, mask, agg: dict) -> tuple[torch.Tensor | float, dict]:
-    """(beta * KL loss term, or 0 when the KL is not in the loss; {"kl/mean"}) of one minibatch."""
+def kl_terms(kl: KLConfig, aggregation: str, logprobs, ref_logprobs, mask,
+             agg: dict) -> tuple[torch.Tensor | float, dict]:
+    """(beta * KL loss term, or 0 when the KL is not in the loss; {"kl/mean"}) of one minibatch, aggregated as
+    the policy loss is (`aggregation`, `agg`)."""
     if ref_logprobs is None:
         return 0.0, {}
-    kl_tok = kl_estimator(logprobs.detach(), ref_logprobs, cfg.kl.kl_estimator)
+    kl_tok = kl_estimator(logprobs.detach(), ref_logprobs, kl.kl_estimator)
     stats = {"kl/mean": float((kl_tok * mask).sum() / mask.sum().clamp(min=1))}
-    if cfg.kl.kl_in == "loss" and cfg.kl.kl_beta > 0:
-        return cfg.kl.kl_beta * kl_loss(logprobs, ref_logprobs, mask, cfg.kl.kl_estimator, cfg.aggregation,
-                                        **agg), stats
+    if kl.kl_in == "loss" and kl.kl_beta > 0:
+        return kl.kl_beta * kl_loss(logprobs, ref_logprobs, mask, kl.kl_estimator, aggregation, **agg), stats
     return 0.0, stats
 
 

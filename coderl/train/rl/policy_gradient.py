@@ -68,12 +68,12 @@ def _optimise(cfg, run, rolled, step) -> tuple[dict, dict]:
     """Advantages, then `epochs` passes over minibatches; (averaged loss statistics, estimator state)."""
     batch, rewards, metrics = rolled.batch, rolled.rewards, rolled.metrics
     model = run.updater.trained[0]  # the policy, as the updater differentiates it
-    mask = loss_mask(cfg, batch)  # [N, T]
+    mask = loss_mask(batch, cfg.sampling.overlong_filter)  # [N, T]
     with run.updater.clock("old_logprobs"):  # before any update: how each row enters the loss (may run a pass)
         correction = run.source.correction(rolled, run.updater)
     ref_logprobs = reference_logprobs(cfg, run.policy, batch, run.updater)  # [N, T] or None
     token_rewards = rewards
-    kl_reward = kl_as_reward(cfg, batch, ref_logprobs)  # [N, T] or None
+    kl_reward = kl_as_reward(cfg.kl, batch, ref_logprobs)  # [N, T] or None
     if kl_reward is not None:
         token_rewards = rewards - kl_reward.sum(1)  # KL as a (sequence-summed) reward penalty
         metrics["kl/reward_penalty"] = float(kl_reward.sum(1).mean())
@@ -108,8 +108,8 @@ def _optimise(cfg, run, rolled, step) -> tuple[dict, dict]:
             loss, stats = policy_loss(logprobs, old, weighted, mb_mask,
                                       aggregation=cfg.aggregation, **agg, **loss_options)
             stats = {k if k.startswith("loss/") else f"loss/{k}": v for k, v in stats.items()}
-            kl_term, kl_stats = kl_terms(cfg, logprobs, ref_logprobs[rows] if ref_logprobs is not None else None,
-                                         mb_mask, agg)
+            ref = ref_logprobs[rows] if ref_logprobs is not None else None
+            kl_term, kl_stats = kl_terms(cfg.kl, cfg.aggregation, logprobs, ref, mb_mask, agg)
             loss = loss + kl_term
             stats.update(kl_stats)
             if entropy is not None:

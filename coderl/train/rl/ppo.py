@@ -112,7 +112,7 @@ def compute_targets(cfg: TrainConfig, policy, value_head, rolled, updater: Updat
     batch, rewards = rolled.batch, rolled.rewards
     model = policy.model
     model.eval()  # dropout off: these values are the ones the first minibatch recomputes
-    mask = loss_mask(cfg, batch)  # [N, T]
+    mask = loss_mask(batch, cfg.sampling.overlong_filter)  # [N, T]
 
     def values_of(selected):  # [n, 2, T]: values and log-probs
         chunks = []
@@ -130,7 +130,7 @@ def compute_targets(cfg: TrainConfig, policy, value_head, rolled, updater: Updat
     ref_logprobs = reference_logprobs(cfg, policy, batch, updater)  # [N, T] or None
     metrics = {}
     token_rewards = terminal_rewards(rewards, mask)  # [N, T]
-    kl_reward = kl_as_reward(cfg, batch, ref_logprobs)  # [N, T] beta * KL_t, or None
+    kl_reward = kl_as_reward(cfg.kl, batch, ref_logprobs)  # [N, T] beta * KL_t, or None
     if kl_reward is not None:
         token_rewards = kl_penalty_reward(token_rewards, kl_reward, 1.0, mask=mask)  # per token
         metrics["kl/reward_penalty"] = float(kl_reward.sum(1).mean())
@@ -158,7 +158,7 @@ def _optimise(cfg, run, batch, targets: Targets, correction: Correction, step) -
     """`epochs` passes over minibatches of the clipped policy loss + value loss - entropy bonus; each
     row enters the policy loss as `correction` says (its old log-probs, its advantage's weight)."""
     model, value_head = run.updater.trained  # as the updater differentiates them
-    mask = loss_mask(cfg, batch)  # [N, T]
+    mask = loss_mask(batch, cfg.sampling.overlong_filter)  # [N, T]
     policy_loss = POLICY_LOSSES[cfg.loss]
     loss_options = cfg.loss_kwargs(policy_loss)
     agg = cfg.aggregation_kwargs
@@ -182,7 +182,7 @@ def _optimise(cfg, run, batch, targets: Targets, correction: Correction, step) -
             stats.update({"loss/policy": float(pg_loss.detach()), "loss/value": float(value_loss.detach()),
                           "value/clip_fraction": value_stats["clip_fraction"], "loss/entropy": float(ent.detach())})
             ref = targets.ref_logprobs[rows] if targets.ref_logprobs is not None else None
-            kl_term, kl_stats = kl_terms(cfg, logprobs, ref, mb_mask, agg)
+            kl_term, kl_stats = kl_terms(cfg.kl, cfg.aggregation, logprobs, ref, mb_mask, agg)
             stats.update(kl_stats)
             # On-policy check, kept from the step's first piece: it recomputes the rollout's log-probs and values.
             stats.update({
