@@ -131,6 +131,26 @@ def upward_imports(edges: dict[str, set[str]], order: list[str]) -> list[str]:
             for a in sorted(edges) for b in sorted(edges[a]) if rank[layer_of(b)] > rank[layer_of(a)]]
 
 
+def longest_chain(edges: dict[str, set[str]], package: str) -> list[str]:
+    """The longest import chain among the modules of `package` (itself and everything under it), counting only
+    their imports of each other: its modules from the importer down, as many as the package has floors
+    (a module that imports none of them is one floor).  The graph must have no cycle."""
+    inside = {m for m in edges if m == package or m.startswith(package + ".")}
+    best: dict[str, list[str]] = {}
+    for start in sorted(inside):
+        work = [start]
+        while work:  # depth first, a module's chain once all of its imports' chains are known
+            module = work[-1]
+            below = sorted(edges[module] & inside)
+            todo = [b for b in below if b not in best]
+            if todo:
+                work += todo
+                continue
+            work.pop()
+            best[module] = [module] + max((best[b] for b in below), key=len, default=[])
+    return max(best.values(), key=len, default=[])
+
+
 # ---- the checks on coderl/ ----------------------------------------------------------------------------
 EDGES, STATEMENTS = import_graph(REPO)
 ORDER = layer_order(REPO / "docs" / "architecture.md")
@@ -146,6 +166,18 @@ def test_every_package_has_a_place_in_the_documented_layer_order():
 
 def test_no_module_imports_a_layer_above_its_own():
     assert upward_imports(EDGES, ORDER) == []
+
+
+# Floors of train/'s longest import chain: 12 before the rooms and the owned rollout context (issue 63:
+# train -> policy_gradient -> common -> ledger -> async_rollouts -> async_worker -> engine_source ->
+# rollout_source -> off_policy -> logprobs -> activation_checkpointing -> distributed).  A new layer inside
+# train/ must say why here.
+TRAIN_FLOORS = 9
+
+
+def test_train_is_no_deeper_than_its_floors():
+    chain = longest_chain(EDGES, "coderl.train")
+    assert len(chain) <= TRAIN_FLOORS, f"{len(chain)} floors: " + " -> ".join(chain)
 
 
 # What the sandbox may import besides the standard library, each only where present (an ImportError is handled)
@@ -207,6 +239,14 @@ def test_the_graph_sees_cycles_upward_imports_and_relative_type_checking_imports
     assert cycles(edges) == [["pkg.low.a", "pkg.low.b"]]
     assert edges["pkg.high.c"] == {"pkg.low.a"}  # relative, under TYPE_CHECKING: counted
     assert upward_imports(edges, ["low", "high"]) == ["pkg.low.d -> pkg.high.c (low imports high, a layer above it)"]
+
+
+def test_the_longest_chain_is_counted_inside_the_package_only():
+    edges = {"p": {"p.a"}, "p.a": {"p.b", "q"}, "p.b": {"p.c"}, "p.c": set(), "p.d": {"p.c"}, "q": {"p.x"},
+             "p.x": set()}
+    assert longest_chain(edges, "p") == ["p", "p.a", "p.b", "p.c"]  # q (outside) does not lead back into p
+    assert longest_chain(edges, "p.d") == ["p.d"]  # p.c is not under p.d
+    assert longest_chain({"p": set()}, "p") == ["p"]
 
 
 def test_every_document_the_code_cites_is_in_the_repository():
