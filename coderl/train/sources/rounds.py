@@ -95,9 +95,9 @@ def prompts_for_step(num_tasks: int, count: int, seed: int, step: int) -> list[i
 
 def step_rollouts(ctx: RolloutContext, step: int, ranks: Ranks | None = None) -> ScoredRollouts:
     """A step's rollouts: its prompts (the curriculum's draw, or the seeded pass), one scored round, and
-    with `dynamic_sampling` the refill (`train/sources/refill.py`).  `ctx`: the `RolloutContext`
-    (`train/sources/rollout_source.py`), in the trainer or in the asynchronous generation worker; `ranks`: the
-    processes that share each round (None: this one alone)."""
+    with `dynamic_sampling` the refill (`train/sources/refill.py`).  `ctx`: the `RolloutContext` (above), in the
+    trainer or in the asynchronous generation worker; `ranks`: the processes that share each round (None: this
+    one alone)."""
     cfg, ranks = ctx.cfg, ranks or Ranks()
     if cfg.sampling.curriculum_floor is not None:
         rng = random.Random(f"{cfg.seed}:curriculum:{step}")
