@@ -6,7 +6,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from coderl.rollout import hf  # noqa: E402
+from coderl.rollout import generation  # noqa: E402
 from coderl.rollout.collect import Generation, RepairConfig  # noqa: E402
 from coderl.rollout.repair import collect_repair, turn_glue  # noqa: E402
 from coderl.rollout.types import SampledRow  # noqa: E402
@@ -57,7 +57,7 @@ def _script(monkeypatch, tokenizer, answers_by_turn):
         ids = tok(text, add_special_tokens=False)["input_ids"]
         return [SampledRow(list(ids), torch.full((len(ids),), -0.5), text, True, False) for _ in prompt_ids]
 
-    monkeypatch.setattr(hf, "sample_rows", sample_rows)
+    monkeypatch.setattr(generation, "sample_rows", sample_rows)
     return calls
 
 
