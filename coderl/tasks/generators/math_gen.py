@@ -351,7 +351,7 @@ def _draw(split: str, n: int, seed: int) -> list[Task]:
         taken.add(key)
         text = answer if isinstance(answer, str) else number(answer)
         tasks.append(math_task(f"math/{split}/{len(tasks):04d}", question, text, "\n".join(steps),
-                               source=f"coderl.tasks.generators.math_gen:{name}",
+                               source=f"coderl.tasks.math_gen:{name}",  # the rows as before the move to generators/
                                metadata={"template": name, "split": split}))
     return tasks
 
