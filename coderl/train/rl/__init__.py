@@ -1,3 +1,2 @@
-"""The RL loops (`policy_gradient.py`: REINFORCE, RLOO, GRPO, critic-free PPO; `ppo.py`: PPO with a value
-head), what they share (`common.py`: run set-up, loss mask, reference pass, KL terms), their ledger
-(`ledger.py`: tracker, evaluation and selection, checkpoints, resume) and the log-prob passes."""
+"""The RL loops (`policy_gradient.py`, `ppo.py`), what they share (`common.py`), their ledger (`ledger.py`:
+tracker, evaluation and selection, checkpoints, resume) and the log-prob passes (`logprobs.py`)."""
