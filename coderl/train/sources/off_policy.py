@@ -18,6 +18,7 @@ import torch
 from torch import Tensor
 
 from coderl.algorithms.off_policy import truncated_is_weights, weighted_advantages
+from coderl.train.config import OptimConfig
 from coderl.train.rl.logprobs import build_sequences, token_logprobs
 
 FRESH = {"is/weight_mean": 1.0, "is/truncated_fraction": 0.0, "is/max_abs_log_ratio": 0.0,
@@ -65,9 +66,9 @@ class Correction:
         return {**stats, "is/stale_fraction": float(self.stale.float().mean())}
 
 
-def single_update(cfg, rows: int) -> bool:
+def single_update(optim: OptimConfig, rows: int) -> bool:
     """The step makes one optimizer update: one epoch over one minibatch of every row."""
-    return cfg.optim.epochs == 1 and (cfg.optim.minibatch_size or rows) >= rows
+    return optim.epochs == 1 and (optim.minibatch_size or rows) >= rows
 
 
 def behaviour_correction(cfg, model, batch, ages: Tensor | None, prox: Tensor | None = None,
@@ -79,7 +80,7 @@ def behaviour_correction(cfg, model, batch, ages: Tensor | None, prox: Tensor | 
     update).  `model`: the policy being trained."""
     level = cfg.loss_options.ratio_level or "token"
     stale = None if ages is None or not bool((ages > 0).any()) else ages > 0
-    in_loss = single_update(cfg, len(batch)) and prox is None
+    in_loss = single_update(cfg.optim, len(batch)) and prox is None
     old = batch.logprobs if stale is None else batch.logprobs.clone()
     if stale is not None and prox is not None:
         old[stale] = prox[stale].to(old)
