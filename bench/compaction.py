@@ -32,7 +32,7 @@ def main() -> None:
     import torch
 
     from coderl.models import load_model
-    from coderl.rollout.hf import generate
+    from coderl.rollout.generation import generate
     from coderl.tasks import load_tasks
 
     loaded = load_model(args.model, dtype=args.dtype)

@@ -60,8 +60,8 @@ def load(method: str, path: str, cache: str) -> list:
         return load_tasks(f"hf:{path}:preset=apps").tasks
     import datasets
 
-    from coderl.tasks.jsonl import Rows
-    from coderl.tasks.stdio import stdio_tasks
+    from coderl.tasks.loaders.jsonl import Rows
+    from coderl.tasks.loaders.stdio import stdio_tasks
 
     rows = datasets.load_dataset("parquet", data_files=path, split="train", cache_dir=cache).to_list()
     return stdio_tasks(Rows(path, enumerate(rows), "row", "bench"))

@@ -7,7 +7,7 @@ Rollout batches: N prompts (the easy set's chat prompts, repeated to N) x exactl
 average (1 min) logged at each round's start.
 
 * vllm: `VLLMEngine.sample_rows` (its own process, eager, bound to --bind cores), all N rows in one call;
-* coderl-hf: `rollout.hf.sample_rows` (the HF engine of `coderl eval`/`train`), 16 rows a call;
+* coderl-hf: `rollout.generation.sample_rows` (the HF engine of `coderl eval`/`train`), 16 rows a call;
 * plain-hf: `model.generate` with its defaults on the same left-padded prompts, 16 rows a call.
 
 --lora R adds the same engines serving a LoRA adapter of rank R (random weights far from zero, on every
@@ -119,7 +119,7 @@ def main() -> None:
     import torch
 
     from coderl.models import load_model
-    from coderl.rollout.hf import sample_rows
+    from coderl.rollout.generation import sample_rows
     from coderl.rollout.vllm_engine import VLLMEngine
 
     rows = []

@@ -46,11 +46,11 @@ def reset_peak() -> None:
 
 def worker(spec: dict) -> None:
     """One training process: coderl's own `coderl train`, with the phases measured around what it calls."""
-    import coderl.train.common as common
-    import coderl.train.ledger as ledger
+    import coderl.train.rl.common as common
+    import coderl.train.rl.ledger as ledger
     from coderl.base.config import build
     from coderl.train.config import TrainConfig
-    from coderl.train.policy_gradient import train
+    from coderl.train.rl.policy_gradient import train
 
     seen = {"baseline": status()["VmRSS"]}
     reset_peak()

@@ -51,7 +51,8 @@ def main() -> None:
 
     from coderl.models import load_model, resolve_device
     from coderl.models.load import fast_dtype
-    from coderl.rollout import hf, hf_callbacks, hf_config
+    from coderl.rollout import generation, hf, hf_callbacks, hf_config
+    from coderl.rollout.batching import left_pad
     from coderl.rollout.formats import get_format, prompt_text
     from coderl.tasks import load_tasks
 
@@ -76,7 +77,7 @@ def main() -> None:
             torch.cuda.synchronize()
 
     def ours(subset):
-        out = hf.generate(model, tok, subset, format=args.format, max_new_tokens=args.max_new_tokens,
+        out = generation.generate(model, tok, subset, format=args.format, max_new_tokens=args.max_new_tokens,
                           temperature=0.0, batch_size=batch, static_cache=static)
         return [list(s.gen_tokens) for s in out.samples]
 
@@ -85,7 +86,7 @@ def main() -> None:
         model.eval()
         with torch.no_grad():
             for start in range(0, len(rows), batch):
-                ids, mask = hf._left_pad(rows[start:start + batch], pad)
+                ids, mask = left_pad(rows[start:start + batch], pad)
                 seq = model.generate(input_ids=ids.to(device), attention_mask=mask.to(device), do_sample=False,
                                      max_new_tokens=args.max_new_tokens, pad_token_id=pad,
                                      eos_token_id=sorted(eos))

@@ -114,7 +114,7 @@ def model_folder(spec: str) -> str:
 
 def write_tasks(path: str, n: int) -> str:
     """The first n HumanEval rows, verbatim, as a JSONL file (a task spec coderl accepts)."""
-    from coderl.tasks.humaneval import bundled_humaneval_path
+    from coderl.tasks.loaders.humaneval import bundled_humaneval_path
 
     ids = {t.task_id for t in first_tasks(n)}
     with gzip.open(bundled_humaneval_path(), "rt", encoding="utf-8") as f, open(path, "w", encoding="utf-8") as out:
@@ -124,9 +124,9 @@ def write_tasks(path: str, n: int) -> str:
 
 def run_coderl(args) -> dict:
     from coderl.base.config import build
-    from coderl.eval.report import read_metrics
     from coderl.train.config import TrainConfig
-    from coderl.train.policy_gradient import train
+    from coderl.train.rl.policy_gradient import train
+    from coderl.train.tracking import read_metrics
 
     with tempfile.TemporaryDirectory() as tmp:
         cfg = build(TrainConfig, dict(
@@ -327,8 +327,8 @@ def stage_config(path: str, name: str | None, max_steps: int | None, out: str, l
 
 
 def run_stage(args) -> int:
-    from coderl.eval.report import read_metrics
     from coderl.train import run_training
+    from coderl.train.tracking import read_metrics
 
     with tempfile.TemporaryDirectory() as tmp:
         cfg = stage_config(args.stage, args.run, args.max_steps, tmp, print)

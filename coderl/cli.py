@@ -107,7 +107,7 @@ def _cmd_train(ns: argparse.Namespace) -> int:
 def _cmd_sft(ns: argparse.Namespace) -> int:
     from coderl.base.yaml_file import load_config
     from coderl.train.distributed import is_main_process
-    from coderl.train.sft import SFTConfig, sft
+    from coderl.train.sft.run import SFTConfig, sft
 
     saved = os.path.join(ns.out or "", "config.yaml")  # --resume: the run's own settings, unless given
     cfg = load_config(SFTConfig, ns, ns.parser, ns.argv, saved if ns.resume and os.path.isfile(saved) else None)
@@ -149,7 +149,7 @@ def _add_skip_bad_rows(parser: argparse.ArgumentParser) -> None:
 
 def _run_skipping(ns: argparse.Namespace) -> int:
     """The command with bad task rows skipped; their reasons written beside its output."""
-    from coderl.tasks.jsonl import skipping_bad_rows
+    from coderl.tasks.loaders.jsonl import skipping_bad_rows
 
     with skipping_bad_rows() as skipped:
         try:
@@ -213,7 +213,7 @@ def build_parser() -> argparse.ArgumentParser:
                  _cmd_train)
     p.add_argument("--dry-run", action="store_true", help="validate the config and print one step's shape on 1, 2 "
                    "and 8 processes; load no model, tasks or sandbox")
-    from coderl.train.sft import SFTConfig
+    from coderl.train.sft.run import SFTConfig
 
     _command(sub, "sft", "supervised fine-tuning on reference solutions, prompt masked (LoRA/QLoRA)", SFTConfig,
              _cmd_sft)

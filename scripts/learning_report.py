@@ -10,8 +10,8 @@ import argparse
 import json
 import os
 
-from coderl.eval.report import task_pass_rates
 from coderl.eval.stats import paired_bootstrap_ci
+from coderl.pipeline.report import task_pass_rates
 
 CURVES = [("reward/total", "reward"), ("sandbox/pass_rate", "pass rate"), ("rollout/gen_tokens", "generated tokens"),
           ("kl/mean", "KL to the reference (k3, per token)"), ("rollout/empty_rate", "empty rate"),

@@ -1,12 +1,12 @@
 """Write the RL pool's decontamination record (coderl/tasks/data/pool_leaks.json) from a `coderl decontaminate
---out` run of the pool against its evaluation sets (`coderl.tasks.pool`'s docstring gives both commands)."""
+--out` run of the pool against its evaluation sets (`coderl.tasks.generators.pool`'s docstring gives both commands)."""
 
 import json
 import os
 import sys
 
 from coderl.tasks import load_tasks
-from coderl.tasks.pool import AGAINST, POOL_SPEC, RECORD, generated
+from coderl.tasks.generators.pool import AGAINST, POOL_SPEC, RECORD, generated
 from coderl.tasks.types import digest
 
 

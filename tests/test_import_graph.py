@@ -131,6 +131,26 @@ def upward_imports(edges: dict[str, set[str]], order: list[str]) -> list[str]:
             for a in sorted(edges) for b in sorted(edges[a]) if rank[layer_of(b)] > rank[layer_of(a)]]
 
 
+def longest_chain(edges: dict[str, set[str]], package: str) -> list[str]:
+    """The longest import chain among the modules of `package` (itself and everything under it), counting only
+    their imports of each other: its modules from the importer down, as many as the package has floors
+    (a module that imports none of them is one floor).  The graph must have no cycle."""
+    inside = {m for m in edges if m == package or m.startswith(package + ".")}
+    best: dict[str, list[str]] = {}
+    for start in sorted(inside):
+        work = [start]
+        while work:  # depth first, a module's chain once all of its imports' chains are known
+            module = work[-1]
+            below = sorted(edges[module] & inside)
+            todo = [b for b in below if b not in best]
+            if todo:
+                work += todo
+                continue
+            work.pop()
+            best[module] = [module] + max((best[b] for b in below), key=len, default=[])
+    return max(best.values(), key=len, default=[])
+
+
 # ---- the checks on coderl/ ----------------------------------------------------------------------------
 EDGES, STATEMENTS = import_graph(REPO)
 ORDER = layer_order(REPO / "docs" / "architecture.md")
@@ -146,6 +166,41 @@ def test_every_package_has_a_place_in_the_documented_layer_order():
 
 def test_no_module_imports_a_layer_above_its_own():
     assert upward_imports(EDGES, ORDER) == []
+
+
+
+def documented_imports(architecture: Path, order: list[str]) -> dict[str, set[str]]:
+    """Package -> the packages its row of docs/architecture.md's table says it imports (the names in
+    backticks of the row's last cell)."""
+    out = {}
+    for line in architecture.read_text(encoding="utf-8").splitlines():
+        first = re.match(r"\| `(?:coderl/)?(\w+)/?` \|", line)
+        if first and first.group(1) in order:
+            out[first.group(1)] = set(re.findall(r"`(\w+)`", line.rstrip(" |").rsplit(" | ", 1)[-1])) & set(order)
+    return out
+
+
+def layer_imports(edges: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Package -> the other packages its modules import."""
+    out: dict[str, set[str]] = {layer_of(m): set() for m in edges}
+    for a, targets in edges.items():
+        out[layer_of(a)] |= {layer_of(b) for b in targets} - {layer_of(a)}
+    return out
+
+
+def test_the_documented_imports_of_each_package_are_the_real_ones():
+    assert documented_imports(REPO / "docs" / "architecture.md", ORDER) == layer_imports(EDGES)
+
+# Floors of train/'s longest import chain: 12 before the rooms and the owned rollout context (issue 63:
+# train -> policy_gradient -> common -> ledger -> async_rollouts -> async_worker -> engine_source ->
+# rollout_source -> off_policy -> logprobs -> activation_checkpointing -> distributed).  A new layer inside
+# train/ must say why here.
+TRAIN_FLOORS = 9
+
+
+def test_train_is_no_deeper_than_its_floors():
+    chain = longest_chain(EDGES, "coderl.train")
+    assert len(chain) <= TRAIN_FLOORS, f"{len(chain)} floors: " + " -> ".join(chain)
 
 
 # What the sandbox may import besides the standard library, each only where present (an ImportError is handled)
@@ -207,6 +262,23 @@ def test_the_graph_sees_cycles_upward_imports_and_relative_type_checking_imports
     assert cycles(edges) == [["pkg.low.a", "pkg.low.b"]]
     assert edges["pkg.high.c"] == {"pkg.low.a"}  # relative, under TYPE_CHECKING: counted
     assert upward_imports(edges, ["low", "high"]) == ["pkg.low.d -> pkg.high.c (low imports high, a layer above it)"]
+
+
+def test_the_documented_imports_are_read_from_the_last_cell_of_each_row(tmp_path):
+    doc = tmp_path / "architecture.md"
+    doc.write_text("| package | holds | imports |\n|---|---|---|\n| `coderl/low/` | `base`-like words | nothing |\n"
+                   "| `coderl/high/` | a `low` mention | `low`; torch |\n| `cli` | `x` | `high`, `low` |\n")
+    assert documented_imports(doc, ["low", "high", "cli"]) == {"low": set(), "high": {"low"}, "cli": {"high", "low"}}
+    assert layer_imports({"coderl.low.a": set(), "coderl.high.b": {"coderl.low.a"}, "coderl.cli": {"coderl.high.b"}}) \
+        == {"low": set(), "high": {"low"}, "cli": {"high"}}
+
+
+def test_the_longest_chain_is_counted_inside_the_package_only():
+    edges = {"p": {"p.a"}, "p.a": {"p.b", "q"}, "p.b": {"p.c"}, "p.c": set(), "p.d": {"p.c"}, "q": {"p.x"},
+             "p.x": set()}
+    assert longest_chain(edges, "p") == ["p", "p.a", "p.b", "p.c"]  # q (outside) does not lead back into p
+    assert longest_chain(edges, "p.d") == ["p.d"]  # p.c is not under p.d
+    assert longest_chain({"p": set()}, "p") == ["p"]
 
 
 def test_every_document_the_code_cites_is_in_the_repository():

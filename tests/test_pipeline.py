@@ -257,8 +257,8 @@ def test_interrupted_rl_run_resumes(finished, tmp_path, capsys):
 def test_interrupted_evaluation_and_sft_stages_resume(model_dir, tmp_path, capsys, monkeypatch):
     """Ctrl-C in the base evaluation's third chunk, then in SFT's second step: each stage goes on from what it
     kept (the finished chunk, the step-1 checkpoint) instead of starting again."""
-    import coderl.rollout.hf as hf
-    import coderl.train.sft as sft_module
+    import coderl.rollout.generation as generation
+    import coderl.train.sft.run as sft_module
 
     config = tmp_path / "pipeline.yaml"
     text = pipeline_yaml(model_dir, tmp_path / "out").split("rl:")[0]  # no RL
@@ -276,7 +276,7 @@ def test_interrupted_evaluation_and_sft_stages_resume(model_dir, tmp_path, capsy
 
         monkeypatch.setattr(module, name, wrapper)
 
-    fail_on(hf, "generate", 3)
+    fail_on(generation, "generate", 3)
     assert main(["pipeline", "--config", str(config)]) == 130
     monkeypatch.undo()
     assert (tmp_path / "out" / "base-eval" / "samples.jsonl.partial").is_file()
@@ -562,7 +562,7 @@ def _fake_eval(run_dir, label, method, passed):
 def test_paired_differences_from_samples(tmp_path):
     """Without plan.json the layout is discovered; the differences are the per-task means:
     base 1/4 passed, SFT 3/4 (+0.5: tasks 0 and 3 gained), RL 2/4 (+0.25 vs base, -0.25 vs SFT)."""
-    from coderl.eval.report import build_report
+    from coderl.pipeline.report import build_report
 
     _fake_eval(tmp_path / "base-eval", "base", "Base", [False, True, False, False])
     _fake_eval(tmp_path / "eval" / "sft", "sft", "SFT", [True, True, False, True])

@@ -1,6 +1,6 @@
 """Truncated importance sampling for rollouts sampled by older weights (asynchronous rollouts).
 
-Three policies meet in an asynchronous step (`train/async_rollouts.py`):
+Three policies meet in an asynchronous step (`train/sources/async_rollouts.py`):
 
     mu        the behaviour policy: the weights the generation worker sampled with, at most `max_age`
               updates old; its log-probs are recorded at generation (`RolloutBatch.logprobs`).

@@ -24,7 +24,7 @@ from coderl.sandbox.client import Sandbox
 from coderl.sandbox.config import SandboxConfig
 from coderl.sandbox.types import Limits
 from coderl.tasks import TaskFormatError, load_tasks
-from coderl.tasks.jsonl import iter_jsonl
+from coderl.tasks.loaders.jsonl import iter_jsonl
 from coderl.tasks.spec import open_sandbox, task_files
 
 

@@ -247,12 +247,13 @@ def fingerprint(train: Iterable[Task], evals: Iterable[Task]) -> str:
 
 
 def decided_by_record(evals: list[Task]) -> set[str]:
-    """The ids of the tasks of `evals` the RL pool's record (`coderl.tasks.pool`) has already decided: tasks of its
-    `AGAINST` sets, unchanged (the same digest).  No kept pool task solves one of them (the record removed every
-    task that did), so a check of the pool against them need not run again; the record's `solved` names those the
-    removed tasks solve.  Empty when the record's evaluation tasks are no longer the ones `AGAINST` loads."""
+    """The ids of the tasks of `evals` the RL pool's record (`coderl.tasks.generators.pool`) has already decided:
+    tasks of its `AGAINST` sets, unchanged (the same digest).  No kept pool task solves one of them (the record
+    removed every task that did), so a check of the pool against them need not run again; the record's `solved`
+    names those the removed tasks solve.  Empty when the record's evaluation tasks are no longer the ones `AGAINST`
+    loads."""
     from coderl.tasks import load_tasks
-    from coderl.tasks.pool import AGAINST, read_record
+    from coderl.tasks.generators.pool import AGAINST, read_record
 
     against = [t for s in AGAINST.split() for t in load_tasks(s).tasks]
     if digest(against) != read_record()["against_digest"]:

@@ -9,7 +9,7 @@
   `data.train_files`, and coderl's `compute_score` / `compute_score_batch` score its responses.
 - `trl`: a `save_to_disk` folder of TRL rows (`CoderlRewards.dataset()`: `prompt`, `task_id`), for
   `GRPOTrainer(train_dataset=load_from_disk(OUT), reward_funcs=CoderlRewards(SPEC).functions())`.
-- `jsonl` / `parquet`: coderl's own layout (`coderl.tasks.task_rows`): every task whole, its tests,
+- `jsonl` / `parquet`: coderl's own layout (`coderl.tasks.loaders.task_rows`): every task whole, its tests,
   expected values and metadata included, so the file is the task set wherever it goes (`--tasks FILE.jsonl`,
   `--tasks hf:FILE.parquet`), whatever built it: a generator's seed, a dataset's preset, a Verilog testbench.
 
@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from coderl.base.config import ConfigError, option
 from coderl.base.outputs import finished, refuse_existing, refuse_inputs
 from coderl.tasks import load_tasks
+from coderl.tasks.loaders.task_rows import task_row
 from coderl.tasks.spec import task_files
-from coderl.tasks.task_rows import task_row
 
 FORMATS = ("verl", "trl", "jsonl", "parquet")
 

@@ -203,7 +203,7 @@ def _eval_sets(evals: list, eval_values: dict) -> dict[str, tuple[str, dict]]:
 def _plan_stages(plan: Plan, eval_fields: dict, sft_fields: dict | None, rl: list, evals: list) -> None:
     from coderl.eval.run import EvalConfig
     from coderl.train.config import TrainConfig
-    from coderl.train.sft import SFTConfig
+    from coderl.train.sft.run import SFTConfig
 
     out = plan.out
     common = {"format": plan.format, "dtype": plan.dtype, "seed": plan.seed}
@@ -266,7 +266,7 @@ def _plan_stages(plan: Plan, eval_fields: dict, sft_fields: dict | None, rl: lis
                                                                         pass_rates=plan.stages[-1].dir))
         plan.stages.append(Stage(f"rl/{name}", "rl", run_dir, cfg, method, input_dir=input_dir,
                                  split_file=split_file))
-        # with held-out evaluations during training, the run's selected checkpoint (coderl.train.selection:
+        # with held-out evaluations during training, the run's selected checkpoint (coderl.train.rl.selection:
         # the best on its eval_tasks, possibly the start; an early stop leaves no step-<steps>), else the last
         checkpoint = (os.path.join(run_dir, "best", "adapter") if cfg.eval.on
                       else os.path.join(run_dir, "checkpoints", f"step-{cfg.steps}"))
@@ -276,7 +276,7 @@ def _plan_stages(plan: Plan, eval_fields: dict, sft_fields: dict | None, rl: lis
 def _rates_stage(where: str, plan: Plan, cfg, samples, name: str, eval_values: dict, input_dir) -> Stage:
     """`measure_rates: N` of an RL run: before it, evaluate its starting policy on its training tasks with N
     samples a task at its own temperature and budget (OUT/rates/<name>); the run's `pass_rates` reads it
-    (`coderl/train/pass_rates.py`: the frontier pool starts from these rates)."""
+    (`coderl/train/sources/pass_rates.py`: the frontier pool starts from these rates)."""
     from coderl.eval.run import EvalConfig
 
     require(isinstance(samples, int) and not isinstance(samples, bool) and samples >= 2,
@@ -383,7 +383,7 @@ def training_tasks(stage: Stage) -> tuple[str, str, list]:
     """(spec, split, tasks) a training stage learns from: the SFT data (a task spec's split, or a
     pairs file), or an RL run's tasks (the split it writes when it has `split:`, else all of them)."""
     from coderl.tasks import load_tasks
-    from coderl.train.sft_data import load_sft_tasks
+    from coderl.train.sft.data import load_sft_tasks
 
     if stage.kind == "sft":
         c = stage.config

@@ -50,7 +50,7 @@ class _Log:
 
 def run_pipeline(plan: Plan, *, log=None) -> str:
     """Run every stage that is not done, then build the report; returns the report's path."""
-    from coderl.eval.report import build_report
+    from coderl.pipeline.report import build_report
 
     os.makedirs(plan.out, exist_ok=True)
     states = plan_states(plan)
@@ -111,12 +111,12 @@ def record_overlap(plan: Plan, log) -> list[dict]:
     pays the policy for an answer it was shown), unless the config sets `allow_eval_overlap: true`; then it is a
     warning.  OUT/overlap.json has a row per stage and set (the report shows them and reports each set also
     on the tasks no training reference solves): `solved` by the stage's tasks, and for the RL pool
-    `solved_by_generator`, the tasks its generator's removed tasks solve (`coderl.tasks.pool`).  The pool is not
-    run again against the tasks its record decided (`cached_leaks`)."""
+    `solved_by_generator`, the tasks its generator's removed tasks solve (`coderl.tasks.generators.pool`).  The pool
+    is not run again against the tasks its record decided (`cached_leaks`)."""
     from coderl.base.paths import cache_root
     from coderl.eval.decontaminate import cached_leaks
     from coderl.tasks import load_tasks
-    from coderl.tasks.pool import read_record
+    from coderl.tasks.generators.pool import read_record
     from coderl.tasks.spec import parse_task_spec
 
     sets = [(s, evaluation_tasks(plan, s)) for s in plan.stages if s.kind == "eval" and s.role == "base"]
@@ -175,7 +175,7 @@ def _run_stage(stage: Stage, state: str, log) -> None:
 
         log(format_summary(run_eval(cfg, log=log)))
     elif stage.kind == "sft":
-        from coderl.train.sft import sft
+        from coderl.train.sft.run import sft
 
         result = sft(cfg, log=log)
         log(f"sft: {result.steps} optimizer steps, last sft/loss {result.metrics['sft/loss']:.4f}, "
@@ -249,7 +249,7 @@ def run_command(cfg: PipelineConfig) -> int:
         raise ConfigError("--dry-run and --report-only: the one plans a run, the other rebuilds a finished run's "
                           "report; give one")
     if cfg.report_only:
-        from coderl.eval.report import build_report
+        from coderl.pipeline.report import build_report
 
         out = cfg.out or load_plan(cfg.config, check_tasks=False).out
         print(f"report: {build_report(out, log=lambda m: print(m, file=sys.stderr))}")

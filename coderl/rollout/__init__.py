@@ -1,7 +1,7 @@
 """Rollouts: render tasks as prompts, sample completions, extract the code, return typed batches.
 
 `generate(model, tokenizer, tasks, format="chat", samples_per_prompt=8, temperature=1.0)` ->
-`RolloutBatch` (Hugging Face `generate` backend, `coderl.rollout.hf`).  Prompt formats and code
+`RolloutBatch` (`coderl.rollout.generation`: the HF model or a vLLM engine samples).  Prompt formats and code
 extraction live in `coderl.rollout.formats`; `Sample` and `RolloutBatch` in `coderl.rollout.types`.
 
 `import coderl.rollout` does not import torch or transformers; `generate` imports them when first used.
@@ -10,7 +10,7 @@ extraction live in `coderl.rollout.formats`; `Sample` and `RolloutBatch` in `cod
 from coderl.rollout.formats import FORMATS, Extraction, Format, extract_code, get_format, prompt_text
 from coderl.rollout.types import RolloutBatch, Sample
 
-_LAZY = {"generate": "coderl.rollout.hf"}
+_LAZY = {"generate": "coderl.rollout.generation"}
 
 __all__ = ["FORMATS", "Extraction", "Format", "RolloutBatch", "Sample", "extract_code", "generate",
            "get_format", "prompt_text"]

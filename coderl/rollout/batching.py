@@ -1,4 +1,5 @@
-"""Row operations on `RolloutBatch`: select rows, drop rows with over-long prompts, concatenate chunks."""
+"""Row operations on `RolloutBatch`: select rows, drop rows with over-long prompts, concatenate chunks; rows of
+token ids left-padded into a tensor."""
 
 from __future__ import annotations
 
@@ -64,3 +65,15 @@ def concat_batches(batches: list[RolloutBatch], pad_id: int = 0) -> RolloutBatch
         turns=(torch.cat([_pad_to(b.turns, t, -1, False) for b in batches])
                if all(b.turns is not None for b in batches) else None),
     )
+
+
+def left_pad(rows: list[list[int]], pad_id: int, min_width: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+    """([B, P] ids, [B, P] attention mask) with every row right-aligned (P at least `min_width`)."""
+    width = max(min_width, max(len(r) for r in rows))
+    ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
+    attention = torch.zeros((len(rows), width), dtype=torch.long)
+    for i, r in enumerate(rows):
+        if r:
+            ids[i, width - len(r):] = torch.tensor(r, dtype=torch.long)
+            attention[i, width - len(r):] = 1
+    return ids, attention

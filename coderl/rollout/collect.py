@@ -1,5 +1,5 @@
 """Rollout collection: generate completions chunk by chunk and run each chunk in the sandbox while the
-next one generates.  Training (`train/rounds.py`) and evaluation (`eval/run.py`) both collect here.
+next one generates.  Training (`train/sources/rounds.py`) and evaluation (`eval/run.py`) both collect here.
 
     collected = collect(model, tokenizer, tasks, sandbox, Generation(...), limits)
     collected.batch       RolloutBatch of the kept rows (group = index of the task in `tasks`)
@@ -30,7 +30,7 @@ ENGINE_CHUNK = 256  # rows per call to a generation engine of its own (vLLM) whe
 
 @dataclass(frozen=True)
 class Generation:
-    """How completions are sampled (the arguments of `rollout.hf.generate`)."""
+    """How completions are sampled (the arguments of `rollout.generation.generate`)."""
 
     format: str = "completion"
     samples_per_prompt: int = 1
@@ -115,7 +115,7 @@ def collect(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generation, l
     `on_chunk(start, end, batch, results, seconds)`: called with each chunk's rows and results in order, at
     the latest before the chunk after next generates (so at most one chunk runs in the sandbox unreported)."""
     from coderl.rollout.batching import concat_batches, drop_long_prompts
-    from coderl.rollout.hf import generate
+    from coderl.rollout.generation import generate
 
     batch_size = chunk_batch_size(model, gen, gen.samples_per_prompt * len(tasks), max_prompt_tokens)
     bounds = list(range(0, len(tasks), max(1, batch_size // gen.samples_per_prompt))) + [len(tasks)]

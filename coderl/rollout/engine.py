@@ -1,13 +1,6 @@
-"""The generation engine behind `generate` and the collectors (`--engine hf|vllm`; docs/engines.md).
-
-* `hf`: the model itself, in this process (`rollout.hf.sample_rows`: HF `generate` with coderl's own
-  processors, stops and log-prob capture).
-* `vllm`: a `VLLMEngine` (`rollout.vllm_engine`), vLLM in a process of its own.
-
-Wherever a collector takes `model`, it takes either: `rollout.hf.sample_rows` hands an engine's rows to the
-engine (`is_engine`).  Prompts, formats,
-stop rules, the cut of each row and the extraction are the same code for both; only the sampling differs.
-"""
+"""Which engine samples (`--engine hf|vllm`; docs/engines.md): `hf`, the model itself in this process
+(`rollout.hf`), or `vllm`, a `VLLMEngine` in a process of its own (`rollout.vllm_engine`).  Wherever a collector
+takes `model` it takes either: `rollout.generation` is the one way in, and only the sampling differs."""
 
 from __future__ import annotations
 

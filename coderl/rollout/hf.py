@@ -1,8 +1,5 @@
-"""Generate rollouts with Hugging Face `model.generate`: batched, left-padded, KV-cached.
-
-`generate(model, tokenizer, tasks, ...)` renders each task with a prompt format, samples
-`samples_per_prompt` completions per task in chunks of `batch_size` rows, and returns a
-`RolloutBatch` with the samples, their token ids and the sampling policy's token log-probs.
+"""Sample token rows with Hugging Face `model.generate`: batched, left-padded, KV-cached (the `hf` engine
+behind `rollout.generation`, which renders prompts, cuts rows and builds the `RolloutBatch`).
 
 Sampling policy and its log-probs.  Tokens are drawn from softmax(logits / T), restricted to the
 top-p nucleus when `top_p < 1`, with EOS forbidden before `min_new_tokens`; T = 0 is greedy.  The
@@ -46,9 +43,6 @@ prompt, one greedy token) for as long as another still announces calls, so the p
 numbers of calls (their shards' chunks, rank 0's evaluation alone).  The tokens of a process are those it samples
 alone with compaction off (`compact_rows=0`).
 
-Over 400 lines: the lockstep's dummy call must have the very forward structure of a real call, so both go
-through `_generate_rows` here rather than through a copy of it in a module of their own.
-
 Seeding.  `torch.manual_seed(seed)` inside `torch.random.fork_rng`, so the same seed (and the same
 `batch_size`) gives the same outputs and the caller's RNG stream is left untouched.  HF samples
 with `torch.multinomial` on the global generator, so a private `torch.Generator` is not possible.
@@ -59,8 +53,8 @@ from __future__ import annotations
 import contextlib
 import copy
 import warnings
-from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Callable
+from typing import Any
 
 import torch
 from transformers import (
@@ -74,8 +68,7 @@ from transformers.generation.logits_process import (
     TopPLogitsWarper,
 )
 
-from coderl.rollout.engine import is_engine
-from coderl.rollout.formats import cut_at_stop, get_format, prompt_text
+from coderl.rollout.batching import left_pad
 from coderl.rollout.hf_callbacks import PolicyLogprobs, RowsFinished, StopOnText, cut_generation, decode
 from coderl.rollout.hf_config import (
     eos_token_ids,
@@ -87,20 +80,7 @@ from coderl.rollout.hf_config import (
     static_batch_rows,
     use_static_cache,
 )
-from coderl.rollout.types import RolloutBatch, Sample
-from coderl.tasks.types import Task
-
-
-def _left_pad(rows: list[list[int]], pad_id: int, min_width: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
-    """([B, P] ids, [B, P] attention mask) with every row right-aligned (P at least `min_width`)."""
-    width = max(min_width, max(len(r) for r in rows))
-    ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
-    attention = torch.zeros((len(rows), width), dtype=torch.long)
-    for i, r in enumerate(rows):
-        if r:
-            ids[i, width - len(r):] = torch.tensor(r, dtype=torch.long)
-            attention[i, width - len(r):] = 1
-    return ids, attention
+from coderl.rollout.types import SampledRow
 
 
 def _shared_prefill(model, prompts: list[list[int]], input_ids: torch.Tensor, attention: torch.Tensor, device,
@@ -152,7 +132,7 @@ def _generate_rows(model, tokenizer, prompts: list[list[int]], stops: list[tuple
     n = len(prompts)
     out_ids: list[list[int]] = [[] for _ in range(n)]
     out_lp: list[list[torch.Tensor]] = [[] for _ in range(n)]
-    input_ids, attention = _left_pad(prompts, config.pad_token_id, min_width=2 if synced else 0)
+    input_ids, attention = left_pad(prompts, config.pad_token_id, min_width=2 if synced else 0)
     cache = (_shared_prefill(model, prompts, input_ids, attention, device, synced)
              if (share_prompts or synced) and not own else None)
     active = list(range(n))
@@ -238,33 +218,12 @@ def _generate_chunk(model, tokenizer, input_ids: torch.Tensor, attention: torch.
 _COMPILE_FAILED: list[str] = []  # the first torch.compile failure in this process, if any
 
 
-class SampledRow(NamedTuple):
-    """One generated row, cut after its stop sequence or EOS token (`cut_generation`)."""
-
-    ids: list[int]  # generated ids kept, the stop / EOS token included
-    logprobs: torch.Tensor  # [len(ids)] float32, the sampling policy's log-probs of `ids`
-    text: str  # `ids` decoded (special tokens dropped)
-    ended: bool  # an EOS token or a stop sequence ended the row (else max_new_tokens did)
-    eos: bool  # the last kept id is an EOS token
-
-
-def extract(fmt, task: Task, raw: str, stops: Sequence[str]):
-    """The format's `Extraction` of a row's text.  The format cuts at its own stops (the chat stop is a
-    closing fence, part of the block it extracts); only extra stops given by the caller are cut here."""
-    extra = tuple(s for s in stops if s not in fmt.stop_sequences(task))
-    return fmt.extract(task, cut_at_stop(raw, extra) if extra else raw)
-
-
 def sample_rows(model: Any, tokenizer: Any, prompt_ids: list[list[int]], stops: list[tuple[str, ...]], *,
                 max_new_tokens: int, temperature: float = 0.0, top_p: float = 1.0, seed: int = 0,
                 batch_size: int | None = 16, min_new_tokens: int | None = None, share_prompts: bool = True,
                 compact_rows: int = 8, static_cache: bool | None = None) -> list[SampledRow]:
-    """Sample one continuation of each row of token ids (`generate` without the prompt format: the
-    multi-turn collector continues conversations it has tokenised itself).  Arguments as `generate`; a
-    generation engine of its own (`rollout.engine.is_engine`: vLLM) samples the rows itself."""
-    if is_engine(model):
-        return model.sample_rows(tokenizer, prompt_ids, stops, max_new_tokens=max_new_tokens, temperature=temperature,
-                                 top_p=top_p, seed=seed, min_new_tokens=min_new_tokens)
+    """Sample one continuation of each row of token ids with the HF model in this process (arguments as
+    `rollout.generation.generate`; `rollout.generation.sample_rows` hands a vLLM engine's rows to the engine)."""
     eos_ids = eos_token_ids(model, tokenizer)
     config = generation_config(model, max_new_tokens=max_new_tokens, do_sample=temperature > 0,
                                eos_ids=eos_ids, pad_id=pad_token_id(model, tokenizer))
@@ -366,92 +325,3 @@ def lockstep(steps: Lockstep):
 def _pad_rows(rows: list, width: int) -> list:
     """`rows` followed by copies of its last row, `width` in all (a padded call's extra rows are dropped)."""
     return rows + [rows[-1]] * (width - len(rows))
-
-
-def generate(
-    model: Any,
-    tokenizer: Any,
-    tasks: Sequence[Task],
-    *,
-    format: str = "completion",
-    samples_per_prompt: int = 1,
-    max_new_tokens: int = 256,
-    temperature: float = 0.0,
-    top_p: float = 1.0,
-    seed: int = 0,
-    batch_size: int | None = 16,
-    stop: Sequence[str] | None = None,
-    min_new_tokens: int | None = None,
-    share_prompts: bool = True,
-    compact_rows: int = 8,
-    static_cache: bool | None = None,
-) -> RolloutBatch:
-    """Sample `samples_per_prompt` completions for each task (rows task-major; group id = task index).
-    `model`: an HF model, sampled here, or a generation engine (`rollout.engine`: vLLM), which ignores the
-    HF-only keywords (batch_size, share_prompts, compact_rows, static_cache).
-
-    format: a name in `coderl.rollout.formats.FORMATS` (how prompts are rendered and outputs extracted).
-    temperature: 0 = greedy; otherwise sampling from softmax(logits / temperature).
-    top_p: nucleus sampling threshold (sampling only); does not change the returned log-probs.
-    stop: stop sequences searched in the generated text; None = the format's defaults, [] = none.
-    min_new_tokens: EOS is forbidden before this many tokens (stop sequences still apply).
-    batch_size: rows per `model.generate` call; outputs depend on it when sampling (RNG order).
-        None = `fill_batch_size` (CPU: 16; CUDA: every row, up to 256 and the free memory).
-    share_prompts: rows of a chunk that repeat a prompt share one prefill of it (`_shared_prefill`).
-    compact_rows: finished rows leave the batch (`_generate_rows`) while more than this many run; 0 = off.
-    static_cache: decode with a static KV cache, compiled on CUDA (no compaction, no shared prefill);
-        None = `use_static_cache` (on CUDA unless CODERL_STATIC_CACHE=off; never on CPU).
-    """
-    if not tasks:
-        raise ValueError("generate: no tasks")
-    if samples_per_prompt < 1 or max_new_tokens < 1 or (batch_size is not None and batch_size < 1):
-        raise ValueError("generate: samples_per_prompt, max_new_tokens and batch_size must be >= 1")
-    if temperature < 0 or not 0.0 < top_p <= 1.0:
-        raise ValueError(f"generate: need temperature >= 0 and 0 < top_p <= 1 (got {temperature}, {top_p})")
-    fmt = get_format(format)
-    rendered = [fmt.render(task, tokenizer) for task in tasks]
-    texts = [prompt_text(r, tokenizer) for r in rendered]
-    # A chat template already wrote the special tokens it wants; a raw prompt gets the tokenizer's (BOS).
-    prompt_ids = [tokenizer(text, add_special_tokens=isinstance(r, str))["input_ids"]
-                  for text, r in zip(texts, rendered)]
-    for task, ids in zip(tasks, prompt_ids):
-        if not ids:
-            raise ValueError(f"generate: task {task.task_id}: the prompt is empty")
-    stops = [tuple(stop) if stop is not None else fmt.stop_sequences(task) for task in tasks]
-    rows = [t for t in range(len(tasks)) for _ in range(samples_per_prompt)]
-    sampled = sample_rows(model, tokenizer, [prompt_ids[t] for t in rows], [stops[t] for t in rows],
-                          max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p, seed=seed,
-                          batch_size=batch_size, min_new_tokens=min_new_tokens, share_prompts=share_prompts,
-                          compact_rows=compact_rows, static_cache=static_cache)
-    pad_id = pad_token_id(model, tokenizer)
-
-    samples = []
-    for t, row in zip(rows, sampled):
-        task = tasks[t]
-        extraction = extract(fmt, task, row.text, stops[t])
-        samples.append(Sample(
-            task_id=task.task_id, group=t, prompt=texts[t], raw_output=row.text, completion=extraction.completion,
-            gen_tokens=tuple(row.ids),
-            code_tokens=tuple(tokenizer(extraction.completion, add_special_tokens=False)["input_ids"]),
-            truncated=not row.ended, format_ok=extraction.format_ok,
-        ))
-
-    width = max(len(row.ids) for row in sampled)
-    completion_ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
-    mask = torch.zeros((len(rows), width), dtype=torch.float32)
-    logprobs = torch.zeros((len(rows), width), dtype=torch.float32)
-    for i, row in enumerate(sampled):
-        n = len(row.ids)
-        completion_ids[i, :n] = torch.tensor(row.ids, dtype=torch.long)
-        mask[i, :n] = 1.0
-        logprobs[i, :n] = row.logprobs
-    padded_prompts, _ = _left_pad([prompt_ids[t] for t in rows], pad_id)
-    return RolloutBatch(
-        samples=samples,
-        prompt_ids=padded_prompts,
-        prompt_lengths=torch.tensor([len(prompt_ids[t]) for t in rows], dtype=torch.long),
-        completion_ids=completion_ids,
-        mask=mask,
-        logprobs=logprobs,
-        group_ids=torch.tensor(rows, dtype=torch.long),
-    )

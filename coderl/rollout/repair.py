@@ -1,6 +1,6 @@
 """The multi-turn repair collector: the model answers, sees what its code did on the visible tests, and
 revises, for up to `turns` answers; the reward comes from the hidden tests.  Training
-(`train/rounds.py`) and evaluation (`eval/run.py`) both collect episodes here.
+(`train/sources/rounds.py`) and evaluation (`eval/run.py`) both collect episodes here.
 
     got = collect_repair(model, tokenizer, tasks, sandbox, Generation(format="chat", ...), limits,
                          RepairConfig(turns=3))
@@ -131,7 +131,7 @@ def collect_repair(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Genera
                    max_sequence_tokens: int | None = None,
                    log: Callable[[str], None] | None = None) -> RepairCollected:
     """Roll out one repair episode per row (`gen.samples_per_prompt` rows per task with hidden tests)."""
-    from coderl.rollout.hf import extract, sample_rows
+    from coderl.rollout.generation import extract, sample_rows
     from coderl.rollout.hf_config import pad_token_id
 
     if getattr(sandbox, "isolation", "full") != "full":

@@ -9,7 +9,7 @@ does not import torch (tensors are only annotations), so rewards and evaluation 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from torch import Tensor
@@ -80,3 +80,13 @@ class RolloutBatch:
 
     def __len__(self) -> int:
         return len(self.samples)
+
+
+class SampledRow(NamedTuple):
+    """One generated row, cut after its stop sequence or EOS token (`cut_generation`)."""
+
+    ids: list[int]  # generated ids kept, the stop / EOS token included
+    logprobs: Tensor  # [len(ids)] float32, the sampling policy's log-probs of `ids`
+    text: str  # `ids` decoded (special tokens dropped)
+    ended: bool  # an EOS token or a stop sequence ended the row (else max_new_tokens did)
+    eos: bool  # the last kept id is an EOS token

@@ -199,14 +199,14 @@ class VLLMEngine:
     def sample_rows(self, tokenizer, prompt_ids: list[list[int]], stops: list[tuple[str, ...]], *,
                     max_new_tokens: int, temperature: float = 0.0, top_p: float = 1.0, seed: int = 0,
                     min_new_tokens: int | None = None) -> list:
-        """One continuation of each row (`rollout.hf.sample_rows`'s contract: `SampledRow`s, cut after a stop
-        or EOS; `rollout.hf.sample_rows` hands an engine its rows without the HF-only keywords: the engine
+        """One continuation of each row (`rollout.generation.sample_rows`'s contract: `SampledRow`s, cut after a stop
+        or EOS; `rollout.generation.sample_rows` hands an engine its rows without the HF-only keywords: the engine
         batches continuously)."""
         import torch
 
-        from coderl.rollout.hf import SampledRow
         from coderl.rollout.hf_callbacks import cut_generation, decode
         from coderl.rollout.hf_config import eos_token_ids
+        from coderl.rollout.types import SampledRow
 
         eos = eos_token_ids(self, tokenizer)
         params = {"temperature": float(temperature), "top_p": float(top_p), "max_new_tokens": int(max_new_tokens),

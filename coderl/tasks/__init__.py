@@ -2,12 +2,12 @@
 (synthetic) tasks, loaded through one task-spec grammar.
 
 `load_tasks("humaneval", split="train")` -> `TaskSet`; see `coderl.tasks.spec` for the grammar,
-`coderl.tasks.synthetic` for `synthetic:k=v,...` and `coderl.tasks.easy` for `easy`.
+`coderl.tasks.generators.synthetic` for `synthetic:k=v,...` and `coderl.tasks.loaders.easy` for `easy`.
 """
 
 from coderl.sandbox.types import CheckKind, TestCase
 from coderl.tasks import hdl, kinds, math_tasks  # noqa: F401 -- the modules that register task kinds
-from coderl.tasks.easy import easy_path, load_easy
+from coderl.tasks.loaders.easy import easy_path, load_easy
 from coderl.tasks.spec import TaskSet, TaskSpec, load_tasks, parse_task_spec
 from coderl.tasks.split import split_tasks
 from coderl.tasks.types import Task, TaskFormatError

@@ -41,8 +41,8 @@ from coderl.base.paths import cache_root
 from coderl.languages import get_runner
 from coderl.languages import verilog as V
 from coderl.sandbox.types import CheckKind, ExecutionRequest, Limits, Mode, TestCase
-from coderl.tasks.jsonl import iter_jsonl, require
 from coderl.tasks.kinds import TaskKind, register_kind
+from coderl.tasks.loaders.jsonl import BUNDLED, iter_jsonl, require
 from coderl.tasks.types import Task, TaskFormatError
 
 WRONG_COMPONENTS = ("compile", "functional", "synthesis", "quality")
@@ -50,7 +50,7 @@ _FIELDS = ("task_id", "description", "header", "top", "reference", "testbench")
 
 
 def bundled_path() -> str:
-    return os.path.join(os.path.dirname(__file__), "data", "verilog", "problems.jsonl")
+    return os.path.join(BUNDLED, "verilog", "problems.jsonl")
 
 
 def prompt_text(description: str, header: str) -> str:

@@ -10,7 +10,7 @@ a tolerance for decimals).  Nothing runs: the request is `Mode.ANSWER`.
                          (the optional `id`/`task_id` names a row; GSM8K's `<<48/2=24>>` calculator
                          notes are dropped from the worked solution)
 
-The generated set is `coderl.tasks.math_gen` (task spec `math`).  The reference solution (what `coderl
+The generated set is `coderl.tasks.generators.math_gen` (task spec `math`).  The reference solution (what `coderl
 check --reference` checks, and SFT's target) is the worked solution ending in `#### <answer>`.
 """
 
@@ -21,8 +21,8 @@ import re
 from typing import Any
 
 from coderl.sandbox.types import CheckKind, ExecutionRequest, Limits, Mode, TestCase
-from coderl.tasks.jsonl import Rows, TaskIds, jsonl_rows, require
 from coderl.tasks.kinds import TaskKind, register_kind
+from coderl.tasks.loaders.jsonl import Rows, TaskIds, jsonl_rows, require
 from coderl.tasks.types import Task, TaskFormatError
 
 REASONING_SYSTEM = (

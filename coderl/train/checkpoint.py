@@ -85,6 +85,9 @@ def restore(checkpoint: str, updater, log) -> dict:
     return state
 
 
+STALENESS_FILE = "staleness.jsonl"  # asynchronous rollouts: each sample's age, per step; a resume truncates it
+
+
 def truncate_metrics(run_dir: str, step: int, name: str = "metrics.jsonl") -> None:
     """Drop the rows of OUT/`name` logged after the checkpoint we resume from (they will be produced again), and
     a last line a kill cut short; rewritten whole (`atomic`)."""

@@ -31,8 +31,8 @@ records null, so a run's own config.yaml reads back through `--config` unchanged
 the value head's options without a value head, and for --length-alpha / --length-penalty-on without a
 length_penalty reward component.
 
-`value_head` picks the loop: off -> `train/policy_gradient.py` (every preset but ppo), on ->
-`train/ppo.py` (`coderl.train.run_training` dispatches on it).
+`value_head` picks the loop: off -> `train/rl/policy_gradient.py` (every preset but ppo), on ->
+`train/rl/ppo.py` (`coderl.train.run_training` dispatches on it).
 """
 
 from __future__ import annotations
@@ -163,7 +163,8 @@ class KLConfig:
 
 @dataclass
 class ValueHeadConfig:
-    """PPO with a value head (train/ppo.py; seed 003: value coefficient 0.5); its options are an error without one."""
+    """PPO with a value head (train/rl/ppo.py; seed 003: value coefficient 0.5); its options are an error without
+    one."""
 
     value_head: bool | None = option(None, "train a scalar value head (critic) on the policy's last hidden state "
                                      "with GAE advantages, in the PPO loop (default: on for --algo ppo only)")

@@ -22,7 +22,7 @@ from coderl.train.memory import (
     weight_bytes,
 )
 from coderl.train.policy import uses_reference
-from coderl.train.rounds import generation_chunk
+from coderl.train.sources.rounds import generation_chunk
 
 
 def memory_line(cfg) -> str:

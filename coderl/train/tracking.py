@@ -105,3 +105,15 @@ class SilentTracker:
     def close(self) -> None:
         pass
 
+
+def read_metrics(run_dir: str) -> list[dict]:
+    """Rows of a training run's `metrics.jsonl` (the `Tracker` writes it; SFT's resume and the
+    pipeline's report read it); a torn last line (a run killed mid-write) is ignored."""
+    rows = []
+    with open(os.path.join(run_dir, "metrics.jsonl"), encoding="utf-8") as f:
+        for line in f:
+            try:
+                rows.append(json.loads(line))
+            except ValueError:
+                continue
+    return rows

@@ -1,6 +1,6 @@
 """The updater: what one optimiser update needs behind one call, so the loops only say what the loss is.
 
-    updater = Updater(modules, optimizer, scheduler, ranks, ...)    # `train/common.py` builds it
+    updater = Updater(modules, optimizer, scheduler, ranks, ...)    # `train/rl/common.py` builds it
     model, *rest = updater.trained                                   # the modules to differentiate
     stats = updater.update(rows, mask, loss_fn, width=W)             # RL: one minibatch's rows
     stats = updater.update_batches(batches, loss_fn)                 # SFT: one step's micro-batches

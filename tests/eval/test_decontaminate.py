@@ -7,7 +7,7 @@ import pytest
 from coderl.eval.decontaminate import behaviour_leaks, cached_leaks, ngram_overlap, ngrams
 from coderl.eval.leak_report import DecontaminateConfig, overlap_error, run_decontaminate
 from coderl.sandbox.config import SandboxConfig
-from coderl.tasks.humaneval import humaneval_task
+from coderl.tasks.loaders.humaneval import humaneval_task
 
 
 def _task(task_id, prompt, solution, test, entry):

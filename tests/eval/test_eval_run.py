@@ -176,11 +176,11 @@ def test_an_interrupted_evaluation_resumes_to_the_uninterrupted_one(model_dir, t
     a kill that cut its last line short loses that line only; --resume (refused with a changed setting; on the
     command line the interrupted run's settings, unless given) regenerates the rest chunk by chunk with the rows
     and seeds of the uninterrupted run, which it then equals sample for sample."""
-    import coderl.rollout.hf as hf
+    import coderl.rollout.generation as generation
 
     kw = dict(batch_size=sampling.get("samples", 1), **sampling)  # one task a chunk: 3 chunks
     _eval(model_dir, tmp_path / "whole", **kw)
-    generate, calls = hf.generate, []
+    generate, calls = generation.generate, []
 
     def interrupted(*args, **kwargs):
         calls.append(kwargs["seed"])
@@ -188,10 +188,10 @@ def test_an_interrupted_evaluation_resumes_to_the_uninterrupted_one(model_dir, t
             raise KeyboardInterrupt
         return generate(*args, **kwargs)
 
-    monkeypatch.setattr(hf, "generate", interrupted)
+    monkeypatch.setattr(generation, "generate", interrupted)
     with pytest.raises(KeyboardInterrupt):
         _eval(model_dir, tmp_path / "cut", **kw)
-    monkeypatch.setattr(hf, "generate", generate)
+    monkeypatch.setattr(generation, "generate", generate)
     partial = tmp_path / "cut" / "samples.jsonl.partial"
     assert [p.name for p in (tmp_path / "cut").iterdir()] == [partial.name]
     head, *chunks = [json.loads(line) for line in partial.read_text().splitlines()]

@@ -18,7 +18,7 @@ def test_the_curves_of_a_short_run_keep_rates_in_0_1_and_steps_whole(tmp_path, m
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from coderl.eval.report import plot_curves
+    from coderl.pipeline.report import plot_curves
 
     figures = []
     monkeypatch.setattr(plt, "close", figures.append)

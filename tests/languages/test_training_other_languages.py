@@ -8,7 +8,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from coderl.train.policy_gradient import train  # noqa: E402
+from coderl.train.rl.policy_gradient import train  # noqa: E402
 from tests.conftest import require_binaries  # noqa: E402
 from tests.languages.test_runners_sandbox import JS_FUNCTIONS  # noqa: E402
 from tests.models.tiny import tiny_llama  # noqa: E402
@@ -49,7 +49,7 @@ def test_grpo_step_on_javascript_functions(model_dir, tmp_path):
 
 def test_sft_targets_are_fenced_in_the_tasks_language_and_round_trip():
     from coderl.tasks.spec import load_tasks
-    from coderl.train.sft_data import solution_text, target_round_trips
+    from coderl.train.sft.data import solution_text, target_round_trips
 
     require_binaries("iverilog", "vvp", "yosys", "verilator")
     hdl = load_tasks("verilog@train").tasks[0]

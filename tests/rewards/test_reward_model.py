@@ -228,7 +228,7 @@ def test_texts_are_capped_at_the_models_position_limit(tmp_path):
 def test_a_model_that_fails_to_load_is_one_line_and_stops_training_before_the_policy_loads(tmp_path):
     from coderl.base.config import build
     from coderl.train.config import TrainConfig
-    from coderl.train.policy_gradient import train
+    from coderl.train.rl.policy_gradient import train
 
     path = save_classifier(tmp_path / "mismatch", labels=2)
     config = json.loads((tmp_path / "mismatch" / "config.json").read_text())

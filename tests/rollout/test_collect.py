@@ -41,9 +41,9 @@ def tasks():
 @pytest.fixture
 def events(monkeypatch):
     """Event log of generate calls (collect imports `generate` at call time, so the patch is seen)."""
-    from coderl.rollout import hf
+    from coderl.rollout import generation
 
-    log, real = [], hf.generate
+    log, real = [], generation.generate
 
     def generate(model, tokenizer, chunk, **kwargs):
         log.append("generate " + ",".join(t.task_id for t in chunk))
@@ -51,7 +51,7 @@ def events(monkeypatch):
         log.append("generated")
         return out
 
-    monkeypatch.setattr(hf, "generate", generate)
+    monkeypatch.setattr(generation, "generate", generate)
     return log
 
 

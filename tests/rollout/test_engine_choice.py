@@ -37,7 +37,7 @@ def test_qlora_with_vllm_is_refused_in_eval_and_train(tmp_path, capsys):
 
 
 def test_engine_keywords_reach_the_engine_and_the_hf_ones_do_not():
-    from coderl.rollout.hf import sample_rows
+    from coderl.rollout.generation import sample_rows
 
     seen = {}
 
@@ -145,7 +145,7 @@ def test_eval_on_an_engine_reads_no_weights_and_serves_the_adapter_at_its_rank(m
 
     class Answering(_FakeEngine):  # every row: "return 1" and EOS
         def sample_rows(self, tokenizer, prompt_ids, stops, **kw):
-            from coderl.rollout.hf import SampledRow
+            from coderl.rollout.types import SampledRow
 
             ids = tokenizer.encode("    return 1", add_special_tokens=False)
             return [SampledRow(ids, torch.zeros(len(ids)), "    return 1", True, False) for _ in prompt_ids]
@@ -202,18 +202,16 @@ def test_the_engine_is_sent_merged_weights_on_cpu_and_adapters_on_a_gpu_unless_t
     fine-tuning always reloads the model; set by hand it wins; the engine serves LoRA only for adapters."""
     from coderl.base.config import build
     from coderl.train.config import TrainConfig
-    from coderl.train.engine_source import sync_mode
+    from coderl.train.sources.engine_weights import sync_mode
 
     def policy(device, full=False):
         parameter = SimpleNamespace(device=SimpleNamespace(type=device))
         return SimpleNamespace(full=full, model=SimpleNamespace(parameters=lambda: iter([parameter])))
 
-    def cfg(**kw):
-        return build(TrainConfig, {"out": "run", "engine": "vllm", **kw})
-
-    assert sync_mode(cfg(), policy("cpu")) == "merged" and sync_mode(cfg(), policy("cuda")) == "adapter"
-    assert sync_mode(cfg(), policy("cpu", full=True)) == "full"
-    assert sync_mode(cfg(engine_sync="adapter"), policy("cpu")) == "adapter"
-    assert sync_mode(cfg(engine_sync="merged"), policy("cuda")) == "merged"
+    auto = build(TrainConfig, {"out": "run", "engine": "vllm"}).engine_sync
+    assert sync_mode(auto, policy("cpu")) == "merged" and sync_mode(auto, policy("cuda")) == "adapter"
+    assert sync_mode(auto, policy("cpu", full=True)) == "full"
+    assert sync_mode("adapter", policy("cpu")) == "adapter"
+    assert sync_mode("merged", policy("cuda")) == "merged"
     with pytest.raises(ConfigError, match=r"engine_sync.*auto unless engine is vllm"):
         build(TrainConfig, {"out": "run", "engine_sync": "merged"})

@@ -8,7 +8,7 @@ import pytest
 from coderl.rollout.formats import CHAT_STOPS, get_format, prompt_text
 from coderl.sandbox.answers import judge_answer
 from coderl.tasks.math_tasks import REASONING_SYSTEM, math_task
-from coderl.train.sft_data import solution_text, target_round_trips
+from coderl.train.sft.data import solution_text, target_round_trips
 from tests.models.tiny import tiny_tokenizer
 
 TASK = math_task("m/1", "Sam has 3 bags of 6 apples. How many apples does Sam have?", "18",
@@ -32,7 +32,7 @@ def test_chat_renders_the_math_instruction_and_keeps_the_whole_reply():
 def test_chat_has_no_closing_fence_stop_for_math():
     # a worked answer may show a code block before its answer; the code tasks' stop would cut it there
     assert get_format("chat").stop_sequences(TASK) == ()
-    from coderl.tasks.easy import load_easy
+    from coderl.tasks.loaders.easy import load_easy
 
     assert get_format("chat").stop_sequences(load_easy()[0]) == CHAT_STOPS
 

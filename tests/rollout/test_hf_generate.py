@@ -1,4 +1,4 @@
-"""`coderl.rollout.hf.generate` on a tiny random Llama (CPU, no network).
+"""`coderl.rollout.generation.generate` on a tiny random Llama (CPU, no network).
 
 Log-probs are checked against a teacher-forced forward pass; stop sequences and EOS against a
 "scripted" model: a forward hook adds +100 to the logit of a chosen successor of each input token,

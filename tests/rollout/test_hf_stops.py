@@ -14,7 +14,7 @@ from functools import cache
 import pytest
 import torch
 
-from coderl.rollout import hf, hf_callbacks, hf_config
+from coderl.rollout import generation, hf, hf_callbacks, hf_config
 from coderl.rollout.formats import CHAT_STOPS, COMPLETION_STOPS, first_stop
 from coderl.rollout.hf_callbacks import RowsFinished, StopOnText, decode
 from coderl.tasks.types import Task
@@ -370,7 +370,7 @@ def test_generate_is_identical_to_the_reference_rule(monkeypatch, fmt):
         got = []
         for temperature in (0.0, 1.0):
             for stop in (None, ["e", "\n"], ["```", "(", "ab"], ["é", " ."]):
-                got.append(_outputs(hf.generate(model, tok, [SHORT, LONG], format=fmt, samples_per_prompt=6,
+                got.append(_outputs(generation.generate(model, tok, [SHORT, LONG], format=fmt, samples_per_prompt=6,
                                                 max_new_tokens=20, temperature=temperature, seed=4,
                                                 batch_size=12, stop=stop)))
         runs.append(got)
@@ -398,7 +398,7 @@ def test_fill_batch_size():
     assert hf_config.fill_batch_size(model, 76, max_tokens=512) == 16  # CPU: the default stays
     assert hf_config.fill_batch_size(model, 5, max_tokens=512) == 5
     tok = tiny_tokenizer()
-    assert len(hf.generate(model, tok, [SHORT, LONG], samples_per_prompt=9, max_new_tokens=2, batch_size=None)) == 18
+    assert len(generation.generate(model, tok, [SHORT, LONG], samples_per_prompt=9, max_new_tokens=2, batch_size=None)) == 18
     assert hf_config._fit_rows(76, cap=256, budget=10**12, per_row=10**6) == 76  # one call for all rows
     assert hf_config._fit_rows(300, cap=256, budget=10**12, per_row=10**6) == 150  # two equal calls
     assert hf_config._fit_rows(100, cap=256, budget=30 * 10**6, per_row=10**6) == 25  # what fits: 30 -> 4 x 25
@@ -420,10 +420,10 @@ def test_static_cache_gives_the_same_greedy_tokens_in_one_call_per_chunk(monkeyp
     model, tok = tiny_model(seed=0)
     calls = _spy_calls(monkeypatch)
     kwargs = dict(samples_per_prompt=6, max_new_tokens=24, temperature=0.0, batch_size=12, stop=["\n"])
-    static = hf.generate(model, tok, [SHORT, LONG], static_cache=True, **kwargs)
+    static = generation.generate(model, tok, [SHORT, LONG], static_cache=True, **kwargs)
     assert calls == [(12, "static")]  # no compaction, no shared prefill
     calls.clear()
-    dynamic = hf.generate(model, tok, [SHORT, LONG], static_cache=False, **kwargs)
+    dynamic = generation.generate(model, tok, [SHORT, LONG], static_cache=False, **kwargs)
     assert calls[0] == (12, None) and len(calls) == 2  # compacted
     assert static.completion_ids.tolist() == dynamic.completion_ids.tolist()
     torch.testing.assert_close(static.logprobs, dynamic.logprobs, atol=1e-5, rtol=0)
@@ -444,9 +444,9 @@ def test_static_cache_pads_short_calls_and_returns_only_the_real_rows(monkeypatc
     model, tok = tiny_model(seed=0)
     calls = _spy_calls(monkeypatch)
     kwargs = dict(samples_per_prompt=3, max_new_tokens=12, temperature=0.0, batch_size=4, stop=["\n"])
-    static = hf.generate(model, tok, [SHORT, LONG], static_cache=True, **kwargs)
+    static = generation.generate(model, tok, [SHORT, LONG], static_cache=True, **kwargs)
     assert calls == [(4, "static"), (4, "static")]  # 6 rows: 4 + 2 padded to 4, one compiled shape
-    dynamic = hf.generate(model, tok, [SHORT, LONG], static_cache=False, **kwargs)
+    dynamic = generation.generate(model, tok, [SHORT, LONG], static_cache=False, **kwargs)
     assert len(static.samples) == 6 and static.completion_ids.tolist() == dynamic.completion_ids.tolist()
     torch.testing.assert_close(static.logprobs, dynamic.logprobs, atol=1e-5, rtol=0)
 
@@ -468,10 +468,10 @@ def test_a_failing_compilation_falls_back_to_uncompiled_decoding(monkeypatch):
 
     monkeypatch.setattr(model, "generate", generate)
     with pytest.warns(RuntimeWarning, match="FakeCompileError: inductor could not compile"):
-        got = hf.generate(model, tok, [SHORT, LONG], max_new_tokens=8, batch_size=1, static_cache=True)
+        got = generation.generate(model, tok, [SHORT, LONG], max_new_tokens=8, batch_size=1, static_cache=True)
     assert [bool(x) for x in seen] == [False, True, True]  # the second chunk does not try again
     monkeypatch.setattr(model, "generate", real)
-    want = hf.generate(model, tok, [SHORT, LONG], max_new_tokens=8, batch_size=1, static_cache=True)
+    want = generation.generate(model, tok, [SHORT, LONG], max_new_tokens=8, batch_size=1, static_cache=True)
     assert _outputs(got) == _outputs(want)
 
     def broken(*args, **kwargs):
@@ -479,4 +479,4 @@ def test_a_failing_compilation_falls_back_to_uncompiled_decoding(monkeypatch):
 
     monkeypatch.setattr(model, "generate", broken)
     with pytest.raises(ValueError, match="not a compiler error"):
-        hf.generate(model, tok, [SHORT], max_new_tokens=4, static_cache=True)
+        generation.generate(model, tok, [SHORT], max_new_tokens=4, static_cache=True)

@@ -6,10 +6,10 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from coderl.rollout import hf  # noqa: E402
+from coderl.rollout import generation  # noqa: E402
 from coderl.rollout.collect import Generation, RepairConfig  # noqa: E402
-from coderl.rollout.hf import SampledRow  # noqa: E402
 from coderl.rollout.repair import collect_repair, turn_glue  # noqa: E402
+from coderl.rollout.types import SampledRow  # noqa: E402
 from coderl.sandbox.config import SandboxConfig  # noqa: E402
 from coderl.sandbox.types import CheckKind, TestCase  # noqa: E402
 from coderl.tasks.types import Task  # noqa: E402
@@ -57,7 +57,7 @@ def _script(monkeypatch, tokenizer, answers_by_turn):
         ids = tok(text, add_special_tokens=False)["input_ids"]
         return [SampledRow(list(ids), torch.full((len(ids),), -0.5), text, True, False) for _ in prompt_ids]
 
-    monkeypatch.setattr(hf, "sample_rows", sample_rows)
+    monkeypatch.setattr(generation, "sample_rows", sample_rows)
     return calls
 
 
@@ -177,7 +177,7 @@ def test_a_plain_text_format_is_refused(tiny, sandbox):
 def test_recomputed_logprobs_of_a_sampled_episode_match_the_sampling_ones(tiny, sandbox):
     """A real (tiny random) model: its answers fail, so rows hold several turns and feedback; the training
     forward pass over the row must see exactly what generation saw (ratio 1 on every policy token)."""
-    from coderl.train.logprobs import build_sequences, token_logprobs
+    from coderl.train.rl.logprobs import build_sequences, token_logprobs
 
     model, tok = tiny
     task = Task(task_id="t/id", kind="function", prompt="def f(x):\n", entry_point="f",

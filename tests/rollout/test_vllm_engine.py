@@ -27,7 +27,7 @@ except ConfigError as e:
     pytest.skip(f"no vLLM engine here ({e})", allow_module_level=True)
 
 from coderl.models import load_model  # noqa: E402
-from coderl.rollout.hf import sample_rows  # noqa: E402
+from coderl.rollout.generation import sample_rows  # noqa: E402
 from coderl.rollout.vllm_engine import VLLMEngine  # noqa: E402
 
 MODEL = "smollm2-135m-instruct"
@@ -196,7 +196,7 @@ def test_a_killed_asynchronous_run_leaves_nothing(tmp_path):
     else:
         run.kill()
         pytest.fail("no step finished in 300 s")
-    engines, workers = _pids("coderl.rollout.vllm_server"), _pids("coderl.train.async_worker")
+    engines, workers = _pids("coderl.rollout.vllm_server"), _pids("coderl.train.sources.async_worker")
     assert engines and workers, "no engine or worker was running"
     os.kill(run.pid, signal.SIGKILL)
     run.wait()

@@ -150,9 +150,9 @@ def recorded(prefixes):
 
 def _pools(kind):
     """{origin: [Case]} of one kind, every program it can draw."""
-    from coderl.tasks.easy import easy_path
-    from coderl.tasks.humaneval import bundled_humaneval_path, humaneval_task
-    from coderl.tasks.languages_sets import load_stdio_basics
+    from coderl.tasks.loaders.easy import easy_path
+    from coderl.tasks.loaders.humaneval import bundled_humaneval_path, humaneval_task
+    from coderl.tasks.loaders.languages_sets import load_stdio_basics
 
     pools: dict[str, list[Case]] = {}
 

@@ -12,8 +12,8 @@ import pytest
 
 from coderl.sandbox.client import Sandbox, SandboxUnavailable
 from coderl.sandbox.view import blocked_ancestors, interpreter_paths
-from coderl.tasks.easy import load_easy
-from coderl.tasks.humaneval import load_humaneval
+from coderl.tasks.loaders.easy import load_easy
+from coderl.tasks.loaders.humaneval import load_humaneval
 
 from .corpus import TAGS, all_cases, run_cases
 

@@ -4,7 +4,7 @@ import pytest
 
 from coderl.tasks.corpus.define import Family, Scenario, render
 from coderl.tasks.corpus.families import _example
-from coderl.tasks.humaneval import humaneval_task
+from coderl.tasks.loaders.humaneval import humaneval_task
 
 
 def test_function_problem_renders_signature_phrasing_examples_reference_and_tests():

@@ -12,7 +12,7 @@ import pytest
 import coderl.tasks
 from coderl.sandbox.types import CheckKind
 from coderl.tasks import TaskFormatError, load_tasks, parse_task_spec
-from coderl.tasks.easy import easy_path
+from coderl.tasks.loaders.easy import easy_path
 from coderl.tasks.spec import TaskSpec
 
 

@@ -1,7 +1,7 @@
-"""Tasks from Hugging Face `datasets` (`hf:PATH`, coderl.tasks.hf; issue 41).
+"""Tasks from Hugging Face `datasets` (`hf:PATH`, coderl.tasks.loaders.hf; issue 41).
 
 Each preset is tested on a small fixture written here, without downloads, in the layout of the dataset
-card or loader it names (`coderl.tasks.hf.PRESETS` states the source and its columns):
+card or loader it names (`coderl.tasks.loaders.hf.PRESETS` states the source and its columns):
 - humaneval: openai/openai_humaneval (task_id, prompt, canonical_solution, test, entry_point);
 - mbpp: google-research-datasets/mbpp, configuration `full` (task_id int, text, code, test_list,
   test_setup_code, challenge_test_list); mbpp-sanitized: configuration `sanitized` (source_file, task_id,
@@ -315,7 +315,7 @@ def test_a_decompression_bomb_is_refused(tmp_path, monkeypatch):
     import base64
     import zlib
 
-    from coderl.tasks import hf_layouts
+    from coderl.tasks.loaders import hf_layouts
 
     monkeypatch.setattr(hf_layouts, "PICKLE_CAP", 1 << 20)
     row = dict(LIVECODEBENCH[0], private_test_cases=base64.b64encode(zlib.compress(b"\0" * (4 << 20))).decode())
@@ -407,7 +407,7 @@ def test_skip_bad_rows_leaves_them_out_prints_and_saves_each(tmp_path, capsys):
 
 
 def test_skip_bad_rows_reaches_jsonl_files_and_mixtures(tmp_path):
-    from coderl.tasks.jsonl import skipping_bad_rows
+    from coderl.tasks.loaders.jsonl import skipping_bad_rows
 
     good = {"question": "What is 2 + 2?", "answer": "2 + 2 = 4\n#### 4"}
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
@@ -444,7 +444,7 @@ def test_a_large_parquet_file_streams_into_tasks(tmp_path):
 
 
 def test_skipping_reaches_converted_rows_and_never_shifts_ids(tmp_path):
-    from coderl.tasks.jsonl import skipping_bad_rows
+    from coderl.tasks.loaders.jsonl import skipping_bad_rows
 
     leetcode = dict(LEETCODE, metadata="{}")  # no func_name: a bad row
     with skipping_bad_rows() as skipped:
@@ -459,7 +459,7 @@ def test_skipping_reaches_converted_rows_and_never_shifts_ids(tmp_path):
 
 
 def test_every_row_skipped_says_so_and_bad_json_lines_are_skipped_too(tmp_path):
-    from coderl.tasks.jsonl import skipping_bad_rows
+    from coderl.tasks.loaders.jsonl import skipping_bad_rows
 
     path = tmp_path / "h.jsonl"
     path.write_text("{not json\n" + json.dumps(dict(HUMANEVAL[0], entry_point="")) + "\n")

@@ -12,7 +12,7 @@ import pytest
 from coderl.eval.check import CheckConfig, run_check
 from coderl.sandbox.answers import judge_answer, parse_number
 from coderl.tasks import load_tasks
-from coderl.tasks.math_gen import (
+from coderl.tasks.generators.math_gen import (
     SIZES,
     TEST_TEMPLATES,
     TRAIN_TEMPLATES,

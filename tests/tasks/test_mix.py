@@ -73,7 +73,7 @@ def test_valid_split_of_a_file_source_is_a_one_line_error():
 def test_a_prefixed_path_containing_at_is_a_path(tmp_path):
     import shutil
 
-    from coderl.tasks.easy import easy_path
+    from coderl.tasks.loaders.easy import easy_path
 
     path = tmp_path / "data@test"
     shutil.copy(easy_path(), path)

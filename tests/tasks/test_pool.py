@@ -6,8 +6,8 @@ import pytest
 
 from coderl.eval.decontaminate import decided_by_record
 from coderl.tasks import load_tasks
-from coderl.tasks.pool import AGAINST, POOL_SPEC, generated, read_record
-from coderl.tasks.synthetic import composition_split
+from coderl.tasks.generators.pool import AGAINST, POOL_SPEC, generated, read_record
+from coderl.tasks.generators.synthetic import composition_split
 from coderl.tasks.types import TaskFormatError, digest
 
 # digest of each held-out split as the generator made it when the pool was decontaminated; a change to the

@@ -13,7 +13,7 @@ import pytest
 
 from coderl.sandbox.types import CheckKind
 from coderl.tasks import TaskFormatError, load_tasks, parse_task_spec
-from coderl.tasks.synthetic import (
+from coderl.tasks.generators.synthetic import (
     BY_NAME,
     HELD_OUT,
     PRIMITIVES,

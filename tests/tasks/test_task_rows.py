@@ -1,4 +1,4 @@
-"""coderl's own task layout (coderl/tasks/task_rows.py; issue 41): every task, from every source, written as a
+"""coderl's own task layout (coderl/tasks/loaders/task_rows.py; issue 41): every task, from every source, written as a
 row and read back (JSON lines here; parquet in tests/integrations/test_export.py) is the same task: the same
 fields, tests, expected values of the same types, and metadata."""
 
@@ -11,8 +11,8 @@ import math
 import pytest
 
 from coderl.tasks import load_tasks
-from coderl.tasks.jsonl import skipping_bad_rows
-from coderl.tasks.task_rows import decode, encode, task_row
+from coderl.tasks.loaders.jsonl import skipping_bad_rows
+from coderl.tasks.loaders.task_rows import decode, encode, task_row
 from coderl.tasks.types import TaskFormatError
 
 

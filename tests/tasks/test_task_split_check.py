@@ -6,7 +6,7 @@ import textwrap
 import pytest
 
 from coderl.sandbox.types import CheckKind
-from coderl.tasks.humaneval import classify_statement, split_check, split_check_with_stats
+from coderl.tasks.loaders.humaneval import classify_statement, split_check, split_check_with_stats
 
 
 def split(src: str):

@@ -61,7 +61,7 @@ def main(spec: dict) -> None:
 
     distributed.Ranks.fully_shard = recording_shards
     if spec.get("loop") == "sft":
-        import coderl.train.sft as loop
+        import coderl.train.sft.run as loop
         from coderl.base.config import build
 
         updater.apply_gradients = recording  # the updater imported it by name
@@ -70,7 +70,7 @@ def main(spec: dict) -> None:
         cfg = build(loop.SFTConfig, {**fields, **spec["fields"]})
         loop.sft(cfg, log=lambda m: None)
     else:
-        loop = importlib.import_module(f"coderl.train.{spec.get('loop', 'policy_gradient')}")
+        loop = importlib.import_module(f"coderl.train.rl.{spec.get('loop', 'policy_gradient')}")
         updater.apply_gradients = recording  # the updater imported it by name
         cfg = base_config(spec["model"], spec["out"], **spec["fields"])
         reward = half_flat_reward if spec.get("reward") == "half_flat" else varied_reward

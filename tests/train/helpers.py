@@ -43,7 +43,7 @@ def lora_over(model_dir):
 def padded_rollout(model_dir):
     """(LoRA model, batch): 2 prompts x 3 samples of 7 tokens, rows 1 and 4 cut short (right padding inside
     a group), one prompt left-padded: what the log-prob passes must get right."""
-    from coderl.rollout.hf import generate
+    from coderl.rollout.generation import generate
     from coderl.tasks import load_tasks
 
     model, tokenizer = lora_over(model_dir)

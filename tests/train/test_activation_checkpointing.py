@@ -9,11 +9,11 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from coderl.base.config import ConfigError, build  # noqa: E402
-from coderl.rollout.hf import generate  # noqa: E402
+from coderl.rollout.generation import generate  # noqa: E402
 from coderl.tasks import load_tasks  # noqa: E402
 from coderl.train.activation_checkpointing import checkpointable_layers, enable, is_checkpointed  # noqa: E402
-from coderl.train.logprobs import build_sequences, token_logprobs  # noqa: E402
 from coderl.train.policy import checkpoint_layers  # noqa: E402
+from coderl.train.rl.logprobs import build_sequences, token_logprobs  # noqa: E402
 from tests.models.tiny import tiny_llama  # noqa: E402
 from tests.train.helpers import TASKS, base_config, lora_over, varied_reward  # noqa: E402
 
@@ -90,9 +90,9 @@ def test_a_model_without_checkpointable_layers_is_one_line():
 
 
 def test_rl_and_sft_runs_train_with_gradient_checkpointing(model_dir, tmp_path):
-    from coderl.train.policy_gradient import train
-    from coderl.train.sft import sft
-    from coderl.train.sft_config import SFTConfig
+    from coderl.train.rl.policy_gradient import train
+    from coderl.train.sft.config import SFTConfig
+    from coderl.train.sft.run import sft
 
     runs = {}
     for on in (False, True):

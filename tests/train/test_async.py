@@ -11,8 +11,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import coderl.train.policy_gradient as pg_loop  # noqa: E402
-import coderl.train.ppo as ppo_loop  # noqa: E402
+import coderl.train.rl.policy_gradient as pg_loop  # noqa: E402
+import coderl.train.rl.ppo as ppo_loop  # noqa: E402
 from coderl.base.config import ConfigError  # noqa: E402
 from coderl.train import run_training  # noqa: E402
 from coderl.train.memory import MemoryBudget  # noqa: E402
@@ -152,11 +152,11 @@ def test_pi_prox_from_the_update_pass_equals_a_separate_pass(model_dir, tmp_path
     """One update per step takes pi_prox from the update's own forward pass; several updates run a pass
     first.  Both give the same old log-probs and IS weights on stale rows, and fresh rows keep mu."""
 
-    from coderl.rollout.hf import generate
+    from coderl.rollout.generation import generate
     from coderl.tasks import load_tasks
-    from coderl.train.logprobs import build_sequences, token_logprobs
-    from coderl.train.off_policy import behaviour_correction
     from coderl.train.policy import build_policy
+    from coderl.train.rl.logprobs import build_sequences, token_logprobs
+    from coderl.train.sources.off_policy import behaviour_correction
     from tests.train.helpers import TASKS
 
     one = base_config(model_dir, tmp_path / "a", async_max_age=1, tis_cap=1.5)
@@ -203,7 +203,7 @@ def test_pi_prox_from_the_update_pass_equals_a_separate_pass(model_dir, tmp_path
 def test_weights_that_did_not_reach_the_worker_are_caught(model_dir, tmp_path, monkeypatch):
     """The worker reports the sha256 of the adapter its model held; a publish that sends other weights
     than the trainer's (here: perturbed in transit) stops the run at the next step."""
-    from coderl.train import async_rollouts
+    from coderl.train.sources import async_rollouts
 
     send = async_rollouts.Channel.send
 
@@ -282,7 +282,7 @@ def test_bad_settings_are_one_line(tmp_path, flag, value, expected):
 
 
 def test_threads_are_split_only_when_the_two_overlap_on_a_cpu(tmp_path):
-    from coderl.train.async_rollouts import split_threads
+    from coderl.train.sources.async_rollouts import split_threads
 
     def split(**kw):
         return split_threads(base_config("m", tmp_path, **kw), 8)

@@ -5,7 +5,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from coderl.train.curriculum import Curriculum, frontier_fraction, task_weights, update_rate, weighted_sample
+from coderl.train.sources.curriculum import Curriculum, frontier_fraction, task_weights, update_rate, weighted_sample
 
 
 def test_weights_prefer_unseen_and_frontier_tasks():

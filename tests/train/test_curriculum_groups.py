@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from coderl.train.curriculum import Curriculum, task_groups
+from coderl.train.sources.curriculum import Curriculum, task_groups
 
 
 def task(composition=None, level=None, family=None, fmt="synthetic"):
@@ -97,7 +97,7 @@ def test_a_generated_pool_run_plans_by_composition_and_resumes_exactly(model_dir
     with their composition's or level's rate; a run resumed from step 2 repeats steps 3-4 exactly (draws,
     rewards, the curriculum's whole state)."""
     from coderl.train.checkpoint import load_trainer_state
-    from coderl.train.policy_gradient import train
+    from coderl.train.rl.policy_gradient import train
     from tests.train.helpers import base_config, varied_reward
 
     kw = dict(tasks="synthetic:level=1-2,n=12,split=train", algo="grpo", steps=4, save_steps=2,

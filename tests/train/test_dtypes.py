@@ -23,11 +23,11 @@ def dtypes(params) -> set:
 
 
 def test_bf16_policy_trains_float32_lora_and_scores_in_float32(model_dir, tmp_path):
-    from coderl.rollout.hf import generate
+    from coderl.rollout.generation import generate
     from coderl.tasks import load_tasks
-    from coderl.train.logprobs import build_sequences, token_logprobs, token_logprobs_and_values
     from coderl.train.policy import build_policy
-    from coderl.train.value_head import build_value_head
+    from coderl.train.rl.logprobs import build_sequences, token_logprobs, token_logprobs_and_values
+    from coderl.train.rl.value_head import build_value_head
 
     policy = build_policy(base_config(model_dir, tmp_path / "run", dtype="bfloat16", device="cpu"))
     named = list(policy.model.named_parameters())
@@ -61,7 +61,7 @@ def test_bf16_run_keeps_float32_optimizer_state(model_dir, tmp_path, algo):
 
 
 def test_bf16_sft_trains_float32_lora(model_dir, tmp_path):
-    from coderl.train.sft import SFTConfig, build_model
+    from coderl.train.sft.run import SFTConfig, build_model
 
     cfg = build(SFTConfig, dict(out=str(tmp_path / "sft"), model=str(model_dir), data=TASKS, dtype="bfloat16",
                                 device="cpu", format="completion"))

@@ -8,7 +8,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from coderl.train.policy_gradient import train  # noqa: E402
+from coderl.train.rl.policy_gradient import train  # noqa: E402
 from tests.models.tiny import tiny_llama  # noqa: E402
 from tests.train.helpers import base_config, varied_reward  # noqa: E402
 

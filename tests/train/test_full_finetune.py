@@ -139,7 +139,7 @@ def test_without_kl_there_is_no_reference_copy(model_dir, tmp_path):
 
 def test_sft_full_lowers_the_loss_and_writes_a_model(model_dir, tmp_path):
     from coderl.models import load_model
-    from coderl.train.sft import SFTConfig, sft
+    from coderl.train.sft.run import SFTConfig, sft
 
     cfg = build(SFTConfig, dict(out=str(tmp_path / "sft"), model=str(model_dir), data=TASKS, split="all",
                                 format="completion", progress=False, device="cpu", learning_rate=1e-2,

@@ -22,7 +22,7 @@ except ConfigError as e:
     pytest.skip(f"no vLLM engine here ({e})", allow_module_level=True)
 
 from coderl.models import load_model  # noqa: E402
-from coderl.rollout.hf import sample_rows  # noqa: E402
+from coderl.rollout.generation import sample_rows  # noqa: E402
 from coderl.rollout.vllm_engine import VLLMEngine  # noqa: E402
 
 MODEL = "smollm2-135m-instruct"

@@ -9,8 +9,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from coderl.train import logprobs as lp  # noqa: E402
-from coderl.train.logprobs import build_sequences, token_logprobs, token_logprobs_and_values  # noqa: E402
+from coderl.train.rl import logprobs as lp  # noqa: E402
+from coderl.train.rl.logprobs import build_sequences, token_logprobs, token_logprobs_and_values  # noqa: E402
 from tests.models.tiny import tiny_llama  # noqa: E402
 from tests.train.helpers import padded_rollout  # noqa: E402
 
@@ -91,7 +91,7 @@ def test_a_no_grad_pass_is_the_same_chunked(setup):
 
 
 def test_values_and_log_probs_chunked_equal_the_full_path(setup):
-    from coderl.train.value_head import ValueHead
+    from coderl.train.rl.value_head import ValueHead
 
     model, batch = setup
     seqs = build_sequences(batch)

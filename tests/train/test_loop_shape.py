@@ -1,5 +1,5 @@
 """The training loops read top to bottom: ranks, asynchronous ages and repair episodes live in the rollout
-source, the updater and the ledger (`train/rollout_source.py`, `train/updater.py`, `train/ledger.py`),
+source, the updater and the ledger (`train/sources/rollout_source.py`, `train/updater.py`, `train/rl/ledger.py`),
 never as branches in a loop (docs/architecture.md, "One GRPO step")."""
 
 import re
@@ -15,12 +15,12 @@ FORBIDDEN = re.compile(r"\b(ranks?|world|is_main|ddp|async\w*|ages?|stale|repair
 
 def loop_text(name: str) -> str:
     text = (TRAIN / name).read_text()
-    if name == "sft.py":  # its set-up writes from one process; the step loop itself is what must read plainly
+    if name == "sft/run.py":  # its set-up writes from one process; the step loop itself is what must read plainly
         text = text[text.index("for step, micro_batches in enumerate(plan"):text.index("    finally:")]
     return text
 
 
-@pytest.mark.parametrize("name", ["policy_gradient.py", "ppo.py", "sft.py"])
+@pytest.mark.parametrize("name", ["rl/policy_gradient.py", "rl/ppo.py", "sft/run.py"])
 def test_loops_do_not_branch_on_ranks_ages_or_repair(name):
     hits = [f"{i}: {line.strip()}" for i, line in enumerate(loop_text(name).splitlines(), 1)
             if FORBIDDEN.search(line)]

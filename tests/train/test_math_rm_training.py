@@ -7,7 +7,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from coderl.train.policy_gradient import train  # noqa: E402
+from coderl.train.rl.policy_gradient import train  # noqa: E402
 from tests.models.tiny import tiny_llama  # noqa: E402
 from tests.rewards.test_reward_model import save_classifier  # noqa: E402
 from tests.train.helpers import base_config  # noqa: E402

@@ -173,7 +173,7 @@ def test_a_run_cut_into_micro_batches_by_the_budget_makes_the_same_update(tmp_pa
     """6 rows a step; a stand-in meter makes the budget fit 2 rows at once: three micro-batches whose
     gradients sum to the whole minibatch's (the loss and grad norm of the budget-less run)."""
     pytest.importorskip("torch")
-    from coderl.train.policy_gradient import train
+    from coderl.train.rl.policy_gradient import train
     from tests.models.tiny import tiny_llama
     from tests.train.helpers import base_config, varied_reward
 
@@ -200,7 +200,7 @@ def test_a_run_cut_into_micro_batches_by_the_budget_makes_the_same_update(tmp_pa
 
 def test_an_impossible_budget_stops_the_run_before_anything_is_written(tmp_path):
     pytest.importorskip("torch")
-    from coderl.train.policy_gradient import train
+    from coderl.train.rl.policy_gradient import train
     from tests.models.tiny import tiny_llama
     from tests.train.helpers import base_config
 

@@ -1,4 +1,4 @@
-"""Measured pass rates that start the curriculum (`coderl.train.pass_rates`): read from a `coderl eval` run's
+"""Measured pass rates that start the curriculum (`coderl.train.sources.pass_rates`): read from a `coderl eval` run's
 samples.jsonl; bad files are one-line errors naming --pass-rates."""
 
 import json
@@ -6,7 +6,7 @@ import json
 import pytest
 
 from coderl.base.config import ConfigError
-from coderl.train.pass_rates import describe_rates, measured_rates
+from coderl.train.sources.pass_rates import describe_rates, measured_rates
 
 
 def write(path, rows):

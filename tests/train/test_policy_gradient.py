@@ -14,7 +14,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from coderl.base.config import ConfigError  # noqa: E402
-from coderl.train.policy_gradient import train  # noqa: E402
+from coderl.train.rl.policy_gradient import train  # noqa: E402
 from tests.models.tiny import tiny_llama  # noqa: E402
 from tests.train.helpers import TASKS, base_config, varied_reward  # noqa: E402
 
@@ -193,7 +193,7 @@ def test_log_kl_logs_the_kl_without_changing_the_update(model_dir, tmp_path):
 def _run_in_subprocess(cfg_kwargs, model_dir, out):
     code = (
         "import json, sys\n"
-        "from coderl.train.policy_gradient import train\n"
+        "from coderl.train.rl.policy_gradient import train\n"
         "from tests.train.helpers import base_config, varied_reward\n"
         "kw = json.loads(sys.argv[1])\n"
         "train(base_config(sys.argv[2], sys.argv[3], **kw), log=print, reward_override=varied_reward)\n"
@@ -307,8 +307,8 @@ def test_starting_from_an_adapter_keeps_it_as_the_reference(model_dir, tmp_path)
     from peft import get_peft_model
 
     from coderl.models import load_model, lora_config, save_adapter
-    from coderl.train.logprobs import build_sequences, token_logprobs
     from coderl.train.policy import build_policy
+    from coderl.train.rl.logprobs import build_sequences, token_logprobs
 
     torch.manual_seed(1)
     sft = get_peft_model(load_model(str(model_dir)).model, lora_config(4, 8, 0.0))
@@ -318,7 +318,7 @@ def test_starting_from_an_adapter_keeps_it_as_the_reference(model_dir, tmp_path)
     save_adapter(sft, tmp_path / "sft", str(model_dir))
     cfg = base_config(model_dir, tmp_path / "rl", model=str(tmp_path / "sft"), steps=1, kl_beta=0.1)
     policy = build_policy(cfg)
-    from coderl.rollout.hf import generate
+    from coderl.rollout.generation import generate
     from coderl.tasks import load_tasks
 
     batch = generate(policy.model, policy.tokenizer, load_tasks(cfg.tasks).tasks[:2], format="completion",

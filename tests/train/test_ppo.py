@@ -1,4 +1,4 @@
-"""PPO on a tiny random model, both flavours: `ppo` (value head, train/ppo.py) and `ppo_critic_free` (seed 001,
+"""PPO on a tiny random model, both flavours: `ppo` (value head, train/rl/ppo.py) and `ppo_critic_free` (seed 001,
 the policy-gradient loop).  Every trainable parameter learns (LoRA and value head), the first minibatch is
 on-policy (ratio 1, value-clip fraction 0), the loop's returns are GAE of its own values and rewards, the value
 head is checkpointed and resumed exactly, pinned losses, one-line config errors."""
@@ -58,7 +58,7 @@ def assert_all_changed(before: dict, after: dict):
 
 
 def test_value_head_ppo_two_steps_change_every_trainable_parameter(model_dir, runs):
-    from coderl.train.value_head import ValueHead
+    from coderl.train.rl.value_head import ValueHead
 
     cfg, _ = runs["ppo"]
     assert cfg.lora.lora_r == 16  # seed 003's rank, from the preset
@@ -102,7 +102,7 @@ def _gae_by_hand(token_rewards, values, mask, gamma, lam):
 
 def test_loop_returns_are_gae_of_its_own_values_and_rewards(model_dir, tmp_path, monkeypatch):
     from coderl.algorithms import kl_estimator, masked_mean, terminal_rewards
-    from coderl.train import ppo
+    from coderl.train.rl import ppo
 
     captured = []
 
@@ -192,7 +192,7 @@ def test_presets_only_set_fields_and_flags_win(model_dir, tmp_path):
 
 
 def test_the_policy_gradient_loop_refuses_a_value_head(model_dir, tmp_path):
-    from coderl.train.policy_gradient import train
+    from coderl.train.rl.policy_gradient import train
 
     with pytest.raises(ConfigError, match="PPO loop"):
         train(base_config(model_dir, tmp_path, algo="ppo"), **QUIET)

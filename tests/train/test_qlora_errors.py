@@ -31,7 +31,7 @@ def test_qlora_without_cuda_is_one_line(model_dir, tmp_path, capsys, monkeypatch
 def test_qlora_is_one_lora_field_shared_by_sft_and_train():
     from coderl.base.config import build
     from coderl.train.config import TrainConfig
-    from coderl.train.sft import SFTConfig
+    from coderl.train.sft.run import SFTConfig
 
     assert build(TrainConfig, {"out": "x", "qlora": True}).lora.qlora
     assert build(SFTConfig, {"out": "x", "qlora": True}).lora.qlora

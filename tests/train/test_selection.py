@@ -1,7 +1,7 @@
 """Checkpoint selection on the held-out eval: best kept, early stop, resumable state."""
 
 
-from coderl.train.selection import Selection
+from coderl.train.rl.selection import Selection
 
 
 def test_best_is_the_first_strictly_highest_and_patience_counts_evaluations():

@@ -17,8 +17,7 @@ from coderl.cli import main  # noqa: E402
 from coderl.models.lora import LoraConfig  # noqa: E402
 from coderl.rollout.formats import get_format  # noqa: E402
 from coderl.tasks import TaskFormatError, load_tasks  # noqa: E402
-from coderl.train.sft import QLORA_NO_CUDA, SFTConfig, plan_steps, sft  # noqa: E402
-from coderl.train.sft_data import (  # noqa: E402
+from coderl.train.sft.data import (  # noqa: E402
     IGNORE_INDEX,
     build_examples,
     collate,
@@ -28,6 +27,7 @@ from coderl.train.sft_data import (  # noqa: E402
     tokenize_example,
     without_docstring,
 )
+from coderl.train.sft.run import QLORA_NO_CUDA, SFTConfig, plan_steps, sft  # noqa: E402
 from tests.models.tiny import tiny_llama, tiny_model, tiny_tokenizer  # noqa: E402
 from tests.train.helpers import TASKS  # noqa: E402
 
@@ -109,7 +109,7 @@ def test_collate_right_pads_with_masked_labels(tok, tasks):
 
 @pytest.mark.parametrize("fmt", ["completion", "chat", "reasoning"])
 def test_prompt_ids_are_the_generation_prompt_ids(tasks, fmt):
-    from coderl.rollout.hf import generate
+    from coderl.rollout.generation import generate
 
     model, tok = tiny_model()
     for task in tasks:
@@ -443,7 +443,7 @@ def test_sft_steps_through_the_shared_optimiser(model_dir, tmp_path, monkeypatch
     """SFT builds its optimiser and applies its accumulated gradients with the RL loops' scaffolding (the
     updater's `apply_gradients`)."""
     from coderl.train import scaffold, updater
-    from coderl.train import sft as sft_module
+    from coderl.train.sft import run as sft_module
 
     calls = {"build": 0, "apply": 0}
 
@@ -462,7 +462,7 @@ def test_sft_steps_through_the_shared_optimiser(model_dir, tmp_path, monkeypatch
 
 def _nan_loss_at(monkeypatch, steps: set):
     """token_loss_sum, NaN on the given (1-based) calls: one call per optimizer step at batch 1 x 1."""
-    from coderl.train import sft as sft_module
+    from coderl.train.sft import run as sft_module
 
     real, calls = sft_module.token_loss_sum, {"n": 0}
 
@@ -499,7 +499,7 @@ def test_an_interrupted_sft_resumes_exactly(model_dir, tmp_path, monkeypatch):
     with the uninterrupted run's metrics and adapter."""
     from safetensors.torch import load_file
 
-    import coderl.train.sft as sft_module
+    import coderl.train.sft.run as sft_module
 
     kw = dict(epochs=2, save_steps=2)
     whole = sft(config(model_dir, tmp_path / "whole", **kw), log=lambda m: None)

@@ -12,7 +12,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from coderl.train import updater as updater_module  # noqa: E402
-from coderl.train.policy_gradient import train  # noqa: E402
+from coderl.train.rl.policy_gradient import train  # noqa: E402
 from tests.models.tiny import tiny_llama  # noqa: E402
 from tests.train.helpers import TASKS, base_config  # noqa: E402
 

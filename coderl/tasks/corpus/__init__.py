@@ -64,7 +64,7 @@ def valid_names(family: Family) -> set[str]:
 
 @functools.cache
 def _family_tasks(name: str) -> tuple[Task, ...]:
-    from coderl.tasks.humaneval import humaneval_task
+    from coderl.tasks.loaders.humaneval import humaneval_task
 
     fam = family(name)
     valid = valid_names(fam)

@@ -97,10 +97,10 @@ class Case:
 
 def load_task(case: Case):
     """The `Task` a case runs against."""
-    from coderl.tasks.easy import load_easy
-    from coderl.tasks.humaneval import load_humaneval
-    from coderl.tasks.mbpp import load_mbpp
-    from coderl.tasks.stdio import load_stdio
+    from coderl.tasks.loaders.easy import load_easy
+    from coderl.tasks.loaders.humaneval import load_humaneval
+    from coderl.tasks.loaders.mbpp import load_mbpp
+    from coderl.tasks.loaders.stdio import load_stdio
 
     if case.task_id is not None:
         tasks = load_easy() if case.task_id.startswith("easy/") else load_humaneval()

@@ -1,0 +1,138 @@
+"""Generation behind one interface, whatever samples (`--engine hf|vllm`, `rollout.engine`): a task's prompt
+rendered by its format (`rollout.formats`), tokenised, its rows sampled, each row cut at its stops and
+extracted, and the rows gathered into a `RolloutBatch`.
+
+    generate(model, tokenizer, tasks, format="chat", samples_per_prompt=8, temperature=1.0) -> RolloutBatch
+    sample_rows(model, tokenizer, prompt_ids, stops, max_new_tokens=...) -> [SampledRow]   (the repair turns)
+
+Only the sampling differs between engines: an HF model is sampled in this process (`rollout.generation.sample_rows`:
+coderl's own processors, stops and log-prob capture), a generation engine of its own (`is_engine`: vLLM,
+`rollout.vllm_engine`) samples the rows itself and ignores the HF-only keywords.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+
+from coderl.rollout.batching import left_pad
+from coderl.rollout.engine import is_engine
+from coderl.rollout.formats import cut_at_stop, get_format, prompt_text
+from coderl.rollout.hf_config import pad_token_id
+from coderl.rollout.types import RolloutBatch, Sample, SampledRow
+from coderl.tasks.types import Task
+
+
+def extract(fmt, task: Task, raw: str, stops: Sequence[str]):
+    """The format's `Extraction` of a row's text.  The format cuts at its own stops (the chat stop is a
+    closing fence, part of the block it extracts); only extra stops given by the caller are cut here."""
+    extra = tuple(s for s in stops if s not in fmt.stop_sequences(task))
+    return fmt.extract(task, cut_at_stop(raw, extra) if extra else raw)
+
+
+def sample_rows(model: Any, tokenizer: Any, prompt_ids: list[list[int]], stops: list[tuple[str, ...]], *,
+                max_new_tokens: int, temperature: float = 0.0, top_p: float = 1.0, seed: int = 0,
+                batch_size: int | None = 16, min_new_tokens: int | None = None, share_prompts: bool = True,
+                compact_rows: int = 8, static_cache: bool | None = None) -> list[SampledRow]:
+    """Sample one continuation of each row of token ids (`generate` without the prompt format: the
+    multi-turn collector continues conversations it has tokenised itself).  Arguments as `generate`; a
+    generation engine of its own (`is_engine`: vLLM) samples the rows itself, without the HF-only keywords."""
+    if is_engine(model):
+        return model.sample_rows(tokenizer, prompt_ids, stops, max_new_tokens=max_new_tokens, temperature=temperature,
+                                 top_p=top_p, seed=seed, min_new_tokens=min_new_tokens)
+    from coderl.rollout import hf
+
+    return hf.sample_rows(model, tokenizer, prompt_ids, stops, max_new_tokens=max_new_tokens, temperature=temperature,
+                          top_p=top_p, seed=seed, batch_size=batch_size, min_new_tokens=min_new_tokens,
+                          share_prompts=share_prompts, compact_rows=compact_rows, static_cache=static_cache)
+
+
+def generate(
+    model: Any,
+    tokenizer: Any,
+    tasks: Sequence[Task],
+    *,
+    format: str = "completion",
+    samples_per_prompt: int = 1,
+    max_new_tokens: int = 256,
+    temperature: float = 0.0,
+    top_p: float = 1.0,
+    seed: int = 0,
+    batch_size: int | None = 16,
+    stop: Sequence[str] | None = None,
+    min_new_tokens: int | None = None,
+    share_prompts: bool = True,
+    compact_rows: int = 8,
+    static_cache: bool | None = None,
+) -> RolloutBatch:
+    """Sample `samples_per_prompt` completions for each task (rows task-major; group id = task index).
+    `model`: an HF model, sampled in this process (`rollout.hf`), or a generation engine (`rollout.engine`:
+    vLLM), which ignores the HF-only keywords (batch_size, share_prompts, compact_rows, static_cache).
+
+    format: a name in `coderl.rollout.formats.FORMATS` (how prompts are rendered and outputs extracted).
+    temperature: 0 = greedy; otherwise sampling from softmax(logits / temperature).
+    top_p: nucleus sampling threshold (sampling only); does not change the returned log-probs.
+    stop: stop sequences searched in the generated text; None = the format's defaults, [] = none.
+    min_new_tokens: EOS is forbidden before this many tokens (stop sequences still apply).
+    batch_size: rows per `model.generate` call; outputs depend on it when sampling (RNG order).
+        None = `fill_batch_size` (CPU: 16; CUDA: every row, up to 256 and the free memory).
+    share_prompts: rows of a chunk that repeat a prompt share one prefill of it (`rollout.hf`).
+    compact_rows: finished rows leave the batch (`rollout.hf`) while more than this many run; 0 = off.
+    static_cache: decode with a static KV cache, compiled on CUDA (no compaction, no shared prefill);
+        None = `use_static_cache` (on CUDA unless CODERL_STATIC_CACHE=off; never on CPU).
+    """
+    if not tasks:
+        raise ValueError("generate: no tasks")
+    if samples_per_prompt < 1 or max_new_tokens < 1 or (batch_size is not None and batch_size < 1):
+        raise ValueError("generate: samples_per_prompt, max_new_tokens and batch_size must be >= 1")
+    if temperature < 0 or not 0.0 < top_p <= 1.0:
+        raise ValueError(f"generate: need temperature >= 0 and 0 < top_p <= 1 (got {temperature}, {top_p})")
+    fmt = get_format(format)
+    rendered = [fmt.render(task, tokenizer) for task in tasks]
+    texts = [prompt_text(r, tokenizer) for r in rendered]
+    # A chat template already wrote the special tokens it wants; a raw prompt gets the tokenizer's (BOS).
+    prompt_ids = [tokenizer(text, add_special_tokens=isinstance(r, str))["input_ids"]
+                  for text, r in zip(texts, rendered)]
+    for task, ids in zip(tasks, prompt_ids):
+        if not ids:
+            raise ValueError(f"generate: task {task.task_id}: the prompt is empty")
+    stops = [tuple(stop) if stop is not None else fmt.stop_sequences(task) for task in tasks]
+    rows = [t for t in range(len(tasks)) for _ in range(samples_per_prompt)]
+    sampled = sample_rows(model, tokenizer, [prompt_ids[t] for t in rows], [stops[t] for t in rows],
+                          max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p, seed=seed,
+                          batch_size=batch_size, min_new_tokens=min_new_tokens, share_prompts=share_prompts,
+                          compact_rows=compact_rows, static_cache=static_cache)
+    pad_id = pad_token_id(model, tokenizer)
+
+    samples = []
+    for t, row in zip(rows, sampled):
+        task = tasks[t]
+        extraction = extract(fmt, task, row.text, stops[t])
+        samples.append(Sample(
+            task_id=task.task_id, group=t, prompt=texts[t], raw_output=row.text, completion=extraction.completion,
+            gen_tokens=tuple(row.ids),
+            code_tokens=tuple(tokenizer(extraction.completion, add_special_tokens=False)["input_ids"]),
+            truncated=not row.ended, format_ok=extraction.format_ok,
+        ))
+
+    width = max(len(row.ids) for row in sampled)
+    completion_ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(rows), width), dtype=torch.float32)
+    logprobs = torch.zeros((len(rows), width), dtype=torch.float32)
+    for i, row in enumerate(sampled):
+        n = len(row.ids)
+        completion_ids[i, :n] = torch.tensor(row.ids, dtype=torch.long)
+        mask[i, :n] = 1.0
+        logprobs[i, :n] = row.logprobs
+    padded_prompts, _ = left_pad([prompt_ids[t] for t in rows], pad_id)
+    return RolloutBatch(
+        samples=samples,
+        prompt_ids=padded_prompts,
+        prompt_lengths=torch.tensor([len(prompt_ids[t]) for t in rows], dtype=torch.long),
+        completion_ids=completion_ids,
+        mask=mask,
+        logprobs=logprobs,
+        group_ids=torch.tensor(rows, dtype=torch.long),
+    )

@@ -1,0 +1,384 @@
+"""Tasks from Hugging Face `datasets`: `hf:PATH[:k=v,...]` (issue 41).
+
+PATH is, in the order tried:
+- a folder written by `Dataset.save_to_disk` / `DatasetDict.save_to_disk` (read with `load_from_disk`);
+- a parquet, arrow, JSON/JSONL or CSV file, or a folder of them (read as a stream: rows are turned into
+  tasks as they are read, never all held as a table);
+- the name of a dataset already in the local Hugging Face cache (`openai/openai_humaneval`), read
+  offline: nothing is downloaded, and a dataset that is not there is one line naming what was looked for.
+
+Options (after the last ':', comma-separated):
+- `split=NAME`: the dataset's split (train, test, validation, prompt, ...); needed when it has several.
+  coderl's own `@train/@valid/@test` still applies after it, to the tasks read.
+- `name=NAME`: the dataset's configuration (`sanitized` for MBPP, `main` for GSM8K) when read from the cache.
+- `preset=NAME`: the layout of the rows (`PRESETS`); without it the layout is told from the first row's
+  columns, as for a JSONL file.
+- `columns=KEY=COLUMN;KEY=COLUMN`: the dataset's own column for each of coderl's keys (`FIELDS`): `id`,
+  `prompt`, `tests`, `solution`, and per layout `entry_point`, `hidden_tests`, `setup`, `imports`,
+  `language`, `answer`.
+
+Every row goes through the same checks as a row of a JSONL file in that layout (`coderl.tasks.loaders.humaneval`,
+`mbpp`, `stdio`, `math_tasks`); a bad row stops the load with one line naming the dataset, the row and
+the column.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from coderl.base.offline import offline_flags
+from coderl.tasks.loaders.hf_layouts import FIELDS, LAYOUT_KEY, PREFIX_KEY, PRESETS
+from coderl.tasks.loaders.jsonl import Rows, TaskIds, skipped_rows
+from coderl.tasks.types import Task, TaskFormatError
+
+_OPTIONS = ("split", "name", "preset", "columns")
+_STREAMED = {".parquet": "parquet", ".arrow": "arrow", ".json": "json", ".jsonl": "json", ".csv": "csv"}
+
+
+def parse_hf(rest: str, spec: str) -> tuple[str, dict[str, str]]:
+    """(PATH, options) of `hf:REST`; bad options are one-line `TaskFormatError`s naming the spec."""
+    rest = rest.strip()
+    path, options_text = rest, ""
+    if not os.path.exists(rest) and ":" in rest:
+        head, _, tail = rest.rpartition(":")
+        if "=" in tail:
+            path, options_text = head.strip(), tail
+    if not path:
+        raise TaskFormatError(f"task spec {spec!r}: missing the dataset after 'hf:' (a folder, a file or a cached "
+                              "dataset name)")
+    options: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in options_text.split(","))):
+        key, eq, value = item.partition("=")
+        key = key.strip()
+        if not eq or key not in _OPTIONS:
+            raise TaskFormatError(f"task spec {spec!r}: option {item!r}: expected one of "
+                                  f"{', '.join(k + '=...' for k in _OPTIONS)}")
+        if key in options:
+            raise TaskFormatError(f"task spec {spec!r}: option {key!r} given twice")
+        options[key] = value.strip()
+    preset = options.get("preset")
+    if preset is not None and preset not in PRESETS:
+        raise TaskFormatError(f"task spec {spec!r}: preset {preset!r}: expected one of {', '.join(PRESETS)}")
+    renaming = [name for name, p in PRESETS.items() if p.layout in FIELDS and p.convert is None]
+    if "columns" in options and preset and preset not in renaming:
+        raise TaskFormatError(f"task spec {spec!r}: preset {preset} converts its rows itself; columns= applies to "
+                              f"{', '.join(renaming)} and to no preset")
+    if "columns" in options:
+        column_mapping(options["columns"], PRESETS[preset].layout if preset else None, spec)
+    return path, options
+
+
+def column_mapping(text: str, layout: str | None, spec: str) -> dict[str, str]:
+    """`KEY=COLUMN;KEY=COLUMN` -> {key: column}, each key one of the layout's (any layout's when not known
+    yet)."""
+    known = FIELDS[layout] if layout else {k: k for fields in FIELDS.values() for k in fields}
+    mapping: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in text.split(";"))):
+        key, eq, column = item.partition("=")
+        key, column = key.strip(), column.strip()
+        if not eq or not column:
+            raise TaskFormatError(f"task spec {spec!r}: columns item {item!r} is not KEY=COLUMN")
+        if key not in known:
+            where = f"the {layout} layout's keys" if layout else "coderl's keys"
+            raise TaskFormatError(f"task spec {spec!r}: columns key {key!r}: expected one of {where}: "
+                                  f"{', '.join(known)}")
+        if key in mapping:
+            raise TaskFormatError(f"task spec {spec!r}: columns key {key!r} given twice")
+        mapping[key] = column
+    return mapping
+
+
+def load_hf(path: str, options: dict[str, str], spec: str, load_tasks: Callable | None = None) -> list[Task]:
+    """The tasks of `hf:PATH:options` (module docstring); `load_tasks(spec)`: what the `verl` preset's rows
+    name their tasks in (`coderl.tasks.spec.load_tasks`, passed in: spec imports this module)."""
+    from coderl.tasks.math_tasks import gsm8k_tasks
+
+    dataset, label = _open(path, options, spec)
+    rows = _rows(dataset)
+    try:
+        first = next(rows)
+    except StopIteration:
+        raise TaskFormatError(f"{label}: no rows") from None
+    except Exception as exc:  # noqa: BLE001 -- a library's reading error, as one line
+        raise TaskFormatError(f"{label}: cannot read ({_reason(exc)})") from None
+    preset = PRESETS[options["preset"]] if "preset" in options else None
+    stem = _stem(path) + (f"-{options['split']}" if "split" in options else "")
+    skipped = skipped_rows()
+    renames: dict[str, str] = {}  # the dataset's column -> coderl's field, where columns= or a preset renames
+    if preset is not None and preset.layout == "verl-export":
+        return _exported(Rows(label, _chain(first, rows, label), "row", stem, skipped), load_tasks)
+    if preset is not None and preset.convert is not None:
+        layout, prepare = preset.layout, preset.convert
+    elif (preset.layout if preset else _layout_of(first, label)) == "coderl":
+        if "columns" in options:
+            raise TaskFormatError(f"{label}: the rows are in coderl's own layout (coderl tasks export), whose "
+                                  "columns are not renamed; drop columns=")
+        layout, prepare = "coderl", None
+    else:
+        layout, defaults = (preset.layout, preset.columns) if preset else (_layout_of(first, label), {})
+        mapping = {**defaults, **column_mapping(options.get("columns", ""), layout, spec)}
+        renames = {column: FIELDS[layout][key] for key, column in mapping.items()}
+        missing = [column for column in renames if column not in first]
+        if missing:
+            by = f"preset {options['preset']}" if preset and missing[0] in defaults.values() else "columns="
+            raise TaskFormatError(f"{label}: no column {missing[0]!r} (named by {by}; the dataset has: "
+                                  f"{', '.join(sorted(first)) or 'none'})")
+        prepare = (lambda row, where: _rename(row, renames)) if renames else None
+    source = Rows(label, _chain(first, rows, label), "row", stem, skipped, prepare)
+    if layout == "gsm8k":
+        return gsm8k_tasks(source)
+    build = _per_row_layout(source, layout)
+    return source.collect(_in_their_columns(build, renames) if renames else build)
+
+
+def _in_their_columns(build: Callable[[int, dict[str, Any]], Task], renames: dict[str, str]):
+    """`build`, whose errors name the dataset's own column where a field was read from one (columns=, a preset)."""
+    def one(n: int, row: dict[str, Any]) -> Task:
+        try:
+            return build(n, row)
+        except TaskFormatError as exc:
+            text = str(exc)
+            for column, field in renames.items():
+                if column != field and f"field '{field}" in text:
+                    text = text.replace(f"field '{field}", f"column '{column}") + f" (read as '{field}')"
+            raise TaskFormatError(text) from None
+
+    return one
+
+
+def _per_row_layout(rows: Rows, layout: str) -> Callable[[int, dict[str, Any]], Task]:
+    """`(n, row) -> Task` in `layout`, or in the one a converted row names (`LAYOUT_KEY`: LiveCodeBench's
+    functional problems among its stdin ones), its prompt after the code the row gives (`PREFIX_KEY`)."""
+    from coderl.tasks.loaders.humaneval import humaneval_builder
+    from coderl.tasks.loaders.mbpp import mbpp_builder
+    from coderl.tasks.loaders.stdio import stdio_builder
+    from coderl.tasks.loaders.task_rows import task_builder
+
+    makers = {"humaneval": humaneval_builder, "mbpp": mbpp_builder, "stdio": stdio_builder, "coderl": task_builder}
+    builders: dict[str, Callable[[int, dict[str, Any]], Task]] = {}
+
+    def one(n: int, row: dict[str, Any]) -> Task:
+        name = row.pop(LAYOUT_KEY, layout)
+        if name not in builders:
+            builders[name] = makers[name](rows)
+        prefix = row.pop(PREFIX_KEY, "")
+        task = builders[name](n, row)
+        return dataclasses.replace(task, prompt=prefix + task.prompt) if prefix else task
+
+    return one
+
+
+def _exported(rows: Rows, load_tasks: Callable) -> list[Task]:
+    """coderl's own verl rows (`verl_rows`): each names its task by id in the task spec it carries, which
+    must load here."""
+    tables: dict[str, dict[str, Task]] = {}
+    ids = TaskIds(rows)
+
+    def one(n: int, row: dict[str, Any]) -> Task:
+        where = rows.where(n)
+        task_id, spec = exported_row(row, where)
+        if spec not in tables:
+            tables[spec] = {t.task_id: t for t in load_tasks(spec).tasks}
+        if task_id not in tables[spec]:
+            raise TaskFormatError(f"{where}: task {task_id!r} is not in {spec!r} here")
+        ids.take(task_id, n, "task")
+        return tables[spec][task_id]
+
+    return rows.collect(one)
+
+
+def exported_row(row: dict[str, Any], where: str) -> tuple[str, str]:
+    """(task id, task spec) of one of coderl's verl rows."""
+    reward = row.get("reward_model")
+    task_id = reward.get("ground_truth") if isinstance(reward, dict) else None
+    extra = row.get("extra_info")
+    spec = extra.get("tasks") if isinstance(extra, dict) else None
+    if not isinstance(task_id, str) or not isinstance(spec, str):
+        raise TaskFormatError(f"{where}: expected coderl's verl row (reward_model.ground_truth = a task id, "
+                              "extra_info.tasks = its task spec: coderl.integrations.verl.verl_rows)")
+    return task_id, spec
+
+
+def exported_specs(path: str, options: dict[str, str], spec: str) -> list[str]:
+    """The task specs the `verl` preset's rows of `hf:PATH` name (their files are hidden from programs too)."""
+    dataset, _ = _open(path, options, spec)
+    specs: dict[str, None] = {}
+    for row in _rows(dataset):
+        extra = row.get("extra_info")
+        if isinstance(extra, dict) and isinstance(extra.get("tasks"), str):
+            specs[extra["tasks"]] = None
+    return list(specs)
+
+
+def _stem(path: str) -> str:
+    """`data/train.parquet` -> `train`; `a.test.jsonl.gz` -> `a.test`; a folder or a cached name: its last part."""
+    name = os.path.basename(os.path.normpath(path))
+    for suffix in (".gz", *_STREAMED):
+        name = name.removesuffix(suffix)
+    return name or "hf"
+
+
+def _rename(row: dict[str, Any], renames: dict[str, str]) -> dict[str, Any]:
+    """The row with each mapped column under its layout field (a column already named so gives way)."""
+    if not renames:
+        return row
+    out = {k: v for k, v in row.items() if k not in renames}
+    out.update({field: row.get(column) for column, field in renames.items()})  # absent: the layout names it
+    return out
+
+
+def _chain(first: dict, rows: Iterator[dict], label: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    yield 0, first
+    n = 0
+    while True:
+        try:
+            row = next(rows)
+        except StopIteration:
+            return
+        except Exception as exc:  # noqa: BLE001 -- rows are read in batches: the bad one is at or after this
+            raise TaskFormatError(f"{label}: cannot read the rows after row {n} ({_reason(exc)})") from None
+        n += 1
+        yield n, row
+
+
+def _layout_of(row: dict[str, Any], label: str) -> str:
+    from coderl.tasks.loaders.task_rows import is_task_row
+
+    keys = row.keys()
+    if is_task_row(keys):
+        return "coderl"
+    if {"entry_point", "test", "prompt"} <= keys:
+        return "humaneval"
+    if "test_list" in keys:
+        return "mbpp"
+    if "responses_create_params" in keys or "input_output" in keys:
+        return "stdio"
+    if {"question", "answer"} <= keys:
+        return "gsm8k"
+    raise TaskFormatError(f"{label}: cannot tell the layout from columns {', '.join(sorted(keys)) or '(none)'}; "
+                          f"give preset= ({', '.join(PRESETS)}) and columns= for the ones named otherwise")
+
+
+def _rows(dataset, batch: int = 1024) -> Iterator[dict[str, Any]]:
+    """The rows as dicts, read a batch of columns at a time (much faster than the datasets' row iterator)."""
+    for columns in dataset.iter(batch_size=batch):
+        names = list(columns)
+        for values in zip(*(columns[name] for name in names)):
+            yield dict(zip(names, values))
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+@contextlib.contextmanager
+def _offline():
+    """Nothing is downloaded while a dataset is opened: the datasets library (and the hub client under it)
+    read only local files.  The process's own settings are restored after (a model may still be fetched)."""
+    import datasets.config as config
+
+    keys = ("HF_DATASETS_OFFLINE", "HF_HUB_OFFLINE")
+    with offline_flags(keys, config, keys):
+        yield
+
+
+def _datasets():
+    try:
+        import datasets
+    except ImportError:
+        raise TaskFormatError("hf: task specs need the datasets library: pip install 'coderl[data]' "
+                              "(or pip install datasets)") from None
+    datasets.disable_progress_bars()
+    datasets.logging.set_verbosity_error()
+    return datasets
+
+
+def _open(path: str, options: dict[str, str], spec: str):
+    """(the dataset's one split, to iterate; the label messages give it)."""
+    datasets = _datasets()
+    split = options.get("split")
+    label = f"hf:{path}" + (f" ({split})" if split else "")
+    if "name" in options and os.path.exists(path):
+        raise TaskFormatError(f"task spec {spec!r}: name= chooses a cached dataset's configuration; {path} is a "
+                              "folder or file here")
+    try:
+        with _offline():
+            data = _load(datasets, path, options, spec)
+    except TaskFormatError:
+        raise
+    except Exception as exc:  # noqa: BLE001 -- every library failure is one line naming what was looked for
+        if not os.path.exists(path):
+            cache = datasets.config.HF_DATASETS_CACHE
+            raise TaskFormatError(f"task spec {spec!r}: {path!r} is no folder or file here, and no dataset of that "
+                                  f"name{' and configuration' if 'name' in options else ''} is in the local Hugging "
+                                  f"Face cache ({cache}; offline: nothing is downloaded): {_reason(exc)}") from None
+        raise TaskFormatError(f"task spec {spec!r}: cannot read {path} with the datasets library "
+                              f"({_reason(exc)})") from None
+    return _one_split(data, split, spec), label
+
+
+def _load(datasets, path: str, options: dict[str, str], spec: str):
+    """The dataset (or its splits) at `path`: a save_to_disk folder, data files (streamed), or a cached name."""
+    if os.path.isdir(path) and _saved_to_disk(path):
+        return datasets.load_from_disk(path)
+    if os.path.isfile(path):
+        builder = _STREAMED.get(_suffix(path))
+        if builder is None:
+            raise TaskFormatError(f"task spec {spec!r}: {path}: expected a parquet, arrow, JSON, JSONL or CSV "
+                                  "file, or a save_to_disk folder")
+        return datasets.load_dataset(builder, data_files=path, streaming=True)
+    if os.path.isdir(path):
+        return datasets.load_dataset(path, streaming=True)
+    return datasets.load_dataset(path, **({"name": options["name"]} if "name" in options else {}))
+
+
+def _one_split(data, split: str | None, spec: str):
+    if not hasattr(data, "keys"):  # one split already
+        return data
+    names = list(data.keys())
+    if split is None:
+        if len(names) == 1:
+            return data[names[0]]
+        raise TaskFormatError(f"task spec {spec!r}: the dataset has splits {', '.join(names)}; choose one with "
+                              f":split=NAME")
+    if split not in names:
+        raise TaskFormatError(f"task spec {spec!r}: split {split!r}: the dataset has {', '.join(names)}")
+    return data[split]
+
+
+def _saved_to_disk(path: str) -> bool:
+    return any(os.path.exists(os.path.join(path, name)) for name in ("dataset_dict.json", "state.json"))
+
+
+def _suffix(path: str) -> str:
+    name = os.path.basename(path).lower()
+    for suffix in _STREAMED:
+        if name.endswith(suffix) or name.endswith(suffix + ".gz"):
+            return suffix
+    return ""
+
+
+def hidden_paths(path: str) -> list[str]:
+    """What a program must not read for `hf:PATH`: the folder or file, or for a cached dataset the
+    datasets and hub caches (the tests are in there)."""
+    if os.path.exists(path):
+        return [os.path.abspath(path)]
+    out = []
+    try:
+        import datasets.config as config
+
+        out.append(str(config.HF_DATASETS_CACHE))
+    except ImportError:
+        pass
+    try:
+        from huggingface_hub import constants
+
+        out.append(str(constants.HF_HUB_CACHE))
+    except ImportError:
+        pass
+    return [p for p in out if os.path.exists(p)]

@@ -1,0 +1,192 @@
+"""Standard-input/standard-output problems -> `Task(kind="stdio")`, two layouts detected per row.
+
+Nemotron-RL competitive coding (seed 002):
+    responses_create_params.input[0].content   the problem text (the prompt)
+    verifier_metadata.unit_tests.inputs/outputs equal-length lists of strings
+    hash_id | id | task_id                      the task id (else "<file stem>/<line>")
+APPS / TACO:
+    question                                    the problem text
+    input_output                                a JSON string (or object) with `inputs`, `outputs`
+    problem_id                                  the task id
+    solutions                                   a JSON string list; the first is the reference
+    hidden_input_output                         optional, as input_output: tests kept out of multi-turn
+                                                feedback (a dataset's private tests: docs/data.md)
+
+A row's optional `language` names the program's language (default python; another needs its runner:
+`coderl.languages.runner`, a YAML runner file for a language coderl does not know).
+
+Each input/output pair is one `TestCase(check=STDOUT, source=stdin, expected=stdout)`.  Inputs or
+outputs given as lists of lines are joined with "\\n".  Call-based APPS/TACO rows (`fn_name`) are
+rejected with one line, as is a row with no tests or with different numbers of inputs and outputs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from typing import Any
+
+from coderl.sandbox.types import CheckKind, TestCase
+from coderl.tasks.loaders.jsonl import Rows, TaskIds, jsonl_rows, require
+from coderl.tasks.types import Task, TaskFormatError
+
+_ID_FIELDS = ("hash_id", "id", "task_id", "problem_id")
+
+
+def _text(value: Any, where: str, label: str) -> str:
+    """A test's stdin/stdout: a string, or a list of line strings joined with newlines."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return "\n".join(value)
+    raise TaskFormatError(
+        f"{where}: field '{label}' is not a string (expected a string or a list of strings)"
+    )
+
+
+def _pairs(io: dict[str, Any], where: str, prefix: str) -> list[tuple[str, str]]:
+    inputs = require(io, "inputs", list, where, label=f"{prefix}.inputs")
+    outputs = require(io, "outputs", list, where, label=f"{prefix}.outputs")
+    if len(inputs) != len(outputs):
+        raise TaskFormatError(
+            f"{where}: fields '{prefix}.inputs' and '{prefix}.outputs' differ in length "
+            f"({len(inputs)} inputs, {len(outputs)} outputs)"
+        )
+    if not inputs:
+        raise TaskFormatError(f"{where}: field '{prefix}.inputs' is empty (expected at least one test)")
+    return [
+        (_text(i, where, f"{prefix}.inputs[{n}]"), _text(o, where, f"{prefix}.outputs[{n}]"))
+        for n, (i, o) in enumerate(zip(inputs, outputs))
+    ]
+
+
+def _nemotron(row: dict[str, Any], where: str) -> tuple[str, list[tuple[str, str]], list, str | None]:
+    params = require(row, "responses_create_params", dict, where)
+    messages = require(params, "input", list, where, label="responses_create_params.input")
+    if not messages:
+        raise TaskFormatError(
+            f"{where}: field 'responses_create_params.input' is empty (expected the problem)"
+        )
+    first = messages[0]
+    if not isinstance(first, dict):
+        raise TaskFormatError(f"{where}: field 'responses_create_params.input[0]' is not an object")
+    prompt = require(first, "content", str, where, label="responses_create_params.input[0].content")
+    meta = require(row, "verifier_metadata", dict, where)
+    unit_tests = require(meta, "unit_tests", dict, where, label="verifier_metadata.unit_tests")
+    return prompt, _pairs(unit_tests, where, "verifier_metadata.unit_tests"), [], None
+
+
+def _io_object(row: dict[str, Any], field: str, where: str) -> dict[str, Any]:
+    """`row[field]`: an object with inputs/outputs, or that as a JSON string."""
+    io = require(row, field, (str, dict), where)
+    if isinstance(io, str):
+        try:
+            io = json.loads(io)
+        except json.JSONDecodeError as e:
+            raise TaskFormatError(f"{where}: field '{field}' is not valid JSON ({e.msg})") from None
+        if not isinstance(io, dict):
+            raise TaskFormatError(f"{where}: field '{field}' is not a JSON object")
+    if "fn_name" in io:
+        raise TaskFormatError(
+            f"{where}: field '{field}.fn_name' present: call-based APPS/TACO problems are not "
+            "supported yet (filter them out, or convert them to HumanEval layout)"
+        )
+    return io
+
+
+def _apps(row: dict[str, Any], where: str) -> tuple[str, list[tuple[str, str]], list, str | None]:
+    prompt = require(row, "question", str, where)
+    io = _io_object(row, "input_output", where)
+    hidden = []
+    if row.get("hidden_input_output") is not None:
+        hidden = _pairs(_io_object(row, "hidden_input_output", where), where, "hidden_input_output")
+    solution = None
+    solutions = row.get("solutions")
+    if isinstance(solutions, str) and solutions.strip():
+        try:
+            solutions = json.loads(solutions)
+        except json.JSONDecodeError as e:
+            raise TaskFormatError(f"{where}: field 'solutions' is not valid JSON ({e.msg})") from None
+    if isinstance(solutions, list) and solutions:
+        if not isinstance(solutions[0], str):
+            raise TaskFormatError(f"{where}: field 'solutions[0]' is not a string (expected a string)")
+        solution = solutions[0]
+    elif solutions not in (None, "", []):
+        raise TaskFormatError(f"{where}: field 'solutions' is not a list (expected a JSON list of strings)")
+    return prompt, _pairs(io, where, "input_output"), hidden, solution
+
+
+def _check_language(language: str, where: str) -> None:
+    """A row's language must have a runner now, not at its first request (one line naming the row)."""
+    from coderl.languages import get_language, get_runner
+
+    try:
+        get_language(language)
+        get_runner(language)
+    except ValueError as exc:
+        raise TaskFormatError(f"{where}: field 'language': {exc}") from None
+
+
+def detect_stdio_layout(row: dict[str, Any]) -> str | None:
+    if "responses_create_params" in row:
+        return "nemotron"
+    if "input_output" in row:
+        return "apps"
+    return None
+
+
+def load_stdio(path: str | os.PathLike[str], float_tolerance: float | None = None) -> list[Task]:
+    """All tasks of a stdin/stdout JSONL(.gz) file (Nemotron-RL or APPS/TACO layout, by row)."""
+    return stdio_tasks(jsonl_rows(path), float_tolerance)
+
+
+def stdio_tasks(rows: Rows, float_tolerance: float | None = None) -> list[Task]:
+    """The tasks of stdin/stdout rows (a file's or a dataset's): `stdio_builder` over each."""
+    return rows.collect(stdio_builder(rows, float_tolerance))
+
+
+def stdio_builder(rows: Rows, float_tolerance: float | None = None) -> Callable[[int, dict], Task]:
+    """`(n, row) -> Task` for the stdin/stdout rows of one source (an id seen twice is refused); a row without
+    an id field is `STEM/N` (its line or row number)."""
+    if float_tolerance is not None and not float_tolerance > 0:
+        raise ValueError(f"float_tolerance={float_tolerance!r}: expected a positive number or None")
+    stem = rows.stem
+    ids = TaskIds(rows)
+
+    def one(lineno: int, row: dict) -> Task:
+        where = rows.where(lineno)
+        layout = detect_stdio_layout(row)
+        if layout is None:
+            raise TaskFormatError(
+                f"{where}: neither field 'responses_create_params' (Nemotron-RL) nor 'input_output' "
+                f"(APPS/TACO) present; fields: {', '.join(sorted(row)) or 'none'}"
+            )
+        prompt, pairs, hidden, solution = (_nemotron if layout == "nemotron" else _apps)(row, where)
+        task_id, id_field = f"{stem}/{lineno}", f"{rows.unit} number"
+        for field in _ID_FIELDS:
+            if row.get(field) is not None:
+                task_id, id_field = str(require(row, field, (str, int), where)), f"field '{field}'"
+                break
+        ids.check(task_id, lineno, id_field)
+        tests = tuple(
+            TestCase(id=str(i), source=stdin, check=CheckKind.STDOUT, expected=stdout, hidden=i >= len(pairs))
+            for i, (stdin, stdout) in enumerate(pairs + hidden)
+        )
+        language = require(row, "language", str, where) if row.get("language") is not None else "python"
+        if language != "python":
+            _check_language(language, where)
+        ids.take(task_id, lineno, id_field)  # only once the row is good: a skipped row takes no id
+        return Task(
+            task_id=task_id,
+            kind="stdio",
+            prompt=prompt,
+            tests=tests,
+            reference_solution=solution,
+            float_tolerance=float_tolerance,
+            source=where,
+            metadata={"format": "stdio", "layout": layout},
+            language=language,
+        )
+
+    return one

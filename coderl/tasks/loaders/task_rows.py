@@ -1,0 +1,220 @@
+"""coderl's own task layout: any `Task` as one row, and back, exactly (issue 41).
+
+`coderl tasks export --format jsonl|parquet` writes it; a JSONL file or an `hf:` dataset in it loads by
+itself (its columns `task_id`, `kind` and `tests` tell the layout).  It is the one layout that keeps
+everything a task is, whatever its source: a generated synthetic or math set, a Verilog problem, a task
+in another language, a dataset read through a preset.  The exported file is then a self-contained copy of
+the tasks, which the command that reads it need not be able to rebuild.
+
+A row:
+
+    task_id, kind, language, prompt, entry_point, test_preamble, reference_solution, float_tolerance,
+    tests:    [{id, source, check, expected, setup, hidden, argv}, ...]
+    metadata: {...}
+
+`tests` and `metadata` are JSON values in a JSONL file, or JSON text (a parquet column of strings, so
+that rows with values of different types share one schema); both read back.  A value JSON cannot hold
+(a tuple, a set, bytes, a complex number, an infinite float, a dict with keys that are not strings)
+is written as a one-key object tagged `$tuple`, `$set`, `$bytes`, `$complex`, `$float` or `$dict`, so
+that a test's expected value compares as it did before the export.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import math
+import os
+from collections.abc import Callable
+from typing import Any
+
+from coderl.sandbox.types import MODE_CHECKS, CheckKind, TestCase, misfit
+from coderl.tasks.loaders.jsonl import Rows, TaskIds, jsonl_rows, require
+from coderl.tasks.types import Task, TaskFormatError
+
+COLUMNS = ("task_id", "kind", "language", "prompt", "entry_point", "test_preamble", "reference_solution",
+           "float_tolerance", "tests", "metadata")
+_TAGS = ("$tuple", "$set", "$frozenset", "$bytes", "$complex", "$float", "$dict")
+
+
+def is_task_row(keys) -> bool:
+    """Whether a row's columns are this layout's."""
+    return {"task_id", "kind", "tests"} <= set(keys)
+
+
+def encode(value: Any) -> Any:
+    """A Python value as JSON data, tagged where JSON would change it (module docstring)."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else {"$float": repr(value)}
+    if isinstance(value, list):
+        return [encode(v) for v in value]
+    if isinstance(value, tuple):
+        return {"$tuple": [encode(v) for v in value]}
+    if isinstance(value, (set, frozenset)):
+        tag = "$set" if isinstance(value, set) else "$frozenset"
+        return {tag: sorted((encode(v) for v in value), key=lambda v: json.dumps(v, sort_keys=True))}
+    if isinstance(value, bytes):
+        return {"$bytes": base64.b64encode(value).decode("ascii")}
+    if isinstance(value, complex):
+        return {"$complex": [encode(value.real), encode(value.imag)]}
+    if isinstance(value, dict):
+        if all(isinstance(k, str) for k in value) and not (len(value) == 1 and next(iter(value)) in _TAGS):
+            return {k: encode(v) for k, v in value.items()}
+        return {"$dict": [[encode(k), encode(v)] for k, v in value.items()]}
+    raise TypeError(f"a value of type {type(value).__name__} cannot be written ({value!r:.60})")
+
+
+def decode(data: Any) -> Any:
+    """`encode`'s inverse; a malformed tag raises ValueError."""
+    if isinstance(data, list):
+        return [decode(v) for v in data]
+    if not isinstance(data, dict):
+        return data
+    if len(data) == 1 and next(iter(data)) in _TAGS:
+        tag, body = next(iter(data.items()))
+        if tag == "$float":
+            if body not in ("inf", "-inf", "nan"):
+                raise ValueError(f"$float {body!r}: expected inf, -inf or nan")
+            return float(body)
+        if tag == "$bytes":
+            if not isinstance(body, str):
+                raise ValueError("$bytes: expected base64 text")
+            try:
+                return base64.b64decode(body, validate=True)
+            except binascii.Error as e:
+                raise ValueError(f"$bytes: {e}") from None
+        if not isinstance(body, list):
+            raise ValueError(f"{tag}: expected a list")
+        items = [decode(v) for v in body]
+        if tag == "$tuple":
+            return tuple(items)
+        if tag in ("$set", "$frozenset"):
+            try:
+                return set(items) if tag == "$set" else frozenset(items)
+            except TypeError as e:
+                raise ValueError(f"{tag}: {e}") from None
+        if tag == "$complex":
+            if len(items) != 2 or not all(isinstance(v, (int, float)) for v in items):
+                raise ValueError("$complex: expected [real, imaginary]")
+            return complex(*items)
+        if not all(isinstance(pair, list) and len(pair) == 2 for pair in body):  # $dict
+            raise ValueError("$dict: expected a list of [key, value] pairs")
+        try:
+            return {decode(k): decode(v) for k, v in body}
+        except TypeError as e:
+            raise ValueError(f"$dict: {e}") from None
+    return {k: decode(v) for k, v in data.items()}
+
+
+def task_row(task: Task, *, text: bool = False) -> dict[str, Any]:
+    """One task as a row of this layout; `text`: `tests` and `metadata` as JSON text (for parquet)."""
+    tests = [{"id": t.id, "source": t.source, "check": t.check.value, "expected": encode(t.expected),
+              "setup": t.setup, "hidden": t.hidden, "argv": list(t.argv)} for t in task.tests]
+    metadata = encode(dict(task.metadata))
+    row = {"task_id": task.task_id, "kind": task.kind, "language": task.language, "prompt": task.prompt,
+           "entry_point": task.entry_point, "test_preamble": task.test_preamble,
+           "reference_solution": task.reference_solution, "float_tolerance": task.float_tolerance,
+           "tests": tests, "metadata": metadata}
+    if text:
+        row["tests"], row["metadata"] = json.dumps(tests, ensure_ascii=False), json.dumps(metadata,
+                                                                                          ensure_ascii=False)
+    return row
+
+
+def _json_field(row: dict[str, Any], field: str, expected: type, where: str) -> Any:
+    """A field held as JSON data, or as JSON text (parquet); decoded."""
+    value = row.get(field)
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except (json.JSONDecodeError, RecursionError) as e:
+            reason = e.msg if isinstance(e, json.JSONDecodeError) else "nested too deeply"
+            raise TaskFormatError(f"{where}: field '{field}' is not valid JSON text ({reason})") from None
+    value = require({field: value}, field, expected, where)
+    try:
+        return decode(value)
+    except (ValueError, RecursionError) as e:
+        raise TaskFormatError(f"{where}: field '{field}': {e}") from None
+
+
+def _optional(row: dict[str, Any], field: str, expected, where: str, default: Any = None) -> Any:
+    return default if row.get(field) is None else require(row, field, expected, where)
+
+
+def _test(item: Any, i: int, where: str) -> TestCase:
+    label = f"tests[{i}]"
+    if not isinstance(item, dict):
+        raise TaskFormatError(f"{where}: field '{label}' is not an object (expected a test)")
+    check = require(item, "check", str, where, label=f"{label}.check")
+    try:
+        kind = CheckKind(check)
+    except ValueError:
+        raise TaskFormatError(f"{where}: field '{label}.check' is {check!r} (expected one of "
+                              f"{', '.join(k.value for k in CheckKind)})") from None
+    argv = item.get("argv") or []
+    if not isinstance(argv, list) or not all(isinstance(a, str) for a in argv):
+        raise TaskFormatError(f"{where}: field '{label}.argv' is not a list of strings")
+    return TestCase(id=str(require(item, "id", (str, int), where, label=f"{label}.id")),
+                    source=require(item, "source", str, where, label=f"{label}.source"), check=kind,
+                    expected=item.get("expected"), setup=_optional(item, "setup", str, where, "") or "",
+                    hidden=bool(_optional(item, "hidden", bool, where, False)), argv=tuple(argv))
+
+
+def task_builder(rows: Rows) -> Callable[[int, dict[str, Any]], Task]:
+    """`(n, row) -> Task` for the rows of one source (duplicate ids are refused across them)."""
+    from coderl.languages import get_language
+    from coderl.tasks.kinds import get_kind
+
+    ids = TaskIds(rows)
+
+    def one(n: int, row: dict[str, Any]) -> Task:
+        where = rows.where(n)
+        task_id = require(row, "task_id", str, where)
+        kind = require(row, "kind", str, where)
+        language = _optional(row, "language", str, where, "python")
+        try:
+            get_kind(kind)
+            get_language(language)
+        except ValueError as e:
+            raise TaskFormatError(f"{where}: {e}") from None
+        tests = tuple(_test(item, i, where) for i, item in enumerate(_json_field(row, "tests", list, where)))
+        if not tests:
+            raise TaskFormatError(f"{where}: field 'tests' is empty (expected at least one test)")
+        if kind == "function" and row.get("entry_point") is None:
+            raise TaskFormatError(f"{where}: field 'entry_point' missing (expected a string: a function task names "
+                                  "what its tests call)")
+        tolerance = _optional(row, "float_tolerance", (int, float), where)
+        task = Task(task_id=task_id, kind=kind, prompt=require(row, "prompt", str, where), tests=tests,
+                    entry_point=_optional(row, "entry_point", str, where),
+                    test_preamble=_optional(row, "test_preamble", str, where, ""),
+                    reference_solution=_optional(row, "reference_solution", str, where),
+                    float_tolerance=None if tolerance is None else float(tolerance), source=where,
+                    metadata=_json_field(row, "metadata", dict, where) if row.get("metadata") is not None else {},
+                    language=language)
+        try:  # a task that cannot build its request (a field its kind needs is missing) fails here, not in a run
+            request = task.build_request(task.reference_solution or "")
+        except (KeyError, TypeError, ValueError, SyntaxError) as e:
+            raise TaskFormatError(f"{where}: not a runnable {kind} task ({type(e).__name__}: {e})") from None
+        bad = misfit(request)
+        if bad is not None:  # e.g. assert tests on a stdin/stdout task: nothing could judge them
+            i = next((j for j, t in enumerate(tests) if t.id == bad[1].id), bad[0])
+            fits = ", ".join(sorted(c.value for c in MODE_CHECKS[request.mode.value]))
+            raise TaskFormatError(f"{where}: field 'tests[{i}].check' is {bad[1].check.value!r}, which a {kind} task "
+                                  f"cannot judge (expected one of {fits})")
+        ids.take(task_id, n)
+        return task
+
+    return one
+
+
+def row_tasks(rows: Rows) -> list[Task]:
+    """The tasks of rows in this layout (a file's or a dataset's)."""
+    return rows.collect(task_builder(rows))
+
+
+def load_task_rows(path: str | os.PathLike[str]) -> list[Task]:
+    """All tasks of a JSONL(.gz) file in this layout."""
+    return row_tasks(jsonl_rows(path))

@@ -1,0 +1,204 @@
+"""One round of rollouts for the RL loops: generate for some of a step's prompts (overlapped with the
+sandbox), score every completion, and update the curriculum's running pass rates.
+
+Under several ranks (`train/distributed.py`) each rank generates and scores a contiguous slice of the
+prompts, cut at generation chunks and seeded as the one-process run seeds those chunks; the slices
+are gathered, so every rank returns the same `ScoredRollouts` for the whole round.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import torch
+
+from coderl.algorithms.sampling import zero_variance_fraction
+from coderl.base.config import ConfigError
+from coderl.rewards import RewardConfig, score
+from coderl.rollout.batching import concat_batches, select_rows
+from coderl.rollout.collect import Generation
+from coderl.rollout.repair import collect_episodes
+from coderl.rollout.types import RolloutBatch
+from coderl.tasks.types import Task
+from coderl.train.config import TrainConfig
+from coderl.train.distributed import Ranks
+from coderl.train.policy import Policy
+from coderl.train.rl.episodes import score_turns
+from coderl.train.sources.curriculum import Curriculum
+from coderl.train.sources.refill import cat_turns, refill
+
+if TYPE_CHECKING:
+    from coderl.rollout.vllm_engine import VLLMEngine
+    from coderl.sandbox.client import Sandbox
+
+
+@dataclass
+class ScoredRollouts:
+    batch: RolloutBatch
+    rewards: torch.Tensor  # [N] float32, one scalar reward per completion
+    metrics: dict  # reward/*, sandbox/*, rollout/* of the step
+    gen_seconds: float  # time spent in generate (the rest of the rollout time waits on the sandbox)
+    turn_rewards: torch.Tensor | None = None  # [N, K] repair episodes (--turns): each turn's reward; else None
+    ages: torch.Tensor | None = None  # [N] long, asynchronous rollouts: updates since the sampling weights; else None
+
+
+@dataclass(frozen=True)
+class RolloutContext:
+    """What a step's rollouts read: settings, tasks, the policy that samples, the sandbox that scores; every
+    field set when it is built (the trainer's session builds it with the open sandbox, `EngineSource` with its
+    engine)."""
+
+    cfg: TrainConfig  # sampling, rewards, repair, curriculum settings
+    log: Callable[[str], None]
+    tasks: list[Task]  # the training tasks (tests cut, repair split applied)
+    policy: Policy  # .model samples, .tokenizer renders
+    rewards_cfg: RewardConfig
+    reward_override: Callable | None  # (results, samples, tasks) -> rewards: tests inject one
+    curriculum: Curriculum  # running pass rates per task and composition; this source's own (`curriculum.py`)
+    sandbox: Sandbox | None = None  # the open sandbox that scores (None: a trainer whose worker scores)
+    engine: VLLMEngine | None = None  # a generation engine of its own that samples instead of policy.model
+
+
+@dataclass
+class _Slice:
+    """One rank's part of a round, before gathering."""
+
+    start: int  # position of its first prompt in the round: its group ids are shifted by this
+    batch: RolloutBatch | None  # None: no prompt, or every prompt too long
+    rewards: list  # [n] total reward per row
+    passed: list  # [n] bool per row
+    metrics: dict  # means over its rows (reward/*, sandbox/*, repair/*)
+    skipped: list  # task ids of prompts longer than the limit
+    gen_seconds: float
+    turn_rewards: torch.Tensor | None = None  # [n, K]
+
+
+def _data_order(num_tasks: int, seed: int, epoch: int) -> list[int]:
+    order = list(range(num_tasks))
+    random.Random(f"{seed}:{epoch}").shuffle(order)
+    return order
+
+
+def prompts_for_step(num_tasks: int, count: int, seed: int, step: int) -> list[int]:
+    """Task indices of a step (`count` prompts): a seeded shuffle per pass over the tasks (data position = step)."""
+    out = []
+    start = step * count
+    for pos in range(start, start + count):
+        epoch, offset = divmod(pos, num_tasks)
+        out.append(_data_order(num_tasks, seed, epoch)[offset])
+    return out
+
+
+def step_rollouts(ctx: RolloutContext, step: int, ranks: Ranks | None = None) -> ScoredRollouts:
+    """A step's rollouts: its prompts (the curriculum's draw, or the seeded pass), one scored round, and
+    with `dynamic_sampling` the refill (`train/sources/refill.py`).  `ctx`: the `RolloutContext` (above), in the
+    trainer or in the asynchronous generation worker; `ranks`: the processes that share each round (None: this
+    one alone)."""
+    cfg, ranks = ctx.cfg, ranks or Ranks()
+    if cfg.sampling.curriculum_floor is not None:
+        rng = random.Random(f"{cfg.seed}:curriculum:{step}")
+        indices = ctx.curriculum.draw(cfg.prompts_per_step, cfg.sampling.curriculum_floor, rng)
+    else:
+        indices = prompts_for_step(len(ctx.tasks), cfg.prompts_per_step, cfg.seed, step)
+    first = scored_round(ctx, step, indices, 0, ranks)
+    if not cfg.sampling.dynamic_sampling:
+        return first
+    return refill(ctx, step, first, lambda draw, round_: scored_round(ctx, step, draw, round_, ranks))
+
+
+def generation(cfg, step: int, round_: int) -> Generation:
+    return Generation(format=cfg.format, samples_per_prompt=cfg.samples_per_prompt, max_new_tokens=cfg.max_new_tokens,
+                      temperature=cfg.temperature, seed=cfg.seed * 1_000_003 + step * 1009 + round_ * 7919,
+                      batch_size=cfg.generation_batch_size, min_new_tokens=cfg.min_new_tokens,
+                      stop=[] if (cfg.min_new_tokens or 0) >= cfg.max_new_tokens else None)
+
+
+def generation_chunk(cfg) -> int:
+    """Prompts per `collect` chunk, each seeded by its position: batch_size // samples_per_prompt.  With a
+    device-filling batch size (None) chunks depend on the slice, so slices are cut per prompt."""
+    return max(1, (cfg.generation_batch_size or 1) // cfg.samples_per_prompt)
+
+
+def scored_round(ctx, step: int, indices: list[int], round_: int, ranks: Ranks):
+    """Generate for and score the tasks at `indices`: each of `ranks` its slice, cut where the one-process
+    run's generation chunks start (so each chunk, and its seed, is the one-process run's), and every rank
+    gets the whole round back."""
+    cfg = ctx.cfg
+    gen = generation(cfg, step, round_)
+    start, end = ranks.shard(len(indices), generation_chunk(cfg))
+    # collect seeds a chunk by its first prompt's position, collect_repair by its first row's
+    offset = start * (gen.samples_per_prompt if cfg.repair.on else 1)
+    gen = dataclasses.replace(gen, seed=gen.seed + offset)
+    with ranks.generating(ctx.policy):  # sharded weights (FSDP): the ranks generate in lockstep
+        part = _slice(ctx, step, [ctx.tasks[i] for i in indices[start:end]], start, gen)
+    parts = ranks.gather(part)
+    max_prompt = cfg.max_total_sequence_length - cfg.max_new_tokens
+    skipped = [t for p in parts for t in p.skipped]
+    if all(p.batch is None for p in parts):
+        raise ConfigError(f"step {step + 1}: every prompt is longer than --max-total-sequence-length "
+                          f"{cfg.max_total_sequence_length} minus --max-new-tokens {cfg.max_new_tokens}"
+                          + (" or has no hidden test (--turns)" if cfg.repair.on else ""))
+    if skipped:
+        ctx.log(f"step {step + 1}: skipped prompts longer than {max_prompt} tokens: {', '.join(skipped)}")
+    scored, passed = _merge(parts)
+    batch, rewards = scored.batch, scored.rewards
+    scored.metrics.update({"reward/total": float(rewards.mean()), "rollout/gen_tokens": float(batch.mask.sum(1).mean()),
+                           "rollout/skipped_prompts": float(len(skipped)),
+                           "rollout/truncated": sum(s.truncated for s in batch.samples) / len(batch.samples),
+                           "rollout/zero_variance_groups": zero_variance_fraction(rewards, batch.group_ids)})
+    for group, index in enumerate(indices):  # the curriculum's running pass rates
+        outcomes = [ok for s, ok in zip(batch.samples, passed) if s.group == group]
+        if outcomes:
+            ctx.curriculum.record(index, sum(outcomes) / len(outcomes))
+    if cfg.sampling.curriculum_floor is not None:
+        scored.metrics.update(ctx.curriculum.metrics())
+    return scored
+
+
+def _slice(ctx, step: int, step_tasks: list, start: int, gen: Generation) -> _Slice:
+    """Generate for and score this rank's prompts; group ids are local (0 = its first prompt)."""
+    cfg = ctx.cfg
+    if not step_tasks:
+        return _Slice(start, None, [], [], {}, [], 0.0)
+    max_prompt = cfg.max_total_sequence_length - cfg.max_new_tokens
+    got = collect_episodes(ctx.engine or ctx.policy.model, ctx.policy.tokenizer, step_tasks, ctx.sandbox, gen,
+                           cfg.sandbox.limits(), cfg.repair, max_prompt_tokens=max_prompt,
+                           max_sequence_tokens=cfg.max_total_sequence_length)
+    if got.batch is None:
+        return _Slice(start, None, [], [], {}, got.skipped, got.gen_seconds)
+    batch = got.batch
+    turn_rewards, repair_metrics = None, {}
+    if cfg.repair.on:
+        turn_rewards, rb, repair_metrics = score_turns(ctx.rewards_cfg, got, step_tasks, ctx.reward_override,
+                                                          cfg.repair.turns)
+        totals = turn_rewards[torch.arange(len(batch)), [len(e.turns) - 1 for e in got.episodes]].tolist()
+    else:
+        group_tasks = [step_tasks[s.group] for s in batch.samples]
+        rb = score(ctx.rewards_cfg, got.results, batch.samples, group_tasks)
+        totals = (ctx.reward_override(got.results, batch.samples, group_tasks)
+                  if ctx.reward_override is not None else rb.total)
+    return _Slice(start, batch, [float(t) for t in totals], [r.passed for r in got.results],
+                  {**rb.metrics(), **repair_metrics}, got.skipped, got.gen_seconds, turn_rewards)
+
+
+def _merge(parts: list[_Slice]) -> tuple[ScoredRollouts, list]:
+    """The whole round from the ranks' slices: rows in prompt order, group ids made global, metrics
+    weighted by rows (one slice: its own, untouched); gen_seconds is the slowest rank's."""
+    full = [p for p in parts if p.batch is not None]
+    if len(full) == 1 and full[0].start == 0:
+        p = full[0]
+        return ScoredRollouts(p.batch, torch.tensor(p.rewards, dtype=torch.float32), dict(p.metrics),
+                              max(q.gen_seconds for q in parts), p.turn_rewards), p.passed
+    batch = concat_batches([select_rows(p.batch, list(range(len(p.batch))), p.start) for p in full])
+    rows = [len(p.batch) for p in full]
+    keys = list(dict.fromkeys(k for p in full for k in p.metrics))
+    metrics = {k: sum(p.metrics.get(k, 0.0) * n for p, n in zip(full, rows)) / sum(rows) for k in keys}
+    turns = [p.turn_rewards for p in full if p.turn_rewards is not None]
+    turn_rewards = cat_turns(turns) if turns else None
+    rewards = torch.tensor([r for p in full for r in p.rewards], dtype=torch.float32)
+    return (ScoredRollouts(batch, rewards, metrics, max(p.gen_seconds for p in parts), turn_rewards),
+            [ok for p in full for ok in p.passed])
