@@ -6,7 +6,7 @@ sampling in place of the trained model.
     correction(rolled):  every row is off-policy: mu = the engine's log-probs, pi_prox = the trainer's
     publish(version):    the adapter after the update is saved and served (a new LoRARequest), or the whole
                          weights are saved and the engine reloads them in place: --finetune full, and LoRA
-                         merged into the base (`engine_sync`, merged by default on CPU: `sync_mode`)
+                         merged into the base (on CPU: `sync_mode`)
 
 The engine's weights are the trainer's (the same adapter file), but its kernels are not: its log-probs of a
 token differ from the trainer's by a little (about 1e-5 in float32, more in bfloat16), and by more where a
@@ -33,15 +33,13 @@ ADAPTERS = "engine-adapters"  # under the run directory: the adapter the engine 
 WEIGHTS = "engine-weights"  # full fine-tuning: the whole model the engine last reloaded (the newest only)
 
 
-def sync_mode(cfg, policy) -> str:
+def sync_mode(policy) -> str:
     """How the engine gets the policy after an update: "full" (every weight trains: the whole model, reloaded
     in place), "merged" (the LoRA adapter merged into the base weights, reloaded in place) or "adapter" (served
-    as a new LoRARequest).  `engine_sync: auto` merges when the trainer runs on CPU, where vLLM's LoRA path
-    decodes 2.5x slower than the base weights (docs/engines.md), and serves the adapter on a GPU."""
+    as a new LoRARequest).  It merges when the trainer runs on CPU, where vLLM's LoRA path decodes 2.5x slower
+    than the base weights (docs/engines.md), and serves the adapter on a GPU."""
     if policy.full:
         return "full"
-    if cfg.engine_sync != "auto":
-        return cfg.engine_sync
     return "adapter" if next(policy.model.parameters()).device.type == "cuda" else "merged"
 
 
@@ -52,7 +50,7 @@ def start_engine(cfg, policy, log, threads: int | None = None):
 
     return engine_for(policy.model, policy.path, cfg.model, dtype=cfg.dtype, seed=cfg.seed,
                       max_model_len=cfg.max_total_sequence_length, threads=threads, log=log,
-                      log_file=os.path.join(cfg.out, ENGINE_LOG), lora=sync_mode(cfg, policy) == "adapter")
+                      log_file=os.path.join(cfg.out, ENGINE_LOG), lora=sync_mode(policy) == "adapter")
 
 
 def _newest_only(folder: str, version: int) -> None:
@@ -98,7 +96,7 @@ def serve_weights(engine, policy, out: str, version: int) -> str:
 def serve_policy(engine, cfg, policy, version: int) -> str:
     """Have the engine sample with the policy's weights after `version` steps, as `sync_mode` says: its adapter,
     or its whole weights (full fine-tuning, or the adapter merged)."""
-    serve = serve_adapter if sync_mode(cfg, policy) == "adapter" else serve_weights
+    serve = serve_adapter if sync_mode(policy) == "adapter" else serve_weights
     return serve(engine, policy, cfg.out, version)
 
 
