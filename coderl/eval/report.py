@@ -12,11 +12,10 @@ Reads what the stages wrote -- each evaluation's `summary.json` and `samples.jso
                          from the two samples.jsonl files, which it cites), again without the tasks a
                          training reference solves (OUT/overlap.json, all stages) where there are such;
                          with more than one set, every Δ pass@1 side by side; the figures; stage timings
-    report.html          the same tables and figures in one self-contained page (PNGs inlined; no JS)
     report.json          every number above with the file it came from
     pass1_vs_length.png  pass@1 against average length (`coderl.eval.compare.plot`)
     curves-<run>.png     per RL run: reward, pass rate (and held-out pass@1 if logged) and length per step
-    (in report.md/html)  per RL run: the checkpoint its selection kept (best/best.json), and a few of the
+    (in report.md)       per RL run: the checkpoint its selection kept (best/best.json), and a few of the
                          highest-reward completions of its last evaluation step (top_samples/), to read what
                          the reward paid for
 
@@ -35,7 +34,7 @@ from dataclasses import dataclass
 
 from coderl.base.config import ConfigError
 from coderl.eval.compare import RESAMPLES, load_summary, paired, passed, plot, task_samples
-from coderl.eval.render import render_html, render_markdown
+from coderl.eval.render import render_markdown
 
 MAIN = "eval"  # the name of the `eval:` section's set
 
@@ -287,8 +286,6 @@ def build_report(out: str, *, log=print) -> str:
     md = render_markdown(data)
     with open(os.path.join(report_dir, "report.md"), "w", encoding="utf-8") as f:
         f.write(md)
-    with open(os.path.join(report_dir, "report.html"), "w", encoding="utf-8") as f:
-        f.write(render_html(data, report_dir))
     log(f"report: {sum(len(s['table']) for s in sets)} evaluations of checkpoints on {len(sets)} set(s), "
         f"{sum(len(s['paired_differences']) for s in sets)} paired differences, {len(figures)} figures -> {report_dir}")
     return os.path.join(report_dir, "report.md")
