@@ -7,8 +7,9 @@ import functools
 import json
 import os
 
-from coderl.base.config import flatten, leaves
+from coderl.base.config import ConfigError, flatten, leaves
 from coderl.base.outputs import COSMETIC
+from coderl.base.yaml_file import read_yaml_mapping
 from coderl.models.fetch import sha256_file
 
 # ---------------------------------------------------------------------------------------------------
@@ -125,14 +126,11 @@ def _auto_device() -> str:
 
 
 def _read_yaml_dict(path: str) -> dict:
-    import yaml
-
+    """The mapping of an interrupted run's config.yaml, or {} where it cannot be read as one."""
     try:
-        with open(path, encoding="utf-8") as f:
-            data = yaml.safe_load(f)
-    except (OSError, yaml.YAMLError):
+        return read_yaml_mapping(path, expected="a mapping")
+    except (ConfigError, OSError):
         return {}
-    return data if isinstance(data, dict) else {}
 
 
 def plan_states(plan: Plan) -> dict[str, tuple[str, str]]:
