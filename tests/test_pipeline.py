@@ -96,7 +96,7 @@ def test_every_stage_and_the_report(finished):
     assert (out / "sft" / "adapter" / "adapter_model.safetensors").is_file()
     assert (out / "rl" / "grpo" / "checkpoints" / "step-1" / "adapter_model.safetensors").is_file()
     report = out / "report"
-    for name in ("report.md", "report.html", "report.json", "pass1_vs_length.png", "curves-grpo.png"):
+    for name in ("report.md", "report.json", "pass1_vs_length.png", "curves-grpo.png"):
         assert (report / name).stat().st_size > 0, name
     data = json.loads((report / "report.json").read_text())
     assert [r["method"] for r in data["sets"][0]["table"]] == ["Base", "SFT (LoRA)", "GRPO"]
@@ -115,8 +115,6 @@ def test_every_stage_and_the_report(finished):
     overlap = json.loads((out / "overlap.json").read_text())
     assert [(r["stage"], r["of"], len(r["solved"])) for r in overlap] == [("sft", 2, 2), ("rl/grpo", 2, 2)]
     assert "**Overlap: sft's training tasks" in md and "not a held-out result" in md
-    html = (report / "report.html").read_text()
-    assert html.count("data:image/png;base64,") == 2 and "<script" not in html
     plan = json.loads((out / "plan.json").read_text())
     assert [s["name"] for s in plan["stages"]] == ["base-eval", "sft", "eval/sft", "rl/grpo", "eval/grpo"]
     assert plan["stages"][3]["config"]["model"] == "OUT/sft/adapter"  # RL starts from the SFT adapter
@@ -483,7 +481,6 @@ def test_a_selecting_rl_run_is_evaluated_at_its_best_checkpoint_even_after_an_ea
     top = [json.loads(line) for line in open(run / "top_samples" / "step-1.jsonl")]
     assert "(from `rl/grpo/top_samples/step-1.jsonl`)" in report and f"`{top[0]['task_id']}`, reward" in report
     assert report.count("  ```python") == min(3, len(top))
-    assert "selection kept, step 0" in (tmp_path / "out" / "report" / "report.html").read_text()
     capsys.readouterr()
     with contextlib.redirect_stdout(io.StringIO()):  # the early-stopped run is done: a rerun skips all 3 stages
         assert main(["pipeline", "--config", str(config)]) == 0

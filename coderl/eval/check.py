@@ -118,7 +118,6 @@ def _check(cfg: CheckConfig) -> dict:
     else:
         rows = read_completions(cfg.completions, set(by_id), cfg.tasks, taskset.split)
     limits = cfg.limits
-    workers = cfg.sandbox.resolved_workers()
     start = time.perf_counter()
     statuses: Counter = Counter()
     tamper: Counter = Counter()

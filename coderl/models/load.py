@@ -243,17 +243,10 @@ def load_model(spec: str, *, dtype: str = "float32", trust_remote_code: bool = F
     r = resolve_spec(spec)
     _require_train_extra()
     load = _load_folder if weights else _load_shape
-    if r.kind == "builtin":
-        path = builtin_folder(spec)
+    if r.kind in ("builtin", "gguf", "hf"):  # a folder of HF weights (a built-in's or a GGUF's: converted once)
+        path = builtin_folder(spec) if r.kind == "builtin" else gguf_folder(r.path) if r.kind == "gguf" else r.path
         model, tok = load(path, dtype=dtype, trust_remote_code=trust_remote_code, device=device)
-        return LoadedModel(model, tok, spec, base=spec, adapter_path=None, kind="builtin", path=str(path))
-    if r.kind == "gguf":
-        path = gguf_folder(r.path)
-        model, tok = load(path, dtype=dtype, trust_remote_code=trust_remote_code, device=device)
-        return LoadedModel(model, tok, spec, base=r.base, adapter_path=None, kind="gguf", path=str(path))
-    if r.kind == "hf":
-        model, tok = load(r.path, dtype=dtype, trust_remote_code=trust_remote_code, device=device)
-        return LoadedModel(model, tok, spec, base=r.base, adapter_path=None, kind="hf", path=str(r.path))
+        return LoadedModel(model, tok, spec, base=r.base, adapter_path=None, kind=r.kind, path=str(path))
     if not weights and r.kind == "hub":
         raise ModelError(f"model '{spec}': a hub id has no local folder for a generation engine to read; give "
                          "its folder")

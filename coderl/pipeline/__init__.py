@@ -58,7 +58,7 @@ Layout and order (each RL run is evaluated right after it finishes, so results a
     OUT/eval/<name>/         `coderl eval` run of that checkpoint
     OUT/evals/<set>/...      the same evaluations on each set of `evals:` (base-eval/, eval/sft/, eval/<name>/)
     OUT/data/                task splits written for RL runs with `split:`
-    OUT/report/              report.md, report.html, report.json, PNGs (`coderl.pipeline.report`)
+    OUT/report/              report.md, report.json, PNGs (`coderl.pipeline.report`)
 
 Resume.  A finished stage writes `pipeline_stage.json` into its directory: its config (paths inside OUT
 written as `OUT/...`) and the sha256 of the adapter it started from.  A rerun skips every stage whose

@@ -16,7 +16,6 @@ from coderl.base.config import (
     DEVICES,
     ConfigError,
     build,
-    coerce,
     leaves,
     option,
     require,
@@ -302,7 +301,8 @@ def _default(cls, name: str):
 
 
 def _section_values(where: str, section: str, values: dict, cls) -> dict:
-    """Check field names and types of one section; returns the values (floats written `5e-5` coerced)."""
+    """Check the field names of one section (the pipeline's own keys kept, the ones it sets refused); returns the
+    values, whose types `build` checks when the stage's config is made (`_build`)."""
     fields = leaves(cls)
     owned, extra = OWNED[section], PIPELINE_KEYS[section]
     out = {}
@@ -319,15 +319,6 @@ def _section_values(where: str, section: str, values: dict, cls) -> dict:
             allowed = [n for n in fields if n not in owned] + list(extra)
             raise ConfigError(f"{where}: unknown field '{name}'{suggest(name, allowed)} "
                               f"(see `{COMMANDS[section]} --help`)")
-        _, f, annotation = fields[name]
-        try:
-            value = coerce(value, annotation, "--" + name.replace("_", "-"))
-        except ConfigError as exc:
-            raise ConfigError(f"{where}: {exc}") from None
-        choices = f.metadata.get("choices")
-        if choices and value is not None:
-            require(value in choices, f"{where}: --{name.replace('_', '-')}", value,
-                    "one of " + ", ".join(map(str, choices)))
         out[name] = value
     return out
 

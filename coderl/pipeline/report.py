@@ -12,11 +12,10 @@ Reads what the stages wrote -- each evaluation's `summary.json` and `samples.jso
                          from the two samples.jsonl files, which it cites), again without the tasks a
                          training reference solves (OUT/overlap.json, all stages) where there are such;
                          with more than one set, every Δ pass@1 side by side; the figures; stage timings
-    report.html          the same tables and figures in one self-contained page (PNGs inlined; no JS)
     report.json          every number above with the file it came from
     pass1_vs_length.png  pass@1 against average length (`coderl.eval.compare.plot`)
     curves-<run>.png     per RL run: reward, pass rate (and held-out pass@1 if logged) and length per step
-    (in report.md/html)  per RL run: the checkpoint its selection kept (best/best.json), and a few of the
+    (in report.md)       per RL run: the checkpoint its selection kept (best/best.json), and a few of the
                          highest-reward completions of its last evaluation step (top_samples/), to read what
                          the reward paid for
 
@@ -35,7 +34,7 @@ from dataclasses import dataclass
 
 from coderl.base.config import ConfigError
 from coderl.eval.compare import RESAMPLES, load_summary, paired, passed, plot, task_samples
-from coderl.eval.render import render_html, render_markdown
+from coderl.eval.render import render_markdown
 from coderl.train.tracking import read_metrics
 
 MAIN = "eval"  # the name of the `eval:` section's set
@@ -61,10 +60,8 @@ class Entry:
 
 def discover(out: str) -> tuple[str, list[Entry]]:
     """(title, evaluation entries in pipeline order) of a pipeline directory."""
-    plan_path = os.path.join(out, "plan.json")
-    if os.path.isfile(plan_path):
-        with open(plan_path, encoding="utf-8") as f:
-            plan = json.load(f)
+    plan = _json(os.path.join(out, "plan.json"))
+    if plan is not None:
         entries = [Entry(s["name"], s["role"], s["dir"], s["method"], s.get("rl_dir"),
                          eval_set=s.get("eval_set") or MAIN)
                    for s in plan["stages"] if s["kind"] == "eval" and s["role"] != "rates"]
@@ -181,32 +178,26 @@ def table_rows(out: str, entries: list[Entry]) -> list[dict]:
     return rows
 
 
+def _json(path: str, missing=None):
+    """The JSON document in the file at `path`, or `missing` where there is no such file."""
+    if not os.path.isfile(path):
+        return missing
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
 def _stamps(out: str) -> list[dict]:
-    plan_path = os.path.join(out, "plan.json")
-    if not os.path.isfile(plan_path):
-        return []
-    with open(plan_path, encoding="utf-8") as f:
-        stages = json.load(f)["stages"]
-    result = []
-    for s in stages:
-        path = os.path.join(out, s["dir"], "pipeline_stage.json")
-        if os.path.isfile(path):
-            with open(path, encoding="utf-8") as f:
-                stamp = json.load(f)
-            result.append({"stage": s["name"], "seconds": stamp.get("seconds"), "finished": stamp.get("finished")})
-        else:
-            result.append({"stage": s["name"], "seconds": None, "finished": None})
-    return result
+    """Per stage of OUT/plan.json: its seconds and when it finished (its pipeline_stage.json; None before)."""
+    stamps = [(s["name"], _json(os.path.join(out, s["dir"], "pipeline_stage.json"), {}))
+              for s in _json(os.path.join(out, "plan.json"), {"stages": []})["stages"]]
+    return [{"stage": name, "seconds": stamp.get("seconds"), "finished": stamp.get("finished")}
+            for name, stamp in stamps]
 
 
 def _overlap(out: str) -> list[dict]:
     """OUT/overlap.json (written by the pipeline): per training stage and evaluation set, the evaluation tasks
     its training tasks solve by behaviour."""
-    path = os.path.join(out, "overlap.json")
-    if not os.path.isfile(path):
-        return []
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
+    return _json(os.path.join(out, "overlap.json"), [])
 
 
 def solved_by_training(overlap: list[dict], summary: dict) -> list[str] | None:
@@ -275,8 +266,6 @@ def build_report(out: str, *, log=print) -> str:
     md = render_markdown(data)
     with open(os.path.join(report_dir, "report.md"), "w", encoding="utf-8") as f:
         f.write(md)
-    with open(os.path.join(report_dir, "report.html"), "w", encoding="utf-8") as f:
-        f.write(render_html(data, report_dir))
     log(f"report: {sum(len(s['table']) for s in sets)} evaluations of checkpoints on {len(sets)} set(s), "
         f"{sum(len(s['paired_differences']) for s in sets)} paired differences, {len(figures)} figures -> {report_dir}")
     return os.path.join(report_dir, "report.md")
@@ -289,10 +278,9 @@ def run_notes(out: str, rl_dir: str) -> dict:
     """What an RL run selected (`best/best.json`) and the highest-reward completions of its last
     evaluation step (`top_samples/step-N.jsonl`, the reward-hacking watch): the first SHOWN_SAMPLES."""
     note: dict = {"run": os.path.basename(rl_dir), "selected": None, "top_samples": [], "top_source": None}
-    best = os.path.join(out, rl_dir, "best", "best.json")
-    if os.path.isfile(best):
-        with open(best, encoding="utf-8") as f:
-            note["selected"] = {**json.load(f), "source": os.path.join(rl_dir, "best", "best.json")}
+    best = _json(os.path.join(out, rl_dir, "best", "best.json"))
+    if best is not None:
+        note["selected"] = {**best, "source": os.path.join(rl_dir, "best", "best.json")}
     top_dir = os.path.join(out, rl_dir, "top_samples")
     steps = sorted((int(n[5:-6]) for n in os.listdir(top_dir) if n.startswith("step-") and n.endswith(".jsonl")
                     and n[5:-6].isdigit()) if os.path.isdir(top_dir) else [])

@@ -274,6 +274,5 @@ def run_command(cfg: PipelineConfig) -> int:
 
     with open(os.path.join(os.path.dirname(report), "report.json"), encoding="utf-8") as f:
         print(render_terminal(json.load(f)))
-    print(f"done: {len(plan.stages)} stages in {plan.out}; report: {report} "
-          f"(and {os.path.join(os.path.dirname(report), 'report.html')})")
+    print(f"done: {len(plan.stages)} stages in {plan.out}; report: {report}")
     return 0

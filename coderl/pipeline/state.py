@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
 import json
 import os
 
-from coderl.base.config import flatten, leaves
+from coderl.base.config import ConfigError, flatten, leaves
 from coderl.base.outputs import COSMETIC
+from coderl.base.yaml_file import read_yaml_mapping
+from coderl.models.fetch import sha256_file
 
 # ---------------------------------------------------------------------------------------------------
 # stage state: done, to run, resumable, stale
@@ -37,13 +38,7 @@ def portable_config(cfg, out: str) -> dict:
 
 def adapter_sha256(directory: str | None) -> str | None:
     path = os.path.join(directory, "adapter_model.safetensors") if directory else None
-    if not path or not os.path.isfile(path):
-        return None
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+    return sha256_file(path) if path and os.path.isfile(path) else None
 
 
 def _outputs_complete(stage: Stage) -> bool:
@@ -131,14 +126,11 @@ def _auto_device() -> str:
 
 
 def _read_yaml_dict(path: str) -> dict:
-    import yaml
-
+    """The mapping of an interrupted run's config.yaml, or {} where it cannot be read as one."""
     try:
-        with open(path, encoding="utf-8") as f:
-            data = yaml.safe_load(f)
-    except (OSError, yaml.YAMLError):
+        return read_yaml_mapping(path, expected="a mapping")
+    except (ConfigError, OSError):
         return {}
-    return data if isinstance(data, dict) else {}
 
 
 def plan_states(plan: Plan) -> dict[str, tuple[str, str]]:

@@ -258,12 +258,6 @@ class TrainConfig:
     engine: str = option("hf", "what samples the rollouts: hf (transformers generate, with the trained weights) or "
                          "vllm (vLLM in a process of its own, sent the adapter after every update; its rows are "
                          "corrected off-policy: docs/engines.md)", choices=list(ENGINES))
-    engine_sync: str = option("auto", "--engine vllm with LoRA: how the engine gets the policy after each update: "
-                              "adapter (a new LoRARequest, in milliseconds; vLLM's LoRA path decodes 2.5x slower on "
-                              "CPU), merged (the adapter merged into the base weights out of place, saved and "
-                              "reloaded in place: about a second a sync, the base weights' speed), auto (merged when "
-                              "the trainer runs on CPU, adapter on a GPU)", choices=["auto", "adapter", "merged"],
-                              cli=False)
     advantage: str | None = option(None, LazyHelp(lambda: _advantage_help()))
     loss: str | None = option(None, "policy loss: pg or ppo_clip (default: the algo preset)")
     aggregation: str | None = option(None, "token_mean, sequence_mean, token_sum, token_sum_const (default: preset)")
@@ -293,6 +287,8 @@ class TrainConfig:
                                         "removed: no measurement showed they paid)"),
                "max_group_size": (32, "every prompt gets samples_per_prompt completions (adaptive group sizes were "
                                       "removed)"),
+               "engine_sync": ("auto", "--engine vllm is sent the LoRA adapter merged into the base weights when the "
+                                       "trainer runs on CPU, the adapter itself on a GPU (docs/engines.md)"),
                **RepairConfig.REMOVED}
 
     def __post_init__(self):
@@ -307,8 +303,6 @@ class TrainConfig:
         require(self.temperature > 0, "--temperature", self.temperature, "a number > 0 (RL samples)")
         require(self.engine == "hf" or not self.lora.qlora, "--engine", self.engine,
                 "hf with --qlora (vLLM would serve the base in its own precision, not the 4-bit one trained on)")
-        require(self.engine == "vllm" or self.engine_sync == "auto", "engine_sync", self.engine_sync,
-                "auto unless engine is vllm (it says how the vLLM engine gets the weights)")
         require(self.optim.learning_rate > 0, "--learning-rate", self.optim.learning_rate, "a positive number")
         require(self.max_new_tokens >= 1, "--max-new-tokens", self.max_new_tokens, "an integer >= 1")
         require(self.algo in ALGO_PRESETS, "--algo", self.algo, "one of " + ", ".join(ALGO_PRESETS))

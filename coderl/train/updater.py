@@ -102,7 +102,6 @@ class Updater:
         self.micro_batch_size, self.group, self.aggregation = micro_batch_size, group, aggregation
         self.nonfinite = nonfinite or NonFiniteSteps()
         self.clock = Clock()  # forward, backward, optimizer, memory_probe here; the loops time their own passes
-        self.probing = False  # True while the memory budget's probe calls a loss function
 
     def update(self, rows: torch.Tensor, mask: torch.Tensor, loss_fn: Callable, *, width: int = 0,
                live: torch.Tensor | None = None) -> dict:
@@ -110,8 +109,8 @@ class Updater:
         sequences are `width` tokens): this rank's share cut into micro-batches (`--micro-batch-size`, or
         the memory budget's choice), `loss_fn(rows) -> (loss, stats)` on each, every backward weighted so
         the gradients sum to the whole minibatch's; then one clipped step.  Statistics are the pieces' means,
-        and the first piece's `first_minibatch/*` diagnostics as they are; the budget's probe (a call of
-        `loss_fn` while `probing` is True) reports none.  `live`: the rows whose loss term can be non-zero
+        and the first piece's `first_minibatch/*` diagnostics as they are; the budget's probe (one row's call of
+        `loss_fn`) reports none.  `live`: the rows whose loss term can be non-zero
         (`microbatch.pieces`; one process)."""
         size = self.micro_batch_size
         if size is None and self.memory.budget is not None:
@@ -124,12 +123,8 @@ class Updater:
     def _probe(self, row: torch.Tensor, loss_fn: Callable) -> None:
         """One row's forward and backward (no gradient synchronised, none kept, its statistics dropped): the
         budget's measurement."""
-        self.probing = True
-        try:
-            with synchronising(self.ranks, self.trained, last=False):
-                loss_fn(row)[0].backward()
-        finally:
-            self.probing = False
+        with synchronising(self.ranks, self.trained, last=False):
+            loss_fn(row)[0].backward()
         self.optimizer.zero_grad(set_to_none=True)
 
     def update_batches(self, batches: list, loss_fn: Callable) -> dict:

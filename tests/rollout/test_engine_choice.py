@@ -197,9 +197,9 @@ def test_a_stage_that_reloaded_weights_gives_the_engine_back_on_the_base_folder(
         assert len(_FakeEngine.started) == 1 and _FakeEngine.started[0].weights == "/m"
 
 
-def test_the_engine_is_sent_merged_weights_on_cpu_and_adapters_on_a_gpu_unless_told():
-    """`engine_sync`: auto merges on CPU (vLLM's CPU LoRA path is slow), serves adapters on a GPU; full
-    fine-tuning always reloads the model; set by hand it wins; the engine serves LoRA only for adapters."""
+def test_the_engine_is_sent_merged_weights_on_cpu_and_adapters_on_a_gpu():
+    """auto merges on CPU (vLLM's CPU LoRA path is slow), serves adapters on a GPU; full fine-tuning always
+    reloads the model; the removed `engine_sync` setting is one line naming what replaced it."""
     from coderl.base.config import build
     from coderl.train.config import TrainConfig
     from coderl.train.sources.engine_weights import sync_mode
@@ -208,10 +208,8 @@ def test_the_engine_is_sent_merged_weights_on_cpu_and_adapters_on_a_gpu_unless_t
         parameter = SimpleNamespace(device=SimpleNamespace(type=device))
         return SimpleNamespace(full=full, model=SimpleNamespace(parameters=lambda: iter([parameter])))
 
-    auto = build(TrainConfig, {"out": "run", "engine": "vllm"}).engine_sync
-    assert sync_mode(auto, policy("cpu")) == "merged" and sync_mode(auto, policy("cuda")) == "adapter"
-    assert sync_mode(auto, policy("cpu", full=True)) == "full"
-    assert sync_mode("adapter", policy("cpu")) == "adapter"
-    assert sync_mode("merged", policy("cuda")) == "merged"
-    with pytest.raises(ConfigError, match=r"engine_sync.*auto unless engine is vllm"):
-        build(TrainConfig, {"out": "run", "engine_sync": "merged"})
+    assert sync_mode(policy("cpu")) == "merged" and sync_mode(policy("cuda")) == "adapter"
+    assert sync_mode(policy("cpu", full=True)) == "full" and sync_mode(policy("cuda", full=True)) == "full"
+    with pytest.raises(ConfigError, match=r"^TrainConfig: 'engine_sync' was removed: --engine vllm is sent the LoRA"):
+        build(TrainConfig, {"out": "run", "engine": "vllm", "engine_sync": "merged"})
+    assert build(TrainConfig, {"out": "run", "engine_sync": "auto"}) == build(TrainConfig, {"out": "run"})

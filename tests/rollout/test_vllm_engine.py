@@ -132,7 +132,7 @@ def test_after_each_adapter_sync_the_engine_log_probs_are_the_trainers(engine, l
 
 
 def test_after_each_merged_sync_the_engine_log_probs_are_the_trainers(loaded, tmp_path):
-    """`engine_sync: merged` (the default on CPU): an engine without LoRA is sent the adapter merged into the base
+    """Merged weights (what the engine is sent on CPU): an engine without LoRA is sent the adapter merged into the base
     weights and reloads them in place, three times on the same prompts; at every position of its samples its
     log-prob equals the trainer's (the peft model's) teacher-forced one within 1e-4 (float32)."""
     from peft import get_peft_model
@@ -217,7 +217,7 @@ def test_a_failure_to_start_is_one_line(tmp_path):
     assert "\n" not in str(err.value)
 
 
-def test_eval_and_train_end_to_end(tmp_path):
+def test_eval_and_train_end_to_end(tmp_path, monkeypatch):
     from coderl.cli import main
 
     assert main(["eval", "--engine", "vllm", "--tasks", "easy", "--limit", "4", "--max-new-tokens", "64",
@@ -231,10 +231,10 @@ def test_eval_and_train_end_to_end(tmp_path):
     steps = [r for r in rows if "is/mean_abs_log_ratio" in r]
     assert len(steps) == 2 and all(r["is/stale_fraction"] == 1.0 for r in steps)
     assert all(r["is/mean_abs_log_ratio"] < 0.05 for r in steps)  # the engine's mu is the trainer's pi_prox, nearly
-    assert os.listdir(tmp_path / "train" / "engine-weights") == ["v2"]  # on CPU: the adapter merged (engine_sync)
+    assert os.listdir(tmp_path / "train" / "engine-weights") == ["v2"]  # on CPU: the adapter merged (sync_mode)
     assert not (tmp_path / "train" / "engine-adapters").exists()
-    (tmp_path / "adapter.yaml").write_text("engine_sync: adapter\n")  # served as LoRARequests instead
-    assert main(["train", "--engine", "vllm", "--config", str(tmp_path / "adapter.yaml"), "--tasks", "easy@train",
+    monkeypatch.setattr("coderl.train.sources.engine_weights.sync_mode", lambda policy: "adapter")  # a GPU's LoRARequests
+    assert main(["train", "--engine", "vllm", "--tasks", "easy@train",
                  "--steps", "2", "--prompts-per-step", "2", "--samples-per-prompt", "4", "--max-new-tokens", "48",
                  "--save-steps", "2", "--no-progress", "--out", str(tmp_path / "adapter")]) == 0
     rows = [json.loads(line) for line in (tmp_path / "adapter" / "metrics.jsonl").read_text().splitlines()]

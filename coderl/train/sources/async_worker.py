@@ -178,7 +178,7 @@ def _run(spec: WorkerSpec, channel: Channel) -> None:
                 if newest is not None:
                     version = _load(params, *newest)
                     if engine is not None:
-                        serve_policy(engine, policy, cfg.out, version, cfg.engine_sync)
+                        serve_policy(engine, policy, cfg.out, version)
                 waited = time.perf_counter() - t
                 rolled = step_rollouts(ctx, step)
                 channel.send(("rollouts", Produced(step, rolled, version, fingerprint(params), curriculum.state_dict(),

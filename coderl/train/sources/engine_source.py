@@ -6,7 +6,7 @@ sampling in place of the trained model.
     correction(rolled):  every row is off-policy: mu = the engine's log-probs, pi_prox = the trainer's
     publish(version):    the adapter after the update is saved and served (a new LoRARequest), or the whole
                          weights are saved and the engine reloads them in place: --finetune full, and LoRA
-                         merged into the base (`engine_sync`, merged by default on CPU: `engine_weights.sync_mode`)
+                         merged into the base (on CPU: `engine_weights.sync_mode`)
 
 The engine's weights are the trainer's (the same adapter file), but its kernels are not: its log-probs of a
 token differ from the trainer's by a little (about 1e-5 in float32, more in bfloat16), and by more where a
@@ -45,7 +45,7 @@ class EngineSource(LocalSource):
     def publish(self, version: int) -> None:
         """Save the adapter being trained, or the whole model (after `version` steps), and have the engine
         serve it."""
-        serve_policy(self.engine, self.ctx.policy, self.ctx.cfg.out, version, self.ctx.cfg.engine_sync)
+        serve_policy(self.engine, self.ctx.policy, self.ctx.cfg.out, version)
 
     def correction(self, rolled, updater=None, prox: Tensor | None = None) -> Correction:
         """Every row is off-policy (age 1 in the asynchronous worker's terms): pi_prox and truncated IS weights."""

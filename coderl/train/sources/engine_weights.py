@@ -14,15 +14,13 @@ ADAPTERS = "engine-adapters"  # under the run directory: the adapter the engine 
 WEIGHTS = "engine-weights"  # full fine-tuning: the whole model the engine last reloaded (the newest only)
 
 
-def sync_mode(engine_sync: str, policy) -> str:
+def sync_mode(policy) -> str:
     """How the engine gets the policy after an update: "full" (every weight trains: the whole model, reloaded
     in place), "merged" (the LoRA adapter merged into the base weights, reloaded in place) or "adapter" (served
-    as a new LoRARequest).  `engine_sync: auto` merges when the trainer runs on CPU, where vLLM's LoRA path
-    decodes 2.5x slower than the base weights (docs/engines.md), and serves the adapter on a GPU."""
+    as a new LoRARequest).  It merges when the trainer runs on CPU, where vLLM's LoRA path decodes 2.5x slower
+    than the base weights (docs/engines.md), and serves the adapter on a GPU."""
     if policy.full:
         return "full"
-    if engine_sync != "auto":
-        return engine_sync
     return "adapter" if next(policy.model.parameters()).device.type == "cuda" else "merged"
 
 
@@ -33,7 +31,7 @@ def start_engine(cfg, policy, log, threads: int | None = None):
 
     return engine_for(policy.model, policy.path, cfg.model, dtype=cfg.dtype, seed=cfg.seed,
                       max_model_len=cfg.max_total_sequence_length, threads=threads, log=log,
-                      log_file=os.path.join(cfg.out, ENGINE_LOG), lora=sync_mode(cfg.engine_sync, policy) == "adapter")
+                      log_file=os.path.join(cfg.out, ENGINE_LOG), lora=sync_mode(policy) == "adapter")
 
 
 def _newest_only(folder: str, version: int) -> None:
@@ -76,8 +74,8 @@ def serve_weights(engine, policy, out: str, version: int) -> str:
     return path
 
 
-def serve_policy(engine, policy, out: str, version: int, engine_sync: str) -> str:
+def serve_policy(engine, policy, out: str, version: int) -> str:
     """Have the engine sample with the policy's weights after `version` steps, as `sync_mode` says: its adapter,
     or its whole weights (full fine-tuning, or the adapter merged), saved under the run directory `out`."""
-    serve = serve_adapter if sync_mode(engine_sync, policy) == "adapter" else serve_weights
+    serve = serve_adapter if sync_mode(policy) == "adapter" else serve_weights
     return serve(engine, policy, out, version)
