@@ -332,7 +332,7 @@ def test_dry_run_names_the_run_and_field(model_dir, tmp_path, capsys, extra, mes
 
 @pytest.mark.parametrize("old, new, message", [
     ("  limit: 2", "  limt: 2", "eval: unknown field 'limt' (did you mean 'limit'?)"),
-    ("  limit: 2", "  split: tst", "eval: --split='tst': expected one of all, train, test"),
+    ("  limit: 2", "  split: tst", "eval: --split='tst': expected one of all, train, valid, test"),
     ("  epochs: 0.67", "  epochs: -1", "sft: --epochs=-1.0: expected a positive number"),
     ("  epochs: 0.67", "  seed: 1", "sft: field 'seed' cannot be set here (set once at the top level"),
     ("seed: 0", "sed: 0", "unknown top-level field 'sed' (did you mean 'seed'?)"),
