@@ -208,22 +208,6 @@ def _run_markdown(run: dict) -> list[str]:
     return lines
 
 
-def _run_html(run: dict) -> list[str]:
-    e = html.escape
-    parts = [f"<h2>{e(run['run'])}: what was selected, and what the reward paid for</h2>"]
-    line = selection_line(run)
-    if line:
-        parts.append(f"<p>{e(line.replace('`', ''))}</p>")
-    if run["top_samples"]:
-        parts.append(f"<p>The highest-reward completions of its last evaluation step (from "
-                     f"<code>{e(run['top_source'])}</code>):</p>")
-        for t in run["top_samples"]:
-            cut = " (truncated)" if t.get("truncated") else ""
-            parts.append(f"<p><code>{e(t['task_id'])}</code>, reward {t['reward']:.3f}, {t['gen_tokens']} tokens{cut}"
-                         f"</p><pre>{e(t['completion'] or '')}</pre>")
-    return parts
-
-
 SPARK = "▁▂▃▄▅▆▇█"
 
 
@@ -264,56 +248,18 @@ def render_terminal(data: dict) -> str:
     return "\n".join(lines)
 
 
-def _html_table(header, body, *, sources_last: bool = False) -> str:
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
-
-    def cells(row):
-        out = [html.escape(str(c)) for c in row]
-        if sources_last:
-            out[-1] = ", ".join(f"<a href='../{html.escape(p)}'>{html.escape(p)}</a>" for p in row[-1].split(", ") if p)
-        return "".join(f"<td>{c}</td>" for c in out)
-
-    rows = "".join(f"<tr>{cells(row)}</tr>" for row in body)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
-
-
 def render_html(data: dict, report_dir: str) -> str:
-    e = html.escape
-    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{e(data['title'])}</title>",
-             "<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}"
-             "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;"
-             "text-align:left;font-size:14px}th{background:#f3f3f3}img{max-width:100%}"
-             "figcaption{font-size:13px;color:#444}</style></head><body>",
-             f"<h1>{e(data['title'])}</h1>",
-             f"<p>Pipeline directory <code>{e(data['out'])}</code>, report generated {e(data['generated'])}. Every "
-             "number comes from the file named next to it (paths relative to the pipeline directory).</p>"]
-    parts += [f"<p><b>{e(line.replace('`', ''))}</b></p>" for line in overlap_lines(data)]
-    if len(data["sets"]) > 1:
-        parts += ["<h2>Δ pass@1 on every evaluation set</h2>", _html_table(*side_by_side(data))]
-    for s in data["sets"]:
-        where = f" on {s['name']}" if len(data["sets"]) > 1 else ""
-        parts += [f"<h2>Results{e(where)} (seed 001 §4.1)</h2>",
-                  f"<p>{e(_eval_line(s).replace('**', '').replace('`', ''))}</p>"]
-        header, body = _table(s["table"])
-        parts.append(_html_table(header, body, sources_last=True) if body else "<p>(no evaluation finished yet)</p>")
-        parts.append(f"<h2>Paired differences{e(where)}</h2>")
-        header, body = diff_table(s["paired_differences"])
-        parts.append(_html_table(header, body, sources_last=True) if body else
-                     "<p>(needs the base evaluation and another)</p>")
-    parts.append(f"<p>{e(_notes(data))}</p><h2>Figures</h2>")
+    """report.md as one self-contained page: the same markdown rendered by markdown-it (which rich depends on; raw
+    HTML in the text is escaped, not passed through), its PNGs inlined as data URLs, no JavaScript."""
+    from markdown_it import MarkdownIt
+
+    text = render_markdown(data)
     for f in data["figures"]:
         with open(os.path.join(report_dir, f["file"]), "rb") as fh:
             b64 = base64.b64encode(fh.read()).decode("ascii")
-        parts.append(f"<figure><img alt='{e(f['caption'])}' src='data:image/png;base64,{b64}'>"
-                     f"<figcaption>{e(f['caption'])} (from <code>{e(f['source'])}</code>)</figcaption></figure>")
-    for run in data.get("rl_runs", []):
-        parts += _run_html(run)
-    if data["stages"]:
-        parts.append("<h2>Stages</h2>")
-        parts.append(_html_table(["stage", "seconds", "finished"],
-                                 [[s["stage"], "-" if s["seconds"] is None else s["seconds"],
-                                   s["finished"] or "not finished"] for s in data["stages"]]))
-    if data["not_evaluated"]:
-        parts.append(f"<p>Not evaluated yet: {e(', '.join(data['not_evaluated']))}</p>")
-    parts.append("</body></html>\n")
-    return "\n".join(parts)
+        text = text.replace(f"]({f['file']})", f"](data:image/png;base64,{b64})")
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(data['title'])}</title>"
+            "<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}"
+            "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;"
+            "text-align:left;font-size:14px}th{background:#f3f3f3}img{max-width:100%}</style></head><body>\n"
+            + MarkdownIt("commonmark", {"html": False}).enable("table").render(text) + "</body></html>\n")
