@@ -37,10 +37,9 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from coderl.base.config import ConfigError, option
+from coderl.base.config import DEVICES, ConfigError, option
 
 NORMALIZE = ("sigmoid", "batch", "none")
-DEVICES = ("auto", "cpu", "cuda")
 
 
 @dataclass
@@ -105,18 +104,6 @@ def check_reward_model(path: str | None) -> None:
                           "(num_labels=1)")
 
 
-def _device(name: str) -> str:
-    import torch
-
-    if name not in DEVICES:
-        raise ConfigError(f"reward_model_device {name!r}: expected one of {', '.join(DEVICES)}")
-    if name == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if name == "cuda" and not torch.cuda.is_available():
-        raise ConfigError("reward_model_device cuda: no CUDA device is available (use auto or cpu)")
-    return name
-
-
 def position_limit(config: Any, tokenizer: Any) -> int:
     """The most tokens the model can read: its position table (RoBERTa-like models start positions after the
     pad id, so two fewer) and the tokenizer's `model_max_length` when that is a real number."""
@@ -138,8 +125,10 @@ class RewardModelScorer:
         import torch
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
+        from coderl.models.load import resolve_device
+
         check_reward_model(path)
-        self.device = _device(device)
+        self.device = resolve_device(device, "reward_model_device")
         # bf16 where the GPU computes in it natively; float32 elsewhere (fp16 overflows some heads' logits)
         dtype = torch.bfloat16 if self.device == "cuda" and torch.cuda.is_bf16_supported() else torch.float32
         try:
