@@ -158,24 +158,6 @@ def _load_shape(path: Path, *, dtype: str, trust_remote_code: bool, device):
     return ModelShape(config, generation), tok
 
 
-def _adapter_shape(adapter_dir: Path, spec: str, *, trust_remote_code: bool) -> LoadedModel:
-    """An adapter's base without weights, and the adapter's LoRA config (`load_model(weights=False)`)."""
-    from peft import PeftConfig
-
-    base = load_model(_adapter_base_spec(adapter_dir, spec), trust_remote_code=trust_remote_code, weights=False)
-    with offline():
-        try:
-            lora = PeftConfig.from_pretrained(str(adapter_dir))
-        except (OSError, ValueError, KeyError) as exc:
-            raise ModelError(f"adapter '{spec}': cannot load ({_one_line(exc)})") from None
-    tok = base.tokenizer
-    if (adapter_dir / "tokenizer_config.json").is_file():
-        tok = _load_tokenizer(str(adapter_dir), trust_remote_code=trust_remote_code, local=True)
-    shape = ModelShape(base.model.config, base.model.generation_config, {"default": lora})
-    return LoadedModel(shape, tok, spec, base=base.base, adapter_path=str(adapter_dir), kind="adapter",
-                       path=base.path)
-
-
 def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split())[:400] or type(exc).__name__
 
@@ -243,27 +225,18 @@ def load_model(spec: str, *, dtype: str = "float32", trust_remote_code: bool = F
     r = resolve_spec(spec)
     _require_train_extra()
     load = _load_folder if weights else _load_shape
-    if r.kind == "builtin":
-        path = builtin_folder(spec)
+    if r.kind in ("builtin", "gguf", "hf"):
+        path = builtin_folder(spec) if r.kind == "builtin" else gguf_folder(r.path) if r.kind == "gguf" else r.path
         model, tok = load(path, dtype=dtype, trust_remote_code=trust_remote_code, device=device)
-        return LoadedModel(model, tok, spec, base=spec, adapter_path=None, kind="builtin", path=str(path))
-    if r.kind == "gguf":
-        path = gguf_folder(r.path)
-        model, tok = load(path, dtype=dtype, trust_remote_code=trust_remote_code, device=device)
-        return LoadedModel(model, tok, spec, base=r.base, adapter_path=None, kind="gguf", path=str(path))
-    if r.kind == "hf":
-        model, tok = load(r.path, dtype=dtype, trust_remote_code=trust_remote_code, device=device)
-        return LoadedModel(model, tok, spec, base=r.base, adapter_path=None, kind="hf", path=str(r.path))
-    if not weights and r.kind == "hub":
-        raise ModelError(f"model '{spec}': a hub id has no local folder for a generation engine to read; give "
-                         "its folder")
-    if not weights:
-        return _adapter_shape(r.path, spec, trust_remote_code=trust_remote_code)
+        return LoadedModel(model, tok, spec, base=r.base, adapter_path=None, kind=r.kind, path=str(path))
     if r.kind == "hub":
+        if not weights:
+            raise ModelError(f"model '{spec}': a hub id has no local folder for a generation engine to read; give "
+                             "its folder")
         model, tok = _load_hub(spec, dtype=dtype, trust_remote_code=trust_remote_code, device=device)
         return LoadedModel(model, tok, spec, base=spec, adapter_path=None, kind="hf", path=None)
     return _load_adapter(r.path, spec, dtype=dtype, trust_remote_code=trust_remote_code, device=device,
-                         is_trainable=is_trainable)
+                         is_trainable=is_trainable, weights=weights)
 
 
 def _require_train_extra() -> None:
@@ -284,21 +257,27 @@ def _adapter_base_spec(adapter_dir: Path, spec: str) -> str:
     return base_spec
 
 
-def _load_adapter(adapter_dir: Path, spec: str, *, dtype, trust_remote_code, device, is_trainable) -> LoadedModel:
-    from peft import PeftModel
+def _load_adapter(adapter_dir: Path, spec: str, *, dtype, trust_remote_code, device, is_trainable,
+                  weights: bool) -> LoadedModel:
+    """An adapter on its base; `weights=False`: the base without weights and the adapter's LoRA config."""
+    from peft import PeftConfig, PeftModel
 
-    base = load_model(_adapter_base_spec(adapter_dir, spec), dtype=dtype, trust_remote_code=trust_remote_code)
+    base = load_model(_adapter_base_spec(adapter_dir, spec), dtype=dtype, trust_remote_code=trust_remote_code,
+                      weights=weights)
     with offline(), no_progress_bars():
         try:
-            model = PeftModel.from_pretrained(base.model, str(adapter_dir), is_trainable=is_trainable)
+            model = (PeftModel.from_pretrained(base.model, str(adapter_dir), is_trainable=is_trainable) if weights
+                     else ModelShape(base.model.config, base.model.generation_config,
+                                     {"default": PeftConfig.from_pretrained(str(adapter_dir))}))
         except (OSError, ValueError, KeyError, RuntimeError) as exc:
             raise ModelError(f"adapter '{spec}': cannot load ({_one_line(exc)})") from None
         tok = base.tokenizer
         if (adapter_dir / "tokenizer_config.json").is_file():
             tok = _load_tokenizer(str(adapter_dir), trust_remote_code=trust_remote_code, local=True)
-    model = _finish(model, tok, device)
-    if is_trainable:
-        model.train()
+    if weights:
+        model = _finish(model, tok, device)
+        if is_trainable:
+            model.train()
     return LoadedModel(model, tok, spec, base=base.base, adapter_path=str(adapter_dir), kind="adapter",
                        path=base.path)
 
