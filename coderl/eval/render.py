@@ -227,11 +227,8 @@ def render_terminal(data: dict) -> str:
     lines = [data["title"]]
     for s in data["sets"]:
         lines += ["", _eval_line(s).replace("`", "").replace("**", "")]
-        rows = [["checkpoint", "method", "pass@1 [95% CI]", "clusters/tasks", "pass@k", "without tamper",
-                 "passed/tasks", "avg. length"]]
-        rows += [[r["checkpoint"], r["method"], f"{r['pass@1']:.3f} {format_ci(r['ci95'])}".strip(),
-                  f"{r['clusters']}/{r['tasks']}", pass_at_k_text(r["pass_at_k"]), _clean(r),
-                  f"{r['passed']}/{r['tasks']}", f"{r['avg_gen_tokens']:.1f}"] for r in s["table"]]
+        header, body = _table(s["table"])
+        rows = [row[:-1] for row in (header, *body)]  # the markdown table's columns but its sources
         widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
         lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
         lines += [diff_line(d) for d in s["paired_differences"] if "error" not in d]
