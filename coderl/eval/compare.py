@@ -172,15 +172,15 @@ def differences(summaries: list[dict]) -> list[str]:
     compared)."""
     found = []
     for name, keys in MEASURED_ON.items():
-        values = {}
+        values = []  # (label, value): two runs may share a label
         for s in summaries:
             value = s
             for key in keys:
                 value = value.get(key) if isinstance(value, dict) else None
             if value is not None:
-                values[s["label"]] = value
-        if len(set(map(str, values.values()))) > 1:
-            found.append(f"{name} ({', '.join(f'{label} {v}' for label, v in values.items())})")
+                values.append((s["label"], value))
+        if len({str(v) for _, v in values}) > 1:
+            found.append(f"{name} ({', '.join(f'{label} {v}' for label, v in values)})")
     return found
 
 

@@ -34,7 +34,7 @@ import os
 from dataclasses import dataclass
 
 from coderl.base.config import ConfigError
-from coderl.eval.compare import RESAMPLES, load_summary, paired, passed, plot, task_samples
+from coderl.eval.compare import RESAMPLES, differences, load_summary, paired, passed, plot, task_samples
 from coderl.eval.render import render_html, render_markdown
 
 MAIN = "eval"  # the name of the `eval:` section's set
@@ -319,16 +319,13 @@ def run_notes(out: str, rl_dir: str) -> dict:
 
 
 def _task_sets(done: list[Entry]) -> dict:
-    """The evaluation set of the rows, and whether every row used the same one (it should)."""
-    keys = []
-    for e in done:
-        s = e.summary
-        t = s.get("tasks", {})
-        keys.append((t.get("spec"), t.get("split"), t.get("seed"), s["num_tasks"], s.get("samples_per_task"),
-                     s.get("temperature"), s.get("config", {}).get("max_new_tokens"), s.get("format")))
-    if not keys:
+    """The evaluation set of the rows, and whether every row was measured alike (`compare.differences`; it should
+    be)."""
+    if not done:
         return {}
-    spec, split, seed, n, samples, temperature, max_new, fmt = keys[0]
-    return {"spec": spec, "split": split, "seed": seed, "tasks": n, "samples_per_task": samples,
-            "temperature": temperature, "max_new_tokens": max_new, "format": fmt,
-            "same_for_every_row": all(k == keys[0] for k in keys)}
+    s = done[0].summary
+    t = s.get("tasks", {})
+    return {"spec": t.get("spec"), "split": t.get("split"), "seed": t.get("seed"), "tasks": s["num_tasks"],
+            "samples_per_task": s.get("samples_per_task"), "temperature": s.get("temperature"),
+            "max_new_tokens": s.get("config", {}).get("max_new_tokens"), "format": s.get("format"),
+            "same_for_every_row": not differences([e.summary for e in done])}
