@@ -115,19 +115,6 @@ def _finish(model, tok, device):
     return model
 
 
-def _load_folder(path: Path, *, dtype: str, trust_remote_code: bool, device):
-    from transformers import AutoModelForCausalLM
-
-    with offline(), no_progress_bars():
-        try:
-            model = AutoModelForCausalLM.from_pretrained(
-                str(path), dtype=_torch_dtype(dtype), trust_remote_code=trust_remote_code, local_files_only=True)
-            tok = _load_tokenizer(str(path), trust_remote_code=trust_remote_code, local=True)
-        except (OSError, ValueError, KeyError) as exc:
-            raise ModelError(f"model folder '{path}': cannot load ({_one_line(exc)})") from None
-    return _finish(model, tok, device), tok
-
-
 @dataclass
 class ModelShape:
     """A model without its weights: what an engine that reads the weights itself needs from the caller (the
@@ -139,23 +126,27 @@ class ModelShape:
     peft_config: dict | None = None  # {"default": the adapter's LoraConfig}, as a peft model has it
 
 
-def _load_shape(path: Path, *, dtype: str, trust_remote_code: bool, device):
-    del dtype, device  # no weights: nothing to cast or place
-    from transformers import AutoConfig, GenerationConfig
+def _load_folder(path: Path, *, dtype: str, trust_remote_code: bool, device, weights: bool = True):
+    """(the model of a local Hugging Face folder, its tokenizer); `weights=False`: a `ModelShape`, no weights read."""
+    from transformers import AutoConfig, AutoModelForCausalLM, GenerationConfig
 
     with offline(), no_progress_bars():
         try:
-            config = AutoConfig.from_pretrained(str(path), trust_remote_code=trust_remote_code, local_files_only=True)
+            model = (AutoModelForCausalLM.from_pretrained(str(path), dtype=_torch_dtype(dtype), local_files_only=True,
+                                                          trust_remote_code=trust_remote_code) if weights else
+                     AutoConfig.from_pretrained(str(path), trust_remote_code=trust_remote_code, local_files_only=True))
             tok = _load_tokenizer(str(path), trust_remote_code=trust_remote_code, local=True)
         except (OSError, ValueError, KeyError) as exc:
             raise ModelError(f"model folder '{path}': cannot load ({_one_line(exc)})") from None
+        if weights:
+            return _finish(model, tok, device), tok
         try:
             generation = GenerationConfig.from_pretrained(str(path), local_files_only=True)
         except OSError:  # no generation_config.json: the model config's own ids, as from_pretrained does
-            generation = GenerationConfig.from_model_config(config)
+            generation = GenerationConfig.from_model_config(model)
     if generation.pad_token_id is None and tok.pad_token_id is not None:
         generation.pad_token_id = tok.pad_token_id
-    return ModelShape(config, generation), tok
+    return ModelShape(model, generation), tok
 
 
 def _one_line(exc: BaseException) -> str:
@@ -224,10 +215,10 @@ def load_model(spec: str, *, dtype: str = "float32", trust_remote_code: bool = F
     """
     r = resolve_spec(spec)
     _require_train_extra()
-    load = _load_folder if weights else _load_shape
     if r.kind in ("builtin", "gguf", "hf"):
         path = builtin_folder(spec) if r.kind == "builtin" else gguf_folder(r.path) if r.kind == "gguf" else r.path
-        model, tok = load(path, dtype=dtype, trust_remote_code=trust_remote_code, device=device)
+        model, tok = _load_folder(path, dtype=dtype, trust_remote_code=trust_remote_code, device=device,
+                                  weights=weights)
         return LoadedModel(model, tok, spec, base=r.base, adapter_path=None, kind=r.kind, path=str(path))
     if r.kind == "hub":
         if not weights:
