@@ -214,7 +214,9 @@ def load_model(spec: str, *, dtype: str = "float32", trust_remote_code: bool = F
     LoRA config), what a generation engine of its own needs beside the tokenizer (`coderl eval --engine vllm`).
     """
     r = resolve_spec(spec)
-    _require_train_extra()
+    missing = [m for m in ("torch", "transformers", "peft", "gguf") if importlib.util.find_spec(m) is None]
+    if missing:
+        raise ModelError(f"loading a model needs {', '.join(missing)}: pip install 'coderl[train]'")
     if r.kind in ("builtin", "gguf", "hf"):
         path = builtin_folder(spec) if r.kind == "builtin" else gguf_folder(r.path) if r.kind == "gguf" else r.path
         model, tok = _load_folder(path, dtype=dtype, trust_remote_code=trust_remote_code, device=device,
@@ -228,12 +230,6 @@ def load_model(spec: str, *, dtype: str = "float32", trust_remote_code: bool = F
         return LoadedModel(model, tok, spec, base=spec, adapter_path=None, kind="hf", path=None)
     return _load_adapter(r.path, spec, dtype=dtype, trust_remote_code=trust_remote_code, device=device,
                          is_trainable=is_trainable, weights=weights)
-
-
-def _require_train_extra() -> None:
-    missing = [m for m in ("torch", "transformers", "peft", "gguf") if importlib.util.find_spec(m) is None]
-    if missing:
-        raise ModelError(f"loading a model needs {', '.join(missing)}: pip install 'coderl[train]'")
 
 
 def _adapter_base_spec(adapter_dir: Path, spec: str) -> str:
