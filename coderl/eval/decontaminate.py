@@ -163,10 +163,6 @@ def _code_of(program: str) -> str:
     return ast.unparse(tree)
 
 
-def _compatible(a: tuple[int, float], b: tuple[int, float]) -> bool:
-    return max(a[0], b[0]) <= min(a[1], b[1])
-
-
 def _test_rows(task: Task) -> list[tuple]:
     kinds = {CheckKind.ASSERT: "assert", CheckKind.EQUALS: "equals", CheckKind.TRUTHY: "truthy",
              CheckKind.FALSY: "falsy", CheckKind.IS: "is"}
@@ -219,7 +215,8 @@ def behaviour_leaks(train: list[Task], evals: list[Task], sandbox) -> Decontamin
         if ev.kind != "function" or sig is None:
             report.skipped_eval.append(ev.task_id)
             continue
-        chosen = [(i, program, name) for i, program, name, s in candidates if _compatible(sig, s)]
+        # compatible: a number of positional arguments both accept
+        chosen = [(i, program, name) for i, program, name, s in candidates if max(sig[0], s[0]) <= min(sig[1], s[1])]
         report.pairs += sum(len(twins[i]) for i, _, _ in chosen)
         jobs += [(ev, request) for request in _requests(ev, chosen, token)]
     futures = [sandbox.submit(request) for _, request in jobs]
