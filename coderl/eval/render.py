@@ -18,12 +18,6 @@ def format_ci(ci) -> str:
     return f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci and ci[0] is not None else ""
 
 
-def _clean(row: dict) -> str:
-    """pass@1 with judge-observed tamper counted as failure ("-" for a summary written before it existed)."""
-    value = row.get("pass@1_without_tamper")
-    return "-" if value is None else f"{value:.3f}"
-
-
 def pass_at_k_text(pass_at_k: dict) -> str:
     """The pass@k beside pass@1 (k > 1, unbiased: `coderl.eval.passk`), "-" with one sample a task."""
     return "; ".join(f"{k} {v:.3f}" for k, v in pass_at_k.items() if k != "pass@1") or "-"
@@ -33,7 +27,9 @@ def _table(rows: list[dict]) -> tuple[list[str], list[list[str]]]:
     header = ["model / checkpoint", "method", "pass@1 [95% CI]", "clusters / tasks", "pass@k", "without tamper",
               "#passed / #tasks", "avg. length", "source"]
     body = [[r["checkpoint"], r["method"], f"{r['pass@1']:.3f} {format_ci(r['ci95'])}".strip(),
-             f"{r['clusters']} / {r['tasks']}", pass_at_k_text(r["pass_at_k"]), _clean(r),
+             f"{r['clusters']} / {r['tasks']}", pass_at_k_text(r["pass_at_k"]),
+             # pass@1 with judge-observed tamper counted as failure ("-" for a summary written before it existed)
+             "-" if r.get("pass@1_without_tamper") is None else f"{r['pass@1_without_tamper']:.3f}",
              f"{r['passed']} / {r['tasks']}", f"{r['avg_gen_tokens']:.2f}", r["source"]] for r in rows]
     return header, body
 
