@@ -58,12 +58,18 @@ class Entry:
         return self.stage.partition("@")[0]
 
 
+def _json(path: str, missing=None):
+    """The JSON file at `path`, or `missing` when there is none."""
+    if not os.path.isfile(path):
+        return missing
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
 def discover(out: str) -> tuple[str, list[Entry]]:
     """(title, evaluation entries in pipeline order) of a pipeline directory."""
-    plan_path = os.path.join(out, "plan.json")
-    if os.path.isfile(plan_path):
-        with open(plan_path, encoding="utf-8") as f:
-            plan = json.load(f)
+    plan = _json(os.path.join(out, "plan.json"))
+    if plan is not None:
         entries = [Entry(s["name"], s["role"], s["dir"], s["method"], s.get("rl_dir"),
                          eval_set=s.get("eval_set") or MAIN)
                    for s in plan["stages"] if s["kind"] == "eval" and s["role"] != "rates"]
@@ -194,31 +200,11 @@ def table_rows(out: str, entries: list[Entry]) -> list[dict]:
 
 
 def _stamps(out: str) -> list[dict]:
-    plan_path = os.path.join(out, "plan.json")
-    if not os.path.isfile(plan_path):
-        return []
-    with open(plan_path, encoding="utf-8") as f:
-        stages = json.load(f)["stages"]
     result = []
-    for s in stages:
-        path = os.path.join(out, s["dir"], "pipeline_stage.json")
-        if os.path.isfile(path):
-            with open(path, encoding="utf-8") as f:
-                stamp = json.load(f)
-            result.append({"stage": s["name"], "seconds": stamp.get("seconds"), "finished": stamp.get("finished")})
-        else:
-            result.append({"stage": s["name"], "seconds": None, "finished": None})
+    for s in _json(os.path.join(out, "plan.json"), {"stages": []})["stages"]:
+        stamp = _json(os.path.join(out, s["dir"], "pipeline_stage.json"), {})
+        result.append({"stage": s["name"], "seconds": stamp.get("seconds"), "finished": stamp.get("finished")})
     return result
-
-
-def _overlap(out: str) -> list[dict]:
-    """OUT/overlap.json (written by the pipeline): per training stage and evaluation set, the evaluation tasks
-    its training tasks solve by behaviour."""
-    path = os.path.join(out, "overlap.json")
-    if not os.path.isfile(path):
-        return []
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
 
 
 def solved_by_training(overlap: list[dict], summary: dict) -> list[str] | None:
@@ -250,7 +236,9 @@ def build_report(out: str, *, log=print) -> str:
     report_dir = os.path.join(out, "report")
     os.makedirs(report_dir, exist_ok=True)
     missing = [e.stage for e in entries if e.summary is None]
-    overlap = _overlap(out)
+    # OUT/overlap.json (written by the pipeline): per training stage and evaluation set, the evaluation tasks its
+    # training tasks solve by behaviour
+    overlap = _json(os.path.join(out, "overlap.json"), [])
     sets = [_set_report(out, name, [e for e in entries if e.eval_set == name], overlap)
             for name in dict.fromkeys(e.eval_set for e in entries)]
 
@@ -301,10 +289,9 @@ def run_notes(out: str, rl_dir: str) -> dict:
     """What an RL run selected (`best/best.json`) and the highest-reward completions of its last
     evaluation step (`top_samples/step-N.jsonl`, the reward-hacking watch): the first SHOWN_SAMPLES."""
     note: dict = {"run": os.path.basename(rl_dir), "selected": None, "top_samples": [], "top_source": None}
-    best = os.path.join(out, rl_dir, "best", "best.json")
-    if os.path.isfile(best):
-        with open(best, encoding="utf-8") as f:
-            note["selected"] = {**json.load(f), "source": os.path.join(rl_dir, "best", "best.json")}
+    best = _json(os.path.join(out, rl_dir, "best", "best.json"))
+    if best is not None:
+        note["selected"] = {**best, "source": os.path.join(rl_dir, "best", "best.json")}
     top_dir = os.path.join(out, rl_dir, "top_samples")
     steps = sorted((int(n[5:-6]) for n in os.listdir(top_dir) if n.startswith("step-") and n.endswith(".jsonl")
                     and n[5:-6].isdigit()) if os.path.isdir(top_dir) else [])
