@@ -163,18 +163,13 @@ def _code_of(program: str) -> str:
     return ast.unparse(tree)
 
 
-def _test_rows(task: Task) -> list[tuple]:
-    kinds = {CheckKind.ASSERT: "assert", CheckKind.EQUALS: "equals", CheckKind.TRUTHY: "truthy",
-             CheckKind.FALSY: "falsy", CheckKind.IS: "is"}
-    return [(kinds[t.check], t.setup, t.source, t.expected) for t in task.tests]
-
-
 def _requests(ev: Task, candidates: list[tuple[int, str, str]], token: str) -> list[ExecutionRequest]:
     out = []
+    tests = [(t.check.value, t.setup, t.source, t.expected) for t in ev.tests]  # assert, equals, truthy, falsy, is
     for start in range(0, len(candidates), CHUNK):
         chunk = candidates[start : start + CHUNK]
         data = {"trusted": trusted_code(ev.prompt, ev.entry_point), "preamble": ev.test_preamble,
-                "entry_point": ev.entry_point, "tests": _test_rows(ev), "candidates": chunk,
+                "entry_point": ev.entry_point, "tests": tests, "candidates": chunk,
                 "seconds": CANDIDATE_SECONDS, "token": token}
         program = f"DATA = {base64.b64encode(pickle.dumps(data)).decode()!r}\n" + _SCRIPT
         seconds = CANDIDATE_SECONDS * len(chunk) + 5
