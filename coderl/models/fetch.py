@@ -7,6 +7,7 @@ only the transport, so this works wherever PyPI does.  Light: no torch.
 from __future__ import annotations
 
 import contextlib
+import fcntl  # coderl runs on Linux (README), so flock is there
 import hashlib
 import os
 import shlex
@@ -24,11 +25,6 @@ def file_lock(path: Path):
     """An exclusive advisory lock (POSIX), so two processes do not download or convert at once.  The lock file is
     removed on release, by its holder (a process that waited on the removed file takes a new one), so none is
     left behind, whether the block succeeded or failed."""
-    try:
-        import fcntl
-    except ImportError:          # no fcntl (Windows): no lock; the atomic renames still keep folders whole
-        yield
-        return
     path.parent.mkdir(parents=True, exist_ok=True)
     while True:
         f = open(path, "a")
