@@ -54,7 +54,8 @@ def _last_line(text: str | None) -> str:
 
 
 def _find_wheel(d: Path, b: Builtin) -> Path | None:
-    found = sorted(d.glob(b.wheel_glob))
+    name, _, version = b.requirement.partition("==")
+    found = sorted(d.glob(f"{name.replace('-', '_')}-{version}-*.whl"))
     return found[-1] if found else None
 
 
