@@ -176,21 +176,17 @@ def plot_curves(rows: list[dict], title: str, path: str) -> None:
     plt.close(fig)
 
 
-def _checkpoint(summary: dict, out: str) -> str:
-    model = summary["model"]
-    path = os.path.abspath(model)
-    root = os.path.abspath(out)
-    return os.path.relpath(path, root) if path.startswith(root + os.sep) else model
-
-
 def table_rows(out: str, entries: list[Entry]) -> list[dict]:
     rows = []
+    root = os.path.abspath(out)
     for e in entries:
         s = e.summary
         if s is None:
             continue
+        path = os.path.abspath(s["model"])  # the checkpoint: relative to OUT when it lies inside
+        checkpoint = os.path.relpath(path, root) if path.startswith(root + os.sep) else s["model"]
         lo, hi = s.get("pass_at_k_ci95", {}).get("pass@1", (None, None))
-        rows.append({"stage": e.stage, "checkpoint": _checkpoint(s, out), "label": s["label"],
+        rows.append({"stage": e.stage, "checkpoint": checkpoint, "label": s["label"],
                      "method": s["method"], "pass@1": s["pass_at_k"]["pass@1"], "ci95": [lo, hi],
                      "pass_at_k": s["pass_at_k"], "clusters": s.get("clusters", s["num_tasks"]),
                      "pass@1_without_tamper": s.get("pass_at_1_without_tamper"),  # absent in older summaries
