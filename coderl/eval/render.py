@@ -16,12 +16,6 @@ def format_ci(ci) -> str:
     return f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci and ci[0] is not None else ""
 
 
-def _clean(row: dict) -> str:
-    """pass@1 with judge-observed tamper counted as failure ("-" for a summary written before it existed)."""
-    value = row.get("pass@1_without_tamper")
-    return "-" if value is None else f"{value:.3f}"
-
-
 def pass_at_k_text(pass_at_k: dict) -> str:
     """The pass@k beside pass@1 (k > 1, unbiased: `coderl.eval.passk`), "-" with one sample a task."""
     return "; ".join(f"{k} {v:.3f}" for k, v in pass_at_k.items() if k != "pass@1") or "-"
@@ -31,7 +25,9 @@ def _table(rows: list[dict]) -> tuple[list[str], list[list[str]]]:
     header = ["model / checkpoint", "method", "pass@1 [95% CI]", "clusters / tasks", "pass@k", "without tamper",
               "#passed / #tasks", "avg. length", "source"]
     body = [[r["checkpoint"], r["method"], f"{r['pass@1']:.3f} {format_ci(r['ci95'])}".strip(),
-             f"{r['clusters']} / {r['tasks']}", pass_at_k_text(r["pass_at_k"]), _clean(r),
+             f"{r['clusters']} / {r['tasks']}", pass_at_k_text(r["pass_at_k"]),
+             # pass@1 with judge-observed tamper counted as failure ("-" for a summary written before it existed)
+             "-" if r.get("pass@1_without_tamper") is None else f"{r['pass@1_without_tamper']:.3f}",
              f"{r['passed']} / {r['tasks']}", f"{r['avg_gen_tokens']:.2f}", r["source"]] for r in rows]
     return header, body
 
@@ -225,11 +221,8 @@ def render_terminal(data: dict) -> str:
     lines = [data["title"]]
     for s in data["sets"]:
         lines += ["", _eval_line(s).replace("`", "").replace("**", "")]
-        rows = [["checkpoint", "method", "pass@1 [95% CI]", "clusters/tasks", "pass@k", "without tamper",
-                 "passed/tasks", "avg. length"]]
-        rows += [[r["checkpoint"], r["method"], f"{r['pass@1']:.3f} {format_ci(r['ci95'])}".strip(),
-                  f"{r['clusters']}/{r['tasks']}", pass_at_k_text(r["pass_at_k"]), _clean(r),
-                  f"{r['passed']}/{r['tasks']}", f"{r['avg_gen_tokens']:.1f}"] for r in s["table"]]
+        header, body = _table(s["table"])
+        rows = [row[:-1] for row in (header, *body)]  # the markdown table's columns but its sources
         widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
         lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in rows]
         lines += [diff_line(d) for d in s["paired_differences"] if "error" not in d]

@@ -59,14 +59,6 @@ def _strings(data: dict, key: str, where: str, required: bool = False) -> tuple[
     return tuple(str(v) for v in value)
 
 
-def _paths(data: dict, where: str) -> tuple[str, ...]:
-    paths = _strings(data, "paths", where)
-    for p in paths:
-        if not os.path.isabs(p):
-            raise RunnerFileError(f"{where}: field 'paths' holds {p!r} (expected absolute directories)")
-    return paths
-
-
 def _string(data: dict, key: str, where: str, default: str | None = None) -> str:
     value = data.get(key, default)
     if not isinstance(value, str) or (default is None and not value.strip()):
@@ -146,13 +138,17 @@ def parse_runner(data: Any, where: str) -> tuple[Language, Runner]:
         completion_stops=("\n```",))
     if harness and judge == "stdout":
         raise RunnerFileError(f"{where}: field 'harness' is only used with judge: values")
+    paths = _strings(data, "paths", where)
+    for p in paths:
+        if not os.path.isabs(p):
+            raise RunnerFileError(f"{where}: field 'paths' holds {p!r} (expected absolute directories)")
     try:
         runner = Runner(language=name, source_file=_string(data, "source_file", where),
                         run=_strings(data, "run", where, required=True), build=_strings(data, "build", where),
                         judge=judge, binaries=_strings(data, "binaries", where) or _strings(data, "run", where)[:1],
                         harness=harness,
                         install=_string(data, "install", where, ""), address_space=space,
-                        cpu_seconds=float(cpu) if cpu is not None else None, paths=_paths(data, where))
+                        cpu_seconds=float(cpu) if cpu is not None else None, paths=paths)
     except ValueError as exc:
         raise RunnerFileError(f"{where}: {exc}") from None
     return language, runner

@@ -101,12 +101,6 @@ def lint_argv(top: str) -> tuple[str, ...]:
 _COMMENTS_STRINGS = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"', re.DOTALL)
 
 
-def code_only(source: str) -> str:
-    """The source with comments and string literals blanked (each kept as one space): a cheap prose
-    check (`parses`), never a rule; the rules read `verilog_lexer` tokens."""
-    return _COMMENTS_STRINGS.sub(" ", source)
-
-
 def _shown(tok: L.Token) -> str:
     return (tok.text.strip() if tok.kind != L.KIND_ESCAPED else "\\" + tok.name)[:60]
 
@@ -164,7 +158,9 @@ def rejected(design: str) -> str | None:
 
 
 def parses(source: str) -> bool:
-    code = code_only(source)
+    # the source with comments and string literals blanked (each kept as one space): a cheap prose check, never a
+    # rule; the rules read `verilog_lexer` tokens
+    code = _COMMENTS_STRINGS.sub(" ", source)
     return re.search(r"\bmodule\b", code) is not None and re.search(r"\bendmodule\b", code) is not None
 
 

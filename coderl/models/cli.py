@@ -43,14 +43,10 @@ def run_models(cfg: ModelsConfig) -> int:
     return 0
 
 
-def _cmd_models(ns: argparse.Namespace) -> int:
-    return run_models(from_args(ModelsConfig, ns))
-
-
 def add_models_command(subparsers) -> argparse.ArgumentParser:
     """Add `coderl models` to the `add_subparsers()` object of the main parser."""
     p = subparsers.add_parser("models", help="list built-in model aliases and cached model folders",
                               description=ModelsConfig.__doc__)
     add_arguments(p, ModelsConfig)
-    p.set_defaults(func=_cmd_models, parser=p)
+    p.set_defaults(func=lambda ns: run_models(from_args(ModelsConfig, ns)), parser=p)
     return p

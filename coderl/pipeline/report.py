@@ -33,7 +33,7 @@ import os
 from dataclasses import dataclass
 
 from coderl.base.config import ConfigError
-from coderl.eval.compare import RESAMPLES, load_summary, paired, passed, plot, task_samples
+from coderl.eval.compare import RESAMPLES, differences, load_summary, paired, passed, plot, task_samples
 from coderl.eval.render import render_markdown
 from coderl.train.tracking import read_metrics
 
@@ -56,6 +56,14 @@ class Entry:
     def key(self) -> str:
         """The checkpoint's name in every set: the main set's stage name (`eval/sft@heldout` -> `eval/sft`)."""
         return self.stage.partition("@")[0]
+
+
+def _json(path: str, missing=None):
+    """The JSON file at `path`, or `missing` when there is none."""
+    if not os.path.isfile(path):
+        return missing
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
 
 
 def discover(out: str) -> tuple[str, list[Entry]]:
@@ -155,35 +163,23 @@ def plot_curves(rows: list[dict], title: str, path: str) -> None:
     plt.close(fig)
 
 
-def _checkpoint(summary: dict, out: str) -> str:
-    model = summary["model"]
-    path = os.path.abspath(model)
-    root = os.path.abspath(out)
-    return os.path.relpath(path, root) if path.startswith(root + os.sep) else model
-
-
 def table_rows(out: str, entries: list[Entry]) -> list[dict]:
     rows = []
+    root = os.path.abspath(out)
     for e in entries:
         s = e.summary
         if s is None:
             continue
+        path = os.path.abspath(s["model"])  # the checkpoint: relative to OUT when it lies inside
+        checkpoint = os.path.relpath(path, root) if path.startswith(root + os.sep) else s["model"]
         lo, hi = s.get("pass_at_k_ci95", {}).get("pass@1", (None, None))
-        rows.append({"stage": e.stage, "checkpoint": _checkpoint(s, out), "label": s["label"],
+        rows.append({"stage": e.stage, "checkpoint": checkpoint, "label": s["label"],
                      "method": s["method"], "pass@1": s["pass_at_k"]["pass@1"], "ci95": [lo, hi],
                      "pass_at_k": s["pass_at_k"], "clusters": s.get("clusters", s["num_tasks"]),
                      "pass@1_without_tamper": s.get("pass_at_1_without_tamper"),  # absent in older summaries
                      "passed": passed(s), "tasks": s["num_tasks"], "avg_gen_tokens": s["avg_gen_tokens"],
                      "source": os.path.join(e.dir, "summary.json")})
     return rows
-
-
-def _json(path: str, missing=None):
-    """The JSON document in the file at `path`, or `missing` where there is no such file."""
-    if not os.path.isfile(path):
-        return missing
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
 
 
 def _stamps(out: str) -> list[dict]:
@@ -229,7 +225,9 @@ def build_report(out: str, *, log=print) -> str:
     report_dir = os.path.join(out, "report")
     os.makedirs(report_dir, exist_ok=True)
     missing = [e.stage for e in entries if e.summary is None]
-    overlap = _overlap(out)
+    # OUT/overlap.json (written by the pipeline): per training stage and evaluation set, the evaluation tasks its
+    # training tasks solve by behaviour
+    overlap = _json(os.path.join(out, "overlap.json"), [])
     sets = [_set_report(out, name, [e for e in entries if e.eval_set == name], overlap)
             for name in dict.fromkeys(e.eval_set for e in entries)]
 
@@ -295,16 +293,13 @@ def run_notes(out: str, rl_dir: str) -> dict:
 
 
 def _task_sets(done: list[Entry]) -> dict:
-    """The evaluation set of the rows, and whether every row used the same one (it should)."""
-    keys = []
-    for e in done:
-        s = e.summary
-        t = s.get("tasks", {})
-        keys.append((t.get("spec"), t.get("split"), t.get("seed"), s["num_tasks"], s.get("samples_per_task"),
-                     s.get("temperature"), s.get("config", {}).get("max_new_tokens"), s.get("format")))
-    if not keys:
+    """The evaluation set of the rows, and whether every row was measured alike (`compare.differences`; it should
+    be)."""
+    if not done:
         return {}
-    spec, split, seed, n, samples, temperature, max_new, fmt = keys[0]
-    return {"spec": spec, "split": split, "seed": seed, "tasks": n, "samples_per_task": samples,
-            "temperature": temperature, "max_new_tokens": max_new, "format": fmt,
-            "same_for_every_row": all(k == keys[0] for k in keys)}
+    s = done[0].summary
+    t = s.get("tasks", {})
+    return {"spec": t.get("spec"), "split": t.get("split"), "seed": t.get("seed"), "tasks": s["num_tasks"],
+            "samples_per_task": s.get("samples_per_task"), "temperature": s.get("temperature"),
+            "max_new_tokens": s.get("config", {}).get("max_new_tokens"), "format": s.get("format"),
+            "same_for_every_row": not differences([e.summary for e in done])}

@@ -203,11 +203,6 @@ class LintReport:
     codes: tuple[str, ...] = ()
 
 
-def _completion_first_row(task: Task) -> int:
-    """1-based line of the program where the completion starts."""
-    return task.prompt.count("\n") + 1 if get_kind(task.kind).prompt_is_code else 1
-
-
 @functools.lru_cache(maxsize=1024)
 def _prompt_names(prompt: str) -> frozenset[str]:
     """Names bound at module level by a function task's prompt (its imports, helpers, the stub)."""
@@ -234,10 +229,11 @@ def lint_report(task: Task, completion: str, findings: list[Finding]) -> LintRep
     helpers and imports): ruff's F811 "redefinition of unused `name`" on a name the prompt binds is
     how the program is assembled, not the model's style.
     """
-    first = _completion_first_row(task)
+    code_prompt = get_kind(task.kind).prompt_is_code
+    first = task.prompt.count("\n") + 1 if code_prompt else 1  # 1-based line of the program where the completion starts
     program = task.build_program(completion)
     lines = sum(1 for line in program.split("\n")[first - 1:] if line.strip())
-    prompt_names = _prompt_names(task.prompt) if get_kind(task.kind).prompt_is_code else frozenset()
+    prompt_names = _prompt_names(task.prompt) if code_prompt else frozenset()
     kept = [f for f in findings if f.row >= first and not (
         f.code == "F811" and any(f"`{name}`" in f.message.split(" from ")[0] for name in prompt_names))]
     return LintReport(len(kept), max(lines, 1), tuple(f.code for f in kept))

@@ -35,8 +35,7 @@ class Finding:
 
 def find_ruff() -> str:
     """Path of the ruff binary: next to this interpreter (the venv's), else on PATH."""
-    name = "ruff.exe" if os.name == "nt" else "ruff"
-    beside = Path(sys.executable).parent / name
+    beside = Path(sys.executable).parent / "ruff"
     if beside.is_file() and os.access(beside, os.X_OK):
         return str(beside)
     found = shutil.which("ruff")
