@@ -319,9 +319,7 @@ class Sandbox(Batches):
         return future
 
     def stats(self, timeout: float = 10.0) -> dict:
-        """The fork server's counts since it started: `judges_started` (resident judges forked), `judged`
-        (function tasks they judged), `left:<why>` (judges that ended, by reason: docs/sandbox.md),
-        `zygotes_replaced`."""
+        """The fork server's counts since it started: `zygotes_replaced` (slot zygotes that died)."""
         future: Future = Future()
         with self._lock:
             if self._closed or self._proc is None or self._proc.stdin is None:

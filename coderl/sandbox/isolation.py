@@ -49,7 +49,7 @@ EXPOSE_ENV = "CODERL_SANDBOX_EXPOSE"  # set by the client: toolchain directories
 # off (comma-separated: MECHANISMS).  Each "off" does per program what the mechanism
 # does once, so it is never weaker isolation, only slower.
 OFF_ENV = "CODERL_SANDBOX_OFF"
-MECHANISMS = ("resident", "zygotes", "namespaces")
+MECHANISMS = ("zygotes", "namespaces")
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _check = linux.check

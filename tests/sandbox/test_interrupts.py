@@ -77,12 +77,12 @@ def test_a_small_memory_limit_a_program_starts_under_still_runs():
 
 
 def test_the_tests_run_under_any_memory_limit_a_program_starts_under():
-    """The smallest limit the client takes is a little over a program's starting address space; the resident
-    judge, which has imported more, starts with more, so its tests get the limit on top of its own start: a test
+    """The smallest limit the client takes is a little over a program's starting address space; the judge,
+    which has imported more, starts with more, so its tests get the limit on top of its own start: a test
     that allocates (here 300 KB, one mmap) passes as it does under the default limit."""
     allocates = (TestCase("0", "candidate(1, 2) + len(bytes(300_000)) - 300_000", CheckKind.EQUALS, 3),)
     with Sandbox(workers=1) as sandbox:
         for memory in (sandbox.server_info["start_bytes"] + (1 << 20), Limits().memory_bytes):
-            for _ in range(2):  # a fresh judge, then the same judge again
+            for _ in range(2):
                 result = sandbox.run(make_tests_request(ADD, tests=allocates, memory_bytes=memory))
                 assert result.passed, (memory, result.status, result.message, result.stderr[-300:])

@@ -29,15 +29,12 @@ def test_a_mechanism_switched_off_gives_the_same_verdicts(monkeypatch, isolation
         pytest.skip(f"isolation {isolation!r} is not available here")
     with sb:
         results = [sb.run(r) for r in requests]
-        stats = sb.stats()
     assert [r.status for r in results] == [Status.PASSED, Status.FAILED, Status.PASSED] * 2, \
         [(r.status, r.message, r.stdout[-200:]) for r in results]
     assert {r.isolation for r in results} == {isolation}
-    if "resident" in off:
-        assert stats["judges_started"] == 4  # one judge per function task
 
 
 def test_an_unknown_mechanism_is_refused_in_one_line(monkeypatch):
     monkeypatch.setenv(OFF_ENV, "spare")
-    with pytest.raises(SandboxUnavailable, match=f"{OFF_ENV}='spare': expected names among resident"):
+    with pytest.raises(SandboxUnavailable, match=f"{OFF_ENV}='spare': expected names among zygotes"):
         Sandbox(workers=1)
