@@ -180,7 +180,6 @@ class Sandbox(Batches):
         self._ids = itertools.count()
         self._pending: dict[int, tuple[ExecutionRequest, Future, int]] = {}
         self._started: set[int] = set()  # request ids whose first process the server has started
-        self._stats: dict[int, Future] = {}
         self._proc: subprocess.Popen | None = None
         self._closed = False
         self._start()
@@ -231,12 +230,6 @@ class Sandbox(Batches):
             msg = json.loads(line)
             if "started" in msg:
                 self._started.add(msg["started"])
-                continue
-            if "stats" in msg:
-                with self._lock:
-                    asked = self._stats.pop(msg["id"], None)
-                if asked is not None:
-                    asked.set_result(msg["stats"])
                 continue
             with self._lock:
                 self._started.discard(msg["id"])
@@ -317,18 +310,6 @@ class Sandbox(Batches):
                 raise RuntimeError("sandbox is closed")
             self._send(request, future, 0)
         return future
-
-    def stats(self, timeout: float = 10.0) -> dict:
-        """The fork server's counts since it started: `zygotes_replaced` (slot zygotes that died)."""
-        future: Future = Future()
-        with self._lock:
-            if self._closed or self._proc is None or self._proc.stdin is None:
-                raise RuntimeError("sandbox is closed")
-            rid = next(self._ids)
-            self._stats[rid] = future
-            self._proc.stdin.write((json.dumps({"op": "stats", "id": rid}) + "\n").encode())
-            self._proc.stdin.flush()
-        return future.result(timeout)
 
     def close(self) -> None:
         """Close the server's control channel (it kills its runs and ends) and wait for it; killed after 10 s."""

@@ -5,12 +5,12 @@ slot, no other sandbox's, cgroups, no keyrings; needs root), `full` (+ no networ
 program, a read-only view with private writable directories made anew per program; needs namespaces); `auto`
 picks the strongest this machine allows.  What each holds: docs/sandbox.md, "Isolation levels" and its tables.
 
-At `full` each slot's mount and network namespaces are made once (`Slots._slot_namespaces`) and its zygote
-lives in them (`Slots.become_forker`); what a program leaves there is made anew or replaced before the next.
+At `full` each slot's mount and network namespaces are made once (`Slots._slot_namespaces`) and each of its programs
+joins them (`Slots.join`); what a program leaves there is made anew or replaced before the next.
 
 Over 400 lines: the levels, what the machine allows, and `Slots`, which sets up, enters, cleans and
 releases one slot's uid, cgroups, directories and namespaces; each step of a slot's life is only sound
-together with the others (what a slot's zygote joins is what its programs skip and what `recreate` makes anew).
+together with the others (what a program joins is what `recreate` makes anew).
 """
 
 import ctypes
@@ -49,7 +49,7 @@ EXPOSE_ENV = "CODERL_SANDBOX_EXPOSE"  # set by the client: toolchain directories
 # off (comma-separated: MECHANISMS).  Each "off" does per program what the mechanism
 # does once, so it is never weaker isolation, only slower.
 OFF_ENV = "CODERL_SANDBOX_OFF"
-MECHANISMS = ("zygotes", "namespaces")
+MECHANISMS = ("namespaces",)
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _check = linux.check
@@ -252,8 +252,6 @@ class Slots:
         self.level = level
         self.workers = workers
         self.uids = uids
-        self.forker_of = None  # in a slot's zygote: its slot (`become_forker`)
-        self.oom_spared = False  # in a slot's zygote: the out-of-memory killer passes it over
         self.off = switched_off()
         if level == "full":
             # The server gets its own network namespace (children inherit: no network at all) and
@@ -320,33 +318,25 @@ class Slots:
         """The judge of a slot runs as a uid of its own: the program can neither signal nor trace it."""
         return self.uids[0] + self.workers + slot
 
-    def become_forker(self, slot=None):
-        """In a zygote, once, as it starts.  A slot's zygote (`slot`) closes the kernel keyrings for itself and
-        everything it forks (`uid`, `full`: `linux.deny_keyrings`), joins the slot's cgroups and, at `full`,
-        its mount and network namespaces, so every program it forks starts in them: no per-program cgroup
-        move (on cgroup v1 a move waits for an RCU grace period, milliseconds) and no per-program `setns`.
-        It is spared by the slot's out-of-memory killer and its leftover kills.  The judges' zygote
-        (`slot` None) stays where the server is.  `uid`: orphans are reparented to the zygote and reaped."""
+    def become_zygote(self):
+        """In the zygote, once, as it starts (`uid`): orphans are reparented to it and reaped there."""
         if self.level == "uid":
             _check(_libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "prctl(PR_SET_CHILD_SUBREAPER)")
-        if slot is None:
-            return
-        self.forker_of = slot
-        if self.level in ("uid", "full"):  # inherited by every program it forks, across fork and exec
+
+    def join(self, slot):
+        """In a program's process, forked by the zygote, as root: the kernel keyrings closed for it and everything it
+        starts (`uid`, `full`: `linux.deny_keyrings`), the slot's cgroups and, at `full`, the slot's mount and
+        network namespaces (a fresh network namespace when the slot's still holds a socket)."""
+        if self.level in ("uid", "full"):  # inherited across fork and exec
             linux.deny_keyrings()
         self.cgroups.join(slot)
-        try:  # needs CAP_SYS_RESOURCE, which a container may withhold: then the slot's OOM killer may pick it
-            with open("/proc/self/oom_score_adj", "w") as f:
-                f.write("-1000")
-            self.oom_spared = True
-        except OSError:
-            pass
         if self.level == "full":
             setns(self.namespaces[slot]["mnt"], CLONE_NEWNS)
             setns(self.namespaces[slot]["net"], CLONE_NEWNET)
             for fd in [fd for ns in self.namespaces for fd in ns.values()]:
-                os.close(fd)  # joined; nothing it forks may hold them
+                os.close(fd)  # joined; nothing it starts may hold them
             self.namespaces = []
+            self.leave_used_network()
 
     def area(self, slot):
         """The slot's own directory (`full`: its tmpfs), root's and 0711: it holds the directories a program may
@@ -387,7 +377,7 @@ class Slots:
         """A slot's own mount namespace (the view, where each program binds its fresh work dir at /sandbox and
         its private directories over /tmp & co., `View.enter`) and network namespace (no network; no socket of
         another slot's program), made once by a helper process and kept open by fd.  Every program of the
-        slot joins them (`before_fork`, `enter`) instead of making and tearing down its own: that cost
+        slot joins them (`join`) instead of making and tearing down its own: that cost
         milliseconds of CPU per program (BENCHMARKS.md, "Per-process isolation")."""
         ready_r, ready_w = os.pipe()
         done_r, done_w = os.pipe()
@@ -418,16 +408,15 @@ class Slots:
             os.waitpid(pid, 0)
 
     def namespace_fds(self):
-        """The fds of the slots' namespaces, which a replacement slot zygote keeps until it has joined them."""
+        """The fds of the slots' namespaces, which a program's process keeps until it has joined its slot's."""
         if self.level != "full":
             return []
-        return sorted([self.own_pid_ns] + [fd for ns in self.namespaces for fd in ns.values()])
+        return sorted(fd for ns in self.namespaces for fd in ns.values())
 
     def set_limits(self, slot, max_processes, memory_bytes):
-        """Before each run: the slot's cgroup limits (one process more than the program's: the slot's zygote
-        lives there; the uid's RLIMIT_NPROC still binds the program at `max_processes`); `full`: the slot's tmpfs
-        (its work dir and private /tmp & co.) sized like /tmp."""
-        self.cgroups.set_limits(slot, max_processes + 1, memory_bytes)
+        """Before each run: the slot's cgroup limits; `full`: the slot's tmpfs (its work dir and private /tmp & co.)
+        sized like /tmp."""
+        self.cgroups.set_limits(slot, max_processes, memory_bytes)
         if self.level == "full":
             options = tmpfs_options({"memory_bytes": memory_bytes}, "")
             mount(None, self.area(slot), None, MS_REMOUNT | MS_NOSUID | MS_NODEV, options)
@@ -435,13 +424,15 @@ class Slots:
     def oom_kills(self, slot):
         return self.cgroups.oom_kills(slot)
 
-    # ---- in the child ------------------------------------------------------------------------
-    def before_fork(self, slot):
-        """In a slot's zygote, right before forking a program (`full`): a new PID namespace for it, and a fresh
-        network namespace when the slot's still holds a socket (one in flight between processes, say)."""
+    # ---- in the zygote and its children ---------------------------------------------------------
+    def before_fork(self, role):
+        """In the zygote, right before a fork (`full`): the next child's PID namespace, a new one for a program and the
+        server's for a judge (which runs the task's code only).  `unshare(CLONE_NEWPID)` only works while the
+        namespace for children is our own, so first reset it with `setns` (siblings, never nesting)."""
         if self.level == "full":
-            self.new_pid_namespace()
-            self.leave_used_network()
+            setns(self.own_pid_ns, CLONE_NEWPID)
+            if role != "judge":
+                unshare(CLONE_NEWPID)
 
     def leave_used_network(self):
         """`full`: a fresh network namespace when this one (the slot's) still holds a socket, or always when
@@ -449,30 +440,14 @@ class Slots:
         if "namespaces" in self.off or self.sockets_left():
             unshare(CLONE_NEWNET)
 
-    def new_pid_namespace(self):
-        """The next child forked is PID 1 of a new PID namespace (`full`).  `unshare(CLONE_NEWPID)` only works
-        while the namespace for children is our own, so first reset it with `setns` (siblings, never nesting)."""
-        setns(self.own_pid_ns, CLONE_NEWPID)
-        unshare(CLONE_NEWPID)
-
     def sockets_left(self):
         """Whether this process's network namespace (a slot's) still holds a socket (`sockets_left`)."""
         with open("/proc/thread-self/net/sockstat", "rb") as f:
             return sockets_left(f.read())
 
-    def before_fork_judge(self):
-        """A judge stays in the server's PID and network namespaces (it runs the task's code only)."""
-        if self.level == "full":
-            setns(self.own_pid_ns, CLONE_NEWPID)
-
     def enter(self, slot, limits):
-        """In a program's process, forked by its slot's zygote (so in the slot's cgroups and, at `full`, its
-        mount and network namespaces), as root: the out-of-memory score of any program back; `full`: an IPC
-        namespace of its own, a fresh /proc, chrooted into the view; then drop to the slot's uid and (`uid`,
-        `full`) close the kernel keyrings, a channel no namespace separates (`linux.deny_keyrings`)."""
-        if self.oom_spared:
-            with open("/proc/self/oom_score_adj", "w") as f:
-                f.write("0")
+        """In a program's process, once it joined its slot (`join`), as root: `full`: an IPC namespace of its own, a
+        fresh /proc, chrooted into the view; then drop to the slot's uid."""
         if self.level == "full":
             unshare(CLONE_NEWIPC | (CLONE_NEWNS if "namespaces" in self.off else 0))  # IPC objects die with it
             self.view.enter(self.dirs(slot)["work"], self.private_dirs(slot))
@@ -484,8 +459,6 @@ class Slots:
             os.setgroups([])
             os.setgid(uid)
             os.setuid(uid)
-            if self.forker_of is None:  # a slot's zygote installed it for all its programs (`become_forker`)
-                linux.deny_keyrings()
 
     def enter_judge(self, slot):
         """In a forked judge, as root: drop to the slot's judge uid (no cgroup, no mounts: it runs the
@@ -508,7 +481,7 @@ class Slots:
         if self.level != "uid":
             return
         for _ in range(100):  # bounded: pids.max caps how many can be left
-            pids = self.cgroups.kill(slot, spare=(os.getpid(),))
+            pids = self.cgroups.kill(slot)
             found = self._kill_uid(slot) if pids is None else bool(pids)
             reap_orphans()  # a killed leftover is a zombie until its subreaper (this zygote) reaps it
             if not found:

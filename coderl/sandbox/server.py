@@ -16,7 +16,7 @@ fd 1, each carrying the raw facts of every process (exit status, rusage, capped 
 judge's records).  Verdicts are decided in the client, which alone knows the expected values.
 
 Over 400 lines: one event loop and the state it alone owns (the queue, the runs in flight with their
-processes and streams, the slots' zygotes, the counts); every method reads and changes
+processes and streams, the zygote); every method reads and changes
 that state, so it stays one object in one file.
 """
 
@@ -75,18 +75,17 @@ CHILD_LIMITS = ("cpu_seconds", "memory_bytes", "file_size_bytes", "max_processes
 
 class Server:
     def __init__(self, workers, slots):
-        """The server's state: its slots, the queue, the runs in flight and the zygotes' sockets; the client's pipes
+        """The server's state: its slots, the queue, the runs in flight and the zygote's socket; the client's pipes
         moved off fds 0 and 1."""
         self.workers = workers
         self.slots = slots
-        self.zygotes = {}  # slot -> its zygote's socket (None: the judges' zygote)
-        self.zpids = []
+        self.zygote = None  # its socket
+        self.zpid = None
         self.free_slots = list(range(workers))
         self.sel = selectors.DefaultSelector()
         self.queue = collections.deque()
         self.active = set()  # runs in flight
         self.procs = {}  # key -> Proc until forked, then also pid -> Proc
-        self.counts = collections.Counter()  # slot zygotes replaced (`stats`)
         self.keys = 0
         self.inbuf = bytearray()
         self.closing = False
@@ -100,30 +99,24 @@ class Server:
         os.set_blocking(self.in_fd, False)
         self.sel.register(self.in_fd, selectors.EVENT_READ, ("control", None))
 
-    def attach(self, slot, zygote_end):
-        """The zygote of `slot` (None: of the judges): its socket and pid."""
-        sock, pid = zygote_end
-        self.zygotes[slot] = sock
-        self.zpids.append(pid)
-        self.sel.register(sock, selectors.EVENT_READ, ("zygote", sock))
+    def attach(self, zygote_end):
+        """The zygote: its socket and pid."""
+        self.zygote, self.zpid = zygote_end
+        self.sel.register(self.zygote, selectors.EVENT_READ, ("zygote", self.zygote))
 
-    def stop_zygotes(self, timeout=5.0):
-        """At the end: each zygote kills and reaps what it still has and exits."""
-        for sock in self.zygotes.values():
-            self.sel.unregister(sock)
-            sock.close()
+    def stop_zygote(self, timeout=5.0):
+        """At the end: the zygote kills and reaps what it still has and exits."""
+        self.sel.unregister(self.zygote)
+        self.zygote.close()
         deadline = time.monotonic() + timeout
-        waiting = list(self.zpids)
-        while waiting and time.monotonic() < deadline:
-            for pid in list(waiting):
-                try:
-                    if os.waitpid(pid, os.WNOHANG)[0]:
-                        waiting.remove(pid)
-                except ChildProcessError:
-                    waiting.remove(pid)
+        while time.monotonic() < deadline:
+            try:
+                if os.waitpid(self.zpid, os.WNOHANG)[0]:
+                    return
+            except ChildProcessError:
+                return
             time.sleep(0.002)
-        for pid in waiting:
-            os.kill(pid, signal.SIGKILL)
+        os.kill(self.zpid, signal.SIGKILL)
 
     # ---- control channel -------------------------------------------------------------------
     def send(self, obj):
@@ -135,8 +128,7 @@ class Server:
             self.closing = True
 
     def read_control(self):
-        """Read the client's newline-delimited messages: a ping, a stats request, or a request whose runs join the
-        queue."""
+        """Read the client's newline-delimited messages: a ping, or a request whose runs join the queue."""
         try:
             chunk = os.read(self.in_fd, 1 << 20)
         except BlockingIOError:
@@ -156,15 +148,12 @@ class Server:
             if msg.get("op") == "ping":
                 self.send({"id": msg["id"], "pong": True, "pid": os.getpid()})
                 continue
-            if msg.get("op") == "stats":
-                self.send({"id": msg["id"], "stats": dict(self.counts)})
-                continue
             self.queue.extend(Job(msg).first_runs())
 
     # ---- starting a run --------------------------------------------------------------------
     def start(self, run):
-        """Start one run in a free slot: the slot's limits and files, then its processes from the slot's zygote (and,
-        for a function task, its judge from the judges' zygote)."""
+        """Start one run in a free slot: the slot's limits and files, then its processes from the zygote (and, for a
+        function task, its judge)."""
         job = run.job
         msg = job.msg
         lim = job.limits
@@ -212,8 +201,8 @@ class Server:
         return zygote.memfd(data)
 
     def fork(self, run, role, request, stdin=None, chan=None):
-        """Ask a zygote for one process (a judge: the judges' zygote); only fds and the role travel to it, the request
-        is in a memfd.  Returns its `Proc`."""
+        """Ask the zygote for one process; only fds and the role travel to it, the request is in a memfd.  Returns
+        its `Proc`."""
         self.keys += 1
         proc = Proc(run, role, self.keys)
         run.procs.append(proc)
@@ -226,8 +215,7 @@ class Server:
         child.update(self.pipes(run, role))
         names = list(child)
         head = {"role": role, "slot": run.slot, "key": proc.key, "fds": names}
-        forker = None if role == "judge" or "zygotes" in self.slots.off else run.slot  # switched off: as a judge
-        socket.send_fds(self.zygotes[forker], [json.dumps(head).encode()], [child[n] for n in names])
+        socket.send_fds(self.zygote, [json.dumps(head).encode()], [child[n] for n in names])
         for fd in child.values():
             os.close(fd)
         return proc
@@ -296,20 +284,13 @@ class Server:
                 pass
 
     def read_zygote(self, sock):
-        """A zygote's message: a process it forked (its pid and pidfd) or one that exited (status, rusage, time); a
-        closed socket is a slot zygote that died."""
-        if all(v is not sock for v in self.zygotes.values()):  # replaced earlier in this round of events
-            return
+        """The zygote's message: a process it forked (its pid and pidfd) or one that exited (status, rusage, time)."""
         try:
             data, fds, _, _ = socket.recv_fds(sock, 4096, 1)
         except OSError:
             data, fds = b"", []
         if not data:
-            slot = next(k for k, v in self.zygotes.items() if v is sock)
-            if slot is None:
-                raise SystemExit("the judges' zygote died")
-            self.zygote_died(slot)
-            return
+            raise SystemExit("the zygote died")
         msg = json.loads(data)
         if "forked" in msg:
             proc = self.procs.pop(msg["forked"])
@@ -320,7 +301,7 @@ class Server:
                 self.kill(proc.run)
             return
         proc = self.procs.pop(("pid", msg["exited"]), None)
-        if proc is None or proc.role == "zygote":  # a slot's zygote: its socket says so first
+        if proc is None:
             return
         proc.exit = msg
         if proc.pidfd is not None:
@@ -332,29 +313,6 @@ class Server:
             self.kill(run, ("program",))
         if run.ended() and not run.done:
             self.finish(run)
-
-    def zygote_died(self, slot):
-        """A slot's zygote died (the slot's out-of-memory killer may pick it where the container withholds
-        CAP_SYS_RESOURCE): the programs it had died with it, and their runs are sandbox errors; the judges'
-        zygote, which has never held a request, forks the slot a new one."""
-        sock = self.zygotes.pop(slot)
-        self.sel.unregister(sock)
-        sock.close()
-        self.counts["zygotes_replaced"] += 1
-        for run in [r for r in list(self.active) if r.slot == slot]:
-            for proc in run.procs:
-                self.procs.pop(proc.key, None)
-                self.procs.pop(("pid", proc.pid), None)
-                proc.exit = {"exit_code": None, "signal": signal.SIGKILL, "cpu": 0.0, "wall": 0.0, "rss": 0, "at": 0.0}
-            self.fail(run, "the slot's zygote died while this program ran")
-        self.keys += 1
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self.procs[self.keys] = Proc(None, "zygote", self.keys)
-        head = {"role": "zygote", "slot": slot, "key": self.keys, "fds": ["ctl"]}
-        socket.send_fds(self.zygotes[None], [json.dumps(head).encode()], [theirs.fileno()])
-        theirs.close()
-        self.zygotes[slot] = ours
-        self.sel.register(ours, selectors.EVENT_READ, ("zygote", ours))
 
     def fail(self, run, message):
         """End a run whose setup or cleanup failed: killed, its slot's directories made anew, a sandbox_error for its
@@ -441,7 +399,7 @@ class Server:
         self.complete(run)
 
     def loop(self):
-        """The event loop: start queued runs in free slots, read pipes, zygotes and the client, and kill what
+        """The event loop: start queued runs in free slots, read pipes, the zygote and the client, and kill what
         ran past its wall clock, until closed and idle."""
         while not (self.closing and not self.active and not self.queue):
             while self.queue and len(self.active) < self.workers and not self.closing:
@@ -474,13 +432,13 @@ class Server:
 
 
 def start_bytes():
-    """The address space a program's process starts with: this process's, which the zygotes forked."""
+    """The address space a program's process starts with: this process's, which the zygote forked."""
     with open("/proc/self/status") as f:
         return next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:"))
 
 
 def main():
-    """Start up: the isolation level, this server's uids, the slots, the watchdog and the zygotes, then the hello to
+    """Start up: the isolation level, this server's uids, the slots, the watchdog and the zygote, then the hello to
     the client and the event loop until the client closes the channel."""
     workers = int(sys.argv[1]) if len(sys.argv) > 1 else os.cpu_count() or 1
     requested = sys.argv[2] if len(sys.argv) > 2 else "auto"
@@ -498,21 +456,18 @@ def main():
             return
         held = lifetime.watchdog(slots)  # its pipe end stays open in this process until it ends
         server = Server(workers, slots)
-        # Forked now, while this process holds no request; the client's pipes stay the server's alone.  One
-        # zygote per slot forks that slot's programs; one more forks the judges.
+        # Forked now, while this process holds no request; the client's pipes stay the server's alone.
         modules = {"harness": harness, "checks": checks, "script": script}
         own = [server.sel.close, lambda: os.close(server.in_fd), lambda: os.close(server.out_fd),
                lambda: os.close(held)]
-        for slot in [*([] if "zygotes" in slots.off else range(workers)), None]:  # switched off: one zygote
-            others = [sock.close for sock in server.zygotes.values()]
-            server.attach(slot, zygote.start(slots, modules, close=own + others, slot=slot))
+        server.attach(zygote.start(slots, modules, close=own))
         hello = {"hello": True, "isolation": level, "warning": warning, "pid": os.getpid(),
                  "cgroups": [f"{slots.cgroups.version}:{c}" for c in slots.cgroups.controllers],
                  "file_system": isolation.FILE_SYSTEM[level], "capabilities": caps,
                  "start_bytes": start_bytes(), "uids": slots.uids and slots.uids[0]}
         server.send(hello)
         server.loop()
-        server.stop_zygotes()
+        server.stop_zygote()
     finally:
         if slots is not None:
             lifetime.release(slots)

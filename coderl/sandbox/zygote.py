@@ -75,12 +75,7 @@ class Zygote:
         if not data:
             return False
         msg = json.loads(data)
-        if msg["role"] in ("judge", "zygote"):  # a judge runs the task's code only: no namespaces
-            self.slots.before_fork_judge()
-        elif self.slots.forker_of is not None:
-            self.slots.before_fork(msg["slot"])
-        elif self.slots.level == "full":  # slot zygotes switched off: a PID namespace; the child joins its slot
-            self.slots.new_pid_namespace()
+        self.slots.before_fork(msg["role"])
         pid = os.fork()
         if pid == 0:
             try:
@@ -162,9 +157,8 @@ class Zygote:
 
     # ---- in the child -----------------------------------------------------------------------
     def child(self, msg, fds):
-        """In the forked child: its fds in place (FD_ORDER), then become what its role says: a replacement slot
-        zygote, a judge, or a program (limits, its slot's view and uid, then the program, script or
-        command)."""
+        """In the forked child: its fds in place (FD_ORDER), then become what its role says: a judge, or a program
+        (its slot's cgroups and namespaces, limits, its slot's view and uid, then the program, script or command)."""
         role, slot = msg["role"], msg["slot"]
         os.setsid()  # own process group: everything it starts is killed with it
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD):
@@ -183,18 +177,11 @@ class Zygote:
                     os.close(target)
                 except OSError:
                     pass
-        joins = role not in ("judge", "zygote") and self.slots.forker_of is None  # slot zygotes switched off
-        keep = self.slots.namespace_fds() if role == "zygote" or joins else []
         low = len(FD_ORDER)
-        for fd in keep:
+        for fd in self.slots.namespace_fds() if role != "judge" else []:  # kept until it has joined them
             os.closerange(low, fd)
             low = fd + 1
         os.closerange(low, 1 << 20)
-        if role == "zygote":  # a slot's zygote died: this process, forked by the judges' zygote, replaces it
-            _die_with_parent()
-            self.slots.become_forker(slot)
-            Zygote(socket.socket(fileno=6), self.slots, self.modules, self.snapshot).loop()
-            os._exit(0)
         if role == "judge":  # forked for this one task: it runs the task's code only (no cgroup, no mounts)
             request = json.loads(read_all(3))
             os.close(3)
@@ -212,10 +199,7 @@ class Zygote:
             os.environ.update(CHILD_ENV)
             self.modules["checks"].run(request, 4, 5)
             os._exit(0)
-        if joins:
-            self.slots.become_forker(slot)
-            if self.slots.level == "full":
-                self.slots.leave_used_network()
+        self.slots.join(slot)
         request = json.loads(read_all(3))
         os.close(3)
         lim = request["limits"]
@@ -285,11 +269,9 @@ def memfd(data):
     return fd
 
 
-def start(slots, modules, close=(), slot=None):
-    """Fork a zygote from the fork server, before it reads any request; returns (the server's end of its
-    socket, its pid).  `slot`: the zygote of that worker slot, which forks the slot's programs from inside
-    the slot's cgroups and namespaces (`Slots.become_forker`); None: the zygote of the judges.
-    `close`: callables that drop the server's own descriptors in the zygote."""
+def start(slots, modules, close=()):
+    """Fork the zygote from the fork server, before it reads any request; returns (the server's end of its
+    socket, its pid).  `close`: callables that drop the server's own descriptors in the zygote."""
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     shutil.rmtree(tempfile.mkdtemp(dir=slots.root))  # settle tempfile's lazily created module state
     pid = os.fork()
@@ -299,7 +281,7 @@ def start(slots, modules, close=(), slot=None):
             for drop in close:
                 drop()
             _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-            slots.become_forker(slot)
+            slots.become_zygote()
             snapshot = modules["harness"].Tamper()
             gc.collect()
             gc.freeze()  # the zygote's objects stay out of later collections: fewer copy-on-write faults

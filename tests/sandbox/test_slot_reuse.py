@@ -221,8 +221,9 @@ def test_while_the_slot_holds_a_socket_the_next_is_forked_in_a_fresh_namespace(s
     checks that the next program finds none either way)."""
     server = sandbox.server_info["pid"]
     own = os.readlink(f"/proc/{server}/ns/net")
-    zygote = next(p for p in _children(server) if os.readlink(f"/proc/{p}/ns/net") != own)  # the slot's
-    holder = subprocess.Popen(["nsenter", f"--net=/proc/{zygote}/ns/net", sys.executable, "-c", HOLD_A_SOCKET],
+    fds = [f"/proc/{server}/fd/{fd}" for fd in os.listdir(f"/proc/{server}/fd")]
+    slot = next(f for f in fds if os.readlink(f).startswith("net:") and os.readlink(f) != own)  # held by the server
+    holder = subprocess.Popen(["nsenter", f"--net={slot}", sys.executable, "-c", HOLD_A_SOCKET],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline() == "held\n"

@@ -36,5 +36,5 @@ def test_a_mechanism_switched_off_gives_the_same_verdicts(monkeypatch, isolation
 
 def test_an_unknown_mechanism_is_refused_in_one_line(monkeypatch):
     monkeypatch.setenv(OFF_ENV, "spare")
-    with pytest.raises(SandboxUnavailable, match=f"{OFF_ENV}='spare': expected names among zygotes"):
+    with pytest.raises(SandboxUnavailable, match=f"{OFF_ENV}='spare': expected names among namespaces"):
         Sandbox(workers=1)
