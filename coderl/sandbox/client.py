@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from concurrent.futures import Future
 
 from .answers import judge_answer
-from .isolation import EXPOSE_ENV, HIDE_ENV, OFF_ENV
+from .isolation import EXPOSE_ENV, HIDE_ENV
 from .judge import judge
 from .types import (
     PARENT_JUDGED,
@@ -193,8 +193,7 @@ class Sandbox(Batches):
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env={**SERVER_ENV, **({HIDE_ENV: json.dumps(self.hide)} if self.hide else {}),
-                 **({EXPOSE_ENV: json.dumps(self.expose)} if self.expose else {}),
-                 **({OFF_ENV: os.environ[OFF_ENV]} if OFF_ENV in os.environ else {})},
+                 **({EXPOSE_ENV: json.dumps(self.expose)} if self.expose else {})},
             close_fds=True,
             cwd="/",
             # Out of the terminal's process group: Ctrl-C interrupts the caller, which stops the server by

@@ -1,16 +1,14 @@
 """Isolation levels of the fork server.  Standard library only (loaded by path by `server.py`).
 
 `LEVELS`, weakest first: `rlimits` (resource limits, a private work dir, the caller's uid), `uid` (+ a uid per
-slot, no other sandbox's, cgroups, no keyrings; needs root), `full` (+ no network, a PID and IPC namespace per
-program, a read-only view with private writable directories made anew per program; needs namespaces); `auto`
-picks the strongest this machine allows.  What each holds: docs/sandbox.md, "Isolation levels" and its tables.
-
-At `full` each slot's mount and network namespaces are made once (`Slots._slot_namespaces`) and each of its programs
-joins them (`Slots.join`); what a program leaves there is made anew or replaced before the next.
+slot, no other sandbox's, cgroups, no keyrings; needs root), `full` (+ no network, a PID, mount, network and IPC
+namespace per program, a read-only view with private writable directories made anew per program; needs
+namespaces); `auto` picks the strongest this machine allows.  What each holds: docs/sandbox.md, "Isolation
+levels" and its tables.
 
 Over 400 lines: the levels, what the machine allows, and `Slots`, which sets up, enters, cleans and
-releases one slot's uid, cgroups, directories and namespaces; each step of a slot's life is only sound
-together with the others (what a program joins is what `recreate` makes anew).
+releases one slot's uid, cgroups and directories; each step of a slot's life is only sound together with the others
+(what a program writes is what `recreate` makes anew).
 """
 
 import ctypes
@@ -21,7 +19,6 @@ import signal
 import stat
 import tempfile
 import time
-import traceback
 
 try:
     from . import cgroups, linux, view
@@ -40,16 +37,11 @@ unshare, setns, mount, remove_tree = linux.unshare, linux.setns, linux.mount, li
 LEVELS = ("rlimits", "uid", "full")
 PR_SET_CHILD_SUBREAPER = 36
 WORLD_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
-NS_FD_FLOOR = 100  # the slots' namespace fds sit above every fd a child is given (`zygote.FD_ORDER`)
+NS_FD_FLOOR = 100  # the server's PID namespace fd sits above every fd a child is given (`zygote.FD_ORDER`)
 TMPFS_MAX_BYTES = 256 * 1024**2  # per private /tmp & co. (and never more than the memory limit)
 TMPFS_MAX_INODES = 65536
 HIDE_ENV = "CODERL_SANDBOX_HIDE"  # set by the client: a JSON list of paths to hide (hidden_paths)
 EXPOSE_ENV = "CODERL_SANDBOX_EXPOSE"  # set by the client: toolchain directories to show (exposed_paths)
-# Passed on by the client from its own environment, for bench/sandbox.py's ablation only: speed mechanisms switched
-# off (comma-separated: MECHANISMS).  Each "off" does per program what the mechanism
-# does once, so it is never weaker isolation, only slower.
-OFF_ENV = "CODERL_SANDBOX_OFF"
-MECHANISMS = ("namespaces",)
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _check = linux.check
@@ -64,18 +56,6 @@ def _high(fd):
     moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, NS_FD_FLOOR)
     os.close(fd)
     return moved
-
-
-def sockets_left(sockstat):
-    """Whether a network namespace's /proc/net/sockstat (bytes) counts any socket, or a TCP connection in
-    TIME_WAIT, still in it."""
-    for line in sockstat.splitlines():
-        fields = line.split()
-        if line.startswith(b"sockets:") and fields[fields.index(b"used") + 1] != b"0":
-            return True
-        if line.startswith(b"TCP:") and b"tw" in fields and fields[fields.index(b"tw") + 1] != b"0":
-            return True
-    return False
 
 
 def _real_uid(pid):
@@ -187,14 +167,6 @@ def exposed_paths(environ=os.environ):
     return _path_list(EXPOSE_ENV, environ)
 
 
-def switched_off(environ=os.environ):
-    """The speed mechanisms switched off in this server's environment (OFF_ENV); an unknown name is an error."""
-    off = {name for name in environ.get(OFF_ENV, "").split(",") if name}
-    if off - set(MECHANISMS):
-        raise IsolationError(f"{OFF_ENV}={environ[OFF_ENV]!r}: expected names among {', '.join(MECHANISMS)}")
-    return off
-
-
 def hidden_paths(environ=os.environ):
     """Extra paths the client asks to hide from programs (`Sandbox(hide=...)`): a JSON list in the
     server's environment (HIDE_ENV), e.g. the task files a command loaded."""
@@ -248,11 +220,10 @@ class Slots:
 
     def __init__(self, level, workers, caps, hide=None, uids=None):
         """Set up every slot of this server: at `full` the server's own namespaces, tmpfs and the view, then per slot
-        its cgroups, its area (a tmpfs at `full`) with fresh directories, and its mount and network namespaces."""
+        its cgroups and its area (a tmpfs at `full`) with fresh directories."""
         self.level = level
         self.workers = workers
         self.uids = uids
-        self.off = switched_off()
         if level == "full":
             # The server gets its own network namespace (children inherit: no network at all) and
             # mount namespace with a tmpfs over /tmp holding every slot directory and the programs'
@@ -284,8 +255,6 @@ class Slots:
                 mount("coderl-slot", self.area(slot), "tmpfs", MS_NOSUID | MS_NODEV,
                       tmpfs_options({"memory_bytes": TMPFS_MAX_BYTES}, "mode=0711,"))
             self.recreate(slot)
-        # `full`: each slot's mount and network namespaces, made once; every program of the slot joins them
-        self.namespaces = [self._slot_namespaces(slot) for slot in range(workers)] if level == "full" else []
 
     def _expose(self, paths):
         """Let the slot uids reach the interpreter where it sits under a private directory.
@@ -325,18 +294,10 @@ class Slots:
 
     def join(self, slot):
         """In a program's process, forked by the zygote, as root: the kernel keyrings closed for it and everything it
-        starts (`uid`, `full`: `linux.deny_keyrings`), the slot's cgroups and, at `full`, the slot's mount and
-        network namespaces (a fresh network namespace when the slot's still holds a socket)."""
+        starts (`uid`, `full`: `linux.deny_keyrings`, a channel no namespace separates) and the slot's cgroups."""
         if self.level in ("uid", "full"):  # inherited across fork and exec
             linux.deny_keyrings()
         self.cgroups.join(slot)
-        if self.level == "full":
-            setns(self.namespaces[slot]["mnt"], CLONE_NEWNS)
-            setns(self.namespaces[slot]["net"], CLONE_NEWNET)
-            for fd in [fd for ns in self.namespaces for fd in ns.values()]:
-                os.close(fd)  # joined; nothing it starts may hold them
-            self.namespaces = []
-            self.leave_used_network()
 
     def area(self, slot):
         """The slot's own directory (`full`: its tmpfs), root's and 0711: it holds the directories a program may
@@ -373,46 +334,6 @@ class Slots:
         if self.level == "uid":
             remove_owned(self.uid(slot))
 
-    def _slot_namespaces(self, slot):
-        """A slot's own mount namespace (the view, where each program binds its fresh work dir at /sandbox and
-        its private directories over /tmp & co., `View.enter`) and network namespace (no network; no socket of
-        another slot's program), made once by a helper process and kept open by fd.  Every program of the
-        slot joins them (`join`) instead of making and tearing down its own: that cost
-        milliseconds of CPU per program (BENCHMARKS.md, "Per-process isolation")."""
-        ready_r, ready_w = os.pipe()
-        done_r, done_w = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            code = 1
-            try:
-                os.close(ready_r)
-                os.close(done_w)
-                unshare(CLONE_NEWNS | CLONE_NEWNET)
-                os.write(ready_w, b"1")
-                os.read(done_r, 1)  # until the server holds the namespaces open
-                code = 0
-            except BaseException:
-                traceback.print_exc()
-            finally:
-                os._exit(code)
-        os.close(ready_w)
-        os.close(done_r)
-        try:
-            if os.read(ready_r, 1) != b"1":
-                raise IsolationError(f"slot {slot}: its mount and network namespaces could not be set up")
-            flags = os.O_RDONLY | os.O_CLOEXEC
-            return {kind: _high(os.open(f"/proc/{pid}/ns/{kind}", flags)) for kind in ("mnt", "net")}
-        finally:
-            os.close(done_w)
-            os.close(ready_r)
-            os.waitpid(pid, 0)
-
-    def namespace_fds(self):
-        """The fds of the slots' namespaces, which a program's process keeps until it has joined its slot's."""
-        if self.level != "full":
-            return []
-        return sorted(fd for ns in self.namespaces for fd in ns.values())
-
     def set_limits(self, slot, max_processes, memory_bytes):
         """Before each run: the slot's cgroup limits; `full`: the slot's tmpfs (its work dir and private /tmp & co.)
         sized like /tmp."""
@@ -434,22 +355,12 @@ class Slots:
             if role != "judge":
                 unshare(CLONE_NEWPID)
 
-    def leave_used_network(self):
-        """`full`: a fresh network namespace when this one (the slot's) still holds a socket, or always when
-        reused namespaces are switched off (OFF_ENV)."""
-        if "namespaces" in self.off or self.sockets_left():
-            unshare(CLONE_NEWNET)
-
-    def sockets_left(self):
-        """Whether this process's network namespace (a slot's) still holds a socket (`sockets_left`)."""
-        with open("/proc/thread-self/net/sockstat", "rb") as f:
-            return sockets_left(f.read())
-
     def enter(self, slot, limits):
-        """In a program's process, once it joined its slot (`join`), as root: `full`: an IPC namespace of its own, a
-        fresh /proc, chrooted into the view; then drop to the slot's uid."""
+        """In a program's process, once it joined its slot (`join`), as root: `full`: mount, network (no network, no
+        socket of another program) and IPC namespaces of its own, a fresh /proc, chrooted into the view; then drop to
+        the slot's uid."""
         if self.level == "full":
-            unshare(CLONE_NEWIPC | (CLONE_NEWNS if "namespaces" in self.off else 0))  # IPC objects die with it
+            unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC)  # what it leaves in them dies with it
             self.view.enter(self.dirs(slot)["work"], self.private_dirs(slot))
         if self.level in ("uid", "full"):
             uid = self.uid(slot)
