@@ -452,7 +452,10 @@ def main():
             uids = lifetime.claim_uids(2 * workers) if level != "rlimits" else None
             slots = isolation.Slots(level, workers, caps, uids=uids)
         except (isolation.IsolationError, OSError) as exc:
-            os.write(out_fd, (json.dumps({"hello": True, "error": str(exc)}) + "\n").encode())
+            try:
+                os.write(out_fd, (json.dumps({"hello": True, "error": str(exc)}) + "\n").encode())
+            except OSError:  # the client is gone: nobody to tell
+                pass
             return
         held = lifetime.watchdog(slots)  # its pipe end stays open in this process until it ends
         server = Server(workers, slots)

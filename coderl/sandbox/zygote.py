@@ -43,7 +43,8 @@ class Zygote:
         self.started = {}  # pid -> monotonic start
 
     def loop(self):
-        """Fork for each message on the socket and reap on SIGCHLD (a wake-up pipe), until the server closes it."""
+        """Fork for each message on the socket and reap on SIGCHLD (a wake-up pipe), until the server closes it or
+        goes away (a report it can no longer take is the end, not an error: nothing is printed)."""
         wake_r, wake_w = os.pipe()
         os.set_blocking(wake_w, False)
         os.set_blocking(wake_r, False)
@@ -52,18 +53,22 @@ class Zygote:
         sel = selectors.DefaultSelector()
         sel.register(self.sock, selectors.EVENT_READ)
         sel.register(wake_r, selectors.EVENT_READ)
-        while True:
-            for key, _ in sel.select():
-                if key.fileobj is self.sock:
-                    if not self.fork_one():
-                        self.end()
-                        return
-                else:
-                    try:
-                        os.read(wake_r, 4096)
-                    except BlockingIOError:
-                        pass
-            self.reap()
+        closed = False
+        try:
+            while not closed:
+                for key, _ in sel.select():
+                    if key.fileobj is self.sock:
+                        closed = closed or not self.fork_one()
+                    else:
+                        try:
+                            os.read(wake_r, 4096)
+                        except BlockingIOError:
+                            pass
+                if not closed:
+                    self.reap()
+        except (BrokenPipeError, ConnectionResetError):  # the server's end is gone
+            pass
+        self.end()
 
     def fork_one(self):
         """Fork the process one message asks for (its role, slot and fds) and report its pid and pidfd; False
