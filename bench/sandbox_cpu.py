@@ -1,16 +1,15 @@
 """Where a function task's CPU goes in coderl's sandbox: per program, by process.
 
-Runs the 164 HumanEval references (twice: the second pass is timed, with the resident judge's per-task caches
-warm, as RL's samples and pass@k's n find them) on `Sandbox(workers=W, isolation=LEVEL)` and reads, from
-/proc, the CPU time each of the sandbox's processes used during the timed pass:
+Runs the 164 HumanEval references (twice: the second pass is timed) on `Sandbox(workers=W, isolation=LEVEL)` and
+reads, from /proc, the CPU time each of the sandbox's processes used during the timed pass:
 
-  server   the fork server's own
-  zygotes  the slots' zygotes' own (forking, reaping, reporting) and, reaped by them, the programs'
-  judges   the resident judges' own (alive, so not yet reaped)
-  caller   this process (building requests, reading results, judging values)
+  server    the fork server's own
+  zygote    the zygote's own (forking, reaping, reporting)
+  programs  the processes it forked and reaped: programs and their judges
+  caller    this process (building requests, reading results, judging values)
 
-and the minor page faults per program of the zygotes (their own: after every fork each page they write is
-copy-on-write again) and of the programs (a forked CPython writes a refcount on every object it touches).
+and the minor page faults per program of the zygote (its own: after every fork each page it writes is
+copy-on-write again) and of its children (a forked CPython writes a refcount on every object it touches).
 
     python bench/sandbox_cpu.py [--isolation full] [--workers 1]
 """
@@ -55,12 +54,10 @@ def main() -> None:
 
     requests = [t.build_request(t.reference_solution) for t in load_tasks("humaneval")]
     with Sandbox(workers=args.workers, isolation=args.isolation) as sandbox:
-        sandbox.run_many(requests)  # the servers and judges up, the judges' caches warm
+        sandbox.run_many(requests)  # the server up and warm
         server = sandbox.server_info["pid"]
         zygotes = [p for p in _children(server) if os.getsid(p) != p]  # not the watchdog (a session of its own)
-        # at rest only the resident judges (their own uids) are alive
-        judges = [j for z in zygotes for j in _children(z) if os.stat(f"/proc/{j}").st_uid != 0]
-        watched = {"server": [server], "zygotes": zygotes, "judges": judges}
+        watched = {"server": [server], "zygotes": zygotes}
         before = {k: [_cpu(p) for p in pids] for k, pids in watched.items()}
         own, t0 = _own(), time.perf_counter()
         results = sandbox.run_many(requests)
@@ -75,9 +72,8 @@ def main() -> None:
     row = {"isolation": isolation, "workers": args.workers, "passed": sum(r.passed for r in results), "n": n,
            "wall_ms_per_program": round(1000 * wall / n, 2), "server_ms": round(ms["server"], 2),
            "zygotes_ms": round(ms["zygotes"], 2), "programs_ms": round(programs, 2),
-           "judges_ms": round(ms["judges"], 2),
            "caller_ms": round(1000 * own / n, 2)}
-    parts = ("server_ms", "zygotes_ms", "programs_ms", "judges_ms", "caller_ms")
+    parts = ("server_ms", "zygotes_ms", "programs_ms", "caller_ms")
     row["total_ms"] = round(sum(row[k] for k in parts), 2)
     row["zygote_faults"], row["program_faults"] = round(faults[2]), round(faults[3])
     print(json.dumps(row))

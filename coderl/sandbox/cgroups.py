@@ -44,12 +44,9 @@ class Cgroups:
     def pids(self, slot):
         return None
 
-    def kill(self, slot, spare=()):
-        """SIGKILL every process in the slot's group but `spare` (the slot's zygote, which lives there); the
-        pids found and killed (None without groups)."""
+    def kill(self, slot):
+        """SIGKILL every process in the slot's group; the pids found and killed (None without groups)."""
         pids = self.pids(slot)
-        if pids is not None:
-            pids = [pid for pid in pids if pid not in spare]
         for pid in pids or ():
             try:
                 os.kill(pid, signal.SIGKILL)
@@ -182,10 +179,10 @@ class CgroupsV2(Cgroups):
     def pids(self, slot):
         return _procs(self.slot(slot, "cgroup.procs")) if self.base is not None else None
 
-    def kill(self, slot, spare=()):
-        if self.base is not None and not spare:
+    def kill(self, slot):
+        if self.base is not None:
             _write(self.slot(slot, "cgroup.kill"), "1")  # Linux 5.14+: the whole group at once
-        return super().kill(slot, spare)
+        return super().kill(slot)
 
     def close(self):
         if self.base is not None:

@@ -107,9 +107,8 @@ def _describe(exc, prefix=""):
     return (prefix + (f"{name}: {text}" if text else name))[:300]
 
 
-# A resident judge (`resident.py`) judges the same task again and again (RL's samples per prompt, pass@k's
-# n): what it derives from the task's own code alone is kept, keyed by that code.  Code objects, name sets and
-# strings only: nothing a test could change in place.
+# What the judge derives from the task's own code alone is kept for the request, keyed by that code.  Code objects,
+# name sets and strings only: nothing a test could change in place.
 @functools.lru_cache(maxsize=256)
 def parsed(source):
     """The module `source` parses to, or None; once per source (`Names` and `class_definitions` read the

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from concurrent.futures import Future
 
 from .answers import judge_answer
-from .isolation import EXPOSE_ENV, HIDE_ENV, OFF_ENV
+from .isolation import EXPOSE_ENV, HIDE_ENV
 from .judge import judge
 from .types import (
     PARENT_JUDGED,
@@ -180,7 +180,6 @@ class Sandbox(Batches):
         self._ids = itertools.count()
         self._pending: dict[int, tuple[ExecutionRequest, Future, int]] = {}
         self._started: set[int] = set()  # request ids whose first process the server has started
-        self._stats: dict[int, Future] = {}
         self._proc: subprocess.Popen | None = None
         self._closed = False
         self._start()
@@ -194,8 +193,7 @@ class Sandbox(Batches):
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env={**SERVER_ENV, **({HIDE_ENV: json.dumps(self.hide)} if self.hide else {}),
-                 **({EXPOSE_ENV: json.dumps(self.expose)} if self.expose else {}),
-                 **({OFF_ENV: os.environ[OFF_ENV]} if OFF_ENV in os.environ else {})},
+                 **({EXPOSE_ENV: json.dumps(self.expose)} if self.expose else {})},
             close_fds=True,
             cwd="/",
             # Out of the terminal's process group: Ctrl-C interrupts the caller, which stops the server by
@@ -231,12 +229,6 @@ class Sandbox(Batches):
             msg = json.loads(line)
             if "started" in msg:
                 self._started.add(msg["started"])
-                continue
-            if "stats" in msg:
-                with self._lock:
-                    asked = self._stats.pop(msg["id"], None)
-                if asked is not None:
-                    asked.set_result(msg["stats"])
                 continue
             with self._lock:
                 self._started.discard(msg["id"])
@@ -317,20 +309,6 @@ class Sandbox(Batches):
                 raise RuntimeError("sandbox is closed")
             self._send(request, future, 0)
         return future
-
-    def stats(self, timeout: float = 10.0) -> dict:
-        """The fork server's counts since it started: `judges_started` (resident judges forked), `judged`
-        (function tasks they judged), `left:<why>` (judges that ended, by reason: docs/sandbox.md),
-        `zygotes_replaced`."""
-        future: Future = Future()
-        with self._lock:
-            if self._closed or self._proc is None or self._proc.stdin is None:
-                raise RuntimeError("sandbox is closed")
-            rid = next(self._ids)
-            self._stats[rid] = future
-            self._proc.stdin.write((json.dumps({"op": "stats", "id": rid}) + "\n").encode())
-            self._proc.stdin.flush()
-        return future.result(timeout)
 
     def close(self) -> None:
         """Close the server's control channel (it kills its runs and ends) and wait for it; killed after 10 s."""

@@ -9,11 +9,9 @@ takes attributes, and is never read (`_passive_ask`).
 """
 
 import collections
-import weakref
 
 _type = type
 JUDGE = None  # the Judge of the request being judged
-LIVE = weakref.WeakSet()  # every handle not yet freed: none may outlive its request (`resident.py`)
 NORMAL, BUILT, CONSTRUCTOR = 0, 1, 2  # `Handle._passive`: an object, one built by a test, its class
 
 
@@ -31,18 +29,15 @@ class Handle:
 
     def __init__(self, hid, tname, is_callable, is_iterator, custom_eq=False):
         """The judge's stand-in for the program's object `hid` (its type's name; callable; an iterator; with an
-        `__eq__` of its own).  Set through `object.__setattr__`, since this class's `__setattr__` goes to the program;
-        kept in LIVE, so a resident judge finds any that outlives its request."""
+        `__eq__` of its own).  Set through `object.__setattr__`: this class's `__setattr__` goes to the program."""
         for name, value in (("_custom_eq", custom_eq), ("_hid", hid), ("_tname", tname), ("_callable", is_callable),
                             ("_iterator", is_iterator), ("_buffer", collections.deque()), ("_error", None),
                             ("_stop", False), ("_passive", NORMAL), ("_owner", JUDGE)):
             object.__setattr__(self, name, value)
-        LIVE.add(self)
 
     def _judge(self):
-        """The judge of the request that made this handle.  A resident judge (`resident.py`) judges one
-        request after another: a handle kept past its request (in a module, a cache) reaches no later
-        request's program."""
+        """The judge of the request that made this handle: one kept past its request reaches no later request's
+        program."""
         judge = self._owner
         if judge is None or judge is not JUDGE:
             raise RuntimeError(f"a program object of an earlier request ({self._tname!r})")

@@ -1,16 +1,14 @@
 """Isolation levels of the fork server.  Standard library only (loaded by path by `server.py`).
 
 `LEVELS`, weakest first: `rlimits` (resource limits, a private work dir, the caller's uid), `uid` (+ a uid per
-slot, no other sandbox's, cgroups, no keyrings; needs root), `full` (+ no network, a PID and IPC namespace per
-program, a read-only view with private writable directories made anew per program; needs namespaces); `auto`
-picks the strongest this machine allows.  What each holds: docs/sandbox.md, "Isolation levels" and its tables.
-
-At `full` each slot's mount and network namespaces are made once (`Slots._slot_namespaces`) and its zygote
-lives in them (`Slots.become_forker`); what a program leaves there is made anew or replaced before the next.
+slot, no other sandbox's, cgroups, no keyrings; needs root), `full` (+ no network, a PID, mount, network and IPC
+namespace per program, a read-only view with private writable directories made anew per program; needs
+namespaces); `auto` picks the strongest this machine allows.  What each holds: docs/sandbox.md, "Isolation
+levels" and its tables.
 
 Over 400 lines: the levels, what the machine allows, and `Slots`, which sets up, enters, cleans and
-releases one slot's uid, cgroups, directories and namespaces; each step of a slot's life is only sound
-together with the others (what a slot's zygote joins is what its programs skip and what `recreate` makes anew).
+releases one slot's uid, cgroups and directories; each step of a slot's life is only sound together with the others
+(what a program writes is what `recreate` makes anew).
 """
 
 import ctypes
@@ -21,7 +19,6 @@ import signal
 import stat
 import tempfile
 import time
-import traceback
 
 try:
     from . import cgroups, linux, view
@@ -40,16 +37,11 @@ unshare, setns, mount, remove_tree = linux.unshare, linux.setns, linux.mount, li
 LEVELS = ("rlimits", "uid", "full")
 PR_SET_CHILD_SUBREAPER = 36
 WORLD_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
-NS_FD_FLOOR = 100  # the slots' namespace fds sit above every fd a child is given (`zygote.FD_ORDER`)
+NS_FD_FLOOR = 100  # the server's PID namespace fd sits above every fd a child is given (`zygote.FD_ORDER`)
 TMPFS_MAX_BYTES = 256 * 1024**2  # per private /tmp & co. (and never more than the memory limit)
 TMPFS_MAX_INODES = 65536
 HIDE_ENV = "CODERL_SANDBOX_HIDE"  # set by the client: a JSON list of paths to hide (hidden_paths)
 EXPOSE_ENV = "CODERL_SANDBOX_EXPOSE"  # set by the client: toolchain directories to show (exposed_paths)
-# Passed on by the client from its own environment, for bench/sandbox.py's ablation only: speed mechanisms switched
-# off (comma-separated: MECHANISMS).  Each "off" does per program what the mechanism
-# does once, so it is never weaker isolation, only slower.
-OFF_ENV = "CODERL_SANDBOX_OFF"
-MECHANISMS = ("resident", "zygotes", "namespaces")
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _check = linux.check
@@ -64,18 +56,6 @@ def _high(fd):
     moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, NS_FD_FLOOR)
     os.close(fd)
     return moved
-
-
-def sockets_left(sockstat):
-    """Whether a network namespace's /proc/net/sockstat (bytes) counts any socket, or a TCP connection in
-    TIME_WAIT, still in it."""
-    for line in sockstat.splitlines():
-        fields = line.split()
-        if line.startswith(b"sockets:") and fields[fields.index(b"used") + 1] != b"0":
-            return True
-        if line.startswith(b"TCP:") and b"tw" in fields and fields[fields.index(b"tw") + 1] != b"0":
-            return True
-    return False
 
 
 def _real_uid(pid):
@@ -187,14 +167,6 @@ def exposed_paths(environ=os.environ):
     return _path_list(EXPOSE_ENV, environ)
 
 
-def switched_off(environ=os.environ):
-    """The speed mechanisms switched off in this server's environment (OFF_ENV); an unknown name is an error."""
-    off = {name for name in environ.get(OFF_ENV, "").split(",") if name}
-    if off - set(MECHANISMS):
-        raise IsolationError(f"{OFF_ENV}={environ[OFF_ENV]!r}: expected names among {', '.join(MECHANISMS)}")
-    return off
-
-
 def hidden_paths(environ=os.environ):
     """Extra paths the client asks to hide from programs (`Sandbox(hide=...)`): a JSON list in the
     server's environment (HIDE_ENV), e.g. the task files a command loaded."""
@@ -248,13 +220,10 @@ class Slots:
 
     def __init__(self, level, workers, caps, hide=None, uids=None):
         """Set up every slot of this server: at `full` the server's own namespaces, tmpfs and the view, then per slot
-        its cgroups, its area (a tmpfs at `full`) with fresh directories, and its mount and network namespaces."""
+        its cgroups and its area (a tmpfs at `full`) with fresh directories."""
         self.level = level
         self.workers = workers
         self.uids = uids
-        self.forker_of = None  # in a slot's zygote: its slot (`become_forker`)
-        self.oom_spared = False  # in a slot's zygote: the out-of-memory killer passes it over
-        self.off = switched_off()
         if level == "full":
             # The server gets its own network namespace (children inherit: no network at all) and
             # mount namespace with a tmpfs over /tmp holding every slot directory and the programs'
@@ -286,8 +255,6 @@ class Slots:
                 mount("coderl-slot", self.area(slot), "tmpfs", MS_NOSUID | MS_NODEV,
                       tmpfs_options({"memory_bytes": TMPFS_MAX_BYTES}, "mode=0711,"))
             self.recreate(slot)
-        # `full`: each slot's mount and network namespaces, made once; every program of the slot joins them
-        self.namespaces = [self._slot_namespaces(slot) for slot in range(workers)] if level == "full" else []
 
     def _expose(self, paths):
         """Let the slot uids reach the interpreter where it sits under a private directory.
@@ -320,33 +287,17 @@ class Slots:
         """The judge of a slot runs as a uid of its own: the program can neither signal nor trace it."""
         return self.uids[0] + self.workers + slot
 
-    def become_forker(self, slot=None):
-        """In a zygote, once, as it starts.  A slot's zygote (`slot`) closes the kernel keyrings for itself and
-        everything it forks (`uid`, `full`: `linux.deny_keyrings`), joins the slot's cgroups and, at `full`,
-        its mount and network namespaces, so every program it forks starts in them: no per-program cgroup
-        move (on cgroup v1 a move waits for an RCU grace period, milliseconds) and no per-program `setns`.
-        It is spared by the slot's out-of-memory killer and its leftover kills.  The judges' zygote
-        (`slot` None) stays where the server is.  `uid`: orphans are reparented to the zygote and reaped."""
+    def become_zygote(self):
+        """In the zygote, once, as it starts (`uid`): orphans are reparented to it and reaped there."""
         if self.level == "uid":
             _check(_libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "prctl(PR_SET_CHILD_SUBREAPER)")
-        if slot is None:
-            return
-        self.forker_of = slot
-        if self.level in ("uid", "full"):  # inherited by every program it forks, across fork and exec
+
+    def join(self, slot):
+        """In a program's process, forked by the zygote, as root: the kernel keyrings closed for it and everything it
+        starts (`uid`, `full`: `linux.deny_keyrings`, a channel no namespace separates) and the slot's cgroups."""
+        if self.level in ("uid", "full"):  # inherited across fork and exec
             linux.deny_keyrings()
         self.cgroups.join(slot)
-        try:  # needs CAP_SYS_RESOURCE, which a container may withhold: then the slot's OOM killer may pick it
-            with open("/proc/self/oom_score_adj", "w") as f:
-                f.write("-1000")
-            self.oom_spared = True
-        except OSError:
-            pass
-        if self.level == "full":
-            setns(self.namespaces[slot]["mnt"], CLONE_NEWNS)
-            setns(self.namespaces[slot]["net"], CLONE_NEWNET)
-            for fd in [fd for ns in self.namespaces for fd in ns.values()]:
-                os.close(fd)  # joined; nothing it forks may hold them
-            self.namespaces = []
 
     def area(self, slot):
         """The slot's own directory (`full`: its tmpfs), root's and 0711: it holds the directories a program may
@@ -383,51 +334,10 @@ class Slots:
         if self.level == "uid":
             remove_owned(self.uid(slot))
 
-    def _slot_namespaces(self, slot):
-        """A slot's own mount namespace (the view, where each program binds its fresh work dir at /sandbox and
-        its private directories over /tmp & co., `View.enter`) and network namespace (no network; no socket of
-        another slot's program), made once by a helper process and kept open by fd.  Every program of the
-        slot joins them (`before_fork`, `enter`) instead of making and tearing down its own: that cost
-        milliseconds of CPU per program (BENCHMARKS.md, "Per-process isolation")."""
-        ready_r, ready_w = os.pipe()
-        done_r, done_w = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            code = 1
-            try:
-                os.close(ready_r)
-                os.close(done_w)
-                unshare(CLONE_NEWNS | CLONE_NEWNET)
-                os.write(ready_w, b"1")
-                os.read(done_r, 1)  # until the server holds the namespaces open
-                code = 0
-            except BaseException:
-                traceback.print_exc()
-            finally:
-                os._exit(code)
-        os.close(ready_w)
-        os.close(done_r)
-        try:
-            if os.read(ready_r, 1) != b"1":
-                raise IsolationError(f"slot {slot}: its mount and network namespaces could not be set up")
-            flags = os.O_RDONLY | os.O_CLOEXEC
-            return {kind: _high(os.open(f"/proc/{pid}/ns/{kind}", flags)) for kind in ("mnt", "net")}
-        finally:
-            os.close(done_w)
-            os.close(ready_r)
-            os.waitpid(pid, 0)
-
-    def namespace_fds(self):
-        """The fds of the slots' namespaces, which a replacement slot zygote keeps until it has joined them."""
-        if self.level != "full":
-            return []
-        return sorted([self.own_pid_ns] + [fd for ns in self.namespaces for fd in ns.values()])
-
     def set_limits(self, slot, max_processes, memory_bytes):
-        """Before each run: the slot's cgroup limits (one process more than the program's: the slot's zygote
-        lives there; the uid's RLIMIT_NPROC still binds the program at `max_processes`); `full`: the slot's tmpfs
-        (its work dir and private /tmp & co.) sized like /tmp."""
-        self.cgroups.set_limits(slot, max_processes + 1, memory_bytes)
+        """Before each run: the slot's cgroup limits; `full`: the slot's tmpfs (its work dir and private /tmp & co.)
+        sized like /tmp."""
+        self.cgroups.set_limits(slot, max_processes, memory_bytes)
         if self.level == "full":
             options = tmpfs_options({"memory_bytes": memory_bytes}, "")
             mount(None, self.area(slot), None, MS_REMOUNT | MS_NOSUID | MS_NODEV, options)
@@ -435,46 +345,22 @@ class Slots:
     def oom_kills(self, slot):
         return self.cgroups.oom_kills(slot)
 
-    # ---- in the child ------------------------------------------------------------------------
-    def before_fork(self, slot):
-        """In a slot's zygote, right before forking a program (`full`): a new PID namespace for it, and a fresh
-        network namespace when the slot's still holds a socket (one in flight between processes, say)."""
-        if self.level == "full":
-            self.new_pid_namespace()
-            self.leave_used_network()
-
-    def leave_used_network(self):
-        """`full`: a fresh network namespace when this one (the slot's) still holds a socket, or always when
-        reused namespaces are switched off (OFF_ENV)."""
-        if "namespaces" in self.off or self.sockets_left():
-            unshare(CLONE_NEWNET)
-
-    def new_pid_namespace(self):
-        """The next child forked is PID 1 of a new PID namespace (`full`).  `unshare(CLONE_NEWPID)` only works
-        while the namespace for children is our own, so first reset it with `setns` (siblings, never nesting)."""
-        setns(self.own_pid_ns, CLONE_NEWPID)
-        unshare(CLONE_NEWPID)
-
-    def sockets_left(self):
-        """Whether this process's network namespace (a slot's) still holds a socket (`sockets_left`)."""
-        with open("/proc/thread-self/net/sockstat", "rb") as f:
-            return sockets_left(f.read())
-
-    def before_fork_judge(self):
-        """A judge stays in the server's PID and network namespaces (it runs the task's code only)."""
+    # ---- in the zygote and its children ---------------------------------------------------------
+    def before_fork(self, role):
+        """In the zygote, right before a fork (`full`): the next child's PID namespace, a new one for a program and the
+        server's for a judge (which runs the task's code only).  `unshare(CLONE_NEWPID)` only works while the
+        namespace for children is our own, so first reset it with `setns` (siblings, never nesting)."""
         if self.level == "full":
             setns(self.own_pid_ns, CLONE_NEWPID)
+            if role != "judge":
+                unshare(CLONE_NEWPID)
 
     def enter(self, slot, limits):
-        """In a program's process, forked by its slot's zygote (so in the slot's cgroups and, at `full`, its
-        mount and network namespaces), as root: the out-of-memory score of any program back; `full`: an IPC
-        namespace of its own, a fresh /proc, chrooted into the view; then drop to the slot's uid and (`uid`,
-        `full`) close the kernel keyrings, a channel no namespace separates (`linux.deny_keyrings`)."""
-        if self.oom_spared:
-            with open("/proc/self/oom_score_adj", "w") as f:
-                f.write("0")
+        """In a program's process, once it joined its slot (`join`), as root: `full`: mount, network (no network, no
+        socket of another program) and IPC namespaces of its own, a fresh /proc, chrooted into the view; then drop to
+        the slot's uid."""
         if self.level == "full":
-            unshare(CLONE_NEWIPC | (CLONE_NEWNS if "namespaces" in self.off else 0))  # IPC objects die with it
+            unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC)  # what it leaves in them dies with it
             self.view.enter(self.dirs(slot)["work"], self.private_dirs(slot))
         if self.level in ("uid", "full"):
             uid = self.uid(slot)
@@ -484,8 +370,6 @@ class Slots:
             os.setgroups([])
             os.setgid(uid)
             os.setuid(uid)
-            if self.forker_of is None:  # a slot's zygote installed it for all its programs (`become_forker`)
-                linux.deny_keyrings()
 
     def enter_judge(self, slot):
         """In a forked judge, as root: drop to the slot's judge uid (no cgroup, no mounts: it runs the
@@ -508,7 +392,7 @@ class Slots:
         if self.level != "uid":
             return
         for _ in range(100):  # bounded: pids.max caps how many can be left
-            pids = self.cgroups.kill(slot, spare=(os.getpid(),))
+            pids = self.cgroups.kill(slot)
             found = self._kill_uid(slot) if pids is None else bool(pids)
             reap_orphans()  # a killed leftover is a zombie until its subreaper (this zygote) reaps it
             if not found:

@@ -26,20 +26,8 @@ class Proc:
         self.exit = None  # the zygote's report once it has exited
 
 
-class Resident(Proc):
-    """A slot's resident judge (`resident.py`): one process that judges the slot's function tasks in turn."""
-
-    def __init__(self, slot, key, ctl):
-        super().__init__(None, "judge", key)
-        self.slot = slot
-        self.ctl = ctl  # the server's end of its control socket
-        self.serving = None  # the run it is judging
-        self.cpu = 0.0  # its CPU seconds when it last said `done`
-
-
 class Run:
-    """A function task's program (judged by its slot's resident judge), or one test of a per-process
-    request."""
+    """A function task's program and its judge, or one test of a per-process request."""
 
     def __init__(self, job, index, stdin_text, argv=None):
         """Run `index` of `job` (-1: its build), with its test's input and (COMMAND) its own run command."""
@@ -58,16 +46,15 @@ class Run:
         self.slot = None
         self.oom_before = 0
         self.after_judge = False  # the program was killed because its judge had finished
-        self.judge = None  # a function task's resident judge
-        self.judge_exit = None  # what it said when done with this run (or how it ended)
+        self.judge = None  # a function task's judge (also among `procs`)
         self.done = False
         self.report = None
         self.built = False  # a build that ended well and whose outputs were collected
         self.build_error = None  # a build whose outputs could not be collected
 
     def ended(self):
-        """Every process exited, and the judge (if any) is done with it."""
-        return all(p.exit is not None for p in self.procs) and (self.judge is None or self.judge_exit is not None)
+        """Every process (the judge's too) exited."""
+        return all(p.exit is not None for p in self.procs)
 
 
 class Job:

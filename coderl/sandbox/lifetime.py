@@ -24,7 +24,7 @@ def claim_uids(count):
     """`count` consecutive uids no other live sandbox on this machine holds: (the first, the fds of their locks).
 
     Each block of UID_BLOCK uids is held by an exclusive `flock` on a file of its own in REGISTRY, taken without
-    waiting.  A lock lasts as long as its open file, which the server's watchdog and zygotes inherit: the range
+    waiting.  A lock lasts as long as its open file, which the server's watchdog and zygote inherit: the range
     is free again once the last of them has ended, however it ended (SIGKILL too), and never before the
     watchdog's own release (which may still kill by uid) is done."""
     os.makedirs(REGISTRY, mode=0o700, exist_ok=True)

@@ -94,19 +94,23 @@ def keyring_filter(machine=None):
     return b"".join(struct.pack("HBBI", *insn) for insn in prog)
 
 
+_code = keyring_filter()
+_KEYRING_FILTER = None if _code is None else ctypes.create_string_buffer(_code, len(_code))
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
 def deny_keyrings():
-    """In a program process: PR_SET_NO_NEW_PRIVS, then the seccomp filter (add_key, request_key, keyctl
-    fail with EPERM).  False, having installed nothing, where the architecture is unknown."""
-    code = keyring_filter()
-    if code is None:
+    """In a program's process: PR_SET_NO_NEW_PRIVS, then the seccomp filter (add_key, request_key, keyctl
+    fail with EPERM).  False, having installed nothing, where the architecture is unknown.  The filter is built
+    once, in the server: a program's process starts with as few new objects as it can (each one moves when its
+    garbage collector first runs, which a program's shutdown order can show)."""
+    if _KEYRING_FILTER is None:
         return False
     check(prctl(PR_SET_NO_NEW_PRIVS, 1), "prctl(PR_SET_NO_NEW_PRIVS)")
-    buf = ctypes.create_string_buffer(code, len(code))
-
-    class SockFprog(ctypes.Structure):
-        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-
-    fprog = SockFprog(len(code) // 8, ctypes.addressof(buf))
+    fprog = _SockFprog(len(_KEYRING_FILTER) // 8, ctypes.addressof(_KEYRING_FILTER))
     check(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(fprog)), "prctl(PR_SET_SECCOMP)")
     return True
 

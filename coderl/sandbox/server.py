@@ -16,7 +16,7 @@ fd 1, each carrying the raw facts of every process (exit status, rusage, capped 
 judge's records).  Verdicts are decided in the client, which alone knows the expected values.
 
 Over 400 lines: one event loop and the state it alone owns (the queue, the runs in flight with their
-processes and streams, the slots' zygotes and resident judges, the counts); every method reads and changes
+processes and streams, the zygote); every method reads and changes
 that state, so it stays one object in one file.
 """
 
@@ -63,10 +63,9 @@ view = _load("view")  # imports linux (its mounts)
 cgroups = _load("cgroups")
 isolation = _load("isolation")
 zygote = _load("zygote")
-resident = _load("resident")  # imports the zygote's reader
 lifetime = _load("lifetime")
 jobs = _load("jobs")
-Job, Proc, Resident, Run, STREAMS = jobs.Job, jobs.Proc, jobs.Resident, jobs.Run, jobs.STREAMS
+Job, Proc, Run, STREAMS = jobs.Job, jobs.Proc, jobs.Run, jobs.STREAMS
 
 READ_CHUNK = 65536
 JUDGE_STDERR_BYTES = 4096
@@ -76,19 +75,17 @@ CHILD_LIMITS = ("cpu_seconds", "memory_bytes", "file_size_bytes", "max_processes
 
 class Server:
     def __init__(self, workers, slots):
-        """The server's state: its slots, the queue, the runs in flight, the zygotes' sockets and the resident
-        judges; the client's pipes moved off fds 0 and 1."""
+        """The server's state: its slots, the queue, the runs in flight and the zygote's socket; the client's pipes
+        moved off fds 0 and 1."""
         self.workers = workers
         self.slots = slots
-        self.zygotes = {}  # slot -> its zygote's socket (None: the resident judges' zygote)
-        self.zpids = []
+        self.zygote = None  # its socket
+        self.zpid = None
         self.free_slots = list(range(workers))
         self.sel = selectors.DefaultSelector()
         self.queue = collections.deque()
         self.active = set()  # runs in flight
         self.procs = {}  # key -> Proc until forked, then also pid -> Proc
-        self.judges = {}  # slot -> its resident judge
-        self.counts = collections.Counter()  # judges started, requests they judged, why each left (`stats`)
         self.keys = 0
         self.inbuf = bytearray()
         self.closing = False
@@ -102,30 +99,24 @@ class Server:
         os.set_blocking(self.in_fd, False)
         self.sel.register(self.in_fd, selectors.EVENT_READ, ("control", None))
 
-    def attach(self, slot, zygote_end):
-        """The zygote of `slot` (None: of the resident judges): its socket and pid."""
-        sock, pid = zygote_end
-        self.zygotes[slot] = sock
-        self.zpids.append(pid)
-        self.sel.register(sock, selectors.EVENT_READ, ("zygote", sock))
+    def attach(self, zygote_end):
+        """The zygote: its socket and pid."""
+        self.zygote, self.zpid = zygote_end
+        self.sel.register(self.zygote, selectors.EVENT_READ, ("zygote", self.zygote))
 
-    def stop_zygotes(self, timeout=5.0):
-        """At the end: each zygote kills and reaps what it still has (the resident judges) and exits."""
-        for sock in self.zygotes.values():
-            self.sel.unregister(sock)
-            sock.close()
+    def stop_zygote(self, timeout=5.0):
+        """At the end: the zygote kills and reaps what it still has and exits."""
+        self.sel.unregister(self.zygote)
+        self.zygote.close()
         deadline = time.monotonic() + timeout
-        waiting = list(self.zpids)
-        while waiting and time.monotonic() < deadline:
-            for pid in list(waiting):
-                try:
-                    if os.waitpid(pid, os.WNOHANG)[0]:
-                        waiting.remove(pid)
-                except ChildProcessError:
-                    waiting.remove(pid)
+        while time.monotonic() < deadline:
+            try:
+                if os.waitpid(self.zpid, os.WNOHANG)[0]:
+                    return
+            except ChildProcessError:
+                return
             time.sleep(0.002)
-        for pid in waiting:
-            os.kill(pid, signal.SIGKILL)
+        os.kill(self.zpid, signal.SIGKILL)
 
     # ---- control channel -------------------------------------------------------------------
     def send(self, obj):
@@ -137,8 +128,7 @@ class Server:
             self.closing = True
 
     def read_control(self):
-        """Read the client's newline-delimited messages: a ping, a stats request, or a request whose runs join the
-        queue."""
+        """Read the client's newline-delimited messages: a ping, or a request whose runs join the queue."""
         try:
             chunk = os.read(self.in_fd, 1 << 20)
         except BlockingIOError:
@@ -158,15 +148,12 @@ class Server:
             if msg.get("op") == "ping":
                 self.send({"id": msg["id"], "pong": True, "pid": os.getpid()})
                 continue
-            if msg.get("op") == "stats":
-                self.send({"id": msg["id"], "stats": dict(self.counts)})
-                continue
             self.queue.extend(Job(msg).first_runs())
 
     # ---- starting a run --------------------------------------------------------------------
     def start(self, run):
-        """Start one run in a free slot: the slot's limits and files, then its processes from the slot's zygote (and,
-        for a function task, the slot's resident judge)."""
+        """Start one run in a free slot: the slot's limits and files, then its processes from the zygote (and, for a
+        function task, its judge)."""
         job = run.job
         msg = job.msg
         lim = job.limits
@@ -191,7 +178,7 @@ class Server:
             program = {"program": msg["program"], "limits": child_limits, "max_bytes": max_bytes}
             judge = {**msg["judge"], "tests": msg["tests"], "limits": child_limits, "max_bytes": max_bytes}
             self.fork(run, "program", program, chan=chan_program.detach())
-            self.judge(run, judge, chan_judge.detach())
+            run.judge = self.fork(run, "judge", judge, chan=chan_judge.detach())
         else:
             role = "script" if mode == "python_script" else "command"
             argv = msg["build_argv"] if build else (run.argv or msg["argv"])
@@ -214,7 +201,8 @@ class Server:
         return zygote.memfd(data)
 
     def fork(self, run, role, request, stdin=None, chan=None):
-        """Ask the zygote for one process; only fds and the role travel to it, the request is in a memfd."""
+        """Ask the zygote for one process; only fds and the role travel to it, the request is in a memfd.  Returns
+        its `Proc`."""
         self.keys += 1
         proc = Proc(run, role, self.keys)
         run.procs.append(proc)
@@ -227,10 +215,10 @@ class Server:
         child.update(self.pipes(run, role))
         names = list(child)
         head = {"role": role, "slot": run.slot, "key": proc.key, "fds": names}
-        forker = None if "zygotes" in self.slots.off else run.slot  # switched off: the judges' zygote forks it
-        socket.send_fds(self.zygotes[forker], [json.dumps(head).encode()], [child[n] for n in names])
+        socket.send_fds(self.zygote, [json.dumps(head).encode()], [child[n] for n in names])
         for fd in child.values():
             os.close(fd)
+        return proc
 
     def pipes(self, run, role):
         """A new process's output pipes: their write ends by the process's fd name, their read ends watched
@@ -243,102 +231,6 @@ class Server:
             self.sel.register(r, selectors.EVENT_READ, ("stream", run))
             ends["res" if name == "result" else "out" if name == "stdout" else "err"] = w
         return ends
-
-    # ---- the slots' resident judges ---------------------------------------------------------------
-    def resident(self, slot):
-        """The slot's resident judge, asked of the zygote now when the slot has none."""
-        judge = self.judges.get(slot)
-        if judge is None:
-            self.keys += 1
-            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-            ours.setblocking(False)
-            judge = self.judges[slot] = Resident(slot, self.keys, ours)
-            self.counts["judges_started"] += 1
-            self.procs[judge.key] = judge
-            self.sel.register(ours, selectors.EVENT_READ, ("judge", judge))
-            head = {"role": "judge", "slot": slot, "key": judge.key, "fds": ["ctl"]}
-            socket.send_fds(self.zygotes[None], [json.dumps(head).encode()], [theirs.fileno()])
-            theirs.close()
-        return judge
-
-    def judge(self, run, request, chan):
-        """Hand a function task's tests to its slot's resident judge: the request (a memfd), the channel to
-        the program, and this run's result and stderr pipes."""
-        fds = {"req": zygote.memfd(json.dumps(request).encode()), "chan": chan, **self.pipes(run, "judge")}
-        try:
-            for attempt in (0, 1):  # a judge that ended between requests: a fresh one
-                judge = self.resident(run.slot)
-                try:
-                    socket.send_fds(judge.ctl, [json.dumps({"key": judge.key}).encode()],
-                                    [fds["req"], fds["chan"], fds["res"], fds["err"]])
-                    break
-                except OSError:
-                    self.retire(judge)
-                    if attempt:
-                        raise
-        finally:
-            for fd in fds.values():
-                os.close(fd)
-        judge.serving = run
-        run.judge = judge
-
-    def retire(self, judge):
-        """The slot's next request goes to a fresh judge; this one is ending (or has ended)."""
-        if self.judges.get(judge.slot) is judge:
-            del self.judges[judge.slot]
-        if judge.ctl is not None:
-            self.sel.unregister(judge.ctl)
-            judge.ctl.close()
-            judge.ctl = None
-
-    def read_judge(self, judge):
-        """A resident judge's `done`: its verdict for the run is written (its records are in the pipe)."""
-        if judge.ctl is None:  # retired earlier in this round of events
-            return
-        try:
-            data = judge.ctl.recv(4096)
-        except BlockingIOError:
-            return
-        except OSError:
-            data = b""
-        if not data:  # it ended: the zygote reports how
-            self.retire(judge)
-            return
-        try:  # the task's code runs in the judge and can break its `json` (a class attribute): then it leaves
-            msg = json.loads(data)
-            msg["cpu"] = float(msg["cpu"])
-        except (ValueError, KeyError, TypeError):
-            msg = {"cpu": judge.cpu, "leaves": "protocol"}
-        run, judge.serving = judge.serving, None
-        cpu, judge.cpu = msg["cpu"] - judge.cpu, msg["cpu"]
-        self.counts["judged"] += 1
-        if msg.get("leaves"):
-            self.counts["left:" + str(msg["leaves"])] += 1
-            self.retire(judge)
-        if run is not None and run.judge is judge and run.judge_exit is None:
-            run.judge_exit = {"exit_code": 0, "signal": None, "cpu": cpu}
-            self.judged(run)
-
-    def judged(self, run):
-        if run.procs[0].exit is None:
-            run.after_judge = True
-            self.kill(run, ("program",))  # the verdict is written: the program has nothing left to do
-        if run.ended() and not run.done:
-            self.finish(run)
-
-    def judge_ended(self, judge, msg):
-        """A resident judge's process ended (its CPU limit, a kill): retired, and the run it served gets its exit as
-        the judge's."""
-        if judge.ctl is not None:  # not retired: it died by itself (its CPU limit, say)
-            self.counts["left:ended"] += 1
-        self.retire(judge)
-        if judge.pidfd is not None:
-            os.close(judge.pidfd)
-            judge.pidfd = None
-        run, judge.serving = judge.serving, None
-        if run is not None and run.judge is judge and run.judge_exit is None:
-            run.judge_exit = {"exit_code": msg["exit_code"], "signal": msg["signal"], "cpu": msg["cpu"] - judge.cpu}
-            self.judged(run)
 
     # ---- I/O and exits ---------------------------------------------------------------------
     def read_stream(self, fd, run):
@@ -367,23 +259,16 @@ class Server:
         return len(chunk)
 
     def kill(self, run, roles=None):
-        """SIGKILL a run's processes (`roles`: only those), and its resident judge when that is serving it (replaced
-        at the slot's next request)."""
+        """SIGKILL a run's processes (`roles`: only those)."""
         run.judge_deadline = run.judge_deadline or time.monotonic() + JUDGE_GRACE_SECONDS
         for proc in run.procs:
             if roles and proc.role not in roles:
                 continue
             self.kill_proc(proc)
-        judge = run.judge
-        if judge is not None and judge.serving is run and (roles is None or "judge" in roles):
-            self.counts["left:killed"] += 1
-            self.retire(judge)  # whatever state it is in, the slot's next request gets a fresh judge
-            self.kill_proc(judge)
 
     def end_program(self, run):
-        """Kill a run's program processes (wall clock, output flood).  Its resident judge sees the channel
-        close, writes its records and stays up for the slot's next request; killed too (and replaced) only if
-        it has not finished by `judge_deadline`."""
+        """Kill a run's program processes (wall clock, output flood).  Its judge sees the channel close, writes its
+        records and exits; killed too only if it has not finished by `judge_deadline`."""
         self.kill(run, ("program", "script", "command"))
         run.judge_deadline = time.monotonic() + JUDGE_GRACE_SECONDS
 
@@ -399,68 +284,35 @@ class Server:
                 pass
 
     def read_zygote(self, sock):
-        """A zygote's message: a process it forked (its pid and pidfd) or one that exited (status, rusage, time); a
-        closed socket is a slot zygote that died."""
-        if all(v is not sock for v in self.zygotes.values()):  # replaced earlier in this round of events
-            return
+        """The zygote's message: a process it forked (its pid and pidfd) or one that exited (status, rusage, time)."""
         try:
             data, fds, _, _ = socket.recv_fds(sock, 4096, 1)
         except OSError:
             data, fds = b"", []
         if not data:
-            slot = next(k for k, v in self.zygotes.items() if v is sock)
-            if slot is None:
-                raise SystemExit("the judges' zygote died")
-            self.zygote_died(slot)
-            return
+            raise SystemExit("the zygote died")
         msg = json.loads(data)
         if "forked" in msg:
             proc = self.procs.pop(msg["forked"])
             proc.pid = msg["pid"]
             proc.pidfd = fds[0] if fds else None
             self.procs[("pid", proc.pid)] = proc
-            if proc.role == "judge":
-                if proc.ctl is None:  # retired (killed) before it was forked
-                    self.kill_proc(proc)
-            elif proc.run is not None and proc.run.killed is not None:
+            if proc.run is not None and proc.run.killed is not None:
                 self.kill(proc.run)
             return
         proc = self.procs.pop(("pid", msg["exited"]), None)
-        if proc is None or proc.role == "zygote":  # a slot's zygote: its socket says so first
+        if proc is None:
             return
         proc.exit = msg
-        if proc.role == "judge":
-            self.judge_ended(proc, msg)
-            return
         if proc.pidfd is not None:
             os.close(proc.pidfd)
             proc.pidfd = None
         run = proc.run
+        if proc.role == "judge" and run.procs[0].exit is None:  # the verdict is written: the program has nothing left
+            run.after_judge = True
+            self.kill(run, ("program",))
         if run.ended() and not run.done:
             self.finish(run)
-
-    def zygote_died(self, slot):
-        """A slot's zygote died (the slot's out-of-memory killer may pick it where the container withholds
-        CAP_SYS_RESOURCE): the programs it had died with it, and their runs are sandbox errors; the judges'
-        zygote, which has never held a request, forks the slot a new one."""
-        sock = self.zygotes.pop(slot)
-        self.sel.unregister(sock)
-        sock.close()
-        self.counts["zygotes_replaced"] += 1
-        for run in [r for r in list(self.active) if r.slot == slot]:
-            for proc in run.procs:
-                self.procs.pop(proc.key, None)
-                self.procs.pop(("pid", proc.pid), None)
-                proc.exit = {"exit_code": None, "signal": signal.SIGKILL, "cpu": 0.0, "wall": 0.0, "rss": 0, "at": 0.0}
-            self.fail(run, "the slot's zygote died while this program ran")
-        self.keys += 1
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self.procs[self.keys] = Proc(None, "zygote", self.keys)
-        head = {"role": "zygote", "slot": slot, "key": self.keys, "fds": ["ctl"]}
-        socket.send_fds(self.zygotes[None], [json.dumps(head).encode()], [theirs.fileno()])
-        theirs.close()
-        self.zygotes[slot] = ours
-        self.sel.register(ours, selectors.EVENT_READ, ("zygote", ours))
 
     def fail(self, run, message):
         """End a run whose setup or cleanup failed: killed, its slot's directories made anew, a sandbox_error for its
@@ -539,7 +391,7 @@ class Server:
             "stdout_total": run.totals["stdout"], "stderr_total": run.totals["stderr"],
         }
         if run.judge is not None:
-            judge = run.judge_exit
+            judge = run.judge.exit
             run.report["result"] = text("result")
             run.report["killed_after_judge"] = run.after_judge
             run.report["judge"] = {"exit_code": judge["exit_code"], "signal": judge["signal"],
@@ -547,7 +399,7 @@ class Server:
         self.complete(run)
 
     def loop(self):
-        """The event loop: start queued runs in free slots, read pipes, zygotes, judges and the client, and kill what
+        """The event loop: start queued runs in free slots, read pipes, the zygote and the client, and kill what
         ran past its wall clock, until closed and idle."""
         while not (self.closing and not self.active and not self.queue):
             while self.queue and len(self.active) < self.workers and not self.closing:
@@ -568,8 +420,6 @@ class Server:
                     self.read_control()
                 elif kind == "zygote":
                     self.read_zygote(run)
-                elif kind == "judge":
-                    self.read_judge(run)
                 elif kind == "stream":
                     self.read_stream(key.fd, run)
             now = time.monotonic()
@@ -582,13 +432,13 @@ class Server:
 
 
 def start_bytes():
-    """The address space a program's process starts with: this process's, which the zygotes forked."""
+    """The address space a program's process starts with: this process's, which the zygote forked."""
     with open("/proc/self/status") as f:
         return next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:"))
 
 
 def main():
-    """Start up: the isolation level, this server's uids, the slots, the watchdog and the zygotes, then the hello to
+    """Start up: the isolation level, this server's uids, the slots, the watchdog and the zygote, then the hello to
     the client and the event loop until the client closes the channel."""
     workers = int(sys.argv[1]) if len(sys.argv) > 1 else os.cpu_count() or 1
     requested = sys.argv[2] if len(sys.argv) > 2 else "auto"
@@ -602,25 +452,25 @@ def main():
             uids = lifetime.claim_uids(2 * workers) if level != "rlimits" else None
             slots = isolation.Slots(level, workers, caps, uids=uids)
         except (isolation.IsolationError, OSError) as exc:
-            os.write(out_fd, (json.dumps({"hello": True, "error": str(exc)}) + "\n").encode())
+            try:
+                os.write(out_fd, (json.dumps({"hello": True, "error": str(exc)}) + "\n").encode())
+            except OSError:  # the client is gone: nobody to tell
+                pass
             return
         held = lifetime.watchdog(slots)  # its pipe end stays open in this process until it ends
         server = Server(workers, slots)
-        # Forked now, while this process holds no request; the client's pipes stay the server's alone.  One
-        # zygote per slot forks that slot's programs; one more forks the resident judges.
-        modules = {"harness": harness, "checks": checks, "script": script, "resident": resident}
+        # Forked now, while this process holds no request; the client's pipes stay the server's alone.
+        modules = {"harness": harness, "checks": checks, "script": script}
         own = [server.sel.close, lambda: os.close(server.in_fd), lambda: os.close(server.out_fd),
                lambda: os.close(held)]
-        for slot in [*([] if "zygotes" in slots.off else range(workers)), None]:  # switched off: one zygote
-            others = [sock.close for sock in server.zygotes.values()]
-            server.attach(slot, zygote.start(slots, modules, close=own + others, slot=slot))
+        server.attach(zygote.start(slots, modules, close=own))
         hello = {"hello": True, "isolation": level, "warning": warning, "pid": os.getpid(),
                  "cgroups": [f"{slots.cgroups.version}:{c}" for c in slots.cgroups.controllers],
                  "file_system": isolation.FILE_SYSTEM[level], "capabilities": caps,
                  "start_bytes": start_bytes(), "uids": slots.uids and slots.uids[0]}
         server.send(hello)
         server.loop()
-        server.stop_zygotes()
+        server.stop_zygote()
     finally:
         if slots is not None:
             lifetime.release(slots)

@@ -68,8 +68,7 @@ class Judge:
         self.tamper = []
 
     def close(self):
-        """The request is judged: let go of everything of it (its handles die now, not at a collection;
-        a resident judge looks for any left: `resident.py`)."""
+        """The request is judged: let go of everything of it (its handles die now, not at a collection)."""
         self.channel.dispatch = None
         self.entry_class = None
         for table in (self.handles, self.callbacks, self.callback_ids, self.mirrors, self.mirror_ids, self.ns,

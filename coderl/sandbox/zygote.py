@@ -43,7 +43,8 @@ class Zygote:
         self.started = {}  # pid -> monotonic start
 
     def loop(self):
-        """Fork for each message on the socket and reap on SIGCHLD (a wake-up pipe), until the server closes it."""
+        """Fork for each message on the socket and reap on SIGCHLD (a wake-up pipe), until the server closes it or
+        goes away (a report it can no longer take is the end, not an error: nothing is printed)."""
         wake_r, wake_w = os.pipe()
         os.set_blocking(wake_w, False)
         os.set_blocking(wake_r, False)
@@ -52,18 +53,22 @@ class Zygote:
         sel = selectors.DefaultSelector()
         sel.register(self.sock, selectors.EVENT_READ)
         sel.register(wake_r, selectors.EVENT_READ)
-        while True:
-            for key, _ in sel.select():
-                if key.fileobj is self.sock:
-                    if not self.fork_one():
-                        self.end()
-                        return
-                else:
-                    try:
-                        os.read(wake_r, 4096)
-                    except BlockingIOError:
-                        pass
-            self.reap()
+        closed = False
+        try:
+            while not closed:
+                for key, _ in sel.select():
+                    if key.fileobj is self.sock:
+                        closed = closed or not self.fork_one()
+                    else:
+                        try:
+                            os.read(wake_r, 4096)
+                        except BlockingIOError:
+                            pass
+                if not closed:
+                    self.reap()
+        except (BrokenPipeError, ConnectionResetError):  # the server's end is gone
+            pass
+        self.end()
 
     def fork_one(self):
         """Fork the process one message asks for (its role, slot and fds) and report its pid and pidfd; False
@@ -75,12 +80,7 @@ class Zygote:
         if not data:
             return False
         msg = json.loads(data)
-        if msg["role"] in ("judge", "zygote"):  # a resident judge runs the task's code only: no namespaces
-            self.slots.before_fork_judge()
-        elif self.slots.forker_of is not None:
-            self.slots.before_fork(msg["slot"])
-        elif self.slots.level == "full":  # slot zygotes switched off: a PID namespace; the child joins its slot
-            self.slots.new_pid_namespace()
+        self.slots.before_fork(msg["role"])
         pid = os.fork()
         if pid == 0:
             try:
@@ -118,7 +118,12 @@ class Zygote:
                 continue  # an orphan reparented to us (uid level): reaped, nothing to report
             start, role, slot = info
             wall = time.monotonic() - start
-            if role != "judge":
+            if role == "judge":  # what the task's code started in the judge's process group ends with it
+                try:
+                    os.killpg(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            else:
                 self.slots.kill_leftovers(slot, self.reap_orphans)
             report = {"exited": pid, "wall": wall, "at": start + wall,
                       "exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
@@ -127,8 +132,8 @@ class Zygote:
             self.sock.send(json.dumps(report).encode())
 
     def end(self):
-        """The server is done with us: kill and reap every child still running (the slots' resident judges,
-        idle by now), so that none outlives the sandbox as an orphan."""
+        """The server is done with us: kill and reap every child still running, so that none outlives the sandbox
+        as an orphan."""
         for pid in self.started:
             try:
                 os.kill(pid, signal.SIGKILL)
@@ -157,9 +162,8 @@ class Zygote:
 
     # ---- in the child -----------------------------------------------------------------------
     def child(self, msg, fds):
-        """In the forked child: its fds in place (FD_ORDER), then become what its role says: a replacement slot
-        zygote, a resident judge, or a program (limits, its slot's view and uid, then the program, script or
-        command)."""
+        """In the forked child: its fds in place (FD_ORDER), then become what its role says: a judge, or a program
+        (its slot's cgroups and namespaces, limits, its slot's view and uid, then the program, script or command)."""
         role, slot = msg["role"], msg["slot"]
         os.setsid()  # own process group: everything it starts is killed with it
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD):
@@ -178,31 +182,25 @@ class Zygote:
                     os.close(target)
                 except OSError:
                     pass
-        joins = role not in ("judge", "zygote") and self.slots.forker_of is None  # slot zygotes switched off
-        keep = self.slots.namespace_fds() if role == "zygote" or joins else []
-        low = len(FD_ORDER)
-        for fd in keep:
-            os.closerange(low, fd)
-            low = fd + 1
-        os.closerange(low, 1 << 20)
-        if role == "zygote":  # a slot's zygote died: this process, forked by the judges' zygote, replaces it
-            _die_with_parent()
-            self.slots.become_forker(slot)
-            Zygote(socket.socket(fileno=6), self.slots, self.modules, self.snapshot).loop()
-            os._exit(0)
-        if role == "judge":  # the slot's resident judge: its requests, and their limits, come on fd 6
-            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        os.closerange(len(FD_ORDER), 1 << 20)
+        if role == "judge":  # forked for this one task: it runs the task's code only (no cgroup, no mounts)
+            request = json.loads(read_all(3))
+            os.close(3)
+            lim = request["limits"]
+            cpu = int(max(1.0, float(lim["cpu_seconds"]))) + 1
+            space = _address_space() + lim["memory_bytes"]  # it imported more than a program: the limit on top
+            for which, value in ((resource.RLIMIT_CPU, cpu), (resource.RLIMIT_AS, space), (resource.RLIMIT_CORE, 0),
+                                 (resource.RLIMIT_FSIZE, lim["file_size_bytes"]),
+                                 (resource.RLIMIT_NPROC, lim["max_processes"])):
+                resource.setrlimit(which, (value, value))
             os.chdir("/")
             self.slots.enter_judge(slot)
             _die_with_parent()
             os.environ.clear()
             os.environ.update(CHILD_ENV)
-            self.modules["resident"].serve(self.modules["checks"].run, once="resident" in self.slots.off)
+            self.modules["checks"].run(request, 4, 5)
             os._exit(0)
-        if joins:
-            self.slots.become_forker(slot)
-            if self.slots.level == "full":
-                self.slots.leave_used_network()
+        self.slots.join(slot)
         request = json.loads(read_all(3))
         os.close(3)
         lim = request["limits"]
@@ -250,6 +248,12 @@ def read_all(fd):
         chunks.append(chunk)
 
 
+def _address_space():
+    """Bytes of this process's address space (/proc/self/statm's first field)."""
+    with open("/proc/self/statm", "rb") as f:
+        return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+
+
 def _die_with_parent():
     """SIGKILL when the zygote dies (set after the uid change, which would clear it)."""
     _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
@@ -266,11 +270,9 @@ def memfd(data):
     return fd
 
 
-def start(slots, modules, close=(), slot=None):
-    """Fork a zygote from the fork server, before it reads any request; returns (the server's end of its
-    socket, its pid).  `slot`: the zygote of that worker slot, which forks the slot's programs from inside
-    the slot's cgroups and namespaces (`Slots.become_forker`); None: the zygote of the resident judges.
-    `close`: callables that drop the server's own descriptors in the zygote."""
+def start(slots, modules, close=()):
+    """Fork the zygote from the fork server, before it reads any request; returns (the server's end of its
+    socket, its pid).  `close`: callables that drop the server's own descriptors in the zygote."""
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     shutil.rmtree(tempfile.mkdtemp(dir=slots.root))  # settle tempfile's lazily created module state
     pid = os.fork()
@@ -280,7 +282,7 @@ def start(slots, modules, close=(), slot=None):
             for drop in close:
                 drop()
             _libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-            slots.become_forker(slot)
+            slots.become_zygote()
             snapshot = modules["harness"].Tamper()
             gc.collect()
             gc.freeze()  # the zygote's objects stay out of later collections: fewer copy-on-write faults

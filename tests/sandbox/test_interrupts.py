@@ -77,12 +77,56 @@ def test_a_small_memory_limit_a_program_starts_under_still_runs():
 
 
 def test_the_tests_run_under_any_memory_limit_a_program_starts_under():
-    """The smallest limit the client takes is a little over a program's starting address space; the resident
-    judge, which has imported more, starts with more, so its tests get the limit on top of its own start: a test
+    """The smallest limit the client takes is a little over a program's starting address space; the judge,
+    which has imported more, starts with more, so its tests get the limit on top of its own start: a test
     that allocates (here 300 KB, one mmap) passes as it does under the default limit."""
     allocates = (TestCase("0", "candidate(1, 2) + len(bytes(300_000)) - 300_000", CheckKind.EQUALS, 3),)
     with Sandbox(workers=1) as sandbox:
         for memory in (sandbox.server_info["start_bytes"] + (1 << 20), Limits().memory_bytes):
-            for _ in range(2):  # a fresh judge, then the same judge again
+            for _ in range(2):
                 result = sandbox.run(make_tests_request(ADD, tests=allocates, memory_bytes=memory))
                 assert result.passed, (memory, result.status, result.message, result.stderr[-300:])
+
+
+class _Slots:
+    """Just enough of `isolation.Slots` for a zygote outside a server: each program it forks lives `life` seconds."""
+
+    def __init__(self, root, life):
+        self.root, self.life = root, life
+
+    def become_zygote(self):
+        pass
+
+    def before_fork(self, role):
+        pass
+
+    def kill_leftovers(self, slot, reap_orphans):
+        pass
+
+    def join(self, slot):
+        time.sleep(self.life)
+        os._exit(0)
+
+
+@pytest.mark.parametrize("gone", ["reading", "whole"])
+def test_a_zygote_whose_server_went_away_ends_without_a_traceback(tmp_path, capfd, gone):
+    """The server stops reading (`reading`: the zygote's next report is a broken pipe) or closes its end (`whole`)
+    while a program still runs: the zygote kills and reaps what it has and exits 0, printing nothing."""
+    import json
+    import socket
+    import types
+
+    from coderl.sandbox import zygote
+
+    ours, pid = zygote.start(_Slots(str(tmp_path), life=0.3), {"harness": types.SimpleNamespace(Tamper=lambda: None)})
+    ours.send(json.dumps({"role": "program", "slot": 0, "key": 1, "fds": []}).encode())
+    assert json.loads(ours.recv(4096))["forked"] == 1
+    if gone == "reading":
+        ours.shutdown(socket.SHUT_RD)
+    else:
+        ours.close()
+    deadline = time.monotonic() + 10
+    while not (ended := os.waitpid(pid, os.WNOHANG))[0] and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert ended[0] == pid and os.waitstatus_to_exitcode(ended[1]) == 0, ended
+    assert capfd.readouterr().err == ""

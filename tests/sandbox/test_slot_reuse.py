@@ -1,10 +1,10 @@
-"""At `full`, a slot's mount and network namespaces are made once and every program of the slot joins them
-(`isolation.Slots`).  Whatever one program leaves there, the next program of the slot finds nothing of it:
+"""At `full`, each program has mount, network, IPC and PID namespaces of its own (`isolation.Slots.enter`), and its
+slot's writable directories are made anew before it.  Whatever one program leaves, the next program of the slot
+finds nothing of it:
 files in its /sandbox, /tmp, /var/tmp, /dev/shm and /run/lock; an abstract socket, even one whose only
 reference is in flight between sockets; a SysV or POSIX IPC object; a process; a mount it made in a
 namespace of its own.  Each case is a leaver and a finder on a one-slot sandbox; the finder passes only if
-the slot is as a fresh one.  A program reaches no other process, and a slot whose network namespace still
-counts a socket forks its next program in a fresh one."""
+the slot is as a fresh one.  A program reaches no other process, and sees no socket of the server's namespace."""
 
 import os
 import subprocess
@@ -212,17 +212,10 @@ def test_a_program_sees_and_reaches_no_other_process(sandbox):
     assert all(r.passed for r in results), [(r.status, r.stdout[-300:], r.stderr[-300:]) for r in results]
 
 
-def test_while_the_slot_holds_a_socket_the_next_is_forked_in_a_fresh_namespace(sandbox):
-    """When the slot's network namespace still counts a socket at the next request (one a program left in flight,
-    until the kernel collects it), the program is forked in a fresh namespace.  The socket is held here, from the
-    slot's namespace, for as long as the request takes: a program's in-flight socket is collected by the kernel's
-    unix garbage collector, a work item that any socket closed on the machine may run first, so whether one is
-    still counted when the next request comes is the kernel's timing, not the sandbox's (the `sockets` case above
-    checks that the next program finds none either way)."""
-    server = sandbox.server_info["pid"]
-    own = os.readlink(f"/proc/{server}/ns/net")
-    zygote = next(p for p in _children(server) if os.readlink(f"/proc/{p}/ns/net") != own)  # the slot's
-    holder = subprocess.Popen(["nsenter", f"--net=/proc/{zygote}/ns/net", sys.executable, "-c", HOLD_A_SOCKET],
+def test_a_socket_in_the_servers_namespace_is_not_in_a_programs(sandbox):
+    """Each program's network namespace is its own, made as it starts from the server's (where the zygote forks it):
+    a socket held there, for as long as the request takes, is not counted in the program's."""
+    holder = subprocess.Popen(["nsenter", f"--net=/proc/{sandbox.server_info['pid']}/ns/net", sys.executable, "-c", HOLD_A_SOCKET],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline() == "held\n"
