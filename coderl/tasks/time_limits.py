@@ -16,7 +16,7 @@ Where the limits come from:
   --time-limits OUT.jsonl` measures every reference and writes the tasks with theirs;
 - the bundled and generated sets (`BUNDLED`) take theirs from their references' CPU seconds recorded in
   `data/time_limits.json`, keyed by each task's content (`task_key`: the same task in a file of one's own gets the
-  same limit; a task with other tests, none), written by `python -m coderl.tasks.time_limits`.
+  same limit; a task with other tests, none), written by `python scripts/time_limits.py`.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ import hashlib
 import json
 import math
 import os
-import sys
 from collections.abc import Iterable, Sequence
 
 from coderl.tasks.types import Task, TaskFormatError
@@ -86,34 +85,3 @@ def with_recorded(tasks: Iterable[Task]) -> list[Task]:
     table = _TABLE
     return [t if t.time_limit is not None or task_key(t) not in table
             else dataclasses.replace(t, time_limit=derive(table[task_key(t)])) for t in tasks]
-
-
-def record(specs: Sequence[str] = BUNDLED, path: str = RECORDED, workers: int = 2, repeats: int = 3) -> dict:
-    """Measure the references of `specs` in a sandbox (each `repeats` times, the most CPU kept) and write their CPU
-    seconds by content to `path`."""
-    from coderl.sandbox.config import SandboxConfig
-    from coderl.tasks import load_tasks
-    from coderl.tasks.spec import open_sandbox
-
-    table: dict[str, float] = {}
-    config = SandboxConfig(workers=workers)
-    for spec in specs:
-        tasks = [dataclasses.replace(t, time_limit=None) for t in load_tasks(spec).tasks
-                 if t.reference_solution is not None]
-        with open_sandbox(config, spec) as sandbox:
-            runs = []
-            for _ in range(repeats):
-                futures = [sandbox.submit(t.build_request(t.reference_solution, config.limits())) for t in tasks]
-                runs.append(measured(tasks, [f.result() for f in futures]))
-        by_id = {t.task_id: max(run[t.task_id] for run in runs) for t in tasks}
-        table.update({task_key(t): by_id[t.task_id] for t in tasks})
-        print(f"{spec}: {len(tasks)} references, CPU {min(by_id.values()):.4f}-{max(by_id.values()):.4f} s",
-              file=sys.stderr)
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump({k: round(v, 4) for k, v in sorted(table.items())}, f, indent=0)
-        f.write("\n")
-    return table
-
-
-if __name__ == "__main__":
-    record()
