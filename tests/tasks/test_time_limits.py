@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 
 import pytest
 
@@ -96,9 +97,10 @@ def test_measured_and_recorded_a_slow_but_correct_reference_keeps_passing(tmp_pa
                  "--workers", "1"]) == 0
     endless, asleep = [json.loads(line) for line in results.read_text().splitlines()]
     # the CPU limit, or on a machine too loaded to give it that much CPU in time, the backstop it follows (said so)
-    assert endless["status"] == "timeout" and endless["cpu_seconds"] < task.time_limit + 1 < 10
+    # (enforced by RLIMIT_CPU in whole seconds: ceil(limit), SIGKILL a second later; judged at the limit)
+    assert endless["status"] == "timeout" and endless["cpu_seconds"] < math.ceil(task.time_limit) + 1.5 < 10
     backstop = f"wall-clock backstop of {3 * task.time_limit + 1:g}s, at "
-    assert endless["message"] == f"test 0: CPU time limit of {task.time_limit:g}s" or backstop in endless["message"]
+    assert f"CPU time limit of {task.time_limit:g}s" in endless["message"] or backstop in endless["message"]
     assert asleep["status"] == "timeout" and backstop + "0.0" in asleep["message"]
     backstops = json.loads((tmp_path / "r.jsonl.summary.json").read_text())["timeouts_at_the_wall_clock_backstop"]
     assert backstops == 1 + ("backstop" in endless["message"])
