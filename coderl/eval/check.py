@@ -8,6 +8,8 @@ k <= min samples per task), status counts and executions/s goes to stdout and `<
 
 from __future__ import annotations
 
+import dataclasses
+import gzip
 import json
 import os
 import sys
@@ -17,7 +19,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 
 from coderl.base.config import option, require, section
-from coderl.base.outputs import atomic, leave_nothing, refuse_existing, refuse_inputs, stream, write_json
+from coderl.base.outputs import atomic, finished, leave_nothing, refuse_existing, refuse_inputs, stream, write_json
 from coderl.eval.passk import summarize
 from coderl.rollout.collect import eta
 from coderl.sandbox.client import Sandbox
@@ -41,6 +43,9 @@ class CheckConfig:
                              "mutants of its reference (wrong constant, off-by-one, wrong branch, dropped edge "
                              "case, ...); exits 1 if one falls short (0 = no mutants)")
     all_mutants: bool = option(False, "with --mutants: run every mutant and report the mutation score")
+    time_limits: str | None = option(None, "with --reference: write the tasks to this JSONL file (coderl's layout), "
+                                     "each with time_limit = max(0.25, 4 x its reference's CPU seconds), measured "
+                                     "under --timeout (docs/tasks.md, 'Time limits')")
     out: str | None = option(None, "write per-sample results here (JSONL; OUT.partial until every line is "
                              "written); summary to OUT.summary.json")
     overwrite: bool = option(False, "replace an existing OUT (refused without it)")
@@ -61,6 +66,8 @@ class CheckConfig:
                 "not both --completions and --reference")
         require(self.mutants >= 0, "--mutants", self.mutants, "a number >= 0")
         require(self.mutants == 0 or self.reference, "--mutants", self.mutants, "--reference with it")
+        require(self.time_limits is None or (self.reference and self.time_limits.endswith((".jsonl", ".jsonl.gz"))),
+                "--time-limits", self.time_limits, "a .jsonl or .jsonl.gz path, with --reference")
 
     @property
     def limits(self) -> Limits:
@@ -95,12 +102,13 @@ def require_references(tasks, spec: str) -> None:
 def refuse_outputs(cfg: CheckConfig) -> None:
     """--out and OUT.summary.json: never one of the inputs, and finished ones only with --overwrite; before
     anything is read or opened."""
-    if not cfg.out:
+    if not cfg.out and not cfg.time_limits:
         return
-    written = [cfg.out, cfg.out + ".summary.json"]
+    written = [p for p in (cfg.out, cfg.out and cfg.out + ".summary.json", cfg.time_limits) if p]
     refuse_inputs({"--out": written}, [("--completions", cfg.completions),
                                        *(("--tasks", path) for path in task_files(cfg.tasks))])
-    refuse_existing("--out", cfg.out, [p for p in written if os.path.exists(p)], overwrite=cfg.overwrite)
+    refuse_existing("--out", cfg.out or cfg.time_limits, [p for p in written if os.path.exists(p)],
+                    overwrite=cfg.overwrite)
 
 
 def run_check(cfg: CheckConfig) -> dict:
@@ -114,6 +122,8 @@ def _check(cfg: CheckConfig) -> dict:
     by_id = taskset.by_id
     if cfg.reference:
         require_references(taskset.tasks, cfg.tasks)
+        if cfg.time_limits:  # measured under --timeout alone, not under a limit recorded before
+            by_id = {t.task_id: dataclasses.replace(t, time_limit=None) for t in taskset.tasks}
         rows = [{"task_id": t.task_id, "completion": t.reference_solution} for t in taskset.tasks]
     else:
         rows = read_completions(cfg.completions, set(by_id), cfg.tasks, taskset.split)
@@ -121,6 +131,7 @@ def _check(cfg: CheckConfig) -> dict:
     start = time.perf_counter()
     statuses: Counter = Counter()
     tamper: Counter = Counter()
+    backstops = 0
     counts: dict[str, list[int]] = {}
     hide = [os.path.abspath(p) for p in (cfg.completions, cfg.out, cfg.out and cfg.out + ".partial") if p]
     with stream(cfg.out) if cfg.out else nullcontext() as out, \
@@ -128,9 +139,12 @@ def _check(cfg: CheckConfig) -> dict:
         workers = sandbox.workers  # all of them: Ray workers x slots
         futures = [sandbox.submit(by_id[r["task_id"]].build_request(r["completion"], limits)) for r in rows]
         isolation_in_force = sandbox.isolation
+        results = []
         for i, (row, fut) in enumerate(zip(rows, futures)):
             result = fut.result()
+            results.append(result)
             statuses[result.status.value] += 1
+            backstops += "wall-clock backstop" in result.message  # not the CPU limit: a sleep, or a loaded machine
             tamper.update(result.tamper)
             n_c = counts.setdefault(row["task_id"], [0, 0])
             n_c[0] += 1
@@ -141,6 +155,8 @@ def _check(cfg: CheckConfig) -> dict:
                 left = (time.perf_counter() - start) / (i + 1) * (len(rows) - i - 1)
                 print(f"\rchecked {i + 1}/{len(rows)}, {eta(left)} left  ", end="", file=sys.stderr)
     elapsed = time.perf_counter() - start
+    if cfg.time_limits:
+        write_time_limits(cfg.time_limits, [by_id[r["task_id"]] for r in rows], results)
     if not cfg.quiet and sys.stderr.isatty():
         print(file=sys.stderr)
     passk = summarize({t: (n, c) for t, (n, c) in counts.items()}).to_dict()
@@ -152,17 +168,33 @@ def _check(cfg: CheckConfig) -> dict:
         "passed": sum(c for _, c in counts.values()),
         **passk,
         "statuses": dict(statuses),
+        "timeouts_at_the_wall_clock_backstop": backstops,
         "tamper": dict(tamper),
         "seconds": round(elapsed, 3),
         "executions_per_second": round(len(rows) / elapsed, 1) if elapsed > 0 else None,
         "workers": workers,
         "isolation": isolation_in_force,
         "limits": {"cpu_seconds": limits.cpu_seconds, "wall_seconds": limits.wall_deadline,
-                   "memory_bytes": limits.memory_bytes},
+                   "memory_bytes": limits.memory_bytes,
+                   "tasks_with_time_limits": sum(by_id[t].time_limit is not None for t in counts)},
     }
     if cfg.out:
         write_json(cfg.out + ".summary.json", summary)
     return summary
+
+
+def write_time_limits(path: str, tasks: list, results: list) -> None:
+    """The tasks, each with the limit its reference's result gives (`coderl.tasks.time_limits`), as a task file of
+    coderl's layout; nothing written when a reference did not pass."""
+    from coderl.tasks.loaders.task_rows import task_row
+    from coderl.tasks.time_limits import derive, measured
+
+    limits = {task_id: derive(cpu) for task_id, cpu in measured(tasks, results).items()}
+    opener = gzip.open if path.endswith(".gz") else open
+    with finished(path) as (tmp,), opener(tmp, "wt", encoding="utf-8") as f:
+        for task in {t.task_id: t for t in tasks}.values():
+            f.write(json.dumps(task_row(dataclasses.replace(task, time_limit=limits[task.task_id])),
+                               ensure_ascii=False) + "\n")
 
 
 def run_mutant_check(cfg: CheckConfig) -> tuple[bool, str]:
@@ -219,6 +251,9 @@ def format_summary(summary: dict) -> str:
         shown = ", ".join(summary["tasks_with_min_samples"][:10])
         lines.append(f"tasks with the fewest samples ({summary['min_samples']}): {shown}")
     lines.append("statuses: " + ", ".join(f"{k}={v}" for k, v in sorted(summary["statuses"].items())))
+    if summary["timeouts_at_the_wall_clock_backstop"]:
+        lines.append(f"of the timeouts, {summary['timeouts_at_the_wall_clock_backstop']} at the wall-clock backstop, "
+                     "not the CPU limit: a sleep, a blocked read, or a machine too loaded to run them")
     if summary["tamper"]:
         lines.append("tamper: " + ", ".join(f"{k}={v}" for k, v in sorted(summary["tamper"].items())))
     lines.append(f"executions/s: {summary['executions_per_second']} ({summary['samples']} programs in "

@@ -1,6 +1,6 @@
 """`SandboxConfig`: the sandbox flags shared by `coderl check`, `coderl eval` and `coderl train`.
 
-    timeout     CPU seconds per program (the wall backstop is 3x + 1 s)
+    timeout     CPU seconds per program, at most (a task's measured `time_limit` lowers it; wall backstop 3x + 1 s)
     memory_mb   address space per program
     workers     programs run at once; default: usable CPUs, as many as 75% of RAM holds at memory_mb each
     isolation   auto (the strongest this machine allows), full, uid, rlimits (docs/sandbox.md)
@@ -25,7 +25,8 @@ from coderl.sandbox.types import Limits
 class SandboxConfig:
     """Sandbox: limits per program, parallel programs, isolation level."""
 
-    timeout: float = option(3.0, "sandbox CPU-time limit per program, seconds (wall backstop: 3x + 1 s)")
+    timeout: float = option(3.0, "sandbox CPU-time limit per program, seconds; a task's lower time_limit (measured "
+                            "from its reference: docs/tasks.md) wins (wall backstop: 3x + 1 s)")
     memory_mb: int = option(2048, "sandbox address-space limit per program, MiB")
     workers: int | None = option(None, "sandbox programs run in parallel (default: usable CPUs, at most as many as "
                                  "75%% of RAM holds at the memory limit each)")

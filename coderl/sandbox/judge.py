@@ -58,6 +58,13 @@ def values_match(check: CheckKind, value: Any, expected: Any) -> bool:
     raise ValueError(f"{check} is not judged on values")
 
 
+def wall_backstop(cpu_seconds: float, limits) -> str:
+    """A timeout's message when the wall-clock backstop, not the CPU limit, ended the program: the CPU it had used,
+    so that a loaded machine's timeout is not read as one the program caused."""
+    return (f"wall-clock backstop of {limits.wall_deadline:g}s, at {cpu_seconds:.2f} of its {limits.cpu_seconds:g} "
+            "CPU seconds: the program waited (a sleep, a blocked read) or the machine was too loaded to run it")
+
+
 def _process_failure(run: dict, limits) -> tuple[Status, str] | None:
     """Status of a process that did not end normally, or None."""
     if run["killed"] == "output":
@@ -65,8 +72,8 @@ def _process_failure(run: dict, limits) -> tuple[Status, str] | None:
     if run["killed"] == "memory":
         return Status.MEMORY_EXCEEDED, f"memory limit of {limits.memory_bytes / 2**20:g} MiB (the slot's cgroup)"
     sig = run["signal"]
-    if run["killed"] == "wall":
-        return Status.TIMEOUT, f"wall-clock limit of {limits.wall_deadline:g}s"
+    if run["killed"] == "wall":  # not the CPU limit the program ran into: said as such
+        return Status.TIMEOUT, wall_backstop(run["cpu_seconds"], limits)
     if run["cpu_seconds"] > limits.cpu_seconds or sig in (_signal.SIGXCPU,):
         return Status.TIMEOUT, f"CPU time limit of {limits.cpu_seconds:g}s"
     if sig is not None:
@@ -198,7 +205,7 @@ def _judge_tests(request: ExecutionRequest, run: dict, isolation: str) -> Execut
                 failure = (Status.SANDBOX_ERROR, f"the judge ended without a verdict (exit code "
                            f"{judge.get('exit_code')}, signal {judge.get('signal')}): {judge.get('stderr', '')[-200:]}")
         elif failure is None:
-            failure = _process_failure(run, limits) or (Status.TIMEOUT, "wall-clock limit")
+            failure = _process_failure(run, limits) or (Status.TIMEOUT, wall_backstop(run["cpu_seconds"], limits))
 
     syntax, program_error, task_error = first.get("syntax_error"), first.get("program_error"), first.get("task_error")
     if syntax is not None:

@@ -329,10 +329,10 @@ def load_tasks(spec: str, split: str = "all", seed: int = 0) -> TaskSet:
     each printed (stderr) and kept in the TaskSet's `skipped`."""
     skipped = skipped_rows()
     if skipped is None:
-        return _some(_load_tasks(spec, split, seed))
+        return _some(_timed(_load_tasks(spec, split, seed)))
     before = len(skipped)
     try:
-        taskset = _load_tasks(spec, split, seed)
+        taskset = _timed(_load_tasks(spec, split, seed))
         taskset.skipped = skipped[before:]
         return _some(taskset)
     finally:  # a load that failed (every row bad) still says which rows it left out
@@ -342,6 +342,15 @@ def load_tasks(spec: str, split: str = "all", seed: int = 0) -> TaskSet:
             for line in new:
                 print(f"  {line}", file=sys.stderr)
                 _PRINTED.add(line)
+
+
+def _timed(taskset: TaskSet) -> TaskSet:
+    """`taskset`, its tasks without a `time_limit` of their own given the one recorded for their content, if any
+    (`coderl.tasks.time_limits`: the bundled and generated sets')."""
+    from coderl.tasks.time_limits import with_recorded
+
+    taskset.tasks = with_recorded(taskset.tasks)
+    return taskset
 
 
 def _some(taskset: TaskSet) -> TaskSet:

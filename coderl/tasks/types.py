@@ -43,6 +43,9 @@ class Task:
     source: str = ""  # "file:line" it was read from
     metadata: dict[str, Any] = field(default_factory=dict, compare=False)
     language: str = "python"  # a name in `coderl.languages.LANGUAGES`
+    # CPU seconds a program of this task may use (per process), measured from its reference
+    # (`coderl.tasks.time_limits`); the smaller of this and the run's own limit (--timeout) applies
+    time_limit: float | None = None
 
     def build_program(self, completion: str) -> str:
         """The exact program text that runs; what `coderl check` appends the completion to."""
@@ -55,7 +58,15 @@ class Task:
         max_tests: int | None = None,
     ) -> ExecutionRequest:
         tests = self.tests if max_tests is None else self.tests[:max_tests]
-        return get_kind(self.kind, self.task_id).build_request(self, completion, limits or Limits(), tuple(tests))
+        request = get_kind(self.kind, self.task_id).build_request(self, completion, limits or Limits(), tuple(tests))
+        if self.time_limit is None or self.time_limit >= request.limits.cpu_seconds:
+            return request
+        # the task's measured limit lowers the CPU limit, and with it the wall-clock backstop (3 x it + 1 s, or the
+        # run's own if lower)
+        wall = request.limits.wall_seconds
+        lowered = dataclasses.replace(request.limits, cpu_seconds=self.time_limit,
+                                      wall_seconds=None if wall is None else min(wall, 3 * self.time_limit + 1))
+        return dataclasses.replace(request, limits=lowered)
 
     def with_tests(self, tests: tuple[TestCase, ...]) -> Task:
         return dataclasses.replace(self, tests=tests)

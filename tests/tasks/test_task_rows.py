@@ -78,6 +78,10 @@ def test_expected_values_keep_their_types_so_the_judge_compares_as_before(tmp_pa
     ({"prompt": 3}, r"field 'prompt' is number \(expected a string\)$"),
     ({"entry_point": None}, r"t\.jsonl:1: field 'entry_point' missing \(expected a string: a function task "),
     ({"metadata": {}, "kind": "hdl", "language": "verilog"}, r"t\.jsonl:1: not a runnable hdl task \(KeyError: "),
+    # a task's measured CPU limit (coderl/tasks/time_limits.py): a positive number of seconds
+    *[({"time_limit": bad}, rf"t\.jsonl:1: field 'time_limit' is {shown} \(expected a positive number of CPU "
+       r"seconds\)$") for bad, shown in ((0, "0"), (-1.5, "-1.5"), ("1", "'1'"), (True, "True"), (math.nan, "nan"),
+                                         (math.inf, "inf"))],
     # kind x check: an output test on a function task, an assert-style test on a stdin/stdout task (issue 58)
     ({"tests": [{"id": "0", "source": "1 2\n", "check": "stdout", "expected": "3"}]},
      r"t\.jsonl:1: field 'tests\[0\]\.check' is 'stdout', which a function task cannot judge \(expected one of "

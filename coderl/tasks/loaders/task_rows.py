@@ -9,6 +9,7 @@ the tasks, which the command that reads it need not be able to rebuild.
 A row:
 
     task_id, kind, language, prompt, entry_point, test_preamble, reference_solution, float_tolerance,
+    time_limit:  CPU seconds a program may use (optional; `coderl check --reference --time-limits` measures it)
     tests:    [{id, source, check, expected, setup, hidden, argv}, ...]
     metadata: {...}
 
@@ -34,7 +35,7 @@ from coderl.tasks.loaders.jsonl import Rows, TaskIds, jsonl_rows, require
 from coderl.tasks.types import Task, TaskFormatError
 
 COLUMNS = ("task_id", "kind", "language", "prompt", "entry_point", "test_preamble", "reference_solution",
-           "float_tolerance", "tests", "metadata")
+           "float_tolerance", "time_limit", "tests", "metadata")
 _TAGS = ("$tuple", "$set", "$frozenset", "$bytes", "$complex", "$float", "$dict")
 
 
@@ -117,7 +118,7 @@ def task_row(task: Task, *, text: bool = False) -> dict[str, Any]:
     row = {"task_id": task.task_id, "kind": task.kind, "language": task.language, "prompt": task.prompt,
            "entry_point": task.entry_point, "test_preamble": task.test_preamble,
            "reference_solution": task.reference_solution, "float_tolerance": task.float_tolerance,
-           "tests": tests, "metadata": metadata}
+           "time_limit": task.time_limit, "tests": tests, "metadata": metadata}
     if text:
         row["tests"], row["metadata"] = json.dumps(tests, ensure_ascii=False), json.dumps(metadata,
                                                                                           ensure_ascii=False)
@@ -187,13 +188,18 @@ def task_builder(rows: Rows) -> Callable[[int, dict[str, Any]], Task]:
             raise TaskFormatError(f"{where}: field 'entry_point' missing (expected a string: a function task names "
                                   "what its tests call)")
         tolerance = _optional(row, "float_tolerance", (int, float), where)
+        time_limit = row.get("time_limit")
+        if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))
+                                       or not 0 < time_limit < math.inf):
+            raise TaskFormatError(f"{where}: field 'time_limit' is {time_limit!r} (expected a positive number of "
+                                  "CPU seconds)")
         task = Task(task_id=task_id, kind=kind, prompt=require(row, "prompt", str, where), tests=tests,
                     entry_point=_optional(row, "entry_point", str, where),
                     test_preamble=_optional(row, "test_preamble", str, where, ""),
                     reference_solution=_optional(row, "reference_solution", str, where),
                     float_tolerance=None if tolerance is None else float(tolerance), source=where,
                     metadata=_json_field(row, "metadata", dict, where) if row.get("metadata") is not None else {},
-                    language=language)
+                    language=language, time_limit=None if time_limit is None else float(time_limit))
         try:  # a task that cannot build its request (a field its kind needs is missing) fails here, not in a run
             request = task.build_request(task.reference_solution or "")
         except (KeyError, TypeError, ValueError, SyntaxError) as e:

@@ -1,0 +1,87 @@
+"""Time limits that cost only what they must: a task's CPU limit from its reference's measured CPU time.
+
+As EvalPlus does (a factor on the ground truth's time, with a floor), a task's `time_limit` is
+
+    max(FLOOR, FACTOR x the CPU seconds its reference used)     (rounded up to the hundredth)
+
+taken per process: a function task's one program process, the slowest test's process of a stdin/stdout or
+command task.  The run's own limit (`--timeout`) stays the most any program gets: a task's limit only lowers
+it, so a program slower than FACTOR x its task's reference (and than FLOOR) now times out, where before it had
+`--timeout`.  The wall-clock backstop follows (3 x the task's limit + 1 s): CPU time decides a timeout, and a
+program the backstop ends is said to have been (`coderl.sandbox.judge.wall_backstop`: a sleep, a blocked read, or a
+machine too loaded to run it), with the CPU seconds it had used.
+
+Where the limits come from:
+- a task file in coderl's layout holds them in its `time_limit` field; `coderl check --tasks SPEC --reference
+  --time-limits OUT.jsonl` measures every reference and writes the tasks with theirs;
+- the bundled and generated sets (`BUNDLED`) take theirs from their references' CPU seconds recorded in
+  `data/time_limits.json`, keyed by each task's content (`task_key`: the same task in a file of one's own gets the
+  same limit; a task with other tests, none), written by `python scripts/time_limits.py`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+import os
+from collections.abc import Iterable, Sequence
+
+from coderl.tasks.types import Task, TaskFormatError
+
+FACTOR = 4.0  # EvalPlus's gt_time_limit_factor
+FLOOR = 0.25  # CPU seconds (chosen by measurement: docs/tasks.md, "Time limits")
+RECORDED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "time_limits.json")
+# The sets recorded in RECORDED: the bundled ones, and the generated ones the configs train and select on
+BUNDLED = ("humaneval", "easy", "corpus", "stdio-basics", "stdio-basics:language=javascript", "pool", "synthetic",
+           "synthetic:level=1-2,n=200,split=valid", "synthetic:level=1-2,n=100,split=test")
+
+
+def derive(reference_cpu: float, factor: float = FACTOR, floor: float = FLOOR) -> float:
+    """A task's limit from its reference's CPU seconds: max(floor, factor x CPU), rounded up to 0.01 s."""
+    return max(floor, math.ceil(round(factor * reference_cpu * 100, 6)) / 100)
+
+
+def reference_cpu(result) -> float:
+    """The CPU seconds a limit bounds, from a reference's `ExecutionResult`: the slowest process, a test's where
+    each test ran in a process of its own (and the build's, the CPU the tests' processes did not use), else the
+    run's one program process."""
+    per_test = [t.cpu_seconds for t in result.tests if t.cpu_seconds is not None]
+    return max(per_test + [result.cpu_seconds - sum(per_test)]) if per_test else result.cpu_seconds
+
+
+def measured(tasks: Sequence[Task], results: Sequence) -> dict[str, float]:
+    """{task id: its reference's CPU seconds (`reference_cpu`)} from each task's reference result; a reference that
+    did not pass is one line (no limit can be taken from a run that failed)."""
+    seconds = {}
+    for task, result in zip(tasks, results):
+        if not result.passed:
+            raise TaskFormatError(f"{task.source or task.task_id}: task {task.task_id!r}: its reference did not pass "
+                                  f"({result.status.value}: {result.message[:120]}); expected a passing reference to "
+                                  "measure a time limit on")
+        seconds[task.task_id] = reference_cpu(result)
+    return seconds
+
+
+def task_key(task: Task) -> str:
+    """What a limit is recorded under: a hash of the task's program-facing content (kind, language, prompt, entry
+    point, preamble, tests, reference)."""
+    text = repr((task.kind, task.language, task.prompt, task.entry_point, task.test_preamble, task.reference_solution,
+                 [(t.check.value, t.setup, t.source, t.argv) for t in task.tests]))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+_TABLE: dict[str, float] | None = None
+
+
+def with_recorded(tasks: Iterable[Task]) -> list[Task]:
+    """The tasks, each without a limit of its own given the one its reference's CPU time recorded for its content
+    (`RECORDED`) derives, if any."""
+    global _TABLE
+    if _TABLE is None:
+        with open(RECORDED, encoding="utf-8") as f:
+            _TABLE = json.load(f)
+    table = _TABLE
+    return [t if t.time_limit is not None or task_key(t) not in table
+            else dataclasses.replace(t, time_limit=derive(table[task_key(t)])) for t in tasks]

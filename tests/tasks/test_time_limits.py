@@ -1,0 +1,144 @@
+"""Time limits that cost only what they must (issue 58): a task's CPU limit from its reference's measured time
+(coderl/tasks/time_limits.py), recorded with the task, lowering the run's limit; the wall-clock backstop said as
+such."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+
+import pytest
+
+from coderl.cli import main
+from coderl.sandbox.types import ExecutionResult, Limits, Status, TestOutcome
+from coderl.tasks import TaskFormatError, load_tasks
+from coderl.tasks import time_limits as tl
+
+TASKS = "tests/fixtures/tasks/humaneval_small.jsonl"
+SLOW_REFERENCE = "    t = 0\n    for i in range(N):\n        t += i % 7\n    return a + b + 0 * t\n"
+
+
+@pytest.mark.parametrize("cpu, factor, floor, limit", [
+    (0.01, 4.0, 0.5, 0.5),  # 0.04: the floor
+    (0.123, 4.0, 0.5, 0.5),  # 0.492 rounds up to 0.50: the floor still
+    (0.2001, 4.0, 0.5, 0.81),  # 0.8004 rounds up to the hundredth
+    (0.3, 4.0, 0.5, 1.2),  # 1.2 exactly, not 1.21 from 0.3 x 4's float error
+    (1.0, 2.0, 0.1, 2.0),
+    (0.0, 4.0, 0.25, 0.25),
+])
+def test_a_limit_is_the_factor_on_the_reference_with_a_floor(cpu, factor, floor, limit):
+    assert tl.derive(cpu, factor, floor) == limit
+
+
+def _result(total, per_test):
+    return ExecutionResult(Status.PASSED, cpu_seconds=total,
+                           tests=[TestOutcome(str(i), Status.PASSED, cpu_seconds=c) for i, c in enumerate(per_test)])
+
+
+def test_the_measured_time_is_the_slowest_process():
+    assert tl.reference_cpu(_result(0.6, [None, None])) == 0.6  # a function task: its one program process
+    assert tl.reference_cpu(_result(0.6, [0.1, 0.3, 0.2])) == 0.3  # a process per test: the slowest
+    assert tl.reference_cpu(_result(1.0, [0.1, 0.3])) == pytest.approx(0.6)  # and a build's, 1.0 - 0.4
+
+
+def test_a_task_limit_lowers_the_run_limit_and_its_backstop_never_raises_it():
+    task = load_tasks(TASKS).tasks[0]
+    at = dataclasses.replace(task, time_limit=0.5)
+    limits = at.build_request("    return a + b\n", Limits(cpu_seconds=3.0)).limits
+    assert (limits.cpu_seconds, limits.wall_deadline) == (0.5, 2.5)  # 3 x 0.5 + 1
+    limits = at.build_request("    return a + b\n", Limits(cpu_seconds=3.0, wall_seconds=2.0)).limits
+    assert (limits.cpu_seconds, limits.wall_deadline) == (0.5, 2.0)  # the run's own backstop, lower
+    above = dataclasses.replace(task, time_limit=5.0)
+    assert above.build_request("    return a + b\n", Limits(cpu_seconds=3.0)).limits == Limits(cpu_seconds=3.0)
+
+
+def test_recorded_limits_go_by_content(monkeypatch):
+    first, second = load_tasks(TASKS).tasks[:2]
+    monkeypatch.setattr(tl, "_TABLE", {tl.task_key(first): 0.2, tl.task_key(second): 0.01})  # reference CPU-s
+    own = dataclasses.replace(second, time_limit=2.0)
+    other_tests = dataclasses.replace(first, tests=first.tests[:1])
+    got = tl.with_recorded([first, second, own, other_tests])
+    assert [t.time_limit for t in got] == [0.8, tl.FLOOR, 2.0, None]
+
+
+def test_every_bundled_reference_passes_under_its_recorded_limit_and_every_set_has_them(sandbox):
+    for spec in ("humaneval", "easy", "stdio-basics"):
+        tasks = load_tasks(spec).tasks
+        assert all(t.time_limit is not None for t in tasks), spec
+        results = [f.result() for f in [sandbox.submit(t.build_request(t.reference_solution)) for t in tasks]]
+        assert [(t.task_id, r.status) for t, r in zip(tasks, results) if not r.passed] == [], spec
+
+
+def _slow_task(tmp_path, n):
+    """Toy/0 with a reference that spends CPU on a loop of `n` steps."""
+    row = json.loads(open(TASKS).readline())
+    row["canonical_solution"] = SLOW_REFERENCE.replace("N", str(n))
+    path = tmp_path / "slow.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    return str(path)
+
+
+def test_measured_and_recorded_a_slow_but_correct_reference_keeps_passing(tmp_path, capsys):
+    spec = _slow_task(tmp_path, 3_000_000)  # about 0.2-0.4 CPU seconds: its limit above the floor
+    out = tmp_path / "limits.jsonl"
+    assert main(["check", "--tasks", spec, "--reference", "--time-limits", str(out), "--workers", "1"]) == 0
+    [task] = load_tasks(str(out)).tasks
+    [row] = [json.loads(line) for line in out.read_text().splitlines()]
+    assert row["time_limit"] == task.time_limit >= tl.FLOOR
+    assert main(["check", "--tasks", str(out), "--reference", "--workers", "1"]) == 0
+    assert "passed: 1/1" in capsys.readouterr().out
+    # an endless program: its time bounded by its task's limit, not by --timeout; a sleeping one: by the backstop
+    rows = tmp_path / "endless.jsonl"
+    rows.write_text("".join(json.dumps({"task_id": "Toy/0", "completion": c}) + "\n" for c in
+                            ("    while True:\n        pass\n", "    import time\n    time.sleep(600)\n")))
+    results = tmp_path / "r.jsonl"
+    assert main(["check", "--tasks", str(out), "--completions", str(rows), "--out", str(results), "--timeout", "10",
+                 "--workers", "1"]) == 0
+    endless, asleep = [json.loads(line) for line in results.read_text().splitlines()]
+    # the CPU limit, or on a machine too loaded to give it that much CPU in time, the backstop it follows (said so)
+    # (enforced by RLIMIT_CPU in whole seconds: ceil(limit), SIGKILL a second later; judged at the limit)
+    assert endless["status"] == "timeout" and endless["cpu_seconds"] < math.ceil(task.time_limit) + 1.5 < 10
+    backstop = f"wall-clock backstop of {3 * task.time_limit + 1:g}s, at "
+    assert f"CPU time limit of {task.time_limit:g}s" in endless["message"] or backstop in endless["message"]
+    assert asleep["status"] == "timeout" and backstop + "0.0" in asleep["message"]
+    backstops = json.loads((tmp_path / "r.jsonl.summary.json").read_text())["timeouts_at_the_wall_clock_backstop"]
+    assert backstops == 1 + ("backstop" in endless["message"])
+    assert f"of the timeouts, {backstops} at the wall-clock backstop, not the CPU limit" in capsys.readouterr().out
+
+
+def test_a_reference_that_fails_gives_no_limit_and_one_line(tmp_path, capsys):
+    row = json.loads(open(TASKS).readline())
+    row["canonical_solution"] = "    return a - b\n"
+    spec = tmp_path / "wrong.jsonl"
+    spec.write_text(json.dumps(row) + "\n")
+    out = tmp_path / "limits.jsonl"
+    assert main(["check", "--tasks", str(spec), "--reference", "--time-limits", str(out), "--workers", "1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "task 'Toy/0': its reference did not pass (failed: " in err and "\n" not in err
+    assert not out.exists()
+
+
+def test_time_limits_needs_a_reference_check_and_a_jsonl_path(capsys):
+    assert main(["check", "--tasks", TASKS, "--completions", TASKS, "--time-limits", "x.jsonl"]) == 2
+    assert main(["check", "--tasks", TASKS, "--reference", "--time-limits", "x.txt"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("--time-limits") == 2 and "expected a .jsonl or .jsonl.gz path, with --reference" in err
+
+
+@pytest.mark.parametrize("spec, sleeper", [(TASKS, "    import time\n    time.sleep(60)\n"),
+                                            ("stdio-basics", "import time\ntime.sleep(60)\n")])
+def test_the_wall_clock_backstop_is_said_as_such(sandbox, spec, sleeper):
+    task = dataclasses.replace(load_tasks(spec).tasks[0], time_limit=0.5)
+    r = sandbox.run(task.build_request(sleeper, Limits(cpu_seconds=3.0), max_tests=1))
+    assert r.status is Status.TIMEOUT and r.wall_seconds < 10
+    assert "wall-clock backstop of 2.5s, at 0." in r.message
+    assert "of its 0.5 CPU seconds: the program waited (a sleep, a blocked read) or the machine was too loaded" \
+        in r.message
+
+
+def test_a_failed_measurement_is_refused_in_code_too():
+    task = load_tasks(TASKS).tasks[0]
+    bad = ExecutionResult(Status.TIMEOUT, message="CPU time limit of 3s")
+    with pytest.raises(TaskFormatError, match=r"its reference did not pass \(timeout: CPU time limit of 3s\)"):
+        tl.measured([task], [bad])
