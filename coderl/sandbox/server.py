@@ -69,6 +69,7 @@ Job, Proc, Run, STREAMS = jobs.Job, jobs.Proc, jobs.Run, jobs.STREAMS
 
 READ_CHUNK = 65536
 JUDGE_STDERR_BYTES = 4096
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")  # /proc/PID/stat's unit of CPU time
 JUDGE_GRACE_SECONDS = 1.0  # after its program was killed, a judge's time to finish before it is killed too
 CHILD_LIMITS = ("cpu_seconds", "memory_bytes", "file_size_bytes", "max_processes", "address_space")
 
@@ -167,6 +168,7 @@ class Server:
         run.oom_before = self.slots.oom_kills(slot)
         run.start = time.monotonic()
         run.deadline = run.start + lim["wall_seconds"]
+        run.cpu_check = run.start + lim["cpu_seconds"]  # one thread's CPU cannot pass the limit before this
         if run.index <= 0:  # before the fork: the program cannot kill us before the client knows
             self.send({"started": job.id})
         # Only the limits a process sets on itself: the capture sizes stay here (a stdout task's is derived from
@@ -271,6 +273,27 @@ class Server:
         records and exits; killed too only if it has not finished by `judge_deadline`."""
         self.kill(run, ("program", "script", "command"))
         run.judge_deadline = time.monotonic() + JUDGE_GRACE_SECONDS
+
+    def check_cpu(self, run, now):
+        """The CPU limit to the hundredth: RLIMIT_CPU counts whole seconds (and its SIGXCPU does not reach the first
+        process of a PID namespace), so a program over a limit under its next whole second is killed here once its
+        processes' CPU, read from /proc, passes it.  The verdict is still the CPU its exit reports (`judge.py`);
+        otherwise the next look is when one core could have used up what is left."""
+        limit = run.job.limits["cpu_seconds"]
+        used = 0.0
+        for proc in run.procs:
+            if proc.role != "judge" and proc.pid is not None and proc.exit is None:
+                try:
+                    with open(f"/proc/{proc.pid}/stat", "rb") as f:
+                        fields = f.read().rsplit(b")", 1)[1].split()
+                except (OSError, IndexError):
+                    continue
+                used += sum(int(x) for x in fields[11:15]) / CLOCK_TICKS  # utime, stime, and its reaped children's
+        if used > limit:
+            run.killed = "cpu"
+            self.end_program(run)
+        else:
+            run.cpu_check = now + max(0.02, limit - used)
 
     @staticmethod
     def kill_proc(proc):
@@ -413,7 +436,8 @@ class Server:
                 for run in list(self.active):
                     self.kill(run)
             now = time.monotonic()
-            timeout = min((r.judge_deadline if r.killed else r.deadline for r in self.active), default=now + 1.0) - now
+            timeout = min((r.judge_deadline if r.killed else min(r.deadline, r.cpu_check) for r in self.active),
+                          default=now + 1.0) - now
             for key, _ in self.sel.select(max(0.0, timeout)):
                 kind, run = key.data
                 if kind == "control":
@@ -427,6 +451,8 @@ class Server:
                 if now >= run.deadline and run.killed is None:
                     run.killed = "wall"
                     self.end_program(run)
+                elif now >= run.cpu_check and run.killed is None:
+                    self.check_cpu(run, now)
                 elif run.killed and now >= run.judge_deadline:
                     self.kill(run)  # a judge that has not finished after its program was killed: killed too
 
