@@ -62,6 +62,24 @@ def test_ignored_sigxcpu_still_times_out(sandbox):
     assert r.status is Status.TIMEOUT
 
 
+@pytest.mark.parametrize("disguise", [
+    "",  # a plain endless loop
+    # a name of its own (/proc/PID/stat's second field) made to shift every field after it, were it split naively
+    "import ctypes\nassert ctypes.CDLL(None).prctl(15, b') R 1 1 1 0 -1', 0, 0, 0) == 0\n",
+    # SIGXCPU ignored, a thread burning beside it, and a child that burns too
+    "import signal, threading, os\nsignal.signal(signal.SIGXCPU, signal.SIG_IGN)\n"
+    "threading.Thread(target=lambda: [0 for _ in iter(int, 1)], daemon=True).start()\n",
+])
+def test_a_cpu_limit_under_a_second_is_held_to_the_hundredth(sandbox, disguise):
+    """RLIMIT_CPU counts whole seconds (and the first process of a PID namespace never gets its SIGXCPU): the
+    server reads the program's CPU and stops it past a 0.3 s limit, whatever the program does to its own name,
+    signals or threads, well before the whole second the kernel would allow."""
+    prog = disguise + "def add(a, b):\n    while True:\n        pass\n"
+    r = sandbox.run(make_tests_request(prog, cpu_seconds=0.3))
+    assert r.status is Status.TIMEOUT and "CPU time limit of 0.3s" in r.message, r.message
+    assert r.cpu_seconds < 1.0, r.cpu_seconds
+
+
 def test_memory_limit(sandbox):
     prog = "def add(a, b):\n    x = bytearray(1024 * 1024 * 1024)\n    return a + b\n"
     r = sandbox.run(make_tests_request(prog, memory_bytes=256 * 1024**2))
