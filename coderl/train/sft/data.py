@@ -199,13 +199,6 @@ def prompt_ids(task: Task, format: str, tokenizer: Any) -> list[int]:
     return tokenizer(text, add_special_tokens=isinstance(rendered, str))["input_ids"]
 
 
-def generation_stop_ids(model: Any, tokenizer: Any) -> list[int]:
-    """The ids generation stops on (the same function `coderl.rollout.hf` uses)."""
-    from coderl.rollout.hf_config import eos_token_ids
-
-    return eos_token_ids(model, tokenizer)
-
-
 _PROBE = "coderl-sft-probe"
 
 

@@ -64,7 +64,7 @@ from coderl.models.quantized import QLORA_NO_CUDA, load_quantized, require_cuda_
 from coderl.models.spec import resolve_spec
 from coderl.train.distributed import Ranks
 from coderl.train.policy import Policy, checkpoint_layers, save_policy
-from coderl.train.scaffold import NonFiniteSteps, Progress, build_optimizer, check_run_dir, fresh_run
+from coderl.train.scaffold import NonFiniteSteps, Progress, build_optimizer, check_run_dir, fresh_run, log_trainable
 from coderl.train.sft.config import SFTConfig
 from coderl.train.sft.data import load_sft_tasks
 
@@ -174,9 +174,9 @@ def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
 def _sft(cfg: SFTConfig, ranks, tasks, data_description: str, ckpt: str | None, log) -> SFTResult:
     import torch
 
-    from coderl.models import trainable_ratio
+    from coderl.rollout.hf_config import eos_token_ids  # the ids generation stops on (`coderl.rollout.hf`)
     from coderl.train.checkpoint import checkpoint_dir, final_copy, restore, save_checkpoint, truncate_metrics
-    from coderl.train.sft.data import build_examples, collate, end_token, generation_stop_ids
+    from coderl.train.sft.data import build_examples, collate, end_token
     from coderl.train.tracking import SilentTracker, Tracker, read_metrics
     from coderl.train.updater import Updater, trainable_parameters
 
@@ -191,7 +191,7 @@ def _sft(cfg: SFTConfig, ranks, tasks, data_description: str, ckpt: str | None, 
     if cfg.format != "completion" and not getattr(tokenizer, "chat_template", None):
         raise ConfigError(f"--format {cfg.format}: the tokenizer of '{cfg.model}' has no chat template; "
                           "use --format completion")
-    end_id, end_why = end_token(tokenizer, cfg.format, generation_stop_ids(model, tokenizer))
+    end_id, end_why = end_token(tokenizer, cfg.format, eos_token_ids(model, tokenizer))
     data = build_examples(tasks, cfg.format, tokenizer, end_id, cfg.max_length)
     if data.no_reference:
         log(f"skipped {len(data.no_reference)} tasks without a reference solution")
@@ -214,8 +214,7 @@ def _sft(cfg: SFTConfig, ranks, tasks, data_description: str, ckpt: str | None, 
                    "skipped_too_long": data.too_long, "skipped_no_reference": data.no_reference,
                    "unextractable": data.unextractable}, f, indent=2)
 
-    n_train, n_total, ratio = trainable_ratio(model)
-    log(f"trainable parameters: {n_train:,} / {n_total:,} ({100 * ratio:.2f}%)")
+    log_trainable([model], log)
     log(f"{len(examples)} examples, {len(plan)} optimizer steps; each solution ends with {end_why}")
     warmup = math.ceil(cfg.warmup_ratio * len(plan))
     optimizer, scheduler = build_optimizer(trainable_parameters([model]), learning_rate=cfg.learning_rate,
