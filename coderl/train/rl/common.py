@@ -31,8 +31,8 @@ from coderl.tasks.spec import open_sandbox
 from coderl.train.checkpoint import latest_checkpoint
 from coderl.train.config import KLConfig, TrainConfig
 from coderl.train.distributed import Ranks
-from coderl.train.memory import MemoryBudget, check_budget, gigabytes, resident, resolve_budget, weight_bytes
-from coderl.train.policy import Policy, build_policy, uses_reference
+from coderl.train.memory import MemoryBudget, check_weights, gigabytes, resolve_budget
+from coderl.train.policy import Policy, build_policy
 from coderl.train.rewards import check_rewards_fit_tasks, reward_config
 from coderl.train.rl.episodes import repair_tasks
 from coderl.train.rl.ledger import Ledger, Resumed
@@ -225,9 +225,7 @@ def memory_budget(cfg, ranks: Ranks, log) -> MemoryBudget:
     local = int(os.environ.get("LOCAL_WORLD_SIZE", ranks.world if ranks.on else 1))
     local += 1 if cfg.asynchronous.on else 0  # the generation worker holds a copy of the model beside it
     budget = resolve_budget(cfg.optim.memory_budget, device, local)
-    if not cfg.lora.qlora:  # 4-bit weights: the safetensors' sizes say nothing of them
-        held, what = resident(weight_bytes(cfg.model, cfg.dtype), full=cfg.lora.full, reference=uses_reference(cfg))
-        check_budget(budget, held, device, what=what)
+    check_weights(cfg, budget, device)
     if budget is not None and cfg.optim.micro_batch_size is None:
         log(f"memory budget {gigabytes(budget)} ({cfg.optim.memory_budget}): micro-batches from a one-row probe "
             "of each kind of pass")
