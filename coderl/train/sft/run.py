@@ -60,10 +60,10 @@ from typing import Any
 
 from coderl.base.config import ConfigError
 from coderl.base.outputs import write_yaml
-from coderl.models.quantized import QLORA_NO_CUDA, load_quantized, require_cuda_for_qlora  # noqa: F401
+from coderl.models.quantized import QLORA_NO_CUDA, require_cuda_for_qlora  # noqa: F401
 from coderl.models.spec import resolve_spec
 from coderl.train.distributed import Ranks
-from coderl.train.policy import Policy, checkpoint_layers, save_policy
+from coderl.train.policy import build_policy, save_policy
 from coderl.train.scaffold import NonFiniteSteps, Progress, build_optimizer, check_run_dir, fresh_run, log_trainable
 from coderl.train.sft.config import SFTConfig
 from coderl.train.sft.data import load_sft_tasks
@@ -83,46 +83,6 @@ class SFTResult:
     skipped_no_reference: list[str]
     model: Any  # the peft model, or the model itself with --finetune full (train mode off on return)
     tokenizer: Any
-
-
-def _device(cfg: SFTConfig) -> str:
-    from coderl.models import resolve_device
-
-    return resolve_device(cfg.device)
-
-
-def build_model(cfg: SFTConfig, resume_from: str | None = None):
-    """(LoadedModel, peft model with a trainable LoRA adapter named "default"; its weights those of the checkpoint
-    `resume_from` when given), its layers checkpointed with --gradient-checkpointing."""
-    loaded, model = _trainable(cfg, resume_from)
-    if resume_from and not cfg.lora.full:
-        from peft import set_peft_model_state_dict
-        from safetensors.torch import load_file
-
-        set_peft_model_state_dict(model, load_file(os.path.join(resume_from, "adapter_model.safetensors")))
-    if cfg.gradient_checkpointing:
-        checkpoint_layers(model)
-    return loaded, model
-
-
-def _trainable(cfg: SFTConfig, resume_from: str | None):
-    import torch
-
-    from coderl.models import load_model
-
-    if cfg.lora.full:  # every weight trains (`--finetune full`); a checkpoint is the whole model
-        from coderl.train.policy import load_full
-
-        loaded = load_full(cfg, resume_from)
-        return loaded, loaded.model
-    if cfg.lora.qlora:
-        loaded = load_quantized(cfg.model, trainable=True)
-    else:
-        loaded = load_model(cfg.model, dtype=cfg.dtype, device=_device(cfg), is_trainable=True)
-    if loaded.kind == "adapter":  # keep training that adapter (its own r/alpha/dropout apply)
-        return loaded, loaded.model
-    torch.manual_seed(cfg.seed)  # LoRA initialisation
-    return loaded, cfg.lora.wrap(loaded.model)
 
 
 def plan_steps(num_examples: int, cfg: SFTConfig) -> list[list[list[int]]]:
@@ -155,9 +115,11 @@ def token_loss_sum(logits, labels):
 
 def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
     """Run SFT as configured; returns the trained model and the paths written."""
+    from coderl.models import resolve_device
+
     if cfg.lora.qlora:
         require_cuda_for_qlora()
-    _device(cfg)  # a missing GPU is refused before anything is written
+    resolve_device(cfg.device)  # a missing GPU is refused before anything is written
     resolve_spec(cfg.model)  # so is a --model that names nothing loadable
     ranks = Ranks.start(cfg.device)  # several processes under `accelerate launch` (train/distributed.py)
     log = log if ranks.is_main else (lambda message: None)
@@ -183,11 +145,11 @@ def _sft(cfg: SFTConfig, ranks, tasks, data_description: str, ckpt: str | None, 
     if ranks.is_main and not ckpt:  # a resumed run's config.yaml stays the record of its steps
         write_yaml(os.path.join(cfg.out, "config.yaml"), cfg.to_dict())
     ranks.refuse_qlora(cfg.lora.qlora)
-    loaded, model = build_model(cfg, ckpt)
-    model = ranks.fully_shard(model)  # FSDP: sharded before the optimiser takes its parameters
+    policy = build_policy(cfg, ckpt, reference=False)  # LoRA (a fresh adapter, or the one --model names) or full
+    model = ranks.fully_shard(policy.model)  # FSDP: sharded before the optimiser takes its parameters
     if ranks.sharded:
         log(ranks.shard_note([model]))
-    tokenizer = loaded.tokenizer
+    tokenizer = policy.tokenizer
     if cfg.format != "completion" and not getattr(tokenizer, "chat_template", None):
         raise ConfigError(f"--format {cfg.format}: the tokenizer of '{cfg.model}' has no chat template; "
                           "use --format completion")
@@ -231,7 +193,6 @@ def _sft(cfg: SFTConfig, ranks, tasks, data_description: str, ckpt: str | None, 
     (trained,) = updater.trained
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else end_id
     device = next(model.parameters()).device
-    policy = Policy(model, tokenizer, loaded.base, loaded.kind, False, full=cfg.lora.full, prompt_format=cfg.format)
 
     progress = Progress("sft step", len(plan), state["step"], _describe, plain=not cfg.progress, log=log) \
         if ranks.is_main else None  # without the bar, a line every 30 s
