@@ -417,12 +417,8 @@ def _advantage_help() -> str:
     return f"advantage estimator: {', '.join(names)} (default: the algo preset)"
 
 
-def _params(fn) -> set[str]:
-    return set(inspect.signature(fn).parameters)
-
-
 def _taken(fn, options, keywords: dict) -> dict:
-    params = _params(fn)
+    params = inspect.signature(fn).parameters
     return {kw: getattr(options, name) for name, kw in keywords.items()
             if kw in params and getattr(options, name) is not None}
 
@@ -440,7 +436,7 @@ def _settle(fn, options, keywords: dict) -> None:
 
 
 def _refuse_untaken(flag: str, name: str, fn, explicit: set[str], keywords: dict) -> None:
-    params = _params(fn)
+    params = inspect.signature(fn).parameters
     for option_name in sorted(explicit):
         if keywords[option_name] not in params:
             takes = sorted(o for o, kw in keywords.items() if kw in params)
