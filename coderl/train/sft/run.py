@@ -80,7 +80,6 @@ class SFTResult:
     examples: int  # examples kept
     examples_seen: int  # examples trained on (epochs x examples, rounded)
     skipped_too_long: list[str]
-    skipped_no_reference: list[str]
     model: Any  # the peft model, or the model itself with --finetune full (train mode off on return)
     tokenizer: Any
 
@@ -250,7 +249,7 @@ def _sft(cfg: SFTConfig, ranks, tasks, data_description: str, ckpt: str | None, 
     ranks.wait()  # the adapter is written before any rank returns it
     return SFTResult(steps=len(plan), metrics=metrics, checkpoint=checkpoint, adapter=adapter,
                      examples=len(examples), examples_seen=seen, skipped_too_long=data.too_long,
-                     skipped_no_reference=data.no_reference, model=model, tokenizer=tokenizer)
+                     model=model, tokenizer=tokenizer)
 
 
 def _describe(m: dict) -> str:
