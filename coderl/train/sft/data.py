@@ -125,10 +125,6 @@ def load_sft_tasks(data: str, split: str, seed: int) -> tuple[list[Task], dict]:
 # text and tokens
 
 
-def _fence(code: str, tag: str = "python") -> str:
-    return f"```{tag}\n" + code + ("" if code.endswith("\n") else "\n") + "```"
-
-
 def without_docstring(program: str, name: str | None) -> str:
     """`program` with the docstring of its top-level function `name` cut out, every other line kept
     verbatim.  Unchanged when there is no such function, no docstring, the docstring shares a line
@@ -161,34 +157,26 @@ def solution_text(task: Task, format: str) -> str:
     if reference is None:
         raise ValueError(f"task {task.task_id} has no reference solution")
     if not get_kind(task.kind).answer_is_code:
-        return _worked_answer_text(task, format, reference)
-    if format == "completion":
-        return reference
-    program = task.build_program(reference)
-    if task.language == "python":  # the prompt shows the docstring already
-        program = without_docstring(program, task.entry_point)
-    reply = _fence(program, get_language(task.language).fence_tag)
-    if format == "chat":
-        return reply
-    if format == "reasoning":
-        return f"<reasoning>\n{REASONING_PLACEHOLDER}\n</reasoning>\n<answer>\n{reply}\n</answer>"
-    get_format(format)  # raises the one-line error for an unknown name
-    raise ValueError(f"format {format!r}: no SFT solution text defined")
-
-
-def _worked_answer_text(task: Task, format: str, reference: str) -> str:
-    """A math target: the worked solution ending in `#### answer` (completion: after a space, continuing
-    "Answer:"); reasoning: the worked steps as the reasoning, the answer alone in <answer>."""
-    if format == "completion":
-        return " " + reference
-    if format == "chat":
-        return reference
-    if format == "reasoning":
+        # A math target: the worked solution ending in `#### answer` (completion: after a space, continuing
+        # "Answer:"); reasoning: the worked steps as the reasoning, the answer alone in <answer>.
         worked, _, answer = reference.rpartition("####")
-        reasoning = worked.strip() or REASONING_PLACEHOLDER
-        return f"<reasoning>\n{reasoning}\n</reasoning>\n<answer>\n{answer.strip()}\n</answer>"
-    get_format(format)
-    raise ValueError(f"format {format!r}: no SFT solution text defined")
+        texts = {"completion": " " + reference, "chat": reference,
+                 "reasoning": f"<reasoning>\n{worked.strip() or REASONING_PLACEHOLDER}\n</reasoning>\n<answer>\n"
+                              f"{answer.strip()}\n</answer>"}
+    elif format == "completion":
+        return reference
+    else:
+        program = task.build_program(reference)
+        if task.language == "python":  # the prompt shows the docstring already
+            program = without_docstring(program, task.entry_point)
+        reply = (f"```{get_language(task.language).fence_tag}\n" + program + ("" if program.endswith("\n") else "\n")
+                 + "```")
+        texts = {"chat": reply,
+                 "reasoning": f"<reasoning>\n{REASONING_PLACEHOLDER}\n</reasoning>\n<answer>\n{reply}\n</answer>"}
+    if format not in texts:
+        get_format(format)  # raises the one-line error for an unknown name
+        raise ValueError(f"format {format!r}: no SFT solution text defined")
+    return texts[format]
 
 
 def prompt_ids(task: Task, format: str, tokenizer: Any) -> list[int]:
