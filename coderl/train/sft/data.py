@@ -280,14 +280,10 @@ def build_examples(tasks: list[Task], format: str, tokenizer: Any, end_id: int, 
 def collate(examples: list[Example], pad_id: int):
     """Right-padded ([B, T] input_ids, [B, T] attention_mask, [B, T] labels); labels -100 on padding."""
     import torch
+    from torch.nn.utils.rnn import pad_sequence
 
-    width = max(len(e.input_ids) for e in examples)
-    input_ids = torch.full((len(examples), width), pad_id, dtype=torch.long)
-    attention = torch.zeros((len(examples), width), dtype=torch.long)
-    labels = torch.full((len(examples), width), IGNORE_INDEX, dtype=torch.long)
-    for i, e in enumerate(examples):
-        n = len(e.input_ids)
-        input_ids[i, :n] = torch.tensor(e.input_ids, dtype=torch.long)
-        attention[i, :n] = 1
-        labels[i, :n] = torch.tensor(e.labels, dtype=torch.long)
-    return input_ids, attention, labels
+    ids = [torch.tensor(e.input_ids, dtype=torch.long) for e in examples]
+    labels = [torch.tensor(e.labels, dtype=torch.long) for e in examples]
+    return (pad_sequence(ids, batch_first=True, padding_value=pad_id),
+            pad_sequence([torch.ones_like(t) for t in ids], batch_first=True),
+            pad_sequence(labels, batch_first=True, padding_value=IGNORE_INDEX))
