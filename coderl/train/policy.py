@@ -70,8 +70,7 @@ def _freeze_all_but_default(model):
 
 def uses_reference(cfg) -> bool:
     """Whether a training run computes reference log-probs (`common.reference_logprobs`)."""
-    kl = getattr(cfg, "kl", None)
-    return kl is not None and (kl.kl_beta > 0 or kl.log_kl)
+    return cfg.kl.kl_beta > 0 or cfg.kl.log_kl
 
 
 def build_policy(cfg, resume_from: str | None = None, *, reference: bool | None = None) -> Policy:
