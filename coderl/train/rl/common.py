@@ -180,7 +180,7 @@ def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None
         raise ConfigError("--async-max-age: asynchronous rollouts run with one training process (its generation "
                           "worker beside it); drop accelerate launch, or --async-max-age")
     ranks.refuse_qlora(cfg.lora.qlora)
-    log = log if ranks.is_main else _silent
+    log = log if ranks.is_main else (lambda message: None)  # rank 0 reports for all
     memory = memory_budget(cfg, ranks, log)  # an impossible budget is one line before anything is written
     ckpt, tasks = prepare_run(cfg, log, ranks)
     measured = None
@@ -211,8 +211,7 @@ def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None
     if resumed.curriculum:
         curriculum.load_state_dict(resumed.curriculum)
     context = RolloutContext(cfg, log, tasks, policy, reward_config(cfg), reward_override, curriculum)
-    ledger = Ledger(cfg, log, policy, updater, resumed, curriculum_state=curriculum.state_dict, ranks=ranks,
-                    describe=_describe)
+    ledger = Ledger(cfg, log, policy, updater, resumed, curriculum_state=curriculum.state_dict, ranks=ranks)
     return Training(cfg, context, updater, ledger)
 
 
@@ -230,10 +229,6 @@ def memory_budget(cfg, ranks: Ranks, log) -> MemoryBudget:
         log(f"memory budget {gigabytes(budget)} ({cfg.optim.memory_budget}): micro-batches from a one-row probe "
             "of each kind of pass")
     return MemoryBudget(budget, device, gather_min=lambda value: min(ranks.gather(value)), log=log)
-
-
-def _silent(message: str) -> None:
-    """The log of ranks other than 0 (rank 0 reports for all)."""
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -293,8 +288,3 @@ def step_timings(t0: float, t1: float, rolled: ScoredRollouts, updater: Updater)
     else:
         out["time/rollout_wait"] = round(t1 - t0, 3)
     return {**out, **updater.clock.take(), "time/optimisation": round(now - t1, 3), "time/step": round(now - t0, 3)}
-
-
-def _describe(m: dict) -> str:
-    return (f"reward {m.get('reward/total', 0):.3f}  pass {m.get('sandbox/pass_rate', 0):.2f}  "
-            f"len {m.get('rollout/gen_tokens', 0):.0f}  {m.get('time/step', 0):.1f}s/step")
