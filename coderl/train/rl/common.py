@@ -47,7 +47,7 @@ from coderl.train.scaffold import (
 )
 from coderl.train.sources.curriculum import Curriculum
 from coderl.train.sources.pass_rates import describe_rates, measured_rates
-from coderl.train.sources.rollout_source import LocalSource, RolloutSource, ShardedSource
+from coderl.train.sources.rollout_source import LocalSource, RolloutSource
 from coderl.train.sources.rounds import RolloutContext, ScoredRollouts
 from coderl.train.updater import Updater, trainable_parameters
 
@@ -153,10 +153,8 @@ class Training:
                     from coderl.train.sources.engine_source import EngineSource
 
                     self.source = EngineSource(context, self.ledger.start_step)
-                elif self.ranks.on:
-                    self.source = ShardedSource(context, self.ranks)
-                else:
-                    self.source = LocalSource(context)
+                else:  # its slice of every round on each of several processes
+                    self.source = LocalSource(context, self.ranks)
                 self.ledger.evaluate_start()
                 yield self
         finally:
