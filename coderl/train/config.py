@@ -305,7 +305,6 @@ class TrainConfig:
                 "hf with --qlora (vLLM would serve the base in its own precision, not the 4-bit one trained on)")
         require(self.optim.learning_rate > 0, "--learning-rate", self.optim.learning_rate, "a positive number")
         require(self.max_new_tokens >= 1, "--max-new-tokens", self.max_new_tokens, "an integer >= 1")
-        require(self.algo in ALGO_PRESETS, "--algo", self.algo, "one of " + ", ".join(ALGO_PRESETS))
         from coderl.algorithms import ADVANTAGES, AGGREGATIONS, POLICY_LOSSES  # torch: only when training
         from coderl.rollout.formats import FORMATS
 
@@ -331,7 +330,6 @@ class TrainConfig:
                 raise ConfigError(f"{setting_name(TrainConfig, name)}: only with a value head (--algo ppo or "
                                   "--value-head); "
                                   f"--algo {self.algo} has none")
-        require(self.lora.rank >= 1, "--lora-r", self.lora.lora_r, "an integer >= 1")
         require(self.loss_options.clip_eps is None or self.loss_options.clip_eps > 0, "--clip-eps",
                 self.loss_options.clip_eps, "a positive number")
         require(k.kl_beta >= 0, "--kl-beta", k.kl_beta, "a number >= 0")
