@@ -251,16 +251,17 @@ def kl_as_reward(kl: KLConfig, batch, ref_logprobs) -> torch.Tensor | None:
     return kl.kl_beta * kl_estimator(batch.logprobs, ref_logprobs, kl.kl_estimator) * batch.mask
 
 
-def kl_terms(kl: KLConfig, aggregation: str, logprobs, ref_logprobs, mask,
-             agg: dict) -> tuple[torch.Tensor | float, dict]:
-    """(beta * KL loss term, or 0 when the KL is not in the loss; {"kl/mean"}) of one minibatch, aggregated as
-    the policy loss is (`aggregation`, `agg`)."""
+def kl_terms(cfg, logprobs, ref_logprobs, rows, mask) -> tuple[torch.Tensor | float, dict]:
+    """(beta * KL loss term, or 0 when the KL is not in the loss; {"kl/mean"}) of one minibatch's `rows` (log-probs
+    and mask [n, T] of those rows; the step's reference log-probs [N, T] or None), aggregated as the policy loss is."""
     if ref_logprobs is None:
         return 0.0, {}
+    kl, ref_logprobs = cfg.kl, ref_logprobs[rows]
     kl_tok = kl_estimator(logprobs.detach(), ref_logprobs, kl.kl_estimator)
     stats = {"kl/mean": float((kl_tok * mask).sum() / mask.sum().clamp(min=1))}
     if kl.kl_in == "loss" and kl.kl_beta > 0:
-        return kl.kl_beta * kl_loss(logprobs, ref_logprobs, mask, kl.kl_estimator, aggregation, **agg), stats
+        return kl.kl_beta * kl_loss(logprobs, ref_logprobs, mask, kl.kl_estimator, cfg.aggregation,
+                                    **cfg.aggregation_kwargs), stats
     return 0.0, stats
 
 

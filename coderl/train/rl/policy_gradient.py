@@ -100,8 +100,7 @@ def _optimise(cfg, run, rolled, step) -> tuple[dict, dict]:
             loss, stats = policy_loss(logprobs, old, weighted, mb_mask,
                                       aggregation=cfg.aggregation, **agg, **loss_options)
             stats = {k if k.startswith("loss/") else f"loss/{k}": v for k, v in stats.items()}
-            ref = ref_logprobs[rows] if ref_logprobs is not None else None
-            kl_term, kl_stats = common.kl_terms(cfg.kl, cfg.aggregation, logprobs, ref, mb_mask, agg)
+            kl_term, kl_stats = common.kl_terms(cfg, logprobs, ref_logprobs, rows, mb_mask)
             loss = loss + kl_term
             stats.update(kl_stats)
             if entropy is not None:

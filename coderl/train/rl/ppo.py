@@ -173,8 +173,7 @@ def _optimise(cfg, run, batch, targets: Targets, correction: Correction, step) -
             stats = {f"loss/{k}": v for k, v in pg_stats.items()}  # clip_fraction, approx_kl, ratio_mean/max
             stats.update({"loss/policy": float(pg_loss.detach()), "loss/value": float(value_loss.detach()),
                           "value/clip_fraction": value_stats["clip_fraction"], "loss/entropy": float(ent.detach())})
-            ref = targets.ref_logprobs[rows] if targets.ref_logprobs is not None else None
-            kl_term, kl_stats = common.kl_terms(cfg.kl, cfg.aggregation, logprobs, ref, mb_mask, agg)
+            kl_term, kl_stats = common.kl_terms(cfg, logprobs, targets.ref_logprobs, rows, mb_mask)
             stats.update(kl_stats)
             # On-policy check, kept from the step's first piece: it recomputes the rollout's log-probs and values.
             stats.update({
