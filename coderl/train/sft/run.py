@@ -64,7 +64,7 @@ from coderl.models.quantized import QLORA_NO_CUDA, require_cuda_for_qlora  # noq
 from coderl.models.spec import resolve_spec
 from coderl.train.distributed import Ranks
 from coderl.train.policy import build_policy, save_policy
-from coderl.train.scaffold import NonFiniteSteps, Progress, build_optimizer, check_run_dir, fresh_run, log_trainable
+from coderl.train.scaffold import Progress, build_optimizer, check_run_dir, fresh_run, log_trainable
 from coderl.train.sft.config import SFTConfig
 from coderl.train.sft.data import load_sft_tasks
 
@@ -181,8 +181,7 @@ def _sft(cfg: SFTConfig, ranks, tasks, data_description: str, ckpt: str | None, 
     optimizer, scheduler = build_optimizer(trainable_parameters([model]), learning_rate=cfg.learning_rate,
                                            weight_decay=cfg.weight_decay, schedule=cfg.lr_schedule,
                                            warmup_steps=warmup, total_steps=len(plan))
-    updater = Updater([model], optimizer, scheduler, ranks=ranks, max_grad_norm=cfg.max_grad_norm,
-                      nonfinite=NonFiniteSteps(advice="Lower --learning-rate or --max-grad-norm"))
+    updater = Updater([model], optimizer, scheduler, ranks=ranks, max_grad_norm=cfg.max_grad_norm)
     if ranks.on:  # the ranks' LoRA dropout masks differ, as one process's differ between micro-batches
         torch.manual_seed(cfg.seed * 1_000_003 + ranks.rank)
     state = restore(ckpt, updater, log) if ckpt else {"step": 0, "examples_seen": 0}  # optimiser, schedule, RNG
