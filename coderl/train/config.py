@@ -45,7 +45,6 @@ from coderl.base.config import (
     DEVICES,
     ConfigError,
     LazyHelp,
-    build,
     flatten,
     leaves,
     option,
@@ -53,7 +52,6 @@ from coderl.base.config import (
     section,
     setting_name,
 )
-from coderl.base.yaml_file import read_yaml_mapping
 from coderl.models.lora import LoraConfig
 from coderl.rewards.learned import RewardModelSettings
 from coderl.rewards.presets import ALIASES as REWARD_ALIASES
@@ -442,17 +440,4 @@ def _refuse_untaken(flag: str, name: str, fn, explicit: set[str], keywords: dict
                               f"(it takes: {', '.join(setting_name(TrainConfig, t) for t in takes) or 'none'})")
 
 
-def load_yaml_fields(path: str) -> dict:
-    """The fields of a YAML file for `TrainConfig`, flat; an unknown field is one ConfigError line."""
-    from coderl.base.config import flat_values
-
-    data = read_yaml_mapping(path, empty={}, expected="a mapping of field: value")
-    return flat_values(TrainConfig, data, where=path)
-
-
-def train_config(values: dict, *, where: str = "") -> TrainConfig:
-    """A TrainConfig from flat (or sectioned) values, each coerced to its field's type."""
-    return build(TrainConfig, values, where=where)
-
-
-__all__ = ["ALGO_PRESETS", "REWARD_ALIASES", "REWARD_PRESETS", "TrainConfig", "load_yaml_fields", "train_config"]
+__all__ = ["ALGO_PRESETS", "REWARD_ALIASES", "REWARD_PRESETS", "TrainConfig"]
