@@ -348,6 +348,7 @@ def exit_process(code: int) -> None:
     interpreter's exit does first happens here (the other threads joined, `atexit` handlers run, the streams
     flushed) and the process then ends at once (`os._exit`), before the finalisation that races with them."""
     import atexit
+    import contextlib
     import sys
     import threading
 
@@ -356,10 +357,8 @@ def exit_process(code: int) -> None:
             thread.join()
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
-        try:
+        with contextlib.suppress(OSError, ValueError):
             stream.flush()
-        except (OSError, ValueError):
-            pass
     os._exit(code)
 
 

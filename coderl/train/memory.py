@@ -28,6 +28,7 @@ model's weights and the runtime) is one line before the model loads (`check_budg
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import math
 import os
@@ -272,10 +273,8 @@ def _reset_high_water_mark() -> bool:
 
 
 def _trim() -> None:
-    try:
+    with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
 
 
 # ---------------------------------------------------------------------------------------------------
