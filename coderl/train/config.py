@@ -158,6 +158,11 @@ class KLConfig:
     kl_in: str | None = option(None, "where the KL goes: loss or reward (default: loss; ppo: reward, per token)",
                                choices=["loss", "reward"])
 
+    @property
+    def reference(self) -> bool:
+        """The run computes reference log-probs (`common.reference_logprobs`): a KL term, or log_kl's curve."""
+        return self.kl_beta > 0 or self.log_kl
+
 
 @dataclass
 class ValueHeadConfig:

@@ -19,7 +19,6 @@ from coderl.train.memory import (
     machine_bytes,
     parse_size,
 )
-from coderl.train.policy import uses_reference
 from coderl.train.sources.rounds import generation_chunk
 
 
@@ -53,7 +52,7 @@ def dry_run_report(cfg, world: int = 1) -> str:
         f"tasks {cfg.tasks}, sandbox)",
         f"algo {cfg.algo} (advantage {cfg.advantage}, loss {cfg.loss}, aggregation {cfg.aggregation}); "
         f"KL beta {cfg.kl.kl_beta} ({cfg.kl.kl_estimator}, in the {cfg.kl.kl_in}); lr {o.learning_rate}; "
-        + (("full fine-tuning (every weight" + (", a frozen reference copy)" if uses_reference(cfg) else ")"))
+        + (("full fine-tuning (every weight" + (", a frozen reference copy)" if cfg.kl.reference else ")"))
          if cfg.lora.full else f"LoRA r {cfg.lora.rank}" + (" over a 4-bit base (QLoRA)" if cfg.lora.qlora else "")),
         f"one step: {cfg.prompts_per_step} prompts x {cfg.samples_per_prompt} samples = {rows} rollouts of <= "
         f"{cfg.max_new_tokens} new tokens (sequences <= {cfg.max_total_sequence_length} tokens); {o.epochs} "

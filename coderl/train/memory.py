@@ -125,13 +125,11 @@ def check_weights(cfg, budget: int | None, device: str) -> None:
     with full fine-tuning the weights, their gradients and AdamW's two moments, all in the weights' dtype (4x),
     plus the frozen reference copy when one is used (5x).  Nothing under QLoRA (4-bit weights: the safetensors'
     sizes say nothing of them)."""
-    from coderl.train.policy import uses_reference
-
     if cfg.lora.qlora:
         return
     held, what, factor = weight_bytes(cfg.model, cfg.dtype), "the model's weights", 1
     if cfg.lora.full:
-        reference = uses_reference(cfg)
+        reference = cfg.kl.reference
         what = "full fine-tuning's weights, gradients and AdamW moments" + (" and reference copy" if reference else "")
         factor = 5 if reference else 4
     check_budget(budget, None if held is None else held * factor, device, what=what)

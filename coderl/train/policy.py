@@ -68,11 +68,6 @@ def _freeze_all_but_default(model):
         p.requires_grad = "lora_" in n and ".default." in n
 
 
-def uses_reference(cfg) -> bool:
-    """Whether a training run computes reference log-probs (`common.reference_logprobs`)."""
-    return cfg.kl.kl_beta > 0 or cfg.kl.log_kl
-
-
 def build_policy(cfg, resume_from: str | None = None, *, reference: bool | None = None) -> Policy:
     """The policy of `cfg` (an RL or SFT config; its `lora` section says what trains), its weights those of
     `resume_from` (a checkpoint) when given; a fresh adapter is initialised from `cfg.seed`.  `reference`: full
@@ -80,7 +75,7 @@ def build_policy(cfg, resume_from: str | None = None, *, reference: bool | None 
     costs nothing either way (False, for runs that never compute one: no second copy of an SFT adapter)."""
     lora = getattr(cfg, "lora", None)
     if lora is not None and lora.full:
-        return _full_policy(cfg, resume_from, uses_reference(cfg) if reference is None else reference)
+        return _full_policy(cfg, resume_from, cfg.kl.reference if reference is None else reference)
     import torch
     from peft import set_peft_model_state_dict
     from safetensors.torch import load_file

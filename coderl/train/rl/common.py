@@ -32,7 +32,7 @@ from coderl.train.checkpoint import latest_checkpoint
 from coderl.train.config import KLConfig, TrainConfig
 from coderl.train.distributed import Ranks
 from coderl.train.memory import MemoryBudget, check_weights, gigabytes, resolve_budget
-from coderl.train.policy import Policy, build_policy, uses_reference
+from coderl.train.policy import Policy, build_policy
 from coderl.train.rewards import check_rewards_fit_tasks, reward_config
 from coderl.train.rl.episodes import repair_tasks
 from coderl.train.rl.ledger import Ledger, Resumed
@@ -236,7 +236,7 @@ def memory_budget(cfg, ranks: Ranks, log) -> MemoryBudget:
 def reference_logprobs(cfg, policy, batch, updater: Updater) -> torch.Tensor | None:
     """Log-probs [N, T] of the rollouts under the reference (starting) policy; None when --kl-beta is 0
     (unless `log_kl` asks for the KL curve).  The updater's processes share the rows and gather them."""
-    if not uses_reference(cfg):
+    if not cfg.kl.reference:
         return None
     with torch.no_grad(), updater.clock("reference"), policy.reference() as reference:
         return updater.map_rows(len(batch), lambda rows: token_logprobs(
