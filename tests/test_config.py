@@ -180,11 +180,11 @@ def test_a_runs_config_yaml_reads_back_as_the_same_config(tmp_path, algo, reward
 
     import yaml
 
-    from coderl.train.config import load_yaml_fields, train_config
+    from coderl.train.config import TrainConfig
 
     cfg = _train_cfg(tmp_path, ["--algo", algo, "--reward", reward])
     (tmp_path / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
-    assert train_config(load_yaml_fields(str(tmp_path / "config.yaml"))) == cfg
+    assert build(TrainConfig, yaml.safe_load((tmp_path / "config.yaml").read_text())) == cfg
     again = _train_cfg(tmp_path, [], (tmp_path / "config.yaml").read_text())  # the command line's way
     assert again.config.endswith("c.yaml") and dataclasses.replace(again, config=None) == cfg
     if algo in ("reinforce", "rloo"):

@@ -15,16 +15,15 @@ from coderl.algorithms.advantages import (
     sequence_rewards,
     terminal_rewards,
 )
-from coderl.algorithms.aggregation import AGGREGATIONS, aggregate, denominator_share, masked_mean, masked_sum
+from coderl.algorithms.aggregation import AGGREGATIONS, aggregate, denominator_share, masked_mean
 from coderl.algorithms.entropy import entropy_from_logits
-from coderl.algorithms.kl import KL_ESTIMATORS, kl_estimator, kl_loss, kl_penalty_reward
+from coderl.algorithms.kl import kl_estimator, kl_loss, kl_penalty_reward
 from coderl.algorithms.losses import POLICY_LOSSES, register_policy_loss
 from coderl.algorithms.value import clipped_value_loss, explained_variance
 
 __all__ = [
     "ADVANTAGES",
     "AGGREGATIONS",
-    "KL_ESTIMATORS",
     "POLICY_LOSSES",
     "aggregate",
     "denominator_share",
@@ -35,7 +34,6 @@ __all__ = [
     "kl_loss",
     "kl_penalty_reward",
     "masked_mean",
-    "masked_sum",
     "register_advantage",
     "register_policy_loss",
     "sequence_rewards",

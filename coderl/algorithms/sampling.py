@@ -38,17 +38,9 @@ def zero_variance_groups(rewards: Tensor, group_ids: Tensor, *, rel_tol: float =
 
 def zero_variance_fraction(rewards: Tensor, group_ids: Tensor, *, rel_tol: float = 1e-6) -> float:
     """The fraction of groups (not samples) whose rewards are all equal."""
-    flat = zero_variance_groups(rewards, group_ids, rel_tol=rel_tol)
-    _, first = _first_of_each_group(group_ids)
-    return float(flat[first].float().mean()) if first.numel() else 0.0
-
-
-def _first_of_each_group(group_ids: Tensor) -> tuple[Tensor, Tensor]:
+    flat = zero_variance_groups(rewards, group_ids, rel_tol=rel_tol)  # the same for every sample of a group
     ids, index = torch.unique(group_ids, return_inverse=True)
-    positions = torch.arange(group_ids.numel())
-    first = torch.full((ids.numel(),), group_ids.numel(), dtype=torch.long).scatter_reduce(
-        0, index, positions, "amin")
-    return ids, first
+    return float(torch.zeros(len(ids), dtype=torch.bool).scatter(0, index, flat).float().mean()) if len(ids) else 0.0
 
 
 def overlong_mask(mask: Tensor, truncated: Tensor) -> Tensor:

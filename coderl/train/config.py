@@ -45,7 +45,6 @@ from coderl.base.config import (
     DEVICES,
     ConfigError,
     LazyHelp,
-    build,
     flatten,
     leaves,
     option,
@@ -53,7 +52,6 @@ from coderl.base.config import (
     section,
     setting_name,
 )
-from coderl.base.yaml_file import read_yaml_mapping
 from coderl.models.lora import LoraConfig
 from coderl.rewards.learned import RewardModelSettings
 from coderl.rewards.presets import ALIASES as REWARD_ALIASES
@@ -159,6 +157,11 @@ class KLConfig:
                                       choices=["k1", "k2", "k3"], cli=False)
     kl_in: str | None = option(None, "where the KL goes: loss or reward (default: loss; ppo: reward, per token)",
                                choices=["loss", "reward"])
+
+    @property
+    def reference(self) -> bool:
+        """The run computes reference log-probs (`common.reference_logprobs`): a KL term, or log_kl's curve."""
+        return self.kl_beta > 0 or self.log_kl
 
 
 @dataclass
@@ -305,7 +308,6 @@ class TrainConfig:
                 "hf with --qlora (vLLM would serve the base in its own precision, not the 4-bit one trained on)")
         require(self.optim.learning_rate > 0, "--learning-rate", self.optim.learning_rate, "a positive number")
         require(self.max_new_tokens >= 1, "--max-new-tokens", self.max_new_tokens, "an integer >= 1")
-        require(self.algo in ALGO_PRESETS, "--algo", self.algo, "one of " + ", ".join(ALGO_PRESETS))
         from coderl.algorithms import ADVANTAGES, AGGREGATIONS, POLICY_LOSSES  # torch: only when training
         from coderl.rollout.formats import FORMATS
 
@@ -331,7 +333,6 @@ class TrainConfig:
                 raise ConfigError(f"{setting_name(TrainConfig, name)}: only with a value head (--algo ppo or "
                                   "--value-head); "
                                   f"--algo {self.algo} has none")
-        require(self.lora.rank >= 1, "--lora-r", self.lora.lora_r, "an integer >= 1")
         require(self.loss_options.clip_eps is None or self.loss_options.clip_eps > 0, "--clip-eps",
                 self.loss_options.clip_eps, "a positive number")
         require(k.kl_beta >= 0, "--kl-beta", k.kl_beta, "a number >= 0")
@@ -417,12 +418,8 @@ def _advantage_help() -> str:
     return f"advantage estimator: {', '.join(names)} (default: the algo preset)"
 
 
-def _params(fn) -> set[str]:
-    return set(inspect.signature(fn).parameters)
-
-
 def _taken(fn, options, keywords: dict) -> dict:
-    params = _params(fn)
+    params = inspect.signature(fn).parameters
     return {kw: getattr(options, name) for name, kw in keywords.items()
             if kw in params and getattr(options, name) is not None}
 
@@ -440,7 +437,7 @@ def _settle(fn, options, keywords: dict) -> None:
 
 
 def _refuse_untaken(flag: str, name: str, fn, explicit: set[str], keywords: dict) -> None:
-    params = _params(fn)
+    params = inspect.signature(fn).parameters
     for option_name in sorted(explicit):
         if keywords[option_name] not in params:
             takes = sorted(o for o, kw in keywords.items() if kw in params)
@@ -448,17 +445,4 @@ def _refuse_untaken(flag: str, name: str, fn, explicit: set[str], keywords: dict
                               f"(it takes: {', '.join(setting_name(TrainConfig, t) for t in takes) or 'none'})")
 
 
-def load_yaml_fields(path: str) -> dict:
-    """The fields of a YAML file for `TrainConfig`, flat; an unknown field is one ConfigError line."""
-    from coderl.base.config import flat_values
-
-    data = read_yaml_mapping(path, empty={}, expected="a mapping of field: value")
-    return flat_values(TrainConfig, data, where=path)
-
-
-def train_config(values: dict, *, where: str = "") -> TrainConfig:
-    """A TrainConfig from flat (or sectioned) values, each coerced to its field's type."""
-    return build(TrainConfig, values, where=where)
-
-
-__all__ = ["ALGO_PRESETS", "REWARD_ALIASES", "REWARD_PRESETS", "TrainConfig", "load_yaml_fields", "train_config"]
+__all__ = ["ALGO_PRESETS", "REWARD_ALIASES", "REWARD_PRESETS", "TrainConfig"]

@@ -186,10 +186,6 @@ class Ranks:
         keys = list(dict.fromkeys(k for part in parts for k in part))
         return {k: sum(float(p[k]) for p in parts if k in p) / sum(k in p for p in parts) for k in keys}
 
-    def mean_value(self, value: float) -> float:
-        """`value`'s mean over the ranks."""
-        return value if not self.on else sum(self.gather(float(value))) / self.world
-
     def wrap(self, module):
         """`module` under DDP (through accelerate) for the differentiated forward passes; itself alone, or
         when it is sharded already (FSDP: `fully_shard`, before the optimiser is built)."""
@@ -352,6 +348,7 @@ def exit_process(code: int) -> None:
     interpreter's exit does first happens here (the other threads joined, `atexit` handlers run, the streams
     flushed) and the process then ends at once (`os._exit`), before the finalisation that races with them."""
     import atexit
+    import contextlib
     import sys
     import threading
 
@@ -360,10 +357,8 @@ def exit_process(code: int) -> None:
             thread.join()
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
-        try:
+        with contextlib.suppress(OSError, ValueError):
             stream.flush()
-        except (OSError, ValueError):
-            pass
     os._exit(code)
 
 

@@ -13,15 +13,12 @@ from coderl.train.distributed import Ranks
 from coderl.train.memory import (
     AUTO_FRACTION,
     SAFETY,
-    check_budget,
+    check_weights,
     chunk_bytes,
     gigabytes,
     machine_bytes,
     parse_size,
-    resident,
-    weight_bytes,
 )
-from coderl.train.policy import uses_reference
 from coderl.train.sources.rounds import generation_chunk
 
 
@@ -34,9 +31,7 @@ def memory_line(cfg) -> str:
     if o.memory_budget.strip().lower() == "none":
         return f"no memory budget: whole minibatches in one forward/backward{checkpointing}"
     budget = parse_size(o.memory_budget)
-    if not cfg.lora.qlora:  # the CPU's runtime floor only where the run is known to be on the CPU
-        held, what = resident(weight_bytes(cfg.model, cfg.dtype), full=cfg.lora.full, reference=uses_reference(cfg))
-        check_budget(budget, held, "cpu" if cfg.device == "cpu" else "cuda", what=what)
+    check_weights(cfg, budget, "cpu" if cfg.device == "cpu" else "cuda")  # the CPU's runtime floor where it is known
     where = (gigabytes(budget) if budget is not None else
              f"auto: {AUTO_FRACTION:g} of the GPU's memory, or on the CPU of this machine's or its cgroup limit "
              f"({gigabytes(AUTO_FRACTION * machine_bytes())} here, shared by the processes on it)")
@@ -57,7 +52,7 @@ def dry_run_report(cfg, world: int = 1) -> str:
         f"tasks {cfg.tasks}, sandbox)",
         f"algo {cfg.algo} (advantage {cfg.advantage}, loss {cfg.loss}, aggregation {cfg.aggregation}); "
         f"KL beta {cfg.kl.kl_beta} ({cfg.kl.kl_estimator}, in the {cfg.kl.kl_in}); lr {o.learning_rate}; "
-        + (("full fine-tuning (every weight" + (", a frozen reference copy)" if uses_reference(cfg) else ")"))
+        + (("full fine-tuning (every weight" + (", a frozen reference copy)" if cfg.kl.reference else ")"))
          if cfg.lora.full else f"LoRA r {cfg.lora.rank}" + (" over a 4-bit base (QLoRA)" if cfg.lora.qlora else "")),
         f"one step: {cfg.prompts_per_step} prompts x {cfg.samples_per_prompt} samples = {rows} rollouts of <= "
         f"{cfg.max_new_tokens} new tokens (sequences <= {cfg.max_total_sequence_length} tokens); {o.epochs} "

@@ -28,6 +28,7 @@ model's weights and the runtime) is one line before the model loads (`check_budg
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import math
 import os
@@ -118,22 +119,20 @@ def chunk_bytes(budget: int | None) -> int:
     return LOGIT_CHUNK_CAP if budget is None else max(1 << 20, min(LOGIT_CHUNK_CAP, budget // 64))
 
 
-def resident(weight_bytes: int | None, *, full: bool = False, reference: bool = False,
-             shards: int = 1) -> tuple[int | None, str]:
-    """(bytes a training process holds before any pass, what they are) from the model's weights: the weights
-    alone under LoRA (the adapter and its optimiser state are small; the reference is the base itself); with
-    full fine-tuning the weights, their gradients and AdamW's two moments, all in the weights' dtype (4x),
-    plus the frozen reference copy when one is used (5x); `shards` ranks each holding 1/shards of them (FSDP)."""
-    if weight_bytes is None:
-        return None, "the model's weights"
-    if not full:
-        what, factor = "the model's weights", 1
-    else:
+def check_weights(cfg, budget: int | None, device: str) -> None:
+    """`check_budget` of what a training process of `cfg` holds before any pass, from the model's weights: the
+    weights alone under LoRA (the adapter and its optimiser state are small; the reference is the base itself);
+    with full fine-tuning the weights, their gradients and AdamW's two moments, all in the weights' dtype (4x),
+    plus the frozen reference copy when one is used (5x).  Nothing under QLoRA (4-bit weights: the safetensors'
+    sizes say nothing of them)."""
+    if cfg.lora.qlora:
+        return
+    held, what, factor = weight_bytes(cfg.model, cfg.dtype), "the model's weights", 1
+    if cfg.lora.full:
+        reference = cfg.kl.reference
         what = "full fine-tuning's weights, gradients and AdamW moments" + (" and reference copy" if reference else "")
         factor = 5 if reference else 4
-    if shards > 1:
-        what += f" (1/{shards} of them per rank, sharded)"
-    return -(-weight_bytes * factor // shards), what
+    check_budget(budget, None if held is None else held * factor, device, what=what)
 
 
 def check_budget(budget: int | None, weight_bytes: int | None, device: str, flag: str = "--memory-budget",
@@ -272,10 +271,8 @@ def _reset_high_water_mark() -> bool:
 
 
 def _trim() -> None:
-    try:
+    with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL("libc.so.6").malloc_trim(0)
-    except (OSError, AttributeError):
-        pass
 
 
 # ---------------------------------------------------------------------------------------------------

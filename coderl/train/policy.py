@@ -68,19 +68,15 @@ def _freeze_all_but_default(model):
         p.requires_grad = "lora_" in n and ".default." in n
 
 
-def uses_reference(cfg) -> bool:
-    """Whether a training run computes reference log-probs (`common.reference_logprobs`)."""
-    kl = getattr(cfg, "kl", None)
-    return kl is not None and (kl.kl_beta > 0 or kl.log_kl)
-
-
 def build_policy(cfg, resume_from: str | None = None, *, reference: bool | None = None) -> Policy:
-    """The policy of `cfg` (its `lora` section says what trains), its weights those of `resume_from` (a
-    checkpoint) when given.  `reference`: full fine-tuning keeps a frozen copy of the start (default: when the
-    run uses a reference); LoRA's reference costs nothing either way."""
+    """The policy of `cfg` (an RL or SFT config; its `lora` section says what trains), its weights those of
+    `resume_from` (a checkpoint) when given; a fresh adapter is initialised from `cfg.seed`.  `reference`: full
+    fine-tuning keeps a frozen copy of the start (default: when the run uses a reference); LoRA's reference
+    costs nothing either way (False, for runs that never compute one: no second copy of an SFT adapter)."""
     lora = getattr(cfg, "lora", None)
     if lora is not None and lora.full:
-        return _full_policy(cfg, resume_from, uses_reference(cfg) if reference is None else reference)
+        return _full_policy(cfg, resume_from, cfg.kl.reference if reference is None else reference)
+    import torch
     from peft import set_peft_model_state_dict
     from safetensors.torch import load_file
 
@@ -95,20 +91,22 @@ def build_policy(cfg, resume_from: str | None = None, *, reference: bool | None 
                             device=resolve_device(getattr(cfg, "device", "cpu")))
     if loaded.kind == "adapter":
         model = loaded.model
-        model.load_adapter(loaded.adapter_path, adapter_name="reference", is_trainable=False)
+        if reference is not False:
+            model.load_adapter(loaded.adapter_path, adapter_name="reference", is_trainable=False)
         model.set_adapter("default")
         _freeze_all_but_default(model)
         lc = model.peft_config["default"]
         note = (f"training continues {cfg.model}'s LoRA (r {lc.r}, alpha {lc.lora_alpha}, dropout {lc.lora_dropout}, "
                 f"targets {','.join(sorted(lc.target_modules))}); --lora-r/--lora-alpha/--lora-dropout/--lora-targets "
                 "apply only to a fresh adapter over a base model")
-        policy = Policy(model, loaded.tokenizer, loaded.base, "adapter", True, note, loaded.path,
+        policy = Policy(model, loaded.tokenizer, loaded.base, "adapter", reference is not False, note, loaded.path,
                         prompt_format=getattr(cfg, "format", None))
     else:
+        torch.manual_seed(cfg.seed)  # the adapter's initialisation (loading a base draws no random number)
         model = cfg.lora.wrap(loaded.model)
         policy = Policy(model, loaded.tokenizer, loaded.base, loaded.kind, False, path=loaded.path,
                         prompt_format=getattr(cfg, "format", None))
-    if getattr(getattr(cfg, "optim", None), "gradient_checkpointing", False):
+    if getattr(getattr(cfg, "optim", cfg), "gradient_checkpointing", False):
         checkpoint_layers(model)
     if resume_from:
         weights = load_file(os.path.join(resume_from, "adapter_model.safetensors"))
@@ -145,7 +143,7 @@ def _full_policy(cfg, resume_from: str | None, reference: bool) -> Policy:
         frozen = start.model if resume_from else copy.deepcopy(start.model)
         frozen.eval().requires_grad_(False)
     model = loaded.model
-    if getattr(getattr(cfg, "optim", None), "gradient_checkpointing", False):
+    if getattr(getattr(cfg, "optim", cfg), "gradient_checkpointing", False):
         checkpoint_layers(model)
     n = sum(p.numel() for p in model.parameters())
     note = (f"full fine-tuning: every weight trains ({n:,} parameters, AdamW state for each)"

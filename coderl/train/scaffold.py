@@ -99,12 +99,12 @@ def run_contents(out: str) -> list[str]:
                                                             or os.path.getsize(os.path.join(out, name)) > 0)]
 
 
-def refuse_existing_run(out: str, *, overwrite: bool, resumable: bool = True) -> None:
+def refuse_existing_run(out: str, *, overwrite: bool) -> None:
     """A fresh run never writes into another run's directory (its checkpoints would be mixed with ours) unless
-    `overwrite` (the old run is then removed by `replace_run`).  `resumable`: the command has --resume (train)."""
+    `overwrite` (the old run is then removed by `replace_run`); both commands that call it have --resume."""
     held = run_contents(out)
     refuse_existing("--out", out, [f"a run ({', '.join(held)})"] if held else [], overwrite=overwrite,
-                    resumable=resumable, kind="folder")
+                    resumable=True, kind="folder")
 
 
 def check_resume(out: str, settings: dict, ckpt: str | None) -> None:

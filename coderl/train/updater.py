@@ -148,7 +148,7 @@ class Updater:
         stats = {**averages.result(), **self.memory.metrics()}
         with self.clock("optimizer"):  # clipping and the step; weights hold `world`: the loss's mean is the sum
             stats.update(apply_gradients(self.trainable, self.optimizer, self.max_grad_norm,
-                                         loss=self.ranks.mean_value(total)))
+                                         loss=self.ranks.mean({"loss": total})["loss"]))
         return stats
 
     def end_step(self) -> float:

@@ -78,7 +78,8 @@ def test_seed_004_fraction_plus_perfect_bonus():
 def test_one_table_names_each_preset_once_and_every_alias_points_into_it():
     """`--reward` takes the table's names and aliases, its help lists each with its summary, and the
     training config builds exactly the preset's weights (tests/train covers --reward-weights on top)."""
-    from coderl.train.config import train_config
+    from coderl.base.config import build
+    from coderl.train.config import TrainConfig
     from coderl.train.rewards import reward_config
 
     assert set(ALIASES.values()) <= set(PRESETS) and not set(ALIASES) & set(PRESETS)
@@ -87,7 +88,7 @@ def test_one_table_names_each_preset_once_and_every_alias_points_into_it():
     for name in [*PRESETS, *ALIASES]:
         if name in ("syntax_fraction_quality", "seed003"):
             continue  # needs ruff on PATH: the reward checks its linter at configuration time
-        cfg = train_config({"out": "/tmp/unused", "reward": name})
+        cfg = build(TrainConfig, {"out": "/tmp/unused", "reward": name})
         assert reward_config(cfg).weights == preset(name)().weights, name
     with pytest.raises(KeyError, match="reward preset 'seed002': expected one of pass, fraction"):
         preset("seed002")

@@ -61,11 +61,12 @@ def test_bf16_run_keeps_float32_optimizer_state(model_dir, tmp_path, algo):
 
 
 def test_bf16_sft_trains_float32_lora(model_dir, tmp_path):
-    from coderl.train.sft.run import SFTConfig, build_model
+    from coderl.train.policy import build_policy
+    from coderl.train.sft.run import SFTConfig
 
     cfg = build(SFTConfig, dict(out=str(tmp_path / "sft"), model=str(model_dir), data=TASKS, dtype="bfloat16",
                                 device="cpu", format="completion"))
-    _, model = build_model(cfg)
+    model = build_policy(cfg, reference=False).model  # as `coderl sft` builds it
     named = list(model.named_parameters())
     assert dtypes(p for _, p in named if p.requires_grad) == {torch.float32}
     assert dtypes(p for _, p in named if not p.requires_grad) == {torch.bfloat16}

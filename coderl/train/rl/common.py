@@ -31,8 +31,8 @@ from coderl.tasks.spec import open_sandbox
 from coderl.train.checkpoint import latest_checkpoint
 from coderl.train.config import KLConfig, TrainConfig
 from coderl.train.distributed import Ranks
-from coderl.train.memory import MemoryBudget, check_budget, gigabytes, resident, resolve_budget, weight_bytes
-from coderl.train.policy import Policy, build_policy, uses_reference
+from coderl.train.memory import MemoryBudget, check_weights, gigabytes, resolve_budget
+from coderl.train.policy import Policy, build_policy
 from coderl.train.rewards import check_rewards_fit_tasks, reward_config
 from coderl.train.rl.episodes import repair_tasks
 from coderl.train.rl.ledger import Ledger, Resumed
@@ -47,7 +47,7 @@ from coderl.train.scaffold import (
 )
 from coderl.train.sources.curriculum import Curriculum
 from coderl.train.sources.pass_rates import describe_rates, measured_rates
-from coderl.train.sources.rollout_source import LocalSource, RolloutSource, ShardedSource
+from coderl.train.sources.rollout_source import LocalSource, RolloutSource
 from coderl.train.sources.rounds import RolloutContext, ScoredRollouts
 from coderl.train.updater import Updater, trainable_parameters
 
@@ -153,10 +153,8 @@ class Training:
                     from coderl.train.sources.engine_source import EngineSource
 
                     self.source = EngineSource(context, self.ledger.start_step)
-                elif self.ranks.on:
-                    self.source = ShardedSource(context, self.ranks)
-                else:
-                    self.source = LocalSource(context)
+                else:  # its slice of every round on each of several processes
+                    self.source = LocalSource(context, self.ranks)
                 self.ledger.evaluate_start()
                 yield self
         finally:
@@ -180,7 +178,7 @@ def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None
         raise ConfigError("--async-max-age: asynchronous rollouts run with one training process (its generation "
                           "worker beside it); drop accelerate launch, or --async-max-age")
     ranks.refuse_qlora(cfg.lora.qlora)
-    log = log if ranks.is_main else _silent
+    log = log if ranks.is_main else (lambda message: None)  # rank 0 reports for all
     memory = memory_budget(cfg, ranks, log)  # an impossible budget is one line before anything is written
     ckpt, tasks = prepare_run(cfg, log, ranks)
     measured = None
@@ -211,8 +209,7 @@ def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None
     if resumed.curriculum:
         curriculum.load_state_dict(resumed.curriculum)
     context = RolloutContext(cfg, log, tasks, policy, reward_config(cfg), reward_override, curriculum)
-    ledger = Ledger(cfg, log, policy, updater, resumed, curriculum_state=curriculum.state_dict, ranks=ranks,
-                    describe=_describe)
+    ledger = Ledger(cfg, log, policy, updater, resumed, curriculum_state=curriculum.state_dict, ranks=ranks)
     return Training(cfg, context, updater, ledger)
 
 
@@ -225,17 +222,11 @@ def memory_budget(cfg, ranks: Ranks, log) -> MemoryBudget:
     local = int(os.environ.get("LOCAL_WORLD_SIZE", ranks.world if ranks.on else 1))
     local += 1 if cfg.asynchronous.on else 0  # the generation worker holds a copy of the model beside it
     budget = resolve_budget(cfg.optim.memory_budget, device, local)
-    if not cfg.lora.qlora:  # 4-bit weights: the safetensors' sizes say nothing of them
-        held, what = resident(weight_bytes(cfg.model, cfg.dtype), full=cfg.lora.full, reference=uses_reference(cfg))
-        check_budget(budget, held, device, what=what)
+    check_weights(cfg, budget, device)
     if budget is not None and cfg.optim.micro_batch_size is None:
         log(f"memory budget {gigabytes(budget)} ({cfg.optim.memory_budget}): micro-batches from a one-row probe "
             "of each kind of pass")
     return MemoryBudget(budget, device, gather_min=lambda value: min(ranks.gather(value)), log=log)
-
-
-def _silent(message: str) -> None:
-    """The log of ranks other than 0 (rank 0 reports for all)."""
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -245,7 +236,7 @@ def _silent(message: str) -> None:
 def reference_logprobs(cfg, policy, batch, updater: Updater) -> torch.Tensor | None:
     """Log-probs [N, T] of the rollouts under the reference (starting) policy; None when --kl-beta is 0
     (unless `log_kl` asks for the KL curve).  The updater's processes share the rows and gather them."""
-    if cfg.kl.kl_beta <= 0 and not cfg.kl.log_kl:
+    if not cfg.kl.reference:
         return None
     with torch.no_grad(), updater.clock("reference"), policy.reference() as reference:
         return updater.map_rows(len(batch), lambda rows: token_logprobs(
@@ -260,16 +251,17 @@ def kl_as_reward(kl: KLConfig, batch, ref_logprobs) -> torch.Tensor | None:
     return kl.kl_beta * kl_estimator(batch.logprobs, ref_logprobs, kl.kl_estimator) * batch.mask
 
 
-def kl_terms(kl: KLConfig, aggregation: str, logprobs, ref_logprobs, mask,
-             agg: dict) -> tuple[torch.Tensor | float, dict]:
-    """(beta * KL loss term, or 0 when the KL is not in the loss; {"kl/mean"}) of one minibatch, aggregated as
-    the policy loss is (`aggregation`, `agg`)."""
+def kl_terms(cfg, logprobs, ref_logprobs, rows, mask) -> tuple[torch.Tensor | float, dict]:
+    """(beta * KL loss term, or 0 when the KL is not in the loss; {"kl/mean"}) of one minibatch's `rows` (log-probs
+    and mask [n, T] of those rows; the step's reference log-probs [N, T] or None), aggregated as the policy loss is."""
     if ref_logprobs is None:
         return 0.0, {}
+    kl, ref_logprobs = cfg.kl, ref_logprobs[rows]
     kl_tok = kl_estimator(logprobs.detach(), ref_logprobs, kl.kl_estimator)
     stats = {"kl/mean": float((kl_tok * mask).sum() / mask.sum().clamp(min=1))}
     if kl.kl_in == "loss" and kl.kl_beta > 0:
-        return kl.kl_beta * kl_loss(logprobs, ref_logprobs, mask, kl.kl_estimator, aggregation, **agg), stats
+        return kl.kl_beta * kl_loss(logprobs, ref_logprobs, mask, kl.kl_estimator, cfg.aggregation,
+                                    **cfg.aggregation_kwargs), stats
     return 0.0, stats
 
 
@@ -295,8 +287,3 @@ def step_timings(t0: float, t1: float, rolled: ScoredRollouts, updater: Updater)
     else:
         out["time/rollout_wait"] = round(t1 - t0, 3)
     return {**out, **updater.clock.take(), "time/optimisation": round(now - t1, 3), "time/step": round(now - t0, 3)}
-
-
-def _describe(m: dict) -> str:
-    return (f"reward {m.get('reward/total', 0):.3f}  pass {m.get('sandbox/pass_rate', 0):.2f}  "
-            f"len {m.get('rollout/gen_tokens', 0):.0f}  {m.get('time/step', 0):.1f}s/step")

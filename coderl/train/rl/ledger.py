@@ -53,7 +53,7 @@ class Ledger:
     """Tracker, selection, checkpoints and resume state of one RL run."""
 
     def __init__(self, cfg, log: Callable, policy: Policy, updater: Updater, resumed: Resumed, *,
-                 curriculum_state: Callable[[], dict], ranks: Ranks | None = None, describe: Callable | None = None):
+                 curriculum_state: Callable[[], dict], ranks: Ranks | None = None):
         """`curriculum_state()`: the rollout source's curriculum state, saved with every checkpoint."""
         from coderl.train.scaffold import Progress
 
@@ -75,8 +75,7 @@ class Ledger:
             truncate_metrics(cfg.out, resumed.step, STALENESS_FILE)
         self.tracker = (Tracker(cfg.out, cfg.log_with, cfg.to_dict(), resume=bool(resumed.checkpoint)) if main
                         else SilentTracker())
-        self.progress = (Progress("step", cfg.steps, resumed.step, describe)
-                         if cfg.progress and main and describe else None)
+        self.progress = Progress("step", cfg.steps, resumed.step, _describe) if cfg.progress and main else None
 
     def steps(self):
         for step in range(self.start_step, self.cfg.steps):
@@ -156,6 +155,11 @@ class Ledger:
         if self.progress:
             self.progress.close()
         self.tracker.close()
+
+
+def _describe(m: dict) -> str:
+    return (f"reward {m.get('reward/total', 0):.3f}  pass {m.get('sandbox/pass_rate', 0):.2f}  "
+            f"len {m.get('rollout/gen_tokens', 0):.0f}  {m.get('time/step', 0):.1f}s/step")
 
 
 def evaluate(cfg, policy: Policy, step: int, log: Callable) -> dict:

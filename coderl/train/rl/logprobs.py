@@ -84,25 +84,14 @@ def token_logprobs(model, seqs: Sequences, temperature: float = 1.0, *, with_ent
     shared_prompt: run each distinct prompt once when rows repeat it (see the module docstring).
     chunk_bytes: the most float32 logits held at once (default `LOGIT_CHUNK_BYTES`; see the module docstring).
     """
-    groups = prompt_groups(seqs, always=is_sharded(model)) if _sharing(model, shared_prompt) else None
-    if _chunked(model, seqs, chunk_bytes):
-        hidden = _last_hidden(model, seqs, groups)  # [n, T + 1, H] and the logits of one position
-        if hidden is not None:
-            logprobs, entropy = _chunked_stats(model, hidden[:, :-1, :], seqs, temperature, with_entropy,
-                                               chunk_bytes or LOGIT_CHUNK_BYTES)
-            return (logprobs, entropy) if with_entropy else logprobs
-    raw = _forward_shared(model, seqs, *groups) if groups is not None else None
-    if raw is None:  # every prompt distinct, sharing off, or a cache that cannot be gathered
-        raw = _forward(model, seqs).logits
-    logits = _completion_logits(raw, temperature)  # [n, T, V]
-    logprobs = _home(_chosen_logprobs(logits, seqs), seqs)
-    if not with_entropy:
-        return logprobs
-    return logprobs, _home(_entropy(logits, seqs), seqs)
+    logprobs, _, entropy = token_logprobs_and_values(model, None, seqs, temperature, with_entropy=with_entropy,
+                                                     shared_prompt=shared_prompt, chunk_bytes=chunk_bytes)
+    return (logprobs, entropy) if with_entropy else logprobs
 
 
 def token_logprobs_and_values(model, value_head, seqs: Sequences, temperature: float = 1.0, *,
-                              entropy_grad: bool = True, shared_prompt: bool = True, chunk_bytes: int | None = None):
+                              entropy_grad: bool = True, shared_prompt: bool = True, chunk_bytes: int | None = None,
+                              with_entropy: bool = True):
     """One forward pass -> (logprobs [n, T], values [n, T], entropy [n, T]), each 0 on padding.
 
     values[:, t] = value_head(h) at the position whose logits predict completion token t, i.e. V of
@@ -112,30 +101,35 @@ def token_logprobs_and_values(model, value_head, seqs: Sequences, temperature: f
     entropy_grad=False computes the entropy without a graph (logged only, not in the loss).
     shared_prompt: each distinct prompt runs once (as `token_logprobs`); the same values.
     chunk_bytes: as `token_logprobs` (large logits run in chunks; the values need only the hidden states).
+    `value_head` None: values None and no hidden states kept (`token_logprobs`); `with_entropy` False: entropy None.
     """
     groups = prompt_groups(seqs, always=is_sharded(model)) if _sharing(model, shared_prompt) else None
     if _chunked(model, seqs, chunk_bytes):
-        last_hidden = _last_hidden(model, seqs, groups)
+        last_hidden = _last_hidden(model, seqs, groups)  # [n, T + 1, H] and the logits of one position
         if last_hidden is not None:
             hidden = last_hidden[:, :-1, :]  # [n, T, H]: positions P-1 .. P+T-2
-            values = value_head(hidden) * seqs.mask.to(hidden.device)
-            logprobs, entropy = _chunked_stats(model, hidden, seqs, temperature, True, chunk_bytes or LOGIT_CHUNK_BYTES,
-                                               entropy_grad=entropy_grad)
-            return logprobs, _home(values, seqs), entropy
-    T = seqs.completion_ids.shape[1]
-    shared = _forward_shared(model, seqs, *groups, with_hidden=True) if groups is not None else None
-    if shared is not None:
-        raw, last_hidden = shared  # [n, T + 1, V], [n, T + 1, H]
-    else:
-        out = _forward(model, seqs, output_hidden_states=True)
-        raw, last_hidden = out.logits, out.hidden_states[-1][:, -(T + 1):, :]
+            values = None if value_head is None else _home(value_head(hidden) * seqs.mask.to(hidden.device), seqs)
+            logprobs, entropy = _chunked_stats(model, hidden, seqs, temperature, with_entropy,
+                                               chunk_bytes or LOGIT_CHUNK_BYTES, entropy_grad=entropy_grad)
+            return logprobs, values, entropy
+    T, with_hidden = seqs.completion_ids.shape[1], value_head is not None
+    shared = _forward_shared(model, seqs, *groups, with_hidden=with_hidden) if groups is not None else None
+    if shared is not None:  # [n, T + 1, V], and with a value head [n, T + 1, H]
+        raw, last_hidden = shared if with_hidden else (shared, None)
+    else:  # every prompt distinct, sharing off, or a cache that cannot be gathered
+        out = _forward(model, seqs, **({"output_hidden_states": True} if with_hidden else {}))
+        raw, last_hidden = out.logits, out.hidden_states[-1][:, -(T + 1):, :] if with_hidden else None
     logits = _completion_logits(raw, temperature)  # [n, T, V]
-    logprobs = _chosen_logprobs(logits, seqs)
-    hidden = last_hidden[:, :-1, :]  # [n, T, H]: positions P-1 .. P+T-2
-    values = value_head(hidden) * seqs.mask.to(hidden.device)  # [n, T] float32
+    logprobs = _home(_chosen_logprobs(logits, seqs), seqs)
+    values = None
+    if with_hidden:
+        hidden = last_hidden[:, :-1, :]  # [n, T, H]: positions P-1 .. P+T-2
+        values = _home(value_head(hidden) * seqs.mask.to(hidden.device), seqs)  # [n, T] float32
+    if not with_entropy:
+        return logprobs, values, None
     with torch.set_grad_enabled(entropy_grad and torch.is_grad_enabled()):
         entropy = _entropy(logits, seqs)
-    return _home(logprobs, seqs), _home(values, seqs), _home(entropy, seqs)
+    return logprobs, values, _home(entropy, seqs)
 
 
 def _sharing(model, shared_prompt: bool) -> bool:

@@ -26,15 +26,7 @@ import time
 from coderl.algorithms import POLICY_LOSSES, aggregate, terminal_rewards
 from coderl.base.config import ConfigError
 from coderl.train.config import TrainConfig
-from coderl.train.rl.common import (
-    kl_as_reward,
-    kl_terms,
-    loss_mask,
-    minibatches,
-    reference_logprobs,
-    start_run,
-    step_timings,
-)
+from coderl.train.rl import common
 from coderl.train.rl.episodes import step_advantages
 from coderl.train.rl.logprobs import build_sequences, token_logprobs
 from coderl.train.updater import Averages
@@ -49,7 +41,7 @@ def train(cfg: TrainConfig, *, log=print, reward_override=None) -> dict:
     if cfg.value.value_head:
         raise ConfigError(f"--algo {cfg.algo} with --value-head runs in the PPO loop "
                           "(coderl.train.run_training), not the policy-gradient loop")
-    run = start_run(cfg, log, reward_override=reward_override)
+    run = common.start_run(cfg, log, reward_override=reward_override)
     metrics: dict = {}
     with run.session():
         for step in run.ledger.steps():
@@ -58,7 +50,7 @@ def train(cfg: TrainConfig, *, log=print, reward_override=None) -> dict:
             t1 = time.perf_counter()
             stats, run.ledger.advantage_state = _optimise(cfg, run, rolled, step)
             metrics = {**rolled.metrics, **stats, "train/lr": run.updater.end_step(),
-                       **step_timings(t0, t1, rolled, run.updater)}
+                       **common.step_timings(t0, t1, rolled, run.updater)}
             run.source.publish(step + 1)
             run.ledger.finish_step(step + 1, metrics, rolled)
     return metrics
@@ -68,12 +60,12 @@ def _optimise(cfg, run, rolled, step) -> tuple[dict, dict]:
     """Advantages, then `epochs` passes over minibatches; (averaged loss statistics, estimator state)."""
     batch, rewards, metrics = rolled.batch, rolled.rewards, rolled.metrics
     model = run.updater.trained[0]  # the policy, as the updater differentiates it
-    mask = loss_mask(batch, cfg.sampling.overlong_filter)  # [N, T]
+    mask = common.loss_mask(batch, cfg.sampling.overlong_filter)  # [N, T]
     with run.updater.clock("old_logprobs"):  # before any update: how each row enters the loss (may run a pass)
         correction = run.source.correction(rolled, run.updater)
-    ref_logprobs = reference_logprobs(cfg, run.policy, batch, run.updater)  # [N, T] or None
+    ref_logprobs = common.reference_logprobs(cfg, run.policy, batch, run.updater)  # [N, T] or None
     token_rewards = rewards
-    kl_reward = kl_as_reward(cfg.kl, batch, ref_logprobs)  # [N, T] or None
+    kl_reward = common.kl_as_reward(cfg.kl, batch, ref_logprobs)  # [N, T] or None
     if kl_reward is not None:
         token_rewards = rewards - kl_reward.sum(1)  # KL as a (sequence-summed) reward penalty
         metrics["kl/reward_penalty"] = float(kl_reward.sum(1).mean())
@@ -98,7 +90,7 @@ def _optimise(cfg, run, rolled, step) -> tuple[dict, dict]:
     averages = Averages()
     want_entropy = cfg.entropy_coef > 0
     run.policy.model.eval()  # dropout off: the function that sampled is the function we differentiate
-    for minibatch in minibatches(cfg, len(batch), step):
+    for minibatch in common.minibatches(cfg, len(batch), step):
         def piece_loss(rows):
             out = token_logprobs(model, build_sequences(batch, rows), cfg.temperature, with_entropy=want_entropy,
                                  chunk_bytes=run.updater.memory.chunk_bytes)
@@ -108,8 +100,7 @@ def _optimise(cfg, run, rolled, step) -> tuple[dict, dict]:
             loss, stats = policy_loss(logprobs, old, weighted, mb_mask,
                                       aggregation=cfg.aggregation, **agg, **loss_options)
             stats = {k if k.startswith("loss/") else f"loss/{k}": v for k, v in stats.items()}
-            ref = ref_logprobs[rows] if ref_logprobs is not None else None
-            kl_term, kl_stats = kl_terms(cfg.kl, cfg.aggregation, logprobs, ref, mb_mask, agg)
+            kl_term, kl_stats = common.kl_terms(cfg, logprobs, ref_logprobs, rows, mb_mask)
             loss = loss + kl_term
             stats.update(kl_stats)
             if entropy is not None:

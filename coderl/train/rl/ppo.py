@@ -50,15 +50,7 @@ from coderl.algorithms import (
     terminal_rewards,
 )
 from coderl.train.config import TrainConfig
-from coderl.train.rl.common import (
-    kl_as_reward,
-    kl_terms,
-    loss_mask,
-    minibatches,
-    reference_logprobs,
-    start_run,
-    step_timings,
-)
+from coderl.train.rl import common
 from coderl.train.rl.episodes import step_advantages
 from coderl.train.rl.logprobs import build_sequences, token_logprobs_and_values
 from coderl.train.rl.value_head import FILENAME as VALUE_HEAD_FILE
@@ -72,8 +64,8 @@ def train(cfg: TrainConfig, *, log=print, reward_override=None) -> dict:
 
     `reward_override(results, samples, tasks) -> list[float]` replaces the sandbox reward (tests).
     """
-    run = start_run(cfg, log, reward_override=reward_override,
-                    extra_modules=lambda policy, ckpt: [build_value_head(policy.model, resume_from=ckpt)])
+    run = common.start_run(cfg, log, reward_override=reward_override,
+                           extra_modules=lambda policy, ckpt: [build_value_head(policy.model, resume_from=ckpt)])
     value_head = run.updater.modules[1]
     metrics: dict = {}
     with run.session():
@@ -85,7 +77,7 @@ def train(cfg: TrainConfig, *, log=print, reward_override=None) -> dict:
             correction = run.source.correction(rolled, run.updater, prox=targets.start_logprobs)
             stats = _optimise(cfg, run, rolled.batch, targets, correction, step)
             metrics = {**rolled.metrics, **targets.metrics, **stats, "train/lr": run.updater.end_step(),
-                       **step_timings(t0, t1, rolled, run.updater)}
+                       **common.step_timings(t0, t1, rolled, run.updater)}
             run.source.publish(step + 1)
             # GAE keeps no state between batches, so the checkpoint's advantage state is empty.
             run.ledger.finish_step(step + 1, metrics, rolled, extra={VALUE_HEAD_FILE: value_head})
@@ -112,7 +104,7 @@ def compute_targets(cfg: TrainConfig, policy, value_head, rolled, updater: Updat
     batch, rewards = rolled.batch, rolled.rewards
     model = policy.model
     model.eval()  # dropout off: these values are the ones the first minibatch recomputes
-    mask = loss_mask(batch, cfg.sampling.overlong_filter)  # [N, T]
+    mask = common.loss_mask(batch, cfg.sampling.overlong_filter)  # [N, T]
 
     def values_of(selected):  # [n, 2, T]: values and log-probs
         chunks = []
@@ -127,10 +119,10 @@ def compute_targets(cfg: TrainConfig, policy, value_head, rolled, updater: Updat
     with updater.clock("old_logprobs"):  # and the old values
         both = updater.map_rows(len(batch), values_of, width=batch.width)
     old_values, start_logprobs = both[:, 0], both[:, 1]  # [N, T] each
-    ref_logprobs = reference_logprobs(cfg, policy, batch, updater)  # [N, T] or None
+    ref_logprobs = common.reference_logprobs(cfg, policy, batch, updater)  # [N, T] or None
     metrics = {}
     token_rewards = terminal_rewards(rewards, mask)  # [N, T]
-    kl_reward = kl_as_reward(cfg.kl, batch, ref_logprobs)  # [N, T] beta * KL_t, or None
+    kl_reward = common.kl_as_reward(cfg.kl, batch, ref_logprobs)  # [N, T] beta * KL_t, or None
     if kl_reward is not None:
         token_rewards = kl_penalty_reward(token_rewards, kl_reward, 1.0, mask=mask)  # per token
         metrics["kl/reward_penalty"] = float(kl_reward.sum(1).mean())
@@ -158,14 +150,14 @@ def _optimise(cfg, run, batch, targets: Targets, correction: Correction, step) -
     """`epochs` passes over minibatches of the clipped policy loss + value loss - entropy bonus; each
     row enters the policy loss as `correction` says (its old log-probs, its advantage's weight)."""
     model, value_head = run.updater.trained  # as the updater differentiates them
-    mask = loss_mask(batch, cfg.sampling.overlong_filter)  # [N, T]
+    mask = common.loss_mask(batch, cfg.sampling.overlong_filter)  # [N, T]
     policy_loss = POLICY_LOSSES[cfg.loss]
     loss_options = cfg.loss_kwargs(policy_loss)
     agg = cfg.aggregation_kwargs
     value_clip = cfg.value.value_clip or None  # 0 = unclipped
     averages = Averages()
     run.policy.model.eval()  # dropout off: the function that sampled is the function we differentiate
-    for minibatch in minibatches(cfg, len(batch), step):
+    for minibatch in common.minibatches(cfg, len(batch), step):
         def piece_loss(rows):
             mb_mask = mask[rows]
             logprobs, values, entropy = token_logprobs_and_values(
@@ -181,8 +173,7 @@ def _optimise(cfg, run, batch, targets: Targets, correction: Correction, step) -
             stats = {f"loss/{k}": v for k, v in pg_stats.items()}  # clip_fraction, approx_kl, ratio_mean/max
             stats.update({"loss/policy": float(pg_loss.detach()), "loss/value": float(value_loss.detach()),
                           "value/clip_fraction": value_stats["clip_fraction"], "loss/entropy": float(ent.detach())})
-            ref = targets.ref_logprobs[rows] if targets.ref_logprobs is not None else None
-            kl_term, kl_stats = kl_terms(cfg.kl, cfg.aggregation, logprobs, ref, mb_mask, agg)
+            kl_term, kl_stats = common.kl_terms(cfg, logprobs, targets.ref_logprobs, rows, mb_mask)
             stats.update(kl_stats)
             # On-policy check, kept from the step's first piece: it recomputes the rollout's log-probs and values.
             stats.update({

@@ -62,8 +62,6 @@ class SFTConfig:
         require(self.max_grad_norm >= 0, "--max-grad-norm", self.max_grad_norm, "a number >= 0")
         require(self.max_length >= 2, "--max-length", self.max_length, "an integer >= 2")
         require(self.save_steps >= 0, "--save-steps", self.save_steps, "an integer >= 0")
-        require(self.format in ("completion", "chat", "reasoning"), "--format", self.format,
-                "one of completion, chat, reasoning")
 
     def to_dict(self) -> dict:
         return flatten(self)

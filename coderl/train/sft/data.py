@@ -125,10 +125,6 @@ def load_sft_tasks(data: str, split: str, seed: int) -> tuple[list[Task], dict]:
 # text and tokens
 
 
-def _fence(code: str, tag: str = "python") -> str:
-    return f"```{tag}\n" + code + ("" if code.endswith("\n") else "\n") + "```"
-
-
 def without_docstring(program: str, name: str | None) -> str:
     """`program` with the docstring of its top-level function `name` cut out, every other line kept
     verbatim.  Unchanged when there is no such function, no docstring, the docstring shares a line
@@ -161,34 +157,26 @@ def solution_text(task: Task, format: str) -> str:
     if reference is None:
         raise ValueError(f"task {task.task_id} has no reference solution")
     if not get_kind(task.kind).answer_is_code:
-        return _worked_answer_text(task, format, reference)
-    if format == "completion":
-        return reference
-    program = task.build_program(reference)
-    if task.language == "python":  # the prompt shows the docstring already
-        program = without_docstring(program, task.entry_point)
-    reply = _fence(program, get_language(task.language).fence_tag)
-    if format == "chat":
-        return reply
-    if format == "reasoning":
-        return f"<reasoning>\n{REASONING_PLACEHOLDER}\n</reasoning>\n<answer>\n{reply}\n</answer>"
-    get_format(format)  # raises the one-line error for an unknown name
-    raise ValueError(f"format {format!r}: no SFT solution text defined")
-
-
-def _worked_answer_text(task: Task, format: str, reference: str) -> str:
-    """A math target: the worked solution ending in `#### answer` (completion: after a space, continuing
-    "Answer:"); reasoning: the worked steps as the reasoning, the answer alone in <answer>."""
-    if format == "completion":
-        return " " + reference
-    if format == "chat":
-        return reference
-    if format == "reasoning":
+        # A math target: the worked solution ending in `#### answer` (completion: after a space, continuing
+        # "Answer:"); reasoning: the worked steps as the reasoning, the answer alone in <answer>.
         worked, _, answer = reference.rpartition("####")
-        reasoning = worked.strip() or REASONING_PLACEHOLDER
-        return f"<reasoning>\n{reasoning}\n</reasoning>\n<answer>\n{answer.strip()}\n</answer>"
-    get_format(format)
-    raise ValueError(f"format {format!r}: no SFT solution text defined")
+        texts = {"completion": " " + reference, "chat": reference,
+                 "reasoning": f"<reasoning>\n{worked.strip() or REASONING_PLACEHOLDER}\n</reasoning>\n<answer>\n"
+                              f"{answer.strip()}\n</answer>"}
+    elif format == "completion":
+        return reference
+    else:
+        program = task.build_program(reference)
+        if task.language == "python":  # the prompt shows the docstring already
+            program = without_docstring(program, task.entry_point)
+        reply = (f"```{get_language(task.language).fence_tag}\n" + program + ("" if program.endswith("\n") else "\n")
+                 + "```")
+        texts = {"chat": reply,
+                 "reasoning": f"<reasoning>\n{REASONING_PLACEHOLDER}\n</reasoning>\n<answer>\n{reply}\n</answer>"}
+    if format not in texts:
+        get_format(format)  # raises the one-line error for an unknown name
+        raise ValueError(f"format {format!r}: no SFT solution text defined")
+    return texts[format]
 
 
 def prompt_ids(task: Task, format: str, tokenizer: Any) -> list[int]:
@@ -197,13 +185,6 @@ def prompt_ids(task: Task, format: str, tokenizer: Any) -> list[int]:
     rendered = get_format(format).render(task, tokenizer)
     text = prompt_text(rendered, tokenizer)
     return tokenizer(text, add_special_tokens=isinstance(rendered, str))["input_ids"]
-
-
-def generation_stop_ids(model: Any, tokenizer: Any) -> list[int]:
-    """The ids generation stops on (the same function `coderl.rollout.hf` uses)."""
-    from coderl.rollout.hf_config import eos_token_ids
-
-    return eos_token_ids(model, tokenizer)
 
 
 _PROBE = "coderl-sft-probe"
@@ -270,13 +251,7 @@ def target_round_trips(task: Task, format: str) -> bool:
     the caller reports these tasks so the mismatch is seen rather than trained on silently.
     """
     completion = get_format(format).extract(task, solution_text(task, format)).completion
-    if task.language != "python":
-        return get_language(task.language).parses(task.build_program(completion))
-    try:
-        ast.parse(task.build_program(completion))
-    except (SyntaxError, ValueError):
-        return False
-    return True
+    return get_language(task.language).parses(task.build_program(completion))
 
 
 def build_examples(tasks: list[Task], format: str, tokenizer: Any, end_id: int, max_length: int) -> Examples:
@@ -299,14 +274,10 @@ def build_examples(tasks: list[Task], format: str, tokenizer: Any, end_id: int, 
 def collate(examples: list[Example], pad_id: int):
     """Right-padded ([B, T] input_ids, [B, T] attention_mask, [B, T] labels); labels -100 on padding."""
     import torch
+    from torch.nn.utils.rnn import pad_sequence
 
-    width = max(len(e.input_ids) for e in examples)
-    input_ids = torch.full((len(examples), width), pad_id, dtype=torch.long)
-    attention = torch.zeros((len(examples), width), dtype=torch.long)
-    labels = torch.full((len(examples), width), IGNORE_INDEX, dtype=torch.long)
-    for i, e in enumerate(examples):
-        n = len(e.input_ids)
-        input_ids[i, :n] = torch.tensor(e.input_ids, dtype=torch.long)
-        attention[i, :n] = 1
-        labels[i, :n] = torch.tensor(e.labels, dtype=torch.long)
-    return input_ids, attention, labels
+    ids = [torch.tensor(e.input_ids, dtype=torch.long) for e in examples]
+    labels = [torch.tensor(e.labels, dtype=torch.long) for e in examples]
+    return (pad_sequence(ids, batch_first=True, padding_value=pad_id),
+            pad_sequence([torch.ones_like(t) for t in ids], batch_first=True),
+            pad_sequence(labels, batch_first=True, padding_value=IGNORE_INDEX))

@@ -60,11 +60,11 @@ from typing import Any
 
 from coderl.base.config import ConfigError
 from coderl.base.outputs import write_yaml
-from coderl.models.quantized import QLORA_NO_CUDA, load_quantized, require_cuda_for_qlora  # noqa: F401
+from coderl.models.quantized import QLORA_NO_CUDA, require_cuda_for_qlora  # noqa: F401
 from coderl.models.spec import resolve_spec
 from coderl.train.distributed import Ranks
-from coderl.train.policy import Policy, checkpoint_layers, save_policy
-from coderl.train.scaffold import NonFiniteSteps, Progress, build_optimizer, check_run_dir, fresh_run
+from coderl.train.policy import build_policy, save_policy
+from coderl.train.scaffold import Progress, build_optimizer, check_run_dir, fresh_run, log_trainable
 from coderl.train.sft.config import SFTConfig
 from coderl.train.sft.data import load_sft_tasks
 
@@ -80,49 +80,8 @@ class SFTResult:
     examples: int  # examples kept
     examples_seen: int  # examples trained on (epochs x examples, rounded)
     skipped_too_long: list[str]
-    skipped_no_reference: list[str]
     model: Any  # the peft model, or the model itself with --finetune full (train mode off on return)
     tokenizer: Any
-
-
-def _device(cfg: SFTConfig) -> str:
-    from coderl.models import resolve_device
-
-    return resolve_device(cfg.device)
-
-
-def build_model(cfg: SFTConfig, resume_from: str | None = None):
-    """(LoadedModel, peft model with a trainable LoRA adapter named "default"; its weights those of the checkpoint
-    `resume_from` when given), its layers checkpointed with --gradient-checkpointing."""
-    loaded, model = _trainable(cfg, resume_from)
-    if resume_from and not cfg.lora.full:
-        from peft import set_peft_model_state_dict
-        from safetensors.torch import load_file
-
-        set_peft_model_state_dict(model, load_file(os.path.join(resume_from, "adapter_model.safetensors")))
-    if cfg.gradient_checkpointing:
-        checkpoint_layers(model)
-    return loaded, model
-
-
-def _trainable(cfg: SFTConfig, resume_from: str | None):
-    import torch
-
-    from coderl.models import load_model
-
-    if cfg.lora.full:  # every weight trains (`--finetune full`); a checkpoint is the whole model
-        from coderl.train.policy import load_full
-
-        loaded = load_full(cfg, resume_from)
-        return loaded, loaded.model
-    if cfg.lora.qlora:
-        loaded = load_quantized(cfg.model, trainable=True)
-    else:
-        loaded = load_model(cfg.model, dtype=cfg.dtype, device=_device(cfg), is_trainable=True)
-    if loaded.kind == "adapter":  # keep training that adapter (its own r/alpha/dropout apply)
-        return loaded, loaded.model
-    torch.manual_seed(cfg.seed)  # LoRA initialisation
-    return loaded, cfg.lora.wrap(loaded.model)
 
 
 def plan_steps(num_examples: int, cfg: SFTConfig) -> list[list[list[int]]]:
@@ -155,9 +114,11 @@ def token_loss_sum(logits, labels):
 
 def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
     """Run SFT as configured; returns the trained model and the paths written."""
+    from coderl.models import resolve_device
+
     if cfg.lora.qlora:
         require_cuda_for_qlora()
-    _device(cfg)  # a missing GPU is refused before anything is written
+    resolve_device(cfg.device)  # a missing GPU is refused before anything is written
     resolve_spec(cfg.model)  # so is a --model that names nothing loadable
     ranks = Ranks.start(cfg.device)  # several processes under `accelerate launch` (train/distributed.py)
     log = log if ranks.is_main else (lambda message: None)
@@ -174,24 +135,24 @@ def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
 def _sft(cfg: SFTConfig, ranks, tasks, data_description: str, ckpt: str | None, log) -> SFTResult:
     import torch
 
-    from coderl.models import trainable_ratio
+    from coderl.rollout.hf_config import eos_token_ids  # the ids generation stops on (`coderl.rollout.hf`)
     from coderl.train.checkpoint import checkpoint_dir, final_copy, restore, save_checkpoint, truncate_metrics
-    from coderl.train.sft.data import build_examples, collate, end_token, generation_stop_ids
+    from coderl.train.sft.data import build_examples, collate, end_token
     from coderl.train.tracking import SilentTracker, Tracker, read_metrics
     from coderl.train.updater import Updater, trainable_parameters
 
     if ranks.is_main and not ckpt:  # a resumed run's config.yaml stays the record of its steps
         write_yaml(os.path.join(cfg.out, "config.yaml"), cfg.to_dict())
     ranks.refuse_qlora(cfg.lora.qlora)
-    loaded, model = build_model(cfg, ckpt)
-    model = ranks.fully_shard(model)  # FSDP: sharded before the optimiser takes its parameters
+    policy = build_policy(cfg, ckpt, reference=False)  # LoRA (a fresh adapter, or the one --model names) or full
+    model = ranks.fully_shard(policy.model)  # FSDP: sharded before the optimiser takes its parameters
     if ranks.sharded:
         log(ranks.shard_note([model]))
-    tokenizer = loaded.tokenizer
+    tokenizer = policy.tokenizer
     if cfg.format != "completion" and not getattr(tokenizer, "chat_template", None):
         raise ConfigError(f"--format {cfg.format}: the tokenizer of '{cfg.model}' has no chat template; "
                           "use --format completion")
-    end_id, end_why = end_token(tokenizer, cfg.format, generation_stop_ids(model, tokenizer))
+    end_id, end_why = end_token(tokenizer, cfg.format, eos_token_ids(model, tokenizer))
     data = build_examples(tasks, cfg.format, tokenizer, end_id, cfg.max_length)
     if data.no_reference:
         log(f"skipped {len(data.no_reference)} tasks without a reference solution")
@@ -214,15 +175,13 @@ def _sft(cfg: SFTConfig, ranks, tasks, data_description: str, ckpt: str | None, 
                    "skipped_too_long": data.too_long, "skipped_no_reference": data.no_reference,
                    "unextractable": data.unextractable}, f, indent=2)
 
-    n_train, n_total, ratio = trainable_ratio(model)
-    log(f"trainable parameters: {n_train:,} / {n_total:,} ({100 * ratio:.2f}%)")
+    log_trainable([model], log)
     log(f"{len(examples)} examples, {len(plan)} optimizer steps; each solution ends with {end_why}")
     warmup = math.ceil(cfg.warmup_ratio * len(plan))
     optimizer, scheduler = build_optimizer(trainable_parameters([model]), learning_rate=cfg.learning_rate,
                                            weight_decay=cfg.weight_decay, schedule=cfg.lr_schedule,
                                            warmup_steps=warmup, total_steps=len(plan))
-    updater = Updater([model], optimizer, scheduler, ranks=ranks, max_grad_norm=cfg.max_grad_norm,
-                      nonfinite=NonFiniteSteps(advice="Lower --learning-rate or --max-grad-norm"))
+    updater = Updater([model], optimizer, scheduler, ranks=ranks, max_grad_norm=cfg.max_grad_norm)
     if ranks.on:  # the ranks' LoRA dropout masks differ, as one process's differ between micro-batches
         torch.manual_seed(cfg.seed * 1_000_003 + ranks.rank)
     state = restore(ckpt, updater, log) if ckpt else {"step": 0, "examples_seen": 0}  # optimiser, schedule, RNG
@@ -232,7 +191,6 @@ def _sft(cfg: SFTConfig, ranks, tasks, data_description: str, ckpt: str | None, 
     (trained,) = updater.trained
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else end_id
     device = next(model.parameters()).device
-    policy = Policy(model, tokenizer, loaded.base, loaded.kind, False, full=cfg.lora.full, prompt_format=cfg.format)
 
     progress = Progress("sft step", len(plan), state["step"], _describe, plain=not cfg.progress, log=log) \
         if ranks.is_main else None  # without the bar, a line every 30 s
@@ -290,7 +248,7 @@ def _sft(cfg: SFTConfig, ranks, tasks, data_description: str, ckpt: str | None, 
     ranks.wait()  # the adapter is written before any rank returns it
     return SFTResult(steps=len(plan), metrics=metrics, checkpoint=checkpoint, adapter=adapter,
                      examples=len(examples), examples_seen=seen, skipped_too_long=data.too_long,
-                     skipped_no_reference=data.no_reference, model=model, tokenizer=tokenizer)
+                     model=model, tokenizer=tokenizer)
 
 
 def _describe(m: dict) -> str:

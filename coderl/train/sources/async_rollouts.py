@@ -22,6 +22,7 @@ OUT/staleness.jsonl and the step's in metrics (`async/*`, `is/*`).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -160,10 +161,8 @@ class AsyncRollouts:
     def close(self) -> None:
         """Stop the worker (at once if it is mid-step: its rollouts are not needed any more)."""
         if self.proc is not None:
-            try:
+            with contextlib.suppress(OSError, AttributeError):
                 self.channel.send(None)
-            except (OSError, AttributeError):
-                pass
             try:
                 self.proc.wait(timeout=2)
             except subprocess.TimeoutExpired:

@@ -34,48 +34,30 @@ def start_engine(cfg, policy, log, threads: int | None = None):
                       log_file=os.path.join(cfg.out, ENGINE_LOG), lora=sync_mode(policy) == "adapter")
 
 
-def _newest_only(folder: str, version: int) -> None:
+def serve_policy(engine, policy, out: str, version: int) -> str:
+    """Have the engine sample with the policy's weights after `version` steps, as `sync_mode` says, saved under
+    the run directory `out`: the adapter in OUT/engine-adapters/vVERSION, served as a new LoRARequest, or the
+    whole weights in OUT/engine-weights/vVERSION (full fine-tuning: the model; LoRA: the adapter merged into the
+    base, `models.merge`), which the engine reloads in place (`VLLMEngine.reload_weights`).  The older versions
+    are removed; the folder served."""
+    from coderl.models.load import save_adapter, save_model
+    from coderl.models.merge import save_merged
+
+    adapter = sync_mode(policy) == "adapter"
+    folder = os.path.join(out, ADAPTERS if adapter else WEIGHTS)
+    path = os.path.join(folder, f"v{version}")
+    shutil.rmtree(path, ignore_errors=True)
+    if adapter:
+        save_adapter(policy.model, path, policy.base, adapters=["default"])
+        path = path if os.path.exists(os.path.join(path, "adapter_config.json")) else os.path.join(path, "default")
+        engine.set_adapter(path)
+    else:
+        if policy.full:
+            save_model(policy.model, policy.tokenizer, path)
+        else:
+            save_merged(policy.model, path)
+        engine.reload_weights(path)
     for old in os.listdir(folder):
         if old != f"v{version}":
             shutil.rmtree(os.path.join(folder, old), ignore_errors=True)
-
-
-def serve_adapter(engine, policy, out: str, version: int) -> str:
-    """Save the adapter being trained (the weights after `version` steps) under OUT/engine-adapters/vVERSION,
-    have the engine serve it, and remove the older ones; the folder served."""
-    from coderl.models.load import save_adapter
-
-    folder = os.path.join(out, ADAPTERS)
-    path = os.path.join(folder, f"v{version}")
-    shutil.rmtree(path, ignore_errors=True)
-    save_adapter(policy.model, path, policy.base, adapters=["default"])
-    served = path if os.path.exists(os.path.join(path, "adapter_config.json")) else os.path.join(path, "default")
-    engine.set_adapter(served)
-    _newest_only(folder, version)
-    return served
-
-
-def serve_weights(engine, policy, out: str, version: int) -> str:
-    """Save the policy's whole weights after `version` steps under OUT/engine-weights/vVERSION (full
-    fine-tuning: the model; LoRA: the adapter merged into the base, `models.merge`), have the engine reload
-    them in place (`VLLMEngine.reload_weights`), and remove the older ones; the folder served."""
-    from coderl.models.load import save_model
-    from coderl.models.merge import save_merged
-
-    folder = os.path.join(out, WEIGHTS)
-    path = os.path.join(folder, f"v{version}")
-    shutil.rmtree(path, ignore_errors=True)
-    if policy.full:
-        save_model(policy.model, policy.tokenizer, path)
-    else:
-        save_merged(policy.model, path)
-    engine.reload_weights(path)
-    _newest_only(folder, version)
     return path
-
-
-def serve_policy(engine, policy, out: str, version: int) -> str:
-    """Have the engine sample with the policy's weights after `version` steps, as `sync_mode` says: its adapter,
-    or its whole weights (full fine-tuning, or the adapter merged), saved under the run directory `out`."""
-    serve = serve_adapter if sync_mode(policy) == "adapter" else serve_weights
-    return serve(engine, policy, out, version)

@@ -5,9 +5,9 @@
     source.publish(version)                        # the weights after `version` steps exist (the loop says so)
     source.close()
 
-* `LocalSource`: generated and scored here, by the policy being trained (`rounds.step_rollouts`).
-* `ShardedSource`: the same, each training process generating and scoring its slice of every round,
-  the slices gathered so every process holds the whole step (`train/distributed.py`).
+* `LocalSource`: generated and scored here, by the policy being trained (`rounds.step_rollouts`); under
+  several training processes each generates and scores its slice of every round, the slices gathered so
+  every process holds the whole step (`train/distributed.py`).
 * `AsyncRollouts` (`train/sources/async_rollouts.py`): a generation worker process samples steps ahead from
   snapshots of the weights; its stale rows are corrected off-policy.
 * `EngineSource` (`train/sources/engine_source.py`): `LocalSource` with a vLLM engine sampling (`--engine vllm`), sent
@@ -39,12 +39,12 @@ class RolloutSource(Protocol):
 
 
 class LocalSource:
-    """Rollouts generated and scored in this process by the policy being trained: on-policy rows."""
+    """Rollouts generated and scored by the policy being trained: on-policy rows.  `ranks`: the training processes
+    that share every round, each its slice (chunk-aligned and seeded as one process seeds those chunks), all
+    gathering the whole round (None: this process alone)."""
 
-    ranks = Ranks()  # this process alone
-
-    def __init__(self, ctx: RolloutContext):
-        self.ctx = ctx
+    def __init__(self, ctx: RolloutContext, ranks: Ranks | None = None):
+        self.ctx, self.ranks = ctx, ranks or Ranks()
 
     def get(self, step: int) -> ScoredRollouts:
         return step_rollouts(self.ctx, step, self.ranks)
@@ -58,12 +58,3 @@ class LocalSource:
 
     def close(self) -> None:
         """Nothing to stop: the sandbox belongs to the run's session."""
-
-
-class ShardedSource(LocalSource):
-    """`LocalSource` over several training processes: each generates and scores its slice of every round
-    (chunk-aligned and seeded as one process seeds those chunks), and all gather the whole round."""
-
-    def __init__(self, ctx: RolloutContext, ranks: Ranks):
-        super().__init__(ctx)
-        self.ranks = ranks

@@ -8,7 +8,6 @@ are gathered, so every rank returns the same `ScoredRollouts` for the whole roun
 
 from __future__ import annotations
 
-import dataclasses
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -110,13 +109,6 @@ def step_rollouts(ctx: RolloutContext, step: int, ranks: Ranks | None = None) ->
     return refill(ctx, step, first, lambda draw, round_: scored_round(ctx, step, draw, round_, ranks))
 
 
-def generation(cfg, step: int, round_: int) -> Generation:
-    return Generation(format=cfg.format, samples_per_prompt=cfg.samples_per_prompt, max_new_tokens=cfg.max_new_tokens,
-                      temperature=cfg.temperature, seed=cfg.seed * 1_000_003 + step * 1009 + round_ * 7919,
-                      batch_size=cfg.generation_batch_size, min_new_tokens=cfg.min_new_tokens,
-                      stop=[] if (cfg.min_new_tokens or 0) >= cfg.max_new_tokens else None)
-
-
 def generation_chunk(cfg) -> int:
     """Prompts per `collect` chunk, each seeded by its position: batch_size // samples_per_prompt.  With a
     device-filling batch size (None) chunks depend on the slice, so slices are cut per prompt."""
@@ -128,11 +120,13 @@ def scored_round(ctx, step: int, indices: list[int], round_: int, ranks: Ranks):
     run's generation chunks start (so each chunk, and its seed, is the one-process run's), and every rank
     gets the whole round back."""
     cfg = ctx.cfg
-    gen = generation(cfg, step, round_)
     start, end = ranks.shard(len(indices), generation_chunk(cfg))
     # collect seeds a chunk by its first prompt's position, collect_repair by its first row's
-    offset = start * (gen.samples_per_prompt if cfg.repair.on else 1)
-    gen = dataclasses.replace(gen, seed=gen.seed + offset)
+    offset = start * (cfg.samples_per_prompt if cfg.repair.on else 1)
+    gen = Generation(format=cfg.format, samples_per_prompt=cfg.samples_per_prompt, max_new_tokens=cfg.max_new_tokens,
+                     temperature=cfg.temperature, seed=cfg.seed * 1_000_003 + step * 1009 + round_ * 7919 + offset,
+                     batch_size=cfg.generation_batch_size, min_new_tokens=cfg.min_new_tokens,
+                     stop=[] if (cfg.min_new_tokens or 0) >= cfg.max_new_tokens else None)
     with ranks.generating(ctx.policy):  # sharded weights (FSDP): the ranks generate in lockstep
         part = _slice(ctx, step, [ctx.tasks[i] for i in indices[start:end]], start, gen)
     parts = ranks.gather(part)
