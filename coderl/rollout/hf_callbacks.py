@@ -14,6 +14,7 @@ import torch
 from transformers import LogitsProcessor, StoppingCriteria
 
 from coderl.rollout.formats import ClosingFence, first_stop
+from coderl.rollout.types import SampledRow
 
 
 class PolicyLogprobs(LogitsProcessor):
@@ -300,3 +301,14 @@ def cut_generation(ids: Sequence[int], tokenizer: Any, stops: Sequence[str], eos
     if eos is not None:
         return eos + 1, True
     return len(ids), False
+
+
+def cut_rows(tokenizer: Any, rows: Sequence[tuple[Sequence[int], Any]], stops: Sequence[Sequence[str]],
+             eos_ids: Sequence[int]) -> list[SampledRow]:
+    """Every row of (generated ids, their log-probs) cut by `cut_generation`, as a `SampledRow`."""
+    eos_set, out = set(eos_ids), []
+    for (ids, logprobs), row_stops in zip(rows, stops):
+        n, ended = cut_generation(ids, tokenizer, row_stops, eos_set)
+        out.append(SampledRow(ids[:n], torch.as_tensor(logprobs[:n], dtype=torch.float32), decode(tokenizer, ids[:n]),
+                              ended, n > 0 and ids[n - 1] in eos_set))
+    return out

@@ -202,23 +202,15 @@ class VLLMEngine:
         """One continuation of each row (`rollout.generation.sample_rows`'s contract: `SampledRow`s, cut after a stop
         or EOS; `rollout.generation.sample_rows` hands an engine its rows without the HF-only keywords: the engine
         batches continuously)."""
-        import torch
-
-        from coderl.rollout.hf_callbacks import cut_generation, decode
+        from coderl.rollout.hf_callbacks import cut_rows
         from coderl.rollout.hf_config import eos_token_ids
-        from coderl.rollout.types import SampledRow
 
         eos = eos_token_ids(self, tokenizer)
         params = {"temperature": float(temperature), "top_p": float(top_p), "max_new_tokens": int(max_new_tokens),
                   "min_new_tokens": int(min_new_tokens or 0), "stops": [list(s) for s in stops], "eos_ids": eos}
         got = self._call("generate", [list(p) for p in prompt_ids], params,
                          [row_seed(seed, i) for i in range(len(prompt_ids))])
-        eos_set, out = set(eos), []
-        for (ids, logprobs, _reason), row_stops in zip(got, stops):
-            n, ended = cut_generation(ids, tokenizer, row_stops, eos_set)
-            out.append(SampledRow(ids[:n], torch.tensor(logprobs[:n], dtype=torch.float32),
-                                  decode(tokenizer, ids[:n]), ended, n > 0 and ids[n - 1] in eos_set))
-        return out
+        return cut_rows(tokenizer, [(ids, logprobs) for ids, logprobs, _reason in got], stops, eos)
 
     def close(self) -> None:
         """Stop the engine; nothing of it is left (its process group is killed if it does not stop in 10 s)."""
