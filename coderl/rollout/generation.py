@@ -25,11 +25,16 @@ from coderl.rollout.types import RolloutBatch, Sample, SampledRow
 from coderl.tasks.types import Task
 
 
-def extract(fmt, task: Task, raw: str, stops: Sequence[str]):
-    """The format's `Extraction` of a row's text.  The format cuts at its own stops (the chat stop is a
-    closing fence, part of the block it extracts); only extra stops given by the caller are cut here."""
+def to_sample(fmt, tokenizer: Any, task: Task, group: int, prompt: str, row: SampledRow,
+              stops: Sequence[str]) -> Sample:
+    """The `Sample` of a sampled row: its text extracted by the format, which cuts at its own stops (the chat stop is
+    a closing fence, part of the block it extracts); only extra stops given by the caller are cut here."""
     extra = tuple(s for s in stops if s not in fmt.stop_sequences(task))
-    return fmt.extract(task, cut_at_stop(raw, extra) if extra else raw)
+    extraction = fmt.extract(task, cut_at_stop(row.text, extra) if extra else row.text)
+    return Sample(task_id=task.task_id, group=group, prompt=prompt, raw_output=row.text,
+                  completion=extraction.completion, gen_tokens=tuple(row.ids),
+                  code_tokens=tuple(tokenizer(extraction.completion, add_special_tokens=False)["input_ids"]),
+                  truncated=not row.ended, format_ok=extraction.format_ok)
 
 
 def sample_rows(model: Any, tokenizer: Any, prompt_ids: list[list[int]], stops: list[tuple[str, ...]], *,
@@ -106,17 +111,7 @@ def generate(
                           compact_rows=compact_rows, static_cache=static_cache)
     pad_id = pad_token_id(model, tokenizer)
 
-    samples = []
-    for t, row in zip(rows, sampled):
-        task = tasks[t]
-        extraction = extract(fmt, task, row.text, stops[t])
-        samples.append(Sample(
-            task_id=task.task_id, group=t, prompt=texts[t], raw_output=row.text, completion=extraction.completion,
-            gen_tokens=tuple(row.ids),
-            code_tokens=tuple(tokenizer(extraction.completion, add_special_tokens=False)["input_ids"]),
-            truncated=not row.ended, format_ok=extraction.format_ok,
-        ))
-
+    samples = [to_sample(fmt, tokenizer, tasks[t], t, texts[t], row, stops[t]) for t, row in zip(rows, sampled)]
     width = max(len(row.ids) for row in sampled)
     completion_ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
     mask = torch.zeros((len(rows), width), dtype=torch.float32)

@@ -131,7 +131,7 @@ def collect_repair(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Genera
                    max_sequence_tokens: int | None = None,
                    log: Callable[[str], None] | None = None) -> RepairCollected:
     """Roll out one repair episode per row (`gen.samples_per_prompt` rows per task with hidden tests)."""
-    from coderl.rollout.generation import extract, sample_rows
+    from coderl.rollout.generation import sample_rows, to_sample
     from coderl.rollout.hf_config import pad_token_id
 
     if getattr(sandbox, "isolation", "full") != "full":
@@ -161,11 +161,8 @@ def collect_repair(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Genera
     for row in rows:
         row.episode = Episode(row.task.task_id, row.group)
 
-    def token_ids(text: str) -> list[int]:
-        return tokenizer(text, add_special_tokens=False)["input_ids"]
-
     def count_tokens(text: str) -> int:
-        return len(token_ids(text))
+        return len(tokenizer(text, add_special_tokens=False)["input_ids"])
 
     gen_seconds, gen_tokens = 0.0, 0
     active = list(rows)
@@ -184,11 +181,7 @@ def collect_repair(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Genera
             gen_seconds += time.perf_counter() - t0
             for row, got, row_stops in zip(chunk, sampled, stops):
                 gen_tokens += len(got.ids)
-                extraction = extract(fmt, row.task, got.text, row_stops)
-                sample = Sample(task_id=row.task.task_id, group=row.group, prompt=row.text, raw_output=got.text,
-                                completion=extraction.completion, gen_tokens=tuple(got.ids),
-                                code_tokens=tuple(token_ids(extraction.completion)),
-                                truncated=not got.ended, format_ok=extraction.format_ok)
+                sample = to_sample(fmt, tokenizer, row.task, row.group, row.text, got, row_stops)
                 row.segments.append((list(got.ids), got.logprobs, turn))
                 row.ids += got.ids
                 row.text += got.text
