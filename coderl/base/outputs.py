@@ -89,8 +89,7 @@ def atomic(path: str, mode: str = "w"):
             yield f
         os.replace(tmp, path)
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.remove(tmp)
+        _remove(tmp)
         raise
 
 
@@ -144,8 +143,7 @@ def stream(path: str, *, keep: bool = False, append: bool = False):
         os.replace(partial, path)
     except BaseException:
         if not keep:
-            with contextlib.suppress(OSError):
-                os.remove(partial)
+            _remove(partial)
         raise
 
 
