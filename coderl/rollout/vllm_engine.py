@@ -339,12 +339,6 @@ class _Loan:
             if self._reloaded:
                 engine.reload_weights(self._base)
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
 
 _SHARED: SharedEngine | None = None
 
