@@ -132,13 +132,12 @@ def _remove(path: str) -> None:
 
 
 @contextlib.contextmanager
-def stream(path: str, *, keep: bool = False, append: bool = False):
+def stream(path: str, *, keep: bool = False):
     """A file object for a stream of lines: they go to PATH.partial, renamed PATH when the block completes.  A
-    failure (an exception, Ctrl-C) removes PATH.partial, or with `keep` leaves it for a resume to read
-    (`append`: continue one)."""
+    failure (an exception, Ctrl-C) removes PATH.partial, or with `keep` leaves it for a resume to read."""
     partial = path + ".partial"
     try:
-        with open(partial, "a" if append else "w", encoding="utf-8") as f:
+        with open(partial, "w", encoding="utf-8") as f:
             yield f
         os.replace(partial, path)
     except BaseException:
