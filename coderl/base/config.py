@@ -53,15 +53,11 @@ def leaves(cls: type) -> dict[str, tuple[tuple[str, ...], dataclasses.Field, Any
     hints = typing.get_type_hints(cls)
     for f in dataclasses.fields(cls):
         sub = f.metadata.get("section")
-        if sub is not None:
-            for name, (path, leaf, tp) in leaves(sub).items():
-                if name in out:
-                    raise TypeError(f"{cls.__name__}: field {name!r} appears twice")
-                out[name] = ((f.name, *path), leaf, tp)
-        else:
-            if f.name in out:
-                raise TypeError(f"{cls.__name__}: field {f.name!r} appears twice")
-            out[f.name] = ((f.name,), f, hints[f.name])
+        found = {f.name: ((), f, hints[f.name])} if sub is None else leaves(sub)
+        for name, (path, leaf, tp) in found.items():
+            if name in out:
+                raise TypeError(f"{cls.__name__}: field {name!r} appears twice")
+            out[name] = ((f.name, *path), leaf, tp)
     return out
 
 

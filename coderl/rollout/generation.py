@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import torch
+from torch.nn.utils.rnn import pad_sequence
 
 from coderl.rollout.batching import left_pad
 from coderl.rollout.engine import is_engine
@@ -112,22 +113,13 @@ def generate(
     pad_id = pad_token_id(model, tokenizer)
 
     samples = [to_sample(fmt, tokenizer, tasks[t], t, texts[t], row, stops[t]) for t, row in zip(rows, sampled)]
-    width = max(len(row.ids) for row in sampled)
-    completion_ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
-    mask = torch.zeros((len(rows), width), dtype=torch.float32)
-    logprobs = torch.zeros((len(rows), width), dtype=torch.float32)
-    for i, row in enumerate(sampled):
-        n = len(row.ids)
-        completion_ids[i, :n] = torch.tensor(row.ids, dtype=torch.long)
-        mask[i, :n] = 1.0
-        logprobs[i, :n] = row.logprobs
-    padded_prompts, _ = left_pad([prompt_ids[t] for t in rows], pad_id)
     return RolloutBatch(
         samples=samples,
-        prompt_ids=padded_prompts,
+        prompt_ids=left_pad([prompt_ids[t] for t in rows], pad_id)[0],
         prompt_lengths=torch.tensor([len(prompt_ids[t]) for t in rows], dtype=torch.long),
-        completion_ids=completion_ids,
-        mask=mask,
-        logprobs=logprobs,
+        completion_ids=pad_sequence([torch.tensor(row.ids, dtype=torch.long) for row in sampled], batch_first=True,
+                                    padding_value=pad_id),
+        mask=pad_sequence([torch.ones(len(row.ids), dtype=torch.float32) for row in sampled], batch_first=True),
+        logprobs=pad_sequence([row.logprobs for row in sampled], batch_first=True),
         group_ids=torch.tensor(rows, dtype=torch.long),
     )

@@ -36,7 +36,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import torch
+from torch.nn.utils.rnn import pad_sequence
 
+from coderl.rollout.batching import left_pad
 from coderl.rollout.collect import Generation, RepairConfig, collect
 from coderl.rollout.feedback import feedback_message
 from coderl.rollout.formats import get_format, prompt_text
@@ -241,30 +243,20 @@ def _run(sandbox, task: Task, tests: tuple, completion: str, limits):
 
 def _assemble(rows: list[_Row], pad_id: int) -> RolloutBatch:
     """One row per episode: the first prompt left-padded, then its turns and feedback right-padded."""
-    n = len(rows)
-    prompt_width = max(r.prompt_length for r in rows)
-    width = max(sum(len(ids) for ids, _, _ in r.segments) for r in rows)
-    prompt_ids = torch.full((n, prompt_width), pad_id, dtype=torch.long)
-    completion_ids = torch.full((n, width), pad_id, dtype=torch.long)
-    mask = torch.zeros((n, width), dtype=torch.float32)
-    attention = torch.zeros((n, width), dtype=torch.float32)
-    logprobs = torch.zeros((n, width), dtype=torch.float32)
-    turns = torch.full((n, width), -1, dtype=torch.long)
-    for i, row in enumerate(rows):
-        prompt_ids[i, prompt_width - row.prompt_length:] = torch.tensor(row.ids[:row.prompt_length], dtype=torch.long)
-        at = 0
-        for ids, lp, turn in row.segments:
-            end = at + len(ids)
-            completion_ids[i, at:end] = torch.tensor(ids, dtype=torch.long)
-            attention[i, at:end] = 1.0
-            if lp is not None:
-                mask[i, at:end] = 1.0
-                logprobs[i, at:end] = lp
-                turns[i, at:end] = turn
-            at = end
+    def pad(part, value) -> torch.Tensor:
+        """[N, T]: per row, `part(ids, logprobs, turn)` of each of its segments joined, right-padded with `value`."""
+        return pad_sequence([torch.cat([part(*segment) for segment in r.segments]) for r in rows], batch_first=True,
+                            padding_value=value)
+
+    # a segment with log-probs is a turn's answer (the policy's tokens); one without is feedback (attended only)
+    completion_ids = pad(lambda ids, lp, turn: torch.tensor(ids, dtype=torch.long), pad_id)
+    attention = pad(lambda ids, lp, turn: torch.ones(len(ids), dtype=torch.float32), 0.0)
+    mask = pad(lambda ids, lp, turn: torch.full((len(ids),), float(lp is not None), dtype=torch.float32), 0.0)
+    logprobs = pad(lambda ids, lp, turn: torch.zeros(len(ids), dtype=torch.float32) if lp is None else lp.float(), 0.0)
+    turns = pad(lambda ids, lp, turn: torch.full((len(ids),), -1 if lp is None else turn, dtype=torch.long), -1)
     return RolloutBatch(
         samples=[r.episode.final.sample for r in rows],
-        prompt_ids=prompt_ids,
+        prompt_ids=left_pad([r.ids[:r.prompt_length] for r in rows], pad_id)[0],
         prompt_lengths=torch.tensor([r.prompt_length for r in rows], dtype=torch.long),
         completion_ids=completion_ids,
         mask=mask,
