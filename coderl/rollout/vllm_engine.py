@@ -102,14 +102,14 @@ class VLLMEngine:
 
     model: the Hugging Face folder of the base weights.  lora_rank: serve LoRA adapters up to this rank
     (`set_adapter`); None: the base weights only.  max_model_len: prompt + completion tokens per row.
-    kv_gib: the KV cache (CPU: VLLM_CPU_KVCACHE_SPACE; default 2, or 1/8 of the machine's memory if less).
+    KV cache: $VLLM_CPU_KVCACHE_SPACE GiB on CPU (default 2, or 1/8 of the machine's memory if less).
     threads: how many CPU cores the engine binds (`core_env`; default all this process may use).
     eager: no torch.compile (start-up in seconds instead of about a minute; 1.15x slower decoding on CPU).
     log_file: where the engine's own output goes (vLLM logs to stdout); None: this process's stderr.
     """
 
     def __init__(self, model: str, *, dtype: str = "bfloat16", seed: int = 0, max_model_len: int = 2048,
-                 lora_rank: int | None = None, max_seqs: int = 256, kv_gib: float | None = None,
+                 lora_rank: int | None = None, max_seqs: int = 256,
                  threads: int | None = None, eager: bool = True, generation_config=None, log=print,
                  log_file: str | os.PathLike | None = None, start_timeout: float = 900.0):
         self.model, self.log, self.proc, self.conn = model, log, None, None
@@ -124,7 +124,7 @@ class VLLMEngine:
                 self.generation_config = None
         python = engine_python()
         env = {**os.environ, **core_env(threads), "VLLM_ENABLE_V1_MULTIPROCESSING": "0", "PYTHONPATH": str(REPO),
-               "VLLM_CPU_KVCACHE_SPACE": os.environ.get("VLLM_CPU_KVCACHE_SPACE", str(int(kv_gib or _kv_gib()))),
+               "VLLM_CPU_KVCACHE_SPACE": os.environ.get("VLLM_CPU_KVCACHE_SPACE", str(_kv_gib())),
                "TOKENIZERS_PARALLELISM": "false", "VLLM_LOGGING_LEVEL": os.environ.get("VLLM_LOGGING_LEVEL", "WARNING"),
                "VLLM_CONFIGURE_LOGGING": os.environ.get("VLLM_CONFIGURE_LOGGING", "1")}
         settings = {"model": str(model), "dtype": dtype, "seed": seed, "max_model_len": max_model_len,
@@ -249,10 +249,7 @@ class VLLMEngine:
 
 def _kv_gib() -> int:
     """2 GiB of KV cache, or an eighth of the machine's memory when that is less (at least 1)."""
-    try:
-        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError):  # pragma: no cover
-        return 2
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")  # Linux (README)
     return max(1, min(2, total // (8 << 30)))
 
 
