@@ -11,7 +11,7 @@
                                             PATH.tmp and renamed together when the block completes
     write_json(path, obj), write_yaml(path, obj)
     with stream(path) as f: ...             lines go to PATH.partial, renamed PATH when the block completes;
-                                            a failure removes it (`keep=True`: kept, for a resume to read)
+                                            a failure removes it
     with leave_nothing(directory, ...): ... a failed block removes what it made there (`own`: the
                                             directory is the command's run directory)
     resume_conflicts(saved, new)            the settings a resumed run may not change (`COSMETIC`, `RESUMABLE`)
@@ -80,10 +80,10 @@ def refuse_existing(flag: str, path: str, held: list[str], *, overwrite: bool, r
 
 
 @contextlib.contextmanager
-def atomic(path: str, mode: str = "w"):
+def atomic(path: str, mode: str = "w", *, suffix: str = ".tmp"):
     """A file object for `path`'s contents, which appear under `path` only once the block completes (written to
     PATH.tmp and renamed); a failure leaves the previous file, if any, and no PATH.tmp."""
-    tmp = path + ".tmp"
+    tmp = path + suffix
     try:
         with open(tmp, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as f:
             yield f
@@ -131,19 +131,10 @@ def _remove(path: str) -> None:
         os.remove(path)
 
 
-@contextlib.contextmanager
-def stream(path: str, *, keep: bool = False):
+def stream(path: str):
     """A file object for a stream of lines: they go to PATH.partial, renamed PATH when the block completes.  A
-    failure (an exception, Ctrl-C) removes PATH.partial, or with `keep` leaves it for a resume to read."""
-    partial = path + ".partial"
-    try:
-        with open(partial, "w", encoding="utf-8") as f:
-            yield f
-        os.replace(partial, path)
-    except BaseException:
-        if not keep:
-            _remove(partial)
-        raise
+    failure (an exception, Ctrl-C) removes PATH.partial."""
+    return atomic(path, suffix=".partial")
 
 
 @contextlib.contextmanager
