@@ -43,7 +43,7 @@ def no_progress_bars():
 # libraries say about their own APIs, which coderl's declared range (transformers>=4.45) keeps using.
 _QUIET_WARNINGS = (  # (message regex, category) of the `warnings` module
     (r"`is_gradient_checkpointing` is deprecated", FutureWarning),  # peft reads a property deprecated in v5
-    (r"`past_key_values` is deprecated and will be removed in version", FutureWarning),  # generate(past_key_values=)
+    (r"`past_key_values` is deprecated and will be removed in version", FutureWarning),  # a forward's past_key_values=
 )
 _QUIET_LOGS = {  # logger -> exact messages of its records
     "transformers.utils.generic": ("`past_key_values`/`cache_params` are deprecated. Use `cache` instead.",),
