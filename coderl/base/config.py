@@ -12,6 +12,7 @@ make the config back from flags or from a flat mapping, coercing each value to t
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import types
 import typing
@@ -239,10 +240,8 @@ def coerce(value: Any, annotation: Any, name: str) -> Any:
         if number and (tp is float or isinstance(value, int) or value.is_integer()):
             return tp(value)
         if isinstance(value, str):
-            try:
+            with contextlib.suppress(ValueError):
                 return tp(value.strip())
-            except ValueError:
-                pass
         raise ConfigError(f"{name}={value!r}: expected {'an integer' if tp is int else 'a number'}")
     if tp is str:
         if isinstance(value, str):

@@ -29,11 +29,9 @@ def file_lock(path: Path):
     while True:
         f = open(path, "a")
         fcntl.flock(f, fcntl.LOCK_EX)
-        try:
+        with contextlib.suppress(FileNotFoundError):
             if os.path.samestat(os.fstat(f.fileno()), os.stat(path)):
                 break  # locked, and still the file at `path`
-        except FileNotFoundError:
-            pass
         f.close()  # its holder removed it while we waited: lock the next one
     try:
         yield

@@ -219,19 +219,13 @@ class VLLMEngine:
             return
         try:
             if proc.poll() is None and self.conn is not None:
-                try:
+                with contextlib.suppress(OSError):
                     self.conn.send(("stop",))
-                except OSError:
-                    pass
-                try:
+                with contextlib.suppress(subprocess.TimeoutExpired):
                     proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    pass
         finally:
-            try:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
             proc.wait()
             if self.conn is not None:
                 self.conn.close()
