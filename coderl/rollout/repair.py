@@ -158,10 +158,8 @@ def collect_repair(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Genera
         if max_prompt_tokens is not None and len(ids) > max_prompt_tokens:
             skipped.append(task.task_id)
             continue
-        rows += [_Row(task, split, index, list(messages), list(ids), text, len(ids))
-                 for _ in range(gen.samples_per_prompt)]
-    for row in rows:
-        row.episode = Episode(row.task.task_id, row.group)
+        rows += [_Row(task, split, index, list(messages), list(ids), text, len(ids),
+                      episode=Episode(task.task_id, index)) for _ in range(gen.samples_per_prompt)]
 
     def count_tokens(text: str) -> int:
         return len(tokenizer(text, add_special_tokens=False)["input_ids"])
