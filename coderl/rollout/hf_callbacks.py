@@ -4,6 +4,7 @@ its stop sequence or EOS."""
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 import weakref
@@ -289,15 +290,10 @@ def cut_generation(ids: Sequence[int], tokenizer: Any, stops: Sequence[str], eos
     eos = next((i for i, t in enumerate(ids) if t in eos_ids), None)
     limit = len(ids) if eos is None else eos
     if stops and first_stop(decode(tokenizer, ids[:limit]), stops) is not None:
-        # The smallest prefix whose text contains a stop: the step at which `StopOnText` fired.
-        lo, hi = 1, limit
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if first_stop(decode(tokenizer, ids[:mid]), stops) is None:
-                lo = mid + 1
-            else:
-                hi = mid
-        return lo, True
+        # The smallest prefix whose text contains a stop (the step at which `StopOnText` fired), among 1..limit.
+        found = bisect.bisect_left(range(1, limit), True,
+                                   key=lambda k: first_stop(decode(tokenizer, ids[:k]), stops) is not None)
+        return found + 1, True
     if eos is not None:
         return eos + 1, True
     return len(ids), False
