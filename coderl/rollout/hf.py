@@ -194,8 +194,8 @@ def _generate_chunk(model, tokenizer, input_ids: torch.Tensor, attention: torch.
             processors.append(TemperatureLogitsWarper(temperature))
         if config.do_sample and top_p < 1.0:
             processors.append(TopPLogitsWarper(top_p))
-        stop = StopOnText(tokenizer, width, stops, carry, eos_ids=eos) if any(stops) else None
-        rows = RowsFinished(eos, stop, leave) if leave else None
+        stop = StopOnText(tokenizer, width, stops, carry, eos_ids=eos) if any(stops) or leave else None
+        rows = RowsFinished(stop, leave) if leave else None
         criteria = [c for c in (stop, rows) if c is not None]  # generate ends rows on EOS by itself
         out = model.generate(
             input_ids=input_ids.to(device), attention_mask=attention.to(device), generation_config=config,

@@ -252,28 +252,17 @@ class RowsFinished(StoppingCriteria):
 
     A decoding step costs roughly in proportion to the rows it carries (on CPU: batch 32 ~234 ms,
     batch 8 ~88 ms per step for the bundled model), and without this every row of a chunk keeps
-    decoding padding until its longest row ends.  With a `StopOnText` that tracks EOS (called before
-    this in the same step) it reads nothing from the device; otherwise one [B] boolean read a step."""
+    decoding padding until its longest row ends.  `stop` (a `StopOnText` that tracks EOS, called before
+    this in the same step) has read the step's stops and EOS: this reads nothing from the device."""
 
-    def __init__(self, eos_ids: list[int], stop: StopOnText | None, leave: int):
-        self.eos_ids = list(eos_ids or [-1])
-        self.eos: torch.Tensor | None = None
+    def __init__(self, stop: StopOnText, leave: int):
         self.stop = stop
         self.leave = leave
-        self.eos_seen: torch.Tensor | None = None  # [B] bool, latched: a row's EOS is followed by padding
         self.running: list[bool] | None = None  # per row, set when the call ends early: still running
 
     def __call__(self, input_ids: torch.LongTensor, scores: Any, **kwargs) -> torch.BoolTensor:
-        if self.stop is not None and self.stop.eos_ids:
-            done = self.stop.finished
-            running = [not (d or e) for d, e in zip(self.stop.done, self.stop.ended)]
-        else:
-            if self.eos is None:
-                self.eos = torch.tensor(self.eos_ids, dtype=torch.long, device=input_ids.device)
-            last = torch.isin(input_ids[:, -1], self.eos)  # called once per new token
-            self.eos_seen = last if self.eos_seen is None else self.eos_seen | last
-            done = self.eos_seen if self.stop is None else self.eos_seen | self.stop.finished
-            running = (~done).tolist()  # the step's one read
+        done = self.stop.finished
+        running = [not (d or e) for d, e in zip(self.stop.done, self.stop.ended)]
         if 0 < sum(running) <= self.leave:
             self.running = running
             return torch.ones_like(done)
