@@ -7,11 +7,10 @@
                                             --overwrite (and --resume where the command has it); and
                                             `writable(flag, path, kind)`: a path that cannot be written
     with atomic(path) as f: ...             a finished file: written to PATH.tmp, renamed PATH when complete
+                                            (`suffix=".partial"`: a stream of lines, PATH.partial)
     with finished(*paths) as tmps: ...      several finished files or folders, written (by any writer) to
                                             PATH.tmp and renamed together when the block completes
     write_json(path, obj), write_yaml(path, obj)
-    with stream(path) as f: ...             lines go to PATH.partial, renamed PATH when the block completes;
-                                            a failure removes it
     with leave_nothing(directory, ...): ... a failed block removes what it made there (`own`: the
                                             directory is the command's run directory)
     resume_conflicts(saved, new)            the settings a resumed run may not change (`COSMETIC`, `RESUMABLE`)
@@ -129,12 +128,6 @@ def finished(*paths: str):
 def _remove(path: str) -> None:
     with contextlib.suppress(OSError):
         os.remove(path)
-
-
-def stream(path: str):
-    """A file object for a stream of lines: they go to PATH.partial, renamed PATH when the block completes.  A
-    failure (an exception, Ctrl-C) removes PATH.partial."""
-    return atomic(path, suffix=".partial")
 
 
 @contextlib.contextmanager
