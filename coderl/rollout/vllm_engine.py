@@ -104,14 +104,12 @@ class VLLMEngine:
     (`set_adapter`); None: the base weights only.  max_model_len: prompt + completion tokens per row.
     KV cache: $VLLM_CPU_KVCACHE_SPACE GiB on CPU (default 2, or 1/8 of the machine's memory if less).
     threads: how many CPU cores the engine binds (`core_env`; default all this process may use).
-    eager: no torch.compile (start-up in seconds instead of about a minute; 1.15x slower decoding on CPU).
     log_file: where the engine's own output goes (vLLM logs to stdout); None: this process's stderr.
     """
 
     def __init__(self, model: str, *, dtype: str = "bfloat16", seed: int = 0, max_model_len: int = 2048,
-                 lora_rank: int | None = None, max_seqs: int = 256,
-                 threads: int | None = None, eager: bool = True, generation_config=None, log=print,
-                 log_file: str | os.PathLike | None = None, start_timeout: float = 900.0):
+                 lora_rank: int | None = None, threads: int | None = None, generation_config=None, log=print,
+                 log_file: str | os.PathLike | None = None):
         self.model, self.log, self.proc, self.conn = model, log, None, None
         self.log_file = str(log_file) if log_file is not None else "stderr"
         self.generation_config = generation_config  # the base model's (its EOS ids), for `eos_token_ids`
@@ -128,7 +126,7 @@ class VLLMEngine:
                "TOKENIZERS_PARALLELISM": "false", "VLLM_LOGGING_LEVEL": os.environ.get("VLLM_LOGGING_LEVEL", "WARNING"),
                "VLLM_CONFIGURE_LOGGING": os.environ.get("VLLM_CONFIGURE_LOGGING", "1")}
         settings = {"model": str(model), "dtype": dtype, "seed": seed, "max_model_len": max_model_len,
-                    "lora_rank": lora_rank, "max_seqs": max_seqs, "eager": eager}
+                    "lora_rank": lora_rank}
         t = time.perf_counter()
         ours, theirs = socket.socketpair()
         output = open(log_file, "ab") if log_file is not None else None  # noqa: SIM115 - the child holds it
@@ -147,14 +145,14 @@ class VLLMEngine:
         self.conn = Connection(ours.detach())
         try:
             self.conn.send(settings)
-            self.info = self._reply(start_timeout, starting=True)
+            self.info = self._reply(900.0, starting=True)
         except BaseException:
             self.close()
             raise
         self.info["start_seconds"] = round(time.perf_counter() - t, 1)
         log(f"vLLM {self.info['vllm']} engine (pid {self.proc.pid}, {python}) ready in {self.info['start_seconds']} s: "
-            f"cores {env['VLLM_CPU_OMP_THREADS_BIND']}, KV cache {env['VLLM_CPU_KVCACHE_SPACE']} GiB on CPU, {dtype}"
-            + (", eager" if eager else ", compiled"))
+            f"cores {env['VLLM_CPU_OMP_THREADS_BIND']}, KV cache {env['VLLM_CPU_KVCACHE_SPACE']} GiB on CPU, {dtype}, "
+            "eager")
         self.adapter: str | None = None
         self.config = SimpleNamespace(max_position_embeddings=max_model_len)  # what a row may hold (repair reads it)
 
