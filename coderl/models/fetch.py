@@ -58,12 +58,9 @@ def _find_wheel(d: Path, b: Builtin) -> Path | None:
 
 
 def sha256_file(path: str | os.PathLike) -> str:
-    """The sha256 of a file's bytes, read in 1 MiB pieces."""
-    h = hashlib.sha256()
+    """The sha256 of a file's bytes."""
     with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def _extract(wheel: Path, b: Builtin, dest: Path) -> None:
