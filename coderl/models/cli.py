@@ -9,7 +9,7 @@ import argparse
 import json as jsonlib
 from dataclasses import dataclass
 
-from coderl.base.config import add_arguments, from_args, option, require
+from coderl.base.config import add_arguments, from_args, option
 from coderl.models.spec import BUILTINS, format_models, list_models
 
 
@@ -22,10 +22,6 @@ class ModelsConfig:
     json: bool = option(False, "print JSON instead of a table")
     prepare: str | None = option(None, "download and convert this built-in alias now (otherwise that happens "
                                        "on first use; needs the [train] extra)", choices=sorted(BUILTINS))
-
-    def __post_init__(self):
-        require(self.prepare is None or self.prepare in BUILTINS, "--prepare", self.prepare,
-                f"a built-in alias ({', '.join(sorted(BUILTINS))})")
 
 
 def run_models(cfg: ModelsConfig) -> int:
