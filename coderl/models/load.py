@@ -105,7 +105,6 @@ def _load_tokenizer(path: str, *, trust_remote_code: bool, local: bool):
 
     tok = AutoTokenizer.from_pretrained(path, padding_side="left", trust_remote_code=trust_remote_code,
                                         **({"local_files_only": True} if local else {}))
-    tok.padding_side = "left"
     if tok.pad_token is None and tok.eos_token is not None:
         tok.pad_token = tok.eos_token
     return tok

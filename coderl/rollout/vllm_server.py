@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import socket
-import sys
 import threading
 import time
 import traceback
@@ -77,8 +76,7 @@ def _one_line(exc: BaseException) -> str:
 
 
 def _start(settings: dict):
-    """The engine (`vllm.LLM`) from the client's settings; info for the trainer's log."""
-    t = time.perf_counter()
+    """The engine (`vllm.LLM`) from the client's settings; info for the trainer's log (the vLLM version)."""
     import vllm
     from vllm import LLM
 
@@ -94,8 +92,7 @@ def _start(settings: dict):
     if settings.get("lora_rank"):
         kwargs.update(enable_lora=True, max_lora_rank=settings["lora_rank"], max_loras=1)
     llm = LLM(**kwargs)
-    return llm, {"vllm": vllm.__version__, "seconds": round(time.perf_counter() - t, 1), "python": sys.executable,
-                 "pid": os.getpid()}
+    return llm, {"vllm": vllm.__version__}
 
 
 def _adapter(path: str, loras: dict) -> str:
