@@ -175,9 +175,8 @@ def collect_repair(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Genera
             stops = [tuple(gen.stop) if gen.stop is not None else fmt.stop_sequences(r.task) for r in chunk]
             t0 = time.perf_counter()
             sampled = sample_rows(model, tokenizer, [r.ids for r in chunk], stops, max_new_tokens=gen.max_new_tokens,
-                                  temperature=gen.temperature, top_p=gen.top_p,
-                                  seed=gen.seed + 1_000_003 * turn + c, batch_size=gen.batch_size,
-                                  min_new_tokens=gen.min_new_tokens, share_prompts=gen.share_prompts, **gen.extra)
+                                  temperature=gen.temperature, top_p=gen.top_p, seed=gen.seed + 1_000_003 * turn + c,
+                                  batch_size=gen.batch_size, min_new_tokens=gen.min_new_tokens)
             gen_seconds += time.perf_counter() - t0
             for row, got, row_stops in zip(chunk, sampled, stops):
                 gen_tokens += len(got.ids)
