@@ -79,12 +79,12 @@ def refuse_existing(flag: str, path: str, held: list[str], *, overwrite: bool, r
 
 
 @contextlib.contextmanager
-def atomic(path: str, mode: str = "w", *, suffix: str = ".tmp"):
+def atomic(path: str, *, suffix: str = ".tmp"):
     """A file object for `path`'s contents, which appear under `path` only once the block completes (written to
     PATH.tmp and renamed); a failure leaves the previous file, if any, and no PATH.tmp."""
     tmp = path + suffix
     try:
-        with open(tmp, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as f:
+        with open(tmp, "w", encoding="utf-8") as f:
             yield f
         os.replace(tmp, path)
     except BaseException:
