@@ -40,19 +40,18 @@ def to_sample(fmt, tokenizer: Any, task: Task, group: int, prompt: str, row: Sam
 
 def sample_rows(model: Any, tokenizer: Any, prompt_ids: list[list[int]], stops: list[tuple[str, ...]], *,
                 max_new_tokens: int, temperature: float = 0.0, top_p: float = 1.0, seed: int = 0,
-                batch_size: int | None = 16, min_new_tokens: int | None = None, share_prompts: bool = True,
-                compact_rows: int = 8, static_cache: bool | None = None) -> list[SampledRow]:
+                min_new_tokens: int | None = None, **hf_only: Any) -> list[SampledRow]:
     """Sample one continuation of each row of token ids (`generate` without the prompt format: the
     multi-turn collector continues conversations it has tokenised itself).  Arguments as `generate`; a
-    generation engine of its own (`is_engine`: vLLM) samples the rows itself, without the HF-only keywords."""
+    generation engine of its own (`is_engine`: vLLM) samples the rows itself, without the HF-only keywords
+    (`hf_only`: batch_size, share_prompts, compact_rows, static_cache, with `rollout.hf.sample_rows`'s defaults)."""
+    options = dict(max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p, seed=seed,
+                   min_new_tokens=min_new_tokens)
     if is_engine(model):
-        return model.sample_rows(tokenizer, prompt_ids, stops, max_new_tokens=max_new_tokens, temperature=temperature,
-                                 top_p=top_p, seed=seed, min_new_tokens=min_new_tokens)
+        return model.sample_rows(tokenizer, prompt_ids, stops, **options)
     from coderl.rollout import hf
 
-    return hf.sample_rows(model, tokenizer, prompt_ids, stops, max_new_tokens=max_new_tokens, temperature=temperature,
-                          top_p=top_p, seed=seed, batch_size=batch_size, min_new_tokens=min_new_tokens,
-                          share_prompts=share_prompts, compact_rows=compact_rows, static_cache=static_cache)
+    return hf.sample_rows(model, tokenizer, prompt_ids, stops, **options, **hf_only)
 
 
 def generate(
