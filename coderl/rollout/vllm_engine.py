@@ -1,7 +1,8 @@
 """Generation on vLLM (issue 42): the engine in a process of its own, behind the interface `generate` and the
 collectors use (`coderl.rollout.engine`).
 
-    with VLLMEngine("path/to/hf-folder", dtype="bfloat16", lora_rank=8) as engine:
+    with VLLMEngine("path/to/hf-folder", dtype="bfloat16", lora_rank=8, generation_config=model.generation_config) \
+            as engine:
         engine.set_adapter("runs/x/adapter")       # a LoRA policy: served by a LoRARequest, swapped in ms
         rows = engine.sample_rows(tokenizer, prompt_ids, stops, max_new_tokens=128, temperature=0.8, seed=0)
 
@@ -101,22 +102,16 @@ class VLLMEngine:
     (`set_adapter`); None: the base weights only.  max_model_len: prompt + completion tokens per row.
     KV cache: $VLLM_CPU_KVCACHE_SPACE GiB on CPU (default 2, or 1/8 of the machine's memory if less).
     threads: how many CPU cores the engine binds (`core_env`; default all this process may use).
+    generation_config: the base model's (its EOS ids, for `eos_token_ids`; None: the tokenizer's EOS only).
     log_file: where the engine's own output goes (vLLM logs to stdout); None: this process's stderr.
     """
 
     def __init__(self, model: str, *, dtype: str = "bfloat16", seed: int = 0, max_model_len: int = 2048,
-                 lora_rank: int | None = None, threads: int | None = None, generation_config=None, log=print,
+                 lora_rank: int | None = None, threads: int | None = None, generation_config, log=print,
                  log_file: str | os.PathLike | None = None):
         self.model, self.log, self.proc, self.conn = model, log, None, None
         self.log_file = str(log_file) if log_file is not None else "stderr"
-        self.generation_config = generation_config  # the base model's (its EOS ids), for `eos_token_ids`
-        if self.generation_config is None:
-            from transformers import GenerationConfig
-
-            try:
-                self.generation_config = GenerationConfig.from_pretrained(model)
-            except OSError:
-                self.generation_config = None
+        self.generation_config = generation_config
         python = engine_python()
         env = {**os.environ, **core_env(threads), "VLLM_ENABLE_V1_MULTIPROCESSING": "0", "PYTHONPATH": str(REPO),
                "VLLM_CPU_KVCACHE_SPACE": os.environ.get("VLLM_CPU_KVCACHE_SPACE", str(_kv_gib())),
