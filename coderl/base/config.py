@@ -113,10 +113,9 @@ def _add_argument(parser, name: str, f: dataclasses.Field, annotation: Any) -> N
         help_text = _join_help(help_text, f" (one of: {', '.join(map(str, choices))})")
     if not required and default is not None and tp is not bool and not isinstance(default, (dict, list, tuple)):
         help_text = _join_help(help_text, f" (default: {default})")
-    if meta.get("positional"):
-        many = typing.get_origin(tp) is list
-        parser.add_argument(name, nargs="+" if many else None, metavar=name.upper().rstrip("S"),
-                            help=help_text, type=typing.get_args(tp)[0] if many else tp)
+    if meta.get("positional"):  # a list (compare's runs)
+        parser.add_argument(name, nargs="+", metavar=name.upper().rstrip("S"), help=help_text,
+                            type=typing.get_args(tp)[0])
         return
     flag = "--" + name.replace("_", "-")
     if not meta.get("cli", True):
