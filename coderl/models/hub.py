@@ -17,10 +17,8 @@ _OFFLINE_VARS = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
 @contextlib.contextmanager
 def offline():
     """No hub access inside (for local loads); the previous settings come back afterwards."""
-    try:
-        from huggingface_hub import constants
-    except ImportError:
-        constants = None
+    from huggingface_hub import constants  # transformers' and peft's dependency: there wherever a model loads
+
     with offline_flags(_OFFLINE_VARS, constants, ("HF_HUB_OFFLINE",)):
         yield
 
