@@ -116,13 +116,10 @@ def _decoder_kinds(backend: Any) -> set[str]:
 
 
 def _vocab(tokenizer: Any) -> _Vocab:
-    try:
-        vocab = _VOCAB.get(tokenizer)
-        if vocab is None or vocab.size != len(tokenizer):
-            vocab = _VOCAB[tokenizer] = _Vocab(tokenizer)
-        return vocab
-    except TypeError:  # not weak-referenceable
-        return _Vocab(tokenizer)
+    vocab = _VOCAB.get(tokenizer)
+    if vocab is None or vocab.size != len(tokenizer):
+        vocab = _VOCAB[tokenizer] = _Vocab(tokenizer)
+    return vocab
 
 
 class _RowText:
