@@ -186,7 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
     from coderl.eval.check import CheckConfig
     from coderl.eval.compare import CompareConfig
     from coderl.eval.run import EvalConfig
-    from coderl.models.cli import add_models_command
+    from coderl.models.cli import ModelsConfig, run_models
 
     parser = Parser(
         prog="coderl",
@@ -202,7 +202,8 @@ def build_parser() -> argparse.ArgumentParser:
              "overlap", DecontaminateConfig, _cmd_decontaminate, skip_bad_rows=False)
     _command(sub, "compare", "seed 001's table and a pass@1-vs-length plot over eval runs", CompareConfig,
              _cmd_compare, skip_bad_rows=False)
-    add_models_command(sub)
+    _command(sub, "models", "list built-in model aliases and cached model folders", ModelsConfig,
+             lambda ns: run_models(from_args(ModelsConfig, ns)), skip_bad_rows=False)
     from coderl.train.config import TrainConfig
 
     p = _command(sub, "train", "RL from unit-test rewards: REINFORCE, RLOO, GRPO, PPO (LoRA)", TrainConfig,
