@@ -268,7 +268,6 @@ class SharedEngine:
         self.lora_rank, self.log_file, self.pid = lora_rank, log_file, os.getpid()
         self.engine: VLLMEngine | None = None
         self.settings: dict | None = None
-        self.starts = 0
 
     def _covers(self, wanted: dict) -> bool:
         have = self.settings
@@ -288,7 +287,6 @@ class SharedEngine:
             self.engine = VLLMEngine(wanted["path"], dtype=wanted["dtype"], seed=seed,
                                      max_model_len=wanted["max_model_len"], lora_rank=rank,
                                      generation_config=generation_config, log=log, log_file=self.log_file)
-            self.starts += 1
         else:
             log(f"vLLM: the run's engine (pid {self.engine.proc.pid}) serves this stage")
         return _Loan(self.engine, self.settings["path"])
