@@ -194,7 +194,6 @@ class LintReport:
 
     findings: int
     lines: int  # non-blank lines of that part (at least 1)
-    codes: tuple[str, ...] = ()
 
 
 @functools.lru_cache(maxsize=1024)
@@ -230,7 +229,7 @@ def lint_report(task: Task, completion: str, findings: list[Finding]) -> LintRep
     prompt_names = _prompt_names(task.prompt) if code_prompt else frozenset()
     kept = [f for f in findings if f.row >= first and not (
         f.code == "F811" and any(f"`{name}`" in f.message.split(" from ")[0] for name in prompt_names))]
-    return LintReport(len(kept), max(lines, 1), tuple(f.code for f in kept))
+    return LintReport(len(kept), max(lines, 1))
 
 
 def _lint_batch(samples: list[Sample], tasks: list[Task], *, quality_scale: float,
