@@ -141,12 +141,6 @@ def _cmd_pipeline(ns: argparse.Namespace) -> int:
     return run_command(from_args(PipelineConfig, ns))
 
 
-def _add_skip_bad_rows(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--skip-bad-rows", action="store_true",
-                        help="leave out task rows (of files and datasets) that fail their checks instead of stopping "
-                        "at the first; each is printed and listed in OUT's skipped_rows.txt")
-
-
 def _run_skipping(ns: argparse.Namespace) -> int:
     """The command with bad task rows skipped; their reasons written beside its output."""
     from coderl.tasks.loaders.jsonl import skipping_bad_rows
@@ -182,7 +176,9 @@ def _command(sub, name: str, help: str, config, func, *, skip_bad_rows: bool = T
     add_arguments(p, config)
     p.set_defaults(func=func, parser=p)
     if skip_bad_rows:
-        _add_skip_bad_rows(p)
+        p.add_argument("--skip-bad-rows", action="store_true",
+                       help="leave out task rows (of files and datasets) that fail their checks instead of stopping at "
+                       "the first; each is printed and listed in OUT's skipped_rows.txt")
     return p
 
 
@@ -190,7 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
     from coderl.eval.check import CheckConfig
     from coderl.eval.compare import CompareConfig
     from coderl.eval.run import EvalConfig
-    from coderl.models.cli import add_models_command
+    from coderl.models.cli import ModelsConfig, run_models
 
     parser = Parser(
         prog="coderl",
@@ -206,7 +202,8 @@ def build_parser() -> argparse.ArgumentParser:
              "overlap", DecontaminateConfig, _cmd_decontaminate, skip_bad_rows=False)
     _command(sub, "compare", "seed 001's table and a pass@1-vs-length plot over eval runs", CompareConfig,
              _cmd_compare, skip_bad_rows=False)
-    add_models_command(sub)
+    _command(sub, "models", "list built-in model aliases and cached model folders", ModelsConfig,
+             lambda ns: run_models(from_args(ModelsConfig, ns)), skip_bad_rows=False)
     from coderl.train.config import TrainConfig
 
     p = _command(sub, "train", "RL from unit-test rewards: REINFORCE, RLOO, GRPO, PPO (LoRA)", TrainConfig,

@@ -12,6 +12,7 @@ make the config back from flags or from a flat mapping, coercing each value to t
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import types
 import typing
@@ -22,12 +23,12 @@ class ConfigError(ValueError):
     """A bad config value; the message is one line naming the field, the value and what was expected."""
 
 
-def option(default: Any = dataclasses.MISSING, help: str = "", *, choices=None, flag: str | None = None,
-           positional: bool = False, cli: bool = True) -> Any:
+def option(default: Any = dataclasses.MISSING, help: str = "", *, choices=None, positional: bool = False,
+           cli: bool = True) -> Any:
     """A config field.  `cli=False`: a setting of YAML files only (`--config`), kept off the command line so
     `--help` lists what runs commonly change; its old flag, if given, is one line saying where it went,
     and errors name it by its YAML key (`setting_name`)."""
-    meta = {"help": help, "choices": choices, "flag": flag, "positional": positional, "cli": cli}
+    meta = {"help": help, "choices": choices, "positional": positional, "cli": cli}
     if isinstance(default, (list, dict, set)):
         return dataclasses.field(default_factory=lambda: type(default)(default), metadata=meta)
     return dataclasses.field(default=default, metadata=meta)
@@ -53,21 +54,22 @@ def leaves(cls: type) -> dict[str, tuple[tuple[str, ...], dataclasses.Field, Any
     hints = typing.get_type_hints(cls)
     for f in dataclasses.fields(cls):
         sub = f.metadata.get("section")
-        if sub is not None:
-            for name, (path, leaf, tp) in leaves(sub).items():
-                if name in out:
-                    raise TypeError(f"{cls.__name__}: field {name!r} appears twice")
-                out[name] = ((f.name, *path), leaf, tp)
-        else:
-            if f.name in out:
-                raise TypeError(f"{cls.__name__}: field {f.name!r} appears twice")
-            out[f.name] = ((f.name,), f, hints[f.name])
+        found = {f.name: ((), f, hints[f.name])} if sub is None else leaves(sub)
+        for name, (path, leaf, tp) in found.items():
+            if name in out:
+                raise TypeError(f"{cls.__name__}: field {name!r} appears twice")
+            out[name] = ((f.name, *path), leaf, tp)
     return out
 
 
 def sections(cls: type) -> dict[str, type]:
-    """Section field name -> its config class (direct sections of `cls`)."""
-    return {f.name: f.metadata["section"] for f in dataclasses.fields(cls) if f.metadata.get("section")}
+    """Section field name -> its config class, for every section of `cls` (and of its sections)."""
+    out: dict[str, type] = {}
+    for f in dataclasses.fields(cls):
+        if f.metadata.get("section"):
+            out[f.name] = f.metadata["section"]
+            out.update(sections(f.metadata["section"]))
+    return out
 
 
 def _default(f: dataclasses.Field) -> Any:
@@ -88,7 +90,7 @@ def add_arguments(parser: argparse.ArgumentParser, cls: type) -> None:
         target = parser
         if len(path) > 1 and name not in yaml_only:
             if path[-2] not in groups:  # a section's name is unique (`leaves` checks its fields)
-                doc = _find_section(cls, path[-2]).__doc__ or ""
+                doc = sections(cls)[path[-2]].__doc__ or ""
                 groups[path[-2]] = parser.add_argument_group(path[-2], " ".join(doc.strip().split("\n\n")[0].split()))
             target = groups[path[-2]]
         if name not in yaml_only:
@@ -111,12 +113,11 @@ def _add_argument(parser, name: str, f: dataclasses.Field, annotation: Any) -> N
         help_text = _join_help(help_text, f" (one of: {', '.join(map(str, choices))})")
     if not required and default is not None and tp is not bool and not isinstance(default, (dict, list, tuple)):
         help_text = _join_help(help_text, f" (default: {default})")
-    if meta.get("positional"):
-        many = typing.get_origin(tp) is list
-        parser.add_argument(name, nargs="+" if many else None, metavar=name.upper().rstrip("S"),
-                            help=help_text, type=typing.get_args(tp)[0] if many else tp)
+    if meta.get("positional"):  # a list (compare's runs)
+        parser.add_argument(name, nargs="+", metavar=name.upper().rstrip("S"), help=help_text,
+                            type=typing.get_args(tp)[0])
         return
-    flag = meta.get("flag") or "--" + name.replace("_", "-")
+    flag = "--" + name.replace("_", "-")
     if not meta.get("cli", True):
         if tp is bool:  # as YAML writes it
             help_text = _join_help(help_text, f" (default: {str(default).lower()})")
@@ -130,15 +131,10 @@ def _add_argument(parser, name: str, f: dataclasses.Field, annotation: Any) -> N
         return
     if typing.get_origin(tp) is dict:
         kwargs["type"] = _mapping_arg(flag)
-    elif optional and tp in (int, float):
-        kwargs.update(type=_or_none(tp), choices=meta.get("choices"))
     else:
-        kwargs.update(type=tp, choices=meta.get("choices"))
-    if required:
-        kwargs["required"] = True
-    else:
-        kwargs["default"] = default
-    parser.add_argument(flag, metavar=name.upper(), **kwargs)
+        kwargs.update(type=_or_none(tp) if optional and tp in (int, float) else tp, choices=choices)
+    parser.add_argument(flag, metavar=name.upper(), required=required, default=None if required else default,
+                        **kwargs)
 
 
 class LazyHelp(str):
@@ -243,10 +239,8 @@ def coerce(value: Any, annotation: Any, name: str) -> Any:
         if number and (tp is float or isinstance(value, int) or value.is_integer()):
             return tp(value)
         if isinstance(value, str):
-            try:
+            with contextlib.suppress(ValueError):
                 return tp(value.strip())
-            except ValueError:
-                pass
         raise ConfigError(f"{name}={value!r}: expected {'an integer' if tp is int else 'a number'}")
     if tp is str:
         if isinstance(value, str):
@@ -279,10 +273,10 @@ def build(cls: type, values: dict, *, where: str = "") -> Any:
 def flat_values(cls: type, values: dict, *, where: str = "") -> dict:
     """`values` with every section mapping (`sandbox: {timeout: 3}`) spread into leaf names; unknown names
     are a ConfigError naming `where`."""
-    table, removed = leaves(cls), getattr(cls, "REMOVED", {})
+    table, removed, secs = leaves(cls), getattr(cls, "REMOVED", {}), sections(cls)
     flat: dict[str, Any] = {}
     for key, value in values.items():
-        sub = _find_section(cls, key)
+        sub = secs.get(key)
         if sub is not None and isinstance(value, dict):
             for k, v in value.items():
                 if k not in leaves(sub) and k not in removed:
@@ -294,21 +288,11 @@ def flat_values(cls: type, values: dict, *, where: str = "") -> dict:
             raise ConfigError(f"{where or cls.__name__}: field '{key}' is {value!r}; expected a mapping of its fields "
                               f"({', '.join(leaves(sub))})")
         else:
-            raise ConfigError(f"{where or cls.__name__}: unknown field '{key}'{suggest(key, [*table, *sections(cls)])}")
+            raise ConfigError(f"{where or cls.__name__}: unknown field '{key}'{suggest(key, [*table, *secs])}")
     for key in flat.keys() & removed.keys():  # a removed setting at the behaviour it kept is no error
         if flat.pop(key) != removed[key][0]:
             raise ConfigError(f"{where or cls.__name__}: '{key}' was removed: {removed[key][1]}")
     return flat
-
-
-def _find_section(cls: type, name: str) -> type | None:
-    for sec_name, sec in sections(cls).items():
-        if sec_name == name:
-            return sec
-        inner = _find_section(sec, name)
-        if inner is not None:
-            return inner
-    return None
 
 
 def _construct(cls: type, flat: dict) -> Any:

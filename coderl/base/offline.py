@@ -9,11 +9,11 @@ import os
 
 
 @contextlib.contextmanager
-def offline_flags(env_keys: tuple[str, ...], module=None, module_keys: tuple[str, ...] = ()):
+def offline_flags(env_keys: tuple[str, ...], module, module_keys: tuple[str, ...]):
     """`env_keys` set to "1" and `module`'s `module_keys` to True inside; the previous values after."""
     saved_env = {key: os.environ.get(key) for key in env_keys}
     os.environ.update({key: "1" for key in env_keys})
-    saved = {key: getattr(module, key, None) for key in module_keys} if module is not None else {}
+    saved = {key: getattr(module, key, None) for key in module_keys}
     for key in saved:
         setattr(module, key, True)
     try:

@@ -7,11 +7,10 @@
                                             --overwrite (and --resume where the command has it); and
                                             `writable(flag, path, kind)`: a path that cannot be written
     with atomic(path) as f: ...             a finished file: written to PATH.tmp, renamed PATH when complete
+                                            (`suffix=".partial"`: a stream of lines, PATH.partial)
     with finished(*paths) as tmps: ...      several finished files or folders, written (by any writer) to
                                             PATH.tmp and renamed together when the block completes
     write_json(path, obj), write_yaml(path, obj)
-    with stream(path) as f: ...             lines go to PATH.partial, renamed PATH when the block completes;
-                                            a failure removes it (`keep=True`: kept, for a resume to read)
     with leave_nothing(directory, ...): ... a failed block removes what it made there (`own`: the
                                             directory is the command's run directory)
     resume_conflicts(saved, new)            the settings a resumed run may not change (`COSMETIC`, `RESUMABLE`)
@@ -80,17 +79,16 @@ def refuse_existing(flag: str, path: str, held: list[str], *, overwrite: bool, r
 
 
 @contextlib.contextmanager
-def atomic(path: str, mode: str = "w"):
+def atomic(path: str, *, suffix: str = ".tmp"):
     """A file object for `path`'s contents, which appear under `path` only once the block completes (written to
     PATH.tmp and renamed); a failure leaves the previous file, if any, and no PATH.tmp."""
-    tmp = path + ".tmp"
+    tmp = path + suffix
     try:
-        with open(tmp, mode, **({} if "b" in mode else {"encoding": "utf-8"})) as f:
+        with open(tmp, "w", encoding="utf-8") as f:
             yield f
         os.replace(tmp, path)
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.remove(tmp)
+        _remove(tmp)
         raise
 
 
@@ -130,23 +128,6 @@ def finished(*paths: str):
 def _remove(path: str) -> None:
     with contextlib.suppress(OSError):
         os.remove(path)
-
-
-@contextlib.contextmanager
-def stream(path: str, *, keep: bool = False, append: bool = False):
-    """A file object for a stream of lines: they go to PATH.partial, renamed PATH when the block completes.  A
-    failure (an exception, Ctrl-C) removes PATH.partial, or with `keep` leaves it for a resume to read
-    (`append`: continue one)."""
-    partial = path + ".partial"
-    try:
-        with open(partial, "a" if append else "w", encoding="utf-8") as f:
-            yield f
-        os.replace(partial, path)
-    except BaseException:
-        if not keep:
-            with contextlib.suppress(OSError):
-                os.remove(partial)
-        raise
 
 
 @contextlib.contextmanager

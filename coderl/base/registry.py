@@ -9,10 +9,9 @@ from typing import TypeVar
 T = TypeVar("T")
 
 
-def register_once(table: dict[str, T], name: str, value: T, what: str, *, replace: bool = False) -> T:
-    """`table[name] = value`; ValueError naming `what` (e.g. "task kind") when `name` is already there
-    (unless `replace`)."""
-    if name in table and not replace:
+def register_once(table: dict[str, T], name: str, value: T, what: str) -> T:
+    """`table[name] = value`; ValueError naming `what` (e.g. "task kind") when `name` is already there."""
+    if name in table:
         raise ValueError(f"{what} {name!r} is registered twice")
     table[name] = value
     return value

@@ -19,7 +19,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 
 from coderl.base.config import option, require, section
-from coderl.base.outputs import atomic, finished, leave_nothing, refuse_existing, refuse_inputs, stream, write_json
+from coderl.base.outputs import atomic, finished, leave_nothing, refuse_existing, refuse_inputs, write_json
 from coderl.eval.passk import summarize
 from coderl.rollout.collect import eta
 from coderl.sandbox.client import Sandbox
@@ -134,7 +134,7 @@ def _check(cfg: CheckConfig) -> dict:
     backstops = 0
     counts: dict[str, list[int]] = {}
     hide = [os.path.abspath(p) for p in (cfg.completions, cfg.out, cfg.out and cfg.out + ".partial") if p]
-    with stream(cfg.out) if cfg.out else nullcontext() as out, \
+    with atomic(cfg.out, suffix=".partial") if cfg.out else nullcontext() as out, \
             open_sandbox(cfg.sandbox, cfg.tasks, hide=hide, limits=limits) as sandbox:  # local, or Ray (--backend ray)
         workers = sandbox.workers  # all of them: Ray workers x slots
         futures = [sandbox.submit(by_id[r["task_id"]].build_request(r["completion"], limits)) for r in rows]

@@ -107,5 +107,5 @@ def _which(binary: str, path: str) -> bool:
 RUNNERS: dict[str, Runner] = {}
 
 
-def register_runner(runner: Runner, replace: bool = False) -> Runner:
-    return register_once(RUNNERS, runner.language, runner, "the runner of language", replace=replace)
+def register_runner(runner: Runner) -> Runner:
+    return register_once(RUNNERS, runner.language, runner, "the runner of language")

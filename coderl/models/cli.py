@@ -1,15 +1,14 @@
 """`coderl models`: list built-in model aliases and converted folders in the cache; optionally prepare one.
 
-Wire in with `add_models_command(sub)` in `coderl/cli.py`.  Listing never imports torch.
+`coderl/cli.py` adds it as a sub-command of `ModelsConfig`.  Listing never imports torch.
 """
 
 from __future__ import annotations
 
-import argparse
 import json as jsonlib
 from dataclasses import dataclass
 
-from coderl.base.config import add_arguments, from_args, option, require
+from coderl.base.config import option
 from coderl.models.spec import BUILTINS, format_models, list_models
 
 
@@ -22,10 +21,6 @@ class ModelsConfig:
     json: bool = option(False, "print JSON instead of a table")
     prepare: str | None = option(None, "download and convert this built-in alias now (otherwise that happens "
                                        "on first use; needs the [train] extra)", choices=sorted(BUILTINS))
-
-    def __post_init__(self):
-        require(self.prepare is None or self.prepare in BUILTINS, "--prepare", self.prepare,
-                f"a built-in alias ({', '.join(sorted(BUILTINS))})")
 
 
 def run_models(cfg: ModelsConfig) -> int:
@@ -41,12 +36,3 @@ def run_models(cfg: ModelsConfig) -> int:
     rows = list_models()
     print(jsonlib.dumps(rows, indent=2) if cfg.json else format_models(rows))
     return 0
-
-
-def add_models_command(subparsers) -> argparse.ArgumentParser:
-    """Add `coderl models` to the `add_subparsers()` object of the main parser."""
-    p = subparsers.add_parser("models", help="list built-in model aliases and cached model folders",
-                              description=ModelsConfig.__doc__)
-    add_arguments(p, ModelsConfig)
-    p.set_defaults(func=lambda ns: run_models(from_args(ModelsConfig, ns)), parser=p)
-    return p

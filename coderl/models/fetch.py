@@ -29,11 +29,9 @@ def file_lock(path: Path):
     while True:
         f = open(path, "a")
         fcntl.flock(f, fcntl.LOCK_EX)
-        try:
+        with contextlib.suppress(FileNotFoundError):
             if os.path.samestat(os.fstat(f.fileno()), os.stat(path)):
                 break  # locked, and still the file at `path`
-        except FileNotFoundError:
-            pass
         f.close()  # its holder removed it while we waited: lock the next one
     try:
         yield
@@ -60,12 +58,9 @@ def _find_wheel(d: Path, b: Builtin) -> Path | None:
 
 
 def sha256_file(path: str | os.PathLike) -> str:
-    """The sha256 of a file's bytes, read in 1 MiB pieces."""
-    h = hashlib.sha256()
+    """The sha256 of a file's bytes."""
     with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def _extract(wheel: Path, b: Builtin, dest: Path) -> None:

@@ -17,10 +17,8 @@ _OFFLINE_VARS = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
 @contextlib.contextmanager
 def offline():
     """No hub access inside (for local loads); the previous settings come back afterwards."""
-    try:
-        from huggingface_hub import constants
-    except ImportError:
-        constants = None
+    from huggingface_hub import constants  # transformers' and peft's dependency: there wherever a model loads
+
     with offline_flags(_OFFLINE_VARS, constants, ("HF_HUB_OFFLINE",)):
         yield
 
@@ -43,7 +41,7 @@ def no_progress_bars():
 # libraries say about their own APIs, which coderl's declared range (transformers>=4.45) keeps using.
 _QUIET_WARNINGS = (  # (message regex, category) of the `warnings` module
     (r"`is_gradient_checkpointing` is deprecated", FutureWarning),  # peft reads a property deprecated in v5
-    (r"`past_key_values` is deprecated and will be removed in version", FutureWarning),  # generate(past_key_values=)
+    (r"`past_key_values` is deprecated and will be removed in version", FutureWarning),  # a forward's past_key_values=
 )
 _QUIET_LOGS = {  # logger -> exact messages of its records
     "transformers.utils.generic": ("`past_key_values`/`cache_params` are deprecated. Use `cache` instead.",),

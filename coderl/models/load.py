@@ -20,6 +20,7 @@ from coderl.models.spec import (
     BUILTINS,
     LoadedModel,
     ModelError,
+    Resolved,
     adapter_base,
     builtin_dir,
     gguf_cache_name,
@@ -86,6 +87,11 @@ def builtin_folder(alias: str) -> Path:
                             chat_template=b.chat_template)
 
 
+def local_folder(r: Resolved) -> Path:
+    """The Hugging Face folder of a resolved builtin, gguf or hf spec (converted into the cache on first use)."""
+    return builtin_folder(r.spec) if r.kind == "builtin" else gguf_folder(r.path) if r.kind == "gguf" else r.path
+
+
 def gguf_folder(gguf_path: Path) -> Path:
     """A .gguf file's converted folder in the cache (`models/gguf-<sha1>/hf`), converting it once."""
     from coderl.models.convert import ensure_converted
@@ -99,7 +105,6 @@ def _load_tokenizer(path: str, *, trust_remote_code: bool, local: bool):
 
     tok = AutoTokenizer.from_pretrained(path, padding_side="left", trust_remote_code=trust_remote_code,
                                         **({"local_files_only": True} if local else {}))
-    tok.padding_side = "left"
     if tok.pad_token is None and tok.eos_token is not None:
         tok.pad_token = tok.eos_token
     return tok
@@ -218,7 +223,7 @@ def load_model(spec: str, *, dtype: str = "float32", trust_remote_code: bool = F
     if missing:
         raise ModelError(f"loading a model needs {', '.join(missing)}: pip install 'coderl[train]'")
     if r.kind in ("builtin", "gguf", "hf"):
-        path = builtin_folder(spec) if r.kind == "builtin" else gguf_folder(r.path) if r.kind == "gguf" else r.path
+        path = local_folder(r)
         model, tok = _load_folder(path, dtype=dtype, trust_remote_code=trust_remote_code, device=device,
                                   weights=weights)
         return LoadedModel(model, tok, spec, base=r.base, adapter_path=None, kind=r.kind, path=str(path))

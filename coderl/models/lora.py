@@ -97,15 +97,9 @@ def lora_config(r: int = 8, alpha: int = 16, dropout: float = 0.05, target_modul
 
 
 def trainable_ratio(model) -> tuple[int, int, float]:
-    """(trainable parameters, all parameters, trainable / all); shared (tied) tensors count once."""
-    seen: set[int] = set()
-    trainable = total = 0
-    for p in model.parameters():
-        if id(p) in seen:
-            continue
-        seen.add(id(p))
-        n = p.numel()
-        total += n
-        if p.requires_grad:
-            trainable += n
+    """(trainable parameters, all parameters, trainable / all); shared (tied) tensors count once, as
+    `parameters()` yields them once."""
+    params = list(model.parameters())
+    total = sum(p.numel() for p in params)
+    trainable = sum(p.numel() for p in params if p.requires_grad)
     return trainable, total, (trainable / total if total else 0.0)

@@ -30,7 +30,8 @@ def load_quantized(spec: str, *, trainable: bool):
     from peft import PeftModel, prepare_model_for_kbit_training
     from transformers import AutoModelForCausalLM, AutoTokenizer, BitsAndBytesConfig
 
-    from coderl.models import LoadedModel, builtin_folder, gguf_folder, resolve_spec
+    from coderl.models import LoadedModel, resolve_spec
+    from coderl.models.load import local_folder
     from coderl.models.spec import adapter_base
 
     require_cuda_for_qlora()
@@ -38,16 +39,9 @@ def load_quantized(spec: str, *, trainable: bool):
     adapter = None
     if r.kind == "adapter":
         adapter, r = str(r.path), resolve_spec(adapter_base(r.path))
-    if r.kind == "builtin":
-        folder = str(builtin_folder(r.spec))
-    elif r.kind == "gguf":
-        folder = str(gguf_folder(r.path))
-    elif r.kind == "hf":
-        folder = str(r.path)
-    elif r.kind == "hub":
-        folder = r.spec
-    else:
+    if r.kind == "adapter":
         raise ConfigError(f"--qlora: model '{spec}' is an adapter over an adapter (not supported)")
+    folder = r.spec if r.kind == "hub" else str(local_folder(r))
     quant = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_compute_dtype=torch.bfloat16)
     # this process's GPU: the one accelerate gave the rank under `accelerate launch`, else GPU 0
     model = AutoModelForCausalLM.from_pretrained(folder, quantization_config=quant,

@@ -14,6 +14,7 @@ inside a temporary folder that is then renamed, so a folder that exists is compl
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -247,44 +248,26 @@ def _folder_size(path: Path) -> int:
 
 def list_models() -> list[dict]:
     """Built-in aliases (downloaded? converted?) and the converted Hugging Face folders in the cache."""
-    rows = []
-    for alias, b in sorted(BUILTINS.items()):
-        d = builtin_dir(alias)
-        hf = d / "hf"
-        rows.append({
-            "name": alias,
-            "kind": "builtin",
-            "default": alias == DEFAULT_MODEL,
-            "downloaded": (d / b.gguf_name).is_file(),
-            "converted": is_hf_folder(hf),
-            "path": str(hf if is_hf_folder(hf) else d),
-            "size_mb": round(_folder_size(hf) / 2**20, 1) if is_hf_folder(hf) else None,
-            "source": f"{b.requirement} (PyPI): {b.member}",
-            "description": b.description,
-        })
+    def row(name: str, kind: str, folder: Path, downloaded: bool, source: str, description: str = "") -> dict:
+        hf = folder / "hf"
+        converted = is_hf_folder(hf)
+        return {"name": name, "kind": kind, "default": name == DEFAULT_MODEL, "downloaded": downloaded,
+                "converted": converted, "path": str(hf if converted else folder),
+                "size_mb": round(_folder_size(hf) / 2**20, 1) if converted else None,
+                "source": source, "description": description}
+
+    rows = [row(alias, "builtin", builtin_dir(alias), (builtin_dir(alias) / b.gguf_name).is_file(),
+                f"{b.requirement} (PyPI): {b.member}", b.description) for alias, b in sorted(BUILTINS.items())]
     root = models_dir()
     if root.is_dir():
         for d in sorted(root.iterdir()):
-            hf = d / "hf"
-            if d.name in BUILTINS or not is_hf_folder(hf):
+            if d.name in BUILTINS or not is_hf_folder(d / "hf"):
                 continue
             info = {}
-            if (hf / SOURCE_FILE).is_file():
-                try:
-                    info = read_json(hf / SOURCE_FILE)
-                except ModelError:
-                    info = {}
-            rows.append({
-                "name": d.name,
-                "kind": "cached",
-                "default": False,
-                "downloaded": True,
-                "converted": True,
-                "path": str(hf),
-                "size_mb": round(_folder_size(hf) / 2**20, 1),
-                "source": str(info.get("source", "")),
-                "description": "",
-            })
+            if (d / "hf" / SOURCE_FILE).is_file():
+                with contextlib.suppress(ModelError):  # an unreadable record: no source shown
+                    info = read_json(d / "hf" / SOURCE_FILE)
+            rows.append(row(d.name, "cached", d, True, str(info.get("source", ""))))
     return rows
 
 

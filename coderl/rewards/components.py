@@ -135,18 +135,12 @@ def fraction(result: ExecutionResult, sample: Sample, task: Task, *, fraction_te
     return sum(t.passed for t in tests) / len(tests)
 
 
-@reward("perfect_bonus")
-def perfect_bonus(result: ExecutionResult, sample: Sample, task: Task) -> float:
-    """1.0 if every test passed, else 0.0: seed 004's "perfect bonus" (`perfect_bonus if
-    passed_tests == total_tests`), paid on top of its fractional base reward.
-
-    Identical to `pass`: the sandbox's `passed` already means "all tests of the request passed", and
-    seed 004's `max_tests_per_problem` cap is applied when the request is built
-    (`task.build_request(..., max_tests=)`), so both see the same tests.  It is registered under
-    seed 004's name so its config ports 1:1 (`base_reward_weight` -> weight of `fraction`,
-    `perfect_reward_weight * perfect_bonus` -> weight of `perfect_bonus`).
-    """
-    return 1.0 if result.passed else 0.0
+# Seed 004's "perfect bonus" (`perfect_bonus if passed_tests == total_tests`, paid on top of its fractional base
+# reward) is `pass` itself: the sandbox's `passed` already means "all tests of the request passed", and seed 004's
+# `max_tests_per_problem` cap is applied when the request is built (`task.build_request(..., max_tests=)`), so both
+# see the same tests.  It is registered under seed 004's name so its config ports 1:1 (`base_reward_weight` ->
+# weight of `fraction`, `perfect_reward_weight * perfect_bonus` -> weight of `perfect_bonus`).
+reward("perfect_bonus")(pass_reward)
 
 
 @reward("length_penalty")
@@ -200,7 +194,6 @@ class LintReport:
 
     findings: int
     lines: int  # non-blank lines of that part (at least 1)
-    codes: tuple[str, ...] = ()
 
 
 @functools.lru_cache(maxsize=1024)
@@ -236,7 +229,7 @@ def lint_report(task: Task, completion: str, findings: list[Finding]) -> LintRep
     prompt_names = _prompt_names(task.prompt) if code_prompt else frozenset()
     kept = [f for f in findings if f.row >= first and not (
         f.code == "F811" and any(f"`{name}`" in f.message.split(" from ")[0] for name in prompt_names))]
-    return LintReport(len(kept), max(lines, 1), tuple(f.code for f in kept))
+    return LintReport(len(kept), max(lines, 1))
 
 
 def _lint_batch(samples: list[Sample], tasks: list[Task], *, quality_scale: float,

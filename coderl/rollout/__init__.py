@@ -10,15 +10,13 @@ extraction live in `coderl.rollout.formats`; `Sample` and `RolloutBatch` in `cod
 from coderl.rollout.formats import FORMATS, Extraction, Format, extract_code, get_format, prompt_text
 from coderl.rollout.types import RolloutBatch, Sample
 
-_LAZY = {"generate": "coderl.rollout.generation"}
-
 __all__ = ["FORMATS", "Extraction", "Format", "RolloutBatch", "Sample", "extract_code", "generate",
            "get_format", "prompt_text"]
 
 
 def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
+    if name == "generate":  # imports torch: only when first used
+        from coderl.rollout.generation import generate
 
-        return getattr(importlib.import_module(_LAZY[name]), name)
+        return generate
     raise AttributeError(f"module 'coderl.rollout' has no attribute {name!r}")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 
 import torch
+import torch.nn.functional as F
 
 from coderl.rollout.types import RolloutBatch
 
@@ -41,10 +42,7 @@ def _regroup(sample, offset):
 
 
 def _pad_to(t: torch.Tensor, width: int, value, left: bool) -> torch.Tensor:
-    if t.shape[1] == width:
-        return t
-    pad = torch.full((t.shape[0], width - t.shape[1]), value, dtype=t.dtype)
-    return torch.cat([pad, t], 1) if left else torch.cat([t, pad], 1)
+    return F.pad(t, (width - t.shape[1], 0) if left else (0, width - t.shape[1]), value=value)
 
 
 def concat_batches(batches: list[RolloutBatch], pad_id: int = 0) -> RolloutBatch:

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from coderl.base.config import ConfigError, option, require
 from coderl.rollout.engine import is_engine
@@ -41,9 +40,7 @@ class Generation:
     batch_size: int | None = 16  # sequences per generate call (None: `fill_batch_size`, CPU 16, a GPU's fill);
     # a chunk holds batch_size // samples_per_prompt tasks (at least 1)
     min_new_tokens: int | None = None
-    share_prompts: bool = True
     stop: Sequence[str] | None = None  # None: the format's stop sequences
-    extra: dict[str, Any] = field(default_factory=dict)  # more `generate` keywords
 
 
 @dataclass
@@ -137,8 +134,7 @@ def collect(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generation, l
         t = time.perf_counter()
         b = generate(model, tokenizer, chunk, format=gen.format, samples_per_prompt=gen.samples_per_prompt,
                      max_new_tokens=gen.max_new_tokens, temperature=gen.temperature, top_p=gen.top_p,
-                     seed=gen.seed + c, batch_size=batch_size, min_new_tokens=gen.min_new_tokens,
-                     share_prompts=gen.share_prompts, stop=gen.stop, **gen.extra)
+                     seed=gen.seed + c, batch_size=batch_size, min_new_tokens=gen.min_new_tokens, stop=gen.stop)
         seconds = time.perf_counter() - t
         gen_seconds += seconds
         gen_tokens += sum(len(s.gen_tokens) for s in b.samples)

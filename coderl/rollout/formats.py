@@ -147,21 +147,17 @@ def _normalize(code: str, *, tabs: bool = True, first_is_line_start: bool = True
     return "\n".join(lines)
 
 
-def _compiles(source: str, language: Language = PYTHON) -> bool:
-    return language.parses(source)
-
-
 def _is_prose(line: str) -> bool:
     """An unindented line that reads like English and is not Python (not even a block header)."""
     if not line or line[0].isspace() or not _PROSE_START.match(line):
         return False
-    return not (_compiles(line) or _compiles(line + "\n    pass"))
+    return not (PYTHON.parses(line) or PYTHON.parses(line + "\n    pass"))
 
 
 def _unfenced_code(text: str) -> str:
     """Code from a reply without a fence: all of it if it parses, else the lines after any leading
     prose up to the next line of prose."""
-    if _compiles(text):
+    if PYTHON.parses(text):
         return text
     lines = text.split("\n")
     start = 0
@@ -199,10 +195,6 @@ def _fenced_blocks(text: str) -> list[tuple[str, str, bool]]:
     return blocks
 
 
-def _defines(code: str, name: str, *, column0: bool = False, language: Language = PYTHON) -> bool:
-    return language.defines(code, name, column0)
-
-
 def extract_code(text: str, entry_point: str | None = None, language: Language = PYTHON) -> tuple[str, bool]:
     """(code, fenced) from a chat reply: the ```python / ```py / ``` block (of several, the first
     that defines `entry_point`, else the first Python one, else the first); without a fence, the
@@ -213,7 +205,7 @@ def extract_code(text: str, entry_point: str | None = None, language: Language =
     if not blocks:
         return _unfenced_code(text), False
     python = [b for b in blocks if b[0] in language.fence_tags] or blocks
-    chosen = next((b for b in python if entry_point and _defines(b[1], entry_point, language=language)), python[0])
+    chosen = next((b for b in python if entry_point and language.defines(b[1], entry_point, False)), python[0])
     return chosen[1], chosen[2]
 
 
@@ -244,10 +236,10 @@ def assemble(task: Task, code: str) -> str:
     if not get_kind(task.kind).prompt_is_code:
         return _rebase(code, lines[0][:common], "") + "\n"
     dedented = _rebase(code, lines[0][:common], "")
-    if task.entry_point and _defines(dedented, task.entry_point, column0=True, language=language):
+    if task.entry_point and language.defines(dedented, task.entry_point, True):
         # A prompt that ends in a bare header (`def f(x):` with no docstring) needs a body before the
         # redefinition, or the program cannot compile.
-        stub = "" if _compiles(task.prompt, language) else unit + language.placeholder_body + "\n"
+        stub = "" if language.parses(task.prompt) else unit + language.placeholder_body + "\n"
         return stub + "\n" + dedented + "\n"
     first = lines[0][: len(lines[0]) - len(lines[0].lstrip(" \t"))]
     sep = "" if task.prompt.endswith("\n") or not task.prompt else "\n"

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import torch
+from torch.nn.utils.rnn import pad_sequence
 
 from coderl.rollout.batching import left_pad
 from coderl.rollout.engine import is_engine
@@ -25,28 +26,32 @@ from coderl.rollout.types import RolloutBatch, Sample, SampledRow
 from coderl.tasks.types import Task
 
 
-def extract(fmt, task: Task, raw: str, stops: Sequence[str]):
-    """The format's `Extraction` of a row's text.  The format cuts at its own stops (the chat stop is a
-    closing fence, part of the block it extracts); only extra stops given by the caller are cut here."""
+def to_sample(fmt, tokenizer: Any, task: Task, group: int, prompt: str, row: SampledRow,
+              stops: Sequence[str]) -> Sample:
+    """The `Sample` of a sampled row: its text extracted by the format, which cuts at its own stops (the chat stop is
+    a closing fence, part of the block it extracts); only extra stops given by the caller are cut here."""
     extra = tuple(s for s in stops if s not in fmt.stop_sequences(task))
-    return fmt.extract(task, cut_at_stop(raw, extra) if extra else raw)
+    extraction = fmt.extract(task, cut_at_stop(row.text, extra) if extra else row.text)
+    return Sample(task_id=task.task_id, group=group, prompt=prompt, raw_output=row.text,
+                  completion=extraction.completion, gen_tokens=tuple(row.ids),
+                  code_tokens=tuple(tokenizer(extraction.completion, add_special_tokens=False)["input_ids"]),
+                  truncated=not row.ended, format_ok=extraction.format_ok)
 
 
 def sample_rows(model: Any, tokenizer: Any, prompt_ids: list[list[int]], stops: list[tuple[str, ...]], *,
                 max_new_tokens: int, temperature: float = 0.0, top_p: float = 1.0, seed: int = 0,
-                batch_size: int | None = 16, min_new_tokens: int | None = None, share_prompts: bool = True,
-                compact_rows: int = 8, static_cache: bool | None = None) -> list[SampledRow]:
+                min_new_tokens: int | None = None, **hf_only: Any) -> list[SampledRow]:
     """Sample one continuation of each row of token ids (`generate` without the prompt format: the
     multi-turn collector continues conversations it has tokenised itself).  Arguments as `generate`; a
-    generation engine of its own (`is_engine`: vLLM) samples the rows itself, without the HF-only keywords."""
+    generation engine of its own (`is_engine`: vLLM) samples the rows itself, without the HF-only keywords
+    (`hf_only`: batch_size, share_prompts, compact_rows, static_cache, with `rollout.hf.sample_rows`'s defaults)."""
+    options = dict(max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p, seed=seed,
+                   min_new_tokens=min_new_tokens)
     if is_engine(model):
-        return model.sample_rows(tokenizer, prompt_ids, stops, max_new_tokens=max_new_tokens, temperature=temperature,
-                                 top_p=top_p, seed=seed, min_new_tokens=min_new_tokens)
+        return model.sample_rows(tokenizer, prompt_ids, stops, **options)
     from coderl.rollout import hf
 
-    return hf.sample_rows(model, tokenizer, prompt_ids, stops, max_new_tokens=max_new_tokens, temperature=temperature,
-                          top_p=top_p, seed=seed, batch_size=batch_size, min_new_tokens=min_new_tokens,
-                          share_prompts=share_prompts, compact_rows=compact_rows, static_cache=static_cache)
+    return hf.sample_rows(model, tokenizer, prompt_ids, stops, **options, **hf_only)
 
 
 def generate(
@@ -106,33 +111,14 @@ def generate(
                           compact_rows=compact_rows, static_cache=static_cache)
     pad_id = pad_token_id(model, tokenizer)
 
-    samples = []
-    for t, row in zip(rows, sampled):
-        task = tasks[t]
-        extraction = extract(fmt, task, row.text, stops[t])
-        samples.append(Sample(
-            task_id=task.task_id, group=t, prompt=texts[t], raw_output=row.text, completion=extraction.completion,
-            gen_tokens=tuple(row.ids),
-            code_tokens=tuple(tokenizer(extraction.completion, add_special_tokens=False)["input_ids"]),
-            truncated=not row.ended, format_ok=extraction.format_ok,
-        ))
-
-    width = max(len(row.ids) for row in sampled)
-    completion_ids = torch.full((len(rows), width), pad_id, dtype=torch.long)
-    mask = torch.zeros((len(rows), width), dtype=torch.float32)
-    logprobs = torch.zeros((len(rows), width), dtype=torch.float32)
-    for i, row in enumerate(sampled):
-        n = len(row.ids)
-        completion_ids[i, :n] = torch.tensor(row.ids, dtype=torch.long)
-        mask[i, :n] = 1.0
-        logprobs[i, :n] = row.logprobs
-    padded_prompts, _ = left_pad([prompt_ids[t] for t in rows], pad_id)
+    samples = [to_sample(fmt, tokenizer, tasks[t], t, texts[t], row, stops[t]) for t, row in zip(rows, sampled)]
     return RolloutBatch(
         samples=samples,
-        prompt_ids=padded_prompts,
+        prompt_ids=left_pad([prompt_ids[t] for t in rows], pad_id)[0],
         prompt_lengths=torch.tensor([len(prompt_ids[t]) for t in rows], dtype=torch.long),
-        completion_ids=completion_ids,
-        mask=mask,
-        logprobs=logprobs,
+        completion_ids=pad_sequence([torch.tensor(row.ids, dtype=torch.long) for row in sampled], batch_first=True,
+                                    padding_value=pad_id),
+        mask=pad_sequence([torch.ones(len(row.ids), dtype=torch.float32) for row in sampled], batch_first=True),
+        logprobs=pad_sequence([row.logprobs for row in sampled], batch_first=True),
         group_ids=torch.tensor(rows, dtype=torch.long),
     )

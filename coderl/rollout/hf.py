@@ -67,9 +67,10 @@ from transformers.generation.logits_process import (
     TemperatureLogitsWarper,
     TopPLogitsWarper,
 )
+from transformers.generation.utils import GenerateDecoderOnlyOutput
 
 from coderl.rollout.batching import left_pad
-from coderl.rollout.hf_callbacks import PolicyLogprobs, RowsFinished, StopOnText, cut_generation, decode
+from coderl.rollout.hf_callbacks import PolicyLogprobs, RowsFinished, StopOnText, cut_rows
 from coderl.rollout.hf_config import (
     eos_token_ids,
     fill_batch_size,
@@ -81,6 +82,10 @@ from coderl.rollout.hf_config import (
     use_static_cache,
 )
 from coderl.rollout.types import SampledRow
+
+# The keyword (and output field) of a KV cache: `cache` since transformers 5.x renamed `past_key_values` (the old
+# name warns), `past_key_values` before.
+_CACHE = "cache" if "cache" in getattr(GenerateDecoderOnlyOutput, "__dataclass_fields__", {}) else "past_key_values"
 
 
 def _shared_prefill(model, prompts: list[list[int]], input_ids: torch.Tensor, attention: torch.Tensor, device,
@@ -104,7 +109,7 @@ def _shared_prefill(model, prompts: list[list[int]], input_ids: torch.Tensor, at
     positions = (mask.cumsum(-1) - 1).masked_fill(mask == 0, 1)
     out = model(input_ids=ids.to(device), attention_mask=mask.to(device), position_ids=positions.to(device),
                 use_cache=True, logits_to_keep=1)
-    cache = out.past_key_values
+    cache = getattr(out, _CACHE)
     if not hasattr(cache, "reorder_cache"):  # not a transformers Cache (recurrent state, legacy tuples)
         return None
     cache.reorder_cache(inverse.to(device))
@@ -189,13 +194,13 @@ def _generate_chunk(model, tokenizer, input_ids: torch.Tensor, attention: torch.
             processors.append(TemperatureLogitsWarper(temperature))
         if config.do_sample and top_p < 1.0:
             processors.append(TopPLogitsWarper(top_p))
-        stop = StopOnText(tokenizer, width, stops, carry, eos_ids=eos) if any(stops) else None
-        rows = RowsFinished(eos, stop, leave) if leave else None
+        stop = StopOnText(tokenizer, width, stops, carry, eos_ids=eos) if any(stops) or leave else None
+        rows = RowsFinished(stop, leave) if leave else None
         criteria = [c for c in (stop, rows) if c is not None]  # generate ends rows on EOS by itself
         out = model.generate(
             input_ids=input_ids.to(device), attention_mask=attention.to(device), generation_config=config,
             logits_processor=LogitsProcessorList(processors), stopping_criteria=StoppingCriteriaList(criteria),
-            **({"past_key_values": cache} if cache is not None else {}), **({"synced_gpus": True} if synced else {}),
+            **({_CACHE: cache} if cache is not None else {}), **({"synced_gpus": True} if synced else {}),
         )
         return out, capture, rows
 
@@ -212,7 +217,7 @@ def _generate_chunk(model, tokenizer, input_ids: torch.Tensor, attention: torch.
     sequences = out.sequences
     running = rows.running if rows is not None and rows.running is not None else [False] * len(stops)
     return (sequences[:, width:].cpu(), capture.finish(sequences).cpu(), running, sequences,
-            getattr(out, "past_key_values", None))
+            getattr(out, _CACHE, None))
 
 
 _COMPILE_FAILED: list[str] = []  # the first torch.compile failure in this process, if any
@@ -239,34 +244,37 @@ def sample_rows(model: Any, tokenizer: Any, prompt_ids: list[list[int]], stops: 
         batch_size = fill_batch_size(model, len(prompt_ids), max_tokens=longest + max_new_tokens)
     # A compiled static cache: every call has the same few shapes, short ones padded with copies of their last row.
     width = static_batch_rows(len(prompt_ids), batch_size) if static else batch_size
-    was_training = model.training
     generated: list[list[int]] = []
     row_logprobs: list[torch.Tensor] = []
+    with _sampling(model, device):
+        torch.manual_seed(seed)
+        for start in range(0, len(prompt_ids), width):
+            chunk, chunk_stops = prompt_ids[start:start + width], stops[start:start + width]
+            real = len(chunk)
+            if static:
+                chunk, chunk_stops = _pad_rows(chunk, width), _pad_rows(chunk_stops, width)
+            if steps is not None:
+                steps.announce()
+            ids, logprobs = _generate_rows(
+                model, tokenizer, chunk, chunk_stops,
+                config=config, temperature=temperature, top_p=top_p, min_new_tokens=min_new_tokens or 0,
+                device=device, share_prompts=share_prompts, compact_rows=compact_rows, synced=steps is not None)
+            generated += ids[:real]
+            row_logprobs += logprobs[:real]
+    return cut_rows(tokenizer, list(zip(generated, row_logprobs)), stops, eos_ids)
+
+
+@contextlib.contextmanager
+def _sampling(model, device: torch.device):
+    """Inside: the model in eval mode (its mode restored after), no gradients, and a fork of the RNG streams
+    (the caller's left untouched)."""
+    was_training = model.training
     model.eval()
     try:
         with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []), torch.no_grad():
-            torch.manual_seed(seed)
-            for start in range(0, len(prompt_ids), width):
-                chunk, chunk_stops = prompt_ids[start:start + width], stops[start:start + width]
-                real = len(chunk)
-                if static:
-                    chunk, chunk_stops = _pad_rows(chunk, width), _pad_rows(chunk_stops, width)
-                if steps is not None:
-                    steps.announce()
-                ids, logprobs = _generate_rows(
-                    model, tokenizer, chunk, chunk_stops,
-                    config=config, temperature=temperature, top_p=top_p, min_new_tokens=min_new_tokens or 0,
-                    device=device, share_prompts=share_prompts, compact_rows=compact_rows, synced=steps is not None)
-                generated += ids[:real]
-                row_logprobs += logprobs[:real]
+            yield
     finally:
         model.train(was_training)
-    eos_set = set(eos_ids)
-    out = []
-    for ids, lp, row_stops in zip(generated, row_logprobs, stops):
-        n, ended = cut_generation(ids, tokenizer, row_stops, eos_set)
-        out.append(SampledRow(ids[:n], lp[:n], decode(tokenizer, ids[:n]), ended, n > 0 and ids[n - 1] in eos_set))
-    return out
 
 
 class Lockstep:
@@ -297,14 +305,9 @@ class Lockstep:
         config = generation_config(model, max_new_tokens=1, do_sample=False,
                                    eos_ids=eos_token_ids(model, self.tokenizer), pad_id=pad)
         device = next(model.parameters()).device
-        was_training = model.training
-        model.eval()
-        try:
-            with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []), torch.no_grad():
-                _generate_rows(model, self.tokenizer, [[pad, pad]], [()], config=config, temperature=0.0, top_p=1.0,
-                               min_new_tokens=0, device=device, synced=True)
-        finally:
-            model.train(was_training)
+        with _sampling(model, device):
+            _generate_rows(model, self.tokenizer, [[pad, pad]], [()], config=config, temperature=0.0, top_p=1.0,
+                           min_new_tokens=0, device=device, synced=True)
 
 
 _LOCKSTEP: list[Lockstep] = []  # the innermost `lockstep` context's

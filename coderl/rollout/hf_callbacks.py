@@ -4,6 +4,7 @@ its stop sequence or EOS."""
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 import weakref
@@ -14,6 +15,7 @@ import torch
 from transformers import LogitsProcessor, StoppingCriteria
 
 from coderl.rollout.formats import ClosingFence, first_stop
+from coderl.rollout.types import SampledRow
 
 
 class PolicyLogprobs(LogitsProcessor):
@@ -114,13 +116,10 @@ def _decoder_kinds(backend: Any) -> set[str]:
 
 
 def _vocab(tokenizer: Any) -> _Vocab:
-    try:
-        vocab = _VOCAB.get(tokenizer)
-        if vocab is None or vocab.size != len(tokenizer):
-            vocab = _VOCAB[tokenizer] = _Vocab(tokenizer)
-        return vocab
-    except TypeError:  # not weak-referenceable
-        return _Vocab(tokenizer)
+    vocab = _VOCAB.get(tokenizer)
+    if vocab is None or vocab.size != len(tokenizer):
+        vocab = _VOCAB[tokenizer] = _Vocab(tokenizer)
+    return vocab
 
 
 class _RowText:
@@ -250,28 +249,17 @@ class RowsFinished(StoppingCriteria):
 
     A decoding step costs roughly in proportion to the rows it carries (on CPU: batch 32 ~234 ms,
     batch 8 ~88 ms per step for the bundled model), and without this every row of a chunk keeps
-    decoding padding until its longest row ends.  With a `StopOnText` that tracks EOS (called before
-    this in the same step) it reads nothing from the device; otherwise one [B] boolean read a step."""
+    decoding padding until its longest row ends.  `stop` (a `StopOnText` that tracks EOS, called before
+    this in the same step) has read the step's stops and EOS: this reads nothing from the device."""
 
-    def __init__(self, eos_ids: list[int], stop: StopOnText | None, leave: int):
-        self.eos_ids = list(eos_ids or [-1])
-        self.eos: torch.Tensor | None = None
+    def __init__(self, stop: StopOnText, leave: int):
         self.stop = stop
         self.leave = leave
-        self.eos_seen: torch.Tensor | None = None  # [B] bool, latched: a row's EOS is followed by padding
         self.running: list[bool] | None = None  # per row, set when the call ends early: still running
 
     def __call__(self, input_ids: torch.LongTensor, scores: Any, **kwargs) -> torch.BoolTensor:
-        if self.stop is not None and self.stop.eos_ids:
-            done = self.stop.finished
-            running = [not (d or e) for d, e in zip(self.stop.done, self.stop.ended)]
-        else:
-            if self.eos is None:
-                self.eos = torch.tensor(self.eos_ids, dtype=torch.long, device=input_ids.device)
-            last = torch.isin(input_ids[:, -1], self.eos)  # called once per new token
-            self.eos_seen = last if self.eos_seen is None else self.eos_seen | last
-            done = self.eos_seen if self.stop is None else self.eos_seen | self.stop.finished
-            running = (~done).tolist()  # the step's one read
+        done = self.stop.finished
+        running = [not (d or e) for d, e in zip(self.stop.done, self.stop.ended)]
         if 0 < sum(running) <= self.leave:
             self.running = running
             return torch.ones_like(done)
@@ -288,15 +276,21 @@ def cut_generation(ids: Sequence[int], tokenizer: Any, stops: Sequence[str], eos
     eos = next((i for i, t in enumerate(ids) if t in eos_ids), None)
     limit = len(ids) if eos is None else eos
     if stops and first_stop(decode(tokenizer, ids[:limit]), stops) is not None:
-        # The smallest prefix whose text contains a stop: the step at which `StopOnText` fired.
-        lo, hi = 1, limit
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if first_stop(decode(tokenizer, ids[:mid]), stops) is None:
-                lo = mid + 1
-            else:
-                hi = mid
-        return lo, True
+        # The smallest prefix whose text contains a stop (the step at which `StopOnText` fired), among 1..limit.
+        found = bisect.bisect_left(range(1, limit), True,
+                                   key=lambda k: first_stop(decode(tokenizer, ids[:k]), stops) is not None)
+        return found + 1, True
     if eos is not None:
         return eos + 1, True
     return len(ids), False
+
+
+def cut_rows(tokenizer: Any, rows: Sequence[tuple[Sequence[int], Any]], stops: Sequence[Sequence[str]],
+             eos_ids: Sequence[int]) -> list[SampledRow]:
+    """Every row of (generated ids, their log-probs) cut by `cut_generation`, as a `SampledRow`."""
+    eos_set, out = set(eos_ids), []
+    for (ids, logprobs), row_stops in zip(rows, stops):
+        n, ended = cut_generation(ids, tokenizer, row_stops, eos_set)
+        out.append(SampledRow(ids[:n], torch.as_tensor(logprobs[:n], dtype=torch.float32), decode(tokenizer, ids[:n]),
+                              ended, n > 0 and ids[n - 1] in eos_set))
+    return out

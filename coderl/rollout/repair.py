@@ -36,7 +36,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import torch
+from torch.nn.utils.rnn import pad_sequence
 
+from coderl.rollout.batching import left_pad
 from coderl.rollout.collect import Generation, RepairConfig, collect
 from coderl.rollout.feedback import feedback_message
 from coderl.rollout.formats import get_format, prompt_text
@@ -131,7 +133,7 @@ def collect_repair(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Genera
                    max_sequence_tokens: int | None = None,
                    log: Callable[[str], None] | None = None) -> RepairCollected:
     """Roll out one repair episode per row (`gen.samples_per_prompt` rows per task with hidden tests)."""
-    from coderl.rollout.generation import extract, sample_rows
+    from coderl.rollout.generation import sample_rows, to_sample
     from coderl.rollout.hf_config import pad_token_id
 
     if getattr(sandbox, "isolation", "full") != "full":
@@ -156,16 +158,11 @@ def collect_repair(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Genera
         if max_prompt_tokens is not None and len(ids) > max_prompt_tokens:
             skipped.append(task.task_id)
             continue
-        rows += [_Row(task, split, index, list(messages), list(ids), text, len(ids))
-                 for _ in range(gen.samples_per_prompt)]
-    for row in rows:
-        row.episode = Episode(row.task.task_id, row.group)
-
-    def token_ids(text: str) -> list[int]:
-        return tokenizer(text, add_special_tokens=False)["input_ids"]
+        rows += [_Row(task, split, index, list(messages), list(ids), text, len(ids),
+                      episode=Episode(task.task_id, index)) for _ in range(gen.samples_per_prompt)]
 
     def count_tokens(text: str) -> int:
-        return len(token_ids(text))
+        return len(tokenizer(text, add_special_tokens=False)["input_ids"])
 
     gen_seconds, gen_tokens = 0.0, 0
     active = list(rows)
@@ -178,17 +175,12 @@ def collect_repair(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Genera
             stops = [tuple(gen.stop) if gen.stop is not None else fmt.stop_sequences(r.task) for r in chunk]
             t0 = time.perf_counter()
             sampled = sample_rows(model, tokenizer, [r.ids for r in chunk], stops, max_new_tokens=gen.max_new_tokens,
-                                  temperature=gen.temperature, top_p=gen.top_p,
-                                  seed=gen.seed + 1_000_003 * turn + c, batch_size=gen.batch_size,
-                                  min_new_tokens=gen.min_new_tokens, share_prompts=gen.share_prompts, **gen.extra)
+                                  temperature=gen.temperature, top_p=gen.top_p, seed=gen.seed + 1_000_003 * turn + c,
+                                  batch_size=gen.batch_size, min_new_tokens=gen.min_new_tokens)
             gen_seconds += time.perf_counter() - t0
             for row, got, row_stops in zip(chunk, sampled, stops):
                 gen_tokens += len(got.ids)
-                extraction = extract(fmt, row.task, got.text, row_stops)
-                sample = Sample(task_id=row.task.task_id, group=row.group, prompt=row.text, raw_output=got.text,
-                                completion=extraction.completion, gen_tokens=tuple(got.ids),
-                                code_tokens=tuple(token_ids(extraction.completion)),
-                                truncated=not got.ended, format_ok=extraction.format_ok)
+                sample = to_sample(fmt, tokenizer, row.task, row.group, row.text, got, row_stops)
                 row.segments.append((list(got.ids), got.logprobs, turn))
                 row.ids += got.ids
                 row.text += got.text
@@ -248,30 +240,20 @@ def _run(sandbox, task: Task, tests: tuple, completion: str, limits):
 
 def _assemble(rows: list[_Row], pad_id: int) -> RolloutBatch:
     """One row per episode: the first prompt left-padded, then its turns and feedback right-padded."""
-    n = len(rows)
-    prompt_width = max(r.prompt_length for r in rows)
-    width = max(sum(len(ids) for ids, _, _ in r.segments) for r in rows)
-    prompt_ids = torch.full((n, prompt_width), pad_id, dtype=torch.long)
-    completion_ids = torch.full((n, width), pad_id, dtype=torch.long)
-    mask = torch.zeros((n, width), dtype=torch.float32)
-    attention = torch.zeros((n, width), dtype=torch.float32)
-    logprobs = torch.zeros((n, width), dtype=torch.float32)
-    turns = torch.full((n, width), -1, dtype=torch.long)
-    for i, row in enumerate(rows):
-        prompt_ids[i, prompt_width - row.prompt_length:] = torch.tensor(row.ids[:row.prompt_length], dtype=torch.long)
-        at = 0
-        for ids, lp, turn in row.segments:
-            end = at + len(ids)
-            completion_ids[i, at:end] = torch.tensor(ids, dtype=torch.long)
-            attention[i, at:end] = 1.0
-            if lp is not None:
-                mask[i, at:end] = 1.0
-                logprobs[i, at:end] = lp
-                turns[i, at:end] = turn
-            at = end
+    def pad(part, value) -> torch.Tensor:
+        """[N, T]: per row, `part(ids, logprobs, turn)` of each of its segments joined, right-padded with `value`."""
+        return pad_sequence([torch.cat([part(*segment) for segment in r.segments]) for r in rows], batch_first=True,
+                            padding_value=value)
+
+    # a segment with log-probs is a turn's answer (the policy's tokens); one without is feedback (attended only)
+    completion_ids = pad(lambda ids, lp, turn: torch.tensor(ids, dtype=torch.long), pad_id)
+    attention = pad(lambda ids, lp, turn: torch.ones(len(ids), dtype=torch.float32), 0.0)
+    mask = pad(lambda ids, lp, turn: torch.full((len(ids),), float(lp is not None), dtype=torch.float32), 0.0)
+    logprobs = pad(lambda ids, lp, turn: torch.zeros(len(ids), dtype=torch.float32) if lp is None else lp.float(), 0.0)
+    turns = pad(lambda ids, lp, turn: torch.full((len(ids),), -1 if lp is None else turn, dtype=torch.long), -1)
     return RolloutBatch(
         samples=[r.episode.final.sample for r in rows],
-        prompt_ids=prompt_ids,
+        prompt_ids=left_pad([r.ids[:r.prompt_length] for r in rows], pad_id)[0],
         prompt_lengths=torch.tensor([r.prompt_length for r in rows], dtype=torch.long),
         completion_ids=completion_ids,
         mask=mask,

@@ -1,7 +1,8 @@
 """Generation on vLLM (issue 42): the engine in a process of its own, behind the interface `generate` and the
 collectors use (`coderl.rollout.engine`).
 
-    with VLLMEngine("path/to/hf-folder", dtype="bfloat16", lora_rank=8) as engine:
+    with VLLMEngine("path/to/hf-folder", dtype="bfloat16", lora_rank=8, generation_config=model.generation_config) \
+            as engine:
         engine.set_adapter("runs/x/adapter")       # a LoRA policy: served by a LoRARequest, swapped in ms
         rows = engine.sample_rows(tokenizer, prompt_ids, stops, max_new_tokens=128, temperature=0.8, seed=0)
 
@@ -59,10 +60,7 @@ def row_seed(seed: int, row: int) -> int:
 
 
 def _usable_cores() -> list[int]:
-    try:
-        return sorted(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        return list(range(os.cpu_count() or 1))
+    return sorted(os.sched_getaffinity(0))  # Linux (README)
 
 
 def parse_cores(spec: str) -> list[int]:
@@ -74,7 +72,7 @@ def parse_cores(spec: str) -> list[int]:
             lo, _, hi = part.strip().partition("-")
             cores += range(int(lo), int(hi or lo) + 1)
     except ValueError:
-        raise ConfigError(f"VLLM_CPU_OMP_THREADS_BIND={spec!r}: expected a CPU list such as 0-1 or 0,2") from None
+        cores = []
     if not cores:
         raise ConfigError(f"VLLM_CPU_OMP_THREADS_BIND={spec!r}: expected a CPU list such as 0-1 or 0,2")
     return cores
@@ -102,33 +100,25 @@ class VLLMEngine:
 
     model: the Hugging Face folder of the base weights.  lora_rank: serve LoRA adapters up to this rank
     (`set_adapter`); None: the base weights only.  max_model_len: prompt + completion tokens per row.
-    kv_gib: the KV cache (CPU: VLLM_CPU_KVCACHE_SPACE; default 2, or 1/8 of the machine's memory if less).
+    KV cache: $VLLM_CPU_KVCACHE_SPACE GiB on CPU (default 2, or 1/8 of the machine's memory if less).
     threads: how many CPU cores the engine binds (`core_env`; default all this process may use).
-    eager: no torch.compile (start-up in seconds instead of about a minute; 1.15x slower decoding on CPU).
+    generation_config: the base model's (its EOS ids, for `eos_token_ids`; None: the tokenizer's EOS only).
     log_file: where the engine's own output goes (vLLM logs to stdout); None: this process's stderr.
     """
 
     def __init__(self, model: str, *, dtype: str = "bfloat16", seed: int = 0, max_model_len: int = 2048,
-                 lora_rank: int | None = None, max_seqs: int = 256, kv_gib: float | None = None,
-                 threads: int | None = None, eager: bool = True, generation_config=None, log=print,
-                 log_file: str | os.PathLike | None = None, start_timeout: float = 900.0):
+                 lora_rank: int | None = None, threads: int | None = None, generation_config, log=print,
+                 log_file: str | os.PathLike | None = None):
         self.model, self.log, self.proc, self.conn = model, log, None, None
         self.log_file = str(log_file) if log_file is not None else "stderr"
-        self.generation_config = generation_config  # the base model's (its EOS ids), for `eos_token_ids`
-        if self.generation_config is None:
-            from transformers import GenerationConfig
-
-            try:
-                self.generation_config = GenerationConfig.from_pretrained(model)
-            except OSError:
-                self.generation_config = None
+        self.generation_config = generation_config
         python = engine_python()
         env = {**os.environ, **core_env(threads), "VLLM_ENABLE_V1_MULTIPROCESSING": "0", "PYTHONPATH": str(REPO),
-               "VLLM_CPU_KVCACHE_SPACE": os.environ.get("VLLM_CPU_KVCACHE_SPACE", str(int(kv_gib or _kv_gib()))),
+               "VLLM_CPU_KVCACHE_SPACE": os.environ.get("VLLM_CPU_KVCACHE_SPACE", str(_kv_gib())),
                "TOKENIZERS_PARALLELISM": "false", "VLLM_LOGGING_LEVEL": os.environ.get("VLLM_LOGGING_LEVEL", "WARNING"),
                "VLLM_CONFIGURE_LOGGING": os.environ.get("VLLM_CONFIGURE_LOGGING", "1")}
         settings = {"model": str(model), "dtype": dtype, "seed": seed, "max_model_len": max_model_len,
-                    "lora_rank": lora_rank, "max_seqs": max_seqs, "eager": eager}
+                    "lora_rank": lora_rank}
         t = time.perf_counter()
         ours, theirs = socket.socketpair()
         output = open(log_file, "ab") if log_file is not None else None  # noqa: SIM115 - the child holds it
@@ -147,14 +137,14 @@ class VLLMEngine:
         self.conn = Connection(ours.detach())
         try:
             self.conn.send(settings)
-            self.info = self._reply(start_timeout, starting=True)
+            self.info = self._reply(900.0, starting=True)
         except BaseException:
             self.close()
             raise
         self.info["start_seconds"] = round(time.perf_counter() - t, 1)
         log(f"vLLM {self.info['vllm']} engine (pid {self.proc.pid}, {python}) ready in {self.info['start_seconds']} s: "
-            f"cores {env['VLLM_CPU_OMP_THREADS_BIND']}, KV cache {env['VLLM_CPU_KVCACHE_SPACE']} GiB on CPU, {dtype}"
-            + (", eager" if eager else ", compiled"))
+            f"cores {env['VLLM_CPU_OMP_THREADS_BIND']}, KV cache {env['VLLM_CPU_KVCACHE_SPACE']} GiB on CPU, {dtype}, "
+            "eager")
         self.adapter: str | None = None
         self.config = SimpleNamespace(max_position_embeddings=max_model_len)  # what a row may hold (repair reads it)
 
@@ -202,23 +192,15 @@ class VLLMEngine:
         """One continuation of each row (`rollout.generation.sample_rows`'s contract: `SampledRow`s, cut after a stop
         or EOS; `rollout.generation.sample_rows` hands an engine its rows without the HF-only keywords: the engine
         batches continuously)."""
-        import torch
-
-        from coderl.rollout.hf_callbacks import cut_generation, decode
+        from coderl.rollout.hf_callbacks import cut_rows
         from coderl.rollout.hf_config import eos_token_ids
-        from coderl.rollout.types import SampledRow
 
         eos = eos_token_ids(self, tokenizer)
         params = {"temperature": float(temperature), "top_p": float(top_p), "max_new_tokens": int(max_new_tokens),
                   "min_new_tokens": int(min_new_tokens or 0), "stops": [list(s) for s in stops], "eos_ids": eos}
         got = self._call("generate", [list(p) for p in prompt_ids], params,
                          [row_seed(seed, i) for i in range(len(prompt_ids))])
-        eos_set, out = set(eos), []
-        for (ids, logprobs, _reason), row_stops in zip(got, stops):
-            n, ended = cut_generation(ids, tokenizer, row_stops, eos_set)
-            out.append(SampledRow(ids[:n], torch.tensor(logprobs[:n], dtype=torch.float32),
-                                  decode(tokenizer, ids[:n]), ended, n > 0 and ids[n - 1] in eos_set))
-        return out
+        return cut_rows(tokenizer, [(ids, logprobs) for ids, logprobs, _reason in got], stops, eos)
 
     def close(self) -> None:
         """Stop the engine; nothing of it is left (its process group is killed if it does not stop in 10 s)."""
@@ -227,19 +209,13 @@ class VLLMEngine:
             return
         try:
             if proc.poll() is None and self.conn is not None:
-                try:
+                with contextlib.suppress(OSError):
                     self.conn.send(("stop",))
-                except OSError:
-                    pass
-                try:
+                with contextlib.suppress(subprocess.TimeoutExpired):
                     proc.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    pass
         finally:
-            try:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
             proc.wait()
             if self.conn is not None:
                 self.conn.close()
@@ -257,10 +233,7 @@ class VLLMEngine:
 
 def _kv_gib() -> int:
     """2 GiB of KV cache, or an eighth of the machine's memory when that is less (at least 1)."""
-    try:
-        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError):  # pragma: no cover
-        return 2
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")  # Linux (README)
     return max(1, min(2, total // (8 << 30)))
 
 
@@ -295,7 +268,6 @@ class SharedEngine:
         self.lora_rank, self.log_file, self.pid = lora_rank, log_file, os.getpid()
         self.engine: VLLMEngine | None = None
         self.settings: dict | None = None
-        self.starts = 0
 
     def _covers(self, wanted: dict) -> bool:
         have = self.settings
@@ -315,7 +287,6 @@ class SharedEngine:
             self.engine = VLLMEngine(wanted["path"], dtype=wanted["dtype"], seed=seed,
                                      max_model_len=wanted["max_model_len"], lora_rank=rank,
                                      generation_config=generation_config, log=log, log_file=self.log_file)
-            self.starts += 1
         else:
             log(f"vLLM: the run's engine (pid {self.engine.proc.pid}) serves this stage")
         return _Loan(self.engine, self.settings["path"])
@@ -346,12 +317,6 @@ class _Loan:
             engine.set_adapter(None)  # the next stage starts from the base weights
             if self._reloaded:
                 engine.reload_weights(self._base)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
 
 
 _SHARED: SharedEngine | None = None

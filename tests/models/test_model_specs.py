@@ -1,14 +1,13 @@
 """Spec resolution, one-line errors, the cache listing and `coderl models`: no torch needed."""
 
-import argparse
 import json
 import subprocess
 import sys
 
 import pytest
 
+from coderl.cli import build_parser
 from coderl.models import BUILTINS, DEFAULT_MODEL, ModelError, list_models, resolve_spec
-from coderl.models.cli import add_models_command
 from coderl.models.spec import gguf_cache_name, portable_base
 
 
@@ -86,9 +85,7 @@ def test_gguf_cache_key_follows_mtime_and_size(tmp_path):
 
 
 def _run_cli(argv, capsys):
-    parser = argparse.ArgumentParser(prog="coderl")
-    add_models_command(parser.add_subparsers(dest="command", required=True))
-    ns = parser.parse_args(argv)
+    ns = build_parser().parse_args(argv)
     assert ns.func(ns) == 0
     return capsys.readouterr().out
 

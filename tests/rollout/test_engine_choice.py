@@ -94,7 +94,7 @@ def test_one_engine_is_lent_to_every_stage_and_restarted_only_when_it_cannot_ser
     monkeypatch.setattr(vllm_engine, "VLLMEngine", _FakeEngine)
     _FakeEngine.started = []
     log = []
-    with vllm_engine.one_engine(lora_rank=8, log_file="run/engine.log") as shared:
+    with vllm_engine.one_engine(lora_rank=8, log_file="run/engine.log"):
         base = vllm_engine.engine_for(_model(), "/m", "m", dtype="bfloat16", seed=0, log=log.append)
         assert base.sample_rows() == [] and _FakeEngine.started[0].settings["lora_rank"] == 8  # the run's rank
         base.close()
@@ -112,7 +112,8 @@ def test_one_engine_is_lent_to_every_stage_and_restarted_only_when_it_cannot_ser
                                    dtype=changed.get("dtype", "float32"), seed=0, log=log.append).close()
         assert [e.settings["lora_rank"] for e in _FakeEngine.started[2:]] == [8, 16, 16]
         assert [e.proc for e in _FakeEngine.started[2:4]] == [None, None]  # closed when replaced
-        assert shared.starts == 4 and _FakeEngine.started[0].settings["log_file"] == "run/engine.log"
+        shared_starts = [e for e in _FakeEngine.started if e.settings["threads"] is None]
+        assert len(shared_starts) == 4 and _FakeEngine.started[0].settings["log_file"] == "run/engine.log"
     assert _FakeEngine.started[-1].proc is None and vllm_engine._SHARED is None
     assert sum("serves this stage" in m for m in log) == 1 and sum("restarted" in m for m in log) == 3
 

@@ -30,7 +30,7 @@ class ReferenceStopOnText:
         self.tokenizer, self.prompt_length, self.stops = tokenizer, prompt_length, stops
         self.carry = carry or [[] for _ in stops]
         self.done = [False] * len(stops)
-        self.eos_ids = []  # tracks no EOS: RowsFinished reads for itself
+        self.eos_ids = list(eos_ids or [])  # tracks no EOS: ReferenceRowsFinished reads it for itself
 
     @property
     def finished(self):
@@ -47,8 +47,8 @@ class ReferenceStopOnText:
 class ReferenceRowsFinished:
     """The old `RowsFinished`."""
 
-    def __init__(self, eos_ids, stop, leave):
-        self.eos = torch.tensor(eos_ids or [-1], dtype=torch.long)
+    def __init__(self, stop, leave):
+        self.eos = torch.tensor(stop.eos_ids or [-1], dtype=torch.long)
         self.stop, self.leave, self.eos_seen, self.running = stop, leave, None, None
 
     def __call__(self, input_ids, scores, **kwargs):
@@ -220,7 +220,7 @@ def drive(tok, streams, stops, prompt, splits, eos, *, leave=0):
         rows = seq  # the active rows
         width = rows.shape[1]
         crit = StopOnText(tok, width, [stops[i] for i in active], [carry[i] for i in active], eos_ids=sorted(eos))
-        finish = RowsFinished(sorted(eos), crit, leave) if leave else None
+        finish = RowsFinished(crit, leave) if leave else None
         for step in range(lo, hi):
             tokens = [pad if stopped[i] is not None or ended[i] else streams[i][step] for i in active]
             rows = torch.cat([rows, torch.tensor(tokens)[:, None]], dim=1)
@@ -293,7 +293,7 @@ def test_rows_finished_ends_the_call_on_the_same_step():
         results = []
         for stop_cls, rows_cls in ((StopOnText, RowsFinished), (ReferenceStopOnText, ReferenceRowsFinished)):
             stop = stop_cls(tok, width, stops, eos_ids=eos)
-            finish = rows_cls(eos, stop, 8)
+            finish = rows_cls(stop, 8)
             seq = torch.full((16, width), 7)
             finished = torch.zeros(16, dtype=torch.bool)
             for step in range(30):
@@ -333,7 +333,7 @@ def test_one_host_read_per_step(monkeypatch):
     tok = tiny()
     eos = [tok.eos_token_id]
     stop = StopOnText(tok, 2, [CHAT_STOPS] * 4, eos_ids=eos)
-    finish = RowsFinished(eos, stop, 1)
+    finish = RowsFinished(stop, 1)
     reads = []
     for name in ("tolist", "item", "cpu", "numpy", "__bool__", "__int__", "__index__"):
         real = getattr(torch.Tensor, name)
