@@ -56,7 +56,7 @@ from coderl.tasks.generators.pool import parse_options as pool_options
 from coderl.tasks.loaders.jsonl import first_row, skipped_rows
 from coderl.tasks.loaders.languages_sets import SOURCES as LANGUAGE_SOURCES
 from coderl.tasks.loaders.languages_sets import load_language_set, options_of
-from coderl.tasks.loaders.task_rows import is_task_row, load_task_rows
+from coderl.tasks.loaders.task_rows import layout_of, load_task_rows
 from coderl.tasks.mix import load_mix, parse_mix
 from coderl.tasks.split import SPLITS, split_tasks
 from coderl.tasks.types import Task, TaskFormatError
@@ -230,16 +230,9 @@ def _load_synthetic(parsed: TaskSpec, spec: str, split: str) -> tuple[list[Task]
 def detect_format(path: str) -> str:
     """'coderl', 'humaneval', 'mbpp', 'stdio' or 'gsm8k' from the fields of a file's first non-blank row."""
     lineno, row = first_row(path)
-    if is_task_row(row):
-        return "coderl"
-    if {"entry_point", "test", "prompt"} <= row.keys():
-        return "humaneval"
-    if "test_list" in row:
-        return "mbpp"
-    if "responses_create_params" in row or "input_output" in row:
-        return "stdio"
-    if {"question", "answer"} <= row.keys():
-        return "gsm8k"
+    layout = layout_of(row)
+    if layout is not None:
+        return layout
     raise TaskFormatError(
         f"{path}:{lineno}: cannot tell the task format from fields {', '.join(sorted(row)) or '(none)'} "
         "(known: coderl = task_id+kind+tests (coderl tasks export), humaneval = prompt+test+entry_point, "

@@ -246,20 +246,12 @@ def _chain(first: dict, rows: Iterator[dict], label: str) -> Iterator[tuple[int,
 
 
 def _layout_of(row: dict[str, Any], label: str) -> str:
-    from coderl.tasks.loaders.task_rows import is_task_row
+    from coderl.tasks.loaders.task_rows import layout_of
 
-    keys = row.keys()
-    if is_task_row(keys):
-        return "coderl"
-    if {"entry_point", "test", "prompt"} <= keys:
-        return "humaneval"
-    if "test_list" in keys:
-        return "mbpp"
-    if "responses_create_params" in keys or "input_output" in keys:
-        return "stdio"
-    if {"question", "answer"} <= keys:
-        return "gsm8k"
-    raise TaskFormatError(f"{label}: cannot tell the layout from columns {', '.join(sorted(keys)) or '(none)'}; "
+    layout = layout_of(row)
+    if layout is not None:
+        return layout
+    raise TaskFormatError(f"{label}: cannot tell the layout from columns {', '.join(sorted(row)) or '(none)'}; "
                           f"give preset= ({', '.join(PRESETS)}) and columns= for the ones named otherwise")
 
 

@@ -319,11 +319,7 @@ def humaneval_task(row: dict, where: str) -> Task:
 
 def load_humaneval(path: str | os.PathLike[str] | None = None) -> list[Task]:
     """All tasks of a HumanEval-layout JSONL(.gz) file; `None` = the bundled HumanEval."""
-    return humaneval_tasks(jsonl_rows(bundled_humaneval_path() if path is None else path))
-
-
-def humaneval_tasks(rows: Rows) -> list[Task]:
-    """The tasks of HumanEval rows (a file's or a dataset's): `humaneval_builder` over each."""
+    rows = jsonl_rows(bundled_humaneval_path() if path is None else path)
     return rows.collect(humaneval_builder(rows))
 
 

@@ -80,11 +80,7 @@ def _string_list(row: dict[str, Any], field: str, where: str, *, optional: bool 
 
 def load_mbpp(path: str | os.PathLike[str]) -> list[Task]:
     """All tasks of an MBPP-layout JSONL(.gz) file."""
-    return mbpp_tasks(jsonl_rows(path))
-
-
-def mbpp_tasks(rows: Rows) -> list[Task]:
-    """The tasks of MBPP rows (a file's or a dataset's): `mbpp_builder` over each."""
+    rows = jsonl_rows(path)
     return rows.collect(mbpp_builder(rows))
 
 

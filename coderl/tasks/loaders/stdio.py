@@ -138,11 +138,7 @@ def detect_stdio_layout(row: dict[str, Any]) -> str | None:
 
 def load_stdio(path: str | os.PathLike[str], float_tolerance: float | None = None) -> list[Task]:
     """All tasks of a stdin/stdout JSONL(.gz) file (Nemotron-RL or APPS/TACO layout, by row)."""
-    return stdio_tasks(jsonl_rows(path), float_tolerance)
-
-
-def stdio_tasks(rows: Rows, float_tolerance: float | None = None) -> list[Task]:
-    """The tasks of stdin/stdout rows (a file's or a dataset's): `stdio_builder` over each."""
+    rows = jsonl_rows(path)
     return rows.collect(stdio_builder(rows, float_tolerance))
 
 

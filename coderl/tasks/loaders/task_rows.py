@@ -39,9 +39,21 @@ COLUMNS = ("task_id", "kind", "language", "prompt", "entry_point", "test_preambl
 _TAGS = ("$tuple", "$set", "$frozenset", "$bytes", "$complex", "$float", "$dict")
 
 
-def is_task_row(keys) -> bool:
-    """Whether a row's columns are this layout's."""
-    return {"task_id", "kind", "tests"} <= set(keys)
+def layout_of(keys) -> str | None:
+    """The layout a row's fields (a dataset's columns) are in: coderl (this one), humaneval, mbpp, stdio or gsm8k;
+    None when they are in none of them."""
+    keys = set(keys)
+    if {"task_id", "kind", "tests"} <= keys:
+        return "coderl"
+    if {"entry_point", "test", "prompt"} <= keys:
+        return "humaneval"
+    if "test_list" in keys:
+        return "mbpp"
+    if "responses_create_params" in keys or "input_output" in keys:
+        return "stdio"
+    if {"question", "answer"} <= keys:
+        return "gsm8k"
+    return None
 
 
 def encode(value: Any) -> Any:
@@ -216,11 +228,7 @@ def task_builder(rows: Rows) -> Callable[[int, dict[str, Any]], Task]:
     return one
 
 
-def row_tasks(rows: Rows) -> list[Task]:
-    """The tasks of rows in this layout (a file's or a dataset's)."""
-    return rows.collect(task_builder(rows))
-
-
 def load_task_rows(path: str | os.PathLike[str]) -> list[Task]:
     """All tasks of a JSONL(.gz) file in this layout."""
-    return row_tasks(jsonl_rows(path))
+    rows = jsonl_rows(path)
+    return rows.collect(task_builder(rows))
