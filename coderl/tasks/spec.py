@@ -40,6 +40,7 @@ spec, validating its options and dispatching its split in one place keeps the so
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import os
 import re
 import sys
@@ -52,7 +53,6 @@ from coderl.sandbox.client import Sandbox
 from coderl.sandbox.config import SandboxConfig
 from coderl.sandbox.types import Limits
 from coderl.tasks.generators.pool import load_pool
-from coderl.tasks.generators.pool import parse_options as pool_options
 from coderl.tasks.loaders.jsonl import first_row, skipped_rows
 from coderl.tasks.loaders.languages_sets import SOURCES as LANGUAGE_SOURCES
 from coderl.tasks.loaders.languages_sets import load_language_set, options_of
@@ -136,12 +136,12 @@ def parse_task_spec(spec: str) -> TaskSpec:
                 f"task spec {spec!r}: unknown source {match.group(1)!r} and no such file "
                 f"(known sources: {', '.join(SOURCES)}; or give a path)"
             )
-        checks = {"synthetic": synthetic_config, "corpus": corpus_options, "math": math_config,  # (options, spec)
-                  "pool": lambda options, spec: _validated(pool_options, options, spec),
-                  "stdio-basics": lambda options, spec: options_of(name, options, spec)}
-        if name in checks:
+        if name in (*_OPTION_PARSERS, "stdio-basics"):
             options = _parse_options(spec, rest)
-            checks[name](options, spec)  # validate keys and values now
+            if name == "stdio-basics":  # validate keys and values now
+                options_of(name, options, spec)
+            else:
+                source_options(name, options, spec)
             return TaskSpec(name, None, options)
         if name == "hf":
             from coderl.tasks.loaders.hf import parse_hf
@@ -156,57 +156,46 @@ def parse_task_spec(spec: str) -> TaskSpec:
     raise TaskFormatError(f"task spec {spec!r}: no such file (expected {_GRAMMAR})")
 
 
-def _validated(parse, options: dict[str, str], spec: str):
-    """`parse(options)` of a spec's source, its `ValueError` as a one-line `TaskFormatError` naming the spec."""
+# the module whose `parse_options` validates a source's spec options (imported when a spec names it)
+_OPTION_PARSERS = {"synthetic": "coderl.tasks.generators.synthetic", "math": "coderl.tasks.generators.math_gen",
+                   "corpus": "coderl.tasks.corpus", "pool": "coderl.tasks.generators.pool"}
+
+
+def source_options(source: str, options: dict[str, str], spec: str):
+    """The validated options of a synthetic, math, corpus or pool spec (`SyntheticConfig`, `MathConfig`, ...: its
+    module's `parse_options`); a bad one is a one-line `TaskFormatError` naming the spec."""
     try:
-        return parse(options)
+        return importlib.import_module(_OPTION_PARSERS[source]).parse_options(options)
     except ValueError as e:
         raise TaskFormatError(f"task spec {spec!r}: {e}") from None
 
 
-def synthetic_config(options: dict[str, str], spec: str):
-    """The validated `SyntheticConfig` of a synthetic spec's options (one-line `TaskFormatError`)."""
-    from coderl.tasks.generators.synthetic import parse_options
-
-    return _validated(parse_options, options, spec)
-
-
-def math_config(options: dict[str, str], spec: str):
-    """The validated `MathConfig` of a math spec's options (one-line `TaskFormatError`)."""
-    from coderl.tasks.generators.math_gen import parse_options
-
-    return _validated(parse_options, options, spec)
+def _spec_split(wanted: str | None, split: str, spec: str) -> str:
+    """The split a generated source's spec option `split=` and `load_tasks`'s split choose (module docstring)."""
+    if wanted is not None and split not in ("all", wanted):
+        raise TaskFormatError(f"task spec {spec!r}: option split={wanted!r} conflicts with split {split!r} (drop one "
+                              "of them)")
+    return wanted or split
 
 
 def _load_math(parsed: TaskSpec, spec: str, split: str) -> tuple[list[Task], str]:
     """(tasks, effective split) of a math spec under `load_tasks`'s split (as for synthetic)."""
     from coderl.tasks.generators.math_gen import generate_math
 
-    cfg = math_config(parsed.options, spec)
-    if cfg.split is not None and split not in ("all", cfg.split):
-        raise TaskFormatError(f"task spec {spec!r}: option split={cfg.split!r} conflicts with split {split!r}")
-    effective = cfg.split or split
+    cfg = source_options("math", parsed.options, spec)
+    effective = _spec_split(cfg.split, split, spec)
     try:
         return generate_math(cfg, effective), effective
     except ValueError as e:
         raise TaskFormatError(f"task spec {spec!r}: {e}") from None
 
 
-def corpus_options(options: dict[str, str], spec: str) -> dict[str, str]:
-    from coderl.tasks.corpus import parse_options
-
-    return _validated(parse_options, options, spec)
-
-
 def _load_corpus(parsed: TaskSpec, spec: str, split: str) -> tuple[list[Task], str]:
     """(tasks, effective split) of a corpus spec under `load_tasks`'s split (as for synthetic)."""
     from coderl.tasks.corpus import load_corpus
 
-    options = corpus_options(parsed.options, spec)
-    wanted = options.get("split")
-    if wanted is not None and split not in ("all", wanted):
-        raise TaskFormatError(f"task spec {spec!r}: option split={wanted!r} conflicts with split {split!r}")
-    effective = wanted or split
+    options = source_options("corpus", parsed.options, spec)
+    effective = _spec_split(options.get("split"), split, spec)
     if effective == "test":
         raise TaskFormatError(f"task spec {spec!r}: the corpus has train and valid splits, no test split "
                               "(evaluate on easy or humaneval --split test)")
@@ -216,11 +205,11 @@ def _load_corpus(parsed: TaskSpec, spec: str, split: str) -> tuple[list[Task], s
 
 def _load_synthetic(parsed: TaskSpec, spec: str, split: str) -> tuple[list[Task], dict[str, Any], str]:
     """(tasks, generator stats, effective split) of a synthetic spec under `load_tasks`'s split."""
-    from coderl.tasks.generators.synthetic import generate, resolve_split
+    from coderl.tasks.generators.synthetic import generate
 
-    cfg = synthetic_config(parsed.options, spec)
+    cfg = source_options("synthetic", parsed.options, spec)
+    effective = _spec_split(cfg.split, split, spec)
     try:
-        effective = resolve_split(cfg.split, split)
         tasks, stats = generate(cfg, effective)
     except ValueError as e:
         raise TaskFormatError(f"task spec {spec!r}: {e}") from None

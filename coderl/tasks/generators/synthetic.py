@@ -355,14 +355,3 @@ def generate(cfg: SyntheticConfig, split: str) -> tuple[list[Task], GenerationSt
     for t in tasks:
         t.metadata["generator"] = summary  # one shared dict
     return tasks, stats
-
-
-def resolve_split(spec_split: str | None, load_split: str) -> str:
-    """The split to generate, from the spec's `split=` and `load_tasks`'s split (module docstring)."""
-    if spec_split is None:
-        return load_split
-    if load_split not in ("all", spec_split):
-        raise ValueError(
-            f"option split={spec_split!r} conflicts with split {load_split!r} (drop one of them)"
-        )
-    return spec_split
