@@ -164,8 +164,13 @@ _OPTION_PARSERS = {"synthetic": "coderl.tasks.generators.synthetic", "math": "co
 def source_options(source: str, options: dict[str, str], spec: str):
     """The validated options of a synthetic, math, corpus or pool spec (`SyntheticConfig`, `MathConfig`, ...: its
     module's `parse_options`); a bad one is a one-line `TaskFormatError` naming the spec."""
+    module = importlib.import_module(_OPTION_PARSERS[source])
+    unknown = [k for k in options if k not in module.OPTION_KEYS]
+    if unknown:
+        raise TaskFormatError(f"task spec {spec!r}: unknown option {unknown[0]!r} (known: "
+                              f"{', '.join(module.OPTION_KEYS)})")
     try:
-        return importlib.import_module(_OPTION_PARSERS[source]).parse_options(options)
+        return module.parse_options(options)
     except ValueError as e:
         raise TaskFormatError(f"task spec {spec!r}: {e}") from None
 
