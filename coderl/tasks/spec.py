@@ -236,24 +236,15 @@ def detect_format(path: str) -> str:
 
 
 def load_spec(parsed: TaskSpec, spec: str) -> list[Task]:
-    """All tasks a parsed spec names (no split)."""
+    """All tasks of a file, `hf:` or bundled file spec (humaneval, easy), no split: `_load_tasks` loads the
+    generated, language, pool and mix sources itself."""
     from coderl.tasks.loaders.humaneval import load_humaneval
     from coderl.tasks.loaders.mbpp import load_mbpp
     from coderl.tasks.loaders.stdio import load_stdio
     from coderl.tasks.math_tasks import load_gsm8k
 
-    if parsed.source == "synthetic":
-        return _load_synthetic(parsed, spec, "all")[0]
-    if parsed.source == "corpus":
-        return _load_corpus(parsed, spec, "all")[0]
-    if parsed.source == "math":
-        return _load_math(parsed, spec, "all")[0]
-    if parsed.source == "mix":
-        raise TaskFormatError(f"task spec {spec!r}: a mix is loaded with load_tasks")
     if parsed.source == "humaneval" and parsed.path is None:
         return load_humaneval(None)
-    if parsed.source in LANGUAGE_SOURCES and (parsed.source != "verilog" or parsed.path is None):
-        return load_language_set(parsed.source, None, parsed.options, "all", 0, spec)
     if parsed.source == "easy":
         from coderl.tasks.loaders.easy import load_easy
 
@@ -267,8 +258,6 @@ def load_spec(parsed: TaskSpec, spec: str) -> list[Task]:
     if not os.path.exists(path):
         raise TaskFormatError(f"task spec {spec!r}: no such file {path!r}")
     source = detect_format(path) if parsed.source == "auto" else parsed.source
-    if parsed.source == "verilog":
-        return load_language_set("verilog", path, {}, "all", 0, spec)
     loaders = {"humaneval": load_humaneval, "mbpp": load_mbpp, "stdio": load_stdio, "gsm8k": load_gsm8k,
                "coderl": load_task_rows}
     return loaders[source](path)

@@ -224,8 +224,6 @@ def _stem(path: str) -> str:
 
 def _rename(row: dict[str, Any], renames: dict[str, str]) -> dict[str, Any]:
     """The row with each mapped column under its layout field (a column already named so gives way)."""
-    if not renames:
-        return row
     out = {k: v for k, v in row.items() if k not in renames}
     out.update({field: row.get(column) for column, field in renames.items()})  # absent: the layout names it
     return out
