@@ -86,8 +86,5 @@ def _module(text: str) -> ast.Module | None:
 
 
 def _is_stub(node: ast.stmt) -> bool:
-    body = list(node.body)  # type: ignore[attr-defined]
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-            and isinstance(body[0].value.value, str):
-        body = body[1:]
+    body = node.body[1:] if ast.get_docstring(node, clean=False) is not None else node.body  # type: ignore[arg-type]
     return all(isinstance(b, ast.Pass) or (isinstance(b, ast.Expr) and isinstance(b.value, ast.Constant)) for b in body)

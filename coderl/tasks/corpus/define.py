@@ -146,8 +146,7 @@ def _source(problem: Problem) -> tuple[str, str]:
     node = ast.parse(text).body[0]
     assert isinstance(node, (ast.FunctionDef, ast.ClassDef))
     body = node.body
-    first = body[0]
-    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+    if ast.get_docstring(node, clean=False) is not None:
         raise ValueError(f"{problem.name}: the reference has a docstring; give the description as phrasings")
     lines = text.splitlines(keepends=True)
     header = "".join(lines[node.lineno - 1 : body[0].lineno - 1])
