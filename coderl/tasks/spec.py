@@ -55,7 +55,7 @@ from coderl.sandbox.types import Limits
 from coderl.tasks.generators.pool import load_pool
 from coderl.tasks.loaders.jsonl import first_row, skipped_rows
 from coderl.tasks.loaders.languages_sets import SOURCES as LANGUAGE_SOURCES
-from coderl.tasks.loaders.languages_sets import load_language_set, options_of
+from coderl.tasks.loaders.languages_sets import load_language_set
 from coderl.tasks.loaders.task_rows import layout_of, load_task_rows
 from coderl.tasks.mix import load_mix, parse_mix
 from coderl.tasks.split import SPLITS, split_tasks
@@ -136,12 +136,9 @@ def parse_task_spec(spec: str) -> TaskSpec:
                 f"task spec {spec!r}: unknown source {match.group(1)!r} and no such file "
                 f"(known sources: {', '.join(SOURCES)}; or give a path)"
             )
-        if name in (*_OPTION_PARSERS, "stdio-basics"):
+        if name in _OPTION_PARSERS:
             options = _parse_options(spec, rest)
-            if name == "stdio-basics":  # validate keys and values now
-                options_of(name, options, spec)
-            else:
-                source_options(name, options, spec)
+            source_options(name, options, spec)  # validate keys and values now
             return TaskSpec(name, None, options)
         if name == "hf":
             from coderl.tasks.loaders.hf import parse_hf
@@ -158,12 +155,13 @@ def parse_task_spec(spec: str) -> TaskSpec:
 
 # the module whose `parse_options` validates a source's spec options (imported when a spec names it)
 _OPTION_PARSERS = {"synthetic": "coderl.tasks.generators.synthetic", "math": "coderl.tasks.generators.math_gen",
-                   "corpus": "coderl.tasks.corpus", "pool": "coderl.tasks.generators.pool"}
+                   "corpus": "coderl.tasks.corpus", "pool": "coderl.tasks.generators.pool",
+                   "stdio-basics": "coderl.tasks.loaders.languages_sets"}
 
 
 def source_options(source: str, options: dict[str, str], spec: str):
-    """The validated options of a synthetic, math, corpus or pool spec (`SyntheticConfig`, `MathConfig`, ...: its
-    module's `parse_options`); a bad one is a one-line `TaskFormatError` naming the spec."""
+    """The validated options of a synthetic, math, corpus, pool or stdio-basics spec (`SyntheticConfig`, ...: its
+    module's `parse_options`, its keys the module's `OPTION_KEYS`); a bad one is a one-line `TaskFormatError`."""
     module = importlib.import_module(_OPTION_PARSERS[source])
     unknown = [k for k in options if k not in module.OPTION_KEYS]
     if unknown:
