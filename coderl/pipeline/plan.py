@@ -250,7 +250,7 @@ def _plan_stages(plan: Plan, eval_fields: dict, sft_fields: dict | None, rl: lis
         run_dir = os.path.join(out, "rl", name)
         split_file = None
         if split is not None:
-            split_file = rl_split_file(where, values.get("tasks", _default(TrainConfig, "tasks")), split, plan)
+            split_file = rl_split_file(where, values.get("tasks", TrainConfig.tasks), split, plan)
             values["tasks"] = split_file[3]
         cfg = _build(where, TrainConfig, {"seed": plan.seed, **values, "format": plan.format, "dtype": plan.dtype,
                                           "out": run_dir, "model": start})
@@ -294,10 +294,6 @@ def _rates_stage(where: str, plan: Plan, cfg, samples, name: str, eval_values: d
 def _label(where: str, method) -> str | None:
     require(method is None or isinstance(method, str), f"{where}: method", method, "a label (text)")
     return method
-
-
-def _default(cls, name: str):
-    return leaves(cls)[name][1].default
 
 
 def _section_values(where: str, section: str, values: dict, cls) -> dict:
@@ -409,7 +405,7 @@ def count_and_check_tasks(plan: Plan, allow_overlap: bool) -> None:
             where = "sft"
             fix = "train on another split (split: train) or other data"
         elif stage.kind == "rl":
-            where = f"rl[{_rl_index(plan, stage)}] ({stage.name[3:]})"
+            where = f"rl[{[s for s in plan.stages if s.kind == 'rl'].index(stage)}] ({stage.name[3:]})"
             held_spec = stage.config.eval.eval_tasks  # checked even unused: a typo is named
             if held_spec:   # the run's own held-out set, evaluated during training
                 held = load(f"{where} eval_tasks", load_tasks, held_spec).tasks
@@ -429,7 +425,3 @@ def count_and_check_tasks(plan: Plan, allow_overlap: bool) -> None:
             name, count = shared_sets[0]
             raise ConfigError(f"{where}: trains on {sum(1 for s in shared_sets if s[0] == name)} of the {count} tasks "
                               f"of evaluation set {name}: {fix}, or set allow_eval_overlap: true")
-
-
-def _rl_index(plan: Plan, stage: Stage) -> int:
-    return [s for s in plan.stages if s.kind == "rl"].index(stage)

@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 import functools
 
+from coderl.languages.python import parse_module
+
 
 def parse_prompt(prompt: str) -> tuple[ast.Module, str] | None:
     """(module, the text parsed) of a prompt, tried as it is and then with a `pass` body appended
@@ -60,7 +62,7 @@ def program_names(prompt: str, reference: str | None, entry_point: str | None) -
             if isinstance(node, ast.ClassDef):
                 classes.add(node.name)
     defined: set[str] = set()
-    module = (_module(prompt + reference) or _module(reference)) if reference else None
+    module = (parse_module(prompt + reference) or parse_module(reference)) if reference else None
     for node in module.body if module else ():
         if isinstance(node, _DEFS):
             defined.add(node.name)
@@ -76,13 +78,6 @@ _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 def _left_to_program(node: ast.stmt, entry_point: str | None) -> bool:
     """A definition of the prompt's that the program writes: the entry point, or a stub."""
     return isinstance(node, _DEFS) and (node.name == entry_point or _is_stub(node))
-
-
-def _module(text: str) -> ast.Module | None:
-    try:
-        return ast.parse(text)
-    except (SyntaxError, ValueError):
-        return None
 
 
 def _is_stub(node: ast.stmt) -> bool:
