@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from coderl.sandbox.types import CheckKind, TestCase
-from coderl.tasks.loaders.jsonl import Rows, TaskIds, jsonl_rows, require
+from coderl.tasks.loaders.jsonl import Rows, TaskIds, jsonl_rows, optional, require
 from coderl.tasks.types import Task, TaskFormatError
 
 _LINE_RE = re.compile(r".*?(?:\r\n|\r|\n)|.+", re.DOTALL)
@@ -295,9 +295,7 @@ def humaneval_task(row: dict, where: str) -> Task:
     prompt = require(row, "prompt", str, where)
     test = require(row, "test", str, where)
     entry_point = require(row, "entry_point", str, where)
-    solution = row.get("canonical_solution")
-    if solution is not None and not isinstance(solution, str):
-        raise TaskFormatError(f"{where}: field 'canonical_solution' is not a string (expected a string)")
+    solution = optional(row, "canonical_solution", str, where)
     if not entry_point.isidentifier():
         raise TaskFormatError(f"{where}: field 'entry_point' is {entry_point!r} (expected a Python name)")
     try:

@@ -25,7 +25,7 @@ from typing import Any
 
 from coderl.sandbox.types import TestCase
 from coderl.tasks.loaders.humaneval import classify_statement
-from coderl.tasks.loaders.jsonl import Rows, TaskIds, jsonl_rows, require
+from coderl.tasks.loaders.jsonl import Rows, TaskIds, jsonl_rows, optional, require
 from coderl.tasks.types import Task, TaskFormatError
 
 
@@ -98,9 +98,7 @@ def mbpp_builder(rows: Rows) -> Callable[[int, dict], Task]:
         challenge = _string_list(row, "challenge_test_list", where, optional=True)
         if not test_list:
             raise TaskFormatError(f"{where}: field 'test_list' is empty (expected at least one assert)")
-        code = row.get("code")
-        if code is not None and not isinstance(code, str):
-            raise TaskFormatError(f"{where}: field 'code' is not a string (expected a string)")
+        code = optional(row, "code", str, where)
         if row.get("test_setup_code") is not None:  # a dataset's absent cell is None
             preamble = require(row, "test_setup_code", str, where)
         else:
