@@ -128,12 +128,11 @@ def parse_task_spec(spec: str) -> TaskSpec:
         raise TaskFormatError(f"task spec {spec!r} needs a file: {spec}:PATH")
     if os.path.exists(spec):  # an existing path wins, even if it contains ':'
         return TaskSpec("auto", spec)
-    match = _PREFIX_RE.match(spec)
-    if match and len(match.group(1)) > 1:  # a one-letter prefix is a Windows drive, i.e. a path
-        name, rest = match.group(1).lower(), match.group(2)
+    if prefixed and len(prefixed.group(1)) > 1:  # a one-letter prefix is a Windows drive, i.e. a path
+        name, rest = prefixed.group(1).lower(), prefixed.group(2)
         if name not in SOURCES:
             raise TaskFormatError(
-                f"task spec {spec!r}: unknown source {match.group(1)!r} and no such file "
+                f"task spec {spec!r}: unknown source {prefixed.group(1)!r} and no such file "
                 f"(known sources: {', '.join(SOURCES)}; or give a path)"
             )
         if name in _OPTION_PARSERS:

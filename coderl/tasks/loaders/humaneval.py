@@ -141,10 +141,6 @@ def classify_statement(text: str, callee: str) -> tuple[CheckKind, str, Any]:
     return CheckKind.ASSERT, text.rstrip() + "\n", None
 
 
-def _contains(node: ast.AST, types: tuple[type, ...]) -> bool:
-    return any(isinstance(n, types) for n in ast.walk(node))
-
-
 def _direct_nodes(stmts: list[ast.stmt]):
     """Nodes of these statements, not descending into nested function/class/lambda scopes."""
     stack: list[ast.AST] = list(stmts)
@@ -260,7 +256,7 @@ def split_check_with_stats(
                 )
             )
             pending = []
-        elif _contains(stmt, (ast.Assert,)):
+        elif any(isinstance(n, ast.Assert) for n in ast.walk(stmt)):
             return fallback()
         else:
             pending.append(stmt)
