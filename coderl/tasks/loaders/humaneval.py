@@ -38,6 +38,7 @@ from typing import Any
 
 from coderl.sandbox.types import CheckKind, TestCase
 from coderl.tasks.loaders.jsonl import Rows, TaskIds, jsonl_rows, optional, require
+from coderl.tasks.pairs import NOT_LITERAL, literal_value
 from coderl.tasks.types import Task, TaskFormatError
 
 _LINE_RE = re.compile(r".*?(?:\r\n|\r|\n)|.+", re.DOTALL)
@@ -95,13 +96,6 @@ def _is_callee_call(node: ast.expr, callee: str) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == callee
 
 
-def _literal(node: ast.expr) -> tuple[bool, Any]:
-    try:
-        return True, ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return False, None
-
-
 def classify_assert(node: ast.Assert, src: _Source, callee: str = "candidate") -> tuple[CheckKind, str, Any]:
     """`(check, source, expected)` for one assert statement; `callee` is the function under test."""
     test = node.test
@@ -119,8 +113,8 @@ def classify_assert(node: ast.Assert, src: _Source, callee: str = "candidate") -
             if not _is_callee_call(call, callee):
                 continue
             if isinstance(op, ast.Eq):
-                ok, value = _literal(other)
-                if ok:
+                value = literal_value(other)
+                if value is not NOT_LITERAL:
                     return CheckKind.EQUALS, src.expr(call), value
             elif (
                 isinstance(op, ast.Is)
