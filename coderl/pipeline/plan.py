@@ -171,9 +171,10 @@ def _check_model(path: str, model: str) -> None:
         raise ConfigError(f"{path}: {exc}") from None
 
 
-def _entry_name(where: str, entry, fields: str, reserved: str, taken, kind: str) -> str:
-    """The `name` of an entry of `evals:` or `rl:`, checked: the entry a mapping of `fields`, the name a directory
-    name other than `reserved` and not `taken` by an earlier `kind`; else one line."""
+def _entry(where: str, entry, fields: str, reserved: str, taken, kind: str) -> tuple[str, str, dict]:
+    """(name, `where` with the name, the other fields) of an entry of `evals:` or `rl:`, checked: the entry a mapping
+    of `fields`, the name a directory name other than `reserved` and not `taken` by an earlier `kind`; else one
+    line."""
     if not isinstance(entry, dict):
         raise ConfigError(f"{where}: expected a mapping with {fields}")
     name = entry.get("name")
@@ -182,7 +183,7 @@ def _entry_name(where: str, entry, fields: str, reserved: str, taken, kind: str)
                           f"'{reserved}')")
     if name in taken:
         raise ConfigError(f"{where}: name={name!r}: used by an earlier {kind} (names must be unique)")
-    return name
+    return name, f"{where} ({name})", {k: v for k, v in entry.items() if k != "name"}
 
 
 def _eval_sets(evals: list, eval_values: dict) -> dict[str, tuple[str, dict]]:
@@ -191,10 +192,7 @@ def _eval_sets(evals: list, eval_values: dict) -> dict[str, tuple[str, dict]]:
 
     sets: dict[str, dict] = {}
     for i, entry in enumerate(evals):
-        where = f"evals[{i}]"
-        name = _entry_name(where, entry, "name and `coderl eval` fields", "eval", sets, "set")
-        fields = {k: v for k, v in entry.items() if k != "name"}
-        where = f"{where} ({name})"
+        name, where, fields = _entry(f"evals[{i}]", entry, "name and `coderl eval` fields", "eval", sets, "set")
         sets[name] = (where, {**eval_values, **_section_values(where, "eval", fields, EvalConfig)})
     return sets
 
@@ -239,11 +237,8 @@ def _plan_stages(plan: Plan, eval_fields: dict, sft_fields: dict | None, rl: lis
                               "the base unquantised (give them qlora: true to load it in 4-bit too)")
     names: set[str] = set()
     for i, entry in enumerate(rl):
-        where = f"rl[{i}]"
-        name = _entry_name(where, entry, "name, method and `coderl train` fields", "sft", names, "run")
+        name, where, fields = _entry(f"rl[{i}]", entry, "name, method and `coderl train` fields", "sft", names, "run")
         names.add(name)
-        where = f"rl[{i}] ({name})"
-        fields = {k: v for k, v in entry.items() if k != "name"}
         values = {**device, **_section_values(where, "rl", fields, TrainConfig)}
         method, split = values.pop("method", None), values.pop("split", None)
         measure = values.pop("measure_rates", None)
