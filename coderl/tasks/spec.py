@@ -142,7 +142,7 @@ def parse_task_spec(spec: str) -> TaskSpec:
         if name == "hf":
             from coderl.tasks.loaders.hf import parse_hf
 
-            path, options = parse_hf(rest, spec)
+            path, options = parse_hf(rest, spec, _parse_options)
             return TaskSpec("hf", path, options)
         if name == "easy":
             raise TaskFormatError(f"task spec {spec!r}: 'easy' takes no file or options (write just: easy)")

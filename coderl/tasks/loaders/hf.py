@@ -39,8 +39,9 @@ _OPTIONS = ("split", "name", "preset", "columns")
 _STREAMED = {".parquet": "parquet", ".arrow": "arrow", ".json": "json", ".jsonl": "json", ".csv": "csv"}
 
 
-def parse_hf(rest: str, spec: str) -> tuple[str, dict[str, str]]:
-    """(PATH, options) of `hf:REST`; bad options are one-line `TaskFormatError`s naming the spec."""
+def parse_hf(rest: str, spec: str, parse_options: Callable[[str, str], dict[str, str]]) -> tuple[str, dict[str, str]]:
+    """(PATH, options) of `hf:REST`; bad options are one-line `TaskFormatError`s naming the spec.  `parse_options(spec,
+    text)` reads a spec's `k=v,...` (`coderl.tasks.spec`'s, passed in: spec imports this module)."""
     rest = rest.strip()
     path, options_text = rest, ""
     if not os.path.exists(rest) and ":" in rest:
@@ -50,16 +51,11 @@ def parse_hf(rest: str, spec: str) -> tuple[str, dict[str, str]]:
     if not path:
         raise TaskFormatError(f"task spec {spec!r}: missing the dataset after 'hf:' (a folder, a file or a cached "
                               "dataset name)")
-    options: dict[str, str] = {}
-    for item in filter(None, (part.strip() for part in options_text.split(","))):
-        key, eq, value = item.partition("=")
-        key = key.strip()
-        if not eq or key not in _OPTIONS:
-            raise TaskFormatError(f"task spec {spec!r}: option {item!r}: expected one of "
-                                  f"{', '.join(k + '=...' for k in _OPTIONS)}")
-        if key in options:
-            raise TaskFormatError(f"task spec {spec!r}: option {key!r} given twice")
-        options[key] = value.strip()
+    options = parse_options(spec, options_text)
+    unknown = next((f"{k}={v}" for k, v in options.items() if k not in _OPTIONS), None)
+    if unknown is not None:
+        raise TaskFormatError(f"task spec {spec!r}: option {unknown!r}: expected one of "
+                              f"{', '.join(k + '=...' for k in _OPTIONS)}")
     preset = options.get("preset")
     if preset is not None and preset not in PRESETS:
         raise TaskFormatError(f"task spec {spec!r}: preset {preset!r}: expected one of {', '.join(PRESETS)}")
