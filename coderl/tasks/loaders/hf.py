@@ -24,7 +24,6 @@ the column.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import os
 from collections.abc import Callable, Iterator
@@ -36,6 +35,7 @@ from coderl.tasks.loaders.jsonl import Rows, TaskIds, skipped_rows
 from coderl.tasks.types import Task, TaskFormatError
 
 _OPTIONS = ("split", "name", "preset", "columns")
+_OFFLINE = ("HF_DATASETS_OFFLINE", "HF_HUB_OFFLINE")  # environment variables and datasets.config flags
 _STREAMED = {".parquet": "parquet", ".arrow": "arrow", ".json": "json", ".jsonl": "json", ".csv": "csv"}
 
 
@@ -262,17 +262,6 @@ def _reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
-@contextlib.contextmanager
-def _offline():
-    """Nothing is downloaded while a dataset is opened: the datasets library (and the hub client under it)
-    read only local files.  The process's own settings are restored after (a model may still be fetched)."""
-    import datasets.config as config
-
-    keys = ("HF_DATASETS_OFFLINE", "HF_HUB_OFFLINE")
-    with offline_flags(keys, config, keys):
-        yield
-
-
 def _datasets():
     try:
         import datasets
@@ -292,8 +281,9 @@ def _open(path: str, options: dict[str, str], spec: str):
     if "name" in options and os.path.exists(path):
         raise TaskFormatError(f"task spec {spec!r}: name= chooses a cached dataset's configuration; {path} is a "
                               "folder or file here")
-    try:
-        with _offline():
+    try:  # nothing is downloaded: the datasets library (and the hub client under it) read only local files; the
+        # process's own settings are restored after (a model may still be fetched)
+        with offline_flags(_OFFLINE, datasets.config, _OFFLINE):
             data = _load(datasets, path, options, spec)
     except TaskFormatError:
         raise
