@@ -180,20 +180,20 @@ def _spec_split(wanted: str | None, split: str, spec: str) -> str:
     return wanted or split
 
 
-def _load_math(parsed: TaskSpec, spec: str, split: str) -> tuple[list[Task], str]:
-    """(tasks, effective split) of a math spec under `load_tasks`'s split (as for synthetic)."""
+def _load_math(parsed: TaskSpec, spec: str, split: str, seed: int) -> TaskSet:
+    """A math spec's tasks under `load_tasks`'s split (as for synthetic)."""
     from coderl.tasks.generators.math_gen import generate_math
 
     cfg = source_options("math", parsed.options, spec)
     effective = _spec_split(cfg.split, split, spec)
     try:
-        return generate_math(cfg, effective), effective
+        return TaskSet(tasks=generate_math(cfg, effective), spec=spec, split=effective, seed=seed)
     except ValueError as e:
         raise TaskFormatError(f"task spec {spec!r}: {e}") from None
 
 
-def _load_corpus(parsed: TaskSpec, spec: str, split: str) -> tuple[list[Task], str]:
-    """(tasks, effective split) of a corpus spec under `load_tasks`'s split (as for synthetic)."""
+def _load_corpus(parsed: TaskSpec, spec: str, split: str, seed: int) -> TaskSet:
+    """A corpus spec's tasks under `load_tasks`'s split (as for synthetic)."""
     from coderl.tasks.corpus import load_corpus
 
     options = source_options("corpus", parsed.options, spec)
@@ -202,11 +202,11 @@ def _load_corpus(parsed: TaskSpec, spec: str, split: str) -> tuple[list[Task], s
         raise TaskFormatError(f"task spec {spec!r}: the corpus has train and valid splits, no test split "
                               "(evaluate on easy or humaneval --split test)")
     level = int(options["level"]) if "level" in options else None
-    return load_corpus(effective, options.get("family"), level), effective
+    return TaskSet(tasks=load_corpus(effective, options.get("family"), level), spec=spec, split=effective, seed=seed)
 
 
-def _load_synthetic(parsed: TaskSpec, spec: str, split: str) -> tuple[list[Task], dict[str, Any], str]:
-    """(tasks, generator stats, effective split) of a synthetic spec under `load_tasks`'s split."""
+def _load_synthetic(parsed: TaskSpec, spec: str, split: str, seed: int) -> TaskSet:
+    """A synthetic spec's tasks under `load_tasks`'s split, with the generator's stats."""
     from coderl.tasks.generators.synthetic import generate
 
     cfg = source_options("synthetic", parsed.options, spec)
@@ -215,7 +215,7 @@ def _load_synthetic(parsed: TaskSpec, spec: str, split: str) -> tuple[list[Task]
         tasks, stats = generate(cfg, effective)
     except ValueError as e:
         raise TaskFormatError(f"task spec {spec!r}: {e}") from None
-    return tasks, stats.to_dict(), effective
+    return TaskSet(tasks=tasks, spec=spec, split=effective, seed=seed, generator=stats.to_dict())
 
 
 def detect_format(path: str) -> str:
@@ -347,16 +347,13 @@ def _load_tasks(spec: str, split: str, seed: int) -> TaskSet:
     if parsed.source == "synthetic":
         if split not in ("all", "train", "valid", "test"):
             raise ValueError(f"unknown split {split!r} (expected one of: all, train, valid, test)")
-        tasks, stats, effective = _load_synthetic(parsed, spec, split)
-        return TaskSet(tasks=tasks, spec=spec, split=effective, seed=seed, generator=stats)
+        return _load_synthetic(parsed, spec, split, seed)
     if parsed.source == "corpus":
-        tasks, effective = _load_corpus(parsed, spec, split)
-        return TaskSet(tasks=tasks, spec=spec, split=effective, seed=seed)
+        return _load_corpus(parsed, spec, split, seed)
     if parsed.source == "pool":
         return TaskSet(tasks=load_pool(parsed.options, spec, split), spec=spec, split="train", seed=seed)
     if parsed.source == "math":
-        tasks, effective = _load_math(parsed, spec, split)
-        return TaskSet(tasks=tasks, spec=spec, split=effective, seed=seed)
+        return _load_math(parsed, spec, split, seed)
     if parsed.source in LANGUAGE_SOURCES:
         tasks = load_language_set(parsed.source, parsed.path, parsed.options, split, seed, spec)
         return TaskSet(tasks=tasks, spec=spec, split=split, seed=seed)
