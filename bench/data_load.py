@@ -61,10 +61,11 @@ def load(method: str, path: str, cache: str) -> list:
     import datasets
 
     from coderl.tasks.loaders.jsonl import Rows
-    from coderl.tasks.loaders.stdio import stdio_tasks
+    from coderl.tasks.loaders.stdio import stdio_builder
 
-    rows = datasets.load_dataset("parquet", data_files=path, split="train", cache_dir=cache).to_list()
-    return stdio_tasks(Rows(path, enumerate(rows), "row", "bench"))
+    rows = Rows(path, enumerate(datasets.load_dataset("parquet", data_files=path, split="train",
+                                                      cache_dir=cache).to_list()), "row", "bench")
+    return rows.collect(stdio_builder(rows))
 
 
 def child(method: str, path: str, cache: str) -> dict:

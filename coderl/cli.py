@@ -52,7 +52,7 @@ def _cmd_decontaminate(ns: argparse.Namespace) -> int:
 def _cmd_eval(ns: argparse.Namespace) -> int:
     from coderl.base.config import explicit_fields
     from coderl.eval.chunks import PARTIAL, read_chunks
-    from coderl.eval.run import EvalConfig, format_summary, main_log, run_eval
+    from coderl.eval.run import EvalConfig, format_summary, run_eval
     from coderl.models.spec import recorded_format
 
     partial = os.path.join(ns.out or "", PARTIAL)  # --resume: the interrupted evaluation's settings, unless given
@@ -67,7 +67,7 @@ def _cmd_eval(ns: argparse.Namespace) -> int:
         print(f"note: {ns.model} does not record its prompt format (an adapter saved before adapters did); "
               f"using --format {ns.format}; pass --format to choose", file=sys.stderr)
     cfg = from_args(EvalConfig, ns, overrides)
-    summary = run_eval(cfg, log=main_log)
+    summary = run_eval(cfg, log=lambda m: print(m, file=sys.stderr))
     print(format_summary(summary))
     print(f"run directory: {cfg.out}")
     return 0

@@ -24,7 +24,6 @@ from coderl.eval.passk import summarize
 from coderl.rollout.collect import eta
 from coderl.sandbox.client import Sandbox
 from coderl.sandbox.config import SandboxConfig
-from coderl.sandbox.types import Limits
 from coderl.tasks import TaskFormatError, load_tasks
 from coderl.tasks.loaders.jsonl import iter_jsonl
 from coderl.tasks.spec import open_sandbox, task_files
@@ -68,11 +67,6 @@ class CheckConfig:
         require(self.mutants == 0 or self.reference, "--mutants", self.mutants, "--reference with it")
         require(self.time_limits is None or (self.reference and self.time_limits.endswith((".jsonl", ".jsonl.gz"))),
                 "--time-limits", self.time_limits, "a .jsonl or .jsonl.gz path, with --reference")
-
-    @property
-    def limits(self) -> Limits:
-        return self.sandbox.limits()
-
 
 def read_completions(path: str, task_ids: set[str], spec: str, split: str = "all") -> list[dict]:
     rows = []
@@ -127,7 +121,7 @@ def _check(cfg: CheckConfig) -> dict:
         rows = [{"task_id": t.task_id, "completion": t.reference_solution} for t in taskset.tasks]
     else:
         rows = read_completions(cfg.completions, set(by_id), cfg.tasks, taskset.split)
-    limits = cfg.limits
+    limits = cfg.sandbox.limits()
     start = time.perf_counter()
     statuses: Counter = Counter()
     tamper: Counter = Counter()
@@ -208,8 +202,9 @@ def run_mutant_check(cfg: CheckConfig) -> tuple[bool, str]:
     if odd is not None:
         raise TaskFormatError(f"--mutants {cfg.mutants}: task {odd.task_id} ({odd.kind}, {odd.language}) has no Python "
                               "function to mutate; mutants apply to Python function tasks")
-    with open_sandbox(cfg.sandbox, cfg.tasks, limits=cfg.limits) as sandbox:
-        audits = audit_mutants(taskset.tasks, sandbox, cfg.limits, cfg.mutants, cfg.all_mutants)
+    limits = cfg.sandbox.limits()
+    with open_sandbox(cfg.sandbox, cfg.tasks, limits=limits) as sandbox:
+        audits = audit_mutants(taskset.tasks, sandbox, limits, cfg.mutants, cfg.all_mutants)
     families = {t.task_id: t.metadata.get("family", "all") for t in taskset.tasks}
     if cfg.out:
         with leave_nothing(os.path.dirname(os.path.abspath(cfg.out)), own=False):

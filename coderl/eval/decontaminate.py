@@ -155,11 +155,9 @@ def _code_of(program: str) -> str:
     except SyntaxError:
         return program
     for node in ast.walk(tree):
-        body = getattr(node, "body", None)
-        if (isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and body
-                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
-                and isinstance(body[0].value.value, str)):
-            node.body = body[1:] or [ast.Pass()]
+        if (isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                and ast.get_docstring(node, clean=False) is not None):
+            node.body = node.body[1:] or [ast.Pass()]
     return ast.unparse(tree)
 
 

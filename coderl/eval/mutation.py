@@ -12,6 +12,7 @@ the rejected mutants come from different bug classes where the reference offers 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -53,12 +54,7 @@ def _interleave(items: list[Mutant]) -> list[Mutant]:
     by_op: dict[str, list[Mutant]] = defaultdict(list)
     for m in items:
         by_op[m.operator].append(m)
-    out: list[Mutant] = []
-    while any(by_op.values()):
-        for op in list(by_op):
-            if by_op[op]:
-                out.append(by_op[op].pop(0))
-    return out
+    return [m for row in itertools.zip_longest(*by_op.values()) for m in row if m is not None]
 
 
 def audit_mutants(tasks: list[Task], sandbox: Sandbox, limits: Limits, need: int = 2,

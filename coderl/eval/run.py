@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -357,7 +356,3 @@ def format_summary(summary: dict) -> str:
     parts.append(f"time: load {sec['load']} s, generation {sec['generation']} s, total {sec['total']} s "
                  f"({summary['tokens_per_second'] or 0:.0f} tokens/s), isolation {summary['isolation']}")
     return "\n".join(parts)
-
-
-def main_log(message: str) -> None:
-    print(message, file=sys.stderr)

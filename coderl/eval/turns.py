@@ -8,6 +8,8 @@ the task).  Tasks without hidden tests are left out and named.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from coderl.eval.stats import bootstrap_ci
 
 
@@ -33,9 +35,6 @@ def repair_summary(episodes, task_ids: list[str], turns: int, no_hidden: list[st
         ci[str(t)] = list(bootstrap_ci(values, clusters=groups, seed=seed)) if values else [0.0, 0.0]
     scored = after[1] if after else {}
     n = max(len(episodes), 1)
-    rules: dict[str, int] = {}
-    for rule in splits.values():
-        rules[rule] = rules.get(rule, 0) + 1
     return {
         "turns": turns,
         "pass_at_1_after_turn": pass_after,
@@ -47,7 +46,7 @@ def repair_summary(episodes, task_ids: list[str], turns: int, no_hidden: list[st
         "policy_tokens": sum(len(x.sample.gen_tokens) for e in episodes for x in e.turns) / n,
         "out_of_room": sum(e.out_of_room for e in episodes),
         "no_hidden_tasks": list(no_hidden),
-        "split_rules": rules,
+        "split_rules": dict(Counter(splits.values())),
     }
 
 

@@ -13,11 +13,7 @@ from coderl.sandbox.types import PYTHON_COMPILE_ERROR
 
 
 def parses(source: str) -> bool:
-    try:
-        ast.parse(source)
-    except (SyntaxError, ValueError):
-        return False
-    return True
+    return parse_module(source) is not None
 
 
 def compiles(program: str) -> bool:

@@ -171,9 +171,10 @@ def _check_model(path: str, model: str) -> None:
         raise ConfigError(f"{path}: {exc}") from None
 
 
-def _entry_name(where: str, entry, fields: str, reserved: str, taken, kind: str) -> str:
-    """The `name` of an entry of `evals:` or `rl:`, checked: the entry a mapping of `fields`, the name a directory
-    name other than `reserved` and not `taken` by an earlier `kind`; else one line."""
+def _entry(where: str, entry, fields: str, reserved: str, taken, kind: str) -> tuple[str, str, dict]:
+    """(name, `where` with the name, the other fields) of an entry of `evals:` or `rl:`, checked: the entry a mapping
+    of `fields`, the name a directory name other than `reserved` and not `taken` by an earlier `kind`; else one
+    line."""
     if not isinstance(entry, dict):
         raise ConfigError(f"{where}: expected a mapping with {fields}")
     name = entry.get("name")
@@ -182,7 +183,7 @@ def _entry_name(where: str, entry, fields: str, reserved: str, taken, kind: str)
                           f"'{reserved}')")
     if name in taken:
         raise ConfigError(f"{where}: name={name!r}: used by an earlier {kind} (names must be unique)")
-    return name
+    return name, f"{where} ({name})", {k: v for k, v in entry.items() if k != "name"}
 
 
 def _eval_sets(evals: list, eval_values: dict) -> dict[str, tuple[str, dict]]:
@@ -191,10 +192,7 @@ def _eval_sets(evals: list, eval_values: dict) -> dict[str, tuple[str, dict]]:
 
     sets: dict[str, dict] = {}
     for i, entry in enumerate(evals):
-        where = f"evals[{i}]"
-        name = _entry_name(where, entry, "name and `coderl eval` fields", "eval", sets, "set")
-        fields = {k: v for k, v in entry.items() if k != "name"}
-        where = f"{where} ({name})"
+        name, where, fields = _entry(f"evals[{i}]", entry, "name and `coderl eval` fields", "eval", sets, "set")
         sets[name] = (where, {**eval_values, **_section_values(where, "eval", fields, EvalConfig)})
     return sets
 
@@ -239,18 +237,15 @@ def _plan_stages(plan: Plan, eval_fields: dict, sft_fields: dict | None, rl: lis
                               "the base unquantised (give them qlora: true to load it in 4-bit too)")
     names: set[str] = set()
     for i, entry in enumerate(rl):
-        where = f"rl[{i}]"
-        name = _entry_name(where, entry, "name, method and `coderl train` fields", "sft", names, "run")
+        name, where, fields = _entry(f"rl[{i}]", entry, "name, method and `coderl train` fields", "sft", names, "run")
         names.add(name)
-        where = f"rl[{i}] ({name})"
-        fields = {k: v for k, v in entry.items() if k != "name"}
         values = {**device, **_section_values(where, "rl", fields, TrainConfig)}
         method, split = values.pop("method", None), values.pop("split", None)
         measure = values.pop("measure_rates", None)
         run_dir = os.path.join(out, "rl", name)
         split_file = None
         if split is not None:
-            split_file = rl_split_file(where, values.get("tasks", _default(TrainConfig, "tasks")), split, plan)
+            split_file = rl_split_file(where, values.get("tasks", TrainConfig.tasks), split, plan)
             values["tasks"] = split_file[3]
         cfg = _build(where, TrainConfig, {"seed": plan.seed, **values, "format": plan.format, "dtype": plan.dtype,
                                           "out": run_dir, "model": start})
@@ -294,10 +289,6 @@ def _rates_stage(where: str, plan: Plan, cfg, samples, name: str, eval_values: d
 def _label(where: str, method) -> str | None:
     require(method is None or isinstance(method, str), f"{where}: method", method, "a label (text)")
     return method
-
-
-def _default(cls, name: str):
-    return leaves(cls)[name][1].default
 
 
 def _section_values(where: str, section: str, values: dict, cls) -> dict:
@@ -409,7 +400,7 @@ def count_and_check_tasks(plan: Plan, allow_overlap: bool) -> None:
             where = "sft"
             fix = "train on another split (split: train) or other data"
         elif stage.kind == "rl":
-            where = f"rl[{_rl_index(plan, stage)}] ({stage.name[3:]})"
+            where = f"rl[{[s for s in plan.stages if s.kind == 'rl'].index(stage)}] ({stage.name[3:]})"
             held_spec = stage.config.eval.eval_tasks  # checked even unused: a typo is named
             if held_spec:   # the run's own held-out set, evaluated during training
                 held = load(f"{where} eval_tasks", load_tasks, held_spec).tasks
@@ -429,7 +420,3 @@ def count_and_check_tasks(plan: Plan, allow_overlap: bool) -> None:
             name, count = shared_sets[0]
             raise ConfigError(f"{where}: trains on {sum(1 for s in shared_sets if s[0] == name)} of the {count} tasks "
                               f"of evaluation set {name}: {fix}, or set allow_eval_overlap: true")
-
-
-def _rl_index(plan: Plan, stage: Stage) -> int:
-    return [s for s in plan.stages if s.kind == "rl"].index(stage)

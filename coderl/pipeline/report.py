@@ -190,12 +190,6 @@ def _stamps(out: str) -> list[dict]:
             for name, stamp in stamps]
 
 
-def _overlap(out: str) -> list[dict]:
-    """OUT/overlap.json (written by the pipeline): per training stage and evaluation set, the evaluation tasks
-    its training tasks solve by behaviour."""
-    return _json(os.path.join(out, "overlap.json"), [])
-
-
 def solved_by_training(overlap: list[dict], summary: dict) -> list[str] | None:
     """The tasks of an evaluation set (its summary) that some training stage's references solve: the union of
     the `solved` lists of the overlap.json rows for its tasks and split, and of their `solved_by_generator`
@@ -232,14 +226,13 @@ def build_report(out: str, *, log=print) -> str:
             for name in dict.fromkeys(e.eval_set for e in entries)]
 
     figures = []  # (file, caption, source, {metric: finite values by step} of a curves figure)
-    done = [e for e in entries if e.summary is not None and e.eval_set == entries[0].eval_set]
+    first = [e for e in entries if e.eval_set == entries[0].eval_set]  # figures and RL runs: the first set's
+    done = [e for e in first if e.summary is not None]
     if done:
         plot([e.summary for e in done], os.path.join(report_dir, "pass1_vs_length.png"))
         figures.append(("pass1_vs_length.png", f"pass@1 (95% CI) on `{entries[0].eval_set}` against average "
                         "generated tokens", ", ".join(os.path.join(e.dir, "summary.json") for e in done), None))
-    for e in entries:
-        if e.eval_set != entries[0].eval_set:
-            continue
+    for e in first:
         metrics = os.path.join(out, e.rl_dir, "metrics.jsonl") if e.rl_dir else None
         if metrics and os.path.isfile(metrics):
             name = os.path.basename(e.rl_dir)
@@ -252,7 +245,7 @@ def build_report(out: str, *, log=print) -> str:
                                 os.path.join(e.rl_dir, "metrics.jsonl"), _series(rows_m)))
 
     stamps = _stamps(out)
-    runs = [run_notes(out, e.rl_dir) for e in entries if e.rl_dir and e.eval_set == entries[0].eval_set]
+    runs = [run_notes(out, e.rl_dir) for e in first if e.rl_dir]
     data = {"title": title, "generated": datetime.datetime.now().isoformat(timespec="seconds"), "out": out,
             "sets": sets,
             "figures": [{"file": f, "caption": c, "source": s, **({"series": v} if v else {})}

@@ -256,16 +256,14 @@ def run_command(cfg: PipelineConfig) -> int:
         return 0
     plan = load_plan(cfg.config, cfg.out)
     writable("--out" if cfg.out else f"{cfg.config}: out", plan.out, "folder")
+    states = plan_states(plan) if os.path.isdir(plan.out) else None
+    message = stale_error(plan, states) if states else None
     if cfg.dry_run:
-        states = plan_states(plan) if os.path.isdir(plan.out) else None
         print(format_plan(plan, states))
-        message = stale_error(plan, states) if states else None
         if message:
             print(f"a run would stop: {message}")
         print("dry run: every field validated, task sets loaded; no model loaded, nothing written")
         return 0
-    states = plan_states(plan) if os.path.isdir(plan.out) else None
-    message = stale_error(plan, states) if states else None
     if message:
         raise ConfigError(message)
     print(format_plan(plan, states), file=sys.stderr)

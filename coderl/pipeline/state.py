@@ -107,6 +107,8 @@ def _without_new_defaults(new: dict, old: dict, cfg) -> dict:
     An option the stage does not use (None in `new`, UNUSED_WHEN_NONE) is taken as `old` recorded it, and
     `device: auto` matches the device auto picks on this machine; a removed setting recorded at the value whose
     behaviour stayed is taken as recorded."""
+    from coderl.models.load import resolve_device
+
     defaults = {name: f.default for name, (_, f, _) in leaves(type(cfg)).items()
                 if f.default is not dataclasses.MISSING}
     kept = {k: v for k, v in new.items() if k in old or k not in defaults or v != defaults[k]}
@@ -114,15 +116,9 @@ def _without_new_defaults(new: dict, old: dict, cfg) -> dict:
     # a setting removed since, recorded at the behaviour that stayed (TrainConfig.REMOVED), is no change
     removed = getattr(type(cfg), "REMOVED", {})
     kept.update({k: old[k] for k, (value, _) in removed.items() if k in old and old[k] == value})
-    if kept.get("device") == "auto" and old.get("device") == _auto_device():
+    if kept.get("device") == "auto" and old.get("device") == resolve_device("auto"):
         kept["device"] = old["device"]  # `device: cpu` dropped for auto, which picks the same device here
     return kept
-
-
-def _auto_device() -> str:
-    import torch
-
-    return "cuda" if torch.cuda.is_available() else "cpu"
 
 
 def _read_yaml_dict(path: str) -> dict:

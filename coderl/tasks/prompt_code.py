@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 import functools
 
+from coderl.languages.python import parse_module
+
 
 def parse_prompt(prompt: str) -> tuple[ast.Module, str] | None:
     """(module, the text parsed) of a prompt, tried as it is and then with a `pass` body appended
@@ -60,7 +62,7 @@ def program_names(prompt: str, reference: str | None, entry_point: str | None) -
             if isinstance(node, ast.ClassDef):
                 classes.add(node.name)
     defined: set[str] = set()
-    module = (_module(prompt + reference) or _module(reference)) if reference else None
+    module = (parse_module(prompt + reference) or parse_module(reference)) if reference else None
     for node in module.body if module else ():
         if isinstance(node, _DEFS):
             defined.add(node.name)
@@ -78,16 +80,6 @@ def _left_to_program(node: ast.stmt, entry_point: str | None) -> bool:
     return isinstance(node, _DEFS) and (node.name == entry_point or _is_stub(node))
 
 
-def _module(text: str) -> ast.Module | None:
-    try:
-        return ast.parse(text)
-    except (SyntaxError, ValueError):
-        return None
-
-
 def _is_stub(node: ast.stmt) -> bool:
-    body = list(node.body)  # type: ignore[attr-defined]
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-            and isinstance(body[0].value.value, str):
-        body = body[1:]
+    body = node.body[1:] if ast.get_docstring(node, clean=False) is not None else node.body  # type: ignore[arg-type]
     return all(isinstance(b, ast.Pass) or (isinstance(b, ast.Expr) and isinstance(b.value, ast.Constant)) for b in body)

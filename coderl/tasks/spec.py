@@ -40,6 +40,7 @@ spec, validating its options and dispatching its split in one place keeps the so
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import os
 import re
 import sys
@@ -52,11 +53,10 @@ from coderl.sandbox.client import Sandbox
 from coderl.sandbox.config import SandboxConfig
 from coderl.sandbox.types import Limits
 from coderl.tasks.generators.pool import load_pool
-from coderl.tasks.generators.pool import parse_options as pool_options
 from coderl.tasks.loaders.jsonl import first_row, skipped_rows
 from coderl.tasks.loaders.languages_sets import SOURCES as LANGUAGE_SOURCES
-from coderl.tasks.loaders.languages_sets import load_language_set, options_of
-from coderl.tasks.loaders.task_rows import is_task_row, load_task_rows
+from coderl.tasks.loaders.languages_sets import load_language_set
+from coderl.tasks.loaders.task_rows import layout_of, load_task_rows
 from coderl.tasks.mix import load_mix, parse_mix
 from coderl.tasks.split import SPLITS, split_tasks
 from coderl.tasks.types import Task, TaskFormatError
@@ -128,25 +128,21 @@ def parse_task_spec(spec: str) -> TaskSpec:
         raise TaskFormatError(f"task spec {spec!r} needs a file: {spec}:PATH")
     if os.path.exists(spec):  # an existing path wins, even if it contains ':'
         return TaskSpec("auto", spec)
-    match = _PREFIX_RE.match(spec)
-    if match and len(match.group(1)) > 1:  # a one-letter prefix is a Windows drive, i.e. a path
-        name, rest = match.group(1).lower(), match.group(2)
+    if prefixed and len(prefixed.group(1)) > 1:  # a one-letter prefix is a Windows drive, i.e. a path
+        name, rest = prefixed.group(1).lower(), prefixed.group(2)
         if name not in SOURCES:
             raise TaskFormatError(
-                f"task spec {spec!r}: unknown source {match.group(1)!r} and no such file "
+                f"task spec {spec!r}: unknown source {prefixed.group(1)!r} and no such file "
                 f"(known sources: {', '.join(SOURCES)}; or give a path)"
             )
-        checks = {"synthetic": synthetic_config, "corpus": corpus_options, "math": math_config,  # (options, spec)
-                  "pool": lambda options, spec: _validated(pool_options, options, spec),
-                  "stdio-basics": lambda options, spec: options_of(name, options, spec)}
-        if name in checks:
+        if name in _OPTION_PARSERS:
             options = _parse_options(spec, rest)
-            checks[name](options, spec)  # validate keys and values now
+            source_options(name, options, spec)  # validate keys and values now
             return TaskSpec(name, None, options)
         if name == "hf":
             from coderl.tasks.loaders.hf import parse_hf
 
-            path, options = parse_hf(rest, spec)
+            path, options = parse_hf(rest, spec, _parse_options)
             return TaskSpec("hf", path, options)
         if name == "easy":
             raise TaskFormatError(f"task spec {spec!r}: 'easy' takes no file or options (write just: easy)")
@@ -156,90 +152,78 @@ def parse_task_spec(spec: str) -> TaskSpec:
     raise TaskFormatError(f"task spec {spec!r}: no such file (expected {_GRAMMAR})")
 
 
-def _validated(parse, options: dict[str, str], spec: str):
-    """`parse(options)` of a spec's source, its `ValueError` as a one-line `TaskFormatError` naming the spec."""
+# the module whose `parse_options` validates a source's spec options (imported when a spec names it)
+_OPTION_PARSERS = {"synthetic": "coderl.tasks.generators.synthetic", "math": "coderl.tasks.generators.math_gen",
+                   "corpus": "coderl.tasks.corpus", "pool": "coderl.tasks.generators.pool",
+                   "stdio-basics": "coderl.tasks.loaders.languages_sets"}
+
+
+def source_options(source: str, options: dict[str, str], spec: str):
+    """The validated options of a synthetic, math, corpus, pool or stdio-basics spec (`SyntheticConfig`, ...: its
+    module's `parse_options`, its keys the module's `OPTION_KEYS`); a bad one is a one-line `TaskFormatError`."""
+    module = importlib.import_module(_OPTION_PARSERS[source])
+    unknown = [k for k in options if k not in module.OPTION_KEYS]
+    if unknown:
+        raise TaskFormatError(f"task spec {spec!r}: unknown option {unknown[0]!r} (known: "
+                              f"{', '.join(module.OPTION_KEYS)})")
     try:
-        return parse(options)
+        return module.parse_options(options)
     except ValueError as e:
         raise TaskFormatError(f"task spec {spec!r}: {e}") from None
 
 
-def synthetic_config(options: dict[str, str], spec: str):
-    """The validated `SyntheticConfig` of a synthetic spec's options (one-line `TaskFormatError`)."""
-    from coderl.tasks.generators.synthetic import parse_options
-
-    return _validated(parse_options, options, spec)
-
-
-def math_config(options: dict[str, str], spec: str):
-    """The validated `MathConfig` of a math spec's options (one-line `TaskFormatError`)."""
-    from coderl.tasks.generators.math_gen import parse_options
-
-    return _validated(parse_options, options, spec)
+def _spec_split(wanted: str | None, split: str, spec: str) -> str:
+    """The split a generated source's spec option `split=` and `load_tasks`'s split choose (module docstring)."""
+    if wanted is not None and split not in ("all", wanted):
+        raise TaskFormatError(f"task spec {spec!r}: option split={wanted!r} conflicts with split {split!r} (drop one "
+                              "of them)")
+    return wanted or split
 
 
-def _load_math(parsed: TaskSpec, spec: str, split: str) -> tuple[list[Task], str]:
-    """(tasks, effective split) of a math spec under `load_tasks`'s split (as for synthetic)."""
+def _load_math(parsed: TaskSpec, spec: str, split: str, seed: int) -> TaskSet:
+    """A math spec's tasks under `load_tasks`'s split (as for synthetic)."""
     from coderl.tasks.generators.math_gen import generate_math
 
-    cfg = math_config(parsed.options, spec)
-    if cfg.split is not None and split not in ("all", cfg.split):
-        raise TaskFormatError(f"task spec {spec!r}: option split={cfg.split!r} conflicts with split {split!r}")
-    effective = cfg.split or split
+    cfg = source_options("math", parsed.options, spec)
+    effective = _spec_split(cfg.split, split, spec)
     try:
-        return generate_math(cfg, effective), effective
+        return TaskSet(tasks=generate_math(cfg, effective), spec=spec, split=effective, seed=seed)
     except ValueError as e:
         raise TaskFormatError(f"task spec {spec!r}: {e}") from None
 
 
-def corpus_options(options: dict[str, str], spec: str) -> dict[str, str]:
-    from coderl.tasks.corpus import parse_options
-
-    return _validated(parse_options, options, spec)
-
-
-def _load_corpus(parsed: TaskSpec, spec: str, split: str) -> tuple[list[Task], str]:
-    """(tasks, effective split) of a corpus spec under `load_tasks`'s split (as for synthetic)."""
+def _load_corpus(parsed: TaskSpec, spec: str, split: str, seed: int) -> TaskSet:
+    """A corpus spec's tasks under `load_tasks`'s split (as for synthetic)."""
     from coderl.tasks.corpus import load_corpus
 
-    options = corpus_options(parsed.options, spec)
-    wanted = options.get("split")
-    if wanted is not None and split not in ("all", wanted):
-        raise TaskFormatError(f"task spec {spec!r}: option split={wanted!r} conflicts with split {split!r}")
-    effective = wanted or split
+    options = source_options("corpus", parsed.options, spec)
+    effective = _spec_split(options.get("split"), split, spec)
     if effective == "test":
         raise TaskFormatError(f"task spec {spec!r}: the corpus has train and valid splits, no test split "
                               "(evaluate on easy or humaneval --split test)")
     level = int(options["level"]) if "level" in options else None
-    return load_corpus(effective, options.get("family"), level), effective
+    return TaskSet(tasks=load_corpus(effective, options.get("family"), level), spec=spec, split=effective, seed=seed)
 
 
-def _load_synthetic(parsed: TaskSpec, spec: str, split: str) -> tuple[list[Task], dict[str, Any], str]:
-    """(tasks, generator stats, effective split) of a synthetic spec under `load_tasks`'s split."""
-    from coderl.tasks.generators.synthetic import generate, resolve_split
+def _load_synthetic(parsed: TaskSpec, spec: str, split: str, seed: int) -> TaskSet:
+    """A synthetic spec's tasks under `load_tasks`'s split, with the generator's stats."""
+    from coderl.tasks.generators.synthetic import generate
 
-    cfg = synthetic_config(parsed.options, spec)
+    cfg = source_options("synthetic", parsed.options, spec)
+    effective = _spec_split(cfg.split, split, spec)
     try:
-        effective = resolve_split(cfg.split, split)
         tasks, stats = generate(cfg, effective)
     except ValueError as e:
         raise TaskFormatError(f"task spec {spec!r}: {e}") from None
-    return tasks, stats.to_dict(), effective
+    return TaskSet(tasks=tasks, spec=spec, split=effective, seed=seed, generator=stats.to_dict())
 
 
 def detect_format(path: str) -> str:
     """'coderl', 'humaneval', 'mbpp', 'stdio' or 'gsm8k' from the fields of a file's first non-blank row."""
     lineno, row = first_row(path)
-    if is_task_row(row):
-        return "coderl"
-    if {"entry_point", "test", "prompt"} <= row.keys():
-        return "humaneval"
-    if "test_list" in row:
-        return "mbpp"
-    if "responses_create_params" in row or "input_output" in row:
-        return "stdio"
-    if {"question", "answer"} <= row.keys():
-        return "gsm8k"
+    layout = layout_of(row)
+    if layout is not None:
+        return layout
     raise TaskFormatError(
         f"{path}:{lineno}: cannot tell the task format from fields {', '.join(sorted(row)) or '(none)'} "
         "(known: coderl = task_id+kind+tests (coderl tasks export), humaneval = prompt+test+entry_point, "
@@ -249,24 +233,15 @@ def detect_format(path: str) -> str:
 
 
 def load_spec(parsed: TaskSpec, spec: str) -> list[Task]:
-    """All tasks a parsed spec names (no split)."""
+    """All tasks of a file, `hf:` or bundled file spec (humaneval, easy), no split: `_load_tasks` loads the
+    generated, language, pool and mix sources itself."""
     from coderl.tasks.loaders.humaneval import load_humaneval
     from coderl.tasks.loaders.mbpp import load_mbpp
     from coderl.tasks.loaders.stdio import load_stdio
     from coderl.tasks.math_tasks import load_gsm8k
 
-    if parsed.source == "synthetic":
-        return _load_synthetic(parsed, spec, "all")[0]
-    if parsed.source == "corpus":
-        return _load_corpus(parsed, spec, "all")[0]
-    if parsed.source == "math":
-        return _load_math(parsed, spec, "all")[0]
-    if parsed.source == "mix":
-        raise TaskFormatError(f"task spec {spec!r}: a mix is loaded with load_tasks")
     if parsed.source == "humaneval" and parsed.path is None:
         return load_humaneval(None)
-    if parsed.source in LANGUAGE_SOURCES and (parsed.source != "verilog" or parsed.path is None):
-        return load_language_set(parsed.source, None, parsed.options, "all", 0, spec)
     if parsed.source == "easy":
         from coderl.tasks.loaders.easy import load_easy
 
@@ -280,8 +255,6 @@ def load_spec(parsed: TaskSpec, spec: str) -> list[Task]:
     if not os.path.exists(path):
         raise TaskFormatError(f"task spec {spec!r}: no such file {path!r}")
     source = detect_format(path) if parsed.source == "auto" else parsed.source
-    if parsed.source == "verilog":
-        return load_language_set("verilog", path, {}, "all", 0, spec)
     loaders = {"humaneval": load_humaneval, "mbpp": load_mbpp, "stdio": load_stdio, "gsm8k": load_gsm8k,
                "coderl": load_task_rows}
     return loaders[source](path)
@@ -374,16 +347,13 @@ def _load_tasks(spec: str, split: str, seed: int) -> TaskSet:
     if parsed.source == "synthetic":
         if split not in ("all", "train", "valid", "test"):
             raise ValueError(f"unknown split {split!r} (expected one of: all, train, valid, test)")
-        tasks, stats, effective = _load_synthetic(parsed, spec, split)
-        return TaskSet(tasks=tasks, spec=spec, split=effective, seed=seed, generator=stats)
+        return _load_synthetic(parsed, spec, split, seed)
     if parsed.source == "corpus":
-        tasks, effective = _load_corpus(parsed, spec, split)
-        return TaskSet(tasks=tasks, spec=spec, split=effective, seed=seed)
+        return _load_corpus(parsed, spec, split, seed)
     if parsed.source == "pool":
         return TaskSet(tasks=load_pool(parsed.options, spec, split), spec=spec, split="train", seed=seed)
     if parsed.source == "math":
-        tasks, effective = _load_math(parsed, spec, split)
-        return TaskSet(tasks=tasks, spec=spec, split=effective, seed=seed)
+        return _load_math(parsed, spec, split, seed)
     if parsed.source in LANGUAGE_SOURCES:
         tasks = load_language_set(parsed.source, parsed.path, parsed.options, split, seed, spec)
         return TaskSet(tasks=tasks, spec=spec, split=split, seed=seed)

@@ -80,23 +80,18 @@ class Family:
     description: str
     problems: list[Problem] = field(default_factory=list)
 
-    def problem(self, *phrasings: str, examples: Sequence[tuple], tests: Sequence[tuple], imports: str = "",
-                level: int = 2):
-        def register(fn: Callable) -> Callable:
-            self.problems.append(Problem(self.name, fn.__name__, fn, tuple(phrasings), tuple(examples),
-                                         tuple(tests), imports=imports, level=level))
-            return fn
-
-        return register
-
-    def class_problem(self, *phrasings: str, examples: Sequence[Scenario], tests: Sequence[Scenario],
-                      queries: Sequence[str], imports: str = "", level: int = 2):
-        def register(cls: type) -> type:
-            self.problems.append(Problem(self.name, cls.__name__, cls, tuple(phrasings), tuple(examples),
+    def problem(self, *phrasings: str, examples: Sequence[tuple | Scenario], tests: Sequence[tuple | Scenario],
+                queries: Sequence[str] = (), imports: str = "", level: int = 2):
+        """Register the decorated function (argument tuples) or class (Scenarios, and the `queries` whose
+        results are checked) as a problem."""
+        def register(obj: Callable) -> Callable:
+            self.problems.append(Problem(self.name, obj.__name__, obj, tuple(phrasings), tuple(examples),
                                          tuple(tests), tuple(queries), imports, level))
-            return cls
+            return obj
 
         return register
+
+    class_problem = problem  # the name a class problem is written with
 
 
 # ---------------------------------------------------------------- running the reference
@@ -146,8 +141,7 @@ def _source(problem: Problem) -> tuple[str, str]:
     node = ast.parse(text).body[0]
     assert isinstance(node, (ast.FunctionDef, ast.ClassDef))
     body = node.body
-    first = body[0]
-    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+    if ast.get_docstring(node, clean=False) is not None:
         raise ValueError(f"{problem.name}: the reference has a docstring; give the description as phrasings")
     lines = text.splitlines(keepends=True)
     header = "".join(lines[node.lineno - 1 : body[0].lineno - 1])

@@ -144,10 +144,7 @@ def _target(task: Task) -> tuple[ast.Module, ast.FunctionDef | ast.ClassDef, int
 
 
 def _body_text(node: ast.FunctionDef | ast.ClassDef) -> str:
-    body = node.body
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-            and isinstance(body[0].value.value, str):
-        body = body[1:]
+    body = node.body[1:] if ast.get_docstring(node, clean=False) is not None else node.body
     text = "\n".join(ast.unparse(stmt) for stmt in body)
     return textwrap.indent(text, "    ") + "\n"
 

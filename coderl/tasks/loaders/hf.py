@@ -24,7 +24,6 @@ the column.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import os
 from collections.abc import Callable, Iterator
@@ -36,11 +35,13 @@ from coderl.tasks.loaders.jsonl import Rows, TaskIds, skipped_rows
 from coderl.tasks.types import Task, TaskFormatError
 
 _OPTIONS = ("split", "name", "preset", "columns")
+_OFFLINE = ("HF_DATASETS_OFFLINE", "HF_HUB_OFFLINE")  # environment variables and datasets.config flags
 _STREAMED = {".parquet": "parquet", ".arrow": "arrow", ".json": "json", ".jsonl": "json", ".csv": "csv"}
 
 
-def parse_hf(rest: str, spec: str) -> tuple[str, dict[str, str]]:
-    """(PATH, options) of `hf:REST`; bad options are one-line `TaskFormatError`s naming the spec."""
+def parse_hf(rest: str, spec: str, parse_options: Callable[[str, str], dict[str, str]]) -> tuple[str, dict[str, str]]:
+    """(PATH, options) of `hf:REST`; bad options are one-line `TaskFormatError`s naming the spec.  `parse_options(spec,
+    text)` reads a spec's `k=v,...` (`coderl.tasks.spec`'s, passed in: spec imports this module)."""
     rest = rest.strip()
     path, options_text = rest, ""
     if not os.path.exists(rest) and ":" in rest:
@@ -50,16 +51,11 @@ def parse_hf(rest: str, spec: str) -> tuple[str, dict[str, str]]:
     if not path:
         raise TaskFormatError(f"task spec {spec!r}: missing the dataset after 'hf:' (a folder, a file or a cached "
                               "dataset name)")
-    options: dict[str, str] = {}
-    for item in filter(None, (part.strip() for part in options_text.split(","))):
-        key, eq, value = item.partition("=")
-        key = key.strip()
-        if not eq or key not in _OPTIONS:
-            raise TaskFormatError(f"task spec {spec!r}: option {item!r}: expected one of "
-                                  f"{', '.join(k + '=...' for k in _OPTIONS)}")
-        if key in options:
-            raise TaskFormatError(f"task spec {spec!r}: option {key!r} given twice")
-        options[key] = value.strip()
+    options = parse_options(spec, options_text)
+    unknown = next((f"{k}={v}" for k, v in options.items() if k not in _OPTIONS), None)
+    if unknown is not None:
+        raise TaskFormatError(f"task spec {spec!r}: option {unknown!r}: expected one of "
+                              f"{', '.join(k + '=...' for k in _OPTIONS)}")
     preset = options.get("preset")
     if preset is not None and preset not in PRESETS:
         raise TaskFormatError(f"task spec {spec!r}: preset {preset!r}: expected one of {', '.join(PRESETS)}")
@@ -224,8 +220,6 @@ def _stem(path: str) -> str:
 
 def _rename(row: dict[str, Any], renames: dict[str, str]) -> dict[str, Any]:
     """The row with each mapped column under its layout field (a column already named so gives way)."""
-    if not renames:
-        return row
     out = {k: v for k, v in row.items() if k not in renames}
     out.update({field: row.get(column) for column, field in renames.items()})  # absent: the layout names it
     return out
@@ -246,20 +240,12 @@ def _chain(first: dict, rows: Iterator[dict], label: str) -> Iterator[tuple[int,
 
 
 def _layout_of(row: dict[str, Any], label: str) -> str:
-    from coderl.tasks.loaders.task_rows import is_task_row
+    from coderl.tasks.loaders.task_rows import layout_of
 
-    keys = row.keys()
-    if is_task_row(keys):
-        return "coderl"
-    if {"entry_point", "test", "prompt"} <= keys:
-        return "humaneval"
-    if "test_list" in keys:
-        return "mbpp"
-    if "responses_create_params" in keys or "input_output" in keys:
-        return "stdio"
-    if {"question", "answer"} <= keys:
-        return "gsm8k"
-    raise TaskFormatError(f"{label}: cannot tell the layout from columns {', '.join(sorted(keys)) or '(none)'}; "
+    layout = layout_of(row)
+    if layout is not None:
+        return layout
+    raise TaskFormatError(f"{label}: cannot tell the layout from columns {', '.join(sorted(row)) or '(none)'}; "
                           f"give preset= ({', '.join(PRESETS)}) and columns= for the ones named otherwise")
 
 
@@ -274,17 +260,6 @@ def _rows(dataset, batch: int = 1024) -> Iterator[dict[str, Any]]:
 def _reason(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
-
-
-@contextlib.contextmanager
-def _offline():
-    """Nothing is downloaded while a dataset is opened: the datasets library (and the hub client under it)
-    read only local files.  The process's own settings are restored after (a model may still be fetched)."""
-    import datasets.config as config
-
-    keys = ("HF_DATASETS_OFFLINE", "HF_HUB_OFFLINE")
-    with offline_flags(keys, config, keys):
-        yield
 
 
 def _datasets():
@@ -306,8 +281,9 @@ def _open(path: str, options: dict[str, str], spec: str):
     if "name" in options and os.path.exists(path):
         raise TaskFormatError(f"task spec {spec!r}: name= chooses a cached dataset's configuration; {path} is a "
                               "folder or file here")
-    try:
-        with _offline():
+    try:  # nothing is downloaded: the datasets library (and the hub client under it) read only local files; the
+        # process's own settings are restored after (a model may still be fetched)
+        with offline_flags(_OFFLINE, datasets.config, _OFFLINE):
             data = _load(datasets, path, options, spec)
     except TaskFormatError:
         raise

@@ -263,12 +263,13 @@ def _ground_truth(row: dict[str, Any], where: str) -> Any:
     return reward["ground_truth"]
 
 
-def _verl_id(row: dict[str, Any], extra: dict[str, Any]) -> str | None:
+def _verl_id(row: dict[str, Any], extra: dict[str, Any]) -> dict[str, str]:
+    """{"task_id": DATA_SOURCE/SPLIT/INDEX} of a verl row with an index, else {} (its task id is its row number)."""
     index = extra.get("index")
     if index is None:
-        return None
+        return {}
     split = extra.get("split")
-    return f"{row.get('data_source', 'verl')}/{split + '/' if isinstance(split, str) else ''}{index}"
+    return {"task_id": f"{row.get('data_source', 'verl')}/{split + '/' if isinstance(split, str) else ''}{index}"}
 
 
 def _verl_gsm8k(row: dict[str, Any], where: str) -> dict[str, Any]:
@@ -281,22 +282,14 @@ def _verl_gsm8k(row: dict[str, Any], where: str) -> dict[str, Any]:
         raise TaskFormatError(f"{where}: field 'reward_model.ground_truth' is not a number or text")
     worked = extra.get("answer") if isinstance(extra.get("answer"), str) else ""
     answer = worked if "####" in worked else f"{worked}\n#### {truth}".lstrip("\n")
-    out = {"question": question, "answer": answer}
-    task_id = _verl_id(row, extra)
-    if task_id is not None:
-        out["task_id"] = task_id
-    return out
+    return {"question": question, "answer": answer, **_verl_id(row, extra)}
 
 
 def _verl_code(row: dict[str, Any], where: str) -> dict[str, Any]:
     """verl's code rows: the user message, and ground_truth's JSON {inputs, outputs} as stdin/stdout tests."""
     extra = _extra(row, where)
     truth = _ground_truth(row, where)
-    row_out = {"question": _chat_text(row, where), "input_output": truth}
-    task_id = _verl_id(row, extra)
-    if task_id is not None:
-        row_out["task_id"] = task_id
-    return row_out
+    return {"question": _chat_text(row, where), "input_output": truth, **_verl_id(row, extra)}
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from coderl.sandbox.types import CheckKind, TestCase
-from coderl.tasks.loaders.jsonl import Rows, TaskIds, jsonl_rows, require
+from coderl.tasks.loaders.jsonl import Rows, TaskIds, jsonl_rows, optional, require
+from coderl.tasks.pairs import NOT_LITERAL, literal_value
 from coderl.tasks.types import Task, TaskFormatError
 
 _LINE_RE = re.compile(r".*?(?:\r\n|\r|\n)|.+", re.DOTALL)
@@ -95,13 +96,6 @@ def _is_callee_call(node: ast.expr, callee: str) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == callee
 
 
-def _literal(node: ast.expr) -> tuple[bool, Any]:
-    try:
-        return True, ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return False, None
-
-
 def classify_assert(node: ast.Assert, src: _Source, callee: str = "candidate") -> tuple[CheckKind, str, Any]:
     """`(check, source, expected)` for one assert statement; `callee` is the function under test."""
     test = node.test
@@ -119,8 +113,8 @@ def classify_assert(node: ast.Assert, src: _Source, callee: str = "candidate") -
             if not _is_callee_call(call, callee):
                 continue
             if isinstance(op, ast.Eq):
-                ok, value = _literal(other)
-                if ok:
+                value = literal_value(other)
+                if value is not NOT_LITERAL:
                     return CheckKind.EQUALS, src.expr(call), value
             elif (
                 isinstance(op, ast.Is)
@@ -139,10 +133,6 @@ def classify_statement(text: str, callee: str) -> tuple[CheckKind, str, Any]:
     if len(module.body) == 1 and isinstance(module.body[0], ast.Assert):
         return classify_assert(module.body[0], _Source(text), callee)
     return CheckKind.ASSERT, text.rstrip() + "\n", None
-
-
-def _contains(node: ast.AST, types: tuple[type, ...]) -> bool:
-    return any(isinstance(n, types) for n in ast.walk(node))
 
 
 def _direct_nodes(stmts: list[ast.stmt]):
@@ -260,7 +250,7 @@ def split_check_with_stats(
                 )
             )
             pending = []
-        elif _contains(stmt, (ast.Assert,)):
+        elif any(isinstance(n, ast.Assert) for n in ast.walk(stmt)):
             return fallback()
         else:
             pending.append(stmt)
@@ -295,9 +285,7 @@ def humaneval_task(row: dict, where: str) -> Task:
     prompt = require(row, "prompt", str, where)
     test = require(row, "test", str, where)
     entry_point = require(row, "entry_point", str, where)
-    solution = row.get("canonical_solution")
-    if solution is not None and not isinstance(solution, str):
-        raise TaskFormatError(f"{where}: field 'canonical_solution' is not a string (expected a string)")
+    solution = optional(row, "canonical_solution", str, where)
     if not entry_point.isidentifier():
         raise TaskFormatError(f"{where}: field 'entry_point' is {entry_point!r} (expected a Python name)")
     try:
@@ -319,11 +307,7 @@ def humaneval_task(row: dict, where: str) -> Task:
 
 def load_humaneval(path: str | os.PathLike[str] | None = None) -> list[Task]:
     """All tasks of a HumanEval-layout JSONL(.gz) file; `None` = the bundled HumanEval."""
-    return humaneval_tasks(jsonl_rows(bundled_humaneval_path() if path is None else path))
-
-
-def humaneval_tasks(rows: Rows) -> list[Task]:
-    """The tasks of HumanEval rows (a file's or a dataset's): `humaneval_builder` over each."""
+    rows = jsonl_rows(bundled_humaneval_path() if path is None else path)
     return rows.collect(humaneval_builder(rows))
 
 

@@ -78,6 +78,11 @@ def require(
     return value
 
 
+def optional(row: dict[str, Any], field: str, expected: type | tuple[type, ...], where: str, default: Any = None):
+    """`require` for a field that may be absent or null (a dataset's empty cell): `default` then."""
+    return default if row.get(field) is None else require(row, field, expected, where)
+
+
 def is_gzip(path: str | os.PathLike[str]) -> bool:
     try:
         with open(path, "rb") as f:

@@ -19,10 +19,8 @@ from coderl.tasks.split import SPLITS, split_tasks
 from coderl.tasks.types import Task, TaskFormatError
 
 SOURCES = ("verilog", "stdio-basics")
-
-
-def stdio_basics_path() -> str:
-    return os.path.join(BUNDLED, "stdio_basics.jsonl")
+STDIO_BASICS = os.path.join(BUNDLED, "stdio_basics.jsonl")
+OPTION_KEYS = ("language",)  # stdio-basics's (verilog takes a file)
 
 
 def load_stdio_basics(language: str = "python") -> list[Task]:
@@ -31,7 +29,7 @@ def load_stdio_basics(language: str = "python") -> list[Task]:
 
     get_language(language)  # a one-line error for an unknown language
     tasks = []
-    with open(stdio_basics_path(), encoding="utf-8") as f:
+    with open(STDIO_BASICS, encoding="utf-8") as f:
         for lineno, line in enumerate(f, 1):
             row = json.loads(line)
             tests = tuple(TestCase(id=str(i), source=t["input"], check=CheckKind.STDOUT, expected=t["output"])
@@ -39,17 +37,14 @@ def load_stdio_basics(language: str = "python") -> list[Task]:
             tasks.append(Task(
                 task_id=row["task_id"] if language == "python" else f"{row['task_id']}-{language}",
                 kind="stdio", prompt=row["prompt"], tests=tests, language=language,
-                reference_solution=row["references"].get(language), source=f"{stdio_basics_path()}:{lineno}",
+                reference_solution=row["references"].get(language), source=f"{STDIO_BASICS}:{lineno}",
                 metadata={"format": "stdio", "split": row["split"], "wrong": row.get("wrong", {}).get(language)}))
     return tasks
 
 
-def options_of(source: str, options: dict[str, str], spec: str) -> dict[str, str]:
-    allowed = {"stdio-basics": {"language"}}.get(source, set())
-    unknown = sorted(set(options) - allowed)
-    if unknown:
-        raise TaskFormatError(f"task spec {spec!r}: unknown option {unknown[0]!r} "
-                              f"(expected: {', '.join(sorted(allowed)) or 'none'})")
+def parse_options(options: dict[str, str]) -> dict[str, str]:
+    """stdio-basics's options (keys: `OPTION_KEYS`, checked by `coderl.tasks.spec.source_options`); the language
+    is checked when the set loads."""
     return options
 
 

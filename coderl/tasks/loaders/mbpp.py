@@ -25,7 +25,7 @@ from typing import Any
 
 from coderl.sandbox.types import TestCase
 from coderl.tasks.loaders.humaneval import classify_statement
-from coderl.tasks.loaders.jsonl import Rows, TaskIds, jsonl_rows, require
+from coderl.tasks.loaders.jsonl import Rows, TaskIds, jsonl_rows, optional, require
 from coderl.tasks.types import Task, TaskFormatError
 
 
@@ -80,11 +80,7 @@ def _string_list(row: dict[str, Any], field: str, where: str, *, optional: bool 
 
 def load_mbpp(path: str | os.PathLike[str]) -> list[Task]:
     """All tasks of an MBPP-layout JSONL(.gz) file."""
-    return mbpp_tasks(jsonl_rows(path))
-
-
-def mbpp_tasks(rows: Rows) -> list[Task]:
-    """The tasks of MBPP rows (a file's or a dataset's): `mbpp_builder` over each."""
+    rows = jsonl_rows(path)
     return rows.collect(mbpp_builder(rows))
 
 
@@ -102,9 +98,7 @@ def mbpp_builder(rows: Rows) -> Callable[[int, dict], Task]:
         challenge = _string_list(row, "challenge_test_list", where, optional=True)
         if not test_list:
             raise TaskFormatError(f"{where}: field 'test_list' is empty (expected at least one assert)")
-        code = row.get("code")
-        if code is not None and not isinstance(code, str):
-            raise TaskFormatError(f"{where}: field 'code' is not a string (expected a string)")
+        code = optional(row, "code", str, where)
         if row.get("test_setup_code") is not None:  # a dataset's absent cell is None
             preamble = require(row, "test_setup_code", str, where)
         else:

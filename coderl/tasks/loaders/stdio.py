@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from coderl.sandbox.types import CheckKind, TestCase
-from coderl.tasks.loaders.jsonl import Rows, TaskIds, jsonl_rows, require
+from coderl.tasks.loaders.jsonl import Rows, TaskIds, jsonl_rows, optional, require
 from coderl.tasks.types import Task, TaskFormatError
 
 _ID_FIELDS = ("hash_id", "id", "task_id", "problem_id")
@@ -138,11 +138,7 @@ def detect_stdio_layout(row: dict[str, Any]) -> str | None:
 
 def load_stdio(path: str | os.PathLike[str], float_tolerance: float | None = None) -> list[Task]:
     """All tasks of a stdin/stdout JSONL(.gz) file (Nemotron-RL or APPS/TACO layout, by row)."""
-    return stdio_tasks(jsonl_rows(path), float_tolerance)
-
-
-def stdio_tasks(rows: Rows, float_tolerance: float | None = None) -> list[Task]:
-    """The tasks of stdin/stdout rows (a file's or a dataset's): `stdio_builder` over each."""
+    rows = jsonl_rows(path)
     return rows.collect(stdio_builder(rows, float_tolerance))
 
 
@@ -173,7 +169,7 @@ def stdio_builder(rows: Rows, float_tolerance: float | None = None) -> Callable[
             TestCase(id=str(i), source=stdin, check=CheckKind.STDOUT, expected=stdout, hidden=i >= len(pairs))
             for i, (stdin, stdout) in enumerate(pairs + hidden)
         )
-        language = require(row, "language", str, where) if row.get("language") is not None else "python"
+        language = optional(row, "language", str, where, "python")
         if language != "python":
             _check_language(language, where)
         ids.take(task_id, lineno, id_field)  # only once the row is good: a skipped row takes no id

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from typing import Any
 
 from coderl.sandbox.types import MODE_CHECKS, CheckKind, TestCase, misfit
-from coderl.tasks.loaders.jsonl import Rows, TaskIds, jsonl_rows, require
+from coderl.tasks.loaders.jsonl import Rows, TaskIds, jsonl_rows, optional, require
 from coderl.tasks.types import Task, TaskFormatError
 
 COLUMNS = ("task_id", "kind", "language", "prompt", "entry_point", "test_preamble", "reference_solution",
@@ -39,9 +39,21 @@ COLUMNS = ("task_id", "kind", "language", "prompt", "entry_point", "test_preambl
 _TAGS = ("$tuple", "$set", "$frozenset", "$bytes", "$complex", "$float", "$dict")
 
 
-def is_task_row(keys) -> bool:
-    """Whether a row's columns are this layout's."""
-    return {"task_id", "kind", "tests"} <= set(keys)
+def layout_of(keys) -> str | None:
+    """The layout a row's fields (a dataset's columns) are in: coderl (this one), humaneval, mbpp, stdio or gsm8k;
+    None when they are in none of them."""
+    keys = set(keys)
+    if {"task_id", "kind", "tests"} <= keys:
+        return "coderl"
+    if {"entry_point", "test", "prompt"} <= keys:
+        return "humaneval"
+    if "test_list" in keys:
+        return "mbpp"
+    if "responses_create_params" in keys or "input_output" in keys:
+        return "stdio"
+    if {"question", "answer"} <= keys:
+        return "gsm8k"
+    return None
 
 
 def encode(value: Any) -> Any:
@@ -141,10 +153,6 @@ def _json_field(row: dict[str, Any], field: str, expected: type, where: str) -> 
         raise TaskFormatError(f"{where}: field '{field}': {e}") from None
 
 
-def _optional(row: dict[str, Any], field: str, expected, where: str, default: Any = None) -> Any:
-    return default if row.get(field) is None else require(row, field, expected, where)
-
-
 def _test(item: Any, i: int, where: str) -> TestCase:
     label = f"tests[{i}]"
     if not isinstance(item, dict):
@@ -160,8 +168,8 @@ def _test(item: Any, i: int, where: str) -> TestCase:
         raise TaskFormatError(f"{where}: field '{label}.argv' is not a list of strings")
     return TestCase(id=str(require(item, "id", (str, int), where, label=f"{label}.id")),
                     source=require(item, "source", str, where, label=f"{label}.source"), check=kind,
-                    expected=item.get("expected"), setup=_optional(item, "setup", str, where, "") or "",
-                    hidden=bool(_optional(item, "hidden", bool, where, False)), argv=tuple(argv))
+                    expected=item.get("expected"), setup=optional(item, "setup", str, where, "") or "",
+                    hidden=bool(optional(item, "hidden", bool, where, False)), argv=tuple(argv))
 
 
 def task_builder(rows: Rows) -> Callable[[int, dict[str, Any]], Task]:
@@ -175,7 +183,7 @@ def task_builder(rows: Rows) -> Callable[[int, dict[str, Any]], Task]:
         where = rows.where(n)
         task_id = require(row, "task_id", str, where)
         kind = require(row, "kind", str, where)
-        language = _optional(row, "language", str, where, "python")
+        language = optional(row, "language", str, where, "python")
         try:
             get_kind(kind)
             get_language(language)
@@ -187,16 +195,16 @@ def task_builder(rows: Rows) -> Callable[[int, dict[str, Any]], Task]:
         if kind == "function" and row.get("entry_point") is None:
             raise TaskFormatError(f"{where}: field 'entry_point' missing (expected a string: a function task names "
                                   "what its tests call)")
-        tolerance = _optional(row, "float_tolerance", (int, float), where)
+        tolerance = optional(row, "float_tolerance", (int, float), where)
         time_limit = row.get("time_limit")
         if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))
                                        or not 0 < time_limit < math.inf):
             raise TaskFormatError(f"{where}: field 'time_limit' is {time_limit!r} (expected a positive number of "
                                   "CPU seconds)")
         task = Task(task_id=task_id, kind=kind, prompt=require(row, "prompt", str, where), tests=tests,
-                    entry_point=_optional(row, "entry_point", str, where),
-                    test_preamble=_optional(row, "test_preamble", str, where, ""),
-                    reference_solution=_optional(row, "reference_solution", str, where),
+                    entry_point=optional(row, "entry_point", str, where),
+                    test_preamble=optional(row, "test_preamble", str, where, ""),
+                    reference_solution=optional(row, "reference_solution", str, where),
                     float_tolerance=None if tolerance is None else float(tolerance), source=where,
                     metadata=_json_field(row, "metadata", dict, where) if row.get("metadata") is not None else {},
                     language=language, time_limit=None if time_limit is None else float(time_limit))
@@ -216,11 +224,7 @@ def task_builder(rows: Rows) -> Callable[[int, dict[str, Any]], Task]:
     return one
 
 
-def row_tasks(rows: Rows) -> list[Task]:
-    """The tasks of rows in this layout (a file's or a dataset's)."""
-    return rows.collect(task_builder(rows))
-
-
 def load_task_rows(path: str | os.PathLike[str]) -> list[Task]:
     """All tasks of a JSONL(.gz) file in this layout."""
-    return row_tasks(jsonl_rows(path))
+    rows = jsonl_rows(path)
+    return rows.collect(task_builder(rows))
