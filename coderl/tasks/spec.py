@@ -40,7 +40,6 @@ spec, validating its options and dispatching its split in one place keeps the so
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import os
 import re
 import sys
@@ -52,7 +51,9 @@ from coderl.languages import toolchain_paths
 from coderl.sandbox.client import Sandbox
 from coderl.sandbox.config import SandboxConfig
 from coderl.sandbox.types import Limits
+from coderl.tasks.generators import pool
 from coderl.tasks.generators.pool import load_pool
+from coderl.tasks.loaders import languages_sets
 from coderl.tasks.loaders.jsonl import first_row, skipped_rows
 from coderl.tasks.loaders.languages_sets import SOURCES as LANGUAGE_SOURCES
 from coderl.tasks.loaders.languages_sets import load_language_set
@@ -135,7 +136,7 @@ def parse_task_spec(spec: str) -> TaskSpec:
                 f"task spec {spec!r}: unknown source {prefixed.group(1)!r} and no such file "
                 f"(known sources: {', '.join(SOURCES)}; or give a path)"
             )
-        if name in _OPTION_PARSERS:
+        if name in ("synthetic", "math", "corpus", "pool", "stdio-basics"):  # `source_options`
             options = _parse_options(spec, rest)
             source_options(name, options, spec)  # validate keys and values now
             return TaskSpec(name, None, options)
@@ -152,16 +153,18 @@ def parse_task_spec(spec: str) -> TaskSpec:
     raise TaskFormatError(f"task spec {spec!r}: no such file (expected {_GRAMMAR})")
 
 
-# the module whose `parse_options` validates a source's spec options (imported when a spec names it)
-_OPTION_PARSERS = {"synthetic": "coderl.tasks.generators.synthetic", "math": "coderl.tasks.generators.math_gen",
-                   "corpus": "coderl.tasks.corpus", "pool": "coderl.tasks.generators.pool",
-                   "stdio-basics": "coderl.tasks.loaders.languages_sets"}
-
-
 def source_options(source: str, options: dict[str, str], spec: str):
     """The validated options of a synthetic, math, corpus, pool or stdio-basics spec (`SyntheticConfig`, ...: its
-    module's `parse_options`, its keys the module's `OPTION_KEYS`); a bad one is a one-line `TaskFormatError`."""
-    module = importlib.import_module(_OPTION_PARSERS[source])
+    module's `parse_options`, its keys the module's `OPTION_KEYS`); a bad one is a one-line `TaskFormatError`.
+    The generators are imported when a spec names them (written out, so that the import graph sees them)."""
+    if source == "synthetic":
+        from coderl.tasks.generators import synthetic as module
+    elif source == "math":
+        from coderl.tasks.generators import math_gen as module
+    elif source == "corpus":
+        from coderl.tasks import corpus as module
+    else:
+        module = {"pool": pool, "stdio-basics": languages_sets}[source]
     unknown = [k for k in options if k not in module.OPTION_KEYS]
     if unknown:
         raise TaskFormatError(f"task spec {spec!r}: unknown option {unknown[0]!r} (known: "
