@@ -16,7 +16,7 @@ parent), `test` (an assert test's outcome), `syntax_error`, `program_error`, `ta
 (the program process ended or broke the protocol while test `id` ran), `end`.
 
 Over 400 lines: the judge's whole run of a task's tests with the rule it resolves names by (`Names`,
-`resolve`, `NAME_TABLE`) and what it keeps of a task's code between requests; they read the same parsed code.
+`resolve`, `NAME_TABLE`) and the class definitions it hands the program; they read the same parsed code.
 """
 
 import ast
@@ -107,8 +107,6 @@ def _describe(exc, prefix=""):
     return (prefix + (f"{name}: {text}" if text else name))[:300]
 
 
-# What the judge derives from the task's own code alone is kept for the request, keyed by that code.  Code objects,
-# name sets and strings only: nothing a test could change in place.
 @functools.lru_cache(maxsize=256)
 def parsed(source):
     """The module `source` parses to, or None; once per source (`Names` and `class_definitions` read the
@@ -117,18 +115,6 @@ def parsed(source):
         return ast.parse(source)
     except (SyntaxError, ValueError):
         return None
-
-
-@functools.lru_cache(maxsize=4096)
-def compiled(source, filename, mode):
-    """The code object of a piece of the task's code (compile's SyntaxError is raised each time)."""
-    return compile(source, filename, mode)
-
-
-@functools.lru_cache(maxsize=512)
-def names_of(sources):
-    """`Names` of a task's code (a tuple of sources), once per task."""
-    return Names(sources)
 
 
 class Names:
@@ -197,7 +183,6 @@ def resolve(name, program_names, called_only):
     return None, None
 
 
-@functools.lru_cache(maxsize=512)
 def class_definitions(*sources):
     """The class definitions (and the imports they may need) of the task's code, for the program to
     rebuild objects the task's code built (`Tester.mirror`): no test, no expected value."""
@@ -210,25 +195,16 @@ def class_definitions(*sources):
     return "\n".join(parts) + "\n"
 
 
-@functools.lru_cache(maxsize=4096)
-def _call_shape(source):
-    """The call `source` is, when it is `NAME(ARG, ..., key=ARG)` with no unpacking, else None."""
+def batch_call(source, callees):
+    """(args, kwargs) when `source` is `callee(LITERAL, ..., key=LITERAL)` with no unpacking, else None.  The values
+    are new objects each time (a call copies its mutated arguments back into them)."""
     try:
         node = ast.parse(source, mode="eval").body
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)) or node.func.id not in callees:
         return None
     if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
-        return None
-    return node
-
-
-def batch_call(source, callees):
-    """(args, kwargs) when `source` is `callee(LITERAL, ..., key=LITERAL)`, else None.  The values are new
-    objects each time (a call copies its mutated arguments back into them)."""
-    node = _call_shape(source)
-    if node is None or node.func.id not in callees:
         return None
     try:
         args = [ast.literal_eval(a) for a in node.args]
@@ -253,8 +229,8 @@ class TestRun:
         judge, req = self.judge, self.request
         tests = req["tests"]
         judge.task_classes = class_definitions(req.get("trusted", ""), req.get("preamble", ""))
-        names = names_of(tuple([req.get("trusted", ""), req.get("preamble", "")] + [t["setup"] for t in tests]
-                               + [t["source"] for t in tests]))
+        names = Names([req.get("trusted", ""), req.get("preamble", "")] + [t["setup"] for t in tests]
+                      + [t["source"] for t in tests])
         entry = req.get("entry_point")
         declared = {n for n in req.get("program_names") or () if _type(n) is str}
         if entry:
@@ -298,7 +274,7 @@ class TestRun:
                     value._make_passive(handles.CONSTRUCTOR, name)
                 self.ns[name] = value
         try:
-            exec(compiled(req.get("trusted", ""), "<task>", "exec"), self.ns)
+            exec(compile(req.get("trusted", ""), "<task>", "exec"), self.ns)
         except Exception as exc:
             self.records.emit(event="task_error", message=_describe(exc, "task code failed: "))
             return
@@ -318,7 +294,7 @@ class TestRun:
                     judge.entry_class = self.ns["candidate"]  # the class the task asks for: its instances compare
         try:
             if req.get("preamble"):
-                exec(compiled(req["preamble"], "<test>", "exec"), self.ns)
+                exec(compile(req["preamble"], "<test>", "exec"), self.ns)
         except wire.Gone:
             raise
         except BaseException as exc:
@@ -378,16 +354,16 @@ class TestRun:
         tid = test["id"]
         try:
             if test["setup"]:
-                exec(compiled(test["setup"], "<test>", "exec"), self.ns)
+                exec(compile(test["setup"], "<test>", "exec"), self.ns)
             if test["kind"] in ("value", "truth"):
-                value = eval(compiled(test["source"], "<test>", "eval"), self.ns)
+                value = eval(compile(test["source"], "<test>", "eval"), self.ns)
                 if self.judge.channel.gone:
                     raise wire.Gone(self.judge.channel.gone)
                 self.emit_value(test, value)
             elif test["kind"] != "assert":  # an output check in a function task: its input is never run as code
                 raise TypeError(f"a {test['kind']} test is not judged in a function task")
             else:
-                exec(compiled(test["source"], "<test>", "exec"), self.ns)
+                exec(compile(test["source"], "<test>", "exec"), self.ns)
                 if self.judge.channel.gone:
                     raise wire.Gone(self.judge.channel.gone)
                 self.records.emit(event="test", id=tid, status="passed")
@@ -448,6 +424,4 @@ def run(request, chan_fd, result_fd):
         records.emit(event="gone", reason=gone.reason)
     records.emit(event="end", tamper=judge.tamper, round_trips=channel.sent)
     channel.wait_closed(0.5)
-    test_run.ns.clear()  # the task's functions hold it as their globals: a cycle, broken here
-    judge.close()
 

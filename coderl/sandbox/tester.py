@@ -67,14 +67,6 @@ class Judge:
         self.instances = {}  # program handle id -> whether it is an instance of `entry_class`
         self.tamper = []
 
-    def close(self):
-        """The request is judged: let go of everything of it (its handles die now, not at a collection)."""
-        self.channel.dispatch = None
-        self.entry_class = None
-        for table in (self.handles, self.callbacks, self.callback_ids, self.mirrors, self.mirror_ids, self.ns,
-                      self.stand_ins, self.raised, self.trusted, self.instances):
-            table.clear()
-
     def note(self, what):
         if what not in self.tamper:
             self.tamper.append(what)
