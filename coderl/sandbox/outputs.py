@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any
 
 from . import flat, values
 from .types import VALUE_MARKER, Status, TestCase, TestOutcome
@@ -81,10 +80,6 @@ def json_equal(value, expected, tol=None):
     return True
 
 
-def _short(value: Any, limit: int = 80) -> str:
-    return flat.short_repr(value, limit)
-
-
 def _truncated(run: dict) -> bool:
     return run["stdout_total"] > len(run["stdout"].encode())
 
@@ -105,7 +100,7 @@ def value_outcome(test: TestCase, run: dict, float_tolerance: float | None) -> T
     if json_equal(value, test.expected, float_tolerance):
         return TestOutcome(test.id, Status.PASSED, test.hidden, "", cpu)
     return TestOutcome(test.id, Status.FAILED, test.hidden,
-                       f"got {_short(value)}, expected {_short(test.expected)}", cpu)
+                       f"got {flat.short_repr(value, 80)}, expected {flat.short_repr(test.expected, 80)}", cpu)
 
 
 def tagged_checks(stdout: str, nonce: str) -> list[tuple[str, str]]:
