@@ -165,7 +165,7 @@ class Server:
         if mode == "command":
             uid = self.slots.uid(slot) if self.slots.level != "rlimits" else None
             jobs.write_files(self.slots.dirs(slot)["work"], {**(msg.get("files") or {}), **job.built}, uid)
-        run.oom_before = self.slots.oom_kills(slot)
+        run.oom_before = self.slots.cgroups.oom_kills(slot)
         run.start = time.monotonic()
         run.deadline = run.start + lim["wall_seconds"]
         run.cpu_check = run.start + lim["cpu_seconds"]  # one thread's CPU cannot pass the limit before this
@@ -393,7 +393,7 @@ class Server:
                 os.close(fd)
                 del run.fds[fd]
         self.active.discard(run)
-        oom = self.slots.oom_kills(run.slot) > run.oom_before
+        oom = self.slots.cgroups.oom_kills(run.slot) > run.oom_before
         main = run.procs[0].exit
         if run is run.job.build and main["exit_code"] == 0 and run.killed is None and not oom:
             try:
