@@ -267,7 +267,7 @@ class TestRun:
             raise wire.Gone("bad_message")
         for name in wanted:
             if name in reply["names"]:
-                value = self.program_value(reply["names"][name])
+                value = judge.into(reply["names"][name])  # a module comes back as this process's own import
                 if name in handles_only:  # only called, and not the task's: a class to construct and pass in
                     if _type(value) is not tester.Handle:
                         continue
@@ -286,7 +286,7 @@ class TestRun:
                 message = f"entry point {entry!r} is not defined ({str(reply.get('entry_error'))[:200]})"
                 self.records.emit(event="program_error", status="runtime_error", message=message)
                 return
-            self.ns["candidate"] = self.program_value(reply["entry"])
+            self.ns["candidate"] = judge.into(reply["entry"])
             if "." not in entry:
                 self.ns[entry] = self.ns["candidate"]
                 callees.add(entry)
@@ -302,10 +302,6 @@ class TestRun:
                               message=_describe(exc, "test setup failed: "))
             return
         self.run_tests(tests, callees)
-
-    def program_value(self, tagged):
-        """A name's value from the program (a module comes back as this process's own import)."""
-        return self.judge.into(tagged)
 
     def run_tests(self, tests, callees):
         """Run the tests in order: consecutive value and truth tests that only call the entry point go to the program

@@ -1,6 +1,6 @@
 """Program-side runtime: runs inside the untrusted program process.  Standard library only.
 
-Nothing here decides a verdict.  For function tasks (`serve_program`) the process runs the candidate
+Nothing here decides a verdict.  For function tasks (`Program.serve`) the process runs the candidate
 program, then answers the judge's requests over the channel (`wire.py`): look up names, call, get
 attributes, iterate.  Whatever it answers is data the judge rebuilds as its own types; the program can
 rewrite this file's functions, but then it only changes what it claims, never how the judge checks
@@ -364,6 +364,3 @@ def _resolve(namespace, entry_point):
             obj = _getattr(obj, part)
     return obj
 
-
-def serve_program(program, chan_fd, max_bytes, snapshot):
-    Program(chan_fd, max_bytes).serve(program, snapshot)

@@ -29,7 +29,6 @@ except ImportError:  # loaded by path in the fork server
 
 LEVELS = ("rlimits", "uid", "full")
 PR_SET_CHILD_SUBREAPER = 36
-WORLD_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
 NS_FD_FLOOR = 100  # the server's PID namespace fd sits above every fd a child is given (`zygote.FD_ORDER`)
 TMPFS_MAX_BYTES = 256 * 1024**2  # per private /tmp & co. (and never more than the memory limit)
 TMPFS_MAX_INODES = 65536
@@ -165,7 +164,7 @@ def remove_owned(uid):
     (POSIX message queues it cannot make: RLIMIT_MSGQUEUE is 0 for its programs)."""
     flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
     stack = []
-    for top in WORLD_WRITABLE:
+    for top in view.OVERLAID:  # the world-writable temp directories
         try:
             stack.append(os.open(top, flags))
         except OSError:
@@ -292,7 +291,7 @@ class Slots:
     def private_dirs(self, slot):
         """`full`: the slot's own /tmp, /var/tmp, /dev/shm and /run/lock (path in the view -> the directory in the
         slot's area bound there for each program, `View.enter`), made anew for each program like its work dir."""
-        return {target: os.path.join(self.area(slot), target.strip("/").replace("/", "_")) for target in WORLD_WRITABLE}
+        return {target: os.path.join(self.area(slot), target.strip("/").replace("/", "_")) for target in view.OVERLAID}
 
     def recreate(self, slot):
         """Before the slot's next program: every directory a program may write is removed and made anew (a fresh

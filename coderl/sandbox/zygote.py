@@ -232,11 +232,11 @@ class Zygote:
                 os._exit(127)
         # `random` reseeds itself in a forked child (its os.register_at_fork hook): no shared state.
         if role == "program":
-            self.modules["harness"].serve_program(request["program"], 4, request["max_bytes"], self.snapshot)
+            self.modules["harness"].Program(4, request["max_bytes"]).serve(request["program"], self.snapshot)
             self.modules["script"].flush(sys.stdout)
             self.modules["script"].flush(sys.stderr)
             os._exit(0)
-        os._exit(self.modules["script"].run_script(request["program"], os.path.join(os.getcwd(), "main.py")))
+        os._exit(self.modules["script"].run_script(request["program"]))
 
 
 def read_all(fd):
