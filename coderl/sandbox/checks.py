@@ -6,9 +6,7 @@
     2. wait for the program process to say it ran the program (or why it could not), then take its names,
        run the task's trusted code over them (prompt helpers win), bind `candidate` and the entry point,
        and run the test preamble;
-    3. run the tests in order.  Consecutive value tests of the form `candidate(LITERALS)` go to the
-       program as one batch (one request, one reply per call); every other test runs its statements
-       here, reaching the program only through proxies;
+    3. run the tests in order, each test's statements here, reaching the program only through proxies;
     4. ask the program to end, and write `end` with what the judge saw (`tamper`).
 
 Records (JSON lines on the result fd): `value` (a value test's output as plain data, compared by the
@@ -195,25 +193,6 @@ def class_definitions(*sources):
     return "\n".join(parts) + "\n"
 
 
-def batch_call(source, callees):
-    """(args, kwargs) when `source` is `callee(LITERAL, ..., key=LITERAL)` with no unpacking, else None.  The values
-    are new objects each time (a call copies its mutated arguments back into them)."""
-    try:
-        node = ast.parse(source, mode="eval").body
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return None
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)) or node.func.id not in callees:
-        return None
-    if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
-        return None
-    try:
-        args = [ast.literal_eval(a) for a in node.args]
-        kwargs = {k.arg: ast.literal_eval(k.value) for k in node.keywords}
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return None
-    return args, kwargs
-
-
 class TestRun:
     def __init__(self, request, judge, records):
         self.request = request
@@ -280,7 +259,6 @@ class TestRun:
             return
         judge.trusted = {n: v for n, v in self.ns.items()
                          if isinstance(v, type) and v.__module__ == tester.TASK_MODULE}  # the prompt's own classes
-        callees = {"candidate"}
         if entry:
             if "entry" not in reply:
                 message = f"entry point {entry!r} is not defined ({str(reply.get('entry_error'))[:200]})"
@@ -289,7 +267,6 @@ class TestRun:
             self.ns["candidate"] = judge.into(reply["entry"])
             if "." not in entry:
                 self.ns[entry] = self.ns["candidate"]
-                callees.add(entry)
                 if req.get("entry_is_class") is True and _type(self.ns["candidate"]) is tester.Handle:
                     judge.entry_class = self.ns["candidate"]  # the class the task asks for: its instances compare
         try:
@@ -301,48 +278,8 @@ class TestRun:
             self.records.emit(event="program_error", status=_status_of(exc),
                               message=_describe(exc, "test setup failed: "))
             return
-        self.run_tests(tests, callees)
-
-    def run_tests(self, tests, callees):
-        """Run the tests in order: consecutive value and truth tests that only call the entry point go to the program
-        as one batch (one round trip), every other test alone."""
-        # Batch only calls of the program's entry point itself (never of something the test rebound).
-        callees = {c for c in callees if self.ns.get(c) is self.ns.get("candidate")}
-        if _type(self.ns.get("candidate")) is not tester.Handle:
-            callees = set()
-        i = 0
-        while i < len(tests):
-            batch = []
-            while i + len(batch) < len(tests):
-                test = tests[i + len(batch)]
-                call = None
-                if test["kind"] in ("value", "truth") and not test["setup"]:
-                    call = batch_call(test["source"], callees)
-                if call is None:
-                    break
-                batch.append((test, call))
-            if len(batch) >= 2:
-                self.run_batch(batch)
-                i += len(batch)
-            else:
-                self.run_one(tests[i])
-                i += 1
-
-    def run_batch(self, batch):
-        """One round trip for a batch of entry-point calls; each reply is judged and recorded as its own test's, so an
-        exception fails only that test."""
-        judge = self.judge
-        target = self.ns["candidate"]
-        judge.channel.send({"op": "batch", "calls": [judge.call_message(target, a, k) for _, (a, k) in batch]})
-        for test, (args, kwargs) in batch:
-            try:
-                value = judge.result(judge.channel.wait(), args, kwargs)
-            except wire.Gone:
-                raise
-            except BaseException as exc:
-                self.records.emit(event="test", id=test["id"], status=_status_of(exc), message=_describe(exc))
-                continue
-            self.emit_value(test, value)
+        for test in tests:
+            self.run_one(test)
 
     def run_one(self, test):
         """Run one test in the test namespace (its setup, then an assert, a value or a truth check) and record its

@@ -264,12 +264,6 @@ class Program:
                     self.note("patched_runtime")
                 self.channel.send({"r": {"tamper": snapshot.report(self.notes)}})
                 return
-            if msg.get("op") == "batch":
-                for call in msg.get("calls", ()):
-                    reply = self.call(call)
-                    self.own_process()  # `out` may have run program code too
-                    self.channel.send(reply)
-                continue
             self.channel.send(self.dispatch(msg))
 
 

@@ -279,12 +279,9 @@ class Judge:
         return self.result(self.ask_raw(op, **fields))
 
     def call(self, target, args, kwargs):
-        message = self.call_message(target, args, kwargs)
+        message = {"op": "call", "f": self.out(target), "a": [self.out(a) for a in args],
+                   "k": {k: self.out(v) for k, v in kwargs.items()}}
         return self.result(self.channel.request(message), args, kwargs)
-
-    def call_message(self, target, args, kwargs):
-        return {"op": "call", "f": self.out(target), "a": [self.out(a) for a in args],
-                "k": {k: self.out(v) for k, v in kwargs.items()}}
 
     def dispatch(self, msg):
         """A callback from inside a program call: run the test code's callable here."""
