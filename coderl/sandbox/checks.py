@@ -26,17 +26,17 @@ import os
 import sys
 
 try:
-    from . import flat, handles, tester, wire
+    from . import flat, handles, tester, values, wire
 except ImportError:  # loaded by path in the fork server
     import _coderl_flat as flat
     import _coderl_handles as handles
     import _coderl_tester as tester
+    import _coderl_values as values
     import _coderl_wire as wire
 
 _type = type
 MAX_ITEMS = 1_000_000
 STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
-NO_IMPORT = frozenset({"antigravity", "this", "turtle", "tkinter", "idlelib", "webbrowser"})
 # Modules outside the standard library a test may name (imported here, when installed).
 THIRD_PARTY_MODULES = frozenset({"numpy", "pandas", "scipy", "sympy", "networkx", "matplotlib"})
 # The names by which code conventionally imports these; a test using one gets the judge's own import.
@@ -167,7 +167,7 @@ def resolve(name, program_names, called_only):
     """
     if name in program_names:
         return "program", None
-    module = (name if name in STDLIB and name not in NO_IMPORT or name in THIRD_PARTY_MODULES
+    module = (name if name in STDLIB and name not in values.NO_IMPORT or name in THIRD_PARTY_MODULES
               else MODULE_ALIASES.get(name))
     try:
         if module:
@@ -355,6 +355,6 @@ def run(request, chan_fd, result_fd):
         if gone.reason != "peer_closed":
             judge.note("protocol:" + gone.reason)
         records.emit(event="gone", reason=gone.reason)
-    records.emit(event="end", tamper=judge.tamper, round_trips=channel.sent)
+    records.emit(event="end", tamper=judge.tamper)
     channel.wait_closed(0.5)
 

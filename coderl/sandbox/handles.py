@@ -138,20 +138,6 @@ class Handle:
             return other is not self and JUDGE.compare(self, other, "ne")
         return not self.__eq__(other)
 
-    # Ordering exists only between two instances of the task's own class (`Judge.compare`); against
-    # anything else Python raises its TypeError.
-    def __lt__(self, other):
-        return JUDGE.compare(self, other, "lt") if _type(other) is Handle else NotImplemented
-
-    def __le__(self, other):
-        return JUDGE.compare(self, other, "le") if _type(other) is Handle else NotImplemented
-
-    def __gt__(self, other):
-        return JUDGE.compare(self, other, "gt") if _type(other) is Handle else NotImplemented
-
-    def __ge__(self, other):
-        return JUDGE.compare(self, other, "ge") if _type(other) is Handle else NotImplemented
-
     def _compared(self):
         """A program object with its own `__eq__` in a comparison: equality here is identity, and an
         always-equal object is the classic forged pass, so the judge names it."""
@@ -202,6 +188,14 @@ BINARY = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "a
 UNARY = ("neg", "pos", "abs", "invert", "index", "int", "float", "round", "trunc", "floor", "ceil")
 
 
+def _ordering(op):
+    """Ordering exists only between two instances of the task's own class (`Judge.compare`); against anything
+    else Python raises its TypeError."""
+    def compare(self, other):
+        return JUDGE.compare(self, other, op) if _type(other) is Handle else NotImplemented
+    return compare
+
+
 def _binary(name, reflected):
     def operator(self, other):
         if not self._owned():
@@ -224,6 +218,8 @@ for _name in BINARY:
     setattr(Handle, f"__r{_name}__", _binary(_name, True))
 for _name in UNARY:
     setattr(Handle, f"__{_name}__", _unary(_name))
+for _name in ("lt", "le", "gt", "ge"):
+    setattr(Handle, f"__{_name}__", _ordering(_name))
 
 
 class _Stream:

@@ -32,7 +32,6 @@ except ImportError:  # loaded by path in the fork server
     import _coderl_values as values
     import _coderl_wire as wire
 Handle = handles.Handle
-_list, _pair = values._list, values._pair
 
 _type = type
 MAX_ITEMS = 2_000_000
@@ -288,7 +287,7 @@ class Judge:
         if msg.get("op") != "callback" or msg.get("cb") not in self.callbacks:
             raise wire.Gone("unexpected_request")
         func = self.callbacks[msg["cb"]]
-        args = [self.into(a) for a in _list(msg.get("a", []))]
+        args = [self.into(a) for a in values._list(msg.get("a", []))]
         kwargs = msg.get("k", {})
         if _type(kwargs) is not dict or not all(_type(k) is str for k in kwargs):
             raise wire.Gone("bad_message")

@@ -39,7 +39,7 @@ _len = len
 _isinstance = isinstance
 _getattr = getattr
 _FACTORIES = ("list", "int", "set", "dict", "str", "float", "tuple", "frozenset", "bool")
-_NO_IMPORT = {"", "antigravity", "this", "turtle", "tkinter", "idlelib", "webbrowser"}
+NO_IMPORT = frozenset({"antigravity", "this", "turtle", "tkinter", "idlelib", "webbrowser"})  # their import acts
 _VIEWS = {_type({}.keys()): "keys", _type({}.values()): "values", _type({}.items()): "items"}
 _NAMEDTUPLES = {}
 MUTABLE = (list, dict, set, bytearray, collections.deque)  # dict and tuple subclasses too: Counter, ...
@@ -78,16 +78,9 @@ def walk(root, expand, limit=None):
             stack[-1][1].append(value)
 
 
-def int_tag(value):
-    return value if -_BIG_INT < value < _BIG_INT else {"$i": hex(value)}
-
-
-def float_tag(value):
-    return {"$f": value.hex()}
-
-
-_LEAF_TAGS = {int: int_tag, float: float_tag, bytes: lambda v: {"$b": v.hex()},
-              bytearray: lambda v: {"$ba": v.hex()}, complex: lambda v: {"$c": [v.real.hex(), v.imag.hex()]}}
+_LEAF_TAGS = {int: lambda v: v if -_BIG_INT < v < _BIG_INT else {"$i": hex(v)}, float: lambda v: {"$f": v.hex()},
+              bytes: lambda v: {"$b": v.hex()}, bytearray: lambda v: {"$ba": v.hex()},
+              complex: lambda v: {"$c": [v.real.hex(), v.imag.hex()]}}
 _SEQUENCE_TAGS = {list: list, tuple: lambda d: {"$t": d}, set: lambda d: {"$s": d}, frozenset: lambda d: {"$fs": d}}
 
 
@@ -311,7 +304,7 @@ def importable(name):
     """Whether the receiver may import module `name` because the peer named it: never a `__main__`
     (its import runs a program) or private module, nor one of the few whose import acts."""
     parts = name.split(".") if _type(name) is str else [""]
-    return all(p.isidentifier() and not p.startswith("_") for p in parts) and parts[0] not in _NO_IMPORT
+    return all(p.isidentifier() and not p.startswith("_") for p in parts) and parts[0] not in NO_IMPORT
 
 
 def iterator_items(value):
