@@ -86,14 +86,9 @@ class Program:
     def out(self, value):
         """A value as tagged data: builtin data by value (subclasses as their base type, through the
         base type's own methods), value types tagged, everything else a handle.  Without recursion."""
-        budget = [MAX_ITEMS]
-
         def expand(v):
-            """One node of the walk: a callback or mirror by its id, data by value, a subclass of a builtin type as
-            its base type (noting one that redefines equality), anything else a handle."""
-            budget[0] -= 1
-            if budget[0] < 0:
-                raise ValueError("value too large")
+            """One node of the walk (at most MAX_ITEMS): a callback or mirror by its id, data by value, a subclass of a
+            builtin type as its base type (noting one that redefines equality), anything else a handle."""
             t = _type(v)
             if t is Callback:
                 return None, {"$cb": v.id}
@@ -109,7 +104,7 @@ class Program:
                         self.note("subclass_equality:" + _str(_getattr(t, "__qualname__", "?"))[:60])
                     return expand(values.plain(base, v))
             return None, self.handle(v)
-        return values.walk(value, expand, wire.MAX_DEPTH)
+        return values.walk(value, expand, wire.MAX_DEPTH, MAX_ITEMS)
 
     # ---- values in ---------------------------------------------------------------------------
     def into(self, obj):

@@ -166,14 +166,9 @@ class Judge:
     def into(self, obj):
         """The program's tagged data as this process's own objects, without recursion (a message is as deep
         as `json` parsed it); anything malformed ends the channel."""
-        budget = [MAX_ITEMS]
-
         def expand(o):
-            """One node of the walk, spending the message's item budget: a handle, callback or mirror by its id (only
-            ids this judge gave out), anything else plain data."""
-            budget[0] -= 1
-            if budget[0] < 0:
-                raise ValueError("value too large")
+            """One node of the walk (at most MAX_ITEMS in a message): a handle, callback or mirror by its id (only ids
+            this judge gave out), anything else plain data."""
             if _type(o) is dict:
                 if "$h" in o:
                     return None, self.handle(o)
@@ -183,7 +178,7 @@ class Judge:
                     return None, self.mirrors[o["$jo"]][0]
             return values.decode_node(o)
         try:
-            return values.walk(obj, expand)
+            return values.walk(obj, expand, max_items=MAX_ITEMS)
         except wire.Gone:
             raise
         except BaseException:  # SystemExit from a module's import too: nothing honest sends that

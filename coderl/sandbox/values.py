@@ -50,11 +50,12 @@ _BIG_INT = 2**53
 
 
 # ---- one walk for every value that crosses -------------------------------------------------------------------
-def walk(root, expand, limit=None):
+def walk(root, expand, limit=None, max_items=None):
     """A value transformed node by node without recursion.  `expand(node)` gives (None, result) for a leaf,
     or (children, finish): `finish(list of the children's results)` is the node's result (children are
     expanded after their parent: a parent may register itself first, for cycles).  ValueError when more
-    than `limit` nodes are open at once (`MAX_DEPTH` levels of a value)."""
+    than `limit` nodes are open at once (`MAX_DEPTH` levels of a value), or past `max_items` nodes."""
+    count = 0
     children, result = expand(root)
     if children is None:
         return result
@@ -62,6 +63,9 @@ def walk(root, expand, limit=None):
     while True:
         items, done, finish = stack[-1]
         for child in items:
+            count += 1
+            if max_items is not None and count > max_items:
+                raise ValueError("value too large")
             children, result = expand(child)
             if children is None:
                 done.append(result)
