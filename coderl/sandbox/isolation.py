@@ -229,7 +229,7 @@ class Slots:
             cgroups.remove_stale()
             self.cgroups = cgroups.create(workers, f"coderl-{os.getpid()}", caps["cgroups"])
         else:
-            self.cgroups = cgroups.Cgroups(workers, "")
+            self.cgroups = cgroups.Cgroups()
         for slot in range(workers):
             os.mkdir(self.area(slot), 0o711)
             if level == "full":  # a tmpfs of its own, limited like /tmp: no program fills the server's
