@@ -28,10 +28,6 @@ class Cgroups:
     version = None
     controllers = ()
 
-    def __init__(self, workers, tag):
-        self.workers = workers
-        self.tag = tag
-
     def set_limits(self, slot, max_processes, memory_bytes):
         pass
 
@@ -92,7 +88,6 @@ class CgroupsV1(Cgroups):
     def __init__(self, workers, tag, root=ROOT, controllers=("pids", "memory")):
         """The slot groups under each of `controllers` (each a hierarchy of its own on v1); a controller that cannot
         be made here is left out."""
-        super().__init__(workers, tag)
         self.bases = {}  # controller -> parent group
         for ctrl in controllers:
             path = os.path.join(root, ctrl, tag)
@@ -136,7 +131,6 @@ class CgroupsV2(Cgroups):
     def __init__(self, workers, tag, root=ROOT):
         """The slot groups under one group of this server's with `pids` and `memory` enabled for its children, where
         the root offers them; none where the hierarchy is not writable."""
-        super().__init__(workers, tag)
         self.base = None
         try:
             with open(os.path.join(root, "cgroup.controllers")) as f:
@@ -234,4 +228,4 @@ def create(workers, tag, version, root=ROOT):
         return CgroupsV2(workers, tag, root)
     if version == "v1":
         return CgroupsV1(workers, tag, root)
-    return Cgroups(workers, tag)
+    return Cgroups()

@@ -6,9 +6,7 @@
     2. wait for the program process to say it ran the program (or why it could not), then take its names,
        run the task's trusted code over them (prompt helpers win), bind `candidate` and the entry point,
        and run the test preamble;
-    3. run the tests in order.  Consecutive value tests of the form `candidate(LITERALS)` go to the
-       program as one batch (one request, one reply per call); every other test runs its statements
-       here, reaching the program only through proxies;
+    3. run the tests in order, each test's statements here, reaching the program only through proxies;
     4. ask the program to end, and write `end` with what the judge saw (`tamper`).
 
 Records (JSON lines on the result fd): `value` (a value test's output as plain data, compared by the
@@ -16,7 +14,7 @@ parent), `test` (an assert test's outcome), `syntax_error`, `program_error`, `ta
 (the program process ended or broke the protocol while test `id` ran), `end`.
 
 Over 400 lines: the judge's whole run of a task's tests with the rule it resolves names by (`Names`,
-`resolve`, `NAME_TABLE`) and what it keeps of a task's code between requests; they read the same parsed code.
+`resolve`, `NAME_TABLE`) and the class definitions it hands the program; they read the same parsed code.
 """
 
 import ast
@@ -28,17 +26,17 @@ import os
 import sys
 
 try:
-    from . import flat, handles, tester, wire
+    from . import flat, handles, tester, values, wire
 except ImportError:  # loaded by path in the fork server
     import _coderl_flat as flat
     import _coderl_handles as handles
     import _coderl_tester as tester
+    import _coderl_values as values
     import _coderl_wire as wire
 
 _type = type
 MAX_ITEMS = 1_000_000
 STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
-NO_IMPORT = frozenset({"antigravity", "this", "turtle", "tkinter", "idlelib", "webbrowser"})
 # Modules outside the standard library a test may name (imported here, when installed).
 THIRD_PARTY_MODULES = frozenset({"numpy", "pandas", "scipy", "sympy", "networkx", "matplotlib"})
 # The names by which code conventionally imports these; a test using one gets the judge's own import.
@@ -107,8 +105,6 @@ def _describe(exc, prefix=""):
     return (prefix + (f"{name}: {text}" if text else name))[:300]
 
 
-# What the judge derives from the task's own code alone is kept for the request, keyed by that code.  Code objects,
-# name sets and strings only: nothing a test could change in place.
 @functools.lru_cache(maxsize=256)
 def parsed(source):
     """The module `source` parses to, or None; once per source (`Names` and `class_definitions` read the
@@ -117,18 +113,6 @@ def parsed(source):
         return ast.parse(source)
     except (SyntaxError, ValueError):
         return None
-
-
-@functools.lru_cache(maxsize=4096)
-def compiled(source, filename, mode):
-    """The code object of a piece of the task's code (compile's SyntaxError is raised each time)."""
-    return compile(source, filename, mode)
-
-
-@functools.lru_cache(maxsize=512)
-def names_of(sources):
-    """`Names` of a task's code (a tuple of sources), once per task."""
-    return Names(sources)
 
 
 class Names:
@@ -183,7 +167,7 @@ def resolve(name, program_names, called_only):
     """
     if name in program_names:
         return "program", None
-    module = (name if name in STDLIB and name not in NO_IMPORT or name in THIRD_PARTY_MODULES
+    module = (name if name in STDLIB and name not in values.NO_IMPORT or name in THIRD_PARTY_MODULES
               else MODULE_ALIASES.get(name))
     try:
         if module:
@@ -197,7 +181,6 @@ def resolve(name, program_names, called_only):
     return None, None
 
 
-@functools.lru_cache(maxsize=512)
 def class_definitions(*sources):
     """The class definitions (and the imports they may need) of the task's code, for the program to
     rebuild objects the task's code built (`Tester.mirror`): no test, no expected value."""
@@ -208,34 +191,6 @@ def class_definitions(*sources):
             if isinstance(node, (ast.ClassDef, ast.Import, ast.ImportFrom)):
                 parts.append(ast.get_source_segment(source, node) or "")
     return "\n".join(parts) + "\n"
-
-
-@functools.lru_cache(maxsize=4096)
-def _call_shape(source):
-    """The call `source` is, when it is `NAME(ARG, ..., key=ARG)` with no unpacking, else None."""
-    try:
-        node = ast.parse(source, mode="eval").body
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return None
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
-        return None
-    if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
-        return None
-    return node
-
-
-def batch_call(source, callees):
-    """(args, kwargs) when `source` is `callee(LITERAL, ..., key=LITERAL)`, else None.  The values are new
-    objects each time (a call copies its mutated arguments back into them)."""
-    node = _call_shape(source)
-    if node is None or node.func.id not in callees:
-        return None
-    try:
-        args = [ast.literal_eval(a) for a in node.args]
-        kwargs = {k.arg: ast.literal_eval(k.value) for k in node.keywords}
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return None
-    return args, kwargs
 
 
 class TestRun:
@@ -253,8 +208,8 @@ class TestRun:
         judge, req = self.judge, self.request
         tests = req["tests"]
         judge.task_classes = class_definitions(req.get("trusted", ""), req.get("preamble", ""))
-        names = names_of(tuple([req.get("trusted", ""), req.get("preamble", "")] + [t["setup"] for t in tests]
-                               + [t["source"] for t in tests]))
+        names = Names([req.get("trusted", ""), req.get("preamble", "")] + [t["setup"] for t in tests]
+                      + [t["source"] for t in tests])
         entry = req.get("entry_point")
         declared = {n for n in req.get("program_names") or () if _type(n) is str}
         if entry:
@@ -291,86 +246,40 @@ class TestRun:
             raise wire.Gone("bad_message")
         for name in wanted:
             if name in reply["names"]:
-                value = self.program_value(reply["names"][name])
+                value = judge.into(reply["names"][name])  # a module comes back as this process's own import
                 if name in handles_only:  # only called, and not the task's: a class to construct and pass in
                     if _type(value) is not tester.Handle:
                         continue
                     value._make_passive(handles.CONSTRUCTOR, name)
                 self.ns[name] = value
         try:
-            exec(compiled(req.get("trusted", ""), "<task>", "exec"), self.ns)
+            exec(compile(req.get("trusted", ""), "<task>", "exec"), self.ns)
         except Exception as exc:
             self.records.emit(event="task_error", message=_describe(exc, "task code failed: "))
             return
         judge.trusted = {n: v for n, v in self.ns.items()
                          if isinstance(v, type) and v.__module__ == tester.TASK_MODULE}  # the prompt's own classes
-        callees = {"candidate"}
         if entry:
             if "entry" not in reply:
                 message = f"entry point {entry!r} is not defined ({str(reply.get('entry_error'))[:200]})"
                 self.records.emit(event="program_error", status="runtime_error", message=message)
                 return
-            self.ns["candidate"] = self.program_value(reply["entry"])
+            self.ns["candidate"] = judge.into(reply["entry"])
             if "." not in entry:
                 self.ns[entry] = self.ns["candidate"]
-                callees.add(entry)
                 if req.get("entry_is_class") is True and _type(self.ns["candidate"]) is tester.Handle:
                     judge.entry_class = self.ns["candidate"]  # the class the task asks for: its instances compare
         try:
             if req.get("preamble"):
-                exec(compiled(req["preamble"], "<test>", "exec"), self.ns)
+                exec(compile(req["preamble"], "<test>", "exec"), self.ns)
         except wire.Gone:
             raise
         except BaseException as exc:
             self.records.emit(event="program_error", status=_status_of(exc),
                               message=_describe(exc, "test setup failed: "))
             return
-        self.run_tests(tests, callees)
-
-    def program_value(self, tagged):
-        """A name's value from the program (a module comes back as this process's own import)."""
-        return self.judge.into(tagged)
-
-    def run_tests(self, tests, callees):
-        """Run the tests in order: consecutive value and truth tests that only call the entry point go to the program
-        as one batch (one round trip), every other test alone."""
-        # Batch only calls of the program's entry point itself (never of something the test rebound).
-        callees = {c for c in callees if self.ns.get(c) is self.ns.get("candidate")}
-        if _type(self.ns.get("candidate")) is not tester.Handle:
-            callees = set()
-        i = 0
-        while i < len(tests):
-            batch = []
-            while i + len(batch) < len(tests):
-                test = tests[i + len(batch)]
-                call = None
-                if test["kind"] in ("value", "truth") and not test["setup"]:
-                    call = batch_call(test["source"], callees)
-                if call is None:
-                    break
-                batch.append((test, call))
-            if len(batch) >= 2:
-                self.run_batch(batch)
-                i += len(batch)
-            else:
-                self.run_one(tests[i])
-                i += 1
-
-    def run_batch(self, batch):
-        """One round trip for a batch of entry-point calls; each reply is judged and recorded as its own test's, so an
-        exception fails only that test."""
-        judge = self.judge
-        target = self.ns["candidate"]
-        judge.channel.send({"op": "batch", "calls": [judge.call_message(target, a, k) for _, (a, k) in batch]})
-        for test, (args, kwargs) in batch:
-            try:
-                value = judge.result(judge.channel.wait(), args, kwargs)
-            except wire.Gone:
-                raise
-            except BaseException as exc:
-                self.records.emit(event="test", id=test["id"], status=_status_of(exc), message=_describe(exc))
-                continue
-            self.emit_value(test, value)
+        for test in tests:
+            self.run_one(test)
 
     def run_one(self, test):
         """Run one test in the test namespace (its setup, then an assert, a value or a truth check) and record its
@@ -378,16 +287,16 @@ class TestRun:
         tid = test["id"]
         try:
             if test["setup"]:
-                exec(compiled(test["setup"], "<test>", "exec"), self.ns)
+                exec(compile(test["setup"], "<test>", "exec"), self.ns)
             if test["kind"] in ("value", "truth"):
-                value = eval(compiled(test["source"], "<test>", "eval"), self.ns)
+                value = eval(compile(test["source"], "<test>", "eval"), self.ns)
                 if self.judge.channel.gone:
                     raise wire.Gone(self.judge.channel.gone)
                 self.emit_value(test, value)
             elif test["kind"] != "assert":  # an output check in a function task: its input is never run as code
                 raise TypeError(f"a {test['kind']} test is not judged in a function task")
             else:
-                exec(compiled(test["source"], "<test>", "exec"), self.ns)
+                exec(compile(test["source"], "<test>", "exec"), self.ns)
                 if self.judge.channel.gone:
                     raise wire.Gone(self.judge.channel.gone)
                 self.records.emit(event="test", id=tid, status="passed")
@@ -446,8 +355,6 @@ def run(request, chan_fd, result_fd):
         if gone.reason != "peer_closed":
             judge.note("protocol:" + gone.reason)
         records.emit(event="gone", reason=gone.reason)
-    records.emit(event="end", tamper=judge.tamper, round_trips=channel.sent)
+    records.emit(event="end", tamper=judge.tamper)
     channel.wait_closed(0.5)
-    test_run.ns.clear()  # the task's functions hold it as their globals: a cycle, broken here
-    judge.close()
 

@@ -2,7 +2,8 @@
 
 The parent (the trainer, `coderl check`) reads program data in two places: a function task's value
 records, written by the judge process, and the JSON values a command's harness prints (read by
-`outputs.loads` and compared by `outputs.json_equal`, loops like these).  CPython's `json.loads`, `==` and
+`outputs.loads`, which counts its depth before `json.loads` reads it, and compared by `outputs.json_equal`, a
+loop like these).  CPython's `json.loads`, `==` and
 `repr` recurse, and at the default limit of 1,000 frames they fail near 1,000 levels of nesting, so a
 value the sandbox lets through (up to `MAX_DEPTH` levels) could raise RecursionError in the trainer.
 Here every reader is a loop over an explicit stack:

@@ -11,7 +11,7 @@ takes attributes, and is never read (`_passive_ask`).
 import collections
 
 _type = type
-JUDGE = None  # the Judge of the request being judged
+JUDGE = None  # the Judge of this process, which judges one request
 NORMAL, BUILT, CONSTRUCTOR = 0, 1, 2  # `Handle._passive`: an object, one built by a test, its class
 
 
@@ -19,41 +19,33 @@ class Handle:
     """An object that lives in the program process.  Everything but identity is a proxied request."""
 
     __slots__ = ("_hid", "_tname", "_callable", "_iterator", "_custom_eq", "_buffer", "_error", "_stop",
-                 "_passive", "_owner", "__weakref__")
+                 "_passive", "__weakref__")
 
     def __instancecheck__(self, obj):  # isinstance(x, ProgramClass): the program's own answer
-        return self._ask("isinstance", v=self._judge().out(obj)) is True
+        return self._ask("isinstance", v=JUDGE.out(obj)) is True
 
     def __subclasscheck__(self, cls):
-        return self._ask("issubclass", v=self._judge().out(cls)) is True
+        return self._ask("issubclass", v=JUDGE.out(cls)) is True
 
     def __init__(self, hid, tname, is_callable, is_iterator, custom_eq=False):
         """The judge's stand-in for the program's object `hid` (its type's name; callable; an iterator; with an
         `__eq__` of its own).  Set through `object.__setattr__`: this class's `__setattr__` goes to the program."""
         for name, value in (("_custom_eq", custom_eq), ("_hid", hid), ("_tname", tname), ("_callable", is_callable),
                             ("_iterator", is_iterator), ("_buffer", collections.deque()), ("_error", None),
-                            ("_stop", False), ("_passive", NORMAL), ("_owner", JUDGE)):
+                            ("_stop", False), ("_passive", NORMAL)):
             object.__setattr__(self, name, value)
-
-    def _judge(self):
-        """The judge of the request that made this handle: one kept past its request reaches no later request's
-        program."""
-        judge = self._owner
-        if judge is None or judge is not JUDGE:
-            raise RuntimeError(f"a program object of an earlier request ({self._tname!r})")
-        return judge
 
     def _ask(self, op, **fields):
         if self._passive:
             return self._passive_ask(op, fields)
-        return self._judge().ask(op, o={"$h": self._hid}, **fields)
+        return JUDGE.ask(op, o={"$h": self._hid}, **fields)
 
     def __call__(self, *args, **kwargs):
         """Call the object in the program's process.  A class the tests only construct (CONSTRUCTOR) must build an
         object of the program's, which is then only passed in (BUILT), never called."""
         if self._passive == BUILT:
             self._refuse("called")
-        result = self._judge().call(self, args, kwargs)
+        result = JUDGE.call(self, args, kwargs)
         if self._passive == CONSTRUCTOR:
             if _type(result) is not Handle:
                 raise TypeError(f"{self._tname}(...) built no object of the program's (a name the task does not "
@@ -73,9 +65,9 @@ class Handle:
         (`root.left = Node(2)`, `root.left.left = Node(4)`); nothing else of it is read: its truth, its
         text, a data attribute would be the program judging its own answer."""
         if self._passive == BUILT and op == "setattr":
-            return self._judge().ask(op, o={"$h": self._hid}, **fields)
+            return JUDGE.ask(op, o={"$h": self._hid}, **fields)
         if self._passive == BUILT and op == "getattr":
-            value = self._judge().ask(op, o={"$h": self._hid}, **fields)
+            value = JUDGE.ask(op, o={"$h": self._hid}, **fields)
             if _type(value) is Handle:
                 value._make_passive(BUILT)
                 return value
@@ -91,19 +83,19 @@ class Handle:
         return self._ask("getattr", n=name)
 
     def __setattr__(self, name, value):
-        self._ask("setattr", n=name, v=self._judge().out(value))
+        self._ask("setattr", n=name, v=JUDGE.out(value))
 
     def __delattr__(self, name):
         self._ask("delattr", n=name)
 
     def __getitem__(self, key):
-        return self._ask("getitem", k=self._judge().out(key))
+        return self._ask("getitem", k=JUDGE.out(key))
 
     def __setitem__(self, key, value):
-        self._ask("setitem", k=self._judge().out(key), v=self._judge().out(value))
+        self._ask("setitem", k=JUDGE.out(key), v=JUDGE.out(value))
 
     def __delitem__(self, key):
-        self._ask("delitem", k=self._judge().out(key))
+        self._ask("delitem", k=JUDGE.out(key))
 
     def __len__(self):
         n = self._ask("len")
@@ -112,7 +104,7 @@ class Handle:
         return n
 
     def __contains__(self, value):
-        return self._ask("contains", v=self._judge().out(value)) is True
+        return self._ask("contains", v=JUDGE.out(value)) is True
 
     def __bool__(self):
         return self._ask("bool") is True
@@ -130,42 +122,27 @@ class Handle:
 
     def _owned(self):
         """An instance of the class the task asks for (`Judge.owns`), of this request, while its program runs."""
-        judge = self._owner
-        return judge is not None and judge is JUDGE and not judge.channel.gone and judge.owns(self)
+        return not JUDGE.channel.gone and JUDGE.owns(self)
 
     def __eq__(self, other):
         if _type(other) is Handle:
-            return other is self or self._judge().compare(self, other, "eq")
-        cls = self._judge().trusted_class(self._tname)
+            return other is self or JUDGE.compare(self, other, "eq")
+        cls = JUDGE.trusted_class(self._tname)
         if cls is not None and _type(other) is cls and getattr(cls, "__dataclass_fields__", None):
-            return self._judge().rebuild(cls, self) == other  # the task's dataclass: its own __eq__ on the fields
+            return JUDGE.rebuild(cls, self) == other  # the task's dataclass: its own __eq__ on the fields
         self._compared()
         return self is other
 
     def __ne__(self, other):
         if _type(other) is Handle:
-            return other is not self and self._judge().compare(self, other, "ne")
+            return other is not self and JUDGE.compare(self, other, "ne")
         return not self.__eq__(other)
-
-    # Ordering exists only between two instances of the task's own class (`Judge.compare`); against
-    # anything else Python raises its TypeError.
-    def __lt__(self, other):
-        return self._judge().compare(self, other, "lt") if _type(other) is Handle else NotImplemented
-
-    def __le__(self, other):
-        return self._judge().compare(self, other, "le") if _type(other) is Handle else NotImplemented
-
-    def __gt__(self, other):
-        return self._judge().compare(self, other, "gt") if _type(other) is Handle else NotImplemented
-
-    def __ge__(self, other):
-        return self._judge().compare(self, other, "ge") if _type(other) is Handle else NotImplemented
 
     def _compared(self):
         """A program object with its own `__eq__` in a comparison: equality here is identity, and an
         always-equal object is the classic forged pass, so the judge names it."""
         if self._custom_eq:
-            self._judge().note("non_builtin_return:" + self._tname[:60])
+            JUDGE.note("non_builtin_return:" + self._tname[:60])
 
     __hash__ = object.__hash__
 
@@ -188,10 +165,10 @@ class Handle:
         if self._passive:
             self._refuse("next")
         if not self._buffer and self._error is None and not self._stop:
-            reply = self._judge().ask_raw("next", o={"$h": self._hid}, n=batch)
+            reply = JUDGE.ask_raw("next", o={"$h": self._hid}, n=batch)
             items = reply.get("r")
             for v in items if _type(items) is list else ():
-                self._buffer.append(self._judge().into(v))
+                self._buffer.append(JUDGE.into(v))
             if "x" in reply:
                 object.__setattr__(self, "_error", reply["x"])
             object.__setattr__(self, "_stop", reply.get("stop") is True)
@@ -200,7 +177,7 @@ class Handle:
         if self._error is not None:
             error = self._error
             object.__setattr__(self, "_error", None)
-            raise self._judge().exception(error, iteration=True)
+            raise JUDGE.exception(error, iteration=True)
         raise StopIteration
 
 
@@ -211,11 +188,19 @@ BINARY = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "a
 UNARY = ("neg", "pos", "abs", "invert", "index", "int", "float", "round", "trunc", "floor", "ceil")
 
 
+def _ordering(op):
+    """Ordering exists only between two instances of the task's own class (`Judge.compare`); against anything
+    else Python raises its TypeError."""
+    def compare(self, other):
+        return JUDGE.compare(self, other, op) if _type(other) is Handle else NotImplemented
+    return compare
+
+
 def _binary(name, reflected):
     def operator(self, other):
         if not self._owned():
             return NotImplemented
-        return self._ask("operator", name=name, a=[self._judge().out(other)], r=reflected)
+        return self._ask("operator", name=name, a=[JUDGE.out(other)], r=reflected)
     return operator
 
 
@@ -224,7 +209,7 @@ def _unary(name):
         if not self._owned():
             raise TypeError(f"bad operand for {name}(): a program object ({self._tname}) that is no instance of "
                             "the class the task asks for")
-        return self._ask("operator", name=name, a=[self._judge().out(a) for a in args])
+        return self._ask("operator", name=name, a=[JUDGE.out(a) for a in args])
     return operator
 
 
@@ -233,6 +218,8 @@ for _name in BINARY:
     setattr(Handle, f"__r{_name}__", _binary(_name, True))
 for _name in UNARY:
     setattr(Handle, f"__{_name}__", _unary(_name))
+for _name in ("lt", "le", "gt", "ge"):
+    setattr(Handle, f"__{_name}__", _ordering(_name))
 
 
 class _Stream:

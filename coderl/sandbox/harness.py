@@ -1,6 +1,6 @@
 """Program-side runtime: runs inside the untrusted program process.  Standard library only.
 
-Nothing here decides a verdict.  For function tasks (`serve_program`) the process runs the candidate
+Nothing here decides a verdict.  For function tasks (`Program.serve`) the process runs the candidate
 program, then answers the judge's requests over the channel (`wire.py`): look up names, call, get
 attributes, iterate.  Whatever it answers is data the judge rebuilds as its own types; the program can
 rewrite this file's functions, but then it only changes what it claims, never how the judge checks
@@ -86,14 +86,9 @@ class Program:
     def out(self, value):
         """A value as tagged data: builtin data by value (subclasses as their base type, through the
         base type's own methods), value types tagged, everything else a handle.  Without recursion."""
-        budget = [MAX_ITEMS]
-
         def expand(v):
-            """One node of the walk: a callback or mirror by its id, data by value, a subclass of a builtin type as
-            its base type (noting one that redefines equality), anything else a handle."""
-            budget[0] -= 1
-            if budget[0] < 0:
-                raise ValueError("value too large")
+            """One node of the walk (at most MAX_ITEMS): a callback or mirror by its id, data by value, a subclass of a
+            builtin type as its base type (noting one that redefines equality), anything else a handle."""
             t = _type(v)
             if t is Callback:
                 return None, {"$cb": v.id}
@@ -109,7 +104,7 @@ class Program:
                         self.note("subclass_equality:" + _str(_getattr(t, "__qualname__", "?"))[:60])
                     return expand(values.plain(base, v))
             return None, self.handle(v)
-        return values.walk(value, expand, wire.MAX_DEPTH)
+        return values.walk(value, expand, wire.MAX_DEPTH, MAX_ITEMS)
 
     # ---- values in ---------------------------------------------------------------------------
     def into(self, obj):
@@ -264,12 +259,6 @@ class Program:
                     self.note("patched_runtime")
                 self.channel.send({"r": {"tamper": snapshot.report(self.notes)}})
                 return
-            if msg.get("op") == "batch":
-                for call in msg.get("calls", ()):
-                    reply = self.call(call)
-                    self.own_process()  # `out` may have run program code too
-                    self.channel.send(reply)
-                continue
             self.channel.send(self.dispatch(msg))
 
 
@@ -364,6 +353,3 @@ def _resolve(namespace, entry_point):
             obj = _getattr(obj, part)
     return obj
 
-
-def serve_program(program, chan_fd, max_bytes, snapshot):
-    Program(chan_fd, max_bytes).serve(program, snapshot)

@@ -22,29 +22,20 @@ import time
 
 try:
     from . import cgroups, linux, view
-    from .view import blocked_ancestors, interpreter_paths
 except ImportError:  # loaded by path in the fork server
     import _coderl_cgroups as cgroups
     import _coderl_linux as linux
     import _coderl_view as view
-    from _coderl_view import blocked_ancestors, interpreter_paths
-CLONE_NEWNS, CLONE_NEWIPC = linux.CLONE_NEWNS, linux.CLONE_NEWIPC
-CLONE_NEWPID, CLONE_NEWNET = linux.CLONE_NEWPID, linux.CLONE_NEWNET
-MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT = linux.MS_NOSUID, linux.MS_NODEV, linux.MS_NOEXEC, linux.MS_REMOUNT
-MS_BIND, MS_REC, MS_PRIVATE = linux.MS_BIND, linux.MS_REC, linux.MS_PRIVATE
-unshare, setns, mount, remove_tree = linux.unshare, linux.setns, linux.mount, linux.remove_tree
 
 LEVELS = ("rlimits", "uid", "full")
 PR_SET_CHILD_SUBREAPER = 36
-WORLD_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
 NS_FD_FLOOR = 100  # the server's PID namespace fd sits above every fd a child is given (`zygote.FD_ORDER`)
 TMPFS_MAX_BYTES = 256 * 1024**2  # per private /tmp & co. (and never more than the memory limit)
 TMPFS_MAX_INODES = 65536
-HIDE_ENV = "CODERL_SANDBOX_HIDE"  # set by the client: a JSON list of paths to hide (hidden_paths)
-EXPOSE_ENV = "CODERL_SANDBOX_EXPOSE"  # set by the client: toolchain directories to show (exposed_paths)
+HIDE_ENV = "CODERL_SANDBOX_HIDE"  # set by the client: a JSON list of paths to hide (env_paths)
+EXPOSE_ENV = "CODERL_SANDBOX_EXPOSE"  # set by the client: toolchain directories to show (env_paths)
 
 _libc = ctypes.CDLL(None, use_errno=True)
-_check = linux.check
 
 
 class IsolationError(RuntimeError):
@@ -88,10 +79,10 @@ def _can_setuid():
 
 def _can_namespace():
     """Probe, in a forked child: can this process make the namespaces `full` needs and mount a /proc in them."""
-    unshare(CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWPID)
-    mount(None, "/", None, MS_REC | MS_PRIVATE)
+    linux.unshare(linux.CLONE_NEWNET | linux.CLONE_NEWNS | linux.CLONE_NEWPID)
+    linux.mount(None, "/", None, linux.MS_REC | linux.MS_PRIVATE)
     def fresh_proc():  # in the namespace's first process
-        mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        linux.mount("proc", "/proc", "proc", linux.MS_NOSUID | linux.MS_NODEV | linux.MS_NOEXEC)
         if os.getpid() != 1:
             raise OSError("not PID 1")
     if not _probe(fresh_proc):
@@ -150,27 +141,18 @@ def choose(requested, caps):
     return requested, None
 
 
-def _path_list(name, environ):
-    """A JSON list of absolute paths from the server's environment variable `name` (empty when unset)."""
+def env_paths(name):
+    """A JSON list of absolute paths from the server's environment variable `name` (empty when unset), set by the
+    client: HIDE_ENV, paths to hide from programs (`Sandbox(hide=...)`, e.g. the task files a command loaded);
+    EXPOSE_ENV, toolchain directories to show at `full` (`Sandbox(expose=...)`, a runner's `paths`), bound
+    read-only like /usr."""
     try:
-        paths = json.loads(environ.get(name) or "[]")
+        paths = json.loads(os.environ.get(name) or "[]")
     except ValueError:
         paths = None
     if not isinstance(paths, list) or not all(isinstance(p, str) and os.path.isabs(p) for p in paths):
         raise IsolationError(f"{name}: expected a JSON list of absolute paths")
     return paths
-
-
-def exposed_paths(environ=os.environ):
-    """Toolchain directories the client asks to show programs at `full` (`Sandbox(expose=...)`, a runner's
-    `paths`): a JSON list in the server's environment (EXPOSE_ENV), bound read-only like /usr."""
-    return _path_list(EXPOSE_ENV, environ)
-
-
-def hidden_paths(environ=os.environ):
-    """Extra paths the client asks to hide from programs (`Sandbox(hide=...)`): a JSON list in the
-    server's environment (HIDE_ENV), e.g. the task files a command loaded."""
-    return _path_list(HIDE_ENV, environ)
 
 
 def remove_owned(uid):
@@ -182,7 +164,7 @@ def remove_owned(uid):
     (POSIX message queues it cannot make: RLIMIT_MSGQUEUE is 0 for its programs)."""
     flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
     stack = []
-    for top in WORLD_WRITABLE:
+    for top in view.OVERLAID:  # the world-writable temp directories
         try:
             stack.append(os.open(top, flags))
         except OSError:
@@ -195,7 +177,7 @@ def remove_owned(uid):
                     try:  # the host's temp directories are busy: an entry may be gone by now
                         st = entry.stat(follow_symlinks=False)
                         if st.st_uid == uid:
-                            remove_tree(fd, entry.name)
+                            linux.remove_tree(fd, entry.name)
                         elif stat.S_ISDIR(st.st_mode) and st.st_mode & 0o002:
                             stack.append(os.open(entry.name, flags, dir_fd=fd))
                     except OSError:
@@ -215,10 +197,10 @@ def remove_owned(uid):
 
 class Slots:
     """Per-worker-slot resources: directories, uid, cgroups; set up by the server, entered by children.
-    `hide`: paths no program may read at `full` (default: `hidden_paths()`); `uids`: (first uid, the fds of its
-    locks) of the server's range of 2 x `workers` uids (`lifetime.claim_uids`), None at `rlimits`."""
+    `uids`: (first uid, the fds of its locks) of the server's range of 2 x `workers` uids (`lifetime.claim_uids`),
+    None at `rlimits`."""
 
-    def __init__(self, level, workers, caps, hide=None, uids=None):
+    def __init__(self, level, workers, caps, uids=None):
         """Set up every slot of this server: at `full` the server's own namespaces, tmpfs and the view, then per slot
         its cgroups and its area (a tmpfs at `full`) with fresh directories."""
         self.level = level
@@ -229,17 +211,16 @@ class Slots:
             # mount namespace with a tmpfs over /tmp holding every slot directory and the programs'
             # read-only view of the file system (`view.py`): it vanishes with the server, however
             # the server ends.
-            unshare(CLONE_NEWNET | CLONE_NEWNS)
-            mount(None, "/", None, MS_REC | MS_PRIVATE)
-            self.view = view.View("/tmp/coderl-slots/.view", hidden_paths() if hide is None else hide,
-                                  exposed_paths())
+            linux.unshare(linux.CLONE_NEWNET | linux.CLONE_NEWNS)
+            linux.mount(None, "/", None, linux.MS_REC | linux.MS_PRIVATE)
+            self.view = view.View("/tmp/coderl-slots/.view", env_paths(HIDE_ENV), env_paths(EXPOSE_ENV))
             self.view.open_sources()  # before the tmpfs covers /tmp (a venv there stays visible)
-            mount("coderl-sandbox", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777")
+            linux.mount("coderl-sandbox", "/tmp", "tmpfs", linux.MS_NOSUID | linux.MS_NODEV, "mode=1777")
             self.root = "/tmp/coderl-slots"
             os.mkdir(self.root, 0o711)
             self.own_pid_ns = _high(os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC))
             self.view.restore("/tmp")  # an interpreter or venv under /tmp stays importable here too
-            self._expose(interpreter_paths())
+            self._expose(view.interpreter_paths())
             self.view.build()
         else:
             self.root = tempfile.mkdtemp(prefix="coderl-sandbox-")
@@ -248,11 +229,11 @@ class Slots:
             cgroups.remove_stale()
             self.cgroups = cgroups.create(workers, f"coderl-{os.getpid()}", caps["cgroups"])
         else:
-            self.cgroups = cgroups.Cgroups(workers, "")
+            self.cgroups = cgroups.Cgroups()
         for slot in range(workers):
             os.mkdir(self.area(slot), 0o711)
             if level == "full":  # a tmpfs of its own, limited like /tmp: no program fills the server's
-                mount("coderl-slot", self.area(slot), "tmpfs", MS_NOSUID | MS_NODEV,
+                linux.mount("coderl-slot", self.area(slot), "tmpfs", linux.MS_NOSUID | linux.MS_NODEV,
                       tmpfs_options({"memory_bytes": TMPFS_MAX_BYTES}, "mode=0711,"))
             self.recreate(slot)
 
@@ -264,19 +245,19 @@ class Slots:
         nothing else of the private directory.
         """
         staging = os.path.join(self.root, ".exposed")
-        for blocked, children in blocked_ancestors(paths).items():
+        for blocked, children in view.blocked_ancestors(paths).items():
             binds = []
             for child in sorted(children):
                 src = os.path.join(blocked, child)
                 stage = os.path.join(staging, str(len(os.listdir(staging)) if os.path.isdir(staging) else 0))
                 os.makedirs(stage)
-                mount(src, stage, None, MS_BIND | MS_REC)
+                linux.mount(src, stage, None, linux.MS_BIND | linux.MS_REC)
                 binds.append((stage, child))
-            mount("coderl-mask", blocked, "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755")
+            linux.mount("coderl-mask", blocked, "tmpfs", linux.MS_NOSUID | linux.MS_NODEV, "mode=0755")
             for stage, child in binds:
                 target = os.path.join(blocked, child)
                 os.makedirs(target, exist_ok=True)
-                mount(stage, target, None, MS_BIND | MS_REC)
+                linux.mount(stage, target, None, linux.MS_BIND | linux.MS_REC)
 
     def uid(self, slot):
         """The slot's uid: this server's alone on the machine (`lifetime.claim_uids`), so no per-uid kernel
@@ -290,7 +271,7 @@ class Slots:
     def become_zygote(self):
         """In the zygote, once, as it starts (`uid`): orphans are reparented to it and reaped there."""
         if self.level == "uid":
-            _check(_libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "prctl(PR_SET_CHILD_SUBREAPER)")
+            linux.check(_libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), "prctl(PR_SET_CHILD_SUBREAPER)")
 
     def join(self, slot):
         """In a program's process, forked by the zygote, as root: the kernel keyrings closed for it and everything it
@@ -310,7 +291,7 @@ class Slots:
     def private_dirs(self, slot):
         """`full`: the slot's own /tmp, /var/tmp, /dev/shm and /run/lock (path in the view -> the directory in the
         slot's area bound there for each program, `View.enter`), made anew for each program like its work dir."""
-        return {target: os.path.join(self.area(slot), target.strip("/").replace("/", "_")) for target in WORLD_WRITABLE}
+        return {target: os.path.join(self.area(slot), target.strip("/").replace("/", "_")) for target in view.OVERLAID}
 
     def recreate(self, slot):
         """Before the slot's next program: every directory a program may write is removed and made anew (a fresh
@@ -324,7 +305,7 @@ class Slots:
         area = os.open(self.area(slot), os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
         try:
             for name, (mode, uid) in fresh.items():
-                remove_tree(area, name)
+                linux.remove_tree(area, name)
                 os.mkdir(name, mode, dir_fd=area)
                 os.chmod(name, mode, dir_fd=area)  # past the umask
                 if uid is not None:
@@ -340,10 +321,7 @@ class Slots:
         self.cgroups.set_limits(slot, max_processes, memory_bytes)
         if self.level == "full":
             options = tmpfs_options({"memory_bytes": memory_bytes}, "")
-            mount(None, self.area(slot), None, MS_REMOUNT | MS_NOSUID | MS_NODEV, options)
-
-    def oom_kills(self, slot):
-        return self.cgroups.oom_kills(slot)
+            linux.mount(None, self.area(slot), None, linux.MS_REMOUNT | linux.MS_NOSUID | linux.MS_NODEV, options)
 
     # ---- in the zygote and its children ---------------------------------------------------------
     def before_fork(self, role):
@@ -351,16 +329,17 @@ class Slots:
         server's for a judge (which runs the task's code only).  `unshare(CLONE_NEWPID)` only works while the
         namespace for children is our own, so first reset it with `setns` (siblings, never nesting)."""
         if self.level == "full":
-            setns(self.own_pid_ns, CLONE_NEWPID)
+            linux.setns(self.own_pid_ns, linux.CLONE_NEWPID)
             if role != "judge":
-                unshare(CLONE_NEWPID)
+                linux.unshare(linux.CLONE_NEWPID)
 
     def enter(self, slot, limits):
         """In a program's process, once it joined its slot (`join`), as root: `full`: mount, network (no network, no
         socket of another program) and IPC namespaces of its own, a fresh /proc, chrooted into the view; then drop to
         the slot's uid."""
         if self.level == "full":
-            unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC)  # what it leaves in them dies with it
+            # what it leaves in them dies with it
+            linux.unshare(linux.CLONE_NEWNS | linux.CLONE_NEWNET | linux.CLONE_NEWIPC)
             self.view.enter(self.dirs(slot)["work"], self.private_dirs(slot))
         if self.level in ("uid", "full"):
             uid = self.uid(slot)
@@ -427,7 +406,7 @@ class Slots:
         if self.level != "full":
             parent = os.open(os.path.dirname(self.root), os.O_RDONLY | os.O_DIRECTORY)
             try:
-                remove_tree(parent, os.path.basename(self.root))
+                linux.remove_tree(parent, os.path.basename(self.root))
             finally:
                 os.close(parent)
         self.cgroups.close()

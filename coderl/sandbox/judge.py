@@ -269,11 +269,7 @@ def _judge_record(test, rec: dict, result: ExecutionResult) -> TestOutcome:
         return TestOutcome(test.id, Status.FAILED, test.hidden, f"a {test.check.value} check is not judged in a "
                            "function task")
     if rec.get("event") == "test":
-        status = rec.get("status", "runtime_error")
-        try:
-            st = Status(status)
-        except ValueError:
-            st = Status.RUNTIME_ERROR
+        st = _status(rec.get("status"))
         if st is Status.PASSED and test.check in PARENT_JUDGED:
             # A value test can only pass through the parent's comparison.
             result.tamper.append("forged_pass")
@@ -293,15 +289,9 @@ def _judge_record(test, rec: dict, result: ExecutionResult) -> TestOutcome:
         return TestOutcome(test.id, Status.FAILED, test.hidden, f"comparison failed: {exc}")
     if ok:
         return TestOutcome(test.id, Status.PASSED, test.hidden)
-    got = short_repr(value)
-    want = short_repr(test.expected) if test.check in (CheckKind.EQUALS, CheckKind.IS) else test.check.value
+    got = flat.short_repr(value)
+    want = flat.short_repr(test.expected) if test.check in (CheckKind.EQUALS, CheckKind.IS) else test.check.value
     return TestOutcome(test.id, Status.FAILED, test.hidden, f"got {got}, expected {want}")
-
-
-def short_repr(value: Any, limit: int = 120) -> str:
-    """repr for a failure message, at most `limit` characters, without recursion; never raises (an int past
-    Python's 4300-digit str limit made `repr` raise and the whole program count as a sandbox error)."""
-    return flat.short_repr(value, limit)
 
 
 def _run_failure(request: ExecutionRequest, run: dict) -> tuple[Status, str] | None:

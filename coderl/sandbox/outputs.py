@@ -20,9 +20,8 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any
 
-from . import flat
+from . import flat, values
 from .types import VALUE_MARKER, Status, TestCase, TestOutcome
 
 MAX_EXTRA_OUTCOMES = 64  # extra tagged checks beyond this add no more outcomes (one says how many)
@@ -81,10 +80,6 @@ def json_equal(value, expected, tol=None):
     return True
 
 
-def _short(value: Any, limit: int = 80) -> str:
-    return flat.short_repr(value, limit)
-
-
 def _truncated(run: dict) -> bool:
     return run["stdout_total"] > len(run["stdout"].encode())
 
@@ -105,7 +100,7 @@ def value_outcome(test: TestCase, run: dict, float_tolerance: float | None) -> T
     if json_equal(value, test.expected, float_tolerance):
         return TestOutcome(test.id, Status.PASSED, test.hidden, "", cpu)
     return TestOutcome(test.id, Status.FAILED, test.hidden,
-                       f"got {_short(value)}, expected {_short(test.expected)}", cpu)
+                       f"got {flat.short_repr(value, 80)}, expected {flat.short_repr(test.expected, 80)}", cpu)
 
 
 def tagged_checks(stdout: str, nonce: str) -> list[tuple[str, str]]:
@@ -156,80 +151,17 @@ def report(run: dict, failure: tuple[Status, str] | None) -> dict:
             "stdout": run["stdout"], "stderr": run["stderr"]}
 
 
-_WS = re.compile(r"[ \t\n\r]*")
-_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
-_CONSTANTS = {"true": True, "false": False, "null": None, "NaN": math.nan, "Infinity": math.inf,
-              "-Infinity": -math.inf}
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')  # a JSON string, whole: what it holds is no bracket
+_BRACKET = re.compile(r"[][{}]")
 
 
 def loads(text):
-    """`json.loads(text)` without recursion (the same values, NaN and infinities included); ValueError on
-    malformed text and on nesting past `flat.MAX_DEPTH` levels: the program prints this text."""
-    from json.decoder import scanstring
-
-    ws = _WS.match
-    stack = []  # [container, key of the value being read or None]
-    pos = ws(text, 0).end()
-    try:
-        while True:
-            ch = text[pos] if pos < len(text) else ""
-            if ch in ("[", "{"):
-                if len(stack) >= flat.MAX_DEPTH:
-                    raise ValueError("value nested too deeply")
-                pos = ws(text, pos + 1).end()
-                closing = "]" if ch == "[" else "}"
-                if text.startswith(closing, pos):
-                    value, pos = ([] if ch == "[" else {}), pos + 1
-                else:
-                    frame = [[] if ch == "[" else {}, None]
-                    stack.append(frame)
-                    if ch == "{":
-                        pos = _key(text, pos, frame, scanstring)
-                    continue
-            elif ch == '"':
-                value, pos = scanstring(text, pos + 1, True)
-            else:
-                m = _NUMBER.match(text, pos)
-                if m:
-                    value = float(m.group()) if m.group(1) or m.group(2) else int(m.group())
-                    pos = m.end()
-                else:
-                    word = next((w for w in _CONSTANTS if text.startswith(w, pos)), None)
-                    if word is None:
-                        raise ValueError(f"unexpected character at {pos}")
-                    value, pos = _CONSTANTS[word], pos + len(word)
-            while True:  # the value goes into its container; a container that closes is a value in turn
-                pos = ws(text, pos).end()
-                if not stack:
-                    if pos != len(text):
-                        raise ValueError(f"extra data at {pos}")
-                    return value
-                frame = stack[-1]
-                container = frame[0]
-                if type(container) is list:
-                    container.append(value)
-                else:
-                    container[frame[1]] = value
-                ch = text[pos] if pos < len(text) else ""
-                if ch == ",":
-                    pos = ws(text, pos + 1).end()
-                    if type(container) is dict:
-                        pos = _key(text, pos, frame, scanstring)
-                    break
-                if ch != ("]" if type(container) is list else "}"):
-                    raise ValueError(f"expected ',' or a closing bracket at {pos}")
-                stack.pop()
-                value, pos = container, pos + 1
-    except json.JSONDecodeError as exc:
-        raise ValueError(str(exc)) from None
-
-
-def _key(text, pos, frame, scanstring):
-    """Read an object's `"key":` at `pos` into `frame`; the position of its value."""
-    if not text.startswith('"', pos):
-        raise ValueError(f"expected a key at {pos}")
-    frame[1], pos = scanstring(text, pos + 1, True)
-    pos = _WS.match(text, pos).end()
-    if not text.startswith(":", pos):
-        raise ValueError(f"expected ':' at {pos}")
-    return _WS.match(text, pos + 1).end()
+    """`json.loads(text)` (NaN and infinities included); ValueError on malformed text and on nesting past
+    `flat.MAX_DEPTH` levels, counted first without recursion (the program prints this text), so `json`'s own
+    recursion never goes deeper than the limit, at which `values.deep` lets it reach."""
+    depth = 0
+    for m in _BRACKET.finditer(_STRING.sub("", text)):
+        depth += 1 if m.group() in "[{" else -1
+        if depth > flat.MAX_DEPTH:
+            raise ValueError("value nested too deeply")
+    return values.deep(json.loads, text)

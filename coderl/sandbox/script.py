@@ -43,28 +43,26 @@ def exit_status(exc):
     return 1
 
 
-def write_main(program, directory="."):
-    """`program` as `main.py` in `directory` (the zygote child, before it drops to the slot uid): a
-    fresh, read-only file; returns its absolute path."""
-    path = os.path.join(os.path.abspath(directory), SCRIPT_NAME)
+def write_main(program):
+    """`program` as `main.py` in the current directory (the zygote child, before it drops to the slot uid): a
+    fresh, read-only file."""
     try:
-        os.unlink(path)
+        os.unlink(SCRIPT_NAME)
     except FileNotFoundError:
         pass
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o444)
+    fd = os.open(SCRIPT_NAME, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o444)
     try:
         data = memoryview(program.encode("utf-8", "surrogatepass"))
         while data:
             data = data[os.write(fd, data):]
     finally:
         os.close(fd)
-    return path
 
 
-def run_script(program, path=None):
-    """Run `program` (the text of the file at `path`) as `__main__` like `python main.py`; returns the
-    exit status.  Without `path` the program runs from memory, as `main.py` in the current directory."""
-    path = path or os.path.join(os.getcwd(), SCRIPT_NAME)
+def run_script(program):
+    """Run `program` (the text of `main.py` in the current directory) as `__main__` like `python main.py`; returns
+    the exit status."""
+    path = os.path.join(os.getcwd(), SCRIPT_NAME)
     main = types.ModuleType("__main__")
     main.__file__ = path
     main.__cached__ = None

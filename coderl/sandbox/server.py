@@ -100,11 +100,6 @@ class Server:
         os.set_blocking(self.in_fd, False)
         self.sel.register(self.in_fd, selectors.EVENT_READ, ("control", None))
 
-    def attach(self, zygote_end):
-        """The zygote: its socket and pid."""
-        self.zygote, self.zpid = zygote_end
-        self.sel.register(self.zygote, selectors.EVENT_READ, ("zygote", self.zygote))
-
     def stop_zygote(self, timeout=5.0):
         """At the end: the zygote kills and reaps what it still has and exits."""
         self.sel.unregister(self.zygote)
@@ -129,7 +124,7 @@ class Server:
             self.closing = True
 
     def read_control(self):
-        """Read the client's newline-delimited messages: a ping, or a request whose runs join the queue."""
+        """Read the client's newline-delimited messages: requests, whose runs join the queue."""
         try:
             chunk = os.read(self.in_fd, 1 << 20)
         except BlockingIOError:
@@ -145,11 +140,7 @@ class Server:
                 break
             line = bytes(self.inbuf[:nl])
             del self.inbuf[: nl + 1]
-            msg = json.loads(line)
-            if msg.get("op") == "ping":
-                self.send({"id": msg["id"], "pong": True, "pid": os.getpid()})
-                continue
-            self.queue.extend(Job(msg).first_runs())
+            self.queue.extend(Job(json.loads(line)).first_runs())
 
     # ---- starting a run --------------------------------------------------------------------
     def start(self, run):
@@ -165,10 +156,10 @@ class Server:
         if mode == "command":
             uid = self.slots.uid(slot) if self.slots.level != "rlimits" else None
             jobs.write_files(self.slots.dirs(slot)["work"], {**(msg.get("files") or {}), **job.built}, uid)
-        run.oom_before = self.slots.oom_kills(slot)
-        run.start = time.monotonic()
-        run.deadline = run.start + lim["wall_seconds"]
-        run.cpu_check = run.start + lim["cpu_seconds"]  # one thread's CPU cannot pass the limit before this
+        run.oom_before = self.slots.cgroups.oom_kills(slot)
+        now = time.monotonic()
+        run.deadline = now + lim["wall_seconds"]
+        run.cpu_check = now + lim["cpu_seconds"]  # one thread's CPU cannot pass the limit before this
         if run.index <= 0:  # before the fork: the program cannot kill us before the client knows
             self.send({"started": job.id})
         # Only the limits a process sets on itself: the capture sizes stay here (a stdout task's is derived from
@@ -393,7 +384,7 @@ class Server:
                 os.close(fd)
                 del run.fds[fd]
         self.active.discard(run)
-        oom = self.slots.oom_kills(run.slot) > run.oom_before
+        oom = self.slots.cgroups.oom_kills(run.slot) > run.oom_before
         main = run.procs[0].exit
         if run is run.job.build and main["exit_code"] == 0 and run.killed is None and not oom:
             try:
@@ -489,7 +480,8 @@ def main():
         modules = {"harness": harness, "checks": checks, "script": script}
         own = [server.sel.close, lambda: os.close(server.in_fd), lambda: os.close(server.out_fd),
                lambda: os.close(held)]
-        server.attach(zygote.start(slots, modules, close=own))
+        server.zygote, server.zpid = zygote.start(slots, modules, close=own)
+        server.sel.register(server.zygote, selectors.EVENT_READ, ("zygote", server.zygote))
         hello = {"hello": True, "isolation": level, "warning": warning, "pid": os.getpid(),
                  "cgroups": [f"{slots.cgroups.version}:{c}" for c in slots.cgroups.controllers],
                  "file_system": isolation.FILE_SYSTEM[level], "capabilities": caps,

@@ -32,7 +32,6 @@ except ImportError:  # loaded by path in the fork server
     import _coderl_values as values
     import _coderl_wire as wire
 Handle = handles.Handle
-_list, _pair = values._list, values._pair
 
 _type = type
 MAX_ITEMS = 2_000_000
@@ -66,14 +65,6 @@ class Judge:
         self.entry_class = None  # the program's class the task asks for (its entry point's Handle), if it asks for one
         self.instances = {}  # program handle id -> whether it is an instance of `entry_class`
         self.tamper = []
-
-    def close(self):
-        """The request is judged: let go of everything of it (its handles die now, not at a collection)."""
-        self.channel.dispatch = None
-        self.entry_class = None
-        for table in (self.handles, self.callbacks, self.callback_ids, self.mirrors, self.mirror_ids, self.ns,
-                      self.stand_ins, self.raised, self.trusted, self.instances):
-            table.clear()
 
     def note(self, what):
         if what not in self.tamper:
@@ -175,14 +166,9 @@ class Judge:
     def into(self, obj):
         """The program's tagged data as this process's own objects, without recursion (a message is as deep
         as `json` parsed it); anything malformed ends the channel."""
-        budget = [MAX_ITEMS]
-
         def expand(o):
-            """One node of the walk, spending the message's item budget: a handle, callback or mirror by its id (only
-            ids this judge gave out), anything else plain data."""
-            budget[0] -= 1
-            if budget[0] < 0:
-                raise ValueError("value too large")
+            """One node of the walk (at most MAX_ITEMS in a message): a handle, callback or mirror by its id (only ids
+            this judge gave out), anything else plain data."""
             if _type(o) is dict:
                 if "$h" in o:
                     return None, self.handle(o)
@@ -192,7 +178,7 @@ class Judge:
                     return None, self.mirrors[o["$jo"]][0]
             return values.decode_node(o)
         try:
-            return values.walk(obj, expand)
+            return values.walk(obj, expand, max_items=MAX_ITEMS)
         except wire.Gone:
             raise
         except BaseException:  # SystemExit from a module's import too: nothing honest sends that
@@ -287,19 +273,16 @@ class Judge:
         return self.result(self.ask_raw(op, **fields))
 
     def call(self, target, args, kwargs):
-        message = self.call_message(target, args, kwargs)
+        message = {"op": "call", "f": self.out(target), "a": [self.out(a) for a in args],
+                   "k": {k: self.out(v) for k, v in kwargs.items()}}
         return self.result(self.channel.request(message), args, kwargs)
-
-    def call_message(self, target, args, kwargs):
-        return {"op": "call", "f": self.out(target), "a": [self.out(a) for a in args],
-                "k": {k: self.out(v) for k, v in kwargs.items()}}
 
     def dispatch(self, msg):
         """A callback from inside a program call: run the test code's callable here."""
         if msg.get("op") != "callback" or msg.get("cb") not in self.callbacks:
             raise wire.Gone("unexpected_request")
         func = self.callbacks[msg["cb"]]
-        args = [self.into(a) for a in _list(msg.get("a", []))]
+        args = [self.into(a) for a in values._list(msg.get("a", []))]
         kwargs = msg.get("k", {})
         if _type(kwargs) is not dict or not all(_type(k) is str for k in kwargs):
             raise wire.Gone("bad_message")

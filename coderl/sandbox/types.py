@@ -174,7 +174,6 @@ class ExecutionRequest:
     files: dict[str, str] = field(default_factory=dict)  # written into the private work dir
     limits: Limits = field(default_factory=Limits)
     float_tolerance: float | None = None  # STDOUT checks: numeric tokens equal within abs/rel tol
-    stop_on_first_failure: bool = False  # per-process modes: skip remaining tests after one fails
     # How the judge reads a failed run's stderr: a regex whose first match (re.MULTILINE, in the stripped
     # stderr; the program writes that text, so the pattern must not backtrack badly) marks the line that
     # is a compile error (a syntax error, not a runtime error); None: no line is.  The language's, handed

@@ -39,7 +39,7 @@ _len = len
 _isinstance = isinstance
 _getattr = getattr
 _FACTORIES = ("list", "int", "set", "dict", "str", "float", "tuple", "frozenset", "bool")
-_NO_IMPORT = {"", "antigravity", "this", "turtle", "tkinter", "idlelib", "webbrowser"}
+NO_IMPORT = frozenset({"antigravity", "this", "turtle", "tkinter", "idlelib", "webbrowser"})  # their import acts
 _VIEWS = {_type({}.keys()): "keys", _type({}.values()): "values", _type({}.items()): "items"}
 _NAMEDTUPLES = {}
 MUTABLE = (list, dict, set, bytearray, collections.deque)  # dict and tuple subclasses too: Counter, ...
@@ -50,11 +50,12 @@ _BIG_INT = 2**53
 
 
 # ---- one walk for every value that crosses -------------------------------------------------------------------
-def walk(root, expand, limit=None):
+def walk(root, expand, limit=None, max_items=None):
     """A value transformed node by node without recursion.  `expand(node)` gives (None, result) for a leaf,
     or (children, finish): `finish(list of the children's results)` is the node's result (children are
     expanded after their parent: a parent may register itself first, for cycles).  ValueError when more
-    than `limit` nodes are open at once (`MAX_DEPTH` levels of a value)."""
+    than `limit` nodes are open at once (`MAX_DEPTH` levels of a value), or past `max_items` nodes."""
+    count = 0
     children, result = expand(root)
     if children is None:
         return result
@@ -62,6 +63,9 @@ def walk(root, expand, limit=None):
     while True:
         items, done, finish = stack[-1]
         for child in items:
+            count += 1
+            if max_items is not None and count > max_items:
+                raise ValueError("value too large")
             children, result = expand(child)
             if children is None:
                 done.append(result)
@@ -78,16 +82,9 @@ def walk(root, expand, limit=None):
             stack[-1][1].append(value)
 
 
-def int_tag(value):
-    return value if -_BIG_INT < value < _BIG_INT else {"$i": hex(value)}
-
-
-def float_tag(value):
-    return {"$f": value.hex()}
-
-
-_LEAF_TAGS = {int: int_tag, float: float_tag, bytes: lambda v: {"$b": v.hex()},
-              bytearray: lambda v: {"$ba": v.hex()}, complex: lambda v: {"$c": [v.real.hex(), v.imag.hex()]}}
+_LEAF_TAGS = {int: lambda v: v if -_BIG_INT < v < _BIG_INT else {"$i": hex(v)}, float: lambda v: {"$f": v.hex()},
+              bytes: lambda v: {"$b": v.hex()}, bytearray: lambda v: {"$ba": v.hex()},
+              complex: lambda v: {"$c": [v.real.hex(), v.imag.hex()]}}
 _SEQUENCE_TAGS = {list: list, tuple: lambda d: {"$t": d}, set: lambda d: {"$s": d}, frozenset: lambda d: {"$fs": d}}
 
 
@@ -311,7 +308,7 @@ def importable(name):
     """Whether the receiver may import module `name` because the peer named it: never a `__main__`
     (its import runs a program) or private module, nor one of the few whose import acts."""
     parts = name.split(".") if _type(name) is str else [""]
-    return all(p.isidentifier() and not p.startswith("_") for p in parts) and parts[0] not in _NO_IMPORT
+    return all(p.isidentifier() and not p.startswith("_") for p in parts) and parts[0] not in NO_IMPORT
 
 
 def iterator_items(value):

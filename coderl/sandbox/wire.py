@@ -69,7 +69,6 @@ class Channel:
         self.max_bytes = max_bytes
         self.dispatch = dispatch
         self.gone = None  # reason, once the peer is gone
-        self.sent = 0  # round trips, for the record
 
     def send(self, obj):
         """Write one length-prefixed message, whole.  A message over the channel's size is refused here; a write to a
@@ -120,7 +119,6 @@ class Channel:
 
     def wait(self):
         """The next reply; requests that come first are answered with `dispatch`."""
-        self.sent += 1
         while True:
             msg = self.recv()
             if "op" not in msg:

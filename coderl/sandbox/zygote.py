@@ -144,7 +144,6 @@ class Zygote:
                 os.waitpid(pid, 0)
             except ChildProcessError:
                 pass
-        self.started.clear()
 
     def reap_orphans(self):
         """Reap processes reparented to us that we do not track (stops at the first tracked one)."""
@@ -183,10 +182,12 @@ class Zygote:
                 except OSError:
                     pass
         os.closerange(len(FD_ORDER), 1 << 20)
-        if role == "judge":  # forked for this one task: it runs the task's code only (no cgroup, no mounts)
-            request = json.loads(read_all(3))
-            os.close(3)
-            lim = request["limits"]
+        if role != "judge":  # a judge is forked for this one task: it runs the task's code only (no cgroup, no mounts)
+            self.slots.join(slot)
+        request = json.loads(read_all(3))
+        os.close(3)
+        lim = request["limits"]
+        if role == "judge":
             cpu = int(max(1.0, float(lim["cpu_seconds"]))) + 1
             space = _address_space() + lim["memory_bytes"]  # it imported more than a program: the limit on top
             for which, value in ((resource.RLIMIT_CPU, cpu), (resource.RLIMIT_AS, space), (resource.RLIMIT_CORE, 0),
@@ -195,33 +196,28 @@ class Zygote:
                 resource.setrlimit(which, (value, value))
             os.chdir("/")
             self.slots.enter_judge(slot)
-            _die_with_parent()
-            os.environ.clear()
-            os.environ.update(CHILD_ENV)
-            self.modules["checks"].run(request, 4, 5)
-            os._exit(0)
-        self.slots.join(slot)
-        request = json.loads(read_all(3))
-        os.close(3)
-        lim = request["limits"]
-        cpu = max(1, math.ceil(lim["cpu_seconds"]))
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
-        # Address space (a clean MemoryError), or for runtimes that reserve more than they use (Node.js),
-        # data: the slot's memory cgroup bounds both.
-        space = resource.RLIMIT_AS if lim.get("address_space", True) else resource.RLIMIT_DATA
-        resource.setrlimit(space, (lim["memory_bytes"], lim["memory_bytes"]))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (lim["file_size_bytes"], lim["file_size_bytes"]))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if self.slots.level != "full":  # where no IPC namespace of its own takes them, no POSIX message queue
-            resource.setrlimit(resource.RLIMIT_MSGQUEUE, (0, 0))
-        resource.setrlimit(resource.RLIMIT_NPROC, (lim["max_processes"], lim["max_processes"]))
-        os.chdir(self.slots.dirs(slot)["work"])  # before any mount hides the path
-        if role == "script":  # `python main.py`: the program is a file, root's and read-only
-            self.modules["script"].write_main(request["program"])
-        self.slots.enter(slot, lim)
+        else:
+            cpu = max(1, math.ceil(lim["cpu_seconds"]))
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+            # Address space (a clean MemoryError), or for runtimes that reserve more than they use (Node.js),
+            # data: the slot's memory cgroup bounds both.
+            space = resource.RLIMIT_AS if lim.get("address_space", True) else resource.RLIMIT_DATA
+            resource.setrlimit(space, (lim["memory_bytes"], lim["memory_bytes"]))
+            resource.setrlimit(resource.RLIMIT_FSIZE, (lim["file_size_bytes"], lim["file_size_bytes"]))
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+            if self.slots.level != "full":  # where no IPC namespace of its own takes them, no POSIX message queue
+                resource.setrlimit(resource.RLIMIT_MSGQUEUE, (0, 0))
+            resource.setrlimit(resource.RLIMIT_NPROC, (lim["max_processes"], lim["max_processes"]))
+            os.chdir(self.slots.dirs(slot)["work"])  # before any mount hides the path
+            if role == "script":  # `python main.py`: the program is a file, root's and read-only
+                self.modules["script"].write_main(request["program"])
+            self.slots.enter(slot, lim)
         _die_with_parent()
         os.environ.clear()
         os.environ.update(CHILD_ENV)
+        if role == "judge":
+            self.modules["checks"].run(request, 4, 5)
+            os._exit(0)
         if role == "command":
             signal.signal(signal.SIGPIPE, signal.SIG_DFL)
             argv = request["argv"]
@@ -232,11 +228,11 @@ class Zygote:
                 os._exit(127)
         # `random` reseeds itself in a forked child (its os.register_at_fork hook): no shared state.
         if role == "program":
-            self.modules["harness"].serve_program(request["program"], 4, request["max_bytes"], self.snapshot)
+            self.modules["harness"].Program(4, request["max_bytes"]).serve(request["program"], self.snapshot)
             self.modules["script"].flush(sys.stdout)
             self.modules["script"].flush(sys.stderr)
             os._exit(0)
-        os._exit(self.modules["script"].run_script(request["program"], os.path.join(os.getcwd(), "main.py")))
+        os._exit(self.modules["script"].run_script(request["program"]))
 
 
 def read_all(fd):
