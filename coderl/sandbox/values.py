@@ -27,6 +27,7 @@ import importlib
 import itertools
 import json
 import sys
+import threading
 import types
 
 try:
@@ -382,16 +383,23 @@ def text(encoded):
     return deep(json.dumps, encoded, allow_nan=False, separators=(",", ":"))
 
 
+_DEEP = threading.Lock()
+
+
 def deep(func, *args, **kwargs):
     """`func(*args, **kwargs)` (`json`'s C code, which recurses) with a recursion limit that lets it reach
     MAX_DEPTH levels of a value at 6 JSON levels a level (a task object's state takes a few), never
-    lowered; restored after."""
-    old = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(old, 6 * MAX_DEPTH + 200))
-    try:
-        return func(*args, **kwargs)
-    finally:
-        sys.setrecursionlimit(old)
+    lowered; restored after.  One call at a time (the limit is the process's: the trainer reads programs'
+    output in several threads, and two calls interleaved would run one under the limit the other restored,
+    and leave the raised one behind); `func` holds the GIL throughout anyway."""
+    with _DEEP:
+        old = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(old, 6 * MAX_DEPTH + 200))
+        try:
+            return func(*args, **kwargs)
+        finally:
+            sys.setrecursionlimit(old)
+
 
 
 def dataclass_state(obj):

@@ -118,6 +118,36 @@ def test_loads_reads_to_the_limit_and_refuses_past_it():
         loads("[" * (LIMIT + 1) + "]" * (LIMIT + 1))
 
 
+def test_loads_in_several_threads_at_once_reads_every_value_and_leaves_the_recursion_limit_as_it_was():
+    # the trainer reads programs' output in several threads; the recursion limit `values.deep` raises is the
+    # process's, so two reads interleaved used to run one under the limit the other restored, and leave the
+    # raised limit behind
+    import sys
+    import threading
+
+    text, before, failures = "[" * LIMIT + "0" + "]" * LIMIT, sys.getrecursionlimit(), []
+
+    def read():
+        for _ in range(100):
+            try:
+                loads(text)
+            except Exception as exc:  # noqa: BLE001 -- every failure is counted
+                failures.append(repr(exc))
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as CPython allows
+    try:
+        threads = [threading.Thread(target=read) for _ in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert failures == []
+    assert sys.getrecursionlimit() == before
+
+
 # ---- through the paths that read program data ------------------------------------------------------------------
 def _function_request(depth, kind, expected):
     test = TestCase("0", "candidate()", CheckKind.EQUALS, expected)
