@@ -156,8 +156,9 @@ def weight_bytes(spec: str, dtype: str | None = None) -> int | None:
     """Bytes of a model's weights once loaded in `dtype` (float32, bfloat16, float16; auto or None: as stored),
     read from its safetensors headers without loading them; an adapter counts its base.  None when the
     weights are not on disk as safetensors yet (a hub id, a built-in model not converted)."""
-    import json
     from pathlib import Path
+
+    from safetensors import SafetensorError, safe_open
 
     from coderl.models.spec import adapter_base, builtin_dir, resolve_spec
 
@@ -173,15 +174,12 @@ def weight_bytes(spec: str, dtype: str | None = None) -> int | None:
     total = 0
     for file in files:
         try:
-            with open(file, "rb") as f:
-                header = json.loads(f.read(int.from_bytes(f.read(8), "little")))
-        except (OSError, ValueError):
+            with safe_open(file, framework="numpy") as f:  # the header only: no tensor is read
+                for name in f.keys():
+                    entry = f.get_slice(name)
+                    total += math.prod(entry.get_shape()) * (per or _DTYPE_BYTES.get(entry.get_dtype(), 4))
+        except (OSError, SafetensorError):
             return None
-        for name, entry in header.items():
-            if name == "__metadata__":
-                continue
-            numel = math.prod(entry["shape"])
-            total += numel * (per or _DTYPE_BYTES.get(entry["dtype"], 4))
     return total or None
 
 
