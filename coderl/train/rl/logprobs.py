@@ -27,7 +27,7 @@ outside the model's forward).
 
 Chunked log-probs (`chunk_bytes`).  The logits of a batch are [n, T, V] float32: at 16 rows x 1,000
 tokens x a 49k vocabulary that is 3 GB, and the log-softmax and entropy keep several such tensors for
-backward.  When they would pass 4 x `chunk_bytes` (default `LOGIT_CHUNK_BYTES`, 256 MB; the memory budget
+backward.  When they would pass 4 x `chunk_bytes` (default `LOGIT_CHUNK_CAP`, 256 MB; the memory budget
 sets it: `train/memory.py`), the model is run for its last hidden states only (`logits_to_keep=1`), and
 the output projection, log-softmax and entropy run over the loss-mask tokens in chunks of at most
 `chunk_bytes` of logits each, every chunk under
@@ -50,8 +50,6 @@ from coderl.rollout.types import RolloutBatch
 from coderl.train.activation_checkpointing import is_checkpointed
 from coderl.train.distributed import is_sharded, unwrapped
 from coderl.train.memory import LOGIT_CHUNK_CAP
-
-LOGIT_CHUNK_BYTES = LOGIT_CHUNK_CAP  # float32 logits per chunk; the logits run in chunks above 4 chunks' worth
 
 
 @dataclass
@@ -82,7 +80,7 @@ def token_logprobs(model, seqs: Sequences, temperature: float = 1.0, *, with_ent
 
     temperature: the sampling temperature (0 = greedy is scored at T = 1, as `generate` does).
     shared_prompt: run each distinct prompt once when rows repeat it (see the module docstring).
-    chunk_bytes: the most float32 logits held at once (default `LOGIT_CHUNK_BYTES`; see the module docstring).
+    chunk_bytes: the most float32 logits held at once (default `LOGIT_CHUNK_CAP`; see the module docstring).
     """
     logprobs, _, entropy = token_logprobs_and_values(model, None, seqs, temperature, with_entropy=with_entropy,
                                                      shared_prompt=shared_prompt, chunk_bytes=chunk_bytes)
@@ -110,7 +108,7 @@ def token_logprobs_and_values(model, value_head, seqs: Sequences, temperature: f
             hidden = last_hidden[:, :-1, :]  # [n, T, H]: positions P-1 .. P+T-2
             values = None if value_head is None else _home(value_head(hidden) * seqs.mask.to(hidden.device), seqs)
             logprobs, entropy = _chunked_stats(model, hidden, seqs, temperature, with_entropy,
-                                               chunk_bytes or LOGIT_CHUNK_BYTES, entropy_grad=entropy_grad)
+                                               chunk_bytes or LOGIT_CHUNK_CAP, entropy_grad=entropy_grad)
             return logprobs, values, entropy
     T, with_hidden = seqs.completion_ids.shape[1], value_head is not None
     shared = _forward_shared(model, seqs, *groups, with_hidden=with_hidden) if groups is not None else None
@@ -154,7 +152,7 @@ def _chunked(model, seqs: Sequences, chunk_bytes: int | None) -> bool:
     if weight is None:
         return False
     n, T = seqs.completion_ids.shape
-    return n * T * weight.shape[0] * 4 > 4 * (chunk_bytes or LOGIT_CHUNK_BYTES)
+    return n * T * weight.shape[0] * 4 > 4 * (chunk_bytes or LOGIT_CHUNK_CAP)
 
 
 _WARNED: set = set()
