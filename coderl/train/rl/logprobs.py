@@ -117,8 +117,8 @@ def token_logprobs_and_values(model, value_head, seqs: Sequences, temperature: f
     else:  # every prompt distinct, sharing off, or a cache that cannot be gathered
         out = _forward(model, seqs, **({"output_hidden_states": True} if with_hidden else {}))
         raw, last_hidden = out.logits, out.hidden_states[-1][:, -(T + 1):, :] if with_hidden else None
-    logits = _completion_logits(raw, temperature)  # [n, T, V]
-    logprobs = _home(_chosen_logprobs(logits, seqs), seqs)
+    logits = _scaled(raw[:, :-1, :], temperature)  # [n, T, V]: position P-1+j predicts completion token j
+    logprobs = _home(_chosen(logits, seqs.completion_ids.to(logits.device)) * seqs.mask.to(logits.device), seqs)
     values = None
     if with_hidden:
         hidden = last_hidden[:, :-1, :]  # [n, T, H]: positions P-1 .. P+T-2
@@ -217,10 +217,8 @@ def _chunked_stats(model, hidden: torch.Tensor, seqs: Sequences, temperature: fl
 def _chunk_stats(head, temperature: float, with_entropy: bool, entropy_grad: bool, hidden: torch.Tensor,
                  targets: torch.Tensor):
     """(log p of `targets`, entropy) of the tokens `hidden` [m, H] predicts: [m] each (entropy may be empty)."""
-    logits = head(hidden).float()
-    if temperature and temperature != 1.0:
-        logits = logits / temperature
-    chosen = logits.gather(-1, targets.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(logits, dim=-1)
+    logits = _scaled(head(hidden), temperature)
+    chosen = _chosen(logits, targets)
     if not with_entropy:
         return chosen, logits.new_zeros(0)
     with torch.set_grad_enabled(entropy_grad and torch.is_grad_enabled()):
@@ -290,17 +288,17 @@ def _forward_shared(model, seqs: Sequences, first: torch.Tensor, inverse: torch.
     return out, hidden  # [n, T + 1, H]
 
 
-def _completion_logits(logits: torch.Tensor, temperature: float) -> torch.Tensor:
-    logits = logits[:, :-1, :].float()  # [n, T, V]: position P-1+j predicts completion token j
+def _scaled(logits: torch.Tensor, temperature: float) -> torch.Tensor:
+    """Float32 logits at the sampling temperature (0, greedy, is scored at 1)."""
+    logits = logits.float()
     if temperature and temperature != 1.0:
         logits = logits / temperature
     return logits
 
 
-def _chosen_logprobs(logits: torch.Tensor, seqs: Sequences) -> torch.Tensor:
-    targets = seqs.completion_ids.to(logits.device)
-    chosen = logits.gather(-1, targets.unsqueeze(-1)).squeeze(-1)  # [n, T]
-    return (chosen - torch.logsumexp(logits, dim=-1)) * seqs.mask.to(logits.device)
+def _chosen(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """log p of each of `targets` [...] under `logits` [..., V]."""
+    return logits.gather(-1, targets.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(logits, dim=-1)
 
 
 def _entropy(logits: torch.Tensor, seqs: Sequences) -> torch.Tensor:
