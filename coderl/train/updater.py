@@ -178,6 +178,10 @@ class Updater:
             size = self.micro_batch_size or whole or len(rows)
         return fn(rows) if size >= len(rows) else torch.cat([fn(part) for part in rows.split(size)])
 
+    def mean(self, stats: dict) -> dict:
+        """Each statistic's mean over the ranks."""
+        return self.ranks.mean(stats)
+
     def state_dict(self) -> dict:
         """Optimiser (whole, as one process holds it: under FSDP gathered on rank 0, every rank calling),
         schedule, non-finite counts."""

@@ -116,4 +116,4 @@ def _optimise(cfg, run, rolled, step) -> tuple[dict, dict]:
         # a minibatch with no live row still steps (AdamW moves on a zero gradient), over all its rows
         here = live if live is not None and live[minibatch].any() else None
         averages.add(run.updater.update(minibatch, mask, piece_loss, width=batch.width, live=here))
-    return {**run.ranks.mean(averages.result()), **correction.stats(mask), **counts}, new_state
+    return {**run.updater.mean(averages.result()), **correction.stats(mask), **counts}, new_state

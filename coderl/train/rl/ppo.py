@@ -186,4 +186,4 @@ def _optimise(cfg, run, batch, targets: Targets, correction: Correction, step) -
 
         # LoRA and value head are clipped as one vector; an infinite bound (0 = off) only measures.
         averages.add(run.updater.update(minibatch, mask, piece_loss, width=batch.width))
-    return {**run.ranks.mean(averages.result()), **correction.stats(mask)}
+    return {**run.updater.mean(averages.result()), **correction.stats(mask)}
