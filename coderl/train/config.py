@@ -319,12 +319,11 @@ class TrainConfig:
             self.lora.lora_r = None
         require(self.advantage in ADVANTAGES, "--advantage", self.advantage, "one of " + ", ".join(ADVANTAGES))
         require(self.loss in POLICY_LOSSES, "--loss", self.loss, "one of " + ", ".join(POLICY_LOSSES))
-        _refuse_untaken("--advantage", self.advantage, ADVANTAGES[self.advantage], explicit_adv, ADVANTAGE_KEYWORDS)
-        _refuse_untaken("--loss", self.loss, POLICY_LOSSES[self.loss], explicit_loss, LOSS_KEYWORDS)
         # What the chosen functions will use, written down (config.yaml shows it): their own defaults.  What
         # they do not take stays None (a preset's shared value included), so config.yaml reads back as it is.
-        _settle(ADVANTAGES[self.advantage], self.advantage_options, ADVANTAGE_KEYWORDS)
-        _settle(POLICY_LOSSES[self.loss], self.loss_options, LOSS_KEYWORDS)
+        _settle("--advantage", self.advantage, ADVANTAGES[self.advantage], self.advantage_options, explicit_adv,
+                ADVANTAGE_KEYWORDS)
+        _settle("--loss", self.loss, POLICY_LOSSES[self.loss], self.loss_options, explicit_loss, LOSS_KEYWORDS)
         o, k, v = self.optim, self.kl, self.value
         for name, default in VALUE_HEAD_DEFAULTS.items():
             if v.value_head and getattr(v, name) is None:
@@ -424,25 +423,22 @@ def _taken(fn, options, keywords: dict) -> dict:
             if kw in params and getattr(options, name) is not None}
 
 
-def _settle(fn, options, keywords: dict) -> None:
-    """Options `fn` takes and nobody set: coderl's (or `fn`'s) default; options it does not take: None."""
+def _settle(flag: str, name: str, fn, options, explicit: set[str], keywords: dict) -> None:
+    """An option the user set (`explicit`) that `fn` does not take is one line; then options `fn` takes and
+    nobody set get coderl's (or `fn`'s) default, and options it does not take None."""
     params = inspect.signature(fn).parameters
-    for name, kw in keywords.items():
+    takes = [o for o, kw in keywords.items() if kw in params]
+    untaken = sorted(explicit - set(takes))
+    if untaken:
+        raise ConfigError(f"{setting_name(TrainConfig, untaken[0])}: not an option of {flag} {name} "
+                          f"(it takes: {', '.join(setting_name(TrainConfig, t) for t in sorted(takes)) or 'none'})")
+    for option_name, kw in keywords.items():
         if kw not in params:
-            setattr(options, name, None)
-        elif getattr(options, name) is None:
-            default = OPTION_DEFAULTS.get(name, params[kw].default)
+            setattr(options, option_name, None)
+        elif getattr(options, option_name) is None:
+            default = OPTION_DEFAULTS.get(option_name, params[kw].default)
             if default is not inspect.Parameter.empty:
-                setattr(options, name, default)
-
-
-def _refuse_untaken(flag: str, name: str, fn, explicit: set[str], keywords: dict) -> None:
-    params = inspect.signature(fn).parameters
-    for option_name in sorted(explicit):
-        if keywords[option_name] not in params:
-            takes = sorted(o for o, kw in keywords.items() if kw in params)
-            raise ConfigError(f"{setting_name(TrainConfig, option_name)}: not an option of {flag} {name} "
-                              f"(it takes: {', '.join(setting_name(TrainConfig, t) for t in takes) or 'none'})")
+                setattr(options, option_name, default)
 
 
 __all__ = ["ALGO_PRESETS", "REWARD_ALIASES", "REWARD_PRESETS", "TrainConfig"]

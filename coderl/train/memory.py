@@ -44,15 +44,15 @@ LOGIT_CHUNK_CAP = 256 << 20  # the log-probs' chunks never hold more float32 log
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 
 
-def parse_size(text: str, flag: str = "--memory-budget") -> int | None:
+def parse_size(text: str) -> int | None:
     """'8G', '512M', '1.5g', '2048' (bytes) -> bytes; 'auto' and 'none' -> None (the caller tells them
-    apart).  Anything else is a one-line ConfigError naming `flag`."""
+    apart).  Anything else is a one-line ConfigError naming --memory-budget."""
     value = str(text).strip().lower()
     if value in ("auto", "none"):
         return None
     match = re.fullmatch(r"(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?", value)
     if not match or float(match.group(1)) <= 0:
-        raise ConfigError(f"{flag} {text!r}: expected a size such as 8G, 512M or 1.5G (bytes without a unit), "
+        raise ConfigError(f"--memory-budget {text!r}: expected a size such as 8G, 512M or 1.5G (bytes without a unit), "
                           "auto or none")
     return int(float(match.group(1)) * _UNITS[match.group(2)])
 
@@ -135,15 +135,14 @@ def check_weights(cfg, budget: int | None, device: str) -> None:
     check_budget(budget, None if held is None else held * factor, device, what=what)
 
 
-def check_budget(budget: int | None, weight_bytes: int | None, device: str, flag: str = "--memory-budget",
-                 what: str = "the model's weights") -> None:
+def check_budget(budget: int | None, weight_bytes: int | None, device: str, what: str = "the model's weights") -> None:
     """One line, before the model loads, when `budget` cannot hold the model's weights (or `what` the
     `weight_bytes` are: `resident`) and on the CPU the runtime besides; nothing when either is unknown."""
     if budget is None or weight_bytes is None:
         return
     floor = weight_bytes + (0 if device.startswith("cuda") else RUNTIME_BYTES)
     if budget < floor:
-        raise ConfigError(f"{flag} {gigabytes(budget)}: {what} take {gigabytes(weight_bytes)}"
+        raise ConfigError(f"--memory-budget {gigabytes(budget)}: {what} take {gigabytes(weight_bytes)}"
                           + ("" if device.startswith("cuda") else " and the runtime about 1 GB")
                           + f"; expected at least {gigabytes(floor)}")
 
@@ -156,8 +155,9 @@ def weight_bytes(spec: str, dtype: str | None = None) -> int | None:
     """Bytes of a model's weights once loaded in `dtype` (float32, bfloat16, float16; auto or None: as stored),
     read from its safetensors headers without loading them; an adapter counts its base.  None when the
     weights are not on disk as safetensors yet (a hub id, a built-in model not converted)."""
-    import json
     from pathlib import Path
+
+    from safetensors import SafetensorError, safe_open
 
     from coderl.models.spec import adapter_base, builtin_dir, resolve_spec
 
@@ -173,15 +173,12 @@ def weight_bytes(spec: str, dtype: str | None = None) -> int | None:
     total = 0
     for file in files:
         try:
-            with open(file, "rb") as f:
-                header = json.loads(f.read(int.from_bytes(f.read(8), "little")))
-        except (OSError, ValueError):
+            with safe_open(file, framework="numpy") as f:  # the header only: no tensor is read
+                for name in f.keys():
+                    entry = f.get_slice(name)
+                    total += math.prod(entry.get_shape()) * (per or _DTYPE_BYTES.get(entry.get_dtype(), 4))
+        except (OSError, SafetensorError):
             return None
-        for name, entry in header.items():
-            if name == "__metadata__":
-                continue
-            numel = math.prod(entry["shape"])
-            total += numel * (per or _DTYPE_BYTES.get(entry["dtype"], 4))
     return total or None
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import os
+import random
 import shutil
 import time
 
@@ -28,6 +29,18 @@ def lr_factor(schedule: str, warmup_steps: int, total_steps: int):
         return 0.5 * (1.0 + math.cos(math.pi * min(1.0, progress)))
 
     return factor
+
+
+def seeded_order(count: int, seed: int, start: int, length: int) -> list[int]:
+    """Positions [start, start + length) of an endless order of range(count): a seeded shuffle per pass over
+    it (pass e shuffled by `random.Random(f"{seed}:{e}")`), as the RL loops draw prompts and SFT examples."""
+    first = start // count
+    order: list[int] = []
+    for epoch in range(first, (start + length - 1) // count + 1):
+        perm = list(range(count))
+        random.Random(f"{seed}:{epoch}").shuffle(perm)
+        order += perm
+    return order[start - first * count: start - first * count + length]
 
 
 def build_optimizer(params: list, *, learning_rate: float, weight_decay: float, schedule: str, warmup_steps: int,

@@ -55,7 +55,7 @@ from coderl.train.updater import Updater, trainable_parameters
 # Run set-up
 
 
-def prepare_run(cfg: TrainConfig, log, ranks: Ranks | None = None) -> tuple[str | None, list]:
+def prepare_run(cfg: TrainConfig, log, ranks: Ranks) -> tuple[str | None, list]:
     """Create the run directory and config.yaml; (checkpoint to resume from or None, training tasks).
     Under several ranks every rank checks, then rank 0 alone writes.
 
@@ -88,7 +88,6 @@ def prepare_run(cfg: TrainConfig, log, ranks: Ranks | None = None) -> tuple[str 
         tasks = [t.with_tests(t.tests[: cfg.max_tests_per_problem]) for t in tasks]
     if cfg.repair.on:
         tasks = repair_tasks(cfg, tasks, log)
-    ranks = ranks or Ranks()
     ckpt = ranks.broadcast(latest_checkpoint(cfg.out) if cfg.resume else None)  # rank 0's: one step for all
     if ckpt and not os.path.isdir(ckpt):
         raise ConfigError(f"--resume: rank {ranks.rank} cannot read {ckpt}, the checkpoint rank 0 resumes from; "
@@ -209,7 +208,7 @@ def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None
     if resumed.curriculum:
         curriculum.load_state_dict(resumed.curriculum)
     context = RolloutContext(cfg, log, tasks, policy, reward_config(cfg), reward_override, curriculum)
-    ledger = Ledger(cfg, log, policy, updater, resumed, curriculum_state=curriculum.state_dict, ranks=ranks)
+    ledger = Ledger(cfg, log, policy, updater, resumed, curriculum_state=curriculum.state_dict)
     return Training(cfg, context, updater, ledger)
 
 

@@ -1,7 +1,7 @@
 """Repair episodes in the RL loops (`--turns N`): every turn's answer scored on the hidden tests, the
 episode metrics, and a step's advantages under the chosen credit (`--credit`, `coderl.algorithms.turns`).
 
-    turn_rewards, metrics = score_turns(rewards_cfg, collected, tasks)   # [N, K], repair/* and reward/*
+    turn_rewards, scores, metrics = score_turns(rewards_cfg, collected, tasks, override, turns)   # [N, K], repair/*
     advantages, state = step_advantages(cfg, rolled, mask, rewards, per_token, ...)   # every loop's estimator call
 """
 
@@ -28,12 +28,11 @@ def repair_tasks(cfg, tasks: list, log) -> list:
     return kept
 
 
-def score_turns(rewards_cfg, got, step_tasks, override=None, turns: int | None = None) -> tuple[torch.Tensor, object,
-                                                                                                  dict]:
+def score_turns(rewards_cfg, got, step_tasks, override, turns: int) -> tuple[torch.Tensor, object, dict]:
     """(turn_rewards [N, K] float32: the total reward of each row's answer after turn k, scored on the hidden
     tests, 0 for turns the row did not take; the final answers' `score` breakdown; repair/* metrics).
 
-    `override(results, samples, tasks)` replaces the sandbox reward, as in the single-turn loop."""
+    `override(results, samples, tasks)` (or None) replaces the sandbox reward, as in the single-turn loop."""
     episodes = got.episodes
     num_turns = max(len(e.turns) for e in episodes)
     pairs = [(i, k) for i, e in enumerate(episodes) for k in range(len(e.turns))]
@@ -47,7 +46,7 @@ def score_turns(rewards_cfg, got, step_tasks, override=None, turns: int | None =
         turn_rewards[i, k] = float(value)
     final = [i for i, (row, k) in enumerate(pairs) if k == len(episodes[row].turns) - 1]
     breakdown = every.select(final)  # the last answers' rewards, already computed
-    return turn_rewards, breakdown, episode_metrics(episodes, turns or num_turns, got.no_hidden)
+    return turn_rewards, breakdown, episode_metrics(episodes, turns, got.no_hidden)
 
 
 def episode_metrics(episodes, num_turns: int, no_hidden) -> dict:

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 import torch
 
 from coderl.train.checkpoint import STALENESS_FILE, restore, save_checkpoint, truncate_metrics
-from coderl.train.distributed import Ranks
 from coderl.train.policy import Policy, save_policy
 from coderl.train.rl.selection import Selection, save_best
 from coderl.train.rl.watch import write_top_samples
@@ -53,13 +52,13 @@ class Ledger:
     """Tracker, selection, checkpoints and resume state of one RL run."""
 
     def __init__(self, cfg, log: Callable, policy: Policy, updater: Updater, resumed: Resumed, *,
-                 curriculum_state: Callable[[], dict], ranks: Ranks | None = None):
+                 curriculum_state: Callable[[], dict]):
         """`curriculum_state()`: the rollout source's curriculum state, saved with every checkpoint."""
         from coderl.train.scaffold import Progress
 
         self.cfg, self.log, self.policy, self.updater = cfg, log, policy, updater
         self.curriculum_state = curriculum_state
-        self.ranks = ranks or Ranks()
+        self.ranks = updater.ranks  # the processes the updater's passes share
         self.start_step = resumed.step
         self.grown = resumed.steps is not None and resumed.steps != cfg.steps  # --steps grew: said and recorded
         if self.grown:

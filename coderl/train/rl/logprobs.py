@@ -27,7 +27,7 @@ outside the model's forward).
 
 Chunked log-probs (`chunk_bytes`).  The logits of a batch are [n, T, V] float32: at 16 rows x 1,000
 tokens x a 49k vocabulary that is 3 GB, and the log-softmax and entropy keep several such tensors for
-backward.  When they would pass 4 x `chunk_bytes` (default `LOGIT_CHUNK_BYTES`, 256 MB; the memory budget
+backward.  When they would pass 4 x `chunk_bytes` (default `LOGIT_CHUNK_CAP`, 256 MB; the memory budget
 sets it: `train/memory.py`), the model is run for its last hidden states only (`logits_to_keep=1`), and
 the output projection, log-softmax and entropy run over the loss-mask tokens in chunks of at most
 `chunk_bytes` of logits each, every chunk under
@@ -50,8 +50,6 @@ from coderl.rollout.types import RolloutBatch
 from coderl.train.activation_checkpointing import is_checkpointed
 from coderl.train.distributed import is_sharded, unwrapped
 from coderl.train.memory import LOGIT_CHUNK_CAP
-
-LOGIT_CHUNK_BYTES = LOGIT_CHUNK_CAP  # float32 logits per chunk; the logits run in chunks above 4 chunks' worth
 
 
 @dataclass
@@ -82,7 +80,7 @@ def token_logprobs(model, seqs: Sequences, temperature: float = 1.0, *, with_ent
 
     temperature: the sampling temperature (0 = greedy is scored at T = 1, as `generate` does).
     shared_prompt: run each distinct prompt once when rows repeat it (see the module docstring).
-    chunk_bytes: the most float32 logits held at once (default `LOGIT_CHUNK_BYTES`; see the module docstring).
+    chunk_bytes: the most float32 logits held at once (default `LOGIT_CHUNK_CAP`; see the module docstring).
     """
     logprobs, _, entropy = token_logprobs_and_values(model, None, seqs, temperature, with_entropy=with_entropy,
                                                      shared_prompt=shared_prompt, chunk_bytes=chunk_bytes)
@@ -110,7 +108,7 @@ def token_logprobs_and_values(model, value_head, seqs: Sequences, temperature: f
             hidden = last_hidden[:, :-1, :]  # [n, T, H]: positions P-1 .. P+T-2
             values = None if value_head is None else _home(value_head(hidden) * seqs.mask.to(hidden.device), seqs)
             logprobs, entropy = _chunked_stats(model, hidden, seqs, temperature, with_entropy,
-                                               chunk_bytes or LOGIT_CHUNK_BYTES, entropy_grad=entropy_grad)
+                                               chunk_bytes or LOGIT_CHUNK_CAP, entropy_grad=entropy_grad)
             return logprobs, values, entropy
     T, with_hidden = seqs.completion_ids.shape[1], value_head is not None
     shared = _forward_shared(model, seqs, *groups, with_hidden=with_hidden) if groups is not None else None
@@ -119,8 +117,8 @@ def token_logprobs_and_values(model, value_head, seqs: Sequences, temperature: f
     else:  # every prompt distinct, sharing off, or a cache that cannot be gathered
         out = _forward(model, seqs, **({"output_hidden_states": True} if with_hidden else {}))
         raw, last_hidden = out.logits, out.hidden_states[-1][:, -(T + 1):, :] if with_hidden else None
-    logits = _completion_logits(raw, temperature)  # [n, T, V]
-    logprobs = _home(_chosen_logprobs(logits, seqs), seqs)
+    logits = _scaled(raw[:, :-1, :], temperature)  # [n, T, V]: position P-1+j predicts completion token j
+    logprobs = _home(_chosen(logits, seqs.completion_ids.to(logits.device)) * seqs.mask.to(logits.device), seqs)
     values = None
     if with_hidden:
         hidden = last_hidden[:, :-1, :]  # [n, T, H]: positions P-1 .. P+T-2
@@ -154,7 +152,7 @@ def _chunked(model, seqs: Sequences, chunk_bytes: int | None) -> bool:
     if weight is None:
         return False
     n, T = seqs.completion_ids.shape
-    return n * T * weight.shape[0] * 4 > 4 * (chunk_bytes or LOGIT_CHUNK_BYTES)
+    return n * T * weight.shape[0] * 4 > 4 * (chunk_bytes or LOGIT_CHUNK_CAP)
 
 
 _WARNED: set = set()
@@ -219,10 +217,8 @@ def _chunked_stats(model, hidden: torch.Tensor, seqs: Sequences, temperature: fl
 def _chunk_stats(head, temperature: float, with_entropy: bool, entropy_grad: bool, hidden: torch.Tensor,
                  targets: torch.Tensor):
     """(log p of `targets`, entropy) of the tokens `hidden` [m, H] predicts: [m] each (entropy may be empty)."""
-    logits = head(hidden).float()
-    if temperature and temperature != 1.0:
-        logits = logits / temperature
-    chosen = logits.gather(-1, targets.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(logits, dim=-1)
+    logits = _scaled(head(hidden), temperature)
+    chosen = _chosen(logits, targets)
     if not with_entropy:
         return chosen, logits.new_zeros(0)
     with torch.set_grad_enabled(entropy_grad and torch.is_grad_enabled()):
@@ -292,17 +288,17 @@ def _forward_shared(model, seqs: Sequences, first: torch.Tensor, inverse: torch.
     return out, hidden  # [n, T + 1, H]
 
 
-def _completion_logits(logits: torch.Tensor, temperature: float) -> torch.Tensor:
-    logits = logits[:, :-1, :].float()  # [n, T, V]: position P-1+j predicts completion token j
+def _scaled(logits: torch.Tensor, temperature: float) -> torch.Tensor:
+    """Float32 logits at the sampling temperature (0, greedy, is scored at 1)."""
+    logits = logits.float()
     if temperature and temperature != 1.0:
         logits = logits / temperature
     return logits
 
 
-def _chosen_logprobs(logits: torch.Tensor, seqs: Sequences) -> torch.Tensor:
-    targets = seqs.completion_ids.to(logits.device)
-    chosen = logits.gather(-1, targets.unsqueeze(-1)).squeeze(-1)  # [n, T]
-    return (chosen - torch.logsumexp(logits, dim=-1)) * seqs.mask.to(logits.device)
+def _chosen(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """log p of each of `targets` [...] under `logits` [..., V]."""
+    return logits.gather(-1, targets.unsqueeze(-1)).squeeze(-1) - torch.logsumexp(logits, dim=-1)
 
 
 def _entropy(logits: torch.Tensor, seqs: Sequences) -> torch.Tensor:

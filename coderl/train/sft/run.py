@@ -53,7 +53,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import random
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -64,7 +63,7 @@ from coderl.models.quantized import QLORA_NO_CUDA, require_cuda_for_qlora  # noq
 from coderl.models.spec import resolve_spec
 from coderl.train.distributed import Ranks
 from coderl.train.policy import build_policy, save_policy
-from coderl.train.scaffold import Progress, build_optimizer, check_run_dir, fresh_run, log_trainable
+from coderl.train.scaffold import Progress, build_optimizer, check_run_dir, fresh_run, log_trainable, seeded_order
 from coderl.train.sft.config import SFTConfig
 from coderl.train.sft.data import load_sft_tasks
 
@@ -88,14 +87,7 @@ def plan_steps(num_examples: int, cfg: SFTConfig) -> list[list[list[int]]]:
     """Example indices per optimizer step, per micro-batch: a seeded shuffle per epoch, concatenated and
     cut at `round(epochs * num_examples)` examples (at least one)."""
     total = max(1, round(cfg.epochs * num_examples))
-    order: list[int] = []
-    epoch = 0
-    while len(order) < total:
-        perm = list(range(num_examples))
-        random.Random(f"{cfg.seed}:{epoch}").shuffle(perm)
-        order += perm
-        epoch += 1
-    order = order[:total]
+    order = seeded_order(num_examples, cfg.seed, 0, total)
     micro = [order[i: i + cfg.batch_size] for i in range(0, total, cfg.batch_size)]
     return [micro[i: i + cfg.gradient_accumulation] for i in range(0, len(micro), cfg.gradient_accumulation)]
 

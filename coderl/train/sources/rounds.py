@@ -27,6 +27,7 @@ from coderl.train.config import TrainConfig
 from coderl.train.distributed import Ranks
 from coderl.train.policy import Policy
 from coderl.train.rl.episodes import score_turns
+from coderl.train.scaffold import seeded_order
 from coderl.train.sources.curriculum import Curriculum
 from coderl.train.sources.refill import cat_turns, refill
 
@@ -76,22 +77,6 @@ class _Slice:
     turn_rewards: torch.Tensor | None = None  # [n, K]
 
 
-def _data_order(num_tasks: int, seed: int, epoch: int) -> list[int]:
-    order = list(range(num_tasks))
-    random.Random(f"{seed}:{epoch}").shuffle(order)
-    return order
-
-
-def prompts_for_step(num_tasks: int, count: int, seed: int, step: int) -> list[int]:
-    """Task indices of a step (`count` prompts): a seeded shuffle per pass over the tasks (data position = step)."""
-    out = []
-    start = step * count
-    for pos in range(start, start + count):
-        epoch, offset = divmod(pos, num_tasks)
-        out.append(_data_order(num_tasks, seed, epoch)[offset])
-    return out
-
-
 def step_rollouts(ctx: RolloutContext, step: int, ranks: Ranks | None = None) -> ScoredRollouts:
     """A step's rollouts: its prompts (the curriculum's draw, or the seeded pass), one scored round, and
     with `dynamic_sampling` the refill (`train/sources/refill.py`).  `ctx`: the `RolloutContext` (above), in the
@@ -102,7 +87,7 @@ def step_rollouts(ctx: RolloutContext, step: int, ranks: Ranks | None = None) ->
         rng = random.Random(f"{cfg.seed}:curriculum:{step}")
         indices = ctx.curriculum.draw(cfg.prompts_per_step, cfg.sampling.curriculum_floor, rng)
     else:
-        indices = prompts_for_step(len(ctx.tasks), cfg.prompts_per_step, cfg.seed, step)
+        indices = seeded_order(len(ctx.tasks), cfg.seed, step * cfg.prompts_per_step, cfg.prompts_per_step)
     first = scored_round(ctx, step, indices, 0, ranks)
     if not cfg.sampling.dynamic_sampling:
         return first
