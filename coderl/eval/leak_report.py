@@ -58,7 +58,7 @@ def run_decontaminate(cfg: DecontaminateConfig) -> tuple[Decontamination, str, d
     overlaps = {n: {spec: ngram_overlap(train, tasks, n) for spec, tasks in sets.items()}
                 for n in map(int, cfg.ngram.split(","))}
     text = format_report(cfg, report, overlaps, sets, seconds)
-    data = {"tasks": cfg.tasks, "against": list(sets), "behaviour": report.to_dict(),
+    data = {"tasks": cfg.tasks, "against": list(sets), "behaviour": asdict(report),
             "ngram": {str(n): {spec: [asdict(o) for o in rows] for spec, rows in per.items()}
                       for n, per in overlaps.items()}}
     with finished(*paths) as tmps:  # both whole, or neither
