@@ -129,9 +129,6 @@ class Decontamination:
     def leaked_train_ids(self) -> list[str]:
         return sorted({t for t, _ in self.leaks + self.same})
 
-    def to_dict(self) -> dict:
-        return asdict(self)
-
 
 def _signature(text: str, name: str | None) -> tuple[int, float] | None:
     """(required, maximum) positional arguments of the module-level function `name` in `text`."""
@@ -271,7 +268,7 @@ def cached_leaks(train: list[Task], evals: list[Task], sandbox, cache_dir: str,
     report = behaviour_leaks(train, evals, sandbox)
     if not report.incomplete:
         os.makedirs(cache_dir, exist_ok=True)
-        write_json(path, report.to_dict())
+        write_json(path, asdict(report))
     return report
 
 

@@ -57,8 +57,8 @@ def run_decontaminate(cfg: DecontaminateConfig) -> tuple[Decontamination, str, d
     seconds = time.perf_counter() - start
     overlaps = {n: {spec: ngram_overlap(train, tasks, n) for spec, tasks in sets.items()}
                 for n in map(int, cfg.ngram.split(","))}
-    text = format_report(cfg, report, overlaps, sets, seconds)
-    data = {"tasks": cfg.tasks, "against": list(sets), "behaviour": report.to_dict(),
+    text = format_report(cfg, report, overlaps, seconds)
+    data = {"tasks": cfg.tasks, "against": list(sets), "behaviour": asdict(report),
             "ngram": {str(n): {spec: [asdict(o) for o in rows] for spec, rows in per.items()}
                       for n, per in overlaps.items()}}
     with finished(*paths) as tmps:  # both whole, or neither
@@ -68,7 +68,7 @@ def run_decontaminate(cfg: DecontaminateConfig) -> tuple[Decontamination, str, d
     return report, text, data
 
 
-def format_report(cfg, report: Decontamination, overlaps: dict, sets: dict, seconds: float) -> str:
+def format_report(cfg, report: Decontamination, overlaps: dict, seconds: float) -> str:
     lines = ["# Decontamination report", "",
              f"Command: `coderl decontaminate --tasks {cfg.tasks} --against \"{cfg.against}\"`", "",
              "## By behaviour", "",

@@ -23,10 +23,9 @@ def per_task_after(episodes, task_ids: list[str], turns: int) -> dict[int, dict[
 
 
 def repair_summary(episodes, task_ids: list[str], turns: int, no_hidden: list[str], splits: dict[str, str],
-                   seed: int = 0, clusters: dict[str, str] | None = None) -> dict:
-    """The `repair` block of summary.json; `clusters`: task id -> cluster (default: each task its own)."""
+                   seed: int, clusters: dict[str, str]) -> dict:
+    """The `repair` block of summary.json; `clusters`: task id -> cluster (`coderl.eval.run.task_clusters`)."""
     after = per_task_after(episodes, task_ids, turns)
-    clusters = clusters or {}
     pass_after, ci = {}, {}
     for t, rates in after.items():
         values = list(rates.values())

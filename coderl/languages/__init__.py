@@ -1,6 +1,6 @@
 """Languages as data: what the prompt formats, the rewards and the judge need to know about a language.
 
-    Language(name, display, fence_tag, fence_tags, parses, compiles, compile_error, defines, prose_header,
+    Language(name, display, fence_tag, fence_tags, parses, compiles, compile_error, definition, prose_header,
              placeholder_body, implements, completion_stops)                      (`language.py`)
     Runner(language, source_file, run, build=(), judge="stdout", ...)          (`runner.py`)
 

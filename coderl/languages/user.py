@@ -126,14 +126,11 @@ def parse_runner(data: Any, where: str) -> tuple[Language, Runner]:
     tag = _string(data, "fence_tag", where, name)
     comment = _string(data, "comment", where, "#")
 
-    def defines(code: str, entry: str, column0: bool = False) -> bool:
-        return re.search(rf"\b{re.escape(entry)}\b", code) is not None
-
     language = Language(
         name=name, display=_string(data, "display", where, name.capitalize()), fence_tag=tag,
         fence_tags=frozenset({"", tag, *_strings(data, "fence_tags", where)}),
         parses=lambda source: bool(source.strip()), compiles=lambda source: bool(source.strip()),
-        compile_error=pattern or None, defines=defines,
+        compile_error=pattern or None, definition=r".*?\bNAME\b",  # the name anywhere in a line
         prose_header=lambda text: "".join(f"{comment} {line}".rstrip() + "\n" for line in text.rstrip().splitlines()),
         completion_stops=("\n```",))
     if harness and judge == "stdout":

@@ -179,11 +179,6 @@ def compiles(source: str) -> bool:
 COMPILE_ERROR = r":\d+: (?:syntax error|error:)|^[ \t]*error:"
 
 
-def defines(code: str, name: str, column0: bool = False) -> bool:
-    indent = "" if column0 else r"[ \t]*"
-    return re.search(rf"^{indent}module\s+{re.escape(name)}\b", code, re.MULTILINE) is not None
-
-
 def prose_header(text: str) -> str:
     return "".join(f"// {line}".rstrip() + "\n" for line in text.rstrip().splitlines())
 
@@ -191,7 +186,8 @@ def prose_header(text: str) -> str:
 VERILOG = register_language(Language(
     name="verilog", display="Verilog", fence_tag="verilog",
     fence_tags=frozenset({"", "verilog", "systemverilog", "sv", "v"}),
-    parses=parses, compiles=compiles, compile_error=COMPILE_ERROR, defines=defines, prose_header=prose_header,
+    parses=parses, compiles=compiles, compile_error=COMPILE_ERROR, prose_header=prose_header,
+    definition=r"module\s+NAME\b",
     completion_stops=("\n```",),
 ))
 

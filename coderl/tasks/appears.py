@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
 from typing import Any
 
 from coderl.tasks.pairs import ANY, NOT_LITERAL, TestPair, canonical, literal_value
@@ -177,9 +176,9 @@ def _stdio_appears(pair: TestPair, text: str) -> bool:
     return False
 
 
-def pair_appears(pair: TestPair, text: str, names: Iterable[str]) -> bool:
-    """Does `text` show this pair?  Conservative: when in doubt, yes.  `names` (the entry point,
-    "candidate") are accepted for symmetry; the literal-token scan does not need them."""
+def pair_appears(pair: TestPair, text: str) -> bool:
+    """Does `text` show this pair?  Conservative: when in doubt, yes.  The literal-token scan does not
+    need the entry point's name."""
     if pair.stdin is not None:
         return _stdio_appears(pair, text)
     views = _views(text)

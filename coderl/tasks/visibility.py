@@ -8,7 +8,7 @@ tells, conservatively (when in doubt, yes), whether a text shows that pair.
 `split_tests(task, seed)` applies this rule:
 
 1. Tests whose pair cannot be normalised (`test_pair` is None) are always visible.
-2. Tests whose pair appears in the task's prompt (`pair_appears(pair, task.prompt, ...)`) are visible.
+2. Tests whose pair appears in the task's prompt (`pair_appears(pair, task.prompt)`) are visible.
 3. If the task marks its own split (any test has `hidden=True`, e.g. MBPP's challenge tests) -> rule
    "marked": hidden = the marked tests not made visible by 1-2; visible = the rest.
 4. Else if some tests were made visible by 2 and at least one remains -> rule "prompt": the remaining
@@ -60,10 +60,6 @@ class TestSplit:
         return bool(self.hidden)
 
 
-def _names(task: Task) -> tuple[str, ...]:
-    return tuple(n for n in (task.entry_point, "candidate") if n)
-
-
 def _reveals(shown: TestPair, hidden: TestPair) -> bool:
     """Would the feedback of a visible test with pair `shown` reveal the hidden pair's answer?"""
     if shown == hidden or hidden.stdin is not None:
@@ -87,7 +83,7 @@ def split_tests(task: Task, seed: int = 0) -> TestSplit:
     """Visible and hidden tests of `task` by the module's rule (deterministic in task and seed)."""
     tests = task.tests
     pairs = [test_pair(t, task.entry_point) for t in tests]
-    in_prompt = {i for i, p in enumerate(pairs) if p is not None and pair_appears(p, task.prompt, _names(task))}
+    in_prompt = {i for i, p in enumerate(pairs) if p is not None and pair_appears(p, task.prompt)}
     rest = [i for i, p in enumerate(pairs) if p is not None and i not in in_prompt]
     if any(t.hidden for t in tests):
         rule, hidden = "marked", {i for i in rest if tests[i].hidden}
@@ -101,7 +97,7 @@ def split_tests(task: Task, seed: int = 0) -> TestSplit:
         rule, hidden = ("all_in_prompt" if in_prompt else "too_few"), set()
     while True:  # a test moved to visible may reveal another one
         shown = "\n\n".join(_shown(t, task.entry_point) for i, t in enumerate(tests) if i not in hidden)
-        revealed = {h for h in hidden if pair_appears(pairs[h], shown, _names(task)) or any(
+        revealed = {h for h in hidden if pair_appears(pairs[h], shown) or any(
             p is not None and i not in hidden and _reveals(p, pairs[h]) for i, p in enumerate(pairs))}
         if not revealed:
             break
@@ -117,4 +113,4 @@ def leaked_tests(task: Task, split: TestSplit, texts: Iterable[str]) -> list[str
     (they should never be hidden), in the split's order."""
     texts = list(texts)
     pairs = [(t.id, test_pair(t, task.entry_point)) for t in split.hidden]
-    return [i for i, p in pairs if p is None or any(pair_appears(p, text, _names(task)) for text in texts)]
+    return [i for i, p in pairs if p is None or any(pair_appears(p, text) for text in texts)]

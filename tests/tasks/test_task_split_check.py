@@ -6,11 +6,11 @@ import textwrap
 import pytest
 
 from coderl.sandbox.types import CheckKind
-from coderl.tasks.loaders.humaneval import classify_statement, split_check, split_check_with_stats
+from coderl.tasks.loaders.humaneval import classify_statement, split_check
 
 
 def split(src: str):
-    return split_check(textwrap.dedent(src), "f")
+    return split_check(textwrap.dedent(src))
 
 
 def test_preamble_keeps_module_code_in_order_and_removes_check():
@@ -91,7 +91,7 @@ def test_non_literal_rhs_and_other_callees_are_assert():
 
 
 def test_setup_is_attached_in_order_to_the_next_test_and_constant_asserts_dropped():
-    pre, tests, stats = split_check_with_stats(
+    pre, tests = split_check(
         textwrap.dedent(
             """
             def check(candidate):
@@ -109,7 +109,6 @@ def test_setup_is_attached_in_order_to_the_next_test_and_constant_asserts_droppe
         )
     )
     assert pre == ""
-    assert stats.asserts == 5 and stats.dropped_constant == 2 and not stats.fallback
     assert [t.setup for t in tests] == ["a = 1\n", "b = [a]\nb.append(2)\nc = 3\n", ""]
     assert [t.expected for t in tests] == [1, "x", 0]
     assert [t.id for t in tests] == ["0", "1", "2"]
@@ -183,8 +182,7 @@ def test_semicolon_statements_are_split():
 )
 def test_non_flat_check_falls_back_to_one_test(body):
     src = "METADATA = {}\n\n\ndef check(candidate):\n" + body
-    pre, tests, stats = split_check_with_stats(src)
-    assert stats.fallback
+    pre, tests = split_check(src)
     assert pre == "METADATA = {}\n"
     assert len(tests) == 1
     (t,) = tests

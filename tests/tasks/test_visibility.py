@@ -22,8 +22,6 @@ from coderl.tasks.visibility import (
     test_pair,
 )
 
-NAMES = ("f", "candidate")
-
 
 def eq(source: str, expected, id: str = "0") -> TestCase:
     return TestCase(id=id, source=source, check=CheckKind.EQUALS, expected=expected)
@@ -34,7 +32,7 @@ def task(tests, prompt: str = "def f(x):\n    pass\n", task_id: str = "t/0") -> 
 
 
 def appears(source: str, expected, text: str) -> bool:
-    return pair_appears(test_pair(eq(source, expected), "f"), text, NAMES)
+    return pair_appears(test_pair(eq(source, expected), "f"), text)
 
 
 # ---- canonical -----------------------------------------------------------------------------------------
@@ -153,9 +151,9 @@ def test_scanner_is_not_thrown_off_by_apostrophes_in_prose():
 
 def test_scanner_reads_javascript_true_false_null():
     text = "/**\n * f([1, 2])\n * false\n * g([0]) == (null, 1)\n */"
-    assert pair_appears(TestPair((((1, 2),),), canonical(False)), text, NAMES)
-    assert pair_appears(TestPair((((0,),),), canonical((None, 1))), text, NAMES)
-    assert not pair_appears(TestPair((((1, 2),),), canonical(True)), "f([1, 2])\n * 0", NAMES)
+    assert pair_appears(TestPair((((1, 2),),), canonical(False)), text)
+    assert pair_appears(TestPair((((0,),),), canonical((None, 1))), text)
+    assert not pair_appears(TestPair((((1, 2),),), canonical(True)), "f([1, 2])\n * 0")
 
 
 def test_scanner_reads_nested_lists_as_one_value():
@@ -171,7 +169,7 @@ def test_scanner_reads_negative_numbers():
 def test_scanner_finds_an_mbpp_assert_in_the_prompt():
     prompt = '"""\nWrite a function.\nassert set(f((3, 4), (5,))) == set((4,))\n"""\n'
     pair = test_pair(TestCase("0", "assert set(f((3, 4), (5,))) == set((4,))\n"), "f")
-    assert pair_appears(pair, prompt, NAMES)
+    assert pair_appears(pair, prompt)
 
 
 def test_scanner_takes_a_blank_doctest_line_as_none():
@@ -185,9 +183,9 @@ def test_scanner_reads_worked_examples_a_few_lines_down():
 
 def test_stdio_pair_appears_in_an_input_output_block():
     text = "Example\nInput:\n3\n1 2 3\nOutput:\n6\n"
-    assert pair_appears(test_pair(TestCase("0", "3\n1 2 3\n", CheckKind.STDOUT, "6\n"), None), text, ())
-    assert not pair_appears(test_pair(TestCase("0", "3\n1 2 3\n", CheckKind.STDOUT, "7\n"), None), text, ())
-    assert pair_appears(TestPair((), ANY, (), ("6",)), text, ())
+    assert pair_appears(test_pair(TestCase("0", "3\n1 2 3\n", CheckKind.STDOUT, "6\n"), None), text)
+    assert not pair_appears(test_pair(TestCase("0", "3\n1 2 3\n", CheckKind.STDOUT, "7\n"), None), text)
+    assert pair_appears(TestPair((), ANY, (), ("6",)), text)
 
 
 # ---- split rules -----------------------------------------------------------------------------------------

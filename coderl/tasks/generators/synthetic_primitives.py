@@ -130,8 +130,8 @@ def _no_params(rng: Rng) -> dict[str, Any]:
     return {}
 
 
-def _k(lo: int, hi: int, name: str = "k") -> Callable[[Rng], dict[str, Any]]:
-    return lambda rng: {name: rng.randint(lo, hi)}
+def _k(lo: int, hi: int) -> Callable[[Rng], dict[str, Any]]:
+    return lambda rng: {"k": rng.randint(lo, hi)}
 
 
 def _choice(name: str, options: Any) -> Callable[[Rng], dict[str, Any]]:

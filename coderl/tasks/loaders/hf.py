@@ -31,7 +31,7 @@ from typing import Any
 
 from coderl.base.offline import offline_flags
 from coderl.tasks.loaders.hf_layouts import FIELDS, LAYOUT_KEY, PREFIX_KEY, PRESETS
-from coderl.tasks.loaders.jsonl import Rows, TaskIds, skipped_rows
+from coderl.tasks.loaders.jsonl import Rows, TaskIds, file_stem, skipped_rows
 from coderl.tasks.types import Task, TaskFormatError
 
 _OPTIONS = ("split", "name", "preset", "columns")
@@ -102,7 +102,8 @@ def load_hf(path: str, options: dict[str, str], spec: str, load_tasks: Callable 
     except Exception as exc:  # noqa: BLE001 -- a library's reading error, as one line
         raise TaskFormatError(f"{label}: cannot read ({_reason(exc)})") from None
     preset = PRESETS[options["preset"]] if "preset" in options else None
-    stem = _stem(path) + (f"-{options['split']}" if "split" in options else "")
+    # `data/train.parquet` -> `train`; `a.test.jsonl.gz` -> `a.test`; a folder or a cached name: its last part
+    stem = (file_stem(path, tuple(_STREAMED)) or "hf") + (f"-{options['split']}" if "split" in options else "")
     skipped = skipped_rows()
     renames: dict[str, str] = {}  # the dataset's column -> coderl's field, where columns= or a preset renames
     if preset is not None and preset.layout == "verl-export":
@@ -208,14 +209,6 @@ def exported_specs(path: str, options: dict[str, str], spec: str) -> list[str]:
         if isinstance(extra, dict) and isinstance(extra.get("tasks"), str):
             specs[extra["tasks"]] = None
     return list(specs)
-
-
-def _stem(path: str) -> str:
-    """`data/train.parquet` -> `train`; `a.test.jsonl.gz` -> `a.test`; a folder or a cached name: its last part."""
-    name = os.path.basename(os.path.normpath(path))
-    for suffix in (".gz", *_STREAMED):
-        name = name.removesuffix(suffix)
-    return name or "hf"
 
 
 def _rename(row: dict[str, Any], renames: dict[str, str]) -> dict[str, Any]:

@@ -33,7 +33,6 @@ import os
 import re
 import textwrap
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from coderl.sandbox.types import CheckKind, TestCase
@@ -166,32 +165,13 @@ def _is_constant_true_assert(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Assert) and isinstance(stmt.test, ast.Constant) and bool(stmt.test.value)
 
 
-@dataclass(frozen=True)
-class SplitStats:
-    """What `split_check` did, for counting over a benchmark."""
-
-    asserts: int = 0  # top-level asserts of a flat check
-    dropped_constant: int = 0
-    fallback: bool = False
-
-
 _CALL_CHECK = "check(candidate)\n"
 
 
-def split_check(
-    test_src: str, entry_point: str | None = None, callee: str = "candidate"
-) -> tuple[str, tuple[TestCase, ...]]:
-    """`(test_preamble, tests)` for a HumanEval `test` field (see the module docstring)."""
-    preamble, tests, _ = split_check_with_stats(test_src, entry_point, callee)
-    return preamble, tests
-
-
-def split_check_with_stats(
-    test_src: str, entry_point: str | None = None, callee: str = "candidate"
-) -> tuple[str, tuple[TestCase, ...], SplitStats]:
-    """`split_check` plus what it did.  Raises `ValueError` (one line) if `test_src` does not parse
-    or never binds the name `check`.  `entry_point` is accepted for symmetry; the function under test
-    is always called as `callee` (bound by the harness)."""
+def split_check(test_src: str) -> tuple[str, tuple[TestCase, ...]]:
+    """`(test_preamble, tests)` for a HumanEval `test` field (see the module docstring).  Raises
+    `ValueError` (one line) if `test_src` does not parse or never binds the name `check`.  The
+    function under test is always called as `candidate` (bound by the harness)."""
     try:
         module = ast.parse(test_src)
     except SyntaxError as e:
@@ -204,7 +184,7 @@ def split_check_with_stats(
         raise ValueError("defines no check(candidate) function")
     if len(binders) != 1 or len(defs) != 1 or defs[0].decorator_list:
         whole = test_src.rstrip() + "\n\n" + _CALL_CHECK
-        return "", (TestCase(id="check", source=whole),), SplitStats(fallback=True)
+        return "", (TestCase(id="check", source=whole),)
 
     check = defs[0]
     rest = "".join(
@@ -212,12 +192,8 @@ def split_check_with_stats(
     )
     preamble = rest.strip("\r\n") + "\n" if rest.strip() else ""
 
-    def fallback() -> tuple[str, tuple[TestCase, ...], SplitStats]:
-        return (
-            preamble,
-            (TestCase(id="check", source=src.stmt(check) + _CALL_CHECK),),
-            SplitStats(fallback=True),
-        )
+    def fallback() -> tuple[str, tuple[TestCase, ...]]:
+        return preamble, (TestCase(id="check", source=src.stmt(check) + _CALL_CHECK),)
 
     a = check.args
     if (
@@ -227,7 +203,7 @@ def split_check_with_stats(
         or a.kwarg
         or a.defaults
         or len(a.args) != 1
-        or a.args[0].arg != callee
+        or a.args[0].arg != "candidate"
     ):
         return fallback()
     scope_breakers = (ast.Return, ast.Yield, ast.YieldFrom, ast.Await, ast.Global, ast.Nonlocal)
@@ -236,14 +212,11 @@ def split_check_with_stats(
 
     tests: list[TestCase] = []
     pending: list[ast.stmt] = []
-    asserts = dropped = 0
     for stmt in check.body:
         if isinstance(stmt, ast.Assert):
-            asserts += 1
             if _is_constant_true_assert(stmt):
-                dropped += 1
                 continue
-            kind, source, expected = classify_assert(stmt, src, callee)
+            kind, source, expected = classify_assert(stmt, src)
             tests.append(
                 TestCase(
                     id=str(len(tests)), source=source, check=kind, expected=expected, setup=src.stmts(pending)
@@ -258,7 +231,7 @@ def split_check_with_stats(
         tests.append(TestCase(id=str(len(tests)), source=src.stmts(pending)))
     if not tests:
         return fallback()
-    return preamble, tuple(tests), SplitStats(asserts=asserts, dropped_constant=dropped)
+    return preamble, tuple(tests)
 
 
 def bundled_humaneval_path() -> str:
@@ -289,7 +262,7 @@ def humaneval_task(row: dict, where: str) -> Task:
     if not entry_point.isidentifier():
         raise TaskFormatError(f"{where}: field 'entry_point' is {entry_point!r} (expected a Python name)")
     try:
-        preamble, tests = split_check(test, entry_point)
+        preamble, tests = split_check(test)
     except ValueError as e:
         raise TaskFormatError(f"{where}: field 'test' {e}") from None
     return Task(

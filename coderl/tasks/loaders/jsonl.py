@@ -246,9 +246,9 @@ def first_row(path: str | os.PathLike[str]) -> tuple[int, dict[str, Any]]:
     raise TaskFormatError(f"{path}: no rows (the file is empty)")
 
 
-def file_stem(path: str | os.PathLike[str]) -> str:
-    """`data/foo.jsonl.gz` -> `foo`."""
-    name = os.path.basename(os.fspath(path))
-    for suffix in (".gz", ".jsonl", ".json"):
+def file_stem(path: str | os.PathLike[str], suffixes: tuple[str, ...] = (".jsonl", ".json")) -> str:
+    """`data/foo.jsonl.gz` -> `foo`: the last part of `path`, without `.gz` and then each of `suffixes` in turn."""
+    name = os.path.basename(os.path.normpath(os.fspath(path)))
+    for suffix in (".gz", *suffixes):
         name = name.removesuffix(suffix)
     return name

@@ -136,17 +136,15 @@ def detect_stdio_layout(row: dict[str, Any]) -> str | None:
     return None
 
 
-def load_stdio(path: str | os.PathLike[str], float_tolerance: float | None = None) -> list[Task]:
+def load_stdio(path: str | os.PathLike[str]) -> list[Task]:
     """All tasks of a stdin/stdout JSONL(.gz) file (Nemotron-RL or APPS/TACO layout, by row)."""
     rows = jsonl_rows(path)
-    return rows.collect(stdio_builder(rows, float_tolerance))
+    return rows.collect(stdio_builder(rows))
 
 
-def stdio_builder(rows: Rows, float_tolerance: float | None = None) -> Callable[[int, dict], Task]:
+def stdio_builder(rows: Rows) -> Callable[[int, dict], Task]:
     """`(n, row) -> Task` for the stdin/stdout rows of one source (an id seen twice is refused); a row without
     an id field is `STEM/N` (its line or row number)."""
-    if float_tolerance is not None and not float_tolerance > 0:
-        raise ValueError(f"float_tolerance={float_tolerance!r}: expected a positive number or None")
     stem = rows.stem
     ids = TaskIds(rows)
 
@@ -179,7 +177,6 @@ def stdio_builder(rows: Rows, float_tolerance: float | None = None) -> Callable[
             prompt=prompt,
             tests=tests,
             reference_solution=solution,
-            float_tolerance=float_tolerance,
             source=where,
             metadata={"format": "stdio", "layout": layout},
             language=language,
