@@ -85,7 +85,7 @@ from coderl.rollout.types import SampledRow
 
 # The keyword (and output field) of a KV cache: `cache` since transformers 5.x renamed `past_key_values` (the old
 # name warns), `past_key_values` before.
-_CACHE = "cache" if "cache" in getattr(GenerateDecoderOnlyOutput, "__dataclass_fields__", {}) else "past_key_values"
+KV_CACHE = "cache" if "cache" in getattr(GenerateDecoderOnlyOutput, "__dataclass_fields__", {}) else "past_key_values"
 
 
 def _shared_prefill(model, prompts: list[list[int]], input_ids: torch.Tensor, attention: torch.Tensor, device,
@@ -109,7 +109,7 @@ def _shared_prefill(model, prompts: list[list[int]], input_ids: torch.Tensor, at
     positions = (mask.cumsum(-1) - 1).masked_fill(mask == 0, 1)
     out = model(input_ids=ids.to(device), attention_mask=mask.to(device), position_ids=positions.to(device),
                 use_cache=True, logits_to_keep=1)
-    cache = getattr(out, _CACHE)
+    cache = getattr(out, KV_CACHE)
     if not hasattr(cache, "reorder_cache"):  # not a transformers Cache (recurrent state, legacy tuples)
         return None
     cache.reorder_cache(inverse.to(device))
@@ -200,7 +200,7 @@ def _generate_chunk(model, tokenizer, input_ids: torch.Tensor, attention: torch.
         out = model.generate(
             input_ids=input_ids.to(device), attention_mask=attention.to(device), generation_config=config,
             logits_processor=LogitsProcessorList(processors), stopping_criteria=StoppingCriteriaList(criteria),
-            **({_CACHE: cache} if cache is not None else {}), **({"synced_gpus": True} if synced else {}),
+            **({KV_CACHE: cache} if cache is not None else {}), **({"synced_gpus": True} if synced else {}),
         )
         return out, capture, rows
 
@@ -217,7 +217,7 @@ def _generate_chunk(model, tokenizer, input_ids: torch.Tensor, attention: torch.
     sequences = out.sequences
     running = rows.running if rows is not None and rows.running is not None else [False] * len(stops)
     return (sequences[:, width:].cpu(), capture.finish(sequences).cpu(), running, sequences,
-            getattr(out, _CACHE, None))
+            getattr(out, KV_CACHE, None))
 
 
 _COMPILE_FAILED: list[str] = []  # the first torch.compile failure in this process, if any

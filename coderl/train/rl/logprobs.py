@@ -46,6 +46,7 @@ import torch
 from torch.utils.checkpoint import checkpoint
 
 from coderl.algorithms.entropy import entropy_from_logits
+from coderl.rollout.hf import KV_CACHE
 from coderl.rollout.types import RolloutBatch
 from coderl.train.activation_checkpointing import is_checkpointed
 from coderl.train.distributed import is_sharded, unwrapped
@@ -274,12 +275,12 @@ def _forward_shared(model, seqs: Sequences, first: torch.Tensor, inverse: torch.
                    attention_mask=seqs.attention_mask[first, :P].to(device),
                    position_ids=seqs.position_ids[first, :P].to(device), use_cache=True, logits_to_keep=1,
                    output_hidden_states=with_hidden)
-    cache = prompt.past_key_values
+    cache = getattr(prompt, KV_CACHE)
     if not hasattr(cache, "reorder_cache"):  # not a transformers Cache (recurrent state, legacy tuples)
         return None
     cache.reorder_cache(inverse)  # row i gets its prompt's keys/values (a differentiable gather)
     rest = model(input_ids=seqs.completion_ids.to(device), attention_mask=seqs.attention_mask.to(device),
-                 position_ids=seqs.position_ids[:, P:].to(device), past_key_values=cache, use_cache=True,
+                 position_ids=seqs.position_ids[:, P:].to(device), **{KV_CACHE: cache}, use_cache=True,
                  logits_to_keep=T if logits else 1, output_hidden_states=with_hidden)
     out = torch.cat([prompt.logits[inverse], rest.logits], dim=1)  # [n, T + 1, V] (logits=False: [n, 2, V])
     if not with_hidden:
