@@ -151,8 +151,10 @@ def report(run: dict, failure: tuple[Status, str] | None) -> dict:
             "stdout": run["stdout"], "stderr": run["stderr"]}
 
 
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')  # a JSON string, whole: what it holds is no bracket
-_BRACKET = re.compile(r"[][{}]")
+# A bracket, or a JSON string (what it holds is no bracket) up to its closing quote, or to the end of the text where
+# it has none (json fails there, before it reads a bracket after it): one pass, each character read once.
+_TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[][{}]', re.DOTALL)
+_NESTING = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
 def loads(text):
@@ -160,8 +162,8 @@ def loads(text):
     `flat.MAX_DEPTH` levels, counted first without recursion (the program prints this text), so `json`'s own
     recursion never goes deeper than the limit, at which `values.deep` lets it reach."""
     depth = 0
-    for m in _BRACKET.finditer(_STRING.sub("", text)):
-        depth += 1 if m.group() in "[{" else -1
+    for m in _TOKEN.finditer(text):
+        depth += _NESTING.get(m.group()[0], 0)
         if depth > flat.MAX_DEPTH:
             raise ValueError("value nested too deeply")
     return values.deep(json.loads, text)

@@ -118,6 +118,17 @@ def test_loads_reads_to_the_limit_and_refuses_past_it():
         loads("[" * (LIMIT + 1) + "]" * (LIMIT + 1))
 
 
+def test_loads_counts_no_bracket_inside_a_string_and_reads_crafted_quotes_in_one_pass():
+    # brackets inside strings (escaped quotes too) are text, not nesting
+    inner = "[" * (LIMIT + 5) + '\\"{' * 50
+    assert loads(json.dumps([inner, {"k": "]}" * 10}])) == [inner, {"k": "]}" * 10}]
+    # what a program could print to stall the reader: a quote, then escaped quotes and no closing one (a search
+    # for each quote's end from every quote took time quadratic in the line: minutes at a few hundred KB)
+    for text in ('"' + '\\"' * 500_000, '"' * 1_000_000, "[" * LIMIT + '"' + "[" * 5 * LIMIT):
+        with pytest.raises(ValueError):
+            loads(text)
+
+
 def test_loads_in_several_threads_at_once_reads_every_value_and_leaves_the_recursion_limit_as_it_was():
     # the trainer reads programs' output in several threads; the recursion limit `values.deep` raises is the
     # process's, so two reads interleaved used to run one under the limit the other restored, and leave the
