@@ -110,7 +110,30 @@ def _load_tokenizer(path: str, *, trust_remote_code: bool, local: bool):
     return tok
 
 
+def contiguous_head(model) -> None:
+    """Make the input of `model`'s output projection contiguous (a forward pre-hook; once per module).
+
+    A causal LM computes the logits of its last positions only (`logits_to_keep`: generation's prefill, the
+    log-prob passes), so its output projection gets a strided 3-D view of the hidden states.  With a frozen
+    weight (under LoRA, in evaluation) torch's `matmul` then does not fold the rows into one matrix product:
+    it expands the weight to one copy per row and runs a batched product -- on this CPU 1.5-2.4 s for 16 rows
+    of the bundled model where the contiguous input takes 8-240 ms (BENCHMARKS.md, "Where the demo's time
+    goes").  The copy of the rows' hidden states is [rows, kept positions, hidden]: small beside the logits."""
+    head = model.get_output_embeddings() if hasattr(model, "get_output_embeddings") else None
+    if head is None or getattr(head, "_coderl_contiguous", False):
+        return
+    head.register_forward_pre_hook(_contiguous_input)
+    head._coderl_contiguous = True
+
+
+def _contiguous_input(module, args):
+    if args and hasattr(args[0], "is_contiguous") and not args[0].is_contiguous():
+        return (args[0].contiguous(), *args[1:])
+    return None
+
+
 def _finish(model, tok, device):
+    contiguous_head(model)
     gc = getattr(model, "generation_config", None)
     if gc is not None and gc.pad_token_id is None and tok.pad_token_id is not None:
         gc.pad_token_id = tok.pad_token_id

@@ -324,3 +324,29 @@ def test_library_warnings_are_silenced_by_their_exact_messages_only():
     finally:
         logger.removeHandler(handler)
     assert shown == ["something else"]
+
+
+def test_the_output_projection_gets_contiguous_rows_under_a_frozen_adapter(tmp_path, cache):
+    """A loaded model's output projection sees a contiguous input even where the model passes it a strided view
+    (`logits_to_keep`: generation's prefill, the log-prob passes): torch's matmul with a frozen weight and a strided
+    3-D input copies the weight once per row (`contiguous_head`).  The logits are those of the plain projection."""
+    import torch
+
+    from coderl.models.load import contiguous_head
+    from coderl.models.lora import LoraConfig
+
+    model = LoraConfig().wrap(load_model(str(tiny_llama(tmp_path)), device="cpu").model)
+    head = model.get_output_embeddings()
+    assert not head.weight.requires_grad  # frozen under the adapter: the case torch does not fold
+    seen = []
+    head.register_forward_pre_hook(lambda m, args: seen.append(args[0].is_contiguous()))
+    ids = torch.randint(3, 100, (3, 7))
+    with torch.no_grad():
+        out = model(input_ids=ids, logits_to_keep=2).logits
+        model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), max_new_tokens=2, do_sample=False)
+    assert seen and all(seen)
+    with torch.no_grad():
+        hidden = model.base_model.model.model(input_ids=ids).last_hidden_state
+        assert torch.equal(out, hidden[:, -2:, :] @ head.weight.T)
+    contiguous_head(model)  # a second call adds no second hook
+    assert sum(1 for h in head._forward_pre_hooks.values() if h.__name__ == "_contiguous_input") == 1
