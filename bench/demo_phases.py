@@ -1,0 +1,309 @@
+"""Where `make demo`'s time goes, phase by phase, now and at another commit side by side (issue 72).
+
+The demo's own shapes (configs/cpu-demo.yaml) on the bundled model in --dtype under a LoRA adapter (--adapter: the
+demo's SFT adapter, `runs/pipeline/cpu-demo/sft/final`; default: a fresh rank-8 adapter on q/k/v/o with B drawn at
+std 0.02, seeded, saved once and loaded by both sides):
+
+* eval-greedy   the 76 easy tasks, chat, greedy, 256 new tokens, batch 64 (the demo's `eval:`).
+* eval-sampled  the 76 easy tasks x 8 samples, T 0.8, 128 new tokens, batch 64, seed 0 (`easy-sampled`).
+  Both through `coderl.rollout.generation.generate`, as `coderl eval` calls it: wall time, tokens up to each row's
+  stop (as bench/generate.py counts), tokens/s, and a digest of the answers (the two sides' greedy answers should
+  be identical; sampled ones are draws of the same distribution).
+* decode        the cost of one decoding step, fixed work (--decode-rows prompts of the easy set, exactly
+  --decode-tokens new tokens, greedy): plain HF `generate` on the base model, on the adapter (the LoRA layers'
+  cost), on the adapter merged into the base, and coderl's `sample_rows` on the adapter (its stop checks, log-prob
+  capture and processors: coderl's per-step cost over plain HF); per step = (call - prefill forward) / tokens.
+* update        the RL update's passes at the demo's 16-row pieces: 32 rows of the pool's prompts with 64
+  completion tokens; a no-grad log-prob forward and a forward + backward of the adapter model per piece
+  (`logits_to_keep` = completion + 1, as `train/rl/logprobs.py` runs it).
+* rl-step       `coderl train` with the demo's GRPO settings from the adapter for --steps steps (step 1 warms up):
+  medians over the later steps of time/generation, time/forward, time/backward, time/step from metrics.jsonl.
+
+Each side runs in its own process (`--only DIR`: that checkout's coderl on PYTHONPATH; this file's code), sides
+alternating for --rounds rounds.  Run it alone on the machine: another job's threads make torch's own threads
+wait (BENCHMARKS.md, "The cores under load").
+
+    python bench/demo_phases.py --before 827ca0c                  # now against the baseline, every phase
+    python bench/demo_phases.py --phases decode,update --decode-rows 8 --decode-tokens 16   # a quick look
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+PHASES = ("eval-greedy", "eval-sampled", "decode", "update", "rl-step")
+
+
+def _adapter(args, tmp: str) -> str:
+    """The adapter both sides load: --adapter, or a fresh seeded one saved under `tmp`."""
+    if args.adapter:
+        return args.adapter
+    import torch
+
+    from coderl.models import load_model
+    from coderl.models.load import save_adapter
+    from coderl.models.lora import LoraConfig
+
+    base = load_model(args.model, dtype=args.dtype, device="cpu")
+    model = LoraConfig().wrap(base.model)
+    gen = torch.Generator().manual_seed(0)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if "lora_B" in name:
+                p.copy_(torch.randn(p.shape, generator=gen) * 0.02)
+    return str(save_adapter(model, os.path.join(tmp, "adapter"), base, prompt_format="chat"))
+
+
+def _digest(texts) -> str:
+    return hashlib.sha256("\x00".join(texts).encode()).hexdigest()[:12]
+
+
+def _eval(model, tok, tasks, *, samples: int, temperature: float, max_new_tokens: int) -> dict:
+    from coderl.rollout.generation import generate
+
+    t0 = time.perf_counter()
+    batch = generate(model, tok, tasks, format="chat", samples_per_prompt=samples, temperature=temperature,
+                     max_new_tokens=max_new_tokens, batch_size=64, seed=0)
+    wall = time.perf_counter() - t0
+    tokens = sum(len(s.gen_tokens) for s in batch.samples)
+    return {"s": round(wall, 2), "tokens": tokens, "tok_s": round(tokens / wall, 1),
+            "answers": _digest(s.raw_output for s in batch.samples)}
+
+
+def _prompts(tok, tasks, rows: int) -> list[list[int]]:
+    from coderl.rollout.formats import get_format, prompt_text
+
+    fmt = get_format("chat")
+    out = []
+    for task in tasks[:rows]:
+        rendered = fmt.render(task, tok)
+        out.append(tok(prompt_text(rendered, tok), add_special_tokens=isinstance(rendered, str))["input_ids"])
+    return out
+
+
+def _decode(loaded, base_spec, args) -> dict:
+    import torch
+
+    from coderl.models import load_model
+    from coderl.rollout.batching import left_pad
+    from coderl.rollout.hf import sample_rows
+    from coderl.tasks import load_tasks
+
+    tok, lora = loaded.tokenizer, loaded.model
+    prompts = _prompts(tok, load_tasks("easy").tasks, args.decode_rows)
+    ids, att = left_pad(prompts, tok.pad_token_id)
+    n = args.decode_tokens
+
+    def plain(model) -> float:
+        model.eval()
+        with torch.no_grad():
+            model.generate(input_ids=ids[:2, -8:], attention_mask=att[:2, -8:], max_new_tokens=2, do_sample=False,
+                           pad_token_id=tok.pad_token_id)  # warm-up
+            t0 = time.perf_counter()
+            model(input_ids=ids, attention_mask=att, logits_to_keep=1)
+            prefill = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            model.generate(input_ids=ids, attention_mask=att, max_new_tokens=n, min_new_tokens=n, do_sample=False,
+                           pad_token_id=tok.pad_token_id)
+            return (time.perf_counter() - t0 - prefill) / n * 1000
+
+    out = {"rows": len(prompts), "tokens": n, "prompt_width": ids.shape[1]}
+    out["plain_hf_lora_ms"] = round(plain(lora), 1)
+    t0 = time.perf_counter()
+    with torch.no_grad():
+        lora(input_ids=ids, attention_mask=att, logits_to_keep=1)
+    prefill = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    sample_rows(lora, tok, prompts, [()] * len(prompts), max_new_tokens=n, min_new_tokens=n, batch_size=len(prompts))
+    out["coderl_lora_ms"] = round((time.perf_counter() - t0 - prefill) / n * 1000, 1)
+    base = load_model(base_spec, dtype=args.dtype, device="cpu").model
+    out["plain_hf_base_ms"] = round(plain(base), 1)
+    del base
+    import copy
+
+    merged = copy.deepcopy(lora).merge_and_unload()
+    out["plain_hf_merged_ms"] = round(plain(merged), 1)
+    return out
+
+
+def _update(loaded, args) -> dict:
+    import torch
+
+    from coderl.rollout.batching import left_pad
+    from coderl.tasks import load_tasks
+
+    tok, model = loaded.tokenizer, loaded.model
+    prompts = _prompts(tok, load_tasks("pool:n=32").tasks, 32)
+    gen = torch.Generator().manual_seed(0)
+    completion = torch.randint(100, 40000, (32, 64), generator=gen)
+    ids, att = left_pad(prompts, tok.pad_token_id)
+    ids, att = torch.cat([ids, completion], 1), torch.cat([att, torch.ones_like(completion)], 1)
+    keep = completion.shape[1] + 1
+    model.train()
+    for name, p in model.named_parameters():
+        p.requires_grad_("lora_" in name)
+    fwd, bwd, nograd = [], [], []
+    for start in range(0, 32, 16):
+        piece = slice(start, start + 16)
+        t0 = time.perf_counter()
+        with torch.no_grad():
+            model(input_ids=ids[piece], attention_mask=att[piece], logits_to_keep=keep)
+        nograd.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        logits = model(input_ids=ids[piece], attention_mask=att[piece], logits_to_keep=keep).logits
+        loss = torch.log_softmax(logits[:, :-1].float(), -1).gather(-1, completion[piece, :, None]).mean()
+        fwd.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        loss.backward()
+        bwd.append(time.perf_counter() - t0)
+    model.zero_grad(set_to_none=True)
+    return {"rows": 32, "piece": 16, "prompt_width": int(ids.shape[1] - 64), "completion": 64,
+            "logprob_pass_s": round(sum(nograd), 2), "forward_s": round(sum(fwd), 2), "backward_s": round(sum(bwd), 2)}
+
+
+def _rl_step(adapter: str, args, tmp: str) -> dict:
+    out = os.path.join(tmp, "rl")
+    cmd = [sys.executable, "-m", "coderl", "train", "--model", adapter, "--tasks", "pool", "--algo", "grpo",
+           "--steps", str(args.steps), "--prompts-per-step", "4", "--samples-per-prompt", "8",
+           "--generation-batch-size", "64", "--micro-batch-size", "16", "--max-new-tokens", "128",
+           "--temperature", "0.8", "--learning-rate", "2e-4", "--reward", "pass", "--curriculum-floor", "0.1",
+           "--overlong-filter", "--workers", "2", "--dtype", args.dtype, "--save-steps", "1000", "--out", out,
+           "--overwrite", "--no-progress"]
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        return {"error": (proc.stderr.strip().splitlines() or ["?"])[-1]}
+    rows = [json.loads(line) for line in open(os.path.join(out, "metrics.jsonl")) if '"time/step"' in line]
+    later = rows[1:] or rows
+    med = {k: round(statistics.median(r[f"time/{k}"] for r in later), 2)
+           for k in ("generation", "forward", "backward", "step")}
+    return {"steps": len(rows), "wall_s": round(wall, 1), **med,
+            "gen_tokens": round(statistics.mean(r["rollout/gen_tokens"] for r in later), 1)}
+
+
+def run_side(args) -> dict:
+    """Every phase of --phases with the coderl on PYTHONPATH."""
+    import torch
+
+    import coderl
+    from coderl.models import load_model
+    from coderl.tasks import load_tasks
+
+    torch.manual_seed(0)
+    res = {"coderl": os.path.dirname(os.path.dirname(coderl.__file__)), "threads": torch.get_num_threads()}
+    loaded = load_model(args.adapter_path, dtype=args.dtype, device="cpu")
+    loaded.model.eval()
+    easy = load_tasks("easy").tasks
+    for phase in args.phases:
+        t0 = time.perf_counter()
+        if phase == "eval-greedy":
+            res[phase] = _eval(loaded.model, loaded.tokenizer, easy, samples=1, temperature=0.0, max_new_tokens=256)
+        elif phase == "eval-sampled":
+            res[phase] = _eval(loaded.model, loaded.tokenizer, easy, samples=8, temperature=0.8, max_new_tokens=128)
+        elif phase == "decode":
+            res[phase] = _decode(loaded, args.model, args)
+        elif phase == "update":
+            res[phase] = _update(loaded, args)
+            loaded.model.eval()
+        elif phase == "rl-step":
+            with tempfile.TemporaryDirectory(prefix="coderl-bench-rl-") as tmp:
+                res[phase] = _rl_step(args.adapter_path, args, tmp)
+        print(f"#   {phase}: {json.dumps(res[phase])} ({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
+    return res
+
+
+def _checkout(commit: str, tmp: str) -> str:
+    if os.path.isdir(commit):
+        return os.path.abspath(commit)
+    path = os.path.join(tmp, "before")
+    subprocess.run(["git", "-C", ROOT, "worktree", "add", "--detach", "-q", path, commit], check=True)
+    return path
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--before", metavar="COMMIT", help="a commit (or a checkout's directory) to run side by side")
+    ap.add_argument("--phases", default=",".join(PHASES), help=f"comma-separated, of {', '.join(PHASES)}")
+    ap.add_argument("--model", default="smollm2-135m-instruct")
+    ap.add_argument("--adapter", help="a LoRA adapter folder (default: a fresh seeded one)")
+    ap.add_argument("--dtype", default="bfloat16")
+    ap.add_argument("--decode-rows", type=int, default=32)
+    ap.add_argument("--decode-tokens", type=int, default=64)
+    ap.add_argument("--steps", type=int, default=4, help="rl-step: steps of `coderl train` (the first warms up)")
+    ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--json", help="write every side's figures here")
+    ap.add_argument("--only", help=argparse.SUPPRESS)  # internal: run one side here, print its JSON
+    ap.add_argument("--adapter-path", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    args.phases = [p for p in args.phases.split(",") if p]
+    bad = [p for p in args.phases if p not in PHASES]
+    if bad:
+        ap.error(f"--phases: {bad[0]!r} is not one of {', '.join(PHASES)}")
+    if args.only:
+        print(json.dumps(run_side(args)))
+        return
+    with tempfile.TemporaryDirectory(prefix="coderl-bench-phases-") as tmp:
+        args.adapter_path = _adapter(args, tmp)
+        sides = {"now": ROOT}
+        if args.before:
+            sides["before"] = _checkout(args.before, tmp)
+        print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, {time.strftime('%Y-%m-%d %H:%M')}, "
+              f"adapter {args.adapter or 'fresh (seeded)'}, dtype {args.dtype}", flush=True)
+        results: dict[str, list] = {name: [] for name in sides}
+        try:
+            for r in range(args.rounds):
+                order = list(sides) if r % 2 == 0 else list(sides)[::-1]
+                for name in order:
+                    env = dict(os.environ, PYTHONPATH=os.pathsep.join([sides[name], HERE, *filter(None, [
+                        os.environ.get("PYTHONPATH")])]))
+                    cmd = [sys.executable, os.path.abspath(__file__), "--only", name, "--adapter-path",
+                           args.adapter_path, "--phases", ",".join(args.phases), "--model", args.model, "--dtype",
+                           args.dtype, "--decode-rows", str(args.decode_rows), "--decode-tokens",
+                           str(args.decode_tokens), "--steps", str(args.steps)]
+                    print(f"# round {r + 1}, {name} ({sides[name]})", flush=True)
+                    proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True, cwd=sides[name])
+                    if proc.returncode != 0:
+                        sys.exit(f"demo_phases: the {name} side failed (exit {proc.returncode})")
+                    results[name].append(json.loads(proc.stdout.strip().splitlines()[-1]))
+        finally:
+            if args.before and not os.path.isdir(args.before):
+                subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", sides["before"]])
+    _table(results, args.phases)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+
+
+def _table(results: dict, phases) -> None:
+    """Per phase and figure: each side's median over the rounds; with two sides, before / now."""
+    names = list(results)
+    print("| phase | figure | " + " | ".join(names) + (" | before / now |" if len(names) == 2 else " |"))
+    print("|---|---|" + "---|" * len(names) + ("---|" if len(names) == 2 else ""))
+    for phase in phases:
+        keys = [k for k, v in results[names[0]][0].get(phase, {}).items() if isinstance(v, (int, float))]
+        for key in keys:
+            vals = [statistics.median(r[phase][key] for r in results[n]) for n in names]
+            ratio = ""
+            if len(names) == 2 and vals[0]:
+                ratio = f" {vals[1] / vals[0]:.2f}x |"
+            print(f"| {phase} | {key} | " + " | ".join(f"{v:g}" for v in vals) + (" |" + ratio if ratio else " |"))
+        answers = {n: {r[phase].get("answers") for r in results[n]} for n in names if "answers" in results[n][0].get(
+            phase, {})}
+        if answers:
+            print(f"| {phase} | answers | " + " | ".join(",".join(sorted(a)) for a in answers.values()) + " |")
+
+
+if __name__ == "__main__":
+    main()
