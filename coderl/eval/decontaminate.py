@@ -249,20 +249,46 @@ def decided_by_record(evals: list[Task]) -> set[str]:
     return {t.task_id for t in evals if known.get(t.task_id) == digest([t])}
 
 
-def cached_leaks(train: list[Task], evals: list[Task], sandbox, cache_dir: str,
-                 train_spec: str = "") -> Decontamination:
-    """`behaviour_leaks`, remembered in `cache_dir` by `fingerprint` (a complete verdict only).  When `train_spec`
-    is the RL pool, the evaluation tasks its record decided are not run again (`decided_by_record`:
-    no kept pool task solves one; the pool against them is 6.7 million pairs, run once offline)."""
+# The verdicts of the shipped pipeline configs' checks (configs/cpu-demo.yaml, configs/cpu-recipe.yaml), by
+# `fingerprint`: a fresh machine runs none of them again (`make demo` paid about 68 s for them).  Written by
+# scripts/overlap_record.py; a changed task set, rule or limit is a new fingerprint, found in no record, so it runs.
+VERDICTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tasks", "data",
+                        "overlap_verdicts.json")
+
+
+def overlap_key(train: list[Task], evals: list[Task], train_spec: str = "") -> tuple[str, list[Task]]:
+    """(the fingerprint `cached_leaks` keeps a verdict under, the evaluation tasks it runs).  When `train_spec` is
+    the RL pool, the evaluation tasks its record decided are not run again (`decided_by_record`: no kept pool task
+    solves one; the pool against them is 6.7 million pairs, run once offline)."""
     from coderl.tasks.spec import parse_task_spec
 
     if train_spec and parse_task_spec(train_spec).source == "pool":
         decided = decided_by_record(evals)
         evals = [t for t in evals if t.task_id not in decided]
-    path = os.path.join(cache_dir, fingerprint(train, evals) + ".json")
+    return fingerprint(train, evals), evals
+
+
+def recorded_verdicts() -> dict:
+    """fingerprint -> verdict of the shipped record (`VERDICTS`; empty where there is none)."""
+    try:
+        with open(VERDICTS, encoding="utf-8") as f:
+            return json.load(f)["verdicts"]
+    except FileNotFoundError:
+        return {}
+
+
+def cached_leaks(train: list[Task], evals: list[Task], sandbox, cache_dir: str,
+                 train_spec: str = "") -> Decontamination:
+    """`behaviour_leaks`, remembered in `cache_dir` by `fingerprint` (a complete verdict only), or found in the
+    shipped record (`VERDICTS`); the pool's evaluation tasks as `overlap_key` says."""
+    key, evals = overlap_key(train, evals, train_spec)
+    path = os.path.join(cache_dir, key + ".json")
+    data = None
     if os.path.exists(path):
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
+    data = data or recorded_verdicts().get(key)
+    if data is not None:
         return Decontamination(**{k: [tuple(x) if isinstance(x, list) else x for x in v] if isinstance(v, list)
                                   else v for k, v in data.items()})
     report = behaviour_leaks(train, evals, sandbox)

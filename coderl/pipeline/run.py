@@ -112,10 +112,10 @@ def record_overlap(plan: Plan, log) -> list[dict]:
     warning.  OUT/overlap.json has a row per stage and set (the report shows them and reports each set also
     on the tasks no training reference solves): `solved` by the stage's tasks, and for the RL pool
     `solved_by_generator`, the tasks its generator's removed tasks solve (`coderl.tasks.generators.pool`).  The pool
-    is not run again against the tasks its record decided (`cached_leaks`)."""
+    is not run again against the tasks its record decided, and no check the shipped record holds runs again
+    (`cached_leaks`)."""
     from coderl.base.paths import cache_root
     from coderl.eval.decontaminate import cached_leaks
-    from coderl.tasks import load_tasks
     from coderl.tasks.generators.pool import read_record
     from coderl.tasks.spec import parse_task_spec
 
@@ -123,15 +123,7 @@ def record_overlap(plan: Plan, log) -> list[dict]:
     sandbox_cfg = plan.stage("base-eval").config.sandbox
     rows, refusals = [], []
     with open_sandbox(sandbox_cfg) as sandbox:
-        for stage in plan.stages:
-            if stage.kind not in ("sft", "rl"):
-                continue
-            spec, split, train = training_tasks(stage)  # a pairs file (SFT) has no tasks: nothing to run
-            evaluation = getattr(stage.config, "eval", None)  # an RL run's own selection, when it evaluates at all
-            held = evaluation.eval_tasks if evaluation is not None and evaluation.eval_steps > 0 else None
-            against = {t.task_id: t for _, tasks in sets for t in tasks}
-            selection = load_tasks(held).tasks if held else []
-            against.update({t.task_id: t for t in selection})
+        for stage, spec, split, train, against, held, selection in overlap_checks(plan, sets):
             report = cached_leaks(train, list(against.values()), sandbox,
                                   os.path.join(cache_root(), "decontamination"), spec)
             solved = {e for _, e in report.leaks + report.same}
@@ -162,6 +154,24 @@ def record_overlap(plan: Plan, log) -> list[dict]:
         log(f"warning: {message}; its evaluation is not fully held out (allow_eval_overlap: true)")
     write_json(os.path.join(plan.out, "overlap.json"), rows)
     return rows
+
+
+def overlap_checks(plan: Plan, sets: list):
+    """Per training stage of `plan`: (stage, its task spec, split, training tasks, the evaluation and selection tasks
+    they are checked against by id, the selection spec or None, the selection tasks); `sets`: (evaluation stage,
+    its tasks) of every evaluation set."""
+    from coderl.tasks import load_tasks
+
+    for stage in plan.stages:
+        if stage.kind not in ("sft", "rl"):
+            continue
+        spec, split, train = training_tasks(stage)  # a pairs file (SFT) has no tasks: nothing to run
+        evaluation = getattr(stage.config, "eval", None)  # an RL run's own selection, when it evaluates at all
+        held = evaluation.eval_tasks if evaluation is not None and evaluation.eval_steps > 0 else None
+        against = {t.task_id: t for _, tasks in sets for t in tasks}
+        selection = load_tasks(held).tasks if held else []
+        against.update({t.task_id: t for t in selection})
+        yield stage, spec, split, train, against, held, selection
 
 
 def _run_stage(stage: Stage, state: str, log) -> None:
