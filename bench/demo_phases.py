@@ -259,8 +259,9 @@ def main() -> None:
         sides = {"now": ROOT}
         if args.before:
             sides["before"] = _checkout(args.before, tmp)
-        print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, {time.strftime('%Y-%m-%d %H:%M')}, "
-              f"adapter {args.adapter or 'fresh (seeded)'}, dtype {args.dtype}", flush=True)
+        print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
+              f"{time.strftime('%Y-%m-%d %H:%M')}, adapter {args.adapter or 'fresh (seeded)'}, dtype {args.dtype}",
+              flush=True)
         results: dict[str, list] = {name: [] for name in sides}
         try:
             for r in range(args.rounds):
