@@ -8,6 +8,8 @@
                                             step times, finiteness and the peak memory (CUDA allocator, or RSS)
     gpu_check.py plain JSON --model M --tasks T --samples N --rows R ...   plain HF `generate`, sampled, on the
                                             first R rows of the evaluation's rows: tokens/s
+    gpu_check.py compile JSON --model M ...  coderl generate uncompiled, compiled cold and warm: the compile cost
+                                            and the work that repays it (CODERL_COMPILE_MIN_TOKENS)
     gpu_check.py eval-figures JSON RUN...   an evaluation's wall time, generation seconds and tokens/s
     gpu_check.py record RECORDS NAME JSON   one section's record (a JSON object) appended to RECORDS
     gpu_check.py merge RECORDS GPU_JSON     RECORDS -> GPU_JSON (written whole, renamed), one summary line each
@@ -161,7 +163,8 @@ def train(out_json: str, cap_gb: float | None, argv: list[str]) -> int:
                       last_loss=losses[-1] if losses else None,
                       nonfinite_steps=max(r.get("train/nonfinite_steps", 0) for r in rows),
                       **{k: v for k, v in rows[-1].items() if k.startswith("memory/")},
-                      pass_rate_first=rows[0].get("sandbox/pass_rate"), pass_rate_last=rows[-1].get("sandbox/pass_rate"))
+                      pass_rate_first=rows[0].get("sandbox/pass_rate"),
+                      pass_rate_last=rows[-1].get("sandbox/pass_rate"))
     record["status"] = "ok" if rc == 0 and record.get("all_finite", True) else "failed"
     _write_json(out_json, record)
     return 0
@@ -203,6 +206,49 @@ def plain(out_json: str, args) -> int:
     seconds = time.perf_counter() - t0
     _write_json(out_json, {"status": "ok", "rows": len(prompts), "batch": args.batch, "tokens": tokens,
                            "seconds": round(seconds, 2), "tokens_per_second": round(tokens / seconds, 1)})
+    return 0
+
+
+def compile_cost(out_json: str, args) -> int:
+    """coderl's `generate` on the evaluation's first `rows` rows, sampled: uncompiled, then compiled twice (the
+    first call pays the compilation).  compile_seconds = first compiled call - its tokens at the warm rate;
+    the work (rows x max_new_tokens) that repays it = compile_seconds / (1/eager - 1/warm tokens/s), scaled by
+    the work per generated token: a measured value for CODERL_COMPILE_MIN_TOKENS."""
+    import torch
+
+    from coderl.models import load_model, resolve_device
+    from coderl.rollout import generation
+    from coderl.tasks import load_tasks
+
+    device = resolve_device(args.device)
+    model = load_model(args.model, dtype=args.dtype, device=device)
+    tasks = load_tasks(args.tasks).tasks[:max(1, args.rows // args.samples)]
+
+    def timed(static):
+        if device == "cuda":
+            torch.cuda.synchronize()
+        t = time.perf_counter()
+        out = generation.generate(model.model, model.tokenizer, tasks, format=args.format,
+                                  samples_per_prompt=args.samples, max_new_tokens=args.max_new_tokens,
+                                  temperature=args.temperature, batch_size=None, static_cache=static)
+        if device == "cuda":
+            torch.cuda.synchronize()
+        return sum(len(x.gen_tokens) for x in out.samples), time.perf_counter() - t
+
+    eager_tokens, eager_s = timed(False)
+    first_tokens, first_s = timed(True)
+    warm_tokens, warm_s = timed(True)
+    eager, warm = eager_tokens / eager_s, warm_tokens / warm_s
+    compile_s = max(0.0, first_s - first_tokens / warm)
+    gain = 1 / eager - 1 / warm  # seconds saved per generated token
+    rows = len(tasks) * args.samples
+    work_per_token = rows * args.max_new_tokens / max(1, warm_tokens)
+    repay = compile_s / gain * work_per_token if gain > 0 else None
+    _write_json(out_json, {"status": "ok", "rows": rows, "eager_tokens_per_second": round(eager, 1),
+                           "compiled_warm_tokens_per_second": round(warm, 1), "first_compiled_call_seconds":
+                           round(first_s, 2), "compile_seconds": round(compile_s, 2),
+                           "repaid_at_work_tokens": round(repay) if repay is not None else None,
+                           "note": "work = rows x max_new_tokens of one generate; CODERL_COMPILE_MIN_TOKENS default 0"})
     return 0
 
 
@@ -284,6 +330,14 @@ def cli(argv: list[str] | None = None) -> int:
                                     ("--device", str, "auto"), ("--dtype", str, "float32")]:
             ap.add_argument(flag, type=kind, default=default)
         return plain(rest[0], ap.parse_args(rest[1:]))
+    if cmd == "compile":
+        ap = argparse.ArgumentParser()
+        for flag, kind, default in [("--model", str, None), ("--tasks", str, "easy"), ("--samples", int, 1),
+                                    ("--rows", int, 128), ("--format", str, "chat"), ("--max-new-tokens", int, 128),
+                                    ("--temperature", float, 0.8), ("--device", str, "auto"),
+                                    ("--dtype", str, "float32")]:
+            ap.add_argument(flag, type=kind, default=default)
+        return compile_cost(rest[0], ap.parse_args(rest[1:]))
     if cmd == "eval-figures":
         return eval_figures(rest[0], rest[1:])
     if cmd == "record":

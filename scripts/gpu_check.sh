@@ -3,7 +3,7 @@
 #
 #   scripts/gpu_check.sh carry [DIR]   HERE (network): build the carry in DIR (default .gpu-carry): wheels, GGUF parts
 #   scripts/gpu_check.sh [run]         THERE (the GPU machine): install, assemble the model, the ranked sections
-#   DEVICE=cpu scripts/gpu_check.sh    a dry run on CPU with a tiny random model and tiny sizes (tests/scripts)
+#   DEVICE=cpu scripts/gpu_check.sh    a dry run on CPU with a tiny random model and tiny sizes (tests/test_gpu_check.py)
 #
 # ---- What travels (device tool: 64 MiB a call, tree included; 30 s warm between calls) ---------------------------
 # The GPU image (KINDS.md) has torch 2.11+cu130, transformers 5.17, peft, accelerate, pandas, pyarrow, pytest; it
@@ -14,12 +14,12 @@
 #   bundled HumanEval; its `fire` is only for its own CLI, not carried), trl 1.16.0 (0.95 MB: imports its
 #   GRPOTrainer under transformers 5.17 + huggingface-hub 1.33, checked here), bitsandbytes 0.50.2
 #   (43.1 MB manylinux_2_24 wheel with libbitsandbytes_cuda118..cuda132: CUDA 13.0 is supported; carried slimmed
-#   to its CPU and cuda130 libraries, ~2 MB, by `carry`).  Not carried: ruff (10.6 MB; only the `quality` reward
-#   and its tests need it: they fail there), vllm (GBs), math-verify (math tests only).
+#   to its CPU and cuda130 libraries, 3.6 MB, by `carry`).  Not carried: ruff (10.6 MB; only the `quality` reward
+#   and its tests need it: not checked whether they skip or fail there), vllm (GBs), math-verify (math tests only).
 # The model: the built-in SmolLM2-135M-Instruct GGUF (98,362,432 bytes, sha256 b179c952...) split into
 #   a/gguf.part-a (the first 54 MiB) and b/gguf.part-b (the rest, 39.8 MiB); b/shape holds its config and tokenizer:
 #   if the parts are missing or wrong, a random-weight model of that shape stands in (speed figures only, said so).
-# Layout: .gpu-carry/a = part a (54 MiB); .gpu-carry/b = part b + wheels + shape + MANIFEST.json (~44 MiB).
+# Layout: .gpu-carry/a = part a (54.0 MiB); .gpu-carry/b = part b + wheels + shape + MANIFEST.json (48.6 MiB).
 # With results/ moved out of the working tree (~5 MiB of tree left) the calls are (device tool `run`):
 #   1. carry call:  carry [".gpu-carry/a"], timeout_s 60,
 #        command: ls -l .gpu-carry/a; nvidia-smi -L
@@ -28,7 +28,7 @@
 #   3. rerun (same warm machine, part a is still there): the same main call, with what the first left out:
 #        command: SECTIONS="<the names its last line lists>" bash scripts/gpu_check.sh
 # If the machine went cold between 1 and 2, the main call still runs on a random-weight model (said in gpu.json).
-# Every figure goes to $OUT/gpu.json (plus one summary line each on stdout); full logs to $OUT/gpu.log.
+# OUT is the device tool's own folder there.  Every figure goes to $OUT/gpu.json (plus one summary line each on stdout); full logs to $OUT/gpu.log.
 #
 # ---- The sections, ranked (each skipped with one line once its share or the whole budget is spent) ---------------
 #   gpu-tests   pytest -m gpu
@@ -36,17 +36,24 @@
 #               process (the second finds the compiled kernels in the inductor's disk cache)
 #   gen-1000    coderl eval of 1,000 samples (125 held-out compositions x 8, T 0.8, 128 tokens) with compilation
 #               included: generation tokens/s; plain HF generate (sampled, no compile) on its first rows, same call
+#   compile-cost  coderl generate on the first 128 of those rows uncompiled, then compiled cold and warm: the compile
+#               cost, the per-token gain and the work (rows x max_new_tokens) that repays it, the measured value for
+#               CODERL_COMPILE_MIN_TOKENS (default 0: every CUDA generation compiles, as before)
 #   grpo-20     the demo's RL stage shape (configs/cpu-demo.yaml rl: 4 prompts x 8 samples, 128 tokens, T 0.8,
 #               lr 2e-4, pass reward, curriculum 0.1, overlong filter) for 20 steps in bf16 from the base model:
 #               finite, step time after the first, peak memory
 #   rl-vs-trl   bench/rl_step.py --device cuda, coderl against TRL's GRPOTrainer on identical work
 #   qlora       QLoRA SFT -> GRPO smoke (bitsandbytes NF4)
 #   mem16       GRPO under a 16 GiB cap (torch.cuda.set_per_process_memory_fraction), --memory-budget auto
-#   fsdp        coderl launch --config_file configs/accelerate/fsdp.yaml --num_processes 1 train ... bf16 on CUDA
+#   fsdp        coderl launch --config_file configs/accelerate/fsdp.yaml --num_processes 2 train ... bf16 on CUDA: two
+#               ranks on the one GPU (one process is no launch: WORLD_SIZE 1 shards nothing); NCCL may refuse two
+#               ranks on one device, which is then the recorded result
 #   suite       the whole suite (pytest -n 8), only with the time left
-# Settings (environment): DEVICE (cuda), BUDGET_S (290: the whole run), SECTIONS (all of the above, in order),
+# Settings (environment): DEVICE (cuda), BUDGET_S (290: the whole run), SHARE_X (each section's share times this:
+# 1 on cuda, 4 on cpu), SECTIONS (all of the above, in order),
 # CARRY (.gpu-carry), OUT (runs/gpu-check), MODEL (the assembled one; DEVICE=cpu: a tiny random Llama).
 set -uo pipefail
+{  # the whole script is read before it runs: an edit of this file during a run changes nothing in that run
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 
@@ -94,7 +101,7 @@ BUDGET_S=${BUDGET_S:-290}
 CARRY=${CARRY:-.gpu-carry}
 case $CARRY in /*) ;; *) CARRY=$ROOT/$CARRY ;; esac
 OUT=${OUT:-runs/gpu-check}
-SECTIONS=${SECTIONS:-gpu-tests eval-easy gen-1000 grpo-20 rl-vs-trl qlora mem16 fsdp suite}
+SECTIONS=${SECTIONS:-gpu-tests eval-easy gen-1000 compile-cost grpo-20 rl-vs-trl qlora mem16 fsdp suite}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
 W=$(mktemp -d "${TMPDIR:-/tmp}/gpu-check.XXXXXX")
@@ -110,19 +117,19 @@ say() { echo "$*" | tee -a "$LOG"; }
 left() { echo $((BUDGET_S - (SECONDS - START))); }
 rec() { $HELP record "$REC" "$1" "$2" >>"$LOG" 2>&1; $HELP merge "$REC" "$OUT/gpu.json" >/dev/null 2>>"$LOG"; }
 
-if [ "$DEVICE" = cpu ]; then   # tiny sizes: the whole script in well under a minute of CPU
-    DTYPE=float32; EVAL_LIMIT="--limit 4"; EASY_TOKENS=16; GEN_TASKS="synthetic:level=1,n=4,split=test"
+if [ "$DEVICE" = cpu ]; then   # tiny sizes; shares x4: 2 shared cores start torch and the sandbox slowly
+    SHARE_X=${SHARE_X:-4}; DTYPE=float32; EVAL_LIMIT="--limit 4"; EASY_TOKENS=16; GEN_TASKS="synthetic:level=1,n=4,split=test"
     GEN_SAMPLES=2; GEN_TOKENS=16; PLAIN_ROWS=4; STEPS=2; PPS=2; SPP=2; RL_TOKENS=16; GBS=4; MBS=2; WORKERS=2
     TESTS="-m gpu tests/train/test_gpu.py"; SUITE="tests/test_config.py"
 else
-    DTYPE=bfloat16; EVAL_LIMIT=""; EASY_TOKENS=256; GEN_TASKS="synthetic:level=1-2,n=125,split=test"
+    SHARE_X=${SHARE_X:-1}; DTYPE=bfloat16; EVAL_LIMIT=""; EASY_TOKENS=256; GEN_TASKS="synthetic:level=1-2,n=125,split=test"
     GEN_SAMPLES=8; GEN_TOKENS=128; PLAIN_ROWS=128; STEPS=20; PPS=4; SPP=8; RL_TOKENS=128; GBS=64; MBS=16; WORKERS=8
     TESTS="-m gpu"; SUITE="-n 8"
 fi
 
 # section NAME SHARE_S CMD...: runs CMD under the smaller of its share and the time left, or one line saying why not
 section() {
-    local name=$1 share=$2; shift 2
+    local name=$1 share=$(($2 * SHARE_X)); shift 2
     case " $SECTIONS " in *" $name "*) ;; *) return 0 ;; esac
     local t; t=$(left)
     if [ "$t" -lt 15 ]; then
@@ -205,14 +212,13 @@ gpu_tests() {
     return $rc
 }
 eval_easy() {
-    local runs=() i s
-    for i in 1 2; do  # each its own process: the second is what a user's next command costs
+    local i s
+    for i in 1 2; do  # each its own process: the second is what a user's next command costs; each recorded at once
         s=$SECONDS
         $PY -m coderl eval "${COMMON[@]}" --tasks easy $EVAL_LIMIT --max-new-tokens $EASY_TOKENS --workers $WORKERS \
             --out "$W/eval-easy-$i" --overwrite || return 1
-        runs+=("$W/eval-easy-$i:$((SECONDS - s))")
+        $HELP eval-figures "$W/eval-easy.json" "$W/eval-easy-$i:$((SECONDS - s))" && rec eval-easy "$(cat "$W/eval-easy.json")"
     done
-    $HELP eval-figures "$W/eval-easy.json" "${runs[@]}" && rec eval-easy "$(cat "$W/eval-easy.json")"
 }
 gen_1000() {
     local s=$SECONDS
@@ -227,6 +233,10 @@ print(json.dumps({'status': g['status'], 'coderl': g, 'plain_hf_first_rows': p,
         "$W/gen.json" "$W/plain.json")"
 }
 # configs/cpu-demo.yaml's rl: entry, from the base model (the demo starts from its SFT adapter), no selection evals
+compile_cost() {
+    $HELP compile "$W/compile.json" "${COMMON[@]}" --tasks "$GEN_TASKS" --samples $GEN_SAMPLES --rows $PLAIN_ROWS \
+        --max-new-tokens $GEN_TOKENS --temperature 0.8 && rec compile-cost "$(cat "$W/compile.json")"
+}
 RL_SHAPE=(--algo grpo --tasks pool --max-new-tokens $RL_TOKENS --temperature 0.8 --learning-rate 2e-4 --reward pass
     --curriculum-floor 0.1 --overlong-filter --workers $WORKERS --no-progress --overwrite)
 RL=("${RL_SHAPE[@]}" --prompts-per-step $PPS --samples-per-prompt $SPP --generation-batch-size $GBS --micro-batch-size $MBS)
@@ -258,13 +268,15 @@ mem16() {
         --prompts-per-step $((PPS * 2)) --samples-per-prompt $((SPP * 2)) --steps 1 --save-steps 1 \
         --memory-budget auto --out "$W/mem16" && rec mem16 "$(cat "$W/mem16.json")"
 }
-fsdp() {
+fsdp() {  # two ranks: one process is no launch (WORLD_SIZE 1 shards nothing); on one GPU both ranks share it
     local s=$SECONDS rc
-    $PY -m coderl launch --config_file configs/accelerate/fsdp.yaml --num_processes 1 train "${COMMON[@]}" "${RL[@]}" \
-        --steps 2 --save-steps 2 --out "$W/fsdp"
-    rc=$?
+    $PY -m coderl launch --config_file configs/accelerate/fsdp.yaml --num_processes 2 train "${COMMON[@]}" "${RL[@]}" \
+        --steps 2 --save-steps 2 --out "$W/fsdp" 2>&1 | tee "$W/fsdp.log"
+    rc=${PIPESTATUS[0]}
     rec fsdp "{\"status\": \"$([ $rc -eq 0 ] && echo ok || echo failed)\", \"exit\": $rc, \"seconds\": $((SECONDS - s)),
-              \"steps_logged\": $(cat "$W/fsdp/metrics.jsonl" 2>/dev/null | grep -c .)}"
+              \"processes\": 2, \"steps_logged\": $(cat "$W/fsdp/metrics.jsonl" 2>/dev/null | grep -c .),
+              \"last_line\": $(grep -v '^\s*$' "$W/fsdp.log" | tail -1 | cut -c1-300 |
+                               $PY -c 'import json,sys; print(json.dumps(sys.stdin.read().strip()))')}"
     return $rc
 }
 suite() {
@@ -278,7 +290,8 @@ suite() {
 section gpu-tests 75 gpu_tests
 section eval-easy 90 eval_easy
 section gen-1000 75 gen_1000
-section grpo-20 90 grpo_20
+section compile-cost 60 compile_cost
+section grpo-20 110 grpo_20
 section rl-vs-trl 60 rl_vs_trl
 section qlora 60 qlora
 section mem16 45 mem16
@@ -290,3 +303,4 @@ say "gpu_check: done in $((SECONDS - START))s; figures in $OUT/gpu.json, logs in
 [ -n "$SKIPPED" ] && say "gpu_check: not finished:$SKIPPED; rerun with SECTIONS=\"${SKIPPED# }\" bash scripts/gpu_check.sh"
 rm -rf "$W"
 exit 0
+}

@@ -18,7 +18,7 @@ from tests.models.tiny import tiny_gguf, tiny_llama
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "gpu_check.sh"
 pytestmark = pytest.mark.slow
-SECTIONS = ["gpu-tests", "eval-easy", "gen-1000", "grpo-20", "rl-vs-trl", "qlora", "mem16", "fsdp", "suite"]
+SECTIONS = ["gpu-tests", "eval-easy", "gen-1000", "compile-cost", "grpo-20", "rl-vs-trl", "qlora", "mem16", "fsdp", "suite"]
 
 
 def _helper():
@@ -105,7 +105,7 @@ def test_cpu_mode_runs_every_section_end_to_end_on_the_carried_tiny_model(tmp_pa
     carry = _carry(tmp_path)
     stdout, sections, log = _run(tmp_path, BUDGET_S="1400", CARRY=str(carry), CARRY_MODEL="1")
     assert sections["model"]["status"] == "ok" and sections["model"]["weights"] == "carried GGUF"
-    for name in ["gpu-tests", "eval-easy", "gen-1000", "grpo-20", "mem16", "fsdp", "suite"]:
+    for name in ["gpu-tests", "eval-easy", "gen-1000", "compile-cost", "grpo-20", "mem16", "fsdp", "suite"]:
         assert sections[name]["status"] == "ok", (name, sections[name], log[-3000:])
         assert any(line.startswith(f"gpu_check {name}: ok") for line in stdout.splitlines()), name
     assert sections["qlora"]["status"] == "not run"

@@ -30,8 +30,8 @@ Static cache.  On CUDA (`static_cache=None`, or `CODERL_STATIC_CACHE=auto`) `gen
 static KV cache, which lets transformers compile the decoding step (torch.compile, CUDA graphs); a
 chunk is then one call at its full width (no compaction, no shared prefill: `generate` refuses a
 cache given to it with a static one); a generation of fewer rows x max_new_tokens than
-`CODERL_COMPILE_MIN_TOKENS` (default 0) stays uncompiled.  A compilation that fails is reported once and decoding goes on
-uncompiled.  CPU keeps the dynamic cache.  `fill_batch_size` picks rows per call that fill a GPU (the
+`CODERL_COMPILE_MIN_TOKENS` (default 0) stays uncompiled.  A compilation that fails is reported once and
+decoding goes on uncompiled.  CPU keeps the dynamic cache.  `fill_batch_size` picks rows per call that fill a GPU (the
 device's setup: `hf_config`).
 
 Lockstep (a model sharded across processes, FSDP).  Every forward of such a model is a collective, so every
