@@ -191,6 +191,10 @@ def plain(out_json: str, args) -> int:
     stops = [fmt.stop_sequences(t) for t in tasks]
     eos = sorted(set(hf_config.eos_token_ids(model, tok)))
     pad = tok.pad_token_id if tok.pad_token_id is not None else eos[0]
+    with torch.no_grad():  # a warm-up call (CUDA context, kernels loaded): not what plain HF costs per token
+        ids, mask = left_pad(prompts[:2], pad)
+        model.generate(input_ids=ids.to(device), attention_mask=mask.to(device), do_sample=True, max_new_tokens=4,
+                       pad_token_id=pad, eos_token_id=eos)
     torch.manual_seed(0)
     tokens, t0 = 0, time.perf_counter()
     with torch.no_grad():
@@ -235,6 +239,8 @@ def compile_cost(out_json: str, args) -> int:
             torch.cuda.synchronize()
         return sum(len(x.gen_tokens) for x in out.samples), time.perf_counter() - t
 
+    generation.generate(model.model, model.tokenizer, tasks[:1], format=args.format, max_new_tokens=4,
+                        static_cache=False)  # a warm-up (CUDA context, kernels loaded), eager: compiles nothing
     eager_tokens, eager_s = timed(False)
     first_tokens, first_s = timed(True)
     warm_tokens, warm_s = timed(True)

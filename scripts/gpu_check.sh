@@ -49,6 +49,9 @@
 #               ranks on the one GPU (one process is no launch: WORLD_SIZE 1 shards nothing); NCCL may refuse two
 #               ranks on one device, which is then the recorded result
 #   suite       the whole suite (pytest -n 8), only with the time left
+# Shares (s, on cuda): 75, 120, 120, 60, 110, 60, 60, 45, 45, the rest.  With setup (~30-60 s: the conversion is
+# cached in CARRY/cache for a rerun on the warm machine) one 290-s call reaches about gen-1000; the rerun names
+# the rest (or the most wanted of them: two 5-minute calls do not hold every section).
 # Settings (environment): DEVICE (cuda), BUDGET_S (290: the whole run), SHARE_X (each section's share times this:
 # 1 on cuda, 4 on cpu), SECTIONS (all of the above, in order),
 # CARRY (.gpu-carry), OUT (runs/gpu-check), MODEL (the assembled one; DEVICE=cpu: a tiny random Llama).
@@ -274,7 +277,9 @@ fsdp() {  # two ranks: one process is no launch (WORLD_SIZE 1 shards nothing); o
         --steps 2 --save-steps 2 --out "$W/fsdp" 2>&1 | tee "$W/fsdp.log"
     rc=${PIPESTATUS[0]}
     rec fsdp "{\"status\": \"$([ $rc -eq 0 ] && echo ok || echo failed)\", \"exit\": $rc, \"seconds\": $((SECONDS - s)),
-              \"processes\": 2, \"steps_logged\": $(cat "$W/fsdp/metrics.jsonl" 2>/dev/null | grep -c .),
+              \"processes\": 2, \"sharded\": $(grep -m1 '^FSDP over' "$W/fsdp.log" | cut -c1-200 |
+                               $PY -c 'import json,sys; print(json.dumps(sys.stdin.read().strip() or None))'),
+              \"steps_logged\": $(cat "$W/fsdp/metrics.jsonl" 2>/dev/null | grep -c .),
               \"last_line\": $(grep -v '^\s*$' "$W/fsdp.log" | tail -1 | cut -c1-300 |
                                $PY -c 'import json,sys; print(json.dumps(sys.stdin.read().strip()))')}"
     return $rc
@@ -288,8 +293,8 @@ suite() {
 }
 
 section gpu-tests 75 gpu_tests
-section eval-easy 90 eval_easy
-section gen-1000 75 gen_1000
+section eval-easy 120 eval_easy
+section gen-1000 120 gen_1000
 section compile-cost 60 compile_cost
 section grpo-20 110 grpo_20
 section rl-vs-trl 60 rl_vs_trl

@@ -101,6 +101,7 @@ def test_a_spent_budget_skips_each_section_with_one_line_and_names_the_rerun(tmp
     assert not list(tmp_path.glob("gpu-check.*")), "the work folder is removed"
 
 
+@pytest.mark.timeout(1500)
 def test_cpu_mode_runs_every_section_end_to_end_on_the_carried_tiny_model(tmp_path):
     carry = _carry(tmp_path)
     stdout, sections, log = _run(tmp_path, BUDGET_S="1400", CARRY=str(carry), CARRY_MODEL="1")
@@ -111,6 +112,7 @@ def test_cpu_mode_runs_every_section_end_to_end_on_the_carried_tiny_model(tmp_pa
     assert sections["qlora"]["status"] == "not run"
     trl = importlib.util.find_spec("trl") is not None
     assert sections["rl-vs-trl"]["status"] == ("ok" if trl else "failed")
+    assert sections["fsdp"]["sharded"].startswith("FSDP over 2 processes")
     assert sections["grpo-20"]["steps"] == 2 and sections["grpo-20"]["all_finite"]
     assert sections["eval-easy"]["eval-easy-2"]["num_samples"] == 4
     assert sections["gen-1000"]["coderl"]["num_samples"] == 8 and sections["gen-1000"]["plain_hf_first_rows"]["rows"] == 4
