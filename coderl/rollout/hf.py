@@ -29,8 +29,9 @@ chat format's closing fence ends the code block it extracts).
 Static cache.  On CUDA (`static_cache=None`, or `CODERL_STATIC_CACHE=auto`) `generate` decodes with a
 static KV cache, which lets transformers compile the decoding step (torch.compile, CUDA graphs); a
 chunk is then one call at its full width (no compaction, no shared prefill: `generate` refuses a
-cache given to it with a static one).  A compilation that fails is reported once and decoding goes on
-uncompiled.  CPU keeps the dynamic cache.  `fill_batch_size` picks rows per call that fill a GPU (the
+cache given to it with a static one); a generation of fewer rows x max_new_tokens than
+`CODERL_COMPILE_MIN_TOKENS` (default 0) stays uncompiled.  A compilation that fails is reported once and
+decoding goes on uncompiled.  CPU keeps the dynamic cache.  `fill_batch_size` picks rows per call that fill a GPU (the
 device's setup: `hf_config`).
 
 Lockstep (a model sharded across processes, FSDP).  Every forward of such a model is a collective, so every
@@ -235,7 +236,7 @@ def sample_rows(model: Any, tokenizer: Any, prompt_ids: list[list[int]], stops: 
     device = next(model.parameters()).device
     longest = max(len(p) for p in prompt_ids)
     steps = _LOCKSTEP[-1] if _LOCKSTEP and _LOCKSTEP[-1].model is model else None
-    static = use_static_cache(device, static_cache) and steps is None
+    static = use_static_cache(device, static_cache, len(prompt_ids) * max_new_tokens) and steps is None
     if static:
         config.cache_implementation = "static"
         # One cache length for calls of different widths (a multiple of 256): no recompilation for each.

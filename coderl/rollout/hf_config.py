@@ -86,9 +86,11 @@ def is_compile_failure(exc: BaseException | None) -> bool:
     return False
 
 
-def use_static_cache(device: torch.device, static_cache: bool | None = None) -> bool:
+def use_static_cache(device: torch.device, static_cache: bool | None = None, work_tokens: int | None = None) -> bool:
     """Whether to decode with a static KV cache (compiled by transformers on CUDA): `static_cache` when
-    given, else `CODERL_STATIC_CACHE` (on/off; auto, the default: on CUDA, never on CPU)."""
+    given, else `CODERL_STATIC_CACHE` (on/off; auto, the default: on CUDA, never on CPU).  Under auto, a
+    call's work (`work_tokens`: rows x max_new_tokens) below `CODERL_COMPILE_MIN_TOKENS` (default 0: always)
+    decodes uncompiled: a compilation costs tens of seconds, which little work does not repay."""
     if static_cache is not None:
         return static_cache
     env = os.environ.get("CODERL_STATIC_CACHE", "auto").strip().lower()
@@ -98,7 +100,19 @@ def use_static_cache(device: torch.device, static_cache: bool | None = None) -> 
         return False
     if env not in ("", "auto"):
         raise ValueError(f"CODERL_STATIC_CACHE={env!r}: expected auto, on or off")
-    return torch.device(device).type == "cuda"
+    return torch.device(device).type == "cuda" and (work_tokens is None or work_tokens >= compile_min_tokens())
+
+
+def compile_min_tokens() -> int:
+    """`CODERL_COMPILE_MIN_TOKENS`: the least rows x max_new_tokens of a generation that compiles (default 0)."""
+    text = os.environ.get("CODERL_COMPILE_MIN_TOKENS", "").strip() or "0"
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise ValueError(f"CODERL_COMPILE_MIN_TOKENS={text!r}: expected an integer >= 0 (rows x max_new_tokens)")
+    return value
 
 
 def static_batch_rows(rows: int, batch_size: int) -> int:

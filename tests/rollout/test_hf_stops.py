@@ -393,6 +393,33 @@ def test_static_cache_choice(monkeypatch):
         hf_config.use_static_cache(cpu)
 
 
+def test_compile_only_where_the_work_repays_it(monkeypatch):
+    cpu, cuda = torch.device("cpu"), torch.device("cuda")
+    monkeypatch.delenv("CODERL_STATIC_CACHE", raising=False)
+    monkeypatch.delenv("CODERL_COMPILE_MIN_TOKENS", raising=False)
+    assert hf_config.use_static_cache(cuda, work_tokens=1)  # the default: every generation on CUDA compiles
+    monkeypatch.setenv("CODERL_COMPILE_MIN_TOKENS", "20000")
+    assert not hf_config.use_static_cache(cuda, work_tokens=76 * 256 - 1)
+    assert hf_config.use_static_cache(cuda, work_tokens=1000 * 128) and hf_config.use_static_cache(cuda)
+    assert not hf_config.use_static_cache(cpu, work_tokens=10**6)
+    assert hf_config.use_static_cache(cuda, True, work_tokens=1)  # what a caller asks for wins
+    monkeypatch.setenv("CODERL_STATIC_CACHE", "on")
+    assert hf_config.use_static_cache(cuda, work_tokens=1)
+    monkeypatch.setenv("CODERL_STATIC_CACHE", "auto")
+    for bad in ("-1", "many"):
+        monkeypatch.setenv("CODERL_COMPILE_MIN_TOKENS", bad)
+        with pytest.raises(ValueError, match="CODERL_COMPILE_MIN_TOKENS"):
+            hf_config.use_static_cache(cuda, work_tokens=1)
+
+
+def test_sample_rows_asks_with_the_calls_work(monkeypatch):
+    model, tok = tiny_model(seed=0)
+    seen = []
+    monkeypatch.setattr(hf, "use_static_cache", lambda device, static, work=None: seen.append(work) or False)
+    hf.sample_rows(model, tok, [[1, 5, 6], [1, 7]], [(), ()], max_new_tokens=3)
+    assert seen == [2 * 3]
+
+
 def test_fill_batch_size():
     model, _ = tiny_model(seed=0)
     assert hf_config.fill_batch_size(model, 76, max_tokens=512) == 16  # CPU: the default stays
