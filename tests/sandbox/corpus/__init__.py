@@ -75,6 +75,7 @@ TAGS = {
     "C.name_resolution": "tests reading math's pi, Fraction or a program class they construct, without binding it",
     "C.fork_in_function": "a function that forks a child (which waits, or raises) and answers right",
     "C.deep_values": "return values nested to the 1,000-level limit",
+    "C.hand_made_module": "a module object made by hand and registered in sys.modules under a real module's name",
 }
 
 
