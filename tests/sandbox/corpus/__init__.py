@@ -78,6 +78,7 @@ TAGS = {
     # M: final answers of math replies (answers.py)
     "M.answer_operand": "a marked answer that is an operand of what stands beside it (\\boxed{18}^2, twice the answer)",
     "M.answer_words": "words beside the number that are no unit (about, more, nearly)",
+    "V.tool_views": "a Verilog design that synthesis reads otherwise than the simulation (unique/priority case)",
     "C.answer_units": "units in their LaTeX spellings, and a generated task's counted noun",
     "C.hand_made_module": "a module object made by hand and registered in sys.modules under a real module's name",
 }
@@ -107,6 +108,11 @@ def load_task(case: Case):
     from coderl.tasks.loaders.mbpp import load_mbpp
     from coderl.tasks.loaders.stdio import load_stdio
 
+    if case.task_id is not None and case.task_id.startswith("verilog/"):  # the bundled Verilog set
+        from coderl.tasks.spec import load_tasks
+
+        (task,) = [t for t in load_tasks("verilog") if t.task_id == case.task_id]
+        return task
     if case.task_id is not None and case.task_id.startswith("math/"):  # the generated math set
         from coderl.tasks.generators.math_gen import MathConfig, generate_math
 
@@ -128,10 +134,10 @@ def load_task(case: Case):
 
 
 def all_cases() -> list[Case]:
-    from . import answers, containment, hostile, hostile_judge, legitimate, ordinary, rules
+    from . import answers, containment, hostile, hostile_judge, legitimate, ordinary, rules, tool_views
 
     return [*hostile.CASES, *hostile_judge.CASES, *legitimate.CASES, *ordinary.CASES, *containment.CASES,
-            *rules.CASES, *answers.CASES]
+            *rules.CASES, *answers.CASES, *tool_views.CASES]
 
 
 def run_cases(sandbox, cases: list[Case]) -> list:
