@@ -149,6 +149,22 @@ _LATEX_SYMBOLS = [
     (re.compile(r"\\(?:texteuro|euro|EUR)(?![A-Za-z])"), "\u20ac"),
     (re.compile(r"\\(?:textsterling|mathsterling|pounds|GBP)(?![A-Za-z])"), "\u00a3"),
 ]
+# siunitx: `\SI{18}{\kilo\metre}`, `\qty{18}{cm}`, `\num{18}`, `\si{\kilo\gram}`, `\unit{km/h}`: the number, then
+# the unit in letters (its prefix and unit macros as their symbols, `\per` as `/`)
+_SIUNITX = re.compile(r"\\(?:SI|qty)[ \t]*\{([^{}]*)\}[ \t]*\{((?:[^{}]|\{[^{}]*\})*)\}|"
+                      r"\\(?:si|unit)[ \t]*\{((?:[^{}]|\{[^{}]*\})*)\}|\\num[ \t]*\{([^{}]*)\}")
+_SI_MACROS = {"kilo": "k", "centi": "c", "milli": "m", "metre": "m", "meter": "m", "gram": "g", "second": "s",
+              "litre": "L", "liter": "L", "hour": "h", "minute": "min", "day": " days", "percent": "%",
+              "degreeCelsius": "\u00b0C", "celsius": "\u00b0C", "degree": "\u00b0", "per": "/", "kilogram": "kg",
+              "kilometre": "km", "kilometer": "km", "centimetre": "cm", "centimeter": "cm", "millimetre": "mm",
+              "millimeter": "mm", "millilitre": "mL", "milliliter": "mL"}
+_SI_MACRO = re.compile(r"\\(" + "|".join(sorted(_SI_MACROS, key=len, reverse=True)) + r")(?![A-Za-z])")
+
+
+def _siunitx(m: re.Match) -> str:
+    number, unit = (m.group(1), m.group(2)) if m.group(1) is not None else (m.group(4) or "", m.group(3) or "")
+    unit = _SI_MACRO.sub(lambda u: _SI_MACROS[u.group(1)], unit)
+    return f" {number} {unit} "  # blank on both sides: `\\num{1}\\num{8}` is two numbers, never 18
 _SIGNED_DOLLARS = re.compile(r"-(\s?)\\?\$")  # -$18, -\$18: the sign belongs to the amount
 _SIGN_WORD = re.compile(r"\b(?:minus|negative)[ \t]+(?=\d)", re.IGNORECASE)
 _NEGATED_PARENS = re.compile(r"-[ \t]?\([ \t]?(\d[\d.,/]*)[ \t]?\)")  # -(18)
@@ -256,6 +272,7 @@ class _Item(NamedTuple):
 
 def _normalise(text: str) -> str:
     text = text.translate(_MINUS)
+    text = _SIUNITX.sub(_siunitx, text)
     for pattern, symbol in _LATEX_SYMBOLS:
         text = pattern.sub(symbol, text)
     text = _FRAC.sub(lambda m: f" {m.group(1).strip()}/{m.group(2).strip()} ", text)

@@ -69,7 +69,10 @@ UNIT_SPELLINGS = ["{n}^\\circ", "{n}^{{\\circ}}", "{n}^\\circ C", "{n}^{{\\circ}
                   "\\textdollar {n}", "{n} \\text{{dollars}}", "\\euro {n}", "\u20ac{n}", "\\pounds {n}",
                   "\u00a3{n}", "{n}\\text{{ cm}}", "{n}\\,\\text{{cm}}", "{n}\\ \\mathrm{{kg}}", "{n}\\,\\mathrm{{km/h}}",
                   "{n}\\textrm{{ m}}", "{n}\\mbox{{ s}}", "{n} \\text{{hours}}", "{n}\\text{{ min}}", "{n} \\mathrm{{L}}",
-                  "{n} \\text{{mL}}", "{n}\\text{{ lbs}}", "{n} mph", "{n} \\text{{km}}/\\text{{h}}"]
+                  "{n} \\text{{mL}}", "{n}\\text{{ lbs}}", "{n} mph", "{n} \\text{{km}}/\\text{{h}}",
+                  "\\SI{{{n}}}{{\\kilo\\metre}}", "\\qty{{{n}}}{{cm}}", "\\num{{{n}}}", "{n}\\,\\si{{\\kilo\\gram}}",
+                  "\\SI{{{n}}}{{\\kilo\\metre\\per\\hour}}", "{n}\\unit{{km/h}}", "\\SI{{{n}}}{{\\percent}}",
+                  "\\SI{{{n}}}{{\\degreeCelsius}}", "\\qty{{{n}}}{{\\milli\\litre}}"]
 # Contexts that leave a marker no operand: blank space, punctuation, math delimiters, markdown, labels.
 CLEAN_CONTEXTS = ["{m}", "{m}.", "So the total is {m}.", "$ {m} $.", "$x = {m}$", "\\[{m}\\]", "\\({m}\\),",
                   "**{m}**", "**Answer:** {m}", "\\text{{Total: }} {m}", "Thus, {m}; done", "$$ {m} $$"]

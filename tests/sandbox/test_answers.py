@@ -234,6 +234,10 @@ def test_a_number_with_too_many_digits_is_no_number():
     "x" * 100_000 + "\n18",
     # under the 50,000 characters that are read: nested boxes (each one's text is checked), answer statements
     "\\boxed{" * 6_000 + "18" + "}" * 6_000, "the answer is " * 3_500 + "18", "Answer: 18 " * 4_000, "#### " + "(" * 49_000,
+    # the context of markers, labels, siunitx (issue 73)
+    "*" * 24_000 + "\\boxed{18}" + "*" * 24_000, "**\\boxed{18}** " * 2_500, "so " * 16_000 + "the answer is 18",
+    "\\SI{" * 10_000, "\\SI{1}{" * 6_000, "$" * 49_000 + "\\boxed{18}", "~" * 49_000 + "18", "x = " * 12_000 + "18",
+    "\\text{a}" * 6_000 + "\\boxed{18}", "Twice " * 8_000 + "the answer is 18.", "\\boxed{18}^" * 4_000,
 ])
 def test_long_adversarial_replies_take_linear_time(text):
     # a judge that hangs stalls the whole training step (it runs in the trainer's process): every regex must
