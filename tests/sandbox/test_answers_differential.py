@@ -37,7 +37,7 @@ CONVENTIONS = {
     "mixed number": lambda reply, ours, theirs: re.search(r"\d \d+/\d|\d\\frac", reply) is not None,
     "\\fbox": lambda reply, ours, theirs: "\\fbox" in reply,
     "units": lambda reply, ours, theirs: theirs == "other" and re.search(
-        r"\d\s*(?:[A-Za-z\u00b0^]|\\[A-Za-z])|[\u00a3\u20ac]\s*\d|\\(?:pounds|euro|SI|qty|si|unit)\b", reply) is not None,
+        r"\d\s*(?:[A-Za-z\u00b0^]|\\[A-Za-z])|[\u00a3\u20ac]\s*\d|\\(?:pounds|euro|SI|qty|si|unit|num)\b", reply) is not None,
     "no LaTeX": lambda reply, ours, theirs: theirs is None,
 }
 
