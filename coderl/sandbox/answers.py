@@ -198,14 +198,16 @@ _LABEL = re.compile(r"(?i:step|part|case|method|approach|option|stage|phase)[ \t
 _LINE = re.compile(r"[^\n]+")
 # What may open the sentence of an answer statement, up to its word "answer" ("So the final answer is");
 # anything else makes the statement's number an operand ("Twice the answer is 18", "3 less than the answer is").
-_STATED_OPENING = re.compile(r"[ \t*#>_-]*(?:(?:so|thus|therefore|hence|finally)\b[ \t,]*)?(?:(?:the|my|our)[ \t]+)?"
-                             r"(?:(?:final|correct)[ \t]+)?", re.IGNORECASE)
+# (discourse words that lead to a conclusion; none of them operates on what follows)
+_LEADS = (r"(?:(?:so|thus|therefore|hence|finally|overall|then|and|in conclusion|in summary|i think|i believe|"
+          r"(?:we|i) (?:get|find|conclude|see|have)(?: that)?|this (?:means|gives|shows)(?: that)?|"
+          r"which (?:means|gives)(?: that)?)\b[ \t,]*){0,3}(?:(?:the|my|our)[ \t]+)?(?:(?:final|correct)[ \t]+)?")
+_STATED_OPENING = re.compile(r"[ \t*#>_-]*" + _LEADS, re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|[\n>{$]|\\[(\[]")  # a sentence, a tag, a group or math mode starts after
 _ORDINAL_SUFFIX = re.compile(r"\A(?:st|nd|rd|th)(?![A-Za-z])")
 # What may stand before the number as its label, not as words beside it: "the answer is", "Final answer:",
 # "So the answer is", "x =" (one letter, then `=`).
-_LABEL_WORDS = re.compile(r"(?i:\b(?:(?:so|thus|therefore|hence|finally)\b[ \t,]*)?(?:(?:the|my|our)[ \t]+)?"
-                          r"(?:(?:final|correct)[ \t]+)?answer[ \t*]*(?:is\b|:|=))|\b[A-Za-z][ \t]*=(?!=)")
+_LABEL_WORDS = re.compile(r"(?i:\b" + _LEADS + r"answer[ \t*]*(?:is\b|:|=))|\b[A-Za-z][ \t]*=(?!=)")
 # The whitelist: what a marker's text may hold beside its one number (`_clean`).  White space, words (letters,
 # inner `'` or `-`), `$ % ° € £`, `. , : ; =`, markdown `*` and backticks, LaTeX grouping braces and text
 # commands, `/` between letters (`km/h`), brackets that do not hold the number, the reasoning format's tags.

@@ -568,6 +568,13 @@ def test_a_statement_whose_sentence_makes_its_number_an_operand_is_no_answer(ope
     assert value(f"Work.\n{opening} the answer is 18.\n#### 18") is None
 
 
+@pytest.mark.parametrize("opening", ["", "So", "Thus,", "I think", "We get that", "So, in conclusion,",
+                                     "This means that", "Therefore"])
+def test_a_statement_opened_by_discourse_words_reads_its_number(opening):
+    assert value(f"Work.\n{opening} the final answer is 18.") == 18
+    assert value(f"Work.\n{opening} the answer is 18.\n#### 18") == 18
+
+
 def test_a_marker_in_a_context_that_leaves_it_no_operand_reads_its_number():
     for kind, form in _MARKERS.items():
         for context in CLEAN_CONTEXTS:
