@@ -15,10 +15,12 @@ run on its tokens; what the toolchain compiles is the text re-emitted from those
 (`checked(design)`), so no construct can read one way to the rules and another to the compiler.  A
 design the lexer refuses, or one that breaks a rule, is a build error before anything runs.  The
 rules: no system task or function outside `SYSTEM_TASKS` (so no `$value$plusargs`, `$fopen`,
-`$readmemh`, `$system`, ...), no `$root`/`$unit`, no name containing "coderl" (the testbench's), no
+`$readmemh`, `$system`, `$random`, ...), no `$root`/`$unit`, no name containing "coderl" (the testbench's), no
 hierarchical name (a name, or `]`, then `.` then a name), no `force`, `release`, `defparam`, `bind`,
 no DPI import or export, no compiler directive but those in `DIRECTIVES` (no `` `include ``, no
-macro, no `` `define ``), and no attribute `(* ... *)`.
+macro, no `` `define ``), no attribute `(* ... *)`, no case or if quality (`unique`, `unique0`,
+`priority`), no 2-state type (`bit`, `byte`, `shortint`, `int`, `longint`) and no delay (`#` anywhere
+but after a name, where it gives parameters).
 
 One text for all three tools: iverilog (simulation), yosys (synthesis) and verilator (lint) must read
 the same design, or the synthesis and quality rewards pay for code that was never simulated.  So
@@ -69,10 +71,16 @@ LATCH_CELLS = "t:$dlatch t:$adlatch t:$dlatchsr t:$_DLATCH_* t:$_DLATCHSR_*"
 LINT_FLAGS = ("--lint-only", "-Wall", "-Wno-DECLFILENAME", "-Wno-EOFNEWLINE")
 SYSTEM_TASKS = frozenset("""
 $display $write $strobe $monitor $displayb $displayh $displayo $writeb $writeh $writeo $finish $time $stime
-$realtime $signed $unsigned $clog2 $bits $random $urandom $urandom_range $countones $onehot $onehot0
+$realtime $signed $unsigned $clog2 $bits $countones $onehot $onehot0
 $isunknown $error $warning $info $fatal $sformatf $high $low $left $right $size $rtoi $itor $realtobits
 $bitstoreal
-""".split())
+""".split())  # no $random, $urandom, $urandom_range: simulated as random numbers, synthesised as no value at all
+# Words that make the tools read different designs (docs/languages.md, "One design for all three tools"): case
+# and if qualities (yosys takes `unique`/`priority`/`unique0` as full_case/parallel_case, which the simulation
+# does not keep), and the 2-state types, whose variables start at 0 in the simulation and with no value in the
+# synthesised design.
+QUALITIES = frozenset({"unique", "unique0", "priority"})
+TWO_STATE = frozenset({"bit", "byte", "shortint", "int", "longint"})
 BANNED_WORDS = ("force", "release", "defparam", "bind")
 # Directives a design may use: none can build a name, read a file (no `define, `include, macro uses) or
 # show one tool another design than the others (no `ifdef: see the module docstring).
@@ -123,6 +131,17 @@ def broken_rule(tokens: list[L.Token]) -> str | None:
             return where + "identifiers containing 'coderl' belong to the testbench"
         if kind in (L.KIND_KEYWORD, L.KIND_ESCAPED) and name in BANNED_WORDS:
             return where + f"'{name}' is not allowed"
+        if kind == L.KIND_KEYWORD and name in QUALITIES:
+            return where + (f"'{name}' is not allowed: yosys reads a {name} case or if as full or parallel, which the "
+                            "simulation does not keep, so the tools would read different designs (cover every case "
+                            "with a default instead)")
+        if kind == L.KIND_KEYWORD and name in TWO_STATE:
+            return where + (f"2-state type '{name}' is not allowed: its variables start at 0 in the simulation and "
+                            "with no value in synthesis, so the tools would read different designs (use logic, reg "
+                            "or integer)")
+        if tok.text in ("#", "##") and (k == 0 or tokens[k - 1].kind not in (L.KIND_IDENTIFIER, L.KIND_ESCAPED)):
+            return where + ("a delay (#) is not allowed in a design: the simulation waits, synthesis ignores it, so "
+                            "the tools would read different designs (# after a module name, for parameters, is fine)")
         if kind == L.KIND_ESCAPED and name.startswith("$"):
             return where + f"escaped identifier {_shown(tok)} names a system task: not allowed"
         if kind == L.KIND_SYSTEM:

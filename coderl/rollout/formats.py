@@ -297,18 +297,21 @@ def _chat_render(task: Task, tokenizer: Any) -> Messages:
     return [{"role": "user", "content": user_message(task)}]
 
 
-def _marked_answer(text: str) -> bool:
-    """A final answer marked as one (`#### 18`, `\\boxed{18}`), not only the reply's last number."""
-    from coderl.sandbox.answers import extract_answer
+def _marked_answer(text: str, words: tuple[str, ...] = ()) -> bool:
+    """A final answer marked as one (`#### 18`, `\\boxed{18}`), not only the reply's last number; `words`: the
+    task's counted nouns (`math_tasks.answer_words`)."""
+    from coderl.sandbox.answers import counted_words, extract_answer
 
-    found = extract_answer(text)
+    found = extract_answer(text, counted_words(words))
     return found is not None and found.rule != "last number"
 
 
 def _chat_extract(task: Task, output: str) -> Extraction:
     if not get_kind(task.kind).answer_is_code:
+        from coderl.tasks.math_tasks import answer_words
+
         text = _normalize(output, tabs=False)
-        return Extraction(text, _marked_answer(text))
+        return Extraction(text, _marked_answer(text, answer_words(task)))
     code, fenced = extract_code(output, task.entry_point, get_language(task.language))
     return Extraction(assemble(task, code), fenced)
 

@@ -44,12 +44,16 @@ times with the same value, and never for a text in which a second number hides.
 * every `<answer>...</answer>` block, tags in any case (the reasoning format's; an unclosed one runs to
   the end).
 
-A marker reads an answer when its text holds exactly one number, that number has a value, and nothing
-else in it is outside the whitelist (`_clean`, `_ALLOWED`): white space, words but `VALUE_WORDS` and
-`SCALE_LETTERS` (signs, operators, functions, comparisons, negation, scale words of every locale), `$ % °
-€ £`, `. , : ; =`, markdown `*` and backticks, LaTeX grouping braces and text commands, `/` between
-letters, brackets that do not hold the number.  A sign not attached to its digits, `\\pm`, `\\sqrt`, `18!`,
-`(18)`, `18 lakh`, `> 18`, any other character or command: no answer.
+A marker reads an answer when it is no operand of what stands beside it (`_operand`: only the line's
+start or end, blank space, punctuation, math delimiters, tags, `=`, prose commands, markdown emphasis, or
+outside math mode a word past blank space; `2\\boxed{18}`, `\\boxed{18}^2`, `\\sqrt{\\boxed{18}}` are no
+answer), its text holds exactly one number, that number has a value, and nothing else in it is outside
+the whitelist (`_clean`, `_ALLOWED`): white space, a label ("the answer is", "x ="), words by allow-list
+(`UNITS` and the task's counted nouns, `counted_words`; never `REFUSED_WORDS`: comparison, negation,
+approximation, multiplication, scale words; never `SCALE_LETTERS`), `$ % ° € £` in every LaTeX spelling,
+`. , : ; =`, markdown `*` and backticks, LaTeX grouping braces and text commands, `/` between letters,
+brackets that do not hold the number.  A sign not attached to its digits, `\\pm`, `\\sqrt`, `18!`,
+`(18)`, `18 lakh`, `> 18`, `18 clips` (no counted noun), any other character or command: no answer.
 
 **The rule** (`extract_answer`):
 
@@ -61,7 +65,8 @@ letters, brackets that do not hold the number.  A sign not attached to its digit
 2. Without markers, the reply's last non-empty line (lines end at `\\n`) must read an answer as a marker
    does: `The answer is 18.` is 18; `So 3 + 15 = 18` and `It is 18, the third try.` are no answer.
 3. Every answer statement (`_STATED`: "the answer is 17", "Answer: 17") that holds a number must read the
-   same answer, or the reply has none (`The answer is 17.\\n#### 18`).
+   same answer, and its sentence open with nothing but `_STATED_OPENING` ("so the final"), or the reply has
+   none (`The answer is 17.\\n#### 18`, `Twice the answer is 18.`).
 4. A reply over `MAX_REPLY_CHARS` has no answer, nor one whose markers nest over `MAX_NESTING` deep.
 
 Lines, markers and numbers are found in the normalised text: the Unicode minus and dashes are `-`, LaTeX
@@ -131,7 +136,35 @@ NUMBER_WORDS = (_SINGULARS | {_plural(w) for w in _SINGULARS} | {"zeroes"}) - {"
 _MINUS = dict.fromkeys(map(ord, "\u2212\u2010\u2011\u2012\u2013\u2014\ufe63\uff0d"), "-")
 _FRAC = re.compile(r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
 _LATEX_THOUSANDS = re.compile(r"(?<=\d)(?:\{,\}|\\,)(?=\d{3}(?!\d))")  # 1{,}200 and 1\,200
-_LATEX_NOISE = re.compile(r"\\[,;:! ]|~|\\%")
+# `~` is LaTeX's unbreakable space, except before a number, a sign, a dollar or a command (`~18`, `~\\boxed{18}`:
+# "about 18"), where it stays, a character outside the whitelist
+_LATEX_NOISE = re.compile(r"\\[,;:! ]|~(?![ \t]*[-\d.$\\<#])")
+# Every LaTeX spelling of the unit symbols the whitelist admits, as the symbol: degrees (`^\circ`, `^{\circ}`,
+# `\degree`, `\textdegree`), percent (`\%`, `\percent`), dollars (`\textdollar`, `\dollar`), euros, pounds.
+_LATEX_SYMBOLS = [
+    (re.compile(r"[ \t]*\^[ \t]*(?:\{[ \t]*\\circ[ \t]*\}|\\circ(?![A-Za-z]))|\\(?:text)?degrees?(?![A-Za-z])|\\ang(?![A-Za-z])"),
+     "\u00b0"),
+    (re.compile(r"\\%|\\(?:text)?percent(?![A-Za-z])"), "%"),
+    (re.compile(r"\\(?:textdollar|dollar|USD)(?![A-Za-z])"), "$"),
+    (re.compile(r"\\(?:texteuro|euro|EUR)(?![A-Za-z])"), "\u20ac"),
+    (re.compile(r"\\(?:textsterling|mathsterling|pounds|GBP)(?![A-Za-z])"), "\u00a3"),
+]
+# siunitx: `\SI{18}{\kilo\metre}`, `\qty{18}{cm}`, `\num{18}`, `\si{\kilo\gram}`, `\unit{km/h}`: the number, then
+# the unit in letters (its prefix and unit macros as their symbols, `\per` as `/`)
+_SIUNITX = re.compile(r"\\(?:SI|qty)[ \t]*\{([^{}]*)\}[ \t]*\{((?:[^{}]|\{[^{}]*\})*)\}|"
+                      r"\\(?:si|unit)[ \t]*\{((?:[^{}]|\{[^{}]*\})*)\}|\\num[ \t]*\{([^{}]*)\}")
+_SI_MACROS = {"kilo": "k", "centi": "c", "milli": "m", "metre": "m", "meter": "m", "gram": "g", "second": "s",
+              "litre": "L", "liter": "L", "hour": "h", "minute": "min", "day": " days", "percent": "%",
+              "degreeCelsius": "\u00b0C", "celsius": "\u00b0C", "degree": "\u00b0", "per": "/", "kilogram": "kg",
+              "kilometre": "km", "kilometer": "km", "centimetre": "cm", "centimeter": "cm", "millimetre": "mm",
+              "millimeter": "mm", "millilitre": "mL", "milliliter": "mL"}
+_SI_MACRO = re.compile(r"\\(" + "|".join(sorted(_SI_MACROS, key=len, reverse=True)) + r")(?![A-Za-z])")
+
+
+def _siunitx(m: re.Match) -> str:
+    number, unit = (m.group(1), m.group(2)) if m.group(1) is not None else (m.group(4) or "", m.group(3) or "")
+    unit = _SI_MACRO.sub(lambda u: _SI_MACROS[u.group(1)], unit)
+    return f" {number} {unit} "  # blank on both sides: `\\num{1}\\num{8}` is two numbers, never 18
 _SIGNED_DOLLARS = re.compile(r"-(\s?)\\?\$")  # -$18, -\$18: the sign belongs to the amount
 _SIGN_WORD = re.compile(r"\b(?:minus|negative)[ \t]+(?=\d)", re.IGNORECASE)
 _NEGATED_PARENS = re.compile(r"-[ \t]?\([ \t]?(\d[\d.,/]*)[ \t]?\)")  # -(18)
@@ -163,11 +196,23 @@ _STATED = re.compile(r"(?:^[ \t*#>_-]*|\b(?:the|my|final|correct)[ \t]+)answer[ 
 # a `####` heading whose one number counts steps: `#### Step 2`, `#### Part 1: the costs`
 _LABEL = re.compile(r"(?i:step|part|case|method|approach|option|stage|phase)[ \t]+\d+[ \t]*(?:[:.)]|[ \t]-|$)")
 _LINE = re.compile(r"[^\n]+")
+# What may open the sentence of an answer statement, up to its word "answer" ("So the final answer is");
+# anything else makes the statement's number an operand ("Twice the answer is 18", "3 less than the answer is").
+# (discourse words that lead to a conclusion; none of them operates on what follows)
+_LEADS = (r"(?:(?:so|thus|therefore|hence|finally|overall|then|and|in conclusion|in summary|i think|i believe|"
+          r"(?:we|i) (?:get|find|conclude|see|have)(?: that)?|this (?:means|gives|shows)(?: that)?|"
+          r"which (?:means|gives)(?: that)?)\b[ \t,]*){0,3}(?:(?:the|my|our)[ \t]+)?(?:(?:final|correct)[ \t]+)?")
+_STATED_OPENING = re.compile(r"[ \t*#>_-]*" + _LEADS, re.IGNORECASE)
+_SENTENCE_END = re.compile(r"[.!?](?=\s)|[\n>{$]|\\[(\[]")  # a sentence, a tag, a group or math mode starts after
+_ORDINAL_SUFFIX = re.compile(r"\A(?:st|nd|rd|th)(?![A-Za-z])")
+# What may stand before the number as its label, not as words beside it: "the answer is", "Final answer:",
+# "So the answer is", "x =" (one letter, then `=`).
+_LABEL_WORDS = re.compile(r"(?i:\b" + _LEADS + r"answer[ \t*]*(?:is\b|:|=))|\b[A-Za-z][ \t]*=(?!=)")
 # The whitelist: what a marker's text may hold beside its one number (`_clean`).  White space, words (letters,
 # inner `'` or `-`), `$ % ° € £`, `. , : ; =`, markdown `*` and backticks, LaTeX grouping braces and text
 # commands, `/` between letters (`km/h`), brackets that do not hold the number, the reasoning format's tags.
 _ALLOWED = re.compile(
-    r"\s+|[A-Za-z]+(?:['-][A-Za-z]+)*|[$%\u00b0\u20ac\u00a3.,:;=*`{}()\[\]]|(?<=[A-Za-z])/(?=[A-Za-z])|\\\$|"
+    r"\s+|[A-Za-z]+(?:['-][A-Za-z]+)*|[$%\u00b0\u20ac\u00a3.,:;=*`{}()\[\]]|(?<=[A-Za-z}])/(?=[A-Za-z\\])|\\\$|"
     r"\\(?:text|textrm|textbf|textit|mathrm|mathbf|mathit|mbox|boxed|fbox|displaystyle|quad|qquad)(?![A-Za-z])|"
     r"</?(?:answer|reasoning|think)>|(?<!#)####(?!#)|\x00")
 _SYMBOLS = "\u00b0\u20ac\u00a3"  # non-ASCII symbols the whitelist allows: degree, euro, pound
@@ -180,6 +225,34 @@ infinity inf than least most under below deficit debt loss owe owes owed owing n
 bn mn mln mil mill mio mrd lakh lakhs lac lacs crore crores cr milliard milliards billiard billiards millones
 millon tausend mille grand thou
 """.split())
+# Words of comparison, negation, approximation and multiplication, in the languages a model writes: refused
+# beside a number even where a task's metadata names them as its counted noun (they are no noun).
+REFUSED_WORDS = VALUE_WORDS | frozenset("""
+more less fewer greater smaller larger bigger higher lower above over exceeding exceeds up upto within between
+least most max maximum minimum limit only just exactly nearly almost about around approximately approx
+approximate roughly circa ca some estimated estimate est odd plus or and nor no none nothing zero neither
+twice thrice double doubled triple tripled quadruple fold times multiple multiplied each per every
+mehr weniger als nicht kein keine nie ungefahr etwa circa mal doppelt plus pas non jamais environ fois moins
+mas menos nunca aproximadamente veces casi cerca quasi piu meno volte nein ne net bolshe menshe okolo raz give take
+""".split())
+# The units a final answer may carry, in every spelling the reader sees once LaTeX is read (`\text{ cm}` is
+# `cm`, `^\circ` is `°`): money, length, mass, time, volume, speed, temperature, counting units.  Compared in
+# lower case, except `UNIT_LETTERS` (single letters whose other case is a scale: `m` is metres, `M` millions).
+UNITS = frozenset("""
+dollar dollars usd cent cents euro euros eur pound pounds gbp yen rupee rupees
+mm cm dm km meter meters metre metres millimeter millimeters millimetre millimetres centimeter centimeters
+centimetre centimetres kilometer kilometers kilometre kilometres inch inches ft foot feet yd yard yards mi mile
+miles
+mg kg gram grams kilogram kilograms milligram milligrams lb lbs ounce ounces oz ton tons tonne tonnes
+sec secs seconds min minute minutes mins hr hrs hour hours day days week weeks month months year years yr yrs
+ml liter liters litre litres milliliter milliliters millilitre millilitres gallon gallons gal quart quarts pint
+pints cup cups
+mph kmh kph
+degree degrees celsius fahrenheit
+percent percentage
+unit units
+""".split())
+UNIT_LETTERS = frozenset("mgshlLCF")  # metres, grams, seconds, hours, litres (l, L), degrees Celsius, Fahrenheit
 SCALE_LETTERS = frozenset("kKMBGTei")  # case-sensitive single letters: thousand, million, ..., e, i
 _INVISIBLE = frozenset(("Mn", "Me", "Cf"))  # combining marks and format characters (zero-width space, ...)
 
@@ -201,6 +274,9 @@ class _Item(NamedTuple):
 
 def _normalise(text: str) -> str:
     text = text.translate(_MINUS)
+    text = _SIUNITX.sub(_siunitx, text)
+    for pattern, symbol in _LATEX_SYMBOLS:
+        text = pattern.sub(symbol, text)
     text = _FRAC.sub(lambda m: f" {m.group(1).strip()}/{m.group(2).strip()} ", text)
     text = _LATEX_THOUSANDS.sub(",", text)
     text = _SIGNED_DOLLARS.sub(r"-\1", text)
@@ -319,10 +395,10 @@ def parse_number(text: str) -> Fraction | None:
     return None if found is None else found.value
 
 
-def _markers(text: str, starts: list[int]) -> list[tuple[int, int, int, str]]:
-    """Every marker of a normalised reply, in order: (where it starts, where its text starts and ends, rule).
-    `starts`: where the text's numbers start, in order."""
-    marks: list[tuple[int, int, int, str]] = []
+def _markers(text: str, starts: list[int]) -> list[tuple[int, int, int, str, int]]:
+    """Every marker of a normalised reply, in order: (where it starts, where its text starts and ends, rule,
+    where it ends: after its closing brace or tag, at its line's end).  `starts`: where the text's numbers start."""
+    marks: list[tuple[int, int, int, str, int]] = []
     lines: list[tuple[int, int]] | None = None
     for m in _HASH.finditer(text):
         line = m.group(1).strip()
@@ -330,13 +406,13 @@ def _markers(text: str, starts: list[int]) -> list[tuple[int, int, int, str]]:
         if line[:1].isalpha() and (not held or held == 1 and _LABEL.match(line)):
             continue  # a markdown heading with no number (`#### Final Answer`) or a step's (`#### Step 2`)
         if line:
-            marks.append((m.start(), m.start(1), m.end(1), "####"))
+            marks.append((m.start(), m.start(1), m.end(1), "####", m.end(1)))
             continue
         if lines is None:  # the non-empty lines, once
             lines = [lm.span() for lm in _LINE.finditer(text) if not lm.group().isspace()]
         k = bisect.bisect_right(lines, (m.end(1), len(text) + 1))
         start, end = lines[k] if k < len(lines) else (m.end(1), m.end(1))
-        marks.append((m.start(), start, end, "####"))
+        marks.append((m.start(), start, end, "####", end))
     boxes = list(_BOX.finditer(text))
     if boxes:
         closing: dict[int, int] = {}
@@ -347,15 +423,40 @@ def _markers(text: str, starts: list[int]) -> list[tuple[int, int, int, str]]:
             elif m.group() == "}" and stack:
                 closing[stack.pop()] = m.start()
         # an unclosed box (a truncated reply) holds what follows it; `\boxed 18`, with no brace, holds nothing
-        marks += [(m.start(), m.end(), closing.get(m.end() - 1, len(text)) if m.group(1) else m.end(), "boxed")
-                  for m in boxes]
-    marks += [(m.start(), m.start(1), m.end(1), "<answer>") for m in _ANSWER_TAG.finditer(text)]
+        for m in boxes:
+            end = closing.get(m.end() - 1, len(text)) if m.group(1) else m.end()
+            marks.append((m.start(), m.end(), end, "boxed", min(end + 1, len(text)) if m.group(1) else end))
+    marks += [(m.start(), m.start(1), m.end(1), "<answer>", m.end()) for m in _ANSWER_TAG.finditer(text)]
     return sorted(marks)
 
 
-def _clean(text: str, start: int, end: int, number: _Item) -> bool:
-    """`text[start:end]` holds nothing but `number` and what the whitelist allows (`_ALLOWED`, not a word of
-    `VALUE_WORDS` or `SCALE_LETTERS`, the number inside no bracket)."""
+def counted_words(nouns) -> frozenset[str]:
+    """The words a task's metadata lets an answer carry besides units (the noun a generated problem counts:
+    `apples`), in lower case, with their singular or plural; never a refused word or a number word."""
+    out: set[str] = set()
+    for noun in nouns or ():
+        if not isinstance(noun, str) or not re.fullmatch(r"[A-Za-z]+(?:-[A-Za-z]+)*", noun):
+            continue
+        noun = noun.lower()
+        for form in (noun, noun + "s", noun + "es", noun[:-1] if noun.endswith("s") else noun,
+                     noun[:-2] if noun.endswith("es") else noun, noun[:-3] + "y" if noun.endswith("ies") else noun):
+            out.add(form)
+    return frozenset(w for w in out if w and w not in REFUSED_WORDS and w not in NUMBER_WORDS)
+
+
+def _word_ok(word: str, words: frozenset[str]) -> bool:
+    """A word beside a number: a unit, or a counted noun of the task's (`words`); never a refused word."""
+    if word in SCALE_LETTERS:
+        return False
+    if word in UNIT_LETTERS:
+        return True
+    parts = [w.lower() for w in re.split(r"['-]", word)]
+    return not any(w in REFUSED_WORDS for w in parts) and all(w in UNITS or w in words for w in parts)
+
+
+def _clean(text: str, start: int, end: int, number: _Item, words: frozenset[str]) -> bool:
+    """`text[start:end]` holds nothing but `number`, a label before it (`_LABEL_WORDS`) and what the whitelist
+    allows (`_ALLOWED`; its words units or the task's counted nouns, `_word_ok`; the number inside no bracket)."""
     chars = []
     for c in text[start:number.start] + "\x00" + text[number.end:end]:
         if c.isascii() or c.isspace() or c in _SYMBOLS:
@@ -366,32 +467,148 @@ def _clean(text: str, start: int, end: int, number: _Item) -> bool:
             return False
         chars.append(folded)
     folded = "".join(chars)
+    cut = folded.index("\x00")
+    after = _ORDINAL_SUFFIX.sub("  ", folded[cut + 1:], count=1)  # `3rd` is the number 3
+    folded = _LABEL_WORDS.sub(lambda m: " " * len(m.group()), folded[:cut]) + "\x00" + after
     pos = 0
     while pos < len(folded):
         m = _ALLOWED.match(folded, pos)
         if m is None:
             return False
         word = m.group()
-        if word[0].isalpha() and (word in SCALE_LETTERS or any(w.lower() in VALUE_WORDS
-                                                                for w in re.split(r"['-]", word))):
+        if word[0].isalpha() and not _word_ok(word, words):
             return False
         pos = m.end()
-    before = folded[:folded.index("\x00")]
+    before = folded[:cut]
     return before.count("(") + before.count("[") <= before.count(")") + before.count("]")
 
 
-def _one_number(items: list[_Item], starts: list[int], text: str, start: int, end: int) -> _Item | None:
+def _one_number(items: list[_Item], starts: list[int], text: str, start: int, end: int,
+                words: frozenset[str] = frozenset()) -> _Item | None:
     """The one number, with a value, between `start` and `end`, with nothing beside it but what the
     whitelist allows; None if there are none, several, it has no value, or anything else is there."""
     i, j = bisect.bisect_left(starts, start), bisect.bisect_left(starts, end)
-    if j - i != 1 or items[i].value is None or items[i].end > end or not _clean(text, start, end, items[i]):
+    if j - i != 1 or items[i].value is None or items[i].end > end or not _clean(text, start, end, items[i], words):
         return None
     return items[i]
 
 
+# ---- a marker in its context: fail closed when it is an operand --------------------------------------------
+# Math delimiters and the reasoning format's tags end the expression a marker is part of; markdown emphasis
+# (`**` that opens or closes a span) is transparent; the commands that only set text or space are words.
+_OPENING = re.compile(r"(?:\$\$?|\\[(\[]|\\begin\{[A-Za-z*]+\}|<[ \t]*/?[ \t]*(?:answer|reasoning|think)[ \t]*>)\Z", re.IGNORECASE)
+_CLOSING = re.compile(r"\$\$?|\\[)\]]|\\end\{[A-Za-z*]+\}|<[ \t]*/?[ \t]*(?:answer|reasoning|think)[ \t]*>", re.IGNORECASE)
+# `\\text{...}` and its kin set prose, `\\quad` space, `\\displaystyle` a style: beside a marker they leave it
+# no operand; the `\\math..` fonts set symbols (`\\mathrm{d}\\boxed{x}`), operands as every other command is.
+_PROSE = (r"\\(?:text|textrm|textbf|textit|textnormal|textsf|texttt|mbox)[ \t]*\{[^{}\n]*\}|"
+          r"\\(?:quad|qquad|hfill|displaystyle|textstyle)(?![A-Za-z])")
+_PROSE_END, _PROSE_AT = re.compile(f"(?:{_PROSE})\\Z"), re.compile(_PROSE)
+_BOUNDARY_END = re.compile(r"(?:\\\\|&)\Z")  # a LaTeX line break or an alignment point: an expression ends
+_HASH_END = re.compile(r"(?<!#)####\Z")
+_SENTENCE_MARKS = ".,;:?"  # punctuation: a `!` beside a marker is a factorial
+_MATH_TOGGLES = re.compile(r"(?<!\\)\$\$?|\\[()\[\]]")
+
+
+def _math_spans(text: str) -> list[tuple[int, int]]:
+    """Where the text is in math mode, as far as its delimiters say: `$...$`, `$$...$$`, `\\(...\\)`, `\\[...\\]`."""
+    spans, opened, closer = [], None, ""
+    for m in _MATH_TOGGLES.finditer(text):
+        token = m.group()
+        if opened is None:
+            if token == "$" and re.match(r"[\s\d.,-]", text[m.end():m.end() + 1]):
+                continue  # `$18`, `$ 18`: a dollar sign, not math mode
+            if token in ("$", "$$", "\\(", "\\["):
+                opened, closer = m.end(), {"$": "$", "$$": "$$", "\\(": "\\)", "\\[": "\\]"}[token]
+        elif token == closer:
+            spans.append((opened, m.start()))
+            opened = None
+    if opened is not None:
+        spans.append((opened, len(text)))
+    return spans
+
+
+def _in_math(spans: list[tuple[int, int]], pos: int) -> bool:
+    k = bisect.bisect_right(spans, (pos, len(spans) + 1 << 62)) - 1
+    return k >= 0 and spans[k][0] <= pos <= spans[k][1]
+
+
+def _left_ok(text: str, pos: int, math: bool) -> bool:
+    """What stands before a marker that starts at `pos` leaves it no operand: the line's start, blank space, then
+    punctuation, a math delimiter or tag that opens, `=` (`x = \\boxed{18}`), a `####` marker, a text command
+    (`\\text{...}`) or, outside math mode, a word; never a digit, an operator, a script, any other command or
+    bracket, a letter touching it, or a word in math mode (a product)."""
+    line_start = text.rfind("\n", 0, pos) + 1
+    i, touching = pos, True
+    while True:
+        while i > line_start and text[i - 1] in " \t":
+            i, touching = i - 1, False
+        if i == line_start:
+            return True
+        c = text[i - 1]
+        if c == "*":  # markdown emphasis that opens (blank before) or closes (a non-blank before) a span
+            j = i
+            while j > line_start and text[j - 1] == "*":
+                j -= 1
+            before = text[j - 1] if j > line_start else " "
+            if not math and not touching and (before.isalpha() or before in ".,:;!?)"):  # `**Answer:** \\boxed{18}`
+                i = j
+                continue
+            return False
+        head = text[max(line_start, i - 60):i]
+        if c in _SENTENCE_MARKS or c == "=" or _OPENING.search(head) or _HASH_END.search(head) \
+                or _BOUNDARY_END.search(head) or _PROSE_END.search(head):
+            return True
+        if c.isalpha() and not touching and not math:
+            j = i
+            while j > line_start and text[j - 1].isalpha():
+                j -= 1
+            return i - j > 1 and (j == line_start or text[j - 1] != "\\")  # a word, not a command or a variable
+        return False
+
+
+def _right_ok(text: str, pos: int, math: bool) -> bool:
+    """What stands after a marker that ends at `pos` leaves it no operand (as `_left_ok`, mirrored: a math
+    delimiter or tag that closes, punctuation but `!`, the line's end)."""
+    line_end = text.find("\n", pos)
+    line_end = len(text) if line_end < 0 else line_end
+    i, touching = pos, True
+    while True:
+        while i < line_end and text[i] in " \t":
+            i, touching = i + 1, False
+        if i == line_end:
+            return True
+        c = text[i]
+        if c == "*":
+            j = i
+            while j < line_end and text[j] == "*":
+                j += 1
+            after = text[j] if j < line_end else " "
+            if not math and not touching and (after.isalpha() or after == "("):  # `\\boxed{18} **Note**`
+                i = j
+                continue
+            return False
+        if c in _SENTENCE_MARKS or c in "=&" or text.startswith("\\\\", i) or _CLOSING.match(text, i) \
+                or _PROSE_AT.match(text, i):
+            return True
+        if c.isalpha() and not touching and not math:
+            return text[i + 1:i + 2].isalpha()  # a word; a single letter is a variable (`\\boxed{18} x 2`)
+        return False
+
+
+def _operand(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> bool:
+    """Whether the marker `text[start:end]` is an operand of what stands beside it (`_left_ok`, `_right_ok`)."""
+    hashes = text.startswith("####", start)  # a `####` line: only blank space, markdown or a tag before it
+    k = 0
+    while start - k > 0 and text[start - k - 1] == "*" and text[end + k:end + k + 1] == "*":
+        k += 1  # markdown emphasis around the marker (`**\\boxed{18}**`), the same run on both sides
+    start, end = start - k, end + k
+    return not (_left_ok(text, start, hashes or _in_math(spans, start)) and _right_ok(text, end, _in_math(spans, end)))
+
+
 @functools.lru_cache(maxsize=4096)
-def extract_answer(reply: str) -> Answer | None:
+def extract_answer(reply: str, words: frozenset[str] = frozenset()) -> Answer | None:
     """The reply's final answer by the module's rules, or None (no answer, an ambiguous or a hidden one).
+    `words`: the task's counted nouns an answer may carry besides units (`counted_words`).
     Cached: one reply is read by the judge, the `syntax` reward and the chat format's `format_ok`."""
     if len(reply) > MAX_REPLY_CHARS:
         return None  # a longer reply could state an answer in a part no reader reads
@@ -401,14 +618,18 @@ def extract_answer(reply: str) -> Answer | None:
     marks = _markers(text, starts)
     if not marks:
         body = text.rstrip()
-        found = _one_number(items, starts, text, body.rfind("\n") + 1, len(body)) if body else None
+        found = _one_number(items, starts, text, body.rfind("\n") + 1, len(body), words) if body else None
         answer = None if found is None else Answer(found.text, found.value, "last number")
-    elif sum(end - start for _, start, end, _ in marks) > MAX_NESTING * len(text):
+    elif sum(end - start for _, start, end, _, _ in marks) > MAX_NESTING * len(text):
         return None  # markers inside markers inside markers ...: reading them all would not be linear
     else:
+        spans = _math_spans(text)
+        whole = {_stripped(text, start, end) for _, start, end, _, _ in marks}  # a marker that is all of another's text
         read = []
-        for _, start, end, rule in marks:
-            found = _one_number(items, starts, text, start, end)
+        for begin, start, end, rule, finish in marks:
+            if (begin, finish) not in whole and _operand(text, begin, finish, spans):
+                return None  # `\boxed{18}^2`, `2\boxed{18}`, `\sqrt{\boxed{18}}`: the marked value is an operand
+            found = _one_number(items, starts, text, start, end, words)
             if found is None:
                 return None
             read.append((found, rule))
@@ -419,10 +640,23 @@ def extract_answer(reply: str) -> Answer | None:
     for m in _STATED.finditer(text):  # "the answer is 17" before `#### 18`: two answers, so none
         start, end = m.span(1)
         if answer is not None and bisect.bisect_left(starts, end) > bisect.bisect_left(starts, start):
-            stated = _one_number(items, starts, text, start, end)
+            word = m.start() + m.group().lower().index("answer")
+            opening = max((e.end() for e in _SENTENCE_END.finditer(text, max(0, word - 200), word)), default=0)
+            if not _STATED_OPENING.fullmatch(text, opening, word):
+                return None  # "Twice the answer is 18": the stated number is an operand of what opens its sentence
+            stated = _one_number(items, starts, text, start, end, words)
             if stated is None or stated.value != answer.value:
                 return None
     return answer
+
+
+def _stripped(text: str, start: int, end: int) -> tuple[int, int]:
+    """`(start, end)` without the blank space at either end."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
 
 
 def is_decimal(expected: str) -> bool:
@@ -444,7 +678,7 @@ def answers_match(got: Fraction, expected: str, tolerance: float | None = None) 
 def judge_answer(request: ExecutionRequest) -> ExecutionResult:
     """The verdict of a `Mode.ANSWER` request: `program` is the reply; each test's `expected` is the answer
     (as text) it must match.  Runs in the parent; nothing of the reply is executed."""
-    answer = extract_answer(request.program)
+    answer = extract_answer(request.program, counted_words(request.answer_words))
     outcomes = []
     for test in request.tests:
         if answer is None:

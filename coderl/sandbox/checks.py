@@ -230,6 +230,8 @@ class TestRun:
         except wire.Gone:
             pass  # the program has ended already: its hello, still in the channel, says why
         hello = judge.channel.recv()
+        if not _is_hello(hello):
+            raise wire.Gone("bad_hello")  # a malformed or unsolicited first message: a protocol break, not a start
         self.merge_tamper(hello.get("tamper"))
         self.ready = hello.get("ready") is True
         if not self.ready:
@@ -339,6 +341,21 @@ class TestRun:
                 self.merge_tamper(report.get("tamper"))
         except wire.Gone:
             pass
+
+
+def _is_hello(msg):
+    """The program side's first message, as `harness.Program.serve` writes it: `{"ready": true}`, a syntax error
+    (`{"ready": false, "syntax_error": text}`), or a failed start (`{"ready": false, "status": ..., "error": text,
+    "tamper": [...]}`); anything else (a reply nobody asked for, a request, a field of another type) is not one."""
+    keys = set(msg)
+    if msg.get("ready") is True:
+        return keys == {"ready"}
+    if msg.get("ready") is not False:
+        return False
+    if keys == {"ready", "syntax_error"}:
+        return _type(msg["syntax_error"]) is str
+    return keys == {"ready", "status", "error", "tamper"} and msg["status"] in ("runtime_error", "memory_exceeded") \
+        and _type(msg["error"]) is str and _type(msg["tamper"]) is list
 
 
 def run(request, chan_fd, result_fd):

@@ -181,6 +181,9 @@ class ExecutionRequest:
     compile_error: str | None = PYTHON_COMPILE_ERROR
     rejected: str = ""  # COMMAND mode: why the task's build-time rules refuse the program (a build
     # error; nothing runs)
+    # ANSWER mode: the words a final answer may carry besides units (the noun a generated problem counts,
+    # from the task's metadata; never a word taken from its question)
+    answer_words: tuple[str, ...] = ()
 
 
 def misfit(request: ExecutionRequest) -> tuple[int, TestCase] | None:

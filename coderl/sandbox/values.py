@@ -24,6 +24,7 @@ import datetime
 import decimal
 import fractions
 import importlib
+import importlib.machinery
 import itertools
 import json
 import sys
@@ -195,9 +196,8 @@ def tag_value_type(value, sub):
     if t is types.MappingProxyType:
         return sub(dict(value))
     if t is types.ModuleType:
-        name = _getattr(value, "__name__", "")
-        if _type(name) is str and sys.modules.get(name) is value:  # an imported module, by its name
-            return {"$v": ["module", name]}
+        if imported_module(value):  # an imported module, by its name
+            return {"$v": ["module", value.__name__]}
         return None  # a module object made by hand (`types.ModuleType("math")`): not the module of that name
     if _isinstance(value, tuple):
         fields = _getattr(t, "_fields", None)
@@ -303,6 +303,30 @@ def rebuild_value_type(body):
             return data
         return numpy.array(data, dtype=str(body[1])).reshape([_int(n) for n in _list(body[2])])
     raise ValueError(f"unknown value type {kind!r}")
+
+
+# The modules loaded before any program ran (the fork server's warm imports): each crosses by name only as itself.
+_LOADED_FIRST = dict(sys.modules)
+
+
+def imported_module(value):
+    """Whether module `value` is one the import system loaded, under the name `sys.modules` holds it by: the very
+    module loaded under that name before any program ran (`_LOADED_FIRST`), or one imported since whose `__spec__`
+    names it, has a loader (its `__loader__`) and was run to the end (`_initializing` is what the import system
+    sets False after `exec_module`).  A module object made by hand and registered in `sys.modules`
+    (`types.ModuleType("json")`, `type(sys)("json")`, `module_from_spec` never executed, a copied `__spec__`) is
+    none: it crosses as the program's own object, and the receiver imports nothing for it."""
+    namespace = _getattr(value, "__dict__", None)
+    if _type(namespace) is not dict:
+        return False
+    name = namespace.get("__name__")
+    if _type(name) is not str or sys.modules.get(name) is not value:
+        return False
+    if name in _LOADED_FIRST:
+        return value is _LOADED_FIRST[name]
+    spec = namespace.get("__spec__")
+    return (_type(spec) is importlib.machinery.ModuleSpec and spec.name == name and spec.loader is not None
+            and namespace.get("__loader__") is spec.loader and _getattr(spec, "__dict__", {}).get("_initializing") is False)
 
 
 def importable(name):

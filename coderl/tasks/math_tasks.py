@@ -33,9 +33,16 @@ REASONING_SYSTEM = (
 _CALCULATOR_NOTE = re.compile(r"<<[^<>]*>>")
 
 
+def answer_words(task: Task) -> tuple[str, ...]:
+    """The words a final answer may carry besides units: the counted noun the task's metadata gives (generated
+    rows: `counted`); none for a file's rows, whose question's words are never taken as such."""
+    counted = task.metadata.get("counted") or ()
+    return tuple(w for w in counted if isinstance(w, str))
+
+
 def _answer_request(task: Task, completion: str, limits: Limits, tests: tuple) -> ExecutionRequest:
     return ExecutionRequest(mode=Mode.ANSWER, program=completion, tests=tests, limits=limits,
-                            float_tolerance=task.float_tolerance, compile_error=None)
+                            float_tolerance=task.float_tolerance, compile_error=None, answer_words=answer_words(task))
 
 
 MATH = register_kind(TaskKind(

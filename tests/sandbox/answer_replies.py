@@ -1,10 +1,16 @@
 """Generated math replies for the differential test of the answer reader (`test_answers_differential`).
 
-`replies(n, seed)` yields (kind, reply, truth): `truth` is the value a careful reader gives the reply, or
-None where the reply states no single answer (two answers, an operator, function or scale word the
-reader does not understand, a sign cut off from its digits ...).  Kinds starting with `ok/` are correct
-answers in the formats docs/math.md lists; every other kind is adversarial, named after the rule of
-docs/math.md that decides it (`DOCUMENTED` in the test)."""
+`replies(n, seed)` yields (kind, reply, truth, words): `truth` is the value a careful reader gives the reply,
+or None where the reply states no single answer (two answers, an operator, function or scale word the
+reader does not understand, a sign cut off from its digits, a marker that is an operand, a word that
+is no unit ...); `words` are the counted nouns the task's metadata gives (generated rows).  Kinds starting
+with `ok/` are correct answers in the formats docs/math.md lists; every other kind is adversarial, named
+after the rule of docs/math.md that decides it (`DOCUMENTED` in the test).
+
+The context and word classes are generated, not listed: `OPERANDS_BEFORE`/`OPERANDS_AFTER` (a command, an
+operator, a script, a letter or digit) beside every kind of marker, touching or not, in and out of each math
+mode; every word of `REFUSED` (comparison, negation, approximation, multiplication, in several languages)
+before or after the number, with the question using the word; and every LaTeX spelling of the units."""
 
 from __future__ import annotations
 
@@ -43,6 +49,70 @@ def _value(rng: random.Random) -> tuple[str, str, Fraction]:
     return f"{n} 1/2", f"{n}\\frac{{1}}{{2}}", n + Fraction(1, 2)
 
 
+# What makes a marked value an operand, before it and after it: commands, operators, scripts, letters, digits.
+OPERANDS_BEFORE = ["2", "x", "\\times", "\\cdot", "+", "*", "/", "^", "_", "\\sqrt", "\\log", "\\sin", "2^", "(",
+                   "\\frac{1}", "\\pm", "<", "\\le", "\\approx", "\u00d7", "\u00f7", "\u00b7", "|", "\\mathrm{d}",
+                   "\\overline", "e^", "10^", "\\{", "[", "\\left(", "\\neg", "!", "~", "\\%", "-"]
+OPERANDS_AFTER = ["^2", "_3", "!", "x", "2", "\\cdot 2", "\\times 3", "+1", "-1", "/2", "*2", " * 2", "^{2}", ")",
+                  "]", "\\}", "\\right)", "\\%", "%", "\u00d7 2", "\u00b2", "'", "\\prime", "\\mathrm{k}", "(3)",
+                  "\\,\\mathrm{k}", "e3", "|", "> 2", "~2"]
+MATH_MODES = [("", ""), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"), ("$$", "$$")]
+# Words that are no unit: comparison, negation, approximation, multiplication, in several languages.
+REFUSED = ["more than", "less than", "at least", "at most", "over", "under", "above", "below", "fewer than", "up to",
+           "not", "never", "no", "about", "approximately", "around", "roughly", "nearly", "almost", "circa", "approx",
+           "times", "twice", "double", "triple", "fold", "mal", "mehr als", "weniger als", "nicht", "etwa", "ungefahr",
+           "fois", "environ", "pas", "plus de", "moins de", "veces", "mas de", "menos de", "aproximadamente", "casi",
+           "cerca de", "quasi", "volte", "circa", "only", "exactly", "each", "per day", "or so", "give or take"]
+# Every LaTeX (and plain) spelling of units the whitelist admits: (written, as read).
+UNIT_SPELLINGS = ["{n}^\\circ", "{n}^{{\\circ}}", "{n}^\\circ C", "{n}^{{\\circ}}\\text{{C}}", "{n}\\degree",
+                  "{n}\\textdegree", "{n}\u00b0", "{n}\u00b0F", "{n}\\%", "{n}%", "{n}\\text{{\\%}}", "\\${n}",
+                  "\\textdollar {n}", "{n} \\text{{dollars}}", "\\euro {n}", "\u20ac{n}", "\\pounds {n}",
+                  "\u00a3{n}", "{n}\\text{{ cm}}", "{n}\\,\\text{{cm}}", "{n}\\ \\mathrm{{kg}}", "{n}\\,\\mathrm{{km/h}}",
+                  "{n}\\textrm{{ m}}", "{n}\\mbox{{ s}}", "{n} \\text{{hours}}", "{n}\\text{{ min}}", "{n} \\mathrm{{L}}",
+                  "{n} \\text{{mL}}", "{n}\\text{{ lbs}}", "{n} mph", "{n} \\text{{km}}/\\text{{h}}",
+                  "\\SI{{{n}}}{{\\kilo\\metre}}", "\\qty{{{n}}}{{cm}}", "\\num{{{n}}}", "{n}\\,\\si{{\\kilo\\gram}}",
+                  "\\SI{{{n}}}{{\\kilo\\metre\\per\\hour}}", "{n}\\unit{{km/h}}", "\\SI{{{n}}}{{\\percent}}",
+                  "\\SI{{{n}}}{{\\degreeCelsius}}", "\\qty{{{n}}}{{\\milli\\litre}}"]
+# Contexts that leave a marker no operand: blank space, punctuation, math delimiters, markdown, labels.
+CLEAN_CONTEXTS = ["{m}", "{m}.", "So the total is {m}.", "$ {m} $.", "$x = {m}$", "\\[{m}\\]", "\\({m}\\),",
+                  "**{m}**", "**Answer:** {m}", "\\text{{Total: }} {m}", "Thus, {m}; done", "$$ {m} $$"]
+
+
+def _wrap(kind: str, inner: str) -> str:
+    return {"boxed": f"\\boxed{{{inner}}}", "fbox": f"\\fbox{{{inner}}}",
+            "answer": f"<answer>{inner}</answer>"}[kind]
+
+
+def _operand(rng: random.Random, n: int) -> tuple[str, str, Fraction | None, tuple[str, ...]]:
+    """A marker of every kind made an operand, touching or not, in or out of math mode."""
+    kind = rng.choice(["boxed", "fbox", "answer", "####", "stated"])
+    side = "before" if kind == "####" else rng.choice(["before", "after"])
+    what = rng.choice(OPERANDS_BEFORE if side == "before" else OPERANDS_AFTER)
+    gap = rng.choice(["", " "]) if what[-1:] not in "{}" else ""
+    opening, closing = rng.choice(MATH_MODES)
+    if kind == "####":
+        return f"operand/{side}", f"Work.\n{what}{gap}#### {n}", None, ()
+    if kind == "stated":
+        word = rng.choice(["twice", "half of", "3 more than", "double", "not", "the square of", "2 times",
+                           "3 less than", "about", "the cube of", "one more than", "-"])
+        return "operand/stated", f"Work.\n{word.capitalize()} the answer is {n}.\n", None, ()
+    marker = _wrap(kind, str(n))
+    body = f"{what}{gap}{marker}" if side == "before" else f"{marker}{gap}{what}"
+    return f"operand/{side}", f"The total.\n{opening}{body}{closing}\n", None, ()
+
+
+def _worded(rng: random.Random, n: int) -> tuple[str, str, Fraction | None, tuple[str, ...]]:
+    """A refused word beside the number, the question using it too; or a word of the question that is no unit."""
+    word = rng.choice(REFUSED)
+    wrap = rng.choice(["#### {}", "\\boxed{{{}}}", "<answer>{}</answer>", "The answer is {}."])
+    question = f"Question: Ana has {word} {n} apples. How many apples?\n"
+    if rng.random() < 0.25:  # a word of the question (not its metadata's counted noun) is no unit
+        noun = rng.choice(["clips", "friends", "marbles", "boxes"])
+        return "word/question", f"Question: How many {noun} are left?\n" + wrap.format(f"{n} {noun}"), None, ()
+    inner = f"{word} {n}" if rng.random() < 0.5 else f"{n} {word}"
+    return "word/refused", question + wrap.format(inner), None, ("apples", word.split()[-1])
+
+
 def _ok(rng: random.Random, plain: str, latex: str) -> tuple[str, str]:
     """A correct reply in one of the listed formats."""
     work = rng.choice(WORK)
@@ -59,7 +129,7 @@ def _ok(rng: random.Random, plain: str, latex: str) -> tuple[str, str]:
         return fmt, f"{work}The answer is {plain}."
     if fmt == "both":
         return fmt, f"{work}The answer is {plain}.\n\\boxed{{{latex}}}\n#### {plain}"
-    return fmt, f"{work}**Answer:** {plain} {rng.choice(['apples', 'dollars', 'cm', 'in total'])}"
+    return fmt, f"{work}**Answer:** {plain} {rng.choice(['apples', 'dollars', 'cm', 'hours', 'kg'])}"
 
 
 def _adversarial(rng: random.Random, value: Fraction) -> tuple[str, str, Fraction | None]:
@@ -107,14 +177,35 @@ def _adversarial(rng: random.Random, value: Fraction) -> tuple[str, str, Fractio
     return rng.choice(cases)
 
 
+def _clean_context(rng: random.Random, n: int) -> tuple[str, str, Fraction | None, tuple[str, ...]]:
+    """A correct answer in a context that leaves its marker no operand, or in a LaTeX spelling of a unit."""
+    if rng.random() < 0.5:
+        context = rng.choice(CLEAN_CONTEXTS)
+        in_math = any(d in context for d in ("$", "\\[", "\\("))  # an answer block is prose, never inside math
+        marker = _wrap(rng.choice(["boxed", "fbox"] if in_math else ["boxed", "fbox", "answer"]), str(n))
+        return "ok/context", "Work.\n" + context.format(m=marker), Fraction(n), ()
+    spelled = rng.choice(UNIT_SPELLINGS).format(n=n)
+    wrap = rng.choice(["#### {}", "\\boxed{{{}}}", "<answer>{}</answer>", "The answer is {}."])
+    return "ok/unit spelling", "Work.\n" + wrap.format(spelled), Fraction(n), ()
+
+
 def replies(count: int, seed: int = 0):
-    """`count` generated replies: (kind, reply, truth); about half ordinary, half adversarial."""
+    """`count` generated replies: (kind, reply, truth, words); about half ordinary, half adversarial (of which
+    half the context and word classes)."""
     rng = random.Random(seed)
     for _ in range(count):
         plain, latex, value = _value(rng)
-        if rng.random() < 0.5:
+        n = abs(value.numerator) if value.denominator == 1 else rng.randint(2, 99)
+        roll = rng.random()
+        if roll < 0.4:
             fmt, reply = _ok(rng, plain, latex)
-            yield f"ok/{fmt}", reply, value
+            yield f"ok/{fmt}", reply, value, ("apples",)
+        elif roll < 0.5:
+            yield _clean_context(rng, n)
+        elif roll < 0.65:
+            yield _operand(rng, n)
+        elif roll < 0.75:
+            yield _worded(rng, n)
         else:
-            yield _adversarial(rng, value)
+            yield (*_adversarial(rng, value), ("apples",))
 

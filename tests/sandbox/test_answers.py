@@ -5,6 +5,7 @@ markers).  Property tests draw the hidden number from every class of the definit
 
 from __future__ import annotations
 
+import itertools
 import time
 from fractions import Fraction
 
@@ -17,6 +18,7 @@ from coderl.sandbox.answers import (
     MAX_DIGITS,
     NUMBER_WORDS,
     answers_match,
+    counted_words,
     extract_answer,
     judge_answer,
     numbers,
@@ -25,13 +27,14 @@ from coderl.sandbox.answers import (
 from coderl.sandbox.types import CheckKind, ExecutionRequest, Mode, Status, TestCase
 
 
-def request(reply: str, expected: str = "18", tolerance: float | None = None) -> ExecutionRequest:
-    return ExecutionRequest(mode=Mode.ANSWER, program=reply, float_tolerance=tolerance,
+def request(reply: str, expected: str = "18", tolerance: float | None = None, words=()) -> ExecutionRequest:
+    return ExecutionRequest(mode=Mode.ANSWER, program=reply, float_tolerance=tolerance, answer_words=tuple(words),
                             tests=(TestCase("answer", "", CheckKind.ANSWER, expected),))
 
 
-def value(reply: str) -> Fraction | None:
-    found = extract_answer(reply)
+def value(reply: str, words=()) -> Fraction | None:
+    """The reply's answer's value, for a task whose metadata names `words` as its counted nouns."""
+    found = extract_answer(reply, counted_words(words))
     return None if found is None else found.value
 
 
@@ -87,7 +90,7 @@ def test_a_hash_line_starting_with_a_number_word_is_a_marker_not_a_heading():
 
 
 def test_an_empty_hash_line_gives_the_next_line():
-    assert value("####\n18") == 18 and value("3 + 4\n#### \n\n 7 apples") == 7
+    assert value("####\n18") == 18 and value("3 + 4\n#### \n\n 7 apples", ["apples"]) == 7
     assert extract_answer("####\n18 or 17") is None
 
 
@@ -126,7 +129,7 @@ def test_no_number_is_no_answer():
 @pytest.mark.parametrize("text, want", [
     ("1,234", 1234), ("$1,200.50", Fraction(240100, 200)), ("-7", -7), ("\u22127", -7), ("2.50", Fraction(5, 2)),
     (".5", Fraction(1, 2)), ("3/4", Fraction(3, 4)), ("3 / 4", Fraction(3, 4)), ("\\frac{6}{8}", Fraction(3, 4)),
-    ("18 dollars", 18), ("25%", 25), ("\\$18", 18), ("12kg", 12), ("18m", 18), ("18 m", 18), ("it is 18.", 18),
+    ("18 dollars", 18), ("25%", 25), ("\\$18", 18), ("12kg", 12), ("18m", 18), ("18 m", 18), ("18 min.", 18),
     # signs: dashes of other code points, words, before a dollar sign, before parentheses
     ("\u201018", -18), ("\uff0d18", -18), ("\ufe6318", -18), ("minus 18", -18), ("Negative 18", -18), ("-$18", -18),
     ("-\\$18", -18), ("-(18)", -18), ("-\u00a018", -18), ("3rd", 3), ("18 cm", 18), ("18\\text{ cm}", 18),
@@ -210,7 +213,7 @@ def test_every_number_word_is_a_number(word):
 def test_number_words_are_whole_words_and_compounds_are_one_number():
     assert numbers("someone, often, anyone, none, tone, seconded, quartered") == []
     assert numbers("twenty-one") == [("twenty-one", None)] and numbers("one-half") == [("one-half", None)]
-    assert value("#### 18 apples") == 18 and value("#### 18 once, twice") == 18  # not number words
+    assert value("#### 18 apples", ["apple"]) == 18 and numbers("once, twice") == []  # not number words
     assert value("The answer is 18, a dozen-free pair.") is None  # `dozen` stands whole before `-`
 
 
@@ -231,6 +234,10 @@ def test_a_number_with_too_many_digits_is_no_number():
     "x" * 100_000 + "\n18",
     # under the 50,000 characters that are read: nested boxes (each one's text is checked), answer statements
     "\\boxed{" * 6_000 + "18" + "}" * 6_000, "the answer is " * 3_500 + "18", "Answer: 18 " * 4_000, "#### " + "(" * 49_000,
+    # the context of markers, labels, siunitx (issue 73)
+    "*" * 24_000 + "\\boxed{18}" + "*" * 24_000, "**\\boxed{18}** " * 2_500, "so " * 16_000 + "the answer is 18",
+    "\\SI{" * 10_000, "\\SI{1}{" * 6_000, "$" * 49_000 + "\\boxed{18}", "~" * 49_000 + "18", "x = " * 12_000 + "18",
+    "\\text{a}" * 6_000 + "\\boxed{18}", "Twice " * 8_000 + "the answer is 18.", "\\boxed{18}^" * 4_000,
 ])
 def test_long_adversarial_replies_take_linear_time(text):
     # a judge that hangs stalls the whole training step (it runs in the trainer's process): every regex must
@@ -366,6 +373,9 @@ hidden_numbers = st.one_of(st.text(unicode_numerals, min_size=1, max_size=3), st
 separators = st.sampled_from(["", " ", ", ", " or ", " (", "; not ", " = ", "/"])
 words = st.lists(st.sampled_from(["apples", "The", "answer", "is", "total", "so", "she", "pays", "cups", "left"]),
                  max_size=4).map(" ".join)
+# what a marker may hold before its number (a label) and after it (units): the allow-list
+labels = st.sampled_from(["", "The answer is", "So the answer is", "Answer:", "**Answer:**", "x =", "Final answer:"])
+units = st.sampled_from(["", "cm", "dollars", "km/h", "kg", "cups", "hours", "\\text{ cm}", "\\mathrm{kg}", "%"])
 
 
 def glue(a: str, sep: str, b: str) -> str:
@@ -405,7 +415,7 @@ def test_two_markers_with_different_values_are_no_answer(kind_a, kind_b, a, b, b
 @given(st.lists(st.sampled_from(KINDS), min_size=1, max_size=4), real_numbers(), words)
 def test_markers_with_equal_values_are_the_answer(kinds, number, between):
     text, want = number
-    reply = f"{between}\n".join(mark(kind, text) for kind in kinds)
+    reply = f" {between}\n".join(mark(kind, text) for kind in kinds)  # words touching a marker make it an operand
     assert value(reply) == want
     # the same value written another way agrees too
     assert value(reply + f"\n\\boxed{{{want.numerator}/{want.denominator}}}") == want
@@ -420,7 +430,7 @@ def test_without_a_marker_a_last_line_with_two_numbers_is_no_answer(real, other,
 
 
 @FAST
-@given(real_numbers(), words, words, st.sampled_from(["none", "####", "boxed", "<answer>"]))
+@given(real_numbers(), labels, units, st.sampled_from(["none", "####", "boxed", "<answer>"]))
 def test_ordinary_replies_read_the_right_value(number, before, after, how):
     text, want = number
     work = "Natalia sold 48/2 = 24 clips in May.\nShe sold 48 + 24 = 72 clips.\n"
@@ -455,9 +465,9 @@ def test_ordinary_replies_read_the_right_value(number, before, after, how):
     ("The answer is 18 apples.", 18),
 ])
 def test_ordinary_gsm8k_style_replies_keep_their_answer(reply, want):
-    assert value(reply) == want
+    assert value(reply, ["apples"]) == want
     assert judge_answer(request(reply, str(want.numerator if isinstance(want, Fraction) and want.denominator == 1
-                                           else want))).passed
+                                           else want), words=["apples"])).passed
 
 
 def test_seconds_is_a_unit_and_second_an_ordinal():
@@ -489,7 +499,7 @@ def test_a_marker_with_anything_outside_the_whitelist_is_no_answer(inside):
 ])
 def test_a_marker_with_only_whitelisted_text_reads_its_number(inside, want):
     for reply in (f"#### {inside}", f"\\boxed{{{inside}}}", f"<answer>{inside}</answer>"):
-        assert value(reply) == want, reply
+        assert value(reply, ["apple"]) == want, reply
 
 
 def test_brace_matching_honours_escapes():
@@ -520,3 +530,95 @@ def test_stated_answers_that_agree_and_step_headings_keep_the_answer():
     assert value("#### Step 1: add\n5 + 13 = 18\n#### Part 2. check\n#### 18") == 18
     assert value("#### Final Answer\n\\boxed{18}") == 18 and value("The answer is the total.\n#### 18") == 18
     assert value("\\boxed {18}") == 18 and value("<Answer>18</Answer>") == 18
+
+
+# ---- a marker in its context (issue 73): an operand of anything but blank space, punctuation or delimiters --
+from tests.sandbox.answer_replies import (  # noqa: E402
+    CLEAN_CONTEXTS,
+    MATH_MODES,
+    OPERANDS_AFTER,
+    OPERANDS_BEFORE,
+    REFUSED,
+    UNIT_SPELLINGS,
+)
+
+_MARKERS = {"boxed": "\\boxed{{{}}}", "fbox": "\\fbox{{{}}}", "answer": "<answer>{}</answer>"}
+
+
+def test_a_marker_that_is_an_operand_is_no_answer():
+    """Generated: every operand shape, each side, touching or not, in and out of every math mode, around every
+    marker kind.  Before: each read 18 (a marker was read only inside itself)."""
+    read = []
+    for kind, form in _MARKERS.items():
+        marker = form.format(18)
+        for (opening, closing), gap in itertools.product(MATH_MODES, ["", " "]):
+            for what in OPERANDS_BEFORE:
+                read += [r for r in [f"So {opening}{what}{gap}{marker}{closing}\n"] if value(r) is not None]
+            for what in OPERANDS_AFTER:
+                read += [r for r in [f"So {opening}{marker}{gap}{what}{closing}\n"] if value(r) is not None]
+    for what, gap in itertools.product(OPERANDS_BEFORE + ["x", "so"], ["", " "]):
+        read += [r for r in [f"Work.\n{what}{gap}#### 18"] if value(r) is not None]
+    assert read == []
+
+
+@pytest.mark.parametrize("opening", ["Twice", "Half of", "3 more than", "Not", "The square of", "About", "2 times",
+                                     "One less than", "Double", "It is not true that"])
+def test_a_statement_whose_sentence_makes_its_number_an_operand_is_no_answer(opening):
+    assert value(f"Work.\n{opening} the answer is 18.") is None
+    assert value(f"Work.\n{opening} the answer is 18.\n#### 18") is None
+
+
+@pytest.mark.parametrize("opening", ["", "So", "Thus,", "I think", "We get that", "So, in conclusion,",
+                                     "This means that", "Therefore"])
+def test_a_statement_opened_by_discourse_words_reads_its_number(opening):
+    assert value(f"Work.\n{opening} the final answer is 18.") == 18
+    assert value(f"Work.\n{opening} the answer is 18.\n#### 18") == 18
+
+
+def test_a_marker_in_a_context_that_leaves_it_no_operand_reads_its_number():
+    for kind, form in _MARKERS.items():
+        for context in CLEAN_CONTEXTS:
+            if kind == "answer" and any(d in context for d in ("$", "\\[", "\\(")):
+                continue
+            reply = "Work.\n" + context.format(m=form.format(18))
+            assert value(reply) == 18, reply
+    assert value("So the answer is \\boxed{18}.") == 18 and value("<answer>\\boxed{18}</answer>") == 18
+    assert value("Thus, the final answer is 18.") == 18 and value("\\boxed{\\boxed{18}}") == 18
+
+
+# ---- words by allow-list: units and the task's counted noun, never a refused word --------------------------
+@pytest.mark.parametrize("word", REFUSED)
+def test_a_refused_word_is_no_answer_even_when_the_question_uses_it_or_the_metadata_names_it(word):
+    question = f"Question: Ana has {word} 18 apples. How many?\n"
+    for inner in (f"{word} 18", f"18 {word}"):
+        for form in ("#### {}", "\\boxed{{{}}}", "<answer>{}</answer>", "The answer is {}."):
+            assert value(question + form.format(inner), ["apples", *word.split()]) is None, (word, inner, form)
+
+
+def test_a_word_of_the_question_is_no_answer_unless_the_metadata_counts_it():
+    reply = "Question: How many clips are left?\n#### 18 clips"
+    assert value(reply) is None and value(reply, ["clips"]) == 18 and value(reply, ["clip"]) == 18
+    assert value("#### 18 clip", ["clips"]) == 18 and value("#### 18 boxes", ["box"]) == 18
+    assert value("#### 18 more", ["more"]) is None  # metadata naming a refused word adds nothing
+    assert judge_answer(request("#### 18 clips", words=("clips",))).passed
+    assert not judge_answer(request("#### 18 clips")).passed
+
+
+@pytest.mark.parametrize("spelled", UNIT_SPELLINGS)
+def test_every_latex_spelling_of_an_admitted_unit_reads_the_number(spelled):
+    text = spelled.format(n=18)
+    for form in ("#### {}", "\\boxed{{{}}}", "<answer>{}</answer>", "The answer is {}."):
+        assert value("Work.\n" + form.format(text)) == 18, form.format(text)
+
+
+def test_the_generated_set_gives_its_counted_noun_and_the_judge_uses_it():
+    from coderl.tasks.generators.math_gen import MathConfig, generate_math
+
+    tasks = generate_math(MathConfig(n=40, seed=3), "train")
+    counted = [t for t in tasks if t.metadata["counted"] and t.metadata["counted"][0] not in ("dollars",)]
+    assert counted
+    task = counted[0]
+    noun = task.metadata["counted"][0]
+    reply = f"Work.\n#### {task.metadata['answer']} {noun}"
+    assert task.build_request(reply).answer_words == (noun,) and value(reply) is None
+    assert judge_answer(task.build_request(reply)).passed

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from coderl.sandbox.answers import MAX_REPLY_CHARS, extract_answer
+from coderl.sandbox.answers import MAX_REPLY_CHARS, counted_words, extract_answer
 from tests.sandbox.answer_replies import replies
 
 math_verify = pytest.importorskip("math_verify")
@@ -28,13 +28,16 @@ DOCUMENTED = {
     "comparison": "comparisons", "escaped brace": "an escaped brace", "two answers": "all must agree",
     "answer statement": "answer statement", "heading": "holds a number", "box without brace": "no brace",
     "answer tag case": "in any case", "long reply": "over 50,000 characters", "number word": "a number word",
+    "operand/before": "is an operand", "operand/after": "is an operand", "operand/stated": "opens its sentence",
+    "word/refused": "comparison, negation, approximation or multiplication", "word/question": "never a word of the question",
 }
 # Where Math-Verify reads a correct reply otherwise: its conventions, each written in docs/math.md.
 CONVENTIONS = {
     "percent": lambda reply, ours, theirs: "%" in reply and theirs == ours / 100,
     "mixed number": lambda reply, ours, theirs: re.search(r"\d \d+/\d|\d\\frac", reply) is not None,
     "\\fbox": lambda reply, ours, theirs: "\\fbox" in reply,
-    "units": lambda reply, ours, theirs: theirs == "other" and re.search(r"\d\s*[A-Za-z]", reply) is not None,
+    "units": lambda reply, ours, theirs: theirs == "other" and re.search(
+        r"\d\s*(?:[A-Za-z\u00b0^]|\\[A-Za-z])|[\u00a3\u20ac]\s*\d|\\(?:pounds|euro|SI|qty|si|unit|num)\b", reply) is not None,
     "no LaTeX": lambda reply, ours, theirs: theirs is None,
 }
 
@@ -58,8 +61,8 @@ def reference(reply: str) -> Fraction | str | None:
 
 def differential(count: int, seed: int) -> Counter:
     resolved: Counter = Counter()
-    for kind, reply, truth in replies(count, seed):
-        found = extract_answer(reply)
+    for kind, reply, truth, words in replies(count, seed):
+        found = extract_answer(reply, counted_words(words))
         ours = None if found is None else found.value
         assert ours == truth, (kind, reply[:300], ours)
         theirs = reference(reply) if len(reply) <= MAX_REPLY_CHARS else "not read"

@@ -150,3 +150,30 @@ def test_honest_program_has_no_tamper(sandbox):
     prog = "import math, sys, json\n" + ADD
     r = run(sandbox, prog)
     assert r.passed and r.tamper == []
+
+
+# Every malformed or unsolicited first message a program can put on the channel before its runtime says
+# whether it started (the program finds the runtime's Program object and sends it itself, then ends its run
+# as any program would, or stays silent).
+_FIRST_MESSAGES = ["{}", "{'ready': 1}", "{'ready': 'yes'}", "{'ready': None}", "{'ready': False}",
+                   "{'ready': False, 'error': 7}", "{'ready': False, 'syntax_error': ['x']}",
+                   "{'ready': False, 'status': 'memory_exceeded'}", "{'r': {'names': {}, 'entry': 0}}",
+                   "{'r': 3}", "{'op': 'end'}", "{'x': [['ValueError'], 'no', []]}", "{'tamper': ['forged_pass']}"]
+
+
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("k", range(len(_FIRST_MESSAGES)))
+def test_a_malformed_or_unsolicited_first_message_is_a_protocol_break(sandbox, k):
+    """Before: any first message without `ready: True` was read as a failed start, with the message 'None'
+    (or whatever its `error` held), and no `protocol:` note.  The program then goes on (its runtime's own
+    hello follows) or exits, in turn."""
+    first, then = _FIRST_MESSAGES[k], ("continue", "exit")[k % 2]
+    prog = ("import gc, os\n"
+            "_P = next(o for o in gc.get_objects() if type(o).__name__ == 'Program' and hasattr(o, 'channel'))\n"
+            f"_P.channel.send({first})\n" + ("os._exit(0)\n" if then == "exit" else "") + ADD)
+    r = run(sandbox, prog)
+    assert not r.passed
+    assert any(t.startswith("protocol:") for t in r.tamper), (r.tamper, r.message)
+    assert "protocol" in r.message and "None" not in r.message, r.message

@@ -228,6 +228,32 @@ def test_a_module_object_made_by_hand_is_not_the_module_of_its_name(sandbox):
     assert run(sandbox, t, "    import math\n    return math\n").passed
 
 
+# Every way a program can make a module object by hand and register it where an import would find it: the
+# object crosses as the program's own object (a handle), whatever name it takes, and the judge imports nothing.
+_HAND_MADE = {
+    "ModuleType": "types.ModuleType({name!r})",
+    "type(sys)": "type(sys)({name!r})",
+    "subclass": "type('M', (types.ModuleType,), {{}})({name!r})",
+    "copied spec": "types.ModuleType({name!r}); m.__spec__ = importlib.util.find_spec({name!r}); "
+                   "m.__loader__ = m.__spec__.loader; m.__file__ = m.__spec__.origin",
+    "module_from_spec": "importlib.util.module_from_spec(importlib.util.find_spec({name!r}))",
+}
+
+
+@pytest.mark.parametrize("made", sorted(_HAND_MADE))
+@pytest.mark.parametrize("name", ["math", "colorsys", "xml.dom.minidom"])
+def test_a_hand_made_module_registered_under_a_real_name_crosses_as_a_plain_object(sandbox, made, name):
+    """Before: a module object the program made and put in `sys.modules` crossed as the module of that name,
+    so the judge imported its own (a false fail: its `answer` is gone) and an import ran in the judge."""
+    t = task('def space():\n    """A module object whose attribute answer is 42."""\n',
+             ["assert candidate().answer == 42",
+              f"import sys\nassert {name!r} not in sys.modules or {name!r} in ('math',)"], "space")
+    code = (f"    import importlib.util, sys, types\n    m = {_HAND_MADE[made].format(name=name)}\n"
+            f"    m.answer = 42\n    sys.modules[{name!r}] = m\n    return m\n")
+    result = run(sandbox, t, code)
+    assert result.passed, (made, name, result.message)
+
+
 # ---- attacks on these rules by a program that knows them ----------------------------------------------------
 @pytest.mark.parametrize("check", ['f"{Checker(candidate([3, 1]))}" == "ok"', 'str(Checker(candidate([3, 1]))) == "ok"',
                                    'len(Checker(candidate([3, 1]))) == 1', 'list(Checker(candidate([3, 1]))) == [1]',

@@ -330,6 +330,9 @@ def in_valid(template: str, question: str) -> bool:
     return hashlib.sha256(problem_key(template, question).encode()).digest()[0] % 5 == 0
 
 
+_COUNTED = re.compile(r"\bHow many ([a-z]+)")
+
+
 def _draw(split: str, n: int, seed: int) -> list[Task]:
     templates = TEST_TEMPLATES if split == "test" else TRAIN_TEMPLATES
     rng = random.Random(f"coderl-math/{seed}/{split}")
@@ -348,9 +351,11 @@ def _draw(split: str, n: int, seed: int) -> list[Task]:
             continue
         taken.add(key)
         text = answer if isinstance(answer, str) else number(answer)
+        counted = _COUNTED.search(question)  # the template's own "How many <noun>": the noun its answer counts
         tasks.append(math_task(f"math/{split}/{len(tasks):04d}", question, text, "\n".join(steps),
                                source=f"coderl.tasks.math_gen:{name}",  # the rows as before the move to generators/
-                               metadata={"template": name, "split": split}))
+                               metadata={"template": name, "split": split,
+                                         "counted": [counted.group(1)] if counted else []}))
     return tasks
 
 

@@ -75,6 +75,12 @@ TAGS = {
     "C.name_resolution": "tests reading math's pi, Fraction or a program class they construct, without binding it",
     "C.fork_in_function": "a function that forks a child (which waits, or raises) and answers right",
     "C.deep_values": "return values nested to the 1,000-level limit",
+    # M: final answers of math replies (answers.py)
+    "M.answer_operand": "a marked answer that is an operand of what stands beside it (\\boxed{18}^2, twice the answer)",
+    "M.answer_words": "words beside the number that are no unit (about, more, nearly)",
+    "V.tool_views": "a Verilog design that synthesis reads otherwise than the simulation (unique/priority case)",
+    "C.answer_units": "units in their LaTeX spellings, and a generated task's counted noun",
+    "C.hand_made_module": "a module object made by hand and registered in sys.modules under a real module's name",
 }
 
 
@@ -88,7 +94,7 @@ class Case:
     expect: str  # "pass" | "fail"
     task_id: str | None = None  # a bundled task: "HumanEval/38", "easy/3"
     row: dict[str, Any] | None = None  # or an inline row in `fmt`'s layout
-    fmt: str = "humaneval"  # layout of `row`: "humaneval" | "mbpp" | "stdio"
+    fmt: str = "humaneval"  # layout of `row`: "humaneval" | "mbpp" | "stdio" | "gsm8k"
     tamper: str | None = None  # a tamper name the judge must report (prefix match)
     group: str | None = None  # run concurrently with the group's other cases
     before: str | None = None  # status at the commit before the redesign
@@ -102,11 +108,23 @@ def load_task(case: Case):
     from coderl.tasks.loaders.mbpp import load_mbpp
     from coderl.tasks.loaders.stdio import load_stdio
 
+    if case.task_id is not None and case.task_id.startswith("verilog/"):  # the bundled Verilog set
+        from coderl.tasks.spec import load_tasks
+
+        (task,) = [t for t in load_tasks("verilog") if t.task_id == case.task_id]
+        return task
+    if case.task_id is not None and case.task_id.startswith("math/"):  # the generated math set
+        from coderl.tasks.generators.math_gen import MathConfig, generate_math
+
+        (task,) = [t for t in generate_math(MathConfig(), case.task_id.split("/")[1]) if t.task_id == case.task_id]
+        return task
     if case.task_id is not None:
         tasks = load_easy() if case.task_id.startswith("easy/") else load_humaneval()
         (task,) = [t for t in tasks if t.task_id == case.task_id]
         return task
-    loader = {"humaneval": load_humaneval, "mbpp": load_mbpp, "stdio": load_stdio}[case.fmt]
+    from coderl.tasks.math_tasks import load_gsm8k
+
+    loader = {"humaneval": load_humaneval, "mbpp": load_mbpp, "stdio": load_stdio, "gsm8k": load_gsm8k}[case.fmt]
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "row.jsonl.gz")
         with gzip.open(path, "wt", encoding="utf-8") as f:
@@ -116,10 +134,10 @@ def load_task(case: Case):
 
 
 def all_cases() -> list[Case]:
-    from . import containment, hostile, hostile_judge, legitimate, ordinary, rules
+    from . import answers, containment, hostile, hostile_judge, legitimate, ordinary, rules, tool_views
 
     return [*hostile.CASES, *hostile_judge.CASES, *legitimate.CASES, *ordinary.CASES, *containment.CASES,
-            *rules.CASES]
+            *rules.CASES, *answers.CASES, *tool_views.CASES]
 
 
 def run_cases(sandbox, cases: list[Case]) -> list:

@@ -61,6 +61,14 @@ CASES: list[Case] = [
           "if _P is not None:\n"
           "    type(_P).call = lambda self, msg: self.channel.request({'op': 'callback', 'cb': 7, 'a': [], 'k': {}})\n",
           tamper="protocol:unexpected_request", before="failed"),
+    # The first message is the runtime's hello: a program that sends one of its own first (a reply nobody asked
+    # for, a hello of the wrong shape) breaks the protocol, and the verdict says so, never "None" (issue 73).
+    _case("unsolicited_first_reply", "N.protocol_abuse", "easy/0", "    return 0\n" + _FIND +
+          "if _P is not None:\n    _P.channel.send({'r': {'names': {}, 'entry': 0}})\n",
+          tamper="protocol:bad_hello", before="runtime_error"),
+    _case("malformed_hello", "N.protocol_abuse", "HumanEval/2", "    return 0.0\n" + _FIND +
+          "if _P is not None:\n    _P.channel.send({'ready': False})\n    import os\n    os._exit(0)\n",
+          tamper="protocol:bad_hello", before="runtime_error"),
     # Look for the zygote's socket (or any socket but the channel) among the open fds and ask it to fork a judge.
     _case("zygote_socket_scan", "N.zygote_reach", "easy/0", "    return 0\n"
           "import os, socket, json\n"

@@ -1368,7 +1368,28 @@ def check(candidate):
     ),
 ]
 
+# C.hand_made_module: a module object the program makes and registers under the name of a real module (issue 73):
+# it is the program's object, whose attributes the test reads, never the module of that name imported by the judge.
+HAND_MADE_MODULE = [
+    _mbpp(
+        "hand_made_module_json", "C.hand_made_module", before="runtime_error",
+        text="Write a function that returns a namespace module whose `version` is the given number.",
+        code="import sys\nimport types\n\n\ndef make_config(version):\n    m = types.ModuleType('json')\n"
+             "    m.version = version\n    sys.modules['json'] = m\n    return m\n",
+        tests=["assert make_config(3).version == 3", "assert make_config(0).version == 0"],
+    ),
+    _mbpp(
+        "hand_made_module_colorsys", "C.hand_made_module", before="runtime_error",
+        text="Write a function that returns a plugin module named colorsys holding a `scale` function.",
+        code="import importlib.util\nimport sys\n\n\ndef plugin(k):\n"
+             "    m = importlib.util.module_from_spec(importlib.util.find_spec('colorsys'))\n"
+             "    m.scale = lambda x: k * x\n    sys.modules['colorsys'] = m\n    return m\n",
+        tests=["assert plugin(2).scale(5) == 10", "assert plugin(3).scale(1) == 3"],
+    ),
+]
+
 CASES: list[Case] = [
+    *HAND_MADE_MODULE,
     *STDLIB_SUBCLASS,
     *NUMPY,
     *THIRD_PARTY_IMPORT,
