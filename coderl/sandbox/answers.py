@@ -142,7 +142,8 @@ _LATEX_NOISE = re.compile(r"\\[,;:! ]|~(?![ \t]*[-\d.$\\<#])")
 # Every LaTeX spelling of the unit symbols the whitelist admits, as the symbol: degrees (`^\circ`, `^{\circ}`,
 # `\degree`, `\textdegree`), percent (`\%`, `\percent`), dollars (`\textdollar`, `\dollar`), euros, pounds.
 _LATEX_SYMBOLS = [
-    (re.compile(r"[ \t]*\^[ \t]*(?:\{[ \t]*\\circ[ \t]*\}|\\circ(?![A-Za-z]))|\\(?:text)?degrees?(?![A-Za-z])|\\ang(?![A-Za-z])"),
+    (re.compile(r"[ \t]*\^[ \t]*(?:\{[ \t]*\\circ[ \t]*\}|\\circ(?![A-Za-z]))"
+                r"|\\(?:text)?degrees?(?![A-Za-z])|\\ang(?![A-Za-z])"),
      "\u00b0"),
     (re.compile(r"\\%|\\(?:text)?percent(?![A-Za-z])"), "%"),
     (re.compile(r"\\(?:textdollar|dollar|USD)(?![A-Za-z])"), "$"),
@@ -496,8 +497,10 @@ def _one_number(items: list[_Item], starts: list[int], text: str, start: int, en
 # ---- a marker in its context: fail closed when it is an operand --------------------------------------------
 # Math delimiters and the reasoning format's tags end the expression a marker is part of; markdown emphasis
 # (`**` that opens or closes a span) is transparent; the commands that only set text or space are words.
-_OPENING = re.compile(r"(?:\$\$?|\\[(\[]|\\begin\{[A-Za-z*]+\}|<[ \t]*/?[ \t]*(?:answer|reasoning|think)[ \t]*>)\Z", re.IGNORECASE)
-_CLOSING = re.compile(r"\$\$?|\\[)\]]|\\end\{[A-Za-z*]+\}|<[ \t]*/?[ \t]*(?:answer|reasoning|think)[ \t]*>", re.IGNORECASE)
+_OPENING = re.compile(r"(?:\$\$?|\\[(\[]|\\begin\{[A-Za-z*]+\}|<[ \t]*/?[ \t]*(?:answer|reasoning|think)[ \t]*>)\Z",
+                      re.IGNORECASE)
+_CLOSING = re.compile(r"\$\$?|\\[)\]]|\\end\{[A-Za-z*]+\}|<[ \t]*/?[ \t]*(?:answer|reasoning|think)[ \t]*>",
+                      re.IGNORECASE)
 # `\\text{...}` and its kin set prose, `\\quad` space, `\\displaystyle` a style: beside a marker they leave it
 # no operand; the `\\math..` fonts set symbols (`\\mathrm{d}\\boxed{x}`), operands as every other command is.
 _PROSE = (r"\\(?:text|textrm|textbf|textit|textnormal|textsf|texttt|mbox)[ \t]*\{[^{}\n]*\}|"

@@ -326,7 +326,8 @@ def imported_module(value):
         return value is _LOADED_FIRST[name]
     spec = namespace.get("__spec__")
     return (_type(spec) is importlib.machinery.ModuleSpec and spec.name == name and spec.loader is not None
-            and namespace.get("__loader__") is spec.loader and _getattr(spec, "__dict__", {}).get("_initializing") is False)
+            and namespace.get("__loader__") is spec.loader
+            and _getattr(spec, "__dict__", {}).get("_initializing") is False)
 
 
 def importable(name):
