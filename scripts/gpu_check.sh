@@ -22,11 +22,13 @@
 # Layout: .gpu-carry/a = part a (54.0 MiB); .gpu-carry/b = part b + wheels + shape + MANIFEST.json (48.6 MiB).
 # With results/ moved out of the working tree (~5 MiB of tree left) the calls are (device tool `run`):
 #   1. carry call:  carry [".gpu-carry/a"], timeout_s 60,
-#        command: ls -l .gpu-carry/a; nvidia-smi -L
+#        command: cp .gpu-carry/a/gguf.part-a /tmp/gpart-a && ls -l /tmp/gpart-a; nvidia-smi -L
+#      (the machine's /tmp, not the tree: a later call that carries .gpu-carry/b removes .gpu-carry/a there, seen on
+#      the 2026-11-26 lease)
 #   2. main call, within 30 s of call 1 (carries part b itself): carry [".gpu-carry/b"], timeout_s 330,
-#        command: bash scripts/gpu_check.sh
-#   3. rerun (same warm machine, part a is still there): the same main call, with what the first left out:
-#        command: SECTIONS="<the names its last line lists>" bash scripts/gpu_check.sh
+#        command: mkdir -p .gpu-carry/a && cp /tmp/gpart-a .gpu-carry/a/ && CODERL_CACHE=/tmp/gpucache bash scripts/gpu_check.sh
+#   3. rerun (same warm machine; /tmp/gpart-a and the converted model in /tmp/gpucache are still there): the same
+#      main call, with SECTIONS="<the names its last line lists>" before bash.
 # If the machine went cold between 1 and 2, the main call still runs on a random-weight model (said in gpu.json).
 # OUT is the device tool's own folder there.  Every figure goes to $OUT/gpu.json (plus one summary line each on stdout); full logs to $OUT/gpu.log.
 #
