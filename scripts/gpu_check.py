@@ -123,6 +123,35 @@ def _peak_gb(cuda: bool) -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
 
 
+def run_figures(out: str) -> dict:
+    """The figures of a run directory's metrics.jsonl (steps, step times, finiteness, losses, memory, pass rates);
+    empty where it has none.  Read after the run, or after its section was stopped at its share."""
+    path = os.path.join(out, "metrics.jsonl")
+    if not os.path.isfile(path):
+        return {}
+    with open(path) as f:
+        rows = [json.loads(line) for line in f if line.strip()]
+    if not rows:
+        return {}
+    steps = [r["time/step"] for r in rows if "time/step" in r]
+    losses = [r[k] for r in rows for k in ("loss/total", "sft/loss") if k in r]
+    return dict(steps=len(rows), first_step_seconds=round(steps[0], 2) if steps else None,
+                median_step_seconds_after_first=round(statistics.median(steps[1:]), 3) if steps[1:] else None,
+                all_finite=all(isinstance(v, (int, float)) and math.isfinite(v) for r in rows
+                               for k, v in r.items() if k.startswith(("loss", "train/grad_norm"))),
+                last_loss=losses[-1] if losses else None,
+                nonfinite_steps=max(r.get("train/nonfinite_steps", 0) for r in rows),
+                **{k: v for k, v in rows[-1].items() if k.startswith("memory/")},
+                pass_rate_first=rows[0].get("sandbox/pass_rate"), pass_rate_last=rows[-1].get("sandbox/pass_rate"))
+
+
+def stopped(name: str, share: int, dirs: list[str]) -> int:
+    """The record of a section stopped at its share: what its run directories hold (peak memory is lost with it)."""
+    print(json.dumps({"status": "out of time", "share_seconds": share,
+                      **{os.path.basename(d): run_figures(d) for d in dirs if run_figures(d)}}))
+    return 0
+
+
 def train(out_json: str, cap_gb: float | None, argv: list[str]) -> int:
     """`coderl ARGV` in-process; the figures of its run directory (--out) and this process's peak memory."""
     import torch
@@ -149,22 +178,7 @@ def train(out_json: str, cap_gb: float | None, argv: list[str]) -> int:
     record.update(exit=rc, wall_seconds=round(time.perf_counter() - t0, 2), peak_memory_gib=round(_peak_gb(cuda), 3),
                   peak_memory_kind="torch.cuda.max_memory_allocated" if cuda else "ru_maxrss")
     out = argv[argv.index("--out") + 1] if "--out" in argv else None
-    rows = []
-    if out and os.path.isfile(os.path.join(out, "metrics.jsonl")):
-        with open(os.path.join(out, "metrics.jsonl")) as f:
-            rows = [json.loads(line) for line in f if line.strip()]
-    if rows:
-        steps = [r["time/step"] for r in rows if "time/step" in r]
-        losses = [r[k] for r in rows for k in ("loss/total", "sft/loss") if k in r]
-        record.update(steps=len(rows), first_step_seconds=round(steps[0], 2) if steps else None,
-                      median_step_seconds_after_first=round(statistics.median(steps[1:]), 3) if steps[1:] else None,
-                      all_finite=all(isinstance(v, (int, float)) and math.isfinite(v) for r in rows
-                                     for k, v in r.items() if k.startswith(("loss", "train/grad_norm"))),
-                      last_loss=losses[-1] if losses else None,
-                      nonfinite_steps=max(r.get("train/nonfinite_steps", 0) for r in rows),
-                      **{k: v for k, v in rows[-1].items() if k.startswith("memory/")},
-                      pass_rate_first=rows[0].get("sandbox/pass_rate"),
-                      pass_rate_last=rows[-1].get("sandbox/pass_rate"))
+    record.update(run_figures(out) if out else {})
     record["status"] = "ok" if rc == 0 and record.get("all_finite", True) else "failed"
     _write_json(out_json, record)
     return 0
@@ -344,6 +358,8 @@ def cli(argv: list[str] | None = None) -> int:
                                     ("--dtype", str, "float32")]:
             ap.add_argument(flag, type=kind, default=default)
         return compile_cost(rest[0], ap.parse_args(rest[1:]))
+    if cmd == "stopped":
+        return stopped(rest[0], int(rest[1]), rest[2:])
     if cmd == "eval-figures":
         return eval_figures(rest[0], rest[1:])
     if cmd == "record":

@@ -156,7 +156,8 @@ section() {
     kill -- -"$dog" 2>/dev/null; wait "$dog" 2>/dev/null
     if [ -e "$flag" ]; then
         say "== $name: stopped at its share (${share}s)"; SKIPPED="$SKIPPED $name"
-        rec "$name" "{\"status\": \"out of time\", \"share_seconds\": $share}"
+        rec "$name" "$($HELP stopped "$name" "$share" "$W/$name"* 2>>"$LOG" ||
+                       echo "{\"status\": \"out of time\", \"share_seconds\": $share}")"
     elif [ $rc -ne 0 ]; then
         rec "$name" "{\"status\": \"failed\", \"exit\": $rc, \"seconds\": $((SECONDS - s))}"
     fi

@@ -118,3 +118,21 @@ def test_cpu_mode_runs_every_section_end_to_end_on_the_carried_tiny_model(tmp_pa
     assert sections["eval-easy"]["eval-easy-2"]["num_samples"] == 4
     assert sections["gen-1000"]["coderl"]["num_samples"] == 8 and sections["gen-1000"]["plain_hf_first_rows"]["rows"] == 4
     assert "gpu_check: done" in stdout and "not finished" not in stdout
+
+
+def test_a_section_stopped_at_its_share_keeps_what_its_run_directory_holds(tmp_path, capsys):
+    """The 2026-11-26 lease's grpo-20 finished its 20 steps and lost every figure at its share: a stopped section's
+    record is what its run directories' metrics hold."""
+    run = tmp_path / "grpo-20"
+    run.mkdir()
+    rows = [{"step": 1, "time/step": 9.0, "loss/total": 0.5, "sandbox/pass_rate": 0.25},
+            {"step": 2, "time/step": 2.0, "loss/total": 0.25, "sandbox/pass_rate": 0.5},
+            {"step": 3, "time/step": 3.0, "loss/total": float("nan"), "sandbox/pass_rate": 0.5}]
+    (run / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert _helper().cli(["stopped", "grpo-20", "110", str(run), str(tmp_path / "none")]) == 0
+    record = json.loads(capsys.readouterr().out)
+    assert record["status"] == "out of time" and record["share_seconds"] == 110 and list(record) == [
+        "status", "share_seconds", "grpo-20"]
+    figures = record["grpo-20"]
+    assert (figures["steps"], figures["first_step_seconds"], figures["median_step_seconds_after_first"]) == (3, 9.0, 2.5)
+    assert figures["all_finite"] is False and (figures["pass_rate_first"], figures["pass_rate_last"]) == (0.25, 0.5)
