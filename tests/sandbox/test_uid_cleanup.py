@@ -1,0 +1,73 @@
+"""`uid` level (no mount namespace for programs): the interpreter is importable by the slot uids wherever it lives,
+and everything the server's uids (slot and judge) leave in any world-writable place of the host is gone before the
+slot's next program and at the end (`coderl.sandbox.shared`)."""
+
+import os
+
+import pytest
+
+from coderl.sandbox import linux
+
+from .helpers import make_script_request, make_tests_request, sandbox_at
+from coderl.sandbox.types import CheckKind, TestCase
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="slot uids need root")
+
+
+def test_the_whole_standard_library_imports_at_uid():
+    # Modules the server never preloads: where the interpreter sits under a 0700 home they were unreadable.
+    program = "import xml.dom.minidom, sqlite3, csv, contextvars, email.message\nprint('ok')\n"
+    with sandbox_at("uid") as sandbox:
+        result = sandbox.run(make_script_request(program, cases=(("", "ok"),)))
+    assert result.passed, (result.status, result.stderr[-400:])
+
+
+def _remove(path):
+    parent = os.open(os.path.dirname(path), os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        linux.remove_tree(parent, os.path.basename(path))
+    finally:
+        os.close(parent)
+
+
+def test_what_a_judge_leaves_in_tmp_is_gone_before_the_next_program():
+    left = f"/tmp/coderl-judge-left-{os.getpid()}"
+    tests = (TestCase("0", f"open({left!r}, 'w').write('x')\nassert candidate(1, 2) == 3", CheckKind.ASSERT),)
+    try:
+        with sandbox_at("uid") as sandbox:
+            for _ in range(2):  # the second run's judge makes it again: it was gone, not kept by the first
+                result = sandbox.run(make_tests_request("def add(a, b):\n    return a + b\n", tests=tests))
+                assert result.passed, (result.status, result.message)
+                assert not os.path.lexists(left)
+    finally:
+        if os.path.lexists(left):
+            _remove(left)
+
+
+LEAVE = """
+import os, sys
+d = sys.stdin.read().strip()
+try:
+    open(os.path.join(d, "left.txt"), "w").write("x")
+    os.makedirs(os.path.join(d, "left-dir", "inner"))
+    print("wrote")
+except OSError as exc:
+    print("could not", exc)
+"""
+
+
+def test_what_a_program_leaves_in_a_world_writable_directory_outside_tmp_is_gone():
+    # A world-writable directory that is not one of the usual temp directories (as /var/crash or a shared spool
+    # are): made before the sandbox starts, where the slot uids can reach it.
+    shared = os.path.join(os.path.dirname(os.path.abspath(__file__)), f".coderl-shared-{os.getpid()}")
+    os.mkdir(shared)
+    os.chmod(shared, 0o1777)
+    try:
+        with sandbox_at("uid") as sandbox:
+            result = sandbox.run(make_script_request(LEAVE, cases=((shared, "wrote"),)))
+            if "could not" in result.stdout:
+                pytest.skip(f"{shared} is not reachable by the slot uids here")
+            assert result.passed, (result.status, result.stdout, result.stderr[-300:])
+            assert os.listdir(shared) == []
+    finally:
+        _remove(shared)
