@@ -285,10 +285,10 @@ class Slots:
     def recreate(self, slot):
         """Before the slot's next program: every directory a program may write is removed and made anew (a fresh
         inode: no mode, owner, time, xattr or ACL a program set on it, nor anything in it, is left).  The work dir
-        is the slot uid's (0700); the private /tmp & co. are root's (1777), where a program can set nothing on the
+        is the slot uid's, its group the judge uid's (0770); the private /tmp & co. are root's (1777), where a program can set nothing on the
         directory itself.  Through the area's fd: nothing follows a link a program planted."""
-        owner = self.uid(slot) if self.level != "rlimits" else None
-        fresh = {"work": (0o700, owner)}
+        owner = (self.uid(slot), self.judge_uid(slot)) if self.level != "rlimits" else None
+        fresh = {"work": (0o770, owner)}  # the judge's too (`enter_judge`), through its group
         if self.level == "full":
             fresh.update((os.path.basename(d), (0o1777, None)) for d in self.private_dirs(slot).values())
         area = os.open(self.area(slot), os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
@@ -298,7 +298,7 @@ class Slots:
                 os.mkdir(name, mode, dir_fd=area)
                 os.chmod(name, mode, dir_fd=area)  # past the umask
                 if uid is not None:
-                    os.chown(name, uid, uid, dir_fd=area)
+                    os.chown(name, *uid, dir_fd=area)
         finally:
             os.close(area)
         if self.level == "uid":  # what its program and judge left in the host's shared places
@@ -340,8 +340,18 @@ class Slots:
             os.setuid(uid)
 
     def enter_judge(self, slot):
-        """In a forked judge, as root: drop to the slot's judge uid (no cgroup, no mounts: it runs the
-        task's own code only, and must outlive nothing of the program's)."""
+        """In a forked judge, as root: the program's view of the files (no cgroup: it runs the task's own code only,
+        and must outlive nothing of the program's), then drop to the slot's judge uid.  A test and its program share
+        files (a path passed either way, a file in the working directory or under /tmp): `full`, a mount namespace
+        of its own with the program's view (`View.enter`: its work dir at /sandbox, its private /tmp & co., and the
+        /proc it had; its pipes stay root's, so no link a program plants reopens them); every level, the program's
+        work dir as the working directory (its group the judge's: `recreate`)."""
+        work = self.dirs(slot)["work"]
+        if self.level == "full":
+            linux.unshare(linux.CLONE_NEWNS)
+            self.view.enter(work, self.private_dirs(slot))
+        else:
+            os.chdir(work)
         if self.level in ("uid", "full"):
             uid = self.judge_uid(slot)
             os.setgroups([])
