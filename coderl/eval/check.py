@@ -43,7 +43,7 @@ class CheckConfig:
                              "case, ...); exits 1 if one falls short (0 = no mutants)")
     all_mutants: bool = option(False, "with --mutants: run every mutant and report the mutation score")
     time_limits: str | None = option(None, "with --reference: write the tasks to this JSONL file (coderl's layout), "
-                                     "each with time_limit = max(0.25, 4 x its reference's CPU seconds), measured "
+                                     "each with time_limit = max(0.5, 4 x its reference's CPU seconds), measured "
                                      "under --timeout, then confirmed by its reference passing under it with "
                                      "--workers + 1 programs at once (docs/tasks.md, 'Time limits')")
     out: str | None = option(None, "write per-sample results here (JSONL; OUT.partial until every line is "

@@ -20,6 +20,7 @@ not find a correct sibling's code in its memory).
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 import os
@@ -75,6 +76,9 @@ TAGS = {
     "C.name_resolution": "tests reading math's pi, Fraction or a program class they construct, without binding it",
     "C.fork_in_function": "a function that forks a child (which waits, or raises) and answers right",
     "C.deep_values": "return values nested to the 1,000-level limit",
+    # issue 73: the verdict's fifth pass
+    "C.shared_files": "a test and its program reading and writing the same files (work dir, /tmp, paths passed)",
+    "C.tests_own_work": "tests that do real work of their own under a task's time limit (not the program's)",
 }
 
 
@@ -92,6 +96,7 @@ class Case:
     tamper: str | None = None  # a tamper name the judge must report (prefix match)
     group: str | None = None  # run concurrently with the group's other cases
     before: str | None = None  # status at the commit before the redesign
+    time_limit: float | None = None  # the task's own time limit (`Task.time_limit`), if any
     note: str = field(default="", compare=False)
 
 
@@ -112,14 +117,14 @@ def load_task(case: Case):
         with gzip.open(path, "wt", encoding="utf-8") as f:
             f.write(json.dumps(case.row) + "\n")
         (task,) = loader(path)
-    return task
+    return task if case.time_limit is None else dataclasses.replace(task, time_limit=case.time_limit)
 
 
 def all_cases() -> list[Case]:
-    from . import containment, hostile, hostile_judge, legitimate, ordinary, rules
+    from . import containment, hostile, hostile_judge, legitimate, ordinary, rules, shared_work
 
     return [*hostile.CASES, *hostile_judge.CASES, *legitimate.CASES, *ordinary.CASES, *containment.CASES,
-            *rules.CASES]
+            *rules.CASES, *shared_work.CASES]
 
 
 def run_cases(sandbox, cases: list[Case]) -> list:
