@@ -5,15 +5,19 @@ At `uid` no mount or IPC namespace makes anything private: a program (as its slo
 slot's judge uid) write wherever the host lets any uid write.  Those uids are this server's alone
 (`lifetime.claim_uids`) and in no group, so the places are exactly the world-writable directories the uids can reach
 (every ancestor searchable by others) on the host's writable file systems, and whatever the uids themselves make
-under them.  `writable_places` finds those directories once, when the server starts (one walk of the host's file
-systems that does not descend into a directory others cannot search, nor into the world-writable ones it finds);
+under them.  `writable_places` finds those directories when the server starts (one walk of the host's file systems
+that does not descend into a directory others cannot search, nor into the world-writable ones it finds; kept for
+`CACHE_SECONDS` beside the uid locks, for the same boot and mount table, so a test suite's many servers walk once);
 `remove_owned` removes everything the uids own there, and their System V IPC objects, between programs and at the
 end.  (POSIX message queues they cannot make: RLIMIT_MSGQUEUE is 0 for them.)
 """
 
 import ctypes
+import hashlib
+import json
 import os
 import stat
+import time
 
 try:
     from . import linux
@@ -25,6 +29,9 @@ PSEUDO = frozenset({"proc", "sysfs", "cgroup", "cgroup2", "devpts", "mqueue", "d
                     "pstore", "bpf", "configfs", "fusectl", "binfmt_misc", "autofs", "nsfs", "efivarfs", "rpc_pipefs",
                     "nfsd", "selinuxfs", "hugetlbfs"})
 TEMP_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")  # always looked at, found by the walk or not
+# The walk's result, root's alone, beside `lifetime.REGISTRY`'s uid locks (made by `claim_uids` before any slot)
+CACHE = os.path.join("/run" if os.access("/run", os.W_OK) else "/tmp", "coderl-sandbox-uids", "writable-places.json")
+CACHE_SECONDS = 600  # a world-writable directory another user makes meanwhile is found by the next walk
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -55,12 +62,43 @@ def _searchable(path):
     return True
 
 
-def writable_places():
+def writable_places(cache=CACHE):
     """Every world-writable directory a sandbox uid can reach on the host's writable file systems (not those below
-    another one: `remove_owned` walks into them), and the usual temp directories; sorted."""
+    another one: `remove_owned` walks into them), and the usual temp directories; sorted.  From `cache` when it was
+    written less than CACHE_SECONDS ago for this boot and mount table, by this uid, in a directory only it writes."""
+    mounts = _mounts()
+    try:
+        with open("/proc/sys/kernel/random/boot_id") as f:
+            boot = f.read().strip()
+    except OSError:
+        boot = ""
+    key = hashlib.sha256(json.dumps([boot, sorted(mounts)]).encode()).hexdigest()
+    try:
+        own = os.stat(os.path.dirname(cache))
+        with open(cache) as f:
+            st = os.fstat(f.fileno())
+            kept = json.load(f)
+        if (own.st_uid == st.st_uid == os.geteuid() and not (own.st_mode | st.st_mode) & 0o022
+                and kept["key"] == key and 0 <= time.time() - kept["at"] < CACHE_SECONDS):
+            return kept["places"]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    places = _walk(mounts)
+    try:
+        tmp = f"{cache}.{os.getpid()}"
+        with open(tmp, "w") as f:
+            json.dump({"key": key, "at": time.time(), "places": places}, f)
+        os.replace(tmp, cache)
+    except OSError:
+        pass
+    return places
+
+
+def _walk(mounts):
+    """`writable_places` without the cache."""
     places = {d for d in TEMP_DIRS if os.path.isdir(d)}
     flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
-    for point, _ in _mounts():
+    for point, _ in mounts:
         if not _searchable(point):
             continue
         try:

@@ -2,11 +2,13 @@
 and everything the server's uids (slot and judge) leave in any world-writable place of the host is gone before the
 slot's next program and at the end (`coderl.sandbox.shared`)."""
 
+import json
 import os
 
 import pytest
 
 from coderl.sandbox import linux
+from coderl.sandbox import shared as shared_places
 
 from .helpers import make_script_request, make_tests_request, sandbox_at
 from coderl.sandbox.types import CheckKind, TestCase
@@ -62,6 +64,8 @@ def test_what_a_program_leaves_in_a_world_writable_directory_outside_tmp_is_gone
     shared = os.path.join(os.path.dirname(os.path.abspath(__file__)), f".coderl-shared-{os.getpid()}")
     os.mkdir(shared)
     os.chmod(shared, 0o1777)
+    if os.path.exists(shared_places.CACHE):  # made after the last walk: the next server walks again
+        os.unlink(shared_places.CACHE)
     try:
         with sandbox_at("uid") as sandbox:
             result = sandbox.run(make_script_request(LEAVE, cases=((shared, "wrote"),)))
@@ -71,3 +75,17 @@ def test_what_a_program_leaves_in_a_world_writable_directory_outside_tmp_is_gone
             assert os.listdir(shared) == []
     finally:
         _remove(shared)
+
+
+def test_the_walk_is_kept_for_the_same_mounts_and_redone_when_stale(tmp_path, monkeypatch):
+    cache = tmp_path / "own"
+    cache.mkdir(mode=0o700)
+    cache = str(cache / "places.json")
+    walks = []
+    real = shared_places._walk
+    monkeypatch.setattr(shared_places, "_walk", lambda mounts: walks.append(1) or real(mounts))
+    first = shared_places.writable_places(cache)
+    assert "/tmp" in first and shared_places.writable_places(cache) == first and len(walks) == 1
+    kept = json.loads(open(cache).read())
+    open(cache, "w").write(json.dumps({**kept, "at": kept["at"] - shared_places.CACHE_SECONDS - 1}))
+    assert shared_places.writable_places(cache) == first and len(walks) == 2
