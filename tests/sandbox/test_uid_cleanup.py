@@ -89,3 +89,21 @@ def test_the_walk_is_kept_for_the_same_mounts_and_redone_when_stale(tmp_path, mo
     kept = json.loads(open(cache).read())
     open(cache, "w").write(json.dumps({**kept, "at": kept["at"] - shared_places.CACHE_SECONDS - 1}))
     assert shared_places.writable_places(cache) == first and len(walks) == 2
+
+
+def test_uid_is_refused_in_one_line_where_no_mount_namespace_can_expose_the_interpreter(tmp_path, monkeypatch):
+    from coderl.sandbox import isolation
+
+    home = tmp_path / "home"
+    home.mkdir(mode=0o700)
+    (home / "python").mkdir()
+
+    def no_namespaces(flags):
+        raise OSError(1, "Operation not permitted")
+
+    monkeypatch.setattr(isolation.linux, "unshare", no_namespaces)
+    slots = object.__new__(isolation.Slots)
+    with pytest.raises(isolation.IsolationError) as caught:
+        slots._expose_at_uid([str(home / "python")])
+    message = str(caught.value)
+    assert "\n" not in message and "cannot search" in message and "run at 'full'" in message
