@@ -43,7 +43,10 @@ TESTS = tuple(TestCase(t.id, t.source.replace("MORE", repr(MORE)).replace("OUT",
 ))
 
 
-@pytest.mark.parametrize("level", ["full", "uid", "rlimits"])
+SLOW = pytest.mark.slow  # the other levels: `make test-slow` (the default suite keeps `full`, the one training uses)
+
+
+@pytest.mark.parametrize("level", ["full", pytest.param("uid", marks=SLOW), pytest.param("rlimits", marks=SLOW)])
 def test_files_between_a_test_and_its_program(level):
     try:
         with sandbox_at(level) as sandbox:
@@ -76,7 +79,7 @@ REOPEN = ("assert plant(16) == 16\n"
           "assert opened == [], opened")
 
 
-@pytest.mark.parametrize("level", ["full", "uid"])
+@pytest.mark.parametrize("level", ["full", pytest.param("uid", marks=SLOW)])
 def test_a_link_the_program_plants_does_not_reopen_the_judges_pipes(level):
     with sandbox_at(level) as sandbox:
         result = sandbox.run(make_tests_request(PLANT, tests=(TestCase("0", REOPEN, CheckKind.ASSERT),),

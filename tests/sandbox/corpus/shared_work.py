@@ -42,11 +42,11 @@ SHARED_FILES = [
     ),
 ]
 
-# The test's own work (half a CPU second in the judge, as a brute-force expected value takes) under a task limit of
+# The test's own work (0.3 CPU-s in the judge, as a brute-force expected value takes) under a task limit of
 # 0.25 s: it ran under the program's lowered limits and wall backstop (1.75 s), the program blamed once it outran them
 # (these pass before on a quiet enough machine; past the backstop they failed every time: the 1.8 s case of
 # tests/tasks/test_time_limits.py, kept out of the corpus, which every level runs in CI).
-BURN = "    import time\n    t = time.process_time()\n    while time.process_time() - t < 0.5:\n        pass\n"
+BURN = "    import time\n    t = time.process_time()\n    while time.process_time() - t < 0.3:\n        pass\n"
 TESTS_OWN_WORK = [
     dataclasses.replace(_he(
         "tests_compute_their_expected_value", "C.tests_own_work",
