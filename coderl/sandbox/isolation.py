@@ -285,8 +285,9 @@ class Slots:
     def recreate(self, slot):
         """Before the slot's next program: every directory a program may write is removed and made anew (a fresh
         inode: no mode, owner, time, xattr or ACL a program set on it, nor anything in it, is left).  The work dir
-        is the slot uid's, its group the judge uid's (0770); the private /tmp & co. are root's (1777), where a program can set nothing on the
-        directory itself.  Through the area's fd: nothing follows a link a program planted."""
+        is the slot uid's, its group the judge uid's (0770); the private /tmp & co. are root's (1777), where a
+        program can set nothing on the directory itself.  Through the area's fd: nothing follows a link a program
+        planted."""
         owner = (self.uid(slot), self.judge_uid(slot)) if self.level != "rlimits" else None
         fresh = {"work": (0o770, owner)}  # the judge's too (`enter_judge`), through its group
         if self.level == "full":

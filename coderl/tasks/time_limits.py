@@ -64,7 +64,8 @@ def measured(tasks: Sequence[Task], results: Sequence) -> dict[str, float]:
     return seconds
 
 
-def settle(tasks: Sequence[Task], cpu: dict[str, float], run, timeout: float, rounds: int = 4) -> dict[str, float | None]:
+def settle(tasks: Sequence[Task], cpu: dict[str, float], run, timeout: float,
+           rounds: int = 4) -> dict[str, float | None]:
     """{task id: its limit, or None (it keeps the run's own `timeout`)}: `derive` from its reference's CPU seconds
     (`cpu`), then confirmed by running every reference again under its limit (`run`: tasks -> their references'
     results, at training's parallelism plus one concurrent check): a reference that times out under its limit gets

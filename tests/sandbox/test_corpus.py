@@ -81,7 +81,6 @@ def test_bundled_references_pass(level):
     tasks = load_humaneval() + load_easy()
     with Sandbox(workers=2, isolation=level) as sb:
         results = sb.run_many([t.build_request(t.reference_solution) for t in tasks])
-    failed = [(t.task_id, r.status.value, r.message[:100]) for t, r in zip(tasks, results) if not r.passed
-              and not (level == "uid" and INTERPRETER_HIDDEN_AT_UID and any(e in r.message for e in IMPORT_FAILURES))]
+    failed = [(t.task_id, r.status.value, r.message[:100]) for t, r in zip(tasks, results) if not r.passed]
     flagged = [(t.task_id, r.tamper) for t, r in zip(tasks, results) if r.tamper]
     assert not failed and not flagged, (failed[:5], flagged[:5])

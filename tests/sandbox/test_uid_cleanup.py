@@ -9,9 +9,9 @@ import pytest
 
 from coderl.sandbox import linux
 from coderl.sandbox import shared as shared_places
+from coderl.sandbox.types import CheckKind, TestCase
 
 from .helpers import make_script_request, make_tests_request, sandbox_at
-from coderl.sandbox.types import CheckKind, TestCase
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="slot uids need root")
 

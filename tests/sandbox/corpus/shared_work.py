@@ -27,7 +27,7 @@ SHARED_FILES = [
         "def write_squares(path, n):\n    with open(path, 'w') as f:\n"
         "        f.write(''.join(f'{i * i}\\n' for i in range(1, n + 1)))\n    return path\n",
         ["assert open(write_squares('squares.txt', 3)).read() == '1\\n4\\n9\\n'",
-         "assert write_squares(SQ, 2) == SQ and open(SQ).read() == '1\\n4\\n'", 
+         "assert write_squares(SQ, 2) == SQ and open(SQ).read() == '1\\n4\\n'",
          "assert os.stat(SQ).st_uid != os.getuid() or os.unlink(SQ) is None"],  # (the program's, but at `rlimits`)
         setup="import os\nSQ = f'/tmp/coderl-sq-{os.getpid()}.txt'",
         before="runtime_error",
