@@ -43,8 +43,9 @@ class CheckConfig:
                              "case, ...); exits 1 if one falls short (0 = no mutants)")
     all_mutants: bool = option(False, "with --mutants: run every mutant and report the mutation score")
     time_limits: str | None = option(None, "with --reference: write the tasks to this JSONL file (coderl's layout), "
-                                     "each with time_limit = max(0.25, 4 x its reference's CPU seconds), measured "
-                                     "under --timeout (docs/tasks.md, 'Time limits')")
+                                     "each with time_limit = max(0.5, 4 x its reference's CPU seconds), measured "
+                                     "under --timeout, then confirmed by its reference passing under it with "
+                                     "--workers + 1 programs at once (docs/tasks.md, 'Time limits')")
     out: str | None = option(None, "write per-sample results here (JSONL; OUT.partial until every line is "
                              "written); summary to OUT.summary.json")
     overwrite: bool = option(False, "replace an existing OUT (refused without it)")
@@ -150,7 +151,7 @@ def _check(cfg: CheckConfig) -> dict:
                 print(f"\rchecked {i + 1}/{len(rows)}, {eta(left)} left  ", end="", file=sys.stderr)
     elapsed = time.perf_counter() - start
     if cfg.time_limits:
-        write_time_limits(cfg.time_limits, [by_id[r["task_id"]] for r in rows], results)
+        write_time_limits(cfg.time_limits, [by_id[r["task_id"]] for r in rows], results, cfg)
     if not cfg.quiet and sys.stderr.isatty():
         print(file=sys.stderr)
     passk = summarize({t: (n, c) for t, (n, c) in counts.items()}).to_dict()
@@ -177,16 +178,31 @@ def _check(cfg: CheckConfig) -> dict:
     return summary
 
 
-def write_time_limits(path: str, tasks: list, results: list) -> None:
-    """The tasks, each with the limit its reference's result gives (`coderl.tasks.time_limits`), as a task file of
-    coderl's layout; nothing written when a reference did not pass."""
+def write_time_limits(path: str, tasks: list, results: list, cfg: CheckConfig) -> None:
+    """The tasks, each with the limit its reference's result gives (`coderl.tasks.time_limits.derive`), confirmed by
+    running every reference again under it with one more program at once than the run's workers
+    (`time_limits.settle`: a limit its reference does not pass is raised, or dropped), as a task file of coderl's
+    layout; nothing written when a reference did not pass."""
     from coderl.tasks.loaders.task_rows import task_row
-    from coderl.tasks.time_limits import derive, measured
+    from coderl.tasks.time_limits import measured, settle
 
-    limits = {task_id: derive(cpu) for task_id, cpu in measured(tasks, results).items()}
+    unique = list({t.task_id: t for t in tasks}.values())
+    cpu = measured(tasks, results)
+    run_limits = cfg.sandbox.limits()
+    busier = dataclasses.replace(cfg.sandbox, workers=cfg.sandbox.resolved_workers() + 1)
+    with open_sandbox(busier, cfg.tasks, limits=run_limits) as sandbox:
+        def run(batch):
+            futures = [sandbox.submit(t.build_request(t.reference_solution, run_limits)) for t in batch]
+            return [f.result() for f in futures]
+        limits = settle(unique, cpu, run, cfg.sandbox.timeout)
+    kept = sum(v is None for v in limits.values())
+    if not cfg.quiet:
+        print(f"time limits: {len(limits) - kept} confirmed under load ({busier.workers} programs at once)"
+              + (f", {kept} left at --timeout {cfg.sandbox.timeout:g} (their references timed out under "
+                 "every lower limit)" if kept else ""), file=sys.stderr)
     opener = gzip.open if path.endswith(".gz") else open
     with finished(path) as (tmp,), opener(tmp, "wt", encoding="utf-8") as f:
-        for task in {t.task_id: t for t in tasks}.values():
+        for task in unique:
             f.write(json.dumps(task_row(dataclasses.replace(task, time_limit=limits[task.task_id])),
                                ensure_ascii=False) + "\n")
 

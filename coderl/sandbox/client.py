@@ -125,6 +125,7 @@ def _wire(request: ExecutionRequest, rid: int) -> dict:
         "files": dict(request.files),
         "limits": {
             "cpu_seconds": lim.cpu_seconds,
+            "judge_cpu_seconds": lim.judge_cpu_seconds or lim.cpu_seconds,
             "wall_seconds": lim.wall_deadline,
             "memory_bytes": int(lim.memory_bytes),
             "file_size_bytes": int(lim.file_size_bytes),

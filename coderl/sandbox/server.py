@@ -61,6 +61,7 @@ checks = _load("checks")
 linux = _load("linux")
 view = _load("view")  # imports linux (its mounts)
 cgroups = _load("cgroups")
+shared = _load("shared")
 isolation = _load("isolation")
 zygote = _load("zygote")
 lifetime = _load("lifetime")
@@ -169,7 +170,9 @@ class Server:
         if mode == "python_tests":
             chan_program, chan_judge = socket.socketpair()
             program = {"program": msg["program"], "limits": child_limits, "max_bytes": max_bytes}
-            judge = {**msg["judge"], "tests": msg["tests"], "limits": child_limits, "max_bytes": max_bytes}
+            # the tests' own work: under the judge's limit (the run's own), not the program's
+            judge_limits = {**child_limits, "cpu_seconds": lim.get("judge_cpu_seconds") or lim["cpu_seconds"]}
+            judge = {**msg["judge"], "tests": msg["tests"], "limits": judge_limits, "max_bytes": max_bytes}
             self.fork(run, "program", program, chan=chan_program.detach())
             run.judge = self.fork(run, "judge", judge, chan=chan_judge.detach())
         else:
@@ -285,6 +288,25 @@ class Server:
             self.end_program(run)
         else:
             run.cpu_check = now + max(0.02, limit - used)
+
+    @staticmethod
+    def credit_judge(run):
+        """At the wall-clock backstop of a function task: the judge's own work (the tests' CPU, while the program
+        waits on it) is not the program's wait.  While the judge works (its CPU grew since the last look, or it is
+        runnable: on a loaded machine it waits for a core, not for the program), the deadline moves on by 3 s for
+        each CPU second it used (the backstop's factor), at least 0.05 s, up to the judge's own backstop (3 x its CPU
+        limit + 1 s) in all.  True when it moved."""
+        if run.judge is None or run.judge.pid is None or run.judge.exit is not None:
+            return False
+        state, used = proc_stat(run.judge.pid)
+        lim = run.job.limits
+        room = 3.0 * (lim.get("judge_cpu_seconds") or lim["cpu_seconds"]) + 1.0 - run.judge_credit
+        extra = min(room, max(3.0 * used - run.judge_credit, 0.05 if state == b"R" else 0.0))
+        if extra < 0.01:
+            return False
+        run.judge_credit += extra
+        run.deadline += extra
+        return True
 
     @staticmethod
     def kill_proc(proc):
@@ -439,13 +461,24 @@ class Server:
                     self.read_stream(key.fd, run)
             now = time.monotonic()
             for run in list(self.active):
-                if now >= run.deadline and run.killed is None:
+                if now >= run.deadline and run.killed is None and not self.credit_judge(run):
                     run.killed = "wall"
                     self.end_program(run)
                 elif now >= run.cpu_check and run.killed is None:
                     self.check_cpu(run, now)
                 elif run.killed and now >= run.judge_deadline:
                     self.kill(run)  # a judge that has not finished after its program was killed: killed too
+
+
+def proc_stat(pid):
+    """(state, CPU seconds) of a live process, its CPU with its reaped children's, from /proc ((None, 0) once it is
+    gone): state b"R" while it runs or waits for a core."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        return fields[0], sum(int(x) for x in fields[11:15]) / CLOCK_TICKS
+    except (OSError, IndexError):
+        return None, 0.0
 
 
 def start_bytes():

@@ -95,6 +95,9 @@ class Limits:
     output_bytes: int = 64 * 1024  # captured per stream (stdout, stderr); the rest is counted, not kept
     output_kill_bytes: int = 64 * 1024**2  # a stream past this kills the program (output_exceeded)
     max_processes: int = 64  # processes/threads the program may run at once (pids cgroup or RLIMIT_NPROC)
+    # CPU seconds of a function task's judge (the tests' own work, never the program's); None = `cpu_seconds`.  A
+    # task's time limit lowers `cpu_seconds` only: its judge keeps the run's own limit (`Task.build_request`)
+    judge_cpu_seconds: float | None = None
     # Bound memory by address space (RLIMIT_AS: a clean MemoryError in Python).  False for runtimes that
     # reserve far more address space than they use (Node.js dies at start under 512 MiB of RLIMIT_AS):
     # the slot's memory cgroup then bounds the program, with RLIMIT_DATA at `memory_bytes` as well.

@@ -200,8 +200,8 @@ class View:
         """In a program's process, in its slot's mount namespace, as root: the slot's work directory at /sandbox
         and its private directories over /tmp & co. (`private`: path in the view -> the slot's directory), each
         made anew for this program by the server (`Slots.recreate`) and bound in place of the last program's,
-        and a fresh /proc (its own PID namespace's); then chroot into the view (the program later drops every
-        capability with its uid)."""
+        and a fresh /proc (its own PID namespace's; a judge's: the server's, as it had); then chroot into the view (the
+        program later drops every capability with its uid)."""
         for target, source in [(WORK, work), *private.items(), ("/proc", None)]:
             try:
                 umount(self.root + target)  # the slot's last program's, with whatever was bound under it

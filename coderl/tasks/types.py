@@ -61,10 +61,11 @@ class Task:
         request = get_kind(self.kind, self.task_id).build_request(self, completion, limits or Limits(), tuple(tests))
         if self.time_limit is None or self.time_limit >= request.limits.cpu_seconds:
             return request
-        # the task's measured limit lowers the CPU limit, and with it the wall-clock backstop (3 x it + 1 s, or the
-        # run's own if lower)
+        # the task's measured limit lowers the program's CPU limit, and with it the wall-clock backstop (3 x it + 1 s,
+        # or the run's own if lower); the judge's own work keeps the run's limit (it is not what was measured)
         wall = request.limits.wall_seconds
         lowered = dataclasses.replace(request.limits, cpu_seconds=self.time_limit,
+                                      judge_cpu_seconds=request.limits.judge_cpu_seconds or request.limits.cpu_seconds,
                                       wall_seconds=None if wall is None else min(wall, 3 * self.time_limit + 1))
         return dataclasses.replace(request, limits=lowered)
 

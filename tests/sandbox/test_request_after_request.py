@@ -48,7 +48,8 @@ LEFT_BY_TASK_CODE = {
     "new_import": ("import xml.dom.minidom\nxml.dom.minidom.left = 1",
                    "import sys\nassert 'xml.dom.minidom' not in sys.modules"),
     "environment": ("import os\nos.environ['LEFT'] = '1'", "import os\nassert 'LEFT' not in os.environ"),
-    "cwd": ("import os\nos.chdir('/tmp')", "import os\nassert os.getcwd() == '/'"),
+    # a judge starts in its program's working directory (`Slots.enter_judge`): /sandbox, or the slot's work dir
+    "cwd": ("import os\nos.chdir('/tmp')", "import os\nassert os.path.basename(os.getcwd()) in ('sandbox', 'work')"),
     "umask": ("import os\nos.umask(0)", "import os\nm = os.umask(0o22)\nos.umask(m)\nassert m != 0"),
     "signal": ("import signal\nsignal.signal(signal.SIGUSR1, lambda *a: None)",
                "import signal\nassert signal.getsignal(signal.SIGUSR1) == signal.SIG_DFL"),

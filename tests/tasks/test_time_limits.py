@@ -143,3 +143,58 @@ def test_a_failed_measurement_is_refused_in_code_too():
     bad = ExecutionResult(Status.TIMEOUT, message="CPU time limit of 3s")
     with pytest.raises(TaskFormatError, match=r"its reference did not pass \(timeout: CPU time limit of 3s\)"):
         tl.measured([task], [bad])
+
+
+# Issue 73, item 3: a limit measured on the program's process bounds that process, never the judge's work.
+BURN = "import time\nt = time.process_time()\nwhile time.process_time() - t < 1.8:\n    pass\n"
+
+
+def test_the_tests_own_work_is_not_charged_to_the_programs_limit(sandbox):
+    # a test whose own work (1.8 CPU-s in the judge, while the program waits on it) outlasts the program's wall
+    # backstop of 3 x 0.25 + 1 s: it ran under the program's lowered limits, and its reference failed, the
+    # program blamed ("wall-clock backstop ... the program waited")
+    task = dataclasses.replace(load_tasks(TASKS).tasks[0], time_limit=0.25)
+    burn = dataclasses.replace(task.tests[0], setup=BURN)
+    task = dataclasses.replace(task, tests=(burn, *task.tests[1:]))
+    request = task.build_request(task.reference_solution, Limits(cpu_seconds=3.0))
+    assert (request.limits.cpu_seconds, request.limits.judge_cpu_seconds) == (0.25, 3.0)
+    result = sandbox.run(request)
+    assert result.passed, (result.status, result.message)
+    # the program's own limit still holds
+    slow = sandbox.run(task.build_request("    t = 0\n    for i in range(10**8):\n        t += 1\n    return a + b\n",
+                                          Limits(cpu_seconds=3.0)))
+    assert slow.status is Status.TIMEOUT and "the tests' own work" not in slow.message
+
+
+class _Result:
+    def __init__(self, status):
+        self.status, self.message = status, ""
+
+    @property
+    def passed(self):
+        return self.status is Status.PASSED
+
+
+def test_a_limit_is_written_only_once_its_reference_passed_under_it():
+    tasks = load_tasks(TASKS).tasks[:3]
+    # CPU-s each really needs: under the floor, over it, over --timeout
+    needs = {tasks[0].task_id: tl.FLOOR / 2, tasks[1].task_id: 1.5 * tl.FLOOR, tasks[2].task_id: 5.0}
+    seen = []
+
+    def run(batch):
+        seen.append(sorted(t.task_id for t in batch))
+        return [_Result(Status.PASSED if t.time_limit >= needs[t.task_id] else Status.TIMEOUT) for t in batch]
+
+    cpu = {t.task_id: 0.01 for t in tasks}  # measured as nothing (a fixed cost the measurement missed)
+    limits = tl.settle(tasks, cpu, run, timeout=3.0)
+    assert limits == {tasks[0].task_id: tl.FLOOR, tasks[1].task_id: 2 * tl.FLOOR, tasks[2].task_id: None}
+    # every reference run under its limit, and again with the others while one was raised (doubled each round)
+    assert seen[:2] == [sorted(needs)] * 2 and len(seen) > 2
+    for task_id, limit in limits.items():  # none written that its reference did not pass
+        assert limit is None or limit >= needs[task_id]
+
+
+def test_a_reference_that_fails_otherwise_under_its_limit_is_one_line():
+    tasks = load_tasks(TASKS).tasks[:1]
+    with pytest.raises(TaskFormatError, match=f"passed once but not under its limit of {tl.FLOOR:g}s"):
+        tl.settle(tasks, {tasks[0].task_id: 0.0}, lambda batch: [_Result(Status.FAILED) for _ in batch], 3.0)

@@ -20,6 +20,7 @@ not find a correct sibling's code in its memory).
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 import os
@@ -81,6 +82,9 @@ TAGS = {
     "V.tool_views": "a Verilog design that synthesis reads otherwise than the simulation (unique/priority case)",
     "C.answer_units": "units in their LaTeX spellings, and a generated task's counted noun",
     "C.hand_made_module": "a module object made by hand and registered in sys.modules under a real module's name",
+    # issue 73: the verdict's fifth pass
+    "C.shared_files": "a test and its program reading and writing the same files (work dir, /tmp, paths passed)",
+    "C.tests_own_work": "tests that do real work of their own under a task's time limit (not the program's)",
 }
 
 
@@ -98,6 +102,7 @@ class Case:
     tamper: str | None = None  # a tamper name the judge must report (prefix match)
     group: str | None = None  # run concurrently with the group's other cases
     before: str | None = None  # status at the commit before the redesign
+    time_limit: float | None = None  # the task's own time limit (`Task.time_limit`), if any
     note: str = field(default="", compare=False)
 
 
@@ -130,14 +135,14 @@ def load_task(case: Case):
         with gzip.open(path, "wt", encoding="utf-8") as f:
             f.write(json.dumps(case.row) + "\n")
         (task,) = loader(path)
-    return task
+    return task if case.time_limit is None else dataclasses.replace(task, time_limit=case.time_limit)
 
 
 def all_cases() -> list[Case]:
-    from . import answers, containment, hostile, hostile_judge, legitimate, ordinary, rules, tool_views
+    from . import answers, containment, hostile, hostile_judge, legitimate, ordinary, rules, shared_work, tool_views
 
     return [*hostile.CASES, *hostile_judge.CASES, *legitimate.CASES, *ordinary.CASES, *containment.CASES,
-            *rules.CASES, *answers.CASES, *tool_views.CASES]
+            *rules.CASES, *answers.CASES, *tool_views.CASES, *shared_work.CASES]
 
 
 def run_cases(sandbox, cases: list[Case]) -> list:
