@@ -44,6 +44,15 @@ def test_a_second_owner_is_refused_and_the_lock_goes_with_the_first(tmp_path):
         pass
 
 
+def test_two_names_of_one_output_have_one_owner(tmp_path):
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "runs")
+    with owned(("--out", str(tmp_path / "runs" / "a"))):
+        with pytest.raises(ConfigError, match="in use by"):
+            with owned(("--out", str(tmp_path / "link" / "a"))):
+                pass
+
+
 def test_a_tree_has_one_owner(tmp_path):
     """Inside a folder in use (a pipeline's), and around an output in use (a stage run on its own), refused."""
     tree = tmp_path / "pipeline"

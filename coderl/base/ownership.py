@@ -35,8 +35,9 @@ ENV = "CODERL_OWNER"  # the lock file that the launching process holds for the p
 
 
 def lock_file(path: str) -> str:
-    """The lock file of output `path` (a folder, a file or a prefix of files): `.NAME.lock` beside it."""
-    path = os.path.abspath(path)
+    """The lock file of output `path` (a folder, a file or a prefix of files): `.NAME.lock` beside it, where the
+    links in its path lead (two names of one output have one lock)."""
+    path = os.path.realpath(path)
     return os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.lock")
 
 
@@ -123,7 +124,7 @@ def _outputs_inside(folder: str, depth: int = 3) -> list[str]:
 
 def _refuse_if_in_use(flag: str, given: str, mine: str) -> None:
     """One line when a folder above `given`, or an output inside it, is held by another process."""
-    path = os.path.abspath(given)
+    path = os.path.realpath(given)
     above, p = [], os.path.dirname(path)
     while p != os.path.dirname(p):
         above.append(p)
