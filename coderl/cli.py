@@ -18,6 +18,8 @@ import subprocess
 import sys
 
 from coderl.base.config import ConfigError, add_arguments, from_args, suggest
+from coderl.base.ownership import ENV as OWNER
+from coderl.base.ownership import lock_file, owned
 
 
 def _cmd_check(ns: argparse.Namespace) -> int:
@@ -31,6 +33,7 @@ def _cmd_check(ns: argparse.Namespace) -> int:
         ok, report = run_mutant_check(cfg)
         print(report)
         return 0 if ok else 1
+    ns.own(("--out", cfg.out), ("--time-limits", cfg.time_limits))
     summary = run_check(cfg)
     print(format_summary(summary))
     if cfg.out:
@@ -42,6 +45,7 @@ def _cmd_decontaminate(ns: argparse.Namespace) -> int:
     from coderl.eval.leak_report import DecontaminateConfig, run_decontaminate
 
     cfg = from_args(DecontaminateConfig, ns)
+    ns.own(("--out", cfg.out))
     report, text, _ = run_decontaminate(cfg)
     print(text, end="")
     if cfg.out:
@@ -67,6 +71,7 @@ def _cmd_eval(ns: argparse.Namespace) -> int:
         print(f"note: {ns.model} does not record its prompt format (an adapter saved before adapters did); "
               f"using --format {ns.format}; pass --format to choose", file=sys.stderr)
     cfg = from_args(EvalConfig, ns, overrides)
+    ns.own(("--out", cfg.out))
     summary = run_eval(cfg, log=lambda m: print(m, file=sys.stderr))
     print(format_summary(summary))
     print(f"run directory: {cfg.out}")
@@ -77,25 +82,32 @@ def _cmd_compare(ns: argparse.Namespace) -> int:
     from coderl.eval.compare import CompareConfig, run_compare
 
     cfg = from_args(CompareConfig, ns)
+    ns.own(("--out", cfg.out))
     print(run_compare(cfg), end="")
     print(f"written: {cfg.out}.md" + (f", {cfg.out}.png" if cfg.plot else ""))
     return 0
 
 
-def _cmd_train(ns: argparse.Namespace) -> int:
+def _train_config(ns: argparse.Namespace):
     from coderl.base.yaml_file import load_config
-    from coderl.train import run_training
     from coderl.train.config import TrainConfig
-    from coderl.train.distributed import is_main_process
 
     saved = os.path.join(ns.out or "", "config.yaml")  # --resume: the run's own settings, unless given
-    cfg = load_config(TrainConfig, ns, ns.parser, ns.argv, saved if ns.resume and not ns.config
-                      and os.path.isfile(saved) else ns.config)
+    return load_config(TrainConfig, ns, ns.parser, ns.argv, saved if ns.resume and not ns.config
+                       and os.path.isfile(saved) else ns.config)
+
+
+def _cmd_train(ns: argparse.Namespace) -> int:
+    cfg = _train_config(ns)
     if ns.dry_run:
         from coderl.train.dry_run import dry_run_report
 
         print(dry_run_report(cfg, int(os.environ.get("WORLD_SIZE", "1"))))
         return 0
+    ns.own(("--out", cfg.out))  # before torch is imported: a refusal is quick
+    from coderl.train import run_training
+    from coderl.train.distributed import is_main_process
+
     metrics = run_training(cfg)
     if not is_main_process():  # under `accelerate launch` rank 0 reports
         return 0
@@ -104,13 +116,20 @@ def _cmd_train(ns: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_sft(ns: argparse.Namespace) -> int:
+def _sft_config(ns: argparse.Namespace):
     from coderl.base.yaml_file import load_config
-    from coderl.train.distributed import is_main_process
-    from coderl.train.sft.run import SFTConfig, sft
+    from coderl.train.sft.config import SFTConfig
 
     saved = os.path.join(ns.out or "", "config.yaml")  # --resume: the run's own settings, unless given
-    cfg = load_config(SFTConfig, ns, ns.parser, ns.argv, saved if ns.resume and os.path.isfile(saved) else None)
+    return load_config(SFTConfig, ns, ns.parser, ns.argv, saved if ns.resume and os.path.isfile(saved) else None)
+
+
+def _cmd_sft(ns: argparse.Namespace) -> int:
+    cfg = _sft_config(ns)
+    ns.own(("--out", cfg.out))  # before torch is imported: a refusal is quick
+    from coderl.train.distributed import is_main_process
+    from coderl.train.sft.run import sft
+
     result = sft(cfg)
     if not is_main_process():  # under `accelerate launch` rank 0 reports
         return 0
@@ -130,6 +149,7 @@ def _cmd_tasks_export(ns: argparse.Namespace) -> int:
         raise ConfigError(f"--skip-bad-rows with --format {cfg.format}: its rows name the task spec, which their "
                           "scorer reloads whole; export with --format jsonl or parquet first (the good rows, as a "
                           "file of their own)")
+    ns.own(("--out", cfg.out))
     count = export_tasks(cfg)
     print(f"wrote {count} {cfg.format} rows of {cfg.tasks} to {cfg.out}")
     return 0
@@ -138,7 +158,7 @@ def _cmd_tasks_export(ns: argparse.Namespace) -> int:
 def _cmd_pipeline(ns: argparse.Namespace) -> int:
     from coderl.pipeline import PipelineConfig, run_command
 
-    return run_command(from_args(PipelineConfig, ns))
+    return run_command(from_args(PipelineConfig, ns), own=ns.own)
 
 
 def _run_skipping(ns: argparse.Namespace) -> int:
@@ -252,14 +272,24 @@ def _launch(argv: list[str]) -> int:
               f"(got {' '.join(argv) or 'nothing'})", file=sys.stderr)
         return 2
     args = launch_command_parser().parse_args([*argv[:at], "--module", "coderl", *argv[at:]])
+    ns = _parse(argv[at:])
     import torch.distributed.run  # noqa: F401  (the elastic agent's modules, each with a logger of its own level)
 
     for name in list(logging.root.manager.loggerDict):  # its "rank 0 failed" and "death signal" said twice
         if name.startswith("torch.distributed.elastic"):
             logging.getLogger(name).setLevel(logging.CRITICAL)
     try:
-        with _sigterm_unwinds():
+        with _sigterm_unwinds(), contextlib.ExitStack() as held:
+            config = _train_config if ns.command == "train" else _sft_config
+            out = None if getattr(ns, "dry_run", False) else config(ns).out
+            if out:  # one owner for the run: this launcher, for all its ranks (base/ownership.py)
+                held.enter_context(owned(("--out", out)))
+                os.environ[OWNER] = lock_file(out)
+            os.environ[LAUNCHER] = str(os.getpid())  # its ranks die with it
             launch_command(args)
+    except ConfigError as exc:  # the run's settings, or its --out in use: before any rank starts
+        print(f"{ns.parser.prog}: error: {exc}", file=sys.stderr)
+        return 2
     except SignalException as exc:  # the elastic agent has stopped every rank, and rank 0 has said its line
         return 128 + exc.sigval
     except KeyboardInterrupt as exc:  # one process: the launcher's child has the signal too
@@ -305,17 +335,9 @@ def _disk_error(exc: BaseException | None) -> OSError | None:
     return None
 
 
-def main(argv: list[str] | None = None) -> int:
-    from coderl.models.hub import quiet_library_warnings
-    from coderl.sandbox.client import SandboxUnavailable
-    from coderl.tasks import TaskFormatError
-
-    quiet_library_warnings()
-    parser = build_parser()
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["launch"]:
-        return _launch(argv[1:])
-    ns, extra = parser.parse_known_args(argv)
+def _parse(argv: list[str]) -> argparse.Namespace:
+    """The sub-command's namespace (`ns.func` runs it); a bad flag or an empty value exits 2 in one line."""
+    ns, extra = build_parser().parse_known_args(argv)
     if extra:  # named by the sub-command, with the flag it most resembles
         flags = [o for action in ns.parser._actions for o in action.option_strings]
         ns.parser.error(f"unrecognized arguments: {' '.join(extra)}{suggest(extra[0].split('=')[0], flags, '--')}")
@@ -323,12 +345,45 @@ def main(argv: list[str] | None = None) -> int:
     if empty:  # an unset shell variable (`--out $OUT`): no value of any option is empty
         ns.parser.error(f"argument {empty[0]}: expected a value, got an empty string")
     ns.argv = argv
+    return ns
+
+
+LAUNCHER = "CODERL_LAUNCHER"  # the pid of the `coderl launch` whose ranks this process is one of
+
+
+def _die_with_launcher() -> None:
+    """A rank of `coderl launch` dies with the launcher, however it dies (SIGKILL too): the parent-death signal,
+    set here, in the rank, whose parent is the launcher's main thread (torch's elastic agent starts the ranks
+    from the thread that runs it); a launcher already gone before that ends the rank at once."""
+    launcher = os.environ.get(LAUNCHER)
+    if not launcher:
+        return
+    from coderl.base.process import die_with_parent
+
+    die_with_parent()
+    if os.getppid() != int(launcher):  # the launcher died before the signal was set: as if it had come
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from coderl.models.hub import quiet_library_warnings
+    from coderl.sandbox.client import SandboxUnavailable
+    from coderl.tasks import TaskFormatError
+
+    quiet_library_warnings()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["launch"]:
+        return _launch(argv[1:])
+    _die_with_launcher()
+    ns = _parse(argv)
     try:
-        with _sigterm_unwinds():
+        with _sigterm_unwinds(), contextlib.ExitStack() as held:
             if ns.command not in ("train", "sft") and int(os.environ.get("WORLD_SIZE", "1")) > 1:
                 raise ConfigError(f"runs on one process (WORLD_SIZE is {os.environ['WORLD_SIZE']}); under accelerate "
                                   "launch only `coderl train` and `coderl sft` share work across processes "
                                   "(docs/scaling.md)")
+            # the command's outputs, held until it ends (its skipped rows written too): base/ownership.py
+            ns.own = lambda *outputs: held.enter_context(owned(*outputs))
             return _run_skipping(ns) if getattr(ns, "skip_bad_rows", False) else ns.func(ns)
     except (ConfigError, TaskFormatError, SandboxUnavailable) as exc:
         print(f"{ns.parser.prog}: error: {exc}", file=sys.stderr)

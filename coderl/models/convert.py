@@ -18,7 +18,7 @@ import uuid
 from pathlib import Path
 
 from coderl.base.outputs import leave_nothing
-from coderl.models.fetch import file_lock
+from coderl.base.ownership import file_lock
 from coderl.models.spec import SOURCE_FILE, ModelError, is_hf_folder
 
 # llama.cpp pre-tokenizers whose split transformers does not rebuild from a GGUF, keyed by

@@ -6,8 +6,6 @@ only the transport, so this works wherever PyPI does.  Light: no torch.
 
 from __future__ import annotations
 
-import contextlib
-import fcntl  # coderl runs on Linux (README), so flock is there
 import hashlib
 import os
 import shlex
@@ -17,28 +15,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+from coderl.base.ownership import file_lock
 from coderl.models.spec import BUILTINS, Builtin, ModelError, builtin_dir
-
-
-@contextlib.contextmanager
-def file_lock(path: Path):
-    """An exclusive advisory lock (POSIX), so two processes do not download or convert at once.  The lock file is
-    removed on release, by its holder (a process that waited on the removed file takes a new one), so none is
-    left behind, whether the block succeeded or failed."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    while True:
-        f = open(path, "a")
-        fcntl.flock(f, fcntl.LOCK_EX)
-        with contextlib.suppress(FileNotFoundError):
-            if os.path.samestat(os.fstat(f.fileno()), os.stat(path)):
-                break  # locked, and still the file at `path`
-        f.close()  # its holder removed it while we waited: lock the next one
-    try:
-        yield
-    finally:
-        with contextlib.suppress(OSError):
-            os.remove(path)  # while still held
-        f.close()
 
 
 def _run(cmd: list[str]) -> None:

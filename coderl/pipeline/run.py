@@ -253,8 +253,9 @@ def _write_plan_files(plan: Plan) -> None:
                  "dtype": plan.dtype, "seed": plan.seed, "stages": stages})
 
 
-def run_command(cfg: PipelineConfig) -> int:
-    """`coderl pipeline`: dry run, report only, or the whole flow."""
+def run_command(cfg: PipelineConfig, own=lambda *outputs: None) -> int:
+    """`coderl pipeline`: dry run, report only, or the whole flow; `own(("--out", path))` holds the pipeline's
+    folder, the whole tree, for the rest of the command (`base/ownership.owned`): its stages take none."""
     if cfg.report_only and cfg.dry_run:
         raise ConfigError("--dry-run and --report-only: the one plans a run, the other rebuilds a finished run's "
                           "report; give one")
@@ -262,10 +263,13 @@ def run_command(cfg: PipelineConfig) -> int:
         from coderl.pipeline.report import build_report
 
         out = cfg.out or load_plan(cfg.config, check_tasks=False).out
+        own(("--out" if cfg.out else f"{cfg.config}: out", out))
         print(f"report: {build_report(out, log=lambda m: print(m, file=sys.stderr))}")
         return 0
     plan = load_plan(cfg.config, cfg.out)
     writable("--out" if cfg.out else f"{cfg.config}: out", plan.out, "folder")
+    if not cfg.dry_run:  # its states are read by their owner
+        own(("--out" if cfg.out else f"{cfg.config}: out", plan.out))
     states = plan_states(plan) if os.path.isdir(plan.out) else None
     message = stale_error(plan, states) if states else None
     if cfg.dry_run:
