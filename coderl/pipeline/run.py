@@ -52,21 +52,24 @@ def run_pipeline(plan: Plan, *, log=None) -> str:
     """Run every stage that is not done, then build the report; returns the report's path."""
     from coderl.pipeline.report import build_report
 
-    os.makedirs(plan.out, exist_ok=True)
     states = plan_states(plan)
     message = stale_error(plan, states)
     if message:
         raise ConfigError(message)
+    sft_stage = next((s for s in plan.stages if s.kind == "sft"), None)
+    if sft_stage and sft_stage.config.lora.qlora and states["sft"][0] != "done":
+        from coderl.models.quantized import require_cuda_for_qlora
+
+        require_cuda_for_qlora()  # fail before the base evaluation, not an hour into the run
+    rows, warnings = check_overlap(plan)  # a refused plan writes nothing
+    os.makedirs(plan.out, exist_ok=True)
     own_log = log is None
     log = log or _Log(os.path.join(plan.out, "pipeline.log"))
     try:
         _write_plan_files(plan)
-        sft_stage = next((s for s in plan.stages if s.kind == "sft"), None)
-        if sft_stage and sft_stage.config.lora.qlora and states["sft"][0] != "done":
-            from coderl.models.quantized import require_cuda_for_qlora
-
-            require_cuda_for_qlora()  # fail before the base evaluation, not an hour into the run
-        record_overlap(plan, log)
+        for line in warnings:
+            log(line)
+        write_json(os.path.join(plan.out, "overlap.json"), rows)
         with _run_engine(plan):
             _run_stages(plan, log)
         report = build_report(plan.out, log=log)
@@ -105,6 +108,15 @@ def _run_stages(plan: Plan, log) -> None:
 
 
 def record_overlap(plan: Plan, log) -> list[dict]:
+    """`check_overlap`, its warnings logged and its rows written to OUT/overlap.json."""
+    rows, warnings = check_overlap(plan)
+    for line in warnings:
+        log(line)
+    write_json(os.path.join(plan.out, "overlap.json"), rows)
+    return rows
+
+
+def check_overlap(plan: Plan, *, cached_only: bool = False) -> tuple[list[dict], list[str]]:
     """Which evaluation tasks each training stage's tasks solve by behaviour (`coderl.eval.decontaminate`): every
     evaluation set's (`eval:` and `evals:`), and an RL run's own selection tasks (`eval_tasks`, where `eval_steps` >
     0). A stage whose training tasks solve any of them is refused in one line before anything runs (issue 55: a leak
@@ -112,8 +124,11 @@ def record_overlap(plan: Plan, log) -> list[dict]:
     warning.  OUT/overlap.json has a row per stage and set (the report shows them and reports each set also
     on the tasks no training reference solves): `solved` by the stage's tasks, and for the RL pool
     `solved_by_generator`, the tasks its generator's removed tasks solve (`coderl.tasks.generators.pool`).  The pool
-    is not run again against the tasks its record decided (`cached_leaks`)."""
+    is not run again against the tasks its record decided (`cached_leaks`).  Returns (the rows, warnings to log);
+    writes nothing but the cache.  `cached_only` (`--dry-run`): the verdicts already cached decide as in the run;
+    a stage whose verdict is not cached (running it takes minutes) is a warning saying so."""
     from coderl.base.paths import cache_root
+    from coderl.base.progress import on_stderr
     from coderl.eval.decontaminate import cached_leaks
     from coderl.tasks import load_tasks
     from coderl.tasks.generators.pool import read_record
@@ -121,8 +136,8 @@ def record_overlap(plan: Plan, log) -> list[dict]:
 
     sets = [(s, evaluation_tasks(plan, s)) for s in plan.stages if s.kind == "eval" and s.role == "base"]
     sandbox_cfg = plan.stage("base-eval").config.sandbox
-    rows, refusals = [], []
-    with open_sandbox(sandbox_cfg) as sandbox:
+    rows, refusals, warnings = [], [], []
+    with contextlib.nullcontext() if cached_only else open_sandbox(sandbox_cfg) as sandbox:
         for stage in plan.stages:
             if stage.kind not in ("sft", "rl"):
                 continue
@@ -133,7 +148,13 @@ def record_overlap(plan: Plan, log) -> list[dict]:
             selection = load_tasks(held).tasks if held else []
             against.update({t.task_id: t for t in selection})
             report = cached_leaks(train, list(against.values()), sandbox,
-                                  os.path.join(cache_root(), "decontamination"), spec)
+                                  os.path.join(cache_root(), "decontamination"), spec, on_stderr, run=not cached_only)
+            if report is None:
+                specs = " ".join(dict.fromkeys([b.config.tasks for b, _ in sets] + ([held] if held else [])))
+                warnings.append(f"{stage.name}: the behaviour leak check is not cached; the run makes it before its "
+                                f"first stage and writes nothing if it refuses (now: coderl decontaminate --tasks "
+                                f"'{spec}' --against '{specs}')")
+                continue
             solved = {e for _, e in report.leaks + report.same}
             generator = set(read_record()["solved"]) if parse_task_spec(spec).source == "pool" else set()
             for base, tasks in sets + ([(None, selection)] if held else []):
@@ -146,8 +167,8 @@ def record_overlap(plan: Plan, log) -> list[dict]:
                              "of": len(ids), "training_tasks": len(report.leaked_train_ids),
                              "undecided": sorted(set(report.incomplete) & ids)})
             if report.incomplete:
-                log(f"warning: {stage.name}: the behaviour check could not decide {len(report.incomplete)} evaluation "
-                    f"tasks (e.g. {report.incomplete[0]}: a run that did not finish)")
+                warnings.append(f"warning: {stage.name}: the behaviour check could not decide {len(report.incomplete)} "
+                                f"evaluation tasks (e.g. {report.incomplete[0]}: a run that did not finish)")
             if solved:
                 example = min(pair for pair in report.leaks + report.same)
                 specs = " ".join(dict.fromkeys([b.config.tasks for b, _ in sets] + ([held] if held else [])))
@@ -158,10 +179,9 @@ def record_overlap(plan: Plan, log) -> list[dict]:
         raise ConfigError(refusals[0] + ": train on tasks that solve none (tasks: pool is decontaminated against easy, "
                           "humaneval@test and the synthetic held-out splits), evaluate on other tasks, or set "
                           "allow_eval_overlap: true to compare on a set the training touches")
-    for message in refusals:
-        log(f"warning: {message}; its evaluation is not fully held out (allow_eval_overlap: true)")
-    write_json(os.path.join(plan.out, "overlap.json"), rows)
-    return rows
+    warnings += [f"warning: {message}; its evaluation is not fully held out (allow_eval_overlap: true)"
+                 for message in refusals]
+    return rows, warnings
 
 
 def _run_stage(stage: Stage, state: str, log) -> None:
@@ -262,7 +282,11 @@ def run_command(cfg: PipelineConfig) -> int:
         print(format_plan(plan, states))
         if message:
             print(f"a run would stop: {message}")
-        print("dry run: every field validated, task sets loaded; no model loaded, nothing written")
+        else:  # the leak check the run makes, where its verdict is cached: refused here as there
+            for line in check_overlap(plan, cached_only=True)[1]:
+                print(line)
+        print("dry run: every field validated, task sets loaded and checked for leaks; no model loaded, nothing "
+              "written")
         return 0
     if message:
         raise ConfigError(message)
