@@ -256,11 +256,10 @@ def decided_by_record(evals: list[Task]) -> set[str]:
 
 
 def cached_leaks(train: list[Task], evals: list[Task], sandbox, cache_dir: str,
-                 train_spec: str = "", progress=None, *, run: bool = True) -> Decontamination | None:
+                 train_spec: str = "", progress=None) -> Decontamination:
     """`behaviour_leaks`, remembered in `cache_dir` by `fingerprint` (a complete verdict only).  When `train_spec`
     is the RL pool, the evaluation tasks its record decided are not run again (`decided_by_record`:
-    no kept pool task solves one; the pool against them is 6.7 million pairs, run once offline).  Without `run`: the
-    cached verdict, or None."""
+    no kept pool task solves one; the pool against them is 6.7 million pairs, run once offline)."""
     from coderl.tasks.spec import parse_task_spec
 
     if train_spec and parse_task_spec(train_spec).source == "pool":
@@ -272,8 +271,6 @@ def cached_leaks(train: list[Task], evals: list[Task], sandbox, cache_dir: str,
             data = json.load(f)
         return Decontamination(**{k: [tuple(x) if isinstance(x, list) else x for x in v] if isinstance(v, list)
                                   else v for k, v in data.items()})
-    if not run:  # only what is cached
-        return None
     report = behaviour_leaks(train, evals, sandbox, progress)
     if not report.incomplete:
         os.makedirs(cache_dir, exist_ok=True)

@@ -39,9 +39,9 @@ field: an unknown name is one line naming the section and field; a bad value is 
 one-line error prefixed with the section (`rl[2] (ppo): --clip-eps=-1.0: expected a positive number`).
 It also loads the task sets (not the model) and refuses training prompts identical to evaluation prompts
 (SFT data or an RL run's tasks), naming the fix; a stage whose training tasks solve an evaluation or
-selection task by behaviour is refused too (`run.check_overlap`: the run makes it before it writes anything;
-`--dry-run` refuses as the run does where the verdict is cached, and says where it is not);
-`allow_eval_overlap: true` permits both (tiny tests).
+selection task by behaviour is refused too (`run.check_overlap`: the run makes it before it writes anything, so a
+refused run leaves nothing; `--dry-run` does not run references and says so); `allow_eval_overlap: true` permits
+both (tiny tests).
 
 RL `split`.  `coderl train` has no split field: it trains on every task of its spec.  With `split:
 train`, the pipeline writes that split of a file source (`humaneval`, `easy`, `humaneval:PATH`, ...)

@@ -116,7 +116,7 @@ def record_overlap(plan: Plan, log) -> list[dict]:
     return rows
 
 
-def check_overlap(plan: Plan, *, cached_only: bool = False) -> tuple[list[dict], list[str]]:
+def check_overlap(plan: Plan) -> tuple[list[dict], list[str]]:
     """Which evaluation tasks each training stage's tasks solve by behaviour (`coderl.eval.decontaminate`): every
     evaluation set's (`eval:` and `evals:`), and an RL run's own selection tasks (`eval_tasks`, where `eval_steps` >
     0). A stage whose training tasks solve any of them is refused in one line before anything runs (issue 55: a leak
@@ -125,8 +125,7 @@ def check_overlap(plan: Plan, *, cached_only: bool = False) -> tuple[list[dict],
     on the tasks no training reference solves): `solved` by the stage's tasks, and for the RL pool
     `solved_by_generator`, the tasks its generator's removed tasks solve (`coderl.tasks.generators.pool`).  The pool
     is not run again against the tasks its record decided (`cached_leaks`).  Returns (the rows, warnings to log);
-    writes nothing but the cache.  `cached_only` (`--dry-run`): the verdicts already cached decide as in the run;
-    a stage whose verdict is not cached (running it takes minutes) is a warning saying so."""
+    writes nothing but the cache (`run_pipeline` makes it before it writes anything)."""
     from coderl.base.paths import cache_root
     from coderl.base.progress import on_stderr
     from coderl.eval.decontaminate import cached_leaks
@@ -137,7 +136,7 @@ def check_overlap(plan: Plan, *, cached_only: bool = False) -> tuple[list[dict],
     sets = [(s, evaluation_tasks(plan, s)) for s in plan.stages if s.kind == "eval" and s.role == "base"]
     sandbox_cfg = plan.stage("base-eval").config.sandbox
     rows, refusals, warnings = [], [], []
-    with contextlib.nullcontext() if cached_only else open_sandbox(sandbox_cfg) as sandbox:
+    with open_sandbox(sandbox_cfg) as sandbox:
         for stage in plan.stages:
             if stage.kind not in ("sft", "rl"):
                 continue
@@ -148,13 +147,7 @@ def check_overlap(plan: Plan, *, cached_only: bool = False) -> tuple[list[dict],
             selection = load_tasks(held).tasks if held else []
             against.update({t.task_id: t for t in selection})
             report = cached_leaks(train, list(against.values()), sandbox,
-                                  os.path.join(cache_root(), "decontamination"), spec, on_stderr, run=not cached_only)
-            if report is None:
-                specs = " ".join(dict.fromkeys([b.config.tasks for b, _ in sets] + ([held] if held else [])))
-                warnings.append(f"{stage.name}: the behaviour leak check is not cached; the run makes it before its "
-                                f"first stage and writes nothing if it refuses (now: coderl decontaminate --tasks "
-                                f"'{spec}' --against '{specs}')")
-                continue
+                                  os.path.join(cache_root(), "decontamination"), spec, on_stderr)
             solved = {e for _, e in report.leaks + report.same}
             generator = set(read_record()["solved"]) if parse_task_spec(spec).source == "pool" else set()
             for base, tasks in sets + ([(None, selection)] if held else []):
@@ -282,11 +275,9 @@ def run_command(cfg: PipelineConfig) -> int:
         print(format_plan(plan, states))
         if message:
             print(f"a run would stop: {message}")
-        else:  # the leak check the run makes, where its verdict is cached: refused here as there
-            for line in check_overlap(plan, cached_only=True)[1]:
-                print(line)
-        print("dry run: every field validated, task sets loaded and checked for leaks; no model loaded, nothing "
-              "written")
+        print("dry run: every field validated, task sets loaded, identical prompts checked; no model loaded, nothing "
+              "written. The run first checks each training stage's tasks against the evaluation tasks by behaviour "
+              "(references run in the sandbox, cached) and refuses a leak before it writes anything")
         return 0
     if message:
         raise ConfigError(message)
