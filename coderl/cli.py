@@ -89,15 +89,25 @@ def _cmd_compare(ns: argparse.Namespace) -> int:
 
 
 def _train_config(ns: argparse.Namespace):
+    import dataclasses
+
+    from coderl.base.config import explicit_fields
     from coderl.base.yaml_file import load_config
     from coderl.train.config import TrainConfig
 
     saved = os.path.join(ns.out or "", "config.yaml")  # --resume: the run's own settings, unless given
-    return load_config(TrainConfig, ns, ns.parser, ns.argv, saved if ns.resume and not ns.config
-                       and os.path.isfile(saved) else ns.config)
+    cfg = load_config(TrainConfig, ns, ns.parser, ns.argv, saved if ns.resume and not ns.config
+                      and os.path.isfile(saved) else ns.config)
+    if cfg.resume and "steps" not in explicit_fields(ns.parser, ns.argv):  # a run grown with --steps N goes on to N
+        from coderl.train.checkpoint import recorded_steps
+
+        cfg = dataclasses.replace(cfg, steps=max(cfg.steps, recorded_steps(cfg.out)))
+    return cfg
 
 
 def _cmd_train(ns: argparse.Namespace) -> int:
+    from coderl.base.progress import to_stderr
+
     cfg = _train_config(ns)
     if ns.dry_run:
         from coderl.train.dry_run import dry_run_report
@@ -108,7 +118,7 @@ def _cmd_train(ns: argparse.Namespace) -> int:
     from coderl.train import run_training
     from coderl.train.distributed import is_main_process
 
-    metrics = run_training(cfg)
+    metrics = run_training(cfg, log=to_stderr)  # what the run says, its progress lines among it: a log's
     if not is_main_process():  # under `accelerate launch` rank 0 reports
         return 0
     shown = {k: round(v, 4) for k, v in metrics.items() if k.startswith(("reward/", "sandbox/pass", "eval/"))}
@@ -125,12 +135,14 @@ def _sft_config(ns: argparse.Namespace):
 
 
 def _cmd_sft(ns: argparse.Namespace) -> int:
+    from coderl.base.progress import to_stderr
+
     cfg = _sft_config(ns)
     ns.own(("--out", cfg.out))  # before torch is imported: a refusal is quick
     from coderl.train.distributed import is_main_process
     from coderl.train.sft.run import sft
 
-    result = sft(cfg)
+    result = sft(cfg, log=to_stderr)
     if not is_main_process():  # under `accelerate launch` rank 0 reports
         return 0
     print(f"done: {result.steps} optimizer steps, {result.examples_seen} examples seen ({result.examples} kept) "

@@ -72,6 +72,26 @@ def place(tmp_path, monkeypatch):
     Path("partrun").mkdir()  # an interrupted evaluation
     Path("partrun", "samples.jsonl.partial").write_text(json.dumps({"batch_size": 1, "config": {}}) + "\n")
     Path("trainrun", "config.yaml").write_text("steps: 2\n")
+    Path("allbad.jsonl").write_text('{"task_id": \n{oops\n')  # every line invalid JSON
+    fake_checkpoint("cutrun", 2, steps=2, cut="adapter_model.safetensors")  # its only checkpoint cut short
+    fake_checkpoint("cutrun", 1, steps=2, cut="trainer_state.pt")
+    Path("cutrun", "config.yaml").write_text("seed: 0\n")
+    from coderl.base.outputs import write_yaml
+    from coderl.train.config import TrainConfig
+
+    Path("grownrun").mkdir()  # a run started for 2 steps, grown to 3 with --resume --steps 3
+    write_yaml("grownrun/config.yaml", TrainConfig(model=MODEL, tasks="tasks.jsonl", out="grownrun", device="cpu",
+                                                   steps=2).to_dict())
+    fake_checkpoint("grownrun", 3, steps=3)
+    Path("leak-train.jsonl").write_text(json.dumps({  # another name and prompt, the same behaviour as eval's Toy/0
+        "task_id": "Sum/0", "prompt": "def plus(x, y):\n    \"\"\"Return x plus y.\"\"\"\n",
+        "canonical_solution": "    return x + y\n", "test": "def check(candidate):\n    assert candidate(2, 2) == 4\n",
+        "entry_point": "plus"}) + "\n")
+    Path("leak.yaml").write_text(f"out: leakout\nmodel: {MODEL}\nformat: completion\ndevice: cpu\n"
+                                 "eval:\n  tasks: tasks.jsonl\n  limit: 1\nsft: null\n"
+                                 "rl:\n  - name: grpo\n    algo: grpo\n    tasks: leak-train.jsonl\n"
+                                 "    eval_tasks: null\n    steps: 1\n")
+    monkeypatch.setenv("CODERL_CACHE", str(tmp_path.parent / f"{tmp_path.name}-cache"))  # outside the place
     real_access = os.access
     monkeypatch.setattr(os, "access", lambda p, mode, **kw: (Path(p).name != "readonly" or not mode & os.W_OK)
                         and real_access(p, mode, **kw))
@@ -82,6 +102,21 @@ def place(tmp_path, monkeypatch):
 
     monkeypatch.setattr(coderl.models, "load_model", no_model)
     return tmp_path
+
+
+def fake_checkpoint(run: str, step: int, *, steps: int, cut: str | None = None) -> None:
+    """RUN/checkpoints/step-N with an adapter and a trainer state (bytes, not loaded) and their manifest, as
+    `save_checkpoint` writes it; `cut`: that file then loses its second half, as a disk that filled leaves it."""
+    import hashlib
+
+    folder = Path(run, "checkpoints", f"step-{step}")
+    folder.mkdir(parents=True)
+    files = {"adapter_model.safetensors": bytes(range(256)) * 4, "trainer_state.pt": b"state" * 100}
+    manifest = {}
+    for name, data in files.items():
+        (folder / name).write_bytes(data[: len(data) // 2] if name == cut else data)
+        manifest[name] = {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    (folder / "manifest.json").write_text(json.dumps({"step": step, "steps": steps, "files": manifest}))
 
 
 def files(root: Path) -> set[str]:
@@ -264,6 +299,25 @@ CASES = [
     ("pipeline", "list config", ["pipeline", "--config", "list.yaml"], "expected a mapping"),
     ("pipeline", "wrong type", ["pipeline", "--config", "pipe-wrongtype.yaml"], "seed='many': expected an integer"),
     ("models", "unknown flag", ["models", "--bogus"], "unrecognized arguments: --bogus"),
+    # found by issue 75's audit
+    ("train", "damaged checkpoints", [*TRAIN, "--out", "cutrun", "--resume"],
+     "--resume: no intact checkpoint in cutrun/checkpoints: cutrun/checkpoints/step-2 (adapter_model.safetensors is "
+     "512 bytes, its manifest says 1024); cutrun/checkpoints/step-1 (trainer_state.pt is 250 bytes"),
+    ("sft", "damaged checkpoints", [*SFT, "--out", "cutrun", "--resume"], "--resume: no intact checkpoint in cutrun"),
+    ("train", "fewer steps than grown to", ["train", "--out", "grownrun", "--resume", "--steps", "2"],
+     "--steps 2 is fewer than the 3 steps of the run in grownrun"),
+    ("check", "time limits: file as parent", [*CHECK, "--reference", "--out", "r.jsonl", "--time-limits",
+                                              "afile/t.jsonl"], "--time-limits afile/t.jsonl: "),
+    ("check", "time limits: existing", [*CHECK, "--reference", "--out", "r.jsonl", "--time-limits",
+                                        "completions.jsonl"], "--time-limits completions.jsonl: already holds"),
+    ("check", "time limits = output", [*CHECK, "--reference", "--out", "r.jsonl", "--time-limits", "r.jsonl"],
+     "--time-limits r.jsonl: is also written by --out r.jsonl"),
+    ("train", "YAML-only setting as a flag", [*TRAIN, "--out", "t", "--no-check-overlap"],
+     "write `check_overlap: VALUE` in a file given with --config"),
+    ("check", "pseudo file system", [*CHECK, "--reference", "--out", "/proc/r.jsonl"], "cannot write in /proc"),
+    ("eval", "pseudo file system", [*EVAL, "--out", "/proc/e"], "cannot write in /proc"),
+    ("train", "pseudo file system", [*TRAIN, "--out", "/sys/t"], "cannot write in /sys"),
+    ("tasks export", "pseudo file system", [*EXPORT, "--out", "/sys/x.jsonl"], "cannot write in /sys"),
     # models, and the command itself
     ("models", "missing", ["models", "--prepare", "nosuch-model"], "nosuch-model"),
     ("coderl", "unknown command", ["chekc"], "invalid choice: 'chekc'"),
@@ -278,6 +332,124 @@ def test_bad_input_is_one_line_and_leaves_nothing(place, capsys, command, kind, 
     prefix = "coderl: error: " if command == "coderl" else f"coderl {command}: error: "
     assert err[0].startswith(prefix) and said in err[0], err[0]
     assert files(place) == before
+
+
+def test_a_leak_refused_by_the_run_leaves_nothing_and_the_dry_run_says_it_is_not_checked(place, capsys):
+    """The behaviour leak check runs before the pipeline writes anything: a refused plan leaves no OUT, no
+    pipeline.log.  The dry run (no references run: it stays quick) says that the run makes that check."""
+    assert main(["pipeline", "--config", "leak.yaml", "--dry-run"]) == 0 and not (place / "leakout").exists()
+    assert "The run first checks each training stage's tasks against the evaluation tasks by behaviour" in \
+        capsys.readouterr().out
+    code, err = run(["pipeline", "--config", "leak.yaml"], capsys)
+    assert code == 2 and err[-1].startswith("coderl pipeline: error: rl/grpo's training tasks (leak-train.jsonl) "
+                                            "solve 1 of its 1 evaluation"), err
+    assert not any("Traceback" in line for line in err) and not (place / "leakout").exists()
+
+
+def test_a_plain_resume_goes_on_to_the_steps_the_run_was_grown_to(place, capsys, monkeypatch):
+    """config.yaml says 2 steps, the checkpoint (grown with --resume --steps 3) 3: `--resume` continues to 3."""
+    import coderl.train
+
+    seen = {}
+    monkeypatch.setattr(coderl.train, "run_training", lambda cfg, **kw: seen.update(steps=cfg.steps) or {})
+    code, err = run(["train", "--out", "grownrun", "--resume"], capsys)
+    assert code == 0 and seen == {"steps": 3}, err
+    run(["train", "--out", "grownrun", "--resume", "--steps", "5"], capsys)
+    assert seen == {"steps": 5}  # more steps, given: taken
+
+
+def test_resume_skips_a_damaged_checkpoint_for_the_newest_intact_one(place):
+    from coderl.train.checkpoint import latest_checkpoint, resume_checkpoint
+
+    fake_checkpoint("two", 2, steps=4)
+    fake_checkpoint("two", 4, steps=4, cut="trainer_state.pt")
+    lines = []
+    assert resume_checkpoint("two", lines.append) == os.path.join("two", "checkpoints", "step-2")
+    assert lines == ["--resume: skipped two/checkpoints/step-4 (trainer_state.pt is 250 bytes, its manifest says "
+                     "500); resuming from step-2"]
+    assert latest_checkpoint("two") == os.path.join("two", "checkpoints", "step-2")  # what the pipeline resumes
+    changed = Path("two", "checkpoints", "step-2", "adapter_model.safetensors")
+    changed.write_bytes(bytes(reversed(changed.read_bytes())))  # the same size, other bytes
+    Path("two", "checkpoints", "step-4", "trainer_state.pt").unlink()
+    with pytest.raises(Exception, match=r"step-4 \(trainer_state.pt missing\); two/checkpoints/step-2 "
+                                        r"\(adapter_model.safetensors differs from its manifest \(sha256\)\)"):
+        resume_checkpoint("two", lines.append)
+
+
+def test_a_checkpoint_from_before_manifests_is_taken_with_a_note(place):
+    from coderl.train.checkpoint import resume_checkpoint
+
+    Path("old", "checkpoints", "step-3").mkdir(parents=True)
+    Path("old", "checkpoints", "step-3", "trainer_state.pt").write_bytes(b"x")
+    lines = []
+    assert resume_checkpoint("old", lines.append) == os.path.join("old", "checkpoints", "step-3")
+    assert lines == ["--resume: old/checkpoints/step-3 has no manifest.json (written before checkpoints had one): "
+                     "taken unchecked"]
+
+
+def test_skipping_bad_rows_of_a_file_of_only_bad_rows_says_so(place, capsys):
+    """Not "empty": every row was skipped, and each is listed."""
+    code, err = run(["check", "--tasks", "allbad.jsonl", "--reference", "--skip-bad-rows"], capsys)
+    assert code == 2 and err[-1] == ("coderl check: error: allbad.jsonl: no task left: all 2 rows were skipped as "
+                                     "bad (--skip-bad-rows)"), err
+
+
+def test_a_verl_export_scores_from_any_directory(place, monkeypatch):
+    """Its rows record the task spec with absolute paths (they were relative to the exporting directory)."""
+    from coderl.integrations.verl import verl_rows
+    from coderl.tasks import load_tasks
+
+    specs = {row["extra_info"]["tasks"] for row in verl_rows("tasks.jsonl@train")}
+    assert specs == {f"{place / 'tasks.jsonl'}@train"}
+    monkeypatch.chdir(place / "folder")
+    assert load_tasks(specs.pop()).tasks
+
+
+def test_the_commands_of_docs_data_md_are_complete():
+    """Every `coderl` command of docs/data.md's code blocks has the arguments its command requires (two of its
+    opening commands had no --out): each parses and builds its command's config."""
+    import re
+    import shlex
+
+    from coderl.base.config import from_args
+    from coderl.cli import build_parser
+    from coderl.eval.check import CheckConfig
+    from coderl.eval.run import EvalConfig
+    from coderl.integrations.export import ExportConfig
+    from coderl.train.config import TrainConfig
+    from coderl.train.sft.config import SFTConfig
+
+    configs = {"check": CheckConfig, "eval": EvalConfig, "train": TrainConfig, "sft": SFTConfig,
+               "export": ExportConfig}
+    text = Path(__file__).resolve().parents[1].joinpath("docs", "data.md").read_text()
+    commands = [shlex.split(line, comments=True) for block in re.findall(r"```bash\n(.*?)```", text, re.S)
+                for line in block.replace("\\\n", " ").splitlines() if line.startswith("coderl ")]
+    checked = 0
+    for argv in commands:
+        if "..." in argv:  # an elided example
+            continue
+        ns = build_parser().parse_args(argv[1:])  # SystemExit on a missing or unknown argument
+        command = argv[2] if argv[1] == "tasks" else argv[1]
+        from_args(configs[command], ns)  # a ConfigError on a missing --out
+        checked += 1
+    assert checked >= 3
+
+
+def test_the_leak_check_names_only_settings_that_exist(monkeypatch):
+    """The message of an undecided leak check said `--no-check-overlap`, which is no flag (a YAML setting)."""
+    import dataclasses
+
+    import coderl.eval.decontaminate
+    from coderl.eval.decontaminate import Decontamination
+    from coderl.eval.leak_report import overlap_error
+    from coderl.sandbox.config import SandboxConfig
+    from coderl.train.config import TrainConfig
+
+    monkeypatch.setattr(coderl.eval.decontaminate, "cached_leaks",
+                        lambda *a, **k: Decontamination(train_tasks=1, eval_tasks=1, incomplete=["Toy/0"]))
+    message = overlap_error(str(TASKS), [], str(TASKS), SandboxConfig(workers=1))
+    assert "check_overlap: false" in message and "--no-check-overlap" not in message
+    assert "check_overlap" in {f.name for f in dataclasses.fields(TrainConfig(out="t").eval)}
 
 
 class FullDisk:

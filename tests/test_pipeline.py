@@ -120,6 +120,15 @@ def test_every_stage_and_the_report(finished):
     assert plan["stages"][3]["config"]["model"] == "OUT/sft/adapter"  # RL starts from the SFT adapter
 
 
+def test_the_log_has_every_stage_s_progress(finished):
+    """pipeline.log holds the RL stage's line per step (its config says `progress: false`: no bar, still news), and
+    stdout no progress bar."""
+    _, out = finished
+    log = (out / "pipeline.log").read_text()
+    assert " step 1/1 reward " in log and " tok/s " in log, log
+    assert "step 1/1" not in (out.parent / "stdout.txt").read_text()
+
+
 def test_the_terminal_shows_the_table_and_the_curves(finished):
     _, out = finished
     shown = (out.parent / "stdout.txt").read_text()

@@ -24,6 +24,7 @@ import contextlib
 import json
 import os
 import shutil
+import tempfile
 
 from coderl.base.config import ConfigError
 
@@ -65,6 +66,12 @@ def writable(flag: str, path: str, kind: str = "file") -> None:
         raise ConfigError(f"{flag} {path}: {above} is a file, not a folder")
     if not os.access(above, os.W_OK | os.X_OK):
         raise ConfigError(f"{flag} {path}: cannot write in {above} (read-only or not permitted)")
+    try:  # what permissions do not say (root under /proc or /sys, a pseudo or read-only file system): a file made there
+        fd, probe = tempfile.mkstemp(prefix=".coderl-probe-", dir=above)
+    except OSError as exc:
+        raise ConfigError(f"{flag} {path}: cannot write in {above} ({exc.strerror or exc})") from None
+    os.close(fd)
+    os.remove(probe)
 
 
 def refuse_existing(flag: str, path: str, held: list[str], *, overwrite: bool, resumable: bool = False,

@@ -18,10 +18,10 @@ from collections import Counter
 from contextlib import nullcontext
 from dataclasses import dataclass
 
-from coderl.base.config import option, require, section
+from coderl.base.config import ConfigError, option, require, section
 from coderl.base.outputs import atomic, finished, leave_nothing, refuse_existing, refuse_inputs, write_json
+from coderl.base.progress import on_stderr
 from coderl.eval.passk import summarize
-from coderl.rollout.collect import eta
 from coderl.sandbox.client import Sandbox
 from coderl.sandbox.config import SandboxConfig
 from coderl.tasks import TaskFormatError, load_tasks
@@ -99,11 +99,15 @@ def refuse_outputs(cfg: CheckConfig) -> None:
     anything is read or opened."""
     if not cfg.out and not cfg.time_limits:
         return
-    written = [p for p in (cfg.out, cfg.out and cfg.out + ".summary.json", cfg.time_limits) if p]
-    refuse_inputs({"--out": written}, [("--completions", cfg.completions),
-                                       *(("--tasks", path) for path in task_files(cfg.tasks))])
-    refuse_existing("--out", cfg.out or cfg.time_limits, [p for p in written if os.path.exists(p)],
-                    overwrite=cfg.overwrite)
+    written = [p for p in (cfg.out, cfg.out and cfg.out + ".summary.json") if p]
+    limits = [cfg.time_limits] if cfg.time_limits else []
+    refuse_inputs({"--out": written, "--time-limits": limits},
+                  [("--completions", cfg.completions), *(("--tasks", path) for path in task_files(cfg.tasks))])
+    if limits and any(os.path.abspath(limits[0]) == os.path.abspath(p) for p in written):
+        raise ConfigError(f"--time-limits {cfg.time_limits}: is also written by --out {cfg.out}; give two paths")
+    for flag, paths in (("--out", written), ("--time-limits", limits)):
+        if paths:  # every output checked before the check runs, not when it is written at the end
+            refuse_existing(flag, paths[0], [p for p in paths if os.path.exists(p)], overwrite=cfg.overwrite)
 
 
 def run_check(cfg: CheckConfig) -> dict:
@@ -135,6 +139,7 @@ def _check(cfg: CheckConfig) -> dict:
         futures = [sandbox.submit(by_id[r["task_id"]].build_request(r["completion"], limits)) for r in rows]
         isolation_in_force = sandbox.isolation
         results = []
+        line = None if cfg.quiet else on_stderr("checked", len(rows))
         for i, (row, fut) in enumerate(zip(rows, futures)):
             result = fut.result()
             results.append(result)
@@ -146,14 +151,13 @@ def _check(cfg: CheckConfig) -> dict:
             n_c[1] += result.passed
             if out:
                 out.write(json.dumps({**row, **result.to_dict()}) + "\n")
-            if not cfg.quiet and sys.stderr.isatty():
-                left = (time.perf_counter() - start) / (i + 1) * (len(rows) - i - 1)
-                print(f"\rchecked {i + 1}/{len(rows)}, {eta(left)} left  ", end="", file=sys.stderr)
+            if line:
+                line.update(i + 1)
+        if line:
+            line.close()
+        if cfg.time_limits:  # before --out is renamed into place: a failure here leaves neither
+            write_time_limits(cfg.time_limits, [by_id[r["task_id"]] for r in rows], results, cfg)
     elapsed = time.perf_counter() - start
-    if cfg.time_limits:
-        write_time_limits(cfg.time_limits, [by_id[r["task_id"]] for r in rows], results, cfg)
-    if not cfg.quiet and sys.stderr.isatty():
-        print(file=sys.stderr)
     passk = summarize({t: (n, c) for t, (n, c) in counts.items()}).to_dict()
     summary = {
         "tasks": taskset.describe(),  # its num_tasks: the set's; of them, tasks_checked had a completion

@@ -175,8 +175,9 @@ def _requests(ev: Task, candidates: list[tuple[int, str, str]], token: str) -> l
     return out
 
 
-def behaviour_leaks(train: list[Task], evals: list[Task], sandbox) -> Decontamination:
-    """Run every evaluation task's tests against every compatible training reference (module docstring)."""
+def behaviour_leaks(train: list[Task], evals: list[Task], sandbox, progress=None) -> Decontamination:
+    """Run every evaluation task's tests against every compatible training reference (module docstring).
+    `progress(label, total)`: a `coderl.base.progress.ProgressLine` of the sandbox programs run, or None."""
     report = Decontamination(train_tasks=len(train), eval_tasks=len(evals))
     by_prompt = {" ".join(t.prompt.split()): t.task_id for t in train}
     token = secrets.token_hex(8)
@@ -210,14 +211,19 @@ def behaviour_leaks(train: list[Task], evals: list[Task], sandbox) -> Decontamin
         report.pairs += sum(len(twins[i]) for i, _, _ in chosen)
         jobs += [(ev, request) for request in _requests(ev, chosen, token)]
     futures = [sandbox.submit(request) for _, request in jobs]
-    for (ev, _), fut in zip(jobs, futures):
+    line = progress("decontaminate: programs run", len(jobs)) if progress and jobs else None
+    for done, ((ev, _), fut) in enumerate(zip(jobs, futures), 1):
         result = fut.result()
+        if line:
+            line.update(done, f"(of {report.pairs} pairs)")
         words = [line.split() for line in result.stdout.split("\n") if line.startswith(token + " ")]
         if [token, "done"] not in words:
             report.incomplete.append(ev.task_id)
         for _, outcome, *index in (w for w in words if len(w) == 3):
             for i in twins[int(index[0])]:
                 (report.leaks if outcome == "pass" else report.timeouts).append((train[i].task_id, ev.task_id))
+    if line:
+        line.close()
     report.incomplete = sorted(set(report.incomplete))
     return report
 
@@ -278,7 +284,7 @@ def recorded_verdicts() -> dict:
 
 
 def cached_leaks(train: list[Task], evals: list[Task], sandbox, cache_dir: str,
-                 train_spec: str = "") -> Decontamination:
+                 train_spec: str = "", progress=None) -> Decontamination:
     """`behaviour_leaks`, remembered in `cache_dir` by `fingerprint` (a complete verdict only), or found in the
     shipped record (`VERDICTS`); the pool's evaluation tasks as `overlap_key` says."""
     key, evals = overlap_key(train, evals, train_spec)
@@ -291,7 +297,7 @@ def cached_leaks(train: list[Task], evals: list[Task], sandbox, cache_dir: str,
     if data is not None:
         return Decontamination(**{k: [tuple(x) if isinstance(x, list) else x for x in v] if isinstance(v, list)
                                   else v for k, v in data.items()})
-    report = behaviour_leaks(train, evals, sandbox)
+    report = behaviour_leaks(train, evals, sandbox, progress)
     if not report.incomplete:
         os.makedirs(cache_dir, exist_ok=True)
         write_json(path, asdict(report))

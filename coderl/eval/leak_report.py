@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 
 from coderl.base.config import option, require, section
 from coderl.base.outputs import finished, refuse_existing, refuse_inputs
+from coderl.base.progress import on_stderr
 from coderl.eval.decontaminate import Decontamination, behaviour_leaks, ngram_overlap
 from coderl.eval.render import md_table
 from coderl.sandbox.config import SandboxConfig
@@ -53,7 +54,7 @@ def run_decontaminate(cfg: DecontaminateConfig) -> tuple[Decontamination, str, d
     evals = [t for tasks in sets.values() for t in tasks]
     start = time.perf_counter()
     with open_sandbox(cfg.sandbox, cfg.tasks, *sets) as sandbox:
-        report = behaviour_leaks(train, evals, sandbox)
+        report = behaviour_leaks(train, evals, sandbox, on_stderr)
     seconds = time.perf_counter() - start
     overlaps = {n: {spec: ngram_overlap(train, tasks, n) for spec, tasks in sets.items()}
                 for n in map(int, cfg.ngram.split(","))}
@@ -125,5 +126,5 @@ def overlap_error(train_spec: str, train, eval_spec: str, sandbox_cfg: SandboxCo
     if report.incomplete:
         return (f"could not check training tasks '{train_spec}' against eval tasks '{eval_spec}': the check did "
                 f"not finish for {len(report.incomplete)} evaluation tasks (first: {report.incomplete[0]}); "
-                "--no-check-overlap skips it")
+                "`check_overlap: false` in a --config YAML file skips it")
     return None

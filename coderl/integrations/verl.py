@@ -31,7 +31,7 @@ from coderl.rewards.score import RewardConfig, score
 from coderl.rollout.formats import get_format
 from coderl.sandbox.config import SandboxConfig
 from coderl.tasks import load_tasks
-from coderl.tasks.spec import open_sandbox
+from coderl.tasks.spec import absolute_spec, open_sandbox
 
 _lock = threading.Lock()
 _state: dict = {}
@@ -43,6 +43,7 @@ def verl_rows(tasks: str, *, format: str = "chat", weights: dict[str, float] | N
     (style rule, ground_truth = task id) and extra_info (tasks, format, weights, index)."""
     fmt = get_format(format)
     rows = []
+    tasks = absolute_spec(tasks)  # the rows are scored wherever the trainer runs, not only from this directory
     for i, task in enumerate(load_tasks(tasks).tasks):
         prompt = fmt.render(task, None) if format != "completion" else [{"role": "user", "content": task.prompt}]
         rows.append({"data_source": data_source, "prompt": prompt, "ability": "code",

@@ -38,9 +38,10 @@ RL runs start from the SFT adapter when SFT ran, else from `model`.  Validation 
 field: an unknown name is one line naming the section and field; a bad value is the dataclass's own
 one-line error prefixed with the section (`rl[2] (ppo): --clip-eps=-1.0: expected a positive number`).
 It also loads the task sets (not the model) and refuses training prompts identical to evaluation prompts
-(SFT data or an RL run's tasks), naming the fix; before the first stage runs, a stage whose training
-tasks solve an evaluation or selection task by behaviour is refused too (`run.record_overlap`);
-`allow_eval_overlap: true` permits both (tiny tests).
+(SFT data or an RL run's tasks), naming the fix; a stage whose training tasks solve an evaluation or
+selection task by behaviour is refused too (`run.check_overlap`: the run makes it before it writes anything, so a
+refused run leaves nothing; `--dry-run` does not run references and says so); `allow_eval_overlap: true` permits
+both (tiny tests).
 
 RL `split`.  `coderl train` has no split field: it trains on every task of its spec.  With `split:
 train`, the pipeline writes that split of a file source (`humaneval`, `easy`, `humaneval:PATH`, ...)

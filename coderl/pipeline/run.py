@@ -52,21 +52,24 @@ def run_pipeline(plan: Plan, *, log=None) -> str:
     """Run every stage that is not done, then build the report; returns the report's path."""
     from coderl.pipeline.report import build_report
 
-    os.makedirs(plan.out, exist_ok=True)
     states = plan_states(plan)
     message = stale_error(plan, states)
     if message:
         raise ConfigError(message)
+    sft_stage = next((s for s in plan.stages if s.kind == "sft"), None)
+    if sft_stage and sft_stage.config.lora.qlora and states["sft"][0] != "done":
+        from coderl.models.quantized import require_cuda_for_qlora
+
+        require_cuda_for_qlora()  # fail before the base evaluation, not an hour into the run
+    rows, warnings = check_overlap(plan)  # a refused plan writes nothing
+    os.makedirs(plan.out, exist_ok=True)
     own_log = log is None
     log = log or _Log(os.path.join(plan.out, "pipeline.log"))
     try:
         _write_plan_files(plan)
-        sft_stage = next((s for s in plan.stages if s.kind == "sft"), None)
-        if sft_stage and sft_stage.config.lora.qlora and states["sft"][0] != "done":
-            from coderl.models.quantized import require_cuda_for_qlora
-
-            require_cuda_for_qlora()  # fail before the base evaluation, not an hour into the run
-        record_overlap(plan, log)
+        for line in warnings:
+            log(line)
+        write_json(os.path.join(plan.out, "overlap.json"), rows)
         with _run_engine(plan):
             _run_stages(plan, log)
         report = build_report(plan.out, log=log)
@@ -105,6 +108,15 @@ def _run_stages(plan: Plan, log) -> None:
 
 
 def record_overlap(plan: Plan, log) -> list[dict]:
+    """`check_overlap`, its warnings logged and its rows written to OUT/overlap.json."""
+    rows, warnings = check_overlap(plan)
+    for line in warnings:
+        log(line)
+    write_json(os.path.join(plan.out, "overlap.json"), rows)
+    return rows
+
+
+def check_overlap(plan: Plan) -> tuple[list[dict], list[str]]:
     """Which evaluation tasks each training stage's tasks solve by behaviour (`coderl.eval.decontaminate`): every
     evaluation set's (`eval:` and `evals:`), and an RL run's own selection tasks (`eval_tasks`, where `eval_steps` >
     0). A stage whose training tasks solve any of them is refused in one line before anything runs (issue 55: a leak
@@ -113,19 +125,21 @@ def record_overlap(plan: Plan, log) -> list[dict]:
     on the tasks no training reference solves): `solved` by the stage's tasks, and for the RL pool
     `solved_by_generator`, the tasks its generator's removed tasks solve (`coderl.tasks.generators.pool`).  The pool
     is not run again against the tasks its record decided, and no check the shipped record holds runs again
-    (`cached_leaks`)."""
+    (`cached_leaks`).  Returns (the rows, warnings to log); writes nothing but the cache (`run_pipeline` makes it
+    before it writes anything)."""
     from coderl.base.paths import cache_root
+    from coderl.base.progress import on_stderr
     from coderl.eval.decontaminate import cached_leaks
     from coderl.tasks.generators.pool import read_record
     from coderl.tasks.spec import parse_task_spec
 
     sets = [(s, evaluation_tasks(plan, s)) for s in plan.stages if s.kind == "eval" and s.role == "base"]
     sandbox_cfg = plan.stage("base-eval").config.sandbox
-    rows, refusals = [], []
+    rows, refusals, warnings = [], [], []
     with open_sandbox(sandbox_cfg) as sandbox:
         for stage, spec, split, train, against, held, selection in overlap_checks(plan, sets):
             report = cached_leaks(train, list(against.values()), sandbox,
-                                  os.path.join(cache_root(), "decontamination"), spec)
+                                  os.path.join(cache_root(), "decontamination"), spec, on_stderr)
             solved = {e for _, e in report.leaks + report.same}
             generator = set(read_record()["solved"]) if parse_task_spec(spec).source == "pool" else set()
             for base, tasks in sets + ([(None, selection)] if held else []):
@@ -138,8 +152,8 @@ def record_overlap(plan: Plan, log) -> list[dict]:
                              "of": len(ids), "training_tasks": len(report.leaked_train_ids),
                              "undecided": sorted(set(report.incomplete) & ids)})
             if report.incomplete:
-                log(f"warning: {stage.name}: the behaviour check could not decide {len(report.incomplete)} evaluation "
-                    f"tasks (e.g. {report.incomplete[0]}: a run that did not finish)")
+                warnings.append(f"warning: {stage.name}: the behaviour check could not decide {len(report.incomplete)} "
+                                f"evaluation tasks (e.g. {report.incomplete[0]}: a run that did not finish)")
             if solved:
                 example = min(pair for pair in report.leaks + report.same)
                 specs = " ".join(dict.fromkeys([b.config.tasks for b, _ in sets] + ([held] if held else [])))
@@ -150,10 +164,9 @@ def record_overlap(plan: Plan, log) -> list[dict]:
         raise ConfigError(refusals[0] + ": train on tasks that solve none (tasks: pool is decontaminated against easy, "
                           "humaneval@test and the synthetic held-out splits), evaluate on other tasks, or set "
                           "allow_eval_overlap: true to compare on a set the training touches")
-    for message in refusals:
-        log(f"warning: {message}; its evaluation is not fully held out (allow_eval_overlap: true)")
-    write_json(os.path.join(plan.out, "overlap.json"), rows)
-    return rows
+    warnings += [f"warning: {message}; its evaluation is not fully held out (allow_eval_overlap: true)"
+                 for message in refusals]
+    return rows, warnings
 
 
 def overlap_checks(plan: Plan, sets: list):
@@ -276,7 +289,9 @@ def run_command(cfg: PipelineConfig, own=lambda *outputs: None) -> int:
         print(format_plan(plan, states))
         if message:
             print(f"a run would stop: {message}")
-        print("dry run: every field validated, task sets loaded; no model loaded, nothing written")
+        print("dry run: every field validated, task sets loaded, identical prompts checked; no model loaded, nothing "
+              "written. The run first checks each training stage's tasks against the evaluation tasks by behaviour "
+              "(references run in the sandbox, cached) and refuses a leak before it writes anything")
         return 0
     if message:
         raise ConfigError(message)

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from coderl.base.config import ConfigError, option, require
+from coderl.base.progress import eta
 from coderl.rollout.engine import is_engine
 from coderl.rollout.types import RolloutBatch
 from coderl.sandbox.types import ExecutionResult, Limits
@@ -94,14 +95,6 @@ def chunk_batch_size(model, gen: Generation, rows: int, max_prompt_tokens: int |
     from coderl.rollout.hf_config import fill_batch_size
 
     return fill_batch_size(model, rows, max_tokens=(max_prompt_tokens or 1024) + gen.max_new_tokens)
-
-
-def eta(seconds: float) -> str:
-    """`seconds` to go, as a person reads it: "about 40 s", "about 12 min", "about 2 h 5 min"."""
-    minutes = round(seconds / 60)
-    if seconds < 60:
-        return f"about {max(1, round(seconds))} s"
-    return f"about {minutes} min" if minutes < 60 else f"about {minutes // 60} h {minutes % 60} min"
 
 
 def collect(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generation, limits: Limits | None = None, *,

@@ -367,6 +367,29 @@ def _load_tasks(spec: str, split: str, seed: int) -> TaskSet:
     return TaskSet(tasks=split_tasks(tasks, split, seed), spec=spec, split=split, seed=seed)
 
 
+def absolute_spec(spec: str) -> str:
+    """`spec` with every local file or folder it names made absolute (a `PATH`, `mbpp:PATH`, `hf:PATH:...`, each
+    part of a `mix:`, before an `@SPLIT`): the spec a file written here records, which loads from any directory
+    (a verl export's rows).  Names of bundled sets, generators and cached datasets stay as they are."""
+    parsed = parse_task_spec(spec)
+    spec = spec.strip()
+    if parsed.split is not None and not os.path.exists(spec):
+        return absolute_spec(spec.rpartition("@")[0]) + "@" + parsed.split
+    if parsed.source == "mix":
+        parts = []
+        for item in (raw.strip() for raw in spec[4:].split("+")):
+            part, star, weight = item.rpartition("*")
+            parts.append(item if item.startswith("n=") else f"{absolute_spec(part)}*{weight}" if star
+                         else absolute_spec(item))
+        return "mix:" + "+".join(parts)
+    if not parsed.path or not os.path.exists(parsed.path):
+        return spec
+    if parsed.source == "auto":
+        return os.path.abspath(spec)
+    name, _, rest = spec.partition(":")
+    return f"{name}:{rest.strip().replace(parsed.path, os.path.abspath(parsed.path), 1)}"
+
+
 def task_files(*specs: str | None) -> list[str]:
     """The files the task specs name (`mbpp:PATH`, `stdio:PATH`, a `PATH`): to hide from programs.
     Bundled sets (humaneval, easy) live in packages the view hides anyway; synthetic tasks have no file."""

@@ -5,12 +5,20 @@
         trainer_state.pt   optimizer, scheduler, estimator state, step, data position, RNG states (Python,
                            torch CPU, and every CUDA device's where CUDA is present)
         value_head.pt      (PPO with a critic)
+        manifest.json      every other file's size and sha256 (the ones torch.save writes hashed as they are
+                           written, the adapter's as written by its library), the step and the run's --steps;
+                           written last, atomically, inside the folder renamed into place
 
-`--resume` loads the newest complete `step-N` and continues exactly where it stopped.
+`--resume` continues exactly where the newest intact `step-N` stopped (`resume_checkpoint`): a checkpoint whose
+files do not match its manifest (a file cut, changed or missing: a disk that filled, a copy that stopped) is
+skipped with one line saying which and why, and the one before it is taken; none intact is one line (exit 2).
+A checkpoint written before manifests existed has none and is taken as it is, with a one-line note (nothing to
+check it against).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
@@ -19,22 +27,115 @@ import shutil
 
 import torch
 
-from coderl.base.outputs import atomic, finished
+from coderl.base.config import ConfigError
+from coderl.base.outputs import atomic, finished, write_json
 
 STEP_DIR = re.compile(r"^step-(\d+)$")
+MANIFEST = "manifest.json"
 
 
 def checkpoint_dir(run_dir: str, step: int) -> str:
     return os.path.join(run_dir, "checkpoints", f"step-{step}")
 
 
-def latest_checkpoint(run_dir: str) -> str | None:
+def checkpoints(run_dir: str) -> list[str]:
+    """The checkpoint folders of a run, newest first: every `step-N` with a manifest or a trainer_state.pt (a
+    folder still being written is `step-N.tmp`, never one of them)."""
     root = os.path.join(run_dir, "checkpoints")
     if not os.path.isdir(root):
-        return None
+        return []
     steps = [(int(m.group(1)), name) for name in os.listdir(root) if (m := STEP_DIR.match(name))
-             and os.path.isfile(os.path.join(root, name, "trainer_state.pt"))]
-    return os.path.join(root, max(steps)[1]) if steps else None
+             and any(os.path.isfile(os.path.join(root, name, f)) for f in (MANIFEST, "trainer_state.pt"))]
+    return [os.path.join(root, name) for _, name in sorted(steps, reverse=True)]
+
+
+def damage(path: str) -> str | None:
+    """What is wrong with checkpoint `path` against its manifest (a file missing, of another size or content), or
+    None when it is intact or has no manifest (written before them: nothing to check against)."""
+    try:
+        with open(os.path.join(path, MANIFEST), encoding="utf-8") as f:
+            manifest = json.load(f)
+        files = manifest["files"]
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return f"{MANIFEST} unreadable ({exc})"
+    for name, want in files.items():
+        file = os.path.join(path, name)
+        if not os.path.isfile(file):
+            return f"{name} missing"
+        size = os.path.getsize(file)
+        if size != want["size"]:
+            return f"{name} is {size} bytes, its manifest says {want['size']}"
+        if _sha256(file) != want["sha256"]:
+            return f"{name} differs from its manifest (sha256)"
+    return None
+
+
+def latest_checkpoint(run_dir: str) -> str | None:
+    """The newest intact checkpoint of `run_dir` (`damage`), or None."""
+    return next((path for path in checkpoints(run_dir) if damage(path) is None), None)
+
+
+def resume_checkpoint(run_dir: str, log) -> str | None:
+    """The checkpoint `--resume` continues from: the newest intact one, each newer damaged one skipped with a line
+    through `log`; None when the run has none; a ConfigError when it has checkpoints but none is intact."""
+    skipped = []
+    for path in checkpoints(run_dir):
+        problem = damage(path)
+        if problem is None:
+            for line in skipped:
+                log(f"--resume: skipped {line}; resuming from {os.path.basename(path)}")
+            if not os.path.isfile(os.path.join(path, MANIFEST)):
+                log(f"--resume: {path} has no {MANIFEST} (written before checkpoints had one): taken unchecked")
+            return path
+        skipped.append(f"{path} ({problem})")
+    if skipped:
+        raise ConfigError(f"--resume: no intact checkpoint in {run_dir}/checkpoints: {'; '.join(skipped)}; "
+                          "restore one, or start a new run (--overwrite)")
+    return None
+
+
+def recorded_steps(run_dir: str) -> int:
+    """The most --steps any checkpoint of `run_dir` was written for (a run grown with `--resume --steps N` records
+    N), from the manifests (trainer_state.pt for a checkpoint without one); 0 when none says."""
+    found = [0]
+    for path in checkpoints(run_dir):
+        try:
+            with open(os.path.join(path, MANIFEST), encoding="utf-8") as f:
+                found.append(int(json.load(f).get("steps") or 0))
+        except FileNotFoundError:
+            try:
+                found.append(int(load_trainer_state(path).get("steps") or 0))
+            except Exception:  # a damaged old checkpoint: resume_checkpoint says so  # noqa: BLE001
+                pass
+        except (OSError, ValueError, TypeError, AttributeError):
+            pass
+    return max(found)
+
+
+def _sha256(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+class _Hashed:
+    """A binary file that hashes and counts what is written through it (torch.save writes through it)."""
+
+    def __init__(self, f):
+        self.f, self.digest, self.size = f, hashlib.sha256(), 0
+
+    def write(self, data) -> int:
+        written = self.f.write(data)
+        self.digest.update(data)
+        self.size += memoryview(data).nbytes
+        return written
+
+    def flush(self) -> None:
+        self.f.flush()
 
 
 def rng_state() -> dict:
@@ -63,9 +164,18 @@ def save_checkpoint(run_dir: str, step: int, *, save_adapter, trainer_state: dic
         shutil.rmtree(tmp, ignore_errors=True)  # a killed run's
         os.makedirs(tmp)
         save_adapter(tmp)
+        files = {}
+        for root, _, names in os.walk(tmp):  # the adapter's (or the model's) files, as its library wrote them
+            for name in names:
+                file = os.path.join(root, name)
+                files[os.path.relpath(file, tmp)] = {"size": os.path.getsize(file), "sha256": _sha256(file)}
         for name, obj in {**(extra or {}), "trainer_state.pt": {**trainer_state, "rng": rng_state()}}.items():
             with open(os.path.join(tmp, name), "wb") as f:  # Python's file: a full disk is an OSError (the context
-                torch.save(obj, f)                          # of torch's RuntimeError), not a bare RuntimeError
+                hashed = _Hashed(f)                         # of torch's RuntimeError), not a bare RuntimeError
+                torch.save(obj, hashed)
+            files[name] = {"size": hashed.size, "sha256": hashed.digest.hexdigest()}
+        write_json(os.path.join(tmp, MANIFEST), {"step": trainer_state.get("step"),
+                                                 "steps": trainer_state.get("steps"), "files": files})
     return final
 
 
@@ -101,9 +211,10 @@ def truncate_metrics(run_dir: str, step: int, name: str = "metrics.jsonl") -> No
 
 
 def final_copy(run_dir: str, checkpoint: str, name: str) -> str:
-    """RUN/`name` = a copy of `checkpoint`'s weight files (not trainer_state.pt), swapped in atomically."""
+    """RUN/`name` = a copy of `checkpoint`'s weight files (not trainer_state.pt, nor the manifest), swapped in
+    atomically."""
     final = os.path.join(run_dir, name)
     with finished(final) as (tmp,):
         shutil.rmtree(tmp, ignore_errors=True)  # a killed run's
-        shutil.copytree(checkpoint, tmp, ignore=shutil.ignore_patterns("trainer_state.pt"))
+        shutil.copytree(checkpoint, tmp, ignore=shutil.ignore_patterns("trainer_state.pt", MANIFEST))
     return final

@@ -268,7 +268,8 @@ class TrainConfig:
     save_steps: int = option(10, "checkpoint every N steps (and at the end)")
     log_with: str = option("none", "extra tracker: none, tensorboard, wandb (offline), trackio, mlflow",
                            choices=["none", "tensorboard", "wandb", "trackio", "mlflow"])
-    progress: bool = option(True, "progress bar")
+    progress: bool = option(True, "a progress bar on a terminal (stderr); off or on, a plain line per step goes to the "
+                            "log: step, reward, pass rate, tokens/s, time left")
     optim: OptimConfig = section(OptimConfig)
     advantage_options: AdvantageOptions = section(AdvantageOptions)
     loss_options: LossOptions = section(LossOptions)

@@ -8,7 +8,6 @@ import math
 import os
 import random
 import shutil
-import time
 
 from coderl.base.config import ConfigError
 from coderl.base.outputs import leave_nothing, refuse_existing, resume_conflicts, writable
@@ -167,37 +166,35 @@ def log_trainable(modules: list, log) -> None:
 
 
 class Progress:
-    """A rich progress bar of optimizer steps; `describe(metrics)` is the text beside it.  `plain`: no bar, a line
-    through `log` every `every` seconds (and at the last step) with the steps done and the time left."""
+    """The progress of optimizer steps: the plain line (`coderl.base.progress`) through `log` every `every` seconds
+    and at the last step, always (a log has it, with or without a terminal); with `bar`, on a terminal, a rich bar
+    on stderr as well (`--no-progress`: no bar).  `describe(metrics)` is the text of both."""
 
-    def __init__(self, label: str, total: int, start: int, describe, *, plain: bool = False, log=print,
+    def __init__(self, label: str, total: int, start: int, describe, *, bar: bool = True, log=print,
                  every: float = 30.0):
-        from rich.progress import BarColumn, TextColumn, TimeRemainingColumn
-        from rich.progress import Progress as Bar
+        import sys
 
-        self.describe, self.plain = describe, plain
-        if plain:
-            self.label, self.total, self.start, self.log, self.every = label, total, start, log, every
-            self.began = self.last = time.perf_counter()
-            return
-        self.bar = Bar(TextColumn(label + " {task.completed}/{task.total}"), BarColumn(),
-                       TextColumn("{task.fields[info]}"), TimeRemainingColumn(), transient=False)
-        self.task = self.bar.add_task(label, total=total, completed=start, info="")
-        self.bar.start()
+        from coderl.base.progress import ProgressLine
+
+        self.describe = describe
+        self.line = ProgressLine(label, total, start, log=log, every=every)
+        self.bar = None
+        if bar and sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import BarColumn, TextColumn, TimeRemainingColumn
+            from rich.progress import Progress as Bar
+
+            self.bar = Bar(TextColumn(label + " {task.completed}/{task.total}"), BarColumn(),
+                           TextColumn("{task.fields[info]}"), TimeRemainingColumn(), transient=False,
+                           console=Console(stderr=True))
+            self.task = self.bar.add_task(label, total=total, completed=start, info="")
+            self.bar.start()
 
     def update(self, step: int, metrics: dict) -> None:
-        if not self.plain:
+        if self.bar is not None:
             self.bar.update(self.task, completed=step, info=self.describe(metrics))
-            return
-        now = time.perf_counter()
-        if now - self.last >= self.every or step == self.total:
-            from coderl.rollout.collect import eta
-
-            self.last = now
-            left = (now - self.began) / max(step - self.start, 1) * (self.total - step)
-            self.log(f"{self.label} {step}/{self.total} {self.describe(metrics)}"
-                     + (f", {eta(left)} left" if step < self.total else ""))
+        self.line.update(step, self.describe(metrics))
 
     def close(self) -> None:
-        if not self.plain:
+        if self.bar is not None:
             self.bar.stop()

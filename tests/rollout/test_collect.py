@@ -97,7 +97,7 @@ def test_a_chunked_collection_submits_before_generation_ends(tiny, tasks, sandbo
 @pytest.mark.parametrize("seconds, said", [(0.2, "about 1 s"), (42.4, "about 42 s"), (59.6, "about 60 s"),
                                            (61, "about 1 min"), (749, "about 12 min"), (7500, "about 2 h 5 min")])
 def test_eta_reads_as_a_person_says_it(seconds, said):
-    from coderl.rollout.collect import eta
+    from coderl.base.progress import eta
 
     assert eta(seconds) == said
 
@@ -108,7 +108,7 @@ def test_plain_progress_says_the_steps_and_the_time_left():
     from coderl.train.scaffold import Progress
 
     lines = []
-    progress = Progress("sft step", 3, 0, lambda m: f"loss {m['loss']}", plain=True, log=lines.append, every=0)
+    progress = Progress("sft step", 3, 0, lambda m: f"loss {m['loss']}", bar=False, log=lines.append, every=0)
     for step in (1, 2, 3):
         progress.update(step, {"loss": step})
     progress.close()

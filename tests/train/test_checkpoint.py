@@ -86,3 +86,33 @@ def test_deterministic_turns_on_deterministic_algorithms(tmp_path, monkeypatch):
     finally:
         torch.use_deterministic_algorithms(False)
         os.environ.pop("CUBLAS_WORKSPACE_CONFIG", None)
+
+
+def test_a_checkpoint_carries_the_manifest_of_its_files(tmp_path):
+    """Every file's size and sha256 (trainer_state.pt's hashed as torch.save writes it), the step and the run's
+    steps; `damage` reads a file cut, changed or missing against it; the final copy leaves it out."""
+    import hashlib
+    import json
+
+    from coderl.train.checkpoint import MANIFEST, damage, final_copy, save_checkpoint
+
+    def adapter(path):
+        os.makedirs(os.path.join(path, "sub"))
+        with open(os.path.join(path, "sub", "weights.bin"), "wb") as f:
+            f.write(b"w" * 1000)
+
+    path = save_checkpoint(str(tmp_path), 3, save_adapter=adapter,
+                           trainer_state={"step": 3, "steps": 5, "moments": torch.ones(100)},
+                           extra={"value_head.pt": {"w": torch.zeros(3)}})
+    manifest = json.loads(open(os.path.join(path, MANIFEST)).read())
+    assert manifest["step"] == 3 and manifest["steps"] == 5
+    assert set(manifest["files"]) == {"sub/weights.bin", "trainer_state.pt", "value_head.pt"}
+    for name, entry in manifest["files"].items():
+        data = open(os.path.join(path, name), "rb").read()
+        assert entry == {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}, name
+    assert damage(path) is None
+    assert load_trainer_state(path)["step"] == 3
+    assert not os.path.exists(os.path.join(final_copy(str(tmp_path), path, "adapter"), MANIFEST))
+    with open(os.path.join(path, "value_head.pt"), "ab") as f:
+        f.write(b"x")
+    assert damage(path).startswith("value_head.pt is ")

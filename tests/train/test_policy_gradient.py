@@ -457,6 +457,8 @@ def test_more_steps_on_resume_recompute_the_schedule_and_say_so(model_dir, tmp_p
           reward_override=varied_reward)
     assert used == [pytest.approx(1e-2 * lr_factor("linear", 0, 4)(s)) for s in (2, 3)] and used[0] > 0
     assert any("--steps 2 -> 4 at step 2" in m for m in said), said
+    steps = [m.split(" reward ")[0] for m in said if m.startswith("step ")]  # the plain line, without the bar too
+    assert steps == ["step 3/4", "step 4/4"], said
     rows = metrics(tmp_path / "run")
     assert [r["step"] for r in rows] == [1, 2, 3, 4] and [r.get("train/steps") for r in rows] == [None, None, 4, None]
 
@@ -494,3 +496,34 @@ def test_rows_of_zero_advantage_skip_their_passes_and_the_update_is_the_same(mod
     live, every = lora_tensors(tmp_path / "live", 2), lora_tensors(tmp_path / "all", 2)
     for key in every:
         torch.testing.assert_close(live[key], every[key], rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.slow
+def test_every_step_prints_its_line_and_a_damaged_checkpoint_is_skipped(model_dir, tmp_path):
+    """Without the bar (`progress: false`) each step is still one plain line in the log (step, reward, pass rate,
+    tokens/s, time left).  A cut newest checkpoint (a disk that filled) is skipped on --resume with one line saying
+    why, and the run goes on from the one before, exactly: the step it redoes equals the first run's."""
+    import re
+
+    from coderl.train.checkpoint import damage
+
+    said = []
+    cfg = base_config(model_dir, tmp_path / "run", steps=2, progress=False)
+    train(cfg, log=said.append, reward_override=varied_reward)
+    lines = [m for m in said if m.startswith("step ")]
+    pattern = r"step {}/2 reward \S+  pass \S+  len \d+  \d+ tok/s  \S+s/step"
+    assert re.fullmatch(pattern.format(1) + r", about .+ left", lines[0]), lines
+    assert re.fullmatch(pattern.format(2), lines[1]), lines
+    first = metrics(cfg.out)
+    cut = os.path.join(cfg.out, "checkpoints", "step-2", "adapter_model.safetensors")
+    size = os.path.getsize(cut)
+    os.truncate(cut, size // 2)
+    said.clear()
+    train(base_config(model_dir, tmp_path / "run", steps=2, progress=False, resume=True), log=said.append,
+          reward_override=varied_reward)
+    assert f"--resume: skipped {os.path.dirname(cut)} (adapter_model.safetensors is {size // 2} bytes, its manifest " \
+           f"says {size}); resuming from step-1" in said, said
+    again = metrics(cfg.out)
+    assert [r["step"] for r in again] == [1, 2] and again[1]["reward/total"] == first[1]["reward/total"]
+    assert again[1]["loss/total"] == pytest.approx(first[1]["loss/total"], abs=1e-6)
+    assert damage(os.path.dirname(cut)) is None  # written again, whole

@@ -241,8 +241,12 @@ def jsonl_rows(path: str | os.PathLike[str]) -> Rows:
 
 def first_row(path: str | os.PathLike[str]) -> tuple[int, dict[str, Any]]:
     """The first non-blank row of a file (for format detection); an empty file is an error."""
-    for lineno, row in iter_jsonl(path, [] if skipped_rows() is not None else None):  # skipping: the first good
+    bad: list[str] | None = [] if skipped_rows() is not None else None
+    for lineno, row in iter_jsonl(path, bad):  # skipping: the first good one (its loader skips the bad ones again)
         return lineno, row
+    if bad:  # every line bad: those are the skipped rows, and the file is not empty
+        skipped_rows().extend(bad)
+        raise TaskFormatError(f"{path}: no task left: all {len(bad)} rows were skipped as bad (--skip-bad-rows)")
     raise TaskFormatError(f"{path}: no rows (the file is empty)")
 
 

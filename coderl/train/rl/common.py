@@ -28,7 +28,7 @@ from coderl.base.outputs import write_yaml
 from coderl.rollout.types import RolloutBatch
 from coderl.tasks import load_tasks
 from coderl.tasks.spec import open_sandbox
-from coderl.train.checkpoint import latest_checkpoint
+from coderl.train.checkpoint import recorded_steps, resume_checkpoint
 from coderl.train.config import KLConfig, TrainConfig
 from coderl.train.distributed import Ranks
 from coderl.train.memory import MemoryBudget, check_weights, gigabytes, resolve_budget
@@ -88,13 +88,18 @@ def prepare_run(cfg: TrainConfig, log, ranks: Ranks) -> tuple[str | None, list]:
         tasks = [t.with_tests(t.tests[: cfg.max_tests_per_problem]) for t in tasks]
     if cfg.repair.on:
         tasks = repair_tasks(cfg, tasks, log)
-    ckpt = ranks.broadcast(latest_checkpoint(cfg.out) if cfg.resume else None)  # rank 0's: one step for all
+    quiet = log if ranks.is_main else (lambda message: None)
+    ckpt = ranks.broadcast(resume_checkpoint(cfg.out, quiet) if cfg.resume else None)  # rank 0's: one step for all
     if ckpt and not os.path.isdir(ckpt):
         raise ConfigError(f"--resume: rank {ranks.rank} cannot read {ckpt}, the checkpoint rank 0 resumes from; "
                           "on several machines --out must be a shared file system")
     ranks.wait()  # every rank has checked the run directory before rank 0 writes into it
     if cfg.resume:
         check_resume(cfg.out, cfg.to_dict(), ckpt)
+    grown = max(recorded_steps(cfg.out), int(ckpt.rsplit("-", 1)[1])) if ckpt else 0
+    if cfg.steps < grown:  # a plain --resume takes the run's own (`coderl train`); fewer was asked for
+        raise ConfigError(f"--resume: --steps {cfg.steps} is fewer than the {grown} steps of the run in {cfg.out} (its "
+                          f"checkpoints' record); give --steps {grown} or more, or drop --steps to continue to them")
     if cfg.resume and ckpt is None:
         log(f"--resume: no checkpoint in {cfg.out}/checkpoints; starting from step 0")
     if ranks.is_main and not ckpt:  # a resumed run's config.yaml stays the record of its steps
@@ -178,8 +183,11 @@ def start_run(cfg: TrainConfig, log, *, reward_override=None, extra_modules=None
                           "worker beside it); drop accelerate launch, or --async-max-age")
     ranks.refuse_qlora(cfg.lora.qlora)
     log = log if ranks.is_main else (lambda message: None)  # rank 0 reports for all
-    memory = memory_budget(cfg, ranks, log)  # an impossible budget is one line before anything is written
+    budget_lines: list[str] = []  # said once the run's input is checked: a refusal is the only line on stderr
+    memory = memory_budget(cfg, ranks, budget_lines.append)  # an impossible budget: one line before anything is written
     ckpt, tasks = prepare_run(cfg, log, ranks)
+    for line in budget_lines:
+        log(line)
     measured = None
     if cfg.sampling.pass_rates and not ckpt:  # a resumed run has its own running rates
         measured = measured_rates(cfg.sampling.pass_rates, [t.task_id for t in tasks])

@@ -74,7 +74,9 @@ class Ledger:
             truncate_metrics(cfg.out, resumed.step, STALENESS_FILE)
         self.tracker = (Tracker(cfg.out, cfg.log_with, cfg.to_dict(), resume=bool(resumed.checkpoint)) if main
                         else SilentTracker())
-        self.progress = Progress("step", cfg.steps, resumed.step, _describe) if cfg.progress and main else None
+        # a line per step (`coderl.base.progress`, through `log`); on a terminal, unless --no-progress, a bar too
+        self.progress = Progress("step", cfg.steps, resumed.step, _describe, bar=cfg.progress, log=log, every=0) \
+            if main else None
 
     def steps(self):
         for step in range(self.start_step, self.cfg.steps):
@@ -148,7 +150,10 @@ class Ledger:
                                                "curriculum": self.curriculum_state()},
                                 extra=extra)
         if self.progress:
-            self.progress.update(done, metrics)
+            seconds = metrics.get("time/step") or 0
+            tokens = float(rolled.batch.mask.sum()) if rolled is not None and rolled.batch is not None else None
+            self.progress.update(done, {**metrics, "rollout/tokens_per_second": tokens / seconds
+                                        if tokens is not None and seconds else None})
 
     def close(self) -> None:
         if self.progress:
@@ -157,8 +162,12 @@ class Ledger:
 
 
 def _describe(m: dict) -> str:
+    """The step's part of the progress line: reward, pass rate, mean completion length, generated tokens per second
+    of the step's wall time (this process's rows), seconds per step."""
+    speed = m.get("rollout/tokens_per_second")
     return (f"reward {m.get('reward/total', 0):.3f}  pass {m.get('sandbox/pass_rate', 0):.2f}  "
-            f"len {m.get('rollout/gen_tokens', 0):.0f}  {m.get('time/step', 0):.1f}s/step")
+            f"len {m.get('rollout/gen_tokens', 0):.0f}  " + (f"{speed:.0f} tok/s  " if speed is not None else "")
+            + f"{m.get('time/step', 0):.1f}s/step")
 
 
 def evaluate(cfg, policy: Policy, step: int, log: Callable) -> dict:

@@ -46,7 +46,8 @@ class SFTConfig:
     save_steps: int = option(0, "also checkpoint every N optimizer steps (0 = only the final checkpoint)")
     log_with: str = option("none", "extra tracker: none, tensorboard, wandb (offline), trackio, mlflow",
                            choices=["none", "tensorboard", "wandb", "trackio", "mlflow"])
-    progress: bool = option(True, "progress bar (off: a line every 30 s with the steps done and the time left)")
+    progress: bool = option(True, "a progress bar on a terminal (stderr); off or on, a line every 30 s with the steps "
+                            "done and the time left goes to the log")
     lora: LoraConfig = section(LoraConfig)
 
     def __post_init__(self):

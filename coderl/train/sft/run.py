@@ -115,9 +115,9 @@ def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
     ranks = Ranks.start(cfg.device)  # several processes under `accelerate launch` (train/distributed.py)
     log = log if ranks.is_main else (lambda message: None)
     tasks, data_description = load_sft_tasks(cfg.data, cfg.split, cfg.seed)  # bad data fails before the model loads
-    from coderl.train.checkpoint import latest_checkpoint
+    from coderl.train.checkpoint import resume_checkpoint
 
-    ckpt = ranks.broadcast(latest_checkpoint(cfg.out) if cfg.resume else None)  # rank 0's: one step for all
+    ckpt = ranks.broadcast(resume_checkpoint(cfg.out, log) if cfg.resume else None)  # rank 0's: one step for all
     check_run_dir(cfg.out, cfg.to_dict(), ckpt, resume=cfg.resume, overwrite=cfg.overwrite)
     ranks.wait()  # every rank has checked before rank 0 writes
     with fresh_run(cfg.out, overwrite=cfg.overwrite, main=ranks.is_main):
@@ -184,8 +184,8 @@ def _sft(cfg: SFTConfig, ranks, tasks, data_description: str, ckpt: str | None, 
     pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else end_id
     device = next(model.parameters()).device
 
-    progress = Progress("sft step", len(plan), state["step"], _describe, plain=not cfg.progress, log=log) \
-        if ranks.is_main else None  # without the bar, a line every 30 s
+    progress = Progress("sft step", len(plan), state["step"], _describe, bar=cfg.progress, log=log) \
+        if ranks.is_main else None  # a line every 30 s; with it, on a terminal, a bar
 
     def keep_checkpoint(done: int, seen: int) -> str:
         """Checkpoint step `done` (written by the main process alone; under FSDP every rank gathers); its directory."""
