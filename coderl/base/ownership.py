@@ -155,9 +155,14 @@ def owned(*outputs: tuple[str, str | None]):
     """Hold each output (flag, path; None: nothing written) for the block, or refuse in one line (module
     docstring); the folders made for a lock file that stay empty are removed after."""
     with contextlib.ExitStack() as stack:
+        held: dict[str, tuple[str, str]] = {}  # lock file -> the output that holds it
         for flag, path in outputs:
-            if path:
-                stack.enter_context(_owned(flag, path))
+            if not path:
+                continue
+            first = held.setdefault(lock_file(path), (flag, path))
+            if first != (flag, path):  # two outputs of one command in one file: the second would wait on the first
+                raise ConfigError(f"{flag} {path}: is also written by {first[0]} {first[1]}")
+            stack.enter_context(_owned(flag, path))
         yield
 
 
