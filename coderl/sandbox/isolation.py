@@ -341,18 +341,13 @@ class Slots:
             os.setuid(uid)
 
     def enter_judge(self, slot):
-        """In a forked judge, as root: the program's view of the files (no cgroup: it runs the task's own code only,
-        and must outlive nothing of the program's), then drop to the slot's judge uid.  A test and its program share
-        files (a path passed either way, a file in the working directory or under /tmp): `full`, a mount namespace
-        of its own with the program's view (`View.enter`: its work dir at /sandbox, its private /tmp & co., and the
-        /proc it had; its pipes stay root's, so no link a program plants reopens them); every level, the program's
-        work dir as the working directory (its group the judge's: `recreate`)."""
-        work = self.dirs(slot)["work"]
-        if self.level == "full":
-            linux.unshare(linux.CLONE_NEWNS)
-            self.view.enter(work, self.private_dirs(slot))
-        else:
-            os.chdir(work)
+        """In a forked judge, as root: the program's work dir as its working directory at every level (its group the
+        judge's: `recreate`), so a file a test and its program name by a relative path is one file (no cgroup: it
+        runs the task's own code only, and must outlive nothing of the program's); then drop to the slot's judge uid.
+        Not the program's whole view: at `full` a judge in a mount namespace with the program's private /tmp lost
+        what the server needs there when coderl or its interpreter lies under /tmp (a clone in /tmp: every judge
+        ended with exit 127), so a test and its program do not share /tmp or absolute paths (docs/sandbox.md)."""
+        os.chdir(self.dirs(slot)["work"])
         if self.level in ("uid", "full"):
             uid = self.judge_uid(slot)
             os.setgroups([])
