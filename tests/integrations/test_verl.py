@@ -19,7 +19,7 @@ def test_rows_carry_the_task_id_and_spec():
     rows = verl_rows(TASKS, format="chat", weights={"pass": 1.0})
     tasks = load_tasks(TASKS).tasks
     assert [r["reward_model"]["ground_truth"] for r in rows] == [t.task_id for t in tasks]
-    assert rows[0]["prompt"][0]["role"] == "user" and rows[0]["extra_info"]["tasks"] == TASKS
+    assert rows[0]["prompt"][0]["role"] == "user" and rows[0]["extra_info"]["tasks"] == os.path.abspath(TASKS)
     assert rows[0]["extra_info"]["format"] == "chat" and rows[0]["data_source"] == "coderl"
 
 
