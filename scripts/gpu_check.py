@@ -145,10 +145,20 @@ def run_figures(out: str) -> dict:
                 pass_rate_first=rows[0].get("sandbox/pass_rate"), pass_rate_last=rows[-1].get("sandbox/pass_rate"))
 
 
-def stopped(name: str, share: int, dirs: list[str]) -> int:
-    """The record of a section stopped at its share: what its run directories hold (peak memory is lost with it)."""
-    print(json.dumps({"status": "out of time", "share_seconds": share,
-                      **{os.path.basename(d): run_figures(d) for d in dirs if run_figures(d)}}))
+def stopped(name: str, share: int, paths: list[str]) -> int:
+    """The record of a section stopped at its share: what its run directories hold (peak memory is lost with it),
+    and the records (`WORK/<section>*.json`) its steps wrote before the stop (a process that hung on its way out
+    after writing its figures loses nothing)."""
+    record: dict = {"status": "out of time", "share_seconds": share}
+    for p in paths:
+        if os.path.isdir(p) and run_figures(p):
+            record[os.path.basename(p)] = run_figures(p)
+        elif p.endswith(".json") and os.path.isfile(p):
+            try:
+                record[os.path.basename(p)[:-5]] = json.load(open(p))
+            except (OSError, ValueError):
+                pass
+    print(json.dumps(record))
     return 0
 
 

@@ -55,7 +55,8 @@
 # cached in CARRY/cache for a rerun on the warm machine) one 290-s call reaches about gen-1000; the rerun names
 # the rest (or the most wanted of them: two 5-minute calls do not hold every section).
 # Settings (environment): DEVICE (cuda), BUDGET_S (290: the whole run), SHARE_X (each section's share times this:
-# 1 on cuda, 4 on cpu), SECTIONS (all of the above, in order),
+# 1 on cuda, 4 on cpu), SHARES ("grpo-20=150 fsdp=60": a lease's own shares, in s before SHARE_X), SECTIONS (all of
+# the above; they run in the order above whatever the order named), EASY_RUNS (eval-easy's runs: default again),
 # CARRY (.gpu-carry), OUT (runs/gpu-check), MODEL (the assembled one; DEVICE=cpu: a tiny random Llama).
 set -uo pipefail
 {  # the whole script is read before it runs: an edit of this file during a run changes nothing in that run
@@ -116,7 +117,7 @@ REC=$W/records.jsonl
 START=$SECONDS
 PY=${PYTHON:-python3}
 HELP="$PY $ROOT/scripts/gpu_check.py"
-export PYTHONUNBUFFERED=1 CODERL_CACHE=${CODERL_CACHE:-$CARRY/cache} HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false
+export PYTHONUNBUFFERED=1 PYTHONFAULTHANDLER=1 CODERL_CACHE=${CODERL_CACHE:-$CARRY/cache} HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false
 
 say() { echo "$*" | tee -a "$LOG"; }
 left() { echo $((BUDGET_S - (SECONDS - START))); }
@@ -141,6 +142,7 @@ section() {
         say "== $name: skipped, ${t}s of the ${BUDGET_S}s budget left (its share: ${share}s)"
         SKIPPED="$SKIPPED $name"; rec "$name" "{\"status\": \"skipped\", \"why\": \"budget spent\"}"; return 0
     fi
+    local kv; for kv in ${SHARES:-}; do [ "${kv%%=*}" = "$name" ] && share=$((${kv#*=} * SHARE_X)); done
     [ "$share" -gt "$t" ] && share=$t
     say "== $name: share ${share}s (at $((SECONDS - START))s)"
     local s=$SECONDS flag=$W/.late-$name
@@ -148,7 +150,10 @@ section() {
     set -m
     ( "$@" ) >>"$LOG" 2>&1 &
     local pid=$!
-    ( sleep "$share"; touch "$flag"; kill -TERM -- -"$pid"; sleep 5; kill -KILL -- -"$pid" ) >/dev/null 2>&1 &
+    # at its share: SIGABRT first (PYTHONFAULTHANDLER: each Python process writes its threads' stacks to the log, so
+    # a hang says where), then TERM, then KILL
+    ( sleep "$share"; touch "$flag"; kill -ABRT -- -"$pid"; sleep 3; kill -TERM -- -"$pid"; sleep 3
+      kill -KILL -- -"$pid" ) >/dev/null 2>&1 &
     local dog=$!
     set +m
     wait "$pid"
@@ -218,43 +223,47 @@ gpu_tests() {
     return $rc
 }
 eval_easy() {
-    local i s
-    for i in 1 2; do  # each its own process: the second is what a user's next command costs; each recorded at once
-        s=$SECONDS
-        $PY -m coderl eval "${COMMON[@]}" --tasks easy $EVAL_LIMIT --max-new-tokens $EASY_TOKENS --workers $WORKERS \
-            --out "$W/eval-easy-$i" --overwrite || return 1
-        $HELP eval-figures "$W/eval-easy.json" "$W/eval-easy-$i:$((SECONDS - s))" && rec eval-easy "$(cat "$W/eval-easy.json")"
+    # each run its own process: what a user's command costs.  EASY_RUNS picks them: "default" (the compile policy as
+    # shipped), "eager" (CODERL_COMPILE_MIN_TOKENS past any work: never compiles), "again" (the default once more:
+    # the inductor's disk cache warm); each recorded at once
+    local i=0 s kind min
+    for kind in ${EASY_RUNS:-default again}; do
+        i=$((i + 1)); s=$SECONDS; min=${CODERL_COMPILE_MIN_TOKENS:-}
+        [ "$kind" = eager ] && min=1000000000000
+        CODERL_COMPILE_MIN_TOKENS=$min $PY -m coderl eval "${COMMON[@]}" --tasks easy $EVAL_LIMIT \
+            --max-new-tokens $EASY_TOKENS --workers $WORKERS --out "$W/eval-easy-$i-$kind" --overwrite || return 1
+        $HELP eval-figures "$W/eval-easy.json" "$W/eval-easy-$i-$kind:$((SECONDS - s))" && rec eval-easy "$(cat "$W/eval-easy.json")"
     done
 }
 gen_1000() {
     local s=$SECONDS
     $PY -m coderl eval "${COMMON[@]}" --tasks "$GEN_TASKS" --samples $GEN_SAMPLES --temperature 0.8 \
         --max-new-tokens $GEN_TOKENS --workers $WORKERS --out "$W/gen-1000" --overwrite || return 1
-    $HELP eval-figures "$W/gen.json" "$W/gen-1000:$((SECONDS - s))" || return 1
+    $HELP eval-figures "$W/gen-1000.json" "$W/gen-1000:$((SECONDS - s))" || return 1
     $HELP plain "$W/plain.json" "${COMMON[@]}" --tasks "$GEN_TASKS" --samples $GEN_SAMPLES --rows $PLAIN_ROWS \
         --batch $PLAIN_ROWS --max-new-tokens $GEN_TOKENS --temperature 0.8 || return 1
     rec gen-1000 "$($PY -c "import json,sys; g=json.load(open(sys.argv[1]))['gen-1000']; p=json.load(open(sys.argv[2]))
 print(json.dumps({'status': g['status'], 'coderl': g, 'plain_hf_first_rows': p,
  'speedup': round(g['tokens_per_second'] / p['tokens_per_second'], 2) if p['tokens_per_second'] else None}))" \
-        "$W/gen.json" "$W/plain.json")"
+        "$W/gen-1000.json" "$W/plain.json")"
 }
 # configs/cpu-demo.yaml's rl: entry, from the base model (the demo starts from its SFT adapter), no selection evals
 compile_cost() {
-    $HELP compile "$W/compile.json" "${COMMON[@]}" --tasks "$GEN_TASKS" --samples $GEN_SAMPLES --rows $PLAIN_ROWS \
-        --max-new-tokens $GEN_TOKENS --temperature 0.8 && rec compile-cost "$(cat "$W/compile.json")"
+    $HELP compile "$W/compile-cost.json" "${COMMON[@]}" --tasks "$GEN_TASKS" --samples $GEN_SAMPLES --rows $PLAIN_ROWS \
+        --max-new-tokens $GEN_TOKENS --temperature 0.8 && rec compile-cost "$(cat "$W/compile-cost.json")"
 }
 RL_SHAPE=(--algo grpo --tasks pool --max-new-tokens $RL_TOKENS --temperature 0.8 --learning-rate 2e-4 --reward pass
     --curriculum-floor 0.1 --overlong-filter --workers $WORKERS --no-progress --overwrite)
 RL=("${RL_SHAPE[@]}" --prompts-per-step $PPS --samples-per-prompt $SPP --generation-batch-size $GBS --micro-batch-size $MBS)
 grpo_20() {
-    $HELP train "$W/grpo.json" -- train "${COMMON[@]}" "${RL[@]}" --steps $STEPS --save-steps $STEPS \
-        --out "$W/grpo-20" && rec grpo-20 "$(cat "$W/grpo.json")"
+    $HELP train "$W/grpo-20.json" -- train "${COMMON[@]}" "${RL[@]}" --steps $STEPS --save-steps $STEPS \
+        --out "$W/grpo-20" && rec grpo-20 "$(cat "$W/grpo-20.json")"
 }
 rl_vs_trl() {
     local quick=""; [ "$DEVICE" = cpu ] && quick="--prompts 2 --samples 2 --new-tokens 8 --steps 1"
-    $PY bench/rl_step.py --device "$DEVICE" --dtype "$DTYPE" --model "$MODEL" $quick --json "$W/rl_step.json" || return 1
+    $PY bench/rl_step.py --device "$DEVICE" --dtype "$DTYPE" --model "$MODEL" $quick --json "$W/rl-vs-trl.json" || return 1
     rec rl-vs-trl "$($PY -c "import json,sys; d=json.load(open(sys.argv[1])); print(json.dumps({'status': 'ok', 'raw': d}))" \
-        "$W/rl_step.json")"
+        "$W/rl-vs-trl.json")"
 }
 qlora() {
     if [ "$DEVICE" = cpu ]; then rec qlora '{"status": "not run", "why": "QLoRA needs CUDA"}'; return 0; fi
