@@ -2,7 +2,9 @@
 behind `rollout.generation`, which renders prompts, cuts rows and builds the `RolloutBatch`).
 
 Sampling policy and its log-probs.  Tokens are drawn from softmax(logits / T), restricted to the
-top-p nucleus when `top_p < 1`, with EOS forbidden before `min_new_tokens`; T = 0 is greedy.  The
+top-p nucleus when `top_p < 1`, with EOS forbidden before `min_new_tokens`; T = 0 is greedy.  The draw is
+ours (`DrawToken`, the last processor, by inverse CDF) and `generate` decodes greedily over its one-hot
+scores: HF's `torch.multinomial` cost a quarter of a CPU decoding step.  The
 log-probs returned are `log_softmax(logits / T)` of the chosen tokens over the full vocabulary
 (T = 1 for greedy): nucleus filtering and the EOS ban do not change them.  They are captured during
 generation by `PolicyLogprobs`, the first logits processor in the chain, which sees the model's raw
@@ -45,8 +47,8 @@ numbers of calls (their shards' chunks, rank 0's evaluation alone).  The tokens 
 alone with compaction off (`compact_rows=0`).
 
 Seeding.  `torch.manual_seed(seed)` inside `torch.random.fork_rng`, so the same seed (and the same
-`batch_size`) gives the same outputs and the caller's RNG stream is left untouched.  HF samples
-with `torch.multinomial` on the global generator, so a private `torch.Generator` is not possible.
+`batch_size`) gives the same outputs and the caller's RNG stream is left untouched.  `DrawToken` draws
+from the global generator (a private `torch.Generator` would need one per call threaded through).
 """
 
 from __future__ import annotations
@@ -71,7 +73,7 @@ from transformers.generation.logits_process import (
 from transformers.generation.utils import GenerateDecoderOnlyOutput
 
 from coderl.rollout.batching import left_pad
-from coderl.rollout.hf_callbacks import PolicyLogprobs, RowsFinished, StopOnText, cut_rows
+from coderl.rollout.hf_callbacks import DrawToken, PolicyLogprobs, RowsFinished, StopOnText, cut_rows
 from coderl.rollout.hf_config import (
     eos_token_ids,
     fill_batch_size,
@@ -186,15 +188,18 @@ def _generate_chunk(model, tokenizer, input_ids: torch.Tensor, attention: torch.
         config.disable_compile = True
 
     def attempt():
-        capture = PolicyLogprobs(temperature if config.do_sample else 1.0, width)
+        sampling = temperature > 0  # drawn by DrawToken; `generate` itself decodes greedily
+        capture = PolicyLogprobs(temperature if sampling else 1.0, width)
         processors = [capture]
         if min_new_tokens:
             processors.append(MinNewTokensLengthLogitsProcessor(width, min_new_tokens, config.eos_token_id,
                                                                 device=str(device)))
-        if config.do_sample and temperature != 1.0:
+        if sampling and temperature != 1.0:
             processors.append(TemperatureLogitsWarper(temperature))
-        if config.do_sample and top_p < 1.0:
+        if sampling and top_p < 1.0:
             processors.append(TopPLogitsWarper(top_p))
+        if sampling:
+            processors.append(DrawToken())
         stop = StopOnText(tokenizer, width, stops, carry, eos_ids=eos) if any(stops) or leave else None
         rows = RowsFinished(stop, leave) if leave else None
         criteria = [c for c in (stop, rows) if c is not None]  # generate ends rows on EOS by itself
@@ -231,7 +236,7 @@ def sample_rows(model: Any, tokenizer: Any, prompt_ids: list[list[int]], stops: 
     """Sample one continuation of each row of token ids with the HF model in this process (arguments as
     `rollout.generation.generate`; `rollout.generation.sample_rows` hands a vLLM engine's rows to the engine)."""
     eos_ids = eos_token_ids(model, tokenizer)
-    config = generation_config(model, max_new_tokens=max_new_tokens, do_sample=temperature > 0,
+    config = generation_config(model, max_new_tokens=max_new_tokens, do_sample=False,  # DrawToken samples
                                eos_ids=eos_ids, pad_id=pad_token_id(model, tokenizer))
     device = next(model.parameters()).device
     longest = max(len(p) for p in prompt_ids)

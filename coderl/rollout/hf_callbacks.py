@@ -45,6 +45,40 @@ class PolicyLogprobs(LogitsProcessor):
         return torch.stack(self.chosen[:steps], dim=1)
 
 
+class DrawToken(LogitsProcessor):
+    """Last logits processor when sampling: draws each row's token from softmax(scores), the scores every
+    processor before it left (temperature, top-p, the EOS ban), and returns scores whose only finite entry
+    is that token, so `generate` decoding greedily picks it.
+
+    The draw is by inverse CDF: one uniform per row against the cumulative sum of the probabilities (a
+    token of probability 0 is never drawn: it adds nothing to the sum).  It replaces HF's
+    `torch.multinomial`, which on CPU draws an exponential variate for every entry of the [B, V] scores:
+    82 ms a step of 64 rows x 49,152 tokens on 2 cores against about 7 ms here (BENCHMARKS.md, "Where a
+    decoding step goes").  Same distribution, another random stream (torch's global generator, which
+    `sample_rows` seeds)."""
+
+    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
+        return one_hot_scores(scores, draw(scores))
+
+
+def draw(scores: torch.Tensor) -> torch.Tensor:
+    """[B] token ids drawn from softmax(scores) of [B, V] scores, by inverse CDF (DrawToken)."""
+    cdf = torch.softmax(scores.float(), dim=-1).cumsum_(dim=-1)
+    u = torch.rand((scores.shape[0], 1), device=scores.device) * cdf[:, -1:]
+    ids = torch.searchsorted(cdf, u, right=True).squeeze(1)
+    over = ids >= scores.shape[1]  # u rounded up to the total: the last token of positive probability
+    if bool(over.any()):
+        positive = torch.isfinite(scores[over]) & (scores[over] > torch.finfo(scores.dtype).min)
+        ids[over] = scores.shape[1] - 1 - positive.flip(-1).int().argmax(-1)
+    return ids
+
+
+def one_hot_scores(scores: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
+    """Scores of `scores`' shape and dtype: 0 at each row's `ids`, -inf elsewhere (greedy picks `ids`)."""
+    out = torch.full_like(scores, float("-inf"))
+    return out.scatter_(1, ids.unsqueeze(1), 0.0)
+
+
 def decode(tokenizer: Any, ids: Sequence[int]) -> str:
     """Text of generated ids, special tokens (EOS, padding) dropped; the one decoding rule used for
     stop detection during generation, for cutting afterwards and for `Sample.raw_output`."""

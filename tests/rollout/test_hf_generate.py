@@ -364,7 +364,7 @@ def test_compaction_keeps_greedy_tokens_and_logprobs(tiny, monkeypatch):
     torch.testing.assert_close(compacted.mask, plain.mask)
 
 
-@pytest.mark.parametrize("stop, rounds", [("e", [(12, 19, 6), (6, 5, 0)]), ("t", [(12, 9, 6), (6, 15, 0)])])
+@pytest.mark.parametrize("stop, rounds", [("e", [(12, 18, 6), (6, 6, 0)]), ("t", [(12, 15, 6), (6, 9, 0)])])
 def test_compacted_sampling_logprobs_are_the_policy_of_every_token(tiny, monkeypatch, stop, rounds):
     """Sampled rows that continue in a smaller call still record log_softmax(logits / T) of each
     token drawn (checked against one unpadded forward pass), and each row ends where its stop is."""
@@ -393,3 +393,31 @@ def test_stop_on_text_sees_tokens_of_earlier_rounds(tiny):
     width = len(prompt) + len(before)
     assert StopOnText(tok, width, [("\ndef ",)], [before])(rows, None).tolist() == [True]
     assert StopOnText(tok, width, [("\ndef ",)])(rows, None).tolist() == [False]
+
+
+def test_draw_is_softmax_of_the_scores_and_never_a_masked_token():
+    """DrawToken's inverse-CDF draw (rollout/hf_callbacks.py) against the exact distribution: a chi-square over
+    200,000 rows of one score vector, tokens masked to -inf (top-p, the EOS ban) never drawn, and the rare u that
+    rounds up to the total giving the last token of positive probability, not one past the vocabulary."""
+    from coderl.rollout.hf_callbacks import DrawToken, draw, one_hot_scores
+
+    torch.manual_seed(0)
+    scores = torch.tensor([[1.0, float("-inf"), 0.0, 2.5, float("-inf"), -1.0]])
+    probs = torch.softmax(scores, -1)[0]
+    ids = draw(scores.expand(200_000, -1))
+    counts = torch.bincount(ids, minlength=6).double()
+    assert counts[1] == 0 and counts[4] == 0
+    live = probs > 0
+    expected = probs[live].double() * len(ids)
+    chi2 = float(((counts[live] - expected) ** 2 / expected).sum())
+    assert chi2 < 20.5  # 3 degrees of freedom: p < 1e-4 only if the draw is not softmax(scores)
+    # u at the total: the last token of positive probability (index 5), never 6
+    import unittest.mock as mock
+
+    with mock.patch("torch.rand", lambda *a, **k: torch.ones(*a[0]) * (1 + 1e-6)):
+        assert draw(scores).tolist() == [5]
+        assert draw(torch.tensor([[0.0, 1.0, float("-inf")]])).tolist() == [1]
+    out = DrawToken()(torch.zeros(2, 1, dtype=torch.long), scores.expand(2, -1).clone())
+    assert out.argmax(-1).tolist() == [int(i) for i in out.argmax(-1)] and torch.isinf(out).sum() == 2 * 5
+    assert one_hot_scores(torch.zeros(2, 3), torch.tensor([2, 0])).tolist() == [
+        [float("-inf"), float("-inf"), 0.0], [0.0, float("-inf"), float("-inf")]]
