@@ -43,6 +43,9 @@ class Generation:
     # chunks of balanced sizes, padded to one shape (`chunk_bounds`)
     min_new_tokens: int | None = None
     stop: Sequence[str] | None = None  # None: the format's stop sequences
+    planned_tokens: int | None = None  # rows x max_new_tokens the caller's whole run generates (an evaluation: all
+    # its rows; training: steps x rows per step): the compile policy repays a compilation over all of it
+    # (`hf_config.use_static_cache`); None: this collection's rows
 
 
 @dataclass
@@ -98,14 +101,14 @@ def chunk_batch_size(model, gen: Generation, rows: int, max_prompt_tokens: int |
     return fill_batch_size(model, rows, max_tokens=(max_prompt_tokens or 1024) + gen.max_new_tokens)
 
 
-def compiles(model, work_tokens: int) -> bool:
+def compiles(model, work_tokens: int, planned_tokens: int | None = None) -> bool:
     """Whether generation with `model` compiles its decoding step (an HF model on CUDA under the static-cache
     policy, `rollout.hf.decodes_static`); a generation engine (vLLM) never does."""
     if is_engine(model):
         return False
     from coderl.rollout.hf import decodes_static
 
-    return decodes_static(model, None, work_tokens)
+    return decodes_static(model, None, work_tokens, planned_tokens)
 
 
 def chunk_bounds(tasks: int, per_chunk: int, *, balanced: bool) -> list[int]:
@@ -136,7 +139,8 @@ def collect(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generation, l
 
     rows = gen.samples_per_prompt * len(tasks)
     batch_size = chunk_batch_size(model, gen, rows, max_prompt_tokens)
-    static = bool(tasks) and compiles(model, rows * gen.max_new_tokens)
+    planned = max(gen.planned_tokens or 0, rows * gen.max_new_tokens)  # every chunk decides on the same work
+    static = bool(tasks) and compiles(model, rows * gen.max_new_tokens, planned)
     bounds = chunk_bounds(len(tasks), max(1, batch_size // gen.samples_per_prompt), balanced=static)
     static_rows = None
     if static:  # every chunk padded to the largest one's shape: one compilation
@@ -163,7 +167,7 @@ def collect(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generation, l
         b = generate(model, tokenizer, chunk, format=gen.format, samples_per_prompt=gen.samples_per_prompt,
                      max_new_tokens=gen.max_new_tokens, temperature=gen.temperature, top_p=gen.top_p,
                      seed=gen.seed + c, batch_size=batch_size, min_new_tokens=gen.min_new_tokens, stop=gen.stop,
-                     **({"static_rows": static_rows} if static_rows else {}))
+                     planned_tokens=planned, **({"static_rows": static_rows} if static_rows else {}))
         seconds = time.perf_counter() - t
         gen_seconds += seconds
         gen_tokens += sum(len(s.gen_tokens) for s in b.samples)

@@ -163,8 +163,26 @@ def test_where_generation_compiles_every_chunk_has_one_shape(tiny, tasks, sandbo
     assert [e.count(",") + 1 for e in events if e.startswith("generate ")] == [4, 1] and widths == [8, 2]  # CPU
     events.clear()
     widths.clear()
-    monkeypatch.setattr(hf, "decodes_static", lambda model, static, work: True)
+    monkeypatch.setattr(hf, "decodes_static", lambda model, static, work, planned=None: True)
     got = collect(model, tok, five, sandbox, gen, SandboxConfig(workers=2).limits())
     assert [e.count(",") + 1 for e in events if e.startswith("generate ")] == [3, 2]
     assert widths == [8, 8]  # one shape: the short chunk padded
     assert [s.task_id for s in got.samples] == [t.task_id for t in five for _ in range(2)]  # padding not kept
+
+
+def test_every_chunk_decides_compilation_on_the_whole_planned_work(tiny, tasks, sandbox, monkeypatch):
+    """3 tasks x 2 samples x 4 tokens in chunks of 1 task: each call is 2 x 4 = 8 work tokens, the collection
+    24; the caller's plan (a training run's steps) counts when larger."""
+    from coderl.rollout import hf
+
+    model, tok = tiny
+    seen = []
+    monkeypatch.setattr(hf, "use_static_cache",
+                        lambda device, static, work=None, planned=None: seen.append((work, planned)) or False)
+    gen = Generation(format="completion", samples_per_prompt=2, max_new_tokens=4, batch_size=2)
+    collect(model, tok, tasks, sandbox, gen, SandboxConfig(workers=2).limits())
+    assert seen == [(24, 24)] + [(8, 24)] * 3  # collect's decision, then each chunk's call
+    seen.clear()
+    collect(model, tok, tasks, sandbox, Generation(**{**gen.__dict__, "planned_tokens": 20 * 24}),
+            SandboxConfig(workers=2).limits())
+    assert seen == [(24, 480)] + [(8, 480)] * 3
