@@ -16,9 +16,17 @@ DDP = os.path.join(ROOT, "configs", "accelerate", "ddp.yaml")
 
 @pytest.fixture
 def launched(monkeypatch):
-    """One CUDA device; the launches that got as far as accelerate's launcher."""
+    """One CUDA device; the launches that got as far as accelerate's launcher.  The variables a launch sets for its
+    ranks are this process's: set, then removed, so that the test's end takes them away again (a later `coderl`
+    command in this process would otherwise take it for a rank whose launcher is gone, and end itself)."""
     import accelerate.commands.launch
     import torch
+
+    from coderl import cli
+
+    for name in (cli.LAUNCHER, cli.OWNER):
+        monkeypatch.setenv(name, "-")
+        monkeypatch.delenv(name)
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
