@@ -44,7 +44,8 @@ def sample_rows(model: Any, tokenizer: Any, prompt_ids: list[list[int]], stops: 
     """Sample one continuation of each row of token ids (`generate` without the prompt format: the
     multi-turn collector continues conversations it has tokenised itself).  Arguments as `generate`; a
     generation engine of its own (`is_engine`: vLLM) samples the rows itself, without the HF-only keywords
-    (`hf_only`: batch_size, share_prompts, compact_rows, static_cache, static_rows, planned_tokens, with `rollout.hf.sample_rows`'s defaults)."""
+    (`hf_only`: batch_size, share_prompts, compact_rows, static_cache, static_rows, planned_tokens, with
+    `rollout.hf.sample_rows`'s defaults)."""
     options = dict(max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p, seed=seed,
                    min_new_tokens=min_new_tokens)
     if is_engine(model):
