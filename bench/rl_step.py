@@ -14,7 +14,8 @@ sum / active tokens in the batch); coderl gets the matching --aggregation (dapo 
 own bf16 autocast and gradient checkpointing are switched off (fp32 and no recompute, as coderl;
 --trl-defaults keeps them).
 
-Each side runs in its own subprocess (`--only coderl|trl --json`), one after the other: one warm-up
+Each side runs in its own subprocess (`--only coderl|trl --json`; its stderr is this process's), one after the
+other: one warm-up
 step, then --steps timed steps; the table shows per-column medians over the timed steps.
   coderl  `train(TrainConfig(...))` on a temp JSONL of the same prompts (prompts_per_step = --prompts),
           from RUN/metrics.jsonl: gen = time/generation, score = time/sandbox_wait, fwd/bwd =
@@ -378,10 +379,12 @@ def in_child(only: str, args) -> dict:
         python = engine_python()
         env["PYTHONPATH"] = str(REPO)
     cmd = [python, os.path.abspath(__file__), "--only", only, "--json", *flags]
+    # the child's stderr is this process's (not captured): its errors, and the stacks it writes when a watchdog
+    # stops it (scripts/gpu_check.sh: SIGABRT + PYTHONFAULTHANDLER), reach the log even when this process dies too
     proc = subprocess.run(cmd + ["--trl-defaults"] * args.trl_defaults + ["--ragged"] * args.ragged,
-                          capture_output=True, text=True, env=env)
+                          stdout=subprocess.PIPE, text=True, env=env)
     if proc.returncode != 0:
-        sys.exit(f"--only {only} failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}")
+        sys.exit(f"--only {only} failed (exit {proc.returncode}); its stderr is above")
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 

@@ -297,7 +297,12 @@ def _launch(argv: list[str]) -> int:
     try:
         with _sigterm_unwinds(), contextlib.ExitStack() as held:
             config = _train_config if ns.command == "train" else _sft_config
-            out = None if getattr(ns, "dry_run", False) else config(ns).out
+            cfg = None if getattr(ns, "dry_run", False) else config(ns)
+            refused = cfg is not None and _more_ranks_than_gpus(args, cfg.device)
+            if refused:
+                print(f"coderl launch: error: {refused}", file=sys.stderr)
+                return 2
+            out = cfg.out if cfg is not None else None
             if out:  # one owner for the run: this launcher, for all its ranks (base/ownership.py)
                 held.enter_context(owned(("--out", out)))
                 os.environ[OWNER] = lock_file(out)
@@ -315,6 +320,42 @@ def _launch(argv: list[str]) -> int:
     except subprocess.CalledProcessError as exc:
         return exc.returncode if exc.returncode > 0 else 128 - exc.returncode
     return 0
+
+
+def _more_ranks_than_gpus(args: argparse.Namespace, device: str) -> str | None:
+    """Why a launch of `args` (accelerate launch's options) would start more ranks on this machine than it has
+    CUDA devices when the run uses CUDA (`device` auto or cuda, CUDA present): every rank takes the device of its
+    local rank, and one past the last fails (`CUDA error: invalid device ordinal` in accelerate's barrier, after
+    tens of seconds; BENCHMARKS.md, "On a GPU, third lease").  Only `--device cpu` makes CPU ranks: accelerate's
+    --cpu or use_cpu changes accelerate's backend, not where coderl puts the model (`Ranks.start`,
+    `resolve_device`).  None when the launch fits."""
+    import torch
+
+    if device == "cpu" or not torch.cuda.is_available():
+        return None
+    from accelerate.commands.config import default_config_file, load_config_from_file
+
+    processes, machines, cpu = args.num_processes, args.num_machines, args.cpu
+    path = args.config_file or (default_config_file if os.path.isfile(default_config_file) else None)
+    if path is not None:
+        try:
+            defaults = load_config_from_file(path)
+        except Exception:  # noqa: BLE001 (accelerate itself reports a config file it cannot read)
+            return None
+        processes = processes if processes is not None else defaults.num_processes
+        machines = machines if machines is not None else defaults.num_machines
+        cpu = cpu or bool(getattr(defaults, "use_cpu", False))
+    if processes is None or processes < 1:  # without a number, accelerate starts one rank per device
+        return None
+    gpus, here = torch.cuda.device_count(), -(-processes // max(machines or 1, 1))
+    if here <= gpus:
+        return None
+    return (f"--num_processes {processes}" + (f" over {machines} machines" if (machines or 1) > 1 else "")
+            + f" starts {here} ranks on this machine, which has {gpus} CUDA device{'s' * (gpus != 1)}: one rank "
+            f"per device, so --num_processes at most {gpus}" + (f" x {machines} machines" if (machines or 1) > 1
+                                                               else "")
+            + "; or --device cpu (CPU ranks over gloo" + (", which accelerate's --cpu/use_cpu alone does not make"
+                                                            if cpu else "") + ")")
 
 
 class Terminated(KeyboardInterrupt):

@@ -2,7 +2,8 @@
 
     gpu_check.py assemble CARRY WORK        join the carried GGUF parts (sha256 checked), convert once; print the
                                             model to use (a random-weight model of the carried shape if the parts
-                                            are missing or wrong, said so in the record)
+                                            are missing or wrong, said so in the record); a part not in CARRY is
+                                            looked for by its file name in CARRY_EXTRA's directories (a:b:...)
     gpu_check.py tiny WORK                  a tiny random Llama folder (tests/models/tiny.py) for DEVICE=cpu
     gpu_check.py train JSON [--cap-gb G] -- ARGS   `coderl ARGS` in this process (train, sft); then the run's
                                             step times, finiteness and the peak memory (CUDA allocator, or RSS)
@@ -40,14 +41,24 @@ def _sha256(path: Path) -> str:
         return hashlib.file_digest(f, "sha256").hexdigest()
 
 
-def assemble(carry: Path, work: Path) -> dict:
+def _find_part(carry: Path, part: str, extra: list[Path]) -> Path:
+    """CARRY/part, else the first directory of `extra` holding a file of its name (a part copied out of the tree by
+    an earlier call: the device tool removes an ignored path a later call does not carry), else CARRY/part."""
+    here = carry / part
+    if here.is_file():
+        return here
+    return next((d / Path(part).name for d in extra if (d / Path(part).name).is_file()), here)
+
+
+def assemble(carry: Path, work: Path, extra: list[Path] = ()) -> dict:
     """The model from carried parts: MANIFEST.json in CARRY/b names the GGUF, its sha256 and its parts (in CARRY/a,
-    CARRY/b); joined into the coderl cache (the built-in alias's slot when it is one) and converted once."""
+    CARRY/b, or by file name in a directory of `extra`: CARRY_EXTRA); joined into the coderl cache (the built-in
+    alias's slot when it is one) and converted once."""
     manifest_path = carry / "b" / "MANIFEST.json"
     if not manifest_path.is_file():
         return {"status": "missing", "why": f"{manifest_path} not carried"}
     manifest = json.loads(manifest_path.read_text())
-    parts = [carry / p for p in manifest["parts"]]
+    parts = [_find_part(carry, p, list(extra)) for p in manifest["parts"]]
     missing = [str(p) for p in parts if not p.is_file()]
     if missing:
         return _random_model(carry, work, manifest, f"parts not carried: {', '.join(missing)}")
@@ -76,7 +87,7 @@ def assemble(carry: Path, work: Path) -> dict:
 
     folder = builtin_folder(alias) if alias in BUILTINS else gguf_folder(dest)
     return {"status": "ok", "model": str(folder), "weights": "carried GGUF", "gguf": manifest["gguf"],
-            "sha256": manifest["sha256"], "join_seconds": round(joined, 2),
+            "parts": [str(p) for p in parts], "sha256": manifest["sha256"], "join_seconds": round(joined, 2),
             "convert_seconds": round(time.perf_counter() - t0 - joined, 2)}
 
 
@@ -278,7 +289,8 @@ def compile_cost(out_json: str, args) -> int:
                            "compiled_warm_tokens_per_second": round(warm, 1), "first_compiled_call_seconds":
                            round(first_s, 2), "compile_seconds": round(compile_s, 2),
                            "repaid_at_work_tokens": round(repay) if repay is not None else None,
-                           "note": "work = rows x max_new_tokens of one generate; CODERL_COMPILE_MIN_TOKENS default 0"})
+                           "note": "work = rows x max_new_tokens of one generate; CODERL_COMPILE_MIN_TOKENS default "
+                                   "50,000 (the third lease's figure, rounded up)"})
     return 0
 
 
@@ -338,7 +350,8 @@ def cli(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     cmd, rest = (argv[0], argv[1:]) if argv else ("", [])
     if cmd == "assemble":
-        r = assemble(Path(rest[0]), Path(rest[1]))
+        extra = [Path(d) for d in os.environ.get("CARRY_EXTRA", "").split(":") if d]
+        r = assemble(Path(rest[0]), Path(rest[1]), extra)
         print(json.dumps(r))
         return 0
     if cmd == "tiny":

@@ -22,38 +22,47 @@
 # Layout: .gpu-carry/a = part a (54.0 MiB); .gpu-carry/b = part b + wheels + shape + MANIFEST.json (48.6 MiB).
 # With results/ moved out of the working tree (~5 MiB of tree left) the calls are (device tool `run`):
 #   1. carry call:  carry [".gpu-carry/a"], timeout_s 60,
-#        command: cp .gpu-carry/a/gguf.part-a /tmp/gpart-a && ls -l /tmp/gpart-a; nvidia-smi -L
-#      (the machine's /tmp, not the tree: a later call that carries .gpu-carry/b removes .gpu-carry/a there, seen on
-#      the 2026-11-26 lease)
-#   2. main call, within 30 s of call 1 (carries part b itself): carry [".gpu-carry/b"], timeout_s 330,
-#        command: mkdir -p .gpu-carry/a && cp /tmp/gpart-a .gpu-carry/a/ && CODERL_CACHE=/tmp/gpucache bash scripts/gpu_check.sh
-#   3. rerun (same warm machine; /tmp/gpart-a and the converted model in /tmp/gpucache are still there): the same
-#      main call, with SECTIONS="<the names its last line lists>" before bash.
+#        command: cp .gpu-carry/a/gguf.part-a /tmp/ && ls -l /tmp/gguf.part-a; nvidia-smi -L
+#      (the machine's /tmp, not the tree: a later call that carries .gpu-carry/b removes .gpu-carry/a there, and a
+#      copy back into the tree made by the main call's own command was gone too when the script looked: third
+#      lease, 2026-11-26, which then ran on a random-weight model)
+#   2. main call, within 30 s of call 1 (carries part b itself): carry [".gpu-carry/b"], timeout_s BUDGET_S + 30,
+#        command: CARRY_EXTRA=/tmp CODERL_CACHE=/tmp/gpucache BUDGET_S=560 bash scripts/gpu_check.sh
+#      (CARRY_EXTRA: directories, a:b:..., where a part missing from CARRY is found by its file name)
+#   3. rerun (same warm machine; /tmp/gguf.part-a and the converted model in /tmp/gpucache are still there): the
+#      same main call, with SECTIONS="<the names its last line lists>" before bash.
 # If the machine went cold between 1 and 2, the main call still runs on a random-weight model (said in gpu.json).
 # OUT is the device tool's own folder there.  Every figure goes to $OUT/gpu.json (plus one summary line each on stdout); full logs to $OUT/gpu.log.
 #
 # ---- The sections, ranked (each skipped with one line once its share or the whole budget is spent) ---------------
 #   gpu-tests   pytest -m gpu
 #   eval-easy   coderl eval --tasks easy (greedy, chat, 256 tokens) whole-command wall time, twice, each a fresh
-#               process (the second finds the compiled kernels in the inductor's disk cache)
+#               process (76 x 256 = 19,456 work tokens: under the default policy uncompiled; EASY_RUNS=default,again
+#               with CODERL_COMPILE_MIN_TOKENS=0 measures the compiled path, the second run's kernels cached)
 #   gen-1000    coderl eval of 1,000 samples (125 held-out compositions x 8, T 0.8, 128 tokens) with compilation
 #               included: generation tokens/s; plain HF generate (sampled, no compile) on its first rows, same call
 #   compile-cost  coderl generate on the first 128 of those rows uncompiled, then compiled cold and warm: the compile
 #               cost, the per-token gain and the work (rows x max_new_tokens) that repays it, the measured value for
-#               CODERL_COMPILE_MIN_TOKENS (default 0: every CUDA generation compiles, as before)
+#               CODERL_COMPILE_MIN_TOKENS (default 50,000: the third lease's 44,000 rounded up, docs/engines.md)
 #   grpo-20     the demo's RL stage shape (configs/cpu-demo.yaml rl: 4 prompts x 8 samples, 128 tokens, T 0.8,
 #               lr 2e-4, pass reward, curriculum 0.1, overlong filter) for 20 steps in bf16 from the base model:
 #               finite, step time after the first, peak memory
 #   rl-vs-trl   bench/rl_step.py --device cuda, coderl against TRL's GRPOTrainer on identical work
 #   qlora       QLoRA SFT -> GRPO smoke (bitsandbytes NF4)
 #   mem16       GRPO under a 16 GiB cap (torch.cuda.set_per_process_memory_fraction), --memory-budget auto
-#   fsdp        coderl launch --config_file configs/accelerate/fsdp.yaml --num_processes 2 train ... bf16 on CUDA: two
-#               ranks on the one GPU (one process is no launch: WORLD_SIZE 1 shards nothing); NCCL may refuse two
-#               ranks on one device, which is then the recorded result
+#   fsdp        coderl launch --config_file configs/accelerate/fsdp.yaml --num_processes 2 train ... bf16 on CUDA (one
+#               process is no launch: WORLD_SIZE 1 shards nothing).  On one GPU the third lease's rank 1 died after
+#               ~50 s (invalid device ordinal in accelerate's barrier); coderl launch now refuses more ranks than
+#               devices at once (exit 2), which is then the recorded result: FSDP2 on CUDA needs 2 GPUs
 #   suite       the whole suite (pytest -n 8), only with the time left
-# Shares (s, on cuda): 75, 120, 120, 60, 110, 60, 60, 45, 45, the rest.  With setup (~30-60 s: the conversion is
-# cached in CARRY/cache for a rerun on the warm machine) one 290-s call reaches about gen-1000; the rerun names
-# the rest (or the most wanted of them: two 5-minute calls do not hold every section).
+# Shares (s, on cuda): 75, 120, 150, 75, 120, 150, 60, 45, 45, the rest.  What the third lease (H200, 2026-11-26,
+# random-weight model: setup 44 s; the carried GGUF's join + conversion took 39-43 s on the second) took:
+# eval-easy ~38 s a run (eager), gen-1000 > 110 s (stopped: its last chunk compiled a new shape; balanced chunks
+# since, not re-measured), compile-cost ~70 s, grpo-20 ~105 s (103 s wall, 112 s the section), rl-vs-trl > 100 s
+# (stopped; its children's stacks now reach the log), mem16 ~40 s, fsdp 53 s to fail on one GPU (refused at once
+# now).  A lease's 15 device-minutes hold a start (1-2 min), call 1 (~1 min) and one main call of BUDGET_S=560:
+# about setup + eval-easy x2 + gen-1000 + compile-cost + grpo-20 + mem16; name the rest (gpu-tests, rl-vs-trl,
+# qlora, fsdp, suite) in the next lease's SECTIONS, the unmeasured ones first.
 # Settings (environment): DEVICE (cuda), BUDGET_S (290: the whole run), SHARE_X (each section's share times this:
 # 1 on cuda, 4 on cpu), SHARES ("grpo-20=150 fsdp=60": a lease's own shares, in s before SHARE_X), SECTIONS (all of
 # the above; they run in the order above whatever the order named), EASY_RUNS (eval-easy's runs: default again),
@@ -306,10 +315,10 @@ suite() {
 
 section gpu-tests 75 gpu_tests
 section eval-easy 120 eval_easy
-section gen-1000 120 gen_1000
-section compile-cost 60 compile_cost
-section grpo-20 110 grpo_20
-section rl-vs-trl 60 rl_vs_trl
+section gen-1000 150 gen_1000
+section compile-cost 75 compile_cost
+section grpo-20 120 grpo_20
+section rl-vs-trl 150 rl_vs_trl
 section qlora 60 qlora
 section mem16 45 mem16
 section fsdp 45 fsdp

@@ -79,6 +79,25 @@ def test_parts_join_into_the_model_and_a_missing_or_wrong_part_gives_a_random_mo
     assert got["status"] == "missing" and "config.json" in got["why"], got
 
 
+def test_a_part_not_in_the_carry_is_found_by_name_in_carry_extra(tmp_path, cache, monkeypatch, capsys):
+    """The third lease: call 1 copied part a to the machine's /tmp, the main call's `cp` back into the tree found
+    it gone; with CARRY_EXTRA=/tmp assemble takes it from there (sha256 still checked)."""
+    helper = _helper()
+    carry = _carry(tmp_path, shape=tiny_llama(tmp_path / "shape-src"))
+    away = tmp_path / "machine-tmp"
+    away.mkdir()
+    (carry / "a" / "gguf.part-a").rename(away / "gguf.part-a")
+    monkeypatch.setenv("CARRY_EXTRA", f"{tmp_path / 'nowhere'}:{away}")
+    assert helper.cli(["assemble", str(carry), str(tmp_path / "work")]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["status"] == "ok" and got["weights"] == "carried GGUF", got
+    assert got["parts"] == [str(away / "gguf.part-a"), str(carry / "b" / "gguf.part-b")]
+    monkeypatch.delenv("CARRY_EXTRA")
+    assert helper.cli(["assemble", str(carry), str(tmp_path / "work2")]) == 0  # without it: random, said why
+    got = json.loads(capsys.readouterr().out)
+    assert got["status"] == "random" and "a/gguf.part-a" in got["weights"], got
+
+
 def _run(tmp_path, **env):
     out = tmp_path / "out"
     full = {**os.environ, "DEVICE": "cpu", "OUT": str(out), "PYTHON": sys.executable, "TMPDIR": str(tmp_path),

@@ -194,7 +194,9 @@ def _load_and_evaluate(cfg, taskset, tasks, loaded, resumed, log) -> dict:
 def _evaluate(cfg, taskset, tasks, loaded, model, start: float, load_seconds: float, resumed, log) -> dict:
     """Generate (`model`: the HF model or an engine), score and write the run."""
     gen = Generation(format=cfg.format, samples_per_prompt=cfg.samples, max_new_tokens=cfg.max_new_tokens,
-                     temperature=cfg.temperature, top_p=cfg.top_p, seed=cfg.seed, batch_size=cfg.batch_size)
+                     temperature=cfg.temperature, top_p=cfg.top_p, seed=cfg.seed, batch_size=cfg.batch_size,
+                     # the whole evaluation's work, a resumed one's too: one compile decision, the same chunks
+                     planned_tokens=cfg.samples * len(tasks) * cfg.max_new_tokens * cfg.repair.turns)
     repair = None
     with open_sandbox(cfg.sandbox, cfg.tasks) as sandbox:
         isolation = sandbox.isolation

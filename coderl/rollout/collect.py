@@ -39,9 +39,13 @@ class Generation:
     top_p: float = 1.0
     seed: int = 0  # a chunk starting at task index c samples with seed + c
     batch_size: int | None = 16  # sequences per generate call (None: `fill_batch_size`, CPU 16, a GPU's fill);
-    # a chunk holds batch_size // samples_per_prompt tasks (at least 1)
+    # a chunk holds batch_size // samples_per_prompt tasks (at least 1); where generation compiles, as many
+    # chunks of balanced sizes, padded to one shape (`chunk_bounds`)
     min_new_tokens: int | None = None
     stop: Sequence[str] | None = None  # None: the format's stop sequences
+    planned_tokens: int | None = None  # rows x max_new_tokens the caller's whole run generates (an evaluation: all
+    # its rows; training: steps x rows per step): the compile policy repays a compilation over all of it
+    # (`hf_config.use_static_cache`); None: this collection's rows
 
 
 @dataclass
@@ -97,6 +101,32 @@ def chunk_batch_size(model, gen: Generation, rows: int, max_prompt_tokens: int |
     return fill_batch_size(model, rows, max_tokens=(max_prompt_tokens or 1024) + gen.max_new_tokens)
 
 
+def compiles(model, work_tokens: int, planned_tokens: int | None = None) -> bool:
+    """Whether generation with `model` compiles its decoding step (an HF model on CUDA under the static-cache
+    policy, `rollout.hf.decodes_static`); a generation engine (vLLM) never does."""
+    if is_engine(model):
+        return False
+    from coderl.rollout.hf import decodes_static
+
+    return decodes_static(model, None, work_tokens, planned_tokens)
+
+
+def chunk_bounds(tasks: int, per_chunk: int, *, balanced: bool) -> list[int]:
+    """Where `collect`'s chunks start, then the end: chunks of `per_chunk` tasks, the last one the rest; or,
+    `balanced` (generation compiles a shape per batch size), as many chunks with sizes differing by at most
+    one task, the bigger ones first: a remainder chunk would be a new batch shape and compile again (tens of
+    seconds; BENCHMARKS.md, "On a GPU, third lease": 125 tasks x 8 in chunks of 31, 31, 31, 31, 1).  The
+    balanced split of the tasks after any chunk's end gives the chunks that follow it (`eval --resume`)."""
+    count = -(-tasks // per_chunk)
+    if not balanced or not tasks:
+        return [*range(0, tasks, per_chunk), tasks]
+    size, bigger = divmod(tasks, count)
+    bounds = [0]
+    for i in range(count):
+        bounds.append(bounds[-1] + size + (i < bigger))
+    return bounds
+
+
 def collect(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generation, limits: Limits | None = None, *,
             max_prompt_tokens: int | None = None, log: Callable[[str], None] | None = None,
             on_chunk: Callable | None = None) -> Collected:
@@ -107,8 +137,17 @@ def collect(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generation, l
     from coderl.rollout.batching import concat_batches, drop_long_prompts
     from coderl.rollout.generation import generate
 
-    batch_size = chunk_batch_size(model, gen, gen.samples_per_prompt * len(tasks), max_prompt_tokens)
-    bounds = list(range(0, len(tasks), max(1, batch_size // gen.samples_per_prompt))) + [len(tasks)]
+    rows = gen.samples_per_prompt * len(tasks)
+    batch_size = chunk_batch_size(model, gen, rows, max_prompt_tokens)
+    planned = max(gen.planned_tokens or 0, rows * gen.max_new_tokens)  # every chunk decides on the same work
+    static = bool(tasks) and compiles(model, rows * gen.max_new_tokens, planned)
+    bounds = chunk_bounds(len(tasks), max(1, batch_size // gen.samples_per_prompt), balanced=static)
+    static_rows = None
+    if static:  # every chunk padded to the largest one's shape: one compilation
+        from coderl.rollout.hf_config import static_batch_rows
+
+        largest = max(end - c for c, end in zip(bounds, bounds[1:]))
+        static_rows = static_batch_rows(largest * gen.samples_per_prompt, batch_size)
     batches, futures = [], []
     gen_seconds = 0.0
     gen_tokens = 0
@@ -127,7 +166,8 @@ def collect(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generation, l
         t = time.perf_counter()
         b = generate(model, tokenizer, chunk, format=gen.format, samples_per_prompt=gen.samples_per_prompt,
                      max_new_tokens=gen.max_new_tokens, temperature=gen.temperature, top_p=gen.top_p,
-                     seed=gen.seed + c, batch_size=batch_size, min_new_tokens=gen.min_new_tokens, stop=gen.stop)
+                     seed=gen.seed + c, batch_size=batch_size, min_new_tokens=gen.min_new_tokens, stop=gen.stop,
+                     planned_tokens=planned, **({"static_rows": static_rows} if static_rows else {}))
         seconds = time.perf_counter() - t
         gen_seconds += seconds
         gen_tokens += sum(len(s.gen_tokens) for s in b.samples)

@@ -44,7 +44,8 @@ def sample_rows(model: Any, tokenizer: Any, prompt_ids: list[list[int]], stops: 
     """Sample one continuation of each row of token ids (`generate` without the prompt format: the
     multi-turn collector continues conversations it has tokenised itself).  Arguments as `generate`; a
     generation engine of its own (`is_engine`: vLLM) samples the rows itself, without the HF-only keywords
-    (`hf_only`: batch_size, share_prompts, compact_rows, static_cache, with `rollout.hf.sample_rows`'s defaults)."""
+    (`hf_only`: batch_size, share_prompts, compact_rows, static_cache, static_rows, planned_tokens, with
+    `rollout.hf.sample_rows`'s defaults)."""
     options = dict(max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p, seed=seed,
                    min_new_tokens=min_new_tokens)
     if is_engine(model):
@@ -71,10 +72,13 @@ def generate(
     share_prompts: bool = True,
     compact_rows: int = 8,
     static_cache: bool | None = None,
+    static_rows: int | None = None,
+    planned_tokens: int | None = None,
 ) -> RolloutBatch:
     """Sample `samples_per_prompt` completions for each task (rows task-major; group id = task index).
     `model`: an HF model, sampled in this process (`rollout.hf`), or a generation engine (`rollout.engine`:
-    vLLM), which ignores the HF-only keywords (batch_size, share_prompts, compact_rows, static_cache).
+    vLLM), which ignores the HF-only keywords (batch_size, share_prompts, compact_rows, static_cache,
+    static_rows, planned_tokens).
 
     format: a name in `coderl.rollout.formats.FORMATS` (how prompts are rendered and outputs extracted).
     temperature: 0 = greedy; otherwise sampling from softmax(logits / temperature).
@@ -87,6 +91,10 @@ def generate(
     compact_rows: finished rows leave the batch (`rollout.hf`) while more than this many run; 0 = off.
     static_cache: decode with a static KV cache, compiled on CUDA (no compaction, no shared prefill);
         None = `use_static_cache` (on CUDA unless CODERL_STATIC_CACHE=off; never on CPU).
+    static_rows: with a static cache, rows per call, shorter calls padded to it (`collect` gives its chunks
+        one compiled shape); None = `hf_config.static_batch_rows`.
+    planned_tokens: rows x max_new_tokens of the caller's whole run (an evaluation's rows, a training run's
+        steps): a compilation is repaid over all of it (`hf_config.use_static_cache`); None = this call's.
     """
     if not tasks:
         raise ValueError("generate: no tasks")
@@ -108,7 +116,8 @@ def generate(
     sampled = sample_rows(model, tokenizer, [prompt_ids[t] for t in rows], [stops[t] for t in rows],
                           max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p, seed=seed,
                           batch_size=batch_size, min_new_tokens=min_new_tokens, share_prompts=share_prompts,
-                          compact_rows=compact_rows, static_cache=static_cache)
+                          compact_rows=compact_rows, static_cache=static_cache, static_rows=static_rows,
+                          planned_tokens=planned_tokens)
     pad_id = pad_token_id(model, tokenizer)
 
     samples = [to_sample(fmt, tokenizer, tasks[t], t, texts[t], row, stops[t]) for t, row in zip(rows, sampled)]

@@ -31,8 +31,9 @@ chat format's closing fence ends the code block it extracts).
 Static cache.  On CUDA (`static_cache=None`, or `CODERL_STATIC_CACHE=auto`) `generate` decodes with a
 static KV cache, which lets transformers compile the decoding step (torch.compile, CUDA graphs); a
 chunk is then one call at its full width (no compaction, no shared prefill: `generate` refuses a
-cache given to it with a static one); a generation of fewer rows x max_new_tokens than
-`CODERL_COMPILE_MIN_TOKENS` (default 0) stays uncompiled.  A compilation that fails is reported once and
+cache given to it with a static one); a generation whose work (rows x max_new_tokens, of this call or, where the
+caller states it, of its whole run: `planned_tokens`) is under `CODERL_COMPILE_MIN_TOKENS` (default 50,000,
+measured: `hf_config.COMPILE_MIN_TOKENS`) stays uncompiled.  A compilation that fails is reported once and
 decoding goes on uncompiled.  CPU keeps the dynamic cache.  `fill_batch_size` picks rows per call that fill a GPU (the
 device's setup: `hf_config`).
 
@@ -229,19 +230,32 @@ def _generate_chunk(model, tokenizer, input_ids: torch.Tensor, attention: torch.
 _COMPILE_FAILED: list[str] = []  # the first torch.compile failure in this process, if any
 
 
+def decodes_static(model: Any, static_cache: bool | None, work_tokens: int | None,
+                   planned_tokens: int | None = None) -> bool:
+    """Whether `sample_rows` decodes `model` with a static cache (compiled on CUDA): `use_static_cache` on the
+    model's device, never inside a `lockstep` of that model."""
+    if _LOCKSTEP and _LOCKSTEP[-1].model is model:
+        return False
+    return use_static_cache(next(model.parameters()).device, static_cache, work_tokens, planned_tokens)
+
+
 def sample_rows(model: Any, tokenizer: Any, prompt_ids: list[list[int]], stops: list[tuple[str, ...]], *,
                 max_new_tokens: int, temperature: float = 0.0, top_p: float = 1.0, seed: int = 0,
                 batch_size: int | None = 16, min_new_tokens: int | None = None, share_prompts: bool = True,
-                compact_rows: int = 8, static_cache: bool | None = None) -> list[SampledRow]:
+                compact_rows: int = 8, static_cache: bool | None = None,
+                static_rows: int | None = None, planned_tokens: int | None = None) -> list[SampledRow]:
     """Sample one continuation of each row of token ids with the HF model in this process (arguments as
-    `rollout.generation.generate`; `rollout.generation.sample_rows` hands a vLLM engine's rows to the engine)."""
+    `rollout.generation.generate`; `rollout.generation.sample_rows` hands a vLLM engine's rows to the engine).
+    `static_rows`: with a static cache, the rows of every call (shorter calls padded to it: one compiled
+    shape across a caller's chunks); None = `static_batch_rows`.  `planned_tokens`: the rows x max_new_tokens
+    the caller's run generates in all (the compile policy, `hf_config.use_static_cache`)."""
     eos_ids = eos_token_ids(model, tokenizer)
     config = generation_config(model, max_new_tokens=max_new_tokens, do_sample=False,  # DrawToken samples
                                eos_ids=eos_ids, pad_id=pad_token_id(model, tokenizer))
     device = next(model.parameters()).device
     longest = max(len(p) for p in prompt_ids)
     steps = _LOCKSTEP[-1] if _LOCKSTEP and _LOCKSTEP[-1].model is model else None
-    static = use_static_cache(device, static_cache, len(prompt_ids) * max_new_tokens) and steps is None
+    static = decodes_static(model, static_cache, len(prompt_ids) * max_new_tokens, planned_tokens)
     if static:
         config.cache_implementation = "static"
         # One cache length for calls of different widths (a multiple of 256): no recompilation for each.
@@ -249,7 +263,7 @@ def sample_rows(model: Any, tokenizer: Any, prompt_ids: list[list[int]], stops: 
     if batch_size is None:
         batch_size = fill_batch_size(model, len(prompt_ids), max_tokens=longest + max_new_tokens)
     # A compiled static cache: every call has the same few shapes, short ones padded with copies of their last row.
-    width = static_batch_rows(len(prompt_ids), batch_size) if static else batch_size
+    width = (static_rows or static_batch_rows(len(prompt_ids), batch_size)) if static else batch_size
     generated: list[list[int]] = []
     row_logprobs: list[torch.Tensor] = []
     with _sampling(model, device):

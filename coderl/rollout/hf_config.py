@@ -86,11 +86,15 @@ def is_compile_failure(exc: BaseException | None) -> bool:
     return False
 
 
-def use_static_cache(device: torch.device, static_cache: bool | None = None, work_tokens: int | None = None) -> bool:
+def use_static_cache(device: torch.device, static_cache: bool | None = None, work_tokens: int | None = None,
+                     planned_tokens: int | None = None) -> bool:
     """Whether to decode with a static KV cache (compiled by transformers on CUDA): `static_cache` when
-    given, else `CODERL_STATIC_CACHE` (on/off; auto, the default: on CUDA, never on CPU).  Under auto, a
-    call's work (`work_tokens`: rows x max_new_tokens) below `CODERL_COMPILE_MIN_TOKENS` (default 0: always)
-    decodes uncompiled: a compilation costs tens of seconds, which little work does not repay."""
+    given, else `CODERL_STATIC_CACHE` (on/off; auto, the default: on CUDA, never on CPU).  Under auto, the
+    work a compilation is repaid over decides: a compilation is paid once per batch shape and process and
+    repaid on every call of that shape, so the work counted is max(this call's `work_tokens`, the caller's
+    `planned_tokens`: every call of the run in this shape, e.g. an evaluation's rows, or steps x rows per
+    step for training), in rows x max_new_tokens; below `compile_min_tokens()` it decodes uncompiled.  No
+    work stated (both None): compiled."""
     if static_cache is not None:
         return static_cache
     env = os.environ.get("CODERL_STATIC_CACHE", "auto").strip().lower()
@@ -100,12 +104,25 @@ def use_static_cache(device: torch.device, static_cache: bool | None = None, wor
         return False
     if env not in ("", "auto"):
         raise ValueError(f"CODERL_STATIC_CACHE={env!r}: expected auto, on or off")
-    return torch.device(device).type == "cuda" and (work_tokens is None or work_tokens >= compile_min_tokens())
+    if torch.device(device).type != "cuda":
+        return False
+    stated = [w for w in (work_tokens, planned_tokens) if w is not None]
+    return not stated or max(stated) >= compile_min_tokens()
+
+
+# The least work (rows x max_new_tokens over every call of one shape) that compiles by default.  Measured
+# on an H200 with a model of SmolLM2-135M's shape (BENCHMARKS.md "On a GPU, third lease", compile-cost):
+# compiling cost 32.6 s, decoding ran at 1,252 tok/s eager and 17,184 tok/s compiled (128 rows x 128
+# tokens), so compiling pays from 32.6 / (1/1252 - 1/17184) = 44,000 work tokens; rounded up to 50,000
+# because a real model's rows end early (EOS), which the uncompiled path's compaction uses and a static
+# cache does not.
+COMPILE_MIN_TOKENS = 50_000
 
 
 def compile_min_tokens() -> int:
-    """`CODERL_COMPILE_MIN_TOKENS`: the least rows x max_new_tokens of a generation that compiles (default 0)."""
-    text = os.environ.get("CODERL_COMPILE_MIN_TOKENS", "").strip() or "0"
+    """`CODERL_COMPILE_MIN_TOKENS`: the least rows x max_new_tokens, over every call of a shape, that
+    compiles (default `COMPILE_MIN_TOKENS`, measured; 0: always compile on CUDA)."""
+    text = os.environ.get("CODERL_COMPILE_MIN_TOKENS", "").strip() or str(COMPILE_MIN_TOKENS)
     try:
         value = int(text)
     except ValueError:

@@ -166,6 +166,7 @@ def collect_repair(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Genera
 
     gen_seconds, gen_tokens = 0.0, 0
     active = list(rows)
+    planned = max(gen.planned_tokens or 0, len(rows) * repair.turns * gen.max_new_tokens)  # at most
     for turn in range(repair.turns):
         if not active:
             break
@@ -176,7 +177,8 @@ def collect_repair(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Genera
             t0 = time.perf_counter()
             sampled = sample_rows(model, tokenizer, [r.ids for r in chunk], stops, max_new_tokens=gen.max_new_tokens,
                                   temperature=gen.temperature, top_p=gen.top_p, seed=gen.seed + 1_000_003 * turn + c,
-                                  batch_size=gen.batch_size, min_new_tokens=gen.min_new_tokens)
+                                  batch_size=gen.batch_size, min_new_tokens=gen.min_new_tokens,
+                                  planned_tokens=planned)
             gen_seconds += time.perf_counter() - t0
             for row, got, row_stops in zip(chunk, sampled, stops):
                 gen_tokens += len(got.ids)

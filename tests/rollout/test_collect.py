@@ -115,3 +115,74 @@ def test_plain_progress_says_the_steps_and_the_time_left():
     assert [line.split(",")[0] for line in lines] == ["sft step 1/3 loss 1", "sft step 2/3 loss 2",
                                                       "sft step 3/3 loss 3"]
     assert lines[0].endswith(" left") and lines[2] == "sft step 3/3 loss 3"
+
+
+def test_chunk_bounds_balance_only_when_asked():
+    from coderl.rollout.collect import chunk_bounds
+
+    assert chunk_bounds(125, 31, balanced=False) == [0, 31, 62, 93, 124, 125]  # CPU: today's chunks
+    assert chunk_bounds(125, 31, balanced=True) == [0, 25, 50, 75, 100, 125]  # the same 5 chunks, one size
+    assert chunk_bounds(7, 3, balanced=True) == [0, 3, 5, 7] and chunk_bounds(6, 3, balanced=True) == [0, 3, 6]
+    assert chunk_bounds(0, 4, balanced=True) == [0] == chunk_bounds(0, 4, balanced=False)
+    for tasks in range(1, 60):  # the chunks after any chunk's end are those of the rest split alone (--resume)
+        for per in (1, 3, 7, 10):
+            bounds = chunk_bounds(tasks, per, balanced=True)
+            sizes = [b - a for a, b in zip(bounds, bounds[1:])]
+            assert len(sizes) == len(chunk_bounds(tasks, per, balanced=False)) - 1
+            assert max(sizes) - min(sizes) <= 1 and max(sizes) <= per
+            for i, done in enumerate(bounds[:-1]):
+                assert [done + b for b in chunk_bounds(tasks - done, per, balanced=True)] == bounds[i:]
+
+
+def _widths(monkeypatch):
+    """The rows of every `model.generate` call (`rollout.hf._generate_chunk`)."""
+    from coderl.rollout import hf
+
+    widths, real = [], hf._generate_chunk
+
+    def spy(*args, **kwargs):
+        widths.append(args[2].shape[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(hf, "_generate_chunk", spy)
+    return widths
+
+
+def test_where_generation_compiles_every_chunk_has_one_shape(tiny, tasks, sandbox, events, monkeypatch):
+    """A CUDA model under the static-cache policy (faked: `decodes_static` says yes on CPU, so the static
+    cache runs here uncompiled): 5 tasks x 2 samples at batch 8 are 2 chunks of 3 and 2 tasks, both padded
+    to 8 rows, not 4 tasks (8 rows) and a remainder of 1 (2 rows, a second compiled shape)."""
+    from coderl.rollout import hf
+
+    model, tok = tiny
+    five = (list(tasks) * 2)[:5]
+    gen = Generation(format="completion", samples_per_prompt=2, max_new_tokens=4, temperature=1.0, seed=5,
+                     batch_size=8)
+    widths = _widths(monkeypatch)
+    collect(model, tok, five, sandbox, gen, SandboxConfig(workers=2).limits())
+    assert [e.count(",") + 1 for e in events if e.startswith("generate ")] == [4, 1] and widths == [8, 2]  # CPU
+    events.clear()
+    widths.clear()
+    monkeypatch.setattr(hf, "decodes_static", lambda model, static, work, planned=None: True)
+    got = collect(model, tok, five, sandbox, gen, SandboxConfig(workers=2).limits())
+    assert [e.count(",") + 1 for e in events if e.startswith("generate ")] == [3, 2]
+    assert widths == [8, 8]  # one shape: the short chunk padded
+    assert [s.task_id for s in got.samples] == [t.task_id for t in five for _ in range(2)]  # padding not kept
+
+
+def test_every_chunk_decides_compilation_on_the_whole_planned_work(tiny, tasks, sandbox, monkeypatch):
+    """3 tasks x 2 samples x 4 tokens in chunks of 1 task: each call is 2 x 4 = 8 work tokens, the collection
+    24; the caller's plan (a training run's steps) counts when larger."""
+    from coderl.rollout import hf
+
+    model, tok = tiny
+    seen = []
+    monkeypatch.setattr(hf, "use_static_cache",
+                        lambda device, static, work=None, planned=None: seen.append((work, planned)) or False)
+    gen = Generation(format="completion", samples_per_prompt=2, max_new_tokens=4, batch_size=2)
+    collect(model, tok, tasks, sandbox, gen, SandboxConfig(workers=2).limits())
+    assert seen == [(24, 24)] + [(8, 24)] * 3  # collect's decision, then each chunk's call
+    seen.clear()
+    collect(model, tok, tasks, sandbox, Generation(**{**gen.__dict__, "planned_tokens": 20 * 24}),
+            SandboxConfig(workers=2).limits())
+    assert seen == [(24, 480)] + [(8, 480)] * 3

@@ -397,11 +397,25 @@ def test_compile_only_where_the_work_repays_it(monkeypatch):
     cpu, cuda = torch.device("cpu"), torch.device("cuda")
     monkeypatch.delenv("CODERL_STATIC_CACHE", raising=False)
     monkeypatch.delenv("CODERL_COMPILE_MIN_TOKENS", raising=False)
-    assert hf_config.use_static_cache(cuda, work_tokens=1)  # the default: every generation on CUDA compiles
+    assert hf_config.compile_min_tokens() == hf_config.COMPILE_MIN_TOKENS == 50_000  # measured (docstring)
+    assert hf_config.use_static_cache(cuda)  # no work stated: compiled
+    # eval --tasks easy: 76 rows x 256 tokens = 19,456 < 50,000: uncompiled (38 s eager vs 51 s compiled cold)
+    assert not hf_config.use_static_cache(cuda, work_tokens=76 * 256, planned_tokens=76 * 256)
+    # a 1,000-sample evaluation in chunks of 200 rows x 128: each call 25,600, the whole 128,000: compiled
+    assert not hf_config.use_static_cache(cuda, work_tokens=200 * 128)
+    assert hf_config.use_static_cache(cuda, work_tokens=200 * 128, planned_tokens=1000 * 128)
+    # the demo's RL stage: 4 prompts x 8 samples x 128 tokens = 4,096 a step, x 20 steps = 81,920: compiled;
+    # x 10 steps = 40,960: not
+    assert hf_config.use_static_cache(cuda, work_tokens=4 * 8 * 128, planned_tokens=20 * 4 * 8 * 128)
+    assert not hf_config.use_static_cache(cuda, work_tokens=4 * 8 * 128, planned_tokens=10 * 4 * 8 * 128)
+    assert hf_config.use_static_cache(cuda, work_tokens=50_000) and hf_config.use_static_cache(cuda, None, None, 50_000)
+    assert not hf_config.use_static_cache(cuda, work_tokens=49_999, planned_tokens=1)  # the larger of the two counts
+    assert not hf_config.use_static_cache(cpu, work_tokens=10**6, planned_tokens=10**9)  # never on CPU
+    monkeypatch.setenv("CODERL_COMPILE_MIN_TOKENS", "0")
+    assert hf_config.use_static_cache(cuda, work_tokens=1)  # 0: every generation on CUDA compiles
     monkeypatch.setenv("CODERL_COMPILE_MIN_TOKENS", "20000")
     assert not hf_config.use_static_cache(cuda, work_tokens=76 * 256 - 1)
     assert hf_config.use_static_cache(cuda, work_tokens=1000 * 128) and hf_config.use_static_cache(cuda)
-    assert not hf_config.use_static_cache(cpu, work_tokens=10**6)
     assert hf_config.use_static_cache(cuda, True, work_tokens=1)  # what a caller asks for wins
     monkeypatch.setenv("CODERL_STATIC_CACHE", "on")
     assert hf_config.use_static_cache(cuda, work_tokens=1)
@@ -415,9 +429,11 @@ def test_compile_only_where_the_work_repays_it(monkeypatch):
 def test_sample_rows_asks_with_the_calls_work(monkeypatch):
     model, tok = tiny_model(seed=0)
     seen = []
-    monkeypatch.setattr(hf, "use_static_cache", lambda device, static, work=None: seen.append(work) or False)
+    monkeypatch.setattr(hf, "use_static_cache",
+                        lambda device, static, work=None, planned=None: seen.append((work, planned)) or False)
     hf.sample_rows(model, tok, [[1, 5, 6], [1, 7]], [(), ()], max_new_tokens=3)
-    assert seen == [2 * 3]
+    hf.sample_rows(model, tok, [[1, 5, 6], [1, 7]], [(), ()], max_new_tokens=3, planned_tokens=600)
+    assert seen == [(2 * 3, None), (2 * 3, 600)]
 
 
 def test_fill_batch_size():

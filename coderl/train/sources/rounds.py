@@ -96,7 +96,9 @@ def step_rollouts(ctx: RolloutContext, step: int, ranks: Ranks | None = None) ->
 
 def generation_chunk(cfg) -> int:
     """Prompts per `collect` chunk, each seeded by its position: batch_size // samples_per_prompt.  With a
-    device-filling batch size (None) chunks depend on the slice, so slices are cut per prompt."""
+    device-filling batch size (None) chunks depend on the slice, so slices are cut per prompt.  Where generation
+    compiles (CUDA), `collect` balances each slice's chunks (`collect.chunk_bounds`): an N-rank run's chunks
+    are then the one-process run's only where the balanced splits coincide."""
     return max(1, (cfg.generation_batch_size or 1) // cfg.samples_per_prompt)
 
 
@@ -111,7 +113,10 @@ def scored_round(ctx, step: int, indices: list[int], round_: int, ranks: Ranks):
     gen = Generation(format=cfg.format, samples_per_prompt=cfg.samples_per_prompt, max_new_tokens=cfg.max_new_tokens,
                      temperature=cfg.temperature, seed=cfg.seed * 1_000_003 + step * 1009 + round_ * 7919 + offset,
                      batch_size=cfg.generation_batch_size, min_new_tokens=cfg.min_new_tokens,
-                     stop=[] if (cfg.min_new_tokens or 0) >= cfg.max_new_tokens else None)
+                     stop=[] if (cfg.min_new_tokens or 0) >= cfg.max_new_tokens else None,
+                     # the run repeats this shape every step: a compilation is repaid over all of them
+                     planned_tokens=cfg.steps * max(end - start, 1) * cfg.samples_per_prompt * cfg.max_new_tokens
+                     * cfg.repair.turns)
     with ranks.generating(ctx.policy):  # sharded weights (FSDP): the ranks generate in lockstep
         part = _slice(ctx, step, [ctx.tasks[i] for i in indices[start:end]], start, gen)
     parts = ranks.gather(part)
