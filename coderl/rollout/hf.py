@@ -195,12 +195,11 @@ def _generate_chunk(model, tokenizer, input_ids: torch.Tensor, attention: torch.
         if min_new_tokens:
             processors.append(MinNewTokensLengthLogitsProcessor(width, min_new_tokens, config.eos_token_id,
                                                                 device=str(device)))
-        if sampling and temperature != 1.0:
-            processors.append(TemperatureLogitsWarper(temperature))
-        if sampling and top_p < 1.0:
-            processors.append(TopPLogitsWarper(top_p))
+        if sampling and top_p < 1.0:  # the nucleus of softmax(logits / T); without it DrawToken reads `capture`
+            processors += [TemperatureLogitsWarper(temperature)] if temperature != 1.0 else []
+            processors += [TopPLogitsWarper(top_p)]
         if sampling:
-            processors.append(DrawToken())
+            processors.append(DrawToken(None if top_p < 1.0 else capture))
         stop = StopOnText(tokenizer, width, stops, carry, eos_ids=eos) if any(stops) or leave else None
         rows = RowsFinished(stop, leave) if leave else None
         criteria = [c for c in (stop, rows) if c is not None]  # generate ends rows on EOS by itself

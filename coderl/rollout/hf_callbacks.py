@@ -46,37 +46,39 @@ class PolicyLogprobs(LogitsProcessor):
 
 
 class DrawToken(LogitsProcessor):
-    """Last logits processor when sampling: draws each row's token from softmax(scores), the scores every
-    processor before it left (temperature, top-p, the EOS ban), and returns scores whose only finite entry
-    is that token, so `generate` decoding greedily picks it.
+    """Last logits processor when sampling: draws each row's token and marks it +inf in the scores, so
+    `generate`, decoding greedily, picks it.
 
-    The draw is by inverse CDF: one uniform per row against the cumulative sum of the probabilities (a
-    token of probability 0 is never drawn: it adds nothing to the sum).  It replaces HF's
-    `torch.multinomial`, which on CPU draws an exponential variate for every entry of the [B, V] scores:
-    82 ms a step of 64 rows x 49,152 tokens on 2 cores against about 7 ms here (BENCHMARKS.md, "Where a
-    decoding step goes").  Same distribution, another random stream (torch's global generator, which
-    `sample_rows` seeds)."""
+    The distribution is softmax of the scores the processors before it left: with `top_p` 1 that is the
+    policy `capture` (PolicyLogprobs) already holds, exp(log_softmax(logits / T)), with the tokens an
+    earlier processor set to -inf (the EOS ban) taken out -- no second temperature division and softmax
+    over the vocabulary; under top-p the warped scores themselves.  The draw is by inverse CDF: one uniform
+    per row against the cumulative sum of the probabilities (a token of probability 0 adds nothing to it
+    and is never drawn).  It replaces HF's `torch.multinomial`, which on CPU draws an exponential variate
+    for every entry of the [B, V] scores: 82 ms of a 370-ms decoding step of 64 rows x 49,152 tokens on 2
+    cores (BENCHMARKS.md, "Where a decoding step goes").  Same distribution, another random stream (torch's
+    global generator, which `sample_rows` seeds)."""
+
+    def __init__(self, capture: "PolicyLogprobs | None" = None):
+        self.capture = capture  # None: the distribution is softmax(scores)
 
     def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
-        return one_hot_scores(scores, draw(scores))
+        if self.capture is not None:
+            probs = self.capture.current.exp().masked_fill_(torch.isneginf(scores), 0.0)
+        else:
+            probs = torch.softmax(scores.float(), dim=-1)
+        return scores.scatter_(1, draw(probs).unsqueeze(1), float("inf"))
 
 
-def draw(scores: torch.Tensor) -> torch.Tensor:
-    """[B] token ids drawn from softmax(scores) of [B, V] scores, by inverse CDF (DrawToken)."""
-    cdf = torch.softmax(scores.float(), dim=-1).cumsum_(dim=-1)
-    u = torch.rand((scores.shape[0], 1), device=scores.device) * cdf[:, -1:]
+def draw(probs: torch.Tensor) -> torch.Tensor:
+    """[B] token ids drawn from [B, V] probabilities (each row's sum need not be 1), by inverse CDF."""
+    cdf = probs.float().cumsum(dim=-1)
+    u = torch.rand((probs.shape[0], 1), device=probs.device) * cdf[:, -1:]
     ids = torch.searchsorted(cdf, u, right=True).squeeze(1)
-    over = ids >= scores.shape[1]  # u rounded up to the total: the last token of positive probability
+    over = ids >= probs.shape[1]  # u rounded up to the total: the last token of positive probability
     if bool(over.any()):
-        positive = torch.isfinite(scores[over]) & (scores[over] > torch.finfo(scores.dtype).min)
-        ids[over] = scores.shape[1] - 1 - positive.flip(-1).int().argmax(-1)
+        ids[over] = probs.shape[1] - 1 - (probs[over] > 0).flip(-1).int().argmax(-1)
     return ids
-
-
-def one_hot_scores(scores: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
-    """Scores of `scores`' shape and dtype: 0 at each row's `ids`, -inf elsewhere (greedy picks `ids`)."""
-    out = torch.full_like(scores, float("-inf"))
-    return out.scatter_(1, ids.unsqueeze(1), 0.0)
 
 
 def decode(tokenizer: Any, ids: Sequence[int]) -> str:

@@ -397,27 +397,35 @@ def test_stop_on_text_sees_tokens_of_earlier_rounds(tiny):
 
 def test_draw_is_softmax_of_the_scores_and_never_a_masked_token():
     """DrawToken's inverse-CDF draw (rollout/hf_callbacks.py) against the exact distribution: a chi-square over
-    200,000 rows of one score vector, tokens masked to -inf (top-p, the EOS ban) never drawn, and the rare u that
-    rounds up to the total giving the last token of positive probability, not one past the vocabulary."""
-    from coderl.rollout.hf_callbacks import DrawToken, draw, one_hot_scores
-
-    torch.manual_seed(0)
-    scores = torch.tensor([[1.0, float("-inf"), 0.0, 2.5, float("-inf"), -1.0]])
-    probs = torch.softmax(scores, -1)[0]
-    ids = draw(scores.expand(200_000, -1))
-    counts = torch.bincount(ids, minlength=6).double()
-    assert counts[1] == 0 and counts[4] == 0
-    live = probs > 0
-    expected = probs[live].double() * len(ids)
-    chi2 = float(((counts[live] - expected) ** 2 / expected).sum())
-    assert chi2 < 20.5  # 3 degrees of freedom: p < 1e-4 only if the draw is not softmax(scores)
-    # u at the total: the last token of positive probability (index 5), never 6
+    200,000 rows, tokens masked to -inf (top-p, the EOS ban) never drawn, whether the distribution comes from the
+    scores or from the captured policy with the banned tokens taken out, and the rare u that rounds up to the
+    total giving the last token of positive probability, not one past the vocabulary."""
     import unittest.mock as mock
 
-    with mock.patch("torch.rand", lambda *a, **k: torch.ones(*a[0]) * (1 + 1e-6)):
-        assert draw(scores).tolist() == [5]
-        assert draw(torch.tensor([[0.0, 1.0, float("-inf")]])).tolist() == [1]
-    out = DrawToken()(torch.zeros(2, 1, dtype=torch.long), scores.expand(2, -1).clone())
-    assert out.argmax(-1).tolist() == [int(i) for i in out.argmax(-1)] and torch.isinf(out).sum() == 2 * 5
-    assert one_hot_scores(torch.zeros(2, 3), torch.tensor([2, 0])).tolist() == [
-        [float("-inf"), float("-inf"), 0.0], [0.0, float("-inf"), float("-inf")]]
+    from coderl.rollout.hf_callbacks import DrawToken, PolicyLogprobs, draw
+
+    torch.manual_seed(0)
+    raw = torch.tensor([[1.0, float("-inf"), 0.0, 2.5, float("-inf"), -1.0]])
+    probs = torch.softmax(raw, -1)[0]
+    live = probs > 0
+
+    def chi2(ids):
+        counts = torch.bincount(ids, minlength=6).double()
+        assert counts[~live].sum() == 0
+        expected = probs[live].double() * len(ids)
+        return float(((counts[live] - expected) ** 2 / expected).sum())
+
+    n = 200_000
+    assert chi2(draw(probs.expand(n, -1))) < 20.5  # 3 degrees of freedom: p < 1e-4 unless the draw is wrong
+    via_scores = DrawToken()(torch.zeros(n, 1, dtype=torch.long), raw.expand(n, -1).clone())
+    assert chi2(via_scores.argmax(-1)) < 20.5
+    # the captured policy at T 2 over unbanned logits, with an earlier processor's ban (-inf) in the scores
+    capture = PolicyLogprobs(2.0, 0)
+    logits = raw.masked_fill(torch.isinf(raw), 0.7).expand(n, -1).clone()
+    capture(torch.zeros(n, 0, dtype=torch.long), logits)
+    banned = logits.clone().masked_fill_(torch.isinf(raw).expand(n, -1), float("-inf"))
+    probs = torch.softmax(raw / 2.0, -1)[0]
+    picked = DrawToken(capture)(torch.zeros(n, 1, dtype=torch.long), banned)
+    assert chi2(picked.argmax(-1)) < 20.5 and torch.isposinf(picked).sum() == n
+    with mock.patch("torch.rand", lambda *a, **k: torch.ones(*a[0]) * (1 + 1e-6)):  # u past the total
+        assert draw(torch.tensor([[0.2, 0.0, 0.3, 0.5, 0.0, 0.0]])).tolist() == [3]
