@@ -85,6 +85,7 @@ from coderl.rollout.hf_config import (
     static_batch_rows,
     use_static_cache,
 )
+from coderl.rollout.kv_cache import growing_cache
 from coderl.rollout.types import SampledRow
 
 # The keyword (and output field) of a KV cache: `cache` since transformers 5.x renamed `past_key_values` (the old
@@ -93,7 +94,7 @@ KV_CACHE = "cache" if "cache" in getattr(GenerateDecoderOnlyOutput, "__dataclass
 
 
 def _shared_prefill(model, prompts: list[list[int]], input_ids: torch.Tensor, attention: torch.Tensor, device,
-                    always: bool = False):
+                    always: bool = False, cache=None):
     """The KV cache of every row's prompt but its last token, each distinct prompt computed once and
     gathered to its rows; None when no two rows share a prompt (or a prompt is one token long).  `always`
     (lockstep): computed even when every prompt is distinct, so every call runs this one forward.
@@ -112,7 +113,7 @@ def _shared_prefill(model, prompts: list[list[int]], input_ids: torch.Tensor, at
     ids, mask = input_ids[first, :-1], attention[first, :-1]
     positions = (mask.cumsum(-1) - 1).masked_fill(mask == 0, 1)
     out = model(input_ids=ids.to(device), attention_mask=mask.to(device), position_ids=positions.to(device),
-                use_cache=True, logits_to_keep=1)
+                use_cache=True, logits_to_keep=1, **({KV_CACHE: cache} if cache is not None else {}))
     cache = getattr(out, KV_CACHE)
     if not hasattr(cache, "reorder_cache"):  # not a transformers Cache (recurrent state, legacy tuples)
         return None
@@ -142,8 +143,12 @@ def _generate_rows(model, tokenizer, prompts: list[list[int]], stops: list[tuple
     out_ids: list[list[int]] = [[] for _ in range(n)]
     out_lp: list[list[torch.Tensor]] = [[] for _ in range(n)]
     input_ids, attention = left_pad(prompts, config.pad_token_id, min_width=2 if synced else 0)
-    cache = (_shared_prefill(model, prompts, input_ids, attention, device, synced)
+    # keys and values written in place, not concatenated each step (rollout/kv_cache.py); not in lockstep
+    growing = None if own or synced else growing_cache(model, input_ids.shape[1] + config.max_new_tokens)
+    cache = (_shared_prefill(model, prompts, input_ids, attention, device, synced, cache=growing)
              if (share_prompts or synced) and not own else None)
+    if cache is None and growing is not None and growing.get_seq_length() == 0:
+        cache = growing
     active = list(range(n))
     budget = config.max_new_tokens
     while active and budget > 0:

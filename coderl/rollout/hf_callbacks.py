@@ -59,7 +59,7 @@ class DrawToken(LogitsProcessor):
     cores (BENCHMARKS.md, "Where a decoding step goes").  Same distribution, another random stream (torch's
     global generator, which `sample_rows` seeds)."""
 
-    def __init__(self, capture: "PolicyLogprobs | None" = None):
+    def __init__(self, capture: PolicyLogprobs | None = None):
         self.capture = capture  # None: the distribution is softmax(scores)
 
     def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:

@@ -319,7 +319,7 @@ def test_shared_prompt_prefill_changes_nothing(tiny, temperature, monkeypatch):
     model, tok = tiny
     caches = []
     real = hf._shared_prefill
-    monkeypatch.setattr(hf, "_shared_prefill", lambda *a: caches.append(real(*a)) or caches[-1])
+    monkeypatch.setattr(hf, "_shared_prefill", lambda *a, **k: caches.append(real(*a, **k)) or caches[-1])
     kwargs = dict(samples_per_prompt=3, max_new_tokens=8, temperature=temperature, seed=5, batch_size=6)
     shared = generate(model, tok, [SHORT, LONG], share_prompts=True, **kwargs)
     assert len(caches) == 1 and caches[0] is not None  # one chunk, two distinct prompts for six rows
