@@ -86,6 +86,7 @@ from coderl.rollout.hf_config import (
     use_static_cache,
 )
 from coderl.rollout.kv_cache import growing_cache
+from coderl.rollout.merged_view import merged_lora
 from coderl.rollout.types import SampledRow
 
 # The keyword (and output field) of a KV cache: `cache` since transformers 5.x renamed `past_key_values` (the old
@@ -270,7 +271,10 @@ def sample_rows(model: Any, tokenizer: Any, prompt_ids: list[list[int]], stops: 
     width = (static_rows or static_batch_rows(len(prompt_ids), batch_size)) if static else batch_size
     generated: list[list[int]] = []
     row_logprobs: list[torch.Tensor] = []
-    with _sampling(model, device):
+    # a LoRA policy decodes through merged copies of its weights (rollout/merged_view.py); not where a compiled
+    # static cache traced the adapter's forward, nor in lockstep (a sharded model's weights are not whole here)
+    merged = merged_lora(model) if not static and steps is None else contextlib.nullcontext()
+    with _sampling(model, device), merged:
         torch.manual_seed(seed)
         for start in range(0, len(prompt_ids), width):
             chunk, chunk_stops = prompt_ids[start:start + width], stops[start:start + width]

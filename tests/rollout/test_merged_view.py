@@ -1,0 +1,68 @@
+"""rollout/merged_view.py: a LoRA policy decoding through merged copies of its weights gives the adapter's own
+outputs (same greedy tokens, the same log-probs up to rounding), leaves the policy's weights and forward as they
+were, follows the adapter's current factors on every entry, and leaves alone what it cannot merge."""
+
+import torch
+from peft import LoraConfig, get_peft_model
+
+from coderl.rollout import generate
+from coderl.rollout.merged_view import merged_lora
+from tests.models.tiny import tiny_model
+from tests.rollout.test_hf_generate import LONG, SHORT
+
+
+def _policy(seed=0):
+    model, tok = tiny_model()
+    peft = get_peft_model(model, LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"],
+                                            lora_dropout=0.1))
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for name, p in peft.named_parameters():
+            if "lora_B" in name:
+                p.copy_(torch.randn(p.shape, generator=g) * 0.5)
+    return peft, tok
+
+
+def test_merged_decoding_is_the_adapters_and_leaves_the_policy_alone(monkeypatch):
+    from coderl.rollout import hf
+
+    peft, tok = _policy()
+    before = {k: v.clone() for k, v in peft.state_dict().items()}
+    kwargs = dict(samples_per_prompt=2, max_new_tokens=10, temperature=0.0, batch_size=4)
+    entered = []
+    real = hf.merged_lora
+    monkeypatch.setattr(hf, "merged_lora", lambda m: entered.append(1) or real(m))
+    merged = generate(peft, tok, [SHORT, LONG], **kwargs)
+    assert entered
+    monkeypatch.setattr(hf, "merged_lora", lambda m: __import__("contextlib").nullcontext())
+    plain = generate(peft, tok, [SHORT, LONG], **kwargs)
+    assert merged.completion_ids.tolist() == plain.completion_ids.tolist()
+    torch.testing.assert_close(merged.logprobs, plain.logprobs, atol=1e-4, rtol=0)
+    after = peft.state_dict()
+    assert all(torch.equal(before[k], after[k]) for k in before)
+    assert not any("forward" in vars(m) for m in peft.modules())  # the instance overrides are gone
+
+
+def test_merged_view_follows_the_factors_and_skips_what_it_cannot_merge():
+    peft, tok = _policy()
+    peft.eval()
+    ids = tok("def f(x):", return_tensors="pt")["input_ids"]
+    with torch.no_grad():
+        for step in range(2):  # an update between entries: the view is made from the current factors
+            with merged_lora(peft) as n:
+                assert n == 4  # q and v of the tiny model's 2 layers
+                got = peft(ids).logits
+            want = peft(ids).logits
+            torch.testing.assert_close(got, want, atol=1e-5, rtol=1e-5)
+            for name, p in peft.named_parameters():
+                if "lora_A" in name:
+                    p.add_(0.3)
+        peft.train()  # adapter dropout would be skipped: left to peft
+        with merged_lora(peft) as n:
+            assert n == 0
+        peft.eval()
+        with peft.disable_adapter(), merged_lora(peft) as n:
+            assert n == 0
+        plain, _ = tiny_model()
+        with merged_lora(plain) as n:
+            assert n == 0
