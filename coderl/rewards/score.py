@@ -85,7 +85,8 @@ class RewardBatch:
     tampered: list[bool]  # [N] any tamper note, courtesy reports included (`result.tamper` non-empty)
     passed: list[bool]  # [N] result.passed
     timed_out: list[bool]  # [N] result.status is TIMEOUT
-    sandbox_error: list[bool]  # [N] the sandbox failed (status SANDBOX_ERROR): reward 0 not earned
+    sandbox_error: list[bool]  # [N] an infrastructure failure (status SANDBOX_ERROR): its 0 was not earned, and
+    # no mean below counts it (the trainer gives it advantage 0: docs/training.md, "When a run goes wrong")
     caught: list[bool] = field(default_factory=list)  # [N] a judge-observed tamper note (`result.caught`)
     capped: list[float] = field(default_factory=list)  # [N] what the tamper cap took off the total (<= 0)
 
@@ -102,7 +103,8 @@ class RewardBatch:
                            pick(self.timed_out), pick(self.sandbox_error), pick(self.caught), pick(self.capped))
 
     def metrics(self) -> dict[str, float]:
-        """Batch means, namespaced (NaN for an empty batch).
+        """Batch means, namespaced (NaN for an empty batch), over the rows that are no infrastructure failure
+        (`sandbox_error`: no reward was earned), but for sandbox/sandbox_error_rate, over every row.
 
         reward/total             mean total reward
         reward/<name>            mean *unweighted* value of the component (a rate for 0/1 components)
@@ -112,19 +114,22 @@ class RewardBatch:
         sandbox/pass_rate, sandbox/timeout_rate, sandbox/tamper_rate (any note), sandbox/caught_rate
         (judge-observed notes: the capped samples), sandbox/sandbox_error_rate
         """
-        out = {"reward/total": _mean(self.total)}
+        def mean(values: list) -> float:
+            return _mean(v for v, bad in zip(values, self.sandbox_error) if not bad)
+
+        out = {"reward/total": mean(self.total)}
         for name, values in self.components.items():
-            out[f"reward/{name}"] = _mean(values)
+            out[f"reward/{name}"] = mean(values)
         for name, values in self.components.items():
-            out[f"reward/weighted/{name}"] = self.weights[name] * _mean(values)
-        out["reward/tamper_cap"] = _mean(self.capped)
+            out[f"reward/weighted/{name}"] = self.weights[name] * mean(values)
+        out["reward/tamper_cap"] = mean(self.capped)
         out.update({
             "rollout/empty_rate": _mean(self.empty),
             "rollout/truncated_rate": _mean(self.truncated),
-            "sandbox/pass_rate": _mean(self.passed),
-            "sandbox/timeout_rate": _mean(self.timed_out),
-            "sandbox/tamper_rate": _mean(self.tampered),
-            "sandbox/caught_rate": _mean(self.caught),
+            "sandbox/pass_rate": mean(self.passed),
+            "sandbox/timeout_rate": mean(self.timed_out),
+            "sandbox/tamper_rate": mean(self.tampered),
+            "sandbox/caught_rate": mean(self.caught),
             "sandbox/sandbox_error_rate": _mean(self.sandbox_error),
         })
         return out

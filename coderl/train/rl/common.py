@@ -111,13 +111,16 @@ def prepare_run(cfg: TrainConfig, log, ranks: Ranks) -> tuple[str | None, list]:
     return ckpt, tasks
 
 
-def loss_mask(batch: RolloutBatch, overlong_filter: bool) -> torch.Tensor:
+def loss_mask(batch: RolloutBatch, overlong_filter: bool, failed: torch.Tensor | None = None) -> torch.Tensor:
     """[N, T] the tokens the loss, advantages and KL see: the batch's mask, without truncated rows
-    when `overlong_filter` is on."""
-    if not overlong_filter:
-        return batch.mask
-    truncated = torch.tensor([s.truncated for s in batch.samples], dtype=torch.bool)
-    return overlong_mask(batch.mask, truncated)
+    when `overlong_filter` is on, and without the rows `failed` marks ([N] bool: infrastructure failures,
+    which earned no reward and teach nothing)."""
+    mask = batch.mask
+    if overlong_filter:
+        mask = overlong_mask(mask, torch.tensor([s.truncated for s in batch.samples], dtype=torch.bool))
+    if failed is not None and bool(failed.any()):
+        mask = overlong_mask(mask, failed)
+    return mask
 
 
 @dataclass

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import torch
 
 from coderl.train.checkpoint import STALENESS_FILE, restore, save_checkpoint, truncate_metrics
+from coderl.train.infra_guard import InfraGuard
 from coderl.train.policy import Policy, save_policy
 from coderl.train.rl.selection import Selection, save_best
 from coderl.train.rl.watch import write_top_samples
@@ -67,6 +68,7 @@ class Ledger:
         self.advantage_state = resumed.advantage_state  # the estimator's running state (a global baseline)
         self.selection = Selection.from_state(resumed.selection, cfg.eval.early_stop)
         self.stopped = False  # early stop: the loop ends after the current step
+        self.infra_guard = InfraGuard(cfg.out)  # a sandbox failing step after step stops the run (exit 3)
         main = self.ranks.is_main
         if main:  # rows of steps after the start (a crash before the first checkpoint) are sampled again
             if resumed.checkpoint:
@@ -136,6 +138,7 @@ class Ledger:
                          f"{os.path.join(cfg.out, 'best')}); stopping early")
         self.tracker.log(done, metrics)
         self.updater.nonfinite.stop_if_due(done)  # after logging the step, before a checkpoint of it
+        self.infra_guard.stop_if_due(done, rolled)  # so is a sandbox failing step after step
         if done % cfg.save_steps == 0 or done == cfg.steps or self.stopped:
             # Every rank gathers (FSDP: weights, optimiser moments and extra modules are sharded); rank 0 writes.
             weights, updater = self._weights(), self.updater.state_dict()  # optimizer, scheduler, nonfinite
