@@ -42,8 +42,8 @@ from coderl.models.spec import resolve_spec
 from coderl.rollout.collect import Generation, RepairConfig
 from coderl.rollout.engine import ENGINE_LOG, ENGINES
 from coderl.rollout.formats import FORMATS
-from coderl.sandbox.config import SandboxConfig
 from coderl.sandbox.client import INFRA_RETRIES
+from coderl.sandbox.config import SandboxConfig
 from coderl.sandbox.types import Status, is_judge_observed
 from coderl.tasks import load_tasks
 from coderl.tasks.spec import open_sandbox, task_files
@@ -259,7 +259,8 @@ def _write_run(cfg, taskset, tasks, rows: list[dict], isolation, seconds, gen_to
         "samples_caught": caught,
         "tasks_all_passed": passed_tasks,
         "samples_passed": sum(c for _, c in counts.values()),
-        "mean_fraction_passed": _mean([r["fraction_passed"] for r in rows if r["status"] != Status.SANDBOX_ERROR.value]),
+        "mean_fraction_passed": _mean([r["fraction_passed"] for r in rows
+                                       if r["status"] != Status.SANDBOX_ERROR.value]),
         "num_samples": n_samples,
         "avg_gen_tokens": gen_token_total / n_samples if n_samples else 0.0,
         "avg_gen_tokens_passed": _mean([r["gen_tokens"] for r in rows if r["passed"]]),

@@ -9,7 +9,8 @@ still runs in the node's own sandbox, under the same limits.
 * Order: `run_many` returns results in input order (one future per request).
 * Failures: a Ray worker that dies (node lost, actor killed, out of memory) fails only the programs it
   held: each gets a `sandbox_error` result naming the loss (an infrastructure failure, run again on
-  another worker by `Batches.submit`); the worker is dropped and later programs go to the others.  With no worker left, `submit` raises `SandboxUnavailable`.
+  another worker by `Batches.submit`); the worker is dropped and later programs go to the others.  With no
+  worker left, `submit` raises `SandboxUnavailable`.
 * Refused requests and math answers are judged in the caller, as `Sandbox` does: nothing is shipped.
 * Network: `RaySandbox()` without an address starts a local Ray instance bound to 127.0.0.1 with no
   dashboard (docs/architecture.md, convention 4: nothing listens beyond loopback unless asked) and shuts

@@ -96,6 +96,9 @@ def test_failures_that_stay_are_left_out_of_the_advantages_and_counted(model_dir
     rows = metrics(cfg.out)
     assert [m["sandbox/infra_failures"] for m in rows] == [2.0, 2.0]  # 2 groups of 3, one row each
     assert [m["sandbox/sandbox_error_rate"] for m in rows] == pytest.approx([1 / 3, 1 / 3])
+    assert [m["watch/stalls"] for m in rows] == [0.0, 0.0]  # the stall watch ran (train/stalls.py)
+    with open(os.path.join(cfg.out, "heartbeat.json")) as f:
+        assert json.load(f)["phase"] == "ended"
     for rewards, group_ids, advantage in seen:  # the estimator saw the 4 remaining rows alone
         assert group_ids.tolist() == [0, 0, 1, 1]
         want, _ = real(rewards, group_ids, torch.ones(4, 1))

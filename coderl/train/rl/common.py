@@ -49,6 +49,7 @@ from coderl.train.sources.curriculum import Curriculum
 from coderl.train.sources.pass_rates import describe_rates, measured_rates
 from coderl.train.sources.rollout_source import LocalSource, RolloutSource
 from coderl.train.sources.rounds import RolloutContext, ScoredRollouts
+from coderl.train.stalls import Heartbeat
 from coderl.train.updater import Updater, trainable_parameters
 
 # ---------------------------------------------------------------------------------------------------
@@ -162,8 +163,11 @@ class Training:
                     self.source = EngineSource(context, self.ledger.start_step)
                 else:  # its slice of every round on each of several processes
                     self.source = LocalSource(context, self.ranks)
-                self.ledger.evaluate_start()
-                yield self
+                # RUN/heartbeat.json, stalls said while they last, the hard limit on every wait (`train/stalls.py`)
+                beating = Heartbeat(cfg.out, self.ledger.watch) if self.ranks.is_main else contextlib.nullcontext()
+                with beating:
+                    self.ledger.evaluate_start()
+                    yield self
         finally:
             if self.source is not None:
                 self.source.close()

@@ -48,6 +48,7 @@ def train(cfg: TrainConfig, *, log=print, reward_override=None) -> dict:
             t0 = time.perf_counter()
             rolled = run.source.get(step)
             t1 = time.perf_counter()
+            run.ledger.watch.phase("optimisation")
             stats, run.ledger.advantage_state = _optimise(cfg, run, rolled, step)
             metrics = {**rolled.metrics, **stats, "train/lr": run.updater.end_step(),
                        **common.step_timings(t0, t1, rolled, run.updater)}

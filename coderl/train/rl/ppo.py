@@ -73,6 +73,7 @@ def train(cfg: TrainConfig, *, log=print, reward_override=None) -> dict:
             t0 = time.perf_counter()
             rolled = run.source.get(step)
             t1 = time.perf_counter()
+            run.ledger.watch.phase("optimisation")
             targets = compute_targets(cfg, run.policy, value_head, rolled, run.updater)
             correction = run.source.correction(rolled, run.updater, prox=targets.start_logprobs)
             stats = _optimise(cfg, run, rolled.batch, targets, correction, step, rolled.infra)

@@ -134,7 +134,8 @@ def scored_round(ctx, step: int, indices: list[int], round_: int, ranks: Ranks):
     failed = scored.infra if scored.infra is not None else torch.zeros(len(rewards), dtype=torch.bool)
     earned = rewards[~failed]  # an infrastructure failure's reward was not earned: no mean counts it
     scored.metrics.update({"reward/total": float(earned.mean()) if len(earned) else 0.0,
-                           "sandbox/infra_failures": float(failed.sum()), "rollout/gen_tokens": float(batch.mask.sum(1).mean()),
+                           "sandbox/infra_failures": float(failed.sum()),
+                           "rollout/gen_tokens": float(batch.mask.sum(1).mean()),
                            "rollout/skipped_prompts": float(len(skipped)),
                            "rollout/truncated": sum(s.truncated for s in batch.samples) / len(batch.samples),
                            "rollout/zero_variance_groups": zero_variance_fraction(rewards, batch.group_ids)})

@@ -141,8 +141,18 @@ def load_task(case: Case):
 
 
 def all_cases() -> list[Case]:
-    from . import (answers, containment, hostile, hostile_judge, infra, legitimate, ordinary, rules, shared_work,
-                   tool_views)
+    from . import (
+        answers,
+        containment,
+        hostile,
+        hostile_judge,
+        infra,
+        legitimate,
+        ordinary,
+        rules,
+        shared_work,
+        tool_views,
+    )
 
     return [*hostile.CASES, *hostile_judge.CASES, *legitimate.CASES, *ordinary.CASES, *containment.CASES,
             *rules.CASES, *answers.CASES, *tool_views.CASES, *shared_work.CASES, *infra.CASES]
