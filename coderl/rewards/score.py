@@ -89,6 +89,14 @@ class RewardBatch:
     # no mean below counts it (the trainer gives it advantage 0: docs/training.md, "When a run goes wrong")
     caught: list[bool] = field(default_factory=list)  # [N] a judge-observed tamper note (`result.caught`)
     capped: list[float] = field(default_factory=list)  # [N] what the tamper cap took off the total (<= 0)
+    scorer_error: list[str] = field(default_factory=list)  # [N] a scorer's infrastructure failure (the reward
+    # model's), "" where none: like `sandbox_error`, no reward was earned
+
+    @property
+    def infra(self) -> list[bool]:
+        """[N] infrastructure failures: the sandbox's or a scorer's (no reward earned; advantage 0)."""
+        errors = self.scorer_error or [""] * len(self.total)
+        return [bad or bool(e) for bad, e in zip(self.sandbox_error, errors)]
 
     def __len__(self) -> int:
         return len(self.total)
@@ -100,11 +108,12 @@ class RewardBatch:
 
         return RewardBatch(pick(self.total), {k: pick(v) for k, v in self.components.items()}, dict(self.weights),
                            pick(self.empty), pick(self.truncated), pick(self.tampered), pick(self.passed),
-                           pick(self.timed_out), pick(self.sandbox_error), pick(self.caught), pick(self.capped))
+                           pick(self.timed_out), pick(self.sandbox_error), pick(self.caught), pick(self.capped),
+                           pick(self.scorer_error) if self.scorer_error else [])
 
     def metrics(self) -> dict[str, float]:
         """Batch means, namespaced (NaN for an empty batch), over the rows that are no infrastructure failure
-        (`sandbox_error`: no reward was earned), but for sandbox/sandbox_error_rate, over every row.
+        (`infra`: no reward was earned), but for sandbox/sandbox_error_rate, over every row.
 
         reward/total             mean total reward
         reward/<name>            mean *unweighted* value of the component (a rate for 0/1 components)
@@ -115,7 +124,7 @@ class RewardBatch:
         (judge-observed notes: the capped samples), sandbox/sandbox_error_rate
         """
         def mean(values: list) -> float:
-            return _mean(v for v, bad in zip(values, self.sandbox_error) if not bad)
+            return _mean(v for v, bad in zip(values, self.infra) if not bad)
 
         out = {"reward/total": mean(self.total)}
         for name, values in self.components.items():
@@ -150,12 +159,18 @@ def score(config: RewardConfig, results: list[ExecutionResult], samples: list[Sa
     weights = {name: float(w) for name, w in config.weights.items() if w != 0}
     components: dict[str, list[float]] = {}
     total = [0.0] * n
+    scorer_error = [""] * n
     for name, weight in weights.items():
         component = REWARDS[name]
         params = {p: getattr(config, p) for p in component.params}
         extra = component.prepare(samples, tasks, **params) if component.prepare else [{}] * n
-        values = [float(component.fn(r, s, t, **params, **e))
-                  for r, s, t, e in zip(results, samples, tasks, extra)]
+        values = []
+        for i, (r, s, t, e) in enumerate(zip(results, samples, tasks, extra)):
+            if e.get("infra_error"):  # the scorer failed on this row (`learned.scores_as_kwargs`): nothing earned
+                scorer_error[i] = scorer_error[i] or e["infra_error"]
+                values.append(0.0)
+            else:
+                values.append(float(component.fn(r, s, t, **params, **e)))
         components[name] = values
         total = [acc + weight * v for acc, v in zip(total, values)]
     caught = [bool(r.caught) for r in results]
@@ -175,4 +190,5 @@ def score(config: RewardConfig, results: list[ExecutionResult], samples: list[Sa
         sandbox_error=[r.status is Status.SANDBOX_ERROR for r in results],
         caught=caught,
         capped=capped,
+        scorer_error=scorer_error if any(scorer_error) else [],
     )

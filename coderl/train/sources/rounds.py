@@ -170,8 +170,10 @@ def _slice(ctx, step: int, step_tasks: list, start: int, gen: Generation) -> _Sl
         rb = score(ctx.rewards_cfg, got.results, batch.samples, group_tasks)
         totals = (ctx.reward_override(got.results, batch.samples, group_tasks)
                   if ctx.reward_override is not None else rb.total)
-    failed = [r.status is Status.SANDBOX_ERROR for r in got.results]  # what the reward scores: each row's last answer
-    cause = next((r.message for r, bad in zip(got.results, failed) if bad), "")
+    failed = rb.infra  # the sandbox's or the reward model's infrastructure failures (each row's last answer)
+    causes = [r.message if r.status is Status.SANDBOX_ERROR else e
+              for r, e in zip(got.results, rb.scorer_error or [""] * len(failed))]
+    cause = next((c for c, bad in zip(causes, failed) if bad), "")
     return _Slice(start, batch, [float(t) for t in totals], [r.passed for r in got.results],
                   {**rb.metrics(), **repair_metrics}, got.skipped, got.gen_seconds, turn_rewards, list(failed), cause)
 
