@@ -176,13 +176,18 @@ class Batches:
             if not infra_failure(result) or left <= 0:
                 outer.set_result(result)
                 return
+            # sent from a thread of its own: this callback may run in a backend's reader thread, which must
+            # not block on writing to the server it alone reads from
+            threading.Thread(target=again, args=(result,), daemon=True, name="coderl-sandbox-retry").start()
+
+        def again(result: ExecutionResult) -> None:
             try:
-                again = self.submit_once(request)
+                retry = self.submit_once(request)
             except Exception:  # the sandbox is gone (closed, or its server cannot start): the failure stands
                 outer.set_result(result)
                 return
             self.retried += 1
-            self._attempt(request, outer, again, left - 1)
+            self._attempt(request, outer, retry, left - 1)
 
         inner.add_done_callback(settle)
 
