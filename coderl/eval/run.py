@@ -42,7 +42,7 @@ from coderl.models.spec import resolve_spec
 from coderl.rollout.collect import Generation, RepairConfig
 from coderl.rollout.engine import ENGINE_LOG, ENGINES
 from coderl.rollout.formats import FORMATS
-from coderl.sandbox.client import INFRA_RETRIES
+from coderl.sandbox.batches import INFRA_RETRIES
 from coderl.sandbox.config import SandboxConfig
 from coderl.sandbox.types import Status, is_judge_observed
 from coderl.tasks import load_tasks

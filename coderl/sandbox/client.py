@@ -29,6 +29,7 @@ from collections.abc import Iterable
 from concurrent.futures import Future
 
 from .answers import judge_answer
+from .batches import Batches
 from .isolation import EXPOSE_ENV, HIDE_ENV
 from .judge import judge
 from .types import (
@@ -46,7 +47,6 @@ SERVER_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "server.p
 SERVER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
 MAX_RETRIES = 1  # a request running when the server died is re-sent this often; once more: the program's failure
 RESEND_LIMIT = 8  # server deaths a request not yet started waits through before it is an infrastructure failure
-INFRA_RETRIES = 2  # an infrastructure failure (`sandbox_error`) is run again up to this many times (`Batches.submit`)
 ISOLATION_LEVELS = ("auto", "full", "uid", "rlimits")
 _WARNED: set[str] = set()
 
@@ -144,65 +144,6 @@ def _wire(request: ExecutionRequest, rid: int) -> dict:
             "address_space": bool(lim.address_space),
         },
     }
-
-
-def infra_failure(result: ExecutionResult) -> bool:
-    """An infrastructure failure: a result the program provably did not cause (status `sandbox_error`)."""
-    return result.status is Status.SANDBOX_ERROR
-
-
-class Batches:
-    """`submit` (with the infrastructure retry), `run`, `run_many` and the context manager, over a sandbox's
-    `submit_once` and `close` (`Sandbox`, `RaySandbox`)."""
-
-    infra_retries = INFRA_RETRIES
-    retried = 0  # infrastructure failures run again so far (an instance's own count once one happens)
-
-    def submit(self, request: ExecutionRequest) -> Future:
-        """Queue a request; its future's result is the program's verdict, or a `sandbox_error` that was still one
-        after `infra_retries` more runs (the retried runs are the same request: a verdict that comes back is the
-        one a fault-free run gives)."""
-        outer: Future = Future()
-        self._attempt(request, outer, self.submit_once(request), self.infra_retries)
-        return outer
-
-    def _attempt(self, request: ExecutionRequest, outer: Future, inner: Future, left: int) -> None:
-        def settle(done: Future) -> None:
-            try:
-                result = done.result()
-            except BaseException as exc:  # noqa: BLE001 -- the caller gets what the backend raised
-                outer.set_exception(exc)
-                return
-            if not infra_failure(result) or left <= 0:
-                outer.set_result(result)
-                return
-            # sent from a thread of its own: this callback may run in a backend's reader thread, which must
-            # not block on writing to the server it alone reads from
-            threading.Thread(target=again, args=(result,), daemon=True, name="coderl-sandbox-retry").start()
-
-        def again(result: ExecutionResult) -> None:
-            try:
-                retry = self.submit_once(request)
-            except Exception:  # the sandbox is gone (closed, or its server cannot start): the failure stands
-                outer.set_result(result)
-                return
-            self.retried += 1
-            self._attempt(request, outer, retry, left - 1)
-
-        inner.add_done_callback(settle)
-
-    def run(self, request: ExecutionRequest) -> ExecutionResult:
-        return self.submit(request).result()
-
-    def run_many(self, requests: Iterable[ExecutionRequest]) -> list[ExecutionResult]:
-        futures = [self.submit(r) for r in requests]  # all queued first: they run `workers` at a time
-        return [f.result() for f in futures]
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
 
 
 class Sandbox(Batches):

@@ -28,7 +28,8 @@ import threading
 from collections.abc import Iterable
 from concurrent.futures import Future
 
-from .client import Batches, Sandbox, SandboxUnavailable, settled_here
+from .batches import Batches
+from .client import Sandbox, SandboxUnavailable, settled_here
 from .types import ExecutionRequest, ExecutionResult, Limits, Status
 
 START_TIMEOUT = 120  # seconds for the Ray workers to start (and report their isolation level)

@@ -9,7 +9,8 @@ from concurrent.futures import Future
 import pytest
 
 from coderl.sandbox import client
-from coderl.sandbox.client import INFRA_RETRIES, RESEND_LIMIT, Batches, Sandbox, SandboxUnavailable
+from coderl.sandbox.batches import INFRA_RETRIES, Batches
+from coderl.sandbox.client import RESEND_LIMIT, Sandbox, SandboxUnavailable
 from coderl.sandbox.judge import _status, judge
 from coderl.sandbox.types import ExecutionResult, Limits, Status
 

@@ -11,7 +11,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from coderl.sandbox.client import Batches, Sandbox  # noqa: E402
+from coderl.sandbox.batches import Batches  # noqa: E402
+from coderl.sandbox.client import Sandbox  # noqa: E402
 from coderl.sandbox.types import ExecutionResult, Status  # noqa: E402
 from coderl.train.infra_guard import InfraFailuresStop, InfraGuard  # noqa: E402
 from coderl.train.rl.policy_gradient import train  # noqa: E402
