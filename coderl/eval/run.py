@@ -35,7 +35,7 @@ from coderl.base.config import DEVICES, ConfigError, flatten, option, require, s
 from coderl.base.outputs import finished, leave_nothing, refuse_existing, refuse_inputs, writable
 from coderl.eval.chunks import PARTIAL, collect_chunks, read_chunks, read_partial
 from coderl.eval.passk import pass_at_k, summarize
-from coderl.eval.render import md_table, over
+from coderl.eval.render import infra_text, md_table, over
 from coderl.eval.stats import bootstrap_ci
 from coderl.eval.turns import format_turns
 from coderl.models.spec import resolve_spec
@@ -346,17 +346,6 @@ def format_markdown(summary: dict, counts: dict, tokens: dict) -> str:
                             [[task_id, f"{c}/{n}", f"{sum(tokens[task_id]) / len(tokens[task_id]):.1f}"]
                              if tokens[task_id] else [task_id, "0/0", "-"] for task_id, (n, c) in counts.items()])]
     return "\n".join(lines) + "\n"
-
-
-def infra_text(summary: dict) -> str:
-    """The line on infrastructure failures: how many, that they are left out, and the tasks left incomplete."""
-    infra = summary["infra_failures"]
-    text = (f"infrastructure failures: {infra['samples']} sample(s) of {len(infra['by_task'])} task(s) failed in the "
-            f"sandbox after {infra['retries']} re-runs; left out of every rate (no verdict on the program)")
-    for name, tasks in summary.get("incomplete", {}).items():
-        text += f"; incomplete for {name} (fewer samples than k, not scored): {', '.join(tasks[:10])}" + (
-            f" and {len(tasks) - 10} more" if len(tasks) > 10 else "")
-    return text
 
 
 def format_summary(summary: dict) -> str:

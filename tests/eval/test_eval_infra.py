@@ -42,3 +42,35 @@ def test_an_infrastructure_failure_is_reported_apart_never_as_a_wrong_answer(tmp
     text = format_summary(summary)
     assert "infrastructure failures: 1 sample(s) of 1 task(s)" in text and "incomplete for pass@1" in text
     assert "infrastructure failures" in (tmp_path / "results.md").read_text()
+
+
+def test_check_reports_an_infrastructure_failure_apart(tmp_path, capsys, monkeypatch):
+    import json
+    from concurrent.futures import Future
+
+    from coderl.cli import main
+    from coderl.sandbox.batches import Batches
+    from coderl.sandbox.client import Sandbox
+    from coderl.sandbox.types import ExecutionResult, Status
+
+    real = Sandbox.submit_once
+
+    def submit_once(self, request):  # the wrong answer's run never starts: its slot could not be made
+        if "a - b" in request.program:
+            future = Future()
+            future.set_result(ExecutionResult(status=Status.SANDBOX_ERROR, message="injected: no slot"))
+            return future
+        return real(self, request)
+
+    monkeypatch.setattr(Sandbox, "submit_once", submit_once)
+    monkeypatch.setattr(Batches, "infra_retries", 0)
+    rows = [{"task_id": "Toy/0", "completion": "    return a + b\n"},
+            {"task_id": "Toy/0", "completion": "    return a - b\n"}]
+    (tmp_path / "s.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "results.jsonl"
+    assert main(["check", "--tasks", TASKS, "--completions", str(tmp_path / "s.jsonl"), "--out", str(out),
+                 "--workers", "1"]) == 0
+    summary = json.loads((tmp_path / "results.jsonl.summary.json").read_text())
+    assert summary["pass_at_k"] == {"pass@1": 1.0}  # 1/1, not 1/2: the failure is no wrong answer
+    assert summary["infra_failures"]["by_task"] == {"Toy/0": 1}
+    assert "infrastructure failures: 1 sample(s) of 1 task(s)" in capsys.readouterr().out
