@@ -117,6 +117,43 @@ def _group_stats(rewards: Tensor, group_ids: Tensor) -> tuple[Tensor, Tensor, Te
     return (torch.where(flat, rewards, mean[index]), torch.where(flat, 0.0, var[index].sqrt()), count[index])
 
 
+def scored_rows(failed: Tensor, group_ids: Tensor) -> Tensor:
+    """[B] bool: the rows whose rewards the advantages use.  `failed` [B] bool marks infrastructure failures
+    (a sandbox that failed where the program could not have caused it: no reward was earned): those rows are
+    left out, and so is every row of a group they left with fewer than 2 rows (no baseline to compare with).
+    A group without a failure keeps all its rows, whatever its size."""
+    if failed.shape != group_ids.shape or failed.dim() != 1:
+        raise ValueError(f"failed {tuple(failed.shape)} and group_ids {tuple(group_ids.shape)} must be [B]")
+    failed = failed.bool()
+    _, index = torch.unique(group_ids, return_inverse=True)
+    groups = int(index.max()) + 1 if index.numel() else 0
+    zeros = torch.zeros(groups, dtype=torch.long, device=failed.device)
+    lost = zeros.scatter_add(0, index, failed.long())[index]  # [B] failures in the row's group
+    left = zeros.scatter_add(0, index, (~failed).long())[index]  # [B] rows left in it
+    return ~failed & ((lost == 0) | (left >= 2))
+
+
+def on_rows(estimate: Callable[[Tensor], tuple[Tensor, dict]], keep: Tensor, mask: Tensor) -> tuple[Tensor, dict]:
+    """Advantages [B, T] computed on the rows `keep` ([B] bool) alone, 0 on every other row: `estimate(rows)`
+    returns the estimator's (advantages [n, T], state) for the row indices `rows` (its rewards, group ids,
+    mask and values at those rows).  A state entry of shape [n, T] (gae's `returns`) is spread back the same
+    way.  With every row kept it is `estimate(all rows)` itself."""
+    rows = keep.nonzero().squeeze(1)
+    if rows.numel() == keep.numel():
+        return estimate(rows)
+    out = torch.zeros(mask.shape, dtype=torch.float32, device=mask.device)
+    if rows.numel() == 0:
+        return out, {}
+    part, state = estimate(rows)
+    out[rows] = part.to(torch.float32)
+    for name, value in list(state.items()):
+        if isinstance(value, Tensor) and value.shape == part.shape:
+            spread = torch.zeros(mask.shape, dtype=value.dtype, device=value.device)
+            spread[rows] = value
+            state[name] = spread
+    return out, state
+
+
 # ---------------------------------------------------------------------------------------------------
 # estimators
 

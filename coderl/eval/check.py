@@ -22,8 +22,11 @@ from coderl.base.config import ConfigError, option, require, section
 from coderl.base.outputs import atomic, finished, leave_nothing, refuse_existing, refuse_inputs, write_json
 from coderl.base.progress import on_stderr
 from coderl.eval.passk import summarize
+from coderl.eval.render import infra_text
+from coderl.sandbox.batches import INFRA_RETRIES
 from coderl.sandbox.client import Sandbox
 from coderl.sandbox.config import SandboxConfig
+from coderl.sandbox.types import Status
 from coderl.tasks import TaskFormatError, load_tasks
 from coderl.tasks.loaders.jsonl import iter_jsonl
 from coderl.tasks.spec import open_sandbox, task_files
@@ -132,6 +135,7 @@ def _check(cfg: CheckConfig) -> dict:
     tamper: Counter = Counter()
     backstops = 0
     counts: dict[str, list[int]] = {}
+    infra: Counter = Counter()  # task -> samples still a sandbox_error after the sandbox's re-runs: not scored
     hide = [os.path.abspath(p) for p in (cfg.completions, cfg.out, cfg.out and cfg.out + ".partial") if p]
     with atomic(cfg.out, suffix=".partial") if cfg.out else nullcontext() as out, \
             open_sandbox(cfg.sandbox, cfg.tasks, hide=hide, limits=limits) as sandbox:  # local, or Ray (--backend ray)
@@ -147,8 +151,11 @@ def _check(cfg: CheckConfig) -> dict:
             backstops += "wall-clock backstop" in result.message  # not the CPU limit: a sleep, or a loaded machine
             tamper.update(result.tamper)
             n_c = counts.setdefault(row["task_id"], [0, 0])
-            n_c[0] += 1
-            n_c[1] += result.passed
+            if result.status is Status.SANDBOX_ERROR:  # no verdict on the program: reported apart
+                infra[row["task_id"]] += 1
+            else:
+                n_c[0] += 1
+                n_c[1] += result.passed
             if out:
                 out.write(json.dumps({**row, **result.to_dict()}) + "\n")
             if line:
@@ -158,7 +165,9 @@ def _check(cfg: CheckConfig) -> dict:
         if cfg.time_limits:  # before --out is renamed into place: a failure here leaves neither
             write_time_limits(cfg.time_limits, [by_id[r["task_id"]] for r in rows], results, cfg)
     elapsed = time.perf_counter() - start
-    passk = summarize({t: (n, c) for t, (n, c) in counts.items()}).to_dict()
+    # with infrastructure failures, a task short of k samples is incomplete for pass@k (listed, not scored)
+    planned = max(n + infra[t] for t, (n, _) in counts.items()) if infra else None
+    passk = summarize({t: (n, c) for t, (n, c) in counts.items()}, planned=planned).to_dict()
     summary = {
         "tasks": taskset.describe(),  # its num_tasks: the set's; of them, tasks_checked had a completion
         "tasks_checked": passk.pop("num_tasks"),
@@ -167,6 +176,7 @@ def _check(cfg: CheckConfig) -> dict:
         "passed": sum(c for _, c in counts.values()),
         **passk,
         "statuses": dict(statuses),
+        "infra_failures": {"samples": sum(infra.values()), "retries": INFRA_RETRIES, "by_task": dict(infra)},
         "timeouts_at_the_wall_clock_backstop": backstops,
         "tamper": dict(tamper),
         "seconds": round(elapsed, 3),
@@ -266,6 +276,8 @@ def format_summary(summary: dict) -> str:
         shown = ", ".join(summary["tasks_with_min_samples"][:10])
         lines.append(f"tasks with the fewest samples ({summary['min_samples']}): {shown}")
     lines.append("statuses: " + ", ".join(f"{k}={v}" for k, v in sorted(summary["statuses"].items())))
+    if summary.get("infra_failures", {}).get("samples"):
+        lines.append(infra_text(summary))
     if summary["timeouts_at_the_wall_clock_backstop"]:
         lines.append(f"of the timeouts, {summary['timeouts_at_the_wall_clock_backstop']} at the wall-clock backstop, "
                      "not the CPU limit: a sleep, a blocked read, or a machine too loaded to run them")

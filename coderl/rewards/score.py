@@ -85,9 +85,18 @@ class RewardBatch:
     tampered: list[bool]  # [N] any tamper note, courtesy reports included (`result.tamper` non-empty)
     passed: list[bool]  # [N] result.passed
     timed_out: list[bool]  # [N] result.status is TIMEOUT
-    sandbox_error: list[bool]  # [N] the sandbox failed (status SANDBOX_ERROR): reward 0 not earned
+    sandbox_error: list[bool]  # [N] an infrastructure failure (status SANDBOX_ERROR): its 0 was not earned, and
+    # no mean below counts it (the trainer gives it advantage 0: docs/training.md, "When a run goes wrong")
     caught: list[bool] = field(default_factory=list)  # [N] a judge-observed tamper note (`result.caught`)
     capped: list[float] = field(default_factory=list)  # [N] what the tamper cap took off the total (<= 0)
+    scorer_error: list[str] = field(default_factory=list)  # [N] a scorer's infrastructure failure (the reward
+    # model's), "" where none: like `sandbox_error`, no reward was earned
+
+    @property
+    def infra(self) -> list[bool]:
+        """[N] infrastructure failures: the sandbox's or a scorer's (no reward earned; advantage 0)."""
+        errors = self.scorer_error or [""] * len(self.total)
+        return [bad or bool(e) for bad, e in zip(self.sandbox_error, errors)]
 
     def __len__(self) -> int:
         return len(self.total)
@@ -99,10 +108,12 @@ class RewardBatch:
 
         return RewardBatch(pick(self.total), {k: pick(v) for k, v in self.components.items()}, dict(self.weights),
                            pick(self.empty), pick(self.truncated), pick(self.tampered), pick(self.passed),
-                           pick(self.timed_out), pick(self.sandbox_error), pick(self.caught), pick(self.capped))
+                           pick(self.timed_out), pick(self.sandbox_error), pick(self.caught), pick(self.capped),
+                           pick(self.scorer_error) if self.scorer_error else [])
 
     def metrics(self) -> dict[str, float]:
-        """Batch means, namespaced (NaN for an empty batch).
+        """Batch means, namespaced (NaN for an empty batch), over the rows that are no infrastructure failure
+        (`infra`: no reward was earned), but for sandbox/sandbox_error_rate, over every row.
 
         reward/total             mean total reward
         reward/<name>            mean *unweighted* value of the component (a rate for 0/1 components)
@@ -112,19 +123,22 @@ class RewardBatch:
         sandbox/pass_rate, sandbox/timeout_rate, sandbox/tamper_rate (any note), sandbox/caught_rate
         (judge-observed notes: the capped samples), sandbox/sandbox_error_rate
         """
-        out = {"reward/total": _mean(self.total)}
+        def mean(values: list) -> float:
+            return _mean(v for v, bad in zip(values, self.infra) if not bad)
+
+        out = {"reward/total": mean(self.total)}
         for name, values in self.components.items():
-            out[f"reward/{name}"] = _mean(values)
+            out[f"reward/{name}"] = mean(values)
         for name, values in self.components.items():
-            out[f"reward/weighted/{name}"] = self.weights[name] * _mean(values)
-        out["reward/tamper_cap"] = _mean(self.capped)
+            out[f"reward/weighted/{name}"] = self.weights[name] * mean(values)
+        out["reward/tamper_cap"] = mean(self.capped)
         out.update({
             "rollout/empty_rate": _mean(self.empty),
             "rollout/truncated_rate": _mean(self.truncated),
-            "sandbox/pass_rate": _mean(self.passed),
-            "sandbox/timeout_rate": _mean(self.timed_out),
-            "sandbox/tamper_rate": _mean(self.tampered),
-            "sandbox/caught_rate": _mean(self.caught),
+            "sandbox/pass_rate": mean(self.passed),
+            "sandbox/timeout_rate": mean(self.timed_out),
+            "sandbox/tamper_rate": mean(self.tampered),
+            "sandbox/caught_rate": mean(self.caught),
             "sandbox/sandbox_error_rate": _mean(self.sandbox_error),
         })
         return out
@@ -145,12 +159,18 @@ def score(config: RewardConfig, results: list[ExecutionResult], samples: list[Sa
     weights = {name: float(w) for name, w in config.weights.items() if w != 0}
     components: dict[str, list[float]] = {}
     total = [0.0] * n
+    scorer_error = [""] * n
     for name, weight in weights.items():
         component = REWARDS[name]
         params = {p: getattr(config, p) for p in component.params}
         extra = component.prepare(samples, tasks, **params) if component.prepare else [{}] * n
-        values = [float(component.fn(r, s, t, **params, **e))
-                  for r, s, t, e in zip(results, samples, tasks, extra)]
+        values = []
+        for i, (r, s, t, e) in enumerate(zip(results, samples, tasks, extra)):
+            if e.get("infra_error"):  # the scorer failed on this row (`learned.scores_as_kwargs`): nothing earned
+                scorer_error[i] = scorer_error[i] or e["infra_error"]
+                values.append(0.0)
+            else:
+                values.append(float(component.fn(r, s, t, **params, **e)))
         components[name] = values
         total = [acc + weight * v for acc, v in zip(total, values)]
     caught = [bool(r.caught) for r in results]
@@ -170,4 +190,5 @@ def score(config: RewardConfig, results: list[ExecutionResult], samples: list[Sa
         sandbox_error=[r.status is Status.SANDBOX_ERROR for r in results],
         caught=caught,
         capped=capped,
+        scorer_error=scorer_error if any(scorer_error) else [],
     )

@@ -6,8 +6,15 @@
 The fork server is started by exec with a minimal environment (never forked from this process, which
 may be a threaded trainer), so programs never inherit this process's memory, threads or environment.
 `submit` returns a Future, so execution overlaps with whatever the caller does next (generation).
-If the server dies (a program killed it, say), pending requests are re-sent once to a fresh server;
-a request that kills the server twice gets a `sandbox_error` result, and the batch carries on.
+If the server dies (a program killed it, say), pending requests are re-sent to a fresh server: one that
+was running each time it died twice is the program's failure (`runtime_error`: only a running program can
+kill the server), one not yet started is re-sent without a strike.
+
+`sandbox_error` is an infrastructure failure, and only where the program provably could not cause it
+(docs/training.md, "When a run goes wrong"): a run whose set-up failed before any of its processes was
+forked, a request not yet started when the server died `RESEND_LIMIT` times or could not be restarted, a
+lost Ray worker.  `submit` runs such a request again, up to `INFRA_RETRIES` more times, before it returns
+the `sandbox_error`.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from collections.abc import Iterable
 from concurrent.futures import Future
 
 from .answers import judge_answer
+from .batches import Batches
 from .isolation import EXPOSE_ENV, HIDE_ENV
 from .judge import judge
 from .types import (
@@ -37,7 +45,8 @@ from .types import (
 
 SERVER_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "server.py")
 SERVER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
-MAX_RETRIES = 1
+MAX_RETRIES = 1  # a request running when the server died is re-sent this often; once more: the program's failure
+RESEND_LIMIT = 8  # server deaths a request not yet started waits through before it is an infrastructure failure
 ISOLATION_LEVELS = ("auto", "full", "uid", "rlimits")
 _WARNED: set[str] = set()
 
@@ -137,23 +146,6 @@ def _wire(request: ExecutionRequest, rid: int) -> dict:
     }
 
 
-class Batches:
-    """`run`, `run_many` and the context manager, over a sandbox's `submit` and `close` (`Sandbox`, `RaySandbox`)."""
-
-    def run(self, request: ExecutionRequest) -> ExecutionResult:
-        return self.submit(request).result()
-
-    def run_many(self, requests: Iterable[ExecutionRequest]) -> list[ExecutionResult]:
-        futures = [self.submit(r) for r in requests]  # all queued first: they run `workers` at a time
-        return [f.result() for f in futures]
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-
 class Sandbox(Batches):
     """A pool of `workers` concurrent program runs behind one fork server."""
 
@@ -177,9 +169,10 @@ class Sandbox(Batches):
         self.warning: str | None = None
         self.server_info: dict = {}
         self.restarts = 0  # times the server died and was replaced (a program killed it, say)
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # reentrant: a restart that fails its memory check closes under it
         self._ids = itertools.count()
-        self._pending: dict[int, tuple[ExecutionRequest, Future, int]] = {}
+        self._pending: dict[int, tuple[ExecutionRequest, Future, int, int]] = {}
+        self.broken: str | None = None  # why no server runs any more (it died and could not be restarted)
         self._started: set[int] = set()  # request ids whose first process the server has started
         self._proc: subprocess.Popen | None = None
         self._closed = False
@@ -236,19 +229,22 @@ class Sandbox(Batches):
                 entry = self._pending.pop(msg["id"], None)
             if entry is None:
                 continue
-            request, future, _ = entry
+            request, future = entry[:2]
             try:
                 result = judge(request, msg["runs"], self.isolation, build=msg.get("build"))
-            except Exception as exc:  # a judging bug must not hang the caller
-                result = ExecutionResult(status=Status.SANDBOX_ERROR, message=f"judge failed: {exc!r}",
+            except Exception as exc:  # a judging bug must not hang the caller; the program's output may have
+                # provoked it, so it is the program's verdict, never an infrastructure failure
+                result = ExecutionResult(status=Status.RUNTIME_ERROR, message=f"judging failed: {exc!r}"[:300],
                                          isolation=self.isolation)
             future.set_result(result)
         proc.wait()
         self._server_died(proc)
 
     def _server_died(self, proc: subprocess.Popen) -> None:
-        """A server that died: a fresh one, and every pending request re-sent; one that was running when it died
-        twice gets `sandbox_error`."""
+        """A server that died: a fresh one, and every pending request re-sent.  One that was running when it died
+        twice is the program's failure; one not yet started is re-sent without a strike, up to RESEND_LIMIT
+        deaths, then (or when no server starts again) an infrastructure failure."""
+        settled: list[tuple[Future, ExecutionResult]] = []  # set after the lock: a future's callback may submit
         with self._lock:
             if self._closed or proc is not self._proc:
                 return
@@ -257,23 +253,36 @@ class Sandbox(Batches):
             self._pending.clear()
             self._started = set()
             self.restarts += 1
-            self._start()
-            for rid, (request, future, tries) in pending:
-                # Only a program that was running can have killed the server: queued ones are
-                # re-sent without a strike.
-                tries += rid in started
-                if tries > MAX_RETRIES:
-                    future.set_result(ExecutionResult(
+            why = f"exit {proc.returncode}"
+            try:
+                self._start()
+            except Exception as exc:  # noqa: BLE001 -- no server: every pending request settles now
+                self._closed = True
+                self.broken = f"the sandbox server died ({why}) and could not be restarted: {exc}"[:300]
+            for rid, (request, future, tries, deaths) in pending:
+                # Only a program that was running can have killed the server: queued ones wait without a strike.
+                ran = rid in started
+                tries, deaths = tries + ran, deaths + 1
+                if ran and (tries > MAX_RETRIES or self.broken):
+                    settled.append((future, ExecutionResult(
+                        status=Status.RUNTIME_ERROR, isolation=self.isolation,
+                        message=f"the sandbox server died while this program ran ({why}), "
+                                + ("and could not be restarted" if self.broken else f"{tries} times"))))
+                elif self.broken or deaths > RESEND_LIMIT:
+                    settled.append((future, ExecutionResult(
                         status=Status.SANDBOX_ERROR, isolation=self.isolation,
-                        message=f"the sandbox server died while running this program (exit {proc.returncode})",
-                    ))
+                        message=self.broken or f"the sandbox server died {deaths} times before this program "
+                                               f"started ({why})")))
                 else:
-                    self._send(request, future, tries)
+                    self._send(request, future, tries, deaths)
+        for future, result in settled:
+            future.set_result(result)
 
-    def _send(self, request: ExecutionRequest, future: Future, tries: int) -> None:
-        """Send one request to the server, remembering its future and how often it was sent."""
+    def _send(self, request: ExecutionRequest, future: Future, tries: int, deaths: int = 0) -> None:
+        """Send one request to the server, remembering its future, the server deaths it ran through (`tries`) and
+        all it waited through (`deaths`)."""
         rid = next(self._ids)
-        self._pending[rid] = (request, future, tries)
+        self._pending[rid] = (request, future, tries, deaths)
         data = (json.dumps(_wire(request, rid)) + "\n").encode()
         try:
             assert self._proc is not None and self._proc.stdin is not None
@@ -294,9 +303,9 @@ class Sandbox(Batches):
                 f"{start / 2**20:.0f} MiB")
 
     # ---- public API ----------------------------------------------------------------------------
-    def submit(self, request: ExecutionRequest) -> Future:
-        """Queue a request and return its future; refused and answer-only requests are settled here, without the
-        server."""
+    def submit_once(self, request: ExecutionRequest) -> Future:
+        """Queue a request and return its future (one run: `submit` adds the infrastructure retry); refused and
+        answer-only requests are settled here, without the server."""
         if request.limits.memory_bytes > self.limits.memory_bytes:
             check_memory_budget(self.workers, request.limits.memory_bytes)
         self.check_start_memory(request.limits.memory_bytes)
@@ -306,6 +315,8 @@ class Sandbox(Batches):
             return settled
         future: Future = Future()
         with self._lock:
+            if self.broken:
+                raise SandboxUnavailable(self.broken)
             if self._closed:
                 raise RuntimeError("sandbox is closed")
             self._send(request, future, 0)

@@ -74,6 +74,7 @@ class Job:
             self.runs = [Run(self, i, t["source"], t.get("argv")) for i, t in enumerate(tests)]
         self.pending = len(self.runs)
         self.build = Run(self, -1, None) if msg["mode"] == "command" and msg.get("build_argv") else None
+        self.forked = False  # a process of this job was asked of the zygote (`Server.fail`: whose failure it is)
         self.built = {}  # relative path -> (bytes, mode): the build's outputs
 
     def first_runs(self):

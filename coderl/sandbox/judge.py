@@ -111,8 +111,13 @@ def judge(request: ExecutionRequest, runs: list[dict], isolation: str = "",
           build: dict | None = None) -> ExecutionResult:
     """The verdict of a request from the server's reports of its runs (and of its build, if any)."""
     broken = next((r["sandbox_error"] for r in [*runs, *([build] if build else [])] if "sandbox_error" in r), None)
-    if broken is not None:  # the sandbox failed to set up or clean up this run (never the program's fault)
+    if broken is not None:  # the sandbox failed to set up this job before any of its processes was forked
         return ExecutionResult(status=Status.SANDBOX_ERROR, message=broken, isolation=isolation)
+    provoked = next((r["after_start_error"] for r in [*runs, *([build] if build else [])]
+                     if "after_start_error" in r), None)
+    if provoked is not None:  # the sandbox failed once the program could run: it may have provoked it
+        return ExecutionResult(status=Status.RUNTIME_ERROR, isolation=isolation,
+                               message=f"the sandbox failed after this program started: {provoked}"[:300])
     if build is not None and not runs:  # the build step failed: no test ran
         return _judge_build(request, build, isolation)
     if request.mode.value == "python_tests":
@@ -204,7 +209,8 @@ def _judge_tests(request: ExecutionRequest, run: dict, isolation: str) -> Execut
             elif judge.get("signal") == _signal.SIGKILL or _memory_hint(judge.get("stderr", "")):
                 failure = (Status.MEMORY_EXCEEDED, "the tests ran out of memory on the program's output")
             else:
-                failure = (Status.SANDBOX_ERROR, f"the judge ended without a verdict (exit code "
+                # the program may have ended its judge (through the channel, or by a signal at `rlimits`): its verdict
+                failure = (Status.RUNTIME_ERROR, f"the judge ended without a verdict (exit code "
                            f"{judge.get('exit_code')}, signal {judge.get('signal')}): {judge.get('stderr', '')[-200:]}")
         elif failure is None:
             failure = _process_failure(run, limits) or (Status.TIMEOUT, wall_backstop(run["cpu_seconds"], limits))
@@ -247,10 +253,13 @@ def _judge_tests(request: ExecutionRequest, run: dict, isolation: str) -> Execut
 
 
 def _status(name: Any) -> Status:
+    """A status named in the judge's records; never `sandbox_error` (records come from a process the program
+    shares a channel with, so what they say is never an infrastructure failure)."""
     try:
-        return Status(name)
+        status = Status(name)
     except ValueError:
         return Status.RUNTIME_ERROR
+    return Status.RUNTIME_ERROR if status is Status.SANDBOX_ERROR else status
 
 
 def _status_from_tests(result: ExecutionResult) -> TestOutcome | None:

@@ -8,8 +8,9 @@ still runs in the node's own sandbox, under the same limits.
 
 * Order: `run_many` returns results in input order (one future per request).
 * Failures: a Ray worker that dies (node lost, actor killed, out of memory) fails only the programs it
-  held: each gets a `sandbox_error` result naming the loss; the worker is dropped and later programs go
-  to the others.  With no worker left, `submit` raises `SandboxUnavailable`.
+  held: each gets a `sandbox_error` result naming the loss (an infrastructure failure, run again on
+  another worker by `Batches.submit`); the worker is dropped and later programs go to the others.  With no
+  worker left, `submit` raises `SandboxUnavailable`.
 * Refused requests and math answers are judged in the caller, as `Sandbox` does: nothing is shipped.
 * Network: `RaySandbox()` without an address starts a local Ray instance bound to 127.0.0.1 with no
   dashboard (docs/architecture.md, convention 4: nothing listens beyond loopback unless asked) and shuts
@@ -27,7 +28,8 @@ import threading
 from collections.abc import Iterable
 from concurrent.futures import Future
 
-from .client import Batches, Sandbox, SandboxUnavailable, settled_here
+from .batches import Batches
+from .client import Sandbox, SandboxUnavailable, settled_here
 from .types import ExecutionRequest, ExecutionResult, Limits, Status
 
 START_TIMEOUT = 120  # seconds for the Ray workers to start (and report their isolation level)
@@ -87,7 +89,7 @@ class RaySandbox(Batches):
         self.isolation = self.infos[0]["isolation"]  # every worker requested the same level
         self.workers = workers * ray_workers
 
-    def submit(self, request: ExecutionRequest) -> Future:
+    def submit_once(self, request: ExecutionRequest) -> Future:
         """Send a request to the next live actor (round robin) and return its future; refused and answer-only
         requests are settled here."""
         request.limits.validate()

@@ -211,6 +211,7 @@ class Server:
         child.update(self.pipes(run, role))
         names = list(child)
         head = {"role": role, "slot": run.slot, "key": proc.key, "fds": names}
+        run.job.forked = True  # from here on the program may run: no failure of this job is provably not its own
         socket.send_fds(self.zygote, [json.dumps(head).encode()], [child[n] for n in names])
         for fd in child.values():
             os.close(fd)
@@ -351,11 +352,12 @@ class Server:
             self.finish(run)
 
     def fail(self, run, message):
-        """End a run whose setup or cleanup failed: killed, its slot's directories made anew, a sandbox_error for its
-        job."""
+        """End a run whose setup or cleanup failed: killed, its slot's directories made anew, and for its job a
+        sandbox_error (an infrastructure failure) only when no process of the job was ever forked; once one
+        was, the program may have provoked the failure, and it is the program's (`after_start_error`)."""
         run.killed = run.killed or "error"
         self.kill(run)
-        run.report = {"sandbox_error": message[:300]}
+        run.report = {"after_start_error" if run.job.forked else "sandbox_error": message[:300]}
         self.active.discard(run)
         for fd in list(run.fds):
             self.sel.unregister(fd)

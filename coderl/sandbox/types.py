@@ -26,7 +26,8 @@ class Status(str, enum.Enum):
     MEMORY_EXCEEDED = "memory_exceeded"  # MemoryError under the address-space limit
     OUTPUT_EXCEEDED = "output_exceeded"  # wrote more than `Limits.output_kill_bytes`
     NOT_RUN = "not_run"  # a test that never started because the program ended first
-    SANDBOX_ERROR = "sandbox_error"  # the sandbox itself failed (never the program's fault)
+    SANDBOX_ERROR = "sandbox_error"  # an infrastructure failure: the sandbox failed where the program provably
+    # could not have caused it (coderl.sandbox.client); never a verdict on the program, and never scored as one
 
 
 class CheckKind(str, enum.Enum):

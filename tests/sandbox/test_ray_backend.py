@@ -83,8 +83,7 @@ def test_a_lost_worker_fails_only_its_programs(ray_sandbox):  # last: it kills o
     victim = (start + 1) % 2  # the worker that got futures 0, 2, 4
     ray.kill(sandbox._actors[victim])
     results = [f.result(timeout=120) for f in futures]
-    assert [r.status for r in results[1::2]] == [Status.PASSED] * 3  # the other worker's programs
-    assert [r.status for r in results[0::2]] == [Status.SANDBOX_ERROR] * 3
-    assert all("was lost" in r.message for r in results[0::2])
-    assert sandbox.lost == 1
+    # the lost worker's programs were an infrastructure failure, run again on the survivor (Batches.submit)
+    assert [r.status for r in results] == [Status.PASSED] * 6
+    assert sandbox.lost == 1 and sandbox.retried == 3
     assert sandbox.run(make_tests_request(ADD)).status is Status.PASSED  # the survivor takes new work

@@ -49,6 +49,7 @@ from coderl.train.sources.curriculum import Curriculum
 from coderl.train.sources.pass_rates import describe_rates, measured_rates
 from coderl.train.sources.rollout_source import LocalSource, RolloutSource
 from coderl.train.sources.rounds import RolloutContext, ScoredRollouts
+from coderl.train.stalls import Heartbeat
 from coderl.train.updater import Updater, trainable_parameters
 
 # ---------------------------------------------------------------------------------------------------
@@ -111,13 +112,16 @@ def prepare_run(cfg: TrainConfig, log, ranks: Ranks) -> tuple[str | None, list]:
     return ckpt, tasks
 
 
-def loss_mask(batch: RolloutBatch, overlong_filter: bool) -> torch.Tensor:
+def loss_mask(batch: RolloutBatch, overlong_filter: bool, failed: torch.Tensor | None = None) -> torch.Tensor:
     """[N, T] the tokens the loss, advantages and KL see: the batch's mask, without truncated rows
-    when `overlong_filter` is on."""
-    if not overlong_filter:
-        return batch.mask
-    truncated = torch.tensor([s.truncated for s in batch.samples], dtype=torch.bool)
-    return overlong_mask(batch.mask, truncated)
+    when `overlong_filter` is on, and without the rows `failed` marks ([N] bool: infrastructure failures,
+    which earned no reward and teach nothing)."""
+    mask = batch.mask
+    if overlong_filter:
+        mask = overlong_mask(mask, torch.tensor([s.truncated for s in batch.samples], dtype=torch.bool))
+    if failed is not None and bool(failed.any()):
+        mask = overlong_mask(mask, failed)
+    return mask
 
 
 @dataclass
@@ -159,8 +163,11 @@ class Training:
                     self.source = EngineSource(context, self.ledger.start_step)
                 else:  # its slice of every round on each of several processes
                     self.source = LocalSource(context, self.ranks)
-                self.ledger.evaluate_start()
-                yield self
+                # RUN/heartbeat.json, stalls said while they last, the hard limit on every wait (`train/stalls.py`)
+                beating = Heartbeat(cfg.out, self.ledger.watch) if self.ranks.is_main else contextlib.nullcontext()
+                with beating:
+                    self.ledger.evaluate_start()
+                    yield self
         finally:
             if self.source is not None:
                 self.source.close()

@@ -19,9 +19,11 @@ from dataclasses import dataclass, field
 import torch
 
 from coderl.train.checkpoint import STALENESS_FILE, restore, save_checkpoint, truncate_metrics
+from coderl.train.infra_guard import InfraGuard
 from coderl.train.policy import Policy, save_policy
 from coderl.train.rl.selection import Selection, save_best
 from coderl.train.rl.watch import write_top_samples
+from coderl.train.stalls import Watch
 from coderl.train.tracking import SilentTracker, Tracker
 from coderl.train.updater import Updater
 
@@ -67,6 +69,8 @@ class Ledger:
         self.advantage_state = resumed.advantage_state  # the estimator's running state (a global baseline)
         self.selection = Selection.from_state(resumed.selection, cfg.eval.early_stop)
         self.stopped = False  # early stop: the loop ends after the current step
+        self.infra_guard = InfraGuard(cfg.out)  # a sandbox failing step after step stops the run (exit 3)
+        self.watch = Watch(log)  # stalls, slowdowns, the hard limit on every wait (`train/stalls.py`)
         main = self.ranks.is_main
         if main:  # rows of steps after the start (a crash before the first checkpoint) are sampled again
             if resumed.checkpoint:
@@ -82,6 +86,7 @@ class Ledger:
         for step in range(self.start_step, self.cfg.steps):
             if self.stopped:
                 return
+            self.watch.phase("rollouts", step)  # the loops mark "optimisation" once the rollouts are in
             yield step
 
     def evaluate_start(self) -> None:
@@ -122,6 +127,11 @@ class Ledger:
         step's scored rollouts (the reward-hacking watch samples them); `extra`: more files for the
         checkpoint, name -> object for torch.save, or a module whose whole state dict is saved (the value head)."""
         cfg = self.cfg
+        self.watch.phase("bookkeeping")
+        tokens = float(rolled.batch.mask.sum()) if rolled is not None and rolled.batch is not None else None
+        programs = len(rolled.rewards) if rolled is not None else None
+        for line in self.watch.finished_step(done, metrics, tokens, programs):
+            self.log(line)
         metrics.update(self.updater.count_nonfinite(done, metrics))
         if self.grown and done == self.start_step + 1:
             metrics["train/steps"] = cfg.steps
@@ -136,6 +146,7 @@ class Ledger:
                          f"{os.path.join(cfg.out, 'best')}); stopping early")
         self.tracker.log(done, metrics)
         self.updater.nonfinite.stop_if_due(done)  # after logging the step, before a checkpoint of it
+        self.infra_guard.stop_if_due(done, rolled)  # so is a sandbox failing step after step
         if done % cfg.save_steps == 0 or done == cfg.steps or self.stopped:
             # Every rank gathers (FSDP: weights, optimiser moments and extra modules are sharded); rank 0 writes.
             weights, updater = self._weights(), self.updater.state_dict()  # optimizer, scheduler, nonfinite

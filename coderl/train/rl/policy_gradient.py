@@ -48,6 +48,7 @@ def train(cfg: TrainConfig, *, log=print, reward_override=None) -> dict:
             t0 = time.perf_counter()
             rolled = run.source.get(step)
             t1 = time.perf_counter()
+            run.ledger.watch.phase("optimisation")
             stats, run.ledger.advantage_state = _optimise(cfg, run, rolled, step)
             metrics = {**rolled.metrics, **stats, "train/lr": run.updater.end_step(),
                        **common.step_timings(t0, t1, rolled, run.updater)}
@@ -60,7 +61,7 @@ def _optimise(cfg, run, rolled, step) -> tuple[dict, dict]:
     """Advantages, then `epochs` passes over minibatches; (averaged loss statistics, estimator state)."""
     batch, rewards, metrics = rolled.batch, rolled.rewards, rolled.metrics
     model = run.updater.trained[0]  # the policy, as the updater differentiates it
-    mask = common.loss_mask(batch, cfg.sampling.overlong_filter)  # [N, T]
+    mask = common.loss_mask(batch, cfg.sampling.overlong_filter, rolled.infra)  # [N, T]
     with run.updater.clock("old_logprobs"):  # before any update: how each row enters the loss (may run a pass)
         correction = run.source.correction(rolled, run.updater)
     ref_logprobs = common.reference_logprobs(cfg, run.policy, batch, run.updater)  # [N, T] or None

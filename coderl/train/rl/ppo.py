@@ -73,9 +73,10 @@ def train(cfg: TrainConfig, *, log=print, reward_override=None) -> dict:
             t0 = time.perf_counter()
             rolled = run.source.get(step)
             t1 = time.perf_counter()
+            run.ledger.watch.phase("optimisation")
             targets = compute_targets(cfg, run.policy, value_head, rolled, run.updater)
             correction = run.source.correction(rolled, run.updater, prox=targets.start_logprobs)
-            stats = _optimise(cfg, run, rolled.batch, targets, correction, step)
+            stats = _optimise(cfg, run, rolled.batch, targets, correction, step, rolled.infra)
             metrics = {**rolled.metrics, **targets.metrics, **stats, "train/lr": run.updater.end_step(),
                        **common.step_timings(t0, t1, rolled, run.updater)}
             run.source.publish(step + 1)
@@ -104,7 +105,7 @@ def compute_targets(cfg: TrainConfig, policy, value_head, rolled, updater: Updat
     batch, rewards = rolled.batch, rolled.rewards
     model = policy.model
     model.eval()  # dropout off: these values are the ones the first minibatch recomputes
-    mask = common.loss_mask(batch, cfg.sampling.overlong_filter)  # [N, T]
+    mask = common.loss_mask(batch, cfg.sampling.overlong_filter, rolled.infra)  # [N, T]
 
     def values_of(selected):  # [n, 2, T]: values and log-probs
         chunks = []
@@ -146,11 +147,11 @@ def _whiten(advantages: Tensor, mask: Tensor, eps: float = 1e-8) -> Tensor:
     return torch.where(mask > 0, (advantages - mean) / (std + eps), torch.zeros_like(advantages))
 
 
-def _optimise(cfg, run, batch, targets: Targets, correction: Correction, step) -> dict:
+def _optimise(cfg, run, batch, targets: Targets, correction: Correction, step, failed=None) -> dict:
     """`epochs` passes over minibatches of the clipped policy loss + value loss - entropy bonus; each
     row enters the policy loss as `correction` says (its old log-probs, its advantage's weight)."""
     model, value_head = run.updater.trained  # as the updater differentiates them
-    mask = common.loss_mask(batch, cfg.sampling.overlong_filter)  # [N, T]
+    mask = common.loss_mask(batch, cfg.sampling.overlong_filter, failed)  # [N, T]
     policy_loss = POLICY_LOSSES[cfg.loss]
     loss_options = cfg.loss_kwargs(policy_loss)
     agg = cfg.aggregation_kwargs

@@ -27,6 +27,7 @@ def refill(ctx, step: int, first, next_round):
     and sandbox wait)."""
     cfg = ctx.cfg
     kept, rewards, turn_rewards, groups, kept_rows, offset, rounds = [], [], [], 0, 0, 0, 0
+    failed = []  # [n] bool per kept row: an infrastructure failure
     current, gen_seconds, generated, seconds = first, first.gen_seconds, 0, 0.0
     while True:
         generated += len(current.rewards)
@@ -43,6 +44,7 @@ def refill(ctx, step: int, first, next_round):
         if rows:
             kept.append(select_rows(current.batch, rows, offset))
             rewards.append(current.rewards[rows])
+            failed += [bool(current.infra[i]) for i in rows] if current.infra is not None else [False] * len(rows)
             if current.turn_rewards is not None:  # repair episodes: [N, K] per round (K may differ)
                 turn_rewards.append(current.turn_rewards[rows])
         groups += len(wanted)
@@ -61,7 +63,8 @@ def refill(ctx, step: int, first, next_round):
         return dataclasses.replace(first, metrics=metrics, gen_seconds=gen_seconds)
     return dataclasses.replace(first, batch=concat_batches(kept, ctx.policy.tokenizer.pad_token_id or 0),
                                rewards=torch.cat(rewards), metrics=metrics, gen_seconds=gen_seconds,
-                               turn_rewards=cat_turns(turn_rewards) if turn_rewards else None)
+                               turn_rewards=cat_turns(turn_rewards) if turn_rewards else None,
+                               infra=torch.tensor(failed) if any(failed) else None)
 
 
 def _draw(ctx, step: int, round_: int) -> list[int]:

@@ -8,6 +8,7 @@ are gathered, so every rank returns the same `ScoredRollouts` for the whole roun
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from coderl.rollout.batching import concat_batches, select_rows
 from coderl.rollout.collect import Generation
 from coderl.rollout.repair import collect_episodes
 from coderl.rollout.types import RolloutBatch
+from coderl.sandbox.types import Status
 from coderl.tasks.types import Task
 from coderl.train.config import TrainConfig
 from coderl.train.distributed import Ranks
@@ -44,6 +46,8 @@ class ScoredRollouts:
     gen_seconds: float  # time spent in generate (the rest of the rollout time waits on the sandbox)
     turn_rewards: torch.Tensor | None = None  # [N, K] repair episodes (--turns): each turn's reward; else None
     ages: torch.Tensor | None = None  # [N] long, asynchronous rollouts: updates since the sampling weights; else None
+    infra: torch.Tensor | None = None  # [N] bool: infrastructure failures (no reward earned: advantage 0); None: none
+    infra_cause: str = ""  # the first infrastructure failure's message (the guard's stop line names it)
 
 
 @dataclass(frozen=True)
@@ -75,6 +79,8 @@ class _Slice:
     skipped: list  # task ids of prompts longer than the limit
     gen_seconds: float
     turn_rewards: torch.Tensor | None = None  # [n, K]
+    infra: list = dataclasses.field(default_factory=list)  # [n] bool per row: an infrastructure failure
+    infra_cause: str = ""
 
 
 def step_rollouts(ctx: RolloutContext, step: int, ranks: Ranks | None = None) -> ScoredRollouts:
@@ -130,12 +136,16 @@ def scored_round(ctx, step: int, indices: list[int], round_: int, ranks: Ranks):
         ctx.log(f"step {step + 1}: skipped prompts longer than {max_prompt} tokens: {', '.join(skipped)}")
     scored, passed = _merge(parts)
     batch, rewards = scored.batch, scored.rewards
-    scored.metrics.update({"reward/total": float(rewards.mean()), "rollout/gen_tokens": float(batch.mask.sum(1).mean()),
+    failed = scored.infra if scored.infra is not None else torch.zeros(len(rewards), dtype=torch.bool)
+    earned = rewards[~failed]  # an infrastructure failure's reward was not earned: no mean counts it
+    scored.metrics.update({"reward/total": float(earned.mean()) if len(earned) else 0.0,
+                           "sandbox/infra_failures": float(failed.sum()),
+                           "rollout/gen_tokens": float(batch.mask.sum(1).mean()),
                            "rollout/skipped_prompts": float(len(skipped)),
                            "rollout/truncated": sum(s.truncated for s in batch.samples) / len(batch.samples),
                            "rollout/zero_variance_groups": zero_variance_fraction(rewards, batch.group_ids)})
     for group, index in enumerate(indices):  # the curriculum's running pass rates
-        outcomes = [ok for s, ok in zip(batch.samples, passed) if s.group == group]
+        outcomes = [ok for s, ok, bad in zip(batch.samples, passed, failed.tolist()) if s.group == group and not bad]
         if outcomes:
             ctx.curriculum.record(index, sum(outcomes) / len(outcomes))
     if cfg.sampling.curriculum_floor is not None:
@@ -165,8 +175,12 @@ def _slice(ctx, step: int, step_tasks: list, start: int, gen: Generation) -> _Sl
         rb = score(ctx.rewards_cfg, got.results, batch.samples, group_tasks)
         totals = (ctx.reward_override(got.results, batch.samples, group_tasks)
                   if ctx.reward_override is not None else rb.total)
+    failed = rb.infra  # the sandbox's or the reward model's infrastructure failures (each row's last answer)
+    causes = [r.message if r.status is Status.SANDBOX_ERROR else e
+              for r, e in zip(got.results, rb.scorer_error or [""] * len(failed))]
+    cause = next((c for c, bad in zip(causes, failed) if bad), "")
     return _Slice(start, batch, [float(t) for t in totals], [r.passed for r in got.results],
-                  {**rb.metrics(), **repair_metrics}, got.skipped, got.gen_seconds, turn_rewards)
+                  {**rb.metrics(), **repair_metrics}, got.skipped, got.gen_seconds, turn_rewards, list(failed), cause)
 
 
 def _merge(parts: list[_Slice]) -> tuple[ScoredRollouts, list]:
@@ -176,7 +190,8 @@ def _merge(parts: list[_Slice]) -> tuple[ScoredRollouts, list]:
     if len(full) == 1 and full[0].start == 0:
         p = full[0]
         return ScoredRollouts(p.batch, torch.tensor(p.rewards, dtype=torch.float32), dict(p.metrics),
-                              max(q.gen_seconds for q in parts), p.turn_rewards), p.passed
+                              max(q.gen_seconds for q in parts), p.turn_rewards, infra=_infra(p.infra),
+                              infra_cause=p.infra_cause), p.passed
     batch = concat_batches([select_rows(p.batch, list(range(len(p.batch))), p.start) for p in full])
     rows = [len(p.batch) for p in full]
     keys = list(dict.fromkeys(k for p in full for k in p.metrics))
@@ -184,5 +199,12 @@ def _merge(parts: list[_Slice]) -> tuple[ScoredRollouts, list]:
     turns = [p.turn_rewards for p in full if p.turn_rewards is not None]
     turn_rewards = cat_turns(turns) if turns else None
     rewards = torch.tensor([r for p in full for r in p.rewards], dtype=torch.float32)
-    return (ScoredRollouts(batch, rewards, metrics, max(p.gen_seconds for p in parts), turn_rewards),
+    return (ScoredRollouts(batch, rewards, metrics, max(p.gen_seconds for p in parts), turn_rewards,
+                           infra=_infra([bad for p in full for bad in p.infra]),
+                           infra_cause=next((p.infra_cause for p in full if p.infra_cause), "")),
             [ok for p in full for ok in p.passed])
+
+
+def _infra(failed: list) -> torch.Tensor | None:
+    """[N] bool of the infrastructure failures, or None when there is none (the fault-free run's path)."""
+    return torch.tensor(failed, dtype=torch.bool) if any(failed) else None

@@ -85,6 +85,8 @@ TAGS = {
     # issue 73: the verdict's fifth pass
     "C.shared_files": "a test and its program reading and writing the same files (work dir, /tmp, paths passed)",
     "C.tests_own_work": "tests that do real work of their own under a task's time limit (not the program's)",
+    # issue 74: a program can never make itself an infrastructure failure
+    "I.infra_provoked": "a program that kills the server, ends its judge or sleeps past the backstop: its own failure",
 }
 
 
@@ -126,7 +128,7 @@ def load_task(case: Case):
     if case.task_id is not None:
         tasks = load_easy() if case.task_id.startswith("easy/") else load_humaneval()
         (task,) = [t for t in tasks if t.task_id == case.task_id]
-        return task
+        return task if case.time_limit is None else dataclasses.replace(task, time_limit=case.time_limit)
     from coderl.tasks.math_tasks import load_gsm8k
 
     loader = {"humaneval": load_humaneval, "mbpp": load_mbpp, "stdio": load_stdio, "gsm8k": load_gsm8k}[case.fmt]
@@ -139,16 +141,32 @@ def load_task(case: Case):
 
 
 def all_cases() -> list[Case]:
-    from . import answers, containment, hostile, hostile_judge, legitimate, ordinary, rules, shared_work, tool_views
+    from . import (
+        answers,
+        containment,
+        hostile,
+        hostile_judge,
+        infra,
+        legitimate,
+        ordinary,
+        rules,
+        shared_work,
+        tool_views,
+    )
 
     return [*hostile.CASES, *hostile_judge.CASES, *legitimate.CASES, *ordinary.CASES, *containment.CASES,
-            *rules.CASES, *answers.CASES, *tool_views.CASES, *shared_work.CASES]
+            *rules.CASES, *answers.CASES, *tool_views.CASES, *shared_work.CASES, *infra.CASES]
 
 
 def run_cases(sandbox, cases: list[Case]) -> list:
     """Results in case order; the cases of a group are submitted together, everything at once."""
     futures = [sandbox.submit(load_task(c).build_request(c.completion)) for c in cases]
-    return [f.result() for f in futures]
+    results = [f.result() for f in futures]
+    try:  # the server killer's marker (infra.py), named for this process
+        os.unlink(f"/tmp/coderl-corpus-server-killed-{os.getpid()}")
+    except OSError:
+        pass
+    return results
 
 
 def verdict_ok(case: Case, result) -> bool:
