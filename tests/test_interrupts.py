@@ -44,7 +44,8 @@ def _command(name, model, out):
     if name == "train":
         return (["train", *device, "--tasks", TASKS, "--steps", "500", "--prompts-per-step", "1",
                  "--samples-per-prompt", "2", "--max-new-tokens", "4", "--save-steps", "1", *common],
-                lambda: (out / "checkpoints" / "step-1").is_dir(), ["checkpoints", "config.yaml", "metrics.jsonl"])
+                lambda: (out / "checkpoints" / "step-1").is_dir(), ["checkpoints", "config.yaml", "heartbeat.json",
+                                                                     "metrics.jsonl"])
     if name == "sft":
         return (["sft", *device, "--data", TASKS, "--epochs", "500", "--save-steps", "1"],
                 lambda: (out / "checkpoints" / "step-1").is_dir(), ["checkpoints", "config.yaml", "metrics.jsonl",

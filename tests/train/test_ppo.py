@@ -166,7 +166,7 @@ def test_value_head_is_saved_and_resumed(model_dir, runs, tmp_path):
 
 # Second-step loss and gradient norm with seed 0: regression pins, measured once on torch 2.13 CPU;
 # update them deliberately, with a reason, if the math changes.
-PINNED = {"ppo": (-0.021079, 0.601286), "ppo_critic_free": (-0.104003, 0.996091)}
+PINNED = {"ppo": (-0.005126, 0.608574), "ppo_critic_free": (-0.102147, 1.291443)}
 
 
 @pytest.mark.parametrize("algo", ["ppo", "ppo_critic_free"])
