@@ -537,8 +537,8 @@ def test_dry_run_loads_no_model_and_writes_nothing(tmp_path):
 
 
 # cpu-full.yaml (`make reproduce-cpu`, never run by CI) in `make test-slow`: its dry run (the pool for SFT and 5 RL
-# runs) was by far the slowest of the bundled configs' (over the 300 s timeout at nice 19 on a loaded 2-core machine,
-# cpu-recipe.yaml 6.5 s there); every other bundled config in `make test`.
+# runs) is by far the slowest of the bundled configs' (32 s at nice 19 on 2 cores at load 3, where every other
+# config's takes a few seconds; past the 300 s timeout under heavier load); every other one in `make test`.
 SLOW_DRY_RUNS = {"cpu-full.yaml"}
 
 
