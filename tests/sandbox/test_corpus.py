@@ -32,7 +32,10 @@ def _available(level):
 LEVELS = [lvl for lvl in ("rlimits", "uid", "full") if _available(lvl)]
 
 
-@pytest.fixture(scope="module", params=LEVELS)
+# The strongest level (what `auto` picks) in the default suite; every weaker one in `make test-slow`: each level is
+# the whole corpus again, ~230 programs (tests/sandbox/test_containment.py still runs hostile and containment
+# cases at `full` and `uid` in `make test`).
+@pytest.fixture(scope="module", params=[pytest.param(lvl, marks=pytest.mark.slow) for lvl in LEVELS[:-1]] + LEVELS[-1:])
 def verdicts(request):
     """{case name: result} for the whole corpus at one level."""
     with Sandbox(workers=2, isolation=request.param) as sb:

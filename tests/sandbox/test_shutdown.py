@@ -165,8 +165,9 @@ def cpython_run(program):
                               stdin=subprocess.DEVNULL)
 
 
+# 8 seeds in `make test`, all 40 in `make test-slow`: each seed is one more random mix of the same parts.
 @pytest.mark.parametrize("gc_off", [False, True], ids=["gc", "gc_disabled"])
-@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("seed", [*range(8), *(pytest.param(s, marks=pytest.mark.slow) for s in range(8, 40))])
 def test_a_generated_shutdown_prints_what_cpython_prints(sandbox, seed, gc_off):
     program = _generated(seed, gc_off)
     expected = cpython_run(program)

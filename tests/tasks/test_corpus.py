@@ -52,6 +52,9 @@ def test_every_reference_passes_and_its_tests_reject_two_mutants(corpus, sandbox
     assert all(a.ok(2) for a in audits), format_audit(audits, 2, families_of)
 
 
+# A sweep of bundled data (every train reference against every valid task's tests in the sandbox), slow like its
+# sibling tests/tasks/test_corpus_decontamination.py; behaviour_leaks itself is tested in tests/eval/test_decontaminate.py.
+@pytest.mark.slow
 def test_no_valid_task_is_solved_by_a_train_reference(sandbox):
     report = behaviour_leaks(load_tasks("corpus@train").tasks, load_tasks("corpus@valid").tasks, sandbox)
     assert report.leaks == [] and report.same == [] and report.incomplete == []

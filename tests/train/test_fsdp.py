@@ -84,6 +84,9 @@ def weights(out, step, name="model.safetensors"):
     return load_file(os.path.join(out, "checkpoints", f"step-{step}", name))
 
 
+# In `make test-slow`: the 2-process run of 2 steps beside resume 2 -> 1 (make test), whose sharded first step and
+# unsharded second must land on this same one-process adapter, and which checks its first run sharded the policy.
+@pytest.mark.slow
 def test_lora_grpo_with_kl_on_two_sharded_processes_equals_one(model_dir, one_process, tmp_path):
     two = sharded(model_dir, tmp_path / "two", 2)
     assert_sharded(two, ["PeftModelForCausalLM"])  # the LoRA policy: base and adapter sharded together
@@ -105,6 +108,8 @@ def test_sharded_checkpoints_resume_on_another_number_of_processes(model_dir, on
     checkpoint is sharded on load.  Both land on the uninterrupted run's adapter."""
     out = tmp_path / "run"
     sharded(model_dir, out, first, steps=1)
+    if first == 2:
+        assert_sharded(out, ["PeftModelForCausalLM"])  # the LoRA policy: base and adapter sharded together
     sharded(model_dir, out, then, steps=2, resume=True)
     assert_close_dicts(adapter(one_process, 2), adapter(out, 2))
     assert [m["step"] for m in metrics(out)] == [1, 2]
