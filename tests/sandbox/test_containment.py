@@ -50,7 +50,7 @@ def _litter(tag):
             "print('ok')\n")
 
 
-@pytest.mark.parametrize("level", ["full", "uid"])
+@pytest.mark.parametrize("level", ["full", pytest.param("uid", marks=pytest.mark.slow)])  # uid: make test-slow
 def test_nothing_is_left_behind(level):
     tag = uuid.uuid4().hex[:8]
     temp_before = set(glob.glob("/tmp/coderl-sandbox-*"))
@@ -216,7 +216,7 @@ def _uid(pid):
         return None
 
 
-@pytest.mark.parametrize("level", ["full", "uid"])
+@pytest.mark.parametrize("level", ["full", pytest.param("uid", marks=pytest.mark.slow)])  # uid: make test-slow
 def test_nothing_is_left_behind_after_each_run(level):
     # The same checks run by run: once a program's result is in, nothing of it is left in its slot's
     # cgroup and (at `full`) no SysV IPC object of it exists; the next program starts from nothing.

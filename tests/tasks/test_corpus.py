@@ -46,6 +46,7 @@ def test_train_valid_split_is_per_family_and_fixed(corpus):
         assert 1 <= len(valid_names(family)) < len(family.problems), family.name
 
 
+@pytest.mark.slow  # the bundled corpus re-checked whole (~20 s alone): make test-slow, beside its leak sweeps
 def test_every_reference_passes_and_its_tests_reject_two_mutants(corpus, sandbox):
     audits = audit_mutants(corpus, sandbox, Limits(), need=2)
     families_of = {t.task_id: t.metadata["family"] for t in corpus}
