@@ -16,6 +16,7 @@ from coderl.sandbox.client import Sandbox  # noqa: E402
 from coderl.sandbox.types import ExecutionResult, Status  # noqa: E402
 from coderl.train.infra_guard import InfraFailuresStop, InfraGuard  # noqa: E402
 from coderl.train.rl.policy_gradient import train  # noqa: E402
+from coderl.train.tracking import read_metrics as metrics  # noqa: E402
 from tests.models.tiny import tiny_llama  # noqa: E402
 from tests.train.helpers import base_config, varied_reward  # noqa: E402
 
@@ -24,9 +25,6 @@ from tests.train.helpers import base_config, varied_reward  # noqa: E402
 def model_dir(tmp_path_factory):
     return tiny_llama(tmp_path_factory.mktemp("model"))
 
-
-def metrics(run_dir):
-    return [json.loads(line) for line in open(os.path.join(run_dir, "metrics.jsonl"))]
 
 
 def adapter(run_dir, step):
