@@ -255,7 +255,7 @@ def sample_rows(model: Any, tokenizer: Any, prompt_ids: list[list[int]], stops: 
     shape across a caller's chunks); None = `static_batch_rows`.  `planned_tokens`: the rows x max_new_tokens
     the caller's run generates in all (the compile policy, `hf_config.use_static_cache`)."""
     eos_ids = eos_token_ids(model, tokenizer)
-    config = generation_config(model, max_new_tokens=max_new_tokens, do_sample=False,  # DrawToken samples
+    config = generation_config(model, max_new_tokens=max_new_tokens,  # greedy: DrawToken samples
                                eos_ids=eos_ids, pad_id=pad_token_id(model, tokenizer))
     device = next(model.parameters()).device
     longest = max(len(p) for p in prompt_ids)
@@ -330,7 +330,7 @@ class Lockstep:
         stepping with the others (one greedy token of a 2-token prompt of its own); nothing is kept."""
         model = self.model
         pad = pad_token_id(model, self.tokenizer)
-        config = generation_config(model, max_new_tokens=1, do_sample=False,
+        config = generation_config(model, max_new_tokens=1,
                                    eos_ids=eos_token_ids(model, self.tokenizer), pad_id=pad)
         device = next(model.parameters()).device
         with _sampling(model, device):

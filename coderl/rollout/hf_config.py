@@ -30,9 +30,9 @@ def eos_token_ids(model: Any, tokenizer: Any) -> list[int]:
     return ids
 
 
-def generation_config(model: Any, *, max_new_tokens: int, do_sample: bool, eos_ids: list[int],
-                      pad_id: int) -> GenerationConfig:
-    """A neutral GenerationConfig: plain sampling or greedy, nothing inherited that alters logits."""
+def generation_config(model: Any, *, max_new_tokens: int, eos_ids: list[int], pad_id: int) -> GenerationConfig:
+    """A neutral greedy GenerationConfig, nothing inherited that alters logits: sampling is a logits processor of
+    ours (`hf_callbacks.DrawToken`), so `generate` itself always decodes greedily."""
     inherited = getattr(model, "generation_config", None)
     surprises = [f for f in _NONE_MEANS_OFF if getattr(inherited, f, None) is not None]
     surprises += [f for f in ("min_length", "min_new_tokens") if (getattr(inherited, f, None) or 0) > 0]
@@ -40,16 +40,13 @@ def generation_config(model: Any, *, max_new_tokens: int, do_sample: bool, eos_i
         raise ValueError(
             f"model.generation_config sets {', '.join(surprises)}, which would change the sampling policy; "
             "unset them before generating rollouts")
-    # Warpers are applied only when sampling; setting them for greedy decoding makes HF warn.
-    sampling = {"temperature": 1.0, "top_k": 0, "top_p": 1.0, "typical_p": 1.0, "epsilon_cutoff": 0.0,
-                "eta_cutoff": 0.0}
     return GenerationConfig(
-        max_new_tokens=max_new_tokens, do_sample=do_sample, num_beams=1, num_return_sequences=1,
+        max_new_tokens=max_new_tokens, do_sample=False, num_beams=1, num_return_sequences=1,
         repetition_penalty=1.0, encoder_repetition_penalty=1.0, no_repeat_ngram_size=0,
         encoder_no_repeat_ngram_size=0, guidance_scale=1.0, renormalize_logits=False,
         remove_invalid_values=False, use_cache=True, output_scores=False, output_logits=False,
         return_dict_in_generate=False, eos_token_id=eos_ids or None, pad_token_id=pad_id,
-        bos_token_id=getattr(inherited, "bos_token_id", None), **(sampling if do_sample else {}),
+        bos_token_id=getattr(inherited, "bos_token_id", None),
     )
 
 
