@@ -294,7 +294,7 @@ def _generate_chunk(model, tokenizer, input_ids: torch.Tensor, attention: torch.
             processors += [TemperatureLogitsWarper(temperature)] if temperature != 1.0 else []
             processors += [TopPLogitsWarper(top_p)]
         if sampling:
-            processors.append(DrawToken(None if top_p < 1.0 else capture))
+            processors.append(DrawToken(None if top_p < 1.0 else capture, banned=bool(min_new_tokens)))
         stop = StopOnText(tokenizer, width, stops, carry, eos_ids=eos) if any(stops) or leave or watch else None
         rows = RowsFinished(stop, leave) if leave else None
         criteria = [c for c in (stop, rows) if c is not None]  # generate ends rows on EOS by itself

@@ -59,12 +59,15 @@ class DrawToken(LogitsProcessor):
     cores (BENCHMARKS.md, "Where a decoding step goes").  Same distribution, another random stream (torch's
     global generator, which `sample_rows` seeds)."""
 
-    def __init__(self, capture: PolicyLogprobs | None = None):
+    def __init__(self, capture: PolicyLogprobs | None = None, *, banned: bool = True):
         self.capture = capture  # None: the distribution is softmax(scores)
+        self.banned = banned  # a processor between `capture` and this one may set scores to -inf (the EOS ban)
 
     def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
         if self.capture is not None:
-            probs = self.capture.current.exp().masked_fill_(torch.isneginf(scores), 0.0)
+            probs = self.capture.current.exp()  # a score the model made -inf has probability 0 here already
+            if self.banned:
+                probs.masked_fill_(torch.isneginf(scores), 0.0)
         else:
             probs = torch.softmax(scores.float(), dim=-1)
         return scores.scatter_(1, draw(probs).unsqueeze(1), float("inf"))
