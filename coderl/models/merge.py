@@ -53,6 +53,6 @@ def save_merged(peft_model, folder: str | os.PathLike, adapter: str = "default",
     base.config.save_pretrained(folder)
     if getattr(base, "generation_config", None) is not None:
         base.generation_config.save_pretrained(folder)
-    save_file(merged_state_dict(peft_model, adapter) if state is None else state, os.path.join(folder, "model.safetensors"),
-              metadata={"format": "pt"})
+    state = merged_state_dict(peft_model, adapter) if state is None else state
+    save_file(state, os.path.join(folder, "model.safetensors"), metadata={"format": "pt"})
     return folder

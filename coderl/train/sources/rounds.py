@@ -25,8 +25,8 @@ from coderl.rollout.repair import collect_episodes
 from coderl.rollout.types import RolloutBatch
 from coderl.sandbox.types import Status
 from coderl.tasks.types import Task
-from coderl.train.config import TrainConfig
 from coderl.train.canary import attempt_metrics, canary_count, canary_tasks, is_canary
+from coderl.train.config import TrainConfig
 from coderl.train.distributed import Ranks
 from coderl.train.policy import Policy
 from coderl.train.rl.episodes import score_turns
