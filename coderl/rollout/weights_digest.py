@@ -8,18 +8,26 @@ Only torch and safetensors: the vLLM engine's process (another Python, `rollout/
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 
 
-def fingerprint(state: dict) -> str:
-    """sha256 over the names and bytes of `state`'s tensors: equal exactly when the weights are equal."""
+def tensor_digest(t) -> bytes:
+    """sha256 of a tensor's bytes, hashed in place (no copy: a copy doubled the time)."""
     import torch
 
+    t = t.detach().to("cpu").contiguous().reshape(-1)
+    return hashlib.sha256(memoryview(t.view(torch.uint8).numpy())).digest()
+
+
+def fingerprint(state: dict, known: dict[str, bytes] | None = None) -> str:
+    """sha256 over the names of `state`'s tensors and the `tensor_digest` of each: equal exactly when the weights
+    are equal.  `known`: name -> its `tensor_digest` already made (a tensor that has not changed since)."""
+    known = known or {}
     digest = hashlib.sha256()
     for name in sorted(state):
-        t = state[name].detach().to("cpu").contiguous().reshape(-1)
         digest.update(name.encode())
-        digest.update(t.view(torch.uint8).numpy().tobytes())
+        digest.update(known[name] if name in known else tensor_digest(state[name]))
     return digest.hexdigest()
 
 
@@ -29,13 +37,23 @@ def safetensors_files(folder: str) -> list[str]:
 
 
 def files_digest(folder: str) -> str:
-    """`fingerprint` of every tensor in the safetensors files of `folder`, as loaded from them."""
-    from safetensors.torch import load_file
+    """`fingerprint` of every tensor in the safetensors files of `folder`, from the files' own bytes: each tensor's
+    bytes hashed where they lie in the mapped file (its header's data_offsets), no tensor made (loading them as
+    tensors first copied every byte: 0.4 s of a 540 MB merged model's 0.7 s, bench/guards.py)."""
+    import mmap
 
-    state: dict = {}
+    known: dict[str, bytes] = {}
     for path in safetensors_files(folder):
-        state.update(load_file(path))
-    return fingerprint(state)
+        with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            size = int.from_bytes(data[:8], "little")
+            header = json.loads(data[8:8 + size])
+            start = 8 + size
+            with memoryview(data) as view:
+                for name, entry in header.items():
+                    if name != "__metadata__":
+                        begin, end = entry["data_offsets"]
+                        known[name] = hashlib.sha256(view[start + begin:start + end]).digest()
+    return fingerprint(dict.fromkeys(known), known)
 
 
 def tensor_names(folder: str) -> list[str]:

@@ -117,3 +117,24 @@ def test_full_fine_tuning_weights_are_proven_by_the_names_saved(tmp_path):
     serve_policy(FakeEngine(), full, str(tmp_path), 1)
     with pytest.raises(WeightsSyncError):
         serve_policy(FakeEngine(corrupt=2), full, str(tmp_path), 2)
+
+
+def test_the_trainers_cached_digest_of_frozen_weights_still_sees_them_change_in_place(policy):
+    from coderl.models.merge import merged_state_dict
+    from coderl.rollout.weights_digest import fingerprint
+
+    def digest():
+        state = merged_state_dict(policy.model)
+        return fingerprint(state, engine_weights._frozen_digests(policy.model, state)), fingerprint(state)
+
+    cached, fresh = digest()
+    assert cached == fresh
+    frozen = next(p for n, p in policy.model.named_parameters() if not p.requires_grad and "embed" in n)
+    with torch.no_grad():
+        frozen[0, 0] += 1.0  # a base weight changed in place (its version counter moves)
+    try:
+        changed, fresh = digest()
+        assert changed == fresh != cached
+    finally:
+        with torch.no_grad():
+            frozen[0, 0] -= 1.0

@@ -8,10 +8,11 @@ from __future__ import annotations
 import math
 import os
 import shutil
+import weakref
 
 from coderl.base.config import ConfigError
 from coderl.rollout.engine import ENGINE_LOG
-from coderl.rollout.weights_digest import fingerprint, tensor_names
+from coderl.rollout.weights_digest import fingerprint, tensor_digest, tensor_names
 
 ADAPTERS = "engine-adapters"  # under the run directory: the adapter the engine serves (the newest only)
 WEIGHTS = "engine-weights"  # full fine-tuning: the whole model the engine last reloaded (the newest only)
@@ -91,12 +92,32 @@ def _sync(engine, policy, out: str, version: int) -> tuple[str, str]:
         else:
             state = merged_state_dict(policy.model)
             save_merged(policy.model, path, state=state)
-            want = fingerprint(state)
+            want = fingerprint(state, _frozen_digests(policy.model, state))
         engine.reload_weights(path)
     for old in os.listdir(folder):
         if old != f"v{version}":
             shutil.rmtree(os.path.join(folder, old), ignore_errors=True)
     return path, want
+
+
+_FROZEN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # model -> {tensor key: its tensor_digest}
+
+
+def _frozen_digests(model, state: dict) -> dict[str, bytes]:
+    """name -> `tensor_digest` of the tensors of `state` that are the model's own frozen weights (the base's, in
+    a merged state: four fifths of its bytes), hashed once per run and again only if changed in place (the
+    tensor's version counter): the trainer's half of a merged sync's proof costs the merged layers alone."""
+    frozen = {p.untyped_storage().data_ptr() for p in model.parameters() if not p.requires_grad}
+    cache = _FROZEN.setdefault(model, {})
+    out = {}
+    for name, t in state.items():
+        if t.untyped_storage().data_ptr() not in frozen:
+            continue
+        key = (t.untyped_storage().data_ptr(), t.storage_offset(), t.numel(), t.dtype, t._version)
+        if key not in cache:
+            cache[key] = tensor_digest(t)
+        out[name] = cache[key]
+    return out
 
 
 def _saved_model_digest(model, path: str) -> str:
