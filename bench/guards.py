@@ -131,7 +131,8 @@ def main() -> None:
         if name.endswith("bytes"):
             continue
         print(f"| {name} | {seconds * 1e3:.3f} ms | {seconds / args.step_seconds:.3%} |")
-    print(f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    print(f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}, {when}")
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(costs, f, indent=2)
