@@ -138,3 +138,19 @@ def test_the_trainers_cached_digest_of_frozen_weights_still_sees_them_change_in_
     finally:
         with torch.no_grad():
             frozen[0, 0] -= 1.0
+
+
+def test_the_asynchronous_workers_stop_keeps_its_exit_code():
+    """A weights sync that fails in the asynchronous worker (its own engine) stops the trainer with the worker's
+    line and exit code 5, not the input's 2."""
+    import queue
+
+    from coderl.train.sources.async_rollouts import AsyncRollouts
+
+    inbox = queue.Queue()
+    inbox.put(("error", ("config", "weights sync v3: the engine loaded weights whose digest ...", 5)))
+    source = object.__new__(AsyncRollouts)
+    source.channel = SimpleNamespace(get=lambda timeout: inbox.get(timeout=timeout))
+    with pytest.raises(Exception, match="weights sync v3") as e:
+        source._receive()
+    assert e.value.exit_code == 5

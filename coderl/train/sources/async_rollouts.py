@@ -149,9 +149,11 @@ class AsyncRollouts:
             if kind == "log":
                 self.ctx.log(payload)
             elif kind == "error":
-                what, message = payload
+                what, message, *code = payload
                 if what == "config":
-                    raise ConfigError(message)
+                    error = ConfigError(message)
+                    error.exit_code = code[0] if code else 2  # the worker's (`engine_weights.WeightsSyncError`: 5)
+                    raise error
                 raise RuntimeError(f"asynchronous rollouts: the generation worker failed:\n{message}")
             elif kind == "unreadable":
                 raise RuntimeError(f"asynchronous rollouts: a message from the generation worker cannot be read:\n"

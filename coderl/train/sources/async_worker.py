@@ -121,7 +121,7 @@ def serve(fd: int) -> None:
             raise RuntimeError(f"the worker cannot read its settings:\n{spec[1]}")
         _run(spec, channel)
     except (ConfigError, SandboxUnavailable, TaskFormatError) as e:  # the synchronous run's one-line errors
-        channel.send(("error", ("config", str(e))))
+        channel.send(("error", ("config", str(e), getattr(e, "exit_code", 2))))  # its exit code too (a weights sync: 5)
     except BaseException:  # noqa: BLE001 - reported to the trainer, which raises it
         channel.send(("error", ("crash", traceback.format_exc())))
 
