@@ -134,8 +134,8 @@ def _saved_model_digest(model, path: str) -> str:
 
 class WeightsProof:
     """Across syncs: after the first update with a non-zero gradient, the engine's weights must differ from the
-    ones it started with (a sync that reloads the same weights every time would pass every digest check of a
-    trainer whose update never reached its parameters)."""
+    ones it started with.  Each sync's digests prove the engine holds what the trainer saved; this proves that what
+    it saved moved (a trainer whose update never reached the saved weights passes every digest check)."""
 
     def __init__(self, engine):
         self.engine, self.start = engine, engine.loaded_digest()
@@ -145,6 +145,8 @@ class WeightsProof:
             return
         if self.engine.loaded_digest() == self.start:
             raise WeightsSyncError(f"weights sync v{version}: after an update with gradient norm {grad_norm:.3g} the "
-                                   "engine's weights are still the ones it started with (same digest); the update "
-                                   "did not reach it")
+                                   "engine's weights are still the ones it started with (same digest, which is also "
+                                   "the trainer's of the weights it saved): the update did not reach the engine (a "
+                                   "learning rate of 0, updates lost to rounding in low-precision weights, or saved "
+                                   "weights that are not the ones trained)")
         self.start = None  # proven once: later updates are checked by the digests alone
