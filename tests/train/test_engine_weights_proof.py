@@ -154,3 +154,30 @@ def test_the_asynchronous_workers_stop_keeps_its_exit_code():
     with pytest.raises(Exception, match="weights sync v3") as e:
         source._receive()
     assert e.value.exit_code == 5
+
+
+def test_the_engine_source_proves_every_publish(policy, tmp_path, monkeypatch):
+    """`EngineSource` (what `--engine vllm` trains with) syncs through the proof at its start and at every publish,
+    and stops when a non-zero update leaves the engine's weights as they started."""
+    from coderl.train.sources import engine_source
+    from coderl.train.sources.rounds import RolloutContext
+
+    monkeypatch.setattr(engine_weights, "sync_mode", lambda policy: "adapter")
+    engine = FakeEngine()
+    monkeypatch.setattr(engine_source, "start_engine", lambda cfg, policy, log: engine)
+    lines = []
+    ctx = RolloutContext(SimpleNamespace(out=str(tmp_path)), lines.append, [], policy, None, None, None)
+    source = engine_source.EngineSource(ctx, 0)
+    assert engine.loads == 1 and source.proof.start == engine.digest
+    with pytest.raises(WeightsSyncError, match="did not reach the engine"):
+        source.publish(1, grad_norm=0.3)  # a non-zero update, but the weights saved did not move
+    b = next(p for n, p in policy.model.named_parameters() if "lora_B" in n)
+    with torch.no_grad():
+        b.add_(0.01)  # the update
+    try:
+        engine.skip = 1  # its sync never reaches the engine: synced again, said, and then proven changed
+        source.publish(2, grad_norm=0.3)
+        assert engine.loads == 4 and any("syncing once more" in line for line in lines) and source.proof.start is None
+    finally:
+        with torch.no_grad():
+            b.sub_(0.01)
