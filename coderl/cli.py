@@ -444,7 +444,9 @@ def main(argv: list[str] | None = None) -> int:
             return _run_skipping(ns) if getattr(ns, "skip_bad_rows", False) else ns.func(ns)
     except (ConfigError, TaskFormatError, SandboxUnavailable) as exc:
         print(f"{ns.parser.prog}: error: {exc}", file=sys.stderr)
-        return getattr(exc, "exit_code", 2)  # 2: the input; 3: a failing sandbox (train/infra_guard.py)
+        # 2: the input; 3: a failing sandbox (train/infra_guard.py); 4: a stall (train/stalls.py); 5: a weights
+        # sync the engine did not load (train/sources/engine_weights.py); docs/training.md, "When a run goes wrong"
+        return getattr(exc, "exit_code", 2)
     except Exception as exc:  # the machine's: a full or read-only disk, a permission; any other keeps its traceback
         disk = _disk_error(exc)
         if disk is None:

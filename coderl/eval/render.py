@@ -191,6 +191,11 @@ def _run_markdown(run: dict) -> list[str]:
     line = selection_line(run)
     if line:
         lines += [line, ""]
+    if run.get("hack_warnings"):
+        steps = ", ".join(f"{w['step']} ({w['rate']:.0%})" for w in run["hack_warnings"])
+        lines += [f"**Warning: hack attempts.** The canary tasks' weak harness passed and the strict judge failed "
+                  f"above the warning rate at steps {steps} (hack/canary_attempt_rate; docs/training.md, "
+                  "\"When a run goes wrong\").", ""]
     if run["top_samples"]:
         lines += [f"The highest-reward completions of its last evaluation step (from `{run['top_source']}`):", ""]
         for t in run["top_samples"]:

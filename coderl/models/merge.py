@@ -41,9 +41,10 @@ def merged_state_dict(peft_model, adapter: str = "default") -> dict:
     return out
 
 
-def save_merged(peft_model, folder: str | os.PathLike, adapter: str = "default") -> str:
+def save_merged(peft_model, folder: str | os.PathLike, adapter: str = "default", state: dict | None = None) -> str:
     """Write the merged weights as a Hugging Face folder (config.json, generation_config.json,
-    model.safetensors) that `from_pretrained` and vLLM's `reload_weights` read; the folder."""
+    model.safetensors) that `from_pretrained` and vLLM's `reload_weights` read; the folder.  `state`: the
+    merged weights when the caller made them already (`merged_state_dict`)."""
     from safetensors.torch import save_file
 
     folder = str(folder)
@@ -52,6 +53,6 @@ def save_merged(peft_model, folder: str | os.PathLike, adapter: str = "default")
     base.config.save_pretrained(folder)
     if getattr(base, "generation_config", None) is not None:
         base.generation_config.save_pretrained(folder)
-    save_file(merged_state_dict(peft_model, adapter), os.path.join(folder, "model.safetensors"),
-              metadata={"format": "pt"})
+    state = merged_state_dict(peft_model, adapter) if state is None else state
+    save_file(state, os.path.join(folder, "model.safetensors"), metadata={"format": "pt"})
     return folder

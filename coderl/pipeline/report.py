@@ -14,7 +14,10 @@ Reads what the stages wrote -- each evaluation's `summary.json` and `samples.jso
                          with more than one set, every Δ pass@1 side by side; the figures; stage timings
     report.json          every number above with the file it came from
     pass1_vs_length.png  pass@1 against average length (`coderl.eval.compare.plot`)
-    curves-<run>.png     per RL run: reward, pass rate (and held-out pass@1 if logged) and length per step
+    curves-<run>.png     per RL run: reward, beside it the hack watch (sandbox/caught_rate, and the canaries'
+                         hack/canary_attempt_rate when on), pass rate (and held-out pass@1 if logged) and length
+                         per step; report.md warns of every step whose canary attempt rate was above
+                         `train.canary.WARN_RATE`
     (in report.md)       per RL run: the checkpoint its selection kept (best/best.json), and a few of the
                          highest-reward completions of its last evaluation step (top_samples/), to read what
                          the reward paid for
@@ -35,6 +38,7 @@ from dataclasses import dataclass
 from coderl.base.config import ConfigError
 from coderl.eval.compare import RESAMPLES, differences, load_summary, paired, passed, plot, task_samples
 from coderl.eval.render import render_markdown
+from coderl.train.canary import WARN_RATE
 from coderl.train.tracking import read_metrics
 
 MAIN = "eval"  # the name of the `eval:` section's set
@@ -121,6 +125,8 @@ def paired_differences(out: str, before: Entry, after: Entry, excluded: list[str
 
 CURVES = (  # panel title, [(metric, legend)]
     ("reward", [("reward/total", "reward/total")]),
+    ("hack watch (rate)", [("sandbox/caught_rate", "caught tampering (judge)"),
+                           ("hack/canary_attempt_rate", "canary hack attempts")]),
     ("pass rate", [("sandbox/pass_rate", "training samples"), ("eval/pass@1", "held-out pass@1"),
                    ("eval/fraction_passed", "held-out tests passed (fraction)")]),
     ("length (generated tokens)", [("rollout/gen_tokens", "rollout/gen_tokens")]),
@@ -141,7 +147,7 @@ def plot_curves(rows: list[dict], title: str, path: str) -> None:
     import matplotlib.pyplot as plt
     from matplotlib.ticker import MaxNLocator
 
-    fig, axes = plt.subplots(1, len(CURVES), figsize=(12, 3.4), dpi=110)
+    fig, axes = plt.subplots(1, len(CURVES), figsize=(15, 3.4), dpi=110)
     for ax, (panel, series) in zip(axes, CURVES):
         for key, legend in series:
             points = [(r["step"], r[key]) for r in rows if isinstance(r.get(key), (int, float))
@@ -150,7 +156,7 @@ def plot_curves(rows: list[dict], title: str, path: str) -> None:
                 xs, ys = zip(*points)
                 ax.plot(xs, ys, marker="o", markersize=3, label=legend)
         ax.set_title(panel, fontsize=10)
-        if panel == "pass rate":
+        if panel in ("pass rate", "hack watch (rate)"):
             ax.set_ylim(*RATE_AXIS)
         ax.set_xlabel("step")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -268,7 +274,8 @@ SHOWN_SAMPLES = 3
 def run_notes(out: str, rl_dir: str) -> dict:
     """What an RL run selected (`best/best.json`) and the highest-reward completions of its last
     evaluation step (`top_samples/step-N.jsonl`, the reward-hacking watch): the first SHOWN_SAMPLES."""
-    note: dict = {"run": os.path.basename(rl_dir), "selected": None, "top_samples": [], "top_source": None}
+    note: dict = {"run": os.path.basename(rl_dir), "selected": None, "top_samples": [], "top_source": None,
+                  "hack_warnings": hack_warnings(os.path.join(out, rl_dir))}
     best = _json(os.path.join(out, rl_dir, "best", "best.json"))
     if best is not None:
         note["selected"] = {**best, "source": os.path.join(rl_dir, "best", "best.json")}
@@ -283,6 +290,15 @@ def run_notes(out: str, rl_dir: str) -> dict:
                                                        "completion")} for r in rows[:SHOWN_SAMPLES]]
         note["top_source"] = name
     return note
+
+
+def hack_warnings(run_dir: str) -> list[dict]:
+    """The steps whose canary hack-attempt rate was above `canary.WARN_RATE` (`train/canary.py`)."""
+    if not os.path.isfile(os.path.join(run_dir, "metrics.jsonl")):
+        return []
+    return [{"step": r["step"], "rate": r["hack/canary_attempt_rate"], "samples": r.get("hack/canary_samples")}
+            for r in read_metrics(run_dir) if isinstance(r.get("hack/canary_attempt_rate"), (int, float))
+            and r["hack/canary_attempt_rate"] > WARN_RATE]
 
 
 def _task_sets(done: list[Entry]) -> dict:

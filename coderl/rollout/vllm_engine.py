@@ -186,6 +186,11 @@ class VLLMEngine:
         seconds the engine took."""
         return self._call("weights", str(folder))
 
+    def loaded_digest(self) -> str | None:
+        """`weights_digest.files_digest` of the adapter or weights the engine loaded last (None: none since it
+        started): what the trainer's sync is checked against (`train/sources/engine_weights.py`)."""
+        return self._call("digest")
+
     def sample_rows(self, tokenizer, prompt_ids: list[list[int]], stops: list[tuple[str, ...]], *,
                     max_new_tokens: int, temperature: float = 0.0, top_p: float = 1.0, seed: int = 0,
                     min_new_tokens: int | None = None) -> list:

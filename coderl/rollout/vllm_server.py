@@ -4,12 +4,13 @@ Python of the engine's environment (`.venv-vllm`, or any that imports `vllm`), a
     python -c "from coderl.rollout.vllm_server import serve; serve(FD)"
 
 so that no caller's `__main__` is imported again in it.  It imports only the standard library and `vllm`
-(coderl's other modules may not import in the engine's environment, whose transformers is pinned lower).
+(coderl's other modules may not import in the engine's environment, whose transformers is pinned lower), and
+`coderl.rollout.weights_digest` (torch and safetensors only) to digest the weights it loads.
 
 Messages are pickled plain data (lists, numbers, strings; never a tensor) over one socket pair:
 
     trainer -> engine: settings (a dict), then ("generate", prompts, params, seeds) | ("adapter", path)
-                       | ("weights", folder) | ("stop",)
+                       | ("weights", folder) | ("digest",) | ("stop",)
     engine -> trainer: ("ready", info) | ("ok", result) | ("error", one line, traceback)
 
 The engine core runs in this process (`VLLM_ENABLE_V1_MULTIPROCESSING=0`, set by the client): one process, no
@@ -25,6 +26,8 @@ import threading
 import time
 import traceback
 from multiprocessing.connection import Connection
+
+from coderl.rollout.weights_digest import files_digest
 
 
 def serve(fd: int) -> None:
@@ -44,6 +47,7 @@ def serve(fd: int) -> None:
         return
     conn.send(("ready", info))
     loras: dict[str, object] = {}
+    loaded: dict = {"digest": None}  # `weights_digest.files_digest` of the files the engine last loaded
     while True:
         try:
             message = conn.recv()
@@ -55,9 +59,15 @@ def serve(fd: int) -> None:
             if message[0] == "generate":
                 conn.send(("ok", _generate(llm, *message[1:], loras=loras)))
             elif message[0] == "adapter":
-                conn.send(("ok", _adapter(message[1], loras)))
+                name = _adapter(message[1], loras)
+                loaded["digest"] = files_digest(message[1])
+                conn.send(("ok", name))
             elif message[0] == "weights":
-                conn.send(("ok", _reload_weights(llm, message[1])))
+                seconds = _reload_weights(llm, message[1])
+                loaded["digest"] = files_digest(message[1])
+                conn.send(("ok", seconds))
+            elif message[0] == "digest":  # what the trainer's sync is checked against (`engine_weights`)
+                conn.send(("ok", loaded["digest"]))
             else:
                 conn.send(("error", f"unknown request {message[0]!r}", ""))
         except BaseException as e:  # noqa: BLE001

@@ -20,6 +20,9 @@ class RolloutSelection:
     pass_rates: str | None = option(None, "a `coderl eval` run of the policy being trained on the training tasks "
                                     "(its directory or samples.jsonl, n > 1 samples a task): each task's measured pass "
                                     "rate starts the curriculum's running rate (docs/training.md, the frontier pool)")
+    canary_fraction: float = option(0.0, "share of a step's prompts that are canary tasks, rewarded by the strict "
+                                    "judge, whose weak harness measures hack attempts (hack/canary_attempt_rate; "
+                                    "coderl/train/canary.py); 0 = off")
     dynamic_sampling: int = option(0, "DAPO dynamic sampling: drop prompts whose completions all got the same reward "
                                    "and refill from up to this many extra rounds of prompts_per_step further prompts "
                                    "(0 = off)")
@@ -29,6 +32,7 @@ class RolloutSelection:
     def __post_init__(self):
         require(self.curriculum_floor is None or 0 <= self.curriculum_floor <= 1, "--curriculum-floor",
                 self.curriculum_floor, "a weight in [0, 1] (0: the frontier pool)")
+        require(0 <= self.canary_fraction < 1, "--canary-fraction", self.canary_fraction, "a share in [0, 1)")
         require(self.dynamic_sampling >= 0, "--dynamic-sampling", self.dynamic_sampling, "an integer >= 0")
 
 

@@ -102,16 +102,17 @@ def test_after_each_adapter_sync_the_engine_log_probs_are_the_trainers(engine, l
     each sync, at every position of its sampled tokens, the engine's log-prob equals the trainer's teacher-forced
     one within 1e-4 (float32).  The later syncs are the ones that matter: an adapter served under an id used
     before would be vLLM's cached one, so three syncs."""
-    from peft import get_peft_model
+    from peft import get_peft_model, get_peft_model_state_dict
 
     from coderl.models.load import save_adapter
     from coderl.models.lora import LoraConfig
+    from coderl.rollout.weights_digest import fingerprint
 
     torch.manual_seed(0)
     model = get_peft_model(load_model(MODEL, dtype="float32").model, LoraConfig(lora_r=8, lora_alpha=16).peft())
     model.eval()
     prompts = _prompts(loaded.tokenizer)
-    base = None
+    base, digests = None, []
     for version in ("v1", "v2", "v3"):
         with torch.no_grad():
             for name, p in model.named_parameters():
@@ -119,6 +120,9 @@ def test_after_each_adapter_sync_the_engine_log_probs_are_the_trainers(engine, l
                     p.normal_(0, 0.02)
         save_adapter(model, tmp_path / version, MODEL)
         engine.set_adapter(tmp_path / version)
+        digests.append(engine.loaded_digest())  # the sync's proof: the engine's digest of what it loaded
+        assert digests[-1] == fingerprint(get_peft_model_state_dict(model, adapter_name="default",
+                                                                    save_embedding_layers=False))
         rows = sample_rows(engine, loaded.tokenizer, prompts, [STOPS] * 4, max_new_tokens=32, temperature=1.0,
                            seed=3)
         if base is None:
@@ -128,6 +132,7 @@ def test_after_each_adapter_sync_the_engine_log_probs_are_the_trainers(engine, l
             assert float((r.logprobs - trainer).abs().max()) < 1e-4, version
             if version == "v1":
                 assert float((trainer - b).abs().max()) > 1e-3  # the adapter matters: this is not the base's
+    assert len(set(digests)) == 3  # every sync changed what the engine holds
     engine.set_adapter(None)
 
 
@@ -138,7 +143,8 @@ def test_after_each_merged_sync_the_engine_log_probs_are_the_trainers(loaded, tm
     from peft import get_peft_model
 
     from coderl.models.lora import LoraConfig
-    from coderl.models.merge import save_merged
+    from coderl.models.merge import merged_state_dict, save_merged
+    from coderl.rollout.weights_digest import fingerprint
 
     torch.manual_seed(0)
     model = get_peft_model(load_model(MODEL, dtype="float32").model, LoraConfig(lora_r=8, lora_alpha=16).peft())
@@ -152,6 +158,7 @@ def test_after_each_merged_sync_the_engine_log_probs_are_the_trainers(loaded, tm
                     if "lora_B" in name:
                         p.normal_(0, 0.02)
             engine.reload_weights(save_merged(model, tmp_path / version))
+            assert engine.loaded_digest() == fingerprint(merged_state_dict(model))  # the sync's proof
             rows = sample_rows(engine, loaded.tokenizer, prompts, [STOPS] * 4, max_new_tokens=32, temperature=1.0,
                                seed=3)
             for p, r in zip(prompts, rows):

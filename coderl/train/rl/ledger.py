@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from coderl.train.canary import warning as canary_warning
 from coderl.train.checkpoint import STALENESS_FILE, restore, save_checkpoint, truncate_metrics
 from coderl.train.infra_guard import InfraGuard
 from coderl.train.policy import Policy, save_policy
@@ -132,6 +133,9 @@ class Ledger:
         programs = len(rolled.rewards) if rolled is not None else None
         for line in self.watch.finished_step(done, metrics, tokens, programs):
             self.log(line)
+        hacks = canary_warning(done, metrics)  # canary samples subverting their weak harness (`train/canary.py`)
+        if hacks and self.ranks.is_main:
+            self.log(hacks)
         metrics.update(self.updater.count_nonfinite(done, metrics))
         if self.grown and done == self.start_step + 1:
             metrics["train/steps"] = cfg.steps

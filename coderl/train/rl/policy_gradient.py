@@ -52,7 +52,7 @@ def train(cfg: TrainConfig, *, log=print, reward_override=None) -> dict:
             stats, run.ledger.advantage_state = _optimise(cfg, run, rolled, step)
             metrics = {**rolled.metrics, **stats, "train/lr": run.updater.end_step(),
                        **common.step_timings(t0, t1, rolled, run.updater)}
-            run.source.publish(step + 1)
+            run.source.publish(step + 1, grad_norm=metrics.get("train/grad_norm"))  # an engine: proven, engine_weights
             run.ledger.finish_step(step + 1, metrics, rolled)
     return metrics
 

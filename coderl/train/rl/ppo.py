@@ -79,7 +79,7 @@ def train(cfg: TrainConfig, *, log=print, reward_override=None) -> dict:
             stats = _optimise(cfg, run, rolled.batch, targets, correction, step, rolled.infra)
             metrics = {**rolled.metrics, **targets.metrics, **stats, "train/lr": run.updater.end_step(),
                        **common.step_timings(t0, t1, rolled, run.updater)}
-            run.source.publish(step + 1)
+            run.source.publish(step + 1, grad_norm=metrics.get("train/grad_norm"))  # an engine: proven, engine_weights
             # GAE keeps no state between batches, so the checkpoint's advantage state is empty.
             run.ledger.finish_step(step + 1, metrics, rolled, extra={VALUE_HEAD_FILE: value_head})
     return metrics

@@ -37,8 +37,9 @@ import torch
 from torch import Tensor
 
 from coderl.base.config import ConfigError
+from coderl.rollout.weights_digest import fingerprint
 from coderl.train.checkpoint import STALENESS_FILE
-from coderl.train.sources.async_worker import CLOSED, Channel, WorkerSpec, fingerprint, trainable_state
+from coderl.train.sources.async_worker import CLOSED, Channel, WorkerSpec, trainable_state
 from coderl.train.sources.off_policy import Correction, behaviour_correction
 
 
@@ -79,7 +80,7 @@ class AsyncRollouts:
             self.close()  # no worker left behind, the trainer's threads restored
             raise
 
-    def publish(self, version: int) -> None:
+    def publish(self, version: int, grad_norm: float | None = None) -> None:
         """Send the weights after `version` steps (the trainable adapter, copied to the CPU)."""
         state = {n: p.detach().to("cpu", copy=True) for n, p in trainable_state(self.ctx.policy.model).items()}
         self.fingerprints[version] = fingerprint(state)
@@ -148,9 +149,11 @@ class AsyncRollouts:
             if kind == "log":
                 self.ctx.log(payload)
             elif kind == "error":
-                what, message = payload
+                what, message, *code = payload
                 if what == "config":
-                    raise ConfigError(message)
+                    error = ConfigError(message)
+                    error.exit_code = code[0] if code else 2  # the worker's (`engine_weights.WeightsSyncError`: 5)
+                    raise error
                 raise RuntimeError(f"asynchronous rollouts: the generation worker failed:\n{message}")
             elif kind == "unreadable":
                 raise RuntimeError(f"asynchronous rollouts: a message from the generation worker cannot be read:\n"

@@ -20,7 +20,6 @@ synchronous run's tokens.
 from __future__ import annotations
 
 import copy
-import hashlib
 import pickle
 import queue
 import socket
@@ -34,6 +33,7 @@ import torch
 
 from coderl.base.config import ConfigError
 from coderl.base.process import die_with_parent
+from coderl.rollout.weights_digest import fingerprint
 from coderl.sandbox.client import SandboxUnavailable
 from coderl.tasks.types import TaskFormatError
 from coderl.train.sources.curriculum import Curriculum
@@ -105,16 +105,6 @@ def trainable_state(model) -> dict:
     return {n: p for n, p in model.named_parameters() if p.requires_grad}
 
 
-def fingerprint(state: dict) -> str:
-    """sha256 over the names and bytes of `state`'s tensors: equal exactly when the weights are equal."""
-    digest = hashlib.sha256()
-    for name in sorted(state):
-        t = state[name].detach().to("cpu").contiguous().reshape(-1)
-        digest.update(name.encode())
-        digest.update(t.view(torch.uint8).numpy().tobytes())
-    return digest.hexdigest()
-
-
 def serve(fd: int) -> None:
     """The worker process's entry point (`fd`: its end of the socket pair); every failure goes back to the
     trainer as one message."""
@@ -131,7 +121,7 @@ def serve(fd: int) -> None:
             raise RuntimeError(f"the worker cannot read its settings:\n{spec[1]}")
         _run(spec, channel)
     except (ConfigError, SandboxUnavailable, TaskFormatError) as e:  # the synchronous run's one-line errors
-        channel.send(("error", ("config", str(e))))
+        channel.send(("error", ("config", str(e), getattr(e, "exit_code", 2))))  # its exit code too (a weights sync: 5)
     except BaseException:  # noqa: BLE001 - reported to the trainer, which raises it
         channel.send(("error", ("crash", traceback.format_exc())))
 
@@ -178,7 +168,7 @@ def _run(spec: WorkerSpec, channel: Channel) -> None:
                 if newest is not None:
                     version = _load(params, *newest)
                     if engine is not None:
-                        serve_policy(engine, policy, cfg.out, version)
+                        serve_policy(engine, policy, cfg.out, version, log=log)
                 waited = time.perf_counter() - t
                 rolled = step_rollouts(ctx, step)
                 channel.send(("rollouts", Produced(step, rolled, version, fingerprint(params), curriculum.state_dict(),

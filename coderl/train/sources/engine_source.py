@@ -6,7 +6,8 @@ sampling in place of the trained model.
     correction(rolled):  every row is off-policy: mu = the engine's log-probs, pi_prox = the trainer's
     publish(version):    the adapter after the update is saved and served (a new LoRARequest), or the whole
                          weights are saved and the engine reloads them in place: --finetune full, and LoRA
-                         merged into the base (on CPU: `engine_weights.sync_mode`)
+                         merged into the base (on CPU: `engine_weights.sync_mode`); proven by the digest of
+                         what the engine loaded (`engine_weights.serve_policy`, `WeightsProof`)
 
 The engine's weights are the trainer's (the same adapter file), but its kernels are not: its log-probs of a
 token differ from the trainer's by a little (about 1e-5 in float32, more in bfloat16), and by more where a
@@ -24,7 +25,7 @@ import dataclasses
 import torch
 from torch import Tensor
 
-from coderl.train.sources.engine_weights import serve_policy, start_engine
+from coderl.train.sources.engine_weights import WeightsProof, serve_policy, start_engine
 from coderl.train.sources.off_policy import Correction, behaviour_correction
 from coderl.train.sources.rollout_source import LocalSource
 from coderl.train.sources.rounds import RolloutContext
@@ -38,14 +39,18 @@ class EngineSource(LocalSource):
         super().__init__(dataclasses.replace(ctx, engine=self.engine))  # the engine samples this source's rows
         try:
             self.publish(start_step)
+            self.proof = WeightsProof(self.engine)  # the first non-zero update must change the engine's weights
         except BaseException:
             self.close()
             raise
 
-    def publish(self, version: int) -> None:
+    def publish(self, version: int, grad_norm: float | None = None) -> None:
         """Save the adapter being trained, or the whole model (after `version` steps), and have the engine
-        serve it."""
-        serve_policy(self.engine, self.ctx.policy, self.ctx.cfg.out, version)
+        serve it; proven by digest (`engine_weights.serve_policy`), and after the first update whose gradient
+        (`grad_norm`, the step's train/grad_norm) is not zero, the engine's weights must have changed."""
+        serve_policy(self.engine, self.ctx.policy, self.ctx.cfg.out, version, log=self.ctx.log)
+        if hasattr(self, "proof"):
+            self.proof.check(version, grad_norm)
 
     def correction(self, rolled, updater=None, prox: Tensor | None = None) -> Correction:
         """Every row is off-policy (age 1 in the asynchronous worker's terms): pi_prox and truncated IS weights."""

@@ -5,10 +5,14 @@ weights, then after every update sent the adapter (a new LoRARequest) or the who
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
+import weakref
 
+from coderl.base.config import ConfigError
 from coderl.rollout.engine import ENGINE_LOG
+from coderl.rollout.weights_digest import fingerprint, tensor_digest, tensor_names
 
 ADAPTERS = "engine-adapters"  # under the run directory: the adapter the engine serves (the newest only)
 WEIGHTS = "engine-weights"  # full fine-tuning: the whole model the engine last reloaded (the newest only)
@@ -34,30 +38,115 @@ def start_engine(cfg, policy, log, threads: int | None = None):
                       log_file=os.path.join(cfg.out, ENGINE_LOG), lora=sync_mode(policy) == "adapter")
 
 
-def serve_policy(engine, policy, out: str, version: int) -> str:
+class WeightsSyncError(ConfigError):
+    """The engine did not load the trainer's weights, twice: one line, exit code 5 (`coderl train`)."""
+
+    exit_code = 5
+
+
+def serve_policy(engine, policy, out: str, version: int, log=None) -> str:
     """Have the engine sample with the policy's weights after `version` steps, as `sync_mode` says, saved under
     the run directory `out`: the adapter in OUT/engine-adapters/vVERSION, served as a new LoRARequest, or the
     whole weights in OUT/engine-weights/vVERSION (full fine-tuning: the model; LoRA: the adapter merged into the
     base, `models.merge`), which the engine reloads in place (`VLLMEngine.reload_weights`).  The older versions
-    are removed; the folder served."""
+    are removed; the folder served.
+
+    Proven: the engine's digest of the tensors it loaded (`VLLMEngine.loaded_digest`) must equal the trainer's
+    of the tensors it saved (`weights_digest.fingerprint`, the asynchronous worker's check); a mismatch syncs
+    once more (`log` says so), a second one raises `WeightsSyncError`."""
+    for attempt in (1, 2):
+        path, want = _sync(engine, policy, out, version)
+        got = engine.loaded_digest()
+        if got == want:
+            return path
+        if attempt == 1 and log is not None:
+            log(f"weights sync v{version}: the engine's digest {str(got)[:12]} differs from the trainer's {want[:12]};"
+                " syncing once more")
+    raise WeightsSyncError(f"weights sync v{version}: the engine loaded weights whose digest {str(got)[:12]} differs "
+                           f"from the trainer's {want[:12]} twice ({path}); the engine is not sampling the policy "
+                           "being trained, so the step is not run")
+
+
+def _sync(engine, policy, out: str, version: int) -> tuple[str, str]:
+    """Save the weights as `serve_policy` says and have the engine load them; (the folder, the trainer's digest of
+    the tensors it saved: `fingerprint` of them under the names the files give them)."""
     from coderl.models.load import save_adapter, save_model
-    from coderl.models.merge import save_merged
+    from coderl.models.merge import merged_state_dict, save_merged
 
     adapter = sync_mode(policy) == "adapter"
     folder = os.path.join(out, ADAPTERS if adapter else WEIGHTS)
     path = os.path.join(folder, f"v{version}")
     shutil.rmtree(path, ignore_errors=True)
     if adapter:
+        from peft import get_peft_model_state_dict
+
         save_adapter(policy.model, path, policy.base, adapters=["default"])
         path = path if os.path.exists(os.path.join(path, "adapter_config.json")) else os.path.join(path, "default")
+        want = fingerprint(get_peft_model_state_dict(policy.model, adapter_name="default",
+                                                     save_embedding_layers=False))
         engine.set_adapter(path)
     else:
         if policy.full:
             save_model(policy.model, policy.tokenizer, path)
+            want = _saved_model_digest(policy.model, path)
         else:
-            save_merged(policy.model, path)
+            state = merged_state_dict(policy.model)
+            save_merged(policy.model, path, state=state)
+            want = fingerprint(state, _frozen_digests(policy.model, state))
         engine.reload_weights(path)
     for old in os.listdir(folder):
         if old != f"v{version}":
             shutil.rmtree(os.path.join(folder, old), ignore_errors=True)
-    return path
+    return path, want
+
+
+_FROZEN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # model -> {tensor key: its tensor_digest}
+
+
+def _frozen_digests(model, state: dict) -> dict[str, bytes]:
+    """name -> `tensor_digest` of the tensors of `state` that are the model's own frozen weights (the base's, in
+    a merged state: four fifths of its bytes), hashed once per run and again only if changed in place (the
+    tensor's version counter): the trainer's half of a merged sync's proof costs the merged layers alone."""
+    frozen = {p.untyped_storage().data_ptr() for p in model.parameters() if not p.requires_grad}
+    cache = _FROZEN.setdefault(model, {})
+    out = {}
+    for name, t in state.items():
+        if t.untyped_storage().data_ptr() not in frozen:
+            continue
+        key = (t.untyped_storage().data_ptr(), t.storage_offset(), t.numel(), t.dtype, t._version)
+        if key not in cache:
+            cache[key] = tensor_digest(t)
+        out[name] = cache[key]
+    return out
+
+
+def _saved_model_digest(model, path: str) -> str:
+    """The trainer's digest of a whole model saved in `path`: its own tensors under the names the files hold
+    (`save_pretrained` leaves tied copies out); every trained weight must be among them."""
+    names = tensor_names(path)
+    state = model.state_dict()
+    missing = [n for n in names if n not in state] + \
+        [n for n, p in model.named_parameters() if p.requires_grad and n not in names]
+    if missing:
+        return f"unmatched names: {', '.join(missing[:3])}"  # equal to no engine's digest: the sync fails
+    return fingerprint({n: state[n] for n in names})
+
+
+class WeightsProof:
+    """Across syncs: after the first update with a non-zero gradient, the engine's weights must differ from the
+    ones it started with.  Each sync's digests prove the engine holds what the trainer saved; this proves that what
+    it saved moved (a trainer whose update never reached the saved weights passes every digest check)."""
+
+    def __init__(self, engine):
+        self.engine, self.start = engine, engine.loaded_digest()
+
+    def check(self, version: int, grad_norm: float | None) -> None:
+        if grad_norm is None or not math.isfinite(grad_norm) or grad_norm <= 0 or self.start is None:  # no update
+            return
+        if self.engine.loaded_digest() == self.start:
+            raise WeightsSyncError(f"weights sync v{version}: after an update with gradient norm {grad_norm:.3g} the "
+                                   "engine's weights are still the ones it started with (same digest, which is also "
+                                   "the trainer's of the weights it saved): the update did not reach the engine (a "
+                                   "learning rate of 0, updates lost to rounding in low-precision weights, or saved "
+                                   "weights that are not the ones trained)")
+        self.start = None  # proven once: later updates are checked by the digests alone

@@ -33,7 +33,7 @@ class RolloutSource(Protocol):
 
     def correction(self, rolled: ScoredRollouts, updater=None, prox: Tensor | None = None) -> Correction: ...
 
-    def publish(self, version: int) -> None: ...
+    def publish(self, version: int, grad_norm: float | None = None) -> None: ...
 
     def close(self) -> None: ...
 
@@ -53,7 +53,7 @@ class LocalSource:
         """The sampling log-probs are the old log-probs (the weights that sampled are the current ones)."""
         return behaviour_correction(self.ctx.cfg, self.ctx.policy.model, rolled.batch, None)
 
-    def publish(self, version: int) -> None:
+    def publish(self, version: int, grad_norm: float | None = None) -> None:
         """Nothing to send: the next step samples with the weights in this process."""
 
     def close(self) -> None:

@@ -25,6 +25,7 @@ from coderl.rollout.repair import collect_episodes
 from coderl.rollout.types import RolloutBatch
 from coderl.sandbox.types import Status
 from coderl.tasks.types import Task
+from coderl.train.canary import attempt_metrics, canary_count, canary_tasks, is_canary
 from coderl.train.config import TrainConfig
 from coderl.train.distributed import Ranks
 from coderl.train.policy import Policy
@@ -94,10 +95,17 @@ def step_rollouts(ctx: RolloutContext, step: int, ranks: Ranks | None = None) ->
         indices = ctx.curriculum.draw(cfg.prompts_per_step, cfg.sampling.curriculum_floor, rng)
     else:
         indices = seeded_order(len(ctx.tasks), cfg.seed, step * cfg.prompts_per_step, cfg.prompts_per_step)
-    first = scored_round(ctx, step, indices, 0, ranks)
+    canaries = canary_count(cfg.sampling.canary_fraction, len(indices))
+    scoring = ctx
+    if canaries:  # the step's last prompts become canary tasks, indexed after the training tasks (`train/canary.py`)
+        pool = canary_tasks()
+        scoring = dataclasses.replace(ctx, tasks=[*ctx.tasks, *pool])
+        indices = indices[:len(indices) - canaries] + [len(ctx.tasks) + (step * canaries + j) % len(pool)
+                                                        for j in range(canaries)]
+    first = scored_round(scoring, step, indices, 0, ranks)
     if not cfg.sampling.dynamic_sampling:
         return first
-    return refill(ctx, step, first, lambda draw, round_: scored_round(ctx, step, draw, round_, ranks))
+    return refill(ctx, step, first, lambda draw, round_: scored_round(scoring, step, draw, round_, ranks))
 
 
 def generation_chunk(cfg) -> int:
@@ -144,7 +152,13 @@ def scored_round(ctx, step: int, indices: list[int], round_: int, ranks: Ranks):
                            "rollout/skipped_prompts": float(len(skipped)),
                            "rollout/truncated": sum(s.truncated for s in batch.samples) / len(batch.samples),
                            "rollout/zero_variance_groups": zero_variance_fraction(rewards, batch.group_ids)})
-    for group, index in enumerate(indices):  # the curriculum's running pass rates
+    if any(is_canary(ctx.tasks[i]) for i in indices):  # measured beside the reward, never part of it
+        row_tasks = [ctx.tasks[indices[s.group]] for s in batch.samples]
+        scored.metrics.update(attempt_metrics(ctx.sandbox, cfg.sandbox.limits(), row_tasks,
+                                              [s.completion for s in batch.samples], passed, failed.tolist()))
+    for group, index in enumerate(indices):  # the curriculum's running pass rates (not of the canaries)
+        if is_canary(ctx.tasks[index]):
+            continue
         outcomes = [ok for s, ok, bad in zip(batch.samples, passed, failed.tolist()) if s.group == group and not bad]
         if outcomes:
             ctx.curriculum.record(index, sum(outcomes) / len(outcomes))
