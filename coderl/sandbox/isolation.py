@@ -324,6 +324,7 @@ class Slots:
             linux.umount(area)
         except OSError:
             pass  # the slot's first
+        linux.settle()  # the last program's mount ids and this tmpfs's free again: the new mounts take a fresh slot's
         linux.mount("coderl-slot", area, "tmpfs", linux.MS_NOSUID | linux.MS_NODEV,
                     tmpfs_options({"memory_bytes": TMPFS_MAX_BYTES}, "mode=0711,"))
 
