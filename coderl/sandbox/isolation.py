@@ -18,6 +18,7 @@ import os
 import signal
 import stat
 import tempfile
+import threading
 import time
 
 try:
@@ -199,9 +200,12 @@ class Slots:
             self.cgroups = cgroups.create(workers, f"coderl-{os.getpid()}", caps["cgroups"])
         else:
             self.cgroups = cgroups.Cgroups()
+        self.settling = {}  # `full`: {slot: the thread waiting out its last program's teardown (`recreate`)}
         for slot in range(workers):
             os.mkdir(self.area(slot), 0o711)
             self.recreate(slot)
+        for settling in self.settling.values():  # (no thread outlives the start: the zygote is forked next)
+            settling.join()
 
     def _expose(self, paths):
         """Let the slot uids reach the interpreter where it sits under a private directory.
@@ -290,22 +294,38 @@ class Slots:
     def recreate(self, slot):
         """Before the slot's next program, once the last one's processes are gone: its cgroups made anew (no counter
         of the last program's: `Cgroups.renew`) and every directory a program may write made anew.  At `full` the
-        slot's tmpfs itself is unmounted and a new one mounted (no superblock state -- inode numbers, free blocks
-        and inodes, times -- passes from one program to the next); elsewhere each directory is removed and made
-        anew (a fresh inode: no mode, owner, time, xattr or ACL a program set on it, nor anything in it, is left).
-        The work dir is the slot uid's, its group the judge uid's (0770); the private /tmp & co. are root's (1777),
-        where a program can set nothing on the directory itself.  Through the area's fd: nothing follows a link a
-        program planted."""
+        slot's tmpfs itself is unmounted here and a new one mounted before the next run (`set_limits`): no
+        superblock state -- inode numbers, free blocks and inodes, times -- passes from one program to the next;
+        meanwhile a thread waits out the RCU grace period after which the kernel frees the last program's mount
+        ids (`linux.settle`), so the next program's mounts take a fresh slot's ids, without holding up the server.
+        Elsewhere each directory is removed and made anew here (a fresh inode: no mode, owner, time, xattr or ACL
+        a program set on it, nor anything in it, is left)."""
         self.cgroups.renew(slot)
+        if self.level == "full":
+            try:
+                linux.umount(self.area(slot))
+            except OSError:
+                pass  # the slot's first
+            settling = threading.Thread(target=linux.settle, name=f"settle-slot{slot}", daemon=True)
+            settling.start()
+            self.settling[slot] = settling
+            return
+        self._make_dirs(slot)
+        if self.level == "uid":  # what its program and judge left in the host's shared places
+            shared.remove_owned((self.uid(slot), self.judge_uid(slot)), self.places)
+
+    def _make_dirs(self, slot):
+        """The directories a program may write, made anew under the slot's area.  The work dir is the slot uid's, its
+        group the judge uid's (0770); the private /tmp & co. are root's (1777), where a program can set nothing on
+        the directory itself.  Through the area's fd: nothing follows a link a program planted."""
         owner = (self.uid(slot), self.judge_uid(slot)) if self.level != "rlimits" else None
         fresh = {"work": (0o770, owner)}  # the judge's too (`enter_judge`), through its group
         if self.level == "full":
             fresh.update((os.path.basename(d), (0o1777, None)) for d in self.private_dirs(slot).values())
-            self._mount_area(slot)
         area = os.open(self.area(slot), os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
         try:
             for name, (mode, uid) in fresh.items():
-                if self.level != "full":
+                if self.level != "full":  # (at `full` the tmpfs is new)
                     linux.remove_tree(area, name)
                 os.mkdir(name, mode, dir_fd=area)
                 os.chmod(name, mode, dir_fd=area)  # past the umask
@@ -313,28 +333,19 @@ class Slots:
                     os.chown(name, *uid, dir_fd=area)
         finally:
             os.close(area)
-        if self.level == "uid":  # what its program and judge left in the host's shared places
-            shared.remove_owned((self.uid(slot), self.judge_uid(slot)), self.places)
-
-    def _mount_area(self, slot):
-        """`full`: a new tmpfs of the slot's own over its area (the last one detached: a program's mount namespace
-        may still hold it while it is torn down), limited like /tmp: no program fills the server's."""
-        area = self.area(slot)
-        try:
-            linux.umount(area)
-        except OSError:
-            pass  # the slot's first
-        linux.settle()  # the last program's mount ids and this tmpfs's free again: the new mounts take a fresh slot's
-        linux.mount("coderl-slot", area, "tmpfs", linux.MS_NOSUID | linux.MS_NODEV,
-                    tmpfs_options({"memory_bytes": TMPFS_MAX_BYTES}, "mode=0711,"))
 
     def set_limits(self, slot, max_processes, memory_bytes):
-        """Before each run: the slot's cgroup limits; `full`: the slot's tmpfs (its work dir and private /tmp & co.)
-        sized like /tmp."""
+        """Before each run: the slot's cgroup limits; `full`: once the last program's mount ids are free again
+        (`recreate`), the slot's new tmpfs (its work dir and private /tmp & co.), sized like /tmp, and its
+        directories."""
         self.cgroups.set_limits(slot, max_processes, memory_bytes)
         if self.level == "full":
-            options = tmpfs_options({"memory_bytes": memory_bytes}, "")
-            linux.mount(None, self.area(slot), None, linux.MS_REMOUNT | linux.MS_NOSUID | linux.MS_NODEV, options)
+            settling = self.settling.pop(slot, None)
+            if settling is not None:
+                settling.join()
+            linux.mount("coderl-slot", self.area(slot), "tmpfs", linux.MS_NOSUID | linux.MS_NODEV,
+                        tmpfs_options({"memory_bytes": memory_bytes}, "mode=0711,"))
+            self._make_dirs(slot)
 
     # ---- in the zygote and its children ---------------------------------------------------------
     def before_fork(self, role):
