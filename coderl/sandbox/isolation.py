@@ -375,18 +375,25 @@ class Slots:
             os.setuid(uid)
 
     def enter_judge(self, slot):
-        """In a forked judge, as root: the program's work dir as its working directory at every level (its group the
-        judge's: `recreate`), so a file a test and its program name by a relative path is one file (no cgroup: it
-        runs the task's own code only, and must outlive nothing of the program's); then drop to the slot's judge uid.
-        Not the program's whole view: at `full` a judge in a mount namespace with the program's private /tmp lost
-        what the server needs there when coderl or its interpreter lies under /tmp (a clone in /tmp: every judge
-        ended with exit 127), so a test and its program do not share /tmp or absolute paths (docs/sandbox.md)."""
-        os.chdir(self.dirs(slot)["work"])
+        """In a forked judge, as root: the program's view of the files, so a test and its program name one file by
+        any path (a file in the working directory, a path under /tmp, an absolute path either way: the MBPP/APPS
+        shape of a function that reads or writes a file).  `full`: a mount namespace of its own holding the
+        program's view (`View.enter`: its work dir at /sandbox as the working directory, its private /tmp & co., a
+        /proc of the server's PID namespace, where it runs), its pipes staying root's so no link a program plants
+        reopens them; elsewhere the program's work dir as the working directory (/tmp and the rest are the host's
+        for both).  No cgroup: it runs the task's own code only, and must outlive nothing of the program's.  Then
+        it drops to the slot's judge uid, with the program's uid and gid for file access (`linux.become`): a file
+        either makes, a 0600 temp file too (`tempfile`), is the other's to read and write, while the program can
+        neither signal nor trace the judge (its real, effective and saved uids stay the judge's)."""
+        work = self.dirs(slot)["work"]
+        if self.level == "full":
+            linux.unshare(linux.CLONE_NEWNS)
+            self.view.enter(work, self.private_dirs(slot))
+        else:
+            os.chdir(work)
         if self.level in ("uid", "full"):
-            uid = self.judge_uid(slot)
-            os.setgroups([])
-            os.setgid(uid)
-            os.setuid(uid)
+            uid, program = self.judge_uid(slot), self.uid(slot)
+            linux.become(uid, uid, program, program)
 
     # ---- after a program -------------------------------------------------------------------
     def kill_leftovers(self, slot, reap_orphans):
