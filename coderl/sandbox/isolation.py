@@ -333,6 +333,8 @@ class Slots:
                     os.chown(name, *uid, dir_fd=area)
         finally:
             os.close(area)
+        if self.level == "full":
+            self.view.make_mount_points(self.private_dirs(slot))
 
     def set_limits(self, slot, max_processes, memory_bytes):
         """Before each run: the slot's cgroup limits; `full`: once the last program's mount ids are free again
