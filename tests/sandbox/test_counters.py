@@ -11,8 +11,10 @@ count (the machine's number of processes).
 
 Mount ids and device numbers are the lowest free ones machine-wide, so a mount anywhere else on the machine (another
 sandbox starting) moves them too: a pair of readings is compared only where the machine made no mount but the
-sandbox's own between them (the unique mount id, a counter of every mount, moved by the programs' own count alone);
-where the kernel has no unique mount id (before Linux 6.8) every pair is compared."""
+sandbox's own between them (the unique mount id, a counter of every mount, moved by the programs' own count alone;
+where the kernel has none, before Linux 6.8, every pair); and the sequence is tried again where one differed, since
+the machine's unmounts free ids too and no counter shows them: two tries in a row with a difference fail (without
+the settle, one of 13 readings differed in 8 tries of 8 here)."""
 
 import json
 
@@ -76,9 +78,10 @@ def test_what_a_program_counts_of_its_file_system_is_a_fresh_slots():
             assert result.stdout.strip(), (result.status, result.stderr[-500:])
             return json.loads(result.stdout)
 
-        for _ in range(3):  # again where another sandbox's mounts left too few quiet pairs
+        differ = None
+        for _ in range(2):  # again where the machine moved the allocators (another sandbox's mounts, or unmounts)
             readings, between = [(read(), 0)], 0
-            for program in (DIRTY, None, DIRTY, None, None, DIRTY, None, None, DIRTY, None):
+            for program in (DIRTY, None, None) * 6:
                 between += 1
                 if program is None:
                     readings.append((read(), between))
@@ -86,9 +89,9 @@ def test_what_a_program_counts_of_its_file_system_is_a_fresh_slots():
                 else:
                     assert sandbox.run(make_script_request(program)).stdout.strip() == "dirty"
             quiet = _quiet_pairs(readings)
-            for a, b, n in quiet:
-                differ = {k: (a["seen"][k], b["seen"][k]) for k in a["seen"] if a["seen"][k] != b["seen"][k]}
-                assert not differ, (n, str(differ)[:2000])
-            if len(quiet) >= 3:
+            differ = next(({k: (a["seen"][k], b["seen"][k]) for k in a["seen"] if a["seen"][k] != b["seen"][k]}
+                           for a, b, _ in quiet if a["seen"] != b["seen"]), None)
+            if differ is None and len(quiet) >= 3:
                 return
+        assert differ is None, str(differ)[:2000]  # every try: not the machine, the slot's own history
         pytest.skip(f"the machine mounted something between most readings ({len(quiet)} quiet pairs)")
