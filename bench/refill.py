@@ -1,4 +1,4 @@
-"""Refill (rows that end make room for waiting ones, `rollout/row_refill.py`) against the chunks of one batch
+"""Refill (rows that end make room for waiting ones, `rollout/hf.py` `_refilled_rows`) against the chunks of one batch
 each that `coderl eval` generated before it (each chunk decoding until its longest row ends, with compaction).
 
 The bundled model (or --model) in bf16, chat format, batch 64, the demo's evaluation shapes: `--tasks` easy tasks

@@ -44,7 +44,7 @@ class Generation:
     min_new_tokens: int | None = None
     stop: Sequence[str] | None = None  # None: the format's stop sequences
     refill_chunks: int = 1  # batches a chunk holds where generation refills (an HF model decoding uncompiled):
-    # rows that end make room for the chunk's waiting rows (`rollout.row_refill`), so a batch's longest row
+    # rows that end make room for the chunk's waiting rows (`rollout.hf._refilled_rows`), so a batch's longest row
     # no longer holds the others' places; 1 = a chunk is one batch
     planned_tokens: int | None = None  # rows x max_new_tokens the caller's whole run generates (an evaluation: all
     # its rows; training: steps x rows per step): the compile policy repays a compilation over all of it

@@ -179,7 +179,7 @@ def test_an_interrupted_evaluation_resumes_to_the_uninterrupted_one(model_dir, t
     a kill that cut its last line short loses that line only; --resume (refused with a changed setting; on the
     command line the interrupted run's settings, unless given) regenerates the rest chunk by chunk with the rows
     and seeds of the uninterrupted run, which it then equals sample for sample.  `refill` 2: a chunk holds two
-    batches of one row, the second row starting where the first ended (`rollout/row_refill.py`)."""
+    batches of one row, the second row starting where the first ended (rollout/hf.py `_refilled_rows`)."""
     import coderl.eval.run as eval_run
     import coderl.rollout.generation as generation
 

@@ -1,4 +1,4 @@
-"""Refill (`rollout/row_refill.py`): with more rows than run at once, rows that end make room for waiting
+"""Refill (rollout/hf.py `_refilled_rows`): with more rows than run at once, rows that end make room for waiting
 ones, which start beside the running rows on one KV cache (`kv_cache.joined_cache`).  On the tiny float32 model
 every row gets the tokens and log-probs it gets alone in one plain call; sampled rows record the policy's
 log-prob of every token they draw; every row keeps its own budget."""
@@ -80,8 +80,8 @@ def test_no_refill_where_rows_fit_one_batch_or_tokens_have_a_floor(tiny, monkeyp
 
     model, tok = tiny
     used = []
-    real = hf.refilled_rows
-    monkeypatch.setattr(hf, "refilled_rows", lambda *a, **k: used.append(1) or real(*a, **k))
+    real = hf._refilled_rows
+    monkeypatch.setattr(hf, "_refilled_rows", lambda *a, **k: used.append(1) or real(*a, **k))
     generate(model, tok, TASKS, samples_per_prompt=2, max_new_tokens=4, batch_size=10)
     generate(model, tok, TASKS, samples_per_prompt=2, max_new_tokens=4, batch_size=3, min_new_tokens=2)
     assert used == []
