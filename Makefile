@@ -10,7 +10,7 @@ STAMP  := $(VENV)/.coderl-installed
 # pip's notes about local package mirrors that do not exist are noise; errors still fail the build.
 QUIET  := { grep -v "^WARNING: Location" || true; }
 
-.PHONY: setup setup-vllm toolchains demo reproduce-cpu test test-fast test-slow test-vllm bench bench-generate bench-compaction bench-refill bench-rl lint clean
+.PHONY: setup setup-vllm toolchains demo reproduce-cpu test test-fast test-slow test-vllm bench bench-generate bench-compaction bench-rl lint clean
 
 setup: $(STAMP) toolchains
 
@@ -112,9 +112,6 @@ bench-generate: setup
 
 bench-compaction: setup
 	$(BIN)/python bench/compaction.py
-
-bench-refill: setup
-	$(BIN)/python bench/refill.py
 
 # Needs TRL: pip install -e '.[bench]'
 bench-rl: setup

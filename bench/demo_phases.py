@@ -6,8 +6,7 @@ std 0.02, seeded, saved once and loaded by both sides):
 
 * eval-greedy   the 76 easy tasks, chat, greedy, 256 new tokens, batch 64 (the demo's `eval:`).
 * eval-sampled  the 76 easy tasks x 8 samples, T 0.8, 128 new tokens, batch 64, seed 0 (`easy-sampled`).
-  Both through `coderl.rollout.generation.generate`, chunked as `coderl eval` chunks (REFILL_CHUNKS batches a
-  chunk where the side has it, else one), without the sandbox: wall time, tokens up to each row's
+  Both through `coderl.rollout.generation.generate`, as `coderl eval` calls it: wall time, tokens up to each row's
   stop (as bench/generate.py counts), tokens/s, and a digest of the answers (the two sides' greedy answers should
   be identical; sampled ones are draws of the same distribution).
 * decode        the cost of one decoding step, fixed work (--decode-rows prompts of the easy set, exactly
@@ -71,22 +70,15 @@ def _digest(texts) -> str:
 
 
 def _eval(model, tok, tasks, *, samples: int, temperature: float, max_new_tokens: int) -> dict:
-    """Generation as this side's `coderl eval` chunks it (`rollout.collect`: chunks of REFILL_CHUNKS batches of
-    64 rows, 1 before refill; chunk c seeded 0 + c), without the sandbox."""
-    import coderl.eval.run as eval_run
     from coderl.rollout.generation import generate
 
-    per_chunk = max(1, 64 * getattr(eval_run, "REFILL_CHUNKS", 1) // samples)
     t0 = time.perf_counter()
-    samples_out = []
-    for c in range(0, len(tasks), per_chunk):
-        samples_out += generate(model, tok, tasks[c:c + per_chunk], format="chat", samples_per_prompt=samples,
-                                temperature=temperature, max_new_tokens=max_new_tokens, batch_size=64,
-                                seed=c).samples
+    batch = generate(model, tok, tasks, format="chat", samples_per_prompt=samples, temperature=temperature,
+                     max_new_tokens=max_new_tokens, batch_size=64, seed=0)
     wall = time.perf_counter() - t0
-    tokens = sum(len(s.gen_tokens) for s in samples_out)
+    tokens = sum(len(s.gen_tokens) for s in batch.samples)
     return {"s": round(wall, 2), "tokens": tokens, "tok_s": round(tokens / wall, 1),
-            "answers": _digest(s.raw_output for s in samples_out)}
+            "answers": _digest(s.raw_output for s in batch.samples)}
 
 
 def _prompts(tok, tasks, rows: int) -> list[list[int]]:

@@ -283,9 +283,6 @@ def test_interrupted_evaluation_and_sft_stages_resume(model_dir, tmp_path, capsy
 
         monkeypatch.setattr(module, name, wrapper)
 
-    import coderl.eval.run as eval_run
-
-    monkeypatch.setattr(eval_run, "REFILL_CHUNKS", 1)  # a chunk per task (the partial file keeps it for --resume)
     fail_on(generation, "generate", 3)
     assert main(["pipeline", "--config", str(config)]) == 130
     monkeypatch.undo()

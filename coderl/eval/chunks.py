@@ -2,10 +2,10 @@
 
 While `coderl eval` runs, each finished chunk of tasks (`rollout.collect`'s chunks: its rows generated with seed
 + the chunk's first task index, then checked) is appended as one line to RUN/samples.jsonl.partial, after a
-first line with the run's settings, the batch size and the batches a chunk holds (`eval/run.py` REFILL_CHUNKS):
+first line with the run's settings and the chunks' batch size:
 
-    {"config": {...}, "batch_size": 16, "refill_chunks": 4}
-    {"start": 0, "end": 64, "seconds": 12.3, "rows": [samples.jsonl's rows of tasks 0-63]}
+    {"config": {...}, "batch_size": 16}
+    {"start": 0, "end": 16, "seconds": 12.3, "rows": [samples.jsonl's rows of tasks 0-15]}
     ...
 
 `--resume` refuses changed settings (`base/outputs.resume_conflicts`, the rule of `train --resume`), keeps the
@@ -76,7 +76,7 @@ def collect_chunks(cfg, model, tokenizer, tasks, sandbox, gen: Generation, resum
         return got, sample_rows(got.samples, got.results, got.episodes), got.gen_seconds
     path = os.path.join(cfg.out, PARTIAL)
     head, chunks = resumed or ({"config": flatten(cfg), "batch_size": chunk_batch_size(
-        model, gen, cfg.samples * len(tasks)), "refill_chunks": gen.refill_chunks}, [])
+        model, gen, cfg.samples * len(tasks))}, [])
     done = chunks[-1]["end"] if chunks else 0
     for chunk in chunks:  # the same tasks as the interrupted run (a task file may have changed since)
         expected = {t.task_id for t in tasks[chunk["start"]: chunk["end"]]}
@@ -99,8 +99,7 @@ def collect_chunks(cfg, model, tokenizer, tasks, sandbox, gen: Generation, resum
         got = None
         if done < len(tasks):  # the chunks after `done` start where the uninterrupted run's do, with its seeds
             got = collect_episodes(model, tokenizer, tasks[done:], sandbox,
-                                   replace(gen, seed=gen.seed + done, batch_size=head["batch_size"],
-                                           refill_chunks=head.get("refill_chunks", 1)),
+                                   replace(gen, seed=gen.seed + done, batch_size=head["batch_size"]),
                                    cfg.sandbox.limits(), cfg.repair, log=log, on_chunk=keep)
     return got, [r for chunk in chunks for r in chunk["rows"]], sum(chunk["seconds"] for chunk in chunks)
 

@@ -49,10 +49,6 @@ from coderl.tasks import load_tasks
 from coderl.tasks.spec import open_sandbox, task_files
 
 OUTPUTS = ("samples.jsonl", "summary.json", "results.md")  # a finished run's files
-# Batches an evaluation chunk holds (`Generation.refill_chunks`): finished rows make room for the chunk's waiting
-# rows, and only a chunk's last rows decode in a thin batch.  A chunk is also the unit that `--resume` keeps and
-# that the sandbox runs while the next one generates: the last chunk's programs run after generation ends.
-REFILL_CHUNKS = 4
 DEFAULT_FORMAT = "chat"  # measured on HumanEval's 131 training tasks with the bundled model: RESULTS.md
 
 
@@ -202,7 +198,6 @@ def _evaluate(cfg, taskset, tasks, loaded, model, start: float, load_seconds: fl
     """Generate (`model`: the HF model or an engine), score and write the run."""
     gen = Generation(format=cfg.format, samples_per_prompt=cfg.samples, max_new_tokens=cfg.max_new_tokens,
                      temperature=cfg.temperature, top_p=cfg.top_p, seed=cfg.seed, batch_size=cfg.batch_size,
-                     refill_chunks=REFILL_CHUNKS,
                      # the whole evaluation's work, a resumed one's too: one compile decision, the same chunks
                      planned_tokens=cfg.samples * len(tasks) * cfg.max_new_tokens * cfg.repair.turns)
     repair = None

@@ -43,9 +43,6 @@ class Generation:
     # chunks of balanced sizes, padded to one shape (`chunk_bounds`)
     min_new_tokens: int | None = None
     stop: Sequence[str] | None = None  # None: the format's stop sequences
-    refill_chunks: int = 1  # batches a chunk holds where generation refills (an HF model decoding uncompiled):
-    # rows that end make room for the chunk's waiting rows (`rollout.hf._refilled_rows`), so a batch's longest row
-    # no longer holds the others' places; 1 = a chunk is one batch
     planned_tokens: int | None = None  # rows x max_new_tokens the caller's whole run generates (an evaluation: all
     # its rows; training: steps x rows per step): the compile policy repays a compilation over all of it
     # (`hf_config.use_static_cache`); None: this collection's rows
@@ -144,8 +141,7 @@ def collect(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generation, l
     batch_size = chunk_batch_size(model, gen, rows, max_prompt_tokens)
     planned = max(gen.planned_tokens or 0, rows * gen.max_new_tokens)  # every chunk decides on the same work
     static = bool(tasks) and compiles(model, rows * gen.max_new_tokens, planned)
-    chunk_rows = batch_size * (gen.refill_chunks if not static and not is_engine(model) else 1)
-    bounds = chunk_bounds(len(tasks), max(1, chunk_rows // gen.samples_per_prompt), balanced=static)
+    bounds = chunk_bounds(len(tasks), max(1, batch_size // gen.samples_per_prompt), balanced=static)
     static_rows = None
     if static:  # every chunk padded to the largest one's shape: one compilation
         from coderl.rollout.hf_config import static_batch_rows

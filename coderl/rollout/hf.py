@@ -85,7 +85,7 @@ from coderl.rollout.hf_config import (
     static_batch_rows,
     use_static_cache,
 )
-from coderl.rollout.kv_cache import growing_cache, joined_cache
+from coderl.rollout.kv_cache import growing_cache
 from coderl.rollout.merged_view import merged_lora
 from coderl.rollout.types import SampledRow
 
@@ -181,103 +181,14 @@ def _generate_rows(model, tokenizer, prompts: list[list[int]], stops: list[tuple
     return out_ids, [torch.cat(parts) for parts in out_lp]
 
 
-def _refilled_rows(model, tokenizer, prompts: list[list[int]], stops: list[tuple[str, ...]], *,
-                   config: GenerationConfig, temperature: float, top_p: float, device: torch.device,
-                   width: int, compact_rows: int = 8) -> tuple[list[list[int]], list[torch.Tensor]]:
-    """Per row: (generated ids, possibly followed by padding after the row ended; their log-probs), with at most
-    `width` rows decoding at a time and finished rows replaced by rows not yet started (refill).
-
-    Without refill a batch decodes until its longest row ends, and compaction only narrows it: at the CPU demo's
-    evaluation shapes most rows end within 60 tokens and one in a batch runs to 128, so nearly half a batch's
-    steps carried few rows.  Here, while rows wait, a call ends once a quarter of its rows have ended; the running
-    rows keep their cached keys and values, the waiting rows' prompts are prefilled (each distinct prompt once),
-    and both continue in one call, each side right-aligned at the width of the longest row (`joined_cache`:
-    the left padding is masked, positions count real tokens, so a row's logits are those of the plain call up
-    to float rounding).  Each row keeps its own budget of `max_new_tokens`.  Once no row waits, this is
-    `_generate_rows`'s compaction.  Deterministic for a given `width` and seed (rows start in order); another
-    `width` samples from the same distributions with another random order.
-    """
-    n = len(prompts)
-    limit = config.max_new_tokens
-    out_ids: list[list[int]] = [[] for _ in range(n)]
-    out_lp: list[list[torch.Tensor]] = [[] for _ in range(n)]
-    made = [0] * n
-    taken = 0
-    active: list[int] = []
-    input_ids = attention = cache = None
-    while active or taken < n:
-        if taken < n and len(active) < width:
-            new = list(range(taken, min(n, taken + width - len(active))))
-            taken += len(new)
-            input_ids, attention, cache = _refill(model, [prompts[i] for i in new], (input_ids, attention, cache),
-                                                  config.pad_token_id, limit, device)
-            active += new
-        budget = min(limit - made[i] for i in active)
-        if taken < n:  # rows wait: end the call once a quarter of its rows have ended
-            leave = len(active) - max(1, len(active) // 4)
-        else:
-            leave = len(active) // 2 if compact_rows and len(active) > compact_rows else 0
-        call = copy.deepcopy(config)
-        call.max_new_tokens = budget
-        call.return_dict_in_generate = True
-        ids, lps, running, sequences, cache = _generate_chunk(
-            model, tokenizer, input_ids, attention, [stops[i] for i in active], carry=[out_ids[i] for i in active],
-            cache=cache, config=call, temperature=temperature, top_p=top_p, min_new_tokens=0, device=device,
-            leave=leave, watch=True)
-        steps = ids.shape[1]
-        for j, i in enumerate(active):
-            out_ids[i] += ids[j].tolist()
-            out_lp[i].append(lps[j])
-            made[i] += steps
-        keep = [j for j, i in enumerate(active) if running[j] and made[i] < limit]
-        active = [active[j] for j in keep]
-        if not keep:
-            input_ids = attention = cache = None
-            continue
-        rows = torch.tensor(keep, dtype=torch.long)
-        cache.reorder_cache(rows.to(device))  # the running rows' keys/values, nothing recomputed
-        input_ids = sequences[rows].cpu()
-        attention = torch.cat([attention[rows], torch.ones((len(keep), steps), dtype=attention.dtype)], dim=1)
-    return out_ids, [torch.cat(parts) for parts in out_lp]
-
-
-def _refill(model, prompts: list[list[int]], running: tuple, pad_id: int, limit: int, device: torch.device):
-    """(ids, attention, cache) of the `running` rows (each None when none runs) followed by `prompts`, whose
-    prompts are prefilled here (all but their last token); every row right-aligned at the longest row's width."""
-    ids, attention = left_pad(prompts, pad_id, min_width=2)
-    fresh = _shared_prefill(model, prompts, ids, attention, device, always=True,
-                            cache=growing_cache(model, ids.shape[1] + limit))
-    old_ids, old_attention, old_cache = running
-    if old_ids is None:
-        return ids, attention, fresh
-    longest = [int(a.sum(1).max()) for a in (old_attention, attention)]
-    width = max(longest)
-    parts, rows = [], []
-    for (i, a, c), m in zip(((old_ids, old_attention, old_cache), (ids, attention, fresh)), longest):
-        start = i.shape[1] - m  # columns every row of this side pads
-        rows.append((torch.nn.functional.pad(i[:, start:], (width - m, 0), value=pad_id),
-                     torch.nn.functional.pad(a[:, start:], (width - m, 0), value=0)))
-        parts.append((c, start))
-    cache = joined_cache(parts, width - 1, width - 1 + limit)
-    return torch.cat([r[0] for r in rows]), torch.cat([r[1] for r in rows]), cache
-
-
-def refills(model, *, static: bool, lockstep: bool, min_new_tokens: int | None, compact_rows: int) -> bool:
-    """Whether `sample_rows` refills finished rows with waiting ones (`_refilled_rows`): a full-attention model
-    decoding with coderl's growing cache, not compiled, not in lockstep, no `min_new_tokens`, compaction on."""
-    return (not static and not lockstep and not min_new_tokens and compact_rows > 0 and not owns_cache(model)
-            and growing_cache(model, 1) is not None)
-
-
 def _generate_chunk(model, tokenizer, input_ids: torch.Tensor, attention: torch.Tensor,
                     stops: list[tuple[str, ...]], *, config: GenerationConfig, temperature: float, top_p: float,
                     min_new_tokens: int, device: torch.device, carry: list[list[int]] | None = None,
-                    cache=None, leave: int = 0, synced: bool = False, watch: bool = False):
+                    cache=None, leave: int = 0, synced: bool = False):
     """One `model.generate` call on left-padded `input_ids` (`cache`: keys/values of all but their last
     token, or None).  Returns ([B, S] generated ids incl. padding after a row ended, [B, S] their
     policy log-probs, per row whether it is still running -- the call ended early (`leave`) before
-    it emitted EOS or a stop; with `watch` also a call that ended at its `max_new_tokens` --, the full
-    [B, W + S] sequences, the cache after the call)."""
+    it emitted EOS or a stop --, the full [B, W + S] sequences, the cache after the call)."""
     width = input_ids.shape[1]
     eos = list(config.eos_token_id or [])
     if _COMPILE_FAILED:
@@ -295,7 +206,7 @@ def _generate_chunk(model, tokenizer, input_ids: torch.Tensor, attention: torch.
             processors += [TopPLogitsWarper(top_p)]
         if sampling:
             processors.append(DrawToken(None if top_p < 1.0 else capture, banned=bool(min_new_tokens)))
-        stop = StopOnText(tokenizer, width, stops, carry, eos_ids=eos) if any(stops) or leave or watch else None
+        stop = StopOnText(tokenizer, width, stops, carry, eos_ids=eos) if any(stops) or leave else None
         rows = RowsFinished(stop, leave) if leave else None
         criteria = [c for c in (stop, rows) if c is not None]  # generate ends rows on EOS by itself
         out = model.generate(
@@ -303,10 +214,10 @@ def _generate_chunk(model, tokenizer, input_ids: torch.Tensor, attention: torch.
             logits_processor=LogitsProcessorList(processors), stopping_criteria=StoppingCriteriaList(criteria),
             **({KV_CACHE: cache} if cache is not None else {}), **({"synced_gpus": True} if synced else {}),
         )
-        return out, capture, rows, stop
+        return out, capture, rows
 
     try:
-        out, capture, rows, stop = attempt()
+        out, capture, rows = attempt()
     except Exception as exc:
         if not is_compile_failure(exc) or getattr(config, "disable_compile", False):
             raise
@@ -314,14 +225,9 @@ def _generate_chunk(model, tokenizer, input_ids: torch.Tensor, attention: torch.
         warnings.warn(f"coderl: compiling the decoding step failed ({_COMPILE_FAILED[0]}); decoding uncompiled",
                       RuntimeWarning, stacklevel=2)
         config.disable_compile = True
-        out, capture, rows, stop = attempt()
+        out, capture, rows = attempt()
     sequences = out.sequences
-    if rows is not None and rows.running is not None:
-        running = rows.running
-    elif watch and stop is not None:  # ended at its max_new_tokens (or every row ended): which rows had not
-        running = [not (d or e) for d, e in zip(stop.done, stop.ended)]
-    else:
-        running = [False] * len(stops)
+    running = rows.running if rows is not None and rows.running is not None else [False] * len(stops)
     return (sequences[:, width:].cpu(), capture.finish(sequences).cpu(), running, sequences,
             getattr(out, KV_CACHE, None))
 
@@ -368,15 +274,9 @@ def sample_rows(model: Any, tokenizer: Any, prompt_ids: list[list[int]], stops: 
     # a LoRA policy decodes through merged copies of its weights (rollout/merged_view.py); not where a compiled
     # static cache traced the adapter's forward, nor in lockstep (a sharded model's weights are not whole here)
     merged = merged_lora(model) if not static and steps is None else contextlib.nullcontext()
-    refill = len(prompt_ids) > width and refills(model, static=static, lockstep=steps is not None,
-                                                 min_new_tokens=min_new_tokens, compact_rows=compact_rows)
     with _sampling(model, device), merged:
         torch.manual_seed(seed)
-        if refill:  # more rows than run at once: finished rows make room for waiting ones
-            generated, row_logprobs = _refilled_rows(
-                model, tokenizer, prompt_ids, stops, config=config, temperature=temperature, top_p=top_p,
-                device=device, width=width, compact_rows=compact_rows)
-        for start in range(0, len(prompt_ids) if not refill else 0, width):
+        for start in range(0, len(prompt_ids), width):
             chunk, chunk_stops = prompt_ids[start:start + width], stops[start:start + width]
             real = len(chunk)
             if static:

@@ -93,32 +93,3 @@ def growing_cache(model: Any, capacity: int) -> DynamicCache | None:
     cache = DynamicCache()
     cache.layer_class_to_replicate = lambda: GrowingLayer(capacity)
     return cache
-
-
-def joined_cache(parts: list[tuple[DynamicCache, int]], length: int, capacity: int) -> DynamicCache:
-    """One cache of `GrowingLayer`s holding the rows of every part in turn: part (cache, start) contributes its
-    positions from `start` on, right-aligned in `length` positions (the left padding zeroed: the attention mask
-    hides it, and a zero keeps its product with a zero weight finite).  Room for `capacity` positions (refill:
-    rows that start decoding beside rows that are already running, `rollout/hf.py`)."""
-    room = max(capacity, length)
-    out = DynamicCache()
-    out.layer_class_to_replicate = lambda: GrowingLayer(room)
-    for index in range(len(parts[0][0].layers)):
-        pieces = [(cache.layers[index].keys, cache.layers[index].values, start) for cache, start in parts]
-        rows = sum(k.shape[0] for k, _, _ in pieces)
-        first = pieces[0][0]
-        k_all = first.new_empty((rows, first.shape[1], room, first.shape[-1]))
-        v_all = pieces[0][1].new_empty((rows, pieces[0][1].shape[1], room, pieces[0][1].shape[-1]))
-        row = 0
-        for k, v, start in pieces:
-            n, held = k.shape[0], k.shape[-2] - start
-            for buf, src in ((k_all, k), (v_all, v)):
-                buf[row:row + n, :, :length - held].zero_()
-                buf[row:row + n, :, length - held:length].copy_(src[..., start:, :])
-            row += n
-        layer = GrowingLayer(room)
-        layer.lazy_initialization(k_all, v_all)
-        layer._buffers = (k_all, v_all)
-        layer.keys, layer.values = k_all[..., :length, :], v_all[..., :length, :]
-        out.layers.append(layer)
-    return out

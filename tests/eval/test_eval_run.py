@@ -169,22 +169,16 @@ def test_a_failed_evaluation_leaves_nothing_it_made(model_dir, tmp_path, monkeyp
     assert list(tmp_path.iterdir()) == []
 
 
-@pytest.mark.parametrize("sampling, refill", [({}, 1), ({"dtype": "bfloat16"}, 1),
-                                               ({"samples": 2, "temperature": 1.0, "seed": 5}, 1),
-                                               ({"samples": 2, "temperature": 1.0, "seed": 5}, 2)],
-                         ids=["greedy", "greedy-bf16", "sampled", "sampled-refilled"])
-def test_an_interrupted_evaluation_resumes_to_the_uninterrupted_one(model_dir, tmp_path, monkeypatch, sampling,
-                                                                    refill):
+@pytest.mark.parametrize("sampling", [{}, {"dtype": "bfloat16"}, {"samples": 2, "temperature": 1.0, "seed": 5}],
+                         ids=["greedy", "greedy-bf16", "sampled"])
+def test_an_interrupted_evaluation_resumes_to_the_uninterrupted_one(model_dir, tmp_path, monkeypatch, sampling):
     """Ctrl-C while the third chunk generates keeps the finished chunks in samples.jsonl.partial (and only that);
     a kill that cut its last line short loses that line only; --resume (refused with a changed setting; on the
     command line the interrupted run's settings, unless given) regenerates the rest chunk by chunk with the rows
-    and seeds of the uninterrupted run, which it then equals sample for sample.  `refill` 2: a chunk holds two
-    batches of one row, the second row starting where the first ended (rollout/hf.py `_refilled_rows`)."""
-    import coderl.eval.run as eval_run
+    and seeds of the uninterrupted run, which it then equals sample for sample."""
     import coderl.rollout.generation as generation
 
-    monkeypatch.setattr(eval_run, "REFILL_CHUNKS", refill)
-    kw = dict(batch_size=sampling.get("samples", 1) // refill, **sampling)  # one task a chunk: 3 chunks
+    kw = dict(batch_size=sampling.get("samples", 1), **sampling)  # one task a chunk: 3 chunks
     _eval(model_dir, tmp_path / "whole", **kw)
     generate, calls = generation.generate, []
 
@@ -201,8 +195,7 @@ def test_an_interrupted_evaluation_resumes_to_the_uninterrupted_one(model_dir, t
     partial = tmp_path / "cut" / "samples.jsonl.partial"
     assert [p.name for p in (tmp_path / "cut").iterdir()] == [partial.name]
     head, *chunks = [json.loads(line) for line in partial.read_text().splitlines()]
-    assert head["batch_size"] == kw["batch_size"] and head["refill_chunks"] == refill
-    assert [(c["start"], c["end"]) for c in chunks] == [(0, 1)]
+    assert head["batch_size"] == kw["batch_size"] and [(c["start"], c["end"]) for c in chunks] == [(0, 1)]
     with partial.open("a") as f:
         f.write('{"start": 1, "end": 2, "seconds": 0.1, "rows": [{"task_')  # a kill in the middle of a line
     args = ["eval", "--out", str(tmp_path / "cut"), "--model", model_dir, "--tasks", TASKS, "--format", "completion",
