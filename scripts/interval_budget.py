@@ -15,16 +15,20 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 
+from coderl.base.config import ConfigError
 from coderl.eval.compare import task_samples
 from coderl.eval.stats import paired_bootstrap_ci
+from coderl.tasks.types import TaskFormatError
 
 
 def budget(before: dict, after: dict, samples: list[int]) -> dict:
     """The figures above from two runs' per-task [samples, passed, tokens] (`compare.task_samples`)."""
     tasks = sorted(set(before) & set(after))
     if not tasks or set(before) != set(after):
-        raise SystemExit("interval_budget: the two runs do not hold the same tasks")
+        raise ConfigError(f"interval_budget: the two runs do not hold the same tasks ({len(before)} and "
+                          f"{len(after)} tasks, {len(tasks)} in common); give two evaluations of one task set")
     rates = [(before[t][1] / before[t][0], after[t][1] / after[t][0]) for t in tasks]
     diffs = [a - b for b, a in rates]
     k = len(tasks)
@@ -52,7 +56,11 @@ def main() -> None:
     ap.add_argument("after")
     ap.add_argument("--samples", type=int, nargs="+", default=[1, 4, 8, 16, 32])
     args = ap.parse_args()
-    b = budget(task_samples(args.before), task_samples(args.after), args.samples)
+    try:
+        b = budget(task_samples(args.before), task_samples(args.after), args.samples)
+    except (ConfigError, TaskFormatError) as e:  # a missing or bad samples.jsonl, or two different task sets: one line, exit 2
+        print(f"error: {e}", file=sys.stderr)
+        raise SystemExit(2) from None
     lo, hi = b["ci"]
     print(f"{b['tasks']} tasks x {b['samples']} samples: delta pass@1 {b['delta']:+.3f} [{lo:+.3f}, {hi:+.3f}] "
           f"(half-width {b['half_width']:.3f}); within-task (sampling) share of the variance "

@@ -29,5 +29,22 @@ def test_within_and_between_task_variance_by_hand():
 
 
 def test_different_tasks_are_refused():
-    with pytest.raises(SystemExit):
+    from coderl.base.config import ConfigError
+
+    with pytest.raises(ConfigError, match="do not hold the same tasks"):
         budget({"a": [2, 1, 0]}, {"b": [2, 1, 0]}, [8])
+
+
+def test_bad_input_is_one_line_and_exit_2(tmp_path):
+    import subprocess
+    import sys
+
+    script = Path(__file__).resolve().parents[1] / "scripts" / "interval_budget.py"
+    for before in (tmp_path / "missing", tmp_path):  # no samples.jsonl / a run of other tasks
+        (tmp_path / "samples.jsonl").write_text('{"task_id": "a", "passed": true, "gen_tokens": 3}\n')
+        other = tmp_path / "other"
+        other.mkdir(exist_ok=True)
+        (other / "samples.jsonl").write_text('{"task_id": "b", "passed": true, "gen_tokens": 3}\n')
+        proc = subprocess.run([sys.executable, str(script), str(before), str(other)], capture_output=True, text=True,
+                              cwd=script.parents[1])
+        assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr, proc.stderr
