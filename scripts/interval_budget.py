@@ -58,7 +58,7 @@ def main() -> None:
     args = ap.parse_args()
     try:
         b = budget(task_samples(args.before), task_samples(args.after), args.samples)
-    except (ConfigError, TaskFormatError) as e:  # a missing or bad samples.jsonl, or two different task sets: one line, exit 2
+    except (ConfigError, TaskFormatError) as e:  # a bad samples.jsonl, or two task sets: one line, exit 2
         print(f"error: {e}", file=sys.stderr)
         raise SystemExit(2) from None
     lo, hi = b["ci"]
