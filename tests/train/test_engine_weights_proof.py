@@ -93,7 +93,7 @@ def test_after_a_non_zero_update_the_engine_weights_must_have_changed(policy, tm
     monkeypatch.setattr(engine_weights, "sync_mode", lambda policy: "adapter")
     engine = FakeEngine()
     serve_policy(engine, policy, str(tmp_path), 0)
-    proof = WeightsProof(engine)
+    proof = WeightsProof(engine.loaded_digest)
     proof.check(1, 0.0)  # no gradient: nothing need change
     proof.check(1, float("nan"))  # a skipped (non-finite) update: neither
     with pytest.raises(WeightsSyncError, match="still the ones it started with"):
@@ -117,6 +117,12 @@ def test_full_fine_tuning_weights_are_proven_by_the_names_saved(tmp_path):
     serve_policy(FakeEngine(), full, str(tmp_path), 1)
     with pytest.raises(WeightsSyncError):
         serve_policy(FakeEngine(corrupt=2), full, str(tmp_path), 2)
+    names = engine_weights.tensor_names
+    engine = FakeEngine()
+    with pytest.MonkeyPatch.context() as mp, pytest.raises(WeightsSyncError, match="ghost.weight") as e:
+        mp.setattr(engine_weights, "tensor_names", lambda path: [*names(path), "ghost.weight"])
+        serve_policy(engine, full, str(tmp_path), 3)  # files naming a tensor the model lacks: no retry, one line
+    assert engine.loads == 0 and "\n" not in str(e.value) and e.value.exit_code == 5
 
 
 def test_the_trainers_cached_digest_of_frozen_weights_still_sees_them_change_in_place(policy):
@@ -181,3 +187,28 @@ def test_the_engine_source_proves_every_publish(policy, tmp_path, monkeypatch):
     finally:
         with torch.no_grad():
             b.sub_(0.01)
+
+
+def test_the_asynchronous_worker_is_sent_weights_that_changed(policy):
+    """`--async-max-age`: the worker proves it holds each version the trainer sends (its fingerprint, `get`); the
+    trainer proves the first version after a non-zero update differs from the one the worker started with."""
+    from coderl.train.sources.async_rollouts import AsyncRollouts
+
+    source = AsyncRollouts.__new__(AsyncRollouts)  # its publish alone: no worker process
+    sent = []
+    source.ctx, source.fingerprints, source.proof, source._send = SimpleNamespace(policy=policy), {}, None, sent.append
+    source.publish(0)
+    source.publish(1, grad_norm=0.0)  # no gradient: nothing need change
+    with pytest.raises(WeightsSyncError, match="did not reach the generation worker") as e:
+        source.publish(2, grad_norm=0.4)  # an update that left the adapter as it was
+    assert e.value.exit_code == 5 and "\n" not in str(e.value) and len(sent) == 2
+    b = next(p for n, p in policy.model.named_parameters() if "lora_B" in n)
+    with torch.no_grad():
+        b.add_(0.01)  # the update
+    try:
+        source.publish(2, grad_norm=0.4)
+        assert source.proof.start is None and len(sent) == 3 and sent[-1][0] == 2
+    finally:
+        with torch.no_grad():
+            b.sub_(0.01)
+

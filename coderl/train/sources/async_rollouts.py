@@ -40,6 +40,7 @@ from coderl.base.config import ConfigError
 from coderl.rollout.weights_digest import fingerprint
 from coderl.train.checkpoint import STALENESS_FILE
 from coderl.train.sources.async_worker import CLOSED, Channel, WorkerSpec, trainable_state
+from coderl.train.sources.engine_weights import WeightsProof
 from coderl.train.sources.off_policy import Correction, behaviour_correction
 
 
@@ -52,6 +53,7 @@ class AsyncRollouts:
         cfg = ctx.cfg
         self.ctx, self.max_age = ctx, cfg.asynchronous.async_max_age
         self.fingerprints: dict[int, str] = {}
+        self.proof: WeightsProof | None = None
         trainer_threads, worker_threads = split_threads(cfg, torch.get_num_threads())
         self.restore_threads = torch.get_num_threads() if trainer_threads else None
         spec = WorkerSpec(cfg, ctx.tasks, start_step, ctx.reward_override, ctx.curriculum.state_dict(), worker_threads,
@@ -81,9 +83,14 @@ class AsyncRollouts:
             raise
 
     def publish(self, version: int, grad_norm: float | None = None) -> None:
-        """Send the weights after `version` steps (the trainable adapter, copied to the CPU)."""
+        """Send the weights after `version` steps (the trainable adapter, copied to the CPU); after the first update
+        whose gradient (`grad_norm`, the step's train/grad_norm) is not zero, they must have changed
+        (`engine_weights.WeightsProof`: exit 5)."""
         state = {n: p.detach().to("cpu", copy=True) for n, p in trainable_state(self.ctx.policy.model).items()}
         self.fingerprints[version] = fingerprint(state)
+        if self.proof is None:  # the first: what the worker starts with (each version's is proven in `get`)
+            self.proof = WeightsProof(lambda: self.fingerprints[max(self.fingerprints)], "the generation worker")
+        self.proof.check(version, grad_norm)
         self._send((version, state))
 
     def _send(self, message) -> None:

@@ -39,7 +39,7 @@ class EngineSource(LocalSource):
         super().__init__(dataclasses.replace(ctx, engine=self.engine))  # the engine samples this source's rows
         try:
             self.publish(start_step)
-            self.proof = WeightsProof(self.engine)  # the first non-zero update must change the engine's weights
+            self.proof = WeightsProof(self.engine.loaded_digest)  # the first non-zero update must change them
         except BaseException:
             self.close()
             raise

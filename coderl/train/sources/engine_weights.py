@@ -122,31 +122,36 @@ def _frozen_digests(model, state: dict) -> dict[str, bytes]:
 
 def _saved_model_digest(model, path: str) -> str:
     """The trainer's digest of a whole model saved in `path`: its own tensors under the names the files hold
-    (`save_pretrained` leaves tied copies out); every trained weight must be among them."""
+    (`save_pretrained` leaves tied copies out); every trained weight must be among them (`WeightsSyncError`)."""
     names = tensor_names(path)
     state = model.state_dict()
     missing = [n for n in names if n not in state] + \
         [n for n, p in model.named_parameters() if p.requires_grad and n not in names]
-    if missing:
-        return f"unmatched names: {', '.join(missing[:3])}"  # equal to no engine's digest: the sync fails
+    if missing:  # no sync can prove such weights: stop now, naming them, rather than retry
+        raise WeightsSyncError(f"weights sync: the model saved in {path} and the one trained name different "
+                               f"tensors ({', '.join(missing[:3])}{', ...' if len(missing) > 3 else ''}), so the "
+                               "engine's weights cannot be proven to be the policy's")
     return fingerprint({n: state[n] for n in names})
 
 
 class WeightsProof:
-    """Across syncs: after the first update with a non-zero gradient, the engine's weights must differ from the
-    ones it started with.  Each sync's digests prove the engine holds what the trainer saved; this proves that what
-    it saved moved (a trainer whose update never reached the saved weights passes every digest check)."""
+    """Across syncs: after the first update with a non-zero gradient, the weights a generator samples with must differ
+    from the ones it started with.  Each sync's digests prove the generator holds what the trainer sent; this proves
+    that what it sent moved (a trainer whose update never reached the sent weights passes every digest check).
+    `digest()`: the digest of the weights the generator holds now (`--engine vllm`: the engine's loaded digest; the
+    asynchronous worker: the fingerprint of the adapter last published, which the worker proves it held)."""
 
-    def __init__(self, engine):
-        self.engine, self.start = engine, engine.loaded_digest()
+    def __init__(self, digest, generator: str = "the engine"):
+        self.digest, self.generator = digest, generator
+        self.start = digest()
 
     def check(self, version: int, grad_norm: float | None) -> None:
         if grad_norm is None or not math.isfinite(grad_norm) or grad_norm <= 0 or self.start is None:  # no update
             return
-        if self.engine.loaded_digest() == self.start:
+        if self.digest() == self.start:
             raise WeightsSyncError(f"weights sync v{version}: after an update with gradient norm {grad_norm:.3g} the "
-                                   "engine's weights are still the ones it started with (same digest, which is also "
-                                   "the trainer's of the weights it saved): the update did not reach the engine (a "
-                                   "learning rate of 0, updates lost to rounding in low-precision weights, or saved "
-                                   "weights that are not the ones trained)")
+                                   f"weights {self.generator} samples with are still the ones it started with (same "
+                                   "digest, which is also the trainer's of the weights it sent): the update did not "
+                                   f"reach {self.generator} (a learning rate of 0, updates lost to rounding in "
+                                   "low-precision weights, or sent weights that are not the ones trained)")
         self.start = None  # proven once: later updates are checked by the digests alone
