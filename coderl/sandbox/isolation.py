@@ -18,7 +18,6 @@ import os
 import signal
 import stat
 import tempfile
-import threading
 import time
 
 try:
@@ -200,12 +199,9 @@ class Slots:
             self.cgroups = cgroups.create(workers, f"coderl-{os.getpid()}", caps["cgroups"])
         else:
             self.cgroups = cgroups.Cgroups()
-        self.settling = {}  # `full`: {slot: the thread waiting out its last program's teardown (`recreate`)}
         for slot in range(workers):
             os.mkdir(self.area(slot), 0o711)
             self.recreate(slot)
-        for settling in self.settling.values():  # (no thread outlives the start: the zygote is forked next)
-            settling.join()
 
     def _expose(self, paths):
         """Let the slot uids reach the interpreter where it sits under a private directory.
@@ -295,9 +291,9 @@ class Slots:
         """Before the slot's next program, once the last one's processes are gone: its cgroups made anew (no counter
         of the last program's: `Cgroups.renew`) and every directory a program may write made anew.  At `full` the
         slot's tmpfs itself is unmounted here and a new one mounted before the next run (`set_limits`): no
-        superblock state -- inode numbers, free blocks and inodes, times -- passes from one program to the next;
-        meanwhile a thread waits out the RCU grace period after which the kernel frees the last program's mount
-        ids (`linux.settle`), so the next program's mounts take a fresh slot's ids, without holding up the server.
+        superblock state -- inode numbers, free blocks and inodes, times -- passes from one program to the next.
+        (The numbers the kernel draws for the new file system and its mounts -- its device number, mount ids -- are
+        the machine's, like a pid: each is the lowest free one, whatever the last program did; docs/sandbox.md.)
         Elsewhere each directory is removed and made anew here (a fresh inode: no mode, owner, time, xattr or ACL
         a program set on it, nor anything in it, is left)."""
         self.cgroups.renew(slot)
@@ -306,9 +302,6 @@ class Slots:
                 linux.umount(self.area(slot))
             except OSError:
                 pass  # the slot's first
-            settling = threading.Thread(target=linux.settle, name=f"settle-slot{slot}", daemon=True)
-            settling.start()
-            self.settling[slot] = settling
             return
         self._make_dirs(slot)
         if self.level == "uid":  # what its program and judge left in the host's shared places
@@ -337,14 +330,10 @@ class Slots:
             self.view.make_mount_points(self.private_dirs(slot))
 
     def set_limits(self, slot, max_processes, memory_bytes):
-        """Before each run: the slot's cgroup limits; `full`: once the last program's mount ids are free again
-        (`recreate`), the slot's new tmpfs (its work dir and private /tmp & co.), sized like /tmp, and its
-        directories."""
+        """Before each run: the slot's cgroup limits; `full`: the slot's new tmpfs (`recreate`: its work dir and
+        private /tmp & co.), sized like /tmp, and its directories."""
         self.cgroups.set_limits(slot, max_processes, memory_bytes)
         if self.level == "full":
-            settling = self.settling.pop(slot, None)
-            if settling is not None:
-                settling.join()
             linux.mount("coderl-slot", self.area(slot), "tmpfs", linux.MS_NOSUID | linux.MS_NODEV,
                         tmpfs_options({"memory_bytes": memory_bytes}, "mode=0711,"))
             self._make_dirs(slot)

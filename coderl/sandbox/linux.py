@@ -4,7 +4,6 @@ path by the fork server).
     unshare, setns, mount, umount   namespaces and the file-system view
     remove_tree             wiping what a program left in its directories, whatever it left
     deny_keyrings           a seccomp filter that makes add_key, request_key and keyctl fail with EPERM
-    settle                  wait out an RCU grace period (what a torn-down mount namespace frees, freed)
     become                  drop root to a uid, with the file-system uid and gid of another (a judge's file access)
 
 Kernel keyrings are kept per uid by the kernel, outside every namespace the sandbox creates (mount, PID,
@@ -62,27 +61,6 @@ def umount(target, flags=MNT_DETACH):
 def mount(source, target, fstype, flags, data=None):
     check(_libc.mount(source.encode() if source else None, target.encode(), fstype.encode() if fstype else None,
                       flags, data.encode() if data else None), f"mount {target}")
-
-
-# membarrier(2) by machine; MEMBARRIER_CMD_GLOBAL runs synchronize_rcu() in the kernel
-MEMBARRIER = {"x86_64": 324, "aarch64": 283}
-MEMBARRIER_CMD_GLOBAL = 1
-
-
-def settle(rounds=2):
-    """Wait until what the kernel frees after an RCU grace period is free: a torn-down mount namespace's mount ids
-    and a detached tmpfs's are released that way (`delayed_free_vfsmnt`), so the mounts made next take the ids a
-    fresh slot's take instead of ones that say whether the last program's teardown had finished.  Two grace periods
-    (callbacks queued before the first have run by the end of the second, as a rule; not a kernel guarantee).
-    False where the machine's membarrier number is unknown or the kernel refuses it."""
-    nr = MEMBARRIER.get(os.uname().machine)
-    if nr is None:
-        return False
-    for _ in range(rounds):
-        if _libc.syscall(ctypes.c_long(nr), ctypes.c_int(MEMBARRIER_CMD_GLOBAL), ctypes.c_uint(0),
-                         ctypes.c_int(0)) != 0:
-            return False
-    return True
 
 
 PR_SET_DUMPABLE, PR_SET_KEEPCAPS = 4, 8
