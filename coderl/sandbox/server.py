@@ -62,6 +62,7 @@ linux = _load("linux")
 view = _load("view")  # imports linux (its mounts)
 cgroups = _load("cgroups")
 shared = _load("shared")
+meter = _load("meter")
 isolation = _load("isolation")
 zygote = _load("zygote")
 lifetime = _load("lifetime")
@@ -70,7 +71,6 @@ Job, Proc, Run, STREAMS = jobs.Job, jobs.Proc, jobs.Run, jobs.STREAMS
 
 READ_CHUNK = 65536
 JUDGE_STDERR_BYTES = 4096
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")  # /proc/PID/stat's unit of CPU time
 JUDGE_GRACE_SECONDS = 1.0  # after its program was killed, a judge's time to finish before it is killed too
 CHILD_LIMITS = ("cpu_seconds", "memory_bytes", "file_size_bytes", "max_processes", "address_space")
 
@@ -158,9 +158,10 @@ class Server:
             uid = self.slots.uid(slot) if self.slots.level != "rlimits" else None
             jobs.write_files(self.slots.dirs(slot)["work"], {**(msg.get("files") or {}), **job.built}, uid)
         run.oom_before = self.slots.cgroups.oom_kills(slot)
+        run.meter = meter.Meter(self.slots, slot)
         now = time.monotonic()
         run.deadline = now + lim["wall_seconds"]
-        run.cpu_check = now + lim["cpu_seconds"]  # one thread's CPU cannot pass the limit before this
+        run.cpu_check = now + run.meter.next_poll(lim["cpu_seconds"])  # no tree can pass the limit before this
         if run.index <= 0:  # before the fork: the program cannot kill us before the client knows
             self.send({"started": job.id})
         # Only the limits a process sets on itself: the capture sizes stay here (a stdout task's is derived from
@@ -270,25 +271,16 @@ class Server:
         run.judge_deadline = time.monotonic() + JUDGE_GRACE_SECONDS
 
     def check_cpu(self, run, now):
-        """The CPU limit to the hundredth: RLIMIT_CPU counts whole seconds (and its SIGXCPU does not reach the first
-        process of a PID namespace), so a program over a limit under its next whole second is killed here once its
-        processes' CPU, read from /proc, passes it.  The verdict is still the CPU its exit reports (`judge.py`);
-        otherwise the next look is when one core could have used up what is left."""
+        """The CPU limit to the hundredth, for the program's whole tree (`meter.py`: every process it started, alive
+        or not): RLIMIT_CPU is per process and counts whole seconds (and its SIGXCPU does not reach the first process
+        of a PID namespace), so the tree is killed here once its CPU passes the limit.  The verdict is the tree's CPU
+        at exit (`judge.py`); otherwise the next look is when every core could have used up what is left."""
         limit = run.job.limits["cpu_seconds"]
-        used = 0.0
-        for proc in run.procs:
-            if proc.role != "judge" and proc.pid is not None and proc.exit is None:
-                try:
-                    with open(f"/proc/{proc.pid}/stat", "rb") as f:
-                        fields = f.read().rsplit(b")", 1)[1].split()
-                except (OSError, IndexError):
-                    continue
-                used += sum(int(x) for x in fields[11:15]) / CLOCK_TICKS  # utime, stime, and its reaped children's
-        if used > limit:
+        if run.meter.read() > limit:
             run.killed = "cpu"
             self.end_program(run)
         else:
-            run.cpu_check = now + max(0.02, limit - used)
+            run.cpu_check = now + run.meter.next_poll(limit)
 
     @staticmethod
     def credit_judge(run):
@@ -329,11 +321,18 @@ class Server:
         if not data:
             raise SystemExit("the zygote died")
         msg = json.loads(data)
+        if "orphan" in msg:  # reaped by the zygote (`uid`): its CPU is the slot's program's
+            run = next((r for r in self.active if r.slot == msg["slot"] and r.meter is not None), None)
+            if run is not None:
+                run.meter.orphan(msg["orphan"], msg["cpu"])
+            return
         if "forked" in msg:
             proc = self.procs.pop(msg["forked"])
             proc.pid = msg["pid"]
             proc.pidfd = fds[0] if fds else None
             self.procs[("pid", proc.pid)] = proc
+            if proc.role != "judge":
+                proc.run.meter.started(proc.pid)
             if proc.run is not None and proc.run.killed is not None:
                 self.kill(proc.run)
             return
@@ -410,6 +409,7 @@ class Server:
         self.active.discard(run)
         oom = self.slots.cgroups.oom_kills(run.slot) > run.oom_before
         main = run.procs[0].exit
+        cpu = max(main["cpu"], run.meter.read())  # the whole tree's, its processes all gone (`meter.py`)
         if run is run.job.build and main["exit_code"] == 0 and run.killed is None and not oom:
             try:
                 run.job.built = jobs.collect_outputs(self.slots.dirs(run.slot)["work"])
@@ -422,7 +422,7 @@ class Server:
             run.killed = None  # it had exited in time (wall time is judged at exit, not when we saw it)
         text = lambda name: run.buffers[name].decode("utf-8", "replace")  # noqa: E731
         run.report = {
-            "exit_code": main["exit_code"], "signal": main["signal"], "cpu_seconds": main["cpu"],
+            "exit_code": main["exit_code"], "signal": main["signal"], "cpu_seconds": cpu,
             "wall_seconds": main["wall"], "max_rss_bytes": main["rss"],
             "killed": run.killed or ("memory" if oom else None),
             "stdout": text("stdout"), "stderr": text("stderr"),
@@ -478,7 +478,7 @@ def proc_stat(pid):
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
             fields = f.read().rsplit(b")", 1)[1].split()
-        return fields[0], sum(int(x) for x in fields[11:15]) / CLOCK_TICKS
+        return fields[0], sum(int(x) for x in fields[11:15]) / meter.CLOCK_TICKS
     except (OSError, IndexError):
         return None, 0.0
 
@@ -519,7 +519,8 @@ def main():
         server.sel.register(server.zygote, selectors.EVENT_READ, ("zygote", server.zygote))
         hello = {"hello": True, "isolation": level, "warning": warning, "pid": os.getpid(),
                  "cgroups": [f"{slots.cgroups.version}:{c}" for c in slots.cgroups.controllers],
-                 "file_system": isolation.FILE_SYSTEM[level], "capabilities": caps,
+                 "file_system": isolation.FILE_SYSTEM[level], "cpu_accounting": meter.describe(slots),
+                 "capabilities": caps,
                  "start_bytes": start_bytes(), "uids": slots.uids and slots.uids[0]}
         server.send(hello)
         server.loop()

@@ -185,14 +185,26 @@ class View:
             if os.path.lexists(target):
                 self._bind_readonly(self.empty_dir if os.path.isdir(target) else self.empty_file, target, None)
 
+    def make_mount_points(self, private):
+        """By the server, as root, in a program's private directories as they are made (`private`: path in the view
+        -> the slot's directory): the mount points of what `enter` binds back over them (an interpreter under
+        /tmp), root's and 0755 in the 1777 directory, so neither the program nor its judge, which binds the same
+        paths in its own namespace, makes one: no race between the two, and no link the program plants on the way."""
+        for path, is_dir in self.overlaid:
+            top = next(t for t in OVERLAID if _covered(path, (t,)))
+            target = private[top] + path[len(top):]
+            os.makedirs(target if is_dir else os.path.dirname(target), mode=0o755, exist_ok=True)
+            if not is_dir:
+                os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o644))
+
     @staticmethod
     def _bind_readonly(source, target, is_dir):
         if is_dir is not None and not os.path.lexists(target):
             if is_dir:
-                os.makedirs(target, mode=0o755)
+                os.makedirs(target, mode=0o755, exist_ok=True)
             else:
                 os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
-                open(target, "w").close()
+                open(target, "a").close()
         mount(source, target, None, MS_BIND | MS_REC)
         mount(None, target, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID)
 

@@ -107,15 +107,17 @@ class Zygote:
         """Reap every child that has exited and report each tracked one (status, CPU, peak RSS, wall time at exit),
         after killing what a program left at `uid`."""
         while True:
-            try:
-                pid, status, ru = os.wait4(-1, os.WNOHANG)
+            try:  # who it is first (its uid), then reaped with its rusage
+                seen = os.waitid(os.P_ALL, 0, os.WEXITED | os.WNOHANG | os.WNOWAIT)
             except ChildProcessError:
                 return
-            if pid == 0:
+            if seen is None:
                 return
+            pid, status, ru = os.wait4(seen.si_pid, 0)
             info = self.started.pop(pid, None)
-            if info is None:
-                continue  # an orphan reparented to us (uid level): reaped, nothing to report
+            if info is None:  # an orphan reparented to us (uid level)
+                self.report_orphan(seen, ru)
+                continue
             start, role, slot = info
             wall = time.monotonic() - start
             if role == "judge":  # what the task's code started in the judge's process group ends with it
@@ -155,9 +157,18 @@ class Zygote:
             if info is None or info.si_pid in self.started:
                 return
             try:
-                os.waitpid(info.si_pid, 0)
+                _, _, ru = os.wait4(info.si_pid, 0)
             except ChildProcessError:
                 return
+            self.report_orphan(info, ru)
+
+    def report_orphan(self, info, ru):
+        """An orphan of a slot's program, reaped here (`uid`: we are their subreaper): its CPU, with its own reaped
+        children's, for the program's count where no cgroup counts it (`meter.Meter.orphan`)."""
+        slot = self.slots.slot_of(info.si_uid)
+        if slot is not None:
+            self.sock.send(json.dumps({"orphan": info.si_pid, "slot": slot,
+                                       "cpu": ru.ru_utime + ru.ru_stime}).encode())
 
     # ---- in the child -----------------------------------------------------------------------
     def child(self, msg, fds):

@@ -17,8 +17,9 @@ What differs between fresh judges is the nature of that entry (a pid, a time), f
 left out (so is an entry that moves with the machine, its load: one that differs between the first fresh judge and
 one taken right after the case), as are where the memory's pages are, the kernel's counters of how much the judge has
 run (CPU time by clock ticks, faults, context switches, I/O: a tick of system time or not is the machine's load) and
-the scheduler's (/proc/self/*map*, statm and status's sizes, sched, io), and the syntax trees of the judge's parse cache; everything
-else must match.
+the scheduler's (/proc/self/*map*, statm and status's sizes, sched, io), and the syntax trees of the judge's parse cache; in
+mountinfo, the numbers the kernel draws machine-wide for mounts (ids, an in-memory file system's device number: each
+mount is read by its place in the table and its parent's); everything else must match.
 So a new kind of state a task leaves fails this test without anyone naming it.  Each case dirties the judge
 one way."""
 
@@ -45,7 +46,13 @@ def snapshot():
                 text = f.read(1 << 16).decode()
         except (OSError, UnicodeDecodeError, ValueError):
             return
-        for i, line in enumerate(text.split(" ") if key.endswith(":stat") else text.splitlines()):
+        lines = text.split(" ") if key.endswith(":stat") else text.splitlines()
+        if key == "proc:mountinfo":  # a mount's id and parent's as places in the table, an in-memory fs's device
+            fields = [line.split(" ") for line in lines]  # "0:-": numbers drawn machine-wide (as a pid is)
+            place = {f[0]: str(i) for i, f in enumerate(fields)}
+            lines = [" ".join([place.get(f[1], "-"), "0:-" if f[2].startswith("0:") else f[2], *f[3:]])
+                     for f in fields]
+        for i, line in enumerate(lines):
             if key == "proc:stat" and (9 <= i <= 16 or i == 38):  # faults and CPU times; the CPU it last ran on
                 line = "-"
             elif key == "proc:status" and line.startswith(("Vm", "Rss", "Hugetlb", "voluntary", "nonvoluntary")):

@@ -1,10 +1,13 @@
 """Recreate, never wipe: every directory a program may write (its work dir; at `full` its private /tmp,
-/var/tmp, /dev/shm and /run/lock) is made anew for each program (`Slots.recreate`), so nothing a program sets
-on such a directory itself (mode, owner, group, times, xattrs, ACLs, sticky and set-id bits), nor anything in
-it, reaches the slot's next program.  A setter sets every attribute it can on every place it can write; the
+/var/tmp, /dev/shm and /run/lock, on a tmpfs mounted anew for each program) and the slot's cgroups are made anew
+for each program (`Slots.recreate`), so nothing a program sets on such a directory itself (mode, owner, group,
+times, xattrs, ACLs, sticky and set-id bits), nor anything in it, nor the file system's own state (inode numbers,
+free blocks and inodes), nor a counter of the slot's cgroups (CPU, peak memory, process events), reaches the slot's
+next program.  A setter sets every attribute it can on every place it can write; the
 slot's next program then sees each place exactly as the first program of a fresh slot does, and their times
 are the recreation's, not the setter's."""
 
+import glob
 import json
 import os
 import time
@@ -48,6 +51,10 @@ for d in PLACES:
 print("ok", sorted(set(done)))
 """.replace("PLACES", "%(places)r").replace("ACL", ACL)
 
+# At `full` each program has a tmpfs of its own, so everything stat and statfs show of its places is the same for
+# every program (inode numbers, blocks, the file system's free blocks and inodes); at `uid` its work dir is made
+# anew on the host's file system, whose inode numbers and free space are the host's (`FRESH_FILE_SYSTEM`).
+FRESH_FILE_SYSTEM = {"full": True, "uid": False}
 SHOW = OWN_ENTRIES + """
 import json, os, time
 since = %(since)r
@@ -59,14 +66,38 @@ for d in %(places)r:
     view[d] = {"mode": oct(st.st_mode), "uid": st.st_uid, "gid": st.st_gid, "nlink": st.st_nlink, "size": st.st_size,
                "xattrs": xattrs, "entries": sorted(n for n in own_entries(d) if n != "main.py"),
                "times": all(since <= t <= now for t in (st.st_atime, st.st_mtime, st.st_ctime))}
+    if %(file_system)r:
+        fs = os.statvfs(d)
+        view[d]["stat"] = {k: getattr(st, k) for k in dir(st)  # st_dev: drawn machine-wide (test_counters.py)
+                           if k.startswith("st_") and "time" not in k and k != "st_dev"}
+        view[d]["statvfs"] = {k: getattr(fs, k) for k in dir(fs) if k.startswith("f_") and k != "f_fsid"}
+        view[d]["fsid"] = fs.f_fsid  # a random id each new tmpfs draws: compared apart
 print(json.dumps(view, sort_keys=True))
 """
 
 
-def _show(sandbox, places, since):
-    result = sandbox.run(make_script_request(SHOW % {"places": places, "since": since}, cases=(("", ""),)))
+def _show(sandbox, places, since, level):
+    result = sandbox.run(make_script_request(SHOW % {"places": places, "since": since,
+                                                     "file_system": FRESH_FILE_SYSTEM[level]}, cases=(("", ""),)))
     assert result.stdout.strip(), (result.status, result.stderr[-500:])
-    return json.loads(result.stdout)
+    view = json.loads(result.stdout)
+    fsids = {v.pop("fsid") for v in view.values() if "fsid" in v}
+    assert len(fsids) <= 1, fsids  # one file system holds every place
+    return {"view": view, "accounting": _accounting(sandbox)}, fsids
+
+
+def _accounting(sandbox):
+    """Every readable file of the slot's cgroups (its CPU, memory and process counters), read between programs."""
+    pid = sandbox.server_info["pid"]
+    files = {}
+    for group in glob.glob(f"/sys/fs/cgroup/*/coderl-{pid}/slot0") + glob.glob(f"/sys/fs/cgroup/coderl-{pid}/slot0"):
+        for name in sorted(os.listdir(group)):
+            try:
+                with open(os.path.join(group, name)) as f:
+                    files[os.path.join(group, name)] = f.read()
+            except OSError:  # write-only (cgroup.event_control) or not supported here
+                pass
+    return files
 
 
 @pytest.mark.parametrize("level", sorted(PLACES))
@@ -78,15 +109,19 @@ def test_nothing_a_program_sets_on_its_directories_reaches_the_next(level):
     except SandboxUnavailable:
         pytest.skip(f"isolation {level!r} is not available here")
     with sandbox:
-        fresh = _show(sandbox, places, since)
-        assert all(v["times"] for v in fresh.values()), fresh
+        fresh, fsids = _show(sandbox, places, since, level)
+        assert all(v["times"] for v in fresh["view"].values()), fresh
+        assert not sandbox.server_info["cgroups"] or fresh["accounting"], "no cgroup file of the slot was read"
         for _ in range(2):  # and again, on a slot whose directories were already made anew once
             since = time.time() - 1
             setter = sandbox.run(make_script_request(SET_EVERYTHING % {"places": places}, cases=(("", ""),)))
             assert setter.stdout.startswith("ok"), (setter.status, setter.stderr[-500:])
             for attribute in ("user.coderl", "system.posix_acl_access", "0o1777", "times"):  # it did set them
                 assert attribute in setter.stdout, setter.stdout
-            assert _show(sandbox, places, since) == fresh
+            now, now_fsids = _show(sandbox, places, since, level)
+            assert now == fresh
+            assert not (fsids & now_fsids), "the places are on the last program's file system"
+            fsids = now_fsids
 
 
 ORDINARY = """

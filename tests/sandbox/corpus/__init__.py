@@ -87,6 +87,10 @@ TAGS = {
     "C.tests_own_work": "tests that do real work of their own under a task's time limit (not the program's)",
     # issue 74: a program can never make itself an infrastructure failure
     "I.infra_provoked": "a program that kills the server, ends its judge or sleeps past the backstop: its own failure",
+    # E: limits of the whole run and a fresh file system per program (issue 73; limits.py)
+    "E.cpu_tree": "work spread over processes the program starts (alive or not at exit) on a task whose limit it "
+                  "exceeds in one process",
+    "E.fresh_fs": "a program reading the superblock state (inodes, free counts) an earlier program left",
 }
 
 
@@ -100,7 +104,7 @@ class Case:
     expect: str  # "pass" | "fail"
     task_id: str | None = None  # a bundled task: "HumanEval/38", "easy/3"
     row: dict[str, Any] | None = None  # or an inline row in `fmt`'s layout
-    fmt: str = "humaneval"  # layout of `row`: "humaneval" | "mbpp" | "stdio" | "gsm8k"
+    fmt: str = "humaneval"  # layout of `row`: "humaneval" | "mbpp" | "stdio" | "gsm8k" | "coderl" (one with a time_limit)
     tamper: str | None = None  # a tamper name the judge must report (prefix match)
     group: str | None = None  # run concurrently with the group's other cases
     before: str | None = None  # status at the commit before the redesign
@@ -114,6 +118,7 @@ def load_task(case: Case):
     from coderl.tasks.loaders.humaneval import load_humaneval
     from coderl.tasks.loaders.mbpp import load_mbpp
     from coderl.tasks.loaders.stdio import load_stdio
+    from coderl.tasks.loaders.task_rows import load_task_rows
 
     if case.task_id is not None and case.task_id.startswith("verilog/"):  # the bundled Verilog set
         from coderl.tasks.spec import load_tasks
@@ -131,7 +136,8 @@ def load_task(case: Case):
         return task if case.time_limit is None else dataclasses.replace(task, time_limit=case.time_limit)
     from coderl.tasks.math_tasks import load_gsm8k
 
-    loader = {"humaneval": load_humaneval, "mbpp": load_mbpp, "stdio": load_stdio, "gsm8k": load_gsm8k}[case.fmt]
+    loader = {"humaneval": load_humaneval, "mbpp": load_mbpp, "stdio": load_stdio, "gsm8k": load_gsm8k,
+              "coderl": load_task_rows}[case.fmt]
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "row.jsonl.gz")
         with gzip.open(path, "wt", encoding="utf-8") as f:
@@ -148,6 +154,7 @@ def all_cases() -> list[Case]:
         hostile_judge,
         infra,
         legitimate,
+        limits,
         ordinary,
         rules,
         shared_work,
@@ -155,7 +162,7 @@ def all_cases() -> list[Case]:
     )
 
     return [*hostile.CASES, *hostile_judge.CASES, *legitimate.CASES, *ordinary.CASES, *containment.CASES,
-            *rules.CASES, *answers.CASES, *tool_views.CASES, *shared_work.CASES, *infra.CASES]
+            *rules.CASES, *answers.CASES, *tool_views.CASES, *shared_work.CASES, *infra.CASES, *limits.CASES]
 
 
 def run_cases(sandbox, cases: list[Case]) -> list:

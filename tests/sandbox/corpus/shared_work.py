@@ -32,6 +32,15 @@ SHARED_FILES = [
         setup="import os\nSQ = f'/tmp/coderl-sq-{os.getpid()}.txt'",
         before="runtime_error",
     ),
+    _mbpp(
+        "sum_numbers_of_a_test_temp_file", "C.shared_files",
+        "Write a function to sum the numbers in a file, one a line.",
+        "def sum_file(path):\n    with open(path) as f:\n        return sum(int(x) for x in f.read().split())\n",
+        # a temp file the test makes: 0600, its maker's uid alone may read it
+        ["import tempfile\nwith tempfile.NamedTemporaryFile('w') as f:\n    f.write('1\\n2\\n3\\n')\n"
+         "    f.flush()\n    assert sum_file(f.name) == 6"],
+        before="runtime_error",
+    ),
     _he(
         "file_in_the_tests_working_directory", "C.shared_files",
         "import os\n\ndef size_of(name: str) -> int:\n    \"\"\"The size in bytes of the file `name`.\"\"\"\n",
