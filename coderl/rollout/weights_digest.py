@@ -36,6 +36,15 @@ def safetensors_files(folder: str) -> list[str]:
     return sorted(os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(".safetensors"))
 
 
+def _header(data) -> tuple[dict, int]:
+    """A safetensors file's header (name -> dtype, shape, data_offsets; `__metadata__` left out) and where its tensor
+    bytes start; `data`: the file's bytes or a prefix holding the header."""
+    size = int.from_bytes(data[:8], "little")
+    header = json.loads(data[8:8 + size])
+    header.pop("__metadata__", None)
+    return header, 8 + size
+
+
 def files_digest(folder: str) -> str:
     """`fingerprint` of every tensor in the safetensors files of `folder`, from the files' own bytes: each tensor's
     bytes hashed where they lie in the mapped file (its header's data_offsets), no tensor made (loading them as
@@ -45,23 +54,20 @@ def files_digest(folder: str) -> str:
     known: dict[str, bytes] = {}
     for path in safetensors_files(folder):
         with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
-            size = int.from_bytes(data[:8], "little")
-            header = json.loads(data[8:8 + size])
-            start = 8 + size
+            header, start = _header(data)
             with memoryview(data) as view:
                 for name, entry in header.items():
-                    if name != "__metadata__":
-                        begin, end = entry["data_offsets"]
-                        known[name] = hashlib.sha256(view[start + begin:start + end]).digest()
+                    begin, end = entry["data_offsets"]
+                    known[name] = hashlib.sha256(view[start + begin:start + end]).digest()
     return fingerprint(dict.fromkeys(known), known)
 
 
 def tensor_names(folder: str) -> list[str]:
     """The names of the tensors in the safetensors files of `folder` (their headers only)."""
-    from safetensors import safe_open
-
     names: list[str] = []
     for path in safetensors_files(folder):
-        with safe_open(path, "pt") as f:
-            names += list(f.keys())
+        with open(path, "rb") as f:
+            size = int.from_bytes(f.read(8), "little")
+            f.seek(0)
+            names += list(_header(f.read(8 + size))[0])
     return names
