@@ -85,7 +85,9 @@ def test_full_fine_tuning_trains_on_the_engine(tmp_path):
                  "--prompts-per-step", "2", "--samples-per-prompt", "4", "--max-new-tokens", "48",
                  "--learning-rate", "1e-5", "--save-steps", "2", "--no-progress", "--out", str(tmp_path / "run")]) == 0
     rows = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
-    assert len(rows) == 2 and all(r["is/stale_fraction"] == 1.0 for r in rows)
+    assert len(rows) == 2
+    rows = [r for r in rows if "is/stale_fraction" in r]  # those that updated (a step of zero advantages: none)
+    assert rows and all(r["is/stale_fraction"] == 1.0 for r in rows)
     assert all(r["is/mean_abs_log_ratio"] < 0.05 for r in rows), [r["is/mean_abs_log_ratio"] for r in rows]
     assert os.listdir(tmp_path / "run" / "engine-weights") == ["v2"]
     from safetensors.torch import load_file
