@@ -26,6 +26,16 @@ def make_script_request(program: str, cases=(("", ""),), tolerance=None, **limit
 
 # A directory's entries minus the way to the interpreter: when the interpreter or venv lives under /tmp
 # (a checkout under /tmp), the view binds it back over the program's own /tmp, read-only.
+# Program text: /proc/self/mountinfo as a fresh slot's reads it whatever ran before (test_counters, test_judge_starts_clean)
+MOUNT_TABLE = r'''
+def mount_table(lines):
+    """mountinfo's lines, each mount's id and its parent's read as their places in the table and an in-memory file
+    system's device as "0:-": numbers the kernel draws machine-wide, as a pid (docs/sandbox.md)."""
+    fields = [line.split(" ") for line in lines]
+    place = {f[0]: str(i) for i, f in enumerate(fields)}
+    return [" ".join([place.get(f[1], "-"), "0:-" if f[2].startswith("0:") else f[2], *f[3:]]) for f in fields]
+'''
+
 OWN_ENTRIES = ("import sys\n"
                "def own_entries(d):\n"
                "    keep = [sys.prefix, sys.base_prefix, sys.exec_prefix, *sys.path]\n"

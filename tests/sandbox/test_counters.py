@@ -13,15 +13,12 @@ count").  In mountinfo each mount's id and parent id are read as its place in th
 
 import json
 
-from .helpers import make_script_request, sandbox_at
+from .helpers import MOUNT_TABLE, make_script_request, sandbox_at
 
-READ = r'''
+READ = MOUNT_TABLE + r'''
 import json, os
-def mounts():  # each mount's id and parent's as places in the table; an in-memory file system's device: "0:-"
-    lines = [line.split(" ") for line in open("/proc/self/mountinfo").read().splitlines()]
-    place = {fields[0]: str(i) for i, fields in enumerate(lines)}
-    return [" ".join([place.get(f[1], "-"), "0:-" if f[2].startswith("0:") else f[2], *f[3:]]) for f in lines]
-seen = {"mountinfo": mounts(), "cgroup": open("/proc/self/cgroup").read()}
+seen = {"mountinfo": mount_table(open("/proc/self/mountinfo").read().splitlines()),
+        "cgroup": open("/proc/self/cgroup").read()}
 for place in ("/", "/sandbox", "/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/proc", "/usr"):
     st, fs = os.stat(place), os.statvfs(place)
     seen[place] = {"stat": [getattr(st, k) for k in ("st_ino", "st_nlink", "st_size", "st_blocks")],

@@ -29,9 +29,9 @@ from coderl.sandbox import judge as judge_module
 from coderl.sandbox.client import Sandbox
 from coderl.sandbox.types import CheckKind, ExecutionRequest, Limits, Mode, TestCase
 
-from .helpers import ADD
+from .helpers import ADD, MOUNT_TABLE
 
-SNAPSHOT = r'''
+SNAPSHOT = MOUNT_TABLE + r'''
 def snapshot():
     import sys
     os, gc, types, ctypes, abc = (sys.modules[m] for m in ("os", "gc", "types", "ctypes", "collections.abc"))
@@ -47,11 +47,8 @@ def snapshot():
         except (OSError, UnicodeDecodeError, ValueError):
             return
         lines = text.split(" ") if key.endswith(":stat") else text.splitlines()
-        if key == "proc:mountinfo":  # a mount's id and parent's as places in the table, an in-memory fs's device
-            fields = [line.split(" ") for line in lines]  # "0:-": numbers drawn machine-wide (as a pid is)
-            place = {f[0]: str(i) for i, f in enumerate(fields)}
-            lines = [" ".join([place.get(f[1], "-"), "0:-" if f[2].startswith("0:") else f[2], *f[3:]])
-                     for f in fields]
+        if key == "proc:mountinfo":  # without the numbers the kernel draws machine-wide
+            lines = mount_table(lines)
         for i, line in enumerate(lines):
             if key == "proc:stat" and (9 <= i <= 16 or i == 38):  # faults and CPU times; the CPU it last ran on
                 line = "-"
