@@ -67,7 +67,6 @@ def tensor_names(folder: str) -> list[str]:
     names: list[str] = []
     for path in safetensors_files(folder):
         with open(path, "rb") as f:
-            size = int.from_bytes(f.read(8), "little")
-            f.seek(0)
-            names += list(_header(f.read(8 + size))[0])
+            prefix = f.read(8)
+            names += list(_header(prefix + f.read(int.from_bytes(prefix, "little")))[0])
     return names
