@@ -357,6 +357,35 @@ def test_accumulation_weights_micro_batches_by_tokens(model_dir, tmp_path):
     assert one.metrics["sft/tokens"] == two.metrics["sft/tokens"]
 
 
+def test_logits_from_the_first_target_give_the_whole_sequences_loss(tok, tasks):
+    """The loss on logits kept from the first position that predicts a target (`first_predicting`) equals the
+    loss on every position's logits, value and gradient: two examples with prompts of different lengths,
+    right-padded in one micro-batch, so the shorter prompt's targets start where the longer one's prompt goes on."""
+    from coderl.train.sft.run import first_predicting, token_loss_sum
+
+    examples = build_examples(tasks[:2], "completion", tok, IM_END, 256).examples
+    input_ids, attention, labels = collate(examples, tok.pad_token_id)
+    start = first_predicting(labels)
+    assert start == min(e.prompt_length for e in examples) - 1 > 0
+    assert (labels[:, 1:start + 1] == IGNORE_INDEX).all()  # no target before it is predicted
+    model, _ = tiny_model(tokenizer=tok)
+
+    def loss_and_grads(**keep):
+        model.zero_grad(set_to_none=True)
+        logits = model(input_ids=input_ids, attention_mask=attention, **keep).logits
+        loss, count = token_loss_sum(logits, labels[:, labels.shape[1] - logits.shape[1]:])
+        loss.backward()
+        return loss.detach(), count, [p.grad.clone() for p in model.parameters() if p.grad is not None]
+
+    full, full_count, full_grads = loss_and_grads()
+    kept, kept_count, kept_grads = loss_and_grads(logits_to_keep=labels.shape[1] - start)
+    assert kept_count == full_count == int((labels != IGNORE_INDEX).sum())
+    assert kept == pytest.approx(float(full), rel=1e-6)
+    assert len(kept_grads) == len(full_grads) > 0
+    for a, b in zip(kept_grads, full_grads):
+        torch.testing.assert_close(a, b, rtol=1e-5, atol=1e-6)
+
+
 def test_plan_steps_fractional_epochs():
     cfg = SimpleNamespace(epochs=1.5, seed=0, batch_size=1, gradient_accumulation=2)
     plan = plan_steps(4, cfg)

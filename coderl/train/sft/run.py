@@ -19,6 +19,8 @@ then exactly the gradient of the token mean over all examples of the window -- t
 of `batch_size * gradient_accumulation` -- and does not up-weight the tokens of short examples (what
 averaging per-micro-batch means would do; cf. the 2024 gradient-accumulation fix in HF Trainer).
 `sft/loss` is that window token mean (before the update), `sft/tokens` its token count.
+Logits are computed from the first position that predicts a target on (`first_predicting`, `logits_to_keep`):
+a prompt position's logits are a vocabulary-wide row the loss never reads.
 
 Data order: a seeded shuffle per epoch; `epochs` may be fractional (`round(epochs * examples)`
 examples are seen; the last optimizer step may have fewer micro-batches, the weighting above keeps it
@@ -90,6 +92,16 @@ def plan_steps(num_examples: int, cfg: SFTConfig) -> list[list[list[int]]]:
     order = seeded_order(num_examples, cfg.seed, 0, total)
     micro = [order[i: i + cfg.batch_size] for i in range(0, total, cfg.batch_size)]
     return [micro[i: i + cfg.gradient_accumulation] for i in range(0, len(micro), cfg.gradient_accumulation)]
+
+
+def first_predicting(labels) -> int:
+    """The first position whose next token is a target in any row (labels [B, T], -100 where not trained):
+    positions before it predict only prompt tokens, so their logits (a vocabulary-wide row each) are not
+    computed.  `token_loss_sum(logits of positions start.., labels[:, start:])` is the whole sequence's loss."""
+    from coderl.train.sft.data import IGNORE_INDEX
+
+    targets = (labels[:, 1:] != IGNORE_INDEX).any(dim=0).nonzero()
+    return int(targets[0]) if len(targets) else 0
 
 
 def token_loss_sum(logits, labels):
@@ -209,9 +221,10 @@ def _sft(cfg: SFTConfig, ranks, tasks, data_description: str, ckpt: str | None, 
 
             def batch_loss(batch):
                 input_ids, attention, labels = batch
+                start = first_predicting(labels)  # logits only where a target follows: the prompt's are unused
                 logits = trained(input_ids=input_ids.to(device), attention_mask=attention.to(device),
-                                 use_cache=False).logits
-                loss_sum, _ = token_loss_sum(logits, labels.to(device))
+                                 use_cache=False, logits_to_keep=labels.shape[1] - start).logits
+                loss_sum, _ = token_loss_sum(logits, labels[:, start:].to(device))
                 return loss_sum / window_tokens, {}  # its share of the token mean over the window
 
             lr = scheduler.get_last_lr()[0]  # the rate this step uses
