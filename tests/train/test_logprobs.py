@@ -123,3 +123,48 @@ def test_attention_follows_attention_mask_and_the_loss_follows_mask(setup):
     # Without the feedback in the attention mask, the later tokens' context differs: so it is the
     # attention mask, not the loss mask, that build_sequences attends with.
     assert not torch.allclose(blind[0, 4:], plain[0, 4:], atol=1e-4)
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_columns_after_the_last_loss_token_are_not_run_and_change_nothing(setup, shared):
+    """Completions padded far past every row's last loss token (as an RL batch is, to its longest completion):
+    the pass runs only up to that token (`_trimmed`), and the log-probs, values, entropy and gradients equal the
+    pass over the whole width (`_stats` on the untrimmed sequences), widened back with zeros."""
+    from coderl.train.rl import logprobs as lp
+    from coderl.train.rl.value_head import ValueHead
+
+    model, batch = setup
+    seqs = build_sequences(batch)
+    extra = 9
+    n = seqs.input_ids.shape[0]
+    zeros = torch.zeros(n, extra, dtype=torch.long)
+    wide = lp.Sequences(torch.cat([seqs.input_ids, zeros + 1], 1), torch.cat([seqs.attention_mask, zeros], 1),
+                        torch.cat([seqs.position_ids, zeros], 1), torch.cat([seqs.completion_ids, zeros + 1], 1),
+                        torch.cat([seqs.mask, zeros.float()], 1))
+    width = wide.completion_ids.shape[1]
+    last = int((wide.mask != 0).any(0).nonzero()[-1])
+    assert lp._trimmed(wide).completion_ids.shape[1] == last + 1 <= width - extra
+    torch.manual_seed(1)
+    head = ValueHead(model.config.hidden_size)
+    torch.nn.init.normal_(head.linear.weight, std=0.1)
+    model.eval()
+    outs = []
+    for run in (lambda: lp.token_logprobs_and_values(model, head, wide, 0.7, shared_prompt=shared),
+                lambda: lp._stats(model, head, wide, 0.7, entropy_grad=True, shared_prompt=shared, chunk_bytes=None,
+                                  with_entropy=True)):
+        model.zero_grad(set_to_none=True)
+        head.zero_grad(set_to_none=True)
+        logprobs, values, entropy = run()
+        assert logprobs.shape == values.shape == entropy.shape == (n, width)
+        weights = torch.linspace(-1, 1, logprobs.numel()).reshape(logprobs.shape)
+        ((logprobs * weights).sum() + values.sum() + 0.1 * entropy.sum()).backward()
+        grads = {name: p.grad.clone() for name, p in [*model.named_parameters(), *head.named_parameters()]
+                 if p.requires_grad}
+        outs.append((logprobs.detach(), values.detach(), entropy.detach(), grads))
+    (trim_lp, *trim_rest, trim_grads), (full_lp, *full_rest, full_grads) = outs
+    assert (trim_lp[:, last + 1:] == 0).all() and (full_lp[:, last + 1:] == 0).all()
+    for a, b in zip([trim_lp, *trim_rest], [full_lp, *full_rest]):
+        torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-5)
+    assert trim_grads.keys() == full_grads.keys() and trim_grads
+    for name, g in full_grads.items():
+        torch.testing.assert_close(trim_grads[name], g, atol=1e-6, rtol=1e-4, msg=name)

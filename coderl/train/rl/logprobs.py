@@ -93,6 +93,9 @@ def token_logprobs_and_values(model, value_head, seqs: Sequences, temperature: f
                               with_entropy: bool = True):
     """One forward pass -> (logprobs [n, T], values [n, T], entropy [n, T]), each 0 on padding.
 
+    Only the completion columns up to the last loss-mask token of any row are run (`_trimmed`); the outputs
+    are widened back to T with zeros, which every output is there anyway.
+
     values[:, t] = value_head(h) at the position whose logits predict completion token t, i.e. V of
     the prefix before token t (the state in which the action is taken).  `output_hidden_states`
     costs little here: the layer outputs are kept for backward anyway; hidden_states[-1] is the
@@ -102,6 +105,34 @@ def token_logprobs_and_values(model, value_head, seqs: Sequences, temperature: f
     chunk_bytes: as `token_logprobs` (large logits run in chunks; the values need only the hidden states).
     `value_head` None: values None and no hidden states kept (`token_logprobs`); `with_entropy` False: entropy None.
     """
+    width = seqs.completion_ids.shape[1]
+    out = _stats(model, value_head, _trimmed(seqs), temperature, entropy_grad=entropy_grad,
+                 shared_prompt=shared_prompt, chunk_bytes=chunk_bytes, with_entropy=with_entropy)
+    return tuple(None if t is None else _widened(t, width) for t in out)
+
+
+def _trimmed(seqs: Sequences) -> Sequences:
+    """`seqs` without the completion columns after the last one that holds a loss-mask token in some row: right
+    padding, and tokens no loss reads.  Attention is causal, so no kept position sees them, and every output of
+    the pass is masked, so 0, there: the kept columns' outputs are the whole width's.  The RL rows' completions
+    are padded to the longest of the rollout (the demo's: about 50 tokens against 128)."""
+    used = (seqs.mask != 0).any(dim=0).nonzero()
+    keep = int(used[-1]) + 1 if len(used) else 1
+    drop = seqs.completion_ids.shape[1] - keep
+    if drop <= 0:
+        return seqs
+    return Sequences(seqs.input_ids[:, :-drop], seqs.attention_mask[:, :-drop], seqs.position_ids[:, :-drop],
+                     seqs.completion_ids[:, :keep], seqs.mask[:, :keep])
+
+
+def _widened(t: torch.Tensor, width: int) -> torch.Tensor:
+    """[n, T'] -> [n, width], zeros after the kept columns (differentiable)."""
+    return torch.nn.functional.pad(t, (0, width - t.shape[1])) if t.shape[1] < width else t
+
+
+def _stats(model, value_head, seqs: Sequences, temperature: float, *, entropy_grad: bool, shared_prompt: bool,
+           chunk_bytes: int | None, with_entropy: bool):
+    """`token_logprobs_and_values` on sequences as given."""
     groups = prompt_groups(seqs, always=is_sharded(model)) if _sharing(model, shared_prompt) else None
     if _chunked(model, seqs, chunk_bytes):
         last_hidden = _last_hidden(model, seqs, groups)  # [n, T + 1, H] and the logits of one position
