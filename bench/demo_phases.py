@@ -4,8 +4,9 @@ The demo's own shapes (configs/cpu-demo.yaml) on the bundled model in --dtype un
 demo's SFT adapter, `runs/pipeline/cpu-demo/sft/final`; default: a fresh rank-8 adapter on q/k/v/o with B drawn at
 std 0.02, seeded, saved once and loaded by both sides):
 
-* eval-greedy   the 76 easy tasks, chat, greedy, 256 new tokens, batch 64 (the demo's `eval:`).
-* eval-sampled  the 76 easy tasks x 8 samples, T 0.8, 128 new tokens, batch 64, seed 0 (`easy-sampled`).
+* eval-greedy   the 76 easy tasks, chat, greedy, 256 new tokens (the demo's `eval:`).
+* eval-sampled  the 76 easy tasks x 8 samples, T 0.8, 128 new tokens, seed 0 (`easy-sampled`).
+  Each at the rows per call that the side's own configs/cpu-demo.yaml gives the set (`batch` in the table).
   Both through `coderl.rollout.generation.generate`, as `coderl eval` calls it: wall time, tokens up to each row's
   stop (as bench/generate.py counts), tokens/s, and a digest of the answers (the two sides' greedy answers should
   be identical; sampled ones are draws of the same distribution).
@@ -13,9 +14,9 @@ std 0.02, seeded, saved once and loaded by both sides):
   --decode-tokens new tokens, greedy): plain HF `generate` on the base model, on the adapter (the LoRA layers'
   cost), on the adapter merged into the base, and coderl's `sample_rows` on the adapter (its stop checks, log-prob
   capture and processors: coderl's per-step cost over plain HF); per step = (call - prefill forward) / tokens.
-* update        the RL update's passes at the demo's 16-row pieces: 32 rows of the pool's prompts with 64
-  completion tokens; a no-grad log-prob forward and a forward + backward of the adapter model per piece
-  (`logits_to_keep` = completion + 1, as `train/rl/logprobs.py` runs it).
+* update        the RL update's passes through `train/rl/logprobs.py`'s `token_logprobs`, dropout off, as the
+  GRPO loop runs them: one piece of the 16 rows whose advantage moves (4 pool prompts x 4), completions of
+  seeded lengths (mean about 50) padded to 128; a no-grad pass, a pass with a graph and its backward.
 * rl-step       `coderl train` with the demo's GRPO settings from the adapter for --steps steps (step 1 warms up):
   medians over the later steps of time/generation, time/forward, time/backward, time/step from metrics.jsonl.
 
@@ -69,15 +70,28 @@ def _digest(texts) -> str:
     return hashlib.sha256("\x00".join(texts).encode()).hexdigest()[:12]
 
 
-def _eval(model, tok, tasks, *, samples: int, temperature: float, max_new_tokens: int) -> dict:
+def _demo_batch(set_name: str | None) -> int:
+    """The rows per generation call that this side's configs/cpu-demo.yaml gives an evaluation set (None: `eval:`)."""
+    import yaml
+
+    with open(os.path.join("configs", "cpu-demo.yaml")) as f:
+        config = yaml.safe_load(f)
+    batch = config["eval"].get("batch_size", 64)
+    for entry in config.get("evals") or []:
+        if entry["name"] == set_name:
+            batch = entry.get("batch_size", batch)
+    return batch
+
+
+def _eval(model, tok, tasks, *, samples: int, temperature: float, max_new_tokens: int, batch_size: int) -> dict:
     from coderl.rollout.generation import generate
 
     t0 = time.perf_counter()
     batch = generate(model, tok, tasks, format="chat", samples_per_prompt=samples, temperature=temperature,
-                     max_new_tokens=max_new_tokens, batch_size=64, seed=0)
+                     max_new_tokens=max_new_tokens, batch_size=batch_size, seed=0)
     wall = time.perf_counter() - t0
     tokens = sum(len(s.gen_tokens) for s in batch.samples)
-    return {"s": round(wall, 2), "tokens": tokens, "tok_s": round(tokens / wall, 1),
+    return {"batch": batch_size, "s": round(wall, 2), "tokens": tokens, "tok_s": round(tokens / wall, 1),
             "answers": _digest(s.raw_output for s in batch.samples)}
 
 
@@ -138,38 +152,45 @@ def _decode(loaded, base_spec, args) -> dict:
 
 
 def _update(loaded, args) -> dict:
+    """The GRPO update's passes as `train/rl/policy_gradient.py` runs them, dropout off: the demo's 4 pool prompts
+    x 8 samples, of which the 16 rows of a typical step whose advantage moves (one piece of 16); completions of
+    seeded lengths (5-110 tokens, mean about 50, as the demo's), padded to 128 as a rollout with one row cut at
+    128 is; a no-grad log-prob pass, then `token_logprobs` with a graph and its backward."""
     import torch
 
     from coderl.rollout.batching import left_pad
     from coderl.tasks import load_tasks
+    from coderl.train.rl.logprobs import Sequences, token_logprobs
 
     tok, model = loaded.tokenizer, loaded.model
-    prompts = _prompts(tok, load_tasks("pool:n=32").tasks, 32)
+    prompts = [p for p in _prompts(tok, load_tasks("pool:n=4").tasks, 4) for _ in range(4)]  # 16 live rows
     gen = torch.Generator().manual_seed(0)
-    completion = torch.randint(100, 40000, (32, 64), generator=gen)
+    lengths = torch.randint(5, 111, (16,), generator=gen)
+    width = 128
     ids, att = left_pad(prompts, tok.pad_token_id)
-    ids, att = torch.cat([ids, completion], 1), torch.cat([att, torch.ones_like(completion)], 1)
-    keep = completion.shape[1] + 1
-    model.train()
+    completion = torch.randint(100, 40000, (16, width), generator=gen)
+    real = (torch.arange(width)[None, :] < lengths[:, None]).long()
+    completion = completion * real + tok.pad_token_id * (1 - real)
+    attention = torch.cat([att, real], 1)
+    positions = (attention.cumsum(1) - 1).clamp(min=0) * attention
+    seqs = Sequences(torch.cat([ids, completion], 1), attention, positions, completion, real.float())
+    model.eval()  # the RL loop differentiates with dropout off
     for name, p in model.named_parameters():
         p.requires_grad_("lora_" in name)
-    fwd, bwd, nograd = [], [], []
-    for start in range(0, 32, 16):
-        piece = slice(start, start + 16)
-        t0 = time.perf_counter()
-        with torch.no_grad():
-            model(input_ids=ids[piece], attention_mask=att[piece], logits_to_keep=keep)
-        nograd.append(time.perf_counter() - t0)
-        t0 = time.perf_counter()
-        logits = model(input_ids=ids[piece], attention_mask=att[piece], logits_to_keep=keep).logits
-        loss = torch.log_softmax(logits[:, :-1].float(), -1).gather(-1, completion[piece, :, None]).mean()
-        fwd.append(time.perf_counter() - t0)
-        t0 = time.perf_counter()
-        loss.backward()
-        bwd.append(time.perf_counter() - t0)
+    t0 = time.perf_counter()
+    with torch.no_grad():
+        token_logprobs(model, seqs, 0.8)
+    nograd = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    logprobs = token_logprobs(model, seqs, 0.8)
+    fwd = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    (logprobs * seqs.mask).sum().backward()
+    bwd = time.perf_counter() - t0
     model.zero_grad(set_to_none=True)
-    return {"rows": 32, "piece": 16, "prompt_width": int(ids.shape[1] - 64), "completion": 64,
-            "logprob_pass_s": round(sum(nograd), 2), "forward_s": round(sum(fwd), 2), "backward_s": round(sum(bwd), 2)}
+    return {"rows": 16, "prompts": 4, "prompt_width": int(ids.shape[1]), "completion_tokens": int(lengths.sum()),
+            "width": width, "logprob_pass_s": round(nograd, 2), "forward_s": round(fwd, 2),
+            "backward_s": round(bwd, 2)}
 
 
 def _rl_step(adapter: str, args, tmp: str) -> dict:
@@ -209,9 +230,11 @@ def run_side(args) -> dict:
     for phase in args.phases:
         t0 = time.perf_counter()
         if phase == "eval-greedy":
-            res[phase] = _eval(loaded.model, loaded.tokenizer, easy, samples=1, temperature=0.0, max_new_tokens=256)
+            res[phase] = _eval(loaded.model, loaded.tokenizer, easy, samples=1, temperature=0.0, max_new_tokens=256,
+                               batch_size=_demo_batch(None))
         elif phase == "eval-sampled":
-            res[phase] = _eval(loaded.model, loaded.tokenizer, easy, samples=8, temperature=0.8, max_new_tokens=128)
+            res[phase] = _eval(loaded.model, loaded.tokenizer, easy, samples=8, temperature=0.8, max_new_tokens=128,
+                               batch_size=_demo_batch("easy-sampled"))
         elif phase == "decode":
             res[phase] = _decode(loaded, args.model, args)
         elif phase == "update":
