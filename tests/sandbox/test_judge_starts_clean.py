@@ -261,3 +261,16 @@ def test_the_next_task_sees_what_a_fresh_judge_sees(sandbox, seen, fresh, case):
                     if k not in volatile and first.get(k) == now.get(k) != after.get(k))
     assert not differ, [(k, first.get(k, "-")[:100], after.get(k, "-")[:100]) for k in differ[:12]]
     assert sandbox.run(request()).passed  # and an ordinary task after it passes
+
+
+def test_every_libc_function_of_the_sandbox_is_bound_at_import():
+    """ctypes caches a function on its CDLL at first use: every `_libc.NAME` that `sandbox/linux.py` calls is
+    looked up when the module loads, so no task's path (a timeout's) adds one to what the next judge inherits."""
+    import inspect
+    import re
+
+    from coderl.sandbox import linux
+
+    called = set(re.findall(r"_libc\.(\w+)\(", inspect.getsource(linux)))
+    assert called and called == set(linux.LIBC_FUNCTIONS)
+    assert called <= set(vars(linux._libc))
