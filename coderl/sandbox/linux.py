@@ -39,8 +39,8 @@ KEYRING_SYSCALLS = {
 
 _libc = ctypes.CDLL(None, use_errno=True)
 # Every libc function this module calls, looked up now: ctypes caches a function on the CDLL at its first use, so a
-# zygote that first used one while serving a task (a timeout's path) would hand the next task's judge a CDLL
-# that shows it (tests/sandbox/test_judge_starts_clean.py).
+# process that first used one while serving a task (a timeout's path did) would hand the judges forked from it
+# later a CDLL that shows it (tests/sandbox/test_judge_starts_clean.py).
 LIBC_FUNCTIONS = ("unshare", "setns", "umount2", "mount", "capset", "setfsgid", "setfsuid", "prctl")
 for _name in LIBC_FUNCTIONS:
     getattr(_libc, _name)

@@ -179,6 +179,8 @@ DIRT = {
     "abc_registry": "import collections.abc\nclass Left:\n    pass\ncollections.abc.Sequence.register(Left)",
     "process_name": "import ctypes\nctypes.CDLL(None).prctl(15, b'left', 0, 0, 0)",
     "timer_slack": "import ctypes\nctypes.CDLL(None).prctl(29, 12345, 0, 0, 0)",
+    # the sandbox's own CDLL in the judge: a function looked up (cached on it) and one of its own rebound
+    "sandbox_libc": "import sys\nlibc = sys.modules['_coderl_linux']._libc\nlibc.getppid()\nlibc.prctl = libc.getpid",
     "fd_flags": "import os\nos.set_inheritable(0, True)",
     "umask": "import os\nos.umask(0)",
     "cwd": "import os\nos.chdir('/tmp')",
@@ -265,7 +267,8 @@ def test_the_next_task_sees_what_a_fresh_judge_sees(sandbox, seen, fresh, case):
 
 def test_every_libc_function_of_the_sandbox_is_bound_at_import():
     """ctypes caches a function on its CDLL at first use: every `_libc.NAME` that `sandbox/linux.py` calls is
-    looked up when the module loads, so no task's path (a timeout's) adds one to what the next judge inherits."""
+    looked up when the module loads, so no path a task takes (a timeout's) adds one to what the next judge inherits
+    (a task's own lookups and rebinding: the `sandbox_libc` case above)."""
     import inspect
     import re
 
