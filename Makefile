@@ -47,8 +47,12 @@ demo: setup
 reproduce-cpu: setup
 	$(BIN)/coderl pipeline --config configs/cpu-full.yaml --out runs/reproduce-cpu
 
+# Two processes (pytest-xdist), each test file whole in one of them (its module fixtures made once): a test
+# process uses about one core, so on 2 cores the suite runs ~1.5x faster than in one (10 min 7 s -> 6 min 43 s
+# here).  TEST_WORKERS=0 runs it in one process.
+TEST_WORKERS ?= 2
 test: setup
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q $(if $(filter 0,$(TEST_WORKERS)),,-n $(TEST_WORKERS) --dist loadfile)
 
 # The edit-test loop (~35 s on 2 cores; CI runs `make test`): the pure and unit tests, those that train
 # nothing, load no real model (a tiny random one at most) and run few programs in the sandbox; slow-marked

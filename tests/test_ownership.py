@@ -34,7 +34,7 @@ def test_a_second_owner_is_refused_and_the_lock_goes_with_the_first(tmp_path):
     out = tmp_path / "run"
     with owned(("--out", str(out))):
         assert os.path.exists(lock_file(str(out)))
-        with pytest.raises(ConfigError, match=rf"^--out {out}: in use by pid {os.getpid()} \(coderl .*, started "
+        with pytest.raises(ConfigError, match=rf"^--out {out}: in use by pid {os.getpid()} \(coderl[^)]*, started "
                                               r"\d{4}-\d\d-\d\dT[\d:]+\); wait for it to end or stop it, or choose "
                                               r"another --out$"):
             with owned(("--out", str(out))):
