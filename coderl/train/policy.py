@@ -81,6 +81,7 @@ def build_policy(cfg, resume_from: str | None = None, *, reference: bool | None 
     from safetensors.torch import load_file
 
     from coderl.models import load_model, resolve_device
+    from coderl.models.lora_dropout import use_integer_masks
 
     if getattr(lora, "qlora", False):  # QLoRA: the base in 4-bit, the adapters over it
         from coderl.models.quantized import load_quantized
@@ -106,6 +107,7 @@ def build_policy(cfg, resume_from: str | None = None, *, reference: bool | None 
         model = cfg.lora.wrap(loaded.model)
         policy = Policy(model, loaded.tokenizer, loaded.base, loaded.kind, False, path=loaded.path,
                         prompt_format=getattr(cfg, "format", None))
+    use_integer_masks(model)  # LoRA dropout (SFT's) drawn from integers on a CPU: models/lora_dropout.py
     if getattr(getattr(cfg, "optim", cfg), "gradient_checkpointing", False):
         checkpoint_layers(model)
     if resume_from:
