@@ -271,9 +271,10 @@ def sample_rows(model: Any, tokenizer: Any, prompt_ids: list[list[int]], stops: 
     width = (static_rows or static_batch_rows(len(prompt_ids), batch_size)) if static else batch_size
     generated: list[list[int]] = []
     row_logprobs: list[torch.Tensor] = []
-    # a LoRA policy decodes through merged copies of its weights (rollout/merged_view.py); not where a compiled
-    # static cache traced the adapter's forward, nor in lockstep (a sharded model's weights are not whole here)
-    merged = merged_lora(model) if not static and steps is None else contextlib.nullcontext()
+    # a LoRA policy decodes through merged copies of its weights, every layer packed for oneDNN in bf16 on a CPU
+    # (rollout/merged_view.py); not where a compiled static cache traced the adapter's forward, nor in lockstep
+    # (a sharded model's weights are not whole here)
+    merged = merged_lora(model, rows=width) if not static and steps is None else contextlib.nullcontext()
     with _sampling(model, device), merged:
         torch.manual_seed(seed)
         for start in range(0, len(prompt_ids), width):

@@ -31,10 +31,10 @@ def test_merged_decoding_is_the_adapters_and_leaves_the_policy_alone(monkeypatch
     kwargs = dict(samples_per_prompt=2, max_new_tokens=10, temperature=0.0, batch_size=4)
     entered = []
     real = hf.merged_lora
-    monkeypatch.setattr(hf, "merged_lora", lambda m: entered.append(1) or real(m))
+    monkeypatch.setattr(hf, "merged_lora", lambda m, **k: entered.append(1) or real(m, **k))
     merged = generate(peft, tok, [SHORT, LONG], **kwargs)
     assert entered
-    monkeypatch.setattr(hf, "merged_lora", lambda m: __import__("contextlib").nullcontext())
+    monkeypatch.setattr(hf, "merged_lora", lambda m, **k: __import__("contextlib").nullcontext())
     plain = generate(peft, tok, [SHORT, LONG], **kwargs)
     assert merged.completion_ids.tolist() == plain.completion_ids.tolist()
     torch.testing.assert_close(merged.logprobs, plain.logprobs, atol=1e-4, rtol=0)
@@ -66,3 +66,38 @@ def test_merged_view_follows_the_factors_and_skips_what_it_cannot_merge():
         plain, _ = tiny_model()
         with merged_lora(plain) as n:
             assert n == 0
+
+
+def test_in_bfloat16_on_a_cpu_every_linear_layer_runs_packed_and_gives_its_own_outputs():
+    """oneDNN-packed copies (module docstring): every linear layer inside the view, the merged LoRA ones too,
+    the logits those of the plain forward up to bfloat16 rounding, the same greedy tokens; nothing left after."""
+    import pytest
+
+    from coderl.rollout.merged_view import packs
+
+    peft, tok = _policy()
+    peft.to(torch.bfloat16).eval()
+    if not packs(peft.get_output_embeddings().weight):
+        pytest.skip("no oneDNN linear ops in this torch build")
+    linears = [m for m in peft.modules() if type(m) is torch.nn.Linear]
+    ids = tok(["def f(x):", "x = 1"], return_tensors="pt", padding=True)
+    with torch.no_grad():
+        want = peft(**ids).logits.float()
+        with merged_lora(peft, rows=2) as n:
+            overridden = [m for m in peft.modules() if "forward" in vars(m)]
+            got = peft(**ids).logits.float()
+    assert n == 4
+    # the 4 merged LoRA layers, and every other linear layer but the LoRA layers' own base layers and factors
+    # (the merged forward calls none of them): k, o and the MLP's 3 in each of 2 layers, the output projection
+    lora_parts = {id(p) for m in overridden if hasattr(m, "lora_A")
+                  for p in [m.base_layer, *m.lora_A.values(), *m.lora_B.values()]}
+    assert len(overridden) == 4 + len([m for m in linears if id(m) not in lora_parts]) == 4 + 2 * 5 + 1
+    torch.testing.assert_close(got, want, atol=0.1, rtol=0.02)
+    assert (got.argmax(-1) == want.argmax(-1)).float().mean() > 0.9
+    assert not any("forward" in vars(m) for m in peft.modules())
+
+
+def test_float32_layers_are_not_packed():
+    plain, _ = tiny_model()
+    with merged_lora(plain) as n:
+        assert n == 0 and not any("forward" in vars(m) for m in plain.modules())
