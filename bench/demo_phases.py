@@ -19,6 +19,12 @@ std 0.02, seeded, saved once and loaded by both sides):
   seeded lengths (mean about 50) padded to 128; a no-grad pass, a pass with a graph and its backward.
 * rl-step       `coderl train` with the demo's GRPO settings from the adapter for --steps steps (step 1 warms up):
   medians over the later steps of time/generation, time/forward, time/backward, time/step from metrics.jsonl.
+* eval-run      `coderl eval` of the adapter on easy-sampled, whole, as the demo runs it (its rows per call, two
+  sandbox workers): its wall, generation and total seconds, and pass@1 (the same draws on both sides when the
+  generation code is the same: the sandbox's checks and their order are what differs).
+* sft           `coderl sft` at the demo's settings (corpus@train, 1 x 8, LoRA r 8 with dropout 0.05, bf16) over
+  --sft-epochs of an epoch: the seconds of its optimizer steps after the first (the same examples both sides)
+  and the last loss.
 
 Each side runs in its own process (`--only DIR`: that checkout's coderl on PYTHONPATH; this file's code), sides
 alternating for --rounds rounds.  Run it alone on the machine: another job's threads make torch's own threads
@@ -43,7 +49,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-PHASES = ("eval-greedy", "eval-sampled", "decode", "update", "rl-step")
+PHASES = ("eval-greedy", "eval-sampled", "decode", "update", "rl-step", "eval-run", "sft")
 
 
 def _adapter(args, tmp: str) -> str:
@@ -214,6 +220,41 @@ def _rl_step(adapter: str, args, tmp: str) -> dict:
             "gen_tokens": round(statistics.mean(r["rollout/gen_tokens"] for r in later), 1)}
 
 
+def _eval_run(adapter: str, args, tmp: str) -> dict:
+    out = os.path.join(tmp, "eval")
+    cmd = [sys.executable, "-m", "coderl", "eval", "--model", adapter, "--format", "chat", "--dtype", args.dtype,
+           "--seed", "0", "--workers", "2", "--tasks", "easy", "--split", "all", "--samples", "8", "--temperature",
+           "0.8", "--max-new-tokens", "128", "--batch-size", str(_demo_batch("easy-sampled")), "--out", out,
+           "--overwrite"]
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        return {"error": (proc.stderr.strip().splitlines() or ["?"])[-1]}
+    with open(os.path.join(out, "summary.json")) as f:
+        summary = json.load(f)
+    return {"wall_s": round(wall, 1), "generation_s": summary["seconds"]["generation"],
+            "total_s": summary["seconds"]["total"], "pass@1": round(summary["pass_at_k"]["pass@1"], 4),
+            "tokens": round(summary["avg_gen_tokens"] * summary["num_samples"])}
+
+
+def _sft(args, tmp: str) -> dict:
+    out = os.path.join(tmp, "sft")
+    cmd = [sys.executable, "-m", "coderl", "sft", "--model", args.model, "--data", "corpus@train", "--epochs",
+           str(args.sft_epochs), "--learning-rate", "1e-4", "--batch-size", "1", "--gradient-accumulation", "8",
+           "--lora-r", "8", "--lora-alpha", "16", "--lora-dropout", "0.05", "--format", "chat", "--dtype",
+           args.dtype, "--seed", "0", "--out", out, "--overwrite", "--no-progress"]
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    if proc.returncode != 0:
+        return {"error": (proc.stderr.strip().splitlines() or ["?"])[-1]}
+    rows = [json.loads(line) for line in open(os.path.join(out, "metrics.jsonl")) if '"time/step"' in line]
+    return {"steps": len(rows), "wall_s": round(wall, 1),
+            "later_steps_s": round(sum(r["time/step"] for r in rows[1:]), 2),
+            "last_loss": round(rows[-1]["sft/loss"], 4)}
+
+
 def run_side(args) -> dict:
     """Every phase of --phases with the coderl on PYTHONPATH."""
     import torch
@@ -243,6 +284,12 @@ def run_side(args) -> dict:
         elif phase == "rl-step":
             with tempfile.TemporaryDirectory(prefix="coderl-bench-rl-") as tmp:
                 res[phase] = _rl_step(args.adapter_path, args, tmp)
+        elif phase == "eval-run":
+            with tempfile.TemporaryDirectory(prefix="coderl-bench-eval-") as tmp:
+                res[phase] = _eval_run(args.adapter_path, args, tmp)
+        elif phase == "sft":
+            with tempfile.TemporaryDirectory(prefix="coderl-bench-sft-") as tmp:
+                res[phase] = _sft(args, tmp)
         print(f"#   {phase}: {json.dumps(res[phase])} ({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
     return res
 
@@ -265,6 +312,7 @@ def main() -> None:
     ap.add_argument("--decode-rows", type=int, default=32)
     ap.add_argument("--decode-tokens", type=int, default=64)
     ap.add_argument("--steps", type=int, default=4, help="rl-step: steps of `coderl train` (the first warms up)")
+    ap.add_argument("--sft-epochs", type=float, default=0.06, help="sft: the share of an epoch (0.06: 4 steps of 8)")
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--json", help="write every side's figures here")
     ap.add_argument("--only", help=argparse.SUPPRESS)  # internal: run one side here, print its JSON
@@ -295,7 +343,7 @@ def main() -> None:
                     cmd = [sys.executable, os.path.abspath(__file__), "--only", name, "--adapter-path",
                            args.adapter_path, "--phases", ",".join(args.phases), "--model", args.model, "--dtype",
                            args.dtype, "--decode-rows", str(args.decode_rows), "--decode-tokens",
-                           str(args.decode_tokens), "--steps", str(args.steps)]
+                           str(args.decode_tokens), "--steps", str(args.steps), "--sft-epochs", str(args.sft_epochs)]
                     print(f"# round {r + 1}, {name} ({sides[name]})", flush=True)
                     proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, text=True, cwd=sides[name])
                     if proc.returncode != 0:
