@@ -63,6 +63,7 @@ def _adapter(args, tmp: str) -> str:
     from coderl.models.lora import LoraConfig
 
     base = load_model(args.model, dtype=args.dtype, device="cpu")
+    torch.manual_seed(0)  # A's initialisation: the same adapter in every run of this script
     model = LoraConfig().wrap(base.model)
     gen = torch.Generator().manual_seed(0)
     with torch.no_grad():
