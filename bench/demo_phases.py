@@ -200,20 +200,32 @@ def _update(loaded, args) -> dict:
             "backward_s": round(bwd, 2)}
 
 
+def _coderl(cmd: list[str]) -> tuple[float, str | None]:
+    """Run `coderl CMD...` with this side's coderl: (wall seconds, the last line of its stderr if it failed)."""
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "coderl", *cmd], capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    return wall, ((proc.stderr.strip().splitlines() or ["?"])[-1] if proc.returncode != 0 else None)
+
+
+def _step_rows(out: str) -> list[dict]:
+    """The metrics.jsonl rows of a training run's optimizer steps."""
+    with open(os.path.join(out, "metrics.jsonl")) as f:
+        return [json.loads(line) for line in f if '"time/step"' in line]
+
+
 def _rl_step(adapter: str, args, tmp: str) -> dict:
     out = os.path.join(tmp, "rl")
-    cmd = [sys.executable, "-m", "coderl", "train", "--model", adapter, "--tasks", "pool", "--algo", "grpo",
+    cmd = ["train", "--model", adapter, "--tasks", "pool", "--algo", "grpo",
            "--steps", str(args.steps), "--prompts-per-step", "4", "--samples-per-prompt", "8",
            "--generation-batch-size", "64", "--micro-batch-size", "16", "--max-new-tokens", "128",
            "--temperature", "0.8", "--learning-rate", "2e-4", "--reward", "pass", "--curriculum-floor", "0.1",
            "--overlong-filter", "--workers", "2", "--dtype", args.dtype, "--save-steps", "1000", "--out", out,
            "--overwrite", "--no-progress"]
-    t0 = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    wall = time.perf_counter() - t0
-    if proc.returncode != 0:
-        return {"error": (proc.stderr.strip().splitlines() or ["?"])[-1]}
-    rows = [json.loads(line) for line in open(os.path.join(out, "metrics.jsonl")) if '"time/step"' in line]
+    wall, error = _coderl(cmd)
+    if error:
+        return {"error": error}
+    rows = _step_rows(out)
     later = rows[1:] or rows
     med = {k: round(statistics.median(r[f"time/{k}"] for r in later), 2)
            for k in ("generation", "forward", "backward", "step")}
@@ -223,15 +235,13 @@ def _rl_step(adapter: str, args, tmp: str) -> dict:
 
 def _eval_run(adapter: str, args, tmp: str) -> dict:
     out = os.path.join(tmp, "eval")
-    cmd = [sys.executable, "-m", "coderl", "eval", "--model", adapter, "--format", "chat", "--dtype", args.dtype,
+    cmd = ["eval", "--model", adapter, "--format", "chat", "--dtype", args.dtype,
            "--seed", "0", "--workers", "2", "--tasks", "easy", "--split", "all", "--samples", "8", "--temperature",
            "0.8", "--max-new-tokens", "128", "--batch-size", str(_demo_batch("easy-sampled")), "--out", out,
            "--overwrite"]
-    t0 = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    wall = time.perf_counter() - t0
-    if proc.returncode != 0:
-        return {"error": (proc.stderr.strip().splitlines() or ["?"])[-1]}
+    wall, error = _coderl(cmd)
+    if error:
+        return {"error": error}
     with open(os.path.join(out, "summary.json")) as f:
         summary = json.load(f)
     return {"wall_s": round(wall, 1), "generation_s": summary["seconds"]["generation"],
@@ -241,16 +251,14 @@ def _eval_run(adapter: str, args, tmp: str) -> dict:
 
 def _sft(args, tmp: str) -> dict:
     out = os.path.join(tmp, "sft")
-    cmd = [sys.executable, "-m", "coderl", "sft", "--model", args.model, "--data", "corpus@train", "--epochs",
+    cmd = ["sft", "--model", args.model, "--data", "corpus@train", "--epochs",
            str(args.sft_epochs), "--learning-rate", "1e-4", "--batch-size", "1", "--gradient-accumulation", "8",
            "--lora-r", "8", "--lora-alpha", "16", "--lora-dropout", "0.05", "--format", "chat", "--dtype",
            args.dtype, "--seed", "0", "--out", out, "--overwrite", "--no-progress"]
-    t0 = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    wall = time.perf_counter() - t0
-    if proc.returncode != 0:
-        return {"error": (proc.stderr.strip().splitlines() or ["?"])[-1]}
-    rows = [json.loads(line) for line in open(os.path.join(out, "metrics.jsonl")) if '"time/step"' in line]
+    wall, error = _coderl(cmd)
+    if error:
+        return {"error": error}
+    rows = _step_rows(out)
     return {"steps": len(rows), "wall_s": round(wall, 1),
             "later_steps_s": round(sum(r["time/step"] for r in rows[1:]), 2),
             "last_loss": round(rows[-1]["sft/loss"], 4)}
