@@ -4,10 +4,11 @@ probability p and the others scaled by 1 / (1 - p); the identity otherwise), dra
 peft applies a LoRA layer's dropout to the layer's input before the adapter's first matmul, once per wrapped
 layer and example: at the CPU demo's SFT (rank 8 on q/k/v/o, an example of ~300 tokens) 120 masks of
 300 x 576 a forward.  `nn.Dropout` draws each with `bernoulli_`, 18% of an SFT step's op time there; a mask
-compared from 24-bit integers (`torch.randint`) costs a fraction of it (BENCHMARKS.md, "LoRA dropout from
-integers").  The mask keeps an element when its integer is >= round(p * 2**24): p is rounded to a multiple of
-2**-24, nothing else about the distribution changes; the stream of random numbers is another one, so a run's
-digits move once against `nn.Dropout`.  Off CPUs (a GPU's `bernoulli_` is fused and fast) nothing is swapped.
+compared from 24-bit integers (`torch.randint`) costs a fraction of it (BENCHMARKS.md, "Weights packed
+once for oneDNN, LoRA dropout from integers").  The mask keeps an element when its integer is
+>= round(p * 2**24): p is rounded to a multiple of 2**-24, nothing else about the distribution changes; the
+stream of random numbers is another one, so a run's digits move once against `nn.Dropout`.  Off CPUs (a GPU's
+`bernoulli_` is fused and fast) nothing is swapped.
 """
 
 from __future__ import annotations

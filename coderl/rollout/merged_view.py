@@ -15,8 +15,9 @@ Packing.  A decoding step reads every weight once, from memory (268 MB a step fo
 `F.linear` hands oneDNN a plain row-major weight, which it re-lays out into its blocked format on every call:
 at 32 rows a cold 576 x 1,536 bfloat16 matmul took 288 us against 154 us on the weight packed beforehand
 (`torch.ops.mkldnn._reorder_linear_weight`, then `_linear_pointwise`), and the outputs are bit for bit those of
-`F.linear` on a contiguous input (BENCHMARKS.md, "Weights packed once for oneDNN").  Packing every layer costs
-about 0.2 s an entry for the bundled model; an entry covers a whole `sample_rows` call.  Only bfloat16 on a CPU
+`F.linear` on a contiguous input (BENCHMARKS.md, "Weights packed once for oneDNN, LoRA dropout from
+integers").  Packing every layer costs about 0.2 s an entry for the bundled model; an entry covers a whole
+`sample_rows` call.  Only bfloat16 on a CPU
 whose torch has the oneDNN ops: in float32 the packed kernel accumulates in another order.
 
 Left as they are (their layers keep their own forward): a quantized base (not `nn.Linear`), DoRA, more than
