@@ -17,7 +17,7 @@ What differs between fresh judges is the nature of that entry (a pid, a time), f
 left out (so is an entry that moves with the machine, its load: one that differs between the first fresh judge and
 one taken right after the case), as are where the memory's pages are, the kernel's counters of how much the judge has
 run (CPU time by clock ticks, faults, context switches, I/O: a tick of system time or not is the machine's load) and
-the scheduler's (/proc/self/*map*, statm and status's sizes, sched, io), and the syntax trees of the judge's parse cache; in
+the scheduler's (/proc/self/*map*, the sizes in statm, status and stat, sched, io), and the syntax trees of the judge's parse cache; in
 mountinfo, the numbers the kernel draws machine-wide for mounts (ids, an in-memory file system's device number: each
 mount is read by its place in the table and its parent's); everything else must match.
 So a new kind of state a task leaves fails this test without anyone naming it.  Each case dirties the judge
@@ -50,8 +50,8 @@ def snapshot():
         if key == "proc:mountinfo":  # without the numbers the kernel draws machine-wide
             lines = mount_table(lines)
         for i, line in enumerate(lines):
-            if key == "proc:stat" and (9 <= i <= 16 or i == 38):  # faults and CPU times; the CPU it last ran on
-                line = "-"
+            if key == "proc:stat" and (9 <= i <= 16 or i in (22, 23, 38)):
+                line = "-"  # faults and CPU times; its memory's size (vsize, rss: statm's); the CPU it last ran on
             elif key == "proc:status" and line.startswith(("Vm", "Rss", "Hugetlb", "voluntary", "nonvoluntary")):
                 line = line.split(":")[0]  # its memory's pages (as statm), its context switches
             seen[f"{key}:{i}"] = line
