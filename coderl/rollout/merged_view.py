@@ -17,8 +17,8 @@ at 32 rows a cold 576 x 1,536 bfloat16 matmul took 288 us against 154 us on the 
 (`torch.ops.mkldnn._reorder_linear_weight`, then `_linear_pointwise`), and the outputs are bit for bit those of
 `F.linear` on a contiguous input (BENCHMARKS.md, "Weights packed once for oneDNN, LoRA dropout from
 integers").  Packing every layer costs about 0.2 s an entry for the bundled model; an entry covers a whole
-`sample_rows` call.  Only bfloat16 on a CPU
-whose torch has the oneDNN ops: in float32 the packed kernel accumulates in another order.
+`sample_rows` call.  Only bfloat16 on a CPU whose torch has the oneDNN ops: in float32 the packed kernel
+accumulates in another order.
 
 Left as they are (their layers keep their own forward): a quantized base (not `nn.Linear`), DoRA, more than
 one active adapter, disabled adapters, a layer already merged, and a module in training mode (dropout on the
