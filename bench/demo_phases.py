@@ -210,8 +210,9 @@ def _coderl(cmd: list[str]) -> tuple[float, str | None]:
 
 def _step_rows(out: str) -> list[dict]:
     """The metrics.jsonl rows of a training run's optimizer steps."""
-    with open(os.path.join(out, "metrics.jsonl")) as f:
-        return [json.loads(line) for line in f if '"time/step"' in line]
+    from coderl.train.tracking import read_metrics
+
+    return [row for row in read_metrics(out) if "time/step" in row]
 
 
 def _rl_step(adapter: str, args, tmp: str) -> dict:
