@@ -17,9 +17,9 @@ What differs between fresh judges is the nature of that entry (a pid, a time), f
 left out (so is an entry that moves with the machine, its load: one that differs between the first fresh judge and
 one taken right after the case), as are where the memory's pages are, the kernel's counters of how much the judge has
 run (CPU time by clock ticks, faults, context switches, I/O: a tick of system time or not is the machine's load) and
-the scheduler's (/proc/self/*map*, the sizes in statm, status and stat, sched, io), and the syntax trees of the judge's parse cache; in
-mountinfo, the numbers the kernel draws machine-wide for mounts (ids, an in-memory file system's device number: each
-mount is read by its place in the table and its parent's); everything else must match.
+the scheduler's (/proc/self/*map*, the sizes in statm, status and stat, sched, io), and the syntax trees of the
+judge's parse cache; in mountinfo, the numbers the kernel draws machine-wide for mounts (ids, an in-memory file
+system's device number: each mount is read by its place in the table and its parent's); everything else must match.
 So a new kind of state a task leaves fails this test without anyone naming it.  Each case dirties the judge
 one way."""
 
