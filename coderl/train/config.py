@@ -308,6 +308,11 @@ class TrainConfig:
         require(self.engine == "hf" or not self.lora.qlora, "--engine", self.engine,
                 "hf with --qlora (vLLM would serve the base in its own precision, not the 4-bit one trained on)")
         require(self.optim.learning_rate > 0, "--learning-rate", self.optim.learning_rate, "a positive number")
+        if self.sampling.prefix_below is not None:  # a reply opened for the model: one turn, the HF engine's stops
+            require(self.format in ("chat", "completion"), "--format", self.format,
+                    "chat or completion with --prefix-below (a reply opening of its own)")
+            require(self.engine == "hf", "--engine", self.engine, "hf with --prefix-below")
+            require(not self.repair.on, "--turns", self.repair.turns, "1 with --prefix-below")
         require(self.max_new_tokens >= 1, "--max-new-tokens", self.max_new_tokens, "an integer >= 1")
         from coderl.algorithms import ADVANTAGES, AGGREGATIONS, POLICY_LOSSES  # torch: only when training
         from coderl.rollout.formats import FORMATS

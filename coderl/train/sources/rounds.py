@@ -32,6 +32,7 @@ from coderl.train.policy import Policy
 from coderl.train.rl.episodes import score_turns
 from coderl.train.scaffold import seeded_order
 from coderl.train.sources.curriculum import Curriculum
+from coderl.train.sources.prefixes import prefixed_round
 from coderl.train.sources.refill import cat_turns, refill
 
 if TYPE_CHECKING:
@@ -131,8 +132,14 @@ def scored_round(ctx, step: int, indices: list[int], round_: int, ranks: Ranks):
                      # the run repeats this shape every step: a compilation is repaid over all of them
                      planned_tokens=cfg.steps * max(end - start, 1) * cfg.samples_per_prompt * cfg.max_new_tokens
                      * cfg.repair.turns)
+    round_tasks = [ctx.tasks[i] for i in indices]
+    prefix = cfg.sampling.prefix_below
+    if prefix is not None:  # PrefixRL: prompts the policy almost never solves get a reply opened for them
+        round_tasks = prefixed_round(round_tasks, [None if is_canary(t) else ctx.curriculum.rate(i)
+                                                   for t, i in zip(round_tasks, indices)],
+                                     below=prefix, fraction=cfg.sampling.prefix_fraction, format=cfg.format)
     with ranks.generating(ctx.policy):  # sharded weights (FSDP): the ranks generate in lockstep
-        part = _slice(ctx, step, [ctx.tasks[i] for i in indices[start:end]], start, gen)
+        part = _slice(ctx, step, round_tasks[start:end], start, gen)
     parts = ranks.gather(part)
     max_prompt = cfg.max_total_sequence_length - cfg.max_new_tokens
     skipped = [t for p in parts for t in p.skipped]
@@ -152,16 +159,21 @@ def scored_round(ctx, step: int, indices: list[int], round_: int, ranks: Ranks):
                            "rollout/skipped_prompts": float(len(skipped)),
                            "rollout/truncated": sum(s.truncated for s in batch.samples) / len(batch.samples),
                            "rollout/zero_variance_groups": zero_variance_fraction(rewards, batch.group_ids)})
+    if prefix is not None:
+        opened = [bool(round_tasks[s.group].opening) for s in batch.samples]
+        scored.metrics["prefix/prompts"] = float(sum(bool(t.opening) for t in round_tasks))
+        if any(opened):
+            scored.metrics["prefix/pass_rate"] = sum(ok for ok, o in zip(passed, opened) if o) / sum(opened)
     if any(is_canary(ctx.tasks[i]) for i in indices):  # measured beside the reward, never part of it
-        row_tasks = [ctx.tasks[indices[s.group]] for s in batch.samples]
+        row_tasks = [round_tasks[s.group] for s in batch.samples]
         scored.metrics.update(attempt_metrics(ctx.sandbox, cfg.sandbox.limits(), row_tasks,
                                               [s.completion for s in batch.samples], passed, failed.tolist()))
     for group, index in enumerate(indices):  # the curriculum's running pass rates (not of the canaries)
         if is_canary(ctx.tasks[index]):
             continue
         outcomes = [ok for s, ok, bad in zip(batch.samples, passed, failed.tolist()) if s.group == group and not bad]
-        if outcomes:
-            ctx.curriculum.record(index, sum(outcomes) / len(outcomes))
+        if outcomes:  # a prefixed problem's outcome is its task's own, not its composition's (`prefixes.py`)
+            ctx.curriculum.record(index, sum(outcomes) / len(outcomes), groups=not round_tasks[group].opening)
     if cfg.sampling.curriculum_floor is not None:
         scored.metrics.update(ctx.curriculum.metrics())
     return scored
