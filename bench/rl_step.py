@@ -35,6 +35,9 @@ step, then --steps timed steps; the table shows per-column medians over the time
           model: 'Parameter' object has no attribute 'weight_loader'); kept for a GPU machine.
 --sides picks them (default: coderl trl); --ragged lets completions end at EOS (and coderl's stop strings)
 instead of exactly --new-tokens.
+--reward parity replaces the unit-test reward, on both sides, by 1/0 from the completion text's CRC-32 (the sandbox
+still runs every program): at the default work every unit-test reward is 0, so coderl skips the update that TRL
+runs for a zero gradient; with parity both run the whole update, the same work.
 --rounds R runs each side R times, alternating which goes first.  Each side after the first is reported
 as its median step over the first side's; with `--sides coderl trl` the last line is `speedup: N.Nx` =
 TRL median step / coderl median step.
@@ -73,11 +76,20 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 
 AGGREGATION_OF_TRL_LOSS = {"dapo": "token_mean", "bnpo": "token_mean", "grpo": "sequence_mean",
                            "dr_grpo": "token_sum_const"}
 PASSED = ("model", "dtype", "device", "prompts", "samples", "new_tokens", "steps", "learning_rate", "loss_type",
-          "timeout", "threads")
+          "timeout", "threads", "reward")
+
+
+def text_parity(completion: str) -> float:
+    """`--reward parity`: 1 or 0 by the parity of the completion text's CRC-32, the same function on both sides.  The
+    unit-test reward of the default work is 0 for every row (the base model passes none of the first prompts), so
+    no group varies and coderl skips the update (zero-advantage rows, issue 56) while TRL runs it for a zero
+    gradient; this reward varies inside groups, so both sides run the whole update: the same work."""
+    return float(zlib.crc32(completion.encode()) % 2)
 SIDES = ("coderl", "coderl-vllm", "trl", "trl-vllm")  # -vllm: coderl --engine vllm / TRL use_vllm (colocate)
 
 
@@ -133,7 +145,11 @@ def run_coderl(args) -> dict:
             kl_beta=0.0,
             aggregation=AGGREGATION_OF_TRL_LOSS[args.loss_type], reward="pass", lora_r=LORA[0],
             lora_alpha=LORA[1], lora_dropout=LORA[2], timeout=args.timeout, save_steps=10**9, progress=False))
-        train(cfg, log=lambda message: None)
+        override = None
+        if args.reward == "parity":
+            def override(results, samples, tasks):
+                return [text_parity(s.completion) for s in samples]
+        train(cfg, log=lambda message: None, reward_override=override)
         rows = read_metrics(cfg.out)[1:]  # the first step is the warm-up
     keys = {"gen": "time/generation", "score": "time/sandbox_wait", "fwd_bwd": "time/optimisation",
             "step": "time/step", "gen_tokens": "rollout/gen_tokens", "reward": "reward/total"}
@@ -180,7 +196,10 @@ def run_trl(args) -> dict:
         def unit_tests(prompts, completions, task_id, **kwargs):
             futures = [sandbox.submit(tasks[t].build_request(fmt.extract(tasks[t], c).completion, limits))
                        for t, c in zip(task_id, completions)]
-            return [1.0 if f.result().passed else 0.0 for f in futures]
+            passed = [1.0 if f.result().passed else 0.0 for f in futures]
+            if args.reward == "parity":  # the sandbox still runs every program: the same scoring work as coderl's
+                return [text_parity(fmt.extract(tasks[t], c).completion) for t, c in zip(task_id, completions)]
+            return passed
 
         batch = args.prompts * args.samples  # one generation batch = one optimiser step: steps_per_generation 1
         config = GRPOConfig(
@@ -419,6 +438,9 @@ def main() -> int:
     ap.add_argument("--learning-rate", type=float, default=2e-5)
     ap.add_argument("--loss-type", choices=sorted(AGGREGATION_OF_TRL_LOSS), help="TRL loss_type (default: TRL's)")
     ap.add_argument("--timeout", type=float, default=3.0, help="sandbox CPU seconds per program")
+    ap.add_argument("--reward", choices=["tests", "parity"], default="tests",
+                    help="tests: 1/0 by the unit tests; parity: 1/0 by the completion text's CRC-32 parity, which "
+                         "varies inside groups, so both sides run the whole update (`text_parity`)")
     ap.add_argument("--threads", type=int, default=0, help="torch threads in each child (0: torch's default)")
     ap.add_argument("--trl-defaults", action="store_true", help="keep TRL's bf16 autocast and gradient checkpointing")
     ap.add_argument("--json", nargs="?", const="-", metavar="PATH", help="also dump all raw numbers here")
