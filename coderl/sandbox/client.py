@@ -44,7 +44,11 @@ from .types import (
 )
 
 SERVER_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "server.py")
-SERVER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
+# One string-hash seed for every process the sandbox starts (programs and judges fork from the server; commands get
+# the zygote's CHILD_ENV, which holds the same): a program whose result depends on the order of a set of strings gets
+# the verdict `PYTHONHASHSEED=0 python` gives it, in every session, not one drawn when the server started.
+HASH_SEED = "0"
+SERVER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": HASH_SEED}
 MAX_RETRIES = 1  # a request running when the server died is re-sent this often; once more: the program's failure
 RESEND_LIMIT = 8  # server deaths a request not yet started waits through before it is an infrastructure failure
 ISOLATION_LEVELS = ("auto", "full", "uid", "rlimits")
@@ -182,8 +186,8 @@ class Sandbox(Batches):
     def _start(self) -> None:
         """Exec the fork server and read its hello: the isolation level in force, or a one-line `SandboxUnavailable`;
         then the reader thread."""
-        self._proc = subprocess.Popen(
-            [sys.executable, "-I", SERVER_PATH, str(self.workers), self.requested_isolation],
+        self._proc = subprocess.Popen(  # `-I` less `-E` (which would drop the hash seed): the env is this dict alone
+            [sys.executable, "-s", "-P", SERVER_PATH, str(self.workers), self.requested_isolation],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env={**SERVER_ENV, **{k: os.environ[k] for k in (CGROUPS_ENV,) if k in os.environ},

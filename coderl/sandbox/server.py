@@ -1,6 +1,6 @@
 """The fork server: a single-threaded event loop that runs every request in processes from the zygote.
 
-Started by `coderl.sandbox.client.Sandbox` with exec (`python -I server.py`) and a minimal
+Started by `coderl.sandbox.client.Sandbox` with exec (`python -s -P server.py`) and a minimal
 environment, before the caller imports torch, so no process of the sandbox inherits a trainer's
 threads, memory or environment.  Standard library only; loaded by path, never as part of the
 `coderl` package (its directory must not shadow stdlib modules on a candidate's `sys.path`).

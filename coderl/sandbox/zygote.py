@@ -27,7 +27,9 @@ import time
 import traceback
 
 FD_ORDER = ("stdin", "out", "err", "req", "chan", "res", "ctl")  # -> fds 0..6 in the child
-CHILD_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp", "PYTHONIOENCODING": "utf-8"}
+# PYTHONHASHSEED: the server's own (client.HASH_SEED), so a Python a command starts hashes as forked programs do.
+CHILD_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp", "PYTHONIOENCODING": "utf-8",
+             "PYTHONHASHSEED": os.environ.get("PYTHONHASHSEED", "0")}
 PR_SET_PDEATHSIG = 1
 _libc = ctypes.CDLL(None, use_errno=True)
 

