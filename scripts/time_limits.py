@@ -16,12 +16,21 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 from coderl.sandbox.config import SandboxConfig  # noqa: E402
 from coderl.tasks import load_tasks  # noqa: E402
 from coderl.tasks.spec import open_sandbox  # noqa: E402
-from coderl.tasks.time_limits import BUNDLED, FACTOR, RECORDED, derive, measured, settle, task_key  # noqa: E402
+from coderl.tasks.time_limits import (  # noqa: E402
+    BUNDLED,
+    FACTOR,
+    RECORDED,
+    derive,
+    machine_seconds,
+    measured,
+    settle,
+    task_key,
+)
 
 
 def record(specs: Sequence[str] = BUNDLED, path: str = RECORDED, workers: int = 2, repeats: int = 3) -> dict:
     """Measure the references of `specs` in a sandbox (each `repeats` times, the most CPU kept) and write their CPU
-    seconds by content to `path`."""
+    seconds by content to `path`, with this machine's seconds for the calibration workload (`machine_seconds`)."""
     table: dict[str, float] = {}
     config = SandboxConfig(workers=workers)
     busier = SandboxConfig(workers=workers + 1)
@@ -46,7 +55,8 @@ def record(specs: Sequence[str] = BUNDLED, path: str = RECORDED, workers: int = 
         print(f"{spec}: {len(tasks)} references, CPU {min(by_id.values()):.4f}-{max(by_id.values()):.4f} s",
               file=sys.stderr)
     with open(path, "w", encoding="utf-8") as f:
-        json.dump({k: round(v, 4) for k, v in sorted(table.items())}, f, indent=0)
+        json.dump({"calibration_seconds": round(machine_seconds(), 4),
+                   "references": {k: round(v, 4) for k, v in sorted(table.items())}}, f, indent=0)
         f.write("\n")
     return table
 

@@ -17,15 +17,23 @@ Where the limits come from:
 - the bundled and generated sets (`BUNDLED`) take theirs from their references' CPU seconds recorded in
   `data/time_limits.json`, keyed by each task's content (`task_key`: the same task in a file of one's own gets the
   same limit; a task with other tests, none), written by `python scripts/time_limits.py`.
+
+Recorded seconds are one machine's.  The table also holds that machine's CPU seconds for a fixed pure-Python
+workload (`machine_seconds`), and a machine that runs the workload at least twice as slowly multiplies every
+recorded limit by the power of two at or below its slowdown (`machine_scale`): a correct reference must not time
+out on a slow laptop because a fast server measured it.  Within twice the recording machine's time the limits apply
+as recorded, so a verdict does not move with a machine's noise.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import math
 import os
+import time
 from collections.abc import Iterable, Sequence
 
 from coderl.tasks.types import Task, TaskFormatError
@@ -41,6 +49,39 @@ BUNDLED = ("humaneval", "easy", "corpus", "stdio-basics", "stdio-basics:language
 def derive(reference_cpu: float, factor: float = FACTOR, floor: float = FLOOR) -> float:
     """A task's limit from its reference's CPU seconds: max(floor, factor x CPU), rounded up to 0.01 s."""
     return max(floor, math.ceil(round(factor * reference_cpu * 100, 6)) / 100)
+
+
+def _workload() -> int:
+    """A fixed pure-Python workload (a loop of integer arithmetic, str and dict work, a comprehension, a sort): what a
+    reference's CPU seconds scale with from one machine to another."""
+    counts: dict[str, int] = {}
+    total = 0
+    for i in range(40_000):
+        key = str(i * 7919 % 10007)
+        counts[key] = counts.get(key, 0) + 1
+        total += len(key) + (i % 13) * (i % 7)
+    return total + len(sorted(counts)) + [x * 2 for x in range(20_000) if x % 3][-1]
+
+
+@functools.cache
+def machine_seconds(repeats: int = 5) -> float:
+    """This machine's CPU seconds for `_workload`: the least of `repeats` runs, in this thread's CPU time alone (a
+    trainer's other threads do not count).  About 0.07 s on a machine that runs Python 8 times slower than the one
+    that recorded the bundled table; measured once a process."""
+    seconds = []
+    for _ in range(repeats):
+        start = time.thread_time()
+        _workload()
+        seconds.append(time.thread_time() - start)
+    return min(seconds)
+
+
+def machine_scale(recorded_seconds: float, here: float | None = None) -> int:
+    """What limits recorded on a machine that ran `_workload` in `recorded_seconds` are multiplied by on this one
+    (`here`: its seconds, default `machine_seconds()`): 1 below twice the recording machine's time, else the power of
+    two at or below the slowdown (2, 4, 8, ...)."""
+    ratio = (machine_seconds() if here is None else here) / recorded_seconds
+    return 1 if ratio < 2 else 2 ** int(math.log2(ratio))
 
 
 def reference_cpu(result) -> float:
@@ -108,16 +149,20 @@ def task_key(task: Task) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-_TABLE: dict[str, float] | None = None
+_TABLE: dict | None = None  # RECORDED: {"calibration_seconds": the recording machine's, "references": {key: CPU-s}}
 
 
 def with_recorded(tasks: Iterable[Task]) -> list[Task]:
     """The tasks, each without a limit of its own given the one its reference's CPU time recorded for its content
-    (`RECORDED`) derives, if any."""
+    (`RECORDED`) derives, if any, times this machine's `machine_scale`."""
     global _TABLE
     if _TABLE is None:
         with open(RECORDED, encoding="utf-8") as f:
             _TABLE = json.load(f)
-    table = _TABLE
+    table = _TABLE["references"]
+    tasks = list(tasks)
+    if not any(t.time_limit is None and task_key(t) in table for t in tasks):
+        return tasks
+    scale = machine_scale(_TABLE["calibration_seconds"])
     return [t if t.time_limit is not None or task_key(t) not in table
-            else dataclasses.replace(t, time_limit=derive(table[task_key(t)])) for t in tasks]
+            else dataclasses.replace(t, time_limit=round(derive(table[task_key(t)]) * scale, 2)) for t in tasks]

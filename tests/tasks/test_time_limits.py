@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import time
 
 import pytest
 
@@ -53,13 +54,27 @@ def test_a_task_limit_lowers_the_run_limit_and_its_backstop_never_raises_it():
     assert above.build_request("    return a + b\n", Limits(cpu_seconds=3.0)).limits == Limits(cpu_seconds=3.0)
 
 
-def test_recorded_limits_go_by_content(monkeypatch):
+@pytest.mark.parametrize("here, scale", [
+    (0.01, 1), (0.0199, 1),  # faster, or less than twice as slow: as recorded
+    (0.02, 2), (0.0399, 2), (0.04, 4), (0.07, 4), (0.08, 8), (1.0, 64),  # the power of two at or below the slowdown
+])
+def test_a_slower_machine_scales_recorded_limits_by_a_power_of_two(here, scale):
+    assert tl.machine_scale(0.01, here) == scale
+
+
+def test_the_calibration_workload_is_measured_once_and_positive():
+    assert tl.machine_seconds() > 0 and tl.machine_seconds() is tl.machine_seconds()
+
+
+@pytest.mark.parametrize("scale", [1, 8])
+def test_recorded_limits_go_by_content(monkeypatch, scale):
     first, second = load_tasks(TASKS).tasks[:2]
-    monkeypatch.setattr(tl, "_TABLE", {tl.task_key(first): 0.2, tl.task_key(second): 0.01})  # reference CPU-s
+    monkeypatch.setattr(tl, "_TABLE", {"calibration_seconds": tl.machine_seconds() / scale,  # recorded `scale` x faster
+                                       "references": {tl.task_key(first): 0.2, tl.task_key(second): 0.01}})  # CPU-s
     own = dataclasses.replace(second, time_limit=2.0)
     other_tests = dataclasses.replace(first, tests=first.tests[:1])
     got = tl.with_recorded([first, second, own, other_tests])
-    assert [t.time_limit for t in got] == [0.8, tl.FLOOR, 2.0, None]
+    assert [t.time_limit for t in got] == [0.8 * scale, tl.FLOOR * scale, 2.0, None]  # a limit of its own stays
 
 
 def test_every_bundled_reference_passes_under_its_recorded_limit_and_every_set_has_them(sandbox):
@@ -79,8 +94,18 @@ def _slow_task(tmp_path, n):
     return str(path)
 
 
+def _steps_for(cpu_seconds):
+    """Steps of SLOW_REFERENCE's loop that take about `cpu_seconds` of this thread's CPU on this machine."""
+    start = time.thread_time()
+    t = 0
+    for i in range(300_000):
+        t += i % 7
+    return int(300_000 * cpu_seconds / max(time.thread_time() - start, 1e-3))
+
+
 def test_measured_and_recorded_a_slow_but_correct_reference_keeps_passing(tmp_path, capsys):
-    spec = _slow_task(tmp_path, 3_000_000)  # about 0.2-0.4 CPU seconds: its limit above the floor
+    calls = len(load_tasks(TASKS).tasks[0].tests)  # the reference's loop runs once a test
+    spec = _slow_task(tmp_path, _steps_for(0.3 / calls))  # about 0.3 CPU seconds here: its limit above the floor
     out = tmp_path / "limits.jsonl"
     assert main(["check", "--tasks", spec, "--reference", "--time-limits", str(out), "--workers", "1"]) == 0
     [task] = load_tasks(str(out)).tasks
