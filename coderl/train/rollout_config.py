@@ -32,8 +32,13 @@ class RolloutSelection:
                                         "below this gets the first lines of its task's reference solution written "
                                         "at the start of its reply; the policy is trained on what it writes after "
                                         "them (none: off)")
-    prefix_fraction: float = option(0.5, "PrefixRL: the share of the reference's non-blank lines written for the "
-                                    "model (rounded down; at least one, never all)")
+    prefix_fraction: float = option(0.5, "PrefixRL: the share of the reference's non-blank lines (--prefix-cut "
+                                    "lines) or words (words: the most) written for the model (rounded down; at "
+                                    "least one, never all)")
+    prefix_cut: str = option("lines", "PrefixRL: where a prefix ends: lines (the reference's first --prefix-fraction "
+                             "of its lines, the same every time) or words (a word end drawn afresh for each prompt "
+                             "and step, uniformly among the first --prefix-fraction of its words: prefixes of many "
+                             "lengths)", choices=("lines", "words"))
 
     def __post_init__(self):
         require(self.curriculum_floor is None or 0 <= self.curriculum_floor <= 1, "--curriculum-floor",

@@ -2,6 +2,7 @@
 such a reply, what is extracted and run, which prompts get one, and a training step that uses them."""
 
 import json
+import random
 from collections import Counter
 
 import pytest
@@ -11,7 +12,7 @@ from coderl.rollout.formats import CHAT_STOPS, ClosingFence, first_stop, get_for
 from coderl.tasks import load_tasks
 from coderl.tasks.types import Task
 from coderl.train.sources.curriculum import Curriculum
-from coderl.train.sources.prefixes import prefixed, prefixed_round, solution_prefix
+from coderl.train.sources.prefixes import prefixed, prefixed_round, solution_prefix, word_prefix
 
 TWO_STEPS = Task(task_id="T/0", kind="function", entry_point="lower_then_repeat", tests=(),
                  prompt='def lower_then_repeat(s: str) -> str:\n    """Lower case, then 3 times."""\n',
@@ -121,7 +122,37 @@ def test_a_prefixed_outcome_moves_the_task_rate_not_its_composition():
     assert c.rates[1] == 0.5 and set(c.group_rates.values()) == {0.5}
 
 
+@pytest.mark.parametrize("fraction, expected", [
+    # the words of "    s = s.lower()\n    return s * 3\n": s, =, s.lower(), return, s, *, 3 (n = 7)
+    (0.5, {"    s", "    s =", "    s = s.lower()"}),                                # floor(3.5) = 3
+    (0.2, {"    s"}),                                                                # at least one
+    (0.99, {"    s", "    s =", "    s = s.lower()", "    s = s.lower()\n    return",
+            "    s = s.lower()\n    return s", "    s = s.lower()\n    return s *"}),  # never all: 6 of 7
+])
+def test_word_prefixes_by_hand(fraction, expected):
+    draw = random.Random(0)
+    got = Counter(word_prefix(TWO_STEPS.reference_solution, fraction, draw) for _ in range(600))
+    assert set(got) == expected
+    assert min(got.values()) > 600 / len(expected) / 2  # uniform over the word ends: none far below its share
+    assert word_prefix("    return x\n", 0.5, draw) == "    return"
+    assert word_prefix("    pass\n", 0.5, draw) is None
+
+
+def test_word_cuts_are_drawn_per_prompt_and_step_and_repeat_with_the_key():
+    tasks = [TWO_STEPS] * 6
+    first = [t.opening for t in prefixed_round(tasks, [0.0] * 6, below=0.1, fraction=0.99, format="completion",
+                                               cut="words", key="0/3/0")]
+    again = [t.opening for t in prefixed_round(tasks, [0.0] * 6, below=0.1, fraction=0.99, format="completion",
+                                               cut="words", key="0/3/0")]
+    later = [t.opening for t in prefixed_round(tasks, [0.0] * 6, below=0.1, fraction=0.99, format="completion",
+                                               cut="words", key="0/4/0")]
+    assert first == again  # a resumed run draws the same cuts
+    assert len(set(first)) > 1 and first != later  # many lengths: by position in the round and by step
+    assert all(TWO_STEPS.reference_solution.startswith(o) for o in first)
+
+
 @pytest.mark.parametrize("overrides, field", [
+    ({"prefix_below": 0.1, "prefix_cut": "tokens"}, "--prefix-cut"),
     ({"prefix_below": 0.1, "engine": "vllm"}, "--engine"),
     ({"prefix_below": 0.1, "format": "reasoning"}, "--format"),
     ({"prefix_below": 0.1, "turns": 2}, "--turns"),

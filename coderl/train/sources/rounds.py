@@ -137,7 +137,8 @@ def scored_round(ctx, step: int, indices: list[int], round_: int, ranks: Ranks):
     if prefix is not None:  # PrefixRL: prompts the policy almost never solves get a reply opened for them
         round_tasks = prefixed_round(round_tasks, [None if is_canary(t) else ctx.curriculum.rate(i)
                                                    for t, i in zip(round_tasks, indices)],
-                                     below=prefix, fraction=cfg.sampling.prefix_fraction, format=cfg.format)
+                                     below=prefix, fraction=cfg.sampling.prefix_fraction, format=cfg.format,
+                                     cut=cfg.sampling.prefix_cut, key=f"{cfg.seed}/{step}/{round_}")
     with ranks.generating(ctx.policy):  # sharded weights (FSDP): the ranks generate in lockstep
         part = _slice(ctx, step, round_tasks[start:end], start, gen)
     parts = ranks.gather(part)
