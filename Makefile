@@ -41,7 +41,7 @@ $(STAMP): pyproject.toml
 demo: setup
 	$(BIN)/coderl check --tasks humaneval --reference --out runs/demo/humaneval-reference.jsonl --overwrite
 	start=$$SECONDS; $(BIN)/coderl pipeline --config configs/cpu-demo.yaml && \
-	  echo "make demo: pipeline took $$(( (SECONDS - start) / 60 )) min $$(( (SECONDS - start) % 60 )) s (budget: 20 min on 2 CPU cores)"
+	  echo "make demo: pipeline took $$(( (SECONDS - start) / 60 )) min $$(( (SECONDS - start) % 60 )) s (budget: 20 min on 2 CPU cores with AVX-512 BF16)"
 
 # The seed-001 table on CPU (REINFORCE x2 alphas, PPO both flavours, GRPO); resumable; CI never runs it.
 reproduce-cpu: setup

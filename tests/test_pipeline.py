@@ -601,6 +601,23 @@ def test_dtype_auto_resolves_once_to_what_this_machine_runs_natively(tmp_path):
     assert plan.dtype == fast_dtype() and plan.dtype in ("float32", "bfloat16")
 
 
+@pytest.mark.parametrize("native, noted", [("bfloat16", False), ("float32", True)])
+def test_dtype_auto_on_a_cpu_without_native_bf16_says_the_run_is_slower(tmp_path, monkeypatch, native, noted):
+    import torch
+
+    from coderl.models import load as model_load
+    from coderl.pipeline import load_plan
+
+    monkeypatch.setattr(model_load, "fast_dtype", lambda: native)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    cfg = tmp_path / "p.yaml"
+    cfg.write_text("out: " + str(tmp_path / "out") + "\ndtype: auto\neval:\n  tasks: easy\n")
+    notes = load_plan(str(cfg), check_tasks=False).notes
+    assert any("neither AVX-512 BF16 nor AMX" in n for n in notes) == noted
+    cfg.write_text("out: " + str(tmp_path / "out") + "\ndtype: float32\neval:\n  tasks: easy\n")
+    assert not load_plan(str(cfg), check_tasks=False).notes  # asked for by name: nothing to say
+
+
 def test_an_algo_preset_without_a_table_label_is_named_by_its_key(model_dir, tmp_path, monkeypatch):
     # The plan looked presets up in ALGO_LABELS and raised KeyError for a preset added without a label.
     from coderl.pipeline import ALGO_LABELS, load_plan

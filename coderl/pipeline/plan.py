@@ -134,10 +134,14 @@ def load_plan(path: str, out: str | None = None, *, check_tasks: bool = True) ->
     require(fmt in FORMATS, f"{path}: format", fmt, "one of " + ", ".join(sorted(FORMATS)))
     dtype = data.get("dtype", "float32")
     require(dtype in ("float32", "bfloat16", "auto"), f"{path}: dtype", dtype, "float32, bfloat16 or auto")
+    slow_cpu = False
     if dtype == "auto":  # resolved once, here: stamps and the plan record what actually ran
+        import torch
+
         from coderl.models.load import fast_dtype
 
         dtype = fast_dtype()
+        slow_cpu = dtype == "float32" and not torch.cuda.is_available()
     device = data.get("device")  # None: each section's own (default auto); a stage may still set its own
     require(device is None or device in DEVICES, f"{path}: device", device, "one of " + ", ".join(DEVICES))
     seed = data.get("seed", 0)
@@ -156,6 +160,10 @@ def load_plan(path: str, out: str | None = None, *, check_tasks: bool = True) ->
     _check_model(path, model)
     plan = Plan(out=out, config_path=path, model=model, format=fmt, dtype=dtype, seed=seed, title=str(title), stages=[],
                 device=device, allow_eval_overlap=allow_overlap)
+    if slow_cpu:
+        plan.notes.append("dtype auto: float32, this CPU having neither AVX-512 BF16 nor AMX (bf16 would be "
+                          "emulated): every model stage runs several times slower than on one that has them (the "
+                          "CPU demo's base evaluation took 147 s on such a 2-core Xeon against 29 s; RESULTS.md)")
     _plan_stages(plan, data.get("eval") or {}, data.get("sft"), rl, evals)
     if check_tasks:
         count_and_check_tasks(plan, allow_overlap)
