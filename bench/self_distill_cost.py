@@ -136,7 +136,8 @@ def one_rollout(loaded, tasks, sandbox, args, seed: int) -> dict:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", default="smollm2-135m-instruct")
     ap.add_argument("--adapter", default=None, help="an adapter folder (default: a fresh seeded rank-8 adapter)")
     ap.add_argument("--dtype", default="auto")
@@ -149,12 +150,12 @@ def main() -> None:
     args = ap.parse_args()
 
     import torch
+    from demo_phases import _adapter
 
     from coderl.models import load_model
     from coderl.models.load import fast_dtype
     from coderl.sandbox.client import Sandbox
     from coderl.tasks import load_tasks
-    from demo_phases import _adapter
 
     args.dtype = fast_dtype() if args.dtype == "auto" else args.dtype
     pool = load_tasks(args.tasks).tasks
