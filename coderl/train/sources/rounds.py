@@ -34,6 +34,7 @@ from coderl.train.scaffold import seeded_order
 from coderl.train.sources.curriculum import Curriculum
 from coderl.train.sources.prefixes import prefixed_round
 from coderl.train.sources.refill import cat_turns, refill
+from coderl.train.sources.teacher_prompts import teacher_prompts
 
 if TYPE_CHECKING:
     from coderl.rollout.vllm_engine import VLLMEngine
@@ -50,6 +51,7 @@ class ScoredRollouts:
     ages: torch.Tensor | None = None  # [N] long, asynchronous rollouts: updates since the sampling weights; else None
     infra: torch.Tensor | None = None  # [N] bool: infrastructure failures (no reward earned: advantage 0); None: none
     infra_cause: str = ""  # the first infrastructure failure's message (the guard's stop line names it)
+    teacher_prompts: list | None = None  # --self-distill: per row, its teacher prompt's ids or None
 
 
 @dataclass(frozen=True)
@@ -165,6 +167,13 @@ def scored_round(ctx, step: int, indices: list[int], round_: int, ranks: Ranks):
         scored.metrics["prefix/prompts"] = float(sum(bool(t.opening) for t in round_tasks))
         if any(opened):
             scored.metrics["prefix/pass_rate"] = sum(ok for ok, o in zip(passed, opened) if o) / sum(opened)
+    if cfg.kl.self_distill:  # SDPO: each failed row's feedback on its visible tests, for its teacher prompt
+        row_tasks = [round_tasks[s.group] for s in batch.samples]
+        scored.teacher_prompts = teacher_prompts(
+            ctx.sandbox, cfg.sandbox.limits(), ctx.policy.tokenizer, row_tasks, batch.samples, passed,
+            [bad or is_canary(t) for bad, t in zip(failed.tolist(), row_tasks)],
+            feedback_tokens=cfg.repair.feedback_tokens, room=max_prompt)
+        scored.metrics["sdpo/rows"] = float(sum(p is not None for p in scored.teacher_prompts))
     if any(is_canary(ctx.tasks[i]) for i in indices):  # measured beside the reward, never part of it
         row_tasks = [round_tasks[s.group] for s in batch.samples]
         scored.metrics.update(attempt_metrics(ctx.sandbox, cfg.sandbox.limits(), row_tasks,
