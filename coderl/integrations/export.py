@@ -32,6 +32,7 @@ from coderl.base.outputs import finished, refuse_existing, refuse_inputs
 from coderl.tasks import load_tasks
 from coderl.tasks.loaders.task_rows import task_row
 from coderl.tasks.spec import task_files
+from coderl.tasks.time_limits import portable
 
 FORMATS = ("verl", "trl", "jsonl", "parquet")
 
@@ -78,7 +79,7 @@ def export_tasks(cfg: ExportConfig) -> int:
 
             rows = verl_rows(cfg.tasks, format=cfg.prompt_format)
         else:
-            rows = [task_row(t, text=True) for t in load_tasks(cfg.tasks).tasks]
+            rows = [task_row(portable(t), text=True) for t in load_tasks(cfg.tasks).tasks]
         with finished(cfg.out) as (tmp,):
             datasets.Dataset.from_list(rows).to_parquet(tmp)
         return len(rows)
@@ -100,5 +101,5 @@ def _write_jsonl(cfg: ExportConfig) -> int:
     opener = gzip.open if cfg.out.endswith(".gz") else open
     with finished(cfg.out) as (tmp,), opener(tmp, "wt", encoding="utf-8") as f:
         for task in tasks:
-            f.write(json.dumps(task_row(task), ensure_ascii=False) + "\n")
+            f.write(json.dumps(task_row(portable(task)), ensure_ascii=False) + "\n")
     return len(tasks)

@@ -76,12 +76,26 @@ def machine_seconds(repeats: int = 5) -> float:
     return min(seconds)
 
 
+SCALE_ENV = "CODERL_TIME_LIMIT_SCALE"  # a run's processes agree on one scale: the first to measure it sets it
+
+
 def machine_scale(recorded_seconds: float, here: float | None = None) -> int:
     """What limits recorded on a machine that ran `_workload` in `recorded_seconds` are multiplied by on this one
-    (`here`: its seconds, default `machine_seconds()`): 1 below twice the recording machine's time, else the power of
-    two at or below the slowdown (2, 4, 8, ...)."""
+    (`here`: its seconds): 1 below twice the recording machine's time, else the power of two at or below the slowdown
+    (2, 4, 8, ...).  Without `here`: $CODERL_TIME_LIMIT_SCALE when set (a whole number >= 1), else measured
+    (`machine_seconds`) and written there, so the processes this one starts (pipeline stages, workers) use the same
+    scale rather than each its own measurement, which on a noisy machine can straddle a power of two."""
+    if here is None and os.environ.get(SCALE_ENV):
+        given = os.environ[SCALE_ENV]
+        if not given.isdigit() or int(given) < 1:
+            raise TaskFormatError(f"${SCALE_ENV}={given!r}: expected a whole number >= 1 (the factor on recorded "
+                                  "time limits)")
+        return int(given)
     ratio = (machine_seconds() if here is None else here) / recorded_seconds
-    return 1 if ratio < 2 else 2 ** int(math.log2(ratio))
+    scale = 1 if ratio < 2 else 2 ** int(math.log2(ratio))
+    if here is None:
+        os.environ[SCALE_ENV] = str(scale)
+    return scale
 
 
 def reference_cpu(result) -> float:
@@ -152,17 +166,32 @@ def task_key(task: Task) -> str:
 _TABLE: dict | None = None  # RECORDED: {"calibration_seconds": the recording machine's, "references": {key: CPU-s}}
 
 
-def with_recorded(tasks: Iterable[Task]) -> list[Task]:
-    """The tasks, each without a limit of its own given the one its reference's CPU time recorded for its content
-    (`RECORDED`) derives, if any, times this machine's `machine_scale`."""
+def _table() -> dict:
     global _TABLE
     if _TABLE is None:
         with open(RECORDED, encoding="utf-8") as f:
             _TABLE = json.load(f)
-    table = _TABLE["references"]
+    return _TABLE
+
+
+def portable(task: Task) -> Task:
+    """`task` with the limit it would carry to another machine: a recorded set's own (unscaled) where its limit is
+    the recorded one this machine scaled, else as it is (what `coderl tasks export` writes)."""
+    seconds = _table()["references"].get(task_key(task))
+    if task.time_limit is None or seconds is None:
+        return task
+    recorded = derive(seconds)
+    return dataclasses.replace(task, time_limit=recorded) if task.time_limit == round(
+        recorded * machine_scale(_table()["calibration_seconds"]), 2) else task
+
+
+def with_recorded(tasks: Iterable[Task]) -> list[Task]:
+    """The tasks, each without a limit of its own given the one its reference's CPU time recorded for its content
+    (`RECORDED`) derives, if any, times this machine's `machine_scale`."""
+    table = _table()["references"]
     tasks = list(tasks)
     if not any(t.time_limit is None and task_key(t) in table for t in tasks):
         return tasks
-    scale = machine_scale(_TABLE["calibration_seconds"])
+    scale = machine_scale(_table()["calibration_seconds"])
     return [t if t.time_limit is not None or task_key(t) not in table
             else dataclasses.replace(t, time_limit=round(derive(table[task_key(t)]) * scale, 2)) for t in tasks]

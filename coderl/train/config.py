@@ -325,7 +325,8 @@ class TrainConfig:
         explicit_loss = {k for k in LOSS_KEYWORDS if getattr(self.loss_options, k) is not None}
         self._apply_preset(ALGO_PRESETS[self.algo])
         if self.kl.self_distill:  # a teacher per failed row: one turn of the HF engine, the policy-gradient loop
-            require(self.kl.self_distill > 0, "--self-distill", self.kl.self_distill, "a weight > 0 (0: off)")
+            require(0 < self.kl.self_distill < float("inf"), "--self-distill", self.kl.self_distill,
+                    "a finite weight > 0 (0: off)")
             require(self.format == "chat", "--format", self.format, "chat with --self-distill (feedback is a message)")
             require(not self.value.value_head, "--algo", self.algo, "reinforce, rloo or grpo with --self-distill")
             require(self.engine == "hf", "--engine", self.engine, "hf with --self-distill")

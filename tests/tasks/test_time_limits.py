@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import os
 import time
 
 import pytest
@@ -68,6 +69,7 @@ def test_the_calibration_workload_is_measured_once_and_positive():
 
 @pytest.mark.parametrize("scale", [1, 8])
 def test_recorded_limits_go_by_content(monkeypatch, scale):
+    monkeypatch.setenv(tl.SCALE_ENV, "")  # measured here (not a scale set before); what it writes is undone after
     first, second = load_tasks(TASKS).tasks[:2]
     monkeypatch.setattr(tl, "_TABLE", {"calibration_seconds": tl.machine_seconds() / scale,  # recorded `scale` x faster
                                        "references": {tl.task_key(first): 0.2, tl.task_key(second): 0.01}})  # CPU-s
@@ -223,3 +225,25 @@ def test_a_reference_that_fails_otherwise_under_its_limit_is_one_line():
     tasks = load_tasks(TASKS).tasks[:1]
     with pytest.raises(TaskFormatError, match=f"passed once but not under its limit of {tl.FLOOR:g}s"):
         tl.settle(tasks, {tasks[0].task_id: 0.0}, lambda batch: [_Result(Status.FAILED) for _ in batch], 3.0)
+
+
+def test_a_runs_processes_share_one_scale_and_a_bad_one_is_one_line(monkeypatch):
+    monkeypatch.setenv(tl.SCALE_ENV, "")
+    measured = tl.machine_scale(tl.machine_seconds() / 3)  # this machine "3 x slower": 2
+    assert measured == 2 and os.environ[tl.SCALE_ENV] == "2"  # what the processes it starts will use
+    monkeypatch.setenv(tl.SCALE_ENV, "8")
+    assert tl.machine_scale(1e-9) == 8  # given: no measurement
+    monkeypatch.setenv(tl.SCALE_ENV, "0.5")
+    with pytest.raises(TaskFormatError, match="CODERL_TIME_LIMIT_SCALE='0.5': expected a whole number >= 1"):
+        tl.machine_scale(0.01)
+
+
+def test_an_exported_task_carries_the_recorded_limit_not_this_machines_scaled_one(monkeypatch):
+    first, second = load_tasks(TASKS).tasks[:2]
+    monkeypatch.setattr(tl, "_TABLE", {"calibration_seconds": 0.01, "references": {tl.task_key(first): 0.2}})
+    monkeypatch.setenv(tl.SCALE_ENV, "4")
+    [scaled] = tl.with_recorded([first])
+    assert scaled.time_limit == 3.2  # 4 x 0.8 here
+    assert tl.portable(scaled).time_limit == 0.8  # the recorded one, for the machine that loads the file
+    own = dataclasses.replace(first, time_limit=1.5)
+    assert tl.portable(own).time_limit == 1.5 and tl.portable(second) is second

@@ -20,7 +20,7 @@ def test_the_loss_and_its_gradient_by_hand():
     logprobs = torch.tensor([[-1.0, -2.0, -0.5]], requires_grad=True)
     teacher = torch.tensor([[-0.5, -3.0, 0.0]])
     mask = torch.tensor([[1.0, 1.0, 0.0]])
-    loss, stats = self_distill_loss(logprobs, teacher, mask, "token_mean")
+    loss, stats = self_distill_loss(logprobs, teacher, mask, torch.tensor([True]), "token_mean")
     # gaps (teacher - student): +0.5, -1.0, then padding; loss = mean(-gap * logprob) = (0.5 - 2) / 2
     assert loss.item() == pytest.approx(-0.75)
     loss.backward()
@@ -31,9 +31,31 @@ def test_the_loss_and_its_gradient_by_hand():
 
 def test_the_loss_is_zero_where_teacher_and_student_agree():
     logprobs = torch.tensor([[-1.0, -2.0]], requires_grad=True)
-    loss, _ = self_distill_loss(logprobs, logprobs.detach().clone(), torch.ones(1, 2), "token_mean")
+    loss, _ = self_distill_loss(logprobs, logprobs.detach().clone(), torch.ones(1, 2), torch.tensor([True]),
+                                "token_mean")
     loss.backward()
     assert loss.item() == 0.0 and logprobs.grad.abs().sum().item() == 0.0
+
+
+@pytest.mark.parametrize("mode", ["token_mean", "sequence_mean", "token_sum"])
+def test_pieces_of_a_minibatch_add_up_to_the_whole_whatever_rows_have_a_teacher(mode):
+    """The updater weights each piece's loss by its share of the policy loss's denominator: SDPO's term must be
+    aggregated over the same mask, rows without a teacher adding 0, or its strength would follow the pieces."""
+    from coderl.algorithms import denominator_share
+
+    gen = torch.Generator().manual_seed(0)
+    logprobs = -torch.rand(4, 5, generator=gen)
+    teacher = -torch.rand(4, 5, generator=gen)
+    mask = torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1], [1, 0, 0, 0, 0], [1, 1, 0, 0, 0]], dtype=torch.float32)
+    taught = torch.tensor([False, True, False, True])
+    whole, _ = self_distill_loss(logprobs, teacher, mask, taught, mode)
+    for size in (1, 2):
+        pieces = [slice(i, i + size) for i in range(0, 4, size)]
+        summed = sum(denominator_share(mask[p], mask, mode) * self_distill_loss(logprobs[p], teacher[p], mask[p],
+                                                                              taught[p], mode)[0] for p in pieces)
+        assert float(summed) == pytest.approx(float(whole))
+    untaught, _ = self_distill_loss(logprobs, teacher, mask, torch.zeros(4, dtype=torch.bool), mode)
+    assert float(untaught) == 0.0
 
 
 @pytest.fixture(scope="module")
@@ -72,6 +94,9 @@ def test_which_rows_get_a_teacher(sandbox, tokenizer):
     assert got[0] is None and got[2] is None
     text = tokenizer.decode(got[1])
     assert FEEDBACK_INTRO.strip() in text and "failed these visible tests" in text and ", expected " in text
+    visible_only = teacher_prompts(sandbox, None, tokenizer, [add], [_sample(add, "    return a + b\n")], [False],
+                                   [False], feedback_tokens=200, room=4096)
+    assert visible_only == [None]  # failed hidden tests only (here: said so): its visible tests pass, nothing to show
     short = teacher_prompts(sandbox, None, tokenizer, [add], [_sample(add, "    return a - b\n")], [False], [False],
                             feedback_tokens=200, room=10)
     assert short == [None]  # longer than the room left for it

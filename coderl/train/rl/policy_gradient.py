@@ -86,7 +86,12 @@ def _optimise(cfg, run, rolled, step) -> tuple[dict, dict]:
     counts = {"advantage/mean_abs": float(advantages.abs().sum() / mask.sum().clamp(min=1)),
               "advantage/nonzero_rows": float(moving.float().mean()),  # of the rows trained on
               "advantage/updated_rows": float(moving.sum())}  # 0: no group varied, the step taught nothing
-    only_advantage = not (cfg.kl.kl_in == "loss" and cfg.kl.kl_beta > 0) and cfg.entropy_coef <= 0 and teacher is None
+    if teacher is not None:  # a teacher counts only on a row the loss sees (not one the overlong filter dropped)
+        taught = teacher[1] & (mask.sum(1) > 0)
+        teacher = (teacher[0], taught) if taught.any() else None
+    only_advantage = not (cfg.kl.kl_in == "loss" and cfg.kl.kl_beta > 0) and cfg.entropy_coef <= 0
+    if teacher is not None:  # SDPO's rows move the policy too
+        moving = moving | teacher[1]
     if not moving.any() and only_advantage:
         # Every gradient would be zero: no forward or backward (every process holds the same advantages, so
         # all skip alike).  The schedule still advances (`end_step`); the optimiser does not step.
@@ -114,8 +119,8 @@ def _optimise(cfg, run, rolled, step) -> tuple[dict, dict]:
             loss = loss + kl_term
             stats.update(kl_stats)
             if teacher is not None and teacher[1][rows].any():  # SDPO: toward the teacher on rows that have one
-                taught = mb_mask * teacher[1][rows, None]
-                distill, distill_stats = self_distill_loss(logprobs, teacher[0][rows], taught, cfg.aggregation, **agg)
+                distill, distill_stats = self_distill_loss(logprobs, teacher[0][rows], mb_mask, teacher[1][rows],
+                                                           cfg.aggregation, **agg)
                 loss = loss + cfg.kl.self_distill * distill
                 stats.update(distill_stats)
             if entropy is not None:

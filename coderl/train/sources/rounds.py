@@ -85,6 +85,7 @@ class _Slice:
     turn_rewards: torch.Tensor | None = None  # [n, K]
     infra: list = dataclasses.field(default_factory=list)  # [n] bool per row: an infrastructure failure
     infra_cause: str = ""
+    teachers: list | None = None  # --self-distill: [n] teacher prompt ids or None per row (`teacher_prompts.py`)
 
 
 def step_rollouts(ctx: RolloutContext, step: int, ranks: Ranks | None = None) -> ScoredRollouts:
@@ -167,12 +168,7 @@ def scored_round(ctx, step: int, indices: list[int], round_: int, ranks: Ranks):
         scored.metrics["prefix/prompts"] = float(sum(bool(t.opening) for t in round_tasks))
         if any(opened):
             scored.metrics["prefix/pass_rate"] = sum(ok for ok, o in zip(passed, opened) if o) / sum(opened)
-    if cfg.kl.self_distill:  # SDPO: each failed row's feedback on its visible tests, for its teacher prompt
-        row_tasks = [round_tasks[s.group] for s in batch.samples]
-        scored.teacher_prompts = teacher_prompts(
-            ctx.sandbox, cfg.sandbox.limits(), ctx.policy.tokenizer, row_tasks, batch.samples, passed,
-            [bad or is_canary(t) for bad, t in zip(failed.tolist(), row_tasks)],
-            feedback_tokens=cfg.repair.feedback_tokens, room=max_prompt)
+    if scored.teacher_prompts is not None:
         scored.metrics["sdpo/rows"] = float(sum(p is not None for p in scored.teacher_prompts))
     if any(is_canary(ctx.tasks[i]) for i in indices):  # measured beside the reward, never part of it
         row_tasks = [round_tasks[s.group] for s in batch.samples]
@@ -215,8 +211,17 @@ def _slice(ctx, step: int, step_tasks: list, start: int, gen: Generation) -> _Sl
     causes = [r.message if r.status is Status.SANDBOX_ERROR else e
               for r, e in zip(got.results, rb.scorer_error or [""] * len(failed))]
     cause = next((c for c, bad in zip(causes, failed) if bad), "")
+    teachers = None
+    if cfg.kl.self_distill:  # SDPO: this rank's failed rows, their feedback on their visible tests (`teacher_prompts`)
+        row_tasks = [step_tasks[s.group] for s in batch.samples]
+        excluded = [bool(bad) or is_canary(t) or (cfg.sampling.overlong_filter and s.truncated)
+                    for bad, t, s in zip(failed, row_tasks, batch.samples)]
+        teachers = teacher_prompts(ctx.sandbox, cfg.sandbox.limits(), ctx.policy.tokenizer, row_tasks, batch.samples,
+                                   [r.passed for r in got.results], excluded,
+                                   feedback_tokens=cfg.repair.feedback_tokens, room=max_prompt)
     return _Slice(start, batch, [float(t) for t in totals], [r.passed for r in got.results],
-                  {**rb.metrics(), **repair_metrics}, got.skipped, got.gen_seconds, turn_rewards, list(failed), cause)
+                  {**rb.metrics(), **repair_metrics}, got.skipped, got.gen_seconds, turn_rewards, list(failed), cause,
+                  teachers)
 
 
 def _merge(parts: list[_Slice]) -> tuple[ScoredRollouts, list]:
@@ -227,7 +232,7 @@ def _merge(parts: list[_Slice]) -> tuple[ScoredRollouts, list]:
         p = full[0]
         return ScoredRollouts(p.batch, torch.tensor(p.rewards, dtype=torch.float32), dict(p.metrics),
                               max(q.gen_seconds for q in parts), p.turn_rewards, infra=_infra(p.infra),
-                              infra_cause=p.infra_cause), p.passed
+                              infra_cause=p.infra_cause, teacher_prompts=p.teachers), p.passed
     batch = concat_batches([select_rows(p.batch, list(range(len(p.batch))), p.start) for p in full])
     rows = [len(p.batch) for p in full]
     keys = list(dict.fromkeys(k for p in full for k in p.metrics))
@@ -237,7 +242,8 @@ def _merge(parts: list[_Slice]) -> tuple[ScoredRollouts, list]:
     rewards = torch.tensor([r for p in full for r in p.rewards], dtype=torch.float32)
     return (ScoredRollouts(batch, rewards, metrics, max(p.gen_seconds for p in parts), turn_rewards,
                            infra=_infra([bad for p in full for bad in p.infra]),
-                           infra_cause=next((p.infra_cause for p in full if p.infra_cause), "")),
+                           infra_cause=next((p.infra_cause for p in full if p.infra_cause), ""),
+                           teacher_prompts=None if full[0].teachers is None else [t for p in full for t in p.teachers]),
             [ok for p in full for ok in p.passed])
 
 

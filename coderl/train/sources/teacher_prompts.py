@@ -6,8 +6,10 @@ task's visible tests only (`coderl.tasks.visibility.split_tests`, as repair turn
 arguments never reach a message), and the result becomes a feedback message (`coderl.rollout.feedback`, capped at
 --feedback-tokens).  The row's teacher prompt is its chat prompt with that message appended to the user's turn
 (then the task's reply opening, if any); the teacher is the policy itself at the step's start, scoring the row's
-own completion tokens under that prompt without a graph.  A row gets no teacher when it passed, its task has no
-visible tests, or its teacher prompt and completion would not fit --max-total-sequence-length.
+own completion tokens under that prompt without a graph.  A row gets no teacher when it passed, is excluded (an
+infrastructure failure, a canary, a completion the overlong filter leaves out of the loss), its task has no visible
+tests, it passes its visible tests (it failed hidden ones only: nothing to show, as a repair episode ends there), its
+visible-test run failed in the sandbox, or its teacher prompt is longer than `room` tokens.
 
     prompts = teacher_prompts(sandbox, limits, tokenizer, row_tasks, samples, passed, excluded, feedback_tokens=256,
                               room=1024 - 128)                                 # per row: ids or None
@@ -15,10 +17,12 @@ visible tests, or its teacher prompt and completion would not fit --max-total-se
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 from coderl.rollout.feedback import feedback_message
 from coderl.rollout.formats import get_format, prompt_text
+from coderl.sandbox.types import Status
 from coderl.tasks.types import Task
 from coderl.tasks.visibility import split_tests
 
@@ -36,9 +40,14 @@ def teacher_text(task: Task, tokenizer, feedback: str) -> str:
 
 def teacher_prompts(sandbox, limits, tokenizer, tasks: Sequence[Task], samples, passed: Sequence[bool],
                     excluded: Sequence[bool], *, feedback_tokens: int, room: int) -> list[list[int] | None]:
-    """Per row (its task in `tasks`, its `Sample`), the token ids of its teacher prompt, or None: a row that passed
-    or is `excluded` (an infrastructure failure, a canary), whose task has no visible tests, or whose teacher prompt
-    is longer than `room` tokens."""
+    """Per row (its task in `tasks`, its `Sample`), the token ids of its teacher prompt, or None (the module's
+    rules).  Under isolation other than `full` a warning: the row's hidden-test run could leave the hidden arguments
+    in /tmp, where its visible-test run (the feedback) reads them, as in repair episodes."""
+    if getattr(sandbox, "isolation", "full") != "full":
+        warnings.warn(f"--self-distill under sandbox isolation {sandbox.isolation!r}: programs share /tmp, so an "
+                      "answer's hidden-test run could leave the hidden arguments where its visible-test run (whose "
+                      "output is the teacher's feedback) reads them; only isolation 'full' closes that channel",
+                      RuntimeWarning, stacklevel=2)
     splits: dict[str, tuple] = {}
     futures = {}
     for i, (task, sample) in enumerate(zip(tasks, samples, strict=True)):
@@ -55,8 +64,10 @@ def teacher_prompts(sandbox, limits, tokenizer, tasks: Sequence[Task], samples, 
 
     out: list[list[int] | None] = [None] * len(samples)
     for i, future in futures.items():
-        task = tasks[i]
-        message = feedback_message(task, splits[task.task_id], future.result(), count_tokens=count_tokens,
+        task, result = tasks[i], future.result()
+        if result.passed or result.status is Status.SANDBOX_ERROR:
+            continue
+        message = feedback_message(task, splits[task.task_id], result, count_tokens=count_tokens,
                                    max_tokens=feedback_tokens)
         ids = tokenizer(teacher_text(task, tokenizer, message), add_special_tokens=False)["input_ids"]
         out[i] = ids if len(ids) <= room else None
