@@ -186,6 +186,12 @@ CASES = [
     ("eval", "resume nothing", [*EVAL, "--out", "folder", "--resume"], "folder"),
     # train
     ("train", "missing", [*TRAIN[:4], "nope.jsonl", "--out", "t"], "no such file"),
+    ("train", "self-distill weight", [*TRAIN, "--out", "t", "--self-distill", "inf"],
+     "--self-distill=inf: expected a finite weight > 0 (0: off)"),
+    ("train", "self-distill format", [*TRAIN, "--out", "t", "--self-distill", "0.5", "--format", "completion"],
+     "--format='completion': expected chat with --self-distill"),
+    ("train", "prefix cut", [*TRAIN, "--out", "t", "--prefix-below", "0.1", "--prefix-cut", "tokens"],
+     "invalid choice: 'tokens'"),
     ("train", "empty", [*TRAIN[:4], "empty.jsonl", "--out", "t"], "empty.jsonl: no rows"),
     ("train", "empty split", [*TRAIN[:4], "single.jsonl@test", "--out", "t"], "holds no tasks"),
     ("train", "missing config", [*TRAIN, "--out", "t", "--config", "nope.yaml"], "--config nope.yaml: no such file"),
@@ -572,3 +578,12 @@ def test_an_internal_error_keeps_its_traceback(place, capsys, monkeypatch, error
     with pytest.raises(type(error)):
         main([*CHECK, "--reference"])
     assert "error:" not in capsys.readouterr().err
+
+
+def test_a_bad_time_limit_scale_is_one_line(place, capsys, monkeypatch):
+    monkeypatch.setenv("CODERL_TIME_LIMIT_SCALE", "0.5")
+    before = files(place)
+    code, err = run(["check", "--tasks", "easy", "--reference", "--out", "r.jsonl"], capsys)
+    assert code == 2 and err == ["coderl check: error: $CODERL_TIME_LIMIT_SCALE='0.5': expected a whole number >= 1 "
+                                 "(the factor on recorded time limits)"], err
+    assert files(place) == before
