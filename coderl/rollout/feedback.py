@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import ast
 import json
+import warnings
 from collections.abc import Callable
 
 from coderl.languages import get_language
@@ -43,6 +44,17 @@ from coderl.tasks.types import Task
 
 SNIPPET_CHARS = 400  # an input or statement longer than this is cut (the token cap applies after)
 _NEVER_RAN = {Status.SYNTAX_ERROR, Status.BUILD_ERROR, Status.SANDBOX_ERROR}
+
+
+def warn_unless_isolated(sandbox, who: str) -> None:
+    """A RuntimeWarning when `sandbox` runs below isolation `full`: there programs share /tmp, so an answer's
+    hidden-test run could leave the hidden arguments where its visible-test run (whose output is the feedback) reads
+    them.  `who`: what shows the feedback (repair turns, SDPO's teacher)."""
+    if getattr(sandbox, "isolation", "full") != "full":
+        warnings.warn(f"{who} under sandbox isolation {sandbox.isolation!r}: programs share /tmp, so an answer's "
+                      "hidden-test run could leave the hidden arguments where its visible-test run (whose output is "
+                      "the feedback) reads them; only isolation 'full' closes that channel", RuntimeWarning,
+                      stacklevel=3)
 
 
 def closing_instruction(task: Task) -> str:

@@ -31,7 +31,6 @@ and a warning says so (a hidden-test run could leave its arguments for a later v
 from __future__ import annotations
 
 import time
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -40,7 +39,7 @@ from torch.nn.utils.rnn import pad_sequence
 
 from coderl.rollout.batching import left_pad
 from coderl.rollout.collect import Generation, RepairConfig, collect
-from coderl.rollout.feedback import feedback_message
+from coderl.rollout.feedback import feedback_message, warn_unless_isolated
 from coderl.rollout.formats import get_format, prompt_text
 from coderl.rollout.types import RolloutBatch, Sample
 from coderl.sandbox.types import ExecutionResult, Limits
@@ -136,11 +135,7 @@ def collect_repair(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Genera
     from coderl.rollout.generation import sample_rows, to_sample
     from coderl.rollout.hf_config import pad_token_id
 
-    if getattr(sandbox, "isolation", "full") != "full":
-        warnings.warn(f"multi-turn repair under sandbox isolation {sandbox.isolation!r}: programs share /tmp, so an "
-                      "answer's hidden-test run could leave the hidden arguments where its visible-test run (whose "
-                      "output is the feedback) reads them; only isolation 'full' closes that channel",
-                      RuntimeWarning, stacklevel=2)
+    warn_unless_isolated(sandbox, "multi-turn repair")
     fmt = get_format(gen.format)
     room = max_sequence_tokens or getattr(getattr(model, "config", None), "max_position_embeddings", None)
     rows, skipped, no_hidden, rules = [], [], [], {}

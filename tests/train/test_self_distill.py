@@ -178,3 +178,28 @@ def test_the_teacher_scores_each_rows_own_completion_tokens(tmp_path):
     assert other[0].abs().sum() == 0 and other[2].abs().sum() == 0
     assert not torch.allclose(other[1] * batch.mask[1], batch.logprobs[1] * batch.mask[1], atol=1e-4)
     assert teacher_logprobs(model, batch, [None] * len(batch), 1.0, _OneProcess, tok.pad_token_id) is None
+
+
+@pytest.mark.parametrize("isolation, warned", [("uid", True), ("full", False)])
+def test_below_full_isolation_the_teacher_and_repair_say_feedback_may_see_hidden_arguments(tokenizer, isolation,
+                                                                                           warned):
+    import warnings
+
+    from coderl.rollout.feedback import warn_unless_isolated
+
+    class Sb:
+        pass
+
+    sb = Sb()
+    sb.isolation = isolation
+    for who in ("--self-distill", "multi-turn repair"):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            warn_unless_isolated(sb, who)
+        said = [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
+        assert bool(said) == warned
+        assert all(m.startswith(f"{who} under sandbox isolation 'uid': programs share /tmp") for m in said)
+    with warnings.catch_warnings(record=True) as caught:  # teacher_prompts itself warns (no row to run here)
+        warnings.simplefilter("always")
+        assert teacher_prompts(sb, None, tokenizer, [], [], [], [], feedback_tokens=8, room=8) == []
+    assert any("--self-distill under sandbox isolation" in str(w.message) for w in caught) == warned

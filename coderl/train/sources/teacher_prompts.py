@@ -17,10 +17,9 @@ visible-test run failed in the sandbox, or its teacher prompt is longer than `ro
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 
-from coderl.rollout.feedback import feedback_message
+from coderl.rollout.feedback import feedback_message, warn_unless_isolated
 from coderl.rollout.formats import get_format, prompt_text
 from coderl.sandbox.types import Status
 from coderl.tasks.types import Task
@@ -43,11 +42,7 @@ def teacher_prompts(sandbox, limits, tokenizer, tasks: Sequence[Task], samples, 
     """Per row (its task in `tasks`, its `Sample`), the token ids of its teacher prompt, or None (the module's
     rules).  Under isolation other than `full` a warning: the row's hidden-test run could leave the hidden arguments
     in /tmp, where its visible-test run (the feedback) reads them, as in repair episodes."""
-    if getattr(sandbox, "isolation", "full") != "full":
-        warnings.warn(f"--self-distill under sandbox isolation {sandbox.isolation!r}: programs share /tmp, so an "
-                      "answer's hidden-test run could leave the hidden arguments where its visible-test run (whose "
-                      "output is the teacher's feedback) reads them; only isolation 'full' closes that channel",
-                      RuntimeWarning, stacklevel=2)
+    warn_unless_isolated(sandbox, "--self-distill")
     splits: dict[str, tuple] = {}
     futures = {}
     for i, (task, sample) in enumerate(zip(tasks, samples, strict=True)):
