@@ -112,3 +112,24 @@ def test_scripts_and_commands_get_the_interpreters_verdict_under_seed_0():
         commands = [ExecutionRequest(Mode.COMMAND, files={"main.py": SCRIPT}, argv=(python, "main.py"),
                                      tests=stdio_tests(w), limits=Limits()) for w in lists]
         assert verdicts(sb, commands) == plain
+
+
+def test_the_callers_python_variables_reach_neither_the_server_nor_a_program(tmp_path, monkeypatch):
+    """The server no longer runs under `-I` (whose `-E` would drop the seed): its environment must still be the
+    client's own dict, so a PYTHONPATH, PYTHONSTARTUP or PYTHONHASHSEED in the trainer's environment changes nothing
+    a program sees (an attack on the change: a module planted on the caller's path shadowing one the judge imports)."""
+    planted = tmp_path / "planted"
+    planted.mkdir()
+    (planted / "json.py").write_text("raise SystemExit('planted json imported')\n")
+    monkeypatch.setenv("PYTHONPATH", str(planted))
+    monkeypatch.setenv("PYTHONHASHSEED", "123")
+    monkeypatch.setenv("PYTHONINSPECT", "1")
+    program = ("import os, sys\n"
+               "print(sorted(k for k in os.environ if k.startswith('PYTHON')), os.environ['PYTHONHASHSEED'],\n"
+               "      any('planted' in p for p in sys.path), sys.flags.hash_randomization)\n")
+    with Sandbox(workers=1) as sb:
+        result = sb.run(ExecutionRequest(Mode.PYTHON_SCRIPT, program=program, limits=Limits(),
+                                         tests=(TestCase("0", "", CheckKind.STDOUT, "x"),)))
+        assert result.stdout.split("\n")[0] == "['PYTHONHASHSEED', 'PYTHONIOENCODING'] 0 False 0", result
+        verdicts_ = verdicts(sb, [function_request(*c) for c in function_cases(10, seed=5)])
+    assert verdicts_ == [plain_function_verdict(*c) for c in function_cases(10, seed=5)]
