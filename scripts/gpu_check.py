@@ -12,6 +12,9 @@
     gpu_check.py compile JSON --model M ...  coderl generate uncompiled, compiled cold and warm: the compile cost
                                             and the work that repays it (CODERL_COMPILE_MIN_TOKENS)
     gpu_check.py eval-figures JSON RUN...   an evaluation's wall time, generation seconds and tokens/s
+    gpu_check.py start JSON --model M ...   where a fresh `coderl eval`'s time before generation goes, each part
+                                            timed in one new process: imports, CUDA's start, the model's load, the
+                                            task set, the sandbox's start, a first forward
     gpu_check.py record RECORDS NAME JSON   one section's record (a JSON object) appended to RECORDS
     gpu_check.py merge RECORDS GPU_JSON     RECORDS -> GPU_JSON (written whole, renamed), one summary line each
 """
@@ -313,6 +316,52 @@ def eval_figures(out_json: str, runs: list[str]) -> int:
     return 0
 
 
+def start_parts(out_json: str, args) -> int:
+    """The start of an evaluation in this (fresh) process, part by part, in the order `coderl eval` meets them."""
+    parts: dict[str, float] = {}
+    t = time.perf_counter()
+
+    def stamp(name: str) -> None:
+        nonlocal t
+        now = time.perf_counter()
+        parts[name] = round(now - t, 3)
+        t = now
+
+    import torch
+    stamp("import_torch")
+    import transformers  # noqa: F401
+    stamp("import_transformers")
+    import coderl.cli  # noqa: F401
+    from coderl.eval.run import run_eval  # noqa: F401
+    from coderl.models import load_model, resolve_device
+    from coderl.sandbox.config import SandboxConfig
+    from coderl.tasks.spec import load_tasks, open_sandbox
+    stamp("import_coderl")
+    device = torch.device(resolve_device(args.device))
+    if device.type == "cuda":
+        torch.zeros(1, device=device)
+        torch.cuda.synchronize()
+    stamp("device_start")
+    loaded = load_model(args.model, dtype=args.dtype, device=device)
+    if device.type == "cuda":
+        torch.cuda.synchronize()
+    stamp("load_model")
+    tasks = load_tasks(args.tasks).tasks
+    stamp("load_tasks")
+    with open_sandbox(SandboxConfig(), args.tasks):
+        stamp("sandbox_start")
+    stamp("sandbox_close")
+    with torch.no_grad():
+        ids = loaded.tokenizer(["def f(x):"] * 8, return_tensors="pt").input_ids.to(device)
+        loaded.model(ids)
+        if device.type == "cuda":
+            torch.cuda.synchronize()
+    stamp("first_forward")
+    _write_json(out_json, {"status": "ok", "tasks": len(tasks), "device": str(device), "seconds": parts,
+                           "total_seconds": round(sum(parts.values()), 3)})
+    return 0
+
+
 def record(records: str, name: str, text: str) -> int:
     try:
         obj = json.loads(text) if text.strip() else {}
@@ -381,6 +430,11 @@ def cli(argv: list[str] | None = None) -> int:
                                     ("--dtype", str, "float32")]:
             ap.add_argument(flag, type=kind, default=default)
         return compile_cost(rest[0], ap.parse_args(rest[1:]))
+    if cmd == "start":
+        ap = argparse.ArgumentParser()
+        for flag, default in [("--model", None), ("--tasks", "easy"), ("--device", "auto"), ("--dtype", "float32")]:
+            ap.add_argument(flag, default=default)
+        return start_parts(rest[0], ap.parse_args(rest[1:]))
     if cmd == "stopped":
         return stopped(rest[0], int(rest[1]), rest[2:])
     if cmd == "eval-figures":

@@ -134,7 +134,8 @@ def test_cpu_mode_runs_every_section_end_to_end_on_the_carried_tiny_model(tmp_pa
     assert sections["rl-vs-trl"]["status"] == ("ok" if trl else "failed")
     assert sections["fsdp"]["sharded"].startswith("FSDP over 2 processes")
     assert sections["grpo-20"]["steps"] == 2 and sections["grpo-20"]["all_finite"]
-    assert sections["eval-easy"]["eval-easy-2"]["num_samples"] == 4
+    assert sections["eval-easy"]["eval-easy-2-again"]["num_samples"] == 4
+    assert sections["eval-easy-start"]["tasks"] == 76 and sections["eval-easy-start"]["seconds"]["load_model"] > 0
     assert sections["gen-1000"]["coderl"]["num_samples"] == 8 and sections["gen-1000"]["plain_hf_first_rows"]["rows"] == 4
     assert "gpu_check: done" in stdout and "not finished" not in stdout
 
