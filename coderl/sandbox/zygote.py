@@ -180,9 +180,12 @@ class Zygote:
         os.setsid()  # own process group: everything it starts is killed with it
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD):
             signal.signal(sig, signal.SIG_DFL)
-        # As CPython sets it up: a write to a closed pipe is a BrokenPipeError, not a death (a command's
-        # exec gets the default back below).
+        # As CPython sets it up: a write to a closed pipe is a BrokenPipeError, not a death, and SIGINT is a
+        # KeyboardInterrupt (`_thread.interrupt_main`, `signal.raise_signal(SIGINT)`), not a death (a command's
+        # exec gets the defaults back: a handled signal is reset by exec, SIGPIPE below).
         signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+        if role in ("program", "script"):
+            signal.signal(signal.SIGINT, signal.default_int_handler)
         self.sock.close()
         fds.setdefault("stdin", os.open(os.devnull, os.O_RDONLY))
         high = {name: fcntl.fcntl(fd, fcntl.F_DUPFD, 64) for name, fd in fds.items()}  # out of the way first
