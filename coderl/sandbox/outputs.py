@@ -27,21 +27,28 @@ from .types import VALUE_MARKER, Status, TestCase, TestOutcome
 MAX_EXTRA_OUTCOMES = 64  # extra tagged checks beyond this add no more outcomes (one says how many)
 
 
+_BLANK = re.compile(r"[ \t\n\r\x0b\x0c]+")  # ASCII white space only: a no-break or ideographic space is a character
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")  # what a float checker reads
+
+
+def _tokens(text: str) -> list[str]:
+    return [t for t in _BLANK.split(text) if t]
+
+
 def outputs_match(actual: str, expected: str, float_tolerance: float | None = None) -> bool:
-    """STDOUT checks, token-wise: both texts split on whitespace (trailing spaces, blank lines, line breaks
-    vs spaces do not matter); tokens equal, or with `float_tolerance` both floats within tol * max(1, |b|)."""
-    got, want = actual.split(), expected.split()
+    """STDOUT checks, token-wise: both texts split on ASCII white space (trailing spaces, blank lines, line breaks
+    vs spaces do not matter; `1\xa02` is one token, as a judge's token reader sees it); tokens equal, or with
+    `float_tolerance` both ASCII decimals (`-0.5`, `2.`, `1e3`; never `1_000`, `inf`, `nan`, other scripts' or
+    full-width digits, which `float()` would read) within tol * max(1, |b|)."""
+    got, want = _tokens(actual), _tokens(expected)
     if len(got) != len(want):
         return False
     for a, b in zip(got, want):
         if a == b:
             continue
-        if float_tolerance is None:
+        if float_tolerance is None or not (_DECIMAL.fullmatch(a) and _DECIMAL.fullmatch(b)):
             return False
-        try:
-            fa, fb = float(a), float(b)
-        except ValueError:
-            return False
+        fa, fb = float(a), float(b)
         if not (math.isfinite(fa) and math.isfinite(fb)) or abs(fa - fb) > float_tolerance * max(1.0, abs(fb)):
             return False
     return True
