@@ -47,7 +47,9 @@ times with the same value, and never for a text in which a second number hides.
 A marker reads an answer when it is no operand of what stands beside it (`_operand`: only the line's
 start or end, blank space, punctuation, math delimiters, tags, `=`, prose commands, markdown emphasis, or
 outside math mode a word past blank space; `2\\boxed{18}`, `\\boxed{18}^2`, `\\sqrt{\\boxed{18}}` are no
-answer), its text holds exactly one number, that number has a value, and nothing else in it is outside
+answer; nor a word of `QUALIFIERS` beside it, or `of` after a number word or one of them: `not \\boxed{18}`,
+`\\boxed{18} or less`, `half of \\boxed{18}`), its text holds exactly one number, that number has a value, and
+nothing else in it is outside
 the whitelist (`_clean`, `_ALLOWED`): white space, a label ("the answer is", "x ="), words by allow-list
 (`UNITS` and the task's counted nouns, `counted_words`; never `REFUSED_WORDS`: comparison, negation,
 approximation, multiplication, scale words; never `SCALE_LETTERS`), `$ % ° € £` in every LaTeX spelling,
@@ -58,7 +60,8 @@ brackets that do not hold the number.  A sign not attached to its digits, `\\pm`
 **The rule** (`extract_answer`):
 
 1. With markers, every marker must read an answer and all must be equal as values; that value is the
-   reply's answer (named by the marker that comes last).  Otherwise the reply has no answer.
+   reply's answer (named by the marker that comes last), if every number after the last marker has that value
+   too (`#### 18` then `so 9` is none).  Otherwise the reply has no answer.
    `#### 18`, `\\boxed{18}.`, `#### \\boxed{18}` and `#### 0.75` with `\\boxed{\\frac{3}{4}}` are answers;
    `#### 17 or 18`, `\\boxed{17}` then `#### 18`, `#### 18 (eighteen)`, `#### 18²`, `#### 1½`,
    `#### 18 cm^2`, `#### 18 (first try)` and `\\boxed{}` are not.
@@ -509,6 +512,16 @@ _PROSE_END, _PROSE_AT = re.compile(f"(?:{_PROSE})\\Z"), re.compile(_PROSE)
 _BOUNDARY_END = re.compile(r"(?:\\\\|&)\Z")  # a LaTeX line break or an alignment point: an expression ends
 _HASH_END = re.compile(r"(?<!#)####\Z")
 _SENTENCE_MARKS = ".,;:?"  # punctuation: a `!` beside a marker is a factorial
+# Words that, right beside a marker, say the marked number is not the answer as it stands: comparison, negation,
+# approximation, multiplication, an alternative or a hedge (`not \\boxed{18}`, `more than \\boxed{18}`, `twice
+# \\boxed{18}`, `\\boxed{18} or less`, `perhaps \\boxed{18}`); `of` after a number word or one of them too
+# (`half of \\boxed{18}`).  Narrower than REFUSED_WORDS: `only`, `exactly`, `and`, `each` beside a marker change
+# nothing of its value.
+QUALIFIERS = VALUE_WORDS | frozenset("""
+more less fewer greater smaller larger bigger higher lower above over exceeding exceeds within between nearly
+almost about around approximately approx approximate roughly circa estimated twice thrice double triple
+quadruple times or nor either neither no perhaps maybe possibly probably likely
+""".split())
 _MATH_TOGGLES = re.compile(r"(?<!\\)\$\$?|\\[()\[\]]")
 
 
@@ -565,7 +578,19 @@ def _left_ok(text: str, pos: int, math: bool) -> bool:
             j = i
             while j > line_start and text[j - 1].isalpha():
                 j -= 1
-            return i - j > 1 and (j == line_start or text[j - 1] != "\\")  # a word, not a command or a variable
+            if i - j < 2 or (j > line_start and text[j - 1] == "\\"):
+                return False  # a command or a variable
+            word = text[j:i].lower()
+            if word == "of":  # `half of \\boxed{18}`: what stands before `of` decides
+                k = j
+                while k > line_start and text[k - 1] in " \t":
+                    k -= 1
+                m = k
+                while m > line_start and text[m - 1].isalpha():
+                    m -= 1
+                before = text[m:k].lower()
+                return before not in QUALIFIERS and before not in NUMBER_WORDS
+            return word not in QUALIFIERS  # a word, unless it qualifies the number
         return False
 
 
@@ -594,7 +619,13 @@ def _right_ok(text: str, pos: int, math: bool) -> bool:
                 or _PROSE_AT.match(text, i):
             return True
         if c.isalpha() and not touching and not math:
-            return text[i + 1:i + 2].isalpha()  # a word; a single letter is a variable (`\\boxed{18} x 2`)
+            j = i
+            while j < line_end and text[j].isalpha():
+                j += 1
+            # a word, unless it qualifies the number (`\\boxed{18} or less`); a single letter is a variable
+            # (`\\boxed{18} x 2`)
+            return j - i > 1 and text[i:j].lower() not in QUALIFIERS
+        return False
         return False
 
 
@@ -639,6 +670,10 @@ def extract_answer(reply: str, words: frozenset[str] = frozenset()) -> Answer | 
         if len({found.value for found, _ in read}) != 1:
             return None
         found, rule = read[-1]  # all agree: named by the marker that comes last
+        last = max(finish for _, _, _, _, finish in marks)
+        if any(item.value != found.value for item in items[bisect.bisect_left(starts, last):]):
+            return None  # `#### 18` then `Wait, ... so 9`, `\\boxed{18} = 17`: a number after the last marker that
+            #              is not the answer (or has no value: `eighteen`) takes it back or hides a second one
         answer = Answer(found.text, found.value, rule)
     for m in _STATED.finditer(text):  # "the answer is 17" before `#### 18`: two answers, so none
         start, end = m.span(1)

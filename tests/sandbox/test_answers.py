@@ -61,14 +61,40 @@ def test_markers_that_agree_are_the_answer_named_by_the_last_one():
 
 def test_every_hash_line_counts_and_only_to_its_line_end():
     assert extract_answer("#### 3\nno, wait\n#### 4\nthat is 9 cookies") is None  # (was 4: the last line won)
-    assert value("#### 4\nthat is 9 cookies") == 4
+    assert value("#### 4\nthat is 4 cookies") == 4
     assert value("#### 4\nok\n#### 4") == 4
+
+
+def test_a_number_after_the_last_marker_that_is_not_the_answer_takes_it_back():
+    """Found by an attack (2026-11-27): only the markers' texts were read, so a reply that marked 18 and then said
+    something else was paid for 18.  Now any number after the last marker must be the answer (a number word, with
+    no value, counts as another)."""
+    for reply in ("#### 4\nthat is 9 cookies", "#### 18\nWait, that is wrong... so she has 9.",
+                  "The total is not 17, \\boxed{18}; or rather 17.", "$\\boxed{18} = 17$",
+                  "She has \\boxed{18} apples, so 36 in two boxes.", "\\boxed{18}. That is eighteen.",
+                  "It could be \\boxed{18} or maybe 20"):
+        assert extract_answer(reply) is None, reply
+    for reply, want in (("\\boxed{18}. She has 18 apples in total.", 18), ("#### 18\n\nI hope this helps!", 18),
+                        ("5 + 13 = \\boxed{18}, so 18.", 18), ("#### 0.75\nthat is 3/4", Fraction(3, 4))):
+        assert value(reply) == want, reply
+
+
+def test_a_word_that_qualifies_the_marked_number_beside_its_marker_is_no_answer():
+    """Comparison, negation, approximation, multiplication, an alternative or a hedge right beside a marker
+    (`QUALIFIERS`), and `of` after a number word or one of them, say the marked number is not the answer."""
+    for reply in ("The total is not \\boxed{18}", "She has more than \\boxed{18}", "twice \\boxed{18} apples",
+                  "half of \\boxed{18}", "perhaps \\boxed{18}", "except \\boxed{18}", "\\boxed{18} or less",
+                  "about \\boxed{18}", "\\boxed{18} times", "maybe \\boxed{18}."):
+        assert extract_answer(reply) is None, reply
+    for reply in ("The total is \\boxed{18}", "She earns \\boxed{18} dollars", "the sum of \\boxed{18}",
+                  "So she has \\boxed{18} apples.", "Answer: \\boxed{18}"):
+        assert value(reply) == 18, reply
 
 
 def test_every_box_and_every_answer_block_counts():
     # (the old rule read the last box and the last answer block only)
     assert extract_answer("first \\boxed{2} then \\boxed{\\frac{3}{4}} and 10 more words 11") is None
-    assert value("first \\boxed{3/4} then \\fbox{\\frac{3}{4}} and 10 more words 11") == Fraction(3, 4)
+    assert value("first \\boxed{3/4} then \\fbox{\\frac{3}{4}} and more words") == Fraction(3, 4)
     assert extract_answer("<answer>17</answer> no: <answer>18</answer>") is None
     assert extract_answer("\\boxed{} \\boxed{18}") is None  # an empty box is a marker that reads nothing
     assert extract_answer("\\boxed{17 \\boxed{18}}") is None  # the outer box holds two numbers
