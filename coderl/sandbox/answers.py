@@ -85,7 +85,8 @@ whitelist: words, `$`, `%`, units, LaTeX spacing (`#### $1,200` is 1200, `\\boxe
 
 Comparison (`answers_match`): integers and fractions exactly (`0.75` matches `3/4`, `18.0` matches
 `18`; `0.333` does not match `1/3`); an expected decimal within `tolerance * max(1, |expected|)`
-(default `DEFAULT_TOLERANCE`), the STDOUT checks' rule.  `parse_number` reads expected answers (trusted
+(default `DEFAULT_TOLERANCE`, the STDOUT checks' rule, and then never more than half a unit of the expected's
+last decimal place: `12345.68` does not match `12345.67`).  `parse_number` reads expected answers (trusted
 task files) by the same definition: one number, with a value.
 
 Over 400 lines: this docstring is the reader's specification (about 80 lines), and the number grammar, the
@@ -709,8 +710,14 @@ def answers_match(got: Fraction, expected: str, tolerance: float | None = None) 
         raise ValueError(f"expected answer {expected!r} is not one number")
     if not is_decimal(expected):
         return got == want
-    tol = DEFAULT_TOLERANCE if tolerance is None else tolerance
-    return abs(float(got) - float(want)) <= tol * max(1.0, abs(float(want)))
+    if tolerance is None:  # relative, but never as coarse as the expected's last decimal place (found by an attack,
+        # 2026-11-27: 1e-6 of 12345.67 is 0.012, so 12345.68 matched): half a unit of it at most
+        places = len(re.match(r"[0-9]*", expected.split(".", 1)[1]).group())
+        bound = DEFAULT_TOLERANCE * max(1.0, abs(float(want)))
+        if places:
+            bound = min(bound, 0.5 * 10.0 ** -places)
+        return abs(float(got) - float(want)) <= bound
+    return abs(float(got) - float(want)) <= tolerance * max(1.0, abs(float(want)))
 
 
 def judge_answer(request: ExecutionRequest) -> ExecutionResult:

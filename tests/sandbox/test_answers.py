@@ -309,6 +309,17 @@ def test_decimals_compare_within_the_tolerance():
     assert answers_match(Fraction(5, 2), "2.5")
 
 
+def test_the_default_tolerance_is_never_coarser_than_the_expected_decimals_last_place():
+    """1e-6 relative was 0.012 on 12345.67: a wrong cent matched (an attack, 2026-11-27).  Half a unit of the last
+    place bounds it; a task's own tolerance is taken as given."""
+    assert not answers_match(Fraction("12345.68"), "12345.67")
+    assert not answers_match(Fraction("123456.9"), "123456.78")
+    assert answers_match(Fraction("12345.67"), "12345.67") and answers_match(Fraction("12345.670001"), "12345.67")
+    assert answers_match(Fraction(1, 3), "0.333333")  # 3.3e-7 from it: within half of 1e-6
+    assert not answers_match(Fraction("0.33333"), "0.333333")
+    assert answers_match(Fraction("12345.68"), "12345.67", tolerance=1e-3)  # the task's own: as given
+
+
 def test_an_expected_answer_that_is_not_one_number_is_an_error():
     with pytest.raises(ValueError, match="not one number"):
         answers_match(Fraction(1), "one")
