@@ -34,6 +34,7 @@ import json
 import os
 import select
 import struct
+from _thread import RLock as _RLock
 from time import monotonic as _monotonic
 
 try:
@@ -61,7 +62,9 @@ class Channel:
     """A blocking, re-entrant request/reply channel over one socket fd.
 
     `request` sends and waits for the reply; requests that arrive meanwhile (a callback from inside
-    a call, a call from inside a callback) are answered with `dispatch` first.
+    a call, a call from inside a callback) are answered with `dispatch` first.  One request at a time: a
+    thread's request waits for another thread's reply to come first (re-entrant for the thread that holds it), so
+    callbacks a program calls from several threads each get their own reply (without it they read each other's).
     """
 
     def __init__(self, fd, max_bytes, dispatch=None):
@@ -69,6 +72,7 @@ class Channel:
         self.max_bytes = max_bytes
         self.dispatch = dispatch
         self.gone = None  # reason, once the peer is gone
+        self._one = _RLock()
 
     def send(self, obj):
         """Write one length-prefixed message, whole.  A message over the channel's size is refused here; a write to a
@@ -114,8 +118,9 @@ class Channel:
         return msg
 
     def request(self, obj):
-        self.send(obj)
-        return self.wait()
+        with self._one:
+            self.send(obj)
+            return self.wait()
 
     def wait(self):
         """The next reply; requests that come first are answered with `dispatch`."""
