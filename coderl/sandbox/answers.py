@@ -627,7 +627,6 @@ def _right_ok(text: str, pos: int, math: bool) -> bool:
             # (`\\boxed{18} x 2`)
             return j - i > 1 and text[i:j].lower() not in QUALIFIERS
         return False
-        return False
 
 
 def _operand(text: str, start: int, end: int, spans: list[tuple[int, int]]) -> bool:
@@ -710,14 +709,12 @@ def answers_match(got: Fraction, expected: str, tolerance: float | None = None) 
         raise ValueError(f"expected answer {expected!r} is not one number")
     if not is_decimal(expected):
         return got == want
-    if tolerance is None:  # relative, but never as coarse as the expected's last decimal place (found by an attack,
+    bound = (DEFAULT_TOLERANCE if tolerance is None else tolerance) * max(1.0, abs(float(want)))
+    places = len(re.match(r"[0-9]*", expected.split(".", 1)[1]).group())
+    if tolerance is None and places:  # the default never as coarse as the expected's last decimal place (an attack,
         # 2026-11-27: 1e-6 of 12345.67 is 0.012, so 12345.68 matched): half a unit of it at most
-        places = len(re.match(r"[0-9]*", expected.split(".", 1)[1]).group())
-        bound = DEFAULT_TOLERANCE * max(1.0, abs(float(want)))
-        if places:
-            bound = min(bound, 0.5 * 10.0 ** -places)
-        return abs(float(got) - float(want)) <= bound
-    return abs(float(got) - float(want)) <= tolerance * max(1.0, abs(float(want)))
+        bound = min(bound, 0.5 * 10.0 ** -places)
+    return abs(float(got) - float(want)) <= bound
 
 
 def judge_answer(request: ExecutionRequest) -> ExecutionResult:

@@ -37,7 +37,7 @@ def _tokens(text: str) -> list[str]:
 
 def outputs_match(actual: str, expected: str, float_tolerance: float | None = None) -> bool:
     """STDOUT checks, token-wise: both texts split on ASCII white space (trailing spaces, blank lines, line breaks
-    vs spaces do not matter; `1\xa02` is one token, as a judge's token reader sees it); tokens equal, or with
+    vs spaces do not matter; `1<NBSP>2` is one token, as a judge's token reader sees it); tokens equal, or with
     `float_tolerance` both ASCII decimals (`-0.5`, `2.`, `1e3`; never `1_000`, `inf`, `nan`, other scripts' or
     full-width digits, which `float()` would read) within tol * max(1, |b|)."""
     got, want = _tokens(actual), _tokens(expected)
