@@ -280,6 +280,9 @@ class TestRun:
             self.records.emit(event="program_error", status=_status_of(exc),
                               message=_describe(exc, "test setup failed: "))
             return
+        if judge.unsent is not None:  # the preamble caught it
+            self.records.emit(event="program_error", status="runtime_error", message="test setup: " + judge.unsent)
+            return
         for test in tests:
             self.run_one(test)
 
@@ -287,6 +290,7 @@ class TestRun:
         """Run one test in the test namespace (its setup, then an assert, a value or a truth check) and record its
         outcome; once the channel is gone the test is recorded as gone and the run ends."""
         tid = test["id"]
+        self.judge.unsent = None
         try:
             if test["setup"]:
                 exec(compile(test["setup"], "<test>", "exec"), self.ns)
@@ -294,14 +298,16 @@ class TestRun:
                 value = eval(compile(test["source"], "<test>", "eval"), self.ns)
                 if self.judge.channel.gone:
                     raise wire.Gone(self.judge.channel.gone)
-                self.emit_value(test, value)
+                if not self.unsent(tid):
+                    self.emit_value(test, value)
             elif test["kind"] != "assert":  # an output check in a function task: its input is never run as code
                 raise TypeError(f"a {test['kind']} test is not judged in a function task")
             else:
                 exec(compile(test["source"], "<test>", "exec"), self.ns)
                 if self.judge.channel.gone:
                     raise wire.Gone(self.judge.channel.gone)
-                self.records.emit(event="test", id=tid, status="passed")
+                if not self.unsent(tid):
+                    self.records.emit(event="test", id=tid, status="passed")
         except wire.Gone as gone:
             self.records.emit(event="gone", id=tid, reason=gone.reason)
             raise
@@ -309,7 +315,16 @@ class TestRun:
             if self.judge.channel.gone:
                 self.records.emit(event="gone", id=tid, reason=self.judge.channel.gone)
                 raise wire.Gone(self.judge.channel.gone) from None
-            self.records.emit(event="test", id=tid, status=_status_of(exc), message=_describe(exc))
+            if not self.unsent(tid):
+                self.records.emit(event="test", id=tid, status=_status_of(exc), message=_describe(exc))
+
+    def unsent(self, tid):
+        """Whether a value of the program's could not cross during this test (`Judge.cannot_send`): then the test
+        fails, whatever its code did with the exception (`except ValueError`, a bare `except`)."""
+        if self.judge.unsent is None:
+            return False
+        self.records.emit(event="test", id=tid, status="runtime_error", message=self.judge.unsent)
+        return True
 
     def emit_value(self, test, value):
         try:

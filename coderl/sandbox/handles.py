@@ -169,14 +169,16 @@ class Handle:
             items = reply.get("r")
             for v in items if _type(items) is list else ():
                 self._buffer.append(JUDGE.into(v))
-            if "x" in reply:
-                object.__setattr__(self, "_error", reply["x"])
+            if "x" in reply or "u" in reply:
+                object.__setattr__(self, "_error", reply.get("x") if "x" in reply else {"u": reply["u"]})
             object.__setattr__(self, "_stop", reply.get("stop") is True)
         if self._buffer:
             return self._buffer.popleft()
         if self._error is not None:
             error = self._error
             object.__setattr__(self, "_error", None)
+            if _type(error) is dict:  # an item that could not cross
+                raise JUDGE.cannot_send(error["u"])
             raise JUDGE.exception(error, iteration=True)
         raise StopIteration
 

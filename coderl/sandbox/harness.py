@@ -49,7 +49,7 @@ class Program:
 
     def __init__(self, chan_fd, max_bytes):
         self.pid = _getpid()  # the program process; a child it forks never speaks on the channel
-        self.channel = wire.Channel(chan_fd, max_bytes, self.dispatch)
+        self.channel = wire.Channel(chan_fd, max_bytes, self.dispatch, lambda why: {"u": why})
         self.objects = {}  # handle id -> object (kept alive for the run)
         self.ids = {}  # id(object) -> handle id
         self.callbacks = {}  # judge callable id -> stub
@@ -157,13 +157,25 @@ class Program:
                 return {"r": None}
             if op == "next":
                 return self.next_items(obj, msg["n"])
-            if op in _OPS:
-                return {"r": _OPS[op](self, obj, msg)}
-            return {"x": [["ValueError"], f"unknown operation {op!r}", None]}
+            if op not in _OPS:
+                return {"x": [["ValueError"], f"unknown operation {op!r}", None]}
+            result = _OPS[op](self, obj, msg)
         except _BaseException as exc:
             if _isinstance(exc, wire.Gone):
                 raise
             return wire.exception_reply(exc, self.out)
+        return self.sendable(result)
+
+    def sendable(self, value):
+        """{"r": value tagged}, or {"u": why} when it cannot cross (nested too deeply, a cycle, too large): the judge
+        fails the test that asked for it, which no test code can catch (a ValueError here, sent as the program's own
+        exception, would pass a test that expects the call to raise one)."""
+        try:
+            return {"r": self.out(value)}
+        except _BaseException as exc:
+            if _isinstance(exc, wire.Gone):
+                raise
+            return {"u": _describe(exc)}
 
     def names(self, msg):
         """The program's values of the names the tests read, and its entry point (or why it cannot be resolved)."""
@@ -190,23 +202,29 @@ class Program:
                 result = func(*args, **kwargs)
             finally:
                 self.own_process()
-            same = [i for i, a in enumerate(args) if a is result and _isinstance(a, values.MUTABLE)]
-            reply = {"r": {"$arg": same[0]}} if same else {"r": self.out(result)}
         except _BaseException as exc:
             if _isinstance(exc, wire.Gone):
                 raise
             reply = wire.exception_reply(exc, self.out)
-        back = {}
-        sent = msg.get("a", ())
-        for key, value, before in [*((str(i), v, sent[i]) for i, v in enumerate(args)),
-                                   *(("k:" + k, v, msg["k"].get(k)) for k, v in kwargs.items())]:
-            if _isinstance(value, values.COPIED_BACK):
-                now = self.out(value)
-                if values.text(now) != values.text(before):  # compared as text: nested lists recurse
-                    back[key] = now
+        else:
+            same = [i for i, a in enumerate(args) if a is result and _isinstance(a, values.MUTABLE)]
+            reply = {"r": {"$arg": same[0]}} if same else self.sendable(result)
+        try:
+            back = {}
+            sent = msg.get("a", ())
+            for key, value, before in [*((str(i), v, sent[i]) for i, v in enumerate(args)),
+                                       *(("k:" + k, v, msg["k"].get(k)) for k, v in kwargs.items())]:
+                if _isinstance(value, values.COPIED_BACK):
+                    now = self.out(value)
+                    if values.text(now) != values.text(before):  # compared as text: nested lists recurse
+                        back[key] = now
+            changed = self.mirrors.changed(self.out)
+        except _BaseException as exc:  # an argument the call made unsendable (appended to itself)
+            if _isinstance(exc, wire.Gone):
+                raise
+            return {"u": "an argument the call changed: " + _describe(exc)}
         if back:
             reply["back"] = back
-        changed = self.mirrors.changed(self.out)
         if changed:
             reply["mirrors"] = changed
         return reply
@@ -217,13 +235,17 @@ class Program:
         items = []
         for _ in range(max(1, min(int(n), 4096))):
             try:
-                item = self.out(_next(obj))
+                item = _next(obj)
             except StopIteration:
                 return {"r": items, "stop": True}
             except _BaseException as exc:
                 reply = wire.exception_reply(exc, self.out)
                 reply["r"] = items
                 return reply
+            sent = self.sendable(item)
+            if "u" in sent:  # after the items before it
+                return {"r": items, "u": sent["u"], "stop": False}
+            item = sent["r"]
             items.append(item)
             if _type(item) is dict and "$h" in item:
                 break
@@ -259,15 +281,15 @@ class Program:
                     self.note("patched_runtime")
                 self.channel.send({"r": {"tamper": snapshot.report(self.notes)}})
                 return
-            self.channel.send(self.dispatch(msg))
+            self.channel.answer(self.dispatch(msg))
 
 
-# The judge's requests on a program object `o` (message `m`), each answered with one value.
+# The judge's requests on a program object `o` (message `m`), each answered with one value (`Program.sendable`).
 _OPS = {
-    "getattr": lambda p, o, m: p.out(_getattr(o, m["n"])),
+    "getattr": lambda p, o, m: _getattr(o, m["n"]),
     "setattr": lambda p, o, m: setattr(o, m["n"], p.into(m["v"])),
     "delattr": lambda p, o, m: delattr(o, m["n"]),
-    "getitem": lambda p, o, m: p.out(o[p.into(m["k"])]),
+    "getitem": lambda p, o, m: o[p.into(m["k"])],
     "setitem": lambda p, o, m: _operator.setitem(o, p.into(m["k"]), p.into(m["v"])),
     "delitem": lambda p, o, m: _operator.delitem(o, p.into(m["k"])),
     "len": lambda p, o, m: _len(o),
@@ -275,14 +297,14 @@ _OPS = {
     "bool": lambda p, o, m: bool(o),
     "str": lambda p, o, m: _str(o)[:10000],
     "repr": lambda p, o, m: _repr(o)[:10000],
-    "iter": lambda p, o, m: p.out(_iter(o)),
+    "iter": lambda p, o, m: _iter(o),
     "isinstance": lambda p, o, m: bool(_isinstance(p.into(m["v"]), o)),
     "issubclass": lambda p, o, m: bool(issubclass(p.into(m["v"]), o)),
     # instances of the class the task asks for: its own `==`, `<`, ... (`Judge.compare`), operators (`handles.BINARY`)
-    "operator": lambda p, o, m: p.out(_operate(o, m["name"], [p.into(a) for a in m["a"]], m.get("r") is True)),
+    "operator": lambda p, o, m: _operate(o, m["name"], [p.into(a) for a in m["a"]], m.get("r") is True),
     "compare": lambda p, o, m: bool(_COMPARE[m["cmp"]](o, p.into(m["v"]))),
     # a dataclass instance's fields, for the task's own class in the judge
-    "state": lambda p, o, m: p.out(values.dataclass_state(o)),
+    "state": lambda p, o, m: values.dataclass_state(o),
 }
 
 

@@ -42,6 +42,11 @@ _CONTROL_NAMES = frozenset(c.__name__ for c in _CONTROL)
 TASK_MODULE = "__coderl_test__"  # __name__ of the judge's namespace: classes the task's code defines
 
 
+class Unsent(BaseException):
+    """A value of the program's that cannot cross the channel (nested too deeply, a cycle, too large).  Never an
+    exception a test expects: the test is failed even where its code catches this (`Judge.unsent`)."""
+
+
 class Judge:
     """The judge side of the channel: handles on program objects, the test code's callables."""
 
@@ -65,6 +70,7 @@ class Judge:
         self.entry_class = None  # the program's class the task asks for (its entry point's Handle), if it asks for one
         self.instances = {}  # program handle id -> whether it is an instance of `entry_class`
         self.tamper = []
+        self.unsent = None  # why a value of the program's could not cross during the current test (`Unsent`)
 
     def note(self, what):
         if what not in self.tamper:
@@ -257,6 +263,8 @@ class Judge:
                     old = args[int(key)]
                 if isinstance(old, values.COPIED_BACK):
                     values.update_in_place(old, self.into(new))
+        if "u" in reply:
+            raise self.cannot_send(reply["u"])
         if "x" in reply:
             raise self.exception(reply["x"])
         if "r" not in reply:
@@ -265,6 +273,12 @@ class Judge:
         if _type(r) is dict and len(r) == 1 and _type(r.get("$arg")) is int and 0 <= r["$arg"] < len(args):
             return args[r["$arg"]]  # the call returned one of its (mutable) arguments: the caller's own
         return self.into(r)
+
+    def cannot_send(self, why):
+        """The program's value could not cross (`Program.sendable`): the test that asked fails whatever its code does
+        with this exception (`checks.TestRun.run_one` reads `unsent`)."""
+        self.unsent = self.unsent or f"the program's value cannot be sent to the tests ({str(why)[:200]})"
+        return Unsent(self.unsent)
 
     def ask_raw(self, op, **fields):
         return self.channel.request({"op": op, **fields})

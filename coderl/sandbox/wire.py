@@ -67,10 +67,13 @@ class Channel:
     callbacks a program calls from several threads each get their own reply (without it they read each other's).
     """
 
-    def __init__(self, fd, max_bytes, dispatch=None):
+    def __init__(self, fd, max_bytes, dispatch=None, oversized=None):
+        """`oversized(why)`: the reply sent instead of one over `max_bytes` (the program's: its value cannot cross);
+        without it such a reply is a ValueError here."""
         self.fd = fd
         self.max_bytes = max_bytes
         self.dispatch = dispatch
+        self.oversized = oversized
         self.gone = None  # reason, once the peer is gone
         self._one = _RLock()
 
@@ -130,7 +133,16 @@ class Channel:
                 return msg
             if self.dispatch is None:
                 self._lose("unexpected_request")
-            self.send(self.dispatch(msg))
+            self.answer(self.dispatch(msg))
+
+    def answer(self, reply):
+        """Send a reply to the peer's request; one over the channel's size becomes `oversized`'s, where given."""
+        try:
+            self.send(reply)
+        except ValueError as exc:
+            if self.oversized is None:
+                raise
+            self.send(self.oversized(str(exc)))
 
     def wait_closed(self, timeout):
         """Wait (at most `timeout` s) for the peer to close its end: the program exits on its own
