@@ -146,6 +146,8 @@ def decode_node(obj):
         return None, obj
     if t is list:
         return obj, list
+    if t is not dict:  # a bare float: every float is tagged
+        raise ValueError(f"untagged {t.__name__}")
     ((tag, body),) = obj.items()  # exactly one key
     if tag in _DECODE_LEAVES:
         return None, _DECODE_LEAVES[tag](body)
@@ -183,11 +185,11 @@ def tag_value_type(value, sub):
         return {"$v": ["timedelta", value.days, value.seconds, value.microseconds]}
     if _isinstance(value, datetime.datetime):
         return {"$v": ["datetime", [value.year, value.month, value.day, value.hour, value.minute, value.second,
-                                    value.microsecond], _offset(value)]}
+                                    value.microsecond], _zone(value, sub)]}
     if _isinstance(value, datetime.date):
         return {"$v": ["date", [value.year, value.month, value.day]]}
     if _isinstance(value, datetime.time):
-        return {"$v": ["time", [value.hour, value.minute, value.second, value.microsecond], _offset(value)]}
+        return {"$v": ["time", [value.hour, value.minute, value.second, value.microsecond], _zone(value, sub)]}
     if t is range:
         return {"$v": ["range", sub(value.start), sub(value.stop), sub(value.step)]}
     if t in _VIEWS:
@@ -208,8 +210,9 @@ def tag_value_type(value, sub):
     if _getattr(t, "__module__", "") == "numpy":
         if _getattr(value, "ndim", None) == 0 and callable(_getattr(value, "item", None)):
             return sub(value.item())  # numpy scalars: the plain Python number
-        if t.__name__ == "ndarray":
-            return {"$v": ["ndarray", str(value.dtype), list(value.shape), sub(value.tolist())]}
+        if t.__name__ == "ndarray":  # a structured dtype by its fields (`descr`), any other by its name
+            dtype = str(value.dtype) if value.dtype.names is None else sub(value.dtype.descr)
+            return {"$v": ["ndarray", dtype, list(value.shape), sub(value.tolist())]}
     return None
 
 
@@ -230,9 +233,45 @@ def plain(base, value):
     return base(base.__iter__(value))
 
 
-def _offset(value):
+def _zone(value, sub):
+    """A datetime's or time's zone as [UTC offset, name, zone key]: None when naive; the name where the zone is a
+    `datetime.timezone` given one (`timezone(offset, "IST")`); the key of a `zoneinfo.ZoneInfo`, which the receiver
+    loads if it can (else the fixed offset: the same instant)."""
     offset = value.utcoffset()
-    return None if offset is None else offset.total_seconds()
+    if offset is None:
+        return None
+    tz, name, key = value.tzinfo, None, None
+    if _type(tz) is datetime.timezone:
+        args = datetime.timezone.__getinitargs__(tz)
+        name = args[1] if _len(args) == 2 else None
+    elif _type(tz).__module__ == "zoneinfo" and _type(tz).__name__ == "ZoneInfo" and _type(tz.key) is str:
+        key = tz.key
+    return [sub(offset), name, key]
+
+
+_ZONE_KEY = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_+-/")
+
+
+def _tzinfo(zone, parts, kind):
+    """The receiver's tzinfo for `_zone`'s description: the zone of that key where it loads and gives the sent offset
+    at these parts, else a fixed offset (with the sent name)."""
+    if zone is None:
+        return None
+    offset, name, key = _list(zone)
+    if _type(offset) is not datetime.timedelta or not (name is None or _type(name) is str and _len(name) <= 100):
+        raise ValueError("bad zone")
+    if _type(key) is str and 0 < _len(key) <= 64 and set(key) <= _ZONE_KEY and ".." not in key and key[0] != "/":
+        try:
+            import zoneinfo
+            tz = zoneinfo.ZoneInfo(key)
+            probe = datetime.datetime(*parts, tzinfo=tz) if kind == "datetime" else datetime.time(*parts, tzinfo=tz)
+            if probe.utcoffset() == offset:
+                return tz
+        except Exception:
+            pass
+    elif key is not None:
+        raise ValueError("bad zone")
+    return datetime.timezone(offset) if name is None else datetime.timezone(offset, name)
 
 
 def rebuild_value_type(body):
@@ -256,7 +295,7 @@ def rebuild_value_type(body):
         return collections.deque(_list(body[2]), maxlen)
     if kind == "ChainMap":
         maps = _list(body[1])
-        if not all(_isinstance(m, dict) for m in maps):
+        if not all(_isinstance(m, (dict, collections.ChainMap)) for m in maps):
             raise ValueError("bad ChainMap")
         return collections.ChainMap(*maps)
     if kind == "iter":
@@ -281,7 +320,7 @@ def rebuild_value_type(body):
         parts = [_int(p) for p in _list(body[1])]
         if kind == "date":
             return datetime.date(*parts)
-        tz = None if body[2] is None else datetime.timezone(datetime.timedelta(seconds=float(body[2])))
+        tz = _tzinfo(body[2], parts, kind)
         return datetime.datetime(*parts, tzinfo=tz) if kind == "datetime" else datetime.time(*parts, tzinfo=tz)
     if kind == "range":
         return range(_int(body[1]), _int(body[2]), _int(body[3]))
@@ -301,7 +340,8 @@ def rebuild_value_type(body):
             import numpy
         except ImportError:
             return data
-        return numpy.array(data, dtype=str(body[1])).reshape([_int(n) for n in _list(body[2])])
+        dtype = body[1] if _type(body[1]) is str else numpy.dtype(_list(body[1]))
+        return numpy.array(data, dtype=dtype).reshape([_int(n) for n in _list(body[2])])
     raise ValueError(f"unknown value type {kind!r}")
 
 

@@ -9,7 +9,8 @@ sandbox judges it.  Each case carries
     expect   "pass" (a correct program) or "fail" (a wrong one that tries to pass)
     tamper   for hostile cases the judge can see: a tamper name that must be reported
     before   the verdict the case got at the commit before the judge redesign (aabbb45), recorded
-             with `python -m tests.sandbox.corpus --record` so the corpus shows what it closed
+             with `python -m tests.sandbox.corpus --record` so the corpus shows what it closed (a case added
+             later: its verdict at the commit before the change that closed it, named in its comment)
 
 Cases with a `group` run concurrently with the other cases of that group (B1: a wrong program must
 not find a correct sibling's code in its memory).
@@ -51,6 +52,7 @@ TAGS = {
     "N.protocol_abuse": "malformed, oversized or unexpected frames on the judge channel",
     "N.zygote_reach": "reaching the zygote or a neighbour process (fds, /proc)",
     "N.exception_identity": "raising another class with the name of the exception class a test catches",
+    "N.unsendable_value": "a value that cannot cross (a cycle, too deep) returned where the test expects an exception",
     # the judge's written rules (rules.py)
     "A.program_names": "a name the test reads but the task does not bind, bound by the program (pi = 0, Fraction)",
     "A.program_comparison": "two program objects compared with each other (==, !=, ordering)",

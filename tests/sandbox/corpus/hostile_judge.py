@@ -140,3 +140,20 @@ for _name, _raise in (("exception_same_name_other_class", "raise type('InvalidIn
                            "try:\n    isqrt(-1)\nexcept InvalidInput:\n    pass\nelse:\n    assert False"],
              "test_setup_code": "", "challenge_test_list": []}))
 
+
+# A value that cannot cross to the tests (a cycle, nested past the limit, an argument made to contain itself)
+# returned where the test expects an exception: the program side's encoder raised a ValueError that crossed as the
+# program's own, so each of these passed at 86a70e8 (tests/sandbox/test_unsendable_values.py).
+for _name, _bad in (("unsendable_cycle_for_bad_input", "v = []\n        v.append(v)\n        return v"),
+                    ("unsendable_deep_for_bad_input",
+                     "v = 0\n        for _ in range(2000):\n            v = [v]\n        return v"),
+                    ("unsendable_argument_for_bad_input", "box.append(box)\n        return None")):
+    CASES.append(Case(
+        name=_name, tag="N.unsendable_value", expect="fail", fmt="mbpp", before="passed",
+        completion=f"def isqrt(n, box=None):\n    if n < 0:\n        {_bad}\n    return int(n ** 0.5)\n",
+        row={"task_id": f"corpus/{_name}", "text": "Integer square root; a ValueError for negatives.",
+             "code": "def isqrt(n, box=None):\n    if n < 0:\n        raise ValueError(n)\n    return int(n ** 0.5)\n",
+             "test_list": ["assert isqrt(16) == 4",
+                           "try:\n    isqrt(-1, [])\nexcept ValueError:\n    pass\nelse:\n    assert False",
+                           "try:\n    isqrt(-4, [])\nexcept:\n    pass\nelse:\n    assert False"],
+             "test_setup_code": "", "challenge_test_list": []}))

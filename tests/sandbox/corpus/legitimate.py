@@ -54,6 +54,23 @@ def _bundled(name: str, tag: str, task_id: str, completion: str, *, before: str 
 # C.stdlib_subclass: Counter, defaultdict, namedtuple and OrderedDict returns compared with plain literals.
 STDLIB_SUBCLASS = [
     _he(
+        "chainmap_of_chainmaps", "C.stdlib_subclass", before="runtime_error",
+        prompt='''from collections import ChainMap
+
+
+def layered(defaults: dict, user: dict, session: dict) -> ChainMap:
+    """Settings looked up in session, then user, then defaults, as ChainMap(session, ChainMap(user, defaults))."""
+''',
+        completion="    return ChainMap(session, ChainMap(user, defaults))\n",
+        test="""def check(candidate):
+    c = candidate({'a': 1, 'b': 1}, {'b': 2}, {'c': 3})
+    assert c['a'] == 1 and c['b'] == 2 and c['c'] == 3
+    assert dict(c) == {'a': 1, 'b': 2, 'c': 3} and len(c.maps) == 2
+""",
+        entry_point="layered",
+        note="a ChainMap among a ChainMap's maps (at 86a70e8 it broke the protocol)",
+    ),
+    _he(
         "counter_word_count", "C.stdlib_subclass", before="failed",
         prompt='''from collections import Counter
 
@@ -187,6 +204,26 @@ def first_positions(items: list) -> dict:
 
 # C.numpy: numpy scalar and array returns.
 NUMPY = [
+    _he(
+        "numpy_structured_records", "C.numpy", before="runtime_error",
+        prompt='''import numpy as np
+
+
+def records(pairs: list) -> np.ndarray:
+    """The (name, score) pairs as a structured array with fields 'name' (U10) and 'score' (f8)."""
+''',
+        completion="    return np.array([tuple(p) for p in pairs], dtype=[('name', 'U10'), ('score', 'f8')])\n",
+        test="""import numpy as np
+
+
+def check(candidate):
+    r = candidate([('ann', 1.5), ('bo', 2.0)])
+    assert r.dtype.names == ('name', 'score')
+    assert list(r['name']) == ['ann', 'bo'] and r['score'].sum() == 3.5
+""",
+        entry_point="records",
+        note="a structured dtype crosses by its fields (at 86a70e8 it broke the protocol)",
+    ),
     _he(
         "numpy_int64_dot", "C.numpy", before="failed",
         prompt='''import numpy as np
@@ -475,6 +512,64 @@ def check(candidate):
         "average_fraction", "C.value_types", "easy/12", before="failed",
         completion="    from fractions import Fraction\n    return sum(map(Fraction, nums), Fraction(0)) / len(nums)\n",
         note="an exact Fraction mean equals the float literals the test compares with",
+    ),
+    # Time zones cross as themselves (at 86a70e8 each broke the protocol: the offset went as a bare float).
+    _he(
+        "aware_datetime_utc", "C.value_types", before="runtime_error",
+        prompt='''from datetime import datetime, timezone
+
+
+def from_epoch(seconds: int) -> datetime:
+    """The UTC time `seconds` after the Unix epoch, time-zone aware."""
+''',
+        completion="    return datetime.fromtimestamp(seconds, tz=timezone.utc)\n",
+        test="""from datetime import datetime, timedelta, timezone
+
+
+def check(candidate):
+    assert candidate(0) == datetime(1970, 1, 1, tzinfo=timezone.utc)
+    assert candidate(86400).tzinfo is timezone.utc
+    ist = timezone(timedelta(hours=5, minutes=30), 'IST')
+    assert candidate(3600).astimezone(ist).isoformat() == '1970-01-01T06:30:00+05:30'
+""",
+        entry_point="from_epoch",
+    ),
+    _he(
+        "zoneinfo_across_dst", "C.value_types", before="runtime_error",
+        prompt='''from datetime import datetime, timedelta
+
+
+def one_week_later(moment: datetime) -> datetime:
+    """The same wall-clock time one week after `moment`, in its own time zone."""
+''',
+        completion="    return moment + timedelta(weeks=1)\n",
+        test="""from datetime import datetime
+from zoneinfo import ZoneInfo
+
+
+def check(candidate):
+    paris = ZoneInfo('Europe/Paris')
+    later = candidate(datetime(2024, 3, 28, 12, 0, tzinfo=paris))
+    assert later == datetime(2024, 4, 4, 12, 0, tzinfo=paris)
+    assert later.utcoffset().total_seconds() == 7200 and later.tzname() == 'CEST'
+""",
+        entry_point="one_week_later",
+        note="the zone's key crosses: a fixed offset would give the week's wall time in winter time",
+    ),
+    _he(
+        "named_zone_time", "C.value_types", before="runtime_error",
+        prompt='''from datetime import time, timedelta, timezone
+
+
+def opening(hour: int) -> time:
+    """The shop's opening `time` at `hour`, in India Standard Time (named 'IST')."""
+''',
+        completion="    return time(hour, tzinfo=timezone(timedelta(hours=5, minutes=30), 'IST'))\n",
+        test="""def check(candidate):
+    assert candidate(9).tzname() == 'IST'
+    assert candidate(9).isoformat() == '09:00:00+05:30'
+""",
+        entry_point="opening",
     ),
 ]
 
