@@ -3,9 +3,13 @@ runner (`node main.js`; function tasks judged on values, stdin/stdout tasks on o
 
 The values harness is appended to the program (as MultiPL-E appends its tests): it reads the test's
 JSON argument list on stdin, calls the entry point and prints the result as `VALUE_MARKER` + JSON on
-a line of its own; the parent compares.  `undefined` is printed as null (MultiPL-E's loose
-`assert.deepEqual` treats them alike).  The program can print anything else; it never sees the
-expected value, and nothing it prints is a verdict.
+a line of its own; the parent compares.  `undefined` is printed as null, also inside arrays and objects
+(MultiPL-E's loose `assert.deepEqual` treats them alike; `JSON.stringify` would drop an object's key).  A
+result holding what no JSON value is (NaN, ±Infinity, a Map, Set, Date, RegExp, typed array, boxed primitive,
+function, symbol, BigInt or an array's hole) is that test's runtime error, named on stderr: `JSON.stringify`
+would print NaN and Infinity as null and a Map or Set as {}, so `Math.max(...[])` passed a test expecting null
+(what each is to Node's own loose `assert.deepEqual`: tests/languages/test_js_values.py).  The program can
+print anything else; it never sees the expected value, and nothing it prints is a verdict.
 """
 
 from __future__ import annotations
@@ -56,8 +60,26 @@ HARNESS = (
     "    process.exit(1);\n"
     "  }\n"
     "  const result = {entry_point}(...args);\n"
-    f"  process.stdout.write('\\n' + {json.dumps(VALUE_MARKER)} + "
-    "JSON.stringify(result === undefined ? null : result) + '\\n');\n"
+    "  const tagOf = (v) => Object.prototype.toString.call(v);\n"
+    "  const DATA = new Set(['[object Object]', '[object Array]']);\n"
+    "  let text;\n"
+    "  try {\n"
+    "    text = JSON.stringify(result === undefined ? null : result, function (key, value) {\n"
+    "      const raw = this[key];\n"
+    "      const kind = typeof raw;\n"
+    "      if (kind === 'function' || kind === 'symbol' || kind === 'bigint') throw {holds: 'a ' + kind};\n"
+    "      if (kind === 'number' && !Number.isFinite(raw)) throw {holds: String(raw)};\n"
+    "      if (raw !== null && kind === 'object' && !DATA.has(tagOf(raw)))\n"
+    "        throw {holds: 'a ' + tagOf(raw).slice(8, -1)};\n"
+    "      if (Array.isArray(this) && !(key in this)) throw {holds: 'an array with a hole'};\n"
+    "      return value === undefined ? null : value;\n"
+    "    });\n"
+    "  } catch (e) {\n"
+    "    process.stderr.write('TypeError: ' + (e && e.holds ? 'the result holds ' + e.holds + ', which no JSON value '\n"
+    "      + 'is' : String(e && e.message)) + '\\n');\n"
+    "    process.exit(1);\n"
+    "  }\n"
+    f"  process.stdout.write('\\n' + {json.dumps(VALUE_MARKER)} + text + '\\n');\n"
     "})();\n"
 )
 
