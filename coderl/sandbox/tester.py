@@ -24,6 +24,7 @@ parent, which alone holds the expected values) and assert-test outcomes, then `e
 import builtins
 import enum
 import itertools
+import sys
 
 try:
     from . import handles, values, wire
@@ -40,6 +41,21 @@ _SYMBOLS = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="
 _CONTROL = (StopIteration, StopAsyncIteration, GeneratorExit)
 _CONTROL_NAMES = frozenset(c.__name__ for c in _CONTROL)
 TASK_MODULE = "__coderl_test__"  # __name__ of the judge's namespace: classes the task's code defines
+
+
+def _module_class(where):
+    """The judge's own exception class for a program's exception class that a module defines (`[module, qualname]`,
+    `harness._module_class`): only of a module the judge has imported already (the test's `import json`, so that its
+    `except json.JSONDecodeError` catches it), never one it imports for the program, nor the tests' or task's own."""
+    if _type(where) is not list or len(where) != 2 or not all(_type(w) is str for w in where):
+        return None
+    module, qualname = where
+    if module in (TASK_MODULE, "__main__", "__coderl_program__") or not values.importable(module):
+        return None
+    obj = sys.modules.get(module)
+    for part in qualname.split(".") if obj is not None else ():
+        obj = getattr(obj, part, None) if part.isidentifier() and not part.startswith("__") else None
+    return obj if isinstance(obj, type) and issubclass(obj, Exception) else None
 
 
 class Unsent(BaseException):
@@ -205,7 +221,8 @@ class Judge:
         if cls is not None and isinstance(cls, enum.EnumMeta) and _type(obj.get("m")) is str:
             return cls[obj["m"]]  # a member of the task's Enum: this process's own member
         if _type(obj.get("x")) is list and _type(obj.get("t")) is str and obj.get("c") is True:
-            return self.stand_in(hid, obj["t"], [b for b in obj["x"][:16] if _type(b) is str])
+            return (_module_class(obj.get("m"))
+                    or self.stand_in(hid, obj["t"], [b for b in obj["x"][:16] if _type(b) is str]))
         return handle
 
     # ---- requests -----------------------------------------------------------------------------
