@@ -68,6 +68,11 @@ def _children(value):
     if isinstance(value, dict):
         pairs = list(dict.items(value))
         return "D", len(pairs), itertools.chain.from_iterable(pairs)
+    if t is collections.UserList and type(value.data) is list:  # compares as its list, as in Python
+        return "L", len(value.data), list(value.data)
+    if t is collections.UserDict and type(value.data) is dict:
+        pairs = list(value.data.items())
+        return "D", len(pairs), itertools.chain.from_iterable(pairs)
     if isinstance(value, collections.ChainMap):  # compares as the mapping it shows
         pairs = list(dict(value).items())
         return "D", len(pairs), itertools.chain.from_iterable(pairs)
@@ -90,6 +95,8 @@ def _leaf(value, out, describe):
         out.extend((value,) if -_BIG < value < _BIG else ("I", hex(value)))
     elif t is str:
         out.extend(("s", value))
+    elif t is collections.UserString and type(value.data) is str:  # compares as its text, as in Python
+        out.extend(("s", value.data))
     elif t is float:
         out.extend(("f", value.hex()))
     elif t is bytes or t is bytearray:

@@ -4,10 +4,11 @@ Standard library only.  `tag_value_type` describes a value through the base type
 subclass's overridden `items` or `__eq__` is never what is sent); `rebuild_value_type` builds the
 receiver's own object from that description, strictly, raising ValueError/TypeError on anything
 malformed.  Kinds: Counter, OrderedDict, defaultdict, namedtuple, Decimal, Fraction, date, time,
-datetime, timedelta, range, deque, ChainMap, dict views (keys, values, items), mappingproxy (as a
-dict), module (one the sender imported, by its name: the receiver imports its own, never a `__main__`
-or private module; a module object made by hand is a handle), iterators passed as arguments
-(materialised, rebuilt as an iterator over the items), ndarray (numpy scalars travel as plain numbers).
+datetime, timedelta, range, deque, ChainMap, UserList/UserDict/UserString (exactly those types), dict views
+(keys, values, items), mappingproxy (as a dict), module (one the sender imported, by its name: the receiver
+imports its own, never a `__main__` or private module; a module object made by hand is a handle), iterators
+passed as arguments (materialised, rebuilt as an iterator over the items), ndarray (numpy scalars travel as
+plain numbers).
 `update_in_place` copies a call's mutation of an argument back into the caller's.
 
 Every walk over a value here is a loop over an explicit stack (`walk`, `update_in_place`): a value nested
@@ -44,7 +45,10 @@ _FACTORIES = ("list", "int", "set", "dict", "str", "float", "tuple", "frozenset"
 NO_IMPORT = frozenset({"antigravity", "this", "turtle", "tkinter", "idlelib", "webbrowser"})  # their import acts
 _VIEWS = {_type({}.keys()): "keys", _type({}.values()): "values", _type({}.items()): "items"}
 _NAMEDTUPLES = {}
-MUTABLE = (list, dict, set, bytearray, collections.deque)  # dict and tuple subclasses too: Counter, ...
+_USER = {collections.UserList: list, collections.UserDict: dict, collections.UserString: str}
+_USER_NAMES = {cls.__name__: (cls, data) for cls, data in _USER.items()}
+# dict and tuple subclasses too (Counter, ...); a UserList or UserDict by its data
+MUTABLE = (list, dict, set, bytearray, collections.deque, collections.UserList, collections.UserDict)
 COPIED_BACK = MUTABLE + (tuple,)  # arguments whose changes come back (a tuple's inner containers)
 MAX_ITERATOR_ITEMS = 100_000
 MAX_DEPTH = flat.MAX_DEPTH  # levels of nesting of one value that crosses
@@ -192,6 +196,8 @@ def tag_value_type(value, sub):
         return {"$v": ["time", [value.hour, value.minute, value.second, value.microsecond], _zone(value, sub)]}
     if t is range:
         return {"$v": ["range", sub(value.start), sub(value.stop), sub(value.step)]}
+    if t in _USER and _type(_getattr(value, "data", None)) is _USER[t]:  # exact UserList/UserDict/UserString
+        return {"$v": [t.__name__, sub(value.data)]}
     if t in _VIEWS:
         kind = _VIEWS[t]
         return {"$v": [kind, [sub(list(v) if kind == "items" else v) for v in value]]}
@@ -324,6 +330,11 @@ def rebuild_value_type(body):
         return datetime.datetime(*parts, tzinfo=tz) if kind == "datetime" else datetime.time(*parts, tzinfo=tz)
     if kind == "range":
         return range(_int(body[1]), _int(body[2]), _int(body[3]))
+    if kind in _USER_NAMES:
+        cls, data = _USER_NAMES[kind]
+        if _type(body[1]) is not data:
+            raise ValueError(f"bad {kind}")
+        return cls(body[1])
     if kind == "keys":
         return dict.fromkeys(_list(body[1])).keys()
     if kind == "values":
@@ -519,6 +530,10 @@ def update_in_place(old, new):
     while work:
         old, new, checked = work.pop()
         if not _same_kind(old, new):
+            continue
+        if _isinstance(old, (collections.UserList, collections.UserDict)):  # their data, in place
+            if _type(old.data) is _type(new.data):
+                work.append((old.data, new.data, False))
             continue
         if _isinstance(old, (list, collections.deque)):
             items = old if _isinstance(old, list) else list(old)
