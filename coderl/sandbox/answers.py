@@ -650,6 +650,11 @@ def extract_answer(reply: str, words: frozenset[str] = frozenset()) -> Answer | 
     items = _items(text)
     starts = [item.start for item in items]
     marks = _markers(text, starts)
+    # A marker that holds no number (`\boxed{}`, "after ####." in the prose) names the format: it is no answer, and the
+    # reply is read without it; a `\boxed` with no brace is not one of these (`\boxed 17 so \boxed{18}`: two).
+    marks = [(begin, start, end, rule, finish) for begin, start, end, rule, finish in marks
+             if bisect.bisect_left(starts, end) > bisect.bisect_left(starts, start)
+             or rule == "boxed" and finish == end]
     if not marks:
         body = text.rstrip()
         found = _one_number(items, starts, text, body.rfind("\n") + 1, len(body), words) if body else None

@@ -173,6 +173,11 @@ def _adversarial(rng: random.Random, value: Fraction) -> tuple[str, str, Fractio
         ("ok/dollar", wrap.format(f"\\${n}"), Fraction(n)),
         ("ok/step heading", f"#### Step 1\nadd them\n#### {n}", Fraction(n)),
         ("ok/nested", f"#### \\boxed{{{n}}}", Fraction(n)),
+        # a marker that holds no number names the format, and is no second answer
+        ("ok/format named", rng.choice(["I will write the final answer after ####.\n", "Put it in \\boxed{}.\n",
+                                        "The answer goes in \\boxed{...} at the end.\n", "Format: <answer></answer>\n"])
+         + f"So {other} - {other - n} = {n}.\n" + wrap.format(n), Fraction(n)),
+        ("two answers", f"Put it in \\boxed{{}}.\n\\boxed{{{other}}} or #### {n}", None),
     ]
     return rng.choice(cases)
 

@@ -659,3 +659,20 @@ def test_the_generated_set_gives_its_counted_noun_and_the_judge_uses_it():
     reply = f"Work.\n#### {task.metadata['answer']} {noun}"
     assert task.build_request(reply).answer_words == (noun,) and value(reply) is None
     assert judge_answer(task.build_request(reply)).passed
+
+
+@pytest.mark.parametrize("reply, value", [
+    ("I will write the final answer after ####.\nStep: 3+4=7\n#### 7", 7),
+    ("Answer format: \\boxed{}. So 3+4 = 7.\nThe answer is \\boxed{7}.", 7),
+    ("We put it in \\boxed{...}: \\boxed{7}", 7),
+    ("Format: <answer></answer>\nSo 9 - 2 = 7.\n<answer>7</answer>", 7),
+    ("The answer goes in \\boxed{...} at the end.\nSo 6 - 1 = 5.\nThe answer is 5.", 5),  # no marker left: the last line
+    ("Put it in \\boxed{}.\n\\boxed{6} or #### 7", None),  # the markers that hold numbers still disagree
+    ("\\boxed{}", None), ("The answer is 18.\n#### ", None),  # nothing else to read: the last line holds no number
+    ("\\boxed 17 so \\boxed{18}", None),  # a box with no brace is no format named
+])
+def test_a_marker_that_holds_no_number_names_the_format_and_is_not_read(reply, value):
+    """Found by an attack (2026-11-27): a reply naming its marker format before answering got no answer, where
+    GSM8K's and MATH's own readers and Math-Verify read the final answer."""
+    found = extract_answer(reply)
+    assert (None if found is None else found.value) == (None if value is None else Fraction(value)), found
