@@ -576,9 +576,7 @@ def _left_ok(text: str, pos: int, math: bool) -> bool:
                 or _BOUNDARY_END.search(head) or _PROSE_END.search(head):
             return True
         if c.isalpha() and not touching and not math:
-            j = i
-            while j > line_start and text[j - 1].isalpha():
-                j -= 1
+            j = _word_start(text, line_start, i)
             if i - j < 2 or (j > line_start and text[j - 1] == "\\"):
                 return False  # a command or a variable
             word = text[j:i].lower()
@@ -586,13 +584,17 @@ def _left_ok(text: str, pos: int, math: bool) -> bool:
                 k = j
                 while k > line_start and text[k - 1] in " \t":
                     k -= 1
-                m = k
-                while m > line_start and text[m - 1].isalpha():
-                    m -= 1
-                before = text[m:k].lower()
+                before = text[_word_start(text, line_start, k):k].lower()
                 return before not in QUALIFIERS and before not in NUMBER_WORDS
             return word not in QUALIFIERS  # a word, unless it qualifies the number
         return False
+
+
+def _word_start(text: str, line_start: int, end: int) -> int:
+    """Where the run of letters that ends at `end` starts (not before `line_start`)."""
+    while end > line_start and text[end - 1].isalpha():
+        end -= 1
+    return end
 
 
 def _right_ok(text: str, pos: int, math: bool) -> bool:
