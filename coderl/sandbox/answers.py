@@ -201,6 +201,8 @@ _STATED = re.compile(r"(?:^[ \t*#>_-]*|\b(?:the|my|final|correct)[ \t]+)answer[ 
 # a `####` heading whose one number counts steps: `#### Step 2`, `#### Part 1: the costs`
 _LABEL = re.compile(r"(?i:step|part|case|method|approach|option|stage|phase)[ \t]+\d+[ \t]*(?:[:.)]|[ \t]-|$)")
 _LINE = re.compile(r"[^\n]+")
+# what a marker holds when it only names the format: nothing, dots, punctuation (`\boxed{}`, `\boxed{\ldots}`, `####.`)
+_PLACEHOLDER = re.compile(r"(?:\s|[.,:;!?\u2026]|\\[lcv]?dots\b|\\ldotp\b)*")
 # What may open the sentence of an answer statement, up to its word "answer" ("So the final answer is");
 # anything else makes the statement's number an operand ("Twice the answer is 18", "3 less than the answer is").
 # (discourse words that lead to a conclusion; none of them operates on what follows)
@@ -652,11 +654,11 @@ def extract_answer(reply: str, words: frozenset[str] = frozenset()) -> Answer | 
     items = _items(text)
     starts = [item.start for item in items]
     marks = _markers(text, starts)
-    # A marker that holds no number (`\boxed{}`, "after ####." in the prose) names the format: it is no answer, and the
-    # reply is read without it; a `\boxed` with no brace is not one of these (`\boxed 17 so \boxed{18}`: two).
-    marks = [(begin, start, end, rule, finish) for begin, start, end, rule, finish in marks
-             if bisect.bisect_left(starts, end) > bisect.bisect_left(starts, start)
-             or rule == "boxed" and finish == end]
+    # A marker that holds only a placeholder (`\boxed{}`, `\boxed{...}`, "after ####." in the prose) names the format:
+    # it is no answer, and the reply is read without it.  One that holds text, a letter or a symbol is read (and is
+    # no answer: `\boxed{18}` then `\boxed{\text{none}}` is none), and so is a `\boxed` with no brace.
+    marks = [mark for mark in marks if not (_PLACEHOLDER.fullmatch(text, mark[1], mark[2])
+                                            and not (mark[3] == "boxed" and mark[4] == mark[2]))]
     if not marks:
         body = text.rstrip()
         found = _one_number(items, starts, text, body.rfind("\n") + 1, len(body), words) if body else None

@@ -670,8 +670,15 @@ def test_the_generated_set_gives_its_counted_noun_and_the_judge_uses_it():
     ("Put it in \\boxed{}.\n\\boxed{6} or #### 7", None),  # the markers that hold numbers still disagree
     ("\\boxed{}", None), ("The answer is 18.\n#### ", None),  # nothing else to read: the last line holds no number
     ("\\boxed 17 so \\boxed{18}", None),  # a box with no brace is no format named
+    ("\\boxed{18}\n\\boxed{}", 18), ("#### 18\n####", 18), ("\\boxed{\\ldots} then \\boxed{18}", 18),
+    # a marker that holds text, a letter or a symbol is read, and takes the answer back (found by a review)
+    ("\\boxed{18}\n\nWait, actually no such number exists: \\boxed{\\text{none}}", None),
+    ("#### 18\n\nHmm, on reflection the answer is \\boxed{n}.", None),
+    ("The answer is \\boxed{18}. Or perhaps \\boxed{\\infty}.", None),
+    ("<answer>18</answer>\n<answer>infinitely many</answer>", None),
+    ("\\boxed{18}\n\\boxed{\\emptyset}", None), ("\\boxed{18}\n\\boxed{C}", None), ("\\boxed{\\text{none}}", None),
 ])
-def test_a_marker_that_holds_no_number_names_the_format_and_is_not_read(reply, value):
+def test_a_marker_that_holds_only_a_placeholder_names_the_format_and_is_not_read(reply, value):
     """Found by an attack (2026-11-27): a reply naming its marker format before answering got no answer, where
     GSM8K's and MATH's own readers and Math-Verify read the final answer."""
     found = extract_answer(reply)
