@@ -243,7 +243,14 @@ class TestRun:
                     judge.note("exit_called")  # what crossed the channel: the program's run ended in an exit
                 self.records.emit(event="program_error", status=status, message=str(hello.get("error"))[:300])
             return
-        reply = judge.channel.wait().get("r")
+        answer = judge.channel.wait()
+        if "u" in answer or "x" in answer:  # a name the tests read holds a value that cannot cross
+            x = answer.get("x")
+            why = answer["u"] if "u" in answer else x[1] if _type(x) is list and len(x) > 1 else ""
+            self.records.emit(event="program_error", status="runtime_error",
+                              message=f"the program's names cannot be sent to the tests ({str(why)[:200]})")
+            return
+        reply = answer.get("r")
         if _type(reply) is not dict or _type(reply.get("names")) is not dict:
             raise wire.Gone("bad_message")
         for name in wanted:
@@ -256,6 +263,9 @@ class TestRun:
                 self.ns[name] = value
         try:
             exec(compile(req.get("trusted", ""), "<task>", "exec"), self.ns)
+        except tester.Unsent:  # the task's code called the program, whose value cannot cross
+            self.records.emit(event="program_error", status="runtime_error", message=judge.unsent)
+            return
         except Exception as exc:
             self.records.emit(event="task_error", message=_describe(exc, "task code failed: "))
             return

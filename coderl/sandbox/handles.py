@@ -22,10 +22,10 @@ class Handle:
                  "_passive", "__weakref__")
 
     def __instancecheck__(self, obj):  # isinstance(x, ProgramClass): the program's own answer
-        return self._ask("isinstance", v=JUDGE.out(obj)) is True
+        return self._ask("isinstance", v=JUDGE.outgoing(obj)) is True
 
     def __subclasscheck__(self, cls):
-        return self._ask("issubclass", v=JUDGE.out(cls)) is True
+        return self._ask("issubclass", v=JUDGE.outgoing(cls)) is True
 
     def __init__(self, hid, tname, is_callable, is_iterator, custom_eq=False):
         """The judge's stand-in for the program's object `hid` (its type's name; callable; an iterator; with an
@@ -83,19 +83,19 @@ class Handle:
         return self._ask("getattr", n=name)
 
     def __setattr__(self, name, value):
-        self._ask("setattr", n=name, v=JUDGE.out(value))
+        self._ask("setattr", n=name, v=JUDGE.outgoing(value))
 
     def __delattr__(self, name):
         self._ask("delattr", n=name)
 
     def __getitem__(self, key):
-        return self._ask("getitem", k=JUDGE.out(key))
+        return self._ask("getitem", k=JUDGE.outgoing(key))
 
     def __setitem__(self, key, value):
-        self._ask("setitem", k=JUDGE.out(key), v=JUDGE.out(value))
+        self._ask("setitem", k=JUDGE.outgoing(key), v=JUDGE.outgoing(value))
 
     def __delitem__(self, key):
-        self._ask("delitem", k=JUDGE.out(key))
+        self._ask("delitem", k=JUDGE.outgoing(key))
 
     def __len__(self):
         n = self._ask("len")
@@ -104,7 +104,7 @@ class Handle:
         return n
 
     def __contains__(self, value):
-        return self._ask("contains", v=JUDGE.out(value)) is True
+        return self._ask("contains", v=JUDGE.outgoing(value)) is True
 
     def __bool__(self):
         return self._ask("bool") is True
@@ -202,7 +202,7 @@ def _binary(name, reflected):
     def operator(self, other):
         if not self._owned():
             return NotImplemented
-        return self._ask("operator", name=name, a=[JUDGE.out(other)], r=reflected)
+        return self._ask("operator", name=name, a=[JUDGE.outgoing(other)], r=reflected)
     return operator
 
 
@@ -211,7 +211,7 @@ def _unary(name):
         if not self._owned():
             raise TypeError(f"bad operand for {name}(): a program object ({self._tname}) that is no instance of "
                             "the class the task asks for")
-        return self._ask("operator", name=name, a=[JUDGE.out(a) for a in args])
+        return self._ask("operator", name=name, a=[JUDGE.outgoing(a) for a in args])
     return operator
 
 

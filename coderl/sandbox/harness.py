@@ -49,7 +49,7 @@ class Program:
 
     def __init__(self, chan_fd, max_bytes):
         self.pid = _getpid()  # the program process; a child it forks never speaks on the channel
-        self.channel = wire.Channel(chan_fd, max_bytes, self.dispatch, lambda why: {"u": why})
+        self.channel = wire.Channel(chan_fd, max_bytes, self.dispatch, _smaller)
         self.objects = {}  # handle id -> object (kept alive for the run)
         self.ids = {}  # id(object) -> handle id
         self.callbacks = {}  # judge callable id -> stub
@@ -350,6 +350,18 @@ class Callback:
                 setattr(exc, wire.TEST_EXCEPTION, own["$te"])
             raise exc
         return p.into(reply.get("r"))
+
+
+def _smaller(reply, why):
+    """A reply over the channel's size, without what made it so: an exception without its args (as one whose args
+    cannot be encoded), or the value replaced by `{"u": why}`; the arguments and task objects the call changed
+    (`back`, `mirrors`) are kept."""
+    small = {k: reply[k] for k in ("back", "mirrors") if k in reply}
+    if "x" in reply:
+        small["x"] = [*reply["x"][:2], None, *reply["x"][3:4]]
+    else:
+        small["u"] = why
+    return small
 
 
 def _module_class(cls):

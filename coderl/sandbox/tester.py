@@ -45,8 +45,8 @@ TASK_MODULE = "__coderl_test__"  # __name__ of the judge's namespace: classes th
 
 def _module_class(where):
     """The judge's own exception class for a program's exception class that a module defines (`[module, qualname]`,
-    `harness._module_class`): only of a module the judge has imported already (the test's `import json`, so that its
-    `except json.JSONDecodeError` catches it), never one it imports for the program, nor the tests' or task's own."""
+    `harness._module_class`): only of a module loaded in the judge already (the test's import, or one the judge
+    uses itself, as `json`), never one it imports for the program, nor the tests' or the task's own class."""
     if _type(where) is not list or len(where) != 2 or not all(_type(w) is str for w in where):
         return None
     module, qualname = where
@@ -235,7 +235,8 @@ class Judge:
         iterator (`iteration`) is a RuntimeError here, as PEP 479 makes it in a generator: no exception
         from the program steers the judge's loops."""
         exc, names = wire.rebuild_exception(payload, self.into)
-        own = payload[3] if _type(payload) is list and len(payload) == 4 else None
+        own = payload[3] if _type(payload) is list and len(payload) in (4, 5) else None
+        attrs = payload[4] if _type(payload) is list and len(payload) == 5 else None
         if _type(own) is dict and len(own) == 1 and _type(own.get("$te")) is int:  # a test's own, raised through
             if 0 <= own["$te"] < len(self.raised):
                 return self.raised[own["$te"]]
@@ -249,7 +250,13 @@ class Judge:
             try:  # the class's own type, its args as sent; its __init__ never sees them (it may format)
                 rebuilt = cls.__new__(cls)
                 rebuilt.args = exc.args
+                if attrs is not None and cls.__module__ not in ("builtins", TASK_MODULE, "__coderl_program__"):
+                    state = self.into(attrs)  # a module's class (`_module_class`): its attributes, as sent
+                    if _type(state) is dict:
+                        rebuilt.__dict__.update({k: v for k, v in state.items() if _type(k) is str})
                 exc = rebuilt
+            except wire.Gone:
+                raise
             except Exception:
                 exc = RuntimeError(f"{names[0]}: {exc}")
         if any(n in ("SystemExit", "KeyboardInterrupt") for n in names):
@@ -291,22 +298,38 @@ class Judge:
             return args[r["$arg"]]  # the call returned one of its (mutable) arguments: the caller's own
         return self.into(r)
 
-    def cannot_send(self, why):
-        """The program's value could not cross (`Program.sendable`): the test that asked fails whatever its code does
-        with this exception (`checks.TestRun.run_one` reads `unsent`)."""
-        self.unsent = self.unsent or f"the program's value cannot be sent to the tests ({str(why)[:200]})"
+    def cannot_send(self, why, what="the program's value cannot be sent to the tests"):
+        """A value could not cross (the program's: `Program.sendable`; the test's: `outgoing`): the test that asked
+        fails whatever its code does with this exception (`checks.TestRun.run_one` reads `unsent`)."""
+        self.unsent = self.unsent or f"{what} ({str(why)[:200]})"
         return Unsent(self.unsent)
 
+    def outgoing(self, value):
+        """`out` for a value a request sends: one that cannot cross (a cycle, nested too deeply, an object that is no
+        data, an endless iterator) fails the test, which cannot catch that (a ValueError or TypeError here, before
+        the program runs, would pass a test that expects the program to raise one)."""
+        try:
+            return self.out(value)
+        except (TypeError, ValueError) as exc:
+            raise self.cannot_send(exc, "the test's value cannot be sent to the program") from None
+
+    def request(self, message):
+        """A request to the program; one over the channel's size (nothing of it sent) fails the test as `outgoing`."""
+        try:
+            return self.channel.request(message)
+        except ValueError as exc:
+            raise self.cannot_send(exc, "the test's value cannot be sent to the program") from None
+
     def ask_raw(self, op, **fields):
-        return self.channel.request({"op": op, **fields})
+        return self.request({"op": op, **fields})
 
     def ask(self, op, **fields):
         return self.result(self.ask_raw(op, **fields))
 
     def call(self, target, args, kwargs):
-        message = {"op": "call", "f": self.out(target), "a": [self.out(a) for a in args],
-                   "k": {k: self.out(v) for k, v in kwargs.items()}}
-        return self.result(self.channel.request(message), args, kwargs)
+        message = {"op": "call", "f": self.outgoing(target), "a": [self.outgoing(a) for a in args],
+                   "k": {k: self.outgoing(v) for k, v in kwargs.items()}}
+        return self.result(self.request(message), args, kwargs)
 
     def dispatch(self, msg):
         """A callback from inside a program call: run the test code's callable here."""

@@ -189,11 +189,12 @@ def tag_value_type(value, sub):
         return {"$v": ["timedelta", value.days, value.seconds, value.microseconds]}
     if _isinstance(value, datetime.datetime):
         return {"$v": ["datetime", [value.year, value.month, value.day, value.hour, value.minute, value.second,
-                                    value.microsecond], _zone(value, sub)]}
+                                    value.microsecond], _zone(value, sub), value.fold]}
     if _isinstance(value, datetime.date):
         return {"$v": ["date", [value.year, value.month, value.day]]}
     if _isinstance(value, datetime.time):
-        return {"$v": ["time", [value.hour, value.minute, value.second, value.microsecond], _zone(value, sub)]}
+        return {"$v": ["time", [value.hour, value.minute, value.second, value.microsecond], _zone(value, sub),
+                       value.fold]}
     if t is range:
         return {"$v": ["range", sub(value.start), sub(value.stop), sub(value.step)]}
     if t in _USER and _type(_getattr(value, "data", None)) is _USER[t]:  # exact UserList/UserDict/UserString
@@ -216,10 +217,37 @@ def tag_value_type(value, sub):
     if _getattr(t, "__module__", "") == "numpy":
         if _getattr(value, "ndim", None) == 0 and callable(_getattr(value, "item", None)):
             return sub(value.item())  # numpy scalars: the plain Python number
-        if t.__name__ == "ndarray":  # a structured dtype by its fields (`descr`), any other by its name
-            dtype = str(value.dtype) if value.dtype.names is None else sub(value.dtype.descr)
+        if t.__name__ == "ndarray":  # a structured dtype by its fields (`_dtype_spec`), any other by its name
+            dtype = str(value.dtype) if value.dtype.names is None else sub(_dtype_spec(value.dtype))
             return {"$v": ["ndarray", dtype, list(value.shape), sub(value.tolist())]}
     return None
+
+
+def _dtype_spec(dtype):
+    """A numpy dtype as data: its name (`'<i4'`), a subarray's [base, shape], or a structured one's fields with their
+    offsets, size and alignment (padding and gaps kept: an aligned struct, a view of some of the fields)."""
+    if dtype.subdtype is not None:
+        return {"sub": [_dtype_spec(dtype.subdtype[0]), list(dtype.subdtype[1])]}
+    if dtype.names is None:
+        return dtype.str
+    return {"names": list(dtype.names), "formats": [_dtype_spec(dtype.fields[n][0]) for n in dtype.names],
+            "offsets": [dtype.fields[n][1] for n in dtype.names], "itemsize": dtype.itemsize,
+            "aligned": bool(dtype.isalignedstruct)}
+
+
+def _dtype_of(spec, numpy):
+    """The receiver's dtype for `_dtype_spec`'s data (ValueError/TypeError on anything else)."""
+    if _type(spec) is str:
+        return numpy.dtype(spec)
+    if _type(spec) is dict and set(spec) == {"sub"}:
+        base, shape = _list(spec["sub"])
+        return numpy.dtype((_dtype_of(base, numpy), tuple(_int(n) for n in _list(shape))))
+    if _type(spec) is not dict or set(spec) != {"names", "formats", "offsets", "itemsize", "aligned"}:
+        raise ValueError("bad dtype")
+    return numpy.dtype({"names": [str(n) for n in _list(spec["names"])],
+                        "formats": [_dtype_of(f, numpy) for f in _list(spec["formats"])],
+                        "offsets": [_int(o) for o in _list(spec["offsets"])], "itemsize": _int(spec["itemsize"]),
+                        "aligned": spec["aligned"] is True})
 
 
 def plain(base, value):
@@ -258,7 +286,7 @@ def _zone(value, sub):
 _ZONE_KEY = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_+-/")
 
 
-def _tzinfo(zone, parts, kind):
+def _tzinfo(zone, parts, kind, fold):
     """The receiver's tzinfo for `_zone`'s description: the zone of that key where it loads and gives the sent offset
     at these parts, else a fixed offset (with the sent name)."""
     if zone is None:
@@ -270,7 +298,8 @@ def _tzinfo(zone, parts, kind):
         try:
             import zoneinfo
             tz = zoneinfo.ZoneInfo(key)
-            probe = datetime.datetime(*parts, tzinfo=tz) if kind == "datetime" else datetime.time(*parts, tzinfo=tz)
+            make = datetime.datetime if kind == "datetime" else datetime.time
+            probe = make(*parts, tzinfo=tz, fold=fold)
             if probe.utcoffset() == offset:
                 return tz
         except Exception:
@@ -301,7 +330,7 @@ def rebuild_value_type(body):
         return collections.deque(_list(body[2]), maxlen)
     if kind == "ChainMap":
         maps = _list(body[1])
-        if not all(_isinstance(m, (dict, collections.ChainMap)) for m in maps):
+        if not all(_isinstance(m, (dict, collections.ChainMap, collections.UserDict)) for m in maps):
             raise ValueError("bad ChainMap")
         return collections.ChainMap(*maps)
     if kind == "iter":
@@ -326,8 +355,12 @@ def rebuild_value_type(body):
         parts = [_int(p) for p in _list(body[1])]
         if kind == "date":
             return datetime.date(*parts)
-        tz = _tzinfo(body[2], parts, kind)
-        return datetime.datetime(*parts, tzinfo=tz) if kind == "datetime" else datetime.time(*parts, tzinfo=tz)
+        fold = body[3] if _len(body) > 3 else 0  # which of a repeated wall time (the hour a clock is set back)
+        if fold not in (0, 1) or _type(fold) is not int:
+            raise ValueError("bad fold")
+        tz = _tzinfo(body[2], parts, kind, fold)
+        make = datetime.datetime if kind == "datetime" else datetime.time
+        return make(*parts, tzinfo=tz, fold=fold)
     if kind == "range":
         return range(_int(body[1]), _int(body[2]), _int(body[3]))
     if kind in _USER_NAMES:
@@ -351,7 +384,7 @@ def rebuild_value_type(body):
             import numpy
         except ImportError:
             return data
-        dtype = body[1] if _type(body[1]) is str else numpy.dtype(_list(body[1]))
+        dtype = body[1] if _type(body[1]) is str else _dtype_of(body[1], numpy)
         return numpy.array(data, dtype=dtype).reshape([_int(n) for n in _list(body[2])])
     raise ValueError(f"unknown value type {kind!r}")
 
@@ -443,13 +476,15 @@ class Mirrors:
         return [obj["state"]], finish
 
     def changed(self, encode):
-        """{judge object id: state} of the copies whose attributes changed since last said."""
-        changed = {}
+        """{judge object id: state} of the copies whose attributes changed since last said; what was said is noted
+        only once every copy has been encoded (one that cannot be leaves every change to be said again)."""
+        changed, said = {}, {}
         for jid, copy in self.copies.items():
             state = encode(dict(copy.__dict__))
             if text(state) != self.state.get(jid):
                 changed[str(jid)] = state
-                self.state[jid] = text(state)
+                said[jid] = text(state)
+        self.state.update(said)
         return changed
 
 

@@ -68,8 +68,8 @@ class Channel:
     """
 
     def __init__(self, fd, max_bytes, dispatch=None, oversized=None):
-        """`oversized(why)`: the reply sent instead of one over `max_bytes` (the program's: its value cannot cross);
-        without it such a reply is a ValueError here."""
+        """`oversized(reply, why)`: the reply sent instead of one over `max_bytes` (the program's: its value cannot
+        cross); without it such a reply is a ValueError here."""
         self.fd = fd
         self.max_bytes = max_bytes
         self.dispatch = dispatch
@@ -136,13 +136,17 @@ class Channel:
             self.answer(self.dispatch(msg))
 
     def answer(self, reply):
-        """Send a reply to the peer's request; one over the channel's size becomes `oversized`'s, where given."""
+        """Send a reply to the peer's request; one over the channel's size becomes `oversized(reply, why)`'s, where
+        given (or, over the size too, `{"u": why}` alone)."""
         try:
             self.send(reply)
         except ValueError as exc:
             if self.oversized is None:
                 raise
-            self.send(self.oversized(str(exc)))
+            try:
+                self.send(self.oversized(reply, str(exc)))
+            except ValueError:
+                self.send({"u": str(exc)})
 
     def wait_closed(self, timeout):
         """Wait (at most `timeout` s) for the peer to close its end: the program exits on its own
@@ -191,6 +195,12 @@ def exception_reply(exc, encode, own=None):
         pass
     if own is not None:
         reply["x"].append(own)
+        try:  # a module's exception class (`json.JSONDecodeError`): its attributes (`pos`), as data
+            state = exc.__dict__
+            if _type(own) is dict and "m" in own and _type(state) is dict and state:
+                reply["x"].append(encode({k: v for k, v in state.items() if _type(k) is str}))
+        except BaseException:
+            pass
     return reply
 
 
@@ -210,7 +220,8 @@ def rebuild_exception(payload, decode):
     decoded with `decode` (this side's value decoder).
 
     Returns (exception, names); `names[0]` is the peer's own type name."""
-    names, text, args = payload[:3] if _type(payload) is list and _len(payload) in (3, 4) else (["Exception"], "", None)
+    well_formed = _type(payload) is list and _len(payload) in (3, 4, 5)
+    names, text, args = payload[:3] if well_formed else (["Exception"], "", None)
     names = [n for n in names if _type(n) is str][:16] if _type(names) is list else ["Exception"]
     text = text if _type(text) is str else ""
     plain = _type(args) is list

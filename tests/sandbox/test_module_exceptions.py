@@ -72,3 +72,19 @@ def test_a_modules_exception_class_is_caught_as_in_python():
     assert got == plain, {case: (got[case], plain[case], r.message[:120])
                           for case, r in zip(CASES, results) if got[case] != plain[case]}
     assert all(r.tamper == [] for r in results)
+
+
+def test_a_modules_exception_keeps_its_attributes():
+    """Found by a review: `e.pos` of a JSONDecodeError was an AttributeError (the instance is rebuilt without its
+    `__init__`); its attributes now cross as data."""
+    test = ("import json\ntry:\n    candidate('{\"a\": 1,}')\nexcept json.JSONDecodeError as e:\n"
+            "    assert (e.pos, e.lineno, e.colno) == (8, 1, 9) and e.msg and e.doc == '{\"a\": 1,}'\n"
+            "else:\n    assert False\n")
+    program = "def f(text):\n    import json\n    return json.loads(text)\n"
+    source = program.replace("def f", "def candidate") + test
+    plain = subprocess.run([sys.executable, "-s", "-c", source], capture_output=True, timeout=60)
+    assert plain.returncode == 0, plain.stderr
+    with Sandbox(workers=1) as sb:
+        result = sb.run(ExecutionRequest(Mode.PYTHON_TESTS, program=program, entry_point="f", limits=Limits(),
+                                         tests=(TestCase("0", test),)))
+    assert result.passed, result.message

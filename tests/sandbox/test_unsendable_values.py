@@ -92,3 +92,57 @@ def test_a_caught_unsendable_value_in_the_preamble_fails_the_run(catch):
     with Sandbox(workers=1) as sb:
         result = sb.run(request)
     assert not result.passed and "cannot be sent" in result.message, (result.status, result.message)
+
+
+TEST_SIDE = {  # a value of the test's own that cannot cross, passed where the test expects the program to raise
+    "cycle": ("d = {}\nd['self'] = d\n", "d", "ValueError"),
+    "too deep": ("d = 0\nfor _ in range(1100):\n    d = [d]\n", "d", "ValueError"),
+    "no data": ("import threading\nd = threading.Lock()\n", "d", "TypeError"),
+    "over the channel": ("d = 'x' * (70 * 2**20)\n", "d", "ValueError"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(TEST_SIDE))
+def test_a_value_of_the_tests_that_cannot_cross_fails_the_test_uncatchably(case):
+    """Found by a review: the judge raised its encoder's error in the test before the program ran, so a test that
+    expects the program to raise passed for any program (`Judge.outgoing`, `Judge.request`)."""
+    setup, arg, error = TEST_SIDE[case]
+    test = f"{setup}try:\n    candidate({arg})\nexcept {error}:\n    pass\nelse:\n    assert False\n"
+    request = ExecutionRequest(Mode.PYTHON_TESTS, program="def f(x):\n    return 1\n", entry_point="f",
+                               limits=Limits(), tests=(TestCase("0", test), TestCase("1", "assert candidate(0) == 1")))
+    with Sandbox(workers=1) as sb:
+        result = sb.run(request)
+    by_id = {t.id: t for t in result.tests}
+    assert by_id["0"].status is Status.RUNTIME_ERROR and "test's value cannot be sent" in by_id["0"].message, by_id
+    assert by_id["1"].status is Status.PASSED and result.tamper == [], (by_id["1"], result.tamper)
+
+
+def test_an_oversized_reply_keeps_what_the_call_changed():
+    """Found by a review: a reply over the channel's size was replaced whole, so a task object the call changed
+    looked unchanged to later tests; an exception whose args are over the size keeps its class (args dropped)."""
+    trusted = "class Box:\n    def __init__(self):\n        self.v = 0\n"
+    program = trusted + ("def f(b, n, raising=False):\n    b.v = 5\n    if raising:\n        raise KeyError('x' * n)\n"
+                         "    return 'x' * n\n")
+    big = 70 * 2**20
+    tests = (TestCase("big", f"try:\n    f(box, {big})\nexcept BaseException:\n    pass\nelse:\n    assert False"),
+             TestCase("seen", "assert box.v == 5"),
+             TestCase("raises", f"box.v = 1\ntry:\n    f(box, {big}, True)\nexcept KeyError:\n    pass\n"
+                                "assert box.v == 5"))
+    request = ExecutionRequest(Mode.PYTHON_TESTS, program=program, entry_point="f", trusted_code=trusted,
+                               test_preamble="box = Box()\n", limits=Limits(), tests=tests)
+    with Sandbox(workers=1) as sb:
+        result = sb.run(request)
+    by_id = {t.id: t for t in result.tests}
+    assert by_id["big"].status is Status.RUNTIME_ERROR, by_id["big"]
+    assert by_id["seen"].status is Status.PASSED and by_id["raises"].status is Status.PASSED, by_id
+
+
+@pytest.mark.parametrize("value", ["'x' * (70 * 2**20)", "[]\nTABLE.append(TABLE)"])
+def test_a_name_the_tests_read_that_cannot_cross_is_the_programs_failure_not_tampering(value):
+    program = f"TABLE = {value}\ndef f():\n    return len(TABLE)\n"
+    request = ExecutionRequest(Mode.PYTHON_TESTS, program=program, entry_point="f", program_names=("TABLE",),
+                               limits=Limits(), tests=(TestCase("0", "assert candidate() >= 0 and TABLE"),))
+    with Sandbox(workers=1) as sb:
+        result = sb.run(request)
+    assert result.status is Status.RUNTIME_ERROR and result.tamper == [], (result.status, result.tamper)
+    assert "names cannot be sent" in result.message, result.message

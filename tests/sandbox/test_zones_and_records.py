@@ -48,6 +48,22 @@ def test_an_aware_datetime_crosses_with_its_instant_offset_name_and_zone(tz):
     assert cross(datetime.datetime(2024, 1, 1, tzinfo=UTC)).tzinfo is UTC
 
 
+def test_the_repeated_hour_crosses_with_its_fold():
+    """Found by a review: without `fold`, 01:30 of the second pass through New York's repeated hour came back as a
+    fixed offset, unequal to itself."""
+    try:
+        zone = zoneinfo.ZoneInfo("America/New_York")
+    except zoneinfo.ZoneInfoNotFoundError:
+        pytest.skip("no time zone data on this machine")
+    for fold in (0, 1):
+        value = datetime.datetime(2024, 11, 3, 1, 30, fold=fold, tzinfo=zone)
+        got = cross(value)
+        assert got == value and got.fold == fold and got.tzinfo is zone and got.utcoffset() == value.utcoffset()
+    assert cross(datetime.time(1, 30, fold=1)).fold == 1
+    with pytest.raises(ValueError):
+        values.walk({"$v": ["datetime", [2024, 1, 1, 0, 0, 0, 0], None, 2]}, values.decode_node)
+
+
 def test_an_aware_time_and_naive_values_cross_as_they_were():
     for value in (datetime.time(9, 0, tzinfo=IST), datetime.time(1, 2, 3, 4, tzinfo=UTC), datetime.time(5),
                   datetime.datetime(2020, 2, 29, 1, 2), datetime.date(1, 1, 1)):
@@ -80,9 +96,12 @@ def test_a_malformed_zone_is_refused(zone):
 
 
 def test_a_chainmap_among_a_chainmaps_maps_crosses():
-    value = ChainMap({"s": 1}, ChainMap({"u": 2}, {"d": 3, "u": 0}))
+    from collections import UserDict
+
+    value = ChainMap({"s": 1}, ChainMap({"u": 2}, {"d": 3, "u": 0}), UserDict(z=4))
     got = cross(value)
     assert got == value and type(got.maps[1]) is ChainMap and got["u"] == 2 and dict(got) == dict(value)
+    assert type(got.maps[2]) is UserDict
     with pytest.raises(ValueError):
         values.walk({"$v": ["ChainMap", [[1, 2]]]}, values.decode_node)
 
@@ -93,6 +112,9 @@ def test_a_structured_array_crosses_with_its_fields():
     records = numpy.array([("ann", 1.5, (1, 2)), ("bo", 2.0, (3, 4))],
                           dtype=[("name", "U10"), ("score", "f8"), ("xy", "i4", (2,))])
     nested = numpy.zeros(2, dtype=[("p", [("x", "f4"), ("y", "f4")]), ("n", "i8")])
-    for value in (plain, records, nested):
+    aligned = numpy.array([(1, 2)], dtype=numpy.dtype([("a", "u1"), ("b", "i4")], align=True))  # padding between
+    view = numpy.array([(1, 2, 3.5)], dtype=[("a", "u1"), ("b", "i4"), ("c", "f8")])[["a", "c"]]  # a gap
+    for value in (plain, records, nested, aligned, view):
         got = cross(value)
-        assert got.dtype == value.dtype and got.shape == value.shape and got.tobytes() == value.tobytes()
+        assert got.dtype == value.dtype and got.shape == value.shape
+        assert repr(got) == repr(value) and got.dtype.itemsize == value.dtype.itemsize
