@@ -201,8 +201,11 @@ _STATED = re.compile(r"(?:^[ \t*#>_-]*|\b(?:the|my|final|correct)[ \t]+)answer[ 
 # a `####` heading whose one number counts steps: `#### Step 2`, `#### Part 1: the costs`
 _LABEL = re.compile(r"(?i:step|part|case|method|approach|option|stage|phase)[ \t]+\d+[ \t]*(?:[:.)]|[ \t]-|$)")
 _LINE = re.compile(r"[^\n]+")
-# what a marker holds when it only names the format: nothing, dots, punctuation (`\boxed{}`, `\boxed{\ldots}`, `####.`)
-_PLACEHOLDER = re.compile(r"(?:\s|[.,:;!?\u2026]|\\[lcv]?dots\b|\\ldotp\b)*")
+# what a marker holds when it only names the format: nothing, dots, punctuation, blanks to fill, a template's word
+# (`\boxed{}`, `\boxed{\ldots}`, `####.`, `\boxed{\quad}`, `<answer>your answer</answer>`, `#### [number]`); never
+# `?` (after an answer it takes it back) nor a letter (`\boxed{N}` may be an answer)
+_PLACEHOLDER = re.compile(r"(?:\s|[.,:;!\u2026_\[\]<>()]|\\[lcv]?dots\b|\\ldotp\b|\\q?quad\b|\\_|\\[,;: ]"
+                          r"|\b(?i:(?:your|the|final)\s+)?(?i:answer|number|value|result)\b)*")
 # What may open the sentence of an answer statement, up to its word "answer" ("So the final answer is");
 # anything else makes the statement's number an operand ("Twice the answer is 18", "3 less than the answer is").
 # (discourse words that lead to a conclusion; none of them operates on what follows)

@@ -677,6 +677,10 @@ def test_the_generated_set_gives_its_counted_noun_and_the_judge_uses_it():
     ("The answer is \\boxed{18}. Or perhaps \\boxed{\\infty}.", None),
     ("<answer>18</answer>\n<answer>infinitely many</answer>", None),
     ("\\boxed{18}\n\\boxed{\\emptyset}", None), ("\\boxed{18}\n\\boxed{C}", None), ("\\boxed{\\text{none}}", None),
+    # a template's blanks and words name the format too; `?` after an answer takes it back (a second review)
+    ("\\boxed{answer} ... \\boxed{18}", 18), ("<answer>your answer</answer>\nSo 18.\n<answer>18</answer>", 18),
+    ("\\boxed{\\quad} then \\boxed{18}", 18), ("#### [number]\nwork\n#### 18", 18), ("\\boxed{___} \\boxed{18}", 18),
+    ("\\boxed{18}\n\\boxed{?}", None), ("#### 18\n#### ?", None), ("\\boxed{N}\n\\boxed{18}", None),
 ])
 def test_a_marker_that_holds_only_a_placeholder_names_the_format_and_is_not_read(reply, value):
     """Found by an attack (2026-11-27): a reply naming its marker format before answering got no answer, where
