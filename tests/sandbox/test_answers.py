@@ -679,7 +679,7 @@ def test_the_generated_set_gives_its_counted_noun_and_the_judge_uses_it():
     ("\\boxed{18}\n\\boxed{\\emptyset}", None), ("\\boxed{18}\n\\boxed{C}", None), ("\\boxed{\\text{none}}", None),
     # a template's blanks and words name the format too; `?` after an answer takes it back (a second review)
     ("\\boxed{answer} ... \\boxed{18}", 18), ("<answer>your answer</answer>\nSo 18.\n<answer>18</answer>", 18),
-    ("\\boxed{\\quad} then \\boxed{18}", 18), ("#### [number]\nwork\n#### 18", 18), ("\\boxed{___} \\boxed{18}", 18),
+    ("\\boxed{\\quad} then \\boxed{18}", 18), ("#### [number]\nwork\n#### 18", 18), ("\\boxed{___} then \\boxed{18}", 18),
     ("\\boxed{18}\n\\boxed{?}", None), ("#### 18\n#### ?", None), ("\\boxed{N}\n\\boxed{18}", None),
 ])
 def test_a_marker_that_holds_only_a_placeholder_names_the_format_and_is_not_read(reply, value):
