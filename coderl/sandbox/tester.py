@@ -58,6 +58,23 @@ def _module_class(where):
     return obj if isinstance(obj, type) and issubclass(obj, Exception) else None
 
 
+def _puller(it, error):
+    """The callback through which the program reads a test's iterator after its first batch: the next batch ([] at
+    its end); the exception the iterator raised, once the items before it are read."""
+    pending = [error]
+
+    def pull():
+        if pending[0] is not None:
+            exc, pending[0] = pending[0], None
+            raise exc
+        items, _, exc = values.iterator_batch(it)
+        if exc is not None and not items:
+            raise exc
+        pending[0] = exc
+        return items
+    return pull
+
+
 class Unsent(BaseException):
     """A value of the program's that cannot cross the channel (nested too deeply, a cycle, too large).  Never an
     exception a test expects: the test is failed even where its code catches this (`Judge.unsent`)."""
@@ -71,6 +88,7 @@ class Judge:
         their requests."""
         self.channel = channel
         channel.dispatch = self.dispatch
+        channel.oversized = lambda reply, why: self.unsendable_reply(why)  # a callback's reply over the size
         handles.JUDGE = self  # the one Judge of this process: handles send their requests through it
         self.handles = {}  # program handle id -> Handle
         self.callbacks = {}  # callback id -> judge callable
@@ -152,20 +170,28 @@ class Judge:
                 return node
             if getattr(t, "__module__", None) == TASK_MODULE and not isinstance(v, type) and hasattr(v, "__dict__"):
                 return self.mirror(v, sending)
-            if callable(getattr(t, "__next__", None)) and iter(v) is v:
-                return values.iterator_items(v), lambda done: {"$v": ["iter", done]}
+            if callable(getattr(t, "__next__", None)) and iter(v) is v:  # its first items; the program pulls the rest
+                items, more, error = values.iterator_batch(v)
+                if not more and error is None:
+                    return items, lambda done: {"$v": ["iter", done]}
+                pull = self.callback(_puller(v, error))
+                return items, lambda done: {"$v": ["iter", done, {"$cb": pull}]}
             if callable(v):
-                cid = self.callback_ids.get(id(v))
-                if cid is None:
-                    cid = self.callback_ids[id(v)] = len(self.callbacks)
-                    self.callbacks[cid] = v
-                return None, {"$cb": cid}
+                return None, {"$cb": self.callback(v)}
             raise TypeError(f"a {t.__name__} object cannot be passed to the program (only data, program "
                             "objects and callables cross)")
         try:
             return values.walk(value, expand, wire.MAX_DEPTH)
         except ValueError as exc:
             raise ValueError(f"argument {exc}") from None
+
+    def callback(self, func):
+        """The id the program calls the test's callable `func` by (one per callable)."""
+        cid = self.callback_ids.get(id(func))
+        if cid is None:
+            cid = self.callback_ids[id(func)] = len(self.callbacks)
+            self.callbacks[cid] = func
+        return cid
 
     def mirror(self, value, sending):
         """`out`'s step for an instance of a class the task's code defines (a `Node` built by the test): the
@@ -198,6 +224,8 @@ class Judge:
                     return None, self.callbacks[o["$cb"]]
                 if "$jo" in o and len(o) == 1:
                     return None, self.mirrors[o["$jo"]][0]
+                if _type(o.get("$v")) is list and o["$v"][:1] == ["iter"]:
+                    raise ValueError("an iterator by value")  # only the judge sends one (the program's are handles)
             return values.decode_node(o)
         try:
             return values.walk(obj, expand, max_items=MAX_ITEMS)
@@ -341,12 +369,24 @@ class Judge:
         if _type(kwargs) is not dict or not all(_type(k) is str for k in kwargs):
             raise wire.Gone("bad_message")
         try:
-            return {"r": self.out(func(*args, **{k: self.into(v) for k, v in kwargs.items()}))}
+            value = func(*args, **{k: self.into(v) for k, v in kwargs.items()})
         except wire.Gone:
             raise
+        except Unsent as exc:  # the callable called the program back, whose value could not cross: unwind it too
+            return self.unsendable_reply(exc)
         except Exception as exc:  # goes through the program as the nearest builtin; comes back as itself
             self.raised.append(exc)
             return wire.exception_reply(exc, self._data_or_none, own={"$te": len(self.raised) - 1})
+        try:
+            return {"r": self.out(value)}
+        except (TypeError, ValueError) as exc:  # the callable's value cannot cross: the test fails (`unsent`)
+            return self.unsendable_reply(exc)
+
+    def unsendable_reply(self, why):
+        """The reply to a callback whose value cannot cross (see `outgoing`; the judge channel's `oversized` too):
+        the test fails whatever happens next, and the program's call of the callable raises, so that it unwinds."""
+        self.cannot_send(why, "the test's value cannot be sent to the program")
+        return {"x": [["RuntimeError", "Exception", "BaseException", "object"], self.unsent, None]}
 
     def _data_or_none(self, value):
         """A test exception's argument for the program: its data, or None where it cannot cross."""

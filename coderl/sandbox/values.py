@@ -7,7 +7,7 @@ malformed.  Kinds: Counter, OrderedDict, defaultdict, namedtuple, Decimal, Fract
 datetime, timedelta, range, deque, ChainMap, UserList/UserDict/UserString (exactly those types), dict views
 (keys, values, items), mappingproxy (as a dict), module (one the sender imported, by its name: the receiver
 imports its own, never a `__main__` or private module; a module object made by hand is a handle), iterators
-passed as arguments (materialised, rebuilt as an iterator over the items), ndarray (numpy scalars travel as
+passed as arguments (a batch of items, the rest pulled by the receiver as it reads), ndarray (numpy scalars travel as
 plain numbers).
 `update_in_place` copies a call's mutation of an argument back into the caller's.
 
@@ -50,7 +50,7 @@ _USER_NAMES = {cls.__name__: (cls, data) for cls, data in _USER.items()}
 # dict and tuple subclasses too (Counter, ...); a UserList or UserDict by its data
 MUTABLE = (list, dict, set, bytearray, collections.deque, collections.UserList, collections.UserDict)
 COPIED_BACK = MUTABLE + (tuple,)  # arguments whose changes come back (a tuple's inner containers)
-MAX_ITERATOR_ITEMS = 100_000
+ITERATOR_BATCH = 1024  # items of a test's iterator sent at a time
 MAX_DEPTH = flat.MAX_DEPTH  # levels of nesting of one value that crosses
 _BIG_INT = 2**53
 
@@ -334,7 +334,11 @@ def rebuild_value_type(body):
             raise ValueError("bad ChainMap")
         return collections.ChainMap(*maps)
     if kind == "iter":
-        return iter(_list(body[1]))
+        if _len(body) == 2:
+            return iter(_list(body[1]))
+        if not callable(body[2]):
+            raise ValueError("bad iterator")
+        return _pulled(_list(body[1]), body[2])
     if kind == "namedtuple":
         name, fields, values = body[1], tuple(_list(body[2])), _list(body[3])
         if _type(name) is not str or not all(_type(f) is str for f in fields):
@@ -421,15 +425,31 @@ def importable(name):
     return all(p.isidentifier() and not p.startswith("_") for p in parts) and parts[0] not in NO_IMPORT
 
 
-def iterator_items(value):
-    """A judge-side iterator argument (`iter(xs)`, a generator expression) as a list of its items: the
-    program gets an iterator over the same values (`{"$v": ["iter", items]}`).  An endless one is refused."""
+def iterator_batch(it):
+    """Up to `ITERATOR_BATCH` items of a judge-side iterator (`iter(xs)`, a generator, `itertools.count()`), whether
+    it may go on, and the exception it raised after them (else None).  The program gets an iterator over the first
+    batch that pulls the rest through a callback as it reads (`{"$v": ["iter", items, {"$cb": pull}]}`), so an
+    endless iterator crosses, and an exception the test's generator raises reaches the program where it reads it."""
     items = []
-    for item in value:
-        if _len(items) >= MAX_ITERATOR_ITEMS:
-            raise TypeError(f"an iterator of over {MAX_ITERATOR_ITEMS} items cannot be passed to the program")
-        items.append(item)
-    return items
+    while _len(items) < ITERATOR_BATCH:
+        try:
+            items.append(next(it))
+        except StopIteration:
+            return items, False, None
+        except Exception as exc:
+            return items, False, exc
+    return items, True, None
+
+
+def _pulled(items, pull):
+    """The program side of a test's iterator: its first items, then batches from `pull` (a callback) until one is
+    empty; an exception the test's iterator raised comes out of `pull`."""
+    yield from items
+    while True:
+        batch = pull()
+        if _type(batch) is not list or not batch:
+            return
+        yield from batch
 
 
 class Mirrors:

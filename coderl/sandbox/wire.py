@@ -136,17 +136,20 @@ class Channel:
             self.answer(self.dispatch(msg))
 
     def answer(self, reply):
-        """Send a reply to the peer's request; one over the channel's size becomes `oversized(reply, why)`'s, where
-        given (or, over the size too, `{"u": why}` alone)."""
+        """Send a reply to the peer's request; one over the channel's size becomes `oversized(reply, why)`'s (a reply,
+        or a list of them to try in turn), where given; if each is over the size too, `{"u": why}` alone."""
         try:
             self.send(reply)
         except ValueError as exc:
             if self.oversized is None:
                 raise
-            try:
-                self.send(self.oversized(reply, str(exc)))
-            except ValueError:
-                self.send({"u": str(exc)})
+            smaller = self.oversized(reply, str(exc))
+            for candidate in smaller if _type(smaller) is list else [smaller]:
+                try:
+                    return self.send(candidate)
+                except ValueError:
+                    continue
+            self.send({"u": str(exc)})
 
     def wait_closed(self, timeout):
         """Wait (at most `timeout` s) for the peer to close its end: the program exits on its own
