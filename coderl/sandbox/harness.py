@@ -49,7 +49,7 @@ class Program:
 
     def __init__(self, chan_fd, max_bytes):
         self.pid = _getpid()  # the program process; a child it forks never speaks on the channel
-        self.channel = wire.Channel(chan_fd, max_bytes, self.dispatch, _smaller)
+        self.channel = wire.Channel(chan_fd, max_bytes, self.dispatch, wire.smaller_replies)
         self.objects = {}  # handle id -> object (kept alive for the run)
         self.ids = {}  # id(object) -> handle id
         self.callbacks = {}  # judge callable id -> stub
@@ -81,9 +81,9 @@ class Program:
             # its name, and the classes along its MRO that are builtins (not merely named like one)
             tag["t"] = _str(obj.__name__)[:100]
             tag["x"] = [c.__name__ for c in obj.__mro__ if wire.EXCEPTIONS.get(c.__name__) is c][:16]
-            where = _module_class(obj)
+            where = wire.module_class(obj, _sys.modules)
             if where is not None:  # an imported module's own class (json.JSONDecodeError): the judge may hold it too
-                tag["m"] = where
+                tag["mod"] = where
         return tag
 
     def out(self, value):
@@ -350,35 +350,6 @@ class Callback:
                 setattr(exc, wire.TEST_EXCEPTION, own["$te"])
             raise exc
         return p.into(reply.get("r"))
-
-
-def _smaller(reply, why):
-    """Replies to try in turn for one over the channel's size, without what made it so: an exception without its
-    args (as one whose args cannot be encoded), or the value replaced by `{"u": why}`; first with the arguments and
-    task objects the call changed (`back`, `mirrors`), then with the task objects alone (they persist across tests)."""
-    small = {"x": [*reply["x"][:2], None, *reply["x"][3:4]]} if "x" in reply else {"u": why}
-    return [{**small, **{k: reply[k] for k in keys if k in reply}} for keys in (("back", "mirrors"), ("mirrors",))]
-
-
-def _module_class(cls):
-    """[module, qualname] of an exception class that an imported module holds under that name (its own class, not
-    one the program made and named after it; a C accelerator's, `_csv.Error`, by the public module that re-exports
-    it, `csv`), else None."""
-    try:
-        module, qualname = cls.__module__, cls.__qualname__
-        if _type(module) is not str or _type(qualname) is not str:
-            return None
-        for name in (module, module[1:]) if module[:1] == "_" and module[1:2] != "_" else (module,):
-            obj = _sys.modules.get(name)
-            if not values.importable(name) or not values.imported_module(obj):
-                continue
-            for part in qualname.split("."):
-                obj = _getattr(obj, part, None)
-            if obj is cls:
-                return [name, qualname]
-        return None
-    except _BaseException:
-        return None
 
 
 def _own_attrs(program):

@@ -43,21 +43,6 @@ _CONTROL_NAMES = frozenset(c.__name__ for c in _CONTROL)
 TASK_MODULE = "__coderl_test__"  # __name__ of the judge's namespace: classes the task's code defines
 
 
-def _module_class(where):
-    """The judge's own exception class for a program's exception class that a module defines (`[module, qualname]`,
-    `harness._module_class`): only of a module loaded in the judge already (the test's import, or one the judge
-    uses itself, as `json`), never one it imports for the program, nor the tests' or the task's own class."""
-    if _type(where) is not list or len(where) != 2 or not all(_type(w) is str for w in where):
-        return None
-    module, qualname = where
-    if module in (TASK_MODULE, "__main__", "__coderl_program__") or not values.importable(module):
-        return None
-    obj = sys.modules.get(module)
-    for part in qualname.split(".") if obj is not None else ():
-        obj = getattr(obj, part, None) if part.isidentifier() and not part.startswith("__") else None
-    return obj if isinstance(obj, type) and issubclass(obj, Exception) else None
-
-
 def _puller(it, error):
     """The callback through which the program reads a test's iterator after its first batch: the next batch ([] at
     its end); the exception the iterator raised, once the items before it are read."""
@@ -249,7 +234,7 @@ class Judge:
         if cls is not None and isinstance(cls, enum.EnumMeta) and _type(obj.get("m")) is str:
             return cls[obj["m"]]  # a member of the task's Enum: this process's own member
         if _type(obj.get("x")) is list and _type(obj.get("t")) is str and obj.get("c") is True:
-            return (_module_class(obj.get("m"))
+            return (wire.module_class_named(obj.get("mod"), sys.modules, (TASK_MODULE, "__main__", "__coderl_program__"))
                     or self.stand_in(hid, obj["t"], [b for b in obj["x"][:16] if _type(b) is str]))
         return handle
 
@@ -279,7 +264,7 @@ class Judge:
                 rebuilt = cls.__new__(cls)
                 rebuilt.args = exc.args
                 if attrs is not None and cls.__module__ not in ("builtins", TASK_MODULE, "__coderl_program__"):
-                    state = self.into(attrs)  # a module's class (`_module_class`): its attributes, as sent
+                    state = self.into(attrs)  # a module's class (`wire.module_class`): its attributes, as sent
                     if _type(state) is dict:
                         rebuilt.__dict__.update({k: v for k, v in state.items() if _type(k) is str})
                 exc = rebuilt

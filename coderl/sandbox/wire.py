@@ -44,6 +44,7 @@ except ImportError:  # loaded by path in the fork server
 
 _type = type
 _len = len
+_getattr = getattr  # bound before any program runs (the program side calls `module_class`)
 _isinstance = isinstance
 MAX_DEPTH = values.MAX_DEPTH  # nesting of one value
 HEADER = struct.Struct(">I")
@@ -200,7 +201,7 @@ def exception_reply(exc, encode, own=None):
         reply["x"].append(own)
         try:  # a module's exception class (`json.JSONDecodeError`): its attributes (`pos`), as data
             state = exc.__dict__
-            if _type(own) is dict and "m" in own and _type(state) is dict and state:
+            if _type(own) is dict and "mod" in own and _type(state) is dict and state:
                 reply["x"].append(encode({k: v for k, v in state.items() if _type(k) is str}))
         except BaseException:
             pass
@@ -243,3 +244,49 @@ def rebuild_exception(payload, decode):
                 break
     first = names[0] if names else "Exception"
     return RuntimeError(f"{first}: {text}" if text else first), names
+
+
+# ---- what both sides read: replies over the size, exception classes of modules --------------------------------
+def smaller_replies(reply, why):
+    """Replies to try in turn for one over the channel's size, without what made it so: an exception without its
+    args (as one whose args cannot be encoded), or the value replaced by `{"u": why}`; first with the arguments and
+    task objects the call changed (`back`, `mirrors`), then with the task objects alone (they persist across tests)."""
+    small = {"x": [*reply["x"][:2], None, *reply["x"][3:4]]} if "x" in reply else {"u": why}
+    return [{**small, **{k: reply[k] for k in keys if k in reply}} for keys in (("back", "mirrors"), ("mirrors",))]
+
+
+def module_class(cls, modules):
+    """The program side: [module, qualname] of an exception class that an imported module (in `modules`, the
+    program's `sys.modules`) holds under that name (its own class, not one the program made and named after it; a
+    C accelerator's, `_csv.Error`, by the public module that re-exports it, `csv`), else None."""
+    try:
+        module, qualname = cls.__module__, cls.__qualname__
+        if _type(module) is not str or _type(qualname) is not str:
+            return None
+        for name in (module, module[1:]) if module[:1] == "_" and module[1:2] != "_" else (module,):
+            obj = modules.get(name)
+            if not values.importable(name) or not values.imported_module(obj):
+                continue
+            for part in qualname.split("."):
+                obj = _getattr(obj, part, None)
+            if obj is cls:
+                return [name, qualname]
+        return None
+    except BaseException:
+        return None
+
+
+def module_class_named(where, modules, refused):
+    """The judge side: its own exception class for a program's exception class that a module defines (`[module,
+    qualname]` from `module_class`): only of a module loaded in the judge already (in `modules`, its `sys.modules`:
+    the test's import, or one the judge uses itself, as `json`), never one it imports for the program, nor one of
+    the modules `refused` (the tests' and the task's own)."""
+    if _type(where) is not list or len(where) != 2 or not all(_type(w) is str for w in where):
+        return None
+    module, qualname = where
+    if module in refused or not values.importable(module):
+        return None
+    obj = modules.get(module)
+    for part in qualname.split(".") if obj is not None else ():
+        obj = getattr(obj, part, None) if part.isidentifier() and not part.startswith("__") else None
+    return obj if isinstance(obj, type) and issubclass(obj, Exception) else None

@@ -1,6 +1,6 @@
 """An exception class that an imported module defines (`json.JSONDecodeError`, `statistics.StatisticsError`,
 `decimal.InvalidOperation`, ...) raised by the program is caught by a test's `except module.Class` as in Python
-(`harness._module_class`, `tester._module_class`): the judge takes its own class of that name from a module the
+(`wire.module_class`, `wire.module_class_named`): the judge takes its own class of that name from a module the
 test imported.  Before (at 86a70e8) it was a stand-in for a class of the program's, which no `except json.
 JSONDecodeError` catches: a correct program failed.  A class the program makes and names after a module's is
 still its own.  Differential: every case against the plain interpreter."""

@@ -7,6 +7,7 @@ rest default.  Found by an attack (2026-11-27): SIGINT was reset to SIG_DFL, so 
 its own main thread ran into the wall-clock backstop.  Each case is judged by the plain interpreter too."""
 
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -44,12 +45,21 @@ BROKEN_PIPE = ("import os\n"
 SCRIPTS = (DISPOSITIONS, INTERRUPT_MAIN, RAISE_SIGINT, BROKEN_PIPE)
 
 
+def _default_interrupts():
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
+
+
 def plain_stdout(script: str) -> str:
     with tempfile.TemporaryDirectory() as d:
         with open(os.path.join(d, "main.py"), "w") as f:
             f.write(script)
+        # started as a shell starts a foreground program: SIGINT and SIGQUIT at their defaults, whatever this test
+        # process inherited (a suite run in the background with `&` has them ignored, and Python keeps an ignored
+        # SIGINT ignored)
         run = subprocess.run([sys.executable, "-s", "main.py"], cwd=d, env=PLAIN_ENV, stdin=subprocess.DEVNULL,
-                             capture_output=True, text=True, timeout=30, start_new_session=True)
+                             capture_output=True, text=True, timeout=30, start_new_session=True,
+                             preexec_fn=_default_interrupts)
     assert run.returncode == 0, run.stderr
     return run.stdout.strip()
 
