@@ -234,8 +234,8 @@ class Judge:
         if cls is not None and isinstance(cls, enum.EnumMeta) and _type(obj.get("m")) is str:
             return cls[obj["m"]]  # a member of the task's Enum: this process's own member
         if _type(obj.get("x")) is list and _type(obj.get("t")) is str and obj.get("c") is True:
-            return (wire.module_class_named(obj.get("mod"), sys.modules, (TASK_MODULE, "__main__", "__coderl_program__"))
-                    or self.stand_in(hid, obj["t"], [b for b in obj["x"][:16] if _type(b) is str]))
+            own = wire.module_class_named(obj.get("mod"), sys.modules, (TASK_MODULE, "__main__", "__coderl_program__"))
+            return own or self.stand_in(hid, obj["t"], [b for b in obj["x"][:16] if _type(b) is str])
         return handle
 
     # ---- requests -----------------------------------------------------------------------------
