@@ -1,8 +1,9 @@
 """Handles: the judge's proxies for objects that live in the program process (`tester.py` makes
 them from replies).  Standard library only.  Everything but identity is a request through the one
 `Judge` of this process (`JUDGE`, set when it is made).  `==` with anything but another program object
-is identity (an always-equal object is named); `==`, `!=` and ordering between two program objects are
-a TypeError (named), except between two instances of the class the task asks for (`Judge.compare`).
+is identity (an always-equal object is named); `==`, `!=` and ordering between two program objects, and
+operators on one, are not judged (`Judge.refuse`: the test fails, uncatchably; named), except between two
+instances of the class the task asks for (`Judge.compare`).
 Iteration streams items in growing batches.  A class the task does not name but the tests call (MBPP's
 `Pair` in a row with no reference) is a constructor only: what it builds is passed to the program and
 takes attributes, and is never read (`_passive_ask`).
@@ -74,8 +75,8 @@ class Handle:
         self._refuse(op)
 
     def _refuse(self, what):
-        raise TypeError(f"an object of the program's {self._tname!r}, which the task does not name, is only "
-                        f"constructed and passed to the program ({what} refused)")
+        raise JUDGE.refuse(f"an object of the program's {self._tname!r}, which the task does not name, is only "
+                           f"constructed and passed to the program ({what} refused)")
 
     def __getattr__(self, name):
         if name.startswith("__") and name.endswith("__"):
@@ -192,16 +193,20 @@ UNARY = ("neg", "pos", "abs", "invert", "index", "int", "float", "round", "trunc
 
 def _ordering(op):
     """Ordering exists only between two instances of the task's own class (`Judge.compare`); against anything
-    else Python raises its TypeError."""
+    else it is not judged (`Judge.refuse`: the test fails, whatever it catches)."""
     def compare(self, other):
-        return JUDGE.compare(self, other, op) if _type(other) is Handle else NotImplemented
+        if _type(other) is Handle:
+            return JUDGE.compare(self, other, op)
+        raise JUDGE.refuse(f"'{op}' between an object of the program ({self._tname}) and a value of the test's is not "
+                           "judged: only the class the task asks for compares its own instances")
     return compare
 
 
 def _binary(name, reflected):
     def operator(self, other):
         if not self._owned():
-            return NotImplemented
+            raise JUDGE.refuse(f"'{name}' on a program object ({self._tname}) that is no instance of the class the "
+                               "task asks for is not judged")
         return self._ask("operator", name=name, a=[JUDGE.outgoing(other)], r=reflected)
     return operator
 
@@ -209,8 +214,8 @@ def _binary(name, reflected):
 def _unary(name):
     def operator(self, *args):
         if not self._owned():
-            raise TypeError(f"bad operand for {name}(): a program object ({self._tname}) that is no instance of "
-                            "the class the task asks for")
+            raise JUDGE.refuse(f"bad operand for {name}(): a program object ({self._tname}) that is no instance of "
+                               "the class the task asks for (not judged)")
         return self._ask("operator", name=name, a=[JUDGE.outgoing(a) for a in args])
     return operator
 

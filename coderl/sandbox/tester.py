@@ -119,8 +119,8 @@ class Judge:
         if self.owns(a) and self.owns(b):
             return a._ask("compare", cmp=op, v={"$h": b._hid}) is True
         self.note("program_comparison:" + a._tname[:60])
-        raise TypeError(f"'{_SYMBOLS[op]}' between two objects of the program ({a._tname}, {b._tname}) is not "
-                        "judged: only the class the task asks for compares its own instances")
+        raise self.refuse(f"'{_SYMBOLS[op]}' between two objects of the program ({a._tname}, {b._tname}) is not "
+                          "judged: only the class the task asks for compares its own instances")
 
     def rebuild(self, cls, handle):
         """This process's instance of the task's dataclass `cls` from the program object's fields."""
@@ -310,6 +310,13 @@ class Judge:
         if _type(r) is dict and len(r) == 1 and _type(r.get("$arg")) is int and 0 <= r["$arg"] < len(args):
             return args[r["$arg"]]  # the call returned one of its (mutable) arguments: the caller's own
         return self.into(r)
+
+    def refuse(self, message):
+        """What the judge does not judge (a comparison between program objects, an operator on one that is no
+        instance of the task's class): the test fails whatever its code catches (a TypeError here would pass
+        `try: a < b except TypeError` for a program whose objects do compare)."""
+        self.unsent = self.unsent or message
+        return Unsent(self.unsent)
 
     def cannot_send(self, why, what="the program's value cannot be sent to the tests"):
         """A value could not cross (the program's: `Program.sendable`; the test's: `outgoing`): the test that asked

@@ -116,7 +116,7 @@ def test_two_program_objects_never_judge_each_other(sandbox):
     wrong = run(sandbox, t, "    return _Same()\n\n\n" + _ALWAYS)
     assert not wrong.passed
     assert any(n.startswith("program_comparison:") for n in wrong.tamper), wrong.tamper
-    assert "TypeError" in wrong.message
+    assert "not judged" in wrong.message
     right = run(sandbox, t, "    return sorted(xs)\n")
     assert right.passed and right.tamper == [], (right.message, right.tamper)
 
@@ -321,7 +321,7 @@ def test_operators_of_other_program_objects_stay_refused(sandbox):
     lie = ("    return _Zero()\n\n\nclass _Zero:\n    __sub__ = __rsub__ = lambda self, o: 0\n"
            "    __neg__ = lambda self: -2\n")
     wrong = run(sandbox, t, lie)
-    assert not wrong.passed and all("TypeError" in o.message for o in wrong.tests), wrong.tests
+    assert not wrong.passed and all("not judged" in o.message for o in wrong.tests), wrong.tests
     assert run(sandbox, t, "    return x ** 0.5\n").passed
 
 
@@ -348,7 +348,7 @@ def test_an_object_of_a_called_only_class_is_never_compared(sandbox):
     forged = code.replace("return self.item", "return Item(0)") + ("\n\nclass Item(Box):\n    __qualname__ = 'Box'\n\n    def __init__(self, n):\n        self.n = n\n\n"
                      "    __eq__ = lambda self, o: True\n    __lt__ = lambda self, o: False\n")
     wrong = run(sandbox, t, forged)
-    assert not wrong.passed and all("TypeError" in o.message for o in wrong.tests), wrong.tests
+    assert not wrong.passed and all("not judged" in o.message for o in wrong.tests), wrong.tests
     ordinary = task(prompt, ["b = candidate()\nb.put(Item(1))\nassert b.take() is not None"], "Box", reference=code)
     assert run(sandbox, ordinary, code + "\n\nclass Item:\n    def __init__(self, n):\n        self.n = n\n").passed
 
