@@ -73,7 +73,7 @@ class Judge:
         their requests."""
         self.channel = channel
         channel.dispatch = self.dispatch
-        channel.oversized = lambda reply, why: self.unsendable_reply(why)  # a callback's reply over the size
+        channel.oversized = lambda reply, why: [self.unsendable_reply(why)]  # a callback's reply over the size
         handles.JUDGE = self  # the one Judge of this process: handles send their requests through it
         self.handles = {}  # program handle id -> Handle
         self.callbacks = {}  # callback id -> judge callable
@@ -321,8 +321,7 @@ class Judge:
     def cannot_send(self, why, what="the program's value cannot be sent to the tests"):
         """A value could not cross (the program's: `Program.sendable`; the test's: `outgoing`): the test that asked
         fails whatever its code does with this exception (`checks.TestRun.run_one` reads `unsent`)."""
-        self.unsent = self.unsent or f"{what} ({str(why)[:200]})"
-        return Unsent(self.unsent)
+        return self.refuse(f"{what} ({str(why)[:200]})")
 
     def outgoing(self, value):
         """`out` for a value a request sends: one that cannot cross (a cycle, nested too deeply, an object that is no

@@ -69,8 +69,8 @@ class Channel:
     """
 
     def __init__(self, fd, max_bytes, dispatch=None, oversized=None):
-        """`oversized(reply, why)`: the reply sent instead of one over `max_bytes` (the program's: its value cannot
-        cross); without it such a reply is a ValueError here."""
+        """`oversized(reply, why)`: the replies to try in turn instead of one over `max_bytes` (the program's: its value
+        cannot cross); without it such a reply is a ValueError here."""
         self.fd = fd
         self.max_bytes = max_bytes
         self.dispatch = dispatch
@@ -137,15 +137,14 @@ class Channel:
             self.answer(self.dispatch(msg))
 
     def answer(self, reply):
-        """Send a reply to the peer's request; one over the channel's size becomes `oversized(reply, why)`'s (a reply,
-        or a list of them to try in turn), where given; if each is over the size too, `{"u": why}` alone."""
+        """Send a reply to the peer's request; one over the channel's size becomes the first of `oversized(reply, why)`
+        that fits, where given; if none does, `{"u": why}` alone."""
         try:
             self.send(reply)
         except ValueError as exc:
             if self.oversized is None:
                 raise
-            smaller = self.oversized(reply, str(exc))
-            for candidate in smaller if _type(smaller) is list else [smaller]:
+            for candidate in self.oversized(reply, str(exc)):
                 try:
                     return self.send(candidate)
                 except ValueError:
