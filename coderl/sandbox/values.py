@@ -286,7 +286,7 @@ def _zone(value, sub):
 _ZONE_KEY = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_+-/")
 
 
-def _tzinfo(zone, parts, kind, fold):
+def _tzinfo(zone, parts, make, fold):
     """The receiver's tzinfo for `_zone`'s description: the zone of that key where it loads and gives the sent offset
     at these parts, else a fixed offset (with the sent name)."""
     if zone is None:
@@ -298,7 +298,6 @@ def _tzinfo(zone, parts, kind, fold):
         try:
             import zoneinfo
             tz = zoneinfo.ZoneInfo(key)
-            make = datetime.datetime if kind == "datetime" else datetime.time
             probe = make(*parts, tzinfo=tz, fold=fold)
             if probe.utcoffset() == offset:
                 return tz
@@ -362,9 +361,8 @@ def rebuild_value_type(body):
         fold = body[3] if _len(body) > 3 else 0  # which of a repeated wall time (the hour a clock is set back)
         if fold not in (0, 1) or _type(fold) is not int:
             raise ValueError("bad fold")
-        tz = _tzinfo(body[2], parts, kind, fold)
         make = datetime.datetime if kind == "datetime" else datetime.time
-        return make(*parts, tzinfo=tz, fold=fold)
+        return make(*parts, tzinfo=_tzinfo(body[2], parts, make, fold), fold=fold)
     if kind == "range":
         return range(_int(body[1]), _int(body[2]), _int(body[3]))
     if kind in _USER_NAMES:
