@@ -10,6 +10,8 @@ import random
 from string import Template
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from coderl.sandbox.types import CheckKind
 from coderl.tasks import TaskFormatError, load_tasks, parse_task_spec
@@ -252,3 +254,31 @@ def test_bad_options_are_one_line_errors_at_parse_time(spec, message):
 def test_primitive_names_are_valid_function_names():
     for name in BY_NAME:
         assert name.isidentifier()
+
+
+# A generated test's check is made without parsing `assert candidate(x) == y` when x and y are plain literals
+# (`equality_check`): it must be what `classify_statement` reads from that statement, for any values.
+_scalars = (st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5) | st.binary(max_size=3)
+            | st.complex_numbers(max_magnitude=10))
+_values = st.recursive(_scalars, lambda inner: st.lists(inner, max_size=3) | st.tuples(inner, inner)
+                       | st.frozensets(st.integers(), max_size=2) | st.sets(st.text(max_size=2), max_size=2)
+                       | st.dictionaries(st.integers(), inner, max_size=2), max_leaves=8)
+
+
+@settings(max_examples=400, deadline=None)
+@given(x=_values, y=_values)
+@example(x=1, y=float("nan")).via("not a literal")
+@example(x=[0.5], y=float("-inf")).via("not a literal")
+@example(x=(), y=[[float("nan")]]).via("not a literal, inside")
+@example(x="a", y=-0.0).via("a signed zero")
+@example(x=True, y=[1, True, 1.0]).via("three types that compare equal")
+@example(x=None, y=set()).via("an empty set is no literal")
+@example(x=[[1], ("x",)], y={1: 2}).via("a dict")
+def test_a_generated_equality_check_is_the_one_the_statement_gives(x, y):
+    from coderl.tasks.generators.synthetic import equality_check
+    from coderl.tasks.loaders.humaneval import classify_statement
+
+    fast, parsed = equality_check(x, y), classify_statement(f"assert candidate({x!r}) == {y!r}", "candidate")
+    assert fast[:2] == parsed[:2]
+    # the same value of the same types all the way down (repr tells 1 from True and 1.0, -0.0 from 0.0)
+    assert repr(fast[2]) == repr(parsed[2]) and type(fast[2]) is type(parsed[2])
