@@ -36,6 +36,7 @@ _BaseException = BaseException
 _SyntaxError = SyntaxError
 _BUILTINS = dict(vars(builtins))
 _Enum = __import__("enum").Enum
+_Flag = __import__("enum").Flag
 _operator = __import__("operator")
 _os = __import__("os")
 _getpid, _exit = _os.getpid, _os._exit
@@ -58,10 +59,10 @@ class Program:
         self.mirrors = values.Mirrors()  # objects the task's code built in the judge, rebuilt here
 
     # ---- values out --------------------------------------------------------------------------
-    def handle(self, obj):
+    def handle(self, obj, depth=0):
         """The tag the judge holds this object by: its id here (one per object, so identity survives crossing twice),
         type name, whether it is callable, an iterator or has its own `__eq__`, and for an Enum member or an exception
-        class what the judge needs to take its own instead."""
+        class what the judge needs to take its own instead (`depth`: of a base class's tag inside a subclass's)."""
         key = _id(obj)
         hid = self.ids.get(key)
         if hid is None or self.objects[hid] is not obj:
@@ -77,10 +78,16 @@ class Program:
                "i": is_iterator, "e": _getattr(t, "__eq__", None) is not object.__eq__}
         if _isinstance(obj, _Enum):
             tag["m"] = _str(obj.name)[:100]  # a member: the judge takes the task's own Enum member
+            if _isinstance(obj, _Flag) and _type(obj.value) is int:
+                tag["fv"] = obj.value  # a Flag's value: members combined (R|W) and none (Perm(0)) have no one name
         elif _isinstance(obj, _type) and issubclass(obj, _BaseException):  # an exception class a test may catch
             # its name, and the classes along its MRO that are builtins (not merely named like one)
             tag["t"] = _str(obj.__name__)[:100]
             tag["x"] = [c.__name__ for c in obj.__mro__ if wire.EXCEPTIONS.get(c.__name__) is c][:16]
+            if depth < 16:  # its direct bases that are exception classes: a builtin's name, else the base's own tag
+                tag["pb"] = [c.__name__ if wire.EXCEPTIONS.get(c.__name__) is c else self.handle(c, depth + 1)
+                             for c in _getattr(obj, "__bases__", ())[:16]
+                             if _isinstance(c, _type) and issubclass(c, _BaseException)]
             where = wire.module_class(obj, _sys.modules)
             if where is not None:  # an imported module's own class (json.JSONDecodeError): the judge may hold it too
                 tag["mod"] = where

@@ -126,14 +126,38 @@ class Judge:
         """This process's instance of the task's dataclass `cls` from the program object's fields."""
         return values.dataclass_instance(cls, self.ask("state", o={"$h": handle._hid}))
 
-    def stand_in(self, hid, name, bases):
-        """A class standing for the program's exception class `hid` (named `name`, MRO names `bases`),
-        so that `except Name:` in a test catches what the program raises as that very class (and not
-        another class of the same name)."""
+    def stand_in(self, obj, making=()):
+        """A class standing for the program's exception class tagged `obj` (its name `t`, the builtins along its MRO
+        `x`, its direct exception bases `pb`: a builtin's name or the base's own tag), so that `except Name:` in a
+        test catches what the program raises as that very class (and not another class of the same name), and
+        `except Base:` what it raises as a subclass of its class `Base`, as in Python. Made once per class, on the
+        stand-ins of its bases; the builtin nearest along its MRO where they cannot be had (`making`: the tags
+        being made, a forged cycle)."""
+        hid = obj["$h"]
         if hid not in self.stand_ins:
-            base = next((wire.EXCEPTIONS[b] for b in bases if b in wire.EXCEPTIONS), Exception)
-            self.stand_ins[hid] = type(name, (base,), {"__module__": "__coderl_program__"})  # never the task's
+            if hid in making or len(making) > 16:
+                raise wire.Gone("bad_message")
+            bases = []
+            for base in obj.get("pb") if _type(obj.get("pb")) is list else ():
+                cls = (wire.EXCEPTIONS.get(base) if _type(base) is str
+                       else self.program_class(base, (*making, hid)) if _type(base) is dict else None)
+                if isinstance(cls, type) and issubclass(cls, BaseException) and cls not in bases:
+                    bases.append(cls)
+            nearest = next((wire.EXCEPTIONS[b] for b in obj["x"][:16] if _type(b) is str and b in wire.EXCEPTIONS),
+                           Exception)
+            try:
+                made = type(obj["t"], tuple(bases) or (nearest,), {"__module__": "__coderl_program__"})
+            except (TypeError, ValueError):  # bases whose layouts or orders do not combine here
+                made = type(obj["t"], (nearest,), {"__module__": "__coderl_program__"})
+            self.stand_ins[hid] = made  # never the task's
         return self.stand_ins[hid]
+
+    def program_class(self, obj, making):
+        """The judge's class for a base class's tag inside a program exception class's: as `handle` gives it."""
+        if _type(obj.get("$h")) is not int or _type(obj.get("x")) is not list or _type(obj.get("t")) is not str:
+            return None
+        own = wire.module_class_named(obj.get("mod"), sys.modules, (TASK_MODULE, "__main__", "__coderl_program__"))
+        return self.trusted_class(obj["t"]) or own or self.stand_in(obj, making)
 
     # ---- values to the program ---------------------------------------------------------------
     def out(self, value):
@@ -232,10 +256,13 @@ class Judge:
                                                 obj.get("c") is True, obj.get("i") is True, obj.get("e") is True)
         cls = self.trusted_class(obj.get("t"))
         if cls is not None and isinstance(cls, enum.EnumMeta) and _type(obj.get("m")) is str:
-            return cls[obj["m"]]  # a member of the task's Enum: this process's own member
+            try:  # a member of the task's Enum: this process's own member; a Flag's by its value (R|W, none)
+                return cls(obj["fv"]) if issubclass(cls, enum.Flag) and _type(obj.get("fv")) is int else cls[obj["m"]]
+            except (KeyError, ValueError):  # none of the task's members (a class of the program's by that name)
+                return handle
         if _type(obj.get("x")) is list and _type(obj.get("t")) is str and obj.get("c") is True:
             own = wire.module_class_named(obj.get("mod"), sys.modules, (TASK_MODULE, "__main__", "__coderl_program__"))
-            return own or self.stand_in(hid, obj["t"], [b for b in obj["x"][:16] if _type(b) is str])
+            return own or self.stand_in(obj)
         return handle
 
     # ---- requests -----------------------------------------------------------------------------

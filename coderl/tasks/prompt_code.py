@@ -36,8 +36,9 @@ def trusted_code(prompt: str, entry_point: str | None = None) -> str:
     module, text = parsed
     lines = text.splitlines(keepends=True)
     keep: list[str] = []
+    left = _left_to_program(module, entry_point)
     for node in module.body:
-        if _left_to_program(node, entry_point):
+        if isinstance(node, _DEFS) and node.name in left:
             continue
         start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
         keep.append("".join(lines[start - 1 : node.end_lineno]))
@@ -56,9 +57,10 @@ def program_names(prompt: str, reference: str | None, entry_point: str | None) -
     stubs: set[str] = set()
     classes: set[str] = set()
     parsed = parse_prompt(prompt)
+    left = _left_to_program(parsed[0], entry_point) if parsed else set()
     for node in parsed[0].body if parsed else ():
         if isinstance(node, _DEFS):
-            (stubs if _left_to_program(node, entry_point) else own).add(node.name)
+            (stubs if node.name in left else own).add(node.name)
             if isinstance(node, ast.ClassDef):
                 classes.add(node.name)
     defined: set[str] = set()
@@ -75,9 +77,24 @@ def program_names(prompt: str, reference: str | None, entry_point: str | None) -
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
-def _left_to_program(node: ast.stmt, entry_point: str | None) -> bool:
-    """A definition of the prompt's that the program writes: the entry point, or a stub."""
-    return isinstance(node, _DEFS) and (node.name == entry_point or _is_stub(node))
+def _left_to_program(module: ast.Module, entry_point: str | None) -> set[str]:
+    """The names of the prompt's definitions that the program writes: the entry point, every stub, and every class
+    built on one of them (a base or class keyword names one, at any remove): the judge cannot define a class on the
+    program's (`class Square(Shape)` over a stub `class Shape: pass` was a TypeError in the task's code, failing every
+    program), and in the program both are its own, as in Python."""
+    defs = [node for node in module.body if isinstance(node, _DEFS)]
+    left = {node.name for node in defs if node.name == entry_point or _is_stub(node)}
+    grew = True
+    while grew:
+        grew = False
+        for node in defs:
+            if isinstance(node, ast.ClassDef) and node.name not in left:
+                named = {n.id for e in node.bases + [k.value for k in node.keywords] for n in ast.walk(e)
+                         if isinstance(n, ast.Name)}
+                if named & left:
+                    left.add(node.name)
+                    grew = True
+    return left
 
 
 def _is_stub(node: ast.stmt) -> bool:
