@@ -168,13 +168,24 @@ class Handle:
         if not self._buffer and self._error is None and not self._stop:
             reply = JUDGE.ask_raw("next", o={"$h": self._hid}, n=batch)
             items = reply.get("r")
+            if _type(reply.get("pre")) is list:  # yielded objects changed since: so before this batch's items
+                self._buffer.append(_Changes([JUDGE.aliased(pair) for pair in reply["pre"]]))
             for v in items if _type(items) is list else ():
-                self._buffer.append(JUDGE.into(v))
+                self._buffer.append(_Alias(*JUDGE.aliased(v["$al"])) if _type(v) is dict and "$al" in v
+                                    else JUDGE.into(v))
+            if _type(reply.get("sync")) is list:  # their states at the end, for when the test reads the end
+                self._buffer.append(_Changes([JUDGE.aliased(pair) for pair in reply["sync"]]))
             if "x" in reply or "u" in reply:
                 object.__setattr__(self, "_error", reply.get("x") if "x" in reply else {"u": reply["u"]})
             object.__setattr__(self, "_stop", reply.get("stop") is True)
-        if self._buffer:
-            return self._buffer.popleft()
+        while self._buffer:
+            item = self._buffer.popleft()
+            if _type(item) is _Alias:
+                return JUDGE.alias(item.aid, item.value)
+            if _type(item) is not _Changes:
+                return item
+            for aid, value in item.pairs:
+                JUDGE.alias(aid, value)
         if self._error is not None:
             error = self._error
             object.__setattr__(self, "_error", None)
@@ -227,6 +238,27 @@ for _name in UNARY:
     setattr(Handle, f"__{_name}__", _unary(_name))
 for _name in ("lt", "le", "gt", "ge"):
     setattr(Handle, f"__{_name}__", _ordering(_name))
+
+
+class _Alias:
+    """A buffered item of a program iterator that is an object the program holds (`Program.next_items`): its alias
+    id and its value when yielded, given to the test as the judge's one object for it when the test reads it."""
+
+    __slots__ = ("aid", "value")
+
+    def __init__(self, aid, value):
+        self.aid = aid
+        self.value = value
+
+
+class _Changes:
+    """Buffered with a program iterator's items: what objects it yielded earlier hold now, applied (`Judge.alias`)
+    where the test reads past this point."""
+
+    __slots__ = ("pairs",)
+
+    def __init__(self, pairs):
+        self.pairs = pairs
 
 
 class _Stream:

@@ -37,6 +37,9 @@ _SyntaxError = SyntaxError
 _BUILTINS = dict(vars(builtins))
 _Enum = __import__("enum").Enum
 _Flag = __import__("enum").Flag
+_getrefcount = __import__("sys").getrefcount
+_hash = hash
+_ALIASED = (list, dict, set, bytearray)  # the mutable data a program iterator's items cross as (`next_items`)
 _operator = __import__("operator")
 _os = __import__("os")
 _getpid, _exit = _os.getpid, _os._exit
@@ -57,6 +60,8 @@ class Program:
         self.namespace = {}
         self.notes = []
         self.mirrors = values.Mirrors()  # objects the task's code built in the judge, rebuilt here
+        self.yielded = {}  # id(program iterator) -> {id(item): [alias id, item, hash of its state as last sent]}
+        self.aliases = 0  # alias ids given out
 
     # ---- values out --------------------------------------------------------------------------
     def handle(self, obj, depth=0):
@@ -241,25 +246,61 @@ class Program:
 
     def next_items(self, obj, n):
         """Up to `n` items; the batch ends after an item that stays here (a handle): reading on could
-        run code whose effect the test sees through that item (a generator of generators)."""
-        items = []
+        run code whose effect the test sees through that item (a generator of generators).
+
+        A list, dict, set or bytearray item the program still holds (its refcount says so) is tagged with an alias
+        id, the same each time that object is yielded again: the judge gives the test one object for it, holding what
+        the program's holds as the test reads each item, as in Python, where `yield buf` hands out the program's one
+        list (`list(chunks(xs))` of a generator that reuses its buffer sees the buffer's last state in every entry).
+        What such an object holds now goes with the next batch when it changed after the batch that yielded it
+        (`pre`: those of the batch before, read before this batch's items), and at the end of the iteration for
+        every one that changed (`sync`)."""
+        seen, recent = self.yielded.setdefault(_id(obj), ({}, []))
+        items, yielded, reply = [], [], None
         for _ in range(max(1, min(int(n), 4096))):
             try:
                 item = _next(obj)
             except StopIteration:
-                return {"r": items, "stop": True}
+                reply = {"r": items, "stop": True}
+                break
             except _BaseException as exc:
                 reply = wire.exception_reply(exc, self.out)
                 reply["r"] = items
-                return reply
+                break
+            entry = None
+            if _type(item) in _ALIASED and (_id(item) in seen or _getrefcount(item) > 2):  # held beyond `item`
+                entry = seen.get(_id(item))
+                if entry is None:
+                    entry = seen[_id(item)] = [self.aliases, item, None]
+                    self.aliases += 1
             sent = self.sendable(item)
             if "u" in sent:  # after the items before it
-                return {"r": items, "u": sent["u"], "stop": False}
+                reply = {"r": items, "u": sent["u"], "stop": False}
+                break
             item = sent["r"]
-            items.append(item)
+            if entry is not None:
+                entry[2] = _hash(values.text(item))  # its state as sent, to tell later whether it changed
+                yielded.append(entry)
+            items.append(item if entry is None else {"$al": [entry[0], item]})
             if _type(item) is dict and "$h" in item:
                 break
-        return {"r": items, "stop": False}
+        if reply is None:
+            reply = {"r": items, "stop": False}
+        changed = self.changed_items(seen.values() if reply.get("stop") is True else recent)
+        if changed:
+            reply["sync" if reply.get("stop") is True else "pre"] = changed
+        recent[:] = yielded
+        return reply
+
+    def changed_items(self, entries):
+        """[[alias id, what it holds now]] of the yielded objects in `entries` whose state changed since it was sent."""
+        changed = []
+        for entry in entries:
+            now = self.sendable(entry[1])
+            if "r" in now and _hash(values.text(now["r"])) != entry[2]:
+                entry[2] = _hash(values.text(now["r"]))
+                changed.append([entry[0], now["r"]])
+        return changed
 
     def note(self, what):
         if what not in self.notes:

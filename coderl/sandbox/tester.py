@@ -84,6 +84,7 @@ class Judge:
         self.task_classes = ""  # the task code's class definitions (set by the test run)
         self.ns = {}  # the test namespace (set by the test run): the task's classes by name
         self.stand_ins = {}  # program exception class (handle id) -> this process's class standing for it
+        self.aliases = {}  # alias id -> the judge's one object for a program iterator's item (`Program.next_items`)
         self.raised = []  # exceptions the test's callables raised into the program (`{"$te": index}`)
         self.trusted = {}  # the classes the task's trusted code defines, by name (set by the test run)
         self.entry_class = None  # the program's class the task asks for (its entry point's Handle), if it asks for one
@@ -125,6 +126,29 @@ class Judge:
     def rebuild(self, cls, handle):
         """This process's instance of the task's dataclass `cls` from the program object's fields."""
         return values.dataclass_instance(cls, self.ask("state", o={"$h": handle._hid}))
+
+    def aliased(self, pair):
+        """(alias id, the judge's value) of an aliased item as sent (`[id, tagged value]`), decoded now."""
+        if _type(pair) is not list or len(pair) != 2 or _type(pair[0]) is not int:
+            raise wire.Gone("bad_message")
+        value = self.into(pair[1])
+        if _type(value) not in (list, dict, set, bytearray):
+            raise wire.Gone("bad_message")
+        return pair[0], value
+
+    def alias(self, aid, value):
+        """The judge's one object for the program's object `aid`, now holding `value` (changed in place, so every
+        reference the test holds sees it, as every reference to the program's one object would)."""
+        held = self.aliases.get(aid)
+        if _type(held) is not _type(value):
+            self.aliases[aid] = value
+            return value
+        if _type(held) in (list, bytearray):
+            held[:] = value
+        else:
+            held.clear()
+            held.update(value)
+        return held
 
     def stand_in(self, obj, making=()):
         """A class standing for the program's exception class tagged `obj` (its name `t`, the builtins along its MRO
