@@ -53,6 +53,7 @@ TAGS = {
     "N.zygote_reach": "reaching the zygote or a neighbour process (fds, /proc)",
     "N.exception_identity": "raising another class with the name of the exception class a test catches",
     "N.unsendable_value": "a value that cannot cross (a cycle, too deep) returned where the test expects an exception",
+    "N.yielded_copies": "a generator yielding one object it keeps changing, read whole by the test (copies passed it)",
     # the judge's written rules (rules.py)
     "A.program_names": "a name the test reads but the task does not bind, bound by the program (pi = 0, Fraction)",
     "A.program_comparison": "two program objects compared with each other (==, !=, ordering)",

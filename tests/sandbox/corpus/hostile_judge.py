@@ -157,3 +157,22 @@ for _name, _bad in (("unsendable_cycle_for_bad_input", "v = []\n        v.append
                            "try:\n    isqrt(-1, [])\nexcept ValueError:\n    pass\nelse:\n    assert False",
                            "try:\n    isqrt(-4, [])\nexcept:\n    pass\nelse:\n    assert False"],
              "test_setup_code": "", "challenge_test_list": []}))
+
+
+# A generator that yields one object it keeps changing (a reused buffer, a backtracking path), read whole before the
+# test compares: in Python every entry is that one object in its last state; each item crossed as a copy of its state
+# when yielded, so these wrong programs passed at 14c8304 (tests/sandbox/test_yielded_objects.py).
+for _name, _body in (("yielded_buffer_reused",
+                      "    buf = []\n    for x in xs:\n        buf.append(x)\n        if len(buf) == n:\n"
+                      "            yield buf\n            buf.clear()\n    if buf:\n        yield buf\n"),
+                     ("yielded_buffer_extended",
+                      "    buf = []\n    for i in range(0, len(xs), n):\n        buf[:] = xs[i:i + n]\n"
+                      "        yield buf\n")):
+    CASES.append(Case(
+        name=_name, tag="N.yielded_copies", expect="fail", fmt="mbpp", before="passed",
+        completion="def chunks(xs, n):\n" + _body,
+        row={"task_id": f"corpus/{_name}", "text": "Yield the list xs in chunks of n items as lists.",
+             "code": "def chunks(xs, n):\n    for i in range(0, len(xs), n):\n        yield xs[i:i + n]\n",
+             "test_list": ["assert list(chunks([1, 2, 3, 4, 5], 2)) == [[1, 2], [3, 4], [5]]",
+                           "assert list(chunks([1, 2, 3], 3)) == [[1, 2, 3]]"],
+             "test_setup_code": "", "challenge_test_list": []}))
