@@ -13,6 +13,9 @@ import collections
 
 _type = type
 JUDGE = None  # the Judge of this process, which judges one request
+# The dunder attributes a test reads of a program object, as data (a function's or class's names, what a decorator
+# wrapped); every other one stays this class's: probes such as `__deepcopy__` or `__array__` never reach the program.
+READABLE = frozenset({"__name__", "__qualname__", "__wrapped__"})
 NORMAL, BUILT, CONSTRUCTOR = 0, 1, 2  # `Handle._passive`: an object, one built by a test, its class
 
 
@@ -79,9 +82,12 @@ class Handle:
                            f"constructed and passed to the program ({what} refused)")
 
     def __getattr__(self, name):
-        if name.startswith("__") and name.endswith("__"):
+        if name.startswith("__") and name.endswith("__") and name not in READABLE:
             raise AttributeError(name)
         return self._ask("getattr", n=name)
+
+    # the program object's docstring (a test of a decorator built with `functools.wraps`), not this class's
+    __doc__ = property(lambda self: self._ask("getattr", n="__doc__"))
 
     def __setattr__(self, name, value):
         self._ask("setattr", n=name, v=JUDGE.outgoing(value))

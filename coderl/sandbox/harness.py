@@ -135,7 +135,7 @@ class Program:
                 if "$cb" in o:
                     stub = self.callbacks.get(o["$cb"])
                     if stub is None:
-                        stub = self.callbacks[o["$cb"]] = Callback(self, o["$cb"])
+                        stub = self.callbacks[o["$cb"]] = Callback(self, o["$cb"], o.get("m"))
                     return None, stub
                 if "$bi" in o:
                     return None, _BUILTINS[o["$bi"]]
@@ -377,11 +377,29 @@ _OPERATORS = {**{n: _getattr(_operator, n + "_" if n in ("and", "or") else n) fo
 class Callback:
     """A callable the judge holds (a lambda or key from the test code); calling it asks the judge."""
 
-    __slots__ = ("program", "id")
+    __slots__ = ("program", "id", "meta", "__dict__")
 
-    def __init__(self, program, cid):
+    def __init__(self, program, cid, meta=None):
+        """`meta`: what the program may read of the callable besides calling it (`tester._metadata`), its
+        `__name__`, `__qualname__`, `__doc__`, `__module__` (set here, as the callable has them) and signature."""
         self.program = program
         self.id = cid
+        self.meta = meta if _type(meta) is dict else {}
+        self.__doc__ = self.meta.get("d")
+        for key, attr in (("n", "__name__"), ("q", "__qualname__"), ("m", "__module__")):
+            if _type(self.meta.get(key)) is str:
+                self.__dict__[attr] = self.meta[key]
+
+    @property
+    def __signature__(self):
+        """The test callable's parameters (`inspect.signature`); a default that is not plain data reads as `...`."""
+        if _type(self.meta.get("s")) is not list:
+            return None
+        inspect = _sys.modules.get("inspect") or __import__("inspect")
+        return inspect.Signature([inspect.Parameter(name, inspect._ParameterKind(kind),
+                                                    default=default[0] if _len(default) == 1 else
+                                                    ... if default else inspect.Parameter.empty)
+                                  for name, kind, default in self.meta["s"]])
 
     def __call__(self, *args, **kwargs):
         """Call the test's callable in the judge, from the program.  The test's own exception is marked so that it

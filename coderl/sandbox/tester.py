@@ -23,6 +23,7 @@ parent, which alone holds the expected values) and assert-test outcomes, then `e
 
 import builtins
 import enum
+import inspect
 import itertools
 import sys
 
@@ -60,6 +61,25 @@ def _puller(it, error):
     return pull
 
 
+def _metadata(func):
+    """What a program may read of a test's callable besides calling it, as a decorator does (`functools.wraps`, a
+    log line naming it, `inspect.signature` to curry it): its name, qualified name, docstring, module and
+    parameters ([name, kind, default]: a default of plain data as itself, else only that there is one)."""
+    meta = {}
+    for key, attr in (("n", "__name__"), ("q", "__qualname__"), ("d", "__doc__"), ("m", "__module__")):
+        value = getattr(func, attr, None)
+        if _type(value) is str:
+            meta[key] = value[:2000]
+    try:
+        parameters = inspect.signature(func).parameters.values()
+    except (TypeError, ValueError):  # a builtin without a signature, a class with a C constructor
+        return meta
+    meta["s"] = [[p.name, int(p.kind), [] if p.default is p.empty else
+                  [p.default] if _type(p.default) in (int, float, str, bool, _type(None)) else [None, "?"]]
+                 for p in parameters]
+    return meta
+
+
 class Unsent(BaseException):
     """A value of the program's that cannot cross the channel (nested too deeply, a cycle, too large).  Never an
     exception a test expects: the test is failed even where its code catches this (`Judge.unsent`)."""
@@ -85,6 +105,7 @@ class Judge:
         self.ns = {}  # the test namespace (set by the test run): the task's classes by name
         self.stand_ins = {}  # program exception class (handle id) -> this process's class standing for it
         self.aliases = {}  # alias id -> the judge's one object for a program iterator's item (`Program.next_items`)
+        self.described = set()  # callback ids whose name and signature the program has (`_metadata`)
         self.raised = []  # exceptions the test's callables raised into the program (`{"$te": index}`)
         self.trusted = {}  # the classes the task's trusted code defines, by name (set by the test run)
         self.entry_class = None  # the program's class the task asks for (its entry point's Handle), if it asks for one
@@ -210,7 +231,11 @@ class Judge:
                 pull = self.callback(_puller(v, error))
                 return items, lambda done: {"$v": ["iter", done, {"$cb": pull}]}
             if callable(v):
-                return None, {"$cb": self.callback(v)}
+                cid = self.callback(v)
+                if cid in self.described:
+                    return None, {"$cb": cid}
+                self.described.add(cid)
+                return None, {"$cb": cid, "m": _metadata(v)}
             raise TypeError(f"a {t.__name__} object cannot be passed to the program (only data, program "
                             "objects and callables cross)")
         try:
