@@ -25,7 +25,7 @@ NORMAL, BUILT, CONSTRUCTOR = 0, 1, 2  # `Handle._passive`: an object, one built 
 class Handle:
     """An object that lives in the program process.  Everything but identity is a proxied request."""
 
-    __slots__ = ("_hid", "_tname", "_callable", "_iterator", "_custom_eq", "_buffer", "_error", "_stop",
+    __slots__ = ("_hid", "_tname", "_callable", "_iterator", "_custom_eq", "_buffer", "_error", "_stop", "_end",
                  "_passive", "__weakref__")
 
     def __instancecheck__(self, obj):  # isinstance(x, ProgramClass): the program's own answer
@@ -39,7 +39,7 @@ class Handle:
         `__eq__` of its own).  Set through `object.__setattr__`: this class's `__setattr__` goes to the program."""
         for name, value in (("_custom_eq", custom_eq), ("_hid", hid), ("_tname", tname), ("_callable", is_callable),
                             ("_iterator", is_iterator), ("_buffer", collections.deque()), ("_error", None),
-                            ("_stop", False), ("_passive", NORMAL)):
+                            ("_stop", False), ("_end", None), ("_passive", NORMAL)):
             object.__setattr__(self, name, value)
 
     def _ask(self, op, **fields):
@@ -228,6 +228,8 @@ class Handle:
             if "x" in reply or "u" in reply:
                 object.__setattr__(self, "_error", reply.get("x") if "x" in reply else {"u": reply["u"]})
             object.__setattr__(self, "_stop", reply.get("stop") is True)
+            if self._stop and "value" in reply:  # a generator's return value, the StopIteration's `value`
+                object.__setattr__(self, "_end", JUDGE.into(reply["value"]))
         while self._buffer:
             item = self._buffer.popleft()
             if _type(item) is _Alias:
@@ -242,7 +244,7 @@ class Handle:
             if _type(error) is dict:  # an item that could not cross
                 raise JUDGE.cannot_send(error["u"])
             raise JUDGE.exception(error, iteration=True)
-        raise StopIteration
+        raise StopIteration(self._end) if self._end is not None else StopIteration
 
 
 # Operators and numeric protocols: the program's own, on instances of the class the task asks for alone

@@ -38,6 +38,7 @@ _BUILTINS = dict(vars(builtins))
 _Enum = __import__("enum").Enum
 _Flag = __import__("enum").Flag
 _getrefcount = __import__("sys").getrefcount
+_BuiltinFunction = type(len)
 _hash = hash
 _ALIASED = (list, dict, set, bytearray)  # the mutable data a program iterator's items cross as (`next_items`)
 _operator = __import__("operator")
@@ -118,6 +119,9 @@ class Program:
                     if any(_getattr(t, m, None) is not _getattr(base, m, None) for m in _EQUALITY):
                         self.note("subclass_equality:" + _str(_getattr(t, "__qualname__", "?"))[:60])
                     return expand(values.plain(base, v))
+            name = _getattr(v, "__name__", None) if t is _type or t is _BuiltinFunction else None
+            if _type(name) is str and name in wire.BUILTINS_BY_NAME and _BUILTINS.get(name) is v:
+                return None, {"$bi": name}  # `int`, `max`: the judge's own (`candidate(5) is int`)
             return None, self.handle(v)
         return values.walk(value, expand, wire.MAX_DEPTH, MAX_ITEMS)
 
@@ -260,8 +264,12 @@ class Program:
         for _ in range(max(1, min(int(n), 4096))):
             try:
                 item = _next(obj)
-            except StopIteration:
+            except StopIteration as end:
                 reply = {"r": items, "stop": True}
+                if end.value is not None:  # a generator's `return 7`: `e.value` of the test's StopIteration
+                    value = self.sendable(end.value)
+                    if "r" in value:
+                        reply["value"] = value["r"]
                 break
             except _BaseException as exc:
                 reply = wire.exception_reply(exc, self.out)

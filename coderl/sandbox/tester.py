@@ -279,6 +279,8 @@ class Judge:
                     return None, self.callbacks[o["$cb"]]
                 if "$jo" in o and len(o) == 1:
                     return None, self.mirrors[o["$jo"]][0]
+                if "$bi" in o and len(o) == 1 and o["$bi"] in wire.BUILTINS_BY_NAME:
+                    return None, getattr(builtins, o["$bi"])  # a builtin the program returned: this process's own
                 if _type(o.get("$v")) is list and o["$v"][:1] == ["iter"]:
                     raise ValueError("an iterator by value")  # only the judge sends one (the program's are handles)
             return values.decode_node(o)

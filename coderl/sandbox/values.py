@@ -4,7 +4,7 @@ Standard library only.  `tag_value_type` describes a value through the base type
 subclass's overridden `items` or `__eq__` is never what is sent); `rebuild_value_type` builds the
 receiver's own object from that description, strictly, raising ValueError/TypeError on anything
 malformed.  Kinds: Counter, OrderedDict, defaultdict, namedtuple, Decimal, Fraction, date, time,
-datetime, timedelta, range, deque, ChainMap, UserList/UserDict/UserString (exactly those types), dict views
+datetime, timedelta, range, slice, deque, ChainMap, UserList/UserDict/UserString (exactly those types), dict views
 (keys, values, items), mappingproxy (as a dict), module (one the sender imported, by its name: the receiver
 imports its own, never a `__main__` or private module; a module object made by hand is a handle), iterators
 passed as arguments (a batch of items, the rest pulled by the receiver as it reads), ndarray (numpy scalars travel as
@@ -196,6 +196,8 @@ def tag_value_type(value, sub):
                        value.fold]}
     if t is range:
         return {"$v": ["range", sub(value.start), sub(value.stop), sub(value.step)]}
+    if t is slice:  # `obj[1:3]` on a program object: the key is a slice
+        return {"$v": ["slice", sub(value.start), sub(value.stop), sub(value.step)]}
     if t in _USER and _type(_getattr(value, "data", None)) is _USER[t]:  # exact UserList/UserDict/UserString
         return {"$v": [t.__name__, sub(value.data)]}
     if t in _VIEWS:
@@ -364,6 +366,8 @@ def rebuild_value_type(body):
         return make(*parts, tzinfo=_tzinfo(body[2], parts, make, fold), fold=fold)
     if kind == "range":
         return range(_int(body[1]), _int(body[2]), _int(body[3]))
+    if kind == "slice" and _len(body) == 4:
+        return slice(body[1], body[2], body[3])
     if kind in _USER_NAMES:
         cls, data = _USER_NAMES[kind]
         if _type(body[1]) is not data:
