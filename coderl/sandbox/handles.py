@@ -3,18 +3,15 @@ them from replies).  Standard library only.  Everything but identity is a reques
 `Judge` of this process (`JUDGE`, set when it is made).  `==` with anything but another program object
 is identity (an always-equal object is named); `==`, `!=` and ordering between two program objects, and
 operators on one, are not judged (`Judge.refuse`: the test fails, uncatchably; named), except between two
-instances of the class the task asks for (`Judge.compare`).  An object of a class the task's own code defines
-compares, hashes and prints by that class's code (`Handle._task_class`).
+instances of the class the task asks for (`Judge.compare`).
 Iteration streams items in growing batches.  A class the task does not name but the tests call (MBPP's
 `Pair` in a row with no reference) is a constructor only: what it builds is passed to the program and
 takes attributes, and is never read (`_passive_ask`).
 """
 
 import collections
-import enum
 
 _type = type
-_EnumMeta = enum.EnumMeta
 JUDGE = None  # the Judge of this process, which judges one request
 # The dunder attributes a test reads of a program object, as data (a function's or class's names, what a decorator
 # wrapped); every other one stays this class's: probes such as `__deepcopy__` or `__array__` never reach the program.
@@ -124,9 +121,6 @@ class Handle:
         return text if _type(text) is str else f"<{self._tname}>"
 
     def __repr__(self):
-        own = self._task_method("__repr__")
-        if own not in (None, NotImplemented):
-            return own(self)
         if self._owned():
             text = self._ask("repr")
             if _type(text) is str:
@@ -137,52 +131,16 @@ class Handle:
         """An instance of the class the task asks for (`Judge.owns`), of this request, while its program runs."""
         return not JUDGE.channel.gone and JUDGE.owns(self)
 
-    def _task_class(self):
-        """The class the task's own code defines under this object's type name (its prompt's `Point`; not an Enum,
-        whose members cross as the task's own, nor an exception class), or None. Such an object reads as one of
-        that class (`isinstance`, `__class__`), and its comparisons, hash and repr are the task's code reading the
-        object's attributes through this handle: no program code decides them, as with the class the task asks for.
-        A program class that only bears the name is the one the tests see in Python too (the program rebinds it)."""
-        if self._passive:
-            return None
-        cls = JUDGE.trusted_class(self._tname)
-        if cls is None or isinstance(cls, _EnumMeta) or issubclass(cls, BaseException):
-            return None
-        return cls
-
-    @property
-    def __class__(self):
-        return self._task_class() or Handle
-
-    def _task_method(self, name):
-        """For an object of a task class: the class's own `name` (`__eq__`, `__lt__`, `__repr__`, ...), else
-        NotImplemented where the class has none (Python then tries the other operand, and `==` falls back to
-        identity); None for any other object."""
-        cls = self._task_class()
-        if cls is None:
-            return None
-        method = getattr(cls, name, None)
-        return method if method is not None and method is not getattr(object, name, None) else NotImplemented
-
-    def _task_call(self, name, *args):
-        """`_task_method(name)` called on this object, or what stands for it."""
-        own = self._task_method(name)
-        return own if own is NotImplemented else own(self, *args)
-
     def __eq__(self, other):
-        if self._task_method("__eq__") is not None:
-            return self._task_call("__eq__", other)
         if _type(other) is Handle:
             return other is self or JUDGE.compare(self, other, "eq")
+        cls = JUDGE.trusted_class(self._tname)
+        if cls is not None and _type(other) is cls and getattr(cls, "__dataclass_fields__", None):
+            return JUDGE.rebuild(cls, self) == other  # the task's dataclass: its own __eq__ on the fields
         self._compared()
         return self is other
 
     def __ne__(self, other):
-        if self._task_method("__ne__") not in (None, NotImplemented):
-            return self._task_call("__ne__", other)
-        if self._task_method("__eq__") is not None:  # Python's default: the inverse of `__eq__`
-            result = self._task_call("__eq__", other)
-            return result if result is NotImplemented else not result
         if _type(other) is Handle:
             return other is not self and JUDGE.compare(self, other, "ne")
         return not self.__eq__(other)
@@ -193,9 +151,7 @@ class Handle:
         if self._custom_eq:
             JUDGE.note("non_builtin_return:" + self._tname[:60])
 
-    def __hash__(self):
-        own = self._task_method("__hash__")
-        return own(self) if own not in (None, NotImplemented) else object.__hash__(self)
+    __hash__ = object.__hash__
 
     def __iter__(self):
         if self._passive:
@@ -258,8 +214,6 @@ def _ordering(op):
     """Ordering exists only between two instances of the task's own class (`Judge.compare`); against anything
     else it is not judged (`Judge.refuse`: the test fails, whatever it catches)."""
     def compare(self, other):
-        if self._task_method(f"__{op}__") is not None:
-            return self._task_call(f"__{op}__", other)
         if _type(other) is Handle:
             return JUDGE.compare(self, other, op)
         raise JUDGE.refuse(f"'{op}' between an object of the program ({self._tname}) and a value of the test's is not "

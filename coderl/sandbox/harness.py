@@ -362,6 +362,8 @@ _OPS = {
     # instances of the class the task asks for: its own `==`, `<`, ... (`Judge.compare`), operators (`handles.BINARY`)
     "operator": lambda p, o, m: _operate(o, m["name"], [p.into(a) for a in m["a"]], m.get("r") is True),
     "compare": lambda p, o, m: bool(_COMPARE[m["cmp"]](o, p.into(m["v"]))),
+    # a dataclass instance's fields, for the task's own class in the judge
+    "state": lambda p, o, m: values.dataclass_state(o),
 }
 
 

@@ -14,9 +14,8 @@ The program is reached only through the channel (`wire.py`):
   * exceptions from the program are raised here as the task code's exception class of the same name,
     a stand-in for a program-defined exception class the tests name (`except InvalidInput:`), or the
     builtin exception of the same name, in that order;
-  * a member of an `Enum` the task's code defines comes back as that member; an instance of another class the
-    task's code defines reads as one of that class, whose own comparisons, hash and repr decide for it
-    (`Handle._task_class`: the task's code reading the object's attributes).
+  * a member of an `Enum` the task's code defines comes back as that member; a dataclass instance
+    compares with the task's dataclass through its fields (no program code runs here).
 
 Records go to the result fd, which only this process holds: value-test outputs (compared by the
 parent, which alone holds the expected values) and assert-test outcomes, then `end`.
@@ -144,6 +143,10 @@ class Judge:
         self.note("program_comparison:" + a._tname[:60])
         raise self.refuse(f"'{_SYMBOLS[op]}' between two objects of the program ({a._tname}, {b._tname}) is not "
                           "judged: only the class the task asks for compares its own instances")
+
+    def rebuild(self, cls, handle):
+        """This process's instance of the task's dataclass `cls` from the program object's fields."""
+        return values.dataclass_instance(cls, self.ask("state", o={"$h": handle._hid}))
 
     def aliased(self, pair):
         """(alias id, the judge's value) of an aliased item as sent (`[id, tagged value]`), decoded now."""

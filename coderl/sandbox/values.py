@@ -20,6 +20,7 @@ walks the same kinds; the two sides must read the same rules, so they stay in on
 
 import builtins
 import collections
+import dataclasses
 import datetime
 import decimal
 import fractions
@@ -532,6 +533,24 @@ def deep(func, *args, **kwargs):
         finally:
             sys.setrecursionlimit(old)
 
+
+
+def dataclass_state(obj):
+    """A dataclass instance's fields (InitVars are none), by name; {} for anything else."""
+    if not dataclasses.is_dataclass(obj) or isinstance(obj, type):
+        return {}
+    return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
+
+
+def dataclass_instance(cls, state):
+    """An instance of the receiver's dataclass `cls` with these fields (None if they are not its
+    fields), built without running any `__init__` or `__post_init__`."""
+    if _type(state) is not dict or set(state) != {f.name for f in dataclasses.fields(cls)}:
+        return None
+    obj = object.__new__(cls)
+    for name, value in state.items():
+        object.__setattr__(obj, name, value)
+    return obj
 
 
 def _updatable(old, new):
