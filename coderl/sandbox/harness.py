@@ -382,6 +382,18 @@ _OPERATORS = {**{n: _getattr(_operator, n + "_" if n in ("and", "or") else n) fo
     "int": int, "float": float, "round": round, "trunc": _math.trunc, "floor": _math.floor, "ceil": _math.ceil}
 
 
+class _Shown:
+    """A test callable's default that is not plain data, in the program's view of its signature: how it prints."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text):
+        self.text = _str(text)
+
+    def __repr__(self):
+        return self.text
+
+
 class Callback:
     """A callable the judge holds (a lambda or key from the test code); calling it asks the judge."""
 
@@ -400,14 +412,15 @@ class Callback:
 
     @property
     def __signature__(self):
-        """The test callable's parameters (`inspect.signature`); a default that is not plain data reads as `...`."""
+        """The test callable's parameters (`inspect.signature`); a default that is not plain data prints as itself."""
         if _type(self.meta.get("s")) is not list:
             return None
         inspect = _sys.modules.get("inspect") or __import__("inspect")
         return inspect.Signature([inspect.Parameter(name, inspect._ParameterKind(kind),
                                                     default=default[0] if _len(default) == 1 else
-                                                    ... if default else inspect.Parameter.empty)
+                                                    _Shown(default[1]) if default else inspect.Parameter.empty)
                                   for name, kind, default in self.meta["s"]])
+
 
     def __call__(self, *args, **kwargs):
         """Call the test's callable in the judge, from the program.  The test's own exception is marked so that it

@@ -25,6 +25,7 @@ import builtins
 import enum
 import inspect
 import itertools
+import math
 import sys
 
 try:
@@ -64,7 +65,7 @@ def _puller(it, error):
 def _metadata(func):
     """What a program may read of a test's callable besides calling it, as a decorator does (`functools.wraps`, a
     log line naming it, `inspect.signature` to curry it): its name, qualified name, docstring, module and
-    parameters ([name, kind, default]: a default of plain data as itself, else only that there is one)."""
+    parameters ([name, kind, default]: a default of plain data as itself, else how it prints)."""
     meta = {}
     for key, attr in (("n", "__name__"), ("q", "__qualname__"), ("d", "__doc__"), ("m", "__module__")):
         value = getattr(func, attr, None)
@@ -74,10 +75,22 @@ def _metadata(func):
         parameters = inspect.signature(func).parameters.values()
     except (TypeError, ValueError):  # a builtin without a signature, a class with a C constructor
         return meta
-    meta["s"] = [[p.name, int(p.kind), [] if p.default is p.empty else
-                  [p.default] if _type(p.default) in (int, float, str, bool, _type(None)) else [None, "?"]]
-                 for p in parameters]
+    meta["s"] = [[p.name, int(p.kind), [] if p.default is p.empty else [p.default] if _plain_default(p.default)
+                  else [None, _shown(p.default)]] for p in parameters]
     return meta
+
+
+def _shown(value):
+    """How a default that is not plain data prints (`inf`, `(1, 2)`), for the program's view of the signature."""
+    try:
+        return repr(value)[:200]
+    except Exception:
+        return "..."
+
+
+def _plain_default(value):
+    """A default the channel's JSON carries as itself: None, a bool, an int, a str, a finite float."""
+    return _type(value) in (int, str, bool, _type(None)) or (_type(value) is float and math.isfinite(value))
 
 
 class Unsent(BaseException):

@@ -19,6 +19,8 @@ from coderl.tasks.loaders.humaneval import humaneval_task
 FUNCS = {  # test callables: (definition, name the test passes, one call's arguments)
     "plain": ("    def area(w, h):\n        '''Width times height.'''\n        return w * h\n", "area", "(2, 3)"),
     "defaults": ("    def scale(x, k=2, *rest, flag=False, **more):\n        return x * k\n", "scale", "(4,)"),
+    "odd defaults": ("    def clamp(x, lo=float('-inf'), hi=float('nan'), pair=(1, 2)):\n        return x\n", "clamp",
+                     "(4,)"),
     "positional": ("    def first(a, /, b):\n        return a\n", "first", "(1, 2)"),
     "lambda": ("    sq = lambda x: x * x\n", "sq", "(3,)"),
     "nested": ("    class Box:\n        @staticmethod\n        def twice(x):\n            return 2 * x\n", "Box.twice",

@@ -54,6 +54,7 @@ TAGS = {
     "N.exception_identity": "raising another class with the name of the exception class a test catches",
     "N.unsendable_value": "a value that cannot cross (a cycle, too deep) returned where the test expects an exception",
     "N.yielded_copies": "a generator yielding one object it keeps changing, read whole by the test (copies passed it)",
+    "N.task_class_name": "a program class named like the task's class, whose methods the task's __eq__/__lt__ would call",
     # the judge's written rules (rules.py)
     "A.program_names": "a name the test reads but the task does not bind, bound by the program (pi = 0, Fraction)",
     "A.program_comparison": "two program objects compared with each other (==, !=, ordering)",

@@ -176,3 +176,25 @@ for _name, _body in (("yielded_buffer_reused",
              "test_list": ["assert list(chunks([1, 2, 3, 4, 5], 2)) == [[1, 2], [3, 4], [5]]",
                            "assert list(chunks([1, 2, 3], 3)) == [[1, 2, 3]]"],
              "test_setup_code": "", "challenge_test_list": []}))
+
+
+# A program class that bears the name of a class the task's prompt defines, with the methods the task's own `__eq__`
+# and `__lt__` call (`self.compare_to(other)`) answering 0: calling the task's operators with the program's object as
+# `self` lets the program decide them (a helper's attack on 0aa05d8, withdrawn): each must fail.
+_MONEY = ("class Money:\n    def __init__(self, cents):\n        self.cents = cents\n\n"
+          "    def compare_to(self, other):\n        return (self.cents > other.cents) - (self.cents < other.cents)\n\n"
+          "    def __eq__(self, other):\n        return isinstance(other, Money) and self.compare_to(other) == 0\n\n"
+          "    def __lt__(self, other):\n        return self.compare_to(other) < 0\n\n\n")
+_FAKE = ("    class Fake:\n        __qualname__ = 'Money'\n        cents = -1\n\n"
+         "        def compare_to(self, other):\n            return 0\n\n")
+for _name, _completion, _test, _reference in (
+        ("task_class_name_eq", _FAKE + "    return Fake()\n",
+         "def check(candidate):\n    assert candidate(3) == Money(6)\n    assert candidate(4) == Money(8)\n",
+         "    return Money(2 * x)\n"),
+        ("task_class_name_lt", _FAKE.replace("return 0", "return -1") + "    return [Fake(), Fake(), Fake()]\n",
+         "def check(candidate):\n    r = candidate(3)\n    assert all(r[i] < r[i + 1] for i in range(2))\n",
+         "    return [Money(x), Money(x + 1), Money(x + 2)]\n")):
+    CASES.append(Case(
+        name=_name, tag="N.task_class_name", expect="fail", before="failed", completion=_completion,
+        row={"task_id": f"corpus/{_name}", "prompt": _MONEY + "def double(x):\n", "entry_point": "double",
+             "test": _test, "canonical_solution": _reference}))
