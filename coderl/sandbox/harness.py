@@ -7,6 +7,11 @@ rewrite this file's functions, but then it only changes what it claims, never ho
 it.  Its observations (`tamper`) are reported to the judge as a courtesy, for the hack-rate signal.
 
 (`script.py` runs stdin/stdout programs.)
+
+Over 400 lines: one object, `Program`, is the program's end of a request's channel, and every request it answers
+reads and writes the same tables (the program's objects by handle id, the judge's callables, the task's mirrored
+objects, the items its iterators yielded); the runtime checks at `end` that the program did not rewrite that one
+object's class (`_own_attrs`).
 """
 
 import builtins

@@ -19,6 +19,10 @@ The program is reached only through the channel (`wire.py`):
 
 Records go to the result fd, which only this process holds: value-test outputs (compared by the
 parent, which alone holds the expected values) and assert-test outcomes, then `end`.
+
+Over 400 lines: `Judge` is one object, the judge's end of a request's channel, and its encoder, its strict decoder
+of the program's replies and its requests share its tables (handles, callbacks, mirrors, exception stand-ins,
+aliases of yielded objects); split by topic, every part would reach into the same tables.
 """
 
 import builtins
