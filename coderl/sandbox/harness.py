@@ -310,8 +310,9 @@ class Program:
         changed = []
         for entry in entries:
             now = self.sendable(entry[1])
-            if "r" in now and _hash(values.text(now["r"])) != entry[2]:
-                entry[2] = _hash(values.text(now["r"]))
+            state = _hash(values.text(now["r"])) if "r" in now else entry[2]
+            if state != entry[2]:
+                entry[2] = state
                 changed.append([entry[0], now["r"]])
         return changed
 
