@@ -160,6 +160,10 @@ class KLConfig:
     self_distill: float = option(0.0, "SDPO (docs/training.md): weight of a self-distillation loss: each failed "
                                  "row is scored again by the policy with the feedback on its visible tests in "
                                  "the prompt, and the policy moves toward those token probabilities (0: off)")
+    self_distill_context: str = option("feedback", "SDPO: what the teacher's prompt adds: feedback (the failed "
+                                       "row's result on the visible tests) or solution (a correct program: a row "
+                                       "of the same group that passed, else the task's reference; then the "
+                                       "feedback, when there is some)", choices=["feedback", "solution"])
 
     @property
     def reference(self) -> bool:
@@ -324,6 +328,8 @@ class TrainConfig:
         explicit_adv = {k for k in ADVANTAGE_KEYWORDS if getattr(self.advantage_options, k) is not None}
         explicit_loss = {k for k in LOSS_KEYWORDS if getattr(self.loss_options, k) is not None}
         self._apply_preset(ALGO_PRESETS[self.algo])
+        require(self.kl.self_distill or self.kl.self_distill_context == "feedback", "--self-distill-context",
+                self.kl.self_distill_context, "feedback (the default) without --self-distill")
         if self.kl.self_distill:  # a teacher per failed row: one turn of the HF engine, the policy-gradient loop
             require(0 < self.kl.self_distill < float("inf"), "--self-distill", self.kl.self_distill,
                     "a finite weight > 0 (0: off)")

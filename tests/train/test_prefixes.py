@@ -206,3 +206,20 @@ def test_a_training_step_trains_on_what_follows_the_prefix(tmp_path):
 
 def opening_of(seen, task_id):
     return next(opening for t, opening, *_ in seen[0] if t == task_id)
+
+
+def test_level_pass_rates_count_plain_rows_of_leveled_tasks_only():
+    """By hand: level 1 plain rows pass 1 of 2; level 2's plain rows 1 of 3 (its prefixed row and its
+    infrastructure failure left out); a task without a level adds no key."""
+    from coderl.train.sources.rounds import level_pass_rates
+
+    def task(level, opening=""):
+        return Task(task_id=f"L{level}", kind="function", prompt="def f(n):\n", tests=(), entry_point="f",
+                    metadata={} if level is None else {"level": level}, opening=opening)
+
+    rows = [task(1), task(1), task(2), task(2), task(2), task(2, "    m = n"), task(2), task(None)]
+    passed = [True, False, True, False, False, True, True, True]
+    failed = [False, False, False, False, False, False, True, False]
+    assert level_pass_rates(rows, passed, failed) == {"sandbox/pass_rate/level_1": 0.5,
+                                                      "sandbox/pass_rate/level_2": 1 / 3}
+    assert level_pass_rates([task(None)], [True], [False]) == {}

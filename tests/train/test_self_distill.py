@@ -11,7 +11,13 @@ from coderl.algorithms.self_distill import self_distill_loss
 from coderl.base.config import ConfigError
 from coderl.rollout.types import Sample
 from coderl.tasks import load_tasks
-from coderl.train.sources.teacher_prompts import FEEDBACK_INTRO, teacher_prompts, teacher_text
+from coderl.train.sources.teacher_prompts import (
+    FEEDBACK_INTRO,
+    SOLUTION_INTRO,
+    shown_solutions,
+    teacher_prompts,
+    teacher_text,
+)
 
 from .helpers import TASKS, base_config
 
@@ -102,7 +108,48 @@ def test_which_rows_get_a_teacher(sandbox, tokenizer):
     assert short == [None]  # longer than the room left for it
 
 
+def test_the_solution_shown_is_a_passing_peer_else_the_reference(tokenizer):
+    """By hand: group 0 has a row that passed (the second): its failed rows are shown that row's program; group 1
+    failed everywhere: its rows are shown the task's reference; a task without a reference shows nothing."""
+    add = load_tasks(TASKS).tasks[0]
+    bare = add.__class__(**{**add.__dict__, "reference_solution": None})
+    rows = [(add, "    return a - b\n", False, 0), (add, "    return b + a\n", True, 0), (add, "    return 0\n", False, 0),
+            (add, "    return 1\n", False, 1), (bare, "    return 2\n", False, 2)]
+    got = shown_solutions([r[0] for r in rows], [_sample(r[0], r[1]) for r in rows], [r[2] for r in rows],
+                          [r[3] for r in rows])
+    peer = add.build_program("    return b + a\n")
+    assert got == [peer, peer, peer, add.build_program(add.reference_solution), ""]
+    text = teacher_text(add, tokenizer, "F", peer)
+    user = get_user(add, tokenizer)
+    assert text.count(user + SOLUTION_INTRO + f"```python\n{peer.rstrip()}\n```" + FEEDBACK_INTRO + "F") == 1
+
+
+def get_user(task, tokenizer):
+    from coderl.rollout.formats import get_format
+
+    return get_format("chat").render(task, tokenizer)[-1]["content"]
+
+
+def test_with_the_solution_context_failed_rows_get_a_teacher_without_feedback_too(sandbox, tokenizer):
+    """`context="solution"`: a failed row whose visible tests pass (nothing to say) still gets a teacher, shown the
+    reference; the passed and the excluded rows still get none; under "feedback" that row gets none."""
+    add = load_tasks(TASKS).tasks[0]
+    rows = [(add, "    return a + b\n", False, False),   # failed hidden tests only: no feedback
+            (add, "    return a - b\n", False, False),   # failed visible tests: reference and feedback
+            (add, "    return a * b\n", False, True)]    # excluded: none
+    args = (sandbox, None, tokenizer, [r[0] for r in rows], [_sample(r[0], r[1]) for r in rows],
+            [r[2] for r in rows], [r[3] for r in rows])
+    plain = teacher_prompts(*args, feedback_tokens=200, room=4096)
+    shown = teacher_prompts(*args, feedback_tokens=200, room=4096, context="solution", groups=[0, 0, 0])
+    assert plain[0] is None and plain[1] is not None and plain[2] is None and shown[2] is None
+    first, second = tokenizer.decode(shown[0]), tokenizer.decode(shown[1])
+    assert SOLUTION_INTRO.strip() in first and FEEDBACK_INTRO.strip() not in first
+    assert SOLUTION_INTRO.strip() in second and "failed these visible tests" in second
+    assert add.reference_solution.strip() in second
+
+
 @pytest.mark.parametrize("overrides, flag", [
+    ({"self_distill_context": "solution"}, "--self-distill-context"),
     ({"self_distill": -0.5}, "--self-distill"),
     ({"self_distill": 0.5, "format": "completion"}, "--format"),
     ({"self_distill": 0.5, "algo": "ppo"}, "--algo"),

@@ -163,6 +163,7 @@ def scored_round(ctx, step: int, indices: list[int], round_: int, ranks: Ranks):
                            "rollout/skipped_prompts": float(len(skipped)),
                            "rollout/truncated": sum(s.truncated for s in batch.samples) / len(batch.samples),
                            "rollout/zero_variance_groups": zero_variance_fraction(rewards, batch.group_ids)})
+    scored.metrics.update(level_pass_rates([round_tasks[s.group] for s in batch.samples], passed, failed.tolist()))
     if prefix is not None:
         opened = [bool(round_tasks[s.group].opening) for s in batch.samples]
         scored.metrics["prefix/prompts"] = float(sum(bool(t.opening) for t in round_tasks))
@@ -183,6 +184,19 @@ def scored_round(ctx, step: int, indices: list[int], round_: int, ranks: Ranks):
     if cfg.sampling.curriculum_floor is not None:
         scored.metrics.update(ctx.curriculum.metrics())
     return scored
+
+
+def level_pass_rates(row_tasks: list, passed: list, failed: list) -> dict:
+    """`sandbox/pass_rate/level_N`: the pass rate of the rows whose task's metadata names level N (the generated
+    pool's compositions), over plain rows only: a PrefixRL row (its reply opened with a reference's prefix) and an
+    infrastructure failure say nothing about how often the policy solves its level unaided. {} when no task has a
+    level."""
+    by_level: dict = {}
+    for task, ok, bad in zip(row_tasks, passed, failed):
+        level = (task.metadata or {}).get("level")
+        if level is not None and not task.opening and not bad:
+            by_level.setdefault(level, []).append(bool(ok))
+    return {f"sandbox/pass_rate/level_{lv}": sum(v) / len(v) for lv, v in sorted(by_level.items())}
 
 
 def _slice(ctx, step: int, step_tasks: list, start: int, gen: Generation) -> _Slice:
@@ -218,7 +232,8 @@ def _slice(ctx, step: int, step_tasks: list, start: int, gen: Generation) -> _Sl
                     for bad, t, s in zip(failed, row_tasks, batch.samples)]
         teachers = teacher_prompts(ctx.sandbox, cfg.sandbox.limits(), ctx.policy.tokenizer, row_tasks, batch.samples,
                                    [r.passed for r in got.results], excluded,
-                                   feedback_tokens=cfg.repair.feedback_tokens, room=max_prompt)
+                                   feedback_tokens=cfg.repair.feedback_tokens, room=max_prompt,
+                                   context=cfg.kl.self_distill_context, groups=[s.group for s in batch.samples])
     return _Slice(start, batch, [float(t) for t in totals], [r.passed for r in got.results],
                   {**rb.metrics(), **repair_metrics}, got.skipped, got.gen_seconds, turn_rewards, list(failed), cause,
                   teachers)

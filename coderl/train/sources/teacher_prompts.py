@@ -11,6 +11,12 @@ infrastructure failure, a canary, a completion the overlong filter leaves out of
 tests, it passes its visible tests (it failed hidden ones only: nothing to show, as a repair episode ends there), its
 visible-test run failed in the sandbox, or its teacher prompt is longer than `room` tokens.
 
+`context="solution"` (`--self-distill-context solution`: SDPO's successful rollouts as the teacher's demonstration,
+and for a group where every row failed the task's reference, as OPSD/SDFT condition on a demonstration) puts a
+correct program before the feedback: the first row of the same group that passed, else the task's reference (the
+pool's references are decontaminated against every evaluation set, as PrefixRL's prefixes are). Then every failed
+row that is not excluded gets a teacher when there is a program to show, with the feedback when there is some.
+
     prompts = teacher_prompts(sandbox, limits, tokenizer, row_tasks, samples, passed, excluded, feedback_tokens=256,
                               room=1024 - 128)                                 # per row: ids or None
 """
@@ -26,23 +32,49 @@ from coderl.tasks.types import Task
 from coderl.tasks.visibility import split_tests
 
 FEEDBACK_INTRO = "\n\nAn earlier answer to this got the following feedback.\n\n"
+SOLUTION_INTRO = "\n\nA correct solution to this:\n\n"
 
 
-def teacher_text(task: Task, tokenizer, feedback: str) -> str:
-    """The text of a row's teacher prompt: its chat prompt with `feedback` after the user's message, then the task's
-    reply opening."""
+def teacher_text(task: Task, tokenizer, feedback: str = "", solution: str = "") -> str:
+    """The text of a row's teacher prompt: its chat prompt with `solution` (a correct program, fenced) and then
+    `feedback` after the user's message, each only when given, then the task's reply opening."""
+    extra = ""
+    if solution:
+        extra += f"{SOLUTION_INTRO}```{task.language}\n{solution.rstrip()}\n```"
+    if feedback:
+        extra += FEEDBACK_INTRO + feedback
     rendered = get_format("chat").render(task, tokenizer)
     last = rendered[-1]
-    messages = [*rendered[:-1], {**last, "content": last["content"] + FEEDBACK_INTRO + feedback}]
+    messages = [*rendered[:-1], {**last, "content": last["content"] + extra}]
     return prompt_text(messages, tokenizer) + task.opening
 
 
+def shown_solutions(tasks: Sequence[Task], samples, passed: Sequence[bool], groups: Sequence[int]) -> list[str]:
+    """Per row, the correct program its teacher is shown under `context="solution"`: the first row of its group
+    that passed (its program as it ran), else its task's reference as a program, else "" (a task without one)."""
+    first_pass: dict[int, int] = {}
+    for i, (ok, g) in enumerate(zip(passed, groups, strict=True)):
+        if ok:
+            first_pass.setdefault(g, i)
+    out = []
+    for task, g in zip(tasks, groups, strict=True):
+        if g in first_pass:
+            out.append(task.build_program(samples[first_pass[g]].completion))
+        else:
+            out.append(task.build_program(task.reference_solution) if task.reference_solution else "")
+    return out
+
+
 def teacher_prompts(sandbox, limits, tokenizer, tasks: Sequence[Task], samples, passed: Sequence[bool],
-                    excluded: Sequence[bool], *, feedback_tokens: int, room: int) -> list[list[int] | None]:
-    """Per row (its task in `tasks`, its `Sample`), the token ids of its teacher prompt, or None (the module's
-    rules).  Under isolation other than `full` a warning: the row's hidden-test run could leave the hidden arguments
-    in /tmp, where its visible-test run (the feedback) reads them, as in repair episodes."""
+                    excluded: Sequence[bool], *, feedback_tokens: int, room: int, context: str = "feedback",
+                    groups: Sequence[int] | None = None) -> list[list[int] | None]:
+    """Per row (its task in `tasks`, its `Sample`; `groups`: its group id, needed by `context="solution"`), the
+    token ids of its teacher prompt, or None (the module's rules).  Under isolation other than `full` a warning:
+    the row's hidden-test run could leave the hidden arguments in /tmp, where its visible-test run (the feedback)
+    reads them, as in repair episodes."""
     warn_unless_isolated(sandbox, "--self-distill")
+    solutions = (shown_solutions(tasks, samples, passed, groups) if context == "solution"
+                 else [""] * len(samples))
     splits: dict[str, tuple] = {}
     futures = {}
     for i, (task, sample) in enumerate(zip(tasks, samples, strict=True)):
@@ -57,13 +89,17 @@ def teacher_prompts(sandbox, limits, tokenizer, tasks: Sequence[Task], samples, 
     def count_tokens(text: str) -> int:
         return len(tokenizer(text, add_special_tokens=False)["input_ids"])
 
-    out: list[list[int] | None] = [None] * len(samples)
+    messages = {}
     for i, future in futures.items():
         task, result = tasks[i], future.result()
-        if result.passed or result.status is Status.SANDBOX_ERROR:
+        if not (result.passed or result.status is Status.SANDBOX_ERROR):
+            messages[i] = feedback_message(task, splits[task.task_id], result, count_tokens=count_tokens,
+                                           max_tokens=feedback_tokens)
+    out: list[list[int] | None] = [None] * len(samples)
+    for i, task in enumerate(tasks):
+        if passed[i] or excluded[i] or not (i in messages or solutions[i]):
             continue
-        message = feedback_message(task, splits[task.task_id], result, count_tokens=count_tokens,
-                                   max_tokens=feedback_tokens)
-        ids = tokenizer(teacher_text(task, tokenizer, message), add_special_tokens=False)["input_ids"]
+        ids = tokenizer(teacher_text(task, tokenizer, messages.get(i, ""), solutions[i]),
+                        add_special_tokens=False)["input_ids"]
         out[i] = ids if len(ids) <= room else None
     return out
