@@ -278,8 +278,8 @@ def run_floor(args) -> dict:
 
 
 # Disjoint parts of a step's time/step; rollout_wait replaces generation and sandbox_wait with async rollouts.
-STEP_PARTS = ("generation", "sandbox_wait", "rollout_wait", "old_logprobs", "reference", "teacher", "memory_probe",
-              "forward", "backward", "optimizer")
+STEP_PARTS = ("generation", "sandbox_wait", "rollout_wait", "old_logprobs", "reference", "memory_probe", "forward",
+              "backward", "optimizer")
 
 
 def step_split(row: dict) -> dict:

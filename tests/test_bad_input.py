@@ -186,12 +186,7 @@ CASES = [
     ("eval", "resume nothing", [*EVAL, "--out", "folder", "--resume"], "folder"),
     # train
     ("train", "missing", [*TRAIN[:4], "nope.jsonl", "--out", "t"], "no such file"),
-    ("train", "self-distill weight", [*TRAIN, "--out", "t", "--self-distill", "inf"],
-     "--self-distill=inf: expected a finite weight > 0 (0: off)"),
-    ("train", "self-distill format", [*TRAIN, "--out", "t", "--self-distill", "0.5", "--format", "completion"],
-     "--format='completion': expected chat with --self-distill"),
-    ("train", "prefix cut", [*TRAIN, "--out", "t", "--prefix-below", "0.1", "--prefix-cut", "tokens"],
-     "invalid choice: 'tokens'"),
+    ("train", "removed flag", [*TRAIN, "--out", "t", "--self-distill", "0.5"], "--self-distill"),
     ("train", "empty", [*TRAIN[:4], "empty.jsonl", "--out", "t"], "empty.jsonl: no rows"),
     ("train", "empty split", [*TRAIN[:4], "single.jsonl@test", "--out", "t"], "holds no tasks"),
     ("train", "missing config", [*TRAIN, "--out", "t", "--config", "nope.yaml"], "--config nope.yaml: no such file"),

@@ -513,23 +513,6 @@ def test_an_rl_run_with_its_own_eval_tasks_is_refused_counting_the_evaluation_ta
     assert "rl[0] (grpo): trains on 2 of the 2 evaluation tasks (e.g. Toy/0)" in err
 
 
-def test_a_prefixrl_stage_s_overlap_rows_name_where_its_prefixes_come_from(model_dir, tmp_path):
-    """Issue 78: PrefixRL writes reference code into replies; the overlap record says it is the stage's own training
-    tasks' references, the ones its row checks against each evaluation set. A plain RL stage's and SFT's rows say
-    nothing of prefixes."""
-    from coderl.pipeline.plan import load_plan
-    from coderl.pipeline.run import check_overlap
-
-    config = tmp_path / "p.yaml"
-    text = pipeline_yaml(model_dir, tmp_path / "out")
-    config.write_text(text.replace("    steps: 1\n", "    steps: 1\n    prefix_below: 0.5\n"))
-    rows, _ = check_overlap(load_plan(str(config)))
-    assert [(r["stage"], r.get("prefixes")) for r in rows] == [
-        ("sft", None), ("rl/grpo", f"the references of its training tasks ({TASKS}): the ones checked here")]
-    config.write_text(text)
-    assert all("prefixes" not in r for r in check_overlap(load_plan(str(config)))[0])
-
-
 def test_rl_split_writes_the_source_rows(tmp_path):
     from coderl.pipeline import write_split
     from coderl.tasks import load_tasks

@@ -150,7 +150,7 @@ def check_overlap(plan: Plan) -> tuple[list[dict], list[str]]:
                              "eval_split": base.config.split if base else "all",
                              "solved": sorted(solved & ids), "solved_by_generator": sorted(generator & ids),
                              "of": len(ids), "training_tasks": len(report.leaked_train_ids),
-                             "undecided": sorted(set(report.incomplete) & ids), **prefixes(stage, spec)})
+                             "undecided": sorted(set(report.incomplete) & ids)})
             if report.incomplete:
                 warnings.append(f"warning: {stage.name}: the behaviour check could not decide {len(report.incomplete)} "
                                 f"evaluation tasks (e.g. {report.incomplete[0]}: a run that did not finish)")
@@ -167,15 +167,6 @@ def check_overlap(plan: Plan) -> tuple[list[dict], list[str]]:
     warnings += [f"warning: {message}; its evaluation is not fully held out (allow_eval_overlap: true)"
                  for message in refusals]
     return rows, warnings
-
-
-def prefixes(stage, spec: str) -> dict:
-    """For a PrefixRL stage's overlap rows (issue 78): where the prefixes written into its replies come from. Only
-    from the references of its own training tasks, the ones whose behaviour this row checks (`solved`), so the
-    row's verdict covers them."""
-    if getattr(getattr(stage.config, "sampling", None), "prefix_below", None) is None:
-        return {}
-    return {"prefixes": f"the references of its training tasks ({spec}): the ones checked here"}
 
 
 def overlap_checks(plan: Plan, sets: list):

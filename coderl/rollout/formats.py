@@ -23,12 +23,6 @@ marked answer: one number) under the kind's own system prompt, and
 `completion` the continuation of "Question: ...\\nAnswer:" up to the next "\\nQuestion:" (the
 language's prose header and stops).  The judge reads the final answer from that text.
 
-A reply can be started for the model (`Task.opening`, PrefixRL: `reply_opening`); the text extracted is the
-opening followed by the model's output, and a chat opening that opened a block ends the reply at its closing fence.
-
-Over 400 lines: the three formats' render, extract and stop rules and the text helpers they share (fences,
-indentation, prose) are one job, how a reply is laid out and read back; split, each part would import the others.
-
 Everything here is indentation-safe: a body is never `.strip()`ed or `.lstrip()`ed; line endings
 become `\\n`, and tabs in indentation become 4 spaces (a tab-indented body after the prompt's
 space-indented docstring is a `TabError`).  This module does not import torch.
@@ -57,24 +51,9 @@ class ClosingFence(str):
     """The stop `\n```\n` where it closes an open code block: fence lines (``` at the start of a
     complete line) alternate between opening (with or without a language tag) and closing, so a bare
     ``` after prose ("Here is the code:\n```\n...") opens a block and never stops the reply.  Only
-    complete lines count: "```" still waiting for its "python" is not a fence yet.  `opened`: the text
-    searched continues a line of code inside an open block (a reply whose opening, `Task.opening`, opened the
-    block and ended inside its last line), so its first line is never a fence."""
-
-    opened: bool = False
-
-    def __new__(cls, text: str, opened: bool = False):
-        self = super().__new__(cls, text)
-        self.opened = opened
-        return self
-
-    def __reduce__(self):
-        return type(self), (str(self), self.opened)
+    complete lines count: "```" still waiting for its "python" is not a fence yet."""
 
     def find_in(self, text: str) -> int:
-        if self.opened:
-            at, _, _ = self.scan(OPENED_LINE + text, True)
-            return -1 if at is None else at - len(OPENED_LINE)
         at, _, _ = self.scan(text)
         return -1 if at is None else at
 
@@ -94,9 +73,6 @@ class ClosingFence(str):
             start = end + 1
         return None, inside, start
 
-
-# What an opened fence's search puts in front of a text that continues a line of code: anything but a fence.
-OPENED_LINE = "#"
 
 # Chat replies end with their first code block (or the end-of-turn token).
 CHAT_STOPS = (ClosingFence("\n```\n"),)
@@ -368,8 +344,6 @@ def _no_stops(task: Task) -> tuple[str, ...]:
 def _chat_stops(task: Task) -> tuple[str, ...]:
     if not get_kind(task.kind).answer_is_code:
         return ()  # a worked answer may show code blocks; it ends with the end-of-turn token (EOS)
-    if task.opening and ClosingFence.scan(task.opening)[1]:  # the opening opened the block the reply ends
-        return (ClosingFence(CHAT_STOPS[0], opened=True),)
     return CHAT_STOPS  # or the end-of-turn token (EOS), whichever comes first
 
 
@@ -388,30 +362,6 @@ def get_format(name: str) -> Format:
         return FORMATS[name]
     except KeyError:
         raise ValueError(f"format {name!r}: expected one of {', '.join(FORMATS)}") from None
-
-
-def reply_opening(format: str, task: Task, code: str) -> str:
-    """The start of a reply to `task` in `format` that writes `code` for the model (`Task.opening`): the first lines
-    of a solution as `task.reference_solution` holds it (a function task's body, a stdio task's program), which the
-    model goes on from.  `completion`: the code itself, after the prompt; `chat`: a fenced block opened with the
-    prompt's code (a function task's header and docstring, as the model's replies restate them) then the code, so
-    the reply's stop is the fence that closes that block.  The opening ends with its last line's code, not the
-    newline after it: a prompt ending in a bare newline token puts the model at a token boundary it rarely saw
-    (tokenizers join a newline with the next line's indentation), and the bundled SFT model then closed the block
-    at once in 32 of 32 samples (8 level-2 pool tasks x 4).  Other formats, and answers that are not code, have no
-    opening (ValueError)."""
-    kind = get_kind(task.kind)
-    if not kind.answer_is_code:
-        raise ValueError(f"task {task.task_id}: a {task.kind} answer is not code; no reply opening")
-    code = _normalize(code).rstrip("\n")
-    if format == "completion":
-        return code
-    if format == "chat":
-        head = task.prompt if kind.prompt_is_code else ""
-        if head and not head.endswith("\n"):
-            head += "\n"
-        return f"```{get_language(task.language).fence_tag}\n{head}{code}"
-    raise ValueError(f"format {format!r}: no reply opening (completion or chat)")
 
 
 def prompt_text(rendered: Rendered, tokenizer: Any) -> str:

@@ -28,11 +28,10 @@ from coderl.tasks.types import Task
 
 def to_sample(fmt, tokenizer: Any, task: Task, group: int, prompt: str, row: SampledRow,
               stops: Sequence[str]) -> Sample:
-    """The `Sample` of a sampled row: its text, after the task's reply opening (`Task.opening`), extracted by the
-    format, which cuts at its own stops (the chat stop is a closing fence, part of the block it extracts); only extra
-    stops given by the caller are cut here."""
+    """The `Sample` of a sampled row: its text extracted by the format, which cuts at its own stops (the chat stop is
+    a closing fence, part of the block it extracts); only extra stops given by the caller are cut here."""
     extra = tuple(s for s in stops if s not in fmt.stop_sequences(task))
-    extraction = fmt.extract(task, task.opening + (cut_at_stop(row.text, extra) if extra else row.text))
+    extraction = fmt.extract(task, cut_at_stop(row.text, extra) if extra else row.text)
     return Sample(task_id=task.task_id, group=group, prompt=prompt, raw_output=row.text,
                   completion=extraction.completion, gen_tokens=tuple(row.ids),
                   code_tokens=tuple(tokenizer(extraction.completion, add_special_tokens=False)["input_ids"]),
@@ -105,7 +104,7 @@ def generate(
         raise ValueError(f"generate: need temperature >= 0 and 0 < top_p <= 1 (got {temperature}, {top_p})")
     fmt = get_format(format)
     rendered = [fmt.render(task, tokenizer) for task in tasks]
-    texts = [prompt_text(r, tokenizer) + task.opening for r, task in zip(rendered, tasks)]  # the reply's opening
+    texts = [prompt_text(r, tokenizer) for r in rendered]
     # A chat template already wrote the special tokens it wants; a raw prompt gets the tokenizer's (BOS).
     prompt_ids = [tokenizer(text, add_special_tokens=isinstance(r, str))["input_ids"]
                   for text, r in zip(texts, rendered)]

@@ -14,7 +14,7 @@ from typing import Any
 import torch
 from transformers import LogitsProcessor, StoppingCriteria
 
-from coderl.rollout.formats import OPENED_LINE, ClosingFence, first_stop
+from coderl.rollout.formats import ClosingFence, first_stop
 from coderl.rollout.types import SampledRow
 
 
@@ -172,9 +172,7 @@ class _RowText:
         self.plain = [s for s in stops if s and not isinstance(s, ClosingFence)]
         self.fence = any(isinstance(s, ClosingFence) for s in stops)
         self.keep = max((len(s) for s in self.plain), default=1) - 1
-        # a reply whose opening (`Task.opening`) opened a block continues a line of code inside it
-        self.inside = any(isinstance(s, ClosingFence) and s.opened for s in stops)
-        self.base, self.tail, self.line = 0, "", OPENED_LINE if self.inside else ""
+        self.base, self.tail, self.line, self.inside = 0, "", "", False
 
     def check(self, text: str, end: int, cleanup: bool) -> bool:
         """Whether the row's text, folded text + `text` (the tokens base..end), contains a stop, given

@@ -46,10 +46,6 @@ class Task:
     # CPU seconds a program of this task may use (per process), measured from its reference
     # (`coderl.tasks.time_limits`); the smaller of this and the run's own limit (--timeout) applies
     time_limit: float | None = None
-    # The start of the answer, written for the model and not by it (PrefixRL, `train/sources/prefixes.py`: a prefix of
-    # a known-good solution): appended to the rendered prompt, never generated or trained on; the answer the format
-    # extracts is this text followed by what the model wrote.  "" for every task a loader or generator makes.
-    opening: str = ""
 
     def build_program(self, completion: str) -> str:
         """The exact program text that runs; what `coderl check` appends the completion to."""

@@ -148,7 +148,7 @@ class LossOptions:
 
 @dataclass
 class KLConfig:
-    """KL terms: to the reference (starting) policy, and SDPO's to the policy shown its feedback (a self-teacher)."""
+    """KL to the reference (starting) policy."""
 
     kl_beta: float = option(0.0, "KL-to-reference coefficient (0 = no reference forward pass)")
     log_kl: bool = option(False, "log kl/mean (KL to the reference) every step even with --kl-beta 0: one more "
@@ -157,13 +157,6 @@ class KLConfig:
                                       choices=["k1", "k2", "k3"], cli=False)
     kl_in: str | None = option(None, "where the KL goes: loss or reward (default: loss; ppo: reward, per token)",
                                choices=["loss", "reward"])
-    self_distill: float = option(0.0, "SDPO (docs/training.md): weight of a self-distillation loss: each failed "
-                                 "row is scored again by the policy with the feedback on its visible tests in "
-                                 "the prompt, and the policy moves toward those token probabilities (0: off)")
-    self_distill_context: str = option("feedback", "SDPO: what the teacher's prompt adds: feedback (the failed "
-                                       "row's result on the visible tests) or solution (a correct program: a row "
-                                       "of the same group that passed, else the task's reference; then the "
-                                       "feedback, when there is some)", choices=["feedback", "solution"])
 
     @property
     def reference(self) -> bool:
@@ -315,11 +308,6 @@ class TrainConfig:
         require(self.engine == "hf" or not self.lora.qlora, "--engine", self.engine,
                 "hf with --qlora (vLLM would serve the base in its own precision, not the 4-bit one trained on)")
         require(self.optim.learning_rate > 0, "--learning-rate", self.optim.learning_rate, "a positive number")
-        if self.sampling.prefix_below is not None:  # a reply opened for the model: one turn, the HF engine's stops
-            require(self.format in ("chat", "completion"), "--format", self.format,
-                    "chat or completion with --prefix-below (a reply opening of its own)")
-            require(self.engine == "hf", "--engine", self.engine, "hf with --prefix-below")
-            require(not self.repair.on, "--turns", self.repair.turns, "1 with --prefix-below")
         require(self.max_new_tokens >= 1, "--max-new-tokens", self.max_new_tokens, "an integer >= 1")
         from coderl.algorithms import ADVANTAGES, AGGREGATIONS, POLICY_LOSSES  # torch: only when training
         from coderl.rollout.formats import FORMATS
@@ -328,19 +316,6 @@ class TrainConfig:
         explicit_adv = {k for k in ADVANTAGE_KEYWORDS if getattr(self.advantage_options, k) is not None}
         explicit_loss = {k for k in LOSS_KEYWORDS if getattr(self.loss_options, k) is not None}
         self._apply_preset(ALGO_PRESETS[self.algo])
-        require(self.kl.self_distill or self.kl.self_distill_context == "feedback", "--self-distill-context",
-                self.kl.self_distill_context, "feedback (the default) without --self-distill")
-        if self.kl.self_distill:  # a teacher per failed row: one turn of the HF engine, the policy-gradient loop
-            require(0 < self.kl.self_distill < float("inf"), "--self-distill", self.kl.self_distill,
-                    "a finite weight > 0 (0: off)")
-            require(self.format == "chat", "--format", self.format, "chat with --self-distill (feedback is a message)")
-            require(not self.value.value_head, "--algo", self.algo, "reinforce, rloo or grpo with --self-distill")
-            require(self.engine == "hf", "--engine", self.engine, "hf with --self-distill")
-            require(not self.repair.on, "--turns", self.repair.turns, "1 with --self-distill")
-            require(not self.sampling.dynamic_sampling, "--dynamic-sampling", self.sampling.dynamic_sampling,
-                    "0 with --self-distill")
-            require(self.asynchronous.async_max_age is None, "--async-max-age", self.asynchronous.async_max_age,
-                    "none with --self-distill")
         if self.lora.full:  # the preset's LoRA rank means nothing when every weight trains
             self.lora.lora_r = None
         require(self.advantage in ADVANTAGES, "--advantage", self.advantage, "one of " + ", ".join(ADVANTAGES))

@@ -28,26 +28,12 @@ class RolloutSelection:
                                    "(0 = off)")
     overlong_filter: bool = option(False, "leave completions cut at max_new_tokens out of the loss (DAPO's overlong "
                                    "filtering); their rewards still count in the group baselines")
-    prefix_below: float | None = option(None, "PrefixRL (docs/training.md): a drawn prompt whose running pass rate is "
-                                        "below this gets the first lines of its task's reference solution written "
-                                        "at the start of its reply; the policy is trained on what it writes after "
-                                        "them (none: off)")
-    prefix_fraction: float = option(0.5, "PrefixRL: the share of the reference's non-blank lines (--prefix-cut "
-                                    "lines) or words (words: the most) written for the model (rounded down; at "
-                                    "least one, never all)")
-    prefix_cut: str = option("lines", "PrefixRL: where a prefix ends: lines (the reference's first --prefix-fraction "
-                             "of its lines, the same every time) or words (a word end drawn afresh for each prompt "
-                             "and step, uniformly among the first --prefix-fraction of its words: prefixes of many "
-                             "lengths)", choices=("lines", "words"))
 
     def __post_init__(self):
         require(self.curriculum_floor is None or 0 <= self.curriculum_floor <= 1, "--curriculum-floor",
                 self.curriculum_floor, "a weight in [0, 1] (0: the frontier pool)")
         require(0 <= self.canary_fraction < 1, "--canary-fraction", self.canary_fraction, "a share in [0, 1)")
         require(self.dynamic_sampling >= 0, "--dynamic-sampling", self.dynamic_sampling, "an integer >= 0")
-        require(self.prefix_below is None or 0 < self.prefix_below <= 1, "--prefix-below", self.prefix_below,
-                "a pass rate in (0, 1] (none: off)")
-        require(0 < self.prefix_fraction < 1, "--prefix-fraction", self.prefix_fraction, "a share in (0, 1)")
 
 
 @dataclass

@@ -33,3 +33,21 @@ def test_draws_are_seeded_and_capped_at_the_task_count():
     assert c.draw(2, 0.1, random.Random("0:curriculum:3")) == c.draw(2, 0.1, random.Random("0:curriculum:3"))
     assert sorted(c.draw(9, 0.1, random.Random(0))) == [0, 1, 2, 3]
     assert frontier_fraction(rates) == pytest.approx(1 / 3) and frontier_fraction([None]) == 0.0
+
+
+def test_level_pass_rates_by_hand():
+    """Level 1's rows pass 1 of 2; level 2's 2 of 4 (its infrastructure failure left out); a task without a level
+    adds no key."""
+    from coderl.tasks.types import Task
+    from coderl.train.sources.rounds import level_pass_rates
+
+    def task(level):
+        return Task(task_id=f"L{level}", kind="function", prompt="def f(n):\n", tests=(), entry_point="f",
+                    metadata={} if level is None else {"level": level})
+
+    rows = [task(1), task(1), task(2), task(2), task(2), task(2), task(2), task(None)]
+    passed = [True, False, True, False, False, True, True, True]
+    failed = [False, False, False, False, False, False, True, False]
+    assert level_pass_rates(rows, passed, failed) == {"sandbox/pass_rate/level_1": 0.5,
+                                                      "sandbox/pass_rate/level_2": 0.5}
+    assert level_pass_rates([task(None)], [True], [False]) == {}

@@ -6,8 +6,7 @@ One step, as docs/architecture.md draws it (convention 1):
     results    = sandbox.submit(...) while the next chunk generates    # per-test outcomes
     rewards    = score(reward_config, results, samples, tasks)         # total + components
     advantages = ADVANTAGES[cfg.advantage](rewards, group_ids, mask, state=state)   # [N, T]
-    loss       = POLICY_LOSSES[cfg.loss](logprobs, old_logprobs, advantages, mask) (+ KL, - entropy,
-                 + SDPO's self-distillation toward the policy shown its feedback: `self_teacher.py`)
+    loss       = POLICY_LOSSES[cfg.loss](logprobs, old_logprobs, advantages, mask) (+ KL, - entropy)
 
 Critic-free PPO (seed 001, `--algo ppo_critic_free`) is this loop with batch-normalised advantages, a
 sequence-level ratio and 4 epochs; PPO with a value head is `train/rl/ppo.py`.  The loop's collaborators
@@ -25,13 +24,11 @@ from __future__ import annotations
 import time
 
 from coderl.algorithms import POLICY_LOSSES, aggregate, terminal_rewards
-from coderl.algorithms.self_distill import self_distill_loss
 from coderl.base.config import ConfigError
 from coderl.train.config import TrainConfig
 from coderl.train.rl import common
 from coderl.train.rl.episodes import step_advantages
 from coderl.train.rl.logprobs import build_sequences, token_logprobs
-from coderl.train.rl.self_teacher import teacher_logprobs
 from coderl.train.updater import Averages
 
 
@@ -68,12 +65,6 @@ def _optimise(cfg, run, rolled, step) -> tuple[dict, dict]:
     with run.updater.clock("old_logprobs"):  # before any update: how each row enters the loss (may run a pass)
         correction = run.source.correction(rolled, run.updater)
     ref_logprobs = common.reference_logprobs(cfg, run.policy, batch, run.updater)  # [N, T] or None
-    teacher = None  # SDPO: ([N, T] the teacher's log-probs, [N] bool rows that have one) or None
-    if rolled.teacher_prompts is not None:
-        run.policy.model.eval()  # the teacher: the policy at the step's start, dropout off
-        with run.updater.clock("teacher"):
-            teacher = teacher_logprobs(run.policy.model, batch, rolled.teacher_prompts, cfg.temperature, run.updater,
-                                       run.policy.tokenizer.pad_token_id)
     token_rewards = rewards
     kl_reward = common.kl_as_reward(cfg.kl, batch, ref_logprobs)  # [N, T] or None
     if kl_reward is not None:
@@ -86,12 +77,7 @@ def _optimise(cfg, run, rolled, step) -> tuple[dict, dict]:
     counts = {"advantage/mean_abs": float(advantages.abs().sum() / mask.sum().clamp(min=1)),
               "advantage/nonzero_rows": float(moving.float().mean()),  # of the rows trained on
               "advantage/updated_rows": float(moving.sum())}  # 0: no group varied, the step taught nothing
-    if teacher is not None:  # a teacher counts only on a row the loss sees (not one the overlong filter dropped)
-        taught = teacher[1] & (mask.sum(1) > 0)
-        teacher = (teacher[0], taught) if taught.any() else None
     only_advantage = not (cfg.kl.kl_in == "loss" and cfg.kl.kl_beta > 0) and cfg.entropy_coef <= 0
-    if teacher is not None:  # SDPO's rows move the policy too
-        moving = moving | teacher[1]
     if not moving.any() and only_advantage:
         # Every gradient would be zero: no forward or backward (every process holds the same advantages, so
         # all skip alike).  The schedule still advances (`end_step`); the optimiser does not step.
@@ -118,11 +104,6 @@ def _optimise(cfg, run, rolled, step) -> tuple[dict, dict]:
             kl_term, kl_stats = common.kl_terms(cfg, logprobs, ref_logprobs, rows, mb_mask)
             loss = loss + kl_term
             stats.update(kl_stats)
-            if teacher is not None and teacher[1][rows].any():  # SDPO: toward the teacher on rows that have one
-                distill, distill_stats = self_distill_loss(logprobs, teacher[0][rows], mb_mask, teacher[1][rows],
-                                                           cfg.aggregation, **agg)
-                loss = loss + cfg.kl.self_distill * distill
-                stats.update(distill_stats)
             if entropy is not None:
                 ent = aggregate(entropy, mb_mask, cfg.aggregation, **agg)
                 loss = loss - cfg.entropy_coef * ent

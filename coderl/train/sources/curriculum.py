@@ -92,10 +92,10 @@ class Curriculum:
     def planning_rates(self) -> list[float | None]:
         return [self.rate(i) for i in range(len(self.rates))]
 
-    def record(self, index: int, passed_fraction: float, groups: bool = True) -> None:
-        """Fold one group of completions of task `index` into its rate and (`groups`) its groups' rates."""
+    def record(self, index: int, passed_fraction: float) -> None:
+        """Fold one group of completions of task `index` into its rate and its groups' rates."""
         self.rates[index] = update_rate(self.rates[index], passed_fraction)
-        for key in self.groups[index] if groups else ():
+        for key in self.groups[index]:
             self.group_rates[key] = update_rate(self.group_rates.get(key), passed_fraction)
 
     def draw(self, k: int, floor: float, rng: random.Random) -> list[int]:

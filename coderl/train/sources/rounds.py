@@ -32,9 +32,7 @@ from coderl.train.policy import Policy
 from coderl.train.rl.episodes import score_turns
 from coderl.train.scaffold import seeded_order
 from coderl.train.sources.curriculum import Curriculum
-from coderl.train.sources.prefixes import prefixed_round
 from coderl.train.sources.refill import cat_turns, refill
-from coderl.train.sources.teacher_prompts import teacher_prompts
 
 if TYPE_CHECKING:
     from coderl.rollout.vllm_engine import VLLMEngine
@@ -51,7 +49,6 @@ class ScoredRollouts:
     ages: torch.Tensor | None = None  # [N] long, asynchronous rollouts: updates since the sampling weights; else None
     infra: torch.Tensor | None = None  # [N] bool: infrastructure failures (no reward earned: advantage 0); None: none
     infra_cause: str = ""  # the first infrastructure failure's message (the guard's stop line names it)
-    teacher_prompts: list | None = None  # --self-distill: per row, its teacher prompt's ids or None
 
 
 @dataclass(frozen=True)
@@ -85,7 +82,6 @@ class _Slice:
     turn_rewards: torch.Tensor | None = None  # [n, K]
     infra: list = dataclasses.field(default_factory=list)  # [n] bool per row: an infrastructure failure
     infra_cause: str = ""
-    teachers: list | None = None  # --self-distill: [n] teacher prompt ids or None per row (`teacher_prompts.py`)
 
 
 def step_rollouts(ctx: RolloutContext, step: int, ranks: Ranks | None = None) -> ScoredRollouts:
@@ -135,15 +131,8 @@ def scored_round(ctx, step: int, indices: list[int], round_: int, ranks: Ranks):
                      # the run repeats this shape every step: a compilation is repaid over all of them
                      planned_tokens=cfg.steps * max(end - start, 1) * cfg.samples_per_prompt * cfg.max_new_tokens
                      * cfg.repair.turns)
-    round_tasks = [ctx.tasks[i] for i in indices]
-    prefix = cfg.sampling.prefix_below
-    if prefix is not None:  # PrefixRL: prompts the policy almost never solves get a reply opened for them
-        round_tasks = prefixed_round(round_tasks, [None if is_canary(t) else ctx.curriculum.rate(i)
-                                                   for t, i in zip(round_tasks, indices)],
-                                     below=prefix, fraction=cfg.sampling.prefix_fraction, format=cfg.format,
-                                     cut=cfg.sampling.prefix_cut, key=f"{cfg.seed}/{step}/{round_}")
     with ranks.generating(ctx.policy):  # sharded weights (FSDP): the ranks generate in lockstep
-        part = _slice(ctx, step, round_tasks[start:end], start, gen)
+        part = _slice(ctx, step, [ctx.tasks[i] for i in indices[start:end]], start, gen)
     parts = ranks.gather(part)
     max_prompt = cfg.max_total_sequence_length - cfg.max_new_tokens
     skipped = [t for p in parts for t in p.skipped]
@@ -163,24 +152,18 @@ def scored_round(ctx, step: int, indices: list[int], round_: int, ranks: Ranks):
                            "rollout/skipped_prompts": float(len(skipped)),
                            "rollout/truncated": sum(s.truncated for s in batch.samples) / len(batch.samples),
                            "rollout/zero_variance_groups": zero_variance_fraction(rewards, batch.group_ids)})
-    scored.metrics.update(level_pass_rates([round_tasks[s.group] for s in batch.samples], passed, failed.tolist()))
-    if prefix is not None:
-        opened = [bool(round_tasks[s.group].opening) for s in batch.samples]
-        scored.metrics["prefix/prompts"] = float(sum(bool(t.opening) for t in round_tasks))
-        if any(opened):
-            scored.metrics["prefix/pass_rate"] = sum(ok for ok, o in zip(passed, opened) if o) / sum(opened)
-    if scored.teacher_prompts is not None:
-        scored.metrics["sdpo/rows"] = float(sum(p is not None for p in scored.teacher_prompts))
+    scored.metrics.update(level_pass_rates([ctx.tasks[indices[s.group]] for s in batch.samples], passed,
+                                           failed.tolist()))
     if any(is_canary(ctx.tasks[i]) for i in indices):  # measured beside the reward, never part of it
-        row_tasks = [round_tasks[s.group] for s in batch.samples]
+        row_tasks = [ctx.tasks[indices[s.group]] for s in batch.samples]
         scored.metrics.update(attempt_metrics(ctx.sandbox, cfg.sandbox.limits(), row_tasks,
                                               [s.completion for s in batch.samples], passed, failed.tolist()))
     for group, index in enumerate(indices):  # the curriculum's running pass rates (not of the canaries)
         if is_canary(ctx.tasks[index]):
             continue
         outcomes = [ok for s, ok, bad in zip(batch.samples, passed, failed.tolist()) if s.group == group and not bad]
-        if outcomes:  # a prefixed problem's outcome is its task's own, not its composition's (`prefixes.py`)
-            ctx.curriculum.record(index, sum(outcomes) / len(outcomes), groups=not round_tasks[group].opening)
+        if outcomes:
+            ctx.curriculum.record(index, sum(outcomes) / len(outcomes))
     if cfg.sampling.curriculum_floor is not None:
         scored.metrics.update(ctx.curriculum.metrics())
     return scored
@@ -188,13 +171,12 @@ def scored_round(ctx, step: int, indices: list[int], round_: int, ranks: Ranks):
 
 def level_pass_rates(row_tasks: list, passed: list, failed: list) -> dict:
     """`sandbox/pass_rate/level_N`: the pass rate of the rows whose task's metadata names level N (the generated
-    pool's compositions), over plain rows only: a PrefixRL row (its reply opened with a reference's prefix) and an
-    infrastructure failure say nothing about how often the policy solves its level unaided. {} when no task has a
-    level."""
+    pool's compositions: how often the policy solves level 2, step by step), infrastructure failures left out.
+    {} when no task has a level."""
     by_level: dict = {}
     for task, ok, bad in zip(row_tasks, passed, failed):
         level = (task.metadata or {}).get("level")
-        if level is not None and not task.opening and not bad:
+        if level is not None and not bad:
             by_level.setdefault(level, []).append(bool(ok))
     return {f"sandbox/pass_rate/level_{lv}": sum(v) / len(v) for lv, v in sorted(by_level.items())}
 
@@ -225,18 +207,8 @@ def _slice(ctx, step: int, step_tasks: list, start: int, gen: Generation) -> _Sl
     causes = [r.message if r.status is Status.SANDBOX_ERROR else e
               for r, e in zip(got.results, rb.scorer_error or [""] * len(failed))]
     cause = next((c for c, bad in zip(causes, failed) if bad), "")
-    teachers = None
-    if cfg.kl.self_distill:  # SDPO: this rank's failed rows, their feedback on their visible tests (`teacher_prompts`)
-        row_tasks = [step_tasks[s.group] for s in batch.samples]
-        excluded = [bool(bad) or is_canary(t) or (cfg.sampling.overlong_filter and s.truncated)
-                    for bad, t, s in zip(failed, row_tasks, batch.samples)]
-        teachers = teacher_prompts(ctx.sandbox, cfg.sandbox.limits(), ctx.policy.tokenizer, row_tasks, batch.samples,
-                                   [r.passed for r in got.results], excluded,
-                                   feedback_tokens=cfg.repair.feedback_tokens, room=max_prompt,
-                                   context=cfg.kl.self_distill_context, groups=[s.group for s in batch.samples])
     return _Slice(start, batch, [float(t) for t in totals], [r.passed for r in got.results],
-                  {**rb.metrics(), **repair_metrics}, got.skipped, got.gen_seconds, turn_rewards, list(failed), cause,
-                  teachers)
+                  {**rb.metrics(), **repair_metrics}, got.skipped, got.gen_seconds, turn_rewards, list(failed), cause)
 
 
 def _merge(parts: list[_Slice]) -> tuple[ScoredRollouts, list]:
@@ -247,7 +219,7 @@ def _merge(parts: list[_Slice]) -> tuple[ScoredRollouts, list]:
         p = full[0]
         return ScoredRollouts(p.batch, torch.tensor(p.rewards, dtype=torch.float32), dict(p.metrics),
                               max(q.gen_seconds for q in parts), p.turn_rewards, infra=_infra(p.infra),
-                              infra_cause=p.infra_cause, teacher_prompts=p.teachers), p.passed
+                              infra_cause=p.infra_cause), p.passed
     batch = concat_batches([select_rows(p.batch, list(range(len(p.batch))), p.start) for p in full])
     rows = [len(p.batch) for p in full]
     keys = list(dict.fromkeys(k for p in full for k in p.metrics))
@@ -257,8 +229,7 @@ def _merge(parts: list[_Slice]) -> tuple[ScoredRollouts, list]:
     rewards = torch.tensor([r for p in full for r in p.rewards], dtype=torch.float32)
     return (ScoredRollouts(batch, rewards, metrics, max(p.gen_seconds for p in parts), turn_rewards,
                            infra=_infra([bad for p in full for bad in p.infra]),
-                           infra_cause=next((p.infra_cause for p in full if p.infra_cause), ""),
-                           teacher_prompts=None if full[0].teachers is None else [t for p in full for t in p.teachers]),
+                           infra_cause=next((p.infra_cause for p in full if p.infra_cause), "")),
             [ok for p in full for ok in p.passed])
 
 
