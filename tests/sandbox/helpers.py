@@ -1,4 +1,7 @@
+import concurrent.futures
 import contextlib
+import subprocess
+import sys
 
 import pytest
 
@@ -51,3 +54,31 @@ def sandbox_at(isolation: str):
         pytest.skip(f"isolation {isolation!r} is not available here")
     with sb:
         yield sb
+
+
+def plain_verdict(prompt: str, completion: str, test: str, entry: str) -> bool:
+    """Whether plain `python -s` passes prompt + completion + `test` (a HumanEval `def check(candidate)`) + check(entry)."""
+    source = prompt + completion + "\n\n" + test + f"\n\ncheck({entry})\n"
+    return subprocess.run([sys.executable, "-s", "-c", source], capture_output=True, timeout=60).returncode == 0
+
+
+def judged_as_python(cases) -> dict:
+    """The differential check of the verdict tests: `cases` are (name, prompt, completion, test, entry), `test` a
+    HumanEval `def check(candidate): ...`. Each runs in the plain interpreter (`plain_verdict`, two at a time) and
+    through the sandbox as a HumanEval task (the completion also its reference); asserts that every verdict is the
+    interpreter's and that no result carries a tamper note, and returns {name: the interpreter's verdict}."""
+    from coderl.tasks.loaders.humaneval import humaneval_task
+
+    cases = list(cases)
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        plain = dict(zip([c[0] for c in cases], pool.map(lambda c: plain_verdict(*c[1:]), cases)))
+    tasks = [humaneval_task({"task_id": f"d/{i}", "prompt": prompt, "entry_point": entry, "test": test,
+                             "canonical_solution": completion}, name)
+             for i, (name, prompt, completion, test, entry) in enumerate(cases)]
+    with Sandbox(workers=2) as sb:
+        results = sb.run_many([task.build_request(case[2]) for task, case in zip(tasks, cases)])
+    got = {case[0]: r for case, r in zip(cases, results)}
+    assert {n: r.passed for n, r in got.items()} == plain, {
+        n: (r.passed, plain[n], r.message[:120]) for n, r in got.items() if r.passed != plain[n]}
+    assert all(r.tamper == [] for r in results), {n: r.tamper for n, r in got.items() if r.tamper}
+    return plain

@@ -13,8 +13,7 @@ import itertools
 import subprocess
 import sys
 
-from coderl.sandbox.client import Sandbox
-from coderl.tasks.loaders.humaneval import humaneval_task
+from .helpers import judged_as_python
 
 FUNCS = {  # test callables: (definition, name the test passes, one call's arguments)
     "plain": ("    def area(w, h):\n        '''Width times height.'''\n        return w * h\n", "area", "(2, 3)"),
@@ -74,14 +73,5 @@ def _expected(body, test):
 
 def test_a_callables_name_doc_and_signature_read_as_in_python():
     cases = [(name, body, _expected(body, test)) for name, body, test in _cases()]
-    plain = {name: _run_plain("def f(fn):\n" + body + "\n\n" + test + "\n\ncheck(f)\n").returncode == 0
-             for name, body, test in cases}
+    plain = judged_as_python((name, "def f(fn):\n", body, test, "f") for name, body, test in cases)
     assert plain == {name: not name.endswith("wrong name") for name, _, _ in cases}
-    tasks = [humaneval_task({"task_id": f"c/{i}", "prompt": "def f(fn):\n", "entry_point": "f", "test": test}, name)
-             for i, (name, _, test) in enumerate(cases)]
-    with Sandbox(workers=2) as sb:
-        results = sb.run_many([task.build_request(body) for task, (_, body, _) in zip(tasks, cases)])
-    got = {name: r.passed for (name, _, _), r in zip(cases, results)}
-    assert got == plain, {name: (got[name], plain[name], r.message[:120])
-                          for (name, _, _), r in zip(cases, results) if got[name] != plain[name]}
-    assert all(r.tamper == [] for r in results)

@@ -15,11 +15,8 @@ failed before, differential against `python` running prompt + completion + test)
 from __future__ import annotations
 
 import itertools
-import subprocess
-import sys
 
-from coderl.sandbox.client import Sandbox
-from coderl.tasks.loaders.humaneval import humaneval_task
+from .helpers import judged_as_python
 
 HIERARCHIES = {  # the classes (first the ones a test may name), their definitions
     "two levels": (["AppError", "NotFound"], "class AppError(Exception):\n    pass\n\n"
@@ -82,37 +79,14 @@ OTHER_CASES = [
 ]
 
 
-def _plain(prompt, completion, test):
-    source = prompt + completion + "\n\n" + test + "\n\ncheck(f)\n"
-    return subprocess.run([sys.executable, "-s", "-c", source], capture_output=True, timeout=60).returncode == 0
-
-
-def _verdicts(cases):
-    tasks = [humaneval_task({"task_id": f"h/{i}", "prompt": prompt, "entry_point": "f", "test": test,
-                             "canonical_solution": completion}, name)
-             for i, (name, prompt, completion, test) in enumerate(cases)]
-    with Sandbox(workers=2) as sb:
-        results = sb.run_many([task.build_request(case[2]) for task, case in zip(tasks, cases)])
-    return {case[0]: r for case, r in zip(cases, results)}
-
-
 def test_a_programs_exception_hierarchy_is_caught_at_every_level_as_in_python():
-    cases = _hierarchy_cases()
-    plain = {name: _plain(*rest) for name, *rest in cases}
+    plain = judged_as_python((*case, "f") for case in _hierarchy_cases())
     assert sum(plain.values()) >= 40 and sum(not p for p in plain.values()) >= 40  # both verdicts occur
-    got = _verdicts(cases)
-    assert {n: r.passed for n, r in got.items()} == plain, {
-        n: (r.passed, plain[n], r.message[:120]) for n, r in got.items() if r.passed != plain[n]}
-    assert all(r.tamper == [] for r in got.values())
 
 
 def test_classes_on_a_stub_and_flags_get_the_interpreters_verdict():
-    plain = {name: _plain(*rest) for name, *rest in OTHER_CASES}
+    plain = judged_as_python((*case, "f") for case in OTHER_CASES)
     assert plain == {name: "wrong" not in name for name, *_ in OTHER_CASES}
-    got = _verdicts(OTHER_CASES)
-    assert {n: r.passed for n, r in got.items()} == plain, {
-        n: (r.passed, plain[n], r.message[:120]) for n, r in got.items() if r.passed != plain[n]}
-    assert all(r.tamper == [] for r in got.values())
 
 
 def test_a_class_built_on_a_stub_is_left_to_the_program():

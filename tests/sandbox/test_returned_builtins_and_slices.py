@@ -6,13 +6,9 @@ arguments only); a slice could not be sent, so `seq[1:3]` on the task's class fa
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
-from coderl.sandbox.client import Sandbox
-from coderl.tasks.loaders.humaneval import humaneval_task
+from .helpers import judged_as_python
 
 SEQ = ("class Seq:\n    def __init__(self, xs):\n        self.xs = list(xs)\n\n    def __getitem__(self, i):\n"
        "        return self.xs[i] if isinstance(i, int) else Seq(self.xs[i])\n\n    def __len__(self):\n"
@@ -47,23 +43,10 @@ CASES = [  # name, prompt, completion, test, entry point
 ]
 
 
-def _plain(prompt, completion, test, entry):
-    source = prompt + completion + "\n\ndef check(candidate):\n" + test + f"\n\ncheck({entry})\n"
-    return subprocess.run([sys.executable, "-s", "-c", source], capture_output=True, timeout=60).returncode == 0
-
-
 def test_builtins_slices_and_exception_details_cross_as_in_python():
-    plain = {name: _plain(*rest) for name, *rest in CASES}
+    plain = judged_as_python((name, prompt, completion, "def check(candidate):\n" + test, entry)
+                             for name, prompt, completion, test, entry in CASES)
     assert plain == {name: "wrong" not in name and name != "as a value test" for name, *_ in CASES}
-    tasks = [humaneval_task({"task_id": f"b/{i}", "prompt": prompt, "entry_point": entry,
-                             "test": "def check(candidate):\n" + test}, name)
-             for i, (name, prompt, _, test, entry) in enumerate(CASES)]
-    with Sandbox(workers=2) as sb:
-        results = sb.run_many([task.build_request(case[2]) for task, case in zip(tasks, CASES)])
-    got = {case[0]: r.passed for case, r in zip(CASES, results)}
-    assert got == plain, {case[0]: (got[case[0]], plain[case[0]], r.message[:120])
-                          for case, r in zip(CASES, results) if got[case[0]] != plain[case[0]]}
-    assert all(r.tamper == [] for r in results)
 
 
 @pytest.mark.parametrize("name", ["open", "exec", "eval", "compile", "__import__", "globals", "vars", "getattr",

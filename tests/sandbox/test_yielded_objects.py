@@ -13,11 +13,8 @@ from __future__ import annotations
 
 import copy
 import itertools
-import subprocess
-import sys
 
-from coderl.sandbox.client import Sandbox
-from coderl.tasks.loaders.humaneval import humaneval_task
+from .helpers import judged_as_python
 
 # Each producer yields `Y(...)`: as written in the program, `Y(x)` is `x` (the object itself) or a copy (the
 # correct version of the same generator); the expected items come from the copying version, run here.
@@ -60,24 +57,10 @@ def _cases():
     return cases
 
 
-def _plain(completion, test):
-    source = "def f(n):\n" + completion + "\n\n" + test + "\n\ncheck(f)\n"
-    return subprocess.run([sys.executable, "-s", "-c", source], capture_output=True, timeout=60).returncode == 0
-
-
 def test_a_kept_object_a_program_iterator_yields_is_one_object_in_the_test_as_in_python():
-    cases = _cases()
-    plain = {name: _plain(completion, test) for name, completion, test in cases}
+    plain = judged_as_python((name, "def f(n):\n", completion, test, "f") for name, completion, test in _cases())
     assert sum(plain.values()) >= 60 and sum(not p for p in plain.values()) >= 25  # both verdicts occur
     assert all(plain[name] for name in plain if name.endswith("/copy") and "/identity/" not in name)
-    tasks = [humaneval_task({"task_id": f"y/{i}", "prompt": "def f(n):\n", "entry_point": "f", "test": test}, name)
-             for i, (name, _, test) in enumerate(cases)]
-    with Sandbox(workers=2) as sb:
-        results = sb.run_many([task.build_request(completion) for task, (_, completion, _) in zip(tasks, cases)])
-    got = {name: r.passed for (name, _, _), r in zip(cases, results)}
-    assert got == plain, {name: (got[name], plain[name], r.message[:120])
-                          for (name, _, _), r in zip(cases, results) if got[name] != plain[name]}
-    assert all(r.tamper == [] for r in results)
 
 
 def test_a_forged_alias_is_a_protocol_break_or_a_value_of_its_own():
