@@ -27,6 +27,7 @@ The pool is training data: its only split is train (`load_tasks(..., split="trai
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 
@@ -64,18 +65,29 @@ def generated() -> list[Task]:
     return generate(parse_options(options), "train")[0]
 
 
+@functools.lru_cache(maxsize=1)
+def _decontaminated() -> tuple[Task, ...] | None:
+    """`POOL_SPEC`'s tasks minus the record's leaked ones, or None when the generator no longer makes the tasks the
+    record was made for.  Made once a process (generating and hashing 4,000 tasks takes seconds; a pipeline and the
+    test suite load the pool many times): the tasks are frozen and nothing writes their metadata after generation."""
+    tasks, record = generated(), read_record()
+    if digest(tasks) != record["pool_digest"]:
+        return None
+    leaked = set(record["leaked"])
+    return tuple(t for t in tasks if t.task_id not in leaked)
+
+
 def load_pool(options: dict[str, str], spec: str, split: str = "all") -> list[Task]:
     """The pool's tasks for a spec's options: `POOL_SPEC` minus the record's leaked tasks (its split is train)."""
     if split not in ("all", "train"):
         raise TaskFormatError(f"task spec {spec!r}: split {split!r}: the pool is training tasks only (its held-out "
                               "tasks are synthetic:...,split=valid or test)")
     levels, n = parse_options(options)
-    tasks, record = generated(), read_record()
-    if digest(tasks) != record["pool_digest"]:
+    decontaminated = _decontaminated()
+    if decontaminated is None:
         raise TaskFormatError(f"task spec {spec!r}: the generator no longer makes the tasks its decontamination "
                               f"record ({RECORD}) was made for; remake it (coderl.tasks.generators.pool's docstring)")
-    leaked = set(record["leaked"])
-    kept = [t for t in tasks if t.task_id not in leaked and t.metadata["level"] in levels]
+    kept = [t for t in decontaminated if t.metadata["level"] in levels]
     if n is None:
         return kept
     out = []
