@@ -49,7 +49,7 @@ _NEVER_RAN = {Status.SYNTAX_ERROR, Status.BUILD_ERROR, Status.SANDBOX_ERROR}
 def warn_unless_isolated(sandbox, who: str) -> None:
     """A RuntimeWarning when `sandbox` runs below isolation `full`: there programs share /tmp, so an answer's
     hidden-test run could leave the hidden arguments where its visible-test run (whose output is the feedback) reads
-    them.  `who`: what shows the feedback (repair turns, SDPO's teacher)."""
+    them.  `who`: what shows the feedback (repair turns)."""
     if getattr(sandbox, "isolation", "full") != "full":
         warnings.warn(f"{who} under sandbox isolation {sandbox.isolation!r}: programs share /tmp, so an answer's "
                       "hidden-test run could leave the hidden arguments where its visible-test run (whose output is "

@@ -192,3 +192,19 @@ def test_recomputed_logprobs_of_a_sampled_episode_match_the_sampling_ones(tiny, 
     with torch.no_grad():
         recomputed = token_logprobs(model, build_sequences(batch), 1.0)
     assert torch.allclose(recomputed * batch.mask, batch.logprobs, atol=1e-4)
+
+
+@pytest.mark.parametrize("isolation, warned", [("uid", True), ("rlimits", True), ("full", False)])
+def test_below_full_isolation_repair_says_feedback_may_see_hidden_arguments(isolation, warned):
+    """Below `full`, programs share /tmp: an answer's hidden-test run could leave the hidden arguments where its
+    visible-test run, whose output is the feedback, reads them; repair says so once, as a RuntimeWarning."""
+    import types
+    import warnings
+
+    from coderl.rollout.feedback import warn_unless_isolated
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warn_unless_isolated(types.SimpleNamespace(isolation=isolation), "multi-turn repair")
+    said = [str(w.message) for w in caught if issubclass(w.category, RuntimeWarning)]
+    assert bool(said) == warned and all(m.startswith("multi-turn repair under sandbox isolation") for m in said)
