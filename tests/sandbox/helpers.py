@@ -62,10 +62,11 @@ def plain_verdict(prompt: str, completion: str, test: str, entry: str) -> bool:
     return subprocess.run([sys.executable, "-s", "-c", source], capture_output=True, timeout=60).returncode == 0
 
 
-def judged_as_python(cases) -> dict:
+def judged_as_python(cases, *, reference: bool = False) -> dict:
     """The differential check of the verdict tests: `cases` are (name, prompt, completion, test, entry), `test` a
     HumanEval `def check(candidate): ...`. Each runs in the plain interpreter (`plain_verdict`, two at a time) and
-    through the sandbox as a HumanEval task (the completion also its reference); asserts that every verdict is the
+    through the sandbox as a HumanEval task (`reference`: the completion is also the task's reference, which tells
+    the judge the program's names); asserts that every verdict is the
     interpreter's and that no result carries a tamper note, and returns {name: the interpreter's verdict}."""
     from coderl.tasks.loaders.humaneval import humaneval_task
 
@@ -73,7 +74,7 @@ def judged_as_python(cases) -> dict:
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         plain = dict(zip([c[0] for c in cases], pool.map(lambda c: plain_verdict(*c[1:]), cases)))
     tasks = [humaneval_task({"task_id": f"d/{i}", "prompt": prompt, "entry_point": entry, "test": test,
-                             "canonical_solution": completion}, name)
+                             **({"canonical_solution": completion} if reference else {})}, name)
              for i, (name, prompt, completion, test, entry) in enumerate(cases)]
     with Sandbox(workers=2) as sb:
         results = sb.run_many([task.build_request(case[2]) for task, case in zip(tasks, cases)])

@@ -37,10 +37,8 @@ LEVELS = [lvl for lvl in ("rlimits", "uid", "full") if _available(lvl)]
 # cases at `full` and `uid` in `make test`).
 @pytest.fixture(scope="module", params=[pytest.param(lvl, marks=pytest.mark.slow) for lvl in LEVELS[:-1]] + LEVELS[-1:])
 def verdicts(request):
-    """{case name: result} for the whole corpus at one level.  Four workers: the corpus is mostly waiting (program CPU
-    13 s of 54 s of runs at full isolation, two cases held 10 s to the wall-clock backstop): 52 s against 60 s at two,
-    alone on 2 cores."""
-    with Sandbox(workers=4, isolation=request.param) as sb:
+    """{case name: result} for the whole corpus at one level."""
+    with Sandbox(workers=2, isolation=request.param) as sb:
         results = run_cases(sb, CASES)
     return {c.name: r for c, r in zip(CASES, results)}
 

@@ -171,7 +171,8 @@ def scored_round(ctx, step: int, indices: list[int], round_: int, ranks: Ranks):
 
 def level_pass_rates(row_tasks: list, passed: list, failed: list) -> dict:
     """`sandbox/pass_rate/level_N`: the pass rate of the rows whose task's metadata names level N (the generated
-    pool's compositions: how often the policy solves level 2, step by step), infrastructure failures left out.
+    pool's compositions: how often the policy solves level 2, step by step; the corpus's levels are its warm-ups and
+    standard problems, under the same key), infrastructure failures left out.
     {} when no task has a level."""
     by_level: dict = {}
     for task, ok, bad in zip(row_tasks, passed, failed):
