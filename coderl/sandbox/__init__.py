@@ -9,12 +9,13 @@ Design
 ------
 A request is plain data (`ExecutionRequest`: the untrusted program, the task's trusted code and tests,
 files, argv, limits); the result is an `ExecutionResult` with per-test outcomes.  Programs never run
-in the caller's process: a dedicated single-threaded fork server (`server.py`), started by exec with
-a minimal environment before the caller imports torch, has a zygote (`zygote.py`) that forks every
-process and never holds any request's data.  A function task runs as two processes: the program
-(`harness.py`) and a trusted judge (`checks.py`, `tester.py`) that runs the task's own code and every
-test, reaching the program only through proxies over one socketpair (`wire.py`, `values.py`).  Other
-languages exec `argv` (`Mode.COMMAND`).
+in the caller's process: a dedicated single-threaded fork server (`server/`, a program of its own, standard
+library only), started by exec with a minimal environment before the caller imports torch, has a zygote
+(`server/zygote.py`) that forks every process and never holds any request's data.  A function task runs as two
+processes: the program (`server/program/`) and a trusted judge (`server/judge/`) that runs the task's own code and
+every test, reaching the program only through proxies over one socketpair (`server/common/`: `wire`, `values`).
+This folder is the client: `Sandbox`, its config and types, the Ray backend, and the verdicts decided from the
+server's raw facts (`judge.py`, `outputs.py`, `answers.py`).  Other languages exec `argv` (`Mode.COMMAND`).
 
 Threat model
 ------------
@@ -41,7 +42,7 @@ attacks the verdict from inside its own process.
 
 Not covered: kernel exploits and side channels; at `uid`/`rlimits` the network and the file system
 stay readable, and at `rlimits` the program runs as the caller's uid and can trace the judge (see
-`isolation.py` for what each level adds).  For hostile code from untrusted users, run coderl inside a
+`server/contain/isolation.py` for what each level adds).  For hostile code from untrusted users, run coderl inside a
 VM or container on top of this.
 """
 

@@ -30,8 +30,8 @@ from concurrent.futures import Future
 
 from .answers import judge_answer
 from .batches import Batches
-from .isolation import CGROUPS_ENV, EXPOSE_ENV, HIDE_ENV
 from .judge import judge
+from .server.common.env import CGROUPS_ENV, EXPOSE_ENV, HIDE_ENV
 from .types import (
     PARENT_JUDGED,
     CheckKind,
@@ -43,7 +43,7 @@ from .types import (
     TestOutcome,
 )
 
-SERVER_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "server.py")
+SERVER_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "server", "__main__.py")  # what is exec'd
 # One string-hash seed for every process the sandbox starts (programs and judges fork from the server; commands get
 # the zygote's CHILD_ENV, which holds the same): a program whose result depends on the order of a set of strings gets
 # the verdict `PYTHONHASHSEED=0 python` gives it, in every session, not one drawn when the server started.

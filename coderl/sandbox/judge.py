@@ -1,7 +1,7 @@
 """Parent-side judging: turn the fork server's raw report of a request into an `ExecutionResult`.
 
 No sandbox process ever sees expected values.  For parent-judged tests the judge process returns the
-expression's value as plain data in a flat form (`checks.record_value`, `coderl.sandbox.flat`);
+expression's value as plain data in a flat form (`checks.record_value`, `coderl.sandbox.server.common.flat`);
 `decode_value` rebuilds it strictly and without recursion, and the comparison runs here, also without
 recursion: no value the sandbox lets through (up to `flat.MAX_DEPTH` levels deep) breaks the parent.
 A pass needs the judge's records, from the pipe only the judge holds, ending in its `end` record: the
@@ -17,7 +17,8 @@ import json
 import signal as _signal
 from typing import Any
 
-from . import flat, outputs
+from . import outputs
+from .server.common import flat
 from .types import (
     MODE_CHECKS,
     PARENT_JUDGED,
@@ -35,7 +36,7 @@ class BadRecord(ValueError):
 
 
 def decode_value(tokens: Any) -> Any:
-    """Inverse of `checks.record_value` (the flat form of `coderl.sandbox.flat`), without recursion: a
+    """Inverse of `checks.record_value` (the flat form of `coderl.sandbox.server.common.flat`), without recursion: a
     value nested up to `flat.MAX_DEPTH` levels never breaks the parent.  BadRecord on anything the judge
     cannot have produced."""
     try:

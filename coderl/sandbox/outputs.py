@@ -21,7 +21,7 @@ import json
 import math
 import re
 
-from . import flat, values
+from .server.common import flat, values
 from .types import VALUE_MARKER, Status, TestCase, TestOutcome
 
 MAX_EXTRA_OUTCOMES = 64  # extra tagged checks beyond this add no more outcomes (one says how many)

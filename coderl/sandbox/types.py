@@ -37,7 +37,7 @@ class CheckKind(str, enum.Enum):
     returns plain data (the expression's value as exact builtin types, or the program's stdout) and
     the parent compares it with `TestCase.expected`, which no sandbox process ever sees.  `ASSERT`:
     the judge process runs the statements, in its own interpreter, reaching the program only
-    through proxies (see `coderl.sandbox.tester`).
+    through proxies (see `coderl.sandbox.server.judge.tester`).
     """
 
     ASSERT = "assert"  # `source` is Python statements; pass = they raise nothing

@@ -73,7 +73,7 @@ def test_without_a_build_nothing_changes(sb):
 
 
 def test_a_job_queues_its_build_alone_and_its_tests_after():
-    from coderl.sandbox.jobs import Job
+    from coderl.sandbox.server.jobs import Job
 
     msg = {"id": 1, "mode": "command", "limits": {}, "build_argv": ["make"],
            "tests": [{"id": "0", "source": "a"}, {"id": "1", "source": "b"}]}
@@ -87,7 +87,7 @@ def test_a_job_queues_its_build_alone_and_its_tests_after():
 def test_collected_outputs_skip_links_and_keep_modes(tmp_path):
     import os
 
-    from coderl.sandbox.jobs import collect_outputs, write_files
+    from coderl.sandbox.server.jobs import collect_outputs, write_files
 
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "tool").write_bytes(b"\x7fELF")
@@ -106,7 +106,7 @@ def test_writing_files_never_follows_a_link_planted_in_the_work_dir(tmp_path):
     # server's work dir: root must not write, chmod or chown through them.
     import os
 
-    from coderl.sandbox.jobs import write_files
+    from coderl.sandbox.server.jobs import write_files
 
     victim = tmp_path / "victim"
     victim.write_text("root's")
@@ -126,7 +126,7 @@ def test_writing_files_never_follows_a_link_planted_in_the_work_dir(tmp_path):
 def test_collecting_outputs_skips_fifos_and_links(tmp_path):
     import os
 
-    from coderl.sandbox.jobs import collect_outputs
+    from coderl.sandbox.server.jobs import collect_outputs
 
     os.mkfifo(tmp_path / "fifo")  # opening it for reading would block the server
     (tmp_path / "dirlink").symlink_to("/etc")

@@ -3,7 +3,7 @@ so both versions are tested on any machine; the real hierarchy is exercised by t
 
 import os
 
-from coderl.sandbox import cgroups
+from coderl.sandbox.server.contain import cgroups
 
 
 def _v2_root(tmp_path, controllers="cpu io memory pids"):

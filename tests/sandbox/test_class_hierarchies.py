@@ -105,8 +105,8 @@ def test_a_forged_class_chain_ends_the_channel_and_junk_bases_are_left_out():
 
     import pytest
 
-    from coderl.sandbox import tester, wire
-
+    from coderl.sandbox.server.common import wire
+    from coderl.sandbox.server.judge import tester
     judge = tester.Judge(types.SimpleNamespace())
 
     def tag(hid, name, bases):

@@ -14,7 +14,7 @@ import uuid
 import pytest
 
 from coderl.sandbox.client import Sandbox, SandboxUnavailable
-from coderl.sandbox.lifetime import UID_POOL
+from coderl.sandbox.server.lifetime import UID_POOL
 from coderl.sandbox.types import Limits
 
 from .corpus import containment, hostile, hostile_judge, run_cases
@@ -179,7 +179,7 @@ def test_the_keyring_filter_per_architecture():
     # Every syscall number the table names jumps to the EPERM return; an unknown architecture gets no filter.
     import struct
 
-    from coderl.sandbox.linux import KEYRING_SYSCALLS, keyring_filter
+    from coderl.sandbox.server.contain.linux import KEYRING_SYSCALLS, keyring_filter
 
     assert keyring_filter("riscv64") is None
     for machine, table in KEYRING_SYSCALLS.items():

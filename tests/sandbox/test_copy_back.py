@@ -1,7 +1,7 @@
 """Copying a call's mutations back into the judge's objects (`values.update_in_place`): identity of
 nested containers kept, every changed value taken, whatever container holds it."""
 
-from coderl.sandbox.values import update_in_place
+from coderl.sandbox.server.common.values import update_in_place
 
 
 def test_nested_containers_keep_their_identity():

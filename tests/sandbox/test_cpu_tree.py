@@ -161,7 +161,7 @@ def assert_cpu_timeout(result):
 
 
 # Beyond `full` with its cgroup (the default tests): every level, with the cgroup CPU counter and with the level's
-# fallback (`coderl/sandbox/meter.py`); `rlimits` has no cgroups.
+# fallback (`coderl/sandbox/server/meter.py`); `rlimits` has no cgroups.
 SETUPS = (("full", "none"), ("uid", "cgroup"), ("uid", "none"), ("rlimits", "none"))
 
 

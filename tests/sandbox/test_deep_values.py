@@ -1,5 +1,5 @@
 """No value within the limits breaks the parent: program data nested up to `flat.MAX_DEPTH` levels is read,
-compared and printed in the parent without recursion (`coderl/sandbox/flat.py`), and one level more is a
+compared and printed in the parent without recursion (`coderl/sandbox/server/common/flat.py`), and one level more is a
 clean failure of that program, never an exception in the trainer."""
 
 import json
@@ -9,9 +9,9 @@ from fractions import Fraction
 
 import pytest
 
-from coderl.sandbox import flat
 from coderl.sandbox.judge import BadRecord, decode_value, judge
 from coderl.sandbox.outputs import json_equal, loads, value_outcome
+from coderl.sandbox.server.common import flat
 from coderl.sandbox.types import VALUE_MARKER, CheckKind, ExecutionRequest, Mode, Status, TestCase
 
 LIMIT = flat.MAX_DEPTH
@@ -286,8 +286,7 @@ def test_the_walks_need_no_recursion(kind):
     """Each side's encoder and decoder, and the copy-back, at the limit under a recursion limit of 100."""
     import sys
 
-    from coderl.sandbox import values
-
+    from coderl.sandbox.server.common import values
     ns = {"l": [1]}
     exec(DEPTH + (_build(kind, LIMIT, "") if kind == "frozenset" else _build(kind, LIMIT - 1, "", "l")), ns)
     value = ns["v"]

@@ -2,13 +2,11 @@
 `Batches.submit`; everything a program might provoke stays its own verdict.  Faults injected with fakes: no
 sandbox process, no wall-clock wait."""
 
-import importlib.util
 import threading
 from concurrent.futures import Future
 
 import pytest
 
-from coderl.sandbox import client
 from coderl.sandbox.batches import INFRA_RETRIES, Batches
 from coderl.sandbox.client import RESEND_LIMIT, Sandbox, SandboxUnavailable
 from coderl.sandbox.judge import _status, judge
@@ -144,10 +142,9 @@ def test_a_set_up_failure_is_infrastructure_only_before_the_program_could_run():
 
 
 def load_server():
-    spec = importlib.util.spec_from_file_location("_coderl_server_under_test", client.SERVER_PATH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    from coderl.sandbox.server import loop
+
+    return loop
 
 
 @pytest.mark.parametrize("forked, key", [(False, "sandbox_error"), (True, "after_start_error")])

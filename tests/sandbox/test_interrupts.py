@@ -26,10 +26,10 @@ AS_FOREGROUND_JOB = [sys.executable, "-c", "import os, signal, sys; signal.signa
 
 
 def _server(check):
-    """The sandbox server `coderl check` started (a `server.py` child), or None yet."""
+    """The sandbox server `coderl check` started (a `server/__main__.py` child), or None yet."""
     for pid in descendants(check.pid):
         try:
-            if b"server.py" in open(f"/proc/{pid}/cmdline", "rb").read():
+            if b"server/__main__.py" in open(f"/proc/{pid}/cmdline", "rb").read():
                 return pid
         except OSError:
             pass
@@ -116,8 +116,7 @@ def test_a_zygote_whose_server_went_away_ends_without_a_traceback(tmp_path, capf
     import socket
     import types
 
-    from coderl.sandbox import zygote
-
+    from coderl.sandbox.server import zygote
     ours, pid = zygote.start(_Slots(str(tmp_path), life=0.3), {"harness": types.SimpleNamespace(Tamper=lambda: None)})
     ours.send(json.dumps({"role": "program", "slot": 0, "key": 1, "fds": []}).encode())
     assert json.loads(ours.recv(4096))["forked"] == 1

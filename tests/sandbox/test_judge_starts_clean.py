@@ -180,7 +180,7 @@ DIRT = {
     "process_name": "import ctypes\nctypes.CDLL(None).prctl(15, b'left', 0, 0, 0)",
     "timer_slack": "import ctypes\nctypes.CDLL(None).prctl(29, 12345, 0, 0, 0)",
     # the sandbox's own CDLL in the judge: a function looked up (cached on it) and one of its own rebound
-    "sandbox_libc": "import sys\nlibc = sys.modules['_coderl_linux']._libc\nlibc.getppid()\nlibc.prctl = libc.getpid",
+    "sandbox_libc": "import sys\nlibc = sys.modules['_coderl_server.contain.linux']._libc\nlibc.getppid()\nlibc.prctl = libc.getpid",
     "fd_flags": "import os\nos.set_inheritable(0, True)",
     "umask": "import os\nos.umask(0)",
     "cwd": "import os\nos.chdir('/tmp')",
@@ -272,8 +272,7 @@ def test_every_libc_function_of_the_sandbox_is_bound_at_import():
     import inspect
     import re
 
-    from coderl.sandbox import linux
-
+    from coderl.sandbox.server.contain import linux
     called = set(re.findall(r"_libc\.(\w+)\(", inspect.getsource(linux)))
     assert called and called == set(linux.LIBC_FUNCTIONS)
     assert called <= set(vars(linux._libc))

@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from coderl.sandbox import lifetime
 from coderl.sandbox.client import Sandbox, SandboxUnavailable
+from coderl.sandbox.server import lifetime
 
 from .helpers import make_script_request
 

@@ -14,8 +14,8 @@ import time
 
 import pytest
 
-from coderl.sandbox import linux
 from coderl.sandbox.client import Sandbox, SandboxUnavailable
+from coderl.sandbox.server.contain import linux
 
 from .helpers import OWN_ENTRIES, make_script_request, sandbox_at
 

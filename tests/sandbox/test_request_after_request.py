@@ -113,7 +113,7 @@ POISONERS = {
 FIND_PROGRAM = ("import sys\n"
                 "def add(a, b):\n    return a + b\n")
 FINDS = ("import sys\nassert 'xml.dom.minidom' not in sys.modules",
-         "import gc, sys\nmine = {id(h) for h in sys.modules['_coderl_handles'].JUDGE.handles.values()}\n"
+         "import gc, sys\nmine = {id(h) for h in sys.modules['_coderl_server.judge.handles'].JUDGE.handles.values()}\n"
          "assert not [o for o in gc.get_objects() if type(o).__name__ == 'Handle' and id(o) not in mine]",
          "assert candidate(2, 2) == 4")
 

@@ -56,8 +56,8 @@ def test_a_builtin_that_reads_or_runs_code_or_state_does_not_cross_by_name(name)
     channel; the program's own `open` stays a handle)."""
     import types
 
-    from coderl.sandbox import tester, wire
-
+    from coderl.sandbox.server.common import wire
+    from coderl.sandbox.server.judge import tester
     assert name not in wire.BUILTINS_BY_NAME
     with pytest.raises(wire.Gone):
         tester.Judge(types.SimpleNamespace()).into({"$bi": name})

@@ -1,14 +1,14 @@
 """`uid` level (no mount namespace for programs): the interpreter is importable by the slot uids wherever it lives,
 and everything the server's uids (slot and judge) leave in any world-writable place of the host is gone before the
-slot's next program and at the end (`coderl.sandbox.shared`)."""
+slot's next program and at the end (`coderl.sandbox.server.contain.shared`)."""
 
 import json
 import os
 
 import pytest
 
-from coderl.sandbox import linux
-from coderl.sandbox import shared as shared_places
+from coderl.sandbox.server.contain import linux
+from coderl.sandbox.server.contain import shared as shared_places
 from coderl.sandbox.types import CheckKind, TestCase
 
 from .helpers import make_script_request, make_tests_request, sandbox_at
@@ -95,8 +95,7 @@ def test_the_walk_is_kept_for_the_same_mounts_and_redone_when_stale(tmp_path, mo
 
 
 def test_uid_is_refused_in_one_line_where_no_mount_namespace_can_expose_the_interpreter(tmp_path, monkeypatch):
-    from coderl.sandbox import isolation
-
+    from coderl.sandbox.server.contain import isolation
     home = tmp_path / "home"
     home.mkdir(mode=0o700)
     (home / "python").mkdir()

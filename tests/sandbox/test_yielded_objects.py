@@ -71,8 +71,8 @@ def test_a_forged_alias_is_a_protocol_break_or_a_value_of_its_own():
 
     import pytest
 
-    from coderl.sandbox import tester, wire
-
+    from coderl.sandbox.server.common import wire
+    from coderl.sandbox.server.judge import tester
     judge = tester.Judge(types.SimpleNamespace())
     for bad in (["x", [1]], [1], [1, 2], [1, "s"], "x"):
         with pytest.raises(wire.Gone):

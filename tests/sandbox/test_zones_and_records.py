@@ -1,5 +1,5 @@
 """Values with a time zone, ChainMaps of ChainMaps and numpy structured arrays cross the channel as themselves
-(`coderl/sandbox/values.py`).  Before (at 86a70e8) a zone's offset went as a bare float, which the receiver's
+(`coderl/sandbox/server/common/values.py`).  Before (at 86a70e8) a zone's offset went as a bare float, which the receiver's
 strict decoder refused: a correct program returning an aware datetime was judged `protocol:bad_message` (reward 0,
 named as tampering), and one receiving one got an AttributeError; a ChainMap among a ChainMap's maps and a
 structured dtype broke the protocol the same way.  The corpus holds one program of each
@@ -11,7 +11,7 @@ from collections import ChainMap
 
 import pytest
 
-from coderl.sandbox import values
+from coderl.sandbox.server.common import values
 
 UTC = datetime.timezone.utc
 IST = datetime.timezone(datetime.timedelta(hours=5, minutes=30), "IST")

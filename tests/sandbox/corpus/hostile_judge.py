@@ -1,6 +1,6 @@
 """Hostile programs aimed at the judge design itself: its proxies, handles, callbacks and the zygote.
 
-The program process runs the program-side runtime (`coderl/sandbox/harness.py`) in its own memory, so
+The program process runs the program-side runtime (`coderl/sandbox/server/program/harness.py`) in its own memory, so
 a program can find that runtime's `Program` object with `gc` and make it answer anything, or write raw
 frames to the channel.  Everything it can send is a claim the judge rebuilds as its own values, so
 each case must still fail: a forged reply is no more than an honest wrong answer, and a malformed one

@@ -25,14 +25,8 @@ import json
 import os
 import sys
 
-try:
-    from . import flat, handles, tester, values, wire
-except ImportError:  # loaded by path in the fork server
-    import _coderl_flat as flat
-    import _coderl_handles as handles
-    import _coderl_tester as tester
-    import _coderl_values as values
-    import _coderl_wire as wire
+from ..common import flat, values, wire
+from . import handles, tester
 
 _type = type
 MAX_ITEMS = 1_000_000

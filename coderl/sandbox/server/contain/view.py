@@ -1,4 +1,4 @@
-"""What a program sees of the file system.  Standard library only (loaded by path by the fork server).
+"""What a program sees of the file system.  Standard library only.
 
 At isolation `full` every program runs chrooted into a view built once per server, in the server's
 own mount namespace (on its private tmpfs), from read-only bind mounts of exactly:
@@ -29,10 +29,7 @@ import os
 import stat
 import sys
 
-try:
-    from .linux import MS_BIND, MS_NODEV, MS_NOEXEC, MS_NOSUID, MS_REC, MS_REMOUNT, mount, umount
-except ImportError:  # loaded by path in the fork server
-    from _coderl_linux import MS_BIND, MS_NODEV, MS_NOEXEC, MS_NOSUID, MS_REC, MS_REMOUNT, mount, umount
+from .linux import MS_BIND, MS_NODEV, MS_NOEXEC, MS_NOSUID, MS_REC, MS_REMOUNT, mount, umount
 
 MS_RDONLY = 1
 SYSTEM_DIRS = ("/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin")

@@ -37,10 +37,7 @@ import struct
 from _thread import RLock as _RLock
 from time import monotonic as _monotonic
 
-try:
-    from . import values
-except ImportError:  # loaded by path in the fork server
-    import _coderl_values as values
+from . import values
 
 _type = type
 _len = len

@@ -1,6 +1,6 @@
 """What the fork server tracks per request: a `Job` (one request), its `Run`s (a function task's
 program + judge pair, or one test of a per-process request) and their `Proc`s (OS processes).
-Standard library only; loaded by path by `server.py`, like every module it loads."""
+Standard library only, like every module of the server package."""
 
 import collections
 import os

@@ -1,4 +1,4 @@
-"""The zygote: the only process that forks programs.  Standard library only; loaded by the fork server.
+"""The zygote: the only process that forks programs.  Standard library only; part of the fork server's package.
 
 The fork server forks the zygote once, at start-up, before it reads any request; from then on the
 zygote holds nothing of any request.  Per process to start it receives one message on its socket: the

@@ -1,5 +1,4 @@
-"""The CPU a program's whole process tree used, read by the fork server alone.  Standard library only (loaded by
-path by the fork server).
+"""The CPU a program's whole process tree used, read by the fork server alone.  Standard library only.
 
 What counts: every process the program starts, by any means (fork, multiprocessing, subprocess and exec, double
 forks, setsid daemons), alive or not at its exit; never the judge's work (the judge is in no slot group, runs in

@@ -1,4 +1,4 @@
-"""Per-slot control groups, cgroup v1 or v2.  Standard library only (loaded by path by the fork server).
+"""Per-slot control groups, cgroup v1 or v2.  Standard library only.
 
 One parent group per server (`coderl-<server pid>`) with one child group per worker slot.  What each
 feature needs:

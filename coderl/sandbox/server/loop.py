@@ -1,13 +1,13 @@
 """The fork server: a single-threaded event loop that runs every request in processes from the zygote.
 
-Started by `coderl.sandbox.client.Sandbox` with exec (`python -s -P server.py`) and a minimal
+Started by `coderl.sandbox.client.Sandbox` with exec (`python -s -P server/__main__.py`) and a minimal
 environment, before the caller imports torch, so no process of the sandbox inherits a trainer's
-threads, memory or environment.  Standard library only; loaded by path, never as part of the
-`coderl` package (its directory must not shadow stdlib modules on a candidate's `sys.path`).
+threads, memory or environment.  Standard library only; run as part of the package `__main__.py` loads
+(`_coderl_server`: its folder on no `sys.path`, so it never shadows a stdlib module a candidate imports).
 
 The server holds the queue of requests, so it never forks a program itself: the zygote (`zygote.py`),
 forked once at start-up before any request is read, starts every process.  A function task runs as
-two processes: the untrusted program and the trusted judge (`checks.py`), joined by one socketpair;
+two processes: the untrusted program (`program/`) and the trusted judge (`judge/`), joined by one socketpair;
 only the judge holds the result pipe.  Per-process modes (stdin/stdout programs, commands) run one
 process per test.
 
@@ -21,8 +21,6 @@ that state, so it stays one object in one file.
 """
 
 import collections
-import importlib
-import importlib.util
 import json
 import os
 import selectors
@@ -31,42 +29,11 @@ import socket
 import sys
 import time
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
+from . import jobs, lifetime, meter, zygote
+from .contain import isolation
+from .judge import checks
+from .program import harness, script
 
-# Modules candidates commonly use, imported once here so a forked child starts warm.
-WARM_MODULES = ("array", "bisect", "collections.abc", "copy", "datetime", "decimal", "fractions", "functools",
-                "hashlib", "heapq", "itertools", "operator", "random", "re", "statistics", "string", "typing")
-for _name in WARM_MODULES:
-    importlib.import_module(_name)
-
-
-def _load(name):
-    """A sibling module by path, registered as `_coderl_<name>` so the others can import it."""
-    spec = importlib.util.spec_from_file_location("_coderl_" + name, os.path.join(_HERE, name + ".py"))
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-flat = _load("flat")
-values = _load("values")
-wire = _load("wire")  # imports values (its walk)
-snapshot = _load("snapshot")
-script = _load("script")
-harness = _load("harness")  # imports script (its flush)
-handles = _load("handles")
-tester = _load("tester")
-checks = _load("checks")
-linux = _load("linux")
-view = _load("view")  # imports linux (its mounts)
-cgroups = _load("cgroups")
-shared = _load("shared")
-meter = _load("meter")
-isolation = _load("isolation")
-zygote = _load("zygote")
-lifetime = _load("lifetime")
-jobs = _load("jobs")
 Job, Proc, Run, STREAMS = jobs.Job, jobs.Proc, jobs.Run, jobs.STREAMS
 
 READ_CHUNK = 65536
@@ -528,7 +495,3 @@ def main():
     finally:
         if slots is not None:
             lifetime.release(slots)
-
-
-if __name__ == "__main__":
-    main()

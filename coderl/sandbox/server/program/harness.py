@@ -17,14 +17,9 @@ object's class (`_own_attrs`).
 import builtins
 import sys as _sys
 
-try:
-    from . import script, values, wire
-    from .snapshot import Tamper  # noqa: F401 -- the zygote takes it from here
-except ImportError:  # loaded by path in the fork server
-    import _coderl_script as script
-    import _coderl_values as values
-    import _coderl_wire as wire
-    from _coderl_snapshot import Tamper  # noqa: F401
+from ..common import values, wire
+from . import script
+from .snapshot import Tamper  # noqa: F401 -- the zygote takes it from here
 
 # Bound at import, before any candidate runs (the candidate may rebind the public names).
 _type = type

@@ -1,6 +1,6 @@
 """The judge process: runs the task's own code and every test; no candidate code ever runs here.
 
-Standard library only; loaded by path by the fork server and run in a process forked from the zygote,
+Standard library only; part of the fork server's package and run in a process forked from the zygote,
 under its own uid, next to the program process.  The judge's namespace holds the task's trusted code
 (prompt helpers, the test preamble, `test_setup_code`) with this interpreter's untouched builtins.
 The program is reached only through the channel (`wire.py`):
@@ -32,12 +32,9 @@ import itertools
 import math
 import sys
 
-try:
-    from . import handles, values, wire
-except ImportError:  # loaded by path in the fork server
-    import _coderl_handles as handles
-    import _coderl_values as values
-    import _coderl_wire as wire
+from ..common import values, wire
+from . import handles
+
 Handle = handles.Handle
 
 _type = type

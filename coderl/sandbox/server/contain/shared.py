@@ -1,5 +1,5 @@
 """`uid` level: the host's places a sandbox uid can write, and removing what the sandbox's uids left there.
-Standard library only (loaded by path by the fork server).
+Standard library only (part of the fork server's package).
 
 At `uid` no mount or IPC namespace makes anything private: a program (as its slot's uid) and its judge (as the
 slot's judge uid) write wherever the host lets any uid write.  Those uids are this server's alone
@@ -19,10 +19,7 @@ import os
 import stat
 import time
 
-try:
-    from . import linux
-except ImportError:  # loaded by path in the fork server
-    import _coderl_linux as linux
+from . import linux
 
 # File systems no uid of ours can leave a file on (or that only root may write): not walked.
 PSEUDO = frozenset({"proc", "sysfs", "cgroup", "cgroup2", "devpts", "mqueue", "debugfs", "tracefs", "securityfs",

@@ -1,4 +1,4 @@
-"""Isolation levels of the fork server.  Standard library only (loaded by path by `server.py`).
+"""Isolation levels of the fork server.  Standard library only.
 
 `LEVELS`, weakest first: `rlimits` (resource limits, a private work dir, the caller's uid), `uid` (+ a uid per
 slot, no other sandbox's, cgroups, no keyrings; needs root), `full` (+ no network, a PID, mount, network and IPC
@@ -20,22 +20,14 @@ import stat
 import tempfile
 import time
 
-try:
-    from . import cgroups, linux, shared, view
-except ImportError:  # loaded by path in the fork server
-    import _coderl_cgroups as cgroups
-    import _coderl_linux as linux
-    import _coderl_shared as shared
-    import _coderl_view as view
+from ..common.env import CGROUPS_ENV, EXPOSE_ENV, HIDE_ENV
+from . import cgroups, linux, shared, view
 
 LEVELS = ("rlimits", "uid", "full")
 PR_SET_CHILD_SUBREAPER = 36
 NS_FD_FLOOR = 100  # the server's PID namespace fd sits above every fd a child is given (`zygote.FD_ORDER`)
 TMPFS_MAX_BYTES = 256 * 1024**2  # per private /tmp & co. (and never more than the memory limit)
 TMPFS_MAX_INODES = 65536
-HIDE_ENV = "CODERL_SANDBOX_HIDE"  # set by the client: a JSON list of paths to hide (env_paths)
-EXPOSE_ENV = "CODERL_SANDBOX_EXPOSE"  # set by the client: toolchain directories to show (env_paths)
-CGROUPS_ENV = "CODERL_SANDBOX_CGROUPS"  # "none": no cgroups even where writable (passed on by the client)
 
 _libc = ctypes.CDLL(None, use_errno=True)
 

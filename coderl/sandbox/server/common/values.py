@@ -32,10 +32,7 @@ import sys
 import threading
 import types
 
-try:
-    from . import flat
-except ImportError:  # loaded by path in the fork server
-    import _coderl_flat as flat
+from . import flat
 
 _type = type
 _len = len
