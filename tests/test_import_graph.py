@@ -218,10 +218,58 @@ def test_the_sandbox_is_standalone():
             top = names[0].split(".")[0] if names[0] else ""
             if names[0].startswith("coderl.") and not names[0].startswith(("coderl.base", "coderl.sandbox")):
                 outside.append(f"{module}:{line} imports {names[0]}")
-            elif top and top != "coderl" and top not in sys.stdlib_module_names and top not in SANDBOX_OPTIONAL \
-                    and not top.startswith("_coderl_"):  # the fork server's own copies, loaded by path
+            elif top and top != "coderl" and top not in sys.stdlib_module_names and top not in SANDBOX_OPTIONAL:
                 outside.append(f"{module}:{line} imports {top}")
     assert outside == []
+
+
+# The sandbox is two programs (docs/sandbox.md): the client library in coderl/sandbox/ and the fork server it execs,
+# coderl/sandbox/server/, loaded as a package of its own under a private name (server/__init__.py).
+SERVER, COMMON = "coderl.sandbox.server", "coderl.sandbox.server.common"
+
+
+def _under(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def server_boundary(edges: dict[str, set[str]], statements: dict[str, list[tuple]]) -> list[str]:
+    """Imports across the sandbox's process boundary that are not allowed: the server importing anything of coderl
+    outside its own package, or anything at all by an absolute `coderl` name (it runs as `_coderl_server`, where
+    only relative imports resolve); the client importing the server other than its `common/` (what both sides
+    read); anything outside the sandbox importing the server."""
+    wrong = []
+    for a in sorted(edges):
+        for b in sorted(edges[a]):
+            if _under(a, SERVER) and not _under(b, SERVER):
+                wrong.append(f"{a} -> {b} (the server imports the client side)")
+            elif _under(b, SERVER) and not _under(a, SERVER) and not (_under(a, "coderl.sandbox") and _under(b, COMMON)):
+                wrong.append(f"{a} -> {b} (only the client imports the server, and only its common/)")
+    for module in sorted(statements):
+        if _under(module, SERVER):
+            wrong += [f"{module}:{line} imports {names[0]} by an absolute name" for line, names, node in
+                      statements[module] if _under(names[0], "coderl") and not getattr(node, "level", 0)]
+    return wrong
+
+
+def test_the_sandbox_server_and_its_client_import_each_other_one_way():
+    assert any(_under(m, SERVER) for m in EDGES) and EDGES[f"{SERVER}.loop"], "the server's edges are seen"
+    assert server_boundary(EDGES, STATEMENTS) == []
+
+
+def test_the_server_boundary_rule_fails_on_the_edges_it_forbids():
+    """The client's import of the isolation module's constants before the split (client.py:25 then), and the
+    kinds of edge the split rules out."""
+    edges = {"coderl.sandbox.client": {"coderl.sandbox.server.contain.isolation", "coderl.sandbox.server.common.env"},
+             "coderl.sandbox.server.judge.checks": {"coderl.sandbox.types"},
+             "coderl.eval.run": {"coderl.sandbox.server.common.values"}}
+    statements = {"coderl.sandbox.server.loop": [(3, ["coderl.sandbox.server.jobs"], ast.Import([]))]}
+    assert server_boundary(edges, statements) == [
+        "coderl.eval.run -> coderl.sandbox.server.common.values (only the client imports the server, and only its "
+        "common/)",
+        "coderl.sandbox.client -> coderl.sandbox.server.contain.isolation (only the client imports the server, and "
+        "only its common/)",
+        "coderl.sandbox.server.judge.checks -> coderl.sandbox.types (the server imports the client side)",
+        "coderl.sandbox.server.loop:3 imports coderl.sandbox.server.jobs by an absolute name"]
 
 
 # The one private name from outside coderl that is used, and why: the standard library's regex parser is the
