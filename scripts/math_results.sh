@@ -15,11 +15,13 @@ EVAL="--tasks math:split=valid --max-new-tokens 256 --batch-size 50 --workers 2"
 [ -f "$OUT/valid-grpo/summary.json" ] || $BIN/coderl eval --model "$OUT/rl/grpo/checkpoints/step-8" \
   --out "$OUT/valid-grpo" --label grpo --method GRPO $EVAL
 mkdir -p results/math-cpu
-for run in base-eval eval/grpo valid-base valid-grpo; do
+for run in base-eval eval/grpo valid-base valid-grpo; do  # samples and metrics gzip-compressed: results/README.md
   mkdir -p "results/math-cpu/$run"
-  cp "$OUT/$run/summary.json" "$OUT/$run/samples.jsonl" "results/math-cpu/$run/"
+  cp "$OUT/$run/summary.json" "results/math-cpu/$run/"
+  gzip -n -9 -c "$OUT/$run/samples.jsonl" >"results/math-cpu/$run/samples.jsonl.gz"
 done
-cp "$OUT/rl/grpo/metrics.jsonl" results/math-cpu/grpo-metrics.jsonl
-cp -r "$OUT/report" results/math-cpu/
+gzip -n -9 -c "$OUT/rl/grpo/metrics.jsonl" >results/math-cpu/grpo-metrics.jsonl.gz
+mkdir -p results/math-cpu/report
+cp "$OUT"/report/report.{md,json} "$OUT"/report/*.png results/math-cpu/report/
 $BIN/python scripts/math_table.py "math@test=$OUT/base-eval,$OUT/eval/grpo" \
   "math@valid=$OUT/valid-base,$OUT/valid-grpo" | tee results/math-cpu/table.md

@@ -9,22 +9,24 @@ answer is marked (`####`, `\\boxed{}`: the chat format's `format_ok`), and the m
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import sys
 
 from coderl.eval.stats import bootstrap_ci, paired_bootstrap_ci
+from coderl.tasks.loaders.jsonl import plain_or_gzip
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from repair_table import parse_sets  # noqa: E402  -- the scripts' shared SET=BEFORE,AFTER arguments
 
 
 def _load(run_dir: str) -> dict[str, dict]:
-    path = os.path.join(run_dir, "samples.jsonl")
+    path = plain_or_gzip(os.path.join(run_dir, "samples.jsonl"))  # results/ keeps samples.jsonl.gz
     if not os.path.exists(path):
         raise SystemExit(f"{path}: no such file (a `coderl eval` run directory was expected)")
     rows: dict[str, dict] = {}
-    with open(path, encoding="utf-8") as f:
+    with (gzip.open if path.endswith(".gz") else open)(path, "rt", encoding="utf-8") as f:
         for line in f:
             row = json.loads(line)
             if row["task_id"] in rows:

@@ -25,6 +25,6 @@ mkdir -p results/repair
 for run in base-easy base-synthetic grpo-synthetic-easy grpo-synthetic-synthetic; do
   cp "$OUT/$run/summary.json" "results/repair/$run.summary.json"
 done
-cp "$OUT/grpo-synthetic/metrics.jsonl" results/repair/grpo-synthetic-metrics.jsonl
+gzip -n -9 -c "$OUT/grpo-synthetic/metrics.jsonl" >results/repair/grpo-synthetic-metrics.jsonl.gz  # results/README.md
 $BIN/python scripts/repair_table.py "easy=$OUT/base-easy,$OUT/grpo-synthetic-easy" \
   "synthetic=$OUT/base-synthetic,$OUT/grpo-synthetic-synthetic" | tee results/repair/table.md

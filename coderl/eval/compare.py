@@ -81,11 +81,11 @@ def passed(s: dict) -> int:
 
 def task_samples(run_dir: str) -> dict[str, list[int]]:
     """Per task of a `coderl eval` run's samples.jsonl: [samples, samples passed, generated tokens in all]."""
-    from coderl.tasks.loaders.jsonl import iter_jsonl
+    from coderl.tasks.loaders.jsonl import iter_jsonl, plain_or_gzip
     from coderl.tasks.loaders.jsonl import require as field
 
     counts: dict[str, list[int]] = {}
-    path = os.path.join(run_dir, "samples.jsonl")
+    path = plain_or_gzip(os.path.join(run_dir, "samples.jsonl"))  # or a results/ folder's samples.jsonl.gz
     for lineno, row in iter_jsonl(path):  # a missing or bad file, a row without its fields: one line
         where = f"{path}:{lineno}"
         n, c, tokens = counts.setdefault(field(row, "task_id", str, where), [0, 0, 0])

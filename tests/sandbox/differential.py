@@ -3,7 +3,7 @@
 `cases(n, seed)` draws `n` programs across five kinds, each from its bundled tasks:
 
     function/python      HumanEval and the easy set: references, single-site mutants, recorded model samples
-                         (bench/data and results/*/samples.jsonl) and programs built around exceptions, deep values,
+                         (`RECORDED`: bench/data and tests/fixtures) and programs built around exceptions, deep values,
                          classes and shutdown idioms
     function/javascript  HumanEval-js: references, mutants, recorded samples, shapes (throw, process.exit, undefined)
     stdio/python         stdio-basics: references, mutants and stdin/shutdown idioms around each reference
@@ -24,7 +24,6 @@ a case a rule covers is counted, never hidden.
 from __future__ import annotations
 
 import contextlib
-import glob
 import gzip
 import json
 import os
@@ -133,6 +132,12 @@ def mutants(completion):
     return out
 
 
+# bench's 800 completions, then every distinct HumanEval, easy and HumanEval-js completion the results/*/samples.jsonl
+# files held (in their order) before issue 76 dropped the raw samples from results/: the same programs, drawn alike
+RECORDED = (os.path.join(REPO, "bench", "data", "humaneval-completions.jsonl.gz"),
+            os.path.join(REPO, "tests", "fixtures", "recorded-completions.jsonl.gz"))
+
+
 def _rows(path):
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rt", encoding="utf-8") as f:
@@ -142,9 +147,7 @@ def _rows(path):
 def recorded(prefixes):
     """{task id: [completions]} of the recorded model samples in the repository whose ids start with `prefixes`."""
     found: dict[str, list[str]] = {}
-    paths = [os.path.join(REPO, "bench", "data", "humaneval-completions.jsonl.gz"),
-             *sorted(glob.glob(os.path.join(REPO, "results", "**", "samples.jsonl"), recursive=True))]
-    for path in paths:
+    for path in RECORDED:
         for row in _rows(path):
             if row["task_id"].startswith(prefixes) and isinstance(row.get("completion"), str):
                 found.setdefault(row["task_id"], []).append(row["completion"])

@@ -41,3 +41,23 @@ def test_bad_pass_rate_files_are_one_line_errors(tmp_path, rows, message):
     with pytest.raises(ConfigError, match=message) as e:
         measured_rates(str(path), ["a", "b"])
     assert "\n" not in str(e.value) and str(e.value).startswith("--pass-rates")
+
+
+def test_a_results_folder_keeps_its_samples_compressed(tmp_path):
+    """results/ keeps samples.jsonl.gz (results/README.md): a run directory with only that reads the same; a cut
+    .gz file is one line."""
+    import gzip
+
+    from coderl.eval.compare import task_samples
+
+    rows = [{"task_id": "a", "passed": ok, "gen_tokens": 3} for ok in (True, False, False, False)]
+    with gzip.open(tmp_path / "samples.jsonl.gz", "wt", encoding="utf-8") as f:
+        f.writelines(json.dumps(r) + "\n" for r in rows)
+    assert measured_rates(str(tmp_path), ["a"]) == [0.25]
+    assert measured_rates(str(tmp_path / "samples.jsonl.gz"), ["a"]) == [0.25]
+    assert task_samples(str(tmp_path)) == {"a": [4, 1, 12]}  # coderl compare, the report, interval_budget.py
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes((tmp_path / "samples.jsonl.gz").read_bytes()[:20])
+    with pytest.raises(ConfigError, match="cannot read") as e:
+        measured_rates(str(cut), ["a"])
+    assert "\n" not in str(e.value)

@@ -83,6 +83,12 @@ def optional(row: dict[str, Any], field: str, expected: type | tuple[type, ...],
     return default if row.get(field) is None else require(row, field, expected, where)
 
 
+def plain_or_gzip(path: str) -> str:
+    """`path`, or `path + ".gz"` where only the compressed file exists: a `results/` folder keeps a run's
+    samples and metrics gzip-compressed in place (results/README.md)."""
+    return path + ".gz" if not os.path.exists(path) and os.path.exists(path + ".gz") else path
+
+
 def is_gzip(path: str | os.PathLike[str]) -> bool:
     try:
         with open(path, "rb") as f:

@@ -10,35 +10,42 @@ not sample stay unseen (None).
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 from collections import Counter
 
 from coderl.base.config import ConfigError
+from coderl.tasks.loaders.jsonl import plain_or_gzip
 
 
 def measured_rates(path: str, task_ids: list[str]) -> list[float | None]:
-    """Per task of `task_ids`: its pass rate in the eval run at `path` (a directory or its samples.jsonl),
-    or None if the run has no sample of it.  One-line `ConfigError`s naming --pass-rates."""
-    file = os.path.join(path, "samples.jsonl") if os.path.isdir(path) else path
+    """Per task of `task_ids`: its pass rate in the eval run at `path` (a directory or its samples.jsonl; a
+    `results/` folder's samples.jsonl.gz too), or None if the run has no sample of it.  One-line `ConfigError`s
+    naming --pass-rates."""
+    file = plain_or_gzip(os.path.join(path, "samples.jsonl")) if os.path.isdir(path) else path
     if not os.path.isfile(file):
         raise ConfigError(f"--pass-rates {path!r}: no such file (expected a `coderl eval` run directory or its "
                           "samples.jsonl)")
     samples, passed = Counter(), Counter()
-    with open(file, encoding="utf-8") as f:
-        for number, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                task_id, ok = row["task_id"], row["passed"]
-            except (ValueError, KeyError, TypeError):
-                raise ConfigError(f"--pass-rates {file}: line {number} is not a `coderl eval` sample row (expected "
-                                  "JSON with task_id and passed)") from None
-            if not isinstance(ok, bool):
-                raise ConfigError(f"--pass-rates {file}: line {number}: passed {ok!r} (expected true or false)")
-            samples[task_id] += 1
-            passed[task_id] += ok
+    opener = gzip.open if file.endswith(".gz") else open
+    try:
+        with opener(file, "rt", encoding="utf-8") as f:
+            for number, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                    task_id, ok = row["task_id"], row["passed"]
+                except (ValueError, KeyError, TypeError):
+                    raise ConfigError(f"--pass-rates {file}: line {number} is not a `coderl eval` sample row "
+                                      "(expected JSON with task_id and passed)") from None
+                if not isinstance(ok, bool):
+                    raise ConfigError(f"--pass-rates {file}: line {number}: passed {ok!r} (expected true or false)")
+                samples[task_id] += 1
+                passed[task_id] += ok
+    except (OSError, EOFError, UnicodeDecodeError) as e:  # a cut or corrupt .gz, bytes that are not UTF-8
+        raise ConfigError(f"--pass-rates {file}: cannot read ({e})") from None
     known = [t for t in task_ids if t in samples]
     if not known:
         raise ConfigError(f"--pass-rates {file}: none of its {len(samples)} tasks is a training task (evaluate "
