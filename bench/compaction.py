@@ -33,17 +33,19 @@ def main() -> None:
 
     from coderl.models import load_model
     from coderl.rollout.generation import generate
+    from coderl.rollout.hf_config import HFOptions
     from coderl.tasks import load_tasks
 
     loaded = load_model(args.model, dtype=args.dtype)
     tasks = load_tasks(args.tasks).tasks
-    kw = dict(format="chat", max_new_tokens=args.max_new_tokens, temperature=0.0, batch_size=args.batch_size)
+    kw = dict(format="chat", max_new_tokens=args.max_new_tokens, temperature=0.0)
     generate(loaded.model, loaded.tokenizer, tasks[:2], **{**kw, "max_new_tokens": 8})  # warm-up
     runs, answers = [], {}
     for _ in range(args.repeats):
         for compact in (0, 8):
             t = time.perf_counter()
-            batch = generate(loaded.model, loaded.tokenizer, tasks, compact_rows=compact, **kw)
+            batch = generate(loaded.model, loaded.tokenizer, tasks, **kw,
+                             hf=HFOptions(batch_size=args.batch_size, compact_rows=compact))
             seconds = time.perf_counter() - t
             runs.append((compact, int(batch.mask.sum()), seconds))
             answers[compact] = [s.raw_output for s in batch.samples]

@@ -31,6 +31,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from coderl.models import load_model
     from coderl.rollout import generation
+    from coderl.rollout.hf_config import HFOptions
     from coderl.tasks import load_tasks
 
     torch.manual_seed(0)
@@ -46,8 +47,8 @@ def main(argv: list[str] | None = None) -> int:
 
     def call():
         t = time.perf_counter()
-        out = generation.generate(model, loaded.tokenizer, tasks, format="chat", samples_per_prompt=args.samples,
-                                  max_new_tokens=args.tokens, temperature=0.8, batch_size=rows, seed=0)
+        out = generation.generate(model, loaded.tokenizer, tasks, format='chat', samples_per_prompt=args.samples,
+                                  max_new_tokens=args.tokens, temperature=0.8, seed=0, hf=HFOptions(batch_size=rows))
         seconds = time.perf_counter() - t
         tokens = sum(len(s.gen_tokens) for s in out.samples)
         print(f"rows {rows} tokens {tokens} {seconds:.2f} s {tokens / seconds:.0f} tok/s", flush=True)

@@ -92,10 +92,11 @@ def _demo_batch(set_name: str | None) -> int:
 
 def _eval(model, tok, tasks, *, samples: int, temperature: float, max_new_tokens: int, batch_size: int) -> dict:
     from coderl.rollout.generation import generate
+    from coderl.rollout.hf_config import HFOptions
 
     t0 = time.perf_counter()
-    batch = generate(model, tok, tasks, format="chat", samples_per_prompt=samples, temperature=temperature,
-                     max_new_tokens=max_new_tokens, batch_size=batch_size, seed=0)
+    batch = generate(model, tok, tasks, format='chat', samples_per_prompt=samples, temperature=temperature,
+                     max_new_tokens=max_new_tokens, seed=0, hf=HFOptions(batch_size=batch_size))
     wall = time.perf_counter() - t0
     tokens = sum(len(s.gen_tokens) for s in batch.samples)
     return {"batch": batch_size, "s": round(wall, 2), "tokens": tokens, "tok_s": round(tokens / wall, 1),
@@ -118,7 +119,8 @@ def _decode(loaded, base_spec, args) -> dict:
 
     from coderl.models import load_model
     from coderl.rollout.batching import left_pad
-    from coderl.rollout.hf import sample_rows
+    from coderl.rollout.engine import Sampling
+    from coderl.rollout.hf_config import HFOptions, sample_rows
     from coderl.tasks import load_tasks
 
     tok, lora = loaded.tokenizer, loaded.model
@@ -146,7 +148,8 @@ def _decode(loaded, base_spec, args) -> dict:
         lora(input_ids=ids, attention_mask=att, logits_to_keep=1)
     prefill = time.perf_counter() - t0
     t0 = time.perf_counter()
-    sample_rows(lora, tok, prompts, [()] * len(prompts), max_new_tokens=n, min_new_tokens=n, batch_size=len(prompts))
+    sample_rows(lora, tok, prompts, [()] * len(prompts), Sampling(max_new_tokens=n, min_new_tokens=n),
+                hf=HFOptions(batch_size=len(prompts)))
     out["coderl_lora_ms"] = round((time.perf_counter() - t0 - prefill) / n * 1000, 1)
     base = load_model(base_spec, dtype=args.dtype, device="cpu").model
     out["plain_hf_base_ms"] = round(plain(base), 1)

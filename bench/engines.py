@@ -119,7 +119,9 @@ def main() -> None:
     import torch
 
     from coderl.models import load_model
+    from coderl.rollout.engine import Sampling
     from coderl.rollout.generation import sample_rows
+    from coderl.rollout.hf_config import HFOptions
     from coderl.rollout.vllm_engine import VLLMEngine
 
     rows = []
@@ -147,12 +149,12 @@ def main() -> None:
                 stops = [()] * n
                 kw = dict(max_new_tokens=args.new_tokens, min_new_tokens=args.new_tokens)
                 runs = {name: (lambda e=e: sum(len(r.ids) for r in
-                                               e.sample_rows(loaded.tokenizer, prompts, stops, **kw)))
+                                               e.sample_rows(loaded.tokenizer, prompts, stops, Sampling(**kw))))
                         for name, e in engines.items()}
                 for name, model in (("coderl-hf", loaded.model), ("coderl-hf+lora", peft)):
                     if model is not None:
                         runs[name] = lambda m=model: sum(len(r.ids) for r in sample_rows(
-                            m, loaded.tokenizer, prompts, stops, batch_size=16, **kw))
+                            m, loaded.tokenizer, prompts, stops, Sampling(**kw), hf=HFOptions(batch_size=16)))
                 if not args.no_plain:
                     runs["plain-hf"] = lambda: _plain(loaded.model, loaded.tokenizer, prompts, args.new_tokens, 16)
                 for name, run in runs.items():  # warm-up

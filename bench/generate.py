@@ -54,6 +54,7 @@ def main() -> None:
     from coderl.rollout import generation, hf, hf_callbacks, hf_config
     from coderl.rollout.batching import left_pad
     from coderl.rollout.formats import get_format, prompt_text
+    from coderl.rollout.hf_config import HFOptions
     from coderl.tasks import load_tasks
 
     device = resolve_device(args.device)
@@ -78,7 +79,7 @@ def main() -> None:
 
     def ours(subset):
         out = generation.generate(model, tok, subset, format=args.format, max_new_tokens=args.max_new_tokens,
-                          temperature=0.0, batch_size=batch, static_cache=static)
+                                  temperature=0.0, hf=HFOptions(batch_size=batch, static_cache=static))
         return [list(s.gen_tokens) for s in out.samples]
 
     def plain(rows):

@@ -260,6 +260,7 @@ def compile_cost(out_json: str, args) -> int:
 
     from coderl.models import load_model, resolve_device
     from coderl.rollout import generation
+    from coderl.rollout.hf_config import HFOptions
     from coderl.tasks import load_tasks
 
     device = resolve_device(args.device)
@@ -272,13 +273,13 @@ def compile_cost(out_json: str, args) -> int:
         t = time.perf_counter()
         out = generation.generate(model.model, model.tokenizer, tasks, format=args.format,
                                   samples_per_prompt=args.samples, max_new_tokens=args.max_new_tokens,
-                                  temperature=args.temperature, batch_size=None, static_cache=static)
+                                  temperature=args.temperature, hf=HFOptions(batch_size=None, static_cache=static))
         if device == "cuda":
             torch.cuda.synchronize()
         return sum(len(x.gen_tokens) for x in out.samples), time.perf_counter() - t
 
     generation.generate(model.model, model.tokenizer, tasks[:1], format=args.format, max_new_tokens=4,
-                        static_cache=False)  # a warm-up (CUDA context, kernels loaded), eager: compiles nothing
+                        hf=HFOptions(static_cache=False))  # a warm-up (CUDA context, kernels loaded), eager
     eager_tokens, eager_s = timed(False)
     first_tokens, first_s = timed(True)
     warm_tokens, warm_s = timed(True)

@@ -69,14 +69,15 @@ def collect_chunks(cfg, model, tokenizer, tasks, sandbox, gen: Generation, resum
     the chunks' batch size); a resumed run keeps its finished chunks and collects the tasks after them.
     (what was collected now or None, the rows, the seconds generating them); repair episodes (`--turns`) are
     collected whole (`--resume` refuses them)."""
-    from coderl.rollout.repair import collect_episodes  # torch: only when collecting (parsing stays light)
+    from coderl.rollout.generation import engine_of  # torch: only when collecting (parsing stays light)
+    from coderl.rollout.repair import collect_episodes
 
     if cfg.repair.on:
         got = collect_episodes(model, tokenizer, tasks, sandbox, gen, cfg.sandbox.limits(), cfg.repair, log=log)
         return got, sample_rows(got.samples, got.results, got.episodes), got.gen_seconds
     path = os.path.join(cfg.out, PARTIAL)
     head, chunks = resumed or ({"config": flatten(cfg), "batch_size": chunk_batch_size(
-        model, gen, cfg.samples * len(tasks))}, [])
+        engine_of(model), gen, cfg.samples * len(tasks))}, [])
     done = chunks[-1]["end"] if chunks else 0
     for chunk in chunks:  # the same tasks as the interrupted run (a task file may have changed since)
         expected = {t.task_id for t in tasks[chunk["start"]: chunk["end"]]}

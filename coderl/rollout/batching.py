@@ -75,3 +75,19 @@ def left_pad(rows: list[list[int]], pad_id: int, min_width: int = 0) -> tuple[to
             ids[i, width - len(r):] = torch.tensor(r, dtype=torch.long)
             attention[i, width - len(r):] = 1
     return ids, attention
+
+
+def chunk_bounds(tasks: int, per_chunk: int, *, balanced: bool) -> list[int]:
+    """Where `collect`'s chunks start, then the end: chunks of `per_chunk` tasks, the last one the rest; or,
+    `balanced` (generation compiles a shape per batch size), as many chunks with sizes differing by at most
+    one task, the bigger ones first: a remainder chunk would be a new batch shape and compile again (tens of
+    seconds; BENCHMARKS.md, "On a GPU, third lease": 125 tasks x 8 in chunks of 31, 31, 31, 31, 1).  The
+    balanced split of the tasks after any chunk's end gives the chunks that follow it (`eval --resume`)."""
+    count = -(-tasks // per_chunk)
+    if not balanced or not tasks:
+        return [*range(0, tasks, per_chunk), tasks]
+    size, bigger = divmod(tasks, count)
+    bounds = [0]
+    for i in range(count):
+        bounds.append(bounds[-1] + size + (i < bigger))
+    return bounds

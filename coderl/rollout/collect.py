@@ -20,12 +20,9 @@ from dataclasses import dataclass
 
 from coderl.base.config import ConfigError, option, require
 from coderl.base.progress import eta
-from coderl.rollout.engine import is_engine
 from coderl.rollout.types import RolloutBatch
 from coderl.sandbox.types import ExecutionResult, Limits
 from coderl.tasks.types import Task
-
-ENGINE_CHUNK = 256  # rows per call to a generation engine of its own (vLLM) when no batch size is set
 
 
 @dataclass(frozen=True)
@@ -40,7 +37,7 @@ class Generation:
     seed: int = 0  # a chunk starting at task index c samples with seed + c
     batch_size: int | None = 16  # sequences per generate call (None: `fill_batch_size`, CPU 16, a GPU's fill);
     # a chunk holds batch_size // samples_per_prompt tasks (at least 1); where generation compiles, as many
-    # chunks of balanced sizes, padded to one shape (`chunk_bounds`)
+    # chunks of balanced sizes, padded to one shape (`rollout.hf_engine.HFEngine.chunks`)
     min_new_tokens: int | None = None
     stop: Sequence[str] | None = None  # None: the format's stop sequences
     planned_tokens: int | None = None  # rows x max_new_tokens the caller's whole run generates (an evaluation: all
@@ -88,43 +85,13 @@ class Collected:
         return self.batch.samples if self.batch is not None else []
 
 
-def chunk_batch_size(model, gen: Generation, rows: int, max_prompt_tokens: int | None = None) -> int:
-    """The rows of `collect`'s chunks: `gen.batch_size`, or when None an engine's `ENGINE_CHUNK` (it batches
-    continuously: chunks only overlap the sandbox) or what fills the device (on a GPU every one of the
-    collection's `rows` at once, up to 256)."""
+def chunk_batch_size(engine, gen: Generation, rows: int, max_prompt_tokens: int | None = None) -> int:
+    """The rows of `collect`'s chunks: `gen.batch_size`, or when None the engine's (`Engine.chunk_rows`: an engine
+    of its own batches continuously, so chunks only overlap the sandbox; the HF engine fills the device, on a GPU
+    every one of the collection's `rows` at once, up to 256)."""
     if gen.batch_size is not None:
         return gen.batch_size
-    if is_engine(model):
-        return ENGINE_CHUNK
-    from coderl.rollout.hf_config import fill_batch_size
-
-    return fill_batch_size(model, rows, max_tokens=(max_prompt_tokens or 1024) + gen.max_new_tokens)
-
-
-def compiles(model, work_tokens: int, planned_tokens: int | None = None) -> bool:
-    """Whether generation with `model` compiles its decoding step (an HF model on CUDA under the static-cache
-    policy, `rollout.hf.decodes_static`); a generation engine (vLLM) never does."""
-    if is_engine(model):
-        return False
-    from coderl.rollout.hf import decodes_static
-
-    return decodes_static(model, None, work_tokens, planned_tokens)
-
-
-def chunk_bounds(tasks: int, per_chunk: int, *, balanced: bool) -> list[int]:
-    """Where `collect`'s chunks start, then the end: chunks of `per_chunk` tasks, the last one the rest; or,
-    `balanced` (generation compiles a shape per batch size), as many chunks with sizes differing by at most
-    one task, the bigger ones first: a remainder chunk would be a new batch shape and compile again (tens of
-    seconds; BENCHMARKS.md, "On a GPU, third lease": 125 tasks x 8 in chunks of 31, 31, 31, 31, 1).  The
-    balanced split of the tasks after any chunk's end gives the chunks that follow it (`eval --resume`)."""
-    count = -(-tasks // per_chunk)
-    if not balanced or not tasks:
-        return [*range(0, tasks, per_chunk), tasks]
-    size, bigger = divmod(tasks, count)
-    bounds = [0]
-    for i in range(count):
-        bounds.append(bounds[-1] + size + (i < bigger))
-    return bounds
+    return engine.chunk_rows(rows, (max_prompt_tokens or 1024) + gen.max_new_tokens)
 
 
 def collect(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generation, limits: Limits | None = None, *,
@@ -135,19 +102,14 @@ def collect(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generation, l
     `on_chunk(start, end, batch, results, seconds)`: called with each chunk's rows and results in order, at
     the latest before the chunk after next generates (so at most one chunk runs in the sandbox unreported)."""
     from coderl.rollout.batching import concat_batches, drop_long_prompts
-    from coderl.rollout.generation import generate
+    from coderl.rollout.generation import engine_of, generate
 
+    engine = engine_of(model)
     rows = gen.samples_per_prompt * len(tasks)
-    batch_size = chunk_batch_size(model, gen, rows, max_prompt_tokens)
+    batch_size = chunk_batch_size(engine, gen, rows, max_prompt_tokens)
     planned = max(gen.planned_tokens or 0, rows * gen.max_new_tokens)  # every chunk decides on the same work
-    static = bool(tasks) and compiles(model, rows * gen.max_new_tokens, planned)
-    bounds = chunk_bounds(len(tasks), max(1, batch_size // gen.samples_per_prompt), balanced=static)
-    static_rows = None
-    if static:  # every chunk padded to the largest one's shape: one compilation
-        from coderl.rollout.hf_config import static_batch_rows
-
-        largest = max(end - c for c, end in zip(bounds, bounds[1:]))
-        static_rows = static_batch_rows(largest * gen.samples_per_prompt, batch_size)
+    # where generation compiles (`HFEngine.chunks`), chunks of balanced sizes padded to one shape
+    bounds, engine = engine.chunks(len(tasks), gen.samples_per_prompt, batch_size, gen.max_new_tokens, planned)
     batches, futures = [], []
     gen_seconds = 0.0
     gen_tokens = 0
@@ -164,10 +126,9 @@ def collect(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generation, l
             report(1)
         chunk = tasks[c:end]
         t = time.perf_counter()
-        b = generate(model, tokenizer, chunk, format=gen.format, samples_per_prompt=gen.samples_per_prompt,
+        b = generate(engine, tokenizer, chunk, format=gen.format, samples_per_prompt=gen.samples_per_prompt,
                      max_new_tokens=gen.max_new_tokens, temperature=gen.temperature, top_p=gen.top_p,
-                     seed=gen.seed + c, batch_size=batch_size, min_new_tokens=gen.min_new_tokens, stop=gen.stop,
-                     planned_tokens=planned, **({"static_rows": static_rows} if static_rows else {}))
+                     seed=gen.seed + c, min_new_tokens=gen.min_new_tokens, stop=gen.stop)
         seconds = time.perf_counter() - t
         gen_seconds += seconds
         gen_tokens += sum(len(s.gen_tokens) for s in b.samples)

@@ -1,13 +1,13 @@
 """Generation behind one interface, whatever samples (`--engine hf|vllm`, `rollout.engine`): a task's prompt
-rendered by its format (`rollout.formats`), tokenised, its rows sampled, each row cut at its stops and
+rendered by its format (`rollout.formats`), tokenised, its rows sampled by the engine, each row cut at its stops and
 extracted, and the rows gathered into a `RolloutBatch`.
 
     generate(model, tokenizer, tasks, format="chat", samples_per_prompt=8, temperature=1.0) -> RolloutBatch
-    sample_rows(model, tokenizer, prompt_ids, stops, max_new_tokens=...) -> [SampledRow]   (the repair turns)
+    sample_rows(model, tokenizer, prompt_ids, stops, Sampling(max_new_tokens=...)) -> [SampledRow]   (repair turns)
 
-Only the sampling differs between engines: an HF model is sampled in this process (`rollout.generation.sample_rows`:
-coderl's own processors, stops and log-prob capture), a generation engine of its own (`is_engine`: vLLM,
-`rollout.vllm_engine`) samples the rows itself and ignores the HF-only keywords.
+`model` is an HF model or an `Engine` (`engine_of`, the one place that tells them apart): an HF model is sampled in
+this process (`rollout.hf_engine.HFEngine`: coderl's own processors, stops and log-prob capture) with the `HFOptions`
+given (`hf=`), an engine of its own (vLLM, `rollout.vllm_engine`) samples the rows itself and takes none.
 """
 
 from __future__ import annotations
@@ -19,11 +19,23 @@ import torch
 from torch.nn.utils.rnn import pad_sequence
 
 from coderl.rollout.batching import left_pad
-from coderl.rollout.engine import is_engine
+from coderl.rollout.engine import Engine, Sampling
 from coderl.rollout.formats import cut_at_stop, get_format, prompt_text
-from coderl.rollout.hf_config import pad_token_id
+from coderl.rollout.hf_config import HFOptions
+from coderl.rollout.hf_engine import HFEngine
 from coderl.rollout.types import RolloutBatch, Sample, SampledRow
 from coderl.tasks.types import Task
+
+
+def engine_of(model: Any, hf: HFOptions | None = None) -> Engine:
+    """The engine that samples for `model`: itself when it is an `Engine` already (vLLM's, or one made here), else
+    the HF model sampled in this process with `hf` (its defaults when None).  HF options given with an engine of its
+    own are refused (it would ignore them)."""
+    if isinstance(model, Engine):
+        if hf is not None:
+            raise ValueError(f"{type(model).__name__}: HF generation options ({hf}) do not apply to it")
+        return model
+    return HFEngine(model, hf)
 
 
 def to_sample(fmt, tokenizer: Any, task: Task, group: int, prompt: str, row: SampledRow,
@@ -38,21 +50,11 @@ def to_sample(fmt, tokenizer: Any, task: Task, group: int, prompt: str, row: Sam
                   truncated=not row.ended, format_ok=extraction.format_ok)
 
 
-def sample_rows(model: Any, tokenizer: Any, prompt_ids: list[list[int]], stops: list[tuple[str, ...]], *,
-                max_new_tokens: int, temperature: float = 0.0, top_p: float = 1.0, seed: int = 0,
-                min_new_tokens: int | None = None, **hf_only: Any) -> list[SampledRow]:
-    """Sample one continuation of each row of token ids (`generate` without the prompt format: the
-    multi-turn collector continues conversations it has tokenised itself).  Arguments as `generate`; a
-    generation engine of its own (`is_engine`: vLLM) samples the rows itself, without the HF-only keywords
-    (`hf_only`: batch_size, share_prompts, compact_rows, static_cache, static_rows, planned_tokens, with
-    `rollout.hf.sample_rows`'s defaults)."""
-    options = dict(max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p, seed=seed,
-                   min_new_tokens=min_new_tokens)
-    if is_engine(model):
-        return model.sample_rows(tokenizer, prompt_ids, stops, **options)
-    from coderl.rollout import hf
-
-    return hf.sample_rows(model, tokenizer, prompt_ids, stops, **options, **hf_only)
+def sample_rows(model: Any, tokenizer: Any, prompt_ids: list[list[int]], stops: list[tuple[str, ...]],
+                sampling: Sampling, hf: HFOptions | None = None) -> list[SampledRow]:
+    """Sample one continuation of each row of token ids (`generate` without the prompt format: the multi-turn
+    collector continues conversations it has tokenised itself)."""
+    return engine_of(model, hf).sample_rows(tokenizer, prompt_ids, stops, sampling)
 
 
 def generate(
@@ -66,39 +68,24 @@ def generate(
     temperature: float = 0.0,
     top_p: float = 1.0,
     seed: int = 0,
-    batch_size: int | None = 16,
     stop: Sequence[str] | None = None,
     min_new_tokens: int | None = None,
-    share_prompts: bool = True,
-    compact_rows: int = 8,
-    static_cache: bool | None = None,
-    static_rows: int | None = None,
-    planned_tokens: int | None = None,
+    hf: HFOptions | None = None,
 ) -> RolloutBatch:
     """Sample `samples_per_prompt` completions for each task (rows task-major; group id = task index).
-    `model`: an HF model, sampled in this process (`rollout.hf`), or a generation engine (`rollout.engine`:
-    vLLM), which ignores the HF-only keywords (batch_size, share_prompts, compact_rows, static_cache,
-    static_rows, planned_tokens).
+    `model`: an HF model, sampled in this process by `rollout.hf_engine.HFEngine` with `hf` (`HFOptions`: rows per call,
+    shared prefills, compaction, static cache; its defaults when None), or an `Engine` (vLLM; `hf` refused).
 
     format: a name in `coderl.rollout.formats.FORMATS` (how prompts are rendered and outputs extracted).
     temperature: 0 = greedy; otherwise sampling from softmax(logits / temperature).
     top_p: nucleus sampling threshold (sampling only); does not change the returned log-probs.
     stop: stop sequences searched in the generated text; None = the format's defaults, [] = none.
     min_new_tokens: EOS is forbidden before this many tokens (stop sequences still apply).
-    batch_size: rows per `model.generate` call; outputs depend on it when sampling (RNG order).
-        None = `fill_batch_size` (CPU: 16; CUDA: every row, up to 256 and the free memory).
-    share_prompts: rows of a chunk that repeat a prompt share one prefill of it (`rollout.hf`).
-    compact_rows: finished rows leave the batch (`rollout.hf`) while more than this many run; 0 = off.
-    static_cache: decode with a static KV cache, compiled on CUDA (no compaction, no shared prefill);
-        None = `use_static_cache` (on CUDA unless CODERL_STATIC_CACHE=off; never on CPU).
-    static_rows: with a static cache, rows per call, shorter calls padded to it (`collect` gives its chunks
-        one compiled shape); None = `hf_config.static_batch_rows`.
-    planned_tokens: rows x max_new_tokens of the caller's whole run (an evaluation's rows, a training run's
-        steps): a compilation is repaid over all of it (`hf_config.use_static_cache`); None = this call's.
     """
     if not tasks:
         raise ValueError("generate: no tasks")
-    if samples_per_prompt < 1 or max_new_tokens < 1 or (batch_size is not None and batch_size < 1):
+    if samples_per_prompt < 1 or max_new_tokens < 1 or (hf is not None and hf.batch_size is not None
+                                                         and hf.batch_size < 1):
         raise ValueError("generate: samples_per_prompt, max_new_tokens and batch_size must be >= 1")
     if temperature < 0 or not 0.0 < top_p <= 1.0:
         raise ValueError(f"generate: need temperature >= 0 and 0 < top_p <= 1 (got {temperature}, {top_p})")
@@ -113,12 +100,11 @@ def generate(
             raise ValueError(f"generate: task {task.task_id}: the prompt is empty")
     stops = [tuple(stop) if stop is not None else fmt.stop_sequences(task) for task in tasks]
     rows = [t for t in range(len(tasks)) for _ in range(samples_per_prompt)]
-    sampled = sample_rows(model, tokenizer, [prompt_ids[t] for t in rows], [stops[t] for t in rows],
-                          max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p, seed=seed,
-                          batch_size=batch_size, min_new_tokens=min_new_tokens, share_prompts=share_prompts,
-                          compact_rows=compact_rows, static_cache=static_cache, static_rows=static_rows,
-                          planned_tokens=planned_tokens)
-    pad_id = pad_token_id(model, tokenizer)
+    engine = engine_of(model, hf)
+    sampling = Sampling(max_new_tokens=max_new_tokens, temperature=temperature, top_p=top_p, seed=seed,
+                        min_new_tokens=min_new_tokens)
+    sampled = engine.sample_rows(tokenizer, [prompt_ids[t] for t in rows], [stops[t] for t in rows], sampling)
+    pad_id = engine.pad_token_id(tokenizer)
 
     samples = [to_sample(fmt, tokenizer, tasks[t], t, texts[t], row, stops[t]) for t, row in zip(rows, sampled)]
     return RolloutBatch(

@@ -71,11 +71,13 @@ from transformers.generation.logits_process import (
     TemperatureLogitsWarper,
     TopPLogitsWarper,
 )
-from transformers.generation.utils import GenerateDecoderOnlyOutput
 
+from coderl.models.outputs import KV_CACHE
 from coderl.rollout.batching import left_pad
+from coderl.rollout.engine import Sampling
 from coderl.rollout.hf_callbacks import DrawToken, PolicyLogprobs, RowsFinished, StopOnText, cut_rows
 from coderl.rollout.hf_config import (
+    HFOptions,
     eos_token_ids,
     fill_batch_size,
     generation_config,
@@ -88,10 +90,6 @@ from coderl.rollout.hf_config import (
 from coderl.rollout.kv_cache import growing_cache
 from coderl.rollout.merged_view import merged_lora
 from coderl.rollout.types import SampledRow
-
-# The keyword (and output field) of a KV cache: `cache` since transformers 5.x renamed `past_key_values` (the old
-# name warns), `past_key_values` before.
-KV_CACHE = "cache" if "cache" in getattr(GenerateDecoderOnlyOutput, "__dataclass_fields__", {}) else "past_key_values"
 
 
 def _shared_prefill(model, prompts: list[list[int]], input_ids: torch.Tensor, attention: torch.Tensor, device,
@@ -244,23 +242,19 @@ def decodes_static(model: Any, static_cache: bool | None, work_tokens: int | Non
     return use_static_cache(next(model.parameters()).device, static_cache, work_tokens, planned_tokens)
 
 
-def sample_rows(model: Any, tokenizer: Any, prompt_ids: list[list[int]], stops: list[tuple[str, ...]], *,
-                max_new_tokens: int, temperature: float = 0.0, top_p: float = 1.0, seed: int = 0,
-                batch_size: int | None = 16, min_new_tokens: int | None = None, share_prompts: bool = True,
-                compact_rows: int = 8, static_cache: bool | None = None,
-                static_rows: int | None = None, planned_tokens: int | None = None) -> list[SampledRow]:
-    """Sample one continuation of each row of token ids with the HF model in this process (arguments as
-    `rollout.generation.generate`; `rollout.generation.sample_rows` hands a vLLM engine's rows to the engine).
-    `static_rows`: with a static cache, the rows of every call (shorter calls padded to it: one compiled
-    shape across a caller's chunks); None = `static_batch_rows`.  `planned_tokens`: the rows x max_new_tokens
-    the caller's run generates in all (the compile policy, `hf_config.use_static_cache`)."""
+def sample_rows(model: Any, tokenizer: Any, prompt_ids: list[list[int]], stops: list[tuple[str, ...]],
+                sampling: Sampling, options: HFOptions) -> list[SampledRow]:
+    """Sample one continuation of each row of token ids with the HF model in this process (`HFEngine.sample_rows`:
+    `Sampling` as every engine has it, `HFOptions` as only this one does)."""
+    max_new_tokens, temperature, top_p = sampling.max_new_tokens, sampling.temperature, sampling.top_p
+    min_new_tokens, batch_size, static_rows = sampling.min_new_tokens, options.batch_size, options.static_rows
     eos_ids = eos_token_ids(model, tokenizer)
     config = generation_config(model, max_new_tokens=max_new_tokens,  # greedy: DrawToken samples
                                eos_ids=eos_ids, pad_id=pad_token_id(model, tokenizer))
     device = next(model.parameters()).device
     longest = max(len(p) for p in prompt_ids)
     steps = _LOCKSTEP[-1] if _LOCKSTEP and _LOCKSTEP[-1].model is model else None
-    static = decodes_static(model, static_cache, len(prompt_ids) * max_new_tokens, planned_tokens)
+    static = decodes_static(model, options.static_cache, len(prompt_ids) * max_new_tokens, options.planned_tokens)
     if static:
         config.cache_implementation = "static"
         # One cache length for calls of different widths (a multiple of 256): no recompilation for each.
@@ -276,7 +270,7 @@ def sample_rows(model: Any, tokenizer: Any, prompt_ids: list[list[int]], stops: 
     # (a sharded model's weights are not whole here)
     merged = merged_lora(model, rows=width) if not static and steps is None else contextlib.nullcontext()
     with _sampling(model, device), merged:
-        torch.manual_seed(seed)
+        torch.manual_seed(sampling.seed)
         for start in range(0, len(prompt_ids), width):
             chunk, chunk_stops = prompt_ids[start:start + width], stops[start:start + width]
             real = len(chunk)
@@ -287,7 +281,8 @@ def sample_rows(model: Any, tokenizer: Any, prompt_ids: list[list[int]], stops: 
             ids, logprobs = _generate_rows(
                 model, tokenizer, chunk, chunk_stops,
                 config=config, temperature=temperature, top_p=top_p, min_new_tokens=min_new_tokens or 0,
-                device=device, share_prompts=share_prompts, compact_rows=compact_rows, synced=steps is not None)
+                device=device, share_prompts=options.share_prompts, compact_rows=options.compact_rows,
+                synced=steps is not None)
             generated += ids[:real]
             row_logprobs += logprobs[:real]
     return cut_rows(tokenizer, list(zip(generated, row_logprobs)), stops, eos_ids)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import os
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -20,6 +21,22 @@ _NONE_MEANS_OFF = (
     "exponential_decay_length_penalty", "suppress_tokens", "begin_suppress_tokens", "min_p", "top_h",
     "watermarking_config", "stop_strings", "max_time",
 )
+
+
+@dataclass(frozen=True)
+class HFOptions:
+    """What only the HF engine has: how it lays a call's rows out on the device."""
+
+    batch_size: int | None = 16  # rows per `model.generate` call; outputs depend on it when sampling (RNG order);
+    # None = `fill_batch_size` (CPU: 16; CUDA: every row, up to 256 and the free memory)
+    share_prompts: bool = True  # rows of a call that repeat a prompt share one prefill of it
+    compact_rows: int = 8  # finished rows leave the batch while more than this many run; 0 = off
+    static_cache: bool | None = None  # decode with a static KV cache, compiled on CUDA (no compaction, no shared
+    # prefill); None = `use_static_cache` (on CUDA unless CODERL_STATIC_CACHE=off; never on CPU)
+    static_rows: int | None = None  # with a static cache, the rows of every call (shorter calls padded to it: one
+    # compiled shape across a caller's chunks); None = `static_batch_rows`
+    planned_tokens: int | None = None  # rows x max_new_tokens the caller's whole run generates (an evaluation's
+    # rows, a training run's steps): a compilation is repaid over all of it (`use_static_cache`); None = this call's
 
 
 def eos_token_ids(model: Any, tokenizer: Any) -> list[int]:

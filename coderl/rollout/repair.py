@@ -132,8 +132,8 @@ def collect_repair(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Genera
                    max_sequence_tokens: int | None = None,
                    log: Callable[[str], None] | None = None) -> RepairCollected:
     """Roll out one repair episode per row (`gen.samples_per_prompt` rows per task with hidden tests)."""
-    from coderl.rollout.generation import sample_rows, to_sample
-    from coderl.rollout.hf_config import pad_token_id
+    from coderl.rollout.engine import Sampling
+    from coderl.rollout.generation import engine_of, to_sample
 
     warn_unless_isolated(sandbox, "multi-turn repair")
     fmt = get_format(gen.format)
@@ -162,6 +162,7 @@ def collect_repair(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Genera
     gen_seconds, gen_tokens = 0.0, 0
     active = list(rows)
     planned = max(gen.planned_tokens or 0, len(rows) * repair.turns * gen.max_new_tokens)  # at most
+    engine = engine_of(model).for_calls(gen.batch_size, planned)
     for turn in range(repair.turns):
         if not active:
             break
@@ -170,10 +171,9 @@ def collect_repair(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Genera
             chunk = active[c: c + per_call]
             stops = [tuple(gen.stop) if gen.stop is not None else fmt.stop_sequences(r.task) for r in chunk]
             t0 = time.perf_counter()
-            sampled = sample_rows(model, tokenizer, [r.ids for r in chunk], stops, max_new_tokens=gen.max_new_tokens,
-                                  temperature=gen.temperature, top_p=gen.top_p, seed=gen.seed + 1_000_003 * turn + c,
-                                  batch_size=gen.batch_size, min_new_tokens=gen.min_new_tokens,
-                                  planned_tokens=planned)
+            sampling = Sampling(max_new_tokens=gen.max_new_tokens, temperature=gen.temperature, top_p=gen.top_p,
+                                seed=gen.seed + 1_000_003 * turn + c, min_new_tokens=gen.min_new_tokens)
+            sampled = engine.sample_rows(tokenizer, [r.ids for r in chunk], stops, sampling)
             gen_seconds += time.perf_counter() - t0
             for row, got, row_stops in zip(chunk, sampled, stops):
                 gen_tokens += len(got.ids)
@@ -212,7 +212,7 @@ def collect_repair(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Genera
     for row in rows:
         for turn, (_, hidden) in zip(row.episode.turns, row.futures):
             turn.hidden = hidden.result()
-    batch = _assemble(rows, pad_token_id(model, tokenizer)) if rows else None
+    batch = _assemble(rows, engine.pad_token_id(tokenizer)) if rows else None
     return RepairCollected(batch, [r.episode.final.hidden for r in rows], [r.episode for r in rows],
                            skipped, no_hidden, gen_seconds, gen_tokens, rules)
 

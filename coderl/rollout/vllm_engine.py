@@ -1,10 +1,10 @@
 """Generation on vLLM (issue 42): the engine in a process of its own, behind the interface `generate` and the
-collectors use (`coderl.rollout.engine`).
+collectors use (`coderl.rollout.engine.Engine`).
 
     with VLLMEngine("path/to/hf-folder", dtype="bfloat16", lora_rank=8, generation_config=model.generation_config) \
             as engine:
         engine.set_adapter("runs/x/adapter")       # a LoRA policy: served by a LoRARequest, swapped in ms
-        rows = engine.sample_rows(tokenizer, prompt_ids, stops, max_new_tokens=128, temperature=0.8, seed=0)
+        rows = engine.sample_rows(tokenizer, prompt_ids, stops, Sampling(max_new_tokens=128, temperature=0.8))
 
 The process runs `coderl.rollout.vllm_server` with the Python of the engine's environment (`engine_python`):
 `.venv-vllm` (`make setup-vllm`), whose vLLM pins its own torch and transformers, or this interpreter when it
@@ -34,6 +34,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from coderl.base.config import ConfigError
+from coderl.rollout.engine import Engine, Sampling
 
 ENV_PYTHON = "CODERL_VLLM_PYTHON"
 REPO = Path(__file__).resolve().parents[2]
@@ -95,7 +96,7 @@ def core_env(threads: int | None) -> dict[str, str]:
             "GOMP_CPU_AFFINITY": " ".join(map(str, cores))}
 
 
-class VLLMEngine:
+class VLLMEngine(Engine):
     """The engine's process, seen from the trainer or the evaluator.
 
     model: the Hugging Face folder of the base weights.  lora_rank: serve LoRA adapters up to this rank
@@ -191,20 +192,19 @@ class VLLMEngine:
         started): what the trainer's sync is checked against (`train/sources/engine_weights.py`)."""
         return self._call("digest")
 
-    def sample_rows(self, tokenizer, prompt_ids: list[list[int]], stops: list[tuple[str, ...]], *,
-                    max_new_tokens: int, temperature: float = 0.0, top_p: float = 1.0, seed: int = 0,
-                    min_new_tokens: int | None = None) -> list:
-        """One continuation of each row (`rollout.generation.sample_rows`'s contract: `SampledRow`s, cut after a stop
-        or EOS; `rollout.generation.sample_rows` hands an engine its rows without the HF-only keywords: the engine
-        batches continuously)."""
+    def sample_rows(self, tokenizer, prompt_ids: list[list[int]], stops: list[tuple[str, ...]],
+                    sampling: Sampling) -> list:
+        """One continuation of each row (`Engine.sample_rows`'s contract: `SampledRow`s, cut after a stop or EOS; the
+        engine batches continuously, each row seeded on its own)."""
         from coderl.rollout.hf_callbacks import cut_rows
         from coderl.rollout.hf_config import eos_token_ids
 
         eos = eos_token_ids(self, tokenizer)
-        params = {"temperature": float(temperature), "top_p": float(top_p), "max_new_tokens": int(max_new_tokens),
-                  "min_new_tokens": int(min_new_tokens or 0), "stops": [list(s) for s in stops], "eos_ids": eos}
+        params = {"temperature": float(sampling.temperature), "top_p": float(sampling.top_p),
+                  "max_new_tokens": int(sampling.max_new_tokens), "min_new_tokens": int(sampling.min_new_tokens or 0),
+                  "stops": [list(s) for s in stops], "eos_ids": eos}
         got = self._call("generate", [list(p) for p in prompt_ids], params,
-                         [row_seed(seed, i) for i in range(len(prompt_ids))])
+                         [row_seed(sampling.seed, i) for i in range(len(prompt_ids))])
         return cut_rows(tokenizer, [(ids, logprobs) for ids, logprobs, _reason in got], stops, eos)
 
     def close(self) -> None:
@@ -302,7 +302,7 @@ class SharedEngine:
             self.engine = None
 
 
-class _Loan:
+class _Loan(Engine):
     """A stage's use of the shared engine: the engine's calls, and a `close()` that gives it back on the base
     weights (the base folder reloaded if the stage reloaded others)."""
 
@@ -311,6 +311,9 @@ class _Loan:
 
     def __getattr__(self, name):
         return getattr(self._engine, name)
+
+    def sample_rows(self, *args, **kwargs):  # defined on `Engine`, so not reached through __getattr__
+        return self._engine.sample_rows(*args, **kwargs)
 
     def reload_weights(self, folder) -> float:
         self._reloaded = True

@@ -118,7 +118,7 @@ def test_plain_progress_says_the_steps_and_the_time_left():
 
 
 def test_chunk_bounds_balance_only_when_asked():
-    from coderl.rollout.collect import chunk_bounds
+    from coderl.rollout.batching import chunk_bounds
 
     assert chunk_bounds(125, 31, balanced=False) == [0, 31, 62, 93, 124, 125]  # CPU: today's chunks
     assert chunk_bounds(125, 31, balanced=True) == [0, 25, 50, 75, 100, 125]  # the same 5 chunks, one size

@@ -10,6 +10,7 @@ import pytest
 
 from coderl.base.config import ConfigError
 from coderl.rollout import vllm_engine
+from coderl.rollout.engine import Engine
 
 
 def test_no_vllm_anywhere_is_one_line_saying_what_to_run(monkeypatch, tmp_path):
@@ -36,19 +37,27 @@ def test_qlora_with_vllm_is_refused_in_eval_and_train(tmp_path, capsys):
         assert "--engine" in err and "hf with --qlora" in err and len(err.splitlines()) == 1, err
 
 
-def test_engine_keywords_reach_the_engine_and_the_hf_ones_do_not():
-    from coderl.rollout.generation import sample_rows
+def test_an_engine_gets_the_sampling_and_hf_options_for_it_are_refused():
+    from coderl.rollout.engine import Engine, Sampling
+    from coderl.rollout.generation import engine_of, sample_rows
+    from coderl.rollout.hf_config import HFOptions
+    from coderl.rollout.hf_engine import HFEngine
 
-    seen = {}
+    seen = []
 
-    class Engine:
-        def sample_rows(self, tokenizer, prompt_ids, stops, **kw):
-            seen.update(kw)
+    class Recording(Engine):
+        def sample_rows(self, tokenizer, prompt_ids, stops, sampling):
+            seen.append(sampling)
             return ["row"]
 
-    assert sample_rows(Engine(), None, [[1]], [()], max_new_tokens=5, temperature=0.5, seed=3, batch_size=7,
-                       compact_rows=2) == ["row"]
-    assert seen == {"max_new_tokens": 5, "temperature": 0.5, "top_p": 1.0, "seed": 3, "min_new_tokens": None}
+    sampling = Sampling(max_new_tokens=5, temperature=0.5, seed=3)
+    assert sample_rows(Recording(), None, [[1]], [()], sampling) == ["row"] and seen == [sampling]
+    with pytest.raises(ValueError, match="Recording: HF generation options .* do not apply"):
+        sample_rows(Recording(), None, [[1]], [()], sampling, hf=HFOptions(batch_size=7, compact_rows=2))
+    model = object()
+    engine = engine_of(model, HFOptions(compact_rows=2))
+    assert isinstance(engine, HFEngine) and engine.model is model and engine.options.compact_rows == 2
+    assert engine_of(engine) is engine  # asked once: an engine passes through
 
 
 def test_row_seeds_are_distinct_across_a_collections_chunks():
@@ -56,7 +65,7 @@ def test_row_seeds_are_distinct_across_a_collections_chunks():
     assert len(seeds) == 40 * 300
 
 
-class _FakeEngine:
+class _FakeEngine(Engine):
     """Stands for `VLLMEngine` (no process): records its settings, adapters and closing."""
 
     started: list = []
@@ -75,7 +84,7 @@ class _FakeEngine:
         self.weights = folder
         return 0.0
 
-    def sample_rows(self, *a, **k):  # an engine (`rollout.engine.is_engine`)
+    def sample_rows(self, *a, **k):  # an engine of its own (`rollout.engine.Engine`)
         return []
 
     def close(self):
@@ -145,7 +154,7 @@ def test_eval_on_an_engine_reads_no_weights_and_serves_the_adapter_at_its_rank(m
     assert shape.tokenizer.padding_side == "left" and shape.model.generation_config is not None
 
     class Answering(_FakeEngine):  # every row: "return 1" and EOS
-        def sample_rows(self, tokenizer, prompt_ids, stops, **kw):
+        def sample_rows(self, tokenizer, prompt_ids, stops, sampling):
             from coderl.rollout.types import SampledRow
 
             ids = tokenizer.encode("    return 1", add_special_tokens=False)

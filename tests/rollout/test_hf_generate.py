@@ -10,6 +10,7 @@ import torch
 
 from coderl.rollout import FORMATS, RolloutBatch, generate, prompt_text
 from coderl.rollout.hf_callbacks import PolicyLogprobs, StopOnText, cut_generation, decode
+from coderl.rollout.hf_config import HFOptions
 from coderl.tasks.types import Task
 from tests.models.tiny import tiny_model
 
@@ -69,8 +70,7 @@ def script_chain(tokenizer, after: str, text: str, end: int | None) -> tuple[dic
 
 def test_batch_shapes_dtypes_groups_and_padding(tiny):
     model, tok = tiny
-    batch = generate(model, tok, [SHORT, LONG], samples_per_prompt=3, max_new_tokens=6, temperature=1.0,
-                     batch_size=4, seed=1)
+    batch = generate(model, tok, [SHORT, LONG], samples_per_prompt=3, max_new_tokens=6, temperature=1.0, seed=1, hf=HFOptions(batch_size=4))
     n = 6
     assert len(batch) == n and [s.group for s in batch.samples] == [0, 0, 0, 1, 1, 1]
     assert [s.task_id for s in batch.samples] == ["t/short"] * 3 + ["t/long"] * 3
@@ -315,15 +315,16 @@ def test_chat_prompt_is_the_template_text_without_extra_special_tokens(tiny):
 def test_shared_prompt_prefill_changes_nothing(tiny, temperature, monkeypatch):
     """Rows repeating a prompt share one prefill of it: same tokens, same log-probs as separate prefills."""
     from coderl.rollout import hf
+    from coderl.rollout.hf_config import HFOptions
 
     model, tok = tiny
     caches = []
     real = hf._shared_prefill
     monkeypatch.setattr(hf, "_shared_prefill", lambda *a, **k: caches.append(real(*a, **k)) or caches[-1])
-    kwargs = dict(samples_per_prompt=3, max_new_tokens=8, temperature=temperature, seed=5, batch_size=6)
-    shared = generate(model, tok, [SHORT, LONG], share_prompts=True, **kwargs)
+    kwargs = dict(samples_per_prompt=3, max_new_tokens=8, temperature=temperature, seed=5)
+    shared = generate(model, tok, [SHORT, LONG], **kwargs, hf=HFOptions(batch_size=6, share_prompts=True))
     assert len(caches) == 1 and caches[0] is not None  # one chunk, two distinct prompts for six rows
-    separate = generate(model, tok, [SHORT, LONG], share_prompts=False, **kwargs)
+    separate = generate(model, tok, [SHORT, LONG], **kwargs, hf=HFOptions(batch_size=6, share_prompts=False))
     assert shared.completion_ids.tolist() == separate.completion_ids.tolist()
     assert [s.completion for s in shared.samples] == [s.completion for s in separate.samples]
     torch.testing.assert_close(shared.logprobs, separate.logprobs, atol=1e-5, rtol=0)
@@ -352,11 +353,11 @@ def test_compaction_keeps_greedy_tokens_and_logprobs(tiny, monkeypatch):
     alone on their rows of the KV cache: the same tokens and log-probs as one 12-row call."""
     model, tok = tiny
     calls = spy_calls(monkeypatch)
-    kwargs = dict(samples_per_prompt=6, max_new_tokens=24, temperature=0.0, batch_size=12, stop=["\n"])
-    compacted = generate(model, tok, [SHORT, LONG], compact_rows=8, **kwargs)
+    kwargs = dict(samples_per_prompt=6, max_new_tokens=24, temperature=0.0, stop=["\n"])
+    compacted = generate(model, tok, [SHORT, LONG], **kwargs, hf=HFOptions(batch_size=12, compact_rows=8))
     assert calls == [(12, 1, 6), (6, 23, 0)]
     calls.clear()
-    plain = generate(model, tok, [SHORT, LONG], compact_rows=0, **kwargs)
+    plain = generate(model, tok, [SHORT, LONG], **kwargs, hf=HFOptions(batch_size=12, compact_rows=0))
     assert calls == [(12, 24, 0)]
     assert compacted.completion_ids.tolist() == plain.completion_ids.tolist()
     assert [len(s.gen_tokens) for s in compacted.samples] == [24] * 6 + [1] * 6
@@ -370,8 +371,7 @@ def test_compacted_sampling_logprobs_are_the_policy_of_every_token(tiny, monkeyp
     token drawn (checked against one unpadded forward pass), and each row ends where its stop is."""
     model, tok = tiny
     calls = spy_calls(monkeypatch)
-    batch = generate(model, tok, [SHORT, LONG], samples_per_prompt=6, max_new_tokens=24, temperature=1.0,
-                     seed=1, batch_size=12, stop=[stop])
+    batch = generate(model, tok, [SHORT, LONG], samples_per_prompt=6, max_new_tokens=24, temperature=1.0, seed=1, stop=[stop], hf=HFOptions(batch_size=12))
     assert calls == rounds
     for i, s in enumerate(batch.samples):
         k = len(s.gen_tokens)

@@ -15,8 +15,10 @@ import pytest
 import torch
 
 from coderl.rollout import generation, hf, hf_callbacks, hf_config
+from coderl.rollout.engine import Sampling
 from coderl.rollout.formats import CHAT_STOPS, COMPLETION_STOPS, first_stop
 from coderl.rollout.hf_callbacks import RowsFinished, StopOnText, decode
+from coderl.rollout.hf_config import HFOptions
 from coderl.tasks.types import Task
 from tests.models.tiny import tiny_model, tiny_tokenizer
 
@@ -370,9 +372,7 @@ def test_generate_is_identical_to_the_reference_rule(monkeypatch, fmt):
         got = []
         for temperature in (0.0, 1.0):
             for stop in (None, ["e", "\n"], ["```", "(", "ab"], ["é", " ."]):
-                got.append(_outputs(generation.generate(model, tok, [SHORT, LONG], format=fmt, samples_per_prompt=6,
-                                                max_new_tokens=20, temperature=temperature, seed=4,
-                                                batch_size=12, stop=stop)))
+                got.append(_outputs(generation.generate(model, tok, [SHORT, LONG], format=fmt, samples_per_prompt=6, max_new_tokens=20, temperature=temperature, seed=4, stop=stop, hf=HFOptions(batch_size=12))))
         runs.append(got)
     assert runs[0] == runs[1]
 
@@ -431,8 +431,8 @@ def test_sample_rows_asks_with_the_calls_work(monkeypatch):
     seen = []
     monkeypatch.setattr(hf, "use_static_cache",
                         lambda device, static, work=None, planned=None: seen.append((work, planned)) or False)
-    hf.sample_rows(model, tok, [[1, 5, 6], [1, 7]], [(), ()], max_new_tokens=3)
-    hf.sample_rows(model, tok, [[1, 5, 6], [1, 7]], [(), ()], max_new_tokens=3, planned_tokens=600)
+    hf.sample_rows(model, tok, [[1, 5, 6], [1, 7]], [(), ()], Sampling(max_new_tokens=3), HFOptions())
+    hf.sample_rows(model, tok, [[1, 5, 6], [1, 7]], [(), ()], Sampling(max_new_tokens=3), HFOptions(planned_tokens=600))
     assert seen == [(2 * 3, None), (2 * 3, 600)]
 
 
@@ -441,7 +441,7 @@ def test_fill_batch_size():
     assert hf_config.fill_batch_size(model, 76, max_tokens=512) == 16  # CPU: the default stays
     assert hf_config.fill_batch_size(model, 5, max_tokens=512) == 5
     tok = tiny_tokenizer()
-    assert len(generation.generate(model, tok, [SHORT, LONG], samples_per_prompt=9, max_new_tokens=2, batch_size=None)) == 18
+    assert len(generation.generate(model, tok, [SHORT, LONG], samples_per_prompt=9, max_new_tokens=2, hf=HFOptions(batch_size=None))) == 18
     assert hf_config._fit_rows(76, cap=256, budget=10**12, per_row=10**6) == 76  # one call for all rows
     assert hf_config._fit_rows(300, cap=256, budget=10**12, per_row=10**6) == 150  # two equal calls
     assert hf_config._fit_rows(100, cap=256, budget=30 * 10**6, per_row=10**6) == 25  # what fits: 30 -> 4 x 25
@@ -462,11 +462,11 @@ def _spy_calls(monkeypatch):
 def test_static_cache_gives_the_same_greedy_tokens_in_one_call_per_chunk(monkeypatch):
     model, tok = tiny_model(seed=0)
     calls = _spy_calls(monkeypatch)
-    kwargs = dict(samples_per_prompt=6, max_new_tokens=24, temperature=0.0, batch_size=12, stop=["\n"])
-    static = generation.generate(model, tok, [SHORT, LONG], static_cache=True, **kwargs)
+    kwargs = dict(samples_per_prompt=6, max_new_tokens=24, temperature=0.0, stop=["\n"])
+    static = generation.generate(model, tok, [SHORT, LONG], **kwargs, hf=HFOptions(batch_size=12, static_cache=True))
     assert calls == [(12, "static")]  # no compaction, no shared prefill
     calls.clear()
-    dynamic = generation.generate(model, tok, [SHORT, LONG], static_cache=False, **kwargs)
+    dynamic = generation.generate(model, tok, [SHORT, LONG], **kwargs, hf=HFOptions(batch_size=12, static_cache=False))
     assert calls[0] == (12, None) and len(calls) == 2  # compacted
     assert static.completion_ids.tolist() == dynamic.completion_ids.tolist()
     torch.testing.assert_close(static.logprobs, dynamic.logprobs, atol=1e-5, rtol=0)
@@ -486,10 +486,10 @@ def test_static_batch_rows_keeps_to_a_few_padded_shapes():
 def test_static_cache_pads_short_calls_and_returns_only_the_real_rows(monkeypatch):
     model, tok = tiny_model(seed=0)
     calls = _spy_calls(monkeypatch)
-    kwargs = dict(samples_per_prompt=3, max_new_tokens=12, temperature=0.0, batch_size=4, stop=["\n"])
-    static = generation.generate(model, tok, [SHORT, LONG], static_cache=True, **kwargs)
+    kwargs = dict(samples_per_prompt=3, max_new_tokens=12, temperature=0.0, stop=["\n"])
+    static = generation.generate(model, tok, [SHORT, LONG], **kwargs, hf=HFOptions(batch_size=4, static_cache=True))
     assert calls == [(4, "static"), (4, "static")]  # 6 rows: 4 + 2 padded to 4, one compiled shape
-    dynamic = generation.generate(model, tok, [SHORT, LONG], static_cache=False, **kwargs)
+    dynamic = generation.generate(model, tok, [SHORT, LONG], **kwargs, hf=HFOptions(batch_size=4, static_cache=False))
     assert len(static.samples) == 6 and static.completion_ids.tolist() == dynamic.completion_ids.tolist()
     torch.testing.assert_close(static.logprobs, dynamic.logprobs, atol=1e-5, rtol=0)
 
@@ -511,10 +511,10 @@ def test_a_failing_compilation_falls_back_to_uncompiled_decoding(monkeypatch):
 
     monkeypatch.setattr(model, "generate", generate)
     with pytest.warns(RuntimeWarning, match="FakeCompileError: inductor could not compile"):
-        got = generation.generate(model, tok, [SHORT, LONG], max_new_tokens=8, batch_size=1, static_cache=True)
+        got = generation.generate(model, tok, [SHORT, LONG], max_new_tokens=8, hf=HFOptions(batch_size=1, static_cache=True))
     assert [bool(x) for x in seen] == [False, True, True]  # the second chunk does not try again
     monkeypatch.setattr(model, "generate", real)
-    want = generation.generate(model, tok, [SHORT, LONG], max_new_tokens=8, batch_size=1, static_cache=True)
+    want = generation.generate(model, tok, [SHORT, LONG], max_new_tokens=8, hf=HFOptions(batch_size=1, static_cache=True))
     assert _outputs(got) == _outputs(want)
 
     def broken(*args, **kwargs):
@@ -522,4 +522,4 @@ def test_a_failing_compilation_falls_back_to_uncompiled_decoding(monkeypatch):
 
     monkeypatch.setattr(model, "generate", broken)
     with pytest.raises(ValueError, match="not a compiler error"):
-        generation.generate(model, tok, [SHORT], max_new_tokens=4, static_cache=True)
+        generation.generate(model, tok, [SHORT], max_new_tokens=4, hf=HFOptions(static_cache=True))

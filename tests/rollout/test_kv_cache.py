@@ -7,6 +7,7 @@ import torch
 from transformers.cache_utils import DynamicLayer
 
 from coderl.rollout import generate
+from coderl.rollout.hf_config import HFOptions
 from coderl.rollout.kv_cache import GrowingLayer, growing_cache
 from tests.rollout.test_hf_generate import LONG, SHORT, tiny  # noqa: F401  (the module-scoped tiny model)
 
@@ -54,8 +55,8 @@ def test_generation_with_the_growing_cache_changes_nothing(tiny, temperature, mo
     from coderl.rollout import hf
 
     model, tok = tiny
-    kwargs = dict(samples_per_prompt=3, max_new_tokens=12, temperature=temperature, seed=3, batch_size=6,
-                  compact_rows=2)
+    kwargs = dict(samples_per_prompt=3, max_new_tokens=12, temperature=temperature, seed=3,
+                  hf=HFOptions(batch_size=6, compact_rows=2))
     made = []
     real = hf.growing_cache
     monkeypatch.setattr(hf, "growing_cache", lambda *a: made.append(real(*a)) or made[-1])

@@ -6,6 +6,7 @@ import torch
 from peft import LoraConfig, get_peft_model
 
 from coderl.rollout import generate
+from coderl.rollout.hf_config import HFOptions
 from coderl.rollout.merged_view import merged_lora
 from tests.models.tiny import tiny_model
 from tests.rollout.test_hf_generate import LONG, SHORT
@@ -28,7 +29,7 @@ def test_merged_decoding_is_the_adapters_and_leaves_the_policy_alone(monkeypatch
 
     peft, tok = _policy()
     before = {k: v.clone() for k, v in peft.state_dict().items()}
-    kwargs = dict(samples_per_prompt=2, max_new_tokens=10, temperature=0.0, batch_size=4)
+    kwargs = dict(samples_per_prompt=2, max_new_tokens=10, temperature=0.0, hf=HFOptions(batch_size=4))
     entered = []
     real = hf.merged_lora
     monkeypatch.setattr(hf, "merged_lora", lambda m, **k: entered.append(1) or real(m, **k))

@@ -6,8 +6,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from coderl.rollout import generation  # noqa: E402
 from coderl.rollout.collect import Generation, RepairConfig  # noqa: E402
+from coderl.rollout.hf_engine import HFEngine  # noqa: E402
 from coderl.rollout.repair import collect_repair, turn_glue  # noqa: E402
 from coderl.rollout.types import SampledRow  # noqa: E402
 from coderl.sandbox.config import SandboxConfig  # noqa: E402
@@ -48,16 +48,16 @@ def sandbox():
 
 
 def _script(monkeypatch, tokenizer, answers_by_turn):
-    """sample_rows answers call c (one call per turn here) with answers_by_turn[c] for every row."""
+    """The HF engine answers call c (one call per turn here) with answers_by_turn[c] for every row."""
     calls = []
 
-    def sample_rows(model, tok, prompt_ids, stops, **kwargs):
+    def sample_rows(engine, tok, prompt_ids, stops, sampling):
         calls.append([list(p) for p in prompt_ids])
         text = answers_by_turn[min(len(calls) - 1, len(answers_by_turn) - 1)]
         ids = tok(text, add_special_tokens=False)["input_ids"]
         return [SampledRow(list(ids), torch.full((len(ids),), -0.5), text, True, False) for _ in prompt_ids]
 
-    monkeypatch.setattr(generation, "sample_rows", sample_rows)
+    monkeypatch.setattr(HFEngine, "sample_rows", sample_rows)
     return calls
 
 

@@ -27,7 +27,9 @@ except ConfigError as e:
     pytest.skip(f"no vLLM engine here ({e})", allow_module_level=True)
 
 from coderl.models import load_model  # noqa: E402
+from coderl.rollout.engine import Sampling
 from coderl.rollout.generation import sample_rows  # noqa: E402
+from coderl.rollout.hf_config import HFOptions
 from coderl.rollout.vllm_engine import VLLMEngine  # noqa: E402
 
 MODEL = "smollm2-135m-instruct"
@@ -76,9 +78,8 @@ def _teacher_forced(model, prompt: list[int], ids: list[int]) -> torch.Tensor:
 def test_greedy_tokens_and_log_probs_equal_hf_on_the_untrained_model(engine, loaded):
     engine.set_adapter(None)
     prompts = _prompts(loaded.tokenizer)
-    ours = sample_rows(engine, loaded.tokenizer, prompts, [STOPS] * len(prompts), max_new_tokens=48)
-    theirs = sample_rows(loaded.model, loaded.tokenizer, prompts, [STOPS] * len(prompts), max_new_tokens=48,
-                         batch_size=4)
+    ours = sample_rows(engine, loaded.tokenizer, prompts, [STOPS] * len(prompts), Sampling(max_new_tokens=48))
+    theirs = sample_rows(loaded.model, loaded.tokenizer, prompts, [STOPS] * len(prompts), Sampling(max_new_tokens=48), hf=HFOptions(batch_size=4))
     for a, b in zip(ours, theirs):
         assert a.ids == b.ids and a.text == b.text and a.ended == b.ended
         assert float((a.logprobs - b.logprobs).abs().max()) < 1e-4
@@ -88,12 +89,12 @@ def test_each_row_has_its_own_seed(engine, loaded):
     engine.set_adapter(None)
     prompts = _prompts(loaded.tokenizer)
     kw = dict(max_new_tokens=24, temperature=1.0, seed=7)
-    whole = sample_rows(engine, loaded.tokenizer, prompts, [STOPS] * 4, **kw)
-    again = sample_rows(engine, loaded.tokenizer, prompts, [STOPS] * 4, **kw)
-    half = sample_rows(engine, loaded.tokenizer, prompts[:2], [STOPS] * 2, **kw)
+    whole = sample_rows(engine, loaded.tokenizer, prompts, [STOPS] * 4, Sampling(**kw))
+    again = sample_rows(engine, loaded.tokenizer, prompts, [STOPS] * 4, Sampling(**kw))
+    half = sample_rows(engine, loaded.tokenizer, prompts[:2], [STOPS] * 2, Sampling(**kw))
     assert [r.ids for r in whole] == [r.ids for r in again]  # same seed, same samples
     assert [r.ids for r in whole[:2]] == [r.ids for r in half]  # a row's sample does not depend on its batch
-    other = sample_rows(engine, loaded.tokenizer, prompts, [STOPS] * 4, **{**kw, "seed": 8})
+    other = sample_rows(engine, loaded.tokenizer, prompts, [STOPS] * 4, Sampling(**{**kw, "seed": 8}))
     assert [r.ids for r in other] != [r.ids for r in whole]
 
 
@@ -123,8 +124,7 @@ def test_after_each_adapter_sync_the_engine_log_probs_are_the_trainers(engine, l
         digests.append(engine.loaded_digest())  # the sync's proof: the engine's digest of what it loaded
         assert digests[-1] == fingerprint(get_peft_model_state_dict(model, adapter_name="default",
                                                                     save_embedding_layers=False))
-        rows = sample_rows(engine, loaded.tokenizer, prompts, [STOPS] * 4, max_new_tokens=32, temperature=1.0,
-                           seed=3)
+        rows = sample_rows(engine, loaded.tokenizer, prompts, [STOPS] * 4, Sampling(max_new_tokens=32, temperature=1.0, seed=3))
         if base is None:
             base = [_teacher_forced(loaded.model, p, r.ids) for p, r in zip(prompts, rows)]
         for p, r, b in zip(prompts, rows, base):
@@ -159,8 +159,7 @@ def test_after_each_merged_sync_the_engine_log_probs_are_the_trainers(loaded, tm
                         p.normal_(0, 0.02)
             engine.reload_weights(save_merged(model, tmp_path / version))
             assert engine.loaded_digest() == fingerprint(merged_state_dict(model))  # the sync's proof
-            rows = sample_rows(engine, loaded.tokenizer, prompts, [STOPS] * 4, max_new_tokens=32, temperature=1.0,
-                               seed=3)
+            rows = sample_rows(engine, loaded.tokenizer, prompts, [STOPS] * 4, Sampling(max_new_tokens=32, temperature=1.0, seed=3))
             for p, r in zip(prompts, rows):
                 trainer = _teacher_forced(model, p, r.ids)
                 assert float((r.logprobs - trainer).abs().max()) < 1e-4, version

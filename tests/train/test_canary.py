@@ -7,6 +7,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from coderl.rollout.engine import Engine  # noqa: E402
 from coderl.rollout.hf_callbacks import cut_rows  # noqa: E402
 from coderl.sandbox.types import Limits  # noqa: E402
 from coderl.train import canary  # noqa: E402
@@ -41,7 +42,7 @@ def test_canary_count():
     assert [canary_count(0.0, 8), canary_count(0.1, 8), canary_count(0.25, 8), canary_count(0.5, 1)] == [0, 1, 2, 0]
 
 
-class ScriptedPolicy:
+class ScriptedPolicy(Engine):
     """A generation engine that writes a hack on every canary prompt (one per sample, in turn) and an honest wrong
     answer on every other."""
 
@@ -50,7 +51,7 @@ class ScriptedPolicy:
     def __init__(self):
         self.turn = 0
 
-    def sample_rows(self, tokenizer, prompt_ids, stops, *, max_new_tokens, **_):
+    def sample_rows(self, tokenizer, prompt_ids, stops, sampling):
         rows = []
         for ids in prompt_ids:
             prompt = tokenizer.decode(ids)

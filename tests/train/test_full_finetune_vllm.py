@@ -22,6 +22,7 @@ except ConfigError as e:
     pytest.skip(f"no vLLM engine here ({e})", allow_module_level=True)
 
 from coderl.models import load_model  # noqa: E402
+from coderl.rollout.engine import Sampling
 from coderl.rollout.generation import sample_rows  # noqa: E402
 from coderl.rollout.vllm_engine import VLLMEngine  # noqa: E402
 
@@ -67,8 +68,7 @@ def test_after_each_reload_the_engine_log_probs_are_the_trainers(tmp_path):
                     p.add_(torch.randn(p.shape, generator=generator) * 0.1 * p.std())
             save_model(model, loaded.tokenizer, tmp_path / version)
             seconds.append(engine.reload_weights(tmp_path / version))
-            rows = sample_rows(engine, loaded.tokenizer, prompts, [STOPS] * 4, max_new_tokens=32, temperature=1.0,
-                               seed=3)
+            rows = sample_rows(engine, loaded.tokenizer, prompts, [STOPS] * 4, Sampling(max_new_tokens=32, temperature=1.0, seed=3))
             for p, r in zip(prompts, rows):
                 trainer = _teacher_forced(model, p, r.ids)
                 assert float((r.logprobs - trainer).abs().max()) < 1e-4, version

@@ -46,7 +46,7 @@ import torch
 from torch.utils.checkpoint import checkpoint
 
 from coderl.algorithms.entropy import entropy_from_logits
-from coderl.rollout.hf import KV_CACHE
+from coderl.models.outputs import KV_CACHE
 from coderl.rollout.types import RolloutBatch
 from coderl.train.activation_checkpointing import is_checkpointed
 from coderl.train.distributed import is_sharded, unwrapped

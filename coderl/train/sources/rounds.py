@@ -111,8 +111,8 @@ def step_rollouts(ctx: RolloutContext, step: int, ranks: Ranks | None = None) ->
 def generation_chunk(cfg) -> int:
     """Prompts per `collect` chunk, each seeded by its position: batch_size // samples_per_prompt.  With a
     device-filling batch size (None) chunks depend on the slice, so slices are cut per prompt.  Where generation
-    compiles (CUDA), `collect` balances each slice's chunks (`collect.chunk_bounds`): an N-rank run's chunks
-    are then the one-process run's only where the balanced splits coincide."""
+    compiles (CUDA), `collect` balances each slice's chunks (`rollout.hf_engine.HFEngine.chunks`): an N-rank run's
+    chunks are then the one-process run's only where the balanced splits coincide."""
     return max(1, (cfg.generation_batch_size or 1) // cfg.samples_per_prompt)
 
 
