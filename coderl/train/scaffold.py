@@ -1,10 +1,9 @@
-"""Loop scaffolding shared by SFT and the RL loops: the optimiser (AdamW + learning-rate schedule), the
-optimiser step (backward, clip, step), the progress bar, the count of what trains, and the refusal to
-write into another run's directory.  No torch at import time (`coderl sft --help` stays light)."""
+"""Loop scaffolding shared by SFT and the RL loops: the progress bar, the order examples and prompts are drawn
+in, and the refusal to write into another run's directory.  No torch at import time (`coderl sft --help`
+stays light)."""
 
 from __future__ import annotations
 
-import math
 import os
 import random
 import shutil
@@ -12,22 +11,6 @@ import shutil
 from coderl.base.config import ConfigError
 from coderl.base.outputs import leave_nothing, refuse_existing, resume_conflicts, writable
 from coderl.base.yaml_file import read_yaml_mapping
-
-
-def lr_factor(schedule: str, warmup_steps: int, total_steps: int):
-    """step (0-based) -> learning-rate multiplier: linear warmup over `warmup_steps`, then constant,
-    linear or cosine decay over the remaining steps."""
-    def factor(step: int) -> float:
-        if warmup_steps and step < warmup_steps:
-            return (step + 1) / warmup_steps
-        if schedule == "constant":
-            return 1.0
-        progress = (step - warmup_steps) / max(1, total_steps - warmup_steps)
-        if schedule == "linear":
-            return max(0.0, 1.0 - progress)
-        return 0.5 * (1.0 + math.cos(math.pi * min(1.0, progress)))
-
-    return factor
 
 
 def seeded_order(count: int, seed: int, start: int, length: int) -> list[int]:
@@ -40,68 +23,6 @@ def seeded_order(count: int, seed: int, start: int, length: int) -> list[int]:
         random.Random(f"{seed}:{epoch}").shuffle(perm)
         order += perm
     return order[start - first * count: start - first * count + length]
-
-
-def build_optimizer(params: list, *, learning_rate: float, weight_decay: float, schedule: str, warmup_steps: int,
-                    total_steps: int):
-    """(AdamW over `params`, its LambdaLR schedule of `lr_factor`): the one optimiser SFT and the RL loops step."""
-    import warnings
-
-    import torch
-
-    # The schedule counts optimiser steps, applied or skipped (`apply_gradients`); when the first update is
-    # skipped torch warns that the scheduler stepped before the optimiser, which is what we mean.
-    warnings.filterwarnings("ignore", message=r"Detected call of `lr_scheduler\.step\(\)` before")
-    optimizer = torch.optim.AdamW(params, lr=learning_rate, weight_decay=weight_decay)
-    return optimizer, torch.optim.lr_scheduler.LambdaLR(optimizer, lr_factor(schedule, warmup_steps, total_steps))
-
-
-def apply_gradients(params: list, optimizer, max_grad_norm: float | None, *, loss: float) -> dict:
-    """Clip the gradient already accumulated in `params` as one vector (`max_grad_norm` 0 = off: only
-    measured), then one optimiser step.  `loss`: the value those gradients came from (logged).
-
-    A non-finite update is never applied: when the loss or the gradient norm is NaN or infinite, the
-    gradient is dropped and the optimiser does not step (weights and AdamW moments stay as they were;
-    `train/skipped_update_fraction` says so, and `NonFiniteSteps` counts and stops)."""
-    import torch
-
-    norm = float(torch.nn.utils.clip_grad_norm_(params, max_grad_norm or float("inf")))
-    applied = math.isfinite(norm) and math.isfinite(loss)
-    if applied:
-        optimizer.step()
-    else:
-        optimizer.zero_grad(set_to_none=True)
-    return {"train/grad_norm": norm, "loss/total": loss, "train/skipped_update_fraction": 0.0 if applied else 1.0}
-
-
-class NonFiniteUpdates(ConfigError):
-    """Too many steps in a row whose update was not finite: the run stops (one line, exit code 2)."""
-
-
-class NonFiniteSteps:
-    """Steps with a skipped (non-finite) update: `train/nonfinite_steps` (cumulative), and a stop after
-    `limit` such steps in a row.  `state` / `state_dict()`: kept in checkpoints, so resume counts on."""
-
-    limit = 3
-
-    def __init__(self, state: dict | None = None, *, advice: str = "Lower --learning-rate or --max-grad-norm"):
-        self.total = int((state or {}).get("total", 0))
-        self.in_a_row = int((state or {}).get("in_a_row", 0))
-        self.advice = advice
-
-    def end_step(self, step: int, skipped: bool) -> dict:
-        """Count step `step` (1-based); its metric."""
-        self.total += bool(skipped)
-        self.in_a_row = self.in_a_row + 1 if skipped else 0
-        return {"train/nonfinite_steps": self.total}
-
-    def stop_if_due(self, step: int) -> None:
-        if self.in_a_row >= self.limit:
-            raise NonFiniteUpdates(f"step {step}: loss or gradient not finite in {self.in_a_row} steps in a row "
-                                   f"(steps {step - self.in_a_row + 1}-{step}); not applied. {self.advice}")
-
-    def state_dict(self) -> dict:
-        return {"total": self.total, "in_a_row": self.in_a_row}
 
 
 def run_contents(out: str) -> list[str]:
@@ -157,12 +78,6 @@ def leave_no_run(out: str, *, main: bool):
     `out` that cannot be a run's folder is one line first."""
     writable("--out", out, "folder")
     return leave_nothing(out, keep=lambda directory: not main or bool(run_contents(directory)))
-
-
-def log_trainable(modules: list, log) -> None:
-    total = sum(p.numel() for m in modules for p in m.parameters())
-    n_train = sum(p.numel() for m in modules for p in m.parameters() if p.requires_grad)
-    log(f"trainable parameters: {n_train:,} / {total:,} ({100 * n_train / total:.2f}%)")
 
 
 class Progress:

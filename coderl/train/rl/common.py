@@ -37,20 +37,13 @@ from coderl.train.rewards import check_rewards_fit_tasks, reward_config
 from coderl.train.rl.episodes import repair_tasks
 from coderl.train.rl.ledger import Ledger, Resumed
 from coderl.train.rl.logprobs import build_sequences, token_logprobs
-from coderl.train.scaffold import (
-    NonFiniteSteps,
-    build_optimizer,
-    check_resume,
-    log_trainable,
-    refuse_existing_run,
-    replace_run,
-)
+from coderl.train.scaffold import check_resume, refuse_existing_run, replace_run
 from coderl.train.sources.curriculum import Curriculum
 from coderl.train.sources.pass_rates import describe_rates, measured_rates
 from coderl.train.sources.rollout_source import LocalSource, RolloutSource
 from coderl.train.sources.rounds import RolloutContext, ScoredRollouts
 from coderl.train.stalls import Heartbeat
-from coderl.train.updater import Updater, trainable_parameters
+from coderl.train.updater import NonFiniteSteps, Updater, build_optimizer, log_trainable, trainable_parameters
 
 # ---------------------------------------------------------------------------------------------------
 # Run set-up
