@@ -1,5 +1,5 @@
-"""Loop scaffolding shared by SFT and the RL loops: the progress bar, the order examples and prompts are drawn
-in, and the refusal to write into another run's directory.  No torch at import time (`coderl sft --help`
+"""Loop scaffolding shared by SFT and the RL loops: the order examples and prompts are drawn in, and the refusal
+to write into another run's directory.  No torch at import time (`coderl sft --help`
 stays light)."""
 
 from __future__ import annotations
@@ -78,38 +78,3 @@ def leave_no_run(out: str, *, main: bool):
     `out` that cannot be a run's folder is one line first."""
     writable("--out", out, "folder")
     return leave_nothing(out, keep=lambda directory: not main or bool(run_contents(directory)))
-
-
-class Progress:
-    """The progress of optimizer steps: the plain line (`coderl.base.progress`) through `log` every `every` seconds
-    and at the last step, always (a log has it, with or without a terminal); with `bar`, on a terminal, a rich bar
-    on stderr as well (`--no-progress`: no bar).  `describe(metrics)` is the text of both."""
-
-    def __init__(self, label: str, total: int, start: int, describe, *, bar: bool = True, log=print,
-                 every: float = 30.0):
-        import sys
-
-        from coderl.base.progress import ProgressLine
-
-        self.describe = describe
-        self.line = ProgressLine(label, total, start, log=log, every=every)
-        self.bar = None
-        if bar and sys.stderr.isatty():
-            from rich.console import Console
-            from rich.progress import BarColumn, TextColumn, TimeRemainingColumn
-            from rich.progress import Progress as Bar
-
-            self.bar = Bar(TextColumn(label + " {task.completed}/{task.total}"), BarColumn(),
-                           TextColumn("{task.fields[info]}"), TimeRemainingColumn(), transient=False,
-                           console=Console(stderr=True))
-            self.task = self.bar.add_task(label, total=total, completed=start, info="")
-            self.bar.start()
-
-    def update(self, step: int, metrics: dict) -> None:
-        if self.bar is not None:
-            self.bar.update(self.task, completed=step, info=self.describe(metrics))
-        self.line.update(step, self.describe(metrics))
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()
