@@ -1,28 +1,16 @@
-"""Loop scaffolding shared by SFT and the RL loops: the order examples and prompts are drawn in, and the refusal
-to write into another run's directory.  No torch at import time (`coderl sft --help`
-stays light)."""
+"""A run's directory (`--out`) for SFT and the RL loops: what makes it hold a run (`run_contents`), a fresh run
+refused where another run is (`refuse_existing_run`) unless --overwrite replaces it (`replace_run`), a resume
+checked against the run it continues (`check_resume`), and what a failure leaves (`leave_no_run`).  No torch at
+import time (`coderl sft --help` stays light)."""
 
 from __future__ import annotations
 
 import os
-import random
 import shutil
 
 from coderl.base.config import ConfigError
 from coderl.base.outputs import leave_nothing, refuse_existing, resume_conflicts, writable
 from coderl.base.yaml_file import read_yaml_mapping
-
-
-def seeded_order(count: int, seed: int, start: int, length: int) -> list[int]:
-    """Positions [start, start + length) of an endless order of range(count): a seeded shuffle per pass over
-    it (pass e shuffled by `random.Random(f"{seed}:{e}")`), as the RL loops draw prompts and SFT examples."""
-    first = start // count
-    order: list[int] = []
-    for epoch in range(first, (start + length - 1) // count + 1):
-        perm = list(range(count))
-        random.Random(f"{seed}:{epoch}").shuffle(perm)
-        order += perm
-    return order[start - first * count: start - first * count + length]
 
 
 def run_contents(out: str) -> list[str]:

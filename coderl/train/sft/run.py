@@ -64,8 +64,9 @@ from coderl.base.outputs import write_yaml
 from coderl.models.quantized import QLORA_NO_CUDA, require_cuda_for_qlora  # noqa: F401
 from coderl.models.spec import resolve_spec
 from coderl.train.distributed import Ranks
+from coderl.train.order import seeded_order
 from coderl.train.policy import build_policy, save_policy
-from coderl.train.scaffold import check_run_dir, fresh_run, seeded_order
+from coderl.train.scaffold import check_run_dir, fresh_run
 from coderl.train.sft.config import SFTConfig
 from coderl.train.sft.data import load_sft_tasks
 from coderl.train.tracking import Progress
