@@ -37,7 +37,7 @@ from coderl.train.rewards import check_rewards_fit_tasks, reward_config
 from coderl.train.rl.episodes import repair_tasks
 from coderl.train.rl.ledger import Ledger, Resumed
 from coderl.train.rl.logprobs import build_sequences, token_logprobs
-from coderl.train.scaffold import check_resume, refuse_existing_run, replace_run
+from coderl.train.run_dir import check_resume, refuse_existing_run, replace_run
 from coderl.train.sources.curriculum import Curriculum
 from coderl.train.sources.pass_rates import describe_rates, measured_rates
 from coderl.train.sources.rollout_source import LocalSource, RolloutSource

@@ -66,7 +66,7 @@ from coderl.models.spec import resolve_spec
 from coderl.train.distributed import Ranks
 from coderl.train.order import seeded_order
 from coderl.train.policy import build_policy, save_policy
-from coderl.train.scaffold import check_run_dir, fresh_run
+from coderl.train.run_dir import check_run_dir, fresh_run
 from coderl.train.sft.config import SFTConfig
 from coderl.train.sft.data import load_sft_tasks
 from coderl.train.tracking import Progress
