@@ -167,7 +167,7 @@ def _update(loaded, args) -> dict:
 
     from coderl.rollout.batching import left_pad
     from coderl.tasks import load_tasks
-    from coderl.train.rl.logprobs import Sequences, token_logprobs
+    from coderl.train.logprobs import Sequences, token_logprobs
 
     tok, model = loaded.tokenizer, loaded.model
     prompts = [p for p in _prompts(tok, load_tasks("pool:n=4").tasks, 4) for _ in range(4)]  # 16 live rows

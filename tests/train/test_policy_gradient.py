@@ -307,8 +307,8 @@ def test_starting_from_an_adapter_keeps_it_as_the_reference(model_dir, tmp_path)
     from peft import get_peft_model
 
     from coderl.models import load_model, lora_config, save_adapter
+    from coderl.train.logprobs import build_sequences, token_logprobs
     from coderl.train.policy import build_policy
-    from coderl.train.rl.logprobs import build_sequences, token_logprobs
 
     torch.manual_seed(1)
     sft = get_peft_model(load_model(str(model_dir)).model, lora_config(4, 8, 0.0))
