@@ -31,11 +31,11 @@ from coderl.tasks.spec import open_sandbox
 from coderl.train.checkpoint import recorded_steps, resume_checkpoint
 from coderl.train.config import KLConfig, TrainConfig
 from coderl.train.distributed import Ranks
+from coderl.train.episodes import repair_tasks
 from coderl.train.logprobs import build_sequences, token_logprobs
 from coderl.train.memory import MemoryBudget, check_weights, gigabytes, resolve_budget
 from coderl.train.policy import Policy, build_policy
 from coderl.train.rewards import check_rewards_fit_tasks, reward_config
-from coderl.train.rl.episodes import repair_tasks
 from coderl.train.rl.ledger import Ledger, Resumed
 from coderl.train.run_dir import check_resume, refuse_existing_run, replace_run
 from coderl.train.sources.curriculum import Curriculum

@@ -50,9 +50,9 @@ from coderl.algorithms import (
     terminal_rewards,
 )
 from coderl.train.config import TrainConfig
+from coderl.train.episodes import step_advantages
 from coderl.train.logprobs import build_sequences, token_logprobs_and_values
 from coderl.train.rl import common
-from coderl.train.rl.episodes import step_advantages
 from coderl.train.rl.value_head import FILENAME as VALUE_HEAD_FILE
 from coderl.train.rl.value_head import build_value_head
 from coderl.train.sources.off_policy import Correction
