@@ -25,8 +25,8 @@ import time
 
 from coderl.algorithms import POLICY_LOSSES, aggregate, terminal_rewards
 from coderl.base.config import ConfigError
+from coderl.train.advantages import step_advantages
 from coderl.train.config import TrainConfig
-from coderl.train.episodes import step_advantages
 from coderl.train.logprobs import build_sequences, token_logprobs
 from coderl.train.rl import common
 from coderl.train.updater import Averages

@@ -49,8 +49,8 @@ from coderl.algorithms import (
     masked_mean,
     terminal_rewards,
 )
+from coderl.train.advantages import step_advantages
 from coderl.train.config import TrainConfig
-from coderl.train.episodes import step_advantages
 from coderl.train.logprobs import build_sequences, token_logprobs_and_values
 from coderl.train.rl import common
 from coderl.train.rl.value_head import FILENAME as VALUE_HEAD_FILE
