@@ -60,8 +60,8 @@ def load(method: str, path: str, cache: str) -> list:
         return load_tasks(f"hf:{path}:preset=apps").tasks
     import datasets
 
-    from coderl.tasks.loaders.jsonl import Rows
     from coderl.tasks.loaders.stdio import stdio_builder
+    from coderl.tasks.rows import Rows
 
     rows = Rows(path, enumerate(datasets.load_dataset("parquet", data_files=path, split="train",
                                                       cache_dir=cache).to_list()), "row", "bench")

@@ -14,7 +14,7 @@ std 0.02, seeded, saved once and loaded by both sides):
   --decode-tokens new tokens, greedy): plain HF `generate` on the base model, on the adapter (the LoRA layers'
   cost), on the adapter merged into the base, and coderl's `sample_rows` on the adapter (its stop checks, log-prob
   capture and processors: coderl's per-step cost over plain HF); per step = (call - prefill forward) / tokens.
-* update        the RL update's passes through `train/rl/logprobs.py`'s `token_logprobs`, dropout off, as the
+* update        the RL update's passes through `train/logprobs.py`'s `token_logprobs`, dropout off, as the
   GRPO loop runs them: one piece of the 16 rows whose advantage moves (4 pool prompts x 4), completions of
   seeded lengths (mean about 50) padded to 128; a no-grad pass, a pass with a graph and its backward.
 * rl-step       `coderl train` with the demo's GRPO settings from the adapter for --steps steps (step 1 warms up):
@@ -170,7 +170,7 @@ def _update(loaded, args) -> dict:
 
     from coderl.rollout.batching import left_pad
     from coderl.tasks import load_tasks
-    from coderl.train.rl.logprobs import Sequences, token_logprobs
+    from coderl.train.logprobs import Sequences, token_logprobs
 
     tok, model = loaded.tokenizer, loaded.model
     prompts = [p for p in _prompts(tok, load_tasks("pool:n=4").tasks, 4) for _ in range(4)]  # 16 live rows

@@ -48,11 +48,10 @@ def child(spec: dict) -> dict:
     from peft import get_peft_model
 
     from coderl.models import load_model, lora_config
+    from coderl.train import logprobs as lp
     from coderl.train.activation_checkpointing import enable
     from coderl.train.memory import MemoryBudget, PeakMeter, parse_size, status_bytes
-    from coderl.train.rl import logprobs as lp
-    from coderl.train.scaffold import build_optimizer
-    from coderl.train.updater import Updater, trainable_parameters
+    from coderl.train.updater import Updater, build_optimizer, trainable_parameters
 
     torch.manual_seed(0)
     loaded = load_model(spec["model"], dtype=spec["dtype"])

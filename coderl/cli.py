@@ -179,7 +179,7 @@ def _cmd_pipeline(ns: argparse.Namespace) -> int:
 
 def _run_skipping(ns: argparse.Namespace) -> int:
     """The command with bad task rows skipped; their reasons written beside its output."""
-    from coderl.tasks.loaders.jsonl import skipping_bad_rows
+    from coderl.tasks.rows import skipping_bad_rows
 
     with skipping_bad_rows() as skipped:
         try:

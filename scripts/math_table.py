@@ -15,7 +15,7 @@ import os
 import sys
 
 from coderl.eval.stats import bootstrap_ci, paired_bootstrap_ci
-from coderl.tasks.loaders.jsonl import plain_or_gzip
+from coderl.tasks.rows import plain_or_gzip
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from repair_table import parse_sets  # noqa: E402  -- the scripts' shared SET=BEFORE,AFTER arguments

@@ -1,5 +1,6 @@
 """The import graph of `coderl/`: no cycles, no import up the layer order that docs/architecture.md writes
-down, a standalone sandbox, and no private name imported across modules.
+down, train/'s rooms and tasks/' loaders stacked one way, a standalone sandbox, and no private name imported
+across modules.
 
 Every `import` and `from ... import` counts wherever it stands: at module level, inside a function, under
 `if TYPE_CHECKING:`.  Only edges between `coderl.*` modules count for the graph; `from pkg import name`
@@ -201,6 +202,82 @@ TRAIN_FLOORS = 9
 def test_train_is_no_deeper_than_its_floors():
     chain = longest_chain(EDGES, "coderl.train")
     assert len(chain) <= TRAIN_FLOORS, f"{len(chain)} floors: " + " -> ".join(chain)
+
+
+# Rooms inside a package, stacked one way.  A room is a module and everything under it (a module belongs to the
+# room of its longest prefix here); `allowed` says which other rooms a room may import.  Modules in no room,
+# and the entries, are not checked.
+#
+# train/ (docs/architecture.md, "Inside train/"): the shared modules at train/'s top (the updater, the log-prob
+# passes, a step's advantages, repair episodes' turn scores, ...) import no room; `sources/` (where a step's
+# rollouts come from) stands on them; `rl/` (the loops) on both; `sft/` on the shared modules only.  The
+# entries stand above every room: the package's `run_training` picks a loop, and `dry_run.py` is
+# `coderl train --dry-run`'s account of one step (it asks `sources/rounds.py` how rollouts are chunked).
+TRAIN_ROOMS = {"coderl.train": "shared", "coderl.train.sources": "sources", "coderl.train.rl": "rl",
+               "coderl.train.sft": "sft"}
+TRAIN_ALLOWED = {"shared": set(), "sources": {"shared"}, "rl": {"shared", "sources"}, "sft": {"shared"}}
+TRAIN_ENTRIES = {"coderl.train", "coderl.train.dry_run"}
+# tasks/: the kinds that load their own sets (`hdl.py`, `math_tasks.py`) import no loader; a loader may load
+# their sets through them (`languages_sets.py`: Verilog, `hf.py`: GSM8K).  Both read rows from `tasks/rows.py`.
+TASKS_ROOMS = {"coderl.tasks.loaders": "loaders", "coderl.tasks.hdl": "kind sets",
+               "coderl.tasks.math_tasks": "kind sets"}
+TASKS_ALLOWED = {"loaders": {"kind sets"}, "kind sets": set()}
+
+
+def room_crossings(edges: dict[str, set[str]], rooms: dict[str, str], allowed: dict[str, set[str]],
+                   entries: set[str] = frozenset()) -> list[str]:
+    """The imports from one room into another that `allowed` does not list."""
+    def room(module: str) -> str | None:
+        prefix = max((p for p in rooms if module == p or module.startswith(p + ".")), key=len, default=None)
+        return rooms.get(prefix)
+
+    return [f"{a} -> {b} ({room(a)} imports {room(b)})" for a in sorted(edges) if a not in entries
+            and room(a) is not None for b in sorted(edges[a])
+            if room(b) not in (None, room(a)) and room(b) not in allowed[room(a)]]
+
+
+def test_the_rooms_of_train_stand_one_way():
+    assert set(TRAIN_ROOMS) <= set(EDGES) and TRAIN_ENTRIES <= set(EDGES), "a room or entry that is not a module"
+    assert room_crossings(EDGES, TRAIN_ROOMS, TRAIN_ALLOWED, TRAIN_ENTRIES) == []
+
+
+def test_the_task_loaders_and_the_kinds_that_load_their_sets_import_one_way():
+    assert set(TASKS_ROOMS) <= set(EDGES), "a room that is not a module"
+    assert room_crossings(EDGES, TASKS_ROOMS, TASKS_ALLOWED) == []
+
+
+def test_the_room_rules_fail_on_the_edges_before_issue_76():
+    """Hand-written from the code before issue 76 (a sample of its edges, the crossings among them): sources/
+    imported rl/'s log-probs and episodes, and hdl.py and math_tasks.py read rows through tasks/loaders/, which
+    loaded their sets through them.  Edges within a room, down the rooms and of the entries pass."""
+    train = {
+        "coderl.train": {"coderl.train.rl.policy_gradient", "coderl.train.scaffold"},
+        "coderl.train.dry_run": {"coderl.train.sources.rounds", "coderl.train.memory"},
+        "coderl.train.rl.common": {"coderl.train.rl.episodes", "coderl.train.sources.rounds", "coderl.train.scaffold"},
+        "coderl.train.rl.ppo": {"coderl.train.rl.logprobs", "coderl.train.sources.off_policy"},
+        "coderl.train.sources.off_policy": {"coderl.train.config", "coderl.train.rl.logprobs"},
+        "coderl.train.sources.rounds": {"coderl.train.rl.episodes", "coderl.train.scaffold",
+                                        "coderl.train.sources.curriculum"},
+        "coderl.train.sft.run": {"coderl.train.scaffold", "coderl.train.updater"},
+    }
+    assert room_crossings(train, TRAIN_ROOMS, TRAIN_ALLOWED, TRAIN_ENTRIES) == [
+        "coderl.train.sources.off_policy -> coderl.train.rl.logprobs (sources imports rl)",
+        "coderl.train.sources.rounds -> coderl.train.rl.episodes (sources imports rl)"]
+    # a shared module reaching up into a room, and SFT into RL's rooms, fail too
+    assert room_crossings({"coderl.train.updater": {"coderl.train.rl.common"},
+                           "coderl.train.sft.run": {"coderl.train.sources.rounds"}},
+                          TRAIN_ROOMS, TRAIN_ALLOWED, TRAIN_ENTRIES) == [
+        "coderl.train.sft.run -> coderl.train.sources.rounds (sft imports sources)",
+        "coderl.train.updater -> coderl.train.rl.common (shared imports rl)"]
+    tasks = {
+        "coderl.tasks.hdl": {"coderl.tasks.kinds", "coderl.tasks.loaders.jsonl", "coderl.tasks.types"},
+        "coderl.tasks.math_tasks": {"coderl.tasks.kinds", "coderl.tasks.loaders.jsonl", "coderl.tasks.types"},
+        "coderl.tasks.loaders.languages_sets": {"coderl.tasks.hdl", "coderl.tasks.loaders.jsonl"},
+        "coderl.tasks.loaders.hf": {"coderl.tasks.math_tasks", "coderl.tasks.loaders.jsonl"},
+    }
+    assert room_crossings(tasks, TASKS_ROOMS, TASKS_ALLOWED) == [
+        "coderl.tasks.hdl -> coderl.tasks.loaders.jsonl (kind sets imports loaders)",
+        "coderl.tasks.math_tasks -> coderl.tasks.loaders.jsonl (kind sets imports loaders)"]
 
 
 # What the sandbox may import besides the standard library, each only where present (an ImportError is handled)

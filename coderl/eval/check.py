@@ -28,7 +28,7 @@ from coderl.sandbox.client import Sandbox
 from coderl.sandbox.config import SandboxConfig
 from coderl.sandbox.types import Status
 from coderl.tasks import TaskFormatError, load_tasks
-from coderl.tasks.loaders.jsonl import iter_jsonl
+from coderl.tasks.rows import iter_jsonl
 from coderl.tasks.spec import open_sandbox, task_files
 
 

@@ -81,8 +81,8 @@ def passed(s: dict) -> int:
 
 def task_samples(run_dir: str) -> dict[str, list[int]]:
     """Per task of a `coderl eval` run's samples.jsonl: [samples, samples passed, generated tokens in all]."""
-    from coderl.tasks.loaders.jsonl import iter_jsonl, plain_or_gzip
-    from coderl.tasks.loaders.jsonl import require as field
+    from coderl.tasks.rows import iter_jsonl, plain_or_gzip
+    from coderl.tasks.rows import require as field
 
     counts: dict[str, list[int]] = {}
     path = plain_or_gzip(os.path.join(run_dir, "samples.jsonl"))  # or a results/ folder's samples.jsonl.gz

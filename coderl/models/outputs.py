@@ -1,6 +1,6 @@
 """Names transformers gives the parts of a causal LM's call: the KV cache's keyword and output field, which
 transformers 5 renamed (`past_key_values` -> `cache`).  Read by the HF sampler (`rollout/hf.py`) and the
-log-prob passes (`train/rl/logprobs.py`) alike."""
+log-prob passes (`train/logprobs.py`) alike."""
 
 from transformers.generation.utils import GenerateDecoderOnlyOutput
 

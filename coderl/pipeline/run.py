@@ -229,7 +229,7 @@ def _resumable(stage: Stage) -> bool:
             partial = os.path.join(stage.dir, PARTIAL)
             return os.path.isfile(partial) and bool(read_partial(stage.config, partial)[1])
         from coderl.train.checkpoint import latest_checkpoint
-        from coderl.train.scaffold import check_resume
+        from coderl.train.run_dir import check_resume
 
         ckpt = latest_checkpoint(stage.dir)
         if ckpt:

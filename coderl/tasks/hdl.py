@@ -42,7 +42,7 @@ from coderl.languages import get_runner
 from coderl.languages import verilog as V
 from coderl.sandbox.types import CheckKind, ExecutionRequest, Limits, Mode, TestCase
 from coderl.tasks.kinds import TaskKind, register_kind
-from coderl.tasks.loaders.jsonl import BUNDLED, iter_jsonl, require
+from coderl.tasks.rows import BUNDLED, iter_jsonl, require
 from coderl.tasks.types import Task, TaskFormatError
 
 WRONG_COMPONENTS = ("compile", "functional", "synthesis", "quality")

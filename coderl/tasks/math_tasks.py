@@ -22,7 +22,7 @@ from typing import Any
 
 from coderl.sandbox.types import CheckKind, ExecutionRequest, Limits, Mode, TestCase
 from coderl.tasks.kinds import TaskKind, register_kind
-from coderl.tasks.loaders.jsonl import Rows, TaskIds, jsonl_rows, require
+from coderl.tasks.rows import Rows, TaskIds, jsonl_rows, require
 from coderl.tasks.types import Task, TaskFormatError
 
 REASONING_SYSTEM = (

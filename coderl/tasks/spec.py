@@ -54,11 +54,11 @@ from coderl.sandbox.types import Limits
 from coderl.tasks.generators import pool
 from coderl.tasks.generators.pool import load_pool
 from coderl.tasks.loaders import languages_sets
-from coderl.tasks.loaders.jsonl import first_row, skipped_rows
 from coderl.tasks.loaders.languages_sets import SOURCES as LANGUAGE_SOURCES
 from coderl.tasks.loaders.languages_sets import load_language_set
 from coderl.tasks.loaders.task_rows import layout_of, load_task_rows
 from coderl.tasks.mix import load_mix, parse_mix
+from coderl.tasks.rows import first_row, skipped_rows
 from coderl.tasks.split import SPLITS, split_tasks
 from coderl.tasks.types import Task, TaskFormatError
 

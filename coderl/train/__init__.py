@@ -15,7 +15,7 @@ def run_training(cfg, **kwargs) -> dict:
     policy-gradient loop.  `kwargs` go to the loop (`log=`, `reward_override=`).
     """
     from coderl.train.distributed import is_main_process
-    from coderl.train.scaffold import leave_no_run
+    from coderl.train.run_dir import leave_no_run
 
     if cfg.value.value_head:
         from coderl.train.rl.ppo import train

@@ -25,7 +25,7 @@ model is a collective, so every rank must run the same sequence of them:
   calls on a rank with nothing left to generate), rank 0's evaluation included;
 * a no-grad pass gives every rank the same number of rows (`map_rows` pads the short shards), and each
   log-prob pass runs the same forwards whatever its rows (the shared-prompt pair always, never chunked
-  logits: `train/rl/logprobs.py`);
+  logits: `train/logprobs.py`);
 * checkpoints hold full state dicts, gathered on rank 0 (`full_state`, `optimizer_state`), so a checkpoint is
   a one-process one and resumes on any number of ranks, sharded or not.
 

@@ -6,6 +6,8 @@
   MLFLOW_TRACKING_URI points elsewhere (a server, a database).
 Each tracker gets every numeric metric of each step under the same name and step as metrics.jsonl
 (tests/train/test_trackers.py reads them back).  Packages: `pip install 'coderl[trackers]'`.
+
+`Progress`: the progress of a run's optimizer steps, as a plain line in the log and, on a terminal, a bar.
 """
 
 from __future__ import annotations
@@ -117,3 +119,38 @@ def read_metrics(run_dir: str) -> list[dict]:
             except ValueError:
                 continue
     return rows
+
+
+class Progress:
+    """The progress of optimizer steps: the plain line (`coderl.base.progress`) through `log` every `every` seconds
+    and at the last step, always (a log has it, with or without a terminal); with `bar`, on a terminal, a rich bar
+    on stderr as well (`--no-progress`: no bar).  `describe(metrics)` is the text of both."""
+
+    def __init__(self, label: str, total: int, start: int, describe, *, bar: bool = True, log=print,
+                 every: float = 30.0):
+        import sys
+
+        from coderl.base.progress import ProgressLine
+
+        self.describe = describe
+        self.line = ProgressLine(label, total, start, log=log, every=every)
+        self.bar = None
+        if bar and sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import BarColumn, TextColumn, TimeRemainingColumn
+            from rich.progress import Progress as Bar
+
+            self.bar = Bar(TextColumn(label + " {task.completed}/{task.total}"), BarColumn(),
+                           TextColumn("{task.fields[info]}"), TimeRemainingColumn(), transient=False,
+                           console=Console(stderr=True))
+            self.task = self.bar.add_task(label, total=total, completed=start, info="")
+            self.bar.start()
+
+    def update(self, step: int, metrics: dict) -> None:
+        if self.bar is not None:
+            self.bar.update(self.task, completed=step, info=self.describe(metrics))
+        self.line.update(step, self.describe(metrics))
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()

@@ -1,31 +1,107 @@
 """The updater: what one optimiser update needs behind one call, so the loops only say what the loss is.
 
+    optimizer, scheduler = build_optimizer(trainable_parameters(modules), ...)   # AdamW, `lr_factor`'s schedule
     updater = Updater(modules, optimizer, scheduler, ranks, ...)    # `train/rl/common.py` builds it
     model, *rest = updater.trained                                   # the modules to differentiate
     stats = updater.update(rows, mask, loss_fn, width=W)             # RL: one minibatch's rows
     stats = updater.update_batches(batches, loss_fn)                 # SFT: one step's micro-batches
     lr = updater.end_step()                                          # the schedule moves on
 
-Inside: the optimiser (AdamW) and its schedule, the trainable parameters, the training processes (a
-minibatch's rows shared across ranks, DDP synchronising only the last backward), micro-batches
-(gradient accumulation, `train/microbatch.py`) of `--micro-batch-size` rows or sized by the memory
-budget (`train/memory.py`: a one-row probe per kind of pass), gradient clipping, and the non-finite
-guard (a NaN or infinite update is never applied; `NonFiniteSteps.limit` such steps in a row stop the run).
+Inside: the optimiser (AdamW) and its schedule (`build_optimizer`, `lr_factor`), the trainable parameters
+(`log_trainable` counts them), the training processes (a minibatch's rows shared across ranks, DDP
+synchronising only the last backward), micro-batches (gradient accumulation, `train/microbatch.py`) of
+`--micro-batch-size` rows or sized by the memory budget (`train/memory.py`: a one-row probe per kind of
+pass), gradient clipping and the optimiser step (`apply_gradients`), and the non-finite guard (a NaN or
+infinite update is never applied; `NonFiniteSteps.limit` such steps in a row stop the run: `NonFiniteUpdates`).
 Its `clock` times the parts of a step (`Clock`; the loops log them through `common.step_timings`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
 import time
+import warnings
 from collections.abc import Callable
 
 import torch
 
+from coderl.base.config import ConfigError
 from coderl.train.distributed import Ranks
 from coderl.train.memory import MemoryBudget
 from coderl.train.microbatch import pieces, synchronising
-from coderl.train.scaffold import NonFiniteSteps, apply_gradients
+
+
+def lr_factor(schedule: str, warmup_steps: int, total_steps: int):
+    """step (0-based) -> learning-rate multiplier: linear warmup over `warmup_steps`, then constant,
+    linear or cosine decay over the remaining steps."""
+    def factor(step: int) -> float:
+        if warmup_steps and step < warmup_steps:
+            return (step + 1) / warmup_steps
+        if schedule == "constant":
+            return 1.0
+        progress = (step - warmup_steps) / max(1, total_steps - warmup_steps)
+        if schedule == "linear":
+            return max(0.0, 1.0 - progress)
+        return 0.5 * (1.0 + math.cos(math.pi * min(1.0, progress)))
+
+    return factor
+
+
+def build_optimizer(params: list, *, learning_rate: float, weight_decay: float, schedule: str, warmup_steps: int,
+                    total_steps: int):
+    """(AdamW over `params`, its LambdaLR schedule of `lr_factor`): the one optimiser SFT and the RL loops step."""
+    # The schedule counts optimiser steps, applied or skipped (`apply_gradients`); when the first update is
+    # skipped torch warns that the scheduler stepped before the optimiser, which is what we mean.
+    warnings.filterwarnings("ignore", message=r"Detected call of `lr_scheduler\.step\(\)` before")
+    optimizer = torch.optim.AdamW(params, lr=learning_rate, weight_decay=weight_decay)
+    return optimizer, torch.optim.lr_scheduler.LambdaLR(optimizer, lr_factor(schedule, warmup_steps, total_steps))
+
+
+def apply_gradients(params: list, optimizer, max_grad_norm: float | None, *, loss: float) -> dict:
+    """Clip the gradient already accumulated in `params` as one vector (`max_grad_norm` 0 = off: only
+    measured), then one optimiser step.  `loss`: the value those gradients came from (logged).
+
+    A non-finite update is never applied: when the loss or the gradient norm is NaN or infinite, the
+    gradient is dropped and the optimiser does not step (weights and AdamW moments stay as they were;
+    `train/skipped_update_fraction` says so, and `NonFiniteSteps` counts and stops)."""
+    norm = float(torch.nn.utils.clip_grad_norm_(params, max_grad_norm or float("inf")))
+    applied = math.isfinite(norm) and math.isfinite(loss)
+    if applied:
+        optimizer.step()
+    else:
+        optimizer.zero_grad(set_to_none=True)
+    return {"train/grad_norm": norm, "loss/total": loss, "train/skipped_update_fraction": 0.0 if applied else 1.0}
+
+
+class NonFiniteUpdates(ConfigError):
+    """Too many steps in a row whose update was not finite: the run stops (one line, exit code 2)."""
+
+
+class NonFiniteSteps:
+    """Steps with a skipped (non-finite) update: `train/nonfinite_steps` (cumulative), and a stop after
+    `limit` such steps in a row.  `state` / `state_dict()`: kept in checkpoints, so resume counts on."""
+
+    limit = 3
+
+    def __init__(self, state: dict | None = None, *, advice: str = "Lower --learning-rate or --max-grad-norm"):
+        self.total = int((state or {}).get("total", 0))
+        self.in_a_row = int((state or {}).get("in_a_row", 0))
+        self.advice = advice
+
+    def end_step(self, step: int, skipped: bool) -> dict:
+        """Count step `step` (1-based); its metric."""
+        self.total += bool(skipped)
+        self.in_a_row = self.in_a_row + 1 if skipped else 0
+        return {"train/nonfinite_steps": self.total}
+
+    def stop_if_due(self, step: int) -> None:
+        if self.in_a_row >= self.limit:
+            raise NonFiniteUpdates(f"step {step}: loss or gradient not finite in {self.in_a_row} steps in a row "
+                                   f"(steps {step - self.in_a_row + 1}-{step}); not applied. {self.advice}")
+
+    def state_dict(self) -> dict:
+        return {"total": self.total, "in_a_row": self.in_a_row}
 
 
 class Averages:
@@ -83,6 +159,12 @@ class Clock:
 def trainable_parameters(modules: list) -> list:
     """What the optimiser steps: every parameter of `modules` that requires a gradient, in order."""
     return [p for m in modules for p in m.parameters() if p.requires_grad]
+
+
+def log_trainable(modules: list, log) -> None:
+    total = sum(p.numel() for m in modules for p in m.parameters())
+    n_train = sum(p.numel() for m in modules for p in m.parameters() if p.requires_grad)
+    log(f"trainable parameters: {n_train:,} / {total:,} ({100 * n_train / total:.2f}%)")
 
 
 class Updater:

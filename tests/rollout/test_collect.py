@@ -105,7 +105,7 @@ def test_eta_reads_as_a_person_says_it(seconds, said):
 def test_plain_progress_says_the_steps_and_the_time_left():
     """SFT without its bar (`progress: false`, as the demo runs it): a line at most every `every` seconds and one
     at the last step."""
-    from coderl.train.scaffold import Progress
+    from coderl.train.tracking import Progress
 
     lines = []
     progress = Progress("sft step", 3, 0, lambda m: f"loss {m['loss']}", bar=False, log=lines.append, every=0)

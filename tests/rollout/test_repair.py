@@ -177,7 +177,7 @@ def test_a_plain_text_format_is_refused(tiny, sandbox):
 def test_recomputed_logprobs_of_a_sampled_episode_match_the_sampling_ones(tiny, sandbox):
     """A real (tiny random) model: its answers fail, so rows hold several turns and feedback; the training
     forward pass over the row must see exactly what generation saw (ratio 1 on every policy token)."""
-    from coderl.train.rl.logprobs import build_sequences, token_logprobs
+    from coderl.train.logprobs import build_sequences, token_logprobs
 
     model, tok = tiny
     task = Task(task_id="t/id", kind="function", prompt="def f(x):\n", entry_point="f",

@@ -407,7 +407,7 @@ def test_skip_bad_rows_leaves_them_out_prints_and_saves_each(tmp_path, capsys):
 
 
 def test_skip_bad_rows_reaches_jsonl_files_and_mixtures(tmp_path):
-    from coderl.tasks.loaders.jsonl import skipping_bad_rows
+    from coderl.tasks.rows import skipping_bad_rows
 
     good = {"question": "What is 2 + 2?", "answer": "2 + 2 = 4\n#### 4"}
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
@@ -444,7 +444,7 @@ def test_a_large_parquet_file_streams_into_tasks(tmp_path):
 
 
 def test_skipping_reaches_converted_rows_and_never_shifts_ids(tmp_path):
-    from coderl.tasks.loaders.jsonl import skipping_bad_rows
+    from coderl.tasks.rows import skipping_bad_rows
 
     leetcode = dict(LEETCODE, metadata="{}")  # no func_name: a bad row
     with skipping_bad_rows() as skipped:
@@ -459,7 +459,7 @@ def test_skipping_reaches_converted_rows_and_never_shifts_ids(tmp_path):
 
 
 def test_every_row_skipped_says_so_and_bad_json_lines_are_skipped_too(tmp_path):
-    from coderl.tasks.loaders.jsonl import skipping_bad_rows
+    from coderl.tasks.rows import skipping_bad_rows
 
     path = tmp_path / "h.jsonl"
     path.write_text("{not json\n" + json.dumps(dict(HUMANEVAL[0], entry_point="")) + "\n")

@@ -11,9 +11,9 @@ import pytest
 from coderl.sandbox.types import CheckKind
 from coderl.tasks import TaskFormatError
 from coderl.tasks.loaders.humaneval import load_humaneval
-from coderl.tasks.loaders.jsonl import iter_jsonl, require
 from coderl.tasks.loaders.mbpp import docstring_header, find_entry_point, load_mbpp
 from coderl.tasks.loaders.stdio import load_stdio
+from coderl.tasks.rows import iter_jsonl, require
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tasks"
 

@@ -11,8 +11,8 @@ import math
 import pytest
 
 from coderl.tasks import load_tasks
-from coderl.tasks.loaders.jsonl import skipping_bad_rows
 from coderl.tasks.loaders.task_rows import decode, encode, task_row
+from coderl.tasks.rows import skipping_bad_rows
 from coderl.tasks.types import TaskFormatError
 
 

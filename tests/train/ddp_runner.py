@@ -64,14 +64,14 @@ def main(spec: dict) -> None:
         import coderl.train.sft.run as loop
         from coderl.base.config import build
 
-        updater.apply_gradients = recording  # the updater imported it by name
+        updater.apply_gradients = recording  # the updater calls its own, by its module's name
         fields = dict(out=spec["out"], model=spec["model"], data=TASKS, split="all", format="completion",
                       progress=False, device="cpu", learning_rate=1e-2, max_length=256)
         cfg = build(loop.SFTConfig, {**fields, **spec["fields"]})
         loop.sft(cfg, log=lambda m: None)
     else:
         loop = importlib.import_module(f"coderl.train.rl.{spec.get('loop', 'policy_gradient')}")
-        updater.apply_gradients = recording  # the updater imported it by name
+        updater.apply_gradients = recording  # the updater calls its own, by its module's name
         cfg = base_config(spec["model"], spec["out"], **spec["fields"])
         reward = half_flat_reward if spec.get("reward") == "half_flat" else varied_reward
         loop.train(cfg, log=lambda m: None, reward_override=reward)

@@ -12,8 +12,8 @@ from coderl.base.config import ConfigError, build  # noqa: E402
 from coderl.rollout.generation import generate  # noqa: E402
 from coderl.tasks import load_tasks  # noqa: E402
 from coderl.train.activation_checkpointing import checkpointable_layers, enable, is_checkpointed  # noqa: E402
+from coderl.train.logprobs import build_sequences, token_logprobs  # noqa: E402
 from coderl.train.policy import checkpoint_layers  # noqa: E402
-from coderl.train.rl.logprobs import build_sequences, token_logprobs  # noqa: E402
 from tests.models.tiny import tiny_llama  # noqa: E402
 from tests.train.helpers import TASKS, base_config, lora_over, varied_reward  # noqa: E402
 

@@ -154,8 +154,8 @@ def test_pi_prox_from_the_update_pass_equals_a_separate_pass(model_dir, tmp_path
 
     from coderl.rollout.generation import generate
     from coderl.tasks import load_tasks
+    from coderl.train.logprobs import build_sequences, token_logprobs
     from coderl.train.policy import build_policy
-    from coderl.train.rl.logprobs import build_sequences, token_logprobs
     from coderl.train.sources.off_policy import behaviour_correction
     from tests.train.helpers import TASKS
 

@@ -25,8 +25,8 @@ def dtypes(params) -> set:
 def test_bf16_policy_trains_float32_lora_and_scores_in_float32(model_dir, tmp_path):
     from coderl.rollout.generation import generate
     from coderl.tasks import load_tasks
+    from coderl.train.logprobs import build_sequences, token_logprobs, token_logprobs_and_values
     from coderl.train.policy import build_policy
-    from coderl.train.rl.logprobs import build_sequences, token_logprobs, token_logprobs_and_values
     from coderl.train.rl.value_head import build_value_head
 
     policy = build_policy(base_config(model_dir, tmp_path / "run", dtype="bfloat16", device="cpu"))

@@ -8,7 +8,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from coderl.train.rl.logprobs import build_sequences, prompt_groups, token_logprobs  # noqa: E402
+from coderl.train.logprobs import build_sequences, prompt_groups, token_logprobs  # noqa: E402
 from tests.models.tiny import tiny_llama  # noqa: E402
 from tests.train.helpers import padded_rollout  # noqa: E402
 
@@ -53,7 +53,7 @@ def test_distinct_prompts_take_the_plain_path(setup):
 
 def test_values_with_shared_prompts_match_the_plain_forward(setup):
     # The value-head loop shares prompts too (shared_prompt): same log-probs, values and gradients.
-    from coderl.train.rl.logprobs import token_logprobs_and_values
+    from coderl.train.logprobs import token_logprobs_and_values
     from coderl.train.rl.value_head import ValueHead
 
     model, batch = setup
@@ -81,7 +81,7 @@ def test_training_entropy_is_finite_for_masked_vocabulary():
     # -inf logits (a masked vocabulary) gave NaN: 0 * log 0.  The guarded entropy gives 0 for them.
     from types import SimpleNamespace
 
-    from coderl.train.rl.logprobs import _entropy
+    from coderl.train.logprobs import _entropy
 
     inf = float("inf")
     logits = torch.tensor([[[0.0, -inf, 1.0], [-inf, -inf, 0.0]]], requires_grad=True)
@@ -130,7 +130,7 @@ def test_columns_after_the_last_loss_token_are_not_run_and_change_nothing(setup,
     """Completions padded far past every row's last loss token (as an RL batch is, to its longest completion):
     the pass runs only up to that token (`_trimmed`), and the log-probs, values, entropy and gradients equal the
     pass over the whole width (`_stats` on the untrimmed sequences), widened back with zeros."""
-    from coderl.train.rl import logprobs as lp
+    from coderl.train import logprobs as lp
     from coderl.train.rl.value_head import ValueHead
 
     model, batch = setup

@@ -9,8 +9,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from coderl.train.rl import logprobs as lp  # noqa: E402
-from coderl.train.rl.logprobs import build_sequences, token_logprobs, token_logprobs_and_values  # noqa: E402
+from coderl.train import logprobs as lp  # noqa: E402
+from coderl.train.logprobs import build_sequences, token_logprobs, token_logprobs_and_values  # noqa: E402
 from tests.models.tiny import tiny_llama  # noqa: E402
 from tests.train.helpers import padded_rollout  # noqa: E402
 

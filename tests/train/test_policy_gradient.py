@@ -307,8 +307,8 @@ def test_starting_from_an_adapter_keeps_it_as_the_reference(model_dir, tmp_path)
     from peft import get_peft_model
 
     from coderl.models import load_model, lora_config, save_adapter
+    from coderl.train.logprobs import build_sequences, token_logprobs
     from coderl.train.policy import build_policy
-    from coderl.train.rl.logprobs import build_sequences, token_logprobs
 
     torch.manual_seed(1)
     sft = get_peft_model(load_model(str(model_dir)).model, lora_config(4, 8, 0.0))
@@ -442,8 +442,7 @@ def test_resume_is_honest(model_dir, tmp_path):
 def test_more_steps_on_resume_recompute_the_schedule_and_say_so(model_dir, tmp_path, monkeypatch):
     """--steps 2 -> 4 on --resume: the learning rate of step 3 is the 4-step linear schedule's (not the 2-step
     one's, which had decayed to 0), the log says so and metrics.jsonl records train/steps at step 3."""
-    from coderl.train.scaffold import lr_factor
-    from coderl.train.updater import Updater
+    from coderl.train.updater import Updater, lr_factor
 
     kw = dict(lr_schedule="linear", save_steps=2)
     train(base_config(model_dir, tmp_path / "run", steps=2, **kw), log=lambda m: None, reward_override=varied_reward)

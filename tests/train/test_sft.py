@@ -470,10 +470,9 @@ def test_a_failed_sft_leaves_nothing_it_made(tmp_path, capsys):
 
 
 def test_sft_steps_through_the_shared_optimiser(model_dir, tmp_path, monkeypatch):
-    """SFT builds its optimiser and applies its accumulated gradients with the RL loops' scaffolding (the
-    updater's `apply_gradients`)."""
-    from coderl.train import scaffold, updater
-    from coderl.train.sft import run as sft_module
+    """SFT builds its optimiser and applies its accumulated gradients with the RL loops' (the updater's
+    `build_optimizer` and `apply_gradients`)."""
+    from coderl.train import updater
 
     calls = {"build": 0, "apply": 0}
 
@@ -483,8 +482,8 @@ def test_sft_steps_through_the_shared_optimiser(model_dir, tmp_path, monkeypatch
             return fn(*args, **kwargs)
         return wrapped
 
-    monkeypatch.setattr(sft_module, "build_optimizer", counting("build", scaffold.build_optimizer))
-    monkeypatch.setattr(updater, "apply_gradients", counting("apply", scaffold.apply_gradients))
+    monkeypatch.setattr(updater, "build_optimizer", counting("build", updater.build_optimizer))
+    monkeypatch.setattr(updater, "apply_gradients", counting("apply", updater.apply_gradients))
     result = sft(config(model_dir, tmp_path / "run", max_grad_norm=1e-6), log=lambda m: None)
     assert calls == {"build": 1, "apply": result.steps} and result.steps == 3
     assert result.metrics["train/grad_norm"] > 1e-6  # measured before clipping, as the RL loops log it

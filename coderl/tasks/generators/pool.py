@@ -31,7 +31,7 @@ import functools
 import json
 import os
 
-from coderl.tasks.loaders.jsonl import BUNDLED
+from coderl.tasks.rows import BUNDLED
 from coderl.tasks.types import Task, TaskFormatError, digest
 
 POOL_SPEC = "synthetic:level=1-2,n=4000,split=train"

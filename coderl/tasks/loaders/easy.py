@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-from coderl.tasks.loaders.jsonl import BUNDLED
+from coderl.tasks.rows import BUNDLED
 from coderl.tasks.types import Task, TaskFormatError
 
 EASY_FILE = os.path.join(BUNDLED, "easy.jsonl")

@@ -31,7 +31,7 @@ from typing import Any
 
 from coderl.base.offline import offline_flags
 from coderl.tasks.loaders.hf_layouts import FIELDS, LAYOUT_KEY, PREFIX_KEY, PRESETS
-from coderl.tasks.loaders.jsonl import Rows, TaskIds, file_stem, skipped_rows
+from coderl.tasks.rows import Rows, TaskIds, file_stem, skipped_rows
 from coderl.tasks.types import Task, TaskFormatError
 
 _OPTIONS = ("split", "name", "preset", "columns")

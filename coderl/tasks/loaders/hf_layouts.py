@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from coderl.tasks.loaders.jsonl import require
+from coderl.tasks.rows import require
 from coderl.tasks.types import TaskFormatError
 
 # coderl's key -> the field of each layout's loader it fills

@@ -36,8 +36,8 @@ from collections.abc import Callable
 from typing import Any
 
 from coderl.sandbox.types import CheckKind, TestCase
-from coderl.tasks.loaders.jsonl import Rows, TaskIds, jsonl_rows, optional, require
 from coderl.tasks.pairs import NOT_LITERAL, literal_value
+from coderl.tasks.rows import Rows, TaskIds, jsonl_rows, optional, require
 from coderl.tasks.types import Task, TaskFormatError
 
 _LINE_RE = re.compile(r".*?(?:\r\n|\r|\n)|.+", re.DOTALL)

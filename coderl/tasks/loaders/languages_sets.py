@@ -14,7 +14,7 @@ import json
 import os
 
 from coderl.sandbox.types import CheckKind, TestCase
-from coderl.tasks.loaders.jsonl import BUNDLED
+from coderl.tasks.rows import BUNDLED
 from coderl.tasks.split import SPLITS, split_tasks
 from coderl.tasks.types import Task, TaskFormatError
 

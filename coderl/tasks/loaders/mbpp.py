@@ -25,7 +25,7 @@ from typing import Any
 
 from coderl.sandbox.types import TestCase
 from coderl.tasks.loaders.humaneval import classify_statement
-from coderl.tasks.loaders.jsonl import Rows, TaskIds, jsonl_rows, optional, require
+from coderl.tasks.rows import Rows, TaskIds, jsonl_rows, optional, require
 from coderl.tasks.types import Task, TaskFormatError
 
 

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from coderl.sandbox.types import CheckKind, TestCase
-from coderl.tasks.loaders.jsonl import Rows, TaskIds, jsonl_rows, optional, require
+from coderl.tasks.rows import Rows, TaskIds, jsonl_rows, optional, require
 from coderl.tasks.types import Task, TaskFormatError
 
 _ID_FIELDS = ("hash_id", "id", "task_id", "problem_id")

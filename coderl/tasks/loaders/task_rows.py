@@ -31,7 +31,7 @@ from collections.abc import Callable
 from typing import Any
 
 from coderl.sandbox.types import MODE_CHECKS, CheckKind, TestCase, misfit
-from coderl.tasks.loaders.jsonl import Rows, TaskIds, jsonl_rows, optional, require
+from coderl.tasks.rows import Rows, TaskIds, jsonl_rows, optional, require
 from coderl.tasks.types import Task, TaskFormatError
 
 COLUMNS = ("task_id", "kind", "language", "prompt", "entry_point", "test_preamble", "reference_solution",

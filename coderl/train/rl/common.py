@@ -31,26 +31,19 @@ from coderl.tasks.spec import open_sandbox
 from coderl.train.checkpoint import recorded_steps, resume_checkpoint
 from coderl.train.config import KLConfig, TrainConfig
 from coderl.train.distributed import Ranks
+from coderl.train.episodes import repair_tasks
+from coderl.train.logprobs import build_sequences, token_logprobs
 from coderl.train.memory import MemoryBudget, check_weights, gigabytes, resolve_budget
 from coderl.train.policy import Policy, build_policy
 from coderl.train.rewards import check_rewards_fit_tasks, reward_config
-from coderl.train.rl.episodes import repair_tasks
 from coderl.train.rl.ledger import Ledger, Resumed
-from coderl.train.rl.logprobs import build_sequences, token_logprobs
-from coderl.train.scaffold import (
-    NonFiniteSteps,
-    build_optimizer,
-    check_resume,
-    log_trainable,
-    refuse_existing_run,
-    replace_run,
-)
+from coderl.train.run_dir import check_resume, refuse_existing_run, replace_run
 from coderl.train.sources.curriculum import Curriculum
 from coderl.train.sources.pass_rates import describe_rates, measured_rates
 from coderl.train.sources.rollout_source import LocalSource, RolloutSource
 from coderl.train.sources.rounds import RolloutContext, ScoredRollouts
 from coderl.train.stalls import Heartbeat
-from coderl.train.updater import Updater, trainable_parameters
+from coderl.train.updater import NonFiniteSteps, Updater, build_optimizer, log_trainable, trainable_parameters
 
 # ---------------------------------------------------------------------------------------------------
 # Run set-up

@@ -25,7 +25,7 @@ from coderl.train.policy import Policy, save_policy
 from coderl.train.rl.selection import Selection, save_best
 from coderl.train.rl.watch import write_top_samples
 from coderl.train.stalls import Watch
-from coderl.train.tracking import SilentTracker, Tracker
+from coderl.train.tracking import Progress, SilentTracker, Tracker
 from coderl.train.updater import Updater
 
 
@@ -57,8 +57,6 @@ class Ledger:
     def __init__(self, cfg, log: Callable, policy: Policy, updater: Updater, resumed: Resumed, *,
                  curriculum_state: Callable[[], dict]):
         """`curriculum_state()`: the rollout source's curriculum state, saved with every checkpoint."""
-        from coderl.train.scaffold import Progress
-
         self.cfg, self.log, self.policy, self.updater = cfg, log, policy, updater
         self.curriculum_state = curriculum_state
         self.ranks = updater.ranks  # the processes the updater's passes share

@@ -25,10 +25,10 @@ import time
 
 from coderl.algorithms import POLICY_LOSSES, aggregate, terminal_rewards
 from coderl.base.config import ConfigError
+from coderl.train.advantages import step_advantages
 from coderl.train.config import TrainConfig
+from coderl.train.logprobs import build_sequences, token_logprobs
 from coderl.train.rl import common
-from coderl.train.rl.episodes import step_advantages
-from coderl.train.rl.logprobs import build_sequences, token_logprobs
 from coderl.train.updater import Averages
 
 

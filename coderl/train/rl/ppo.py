@@ -49,10 +49,10 @@ from coderl.algorithms import (
     masked_mean,
     terminal_rewards,
 )
+from coderl.train.advantages import step_advantages
 from coderl.train.config import TrainConfig
+from coderl.train.logprobs import build_sequences, token_logprobs_and_values
 from coderl.train.rl import common
-from coderl.train.rl.episodes import step_advantages
-from coderl.train.rl.logprobs import build_sequences, token_logprobs_and_values
 from coderl.train.rl.value_head import FILENAME as VALUE_HEAD_FILE
 from coderl.train.rl.value_head import build_value_head
 from coderl.train.sources.off_policy import Correction

@@ -61,7 +61,7 @@ from coderl.languages import get_language
 from coderl.rollout.formats import get_format, prompt_text
 from coderl.tasks import Task, TaskFormatError, load_tasks
 from coderl.tasks.kinds import get_kind
-from coderl.tasks.loaders.jsonl import first_row, iter_jsonl, require
+from coderl.tasks.rows import first_row, iter_jsonl, require
 
 IGNORE_INDEX = -100  # label of a position that does not contribute to the loss (torch's cross_entropy default)
 REASONING_PLACEHOLDER = "The reference implementation follows."

@@ -64,10 +64,12 @@ from coderl.base.outputs import write_yaml
 from coderl.models.quantized import QLORA_NO_CUDA, require_cuda_for_qlora  # noqa: F401
 from coderl.models.spec import resolve_spec
 from coderl.train.distributed import Ranks
+from coderl.train.order import seeded_order
 from coderl.train.policy import build_policy, save_policy
-from coderl.train.scaffold import Progress, build_optimizer, check_run_dir, fresh_run, log_trainable, seeded_order
+from coderl.train.run_dir import check_run_dir, fresh_run
 from coderl.train.sft.config import SFTConfig
 from coderl.train.sft.data import load_sft_tasks
+from coderl.train.tracking import Progress
 
 
 @dataclass
@@ -143,7 +145,7 @@ def _sft(cfg: SFTConfig, ranks, tasks, data_description: str, ckpt: str | None, 
     from coderl.train.checkpoint import checkpoint_dir, final_copy, restore, save_checkpoint, truncate_metrics
     from coderl.train.sft.data import build_examples, collate, end_token
     from coderl.train.tracking import SilentTracker, Tracker, read_metrics
-    from coderl.train.updater import Updater, trainable_parameters
+    from coderl.train.updater import Updater, build_optimizer, log_trainable, trainable_parameters
 
     if ranks.is_main and not ckpt:  # a resumed run's config.yaml stays the record of its steps
         write_yaml(os.path.join(cfg.out, "config.yaml"), cfg.to_dict())

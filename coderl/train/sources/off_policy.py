@@ -19,7 +19,7 @@ from torch import Tensor
 
 from coderl.algorithms.off_policy import truncated_is_weights, weighted_advantages
 from coderl.train.config import OptimConfig
-from coderl.train.rl.logprobs import build_sequences, token_logprobs
+from coderl.train.logprobs import build_sequences, token_logprobs
 
 FRESH = {"is/weight_mean": 1.0, "is/truncated_fraction": 0.0, "is/max_abs_log_ratio": 0.0,
          "is/mean_abs_log_ratio": 0.0, "is/stale_fraction": 0.0}

@@ -16,7 +16,7 @@ import os
 from collections import Counter
 
 from coderl.base.config import ConfigError
-from coderl.tasks.loaders.jsonl import plain_or_gzip
+from coderl.tasks.rows import plain_or_gzip
 
 
 def measured_rates(path: str, task_ids: list[str]) -> list[float | None]:

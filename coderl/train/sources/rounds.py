@@ -28,9 +28,9 @@ from coderl.tasks.types import Task
 from coderl.train.canary import attempt_metrics, canary_count, canary_tasks, is_canary
 from coderl.train.config import TrainConfig
 from coderl.train.distributed import Ranks
+from coderl.train.episodes import score_turns
+from coderl.train.order import seeded_order
 from coderl.train.policy import Policy
-from coderl.train.rl.episodes import score_turns
-from coderl.train.scaffold import seeded_order
 from coderl.train.sources.curriculum import Curriculum
 from coderl.train.sources.refill import cat_turns, refill
 

@@ -22,7 +22,7 @@ from coderl.tasks.types import TaskFormatError
 
 _GZIP_MAGIC = b"\x1f\x8b"
 # coderl/tasks/data: the bundled task files (package data)
-BUNDLED = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "data")
+BUNDLED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 
 _TYPE_NAMES = {
     str: "a string",
