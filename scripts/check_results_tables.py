@@ -15,6 +15,7 @@ scripts/learning_report.py do; the math table is scripts/math_table.py's own.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import re
@@ -97,7 +98,12 @@ def summary(*parts: str) -> dict:
 
 
 def report(*parts: str) -> dict:
-    with open(path(*parts), encoding="utf-8") as f:
+    """A pipeline's report.json, or its report.json.gz where the folder keeps it compressed."""
+    where = path(*parts)
+    if not os.path.exists(where) and os.path.exists(where + ".gz"):
+        with gzip.open(where + ".gz", "rt", encoding="utf-8") as f:
+            return json.load(f)
+    with open(where, encoding="utf-8") as f:
         return json.load(f)
 
 
