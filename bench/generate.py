@@ -51,7 +51,7 @@ def main() -> None:
 
     from coderl.models import load_model, resolve_device
     from coderl.models.load import fast_dtype
-    from coderl.rollout import generation, hf, hf_callbacks, hf_config
+    from coderl.rollout import generation, hf, hf_callbacks, hf_config, special_ids
     from coderl.rollout.batching import left_pad
     from coderl.rollout.formats import get_format, prompt_text
     from coderl.rollout.hf_config import HFOptions
@@ -68,7 +68,7 @@ def main() -> None:
     rendered = [fmt.render(t, tok) for t in tasks]
     prompts = [tok(prompt_text(r, tok), add_special_tokens=isinstance(r, str))["input_ids"] for r in rendered]
     stops = [fmt.stop_sequences(t) for t in tasks]
-    eos = set(hf_config.eos_token_ids(model, tok))
+    eos = set(special_ids.eos_token_ids(model, tok))
     pad = tok.pad_token_id if tok.pad_token_id is not None else min(eos)
     longest = max(map(len, prompts)) + args.max_new_tokens
     batch = args.batch_size or hf_config.fill_batch_size(model, len(tasks), max_tokens=longest)

@@ -214,7 +214,7 @@ def plain(out_json: str, args) -> int:
     import torch
 
     from coderl.models import load_model, resolve_device
-    from coderl.rollout import hf_callbacks, hf_config
+    from coderl.rollout import hf_callbacks, special_ids
     from coderl.rollout.batching import left_pad
     from coderl.rollout.formats import get_format, prompt_text
     from coderl.tasks import load_tasks
@@ -227,7 +227,7 @@ def plain(out_json: str, args) -> int:
     rendered = [fmt.render(t, tok) for t in tasks]
     prompts = [tok(prompt_text(r, tok), add_special_tokens=isinstance(r, str))["input_ids"] for r in rendered]
     stops = [fmt.stop_sequences(t) for t in tasks]
-    eos = sorted(set(hf_config.eos_token_ids(model, tok)))
+    eos = sorted(set(special_ids.eos_token_ids(model, tok)))
     pad = tok.pad_token_id if tok.pad_token_id is not None else eos[0]
     with torch.no_grad():  # a warm-up call (CUDA context, kernels loaded): not what plain HF costs per token
         ids, mask = left_pad(prompts[:2], pad)

@@ -280,6 +280,26 @@ def test_the_room_rules_fail_on_the_edges_before_issue_76():
         "coderl.tasks.math_tasks -> coderl.tasks.loaders.jsonl (kind sets imports loaders)"]
 
 
+# The HF engine's internals (issue 76): the rest of coderl reaches generation through the facade
+# (`rollout.generation`, `rollout.engine`), never through the HF sampler's modules.
+HF_SAMPLER = ("coderl.rollout.hf", "coderl.rollout.hf_config", "coderl.rollout.hf_callbacks", "coderl.rollout.hf_engine",
+              "coderl.rollout.kv_cache", "coderl.rollout.merged_view")
+
+
+def sampler_reaches(edges: dict[str, set[str]]) -> list[str]:
+    return [f"{a} -> {b}" for a in sorted(edges) if not a.startswith("coderl.rollout.")
+            for b in sorted(edges[a]) if b in HF_SAMPLER]
+
+
+def test_nothing_outside_rollout_imports_the_hf_samplers_internals():
+    assert sampler_reaches(EDGES) == []
+    # before issue 76: the log-prob passes took the KV cache's name from the sampler, the FSDP lockstep its class
+    assert sampler_reaches({"coderl.train.rl.logprobs": {"coderl.rollout.hf"},
+                            "coderl.train.distributed": {"coderl.rollout.hf", "coderl.base.config"},
+                            "coderl.rollout.collect": {"coderl.rollout.hf_config"}}) == [
+        "coderl.train.distributed -> coderl.rollout.hf", "coderl.train.rl.logprobs -> coderl.rollout.hf"]
+
+
 # What the sandbox may import besides the standard library, each only where present (an ImportError is handled)
 SANDBOX_OPTIONAL = {"ray": "the Ray backend", "numpy": "a program's numpy arrays, decoded as arrays"}
 

@@ -44,7 +44,7 @@ class Engine:
 
     def pad_token_id(self, tokenizer: Any) -> int:
         """The id a batch's rows are padded with."""
-        from coderl.rollout.hf_config import pad_token_id
+        from coderl.rollout.special_ids import pad_token_id
 
         return pad_token_id(self, tokenizer)
 

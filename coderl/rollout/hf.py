@@ -78,17 +78,16 @@ from coderl.rollout.engine import Sampling
 from coderl.rollout.hf_callbacks import DrawToken, PolicyLogprobs, RowsFinished, StopOnText, cut_rows
 from coderl.rollout.hf_config import (
     HFOptions,
-    eos_token_ids,
     fill_batch_size,
     generation_config,
     is_compile_failure,
     owns_cache,
-    pad_token_id,
     static_batch_rows,
     use_static_cache,
 )
 from coderl.rollout.kv_cache import growing_cache
 from coderl.rollout.merged_view import merged_lora
+from coderl.rollout.special_ids import eos_token_ids, pad_token_id
 from coderl.rollout.types import SampledRow
 
 

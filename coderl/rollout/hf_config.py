@@ -1,6 +1,7 @@
-"""How `coderl.rollout.hf` sets up a `generate` call: a neutral `GenerationConfig` (nothing inherited from the
-model that would change the sampling policy), the ids generation stops on and the id rows are padded with;
-and the device's decoding setup (static cache, compilation failures, rows per call).
+"""How `coderl.rollout.hf` sets up a `generate` call: the HF engine's own options (`HFOptions`), a neutral
+`GenerationConfig` (nothing inherited from the model that would change the sampling policy), and the device's
+decoding setup (static cache, compilation failures, rows per call).  The ids generation stops on and pads with,
+which every engine reads, are `rollout.special_ids`'.
 """
 
 from __future__ import annotations
@@ -39,14 +40,6 @@ class HFOptions:
     # rows, a training run's steps): a compilation is repaid over all of it (`use_static_cache`); None = this call's
 
 
-def eos_token_ids(model: Any, tokenizer: Any) -> list[int]:
-    ids = getattr(getattr(model, "generation_config", None), "eos_token_id", None)
-    ids = [] if ids is None else [ids] if isinstance(ids, int) else list(ids)
-    if tokenizer.eos_token_id is not None and tokenizer.eos_token_id not in ids:
-        ids.append(tokenizer.eos_token_id)
-    return ids
-
-
 def generation_config(model: Any, *, max_new_tokens: int, eos_ids: list[int], pad_id: int) -> GenerationConfig:
     """A neutral greedy GenerationConfig, nothing inherited that alters logits: sampling is a logits processor of
     ours (`hf_callbacks.DrawToken`), so `generate` itself always decodes greedily."""
@@ -65,16 +58,6 @@ def generation_config(model: Any, *, max_new_tokens: int, eos_ids: list[int], pa
         return_dict_in_generate=False, eos_token_id=eos_ids or None, pad_token_id=pad_id,
         bos_token_id=getattr(inherited, "bos_token_id", None),
     )
-
-
-def pad_token_id(model: Any, tokenizer: Any) -> int:
-    """The id rows are padded with: the tokenizer's pad token, else the first EOS id."""
-    pad_id = tokenizer.pad_token_id
-    if pad_id is None:
-        pad_id = (eos_token_ids(model, tokenizer) or [None])[0]
-    if pad_id is None:
-        raise ValueError("generate: the tokenizer has neither a pad nor an EOS token")
-    return pad_id
 
 
 # --- the device ------------------------------------------------------------------------------

@@ -10,7 +10,8 @@ from typing import Any
 from coderl.rollout import hf
 from coderl.rollout.batching import chunk_bounds
 from coderl.rollout.engine import Engine, Sampling
-from coderl.rollout.hf_config import HFOptions, fill_batch_size, pad_token_id, static_batch_rows
+from coderl.rollout.hf_config import HFOptions, fill_batch_size, static_batch_rows
+from coderl.rollout.special_ids import pad_token_id
 from coderl.rollout.types import SampledRow
 
 
@@ -30,6 +31,11 @@ class HFEngine(Engine):
 
     def pad_token_id(self, tokenizer: Any) -> int:
         return pad_token_id(self.model, tokenizer)
+
+    def lockstep(self, tokenizer: Any, any_busy):
+        """The context generation with this model, sharded across processes, runs in: in lockstep with the other
+        processes (`hf.Lockstep`; `any_busy(flag)`: a collective every process calls, True when any passes True)."""
+        return hf.lockstep(hf.Lockstep(self.model, tokenizer, any_busy))
 
     def chunk_rows(self, rows: int, max_tokens: int) -> int:
         """What fills the device: on a GPU every row at once, up to 256 (`fill_batch_size`); CPU 16."""

@@ -197,7 +197,7 @@ class VLLMEngine(Engine):
         """One continuation of each row (`Engine.sample_rows`'s contract: `SampledRow`s, cut after a stop or EOS; the
         engine batches continuously, each row seeded on its own)."""
         from coderl.rollout.hf_callbacks import cut_rows
-        from coderl.rollout.hf_config import eos_token_ids
+        from coderl.rollout.special_ids import eos_token_ids
 
         eos = eos_token_ids(self, tokenizer)
         params = {"temperature": float(sampling.temperature), "top_p": float(sampling.top_p),

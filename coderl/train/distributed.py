@@ -299,16 +299,16 @@ class Ranks:
 
     def generating(self, policy):
         """The context every generation with `policy` (a `Policy`) runs in.  Under FSDP the ranks generate in
-        lockstep (`rollout.hf.Lockstep`): inside it a rank announces each generation call, and when it leaves
-        it keeps stepping with dummy calls while another rank still generates.  A rank with nothing to generate
-        (rank 0 evaluates alone) enters and leaves it all the same.  Otherwise a plain context."""
+        lockstep (`HFEngine.lockstep`, `rollout.hf.Lockstep`): inside it a rank announces each generation call, and
+        when it leaves it keeps stepping with dummy calls while another rank still generates.  A rank with nothing to
+        generate (rank 0 evaluates alone) enters and leaves it all the same.  Otherwise a plain context."""
         import contextlib
 
         if not self.sharded:
             return contextlib.nullcontext()
-        from coderl.rollout.hf import Lockstep, lockstep
+        from coderl.rollout.generation import engine_of
 
-        return lockstep(Lockstep(policy.model, policy.tokenizer, lambda busy: any(self.gather(bool(busy)))))
+        return engine_of(policy.model).lockstep(policy.tokenizer, lambda busy: any(self.gather(bool(busy))))
 
 
 SHARDED = "_coderl_sharded"  # set on a module `Ranks.fully_shard` sharded (and on the model a peft wrapper holds)

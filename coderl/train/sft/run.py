@@ -141,7 +141,7 @@ def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
 def _sft(cfg: SFTConfig, ranks, tasks, data_description: str, ckpt: str | None, log) -> SFTResult:
     import torch
 
-    from coderl.rollout.hf_config import eos_token_ids  # the ids generation stops on (`coderl.rollout.hf`)
+    from coderl.rollout.special_ids import eos_token_ids  # the ids generation stops on, whatever engine samples
     from coderl.train.checkpoint import checkpoint_dir, final_copy, restore, save_checkpoint, truncate_metrics
     from coderl.train.sft.data import build_examples, collate, end_token
     from coderl.train.tracking import SilentTracker, Tracker, read_metrics
