@@ -19,6 +19,15 @@ import time
 import torch
 
 
+def hf_rows(batch_size: int) -> dict:
+    """`generate`'s rows per call at this checkout (an `HFOptions`, since issue 76) or an earlier one (a keyword)."""
+    try:
+        from coderl.rollout.hf_config import HFOptions
+    except ImportError:
+        return {"batch_size": batch_size}
+    return {"hf": HFOptions(batch_size=batch_size)}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tasks", type=int, default=8, help="the first N easy tasks")
@@ -31,7 +40,6 @@ def main(argv: list[str] | None = None) -> int:
 
     from coderl.models import load_model
     from coderl.rollout import generation
-    from coderl.rollout.hf_config import HFOptions
     from coderl.tasks import load_tasks
 
     torch.manual_seed(0)
@@ -48,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     def call():
         t = time.perf_counter()
         out = generation.generate(model, loaded.tokenizer, tasks, format='chat', samples_per_prompt=args.samples,
-                                  max_new_tokens=args.tokens, temperature=0.8, seed=0, hf=HFOptions(batch_size=rows))
+                                  max_new_tokens=args.tokens, temperature=0.8, seed=0, **hf_rows(rows))
         seconds = time.perf_counter() - t
         tokens = sum(len(s.gen_tokens) for s in out.samples)
         print(f"rows {rows} tokens {tokens} {seconds:.2f} s {tokens / seconds:.0f} tok/s", flush=True)

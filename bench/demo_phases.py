@@ -90,13 +90,33 @@ def _demo_batch(set_name: str | None) -> int:
     return batch
 
 
+def _hf_rows(batch_size: int | None) -> dict:
+    """The rows-per-call keyword of `generate` / `sample_rows` at this checkout or an earlier one (`--before`): an
+    `HFOptions` since issue 76, a plain keyword before it."""
+    try:
+        from coderl.rollout.hf_config import HFOptions
+    except ImportError:
+        return {"batch_size": batch_size}
+    return {"hf": HFOptions(batch_size=batch_size)}
+
+
+def _sample_rows(model, tok, prompts: list, *, batch_size: int, **settings) -> list:
+    """`sample_rows` at this checkout (a `Sampling` and `HFOptions`, since issue 76) or an earlier one (keywords)."""
+    from coderl.rollout.generation import sample_rows
+
+    try:
+        from coderl.rollout.engine import Sampling
+    except ImportError:
+        return sample_rows(model, tok, prompts, [()] * len(prompts), batch_size=batch_size, **settings)
+    return sample_rows(model, tok, prompts, [()] * len(prompts), Sampling(**settings), **_hf_rows(batch_size))
+
+
 def _eval(model, tok, tasks, *, samples: int, temperature: float, max_new_tokens: int, batch_size: int) -> dict:
     from coderl.rollout.generation import generate
-    from coderl.rollout.hf_config import HFOptions
 
     t0 = time.perf_counter()
-    batch = generate(model, tok, tasks, format='chat', samples_per_prompt=samples, temperature=temperature,
-                     max_new_tokens=max_new_tokens, seed=0, hf=HFOptions(batch_size=batch_size))
+    batch = generate(model, tok, tasks, format="chat", samples_per_prompt=samples, temperature=temperature,
+                     max_new_tokens=max_new_tokens, seed=0, **_hf_rows(batch_size))
     wall = time.perf_counter() - t0
     tokens = sum(len(s.gen_tokens) for s in batch.samples)
     return {"batch": batch_size, "s": round(wall, 2), "tokens": tokens, "tok_s": round(tokens / wall, 1),
@@ -119,8 +139,6 @@ def _decode(loaded, base_spec, args) -> dict:
 
     from coderl.models import load_model
     from coderl.rollout.batching import left_pad
-    from coderl.rollout.engine import Sampling
-    from coderl.rollout.hf_config import HFOptions, sample_rows
     from coderl.tasks import load_tasks
 
     tok, lora = loaded.tokenizer, loaded.model
@@ -148,8 +166,7 @@ def _decode(loaded, base_spec, args) -> dict:
         lora(input_ids=ids, attention_mask=att, logits_to_keep=1)
     prefill = time.perf_counter() - t0
     t0 = time.perf_counter()
-    sample_rows(lora, tok, prompts, [()] * len(prompts), Sampling(max_new_tokens=n, min_new_tokens=n),
-                hf=HFOptions(batch_size=len(prompts)))
+    _sample_rows(lora, tok, prompts, batch_size=len(prompts), max_new_tokens=n, min_new_tokens=n)
     out["coderl_lora_ms"] = round((time.perf_counter() - t0 - prefill) / n * 1000, 1)
     base = load_model(base_spec, dtype=args.dtype, device="cpu").model
     out["plain_hf_base_ms"] = round(plain(base), 1)
@@ -170,7 +187,10 @@ def _update(loaded, args) -> dict:
 
     from coderl.rollout.batching import left_pad
     from coderl.tasks import load_tasks
-    from coderl.train.logprobs import Sequences, token_logprobs
+    try:
+        from coderl.train.logprobs import Sequences, token_logprobs
+    except ImportError:  # an earlier checkout (`--before`): before issue 76
+        from coderl.train.rl.logprobs import Sequences, token_logprobs
 
     tok, model = loaded.tokenizer, loaded.model
     prompts = [p for p in _prompts(tok, load_tasks("pool:n=4").tasks, 4) for _ in range(4)]  # 16 live rows

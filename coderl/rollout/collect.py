@@ -27,7 +27,8 @@ from coderl.tasks.types import Task
 
 @dataclass(frozen=True)
 class Generation:
-    """How completions are sampled (the arguments of `rollout.generation.generate`)."""
+    """How a collection samples: `rollout.generation.generate`'s arguments, and the rows per chunk and the planned
+    work the engine lays its calls out by (`Engine.chunks`)."""
 
     format: str = "completion"
     samples_per_prompt: int = 1

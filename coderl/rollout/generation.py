@@ -84,9 +84,8 @@ def generate(
     """
     if not tasks:
         raise ValueError("generate: no tasks")
-    if samples_per_prompt < 1 or max_new_tokens < 1 or (hf is not None and hf.batch_size is not None
-                                                         and hf.batch_size < 1):
-        raise ValueError("generate: samples_per_prompt, max_new_tokens and batch_size must be >= 1")
+    if samples_per_prompt < 1 or max_new_tokens < 1:  # HFOptions checks its own fields
+        raise ValueError("generate: samples_per_prompt and max_new_tokens must be >= 1")
     if temperature < 0 or not 0.0 < top_p <= 1.0:
         raise ValueError(f"generate: need temperature >= 0 and 0 < top_p <= 1 (got {temperature}, {top_p})")
     fmt = get_format(format)

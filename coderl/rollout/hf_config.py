@@ -39,6 +39,13 @@ class HFOptions:
     planned_tokens: int | None = None  # rows x max_new_tokens the caller's whole run generates (an evaluation's
     # rows, a training run's steps): a compilation is repaid over all of it (`use_static_cache`); None = this call's
 
+    def __post_init__(self):
+        for name, least in (("batch_size", 1), ("static_rows", 1), ("compact_rows", 0)):
+            value = getattr(self, name)
+            if value is not None and value < least:
+                raise ValueError(f"generate: {name} must be >= {least}" + (" or None" if name != "compact_rows" else "")
+                                 + f" (got {value})")
+
 
 def generation_config(model: Any, *, max_new_tokens: int, eos_ids: list[int], pad_id: int) -> GenerationConfig:
     """A neutral greedy GenerationConfig, nothing inherited that alters logits: sampling is a logits processor of

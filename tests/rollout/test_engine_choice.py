@@ -58,6 +58,10 @@ def test_an_engine_gets_the_sampling_and_hf_options_for_it_are_refused():
     engine = engine_of(model, HFOptions(compact_rows=2))
     assert isinstance(engine, HFEngine) and engine.model is model and engine.options.compact_rows == 2
     assert engine_of(engine) is engine  # asked once: an engine passes through
+    for bad, field in ((dict(batch_size=0), "batch_size must be >= 1 or None"), (dict(static_rows=-1), "static_rows"),
+                       (dict(compact_rows=-1), "compact_rows must be >= 0")):
+        with pytest.raises(ValueError, match=field):  # `--generation-batch-size 0` ends here, in one line
+            HFOptions(**bad)
 
 
 def test_row_seeds_are_distinct_across_a_collections_chunks():

@@ -266,7 +266,7 @@ def test_the_next_task_sees_what_a_fresh_judge_sees(sandbox, seen, fresh, case):
 
 
 def test_every_libc_function_of_the_sandbox_is_bound_at_import():
-    """ctypes caches a function on its CDLL at first use: every `_libc.NAME` that `sandbox/linux.py` calls is
+    """ctypes caches a function on its CDLL at first use: every `_libc.NAME` that `sandbox/server/contain/linux.py` calls is
     looked up when the module loads, so no path a task takes (a timeout's) adds one to what the next judge inherits
     (a task's own lookups and rebinding: the `sandbox_libc` case above)."""
     import inspect
