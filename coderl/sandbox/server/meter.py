@@ -25,6 +25,8 @@ core of the slot could use up what is left of the limit (`next_poll`).
 
 import os
 
+from .contain import linux
+
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")  # /proc/PID/stat's unit of CPU time
 CORES = max(1, len(os.sched_getaffinity(0)))  # the cores a slot's processes may run on at once
 MIN_POLL_SECONDS = 0.02
@@ -53,14 +55,6 @@ def _stat(pid):
     except (OSError, IndexError):
         return None
     return int(fields[1]), int(fields[3]), sum(int(x) for x in fields[11:15]) / CLOCK_TICKS
-
-
-def _real_uid(pid):
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            return next(line.split()[1] for line in f if line.startswith("Uid:"))
-    except (OSError, StopIteration):
-        return None
 
 
 def _pid_ns(pid):
@@ -92,7 +86,7 @@ class Meter:
             self.member = lambda p: ns is not None and _pid_ns(p) == ns
         elif level == "uid":
             uid = str(self.slots.uid(self.slot))
-            self.member = lambda p: _real_uid(p) == uid
+            self.member = lambda p: linux.real_uid(p) == uid
         else:
             self.member = lambda p, sid=pid: (_stat(p) or (0, None))[1] == sid
         self.seen[pid] = (0, 0.0)

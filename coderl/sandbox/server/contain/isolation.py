@@ -43,15 +43,6 @@ def _high(fd):
     return moved
 
 
-def _real_uid(pid):
-    """The real uid of process `pid` (a string), from its status: /proc/<pid> itself is root's once it set its uid."""
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            return next(line.split()[1] for line in f if line.startswith("Uid:"))
-    except (OSError, StopIteration):
-        return None
-
-
 def _probe(fn):
     """Run `fn` in a throw-away child; True if it returned without raising."""
     pid = os.fork()
@@ -402,7 +393,7 @@ class Slots:
         there was any (a zombie counts until it is reaped); found in /proc, since kill(-1) succeeds whenever the
         machine has any other process, signalled or not."""
         uid = str(self.uid(slot))
-        if not any(_real_uid(p) == uid for p in os.listdir("/proc") if p.isdigit()):
+        if not any(linux.real_uid(p) == uid for p in os.listdir("/proc") if p.isdigit()):
             return False
         pid = os.fork()
         if pid == 0:

@@ -46,6 +46,16 @@ for _name in LIBC_FUNCTIONS:
     getattr(_libc, _name)
 
 
+def real_uid(pid):
+    """The real uid of process `pid` (a string), from its status (/proc/<pid> itself is root's once it set its uid);
+    None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return next(line.split()[1] for line in f if line.startswith("Uid:"))
+    except (OSError, StopIteration):
+        return None
+
+
 def check(ret, what):
     if ret != 0:
         err = ctypes.get_errno()
