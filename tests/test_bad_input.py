@@ -73,6 +73,12 @@ def place(tmp_path, monkeypatch):
     Path("partrun", "samples.jsonl.partial").write_text(json.dumps({"batch_size": 1, "config": {}}) + "\n")
     Path("trainrun", "config.yaml").write_text("steps: 2\n")
     Path("allbad.jsonl").write_text('{"task_id": \n{oops\n')  # every line invalid JSON
+    multipl_e = {"name": "HumanEval_12_longest", "language": "js", "prompt": "function longest(strings){\n",
+                 "tests": "const assert = require('node:assert');\nfunction test() {\n  let candidate = longest;\n"
+                          "  assert.deepEqual(candidate([]),undefined);\n  assert.deepEqual(candidate(xs),\"x\");\n}\n"
+                          "test();"}  # MultiPL-E's layout (tests/tasks/multipl_e_rows.py); its 2nd test a variable
+    Path("multipl-e-call.jsonl").write_text(json.dumps(multipl_e) + "\n")
+    Path("multipl-e-notests.jsonl").write_text(json.dumps({k: v for k, v in multipl_e.items() if k != "tests"}) + "\n")
     fake_checkpoint("cutrun", 2, steps=2, cut="adapter_model.safetensors")  # its only checkpoint cut short
     fake_checkpoint("cutrun", 1, steps=2, cut="trainer_state.pt")
     Path("cutrun", "config.yaml").write_text("seed: 0\n")
@@ -319,6 +325,13 @@ CASES = [
     ("eval", "pseudo file system", [*EVAL, "--out", "/proc/e"], "cannot write in /proc"),
     ("train", "pseudo file system", [*TRAIN, "--out", "/sys/t"], "cannot write in /sys"),
     ("tasks export", "pseudo file system", [*EXPORT, "--out", "/sys/x.jsonl"], "cannot write in /sys"),
+    # issue 77's presets: a row missing its tests, a test that is not what the preset reads
+    ("check", "MultiPL-E: no tests", ["check", "--tasks", "hf:multipl-e-notests.jsonl:preset=multipl-e", "--reference"],
+     "hf:multipl-e-notests.jsonl row 0: field 'tests' missing (expected a string)"),
+    ("check", "MultiPL-E: not a literal call", ["check", "--tasks", "hf:multipl-e-call.jsonl:preset=multipl-e",
+                                                "--reference"],
+     "hf:multipl-e-call.jsonl row 0: field 'tests': statement 2 is not a literal call assert.deepEqual(candidate(ARGS), "
+     "VALUE): the name 'xs' where a literal was expected"),
     # models, and the command itself
     ("models", "missing", ["models", "--prepare", "nosuch-model"], "nosuch-model"),
     ("coderl", "unknown command", ["chekc"], "invalid choice: 'chekc'"),

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from coderl.tasks.loaders.multipl_e import multipl_e_row
 from coderl.tasks.rows import require
 from coderl.tasks.types import TaskFormatError
 
@@ -322,6 +323,10 @@ PRESETS: dict[str, Preset] = {
     "livecodebench": Preset("stdio", {}, "livecodebench/code_generation_lite: question_id, question_content, "
                                          "public_test_cases (JSON), private_test_cases (JSON, or base64 zlib "
                                          "pickle), metadata, starter_code", convert=_livecodebench),
+    "multipl-e": Preset("coderl", {}, "nuprl/MultiPL-E (humaneval-js, mbpp-lua, ...): name, language (js or lua), "
+                                      "prompt, tests (each a literal call, read as data; a row with any other "
+                                      "statement is refused); no reference: no measured time limit",
+                        convert=multipl_e_row),
     "gsm8k": Preset("gsm8k", {}, "openai/gsm8k (main): question, answer ('... #### 42')"),
     "verl-gsm8k": Preset("gsm8k", {}, "verl examples/data_preprocess/gsm8k.py: data_source, prompt (chat), "
                                       "ability, reward_model {style, ground_truth}, extra_info {split, index, "
