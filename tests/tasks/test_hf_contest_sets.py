@@ -1,0 +1,227 @@
+"""The stdin/stdout contest sets read through `hf:` presets (issue 77; coderl.tasks.loaders.hf_contest_sets).
+
+Fixtures, each from a published row (no download is possible here):
+- nemotron-rl: tests/fixtures/tasks/nemotron_small.jsonl, two rows of NeMo Gym's code_gen example file
+  (its README next to it says which, and what was cut);
+- primeintellect: the example row that modelscope/ms-swift's "Code Training with GRPO" guide prints for
+  open-r1/verifiable-coding-problems-python-10k (open-r1's copy of PrimeIntellect/verifiable-coding-problems:
+  `problem`, `verification_info` as an object), transcribed below; and the same row in PrimeIntellect's own
+  column form (`prompt`, `verification_info` as JSON text: open-r1's card says it only turned those into objects);
+- open-r1-codeforces: no published row of open-r1/codeforces could be read here, so its row is built in the
+  columns its card lists (id, title, description, input_format, output_format, note, examples, official_tests,
+  official_tests_complete, input_mode, interaction_format, generated_checker, executable, time_limit, ...) from
+  a published Codeforces problem: 1265B's statement and tests as NeMo Gym's example file gives them.
+None of these rows carries a reference the loader reads (open-r1's copy prints none), so each runs a
+hand-written correct program (it passes) and a wrong one (it fails).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+datasets = pytest.importorskip("datasets")
+
+from coderl.tasks.loaders.hf_contest_sets import fenced_code  # noqa: E402
+from coderl.tasks.rows import skipping_bad_rows  # noqa: E402
+from coderl.tasks.spec import load_tasks  # noqa: E402
+from coderl.tasks.types import TaskFormatError  # noqa: E402
+
+NEMOTRON = [json.loads(line) for line in Path("tests/fixtures/tasks/nemotron_small.jsonl").read_text().splitlines()]
+
+DIAGONAL = """q = int(input())
+for _ in range(q):
+    n, m, k = map(int, input().split())
+    if max(n, m) > k:
+        print(-1)
+    elif n % 2 != m % 2:
+        print(k - 1)
+    elif n % 2 != k % 2:
+        print(k - 2)
+    else:
+        print(k)
+"""
+BEAUTIFUL = """t = int(input())
+for _ in range(t):
+    n = int(input())
+    pos = [0] * (n + 1)
+    for i, v in enumerate(map(int, input().split())):
+        pos[v] = i
+    lo, hi, out = n, -1, []
+    for m in range(1, n + 1):
+        lo, hi = min(lo, pos[m]), max(hi, pos[m])
+        out.append("1" if hi - lo + 1 == m else "0")
+    print("".join(out))
+"""
+# Codeforces 1259D: words by first and last letter; reverse the lowest-numbered words of the larger of the
+# 0...1 / 1...0 groups whose reversal is not in the set until the two differ by at most one.
+REVERSALS = """t = int(input())
+for _ in range(t):
+    n = int(input())
+    words = [input().strip() for _ in range(n)]
+    have = set(words)
+    kinds = {"01": [], "10": [], "00": [], "11": []}
+    for i, w in enumerate(words, 1):
+        kinds[w[0] + w[-1]].append(i)
+    a, b = kinds["01"], kinds["10"]
+    if not a and not b and kinds["00"] and kinds["11"]:
+        print(-1)
+        continue
+    big = a if len(a) > len(b) else b
+    need = abs(len(a) - len(b)) // 2
+    picked = [i for i in big if words[i - 1][::-1] not in have][:need]
+    if len(picked) < need:
+        print(-1)
+        continue
+    print(len(picked))
+    print("".join(f"{i} " for i in picked))
+"""
+WRONG = "import sys\nsys.stdin.read()\nprint(0)\n"
+
+# ms-swift's "Code Training with GRPO" guide: its `dataset example` of open-r1/verifiable-coding-problems-python-10k
+POLYCARP = (
+    "Solve the following coding problem using the programming language python: Polycarp has $n$ different binary "
+    "words. A word called binary if it contains only characters '0' and '1'. For example, these words are binary: "
+    "\"0001\", \"11\", \"0\" and \"0011100\". Polycarp wants to offer his set of $n$ binary words to play a game "
+    "\"words\". In this game, players name words and each next word (starting from the second) must start with the "
+    "last character of the previous word. The first word can be any. For example, these sequence of words can be "
+    "named during the game: \"0101\", \"1\", \"10\", \"00\", \"00001\". Word reversal is the operation of reversing "
+    "the order of the characters. For example, the word \"0111\" after the reversal becomes \"1110\", the word "
+    "\"11010\" after the reversal becomes \"01011\". Probably, Polycarp has such a set of words that there is no "
+    "way to put them in the order correspondent to the game rules. In this situation, he wants to reverse some "
+    "words from his set so that: the final set of $n$ words still contains different words (i.e. all words are "
+    "unique); there is a way to put all words of the final set of words in the order so that the final sequence "
+    "of $n$ words is consistent with the game rules. Polycarp wants to reverse minimal number of words. Please, "
+    "help him. -----Input----- The first line of the input contains one integer $t$ ($1 \\le t \\le 10^4$) — the "
+    "number of test cases in the input. Then $t$ test cases follow. The first line of a test case contains one "
+    "integer $n$ ($1 \\le n \\le 2\\cdot10^5$) — the number of words in the Polycarp's set. Next $n$ lines "
+    "contain these words. All of $n$ words aren't empty and contains only characters '0' and '1'. The sum of word "
+    "lengths doesn't exceed $4\\cdot10^6$. All words are different. Guaranteed, that the sum of $n$ for all test "
+    "cases in the input doesn't exceed $2\\cdot10^5$. Also, guaranteed that the sum of word lengths for all test "
+    "cases in the input doesn't exceed $4\\cdot10^6$. -----Output----- Print answer for all of $t$ test cases in "
+    "the order they appear. If there is no answer for the test case, print -1. Otherwise, the first line of the "
+    "output should contain $k$ ($0 \\le k \\le n$) — the minimal number of words in the set which should be "
+    "reversed. The second line of the output should contain $k$ distinct integers — the indexes of the words in "
+    "the set which should be reversed. Words are numerated from $1$ to $n$ in the order they appear. If $k=0$ you "
+    "can skip this line (or you can print an empty line). If there are many answers you can print any of them. "
+    "-----Example----- Input 4 4 0001 1000 0011 0111 3 010 101 0 2 00000 00001 4 01 001 0001 00001 Output 1 3 -1 "
+    "0 2 1 2 The input will be stdin and you should print your solution to stdout Now solve the problem and "
+    "return the code.")
+PRIME_TESTS = [{"input": "4\n4\n0001\n1000\n0011\n0111\n3\n010\n101\n0\n2\n00000\n00001\n4\n01\n001\n0001\n00001\n",
+                "output": "1\n3 \n-1\n0\n\n2\n1 2 \n", "type": "stdin_stdout"}]
+PRIME_OPEN_R1 = {"problem": POLYCARP, "verification_info": {"language": "python", "test_cases": PRIME_TESTS}}
+PRIME_OWN = {"problem_id": "vfc_example", "prompt": POLYCARP,  # PrimeIntellect's columns; the id is ours
+             "verification_info": json.dumps({"language": "python", "test_cases": PRIME_TESTS})}
+
+
+def _codeforces_row(nemo: dict) -> dict:
+    """open-r1/codeforces's columns, filled from Codeforces 1265B as NeMo Gym's row gives it."""
+    text = nemo["responses_create_params"]["input"][0]["content"]
+    statement = text[text.index("You are given a permutation"):]
+    description, rest = statement.split("\n\n\n-----Input-----\n\n")
+    input_format, rest = rest.split("\n\n\n-----Output-----\n\n")
+    output_format, rest = rest.split("\n\n\n-----Example-----\n")
+    note = rest.split("-----Note-----\n\n")[1]
+    tests = nemo["verifier_metadata"]["unit_tests"]
+    official = [{"input": i, "output": o} for i, o in zip(tests["inputs"], tests["outputs"])]
+    return {"id": "1265/B", "aliases": None, "contest_id": "1265", "contest_name": "Codeforces Round 604 (Div. 2)",
+            "contest_type": "CF", "contest_start": 1575038100, "contest_start_year": 2019, "index": "B",
+            "time_limit": 1.0, "memory_limit": 256.0, "title": "Beautiful Numbers", "description": description,
+            "input_format": input_format, "output_format": output_format, "interaction_format": None,
+            "note": note, "examples": official[:1], "editorial": None, "rating": 1300, "tags": ["data structures"],
+            "testset_size": 3, "official_tests": official, "official_tests_complete": True, "input_mode": "stdio",
+            "generated_checker": None, "executable": True, "generated_tests": 0}
+
+
+CODEFORCES = _codeforces_row(NEMOTRON[1])
+
+
+def parquet(tmp_path, rows, name="data.parquet") -> str:
+    path = tmp_path / name
+    datasets.Dataset.from_list(rows).to_parquet(str(path))
+    return str(path)
+
+
+def _verdicts(sandbox, tasks, programs) -> list[bool]:
+    return [sandbox.submit(t.build_request(p)).result().passed for t, p in zip(tasks, programs)]
+
+
+def test_nemotron_rl_streams_its_rows_and_judges_a_correct_and_a_wrong_program(tmp_path, sandbox):
+    tasks = load_tasks(f"hf:{parquet(tmp_path, NEMOTRON)}:preset=nemotron-rl").tasks
+    assert [t.task_id for t in tasks] == [r["hash_id"] for r in NEMOTRON]
+    assert [len(t.tests) for t in tasks] == [8, 3] and not any(c.hidden for t in tasks for c in t.tests)
+    assert all(t.reference_solution is None and t.time_limit is None for t in tasks)  # --timeout only
+    assert _verdicts(sandbox, tasks, [DIAGONAL, BEAUTIFUL]) == [True, True]
+    assert _verdicts(sandbox, tasks, [WRONG, DIAGONAL]) == [False, False]
+    jsonl = load_tasks("hf:tests/fixtures/tasks/nemotron_small.jsonl:preset=nemotron-rl").tasks
+    assert [t.tests for t in jsonl] == [t.tests for t in tasks]  # the same rows as JSON lines
+
+
+def test_nemotron_rl_refuses_a_row_of_another_layout(tmp_path):
+    path = parquet(tmp_path, [{"question": "q", "input_output": json.dumps({"inputs": ["1"], "outputs": ["1"]})}])
+    with pytest.raises(TaskFormatError, match=r"row 0: not a NeMo Gym row: fields 'responses_create_params' and "
+                                              r"'verifier_metadata' expected \(the row has: input_output, question\)"):
+        load_tasks(f"hf:{path}:preset=nemotron-rl")
+
+
+@pytest.mark.parametrize("row", [PRIME_OPEN_R1, PRIME_OWN], ids=["open-r1 copy", "PrimeIntellect's columns"])
+def test_primeintellect_reads_stdin_stdout_tests(tmp_path, sandbox, row):
+    (task,) = load_tasks(f"hf:{parquet(tmp_path, [row])}:preset=primeintellect").tasks
+    assert task.prompt == POLYCARP and task.reference_solution is None and task.language == "python"
+    assert [(c.source, c.expected, c.hidden) for c in task.tests] == [
+        (PRIME_TESTS[0]["input"], PRIME_TESTS[0]["output"], False)]
+    assert task.task_id == ("vfc_example" if "problem_id" in row else "data/0")
+    assert _verdicts(sandbox, [task, task], [REVERSALS, WRONG]) == [True, False]
+
+
+def test_primeintellect_takes_the_gold_solution_out_of_its_fence(tmp_path, sandbox):
+    gold = f"Some words first.\n\n```python\n{REVERSALS}```\n"
+    (task,) = load_tasks(f"hf:{parquet(tmp_path, [{**PRIME_OWN, 'gold_standard_solution': gold}])}"
+                         ":preset=primeintellect").tasks
+    assert task.reference_solution == REVERSALS
+    assert sandbox.submit(task.build_request(task.reference_solution)).result().passed
+    assert fenced_code("```\nprint(1)\n```\n```py\nprint(2)\n```") == "print(2)\n"
+    assert fenced_code("print(3)\n") == "print(3)\n"
+
+
+def test_primeintellect_refuses_a_function_call_row_in_one_line_and_skipping_lists_it(tmp_path):
+    call = {**PRIME_OWN, "problem_id": "vfc_call", "verification_info": json.dumps({"language": "python",
+            "test_cases": [{"type": "function_call", "fn_name": "f", "input": "[1]", "output": "[2]"}]})}
+    path = parquet(tmp_path, [PRIME_OWN, call])
+    said = ("row 1: field 'verification_info.test_cases[0].type' is 'function_call': only stdin_stdout tests are "
+            "read (a function_call test's input layout is not documented)")
+    with pytest.raises(TaskFormatError, match=re.escape(said)):
+        load_tasks(f"hf:{path}:preset=primeintellect")
+    with skipping_bad_rows() as skipped:
+        tasks = load_tasks(f"hf:{path}:preset=primeintellect").tasks
+    assert [t.task_id for t in tasks] == ["vfc_example"] and len(skipped) == 1 and said in skipped[0]
+
+
+def test_open_r1_codeforces_shows_its_examples_and_hides_its_official_tests(tmp_path, sandbox):
+    (task,) = load_tasks(f"hf:{parquet(tmp_path, [CODEFORCES])}:preset=open-r1-codeforces").tasks
+    assert task.task_id == "1265/B" and task.prompt.startswith("Beautiful Numbers\n\nYou are given a permutation")
+    assert "Input\n\nThe first line contains" in task.prompt and "Example 1\n\nInput\n3\n6\n" in task.prompt
+    assert [c.hidden for c in task.tests] == [False, True, True, True]
+    assert task.time_limit is None  # the contest's 1 s is not coderl's limit
+    assert _verdicts(sandbox, [task, task], [BEAUTIFUL, WRONG]) == [True, False]
+
+
+@pytest.mark.parametrize("change, said", [
+    ({"interaction_format": "Interact with the jury."}, "an interactive problem (field 'interaction_format' is set)"),
+    ({"input_mode": "file"}, "field 'input_mode' is 'file': only stdio problems are read"),
+    ({"generated_checker": "def check(): ..."}, "judged by a checker (field 'generated_checker' is set)"),
+    ({"executable": False}, "field 'executable' is false"),
+    ({"official_tests_complete": False}, "field 'official_tests_complete' is false"),
+    ({"examples": [], "official_tests": []}, "no tests in examples or official_tests"),
+])
+def test_open_r1_codeforces_refuses_what_comparing_stdout_cannot_judge(tmp_path, change, said):
+    path = parquet(tmp_path, [CODEFORCES, {**CODEFORCES, "id": "1/A", **change}])
+    with pytest.raises(TaskFormatError) as e:
+        load_tasks(f"hf:{path}:preset=open-r1-codeforces")
+    assert "data.parquet row 1:" in str(e.value) and said in str(e.value) and "\n" not in str(e.value)
+    with skipping_bad_rows() as skipped:
+        assert [t.task_id for t in load_tasks(f"hf:{path}:preset=open-r1-codeforces").tasks] == ["1265/B"]
+    assert len(skipped) == 1 and said in skipped[0]
