@@ -116,6 +116,8 @@ CONTEST_ROWS = {
     "prime-bad": {**_PRIME, "verification_info": "{'test_cases': ["},
     "cf-notests": {**_CF, "examples": [], "official_tests": []},
     "cf-bad": {**_CF, "examples": [{"input": "", "output": 1}], "official_tests": []},
+    "deep-notests": {"problem": "Print 1.", "metadata": "{}"},
+    "deep-bad": {"problem": "Print 1.", "tests": "[{'input': ", "metadata": "{}"},
 }
 
 
@@ -281,6 +283,10 @@ CASES = [
      "hf:cf-notests.jsonl row 0: no tests in examples or official_tests"),
     ("check", "malformed row", ["check", "--tasks", "hf:cf-bad.jsonl:preset=open-r1-codeforces", "--reference"],
      "hf:cf-bad.jsonl row 0: field 'examples[0].output' is number (expected a string)"),
+    ("check", "missing tests", ["check", "--tasks", "hf:deep-notests.jsonl:preset=deepcoder", "--reference"],
+     "hf:deep-notests.jsonl row 0: field 'tests' missing (expected JSON text of the tests)"),
+    ("check", "malformed row", ["check", "--tasks", "hf:deep-bad.jsonl:preset=deepcoder", "--reference"],
+     "hf:deep-bad.jsonl row 0: field 'tests' is not JSON text"),
     ("check", "empty", ["check", "--tasks", "", "--reference"], "argument --tasks: expected a value, got an empty"),
     ("check", "empty output", [*CHECK, "--reference", "--out", ""], "argument --out: expected a value"),
     ("eval", "empty output", [*EVAL, "--out", ""], "argument --out: expected a value"),

@@ -225,3 +225,107 @@ def test_open_r1_codeforces_refuses_what_comparing_stdout_cannot_judge(tmp_path,
     with skipping_bad_rows() as skipped:
         assert [t.task_id for t in load_tasks(f"hf:{path}:preset=open-r1-codeforces").tasks] == ["1265/B"]
     assert len(skipped) == 1 and said in skipped[0]
+
+
+def test_a_parquet_batch_of_large_rows_holds_about_32_mb():
+    """Nemotron's 330 KB rows come 99 to a batch, not 1,024 (338 MB held at once); small rows keep the 1,024."""
+    from types import SimpleNamespace
+
+    from coderl.tasks.loaders.hf import ParquetFiles
+
+    def meta(rows_per_group: list[int], bytes_per_row: int):
+        groups = [SimpleNamespace(total_byte_size=n * bytes_per_row, num_rows=n) for n in rows_per_group]
+        return SimpleNamespace(num_row_groups=len(groups), row_group=groups.__getitem__, num_rows=sum(rows_per_group))
+
+    assert ParquetFiles.rows_per_batch(meta([50] * 24, 330 * 1024), 1024) == 99
+    assert ParquetFiles.rows_per_batch(meta([10_000], 200), 1024) == 1024
+    assert ParquetFiles.rows_per_batch(meta([3], 64 << 20), 1024) == 1  # a row over the bound: one at a time
+    assert ParquetFiles.rows_per_batch(meta([], 0), 1024) == 1024  # an empty file
+
+
+# deepcoder: rLLM's own reward tests (rllm-org/rllm tests/rewards/test_code_reward.py, commit 552ca2e) give each of
+# DeepCoder's test layouts with a program that passes it; the problem texts are ours (those tests leave them
+# empty), the `tests` and `metadata` columns JSON text as rLLM's prepare_deepcoder_data.py reads them.
+TRAVEL = """import sys
+from itertools import permutations
+def main():
+    N, M, R = map(int, sys.stdin.readline().split())
+    r = list(map(int, sys.stdin.readline().split()))
+    INF = float('inf')
+    dist = [[INF] * (N + 1) for _ in range(N + 1)]
+    for i in range(1, N + 1):
+        dist[i][i] = 0
+    for _ in range(M):
+        a, b, c = map(int, sys.stdin.readline().split())
+        dist[a][b] = dist[b][a] = c
+    for k in range(1, N + 1):
+        for i in range(1, N + 1):
+            for j in range(1, N + 1):
+                if dist[i][k] != INF and dist[k][j] != INF:
+                    dist[i][j] = min(dist[i][j], dist[i][k] + dist[k][j])
+    print(min(sum(dist[p[i]][p[i + 1]] for i in range(R - 1)) for p in permutations(r)))
+if __name__ == "__main__":
+    main()
+"""
+BREAKS = """def main():
+    n, m = map(int, input().split())
+    a = sum(list(map(int, input().split())))
+    if a + (n - 1) * 10 <= m:
+        print((m - a) // 5)
+    else:
+        print(-1)
+if __name__ == "__main__":
+    main()
+"""
+DUPLICATES = "n = input()\nnumbers = input().strip().split()\nprint(len(set(x for x in numbers if numbers.count(x) > 1)) + 1)\n"
+EMPLOYEES = ("class Solution:\n    def numberOfEmployeesWhoMetTarget(self, hours: List[int], target: int) -> int:\n"
+             "        return sum(1 for h in hours if h >= target)\n")
+DEEPCODER = [
+    {"problem": "Visit the R towns in the best order; print the shortest road distance.", "tests": json.dumps(
+        {"inputs": ["4 3 3\n1 2 3\n1 2 3\n2 3 2\n3 4 4\n",
+                    "5 10 4\n1 2 3 4\n1 2 5\n1 3 5\n1 4 5\n1 5 5\n2 3 5\n2 4 5\n2 5 5\n3 4 5\n3 5 5\n4 5 5\n",
+                    "7 21 4\n1 3 5 7\n1 2 4\n1 3 8\n1 4 1\n1 5 7\n1 6 3\n1 7 9\n2 3 5\n2 4 2\n2 5 6\n2 6 8\n2 7 4\n"
+                    "3 4 7\n3 5 9\n3 6 1\n3 7 6\n4 5 3\n4 6 5\n4 7 8\n5 6 2\n5 7 4\n6 7 7\n"],
+         "outputs": ["5\n", "15\n", "11\n"]}), "metadata": "{}", "starter_code": ""},
+    {"problem": "n songs of a_i minutes, 10 minutes after each but the last, m minutes in all: the most 5-minute "
+                "jokes, or -1.", "tests": json.dumps([
+        {"input": "3 30\n2 2 1", "output": "5"}, {"input": "3 20\n2 1 1", "output": "-1"},
+        {"input": "4 45\n5 5 5 5", "output": "-1"}, {"input": "5 100\n10 10 10 10 10", "output": "10"},
+        {"input": "1 20\n5", "output": "3"}, {"input": "2 100\n1 1", "output": "19"},
+        {"input": "3 35\n5 5 5", "output": "4"}]), "metadata": "{}", "starter_code": ""},
+    {"problem": "Print the number of distinct repeated phone numbers plus one.", "tests": json.dumps(
+        [{"input": "3\n12345 530391 12345\n", "output": "2\n", "testtype": "stdin"}]), "metadata": "{}",
+     "starter_code": ""},
+    {"problem": "Count the employees who worked at least target hours.", "tests": json.dumps(
+        [{"input": "[5, 3, 10, 8, 2]\n5", "output": "3", "testtype": "functional",
+          "metadata": {"func_name": "numberOfEmployeesWhoMetTarget"}}]), "metadata": "{}", "starter_code": ""},
+]
+
+
+def test_deepcoder_reads_each_subsets_tests_and_judges_a_correct_and_a_wrong_program(tmp_path, sandbox):
+    tasks = load_tasks(f"hf:{parquet(tmp_path, DEEPCODER, 'deep.parquet')}:preset=deepcoder").tasks
+    assert [t.task_id for t in tasks] == ["deep/0", "deep/1", "deep/2", "deep/3"]
+    assert [(t.kind, len(t.tests)) for t in tasks] == [("stdio", 3), ("stdio", 7), ("stdio", 1), ("function", 1)]
+    assert tasks[3].tests[0].source == "assert Solution().numberOfEmployeesWhoMetTarget([5, 3, 10, 8, 2], 5) == 3\n"
+    assert not any(c.hidden for t in tasks for c in t.tests) and all(t.reference_solution is None for t in tasks)
+    assert _verdicts(sandbox, tasks, [TRAVEL, BREAKS, DUPLICATES, EMPLOYEES]) == [True] * 4
+    wrong = ("class Solution:\n    def numberOfEmployeesWhoMetTarget(self, hours, target):\n        return 0\n")
+    assert _verdicts(sandbox, tasks, [WRONG, WRONG, WRONG, wrong]) == [False] * 4
+
+
+@pytest.mark.parametrize("tests, said", [
+    ({"fn_name": "is_anagram", "inputs": [["foefet", "toffee"]], "outputs": [[True]]},  # rLLM's call-based TACO test
+     "field 'input_output.fn_name' present: call-based APPS/TACO problems are not supported"),
+    ([{"input": "[1]", "output": "[2]", "type": "function_call", "fn_name": "f"}], "is a function-call test"),
+    ([{"input": "1", "output": "1", "testtype": "stdin"}, {"input": "[1]", "output": "1", "testtype": "functional"}],
+     "field 'tests' mixes stdin and functional tests"),
+    ([], "no tests in tests"),
+])
+def test_deepcoder_refuses_what_it_cannot_map_in_one_line(tmp_path, tests, said):
+    path = parquet(tmp_path, [DEEPCODER[2], {**DEEPCODER[2], "tests": json.dumps(tests)}])
+    with pytest.raises(TaskFormatError) as e:
+        load_tasks(f"hf:{path}:preset=deepcoder")
+    assert "data.parquet row 1:" in str(e.value) and said in str(e.value) and "\n" not in str(e.value)
+    with skipping_bad_rows() as skipped:
+        assert len(load_tasks(f"hf:{path}:preset=deepcoder").tasks) == 1
+    assert len(skipped) == 1 and said in skipped[0]

@@ -17,10 +17,17 @@
   not `executable`, and official tests the set marks incomplete (`official_tests_complete` false: the generated
   tests that stand in for them are separate files) are refused.
 
+- `deepcoder` (agentica-org/DeepCoder-Preview-Dataset, rLLM's: its `examples/deepcoder/prepare_deepcoder_data.py`
+  and `rllm/rewards/code_reward.py`): `problem`, `tests` (JSON text) and `metadata` (JSON text), `starter_code`.
+  `tests` is TACO's `{inputs, outputs}` (the taco subset) or a list of `{input, output}` (codeforces,
+  primeintellect), with `testtype` `stdin` or `functional` (lcbv5: LiveCodeBench's, read as the `livecodebench`
+  preset reads it, `metadata.func_name` naming the method).  All tests are visible (none is marked public); the
+  rows carry no reference.  Call-based TACO rows (`fn_name`) and PrimeIntellect function-call tests are refused.
+
 Time limits: none of these rows gets a time limit from the dataset.  open-r1's `time_limit` and PrimeIntellect's
 `metadata.time_limit` are the contest's, for its judge's machine and languages; coderl's limits are measured from a
 reference on the machine that runs it (docs/tasks.md, "Time limits"), so they are ignored.  Rows with no reference
-(Nemotron, open-r1 Codeforces) keep `--timeout` only.
+(Nemotron, open-r1 Codeforces, DeepCoder) keep `--timeout` only.
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ import json
 import re
 from typing import Any
 
-from coderl.tasks.rows import require
+from coderl.tasks.rows import file_stem, require
 from coderl.tasks.types import TaskFormatError
 
 
@@ -119,11 +126,8 @@ def primeintellect(row: dict[str, Any], where: str) -> dict[str, Any]:
     solution = fenced_code(gold) if isinstance(gold, str) and gold.strip() else None
     task_id = next((row[c] for c in ("problem_id", "in_source_id") if isinstance(row.get(c), (str, int))
                     and not isinstance(row.get(c), bool)), None)
-    out = _stdio(task_id, row[column], _pairs(cases, where, "verification_info.test_cases"), [], solution, where,
-                 "verification_info.test_cases", language)
-    if task_id is None:
-        del out["task_id"]  # the row's number names it
-    return out
+    return _stdio(task_id, row[column], _pairs(cases, where, "verification_info.test_cases"), [], solution, where,
+                  "verification_info.test_cases", language)  # no id: its row number names it
 
 
 def _refused_codeforces(row: dict[str, Any], where: str) -> str | None:
@@ -167,3 +171,53 @@ def open_r1_codeforces(row: dict[str, Any], where: str) -> dict[str, Any]:
     return _stdio(task_id, _codeforces_prompt(row, where), _pairs(row.get("examples"), where, "examples"),
                   _pairs(row.get("official_tests"), where, "official_tests"), None, where,
                   "examples or official_tests")
+
+
+def _json_value(value: Any, where: str, field: str) -> Any:
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except json.JSONDecodeError as e:
+            raise TaskFormatError(f"{where}: field '{field}' is not JSON text ({e.msg})") from None
+    return value
+
+
+def deepcoder(row: dict[str, Any], where: str) -> dict[str, Any]:
+    """agentica-org/DeepCoder-Preview-Dataset: a TACO, Codeforces, PrimeIntellect or LiveCodeBench row by the
+    shape of its `tests`; no reference."""
+    problem = require(row, "problem", str, where)
+    if row.get("tests") is None:
+        raise TaskFormatError(f"{where}: field 'tests' missing (expected JSON text of the tests)")
+    tests = _json_value(row["tests"], where, "tests")
+    if isinstance(tests, dict):  # TACO's {inputs, outputs[, fn_name]}: the stdio loader reads it as TACO's own
+        return {"question": problem, "input_output": tests}
+    if not isinstance(tests, list):
+        raise TaskFormatError(f"{where}: field 'tests' is neither {{inputs, outputs}} nor a list of {{input, output}}")
+    kinds = set()
+    for i, case in enumerate(tests):
+        if not isinstance(case, dict):
+            raise TaskFormatError(f"{where}: field 'tests[{i}]' is not an object (expected {{input, output}})")
+        if case.get("fn_name") or case.get("type") == "function_call":
+            raise TaskFormatError(f"{where}: field 'tests[{i}]' is a function-call test (fn_name): its input "
+                                  "layout is not documented; only stdin and LiveCodeBench functional tests are read")
+        kinds.add("functional" if case.get("testtype") == "functional" else "stdin")
+    if kinds == {"functional"}:
+        return _functional(row, tests, problem, where)
+    if len(kinds) > 1:
+        raise TaskFormatError(f"{where}: field 'tests' mixes stdin and functional tests (expected one kind)")
+    return _stdio(None, problem, _pairs(tests, where, "tests"), [], None, where, "tests")  # no id: its row number
+
+
+def _functional(row: dict[str, Any], tests: list, problem: str, where: str) -> dict[str, Any]:
+    """LiveCodeBench's functional tests as the `livecodebench` preset reads them (a `class Solution` method)."""
+    from coderl.tasks.loaders.hf_layouts import _lcb_functional  # it imports this module
+
+    meta = _json_value(row.get("metadata") or {}, where, "metadata")
+    func = meta.get("func_name") if isinstance(meta, dict) else None
+    if func is None:  # rLLM's own rows name it on each test
+        test_meta = tests[0].get("metadata") if tests else None
+        func = _json_value(test_meta, where, "tests[0].metadata").get("func_name") if test_meta else None
+    name, _, n = where.rpartition(" row ")  # "hf:PATH (SPLIT) row N": named STEM/N as a stdin row is
+    stem = file_stem(name.removeprefix("hf:").split(" (")[0], (".parquet", ".arrow", ".jsonl", ".json", ".csv"))
+    return _lcb_functional({"metadata": {"func_name": func}, "starter_code": row.get("starter_code")}, where,
+                           f"{stem}/{n}", problem, tests, [])

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from coderl.tasks.loaders.hf_contest_sets import nemotron_rl, open_r1_codeforces, primeintellect
+from coderl.tasks.loaders.hf_contest_sets import deepcoder, nemotron_rl, open_r1_codeforces, primeintellect
 from coderl.tasks.rows import require
 from coderl.tasks.types import TaskFormatError
 
@@ -343,6 +343,10 @@ PRESETS: dict[str, Preset] = {
                                               "checker-judged, not executable and incomplete-test rows are refused; "
                                               "no reference: no measured time limit, only --timeout",
                                  convert=open_r1_codeforces),
+    "deepcoder": Preset("stdio", {}, "agentica-org/DeepCoder-Preview-Dataset (rLLM): problem, tests (JSON: TACO's "
+                                     "{inputs, outputs} or [{input, output, testtype}], all visible), metadata "
+                                     "{func_name}, starter_code; call-based rows refused; no reference: no measured "
+                                     "time limit, only --timeout", convert=deepcoder),
     "coderl": Preset("coderl", {}, "coderl's own layout (coderl tasks export --format jsonl|parquet: "
                                    "coderl.tasks.loaders.task_rows): "
                                    "task_id, kind, language, prompt, tests, metadata, ..."),
