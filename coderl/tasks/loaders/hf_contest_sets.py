@@ -1,5 +1,6 @@
 """Competitive-programming sets read through `hf:` presets (issue 77): each row becomes a stdin/stdout row of
-`coderl.tasks.loaders.stdio`, or is refused in one line naming the row and the field that rules it out.
+`coderl.tasks.loaders.stdio` (DeepCoder's LiveCodeBench functional rows: an MBPP-layout row, as the `livecodebench`
+preset makes them), or is refused in one line naming the row and the field that rules it out.
 
 - `nemotron-rl` (nvidia/Nemotron-RL-coding-competitive_coding, seed 002's set; NeMo Gym's layout: its
   `resources_servers/code_gen` server and `scripts/preprocess_train_dataset.py`): the problem is the user
@@ -16,18 +17,19 @@
   by a checker (`generated_checker`: several answers are right, coderl compares output), problems the set marks
   not `executable`, and official tests the set marks incomplete (`official_tests_complete` false: the generated
   tests that stand in for them are separate files) are refused.
-
 - `deepcoder` (agentica-org/DeepCoder-Preview-Dataset, rLLM's: its `examples/deepcoder/prepare_deepcoder_data.py`
   and `rllm/rewards/code_reward.py`): `problem`, `tests` (JSON text) and `metadata` (JSON text), `starter_code`.
   `tests` is TACO's `{inputs, outputs}` (the taco subset) or a list of `{input, output}` (codeforces,
   primeintellect), with `testtype` `stdin` or `functional` (lcbv5: LiveCodeBench's, read as the `livecodebench`
   preset reads it, `metadata.func_name` naming the method).  All tests are visible (none is marked public); the
-  rows carry no reference.  Call-based TACO rows (`fn_name`) and PrimeIntellect function-call tests are refused.
+  rows carry no reference and no id (`STEM/ROW`).  Call-based TACO rows (`fn_name`), PrimeIntellect function-call
+  tests and rows mixing stdin and functional tests are refused.
 
 Time limits: none of these rows gets a time limit from the dataset.  open-r1's `time_limit` and PrimeIntellect's
 `metadata.time_limit` are the contest's, for its judge's machine and languages; coderl's limits are measured from a
 reference on the machine that runs it (docs/tasks.md, "Time limits"), so they are ignored.  Rows with no reference
-(Nemotron, open-r1 Codeforces, DeepCoder) keep `--timeout` only.
+(Nemotron, open-r1 Codeforces, DeepCoder, PrimeIntellect rows without `gold_standard_solution`) keep `--timeout`
+only.
 """
 
 from __future__ import annotations
