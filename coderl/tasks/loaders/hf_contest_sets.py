@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from coderl.tasks.rows import file_stem, require
@@ -184,9 +185,10 @@ def _json_value(value: Any, where: str, field: str) -> Any:
     return value
 
 
-def deepcoder(row: dict[str, Any], where: str) -> dict[str, Any]:
+def deepcoder(row: dict[str, Any], where: str, functional: Callable[..., dict[str, Any]]) -> dict[str, Any]:
     """agentica-org/DeepCoder-Preview-Dataset: a TACO, Codeforces, PrimeIntellect or LiveCodeBench row by the
-    shape of its `tests`; no reference."""
+    shape of its `tests`; no reference.  `functional(row, where, task_id, prompt, public, private)`: the
+    `livecodebench` preset's reading of functional tests (`hf_layouts`, which imports this module, passes it)."""
     problem = require(row, "problem", str, where)
     if row.get("tests") is None:
         raise TaskFormatError(f"{where}: field 'tests' missing (expected JSON text of the tests)")
@@ -204,16 +206,15 @@ def deepcoder(row: dict[str, Any], where: str) -> dict[str, Any]:
                                   "layout is not documented; only stdin and LiveCodeBench functional tests are read")
         kinds.add("functional" if case.get("testtype") == "functional" else "stdin")
     if kinds == {"functional"}:
-        return _functional(row, tests, problem, where)
+        return _functional(row, tests, problem, where, functional)
     if len(kinds) > 1:
         raise TaskFormatError(f"{where}: field 'tests' mixes stdin and functional tests (expected one kind)")
     return _stdio(None, problem, _pairs(tests, where, "tests"), [], None, where, "tests")  # no id: its row number
 
 
-def _functional(row: dict[str, Any], tests: list, problem: str, where: str) -> dict[str, Any]:
+def _functional(row: dict[str, Any], tests: list, problem: str, where: str,
+                functional: Callable[..., dict[str, Any]]) -> dict[str, Any]:
     """LiveCodeBench's functional tests as the `livecodebench` preset reads them (a `class Solution` method)."""
-    from coderl.tasks.loaders.hf_layouts import _lcb_functional  # it imports this module
-
     meta = _json_value(row.get("metadata") or {}, where, "metadata")
     func = meta.get("func_name") if isinstance(meta, dict) else None
     if func is None:  # rLLM's own rows name it on each test
@@ -221,5 +222,5 @@ def _functional(row: dict[str, Any], tests: list, problem: str, where: str) -> d
         func = _json_value(test_meta, where, "tests[0].metadata").get("func_name") if test_meta else None
     name, _, n = where.rpartition(" row ")  # "hf:PATH (SPLIT) row N": named STEM/N as a stdin row is
     stem = file_stem(name.removeprefix("hf:").split(" (")[0], (".parquet", ".arrow", ".jsonl", ".json", ".csv"))
-    return _lcb_functional({"metadata": {"func_name": func}, "starter_code": row.get("starter_code")}, where,
-                           f"{stem}/{n}", problem, tests, [])
+    return functional({"metadata": {"func_name": func}, "starter_code": row.get("starter_code")}, where,
+                      f"{stem}/{n}", problem, tests, [])

@@ -293,6 +293,12 @@ def _verl_code(row: dict[str, Any], where: str) -> dict[str, Any]:
     return {"question": _chat_text(row, where), "input_output": truth, **_verl_id(row, extra)}
 
 
+def _deepcoder(row: dict[str, Any], where: str) -> dict[str, Any]:
+    """DeepCoder's rows (`hf_contest_sets.deepcoder`), its LiveCodeBench functional ones read as `_livecodebench`
+    reads them."""
+    return deepcoder(row, where, _lcb_functional)
+
+
 @dataclass(frozen=True)
 class Preset:
     """A dataset layout coderl reads: the loader's layout, the columns that differ from that layout's field
@@ -346,7 +352,7 @@ PRESETS: dict[str, Preset] = {
     "deepcoder": Preset("stdio", {}, "agentica-org/DeepCoder-Preview-Dataset (rLLM): problem, tests (JSON: TACO's "
                                      "{inputs, outputs} or [{input, output, testtype}], all visible), metadata "
                                      "{func_name}, starter_code; call-based rows refused; no reference: no measured "
-                                     "time limit, only --timeout", convert=deepcoder),
+                                     "time limit, only --timeout", convert=_deepcoder),
     "coderl": Preset("coderl", {}, "coderl's own layout (coderl tasks export --format jsonl|parquet: "
                                    "coderl.tasks.loaders.task_rows): "
                                    "task_id, kind, language, prompt, tests, metadata, ..."),
