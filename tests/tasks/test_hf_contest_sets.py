@@ -309,6 +309,9 @@ def test_deepcoder_reads_each_subsets_tests_and_judges_a_correct_and_a_wrong_pro
     assert tasks[3].tests[0].source == "assert Solution().numberOfEmployeesWhoMetTarget([5, 3, 10, 8, 2], 5) == 3\n"
     assert not any(c.hidden for t in tasks for c in t.tests) and all(t.reference_solution is None for t in tasks)
     assert _verdicts(sandbox, tasks, [TRAVEL, BREAKS, DUPLICATES, EMPLOYEES]) == [True] * 4
+    empty_fn = {**DEEPCODER[0], "tests": json.dumps({**json.loads(DEEPCODER[0]["tests"]), "fn_name": None})}
+    (taco,) = load_tasks(f"hf:{parquet(tmp_path, [empty_fn], 'taco.parquet')}:preset=deepcoder").tasks
+    assert taco.tests == tasks[0].tests  # an empty fn_name is a stdin problem's
     wrong = ("class Solution:\n    def numberOfEmployeesWhoMetTarget(self, hours, target):\n        return 0\n")
     assert _verdicts(sandbox, tasks, [WRONG, WRONG, WRONG, wrong]) == [False] * 4
 

@@ -194,6 +194,8 @@ def deepcoder(row: dict[str, Any], where: str, functional: Callable[..., dict[st
         raise TaskFormatError(f"{where}: field 'tests' missing (expected JSON text of the tests)")
     tests = _json_value(row["tests"], where, "tests")
     if isinstance(tests, dict):  # TACO's {inputs, outputs[, fn_name]}: the stdio loader reads it as TACO's own
+        if "fn_name" in tests and tests["fn_name"] is None:  # a stdin problem's empty fn_name is no call
+            tests = {k: v for k, v in tests.items() if k != "fn_name"}
         return {"question": problem, "input_output": tests}
     if not isinstance(tests, list):
         raise TaskFormatError(f"{where}: field 'tests' is neither {{inputs, outputs}} nor a list of {{input, output}}")
