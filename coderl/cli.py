@@ -244,8 +244,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = _command(sub, "train", "RL from unit-test rewards: REINFORCE, RLOO, GRPO, PPO (LoRA)", TrainConfig,
                  _cmd_train)
-    p.add_argument("--dry-run", action="store_true", help="validate the config and print one step's shape on 1, 2 "
-                   "and 8 processes; load no model, tasks or sandbox")
+    p.add_argument("--dry-run", action="store_true", help="validate the config (its task specs parsed, not read: a "
+                   "path not on this machine is said, not refused) and print one step's shape on 1, 2 and 8 "
+                   "processes; load no model, tasks or sandbox")
     from coderl.train.sft.run import SFTConfig
 
     _command(sub, "sft", "supervised fine-tuning on reference solutions, prompt masked (LoRA/QLoRA)", SFTConfig,

@@ -79,6 +79,8 @@ def place(tmp_path, monkeypatch):
                           "test();"}  # MultiPL-E's layout (tests/tasks/multipl_e_rows.py); its 2nd test a variable
     Path("multipl-e-call.jsonl").write_text(json.dumps(multipl_e) + "\n")
     Path("multipl-e-notests.jsonl").write_text(json.dumps({k: v for k, v in multipl_e.items() if k != "tests"}) + "\n")
+    for name, row in CONTEST_ROWS.items():  # issue 77's contest presets: a row missing its tests, a malformed row
+        Path(f"{name}.jsonl").write_text(json.dumps(row) + "\n")
     fake_checkpoint("cutrun", 2, steps=2, cut="adapter_model.safetensors")  # its only checkpoint cut short
     fake_checkpoint("cutrun", 1, steps=2, cut="trainer_state.pt")
     Path("cutrun", "config.yaml").write_text("seed: 0\n")
@@ -108,6 +110,21 @@ def place(tmp_path, monkeypatch):
 
     monkeypatch.setattr(coderl.models, "load_model", no_model)
     return tmp_path
+
+
+_NEMO = {"responses_create_params": {"input": [{"role": "user", "content": "Print 1."}]}, "hash_id": "h"}
+_PRIME = {"problem_id": "p", "prompt": "Print 1."}
+_CF = {"id": "1/A", "description": "Print 1.", "input_mode": "stdio", "official_tests_complete": True}
+CONTEST_ROWS = {
+    "nemo-notests": {**_NEMO, "verifier_metadata": {}},
+    "nemo-bad": {**_NEMO, "verifier_metadata": {"unit_tests": {"inputs": "1", "outputs": ["1"]}}},
+    "prime-notests": {**_PRIME, "verification_info": json.dumps({"language": "python", "test_cases": []})},
+    "prime-bad": {**_PRIME, "verification_info": "{'test_cases': ["},
+    "cf-notests": {**_CF, "examples": [], "official_tests": []},
+    "cf-bad": {**_CF, "examples": [{"input": "", "output": 1}], "official_tests": []},
+    "deep-notests": {"problem": "Print 1.", "metadata": "{}"},
+    "deep-bad": {"problem": "Print 1.", "tests": "[{'input': ", "metadata": "{}"},
+}
 
 
 def fake_checkpoint(run: str, step: int, *, steps: int, cut: str | None = None) -> None:
@@ -260,6 +277,22 @@ CASES = [
     ("check", "out of range", ["check", "--tasks", "synthetic:level=99", "--reference"], "option level='99'"),
     ("check", "unknown option", ["check", "--tasks", "synthetic:levle=1", "--reference"], "unknown option 'levle'"),
     ("check", "empty", ["check", "--tasks", "hf:", "--reference"], "missing the dataset after 'hf:'"),
+    ("check", "missing tests", ["check", "--tasks", "hf:nemo-notests.jsonl:preset=nemotron-rl", "--reference"],
+     "hf:nemo-notests.jsonl row 0: field 'verifier_metadata.unit_tests' missing (expected an object)"),
+    ("check", "malformed row", ["check", "--tasks", "hf:nemo-bad.jsonl:preset=nemotron-rl", "--reference"],
+     "row 0: field 'verifier_metadata.unit_tests.inputs' is string (expected a list)"),
+    ("check", "missing tests", ["check", "--tasks", "hf:prime-notests.jsonl:preset=primeintellect", "--reference"],
+     "hf:prime-notests.jsonl row 0: no tests in verification_info.test_cases"),
+    ("check", "malformed row", ["check", "--tasks", "hf:prime-bad.jsonl:preset=primeintellect", "--reference"],
+     "hf:prime-bad.jsonl row 0: field 'verification_info' is not JSON text"),
+    ("check", "missing tests", ["check", "--tasks", "hf:cf-notests.jsonl:preset=open-r1-codeforces", "--reference"],
+     "hf:cf-notests.jsonl row 0: no tests in examples or official_tests"),
+    ("check", "malformed row", ["check", "--tasks", "hf:cf-bad.jsonl:preset=open-r1-codeforces", "--reference"],
+     "hf:cf-bad.jsonl row 0: field 'examples[0].output' is number (expected a string)"),
+    ("check", "missing tests", ["check", "--tasks", "hf:deep-notests.jsonl:preset=deepcoder", "--reference"],
+     "hf:deep-notests.jsonl row 0: field 'tests' missing (expected JSON text of the tests)"),
+    ("check", "malformed row", ["check", "--tasks", "hf:deep-bad.jsonl:preset=deepcoder", "--reference"],
+     "hf:deep-bad.jsonl row 0: field 'tests' is not JSON text"),
     ("check", "empty", ["check", "--tasks", "", "--reference"], "argument --tasks: expected a value, got an empty"),
     ("check", "empty output", [*CHECK, "--reference", "--out", ""], "argument --out: expected a value"),
     ("eval", "empty output", [*EVAL, "--out", ""], "argument --out: expected a value"),

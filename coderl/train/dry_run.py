@@ -1,6 +1,8 @@
 """`coderl train --dry-run`: validate a config (every field, its YAML file's keys) and print what one step
 does, on one process and shared across ranks (`train/distributed.py`), without loading a model, tasks
-or the sandbox -- so a GPU or cluster config can be checked on a laptop."""
+or the sandbox -- so a GPU or cluster config can be checked on a laptop.  Its task specs are parsed (a mistyped
+preset or option is the run's one-line error), not read: a dataset that is not on this machine is said, not
+refused (a config written for a cluster names the cluster's paths)."""
 
 from __future__ import annotations
 
@@ -40,6 +42,28 @@ def memory_line(cfg) -> str:
             f"peak) rows; log-prob logits in chunks of <= {gigabytes(chunk_bytes(budget))}{checkpointing}")
 
 
+def task_lines(cfg) -> list[str]:
+    """Each task spec of the config parsed (`TaskFormatError` on a bad one), and a line for each whose file or
+    folder is not here."""
+    from coderl.tasks.spec import parse_task_spec
+
+    lines = []
+    for field, spec in (("tasks", cfg.tasks), ("eval_tasks", cfg.eval.eval_tasks)):
+        if not spec:
+            continue
+        bare = spec.partition("@")[0].strip()
+        if ":" not in bare and ("/" in bare or "." in bare) and not os.path.exists(bare):  # a PATH, not a name
+            lines.append(f"{field}: {bare} is no file or folder here; a dry run reads no tasks (the run reads it "
+                         "where it runs)")
+            continue
+        parsed = parse_task_spec(spec)
+        if isinstance(parsed.path, str) and not os.path.exists(parsed.path):
+            cached = " or in the Hugging Face cache" if parsed.source == "hf" else ""
+            lines.append(f"{field}: {parsed.path} is no file or folder here; a dry run reads no tasks (the run reads "
+                         f"it where it runs{cached})")
+    return lines
+
+
 def dry_run_report(cfg, world: int = 1) -> str:
     """The config's step shape, per process count (1, 2, 8 and `world`), then the config as YAML."""
     o = cfg.optim
@@ -64,6 +88,7 @@ def dry_run_report(cfg, world: int = 1) -> str:
                                                      for r in range(n)))
         lines.append(f"{n:>9}  {prompts:>25}  {math.ceil(minibatch / n):>25}")
     lines.append(memory_line(cfg))
+    lines.extend(task_lines(cfg))
     a = cfg.asynchronous
     if a.on:
         lines.append(f"asynchronous rollouts: a generation worker process samples step k+1.. while step k trains, "

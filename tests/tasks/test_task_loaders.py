@@ -199,12 +199,20 @@ def test_apps_fixture():
     assert t0.build_program("print(1)") == "print(1)"
 
 
-def test_nemotron_fixture():
+def test_nemotron_fixture(tmp_path):
+    """Two rows of NeMo Gym's published example file (tests/fixtures/tasks/nemotron_small.md)."""
     t0, t1 = load_stdio(fx("nemotron_small.jsonl"))
-    assert t0.task_id == "abc123" and t1.task_id == "nemotron_small/2"
-    assert t0.prompt == "Print the sum of two integers."
-    assert [c.expected for c in t0.tests] == ["3\n", "10\n", "0\n"]
-    assert t0.float_tolerance is None and t0.metadata["layout"] == "nemotron"
+    assert (t0.task_id, t1.task_id) == ("570676e22bd21c28e452486b0668ec74", "1a54a91d7294e33bed666e3bc94148fd")
+    assert t0.prompt.startswith("You are a helpful and harmless assistant.") and "Mikhail walks" in t0.prompt
+    assert [c.expected for c in t0.tests[:3]] == ["1\n6\n-1\n", "1\n6\n9\n", "1\n8\n9\n"] and len(t0.tests) == 8
+    assert not any(c.hidden for c in t0.tests + t1.tests)  # NeMo Gym marks no test public: all are shown
+    assert t0.float_tolerance is None and t0.metadata["layout"] == "nemotron" and t0.reference_solution is None
+    row = {"responses_create_params": {"input": [{"role": "system", "content": "Be brief."},
+                                                 {"role": "user", "content": "Print hello."}]},
+           "verifier_metadata": {"unit_tests": {"inputs": [""], "outputs": ["hello\n"]}}}
+    (tmp_path / "n.jsonl").write_text(json.dumps(row) + "\n")
+    (task,) = load_stdio(tmp_path / "n.jsonl")
+    assert task.task_id == "n/1" and task.prompt == "Print hello."  # no hash_id: the line; the user's message
 
 
 def test_call_based_apps_is_rejected_in_one_line():

@@ -88,3 +88,27 @@ def test_the_settings_a_seed_configs_comments_name_exist(path):
             assert flag.group(1).replace("-", "_") in keys, (quoted, path)
         if key:
             assert key.group(1) in keys, (quoted, path)
+
+
+@pytest.mark.parametrize("name", ["seed002-grpo-2gpu.yaml", "seed002-grpo-8gpu.yaml"])
+def test_seed002_reads_nemotron_through_its_preset_and_validates_on_the_fixture(name, capsys):
+    """Seed 002's dataset is read by the `nemotron-rl` preset of `hf:` (not as a JSONL file: its keys are NeMo
+    Gym's); pointed at the fixture (two published NeMo Gym rows), the config's dry run passes and its spec reads
+    the rows.  A dry run reads no tasks: a path not here is said, and a mistyped preset is refused."""
+    from coderl.tasks.spec import load_tasks
+
+    path = os.path.join(ROOT, "configs", "seeds", name)
+    spec = yaml.safe_load(open(path))["tasks"]
+    assert spec == "hf:data/Nemotron-RL-coding-competitive_coding:preset=nemotron-rl"
+    assert main(["train", "--config", path, "--dry-run"]) == 0
+    assert ("tasks: data/Nemotron-RL-coding-competitive_coding is no file or folder here; a dry run reads no tasks"
+            in capsys.readouterr().out)
+    fixture = spec.replace("data/Nemotron-RL-coding-competitive_coding",
+                           os.path.join(ROOT, "tests", "fixtures", "tasks", "nemotron_small.jsonl"))
+    assert main(["train", "--config", path, "--tasks", fixture, "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert f"{path} is valid; nothing loaded" in out and "no file or folder here" not in out.split("--- config")[0]
+    assert [t.task_id for t in load_tasks(fixture).tasks] == ["570676e22bd21c28e452486b0668ec74",
+                                                              "1a54a91d7294e33bed666e3bc94148fd"]
+    assert main(["train", "--config", path, "--tasks", fixture.replace("nemotron-rl", "nemotron"), "--dry-run"]) == 2
+    assert "preset 'nemotron': expected one of" in capsys.readouterr().err

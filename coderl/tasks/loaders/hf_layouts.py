@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from coderl.tasks.loaders.hf_contest_sets import deepcoder, nemotron_rl, open_r1_codeforces, primeintellect
 from coderl.tasks.loaders.multipl_e import multipl_e_row
 from coderl.tasks.rows import require
 from coderl.tasks.types import TaskFormatError
@@ -293,6 +294,12 @@ def _verl_code(row: dict[str, Any], where: str) -> dict[str, Any]:
     return {"question": _chat_text(row, where), "input_output": truth, **_verl_id(row, extra)}
 
 
+def _deepcoder(row: dict[str, Any], where: str) -> dict[str, Any]:
+    """DeepCoder's rows (`hf_contest_sets.deepcoder`), its LiveCodeBench functional ones read as `_livecodebench`
+    reads them."""
+    return deepcoder(row, where, _lcb_functional)
+
+
 @dataclass(frozen=True)
 class Preset:
     """A dataset layout coderl reads: the loader's layout, the columns that differ from that layout's field
@@ -334,6 +341,23 @@ PRESETS: dict[str, Preset] = {
     "verl-code": Preset("stdio", {}, "verl's code rows (prime_code reward): prompt (chat), reward_model "
                                      "{ground_truth: JSON {inputs, outputs}}, extra_info {index}",
                         convert=_verl_code),
+    "nemotron-rl": Preset("stdio", {}, "nvidia/Nemotron-RL-coding-competitive_coding (NeMo Gym): "
+                                       "responses_create_params {input: chat}, verifier_metadata {unit_tests "
+                                       "{inputs, outputs}} (all visible), hash_id, dataset, source; no reference: "
+                                       "no measured time limit, only --timeout", convert=nemotron_rl),
+    "primeintellect": Preset("stdio", {}, "PrimeIntellect/verifiable-coding-problems: problem_id, prompt (or "
+                                          "problem_statement / problem), gold_standard_solution, verification_info "
+                                          "{language, test_cases [{type, input, output}]}; rows with a test not "
+                                          "stdin_stdout are refused", convert=primeintellect),
+    "open-r1-codeforces": Preset("stdio", {}, "open-r1/codeforces: id, description, input_format, output_format, "
+                                              "examples (visible), official_tests (hidden); interactive, file-input, "
+                                              "checker-judged, not executable and incomplete-test rows are refused; "
+                                              "no reference: no measured time limit, only --timeout",
+                                 convert=open_r1_codeforces),
+    "deepcoder": Preset("stdio", {}, "agentica-org/DeepCoder-Preview-Dataset (rLLM): problem, tests (JSON: TACO's "
+                                     "{inputs, outputs} or [{input, output, testtype}], all visible), metadata "
+                                     "{func_name}, starter_code; call-based rows refused; no reference: no measured "
+                                     "time limit, only --timeout", convert=_deepcoder),
     "coderl": Preset("coderl", {}, "coderl's own layout (coderl tasks export --format jsonl|parquet: "
                                    "coderl.tasks.loaders.task_rows): "
                                    "task_id, kind, language, prompt, tests, metadata, ..."),

@@ -1,7 +1,7 @@
 """Standard-input/standard-output problems -> `Task(kind="stdio")`, two layouts detected per row.
 
-Nemotron-RL competitive coding (seed 002):
-    responses_create_params.input[0].content   the problem text (the prompt)
+Nemotron-RL competitive coding (seed 002; NeMo Gym's layout, its `resources_servers/code_gen`):
+    responses_create_params.input             chat messages: the first user message's content is the prompt
     verifier_metadata.unit_tests.inputs/outputs equal-length lists of strings
     hash_id | id | task_id                      the task id (else "<file stem>/<line>")
 APPS / TACO:
@@ -68,10 +68,12 @@ def _nemotron(row: dict[str, Any], where: str) -> tuple[str, list[tuple[str, str
         raise TaskFormatError(
             f"{where}: field 'responses_create_params.input' is empty (expected the problem)"
         )
-    first = messages[0]
-    if not isinstance(first, dict):
-        raise TaskFormatError(f"{where}: field 'responses_create_params.input[0]' is not an object")
-    prompt = require(first, "content", str, where, label="responses_create_params.input[0].content")
+    users = [n for n, m in enumerate(messages) if isinstance(m, dict) and m.get("role", "user") == "user"]
+    if not users:
+        raise TaskFormatError(f"{where}: field 'responses_create_params.input' has no user message (expected "
+                              "the problem as one)")
+    n = users[0]
+    prompt = require(messages[n], "content", str, where, label=f"responses_create_params.input[{n}].content")
     meta = require(row, "verifier_metadata", dict, where)
     unit_tests = require(meta, "unit_tests", dict, where, label="verifier_metadata.unit_tests")
     return prompt, _pairs(unit_tests, where, "verifier_metadata.unit_tests"), [], None
