@@ -23,6 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from coderl.tasks.loaders.kodcode import SOURCE as KODCODE_SOURCE
+from coderl.tasks.loaders.kodcode import kodcode_row
 from coderl.tasks.rows import require
 from coderl.tasks.types import TaskFormatError
 
@@ -329,6 +331,7 @@ PRESETS: dict[str, Preset] = {
     "verl-code": Preset("stdio", {}, "verl's code rows (prime_code reward): prompt (chat), reward_model "
                                      "{ground_truth: JSON {inputs, outputs}}, extra_info {index}",
                         convert=_verl_code),
+    "kodcode": Preset("coderl", {}, KODCODE_SOURCE, convert=kodcode_row),
     "coderl": Preset("coderl", {}, "coderl's own layout (coderl tasks export --format jsonl|parquet: "
                                    "coderl.tasks.loaders.task_rows): "
                                    "task_id, kind, language, prompt, tests, metadata, ..."),
