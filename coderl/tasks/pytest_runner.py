@@ -14,13 +14,14 @@ judge's interpreter (docs/sandbox.md), never where the program runs.  It binds t
 
 Never pytest itself, whether or not the sandbox's interpreter has it: one meaning everywhere, and nothing in a
 plugin or an ini file that could change a verdict.  A skip reached at run time (`pytest.skip`, `importorskip` of a
-module that is not there) fails the test: a skipped test never counts as passed.  The runner is defined inside a
-function, so that the judge never hands its classes to the program (it hands over the preamble's top-level class
-definitions when a test passes the program an object of one: `checks.class_definitions`).
+module that is not there) fails the test: a skipped test never counts as passed.  The runner's code runs in a
+namespace of its own, from a string: the judge reads every name the preamble binds as the tests' own (`checks.Names`:
+a runner function named `add` would have kept a solution's `add` from the tests), and hands the program the
+preamble's top-level class definitions when a test passes it an object of one (`checks.class_definitions`).
 """
 
-RUNNER = r'''
-def __coderl_make_pytest__():
+SOURCE = r'''
+def make(test_namespace):
     import inspect
     import itertools
     import math
@@ -211,7 +212,7 @@ def __coderl_make_pytest__():
 
     def run(name, index=0, count=1):
         """Run the test `name` (`function` or `Class::method`), its case `index` of the `count` counted at load."""
-        ns = run.__globals__
+        ns = test_namespace
         owner, _, method = name.rpartition("::")
         func = getattr(ns[owner], method) if owner else ns[name]
         if "__coderl_skip__" in func.__dict__:
@@ -271,7 +272,11 @@ def __coderl_make_pytest__():
 
     return module, types.SimpleNamespace(run=run)
 
-
-pytest, __coderl_pytest__ = __coderl_make_pytest__()
-del __coderl_make_pytest__
 '''
+
+# The preamble's first lines: the runner's code runs in a namespace of its own (none of its names is one the tests'
+# names are resolved against: `checks.Names` reads every name the preamble binds), and binds two names in the tests'.
+RUNNER = ("__coderl_runner__ = {'__name__': '__coderl_runner__'}\n"
+          f"exec(compile({SOURCE!r}, '<coderl pytest runner>', 'exec'), __coderl_runner__)\n"
+          "pytest, __coderl_pytest__ = __coderl_runner__['make'](globals())\n"
+          "del __coderl_runner__\n")

@@ -74,3 +74,14 @@ def kodcode_row(row: dict[str, Any], where: str) -> dict[str, Any]:
     return {"task_id": task_id, "kind": KIND, "language": "python", "prompt": prompt_of(question, declarations),
             "test_preamble": test, "reference_solution": solution or None, "metadata": metadata,
             "tests": [{"id": t.id, "source": t.source, "check": t.check.value} for t in tests]}
+
+
+def load_kodcode(path: str) -> list:
+    """The tasks of a JSONL(.gz) file of KodCode rows (what `hf:PATH:preset=kodcode` reads, without the datasets
+    library)."""
+    from coderl.tasks.loaders.task_rows import task_builder
+    from coderl.tasks.rows import Rows, jsonl_rows
+
+    rows = jsonl_rows(path)
+    rows = Rows(rows.name, rows.rows, rows.unit, rows.stem, rows.skipped, kodcode_row)
+    return rows.collect(task_builder(rows))
