@@ -300,7 +300,7 @@ def convert(text: str) -> Converted:
     return Converted(RUNNER.lstrip("\n") + "\n" + body + "\n", names, tuple(tests))
 
 
-def test_cases(text: str) -> tuple[TestCase, ...]:
+def file_tests(text: str) -> tuple[TestCase, ...]:
     """One ASSERT test per collected test and parametrised case of a test file: the runner's call."""
     return tuple(TestCase(id=tid, source=f"__coderl_pytest__.run({name!r}, {i}, {count})")
                  for tid, name, i, count in convert(text).tests)

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from coderl.tasks.rows import require
-from coderl.tasks.test_files import KIND, TestFileError, test_cases
+from coderl.tasks.test_files import KIND, TestFileError, file_tests
 from coderl.tasks.types import TaskFormatError
 
 SOURCE = ("KodCode/KodCode-V1, KodCode/KodCode-Light-RL-10K: question_id, question, solution, test (pytest file, "
@@ -66,7 +66,7 @@ def kodcode_row(row: dict[str, Any], where: str) -> dict[str, Any]:
         raise TaskFormatError(f"{where}: field 'solution' is not a string (expected the reference module)")
     declarations = _declarations(row.get("test_info"), where)
     try:
-        tests = test_cases(test)
+        tests = file_tests(test)
     except TestFileError as e:
         raise TaskFormatError(f"{where}: field '{field}': {e}") from None
     metadata = {key: row[key] for key in _KEPT if isinstance(row.get(key), (str, int, float))}
