@@ -134,8 +134,9 @@ class _Rewrite(ast.NodeTransformer):
         if _is_pytest(node, self.pytest) and node.attr not in PYTEST_NAMES:
             raise TestFileError(f"{_line(node)}: pytest.{node.attr} is not supported")
         if _is_pytest(node.value, self.pytest, "mark") and node.attr in SKIP_MARKS:
-            raise TestFileError(f"{_line(node)}: pytest.mark.{node.attr} is not supported (a skipped test never "
-                                "counts as passed)")
+            why = "a skipped test never counts as passed" if node.attr != "usefixtures" else "name the fixture as an " \
+                "argument"
+            raise TestFileError(f"{_line(node)}: pytest.mark.{node.attr} is not supported ({why})")
         self.generic_visit(node)
         return node
 

@@ -33,7 +33,7 @@ class Task:
     """
 
     task_id: str
-    kind: str  # a name in `coderl.tasks.kinds.KINDS`: "function" | "stdio"
+    kind: str  # a name in `coderl.tasks.kinds.KINDS`: "function" | "stdio" | "hdl" | "math" | "test_file"
     prompt: str
     tests: tuple[TestCase, ...]
     entry_point: str | None = None
