@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import textwrap
 from dataclasses import dataclass
 
 from coderl.sandbox.types import ExecutionRequest, Limits, Mode, TestCase
@@ -305,6 +306,30 @@ def file_tests(text: str) -> tuple[TestCase, ...]:
     """One ASSERT test per collected test and parametrised case of a test file: the runner's call."""
     return tuple(TestCase(id=tid, source=f"__coderl_pytest__.run({name!r}, {i}, {count})")
                  for tid, name, i, count in convert(text).tests)
+
+
+def test_source(text: str, test_id: str) -> str:
+    """A test as repair feedback shows it: its function's (or `Test*` method's) source in the file, and its case
+    (`# case 2 of 4`); the id itself where the file or the test is not found."""
+    name, _, case = test_id.partition("[")
+    owner, _, method = name.rpartition("::")
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return test_id
+    scope = tree.body
+    if owner:
+        scope = next((n.body for n in tree.body if isinstance(n, ast.ClassDef) and n.name == owner), [])
+    node = None
+    for n in scope:
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == (method or name):
+            node = n  # the last definition of the name, as pytest collects it
+    if node is None:
+        return test_id
+    start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+    source = "\n".join(text.splitlines()[start - 1: node.end_lineno])
+    source = textwrap.dedent(source)
+    return source + (f"\n# case {case.rstrip(']')}" if case else "")
 
 
 @functools.lru_cache(maxsize=256)

@@ -224,3 +224,14 @@ def test_the_kodcode_preset_through_hf(tmp_path):
 
     tasks = load_tasks(f"hf:{FIXTURE}:preset=kodcode").tasks
     assert len(tasks) == 4 and tasks[2].task_id == "Leetcode_00000021_I"
+
+
+def test_repair_feedback_shows_the_tests_function_not_the_runners_call():
+    from coderl.rollout.feedback import show_test
+    from coderl.tasks.test_files import test_source
+
+    assert test_source(FILE, "test_grid[2]").splitlines()[-2:] == ["    assert solution.add(a, b) == a + b", "# case 2"]
+    assert test_source(FILE, "TestBox::test_value") == "def test_value(self):\n    assert self.box.value == 3"
+    assert test_source(FILE, "test_gone") == "test_gone" and test_source("def (", "test_a") == "test_a"
+    task = _task(FILE, MODULE)
+    assert show_test(task, task.tests[-1]) == ">>> def test_value(self):\n...     assert self.box.value == 3"
