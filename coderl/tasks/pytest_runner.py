@@ -98,7 +98,7 @@ def make(test_namespace):
         return info
 
     def _plain(x):
-        return x.tolist() if hasattr(x, "tolist") and type(x).__module__.startswith("numpy") else x
+        return x.tolist() if type(x).__module__.startswith("numpy") and hasattr(x, "tolist") else x
 
     def _number(x):
         return isinstance(x, (int, float, complex)) and not isinstance(x, bool)

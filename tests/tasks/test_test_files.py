@@ -235,3 +235,14 @@ def test_repair_feedback_shows_the_tests_function_not_the_runners_call():
     assert test_source(FILE, "test_gone") == "test_gone" and test_source("def (", "test_a") == "test_a"
     task = _task(FILE, MODULE)
     assert show_test(task, task.tests[-1]) == ">>> def test_value(self):\n...     assert self.box.value == 3"
+
+
+def test_the_chat_prompt_asks_for_a_module_named_solution():
+    from coderl.rollout.formats import assemble, user_message
+
+    task = load_kodcode(str(FIXTURE))[3]
+    message = user_message(task)
+    assert "complete Python module" in message and "`solution`" in message and message.endswith(
+        "Note that the function declaration is def binomial_coefficient(n, k):")
+    assert assemble(task, "    def binomial_coefficient(n, k):\n        return 1\n") == \
+        "def binomial_coefficient(n, k):\n    return 1\n"
