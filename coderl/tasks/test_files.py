@@ -158,17 +158,24 @@ def _parametrize(func: ast.FunctionDef, pytest_names: set[str]) -> tuple[int, se
                 and (_is_pytest(target.value, pytest_names, "mark")
                      or isinstance(target.value, ast.Name) and target.value.id == "mark")):
             continue
-        if call is None or len(call.args) < 2 and not any(k.arg == "argvalues" for k in call.keywords):
-            raise TestFileError(f"{_line(deco)}: parametrize without its argument values")
+        if call is None:
+            raise TestFileError(f"{_line(deco)}: parametrize without its argument names and values")
         if any(k.arg in ("indirect", "scope") for k in call.keywords):
             raise TestFileError(f"{_line(deco)}: parametrize with indirect= or scope= is not supported")
-        names = call.args[0] if call.args else next(k.value for k in call.keywords if k.arg == "argnames")
-        values = call.args[1] if len(call.args) > 1 else next(k.value for k in call.keywords if k.arg == "argvalues")
+        given = {**dict(zip(("argnames", "argvalues"), call.args)), **{k.arg: k.value for k in call.keywords if k.arg}}
+        if "argnames" not in given or "argvalues" not in given:
+            raise TestFileError(f"{_line(deco)}: parametrize without its argument names and values")
+        names, values = given["argnames"], given["argvalues"]
         try:
             argnames = ast.literal_eval(names)
-        except ValueError:
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             raise TestFileError(f"{_line(deco)}: parametrize argument names that are not a literal") from None
-        argnames = [n.strip() for n in argnames.split(",")] if isinstance(argnames, str) else list(argnames)
+        if isinstance(argnames, str):
+            argnames = [n.strip() for n in argnames.split(",") if n.strip()]
+        if not isinstance(argnames, (list, tuple)) or not argnames or not all(
+                isinstance(n, str) and n.isidentifier() for n in argnames):
+            raise TestFileError(f"{_line(deco)}: parametrize argument names {ast.unparse(names)[:60]} (expected "
+                                "'a, b' or a list of names)")
         if not isinstance(values, (ast.List, ast.Tuple)) or any(isinstance(e, ast.Starred) for e in values.elts):
             raise TestFileError(f"{_line(deco)}: parametrize over values that are not a literal list (the cases "
                                 "cannot be counted at load)")
@@ -177,7 +184,7 @@ def _parametrize(func: ast.FunctionDef, pytest_names: set[str]) -> tuple[int, se
                     k.arg == "marks" for k in elt.keywords):
                 raise TestFileError(f"{_line(elt)}: pytest.param with marks= is not supported")
         count *= len(values.elts)
-        filled |= {n for n in argnames if isinstance(n, str)}
+        filled |= set(argnames)
     if count > MAX_CASES:
         raise TestFileError(f"{_line(func)}: {func.name} has {count} parametrized cases (at most {MAX_CASES})")
     return count, filled
@@ -267,6 +274,13 @@ def _hide_classes(tree: ast.Module) -> None:
 def convert(text: str) -> Converted:
     """The preamble, solution names and tests of a test file (module docstring); `TestFileError` for what the runner
     cannot run, naming the construct and its line."""
+    try:
+        return _convert(text)
+    except (RecursionError, MemoryError):
+        raise TestFileError("nested too deeply to read") from None
+
+
+def _convert(text: str) -> Converted:
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError) as e:

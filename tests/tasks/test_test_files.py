@@ -73,6 +73,12 @@ def add(a, b):
 '''
 
 
+def test_parametrize_by_keyword_and_a_test_defined_twice():
+    text = ("import pytest\n\n@pytest.mark.parametrize(argvalues=[1, 2], argnames='a')\ndef test_a(a):\n    pass\n\n"
+            "def test_a():\n    pass\n\n@pytest.mark.parametrize(['x', 'y'], [(1, 2)])\ndef test_b(x, y):\n    pass\n")
+    assert [t[0] for t in convert(text).tests] == ["test_a", "test_b"]  # the later test_a replaces the first
+
+
 def test_a_file_becomes_one_test_per_function_case_and_method():
     converted = convert(FILE)
     assert [t[0] for t in converted.tests] == ["test_grid[0]", "test_grid[1]", "test_grid[2]", "test_grid[3]",
@@ -108,6 +114,10 @@ def test_a_file_becomes_one_test_per_function_case_and_method():
      "scope other than 'function'"),
     ("async def test_a():\n    pass\n", "coroutine or generator"),
     ("def setup_module():\n    pass\ndef test_a():\n    pass\n", "setup_module is not supported"),
+    ("import pytest\n@pytest.mark.parametrize('a')\ndef test_a(a):\n    pass\n", "without its argument names and values"),
+    ("import pytest\n@pytest.mark.parametrize(5, [1])\ndef test_a(a):\n    pass\n", "argument names 5 (expected"),
+    ("def test_a():\n    x = " + "-" * 200_000 + "1\n", "nested too deeply to read"),
+    ("from .solution import add\ndef test_a():\n    pass\n", "'from .solution import ...' (not supported)"),
 ])
 def test_what_the_runner_cannot_run_is_refused_at_load_in_one_line(text, message):
     with pytest.raises(TestFileError) as info:
