@@ -228,12 +228,19 @@ def test_a_test_file_task_round_trips_through_coderls_own_layout(tmp_path):
     assert back[0].build_request("x").test_preamble == tasks[0].build_request("x").test_preamble
 
 
-def test_the_kodcode_preset_through_hf(tmp_path):
-    pytest.importorskip("datasets")
+def test_the_kodcode_preset_reads_parquet_as_the_hub_serves_it(tmp_path, sandbox):
+    pq = pytest.importorskip("pyarrow.parquet")
+    pa = pytest.importorskip("pyarrow")
     from coderl.tasks.spec import load_tasks
 
-    tasks = load_tasks(f"hf:{FIXTURE}:preset=kodcode").tasks
-    assert len(tasks) == 4 and tasks[2].task_id == "Leetcode_00000021_I"
+    rows = [json.loads(line) for line in FIXTURE.read_text().splitlines()]
+    pq.write_table(pa.Table.from_pylist(rows), tmp_path / "train.parquet")  # test_info: list<struct>, one null
+    tasks = load_tasks(f"hf:{tmp_path / 'train.parquet'}:preset=kodcode").tasks
+    assert [t.task_id for t in tasks] == [r["question_id"] for r in rows]
+    fields = lambda t: (t.task_id, t.kind, t.prompt, t.tests, t.test_preamble, t.reference_solution, t.metadata)  # noqa: E731
+    assert [fields(t) for t in tasks] == [fields(t) for t in load_kodcode(str(FIXTURE))]
+    results = sandbox.run_many([t.build_request(t.reference_solution) for t in tasks])
+    assert all(r.passed for r in results), [(r.status, r.message) for r in results]
 
 
 def test_repair_feedback_shows_the_tests_function_not_the_runners_call():
