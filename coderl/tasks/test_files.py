@@ -216,9 +216,12 @@ def _collect(tree: ast.Module, fixtures: set[str], pytest_names: set[str]) -> li
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
             found[node.name] = (node.name, node)
         elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
-            if node.bases or node.keywords:
+            if node.keywords or any(not (isinstance(b, ast.Name) and b.id == "object") for b in node.bases):
                 raise TestFileError(f"{_line(node)}: test class {node.name} has a base class (unittest.TestCase "
                                     "classes are not supported)")
+            if node.decorator_list:
+                raise TestFileError(f"{_line(node)}: test class {node.name} is decorated (marks on a class are not "
+                                    "supported)")
             methods = {m.name: m for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
             if "__init__" in methods:
                 continue  # pytest does not collect it either

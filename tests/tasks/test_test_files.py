@@ -75,8 +75,9 @@ def add(a, b):
 
 def test_parametrize_by_keyword_and_a_test_defined_twice():
     text = ("import pytest\n\n@pytest.mark.parametrize(argvalues=[1, 2], argnames='a')\ndef test_a(a):\n    pass\n\n"
-            "def test_a():\n    pass\n\n@pytest.mark.parametrize(['x', 'y'], [(1, 2)])\ndef test_b(x, y):\n    pass\n")
-    assert [t[0] for t in convert(text).tests] == ["test_a", "test_b"]  # the later test_a replaces the first
+            "def test_a():\n    pass\n\n@pytest.mark.parametrize(['x', 'y'], [(1, 2)])\ndef test_b(x, y):\n    pass\n"
+            "\n\nclass TestC(object):\n    def test_c(self):\n        pass\n")
+    assert [t[0] for t in convert(text).tests] == ["test_a", "test_b", "TestC::test_c"]  # the later test_a wins
 
 
 def test_a_file_becomes_one_test_per_function_case_and_method():
@@ -113,6 +114,8 @@ def test_a_file_becomes_one_test_per_function_case_and_method():
     ("import pytest\n@pytest.fixture(scope='module')\ndef f():\n    return 1\ndef test_a(f):\n    pass\n",
      "scope other than 'function'"),
     ("async def test_a():\n    pass\n", "coroutine or generator"),
+    ("import pytest\n@pytest.mark.parametrize('a', [1])\nclass TestA:\n    def test_a(self, a):\n        pass\n",
+     "test class TestA is decorated"),
     ("def setup_module():\n    pass\ndef test_a():\n    pass\n", "setup_module is not supported"),
     ("import pytest\n@pytest.mark.parametrize('a')\ndef test_a(a):\n    pass\n", "without its argument names and values"),
     ("import pytest\n@pytest.mark.parametrize(5, [1])\ndef test_a(a):\n    pass\n", "argument names 5 (expected"),
