@@ -45,6 +45,7 @@ REFUSED_FIXTURES = frozenset({"monkeypatch", "capsys", "capsysbinary", "capfd", 
 PYTEST_NAMES = frozenset({"raises", "approx", "fixture", "mark", "param", "fail", "skip", "importorskip", "main"})
 SKIP_MARKS = frozenset({"skip", "skipif", "xfail", "usefixtures"})
 MAX_CASES = 1000  # parametrised cases of one test function
+CAPTURES = frozenset({"redirect_stdout", "redirect_stderr"})  # contextlib's: they would capture the judge's own output
 
 
 class TestFileError(ValueError):
@@ -58,6 +59,7 @@ class Converted:
     preamble: str  # the runner, then the file without its imports of the solution module
     names: tuple[str, ...]  # the names the file takes from the solution module by name
     tests: tuple[tuple[str, str, int, int], ...]  # (id, runner name, case index, cases counted)
+    defines: tuple[str, ...] = ()  # the names the file binds at its top level (its own functions, classes, values)
 
 
 def _line(node: ast.AST) -> str:
@@ -138,6 +140,23 @@ class _Rewrite(ast.NodeTransformer):
             why = "a skipped test never counts as passed" if node.attr != "usefixtures" else "name the fixture as an " \
                 "argument"
             raise TestFileError(f"{_line(node)}: pytest.mark.{node.attr} is not supported ({why})")
+        self.generic_visit(node)
+        return node
+
+    def visit_Call(self, node: ast.Call):
+        func = node.func
+        if (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) in CAPTURES:
+            raise TestFileError(f"{_line(node)}: the test captures standard output or error (the program prints in "
+                                "its own process: nothing here can capture it)")
+        self.generic_visit(node)
+        return node
+
+    def visit_Assign(self, node: ast.Assign):
+        for target in node.targets:
+            if isinstance(target, ast.Attribute) and target.attr in ("stdout", "stderr", "stdin") and isinstance(
+                    target.value, ast.Name) and target.value.id == "sys":
+                raise TestFileError(f"{_line(node)}: the test replaces sys.{target.attr} (the program reads and "
+                                    "prints in its own process: nothing here can capture or feed it)")
         self.generic_visit(node)
         return node
 
@@ -316,7 +335,15 @@ def _convert(text: str) -> Converted:
     _hide_classes(tree)
     body = ast.unparse(ast.fix_missing_locations(tree))
     names = tuple(dict.fromkeys(n for n in rewrite.names))
-    return Converted(RUNNER.lstrip("\n") + "\n" + body + "\n", names, tuple(tests))
+    defines = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defines.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.Import, ast.ImportFrom)):
+            defines |= {n.id for t in getattr(node, "targets", [getattr(node, "target", None)]) if t is not None
+                        for n in ast.walk(t) if isinstance(n, ast.Name)}
+            defines |= {(a.asname or a.name).split(".")[0] for a in getattr(node, "names", ()) if a.name != "*"}
+    return Converted(RUNNER.lstrip("\n") + "\n" + body + "\n", names, tuple(tests), tuple(sorted(defines)))
 
 
 def file_tests(text: str) -> tuple[TestCase, ...]:

@@ -121,6 +121,9 @@ def test_a_file_becomes_one_test_per_function_case_and_method():
     ("import pytest\n@pytest.mark.parametrize(5, [1])\ndef test_a(a):\n    pass\n", "argument names 5 (expected"),
     ("def test_a():\n    x = " + "-" * 200_000 + "1\n", "nested too deeply to read"),
     ("from .solution import add\ndef test_a():\n    pass\n", "'from .solution import ...' (not supported)"),
+    ("import io, contextlib\ndef test_a():\n    with contextlib.redirect_stdout(io.StringIO()):\n        add(1, 2)\n",
+     "the test captures standard output or error"),
+    ("import io, sys\ndef test_a():\n    sys.stdout = io.StringIO()\n", "the test replaces sys.stdout"),
 ])
 def test_what_the_runner_cannot_run_is_refused_at_load_in_one_line(text, message):
     with pytest.raises(TestFileError) as info:
@@ -204,7 +207,11 @@ def test_the_preset_reads_both_column_names_and_refuses_bad_rows_in_one_line():
     for change, message in [({"test": None}, "r: field 'test' is null (expected a string)"),
                             ({"test": "def test_a(:\n"}, "r: field 'test': not valid Python (line 1"),
                             ({"test": "def test_a(monkeypatch):\n    pass\n"}, "fixture 'monkeypatch' (not supported)"),
-                            ({"test_info": "f"}, "r: field 'test_info' is not a list")]:
+                            ({"test_info": "f"}, "r: field 'test_info' is not a list"),
+                            ({"test": "def optimized_integer_square_root(n):\n    return 0\n\ndef test_a():\n"
+                                      "    assert optimized_integer_square_root(4) == 0\n"},
+                             "r: field 'test' defines optimized_integer_square_root itself (its tests would never "
+                             "call the program's")]:
         with pytest.raises(TaskFormatError, match=None) as info:
             kodcode_row({**row, **change}, "r")
         assert message in str(info.value) and "\n" not in str(info.value)

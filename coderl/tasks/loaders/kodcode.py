@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from coderl.tasks.rows import require
-from coderl.tasks.test_files import KIND, TestFileError, file_tests
+from coderl.tasks.test_files import KIND, TestFileError, convert, file_tests
 from coderl.tasks.types import TaskFormatError
 
 SOURCE = ("KodCode/KodCode-V1, KodCode/KodCode-Light-RL-10K: question_id, question, solution, test (pytest file, "
@@ -69,6 +69,9 @@ def kodcode_row(row: dict[str, Any], where: str) -> dict[str, Any]:
         tests = file_tests(test)
     except TestFileError as e:
         raise TaskFormatError(f"{where}: field '{field}': {e}") from None
+    if declarations and declarations[0]["name"] in convert(test).defines:  # KodCode's trials pasted solutions in
+        raise TaskFormatError(f"{where}: field '{field}' defines {declarations[0]['name']} itself (its tests would "
+                              "never call the program's: any reply would pass)")
     metadata = {key: row[key] for key in _KEPT if isinstance(row.get(key), (str, int, float))}
     metadata["functions"] = [d["name"] for d in declarations]
     return {"task_id": task_id, "kind": KIND, "language": "python", "prompt": prompt_of(question, declarations),
