@@ -211,7 +211,10 @@ def test_the_preset_reads_both_column_names_and_refuses_bad_rows_in_one_line():
                             ({"test": "def optimized_integer_square_root(n):\n    return 0\n\ndef test_a():\n"
                                       "    assert optimized_integer_square_root(4) == 0\n"},
                              "r: field 'test' defines optimized_integer_square_root itself (its tests would never "
-                             "call the program's")]:
+                             "call the program's"),
+                            ({"test_info": None, "test": "def optimized_integer_square_root(n):\n    return 0\n\n"
+                              "def test_a():\n    assert optimized_integer_square_root(4) == 0\n"},
+                             "defines optimized_integer_square_root itself")]:
         with pytest.raises(TaskFormatError, match=None) as info:
             kodcode_row({**row, **change}, "r")
         assert message in str(info.value) and "\n" not in str(info.value)

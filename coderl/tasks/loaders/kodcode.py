@@ -17,6 +17,7 @@ the field and the construct (`--skip-bad-rows` lists them).
 
 from __future__ import annotations
 
+import ast
 from typing import Any
 
 from coderl.tasks.rows import require
@@ -45,6 +46,20 @@ def _declarations(info: Any, where: str) -> list[dict[str, str]]:
     return out
 
 
+def _shadowed(own: tuple[str, ...], declarations: list[dict[str, str]], solution: str | None) -> str | None:
+    """The function the row asks for that its test file defines itself: `test_info`'s first, or, where every
+    top-level function of the reference is one the file defines, the first of them; None when the tests call the
+    program's."""
+    if declarations and declarations[0]["name"] in own:
+        return declarations[0]["name"]
+    try:
+        tree = ast.parse(solution or "")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    functions = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    return functions[0] if functions and set(functions) <= set(own) else None
+
+
 def prompt_of(question: str, declarations: list[dict[str, str]]) -> str:
     """The question, then the declarations (KodCode's RL trainer: "Note that the function declaration is ...")."""
     shown = [d["declaration"] for d in declarations if d["declaration"]]
@@ -69,9 +84,10 @@ def kodcode_row(row: dict[str, Any], where: str) -> dict[str, Any]:
         tests = file_tests(test)
     except TestFileError as e:
         raise TaskFormatError(f"{where}: field '{field}': {e}") from None
-    if declarations and declarations[0]["name"] in convert(test).defines:  # KodCode's trials pasted solutions in
-        raise TaskFormatError(f"{where}: field '{field}' defines {declarations[0]['name']} itself (its tests would "
-                              "never call the program's: any reply would pass)")
+    shadowed = _shadowed(convert(test).defines, declarations, solution)
+    if shadowed:  # KodCode's trials sometimes pasted the solution into the test file
+        raise TaskFormatError(f"{where}: field '{field}' defines {shadowed} itself (its tests would never call the "
+                              "program's: any reply would pass)")
     metadata = {key: row[key] for key in _KEPT if isinstance(row.get(key), (str, int, float))}
     metadata["functions"] = [d["name"] for d in declarations]
     return {"task_id": task_id, "kind": KIND, "language": "python", "prompt": prompt_of(question, declarations),
