@@ -276,3 +276,15 @@ def test_the_chat_prompt_asks_for_a_module_named_solution():
         "Note that the function declaration is def binomial_coefficient(n, k):")
     assert assemble(task, "    def binomial_coefficient(n, k):\n        return 1\n") == \
         "def binomial_coefficient(n, k):\n    return 1\n"
+
+
+def test_the_corpus_search_for_the_test_file_finds_what_the_program_is_given(sandbox):
+    """The positive control of the corpus's T.read_test_file case that searches what the judge sent: the same module
+    finds the marker once a test hands it to the program, so its failing there means the text never reached it."""
+    from tests.sandbox.corpus import test_files as corpus
+
+    given = corpus.MIRROR_TESTS.replace("Box(note[:3])", "Box(note)")
+    assert given != corpus.MIRROR_TESTS
+    hidden = sandbox.run(_task(corpus.MIRROR_TESTS, corpus.LEAK_REFERENCE).build_request(corpus.SEARCH_SENT))
+    shown = sandbox.run(_task(given, corpus.LEAK_REFERENCE).build_request(corpus.SEARCH_SENT))
+    assert not hidden.passed and shown.passed, (hidden.tests, shown.tests)

@@ -194,13 +194,14 @@ HIDDEN = "{MARKER}"
 def test_the_program_never_finds_this_file():
     assert leaked() is True
 '''
-# The modules below build the marker at run time: their own text (which the program process holds) never contains it.
-HALVES = f"{MARKER[:10]!r} + {MARKER[10:]!r}"
+# The modules below build the marker at run time: their own text (which the program process holds) never contains it,
+# nor their code's constants (`'a' + 'b'` would be folded into one at compile time; a join is not).
+HALVES = f"''.join([{MARKER[:10]!r}, {MARKER[10:]!r}])"
 SEARCH_FILES = f'''import os
 
 
 def leaked():
-    needle = ({HALVES}).encode()
+    needle = {HALVES}.encode()
     seen = 0
     for root in (os.getcwd(), "/tmp", "/var/tmp", "/dev/shm", os.path.dirname(os.getcwd())):
         for dirpath, dirnames, filenames in os.walk(root):
@@ -246,7 +247,35 @@ def leaked():
         frame = frame.f_back
     return False
 '''
-LEAK_REFERENCE = "def leaked():\n    return True\n"  # the only module that passes: one that says so without looking
+# The test hands the program an object of a class the file defines (the judge then sends the file's top-level class
+# definitions, to rebuild it): the module searches every container it holds for the marker, which is in a test only.
+MIRROR_TESTS = f'''from solution import leaked
+
+
+class Box:
+    def __init__(self, value):
+        self.value = value
+
+
+def test_the_program_never_finds_this_test():
+    note = "{MARKER}"
+    assert leaked(Box(note[:3])) is True
+'''
+SEARCH_SENT = f'''import gc
+
+
+def leaked(box):
+    needle = {HALVES}
+    for obj in gc.get_objects():
+        try:
+            items = obj.values() if isinstance(obj, dict) else obj if isinstance(obj, (list, tuple, set)) else ()
+            if any(isinstance(v, str) and needle in v for v in items):
+                return True
+        except Exception:
+            pass
+    return type(box).__name__ != "Box"  # (the judge's object arrived rebuilt: False)
+'''
+LEAK_REFERENCE = "def leaked(*args):\n    return True\n"  # the only module that passes: one that says so without looking
 
 HOSTILE = [
     _case("test_file_fake_pytest_module", "T.patch_runner", PATCH_PYTEST, "fail", "failed"),
@@ -266,6 +295,8 @@ HOSTILE = [
           test=SECRET_TESTS, solution=LEAK_REFERENCE),
     _case("test_file_search_memory_and_proc_for_the_test", "T.read_test_file", SEARCH_MEMORY, "fail", "failed",
           test=SECRET_TESTS, solution=LEAK_REFERENCE),
+    _case("test_file_search_what_the_judge_sent_for_the_test", "T.read_test_file", SEARCH_SENT, "fail", "failed",
+          test=MIRROR_TESTS, solution=LEAK_REFERENCE),
 ]
 
 CASES: list[Case] = [*LEGITIMATE, *HOSTILE]
