@@ -19,7 +19,8 @@ of cases (`pytest.param` without marks), `@pytest.fixture` functions (plain or `
 `autouse`) and the builtin `tmp_path`, `Test*` classes with `setup_method`/`teardown_method`.  Anything else a
 test needs is refused at load, in one line naming the row and the construct (`TestFileError`): a fixture it does not
 know (monkeypatch, capsys, ...), `mock`, a skip or xfail mark, a test that skips unconditionally, parametrize over
-a list it cannot count, `unittest.TestCase` classes, other uses of the solution module.
+a list it cannot count, `unittest.TestCase` classes, other uses of the solution module, a test that captures or
+feeds standard streams (the program prints and reads in its own process).
 """
 
 from __future__ import annotations
