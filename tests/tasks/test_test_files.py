@@ -12,7 +12,8 @@ import pytest
 from coderl.sandbox.client import Sandbox
 from coderl.tasks.loaders.kodcode import kodcode_row, load_kodcode, prompt_of
 from coderl.tasks.loaders.task_rows import load_task_rows, task_row
-from coderl.tasks.test_files import TestFileError, convert, file_tests
+from coderl.tasks.pytest_files import TestFileError, convert
+from coderl.tasks.test_files import file_tests
 from coderl.tasks.types import TaskFormatError
 
 FIXTURE = Path("tests/fixtures/tasks/kodcode_small.jsonl")
@@ -109,7 +110,8 @@ def test_a_file_becomes_one_test_per_function_case_and_method():
     ("import pytest\nC = [1]\n@pytest.mark.parametrize('a', C)\ndef test_a(a):\n    pass\n", "not a literal list"),
     ("import pytest\n@pytest.mark.parametrize('a', [pytest.param(1, marks=pytest.mark.slow)])\ndef test_a(a):\n"
      "    pass\n", "pytest.param with marks="),
-    ("import pytest\ndef test_a():\n    with pytest.warns(UserWarning):\n        pass\n", "pytest.warns is not supported"),
+    ("import pytest\ndef test_a():\n    with pytest.warns(UserWarning):\n        pass\n",
+     "pytest.warns is not supported"),
     ("import unittest\nclass TestA(unittest.TestCase):\n    def test_a(self):\n        pass\n", "unittest.TestCase"),
     ("import pytest\n@pytest.fixture(scope='module')\ndef f():\n    return 1\ndef test_a(f):\n    pass\n",
      "scope other than 'function'"),
@@ -117,7 +119,8 @@ def test_a_file_becomes_one_test_per_function_case_and_method():
     ("import pytest\n@pytest.mark.parametrize('a', [1])\nclass TestA:\n    def test_a(self, a):\n        pass\n",
      "test class TestA is decorated"),
     ("def setup_module():\n    pass\ndef test_a():\n    pass\n", "setup_module is not supported"),
-    ("import pytest\n@pytest.mark.parametrize('a')\ndef test_a(a):\n    pass\n", "without its argument names and values"),
+    ("import pytest\n@pytest.mark.parametrize('a')\ndef test_a(a):\n    pass\n",
+     "without its argument names and values"),
     ("import pytest\n@pytest.mark.parametrize(5, [1])\ndef test_a(a):\n    pass\n", "argument names 5 (expected"),
     ("def test_a():\n    x = " + "-" * 200_000 + "1\n", "nested too deeply to read"),
     ("from .solution import add\ndef test_a():\n    pass\n", "'from .solution import ...' (not supported)"),
@@ -177,7 +180,8 @@ def test_approx_is_pytests_on_numbers_lists_and_dicts(sandbox):
     test_file = ("import pytest\n\ndef test_a():\n    assert 1.0 + 1e-7 == pytest.approx(1.0)\n"
                  "    assert 1.0 + 1e-5 != pytest.approx(1.0)\n    assert 1.1 == pytest.approx(1.0, abs=0.2)\n"
                  "    assert {'a': 0.3} == pytest.approx({'a': add(0.1, 0.2)})\n"
-                 "    assert [0.3] != pytest.approx([0.3, 0.3])\n    assert float('inf') == pytest.approx(float('inf'))\n"
+                 "    assert [0.3] != pytest.approx([0.3, 0.3])\n"
+                 "    assert float('inf') == pytest.approx(float('inf'))\n"
                  "    assert float('nan') != pytest.approx(float('nan'))\n")
     result = sandbox.run(_task(test_file, MODULE).build_request(MODULE))
     assert result.passed, result.tests
@@ -250,7 +254,9 @@ def test_the_kodcode_preset_reads_parquet_as_the_hub_serves_it(tmp_path, sandbox
     pq.write_table(pa.Table.from_pylist(rows), tmp_path / "train.parquet")  # test_info: list<struct>, one null
     tasks = load_tasks(f"hf:{tmp_path / 'train.parquet'}:preset=kodcode").tasks
     assert [t.task_id for t in tasks] == [r["question_id"] for r in rows]
-    fields = lambda t: (t.task_id, t.kind, t.prompt, t.tests, t.test_preamble, t.reference_solution, t.metadata)  # noqa: E731
+    def fields(t):
+        return t.task_id, t.kind, t.prompt, t.tests, t.test_preamble, t.reference_solution, t.metadata
+
     assert [fields(t) for t in tasks] == [fields(t) for t in load_kodcode(str(FIXTURE))]
     results = sandbox.run_many([t.build_request(t.reference_solution) for t in tasks])
     assert all(r.passed for r in results), [(r.status, r.message) for r in results]

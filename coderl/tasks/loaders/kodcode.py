@@ -20,8 +20,9 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from coderl.tasks.pytest_files import TestFileError, convert
 from coderl.tasks.rows import require
-from coderl.tasks.test_files import KIND, TestFileError, convert, file_tests
+from coderl.tasks.test_files import KIND, file_tests
 from coderl.tasks.types import TaskFormatError
 
 SOURCE = ("KodCode/KodCode-V1, KodCode/KodCode-Light-RL-10K: question_id, question, solution, test (pytest file, "

@@ -275,7 +275,7 @@ def leaked(box):
             pass
     return type(box).__name__ != "Box"  # (the judge's object arrived rebuilt: False)
 '''
-LEAK_REFERENCE = "def leaked(*args):\n    return True\n"  # the only module that passes: one that says so without looking
+LEAK_REFERENCE = "def leaked(*args):\n    return True\n"  # the one module that passes: it says so without looking
 
 HOSTILE = [
     _case("test_file_fake_pytest_module", "T.patch_runner", PATCH_PYTEST, "fail", "failed"),
