@@ -6,8 +6,9 @@ What runs where (docs/tasks.md, "Test files"):
   * the program is the completion, the module's whole text, run in the program process (Mode.PYTHON_TESTS);
   * the test file never reaches that process.  It is read at load, with `ast` (`coderl.tasks.pytest_files`): its
     imports of the solution module are taken out (`from solution import a, b`, `from solution import *`;
-    `solution.a` becomes `a`), and what is left (helpers, fixtures, test functions, `Test*` classes, wrapped so that the judge never
-    hands their source to the program) becomes the test preamble, after the runner (`coderl.tasks.pytest_runner`);
+    `solution.a` becomes `a`), and what is left (helpers, fixtures, test functions, `Test*` classes, wrapped so
+    that the judge never hands their source to the program) becomes the test preamble, after the runner
+    (`coderl.tasks.pytest_runner`);
   * every test function, `Test*` class method and parametrised case is one ASSERT test, `__coderl_pytest__.run(name,
     case, count)`, run by the judge in its own interpreter: the names the file took from the solution are the
     program's (data by value, callables as proxies, `==` on a program object is identity, exits and exceptions as
