@@ -81,6 +81,12 @@ def place(tmp_path, monkeypatch):
     Path("multipl-e-notests.jsonl").write_text(json.dumps({k: v for k, v in multipl_e.items() if k != "tests"}) + "\n")
     for name, row in CONTEST_ROWS.items():  # issue 77's contest presets: a row missing its tests, a malformed row
         Path(f"{name}.jsonl").write_text(json.dumps(row) + "\n")
+    kodcode = {"question_id": "K/0", "question": "Add.", "solution": "def add(a, b):\n    return a + b\n",
+               "test": "from solution import add\n\ndef test_add():\n    assert add(1, 2) == 3\n"}  # KodCode-V1's
+    for name, change in (("kc-notest", {"test": None}), ("kc-syntax", {"test": "def test_add(:\n"}),
+                         ("kc-unsupported", {"test": "def test_add(monkeypatch):\n    pass\n"})):
+        row = {k: v for k, v in {**kodcode, **change}.items() if v is not None}
+        Path(f"{name}.jsonl").write_text(json.dumps(row) + "\n")
     fake_checkpoint("cutrun", 2, steps=2, cut="adapter_model.safetensors")  # its only checkpoint cut short
     fake_checkpoint("cutrun", 1, steps=2, cut="trainer_state.pt")
     Path("cutrun", "config.yaml").write_text("seed: 0\n")
@@ -293,6 +299,13 @@ CASES = [
      "hf:deep-notests.jsonl row 0: field 'tests' missing (expected JSON text of the tests)"),
     ("check", "malformed row", ["check", "--tasks", "hf:deep-bad.jsonl:preset=deepcoder", "--reference"],
      "hf:deep-bad.jsonl row 0: field 'tests' is not JSON text"),
+    # issue 77: a KodCode row (preset kodcode) without its test file, with a malformed one, with what is not supported
+    ("check", "missing field", ["check", "--tasks", "hf:kc-notest.jsonl:preset=kodcode", "--reference"],
+     "row 0: field 'test' missing (expected a string)"),
+    ("check", "malformed", ["check", "--tasks", "hf:kc-syntax.jsonl:preset=kodcode", "--reference"],
+     "row 0: field 'test': not valid Python (line 1: invalid syntax)"),
+    ("check", "unsupported", ["check", "--tasks", "hf:kc-unsupported.jsonl:preset=kodcode", "--reference"],
+     "row 0: field 'test': line 1: test test_add asks for fixture 'monkeypatch' (not supported)"),
     ("check", "empty", ["check", "--tasks", "", "--reference"], "argument --tasks: expected a value, got an empty"),
     ("check", "empty output", [*CHECK, "--reference", "--out", ""], "argument --out: expected a value"),
     ("eval", "empty output", [*EVAL, "--out", ""], "argument --out: expected a value"),

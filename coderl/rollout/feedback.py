@@ -40,6 +40,8 @@ from collections.abc import Callable
 from coderl.languages import get_language
 from coderl.sandbox.types import PARENT_JUDGED, CheckKind, ExecutionResult, Status, TestCase
 from coderl.tasks.kinds import get_kind
+from coderl.tasks.test_files import KIND as TEST_FILE
+from coderl.tasks.test_files import test_source
 from coderl.tasks.types import Task
 
 SNIPPET_CHARS = 400  # an input or statement longer than this is cut (the token cap applies after)
@@ -85,7 +87,10 @@ def _cut(text: str, limit: int = SNIPPET_CHARS) -> str:
 
 
 def show_test(task: Task, test: TestCase) -> str:
-    """How a test appears in feedback: the call, the statements, or the input."""
+    """How a test appears in feedback: the call, the statements, or the input (a test file's test: its function)."""
+    if task.kind == TEST_FILE:
+        code = test_source(task.test_preamble, test.id)
+        return "\n".join(">>> " + line if i == 0 else "... " + line for i, line in enumerate(_cut(code).splitlines()))
     if test.check in PARENT_JUDGED:
         return ">>> " + _cut(_rename(test.source, task.entry_point))
     if test.check is CheckKind.ASSERT:

@@ -30,10 +30,12 @@ class Task:
     kind "stdio": the completion is the whole program, run as `__main__` once per test with the
     test's `source` on stdin; its stdout is compared token-wise with `expected` (see
     `coderl.sandbox.outputs.outputs_match`).
+    kind "test_file": the completion is a whole module, judged by the pytest-style file in `test_preamble`
+    (`coderl.tasks.test_files`: each test one ASSERT test run by coderl's own runner in the judge process).
     """
 
     task_id: str
-    kind: str  # a name in `coderl.tasks.kinds.KINDS`: "function" | "stdio"
+    kind: str  # a name in `coderl.tasks.kinds.KINDS`: "function" | "stdio" | "hdl" | "math" | "test_file"
     prompt: str
     tests: tuple[TestCase, ...]
     entry_point: str | None = None

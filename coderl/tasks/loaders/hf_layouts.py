@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from coderl.tasks.loaders.hf_contest_sets import deepcoder, nemotron_rl, open_r1_codeforces, primeintellect
+from coderl.tasks.loaders.kodcode import SOURCE as KODCODE_SOURCE
+from coderl.tasks.loaders.kodcode import kodcode_row
 from coderl.tasks.loaders.multipl_e import multipl_e_row
 from coderl.tasks.rows import require
 from coderl.tasks.types import TaskFormatError
@@ -358,6 +360,7 @@ PRESETS: dict[str, Preset] = {
                                      "{inputs, outputs} or [{input, output, testtype}], all visible), metadata "
                                      "{func_name}, starter_code; call-based rows refused; no reference: no measured "
                                      "time limit, only --timeout", convert=_deepcoder),
+    "kodcode": Preset("coderl", {}, KODCODE_SOURCE, convert=kodcode_row),
     "coderl": Preset("coderl", {}, "coderl's own layout (coderl tasks export --format jsonl|parquet: "
                                    "coderl.tasks.loaders.task_rows): "
                                    "task_id, kind, language, prompt, tests, metadata, ..."),

@@ -95,6 +95,11 @@ TAGS = {
     "E.cpu_tree": "work spread over processes the program starts (alive or not at exit) on a task whose limit it "
                   "exceeds in one process",
     "E.fresh_fs": "a program reading the superblock state (inodes, free counts) an earlier program left",
+    # issue 77: test-file tasks (KodCode's pytest files), judged by coderl's own runner in the judge (test_files.py)
+    "C.test_files": "correct solution modules judged by pytest-style files (fixtures, parametrize, raises, approx)",
+    "T.patch_runner": "a solution module patching the runner or its pytest stand-in (sys.modules, gc, builtins)",
+    "T.skip_or_exit": "a skip, a Skipped/Exit-like exception, sys.exit or os._exit during a test-file task's test",
+    "T.read_test_file": "a solution module looking for its test file's text (files, memory, environment)",
 }
 
 
@@ -109,6 +114,7 @@ class Case:
     task_id: str | None = None  # a bundled task: "HumanEval/38", "easy/3"
     row: dict[str, Any] | None = None  # or an inline row in `fmt`'s layout
     fmt: str = "humaneval"  # layout of `row`: "humaneval" | "mbpp" | "stdio" | "gsm8k" | "coderl" (one with a time_limit)
+    # | "kodcode" (a test-file task)
     tamper: str | None = None  # a tamper name the judge must report (prefix match)
     group: str | None = None  # run concurrently with the group's other cases
     before: str | None = None  # status at the commit before the redesign
@@ -138,10 +144,11 @@ def load_task(case: Case):
         tasks = load_easy() if case.task_id.startswith("easy/") else load_humaneval()
         (task,) = [t for t in tasks if t.task_id == case.task_id]
         return task if case.time_limit is None else dataclasses.replace(task, time_limit=case.time_limit)
+    from coderl.tasks.loaders.kodcode import load_kodcode
     from coderl.tasks.math_tasks import load_gsm8k
 
     loader = {"humaneval": load_humaneval, "mbpp": load_mbpp, "stdio": load_stdio, "gsm8k": load_gsm8k,
-              "coderl": load_task_rows}[case.fmt]
+              "coderl": load_task_rows, "kodcode": load_kodcode}[case.fmt]
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "row.jsonl.gz")
         with gzip.open(path, "wt", encoding="utf-8") as f:
@@ -162,11 +169,13 @@ def all_cases() -> list[Case]:
         ordinary,
         rules,
         shared_work,
+        test_files,
         tool_views,
     )
 
     return [*hostile.CASES, *hostile_judge.CASES, *legitimate.CASES, *ordinary.CASES, *containment.CASES,
-            *rules.CASES, *answers.CASES, *tool_views.CASES, *shared_work.CASES, *infra.CASES, *limits.CASES]
+            *rules.CASES, *answers.CASES, *tool_views.CASES, *shared_work.CASES, *infra.CASES, *limits.CASES,
+            *test_files.CASES]
 
 
 def run_cases(sandbox, cases: list[Case]) -> list:
