@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from coderl.tasks.loaders.evalplus import humanevalplus, mbppplus
 from coderl.tasks.rows import require
 from coderl.tasks.types import TaskFormatError
 
@@ -322,6 +323,12 @@ PRESETS: dict[str, Preset] = {
     "livecodebench": Preset("stdio", {}, "livecodebench/code_generation_lite: question_id, question_content, "
                                          "public_test_cases (JSON), private_test_cases (JSON, or base64 zlib "
                                          "pickle), metadata, starter_code", convert=_livecodebench),
+    "humanevalplus": Preset("coderl", {}, "evalplus/humanevalplus (EvalPlus's HumanEvalPlus-OriginFmt): task_id, "
+                                          "prompt, canonical_solution, entry_point, test (inputs, results); base "
+                                          "tests: the bundled HumanEval's", convert=humanevalplus),
+    "mbppplus": Preset("coderl", {}, "evalplus/mbppplus (EvalPlus's MbppPlus-OriginFmt): task_id, code, prompt, "
+                                     "source_file, test_imports, test_list (base), test (inputs, results)",
+                       convert=mbppplus),
     "gsm8k": Preset("gsm8k", {}, "openai/gsm8k (main): question, answer ('... #### 42')"),
     "verl-gsm8k": Preset("gsm8k", {}, "verl examples/data_preprocess/gsm8k.py: data_source, prompt (chat), "
                                       "ability, reward_model {style, ground_truth}, extra_info {split, index, "
