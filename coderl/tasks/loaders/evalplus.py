@@ -75,6 +75,7 @@ def _evalplus_not_none(out, exp):
 '''
 _DROPPED = ("is_floats", "assertion", "check")  # EvalPlus's helpers, replaced by HELPERS (they need numpy)
 _RELEASE = ("base_input", "plus_input")
+_LOOPS = (("(i, (inp, exp))", "enumerate(zip(inputs, results))"), ("(i, inp)", "enumerate(inputs)"))
 _humaneval: dict[str, str] = {}
 
 
@@ -201,7 +202,14 @@ def plus_tests(test: str, where: str, callee: str) -> tuple[str, list[dict[str, 
     if inputs is None or len(loops) != 1 or len(loops[0].body) != 1:
         raise TaskFormatError(f"{where}: field 'test' has no EvalPlus test loop (inputs = [...], results = [...], "
                               "for ... in enumerate(zip(inputs, results)))")
+    header = (ast.unparse(loops[0].target), ast.unparse(loops[0].iter))
+    if header not in _LOOPS:
+        raise TaskFormatError(f"{where}: field 'test': its loop `for {header[0]} in {header[1][:60]}` is not "
+                              "EvalPlus's (for i, (inp, exp) in enumerate(zip(inputs, results)), or for i, inp in "
+                              "enumerate(inputs))")
     rule = loop_rule(loops[0].body[0], callee)
+    if rule is not None and (rule[0] == "ref_func") != (header == _LOOPS[1]):
+        rule = None
     form = assertion_form(module)
     if rule is None or form == "other" or (form != "standard" and rule[0] != "results"):
         raise TaskFormatError(f"{where}: field 'test': EvalPlus's check `{ast.unparse(loops[0].body[0])[:80]}` is "
