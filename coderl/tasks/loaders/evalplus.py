@@ -278,10 +278,8 @@ def _bundled_test(task_id: str, where: str) -> str:
 
 def _task(task_id: str, prompt: str, entry_point: str, preamble: str, solution: str | None, tests: list,
           fmt: str) -> dict[str, Any]:
-    """A converted row, in coderl's own layout (`coderl.tasks.loaders.task_rows`)."""
-    from coderl.tasks.loaders.hf_layouts import LAYOUT_KEY  # which imports this module
-
-    return {LAYOUT_KEY: "coderl", "task_id": task_id, "kind": "function", "prompt": prompt, "entry_point": entry_point,
+    """A converted row, in coderl's own layout (`coderl.tasks.loaders.task_rows`: the presets' layout)."""
+    return {"task_id": task_id, "kind": "function", "prompt": prompt, "entry_point": entry_point,
             "test_preamble": preamble, "reference_solution": solution, "tests": tests,
             "metadata": {"format": fmt, TEST_GROUPS: GROUPS}}
 
