@@ -172,7 +172,8 @@ def test_a_bad_value_in_a_mapped_column_is_named_by_that_column(tmp_path):
     ("hf:{path}:preset=mbpp,columns=entry_point=f", r"columns key 'entry_point': expected one of the mbpp layout's "
                                                     r"keys: id, prompt, tests, hidden_tests, setup, imports, solution$"),
     ("hf:{path}:preset=nope", r"preset 'nope': expected one of humaneval, mbpp, mbpp-sanitized, apps, taco, "
-                              r"codecontests, livecodebench, gsm8k, verl-gsm8k, verl-code, coderl, verl$"),
+                              r"codecontests, livecodebench, humanevalplus, mbppplus, gsm8k, verl-gsm8k, verl-code, "
+                              r"coderl, verl$"),
     ("hf:{path}:preset=codecontests,columns=id=x", r"preset codecontests converts its rows itself; columns= applies "
                                                    r"to humaneval, mbpp, mbpp-sanitized, apps, taco, gsm8k and to no "
                                                    r"preset$"),
