@@ -69,6 +69,14 @@ def place(tmp_path, monkeypatch):
     Path("no-overlap.yaml").write_text("check_overlap: false\n")
     Path("nested-typo.yaml").write_text("lora:\n  rr: 8\n")
     Path("pipe-wrongtype.yaml").write_text("out: p\nmodel: model\nseed: many\n")
+    evalplus = Path(TASKS).parent / "evalplus"  # HumanEval+ and MBPP+ rows: one without its tests, one malformed
+    he, mb = (json.loads((evalplus / f"{n}_small.jsonl").read_text().splitlines()[0]) for n in ("humanevalplus",
+                                                                                               "mbppplus"))
+    Path("he-notest.jsonl").write_text(json.dumps({k: v for k, v in he.items() if k != "test"}) + "\n")
+    Path("he-badtest.jsonl").write_text(json.dumps({**he, "test": "def check(candidate):\n    inputs = [[1]\n"}) + "\n")
+    Path("mb-notest.jsonl").write_text(json.dumps({**mb, "test_list": []}) + "\n")
+    Path("mb-badtest.jsonl").write_text(json.dumps({**mb, "test": mb["test"].replace("for i, (inp", "for (i, inp")})
+                                        + "\n")
     Path("partrun").mkdir()  # an interrupted evaluation
     Path("partrun", "samples.jsonl.partial").write_text(json.dumps({"batch_size": 1, "config": {}}) + "\n")
     Path("trainrun", "config.yaml").write_text("steps: 2\n")
@@ -306,6 +314,16 @@ CASES = [
      "row 0: field 'test': not valid Python (line 1: invalid syntax)"),
     ("check", "unsupported", ["check", "--tasks", "hf:kc-unsupported.jsonl:preset=kodcode", "--reference"],
      "row 0: field 'test': line 1: test test_add asks for fixture 'monkeypatch' (not supported)"),
+    # issue 77: EvalPlus's presets, a row without its tests and a malformed test
+    ("check", "missing tests", ["check", "--tasks", "hf:he-notest.jsonl:preset=humanevalplus", "--reference"],
+     "hf:he-notest.jsonl row 0: field 'test' missing"),
+    ("check", "malformed test", ["check", "--tasks", "hf:he-badtest.jsonl:preset=humanevalplus", "--reference"],
+     "hf:he-badtest.jsonl row 0: field 'test' is not valid Python ('[' was never closed at line 2)"),
+    ("check", "missing tests", ["check", "--tasks", "hf:mb-notest.jsonl:preset=mbppplus", "--reference"],
+     "hf:mb-notest.jsonl row 0: field 'test_list' is not a non-empty list of asserts"),
+    ("check", "malformed test", ["check", "--tasks", "hf:mb-badtest.jsonl:preset=mbppplus", "--reference"],
+     "hf:mb-badtest.jsonl row 0: field 'test': its loop `for (i, inp, exp) in enumerate(zip(inputs, results))` is not "
+     "EvalPlus's"),
     ("check", "empty", ["check", "--tasks", "", "--reference"], "argument --tasks: expected a value, got an empty"),
     ("check", "empty output", [*CHECK, "--reference", "--out", ""], "argument --out: expected a value"),
     ("eval", "empty output", [*EVAL, "--out", ""], "argument --out: expected a value"),

@@ -22,14 +22,22 @@ def pass_at_k_text(pass_at_k: dict) -> str:
 
 
 def _table(rows: list[dict]) -> tuple[list[str], list[list[str]]]:
-    header = ["model / checkpoint", "method", "pass@1 [95% CI]", "clusters / tasks", "pass@k", "without tamper",
-              "#passed / #tasks", "avg. length", "source"]
+    # a column per test group (EvalPlus's base and plus pass@1, `coderl.eval.groups`) where a row has them
+    groups = list(dict.fromkeys(name for r in rows for name in r.get("by_group") or {}))
+    header = ["model / checkpoint", "method", "pass@1 [95% CI]", *(f"{name} pass@1" for name in groups),
+              "clusters / tasks", "pass@k", "without tamper", "#passed / #tasks", "avg. length", "source"]
     body = [[r["checkpoint"], r["method"], f"{r['pass@1']:.3f} {format_ci(r['ci95'])}".strip(),
+             *(_group_cell(r, name) for name in groups),
              f"{r['clusters']} / {r['tasks']}", pass_at_k_text(r["pass_at_k"]),
              # pass@1 with judge-observed tamper counted as failure ("-" for a summary written before it existed)
              "-" if r.get("pass@1_without_tamper") is None else f"{r['pass@1_without_tamper']:.3f}",
              f"{r['passed']} / {r['tasks']}", f"{r['avg_gen_tokens']:.2f}", r["source"]] for r in rows]
     return header, body
+
+
+def _group_cell(row: dict, name: str) -> str:
+    value = (row.get("by_group") or {}).get(name)
+    return "-" if value is None else f"{value:.3f}"
 
 
 def comparison(d: dict) -> str:

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from coderl.base.config import DEVICES, ConfigError, flatten, option, require, section
 from coderl.base.outputs import finished, leave_nothing, refuse_existing, refuse_inputs, writable
 from coderl.eval.chunks import PARTIAL, collect_chunks, read_chunks, read_partial
+from coderl.eval.groups import group_lines, group_summary, group_table
 from coderl.eval.passk import pass_at_k, summarize
 from coderl.eval.render import infra_text, md_table, over
 from coderl.eval.stats import bootstrap_ci
@@ -278,6 +279,11 @@ def _write_run(cfg, taskset, tasks, rows: list[dict], isolation, seconds, gen_to
         summary["difficulty"] = difficulty_map(counts)
     if repair is not None:
         summary["repair"] = repair
+    by_group = None if repair is not None else group_summary(  # EvalPlus's base and plus, side by side
+        tasks, rows, task_clusters(tasks), cfg.seed, planned=cfg.samples if infra else None,
+        skip=lambda row: row["status"] == Status.SANDBOX_ERROR.value)
+    if by_group:
+        summary["by_group"] = by_group
     families = by_family(tasks, counts)
     if families:
         summary["by_family"] = families
@@ -333,6 +339,9 @@ def format_markdown(summary: dict, counts: dict, tokens: dict) -> str:
                          f"{summary['tasks_all_passed']}/{summary['num_tasks']}", f"{summary['avg_gen_tokens']:.1f}"]])]
     lines += ["", f"Brackets: 95% bootstrap interval over {over(summary)}. Without tamper: a sample the judge caught "
               f"tampering counts as failed ({summary['samples_caught']} caught)."]
+    if summary.get("by_group"):
+        lines += ["", "By test group (a sample passes a column when every test of its groups passes):", "",
+                  *md_table(*group_table(summary["by_group"]))]
     if summary.get("repair"):
         lines += ["", f"Repair episodes (--turns {summary['repair']['turns']}): pass@k above is the last answer's, "
                   "on the hidden tests only.", "", *format_turns(summary["repair"]).splitlines()]
@@ -356,6 +365,7 @@ def format_summary(summary: dict) -> str:
     for name, value in summary["pass_at_k"].items():
         lo, hi = summary["pass_at_k_ci95"][name]
         parts.append(f"{name}: {value:.4f}  (95% CI over {over(summary)} [{lo:.3f}, {hi:.3f}])")
+    parts += group_lines(summary.get("by_group") or {})
     parts.append(f"pass@1 without tamper: {summary['pass_at_1_without_tamper']:.4f}  ({summary['samples_caught']} "
                  "sample(s) the judge caught tampering counted as failed)")
     parts.append(f"tasks passed: {summary['tasks_all_passed']}/{summary['num_tasks']}, "

@@ -185,6 +185,8 @@ def table_rows(out: str, entries: list[Entry]) -> list[dict]:
                      "pass@1_without_tamper": s.get("pass_at_1_without_tamper"),  # absent in older summaries
                      "passed": passed(s), "tasks": s["num_tasks"], "avg_gen_tokens": s["avg_gen_tokens"],
                      "source": os.path.join(e.dir, "summary.json")})
+        if s.get("by_group"):  # pass@1 per test group (EvalPlus's base and plus: `coderl.eval.groups`)
+            rows[-1]["by_group"] = {name: g["pass_at_k"].get("pass@1") for name, g in s["by_group"].items()}
     return rows
 
 

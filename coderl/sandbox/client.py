@@ -174,6 +174,11 @@ class Sandbox(Batches):
         self.server_info: dict = {}
         self.restarts = 0  # times the server died and was replaced (a program killed it, say)
         self._lock = threading.RLock()  # reentrant: a restart that fails its memory check closes under it
+        # Requests are written to the server under this lock, never under `_lock`: a write blocks while the server's
+        # input pipe is full, and the server stops reading it while its own output pipe is full, which only the
+        # reader thread empties, and the reader takes `_lock` for each message (a write under `_lock` deadlocked a
+        # check of HumanEval+'s 164 tasks, requests of up to 0.5 MB, issue 77)
+        self._write_lock = threading.Lock()
         self._ids = itertools.count()
         self._pending: dict[int, tuple[ExecutionRequest, Future, int, int]] = {}
         self.broken: str | None = None  # why no server runs any more (it died and could not be restarted)
@@ -250,6 +255,7 @@ class Sandbox(Batches):
         twice is the program's failure; one not yet started is re-sent without a strike, up to RESEND_LIMIT
         deaths, then (or when no server starts again) an infrastructure failure."""
         settled: list[tuple[Future, ExecutionResult]] = []  # set after the lock: a future's callback may submit
+        lines: list[bytes] = []  # the re-sent requests, written after the lock (`_write_lock`)
         with self._lock:
             if self._closed or proc is not self._proc:
                 return
@@ -279,22 +285,31 @@ class Sandbox(Batches):
                         message=self.broken or f"the sandbox server died {deaths} times before this program "
                                                f"started ({why})")))
                 else:
-                    self._send(request, future, tries, deaths)
+                    lines.append(self._send(request, future, tries, deaths))
+            fresh = self._proc
+        self._write(fresh, lines)
         for future, result in settled:
             future.set_result(result)
 
-    def _send(self, request: ExecutionRequest, future: Future, tries: int, deaths: int = 0) -> None:
-        """Send one request to the server, remembering its future, the server deaths it ran through (`tries`) and
-        all it waited through (`deaths`)."""
+    def _send(self, request: ExecutionRequest, future: Future, tries: int, deaths: int = 0) -> bytes:
+        """Remember one request (under `_lock`) with its future, the server deaths it ran through (`tries`) and all
+        it waited through (`deaths`); returns its line, for `_write` once `_lock` is released."""
         rid = next(self._ids)
         self._pending[rid] = (request, future, tries, deaths)
-        data = (json.dumps(_wire(request, rid)) + "\n").encode()
-        try:
-            assert self._proc is not None and self._proc.stdin is not None
-            self._proc.stdin.write(data)
-            self._proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            pass  # the reader thread sees the server die and re-sends what is pending
+        return (json.dumps(_wire(request, rid)) + "\n").encode()
+
+    def _write(self, proc: subprocess.Popen | None, lines: list[bytes]) -> None:
+        """Write request lines to the server `proc` (the one they were remembered for), outside `_lock`."""
+        stdin = getattr(proc, "stdin", None)
+        if not lines or stdin is None:
+            return
+        with self._write_lock:
+            try:
+                for data in lines:
+                    stdin.write(data)
+                stdin.flush()
+            except (BrokenPipeError, OSError, ValueError):
+                pass  # the reader thread sees the server die and re-sends what is pending (ValueError: closed)
 
     def check_start_memory(self, memory_bytes: int) -> None:
         """Refuse a memory limit under the address space a program's process starts with here (the server's,
@@ -324,7 +339,8 @@ class Sandbox(Batches):
                 raise SandboxUnavailable(self.broken)
             if self._closed:
                 raise RuntimeError("sandbox is closed")
-            self._send(request, future, 0)
+            proc, line = self._proc, self._send(request, future, 0)
+        self._write(proc, [line])
         return future
 
     def close(self) -> None:

@@ -15,6 +15,10 @@ from typing import Any
 from coderl.sandbox.types import ExecutionRequest, Limits, TestCase
 from coderl.tasks.kinds import get_kind
 
+# Task.metadata key: {column: [test group, ...]}, each test's group the part of its id before "/"; `coderl eval`
+# reports pass@k per column (`coderl.eval.groups`: EvalPlus's base and plus, `coderl.tasks.loaders.evalplus`)
+TEST_GROUPS = "test_groups"
+
 
 class TaskFormatError(ValueError):
     """Malformed task input; the message is one line naming file, line and field."""

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from coderl.tasks.loaders.evalplus import humanevalplus, mbppplus
 from coderl.tasks.loaders.hf_contest_sets import deepcoder, nemotron_rl, open_r1_codeforces, primeintellect
 from coderl.tasks.loaders.kodcode import SOURCE as KODCODE_SOURCE
 from coderl.tasks.loaders.kodcode import kodcode_row
@@ -336,6 +337,12 @@ PRESETS: dict[str, Preset] = {
                                       "prompt, tests (each a literal call, read as data; a row with any other "
                                       "statement is refused); no reference: no measured time limit",
                         convert=multipl_e_row),
+    "humanevalplus": Preset("coderl", {}, "evalplus/humanevalplus (EvalPlus's HumanEvalPlus-OriginFmt): task_id, "
+                                          "prompt, canonical_solution, entry_point, test (inputs, results); base "
+                                          "tests: the bundled HumanEval's", convert=humanevalplus),
+    "mbppplus": Preset("coderl", {}, "evalplus/mbppplus (EvalPlus's MbppPlus-OriginFmt): task_id, code, prompt, "
+                                     "source_file, test_imports, test_list (base), test (inputs, results)",
+                       convert=mbppplus),
     "gsm8k": Preset("gsm8k", {}, "openai/gsm8k (main): question, answer ('... #### 42')"),
     "verl-gsm8k": Preset("gsm8k", {}, "verl examples/data_preprocess/gsm8k.py: data_source, prompt (chat), "
                                       "ability, reward_model {style, ground_truth}, extra_info {split, index, "
