@@ -143,9 +143,11 @@ class Names:
         self.read = {n.id for n in reads}
         self.called_only = self.read - {n.id for n in reads if id(n) not in calls}
 
-    def unbound(self):
-        """Names read and never bound by the task's code, nor builtins: resolved by `resolve`."""
-        return sorted(n for n in self.read - self.bound if not hasattr(builtins, n) and n != "candidate")
+    def unbound(self, declared=frozenset()):
+        """Names read and never bound by the task's code, nor builtins (but those the task says the program defines,
+        `declared`: a program's `sum` shadows the builtin, as in Python): resolved by `resolve`."""
+        return sorted(n for n in self.read - self.bound
+                      if (n in declared or not hasattr(builtins, n)) and n != "candidate")
 
 
 def resolve(name, program_names, called_only):
@@ -187,6 +189,20 @@ def class_definitions(*sources):
     return "\n".join(parts) + "\n"
 
 
+def _missing(name):
+    """What a test reads for a name the task says the program defines, which shadows a builtin, when the program does
+    not define it: every use is a NameError (never the builtin of that name, which would pass for the program)."""
+
+    def fail(*args, **kwargs):
+        raise NameError(f"name {name!r} is not defined by the program")
+
+    class Missing:
+        __slots__ = ()
+        __call__ = __getattr__ = __getitem__ = __iter__ = __len__ = __bool__ = __eq__ = __hash__ = fail
+
+    return Missing()
+
+
 class TestRun:
     def __init__(self, request, judge, records):
         self.request = request
@@ -209,7 +225,7 @@ class TestRun:
         if entry:
             declared.add(entry.partition(".")[0])
         wanted, handles_only = [], set()
-        for name in names.unbound():
+        for name in names.unbound(declared):
             where, value = resolve(name, declared, names.called_only)
             if where == "value":
                 self.ns[name] = value
@@ -248,6 +264,8 @@ class TestRun:
         if _type(reply) is not dict or _type(reply.get("names")) is not dict:
             raise wire.Gone("bad_message")
         for name in wanted:
+            if name not in reply["names"] and hasattr(builtins, name):
+                self.ns[name] = _missing(name)  # never the builtin in the program's place
             if name in reply["names"]:
                 value = judge.into(reply["names"][name])  # a module comes back as this process's own import
                 if name in handles_only:  # only called, and not the task's: a class to construct and pass in
