@@ -6,8 +6,8 @@ What runs where (docs/tasks.md, "Test files"):
   * the program is the completion, the module's whole text, run in the program process (Mode.PYTHON_TESTS);
   * the test file never reaches that process.  It is read at load, with `ast` (`coderl.tasks.pytest_files`): its
     imports of the solution module are taken out (`from solution import a, b`, `from solution import *`;
-    `solution.a` becomes `a`), and what is left (helpers, fixtures, test functions, `Test*` classes, wrapped so
-    that the judge never hands their source to the program) becomes the test preamble, after the runner
+    `solution.a(...)` becomes `a(...)`), and what is left (helpers, fixtures, test functions, `Test*` classes,
+    wrapped so that the judge never hands their source to the program) becomes the test preamble, after the runner
     (`coderl.tasks.pytest_runner`);
   * every test function, `Test*` class method and parametrised case is one ASSERT test, `__coderl_pytest__.run(name,
     case, count)`, run by the judge in its own interpreter: the names the file took from the solution are the
@@ -21,7 +21,9 @@ of cases (`pytest.param` without marks), `@pytest.fixture` functions (plain or `
 test needs is refused at load, in one line naming the row and the construct (`TestFileError`): a fixture it does not
 know (monkeypatch, capsys, ...), `mock`, a skip or xfail mark, a test that skips unconditionally, parametrize over
 a list it cannot count, `unittest.TestCase` classes, other uses of the solution module, a test that captures or
-feeds standard streams (the program prints and reads in its own process).
+feeds standard streams (the program prints and reads in its own process), what would change where the judge
+imports or set state meant for the program, tests hidden in compound statements (`coderl.tasks.pytest_checks`),
+and a file that binds a name the solution provides (`shadowed`; `check_task`, for every layout).
 """
 
 from __future__ import annotations
