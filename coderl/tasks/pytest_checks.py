@@ -4,7 +4,8 @@ own, so a test may not
 
   * change where or how the judge imports (`sys.path`, `from sys import path`, `sys.meta_path`, `sys.modules`,
     `site`, `importlib`, `imp`, `runpy`, `pkgutil`, `zipimport`, `__import__`, `exec`/`eval`/`compile`, `globals()`,
-    writes to `os.environ`, `PYTHONPATH` among them): a program's files would then run in the judge;
+    `__dict__`, frames, `getattr` on a module, writes to `os.environ`, `PYTHONPATH` among them), or run a process
+    (`subprocess`, `os.system`, ...): a program's files would then run in the judge;
   * set process state meant for the program, which never reaches it (`os.chdir`, `os.environ[...] = `, `os.putenv`,
     `random.seed`, `setattr(sys, ...)`, `sys.stdin = `, `builtins.input = `, any assignment to an imported module's
     or object's attribute, binding `input`, `print` or `open` at module level);
@@ -31,7 +32,10 @@ SYS_OK = frozenset({"version", "version_info", "hexversion", "platform", "maxsiz
                     "set_int_max_str_digits", "api_version", "argv"})
 DYNAMIC = frozenset({"__import__", "exec", "eval", "compile", "globals", "__builtins__", "breakpoint"})
 ATTRS = frozenset({"__import__", "__builtins__", "meta_path", "path_hooks", "path_importer_cache", "sys",
-                   "addsitedir"})
+                   "addsitedir", "__dict__", "__globals__", "__getattribute__", "__loader__", "__spec__",
+                   "__code__", "f_globals", "f_locals", "f_back", "gi_frame", "tb_frame"}) | IMPORT_MODULES
+# running a process from the judge: a program's files would run outside the program's process
+PROCESSES = frozenset({"subprocess", "multiprocessing", "pty", "concurrent", "ctypes"})
 STATE = {"os.chdir": "changes the judge's working directory", "os.fchdir": "changes the judge's working directory",
          "os.putenv": "sets the judge's environment", "os.unsetenv": "sets the judge's environment",
          "os.environb": "sets the judge's environment", "os.umask": "sets the judge's umask",
@@ -150,6 +154,8 @@ class _Check(ast.NodeVisitor):
 
     def visit_Import(self, node: ast.Import):
         for a in node.names:
+            if a.name.split(".")[0] in PROCESSES:
+                raise Refused(f"{_line(node)}: 'import {a.name}' (a test may not run processes from the judge)")
             if a.name.split(".")[0] in IMPORT_MODULES:
                 raise Refused(f"{_line(node)}: 'import {a.name}' (a test may not change how or where the judge "
                               "imports: the program's files would run in the judge)")
@@ -157,6 +163,9 @@ class _Check(ast.NodeVisitor):
     def visit_ImportFrom(self, node: ast.ImportFrom):
         top = (node.module or "").split(".")[0]
         for a in node.names:
+            if top in PROCESSES:
+                raise Refused(f"{_line(node)}: 'from {node.module} import ...' (a test may not run processes from the "
+                              "judge)")
             if top in IMPORT_MODULES or top == "sys" and a.name not in SYS_OK or top == "os" and a.name in (
                     "sys", "environb") or a.name in ATTRS:
                 raise Refused(f"{_line(node)}: 'from {node.module} import {a.name}' (a test may not change how or "
@@ -217,6 +226,12 @@ class _Check(ast.NodeVisitor):
         func = self.qualname(node.func)
         if func in ("setattr", "delattr") and node.args and self.imported(node.args[0]):
             raise Refused(f"{_line(node)}: {func}({ast.unparse(node.args[0])[:40]}, ...) ({WHY})")
+        if func in ("getattr", "vars", "dir") and node.args and self.imported(node.args[0]):
+            raise Refused(f"{_line(node)}: {func}({ast.unparse(node.args[0])[:40]}, ...) is not supported (name the "
+                          "attribute: the file's reads of modules are checked at load)")
+        if func and func.split(".")[0] == "os" and func.split(".")[-1].startswith(("system", "popen", "exec", "spawn",
+                                                                                   "fork", "posix_spawn")):
+            raise Refused(f"{_line(node)}: {func} (a test may not run processes from the judge)")
         if func == "warnings.catch_warnings" and any(k.arg == "record" and not (
                 isinstance(k.value, ast.Constant) and not k.value.value) for k in node.keywords):
             raise Refused(f"{_line(node)}: warnings.catch_warnings(record=True) (the program warns in its own process:"

@@ -132,7 +132,8 @@ def test_a_file_becomes_one_test_per_function_case_and_method():
     ("import sys as s\ndef test_a():\n    s.path.append('.')\n", "sys.path.append is not supported"),
     ("from sys import path\ndef test_a():\n    pass\n", "'from sys import path'"),
     ("import os\ndef test_a():\n    os.sys.meta_path.clear()\n", ".meta_path is not supported"),
-    ("import sys\ndef test_a():\n    getattr(sys, 'pa' + 'th')\n", "the sys module object is not supported"),
+    ("import sys\ndef test_a():\n    getattr(sys, 'pa' + 'th')\n", "getattr(sys, ...) is not supported"),
+    ("import sys\ndef test_a():\n    use(sys)\n", "the sys module object is not supported"),
     ("import site\ndef test_a():\n    site.addsitedir('.')\n", "'import site'"),
     ("from importlib import import_module\ndef test_a():\n    pass\n", "'from importlib import import_module'"),
     ("def test_a():\n    __import__('colorsys')\n", "__import__ is not supported"),
@@ -167,6 +168,15 @@ def test_a_file_becomes_one_test_per_function_case_and_method():
     ("input = lambda *a: 'x'\ndef test_a():\n    pass\n", "the file binds input"),
     ("import unittest\ndef test_a():\n    with unittest.mock.patch('builtins.input'):\n        pass\n",
      "unittest.mock.patch (mock cannot reach"),
+    # the same through a module's dictionary, getattr, another module's import of sys or importlib, a frame
+    ("import os\ndef test_a():\n    os.__dict__['sys'].path.insert(0, '.')\n", ".__dict__ is not supported"),
+    ("import os\ndef test_a():\n    getattr(os, 's' + 'ys')\n", "getattr(os, ...) is not supported"),
+    ("import inspect\ndef test_a():\n    inspect.importlib.import_module('x')\n", ".importlib is not supported"),
+    ("import inspect\ndef test_a():\n    inspect.currentframe().f_globals['add'] = 1\n", ".f_globals is not"),
+    ("import sys\ndef test_a():\n    sys.modules['colorsys'] = None\n", "sys.modules is not supported"),
+    # a process run from the judge
+    ("import subprocess\ndef test_a():\n    subprocess.run(['python', 'x.py'])\n", "'import subprocess'"),
+    ("import os\ndef test_a():\n    os.system('python x.py')\n", "os.system (a test may not run processes"),
 ])
 def test_what_the_runner_cannot_run_is_refused_at_load_in_one_line(text, message):
     with pytest.raises(TestFileError) as info:
@@ -348,6 +358,10 @@ def test_the_corpus_search_for_the_test_file_finds_what_the_program_is_given(san
       "def test_a():\n    assert add(1, 2) == 3\n"}, "add"),  # a fallback definition of an imported name
     ({"test": "from solution import add as plus\n\nplus = lambda a, b: a + b\n\ndef test_a():\n"
       "    assert plus(1, 2) == 3\n"}, "plus"),  # a rebinding of the name the import binds
+    ({"test": "from solution import add\n\ndef setup():\n    global add\n    add = lambda a, b: a + b\n\n"
+      "def test_a():\n    assert add(1, 2) == 3\n"}, "add"),  # a function's `global`
+    ({"test": "from solution import add\nif (add := lambda a, b: a + b):\n    pass\n\ndef test_a():\n"
+      "    assert add(1, 2) == 3\n"}, "add"),  # an assignment expression at the module level
     ({"test": "import solution\n\nclass Box:\n    pass\n\ndef test_a():\n    assert solution.Box()\n"}, "Box"),
 ])
 def test_a_file_that_defines_a_name_the_solution_provides_is_refused_in_any_layout(tmp_path, change, name):
