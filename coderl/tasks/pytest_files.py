@@ -10,6 +10,7 @@ import ast
 import functools
 from dataclasses import dataclass
 
+from coderl.tasks.pytest_checks import Refused, check, module_bindings
 from coderl.tasks.pytest_runner import RUNNER
 
 MODULE = "solution"  # the module name the test files import the reply as
@@ -37,7 +38,9 @@ class Converted:
     preamble: str  # the runner, then the file without its imports of the solution module
     names: tuple[str, ...]  # the names the file takes from the solution module by name
     tests: tuple[tuple[str, str, int, int], ...]  # (id, runner name, case index, cases counted)
-    defines: tuple[str, ...] = ()  # the names the file binds at its top level (its own functions, classes, values)
+    # the names the file binds in its module namespace (its own functions, classes, values; compound statements too)
+    defines: tuple[str, ...] = ()
+    bound: tuple[str, ...] = ()  # the names the file's `from solution import ...` binds (as-names included)
 
 
 def _line(node: ast.AST) -> str:
@@ -57,29 +60,32 @@ class _Rewrite(ast.NodeTransformer):
 
     def __init__(self):
         self.names: list[str] = []
+        self.bound: list[str] = []  # the names `from solution import` binds (`b` of `a as b`)
         self.star = False
         self.modules: set[str] = set()  # the names the solution module is bound to
         self.pytest = {"pytest"}
 
     def visit_Import(self, node: ast.Import):
-        keep = []
+        keep, bind = [], []
         for alias in node.names:
             top = alias.name.split(".")[0]
             if alias.name == MODULE:
                 self.modules.add(alias.asname or MODULE)
             elif alias.name == "pytest":
-                if alias.asname:
+                if alias.asname and alias.asname != "pytest":  # the stand-in under the file's name for it
                     self.pytest.add(alias.asname)
+                    bind.append(ast.Assign([ast.Name(alias.asname, ast.Store())], ast.Name("pytest", ast.Load())))
             elif top in ("mock", "unittest") and (alias.name != "unittest" or alias.asname):
                 raise TestFileError(f"{_line(node)}: 'import {alias.name}' (mock cannot reach the program's process)")
             elif top in ("solution", "conftest", "_pytest"):
                 raise TestFileError(f"{_line(node)}: 'import {alias.name}' is not supported")
             else:
                 keep.append(alias)
+        out = [ast.copy_location(s, node) for s in bind]
         if keep:
             node.names = keep
-            return node
-        return ast.copy_location(ast.Pass(), node)
+            return [node, *out]
+        return out or ast.copy_location(ast.Pass(), node)
 
     def visit_ImportFrom(self, node: ast.ImportFrom):
         module = node.module or ""
@@ -90,6 +96,7 @@ class _Rewrite(ast.NodeTransformer):
                     self.star = True
                     continue
                 self.names.append(alias.name)
+                self.bound.append(alias.asname or alias.name)
                 if alias.asname and alias.asname != alias.name:
                     out.append(ast.Assign([ast.Name(alias.asname, ast.Store())], ast.Name(alias.name, ast.Load())))
             return [ast.copy_location(s, node) for s in out] or ast.copy_location(ast.Pass(), node)
@@ -110,8 +117,9 @@ class _Rewrite(ast.NodeTransformer):
 
     def visit_Attribute(self, node: ast.Attribute):
         if isinstance(node.value, ast.Name) and node.value.id in self.modules:
-            self.names.append(node.attr)
-            return ast.copy_location(ast.Name(node.attr, node.ctx), node)
+            raise TestFileError(f"{_line(node)}: {node.value.id}.{node.attr} used other than as the callee of a call "
+                                f"({node.value.id}.{node.attr}(...)): the judge holds the program's values as they "
+                                "were when the tests started, never its module's live attributes")
         if _is_pytest(node, self.pytest) and node.attr not in PYTEST_NAMES:
             raise TestFileError(f"{_line(node)}: pytest.{node.attr} is not supported")
         if _is_pytest(node.value, self.pytest, "mark") and node.attr in SKIP_MARKS:
@@ -123,6 +131,9 @@ class _Rewrite(ast.NodeTransformer):
 
     def visit_Call(self, node: ast.Call):
         func = node.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in self.modules:
+            self.names.append(func.attr)  # `solution.f(...)` -> `f(...)`: the program's f, called
+            node.func = ast.copy_location(ast.Name(func.attr, ast.Load()), func)
         if (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")) in CAPTURES:
             raise TestFileError(f"{_line(node)}: the test captures standard output or error (the program prints in "
                                 "its own process: nothing here can capture it)")
@@ -197,6 +208,17 @@ def _is_fixture(func: ast.AST, pytest_names: set[str]) -> bool:
                                     "'function' is not supported")
             return True
     return False
+
+
+def _fixture_name(func: ast.FunctionDef) -> str:
+    """The name tests ask for a fixture by: its `name=` (`@pytest.fixture(name="base")`), else the function's."""
+    for deco in func.decorator_list:
+        for k in deco.keywords if isinstance(deco, ast.Call) else ():
+            if k.arg == "name":
+                if not (isinstance(k.value, ast.Constant) and isinstance(k.value.value, str)):
+                    raise TestFileError(f"{_line(deco)}: fixture name= that is not a string literal")
+                return k.value.value
+    return func.name
 
 
 def _skips_unconditionally(func: ast.FunctionDef, pytest_names: set[str]) -> bool:
@@ -286,15 +308,21 @@ def _convert(text: str) -> Converted:
     except (SyntaxError, ValueError) as e:
         where = f"line {e.lineno}: " if isinstance(e, SyntaxError) and e.lineno else ""
         raise TestFileError(f"not valid Python ({where}{getattr(e, 'msg', None) or e})") from None
+    try:
+        check(tree, MODULE)
+    except Refused as e:
+        raise TestFileError(str(e)) from None
+    defines = module_bindings(tree, MODULE)
     rewrite = _Rewrite()
     for node in ast.walk(tree):  # the names pytest is imported as, before the rewrite reads `pytest.x`
         if isinstance(node, ast.Import):
             rewrite.pytest |= {a.asname for a in node.names if a.name == "pytest" and a.asname}
             rewrite.modules |= {a.asname or MODULE for a in node.names if a.name == MODULE}
     tree = rewrite.visit(tree)
-    fixtures = {n.name for n in tree.body if isinstance(n, ast.FunctionDef) and _is_fixture(n, rewrite.pytest)}
+    fixtures = {_fixture_name(n) for n in tree.body
+                if isinstance(n, ast.FunctionDef) and _is_fixture(n, rewrite.pytest)}
     for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and node.name in fixtures:
+        if isinstance(node, ast.FunctionDef) and _is_fixture(node, rewrite.pytest):
             for p in [a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]:
                 if p not in fixtures and p not in BUILTIN_FIXTURES:
                     why = "not supported" if p in REFUSED_FIXTURES else "not a fixture of this file"
@@ -313,12 +341,5 @@ def _convert(text: str) -> Converted:
     _hide_classes(tree)
     body = ast.unparse(ast.fix_missing_locations(tree))
     names = tuple(dict.fromkeys(n for n in rewrite.names))
-    defines = set()
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            defines.add(node.name)
-        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.Import, ast.ImportFrom)):
-            defines |= {n.id for t in getattr(node, "targets", [getattr(node, "target", None)]) if t is not None
-                        for n in ast.walk(t) if isinstance(n, ast.Name)}
-            defines |= {(a.asname or a.name).split(".")[0] for a in getattr(node, "names", ()) if a.name != "*"}
-    return Converted(RUNNER.lstrip("\n") + "\n" + body + "\n", names, tuple(tests), tuple(sorted(defines)))
+    return Converted(RUNNER.lstrip("\n") + "\n" + body + "\n", names, tuple(tests), tuple(sorted(defines)),
+                     tuple(dict.fromkeys(rewrite.bound)))

@@ -201,7 +201,8 @@ def make(test_namespace):
                 values = value.values if isinstance(value, ParameterSet) else value
                 if isinstance(value, ParameterSet) and value.marks:
                     raise Failed("a parametrized case with marks is not run (skip, xfail)")
-                if len(names) == 1 and not isinstance(value, ParameterSet):
+                if len(names) == 1 and isinstance(argnames, str) and not isinstance(value, ParameterSet):
+                    # pytest: one name given as a string takes each value whole; a list of one name, a 1-tuple
                     values = (values,)
                 values = tuple(values)
                 if len(values) != len(names):
@@ -209,6 +210,10 @@ def make(test_namespace):
                 rows.append(dict(zip(names, values)))
             sets.append(rows)
         return [dict(kv for part in combo for kv in part.items()) for combo in itertools.product(*sets)]
+
+    def hook(method, test):
+        """setup_method / teardown_method, given the test only where it takes an argument (pytest accepts both)."""
+        return method(test) if inspect.signature(method).parameters else method()
 
     def run(name, index=0, count=1):
         """Run the test `name` (`function` or `Class::method`), its case `index` of the `count` counted at load."""
@@ -250,7 +255,7 @@ def make(test_namespace):
 
         try:
             if instance is not None and callable(getattr(instance, "setup_method", None)):
-                instance.setup_method(test)
+                hook(instance.setup_method, test)
             for fname, (_, autouse) in list(fixtures.items()):
                 if autouse:
                     resolve(fname)
@@ -268,7 +273,7 @@ def make(test_namespace):
                     raise Failed("a yield fixture yielded twice")
             finally:
                 if instance is not None and callable(getattr(instance, "teardown_method", None)):
-                    instance.teardown_method(test)
+                    hook(instance.teardown_method, test)
 
     return module, types.SimpleNamespace(run=run)
 

@@ -6,8 +6,8 @@ What runs where (docs/tasks.md, "Test files"):
   * the program is the completion, the module's whole text, run in the program process (Mode.PYTHON_TESTS);
   * the test file never reaches that process.  It is read at load, with `ast` (`coderl.tasks.pytest_files`): its
     imports of the solution module are taken out (`from solution import a, b`, `from solution import *`;
-    `solution.a` becomes `a`), and what is left (helpers, fixtures, test functions, `Test*` classes, wrapped so
-    that the judge never hands their source to the program) becomes the test preamble, after the runner
+    `solution.a(...)` becomes `a(...)`), and what is left (helpers, fixtures, test functions, `Test*` classes,
+    wrapped so that the judge never hands their source to the program) becomes the test preamble, after the runner
     (`coderl.tasks.pytest_runner`);
   * every test function, `Test*` class method and parametrised case is one ASSERT test, `__coderl_pytest__.run(name,
     case, count)`, run by the judge in its own interpreter: the names the file took from the solution are the
@@ -21,7 +21,9 @@ of cases (`pytest.param` without marks), `@pytest.fixture` functions (plain or `
 test needs is refused at load, in one line naming the row and the construct (`TestFileError`): a fixture it does not
 know (monkeypatch, capsys, ...), `mock`, a skip or xfail mark, a test that skips unconditionally, parametrize over
 a list it cannot count, `unittest.TestCase` classes, other uses of the solution module, a test that captures or
-feeds standard streams (the program prints and reads in its own process).
+feeds standard streams (the program prints and reads in its own process), what would change where the judge
+imports or set state meant for the program, tests hidden in compound statements (`coderl.tasks.pytest_checks`),
+and a file that binds a name the solution provides (`shadowed`; `check_task`, for every layout).
 """
 
 from __future__ import annotations
@@ -91,6 +93,45 @@ def program_names(task) -> tuple[str, ...]:
     named = task.metadata.get("functions") if isinstance(task.metadata.get("functions"), list) else []
     own = [n for n in named if isinstance(n, str) and n.isidentifier()]
     return tuple(sorted({*convert(task.test_preamble).names, *_reference_names(task.reference_solution), *own}))
+
+
+def shadowed(text: str, functions, reference: str | None) -> str | None:
+    """The name the solution is to provide that the test file binds itself (a pasted-in solution, a fallback
+    definition under `try`/`if`): one it imports from the solution, or `test_info` names (`functions`), or, where
+    every top-level function and class of the reference is one the file binds, the first of them; None when the
+    tests use the program's.  A helper class both define (a `TreeNode`) is the tests' own unless so named."""
+    converted = convert(text)
+    own = set(converted.defines)
+    for name in (*converted.names, *converted.bound, *functions):
+        if name in own:
+            return name
+    defined = [n for n in _reference_definitions(reference)]
+    return defined[0] if defined and set(defined) <= own else None
+
+
+@functools.lru_cache(maxsize=256)
+def _reference_definitions(reference: str | None) -> tuple[str, ...]:
+    try:
+        tree = ast.parse(reference or "")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return ()
+    return tuple(n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
+
+
+def check_task(task) -> str | None:
+    """Why a test-file task cannot be judged (any layout: a KodCode row, coderl's own `kind: test_file` row), or
+    None: the file binds a name the solution provides (`shadowed`), or its `tests` are not the ones its file gives
+    (a test the file holds would never run, or one it does not hold would fail)."""
+    named = task.metadata.get("functions") if isinstance(task.metadata.get("functions"), list) else []
+    name = shadowed(task.test_preamble, [n for n in named if isinstance(n, str)], task.reference_solution)
+    if name:
+        return (f"the test file defines {name} itself (its tests would never call the program's: any reply would "
+                "pass)")
+    given = file_tests(task.test_preamble)
+    if tuple(task.tests) != given:
+        return (f"field 'tests' is not what the test file gives ({len(task.tests)} tests; the file gives "
+                f"{len(given)}: {', '.join(t.id for t in given[:5])}{', ...' if len(given) > 5 else ''})")
+    return None
 
 
 def _request(task, completion: str, limits: Limits, tests: tuple) -> ExecutionRequest:

@@ -126,7 +126,57 @@ def test_a_file_becomes_one_test_per_function_case_and_method():
     ("from .solution import add\ndef test_a():\n    pass\n", "'from .solution import ...' (not supported)"),
     ("import io, contextlib\ndef test_a():\n    with contextlib.redirect_stdout(io.StringIO()):\n        add(1, 2)\n",
      "the test captures standard output or error"),
-    ("import io, sys\ndef test_a():\n    sys.stdout = io.StringIO()\n", "the test replaces sys.stdout"),
+    ("import io, sys\ndef test_a():\n    sys.stdout = io.StringIO()\n", "the test sets sys.stdout"),
+    # issue 77: where the judge imports from (a program's files would run in the judge)
+    ("import sys\nsys.path.insert(0, '.')\ndef test_a():\n    pass\n", "sys.path.insert is not supported"),
+    ("import sys as s\ndef test_a():\n    s.path.append('.')\n", "sys.path.append is not supported"),
+    ("from sys import path\ndef test_a():\n    pass\n", "'from sys import path'"),
+    ("import os\ndef test_a():\n    os.sys.meta_path.clear()\n", ".meta_path is not supported"),
+    ("import sys\ndef test_a():\n    getattr(sys, 'pa' + 'th')\n", "getattr(sys, ...) is not supported"),
+    ("import sys\ndef test_a():\n    use(sys)\n", "the sys module object is not supported"),
+    ("import site\ndef test_a():\n    site.addsitedir('.')\n", "'import site'"),
+    ("from importlib import import_module\ndef test_a():\n    pass\n", "'from importlib import import_module'"),
+    ("def test_a():\n    __import__('colorsys')\n", "__import__ is not supported"),
+    ("def test_a():\n    exec('import sys')\n", "exec is not supported"),
+    ("import runpy\ndef test_a():\n    pass\n", "'import runpy'"),
+    ("import os\ndef test_a():\n    os.environ['PYTHONPATH'] = '.'\n", "the test sets os.environ"),
+    ("from os import environ as e\ndef test_a():\n    e.update(PYTHONPATH='.')\n", "os.environ used other than read"),
+    # solution.X other than called: a snapshot, never the module's live attribute
+    ("import solution\ndef test_a():\n    solution.inc()\n    assert solution.counter == 1\n",
+     "solution.counter used other than as the callee of a call"),
+    ("import solution as s\ndef test_a():\n    s.FACTOR = 3\n    assert s.scale(2) == 6\n",
+     "s.FACTOR used other than as the callee"),
+    # tests pytest would not collect
+    ("import sys\ndef test_a():\n    pass\nif sys.version_info >= (3, 0):\n    def test_real():\n        pass\n",
+     "test test_real is defined inside a compound statement"),
+    ("try:\n    import numpy\nexcept ImportError:\n    pass\nelse:\n    class TestN:\n        def test_a(self):\n"
+     "            pass\ndef test_b():\n    pass\n", "test TestN is defined inside a compound statement"),
+    ("class TestA:\n    if True:\n        def test_a(self):\n            pass\n", "test test_a is defined inside"),
+    # captures, by any alias
+    ("from contextlib import redirect_stdout as capture\nimport io\ndef test_a():\n    with capture(io.StringIO()):"
+     "\n        pass\n", "contextlib.redirect_stdout (the test captures"),
+    ("import warnings as w\ndef test_a():\n    with w.catch_warnings(record=True) as got:\n        pass\n",
+     "warnings.catch_warnings(record=True)"),
+    # state set in the judge for the program, which never reaches it
+    ("import os\ndef test_a(tmp_path):\n    os.chdir(tmp_path)\n", "os.chdir (changes the judge's working"),
+    ("from os import putenv\ndef test_a():\n    pass\n", "'from os import putenv'"),
+    ("import random\ndef test_a():\n    random.seed(1)\n", "random.seed (seeds the judge's random"),
+    ("import numpy as np\ndef test_a():\n    np.random.seed(1)\n", "numpy.random.seed"),
+    ("import io, sys\ndef test_a():\n    setattr(sys, 'stdin', io.StringIO('x'))\n", "setattr(sys, ...)"),
+    ("import sys, io\ndef test_a():\n    sys.stdin = io.StringIO('x')\n", "the test sets sys.stdin"),
+    ("import builtins\ndef test_a():\n    builtins.input = lambda: 'x'\n", "the test sets builtins.input"),
+    ("input = lambda *a: 'x'\ndef test_a():\n    pass\n", "the file binds input"),
+    ("import unittest\ndef test_a():\n    with unittest.mock.patch('builtins.input'):\n        pass\n",
+     "unittest.mock.patch (mock cannot reach"),
+    # the same through a module's dictionary, getattr, another module's import of sys or importlib, a frame
+    ("import os\ndef test_a():\n    os.__dict__['sys'].path.insert(0, '.')\n", ".__dict__ is not supported"),
+    ("import os\ndef test_a():\n    getattr(os, 's' + 'ys')\n", "getattr(os, ...) is not supported"),
+    ("import inspect\ndef test_a():\n    inspect.importlib.import_module('x')\n", ".importlib is not supported"),
+    ("import inspect\ndef test_a():\n    inspect.currentframe().f_globals['add'] = 1\n", ".f_globals is not"),
+    ("import sys\ndef test_a():\n    sys.modules['colorsys'] = None\n", "sys.modules is not supported"),
+    # a process run from the judge
+    ("import subprocess\ndef test_a():\n    subprocess.run(['python', 'x.py'])\n", "'import subprocess'"),
+    ("import os\ndef test_a():\n    os.system('python x.py')\n", "os.system (a test may not run processes"),
 ])
 def test_what_the_runner_cannot_run_is_refused_at_load_in_one_line(text, message):
     with pytest.raises(TestFileError) as info:
@@ -294,3 +344,70 @@ def test_the_corpus_search_for_the_test_file_finds_what_the_program_is_given(san
     hidden = sandbox.run(_task(corpus.MIRROR_TESTS, corpus.LEAK_REFERENCE).build_request(corpus.SEARCH_SENT))
     shown = sandbox.run(_task(given, corpus.LEAK_REFERENCE).build_request(corpus.SEARCH_SENT))
     assert not hidden.passed and shown.passed, (hidden.tests, shown.tests)
+
+
+@pytest.mark.parametrize("change, name", [
+    ({"solution": "class Stack:\n    pass\n", "test": "from solution import *\n\nclass Stack:\n    pass\n\n"
+      "def test_a():\n    assert Stack()\n"}, "Stack"),  # a class, every definition of the reference pasted in
+    ({"test_info": [{"function_name": "count_even"}, {"function_name": "is_even"}],
+      "test": "from solution import *\n\ndef is_even(n):\n    return n % 2 == 0\n\ndef test_a():\n    assert is_even(2)\n"},
+     "is_even"),  # test_info's second name
+    ({"test": "from solution import *\nif True:\n    def add(a, b):\n        return a + b\n\ndef test_a():\n"
+      "    assert add(1, 2) == 3\n", "test_info": [{"function_name": "add"}]}, "add"),  # under an `if`
+    ({"test": "try:\n    from solution import add\nexcept ImportError:\n    def add(a, b):\n        return a + b\n\n"
+      "def test_a():\n    assert add(1, 2) == 3\n"}, "add"),  # a fallback definition of an imported name
+    ({"test": "from solution import add as plus\n\nplus = lambda a, b: a + b\n\ndef test_a():\n"
+      "    assert plus(1, 2) == 3\n"}, "plus"),  # a rebinding of the name the import binds
+    ({"test": "from solution import add\n\ndef setup():\n    global add\n    add = lambda a, b: a + b\n\n"
+      "def test_a():\n    assert add(1, 2) == 3\n"}, "add"),  # a function's `global`
+    ({"test": "from solution import add\nif (add := lambda a, b: a + b):\n    pass\n\ndef test_a():\n"
+      "    assert add(1, 2) == 3\n"}, "add"),  # an assignment expression at the module level
+    ({"test": "import solution\n\nclass Box:\n    pass\n\ndef test_a():\n    assert solution.Box()\n"}, "Box"),
+])
+def test_a_file_that_defines_a_name_the_solution_provides_is_refused_in_any_layout(tmp_path, change, name):
+    row = {"question_id": "T/0", "question": "Q", "solution": MODULE, "test": "def test_a():\n    pass\n", **change}
+    with pytest.raises(TaskFormatError, match=f"defines {name} itself") as info:
+        kodcode_row(row, "r")
+    assert "\n" not in str(info.value)
+    own = {**kodcode_row({**row, "test": "def test_a():\n    pass\n"}, "r"), "test_preamble": change["test"]}
+    own["tests"] = [{"id": t.id, "source": t.source, "check": "assert"} for t in file_tests(change["test"])]
+    path = tmp_path / "own.jsonl"
+    path.write_text(json.dumps(own) + "\n")
+    with pytest.raises(TaskFormatError, match=f"defines {name} itself"):  # coderl's own layout: the same refusal
+        load_task_rows(path)
+
+
+def test_a_helper_class_both_define_stays_the_tests_own():
+    test = ("from solution import *\n\nclass TreeNode:\n    def __init__(self, v):\n        self.v = v\n\n"
+            "def test_a():\n    assert depth(TreeNode(1)) == 1\n")
+    reference = "class TreeNode:\n    def __init__(self, v):\n        self.v = v\n\ndef depth(root):\n    return 1\n"
+    row = kodcode_row({"question_id": "T/0", "question": "Q", "solution": reference, "test": test,
+                       "test_info": [{"function_name": "depth"}]}, "r")
+    assert row["tests"][0]["id"] == "test_a"
+
+
+def test_coderls_own_rows_must_list_the_tests_their_file_gives(tmp_path):
+    row = kodcode_row({"question_id": "T/0", "question": "Q", "solution": MODULE, "test": FILE}, "r")
+    path = tmp_path / "own.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    assert [t.id for t in load_task_rows(path)[0].tests] == [t["id"] for t in row["tests"]]
+    for tests in (row["tests"][:1], row["tests"] + [{"id": "extra", "source": "assert True", "check": "assert"}]):
+        path.write_text(json.dumps({**row, "tests": tests}) + "\n")
+        with pytest.raises(TaskFormatError, match="field 'tests' is not what the test file gives") as info:
+            load_task_rows(path)
+        assert "\n" not in str(info.value)
+
+
+def test_common_pytest_spellings_run(sandbox):
+    """`import pytest as pt`, setup_method/teardown_method without the method argument, `@pytest.fixture(name=)`,
+    parametrize with a list of one name (each case a 1-tuple, as pytest)."""
+    test_file = ("import pytest as pt\nfrom solution import add, Box\n\n@pt.fixture(name='base')\ndef make_base():\n"
+                 "    return 10\n\n@pt.mark.parametrize(['n'], [(1,), (2,)])\ndef test_a(n, base):\n"
+                 "    assert add(n, base) == n + 10\n    with pt.raises(ValueError):\n        add(-1, 1)\n\n"
+                 "class TestBox:\n    def setup_method(self):\n        self.box = Box(3)\n\n"
+                 "    def teardown_method(self):\n        self.box = None\n\n    def test_value(self):\n"
+                 "        assert self.box.value == 3\n")
+    task = _task(test_file, MODULE)
+    assert [t.id for t in task.tests] == ["test_a[0]", "test_a[1]", "TestBox::test_value"]
+    result = sandbox.run(task.build_request(MODULE))
+    assert result.passed, result.tests

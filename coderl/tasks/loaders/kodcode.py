@@ -17,12 +17,11 @@ the field and the construct (`--skip-bad-rows` lists them).
 
 from __future__ import annotations
 
-import ast
 from typing import Any
 
-from coderl.tasks.pytest_files import TestFileError, convert
+from coderl.tasks.pytest_files import TestFileError
 from coderl.tasks.rows import require
-from coderl.tasks.test_files import KIND, file_tests
+from coderl.tasks.test_files import KIND, file_tests, shadowed
 from coderl.tasks.types import TaskFormatError
 
 SOURCE = ("KodCode/KodCode-V1, KodCode/KodCode-Light-RL-10K: question_id, question, solution, test (pytest file, "
@@ -45,20 +44,6 @@ def _declarations(info: Any, where: str) -> list[dict[str, str]]:
         if isinstance(name, str) and name.isidentifier():
             out.append({"name": name, "declaration": declaration.strip() if isinstance(declaration, str) else ""})
     return out
-
-
-def _shadowed(own: tuple[str, ...], declarations: list[dict[str, str]], solution: str | None) -> str | None:
-    """The function the row asks for that its test file defines itself: `test_info`'s first, or, where every
-    top-level function of the reference is one the file defines, the first of them; None when the tests call the
-    program's."""
-    if declarations and declarations[0]["name"] in own:
-        return declarations[0]["name"]
-    try:
-        tree = ast.parse(solution or "")
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    functions = [n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    return functions[0] if functions and set(functions) <= set(own) else None
 
 
 def prompt_of(question: str, declarations: list[dict[str, str]]) -> str:
@@ -85,9 +70,9 @@ def kodcode_row(row: dict[str, Any], where: str) -> dict[str, Any]:
         tests = file_tests(test)
     except TestFileError as e:
         raise TaskFormatError(f"{where}: field '{field}': {e}") from None
-    shadowed = _shadowed(convert(test).defines, declarations, solution)
-    if shadowed:  # KodCode's trials sometimes pasted the solution into the test file
-        raise TaskFormatError(f"{where}: field '{field}' defines {shadowed} itself (its tests would never call the "
+    name = shadowed(test, [d["name"] for d in declarations], solution)
+    if name:  # KodCode's trials sometimes pasted the solution into the test file
+        raise TaskFormatError(f"{where}: field '{field}' defines {name} itself (its tests would never call the "
                               "program's: any reply would pass)")
     metadata = {key: row[key] for key in _KEPT if isinstance(row.get(key), (str, int, float))}
     metadata["functions"] = [d["name"] for d in declarations]

@@ -208,6 +208,16 @@ def task_builder(rows: Rows) -> Callable[[int, dict[str, Any]], Task]:
                     float_tolerance=None if tolerance is None else float(tolerance), source=where,
                     metadata=_json_field(row, "metadata", dict, where) if row.get("metadata") is not None else {},
                     language=language, time_limit=None if time_limit is None else float(time_limit))
+        if kind == "test_file":
+            from coderl.tasks.pytest_files import TestFileError
+            from coderl.tasks.test_files import check_task
+
+            try:
+                why = check_task(task)
+            except TestFileError as e:
+                why = f"field 'test_preamble': {e}"
+            if why:
+                raise TaskFormatError(f"{where}: {why}")
         try:  # a task that cannot build its request (a field its kind needs is missing) fails here, not in a run
             request = task.build_request(task.reference_solution or "")
         except (KeyError, TypeError, ValueError, SyntaxError) as e:
