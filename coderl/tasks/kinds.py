@@ -9,6 +9,8 @@ present it.  A new kind is one `TaskKind` registered here (or in a module of its
                linted (`coderl.tasks.hdl`)
     math       a word problem whose reply is judged on its final answer; nothing runs
                (`coderl.tasks.math_tasks`, Mode.ANSWER)
+    test_file  the reply is a module judged by a pytest-style test file, read at load and run in the judge by
+               coderl's own runner (`coderl.tasks.test_files`, Mode.PYTHON_TESTS)
     test_file  the completion is a module (`solution`) judged by a pytest-style test file, each test run by
                coderl's own runner in the judge process (`coderl.tasks.test_files`, Mode.PYTHON_TESTS)
 
