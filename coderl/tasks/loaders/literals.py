@@ -88,6 +88,17 @@ class Reader:
         text = m.group()
         return text, m.group(1) is None and m.group(2) is None and not text.startswith(".")
 
+    def signed(self, convert) -> Any:
+        """A numeral with its optional '-' (`--` is no number: a Lua comment, a JavaScript decrement), as
+        `convert(text, integral)` makes it, or None when no number starts here."""
+        if self.take("-"):
+            num = None if self.peek("-") else self.number()
+            if num is None:
+                raise self.error("expected a number after '-'")
+            return -convert(*num)
+        num = self.number()
+        return None if num is None else convert(*num)
+
     def items(self, close: str, item) -> list:
         """`item()` values separated by ',' (Lua: ',' or ';') up to `close`; a trailing separator is allowed."""
         out = []
@@ -118,14 +129,9 @@ class JsReader(Reader):
 
     def value(self) -> Any:
         self.blank()
-        if self.take("-"):
-            num = self.number()
-            if num is None:
-                raise self.error("expected a number after '-'")
-            return -_js_number(*num)
-        num = self.number()
+        num = self.signed(_js_number)
         if num is not None:
-            return _js_number(*num)
+            return num
         if self.peek('"') or self.peek("'"):
             return self.string()
         if self.take("["):

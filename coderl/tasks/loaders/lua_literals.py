@@ -62,16 +62,9 @@ class LuaReader(Reader):
 
     def value(self) -> Any:
         self.blank()
-        if self.take("-"):
-            if self.peek("-"):
-                raise self.error("expected a number after '-'")
-            num = self.number()
-            if num is None:
-                raise self.error("expected a number after '-'")
-            return -_lua_number(*num)
-        num = self.number()
+        num = self.signed(_lua_number)
         if num is not None:
-            return _lua_number(*num)
+            return num
         if self.peek('"') or self.peek("'"):
             return self.string()
         if self.peek("[=") or self.peek("[["):
