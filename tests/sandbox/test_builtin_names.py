@@ -35,3 +35,15 @@ def test_a_program_that_does_not_define_it_fails_with_a_name_error():
     status, statuses, message = _run("x = 1\n")
     assert status != "passed" and "passed" not in statuses
     assert "NameError: name 'sum' is not defined by the program" in message
+
+
+def test_a_missing_builtin_name_handed_to_the_program_fails_that_test_and_the_judge_goes_on():
+    """An attack on the stand-in: a test passes it to the program (whose function would call it as the builtin),
+    and a test that never touches it still runs."""
+    tests = (TestCase("handed", "assert apply(sum, [1, 2]) == 3", CheckKind.ASSERT),
+             TestCase("other", "assert apply(len, [1, 2]) == 2", CheckKind.ASSERT))
+    request = ExecutionRequest(Mode.PYTHON_TESTS, program="def apply(f, xs):\n    return f(xs)\n", tests=tests,
+                               program_names=("sum", "apply"), limits=Limits())
+    with Sandbox(workers=1) as sb:
+        result = sb.run(request)
+    assert result.tests[0].status.value != "passed" and result.tests[1].status.value == "passed"
