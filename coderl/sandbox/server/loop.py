@@ -138,7 +138,8 @@ class Server:
                 self.drop_episode(eid)
                 raise
         elif episode["busy"] or episode["closed"]:
-            raise ValueError(f"episode {str(eid)[:80]!r} is {'in use by another request' if episode['busy'] else 'closed'}")
+            state = "in use by another request" if episode["busy"] else "closed"
+            raise ValueError(f"episode {str(eid)[:80]!r} is {state}")
         else:
             jobs.write_files(episode["work"], msg.get("files") or {}, uid)
         if uid is not None:

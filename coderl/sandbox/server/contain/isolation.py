@@ -399,8 +399,8 @@ class Slots:
     def enter(self, slot, limits, work=None, environment=None):
         """In a program's process, once it joined its slot (`join`), as root: `full`: mount, network (no network, no
         socket of another program) and IPC namespaces of its own, a fresh /proc, chrooted into the view (its work dir
-        the slot's, or `work`: an episode's working copy; `environment`: a staged directory (`environment`) bound read-only at
-        /env); then drop to the slot's uid."""
+        the slot's, or `work`: an episode's working copy; `environment`: a staged directory, `Slots.environment`,
+        bound read-only at /env); then drop to the slot's uid."""
         if self.level == "full":
             # what it leaves in them dies with it
             linux.unshare(linux.CLONE_NEWNS | linux.CLONE_NEWNET | linux.CLONE_NEWIPC)
