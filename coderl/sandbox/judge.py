@@ -365,6 +365,8 @@ def _judge_records(request: ExecutionRequest, run: dict, isolation: str) -> Exec
     by_id, wrong = report_records(run.get("result", ""))
     if wrong:
         result.tamper.append("bad_record")
+    # the records as written (a failure's frames, build-time coverage): `reports["records"]`, by test id
+    result.reports["records"] = by_id  # every test the run recorded, asked for or not
     for test in request.tests:
         rec = by_id.get(test.id)
         want = "passed" if test.expected is None else str(test.expected)
@@ -374,6 +376,12 @@ def _judge_records(request: ExecutionRequest, run: dict, isolation: str) -> Exec
             result.tests.append(TestOutcome(test.id, status, test.hidden, message))
         elif rec["status"] == want:
             result.tests.append(TestOutcome(test.id, Status.PASSED, test.hidden))
+        elif want != "passed" and rec["status"] == "passed":  # a test that must fail (a tripwire) reported passed:
+            # the run's outcomes were forged in the process that wrote them
+            if "forged_pass" not in result.tamper:
+                result.tamper.append("forged_pass")
+            result.tests.append(TestOutcome(test.id, Status.FAILED, test.hidden, f"expected {want}, reported passed "
+                                            "(the run's outcomes were forged)"))
         else:
             message = f"{rec['status']}: {str(rec.get('message', ''))}".strip().rstrip(":")
             result.tests.append(TestOutcome(test.id, Status.FAILED, test.hidden, message[:2000]))
