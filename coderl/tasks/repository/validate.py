@@ -27,6 +27,7 @@ class Validation:
     runs: int
     failures: dict[str, dict]  # FAIL_TO_PASS test id -> its record at the base (the issue is written from these)
     forged: bool = False  # a run's tripwire passed (never in an honest build)
+    depths: dict[str, int] = dataclasses.field(default_factory=dict)  # test -> frames from it down to the traced code
 
     @property
     def ok(self) -> bool:
@@ -44,20 +45,25 @@ def statuses(result: ExecutionResult, ids: Iterable[str]) -> dict[str, str]:
 
 
 def validate(sandbox, repo: Repository, gold_patch: str, candidates: Iterable[str] | None = None,
-             runs: int = RUNS) -> Validation:
+             runs: int = RUNS, trace: dict | None = None) -> Validation:
     """Run the base and the gold patch `runs` times each on `candidates` (default: the task's own tests) and keep the
     tests that fail at the base and pass with the fix in every run (FAIL_TO_PASS), and those that pass in every run
-    of both (PASS_TO_PASS)."""
+    of both (PASS_TO_PASS).  `trace` ({"file", "first", "last"}: the changed code): the base runs also record how
+    deep below each test that code runs (`depths`)."""
     ids = list(candidates) if candidates is not None else [*repo.fail_to_pass, *repo.pass_to_pass]
     tests = tests_of(repo, ids)
     futures = [(side, sandbox.submit(grading_request(repo, patch=gold_patch if side == "gold" else None,
-                                                     tests=tests)))
+                                                     tests=tests, trace=trace if side == "base" else None)))
                for side in ("base", "gold") for _ in range(runs)]
     results = [(side, future.result()) for side, future in futures]
     seen: dict[str, dict[str, set]] = {t: {"base": set(), "gold": set()} for t in ids}
     forged = any("forged_pass" in r.tamper for _, r in results)
     failures: dict[str, dict] = {}
+    depths: dict[str, int] = {}
     for side, result in results:
+        for test, rec in result.reports.get("records", {}).items():
+            if side == "base" and isinstance(rec.get("depth"), int):
+                depths[test] = min(depths.get(test, rec["depth"]), rec["depth"])
         for test, status in statuses(result, ids).items():
             seen[test][side].add(status)
             if side == "base" and status != "passed" and test not in failures:
@@ -75,4 +81,4 @@ def validate(sandbox, repo: Repository, gold_patch: str, candidates: Iterable[st
             f2p.append(test)
         else:  # errored, skipped, missing at the base: not a test the fix turns from failing to passing cleanly
             dropped[test] = f"{next(iter(base))} at the base"
-    return Validation(tuple(f2p), tuple(p2p), dropped, runs, {t: failures[t] for t in f2p}, forged)
+    return Validation(tuple(f2p), tuple(p2p), dropped, runs, {t: failures[t] for t in f2p}, forged, depths)
