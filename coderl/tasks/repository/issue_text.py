@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Iterable, Mapping
 
 EXCERPT = 160   # the longest excerpt of a message, in characters
 
@@ -37,7 +37,7 @@ class Frame:
     function: str
 
     @classmethod
-    def read(cls, value: "Frame | str | Mapping | tuple") -> "Frame":
+    def read(cls, value: Frame | str | Mapping | tuple) -> Frame:
         """A frame from `path:line:function`, a (path, line, function) triple or a mapping with those keys."""
         if isinstance(value, Frame):
             return value
@@ -68,7 +68,7 @@ class Failure:
     frames: tuple[Frame, ...] = ()   # the traceback's last frames, the innermost last
 
     @classmethod
-    def read(cls, value: "Failure | Mapping") -> "Failure":
+    def read(cls, value: Failure | Mapping) -> Failure:
         """A failure from a mapping with `test_id` (or `nodeid`), `outcome`, `message` and `frames`."""
         if isinstance(value, Failure):
             return value

@@ -31,6 +31,10 @@ Kinds (`KINDS`) and `size`, the number of the original function's AST nodes the 
 `gold_patch(path, mutated, original)` is the unified diff that turns the mutated file back into the original,
 with `a/PATH` and `b/PATH` headers, as `git apply` reads it.
 
+Over 400 lines: the seven kinds share one walk of a function's nodes and one way of putting a changed function
+back in its file, and each kind is a few lines of that walk; split apart they would pass the walk's tables
+(parents, pre-order indices, spans) between modules.
+
 Standard library only. `Mutation.description` is for logs: it names the edit, and is never shown to an agent.
 Deterministic: the same source, path and seed give the same list.
 """
@@ -44,8 +48,8 @@ import io
 import random
 import re
 import tokenize
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 KINDS = ("operator", "comparison", "off_by_one", "removed_branch", "swapped_arguments", "wrong_return", "combined")
 COMBINED_PER_FUNCTION = 2
