@@ -176,13 +176,20 @@ def _table() -> dict:
 
 def portable(task: Task) -> Task:
     """`task` with the limit it would carry to another machine: a recorded set's own (unscaled) where its limit is
-    the recorded one this machine scaled, else as it is (what `coderl tasks export` writes)."""
+    the recorded one this machine scaled, a row's own as set where this machine scaled it by the row's
+    `time_limit_machine_seconds`, else as it is (what `coderl tasks export` writes)."""
+    set_on = task.metadata.get("time_limit_set_on")  # a row's own limit and its machine (`task_rows`)
+    if set_on is not None and task.time_limit == round(set_on[0] * machine_scale(set_on[1]), 2):
+        return dataclasses.replace(task, time_limit=set_on[0])
     seconds = _table()["references"].get(task_key(task))
     if task.time_limit is None or seconds is None:
         return task
-    recorded = derive(seconds)
-    return dataclasses.replace(task, time_limit=recorded) if task.time_limit == round(
-        recorded * machine_scale(_table()["calibration_seconds"]), 2) else task
+    recorded, machine = derive(seconds), _table()["calibration_seconds"]
+    if task.time_limit != round(recorded * machine_scale(machine), 2):
+        return task
+    # with the recording machine's seconds, so the machine that loads the file scales it as this one did
+    return dataclasses.replace(task, time_limit=recorded,
+                               metadata={**task.metadata, "time_limit_set_on": (recorded, machine)})
 
 
 def with_recorded(tasks: Iterable[Task]) -> list[Task]:
