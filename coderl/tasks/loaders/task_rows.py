@@ -28,8 +28,8 @@ that a test's expected value compares as it did before the export.
 from __future__ import annotations
 
 import base64
-import dataclasses
 import binascii
+import dataclasses
 import json
 import math
 import os
@@ -213,10 +213,9 @@ def _explicit_limit(limit: float, row: dict[str, Any], metadata: dict, source: s
 def _recorded(task: Task, set_on: tuple[float, float]) -> bool:
     """Whether a row's limit and machine are the ones a recorded set's table holds for its content
     (`time_limits.portable` finds them there, so the task is the same as one loaded from its set)."""
-    from coderl.tasks.time_limits import _table, derive, task_key
+    from coderl.tasks.time_limits import recorded_limit
 
-    seconds = _table()["references"].get(task_key(task))
-    return seconds is not None and set_on == (derive(seconds), _table()["calibration_seconds"])
+    return set_on == recorded_limit(task)
 
 
 def task_builder(rows: Rows) -> Callable[[int, dict[str, Any]], Task]:
