@@ -529,11 +529,13 @@ _SENTENCE_MARKS = ".,;:?"  # punctuation: a `!` beside a marker is a factorial
 # \\boxed{18}`, `\\boxed{18} or less`, `perhaps \\boxed{18}`); `of` after a number word or one of them too
 # (`half of \\boxed{18}`).  Narrower than REFUSED_WORDS: `only`, `exactly`, `and`, `each` beside a marker change
 # nothing of its value.
-QUALIFIERS = VALUE_WORDS | frozenset("""
+_EQUATION_QUALIFIERS = VALUE_WORDS | frozenset("""
 more less fewer greater smaller larger bigger higher lower above over exceeding exceeds within between nearly
 almost about around approximately approx approximate roughly circa estimated twice thrice double triple
 quadruple times or nor either neither no perhaps maybe possibly probably likely
-""".split()) | (REFUSED_WORDS - frozenset("only exactly just and each every per up net give take".split()))
+""".split())  # (before an equation, `around $78 = \\boxed{9}$`: not the other refused words, `max = \\boxed{18}`)
+QUALIFIERS = _EQUATION_QUALIFIERS | (REFUSED_WORDS - frozenset("only exactly just and each every per up net give take "
+                                                               "est".split()))
 # (every refused word but those that change nothing of a marked value beside its marker, `\\boxed{18} each`, or
 # are ordinary verbs and adjectives, `this gives \\boxed{18}`, `the net total is \\boxed{18}`: a review of issue 99
 # found `\\boxed{18} fold` and `nicht \\boxed{18}` read as 18)
@@ -542,7 +544,7 @@ quadruple times or nor either neither no perhaps maybe possibly probably likely
 # `The answer is 18. I am not sure.`); and so does a `?` right after a marker (`\\boxed{18}?`).
 HEDGES = re.compile(
     r"\b(?:maybe|perhaps|possibly|probably|presumably|likely|unlikely|approximately|approx|roughly|circa|"
-    r"estimated?|guess(?:ing)?|unsure|uncertain|or[ \t]+so|give[ \t]+or[ \t]+take|"
+    r"estimated|guess(?:ing)?|unsure|uncertain|or[ \t]+so|give[ \t]+or[ \t]+take|"
     r"(?:may|might|could)[ \t]+(?:be|have[ \t]+been)[ \t]+(?:wrong|off|mistaken|incorrect))\b"
     r"|(?:\bnot|n't)[ \t]+(?:(?:be|quite|entirely|completely|totally|fully|100%)[ \t]+){0,2}"
     r"(?:sure|certain|confident)\b",
@@ -648,8 +650,8 @@ def _equation_ok(text: str, line_start: int, i: int) -> bool:
         while k > line_start and text[k - 1] in " \t":
             k -= 1
         word = text[_word_start(text, line_start, k):k].lower()
-        return word not in QUALIFIERS and word not in NUMBER_WORDS
-    return word not in QUALIFIERS
+        return word not in _EQUATION_QUALIFIERS and word not in NUMBER_WORDS
+    return word not in _EQUATION_QUALIFIERS
 
 
 def _prose_ok(command: str, before: bool) -> bool | None:

@@ -210,7 +210,7 @@ AFTER = ["", "\n\nI hope this helps!", " Let me know if anything is unclear.", "
 HEDGE_BEFORE = ["probably", "maybe", "perhaps", "approximately", "roughly", "possibly", "about", "around", "likely"]
 HEDGE_AFTER = [", give or take", " or so", ", maybe", ", probably", " or maybe more", ", I guess", ", roughly"]
 HEDGE_SENTENCE = ["I am not sure.", "I'm not 100% sure about this.", "But I might be wrong.", "Maybe.",
-                  "This is only an estimate.", "I'm not certain it is correct.", "Perhaps I made an error.",
+                  "This is only an estimated value.", "I'm not certain it is correct.", "Perhaps I made an error.",
                   "I am not confident in this."]
 HEDGE_BOX = ["?", " ?", "\\text{ or so}", "\\text{ or more}", "\\text{, roughly}", " fold", "\\text{ approx.}"]
 
