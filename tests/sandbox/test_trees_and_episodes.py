@@ -152,3 +152,21 @@ def test_a_disk_limit_sizes_the_work_dir(sb):
     assert "ok" not in small.stdout
     large = sb.run(_sh("head -c 3000000 /dev/zero > big && echo ok", limits=Limits(disk_bytes=8 * 2**20)))
     assert large.stdout.strip() == "ok", large.stderr
+
+
+def test_trees_and_environments_in_a_private_home_are_reached(sb, tree):
+    # a 0700 home the server's namespace masks (where an interpreter sits under it): reached through the host's
+    # directory as it was, never shown to programs otherwise
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    home = Path(tempfile.mkdtemp(prefix=".coderl-test-", dir=Path.home()))
+    try:
+        shutil.copytree(tree, home / "tree", symlinks=True, ignore=shutil.ignore_patterns("fifo"))
+        (home / "env").mkdir()
+        (home / "env" / "marker").write_text("home env\n")
+        result = sb.run(_sh("head -1 pkg/mod.py; cat /env/marker", tree=str(home / "tree"), environment=str(home / "env")))
+        assert result.stdout.splitlines() == ["X = 1", "home env"], result.message or result.stderr
+    finally:
+        shutil.rmtree(home)

@@ -158,6 +158,7 @@ class Slots:
         self.level = level
         self.workers = workers
         self.uids = uids
+        self.covered = {}  # host directory the server's namespace covers (its /tmp, a 0700 home) -> an fd of it
         if level == "full":
             # The server gets its own network namespace (children inherit: no network at all) and
             # mount namespace with a tmpfs over /tmp holding every slot directory and the programs'
@@ -168,7 +169,7 @@ class Slots:
             self.view = view.View("/tmp/coderl-slots/.view", env_paths(HIDE_ENV), env_paths(EXPOSE_ENV))
             self.view.open_sources()  # before the tmpfs covers /tmp (a venv there stays visible)
             # the host's /tmp as it was, for the trees and environments requests name there (`host_dir`)
-            self.host_tmp = _high(os.open("/tmp", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC))
+            self.covered["/tmp"] = _high(os.open("/tmp", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC))
             linux.mount("coderl-sandbox", "/tmp", "tmpfs", linux.MS_NOSUID | linux.MS_NODEV, "mode=1777")
             self.root = "/tmp/coderl-slots"
             os.mkdir(self.root, 0o711)
@@ -197,13 +198,17 @@ class Slots:
 
     def host_dir(self, path, flags=os.O_RDONLY):
         """An fd of the host directory `path` (absolute, a request's tree or environment), also where the server's
-        tmpfs now covers it (`full`: under /tmp, reached through the host's /tmp opened before it was covered)."""
+        namespace now covers it (its tmpfs over /tmp, a mask over a 0700 home: reached through the host's directory
+        opened before it was covered)."""
         if not os.path.isabs(path):
             raise ValueError(f"{path[:200]!r}: expected an absolute path")
         flags |= os.O_DIRECTORY | os.O_CLOEXEC
-        if self.level == "full" and (path == "/tmp" or path.startswith("/tmp/")):
-            rest = path[len("/tmp"):].strip("/")
-            return os.open(rest or ".", flags, dir_fd=self.host_tmp) if rest else os.dup(self.host_tmp)
+        under = [c for c in self.covered if path == c or path.startswith(c.rstrip("/") + "/")]
+        if under:
+            top = max(under, key=len)
+            rest = path[len(top):].strip("/")
+            return os.open(rest, flags, dir_fd=self.covered[top]) if rest else os.open(".", flags,
+                                                                                       dir_fd=self.covered[top])
         return os.open(path, flags)
 
     def environment(self, path):
@@ -216,10 +221,10 @@ class Slots:
         if staged is None:
             if len(self.staged) >= MAX_ENVIRONMENTS:
                 raise ValueError(f"over {MAX_ENVIRONMENTS} environments in one server")
-            staged = os.path.join(self.root, ".environments", str(len(self.staged)))
-            os.makedirs(staged, 0o755)
             fd = self.host_dir(path, os.O_PATH)
             try:
+                staged = os.path.join(self.root, ".environments", str(len(self.staged)))
+                os.makedirs(staged, 0o755, exist_ok=True)  # (left by a bind that failed)
                 view.View._bind_readonly(f"/proc/self/fd/{fd}", staged, None)
             finally:
                 os.close(fd)
@@ -267,6 +272,8 @@ class Slots:
                 os.makedirs(stage)
                 linux.mount(src, stage, None, linux.MS_BIND | linux.MS_REC)
                 binds.append((stage, child))
+            if blocked not in self.covered:  # the host's directory as it was, for requests' paths (`host_dir`)
+                self.covered[blocked] = _high(os.open(blocked, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC))
             linux.mount("coderl-mask", blocked, "tmpfs", linux.MS_NOSUID | linux.MS_NODEV, "mode=0755")
             for stage, child in binds:
                 target = os.path.join(blocked, child)
