@@ -62,8 +62,9 @@ def _searchable(path):
 
 def writable_places(cache=CACHE):
     """Every world-writable directory a sandbox uid can reach on the host's writable file systems (not those right
-    below another one: `remove_owned` walks into them), and the usual temp directories; sorted.  From `cache` when it was
-    written less than CACHE_SECONDS ago for this boot and mount table, by this uid, in a directory only it writes."""
+    below another one: `remove_owned` walks into them), and the usual temp directories; sorted.  From `cache` when it
+    was written less than CACHE_SECONDS ago for this boot and mount table, by this uid, in a directory only it
+    writes."""
     mounts = _mounts()
     try:
         with open("/proc/sys/kernel/random/boot_id") as f:
