@@ -171,6 +171,18 @@ def _cmd_tasks_export(ns: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_tasks_repos(ns: argparse.Namespace) -> int:
+    from coderl.tasks.repository.generate import RepoGenConfig, run_generation
+
+    cfg = from_args(RepoGenConfig, ns)
+    ns.own(("--out", cfg.out))
+    stats = run_generation(cfg)
+    total = stats["total"]
+    print(f"wrote {total.get('validated', 0)} validated repository tasks from {len(stats['repositories'])} "
+          f"repositories to {cfg.out} (repo:{cfg.out}; counts in {cfg.out}/stats.json)")
+    return 0
+
+
 def _cmd_pipeline(ns: argparse.Namespace) -> int:
     from coderl.pipeline import PipelineConfig, run_command
 
@@ -253,12 +265,17 @@ def build_parser() -> argparse.ArgumentParser:
              _cmd_sft)
     from coderl.integrations.export import ExportConfig
 
-    p = sub.add_parser("tasks", help="export a task spec as verl or TRL rows, or as a task file of coderl's own",
+    p = sub.add_parser("tasks", help="export a task spec as verl or TRL rows or a task file of coderl's own; generate "
+                       "repository tasks",
                        description="Task sets for other trainers (docs/data.md).")
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
     # --skip-bad-rows: jsonl and parquet only: verl and TRL rows name a spec their scorer reloads whole
     _command(actions, "export", "write a task spec as verl's RL parquet, a TRL dataset folder, or coderl's own JSONL "
              "or parquet task file", ExportConfig, _cmd_tasks_export)
+    from coderl.tasks.repository.generate import RepoGenConfig
+
+    _command(actions, "repos", "generate repository tasks offline: pinned source distributions, AST bugs validated "
+             "in the sandbox, issues from the failures", RepoGenConfig, _cmd_tasks_repos, skip_bad_rows=False)
     from coderl.pipeline import PipelineConfig
 
     _command(sub, "pipeline", "seed 001's flow from one YAML: base eval, SFT, RL runs, evals, report", PipelineConfig,
