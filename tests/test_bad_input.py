@@ -98,6 +98,10 @@ def place(tmp_path, monkeypatch):
     fake_checkpoint("cutrun", 2, steps=2, cut="adapter_model.safetensors")  # its only checkpoint cut short
     fake_checkpoint("cutrun", 1, steps=2, cut="trainer_state.pt")
     Path("cutrun", "config.yaml").write_text("seed: 0\n")
+    fake_checkpoint("halfrun", 1, steps=2)  # its only checkpoint unfinished: no manifest, a file cut short
+    Path("halfrun", "checkpoints", "step-1", "manifest.json").unlink()
+    Path("halfrun", "checkpoints", "step-1", "trainer_state.pt").write_bytes(b"state")
+    Path("halfrun", "config.yaml").write_text("seed: 0\n")
     from coderl.base.outputs import write_yaml
     from coderl.train.config import TrainConfig
 
@@ -375,6 +379,10 @@ CASES = [
      "--resume: no intact checkpoint in cutrun/checkpoints: cutrun/checkpoints/step-2 (adapter_model.safetensors is "
      "512 bytes, its manifest says 1024); cutrun/checkpoints/step-1 (trainer_state.pt is 250 bytes"),
     ("sft", "damaged checkpoints", [*SFT, "--out", "cutrun", "--resume"], "--resume: no intact checkpoint in cutrun"),
+    ("train", "unfinished checkpoint", [*TRAIN, "--out", "halfrun", "--resume"],
+     "--resume: no intact checkpoint in halfrun/checkpoints: halfrun/checkpoints/step-1 (no manifest.json: unfinished"),
+    ("sft", "unfinished checkpoint", [*SFT, "--out", "halfrun", "--resume"],
+     "--resume: no intact checkpoint in halfrun/checkpoints: halfrun/checkpoints/step-1 (no manifest.json: unfinished"),
     ("train", "fewer steps than grown to", ["train", "--out", "grownrun", "--resume", "--steps", "2"],
      "--steps 2 is fewer than the 3 steps of the run in grownrun"),
     ("check", "time limits: file as parent", [*CHECK, "--reference", "--out", "r.jsonl", "--time-limits",
@@ -454,15 +462,25 @@ def test_resume_skips_a_damaged_checkpoint_for_the_newest_intact_one(place):
         resume_checkpoint("two", lines.append)
 
 
-def test_a_checkpoint_from_before_manifests_is_taken_with_a_note(place):
-    from coderl.train.checkpoint import resume_checkpoint
+def test_a_checkpoint_without_its_manifest_is_unfinished_and_skipped(place):
+    """coderl writes the manifest last: a step-N without one (a copy that stopped) is skipped like a damaged one,
+    for the newest intact checkpoint, by --resume (train and SFT share resume_checkpoint) and the pipeline."""
+    from coderl.train.checkpoint import latest_checkpoint, recorded_steps, resume_checkpoint
 
+    fake_checkpoint("half", 2, steps=4)
+    fake_checkpoint("half", 4, steps=4, cut="trainer_state.pt")
+    Path("half", "checkpoints", "step-4", "manifest.json").unlink()  # a truncated file, and nothing to say so
+    lines = []
+    assert resume_checkpoint("half", lines.append) == os.path.join("half", "checkpoints", "step-2")
+    assert lines == ["--resume: skipped half/checkpoints/step-4 (no manifest.json: unfinished (coderl writes it "
+                     "last)); resuming from step-2"]
+    assert latest_checkpoint("half") == os.path.join("half", "checkpoints", "step-2")
+    assert recorded_steps("half") == 4
     Path("old", "checkpoints", "step-3").mkdir(parents=True)
     Path("old", "checkpoints", "step-3", "trainer_state.pt").write_bytes(b"x")
-    lines = []
-    assert resume_checkpoint("old", lines.append) == os.path.join("old", "checkpoints", "step-3")
-    assert lines == ["--resume: old/checkpoints/step-3 has no manifest.json (written before checkpoints had one): "
-                     "taken unchecked"]
+    with pytest.raises(Exception, match=r"no intact checkpoint in old/checkpoints: old/checkpoints/step-3 \(no "
+                                        r"manifest.json: unfinished"):
+        resume_checkpoint("old", lines.append)
 
 
 def test_skipping_bad_rows_of_a_file_of_only_bad_rows_says_so(place, capsys):
