@@ -304,7 +304,8 @@ CASES = [
     ("check", "malformed row", ["check", "--tasks", "hf:prime-bad.jsonl:preset=primeintellect", "--reference"],
      "hf:prime-bad.jsonl row 0: field 'verification_info' is not JSON text"),
     ("check", "missing tests", ["check", "--tasks", "hf:cf-notests.jsonl:preset=open-r1-codeforces", "--reference"],
-     "hf:cf-notests.jsonl row 0: no tests in examples or official_tests"),
+     "hf:cf-notests.jsonl row 0: problem '1/A': field 'official_tests' is empty though 'official_tests_complete' "
+     "is true"),
     ("check", "malformed row", ["check", "--tasks", "hf:cf-bad.jsonl:preset=open-r1-codeforces", "--reference"],
      "hf:cf-bad.jsonl row 0: field 'examples[0].output' is number (expected a string)"),
     ("check", "missing tests", ["check", "--tasks", "hf:deep-notests.jsonl:preset=deepcoder", "--reference"],
