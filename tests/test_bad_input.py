@@ -177,6 +177,7 @@ TRAIN = ["train", "--model", MODEL, "--tasks", "tasks.jsonl", "--device", "cpu"]
 SFT = ["sft", "--model", MODEL, "--data", "tasks.jsonl", "--device", "cpu"]
 EVAL = ["eval", "--model", MODEL, "--tasks", "tasks.jsonl", "--device", "cpu"]
 CHECK = ["check", "--tasks", "tasks.jsonl"]
+KODCODE = f"hf:{TASKS.parent / 'kodcode_small.jsonl'}:preset=kodcode"  # test-file tasks
 EXPORT = ["tasks", "export", "--tasks", "tasks.jsonl", "--format", "jsonl"]
 
 # (command, class, argv, what the line must say)
@@ -380,6 +381,12 @@ CASES = [
      "--resume: no intact checkpoint in cutrun/checkpoints: cutrun/checkpoints/step-2 (adapter_model.safetensors is "
      "512 bytes, its manifest says 1024); cutrun/checkpoints/step-1 (trainer_state.pt is 250 bytes"),
     ("sft", "damaged checkpoints", [*SFT, "--out", "cutrun", "--resume"], "--resume: no intact checkpoint in cutrun"),
+    ("eval", "repair on test files", [*EVAL, "--out", "e", "--turns", "2", "--tasks", KODCODE],
+     f"--turns 2: no task of --tasks {KODCODE} has a hidden test: its 4 tasks are test-file tasks, which repair "
+     "cannot split (a pytest file's tests are functions, not call/value pairs, so none can be kept out of the "
+     "feedback on the others: every test is visible) (docs/repair.md, \"Visible and hidden tests\")"),
+    ("train", "repair on test files", [*TRAIN, "--out", "t", "--turns", "2", "--tasks", KODCODE],
+     f"--turns 2: no task of --tasks {KODCODE} has a hidden test: its 4 tasks are test-file tasks"),
     ("train", "unfinished checkpoint", [*TRAIN, "--out", "halfrun", "--resume"],
      "--resume: no intact checkpoint in halfrun/checkpoints: halfrun/checkpoints/step-1 (no manifest.json: unfinished"),
     ("sft", "unfinished checkpoint", [*SFT, "--out", "halfrun", "--resume"],

@@ -152,6 +152,11 @@ def run_eval(cfg: EvalConfig, *, loaded=None, log=print) -> dict:
         resolve_spec(cfg.model)  # a --model that names nothing loadable: one line before any work
     taskset = load_tasks(cfg.tasks, split=cfg.split, seed=cfg.seed)
     tasks = taskset.tasks[: cfg.limit] if cfg.limit else taskset.tasks
+    if cfg.repair.on:  # no task a repair episode could be scored on: one line before the model loads
+        from coderl.tasks.visibility import split_tests
+
+        if not any(split_tests(t).has_hidden for t in tasks):
+            raise cfg.repair.no_hidden_test(cfg.tasks, tasks)
     # a failure leaves nothing it made but the engine's log of it and the finished chunks (for --resume)
     with leave_nothing(cfg.out, keep=lambda d: os.path.exists(os.path.join(d, ENGINE_LOG)) or _resumable(partial)):
         summary = _load_and_evaluate(cfg, taskset, tasks, loaded, resumed, log)
@@ -208,7 +213,7 @@ def _evaluate(cfg, taskset, tasks, loaded, model, start: float, load_seconds: fl
     if cfg.repair.on:
         from coderl.eval.turns import repair_summary
         if got.batch is None:
-            raise cfg.repair.no_hidden_test(cfg.tasks)
+            raise cfg.repair.no_hidden_test(cfg.tasks, tasks)
         left_out = set(got.no_hidden) | set(got.skipped)
         tasks = [t for t in tasks if t.task_id not in left_out]  # scored on hidden tests: only tasks that have some
         repair = repair_summary(got.episodes, [t.task_id for t in tasks], cfg.repair.turns, got.no_hidden,
