@@ -195,6 +195,12 @@ CASES = [
     ("check", "unknown split", ["check", "--tasks", "easy@tset", "--reference"], "unknown split @tset (did you mean"),
     ("check", "wrong type", [*CHECK, "--reference", "--workers", "many"], "--workers: invalid int value"),
     ("check", "unknown flag", [*CHECK, "--reference", "--workrs", "2"], "did you mean '--workers'"),
+    ("train", "unknown flag", [*TRAIN, "--out", "t", "--lr", "1e-4"],  # not taken for the YAML-only --lr-schedule
+     "unrecognized arguments: --lr 1e-4 (did you mean '--learning-rate'?)"),
+    ("launch", "typo", ["launch", "--num_processe", "2", *TRAIN, "--out", "t"],
+     "coderl launch: error: unrecognized accelerate launch option: --num_processe (did you mean '--num_processes'?)"),
+    ("launch", "bad value", ["launch", "--mixed_precision", "fp7", *TRAIN, "--out", "t"],
+     "coderl launch: error: argument --mixed_precision/--mixed-precision: invalid choice: 'fp7'"),
     ("check", "output = input", [*CHECK, "--completions", "completions.jsonl", "--out", "completions.jsonl"],
      "is --completions"),
     ("check", "output = input", [*CHECK, "--reference", "--out", "tasks.jsonl"], "is --tasks"),

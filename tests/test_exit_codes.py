@@ -107,3 +107,14 @@ def test_train_with_a_sandbox_killed_before_its_hello_is_3_naming_the_checkpoint
     assert err[-1].startswith("coderl train: error: infrastructure failure: ")
     assert not [line for line in err if "Traceback" in line]
     assert not Path("t").exists()  # the run made nothing worth keeping: no folder left
+
+
+def test_launch_help_shows_the_options_docs_scaling_uses(capsys):
+    """issue 102: accelerate's short help left out --config_file, --machine_rank and --main_process_ip."""
+    assert main(["launch", "--help"]) == 0
+    out = capsys.readouterr().out
+    used = set(re.findall(r"--[a-z_]+", " ".join(re.findall(r"coderl launch (.*?) (?:train|sft) ",
+                                                             (DOC.parent / "scaling.md").read_text().replace("\\\n", " ")))))
+    assert used >= {"--config_file", "--num_processes", "--num_machines", "--machine_rank", "--main_process_ip"}
+    for flag in used:
+        assert f"\n  {flag}" in out, flag
