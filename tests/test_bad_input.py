@@ -691,3 +691,31 @@ def test_a_bad_time_limit_scale_is_one_line(place, capsys, monkeypatch):
     assert code == 2 and err == ["coderl check: error: $CODERL_TIME_LIMIT_SCALE='0.5': expected a whole number >= 1 "
                                  "(the factor on recorded time limits)"], err
     assert files(place) == before
+
+
+@pytest.mark.parametrize("argv, said", [
+    ([*TRAIN, "--out", "t", "--log-with", "tensorboard"], "coderl train: error: --log-with tensorboard: the "
+     "'tensorboard' package is not installed (pip install 'coderl[trackers]', or pip install tensorboard)"),
+    ([*SFT, "--out", "s", "--log-with", "wandb"], "coderl sft: error: --log-with wandb: the 'wandb' package is not "
+     "installed"),
+    ([*TRAIN, "--out", "t", "--engine", "vllm"], "coderl train: error: --engine vllm: no vLLM here"),
+    ([*EVAL, "--out", "e", "--engine", "vllm"], "coderl eval: error: --engine vllm: no vLLM here"),
+], ids=["train tensorboard", "sft wandb", "train vllm", "eval vllm"])
+def test_a_missing_optional_package_is_said_before_the_model_loads_and_by_the_dry_run(place, capsys, monkeypatch,
+                                                                                       argv, said):
+    """issue 102: it was said once the model had loaded (a tracker: when the first metrics were written)."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name in (
+        "tensorboard", "wandb", "vllm") else real(name, *a))
+    monkeypatch.delenv("CODERL_VLLM_PYTHON", raising=False)
+    import coderl.rollout.vllm_engine as vllm_engine
+
+    monkeypatch.setattr(vllm_engine, "REPO", place)  # no .venv-vllm here
+    code, err = run(argv, capsys)
+    assert code == 2 and len(err) == 1 and err[0].startswith(said), err
+    if argv[0] == "train":  # the dry run says it, and refuses nothing (a config checked away from its machine)
+        assert main([*argv, "--dry-run"]) == 0
+        out = capsys.readouterr().out
+        assert f"{said.removeprefix('coderl train: error: ')}" in out and "here the run would refuse to start" in out

@@ -150,6 +150,10 @@ def run_eval(cfg: EvalConfig, *, loaded=None, log=print) -> dict:
         require_cuda_for_qlora()  # before anything is loaded or written
     if loaded is None:
         resolve_spec(cfg.model)  # a --model that names nothing loadable: one line before any work
+    if cfg.engine == "vllm":
+        from coderl.rollout.vllm_engine import engine_python
+
+        engine_python()  # no vLLM here: one line before the model loads
     taskset = load_tasks(cfg.tasks, split=cfg.split, seed=cfg.seed)
     tasks = taskset.tasks[: cfg.limit] if cfg.limit else taskset.tasks
     if cfg.repair.on:  # no task a repair episode could be scored on: one line before the model loads

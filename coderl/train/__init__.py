@@ -19,6 +19,9 @@ def run_training(cfg, **kwargs) -> dict:
     from coderl.train.distributed import is_main_process
     from coderl.train.infra_guard import InfraFailuresStop, sandbox_failed
     from coderl.train.run_dir import leave_no_run
+    from coderl.train.tracking import require_packages
+
+    require_packages(cfg.log_with, cfg.engine)  # a missing tracker or vLLM: one line before anything loads
 
     if cfg.value.value_head:
         from coderl.train.rl.ppo import train
