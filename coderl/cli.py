@@ -119,6 +119,13 @@ def _cmd_train(ns: argparse.Namespace) -> int:
         print(dry_run_report(cfg, int(os.environ.get("WORLD_SIZE", "1"))))
         return 0
     ns.own(("--out", cfg.out))  # before torch is imported: a refusal is quick
+    if cfg.resume:
+        from coderl.train.checkpoint import run_finished
+
+        finished = run_finished(cfg.out, cfg.steps)
+        if finished:  # said without loading a model
+            print(finished, file=sys.stderr)
+            return 0
     from coderl.train import run_training
     from coderl.train.distributed import is_main_process
 

@@ -453,9 +453,17 @@ def test_a_plain_resume_goes_on_to_the_steps_the_run_was_grown_to(place, capsys,
     seen = {}
     monkeypatch.setattr(coderl.train, "run_training", lambda cfg, **kw: seen.update(steps=cfg.steps) or {})
     code, err = run(["train", "--out", "grownrun", "--resume"], capsys)
-    assert code == 0 and seen == {"steps": 3}, err
+    assert code == 0 and seen == {} and "at step 3 of 3; nothing to train" in err[-1], err  # 3 steps, all done
     run(["train", "--out", "grownrun", "--resume", "--steps", "5"], capsys)
     assert seen == {"steps": 5}  # more steps, given: taken
+
+
+def test_resuming_a_finished_run_says_so_without_loading_a_model(place, capsys):
+    """issue 102: it loaded the model (a real one: minutes) to find no step left.  The place's load_model fails."""
+    code, err = run(["train", "--out", "grownrun", "--resume"], capsys)
+    assert code == 0 and err == ["--resume: grownrun has finished: its newest intact checkpoint "
+                                 f"({os.path.join('grownrun', 'checkpoints', 'step-3')}) is at step 3 of 3; nothing "
+                                 "to train (--resume --steps N, more than 3, trains on)"], err
 
 
 def test_resume_skips_a_damaged_checkpoint_for_the_newest_intact_one(place):

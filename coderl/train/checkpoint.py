@@ -94,6 +94,17 @@ def resume_checkpoint(run_dir: str, log) -> str | None:
     return None
 
 
+def run_finished(run_dir: str, steps: int) -> str | None:
+    """The line `coderl train --resume` says, without loading a model, when `run_dir`'s newest intact checkpoint is
+    already at `steps` (nothing left to train); None when steps remain (or there is no checkpoint)."""
+    checkpoint = latest_checkpoint(run_dir)
+    done = int(STEP_DIR.match(os.path.basename(checkpoint)).group(1)) if checkpoint else 0
+    if not checkpoint or done != steps:  # more steps done than asked for: prepare_run refuses --steps in one line
+        return None
+    return (f"--resume: {run_dir} has finished: its newest intact checkpoint ({checkpoint}) is at step {done} of "
+            f"{steps}; nothing to train (--resume --steps N, more than {done}, trains on)")
+
+
 def recorded_steps(run_dir: str) -> int:
     """The most --steps any checkpoint of `run_dir` was written for (a run grown with `--resume --steps N` records
     N), from the manifests (a checkpoint without one is unfinished and says nothing); 0 when none says."""
