@@ -434,7 +434,7 @@ def test_bad_input_is_one_line_and_leaves_nothing(place, capsys, command, kind, 
     assert files(place) == before
 
 
-def test_a_leak_refused_by_the_run_leaves_nothing_and_the_dry_run_says_it_is_not_checked(place, capsys):
+def test_a_leak_refused_by_the_run_leaves_nothing_and_the_dry_run_says_it_is_not_checked(place, capsys, monkeypatch):
     """The behaviour leak check runs before the pipeline writes anything: a refused plan leaves no OUT, no
     pipeline.log.  The dry run (no references run: it stays quick) says that the run makes that check."""
     assert main(["pipeline", "--config", "leak.yaml", "--dry-run"]) == 0 and not (place / "leakout").exists()
@@ -444,6 +444,12 @@ def test_a_leak_refused_by_the_run_leaves_nothing_and_the_dry_run_says_it_is_not
     assert code == 2 and err[-1].startswith("coderl pipeline: error: rl/grpo's training tasks (leak-train.jsonl) "
                                             "solve 1 of its 1 evaluation"), err
     assert not any("Traceback" in line for line in err) and not (place / "leakout").exists()
+    # issue 102: the verdict is cached now, so the dry run refuses where the run would, running nothing
+    import coderl.pipeline.run
+
+    monkeypatch.setattr(coderl.pipeline.run, "open_sandbox", lambda *a, **k: pytest.fail("a dry run ran programs"))
+    dry, said = run(["pipeline", "--config", "leak.yaml", "--dry-run"], capsys)
+    assert dry == 2 and said[-1] == err[-1], said
 
 
 def test_a_plain_resume_goes_on_to_the_steps_the_run_was_grown_to(place, capsys, monkeypatch):

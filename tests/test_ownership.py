@@ -298,3 +298,23 @@ def test_a_launch_holds_its_run_for_its_ranks_and_its_ranks_die_with_it(tiny_mod
         assert time.monotonic() < deadline, f"ranks left running: {[p for p in ranks if _alive(p)]}"
         time.sleep(0.1)
     assert not _held(lock_file(str(out)))
+
+
+def test_a_pipeline_on_a_busy_out_is_refused_before_its_task_sets_load(tmp_path):
+    """issue 102: the pipeline loaded every task set (minutes for a large one) before it found its OUT in use; here
+    a task file that is not there would be the error if they were loaded first."""
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "config.json").write_text("{}")
+    run = tmp_path / "run"
+    config = _pipeline_config(tmp_path, str(model), run)
+    config.write_text(config.read_text().replace(f"eval: {{tasks: {TASKS}", "eval: {tasks: nope.jsonl"))
+    holder = _holding(run, "pipeline", "--out", str(run))
+    try:
+        done = _coderl("pipeline", "--config", str(config))
+    finally:
+        holder.stdin.close()
+        holder.wait()
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1, done.stderr[-3000:]
+    assert lines[0].startswith(f"coderl pipeline: error: {config}: out {run}: in use by pid {holder.pid}"), lines

@@ -24,8 +24,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from coderl.tasks.loaders.evalplus import humanevalplus, mbppplus
-from coderl.tasks.loaders.hf_contest_sets import (CODEFORCES_HIDDEN, deepcoder, nemotron_rl, open_r1_codeforces,
-                                                  primeintellect)
+from coderl.tasks.loaders.hf_contest_sets import (
+    CODEFORCES_HIDDEN,
+    deepcoder,
+    nemotron_rl,
+    open_r1_codeforces,
+    primeintellect,
+)
 from coderl.tasks.loaders.kodcode import SOURCE as KODCODE_SOURCE
 from coderl.tasks.loaders.kodcode import kodcode_row
 from coderl.tasks.loaders.multipl_e import multipl_e_row
