@@ -318,3 +318,28 @@ def test_a_pipeline_on_a_busy_out_is_refused_before_its_task_sets_load(tmp_path)
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 2 and len(lines) == 1, done.stderr[-3000:]
     assert lines[0].startswith(f"coderl pipeline: error: {config}: out {run}: in use by pid {holder.pid}"), lines
+
+
+@pytest.mark.parametrize("held, given", [
+    ("r.jsonl", "r.jsonl.summary.json"),  # check's summary beside its results
+    ("r.jsonl", "r.jsonl.skipped_rows.txt"),  # --skip-bad-rows' list
+    ("leaks", "leaks.md"),  # decontaminate's prefix
+    ("r.jsonl.summary.json", "r.jsonl"),  # and the other way: an output whose sidecar another command writes
+])
+def test_an_outputs_sidecar_files_are_held_with_it(tmp_path, held, given):
+    """issue 102: the lock covered OUT alone; a second command could write OUT.summary.json meanwhile."""
+    holder = _holding(tmp_path / held, "check", "--out", str(tmp_path / held))
+    try:
+        with pytest.raises(ConfigError) as info:
+            with owned(("--out", str(tmp_path / given))):
+                pass
+    finally:
+        holder.stdin.close()
+        holder.wait()
+    said = str(info.value)
+    assert said.startswith(f"--out {tmp_path / given}: ") and f"in use by pid {holder.pid}" in said, said
+    assert str(tmp_path / held) in said and "\n" not in said
+    with owned(("--out", str(tmp_path / given))):  # free once the holder is gone
+        pass
+    with owned(("--out", str(tmp_path / "r2.jsonl"))), owned(("--out", str(tmp_path / "r2.jsonl.v2"))):
+        pass  # other names, not sidecars: free
