@@ -143,7 +143,8 @@ def run_eval(cfg: EvalConfig, *, loaded=None, log=print) -> dict:
         writable("--out", cfg.out, "folder")
     else:
         refuse_existing("--out", cfg.out, [os.path.basename(p) for p in written if os.path.exists(p)],
-                        overwrite=cfg.overwrite, resumable=not cfg.repair.on, kind="folder")
+                        overwrite=cfg.overwrite, kind="folder",  # --resume continues an interrupted run only
+                        resumable=not cfg.repair.on and os.path.exists(partial))
     if cfg.qlora and loaded is None:
         from coderl.models.quantized import require_cuda_for_qlora
 
@@ -223,7 +224,8 @@ def _evaluate(cfg, taskset, tasks, loaded, model, start: float, load_seconds: fl
         repair = repair_summary(got.episodes, [t.task_id for t in tasks], cfg.repair.turns, got.no_hidden,
                                 {t.task_id: got.split_rules[t.task_id] for t in tasks}, cfg.seed, task_clusters(tasks))
     gen_token_total = got.gen_tokens if cfg.repair.on else sum(r["gen_tokens"] for r in rows)
-    total_seconds = time.perf_counter() - start
+    # a resumed run's kept chunks were generated before it started: their seconds count in the total too
+    total_seconds = time.perf_counter() - start + sum(chunk["seconds"] for chunk in (resumed or ({}, []))[1])
     return _write_run(cfg, taskset, tasks, rows, isolation,
                       {"load": load_seconds, "generation": gen_seconds, "total": total_seconds},
                       gen_token_total, loaded, repair=repair)

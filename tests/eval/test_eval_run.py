@@ -209,6 +209,8 @@ def test_an_interrupted_evaluation_resumes_to_the_uninterrupted_one(model_dir, t
     summary = json.loads((tmp_path / "cut" / "summary.json").read_text())
     assert summary["label"] == "resumed" and summary["pass_at_k"] == json.loads(
         (tmp_path / "whole" / "summary.json").read_text())["pass_at_k"]
+    seconds = summary["seconds"]  # issue 102: the kept chunk's generation is in the total too
+    assert seconds["load"] + seconds["generation"] <= seconds["total"] + 0.02, seconds
 
 
 def test_resume_needs_an_interrupted_evaluation(model_dir, tmp_path, capsys):
@@ -218,3 +220,7 @@ def test_resume_needs_an_interrupted_evaluation(model_dir, tmp_path, capsys):
     assert not (tmp_path / "run").exists()
     _eval(model_dir, tmp_path / "run")
     assert main(args) == 2 and "its evaluation is finished: --overwrite" in capsys.readouterr().err
+    assert main(args[:-1]) == 2  # without --resume
+    err = capsys.readouterr().err
+    assert "already holds samples.jsonl, summary.json, results.md; pass --overwrite to replace it" in err, err
+    assert "--resume" not in err  # issue 102: a finished evaluation has nothing to resume
