@@ -66,6 +66,17 @@ def test_check_reproduces_every_verdict(model_dir, tmp_path):
            [(r["passed"], r["status"], [t["status"] for t in r["tests"]]) for r in original]
 
 
+def test_compare_tells_apart_runs_that_share_a_label(model_dir, tmp_path):
+    """issue 102: two runs labelled alike (the default label is the model's name) were two identical rows."""
+    _eval(model_dir, tmp_path / "a", label="tiny")
+    _eval(model_dir, tmp_path / "b", label="tiny", method="GRPO")
+    runs = [str(tmp_path / "a"), str(tmp_path / "b"), str(tmp_path / "a")]
+    text = run_compare(CompareConfig(runs=runs, out=str(tmp_path / "cmp"), plot=False))
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert f"| `tiny ({a})` |" in text and f"| `tiny ({b})` | GRPO |" in text and f"| `tiny ({a}) #2` |" in text
+    assert f"against `tiny ({a})`" in text
+
+
 def test_compare_table_and_plot(model_dir, tmp_path):
     _eval(model_dir, tmp_path / "a", label="tiny", method="base")
     _eval(model_dir, tmp_path / "b", label="tiny-again", method="GRPO")
