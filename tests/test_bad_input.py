@@ -733,3 +733,10 @@ def test_a_missing_optional_package_is_said_before_the_model_loads_and_by_the_dr
         assert main([*argv, "--dry-run"]) == 0
         out = capsys.readouterr().out
         assert f"{said.removeprefix('coderl train: error: ')}" in out and "here the run would refuse to start" in out
+    if "tensorboard" in argv:  # a pipeline stage's: before its base evaluation loads the model
+        Path("tb.yaml").write_text(Path("leak.yaml").read_text().replace("    steps: 1\n", "    steps: 1\n"
+                                                                          "    log_with: tensorboard\n"))
+        code, err = run(["pipeline", "--config", "tb.yaml"], capsys)
+        assert code == 2 and err == [f"coderl pipeline: error: rl/grpo: {said.removeprefix('coderl train: error: ')}"]
+        assert main(["pipeline", "--config", "tb.yaml", "--dry-run"]) == 0
+        assert "a run would stop: rl/grpo: --log-with tensorboard: the 'tensorboard' package" in capsys.readouterr().out

@@ -31,6 +31,7 @@ from coderl.pipeline.state import (
 from coderl.pipeline.tasks import write_split
 from coderl.rollout.engine import ENGINE_LOG
 from coderl.tasks.spec import open_sandbox
+from coderl.train.tracking import missing_packages
 
 
 class _Log:
@@ -289,6 +290,10 @@ def run_command(cfg: PipelineConfig, own=lambda *outputs: None) -> int:
     plan = load_plan(cfg.config, cfg.out)
     states = plan_states(plan) if os.path.isdir(plan.out) else None
     message = stale_error(plan, states) if states else None
+    # a tracker or vLLM a stage needs and this machine lacks: said before any model loads
+    missing = [f"{stage.name}: {line}" for stage in plan.stages for line in missing_packages(
+        getattr(stage.config, "log_with", "none"), getattr(stage.config, "engine", "hf"))]
+    message = message or (missing[0] if missing else None)
     if cfg.dry_run:
         print(format_plan(plan, states))
         if message:
