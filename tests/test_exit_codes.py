@@ -84,6 +84,20 @@ def test_a_sandbox_killed_before_its_hello_is_3_in_one_line(place, killed_server
     assert code == 3 and len(err) == 1 and KILLED in err[0], err
 
 
+def test_a_pipeline_with_a_sandbox_killed_before_its_hello_is_3_in_one_line(place, killed_server, capsys, monkeypatch):
+    """Its behaviour leak check runs programs before any stage: the first place the sandbox is needed."""
+    monkeypatch.setenv("CODERL_CACHE", str(place / "cache"))  # no verdict remembered: the check runs
+    Path("model").mkdir()
+    Path("model", "config.json").write_text("{}")
+    Path("p.yaml").write_text("out: pout\nmodel: model\nformat: completion\ndevice: cpu\n"
+                              "eval:\n  tasks: tasks.jsonl\n  split: test\n  isolation: rlimits\nsft: null\n"
+                              "rl:\n  - name: grpo\n    algo: grpo\n    tasks: tasks.jsonl\n    split: train\n"
+                              "    eval_tasks: null\n    steps: 1\n")
+    code, err = run(["pipeline", "--config", "p.yaml"], capsys)  # its plan first, then the one error line
+    assert code == 3 and err[-1].startswith("coderl pipeline: error: ") and KILLED in err[-1], err
+    assert not [line for line in err if "Traceback" in line] and not Path("pout").exists()
+
+
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory):
     pytest.importorskip("torch")
