@@ -343,3 +343,5 @@ def test_an_outputs_sidecar_files_are_held_with_it(tmp_path, held, given):
         pass
     with owned(("--out", str(tmp_path / "r2.jsonl"))), owned(("--out", str(tmp_path / "r2.jsonl.v2"))):
         pass  # other names, not sidecars: free
+    with owned(("--out", str(tmp_path / "r3.jsonl")), ("--time-limits", str(tmp_path / "r3.jsonl.json"))):
+        pass  # one command's own outputs side by side

@@ -37,6 +37,7 @@ ENV = "CODERL_OWNER"  # the lock file that the launching process holds for the p
 # What a command writes beside its output OUT, under OUT's lock: check's OUT.summary.json, --skip-bad-rows'
 # OUT.skipped_rows.txt, an output prefix's OUT.md / OUT.json / OUT.png (decontaminate, compare)
 SIDECARS = (".summary.json", ".skipped_rows.txt", ".md", ".json", ".png")
+_MINE: set[str] = set()  # the lock files this process holds (two outputs of one command may sit side by side)
 
 
 def lock_file(path: str) -> str:
@@ -151,7 +152,8 @@ def _refuse_if_in_use(flag: str, given: str, mine: str) -> None:
     name = os.path.basename(path)
     for other in _outputs_beside(os.path.dirname(path)):
         lock = os.path.join(os.path.dirname(path), f".{other}.lock")
-        if lock == mine or not any(name == other + s or other == name + s for s in SIDECARS) or not _held(lock):
+        if lock in (mine, *_MINE) or not any(name == other + s or other == name + s for s in SIDECARS) \
+                or not _held(lock):
             continue
         whose = (f"written beside {os.path.join(os.path.dirname(path), other)}, which is" if name.startswith(other)
                  else f"{os.path.join(os.path.dirname(path), other)} is written beside it and")
@@ -218,6 +220,7 @@ def _owned(flag: str, given: str):
                           f"another {_another(flag)}")
     try:
         _refuse_if_in_use(flag, given, lock)
+        _MINE.add(lock)
         command = " ".join(["coderl", *sys.argv[1:]])
         f.truncate(0)
         f.write(json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
@@ -226,6 +229,7 @@ def _owned(flag: str, given: str):
         f.flush()
         yield
     finally:
+        _MINE.discard(lock)
         _release(lock, f)
         _remove_empty(made)
 
