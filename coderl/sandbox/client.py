@@ -22,6 +22,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -57,6 +58,27 @@ _WARNED: set[str] = set()
 
 class SandboxUnavailable(ValueError):
     """The requested isolation level (or the sandbox itself) cannot run here; one-line reason."""
+
+
+class SandboxFailed(SandboxUnavailable):
+    """The machine failed the sandbox, not the input: a server killed before its hello, or one that died and could
+    not be restarted.  An infrastructure failure: exit 3 (docs/training.md, "Exit codes")."""
+
+    exit_code = 3
+
+
+def no_hello(code: int) -> str:
+    """Why a server that ended before its hello did, in words (`code`: its exit status, negative for a signal)."""
+    if code >= 0:
+        return (f"the sandbox server exited with status {code} before it started (no hello); what it printed is "
+                "above")
+    try:
+        name = signal.Signals(-code).name
+    except ValueError:
+        name = f"signal {-code}"
+    hint = (": the kernel's out-of-memory killer, or a memory or process limit of this machine or container, sends "
+            "it (see `dmesg`, free memory, --workers)" if -code == signal.SIGKILL else "")
+    return f"the sandbox server was killed by {name} before it started (no hello){hint}"
 
 
 def usable_cpus() -> int:
@@ -211,7 +233,10 @@ class Sandbox(Batches):
         )
         assert self._proc.stdout is not None
         line = self._proc.stdout.readline()
-        hello = json.loads(line) if line.strip() else {"error": f"sandbox server exited ({self._proc.wait()})"}
+        if not line.strip():  # killed (or crashed) before it could say why: the machine's, not the input's
+            self._closed = True
+            raise SandboxFailed(no_hello(self._proc.wait()))
+        hello = json.loads(line)
         if "error" in hello:
             self._proc.wait()
             self._closed = True
@@ -348,7 +373,7 @@ class Sandbox(Batches):
         future: Future = Future()
         with self._lock:
             if self.broken:
-                raise SandboxUnavailable(self.broken)
+                raise SandboxFailed(self.broken)
             if self._closed:
                 raise RuntimeError("sandbox is closed")
             proc, line = self._proc, self._send(request, future, 0)
