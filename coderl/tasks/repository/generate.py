@@ -9,7 +9,8 @@ committed fixture):
    the tests that pass there, and which functions each one calls;
 3. every function of the package (never a file of its tests) that some passing test calls gets mutants
    (`mutations.mutants`: operators, comparisons, off-by-one, removed branches, swapped arguments, wrong returns,
-   combined bugs), at most `per_function` of them, drawn by a seeded shuffle;
+   combined bugs), at most `per_function` of them, drawn by a seeded shuffle, each written back with only its
+   changed statements re-rendered (`splice.py`: the function's style does not give the change away);
 4. each mutant is validated (`validate.validate`, `RUNS` runs of the base and of the gold patch) on the tests that
    call the changed function -- PASS_TO_PASS chosen by coverage of the changed code, not the whole suite -- and kept
    only with a FAIL_TO_PASS test; its call depth from the failing test to the change is traced in the same runs;
@@ -44,6 +45,7 @@ from coderl.tasks.repository import environment, sources
 from coderl.tasks.repository.grade import Repository, grading_request, test_file
 from coderl.tasks.repository.issue_text import IssueTextError, issue_text
 from coderl.tasks.repository.mutations import MutationError, gold_patch, mutants
+from coderl.tasks.repository.splice import splice
 from coderl.tasks.repository.validate import RUNS, validate
 
 DEFAULT_HELD_OUT = ("inflection", "termcolor")  # repositories whose every task is test (unseen repositories)
@@ -174,7 +176,8 @@ def generate_repository(sandbox, item: RepoInput, pool: Path, *, held_out: Itera
     calls, suite_cpu, not_passing = collect(sandbox, item, tree, env)
     cpu_limit = round(max(20.0, 4.0 * suite_cpu + 10.0), 1)
     counts = {"suite_tests": len(calls) + sum(not_passing.values()), "suite_passing": len(calls), "functions": 0,
-              "mutants_tried": 0, "validated": 0, "no_fail_to_pass": 0, "not_hideable": 0, "flaky_dropped": 0}
+              "mutants_tried": 0, "validated": 0, "no_fail_to_pass": 0, "not_hideable": 0, "not_spliced": 0,
+              "flaky_dropped": 0}
     rng = random.Random(f"{seed}:{item.name}")
     rows: list[dict] = []
     for path in package_files(tree, item):
@@ -213,9 +216,14 @@ def generate_repository(sandbox, item: RepoInput, pool: Path, *, held_out: Itera
 
 def _one_task(sandbox, item, tree, env, path, original, mutation, tests, cpu_limit, held_out, seed, runs, counts):
     """A validated task from one mutant, or None (counted in `counts` by why)."""
+    try:  # only the changed statements re-rendered: the rest keeps the repository's own text
+        mutated = splice(original, mutation.mutated, mutation.function)
+    except (ValueError, SyntaxError):
+        counts["not_spliced"] += 1
+        return None
     repo = Repository(tree=str(tree), environment=str(env), fail_to_pass=(), pass_to_pass=(),
-                      overlay={path: mutation.mutated}, roots=(item.source_root,), cpu_seconds=cpu_limit)
-    gold = gold_patch(path, mutation.mutated, original)
+                      overlay={path: mutated}, roots=(item.source_root,), cpu_seconds=cpu_limit)
+    gold = gold_patch(path, mutated, original)
     trace = {"file": path, "first": mutation.first_line, "last": mutation.last_line}
     checked = validate(sandbox, repo, gold, candidates=tests, runs=runs, trace=trace)
     counts["flaky_dropped"] += sum("varied" in why for why in checked.dropped.values())
@@ -242,11 +250,11 @@ def _one_task(sandbox, item, tree, env, path, original, mutation, tests, cpu_lim
         return None
     depths = [checked.depths[t] for t in checked.fail_to_pass if t in checked.depths]
     split, held = split_of(item.name, path, mutation.function, held_out)
-    digest = hashlib.sha256(mutation.mutated.encode()).hexdigest()[:10]
+    digest = hashlib.sha256(mutated.encode()).hexdigest()[:10]
     return {
         "task_id": f"{item.name}/{mutation.function}/{mutation.kind}-{digest}",
         "repository": item.name, "package": item.package, "tree": f"repos/{item.name}",
-        "overlay": {path: mutation.mutated, file: reduced}, "test_patch": {file: full},
+        "overlay": {path: mutated, file: reduced}, "test_patch": {file: full},
         "fail_to_pass": list(checked.fail_to_pass), "pass_to_pass": list(checked.pass_to_pass), "hidden": hidden,
         "issue": issue, "gold_patch": gold, "roots": [item.source_root], "test_deps": list(item.test_deps),
         "cpu_seconds": cpu_limit, "split": split, **({"held_out": held} if held else {}),
