@@ -75,8 +75,9 @@ def pytest_host(repo, gold: str) -> float:
 
 def pytest_sandbox(sb, repo, fixed: dict) -> float:
     ids = [*repo.fail_to_pass, *repo.pass_to_pass]
-    code = ("import sys; sys.path[:0] = ['/env/site'] + ['/sandbox/' + r for r in %r]; import pytest; "
-            "sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', *%r]))" % (list(repo.roots), ids))
+    code = (f"import sys; sys.path[:0] = ['/env/site'] + ['/sandbox/' + r for r in {list(repo.roots)!r}]; "
+            "import pytest; "
+            f"sys.exit(pytest.main(['-q', '-p', 'no:cacheprovider', *{ids!r}]))")
     request = ExecutionRequest(Mode.COMMAND, argv=(os.path.realpath(sys.executable), "-I", "-S", "-B", "-c", code),
                                tree=repo.tree, environment=repo.environment, files=fixed,
                                limits=Limits(cpu_seconds=repo.cpu_seconds, disk_bytes=512 * 2**20))

@@ -310,8 +310,8 @@ class RepoGenConfig:
     max_tasks_per_repo: int = option(0, "stop a repository after this many tasks (0: no cap)")
     runs: int = option(RUNS, "runs of the base and of the fix each test must give one outcome in")
     seed: int = option(0, "the draw of mutants and of the issues' phrasings")
-    cache: str | None = option(None, "where source distributions are downloaded and unpacked (default: the coderl cache's "
-                        "repository-sources)")
+    cache: str | None = option(None, "where source distributions are downloaded and unpacked (default: the coderl "
+                               "cache's repository-sources)")
     workers: int = option(2, "sandbox runs at once")
     overwrite: bool = option(False, "replace an existing --out")
 
