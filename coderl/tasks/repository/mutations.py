@@ -10,9 +10,10 @@ string inside the function (a docstring) keeps its lines as they are, so its val
 A function is skipped when `ast.unparse` cannot stand in for it: its lines with the *unmutated* function unparsed
 in their place must parse to the same function (ignoring positions), and a function that shares its first or last
 line with other code is skipped too. A mutant whose lines do not compile, or whose function's AST is unchanged (two
-equal arguments swapped), is dropped. Both checks read the function's lines alone (under an `if` when indented):
-the rest of the file is unchanged and they start and end at statement boundaries, so that is the file compiling,
-at the cost of the function instead of the whole file for every mutant.
+equal arguments swapped), is dropped, and so is one that writes the same file as an earlier mutant of the
+function (each file appears once in the list). Both checks read the function's lines alone (under an `if` when
+indented): the rest of the file is unchanged and they start and end at statement boundaries, so that is the
+file compiling, at the cost of the function instead of the whole file for every mutant.
 
 Kinds (`KINDS`) and `size`, the number of the original function's AST nodes the edit removes or replaces:
 
@@ -434,17 +435,19 @@ def mutants(source: str, path: str, *, seed: int = 0) -> list[Mutation]:
             return Mutation(path, qualname, slot.first, slot.last, kind, sum(e.size for e in edits), text,
                             f"{qualname}: {description}")
 
+        texts: set[str] = set()
         for edit in _edits(fn, rng):
             m = make([edit], edit.kind)
-            if m is not None:
+            if m is not None and m.mutated not in texts:   # two edits that write the same file: the first
+                texts.add(m.mutated)
                 singles.append((edit, m))
         out.extend(m for _, m in singles)
         pairs = [(a, b) for k, (a, _) in enumerate(singles) for (b, _) in singles[k + 1:]
                  if a.span[1] <= b.span[0] or b.span[1] <= a.span[0]]
-        seen = {m.mutated for _, m in singles}
         for a, b in rng.sample(pairs, min(COMBINED_PER_FUNCTION, len(pairs))):
             m = make(sorted((a, b), key=lambda e: e.site), "combined")
-            if m is not None and m.mutated not in seen:   # not one edit undoing or hiding the other
+            if m is not None and m.mutated not in texts:   # not one edit undoing or hiding the other
+                texts.add(m.mutated)
                 out.append(m)
     return out
 
