@@ -31,9 +31,6 @@ Kinds (`KINDS`) and `size`, the number of the original function's AST nodes the 
 - `combined`: two of the above in the same function at places that do not overlap (pairs drawn by the seed,
   at most `COMBINED_PER_FUNCTION`); size: the sum.
 
-`normalised(source, path)` is the file with every such function in unparse's layout (the same AST), the file
-to make mutants from so that the mutated function does not stand out by its layout.
-
 `gold_patch(path, mutated, original)` is the unified diff that turns the mutated file back into the original,
 with `a/PATH` and `b/PATH` headers, as `git apply` reads it.
 
@@ -453,34 +450,6 @@ def mutants(source: str, path: str, *, seed: int = 0) -> list[Mutation]:
                 texts.add(m.mutated)
                 out.append(m)
     return out
-
-
-def normalised(source: str, path: str) -> str:
-    """The file with every function that `mutants` would mutate written as `ast.unparse` writes it (the same
-    lines replaced, the same indentation), and nothing else changed: the same AST as `source`.
-
-    A mutant's function is in unparse's layout (comments inside it gone, quotes and spacing unparse's), which
-    tells a reader of the file where the change is. A repository whose files are normalised first, with the
-    mutants made from the normalised file, has every function in that layout: the mutated function is then
-    like all the others, and the gold patch touches only the changed lines. Raises `MutationError` when
-    `source` does not parse."""
-    try:
-        tree = ast.parse(source, filename=path)
-    except (SyntaxError, ValueError) as exc:
-        raise MutationError(f"{path}: not Python that parses ({exc.__class__.__name__}: {exc})") from None
-    lines = _lines(source)
-    text = source
-    for _, fn in reversed(_functions(tree)):   # from the bottom up: the lines above keep their numbers
-        slot = _Slot(lines, fn)
-        if not slot.ok:
-            continue
-        code = slot.code(fn)
-        unchanged = slot.parse(code, path)
-        if unchanged is None or not _same(unchanged, fn):
-            continue
-        text_lines = _lines(text)
-        text = "".join(text_lines[:slot.first - 1]) + code + "".join(text_lines[slot.last:])
-    return text
 
 
 def gold_patch(path: str, mutated: str, original: str) -> str:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from coderl.tasks.repository.mutations import KINDS, Mutation, MutationError, gold_patch, mutants, normalised
+from coderl.tasks.repository.mutations import KINDS, Mutation, MutationError, gold_patch, mutants
 
 
 def _by(kind: str, description: str, source: str, path: str = "pkg/m.py") -> Mutation:
@@ -254,21 +254,3 @@ def test_no_two_mutants_write_the_same_file():
     for source in (_FILE, "def f(xs, k):\n    if not xs:\n        return not k\n    return xs[k] > 0\n"):
         texts = [m.mutated for m in mutants(source, "m.py")]
         assert len(texts) == len(set(texts))
-
-
-def test_normalised_writes_every_function_in_unparses_layout_and_keeps_the_ast():
-    source = ("# top\nimport os\n\n\ndef f(a,b):   # sum\n    return (a+b)\n\n\nclass A:\n"
-              "    def g(self, x):\n        '''Doc.'''\n        return x*2  # twice\n\nY = [1,2]  # kept\n")
-    text = normalised(source, "m.py")
-    assert text == ("# top\nimport os\n\n\ndef f(a, b):\n    return a + b\n\n\nclass A:\n"
-                    "    def g(self, x):\n        \"\"\"Doc.\"\"\"\n        return x * 2  # twice\n\nY = [1,2]  # kept\n")
-    assert ast.dump(ast.parse(text)) == ast.dump(ast.parse(source))
-    assert normalised(text, "m.py") == text
-
-
-def test_mutants_of_a_normalised_file_differ_from_it_in_the_changed_lines_only():
-    text = normalised(_FILE, "pkg/m.py")
-    for m in mutants(text, "pkg/m.py"):
-        if m.kind in ("operator", "comparison", "off_by_one", "swapped_arguments"):
-            patch = gold_patch("pkg/m.py", m.mutated, text)
-            assert sum(line.startswith("-") and not line.startswith("---") for line in patch.splitlines()) == 1
