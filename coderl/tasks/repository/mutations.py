@@ -7,10 +7,13 @@ become `ast.unparse` of the mutated function, indented to the function's own col
 file is kept, and so is whatever follows the function's last token on its last line (a comment). A multi-line
 string inside the function (a docstring) keeps its lines as they are, so its value does not change.
 
-A function is skipped when `ast.unparse` cannot stand in for it: the file with the *unmutated* function unparsed
-in its place must parse to the same AST as the original file (ignoring positions), and a function that shares
-its first or last line with other code (`class A: def f(self): ...`) is skipped too. A mutant whose file does not
-compile, or whose function's AST is unchanged (two equal arguments swapped), is dropped.
+A function is skipped when `ast.unparse` cannot stand in for it: its lines with the *unmutated* function unparsed
+in their place must parse to the same function (ignoring positions), and a function that shares its first or last
+line with other code is skipped too. A mutant whose lines do not compile, or whose function's AST is unchanged (two
+equal arguments swapped), is dropped, and so is one that writes the same file as an earlier mutant of the
+function (each file appears once in the list). Both checks read the function's lines alone (under an `if` when
+indented): the rest of the file is unchanged and they start and end at statement boundaries, so that is the
+file compiling, at the cost of the function instead of the whole file for every mutant.
 
 Kinds (`KINDS`) and `size`, the number of the original function's AST nodes the edit removes or replaces:
 
@@ -170,7 +173,11 @@ def _edits(fn: ast.FunctionDef | ast.AsyncFunctionDef, rng: random.Random) -> li
     """Every single edit of `fn`, in source order of their sites (kinds in `KINDS` order at one site)."""
     nodes = _preorder(fn)
     index = {id(n): i for i, n in enumerate(nodes)}
-    span = {id(n): (index[id(n)], index[id(n)] + len(_preorder(n))) for n in nodes}
+    sizes = [1] * len(nodes)   # subtree sizes, summed from the last node back (children follow their parent)
+    for i in range(len(nodes) - 1, -1, -1):
+        for child in ast.iter_child_nodes(nodes[i]):
+            sizes[i] += sizes[index[id(child)]]
+    span = {id(n): (i, i + sizes[i]) for i, n in enumerate(nodes)}
     parent: dict[int, tuple[ast.AST, str, int | None]] = {}
     for p in nodes:
         for field, value in ast.iter_fields(p):
@@ -358,24 +365,36 @@ class _Slot:
                    and (not self.tail.strip() or self.tail.lstrip().startswith("#")))
         self.newline = "\n" if not end.endswith("\r") and not end.endswith("\r\n") else end[len(body):]
 
-    def put(self, lines: list[str], fn: ast.AST) -> str:
+    def code(self, fn: ast.AST) -> str:
+        """The lines that stand for the function `fn` in the file: its unparsed text, indented, with the
+        original last line's tail."""
         code = _indent_code(ast.unparse(fn), self.indent)
         if self.newline != "\n":
             code = code.replace("\n", self.newline)
-        code = code.rstrip("\r\n") + self.tail
+        return code.rstrip("\r\n") + self.tail
+
+    def put(self, lines: list[str], code: str) -> str:
+        """The file with `code` in place of the function's lines."""
         return "".join(lines[:self.first - 1]) + code + "".join(lines[self.last:])
+
+    def parse(self, code: str, path: str) -> ast.AST | None:
+        """The function that `code` defines, compiled where it stands (None when it does not compile).
+
+        Checked on the function's lines alone, under an `if` when they are indented: the rest of the file is
+        unchanged and the lines start and end at statement boundaries, so this is the file compiling, at the
+        cost of the function rather than of the whole file."""
+        text = f"if 1:{self.newline}{code}" if self.indent else code
+        try:
+            tree = ast.parse(text, filename=path)
+            compile(tree, path, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError):
+            return None
+        node = tree.body[0].body[0] if self.indent else tree.body[0]
+        return node if len(tree.body) == 1 else None
 
 
 def _same(a: ast.AST, b: ast.AST) -> bool:
     return ast.dump(a, include_attributes=False) == ast.dump(b, include_attributes=False)
-
-
-def _compiles(text: str, path: str) -> bool:
-    try:
-        compile(text, path, "exec", dont_inherit=True)
-    except (SyntaxError, ValueError):
-        return False
-    return True
 
 
 # ---------------------------------------------------------------- the API
@@ -394,10 +413,8 @@ def mutants(source: str, path: str, *, seed: int = 0) -> list[Mutation]:
         slot = _Slot(lines, fn)
         if not slot.ok:
             continue
-        try:
-            if not _same(ast.parse(slot.put(lines, fn)), tree):
-                continue
-        except (SyntaxError, ValueError):
+        unchanged = slot.parse(slot.code(fn), path)
+        if unchanged is None or not _same(unchanged, fn):   # ast.unparse cannot stand in for this function
             continue
         rng = random.Random(f"{seed}:{path}:{qualname}")
         singles: list[tuple[_Edit, Mutation]] = []
@@ -410,24 +427,27 @@ def mutants(source: str, path: str, *, seed: int = 0) -> list[Mutation]:
             ast.fix_missing_locations(changed)
             if _same(changed, fn):
                 return None
-            text = slot.put(lines, changed)
-            if text == source or not _compiles(text, path):
+            code = slot.code(changed)
+            if slot.parse(code, path) is None:
                 return None
+            text = slot.put(lines, code)
             description = "; ".join(f"{e.kind}: {e.description} (line {e.line})" for e in edits)
             return Mutation(path, qualname, slot.first, slot.last, kind, sum(e.size for e in edits), text,
                             f"{qualname}: {description}")
 
+        texts: set[str] = set()
         for edit in _edits(fn, rng):
             m = make([edit], edit.kind)
-            if m is not None:
+            if m is not None and m.mutated not in texts:   # two edits that write the same file: the first
+                texts.add(m.mutated)
                 singles.append((edit, m))
         out.extend(m for _, m in singles)
         pairs = [(a, b) for k, (a, _) in enumerate(singles) for (b, _) in singles[k + 1:]
                  if a.span[1] <= b.span[0] or b.span[1] <= a.span[0]]
-        seen = {m.mutated for _, m in singles}
         for a, b in rng.sample(pairs, min(COMBINED_PER_FUNCTION, len(pairs))):
             m = make(sorted((a, b), key=lambda e: e.site), "combined")
-            if m is not None and m.mutated not in seen:   # not one edit undoing or hiding the other
+            if m is not None and m.mutated not in texts:   # not one edit undoing or hiding the other
+                texts.add(m.mutated)
                 out.append(m)
     return out
 

@@ -237,3 +237,20 @@ def test_gold_patch_refuses_no_change_and_paths_outside():
     for bad in ("/etc/m.py", "../m.py", "a/../../m.py", ""):
         with pytest.raises(MutationError, match="not a relative path"):
             gold_patch(bad, "x = 1\n", "x = 2\n")
+
+
+def test_functions_in_nested_classes_and_under_a_module_level_if_are_named_by_qualname():
+    source = ("import sys\n\nif sys.version_info >= (3,):\n    def f(x):\n        return x + 1\n\n\n"
+              "class A:\n    class B:\n        def m(self, x):\n            def inner(y):\n"
+              "                return y * 2\n            return inner(x)\n")
+    ms = mutants(source, "m.py")
+    assert sorted({(m.function, m.first_line, m.last_line) for m in ms}) == [("A.B.m", 10, 13), ("f", 4, 5)]
+    inner = next(m for m in ms if m.description == "A.B.m: operator: * -> / (line 12)")
+    # ast.unparse writes a blank line before a nested def: the function's lines take unparse's layout
+    assert inner.mutated == source.replace("y * 2", "y / 2").replace("x):\n            def", "x):\n\n            def")
+
+
+def test_no_two_mutants_write_the_same_file():
+    for source in (_FILE, "def f(xs, k):\n    if not xs:\n        return not k\n    return xs[k] > 0\n"):
+        texts = [m.mutated for m in mutants(source, "m.py")]
+        assert len(texts) == len(set(texts))
