@@ -37,6 +37,7 @@ from coderl.sandbox.types import CheckKind, ExecutionRequest, ExecutionResult, L
 CONFIG_NAMES = ("conftest.py", "pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml")
 IGNORED_PARTS = (".git", "__pycache__", ".coderl", ".pytest_cache")  # never part of a submission
 DISK_BYTES = 512 * 2**20  # a grading run's work dir: the repository, its bytecode-free test run's files
+TEST_TIMEOUT = 60.0
 TRIPWIRE_SOURCE = "def {name}():\n    assert sum([1, 2]) == 4\n"
 
 
@@ -60,6 +61,7 @@ class Repository:
     plugins: tuple[str, ...] = ()
     hidden: tuple[str, ...] = ()  # tests kept from the agent until grading (in the test patch)
     cpu_seconds: float = 60.0
+    test_timeout: float = TEST_TIMEOUT  # wall seconds one test may take (a hanging test fails alone)
 
     @classmethod
     def from_dict(cls, data: dict) -> Repository:
@@ -183,7 +185,7 @@ def grading_request(repo: Repository, *, patch: str | None = None, files: dict |
     if trace is not None:
         trace = {k: (os.path.normpath("/sandbox/" + v) if k in ("file", "under") else v) for k, v in trace.items()}
     plan = {"patch": patch, "restore": restore_set(repo), "tripwire": {"file": wire_file, "source": wire_source},
-            "roots": list(repo.roots), "plugins": list(repo.plugins),
+            "roots": list(repo.roots), "plugins": list(repo.plugins), "test_timeout": repo.test_timeout,
             "tests": (list(select) if select is not None else [t.id for t in tests]) + [wire_id],
             **({"trace": trace} if trace else {})}
     overlay = {p: ({"delete": True} if t is None else t) for p, t in repo.overlay.items()}

@@ -26,7 +26,7 @@ from coderl.base.paths import cache_root
 from coderl.sandbox.types import Limits
 from coderl.tasks.kinds import TaskKind, register_kind
 from coderl.tasks.repository import environment
-from coderl.tasks.repository.grade import Repository, grading_request, tests_of
+from coderl.tasks.repository.grade import TEST_TIMEOUT, Repository, grading_request, tests_of
 from coderl.tasks.types import Task, TaskFormatError
 
 INSTRUCTION = ("Fix the issue below in the repository. Reply with a unified diff (a/ and b/ paths, as `git diff` "
@@ -77,7 +77,8 @@ def task_from_row(row: dict, where: str, base: Path) -> Task:
                       pass_to_pass=tuple(row.get("pass_to_pass", ())), overlay=dict(row.get("overlay", {})),
                       test_patch=dict(row.get("test_patch", {})), roots=tuple(row.get("roots", (".",))),
                       plugins=tuple(row.get("plugins", ())), hidden=tuple(row.get("hidden", ())),
-                      cpu_seconds=float(row.get("cpu_seconds", 60.0)))
+                      cpu_seconds=float(row.get("cpu_seconds", 60.0)),
+                      test_timeout=float(row.get("test_timeout", TEST_TIMEOUT)))
     meta = {k: row[k] for k in ("repository", "package", "split", "held_out", "difficulty", "validation",
                                 "mutation") if k in row}
     return Task(task_id=str(row["task_id"]), kind="repository", prompt=row["issue"], tests=tests_of(repo),

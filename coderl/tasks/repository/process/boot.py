@@ -57,7 +57,7 @@ def main():
     for plugin in plan.get("plugins", []):
         args += ["-p", plugin]
     args += plan["tests"]
-    pytest.main(args, plugins=[reporter.Reporter(channel, plan.get("trace"))])
+    pytest.main(args, plugins=[reporter.Reporter(channel, plan.get("trace"), plan.get("test_timeout"))])
     channel.flush()
     sys.stdout.flush()
     sys.stderr.flush()

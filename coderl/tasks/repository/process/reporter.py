@@ -24,13 +24,41 @@ MESSAGE_CHARS = 2000
 FRAMES = 8
 
 
+class TestTimeout(Exception):
+    """A test ran past its wall-clock limit (the plan's `test_timeout`)."""
+
+
 class Reporter:
     """Collects the reports of each test's phases and writes its record when the test ends."""
 
-    def __init__(self, channel, trace=None):
+    def __init__(self, channel, trace=None, test_timeout=None):
         self.channel = channel
         self.trace = trace  # {"file": absolute path, "first": line, "last": line} or None
+        self.test_timeout = test_timeout  # wall seconds a test (its setup, call and teardown) may take
         self.pending = {}  # node id -> [status, message, frames, touched]
+
+    def pytest_runtest_protocol(self, item, nextitem):
+        """Each test under its wall-clock limit: SIGALRM raises in the main thread (a blocking accept, join or
+        sleep is interrupted), so one hanging test fails alone instead of ending the run at its backstop."""
+        if not self.test_timeout:
+            return None
+        import signal
+
+        def expire(signum, frame):
+            raise TestTimeout(f"over its {self.test_timeout:g} s wall-clock limit")
+
+        previous = signal.signal(signal.SIGALRM, expire)
+        signal.setitimer(signal.ITIMER_REAL, self.test_timeout)
+        try:
+            item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+            from _pytest.runner import runtestprotocol
+
+            runtestprotocol(item, nextitem=nextitem, log=True)
+            item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+        return True
 
     def write(self, node_id):
         status, message, frames, touched = self.pending.pop(node_id)
