@@ -1,7 +1,8 @@
 """The repository task kind: a repository at its base, an issue, FAIL_TO_PASS and PASS_TO_PASS pytest ids, graded by
 `grade.py`; and the pool files that hold such tasks.
 
-A pool is a folder (the generator's output, `generate.py`) or a JSONL file of rows of coderl's repository layout:
+A pool is a folder (the generator's output, `generate.py`) or a JSONL file of rows of coderl's repository layout, or
+of SWE-bench's (`swebench.py`: their repositories resolved to git repositories on this machine):
 
     task_id, repository (name-version), tree (the repository's source folder: absolute, or relative to the file),
     overlay ({path: text or null}: the base's files that differ from the tree), test_patch ({path: text or null}),
@@ -25,7 +26,7 @@ from pathlib import Path
 from coderl.base.paths import cache_root
 from coderl.sandbox.types import Limits
 from coderl.tasks.kinds import TaskKind, register_kind
-from coderl.tasks.repository import environment
+from coderl.tasks.repository import environment, swebench
 from coderl.tasks.repository.grade import TEST_TIMEOUT, Repository, grading_request, tests_of
 from coderl.tasks.types import Task, TaskFormatError
 
@@ -114,8 +115,13 @@ def read_rows(path: str | os.PathLike) -> list[tuple[str, dict]]:
 def load_repository_tasks(path: str, split: str = "all") -> list[Task]:
     """The tasks of a pool, those of `split` (all: every row)."""
     file = pool_file(path)
-    return [task_from_row(row, where, file.parent) for where, row in read_rows(path)
-            if split == "all" or row.get("split", "train") == split]
+    tasks = []
+    for where, row in read_rows(path):
+        if swebench.is_swebench_row(row):  # SWE-bench's layout: its repository resolved on this machine
+            row = swebench.row_fields(row, where, file)
+        if split == "all" or row.get("split", "train") == split:
+            tasks.append(task_from_row(row, where, file.parent))
+    return tasks
 
 
 def hidden_paths(path: str) -> list[str]:
