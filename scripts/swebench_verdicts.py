@@ -84,7 +84,8 @@ def main() -> None:
     ap.add_argument("--cases", type=int, default=400)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
-    sys.meta_path.insert(0, _Stubs(("docker", "modal", "tenacity", "datasets", "ghapi", "fastcore", "git")))  # clients the grading functions never call
+    # clients of containers, clouds and hubs the grading functions never call
+    sys.meta_path.insert(0, _Stubs(("docker", "modal", "tenacity", "datasets", "ghapi", "fastcore", "git")))
     sys.path.insert(0, args.swebench)
     from importlib.metadata import version
 
