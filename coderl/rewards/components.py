@@ -144,17 +144,6 @@ def fraction(result: ExecutionResult, sample: Sample, task: Task, *, fraction_te
 reward("perfect_bonus")(pass_reward)
 
 
-@reward("f2p_fraction")
-def f2p_fraction(result: ExecutionResult, sample: Sample, task: Task) -> float:
-    """A repository task's share of FAIL_TO_PASS tests passing when every PASS_TO_PASS test passes, else 0 (and 0 for
-    a forged run: `coderl.tasks.repository.grade.verdict`); `pass` is 1 only for FULL.  For other kinds, `pass`'s
-    value: they have no FAIL_TO_PASS tests."""
-    repo = task.metadata.get("repository") if task.kind == "repository" else None
-    if repo is None:
-        return 1.0 if result.passed else 0.0
-    return verdict(repo, result)["f2p_fraction"]
-
-
 @reward("length_penalty")
 def length_penalty(result: ExecutionResult, sample: Sample, task: Task, *, length_alpha: float,
                    length_penalty_on: str) -> float:
@@ -302,6 +291,18 @@ def _verilator_quality(result: ExecutionResult, task: Task, completion: str, sca
 
 # ---------------------------------------------------------------------------------------------
 # A learned term
+
+
+@reward("f2p_fraction")
+def f2p_fraction(result: ExecutionResult, sample: Sample, task: Task) -> float:
+    """A repository task's share of FAIL_TO_PASS tests passing when every PASS_TO_PASS test passes, else 0 (and 0 for
+    a forged run: `coderl.tasks.repository.grade.verdict`); `pass` is 1 only for FULL (seed 002's Phase 2:
+    SWE-style tasks, FAIL_TO_PASS and PASS_TO_PASS tests).  For other kinds, `pass`'s value: they have no
+    FAIL_TO_PASS tests."""
+    repo = task.metadata.get("repository") if task.kind == "repository" else None
+    if repo is None:
+        return 1.0 if result.passed else 0.0
+    return verdict(repo, result)["f2p_fraction"]
 
 
 @reward("reward_model", prepare=scores_as_kwargs)

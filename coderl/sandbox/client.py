@@ -29,19 +29,15 @@ import threading
 from collections.abc import Iterable
 from concurrent.futures import Future
 
-from .answers import judge_answer
 from .batches import Batches
 from .judge import judge
+from .requests import SandboxUnavailable, refuse_layout, settled_here, to_wire
 from .server.common.env import CGROUPS_ENV, EXPOSE_ENV, HIDE_ENV
 from .types import (
-    PARENT_JUDGED,
-    CheckKind,
     ExecutionRequest,
     ExecutionResult,
     Limits,
-    Mode,
     Status,
-    TestOutcome,
 )
 
 SERVER_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "server", "__main__.py")  # what is exec'd
@@ -54,10 +50,6 @@ MAX_RETRIES = 1  # a request running when the server died is re-sent this often;
 RESEND_LIMIT = 8  # server deaths a request not yet started waits through before it is an infrastructure failure
 ISOLATION_LEVELS = ("auto", "full", "uid", "rlimits")
 _WARNED: set[str] = set()
-
-
-class SandboxUnavailable(ValueError):
-    """The requested isolation level (or the sandbox itself) cannot run here; one-line reason."""
 
 
 class SandboxFailed(SandboxUnavailable):
@@ -113,68 +105,6 @@ def check_memory_budget(workers: int, memory_bytes: int) -> None:
             f"{RAM_SHARE:.0%} of RAM ({total / 2**30:.1f} GiB); lower --workers or --memory-mb "
             f"(unset, --workers is {default_workers(memory_bytes)} here)"
         )
-
-
-def rejected_result(request: ExecutionRequest) -> ExecutionResult:
-    """The verdict of a request its task refused before the build: a build error naming the rule."""
-    return ExecutionResult(
-        status=Status.BUILD_ERROR, message=f"build failed: rejected: {request.rejected}"[:300],
-        tests=[TestOutcome(t.id, Status.NOT_RUN, t.hidden, "the build failed")
-               for t in request.tests if t.check is not CheckKind.REPORT])
-
-
-def settled_here(request: ExecutionRequest) -> Future | None:
-    """A finished future for a request that runs nothing (refused at build time by the task's rules, or a
-    math reply judged in the caller); None for a program to run.  Every backend settles these alike."""
-    if not request.rejected and request.mode is not Mode.ANSWER:
-        return None
-    future: Future = Future()
-    future.set_result(rejected_result(request) if request.rejected else judge_answer(request))
-    return future
-
-
-def _wire(request: ExecutionRequest, rid: int) -> dict:
-    """What the server receives: everything but the expected values."""
-    lim = request.limits
-    capture = lim.output_bytes
-    for t in request.tests:  # STDOUT checks need the whole expected output captured
-        if t.check in (CheckKind.STDOUT, CheckKind.JSON, CheckKind.TAGGED):
-            capture = max(capture, 2 * len(str(t.expected).encode()) + 4096)
-    tests = []
-    for t in request.tests:
-        kind = ("truth" if t.check in (CheckKind.TRUTHY, CheckKind.FALSY) else "value" if t.check in PARENT_JUDGED
-                else "assert" if t.check is CheckKind.ASSERT else "record" if t.check is CheckKind.RECORD
-                else "stdin")  # "stdin": never run as code
-        tests.append({"id": t.id, "setup": t.setup, "source": t.source, "kind": kind, "argv": list(t.argv)})
-    return {
-        "op": "run",
-        "id": rid,
-        "mode": request.mode.value,
-        "program": request.program,
-        # the task's side of a function task, for its judge process only
-        "judge": {"trusted": request.trusted_code, "preamble": request.test_preamble,
-                  "entry_point": request.entry_point, "program_names": list(request.program_names),
-                  "entry_is_class": request.entry_is_class},
-        "tests": tests,
-        "argv": list(request.argv),
-        "build_argv": list(request.build_argv),
-        "files": dict(request.files),
-        **({"tree": os.path.realpath(request.tree)} if request.tree else {}),
-        **({"environment": os.path.realpath(request.environment)} if request.environment else {}),
-        **({"episode": request.episode} if request.episode else {}),
-        "limits": {
-            "cpu_seconds": lim.cpu_seconds,
-            "judge_cpu_seconds": lim.judge_cpu_seconds or lim.cpu_seconds,
-            "wall_seconds": lim.wall_deadline,
-            "memory_bytes": int(lim.memory_bytes),
-            "file_size_bytes": int(lim.file_size_bytes),
-            "output_bytes": int(min(capture, lim.output_kill_bytes)),
-            "output_kill_bytes": int(lim.output_kill_bytes),
-            "max_processes": int(lim.max_processes),
-            "address_space": bool(lim.address_space),
-            **({"disk_bytes": int(lim.disk_bytes)} if lim.disk_bytes else {}),
-        },
-    }
 
 
 class Sandbox(Batches):
@@ -332,7 +262,7 @@ class Sandbox(Batches):
         it waited through (`deaths`); returns its line, for `_write` once `_lock` is released."""
         rid = next(self._ids)
         self._pending[rid] = (request, future, tries, deaths)
-        return (json.dumps(_wire(request, rid)) + "\n").encode()
+        return (json.dumps(to_wire(request, rid)) + "\n").encode()
 
     def _write(self, proc: subprocess.Popen | None, lines: list[bytes]) -> None:
         """Write request lines to the server `proc` (the one they were remembered for), outside `_lock`."""
@@ -366,7 +296,7 @@ class Sandbox(Batches):
             check_memory_budget(self.workers, request.limits.memory_bytes)
         self.check_start_memory(request.limits.memory_bytes)
         request.limits.validate()
-        self.check_layout(request)
+        refuse_layout(request, self.isolation)
         settled = settled_here(request)  # refused by the task's rules, or a reply judged here: nothing runs
         if settled is not None:
             return settled
@@ -379,23 +309,6 @@ class Sandbox(Batches):
             proc, line = self._proc, self._send(request, future, 0)
         self._write(proc, [line])
         return future
-
-    def check_layout(self, request: ExecutionRequest) -> None:
-        """Refuse, in one line, a request whose tree, environment or episode this sandbox cannot honour."""
-        if not (request.tree or request.environment or request.episode):
-            return
-        if request.mode is not Mode.COMMAND or request.build_argv:
-            raise SandboxUnavailable("a request's tree, environment or episode: expected a COMMAND request without "
-                                     "a build step")
-        for name in ("tree", "environment"):
-            path = getattr(request, name)
-            if path and not os.path.isdir(path):
-                raise SandboxUnavailable(f"request {name} {path!r}: expected an existing directory")
-        if (request.environment or request.episode) and self.isolation != "full":
-            raise SandboxUnavailable(
-                f"a request's environment or episode needs sandbox isolation 'full' (this one is '{self.isolation}'): "
-                "the environment is bound at /env and the episode's working copy is kept on the server's own file "
-                "system only there")
 
     def snapshot_episode(self, episode: str, timeout: float | None = 120.0) -> dict:
         """An episode's working copy as it stands: relative path -> {"data" (base64), "mode"} of a file, {"link"} of a

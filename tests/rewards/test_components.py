@@ -22,7 +22,7 @@ def call(name, res, smp, task=TASK, **overrides):
 
 def test_registry_and_docstrings_cite_seeds():
     assert set(REWARDS) == {"pass", "fraction", "perfect_bonus", "length_penalty", "syntax", "format", "quality",
-                            "compile", "functional", "synthesis", "reward_model"}
+                            "compile", "functional", "synthesis", "reward_model", "f2p_fraction"}
     for name, component in REWARDS.items():
         assert "seed 00" in component.fn.__doc__.lower(), name
         assert all(hasattr(RewardConfig(), p) for p in component.params), name
@@ -173,3 +173,22 @@ def test_quality_without_ruff_names_the_fix(monkeypatch):
     monkeypatch.setattr(lint.shutil, "which", lambda name: None)
     with pytest.raises(lint.LinterMissing, match="pip install ruff"):
         call("quality", result(True), sample(BODY))
+
+
+def test_f2p_fraction_is_the_share_of_fail_to_pass_tests_with_every_pass_to_pass_passing():
+    import dataclasses
+
+    from coderl.sandbox.types import ExecutionResult, TestOutcome
+    from coderl.tasks.repository.grade import Repository
+
+    repo = Repository(tree="/", environment="/", fail_to_pass=("a", "b", "c"), pass_to_pass=("p",))
+    task = dataclasses.replace(TASK, kind="repository", metadata={"repository": repo})
+
+    def outcome(**passed):
+        return ExecutionResult(status=Status.FAILED, tests=[TestOutcome(k, Status.PASSED if v else Status.FAILED)
+                                                            for k, v in passed.items()])
+
+    # 2 of 3 FAIL_TO_PASS with the PASS_TO_PASS test passing: 2/3; the PASS_TO_PASS test failing: 0
+    assert call("f2p_fraction", outcome(a=1, b=1, c=0, p=1), sample(""), task) == pytest.approx(2 / 3)
+    assert call("f2p_fraction", outcome(a=1, b=1, c=1, p=0), sample(""), task) == 0.0
+    assert call("f2p_fraction", result(Status.PASSED), sample(""), TASK) == 1.0  # other kinds: pass's value
