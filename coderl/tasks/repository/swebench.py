@@ -1,12 +1,16 @@
-"""Rows in SWE-bench's layout as repository tasks: `instance_id`, `repo` ("owner/name"), `base_commit`, `patch` (the
-gold patch), `test_patch`, `FAIL_TO_PASS`, `PASS_TO_PASS` (lists, or JSON text of lists as the published datasets
-hold them), `problem_statement`; optional coderl fields `test_deps`, `roots`, `package`, `plugins`, `cpu_seconds`,
-`split`.
+"""Rows in SWE-bench's layout (and SWE-smith's branch form) as repository tasks: `instance_id`, `repo`
+("owner/name"), `base_commit`, `patch` (the gold patch), `test_patch`, `FAIL_TO_PASS`, `PASS_TO_PASS` (lists, or
+JSON text of lists as the published datasets hold them), `problem_statement`; optional coderl fields `test_deps`,
+`roots`, `package`, `plugins`, `cpu_seconds`, `split`.
 
 Nothing is fetched: `repo` resolves to a git repository on this machine holding `base_commit`, the first that exists
 of `REPOS_DIR/owner__name` for each `REPOS_DIR` in (the rows file's folder + "/repos", `$CODERL_CACHE/swebench-repos`).
 The base is that commit's tree alone, written with `git archive` into the cache (`swebench-trees/INSTANCE`): no
-history, no object of any other commit, nothing of the gold patch.  The test patch is applied to a copy of the base
+history, no object of any other commit, nothing of the gold patch.  SWE-smith's branch form (a row without
+`base_commit`, its task a branch named `instance_id` in the repository, as SWE-smith's harness checks it out): the base
+is that branch's tree; its `patch` is the diff that put the bug in, so the gold patch is its reverse (read as given
+when it applies forward to the branch instead, and validated either way: `coderl check --reference`); `test_patch` is
+optional.  The test patch is applied to a copy of the base
 at load (`git apply`, outside any repository) and kept as the files it leaves; the tests in those files are hidden
 from the agent (added at grading).  A missing repository or commit, or a test patch that does not apply, is one line
 naming the row.
@@ -14,6 +18,7 @@ naming the row.
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import shutil
@@ -24,14 +29,14 @@ from pathlib import Path
 from coderl.base.paths import cache_root
 from coderl.tasks.types import TaskFormatError
 
-FIELDS = ("instance_id", "repo", "base_commit", "patch", "test_patch", "FAIL_TO_PASS", "PASS_TO_PASS",
-          "problem_statement")
+FIELDS = ("instance_id", "repo", "patch", "FAIL_TO_PASS", "PASS_TO_PASS", "problem_statement")
 GIT_ENV = {"PATH": "/usr/bin:/bin", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null", "LANG": "C.UTF-8",
            "HOME": "/nonexistent"}
 
 
 def is_swebench_row(row: dict) -> bool:
-    return "instance_id" in row and "base_commit" in row
+    """SWE-bench's layout (a base commit) or SWE-smith's (a branch named for the instance)."""
+    return "instance_id" in row and "FAIL_TO_PASS" in row and ("base_commit" in row or "patch" in row)
 
 
 def _ids(value, where: str, name: str) -> list[str]:
@@ -76,7 +81,8 @@ def base_tree(row: dict, where: str, rows_file: Path) -> Path:
     staging = Path(tempfile.mkdtemp(prefix=".building-", dir=target.parent if target.parent.exists() else
                                     _made(target.parent)))
     try:
-        archive = _git(["archive", "--format=tar", str(row["base_commit"])], folder, where).stdout
+        revision = str(row.get("base_commit") or f"refs/heads/{row['instance_id']}")  # SWE-smith: its branch
+        archive = _git(["archive", "--format=tar", revision], folder, where).stdout
         subprocess.run(["tar", "-x", "-C", str(staging)], input=archive, check=True, capture_output=True)
         os.chmod(staging, 0o755)
         os.rename(staging, target)
@@ -104,17 +110,41 @@ def test_patch_files(tree: Path, patch: str, where: str) -> dict[str, str | None
         return {p: ((copy / p).read_text(encoding="utf-8") if (copy / p).is_file() else None) for p in paths}
 
 
+def fix_of_bug_patch(tree: Path, patch: str, where: str) -> str:
+    """SWE-smith's branch form: the gold patch of a base its `patch` put the bug in -- the patch itself where it
+    applies forward to the base, else the diff its reverse makes (one line when neither applies)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "base"
+        shutil.copytree(tree, copy, symlinks=True)
+        forward = subprocess.run(["git", "apply", "--check", "-"], cwd=copy, env=GIT_ENV, input=patch.encode(),
+                                 capture_output=True)
+        if forward.returncode == 0:
+            return patch
+        names = _git(["apply", "--numstat", "-z", "-"], copy, where, input=patch.encode()).stdout
+        paths = [entry.split(b"\t")[-1].decode() for entry in names.split(b"\0") if entry.count(b"\t") == 2]
+        before = {p: (copy / p).read_text(encoding="utf-8") if (copy / p).is_file() else None for p in paths}
+        _git(["apply", "-R", "--whitespace=nowarn", "-"], copy, where + " (its patch, reversed)", input=patch.encode())
+        out = []
+        for p in paths:
+            after = (copy / p).read_text(encoding="utf-8") if (copy / p).is_file() else None
+            out.append("".join(difflib.unified_diff((before[p] or "").splitlines(True), (after or "").splitlines(True),
+                                                    f"a/{p}" if before[p] is not None else "/dev/null",
+                                                    f"b/{p}" if after is not None else "/dev/null")))
+        return "".join(out)
+
+
 def row_fields(row: dict, where: str, rows_file: Path) -> dict:
     """A SWE-bench row as coderl's repository row (`task.task_from_row` reads it)."""
     missing = [f for f in FIELDS if f not in row]
     if missing:
         raise TaskFormatError(f"{where}: missing field(s) {', '.join(missing)} of SWE-bench's layout")
     tree = base_tree(row, where, rows_file)
-    test_patch = test_patch_files(tree, row["test_patch"], where)
+    test_patch = test_patch_files(tree, row.get("test_patch", ""), where)
+    gold = row["patch"] if "base_commit" in row else fix_of_bug_patch(tree, row["patch"], where)
     f2p = _ids(row["FAIL_TO_PASS"], where, "FAIL_TO_PASS")
     p2p = _ids(row["PASS_TO_PASS"], where, "PASS_TO_PASS")
     hidden = [t for t in (*f2p, *p2p) if t.split("::", 1)[0] in test_patch]
     return {"task_id": row["instance_id"], "repository": row["repo"], "tree": str(tree), "overlay": {},
             "test_patch": test_patch, "fail_to_pass": f2p, "pass_to_pass": p2p, "hidden": hidden,
-            "issue": row["problem_statement"], "gold_patch": row["patch"],
+            "issue": row["problem_statement"], "gold_patch": gold,
             **{k: row[k] for k in ("test_deps", "roots", "package", "plugins", "cpu_seconds", "split") if k in row}}

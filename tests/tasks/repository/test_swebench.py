@@ -98,3 +98,34 @@ def test_the_verdict_agrees_with_swebench_s_own_grading_code():
     rank = {"NO": 0, "PARTIAL": 1, "FULL": 2}
     assert all(rank[_ours(c)] < rank[c["swebench"]] for c in differ)
     assert len(agree) >= 300, (len(agree), len(differ))
+
+
+def test_swe_smith_s_branch_form_loads_the_branch_and_reverses_the_bug_patch(tmp_path, monkeypatch, repo_sandbox):
+    # SWE-smith's layout: no base_commit; the task is a branch named for the instance, put there by `patch` (the
+    # diff that introduced the bug), so the fix is that patch reversed
+    monkeypatch.setenv("CODERL_CACHE", str(tmp_path / "cache"))
+    clean = tmp_path / "repos" / "coderl-fixtures__minilib.08519b1b"
+    shutil.copytree(FIXTURES / "minilib", clean)
+    env = {"PATH": "/usr/bin:/bin", "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(tmp_path), "GIT_AUTHOR_NAME": "c",
+           "GIT_AUTHOR_EMAIL": "c@example.invalid", "GIT_COMMITTER_NAME": "c", "GIT_COMMITTER_EMAIL": "c@example.invalid"}
+    git = lambda *a: subprocess.run(["git", *a], cwd=clean, env=env, check=True, capture_output=True)  # noqa: E731
+    git("init", "-q", "-b", "main")
+    git("add", "-A")
+    git("commit", "-q", "-m", "clean")
+    instance = "coderl-fixtures__minilib.08519b1b.func_pm_remove_cond__1"
+    git("checkout", "-q", "-b", instance)
+    numbers = clean / "minilib" / "numbers.py"
+    numbers.write_text(numbers.read_text().replace("    if value > high:\n        return high\n", ""))
+    bug = git("diff").stdout.decode()
+    git("commit", "-qam", "bug")
+    git("checkout", "-q", "main")  # the working tree is clean again: only the branch holds the bug
+    row = {"instance_id": instance, "repo": "coderl-fixtures/minilib.08519b1b", "patch": bug,
+           "FAIL_TO_PASS": ["tests/test_numbers.py::test_clamp_high"],
+           "PASS_TO_PASS": ["tests/test_numbers.py::test_clamp_low"], "problem_statement": "clamp is off at the top"}
+    (tmp_path / "rows.jsonl").write_text(json.dumps(row) + "\n")
+    (task,) = load_tasks(f"repo:{tmp_path / 'rows.jsonl'}").tasks
+    repo = repository_of(task)
+    assert "if value > high" not in (Path(repo.tree) / "minilib/numbers.py").read_text()
+    assert "+    if value > high:" in task.reference_solution  # the bug patch reversed
+    assert verdict(repo, repo_sandbox.run(task.build_request(task.reference_solution)))["status"] == "FULL"
+    assert verdict(repo, repo_sandbox.run(task.build_request(bug)))["status"] == "NO"  # does not apply: NO
