@@ -52,6 +52,7 @@ DEFAULT_HELD_OUT = ("inflection", "termcolor")  # repositories whose every task 
 MAX_CANDIDATES = 120  # tests run per mutant at most (those calling the changed function, drawn by seed)
 SPLIT_SHARES = (("test", 15), ("valid", 7))  # per hundred functions of a seen repository; the rest train
 COLLECT_CPU_SECONDS = 900.0  # the traced whole-suite run's CPU limit
+COLLECT_WALL_SECONDS = 600.0  # its wall-clock backstop (what it recorded by then is kept)
 COLLECT_TEST_TIMEOUT = 20.0  # wall seconds a test of it may take (one that waits on the network it lacks fails)
 
 
@@ -136,7 +137,10 @@ def collect(sandbox, item: RepoInput, tree: Path, env: Path) -> tuple[dict[str, 
     seconds, and the counts of what did not pass."""
     probe = Repository(tree=str(tree), environment=str(env), fail_to_pass=(), pass_to_pass=(),
                        roots=(item.source_root,), cpu_seconds=COLLECT_CPU_SECONDS, test_timeout=COLLECT_TEST_TIMEOUT)
-    result = sandbox.run(grading_request(probe, tests=(), select=[item.tests], trace={"under": item.source_root}))
+    request = grading_request(probe, tests=(), select=[item.tests], trace={"under": item.source_root})
+    limits = dataclasses.replace(request.limits, wall_seconds=COLLECT_WALL_SECONDS)
+    request = dataclasses.replace(request, limits=limits)
+    result = sandbox.run(request)
     records = result.reports.get("records", {})
     prefix = "" if item.source_root in (".", "") else item.source_root.rstrip("/") + "/"
     passing = {tid: {prefix + c for c in rec.get("calls", [])} for tid, rec in records.items()

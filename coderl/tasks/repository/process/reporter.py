@@ -24,8 +24,9 @@ MESSAGE_CHARS = 2000
 FRAMES = 8
 
 
-class TestTimeout(Exception):
-    """A test ran past its wall-clock limit (the plan's `test_timeout`)."""
+class TestTimeout(BaseException):
+    """A test ran past its wall-clock limit (the plan's `test_timeout`): a BaseException, so the code under test's
+    `except Exception` does not swallow it, raised again every second until the test ends."""
 
 
 class Reporter:
@@ -48,7 +49,7 @@ class Reporter:
             raise TestTimeout(f"over its {self.test_timeout:g} s wall-clock limit")
 
         previous = signal.signal(signal.SIGALRM, expire)
-        signal.setitimer(signal.ITIMER_REAL, self.test_timeout)
+        signal.setitimer(signal.ITIMER_REAL, self.test_timeout, 1.0)
         try:
             item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
             from _pytest.runner import runtestprotocol
