@@ -20,6 +20,9 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from decimal import Decimal
 
 from .server.common import flat, values
 from .types import VALUE_MARKER, Status, TestCase, TestOutcome
@@ -52,6 +55,213 @@ def outputs_match(actual: str, expected: str, float_tolerance: float | None = No
         if not (math.isfinite(fa) and math.isfinite(fb)) or abs(fa - fb) > float_tolerance * max(1.0, abs(fb)):
             return False
     return True
+
+
+# ---- Upstream comparison rules (issue 100): each preset's output (STDOUT) and value (EQUALS) checks follow its
+# dataset's own grader, named in `RULES` and in docs/data.md.  "" is coderl's own: tokens exactly, values by `==`.
+
+def _lcb_lines(text: str) -> list[str]:
+    """LiveCodeBench's `get_stripped_lines`: the text stripped, split at "\n" only, each line stripped."""
+    return [line.strip() for line in text.strip().split("\n")]
+
+
+def _decimals(line: str):
+    """LiveCodeBench's `convert_line_to_decimals`: each white-space-separated item as a `Decimal`, or None."""
+    try:
+        return [Decimal(item) for item in line.split()]
+    except (ArithmeticError, ValueError):
+        return None
+
+
+def lcb_match(actual: str, expected: str) -> bool:
+    """LiveCodeBench's `grade_stdio` (lcb_runner/evaluation/testing_util.py; NeMo Gym's code_gen runs the same):
+    the same number of stripped lines, each equal, or its items all decimals and equal as decimals (`0.500` is
+    `0.5`; `Decimal` reads what it reads: `inf` is `Infinity`, NaN equals nothing)."""
+    got, want = _lcb_lines(actual), _lcb_lines(expected)
+    if len(got) != len(want):
+        return False
+    for a, b in zip(got, want):
+        if a == b:
+            continue
+        da, db = _decimals(a), _decimals(b)
+        if da is None or db is None or da != db:
+            return False
+    return True
+
+
+def _allclose(got: list[float], want: list[float]) -> bool:
+    """`numpy.allclose(got, want)` for two lists of one length: |a - b| <= 1e-8 + 1e-5 * |b|, infinities equal
+    only to themselves, NaN to nothing."""
+    for a, b in zip(got, want):
+        if a == b:
+            continue
+        if not (math.isfinite(a) and math.isfinite(b)) or abs(a - b) > 1e-8 + 1e-5 * abs(b):
+            return False
+    return True
+
+
+def _floats(items) -> list[float] | None:
+    try:
+        return [float(item) for item in items]
+    except (ValueError, TypeError, OverflowError):
+        return None
+
+
+def _close_lists(got, want) -> bool:
+    """APPS's float fallback: both lists read as floats (`float()` of each item), of one length, `allclose`."""
+    fg, fw = _floats(got), _floats(want)
+    return fg is not None and fw is not None and len(fg) == len(fw) and _allclose(fg, fw)
+
+
+def _rounded(sets) -> set | None:
+    """`{frozenset(round(float(t), 3) for t in s) for s in sets}`, or None where an item is no float."""
+    try:
+        return {frozenset(round(float(t), 3) for t in s) for s in sets}
+    except (ValueError, TypeError, OverflowError):
+        return None
+
+
+def apps_match(actual: str, expected: str, sets: bool = True) -> bool:
+    """APPS's standard-input verdict (hendrycks/apps eval/testing_util.py, `run_test`), whose captured output is
+    the list of the printed lines (`str.splitlines`), tried in its order: the joined lines stripped equal the
+    expected text stripped (`custom_compare_`, also with each line stripped); the lines equal the expected text's
+    non-empty lines stripped (also once the empty printed lines are dropped); both read line by line as floats,
+    `numpy.allclose`; then, with `sets`, the unsound fallbacks: the set of each line's set of tokens equal, or of
+    each token rounded to 3 decimals (line order, repeats and token order do not matter)."""
+    lines = actual.splitlines()
+    want = expected.strip()
+    if "\n".join(lines).strip() == want or "\n".join(line.strip() for line in lines).strip() == want:
+        return True
+    if lines == [expected]:
+        return True
+    expected_lines = [x.strip() for x in expected.split("\n") if x]
+    if lines == expected_lines:
+        return True
+    lines = [line for line in lines if line]
+    if lines == expected_lines or _close_lists(lines, expected_lines):
+        return True
+    if not sets:
+        return False
+    want_sets = {frozenset(line.split()) for line in expected_lines}
+    got_sets = [line.split() for line in lines if line.split()]
+    if {frozenset(s) for s in got_sets} == want_sets:
+        return True
+    rounded = _rounded(got_sets)
+    return rounded is not None and rounded == _rounded([line.split() for line in expected_lines])
+
+
+def taco_match(actual: str, expected: str, sets: bool = True) -> bool:
+    """TACO's standard-input verdict (FlagOpen/TACO metrics/testing_util.py, `compare_std_results`), which, unlike
+    APPS's, gets the program's stdout as one string: stripped, equal to the expected text stripped; or the
+    stdout's characters read one by one as floats, `numpy.allclose` with the expected text's non-empty lines
+    stripped (a one-character answer: `5` for `5.000`); then, with `sets`, the unsound fallbacks: the set of the
+    stdout's tokens, each as its set of characters, equal to the set of the expected lines' token sets, or the
+    same with every item read as a float rounded to 3 decimals."""
+    if actual.strip() == expected.strip():
+        return True
+    expected_lines = [x.strip() for x in expected.split("\n") if x]
+    if _close_lists(actual, expected_lines):
+        return True
+    if not sets:
+        return False
+    tokens = set(actual.split())
+    want_sets = [line.split() for line in expected_lines]
+    if {frozenset(t) for t in tokens} == {frozenset(s) for s in want_sets}:
+        return True
+    rounded = _rounded(tokens)
+    return rounded is not None and rounded == _rounded(want_sets)
+
+
+def _listed(value):
+    return list(value) if isinstance(value, tuple) else value
+
+
+def lcb_value_match(value, expected) -> bool:
+    """LiveCodeBench's `grade_call_based`: a returned tuple as a list, then `==`."""
+    return flat.equal(_listed(value), expected)
+
+
+def _dumps(value):
+    try:
+        return json.dumps(value)
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+def nemo_gym_value_match(value, expected) -> bool:
+    """NeMo Gym code_gen's `grade_call_based` (its lcb_integration/testing_util.py): LiveCodeBench's, or equal as
+    `json.dumps` text (nested tuples as lists, NaN as NaN), or both read by `float()` and `numpy.allclose`."""
+    value = _listed(value)
+    if flat.equal(value, expected):
+        return True
+    text = _dumps(value)
+    if text is not None and text == _dumps(expected):
+        return True
+    both = _floats([value, expected])
+    return both is not None and _allclose(both[:1], both[1:])
+
+
+def apps_value_match(value, expected) -> bool:
+    """APPS's and TACO's call-based verdict (`run_test` / `execute_cb_code`): a returned tuple as a list; equal to
+    the expected output, or to its first item when that is a non-empty list (the datasets wrap each answer in a
+    list), or, when the first returned item is a tuple, the items as lists equal to that first item."""
+    value = _listed(value)
+    if flat.equal(value, expected):
+        return True
+    if not (isinstance(expected, list) and expected):
+        return False
+    if flat.equal(value, expected[0]):
+        return True
+    if isinstance(value, list) and value and isinstance(value[0], tuple):
+        try:
+            return flat.equal([list(x) for x in value], expected[0])
+        except TypeError:  # an item that is no sequence: upstream's try fails the same way
+            return False
+    return False
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A comparison rule: how STDOUT output and EQUALS values are judged; `upstream`: the file it follows."""
+
+    name: str
+    output: Callable[[str, str], bool] | None  # None: coderl's token rule (with the request's float_tolerance)
+    value: Callable[[object, object], bool] | None  # None: `==` (`judge.values_match`)
+    upstream: str
+    sound: bool = True  # False: a fallback accepts wrong answers (a comparison of token sets)
+    strict: str = ""  # for an unsound rule: the same rule without its unsound fallbacks
+
+
+RULES: dict[str, Rule] = {r.name: r for r in (
+    Rule("tokens", None, None, "coderl's own: white-space-separated tokens equal, values by =="),
+    Rule("livecodebench", lcb_match, lcb_value_match,
+         "LiveCodeBench lcb_runner/evaluation/testing_util.py (grade_stdio, grade_call_based)"),
+    Rule("nemo-gym", lcb_match, nemo_gym_value_match,
+         "NeMo Gym resources_servers/code_gen/lcb_integration/testing_util.py (grade_stdio, grade_call_based)"),
+    Rule("apps", apps_match, apps_value_match, "hendrycks/apps eval/testing_util.py (run_test)", sound=False,
+         strict="apps-strict"),
+    Rule("apps-strict", lambda a, e: apps_match(a, e, sets=False), apps_value_match,
+         "hendrycks/apps eval/testing_util.py without its token-set fallbacks"),
+    Rule("taco", taco_match, apps_value_match,
+         "FlagOpen/TACO metrics/testing_util.py (compare_std_results, execute_cb_code)", sound=False,
+         strict="taco-strict"),
+    Rule("taco-strict", lambda a, e: taco_match(a, e, sets=False), apps_value_match,
+         "FlagOpen/TACO metrics/testing_util.py without its token-set fallbacks"),
+)}
+
+
+def rule(name: str | None) -> Rule:
+    """The rule of that name ("" or None: coderl's own token rule); ValueError naming the known ones."""
+    try:
+        return RULES[name or "tokens"]
+    except KeyError:
+        raise ValueError(f"comparison rule {name!r}: expected one of {', '.join(RULES)}") from None
+
+
+def stdout_match(actual: str, expected: str, float_tolerance: float | None, compare: str = "") -> bool:
+    """A STDOUT check under the request's rule (`compare`)."""
+    judge = rule(compare).output
+    return outputs_match(actual, expected, float_tolerance) if judge is None else judge(actual, expected)
 
 
 def json_equal(value, expected, tol=None):

@@ -30,11 +30,11 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from coderl.base.offline import offline_flags
-from coderl.tasks.loaders.hf_layouts import FIELDS, LAYOUT_KEY, PREFIX_KEY, PRESETS
+from coderl.tasks.loaders.hf_layouts import COMPARE_OPTIONS, FIELDS, LAYOUT_KEY, PREFIX_KEY, PRESETS
 from coderl.tasks.rows import Rows, TaskIds, file_stem, skipped_rows
 from coderl.tasks.types import Task, TaskFormatError
 
-_OPTIONS = ("split", "name", "preset", "columns")
+_OPTIONS = ("split", "name", "preset", "columns", "compare")
 _OFFLINE = ("HF_DATASETS_OFFLINE", "HF_HUB_OFFLINE")  # environment variables and datasets.config flags
 _STREAMED = {".parquet": "parquet", ".arrow": "arrow", ".json": "json", ".jsonl": "json", ".csv": "csv"}
 
@@ -59,6 +59,11 @@ def parse_hf(rest: str, spec: str, parse_options: Callable[[str, str], dict[str,
     preset = options.get("preset")
     if preset is not None and preset not in PRESETS:
         raise TaskFormatError(f"task spec {spec!r}: preset {preset!r}: expected one of {', '.join(PRESETS)}")
+    compare = options.get("compare")
+    if compare is not None and compare not in COMPARE_OPTIONS:
+        raise TaskFormatError(f"task spec {spec!r}: compare={compare}: expected one of "
+                              f"{', '.join(COMPARE_OPTIONS)} (the preset's grader's rule, it without its unsound "
+                              "fallbacks, coderl's token rule)")
     renaming = [name for name, p in PRESETS.items() if p.layout in FIELDS and p.convert is None]
     if "columns" in options and preset and preset not in renaming:
         raise TaskFormatError(f"task spec {spec!r}: preset {preset} converts its rows itself; columns= applies to "
@@ -129,7 +134,33 @@ def load_hf(path: str, options: dict[str, str], spec: str, load_tasks: Callable 
     if layout == "gsm8k":
         return gsm8k_tasks(source)
     build = _per_row_layout(source, layout)
-    return source.collect(_in_their_columns(build, renames) if renames else build)
+    build = _in_their_columns(build, renames) if renames else build
+    return source.collect(_judged_as(build, preset.compare if preset else "", options.get("compare")))
+
+
+def _judged_as(build: Callable[[int, dict[str, Any]], Task], upstream: str, choice: str | None):
+    """`build`, whose tasks carry the comparison rule they are judged by (`metadata["compare"]`): the preset's
+    grader's (`upstream`), unless `compare=` chose one; where that rule is unsound (APPS's, TACO's token sets) and
+    nothing was chosen, training takes its strict form (`metadata["compare_train"]`, `types.for_training`)."""
+    from coderl.sandbox.outputs import rule
+
+    if choice == "tokens" or not upstream:
+        return build
+    strict = rule(upstream).strict
+    if choice == "strict":
+        upstream, strict = strict or upstream, ""
+    elif choice == "upstream":
+        strict = ""
+
+    def one(n: int, row: dict[str, Any]) -> Task:
+        task = build(n, row)
+        if task.kind in ("stdio", "function") and "compare" not in task.metadata:
+            task.metadata["compare"] = upstream
+            if strict:
+                task.metadata["compare_train"] = strict
+        return task
+
+    return one
 
 
 def _in_their_columns(build: Callable[[int, dict[str, Any]], Task], renames: dict[str, str]):

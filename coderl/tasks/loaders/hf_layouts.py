@@ -183,6 +183,8 @@ def _lcb_testtype(cases: list, where: str, field: str) -> set[str]:
 LEETCODE_PRELUDE = ("from typing import *\nfrom collections import *\nfrom functools import *\n"
                     "from itertools import *\nfrom heapq import *\nfrom bisect import *\nfrom math import *\n"
                     "import bisect, collections, functools, heapq, itertools, math, re, string\n")
+COMPARE_OPTIONS = ("upstream", "strict", "tokens")  # hf specs' compare=: the preset's rule, it without unsound
+# fallbacks, coderl's own token rule
 LAYOUT_KEY = "__layout__"  # a converted row in another layout than its preset's names it here
 PREFIX_KEY = "__prompt_prefix__"  # ... and code the task's prompt starts with (the prelude above)
 
@@ -313,6 +315,7 @@ class Preset:
     columns: dict[str, str]
     source: str
     convert: Callable[[dict[str, Any], str], dict[str, Any]] | None = None
+    compare: str = ""  # the comparison rule of its dataset's own grader (`coderl.sandbox.outputs.RULES`); "": coderl's
 
 
 PRESETS: dict[str, Preset] = {
@@ -324,15 +327,18 @@ PRESETS: dict[str, Preset] = {
                              "google-research-datasets/mbpp (sanitized): source_file, task_id, prompt, code, "
                              "test_imports, test_list"),
     "apps": Preset("stdio", {"id": "problem_id"}, "codeparrot/apps: problem_id, question, solutions (JSON), "
-                                                   "input_output (JSON), difficulty, url, starter_code"),
+                                                   "input_output (JSON), difficulty, url, starter_code",
+                   compare="apps"),
     "taco": Preset("stdio", {}, "BAAI/TACO: question, solutions (JSON), starter_code, input_output (JSON), "
-                                "difficulty, raw_tags, name, source, ..."),
+                                "difficulty, raw_tags, name, source, ...",
+                   compare="taco"),
     "codecontests": Preset("stdio", {}, "deepmind/code_contests: name, description, public_tests / private_tests / "
                                         "generated_tests {input, output}, solutions {language, solution}",
                            convert=_codecontests),
     "livecodebench": Preset("stdio", {}, "livecodebench/code_generation_lite: question_id, question_content, "
                                          "public_test_cases (JSON), private_test_cases (JSON, or base64 zlib "
-                                         "pickle), metadata, starter_code", convert=_livecodebench),
+                                         "pickle), metadata, starter_code", convert=_livecodebench,
+                            compare="livecodebench"),
     "multipl-e": Preset("coderl", {}, "nuprl/MultiPL-E (humaneval-js, mbpp-lua, ...): name, language (js or lua), "
                                       "prompt, tests (each a literal call, read as data; a row with any other "
                                       "statement is refused); no reference: no measured time limit",
@@ -353,7 +359,8 @@ PRESETS: dict[str, Preset] = {
     "nemotron-rl": Preset("stdio", {}, "nvidia/Nemotron-RL-coding-competitive_coding (NeMo Gym): "
                                        "responses_create_params {input: chat}, verifier_metadata {unit_tests "
                                        "{inputs, outputs}} (all visible), hash_id, dataset, source; no reference: "
-                                       "no measured time limit, only --timeout", convert=nemotron_rl),
+                                       "no measured time limit, only --timeout", convert=nemotron_rl,
+                          compare="nemo-gym"),
     "primeintellect": Preset("stdio", {}, "PrimeIntellect/verifiable-coding-problems: problem_id, prompt (or "
                                           "problem_statement / problem), gold_standard_solution, verification_info "
                                           "{language, test_cases [{type, input, output}]}; rows with a test not "
