@@ -34,7 +34,7 @@ from coderl.tasks.loaders.hf_layouts import COMPARE_OPTIONS, FIELDS, LAYOUT_KEY,
 from coderl.tasks.rows import Rows, TaskIds, file_stem, skipped_rows
 from coderl.tasks.types import Task, TaskFormatError
 
-_OPTIONS = ("split", "name", "preset", "columns", "compare")
+_OPTIONS = ("split", "name", "preset", "columns", "compare", "several_answers")
 _OFFLINE = ("HF_DATASETS_OFFLINE", "HF_HUB_OFFLINE")  # environment variables and datasets.config flags
 _STREAMED = {".parquet": "parquet", ".arrow": "arrow", ".json": "json", ".jsonl": "json", ".csv": "csv"}
 
@@ -64,6 +64,9 @@ def parse_hf(rest: str, spec: str, parse_options: Callable[[str, str], dict[str,
         raise TaskFormatError(f"task spec {spec!r}: compare={compare}: expected one of "
                               f"{', '.join(COMPARE_OPTIONS)} (the preset's grader's rule, it without its unsound "
                               "fallbacks, coderl's token rule)")
+    if options.get("several_answers", "judge") not in ("judge", "refuse"):
+        raise TaskFormatError(f"task spec {spec!r}: several_answers={options['several_answers']}: expected judge "
+                              "(compare with the one expected output, as NeMo Gym does) or refuse")
     renaming = [name for name, p in PRESETS.items() if p.layout in FIELDS and p.convert is None]
     if "columns" in options and preset and preset not in renaming:
         raise TaskFormatError(f"task spec {spec!r}: preset {preset} converts its rows itself; columns= applies to "
@@ -135,7 +138,23 @@ def load_hf(path: str, options: dict[str, str], spec: str, load_tasks: Callable 
         return gsm8k_tasks(source)
     build = _per_row_layout(source, layout)
     build = _in_their_columns(build, renames) if renames else build
-    return source.collect(_judged_as(build, preset.compare if preset else "", options.get("compare")))
+    build = _judged_as(build, preset.compare if preset else "", options.get("compare"))
+    return source.collect(_refusing_several_answers(build, source) if options.get("several_answers") == "refuse"
+                          else build)
+
+
+def _refusing_several_answers(build: Callable[[int, dict[str, Any]], Task], rows: Rows):
+    """`build`, refusing a row whose statement says several outputs are right (`metadata["several_answers"]`,
+    `hf_contest_sets.SEVERAL_ANSWERS`): `several_answers=refuse`."""
+    def one(n: int, row: dict[str, Any]) -> Task:
+        task = build(n, row)
+        if task.metadata.get("several_answers"):
+            raise TaskFormatError(f"{rows.where(n)}: the problem says several outputs are right "
+                                  f"({task.metadata['several_answers']!r}) and is judged against one "
+                                  "(several_answers=refuse)")
+        return task
+
+    return one
 
 
 def _judged_as(build: Callable[[int, dict[str, Any]], Task], upstream: str, choice: str | None):

@@ -85,6 +85,20 @@ def nemotron_rl(row: dict[str, Any], where: str) -> dict[str, Any]:
     return row
 
 
+# Issue 100, item 4: a problem whose statement says several outputs are right (Codeforces' and AtCoder's wording),
+# which a comparison with one expected output judges wrongly.  Nemotron-RL (NeMo Gym's layout) does not mark its
+# checker-judged problems; NeMo Gym compares their output all the same.  This is coderl's stated detection rule.
+SEVERAL_ANSWERS = re.compile(
+    r"\b(?:multiple|several|many|more than one)\s+(?:possible\s+|valid\s+|correct\s+|optimal\s+)?"
+    r"(?:answers|solutions)\b|\b(?:print|output)\s+any\b|\bany\s+of\s+them\b", re.IGNORECASE)
+
+
+def several_answers(text: str) -> str | None:
+    """The words of `text` that say several outputs are right (`SEVERAL_ANSWERS`), or None."""
+    match = SEVERAL_ANSWERS.search(text)
+    return match.group(0) if match else None
+
+
 FENCE = re.compile(r"```[\w+-]*[ \t]*\n(.*?)```", re.DOTALL)
 
 

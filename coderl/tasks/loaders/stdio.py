@@ -31,6 +31,7 @@ from typing import Any
 
 from coderl.sandbox.types import CheckKind, TestCase
 from coderl.tasks.loaders import call_based
+from coderl.tasks.loaders.hf_contest_sets import several_answers
 from coderl.tasks.rows import Rows, TaskIds, jsonl_rows, optional, require
 from coderl.tasks.types import Task, TaskFormatError
 
@@ -235,6 +236,9 @@ def stdio_builder(rows: Rows) -> Callable[[int, dict], Task]:
         language = optional(row, "language", str, where, "python")
         if language != "python":
             _check_language(language, where)
+        metadata: dict[str, Any] = {"format": "stdio", "layout": layout}
+        if layout == "nemotron" and (words := several_answers(prompt)):  # NeMo Gym marks no checker (docs/data.md)
+            metadata["several_answers"] = words
         ids.take(task_id, lineno, id_field)  # only once the row is good: a skipped row takes no id
         return Task(
             task_id=task_id,
@@ -243,7 +247,7 @@ def stdio_builder(rows: Rows) -> Callable[[int, dict], Task]:
             tests=tests,
             reference_solution=solution,
             source=where,
-            metadata={"format": "stdio", "layout": layout},
+            metadata=metadata,
             language=language,
         )
 
