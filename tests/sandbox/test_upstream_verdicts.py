@@ -45,3 +45,27 @@ def test_nemotron_rows_whose_statement_allows_several_answers_are_marked(tmp_pat
         load_tasks(f"hf:{NEMO}:preset=nemotron-rl,several_answers=refuse")
     with pytest.raises(TaskFormatError, match=r"several_answers=maybe: expected judge"):
         load_tasks(f"hf:{NEMO}:preset=nemotron-rl,several_answers=maybe")
+
+
+def _script():
+    import importlib.util
+
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "scripts", "upstream_verdicts.py")
+    spec = importlib.util.spec_from_file_location("upstream_verdicts", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_coderl_agrees_with_the_upstream_graders_on_every_recorded_program(sandbox):
+    """LiveCodeBench's, NeMo Gym's, APPS's and TACO's own testing_util.py, run by scripts/upstream_verdicts.py inside
+    coderl's sandbox on coderl/eval/upstream_cases.py's programs (right, wrong, near-miss formatting, type-loose
+    values): coderl's verdict under each preset's rule is the grader's on every program but the documented ones."""
+    script = _script()
+    records = _rows(os.path.join(FIXTURES, "grader_verdicts.jsonl"))
+    assert {r["grader"] for r in records} == set(script.GRADERS) and all("driver_error" not in r for r in records)
+    assert len(records) == len(script.GRADERS) * len(script.cases())
+    ours = script.coderl_verdicts(records, sandbox)
+    differ = {(r["grader"], r["case"]) for r, mine in zip(records, ours) if mine != r["upstream_pass"]}
+    assert differ == set(script.DISAGREEMENTS)
+    assert sum(r["upstream_pass"] for r in records) == 87  # of 164: RESULTS.md, "Verdicts against the graders"

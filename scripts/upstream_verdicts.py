@@ -1,0 +1,225 @@
+"""Run the upstream graders themselves on coderl/eval/upstream_cases.py's programs, inside coderl's sandbox, and
+record their verdicts (issue 100, item 5).
+
+    python scripts/upstream_verdicts.py --source lcb=/work/.mirror/LiveCodeBench+LiveCodeBench/repo \\
+        --source nemo-gym=/work/.mirror/NVIDIA-NeMo+Gym/repo --source apps=/work/.mirror/hendrycks+apps/repo \\
+        --source taco=/work/.mirror/FlagOpen+TACO/repo --out tests/fixtures/upstream/grader_verdicts.jsonl
+    python scripts/upstream_verdicts.py --compare tests/fixtures/upstream/grader_verdicts.jsonl   # coderl vs them
+
+Each `--source NAME=GITDIR` is a clone of the grader's repository (the `fetch` tool's mirror); its grader file is
+read with `git show HEAD:PATH` and never copied into coderl: the file's text travels inside the sandbox request, a
+driver writes it into the program's private work directory and calls its `run_test` on one case.  The graders execute
+the programs they judge (`exec` in their own process, or `subprocess` for TACO), so they run only in the sandbox,
+never on this machine's bare interpreter.  Two shims, both stated in each line's `setup`: APPS imports `pyext`
+(`RuntimeModule.from_string`: a module made by exec'ing the text), which is given as that; TACO runs `python` from
+PATH, which is pointed at the sandbox's interpreter.
+
+`--compare FILE` judges every recorded case with coderl (the rule of each grader's preset, `coderl.sandbox.outputs`)
+and prints the counts: programs, agreements, documented disagreements (`DISAGREEMENTS`), other disagreements;
+exit 1 when there is any of the last.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [REPO]
+
+from coderl.eval.upstream_cases import cases  # noqa: E402
+
+MARK = "\x1eupstream-verdict "
+# grader -> (its file(s) in its repository, the coderl rule of its preset)
+GRADERS = {
+    "lcb": ({"testing_util.py": "lcb_runner/evaluation/testing_util.py"}, "livecodebench"),
+    "nemo-gym": ({"testing_util.py": "resources_servers/code_gen/lcb_integration/testing_util.py"}, "nemo-gym"),
+    "apps": ({"testing_util.py": "eval/testing_util.py"}, "apps"),
+    "taco": ({"testing_util.py": "metrics/testing_util.py", "pyext2.py": "metrics/pyext2.py"}, "taco"),
+}
+SETUP = {
+    "apps": "pyext shim: RuntimeModule.from_string(name, doc, text) = a module made by exec(text)",
+    "taco": "`python` on PATH is the sandbox's interpreter (TACO runs its programs with subprocess); "
+            "inspect.getargspec = inspect.getfullargspec where Python (3.11+) lacks it (pyext2.py reads it)",
+}
+# (grader, case id) -> why coderl's verdict differs from the grader's, by design
+DISAGREEMENTS = {
+    ("lcb", "stdio/sum/crash-after-output"): "exit status: LiveCodeBench runs the program in its own process and "
+    "catches SystemExit, so a program that prints the answer and exits 1 passes; coderl fails a run that exits "
+    "non-zero",
+    ("nemo-gym", "stdio/sum/crash-after-output"): "exit status (NeMo Gym's copy of LiveCodeBench's grader): as lcb",
+    ("apps", "stdio/sum/crash-after-output"): "exit status: APPS's call_method catches SystemExit; coderl fails a "
+    "run that exits non-zero",
+}
+
+
+def tests_for(grader: str, case: dict) -> dict:
+    """The case's tests in the grader's own input layout."""
+    if case["kind"] == "stdio":
+        return {"inputs": case["inputs"], "outputs": case["outputs"], "fn_name": None}
+    if grader in ("lcb", "nemo-gym"):  # one JSON value per line, the output JSON text
+        return {"inputs": ["\n".join(json.dumps(a) for a in args) for args in case["args"]],
+                "outputs": [json.dumps(e) for e in case["expected"]], "fn_name": case["fn_name"]}
+    return {"inputs": case["args"], "outputs": [[e] for e in case["expected"]],  # APPS/TACO wrap each answer
+            "fn_name": case["fn_name"]}
+
+
+DRIVER = r'''
+import json, os, sys, types
+FILES = json.loads(%(files)r)
+GRADER = %(grader)r
+TESTS = json.loads(%(tests)r)
+PROGRAM = %(program)r
+os.makedirs("up/upstream", exist_ok=True)
+for name, text in FILES.items():
+    with open(os.path.join("up/upstream", name), "w") as f:
+        f.write(text)
+open("up/upstream/__init__.py", "w").close()
+sys.path.insert(0, os.path.abspath("up"))
+if GRADER == "apps":
+    pyext = types.ModuleType("pyext")
+    class RuntimeModule:
+        @staticmethod
+        def from_string(name, doc, text):
+            module = types.ModuleType(name, doc)
+            exec(text, module.__dict__)
+            return module
+    pyext.RuntimeModule = RuntimeModule
+    sys.modules["pyext"] = pyext
+if GRADER == "taco":
+    import inspect
+    if not hasattr(inspect, "getargspec"):  # pyext2 predates Python 3.11, which removed it
+        inspect.getargspec = inspect.getfullargspec
+    os.makedirs("up/bin", exist_ok=True)
+    os.symlink(sys.executable, "up/bin/python")
+    os.environ["PATH"] = os.path.abspath("up/bin") + os.pathsep + os.environ.get("PATH", "")
+out = sys.stdout
+from upstream import testing_util as tu
+if GRADER == "apps":  # eval/test_one_solution.py: problem["input_output"] = json.loads(the row's text)
+    result = tu.run_test(problem={"input_output": TESTS}, test=PROGRAM)
+elif GRADER == "nemo-gym":
+    result = tu.run_test(TESTS, test=PROGRAM, timeout=6)
+else:
+    result = tu.run_test({"input_output": json.dumps(TESTS)}, test=PROGRAM)
+if isinstance(result, tuple):
+    result = result[0]
+out.write(%(mark)r + json.dumps([r if isinstance(r, (bool, int)) else repr(r) for r in (result or [])]) + "\n")
+out.flush()
+os._exit(0)
+'''
+
+
+def run_graders(sources: dict[str, str], out_path: str) -> None:
+    from coderl.sandbox import Sandbox
+    from coderl.sandbox.types import CheckKind, ExecutionRequest, Limits, Mode, TestCase
+
+    lines = []
+    with Sandbox(workers=2) as sandbox:
+        for grader, gitdir in sources.items():
+            paths, _ = GRADERS[grader]
+            commit = subprocess.run(["git", "-C", gitdir, "rev-parse", "HEAD"], capture_output=True, text=True,
+                                    check=True).stdout.strip()
+            files = {name: subprocess.run(["git", "-C", gitdir, "show", f"HEAD:{path}"], capture_output=True,
+                                          text=True, check=True).stdout for name, path in paths.items()}
+            requests = []
+            for case in cases():
+                program = DRIVER % {"files": json.dumps(files), "grader": grader, "program": case["program"],
+                                    "tests": json.dumps(tests_for(grader, case)), "mark": MARK}
+                requests.append(ExecutionRequest(
+                    mode=Mode.PYTHON_SCRIPT, program=program, tests=(TestCase("0", "", CheckKind.STDOUT, ""),),
+                    limits=Limits(cpu_seconds=60, wall_seconds=180, memory_bytes=6 << 30, output_bytes=1 << 20)))
+            for case, result in zip(cases(), sandbox.run_many(requests)):
+                found = [ln[len(MARK):] for ln in result.stdout.split("\n") if ln.startswith(MARK)]
+                verdicts = json.loads(found[-1]) if found else None
+                n = len(case["inputs"] if case["kind"] == "stdio" else case["args"])
+                passed = verdicts is not None and len(verdicts) == n and all(v is True for v in verdicts)
+                lines.append({"grader": grader, "repository_commit": commit, "files": paths,
+                              "setup": SETUP.get(grader, ""), "case": case["id"], "upstream_results": verdicts,
+                              "upstream_pass": passed,
+                              **({} if found else {"driver_error": (result.stderr or result.message)[-400:]})})
+                print(f"{grader:9} {case['id']:40} {verdicts}", flush=True)
+    with open(out_path, "w") as f:
+        for line in lines:
+            f.write(json.dumps(line) + "\n")
+    print(f"wrote {len(lines)} verdicts to {out_path}")
+
+
+def coderl_verdicts(records: list[dict], sandbox=None) -> list[bool]:
+    """coderl's verdict on each recorded case, under the rule of its grader's preset (in `sandbox`, else one of its
+    own)."""
+    from coderl.sandbox import Sandbox
+    from coderl.sandbox.types import CheckKind, TestCase
+    from coderl.tasks.loaders.call_based import apps_case, call_task, lcb_case
+    from coderl.tasks.types import Task
+
+    by_id = {c["id"]: c for c in cases()}
+    tasks, programs = [], []
+    for rec in records:
+        case, grader = by_id[rec["case"]], rec["grader"]
+        rule = GRADERS[grader][1]
+        tests = tests_for(grader, case)
+        if case["kind"] == "stdio":
+            task = Task(task_id=case["id"], kind="stdio", prompt="", metadata={"compare": rule},
+                        tests=tuple(TestCase(str(i), stdin, CheckKind.STDOUT, stdout)
+                                    for i, (stdin, stdout) in enumerate(zip(tests["inputs"], tests["outputs"]))))
+        else:
+            read = lcb_case if grader in ("lcb", "nemo-gym") else apps_case
+            calls = [(*read(i, o, case["id"], "t"), False) for i, o in zip(tests["inputs"], tests["outputs"])]
+            task = call_task(task_id=case["id"], question="", code="", fn_name=case["fn_name"], cases=calls,
+                             solution=None, where=case["id"], field="fn_name", compare=rule, layout=grader)
+        tasks.append(task)
+        programs.append(case["program"])
+    requests = [t.build_request(p) for t, p in zip(tasks, programs)]
+    if sandbox is not None:
+        return [r.passed for r in sandbox.run_many(requests)]
+    with Sandbox(workers=2) as own:
+        return [r.passed for r in own.run_many(requests)]
+
+
+def compare(path: str) -> int:
+    with open(path) as f:
+        records = [json.loads(line) for line in f if line.strip()]
+    ours = coderl_verdicts(records)
+    agree = documented = 0
+    other = []
+    for rec, mine in zip(records, ours):
+        if mine == rec["upstream_pass"]:
+            agree += 1
+        elif (rec["grader"], rec["case"]) in DISAGREEMENTS:
+            documented += 1
+        else:
+            other.append(f"{rec['grader']} {rec['case']}: upstream {rec['upstream_pass']}, coderl {mine}")
+    for grader in GRADERS:
+        mine = [(r, m) for r, m in zip(records, ours) if r["grader"] == grader]
+        if mine:
+            same = sum(m == r["upstream_pass"] for r, m in mine)
+            print(f"{grader}: {len(mine)} programs, {same} agree, {len(mine) - same} differ")
+    print(f"all: {len(records)} programs, {agree} agreements, {documented} documented disagreements, "
+          f"{len(other)} other")
+    for line in other:
+        print("  " + line)
+    return 1 if other else 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--source", action="append", default=[], help="NAME=GITDIR (lcb, nemo-gym, apps, taco)")
+    parser.add_argument("--out", default=os.path.join(REPO, "tests", "fixtures", "upstream", "grader_verdicts.jsonl"))
+    parser.add_argument("--compare", metavar="FILE", help="judge the recorded cases with coderl and count")
+    args = parser.parse_args()
+    if args.compare:
+        return compare(args.compare)
+    sources = dict(s.split("=", 1) for s in args.source)
+    unknown = [name for name in sources if name not in GRADERS]
+    if unknown or not sources:
+        print(f"--source: expected NAME=GITDIR with NAME one of {', '.join(GRADERS)}", file=sys.stderr)
+        return 2
+    run_graders(sources, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
