@@ -39,9 +39,11 @@ GRADERS = {
     "nemo-gym": ({"testing_util.py": "resources_servers/code_gen/lcb_integration/testing_util.py"}, "nemo-gym"),
     "apps": ({"testing_util.py": "eval/testing_util.py"}, "apps"),
     "taco": ({"testing_util.py": "metrics/testing_util.py", "pyext2.py": "metrics/pyext2.py"}, "taco"),
+    "verl": ({"testing_util.py": "verl/utils/reward_score/prime_code/testing_util.py"}, "verl-prime"),
 }
 SETUP = {
     "apps": "pyext shim: RuntimeModule.from_string(name, doc, text) = a module made by exec(text)",
+    "verl": "pyext shim, as for apps",
     "taco": "`python` on PATH is the sandbox's interpreter (TACO runs its programs with subprocess); "
             "inspect.getargspec = inspect.getfullargspec where Python (3.11+) lacks it (pyext2.py reads it)",
 }
@@ -53,6 +55,7 @@ DISAGREEMENTS = {
     ("nemo-gym", "stdio/sum/crash-after-output"): "exit status (NeMo Gym's copy of LiveCodeBench's grader): as lcb",
     ("apps", "stdio/sum/crash-after-output"): "exit status: APPS's call_method catches SystemExit; coderl fails a "
     "run that exits non-zero",
+    ("verl", "stdio/sum/crash-after-output"): "exit status (verl's copy of APPS's call_method): as apps",
 }
 
 
@@ -60,7 +63,7 @@ def tests_for(grader: str, case: dict) -> dict:
     """The case's tests in the grader's own input layout."""
     if case["kind"] == "stdio":
         return {"inputs": case["inputs"], "outputs": case["outputs"], "fn_name": None}
-    if grader in ("lcb", "nemo-gym"):  # one JSON value per line, the output JSON text
+    if grader in ("lcb", "nemo-gym", "verl"):  # one JSON value per line, the output JSON text
         return {"inputs": ["\n".join(json.dumps(a) for a in args) for args in case["args"]],
                 "outputs": [json.dumps(e) for e in case["expected"]], "fn_name": case["fn_name"]}
     return {"inputs": case["args"], "outputs": [[e] for e in case["expected"]],  # APPS/TACO wrap each answer
@@ -79,7 +82,7 @@ for name, text in FILES.items():
         f.write(text)
 open("up/upstream/__init__.py", "w").close()
 sys.path.insert(0, os.path.abspath("up"))
-if GRADER == "apps":
+if GRADER in ("apps", "verl"):
     pyext = types.ModuleType("pyext")
     class RuntimeModule:
         @staticmethod
@@ -102,6 +105,8 @@ if GRADER == "apps":  # eval/test_one_solution.py: problem["input_output"] = jso
     result = tu.run_test(problem={"input_output": TESTS}, test=PROGRAM)
 elif GRADER == "nemo-gym":
     result = tu.run_test(TESTS, test=PROGRAM, timeout=6)
+elif GRADER == "verl":  # prime_code/__init__.py: apps_check_correctness(in_outs=test_cases, ...)
+    result = tu.run_test(TESTS, test=PROGRAM, timeout=5)
 else:
     result = tu.run_test({"input_output": json.dumps(TESTS)}, test=PROGRAM)
 if isinstance(result, tuple):
@@ -152,7 +157,7 @@ def coderl_verdicts(records: list[dict], sandbox=None) -> list[bool]:
     own)."""
     from coderl.sandbox import Sandbox
     from coderl.sandbox.types import CheckKind, TestCase
-    from coderl.tasks.loaders.call_based import apps_case, call_task, lcb_case
+    from coderl.tasks.loaders.call_based import apps_case, call_task, lcb_case, verl_case
     from coderl.tasks.types import Task
 
     by_id = {c["id"]: c for c in cases()}
@@ -166,7 +171,7 @@ def coderl_verdicts(records: list[dict], sandbox=None) -> list[bool]:
                         tests=tuple(TestCase(str(i), stdin, CheckKind.STDOUT, stdout)
                                     for i, (stdin, stdout) in enumerate(zip(tests["inputs"], tests["outputs"]))))
         else:
-            read = lcb_case if grader in ("lcb", "nemo-gym") else apps_case
+            read = {"lcb": lcb_case, "nemo-gym": lcb_case, "verl": verl_case}.get(grader, apps_case)
             calls = [(*read(i, o, case["id"], "t"), False) for i, o in zip(tests["inputs"], tests["outputs"])]
             task = call_task(task_id=case["id"], question="", code="", fn_name=case["fn_name"], cases=calls,
                              solution=None, where=case["id"], field="fn_name", compare=rule, layout=grader)
@@ -206,7 +211,7 @@ def compare(path: str) -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--source", action="append", default=[], help="NAME=GITDIR (lcb, nemo-gym, apps, taco)")
+    parser.add_argument("--source", action="append", default=[], help="NAME=GITDIR (lcb, nemo-gym, apps, taco, verl)")
     parser.add_argument("--out", default=os.path.join(REPO, "tests", "fixtures", "upstream", "grader_verdicts.jsonl"))
     parser.add_argument("--compare", metavar="FILE", help="judge the recorded cases with coderl and count")
     args = parser.parse_args()

@@ -121,7 +121,14 @@ def _rounded(sets) -> set | None:
         return None
 
 
-def apps_match(actual: str, expected: str, sets: bool = True) -> bool:
+def verl_match(actual: str, expected: str) -> bool:
+    """verl's `prime_code` reward (verl/utils/reward_score/prime_code/testing_util.py), APPS's verdict reworked: the
+    same steps up to the float fallback, which needs as many printed lines as expected ones and is skipped when every
+    pair of lines is digits only (`str.isdigit`: `03` is not `3`); no token-set fallback."""
+    return apps_match(actual, expected, sets=False, ints_exact=True)
+
+
+def apps_match(actual: str, expected: str, sets: bool = True, ints_exact: bool = False) -> bool:
     """APPS's standard-input verdict (hendrycks/apps eval/testing_util.py, `run_test`), whose captured output is
     the list of the printed lines (`str.splitlines`), tried in its order: the joined lines stripped equal the
     expected text stripped (`custom_compare_`, also with each line stripped); the lines equal the expected text's
@@ -138,10 +145,18 @@ def apps_match(actual: str, expected: str, sets: bool = True) -> bool:
     if lines == expected_lines:
         return True
     lines = [line for line in lines if line]
-    if lines == expected_lines or _close_lists(lines, expected_lines):
+    if lines == expected_lines:
         return True
-    if not sets:
-        return False
+    if ints_exact and (len(lines) != len(expected_lines)
+                       or all(a.isdigit() and b.isdigit() for a, b in zip(lines, expected_lines))):
+        return False if not sets else _set_fallbacks(lines, expected_lines)
+    if _close_lists(lines, expected_lines):
+        return True
+    return sets and _set_fallbacks(lines, expected_lines)
+
+
+def _set_fallbacks(lines: list[str], expected_lines: list[str]) -> bool:
+    """APPS's unsound last steps: the set of the lines' token sets, then of their tokens rounded to 3 decimals."""
     want_sets = {frozenset(line.split()) for line in expected_lines}
     got_sets = [line.split() for line in lines if line.split()]
     if {frozenset(s) for s in got_sets} == want_sets:
@@ -242,6 +257,8 @@ RULES: dict[str, Rule] = {r.name: r for r in (
          strict="apps-strict"),
     Rule("apps-strict", lambda a, e: apps_match(a, e, sets=False), apps_value_match,
          "hendrycks/apps eval/testing_util.py without its token-set fallbacks"),
+    Rule("verl-prime", verl_match, apps_value_match,
+         "verl verl/utils/reward_score/prime_code/testing_util.py (run_test)"),
     Rule("taco", taco_match, apps_value_match,
          "FlagOpen/TACO metrics/testing_util.py (compare_std_results, execute_cb_code)", sound=False,
          strict="taco-strict"),

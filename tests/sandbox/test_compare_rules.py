@@ -152,3 +152,17 @@ def test_presets_carry_their_upstream_rule(tmp_path):
     from coderl.tasks.types import TaskFormatError
     with pytest.raises(TaskFormatError, match=r"compare=loose: expected one of upstream, strict, tokens"):
         load_tasks(f"hf:{path}:preset=apps,compare=loose")
+
+
+@pytest.mark.parametrize("actual, expected, match", [
+    ("3\n", "3", True),
+    ("03\n", "3", False),  # every pair of lines digits only: no float reading
+    ("3.0\n", "3", True),  # ... else numpy.allclose
+    ("-1.0\n", "-1", True),
+    ("1 2\n", "2 1", False),  # no token-set fallback
+    ("1\n2\n", "1\n\n2", True),  # empty lines dropped, as APPS
+])
+def test_verl_prime_code(actual, expected, match):
+    from coderl.sandbox.outputs import verl_match
+
+    assert verl_match(actual, expected) is match

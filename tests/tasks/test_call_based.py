@@ -131,3 +131,19 @@ def test_primeintellect_function_call_rows_read_as_rllm_reads_them(tmp_path, san
     datasets.Dataset.from_list([mixed]).to_parquet(str(path))
     with pytest.raises(TaskFormatError, match="mixes stdin_stdout and function_call tests"):
         load_tasks(f"hf:{path}:preset=primeintellect")
+
+
+def test_verl_code_call_based_rows_read_json_lines(tmp_path, sandbox):
+    datasets = pytest.importorskip("datasets")
+    from coderl.tasks import load_tasks
+
+    truth = json.dumps({"fn_name": "findNumber", "inputs": [json.dumps(a[0]) for a in FIND_NUMBER["inputs"]],
+                        "outputs": [json.dumps(o) for o in FIND_NUMBER["outputs"]]})  # verl's prime_code layout
+    row = {"data_source": "codewars", "prompt": [{"role": "user", "content": "Find the n-th odd-digit number."}],
+           "ability": "code", "reward_model": {"style": "rule", "ground_truth": truth}, "extra_info": {"index": 3}}
+    path = tmp_path / "v.parquet"
+    datasets.Dataset.from_list([row]).to_parquet(str(path))
+    (task,) = load_tasks(f"hf:{path}:preset=verl-code").tasks
+    assert task.kind == "function" and task.metadata["compare"] == "verl-prime"
+    assert task.tests[0].source == "findNumber(1)" and task.tests[0].expected == ["1"]
+    assert sandbox.run(task.build_request(FIND_RIGHT)).passed

@@ -178,7 +178,7 @@ def test_a_bad_value_in_a_mapped_column_is_named_by_that_column(tmp_path):
     ("hf:{path}:preset=codecontests,columns=id=x", r"preset codecontests converts its rows itself; columns= applies "
                                                    r"to humaneval, mbpp, mbpp-sanitized, apps, taco, gsm8k and to no "
                                                    r"preset$"),
-    ("hf:{path}:colums=x=y", r"option 'colums=x=y': expected one of split=..., name=..., preset=..., columns=..., compare=...$"),
+    ("hf:{path}:colums=x=y", r"option 'colums=x=y': expected one of split=..., name=..., preset=..., columns=..., compare=..., several_answers=...$"),
     ("hf:{path}", r"cannot tell the layout from columns code, task_id, test_list_x, text; give preset="),
 ])
 def test_bad_specs_and_columns_are_one_line(tmp_path, spec, message):

@@ -6,6 +6,8 @@
   (`outputs.apps_value_match`).  As the graders do, a first argument that is a dict with integer-like keys gets
   integer keys (and the whole argument list becomes that one dict: upstream's own line), and so does an expected
   dict (then wrapped in a list) or an expected list whose first item is such a dict.
+- verl's `prime_code` rows (`reward_model.ground_truth.fn_name`; verl/utils/reward_score/prime_code/testing_util.py):
+  inputs and outputs as LiveCodeBench's (below), then APPS's integer keys and APPS's comparison.
 - NeMo Gym (`verifier_metadata.unit_tests.fn_name`; its lcb_integration/testing_util.py `grade_call_based`) and
   LiveCodeBench: each input is one JSON value per line (every line, as upstream reads it: a blank line is no JSON
   and the row is refused), the output one JSON value.
@@ -67,6 +69,13 @@ def lcb_case(inputs: Any, output: Any, where: str, label: str) -> tuple[list, An
     except json.JSONDecodeError as e:
         raise TaskFormatError(f"{where}: field '{label}.output' is not a JSON value ({e.msg})") from None
     return args, expected
+
+
+def verl_case(inputs: Any, output: Any, where: str, label: str) -> tuple[list, Any]:
+    """(arguments, expected) of one call-based test of verl's `prime_code` rows: read as LiveCodeBench's (one JSON
+    value per input line, the output JSON text), then APPS's integer-key conversions."""
+    args, expected = lcb_case(inputs, output, where, label)
+    return apps_case(args, expected, where, label)
 
 
 def _literal(args: list, where: str, label: str) -> str:

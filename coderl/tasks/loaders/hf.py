@@ -16,6 +16,11 @@ Options (after the last ':', comma-separated):
 - `columns=KEY=COLUMN;KEY=COLUMN`: the dataset's own column for each of coderl's keys (`FIELDS`): `id`,
   `prompt`, `tests`, `solution`, and per layout `entry_point`, `hidden_tests`, `setup`, `imports`,
   `language`, `answer`.
+- `compare=upstream|strict|tokens`: the comparison rule (docs/data.md, "Comparison rules"): the preset's grader's,
+  it without its unsound fallbacks, or coderl's token rule; without it evaluation takes the grader's and training
+  (`types.for_training`) the strict form.
+- `several_answers=judge|refuse`: a Nemotron row whose statement allows several answers is judged (the default, as
+  NeMo Gym does) or refused.
 
 Every row goes through the same checks as a row of a JSONL file in that layout (`coderl.tasks.loaders.humaneval`,
 `mbpp`, `stdio`, `math_tasks`); a bad row stops the load with one line naming the dataset, the row and

@@ -28,6 +28,7 @@ from coderl.tasks.loaders.hf_contest_sets import deepcoder, nemotron_rl, open_r1
 from coderl.tasks.loaders.kodcode import SOURCE as KODCODE_SOURCE
 from coderl.tasks.loaders.kodcode import kodcode_row
 from coderl.tasks.loaders.multipl_e import multipl_e_row
+from coderl.tasks.loaders.stdio import CALL_READING
 from coderl.tasks.rows import require
 from coderl.tasks.types import TaskFormatError
 
@@ -289,7 +290,7 @@ def _verl_code(row: dict[str, Any], where: str) -> dict[str, Any]:
     """verl's code rows: the user message, and ground_truth's JSON {inputs, outputs} as stdin/stdout tests."""
     extra = _extra(row, where)
     truth = _ground_truth(row, where)
-    return {"question": _chat_text(row, where), "input_output": truth, **_verl_id(row, extra)}
+    return {"question": _chat_text(row, where), "input_output": truth, CALL_READING: "verl", **_verl_id(row, extra)}
 
 
 def _deepcoder(row: dict[str, Any], where: str) -> dict[str, Any]:
@@ -348,7 +349,7 @@ PRESETS: dict[str, Preset] = {
                                       "question, answer}", convert=_verl_gsm8k),
     "verl-code": Preset("stdio", {}, "verl's code rows (prime_code reward): prompt (chat), reward_model "
                                      "{ground_truth: JSON {inputs, outputs}}, extra_info {index}",
-                        convert=_verl_code),
+                        convert=_verl_code, compare="verl-prime"),
     "nemotron-rl": Preset("stdio", {}, "nvidia/Nemotron-RL-coding-competitive_coding (NeMo Gym): "
                                        "responses_create_params {input: chat}, verifier_metadata {unit_tests "
                                        "{inputs, outputs}} (all visible), hash_id, dataset, source; no reference: "

@@ -36,6 +36,7 @@ from coderl.tasks.rows import Rows, TaskIds, jsonl_rows, optional, require
 from coderl.tasks.types import Task, TaskFormatError
 
 _ID_FIELDS = ("hash_id", "id", "task_id", "problem_id")
+CALL_READING = "__call_reading__"  # a converted row whose call-based tests are verl's ("verl"), not APPS's
 
 
 def _text(value: Any, where: str, label: str) -> str:
@@ -141,15 +142,15 @@ def _call_based(row: dict[str, Any], layout: str, where: str, task_id: str) -> T
     io = _io_object(row, "input_output", where)
     if io.get("fn_name") is None:
         return None
-    cases = _calls(io, where, "input_output", False, call_based.apps_case)
+    read = call_based.verl_case if row.get(CALL_READING) == "verl" else call_based.apps_case
+    cases = _calls(io, where, "input_output", False, read)
     if row.get("hidden_input_output") is not None:
-        cases += _calls(_io_object(row, "hidden_input_output", where), where, "hidden_input_output", True,
-                        call_based.apps_case)
+        cases += _calls(_io_object(row, "hidden_input_output", where), where, "hidden_input_output", True, read)
     starter = row.get("starter_code") if isinstance(row.get("starter_code"), str) else ""
     prompt = require(row, "question", str, where)
     return call_based.call_task(task_id=task_id, question=prompt, code=starter, fn_name=io["fn_name"], cases=cases,
                                 solution=_solution(row, where), where=where, field="input_output.fn_name",
-                                compare="apps", layout=layout)
+                                compare="verl-prime" if read is call_based.verl_case else "apps", layout=layout)
 
 
 def _apps(row: dict[str, Any], where: str) -> tuple[str, list[tuple[str, str]], list, str | None]:
