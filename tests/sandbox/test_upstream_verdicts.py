@@ -31,6 +31,9 @@ def test_nemo_gym_example_rollouts_get_nemo_gyms_recorded_verdicts(sandbox, comp
     assert sum(verdicts) == passes and sum(upstream) == 1
     if compare is None:
         assert verdicts == upstream
+        from coderl.tasks.loaders.stdio import load_stdio
+
+        assert {t.metadata["compare"] for t in load_stdio(NEMO)} == {"nemo-gym"}  # a JSONL file of its rows too
 
 
 def test_nemotron_rows_whose_statement_allows_several_answers_are_marked(tmp_path):

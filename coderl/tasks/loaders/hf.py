@@ -164,24 +164,29 @@ def _refusing_several_answers(build: Callable[[int, dict[str, Any]], Task], rows
 
 def _judged_as(build: Callable[[int, dict[str, Any]], Task], upstream: str, choice: str | None):
     """`build`, whose tasks carry the comparison rule they are judged by (`metadata["compare"]`): the preset's
-    grader's (`upstream`), unless `compare=` chose one; where that rule is unsound (APPS's, TACO's token sets) and
-    nothing was chosen, training takes its strict form (`metadata["compare_train"]`, `types.for_training`)."""
+    grader's (`upstream`; else the one the row's layout gave, NeMo Gym's), unless `compare=` chose one; where that
+    rule is unsound (APPS's, TACO's token sets) and nothing was chosen, training takes its strict form
+    (`metadata["compare_train"]`, `types.for_training`).  Call-based tasks keep their grader's value rule whatever
+    is chosen (the datasets wrap their answers: `coderl.tasks.loaders.call_based`)."""
     from coderl.sandbox.outputs import rule
-
-    if choice == "tokens" or not upstream:
-        return build
-    strict = rule(upstream).strict
-    if choice == "strict":
-        upstream, strict = strict or upstream, ""
-    elif choice == "upstream":
-        strict = ""
 
     def one(n: int, row: dict[str, Any]) -> Task:
         task = build(n, row)
-        if task.kind in ("stdio", "function") and "compare" not in task.metadata:
-            task.metadata["compare"] = upstream
-            if strict:
-                task.metadata["compare_train"] = strict
+        if task.kind not in ("stdio", "function") or (task.kind == "function" and "compare" in task.metadata):
+            return task
+        name = upstream or task.metadata.get("compare", "")
+        task.metadata.pop("compare_train", None)
+        if choice == "tokens" or not name:
+            task.metadata.pop("compare", None)
+            return task
+        strict = rule(name).strict
+        if choice == "strict":
+            name, strict = strict or name, ""
+        elif choice == "upstream":
+            strict = ""
+        task.metadata["compare"] = name
+        if strict:
+            task.metadata["compare_train"] = strict
         return task
 
     return one

@@ -238,6 +238,8 @@ def stdio_builder(rows: Rows) -> Callable[[int, dict], Task]:
         if language != "python":
             _check_language(language, where)
         metadata: dict[str, Any] = {"format": "stdio", "layout": layout}
+        if layout == "nemotron":  # NeMo Gym's layout is judged as NeMo Gym judges it (docs/data.md), file or preset
+            metadata["compare"] = "nemo-gym"
         if layout == "nemotron" and (words := several_answers(prompt)):  # NeMo Gym marks no checker (docs/data.md)
             metadata["several_answers"] = words
         ids.take(task_id, lineno, id_field)  # only once the row is good: a skipped row takes no id
