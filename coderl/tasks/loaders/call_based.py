@@ -27,7 +27,6 @@ import json
 import math
 from typing import Any
 
-from coderl.sandbox.server.common import flat
 from coderl.sandbox.types import CheckKind, TestCase
 from coderl.tasks.loaders.mbpp import docstring_header
 from coderl.tasks.types import Task, TaskFormatError
@@ -80,13 +79,14 @@ def verl_case(inputs: Any, output: Any, where: str, label: str) -> tuple[list, A
 
 def _literal(args: list, where: str, label: str) -> str:
     """The arguments as Python source, checked to read back as the same values."""
-    text = ", ".join(flat.short_repr(a, 1 << 30) for a in args)
     try:
-        back = ast.literal_eval(f"[{text}]")
+        text = ", ".join(repr(a) for a in args)
+        same = not _has_nan(args) and ast.literal_eval(f"[{text}]") == args
     except (ValueError, SyntaxError, MemoryError, RecursionError):
-        back = None
-    if back is None or not flat.equal(back, args) or _has_nan(args):
-        raise TaskFormatError(f"{where}: field '{label}': an argument has no Python literal (NaN or an infinity)")
+        same = False
+    if not same:
+        raise TaskFormatError(f"{where}: field '{label}': an argument has no Python literal (NaN, an infinity, or "
+                              "nested too deeply)")
     return text
 
 
