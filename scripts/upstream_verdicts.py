@@ -40,10 +40,15 @@ GRADERS = {
     "apps": ({"testing_util.py": "eval/testing_util.py"}, "apps"),
     "taco": ({"testing_util.py": "metrics/testing_util.py", "pyext2.py": "metrics/pyext2.py"}, "taco"),
     "verl": ({"testing_util.py": "verl/utils/reward_score/prime_code/testing_util.py"}, "verl-prime"),
+    "open-r1": ({"rewards.py": "src/open_r1/rewards.py"}, "open-r1"),
 }
+STDIN_ONLY = {"open-r1"}  # graders with no call-based tests
 SETUP = {
     "apps": "pyext shim: RuntimeModule.from_string(name, doc, text) = a module made by exec(text)",
     "verl": "pyext shim, as for apps",
+    "open-r1": "code_reward's evaluation script taken from rewards.py's text (ast), dedented, formatted as code_reward "
+               "formats it, exec'd, and its evaluate_code called (its e2b sandbox returns that value); `python3` on "
+               "PATH is the sandbox's interpreter",
     "taco": "`python` on PATH is the sandbox's interpreter (TACO runs its programs with subprocess); "
             "inspect.getargspec = inspect.getfullargspec where Python (3.11+) lacks it (pyext2.py reads it)",
 }
@@ -92,6 +97,23 @@ if GRADER in ("apps", "verl"):
             return module
     pyext.RuntimeModule = RuntimeModule
     sys.modules["pyext"] = pyext
+if GRADER == "open-r1":
+    import ast, textwrap
+    os.makedirs("up/bin", exist_ok=True)
+    os.symlink(sys.executable, "up/bin/python3")
+    os.environ["PATH"] = os.path.abspath("up/bin") + os.pathsep + os.environ.get("PATH", "")
+    tree = ast.parse(FILES["rewards.py"])
+    fn = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "code_reward")
+    template = next(n.value.value for n in fn.body if isinstance(n, ast.Assign)
+                    and getattr(n.targets[0], "id", "") == "evaluation_script_template")
+    cases = [{"input": i, "output": o} for i, o in zip(TESTS["inputs"], TESTS["outputs"])]
+    script = textwrap.dedent(template).format(code=json.dumps(PROGRAM), test_cases=json.dumps(json.dumps(cases)))
+    namespace = {}
+    exec(script, namespace)
+    rate = namespace["evaluate_code"](namespace["code_snippet"], namespace["test_cases"])
+    sys.stdout.write(%(mark)r + json.dumps([rate]) + "\n")
+    sys.stdout.flush()
+    os._exit(0)
 if GRADER == "taco":
     import inspect
     if not hasattr(inspect, "getargspec"):  # pyext2 predates Python 3.11, which removed it
@@ -130,17 +152,21 @@ def run_graders(sources: dict[str, str], out_path: str) -> None:
             files = {name: subprocess.run(["git", "-C", gitdir, "show", f"HEAD:{path}"], capture_output=True,
                                           text=True, check=True).stdout for name, path in paths.items()}
             requests = []
-            for case in cases():
+            todo = [c for c in cases() if not (grader in STDIN_ONLY and c["kind"] == "call")]
+            for case in todo:
                 program = DRIVER % {"files": json.dumps(files), "grader": grader, "program": case["program"],
                                     "tests": json.dumps(tests_for(grader, case)), "mark": MARK}
                 requests.append(ExecutionRequest(
                     mode=Mode.PYTHON_SCRIPT, program=program, tests=(TestCase("0", "", CheckKind.STDOUT, ""),),
                     limits=Limits(cpu_seconds=60, wall_seconds=180, memory_bytes=6 << 30, output_bytes=1 << 20)))
-            for case, result in zip(cases(), sandbox.run_many(requests)):
+            for case, result in zip(todo, sandbox.run_many(requests)):
                 found = [ln[len(MARK):] for ln in result.stdout.split("\n") if ln.startswith(MARK)]
                 verdicts = json.loads(found[-1]) if found else None
                 n = len(case["inputs"] if case["kind"] == "stdio" else case["args"])
-                passed = verdicts is not None and len(verdicts) == n and all(v is True for v in verdicts)
+                if grader == "open-r1":  # its reward is the fraction of tests passed
+                    passed = verdicts == [1.0]
+                else:
+                    passed = verdicts is not None and len(verdicts) == n and all(v is True for v in verdicts)
                 lines.append({"grader": grader, "repository_commit": commit, "files": paths,
                               "setup": SETUP.get(grader, ""), "case": case["id"], "upstream_results": verdicts,
                               "upstream_pass": passed,
@@ -211,7 +237,7 @@ def compare(path: str) -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--source", action="append", default=[], help="NAME=GITDIR (lcb, nemo-gym, apps, taco, verl)")
+    parser.add_argument("--source", action="append", default=[], help="NAME=GITDIR (" + ", ".join(GRADERS) + ")")
     parser.add_argument("--out", default=os.path.join(REPO, "tests", "fixtures", "upstream", "grader_verdicts.jsonl"))
     parser.add_argument("--compare", metavar="FILE", help="judge the recorded cases with coderl and count")
     args = parser.parse_args()

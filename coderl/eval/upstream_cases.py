@@ -46,6 +46,7 @@ STDIO: list[tuple[str, dict, str]] = [
     ("pairs/doubled-line", PAIRS, READ_PAIRS + "for r in rows + rows[-1:]:\n    print(*r)\n"),
     ("pairs/tabs", PAIRS, READ_PAIRS + "for r in rows:\n    print('\\t'.join(r))\n"),
     ("pairs/double-space", PAIRS, READ_PAIRS + "for r in rows:\n    print('  '.join(r))\n"),
+    ("pairs/first-line-only", PAIRS, READ_PAIRS + "print(*rows[0])\n"),
     ("yes/right", YES, "input()\nprint('YES')\n"),
     ("yes/lower", YES, "input()\nprint('yes')\n"),
     ("empty-line/right", EMPTY_LINE, "input()\nprint(1)\nprint()\nprint(2)\n"),

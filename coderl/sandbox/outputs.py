@@ -187,6 +187,17 @@ def taco_match(actual: str, expected: str, sets: bool = True) -> bool:
     return rounded is not None and rounded == _rounded(want_sets)
 
 
+def open_r1_match(actual: str, expected: str, strict: bool = False) -> bool:
+    """open-r1's `code_reward` (src/open_r1/rewards.py, its evaluation script): the stdout stripped and the expected
+    text, each split at "\n", compared line by line, each line stripped, over the pairs `zip` makes: it stops at the
+    shorter, so missing or extra lines are never seen (unsound: a prefix of the answer passes).  `strict`: the same
+    with the expected text stripped too and as many lines on both sides."""
+    got, want = actual.strip().split("\n"), (expected.strip() if strict else expected).split("\n")
+    if strict and len(got) != len(want):
+        return False
+    return all(a.strip() == b.strip() for a, b in zip(got, want))
+
+
 def _listed(value):
     return list(value) if isinstance(value, tuple) else value
 
@@ -259,6 +270,10 @@ RULES: dict[str, Rule] = {r.name: r for r in (
          "hendrycks/apps eval/testing_util.py without its token-set fallbacks"),
     Rule("verl-prime", verl_match, apps_value_match,
          "verl verl/utils/reward_score/prime_code/testing_util.py (run_test)"),
+    Rule("open-r1", open_r1_match, None, "open-r1 src/open_r1/rewards.py (code_reward's evaluation script)",
+         sound=False, strict="open-r1-strict"),
+    Rule("open-r1-strict", lambda a, e: open_r1_match(a, e, strict=True), None,
+         "open-r1 src/open_r1/rewards.py with every line compared"),
     Rule("taco", taco_match, apps_value_match,
          "FlagOpen/TACO metrics/testing_util.py (compare_std_results, execute_cb_code)", sound=False,
          strict="taco-strict"),

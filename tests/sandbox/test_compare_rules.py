@@ -152,6 +152,12 @@ def test_presets_carry_their_upstream_rule(tmp_path):
     from coderl.tasks.types import TaskFormatError
     with pytest.raises(TaskFormatError, match=r"compare=loose: expected one of upstream, strict, tokens"):
         load_tasks(f"hf:{path}:preset=apps,compare=loose")
+    prime = tmp_path / "p.parquet"
+    datasets.Dataset.from_list([{"problem_id": "p1", "prompt": "q", "verification_info": json.dumps(
+        {"language": "python", "test_cases": [{"type": "stdin_stdout", "input": "", "output": "3\n"}]})}]).to_parquet(
+        str(prime))
+    task, = load_tasks(f"hf:{prime}:preset=primeintellect").tasks
+    assert (task.metadata["compare"], task.metadata["compare_train"]) == ("open-r1", "open-r1-strict")
 
 
 @pytest.mark.parametrize("actual, expected, match", [
@@ -166,3 +172,18 @@ def test_verl_prime_code(actual, expected, match):
     from coderl.sandbox.outputs import verl_match
 
     assert verl_match(actual, expected) is match
+
+
+@pytest.mark.parametrize("actual, expected, upstream, strict", [
+    ("1 2\n3 4\n", "1 2\n3 4\n", True, True),
+    ("1 2\n", "1 2\n3 4\n", True, False),  # zip stops at the shorter: a prefix of the answer passes upstream
+    ("1 2\n3 4\n", "1 2\n", False, False),  # the expected text is not stripped: its last "" meets "3 4"
+    ("1 2\n3 4\n5\n", "1 2\n3 4", True, False),  # ... and without a final newline extra lines go unseen
+    ("  1 2  \n", "1 2", True, True),
+    ("1  2\n", "1 2", False, False),  # inner spacing counts
+])
+def test_open_r1_code_reward(actual, expected, upstream, strict):
+    from coderl.sandbox.outputs import open_r1_match
+
+    assert open_r1_match(actual, expected) is upstream
+    assert open_r1_match(actual, expected, strict=True) is strict

@@ -358,7 +358,8 @@ PRESETS: dict[str, Preset] = {
     "primeintellect": Preset("stdio", {}, "PrimeIntellect/verifiable-coding-problems: problem_id, prompt (or "
                                           "problem_statement / problem), gold_standard_solution, verification_info "
                                           "{language, test_cases [{type, input, output, fn_name}]}: stdin_stdout, "
-                                          "or function_call as rLLM reads them", convert=primeintellect),
+                                          "or function_call as rLLM reads them", convert=primeintellect,
+                             compare="open-r1"),
     "open-r1-codeforces": Preset("stdio", {}, "open-r1/codeforces: id, description, input_format, output_format, "
                                               "examples (visible), official_tests (hidden); interactive, file-input, "
                                               "checker-judged, not executable and incomplete-test rows are refused; "
