@@ -67,7 +67,13 @@ class Task:
         tests = self.tests if max_tests is None else self.tests[:max_tests]
         request = get_kind(self.kind, self.task_id).build_request(self, completion, limits or Limits(), tuple(tests))
         if self.metadata.get("compare"):  # the dataset's own grader's comparison rule (a preset's: docs/data.md)
-            request = dataclasses.replace(request, compare=self.metadata["compare"])
+            from coderl.sandbox.outputs import rule
+
+            name = self.metadata["compare"]
+            if not isinstance(name, str):
+                raise ValueError(f"task {self.task_id}: metadata.compare is {name!r} (expected a rule's name)")
+            rule(name)  # an unknown name: a ValueError here (at load, in task_rows), never in a judge
+            request = dataclasses.replace(request, compare=name)
         if self.time_limit is None or self.time_limit >= request.limits.cpu_seconds:
             return request
         # the task's measured limit lowers the program's CPU limit, and with it the wall-clock backstop (3 x it + 1 s,

@@ -187,3 +187,16 @@ def test_open_r1_code_reward(actual, expected, upstream, strict):
 
     assert open_r1_match(actual, expected) is upstream
     assert open_r1_match(actual, expected, strict=True) is strict
+
+
+def test_a_task_file_naming_no_rule_is_one_line(tmp_path):
+    from coderl.tasks.loaders.task_rows import load_task_rows
+    from coderl.tasks.types import TaskFormatError
+
+    row = {"task_id": "t", "kind": "stdio", "prompt": "p", "tests": [{"id": "0", "source": "", "check": "stdout",
+                                                                      "expected": "3"}], "metadata": {"compare": "loose"}}
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    with pytest.raises(TaskFormatError, match=r"t.jsonl:1: not a runnable stdio task \(ValueError: comparison rule "
+                                              r"'loose': expected one of tokens, livecodebench"):
+        load_task_rows(path)
