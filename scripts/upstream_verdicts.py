@@ -34,18 +34,26 @@ from coderl.eval.upstream_cases import cases  # noqa: E402
 
 MARK = "\x1eupstream-verdict "
 # grader -> (its file(s) in its repository, the coderl rule of its preset)
-GRADERS = {
-    "lcb": ({"testing_util.py": "lcb_runner/evaluation/testing_util.py"}, "livecodebench"),
-    "nemo-gym": ({"testing_util.py": "resources_servers/code_gen/lcb_integration/testing_util.py"}, "nemo-gym"),
-    "apps": ({"testing_util.py": "eval/testing_util.py"}, "apps"),
-    "taco": ({"testing_util.py": "metrics/testing_util.py", "pyext2.py": "metrics/pyext2.py"}, "taco"),
-    "verl": ({"testing_util.py": "verl/utils/reward_score/prime_code/testing_util.py"}, "verl-prime"),
-    "open-r1": ({"rewards.py": "src/open_r1/rewards.py"}, "open-r1"),
+GRADERS = {  # {where the driver writes it (under up/): its path in the repository}
+    "lcb": ({"upstream/testing_util.py": "lcb_runner/evaluation/testing_util.py"}, "livecodebench"),
+    "nemo-gym": ({"upstream/testing_util.py": "resources_servers/code_gen/lcb_integration/testing_util.py"},
+                 "nemo-gym"),
+    "apps": ({"upstream/testing_util.py": "eval/testing_util.py"}, "apps"),
+    "taco": ({"upstream/testing_util.py": "metrics/testing_util.py", "upstream/pyext2.py": "metrics/pyext2.py"},
+             "taco"),
+    "verl": ({"upstream/testing_util.py": "verl/utils/reward_score/prime_code/testing_util.py"}, "verl-prime"),
+    "open-r1": ({"upstream/rewards.py": "src/open_r1/rewards.py"}, "open-r1"),
+    "rllm": ({f"rllm/rewards/code_utils/{name}": f"rllm/rewards/code_utils/{name}"
+              for name in ("taco.py", "pyext2.py", "utils.py")}, "rllm-taco"),
 }
+MODULES = {"rllm": "rllm.rewards.code_utils.taco"}  # the grader's module (else upstream.testing_util)
 STDIN_ONLY = {"open-r1"}  # graders with no call-based tests
 SETUP = {
     "apps": "pyext shim: RuntimeModule.from_string(name, doc, text) = a module made by exec(text)",
     "verl": "pyext shim, as for apps",
+    "rllm": "its package's own files only (rllm/rewards/code_utils: taco.py, pyext2.py, utils.py; empty __init__.py "
+            "files); inspect.getargspec as for taco; `python3` on PATH is the sandbox's interpreter (its `ulimit -v` "
+            "fails there: the sandbox's own limit holds)",
     "open-r1": "code_reward's evaluation script taken from rewards.py's text (ast), dedented, formatted as code_reward "
                "formats it, exec'd, and its evaluate_code called (its e2b sandbox returns that value); `python3` on "
                "PATH is the sandbox's interpreter",
@@ -61,6 +69,10 @@ DISAGREEMENTS = {
     ("apps", "stdio/sum/crash-after-output"): "exit status: APPS's call_method catches SystemExit; coderl fails a "
     "run that exits non-zero",
     ("verl", "stdio/sum/crash-after-output"): "exit status (verl's copy of APPS's call_method): as apps",
+    ("rllm", "stdio/sum/crash-after-output"): "exit status: rLLM's execute_std_code compares the stdout whatever the "
+    "return code; coderl fails a run that exits non-zero",
+    ("rllm", "stdio/sum/exception-after-output"): "exit status: as above, for a program that raises after printing "
+    "the answer",
 }
 
 
@@ -81,12 +93,25 @@ FILES = json.loads(%(files)r)
 GRADER = %(grader)r
 TESTS = json.loads(%(tests)r)
 PROGRAM = %(program)r
-os.makedirs("up/upstream", exist_ok=True)
 for name, text in FILES.items():
-    with open(os.path.join("up/upstream", name), "w") as f:
+    folder = os.path.join("up", os.path.dirname(name))
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join("up", name), "w") as f:
         f.write(text)
-open("up/upstream/__init__.py", "w").close()
+    while folder != "up":  # each folder a package
+        open(os.path.join(folder, "__init__.py"), "a").close()
+        folder = os.path.dirname(folder)
 sys.path.insert(0, os.path.abspath("up"))
+import importlib, inspect
+if not hasattr(inspect, "getargspec"):  # TACO's and rLLM's pyext2 predate Python 3.11, which removed it
+    inspect.getargspec = inspect.getfullargspec
+if GRADER in ("open-r1", "rllm", "taco"):  # they run `python3` / `python` from PATH
+    os.makedirs("up/bin", exist_ok=True)
+    for name in ("python", "python3"):  # a script, not a link: the venv is found from the interpreter's own path
+        with open("up/bin/" + name, "w") as f:
+            f.write("#!/bin/sh\nexec " + sys.executable + " \"$@\"\n")
+        os.chmod("up/bin/" + name, 0o755)
+    os.environ["PATH"] = os.path.abspath("up/bin") + os.pathsep + os.environ.get("PATH", "")
 if GRADER in ("apps", "verl"):
     pyext = types.ModuleType("pyext")
     class RuntimeModule:
@@ -99,10 +124,7 @@ if GRADER in ("apps", "verl"):
     sys.modules["pyext"] = pyext
 if GRADER == "open-r1":
     import ast, textwrap
-    os.makedirs("up/bin", exist_ok=True)
-    os.symlink(sys.executable, "up/bin/python3")
-    os.environ["PATH"] = os.path.abspath("up/bin") + os.pathsep + os.environ.get("PATH", "")
-    tree = ast.parse(FILES["rewards.py"])
+    tree = ast.parse(FILES["upstream/rewards.py"])
     fn = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "code_reward")
     template = next(n.value.value for n in fn.body if isinstance(n, ast.Assign)
                     and getattr(n.targets[0], "id", "") == "evaluation_script_template")
@@ -114,21 +136,16 @@ if GRADER == "open-r1":
     sys.stdout.write(%(mark)r + json.dumps([rate]) + "\n")
     sys.stdout.flush()
     os._exit(0)
-if GRADER == "taco":
-    import inspect
-    if not hasattr(inspect, "getargspec"):  # pyext2 predates Python 3.11, which removed it
-        inspect.getargspec = inspect.getfullargspec
-    os.makedirs("up/bin", exist_ok=True)
-    os.symlink(sys.executable, "up/bin/python")
-    os.environ["PATH"] = os.path.abspath("up/bin") + os.pathsep + os.environ.get("PATH", "")
 out = sys.stdout
-from upstream import testing_util as tu
+tu = importlib.import_module(%(module)r)
 if GRADER == "apps":  # eval/test_one_solution.py: problem["input_output"] = json.loads(the row's text)
     result = tu.run_test(problem={"input_output": TESTS}, test=PROGRAM)
 elif GRADER == "nemo-gym":
     result = tu.run_test(TESTS, test=PROGRAM, timeout=6)
 elif GRADER == "verl":  # prime_code/__init__.py: apps_check_correctness(in_outs=test_cases, ...)
     result = tu.run_test(TESTS, test=PROGRAM, timeout=5)
+elif GRADER == "rllm":  # code_reward.py: check_correctness(tests, code, taco_run_test) calls it so
+    result = tu.run_test(TESTS, test=PROGRAM, debug=False, timeout=12)
 else:
     result = tu.run_test({"input_output": json.dumps(TESTS)}, test=PROGRAM)
 if isinstance(result, tuple):
@@ -155,6 +172,7 @@ def run_graders(sources: dict[str, str], out_path: str) -> None:
             todo = [c for c in cases() if not (grader in STDIN_ONLY and c["kind"] == "call")]
             for case in todo:
                 program = DRIVER % {"files": json.dumps(files), "grader": grader, "program": case["program"],
+                                    "module": MODULES.get(grader, "upstream.testing_util"),
                                     "tests": json.dumps(tests_for(grader, case)), "mark": MARK}
                 requests.append(ExecutionRequest(
                     mode=Mode.PYTHON_SCRIPT, program=program, tests=(TestCase("0", "", CheckKind.STDOUT, ""),),

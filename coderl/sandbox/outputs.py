@@ -198,6 +198,46 @@ def open_r1_match(actual: str, expected: str, strict: bool = False) -> bool:
     return all(a.strip() == b.strip() for a, b in zip(got, want))
 
 
+def _rllm_stripped(got: str, want: str, sound: bool) -> bool:
+    """rLLM's `stripped_string_compare`: stripped equal; else both texts one float each, `numpy.isclose` (and that is
+    the answer); else the non-empty stripped lines, as many on both sides, each with as many tokens, each pair equal
+    or both floats `isclose`, and (unsound, left out by `sound`) a pair that is not two floats counts as equal."""
+    got, want = got.strip(), want.strip()
+    if got == want:
+        return True
+    both = _floats([got, want])
+    if both is not None:
+        return _allclose(both[:1], both[1:])
+    lines = [line.strip() for line in got.split("\n") if line.strip()]
+    expected = [line.strip() for line in want.split("\n") if line.strip()]
+    if len(lines) != len(expected):
+        return False
+    for line, other in zip(lines, expected):
+        tokens, others = line.split(), other.split()
+        if len(tokens) != len(others):
+            return False
+        for a, b in zip(tokens, others):
+            if a == b:
+                continue
+            pair = _floats([a, b])
+            if pair is None:
+                if sound:
+                    return False
+                continue  # upstream's `except: pass`: "yes" for "YES" passes
+            if not _allclose(pair[:1], pair[1:]):
+                return False
+    return True
+
+
+def rllm_taco_match(actual: str, expected: str, sets: bool = True) -> bool:
+    """rLLM's copy of TACO's grader (rllm/rewards/code_utils/taco.py, DeepCoder's reward for its TACO rows) on the
+    stdout with its final newlines taken off (`clean_stdout`): its own `stripped_string_compare` first (numbers
+    within `numpy.isclose`, and, unsound, any two tokens that are not both numbers taken as equal), then TACO's
+    `compare_std_results` steps (`taco_match`).  `sets=False`: neither unsound step."""
+    actual = actual.rstrip("\n")
+    return _rllm_stripped(actual, expected, sound=not sets) or taco_match(actual, expected, sets=sets)
+
+
 def _listed(value):
     return list(value) if isinstance(value, tuple) else value
 
@@ -274,6 +314,11 @@ RULES: dict[str, Rule] = {r.name: r for r in (
          sound=False, strict="open-r1-strict"),
     Rule("open-r1-strict", lambda a, e: open_r1_match(a, e, strict=True), None,
          "open-r1 src/open_r1/rewards.py with every line compared"),
+    Rule("rllm-taco", rllm_taco_match, apps_value_match,
+         "rLLM rllm/rewards/code_utils/taco.py (execute_std_code, compare_std_results)", sound=False,
+         strict="rllm-taco-strict"),
+    Rule("rllm-taco-strict", lambda a, e: rllm_taco_match(a, e, sets=False), apps_value_match,
+         "rLLM rllm/rewards/code_utils/taco.py without its token-set fallbacks"),
     Rule("taco", taco_match, apps_value_match,
          "FlagOpen/TACO metrics/testing_util.py (compare_std_results, execute_cb_code)", sound=False,
          strict="taco-strict"),

@@ -200,3 +200,18 @@ def test_a_task_file_naming_no_rule_is_one_line(tmp_path):
     with pytest.raises(TaskFormatError, match=r"t.jsonl:1: not a runnable stdio task \(ValueError: comparison rule "
                                               r"'loose': expected one of tokens, livecodebench"):
         load_task_rows(path)
+
+
+@pytest.mark.parametrize("actual, expected, upstream, strict", [
+    ("3\n", "3", True, True),
+    ("yes\n", "YES", True, False),  # two tokens that are not numbers count as equal upstream
+    ("3.0000001\n", "3", True, True),  # one number each: numpy.isclose
+    ("1 2.0000001\n", "1 2", True, True),  # numbers within isclose token by token
+    ("1 2\n", "1 2 3", False, False),  # as many tokens
+    ("2 1\n", "1\n2", True, False),  # TACO's token sets after it
+])
+def test_rllm_taco(actual, expected, upstream, strict):
+    from coderl.sandbox.outputs import rllm_taco_match
+
+    assert rllm_taco_match(actual, expected) is upstream
+    assert rllm_taco_match(actual, expected, sets=False) is strict

@@ -306,6 +306,9 @@ def test_deepcoder_reads_each_subsets_tests_and_judges_a_correct_and_a_wrong_pro
     tasks = load_tasks(f"hf:{parquet(tmp_path, DEEPCODER, 'deep.parquet')}:preset=deepcoder").tasks
     assert [t.task_id for t in tasks] == ["deep/0", "deep/1", "deep/2", "deep/3"]
     assert [(t.kind, len(t.tests)) for t in tasks] == [("stdio", 3), ("stdio", 7), ("stdio", 1), ("function", 1)]
+    # rLLM judges TACO rows with its taco.py and LiveCodeBench rows with LiveCodeBench's own code; the Codeforces row
+    # carries no subset name, so coderl's token rule (docs/data.md, "Comparison rules")
+    assert [t.metadata.get("compare") for t in tasks] == ["rllm-taco", None, "livecodebench", "livecodebench"]
     assert (tasks[3].tests[0].source, tasks[3].tests[0].expected) == (
         "Solution().numberOfEmployeesWhoMetTarget([5, 3, 10, 8, 2], 5)", 3)
     assert not any(c.hidden for t in tasks for c in t.tests) and all(t.reference_solution is None for t in tasks)

@@ -245,7 +245,7 @@ def deepcoder(row: dict[str, Any], where: str, functional: Callable[..., dict[st
     if isinstance(tests, dict):  # TACO's {inputs, outputs[, fn_name]}: the stdio loader reads it as TACO's own
         if "fn_name" in tests and tests["fn_name"] is None:  # a stdin problem's empty fn_name is no call
             tests = {k: v for k, v in tests.items() if k != "fn_name"}
-        return {"question": problem, "input_output": tests}
+        return {"question": problem, "input_output": tests, "__compare__": "rllm-taco"}  # rLLM's taco_run_test
     if not isinstance(tests, list):
         raise TaskFormatError(f"{where}: field 'tests' is neither {{inputs, outputs}} nor a list of {{input, output}}")
     kinds = set()
@@ -263,7 +263,10 @@ def deepcoder(row: dict[str, Any], where: str, functional: Callable[..., dict[st
     if len(kinds) > 1:
         raise TaskFormatError(f"{where}: field 'tests' mixes stdin, functional and function-call tests (expected one "
                               "kind)")
-    return _stdio(None, problem, _pairs(tests, where, "tests"), [], None, where, "tests")  # no id: its row number
+    row = _stdio(None, problem, _pairs(tests, where, "tests"), [], None, where, "tests")  # no id: its row number
+    if tests and all(case.get("testtype") == "stdin" for case in tests):  # LiveCodeBench's rows: rLLM runs LCB's own
+        row["__compare__"] = "livecodebench"
+    return row
 
 
 def _functional(row: dict[str, Any], tests: list, problem: str, where: str,

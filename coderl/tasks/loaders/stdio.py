@@ -37,6 +37,7 @@ from coderl.tasks.types import Task, TaskFormatError
 
 _ID_FIELDS = ("hash_id", "id", "task_id", "problem_id")
 CALL_READING = "__call_reading__"  # a converted row whose call-based tests are verl's ("verl"), not APPS's
+COMPARE = "__compare__"  # a converted row's comparison rule, where its preset's differs by row (DeepCoder's)
 
 
 def _text(value: Any, where: str, label: str) -> str:
@@ -240,6 +241,8 @@ def stdio_builder(rows: Rows) -> Callable[[int, dict], Task]:
         metadata: dict[str, Any] = {"format": "stdio", "layout": layout}
         if layout == "nemotron":  # NeMo Gym's layout is judged as NeMo Gym judges it (docs/data.md), file or preset
             metadata["compare"] = "nemo-gym"
+        if isinstance(row.get(COMPARE), str):
+            metadata["compare"] = row[COMPARE]
         if layout == "nemotron" and (words := several_answers(prompt)):  # NeMo Gym marks no checker (docs/data.md)
             metadata["several_answers"] = words
         ids.take(task_id, lineno, id_field)  # only once the row is good: a skipped row takes no id
