@@ -119,6 +119,13 @@ def _cmd_train(ns: argparse.Namespace) -> int:
         print(dry_run_report(cfg, int(os.environ.get("WORLD_SIZE", "1"))))
         return 0
     ns.own(("--out", cfg.out))  # before torch is imported: a refusal is quick
+    if cfg.resume:
+        from coderl.train.checkpoint import run_finished
+
+        finished = run_finished(cfg.out, cfg.steps)
+        if finished:  # said without loading a model
+            print(finished, file=sys.stderr)
+            return 0
     from coderl.train import run_training
     from coderl.train.distributed import is_main_process
 
@@ -171,6 +178,18 @@ def _cmd_tasks_export(ns: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_tasks_repos(ns: argparse.Namespace) -> int:
+    from coderl.tasks.repository.generate import RepoGenConfig, run_generation
+
+    cfg = from_args(RepoGenConfig, ns)
+    ns.own(("--out", cfg.out))
+    stats = run_generation(cfg)
+    total = stats["total"]
+    print(f"wrote {total.get('validated', 0)} validated repository tasks from {len(stats['repositories'])} "
+          f"repositories to {cfg.out} (repo:{cfg.out}; counts in {cfg.out}/stats.json)")
+    return 0
+
+
 def _cmd_pipeline(ns: argparse.Namespace) -> int:
     from coderl.pipeline import PipelineConfig, run_command
 
@@ -201,6 +220,10 @@ def _run_skipping(ns: argparse.Namespace) -> int:
 class Parser(argparse.ArgumentParser):
     """argparse's parser (and its sub-commands'), with a bad flag said in one line that points at --help, not
     argparse's whole usage block."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)  # `--lr` is not `--lr-schedule`: a flag is named whole
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str):
         self.exit(2, f"{self.prog}: error: {message} (see `{self.prog} --help`)\n")
@@ -253,12 +276,17 @@ def build_parser() -> argparse.ArgumentParser:
              _cmd_sft)
     from coderl.integrations.export import ExportConfig
 
-    p = sub.add_parser("tasks", help="export a task spec as verl or TRL rows, or as a task file of coderl's own",
+    p = sub.add_parser("tasks", help="export a task spec as verl or TRL rows or a task file of coderl's own; generate "
+                       "repository tasks",
                        description="Task sets for other trainers (docs/data.md).")
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION")
     # --skip-bad-rows: jsonl and parquet only: verl and TRL rows name a spec their scorer reloads whole
     _command(actions, "export", "write a task spec as verl's RL parquet, a TRL dataset folder, or coderl's own JSONL "
              "or parquet task file", ExportConfig, _cmd_tasks_export)
+    from coderl.tasks.repository.generate import RepoGenConfig
+
+    _command(actions, "repos", "generate repository tasks offline: pinned source distributions, AST bugs validated "
+             "in the sandbox, issues from the failures", RepoGenConfig, _cmd_tasks_repos, skip_bad_rows=False)
     from coderl.pipeline import PipelineConfig
 
     _command(sub, "pipeline", "seed 001's flow from one YAML: base eval, SFT, RL runs, evals, report", PipelineConfig,
@@ -282,13 +310,18 @@ def _launch(argv: list[str]) -> int:
     at = next((i for i, arg in enumerate(argv) if arg in ("train", "sft")), None)
     if at is None and argv in (["-h"], ["--help"]):
         print(f"usage: coderl launch [accelerate launch options] train|sft [options]\n\n{_launch.__doc__}\n\n"
-              f"{launch_command_parser().format_help()}")
+              f"{_launch_options(launch_command_parser())}")
         return 0
     if at is None:
         print("coderl launch: error: expected the command to launch, train or sft, after accelerate launch's options "
               f"(got {' '.join(argv) or 'nothing'})", file=sys.stderr)
         return 2
-    args = launch_command_parser().parse_args([*argv[:at], "--module", "coderl", *argv[at:]])
+    parser = launch_command_parser()
+    try:
+        args = _launch_args(parser, [*argv[:at], "--module", "coderl", *argv[at:]])
+    except ValueError as exc:  # accelerate's parser would print its whole usage block
+        print(f"coderl launch: error: {exc} (see `coderl launch --help`)", file=sys.stderr)
+        return 2
     ns = _parse(argv[at:])
     import torch.distributed.run  # noqa: F401  (the elastic agent's modules, each with a logger of its own level)
 
@@ -321,6 +354,36 @@ def _launch(argv: list[str]) -> int:
     except subprocess.CalledProcessError as exc:
         return exc.returncode if exc.returncode > 0 else 128 - exc.returncode
     return 0
+
+
+LAUNCH_OPTIONS = ("--config_file", "--num_processes", "--num_machines", "--machine_rank", "--main_process_ip",
+                  "--main_process_port", "--mixed_precision", "--cpu")  # those docs/scaling.md uses, and their kin
+
+
+def _launch_options(parser: argparse.ArgumentParser) -> str:
+    """`coderl launch --help`'s options: the accelerate launch options docs/scaling.md uses, with accelerate's help
+    (its own help shows only some of its groups)."""
+    lines = ["accelerate launch options (these, and every other of `accelerate launch --help`):"]
+    for action in parser._actions:
+        flag = next((o for o in action.option_strings if o in LAUNCH_OPTIONS), None)
+        if flag is not None:
+            value = "" if action.nargs == 0 else f" {(action.metavar or action.dest).upper()}"
+            lines.append(f"  {flag}{value}\n      {' '.join((action.help or '').split())}")
+    return "\n".join(lines)
+
+
+def _launch_args(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """accelerate launch's options read, a bad one a ValueError of one line naming it (with the closest option)."""
+    def error(message: str):
+        raise ValueError(message)
+
+    parser.error = error  # argparse's errors: exit 2 with the whole usage block otherwise
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        flags = [o for action in parser._actions for o in action.option_strings]
+        raise ValueError(f"unrecognized accelerate launch option: {extra[0]}"
+                         f"{suggest(extra[0].split('=')[0], flags, '--')}")
+    return args
 
 
 def _more_ranks_than_gpus(args: argparse.Namespace, device: str) -> str | None:

@@ -5,6 +5,9 @@ import pytest
 
 from coderl.sandbox.client import Sandbox
 
+# The fixture repository's own suite is a repository task's tests, run in the sandbox, never by this session
+collect_ignore_glob = ["fixtures/repository/*"]
+
 
 def require_binaries(*names: str) -> None:
     """Skip the calling test (or module, from a fixture) unless every binary in `names` is on PATH; under

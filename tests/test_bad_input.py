@@ -98,6 +98,10 @@ def place(tmp_path, monkeypatch):
     fake_checkpoint("cutrun", 2, steps=2, cut="adapter_model.safetensors")  # its only checkpoint cut short
     fake_checkpoint("cutrun", 1, steps=2, cut="trainer_state.pt")
     Path("cutrun", "config.yaml").write_text("seed: 0\n")
+    fake_checkpoint("halfrun", 1, steps=2)  # its only checkpoint unfinished: no manifest, a file cut short
+    Path("halfrun", "checkpoints", "step-1", "manifest.json").unlink()
+    Path("halfrun", "checkpoints", "step-1", "trainer_state.pt").write_bytes(b"state")
+    Path("halfrun", "config.yaml").write_text("seed: 0\n")
     from coderl.base.outputs import write_yaml
     from coderl.train.config import TrainConfig
 
@@ -173,6 +177,7 @@ TRAIN = ["train", "--model", MODEL, "--tasks", "tasks.jsonl", "--device", "cpu"]
 SFT = ["sft", "--model", MODEL, "--data", "tasks.jsonl", "--device", "cpu"]
 EVAL = ["eval", "--model", MODEL, "--tasks", "tasks.jsonl", "--device", "cpu"]
 CHECK = ["check", "--tasks", "tasks.jsonl"]
+KODCODE = f"hf:{TASKS.parent / 'kodcode_small.jsonl'}:preset=kodcode"  # test-file tasks
 EXPORT = ["tasks", "export", "--tasks", "tasks.jsonl", "--format", "jsonl"]
 
 # (command, class, argv, what the line must say)
@@ -190,6 +195,12 @@ CASES = [
     ("check", "unknown split", ["check", "--tasks", "easy@tset", "--reference"], "unknown split @tset (did you mean"),
     ("check", "wrong type", [*CHECK, "--reference", "--workers", "many"], "--workers: invalid int value"),
     ("check", "unknown flag", [*CHECK, "--reference", "--workrs", "2"], "did you mean '--workers'"),
+    ("train", "unknown flag", [*TRAIN, "--out", "t", "--lr", "1e-4"],  # not taken for the YAML-only --lr-schedule
+     "unrecognized arguments: --lr 1e-4 (did you mean '--learning-rate'?)"),
+    ("launch", "typo", ["launch", "--num_processe", "2", *TRAIN, "--out", "t"],
+     "coderl launch: error: unrecognized accelerate launch option: --num_processe (did you mean '--num_processes'?)"),
+    ("launch", "bad value", ["launch", "--mixed_precision", "fp7", *TRAIN, "--out", "t"],
+     "coderl launch: error: argument --mixed_precision/--mixed-precision: invalid choice: 'fp7'"),
     ("check", "output = input", [*CHECK, "--completions", "completions.jsonl", "--out", "completions.jsonl"],
      "is --completions"),
     ("check", "output = input", [*CHECK, "--reference", "--out", "tasks.jsonl"], "is --tasks"),
@@ -300,7 +311,8 @@ CASES = [
     ("check", "malformed row", ["check", "--tasks", "hf:prime-bad.jsonl:preset=primeintellect", "--reference"],
      "hf:prime-bad.jsonl row 0: field 'verification_info' is not JSON text"),
     ("check", "missing tests", ["check", "--tasks", "hf:cf-notests.jsonl:preset=open-r1-codeforces", "--reference"],
-     "hf:cf-notests.jsonl row 0: no tests in examples or official_tests"),
+     "hf:cf-notests.jsonl row 0: problem '1/A': field 'official_tests' is empty though 'official_tests_complete' "
+     "is true"),
     ("check", "malformed row", ["check", "--tasks", "hf:cf-bad.jsonl:preset=open-r1-codeforces", "--reference"],
      "hf:cf-bad.jsonl row 0: field 'examples[0].output' is number (expected a string)"),
     ("check", "missing tests", ["check", "--tasks", "hf:deep-notests.jsonl:preset=deepcoder", "--reference"],
@@ -375,6 +387,16 @@ CASES = [
      "--resume: no intact checkpoint in cutrun/checkpoints: cutrun/checkpoints/step-2 (adapter_model.safetensors is "
      "512 bytes, its manifest says 1024); cutrun/checkpoints/step-1 (trainer_state.pt is 250 bytes"),
     ("sft", "damaged checkpoints", [*SFT, "--out", "cutrun", "--resume"], "--resume: no intact checkpoint in cutrun"),
+    ("eval", "repair on test files", [*EVAL, "--out", "e", "--turns", "2", "--tasks", KODCODE],
+     f"--turns 2: no task of --tasks {KODCODE} has a hidden test: its 4 tasks are test-file tasks, which repair "
+     "cannot split (a pytest file's tests are functions, not call/value pairs, so none can be kept out of the "
+     "feedback on the others: every test is visible) (docs/repair.md, \"Visible and hidden tests\")"),
+    ("train", "repair on test files", [*TRAIN, "--out", "t", "--turns", "2", "--tasks", KODCODE],
+     f"--turns 2: no task of --tasks {KODCODE} has a hidden test: its 4 tasks are test-file tasks"),
+    ("train", "unfinished checkpoint", [*TRAIN, "--out", "halfrun", "--resume"],
+     "--resume: no intact checkpoint in halfrun/checkpoints: halfrun/checkpoints/step-1 (no manifest.json: unfinished"),
+    ("sft", "unfinished checkpoint", [*SFT, "--out", "halfrun", "--resume"],
+     "--resume: no intact checkpoint in halfrun/checkpoints: halfrun/checkpoints/step-1 (no manifest.json: unfinished"),
     ("train", "fewer steps than grown to", ["train", "--out", "grownrun", "--resume", "--steps", "2"],
      "--steps 2 is fewer than the 3 steps of the run in grownrun"),
     ("check", "time limits: file as parent", [*CHECK, "--reference", "--out", "r.jsonl", "--time-limits",
@@ -412,7 +434,7 @@ def test_bad_input_is_one_line_and_leaves_nothing(place, capsys, command, kind, 
     assert files(place) == before
 
 
-def test_a_leak_refused_by_the_run_leaves_nothing_and_the_dry_run_says_it_is_not_checked(place, capsys):
+def test_a_leak_refused_by_the_run_leaves_nothing_and_the_dry_run_says_it_is_not_checked(place, capsys, monkeypatch):
     """The behaviour leak check runs before the pipeline writes anything: a refused plan leaves no OUT, no
     pipeline.log.  The dry run (no references run: it stays quick) says that the run makes that check."""
     assert main(["pipeline", "--config", "leak.yaml", "--dry-run"]) == 0 and not (place / "leakout").exists()
@@ -422,6 +444,12 @@ def test_a_leak_refused_by_the_run_leaves_nothing_and_the_dry_run_says_it_is_not
     assert code == 2 and err[-1].startswith("coderl pipeline: error: rl/grpo's training tasks (leak-train.jsonl) "
                                             "solve 1 of its 1 evaluation"), err
     assert not any("Traceback" in line for line in err) and not (place / "leakout").exists()
+    # issue 102: the verdict is cached now, so the dry run refuses where the run would, running nothing
+    import coderl.pipeline.run
+
+    monkeypatch.setattr(coderl.pipeline.run, "open_sandbox", lambda *a, **k: pytest.fail("a dry run ran programs"))
+    dry, said = run(["pipeline", "--config", "leak.yaml", "--dry-run"], capsys)
+    assert dry == 2 and said[-1] == err[-1], said
 
 
 def test_a_plain_resume_goes_on_to_the_steps_the_run_was_grown_to(place, capsys, monkeypatch):
@@ -431,9 +459,17 @@ def test_a_plain_resume_goes_on_to_the_steps_the_run_was_grown_to(place, capsys,
     seen = {}
     monkeypatch.setattr(coderl.train, "run_training", lambda cfg, **kw: seen.update(steps=cfg.steps) or {})
     code, err = run(["train", "--out", "grownrun", "--resume"], capsys)
-    assert code == 0 and seen == {"steps": 3}, err
+    assert code == 0 and seen == {} and "at step 3 of 3; nothing to train" in err[-1], err  # 3 steps, all done
     run(["train", "--out", "grownrun", "--resume", "--steps", "5"], capsys)
     assert seen == {"steps": 5}  # more steps, given: taken
+
+
+def test_resuming_a_finished_run_says_so_without_loading_a_model(place, capsys):
+    """issue 102: it loaded the model (a real one: minutes) to find no step left.  The place's load_model fails."""
+    code, err = run(["train", "--out", "grownrun", "--resume"], capsys)
+    assert code == 0 and err == ["--resume: grownrun has finished: its newest intact checkpoint "
+                                 f"({os.path.join('grownrun', 'checkpoints', 'step-3')}) is at step 3 of 3; nothing "
+                                 "to train (--resume --steps N, more than 3, trains on)"], err
 
 
 def test_resume_skips_a_damaged_checkpoint_for_the_newest_intact_one(place):
@@ -454,15 +490,25 @@ def test_resume_skips_a_damaged_checkpoint_for_the_newest_intact_one(place):
         resume_checkpoint("two", lines.append)
 
 
-def test_a_checkpoint_from_before_manifests_is_taken_with_a_note(place):
-    from coderl.train.checkpoint import resume_checkpoint
+def test_a_checkpoint_without_its_manifest_is_unfinished_and_skipped(place):
+    """coderl writes the manifest last: a step-N without one (a copy that stopped) is skipped like a damaged one,
+    for the newest intact checkpoint, by --resume (train and SFT share resume_checkpoint) and the pipeline."""
+    from coderl.train.checkpoint import latest_checkpoint, recorded_steps, resume_checkpoint
 
+    fake_checkpoint("half", 2, steps=4)
+    fake_checkpoint("half", 4, steps=4, cut="trainer_state.pt")
+    Path("half", "checkpoints", "step-4", "manifest.json").unlink()  # a truncated file, and nothing to say so
+    lines = []
+    assert resume_checkpoint("half", lines.append) == os.path.join("half", "checkpoints", "step-2")
+    assert lines == ["--resume: skipped half/checkpoints/step-4 (no manifest.json: unfinished (coderl writes it "
+                     "last)); resuming from step-2"]
+    assert latest_checkpoint("half") == os.path.join("half", "checkpoints", "step-2")
+    assert recorded_steps("half") == 4
     Path("old", "checkpoints", "step-3").mkdir(parents=True)
     Path("old", "checkpoints", "step-3", "trainer_state.pt").write_bytes(b"x")
-    lines = []
-    assert resume_checkpoint("old", lines.append) == os.path.join("old", "checkpoints", "step-3")
-    assert lines == ["--resume: old/checkpoints/step-3 has no manifest.json (written before checkpoints had one): "
-                     "taken unchecked"]
+    with pytest.raises(Exception, match=r"no intact checkpoint in old/checkpoints: old/checkpoints/step-3 \(no "
+                                        r"manifest.json: unfinished"):
+        resume_checkpoint("old", lines.append)
 
 
 def test_skipping_bad_rows_of_a_file_of_only_bad_rows_says_so(place, capsys):
@@ -659,3 +705,38 @@ def test_a_bad_time_limit_scale_is_one_line(place, capsys, monkeypatch):
     assert code == 2 and err == ["coderl check: error: $CODERL_TIME_LIMIT_SCALE='0.5': expected a whole number >= 1 "
                                  "(the factor on recorded time limits)"], err
     assert files(place) == before
+
+
+@pytest.mark.parametrize("argv, said", [
+    ([*TRAIN, "--out", "t", "--log-with", "tensorboard"], "coderl train: error: --log-with tensorboard: the "
+     "'tensorboard' package is not installed (pip install 'coderl[trackers]', or pip install tensorboard)"),
+    ([*SFT, "--out", "s", "--log-with", "wandb"], "coderl sft: error: --log-with wandb: the 'wandb' package is not "
+     "installed"),
+    ([*TRAIN, "--out", "t", "--engine", "vllm"], "coderl train: error: --engine vllm: no vLLM here"),
+    ([*EVAL, "--out", "e", "--engine", "vllm"], "coderl eval: error: --engine vllm: no vLLM here"),
+], ids=["train tensorboard", "sft wandb", "train vllm", "eval vllm"])
+def test_a_missing_optional_package_is_said_before_the_model_loads_and_by_the_dry_run(place, capsys, monkeypatch,
+                                                                                       argv, said):
+    """issue 102: it was said once the model had loaded (a tracker: when the first metrics were written)."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name in (
+        "tensorboard", "wandb", "vllm") else real(name, *a))
+    monkeypatch.delenv("CODERL_VLLM_PYTHON", raising=False)
+    import coderl.rollout.vllm_engine as vllm_engine
+
+    monkeypatch.setattr(vllm_engine, "REPO", place)  # no .venv-vllm here
+    code, err = run(argv, capsys)
+    assert code == 2 and len(err) == 1 and err[0].startswith(said), err
+    if argv[0] == "train":  # the dry run says it, and refuses nothing (a config checked away from its machine)
+        assert main([*argv, "--dry-run"]) == 0
+        out = capsys.readouterr().out
+        assert f"{said.removeprefix('coderl train: error: ')}" in out and "here the run would refuse to start" in out
+    if "tensorboard" in argv:  # a pipeline stage's: before its base evaluation loads the model
+        Path("tb.yaml").write_text(Path("leak.yaml").read_text().replace("    steps: 1\n", "    steps: 1\n"
+                                                                          "    log_with: tensorboard\n"))
+        code, err = run(["pipeline", "--config", "tb.yaml"], capsys)
+        assert code == 2 and err == [f"coderl pipeline: error: rl/grpo: {said.removeprefix('coderl train: error: ')}"]
+        assert main(["pipeline", "--config", "tb.yaml", "--dry-run"]) == 0
+        assert "a run would stop: rl/grpo: --log-with tensorboard: the 'tensorboard' package" in capsys.readouterr().out

@@ -298,3 +298,50 @@ def test_a_launch_holds_its_run_for_its_ranks_and_its_ranks_die_with_it(tiny_mod
         assert time.monotonic() < deadline, f"ranks left running: {[p for p in ranks if _alive(p)]}"
         time.sleep(0.1)
     assert not _held(lock_file(str(out)))
+
+
+def test_a_pipeline_on_a_busy_out_is_refused_before_its_task_sets_load(tmp_path):
+    """issue 102: the pipeline loaded every task set (minutes for a large one) before it found its OUT in use; here
+    a task file that is not there would be the error if they were loaded first."""
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "config.json").write_text("{}")
+    run = tmp_path / "run"
+    config = _pipeline_config(tmp_path, str(model), run)
+    config.write_text(config.read_text().replace(f"eval: {{tasks: {TASKS}", "eval: {tasks: nope.jsonl"))
+    holder = _holding(run, "pipeline", "--out", str(run))
+    try:
+        done = _coderl("pipeline", "--config", str(config))
+    finally:
+        holder.stdin.close()
+        holder.wait()
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1, done.stderr[-3000:]
+    assert lines[0].startswith(f"coderl pipeline: error: {config}: out {run}: in use by pid {holder.pid}"), lines
+
+
+@pytest.mark.parametrize("held, given", [
+    ("r.jsonl", "r.jsonl.summary.json"),  # check's summary beside its results
+    ("r.jsonl", "r.jsonl.skipped_rows.txt"),  # --skip-bad-rows' list
+    ("leaks", "leaks.md"),  # decontaminate's prefix
+    ("r.jsonl.summary.json", "r.jsonl"),  # and the other way: an output whose sidecar another command writes
+])
+def test_an_outputs_sidecar_files_are_held_with_it(tmp_path, held, given):
+    """issue 102: the lock covered OUT alone; a second command could write OUT.summary.json meanwhile."""
+    holder = _holding(tmp_path / held, "check", "--out", str(tmp_path / held))
+    try:
+        with pytest.raises(ConfigError) as info:
+            with owned(("--out", str(tmp_path / given))):
+                pass
+    finally:
+        holder.stdin.close()
+        holder.wait()
+    said = str(info.value)
+    assert said.startswith(f"--out {tmp_path / given}: ") and f"in use by pid {holder.pid}" in said, said
+    assert str(tmp_path / held) in said and "\n" not in said
+    with owned(("--out", str(tmp_path / given))):  # free once the holder is gone
+        pass
+    with owned(("--out", str(tmp_path / "r2.jsonl"))), owned(("--out", str(tmp_path / "r2.jsonl.v2"))):
+        pass  # other names, not sidecars: free
+    with owned(("--out", str(tmp_path / "r3.jsonl")), ("--time-limits", str(tmp_path / "r3.jsonl.json"))):
+        pass  # one command's own outputs side by side

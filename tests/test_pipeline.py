@@ -501,6 +501,14 @@ def test_training_on_evaluation_tasks_is_refused(model_dir, tmp_path, capsys):
     config.write_text(pipeline_yaml(model_dir, tmp_path / "out", allow_overlap=False))
     err = one_line_error(capsys, ["pipeline", "--config", str(config), "--dry-run"])
     assert "sft: trains on 2 of the 2 evaluation tasks (e.g. Toy/0)" in err and "allow_eval_overlap" in err
+    # issue 102: the sides that need the split are named, each with what it has now (`split: train` alone is not
+    # enough while the evaluation takes every task)
+    assert err.endswith("train on the train split (`split: train` under sft:, now all); evaluate on the test split "
+                        "(`split: test` under eval:, now all), or set allow_eval_overlap: true"), err
+    config.write_text(config.read_text().replace(f"  tasks: {TASKS}\n  limit: 2", f"  tasks: {TASKS}\n  split: test"))
+    err = one_line_error(capsys, ["pipeline", "--config", str(config), "--dry-run"])
+    assert err.endswith("evaluation tasks (e.g. Toy/0): train on the train split (`split: train` under sft:, now "
+                        "all), or set allow_eval_overlap: true"), err  # the evaluation's side is split already
 
 
 def test_an_rl_run_with_its_own_eval_tasks_is_refused_counting_the_evaluation_tasks(model_dir, tmp_path, capsys):
@@ -511,6 +519,8 @@ def test_an_rl_run_with_its_own_eval_tasks_is_refused_counting_the_evaluation_ta
     err = one_line_error(capsys, ["pipeline", "--config", str(config), "--dry-run"])
     # the count is of the pipeline's evaluation tasks, not of the characters of the run's eval_tasks spec
     assert "rl[0] (grpo): trains on 2 of the 2 evaluation tasks (e.g. Toy/0)" in err
+    assert err.endswith(": add `split: train` to this run; evaluate on the test split (`split: test` under eval:, now "
+                        "all), or use other tasks, or set allow_eval_overlap: true"), err
 
 
 def test_rl_split_writes_the_source_rows(tmp_path):

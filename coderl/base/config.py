@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import re
 import types
 import typing
 from typing import Any
@@ -344,7 +345,10 @@ def suggest(name: str, known, prefix: str = "") -> str:
     with, as `--` for flags, left out of the comparison)."""
     import difflib
 
-    close = difflib.get_close_matches(str(name).removeprefix(prefix), [k.removeprefix(prefix) for k in known], n=1)
+    typed, names = str(name).removeprefix(prefix), [k.removeprefix(prefix) for k in known]
+    close = difflib.get_close_matches(typed, names, n=1)
+    if not close:  # an abbreviation by initials: `--lr` for `--learning-rate`
+        close = [k for k in names if len(typed) > 1 and "".join(w[:1] for w in re.split(r"[-_]", k)) == typed][:1]
     return f" (did you mean '{prefix}{close[0]}'?)" if close else ""
 
 

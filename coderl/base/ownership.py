@@ -3,8 +3,10 @@
     with owned(("--out", path), ...): ...   the command's outputs held (an exclusive `flock` on a lock file
                                             beside each, `.NAME.lock`, naming the holder: pid, host, command,
                                             start); a second command on the same output, on a folder the output
-                                            is inside, or on a folder holding an output in use, is refused in one
-                                            line naming the holder (`ConfigError`: exit 2), before it writes
+                                            is inside, on a folder holding an output in use, or on a file written
+                                            beside one in use (its `SIDECARS`: OUT.summary.json, ...) or beside
+                                            which one in use writes, is refused in one line naming the holder
+                                            (`ConfigError`: exit 2), before it writes
     with file_lock(path): ...               a lock file waited for, not refused (a model converted once)
 
 The kernel releases a `flock` when its holder dies however it dies (SIGKILL too): a lock file left behind by a
@@ -32,6 +34,10 @@ from coderl.base.config import ConfigError
 from coderl.base.outputs import writable
 
 ENV = "CODERL_OWNER"  # the lock file that the launching process holds for the processes it starts
+# What a command writes beside its output OUT, under OUT's lock: check's OUT.summary.json, --skip-bad-rows'
+# OUT.skipped_rows.txt, an output prefix's OUT.md / OUT.json / OUT.png (decontaminate, compare)
+SIDECARS = (".summary.json", ".skipped_rows.txt", ".md", ".json", ".png")
+_MINE: set[str] = set()  # the lock files this process holds (two outputs of one command may sit side by side)
 
 
 def lock_file(path: str) -> str:
@@ -122,6 +128,15 @@ def _outputs_inside(folder: str, depth: int = 3) -> list[str]:
     return found
 
 
+def _outputs_beside(folder: str) -> list[str]:
+    """The names of the outputs in `folder` that have a lock file (held or left by a killed holder)."""
+    try:
+        with os.scandir(folder) as entries:
+            return [e.name[1:-len(".lock")] for e in entries if e.name.startswith(".") and e.name.endswith(".lock")]
+    except OSError:
+        return []
+
+
 def _refuse_if_in_use(flag: str, given: str, mine: str) -> None:
     """One line when a folder above `given`, or an output inside it, is held by another process."""
     path = os.path.realpath(given)
@@ -134,6 +149,16 @@ def _refuse_if_in_use(flag: str, given: str, mine: str) -> None:
         if os.path.exists(lock) and _held(lock):
             raise ConfigError(f"{flag} {given}: inside {folder}, which is in use by {_holder(lock)}; wait for it "
                               f"to end or stop it, or choose another {_another(flag)}")
+    name = os.path.basename(path)
+    for other in _outputs_beside(os.path.dirname(path)):
+        lock = os.path.join(os.path.dirname(path), f".{other}.lock")
+        if lock in (mine, *_MINE) or not any(name == other + s or other == name + s for s in SIDECARS) \
+                or not _held(lock):
+            continue
+        whose = (f"written beside {os.path.join(os.path.dirname(path), other)}, which is" if name.startswith(other)
+                 else f"{os.path.join(os.path.dirname(path), other)} is written beside it and")
+        raise ConfigError(f"{flag} {given}: {whose} in use by {_holder(lock)}; wait for it to end or stop it, or "
+                          f"choose another {_another(flag)}")
     if os.path.isdir(path):
         for lock in _outputs_inside(path):
             if lock != mine and _held(lock):
@@ -195,6 +220,7 @@ def _owned(flag: str, given: str):
                           f"another {_another(flag)}")
     try:
         _refuse_if_in_use(flag, given, lock)
+        _MINE.add(lock)
         command = " ".join(["coderl", *sys.argv[1:]])
         f.truncate(0)
         f.write(json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
@@ -203,6 +229,7 @@ def _owned(flag: str, given: str):
         f.flush()
         yield
     finally:
+        _MINE.discard(lock)
         _release(lock, f)
         _remove_empty(made)
 

@@ -197,8 +197,8 @@ def write_time_limits(path: str, tasks: list, results: list, cfg: CheckConfig) -
     running every reference again under it with one more program at once than the run's workers
     (`time_limits.settle`: a limit its reference does not pass is raised, or dropped), as a task file of coderl's
     layout; nothing written when a reference did not pass."""
-    from coderl.tasks.loaders.task_rows import task_row
-    from coderl.tasks.time_limits import measured, settle
+    from coderl.tasks.loaders.task_rows import SET_ON, task_row
+    from coderl.tasks.time_limits import machine_seconds, measured, settle
 
     unique = list({t.task_id: t for t in tasks}.values())
     cpu = measured(tasks, results)
@@ -216,8 +216,12 @@ def write_time_limits(path: str, tasks: list, results: list, cfg: CheckConfig) -
                  "every lower limit)" if kept else ""), file=sys.stderr)
     opener = gzip.open if path.endswith(".gz") else open
     with finished(path) as (tmp,), opener(tmp, "wt", encoding="utf-8") as f:
-        for task in unique:
-            f.write(json.dumps(task_row(dataclasses.replace(task, time_limit=limits[task.task_id])),
+        for task in unique:  # measured here: written with this machine's seconds, scaled where a slower one loads them
+            limit = limits[task.task_id]
+            metadata = {k: v for k, v in task.metadata.items() if k != SET_ON}
+            if limit is not None:
+                metadata[SET_ON] = (limit, round(machine_seconds(), 4))
+            f.write(json.dumps(task_row(dataclasses.replace(task, time_limit=limit, metadata=metadata)),
                                ensure_ascii=False) + "\n")
 
 

@@ -184,13 +184,29 @@ def differences(summaries: list[dict]) -> list[str]:
     return found
 
 
+def told_apart(summaries: list[dict]) -> list[dict]:
+    """The summaries, each run that shares its label with another labelled `LABEL (RUN_DIR)` (the table's rows, the
+    paired differences and the plot would otherwise show two runs under one name), and `#N` after a run given
+    twice."""
+    from collections import Counter
+
+    shared = Counter(s["label"] for s in summaries)
+    out = [{**s, "label": f"{s['label']} ({s['run_dir']})"} if shared[s["label"]] > 1 else s for s in summaries]
+    seen: Counter = Counter()
+    for i, s in enumerate(out):
+        seen[s["label"]] += 1
+        if seen[s["label"]] > 1:
+            out[i] = {**s, "label": f"{s['label']} #{seen[s['label']]}"}
+    return out
+
+
 def run_compare(cfg: CompareConfig) -> str:
     """The comparison's Markdown, written to OUT.md (and the plot to OUT.png) whole, together, or not at all."""
     paths = [cfg.out + ".md", *([cfg.out + ".png"] if cfg.plot else [])]
     refuse_inputs({"--out": paths}, [("RUN_DIR", os.path.join(d, name)) for d in cfg.runs
                                      for name in ("summary.json", "samples.jsonl")] + [("--exclude", cfg.exclude)])
     refuse_existing("--out", cfg.out, [p for p in paths if os.path.exists(p)], overwrite=cfg.overwrite, kind="prefix")
-    summaries = [load_summary(d) for d in cfg.runs]
+    summaries = told_apart([load_summary(d) for d in cfg.runs])
     text = table(summaries)
     unlike = differences(summaries)
     if unlike:

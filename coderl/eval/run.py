@@ -143,15 +143,25 @@ def run_eval(cfg: EvalConfig, *, loaded=None, log=print) -> dict:
         writable("--out", cfg.out, "folder")
     else:
         refuse_existing("--out", cfg.out, [os.path.basename(p) for p in written if os.path.exists(p)],
-                        overwrite=cfg.overwrite, resumable=not cfg.repair.on, kind="folder")
+                        overwrite=cfg.overwrite, kind="folder",  # --resume continues an interrupted run only
+                        resumable=not cfg.repair.on and os.path.exists(partial))
     if cfg.qlora and loaded is None:
         from coderl.models.quantized import require_cuda_for_qlora
 
         require_cuda_for_qlora()  # before anything is loaded or written
     if loaded is None:
         resolve_spec(cfg.model)  # a --model that names nothing loadable: one line before any work
+    if cfg.engine == "vllm":
+        from coderl.rollout.vllm_engine import engine_python
+
+        engine_python()  # no vLLM here: one line before the model loads
     taskset = load_tasks(cfg.tasks, split=cfg.split, seed=cfg.seed)
     tasks = taskset.tasks[: cfg.limit] if cfg.limit else taskset.tasks
+    if cfg.repair.on:  # no task a repair episode could be scored on: one line before the model loads
+        from coderl.tasks.visibility import split_tests
+
+        if not any(split_tests(t).has_hidden for t in tasks):
+            raise cfg.repair.no_hidden_test(cfg.tasks, tasks)
     # a failure leaves nothing it made but the engine's log of it and the finished chunks (for --resume)
     with leave_nothing(cfg.out, keep=lambda d: os.path.exists(os.path.join(d, ENGINE_LOG)) or _resumable(partial)):
         summary = _load_and_evaluate(cfg, taskset, tasks, loaded, resumed, log)
@@ -208,13 +218,14 @@ def _evaluate(cfg, taskset, tasks, loaded, model, start: float, load_seconds: fl
     if cfg.repair.on:
         from coderl.eval.turns import repair_summary
         if got.batch is None:
-            raise cfg.repair.no_hidden_test(cfg.tasks)
+            raise cfg.repair.no_hidden_test(cfg.tasks, tasks)
         left_out = set(got.no_hidden) | set(got.skipped)
         tasks = [t for t in tasks if t.task_id not in left_out]  # scored on hidden tests: only tasks that have some
         repair = repair_summary(got.episodes, [t.task_id for t in tasks], cfg.repair.turns, got.no_hidden,
                                 {t.task_id: got.split_rules[t.task_id] for t in tasks}, cfg.seed, task_clusters(tasks))
     gen_token_total = got.gen_tokens if cfg.repair.on else sum(r["gen_tokens"] for r in rows)
-    total_seconds = time.perf_counter() - start
+    # a resumed run's kept chunks were generated before it started: their seconds count in the total too
+    total_seconds = time.perf_counter() - start + sum(chunk["seconds"] for chunk in (resumed or ({}, []))[1])
     return _write_run(cfg, taskset, tasks, rows, isolation,
                       {"load": load_seconds, "generation": gen_seconds, "total": total_seconds},
                       gen_token_total, loaded, repair=repair)

@@ -404,16 +404,24 @@ def count_and_check_tasks(plan: Plan, allow_overlap: bool) -> None:
         require(len(tasks) > 0, f"{where}: --tasks", c.tasks, "a task set with tasks in the chosen split")
         more.update({t.prompt: (s.eval_set, len(tasks)) for t in tasks if t.prompt not in more})
     for stage in plan.stages:
+        # the side that needs a split: the training stage's, the evaluation's (`split: all` evaluates every task
+        # a training split holds too), or both
+        evaluate = ("" if base.split in ("test", "valid") else
+                    f"evaluate on the test split (`split: test` under eval:, now {base.split})")
         if stage.kind == "sft":
             where = "sft"
-            fix = "train on another split (split: train) or other data"
+            trains = stage.config.split
+            fix = "; ".join(filter(None, ["" if trains == "train" else f"train on the train split (`split: train` "
+                                          f"under sft:, now {trains})", evaluate])) or "train on other data"
         elif stage.kind == "rl":
             where = f"rl[{[s for s in plan.stages if s.kind == 'rl'].index(stage)}] ({stage.name[3:]})"
             held_spec = stage.config.eval.eval_tasks  # checked even unused: a typo is named
             if held_spec:   # the run's own held-out set, evaluated during training
                 held = load(f"{where} eval_tasks", load_tasks, held_spec).tasks
                 require(len(held) > 0, f"{where}: eval_tasks", held_spec, "at least one task")
-            fix = "add `split: train` to this run or use other tasks"
+            trains = stage.split_file[1] if stage.split_file else None
+            fix = "; ".join(filter(None, ["" if trains == "train" else "add `split: train` to this run", evaluate]))
+            fix = f"{fix}, or use other tasks" if fix else "use other tasks"
         else:
             continue
         tasks = load(where, training_tasks, stage)[2]

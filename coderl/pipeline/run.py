@@ -31,6 +31,7 @@ from coderl.pipeline.state import (
 from coderl.pipeline.tasks import write_split
 from coderl.rollout.engine import ENGINE_LOG
 from coderl.tasks.spec import open_sandbox
+from coderl.train.tracking import missing_packages
 
 
 class _Log:
@@ -116,7 +117,7 @@ def record_overlap(plan: Plan, log) -> list[dict]:
     return rows
 
 
-def check_overlap(plan: Plan) -> tuple[list[dict], list[str]]:
+def check_overlap(plan: Plan, *, cached_only: bool = False) -> tuple[list[dict], list[str]]:
     """Which evaluation tasks each training stage's tasks solve by behaviour (`coderl.eval.decontaminate`): every
     evaluation set's (`eval:` and `evals:`), and an RL run's own selection tasks (`eval_tasks`, where `eval_steps` >
     0). A stage whose training tasks solve any of them is refused in one line before anything runs (issue 55: a leak
@@ -126,7 +127,8 @@ def check_overlap(plan: Plan) -> tuple[list[dict], list[str]]:
     `solved_by_generator`, the tasks its generator's removed tasks solve (`coderl.tasks.generators.pool`).  The pool
     is not run again against the tasks its record decided, and no check the shipped record holds runs again
     (`cached_leaks`).  Returns (the rows, warnings to log); writes nothing but the cache (`run_pipeline` makes it
-    before it writes anything)."""
+    before it writes anything).  `cached_only` (`--dry-run`): no sandbox, no program run; only the verdicts already
+    remembered are read, and refuse as the run would."""
     from coderl.base.paths import cache_root
     from coderl.base.progress import on_stderr
     from coderl.eval.decontaminate import cached_leaks
@@ -136,10 +138,12 @@ def check_overlap(plan: Plan) -> tuple[list[dict], list[str]]:
     sets = [(s, evaluation_tasks(plan, s)) for s in plan.stages if s.kind == "eval" and s.role == "base"]
     sandbox_cfg = plan.stage("base-eval").config.sandbox
     rows, refusals, warnings = [], [], []
-    with open_sandbox(sandbox_cfg) as sandbox:
+    with contextlib.nullcontext() if cached_only else open_sandbox(sandbox_cfg) as sandbox:
         for stage, spec, split, train, against, held, selection in overlap_checks(plan, sets):
             report = cached_leaks(train, list(against.values()), sandbox,
                                   os.path.join(cache_root(), "decontamination"), spec, on_stderr)
+            if report is None:  # a dry run, and no verdict remembered: the run decides it
+                continue
             solved = {e for _, e in report.leaks + report.same}
             generator = set(read_record()["solved"]) if parse_task_spec(spec).source == "pool" else set()
             for base, tasks in sets + ([(None, selection)] if held else []):
@@ -279,19 +283,26 @@ def run_command(cfg: PipelineConfig, own=lambda *outputs: None) -> int:
         own(("--out" if cfg.out else f"{cfg.config}: out", out))
         print(f"report: {build_report(out, log=lambda m: print(m, file=sys.stderr))}")
         return 0
+    out = load_plan(cfg.config, cfg.out, check_tasks=False).out  # its folder, before any task set loads
+    writable("--out" if cfg.out else f"{cfg.config}: out", out, "folder")
+    if not cfg.dry_run:  # its states are read by their owner; a busy OUT is refused before the task sets load
+        own(("--out" if cfg.out else f"{cfg.config}: out", out))
     plan = load_plan(cfg.config, cfg.out)
-    writable("--out" if cfg.out else f"{cfg.config}: out", plan.out, "folder")
-    if not cfg.dry_run:  # its states are read by their owner
-        own(("--out" if cfg.out else f"{cfg.config}: out", plan.out))
     states = plan_states(plan) if os.path.isdir(plan.out) else None
     message = stale_error(plan, states) if states else None
+    # a tracker or vLLM a stage needs and this machine lacks: said before any model loads
+    missing = [f"{stage.name}: {line}" for stage in plan.stages for line in missing_packages(
+        getattr(stage.config, "log_with", "none"), getattr(stage.config, "engine", "hf"))]
+    message = message or (missing[0] if missing else None)
     if cfg.dry_run:
         print(format_plan(plan, states))
         if message:
             print(f"a run would stop: {message}")
-        print("dry run: every field validated, task sets loaded, identical prompts checked; no model loaded, nothing "
-              "written. The run first checks each training stage's tasks against the evaluation tasks by behaviour "
-              "(references run in the sandbox, cached) and refuses a leak before it writes anything")
+        check_overlap(plan, cached_only=True)  # a leak already decided refuses here as the run would
+        print("dry run: every field validated, task sets loaded, identical prompts checked, leak verdicts already "
+              "cached read; no model loaded, nothing written. The run first checks each training stage's tasks "
+              "against the evaluation tasks by behaviour (references run in the sandbox, cached) and refuses a leak "
+              "before it writes anything")
         return 0
     if message:
         raise ConfigError(message)

@@ -36,6 +36,7 @@ from coderl.rewards.lint import Finding, run_ruff
 from coderl.rollout.types import Sample
 from coderl.sandbox.types import ExecutionResult
 from coderl.tasks.kinds import get_kind
+from coderl.tasks.repository.grade import verdict
 from coderl.tasks.types import Task
 
 RewardFn = Callable[..., float]  # (result, sample, task, **params) -> float
@@ -141,6 +142,17 @@ def fraction(result: ExecutionResult, sample: Sample, task: Task, *, fraction_te
 # see the same tests.  It is registered under seed 004's name so its config ports 1:1 (`base_reward_weight` ->
 # weight of `fraction`, `perfect_reward_weight * perfect_bonus` -> weight of `perfect_bonus`).
 reward("perfect_bonus")(pass_reward)
+
+
+@reward("f2p_fraction")
+def f2p_fraction(result: ExecutionResult, sample: Sample, task: Task) -> float:
+    """A repository task's share of FAIL_TO_PASS tests passing when every PASS_TO_PASS test passes, else 0 (and 0 for
+    a forged run: `coderl.tasks.repository.grade.verdict`); `pass` is 1 only for FULL.  For other kinds, `pass`'s
+    value: they have no FAIL_TO_PASS tests."""
+    repo = task.metadata.get("repository") if task.kind == "repository" else None
+    if repo is None:
+        return 1.0 if result.passed else 0.0
+    return verdict(repo, result)["f2p_fraction"]
 
 
 @reward("length_penalty")

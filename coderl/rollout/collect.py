@@ -67,10 +67,23 @@ class RepairConfig:
     def on(self) -> bool:
         return self.turns > 1
 
-    def no_hidden_test(self, spec: str) -> ConfigError:
-        """The error when no task of `spec` has a hidden test: nothing a repair episode could be scored on."""
-        return ConfigError(f"--turns {self.turns}: no task of --tasks {spec} has a hidden test (docs/repair.md: a "
-                           "task needs at least 2 tests, or a split of its own)")
+    def no_hidden_test(self, spec: str, tasks=()) -> ConfigError:
+        """The error when no task of `spec` (`tasks`, when known: the reason is told from them) has a hidden test:
+        nothing a repair episode could be scored on."""
+        from coderl.tasks.test_files import KIND as TEST_FILE
+
+        files = sum(1 for t in tasks if t.kind == TEST_FILE)
+        why = []
+        if files:  # visibility.py rule 1: a pytest function is no (arguments, value) pair, so it is always visible
+            which = f"its {files} tasks are" if files == len(tasks) and files > 1 else (
+                "its task is" if files == len(tasks) else f"{files} of its {len(tasks)} tasks are")
+            why.append(f"{which} test-file tasks, which repair cannot split (a pytest file's tests are functions, "
+                       "not call/value pairs, so none can be kept out of the feedback on the others: every test "
+                       "is visible)")
+        if files < len(tasks) or not tasks:
+            why.append("a task needs at least 2 tests, or a split of its own")
+        return ConfigError(f"--turns {self.turns}: no task of --tasks {spec} has a hidden test: {'; '.join(why)} "
+                           "(docs/repair.md, \"Visible and hidden tests\")")
 
 
 @dataclass

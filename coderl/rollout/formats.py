@@ -298,12 +298,12 @@ def _chat_render(task: Task, tokenizer: Any) -> Messages:
 
 
 def _marked_answer(text: str, words: tuple[str, ...] = ()) -> bool:
-    """A final answer marked as one (`#### 18`, `\\boxed{18}`), not only the reply's last number; `words`: the
-    task's counted nouns (`math_tasks.answer_words`)."""
+    """A final answer marked as one (`#### 18`, `\\boxed{18}`), not only the reply's last number or an answer
+    statement (`The answer is 18.`); `words`: the task's counted nouns (`math_tasks.answer_words`)."""
     from coderl.sandbox.answers import counted_words, extract_answer
 
     found = extract_answer(text, counted_words(words))
-    return found is not None and found.rule != "last number"
+    return found is not None and found.rule not in ("last number", "the answer is")
 
 
 def _chat_extract(task: Task, output: str) -> Extraction:

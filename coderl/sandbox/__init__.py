@@ -46,7 +46,7 @@ stay readable, and at `rlimits` the program runs as the caller's uid and can tra
 VM or container on top of this.
 """
 
-from .client import Sandbox, SandboxUnavailable, usable_cpus
+from .client import Sandbox, SandboxFailed, SandboxUnavailable, usable_cpus
 from .types import (
     CheckKind,
     ExecutionRequest,
@@ -65,6 +65,7 @@ __all__ = [
     "Limits",
     "Mode",
     "Sandbox",
+    "SandboxFailed",
     "SandboxUnavailable",
     "Status",
     "TestCase",

@@ -69,8 +69,13 @@ brackets that do not hold the number.  A sign not attached to its digits, `\\pm`
    does: `The answer is 18.` is 18; `So 3 + 15 = 18` and `It is 18, the third try.` are no answer.
 3. Every answer statement (`_STATED`: "the answer is 17", "Answer: 17") that holds a number must read the
    same answer, and its sentence open with nothing but `_STATED_OPENING` ("so the final"), or the reply has
-   none (`The answer is 17.\\n#### 18`, `Twice the answer is 18.`).
-4. A reply over `MAX_REPLY_CHARS` has no answer, nor one whose markers nest over `MAX_NESTING` deep.
+   none (`The answer is 17.\\n#### 18`, `Twice the answer is 18.`); an equation chain before its answer is
+   working (`_CHAIN`: `The answer is $6 \\times 3 = \\boxed{18}$.`).  Without markers, the statements are the
+   answer as markers are (`... The answer is 72.\\nHope this helps!`, Minerva's `Final Answer: The final answer is
+   $18$. I hope it is correct.`), unless a placeholder marker follows the last (then rule 2).
+4. A hedge (`HEDGES`) in the sentence of a marker or statement, or after the last, is no answer; nor is a `?` after
+   a marker.
+5. A reply over `MAX_REPLY_CHARS` has no answer, nor one whose markers nest over `MAX_NESTING` deep.
 
 Lines, markers and numbers are found in the normalised text: the Unicode minus and dashes are `-`, LaTeX
 fractions `a/b`, LaTeX thousands and spacing commands plain, `minus 18` is `-18`.
@@ -146,7 +151,7 @@ _LATEX_NOISE = re.compile(r"\\[,;:! ]|~(?![ \t]*[-\d.$\\<#])")
 # Every LaTeX spelling of the unit symbols the whitelist admits, as the symbol: degrees (`^\circ`, `^{\circ}`,
 # `\degree`, `\textdegree`), percent (`\%`, `\percent`), dollars (`\textdollar`, `\dollar`), euros, pounds.
 _LATEX_SYMBOLS = [
-    (re.compile(r"[ \t]*\^[ \t]*(?:\{[ \t]*\\circ[ \t]*\}|\\circ(?![A-Za-z]))"
+    (re.compile(r"(?<![ \t])[ \t]*\^[ \t]*(?:\{[ \t]*\\circ[ \t]*\}|\\circ(?![A-Za-z]))"
                 r"|\\(?:text)?degrees?(?![A-Za-z])|\\ang(?![A-Za-z])"),
      "\u00b0"),
     (re.compile(r"\\%|\\(?:text)?percent(?![A-Za-z])"), "%"),
@@ -190,7 +195,8 @@ _CHANGES_AFTER = re.compile(r"[kKMB](?![A-Za-z])|[ \t]*(?i:thousand|million|bill
 _ROOT_BEFORE = re.compile(r"(?:\\sqrt|\^)[ \t]*\{?[ \t]*$")  # the radicand or exponent of \sqrt{324}, 2^10
 _ASCII_DIGITS = re.compile(r"[0-9]+")
 _LETTERS = re.compile(r"[^\W\d_]+")  # a run of letters (after folding, numerals are no letters)
-_HASH = re.compile(r"(?<!#)####(?!#)[ \t]*([^\n]*)")
+# (its text ends at a sentence's end when more follows on the line: `#### 18. Hope this helps!`)
+_HASH = re.compile(r"(?<!#)####(?!#)[ \t]*((?:[^\n.]|\.(?![ \t]+\S))*)")
 _BOX = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])\s*(\{)?")
 _BRACE = re.compile(r"\\[\\{}]|[{}]")  # an escaped brace (`\{`) is no brace; `\\` is an escaped backslash
 _ANSWER_TAG = re.compile(r"<[ \t]*answer[ \t]*>(.*?)(?:<[ \t]*/[ \t]*answer[ \t]*>|\Z)", re.DOTALL | re.IGNORECASE)
@@ -212,7 +218,7 @@ _PLACEHOLDER = re.compile(r"(?:\s|[.,:;!\u2026_\[\]<>()]|\\[lcv]?dots\b|\\ldotp\
 _LEADS = (r"(?:(?:so|thus|therefore|hence|finally|overall|then|and|in conclusion|in summary|i think|i believe|"
           r"(?:we|i) (?:get|find|conclude|see|have)(?: that)?|this (?:means|gives|shows)(?: that)?|"
           r"which (?:means|gives)(?: that)?)\b[ \t,]*){0,3}(?:(?:the|my|our)[ \t]+)?(?:(?:final|correct)[ \t]+)?")
-_STATED_OPENING = re.compile(r"[ \t*#>_-]*" + _LEADS, re.IGNORECASE)
+_STATED_OPENING = re.compile(r"[ \t*#>_]*" + _LEADS, re.IGNORECASE)  # never `-`: `- the answer is 1`
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|[\n>{$]|\\[(\[]")  # a sentence, a tag, a group or math mode starts after
 _ORDINAL_SUFFIX = re.compile(r"\A(?:st|nd|rd|th)(?![A-Za-z])")
 # What may stand before the number as its label, not as words beside it: "the answer is", "Final answer:",
@@ -272,7 +278,7 @@ class Answer(NamedTuple):
 
     text: str
     value: Fraction
-    rule: str  # "####", "boxed", "<answer>" or "last number" (the one number of the last line)
+    rule: str  # "####", "boxed", "<answer>", "the answer is" (statements, no marker) or "last number" (the last line)
 
 
 class _Item(NamedTuple):
@@ -523,11 +529,28 @@ _SENTENCE_MARKS = ".,;:?"  # punctuation: a `!` beside a marker is a factorial
 # \\boxed{18}`, `\\boxed{18} or less`, `perhaps \\boxed{18}`); `of` after a number word or one of them too
 # (`half of \\boxed{18}`).  Narrower than REFUSED_WORDS: `only`, `exactly`, `and`, `each` beside a marker change
 # nothing of its value.
-QUALIFIERS = VALUE_WORDS | frozenset("""
+_EQUATION_QUALIFIERS = VALUE_WORDS | frozenset("""
 more less fewer greater smaller larger bigger higher lower above over exceeding exceeds within between nearly
 almost about around approximately approx approximate roughly circa estimated twice thrice double triple
 quadruple times or nor either neither no perhaps maybe possibly probably likely
-""".split())
+""".split())  # (before an equation, `around $78 = \\boxed{9}$`: not the other refused words, `max = \\boxed{18}`)
+QUALIFIERS = _EQUATION_QUALIFIERS | (REFUSED_WORDS - frozenset("only exactly just and each every per up net give take "
+                                                               "est".split()))
+# (every refused word but those that change nothing of a marked value beside its marker, `\\boxed{18} each`, or
+# are ordinary verbs and adjectives, `this gives \\boxed{18}`, `the net total is \\boxed{18}`: a review of issue 99
+# found `\\boxed{18} fold` and `nicht \\boxed{18}` read as 18)
+# Words and phrases that hedge a stated answer (`maybe`, `I am not sure`, `give or take`): in the sentence of a marker
+# or an answer statement, or anywhere after the last one, the reply states no answer (`\\boxed{18}, probably.`,
+# `The answer is 18. I am not sure.`); and so does a `?` right after a marker (`\\boxed{18}?`).
+HEDGES = re.compile(
+    r"\b(?:maybe|perhaps|possibly|probably|presumably|likely|unlikely|approximately|approx|roughly|circa|"
+    r"estimated|guess(?:ing)?|unsure|uncertain|or[ \t]+so|give[ \t]+or[ \t]+take|"
+    r"(?:may|might|could)[ \t]+(?:be|have[ \t]+been)[ \t]+(?:wrong|off|mistaken|incorrect))\b"
+    r"|(?:\bnot|n't)[ \t]+(?:(?:be|quite|entirely|completely|totally|fully|100%)[ \t]+){0,2}"
+    r"(?:sure|certain|confident)\b",
+    re.IGNORECASE)
+_QUESTION_AFTER = re.compile(r"(?:\s|\*|\$|\\[)\]]|<[ \t]*/[ \t]*answer[ \t]*>)*\?")
+_HEDGE_SENTENCE = re.compile(r"[.!?](?=\s)|\n")  # where a sentence ends, for the hedge check
 _MATH_TOGGLES = re.compile(r"(?<!\\)\$\$?|\\[()\[\]]")
 
 
@@ -577,8 +600,20 @@ def _left_ok(text: str, pos: int, math: bool) -> bool:
                 continue
             return False
         head = text[max(line_start, i - 60):i]
-        if c in _SENTENCE_MARKS or c == "=" or _OPENING.search(head) or _HASH_END.search(head) \
-                or _BOUNDARY_END.search(head) or _PROSE_END.search(head):
+        prose = _PROSE_END.search(head)
+        if prose is not None:  # prose beside the marker is read as prose: its word nearest the marker counts
+            verdict = _prose_ok(prose.group(), before=True)
+            if verdict is None:  # `\\text{}`, `\\quad`: nothing to read, look past it
+                i, touching = i - len(prose.group()), False
+                continue
+            return verdict
+        opening = _OPENING.search(head)
+        if opening is not None and opening.group()[0] in "$\\" and not opening.group().startswith("\\begin"):
+            i, touching, math = i - len(opening.group()), False, False  # `about $\\boxed{18}$`: look past the math
+            continue
+        if c == "=":  # `x = \\boxed{18}`: the marker is the equation's value; what qualifies the equation, it qualifies
+            return _equation_ok(text, line_start, i - 1)
+        if c in _SENTENCE_MARKS or opening is not None or _HASH_END.search(head) or _BOUNDARY_END.search(head):
             return True
         if c.isalpha() and not touching and not math:
             j = _word_start(text, line_start, i)
@@ -593,6 +628,48 @@ def _left_ok(text: str, pos: int, math: bool) -> bool:
                 return before not in QUALIFIERS and before not in NUMBER_WORDS
             return word not in QUALIFIERS  # a word, unless it qualifies the number
         return False
+
+
+_EQUATION_TAIL = re.compile(r"(?:\\(?:times|cdot|div|left|right|[()\[\]])|\$\$?|"
+                            r"[\s\d.,+\-*/\u00d7\u00f7\u00b7()\[\]^{}=])\Z")
+
+
+def _equation_ok(text: str, line_start: int, i: int) -> bool:
+    """What stands before an equation whose `=` is at `i` and whose value is a marker (`$6 \\times 3 = \\boxed{18}$`)
+    leaves the marker no operand: anything but a word that qualifies the number (`around $78 = \\boxed{9}$`, found by
+    the differential of issue 99: the hedge before the equation was read as absent)."""
+    while i > line_start:
+        m = _EQUATION_TAIL.search(text, max(line_start, i - 8), i)
+        if m is None:
+            break
+        i = m.start()
+    j = _word_start(text, line_start, i)
+    word = text[j:i].lower()
+    if word == "of":
+        k = j
+        while k > line_start and text[k - 1] in " \t":
+            k -= 1
+        word = text[_word_start(text, line_start, k):k].lower()
+        return word not in _EQUATION_QUALIFIERS and word not in NUMBER_WORDS
+    return word not in _EQUATION_QUALIFIERS
+
+
+def _prose_ok(command: str, before: bool) -> bool | None:
+    """A prose command beside a marker (`\\text{ or more}` after it, `\\text{at least }` before it) leaves the
+    marker no operand unless the word of its text nearest the marker qualifies the number, as a word beside the
+    marker would (`_left_ok`); None when it sets no text (`\\quad`, `\\text{ }`): what stands past it decides.
+    (A review of issue 99 found `\\boxed{18}\\text{ or more}` read as 18: a prose command was read as if absent.)"""
+    brace = command.find("{")
+    inner = command[brace + 1:-1] if brace >= 0 else ""
+    words = re.findall(r"[^\W\d_]+|[^\w\s]", inner)
+    if not words:
+        return None
+    if before:
+        word = words[-1].lower()
+        if word == "of" and len(words) > 1:  # `\\text{half of }\\boxed{18}`
+            return words[-2].lower() not in QUALIFIERS and words[-2].lower() not in NUMBER_WORDS
+        return word not in QUALIFIERS
+    return words[0].lower() not in QUALIFIERS
 
 
 def _word_start(text: str, line_start: int, end: int) -> int:
@@ -623,8 +700,18 @@ def _right_ok(text: str, pos: int, math: bool) -> bool:
                 i = j
                 continue
             return False
-        if c in _SENTENCE_MARKS or c in "=&" or text.startswith("\\\\", i) or _CLOSING.match(text, i) \
-                or _PROSE_AT.match(text, i):
+        prose = _PROSE_AT.match(text, i)
+        if prose is not None:
+            verdict = _prose_ok(prose.group(), before=False)
+            if verdict is None:
+                i, touching = prose.end(), False
+                continue
+            return verdict
+        closing = _CLOSING.match(text, i)
+        if closing is not None and closing.group()[0] in "$\\" and not closing.group().startswith("\\end"):
+            i, touching, math = closing.end(), False, False  # `$\\boxed{18}$ or more`: look past the math
+            continue
+        if c in _SENTENCE_MARKS or c in "=&" or text.startswith("\\\\", i) or closing is not None:
             return True
         if c.isalpha() and not touching and not math:
             j = i
@@ -660,12 +747,22 @@ def extract_answer(reply: str, words: frozenset[str] = frozenset()) -> Answer | 
     # A marker that holds only a placeholder (`\boxed{}`, `\boxed{...}`, "after ####." in the prose) names the format:
     # it is no answer, and the reply is read without it.  One that holds text, a letter or a symbol is read (and is
     # no answer: `\boxed{18}` then `\boxed{\text{none}}` is none), and so is a `\boxed` with no brace.
-    marks = [mark for mark in marks if not (_PLACEHOLDER.fullmatch(text, mark[1], mark[2])
-                                            and not (mark[3] == "boxed" and mark[4] == mark[2]))]
-    if not marks:
+    placeholders = [mark[0] for mark in marks if _PLACEHOLDER.fullmatch(text, mark[1], mark[2])
+                    and not (mark[3] == "boxed" and mark[4] == mark[2])]
+    marks = [mark for mark in marks if mark[0] not in placeholders]
+    stated = [m for m in _STATED.finditer(text)  # answer statements that hold a number
+              if bisect.bisect_left(starts, m.end(1)) > bisect.bisect_left(starts, m.start(1))]
+    # With no marker, the answer statements are the reply's answer; unless an empty marker follows the last of them
+    # (`The answer is 18.\n#### `: a reply cut off before its marked answer), where the last line is read.
+    if not marks and (not stated or max(placeholders, default=-1) > stated[-1].start()):
         body = text.rstrip()
         found = _one_number(items, starts, text, body.rfind("\n") + 1, len(body), words) if body else None
         answer = None if found is None else Answer(found.text, found.value, "last number")
+        for m in stated if answer is not None else ():  # `Final answer: 17 ... \n18`: two answers
+            said = _stated(text, items, starts, m, [], words)
+            if said is None or said.value != answer.value:
+                return None
+        spans_read: list[tuple[int, int]] = []
     elif sum(end - start for _, start, end, _, _ in marks) > MAX_NESTING * len(text):
         return None  # markers inside markers inside markers ...: reading them all would not be linear
     else:
@@ -675,29 +772,81 @@ def extract_answer(reply: str, words: frozenset[str] = frozenset()) -> Answer | 
         for begin, start, end, rule, finish in marks:
             if (begin, finish) not in whole and _operand(text, begin, finish, spans):
                 return None  # `\boxed{18}^2`, `2\boxed{18}`, `\sqrt{\boxed{18}}`: the marked value is an operand
+            if _QUESTION_AFTER.match(text, finish):
+                return None  # `\boxed{18}?`: a question, not an answer
             found = _one_number(items, starts, text, start, end, words)
             if found is None:
                 return None
             read.append((found, rule))
-        if len({found.value for found, _ in read}) != 1:
+        # Every answer statement ("the answer is 17", "Final Answer: The final answer is $18$") reads the same answer
+        # (`The answer is 17.\n#### 18` is none); without a marker, the statements are the reply's answer (GSM8K's
+        # chain-of-thought format: "... The answer is 18."; Minerva's: "... I hope it is correct.").
+        begins = [mark[0] for mark in marks]
+        for m in stated:
+            found = _stated(text, items, starts, m, begins, words)
+            if found is None:
+                return None
+            if found is not True:
+                read.append((found, "the answer is"))
+        if not read or len({found.value for found, _ in read}) != 1:
             return None
-        found, rule = read[-1]  # all agree: named by the marker that comes last
-        last = max(finish for _, _, _, _, finish in marks)
+        found, rule = read[-1]
+        if marks:  # named by the marker that comes last
+            found, rule = next((f, r) for f, r in reversed(read) if r != "the answer is")
+        spans_read = [(mark[0], mark[4]) for mark in marks] + [(m.start(), m.end()) for m in stated]
+        last = max(finish for _, finish in spans_read)
         if any(item.value != found.value for item in items[bisect.bisect_left(starts, last):]):
             return None  # `#### 18` then `Wait, ... so 9`, `\\boxed{18} = 17`: a number after the last marker that
             #              is not the answer (or has no value: `eighteen`) takes it back or hides a second one
         answer = Answer(found.text, found.value, rule)
-    for m in _STATED.finditer(text):  # "the answer is 17" before `#### 18`: two answers, so none
-        start, end = m.span(1)
-        if answer is not None and bisect.bisect_left(starts, end) > bisect.bisect_left(starts, start):
-            word = m.start() + m.group().lower().index("answer")
-            opening = max((e.end() for e in _SENTENCE_END.finditer(text, max(0, word - 200), word)), default=0)
-            if not _STATED_OPENING.fullmatch(text, opening, word):
-                return None  # "Twice the answer is 18": the stated number is an operand of what opens its sentence
-            stated = _one_number(items, starts, text, start, end, words)
-            if stated is None or stated.value != answer.value:
-                return None
+    if answer is not None and spans_read and _hedged(text, spans_read):
+        return None  # `\boxed{18}, probably.`, `The answer is 18. I am not sure.`
     return answer
+
+
+# an equation chain before the answer in its statement's sentence: numbers, operators, math delimiters, `=` (a `.` or
+# `,` only inside a number: `The answer is 17, 3 = 18` holds no chain)
+_CHAIN = re.compile(r"(?:[\s$\d+\-*/\u00d7\u00f7\u00b7()\[\]^{}=]|(?<=\d)[.,](?=\d)|"
+                    r"\\(?:times|cdot|div|left|right|[()\[\]$]))*")
+
+
+def _stated(text: str, items: list[_Item], starts: list[int], m: re.Match, begins: list[int],
+            words: frozenset[str]) -> _Item | bool | None:
+    """What an answer statement `m` (that holds a number) reads: its one number; True when it states its answer by a
+    marker it holds (`the answer is $6 \\times 3 = \\boxed{18}$`: the marker is read as one); None when it reads none:
+    its sentence opens with anything but leads (`Twice the answer is 18`), or it holds anything but its number and
+    the whitelist.  Working before the answer is an equation chain ending in `=` (`The answer is 3 + 15 = 18.`)."""
+    start, end = m.span(1)
+    word = m.start() + m.group().lower().index("answer")
+    opening = max((e.end() for e in _SENTENCE_END.finditer(text, max(0, word - 200), word)), default=0)
+    if not _STATED_OPENING.fullmatch(text, opening, word):
+        return None  # "Twice the answer is 18": the stated number is an operand of what opens its sentence
+    k = bisect.bisect_left(begins, start)
+    if k < len(begins) and begins[k] < end:  # it holds a marker: only working may come before it
+        held = bisect.bisect_left(starts, begins[k]) > bisect.bisect_left(starts, start)
+        chain = _CHAIN.match(text, start, begins[k]).end() == begins[k] and text[start:begins[k]].rstrip()[-1:] == "="
+        return True if not held or chain else None
+    eq = text.rfind("=", start, _CHAIN.match(text, start, end).end())  # the chain's last `=`, if any
+    return _one_number(items, starts, text, start if eq < 0 else eq + 1, end, words)
+
+
+def _hedged(text: str, spans: list[tuple[int, int]]) -> bool:
+    """A hedge (`HEDGES`) in the sentence of a marker or answer statement (`spans`), or after the last one."""
+    ends = [e.end() for e in _HEDGE_SENTENCE.finditer(text)]
+    regions = []
+    for begin, finish in spans:
+        k = bisect.bisect_right(ends, begin) - 1
+        j = bisect.bisect_left(ends, finish)
+        regions.append((ends[k] if k >= 0 else 0, ends[j] if j < len(ends) else len(text)))
+    regions.append((max(finish for _, finish in spans), len(text)))
+    regions.sort()
+    merged: list[list[int]] = []
+    for a, b in regions:
+        if merged and a <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    return any(HEDGES.search(text, a, b) for a, b in merged)
 
 
 def _stripped(text: str, start: int, end: int) -> tuple[int, int]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -57,6 +58,27 @@ _WARNED: set[str] = set()
 
 class SandboxUnavailable(ValueError):
     """The requested isolation level (or the sandbox itself) cannot run here; one-line reason."""
+
+
+class SandboxFailed(SandboxUnavailable):
+    """The machine failed the sandbox, not the input: a server killed before its hello, or one that died and could
+    not be restarted.  An infrastructure failure: exit 3 (docs/training.md, "Exit codes")."""
+
+    exit_code = 3
+
+
+def no_hello(code: int) -> str:
+    """Why a server that ended before its hello did, in words (`code`: its exit status, negative for a signal)."""
+    if code >= 0:
+        return (f"the sandbox server exited with status {code} before it started (no hello); what it printed is "
+                "above")
+    try:
+        name = signal.Signals(-code).name
+    except ValueError:
+        name = f"signal {-code}"
+    hint = (": the kernel's out-of-memory killer, or a memory or process limit of this machine or container, sends "
+            "it (see `dmesg`, free memory, --workers)" if -code == signal.SIGKILL else "")
+    return f"the sandbox server was killed by {name} before it started (no hello){hint}"
 
 
 def usable_cpus() -> int:
@@ -121,7 +143,8 @@ def _wire(request: ExecutionRequest, rid: int) -> dict:
     tests = []
     for t in request.tests:
         kind = ("truth" if t.check in (CheckKind.TRUTHY, CheckKind.FALSY) else "value" if t.check in PARENT_JUDGED
-                else "assert" if t.check is CheckKind.ASSERT else "stdin")  # "stdin": never run as code
+                else "assert" if t.check is CheckKind.ASSERT else "record" if t.check is CheckKind.RECORD
+                else "stdin")  # "stdin": never run as code
         tests.append({"id": t.id, "setup": t.setup, "source": t.source, "kind": kind, "argv": list(t.argv)})
     return {
         "op": "run",
@@ -136,6 +159,9 @@ def _wire(request: ExecutionRequest, rid: int) -> dict:
         "argv": list(request.argv),
         "build_argv": list(request.build_argv),
         "files": dict(request.files),
+        **({"tree": os.path.realpath(request.tree)} if request.tree else {}),
+        **({"environment": os.path.realpath(request.environment)} if request.environment else {}),
+        **({"episode": request.episode} if request.episode else {}),
         "limits": {
             "cpu_seconds": lim.cpu_seconds,
             "judge_cpu_seconds": lim.judge_cpu_seconds or lim.cpu_seconds,
@@ -146,6 +172,7 @@ def _wire(request: ExecutionRequest, rid: int) -> dict:
             "output_kill_bytes": int(lim.output_kill_bytes),
             "max_processes": int(lim.max_processes),
             "address_space": bool(lim.address_space),
+            **({"disk_bytes": int(lim.disk_bytes)} if lim.disk_bytes else {}),
         },
     }
 
@@ -206,7 +233,10 @@ class Sandbox(Batches):
         )
         assert self._proc.stdout is not None
         line = self._proc.stdout.readline()
-        hello = json.loads(line) if line.strip() else {"error": f"sandbox server exited ({self._proc.wait()})"}
+        if not line.strip():  # killed (or crashed) before it could say why: the machine's, not the input's
+            self._closed = True
+            raise SandboxFailed(no_hello(self._proc.wait()))
+        hello = json.loads(line)
         if "error" in hello:
             self._proc.wait()
             self._closed = True
@@ -240,6 +270,9 @@ class Sandbox(Batches):
             if entry is None:
                 continue
             request, future = entry[:2]
+            if request is None:  # a snapshot of an episode's working copy
+                future.set_result(msg)
+                continue
             try:
                 result = judge(request, msg["runs"], self.isolation, build=msg.get("build"))
             except Exception as exc:  # a judging bug must not hang the caller; the program's output may have
@@ -271,6 +304,9 @@ class Sandbox(Batches):
                 self._closed = True
                 self.broken = f"the sandbox server died ({why}) and could not be restarted: {exc}"[:300]
             for rid, (request, future, tries, deaths) in pending:
+                if request is None:  # a snapshot: the server, and the episode with it, is gone
+                    settled.append((future, {"snapshot": None, "error": f"the sandbox server died ({why})"}))
+                    continue
                 # Only a program that was running can have killed the server: queued ones wait without a strike.
                 ran = rid in started
                 tries, deaths = tries + ran, deaths + 1
@@ -330,18 +366,59 @@ class Sandbox(Batches):
             check_memory_budget(self.workers, request.limits.memory_bytes)
         self.check_start_memory(request.limits.memory_bytes)
         request.limits.validate()
+        self.check_layout(request)
         settled = settled_here(request)  # refused by the task's rules, or a reply judged here: nothing runs
         if settled is not None:
             return settled
         future: Future = Future()
         with self._lock:
             if self.broken:
-                raise SandboxUnavailable(self.broken)
+                raise SandboxFailed(self.broken)
             if self._closed:
                 raise RuntimeError("sandbox is closed")
             proc, line = self._proc, self._send(request, future, 0)
         self._write(proc, [line])
         return future
+
+    def check_layout(self, request: ExecutionRequest) -> None:
+        """Refuse, in one line, a request whose tree, environment or episode this sandbox cannot honour."""
+        if not (request.tree or request.environment or request.episode):
+            return
+        if request.mode is not Mode.COMMAND or request.build_argv:
+            raise SandboxUnavailable("a request's tree, environment or episode: expected a COMMAND request without "
+                                     "a build step")
+        for name in ("tree", "environment"):
+            path = getattr(request, name)
+            if path and not os.path.isdir(path):
+                raise SandboxUnavailable(f"request {name} {path!r}: expected an existing directory")
+        if (request.environment or request.episode) and self.isolation != "full":
+            raise SandboxUnavailable(
+                f"a request's environment or episode needs sandbox isolation 'full' (this one is '{self.isolation}'): "
+                "the environment is bound at /env and the episode's working copy is kept on the server's own file "
+                "system only there")
+
+    def snapshot_episode(self, episode: str, timeout: float | None = 120.0) -> dict:
+        """An episode's working copy as it stands: relative path -> {"data" (base64), "mode"} of a file, {"link"} of a
+        link, {"dir": mode} of a directory.  RuntimeError naming why when there is none (no such episode, one in
+        use, a copy over the size caps, the server gone)."""
+        future: Future = Future()
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("sandbox is closed")
+            rid = next(self._ids)
+            self._pending[rid] = (None, future, 0, 0)  # type: ignore[assignment]
+            proc = self._proc
+        self._write(proc, [(json.dumps({"op": "snapshot", "id": rid, "episode": episode}) + "\n").encode()])
+        msg = future.result(timeout)
+        if msg.get("snapshot") is None:
+            raise RuntimeError(f"episode {episode!r}: no working copy to read ({msg.get('error')})")
+        return msg["snapshot"]
+
+    def close_episode(self, episode: str) -> None:
+        """Drop an episode's working copy (once its running request, if any, has ended); no answer is awaited."""
+        with self._lock:
+            proc = None if self._closed else self._proc
+        self._write(proc, [(json.dumps({"op": "close_episode", "episode": episode}) + "\n").encode()])
 
     def close(self) -> None:
         """Close the server's control channel (it kills its runs and ends) and wait for it; killed after 10 s."""

@@ -7,6 +7,7 @@ A request is plain data (program text, files, argv, per-test inputs, limits); a 
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 import enum
 import re
@@ -52,6 +53,11 @@ class CheckKind(str, enum.Enum):
     # outcome per expected check, from the stdout lines "<nonce> <label> <value>" in order (HDL testbenches)
     ANSWER = "answer"  # Mode.ANSWER: `expected` is the final answer (text) the reply must state; judged in
     # the parent (`coderl.sandbox.answers`), nothing runs
+    # COMMAND mode, every RECORD test of a request in ONE run: the outcome is the record with the test's id that the
+    # run wrote on its report channel (fd 5, never stdout); pass = the record's status equals `expected` (None:
+    # "passed"); a test without a record has failed.  A trusted reporter inside the run writes them (repository tasks'
+    # pytest reporter): code running in that process can forge them (docs/sandbox.md, "Not closed")
+    RECORD = "record"
     REPORT = "report"  # an analysis (a synthesiser, a linter): not a test; its exit status and output
     # excerpts go to `ExecutionResult.reports[id]` for the rewards, and never count for pass or fraction
 
@@ -61,7 +67,7 @@ STDIN_CHECKS = frozenset({CheckKind.STDOUT, CheckKind.JSON, CheckKind.TAGGED, Ch
 # The checks each mode can judge; any other is a malformed task (refused at load, `misfit`), and fails
 # wherever it still reaches a judge: never a pass for a check that was not judged.
 MODE_CHECKS = {"python_tests": PARENT_JUDGED | {CheckKind.ASSERT}, "python_script": STDIN_CHECKS,
-               "command": STDIN_CHECKS, "answer": frozenset({CheckKind.ANSWER})}
+               "command": STDIN_CHECKS | {CheckKind.RECORD}, "answer": frozenset({CheckKind.ANSWER})}
 VALUE_MARKER = "\x1ecoderl-value "  # JSON checks: the harness's line is this marker + the value's JSON
 
 
@@ -103,6 +109,9 @@ class Limits:
     # reserve far more address space than they use (Node.js dies at start under 512 MiB of RLIMIT_AS):
     # the slot's memory cgroup then bounds the program, with RLIMIT_DATA at `memory_bytes` as well.
     address_space: bool = True
+    # The size of the program's writable work dir (and, at `full`, its private /tmp & co.) in bytes: None = the
+    # memory limit, at most 256 MiB.  A repository's working copy and its test suite's files need more.
+    disk_bytes: int | None = None
 
     @property
     def wall_deadline(self) -> float:
@@ -175,7 +184,20 @@ class ExecutionRequest:
     tests: tuple[TestCase, ...] = ()
     argv: tuple[str, ...] = ()  # COMMAND mode: the run command, once per test
     build_argv: tuple[str, ...] = ()  # COMMAND mode: a build command run once per program, before the tests
-    files: dict[str, str] = field(default_factory=dict)  # written into the private work dir
+    # Written into the private work dir (COMMAND mode), after `tree`: relative path -> text (0644), or an entry of
+    # `file_bytes`, `file_link`, `file_delete` (bytes with a mode, a symbolic link, a path removed)
+    files: dict[str, Any] = field(default_factory=dict)
+    # COMMAND mode: a host directory copied into the work dir before `files` (regular files with their bytes and
+    # modes, directories, symbolic links as links, never followed; other special files left out), by the server
+    tree: str = ""
+    # COMMAND mode, isolation `full` only: a host directory bound read-only at /env in the program's view (a
+    # repository's environment: its test runner and dependencies, built once and shared)
+    environment: str = ""
+    # COMMAND mode, isolation `full` only: the id of an episode whose working copy is this request's work dir.  The
+    # first request of an id makes it (from `tree` and `files`); later ones find it as the last left it (their
+    # `files` written over it), until `Sandbox.close_episode` -- the one state that outlives a request
+    # (docs/sandbox.md, "Episodes")
+    episode: str = ""
     limits: Limits = field(default_factory=Limits)
     float_tolerance: float | None = None  # STDOUT checks: numeric tokens equal within abs/rel tol
     # STDOUT and EQUALS checks: the comparison rule (`coderl.sandbox.outputs.RULES`: a dataset's own grader's);
@@ -191,6 +213,21 @@ class ExecutionRequest:
     # ANSWER mode: the words a final answer may carry besides units (the noun a generated problem counts,
     # from the task's metadata; never a word taken from its question)
     answer_words: tuple[str, ...] = ()
+
+
+def file_bytes(data: bytes, mode: int = 0o644) -> dict:
+    """A `files` entry: these bytes, with this mode (the permission bits, at most 0o755)."""
+    return {"data": base64.b64encode(data).decode("ascii"), "mode": int(mode) & 0o755}
+
+
+def file_link(target: str) -> dict:
+    """A `files` entry: a symbolic link to `target` (never followed by the sandbox)."""
+    return {"link": str(target)}
+
+
+def file_delete() -> dict:
+    """A `files` entry: the path (a file, a link or a whole directory) removed."""
+    return {"delete": True}
 
 
 def misfit(request: ExecutionRequest) -> tuple[int, TestCase] | None:

@@ -4,6 +4,8 @@
     humaneval:PATH       a HumanEval-layout JSONL(.gz) file
     easy                 the hand-written easy set bundled with coderl (`coderl.tasks.loaders.easy`)
     mbpp:PATH            an MBPP-layout file
+    repo:PATH            repository tasks: a pool folder the generator wrote, or a JSONL file of repository rows
+                         (`coderl.tasks.repository`); @train / @valid / @test: the rows' own splits
     stdio:PATH           stdin/stdout problems (Nemotron-RL or APPS/TACO layout; a row's `language`)
     verilog[:PATH]       Verilog problems (bundled, or a file in their layout: `coderl.tasks.hdl`)
     math                 generated math word problems, train / valid / test (`coderl.tasks.generators.math_gen`)
@@ -63,13 +65,13 @@ from coderl.tasks.split import SPLITS, split_tasks
 from coderl.tasks.types import Task, TaskFormatError
 
 SOURCES = ("humaneval", "mbpp", "stdio", "synthetic", "easy", "corpus", "pool", "mix", *LANGUAGE_SOURCES, "math",
-           "gsm8k", "hf")
+           "gsm8k", "hf", "repo")
 SPEC_SPLITS = ("all", "train", "valid", "test")
-_NEEDS_PATH = ("mbpp", "stdio", "gsm8k")
+_NEEDS_PATH = ("mbpp", "stdio", "gsm8k", "repo")
 _PREFIX_RE = re.compile(r"^([A-Za-z][A-Za-z0-9_-]*):(.*)$", re.DOTALL)
 _GRAMMAR = ("humaneval, humaneval:PATH, easy, corpus[:k=v,...], pool[:k=v,...], mbpp:PATH, stdio:PATH, "
             "synthetic:k=v,..., math[:k=v,...], gsm8k:PATH, hf:PATH[:split=S,preset=P,columns=K=C;K=C], "
-            "verilog[:PATH], stdio-basics[:language=L], a PATH, any of them @SPLIT, or mix:SPEC*W+SPEC*W")
+            "verilog[:PATH], stdio-basics[:language=L], repo:PATH, a PATH, any of them @SPLIT, or mix:SPEC*W+SPEC*W")
 
 
 @dataclass(frozen=True)
@@ -357,6 +359,10 @@ def _load_tasks(spec: str, split: str, seed: int) -> TaskSet:
         return TaskSet(tasks=load_pool(parsed.options, spec, split), spec=spec, split="train", seed=seed)
     if parsed.source == "math":
         return _load_math(parsed, spec, split, seed)
+    if parsed.source == "repo":  # the rows' own splits (held-out repositories and functions), never a shuffle
+        from coderl.tasks.repository.task import load_repository_tasks
+
+        return TaskSet(tasks=load_repository_tasks(parsed.path, split), spec=spec, split=split, seed=seed)
     if parsed.source in LANGUAGE_SOURCES:
         tasks = load_language_set(parsed.source, parsed.path, parsed.options, split, seed, spec)
         return TaskSet(tasks=tasks, spec=spec, split=split, seed=seed)
@@ -412,6 +418,10 @@ def task_files(*specs: str | None) -> list[str]:
                     pass  # reported where the tasks are loaded
         elif parsed is not None and parsed.path and os.path.exists(parsed.path):
             files.append(os.path.abspath(parsed.path))
+            if parsed.source == "repo":  # the repositories' sources where the interpreter installed them
+                from coderl.tasks.repository.task import hidden_paths
+
+                files += hidden_paths(parsed.path)
     return files
 
 

@@ -23,6 +23,10 @@ workload (`machine_seconds`), and a machine that runs the workload at least twic
 recorded limit by the power of two at or below its slowdown (`machine_scale`): a correct reference must not time
 out on a slow laptop because a fast server measured it.  Within twice the recording machine's time the limits apply
 as recorded, so a verdict does not move with a machine's noise.
+
+A limit set on a row of coderl's layout is scaled the same way where the row's `time_limit_machine_seconds` names
+the machine it was set on (`machine_seconds` there; `--time-limits` and `coderl tasks export` write it); without the
+field it applies as set, and loading says so (`loaders.task_rows`).  An explicit limit never gets `FLOOR`.
 """
 
 from __future__ import annotations
@@ -174,15 +178,28 @@ def _table() -> dict:
     return _TABLE
 
 
+def recorded_limit(task: Task) -> tuple[float, float] | None:
+    """(the limit `RECORDED` derives for the task's content, unscaled; the recording machine's seconds), or None."""
+    seconds = _table()["references"].get(task_key(task))
+    return None if seconds is None else (derive(seconds), _table()["calibration_seconds"])
+
+
 def portable(task: Task) -> Task:
     """`task` with the limit it would carry to another machine: a recorded set's own (unscaled) where its limit is
-    the recorded one this machine scaled, else as it is (what `coderl tasks export` writes)."""
-    seconds = _table()["references"].get(task_key(task))
-    if task.time_limit is None or seconds is None:
+    the recorded one this machine scaled, a row's own as set where this machine scaled it by the row's
+    `time_limit_machine_seconds`, else as it is (what `coderl tasks export` writes)."""
+    set_on = task.metadata.get("time_limit_set_on")  # a row's own limit and its machine (`task_rows`)
+    if set_on is not None and task.time_limit == round(set_on[0] * machine_scale(set_on[1]), 2):
+        return dataclasses.replace(task, time_limit=set_on[0])
+    found = recorded_limit(task)
+    if task.time_limit is None or found is None:
         return task
-    recorded = derive(seconds)
-    return dataclasses.replace(task, time_limit=recorded) if task.time_limit == round(
-        recorded * machine_scale(_table()["calibration_seconds"]), 2) else task
+    recorded, machine = found
+    if task.time_limit != round(recorded * machine_scale(machine), 2):
+        return task
+    # with the recording machine's seconds, so the machine that loads the file scales it as this one did
+    return dataclasses.replace(task, time_limit=recorded,
+                               metadata={**task.metadata, "time_limit_set_on": (recorded, machine)})
 
 
 def with_recorded(tasks: Iterable[Task]) -> list[Task]:

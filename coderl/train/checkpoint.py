@@ -12,8 +12,8 @@
 `--resume` continues exactly where the newest intact `step-N` stopped (`resume_checkpoint`): a checkpoint whose
 files do not match its manifest (a file cut, changed or missing: a disk that filled, a copy that stopped) is
 skipped with one line saying which and why, and the one before it is taken; none intact is one line (exit 2).
-A checkpoint written before manifests existed has none and is taken as it is, with a one-line note (nothing to
-check it against).
+A checkpoint without a manifest is unfinished (the manifest is written last: a copy that stopped, a folder
+renamed by hand) and is skipped the same way: nothing says its files are whole.
 """
 
 from __future__ import annotations
@@ -39,25 +39,25 @@ def checkpoint_dir(run_dir: str, step: int) -> str:
 
 
 def checkpoints(run_dir: str) -> list[str]:
-    """The checkpoint folders of a run, newest first: every `step-N` with a manifest or a trainer_state.pt (a
+    """The checkpoint folders of a run, newest first: every `step-N` folder, finished or not (`damage` tells; a
     folder still being written is `step-N.tmp`, never one of them)."""
     root = os.path.join(run_dir, "checkpoints")
     if not os.path.isdir(root):
         return []
     steps = [(int(m.group(1)), name) for name in os.listdir(root) if (m := STEP_DIR.match(name))
-             and any(os.path.isfile(os.path.join(root, name, f)) for f in (MANIFEST, "trainer_state.pt"))]
+             and os.path.isdir(os.path.join(root, name))]
     return [os.path.join(root, name) for _, name in sorted(steps, reverse=True)]
 
 
 def damage(path: str) -> str | None:
-    """What is wrong with checkpoint `path` against its manifest (a file missing, of another size or content), or
-    None when it is intact or has no manifest (written before them: nothing to check against)."""
+    """What is wrong with checkpoint `path` against its manifest (a file missing, of another size or content; the
+    manifest itself missing: coderl writes it last, so the checkpoint is unfinished), or None when it is intact."""
     try:
         with open(os.path.join(path, MANIFEST), encoding="utf-8") as f:
             manifest = json.load(f)
         files = manifest["files"]
     except FileNotFoundError:
-        return None
+        return f"no {MANIFEST}: unfinished (coderl writes it last)"
     except (OSError, ValueError, KeyError, TypeError) as exc:
         return f"{MANIFEST} unreadable ({exc})"
     for name, want in files.items():
@@ -86,8 +86,6 @@ def resume_checkpoint(run_dir: str, log) -> str | None:
         if problem is None:
             for line in skipped:
                 log(f"--resume: skipped {line}; resuming from {os.path.basename(path)}")
-            if not os.path.isfile(os.path.join(path, MANIFEST)):
-                log(f"--resume: {path} has no {MANIFEST} (written before checkpoints had one): taken unchecked")
             return path
         skipped.append(f"{path} ({problem})")
     if skipped:
@@ -96,20 +94,26 @@ def resume_checkpoint(run_dir: str, log) -> str | None:
     return None
 
 
+def run_finished(run_dir: str, steps: int) -> str | None:
+    """The line `coderl train --resume` says, without loading a model, when `run_dir`'s newest intact checkpoint is
+    already at `steps` (nothing left to train); None when steps remain (or there is no checkpoint)."""
+    checkpoint = latest_checkpoint(run_dir)
+    done = int(STEP_DIR.match(os.path.basename(checkpoint)).group(1)) if checkpoint else 0
+    if not checkpoint or done != steps:  # more steps done than asked for: prepare_run refuses --steps in one line
+        return None
+    return (f"--resume: {run_dir} has finished: its newest intact checkpoint ({checkpoint}) is at step {done} of "
+            f"{steps}; nothing to train (--resume --steps N, more than {done}, trains on)")
+
+
 def recorded_steps(run_dir: str) -> int:
     """The most --steps any checkpoint of `run_dir` was written for (a run grown with `--resume --steps N` records
-    N), from the manifests (trainer_state.pt for a checkpoint without one); 0 when none says."""
+    N), from the manifests (a checkpoint without one is unfinished and says nothing); 0 when none says."""
     found = [0]
     for path in checkpoints(run_dir):
         try:
             with open(os.path.join(path, MANIFEST), encoding="utf-8") as f:
                 found.append(int(json.load(f).get("steps") or 0))
-        except FileNotFoundError:
-            try:
-                found.append(int(load_trainer_state(path).get("steps") or 0))
-            except Exception:  # a damaged old checkpoint: resume_checkpoint says so  # noqa: BLE001
-                pass
-        except (OSError, ValueError, TypeError, AttributeError):
+        except (OSError, ValueError, TypeError, AttributeError):  # none, or damaged: resume_checkpoint says so
             pass
     return max(found)
 

@@ -89,6 +89,9 @@ def dry_run_report(cfg, world: int = 1) -> str:
         lines.append(f"{n:>9}  {prompts:>25}  {math.ceil(minibatch / n):>25}")
     lines.append(memory_line(cfg))
     lines.extend(task_lines(cfg))
+    from coderl.train.tracking import missing_packages
+
+    lines.extend(f"{line}; here the run would refuse to start" for line in missing_packages(cfg.log_with, cfg.engine))
     a = cfg.asynchronous
     if a.on:
         lines.append(f"asynchronous rollouts: a generation worker process samples step k+1.. while step k trains, "

@@ -20,7 +20,7 @@ def repair_tasks(cfg, tasks: list, log) -> list:
 
     kept = [t for t in tasks if split_tests(t).has_hidden]
     if not kept:
-        raise cfg.repair.no_hidden_test(cfg.tasks)
+        raise cfg.repair.no_hidden_test(cfg.tasks, tasks)
     if len(kept) < len(tasks):
         left = [t.task_id for t in tasks if t not in kept]
         log(f"--turns {cfg.repair.turns}: {len(left)} of {len(tasks)} tasks have no hidden test and are left out: "

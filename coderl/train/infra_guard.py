@@ -7,6 +7,10 @@ advantage is 0 and it moves no group's baseline (`coderl.algorithms.advantages.s
 logs how many there were (`sandbox/infra_failures`).  A step or two of them costs a little signal; many
 steps in a row mean the machine is failing, and training on what is left would be a run that went wrong in
 silence.  docs/training.md, "When a run goes wrong".
+
+A sandbox that stops altogether (its server killed before its hello, or dead and not restartable:
+`coderl.sandbox.client.SandboxFailed`) ends the run at once, the same way: `sandbox_failed` names the newest
+intact checkpoint (exit 3).
 """
 
 from __future__ import annotations
@@ -19,6 +23,18 @@ class InfraFailuresStop(ConfigError):
     """The sandbox failed too often for too long: one line, exit code 3 (`coderl train`)."""
 
     exit_code = 3
+
+
+def newest(run_dir: str) -> str:
+    checkpoint = latest_checkpoint(run_dir)
+    return (f"newest intact checkpoint: {checkpoint} (continue with --resume once fixed)" if checkpoint
+            else "newest intact checkpoint: none yet")
+
+
+def sandbox_failed(exc: Exception, run_dir: str) -> InfraFailuresStop:
+    """The stop of a run whose sandbox failed for good (`SandboxFailed`, or an asynchronous worker's exit 3): its
+    cause, and the newest intact checkpoint."""
+    return InfraFailuresStop(f"infrastructure failure: {exc}; {newest(run_dir)}")
 
 
 class InfraGuard:
@@ -42,10 +58,9 @@ class InfraGuard:
         self.above = [*self.above, (step, rate)] if rate > self.rate else []
         if len(self.above) < self.steps:
             return
-        checkpoint = latest_checkpoint(self.run_dir)
         rates = ", ".join(f"{r:.0%}" for _, r in self.above)
         raise InfraFailuresStop(
             f"step {step}: infrastructure failures (sandbox_error) in more than {self.rate:.0%} of the samples for "
             f"{len(self.above)} steps in a row (steps {self.above[0][0]}-{step}: {rates}); the sandbox is failing, "
-            f"not the programs (the latest: {getattr(rolled, 'infra_cause', '') or 'no message'}); newest intact "
-            f"checkpoint: {checkpoint or 'none yet'}" + (" (continue with --resume once fixed)" if checkpoint else ""))
+            f"not the programs (the latest: {getattr(rolled, 'infra_cause', '') or 'no message'}); "
+            f"{newest(self.run_dir)}")

@@ -30,6 +30,35 @@ def _need(module: str, flag: str):
                           f"'coderl[trackers]', or pip install {PACKAGES.get(flag, module)})") from None
 
 
+def missing_packages(log_with: str = "none", engine: str = "hf") -> list[str]:
+    """One line for each optional package the settings need and this machine lacks (`--log-with`'s tracker,
+    `--engine vllm`'s vLLM), found without importing any: checked before a model loads, and said by --dry-run."""
+    import importlib.util
+
+    lines = []
+    if log_with in PACKAGES and importlib.util.find_spec(log_with) is None:
+        lines.append(f"--log-with {log_with}: the '{log_with}' package is not installed (pip install "
+                     f"'coderl[trackers]', or pip install {PACKAGES[log_with]})")
+    if engine == "vllm":
+        from coderl.base.config import ConfigError
+        from coderl.rollout.vllm_engine import engine_python
+
+        try:
+            engine_python()
+        except ConfigError as exc:
+            lines.append(str(exc))
+    return lines
+
+
+def require_packages(log_with: str = "none", engine: str = "hf") -> None:
+    """`missing_packages`' first line as the run's one-line error (exit 2), before anything loads."""
+    from coderl.base.config import ConfigError
+
+    missing = missing_packages(log_with, engine)
+    if missing:
+        raise ConfigError(missing[0])
+
+
 def _mlflow_params(config: dict | None, prefix: str = "") -> dict:
     """The run's config as MLflow params: flattened keys, values as text cut to MLflow's 500 characters."""
     out: dict = {}

@@ -66,6 +66,17 @@ def test_check_reproduces_every_verdict(model_dir, tmp_path):
            [(r["passed"], r["status"], [t["status"] for t in r["tests"]]) for r in original]
 
 
+def test_compare_tells_apart_runs_that_share_a_label(model_dir, tmp_path):
+    """issue 102: two runs labelled alike (the default label is the model's name) were two identical rows."""
+    _eval(model_dir, tmp_path / "a", label="tiny")
+    _eval(model_dir, tmp_path / "b", label="tiny", method="GRPO")
+    runs = [str(tmp_path / "a"), str(tmp_path / "b"), str(tmp_path / "a")]
+    text = run_compare(CompareConfig(runs=runs, out=str(tmp_path / "cmp"), plot=False))
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert f"| `tiny ({a})` |" in text and f"| `tiny ({b})` | GRPO |" in text and f"| `tiny ({a}) #2` |" in text
+    assert f"against `tiny ({a})`" in text
+
+
 def test_compare_table_and_plot(model_dir, tmp_path):
     _eval(model_dir, tmp_path / "a", label="tiny", method="base")
     _eval(model_dir, tmp_path / "b", label="tiny-again", method="GRPO")
@@ -209,6 +220,8 @@ def test_an_interrupted_evaluation_resumes_to_the_uninterrupted_one(model_dir, t
     summary = json.loads((tmp_path / "cut" / "summary.json").read_text())
     assert summary["label"] == "resumed" and summary["pass_at_k"] == json.loads(
         (tmp_path / "whole" / "summary.json").read_text())["pass_at_k"]
+    seconds = summary["seconds"]  # issue 102: the kept chunk's generation is in the total too
+    assert seconds["load"] + seconds["generation"] <= seconds["total"] + 0.02, seconds
 
 
 def test_resume_needs_an_interrupted_evaluation(model_dir, tmp_path, capsys):
@@ -218,3 +231,7 @@ def test_resume_needs_an_interrupted_evaluation(model_dir, tmp_path, capsys):
     assert not (tmp_path / "run").exists()
     _eval(model_dir, tmp_path / "run")
     assert main(args) == 2 and "its evaluation is finished: --overwrite" in capsys.readouterr().err
+    assert main(args[:-1]) == 2  # without --resume
+    err = capsys.readouterr().err
+    assert "already holds samples.jsonl, summary.json, results.md; pass --overwrite to replace it" in err, err
+    assert "--resume" not in err  # issue 102: a finished evaluation has nothing to resume

@@ -194,6 +194,87 @@ def _clean_context(rng: random.Random, n: int) -> tuple[str, str, Fraction | Non
     return "ok/unit spelling", "Work.\n" + wrap.format(spelled), Fraction(n), ()
 
 
+# ---- the answer sentences of the widely used graders' formats (issue 99) ------------------------------------------
+# GSM8K's `#### N` (lm-eval `gsm8k` strict-match), the chain-of-thought "The answer is N." (lm-eval `gsm8k-cot`
+# strict-match), Minerva's "Final Answer: The final answer is X. I hope it is correct." (lm-eval `minerva_math`),
+# MATH's last `\boxed{X}` (Hendrycks' `last_boxed_only_string`); each with the working in the answer's own sentence
+# and text after the answer.  `GRADERS` in the test reads each as its grader does, so every `ok/grader` reply is one
+# its grader accepts; every `hedge/` reply is one of them with a hedge put in, which no reply may be paid for.
+SENTENCES = ["Natalia sold 48/2 = 24 clips in May.", "She sold 48 + 24 = 72 clips altogether.",
+             "First, 3 * 6 = 18.", "Then 18 - 4 = 14 apples remain.", "We add the two amounts.",
+             "Each box holds 12 eggs, so 5 boxes hold 60 eggs.", "The rate is 45 km/h for 2 hours."]
+CHAINS = ["{a} + {b}", "{a} \\times {b}", "{a} \\cdot {b} - {a}", "({a} + {b}) \\div 2", "\\frac{{{a}}}{{{b}}} + {b}", "{a}"]
+AFTER = ["", "\n\nI hope this helps!", " Let me know if anything is unclear.", "\n\nThat is the total.",
+         " She has that many apples in total."]
+# Hedges: where each goes in the answer sentence (before the number, after it, after the sentence, right after a box)
+HEDGE_BEFORE = ["probably", "maybe", "perhaps", "approximately", "roughly", "possibly", "about", "around", "likely"]
+HEDGE_AFTER = [", give or take", " or so", ", maybe", ", probably", " or maybe more", ", I guess", ", roughly"]
+HEDGE_SENTENCE = ["I am not sure.", "I'm not 100% sure about this.", "But I might be wrong.", "Maybe.",
+                  "This is only an estimated value.", "I'm not certain it is correct.", "Perhaps I made an error.",
+                  "I am not confident in this."]
+HEDGE_BOX = ["?", " ?", "\\text{ or so}", "\\text{ or more}", "\\text{, roughly}", " fold", "\\text{ approx.}"]
+
+
+def _grader_value(rng: random.Random) -> tuple[str, str, Fraction]:
+    """(as lm-eval's `-?[0-9.,]+` reads it, LaTeX, value): integers, thousands, decimals, negatives."""
+    n = rng.choice([rng.randint(0, 99), rng.randint(100, 10**7)])
+    form = rng.choice(["int", "commas", "decimal", "negative"])
+    if form == "commas":
+        return f"{n:,}", f"{n:,}".replace(",", "{,}"), Fraction(n)
+    if form == "decimal":
+        cents = rng.randint(1, 99)
+        return f"{n}.{cents:02d}", f"{n}.{cents:02d}", n + Fraction(cents, 100)
+    if form == "negative":
+        return f"-{n}", f"-{n}", Fraction(-n)
+    return str(n), str(n), Fraction(n)
+
+
+def _working(rng: random.Random, sep: str) -> str:
+    return sep.join(rng.sample(SENTENCES, rng.randint(0, 3)))
+
+
+def grader_reply(rng: random.Random) -> tuple[str, str, Fraction | None, tuple[str, ...]]:
+    """A reply in the answer sentence of one of the graders' formats, correct or hedged: (kind, reply, truth, words).
+    Kinds `ok/grader:<format>` (truth the value) and `hedge/<format>` (truth None)."""
+    plain, latex, value = _grader_value(rng)
+    a, b = rng.randint(2, 99), rng.randint(2, 99)
+    chain = rng.choice(CHAINS).format(a=a, b=b)
+    fmt = rng.choice(["gsm8k", "gsm8k-cot", "minerva", "math", "math-chain", "after-box"])
+    hedge = rng.random() < 0.35
+    work, after = _working(rng, rng.choice([" ", "\n"])), rng.choice(AFTER)
+    before = after_number = sentence = ""
+    if hedge:
+        where = rng.choice(["before", "after", "sentence"] + (["box"] if fmt in ("math", "math-chain", "after-box")
+                                                             else []))
+        if where == "before":
+            before = rng.choice(HEDGE_BEFORE) + " "
+        elif where == "after":
+            after_number = rng.choice(HEDGE_AFTER)
+        elif where == "sentence":
+            sentence = " " + rng.choice(HEDGE_SENTENCE)
+        else:
+            after_number = rng.choice(HEDGE_BOX)
+    if fmt == "gsm8k":
+        end = "." if (sentence + after).startswith(" ") else rng.choice(["", "."])  # `#### 18. I hope it helps.`
+        reply = f"{work}\n#### {before}{plain}{after_number}{end}{sentence}{after}"
+    elif fmt == "gsm8k-cot":
+        reply = f"{work} The answer is {before}{plain}{after_number}.{sentence}{after}"
+    elif fmt == "minerva":
+        reply = (f"{work}\nFinal Answer: The final answer is {before}${latex}${after_number}. I hope it is correct."
+                 f"{sentence}{after}")
+    elif fmt == "math":
+        lead = rng.choice(["So the answer is ", "Therefore, the final answer is ", "Thus we get ", "", "The total is "])
+        reply = f"{work} {lead}{before}$\\boxed{{{latex}}}${after_number}.{sentence}{after}"
+    elif fmt == "math-chain":  # the working in the answer's own sentence, before the box
+        lead = rng.choice(["So the answer is ", "Therefore, the answer is ", "The total is ", "Hence ", ""])
+        reply = f"{work} {lead}{before}${chain} = \\boxed{{{latex}}}${after_number}.{sentence}{after}"
+    else:  # text right after the box
+        tail = rng.choice([". I hope it is correct.", " is the final answer.", " apples in total.", "\\text{ apples}.",
+                           ", which is the answer.", ". That is the number of apples."])
+        reply = f"{work}\n{before}\\boxed{{{latex}}}{after_number}{tail}{sentence}{after}"
+    return (f"hedge/{fmt}", reply, None, ("apples",)) if hedge else (f"ok/grader:{fmt}", reply, value, ("apples",))
+
+
 def replies(count: int, seed: int = 0):
     """`count` generated replies: (kind, reply, truth, words); about half ordinary, half adversarial (of which
     half the context and word classes)."""
@@ -211,6 +292,8 @@ def replies(count: int, seed: int = 0):
             yield _operand(rng, n)
         elif roll < 0.75:
             yield _worded(rng, n)
+        elif roll < 0.85:
+            yield grader_reply(rng)
         else:
             yield (*_adversarial(rng, value), ("apples",))
 

@@ -134,13 +134,14 @@ def test_fbox_and_nested_braces_in_a_box():
 
 
 def test_without_a_marker_the_last_line_must_hold_one_number():
-    found = extract_answer("She has 3 bags of 4 apples, so 3 * 4 = 12 apples.\nThe answer is 12.")
+    found = extract_answer("She has 3 bags of 4 apples, so 3 * 4 = 12 apples.\n12.")
     assert found.rule == "last number" and found.value == 12
     # (the old rule took the last number of the reply: 12 here, 18 below)
     assert extract_answer("She has 3 bags of 4 apples, so 3 * 4 = 12 apples.") is None
     assert extract_answer("So 3 + 15 = 18") is None
     assert extract_answer("It is 18, the third try.") is None
-    assert extract_answer("The answer is 18.\nHope this helps!") is None  # the last line holds none
+    assert extract_answer("So 18.\nHope this helps!") is None  # the last line holds none
+    # (issue 99: an answer statement is read wherever it stands, so `The answer is 18.\nHope this helps!` is 18)
     assert value("Work: 3 + 15 = 18.\n\nThe answer is 18.\n\n  \n") == 18
 
 
@@ -264,6 +265,11 @@ def test_a_number_with_too_many_digits_is_no_number():
     "*" * 24_000 + "\\boxed{18}" + "*" * 24_000, "**\\boxed{18}** " * 2_500, "so " * 16_000 + "the answer is 18",
     "\\SI{" * 10_000, "\\SI{1}{" * 6_000, "$" * 49_000 + "\\boxed{18}", "~" * 49_000 + "18", "x = " * 12_000 + "18",
     "\\text{a}" * 6_000 + "\\boxed{18}", "Twice " * 8_000 + "the answer is 18.", "\\boxed{18}^" * 4_000,
+    # issue 99: statements as answers, equation chains, prose and math delimiters looked past, hedges
+    "The answer is " + "1 = " * 12_000 + "18.", "1+" * 24_000 + "= \\boxed{18}", "The answer is 18. " * 2_700,
+    "$\\boxed{18}$ " * 3_500, "\\text{}" * 6_000 + "\\boxed{18}", "\\boxed{18}" + "\\text{}" * 6_000,
+    "\\boxed{18}. not" + " " * 49_000 + "x", "#### 1." + " " * 49_000 + "x", "= " * 24_000 + "\\boxed{18}",
+    "\\boxed{18}=" * 4_000, "The answer is \\boxed{18}. " * 1_700, "or " * 16_000 + "\\boxed{18}",
 ])
 def test_long_adversarial_replies_take_linear_time(text):
     # a judge that hangs stalls the whole training step (it runs in the trainer's process): every regex must
@@ -687,3 +693,51 @@ def test_a_marker_that_holds_only_a_placeholder_names_the_format_and_is_not_read
     GSM8K's and MATH's own readers and Math-Verify read the final answer."""
     found = extract_answer(reply)
     assert (None if found is None else found.value) == (None if value is None else Fraction(value)), found
+
+
+# ---- issue 99: the answer sentences of the common graders' formats; hedges ---------------------------------------
+
+
+def test_an_answer_statement_is_the_answer_of_a_reply_without_markers():
+    """lm-eval's gsm8k-cot strict match ("The answer is N.") and Minerva's "Final Answer: The final answer is X. I hope
+    it is correct." read these; before, each failed with "no final answer" (the last line held the working, or words
+    that are no unit)."""
+    for reply, want in (("She sold 72 clips. The answer is 72.", 72), ("The answer is 72.\nHope this helps!", 72),
+                        ("Work.\nFinal Answer: The final answer is $18$. I hope it is correct.", 18),
+                        ("**Final Answer:** The final answer is $\\frac{3}{4}$. I hope it is correct.", Fraction(3, 4)),
+                        ("So she has 3 + 15 = 18 apples. The answer is 18.", 18), ("The answer is 3 + 15 = 18.", 18)):
+        assert value(reply) == want, reply
+    for reply in ("The answer is 18.\nWait, 20.", "The answer is 17, 3 = 18.", "Twice the answer is 18.",
+                  "The answer is 18.\n#### ", "- the answer is 18."):
+        assert extract_answer(reply) is None, reply
+
+
+def test_working_in_the_answer_sentence_before_its_box():
+    # (was None: the statement held the working's numbers)
+    for reply in ("Therefore, the answer is $6 \\times 3 = \\boxed{18}$.", "The answer is $3 + 15 = \\boxed{18}$ apples.",
+                  "The answer is \\boxed{18} apples in total.", "#### 18. Let me know if anything is unclear."):
+        assert value(reply) == 18, reply
+    for reply in ("The answer is 17 and x = \\boxed{18}.", "The answer is 17, \\boxed{18}.",
+                  "around $78 = \\boxed{18}$.", "The answer is approximately $6 \\times 3 = \\boxed{18}$."):
+        assert extract_answer(reply) is None, reply
+
+
+def test_text_right_after_a_box_is_read():
+    """Before, each read 18: a prose command or a math delimiter beside a box was read as if what it held, or what
+    followed it, were absent; a refused word that is no qualifier (`fold`, `nicht`) was allowed beside it."""
+    for reply in ("\\boxed{18}\\text{ or more}", "\\text{at least }\\boxed{18}", "$\\boxed{18}$ or more",
+                  "about $\\boxed{18}$", "\\boxed{18} fold", "nicht \\boxed{18}", "\\boxed{18}?", "$\\boxed{18}$?",
+                  "\\boxed{18}\\text{, roughly}"):
+        assert extract_answer(reply) is None, reply
+    for reply in ("\\boxed{18}\\text{ apples}", "\\text{Total: }\\boxed{18}", "$\\boxed{18}$ apples.",
+                  "\\boxed{18} is the final answer.", "\\boxed{18}. I hope it is correct.", "This gives \\boxed{18}."):
+        assert value(reply, ["apples"]) == 18, reply
+
+
+def test_a_hedge_in_the_answer_sentence_or_after_it_is_no_answer():
+    # (each read 18 before)
+    for reply in ("\\boxed{18}, or maybe more.", "\\boxed{18}. I am not sure.", "#### 18\nI'm not 100% sure though.",
+                  "The answer is $\\boxed{18}$, give or take.", "Perhaps it is \\boxed{18}.",
+                  "Final Answer: The final answer is $18$. I hope it is correct. But I might be wrong."):
+        assert extract_answer(reply) is None, reply
+    assert value("Perhaps we add them.\n3 + 15 = 18\n#### 18") == 18  # a hedge in the working, not the answer

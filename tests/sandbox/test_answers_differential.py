@@ -30,7 +30,38 @@ DOCUMENTED = {
     "answer tag case": "in any case", "long reply": "over 50,000 characters", "number word": "a number word",
     "operand/before": "is an operand", "operand/after": "is an operand", "operand/stated": "opens its sentence",
     "word/refused": "comparison, negation, approximation or multiplication", "word/question": "never a word of the question",
+    **{f"hedge/{fmt}": "**A hedge**" for fmt in ("gsm8k", "gsm8k-cot", "minerva", "math", "math-chain", "after-box")},
 }
+# The graders whose answer sentences `grader_reply` writes, as each reads a reply (None: it reads no answer): lm-eval's
+# strict-match regexes (gsm8k: `#### (\-?[0-9\.\,]+)`; gsm8k-cot: `The answer is (\-?[0-9\.\,]+).`, commas,
+# `$` and a final `.` ignored; minerva_math: `Final Answer: The final answer is(.*?). I hope it is correct.`) and
+# MATH's last `\boxed{...}` (Hendrycks' `last_boxed_only_string`); a LaTeX answer compared as Math-Verify reads it.
+STRICT = {"gsm8k": re.compile(r"#### (\-?[0-9\.\,]+)"), "gsm8k-cot": re.compile(r"The answer is (\-?[0-9\.\,]+).")}
+MINERVA = re.compile(r"Final Answer: The final answer is(.*?). I hope it is correct.")
+
+
+def _last_boxed(reply: str) -> str | None:
+    start = reply.rfind("\\boxed{")
+    if start < 0:
+        return None
+    depth, i = 0, start + len("\\boxed")
+    for j in range(i, len(reply)):
+        depth += {"{": 1, "}": -1}.get(reply[j], 0)
+        if depth == 0:
+            return reply[i + 1:j]
+    return None
+
+
+def grader(fmt: str, reply: str) -> Fraction | str | None:
+    """The value the format's own grader reads from `reply` (None: it reads none)."""
+    if fmt in STRICT:
+        m = STRICT[fmt].search(reply)
+        return None if m is None else Fraction(re.sub(r"[,$]|\.$", "", m.group(1)))
+    if fmt == "minerva":
+        m = MINERVA.search(reply)
+        return None if m is None else reference(f"${m.group(1).strip().strip('$')}$")
+    boxed = _last_boxed(reply)
+    return None if boxed is None else reference(f"${boxed}$")
 # Where Math-Verify reads a correct reply otherwise: its conventions, each written in docs/math.md.
 CONVENTIONS = {
     "percent": lambda reply, ours, theirs: "%" in reply and theirs == ours / 100,
@@ -65,9 +96,16 @@ def differential(count: int, seed: int) -> Counter:
         found = extract_answer(reply, counted_words(words))
         ours = None if found is None else found.value
         assert ours == truth, (kind, reply[:300], ours)
+        if kind.startswith("ok/grader:"):  # a reply its format's grader accepts, with the right value
+            fmt = kind.split(":")[1]
+            assert grader({"math-chain": "math", "after-box": "math"}.get(fmt, fmt), reply) == truth, (kind, reply)
+            resolved["grader accepts"] += 1
         theirs = reference(reply) if len(reply) <= MAX_REPLY_CHARS else "not read"
         if theirs == ours:
             resolved["agree"] += 1
+        elif kind.startswith("hedge/"):
+            assert ours is None and DOCUMENTED[kind] in DOCS, (kind, reply[-300:], theirs)
+            resolved["rule: hedge"] += 1
         elif kind.startswith("ok/"):
             why = next((name for name, holds in CONVENTIONS.items() if holds(reply, ours, theirs)), None)
             assert why is not None, (kind, reply[-300:], ours, theirs)
@@ -80,16 +118,41 @@ def differential(count: int, seed: int) -> Counter:
 
 def test_the_reader_agrees_with_math_verify_or_a_written_rule():
     resolved = differential(600, seed=0)
-    assert resolved["agree"] > 200 and sum(resolved.values()) == 600
+    assert resolved["agree"] > 200 and sum(resolved.values()) - resolved["grader accepts"] == 600
 
 
 @pytest.mark.slow
 def test_the_reader_agrees_with_math_verify_or_a_written_rule_on_many_replies():
     resolved = differential(8000, seed=1)
-    assert sum(resolved.values()) == 8000
+    assert sum(resolved.values()) - resolved["grader accepts"] == 8000
     print(sorted(resolved.items()))
 
 
 def test_every_documented_rule_and_convention_is_in_the_docs():
     assert all(phrase in DOCS for phrase in DOCUMENTED.values()), [p for p in DOCUMENTED.values() if p not in DOCS]
     assert all(f"**{name}**" in DOCS for name in CONVENTIONS)
+
+
+def test_every_reply_a_grader_accepts_passes_unless_it_hedges():
+    """Issue 99: correct replies in the answer sentences of GSM8K, lm-eval's strict match, Minerva and MATH (the working
+    in the answer's sentence, text after the box) failed with "no final answer".  Generated over numbers, working,
+    leads, tails and hedges: every reply its format's grader accepts is read as that grader reads it, unless it
+    hedges; every hedged one is no answer."""
+    import random
+
+    from tests.sandbox.answer_replies import grader_reply
+
+    rng, counts = random.Random(99), Counter()
+    for _ in range(1500):
+        kind, reply, truth, words = grader_reply(rng)
+        found = extract_answer(reply, counted_words(words))
+        fmt = kind.split(":")[-1].split("/")[-1]
+        accepted = grader({"math-chain": "math", "after-box": "math"}.get(fmt, fmt), reply)
+        if kind.startswith("ok/"):
+            assert accepted == truth and found is not None and found.value == truth, (kind, reply)
+        else:
+            assert found is None, (kind, reply)
+        counts[(kind, accepted is not None)] += 1
+    assert all(counts[(f"ok/grader:{fmt}", True)] > 50 for fmt in ("gsm8k", "gsm8k-cot", "minerva", "math",
+                                                                     "math-chain", "after-box"))
+    print(sorted(counts.items()))

@@ -175,19 +175,99 @@ def test_the_work_dir_is_a_limited_tmpfs_of_its_own():
     assert after.passed, (after.status, after.stdout)
 
 
-def test_the_keyring_filter_per_architecture():
-    # Every syscall number the table names jumps to the EPERM return; an unknown architecture gets no filter.
+def _run_filter(code, arch, nr, args=(0,) * 6):
+    """What the classic-BPF program `code` returns for a call (`seccomp_data`: arch, nr, args' low words)."""
     import struct
 
-    from coderl.sandbox.server.contain.linux import KEYRING_SYSCALLS, keyring_filter
+    prog = [struct.unpack("HBBI", code[i:i + 8]) for i in range(0, len(code), 8)]
+    data = {0: nr, 4: arch, **{16 + 8 * i: a for i, a in enumerate(args)}}
+    pc, acc = 0, 0
+    while True:
+        op, jt, jf, k = prog[pc]
+        if op == 0x20:  # LD W ABS
+            acc = data[k]
+        elif op == 0x06:  # RET K
+            return k
+        elif op in (0x15, 0x45):  # JEQ K, JSET K
+            pc += jt if (acc == k if op == 0x15 else acc & k) else jf
+        else:
+            raise AssertionError(f"unknown opcode {op:#x}")
+        pc += 1
 
-    assert keyring_filter("riscv64") is None
-    for machine, table in KEYRING_SYSCALLS.items():
-        code = keyring_filter(machine)
-        prog = [struct.unpack("HBBI", code[i:i + 8]) for i in range(0, len(code), 8)]
-        assert prog[-1] == (0x06, 0, 0, 0x00050001)  # RET ERRNO(EPERM)
-        denied = {k for i, (op, jt, _, k) in enumerate(prog) if op == 0x15 and i + 1 + jt == len(prog) - 1}
-        assert denied == {nr for nrs in table.values() for nr in nrs}, machine
+
+def test_the_keyring_and_cache_filter_per_architecture():
+    # Every call the tables name returns EPERM in its ABI, madvise only with MADV_COLD or MADV_PAGEOUT and preadv2
+    # only with RWF_NOWAIT (issue 99); every other call, and every ABI the table does not name, is allowed; an unknown
+    # architecture gets no filter.
+    from coderl.sandbox.server.contain import linux
+
+    allow, eperm = 0x7FFF0000, 0x00050001
+    assert linux.keyring_filter("riscv64") is None
+    for machine, table in linux.KEYRING_SYSCALLS.items():
+        code = linux.keyring_filter(machine)
+        for arch, keyrings in table.items():
+            denied = set(keyrings) | set(linux.CACHE_SYSCALLS[machine][arch])
+            for nr in denied:
+                assert _run_filter(code, arch, nr) == eperm, (machine, arch, nr)
+            for nr in set(range(0, 600)) - denied - set(linux.MADVISE[machine][arch]) - set(linux.PREADV2[machine][arch]):
+                assert _run_filter(code, arch, nr) == allow, (machine, arch, nr)
+            for nr in linux.MADVISE[machine][arch]:
+                for advice, want in ((20, eperm), (21, eperm), (4, allow), (3, allow), (0, allow), (8, allow)):
+                    assert _run_filter(code, arch, nr, (0, 0, advice, 0, 0, 0)) == want, (machine, nr, advice)
+            for nr in linux.PREADV2[machine][arch]:
+                for flags, want in ((8, eperm), (8 | 2, eperm), (0, allow), (1, allow), (2, allow), (16, allow)):
+                    assert _run_filter(code, arch, nr, (0, 0, 0, 0, 0, flags)) == want, (machine, nr, flags)
+        assert _run_filter(code, 0xC00000F3, 27) == allow  # an ABI the table does not name (riscv64's)
+
+
+_CACHE_CALLS = """import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+libc.mmap.restype = ctypes.c_void_p
+L = ctypes.c_long
+NR = {"x86_64": dict(mincore=27, madvise=28, fadvise=221, io_setup=206, uring=425, pmadvise=440, cachestat=451,
+                     preadv2=327),
+      "aarch64": dict(mincore=232, madvise=233, fadvise=223, io_setup=0, uring=425, pmadvise=440, cachestat=451,
+                      preadv2=286)}[os.uname().machine]
+fd = os.open(os.__file__, os.O_RDONLY)  # a file of the view, shared with every later program
+size = os.fstat(fd).st_size
+addr = libc.mmap(None, L(size), 1, 2, fd, L(0))  # PROT_READ, MAP_PRIVATE
+buf = ctypes.create_string_buffer(4096)
+iov = (L * 2)(ctypes.addressof(buf), 4096)
+vec = ctypes.create_string_buffer(size // 4096 + 1)
+out = ctypes.create_string_buffer(256)
+rng = (L * 2)(0, 0)
+
+def call(name, *args):
+    r = libc.syscall(L(NR[name]), *[L(a) for a in args])
+    return ctypes.get_errno() if r < 0 else 0
+
+got = [call("mincore", addr, size, ctypes.addressof(vec)),
+       call("cachestat", fd, ctypes.addressof(rng), ctypes.addressof(out), 0),
+       call("fadvise", fd, 0, 0, 4),  # POSIX_FADV_DONTNEED
+       call("madvise", addr, size, 21), call("madvise", addr, size, 20),  # MADV_PAGEOUT, MADV_COLD
+       call("pmadvise", -1, ctypes.addressof(iov), 1, 21, 0),
+       call("io_setup", 1, ctypes.addressof(out)), call("uring", 1, ctypes.addressof(out)),
+       call("preadv2", fd, ctypes.addressof(iov), 1, 0, 0, 8),  # RWF_NOWAIT
+       call("madvise", addr, size, 3), call("preadv2", fd, ctypes.addressof(iov), 1, 0, 0, 0)]  # WILLNEED; a plain read
+print(*got)
+"""
+
+
+@pytest.mark.skipif(os.uname().machine not in ("x86_64", "aarch64"), reason="no filter on this arch")
+@pytest.mark.parametrize("level", ["full", "uid"])
+def test_a_program_cannot_read_or_clear_the_page_caches_residency(level):
+    # Issue 99: the page cache of the view's files outlives a program; mincore and cachestat read which pages are
+    # resident, fadvise(DONTNEED) and madvise(PAGEOUT) clear them, and a read that fails rather than waits (RWF_NOWAIT,
+    # through preadv2, AIO or io_uring) reads them: each fails with EPERM (before, each worked: 0 or another errno).
+    # MADV_WILLNEED and a plain preadv2 still work.
+    try:
+        sb = Sandbox(workers=1, isolation=level)
+    except SandboxUnavailable:
+        pytest.skip(f"isolation {level!r} is not available here")
+    with sb:
+        result = sb.run(make_script_request(_CACHE_CALLS, cases=(("", " ".join(["1"] * 9 + ["0", "0"])),)))
+    assert result.passed, (result.status, result.stdout, result.stderr[-500:])
 
 
 def _ppid(pid):

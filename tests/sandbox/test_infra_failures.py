@@ -8,7 +8,7 @@ from concurrent.futures import Future
 import pytest
 
 from coderl.sandbox.batches import INFRA_RETRIES, Batches
-from coderl.sandbox.client import RESEND_LIMIT, Sandbox, SandboxUnavailable
+from coderl.sandbox.client import RESEND_LIMIT, Sandbox, SandboxFailed, SandboxUnavailable
 from coderl.sandbox.judge import _status, judge
 from coderl.sandbox.types import ExecutionResult, Limits, Status
 
@@ -104,8 +104,54 @@ def test_a_server_that_cannot_restart_settles_everything_and_refuses_more():
     assert futures[1].result(timeout=0).status is Status.RUNTIME_ERROR  # it was running: it may have done it
     assert futures[2].result(timeout=0).status is Status.SANDBOX_ERROR  # it never started
     assert "could not be restarted: no uids left" in futures[2].result(timeout=0).message
-    with pytest.raises(SandboxUnavailable, match="could not be restarted"):
+    with pytest.raises(SandboxFailed, match="could not be restarted") as info:  # the machine's: exit 3, not 2
         sb.submit_once(make_tests_request(ADD))
+    assert info.value.exit_code == 3
+
+
+def test_a_server_killed_before_its_hello_says_so_and_is_an_infrastructure_failure(tmp_path, monkeypatch):
+    """issue 102: it said only `sandbox server exited (-9)`, and exited 2 (bad input)."""
+    import coderl.sandbox.client as client
+
+    killed = tmp_path / "killed.py"
+    killed.write_text("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
+    monkeypatch.setattr(client, "SERVER_PATH", str(killed))
+    with pytest.raises(SandboxFailed) as info:
+        Sandbox(workers=1, isolation="rlimits")
+    assert info.value.exit_code == 3 and "\n" not in str(info.value)
+    assert str(info.value).startswith("the sandbox server was killed by SIGKILL before it started (no hello): the "
+                                      "kernel's out-of-memory killer")
+    crashed = tmp_path / "crashed.py"
+    crashed.write_text("raise SystemExit(7)\n")
+    monkeypatch.setattr(client, "SERVER_PATH", str(crashed))
+    with pytest.raises(SandboxFailed, match=r"^the sandbox server exited with status 7 before it started \(no "
+                                            r"hello\); what it printed is above$"):
+        Sandbox(workers=1, isolation="rlimits")
+
+
+def test_a_real_server_killed_and_not_restartable_refuses_more_as_an_infrastructure_failure(tmp_path, monkeypatch):
+    import os
+    import signal
+    import time
+
+    import coderl.sandbox.client as client
+
+    sb = Sandbox(workers=1, isolation="rlimits")
+    try:
+        assert sb.run(make_tests_request(ADD)).status is Status.PASSED
+        killed = tmp_path / "killed.py"
+        killed.write_text("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
+        monkeypatch.setattr(client, "SERVER_PATH", str(killed))  # every restart is killed before its hello
+        os.kill(sb._proc.pid, signal.SIGKILL)
+        for _ in range(200):
+            if sb.broken:
+                break
+            time.sleep(0.05)
+        assert sb.broken and "killed by SIGKILL before it started" in sb.broken
+        with pytest.raises(SandboxFailed, match="could not be restarted"):
+            sb.submit_once(make_tests_request(ADD))
+    finally:
+        sb.close()
 
 
 def test_a_callback_that_submits_again_does_not_deadlock_the_reader():

@@ -215,7 +215,12 @@ def test_open_r1_codeforces_shows_its_examples_and_hides_its_official_tests(tmp_
     ({"generated_checker": "def check(): ..."}, "judged by a checker (field 'generated_checker' is set)"),
     ({"executable": False}, "field 'executable' is false"),
     ({"official_tests_complete": False}, "field 'official_tests_complete' is false"),
-    ({"examples": [], "official_tests": []}, "no tests in examples or official_tests"),
+    ({"examples": [], "official_tests": []}, "field 'official_tests' is empty though 'official_tests_complete' is true"),
+    ({"official_tests": []}, "field 'official_tests' is empty though 'official_tests_complete' is true (expected its "
+                             "hidden tests: graded on its examples alone"),  # issue 102: the example alone passed
+    ({"official_tests": None}, "field 'official_tests' missing (expected its hidden tests"),
+    ({"official_tests_complete": None}, "field 'official_tests_complete' is null: whether its official tests are "
+                                        "all there is unknown (expected true)"),
 ])
 def test_open_r1_codeforces_refuses_what_comparing_stdout_cannot_judge(tmp_path, change, said):
     path = parquet(tmp_path, [CODEFORCES, {**CODEFORCES, "id": "1/A", **change}])
@@ -225,6 +230,21 @@ def test_open_r1_codeforces_refuses_what_comparing_stdout_cannot_judge(tmp_path,
     with skipping_bad_rows() as skipped:
         assert [t.task_id for t in load_tasks(f"hf:{path}:preset=open-r1-codeforces").tasks] == ["1265/B"]
     assert len(skipped) == 1 and said in skipped[0]
+
+
+@pytest.mark.parametrize("column", ["official_tests", "official_tests_complete"])
+def test_open_r1_codeforces_refuses_a_dataset_without_its_hidden_tests_columns(tmp_path, column):
+    """issue 102: without official_tests every row was graded on its examples alone (a program printing the
+    example's answer passed); one line naming the column and listing those the dataset has."""
+    path = parquet(tmp_path, [{k: v for k, v in CODEFORCES.items() if k != column}])
+    with pytest.raises(TaskFormatError) as e:
+        load_tasks(f"hf:{path}:preset=open-r1-codeforces")
+    said = str(e.value)
+    assert f"no column '{column}' (named by preset open-r1-codeforces: its hidden tests; the dataset has: " in said
+    assert "description, editorial, examples" in said and "\n" not in said
+    with skipping_bad_rows():  # not a bad row: the whole dataset
+        with pytest.raises(TaskFormatError, match=f"no column '{column}'"):
+            load_tasks(f"hf:{path}:preset=open-r1-codeforces")
 
 
 def test_a_parquet_batch_of_large_rows_holds_about_32_mb():

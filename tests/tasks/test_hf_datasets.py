@@ -372,6 +372,27 @@ def test_bad_livecodebench_rows_are_one_line(tmp_path, change, message):
     assert "\n" not in str(err.value)
 
 
+@pytest.mark.parametrize("preset, rows, change, said", [
+    ("codecontests", CODECONTESTS, {"private_tests": {"input": [], "output": []},
+                                    "generated_tests": {"input": [], "output": []}},
+     "row 0: no hidden test: fields 'private_tests' and 'generated_tests' missing or empty (graded on its "
+     "public_tests alone, a program printing their answers would pass)"),
+    ("livecodebench", LIVECODEBENCH, {"private_test_cases": ""},
+     "row 0: no hidden test: field 'private_test_cases' missing or empty (graded on its public_test_cases alone"),
+])
+def test_a_row_without_its_hidden_tests_is_refused_and_so_is_a_dataset_without_their_column(tmp_path, preset, rows,
+                                                                                            change, said):
+    """issue 102: such a row was graded on its visible tests alone, so a program printing their answers passed."""
+    with pytest.raises(TaskFormatError, match=re.escape(said)) as err:
+        load_tasks(f"hf:{parquet(tmp_path, [dict(rows[0], **change)])}:preset={preset}")
+    assert "\n" not in str(err.value)
+    column = next(iter(change))
+    lacking = parquet(tmp_path, [{k: v for k, v in rows[0].items() if k != column}], "lacking.parquet")
+    with pytest.raises(TaskFormatError, match=re.escape(f"no column '{column}' (named by preset {preset}: its hidden "
+                                                        "tests; the dataset has: ")):
+        load_tasks(f"hf:{lacking}:preset={preset}")
+
+
 def test_verl_rows_gsm8k_and_code(tmp_path, sandbox):
     math = load_tasks(f"hf:{parquet(tmp_path, VERL_GSM8K, 'v.parquet')}:preset=verl-gsm8k").tasks[0]
     assert math.task_id == "openai/gsm8k/train/0" and math.prompt.startswith("Tom has 3 apples")

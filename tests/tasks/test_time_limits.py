@@ -113,6 +113,7 @@ def test_measured_and_recorded_a_slow_but_correct_reference_keeps_passing(tmp_pa
     [task] = load_tasks(str(out)).tasks
     [row] = [json.loads(line) for line in out.read_text().splitlines()]
     assert row["time_limit"] == task.time_limit >= tl.FLOOR
+    assert row["time_limit_machine_seconds"] > 0  # measured here: the machine it was set on (issue 99)
     assert main(["check", "--tasks", str(out), "--reference", "--workers", "1"]) == 0
     assert "passed: 1/1" in capsys.readouterr().out
     # an endless program: its time bounded by its task's limit, not by --timeout; a sleeping one: by the backstop
@@ -247,3 +248,58 @@ def test_an_exported_task_carries_the_recorded_limit_not_this_machines_scaled_on
     assert tl.portable(scaled).time_limit == 0.8  # the recorded one, for the machine that loads the file
     own = dataclasses.replace(first, time_limit=1.5)
     assert tl.portable(own).time_limit == 1.5 and tl.portable(second) is second
+
+
+# ---- issue 99: a limit set explicitly on a row, and the machine it was set on -------------------------------------
+
+
+def _rows(tmp_path, name, **fields):
+    """The fixture's first task as a row of coderl's layout, with `fields`."""
+    from coderl.tasks.loaders.task_rows import task_row
+
+    row = {**task_row(load_tasks(TASKS).tasks[0]), **fields}
+    path = tmp_path / f"{name}.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    return str(path)
+
+
+def test_a_rows_own_limit_with_its_machine_is_scaled_as_recorded_limits_are(tmp_path, monkeypatch):
+    # (before, a row's limit applied as set: a reference measured on a fast machine timed out on a slow one)
+    monkeypatch.setenv(tl.SCALE_ENV, "4")  # this machine 4 x slower than the one that set the limit
+    [task] = load_tasks(_rows(tmp_path, "own", time_limit=0.2, time_limit_machine_seconds=0.01)).tasks
+    assert task.time_limit == 0.8  # 4 x 0.2, and no floor: an explicit limit is its author's
+    [same] = load_tasks(_rows(tmp_path, "fast", time_limit=0.2, time_limit_machine_seconds=0.01)).tasks
+    monkeypatch.setenv(tl.SCALE_ENV, "1")
+    [here] = load_tasks(_rows(tmp_path, "here", time_limit=0.2, time_limit_machine_seconds=0.01)).tasks
+    assert same.time_limit == 0.8 and here.time_limit == 0.2
+    with pytest.raises(TaskFormatError, match="field 'time_limit_machine_seconds' is 0 "):
+        load_tasks(_rows(tmp_path, "bad", time_limit=0.2, time_limit_machine_seconds=0))
+
+
+def test_a_rows_own_limit_without_its_machine_is_said_to_be_unscaled_once_a_source(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv(tl.SCALE_ENV, "4")
+    path = _rows(tmp_path, "bare", time_limit=0.2)
+    with open(path, "a") as f:  # a second row without the field: said once for the source
+        f.write(json.dumps({**json.loads(open(path).readline()), "task_id": "Toy/second"}) + "\n")
+    tasks = load_tasks(path).tasks
+    assert [t.time_limit for t in tasks] == [0.2, 0.2]  # as set: not scaled, not floored
+    err = capsys.readouterr().err
+    assert err.count("warning:") == 1 and "not scaled by this machine's speed" in err and "without the 0.5s floor" in err
+
+
+def test_an_export_writes_a_rows_own_limit_as_set_with_its_machine(tmp_path, monkeypatch):
+    from coderl.tasks.loaders.task_rows import task_row
+
+    monkeypatch.setenv(tl.SCALE_ENV, "4")
+    [task] = load_tasks(_rows(tmp_path, "own", time_limit=0.2, time_limit_machine_seconds=0.01)).tasks
+    row = task_row(tl.portable(task))
+    assert (row["time_limit"], row["time_limit_machine_seconds"]) == (0.2, 0.01)
+    assert "time_limit_set_on" not in row["metadata"]
+    [again] = load_tasks(_rows(tmp_path, "again", **{k: row[k] for k in ("time_limit", "time_limit_machine_seconds")})).tasks
+    assert again.time_limit == task.time_limit == 0.8  # scaled once where it is loaded, never twice
+    # a recorded set's limit goes out with the recording machine's seconds (before: unscaled wherever it was loaded)
+    first = load_tasks(TASKS).tasks[0]
+    monkeypatch.setattr(tl, "_TABLE", {"calibration_seconds": 0.01, "references": {tl.task_key(first): 0.2}})
+    [scaled] = tl.with_recorded([first])
+    row = task_row(tl.portable(scaled))
+    assert (row["time_limit"], row["time_limit_machine_seconds"]) == (0.8, 0.01)

@@ -149,3 +149,35 @@ def test_the_cli_says_one_line_and_exits_3(monkeypatch, capsys, tmp_path):
     err = capsys.readouterr().err
     assert code == 3 and err.strip().splitlines() == ["coderl train: error: step 3: infrastructure failures ... "
                                                        "newest intact checkpoint: none yet"], err
+
+
+@pytest.mark.parametrize("algo", ["grpo", "ppo"])
+def test_a_sandbox_that_cannot_be_restarted_ends_train_with_3_naming_the_newest_intact_checkpoint(
+        monkeypatch, capsys, tmp_path, algo):
+    """issue 102: it ended with 2 (the code for bad input) and named no checkpoint."""
+    import coderl.train.rl.policy_gradient as pg
+    import coderl.train.rl.ppo as ppo
+    from coderl.cli import main
+    from coderl.sandbox.client import SandboxFailed
+    from coderl.train.checkpoint import save_checkpoint
+
+    out = tmp_path / "run"
+
+    def dies(cfg, **kwargs):  # two steps checkpointed, then the server dies and is not restartable
+        out.mkdir(exist_ok=True)
+        (out / "config.yaml").write_text("steps: 3\n")
+        for step in (1, 2):
+            save_checkpoint(str(out), step, save_adapter=lambda path: open(os.path.join(path, "a.bin"), "wb").close(),
+                            trainer_state={"step": step, "steps": 3})
+        raise SandboxFailed("the sandbox server died (exit -9) and could not be restarted: the sandbox server was "
+                            "killed by SIGKILL before it started (no hello)")
+
+    monkeypatch.setattr(ppo if algo == "ppo" else pg, "train", dies)
+    code = main(["train", "--out", str(out), "--model", "tiny", "--tasks", "easy", "--steps", "3", "--algo", algo,
+                 "--no-progress"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 3 and len(err) == 1, err
+    assert err[0] == ("coderl train: error: infrastructure failure: the sandbox server died (exit -9) and could not be "
+                      "restarted: the sandbox server was killed by SIGKILL before it started (no hello); newest intact "
+                      f"checkpoint: {out / 'checkpoints' / 'step-2'} (continue with --resume once fixed)")
+    assert (out / "checkpoints" / "step-2").is_dir()  # the run is kept, to resume

@@ -2,9 +2,12 @@
 program + judge pair, or one test of a per-process request) and their `Proc`s (OS processes).
 Standard library only, like every module of the server package."""
 
+import base64
 import collections
 import os
 import stat
+
+from .contain import linux
 
 MAX_BUILT_FILES = 10_000
 MAX_BUILT_BYTES = 64 * 2**20
@@ -51,6 +54,8 @@ class Run:
         self.judge = None  # a function task's judge (also among `procs`)
         self.done = False
         self.report = None
+        self.work = None  # an episode's working copy, its work dir (else the slot's)
+        self.episode = None  # the episode it runs in
         self.built = False  # a build that ended well and whose outputs were collected
         self.build_error = None  # a build whose outputs could not be collected
 
@@ -68,7 +73,8 @@ class Job:
         self.msg = msg
         self.id = msg["id"]
         self.limits = msg["limits"]
-        if msg["mode"] == "python_tests":
+        self.records = msg["mode"] == "command" and any(t.get("kind") == "record" for t in msg["tests"])
+        if msg["mode"] == "python_tests" or self.records:  # (record tests: one run writes every test's record)
             self.runs = [Run(self, 0, None)]
         else:
             tests = msg["tests"] or [{"id": "0", "source": ""}]
@@ -93,87 +99,192 @@ def _parts(name):
     return parts
 
 
+def _entry(content):
+    """(kind, data, mode) of a `files` value: text, a build's (bytes, mode) or (None, mode) directory, or the wire's
+    {"data", "mode"} bytes, {"link"} and {"delete"} entries (`types.file_bytes`, ...)."""
+    if isinstance(content, str):
+        return "file", content.encode("utf-8"), 0o644
+    if isinstance(content, (tuple, list)):
+        data, mode = content
+        return ("dir" if data is None else "file"), data, mode
+    if isinstance(content, dict):
+        if content.get("delete"):
+            return "delete", None, 0
+        if isinstance(content.get("link"), str):
+            return "link", content["link"], 0
+        if isinstance(content.get("data"), str):
+            return "file", base64.b64decode(content["data"], validate=True), int(content.get("mode", 0o644))
+    raise ValueError(f"file entry {str(content)[:80]!r}: expected text, bytes with a mode, a link or a deletion")
+
+
 def write_files(work, files, uid=None):
-    """Write `files` into `work`: relative path -> text, (bytes, mode) for a build's output file, or
-    (None, mode) for a directory.  Every step goes through directory fds with O_NOFOLLOW and O_EXCL
-    (the work dir belongs to the slot's uid, whose programs may have planted a link in it: a link planted
-    there must never make this root process write, chmod or chown anything outside it)."""
+    """Write `files` into `work`: relative path -> text, (bytes, mode) for a build's output file, (None, mode) for a
+    directory, or the wire's bytes, link and deletion entries (`_entry`); an existing path at a name is replaced.
+    Every step goes through directory fds with O_NOFOLLOW (the work dir belongs to the slot's uid, whose programs may
+    have planted a link in it: a link planted there must never make this root process write, chmod or chown
+    anything outside it; a link on the way to a name is replaced by a directory)."""
     root = os.open(work, _DIR_FLAGS)
     try:
         for name, content in files.items():
             *dirs, leaf = _parts(name)
+            kind, data, mode = _entry(content)
             fd = os.dup(root)
             try:
                 for part in dirs:
-                    try:
-                        os.mkdir(part, 0o755, dir_fd=fd)
-                        if uid is not None:
-                            os.chown(part, uid, uid, dir_fd=fd, follow_symlinks=False)
-                    except FileExistsError:
-                        pass
-                    nxt = os.open(part, _DIR_FLAGS, dir_fd=fd)
-                    os.close(fd)
-                    fd = nxt
-                data, mode = (content.encode("utf-8"), 0o644) if isinstance(content, str) else content
-                if data is None:  # a directory of the build's
+                    fd = _enter_dir(fd, part, uid)
+                if kind == "dir":
                     try:
                         os.mkdir(leaf, mode & 0o755, dir_fd=fd)
                     except FileExistsError:
-                        continue
+                        if stat.S_ISDIR(os.stat(leaf, dir_fd=fd, follow_symlinks=False).st_mode):
+                            continue
+                        linux.remove_tree(fd, leaf)
+                        os.mkdir(leaf, mode & 0o755, dir_fd=fd)
                     if uid is not None:
                         os.chown(leaf, uid, uid, dir_fd=fd, follow_symlinks=False)
                     continue
-                out = os.open(leaf, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-                              mode & 0o755, dir_fd=fd)
-                with os.fdopen(out, "wb") as f:
-                    f.write(data)
-                    os.fchmod(f.fileno(), mode & 0o755)
+                linux.remove_tree(fd, leaf)  # whatever stood there (nothing is followed)
+                if kind == "link":
+                    os.symlink(data, leaf, dir_fd=fd)
                     if uid is not None:
-                        os.fchown(f.fileno(), uid, uid)
+                        os.chown(leaf, uid, uid, dir_fd=fd, follow_symlinks=False)
+                elif kind == "file":
+                    _write_file(fd, leaf, data, mode, uid)
             finally:
                 os.close(fd)
     finally:
         os.close(root)
 
 
-def collect_outputs(work):
-    """What a build wrote in its work dir: relative path -> (bytes, mode) of every regular file and
-    (None, mode) of every directory (links, fifos and other special files are left out), walked
-    through directory fds without recursion and without following links, each file opened
-    O_NOFOLLOW | O_NONBLOCK and checked regular by fstat; ValueError past MAX_BUILT_FILES entries,
-    MAX_BUILT_BYTES bytes or MAX_BUILT_DEPTH levels."""
-    out, total = {}, 0
-    stack = [("", os.open(work, _DIR_FLAGS), 0)]
+def _enter_dir(fd, part, uid):
+    """The directory `part` under `fd` (made when absent; a file or link there replaced by one), opened without
+    following a link; `fd` is closed."""
+    try:
+        try:
+            nxt = os.open(part, _DIR_FLAGS, dir_fd=fd)
+        except (FileNotFoundError, NotADirectoryError, OSError) as exc:
+            if not isinstance(exc, FileNotFoundError):
+                linux.remove_tree(fd, part)
+            os.mkdir(part, 0o755, dir_fd=fd)
+            if uid is not None:
+                os.chown(part, uid, uid, dir_fd=fd, follow_symlinks=False)
+            nxt = os.open(part, _DIR_FLAGS, dir_fd=fd)
+        return nxt
+    finally:
+        os.close(fd)
+
+
+def _write_file(dir_fd, leaf, data, mode, uid):
+    out = os.open(leaf, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode & 0o755,
+                  dir_fd=dir_fd)
+    with os.fdopen(out, "wb") as f:
+        f.write(data)
+        os.fchmod(f.fileno(), mode & 0o755)
+        if uid is not None:
+            os.fchown(f.fileno(), uid, uid)
+
+
+def walk_tree(top_fd, max_files=MAX_BUILT_FILES, max_bytes=MAX_BUILT_BYTES, max_depth=MAX_BUILT_DEPTH,
+              links=False):
+    """Every entry under the directory `top_fd` (not closed here): yields (relative path, kind, data, mode) with kind
+    "dir" (data None), "file" (its bytes) or, with `links`, "link" (its target); other special files are left out.
+    Walked through directory fds without recursion and without following links, each file opened O_NOFOLLOW |
+    O_NONBLOCK and checked regular by fstat; ValueError past `max_files` entries, `max_bytes` bytes or `max_depth`
+    levels."""
+    total = count = 0
+    stack = [("", os.dup(top_fd), 0)]
     try:
         while stack:
             rel, dfd, depth = stack.pop()
             try:
-                if depth > MAX_BUILT_DEPTH:
-                    raise ValueError(f"build output nested deeper than {MAX_BUILT_DEPTH} directories")
-                for name in os.listdir(dfd):
+                if depth > max_depth:
+                    raise ValueError(f"tree nested deeper than {max_depth} directories")
+                for name in sorted(os.listdir(dfd)):
                     path = f"{rel}/{name}" if rel else name
-                    if len(out) >= MAX_BUILT_FILES:
-                        raise ValueError(f"build output over {MAX_BUILT_FILES} files or {MAX_BUILT_BYTES} bytes")
+                    count += 1
+                    if count > max_files:
+                        raise ValueError(f"tree over {max_files} files or {max_bytes} bytes")
                     try:
                         fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dfd)
-                    except OSError:  # a link (ELOOP), or gone: left out
+                    except OSError:  # a link (ELOOP), or gone
+                        if links:
+                            try:
+                                info = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+                                if stat.S_ISLNK(info.st_mode):
+                                    yield path, "link", os.readlink(name, dir_fd=dfd), 0
+                            except OSError:
+                                pass
                         continue
                     info = os.fstat(fd)
                     if stat.S_ISDIR(info.st_mode):
-                        out[path] = (None, info.st_mode)
+                        yield path, "dir", None, info.st_mode & 0o7777
                         stack.append((path, fd, depth + 1))
                         continue
                     with os.fdopen(fd, "rb") as f:
                         if not stat.S_ISREG(info.st_mode):
                             continue
-                        data = f.read(MAX_BUILT_BYTES - total + 1)
+                        data = f.read(max_bytes - total + 1)
                     total += len(data)
-                    if total > MAX_BUILT_BYTES:
-                        raise ValueError(f"build output over {MAX_BUILT_FILES} files or {MAX_BUILT_BYTES} bytes")
-                    out[path] = (data, info.st_mode)
+                    if total > max_bytes:
+                        raise ValueError(f"tree over {max_files} files or {max_bytes} bytes")
+                    yield path, "file", data, info.st_mode & 0o7777
             finally:
                 os.close(dfd)
     finally:
         for _, dfd, _ in stack:
             os.close(dfd)
+
+
+def copy_tree(src_fd, work, uid=None, **caps):
+    """A host tree (the directory `src_fd`) copied into `work`: directories, regular files with their bytes and modes,
+    links as links (never followed), owned by `uid`; other special files left out; `walk_tree`'s caps."""
+    entries = {}
+    for path, kind, data, mode in walk_tree(src_fd, links=True, **caps):
+        entries[path] = (None, mode) if kind == "dir" else {"link": data} if kind == "link" else (data, mode)
+    write_files(work, entries, uid)
+
+
+def snapshot(work, **caps):
+    """A working copy as the wire carries it: relative path -> {"data", "mode"} of a file, {"link"} of a link,
+    {"dir": mode} of a directory (`walk_tree`, its caps)."""
+    out = {}
+    fd = os.open(work, _DIR_FLAGS)
+    try:
+        for path, kind, data, mode in walk_tree(fd, links=True, **caps):
+            out[path] = ({"dir": mode} if kind == "dir" else {"link": data} if kind == "link" else
+                         {"data": base64.b64encode(data).decode("ascii"), "mode": mode})
+    finally:
+        os.close(fd)
     return out
+
+
+def chown_tree(work, uid):
+    """Every entry of a working copy (and the directory itself) given to `uid` (an episode's copy moves between
+    slots, each with its own uid), without following a link."""
+    fd = os.open(work, _DIR_FLAGS)
+    try:
+        os.fchown(fd, uid, uid)
+        stack = [os.dup(fd)]
+        while stack:
+            dfd = stack.pop()
+            try:
+                for name in os.listdir(dfd):
+                    os.chown(name, uid, uid, dir_fd=dfd, follow_symlinks=False)
+                    try:
+                        stack.append(os.open(name, _DIR_FLAGS, dir_fd=dfd))
+                    except OSError:
+                        pass
+            finally:
+                os.close(dfd)
+    finally:
+        os.close(fd)
+
+
+def collect_outputs(work):
+    """What a build wrote in its work dir: relative path -> (bytes, mode) of every regular file and (None, mode) of
+    every directory (links, fifos and other special files are left out; `walk_tree` and its caps)."""
+    fd = os.open(work, _DIR_FLAGS)
+    try:
+        return {path: (data, mode) for path, kind, data, mode in walk_tree(fd)}
+    finally:
+        os.close(fd)

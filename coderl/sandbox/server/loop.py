@@ -40,6 +40,7 @@ READ_CHUNK = 65536
 JUDGE_STDERR_BYTES = 4096
 JUDGE_GRACE_SECONDS = 1.0  # after its program was killed, a judge's time to finish before it is killed too
 CHILD_LIMITS = ("cpu_seconds", "memory_bytes", "file_size_bytes", "max_processes", "address_space")
+MAX_EPISODES_PER_WORKER = 8  # working copies kept at once (each on its own size-capped tmpfs at `full`)
 
 
 class Server:
@@ -58,6 +59,8 @@ class Server:
         self.keys = 0
         self.inbuf = bytearray()
         self.closing = False
+        self.episodes = {}  # episode id -> {"work": its working copy, "busy": a run in it, "closed": drop when idle}
+        self.episode_count = 0
         self.out_fd = os.dup(1)
         self.in_fd = os.dup(0)
         # Our own std streams point nowhere: children get fresh ones, and nothing stray reaches the protocol.
@@ -108,7 +111,88 @@ class Server:
                 break
             line = bytes(self.inbuf[:nl])
             del self.inbuf[: nl + 1]
-            self.queue.extend(Job(json.loads(line)).first_runs())
+            msg = json.loads(line)
+            op = msg.get("op", "run")
+            if op == "close_episode":
+                self.close_episode(msg["episode"])
+            elif op == "snapshot":
+                self.send_snapshot(msg)
+            else:
+                self.queue.extend(Job(msg).first_runs())
+
+    # ---- episodes: working copies kept across requests -------------------------------------
+    def episode_work(self, msg, run, uid):
+        """The working copy of the run's episode, given to the slot's uid: made on the episode's first request (from
+        its tree and files), else as the last request left it with this request's files written over it."""
+        eid = msg["episode"]
+        episode = self.episodes.get(eid)
+        if episode is None:
+            if len(self.episodes) >= MAX_EPISODES_PER_WORKER * self.workers:
+                raise ValueError(f"over {MAX_EPISODES_PER_WORKER * self.workers} episodes open at once")
+            self.episode_count += 1
+            work = self.slots.make_episode(self.episode_count, msg["limits"])
+            episode = self.episodes[eid] = {"work": work, "busy": False, "closed": False}
+            try:
+                self.copy_tree(msg, work, uid)
+            except Exception:
+                self.drop_episode(eid)
+                raise
+        elif episode["busy"] or episode["closed"]:
+            state = "in use by another request" if episode["busy"] else "closed"
+            raise ValueError(f"episode {str(eid)[:80]!r} is {state}")
+        else:
+            jobs.write_files(episode["work"], msg.get("files") or {}, uid)
+        if uid is not None:
+            jobs.chown_tree(episode["work"], uid)
+        episode["busy"] = True
+        run.episode = eid
+        return episode["work"]
+
+    def copy_tree(self, msg, work, uid):
+        """A request's tree (a host directory) copied into the work dir, then its files written over it."""
+        if msg.get("tree"):
+            src = self.slots.host_dir(msg["tree"])
+            try:
+                jobs.copy_tree(src, work, uid)
+            finally:
+                os.close(src)
+        jobs.write_files(work, msg.get("files") or {}, uid)
+
+    def release_episode(self, run):
+        """A run in an episode ended: the copy is free for the next request (or dropped if closed meanwhile)."""
+        episode = self.episodes.get(run.episode) if run.episode is not None else None
+        if episode is not None:
+            episode["busy"] = False
+            if episode["closed"]:
+                self.drop_episode(run.episode)
+
+    def close_episode(self, eid):
+        """The client is done with an episode: its working copy is dropped (once its run, if any, has ended)."""
+        episode = self.episodes.get(eid)
+        if episode is None:
+            return
+        episode["closed"] = True
+        if not episode["busy"]:
+            self.drop_episode(eid)
+
+    def drop_episode(self, eid):
+        episode = self.episodes.pop(eid)
+        try:
+            self.slots.drop_episode(episode["work"])
+        except OSError:
+            pass
+
+    def send_snapshot(self, msg):
+        """Answer a snapshot request: the episode's working copy as it stands (`jobs.snapshot`), or why not."""
+        episode = self.episodes.get(msg.get("episode"))
+        if episode is None or episode["busy"]:
+            why = "no such episode" if episode is None else "the episode is in use by a request"
+            self.send({"id": msg["id"], "snapshot": None, "error": why})
+            return
+        try:
+            self.send({"id": msg["id"], "snapshot": jobs.snapshot(episode["work"])})
+        except (OSError, ValueError) as exc:
+            self.send({"id": msg["id"], "snapshot": None, "error": str(exc)[:300]})
 
     # ---- starting a run --------------------------------------------------------------------
     def start(self, run):
@@ -120,10 +204,14 @@ class Server:
         run.slot = slot = self.free_slots.pop()
         mode = msg["mode"]
         build = run is job.build
-        self.slots.set_limits(slot, lim["max_processes"], lim["memory_bytes"])  # (sizes the work tmpfs too)
+        self.slots.set_limits(slot, lim["max_processes"], lim["memory_bytes"], lim.get("disk_bytes"))  # (work tmpfs)
         if mode == "command":
             uid = self.slots.uid(slot) if self.slots.level != "rlimits" else None
-            jobs.write_files(self.slots.dirs(slot)["work"], {**(msg.get("files") or {}), **job.built}, uid)
+            if msg.get("episode"):
+                run.work = self.episode_work(msg, run, uid)
+            else:
+                self.copy_tree(msg, self.slots.dirs(slot)["work"], uid)
+                jobs.write_files(self.slots.dirs(slot)["work"], job.built, uid)
         run.oom_before = self.slots.cgroups.oom_kills(slot)
         run.meter = meter.Meter(self.slots, slot)
         now = time.monotonic()
@@ -176,9 +264,11 @@ class Server:
             child["stdin"] = stdin
         if chan is not None:
             child["chan"] = chan
+        env = self.slots.environment(run.job.msg["environment"]) if run.job.msg.get("environment") else None
         child.update(self.pipes(run, role))
         names = list(child)
-        head = {"role": role, "slot": run.slot, "key": proc.key, "fds": names}
+        head = {"role": role, "slot": run.slot, "key": proc.key, "fds": names,
+                **({"work": run.work} if run.work else {}), **({"env": env} if env and role == "command" else {})}
         run.job.forked = True  # from here on the program may run: no failure of this job is provably not its own
         socket.send_fds(self.zygote, [json.dumps(head).encode()], [child[n] for n in names])
         for fd in child.values():
@@ -189,7 +279,8 @@ class Server:
         """A new process's output pipes: their write ends by the process's fd name, their read ends watched
         for `run`."""
         ends = {}
-        for name in STREAMS[role]:
+        # a run of record tests: its report channel (fd 5), read like a judge's result pipe
+        for name in STREAMS[role] + (("result",) if role == "command" and run.job.records else ()):
             r, w = os.pipe()
             os.set_blocking(r, False)
             run.fds[r] = name
@@ -329,6 +420,7 @@ class Server:
             self.sel.unregister(fd)
             os.close(fd)
         run.fds.clear()
+        self.release_episode(run)
         if run.slot is not None and run.slot not in self.free_slots:
             try:
                 self.slots.recreate(run.slot)
@@ -383,6 +475,7 @@ class Server:
                 run.built = True
             except (OSError, ValueError) as exc:
                 run.build_error = str(exc)[:300]
+        self.release_episode(run)
         self.slots.recreate(run.slot)
         self.free_slots.append(run.slot)
         if run.killed == "wall" and main["at"] < run.deadline:
@@ -395,6 +488,8 @@ class Server:
             "stdout": text("stdout"), "stderr": text("stderr"),
             "stdout_total": run.totals["stdout"], "stderr_total": run.totals["stderr"],
         }
+        if run.job.records:
+            run.report["result"] = text("result")
         if run.judge is not None:
             judge = run.judge.exit
             run.report["result"] = text("result")

@@ -224,10 +224,11 @@ class Zygote:
             if self.slots.level != "full":  # where no IPC namespace of its own takes them, no POSIX message queue
                 resource.setrlimit(resource.RLIMIT_MSGQUEUE, (0, 0))
             resource.setrlimit(resource.RLIMIT_NPROC, (lim["max_processes"], lim["max_processes"]))
-            os.chdir(self.slots.dirs(slot)["work"])  # before any mount hides the path
+            work = msg.get("work") or self.slots.dirs(slot)["work"]  # (an episode's working copy)
+            os.chdir(work)  # before any mount hides the path
             if role == "script":  # `python main.py`: the program is a file, root's and read-only
                 self.modules["script"].write_main(request["program"])
-            self.slots.enter(slot, lim)
+            self.slots.enter(slot, lim, msg.get("work"), msg.get("env"))
         _die_with_parent()
         os.environ.clear()
         os.environ.update(CHILD_ENV)

@@ -122,6 +122,10 @@ def load_hf(path: str, options: dict[str, str], spec: str, load_tasks: Callable 
     if preset is not None and preset.layout == "verl-export":
         return _exported(Rows(label, _chain(first, rows, label), "row", stem, skipped), load_tasks)
     if preset is not None and preset.convert is not None:
+        lacking = [column for column in preset.hidden if column not in first]
+        if lacking:  # every row would be graded on its visible tests alone
+            raise TaskFormatError(f"{label}: no column {lacking[0]!r} (named by preset {options['preset']}: its hidden "
+                                  f"tests; the dataset has: {', '.join(sorted(first)) or 'none'})")
         layout, prepare = preset.layout, preset.convert
     elif (preset.layout if preset else _layout_of(first, label)) == "coderl":
         if "columns" in options:

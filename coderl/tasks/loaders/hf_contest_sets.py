@@ -16,7 +16,9 @@ preset makes them), or is refused in one line naming the row and the field that 
   ones.  Interactive problems (`interaction_format`), file input (`input_mode` other than stdio), problems judged
   by a checker (`generated_checker`: several answers are right, coderl compares output), problems the set marks
   not `executable`, and official tests the set marks incomplete (`official_tests_complete` false: the generated
-  tests that stand in for them are separate files) are refused.
+  tests that stand in for them are separate files) are refused; so are rows whose official tests are missing or
+  empty, or whose completeness is unknown (`official_tests_complete` null), since graded on its examples alone a
+  program printing their answers would pass, and a dataset without those columns (`CODEFORCES_HIDDEN`).
 - `deepcoder` (agentica-org/DeepCoder-Preview-Dataset, rLLM's: its `examples/deepcoder/prepare_deepcoder_data.py`
   and `rllm/rewards/code_reward.py`): `problem`, `tests` (JSON text) and `metadata` (JSON text), `starter_code`.
   `tests` is TACO's `{inputs, outputs}` (the taco subset) or a list of `{input, output}` (codeforces,
@@ -214,14 +216,37 @@ def _codeforces_prompt(row: dict[str, Any], where: str) -> str:
     return head + "\n\n".join(p.strip() for p in parts)
 
 
+CODEFORCES_HIDDEN = ("official_tests", "official_tests_complete")  # a dataset without them is refused (hf.py)
+
+
+def _official_tests(row: dict[str, Any], where: str, task_id: str) -> list[tuple[str, str]]:
+    """The official (hidden) tests of an open-r1/codeforces row, refused unless the row has some and marks them
+    complete: graded on its examples alone, a program printing the examples' answers would pass."""
+    complete = row.get("official_tests_complete")
+    if complete is not True:  # false: _refused_codeforces; null or missing: nobody says the tests are all there
+        said = "missing" if "official_tests_complete" not in row else f"is {json.dumps(complete, default=str)}"
+        raise TaskFormatError(f"{where}: problem {task_id!r}: field 'official_tests_complete' {said}: whether its "
+                              "official tests are all there is unknown (expected true)")
+    if row.get("official_tests") is None:
+        raise TaskFormatError(f"{where}: problem {task_id!r}: field 'official_tests' missing (expected its hidden "
+                              "tests: graded on its examples alone, a program printing their answers would pass)")
+    hidden = _pairs(row["official_tests"], where, "official_tests")
+    if not hidden:
+        raise TaskFormatError(f"{where}: problem {task_id!r}: field 'official_tests' is empty though "
+                              "'official_tests_complete' is true (expected its hidden tests: graded on its examples "
+                              "alone, a program printing their answers would pass)")
+    return hidden
+
+
 def open_r1_codeforces(row: dict[str, Any], where: str) -> dict[str, Any]:
-    """open-r1/codeforces: the statement's examples visible, the official tests hidden; no reference."""
+    """open-r1/codeforces: the statement's examples visible, the official tests hidden (a row without them, or
+    not marked complete, is refused); no reference."""
     task_id = require(row, "id", str, where)
     why = _refused_codeforces(row, where)
     if why is not None:
         raise TaskFormatError(f"{where}: problem {task_id!r}: {why}")
-    return _stdio(task_id, _codeforces_prompt(row, where), _pairs(row.get("examples"), where, "examples"),
-                  _pairs(row.get("official_tests"), where, "official_tests"), None, where,
+    prompt, visible = _codeforces_prompt(row, where), _pairs(row.get("examples"), where, "examples")
+    return _stdio(task_id, prompt, visible, _official_tests(row, where, task_id), None, where,
                   "examples or official_tests")
 
 

@@ -24,7 +24,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from coderl.tasks.loaders.evalplus import humanevalplus, mbppplus
-from coderl.tasks.loaders.hf_contest_sets import deepcoder, nemotron_rl, open_r1_codeforces, primeintellect
+from coderl.tasks.loaders.hf_contest_sets import (
+    CODEFORCES_HIDDEN,
+    deepcoder,
+    nemotron_rl,
+    open_r1_codeforces,
+    primeintellect,
+)
 from coderl.tasks.loaders.kodcode import SOURCE as KODCODE_SOURCE
 from coderl.tasks.loaders.kodcode import kodcode_row
 from coderl.tasks.loaders.multipl_e import multipl_e_row
@@ -74,6 +80,15 @@ def _stdio_row(task_id: Any, prompt: str, visible: tuple[list, list], hidden: tu
     return row
 
 
+def _require_hidden(hidden: list, where: str, fields: str, visible: str) -> None:
+    """A row of a preset that names hidden tests is refused without any: graded on its visible tests alone, a
+    program printing their answers would pass (issue 102)."""
+    if not hidden:
+        raise TaskFormatError(f"{where}: no hidden test: field{'s' if ' and ' in fields else ''} '{fields}' "
+                              f"missing or empty (graded on its {visible} alone, a program printing their answers "
+                              "would pass)")
+
+
 CODECONTESTS_PYTHON3 = 3  # the dataset's Language enum: UNKNOWN_LANGUAGE 0, PYTHON 1 (2.x), CPP 2, PYTHON3 3, JAVA 4
 
 
@@ -86,6 +101,7 @@ def _codecontests(row: dict[str, Any], where: str) -> dict[str, Any]:
     private = _io_lists(row.get("private_tests"), where, "private_tests")
     generated = _io_lists(row.get("generated_tests"), where, "generated_tests")
     hidden = (private[0] + generated[0], private[1] + generated[1])
+    _require_hidden(hidden[0], where, "private_tests' and 'generated_tests", "public_tests")
     solution = None
     solutions = row.get("solutions")
     if isinstance(solutions, dict):
@@ -231,6 +247,7 @@ def _livecodebench(row: dict[str, Any], where: str) -> dict[str, Any]:
     public = _lcb_cases(row.get("public_test_cases", ""), where, "public_test_cases")
     private = _lcb_cases(row.get("private_test_cases", ""), where, "private_test_cases")
     kinds = _lcb_testtype(public, where, "public_test_cases") | _lcb_testtype(private, where, "private_test_cases")
+    _require_hidden(private, where, "private_test_cases", "public_test_cases")
     if kinds == {"functional"}:
         return _lcb_functional(row, where, task_id, prompt, public, private)
     if len(kinds) > 1:
@@ -309,6 +326,7 @@ class Preset:
     columns: dict[str, str]
     source: str
     convert: Callable[[dict[str, Any], str], dict[str, Any]] | None = None
+    hidden: tuple[str, ...] = ()  # the columns its hidden tests are read from: a dataset without one is refused
     compare: str = ""  # the comparison rule of its dataset's own grader (`coderl.sandbox.outputs.RULES`); "": coderl's
 
 
@@ -328,11 +346,11 @@ PRESETS: dict[str, Preset] = {
                    compare="taco"),
     "codecontests": Preset("stdio", {}, "deepmind/code_contests: name, description, public_tests / private_tests / "
                                         "generated_tests {input, output}, solutions {language, solution}",
-                           convert=_codecontests),
+                           convert=_codecontests, hidden=("private_tests", "generated_tests")),
     "livecodebench": Preset("stdio", {}, "livecodebench/code_generation_lite: question_id, question_content, "
                                          "public_test_cases (JSON), private_test_cases (JSON, or base64 zlib "
                                          "pickle), metadata, starter_code", convert=_livecodebench,
-                            compare="livecodebench"),
+                            hidden=("private_test_cases",), compare="livecodebench"),
     "multipl-e": Preset("coderl", {}, "nuprl/MultiPL-E (humaneval-js, mbpp-lua, ...): name, language (js or lua), "
                                       "prompt, tests (each a literal call, read as data; a row with any other "
                                       "statement is refused); no reference: no measured time limit",
@@ -364,7 +382,7 @@ PRESETS: dict[str, Preset] = {
                                               "examples (visible), official_tests (hidden); interactive, file-input, "
                                               "checker-judged, not executable and incomplete-test rows are refused; "
                                               "no reference: no measured time limit, only --timeout",
-                                 convert=open_r1_codeforces),
+                                 convert=open_r1_codeforces, hidden=CODEFORCES_HIDDEN),
     "deepcoder": Preset("stdio", {}, "agentica-org/DeepCoder-Preview-Dataset (rLLM): problem, tests (JSON: TACO's "
                                      "{inputs, outputs} or [{input, output, testtype}], all visible), metadata "
                                      "{func_name}, starter_code; call-based rows as TACO's; no reference: no measured "

@@ -10,6 +10,11 @@ A row:
 
     task_id, kind, language, prompt, entry_point, test_preamble, reference_solution, float_tolerance,
     time_limit:  CPU seconds a program may use (optional; `coderl check --reference --time-limits` measures it)
+    time_limit_machine_seconds:  the CPU seconds of `time_limits.machine_seconds()` on the machine `time_limit`
+                 was set on (optional): a machine at least twice as slow multiplies the limit by its
+                 `time_limits.machine_scale`, as the recorded sets' limits are; without it the limit applies as
+                 set, unscaled, and loading says so on stderr, once a source.  An explicit limit never gets the
+                 0.5 s floor (`time_limits.FLOOR`): it is its author's, as set (or scaled)
     tests:    [{id, source, check, expected, setup, hidden, argv}, ...]
     metadata: {...}
 
@@ -24,9 +29,11 @@ from __future__ import annotations
 
 import base64
 import binascii
+import dataclasses
 import json
 import math
 import os
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -35,7 +42,7 @@ from coderl.tasks.rows import Rows, TaskIds, jsonl_rows, optional, require
 from coderl.tasks.types import Task, TaskFormatError
 
 COLUMNS = ("task_id", "kind", "language", "prompt", "entry_point", "test_preamble", "reference_solution",
-           "float_tolerance", "time_limit", "tests", "metadata")
+           "float_tolerance", "time_limit", "time_limit_machine_seconds", "tests", "metadata")
 _TAGS = ("$tuple", "$set", "$frozenset", "$bytes", "$complex", "$float", "$dict")
 
 
@@ -126,11 +133,15 @@ def task_row(task: Task, *, text: bool = False) -> dict[str, Any]:
     """One task as a row of this layout; `text`: `tests` and `metadata` as JSON text (for parquet)."""
     tests = [{"id": t.id, "source": t.source, "check": t.check.value, "expected": encode(t.expected),
               "setup": t.setup, "hidden": t.hidden, "argv": list(t.argv)} for t in task.tests]
-    metadata = encode(dict(task.metadata))
+    metadata = dict(task.metadata)
+    set_on = metadata.pop(SET_ON, None)  # (limit as set, its machine's seconds): written as the row's field
+    metadata = encode(metadata)
     row = {"task_id": task.task_id, "kind": task.kind, "language": task.language, "prompt": task.prompt,
            "entry_point": task.entry_point, "test_preamble": task.test_preamble,
            "reference_solution": task.reference_solution, "float_tolerance": task.float_tolerance,
-           "time_limit": task.time_limit, "tests": tests, "metadata": metadata}
+           "time_limit": task.time_limit,
+           "time_limit_machine_seconds": set_on[1] if set_on and task.time_limit == set_on[0] else None,
+           "tests": tests, "metadata": metadata}
     if text:
         row["tests"], row["metadata"] = json.dumps(tests, ensure_ascii=False), json.dumps(metadata,
                                                                                           ensure_ascii=False)
@@ -172,6 +183,41 @@ def _test(item: Any, i: int, where: str) -> TestCase:
                     hidden=bool(optional(item, "hidden", bool, where, False)), argv=tuple(argv))
 
 
+SET_ON = "time_limit_set_on"  # a task's metadata: (its limit as set, `time_limit_machine_seconds`), for the export
+_UNSCALED_SAID: set[str] = set()  # the sources whose unscaled explicit limits have been said (once each)
+
+
+def _explicit_limit(limit: float, row: dict[str, Any], metadata: dict, source: str,
+                    where: str) -> tuple[float, dict]:
+    """A row's own `time_limit`, scaled by this machine's `machine_scale` from its `time_limit_machine_seconds`
+    (the metadata then keeps both, so an export writes the limit as set); without the field, as set, and said on
+    stderr once a source.  Never floored."""
+    from coderl.tasks.time_limits import FLOOR, SCALE_ENV, machine_scale
+
+    machine = row.get("time_limit_machine_seconds")
+    if machine is not None:
+        if isinstance(machine, bool) or not isinstance(machine, (int, float)) or not 0 < machine < math.inf:
+            raise TaskFormatError(f"{where}: field 'time_limit_machine_seconds' is {machine!r} (expected a positive "
+                                  "number: `coderl.tasks.time_limits.machine_seconds()` on the machine that set "
+                                  "'time_limit')")
+        return round(limit * machine_scale(float(machine)), 2), {**metadata, SET_ON: (limit, float(machine))}
+    if source not in _UNSCALED_SAID:
+        _UNSCALED_SAID.add(source)
+        print(f"{where}: warning: 'time_limit' {limit:g}s has no 'time_limit_machine_seconds' (nor may other rows of "
+              f"{source}): applied as set, not scaled by this machine's speed (${SCALE_ENV}), and without the "
+              f"{FLOOR:g}s floor; give the field (`coderl.tasks.time_limits.machine_seconds()` where the limits were "
+              "set) or measure them here (`coderl check --reference --time-limits`)", file=sys.stderr)
+    return limit, metadata
+
+
+def _recorded(task: Task, set_on: tuple[float, float]) -> bool:
+    """Whether a row's limit and machine are the ones a recorded set's table holds for its content
+    (`time_limits.portable` finds them there, so the task is the same as one loaded from its set)."""
+    from coderl.tasks.time_limits import recorded_limit
+
+    return set_on == recorded_limit(task)
+
+
 def task_builder(rows: Rows) -> Callable[[int, dict[str, Any]], Task]:
     """`(n, row) -> Task` for the rows of one source (duplicate ids are refused across them)."""
     from coderl.languages import get_language
@@ -201,13 +247,17 @@ def task_builder(rows: Rows) -> Callable[[int, dict[str, Any]], Task]:
                                        or not 0 < time_limit < math.inf):
             raise TaskFormatError(f"{where}: field 'time_limit' is {time_limit!r} (expected a positive number of "
                                   "CPU seconds)")
+        metadata = _json_field(row, "metadata", dict, where) if row.get("metadata") is not None else {}
+        if time_limit is not None:
+            time_limit, metadata = _explicit_limit(float(time_limit), row, metadata, rows.name, where)
         task = Task(task_id=task_id, kind=kind, prompt=require(row, "prompt", str, where), tests=tests,
                     entry_point=optional(row, "entry_point", str, where),
                     test_preamble=optional(row, "test_preamble", str, where, ""),
                     reference_solution=optional(row, "reference_solution", str, where),
                     float_tolerance=None if tolerance is None else float(tolerance), source=where,
-                    metadata=_json_field(row, "metadata", dict, where) if row.get("metadata") is not None else {},
-                    language=language, time_limit=None if time_limit is None else float(time_limit))
+                    metadata=metadata, language=language, time_limit=time_limit)
+        if SET_ON in metadata and _recorded(task, metadata[SET_ON]):  # an exported recorded set's: the table says it
+            task = dataclasses.replace(task, metadata={k: v for k, v in metadata.items() if k != SET_ON})
         if kind == "test_file":
             from coderl.tasks.pytest_files import TestFileError
             from coderl.tasks.test_files import check_task

@@ -126,6 +126,9 @@ def sft(cfg: SFTConfig, *, log=print) -> SFTResult:
         require_cuda_for_qlora()
     resolve_device(cfg.device)  # a missing GPU is refused before anything is written
     resolve_spec(cfg.model)  # so is a --model that names nothing loadable
+    from coderl.train.tracking import require_packages
+
+    require_packages(cfg.log_with)  # and a --log-with whose package is missing
     ranks = Ranks.start(cfg.device)  # several processes under `accelerate launch` (train/distributed.py)
     log = log if ranks.is_main else (lambda message: None)
     tasks, data_description = load_sft_tasks(cfg.data, cfg.split, cfg.seed)  # bad data fails before the model loads

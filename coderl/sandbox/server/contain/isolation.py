@@ -28,6 +28,7 @@ PR_SET_CHILD_SUBREAPER = 36
 NS_FD_FLOOR = 100  # the server's PID namespace fd sits above every fd a child is given (`zygote.FD_ORDER`)
 TMPFS_MAX_BYTES = 256 * 1024**2  # per private /tmp & co. (and never more than the memory limit)
 TMPFS_MAX_INODES = 65536
+MAX_ENVIRONMENTS = 256  # distinct environments one server binds (each once, read-only, for its whole life)
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -87,11 +88,14 @@ def detect():
 
 
 def tmpfs_options(limits, mode="mode=1777,"):
-    """The options of a slot's tmpfs at `full` (its work dir; its private /tmp & co.): size- and
-    inode-limited, its pages charged to the memory cgroup of the program that writes them.  With mode="":
-    the limits alone, as each run remounts them with (`set_limits`)."""
-    size = max(1 << 20, min(int(limits["memory_bytes"]), TMPFS_MAX_BYTES))
-    return f"{mode}size={size},nr_inodes={TMPFS_MAX_INODES}"
+    """The options of a slot's tmpfs at `full` (its work dir; its private /tmp & co.) and of an episode's working
+    copy: size- and inode-limited, its pages charged to the memory cgroup of the program that writes them.  The size
+    is the request's `disk_bytes` where it sets one (a repository's working copy), else the memory limit, at most
+    TMPFS_MAX_BYTES; inodes one per 4 KiB of it, at least TMPFS_MAX_INODES.  With mode="": the limits alone, as each
+    run remounts them with (`set_limits`)."""
+    disk = limits.get("disk_bytes")
+    size = max(1 << 20, int(disk) if disk else min(int(limits["memory_bytes"]), TMPFS_MAX_BYTES))
+    return f"{mode}size={size},nr_inodes={max(TMPFS_MAX_INODES, size // 4096)}"
 
 
 # What a program sees of the file system at each level (`coderl check --show-isolation` prints it).
@@ -154,6 +158,7 @@ class Slots:
         self.level = level
         self.workers = workers
         self.uids = uids
+        self.covered = {}  # host directory the server's namespace covers (its /tmp, a 0700 home) -> an fd of it
         if level == "full":
             # The server gets its own network namespace (children inherit: no network at all) and
             # mount namespace with a tmpfs over /tmp holding every slot directory and the programs'
@@ -163,6 +168,8 @@ class Slots:
             linux.mount(None, "/", None, linux.MS_REC | linux.MS_PRIVATE)
             self.view = view.View("/tmp/coderl-slots/.view", env_paths(HIDE_ENV), env_paths(EXPOSE_ENV))
             self.view.open_sources()  # before the tmpfs covers /tmp (a venv there stays visible)
+            # the host's /tmp as it was, for the trees and environments requests name there (`host_dir`)
+            self.covered["/tmp"] = _high(os.open("/tmp", os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC))
             linux.mount("coderl-sandbox", "/tmp", "tmpfs", linux.MS_NOSUID | linux.MS_NODEV, "mode=1777")
             self.root = "/tmp/coderl-slots"
             os.mkdir(self.root, 0o711)
@@ -185,6 +192,69 @@ class Slots:
         for slot in range(workers):
             os.mkdir(self.area(slot), 0o711)
             self.recreate(slot)
+        self.episodes = os.path.join(self.root, "episodes")  # episodes' working copies (`make_episode`)
+        os.mkdir(self.episodes, 0o711)
+        self.staged = {}  # host path of an environment -> where it is bound read-only (`environment`)
+
+    def host_dir(self, path, flags=os.O_RDONLY):
+        """An fd of the host directory `path` (absolute, a request's tree or environment), also where the server's
+        namespace now covers it (its tmpfs over /tmp, a mask over a 0700 home: reached through the host's directory
+        opened before it was covered)."""
+        if not os.path.isabs(path):
+            raise ValueError(f"{path[:200]!r}: expected an absolute path")
+        flags |= os.O_DIRECTORY | os.O_CLOEXEC
+        under = [c for c in self.covered if path == c or path.startswith(c.rstrip("/") + "/")]
+        if under:
+            top = max(under, key=len)
+            rest = path[len(top):].strip("/")
+            return os.open(rest, flags, dir_fd=self.covered[top]) if rest else os.open(".", flags,
+                                                                                       dir_fd=self.covered[top])
+        return os.open(path, flags)
+
+    def environment(self, path):
+        """Where a request's environment (a host directory) is staged for programs to bind at /env: bound read-only,
+        once per server, under the server's root (`full` only: a program's mount namespace can bind only what is
+        mounted in the namespace it was copied from, so the host directory is mounted here first)."""
+        if self.level != "full":
+            raise IsolationError("an environment at /env needs isolation 'full'")
+        staged = self.staged.get(path)
+        if staged is None:
+            if len(self.staged) >= MAX_ENVIRONMENTS:
+                raise ValueError(f"over {MAX_ENVIRONMENTS} environments in one server")
+            fd = self.host_dir(path, os.O_PATH)
+            try:
+                staged = os.path.join(self.root, ".environments", str(len(self.staged)))
+                os.makedirs(staged, 0o755, exist_ok=True)  # (left by a bind that failed)
+                view.View._bind_readonly(f"/proc/self/fd/{fd}", staged, None)
+            finally:
+                os.close(fd)
+            self.staged[path] = staged
+        return staged
+
+    def make_episode(self, number, limits):
+        """An episode's working copy, made empty (`full`: on a tmpfs of its own, sized by the request's `disk_bytes`;
+        elsewhere a directory under the server's root); returns its path.  It outlives the request: dropped by
+        `drop_episode`, or with the server's mount namespace (`full`) or its root (`close`) when the server ends."""
+        area = os.path.join(self.episodes, f"e{number}")
+        os.mkdir(area, 0o711)
+        if self.level == "full":
+            linux.mount("coderl-episode", area, "tmpfs", linux.MS_NOSUID | linux.MS_NODEV,
+                        tmpfs_options(limits, "mode=0711,"))
+        os.mkdir(os.path.join(area, "work"), 0o770)
+        return os.path.join(area, "work")
+
+    def drop_episode(self, work):
+        """An episode's working copy gone (its tmpfs unmounted, or its tree removed)."""
+        area = os.path.dirname(work)
+        if self.level == "full":
+            linux.umount(area)
+            os.rmdir(area)
+            return
+        parent = os.open(self.episodes, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        try:
+            linux.remove_tree(parent, os.path.basename(area))
+        finally:
+            os.close(parent)
 
     def _expose(self, paths):
         """Let the slot uids reach the interpreter where it sits under a private directory.
@@ -202,6 +272,8 @@ class Slots:
                 os.makedirs(stage)
                 linux.mount(src, stage, None, linux.MS_BIND | linux.MS_REC)
                 binds.append((stage, child))
+            if blocked not in self.covered:  # the host's directory as it was, for requests' paths (`host_dir`)
+                self.covered[blocked] = _high(os.open(blocked, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC))
             linux.mount("coderl-mask", blocked, "tmpfs", linux.MS_NOSUID | linux.MS_NODEV, "mode=0755")
             for stage, child in binds:
                 target = os.path.join(blocked, child)
@@ -312,13 +384,13 @@ class Slots:
         if self.level == "full":
             self.view.make_mount_points(self.private_dirs(slot))
 
-    def set_limits(self, slot, max_processes, memory_bytes):
+    def set_limits(self, slot, max_processes, memory_bytes, disk_bytes=None):
         """Before each run: the slot's cgroup limits; `full`: the slot's new tmpfs (`recreate`: its work dir and
-        private /tmp & co.), sized like /tmp, and its directories."""
+        private /tmp & co.), sized like /tmp (or by the request's `disk_bytes`), and its directories."""
         self.cgroups.set_limits(slot, max_processes, memory_bytes)
         if self.level == "full":
             linux.mount("coderl-slot", self.area(slot), "tmpfs", linux.MS_NOSUID | linux.MS_NODEV,
-                        tmpfs_options({"memory_bytes": memory_bytes}, "mode=0711,"))
+                        tmpfs_options({"memory_bytes": memory_bytes, "disk_bytes": disk_bytes}, "mode=0711,"))
             self._make_dirs(slot)
 
     # ---- in the zygote and its children ---------------------------------------------------------
@@ -331,14 +403,17 @@ class Slots:
             if role != "judge":
                 linux.unshare(linux.CLONE_NEWPID)
 
-    def enter(self, slot, limits):
+    def enter(self, slot, limits, work=None, environment=None):
         """In a program's process, once it joined its slot (`join`), as root: `full`: mount, network (no network, no
-        socket of another program) and IPC namespaces of its own, a fresh /proc, chrooted into the view; then drop to
-        the slot's uid."""
+        socket of another program) and IPC namespaces of its own, a fresh /proc, chrooted into the view (its work dir
+        the slot's, or `work`: an episode's working copy; `environment`: a staged directory, `Slots.environment`,
+        bound read-only at /env); then drop to the slot's uid."""
         if self.level == "full":
             # what it leaves in them dies with it
             linux.unshare(linux.CLONE_NEWNS | linux.CLONE_NEWNET | linux.CLONE_NEWIPC)
-            self.view.enter(self.dirs(slot)["work"], self.private_dirs(slot))
+            self.view.enter(work or self.dirs(slot)["work"], self.private_dirs(slot), environment)
+        elif environment is not None:
+            raise IsolationError("an environment at /env needs isolation 'full'")
         if self.level in ("uid", "full"):
             uid = self.uid(slot)
             for fd in (0, 1, 2):  # its stdio pipes are its own, so `/dev/stdin` (`/proc/self/fd/0`) opens

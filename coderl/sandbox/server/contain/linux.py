@@ -3,7 +3,8 @@ path by the fork server).
 
     unshare, setns, mount, umount   namespaces and the file-system view
     remove_tree             wiping what a program left in its directories, whatever it left
-    deny_keyrings           a seccomp filter that makes add_key, request_key and keyctl fail with EPERM
+    deny_keyrings           a seccomp filter that makes add_key, request_key and keyctl fail with EPERM, and the
+                            calls that read or clear the page cache's residency without timing (below)
     become                  drop root to a uid, with the file-system uid and gid of another (a judge's file access)
 
 Kernel keyrings are kept per uid by the kernel, outside every namespace the sandbox creates (mount, PID,
@@ -13,6 +14,15 @@ channel for the program and everything it starts (a seccomp filter survives fork
 PR_SET_NO_NEW_PRIVS, which it needs, also takes set-uid binaries' powers away).  The filter knows the
 syscall numbers of x86_64 (with its i386 and x32 ABIs) and aarch64 (with its arm32 compat ABI); on any
 other architecture it is not installed (`KEYRING_SYSCALLS`, docs/sandbox.md).
+
+The page cache of the files a program's view shares with later programs is a channel too (issue 99): whether a
+page is resident is state that outlives the program, across runs, slots and servers.  The same filter denies
+(EPERM) the calls that read residency without timing (`mincore`; `cachestat`; a read that fails rather than waits
+for a page not in the cache: `preadv2` with RWF_NOWAIT, Linux AIO (`io_setup`) and io_uring (`io_uring_setup`,
+`_enter`, `_register`), which take the same flag) and those that clear it (`fadvise64`/`fadvise64_64`, whose
+DONTNEED drops clean pages; `madvise` with MADV_COLD or MADV_PAGEOUT, `process_madvise`).  `readahead` and
+MADV_WILLNEED stay: they only fill the cache, as reading the file does.  What timing alone still carries is
+measured in docs/sandbox.md ("Not closed").
 """
 
 import ctypes
@@ -36,6 +46,22 @@ KEYRING_SYSCALLS = {
     "aarch64": {0xC00000B7: (217, 218, 219),  # AUDIT_ARCH_AARCH64
                 0x40000028: (309, 310, 311)},  # AUDIT_ARCH_ARM (compat)
 }
+# {machine: {audit arch: the calls denied whatever their arguments}}: mincore, fadvise64 (and i386's fadvise64_64;
+# arm's arm_fadvise64_64), io_setup, io_uring_setup/_enter/_register, process_madvise, cachestat
+_URING = (425, 426, 427)
+CACHE_SYSCALLS = {
+    "x86_64": {0xC000003E: tuple(n | x for x in (0, _X32) for n in (27, 221, *_URING, 440, 451)) + (206, _X32 | 543),
+               0x40000003: (218, 250, 272, 245, *_URING, 440, 451)},
+    "aarch64": {0xC00000B7: (232, 223, 0, *_URING, 440, 451),
+                0x40000028: (219, 270, 243, *_URING, 440, 451)},
+}
+# {machine: {audit arch: (madvise, preadv2 numbers)}}: denied for some arguments only
+MADVISE = {"x86_64": {0xC000003E: (28, _X32 | 28), 0x40000003: (219,)},
+           "aarch64": {0xC00000B7: (233,), 0x40000028: (220,)}}
+PREADV2 = {"x86_64": {0xC000003E: (327, _X32 | 546), 0x40000003: (378,)},
+           "aarch64": {0xC00000B7: (286,), 0x40000028: (392,)}}
+MADV_COLD, MADV_PAGEOUT = 20, 21  # madvise(2) advice that moves file pages out of the cache
+RWF_NOWAIT = 0x08  # preadv2(2) flag: fail with EAGAIN rather than wait for a page not in the cache
 
 _libc = ctypes.CDLL(None, use_errno=True)
 # Every libc function this module calls, looked up now: ctypes caches a function on the CDLL at its first use, so a
@@ -117,27 +143,40 @@ def prctl(option, arg2=0, arg3=0):
 
 def keyring_filter(machine=None):
     """The classic-BPF program (bytes of `struct sock_filter`s) of `deny_keyrings`, or None when this
-    architecture's numbers are unknown."""
-    table = KEYRING_SYSCALLS.get(machine or os.uname().machine)
+    architecture's numbers are unknown.  Per ABI: the keyring and cache calls (`KEYRING_SYSCALLS`, `CACHE_SYSCALLS`)
+    jump to the EPERM return; `madvise` to a check of its advice (args[2]), `preadv2` to one of its flags (args[5]);
+    everything else is allowed."""
+    machine = machine or os.uname().machine
+    table = KEYRING_SYSCALLS.get(machine)
     if table is None:
         return None
     ld_arch, ld_nr = (0x20, 0, 0, 4), (0x20, 0, 0, 0)  # BPF_LD|BPF_W|BPF_ABS seccomp_data.arch / .nr
+    ld_arg = lambda i: (0x20, 0, 0, 16 + 8 * i)  # noqa: E731 (the low word of args[i]: both ABIs are little-endian)
     allow, deny = (0x06, 0, 0, 0x7FFF0000), (0x06, 0, 0, 0x00050000 | errno.EPERM)  # RET ALLOW / ERRNO
-    blocks, at = [], 1 + len(table) + 1  # where each arch's block starts
-    for nrs in table.values():
+    arches = {arch: (nrs + CACHE_SYSCALLS[machine][arch], MADVISE[machine][arch], PREADV2[machine][arch])
+              for arch, nrs in table.items()}
+    blocks, at = [], 1 + len(arches) + 1  # where each arch's block starts
+    for denied, madvise, preadv2 in arches.values():
         blocks.append(at)
-        at += 1 + len(nrs) + 1
-    deny_at = at
+        at += 1 + len(denied) + len(madvise) + len(preadv2) + 1
+    madvise_at = at  # LD args[2]; JEQ COLD; JEQ PAGEOUT; ALLOW
+    preadv2_at = madvise_at + 4  # LD args[5]; JSET NOWAIT; ALLOW
+    deny_at = preadv2_at + 3
     prog = [ld_arch]
-    for i, arch in enumerate(table):  # JEQ arch: jump to its block
+    for i, arch in enumerate(arches):  # JEQ arch: jump to its block
         prog.append((0x15, blocks[i] - len(prog) - 1, 0, arch))
     prog.append(allow)  # an ABI the table does not name: nothing to deny in it
-    for nrs in table.values():
+    for denied, madvise, preadv2 in arches.values():
         prog.append(ld_nr)
-        for nr in nrs:
-            prog.append((0x15, deny_at - len(prog) - 1, 0, nr))
+        for target, nrs in ((deny_at, denied), (madvise_at, madvise), (preadv2_at, preadv2)):
+            for nr in nrs:
+                prog.append((0x15, target - len(prog) - 1, 0, nr))
         prog.append(allow)
+    prog += [ld_arg(2), (0x15, deny_at - madvise_at - 2, 0, MADV_COLD),
+             (0x15, deny_at - madvise_at - 3, 0, MADV_PAGEOUT), allow]
+    prog += [ld_arg(5), (0x45, deny_at - preadv2_at - 2, 0, RWF_NOWAIT), allow]  # JSET: any of the bits
     prog.append(deny)
+    assert len(prog) == deny_at + 1 and all(insn[1] < 256 for insn in prog)
     return b"".join(struct.pack("HBBI", *insn) for insn in prog)
 
 
@@ -151,7 +190,8 @@ class _SockFprog(ctypes.Structure):
 
 def deny_keyrings():
     """In a program's process: PR_SET_NO_NEW_PRIVS, then the seccomp filter (add_key, request_key, keyctl
-    fail with EPERM).  False, having installed nothing, where the architecture is unknown.  The filter is built
+    fail with EPERM, and the page cache's residency calls: module docstring).  False, having installed nothing,
+    where the architecture is unknown.  The filter is built
     once, in the server: a program's process starts with as few new objects as it can (each one moves when its
     garbage collector first runs, which a program's shutdown order can show)."""
     if _KEYRING_FILTER is None:

@@ -6,7 +6,8 @@ slot's judge uid) write wherever the host lets any uid write.  Those uids are th
 (`lifetime.claim_uids`) and in no group, so the places are exactly the world-writable directories the uids can reach
 (every ancestor searchable by others) on the host's writable file systems, and whatever the uids themselves make
 under them.  `writable_places` finds those directories when the server starts (one walk of the host's file systems
-that does not descend into a directory others cannot search, nor into the world-writable ones it finds; kept for
+that does not descend into a directory others cannot search, and goes on below the world-writable ones it finds, so
+that one below a directory that is not, itself below a world-writable one, is found too: `/tmp/x/shared`; kept for
 `CACHE_SECONDS` beside the uid locks, for the same boot and mount table, so a test suite's many servers walk once);
 `remove_owned` removes everything the uids own there, and their System V IPC objects, between programs and at the
 end.  (POSIX message queues they cannot make: RLIMIT_MSGQUEUE is 0 for them.)
@@ -60,9 +61,10 @@ def _searchable(path):
 
 
 def writable_places(cache=CACHE):
-    """Every world-writable directory a sandbox uid can reach on the host's writable file systems (not those below
-    another one: `remove_owned` walks into them), and the usual temp directories; sorted.  From `cache` when it was
-    written less than CACHE_SECONDS ago for this boot and mount table, by this uid, in a directory only it writes."""
+    """Every world-writable directory a sandbox uid can reach on the host's writable file systems (not those right
+    below another one: `remove_owned` walks into them), and the usual temp directories; sorted.  From `cache` when it
+    was written less than CACHE_SECONDS ago for this boot and mount table, by this uid, in a directory only it
+    writes."""
     mounts = _mounts()
     try:
         with open("/proc/sys/kernel/random/boot_id") as f:
@@ -102,18 +104,18 @@ def _walk(mounts):
             top = os.stat(point)
         except OSError:
             continue
-        stack = [point]
+        stack = [(point, False)]  # (directory, whether its parent is world-writable)
         while stack:
-            path = stack.pop()
+            path, in_place = stack.pop()
             try:
                 st = os.stat(path, follow_symlinks=False)
             except OSError:
                 continue
             if st.st_dev != top.st_dev or not stat.S_ISDIR(st.st_mode):
                 continue  # another mount (walked on its own) or a link
-            if st.st_mode & stat.S_IWOTH:
-                places.add(path)
-                continue
+            writable = bool(st.st_mode & stat.S_IWOTH)
+            if writable and not in_place:
+                places.add(path)  # (right below a world-writable one, `remove_owned` reaches it from there)
             if not st.st_mode & stat.S_IXOTH:
                 continue
             try:
@@ -122,7 +124,8 @@ def _walk(mounts):
                 continue
             try:
                 with os.scandir(fd) as entries:
-                    stack.extend(os.path.join(path, e.name) for e in entries if e.is_dir(follow_symlinks=False))
+                    stack.extend((os.path.join(path, e.name), writable) for e in entries
+                                 if e.is_dir(follow_symlinks=False))
             except OSError:
                 pass
             finally:

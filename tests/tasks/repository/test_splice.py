@@ -1,0 +1,56 @@
+"""A mutant is written back with only its changed statements re-rendered: comments, quotes and layout elsewhere in
+the function stay the repository's own (an unparsed function would give away where the bug is)."""
+
+from pathlib import Path
+
+import pytest
+
+from coderl.tasks.repository.mutations import mutants
+from coderl.tasks.repository.splice import splice
+
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "repository" / "minilib" / "minilib"
+
+SOURCE = '''def f(xs, limit):
+    """Sum of "small" items."""  # a comment the unparser would drop
+    total = 0
+    for x in xs:
+        # keep the small ones
+        if x < limit:
+            total = total + x
+        else:
+            continue
+    return total
+'''
+
+
+def test_only_the_changed_statement_is_rendered_again():
+    changed = [m for m in mutants(SOURCE, "f.py") if m.kind == "comparison"][0]
+    out = splice(SOURCE, changed.mutated, changed.function)
+    assert out == SOURCE.replace("if x < limit:", "if x <= limit:") or out.count("\n") == SOURCE.count("\n")
+    assert "# a comment the unparser would drop" in out and "# keep the small ones" in out
+    assert '"""Sum of "small" items."""' in out
+    changed_lines = [a for a, b in zip(SOURCE.splitlines(), out.splitlines()) if a != b]
+    assert changed_lines == ["        if x < limit:"]
+
+
+def test_a_removed_statement_is_removed_alone():
+    removed = [m for m in mutants(SOURCE, "f.py") if m.kind == "removed_branch"]
+    assert removed
+    for m in removed:
+        out = splice(SOURCE, m.mutated, m.function)
+        assert "# a comment the unparser would drop" in out
+
+
+@pytest.mark.parametrize("name", ["numbers.py", "text.py"])
+def test_every_mutant_of_the_fixture_splices_to_the_same_program(name):
+    import ast
+
+    source = (FIXTURE / name).read_text()
+    found = mutants(source, name)
+    assert found
+    for m in found:
+        out = splice(source, m.mutated, m.function)
+        assert ast.dump(ast.parse(out)) == ast.dump(ast.parse(m.mutated))
+        assert len(out.splitlines()) <= len(source.splitlines()) + 2
+        # every docstring of the file is kept as written
+        assert out.count('"""') == source.count('"""')
