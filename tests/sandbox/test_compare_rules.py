@@ -39,6 +39,8 @@ from coderl.sandbox.types import CheckKind, ExecutionRequest, Mode, TestCase
     ("", "0", False),  # no output is one empty line
     ("", "", True),
     ("0.30000000000000004", "0.3", False),  # decimals are exact: no tolerance
+    ("sNaN", "sNaN", True),  # equal as text
+    ("sNaN 1", "sNaN 1.0", False),  # a signalling NaN raises when compared: upstream's test errs
 ])
 def test_livecodebench_grade_stdio(actual, expected, match):
     assert lcb_match(actual, expected) is match
