@@ -6,7 +6,8 @@ record their verdicts (issue 100, item 5).
         --source taco=/work/.mirror/FlagOpen+TACO/repo --out tests/fixtures/upstream/grader_verdicts.jsonl
     python scripts/upstream_verdicts.py --compare tests/fixtures/upstream/grader_verdicts.jsonl   # coderl vs them
 
-Each `--source NAME=GITDIR` is a clone of the grader's repository (the `fetch` tool's mirror); its grader file is
+Each `--source NAME=GITDIR` is a clone of the grader's repository (the `fetch` tool's mirror; `multipl-e-js=node`:
+Node's own assert, no repository); its grader file is
 read with `git show HEAD:PATH` and never copied into coderl: the file's text travels inside the sandbox request, a
 driver writes it into the program's private work directory and calls its `run_test` on one case.  The graders execute
 the programs they judge (`exec` in their own process, or `subprocess` for TACO), so they run only in the sandbox,
@@ -46,14 +47,20 @@ GRADERS = {  # {where the driver writes it (under up/): its path in the reposito
     "rllm": ({f"rllm/rewards/code_utils/{name}": f"rllm/rewards/code_utils/{name}"
               for name in ("taco.py", "pyext2.py", "utils.py")}, "rllm-taco"),
 }
-MODULES = {"rllm": "rllm.rewards.code_utils.taco"}  # the grader's module (else upstream.testing_util)
-STDIN_ONLY = {"open-r1"}  # graders with no call-based tests
+MODULES = {"rllm": "rllm.rewards.code_utils.taco"}
+# MultiPL-E's JavaScript grader is its test suite run by Node (its evaluation/src/containerized_eval.py hands a .js
+# file of prompt + completion + tests to eval_javascript, whose verdict is node's exit status): no file to read
+GRADERS["multipl-e-js"] = ({}, "multipl-e-js")
+KINDS = {"multipl-e-js": {"js"}, "open-r1": {"stdio"}}  # the cases each grader takes (else stdio and call)  # the grader's module (else upstream.testing_util)
+
 SETUP = {
     "apps": "pyext shim: RuntimeModule.from_string(name, doc, text) = a module made by exec(text)",
     "verl": "pyext shim, as for apps",
     "rllm": "its package's own files only (rllm/rewards/code_utils: taco.py, pyext2.py, utils.py; empty __init__.py "
             "files); inspect.getargspec as for taco; `python3` on PATH is the sandbox's interpreter (its `ulimit -v` "
             "fails there: the sandbox's own limit holds)",
+    "multipl-e-js": "node main.js on prompt + completion + MultiPL-E's test suite, pass = exit status 0 (Node's own "
+                    "assert.deepEqual; the Node of the machine that recorded it)",
     "open-r1": "code_reward's evaluation script taken from rewards.py's text (ast), dedented, formatted as code_reward "
                "formats it, exec'd, and its evaluate_code called (its e2b sandbox returns that value); `python3` on "
                "PATH is the sandbox's interpreter",
@@ -77,7 +84,9 @@ DISAGREEMENTS = {
 
 
 def tests_for(grader: str, case: dict) -> dict:
-    """The case's tests in the grader's own input layout."""
+    """The case's tests in the grader's own input layout (a JavaScript case's are its suite's text)."""
+    if case["kind"] == "js":
+        return {"suite": case["tests"]}
     if case["kind"] == "stdio":
         return {"inputs": case["inputs"], "outputs": case["outputs"], "fn_name": None}
     if grader in ("lcb", "nemo-gym", "verl"):  # one JSON value per line, the output JSON text
@@ -122,6 +131,14 @@ if GRADER in ("apps", "verl"):
             return module
     pyext.RuntimeModule = RuntimeModule
     sys.modules["pyext"] = pyext
+if GRADER == "multipl-e-js":
+    import subprocess
+    with open("main.js", "w") as f:
+        f.write(PROGRAM)
+    done = subprocess.run(["node", "main.js"], capture_output=True, text=True, timeout=30)
+    sys.stdout.write(%(mark)r + json.dumps([done.returncode == 0]) + "\n")
+    sys.stdout.flush()
+    os._exit(0)
 if GRADER == "open-r1":
     import ast, textwrap
     tree = ast.parse(FILES["upstream/rewards.py"])
@@ -165,13 +182,15 @@ def run_graders(sources: dict[str, str], out_path: str) -> None:
         for grader, gitdir in sources.items():
             paths, _ = GRADERS[grader]
             commit = subprocess.run(["git", "-C", gitdir, "rev-parse", "HEAD"], capture_output=True, text=True,
-                                    check=True).stdout.strip()
+                                    check=True).stdout.strip() if paths else None  # multipl-e-js: Node itself
             files = {name: subprocess.run(["git", "-C", gitdir, "show", f"HEAD:{path}"], capture_output=True,
                                           text=True, check=True).stdout for name, path in paths.items()}
             requests = []
-            todo = [c for c in cases() if not (grader in STDIN_ONLY and c["kind"] == "call")]
+            todo = [c for c in cases() if c["kind"] in KINDS.get(grader, {"stdio", "call"})]
             for case in todo:
-                program = DRIVER % {"files": json.dumps(files), "grader": grader, "program": case["program"],
+                text = (case["prompt"] + case["program"] + "\n\n" + case["tests"]) if case["kind"] == "js" else \
+                    case["program"]
+                program = DRIVER % {"files": json.dumps(files), "grader": grader, "program": text,
                                     "module": MODULES.get(grader, "upstream.testing_util"),
                                     "tests": json.dumps(tests_for(grader, case)), "mark": MARK}
                 requests.append(ExecutionRequest(
@@ -180,7 +199,8 @@ def run_graders(sources: dict[str, str], out_path: str) -> None:
             for case, result in zip(todo, sandbox.run_many(requests)):
                 found = [ln[len(MARK):] for ln in result.stdout.split("\n") if ln.startswith(MARK)]
                 verdicts = json.loads(found[-1]) if found else None
-                n = len(case["inputs"] if case["kind"] == "stdio" else case["args"])
+                n = {"stdio": lambda: len(case["inputs"]), "call": lambda: len(case["args"]), "js": lambda: 1}[
+                    case["kind"]]()
                 if grader == "open-r1":  # its reward is the fraction of tests passed
                     passed = verdicts == [1.0]
                 else:
@@ -204,13 +224,29 @@ def coderl_verdicts(records: list[dict], sandbox=None) -> list[bool]:
     from coderl.tasks.loaders.call_based import apps_case, call_task, lcb_case, verl_case
     from coderl.tasks.types import Task
 
+    import tempfile
+
+    from coderl.tasks import load_tasks
+
     by_id = {c["id"]: c for c in cases()}
+    js = [by_id[r["case"]] for r in records if by_id[r["case"]]["kind"] == "js"]
+    js_tasks = {}
+    if js:  # MultiPL-E rows, loaded as the multipl-e preset loads them
+        with tempfile.TemporaryDirectory() as folder:
+            path = os.path.join(folder, "rows.jsonl")
+            with open(path, "w") as f:
+                for c in js:
+                    f.write(json.dumps({"name": c["id"].replace("/", "_"), "language": "js", "prompt": c["prompt"],
+                                        "tests": c["tests"]}) + "\n")
+            js_tasks = {t.task_id: t for t in load_tasks(f"hf:{path}:preset=multipl-e").tasks}
     tasks, programs = [], []
     for rec in records:
         case, grader = by_id[rec["case"]], rec["grader"]
         rule = GRADERS[grader][1]
         tests = tests_for(grader, case)
-        if case["kind"] == "stdio":
+        if case["kind"] == "js":
+            task = js_tasks["js/" + case["id"].replace("/", "_")]
+        elif case["kind"] == "stdio":
             task = Task(task_id=case["id"], kind="stdio", prompt="", metadata={"compare": rule},
                         tests=tuple(TestCase(str(i), stdin, CheckKind.STDOUT, stdout)
                                     for i, (stdin, stdout) in enumerate(zip(tests["inputs"], tests["outputs"]))))

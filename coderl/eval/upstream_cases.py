@@ -77,9 +77,34 @@ CALLS: list[tuple[str, dict, str]] = [
 ]
 
 
+# ---- MultiPL-E JavaScript: a function's return value against MultiPL-E's assert.deepEqual suite -------------------
+
+JS_SUITE = "const assert = require('node:assert');\n\n\nfunction test() {\n  let candidate = f;\n%s\n}\n\ntest();"
+JS: list[tuple[str, str, str]] = [  # (name, what f returns, the expected literal), f called as candidate(1)
+    ("bool-for-number", "true", "1"),
+    ("text-for-number", "'9'", "9"),
+    ("number", "9", "9"),
+    ("mixed-array", "[1, '2']", "[1, 2]"),
+    ("null-for-zero", "null", "0"),
+    ("empty-for-zero", "''", "0"),
+    ("object-values", "{a: true}", "{a: 1}"),
+    ("other-text", "'abc'", "'abd'"),
+    ("undefined-for-null", "undefined", "null"),
+    ("float-sum", "0.1 + 0.2", "0.3"),
+    ("hex-text", "'0x1A'", "26"),
+    ("spaced-text", "' 12 '", "12"),
+    ("bools-for-bits", "[true, false]", "[1, 0]"),
+    ("true-text", "'true'", "true"),
+    ("short-array", "[1]", "[1, 2]"),
+    ("nested", "[[1, '2'], {b: [false]}]", "[[1, 2], {b: [0]}]"),
+]
+
+
 def cases() -> list[dict]:
     """Every case, as plain data (the fixture's own copy of it)."""
-    out = [{"id": f"stdio/{name}", "kind": "stdio", "inputs": t["inputs"], "outputs": t["outputs"], "program": p}
+    out = [{"id": f"js/{name}", "kind": "js", "prompt": "function f(x){\n", "program": f"  return {value};\n}}\n",
+            "tests": JS_SUITE % f"  assert.deepEqual(candidate(1),{expected});"} for name, value, expected in JS]
+    out += [{"id": f"stdio/{name}", "kind": "stdio", "inputs": t["inputs"], "outputs": t["outputs"], "program": p}
            for name, t, p in STDIO]
     out += [{"id": f"call/{name}", "kind": "call", "fn_name": t["fn_name"], "args": t["args"],
              "expected": t["expected"], "program": p} for name, t, p in CALLS]

@@ -414,7 +414,7 @@ def _judge_processes(request: ExecutionRequest, runs: list[dict], isolation: str
         if failure is not None:
             outcome = TestOutcome(tid, failure[0], hidden, failure[1], run["cpu_seconds"])
         elif check is CheckKind.JSON:
-            outcome = outputs.value_outcome(test, run, request.float_tolerance)
+            outcome = outputs.value_outcome(test, run, request.float_tolerance, request.compare)
         elif check is None:  # a request without tests: the program ran
             outcome = TestOutcome(tid, Status.PASSED, hidden, "", run["cpu_seconds"])
         elif check is not CheckKind.STDOUT:  # a malformed task: an assert or value check on a program's output

@@ -289,6 +289,68 @@ def apps_value_match(value, expected) -> bool:
     return False
 
 
+# JavaScript's white space and line terminators (what `Number(" 12 ")` trims), and its numeric string literals
+_JS_SPACE = ("\t\n\x0b\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+             "\u2028\u2029\u202f\u205f\u3000\ufeff")
+_JS_DECIMAL = re.compile(r"[+-]?(?:Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)")
+_JS_RADIX = re.compile(r"0(?:[xX][0-9a-fA-F]+|[oO][0-7]+|[bB][01]+)")
+
+
+def _js_number(value) -> float:
+    """JavaScript's ToNumber of a JSON primitive (a string as `Number(s)` reads it; NaN where it reads none)."""
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    if isinstance(value, (int, float)):
+        try:
+            return float(value)
+        except OverflowError:  # an integer past a double's range is an infinity in JavaScript
+            return math.inf if value > 0 else -math.inf
+    text = value.strip(_JS_SPACE)
+    if not text:
+        return 0.0
+    if _JS_DECIMAL.fullmatch(text):
+        return float(text.replace("Infinity", "inf"))
+    if _JS_RADIX.fullmatch(text):
+        return float(int(text[2:], {"x": 16, "o": 8, "b": 2}[text[1].lower()]))
+    return math.nan
+
+
+def _js_loose_primitive(a, b) -> bool:
+    """`a == b` in JavaScript for two JSON primitives (null, booleans, numbers, strings), or both NaN (Node's
+    `assert.deepEqual` counts two NaN equal)."""
+    if a is None or b is None:
+        return a is None and b is None
+    if isinstance(a, str) and isinstance(b, str):
+        return a == b
+    x, y = _js_number(a), _js_number(b)
+    return x == y or (math.isnan(x) and math.isnan(y) and not isinstance(a, str) and not isinstance(b, str))
+
+
+def js_loose_equal(value, expected) -> bool:
+    """Node's legacy (loose) `assert.deepEqual`, which MultiPL-E's JavaScript tests call (lib/internal/util/
+    comparisons.js, `innerDeepEqual` not strict), on JSON values: primitives by JavaScript's `==` (`1 == true`,
+    `"9" == 9`, `"" == 0`; null equals only null); an array only an array of the same length, item by item; an
+    object only an object with the same keys, value by value.  Without recursion."""
+    stack = [(value, expected)]
+    while stack:
+        v, e = stack.pop()
+        v_box, e_box = isinstance(v, (list, tuple, dict)), isinstance(e, (list, tuple, dict))
+        if not v_box and not e_box:
+            if not _js_loose_primitive(v, e):
+                return False
+        elif not (v_box and e_box):
+            return False
+        elif isinstance(v, dict) or isinstance(e, dict):
+            if not (isinstance(v, dict) and isinstance(e, dict)) or set(v) != {str(k) for k in e}:
+                return False
+            stack.extend((v[str(k)], item) for k, item in e.items())
+        else:
+            if len(v) != len(e):
+                return False
+            stack.extend(zip(v, e))
+    return True
+
+
 @dataclass(frozen=True)
 class Rule:
     """A comparison rule: how STDOUT output and EQUALS values are judged; `upstream`: the file it follows."""
@@ -322,6 +384,8 @@ RULES: dict[str, Rule] = {r.name: r for r in (
          strict="rllm-taco-strict"),
     Rule("rllm-taco-strict", lambda a, e: rllm_taco_match(a, e, sets=False), apps_value_match,
          "rLLM rllm/rewards/code_utils/taco.py without its token-set fallbacks"),
+    Rule("multipl-e-js", None, js_loose_equal,
+         "MultiPL-E's JavaScript tests (dataset_builder/humaneval_to_js.py): Node's assert.deepEqual, loose"),
     Rule("taco", taco_match, apps_value_match,
          "FlagOpen/TACO metrics/testing_util.py (compare_std_results, execute_cb_code)", sound=False,
          strict="taco-strict"),
@@ -381,8 +445,9 @@ def _truncated(run: dict) -> bool:
     return run["stdout_total"] > len(run["stdout"].encode())
 
 
-def value_outcome(test: TestCase, run: dict, float_tolerance: float | None) -> TestOutcome:
-    """A JSON check of a run that ended normally."""
+def value_outcome(test: TestCase, run: dict, float_tolerance: float | None, compare: str = "") -> TestOutcome:
+    """A JSON check of a run that ended normally (its value compared under the request's rule, `RULES`; by
+    default `json_equal`)."""
     cpu = run["cpu_seconds"]
     if _truncated(run):
         return TestOutcome(test.id, Status.FAILED, test.hidden, "output longer than the capture limit", cpu)
@@ -394,7 +459,8 @@ def value_outcome(test: TestCase, run: dict, float_tolerance: float | None) -> T
         value = loads(lines[-1][len(VALUE_MARKER):])
     except ValueError as exc:
         return TestOutcome(test.id, Status.FAILED, test.hidden, f"the value is not JSON ({str(exc)[:80]})", cpu)
-    if json_equal(value, test.expected, float_tolerance):
+    loose = rule(compare).value
+    if (json_equal(value, test.expected, float_tolerance) if loose is None else loose(value, test.expected)):
         return TestOutcome(test.id, Status.PASSED, test.hidden, "", cpu)
     return TestOutcome(test.id, Status.FAILED, test.hidden,
                        f"got {flat.short_repr(value, 80)}, expected {flat.short_repr(test.expected, 80)}", cpu)

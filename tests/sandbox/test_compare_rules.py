@@ -217,3 +217,15 @@ def test_rllm_taco(actual, expected, upstream, strict):
 
     assert rllm_taco_match(actual, expected) is upstream
     assert rllm_taco_match(actual, expected, sets=False) is strict
+
+
+@pytest.mark.parametrize("value, expected, match", [
+    (True, 1, True), ("9", 9, True), ("", 0, True), (" 12 ", 12, True), ("0x1A", 26, True), ("1e3", 1000, True),
+    ([1, "2"], [1, 2], True), ({"a": True}, {"a": 1}, True), (None, None, True),
+    (None, 0, False), ("true", True, False), ("abc", "abd", False), ([1], [1, 2], False), ([1], {"0": 1}, False),
+    (0.1 + 0.2, 0.3, False), ("0x1A", "26", False),  # two strings compare as strings
+])
+def test_multipl_e_js_loose_deep_equal(value, expected, match):
+    from coderl.sandbox.outputs import js_loose_equal
+
+    assert js_loose_equal(value, expected) is match
