@@ -47,11 +47,11 @@ GRADERS = {  # {where the driver writes it (under up/): its path in the reposito
     "rllm": ({f"rllm/rewards/code_utils/{name}": f"rllm/rewards/code_utils/{name}"
               for name in ("taco.py", "pyext2.py", "utils.py")}, "rllm-taco"),
 }
-MODULES = {"rllm": "rllm.rewards.code_utils.taco"}
+MODULES = {"rllm": "rllm.rewards.code_utils.taco"}  # the grader's module (else upstream.testing_util)
 # MultiPL-E's JavaScript grader is its test suite run by Node (its evaluation/src/containerized_eval.py hands a .js
 # file of prompt + completion + tests to eval_javascript, whose verdict is node's exit status): no file to read
 GRADERS["multipl-e-js"] = ({}, "multipl-e-js")
-KINDS = {"multipl-e-js": {"js"}, "open-r1": {"stdio"}}  # the cases each grader takes (else stdio and call)  # the grader's module (else upstream.testing_util)
+KINDS = {"multipl-e-js": {"js"}, "open-r1": {"stdio"}}  # the cases each grader takes (else stdio and call)
 
 SETUP = {
     "apps": "pyext shim: RuntimeModule.from_string(name, doc, text) = a module made by exec(text)",
