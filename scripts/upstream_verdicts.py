@@ -219,14 +219,13 @@ def run_graders(sources: dict[str, str], out_path: str) -> None:
 def coderl_verdicts(records: list[dict], sandbox=None) -> list[bool]:
     """coderl's verdict on each recorded case, under the rule of its grader's preset (in `sandbox`, else one of its
     own)."""
-    from coderl.sandbox import Sandbox
-    from coderl.sandbox.types import CheckKind, TestCase
-    from coderl.tasks.loaders.call_based import apps_case, call_task, lcb_case, verl_case
-    from coderl.tasks.types import Task
-
     import tempfile
 
+    from coderl.sandbox import Sandbox
+    from coderl.sandbox.types import CheckKind, TestCase
     from coderl.tasks import load_tasks
+    from coderl.tasks.loaders.call_based import apps_case, call_task, lcb_case, verl_case
+    from coderl.tasks.types import Task
 
     by_id = {c["id"]: c for c in cases()}
     js = [by_id[r["case"]] for r in records if by_id[r["case"]]["kind"] == "js"]
