@@ -303,7 +303,7 @@ CASES = [
     ("check", "unknown option", ["check", "--tasks", "synthetic:levle=1", "--reference"], "unknown option 'levle'"),
     ("check", "empty", ["check", "--tasks", "hf:", "--reference"], "missing the dataset after 'hf:'"),
     ("check", "missing tests", ["check", "--tasks", "hf:nemo-notests.jsonl:preset=nemotron-rl", "--reference"],
-     "hf:nemo-notests.jsonl row 0: field 'verifier_metadata.unit_tests' missing (expected an object)"),
+     "hf:nemo-notests.jsonl row 0: field 'verifier_metadata.unit_tests' missing (expected an object or a string)"),
     ("check", "malformed row", ["check", "--tasks", "hf:nemo-bad.jsonl:preset=nemotron-rl", "--reference"],
      "row 0: field 'verifier_metadata.unit_tests.inputs' is string (expected a list)"),
     ("check", "missing tests", ["check", "--tasks", "hf:prime-notests.jsonl:preset=primeintellect", "--reference"],

@@ -31,6 +31,7 @@ from coderl.rollout.formats import get_format
 from coderl.sandbox.config import SandboxConfig
 from coderl.tasks import Task, load_tasks
 from coderl.tasks.spec import open_sandbox
+from coderl.tasks.types import for_training
 
 
 def _text(completion: Any) -> str:
@@ -47,7 +48,7 @@ class CoderlRewards:
 
     def __init__(self, tasks: str | Sequence[Task], *, format: str = "chat", weights: dict[str, float] | None = None,
                  sandbox: SandboxConfig | None = None, reward: RewardConfig | None = None):
-        self.tasks = {t.task_id: t for t in (load_tasks(tasks).tasks if isinstance(tasks, str) else tasks)}
+        self.tasks = {t.task_id: t for t in for_training(load_tasks(tasks).tasks if isinstance(tasks, str) else tasks)}
         self.format = get_format(format)
         self.config = reward or RewardConfig(weights=dict(weights or {"pass": 1.0}))
         self.sandbox_config = sandbox or SandboxConfig()

@@ -32,6 +32,7 @@ from coderl.rollout.formats import get_format
 from coderl.sandbox.config import SandboxConfig
 from coderl.tasks import load_tasks
 from coderl.tasks.spec import absolute_spec, open_sandbox
+from coderl.tasks.types import for_training
 
 _lock = threading.Lock()
 _state: dict = {}
@@ -55,7 +56,7 @@ def verl_rows(tasks: str, *, format: str = "chat", weights: dict[str, float] | N
 
 @functools.lru_cache(maxsize=16)
 def _tasks(spec: str) -> dict:
-    return {t.task_id: t for t in load_tasks(spec).tasks}
+    return {t.task_id: t for t in for_training(load_tasks(spec).tasks)}  # verl trains on these rewards
 
 
 def _sandbox():

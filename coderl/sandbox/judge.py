@@ -46,11 +46,12 @@ def decode_value(tokens: Any) -> Any:
         raise BadRecord(str(exc)) from None
 
 
-def values_match(check: CheckKind, value: Any, expected: Any) -> bool:
+def values_match(check: CheckKind, value: Any, expected: Any, compare: str = "") -> bool:
     """Whether a value the program returned passes a value check (equals, truthy, falsy, is) against the expected
-    value."""
+    value; an EQUALS check under the request's comparison rule (`outputs.RULES`: `==` by default)."""
     if check is CheckKind.EQUALS:
-        return flat.equal(value, expected)
+        judge = outputs.rule(compare).value
+        return flat.equal(value, expected) if judge is None else judge(value, expected)
     if check is CheckKind.TRUTHY:
         return bool(value) is True
     if check is CheckKind.FALSY:
@@ -231,7 +232,7 @@ def _judge_tests(request: ExecutionRequest, run: dict, isolation: str) -> Execut
         elif over_cpu:
             outcome = TestOutcome(test.id, failure[0], test.hidden, failure[1])
         elif rec is not None and rec.get("event") != "gone":
-            outcome = _judge_record(test, rec, result)
+            outcome = _judge_record(test, rec, result, request.compare)
         elif program_error is not None:
             outcome = TestOutcome(test.id, _status(program_error.get("status")), test.hidden,
                                   str(program_error.get("message", "")))
@@ -281,7 +282,7 @@ def _status_from_tests(result: ExecutionResult) -> TestOutcome | None:
     return bad
 
 
-def _judge_record(test, rec: dict, result: ExecutionResult) -> TestOutcome:
+def _judge_record(test, rec: dict, result: ExecutionResult, compare: str = "") -> TestOutcome:
     """One test's outcome from its judge record: a value the parent compares, or the judge's own verdict on a
     statement test."""
     if test.check not in MODE_CHECKS["python_tests"]:  # a malformed task: not judged here, so never a pass
@@ -303,7 +304,7 @@ def _judge_record(test, rec: dict, result: ExecutionResult) -> TestOutcome:
         result.tamper.append("bad_record")
         return TestOutcome(test.id, Status.FAILED, test.hidden, str(exc))
     try:
-        ok = values_match(test.check, value, test.expected)
+        ok = values_match(test.check, value, test.expected, compare)
     except Exception as exc:  # e.g. comparing unorderable plain values can still raise; never crash the batch
         return TestOutcome(test.id, Status.FAILED, test.hidden, f"comparison failed: {exc}")
     if ok:
@@ -363,7 +364,7 @@ def _judge_processes(request: ExecutionRequest, runs: list[dict], isolation: str
         if failure is not None:
             outcome = TestOutcome(tid, failure[0], hidden, failure[1], run["cpu_seconds"])
         elif check is CheckKind.JSON:
-            outcome = outputs.value_outcome(test, run, request.float_tolerance)
+            outcome = outputs.value_outcome(test, run, request.float_tolerance, request.compare)
         elif check is None:  # a request without tests: the program ran
             outcome = TestOutcome(tid, Status.PASSED, hidden, "", run["cpu_seconds"])
         elif check is not CheckKind.STDOUT:  # a malformed task: an assert or value check on a program's output
@@ -372,7 +373,7 @@ def _judge_processes(request: ExecutionRequest, runs: list[dict], isolation: str
         elif run["stdout_total"] > len(run["stdout"].encode()):
             outcome = TestOutcome(tid, Status.FAILED, hidden, "output longer than the capture limit",
                                   run["cpu_seconds"])
-        elif outputs.outputs_match(run["stdout"], str(test.expected), request.float_tolerance):
+        elif outputs.stdout_match(run["stdout"], str(test.expected), request.float_tolerance, request.compare):
             outcome = TestOutcome(tid, Status.PASSED, hidden, "", run["cpu_seconds"])
         else:
             outcome = TestOutcome(tid, Status.FAILED, hidden,

@@ -200,6 +200,9 @@ class ExecutionRequest:
     episode: str = ""
     limits: Limits = field(default_factory=Limits)
     float_tolerance: float | None = None  # STDOUT checks: numeric tokens equal within abs/rel tol
+    # STDOUT and EQUALS checks: the comparison rule (`coderl.sandbox.outputs.RULES`: a dataset's own grader's);
+    # "": coderl's own (tokens, `==`).  Judged in the parent only: never sent to the sandbox server
+    compare: str = ""
     # How the judge reads a failed run's stderr: a regex whose first match (re.MULTILINE, in the stripped
     # stderr; the program writes that text, so the pattern must not backtrack badly) marks the line that
     # is a compile error (a syntax error, not a runtime error); None: no line is.  The language's, handed

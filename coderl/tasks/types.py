@@ -32,8 +32,9 @@ class Task:
     it (not as `__main__`); `test_preamble` (module-level test code) then `tests` run in the harness
     with `candidate` bound to `entry_point`.
     kind "stdio": the completion is the whole program, run as `__main__` once per test with the
-    test's `source` on stdin; its stdout is compared token-wise with `expected` (see
-    `coderl.sandbox.outputs.outputs_match`).
+    test's `source` on stdin; its stdout is compared with `expected` token-wise (see
+    `coderl.sandbox.outputs.outputs_match`), or by the dataset's own grader's rule named in `metadata["compare"]`
+    (`coderl.sandbox.outputs.RULES`, set by the `hf:` presets: docs/data.md).
     kind "test_file": the completion is a whole module, judged by the pytest-style file in `test_preamble`
     (`coderl.tasks.test_files`: each test one ASSERT test run by coderl's own runner in the judge process).
     """
@@ -65,6 +66,14 @@ class Task:
     ) -> ExecutionRequest:
         tests = self.tests if max_tests is None else self.tests[:max_tests]
         request = get_kind(self.kind, self.task_id).build_request(self, completion, limits or Limits(), tuple(tests))
+        if self.metadata.get("compare"):  # the dataset's own grader's comparison rule (a preset's: docs/data.md)
+            from coderl.sandbox.outputs import rule
+
+            name = self.metadata["compare"]
+            if not isinstance(name, str):
+                raise ValueError(f"task {self.task_id}: metadata.compare is {name!r} (expected a rule's name)")
+            rule(name)  # an unknown name: a ValueError here (at load, in task_rows), never in a judge
+            request = dataclasses.replace(request, compare=name)
         if self.time_limit is None or self.time_limit >= request.limits.cpu_seconds:
             return request
         # the task's measured limit lowers the program's CPU limit, and with it the wall-clock backstop (3 x it + 1 s,
@@ -87,3 +96,14 @@ def digest(tasks: Iterable[Task]) -> str:
         h.update(repr((t.task_id, t.kind, t.prompt, t.reference_solution, t.entry_point, t.test_preamble,
                        [(x.check.value, x.setup, x.source, repr(x.expected)) for x in t.tests])).encode())
     return h.hexdigest()
+
+
+def for_training(tasks: Iterable[Task]) -> list[Task]:
+    """The tasks as training judges them: a task whose evaluation rule is its dataset's unsound one (APPS's and
+    TACO's token-set fallbacks accept wrong answers) takes the same rule without those fallbacks
+    (`metadata["compare_train"]`, set by the preset unless the spec chose `compare=`: docs/data.md)."""
+    out = []
+    for task in tasks:
+        train = task.metadata.get("compare_train")
+        out.append(dataclasses.replace(task, metadata={**task.metadata, "compare": train}) if train else task)
+    return out

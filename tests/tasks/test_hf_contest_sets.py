@@ -187,12 +187,12 @@ def test_primeintellect_takes_the_gold_solution_out_of_its_fence(tmp_path, sandb
     assert fenced_code("print(3)\n") == "print(3)\n"
 
 
-def test_primeintellect_refuses_a_function_call_row_in_one_line_and_skipping_lists_it(tmp_path):
+def test_primeintellect_refuses_a_function_call_row_it_cannot_call_in_one_line_and_skipping_lists_it(tmp_path):
     call = {**PRIME_OWN, "problem_id": "vfc_call", "verification_info": json.dumps({"language": "python",
             "test_cases": [{"type": "function_call", "fn_name": "f", "input": "[1]", "output": "[2]"}]})}
     path = parquet(tmp_path, [PRIME_OWN, call])
-    said = ("row 1: field 'verification_info.test_cases[0].type' is 'function_call': only stdin_stdout tests are "
-            "read (a function_call test's input layout is not documented)")
+    said = ("row 1: field 'verification_info.test_cases[0].input' is str: a function_call test's input is the list of "
+            "arguments (rLLM calls fn(*input))")  # function_call rows: tests/tasks/test_call_based.py
     with pytest.raises(TaskFormatError, match=re.escape(said)):
         load_tasks(f"hf:{path}:preset=primeintellect")
     with skipping_bad_rows() as skipped:
@@ -326,22 +326,32 @@ def test_deepcoder_reads_each_subsets_tests_and_judges_a_correct_and_a_wrong_pro
     tasks = load_tasks(f"hf:{parquet(tmp_path, DEEPCODER, 'deep.parquet')}:preset=deepcoder").tasks
     assert [t.task_id for t in tasks] == ["deep/0", "deep/1", "deep/2", "deep/3"]
     assert [(t.kind, len(t.tests)) for t in tasks] == [("stdio", 3), ("stdio", 7), ("stdio", 1), ("function", 1)]
-    assert tasks[3].tests[0].source == "assert Solution().numberOfEmployeesWhoMetTarget([5, 3, 10, 8, 2], 5) == 3\n"
+    # rLLM judges TACO rows with its taco.py and LiveCodeBench rows with LiveCodeBench's own code; the Codeforces row
+    # carries no subset name, so coderl's token rule (docs/data.md, "Comparison rules")
+    assert [t.metadata.get("compare") for t in tasks] == ["rllm-taco", None, "livecodebench", "livecodebench"]
+    assert (tasks[3].tests[0].source, tasks[3].tests[0].expected) == (
+        "Solution().numberOfEmployeesWhoMetTarget([5, 3, 10, 8, 2], 5)", 3)
     assert not any(c.hidden for t in tasks for c in t.tests) and all(t.reference_solution is None for t in tasks)
     assert _verdicts(sandbox, tasks, [TRAVEL, BREAKS, DUPLICATES, EMPLOYEES]) == [True] * 4
     empty_fn = {**DEEPCODER[0], "tests": json.dumps({**json.loads(DEEPCODER[0]["tests"]), "fn_name": None})}
     (taco,) = load_tasks(f"hf:{parquet(tmp_path, [empty_fn], 'taco.parquet')}:preset=deepcoder").tasks
     assert taco.tests == tasks[0].tests  # an empty fn_name is a stdin problem's
+    anagram = {**DEEPCODER[0], "tests": json.dumps({"fn_name": "is_anagram", "inputs": [["foefet", "toffee"]],
+                                                     "outputs": [[True]]})}  # rLLM's call-based TACO test
+    (call,) = load_tasks(f"hf:{parquet(tmp_path, [anagram], 'call.parquet')}:preset=deepcoder").tasks
+    assert call.kind == "function" and call.tests[0].source == "is_anagram('foefet', 'toffee')"
+    assert sandbox.submit(call.build_request("def is_anagram(a, b):\n    return sorted(a) == sorted(b)\n")).result().passed
     wrong = ("class Solution:\n    def numberOfEmployeesWhoMetTarget(self, hours, target):\n        return 0\n")
     assert _verdicts(sandbox, tasks, [WRONG, WRONG, WRONG, wrong]) == [False] * 4
 
 
 @pytest.mark.parametrize("tests, said", [
-    ({"fn_name": "is_anagram", "inputs": [["foefet", "toffee"]], "outputs": [[True]]},  # rLLM's call-based TACO test
-     "field 'input_output.fn_name' present: call-based APPS/TACO problems are not supported"),
-    ([{"input": "[1]", "output": "[2]", "type": "function_call", "fn_name": "f"}], "is a function-call test"),
+    ({"fn_name": "is_anagram", "inputs": ["foefet"], "outputs": [[True]]},  # call-based: loaded when it can be called
+     "field 'input_output[0]' is not a list"),
+    ([{"input": "[1]", "output": "[2]", "type": "function_call", "fn_name": "f"}],
+     "field 'tests[0].input' is str: a function_call test's input is the list of arguments"),
     ([{"input": "1", "output": "1", "testtype": "stdin"}, {"input": "[1]", "output": "1", "testtype": "functional"}],
-     "field 'tests' mixes stdin and functional tests"),
+     "field 'tests' mixes stdin, functional and function-call tests"),
     ([], "no tests in tests"),
 ])
 def test_deepcoder_refuses_what_it_cannot_map_in_one_line(tmp_path, tests, said):

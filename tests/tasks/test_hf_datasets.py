@@ -178,7 +178,7 @@ def test_a_bad_value_in_a_mapped_column_is_named_by_that_column(tmp_path):
     ("hf:{path}:preset=codecontests,columns=id=x", r"preset codecontests converts its rows itself; columns= applies "
                                                    r"to humaneval, mbpp, mbpp-sanitized, apps, taco, gsm8k and to no "
                                                    r"preset$"),
-    ("hf:{path}:colums=x=y", r"option 'colums=x=y': expected one of split=..., name=..., preset=..., columns=...$"),
+    ("hf:{path}:colums=x=y", r"option 'colums=x=y': expected one of split=..., name=..., preset=..., columns=..., compare=..., several_answers=...$"),
     ("hf:{path}", r"cannot tell the layout from columns code, task_id, test_list_x, text; give preset="),
 ])
 def test_bad_specs_and_columns_are_one_line(tmp_path, spec, message):
@@ -344,14 +344,17 @@ def test_livecodebench_functional_problems_are_function_tasks_on_class_solution(
     path = parquet(tmp_path, [LIVECODEBENCH[0], LEETCODE])  # stdin and functional problems in one dataset
     stdin, leet = load_tasks(f"hf:{path}:preset=livecodebench").tasks
     assert stdin.kind == "stdio" and (leet.kind, leet.task_id, leet.entry_point) == ("function", "1", "Solution")
-    assert [(c.source.strip(), c.hidden) for c in leet.tests] == [
-        ("assert Solution().twoSum([2, 7, 11, 15], 9) == [0, 1]", False),
-        ("assert Solution().twoSum([3, 2, 4], 6) == [1, 2]", True), ("assert Solution().twoSum([3, 3], 6) == [0, 1]", True)]
+    assert [(c.source, c.expected, c.hidden) for c in leet.tests] == [
+        ("Solution().twoSum([2, 7, 11, 15], 9)", [0, 1], False),
+        ("Solution().twoSum([3, 2, 4], 6)", [1, 2], True), ("Solution().twoSum([3, 3], 6)", [0, 1], True)]
+    assert leet.metadata["compare"] == "livecodebench"  # grade_call_based: a returned tuple is a list
     assert leet.prompt.startswith("from typing import *\n") and "def twoSum(self, nums" in leet.prompt
     # `List` is in scope without an import, as on LeetCode; a wrong answer fails its test
     assert sandbox.submit(leet.build_request(TWO_SUM)).result().passed
     wrong = sandbox.submit(leet.build_request(TWO_SUM.replace("[seen[target - x], i]", "[0, 1]"))).result()
     assert not wrong.passed and [o.passed for o in wrong.tests] == [True, False, True]
+    as_tuple = TWO_SUM.replace("return [seen[target - x], i]", "return seen[target - x], i")
+    assert sandbox.submit(leet.build_request(as_tuple)).result().passed
 
 
 @pytest.mark.parametrize("change, message", [
@@ -359,7 +362,7 @@ def test_livecodebench_functional_problems_are_function_tasks_on_class_solution(
     ({"public_test_cases": json.dumps([{"input": "[1]", "output": "1", "testtype": "stdin"}])},
      r"row 0: fields 'public_test_cases' and 'private_test_cases' mix stdin and functional tests"),
     ({"public_test_cases": json.dumps([{"input": "[1", "output": "1", "testtype": "functional"}])},
-     r"row 0: field 'public_test_cases\[0\]': a functional test's input lines and output must be JSON values"),
+     r"row 0: field 'public_test_cases\[0\].input': a line is not a JSON value"),
     ({"public_test_cases": json.dumps([{"input": "1", "output": "1", "testtype": "graded"}])},
      r"row 0: field 'public_test_cases\[0\]\.testtype' is 'graded' \(expected stdin or functional\)$"),
 ])

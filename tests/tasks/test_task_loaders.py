@@ -215,13 +215,9 @@ def test_nemotron_fixture(tmp_path):
     assert task.task_id == "n/1" and task.prompt == "Print hello."  # no hash_id: the line; the user's message
 
 
-def test_call_based_apps_is_rejected_in_one_line():
-    with pytest.raises(TaskFormatError) as e:
-        load_stdio(fx("apps_call_based.jsonl"))
-    assert str(e.value) == (
-        f"{fx('apps_call_based.jsonl')}:2: field 'input_output.fn_name' present: call-based APPS/TACO "
-        "problems are not supported yet (filter them out, or convert them to HumanEval layout)"
-    )
+def test_call_based_apps_is_a_function_task():  # judged: tests/tasks/test_call_based.py
+    stdin, call = load_stdio(fx("apps_call_based.jsonl"))
+    assert (stdin.kind, call.kind, call.entry_point, call.tests[0].source) == ("stdio", "function", "f", "f(1)")
 
 
 def test_mismatched_and_empty_tests():

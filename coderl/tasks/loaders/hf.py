@@ -16,6 +16,11 @@ Options (after the last ':', comma-separated):
 - `columns=KEY=COLUMN;KEY=COLUMN`: the dataset's own column for each of coderl's keys (`FIELDS`): `id`,
   `prompt`, `tests`, `solution`, and per layout `entry_point`, `hidden_tests`, `setup`, `imports`,
   `language`, `answer`.
+- `compare=upstream|strict|tokens`: the comparison rule (docs/data.md, "Comparison rules"): the preset's grader's,
+  it without its unsound fallbacks, or coderl's token rule; without it evaluation takes the grader's and training
+  (`types.for_training`) the strict form.
+- `several_answers=judge|refuse`: a Nemotron row whose statement allows several answers is judged (the default, as
+  NeMo Gym does) or refused.
 
 Every row goes through the same checks as a row of a JSONL file in that layout (`coderl.tasks.loaders.humaneval`,
 `mbpp`, `stdio`, `math_tasks`); a bad row stops the load with one line naming the dataset, the row and
@@ -30,11 +35,11 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from coderl.base.offline import offline_flags
-from coderl.tasks.loaders.hf_layouts import FIELDS, LAYOUT_KEY, PREFIX_KEY, PRESETS
+from coderl.tasks.loaders.hf_layouts import COMPARE_OPTIONS, FIELDS, LAYOUT_KEY, PREFIX_KEY, PRESETS
 from coderl.tasks.rows import Rows, TaskIds, file_stem, skipped_rows
 from coderl.tasks.types import Task, TaskFormatError
 
-_OPTIONS = ("split", "name", "preset", "columns")
+_OPTIONS = ("split", "name", "preset", "columns", "compare", "several_answers")
 _OFFLINE = ("HF_DATASETS_OFFLINE", "HF_HUB_OFFLINE")  # environment variables and datasets.config flags
 _STREAMED = {".parquet": "parquet", ".arrow": "arrow", ".json": "json", ".jsonl": "json", ".csv": "csv"}
 
@@ -59,6 +64,14 @@ def parse_hf(rest: str, spec: str, parse_options: Callable[[str, str], dict[str,
     preset = options.get("preset")
     if preset is not None and preset not in PRESETS:
         raise TaskFormatError(f"task spec {spec!r}: preset {preset!r}: expected one of {', '.join(PRESETS)}")
+    compare = options.get("compare")
+    if compare is not None and compare not in COMPARE_OPTIONS:
+        raise TaskFormatError(f"task spec {spec!r}: compare={compare}: expected one of "
+                              f"{', '.join(COMPARE_OPTIONS)} (the preset's grader's rule, it without its unsound "
+                              "fallbacks, coderl's token rule)")
+    if options.get("several_answers", "judge") not in ("judge", "refuse"):
+        raise TaskFormatError(f"task spec {spec!r}: several_answers={options['several_answers']}: expected judge "
+                              "(compare with the one expected output, as NeMo Gym does) or refuse")
     renaming = [name for name, p in PRESETS.items() if p.layout in FIELDS and p.convert is None]
     if "columns" in options and preset and preset not in renaming:
         raise TaskFormatError(f"task spec {spec!r}: preset {preset} converts its rows itself; columns= applies to "
@@ -133,7 +146,54 @@ def load_hf(path: str, options: dict[str, str], spec: str, load_tasks: Callable 
     if layout == "gsm8k":
         return gsm8k_tasks(source)
     build = _per_row_layout(source, layout)
-    return source.collect(_in_their_columns(build, renames) if renames else build)
+    build = _in_their_columns(build, renames) if renames else build
+    build = _judged_as(build, preset.compare if preset else "", options.get("compare"))
+    return source.collect(_refusing_several_answers(build, source) if options.get("several_answers") == "refuse"
+                          else build)
+
+
+def _refusing_several_answers(build: Callable[[int, dict[str, Any]], Task], rows: Rows):
+    """`build`, refusing a row whose statement says several outputs are right (`metadata["several_answers"]`,
+    `hf_contest_sets.SEVERAL_ANSWERS`): `several_answers=refuse`."""
+    def one(n: int, row: dict[str, Any]) -> Task:
+        task = build(n, row)
+        if task.metadata.get("several_answers"):
+            raise TaskFormatError(f"{rows.where(n)}: the problem says several outputs are right "
+                                  f"({task.metadata['several_answers']!r}) and is judged against one "
+                                  "(several_answers=refuse)")
+        return task
+
+    return one
+
+
+def _judged_as(build: Callable[[int, dict[str, Any]], Task], upstream: str, choice: str | None):
+    """`build`, whose tasks carry the comparison rule they are judged by (`metadata["compare"]`): the preset's
+    grader's (`upstream`; else the one the row's layout gave, NeMo Gym's), unless `compare=` chose one; where that
+    rule is unsound (APPS's, TACO's token sets) and nothing was chosen, training takes its strict form
+    (`metadata["compare_train"]`, `types.for_training`).  Call-based tasks keep their grader's value rule whatever
+    is chosen (the datasets wrap their answers: `coderl.tasks.loaders.call_based`)."""
+    from coderl.sandbox.outputs import rule
+
+    def one(n: int, row: dict[str, Any]) -> Task:
+        task = build(n, row)
+        if task.kind not in ("stdio", "function") or (task.kind == "function" and "compare" in task.metadata):
+            return task
+        name = upstream or task.metadata.get("compare", "")
+        task.metadata.pop("compare_train", None)
+        if choice == "tokens" or not name:
+            task.metadata.pop("compare", None)
+            return task
+        strict = rule(name).strict
+        if choice == "strict":
+            name, strict = strict or name, ""
+        elif choice == "upstream":
+            strict = ""
+        task.metadata["compare"] = name
+        if strict:
+            task.metadata["compare_train"] = strict
+        return task
+
+    return one
 
 
 def _in_their_columns(build: Callable[[int, dict[str, Any]], Task], renames: dict[str, str]):

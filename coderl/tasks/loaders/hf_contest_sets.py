@@ -8,9 +8,9 @@ preset makes them), or is refused in one line naming the row and the field that 
   `hash_id`.  NeMo Gym scores a program on every test and marks none public, so every test is visible.
 - `primeintellect` (PrimeIntellect/verifiable-coding-problems, and open-r1's verifiable-coding-problems-python
   copies of it): `verification_info` (JSON text in PrimeIntellect's own files, an object in open-r1's) holds
-  `language` and `test_cases`, each `{type, input, output, fn_name}`; only `stdin_stdout` tests are read (a
-  `function_call` test's input encoding is not documented, so such a row is refused).  The problem is `prompt`
-  (PrimeIntellect), `problem_statement` or `problem` (open-r1's copies); `gold_standard_solution` is the
+  `language` and `test_cases`, each `{type, input, output, fn_name}`: `stdin_stdout` tests, or `function_call` ones
+  read as rLLM's reward reads them (TACO's call-based layout: `coderl.tasks.loaders.call_based`).  The problem is
+  `prompt` (PrimeIntellect), `problem_statement` or `problem` (open-r1's copies); `gold_standard_solution` is the
   reference, the code of its last fenced block when it has one (open-r1's code reward reads it so).
 - `open-r1-codeforces` (open-r1/codeforces): `examples` are the visible tests, `official_tests` the hidden
   ones.  Interactive problems (`interaction_format`), file input (`input_mode` other than stdio), problems judged
@@ -24,8 +24,8 @@ preset makes them), or is refused in one line naming the row and the field that 
   `tests` is TACO's `{inputs, outputs}` (the taco subset) or a list of `{input, output}` (codeforces,
   primeintellect), with `testtype` `stdin` or `functional` (lcbv5: LiveCodeBench's, read as the `livecodebench`
   preset reads it, `metadata.func_name` naming the method).  All tests are visible (none is marked public); the
-  rows carry no reference and no id (`STEM/ROW`).  Call-based TACO rows (`fn_name`), PrimeIntellect function-call
-  tests and rows mixing stdin and functional tests are refused.
+  rows carry no reference and no id (`STEM/ROW`).  Call-based TACO rows (`fn_name`) and PrimeIntellect function-call
+  tests become function tasks (`coderl.tasks.loaders.call_based`); rows mixing kinds of tests are refused.
 
 Time limits: none of these rows gets a time limit from the dataset.  open-r1's `time_limit` and PrimeIntellect's
 `metadata.time_limit` are the contest's, for its judge's machine and languages; coderl's limits are measured from a
@@ -87,6 +87,20 @@ def nemotron_rl(row: dict[str, Any], where: str) -> dict[str, Any]:
     return row
 
 
+# Issue 100, item 4: a problem whose statement says several outputs are right (Codeforces' and AtCoder's wording),
+# which a comparison with one expected output judges wrongly.  Nemotron-RL (NeMo Gym's layout) does not mark its
+# checker-judged problems; NeMo Gym compares their output all the same.  This is coderl's stated detection rule.
+SEVERAL_ANSWERS = re.compile(
+    r"\b(?:multiple|several|many|more than one)\s+(?:possible\s+|valid\s+|correct\s+|optimal\s+)?"
+    r"(?:answers|solutions)\b|\b(?:print|output)\s+any\b|\bany\s+of\s+them\b", re.IGNORECASE)
+
+
+def several_answers(text: str) -> str | None:
+    """The words of `text` that say several outputs are right (`SEVERAL_ANSWERS`), or None."""
+    match = SEVERAL_ANSWERS.search(text)
+    return match.group(0) if match else None
+
+
 FENCE = re.compile(r"```[\w+-]*[ \t]*\n(.*?)```", re.DOTALL)
 
 
@@ -118,12 +132,18 @@ def primeintellect(row: dict[str, Any], where: str) -> dict[str, Any]:
                               "or not strings")
     info = _json_object(require(row, "verification_info", (str, dict), where), where, "verification_info")
     cases = require(info, "test_cases", list, where, label="verification_info.test_cases")
+    kinds = set()
     for i, case in enumerate(cases):
         kind = case.get("type") if isinstance(case, dict) else None
-        if kind != "stdin_stdout":
-            raise TaskFormatError(f"{where}: field 'verification_info.test_cases[{i}].type' is {kind!r}: only "
-                                  "stdin_stdout tests are read (a function_call test's input layout is not "
-                                  "documented)")
+        if kind not in ("stdin_stdout", "function_call"):
+            raise TaskFormatError(f"{where}: field 'verification_info.test_cases[{i}].type' is {kind!r} (expected "
+                                  "stdin_stdout or function_call)")
+        kinds.add(kind)
+    if len(kinds) > 1:
+        raise TaskFormatError(f"{where}: field 'verification_info.test_cases' mixes stdin_stdout and function_call "
+                              "tests (expected one kind)")
+    if kinds == {"function_call"}:
+        return _prime_calls(row, column, cases, where, "verification_info.test_cases")
     language = info.get("language", "python")
     if not isinstance(language, str):
         raise TaskFormatError(f"{where}: field 'verification_info.language' is not a string")
@@ -133,6 +153,35 @@ def primeintellect(row: dict[str, Any], where: str) -> dict[str, Any]:
                     and not isinstance(row.get(c), bool)), None)
     return _stdio(task_id, row[column], _pairs(cases, where, "verification_info.test_cases"), [], solution, where,
                   "verification_info.test_cases", language)  # no id: its row number names it
+
+
+def _prime_calls(row: dict[str, Any], column: str, cases: list, where: str, field: str) -> dict[str, Any]:
+    """PrimeIntellect's function_call tests as rLLM's reward reads them (rllm/rewards/code_reward.py,
+    `primeintellect_check_correctness`): TACO's call-based `{fn_name, inputs, outputs}`, the function named by the
+    first test, each `input` the list of arguments, judged by TACO's grader; an APPS-layout row of
+    `coderl.tasks.loaders.stdio` (`call_based`)."""
+    names = {case.get("fn_name") for case in cases}
+    if len(names) != 1:
+        raise TaskFormatError(f"{where}: field '{field}[*].fn_name' names several functions "
+                              f"({', '.join(sorted(map(repr, names)))}; expected one)")
+    if not isinstance(cases[0].get("fn_name"), str) or not cases[0]["fn_name"].isidentifier():
+        raise TaskFormatError(f"{where}: field '{field}[0].fn_name' is {cases[0].get('fn_name')!r}: a "
+                              "function_call test names the function it calls")
+    for i, case in enumerate(cases):
+        if not isinstance(case.get("input"), list):
+            raise TaskFormatError(f"{where}: field '{field}[{i}].input' is {type(case.get('input')).__name__}: a "
+                                  "function_call test's input is the list of arguments (rLLM calls fn(*input))")
+    gold = row.get("gold_standard_solution")
+    out: dict[str, Any] = {"question": row[column], "input_output": {
+        "fn_name": cases[0].get("fn_name"), "inputs": [c.get("input") for c in cases],
+        "outputs": [c.get("output") for c in cases]}}
+    if isinstance(gold, str) and gold.strip():
+        out["solutions"] = [fenced_code(gold)]
+    task_id = next((row[c] for c in ("problem_id", "in_source_id") if isinstance(row.get(c), (str, int))
+                    and not isinstance(row.get(c), bool)), None)
+    if task_id is not None:
+        out["problem_id"] = task_id
+    return out
 
 
 def _refused_codeforces(row: dict[str, Any], where: str) -> str | None:
@@ -221,7 +270,7 @@ def deepcoder(row: dict[str, Any], where: str, functional: Callable[..., dict[st
     if isinstance(tests, dict):  # TACO's {inputs, outputs[, fn_name]}: the stdio loader reads it as TACO's own
         if "fn_name" in tests and tests["fn_name"] is None:  # a stdin problem's empty fn_name is no call
             tests = {k: v for k, v in tests.items() if k != "fn_name"}
-        return {"question": problem, "input_output": tests}
+        return {"question": problem, "input_output": tests, "__compare__": "rllm-taco"}  # rLLM's taco_run_test
     if not isinstance(tests, list):
         raise TaskFormatError(f"{where}: field 'tests' is neither {{inputs, outputs}} nor a list of {{input, output}}")
     kinds = set()
@@ -229,14 +278,20 @@ def deepcoder(row: dict[str, Any], where: str, functional: Callable[..., dict[st
         if not isinstance(case, dict):
             raise TaskFormatError(f"{where}: field 'tests[{i}]' is not an object (expected {{input, output}})")
         if case.get("fn_name") or case.get("type") == "function_call":
-            raise TaskFormatError(f"{where}: field 'tests[{i}]' is a function-call test (fn_name): its input "
-                                  "layout is not documented; only stdin and LiveCodeBench functional tests are read")
-        kinds.add("functional" if case.get("testtype") == "functional" else "stdin")
+            kinds.add("call")
+        else:
+            kinds.add("functional" if case.get("testtype") == "functional" else "stdin")
+    if kinds == {"call"}:  # PrimeIntellect's function_call tests, as rLLM's reward reads them
+        return _prime_calls({"question": problem}, "question", tests, where, "tests")
     if kinds == {"functional"}:
         return _functional(row, tests, problem, where, functional)
     if len(kinds) > 1:
-        raise TaskFormatError(f"{where}: field 'tests' mixes stdin and functional tests (expected one kind)")
-    return _stdio(None, problem, _pairs(tests, where, "tests"), [], None, where, "tests")  # no id: its row number
+        raise TaskFormatError(f"{where}: field 'tests' mixes stdin, functional and function-call tests (expected one "
+                              "kind)")
+    row = _stdio(None, problem, _pairs(tests, where, "tests"), [], None, where, "tests")  # no id: its row number
+    if tests and all(case.get("testtype") == "stdin" for case in tests):  # LiveCodeBench's rows: rLLM runs LCB's own
+        row["__compare__"] = "livecodebench"
+    return row
 
 
 def _functional(row: dict[str, Any], tests: list, problem: str, where: str,

@@ -34,6 +34,7 @@ from coderl.tasks.loaders.hf_contest_sets import (
 from coderl.tasks.loaders.kodcode import SOURCE as KODCODE_SOURCE
 from coderl.tasks.loaders.kodcode import kodcode_row
 from coderl.tasks.loaders.multipl_e import multipl_e_row
+from coderl.tasks.loaders.stdio import CALL_READING
 from coderl.tasks.rows import require
 from coderl.tasks.types import TaskFormatError
 
@@ -199,27 +200,21 @@ def _lcb_testtype(cases: list, where: str, field: str) -> set[str]:
 LEETCODE_PRELUDE = ("from typing import *\nfrom collections import *\nfrom functools import *\n"
                     "from itertools import *\nfrom heapq import *\nfrom bisect import *\nfrom math import *\n"
                     "import bisect, collections, functools, heapq, itertools, math, re, string\n")
+COMPARE_OPTIONS = ("upstream", "strict", "tokens")  # hf specs' compare=: the preset's rule, it without unsound
+# fallbacks, coderl's own token rule
 LAYOUT_KEY = "__layout__"  # a converted row in another layout than its preset's names it here
 PREFIX_KEY = "__prompt_prefix__"  # ... and code the task's prompt starts with (the prelude above)
 
 
-def _lcb_call(func: str, case: dict, where: str, label: str) -> str:
-    """One functional test as an assert: `Solution().FUNC(*inputs) == output`, the inputs one JSON value per
-    line and the output one JSON value, as LiveCodeBench's grader reads them."""
-    text = require(case, "input", str, where, label=f"{label}.input")
-    try:
-        args = [json.loads(line) for line in text.split("\n") if line.strip()]
-        expected = json.loads(require(case, "output", str, where, label=f"{label}.output"))
-    except json.JSONDecodeError as e:
-        raise TaskFormatError(f"{where}: field '{label}': a functional test's input lines and output must be JSON "
-                              f"values ({e.msg})") from None
-    return f"assert Solution().{func}({', '.join(repr(a) for a in args)}) == {expected!r}"
-
-
 def _lcb_functional(row: dict[str, Any], where: str, task_id: Any, prompt: str, public: list,
                     private: list) -> dict[str, Any]:
-    """A LeetCode problem as an MBPP-layout row: `class Solution` is the entry point, each test an assert on
-    the method `metadata.func_name` names; public tests visible, private ones hidden."""
+    """A LeetCode problem as a function task (`call_based`: `class Solution` the entry point, each test an EQUALS
+    check of `Solution().FUNC(*inputs)`, inputs one JSON value per line, the output one JSON value, judged as
+    LiveCodeBench's `grade_call_based` judges: a returned tuple is a list); public tests visible, private ones
+    hidden.  Returned as a row of coderl's own layout, its prompt after LeetCode's names (`PREFIX_KEY`)."""
+    from coderl.tasks.loaders.call_based import call_task, lcb_case
+    from coderl.tasks.loaders.task_rows import task_row
+
     meta = row.get("metadata")
     if isinstance(meta, str):
         try:
@@ -230,17 +225,18 @@ def _lcb_functional(row: dict[str, Any], where: str, task_id: Any, prompt: str, 
     if not isinstance(func, str) or not func.isidentifier():
         raise TaskFormatError(f"{where}: field 'metadata.func_name' missing or not a name (a functional problem "
                               "names the Solution method its tests call)")
-    visible = [_lcb_call(func, c, where, f"public_test_cases[{i}]") for i, c in enumerate(public)]
-    hidden = [_lcb_call(func, c, where, f"private_test_cases[{i}]") for i, c in enumerate(private)]
-    if not visible:
-        visible, hidden = hidden, []
-    if not visible:
+    cases = []
+    for field, tests, hidden in (("public_test_cases", public, False), ("private_test_cases", private, True)):
+        for i, case in enumerate(tests):
+            label = f"{field}[{i}]"
+            cases.append((*lcb_case(case.get("input"), case.get("output"), where, label), hidden))
+    if not cases:
         raise TaskFormatError(f"{where}: no tests in public_test_cases or private_test_cases")
-    starter = row.get("starter_code") or ""
-    text = prompt + (f"\n\nComplete this code:\n{starter.rstrip()}" if isinstance(starter, str) and starter.strip()
-                     else "")
-    return {LAYOUT_KEY: "mbpp", PREFIX_KEY: LEETCODE_PRELUDE, "task_id": str(task_id), "text": text,
-            "test_list": visible, "challenge_test_list": hidden}
+    starter = row.get("starter_code") if isinstance(row.get("starter_code"), str) else ""
+    task = call_task(task_id=str(task_id), question=prompt, code=starter or "class Solution", fn_name=func,
+                     cases=cases, solution=None, where=where, field="metadata.func_name", compare="livecodebench",
+                     layout="livecodebench")
+    return {LAYOUT_KEY: "coderl", PREFIX_KEY: LEETCODE_PRELUDE, **task_row(task)}
 
 
 def _livecodebench(row: dict[str, Any], where: str) -> dict[str, Any]:
@@ -311,7 +307,7 @@ def _verl_code(row: dict[str, Any], where: str) -> dict[str, Any]:
     """verl's code rows: the user message, and ground_truth's JSON {inputs, outputs} as stdin/stdout tests."""
     extra = _extra(row, where)
     truth = _ground_truth(row, where)
-    return {"question": _chat_text(row, where), "input_output": truth, **_verl_id(row, extra)}
+    return {"question": _chat_text(row, where), "input_output": truth, CALL_READING: "verl", **_verl_id(row, extra)}
 
 
 def _deepcoder(row: dict[str, Any], where: str) -> dict[str, Any]:
@@ -331,6 +327,7 @@ class Preset:
     source: str
     convert: Callable[[dict[str, Any], str], dict[str, Any]] | None = None
     hidden: tuple[str, ...] = ()  # the columns its hidden tests are read from: a dataset without one is refused
+    compare: str = ""  # the comparison rule of its dataset's own grader (`coderl.sandbox.outputs.RULES`); "": coderl's
 
 
 PRESETS: dict[str, Preset] = {
@@ -342,16 +339,18 @@ PRESETS: dict[str, Preset] = {
                              "google-research-datasets/mbpp (sanitized): source_file, task_id, prompt, code, "
                              "test_imports, test_list"),
     "apps": Preset("stdio", {"id": "problem_id"}, "codeparrot/apps: problem_id, question, solutions (JSON), "
-                                                   "input_output (JSON), difficulty, url, starter_code"),
+                                                   "input_output (JSON), difficulty, url, starter_code",
+                   compare="apps"),
     "taco": Preset("stdio", {}, "BAAI/TACO: question, solutions (JSON), starter_code, input_output (JSON), "
-                                "difficulty, raw_tags, name, source, ..."),
+                                "difficulty, raw_tags, name, source, ...",
+                   compare="taco"),
     "codecontests": Preset("stdio", {}, "deepmind/code_contests: name, description, public_tests / private_tests / "
                                         "generated_tests {input, output}, solutions {language, solution}",
                            convert=_codecontests, hidden=("private_tests", "generated_tests")),
     "livecodebench": Preset("stdio", {}, "livecodebench/code_generation_lite: question_id, question_content, "
                                          "public_test_cases (JSON), private_test_cases (JSON, or base64 zlib "
                                          "pickle), metadata, starter_code", convert=_livecodebench,
-                            hidden=("private_test_cases",)),
+                            hidden=("private_test_cases",), compare="livecodebench"),
     "multipl-e": Preset("coderl", {}, "nuprl/MultiPL-E (humaneval-js, mbpp-lua, ...): name, language (js or lua), "
                                       "prompt, tests (each a literal call, read as data; a row with any other "
                                       "statement is refused); no reference: no measured time limit",
@@ -368,15 +367,17 @@ PRESETS: dict[str, Preset] = {
                                       "question, answer}", convert=_verl_gsm8k),
     "verl-code": Preset("stdio", {}, "verl's code rows (prime_code reward): prompt (chat), reward_model "
                                      "{ground_truth: JSON {inputs, outputs}}, extra_info {index}",
-                        convert=_verl_code),
+                        convert=_verl_code, compare="verl-prime"),
     "nemotron-rl": Preset("stdio", {}, "nvidia/Nemotron-RL-coding-competitive_coding (NeMo Gym): "
                                        "responses_create_params {input: chat}, verifier_metadata {unit_tests "
                                        "{inputs, outputs}} (all visible), hash_id, dataset, source; no reference: "
-                                       "no measured time limit, only --timeout", convert=nemotron_rl),
+                                       "no measured time limit, only --timeout", convert=nemotron_rl,
+                          compare="nemo-gym"),
     "primeintellect": Preset("stdio", {}, "PrimeIntellect/verifiable-coding-problems: problem_id, prompt (or "
                                           "problem_statement / problem), gold_standard_solution, verification_info "
-                                          "{language, test_cases [{type, input, output}]}; rows with a test not "
-                                          "stdin_stdout are refused", convert=primeintellect),
+                                          "{language, test_cases [{type, input, output, fn_name}]}: stdin_stdout, "
+                                          "or function_call as rLLM reads them", convert=primeintellect,
+                             compare="open-r1"),
     "open-r1-codeforces": Preset("stdio", {}, "open-r1/codeforces: id, description, input_format, output_format, "
                                               "examples (visible), official_tests (hidden); interactive, file-input, "
                                               "checker-judged, not executable and incomplete-test rows are refused; "
@@ -384,7 +385,7 @@ PRESETS: dict[str, Preset] = {
                                  convert=open_r1_codeforces, hidden=CODEFORCES_HIDDEN),
     "deepcoder": Preset("stdio", {}, "agentica-org/DeepCoder-Preview-Dataset (rLLM): problem, tests (JSON: TACO's "
                                      "{inputs, outputs} or [{input, output, testtype}], all visible), metadata "
-                                     "{func_name}, starter_code; call-based rows refused; no reference: no measured "
+                                     "{func_name}, starter_code; call-based rows as TACO's; no reference: no measured "
                                      "time limit, only --timeout", convert=_deepcoder),
     "kodcode": Preset("coderl", {}, KODCODE_SOURCE, convert=kodcode_row),
     "coderl": Preset("coderl", {}, "coderl's own layout (coderl tasks export --format jsonl|parquet: "

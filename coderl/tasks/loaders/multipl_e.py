@@ -122,4 +122,5 @@ def multipl_e_row(row: dict[str, Any], where: str) -> dict[str, Any]:
             "entry_point": entry,
             "tests": [{"id": str(i), "source": json.dumps(args), "check": "json", "expected": encode(expected)}
                       for i, (args, expected) in enumerate(cases)],
-            "metadata": {"format": "multipl-e", "name": name}}
+            "metadata": {"format": "multipl-e", "name": name,
+                         **({"compare": "multipl-e-js"} if language == "javascript" else {})}}

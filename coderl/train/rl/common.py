@@ -28,6 +28,7 @@ from coderl.base.outputs import write_yaml
 from coderl.rollout.types import RolloutBatch
 from coderl.tasks import load_tasks
 from coderl.tasks.spec import open_sandbox
+from coderl.tasks.types import for_training
 from coderl.train.checkpoint import recorded_steps, resume_checkpoint
 from coderl.train.config import KLConfig, TrainConfig
 from coderl.train.distributed import Ranks
@@ -68,7 +69,7 @@ def prepare_run(cfg: TrainConfig, log, ranks: Ranks) -> tuple[str | None, list]:
         torch.use_deterministic_algorithms(True, warn_only=True)
     if not cfg.resume:
         refuse_existing_run(cfg.out, overwrite=cfg.overwrite)
-    tasks = load_tasks(cfg.tasks).tasks
+    tasks = for_training(load_tasks(cfg.tasks).tasks)  # an unsound upstream rule: its strict form (docs/data.md)
     check_rewards_fit_tasks(reward_config(cfg), tasks)
     if cfg.eval.on and cfg.eval.check_overlap:
         from coderl.eval.leak_report import overlap_error
