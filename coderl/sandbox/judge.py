@@ -17,7 +17,7 @@ import json
 import signal as _signal
 from typing import Any
 
-from . import outputs
+from . import outputs, rules
 from .records import record_outcomes
 from .server.common import flat
 from .types import (
@@ -48,9 +48,9 @@ def decode_value(tokens: Any) -> Any:
 
 def values_match(check: CheckKind, value: Any, expected: Any, compare: str = "") -> bool:
     """Whether a value the program returned passes a value check (equals, truthy, falsy, is) against the expected
-    value; an EQUALS check under the request's comparison rule (`outputs.RULES`: `==` by default)."""
+    value; an EQUALS check under the request's comparison rule (`rules.RULES`: `==` by default)."""
     if check is CheckKind.EQUALS:
-        judge = outputs.rule(compare).value
+        judge = rules.rule(compare).value
         return flat.equal(value, expected) if judge is None else judge(value, expected)
     if check is CheckKind.TRUTHY:
         return bool(value) is True

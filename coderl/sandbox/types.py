@@ -200,7 +200,7 @@ class ExecutionRequest:
     episode: str = ""
     limits: Limits = field(default_factory=Limits)
     float_tolerance: float | None = None  # STDOUT checks: numeric tokens equal within abs/rel tol
-    # STDOUT and EQUALS checks: the comparison rule (`coderl.sandbox.outputs.RULES`: a dataset's own grader's);
+    # STDOUT and EQUALS checks: the comparison rule (`coderl.sandbox.rules.RULES`: a dataset's own grader's);
     # "": coderl's own (tokens, `==`).  Judged in the parent only: never sent to the sandbox server
     compare: str = ""
     # How the judge reads a failed run's stderr: a regex whose first match (re.MULTILINE, in the stripped

@@ -33,8 +33,8 @@ class Task:
     with `candidate` bound to `entry_point`.
     kind "stdio": the completion is the whole program, run as `__main__` once per test with the
     test's `source` on stdin; its stdout is compared with `expected` token-wise (see
-    `coderl.sandbox.outputs.outputs_match`), or by the dataset's own grader's rule named in `metadata["compare"]`
-    (`coderl.sandbox.outputs.RULES`, set by the `hf:` presets: docs/data.md).
+    `coderl.sandbox.rules.outputs_match`), or by the dataset's own grader's rule named in `metadata["compare"]`
+    (`coderl.sandbox.rules.RULES`, set by the `hf:` presets: docs/data.md).
     kind "test_file": the completion is a whole module, judged by the pytest-style file in `test_preamble`
     (`coderl.tasks.test_files`: each test one ASSERT test run by coderl's own runner in the judge process).
     """
@@ -67,7 +67,7 @@ class Task:
         tests = self.tests if max_tests is None else self.tests[:max_tests]
         request = get_kind(self.kind, self.task_id).build_request(self, completion, limits or Limits(), tuple(tests))
         if self.metadata.get("compare"):  # the dataset's own grader's comparison rule (a preset's: docs/data.md)
-            from coderl.sandbox.outputs import rule
+            from coderl.sandbox.rules import rule
 
             name = self.metadata["compare"]
             if not isinstance(name, str):

@@ -1,4 +1,4 @@
-"""The comparison rules of the datasets' own graders (issue 100, `coderl.sandbox.outputs.RULES`): each case is a
+"""The comparison rules of the datasets' own graders (issue 100, `coderl.sandbox.rules.RULES`): each case is a
 verdict the upstream code gives, read from its source (named on each rule); the differential against the graders
 themselves is tests/sandbox/test_upstream_verdicts.py."""
 
@@ -9,7 +9,8 @@ import json
 import pytest
 
 from coderl.sandbox.judge import judge
-from coderl.sandbox.outputs import (
+from coderl.sandbox.outputs import stdout_match
+from coderl.sandbox.rules import (
     RULES,
     apps_match,
     apps_value_match,
@@ -17,7 +18,6 @@ from coderl.sandbox.outputs import (
     lcb_value_match,
     nemo_gym_value_match,
     rule,
-    stdout_match,
     taco_match,
 )
 from coderl.sandbox.types import CheckKind, ExecutionRequest, Mode, TestCase
@@ -171,7 +171,7 @@ def test_presets_carry_their_upstream_rule(tmp_path):
     ("1\n2\n", "1\n\n2", True),  # empty lines dropped, as APPS
 ])
 def test_verl_prime_code(actual, expected, match):
-    from coderl.sandbox.outputs import verl_match
+    from coderl.sandbox.rules import verl_match
 
     assert verl_match(actual, expected) is match
 
@@ -185,7 +185,7 @@ def test_verl_prime_code(actual, expected, match):
     ("1  2\n", "1 2", False, False),  # inner spacing counts
 ])
 def test_open_r1_code_reward(actual, expected, upstream, strict):
-    from coderl.sandbox.outputs import open_r1_match
+    from coderl.sandbox.rules import open_r1_match
 
     assert open_r1_match(actual, expected) is upstream
     assert open_r1_match(actual, expected, strict=True) is strict
@@ -213,7 +213,7 @@ def test_a_task_file_naming_no_rule_is_one_line(tmp_path):
     ("2 1\n", "1\n2", True, False),  # TACO's token sets after it
 ])
 def test_rllm_taco(actual, expected, upstream, strict):
-    from coderl.sandbox.outputs import rllm_taco_match
+    from coderl.sandbox.rules import rllm_taco_match
 
     assert rllm_taco_match(actual, expected) is upstream
     assert rllm_taco_match(actual, expected, sets=False) is strict
@@ -226,6 +226,6 @@ def test_rllm_taco(actual, expected, upstream, strict):
     (0.1 + 0.2, 0.3, False), ("0x1A", "26", False),  # two strings compare as strings
 ])
 def test_multipl_e_js_loose_deep_equal(value, expected, match):
-    from coderl.sandbox.outputs import js_loose_equal
+    from coderl.sandbox.rules import js_loose_equal
 
     assert js_loose_equal(value, expected) is match

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from coderl.sandbox.outputs import outputs_match
+from coderl.sandbox.rules import outputs_match
 
 
 @pytest.mark.parametrize("actual, expected, tol, match", [

@@ -327,7 +327,7 @@ class Preset:
     source: str
     convert: Callable[[dict[str, Any], str], dict[str, Any]] | None = None
     hidden: tuple[str, ...] = ()  # the columns its hidden tests are read from: a dataset without one is refused
-    compare: str = ""  # the comparison rule of its dataset's own grader (`coderl.sandbox.outputs.RULES`); "": coderl's
+    compare: str = ""  # the comparison rule of its dataset's own grader (`coderl.sandbox.rules.RULES`); "": coderl's
 
 
 PRESETS: dict[str, Preset] = {
