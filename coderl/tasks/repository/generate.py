@@ -281,8 +281,13 @@ def generate(sandbox, items: Iterable[RepoInput], pool: str | os.PathLike, *, he
     rows: list[dict] = []
     held_out = tuple(held_out)
     for item in items:
-        got, counts = generate_repository(sandbox, item, pool, held_out=held_out, seed=seed,
-                                          per_function=per_function, max_tasks=max_tasks, runs=runs, log=log)
+        try:
+            got, counts = generate_repository(sandbox, item, pool, held_out=held_out, seed=seed,
+                                              per_function=per_function, max_tasks=max_tasks, runs=runs, log=log)
+        except ValueError as exc:  # a repository this machine cannot build tasks from: said, and the rest go on
+            log(f"{item.name}: refused: {exc}")
+            stats.repositories[item.name] = {"refused": str(exc)[:300]}
+            continue
         splits: dict[str, int] = {}
         for row in got:
             key = row["split"] + (f"/{row['held_out']}" if row.get("held_out") else "")
