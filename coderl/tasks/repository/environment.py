@@ -7,6 +7,7 @@ An environment is a folder `KEY/` under the environments root:
                interpreter's installed distributions (nothing is downloaded: built offline, at any time)
     coderl/    boot.py and reporter.py (`coderl.tasks.repository.process`, copied as files) and pytest.ini, coderl's
                configuration every grading run uses instead of the repository's own
+    bin/       `python` and `pytest` for an agent's commands in its working copy (`launchers`)
 
 KEY is a hash of the Python version, each distribution's name and version, and the process files' bytes: a change to
 any of them is a new environment, never an edit of one in use.  It is made in a temporary folder and renamed into
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.metadata as metadata
+import json
 import os
 import re
 import shutil
@@ -80,6 +82,7 @@ def key(dists: list[metadata.Distribution]) -> str:
     for name in PROCESS_FILES:
         h.update((PROCESS / name).read_bytes())
     h.update(PYTEST_INI.encode())
+    h.update(json.dumps(launchers(), sort_keys=True).encode())
     return h.hexdigest()[:16]
 
 
@@ -115,11 +118,14 @@ def build(root: str | os.PathLike, test_deps: Iterable[str] = (), package: str |
         for name in PROCESS_FILES:
             shutil.copyfile(PROCESS / name, staging / "coderl" / name)
         (staging / "coderl" / "pytest.ini").write_text(PYTEST_INI)
+        (staging / "bin").mkdir(mode=0o755)
+        for name, body in launchers().items():  # what an agent runs in its working copy: /env/bin/python, pytest
+            (staging / "bin" / name).write_text(body)
         for top, dirs, files in os.walk(staging):
             for d in dirs:
                 os.chmod(os.path.join(top, d), 0o755)
             for f in files:
-                os.chmod(os.path.join(top, f), 0o644)
+                os.chmod(os.path.join(top, f), 0o755 if os.path.basename(top) == "bin" else 0o644)
         try:
             os.rename(staging, target)
         except OSError:  # built meanwhile by another process: theirs is the same
@@ -129,6 +135,18 @@ def build(root: str | os.PathLike, test_deps: Iterable[str] = (), package: str |
         if staging.exists():
             shutil.rmtree(staging)
     return target
+
+
+def launchers() -> dict[str, str]:
+    """The environment's commands for an agent's working copy: `python` (this interpreter, no site, the
+    environment's packages first, then the working copy and its `src`) and `pytest` (the same, running pytest with
+    plugin autoload off and no cache: the suite as the grader runs it, less the grader's restoration and reporter)."""
+    python = os.path.realpath(sys.executable)
+    return {
+        "python": f"#!/bin/sh\nPYTHONPATH=/env/site:.:src PYTHONDONTWRITEBYTECODE=1 exec {python} -S -s \"$@\"\n",
+        "pytest": ("#!/bin/sh\nPYTEST_DISABLE_PLUGIN_AUTOLOAD=1 exec /env/bin/python -m pytest -p no:cacheprovider "
+                   "\"$@\"\n"),
+    }
 
 
 def _copy_distribution(dist: metadata.Distribution, site: Path) -> None:

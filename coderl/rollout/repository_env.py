@@ -1,0 +1,171 @@
+"""An agent's environment in a repository task (issue 98, its environment half): the issue text first, then one
+shell command per turn in the episode's working copy through the sandbox, until the agent submits or a limit ends it;
+the grader's verdict is the reward.
+
+    env = RepositoryEnvironment(sandbox, task, AgentLimits())
+    observation = env.reset()                  # the issue and how to act
+    step = env.step(model_text)                # its command's output, or why the reply was not a command
+    ... until step.done; step.result / step.verdict: the grading run and FULL / PARTIAL / NO
+
+The plain format (for a model without a tool template, as mini-swe-agent's): each reply holds exactly one fenced
+```bash block; its text is the command, run as `bash -c` in a fresh process in the working copy (`/sandbox`), the
+environment's `python` and `pytest` first on PATH (`/env/bin`), under the command's CPU limit, its output (stdout, then
+stderr) cut to its first and last `output_chars / 2` characters.  The command `submit` alone ends the episode and
+grades the working copy.  A reply with no bash block or with several is malformed: its observation says so, and
+`malformed_in_a_row` malformed replies in a row end the episode.
+
+At every limit (turns, the episode's wall time) and after malformed replies, what is graded is the working copy as it
+stands (an agent that fixed the code and ran out of turns is paid for the fix), and the end says why (`Step.reason`:
+submitted, turns, wall_time, malformed).  Each command runs in the sandbox's episode (`ExecutionRequest.episode`): the
+copy persists between commands, nothing else of a command does (its processes, its /tmp).  Observations carry no
+timing (the same commands give the same observations: a resume replays them).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+from dataclasses import dataclass, field
+
+from coderl.sandbox.types import ExecutionRequest, ExecutionResult, Limits, Mode
+from coderl.tasks.repository.grade import grading_request, submission_files, verdict
+from coderl.tasks.repository.task import repository_of
+from coderl.tasks.types import Task
+
+SUBMIT = "submit"
+_BLOCK = re.compile(r"```(?:bash|sh)[ \t]*\n(.*?)```", re.DOTALL)
+INSTRUCTIONS = (
+    "You are working in the repository's top folder. Each reply: think briefly, then give exactly one shell command "
+    "in a fenced ```bash block. Its output comes back to you. The repository's tests run with `pytest` (and its "
+    "code with `python`). When the issue is fixed, reply with the command `submit` alone."
+)
+
+
+@dataclass(frozen=True)
+class AgentLimits:
+    """What bounds an episode (each a setting a run may change)."""
+
+    turns: int = 30  # replies the agent may give, the submit included
+    command_cpu_seconds: float = 60.0  # one command's CPU limit (its wall backstop 3x + 1 s)
+    output_chars: int = 10_000  # a command's output kept: its first and last half of this
+    malformed_in_a_row: int = 3  # replies without exactly one bash block, in a row, that end the episode
+    wall_seconds: float = 1800.0  # the whole episode's wall time (checked between turns)
+
+
+@dataclass
+class Step:
+    observation: str
+    done: bool = False
+    reason: str = ""  # why it ended: submitted, turns, wall_time, malformed
+    result: ExecutionResult | None = None  # the grading run, once done
+    verdict: dict = field(default_factory=dict)  # `grade.verdict`, once done
+
+
+def command_of(text: str) -> str | None:
+    """The one bash block's command of a reply, or None when it has none or several."""
+    blocks = _BLOCK.findall(text)
+    return blocks[0].strip() if len(blocks) == 1 else None
+
+
+def truncate(text: str, limit: int) -> str:
+    """`text`, or its first and last `limit // 2` characters with how many were left out between them."""
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    return f"{text[:half]}\n[... {len(text) - 2 * half} characters left out ...]\n{text[-half:]}"
+
+
+class RepositoryEnvironment:
+    """One episode of an agent in one repository task (a sandbox episode of its own, closed at the end)."""
+
+    def __init__(self, sandbox, task: Task, limits: AgentLimits | None = None, episode: str | None = None):
+        if task.kind != "repository":
+            raise ValueError(f"task {task.task_id}: an agent works on repository tasks (this one is {task.kind})")
+        self.sandbox = sandbox
+        self.task = task
+        self.repo = repository_of(task)
+        self.limits = limits or AgentLimits()
+        self.episode = episode or f"agent-{uuid.uuid4().hex}"
+        self.turns = 0
+        self.malformed = 0
+        self.started = 0.0
+        self.done = False
+
+    def reset(self) -> str:
+        """The episode's working copy made (the task's base), and the first observation: the issue and how to act."""
+        overlay = {p: ({"delete": True} if t is None else t) for p, t in self.repo.overlay.items()}
+        self.sandbox.run(ExecutionRequest(Mode.COMMAND, argv=("true",), tree=self.repo.tree, files=overlay,
+                                          episode=self.episode, environment=self.repo.environment))
+        self.started = time.monotonic()
+        return f"{INSTRUCTIONS}\n\n<issue>\n{self.task.prompt.strip()}\n</issue>"
+
+    def step(self, text: str) -> Step:
+        """The agent's reply: its command run (or the episode ended and graded)."""
+        if self.done:
+            raise RuntimeError("the episode has ended")
+        self.turns += 1
+        command = command_of(text)
+        if command == SUBMIT:
+            return self._end("submitted")
+        if command is None:
+            self.malformed += 1
+            if self.malformed >= self.limits.malformed_in_a_row:
+                return self._end("malformed")
+            observation = ("Your reply must hold exactly one ```bash block with one command (or `submit` alone once "
+                           "the issue is fixed).")
+        else:
+            self.malformed = 0
+            observation = self._run(command)
+        if self.turns >= self.limits.turns:
+            return self._end("turns", observation)
+        if time.monotonic() - self.started > self.limits.wall_seconds:
+            return self._end("wall_time", observation)
+        return Step(observation)
+
+    def _run(self, command: str) -> str:
+        cpu = self.limits.command_cpu_seconds
+        result = self.sandbox.run(ExecutionRequest(
+            Mode.COMMAND, argv=("bash", "-c", f"export PATH=/env/bin:$PATH; {command}"), episode=self.episode,
+            environment=self.repo.environment, limits=Limits(cpu_seconds=cpu, disk_bytes=512 * 2**20),
+            compile_error=None))
+        output = result.stdout + (("\n" if result.stdout and result.stderr else "") + result.stderr)
+        if result.status.value == "timeout":
+            head = f"the command ran past its limit of {cpu:g} CPU seconds and was stopped"
+        elif result.signal is not None:
+            head = f"the command was killed by signal {result.signal}"
+        else:
+            head = f"exit code {result.exit_code}"
+        return f"{head}\n{truncate(output, self.limits.output_chars)}".rstrip()
+
+    def _end(self, reason: str, observation: str = "") -> Step:
+        """The working copy graded as it stands (its diff from the base), the episode closed."""
+        self.done = True
+        try:
+            files = submission_files(self.repo, self.sandbox.snapshot_episode(self.episode))
+            result = self.sandbox.run(grading_request(self.repo, files=files))
+        finally:
+            self.sandbox.close_episode(self.episode)
+        return Step(observation or f"episode ended: {reason}", True, reason, result, verdict(self.repo, result))
+
+
+def oracle_replies(task: Task) -> list[str]:
+    """A scripted agent that fixes the task through the same tools (a demonstration): it runs the tests the issue
+    names, reads the file the fix changes, applies the gold patch with git apply, runs the tests again, submits."""
+    repo = repository_of(task)
+    shown = [t for t in repo.fail_to_pass if t not in repo.hidden]
+    files = sorted({line[6:] for line in (task.reference_solution or "").splitlines() if line.startswith("+++ b/")})
+    target = " ".join(shown[:3]) if shown else " ".join(sorted({t.split("::")[0] for t in repo.pass_to_pass})[:1])
+
+    def bash(command: str, thought: str) -> str:
+        return f"{thought}\n\n```bash\n{command}\n```"
+
+    replies = [bash(f"pytest -q -x {target}".strip(), "First, run the tests the issue is about.")]
+    replies += [bash(f"cat {f}", f"Read {f}, where the failing behaviour lives.") for f in files[:2]]
+    marker = "CODERL_PATCH_END"
+    patch = task.reference_solution or ""
+    replies.append(bash(f"cat > /tmp/fix.patch <<'{marker}'\n{patch}{marker}\ngit apply /tmp/fix.patch && "
+                        "git apply --stat /tmp/fix.patch", "Apply the fix."))
+    replies.append(bash(f"pytest -q {target}".strip(), "Run the tests again."))
+    replies.append(bash(SUBMIT, "The tests pass: submit."))
+    return replies

@@ -1,0 +1,79 @@
+"""The agent's environment over repository tasks (`coderl.rollout.repository_env`, issue 98's environment half), on the
+fixture's generated tasks in the real sandbox: a scripted oracle fixes a task through the tools and grades FULL;
+malformed replies, the turn limit and long outputs end or shape the episode as documented, and whatever ends it, the
+working copy is what is graded."""
+
+import dataclasses
+
+from coderl.rollout.repository_env import (
+    AgentLimits,
+    RepositoryEnvironment,
+    command_of,
+    oracle_replies,
+    truncate,
+)
+
+
+def test_a_reply_s_command_is_its_one_bash_block():
+    assert command_of("look\n```bash\nls -la\n```\n") == "ls -la"
+    assert command_of("```sh\npytest -q\n```") == "pytest -q"
+    assert command_of("no block here") is None
+    assert command_of("```bash\nls\n```\n```bash\npwd\n```") is None  # two: malformed
+    assert command_of("```python\nprint(1)\n```") is None
+
+
+def test_long_output_keeps_its_head_and_tail():
+    text = "".join(f"{i:05d}\n" for i in range(5000))
+    cut = truncate(text, 1000)
+    assert cut.startswith(text[:500]) and cut.endswith(text[-500:]) and "characters left out" in cut
+    assert truncate("short", 1000) == "short"
+
+
+def test_the_oracle_fixes_a_task_through_the_tools(fixture_tasks, repo_sandbox):
+    from coderl.tasks.repository.task import repository_of
+
+    # a task whose issue shows a failing test (the oracle runs it first)
+    task = next(t for t in fixture_tasks if set(repository_of(t).fail_to_pass) - set(repository_of(t).hidden))
+    env = RepositoryEnvironment(repo_sandbox, task)
+    first = env.reset()
+    assert task.prompt.strip() in first and "```bash" in first
+    observations = []
+    for reply in oracle_replies(task):
+        step = env.step(reply)
+        observations.append(step.observation)
+        if step.done:
+            break
+    assert step.done and step.reason == "submitted" and step.verdict["status"] == "FULL", step.observation
+    assert "failed" in observations[0] and observations[0].startswith("exit code 1")  # the tests fail at first
+    assert observations[-2].startswith("exit code 0")  # and pass after the fix
+
+
+def test_the_working_copy_is_graded_whatever_ends_the_episode(fixture_tasks, repo_sandbox):
+    task = fixture_tasks[1]
+    # the fix applied, then the turns run out before a submit: the fix is graded
+    replies = [r for r in oracle_replies(task) if "submit" not in r.splitlines()[-2:-1][0]]
+    env = RepositoryEnvironment(repo_sandbox, task, AgentLimits(turns=len(replies)))
+    env.reset()
+    for reply in replies:
+        step = env.step(reply)
+    assert step.done and step.reason == "turns" and step.verdict["status"] == "FULL"
+    # three malformed replies in a row: the untouched base is graded, NO
+    env = RepositoryEnvironment(repo_sandbox, task, AgentLimits(malformed_in_a_row=3))
+    env.reset()
+    steps = [env.step("I will now think very hard.") for _ in range(3)]
+    assert [s.done for s in steps] == [False, False, True] and steps[-1].reason == "malformed"
+    assert "exactly one ```bash block" in steps[0].observation and steps[-1].verdict["status"] == "NO"
+
+
+def test_a_command_s_output_and_limits_reach_the_agent_as_observations(fixture_tasks, repo_sandbox):
+    task = fixture_tasks[0]
+    env = RepositoryEnvironment(repo_sandbox, task, dataclasses.replace(AgentLimits(), output_chars=400,
+                                                                       command_cpu_seconds=1.0))
+    env.reset()
+    long = env.step("```bash\nseq 1 20000\n```").observation
+    assert long.startswith("exit code 0") and "characters left out" in long and len(long) < 600
+    spin = env.step("```bash\nwhile :; do :; done\n```").observation
+    assert "past its limit of 1 CPU seconds" in spin
+    kept = env.step("```bash\necho note > mine.txt && cat mine.txt\n```").observation
+    assert kept.endswith("note") and env.step("```bash\ncat mine.txt\n```").observation.endswith("note")
+    assert env.step("```bash\nsubmit\n```").verdict["status"] == "NO"  # a note is no fix
