@@ -190,6 +190,17 @@ def _cmd_tasks_repos(ns: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_tasks_oracle(ns: argparse.Namespace) -> int:
+    from coderl.eval.oracle import OracleConfig, write_oracle_trajectories
+
+    cfg = from_args(OracleConfig, ns)
+    ns.own(("--out", cfg.out))
+    kept, total = write_oracle_trajectories(cfg)
+    print(f"wrote {kept} trajectories of {total} tasks (those the oracle resolved) to {cfg.out}; train on them with "
+          f"coderl sft --data {cfg.out}")
+    return 0
+
+
 def _cmd_pipeline(ns: argparse.Namespace) -> int:
     from coderl.pipeline import PipelineConfig, run_command
 
@@ -287,6 +298,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     _command(actions, "repos", "generate repository tasks offline: pinned source distributions, AST bugs validated "
              "in the sandbox, issues from the failures", RepoGenConfig, _cmd_tasks_repos, skip_bad_rows=False)
+    from coderl.eval.oracle import OracleConfig
+
+    _command(actions, "oracle", "a scripted agent resolves repository tasks through the agent's tools; its "
+             "trajectories (chat messages) for coderl sft", OracleConfig, _cmd_tasks_oracle, skip_bad_rows=False)
     from coderl.pipeline import PipelineConfig
 
     _command(sub, "pipeline", "seed 001's flow from one YAML: base eval, SFT, RL runs, evals, report", PipelineConfig,

@@ -123,6 +123,10 @@ class RepositoryEnvironment:
             return self._end("wall_time", observation)
         return Step(observation)
 
+    def finish(self, reason: str = "stopped") -> Step:
+        """End the episode now (the caller has no more replies): the working copy graded as it stands."""
+        return self._end(reason)
+
     def _run(self, command: str) -> str:
         cpu = self.limits.command_cpu_seconds
         result = self.sandbox.run(ExecutionRequest(
@@ -169,3 +173,20 @@ def oracle_replies(task: Task) -> list[str]:
     replies.append(bash(f"pytest -q {target}".strip(), "Run the tests again."))
     replies.append(bash(SUBMIT, "The tests pass: submit."))
     return replies
+
+
+def play(sandbox, task: Task, replies: list[str], limits: AgentLimits | None = None) -> dict:
+    """An episode played from fixed replies: {"task_id", "messages" (the issue, then each reply and its
+    observation; the last message the reply that ended it), "reason", "verdict"}."""
+    env = RepositoryEnvironment(sandbox, task, limits)
+    messages = [{"role": "user", "content": env.reset()}]
+    step = Step("")
+    for reply in replies:
+        messages.append({"role": "assistant", "content": reply})
+        step = env.step(reply)
+        if step.done:
+            break
+        messages.append({"role": "user", "content": step.observation})
+    if not step.done:  # the replies ran out first: the working copy graded as it stands
+        step = env.finish("replies")
+    return {"task_id": task.task_id, "messages": messages, "reason": step.reason, "verdict": step.verdict}

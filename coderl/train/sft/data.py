@@ -42,7 +42,8 @@ and taking the first token after its content, provided generation stops on it (i
 template's end-of-turn is not a stop id, the tokenizer's EOS is used instead, so that what the model
 learns to emit is what ends generation.
 
-Data: a task spec whose tasks carry reference solutions (`humaneval`, `mbpp:PATH`, `synthetic:...`,
+Data: an agent's trajectories (a JSONL file of chat `messages`: `conversations.py`, the replies trained, the
+observations masked), or a task spec whose tasks carry reference solutions (`humaneval`, `mbpp:PATH`, `synthetic:...`,
 ...; tasks without one are skipped and counted) or a JSONL file of {"prompt", "completion"} pairs
 (detected by those two fields in the first row; each row becomes a function task whose reference is
 the completion; every row is checked, errors are one line `file:LINE: field 'NAME' ...`).
@@ -62,6 +63,7 @@ from coderl.rollout.formats import get_format, prompt_text
 from coderl.tasks import Task, TaskFormatError, load_tasks
 from coderl.tasks.kinds import get_kind
 from coderl.tasks.rows import first_row, iter_jsonl, require
+from coderl.train.sft.conversations import Conversation, is_conversation_file, load_conversations, tokenize_conversation
 
 IGNORE_INDEX = -100  # label of a position that does not contribute to the loss (torch's cross_entropy default)
 REASONING_PLACEHOLDER = "The reference implementation follows."
@@ -106,12 +108,15 @@ def load_pairs(path: str) -> list[Task]:
     return tasks
 
 
-def load_sft_tasks(data: str, split: str, seed: int) -> tuple[list[Task], dict]:
+def load_sft_tasks(data: str, split: str, seed: int) -> tuple[list, dict]:
     """(tasks, description) of `--data`.  `split`/`seed` choose the tasks of a task spec; a pairs file is
     used whole (it has no held-out part to protect)."""
     if is_pairs_file(data):
         tasks = load_pairs(data)
         return tasks, {"spec": data, "kind": "pairs", "num_tasks": len(tasks)}
+    if is_conversation_file(data):  # an agent's trajectories: trained on its replies only (`conversations.py`)
+        conversations = load_conversations(data)
+        return conversations, {"spec": data, "kind": "conversations", "num_tasks": len(conversations)}
     try:
         taskset = load_tasks(data, split=split, seed=seed)
     except ValueError as exc:
@@ -216,9 +221,12 @@ class Example:
     task_id: str
     input_ids: tuple[int, ...]  # prompt ids + solution ids + end id
     prompt_length: int
+    label_ids: tuple[int, ...] | None = None  # a conversation's labels, set per token (`conversations.py`)
 
     @property
     def labels(self) -> list[int]:
+        if self.label_ids is not None:
+            return list(self.label_ids)
         return [IGNORE_INDEX] * self.prompt_length + list(self.input_ids[self.prompt_length:])
 
 
@@ -268,6 +276,19 @@ def build_examples(tasks: list[Task], format: str, tokenizer: Any, end_id: int, 
         out.examples.append(example)
         if not target_round_trips(task, format):
             out.unextractable.append(task.task_id)
+    return out
+
+
+def build_conversation_examples(conversations: list[Conversation], tokenizer: Any, end_id: int,
+                                max_length: int) -> Examples:
+    """`data.Examples` of conversations: longer-than-`max_length` ones skipped and listed, never truncated."""
+    out = Examples([])
+    for conversation in conversations:
+        ids, labels = tokenize_conversation(conversation, tokenizer, end_id)
+        if len(ids) > max_length:
+            out.too_long.append(conversation.task_id)
+            continue
+        out.examples.append(Example(conversation.task_id, tuple(ids), 0, tuple(labels)))
     return out
 
 

@@ -146,7 +146,8 @@ def _sft(cfg: SFTConfig, ranks, tasks, data_description: str, ckpt: str | None, 
 
     from coderl.rollout.special_ids import eos_token_ids  # the ids generation stops on, whatever engine samples
     from coderl.train.checkpoint import checkpoint_dir, final_copy, restore, save_checkpoint, truncate_metrics
-    from coderl.train.sft.data import build_examples, collate, end_token
+    from coderl.train.sft.conversations import Conversation
+    from coderl.train.sft.data import build_conversation_examples, build_examples, collate, end_token
     from coderl.train.tracking import SilentTracker, Tracker, read_metrics
     from coderl.train.updater import Updater, build_optimizer, log_trainable, trainable_parameters
 
@@ -162,7 +163,10 @@ def _sft(cfg: SFTConfig, ranks, tasks, data_description: str, ckpt: str | None, 
         raise ConfigError(f"--format {cfg.format}: the tokenizer of '{cfg.model}' has no chat template; "
                           "use --format completion")
     end_id, end_why = end_token(tokenizer, cfg.format, eos_token_ids(model, tokenizer))
-    data = build_examples(tasks, cfg.format, tokenizer, end_id, cfg.max_length)
+    if tasks and isinstance(tasks[0], Conversation):  # trajectories: the template renders them, whatever --format
+        data = build_conversation_examples(tasks, tokenizer, end_id, cfg.max_length)
+    else:
+        data = build_examples(tasks, cfg.format, tokenizer, end_id, cfg.max_length)
     if data.no_reference:
         log(f"skipped {len(data.no_reference)} tasks without a reference solution")
     if data.too_long:

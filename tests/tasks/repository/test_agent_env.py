@@ -77,3 +77,23 @@ def test_a_command_s_output_and_limits_reach_the_agent_as_observations(fixture_t
     kept = env.step("```bash\necho note > mine.txt && cat mine.txt\n```").observation
     assert kept.endswith("note") and env.step("```bash\ncat mine.txt\n```").observation.endswith("note")
     assert env.step("```bash\nsubmit\n```").verdict["status"] == "NO"  # a note is no fix
+
+
+def test_an_oracle_trajectory_is_sft_data(fixture_tasks, repo_sandbox, tmp_path):
+    import json
+
+    from coderl.rollout.repository_env import play
+    from coderl.train.sft.conversations import load_conversations, tokenize_conversation
+    from tests.models.tiny import tiny_tokenizer
+
+    task = fixture_tasks[2]
+    row = play(repo_sandbox, task, oracle_replies(task))
+    assert row["verdict"]["status"] == "FULL" and row["reason"] == "submitted"
+    roles = [m["role"] for m in row["messages"]]
+    assert roles[0] == "user" and roles[-1] == "assistant"
+    assert all(a != b for a, b in zip(roles, roles[1:]))  # user and assistant alternate
+    path = tmp_path / "trajectories.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    (conversation,) = load_conversations(str(path))
+    ids, labels = tokenize_conversation(conversation, tiny_tokenizer(), 2)
+    assert sum(label != -100 for label in labels) < len(ids)  # the observations (test output) are masked
