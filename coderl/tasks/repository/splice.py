@@ -54,9 +54,10 @@ def _start(node: ast.AST) -> int:
     return min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
 
 
-def _edits(old: list, new: list, lines_new: list[str], edits: list, anchor: int, deep: bool) -> None:
+def _edits(old: list, new: list, ctx: dict, edits: list, anchor: int, deep: bool) -> None:
     """Edits (first line, last line, replacement lines) turning the statements `old` into `new`; `anchor`: the line
-    after which an insertion goes when `old` is empty; `deep`: into compound statements whose own fields are equal."""
+    after which an insertion goes when `old` is empty; `deep`: into compound statements whose own fields are equal;
+    `ctx`: the original's and the mutant's lines, and the file's indentation unit."""
     matcher = difflib.SequenceMatcher(a=[_dump(n) for n in old], b=[_dump(n) for n in new], autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
@@ -68,29 +69,44 @@ def _edits(old: list, new: list, lines_new: list[str], edits: list, anchor: int,
                     for field in BODIES:
                         sub_old, sub_new = getattr(a, field, None), getattr(b, field, None)
                         if sub_old:
-                            _edits(sub_old, sub_new, lines_new, edits, sub_old[-1].end_lineno, deep)
+                            _edits(sub_old, sub_new, ctx, edits, sub_old[-1].end_lineno, deep)
                 else:
-                    edits.append((_start(a), a.end_lineno, _render(b, lines_new, a)))
+                    edits.append((_start(a), a.end_lineno, _render(b, ctx, _leading(a, ctx["old"]))))
             continue
         first = _start(old[i1]) if i1 < i2 else anchor + 1
         last = old[i2 - 1].end_lineno if i1 < i2 else anchor
         like = old[i1] if i1 < i2 else (old[i1 - 1] if i1 else None)
+        base = _leading(like, ctx["old"]) if like is not None else None
         replacement = []
         for b in new[j1:j2]:
-            replacement += _render(b, lines_new, like)
+            replacement += _render(b, ctx, base)
         edits.append((first, last, replacement))
 
 
-def _render(node: ast.AST, lines_new: list[str], like: ast.AST | None) -> list[str]:
-    """The mutant's statement as lines, moved to the indentation of the original statement it stands in for."""
-    text = "".join(lines_new[_start(node) - 1: node.end_lineno])
+def _render(node: ast.AST, ctx: dict, base: str | None) -> list[str]:
+    """The mutant's statement as lines, at the indentation of the original statement it stands in for, each deeper
+    level in the file's own unit (a tab where the file indents with tabs: the unparser's four spaces would not mix)."""
+    text = "".join(ctx["new"][_start(node) - 1: node.end_lineno])
     own = len(text) - len(text.lstrip(" \t"))
-    column = _column(like) if like is not None else own
-    return [(" " * column) + line[own:] if line.strip() else line for line in text.splitlines(keepends=True)]
+    base = " " * own if base is None else base
+    unit = ctx["unit"]
+    out = []
+    for line in text.splitlines(keepends=True):
+        if not line.strip():
+            out.append(line)
+            continue
+        rest = line[own:]
+        extra = len(rest) - len(rest.lstrip(" "))
+        out.append(base + unit * (extra // 4) + " " * (extra % 4) + rest.lstrip(" "))
+    return out
 
 
-def _column(node: ast.AST) -> int:
-    return getattr(node, "col_offset", 0)
+def _leading(node: ast.AST, lines: list[str]) -> str:
+    """The whitespace before a statement of the original file (its `lines`)."""
+    line = lines[_start(node) - 1]
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
 
 
 def splice(original: str, mutated: str, qualname: str) -> str:
@@ -100,11 +116,13 @@ def splice(original: str, mutated: str, qualname: str) -> str:
     fn_old, fn_new = _function(tree_old, qualname), _function(tree_new, qualname)
     if fn_old is None or fn_new is None or not _own_fields_equal(fn_old, fn_new):
         raise ValueError(f"{qualname}: the function's signature or decorators differ")
-    lines_new = mutated.splitlines(keepends=True)
+    ctx = {"old": original.splitlines(keepends=True), "new": mutated.splitlines(keepends=True)}
+    body, outer = _leading(fn_old.body[0], ctx["old"]), _leading(fn_old, ctx["old"])
+    ctx["unit"] = body[len(outer):] if body.startswith(outer) and len(body) > len(outer) else "    "
     for deep in (True, False):  # the narrowest edit first; else whole statements of the function's own body
         lines_old = original.splitlines(keepends=True)
         edits: list = []
-        _edits(fn_old.body, fn_new.body, lines_new, edits, fn_old.body[-1].end_lineno, deep)
+        _edits(fn_old.body, fn_new.body, ctx, edits, fn_old.body[-1].end_lineno, deep)
         for first, last, replacement in sorted(edits, reverse=True):
             lines_old[first - 1: last] = replacement
         result = "".join(lines_old)

@@ -54,3 +54,15 @@ def test_every_mutant_of_the_fixture_splices_to_the_same_program(name):
         assert len(out.splitlines()) <= len(source.splitlines()) + 2
         # every docstring of the file is kept as written
         assert out.count('"""') == source.count('"""')
+
+
+def test_a_file_indented_with_tabs_keeps_its_tabs():
+    import ast
+
+    source = "class A:\n\tdef f(self, x):\n\t\t# why\n\t\tif x > 1:\n\t\t\treturn 1\n\t\treturn 2\n"
+    found = mutants(source, "a.py")
+    assert found
+    for m in found:
+        out = splice(source, m.mutated, m.function)
+        assert ast.dump(ast.parse(out)) == ast.dump(ast.parse(m.mutated))
+        assert "    " not in out and "# why" in out  # tabs only, as the file was written
