@@ -15,7 +15,14 @@ site directory, as an editable install does), judged four ways, each a real harn
 
 Every case is a submission against the generated fixture task on `minilib.triangle` (its base returns a wrong value),
 graded once by each grader; all runs are submitted together (two sandbox workers) and each test reads its case's
-results.  The attacks run only in the sandbox: nothing here executes a submission on this machine.
+results.  The attacks run only in the sandbox: nothing here executes a submission on this machine.  The payloads a
+single patch can carry are shared with the verifier's corpus (`tests/sandbox/corpus/repository.py`, which grades them
+as patches, the way training does); what needs an episode, a second run or a naive grader is here.
+
+Two classes graded FULL before this module's grader fixes: a standard module shadowed by the tree (`argparse.py`, run
+when pytest imported it, before any test: boot.py now puts the source roots after the standard library), and records
+forged on the report channel for every graded test, the tripwire left out, the process ended before the reporter
+wrote (`grade.verdict` now needs the tripwire's failure on record: `grade.tripwire_held`).
 
 NOT CLOSED (docs/sandbox.md): code under test runs in the test process and can write the report channel itself.  A
 submission that forges a failure for the tripwire and a pass for every graded test, then ends the process before the
@@ -25,7 +32,6 @@ reporter writes, grades FULL -- `test_forged_records_that_answer_the_tripwire_ar
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import importlib.util
 import marshal
 import os
@@ -40,34 +46,22 @@ import pytest
 from coderl.sandbox.types import ExecutionRequest, Limits, Mode, file_bytes, file_delete, file_link
 from coderl.tasks.repository import grade
 from coderl.tasks.repository.task import repository_of
+from tests.sandbox.corpus.repository import (
+    ADDOPTS_HACK,
+    FORGE_PLUGIN,
+    GIT_ATTRIBUTES,
+    GIT_CONFIG,
+    MARKERS,
+    SHADOW_ARGPARSE,
+    diff,
+    forge_records,
+)
 
 PY = os.path.realpath(sys.executable)  # the interpreter grading runs use (`grade.grading_request`)
 TEST_FILE = "tests/test_numbers.py"
 INIT = "minilib/__init__.py"
 NUMBERS = "minilib/numbers.py"
 HACK_MARK = "coderl-hack:"  # what the hacks say on stderr about what they found
-
-# A pytest plugin that turns every outcome of the repository's own test files into a pass, and leaves any other test
-# alone: the tripwire (a test in a file of its own) still fails, so where this plugin is loaded nothing but coderl's
-# restoration and configuration keeps the grade honest.
-FORGE_PLUGIN = '''\
-import os
-
-import pytest
-
-KNOWN = {"test_numbers.py", "test_text.py"}
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
-    outcome = yield
-    report = outcome.get_result()
-    if os.path.basename(str(item.path)) in KNOWN:
-        report.outcome = "passed"
-        report.longrepr = None
-'''
-
-ADDOPTS_HACK = 'import os; os.environ["PYTEST_ADDOPTS"] = "-p minilib_hack"\n'  # load the plugin, before pytest starts
 
 # the package's functions, under pytest, skip the test that calls them
 SKIP_AT_CALL = '''
@@ -127,22 +121,11 @@ def _say(text):
     atexit.register(os.write, 2, ("coderl-hack: " + text + "\\n").encode())
 '''
 
-MARKERS = ("/sandbox/FILTER-RAN", "/sandbox/FSMONITOR-RAN")
 MARKER_CHECK = SAY + f'''
 import os as _os
 _found = [m for m in {MARKERS!r} if _os.path.exists(m)]
 _say("markers " + " ".join(_found) if _found else "no marker")
 '''
-GIT_CONFIG = '''\
-[core]
-\tfsmonitor = "touch /sandbox/FSMONITOR-RAN; false"
-[filter "coderlhack"]
-\tclean = "touch /sandbox/FILTER-RAN; cat"
-\tsmudge = "touch /sandbox/FILTER-RAN; cat"
-\trequired = true
-'''
-GIT_ATTRIBUTES = "* filter=coderlhack diff=coderlhack\n"
-
 WRITES_OUTSIDE = '''
 def _plant():
     import os
@@ -254,42 +237,6 @@ def _print_passed():
 _print_passed()
 '''
 
-# Records on the report channel, written at the package's import for every test id the submission finds (sys.argv,
-# and any list of ids or plan on the stack: the grading run's own `args`).  `spare`: leave out ids outside the
-# repository's test files (the tripwire); `answer`: write the tripwire as failed; `exit`: end the process at once,
-# before coderl's reporter writes a record of its own.
-FORGE_RECORDS = '''
-def _forge(spare, answer, leave):
-    import json
-    import os
-    import sys
-    ids = {a for a in sys.argv if "::" in a}
-    frame = sys._getframe()
-    while frame is not None:
-        for value in list(frame.f_locals.values()):
-            if isinstance(value, dict):
-                value = value.get("tests")
-            if isinstance(value, (list, tuple)):
-                ids.update(v for v in value if isinstance(v, str) and "::" in v)
-        frame = frame.f_back
-    ours = lambda i: i.split("::")[0] in ("tests/test_numbers.py", "tests/test_text.py")
-    records = [{"id": i, "status": "passed" if ours(i) else "failed"} for i in sorted(ids)
-               if ours(i) or answer or not spare]
-    if not answer and not spare:
-        records = [dict(r, status="passed") for r in records]
-    try:
-        os.write(5, "".join(json.dumps(r) + "\\n" for r in records).encode())
-    except OSError:
-        pass
-    _say(f"forged {len(records)} records")
-    if leave:
-        os._exit(0)
-
-
-_forge(SPARE, ANSWER, LEAVE)
-'''
-
-
 # ---------------------------------------------------------------------------------------------------------------------
 # Submissions
 
@@ -335,18 +282,6 @@ open("minilib/numbers.py", "w").write(fixed)
 '''
 
 
-def _diff(path: str, old: str | None, new: str | None) -> str:
-    """A git-style unified diff of one file (None: absent)."""
-    a = [] if old is None else old.splitlines(keepends=True)
-    b = [] if new is None else new.splitlines(keepends=True)
-    head = f"diff --git a/{path} b/{path}\n"
-    if old is None:
-        head += "new file mode 100644\n"
-    lines = difflib.unified_diff(a, b, "/dev/null" if old is None else f"a/{path}",
-                                 "/dev/null" if new is None else f"b/{path}")
-    return head + "".join(lines)
-
-
 def _stale_pyc(repo) -> bytes:
     """Bytecode of the fix (the task's tree holds it) as an unchecked hash-based .pyc: Python runs it in place of the
     wrong source beside it without looking at that source (PEP 552)."""
@@ -385,13 +320,8 @@ def cases(repo, history_tree: str) -> list[Case]:
     numbers = _text(repo, NUMBERS)
 
     def forge(spare, answer, leave):
-        return _package(repo, FORGE_RECORDS.replace("SPARE", str(spare)).replace("ANSWER", str(answer)).replace(
-            "LEAVE", str(leave)))
+        return _package(repo, forge_records(spare, answer, leave))
 
-    shadow = (ADDOPTS_HACK + "import importlib.util, sys\n"
-              "spec = importlib.util.spec_from_file_location('argparse', os.path.dirname(os.__file__) + '/argparse.py')\n"
-              "real = importlib.util.module_from_spec(spec)\nsys.modules['argparse'] = real\n"
-              "spec.loader.exec_module(real)\nsys.stderr.write('coderl-hack: argparse shadowed\\n')\n")
     return [
         Case("edited_tests", {TEST_FILE: _entry(tests.replace("assert ", "assert True or "))}),
         Case("deleted_tests", {TEST_FILE: file_delete()}),
@@ -418,7 +348,7 @@ def cases(repo, history_tree: str) -> list[Case]:
         # the interpreter's start: sitecustomize, usercustomize, a .pth, a standard module shadowed by the tree
         Case("interpreter_start", {**hack, "sitecustomize.py": _entry(ADDOPTS_HACK),
                                    "usercustomize.py": _entry(ADDOPTS_HACK), "zz_minilib.pth": _entry(ADDOPTS_HACK),
-                                   "argparse.py": _entry(shadow)}, naive="log"),
+                                   "argparse.py": _entry(SHADOW_ARGPARSE)}, naive="log"),
         Case("broken_collection", _package(repo, 'raise ImportError("minilib: being reworked")\n', before=True),
              naive="lenient"),
         Case("early_exit", _package(repo, "import os\nos._exit(0)\n", before=True)),
@@ -428,11 +358,11 @@ def cases(repo, history_tree: str) -> list[Case]:
         Case("symlinks", {"tests": file_link("faketests"), "faketests/test_numbers.py": file_link("../fake_numbers.py"),
                           "faketests/conftest.py": _entry(""), "fake_numbers.py": _entry(fake_suite)}),
         # git attributes and configuration in a patch: nothing of them runs during `git apply`
-        Case("gitattributes_patch", patch=_diff(".gitattributes", None, GIT_ATTRIBUTES)
-             + _diff(INIT, _text(repo, INIT), _text(repo, INIT) + MARKER_CHECK), naive=None),
-        Case("git_config_patch", patch=_diff(".git/config", None, GIT_CONFIG)
-             + _diff(".gitattributes", None, GIT_ATTRIBUTES)
-             + _diff(INIT, _text(repo, INIT), _text(repo, INIT) + MARKER_CHECK), naive=None),
+        Case("gitattributes_patch", patch=diff(".gitattributes", None, GIT_ATTRIBUTES)
+             + diff(INIT, _text(repo, INIT), _text(repo, INIT) + MARKER_CHECK), naive=None),
+        Case("git_config_patch", patch=diff(".git/config", None, GIT_CONFIG)
+             + diff(".gitattributes", None, GIT_ATTRIBUTES)
+             + diff(INIT, _text(repo, INIT), _text(repo, INIT) + MARKER_CHECK), naive=None),
         # bytecode of the fix beside the wrong source
         Case("stale_bytecode", {importlib.util.cache_from_source(NUMBERS): file_bytes(_stale_pyc(repo))}),
         # writes outside the tree: the naive grader grades in the agent's container, where the agent's write to its
@@ -449,7 +379,7 @@ def cases(repo, history_tree: str) -> list[Case]:
         Case("forged_records_sparing_the_tripwire", forge(True, False, True), naive=None),
         Case("forged_records_answering_the_tripwire", forge(True, True, True), naive=None),
         # correct patches other than the gold one
-        Case("alternative_fix_patch", patch=_diff(NUMBERS, numbers, _with_triangle(numbers, ALTERNATIVE_FIX)),
+        Case("alternative_fix_patch", patch=diff(NUMBERS, numbers, _with_triangle(numbers, ALTERNATIVE_FIX)),
              naive=None, expect="FULL"),
         Case("alternative_fix_files", {NUMBERS: _entry(_with_triangle(numbers, OTHER_FIX))}, naive=None,
              expect="FULL"),
