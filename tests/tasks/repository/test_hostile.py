@@ -179,7 +179,7 @@ def _daemon(ids, fake_xml):
             f.write(fake_xml)
     except OSError:
         pass
-    for _ in range(40):  # and linger, rewriting the package, for whatever runs next
+    for _ in range(100):  # and linger ten seconds, rewriting the package, for whatever runs next
         time.sleep(0.1)
         try:
             with open("/sandbox/minilib/numbers.py", "a") as f:
@@ -567,7 +567,7 @@ def test_a_process_left_behind_changes_nothing(graded):
     # the daemon's late records (were they read) repeat the reporter's; the next grading is checked above
     _, verdict, result, _, _ = graded["daemon_left_behind"]
     assert verdict["status"] == "NO" and "forged_pass" not in result.tamper, _show(result)
-    assert result.wall_seconds < 4, result.wall_seconds  # the run ends with its test process, not with the daemon
+    assert result.wall_seconds < 8, result.wall_seconds  # the run ends with its test process, not with the daemon
 
 
 def test_disk_and_inode_exhaustion_is_no_or_a_limit(graded):
