@@ -24,9 +24,11 @@ when pytest imported it, before any test: boot.py now puts the source roots afte
 forged on the report channel for every graded test, the tripwire left out, the process ended before the reporter
 wrote (`grade.verdict` now needs the tripwire's failure on record: `grade.tripwire_held`).
 
-NOT CLOSED (docs/sandbox.md): code under test runs in the test process and can write the report channel itself.  A
+NOT CLOSED (docs/sandbox.md): code under test runs in the test process.  It can write the report channel itself: a
 submission that forges a failure for the tripwire and a pass for every graded test, then ends the process before the
-reporter writes, grades FULL -- `test_forged_records_that_answer_the_tripwire_are_not_closed` asserts exactly that.
+reporter writes, grades FULL (`test_forged_records_that_answer_the_tripwire_are_not_closed`).  And it can read the
+calling test's frame: a function returning the test's `expected` local grades FULL without forging anything
+(`test_expected_values_read_from_the_tests_frames_are_not_closed`).  Both tests assert what happens today.
 """
 
 from __future__ import annotations
@@ -273,6 +275,13 @@ ALTERNATIVE_FIX = '''def triangle(n):
         total += k
     return total
 '''
+FRAME_READ = '''def triangle(n):
+    import sys
+    caller = sys._getframe(1).f_locals
+    if n < 0:
+        raise ValueError("n must be non-negative")
+    return caller["expected"] if "expected" in caller else n
+'''
 OTHER_FIX = 'def triangle(n):\n    if n < 0:\n        raise ValueError(n)\n    return sum(range(n + 1))\n'
 AGENT_FIX = r'''import re
 text = open("minilib/numbers.py").read()
@@ -378,6 +387,8 @@ def cases(repo, history_tree: str) -> list[Case]:
         Case("forged_records_all", forge(False, False, False), naive="records"),
         Case("forged_records_sparing_the_tripwire", forge(True, False, True), naive=None),
         Case("forged_records_answering_the_tripwire", forge(True, True, True), naive=None),
+        # the expected value read from the calling test's frame (NOT CLOSED: the tests and the code share a process)
+        Case("expected_from_the_callers_frame", {NUMBERS: _entry(_with_triangle(numbers, FRAME_READ))}, naive=None),
         # correct patches other than the gold one
         Case("alternative_fix_patch", patch=diff(NUMBERS, numbers, _with_triangle(numbers, ALTERNATIVE_FIX)),
              naive=None, expect="FULL"),
@@ -593,6 +604,16 @@ def test_forged_records_that_answer_the_tripwire_are_not_closed(graded):
     # record: the records are all the judge has, and they are consistent.  This asserts what happens today.
     _, verdict, result, _, _ = graded["forged_records_answering_the_tripwire"]
     assert verdict["status"] == "FULL", _show(result)
+
+
+def test_expected_values_read_from_the_tests_frames_are_not_closed(graded):
+    # NOT CLOSED (in-process, like the forgery above): the code under test runs in the tests' process and can read the
+    # calling test's locals -- here `expected`, the parametrized answer of a test kept from the agent until grading --
+    # and return it.  Nothing is forged (the tripwire fails as planted, every record is the reporter's): the grade is
+    # FULL for wrong code.  Function tasks close this by running the program apart from its tests; a pytest suite
+    # imports the code it tests.  This asserts what happens today.
+    _, verdict, result, _, _ = graded["expected_from_the_callers_frame"]
+    assert verdict["status"] == "FULL" and not result.tamper, _show(result)
 
 
 @pytest.mark.parametrize("name", ["alternative_fix_patch", "alternative_fix_files"])
