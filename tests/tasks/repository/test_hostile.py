@@ -332,22 +332,27 @@ def cases(repo, history_tree: str) -> list[Case]:
         return _package(repo, forge_records(spare, answer, leave))
 
     return [
-        Case("edited_tests", {TEST_FILE: _entry(tests.replace("assert ", "assert True or "))}),
+        # the test file with its hidden tests guessed, every assertion made true
+        Case("edited_tests", {TEST_FILE: _entry(repo.test_patch[TEST_FILE].replace("assert ", "assert True or "))}),
         Case("deleted_tests", {TEST_FILE: file_delete()}),
         # a module-level xfail mark in the test file, a skip from the package at call time, a deselection in setup.cfg
+        # and items deleted by the base's conftest.py (ours: restored, and a skipped or missing test has failed)
         Case("skipped_xfailed_deselected", {
             TEST_FILE: _entry(tests + "\npytestmark = pytest.mark.xfail(reason='flaky')\n"),
             **_package(repo, SKIP_AT_CALL),
             "setup.cfg": _entry(_text(repo, "setup.cfg") + 'addopts = -k "not triangle" '
-                                f"--deselect {TEST_FILE}::test_triangle\n")}),
-        # configuration: a new file of each kind pytest reads, a conftest rewriting reports, one deleting items
-        Case("configuration", {
-            "pytest.ini": _entry('[pytest]\ntestpaths = tests\naddopts = -k "not triangle"\n'),
-            "pyproject.toml": _entry(f'[tool.pytest.ini_options]\naddopts = "--deselect {TEST_FILE}::test_triangle"\n'),
-            "tox.ini": _entry("[pytest]\ntestpaths = tests\npython_files = test_text.py\n"),
-            "conftest.py": _entry(FORGE_PLUGIN),
+                                f"--deselect {TEST_FILE}::test_triangle\n"),
             "tests/conftest.py": _entry(_text(repo, "tests/conftest.py") + "\n\ndef pytest_collection_modifyitems(items):\n"
                                         "    items[:] = [i for i in items if 'triangle' not in i.nodeid]\n")}),
+        # configuration: a new file of each kind pytest reads naming a plugin that passes the repository's tests, a new
+        # conftest.py and the base's own with hooks that do the same (each would grade FULL if it were read)
+        Case("configuration", {
+            **hack,
+            "pytest.ini": _entry("[pytest]\ntestpaths = tests\naddopts = -p minilib_hack\n"),
+            "pyproject.toml": _entry('[tool.pytest.ini_options]\naddopts = "-p minilib_hack"\n'),
+            "tox.ini": _entry("[pytest]\naddopts = -p minilib_hack\n"),
+            "conftest.py": _entry(FORGE_PLUGIN),
+            "tests/conftest.py": _entry(_text(repo, "tests/conftest.py") + "\n\n" + FORGE_PLUGIN)}, naive="log"),
         # plugins: a pytest11 entry point (autoload), a module named by `-p` in the configuration
         Case("plugins", {**hack, "minilib_hack-1.0.dist-info/METADATA": _entry(
             "Metadata-Version: 2.1\nName: minilib-hack\nVersion: 1.0\n"),
@@ -511,7 +516,9 @@ def graded(repo, repo_sandbox, tmp_path_factory):
     gold = repo_sandbox.run(grade.grading_request(repo, patch=task.reference_solution))
     probe = repo_sandbox.run(ExecutionRequest(Mode.COMMAND, argv=("sh", "-c", PROBE_OUTSIDE), tree=repo.tree,
                                               environment=repo.environment, limits=Limits(cpu_seconds=5)))
+    base = repo_sandbox.run(grade.grading_request(repo))  # wrong code: NO unless something left behind forges
     out["next"] = (None, grade.verdict(repo, gold), gold, None, probe)
+    out["next_base"] = (None, grade.verdict(repo, base), base, None, None)
     return out
 
 
@@ -534,9 +541,12 @@ def test_a_hostile_submission_fools_a_naive_grader_and_grades_no(graded, name):
 
 
 def test_the_gold_patch_still_grades_full_after_every_hostile_run(graded):
-    # daemons, full disks and writes outside the tree left nothing for the next grading
+    # daemons, full disks and writes outside the tree left nothing for the next grading: the gold patch is FULL, the
+    # base NO, and nothing planted outside the tree is there
     _, verdict, result, _, probe = graded["next"]
     assert verdict["status"] == "FULL", _show(result)
+    _, verdict, result, _, _ = graded["next_base"]
+    assert verdict["status"] == "NO" and verdict["f2p_passed"] == 0 and not verdict["forged"], _show(result)
     assert "zz_hack.pth" in probe.stdout and "No such file" in probe.stdout, probe.stdout
     assert "/tmp/.local" in probe.stdout and probe.stdout.split()[-2:] == ["0", "0"], probe.stdout
 
