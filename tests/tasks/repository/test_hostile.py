@@ -311,7 +311,6 @@ class Case:
     files: dict | None = None
     patch: str | None = None
     naive: str | None = "exit"
-    expect: str = "NO"
     naive_tree: str | None = None
     naive_before: str = ""
     naive_pause: float = 0.0
@@ -396,9 +395,8 @@ def cases(repo, history_tree: str) -> list[Case]:
         Case("expected_from_the_callers_frame", {NUMBERS: _entry(_with_triangle(numbers, FRAME_READ))}, naive=None),
         # correct patches other than the gold one
         Case("alternative_fix_patch", patch=diff(NUMBERS, numbers, _with_triangle(numbers, ALTERNATIVE_FIX)),
-             naive=None, expect="FULL"),
-        Case("alternative_fix_files", {NUMBERS: _entry(_with_triangle(numbers, OTHER_FIX))}, naive=None,
-             expect="FULL"),
+             naive=None),
+        Case("alternative_fix_files", {NUMBERS: _entry(_with_triangle(numbers, OTHER_FIX))}, naive=None),
     ]
 
 
