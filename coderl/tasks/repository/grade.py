@@ -15,7 +15,8 @@ copy of the base (the request's tree and overlay), never in the working copy, by
   from stdout or the exit status (RECORD tests, `coderl.sandbox.judge`);
 - a tripwire, a test with a per-run name that must fail, is graded with them: if it is reported passed, the outcomes
   were forged in the test process (docs/sandbox.md, "Not closed": code under test can patch anything there), and the
-  run is NO with the judge-observed note `forged_pass`.
+  run is NO with the judge-observed note `forged_pass`; a tripwire with no failure recorded (missing: the process ended
+  or dropped it before the reporter wrote) makes the run NO too.
 
 A FAIL_TO_PASS or PASS_TO_PASS test that is skipped, xfailed, xpassed, errored, uncollected or missing from the report
 has failed.  A patch that does not apply leaves no record: every test fails, NO.  An empty report is the submission's
@@ -209,13 +210,24 @@ def _interpreter() -> str:
     return sys.executable
 
 
+def tripwire_held(result: ExecutionResult, graded: Iterable[str]) -> bool:
+    """Whether the run's tripwire (its one test besides `graded`) was recorded as failed, as planted.  A tripwire
+    reported passed is forgery (`forged_pass`); one missing from the report, errored or skipped means the records were
+    not all the reporter's either (written by the code under test, which then ended the process or dropped the test
+    before the reporter could write): the run's outcomes are not to be trusted."""
+    graded = set(graded)
+    wires = [t for t in result.tests if t.id not in graded]
+    return bool(wires) and all(t.passed for t in wires)
+
+
 def verdict(repo: Repository, result: ExecutionResult) -> dict:
     """SWE-bench's resolution status from a grading run (harness/grading.py `get_resolution_status`): FULL when every
     FAIL_TO_PASS and PASS_TO_PASS test passed, PARTIAL when some but not all FAIL_TO_PASS tests passed and every
-    PASS_TO_PASS test did, else NO; a forged run (the tripwire passed) is NO.  With `f2p_fraction`: the share of
+    PASS_TO_PASS test did, else NO; a forged run (the tripwire passed, or was not recorded failed:
+    `tripwire_held`) is NO.  With `f2p_fraction`: the share of
     FAIL_TO_PASS tests passing when every PASS_TO_PASS test passes, else 0."""
     outcome = {t.id: t.passed for t in result.tests}
-    forged = "forged_pass" in result.tamper
+    forged = "forged_pass" in result.tamper or not tripwire_held(result, (*repo.fail_to_pass, *repo.pass_to_pass))
     f2p = [outcome.get(t, False) for t in repo.fail_to_pass]
     p2p_ok = all(outcome.get(t, False) for t in repo.pass_to_pass)
     share = sum(f2p) / len(f2p) if f2p else 0.0

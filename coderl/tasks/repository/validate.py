@@ -12,7 +12,7 @@ import dataclasses
 from collections.abc import Iterable
 
 from coderl.sandbox.types import ExecutionResult
-from coderl.tasks.repository.grade import Repository, grading_request, tests_of
+from coderl.tasks.repository.grade import Repository, grading_request, tests_of, tripwire_held
 
 RUNS = 2  # each side (base, gold) run this often; a test must give the same outcome in every run
 
@@ -26,7 +26,7 @@ class Validation:
     dropped: dict[str, str]  # test id -> why (varied, passes at base, fails with the fix, ...)
     runs: int
     failures: dict[str, dict]  # FAIL_TO_PASS test id -> its record at the base (the issue is written from these)
-    forged: bool = False  # a run's tripwire passed (never in an honest build)
+    forged: bool = False  # a run's tripwire passed or went unrecorded (never in an honest build)
     depths: dict[str, int] = dataclasses.field(default_factory=dict)  # test -> frames from it down to the traced code
 
     @property
@@ -57,7 +57,7 @@ def validate(sandbox, repo: Repository, gold_patch: str, candidates: Iterable[st
                for side in ("base", "gold") for _ in range(runs)]
     results = [(side, future.result()) for side, future in futures]
     seen: dict[str, dict[str, set]] = {t: {"base": set(), "gold": set()} for t in ids}
-    forged = any("forged_pass" in r.tamper for _, r in results)
+    forged = any("forged_pass" in r.tamper or not tripwire_held(r, ids) for _, r in results)
     failures: dict[str, dict] = {}
     depths: dict[str, int] = {}
     for side, result in results:

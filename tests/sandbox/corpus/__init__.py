@@ -100,6 +100,14 @@ TAGS = {
     "T.patch_runner": "a solution module patching the runner or its pytest stand-in (sys.modules, gc, builtins)",
     "T.skip_or_exit": "a skip, a Skipped/Exit-like exception, sys.exit or os._exit during a test-file task's test",
     "T.read_test_file": "a solution module looking for its test file's text (files, memory, environment)",
+    # issue 97: repository tasks, a patch graded by `coderl.tasks.repository.grade` (repository.py)
+    "R.tests_and_configuration": "a patch editing, deleting or linking away the tests, or adding configuration and "
+                                 "conftest.py files that deselect tests or rewrite their reports",
+    "R.interpreter_start": "sitecustomize, usercustomize, a .pth or a standard module of the tree's loading a plugin",
+    "R.exit_and_collection": "the package ending the process with status 0, breaking or skipping collection",
+    "R.forged_records": "records written on the report channel by the code under test",
+    "R.git_and_links": "git attributes and configuration that would run a filter or a hook while the patch applies",
+    "C.repository_fixes": "correct patches of a repository task: the gold one and others written differently",
 }
 
 
@@ -114,7 +122,7 @@ class Case:
     task_id: str | None = None  # a bundled task: "HumanEval/38", "easy/3"
     row: dict[str, Any] | None = None  # or an inline row in `fmt`'s layout
     fmt: str = "humaneval"  # layout of `row`: "humaneval" | "mbpp" | "stdio" | "gsm8k" | "coderl" (one with a time_limit)
-    # | "kodcode" (a test-file task)
+    # | "kodcode" (a test-file task) | "repository" (a repository row: isolation `full` only)
     tamper: str | None = None  # a tamper name the judge must report (prefix match)
     group: str | None = None  # run concurrently with the group's other cases
     before: str | None = None  # status at the commit before the redesign
@@ -144,6 +152,15 @@ def load_task(case: Case):
         tasks = load_easy() if case.task_id.startswith("easy/") else load_humaneval()
         (task,) = [t for t in tasks if t.task_id == case.task_id]
         return task if case.time_limit is None else dataclasses.replace(task, time_limit=case.time_limit)
+    if case.fmt == "repository":
+        from coderl.tasks.repository.task import load_repository_tasks
+
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "tasks.jsonl")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(json.dumps(case.row) + "\n")
+            (task,) = load_repository_tasks(path)
+        return task
     from coderl.tasks.loaders.kodcode import load_kodcode
     from coderl.tasks.math_tasks import load_gsm8k
 
@@ -167,6 +184,7 @@ def all_cases() -> list[Case]:
         legitimate,
         limits,
         ordinary,
+        repository,
         rules,
         shared_work,
         test_files,
@@ -175,13 +193,20 @@ def all_cases() -> list[Case]:
 
     return [*hostile.CASES, *hostile_judge.CASES, *legitimate.CASES, *ordinary.CASES, *containment.CASES,
             *rules.CASES, *answers.CASES, *tool_views.CASES, *shared_work.CASES, *infra.CASES, *limits.CASES,
-            *test_files.CASES]
+            *test_files.CASES, *repository.CASES]
+
+
+def runs_at(case: Case, isolation: str) -> bool:
+    """Whether the case can run at this isolation level (repository tasks: `full` only)."""
+    return case.fmt != "repository" or isolation == "full"
 
 
 def run_cases(sandbox, cases: list[Case]) -> list:
-    """Results in case order; the cases of a group are submitted together, everything at once."""
-    futures = [sandbox.submit(load_task(c).build_request(c.completion)) for c in cases]
-    results = [f.result() for f in futures]
+    """Results in case order (None for a case the sandbox's isolation cannot run); the cases of a group are submitted
+    together, everything at once."""
+    futures = [sandbox.submit(load_task(c).build_request(c.completion)) if runs_at(c, sandbox.isolation) else None
+               for c in cases]
+    results = [None if f is None else f.result() for f in futures]
     try:  # the server killer's marker (infra.py), named for this process
         os.unlink(f"/tmp/coderl-corpus-server-killed-{os.getpid()}")
     except OSError:
@@ -208,6 +233,9 @@ def _main() -> None:
         results = run_cases(sandbox, cases)
     wrong = 0
     for case, result in zip(cases, results):
+        if result is None:
+            print(f"--  {case.tag:24} {case.name:40} not run at isolation {args.isolation!r}")
+            continue
         ok = verdict_ok(case, result)
         wrong += not ok
         if args.record:

@@ -9,8 +9,10 @@ Standard library only until pytest is imported from the environment.  Before any
      the base does not hold is removed, and every protected file (conftest.py, configuration, the tests' own files,
      what the test patch touches) is written back as the plan gives it, whatever stood at its path or on the way to it;
   4. the tripwire is written: a test with a per-run name that must fail;
-  5. sys.path is the environment's packages, this folder and the source roots, in that order, nothing else: `-I -S`
-     took site, .pth files, sitecustomize, PYTHON* variables and the user's site away;
+  5. sys.path is the environment's packages, this folder, the standard library and the source roots, in that order,
+     nothing else: `-I -S` took site, .pth files, sitecustomize, PYTHON* variables and the user's site away, and no
+     module of the tree's stands in for one of the standard library's (a repository whose package is named like a
+     standard module fails validation);
   6. pytest runs the named tests under coderl's own configuration (`-c /env/coderl/pytest.ini`, the repository's own
      configuration files are never read), plugin autoload off, the task's plugins named, the cache provider off,
      with `reporter.Reporter` writing one record per test on fd 5 (made non-inheritable first).
@@ -44,9 +46,11 @@ def main():
                                    "mode": 0o644})
     channel = os.fdopen(CHANNEL_FD, "w", buffering=1, encoding="utf-8")
     os.set_inheritable(CHANNEL_FD, False)
-    # the environment first: nothing of the tree shadows pytest, its plugins or their dependencies
-    sys.path[:0] = [os.path.join(os.path.dirname(HERE), "site"), HERE,
-                    *(os.path.abspath(root) for root in plan["roots"])]
+    # the environment first and the source roots last: nothing of the tree shadows pytest, its plugins or their
+    # dependencies, the standard library included (a module of the tree's named like one pytest imports on its way
+    # to the first test would otherwise run before anything is collected)
+    sys.path[:] = [os.path.join(os.path.dirname(HERE), "site"), HERE, *sys.path,
+                   *(os.path.abspath(root) for root in plan["roots"])]
     sys.dont_write_bytecode = True
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     import pytest  # noqa: E402 -- from the environment, once sys.path is set
