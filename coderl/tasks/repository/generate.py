@@ -230,7 +230,7 @@ def _one_task(sandbox, item, tree, env, path, original, mutation, tests, cpu_lim
                       overlay={path: mutated}, roots=(item.source_root,), cpu_seconds=cpu_limit)
     gold = gold_patch(path, mutated, original)
     trace = {"file": path, "first": mutation.first_line, "last": mutation.last_line}
-    checked = validate(sandbox, repo, gold, candidates=tests, runs=runs, trace=trace)
+    checked = validate(sandbox, repo, gold, candidates=tests, runs=runs, trace=trace, prescreen=True)
     counts["flaky_dropped"] += sum("varied" in why for why in checked.dropped.values())
     if not checked.ok:
         counts["no_fail_to_pass"] += 1

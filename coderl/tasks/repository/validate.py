@@ -45,17 +45,28 @@ def statuses(result: ExecutionResult, ids: Iterable[str]) -> dict[str, str]:
 
 
 def validate(sandbox, repo: Repository, gold_patch: str, candidates: Iterable[str] | None = None,
-             runs: int = RUNS, trace: dict | None = None) -> Validation:
+             runs: int = RUNS, trace: dict | None = None, prescreen: bool = False) -> Validation:
     """Run the base and the gold patch `runs` times each on `candidates` (default: the task's own tests) and keep the
     tests that fail at the base and pass with the fix in every run (FAIL_TO_PASS), and those that pass in every run
     of both (PASS_TO_PASS).  `trace` ({"file", "first", "last"}: the changed code): the base runs also record how
-    deep below each test that code runs (`depths`)."""
+    deep below each test that code runs (`depths`).  `prescreen` (the generator's): one base run first, and none
+    more where every test passes in it (an equivalent or uncaught mutant: most of them); a kept task still has
+    `runs` runs of each side."""
     ids = list(candidates) if candidates is not None else [*repo.fail_to_pass, *repo.pass_to_pass]
     tests = tests_of(repo, ids)
-    futures = [(side, sandbox.submit(grading_request(repo, patch=gold_patch if side == "gold" else None,
-                                                     tests=tests, trace=trace if side == "base" else None)))
-               for side in ("base", "gold") for _ in range(runs)]
-    results = [(side, future.result()) for side, future in futures]
+
+    def submit(side):
+        return side, sandbox.submit(grading_request(repo, patch=gold_patch if side == "gold" else None, tests=tests,
+                                                    trace=trace if side == "base" else None))
+
+    results = []
+    if prescreen:  # one base run first: where no test fails, nothing can be FAIL_TO_PASS and the rest is not run
+        side, first = submit("base")
+        results.append((side, first.result()))
+        if all(s == "passed" for s in statuses(results[0][1], ids).values()):
+            return Validation((), (), {t: "passed at the base" for t in ids}, 1, {}, False, {})
+    futures = [submit(side) for side in ("base",) * (runs - len(results)) + ("gold",) * runs]
+    results += [(side, future.result()) for side, future in futures]
     seen: dict[str, dict[str, set]] = {t: {"base": set(), "gold": set()} for t in ids}
     forged = any("forged_pass" in r.tamper or not tripwire_held(r, ids) for _, r in results)
     failures: dict[str, dict] = {}
