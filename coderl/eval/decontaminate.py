@@ -284,10 +284,9 @@ def recorded_verdicts() -> dict:
 
 
 def cached_leaks(train: list[Task], evals: list[Task], sandbox, cache_dir: str,
-                 train_spec: str = "", progress=None) -> Decontamination | None:
+                 train_spec: str = "", progress=None) -> Decontamination:
     """`behaviour_leaks`, remembered in `cache_dir` by `fingerprint` (a complete verdict only), or found in the
-    shipped record (`VERDICTS`); the pool's evaluation tasks as `overlap_key` says.  `sandbox` None: the verdict
-    only where one is remembered (a dry run runs nothing), else None."""
+    shipped record (`VERDICTS`); the pool's evaluation tasks as `overlap_key` says."""
     key, evals = overlap_key(train, evals, train_spec)
     path = os.path.join(cache_dir, key + ".json")
     data = None
@@ -298,8 +297,6 @@ def cached_leaks(train: list[Task], evals: list[Task], sandbox, cache_dir: str,
     if data is not None:
         return Decontamination(**{k: [tuple(x) if isinstance(x, list) else x for x in v] if isinstance(v, list)
                                   else v for k, v in data.items()})
-    if sandbox is None:
-        return None
     report = behaviour_leaks(train, evals, sandbox, progress)
     if not report.incomplete:
         os.makedirs(cache_dir, exist_ok=True)

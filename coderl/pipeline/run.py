@@ -108,6 +108,19 @@ def _run_stages(plan: Plan, log) -> None:
         gc.collect()
 
 
+class NotRemembered(BaseException):
+    """A dry run's overlap check asked to run: its verdict is not remembered (a BaseException: nothing on the way
+    takes it for the check's own failure)."""
+
+
+class RemembersOnly:
+    """The sandbox a dry run hands the overlap check (`cached_leaks`): it runs nothing; asked for anything, the
+    verdict was not among those remembered (the cache, the shipped record)."""
+
+    def __getattr__(self, name):
+        raise NotRemembered(name)
+
+
 def record_overlap(plan: Plan, log) -> list[dict]:
     """`check_overlap`, its warnings logged and its rows written to OUT/overlap.json."""
     rows, warnings = check_overlap(plan)
@@ -138,11 +151,12 @@ def check_overlap(plan: Plan, *, cached_only: bool = False) -> tuple[list[dict],
     sets = [(s, evaluation_tasks(plan, s)) for s in plan.stages if s.kind == "eval" and s.role == "base"]
     sandbox_cfg = plan.stage("base-eval").config.sandbox
     rows, refusals, warnings = [], [], []
-    with contextlib.nullcontext() if cached_only else open_sandbox(sandbox_cfg) as sandbox:
+    with contextlib.nullcontext(RemembersOnly()) if cached_only else open_sandbox(sandbox_cfg) as sandbox:
         for stage, spec, split, train, against, held, selection in overlap_checks(plan, sets):
-            report = cached_leaks(train, list(against.values()), sandbox,
-                                  os.path.join(cache_root(), "decontamination"), spec, on_stderr)
-            if report is None:  # a dry run, and no verdict remembered: the run decides it
+            try:
+                report = cached_leaks(train, list(against.values()), sandbox,
+                                      os.path.join(cache_root(), "decontamination"), spec, on_stderr)
+            except NotRemembered:  # a dry run, and no verdict remembered: the run decides it
                 continue
             solved = {e for _, e in report.leaks + report.same}
             generator = set(read_record()["solved"]) if parse_task_spec(spec).source == "pool" else set()

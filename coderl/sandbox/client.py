@@ -296,7 +296,8 @@ class Sandbox(Batches):
             check_memory_budget(self.workers, request.limits.memory_bytes)
         self.check_start_memory(request.limits.memory_bytes)
         request.limits.validate()
-        refuse_layout(request, self.isolation)
+        if request.tree or request.environment or request.episode:  # what this sandbox may not honour
+            refuse_layout(request, self.isolation)
         settled = settled_here(request)  # refused by the task's rules, or a reply judged here: nothing runs
         if settled is not None:
             return settled

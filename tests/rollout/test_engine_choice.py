@@ -4,6 +4,7 @@ line naming the option and what to do.  The engine itself is tested in test_vllm
 from __future__ import annotations
 
 import importlib.util
+import sys
 from types import SimpleNamespace
 
 import pytest
@@ -165,6 +166,7 @@ def test_eval_on_an_engine_reads_no_weights_and_serves_the_adapter_at_its_rank(m
             return [SampledRow(ids, torch.zeros(len(ids)), "    return 1", True, False) for _ in prompt_ids]
 
     monkeypatch.setattr(vllm_engine, "VLLMEngine", Answering)
+    monkeypatch.setattr(vllm_engine, "engine_python", lambda: sys.executable)  # a stand-in engine: no vLLM needed
     _FakeEngine.started = []
     out = tmp_path / "eval"
     summary = run_eval(EvalConfig(model=str(tmp_path / "adapter"), tasks="easy", limit=2, engine="vllm",
