@@ -132,6 +132,20 @@ def remove_test(source: str, test_id: str) -> str | None:
     return "".join(lines[:first - 1] + lines[node.end_lineno:])
 
 
+def hide_one(tree: Path, fail_to_pass: Iterable[str]) -> tuple[str, str, str, str] | None:
+    """(test id, its file, the file, the file without it) of the first FAIL_TO_PASS test that can be taken out of
+    its file cleanly (`remove_test`), in the order given; None when none can."""
+    for test in fail_to_pass:
+        file = test_file(test)
+        if not file.endswith(".py") or not (tree / file).is_file():
+            continue
+        full = (tree / file).read_text(encoding="utf-8")
+        reduced = remove_test(full, test)
+        if reduced is not None:
+            return test, file, full, reduced
+    return None
+
+
 def collect(sandbox, item: RepoInput, tree: Path, env: Path) -> tuple[dict[str, set[str]], float, dict]:
     """The suite's passing tests -> the functions each calls ("path:first line", relative to the tree), its CPU
     seconds, and the counts of what did not pass."""
@@ -235,13 +249,11 @@ def _one_task(sandbox, item, tree, env, path, original, mutation, tests, cpu_lim
     if not checked.ok:
         counts["no_fail_to_pass"] += 1
         return None
-    hidden_test = next((t for t in checked.fail_to_pass if test_file(t).endswith(".py")), None)
-    file = test_file(hidden_test)
-    full = (tree / file).read_text(encoding="utf-8")
-    reduced = remove_test(full, hidden_test)
-    if reduced is None:
+    hideable = hide_one(tree, checked.fail_to_pass)
+    if hideable is None:  # no FAIL_TO_PASS test can be taken out of its file cleanly (a mixin's, a class's last)
         counts["not_hideable"] += 1
         return None
+    hidden_test, file, full, reduced = hideable
     function_of = lambda t: t.split("[", 1)[0]  # noqa: E731 -- every parametrisation of the hidden function
     hidden = [t for t in (*checked.fail_to_pass, *checked.pass_to_pass) if function_of(t) == function_of(hidden_test)]
     shown = [t for t in checked.fail_to_pass if t not in hidden]

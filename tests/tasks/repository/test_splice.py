@@ -66,3 +66,20 @@ def test_a_file_indented_with_tabs_keeps_its_tabs():
         out = splice(source, m.mutated, m.function)
         assert ast.dump(ast.parse(out)) == ast.dump(ast.parse(m.mutated))
         assert "    " not in out and "# why" in out  # tabs only, as the file was written
+
+
+def test_a_hidden_test_is_the_first_that_can_be_taken_out(tmp_path):
+    from coderl.tasks.repository.generate import hide_one, remove_test
+
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_a.py").write_text(
+        "class Mixin:\n    def test_shared(self):\n        assert 1\n\n\nclass TestOne(Mixin):\n    x = 1\n\n\n"
+        "class TestTwo:\n    def test_only(self):\n        assert 1\n\n\ndef test_free(n):\n    assert n\n")
+    source = (tmp_path / "tests" / "test_a.py").read_text()
+    assert remove_test(source, "tests/test_a.py::TestOne::test_shared") is None  # defined in a mixin
+    assert remove_test(source, "tests/test_a.py::TestTwo::test_only") is None  # the class's last test
+    test, file, full, reduced = hide_one(tmp_path, ["tests/test_a.py::TestOne::test_shared",
+                                                    "tests/test_a.py::TestTwo::test_only",
+                                                    "tests/test_a.py::test_free[1]"])
+    assert test == "tests/test_a.py::test_free[1]" and "def test_free" not in reduced and full == source
+    assert hide_one(tmp_path, ["tests/test_a.py::TestTwo::test_only"]) is None
