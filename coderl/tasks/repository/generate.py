@@ -146,6 +146,41 @@ def hide_one(tree: Path, fail_to_pass: Iterable[str]) -> tuple[str, str, str, st
     return None
 
 
+def fix_needles(original: str, first: int, last: int, gold: str) -> list[str]:
+    """What of a fix a reader could find (the audit's needles): the original function whole, and each hunk of the
+    gold patch as the fix leaves it (its added lines with their context), where it spans three lines or more."""
+    lines = original.splitlines()
+    out = ["\n".join(lines[first - 1: last])]
+    hunk: list[str] = []
+    for line in gold.splitlines()[2:]:
+        if line.startswith("@@"):
+            out.append("\n".join(hunk))
+            hunk = []
+        elif line[:1] in (" ", "+"):
+            hunk.append(line[1:])
+    out.append("\n".join(hunk))
+    return [n for n in out if n.count("\n") >= 2]
+
+
+def fix_readable(tree: Path, overlay: dict, needles: list[str]) -> str | None:
+    """The file of the base (the tree with the overlay) holding one of the needles, or None: a repository with a
+    second copy of the changed code (a vendored old version, a twin method) gives the fix away."""
+    for dirpath, dirs, files in os.walk(tree):
+        dirs[:] = [d for d in dirs if d not in (".git", "__pycache__")]
+        for name in files:
+            rel = os.path.relpath(os.path.join(dirpath, name), tree).replace(os.sep, "/")
+            if rel in overlay:
+                text = overlay[rel] or ""
+            else:
+                try:
+                    text = Path(dirpath, name).read_text(encoding="utf-8")
+                except (UnicodeDecodeError, OSError):
+                    continue
+            if any(n in text for n in needles):
+                return rel
+    return None
+
+
 def collect(sandbox, item: RepoInput, tree: Path, env: Path) -> tuple[dict[str, set[str]], float, dict]:
     """The suite's passing tests -> the functions each calls ("path:first line", relative to the tree), its CPU
     seconds, and the counts of what did not pass."""
@@ -196,7 +231,7 @@ def generate_repository(sandbox, item: RepoInput, pool: Path, *, held_out: Itera
     cpu_limit = round(max(20.0, 4.0 * suite_cpu + 10.0), 1)
     counts = {"suite_tests": len(calls) + sum(not_passing.values()), "suite_passing": len(calls), "functions": 0,
               "mutants_tried": 0, "validated": 0, "no_fail_to_pass": 0, "not_hideable": 0, "not_spliced": 0,
-              "flaky_dropped": 0}
+              "fix_readable": 0, "flaky_dropped": 0}
     rng = random.Random(f"{seed}:{item.name}")
     rows: list[dict] = []
     for path in package_files(tree, item):
@@ -248,6 +283,10 @@ def _one_task(sandbox, item, tree, env, path, original, mutation, tests, cpu_lim
     counts["flaky_dropped"] += sum("varied" in why for why in checked.dropped.values())
     if not checked.ok:
         counts["no_fail_to_pass"] += 1
+        return None
+    overlay_probe = {path: mutated}
+    if fix_readable(tree, overlay_probe, fix_needles(original, mutation.first_line, mutation.last_line, gold)):
+        counts["fix_readable"] += 1
         return None
     hideable = hide_one(tree, checked.fail_to_pass)
     if hideable is None:  # no FAIL_TO_PASS test can be taken out of its file cleanly (a mixin's, a class's last)

@@ -83,3 +83,16 @@ def test_a_hidden_test_is_the_first_that_can_be_taken_out(tmp_path):
                                                     "tests/test_a.py::test_free[1]"])
     assert test == "tests/test_a.py::test_free[1]" and "def test_free" not in reduced and full == source
     assert hide_one(tmp_path, ["tests/test_a.py::TestTwo::test_only"]) is None
+
+
+def test_a_fix_a_second_copy_of_the_code_gives_away_is_found(tmp_path):
+    from coderl.tasks.repository.generate import fix_needles, fix_readable
+
+    original = "def f(x):\n    y = x + 1\n    z = y * 2\n    return z\n"
+    mutated = original.replace("x + 1", "x - 1")
+    gold = "--- a/m.py\n+++ b/m.py\n@@ -1,4 +1,4 @@\n def f(x):\n-    y = x - 1\n+    y = x + 1\n     z = y * 2\n     return z\n"
+    needles = fix_needles(original, 1, 4, gold)
+    (tmp_path / "m.py").write_text(original)
+    assert fix_readable(tmp_path, {"m.py": mutated}, needles) is None  # the base holds only the mutant
+    (tmp_path / "vendored_old.py").write_text("# an old copy\n" + original)
+    assert fix_readable(tmp_path, {"m.py": mutated}, needles) == "vendored_old.py"
