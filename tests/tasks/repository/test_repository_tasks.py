@@ -126,20 +126,13 @@ print(json.dumps({"files": files, "found": sorted(found)}))
 
 
 def _needles(task) -> list[bytes]:
-    """What of the fix a reader could find: the original function whole, and each hunk of the gold patch as the fix
-    leaves it (its added lines with their context lines: the original code around the change)."""
+    """What of the fix a reader could find (`generate.fix_needles`): the original function whole, and each hunk of
+    the gold patch as the fix leaves it."""
+    from coderl.tasks.repository.generate import fix_needles
+
     repo, where = repository_of(task), task.metadata["mutation"]
-    original = (Path(repo.tree) / where["path"]).read_text().splitlines()
-    out = ["\n".join(original[where["lines"][0] - 1: where["lines"][1]])]
-    hunk: list[str] = []
-    for line in task.reference_solution.splitlines()[2:]:
-        if line.startswith("@@"):
-            out.append("\n".join(hunk))
-            hunk = []
-        elif line[:1] in (" ", "+"):
-            hunk.append(line[1:])
-    out.append("\n".join(hunk))
-    return [n.encode() for n in out if n.count("\n") >= 2]
+    original = (Path(repo.tree) / where["path"]).read_text()
+    return [n.encode() for n in fix_needles(original, where["lines"][0], where["lines"][1], task.reference_solution)]
 
 
 @pytest.mark.parametrize("where", ["/sandbox", "/env", "/tmp", "/var/tmp", "/dev/shm", "/usr/local", "ENV_PATHS"])
