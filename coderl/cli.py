@@ -179,7 +179,7 @@ def _cmd_tasks_export(ns: argparse.Namespace) -> int:
 
 
 def _cmd_tasks_repos(ns: argparse.Namespace) -> int:
-    from coderl.tasks.repository.generate import RepoGenConfig, run_generation
+    from coderl.tasks.repository.command import RepoGenConfig, run_generation
 
     cfg = from_args(RepoGenConfig, ns)
     ns.own(("--out", cfg.out))
@@ -294,7 +294,7 @@ def build_parser() -> argparse.ArgumentParser:
     # --skip-bad-rows: jsonl and parquet only: verl and TRL rows name a spec their scorer reloads whole
     _command(actions, "export", "write a task spec as verl's RL parquet, a TRL dataset folder, or coderl's own JSONL "
              "or parquet task file", ExportConfig, _cmd_tasks_export)
-    from coderl.tasks.repository.generate import RepoGenConfig
+    from coderl.tasks.repository.command import RepoGenConfig
 
     _command(actions, "repos", "generate repository tasks offline: pinned source distributions, AST bugs validated "
              "in the sandbox, issues from the failures", RepoGenConfig, _cmd_tasks_repos, skip_bad_rows=False)

@@ -185,8 +185,9 @@ def test_f2p_fraction_is_the_share_of_fail_to_pass_tests_with_every_pass_to_pass
     task = dataclasses.replace(TASK, kind="repository", metadata={"repository": repo})
 
     def outcome(**passed):
-        return ExecutionResult(status=Status.FAILED, tests=[TestOutcome(k, Status.PASSED if v else Status.FAILED)
-                                                            for k, v in passed.items()])
+        tests = [TestOutcome(k, Status.PASSED if v else Status.FAILED) for k, v in passed.items()]
+        wire = TestOutcome("test_wire.py::test_wire", Status.PASSED)  # the tripwire, recorded failed as planted
+        return ExecutionResult(status=Status.FAILED, tests=[*tests, wire])
 
     # 2 of 3 FAIL_TO_PASS with the PASS_TO_PASS test passing: 2/3; the PASS_TO_PASS test failing: 0
     assert call("f2p_fraction", outcome(a=1, b=1, c=0, p=1), sample(""), task) == pytest.approx(2 / 3)

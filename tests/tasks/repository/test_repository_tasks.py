@@ -57,8 +57,10 @@ def test_coderl_check_reference_is_full_on_every_task(fixture_pool, tmp_path):
 
 
 def _result(outcomes, tamper=()):
-    return ExecutionResult(status=Status.FAILED, tests=[TestOutcome(i, Status.PASSED if ok else Status.FAILED)
-                                                       for i, ok in outcomes.items()], tamper=list(tamper))
+    """A run's outcomes, with its tripwire recorded failed as planted (its outcome PASSED: `grade.tripwire_held`)."""
+    tests = [TestOutcome(i, Status.PASSED if ok else Status.FAILED) for i, ok in outcomes.items()]
+    return ExecutionResult(status=Status.FAILED, tests=[*tests, TestOutcome("test_wire.py::test_wire", Status.PASSED)],
+                           tamper=list(tamper))
 
 
 def test_the_verdict_is_swe_bench_s_rule(fixture_tasks):
@@ -78,6 +80,9 @@ def test_the_verdict_is_swe_bench_s_rule(fixture_tasks):
     assert missing["status"] == "PARTIAL"
     forged = verdict(repo, _result(dict(a=1, b=1, c=1, d=1, p=1, q=1), tamper=["forged_pass"]))
     assert (forged["status"], forged["f2p_fraction"]) == ("NO", 0.0)
+    unwired = _result(dict(a=1, b=1, c=1, d=1, p=1, q=1))
+    unwired.tests.pop()  # no tripwire on record: the records were not all the reporter's
+    assert verdict(repo, unwired)["status"] == "NO"
 
 
 def test_an_episode_s_working_copy_is_graded_as_its_diff_from_the_base(fixture_tasks, repo_sandbox):

@@ -77,7 +77,7 @@ def _ours(case: dict) -> str:
     repo = Repository(tree="/", environment="/", fail_to_pass=tuple(case["fail_to_pass"]),
                       pass_to_pass=tuple(case["pass_to_pass"]))
     tests = [TestOutcome(t, Status.PASSED if s == "passed" else Status.FAILED) for t, s in case["status"].items()
-             if s != "missing"]
+             if s != "missing"] + [TestOutcome("test_wire.py::test_wire", Status.PASSED)]  # the tripwire, held
     return verdict(repo, ExecutionResult(status=Status.FAILED, tests=tests))["status"]
 
 
