@@ -33,6 +33,7 @@ def place(tmp_path, monkeypatch):
     Path("single.jsonl").write_text(TASKS.read_text().splitlines()[0] + "\n")  # its test split is empty
     Path("empty.jsonl").write_text("")
     Path("bad.jsonl").write_text('{"task_id": "Toy/0", \n')
+    Path("repo_rows.jsonl").write_text('{"task_id": "r/0"}\n')  # a repository row without its fields
     Path("completions.jsonl").write_text(json.dumps({"task_id": "Toy/0", "completion": "    return a + b\n"}) + "\n")
     Path("afile").write_text("not a folder\n")
     Path("folder").mkdir()
@@ -184,6 +185,13 @@ EXPORT = ["tasks", "export", "--tasks", "tasks.jsonl", "--format", "jsonl"]
 CASES = [
     # check
     ("check", "missing", ["check", "--tasks", "nope.jsonl", "--reference"], "nope.jsonl': no such file"),
+    ("check", "no pool", ["check", "--tasks", "repo:nopool", "--reference"], "repository pool 'nopool': no tasks.jsonl"),
+    ("check", "repository row", ["check", "--tasks", "repo:repo_rows.jsonl", "--reference"],
+     "repo_rows.jsonl:1: missing field(s) tree, fail_to_pass, issue"),
+    ("tasks repos", "unknown repository", ["tasks", "repos", "--out", "pool", "--repos", "nosuch"],
+     "no repository source named 'nosuch'"),
+    ("tasks oracle", "repository row", ["tasks", "oracle", "--tasks", "repo:repo_rows.jsonl", "--out", "t.jsonl"],
+     "repo_rows.jsonl:1: missing field(s)"),
     ("check", "empty", ["check", "--tasks", "empty.jsonl", "--reference"], "empty.jsonl: no rows"),
     ("check", "empty split", ["check", "--tasks", "single.jsonl", "--split", "test", "--reference"], "holds no tasks"),
     ("check", "malformed", ["check", "--tasks", "bad.jsonl", "--reference"], "bad.jsonl:1: invalid JSON"),
