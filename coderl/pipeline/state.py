@@ -9,8 +9,8 @@ import os
 
 from coderl.base.config import ConfigError, flatten, leaves
 from coderl.base.outputs import COSMETIC
+from coderl.base.paths import sha256_file
 from coderl.base.yaml_file import read_yaml_mapping
-from coderl.models.fetch import sha256_file
 
 # ---------------------------------------------------------------------------------------------------
 # stage state: done, to run, resumable, stale

@@ -29,6 +29,7 @@ import torch
 
 from coderl.base.config import ConfigError
 from coderl.base.outputs import atomic, finished, write_json
+from coderl.base.paths import sha256_file
 
 STEP_DIR = re.compile(r"^step-(\d+)$")
 MANIFEST = "manifest.json"
@@ -67,7 +68,7 @@ def damage(path: str) -> str | None:
         size = os.path.getsize(file)
         if size != want["size"]:
             return f"{name} is {size} bytes, its manifest says {want['size']}"
-        if _sha256(file) != want["sha256"]:
+        if sha256_file(file) != want["sha256"]:
             return f"{name} differs from its manifest (sha256)"
     return None
 
@@ -118,14 +119,6 @@ def recorded_steps(run_dir: str) -> int:
     return max(found)
 
 
-def _sha256(path: str) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 class _Hashed:
     """A binary file that hashes and counts what is written through it (torch.save writes through it)."""
 
@@ -172,7 +165,7 @@ def save_checkpoint(run_dir: str, step: int, *, save_adapter, trainer_state: dic
         for root, _, names in os.walk(tmp):  # the adapter's (or the model's) files, as its library wrote them
             for name in names:
                 file = os.path.join(root, name)
-                files[os.path.relpath(file, tmp)] = {"size": os.path.getsize(file), "sha256": _sha256(file)}
+                files[os.path.relpath(file, tmp)] = {"size": os.path.getsize(file), "sha256": sha256_file(file)}
         for name, obj in {**(extra or {}), "trainer_state.pt": {**trainer_state, "rng": rng_state()}}.items():
             with open(os.path.join(tmp, name), "wb") as f:  # Python's file: a full disk is an OSError (the context
                 hashed = _Hashed(f)                         # of torch's RuntimeError), not a bare RuntimeError

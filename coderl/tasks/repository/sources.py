@@ -13,12 +13,11 @@ never committed: the sha256 is.
 registry), then the archive's sha256 is checked and it is extracted safely (tar's "data" filter; zip names
 checked) into `cache_dir/NAME-VERSION`, which it returns. A folder already there is returned as it is, so a
 second set-up and every run after it need no network. `source_tree(source, root)` is the folder holding the
-package in an extracted root. Every refusal is a `SourceError`, one line. Standard library only.
+package in an extracted root. Every refusal is a `SourceError`, one line.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import shutil
@@ -30,6 +29,8 @@ import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+
+from coderl.base.paths import sha256_file
 
 
 class SourceError(ValueError):
@@ -139,15 +140,6 @@ def _normalise(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def sha256_of(path: Path) -> str:
-    """The sha256 of a file, read in blocks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def fetch(source: RepoSource, cache_dir: str | os.PathLike, *,
           pip: Sequence[str] = (sys.executable, "-m", "pip")) -> Path:
     """The extracted tree of `source` in `cache_dir` (`cache_dir/NAME-VERSION`), downloaded, checked and
@@ -163,7 +155,7 @@ def fetch(source: RepoSource, cache_dir: str | os.PathLike, *,
     archive = cache / source.sdist
     if not archive.is_file():
         _download(source, cache, pip)
-    actual = sha256_of(archive)
+    actual = sha256_file(archive)
     if actual != source.sha256:
         raise SourceError(f"{archive}: sha256 {actual} where {source.name} {source.version} is pinned to "
                           f"{source.sha256}; remove the file to download it again")
