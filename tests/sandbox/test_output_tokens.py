@@ -1,4 +1,4 @@
-"""STDOUT checks read tokens as a judge's token reader does (`outputs.outputs_match`): split on ASCII white space
+"""STDOUT checks read tokens as a judge's token reader does (`rules.outputs_match`): split on ASCII white space
 only, and with a float tolerance compare only ASCII decimals.  Found by an attack (2026-11-27): `str.split()` made
 `1\\xa02` two tokens (a no-break space, the ideographic space, \\x1c-\\x1f and \\x85 all split), and `float()`
 read `1_000`, `١٠٠٠`, `１０００`, `inf` and `nan` as numbers, so such outputs passed for `1 2` and `1000`."""
