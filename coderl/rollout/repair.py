@@ -30,24 +30,17 @@ and a warning says so (a hidden-test run could leave its arguments for a later v
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-import torch
-from torch.nn.utils.rnn import pad_sequence
-
-from coderl.rollout.batching import left_pad
 from coderl.rollout.collect import Generation, RepairConfig, collect
 from coderl.rollout.feedback import feedback_message, warn_unless_isolated
+from coderl.rollout.episodes import run_episodes
 from coderl.rollout.formats import get_format, prompt_text
 from coderl.rollout.types import RolloutBatch, Sample
 from coderl.sandbox.types import ExecutionResult, Limits
 from coderl.tasks.types import Task
 from coderl.tasks.visibility import TestSplit, split_tests
-
-_SENTINEL = "\ue000coderl-answer\ue000"  # a private-use character no template rewrites
-
 
 @dataclass
 class Turn:
@@ -96,35 +89,76 @@ class RepairCollected:
 
 
 @dataclass
-class _Row:
-    task: Task
-    split: TestSplit
-    group: int
-    messages: list  # the conversation so far, as chat messages (the assistant answers as decoded text)
-    ids: list[int]  # every token id so far, the first prompt included
-    text: str  # the same as text
-    prompt_length: int
-    segments: list = field(default_factory=list)  # (ids, logprobs or None for feedback, turn)
-    episode: Episode | None = None
-    futures: list = field(default_factory=list)  # per turn: (visible future or None, hidden future)
-    eos: str = ""  # the special token the last answer ended with ("" when a stop sequence or the cap ended it)
+class _Step:
+    observation: str = ""
+    done: bool = False
+    reason: str = ""  # passed (the visible tests), no_visible, turns, context
 
 
-def turn_glue(tokenizer, messages: list, feedback: str, ended_with: str | None) -> str:
-    """The text between an answer and the next answer: the template's end of the assistant turn, the
-    feedback as a user message, and the next assistant header.  `ended_with`: the special token the
-    answer already ended with (its EOS), which the glue then does not repeat."""
-    answer = {"role": "assistant", "content": _SENTINEL}
-    closed = tokenizer.apply_chat_template(messages + [answer], tokenize=False)
-    opened = tokenizer.apply_chat_template(messages + [answer, {"role": "user", "content": feedback}],
-                                           tokenize=False, add_generation_prompt=True)
-    if closed.count(_SENTINEL) != 1 or not opened.startswith(closed):
-        raise ValueError("multi-turn repair needs a chat template that renders a conversation by appending "
-                         "turns (this one rewrites earlier turns)")
-    end_of_answer = closed[closed.index(_SENTINEL) + len(_SENTINEL):]
-    if ended_with and end_of_answer.startswith(ended_with):
-        end_of_answer = end_of_answer[len(ended_with):]
-    return end_of_answer + opened[len(closed):]
+class RepairEnvironment:
+    """One repair episode as an environment of the episode collector (`rollout.episodes`): each answer runs on
+    the visible tests (its feedback is the observation) and on the hidden tests (the reward, awaited only once
+    the episode has ended)."""
+
+    observation_role = "user"
+
+    def __init__(self, task: Task, split: TestSplit, group: int, sandbox, fmt, limits: Limits | None,
+                 repair: RepairConfig, tokenizer):
+        self.task, self.split, self.sandbox, self.fmt, self.limits, self.repair = task, split, sandbox, fmt, limits, repair
+        self.tokenizer = tokenizer
+        self.episode = Episode(task.task_id, group)
+        self.hidden: list = []  # per turn, the hidden tests' future
+        self._answer: Sample | None = None
+
+    def prompt(self, tokenizer) -> tuple[list, str]:
+        messages = self.fmt.render(self.task, tokenizer)
+        if isinstance(messages, str):
+            raise ValueError(f"multi-turn repair needs a chat format (format {self.fmt.name!r} renders plain text)")
+        return list(messages), prompt_text(messages, tokenizer)
+
+    def reset(self) -> None:
+        return None
+
+    def stops(self) -> tuple[str, ...]:
+        return tuple(self.fmt.stop_sequences(self.task))
+
+    def sample(self, tokenizer, prompt: str, row, stops) -> Sample:
+        from coderl.rollout.generation import to_sample
+
+        self._answer = to_sample(self.fmt, tokenizer, self.task, self.episode.group, prompt, row, stops)
+        return self._answer
+
+    def step(self, text: str) -> _Step:
+        del text  # acted on as the `Sample` the collector just made of it (`sample`): its extracted code
+        sample = self._answer
+        visible = _run(self.sandbox, self.task, self.split.visible, sample.completion, self.limits)
+        self.hidden.append(_run(self.sandbox, self.task, self.split.hidden, sample.completion, self.limits))
+        turn = Turn(sample, visible.result() if visible is not None else None)
+        self.episode.turns.append(turn)
+        if turn.visible is None:
+            return _Step(done=True, reason="no_visible")
+        if turn.visible.passed:
+            return _Step(done=True, reason="passed")
+        if len(self.episode.turns) >= self.repair.turns:
+            return _Step(done=True, reason="turns")
+        turn.feedback = feedback_message(self.task, self.split.visible, turn.visible, count_tokens=self._count,
+                                         max_tokens=self.repair.feedback_tokens)
+        return _Step(turn.feedback)
+
+    def finish(self, reason: str) -> _Step:
+        """Ended by the collector (out of context): the last answer stands, its feedback never sent."""
+        self.episode.final.feedback = ""
+        self.episode.out_of_room = reason == "context"
+        return _Step(done=True, reason=reason)
+
+    def settle(self, glue_tokens: list[int]) -> Episode:
+        """The episode, its hidden results awaited and every turn's added tokens set."""
+        for turn, hidden, added in zip(self.episode.turns, self.hidden, glue_tokens):
+            turn.hidden, turn.added_tokens = hidden.result(), added
+        return self.episode
+
+    def _count(self, text: str) -> int:
+        return len(self.tokenizer(text, add_special_tokens=False)["input_ids"])
 
 
 def collect_repair(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generation, limits: Limits | None,
@@ -132,89 +166,23 @@ def collect_repair(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Genera
                    max_sequence_tokens: int | None = None,
                    log: Callable[[str], None] | None = None) -> RepairCollected:
     """Roll out one repair episode per row (`gen.samples_per_prompt` rows per task with hidden tests)."""
-    from coderl.rollout.engine import Sampling
-    from coderl.rollout.generation import engine_of, to_sample
-
     warn_unless_isolated(sandbox, "multi-turn repair")
     fmt = get_format(gen.format)
-    room = max_sequence_tokens or getattr(getattr(model, "config", None), "max_position_embeddings", None)
-    rows, skipped, no_hidden, rules = [], [], [], {}
+    envs, no_hidden, rules = [], [], {}
     for index, task in enumerate(tasks):
         split = split_tests(task)
         rules[task.task_id] = split.rule
         if not split.has_hidden:
             no_hidden.append(task.task_id)
             continue
-        messages = fmt.render(task, tokenizer)
-        if isinstance(messages, str):
-            raise ValueError(f"multi-turn repair needs a chat format (format {gen.format!r} renders plain text)")
-        text = prompt_text(messages, tokenizer)
-        ids = tokenizer(text, add_special_tokens=False)["input_ids"]
-        if max_prompt_tokens is not None and len(ids) > max_prompt_tokens:
-            skipped.append(task.task_id)
-            continue
-        rows += [_Row(task, split, index, list(messages), list(ids), text, len(ids),
-                      episode=Episode(task.task_id, index)) for _ in range(gen.samples_per_prompt)]
-
-    def count_tokens(text: str) -> int:
-        return len(tokenizer(text, add_special_tokens=False)["input_ids"])
-
-    gen_seconds, gen_tokens = 0.0, 0
-    active = list(rows)
-    planned = max(gen.planned_tokens or 0, len(rows) * repair.turns * gen.max_new_tokens)  # at most
-    engine = engine_of(model).for_calls(gen.batch_size, planned)
-    for turn in range(repair.turns):
-        if not active:
-            break
-        per_call = gen.batch_size or len(active)
-        for c in range(0, len(active), per_call):
-            chunk = active[c: c + per_call]
-            stops = [tuple(gen.stop) if gen.stop is not None else fmt.stop_sequences(r.task) for r in chunk]
-            t0 = time.perf_counter()
-            sampling = Sampling(max_new_tokens=gen.max_new_tokens, temperature=gen.temperature, top_p=gen.top_p,
-                                seed=gen.seed + 1_000_003 * turn + c, min_new_tokens=gen.min_new_tokens)
-            sampled = engine.sample_rows(tokenizer, [r.ids for r in chunk], stops, sampling)
-            gen_seconds += time.perf_counter() - t0
-            for row, got, row_stops in zip(chunk, sampled, stops):
-                gen_tokens += len(got.ids)
-                sample = to_sample(fmt, tokenizer, row.task, row.group, row.text, got, row_stops)
-                row.segments.append((list(got.ids), got.logprobs, turn))
-                row.ids += got.ids
-                row.text += got.text
-                row.messages.append({"role": "assistant", "content": got.text})
-                row.episode.turns.append(Turn(sample, None))
-                row.futures.append((_run(sandbox, row.task, row.split.visible, sample.completion, limits),
-                                    _run(sandbox, row.task, row.split.hidden, sample.completion, limits)))
-                row.eos = tokenizer.decode(got.ids[-1:], skip_special_tokens=False) if got.eos else ""
-        if log is not None:
-            log(f"turn {turn + 1}: {len(active)} answers ({gen_tokens / max(gen_seconds, 1e-9):.0f} tokens/s)")
-        going = []
-        for row in active:
-            visible_future, _ = row.futures[-1]
-            last = row.episode.turns[-1]
-            last.visible = visible_future.result() if visible_future is not None else None
-            if turn + 1 >= repair.turns or last.visible is None or last.visible.passed:
-                continue
-            message = feedback_message(row.task, row.split.visible, last.visible, count_tokens=count_tokens,
-                                       max_tokens=repair.feedback_tokens)
-            glue = turn_glue(tokenizer, row.messages[:-1], message, row.eos or None)
-            glue_ids = tokenizer(glue, add_special_tokens=False)["input_ids"]
-            if room is not None and len(row.ids) + len(glue_ids) + gen.max_new_tokens > room:
-                row.episode.out_of_room = True
-                continue
-            last.feedback, last.added_tokens = message, len(glue_ids)
-            row.messages.append({"role": "user", "content": message})
-            row.segments.append((glue_ids, None, -1))
-            row.ids += glue_ids
-            row.text += glue
-            going.append(row)
-        active = going
-    for row in rows:
-        for turn, (_, hidden) in zip(row.episode.turns, row.futures):
-            turn.hidden = hidden.result()
-    batch = _assemble(rows, engine.pad_token_id(tokenizer)) if rows else None
-    return RepairCollected(batch, [r.episode.final.hidden for r in rows], [r.episode for r in rows],
-                           skipped, no_hidden, gen_seconds, gen_tokens, rules)
+        envs += [RepairEnvironment(task, split, index, sandbox, fmt, limits, repair, tokenizer)
+                 for _ in range(gen.samples_per_prompt)]
+    got = run_episodes(model, tokenizer, envs, [e.episode.group for e in envs], gen, max_turns=repair.turns,
+                       max_prompt_tokens=max_prompt_tokens, max_sequence_tokens=max_sequence_tokens, log=log)
+    skipped = list(dict.fromkeys(envs[i].task.task_id for i in got.skipped))
+    episodes = [row.env.settle(row.glue_tokens) for row in got.rows]
+    return RepairCollected(got.batch, [e.final.hidden for e in episodes], episodes, skipped, no_hidden,
+                           got.gen_seconds, got.gen_tokens, rules)
 
 
 def collect_episodes(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generation, limits: Limits | None,
@@ -233,29 +201,3 @@ def collect_episodes(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Gene
 def _run(sandbox, task: Task, tests: tuple, completion: str, limits):
     """The future of `completion` run on `tests` only (None when there are none)."""
     return sandbox.submit(task.with_tests(tests).build_request(completion, limits)) if tests else None
-
-
-def _assemble(rows: list[_Row], pad_id: int) -> RolloutBatch:
-    """One row per episode: the first prompt left-padded, then its turns and feedback right-padded."""
-    def pad(part, value) -> torch.Tensor:
-        """[N, T]: per row, `part(ids, logprobs, turn)` of each of its segments joined, right-padded with `value`."""
-        return pad_sequence([torch.cat([part(*segment) for segment in r.segments]) for r in rows], batch_first=True,
-                            padding_value=value)
-
-    # a segment with log-probs is a turn's answer (the policy's tokens); one without is feedback (attended only)
-    completion_ids = pad(lambda ids, lp, turn: torch.tensor(ids, dtype=torch.long), pad_id)
-    attention = pad(lambda ids, lp, turn: torch.ones(len(ids), dtype=torch.float32), 0.0)
-    mask = pad(lambda ids, lp, turn: torch.full((len(ids),), float(lp is not None), dtype=torch.float32), 0.0)
-    logprobs = pad(lambda ids, lp, turn: torch.zeros(len(ids), dtype=torch.float32) if lp is None else lp.float(), 0.0)
-    turns = pad(lambda ids, lp, turn: torch.full((len(ids),), -1 if lp is None else turn, dtype=torch.long), -1)
-    return RolloutBatch(
-        samples=[r.episode.final.sample for r in rows],
-        prompt_ids=left_pad([r.ids[:r.prompt_length] for r in rows], pad_id)[0],
-        prompt_lengths=torch.tensor([r.prompt_length for r in rows], dtype=torch.long),
-        completion_ids=completion_ids,
-        mask=mask,
-        logprobs=logprobs,
-        group_ids=torch.tensor([r.group for r in rows], dtype=torch.long),
-        attention_mask=attention,
-        turns=turns,
-    )

@@ -8,7 +8,8 @@ torch = pytest.importorskip("torch")
 
 from coderl.rollout.collect import Generation, RepairConfig  # noqa: E402
 from coderl.rollout.hf_engine import HFEngine  # noqa: E402
-from coderl.rollout.repair import collect_repair, turn_glue  # noqa: E402
+from coderl.rollout.episodes import turn_glue  # noqa: E402
+from coderl.rollout.repair import collect_repair  # noqa: E402
 from coderl.rollout.types import SampledRow  # noqa: E402
 from coderl.sandbox.config import SandboxConfig  # noqa: E402
 from coderl.sandbox.types import CheckKind, TestCase  # noqa: E402
@@ -147,8 +148,8 @@ def test_the_row_holds_every_turn_with_feedback_attended_but_not_trained(tiny, s
 def test_the_glue_does_not_repeat_an_end_of_turn_token_the_answer_ended_with(tiny):
     _, tok = tiny
     messages = [{"role": "user", "content": "hi"}]
-    plain = turn_glue(tok, messages, "feedback", None)
-    after_eos = turn_glue(tok, messages, "feedback", "<|im_end|>")
+    plain = turn_glue(tok, messages, {"role": "user", "content": "feedback"}, None)
+    after_eos = turn_glue(tok, messages, {"role": "user", "content": "feedback"}, "<|im_end|>")
     assert plain.startswith("<|im_end|>") and plain == "<|im_end|>" + after_eos
     assert after_eos.endswith("<|im_start|>assistant\n") and "feedback" in after_eos
 
