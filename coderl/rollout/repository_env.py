@@ -28,6 +28,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 
+from coderl.rollout.types import Sample
 from coderl.sandbox.types import ExecutionRequest, ExecutionResult, Limits, Mode
 from coderl.tasks.repository.grade import grading_request, submission_files, verdict
 from coderl.tasks.repository.task import repository_of
@@ -89,16 +90,46 @@ class RepositoryEnvironment:
         self.episode = episode or f"agent-{uuid.uuid4().hex}"
         self.turns = 0
         self.malformed = 0
+        self.malformed_total = 0  # malformed replies in the whole episode (the tool-error rate's numerator)
+        self.commands = 0  # commands run
         self.started = 0.0
         self.done = False
+        self.group = 0  # its task's index in a collection (`rollout.agent`)
+        self.reset_seconds = 0.0  # what making the working copy took (a group's members each make one)
+
+    def first_message(self) -> str:
+        """The first observation: the issue and how to act."""
+        return f"{INSTRUCTIONS}\n\n<issue>\n{self.task.prompt.strip()}\n</issue>"
 
     def reset(self) -> str:
-        """The episode's working copy made (the task's base), and the first observation: the issue and how to act."""
+        """The episode's working copy made (the task's base), and the first observation."""
         overlay = {p: ({"delete": True} if t is None else t) for p, t in self.repo.overlay.items()}
+        t0 = time.monotonic()
         self.sandbox.run(ExecutionRequest(Mode.COMMAND, argv=("true",), tree=self.repo.tree, files=overlay,
                                           episode=self.episode, environment=self.repo.environment))
         self.started = time.monotonic()
-        return f"{INSTRUCTIONS}\n\n<issue>\n{self.task.prompt.strip()}\n</issue>"
+        self.reset_seconds = self.started - t0
+        return self.first_message()
+
+    # -- the episode collector's side (`rollout.episodes.Environment`)
+    observation_role = "user"
+
+    def prompt(self, tokenizer) -> tuple[list, str]:
+        """The first chat messages and prompt text (pure: nothing runs until `reset`)."""
+        from coderl.rollout.formats import prompt_text
+
+        messages = [{"role": "user", "content": self.first_message()}]
+        return messages, prompt_text(messages, tokenizer)
+
+    def stops(self) -> tuple[str, ...]:
+        return ()  # a reply ends at the model's end of turn (a command may hold any text)
+
+    def sample(self, tokenizer, prompt: str, row, stops) -> Sample:
+        """A reply as a `Sample`: its text is what is acted on; `format_ok` when it holds one command."""
+        del tokenizer, stops
+        return Sample(task_id=self.task.task_id, group=self.group, prompt=prompt, raw_output=row.text,
+                      completion=row.text, gen_tokens=tuple(row.ids), code_tokens=tuple(row.ids),
+                      truncated=not row.ended, format_ok=command_of(row.text) is not None)
 
     def step(self, text: str) -> Step:
         """The agent's reply: its command run (or the episode ended and graded)."""
@@ -110,12 +141,14 @@ class RepositoryEnvironment:
             return self._end("submitted")
         if command is None:
             self.malformed += 1
+            self.malformed_total += 1
             if self.malformed >= self.limits.malformed_in_a_row:
                 return self._end("malformed")
             observation = ("Your reply must hold exactly one ```bash block with one command (or `submit` alone once "
                            "the issue is fixed).")
         else:
             self.malformed = 0
+            self.commands += 1
             observation = self._run(command)
         if self.turns >= self.limits.turns:
             return self._end("turns", observation)

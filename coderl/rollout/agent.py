@@ -1,0 +1,145 @@
+"""Agent episodes on repository tasks (issue 98): the episode collector (`rollout.episodes`) over the repository
+environment (`rollout.repository_env`), one sandbox working copy per row, and what training and evaluation read of it.
+
+    got = collect_agent(model, tokenizer, tasks, sandbox, gen, AgentConfig(agent=True))
+    got.batch      RolloutBatch, one row per episode: the issue, then every reply and the command output after it;
+                   `mask` on the replies only, `attention_mask` on everything, `turns` the reply each token is of
+    got.results    the grading run of each row's working copy (what the reward scores: FULL / PARTIAL / NO)
+    got.episodes   per row: `AgentEpisode` (why it ended, the verdict, turns, tokens, malformed replies)
+
+The rows of one task (`samples_per_prompt`, a GRPO/RLOO group) each start from a copy of the task's base (the
+sandbox's episode: a copy-on-write working copy); `AgentEpisode.reset_seconds` is what making it took.
+
+What counts in the loss (`AgentConfig.limit_episodes`): an episode that ended at a limit (turns, context, wall time,
+malformed replies) is graded like any other -- the working copy as it stands -- but by default left out of the loss
+(`drop`: its advantage is 0 and the group's baseline is taken over the others), as DeepSWE and NeMo Gym do; `train`
+keeps it.  Infrastructure failures (the grading run did not complete) are always left out.  Both are counted in the
+step's metrics (`agent/limit_episodes`, `sandbox/infra_failures`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from coderl.base.config import option, require
+from coderl.rollout.collect import Generation
+from coderl.rollout.episodes import run_episodes
+from coderl.rollout.repository_env import AgentLimits, RepositoryEnvironment
+from coderl.rollout.types import RolloutBatch
+from coderl.sandbox.types import ExecutionResult
+from coderl.tasks.types import Task
+
+ENDED_BY_AGENT = ("submitted",)  # every other end is a limit (turns, context, wall_time, malformed)
+
+
+@dataclass
+class AgentConfig:
+    """Agent episodes on repository tasks (docs/agents.md): the model runs shell commands in the task's working
+    copy over many turns and is rewarded by the grader's verdict."""
+
+    agent: bool = option(False, "roll out agent episodes (repository tasks only): the issue, then one command a turn "
+                         "in the task's working copy until `submit` or a limit; the working copy is graded")
+    agent_turns: int = option(30, "agent: replies an episode may give, the submit included")
+    command_cpu_seconds: float = option(60.0, "agent: one command's CPU limit (its wall backstop 3x + 1 s)")
+    output_chars: int = option(10_000, "agent: a command's output kept (its first and last half)")
+    malformed_in_a_row: int = option(3, "agent: replies without exactly one command, in a row, that end an episode")
+    episode_wall_seconds: float = option(1800.0, "agent: an episode's wall time (checked between turns)")
+    limit_episodes: str = option("drop", "agent: episodes that ended at a limit (turns, context, wall time, malformed "
+                                 "replies): drop (out of the loss, counted) or train", choices=["drop", "train"])
+
+    def __post_init__(self):
+        require(self.agent_turns >= 1, "--agent-turns", self.agent_turns, "an integer >= 1")
+        require(self.command_cpu_seconds > 0, "--command-cpu-seconds", self.command_cpu_seconds, "a number > 0")
+        require(self.output_chars >= 100, "--output-chars", self.output_chars, "an integer >= 100")
+        require(self.malformed_in_a_row >= 1, "--malformed-in-a-row", self.malformed_in_a_row, "an integer >= 1")
+        require(self.episode_wall_seconds > 0, "--episode-wall-seconds", self.episode_wall_seconds, "a number > 0")
+
+    @property
+    def on(self) -> bool:
+        return self.agent
+
+    def limits(self) -> AgentLimits:
+        return AgentLimits(turns=self.agent_turns, command_cpu_seconds=self.command_cpu_seconds,
+                           output_chars=self.output_chars, malformed_in_a_row=self.malformed_in_a_row,
+                           wall_seconds=self.episode_wall_seconds)
+
+
+@dataclass
+class AgentEpisode:
+    task_id: str
+    group: int
+    reason: str  # submitted, turns, context, wall_time, malformed
+    verdict: dict  # `grade.verdict`: status FULL / PARTIAL / NO, f2p_fraction, ...
+    turns: int  # replies given
+    policy_tokens: int  # tokens the model generated
+    observation_tokens: int  # tokens of the observations between replies
+    malformed: int  # replies that were not one command
+    commands: int
+    reset_seconds: float  # making the working copy
+    replies: list[str] = field(default_factory=list)
+    observations: list[str] = field(default_factory=list)
+
+    @property
+    def at_limit(self) -> bool:
+        return self.reason not in ENDED_BY_AGENT
+
+    @property
+    def status(self) -> str:
+        return self.verdict.get("status", "NO")
+
+
+@dataclass
+class AgentCollected:
+    batch: RolloutBatch | None
+    results: list[ExecutionResult]  # row i: the grading run of its working copy
+    episodes: list[AgentEpisode]  # row i = batch.samples[i]
+    skipped: list[str]  # task ids whose first prompt was longer than max_prompt_tokens
+    gen_seconds: float
+    gen_tokens: int
+
+    @property
+    def samples(self) -> list:
+        return self.batch.samples if self.batch is not None else []
+
+
+def collect_agent(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generation, cfg: AgentConfig, *,
+                  max_prompt_tokens: int | None = None, max_sequence_tokens: int | None = None,
+                  log: Callable[[str], None] | None = None) -> AgentCollected:
+    """One agent episode per row (`gen.samples_per_prompt` rows per task), each in a working copy of its own."""
+    limits = cfg.limits()
+    envs = []
+    for index, task in enumerate(tasks):
+        for _ in range(gen.samples_per_prompt):
+            env = RepositoryEnvironment(sandbox, task, limits)
+            env.group = index
+            envs.append(env)
+    got = run_episodes(model, tokenizer, envs, [e.group for e in envs], gen, max_turns=limits.turns,
+                       max_prompt_tokens=max_prompt_tokens, max_sequence_tokens=max_sequence_tokens, log=log)
+    skipped = list(dict.fromkeys(envs[i].task.task_id for i in got.skipped))
+    episodes = [AgentEpisode(
+        task_id=row.env.task.task_id, group=row.group, reason=row.end.reason, verdict=row.end.verdict,
+        turns=len(row.samples), policy_tokens=sum(len(s.gen_tokens) for s in row.samples),
+        observation_tokens=sum(row.glue_tokens), malformed=row.env.malformed_total, commands=row.env.commands,
+        reset_seconds=row.env.reset_seconds, replies=[s.raw_output for s in row.samples],
+        observations=[s.observation for s in row.steps[:-1]]) for row in got.rows]
+    return AgentCollected(got.batch, [row.end.result for row in got.rows], episodes, skipped, got.gen_seconds,
+                          got.gen_tokens)
+
+
+def agent_metrics(episodes: Sequence[AgentEpisode]) -> dict:
+    """agent/* of a step: resolved (FULL) and partial rates, turns and tokens per episode, the tool-error rate
+    (malformed replies per reply), the share that ended at a limit, and by which end."""
+    n = max(len(episodes), 1)
+    replies = max(sum(e.turns for e in episodes), 1)
+    out = {"agent/resolved": sum(e.status == "FULL" for e in episodes) / n,
+           "agent/partial": sum(e.status == "PARTIAL" for e in episodes) / n,
+           "agent/turns": sum(e.turns for e in episodes) / n,
+           "agent/policy_tokens": sum(e.policy_tokens for e in episodes) / n,
+           "agent/observation_tokens": sum(e.observation_tokens for e in episodes) / n,
+           "agent/tool_error_rate": sum(e.malformed for e in episodes) / replies,
+           "agent/limit_episodes": sum(e.at_limit for e in episodes) / n,
+           "agent/reset_seconds": sum(e.reset_seconds for e in episodes) / n}
+    for reason in ("submitted", "turns", "context", "wall_time", "malformed"):
+        out[f"agent/ended_{reason}"] = sum(e.reason == reason for e in episodes) / n
+    return out
