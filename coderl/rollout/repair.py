@@ -34,13 +34,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from coderl.rollout.collect import Generation, RepairConfig, collect
-from coderl.rollout.feedback import feedback_message, warn_unless_isolated
 from coderl.rollout.episodes import run_episodes
+from coderl.rollout.feedback import feedback_message, warn_unless_isolated
 from coderl.rollout.formats import get_format, prompt_text
 from coderl.rollout.types import RolloutBatch, Sample
 from coderl.sandbox.types import ExecutionResult, Limits
 from coderl.tasks.types import Task
 from coderl.tasks.visibility import TestSplit, split_tests
+
 
 @dataclass
 class Turn:
@@ -104,8 +105,8 @@ class RepairEnvironment:
 
     def __init__(self, task: Task, split: TestSplit, group: int, sandbox, fmt, limits: Limits | None,
                  repair: RepairConfig, tokenizer):
-        self.task, self.split, self.sandbox, self.fmt, self.limits, self.repair = task, split, sandbox, fmt, limits, repair
-        self.tokenizer = tokenizer
+        self.task, self.split, self.sandbox, self.fmt = task, split, sandbox, fmt
+        self.limits, self.repair, self.tokenizer = limits, repair, tokenizer
         self.episode = Episode(task.task_id, group)
         self.hidden: list = []  # per turn, the hidden tests' future
         self._answer: Sample | None = None

@@ -7,8 +7,8 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from coderl.rollout.collect import Generation, RepairConfig  # noqa: E402
-from coderl.rollout.hf_engine import HFEngine  # noqa: E402
 from coderl.rollout.episodes import turn_glue  # noqa: E402
+from coderl.rollout.hf_engine import HFEngine  # noqa: E402
 from coderl.rollout.repair import collect_repair  # noqa: E402
 from coderl.rollout.types import SampledRow  # noqa: E402
 from coderl.sandbox.config import SandboxConfig  # noqa: E402
