@@ -22,47 +22,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from coderl.base.config import option, require
-from coderl.rollout.collect import Generation
+from coderl.rollout.collect import AgentConfig, Generation
 from coderl.rollout.episodes import run_episodes
-from coderl.rollout.repository_env import AgentLimits, RepositoryEnvironment
+from coderl.rollout.repository_env import RepositoryEnvironment
 from coderl.rollout.types import RolloutBatch
 from coderl.sandbox.types import ExecutionResult
 from coderl.tasks.types import Task
 
 ENDED_BY_AGENT = ("submitted",)  # every other end is a limit (turns, context, wall_time, malformed)
-
-
-@dataclass
-class AgentConfig:
-    """Agent episodes on repository tasks (docs/agents.md): the model runs shell commands in the task's working
-    copy over many turns and is rewarded by the grader's verdict."""
-
-    agent: bool = option(False, "roll out agent episodes (repository tasks only): the issue, then one command a turn "
-                         "in the task's working copy until `submit` or a limit; the working copy is graded")
-    agent_turns: int = option(30, "agent: replies an episode may give, the submit included")
-    command_cpu_seconds: float = option(60.0, "agent: one command's CPU limit (its wall backstop 3x + 1 s)")
-    output_chars: int = option(10_000, "agent: a command's output kept (its first and last half)")
-    malformed_in_a_row: int = option(3, "agent: replies without exactly one command, in a row, that end an episode")
-    episode_wall_seconds: float = option(1800.0, "agent: an episode's wall time (checked between turns)")
-    limit_episodes: str = option("drop", "agent: episodes that ended at a limit (turns, context, wall time, malformed "
-                                 "replies): drop (out of the loss, counted) or train", choices=["drop", "train"])
-
-    def __post_init__(self):
-        require(self.agent_turns >= 1, "--agent-turns", self.agent_turns, "an integer >= 1")
-        require(self.command_cpu_seconds > 0, "--command-cpu-seconds", self.command_cpu_seconds, "a number > 0")
-        require(self.output_chars >= 100, "--output-chars", self.output_chars, "an integer >= 100")
-        require(self.malformed_in_a_row >= 1, "--malformed-in-a-row", self.malformed_in_a_row, "an integer >= 1")
-        require(self.episode_wall_seconds > 0, "--episode-wall-seconds", self.episode_wall_seconds, "a number > 0")
-
-    @property
-    def on(self) -> bool:
-        return self.agent
-
-    def limits(self) -> AgentLimits:
-        return AgentLimits(turns=self.agent_turns, command_cpu_seconds=self.command_cpu_seconds,
-                           output_chars=self.output_chars, malformed_in_a_row=self.malformed_in_a_row,
-                           wall_seconds=self.episode_wall_seconds)
 
 
 @dataclass

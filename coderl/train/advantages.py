@@ -16,7 +16,8 @@ def step_advantages(cfg, rolled, mask, rewards, per_token, *, values=None, state
     improvement on `per_token()` ([N, T]: the final reward on the last token, minus any KL).
     `values` [N, T]: a critic's, for the estimators that take them (gae).
 
-    Rows that were infrastructure failures (`rolled.infra`) earned no reward: the advantages are those of the
+    Rows that were infrastructure failures (`rolled.infra`) earned no reward, and agent episodes that ended at a
+    limit (`rolled.limited`, under `--limit-episodes drop`) are left out: the advantages are those of the
     remaining rows computed alone, and 0 on them and on any group they left with fewer than 2 rows
     (`scored_rows`); without a failure the estimator sees the whole batch, as before."""
     from coderl.algorithms import ADVANTAGES
@@ -35,7 +36,7 @@ def step_advantages(cfg, rolled, mask, rewards, per_token, *, values=None, state
         return estimator(pick(rewards), pick(batch.group_ids), pick(mask), values=pick(values), state=state,
                          **cfg.advantage_kwargs(estimator))
 
-    failed = getattr(rolled, "infra", None)
+    failed = getattr(rolled, "out_of_loss", getattr(rolled, "infra", None))
     if failed is None or not bool(failed.any()):
         return estimate()
     return on_rows(estimate, scored_rows(failed, batch.group_ids), mask)

@@ -57,7 +57,7 @@ from coderl.rewards.learned import RewardModelSettings
 from coderl.rewards.presets import ALIASES as REWARD_ALIASES
 from coderl.rewards.presets import PRESETS as REWARD_PRESETS
 from coderl.rewards.presets import presets_help
-from coderl.rollout.collect import RepairConfig
+from coderl.rollout.collect import AgentConfig, RepairConfig
 from coderl.rollout.engine import ENGINES
 from coderl.sandbox.config import SandboxConfig
 from coderl.train.rollout_config import AsyncSettings, RolloutSelection
@@ -280,6 +280,7 @@ class TrainConfig:
     lora: LoraConfig = section(LoraConfig)
     sandbox: SandboxConfig = section(SandboxConfig)
     repair: RepairTraining = section(RepairTraining)
+    agent: AgentConfig = section(AgentConfig)
     sampling: RolloutSelection = section(RolloutSelection)
     asynchronous: AsyncSettings = section(AsyncSettings)
     # Removed settings: the value that is now always the behaviour (a YAML holding it, such as an older run's
@@ -367,6 +368,15 @@ class TrainConfig:
         require(self.format in FORMATS, "--format", self.format, "one of " + ", ".join(FORMATS))
         require(not self.repair.on or self.format != "completion", "--format", self.format,
                 "a chat format (chat or reasoning) with --turns > 1: feedback is a user message")
+        if self.agent.on:  # agent episodes (docs/agents.md): GRPO / RLOO / REINFORCE groups of episodes
+            require(not self.repair.on, "--turns", self.repair.turns, "1 with --agent (an agent's turns are "
+                    "--agent-turns)")
+            require(not v.value_head, "--value-head", v.value_head, "off with --agent (episodes train with a "
+                    "critic-free estimator: --algo grpo, rloo or reinforce)")
+            require(not self.sampling.dynamic_sampling, "--dynamic-sampling", self.sampling.dynamic_sampling,
+                    "0 with --agent (refill rounds of episodes are not built)")
+            require(self.sandbox.isolation in ("auto", "full"), "--isolation", self.sandbox.isolation,
+                    "full (or auto) with --agent: an episode's working copy is the full sandbox's")
         for flag, value in (("--minibatch-size", o.minibatch_size), ("--micro-batch-size", o.micro_batch_size)):
             require(value is None or value >= 1, flag, value, "an integer >= 1")
         from coderl.train.memory import parse_size
@@ -402,8 +412,8 @@ class TrainConfig:
     @property
     def aggregation_kwargs(self) -> dict:
         """What `aggregate` needs beside the mode: a row's most policy tokens (`token_sum_const` divides by
-        it; every turn of a repair episode can write --max-new-tokens)."""
-        return {"max_tokens": self.max_new_tokens * self.repair.turns}
+        it; every turn of a repair or agent episode can write --max-new-tokens)."""
+        return {"max_tokens": self.max_new_tokens * (self.agent.agent_turns if self.agent.on else self.repair.turns)}
 
     def to_dict(self) -> dict:
         """Flat field -> value (the YAML layout `--config` reads back)."""

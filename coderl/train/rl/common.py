@@ -83,6 +83,11 @@ def prepare_run(cfg: TrainConfig, log, ranks: Ranks) -> tuple[str | None, list]:
         tasks = [t.with_tests(t.tests[: cfg.max_tests_per_problem]) for t in tasks]
     if cfg.repair.on:
         tasks = repair_tasks(cfg, tasks, log)
+    if cfg.agent.on:
+        others = sorted({t.kind for t in tasks} - {"repository"})
+        if others:
+            raise ConfigError(f"--agent: --tasks {cfg.tasks} holds {', '.join(others)} tasks; an agent works on "
+                              "repository tasks only (repo:POOL, swebench:FILE)")
     quiet = log if ranks.is_main else (lambda message: None)
     ckpt = ranks.broadcast(resume_checkpoint(cfg.out, quiet) if cfg.resume else None)  # rank 0's: one step for all
     if ckpt and not os.path.isdir(ckpt):

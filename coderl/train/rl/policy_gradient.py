@@ -61,7 +61,7 @@ def _optimise(cfg, run, rolled, step) -> tuple[dict, dict]:
     """Advantages, then `epochs` passes over minibatches; (averaged loss statistics, estimator state)."""
     batch, rewards, metrics = rolled.batch, rolled.rewards, rolled.metrics
     model = run.updater.trained[0]  # the policy, as the updater differentiates it
-    mask = common.loss_mask(batch, cfg.sampling.overlong_filter, rolled.infra)  # [N, T]
+    mask = common.loss_mask(batch, cfg.sampling.overlong_filter, rolled.out_of_loss)  # [N, T]
     with run.updater.clock("old_logprobs"):  # before any update: how each row enters the loss (may run a pass)
         correction = run.source.correction(rolled, run.updater)
     ref_logprobs = common.reference_logprobs(cfg, run.policy, batch, run.updater)  # [N, T] or None

@@ -76,7 +76,7 @@ def train(cfg: TrainConfig, *, log=print, reward_override=None) -> dict:
             run.ledger.watch.phase("optimisation")
             targets = compute_targets(cfg, run.policy, value_head, rolled, run.updater)
             correction = run.source.correction(rolled, run.updater, prox=targets.start_logprobs)
-            stats = _optimise(cfg, run, rolled.batch, targets, correction, step, rolled.infra)
+            stats = _optimise(cfg, run, rolled.batch, targets, correction, step, rolled.out_of_loss)
             metrics = {**rolled.metrics, **targets.metrics, **stats, "train/lr": run.updater.end_step(),
                        **common.step_timings(t0, t1, rolled, run.updater)}
             run.source.publish(step + 1, grad_norm=metrics.get("train/grad_norm"))  # an engine: proven, engine_weights
@@ -105,7 +105,7 @@ def compute_targets(cfg: TrainConfig, policy, value_head, rolled, updater: Updat
     batch, rewards = rolled.batch, rolled.rewards
     model = policy.model
     model.eval()  # dropout off: these values are the ones the first minibatch recomputes
-    mask = common.loss_mask(batch, cfg.sampling.overlong_filter, rolled.infra)  # [N, T]
+    mask = common.loss_mask(batch, cfg.sampling.overlong_filter, rolled.out_of_loss)  # [N, T]
 
     def values_of(selected):  # [n, 2, T]: values and log-probs
         chunks = []

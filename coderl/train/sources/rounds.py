@@ -49,6 +49,16 @@ class ScoredRollouts:
     ages: torch.Tensor | None = None  # [N] long, asynchronous rollouts: updates since the sampling weights; else None
     infra: torch.Tensor | None = None  # [N] bool: infrastructure failures (no reward earned: advantage 0); None: none
     infra_cause: str = ""  # the first infrastructure failure's message (the guard's stop line names it)
+    limited: torch.Tensor | None = None  # [N] bool: agent episodes that ended at a limit, left out of the loss
+    # (`--limit-episodes drop`, rollout/agent.py); None: none
+
+    @property
+    def out_of_loss(self) -> torch.Tensor | None:
+        """[N] bool: the rows the loss, advantages and KL leave out (infrastructure failures, and agent episodes
+        that ended at a limit under `drop`); None: none."""
+        if self.limited is None:
+            return self.infra
+        return self.limited if self.infra is None else self.infra | self.limited
 
 
 @dataclass(frozen=True)
@@ -82,6 +92,7 @@ class _Slice:
     turn_rewards: torch.Tensor | None = None  # [n, K]
     infra: list = dataclasses.field(default_factory=list)  # [n] bool per row: an infrastructure failure
     infra_cause: str = ""
+    limited: list = dataclasses.field(default_factory=list)  # [n] bool per row: an agent episode left out
 
 
 def step_rollouts(ctx: RolloutContext, step: int, ranks: Ranks | None = None) -> ScoredRollouts:
@@ -188,6 +199,8 @@ def _slice(ctx, step: int, step_tasks: list, start: int, gen: Generation) -> _Sl
     if not step_tasks:
         return _Slice(start, None, [], [], {}, [], 0.0)
     max_prompt = cfg.max_total_sequence_length - cfg.max_new_tokens
+    if cfg.agent.on:
+        return _agent_slice(ctx, step_tasks, start, gen, max_prompt)
     got = collect_episodes(ctx.engine or ctx.policy.model, ctx.policy.tokenizer, step_tasks, ctx.sandbox, gen,
                            cfg.sandbox.limits(), cfg.repair, max_prompt_tokens=max_prompt,
                            max_sequence_tokens=cfg.max_total_sequence_length)
@@ -212,6 +225,28 @@ def _slice(ctx, step: int, step_tasks: list, start: int, gen: Generation) -> _Sl
                   {**rb.metrics(), **repair_metrics}, got.skipped, got.gen_seconds, turn_rewards, list(failed), cause)
 
 
+def _agent_slice(ctx, step_tasks: list, start: int, gen: Generation, max_prompt: int) -> _Slice:
+    """This rank's agent episodes (rollout/agent.py), each scored on its working copy's grading run."""
+    from coderl.rollout.agent import agent_metrics, collect_agent
+
+    cfg = ctx.cfg
+    got = collect_agent(ctx.engine or ctx.policy.model, ctx.policy.tokenizer, step_tasks, ctx.sandbox, gen, cfg.agent,
+                        max_prompt_tokens=max_prompt, max_sequence_tokens=cfg.max_total_sequence_length)
+    if got.batch is None:
+        return _Slice(start, None, [], [], {}, got.skipped, got.gen_seconds)
+    batch = got.batch
+    group_tasks = [step_tasks[s.group] for s in batch.samples]
+    rb = score(ctx.rewards_cfg, got.results, batch.samples, group_tasks)
+    totals = ctx.reward_override(got.results, batch.samples, group_tasks) if ctx.reward_override is not None \
+        else rb.total
+    limited = [e.at_limit and cfg.agent.limit_episodes == "drop" for e in got.episodes]
+    metrics = {**rb.metrics(), **agent_metrics(got.episodes), "agent/left_out": sum(limited) / len(limited)}
+    failed = rb.infra
+    cause = next((r.message for r, bad in zip(got.results, failed) if bad), "")
+    return _Slice(start, batch, [float(t) for t in totals], [e.status == "FULL" for e in got.episodes], metrics,
+                  got.skipped, got.gen_seconds, None, list(failed), cause, limited)
+
+
 def _merge(parts: list[_Slice]) -> tuple[ScoredRollouts, list]:
     """The whole round from the ranks' slices: rows in prompt order, group ids made global, metrics
     weighted by rows (one slice: its own, untouched); gen_seconds is the slowest rank's."""
@@ -220,7 +255,7 @@ def _merge(parts: list[_Slice]) -> tuple[ScoredRollouts, list]:
         p = full[0]
         return ScoredRollouts(p.batch, torch.tensor(p.rewards, dtype=torch.float32), dict(p.metrics),
                               max(q.gen_seconds for q in parts), p.turn_rewards, infra=_infra(p.infra),
-                              infra_cause=p.infra_cause), p.passed
+                              infra_cause=p.infra_cause, limited=_infra(p.limited)), p.passed
     batch = concat_batches([select_rows(p.batch, list(range(len(p.batch))), p.start) for p in full])
     rows = [len(p.batch) for p in full]
     keys = list(dict.fromkeys(k for p in full for k in p.metrics))
@@ -230,7 +265,8 @@ def _merge(parts: list[_Slice]) -> tuple[ScoredRollouts, list]:
     rewards = torch.tensor([r for p in full for r in p.rewards], dtype=torch.float32)
     return (ScoredRollouts(batch, rewards, metrics, max(p.gen_seconds for p in parts), turn_rewards,
                            infra=_infra([bad for p in full for bad in p.infra]),
-                           infra_cause=next((p.infra_cause for p in full if p.infra_cause), "")),
+                           infra_cause=next((p.infra_cause for p in full if p.infra_cause), ""),
+                           limited=_infra([bad for p in full for bad in (p.limited or [False] * len(p.batch))])),
             [ok for p in full for ok in p.passed])
 
 

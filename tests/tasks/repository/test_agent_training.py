@@ -1,0 +1,67 @@
+"""The RL loop on agent episodes (`--agent`) with a tiny random model on the fixture repository's tasks in the real
+sandbox: GRPO and RLOO train on-policy on rows of replies and command outputs; episodes that ended at a limit are
+left out of the loss by default (counted) and trained with `--limit-episodes train`; settings an agent cannot run
+with are one line."""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from coderl.base.config import ConfigError  # noqa: E402
+from coderl.train import run_training  # noqa: E402
+from tests.models.tiny import tiny_llama  # noqa: E402
+from tests.train.helpers import base_config  # noqa: E402
+
+
+def varied_reward(results, samples, tasks):
+    """Deterministic and varied within each group (the tiny model's replies resolve nothing)."""
+    return [float(i % 2) for i in range(len(samples))]
+
+
+@pytest.fixture(scope="module")
+def model_dir(tmp_path_factory):
+    return tiny_llama(tmp_path_factory.mktemp("model"))
+
+
+def agent_config(model_dir, out, pool, **overrides):
+    fields = dict(tasks=f"repo:{pool}", format="chat", agent=True, agent_turns=3, malformed_in_a_row=2, steps=1,
+                  prompts_per_step=1, samples_per_prompt=2, max_new_tokens=6, max_total_sequence_length=4096,
+                  limit_episodes="train")
+    fields.update(overrides)
+    return base_config(model_dir, out, **fields)
+
+
+@pytest.mark.parametrize("algo", ["grpo", "rloo"])
+def test_grpo_and_rloo_train_on_policy_on_agent_episodes(model_dir, tmp_path, fixture_pool, algo):
+    cfg = agent_config(model_dir, tmp_path / algo, fixture_pool, algo=algo)
+    m = run_training(cfg, log=lambda m: None, reward_override=varied_reward)
+    assert m["first_minibatch/max_abs_log_ratio"] < 1e-4  # the rows are what generation saw
+    assert m["agent/ended_malformed"] == 1.0 and m["agent/turns"] == 2.0  # random text holds no command
+    assert m["agent/tool_error_rate"] == 1.0 and m["agent/resolved"] == 0.0
+    assert m["agent/limit_episodes"] == 1.0 and m["agent/left_out"] == 0.0  # trained: --limit-episodes train
+    assert m["agent/observation_tokens"] > 0
+
+
+def test_episodes_at_a_limit_are_left_out_of_the_loss_by_default(model_dir, tmp_path, fixture_pool):
+    from safetensors.torch import load_file
+
+    cfg = agent_config(model_dir, tmp_path / "drop", fixture_pool, algo="grpo", limit_episodes="drop", steps=1)
+    m = run_training(cfg, log=lambda m: None, reward_override=varied_reward)
+    assert m["agent/left_out"] == 1.0
+    # every row left out: nothing trains, the adapter is its initialisation (LoRA B = 0)
+    final = load_file(str(tmp_path / "drop" / "checkpoints" / "step-1" / "adapter_model.safetensors"))
+    assert all(float(v.abs().max()) == 0.0 for k, v in final.items() if "lora_B" in k)
+
+
+@pytest.mark.parametrize("overrides, flag", [({"algo": "ppo"}, "--value-head"), ({"turns": 2}, "--turns"),
+                                             ({"dynamic_sampling": 1}, "--dynamic-sampling"),
+                                             ({"isolation": "uid"}, "--isolation")])
+def test_settings_an_agent_cannot_run_with_are_one_line(model_dir, tmp_path, fixture_pool, overrides, flag):
+    with pytest.raises(ConfigError, match=flag):
+        agent_config(model_dir, tmp_path / "x", fixture_pool, **overrides)
+
+
+def test_an_agent_on_tasks_that_are_not_repositories_is_one_line(model_dir, tmp_path, fixture_pool):
+    cfg = agent_config(model_dir, tmp_path / "y", fixture_pool, tasks="synthetic")
+    with pytest.raises(ConfigError, match="--agent: --tasks synthetic holds .* repository tasks only"):
+        run_training(cfg, log=lambda m: None)
