@@ -21,6 +21,14 @@ once the finished outputs are written.
 then the last answer's on the hidden tests, summary.json gains a `repair` block (pass@1 after each
 turn, with its interval; turns used; feedback tokens; tasks without hidden tests, left out), and each
 sample row a `turns` list (every answer, both verdicts, the feedback that followed).
+
+`--agent` runs agent episodes on repository tasks instead (`coderl.eval.agent`, docs/agents.md): pass@k is the
+resolved rate, summary.json gains an `agent` block (resolved and PARTIAL rates, turns, tokens, tool errors, each with
+its interval; unseen repositories and unseen functions apart) and each sample row an `agent` record.
+
+Over 400 lines: one evaluation's settings and the cross-checks between them, its flow, and the three outputs that
+every kind of run (single answers, repair episodes, agent episodes) shares are one file; what only one kind adds
+(`eval/turns.py`, `eval/agent.py`, `eval/groups.py`) lives in its own.
 """
 
 from __future__ import annotations
@@ -40,7 +48,7 @@ from coderl.eval.render import infra_text, md_table, over
 from coderl.eval.stats import bootstrap_ci
 from coderl.eval.turns import format_turns
 from coderl.models.spec import resolve_spec
-from coderl.rollout.collect import Generation, RepairConfig
+from coderl.rollout.collect import AgentConfig, Generation, RepairConfig
 from coderl.rollout.engine import ENGINE_LOG, ENGINES
 from coderl.rollout.formats import FORMATS
 from coderl.sandbox.batches import INFRA_RETRIES
@@ -86,6 +94,7 @@ class EvalConfig:
                          "process of its own: make setup-vllm; docs/engines.md)", choices=list(ENGINES))
     sandbox: SandboxConfig = section(SandboxConfig)
     repair: RepairConfig = section(RepairConfig)
+    agent: AgentConfig = section(AgentConfig)
     REMOVED = RepairConfig.REMOVED  # removed settings: `coderl.base.config.flat_values`
 
     def __post_init__(self):
@@ -103,6 +112,13 @@ class EvalConfig:
         require(self.limit is None or self.limit >= 1, "--limit", self.limit, "an integer >= 1")
         require(not self.repair.on or self.format != "completion", "--format", self.format,
                 "a chat format (chat or reasoning) with --turns > 1: feedback is a user message")
+        if self.agent.on:
+            require(not self.repair.on, "--turns", self.repair.turns, "1 with --agent (an agent's turns are "
+                    "--agent-turns)")
+            require(not self.resume, "--resume", True, "an evaluation without --agent (agent episodes are not "
+                    "kept chunk by chunk)")
+            require(self.sandbox.isolation in ("auto", "full"), "--isolation", self.sandbox.isolation,
+                    "full (or auto) with --agent: an episode's working copy is the full sandbox's")
         require(self.engine == "hf" or not self.qlora, "--engine", self.engine, "hf with --qlora (vLLM serves the "
                 "base in its own precision)")
 
@@ -144,7 +160,7 @@ def run_eval(cfg: EvalConfig, *, loaded=None, log=print) -> dict:
     else:
         refuse_existing("--out", cfg.out, [os.path.basename(p) for p in written if os.path.exists(p)],
                         overwrite=cfg.overwrite, kind="folder",  # --resume continues an interrupted run only
-                        resumable=not cfg.repair.on and os.path.exists(partial))
+                        resumable=not cfg.repair.on and not cfg.agent.on and os.path.exists(partial))
     if cfg.qlora and loaded is None:
         from coderl.models.quantized import require_cuda_for_qlora
 
@@ -162,6 +178,10 @@ def run_eval(cfg: EvalConfig, *, loaded=None, log=print) -> dict:
 
         if not any(split_tests(t).has_hidden for t in tasks):
             raise cfg.repair.no_hidden_test(cfg.tasks, tasks)
+    if cfg.agent.on and any(t.kind != "repository" for t in tasks):
+        kinds = ", ".join(sorted({t.kind for t in tasks} - {"repository"}))
+        raise ConfigError(f"--agent: --tasks {cfg.tasks} holds {kinds} tasks; an agent works on repository tasks "
+                          "only (repo:POOL, swebench:FILE)")
     # a failure leaves nothing it made but the engine's log of it and the finished chunks (for --resume)
     with leave_nothing(cfg.out, keep=lambda d: os.path.exists(os.path.join(d, ENGINE_LOG)) or _resumable(partial)):
         summary = _load_and_evaluate(cfg, taskset, tasks, loaded, resumed, log)
@@ -210,7 +230,12 @@ def _evaluate(cfg, taskset, tasks, loaded, model, start: float, load_seconds: fl
     gen = Generation(format=cfg.format, samples_per_prompt=cfg.samples, max_new_tokens=cfg.max_new_tokens,
                      temperature=cfg.temperature, top_p=cfg.top_p, seed=cfg.seed, batch_size=cfg.batch_size,
                      # the whole evaluation's work, a resumed one's too: one compile decision, the same chunks
-                     planned_tokens=cfg.samples * len(tasks) * cfg.max_new_tokens * cfg.repair.turns)
+                     planned_tokens=cfg.samples * len(tasks) * cfg.max_new_tokens
+                     * (cfg.agent.agent_turns if cfg.agent.on else cfg.repair.turns))
+    if cfg.agent.on:
+        from coderl.eval.agent import evaluate_agent
+
+        return evaluate_agent(cfg, taskset, tasks, loaded, model, gen, start, load_seconds, log, _write_run)
     repair = None
     with open_sandbox(cfg.sandbox, cfg.tasks) as sandbox:
         isolation = sandbox.isolation
@@ -232,7 +257,7 @@ def _evaluate(cfg, taskset, tasks, loaded, model, start: float, load_seconds: fl
 
 
 def _write_run(cfg, taskset, tasks, rows: list[dict], isolation, seconds, gen_token_total, loaded, *,
-               repair=None) -> dict:
+               repair=None, agent=None) -> dict:
     counts: dict[str, list[int]] = {t.task_id: [0, 0] for t in tasks}
     clean: dict[str, int] = {t.task_id: 0 for t in tasks}  # passed and not caught by the judge tampering
     caught = 0
@@ -290,7 +315,9 @@ def _write_run(cfg, taskset, tasks, rows: list[dict], isolation, seconds, gen_to
         summary["difficulty"] = difficulty_map(counts)
     if repair is not None:
         summary["repair"] = repair
-    by_group = None if repair is not None else group_summary(  # EvalPlus's base and plus, side by side
+    if agent is not None:
+        summary["agent"] = agent
+    by_group = None if repair is not None or agent is not None else group_summary(  # EvalPlus's base and plus
         tasks, rows, task_clusters(tasks), cfg.seed, planned=cfg.samples if infra else None,
         skip=lambda row: row["status"] == Status.SANDBOX_ERROR.value)
     if by_group:
@@ -356,6 +383,11 @@ def format_markdown(summary: dict, counts: dict, tokens: dict) -> str:
     if summary.get("repair"):
         lines += ["", f"Repair episodes (--turns {summary['repair']['turns']}): pass@k above is the last answer's, "
                   "on the hidden tests only.", "", *format_turns(summary["repair"]).splitlines()]
+    if summary.get("agent"):
+        from coderl.eval.agent import format_agent
+
+        lines += ["", "Agent episodes (--agent): pass@k above is the resolved rate (graded FULL); each measure with "
+                  "its 95% interval over tasks.", "", *format_agent(summary["agent"]).splitlines()]
     if summary.get("infra_failures", {}).get("samples"):
         lines += ["", infra_text(summary) + "."]
     if summary.get("difficulty"):
@@ -390,6 +422,10 @@ def format_summary(summary: dict) -> str:
         parts.append("tamper: " + ", ".join(f"{k}={v}" for k, v in sorted(summary["tamper"].items())))
     if summary.get("repair"):
         parts.append(format_turns(summary["repair"]))
+    if summary.get("agent"):
+        from coderl.eval.agent import format_agent
+
+        parts.append(format_agent(summary["agent"]))
     sec = summary["seconds"]
     parts.append(f"time: load {sec['load']} s, generation {sec['generation']} s, total {sec['total']} s "
                  f"({summary['tokens_per_second'] or 0:.0f} tokens/s), isolation {summary['isolation']}")

@@ -75,6 +75,8 @@ def collect_agent(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generat
                   log: Callable[[str], None] | None = None) -> AgentCollected:
     """One agent episode per row (`gen.samples_per_prompt` rows per task), each in a working copy of its own."""
     limits = cfg.limits()
+    if cfg.context_tokens is not None:
+        max_sequence_tokens = min(cfg.context_tokens, max_sequence_tokens or cfg.context_tokens)
     envs = []
     for index, task in enumerate(tasks):
         for _ in range(gen.samples_per_prompt):

@@ -97,6 +97,9 @@ class AgentConfig:
     command_cpu_seconds: float = option(60.0, "agent: one command's CPU limit (its wall backstop 3x + 1 s)")
     output_chars: int = option(10_000, "agent: a command's output kept (its first and last half)")
     malformed_in_a_row: int = option(3, "agent: replies without exactly one command, in a row, that end an episode")
+    context_tokens: int | None = option(None, "agent: the most tokens an episode's conversation may hold; the episode "
+                                        "ends (graded as it stands) when the next reply would not fit (default: the "
+                                        "model's context; training: --max-total-sequence-length)")
     episode_wall_seconds: float = option(1800.0, "agent: an episode's wall time (checked between turns)")
     limit_episodes: str = option("drop", "agent: episodes that ended at a limit (turns, context, wall time, malformed "
                                  "replies): drop (out of the loss, counted) or train", choices=["drop", "train"])
@@ -106,6 +109,8 @@ class AgentConfig:
         require(self.command_cpu_seconds > 0, "--command-cpu-seconds", self.command_cpu_seconds, "a number > 0")
         require(self.output_chars >= 100, "--output-chars", self.output_chars, "an integer >= 100")
         require(self.malformed_in_a_row >= 1, "--malformed-in-a-row", self.malformed_in_a_row, "an integer >= 1")
+        require(self.context_tokens is None or self.context_tokens >= 64, "--context-tokens", self.context_tokens,
+                "an integer >= 64")
         require(self.episode_wall_seconds > 0, "--episode-wall-seconds", self.episode_wall_seconds, "a number > 0")
 
     @property
