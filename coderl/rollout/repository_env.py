@@ -18,7 +18,9 @@ At every limit (turns, the episode's wall time) and after malformed replies, wha
 stands (an agent that fixed the code and ran out of turns is paid for the fix), and the end says why (`Step.reason`:
 submitted, turns, wall_time, malformed).  Each command runs in the sandbox's episode (`ExecutionRequest.episode`): the
 copy persists between commands, nothing else of a command does (its processes, its /tmp).  Observations carry no
-timing (the same commands give the same observations: a resume replays them).
+timing of pytest's (its run summary's durations are replaced by `<time>`: the same commands give the same
+observations, so a resumed run sees what the uninterrupted one saw; a clock a command reads itself, `date` or `time`,
+is not normalised).
 """
 
 from __future__ import annotations
@@ -67,6 +69,17 @@ def command_of(text: str) -> str | None:
     """The one bash block's command of a reply, or None when it has none or several."""
     blocks = _BLOCK.findall(text)
     return blocks[0].strip() if len(blocks) == 1 else None
+
+
+# pytest's run summary ("2 failed, 4 passed in 0.03s", "=== 5 passed in 1.20s (0:00:01) ===", "no tests ran in 0.01s")
+_PYTEST_TIME = re.compile(r"(\b(?:passed|failed|errors?|skipped|xfailed|xpassed|warnings?|deselected|no tests ran)"
+                          r"\b[^\n]*? in )\d+(?:\.\d+)?s(?: \(\d+:\d\d:\d\d\))?")
+
+
+def normalise_timings(text: str) -> str:
+    """`text` with the durations pytest prints in its run summary replaced by `<time>`, so the same commands give the
+    same observations (a clock a command reads itself, `date` or `time`, is not normalised)."""
+    return _PYTEST_TIME.sub(r"\1<time>", text)
 
 
 def truncate(text: str, limit: int) -> str:
@@ -173,7 +186,7 @@ class RepositoryEnvironment:
             head = f"the command was killed by signal {result.signal}"
         else:
             head = f"exit code {result.exit_code}"
-        return f"{head}\n{truncate(output, self.limits.output_chars)}".rstrip()
+        return f"{head}\n{truncate(normalise_timings(output), self.limits.output_chars)}".rstrip()
 
     def _end(self, reason: str, observation: str = "") -> Step:
         """The working copy graded as it stands (its diff from the base), the episode closed."""

@@ -97,3 +97,17 @@ def test_an_oracle_trajectory_is_sft_data(fixture_tasks, repo_sandbox, tmp_path)
     (conversation,) = load_conversations(str(path))
     ids, labels = tokenize_conversation(conversation, tiny_tokenizer(), 2)
     assert sum(label != -100 for label in labels) < len(ids)  # the observations (test output) are masked
+
+
+def test_the_same_replies_give_the_same_observations(fixture_tasks, repo_sandbox):
+    """pytest's run summary carries its duration; the observation normalises it, so a replay sees what the first run
+    saw (what a resumed training run relies on)."""
+    from coderl.rollout.repository_env import normalise_timings, play
+
+    task = fixture_tasks[0]
+    first, second = (play(repo_sandbox, task, oracle_replies(task)) for _ in range(2))
+    assert first["messages"] == second["messages"] and first["verdict"] == second["verdict"]
+    assert any("in <time>" in m["content"] for m in first["messages"] if m["role"] == "user")
+    assert normalise_timings("=== 3 failed, 1 passed, 2 warnings in 0.41s (0:00:00) ===") == \
+        "=== 3 failed, 1 passed, 2 warnings in <time> ==="
+    assert normalise_timings("real 0m0.41s in 3.0s") == "real 0m0.41s in 3.0s"  # not pytest's: left as it is
