@@ -199,9 +199,14 @@ class RepositoryEnvironment:
         return Step(observation or f"episode ended: {reason}", True, reason, result, verdict(self.repo, result))
 
 
+READ_MARGIN = 12  # lines the oracle reads on each side of a hunk of the fix
+
+
 def oracle_replies(task: Task) -> list[str]:
     """A scripted agent that fixes the task through the same tools (a demonstration): it runs the tests the issue
-    names, reads the file the fix changes, applies the gold patch with git apply, runs the tests again, submits."""
+    names, reads the lines of each file the fix changes around the change (numbered, `READ_MARGIN` lines each side:
+    what a traceback points at, not the whole file), applies the gold patch with git apply, runs the tests again,
+    submits."""
     repo = repository_of(task)
     shown = [t for t in repo.fail_to_pass if t not in repo.hidden]
     files = sorted({line[6:] for line in (task.reference_solution or "").splitlines() if line.startswith("+++ b/")})
@@ -211,7 +216,11 @@ def oracle_replies(task: Task) -> list[str]:
         return f"{thought}\n\n```bash\n{command}\n```"
 
     replies = [bash(f"pytest -q -x {target}".strip(), "First, run the tests the issue is about.")]
-    replies += [bash(f"cat {f}", f"Read {f}, where the failing behaviour lives.") for f in files[:2]]
+    for f in files[:2]:
+        spans = _hunk_spans(task.reference_solution or "", f)
+        lo = max(1, min(a for a, _ in spans) - READ_MARGIN) if spans else 1
+        hi = max(b for _, b in spans) + READ_MARGIN if spans else 200
+        replies.append(bash(f"nl -ba {f} | sed -n '{lo},{hi}p'", f"Read {f} where the failing behaviour lives."))
     marker = "CODERL_PATCH_END"
     patch = task.reference_solution or ""
     replies.append(bash(f"cat > /tmp/fix.patch <<'{marker}'\n{patch}{marker}\ngit apply /tmp/fix.patch && "
@@ -219,6 +228,20 @@ def oracle_replies(task: Task) -> list[str]:
     replies.append(bash(f"pytest -q {target}".strip(), "Run the tests again."))
     replies.append(bash(SUBMIT, "The tests pass: submit."))
     return replies
+
+
+def _hunk_spans(patch: str, path: str) -> list[tuple[int, int]]:
+    """(first, last) line of the base that each hunk of `path` in the unified diff `patch` covers."""
+    spans, current = [], None
+    for line in patch.splitlines():
+        if line.startswith("+++ "):
+            current = line[6:] if line.startswith("+++ b/") else line[4:]
+        elif line.startswith("@@") and current == path:
+            match = re.match(r"@@ -(\d+)(?:,(\d+))? ", line)
+            if match:
+                start, count = int(match.group(1)), int(match.group(2) or 1)
+                spans.append((start, start + max(count, 1) - 1))
+    return spans
 
 
 def play(sandbox, task: Task, replies: list[str], limits: AgentLimits | None = None) -> dict:
