@@ -166,6 +166,9 @@ def _choose(options: tuple[str, ...], key: str, salt: str) -> str:
     return options[int.from_bytes(digest[:8], "big") % len(options)]
 
 
+LISTED_AT_MOST = 10  # failing tests an issue lists one by one (88 listed made a 20,000-character issue)
+
+
 def issue_text(repo_name: str, failures: Iterable[Failure | Mapping], *, shown_ids: Iterable[str],
                seed: int = 0) -> str:
     """The issue for the failing tests `failures` of `repo_name`, naming only those in `shown_ids`.
@@ -202,10 +205,12 @@ def issue_text(repo_name: str, failures: Iterable[Failure | Mapping], *, shown_i
         lines.append("")
         lines.append(_choose(_OPENINGS, key, "opening").format(repo=repo_name, count=count, fail=fail, pass_=pass_))
         lines.append("")
-        for f in shown_records:
+        for f in shown_records[:LISTED_AT_MOST]:
             how = clean(_how(f))
             verb = "errors" if f.outcome == "error" else "fails"
             lines.append(f"- `{f.test_id}` {verb}" + (f": {how}" if how else ""))
+        if len(shown_records) > LISTED_AT_MOST:
+            lines.append(f"- ... and {len(shown_records) - LISTED_AT_MOST} more (run the tests to see them all)")
     else:
         # nothing may be named: say what goes wrong, from the first failure, without its test
         how = clean(_how(records[0]))

@@ -115,3 +115,15 @@ def test_refusals_are_one_line():
         issue_text("parse", [{"test_id": "t.py::test_a", "frames": ["nowhere"]}], shown_ids=[])
     with pytest.raises(IssueTextError, match=r"no test_id"):
         issue_text("parse", [{"outcome": "failed"}], shown_ids=[])
+
+
+def test_an_issue_lists_ten_failing_tests_at_most_and_counts_the_rest():
+    from coderl.tasks.repository.issue_text import LISTED_AT_MOST, issue_text
+
+    failures = [{"test_id": f"tests/test_a.py::test_case_{i:02d}", "outcome": "failed",
+                 "message": "assert 1 == 2", "frames": []} for i in range(26)]
+    text = issue_text("lib", failures, shown_ids=[f["test_id"] for f in failures[:25]])  # one kept hidden
+    listed = [line for line in text.splitlines() if line.startswith("- `")]
+    assert len(listed) == LISTED_AT_MOST == 10
+    assert "- ... and 15 more (run the tests to see them all)" in text
+    assert "25 tests" in text  # the opening still counts them all
