@@ -65,3 +65,12 @@ def test_an_agent_on_tasks_that_are_not_repositories_is_one_line(model_dir, tmp_
     cfg = agent_config(model_dir, tmp_path / "y", fixture_pool, tasks="synthetic")
     with pytest.raises(ConfigError, match="--agent: --tasks synthetic holds .* repository tasks only"):
         run_training(cfg, log=lambda m: None)
+
+
+def test_asynchronous_rollouts_of_agent_episodes_stay_within_their_age(model_dir, tmp_path, fixture_pool):
+    """A generation worker process rolls out the next steps' episodes (its own sandbox, working copies of its own)
+    while the trainer updates: every row's weights are at most --async-max-age steps old."""
+    cfg = agent_config(model_dir, tmp_path / "async", fixture_pool, algo="grpo", steps=2, async_max_age=1)
+    m = run_training(cfg, log=lambda m: None, reward_override=varied_reward)
+    assert m["agent/turns"] == 2.0 and m["agent/ended_malformed"] == 1.0
+    assert "async/age_max" in m and m["async/age_max"] <= 1
