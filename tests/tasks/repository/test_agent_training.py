@@ -74,3 +74,33 @@ def test_asynchronous_rollouts_of_agent_episodes_stay_within_their_age(model_dir
     m = run_training(cfg, log=lambda m: None, reward_override=varied_reward)
     assert m["agent/turns"] == 2.0 and m["agent/ended_malformed"] == 1.0
     assert "async/age_max" in m and m["async/age_max"] <= 1
+
+
+def test_a_resumed_agent_run_repeats_the_uninterrupted_one_exactly(model_dir, tmp_path, fixture_pool):
+    """Observations carry no timing, so a run resumed from step 1 rolls out and learns step 2 as the uninterrupted
+    run did: the same metrics (timings aside) and bit-identical adapters.  (The tiny model's replies hold no command,
+    so its observations are the malformed-reply message; test_agent_env replays real command outputs.)"""
+    import json
+    import shutil
+
+    from safetensors.torch import load_file
+
+    kw = dict(algo="grpo", steps=2, save_steps=1, prompts_per_step=2, temperature=1.0)
+    ref = tmp_path / "ref"
+    run_training(agent_config(model_dir, ref, fixture_pool, **kw), log=lambda m: None, reward_override=varied_reward)
+    cut = tmp_path / "cut"
+    shutil.copytree(ref, cut)
+    shutil.rmtree(cut / "checkpoints" / "step-2")
+    run_training(agent_config(model_dir, cut, fixture_pool, resume=True, **kw), log=lambda m: None,
+                 reward_override=varied_reward)
+
+    def rows(run):
+        return [json.loads(line) for line in open(run / "metrics.jsonl")]
+
+    timing = ("time/", "agent/reset_seconds", "watch/", "rollout/tokens_per_second")
+    for a, b in zip(rows(ref), rows(cut), strict=True):
+        for k in a:
+            if not k.startswith(timing):
+                assert a[k] == pytest.approx(b[k], abs=1e-6), (a["step"], k)
+    final = [load_file(str(run / "checkpoints" / "step-2" / "adapter_model.safetensors")) for run in (ref, cut)]
+    assert final[0].keys() == final[1].keys() and all(torch.equal(final[0][k], final[1][k]) for k in final[0])
