@@ -52,6 +52,7 @@ class Run:
         self.oom_before = 0
         self.after_judge = False  # the program was killed because its judge had finished
         self.judge = None  # a function task's judge (also among `procs`)
+        self.record_cpu = []  # the program tree's CPU when each of its judge's records was read (`Server.read_stream`)
         self.done = False
         self.report = None
         self.work = None  # an episode's working copy, its work dir (else the slot's)

@@ -304,6 +304,12 @@ class Server:
             del run.fds[fd]
             return 0
         lim = run.job.limits
+        if name == "result" and run.judge is not None and run.meter is not None:
+            # each record the judge ends is stamped with the program tree's CPU as read now: a test's own CPU is its
+            # outcome's stamp less its `mark`'s (`checks.TestRun.run_one`; the per-input limit, `judge.py`)
+            lines = chunk.count(b"\n")
+            if lines:
+                run.record_cpu.extend([run.meter.read()] * lines)
         run.totals[name] += len(chunk)
         cap = {"result": lim["output_kill_bytes"], "judge_stderr": JUDGE_STDERR_BYTES}.get(name, lim["output_bytes"])
         room = cap - len(run.buffers[name])
@@ -494,6 +500,7 @@ class Server:
             judge = run.judge.exit
             run.report["result"] = text("result")
             run.report["killed_after_judge"] = run.after_judge
+            run.report["record_cpu"] = [round(c, 4) for c in run.record_cpu]
             run.report["judge"] = {"exit_code": judge["exit_code"], "signal": judge["signal"],
                                    "cpu_seconds": judge["cpu"], "stderr": text("judge_stderr")}
         self.complete(run)
