@@ -281,9 +281,9 @@ def _per_input_limit(test, outcome: TestOutcome, start: float | None, end: float
         return outcome
     used = max(0.0, float(end) - float(start))
     if test.time_limit is not None and used > test.time_limit:
-        return replace(outcome, status=Status.TIMEOUT, cpu_seconds=used,
+        return replace(outcome, status=Status.TIMEOUT, call_cpu_seconds=used,
                        message=f"CPU time limit of {test.time_limit:g}s for this input (used {used:.2f}s)")
-    return replace(outcome, cpu_seconds=used)
+    return replace(outcome, call_cpu_seconds=used)
 
 
 def _status(name: Any) -> Status:

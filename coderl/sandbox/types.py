@@ -247,7 +247,9 @@ class TestOutcome:
     status: Status
     hidden: bool = False
     message: str = ""  # short reason: assertion text, exception line, diff excerpt
-    cpu_seconds: float | None = None  # the test's own CPU: its process's, or (function tasks) the program tree's in it
+    cpu_seconds: float | None = None  # per-process modes only
+    # function tasks: the program tree's CPU within this test alone (the server's stamps on the judge's records)
+    call_cpu_seconds: float | None = None
 
     @property
     def passed(self) -> bool:

@@ -34,19 +34,19 @@ def test_slow_on_one_input_times_out_that_input_only(sandbox):
     assert [t.status for t in r.tests] == [Status.PASSED, Status.PASSED, Status.TIMEOUT], r.tests
     assert r.status is Status.TIMEOUT
     assert "CPU time limit of 0.2s for this input" in r.tests[2].message
-    assert r.tests[2].cpu_seconds > 0.2
+    assert r.tests[2].call_cpu_seconds > 0.2
 
 
 def test_same_program_passes_without_per_input_limits(sandbox):
     r = sandbox.run(make_tests_request(QUADRATIC, _tests(None), entry_point="count_pairs", cpu_seconds=20))
     assert r.status is Status.PASSED, r.message
-    assert r.tests[2].cpu_seconds > r.tests[0].cpu_seconds  # each test carries its own CPU
+    assert r.tests[2].call_cpu_seconds > r.tests[0].call_cpu_seconds  # each test carries its own CPU
 
 
 def test_fast_program_passes_its_per_input_limits(sandbox):
     r = sandbox.run(make_tests_request(LINEAR, _tests(0.2), entry_point="count_pairs", cpu_seconds=20))
     assert r.status is Status.PASSED, r.message
-    assert all(t.cpu_seconds is not None and t.cpu_seconds < 0.2 for t in r.tests)
+    assert all(t.call_cpu_seconds is not None and t.call_cpu_seconds < 0.2 for t in r.tests)
 
 
 def test_whole_run_limit_still_ends_an_infinite_loop(sandbox):
