@@ -79,6 +79,10 @@ def _process_failure(run: dict, limits) -> tuple[Status, str] | None:
     """Status of a process that did not end normally, or None."""
     if run["killed"] == "output":
         return Status.OUTPUT_EXCEEDED, f"output exceeded {limits.output_kill_bytes} bytes"
+    if run["killed"] == "input":  # the server ended it in a test over that test's own limit (`time_limit`)
+        over = run.get("input_killed") or {}
+        return Status.TIMEOUT, (f"CPU time limit of {over.get('time_limit', 0):g}s for this input (test "
+                                f"{over.get('id')}, ended at {over.get('cpu_seconds', 0):.2f}s)")
     if run["killed"] == "memory":
         return Status.MEMORY_EXCEEDED, f"memory limit of {limits.memory_bytes / 2**20:g} MiB (the slot's cgroup)"
     sig = run["signal"]
@@ -254,6 +258,8 @@ def _judge_tests(request: ExecutionRequest, run: dict, isolation: str) -> Execut
             outcome = TestOutcome(test.id, failure[0], test.hidden, failure[1])
         else:
             outcome = TestOutcome(test.id, Status.RUNTIME_ERROR, test.hidden, "no result recorded for this test")
+        if (run.get("input_killed") or {}).get("id") == test.id and outcome.status is Status.TIMEOUT:
+            outcome = replace(outcome, call_cpu_seconds=run["input_killed"].get("cpu_seconds"))
         result.tests.append(outcome)
 
     if syntax is not None:

@@ -50,8 +50,9 @@ def test_fast_program_passes_its_per_input_limits(sandbox):
 
 
 def test_whole_run_limit_still_ends_an_infinite_loop(sandbox):
+    # each input's own limit (5 s) over the run's (1 s): the run's limit, the backstop, ends it
     loop = "def count_pairs(n):\n    while True:\n        pass\n"
-    r = sandbox.run(make_tests_request(loop, _tests(0.2), entry_point="count_pairs", cpu_seconds=1))
+    r = sandbox.run(make_tests_request(loop, _tests(5.0), entry_point="count_pairs", cpu_seconds=1))
     assert r.status is Status.TIMEOUT
     assert all(t.status is Status.TIMEOUT for t in r.tests)
     assert "CPU time limit of 1s" in r.message
@@ -67,3 +68,17 @@ def test_cpu_in_a_child_process_is_charged_to_the_test(sandbox):
             "    return 2 * odd * (n - odd)\n")
     r = sandbox.run(make_tests_request(prog, _tests(0.1), entry_point="count_pairs", cpu_seconds=20))
     assert [t.status for t in r.tests] == [Status.PASSED, Status.PASSED, Status.TIMEOUT], r.tests
+
+
+def test_a_test_over_its_own_limit_is_ended_during_the_call(sandbox):
+    # endless on the big input only: ended at about its own 0.3 s, long before the run's 20 CPU-seconds
+    prog = ("def count_pairs(n):\n"
+            "    while n > 100:\n"
+            "        pass\n"
+            "    odd = n // 2\n"
+            "    return 2 * odd * (n - odd)\n")
+    r = sandbox.run(make_tests_request(prog, _tests(0.3), entry_point="count_pairs", cpu_seconds=20))
+    assert [t.status for t in r.tests[:2]] == [Status.PASSED, Status.PASSED]
+    assert r.tests[2].status is Status.TIMEOUT and r.status is Status.TIMEOUT
+    assert "CPU time limit of 0.3s for this input (test 2, ended at" in r.tests[2].message, r.tests[2].message
+    assert r.cpu_seconds < 3

@@ -132,7 +132,9 @@ def test_measured_and_recorded_a_slow_but_correct_reference_keeps_passing(tmp_pa
     # SIGXCPU the first process of a PID namespace never gets, so that a 0.25 s limit cost 2 CPU-s before)
     assert endless["status"] == "timeout" and endless["cpu_seconds"] < math.ceil(task.time_limit) < 10
     backstop = f"wall-clock backstop of {3 * task.time_limit + 1:g}s, at "
-    assert f"CPU time limit of {task.time_limit:g}s" in endless["message"] or backstop in endless["message"]
+    # (its first test's own limit, EvalPlus's per-input one, ends it first where that is the lower)
+    own = f"CPU time limit of {task.tests[0].time_limit:g}s for this input (test {task.tests[0].id}, ended at "
+    assert any(m in endless["message"] for m in (f"CPU time limit of {task.time_limit:g}s", own, backstop))
     assert asleep["status"] == "timeout" and backstop + "0.0" in asleep["message"]
     backstops = json.loads((tmp_path / "r.jsonl.summary.json").read_text())["timeouts_at_the_wall_clock_backstop"]
     assert backstops == 1 + ("backstop" in endless["message"])
