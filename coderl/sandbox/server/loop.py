@@ -355,7 +355,8 @@ class Server:
             limit = test.get("time_limit")
             if limit is not None:
                 run.input_limit = (test["id"], float(limit), run.record_cpu[-1] if run.record_cpu else 0.0)
-                run.cpu_check = min(run.cpu_check, time.monotonic() + run.meter.next_poll(float(limit)))
+                left = max(meter.MIN_POLL_SECONDS, float(limit) / meter.CORES)  # the soonest it could be spent
+                run.cpu_check = min(run.cpu_check, time.monotonic() + left)
 
     def check_cpu(self, run, now):
         """The CPU limit to the hundredth, for the program's whole tree (`meter.py`: every process it started, alive
