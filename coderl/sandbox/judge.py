@@ -285,7 +285,7 @@ def _per_input_limit(test, outcome: TestOutcome, start: float | None, end: float
     next wakes, so a test is charged at most what it used (the lag before its start stamp is never charged)."""
     if start is None or end is None:
         return outcome
-    used = max(0.0, float(end) - float(start))
+    used = round(max(0.0, float(end) - float(start)), 4)
     if test.time_limit is not None and used > test.time_limit:
         return replace(outcome, status=Status.TIMEOUT, call_cpu_seconds=used,
                        message=f"CPU time limit of {test.time_limit:g}s for this input (used {used:.2f}s)")
