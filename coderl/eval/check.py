@@ -193,22 +193,28 @@ def _check(cfg: CheckConfig) -> dict:
 
 
 def write_time_limits(path: str, tasks: list, results: list, cfg: CheckConfig) -> None:
-    """The tasks, each with the limit its reference's result gives (`coderl.tasks.time_limits.derive`), confirmed by
+    """The tasks, each with the limit its reference's result gives (`coderl.tasks.time_limits.derive`; a function
+    task's tests each with their own too, `time_limits.with_input_limits`), confirmed by
     running every reference again under it with one more program at once than the run's workers
     (`time_limits.settle`: a limit its reference does not pass is raised, or dropped), as a task file of coderl's
     layout; nothing written when a reference did not pass."""
     from coderl.tasks.loaders.task_rows import SET_ON, task_row
-    from coderl.tasks.time_limits import machine_seconds, measured, settle
+    from coderl.tasks.time_limits import machine_seconds, measured, scaled_inputs, settle, with_input_limits
 
-    unique = list({t.task_id: t for t in tasks}.values())
     cpu = measured(tasks, results)
+    # a function task's tests each get their own limit too, from the reference's CPU in each (EvalPlus's per-input
+    # limit, `time_limits.per_input_limit`); the task's limit below stays the whole run's backstop
+    tasks = [with_input_limits(t, r) for t, r in zip(tasks, results)]
+    unique = list({t.task_id: t for t in tasks}.values())
     run_limits = cfg.sandbox.limits()
     busier = dataclasses.replace(cfg.sandbox, workers=cfg.sandbox.resolved_workers() + 1)
     with open_sandbox(busier, cfg.tasks, limits=run_limits) as sandbox:
         def run(batch):
             futures = [sandbox.submit(t.build_request(t.reference_solution, run_limits)) for t in batch]
             return [f.result() for f in futures]
-        limits = settle(unique, cpu, run, cfg.sandbox.timeout)
+        scales: dict[str, float] = {}
+        limits = settle(unique, cpu, run, cfg.sandbox.timeout, input_scales=scales)
+    unique = [scaled_inputs(t, scales.get(t.task_id, 1.0)) for t in unique]
     kept = sum(v is None for v in limits.values())
     if not cfg.quiet:
         print(f"time limits: {len(limits) - kept} confirmed under load ({busier.workers} programs at once)"

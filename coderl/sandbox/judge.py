@@ -9,12 +9,19 @@ program's exit status never means pass.
 
 Output comparison (STDOUT checks), values printed by a harness (JSON), tagged testbench checks
 (TAGGED) and analyses (REPORT): `coderl.sandbox.outputs`.
+
+A function task's test with a `time_limit` is a TIMEOUT when the program tree's CPU within it (the server's stamps
+on the judge's `mark` and outcome records) is over it; the run's CPU limit stays the backstop.
+
+Over 400 lines: every mode's report becomes a verdict here (function tasks' records, per-process runs, record
+tests, builds), and they share the one rule of what a limit, a signal or a broken judge makes of a test.
 """
 
 from __future__ import annotations
 
 import json
 import signal as _signal
+from dataclasses import replace
 from typing import Any
 
 from . import outputs, rules
@@ -72,6 +79,10 @@ def _process_failure(run: dict, limits) -> tuple[Status, str] | None:
     """Status of a process that did not end normally, or None."""
     if run["killed"] == "output":
         return Status.OUTPUT_EXCEEDED, f"output exceeded {limits.output_kill_bytes} bytes"
+    if run["killed"] == "input":  # the server ended it in a test over that test's own limit (`time_limit`)
+        over = run.get("input_killed") or {}
+        return Status.TIMEOUT, (f"CPU time limit of {over.get('time_limit', 0):g}s for this input (test "
+                                f"{over.get('id')}, ended at {over.get('cpu_seconds', 0):.2f}s)")
     if run["killed"] == "memory":
         return Status.MEMORY_EXCEEDED, f"memory limit of {limits.memory_bytes / 2**20:g} MiB (the slot's cgroup)"
     sig = run["signal"]
@@ -175,7 +186,11 @@ def _judge_tests(request: ExecutionRequest, run: dict, isolation: str) -> Execut
     """A function task: the judge process's records, plus what happened to the program process."""
     result = _base_result([run], isolation)
     limits = request.limits
-    records, malformed = _records(run.get("result", ""), 2 * len(request.tests) + 16)
+    records, malformed = _records(run.get("result", ""), 3 * len(request.tests) + 16)
+    stamps = run.get("record_cpu") or []
+    for i, rec in enumerate(records):  # the server's stamp: the program tree's CPU when it read the record
+        rec["_cpu"] = stamps[i] if i < len(stamps) else None
+    started = {str(r["id"]): r["_cpu"] for r in records if r.get("event") == "mark" and "id" in r}
     ended = next((r for r in records if r.get("event") == "end"), None)
     by_id: dict[str, dict] = {}
     first: dict[str, dict] = {}
@@ -232,7 +247,8 @@ def _judge_tests(request: ExecutionRequest, run: dict, isolation: str) -> Execut
         elif over_cpu:
             outcome = TestOutcome(test.id, failure[0], test.hidden, failure[1])
         elif rec is not None and rec.get("event") != "gone":
-            outcome = _judge_record(test, rec, result, request.compare)
+            outcome = _per_input_limit(test, _judge_record(test, rec, result, request.compare),
+                                       started.get(test.id), rec.get("_cpu"))
         elif program_error is not None:
             outcome = TestOutcome(test.id, _status(program_error.get("status")), test.hidden,
                                   str(program_error.get("message", "")))
@@ -242,6 +258,8 @@ def _judge_tests(request: ExecutionRequest, run: dict, isolation: str) -> Execut
             outcome = TestOutcome(test.id, failure[0], test.hidden, failure[1])
         else:
             outcome = TestOutcome(test.id, Status.RUNTIME_ERROR, test.hidden, "no result recorded for this test")
+        if (run.get("input_killed") or {}).get("id") == test.id and outcome.status is Status.TIMEOUT:
+            outcome = replace(outcome, call_cpu_seconds=run["input_killed"].get("cpu_seconds"))
         result.tests.append(outcome)
 
     if syntax is not None:
@@ -259,6 +277,19 @@ def _judge_tests(request: ExecutionRequest, run: dict, isolation: str) -> Execut
     else:
         _status_from_tests(result)
     return result
+
+
+def _per_input_limit(test, outcome: TestOutcome, start: float | None, end: float | None) -> TestOutcome:
+    """The test's own CPU (the program tree's between its `mark` and its outcome, as the server read them) onto its
+    outcome; over the test's `time_limit` it is a TIMEOUT, whatever its value was.  The server reads a stamp when it
+    next wakes, so a test is charged at most what it used (the lag before its start stamp is never charged)."""
+    if start is None or end is None:
+        return outcome
+    used = round(max(0.0, float(end) - float(start)), 4)
+    if test.time_limit is not None and used > test.time_limit:
+        return replace(outcome, status=Status.TIMEOUT, call_cpu_seconds=used,
+                       message=f"CPU time limit of {test.time_limit:g}s for this input (used {used:.2f}s)")
+    return replace(outcome, call_cpu_seconds=used)
 
 
 def _status(name: Any) -> Status:

@@ -46,7 +46,8 @@ def to_wire(request: ExecutionRequest, rid: int) -> dict:
         kind = ("truth" if t.check in (CheckKind.TRUTHY, CheckKind.FALSY) else "value" if t.check in PARENT_JUDGED
                 else "assert" if t.check is CheckKind.ASSERT else "record" if t.check is CheckKind.RECORD
                 else "stdin")  # "stdin": never run as code
-        tests.append({"id": t.id, "setup": t.setup, "source": t.source, "kind": kind, "argv": list(t.argv)})
+        tests.append({"id": t.id, "setup": t.setup, "source": t.source, "kind": kind, "argv": list(t.argv),
+                      **({"time_limit": float(t.time_limit)} if t.time_limit is not None else {})})
     return {
         "op": "run",
         "id": rid,

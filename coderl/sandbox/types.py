@@ -89,6 +89,10 @@ class TestCase:
     setup: str = ""
     hidden: bool = False
     argv: tuple[str, ...] = ()  # COMMAND mode: this test's run command instead of the request's `argv`
+    # Function tasks: CPU seconds the program's whole tree may spend on this test alone (EvalPlus's per-input limit,
+    # `coderl.tasks.time_limits.per_input_limit`); over it the test is a TIMEOUT.  The run's `Limits.cpu_seconds`
+    # still bounds the whole run (the backstop).  None: no limit of its own.
+    time_limit: float | None = None
 
 
 @dataclass(frozen=True)
@@ -244,6 +248,8 @@ class TestOutcome:
     hidden: bool = False
     message: str = ""  # short reason: assertion text, exception line, diff excerpt
     cpu_seconds: float | None = None  # per-process modes only
+    # function tasks: the program tree's CPU within this test alone (the server's stamps on the judge's records)
+    call_cpu_seconds: float | None = None
 
     @property
     def passed(self) -> bool:

@@ -55,6 +55,27 @@ def derive(reference_cpu: float, factor: float = FACTOR, floor: float = FLOOR) -
     return max(floor, math.ceil(round(factor * reference_cpu * 100, 6)) / 100)
 
 
+# EvalPlus's per-input limit (evalplus/config.py DEFAULT_GT_TIME_LIMIT_FACTOR, DEFAULT_MIN_TIME_LIMIT; applied in
+# evalplus/eval/__init__.py `untrusted_check`): max(floor, factor x the reference's time on that input)
+INPUT_FACTOR = 4.0
+INPUT_FLOOR = 1.0
+
+
+def per_input_limit(reference_cpu: float, factor: float = INPUT_FACTOR, floor: float = INPUT_FLOOR) -> float:
+    """One test's own limit from its reference's CPU in it: max(floor, factor x CPU), rounded up to 0.01 s."""
+    return derive(reference_cpu, factor, floor)
+
+
+def with_input_limits(task: Task, result) -> Task:
+    """A function task with each test's own limit (`per_input_limit`) from its reference's passing result, where
+    the sandbox measured the test (`TestOutcome.call_cpu_seconds`); the task's other tests as they are."""
+    cpu = {t.id: t.call_cpu_seconds for t in result.tests if getattr(t, "call_cpu_seconds", None) is not None}
+    if task.kind != "function" or not cpu:
+        return task
+    return dataclasses.replace(task, tests=tuple(
+        dataclasses.replace(t, time_limit=per_input_limit(cpu[t.id])) if t.id in cpu else t for t in task.tests))
+
+
 def _workload() -> int:
     """A fixed pure-Python workload (a loop of integer arithmetic, str and dict work, a comprehension, a sort): what a
     reference's CPU seconds scale with from one machine to another."""
@@ -123,21 +144,36 @@ def measured(tasks: Sequence[Task], results: Sequence) -> dict[str, float]:
     return seconds
 
 
+def scaled_inputs(task: Task, scale: float) -> Task:
+    """`task` with each test's own limit times `scale` (0: none left)."""
+    if not any(t.time_limit is not None for t in task.tests):
+        return task
+    return dataclasses.replace(task, tests=tuple(
+        t if t.time_limit is None else dataclasses.replace(t, time_limit=round(t.time_limit * scale, 2) or None)
+        for t in task.tests))
+
+
 def settle(tasks: Sequence[Task], cpu: dict[str, float], run, timeout: float,
-           rounds: int = 4) -> dict[str, float | None]:
+           rounds: int = 4, input_scales: dict[str, float] | None = None) -> dict[str, float | None]:
     """{task id: its limit, or None (it keeps the run's own `timeout`)}: `derive` from its reference's CPU seconds
     (`cpu`), then confirmed by running every reference again under its limit (`run`: tasks -> their references'
     results, at training's parallelism plus one concurrent check): a reference that times out under its limit gets
     it doubled, and is run again with the others, up to `rounds` times; one whose limit reaches `timeout` keeps no
     limit of its own.  A reference that fails otherwise under its limit is one line (the task is flaky: no limit
-    can be taken from it).  No limit its own reference did not pass under is ever returned."""
+    can be taken from it).  No limit its own reference did not pass under is ever returned.
+
+    A task whose tests carry limits of their own (`with_input_limits`) is run under them too; they are doubled with
+    its limit, and dropped with it: `input_scales` (when given) gets each such task's factor on them (0: dropped)."""
     limits: dict[str, float | None] = {t.task_id: derive(cpu[t.task_id]) for t in tasks}
     limits = {k: (v if v < timeout else None) for k, v in limits.items()}
+    scales = input_scales if input_scales is not None else {}
+    scales.update({t.task_id: 1.0 for t in tasks if any(c.time_limit is not None for c in t.tests)})
     for _ in range(rounds):
         checked = [t for t in tasks if limits[t.task_id] is not None]
         if not checked:
             break
-        results = run([dataclasses.replace(t, time_limit=limits[t.task_id]) for t in checked])
+        results = run([dataclasses.replace(scaled_inputs(t, scales.get(t.task_id, 1.0)), time_limit=limits[t.task_id])
+                       for t in checked])
         slow = []
         for task, result in zip(checked, results):
             if result.passed:
@@ -153,9 +189,16 @@ def settle(tasks: Sequence[Task], cpu: dict[str, float], run, timeout: float,
         for task_id in slow:
             doubled = 2 * limits[task_id]
             limits[task_id] = doubled if doubled < timeout else None
+            if task_id in scales:
+                scales[task_id] = 2 * scales[task_id] if doubled < timeout else 0.0
     else:  # the last round's raised limits were never run: they keep the run's own
         for task_id in slow:
             limits[task_id] = None
+            if task_id in scales:
+                scales[task_id] = 0.0
+    for task_id, limit in limits.items():  # a task left without a limit of its own keeps none on its tests either
+        if limit is None and task_id in scales:
+            scales[task_id] = 0.0
     return limits
 
 

@@ -114,6 +114,9 @@ def test_measured_and_recorded_a_slow_but_correct_reference_keeps_passing(tmp_pa
     [row] = [json.loads(line) for line in out.read_text().splitlines()]
     assert row["time_limit"] == task.time_limit >= tl.FLOOR
     assert row["time_limit_machine_seconds"] > 0  # measured here: the machine it was set on (issue 99)
+    # each test its own limit too, EvalPlus's per-input one: max(1 s, 4 x the reference's CPU in that test)
+    assert [t["time_limit"] for t in row["tests"]] == [t.time_limit for t in task.tests]
+    assert all(t.time_limit >= tl.INPUT_FLOOR for t in task.tests)
     assert main(["check", "--tasks", str(out), "--reference", "--workers", "1"]) == 0
     assert "passed: 1/1" in capsys.readouterr().out
     # an endless program: its time bounded by its task's limit, not by --timeout; a sleeping one: by the backstop
@@ -129,7 +132,9 @@ def test_measured_and_recorded_a_slow_but_correct_reference_keeps_passing(tmp_pa
     # SIGXCPU the first process of a PID namespace never gets, so that a 0.25 s limit cost 2 CPU-s before)
     assert endless["status"] == "timeout" and endless["cpu_seconds"] < math.ceil(task.time_limit) < 10
     backstop = f"wall-clock backstop of {3 * task.time_limit + 1:g}s, at "
-    assert f"CPU time limit of {task.time_limit:g}s" in endless["message"] or backstop in endless["message"]
+    # (its first test's own limit, EvalPlus's per-input one, ends it first where that is the lower)
+    own = f"CPU time limit of {task.tests[0].time_limit:g}s for this input (test {task.tests[0].id}, ended at "
+    assert any(m in endless["message"] for m in (f"CPU time limit of {task.time_limit:g}s", own, backstop))
     assert asleep["status"] == "timeout" and backstop + "0.0" in asleep["message"]
     backstops = json.loads((tmp_path / "r.jsonl.summary.json").read_text())["timeouts_at_the_wall_clock_backstop"]
     assert backstops == 1 + ("backstop" in endless["message"])
@@ -303,3 +308,46 @@ def test_an_export_writes_a_rows_own_limit_as_set_with_its_machine(tmp_path, mon
     [scaled] = tl.with_recorded([first])
     row = task_row(tl.portable(scaled))
     assert (row["time_limit"], row["time_limit_machine_seconds"]) == (0.8, 0.01)
+
+
+def test_a_tests_own_limit_is_evalplus_s_per_input_limit_and_settles_with_its_task():
+    assert tl.per_input_limit(0.01) == tl.INPUT_FLOOR == 1.0  # EvalPlus's DEFAULT_MIN_TIME_LIMIT
+    assert tl.per_input_limit(0.3001) == 1.21  # 4 x (DEFAULT_GT_TIME_LIMIT_FACTOR), up to the hundredth
+    task = load_tasks(TASKS).tasks[0]
+    result = ExecutionResult(Status.PASSED, tests=[
+        TestOutcome(t.id, Status.PASSED, call_cpu_seconds=0.5 * i) for i, t in enumerate(task.tests)])
+    limited = tl.with_input_limits(task, result)
+    assert [t.time_limit for t in limited.tests] == [max(1.0, 2.0 * i) for i in range(len(task.tests))]
+    assert tl.task_key(limited) == tl.task_key(task)  # the recorded table's key does not move
+    seen = []
+
+    def run(batch):  # the reference needs twice its first limits, on its last test
+        seen.append([t.time_limit for t in batch[0].tests])
+        ok = batch[0].tests[-1].time_limit >= 2 * limited.tests[-1].time_limit
+        return [_Result(Status.PASSED if ok else Status.TIMEOUT)]
+
+    scales = {}
+    limits = tl.settle([limited], {task.task_id: 0.01}, run, timeout=3.0, input_scales=scales)
+    assert limits == {task.task_id: 2 * tl.FLOOR} and scales == {task.task_id: 2.0}
+    assert seen[1] == [2 * t.time_limit for t in limited.tests]
+    # a task left at the run's own limit keeps none on its tests either
+    scales = {}
+    assert tl.settle([limited], {task.task_id: 5.0}, run, timeout=3.0, input_scales=scales) == {task.task_id: None}
+    assert scales == {task.task_id: 0.0}
+    assert all(t.time_limit is None for t in tl.scaled_inputs(limited, 0.0).tests)
+
+
+def test_a_rows_test_limit_reads_back_and_a_bad_one_is_one_line(tmp_path):
+    from coderl.tasks.loaders.task_rows import task_row
+
+    task = load_tasks(TASKS).tasks[0]
+    task = dataclasses.replace(task, tests=(dataclasses.replace(task.tests[0], time_limit=1.5), *task.tests[1:]))
+    row = task_row(task)
+    assert row["tests"][0]["time_limit"] == 1.5 and "time_limit" not in row["tests"][1]
+    path = tmp_path / "rows.jsonl"
+    path.write_text(json.dumps(row) + "\n")
+    assert [t.time_limit for t in load_tasks(str(path)).tasks[0].tests][:2] == [1.5, None]
+    row["tests"][0]["time_limit"] = "fast"
+    path.write_text(json.dumps(row) + "\n")
+    with pytest.raises(TaskFormatError, match=r"tests\[0\]\.time_limit' is 'fast'"):
+        load_tasks(str(path))

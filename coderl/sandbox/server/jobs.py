@@ -42,7 +42,7 @@ class Run:
         self.fds = {}  # fd -> stream name
         self.buffers = collections.defaultdict(bytearray)
         self.totals = collections.defaultdict(int)
-        self.killed = None  # "wall" | "cpu" | "output"
+        self.killed = None  # "wall" | "cpu" | "input" (a test's own CPU limit) | "output"
         self.cpu_check = 0.0  # when the server next reads its processes' CPU (`Server.check_cpu`)
         self.meter = None  # the CPU of the program's whole tree (`meter.Meter`), once started
         self.deadline = 0.0
@@ -52,6 +52,11 @@ class Run:
         self.oom_before = 0
         self.after_judge = False  # the program was killed because its judge had finished
         self.judge = None  # a function task's judge (also among `procs`)
+        self.record_cpu = []  # the program tree's CPU when each of its judge's records was read (`Server.read_stream`)
+        self.marks = 0  # the judge's `mark` records read so far: the test running is the last one marked
+        self.scanned = 0  # how far into its result buffer the server has looked for them
+        self.input_limit = None  # while a test with a limit of its own runs: (id, limit, the tree's CPU at its start)
+        self.input_killed = None  # the test whose own limit ended the program (`Server.check_cpu`)
         self.done = False
         self.report = None
         self.work = None  # an episode's working copy, its work dir (else the slot's)

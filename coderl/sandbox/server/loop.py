@@ -304,11 +304,19 @@ class Server:
             del run.fds[fd]
             return 0
         lim = run.job.limits
+        if name == "result" and run.judge is not None and run.meter is not None:
+            # each record the judge ends is stamped with the program tree's CPU as read now: a test's own CPU is its
+            # outcome's stamp less its `mark`'s (`checks.TestRun.run_one`; the per-input limit, `judge.py`)
+            lines = chunk.count(b"\n")
+            if lines:
+                run.record_cpu.extend([run.meter.read()] * lines)
         run.totals[name] += len(chunk)
         cap = {"result": lim["output_kill_bytes"], "judge_stderr": JUDGE_STDERR_BYTES}.get(name, lim["output_bytes"])
         room = cap - len(run.buffers[name])
         if room > 0:
             run.buffers[name] += chunk[:room]
+        if name == "result" and run.judge is not None and run.meter is not None:
+            self.track_input(run)
         if run.totals[name] > lim["output_kill_bytes"] and run.killed is None:
             run.killed = "output"
             self.kill(run) if name in ("result", "judge_stderr") else self.end_program(run)
@@ -328,17 +336,49 @@ class Server:
         self.kill(run, ("program", "script", "command"))
         run.judge_deadline = time.monotonic() + JUDGE_GRACE_SECONDS
 
+    def track_input(self, run):
+        """Follow the judge's records (its `mark` as each test starts, then that test's outcome): while a test with
+        a `time_limit` of its own runs, `input_limit` holds it, and `check_cpu` ends the program once the tree's CPU
+        since the test's start passes it (EvalPlus's per-input limit, enforced during the call)."""
+        buf = run.buffers["result"]
+        tests = run.job.msg["tests"]
+        while True:
+            end = buf.find(b"\n", run.scanned)
+            if end < 0:
+                return
+            mark, run.scanned = buf.startswith(b'{"event": "mark"', run.scanned), end + 1
+            run.input_limit = None  # any record ends the test running (its outcome), or starts the next
+            if not mark or run.marks >= len(tests):
+                continue
+            test = tests[run.marks]
+            run.marks += 1
+            limit = test.get("time_limit")
+            if limit is not None:
+                run.input_limit = (test["id"], float(limit), run.record_cpu[-1] if run.record_cpu else 0.0)
+                left = max(meter.MIN_POLL_SECONDS, float(limit) / meter.CORES)  # the soonest it could be spent
+                run.cpu_check = min(run.cpu_check, time.monotonic() + left)
+
     def check_cpu(self, run, now):
         """The CPU limit to the hundredth, for the program's whole tree (`meter.py`: every process it started, alive
         or not): RLIMIT_CPU is per process and counts whole seconds (and its SIGXCPU does not reach the first process
         of a PID namespace), so the tree is killed here once its CPU passes the limit.  The verdict is the tree's CPU
         at exit (`judge.py`); otherwise the next look is when every core could have used up what is left."""
         limit = run.job.limits["cpu_seconds"]
-        if run.meter.read() > limit:
+        used = run.meter.read()
+        if used > limit:
             run.killed = "cpu"
+            self.end_program(run)
+        elif run.input_limit is not None and used - run.input_limit[2] > run.input_limit[1]:
+            tid, own, start = run.input_limit
+            run.killed = "input"
+            run.input_killed = {"id": tid, "time_limit": own, "cpu_seconds": round(used - start, 4)}
             self.end_program(run)
         else:
             run.cpu_check = now + run.meter.next_poll(limit)
+            if run.input_limit is not None:
+                _, own, start = run.input_limit
+                left = max(meter.MIN_POLL_SECONDS, (own - (used - start)) / meter.CORES)
+                run.cpu_check = min(run.cpu_check, now + left)
 
     @staticmethod
     def credit_judge(run):
@@ -494,6 +534,9 @@ class Server:
             judge = run.judge.exit
             run.report["result"] = text("result")
             run.report["killed_after_judge"] = run.after_judge
+            run.report["record_cpu"] = [round(c, 4) for c in run.record_cpu]
+            if run.killed == "input":
+                run.report["input_killed"] = run.input_killed
             run.report["judge"] = {"exit_code": judge["exit_code"], "signal": judge["signal"],
                                    "cpu_seconds": judge["cpu"], "stderr": text("judge_stderr")}
         self.complete(run)

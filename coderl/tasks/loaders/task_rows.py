@@ -15,7 +15,9 @@ A row:
                  `time_limits.machine_scale`, as the recorded sets' limits are; without it the limit applies as
                  set, unscaled, and loading says so on stderr, once a source.  An explicit limit never gets the
                  0.5 s floor (`time_limits.FLOOR`): it is its author's, as set (or scaled)
-    tests:    [{id, source, check, expected, setup, hidden, argv}, ...]
+    tests:    [{id, source, check, expected, setup, hidden, argv, time_limit}, ...]  (a test's `time_limit`,
+              optional: CPU seconds of a function task's program in that test alone, EvalPlus's per-input limit;
+              `coderl check --reference --time-limits` measures it for function tasks)
     metadata: {...}
 
 `tests` and `metadata` are JSON values in a JSONL file, or JSON text (a parquet column of strings, so
@@ -132,7 +134,8 @@ def decode(data: Any) -> Any:
 def task_row(task: Task, *, text: bool = False) -> dict[str, Any]:
     """One task as a row of this layout; `text`: `tests` and `metadata` as JSON text (for parquet)."""
     tests = [{"id": t.id, "source": t.source, "check": t.check.value, "expected": encode(t.expected),
-              "setup": t.setup, "hidden": t.hidden, "argv": list(t.argv)} for t in task.tests]
+              "setup": t.setup, "hidden": t.hidden, "argv": list(t.argv),
+              **({"time_limit": t.time_limit} if t.time_limit is not None else {})} for t in task.tests]
     metadata = dict(task.metadata)
     set_on = metadata.pop(SET_ON, None)  # (limit as set, its machine's seconds): written as the row's field
     metadata = encode(metadata)
@@ -177,10 +180,15 @@ def _test(item: Any, i: int, where: str) -> TestCase:
     argv = item.get("argv") or []
     if not isinstance(argv, list) or not all(isinstance(a, str) for a in argv):
         raise TaskFormatError(f"{where}: field '{label}.argv' is not a list of strings")
+    limit = item.get("time_limit")
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, float)) or not limit > 0):
+        raise TaskFormatError(f"{where}: field '{label}.time_limit' is {limit!r} (expected CPU seconds > 0: the "
+                              "test's own limit)")
     return TestCase(id=str(require(item, "id", (str, int), where, label=f"{label}.id")),
                     source=require(item, "source", str, where, label=f"{label}.source"), check=kind,
                     expected=item.get("expected"), setup=optional(item, "setup", str, where, "") or "",
-                    hidden=bool(optional(item, "hidden", bool, where, False)), argv=tuple(argv))
+                    hidden=bool(optional(item, "hidden", bool, where, False)), argv=tuple(argv),
+                    time_limit=None if limit is None else float(limit))
 
 
 SET_ON = "time_limit_set_on"  # a task's metadata: (its limit as set, `time_limit_machine_seconds`), for the export

@@ -9,7 +9,8 @@
     3. run the tests in order, each test's statements here, reaching the program only through proxies;
     4. ask the program to end, and write `end` with what the judge saw (`tamper`).
 
-Records (JSON lines on the result fd): `value` (a value test's output as plain data, compared by the
+Records (JSON lines on the result fd): `mark` (test `id` starts: the server stamps every record with the program
+tree's CPU as it reads it, for the per-input limit), `value` (a value test's output as plain data, compared by the
 parent), `test` (an assert test's outcome), `syntax_error`, `program_error`, `task_error`, `gone`
 (the program process ended or broke the protocol while test `id` ran), `end`.
 
@@ -313,6 +314,7 @@ class TestRun:
         outcome; once the channel is gone the test is recorded as gone and the run ends."""
         tid = test["id"]
         self.judge.unsent = None
+        self.records.emit(event="mark", id=tid)  # the server stamps it with the program's CPU: where this test starts
         try:
             if test["setup"]:
                 exec(compile(test["setup"], "<test>", "exec"), self.ns)
