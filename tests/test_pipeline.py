@@ -550,8 +550,10 @@ def test_dry_run_loads_no_model_and_writes_nothing(tmp_path):
 # runs) is by far the slowest of the bundled configs' (32 s at nice 19 on 2 cores at load 3, where every other
 # config's takes a few seconds; past the 300 s timeout under heavier load); every other one in `make test`.
 SLOW_DRY_RUNS = {"cpu-full.yaml"}
-# cpu-demo.yaml's dry run is test_dry_run_loads_no_model_and_writes_nothing's, in a process of its own
-DRY_RUN_ELSEWHERE = {"cpu-demo.yaml"}
+# cpu-demo.yaml's dry run is test_dry_run_loads_no_model_and_writes_nothing's, in a process of its own;
+# agent-cpu.yaml's reads a generated pool and the oracle's trajectories (scripts/agent_recipe.sh makes them): its dry
+# run is tests/tasks/repository/test_agent_recipe.py's, on the fixture repository's pool
+DRY_RUN_ELSEWHERE = {"cpu-demo.yaml", "agent-cpu.yaml"}
 
 
 @pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.slow) if name in SLOW_DRY_RUNS else name

@@ -395,14 +395,14 @@ def count_and_check_tasks(plan: Plan, allow_overlap: bool) -> None:
     eval_tasks = load("eval", evaluation_tasks, plan)
     plan.eval_tasks = len(eval_tasks)
     require(plan.eval_tasks > 0, "eval: --tasks", base.tasks, "a task set with tasks in the chosen split")
-    prompts = {t.prompt: t.task_id for t in eval_tasks}
+    prompts = {t.prompt.strip(): t.task_id for t in eval_tasks}  # stripped: an issue as the agent sees it
     more: dict[str, tuple[str, int]] = {}  # a further set's prompt -> (set, its tasks)
     for i, s in enumerate(s for s in plan.stages if s.eval_set and s.role == "base"):
         c, where = s.config, f"evals[{i}] ({s.eval_set})"
         tasks = load(where, load_tasks, c.tasks, c.split, c.seed).tasks[: c.limit or None]
         plan.set_tasks[s.eval_set] = len(tasks)
         require(len(tasks) > 0, f"{where}: --tasks", c.tasks, "a task set with tasks in the chosen split")
-        more.update({t.prompt: (s.eval_set, len(tasks)) for t in tasks if t.prompt not in more})
+        more.update({t.prompt.strip(): (s.eval_set, len(tasks)) for t in tasks if t.prompt.strip() not in more})
     for stage in plan.stages:
         # the side that needs a split: the training stage's, the evaluation's (`split: all` evaluates every task
         # a training split holds too), or both
@@ -427,11 +427,11 @@ def count_and_check_tasks(plan: Plan, allow_overlap: bool) -> None:
         tasks = load(where, training_tasks, stage)[2]
         stage.train_tasks = len(tasks)
         require(len(tasks) > 0, f"{where}: tasks", getattr(stage.config, "tasks", None), "at least one task")
-        shared = [prompts[t.prompt] for t in tasks if t.prompt in prompts]
+        shared = [prompts[t.prompt.strip()] for t in tasks if t.prompt.strip() in prompts]
         if shared and not allow_overlap:
             raise ConfigError(f"{where}: trains on {len(set(shared))} of the {len(eval_tasks)} evaluation tasks "
                               f"(e.g. {shared[0]}): {fix}, or set allow_eval_overlap: true")
-        shared_sets = [more[t.prompt] for t in tasks if t.prompt in more]
+        shared_sets = [more[t.prompt.strip()] for t in tasks if t.prompt.strip() in more]
         if shared_sets and not allow_overlap:
             name, count = shared_sets[0]
             raise ConfigError(f"{where}: trains on {sum(1 for s in shared_sets if s[0] == name)} of the {count} tasks "

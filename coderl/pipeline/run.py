@@ -188,15 +188,20 @@ def check_overlap(plan: Plan, *, cached_only: bool = False) -> tuple[list[dict],
 
 
 def overlap_checks(plan: Plan, sets: list):
-    """Per training stage of `plan`: (stage, its task spec, split, training tasks, the evaluation and selection tasks
-    they are checked against by id, the selection spec or None, the selection tasks); `sets`: (evaluation stage,
-    its tasks) of every evaluation set."""
+    """Per training stage of `plan` that has programs to run: (stage, its task spec, split, training tasks, the
+    evaluation and selection tasks they are checked against by id, the selection spec or None, the selection tasks);
+    `sets`: (evaluation stage, its tasks) of every evaluation set."""
     from coderl.tasks import load_tasks
 
     for stage in plan.stages:
         if stage.kind not in ("sft", "rl"):
             continue
         spec, split, train = training_tasks(stage)  # a pairs file (SFT) has no tasks: nothing to run
+        # an agent's trajectories and repository tasks have no program to run against other tasks' tests: their
+        # overlap with the evaluation sets is the plan's prompt check (`plan.count_and_check_tasks`) alone
+        train = [t for t in train if getattr(t, "kind", "repository") != "repository"]
+        if not train:
+            continue
         evaluation = getattr(stage.config, "eval", None)  # an RL run's own selection, when it evaluates at all
         held = evaluation.eval_tasks if evaluation is not None and evaluation.eval_steps > 0 else None
         against = {t.task_id: t for _, tasks in sets for t in tasks}

@@ -15,6 +15,7 @@ ids would no longer be the ones generation saw.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,6 +28,14 @@ ROLES = ("system", "user", "assistant")
 class Conversation:
     task_id: str
     messages: tuple[dict, ...]
+
+    @property
+    def prompt(self) -> str:
+        """The task text it answers (the pipeline's leak check compares it with evaluation tasks' prompts): the issue
+        in its first user message (between the <issue> tags the agent's environment writes), else that message."""
+        first = next((m.get("content") or "" for m in self.messages if m.get("role") == "user"), "")
+        found = re.search(r"<issue>\n(.*)\n</issue>", first, re.DOTALL)
+        return found.group(1) if found else first
 
 
 def is_conversation_file(data: str) -> bool:
