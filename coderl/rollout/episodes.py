@@ -37,7 +37,7 @@ import torch
 from torch.nn.utils.rnn import pad_sequence
 
 from coderl.rollout.batching import left_pad
-from coderl.rollout.types import RolloutBatch, Sample
+from coderl.rollout.types import RolloutBatch, Sample, Step
 
 _SENTINEL = "\ue000coderl-answer\ue000"  # a private-use character no template rewrites
 
@@ -49,9 +49,9 @@ class Environment(Protocol):
 
     def reset(self) -> None: ...
 
-    def step(self, text: str) -> Any: ...
+    def step(self, text: str) -> Step: ...
 
-    def finish(self, reason: str) -> Any: ...
+    def finish(self, reason: str) -> Step: ...
 
     def stops(self) -> tuple[str, ...]: ...
 

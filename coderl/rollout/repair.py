@@ -37,7 +37,7 @@ from coderl.rollout.collect import Generation, RepairConfig, collect
 from coderl.rollout.episodes import run_episodes
 from coderl.rollout.feedback import feedback_message, warn_unless_isolated
 from coderl.rollout.formats import get_format, prompt_text
-from coderl.rollout.types import RolloutBatch, Sample
+from coderl.rollout.types import RolloutBatch, Sample, Step
 from coderl.sandbox.types import ExecutionResult, Limits
 from coderl.tasks.types import Task
 from coderl.tasks.visibility import TestSplit, split_tests
@@ -89,13 +89,6 @@ class RepairCollected:
         return self.batch.samples if self.batch is not None else []
 
 
-@dataclass
-class _Step:
-    observation: str = ""
-    done: bool = False
-    reason: str = ""  # passed (the visible tests), no_visible, turns, context
-
-
 class RepairEnvironment:
     """One repair episode as an environment of the episode collector (`rollout.episodes`): each answer runs on
     the visible tests (its feedback is the observation) and on the hidden tests (the reward, awaited only once
@@ -129,7 +122,7 @@ class RepairEnvironment:
         self._answer = to_sample(self.fmt, tokenizer, self.task, self.episode.group, prompt, row, stops)
         return self._answer
 
-    def step(self, text: str) -> _Step:
+    def step(self, text: str) -> Step:
         del text  # acted on as the `Sample` the collector just made of it (`sample`): its extracted code
         sample = self._answer
         visible = _run(self.sandbox, self.task, self.split.visible, sample.completion, self.limits)
@@ -137,20 +130,20 @@ class RepairEnvironment:
         turn = Turn(sample, visible.result() if visible is not None else None)
         self.episode.turns.append(turn)
         if turn.visible is None:
-            return _Step(done=True, reason="no_visible")
+            return Step(done=True, reason="no_visible")
         if turn.visible.passed:
-            return _Step(done=True, reason="passed")
+            return Step(done=True, reason="passed")
         if len(self.episode.turns) >= self.repair.turns:
-            return _Step(done=True, reason="turns")
+            return Step(done=True, reason="turns")
         turn.feedback = feedback_message(self.task, self.split.visible, turn.visible, count_tokens=self._count,
                                          max_tokens=self.repair.feedback_tokens)
-        return _Step(turn.feedback)
+        return Step(turn.feedback)
 
-    def finish(self, reason: str) -> _Step:
+    def finish(self, reason: str) -> Step:
         """Ended by the collector (out of context): the last answer stands, its feedback never sent."""
         self.episode.final.feedback = ""
         self.episode.out_of_room = reason == "context"
-        return _Step(done=True, reason=reason)
+        return Step(done=True, reason=reason)
 
     def settle(self, glue_tokens: list[int]) -> Episode:
         """The episode, its hidden results awaited and every turn's added tokens set."""

@@ -31,6 +31,7 @@ import uuid
 from dataclasses import dataclass, field
 
 from coderl.rollout.types import Sample
+from coderl.rollout.types import Step as EpisodeStep
 from coderl.sandbox.types import ExecutionRequest, ExecutionResult, Limits, Mode
 from coderl.tasks.repository.grade import grading_request, submission_files, verdict
 from coderl.tasks.repository.task import repository_of
@@ -57,10 +58,7 @@ class AgentLimits:
 
 
 @dataclass
-class Step:
-    observation: str
-    done: bool = False
-    reason: str = ""  # why it ended: submitted, turns, wall_time, malformed
+class Step(EpisodeStep):  # reason: submitted, turns, wall_time, malformed (the collector's: context)
     result: ExecutionResult | None = None  # the grading run, once done
     verdict: dict = field(default_factory=dict)  # `grade.verdict`, once done
 

@@ -82,6 +82,15 @@ class RolloutBatch:
         return len(self.samples)
 
 
+@dataclass
+class Step:
+    """What a multi-turn environment's `step` or `finish` gives back (`rollout.episodes`)."""
+
+    observation: str = ""  # what the model sees next (when the episode goes on)
+    done: bool = False
+    reason: str = ""  # why it ended (the environment's words; the collector's: context, turns)
+
+
 class SampledRow(NamedTuple):
     """One generated row, cut after its stop sequence or EOS token (`cut_generation`)."""
 

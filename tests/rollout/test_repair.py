@@ -8,13 +8,12 @@ torch = pytest.importorskip("torch")
 
 from coderl.rollout.collect import Generation, RepairConfig  # noqa: E402
 from coderl.rollout.episodes import turn_glue  # noqa: E402
-from coderl.rollout.hf_engine import HFEngine  # noqa: E402
 from coderl.rollout.repair import collect_repair  # noqa: E402
-from coderl.rollout.types import SampledRow  # noqa: E402
 from coderl.sandbox.config import SandboxConfig  # noqa: E402
 from coderl.sandbox.types import CheckKind, TestCase  # noqa: E402
 from coderl.tasks.types import Task  # noqa: E402
 from tests.models.tiny import tiny_model  # noqa: E402
+from tests.rollout.scripted import script_engine  # noqa: E402
 
 PROMPT = 'def add(a, b):\n    """Add.\n    >>> add(1, 2)\n    3\n    """\n'
 WRONG = "```python\ndef add(a, b):\n    return a - b\n```\n"
@@ -48,20 +47,6 @@ def sandbox():
         yield box
 
 
-def _script(monkeypatch, tokenizer, answers_by_turn):
-    """The HF engine answers call c (one call per turn here) with answers_by_turn[c] for every row."""
-    calls = []
-
-    def sample_rows(engine, tok, prompt_ids, stops, sampling):
-        calls.append([list(p) for p in prompt_ids])
-        text = answers_by_turn[min(len(calls) - 1, len(answers_by_turn) - 1)]
-        ids = tok(text, add_special_tokens=False)["input_ids"]
-        return [SampledRow(list(ids), torch.full((len(ids),), -0.5), text, True, False) for _ in prompt_ids]
-
-    monkeypatch.setattr(HFEngine, "sample_rows", sample_rows)
-    return calls
-
-
 def _collect(tiny, sandbox, tasks, turns=3, **kwargs):
     model, tok = tiny
     gen = Generation(format="chat", samples_per_prompt=kwargs.pop("samples", 1), max_new_tokens=8)
@@ -71,7 +56,7 @@ def _collect(tiny, sandbox, tasks, turns=3, **kwargs):
 
 
 def test_a_visible_failure_gets_feedback_and_a_second_answer(tiny, sandbox, monkeypatch):
-    calls = _script(monkeypatch, tiny[1], [WRONG, RIGHT])
+    calls = script_engine(monkeypatch, [WRONG, RIGHT])
     got = _collect(tiny, sandbox, [_task()])
     (episode,) = got.episodes
     assert len(episode.turns) == 2 and len(calls) == 2
@@ -83,7 +68,7 @@ def test_a_visible_failure_gets_feedback_and_a_second_answer(tiny, sandbox, monk
 
 
 def test_the_episode_ends_when_the_visible_tests_pass_even_if_hidden_ones_fail(tiny, sandbox, monkeypatch):
-    _script(monkeypatch, tiny[1], [HALF, RIGHT])
+    script_engine(monkeypatch, [HALF, RIGHT])
     got = _collect(tiny, sandbox, [_task()])
     (episode,) = got.episodes
     assert len(episode.turns) == 1  # nothing about the hidden failures reaches the model
@@ -91,7 +76,7 @@ def test_the_episode_ends_when_the_visible_tests_pass_even_if_hidden_ones_fail(t
 
 
 def test_at_most_turns_answers_and_no_feedback_after_the_last(tiny, sandbox, monkeypatch):
-    _script(monkeypatch, tiny[1], [WRONG])
+    script_engine(monkeypatch, [WRONG])
     got = _collect(tiny, sandbox, [_task()], turns=3)
     (episode,) = got.episodes
     assert len(episode.turns) == 3
@@ -100,7 +85,7 @@ def test_at_most_turns_answers_and_no_feedback_after_the_last(tiny, sandbox, mon
 
 
 def test_visible_and_hidden_tests_run_in_separate_requests(tiny, sandbox, monkeypatch):
-    _script(monkeypatch, tiny[1], [WRONG, RIGHT])
+    script_engine(monkeypatch, [WRONG, RIGHT])
     recording = Recording(sandbox)
     model, tok = tiny
     collect_repair(model, tok, [_task()], recording, Generation(format="chat", max_new_tokens=8), None,
@@ -110,7 +95,7 @@ def test_visible_and_hidden_tests_run_in_separate_requests(tiny, sandbox, monkey
 
 
 def test_feedback_never_shows_a_hidden_test(tiny, sandbox, monkeypatch):
-    _script(monkeypatch, tiny[1], [WRONG])
+    script_engine(monkeypatch, [WRONG])
     got = _collect(tiny, sandbox, [_task()], turns=3)
     text = got.episodes[0].turns[-1].sample.prompt  # the whole conversation before the last answer
     for hidden in ("20, 22", "42", "-7, 7", "100, 1", "101"):
@@ -118,14 +103,14 @@ def test_feedback_never_shows_a_hidden_test(tiny, sandbox, monkeypatch):
 
 
 def test_a_task_without_hidden_tests_is_left_out_and_named(tiny, sandbox, monkeypatch):
-    _script(monkeypatch, tiny[1], [WRONG])
+    script_engine(monkeypatch, [WRONG])
     got = _collect(tiny, sandbox, [_task(tests=((1, 2, 3),), task_id="t/one"), _task()])
     assert got.no_hidden == ["t/one"]
     assert [e.task_id for e in got.episodes] == ["t/add"] and got.episodes[0].group == 1
 
 
 def test_the_row_holds_every_turn_with_feedback_attended_but_not_trained(tiny, sandbox, monkeypatch):
-    calls = _script(monkeypatch, tiny[1], [WRONG, RIGHT])
+    calls = script_engine(monkeypatch, [WRONG, RIGHT])
     got = _collect(tiny, sandbox, [_task()], turns=3)
     model, tok = tiny
     batch = got.batch
@@ -155,7 +140,7 @@ def test_the_glue_does_not_repeat_an_end_of_turn_token_the_answer_ended_with(tin
 
 
 def test_an_episode_that_would_not_fit_ends_early_and_says_so(tiny, sandbox, monkeypatch):
-    calls = _script(monkeypatch, tiny[1], [WRONG])
+    calls = script_engine(monkeypatch, [WRONG])
     model, tok = tiny
     got = collect_repair(model, tok, [_task()], sandbox, Generation(format="chat", max_new_tokens=8), None,
                          RepairConfig(turns=3), max_sequence_tokens=len(_prompt_len(tok)) + 40)

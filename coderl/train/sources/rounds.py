@@ -194,57 +194,48 @@ def level_pass_rates(row_tasks: list, passed: list, failed: list) -> dict:
 
 
 def _slice(ctx, step: int, step_tasks: list, start: int, gen: Generation) -> _Slice:
-    """Generate for and score this rank's prompts; group ids are local (0 = its first prompt)."""
+    """Generate for and score this rank's prompts; group ids are local (0 = its first prompt).  Agent episodes
+    (`--agent`, rollout/agent.py) are scored as single answers are: each on its working copy's grading run."""
     cfg = ctx.cfg
     if not step_tasks:
         return _Slice(start, None, [], [], {}, [], 0.0)
     max_prompt = cfg.max_total_sequence_length - cfg.max_new_tokens
+    model = ctx.engine or ctx.policy.model
     if cfg.agent.on:
-        return _agent_slice(ctx, step_tasks, start, gen, max_prompt)
-    got = collect_episodes(ctx.engine or ctx.policy.model, ctx.policy.tokenizer, step_tasks, ctx.sandbox, gen,
-                           cfg.sandbox.limits(), cfg.repair, max_prompt_tokens=max_prompt,
-                           max_sequence_tokens=cfg.max_total_sequence_length)
+        from coderl.rollout.agent import collect_agent
+
+        got = collect_agent(model, ctx.policy.tokenizer, step_tasks, ctx.sandbox, gen, cfg.agent,
+                            max_prompt_tokens=max_prompt, max_sequence_tokens=cfg.max_total_sequence_length)
+    else:
+        got = collect_episodes(model, ctx.policy.tokenizer, step_tasks, ctx.sandbox, gen, cfg.sandbox.limits(),
+                               cfg.repair, max_prompt_tokens=max_prompt,
+                               max_sequence_tokens=cfg.max_total_sequence_length)
     if got.batch is None:
         return _Slice(start, None, [], [], {}, got.skipped, got.gen_seconds)
     batch = got.batch
-    turn_rewards, repair_metrics = None, {}
+    turn_rewards, episode_metrics, limited = None, {}, []
+    passed = [r.passed for r in got.results]
     if cfg.repair.on:
-        turn_rewards, rb, repair_metrics = score_turns(ctx.rewards_cfg, got, step_tasks, ctx.reward_override,
-                                                          cfg.repair.turns)
+        turn_rewards, rb, episode_metrics = score_turns(ctx.rewards_cfg, got, step_tasks, ctx.reward_override,
+                                                        cfg.repair.turns)
         totals = turn_rewards[torch.arange(len(batch)), [len(e.turns) - 1 for e in got.episodes]].tolist()
     else:
         group_tasks = [step_tasks[s.group] for s in batch.samples]
         rb = score(ctx.rewards_cfg, got.results, batch.samples, group_tasks)
         totals = (ctx.reward_override(got.results, batch.samples, group_tasks)
                   if ctx.reward_override is not None else rb.total)
+    if cfg.agent.on:  # resolved is FULL; episodes that ended at a limit are left out under `drop`
+        from coderl.rollout.agent import agent_metrics
+
+        passed = [e.status == "FULL" for e in got.episodes]
+        limited = [e.at_limit and cfg.agent.limit_episodes == "drop" for e in got.episodes]
+        episode_metrics = {**agent_metrics(got.episodes), "agent/left_out": sum(limited) / len(limited)}
     failed = rb.infra  # the sandbox's or the reward model's infrastructure failures (each row's last answer)
     causes = [r.message if r.status is Status.SANDBOX_ERROR else e
               for r, e in zip(got.results, rb.scorer_error or [""] * len(failed))]
     cause = next((c for c, bad in zip(causes, failed) if bad), "")
-    return _Slice(start, batch, [float(t) for t in totals], [r.passed for r in got.results],
-                  {**rb.metrics(), **repair_metrics}, got.skipped, got.gen_seconds, turn_rewards, list(failed), cause)
-
-
-def _agent_slice(ctx, step_tasks: list, start: int, gen: Generation, max_prompt: int) -> _Slice:
-    """This rank's agent episodes (rollout/agent.py), each scored on its working copy's grading run."""
-    from coderl.rollout.agent import agent_metrics, collect_agent
-
-    cfg = ctx.cfg
-    got = collect_agent(ctx.engine or ctx.policy.model, ctx.policy.tokenizer, step_tasks, ctx.sandbox, gen, cfg.agent,
-                        max_prompt_tokens=max_prompt, max_sequence_tokens=cfg.max_total_sequence_length)
-    if got.batch is None:
-        return _Slice(start, None, [], [], {}, got.skipped, got.gen_seconds)
-    batch = got.batch
-    group_tasks = [step_tasks[s.group] for s in batch.samples]
-    rb = score(ctx.rewards_cfg, got.results, batch.samples, group_tasks)
-    totals = ctx.reward_override(got.results, batch.samples, group_tasks) if ctx.reward_override is not None \
-        else rb.total
-    limited = [e.at_limit and cfg.agent.limit_episodes == "drop" for e in got.episodes]
-    metrics = {**rb.metrics(), **agent_metrics(got.episodes), "agent/left_out": sum(limited) / len(limited)}
-    failed = rb.infra
-    cause = next((r.message for r, bad in zip(got.results, failed) if bad), "")
-    return _Slice(start, batch, [float(t) for t in totals], [e.status == "FULL" for e in got.episodes], metrics,
-                  got.skipped, got.gen_seconds, None, list(failed), cause, limited)
+    return _Slice(start, batch, [float(t) for t in totals], passed, {**rb.metrics(), **episode_metrics}, got.skipped,
+                  got.gen_seconds, turn_rewards, list(failed), cause, limited)
 
 
 def _merge(parts: list[_Slice]) -> tuple[ScoredRollouts, list]:

@@ -12,31 +12,15 @@ from coderl.algorithms.aggregation import AGGREGATIONS  # noqa: E402
 from coderl.algorithms.losses import POLICY_LOSSES  # noqa: E402
 from coderl.rollout.agent import AgentConfig, agent_metrics, collect_agent  # noqa: E402
 from coderl.rollout.collect import Generation  # noqa: E402
-from coderl.rollout.hf_engine import HFEngine  # noqa: E402
 from coderl.rollout.repository_env import oracle_replies  # noqa: E402
-from coderl.rollout.types import SampledRow  # noqa: E402
 from coderl.tasks.repository.task import repository_of  # noqa: E402
 from tests.models.tiny import tiny_model  # noqa: E402
+from tests.rollout.scripted import script_engine  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def tiny():
     return tiny_model(seed=0)
-
-
-def _script(monkeypatch, replies):
-    """The HF engine answers turn k (one call a turn here) with replies[k] for every row; the prompts it got are
-    recorded."""
-    calls = []
-
-    def sample_rows(engine, tok, prompt_ids, stops, sampling):
-        calls.append([list(p) for p in prompt_ids])
-        text = replies[min(len(calls) - 1, len(replies) - 1)]
-        ids = tok(text, add_special_tokens=False)["input_ids"]
-        return [SampledRow(list(ids), torch.full((len(ids),), -0.25), text, True, False) for _ in prompt_ids]
-
-    monkeypatch.setattr(HFEngine, "sample_rows", sample_rows)
-    return calls
 
 
 def _shown_task(tasks):
@@ -47,7 +31,7 @@ def test_scripted_oracle_episodes_resolve_and_lay_out_their_rows(tiny, fixture_t
     model, tok = tiny
     task = _shown_task(fixture_tasks)
     replies = oracle_replies(task)
-    calls = _script(monkeypatch, replies)
+    calls = script_engine(monkeypatch, replies)
     gen = Generation(format="chat", samples_per_prompt=2, max_new_tokens=8)
     got = collect_agent(model, tok, [task], repo_sandbox, gen, AgentConfig(agent=True), max_sequence_tokens=1 << 16)
     assert [e.status for e in got.episodes] == ["FULL", "FULL"]
@@ -78,7 +62,7 @@ def test_an_episode_out_of_context_is_graded_as_it_stands_and_counted_as_a_limit
                                                                                    monkeypatch):
     model, tok = tiny
     task = _shown_task(fixture_tasks)
-    calls = _script(monkeypatch, oracle_replies(task))
+    calls = script_engine(monkeypatch, oracle_replies(task))
     gen = Generation(format="chat", max_new_tokens=8)
     got = collect_agent(model, tok, [task], repo_sandbox, gen, AgentConfig(agent=True), max_sequence_tokens=900)
     (episode,) = got.episodes

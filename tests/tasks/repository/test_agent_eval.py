@@ -11,10 +11,9 @@ torch = pytest.importorskip("torch")
 from coderl.base.config import ConfigError, build  # noqa: E402
 from coderl.eval.agent import MEASURES  # noqa: E402
 from coderl.eval.run import EvalConfig, run_eval  # noqa: E402
-from coderl.rollout.hf_engine import HFEngine  # noqa: E402
 from coderl.rollout.repository_env import oracle_replies  # noqa: E402
-from coderl.rollout.types import SampledRow  # noqa: E402
 from tests.models.tiny import tiny_llama  # noqa: E402
+from tests.rollout.scripted import script_engine  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -32,15 +31,7 @@ def test_a_scripted_oracle_resolves_and_the_summary_says_so(model_dir, tmp_path,
                                                            monkeypatch):
     first = fixture_tasks[0]  # --limit 1 evaluates the pool's first task
     replies = oracle_replies(first)
-    calls = []
-
-    def sample_rows(engine, tok, prompt_ids, stops, sampling):
-        calls.append(1)
-        text = replies[min(len(calls) - 1, len(replies) - 1)]
-        ids = tok(text, add_special_tokens=False)["input_ids"]
-        return [SampledRow(list(ids), torch.full((len(ids),), -0.5), text, True, False) for _ in prompt_ids]
-
-    monkeypatch.setattr(HFEngine, "sample_rows", sample_rows)
+    script_engine(monkeypatch, replies)
     summary = run_eval(_config(model_dir, tmp_path / "run", fixture_pool, limit=1, agent_turns=len(replies)),
                        log=lambda m: None)
     block = summary["agent"]["all"]
