@@ -215,9 +215,10 @@ def callers(calls: dict[str, set[str]], path: str, first: int, last: int) -> lis
 
 def generate_repository(sandbox, item: RepoInput, pool: Path, *, held_out: Iterable[str] = (), seed: int = 0,
                         per_function: int = 2, max_tasks: int | None = None, runs: int = RUNS,
-                        log: Callable[[str], None] = print) -> tuple[list[dict], dict]:
+                        log: Callable[[str], None] = print,
+                        emit: Callable[[dict, dict], None] | None = None) -> tuple[list[dict], dict]:
     """The validated tasks of one repository (rows of the pool file) and its counts; its clean tree copied into
-    `pool/repos/NAME` first."""
+    `pool/repos/NAME` first. `emit(row, counts)` is called as each task validates (the counts so far)."""
     started = time.monotonic()
     tree = pool / "repos" / item.name
     if not tree.exists():
@@ -258,6 +259,8 @@ def generate_repository(sandbox, item: RepoInput, pool: Path, *, held_out: Itera
                 if row is not None:
                     rows.append(row)
                     counts["validated"] += 1
+                    if emit is not None:
+                        emit(row, counts)
     counts["seconds"] = round(time.monotonic() - started, 1)
     counts["suite_cpu_seconds"] = round(suite_cpu, 2)
     log(f"{item.name}: {counts['validated']} tasks from {counts['mutants_tried']} mutants of {counts['functions']} "
@@ -321,17 +324,24 @@ def _one_task(sandbox, item, tree, env, path, original, mutation, tests, cpu_lim
 def generate(sandbox, items: Iterable[RepoInput], pool: str | os.PathLike, *, held_out: Iterable[str] = (),
              seed: int = 0, per_function: int = 2, max_tasks: int | None = None, runs: int = RUNS,
              log: Callable[[str], None] = print) -> dict:
-    """Generate every repository's tasks into `pool` (tasks.jsonl written whole at the end, under its final name only
-    once complete; stats.json beside it); returns the stats."""
+    """Generate every repository's tasks into `pool`; returns the stats. tasks.jsonl and stats.json are rewritten
+    (each under its final name only once whole) as each task validates, so an interrupted run keeps every task it
+    validated; a repository cut short shows `"interrupted": true` in stats.json."""
     pool = Path(pool)
     pool.mkdir(parents=True, exist_ok=True)
     stats = Stats()
     rows: list[dict] = []
     held_out = tuple(held_out)
     for item in items:
+        def emit(row: dict, counts: dict, name: str = item.name) -> None:
+            rows.append(row)
+            stats.repositories[name] = {**counts, "interrupted": True}
+            _write(pool, rows, stats)
+
         try:
             got, counts = generate_repository(sandbox, item, pool, held_out=held_out, seed=seed,
-                                              per_function=per_function, max_tasks=max_tasks, runs=runs, log=log)
+                                              per_function=per_function, max_tasks=max_tasks, runs=runs, log=log,
+                                              emit=emit)
         except ValueError as exc:  # a repository this machine cannot build tasks from: said, and the rest go on
             log(f"{item.name}: refused: {exc}")
             stats.repositories[item.name] = {"refused": str(exc)[:300]}
@@ -341,8 +351,7 @@ def generate(sandbox, items: Iterable[RepoInput], pool: str | os.PathLike, *, he
             key = row["split"] + (f"/{row['held_out']}" if row.get("held_out") else "")
             splits[key] = splits.get(key, 0) + 1
         stats.repositories[item.name] = {**counts, "splits": splits}
-        rows.extend(got)
-        _write(pool, rows, stats)  # after each repository: an interrupted run keeps what it validated
+        _write(pool, rows, stats)  # the repository's whole counts (its rows were written as they validated)
     return stats.to_dict()
 
 

@@ -177,3 +177,38 @@ def test_nothing_of_a_fix_is_readable_anywhere_in_the_view(fixture_tasks, repo_s
             environment=repo.environment, limits=Limits(cpu_seconds=600),
             files={**overlay, "needles.json": json.dumps([n.hex() for n in _needles(task)])}))
         assert json.loads(result.stdout)["found"] == [], task.task_id
+
+
+def test_an_interrupted_generation_keeps_every_task_it_validated(repo_sandbox, tmp_path):
+    """Rows are written as they validate: a run stopped in the middle of a repository leaves a loadable pool with
+    what it had, its stats marking the repository interrupted (a long repository once lost 93 minutes whole)."""
+    from coderl.tasks.repository.generate import RepoInput, generate
+    from coderl.tasks.repository.task import load_repository_tasks
+    from tests.tasks.repository.conftest import FIXTURE
+
+    pool = tmp_path / "pool"
+
+    class StopsAfterTwoTasks:
+        def _stop(self):
+            written = pool / "tasks.jsonl"
+            if written.exists() and len(written.read_text().splitlines()) >= 2:
+                raise KeyboardInterrupt
+
+        def run(self, request):
+            self._stop()
+            return repo_sandbox.run(request)
+
+        def submit(self, request):
+            self._stop()
+            return repo_sandbox.submit(request)
+
+    with pytest.raises(KeyboardInterrupt):
+        generate(StopsAfterTwoTasks(), [RepoInput("minilib", FIXTURE, "minilib")], pool, per_function=1,
+                 log=lambda line: None)
+    rows = [json.loads(line) for line in (pool / "tasks.jsonl").read_text().splitlines()]
+    assert len(rows) == 2 and len({r["task_id"] for r in rows}) == 2
+    assert len(load_repository_tasks(str(pool))) == 2
+    stats = json.loads((pool / "stats.json").read_text())
+    assert stats["repositories"]["minilib"]["interrupted"] is True
+    assert stats["repositories"]["minilib"]["validated"] == 2
+    assert not list(pool.glob(".*.partial"))
