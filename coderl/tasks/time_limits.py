@@ -101,26 +101,41 @@ def machine_seconds(repeats: int = 5) -> float:
     return min(seconds)
 
 
-SCALE_ENV = "CODERL_TIME_LIMIT_SCALE"  # a run's processes agree on one scale: the first to measure it sets it
+SCALE_ENV = "CODERL_TIME_LIMIT_SCALE"  # a factor forced on every recorded limit (a user's setting)
+MACHINE_ENV = "CODERL_MACHINE_SECONDS"  # this machine's `machine_seconds`: the first process to measure it sets it
+
+
+def shared_machine_seconds() -> float:
+    """This machine's `machine_seconds`, shared by a run's processes: $CODERL_MACHINE_SECONDS when set (by the
+    first process that measured it), else measured and written there, so the processes it starts (pipeline stages,
+    workers) scale every limit from one measurement rather than each its own, which on a noisy machine can straddle a
+    power of two."""
+    given = os.environ.get(MACHINE_ENV, "")
+    try:
+        value = float(given)
+        if 0 < value < math.inf:
+            return value
+    except ValueError:
+        pass
+    value = machine_seconds()
+    os.environ[MACHINE_ENV] = repr(value)
+    return value
 
 
 def machine_scale(recorded_seconds: float, here: float | None = None) -> int:
     """What limits recorded on a machine that ran `_workload` in `recorded_seconds` are multiplied by on this one
     (`here`: its seconds): 1 below twice the recording machine's time, else the power of two at or below the slowdown
-    (2, 4, 8, ...).  Without `here`: $CODERL_TIME_LIMIT_SCALE when set (a whole number >= 1), else measured
-    (`machine_seconds`) and written there, so the processes this one starts (pipeline stages, workers) use the same
-    scale rather than each its own measurement, which on a noisy machine can straddle a power of two."""
+    (2, 4, 8, ...).  Without `here`: $CODERL_TIME_LIMIT_SCALE when set (a whole number >= 1, forced on every recorded
+    limit), else from this machine's shared measurement (`shared_machine_seconds`) -- the scale is the recording
+    machine's: a row set on this machine is scaled by 1 whatever the bundled table's machine was."""
     if here is None and os.environ.get(SCALE_ENV):
         given = os.environ[SCALE_ENV]
         if not given.isdigit() or int(given) < 1:
             raise TaskFormatError(f"${SCALE_ENV}={given!r}: expected a whole number >= 1 (the factor on recorded "
                                   "time limits)")
         return int(given)
-    ratio = (machine_seconds() if here is None else here) / recorded_seconds
-    scale = 1 if ratio < 2 else 2 ** int(math.log2(ratio))
-    if here is None:
-        os.environ[SCALE_ENV] = str(scale)
-    return scale
+    ratio = (shared_machine_seconds() if here is None else here) / recorded_seconds
+    return 1 if ratio < 2 else 2 ** int(math.log2(ratio))
 
 
 def reference_cpu(result) -> float:

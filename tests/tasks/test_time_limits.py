@@ -233,10 +233,16 @@ def test_a_reference_that_fails_otherwise_under_its_limit_is_one_line():
         tl.settle(tasks, {tasks[0].task_id: 0.0}, lambda batch: [_Result(Status.FAILED) for _ in batch], 3.0)
 
 
-def test_a_runs_processes_share_one_scale_and_a_bad_one_is_one_line(monkeypatch):
+def test_a_runs_processes_share_one_measurement_and_a_bad_scale_is_one_line(monkeypatch):
     monkeypatch.setenv(tl.SCALE_ENV, "")
+    monkeypatch.setenv(tl.MACHINE_ENV, "")
     measured = tl.machine_scale(tl.machine_seconds() / 3)  # this machine "3 x slower": 2
-    assert measured == 2 and os.environ[tl.SCALE_ENV] == "2"  # what the processes it starts will use
+    assert measured == 2 and float(os.environ[tl.MACHINE_ENV]) == tl.machine_seconds()  # what its processes use
+    # the scale is the recording machine's, not the run's: a limit set here is scaled by 1 after one set elsewhere
+    # (before, the first scale measured was kept for every later limit: a row measured here got 2x its limit)
+    assert tl.machine_scale(tl.machine_seconds()) == 1
+    monkeypatch.setenv(tl.MACHINE_ENV, "0.4")  # a machine seconds shared by the process that started this one
+    assert tl.machine_scale(0.1) == 4 and tl.machine_scale(0.3) == 1
     monkeypatch.setenv(tl.SCALE_ENV, "8")
     assert tl.machine_scale(1e-9) == 8  # given: no measurement
     monkeypatch.setenv(tl.SCALE_ENV, "0.5")
