@@ -71,7 +71,8 @@ def format_agent(block: dict) -> str:
         parts = [f"{name} {m[name]:.3f} [{m[name + '_ci95'][0]:.3f}, {m[name + '_ci95'][1]:.3f}]"
                  for name in MEASURES]
         lines.append(f"{label} ({m['episodes']} episodes, {m['tasks']} tasks): " + "; ".join(parts))
-    lines.append("ended: " + ", ".join(f"{k} {v}" for k, v in sorted(block["ended"].items())))
+    lines.append("ended: " + ", ".join(f"{k} {v}" for k, v in sorted(block["ended"].items()))
+                 + (f"; tool-call format {block['tool_format']}" if "tool_format" in block else ""))
     return "\n".join(lines)
 
 
@@ -90,5 +91,6 @@ def evaluate_agent(cfg, taskset, tasks, loaded, model, gen, start: float, load_s
         log(f"left out: {len(got.skipped)} tasks whose prompt does not fit the model: {', '.join(got.skipped[:5])}")
         tasks = [t for t in tasks if t.task_id not in set(got.skipped)]
     rows, block = agent_rows(got, tasks, cfg.seed)
+    block["tool_format"] = got.tool_format
     seconds = {"load": load_seconds, "generation": got.gen_seconds, "total": time.perf_counter() - start}
     return write(cfg, taskset, tasks, rows, isolation, seconds, got.gen_tokens, loaded, agent=block)

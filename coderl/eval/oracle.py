@@ -1,7 +1,8 @@
 """`coderl tasks oracle`: demonstrations for an agent (issue 98, item 5).  A scripted agent resolves repository
 tasks through the agent's own tools (`coderl.rollout.repository_env`: it runs the tests the issue names, reads the
 file the fix changes, applies the gold patch with git apply, runs the tests again, submits), and each trajectory it
-resolves (graded FULL) is written as chat messages -- the issue, each reply and the observation it got -- for
+resolves (graded FULL) is written as chat messages -- the issue, each reply and the observation it got, in the
+format `--tool-format` names, with the tools its template renders -- for
 `coderl sft --data FILE`, which trains on the replies only (`coderl.train.sft.conversations`)."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass
 from coderl.base.config import option
 from coderl.base.outputs import refuse_existing
 from coderl.rollout.repository_env import oracle_replies, play
+from coderl.rollout.tool_calls import FORMATS, by_name
 from coderl.sandbox import Sandbox
 from coderl.tasks import load_tasks
 from coderl.tasks.spec import task_files
@@ -26,6 +28,9 @@ class OracleConfig:
     tasks: str = option(help="repository tasks: repo:POOL (e.g. repo:POOL@train)")
     out: str = option(help="the JSONL file to write (one trajectory a line: task_id, messages, reason, verdict)")
     workers: int = option(2, "sandbox runs at once")
+    tool_format: str = option("bash-block", "how the replies call the tools (docs/agents.md): bash-block, hermes or "
+                              "qwen3-coder (the format the model to train speaks: `--tool-format auto` resolves it)",
+                              choices=list(FORMATS))
     overwrite: bool = option(False, "replace an existing --out")
 
 
@@ -33,10 +38,11 @@ def write_oracle_trajectories(cfg: OracleConfig) -> tuple[int, int]:
     """(trajectories written, tasks tried); only resolved ones are written, under the final name once complete."""
     refuse_existing("--out", cfg.out, [cfg.out] if os.path.exists(cfg.out) else [], overwrite=cfg.overwrite)
     tasks = load_tasks(cfg.tasks).tasks
+    tool_format = by_name(cfg.tool_format)
     rows = []
     with Sandbox(workers=cfg.workers, isolation="full", hide=task_files(cfg.tasks)) as sandbox:
         for task in tasks:
-            row = play(sandbox, task, oracle_replies(task))
+            row = play(sandbox, task, oracle_replies(task, tool_format), tool_format=tool_format)
             if row["verdict"].get("status") == "FULL":
                 rows.append(row)
     partial = f"{cfg.out}.partial"

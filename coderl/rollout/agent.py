@@ -22,9 +22,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from coderl.base.config import ConfigError
 from coderl.rollout.collect import AgentConfig, Generation
 from coderl.rollout.episodes import run_episodes
 from coderl.rollout.repository_env import RepositoryEnvironment
+from coderl.rollout.tool_calls import resolve
 from coderl.rollout.types import RolloutBatch
 from coderl.sandbox.types import ExecutionResult
 from coderl.tasks.types import Task
@@ -64,6 +66,7 @@ class AgentCollected:
     skipped: list[str]  # task ids whose first prompt was longer than max_prompt_tokens
     gen_seconds: float
     gen_tokens: int
+    tool_format: str = "bash-block"  # the format the replies were read in (`--tool-format auto` resolved)
 
     @property
     def samples(self) -> list:
@@ -73,7 +76,13 @@ class AgentCollected:
 def collect_agent(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generation, cfg: AgentConfig, *,
                   max_prompt_tokens: int | None = None, max_sequence_tokens: int | None = None,
                   log: Callable[[str], None] | None = None) -> AgentCollected:
-    """One agent episode per row (`gen.samples_per_prompt` rows per task), each in a working copy of its own."""
+    """One agent episode per row (`gen.samples_per_prompt` rows per task), each in a working copy of its own, replies
+    in `cfg.tool_format` (resolved against the tokenizer's chat template: a format it does not speak is a
+    ConfigError)."""
+    try:
+        tool_format = resolve(cfg.tool_format, tokenizer)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
     limits = cfg.limits()
     if cfg.context_tokens is not None:
         max_sequence_tokens = min(cfg.context_tokens, max_sequence_tokens or cfg.context_tokens)
@@ -82,7 +91,7 @@ def collect_agent(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generat
     envs = []
     for index, task in enumerate(tasks):
         for _ in range(gen.samples_per_prompt):
-            env = RepositoryEnvironment(sandbox, task, limits)
+            env = RepositoryEnvironment(sandbox, task, limits, tool_format=tool_format)
             env.group = index
             envs.append(env)
     got = run_episodes(model, tokenizer, envs, [e.group for e in envs], gen, max_turns=limits.turns,
@@ -95,7 +104,7 @@ def collect_agent(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generat
         reset_seconds=row.env.reset_seconds, replies=[s.raw_output for s in row.samples],
         observations=[s.observation for s in row.steps[:-1]]) for row in got.rows]
     return AgentCollected(got.batch, [row.end.result for row in got.rows], episodes, skipped, got.gen_seconds,
-                          got.gen_tokens)
+                          got.gen_tokens, tool_format.name)
 
 
 def agent_metrics(episodes: Sequence[AgentEpisode]) -> dict:

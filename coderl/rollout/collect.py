@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from coderl.base.config import ConfigError, option, require
 from coderl.base.progress import eta
+from coderl.rollout.tool_calls import CHOICES as TOOL_FORMATS
 from coderl.rollout.types import RolloutBatch
 from coderl.sandbox.types import ExecutionResult, Limits
 from coderl.tasks.types import Task
@@ -101,6 +102,9 @@ class AgentConfig:
                                         "ends (graded as it stands) when the next reply would not fit (default: the "
                                         "model's context; training: --max-total-sequence-length)")
     episode_wall_seconds: float = option(1800.0, "agent: an episode's wall time (checked between turns)")
+    tool_format: str = option("auto", "agent: how a reply calls a tool (docs/agents.md): bash-block (a fenced bash "
+                              "block), hermes (<tool_call> JSON), qwen3-coder (<tool_call> XML), or auto (the "
+                              "model's chat template's own, else bash-block)", choices=list(TOOL_FORMATS))
     limit_episodes: str = option("drop", "agent: episodes that ended at a limit (turns, context, wall time, malformed "
                                  "replies): drop (out of the loss, counted) or train", choices=["drop", "train"])
 

@@ -15,7 +15,8 @@ An environment (duck-typed; see `Environment`):
 * `reset()`: make the episode's state (a sandbox working copy); called once the row is kept;
 * `step(text) -> step` with `.observation`, `.done`, `.reason`: the reply acted on;
 * `finish(reason) -> step`: end it now (out of context or turns): what is graded then is the environment's rule;
-* `sample(tokenizer, prompt, row, stops) -> Sample`, `stops() -> tuple`, `observation_role` ("user" or "tool").
+* `sample(tokenizer, prompt, row, stops) -> Sample`, `stops() -> tuple`, `observation_role` ("user" or "tool"),
+  `tools` (what the template renders into every prompt, or None).
 
 Token bookkeeping (docs/agents.md, "Exact tokens"): every reply is kept as the ids the engine sampled, with their
 log-probs; the observation between two replies is the text the chat template puts there (`turn_glue`), tokenised
@@ -44,6 +45,7 @@ _SENTINEL = "\ue000coderl-answer\ue000"  # a private-use character no template r
 
 class Environment(Protocol):
     observation_role: str
+    tools: list | None  # the tools the chat template renders (an agent's templated tool-call format), or None
 
     def prompt(self, tokenizer: Any) -> tuple[list, str]: ...
 
@@ -84,13 +86,14 @@ class EpisodesCollected:
     gen_tokens: int
 
 
-def turn_glue(tokenizer, messages: list, observation: dict, ended_with: str | None) -> str:
+def turn_glue(tokenizer, messages: list, observation: dict, ended_with: str | None, tools: list | None = None) -> str:
     """The text between a reply and the next reply: the template's end of the assistant turn, the observation
     message (`{"role": "user" | "tool", "content": ...}`), and the next assistant header.  `ended_with`: the special
-    token the reply already ended with (its EOS), which the glue then does not repeat."""
+    token the reply already ended with (its EOS), which the glue then does not repeat; `tools`: what the prompt
+    rendered (`rollout.tool_calls.TOOLS`), rendered here too so both renderings share their system prompt."""
     answer = {"role": "assistant", "content": _SENTINEL}
-    closed = tokenizer.apply_chat_template(messages + [answer], tokenize=False)
-    opened = tokenizer.apply_chat_template(messages + [answer, observation], tokenize=False,
+    closed = tokenizer.apply_chat_template(messages + [answer], tools=tools, tokenize=False)
+    opened = tokenizer.apply_chat_template(messages + [answer, observation], tools=tools, tokenize=False,
                                            add_generation_prompt=True)
     if closed.count(_SENTINEL) != 1 or not opened.startswith(closed):
         raise ValueError("a multi-turn episode needs a chat template that renders a conversation by appending "
@@ -161,7 +164,7 @@ def run_episodes(model, tokenizer, envs: Sequence[Any], groups: Sequence[int], g
                     ending.append((row, "turns"))
                     continue
                 observation = {"role": row.env.observation_role, "content": step.observation}
-                glue = turn_glue(tokenizer, row.messages[:-1], observation, row.eos or None)
+                glue = turn_glue(tokenizer, row.messages[:-1], observation, row.eos or None, row.env.tools)
                 glue_ids = tokenizer(glue, add_special_tokens=False)["input_ids"]
                 if room is not None and len(row.ids) + len(glue_ids) + gen.max_new_tokens > room:
                     row.out_of_room = True

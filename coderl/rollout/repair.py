@@ -95,6 +95,7 @@ class RepairEnvironment:
     the episode has ended)."""
 
     observation_role = "user"
+    tools = None
 
     def __init__(self, task: Task, split: TestSplit, group: int, sandbox, fmt, limits: Limits | None,
                  repair: RepairConfig, tokenizer):

@@ -7,12 +7,13 @@ the grader's verdict is the reward.
     step = env.step(model_text)                # its command's output, or why the reply was not a command
     ... until step.done; step.result / step.verdict: the grading run and FULL / PARTIAL / NO
 
-The plain format (for a model without a tool template, as mini-swe-agent's): each reply holds exactly one fenced
-```bash block; its text is the command, run as `bash -c` in a fresh process in the working copy (`/sandbox`), the
+How a reply calls a tool is its format (`rollout.tool_calls`: `bash-block`, a fenced ```bash block as mini-swe-agent's,
+for a model without a tool template; `hermes` and `qwen3-coder`, the model's own template rendering the tools).
+Whatever the format, a `bash` call's command runs as `bash -c` in a fresh process in the working copy (`/sandbox`), the
 environment's `python` and `pytest` first on PATH (`/env/bin`), under the command's CPU limit, its output (stdout, then
-stderr) cut to its first and last `output_chars / 2` characters.  The command `submit` alone ends the episode and
-grades the working copy.  A reply with no bash block or with several is malformed: its observation says so, and
-`malformed_in_a_row` malformed replies in a row end the episode.
+stderr) cut to its first and last `output_chars / 2` characters; `submit` ends the episode and grades the working copy.
+A reply that is not one valid call is malformed: its observation says why, and `malformed_in_a_row` malformed replies
+in a row end the episode.
 
 At every limit (turns, the episode's wall time) and after malformed replies, what is graded is the working copy as it
 stands (an agent that fixed the code and ran out of turns is paid for the fix), and the end says why (`Step.reason`:
@@ -30,20 +31,13 @@ import time
 import uuid
 from dataclasses import dataclass, field
 
+from coderl.rollout.tool_calls import BASH, SUBMIT, TOOLS, BashBlock, Malformed, ToolCall
 from coderl.rollout.types import Sample
 from coderl.rollout.types import Step as EpisodeStep
 from coderl.sandbox.types import ExecutionRequest, ExecutionResult, Limits, Mode
 from coderl.tasks.repository.grade import grading_request, submission_files, verdict
 from coderl.tasks.repository.task import repository_of
 from coderl.tasks.types import Task
-
-SUBMIT = "submit"
-_BLOCK = re.compile(r"```(?:bash|sh)[ \t]*\n(.*?)```", re.DOTALL)
-INSTRUCTIONS = (
-    "You are working in the repository's top folder. Each reply: think briefly, then give exactly one shell command "
-    "in a fenced ```bash block. Its output comes back to you. The repository's tests run with `pytest` (and its "
-    "code with `python`). When the issue is fixed, reply with the command `submit` alone."
-)
 
 
 @dataclass(frozen=True)
@@ -61,12 +55,6 @@ class AgentLimits:
 class Step(EpisodeStep):  # reason: submitted, turns, wall_time, malformed (the collector's: context)
     result: ExecutionResult | None = None  # the grading run, once done
     verdict: dict = field(default_factory=dict)  # `grade.verdict`, once done
-
-
-def command_of(text: str) -> str | None:
-    """The one bash block's command of a reply, or None when it has none or several."""
-    blocks = _BLOCK.findall(text)
-    return blocks[0].strip() if len(blocks) == 1 else None
 
 
 # pytest's run summary ("2 failed, 4 passed in 0.03s", "=== 5 passed in 1.20s (0:00:01) ===", "no tests ran in 0.01s")
@@ -91,13 +79,17 @@ def truncate(text: str, limit: int) -> str:
 class RepositoryEnvironment:
     """One episode of an agent in one repository task (a sandbox episode of its own, closed at the end)."""
 
-    def __init__(self, sandbox, task: Task, limits: AgentLimits | None = None, episode: str | None = None):
+    def __init__(self, sandbox, task: Task, limits: AgentLimits | None = None, episode: str | None = None,
+                 tool_format=None):
         if task.kind != "repository":
             raise ValueError(f"task {task.task_id}: an agent works on repository tasks (this one is {task.kind})")
         self.sandbox = sandbox
         self.task = task
         self.repo = repository_of(task)
         self.limits = limits or AgentLimits()
+        self.format = tool_format or BashBlock()  # `rollout.tool_calls`: how a reply calls a tool
+        self.tools = TOOLS if self.format.template_tools else None  # what the chat template renders, if anything
+        self.observation_role = self.format.observation_role
         self.episode = episode or f"agent-{uuid.uuid4().hex}"
         self.turns = 0
         self.malformed = 0
@@ -110,7 +102,7 @@ class RepositoryEnvironment:
 
     def first_message(self) -> str:
         """The first observation: the issue and how to act."""
-        return f"{INSTRUCTIONS}\n\n<issue>\n{self.task.prompt.strip()}\n</issue>"
+        return f"{self.format.instructions()}\n\n<issue>\n{self.task.prompt.strip()}\n</issue>"
 
     def reset(self) -> str:
         """The episode's working copy made (the task's base), and the first observation."""
@@ -123,14 +115,12 @@ class RepositoryEnvironment:
         return self.first_message()
 
     # -- the episode collector's side (`rollout.episodes.Environment`)
-    observation_role = "user"
-
     def prompt(self, tokenizer) -> tuple[list, str]:
-        """The first chat messages and prompt text (pure: nothing runs until `reset`)."""
-        from coderl.rollout.formats import prompt_text
-
+        """The first chat messages and prompt text, the tools rendered by the template where the format has them
+        (pure: nothing runs until `reset`)."""
         messages = [{"role": "user", "content": self.first_message()}]
-        return messages, prompt_text(messages, tokenizer)
+        return messages, tokenizer.apply_chat_template(messages, tools=self.tools, tokenize=False,
+                                                       add_generation_prompt=True)
 
     def stops(self) -> tuple[str, ...]:
         return ()  # a reply ends at the model's end of turn (a command may hold any text)
@@ -140,27 +130,33 @@ class RepositoryEnvironment:
         del tokenizer, stops
         return Sample(task_id=self.task.task_id, group=self.group, prompt=prompt, raw_output=row.text,
                       completion=row.text, gen_tokens=tuple(row.ids), code_tokens=tuple(row.ids),
-                      truncated=not row.ended, format_ok=command_of(row.text) is not None)
+                      truncated=not row.ended, format_ok=self.call_of(row.text) is not None)
+
+    def call_of(self, text: str) -> ToolCall | None:
+        try:
+            return self.format.parse(text)
+        except Malformed:
+            return None
 
     def step(self, text: str) -> Step:
         """The agent's reply: its command run (or the episode ended and graded)."""
         if self.done:
             raise RuntimeError("the episode has ended")
         self.turns += 1
-        command = command_of(text)
-        if command == SUBMIT:
-            return self._end("submitted")
-        if command is None:
+        try:
+            call = self.format.parse(text)
+        except Malformed as exc:
             self.malformed += 1
             self.malformed_total += 1
             if self.malformed >= self.limits.malformed_in_a_row:
                 return self._end("malformed")
-            observation = ("Your reply must hold exactly one ```bash block with one command (or `submit` alone once "
-                           "the issue is fixed).")
+            observation = str(exc)
         else:
+            if call.name == SUBMIT:
+                return self._end("submitted")
             self.malformed = 0
             self.commands += 1
-            observation = self._run(command)
+            observation = self._run(call.command)
         if self.turns >= self.limits.turns:
             return self._end("turns", observation)
         if time.monotonic() - self.started > self.limits.wall_seconds:
@@ -200,18 +196,19 @@ class RepositoryEnvironment:
 READ_MARGIN = 12  # lines the oracle reads on each side of a hunk of the fix
 
 
-def oracle_replies(task: Task) -> list[str]:
+def oracle_replies(task: Task, tool_format=None) -> list[str]:
     """A scripted agent that fixes the task through the same tools (a demonstration): it runs the tests the issue
     names, reads the lines of each file the fix changes around the change (numbered, `READ_MARGIN` lines each side:
     what a traceback points at, not the whole file), applies the gold patch with git apply, runs the tests again,
-    submits."""
+    submits.  Its replies are written in `tool_format` (default bash-block)."""
+    fmt = tool_format or BashBlock()
     repo = repository_of(task)
     shown = [t for t in repo.fail_to_pass if t not in repo.hidden]
     files = sorted({line[6:] for line in (task.reference_solution or "").splitlines() if line.startswith("+++ b/")})
     target = " ".join(shown[:3]) if shown else " ".join(sorted({t.split("::")[0] for t in repo.pass_to_pass})[:1])
 
     def bash(command: str, thought: str) -> str:
-        return f"{thought}\n\n```bash\n{command}\n```"
+        return fmt.render(ToolCall(SUBMIT) if command == SUBMIT else ToolCall(BASH, {"command": command}), thought)
 
     replies = [bash(f"pytest -q -x {target}".strip(), "First, run the tests the issue is about.")]
     for f in files[:2]:
@@ -242,10 +239,11 @@ def _hunk_spans(patch: str, path: str) -> list[tuple[int, int]]:
     return spans
 
 
-def play(sandbox, task: Task, replies: list[str], limits: AgentLimits | None = None) -> dict:
+def play(sandbox, task: Task, replies: list[str], limits: AgentLimits | None = None, tool_format=None) -> dict:
     """An episode played from fixed replies: {"task_id", "messages" (the issue, then each reply and its
-    observation; the last message the reply that ended it), "reason", "verdict"}."""
-    env = RepositoryEnvironment(sandbox, task, limits)
+    observation; the last message the reply that ended it), "reason", "verdict", and "tools" where the format's
+    template renders them}."""
+    env = RepositoryEnvironment(sandbox, task, limits, tool_format=tool_format)
     messages = [{"role": "user", "content": env.reset()}]
     step = Step("")
     for reply in replies:
@@ -253,7 +251,8 @@ def play(sandbox, task: Task, replies: list[str], limits: AgentLimits | None = N
         step = env.step(reply)
         if step.done:
             break
-        messages.append({"role": "user", "content": step.observation})
+        messages.append({"role": env.observation_role, "content": step.observation})
     if not step.done:  # the replies ran out first: the working copy graded as it stands
         step = env.finish("replies")
-    return {"task_id": task.task_id, "messages": messages, "reason": step.reason, "verdict": step.verdict}
+    return {"task_id": task.task_id, "messages": messages, "reason": step.reason, "verdict": step.verdict,
+            **({"tools": env.tools} if env.tools else {})}

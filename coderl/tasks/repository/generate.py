@@ -73,7 +73,7 @@ class Stats:
         total: dict[str, int] = {}
         for counts in self.repositories.values():
             for key, value in counts.items():
-                if isinstance(value, int):
+                if isinstance(value, int) and not isinstance(value, bool):  # not "interrupted"
                     total[key] = total.get(key, 0) + value
         return {"repositories": self.repositories, "total": total}
 

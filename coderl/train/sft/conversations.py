@@ -1,9 +1,10 @@
 """SFT on conversations: an agent's trajectories (issue 98: the oracle's, `coderl tasks oracle`), each a list of chat
 messages, trained on the assistant's replies only.
 
-A file of them is JSON lines with `messages` (a list of {"role": "system" | "user" | "assistant", "content": text},
-ending on an assistant reply) and `task_id`.  Tokenised as generation sees a conversation, never as one string: each
-assistant reply's prompt is the chat template's rendering of the messages before it with the generation prompt, and
+A file of them is JSON lines with `messages` (a list of {"role": "system" | "user" | "assistant" | "tool", "content":
+text}, ending on an assistant reply), `task_id`, and `tools` where the replies call tools in a format the chat
+template renders (`rollout.tool_calls`: the template is applied with `tools=` as the agent's prompts are).
+Tokenised as generation sees a conversation, never as one string: each assistant reply's prompt is the chat template's rendering of the messages before it with the generation prompt, and
 only the text that rendering adds to what came before is tokenised as glue (the end of the last reply, the
 observation, the next assistant header); the reply is tokenised alone, then the end-of-turn id.  So the ids are what
 a multi-turn episode's generation produced (`coderl.rollout.repair`'s token path), and labels are -100 on everything
@@ -21,13 +22,14 @@ from typing import Any
 
 from coderl.base.config import ConfigError
 
-ROLES = ("system", "user", "assistant")
+ROLES = ("system", "user", "assistant", "tool")
 
 
 @dataclass(frozen=True)
 class Conversation:
     task_id: str
     messages: tuple[dict, ...]
+    tools: list | None = None  # the tools the template renders into the prompt (a templated tool-call format)
 
     @property
     def prompt(self) -> str:
@@ -71,7 +73,10 @@ def load_conversations(path: str) -> list[Conversation]:
                                       "'content': text}")
             if messages[-1]["role"] != "assistant":
                 raise ConfigError(f"{where}: field 'messages': expected to end on an assistant reply (what is trained)")
-            out.append(Conversation(str(row.get("task_id", f"row-{number}")), tuple(messages)))
+            tools = row.get("tools")
+            if tools is not None and not (isinstance(tools, list) and all(isinstance(t, dict) for t in tools)):
+                raise ConfigError(f"{where}: field 'tools': expected a list of tool schemas (objects)")
+            out.append(Conversation(str(row.get("task_id", f"row-{number}")), tuple(messages), tools or None))
     return out
 
 
@@ -85,7 +90,8 @@ def tokenize_conversation(conversation: Conversation, tokenizer: Any, end_id: in
     for i, message in enumerate(messages):
         if message["role"] != "assistant":
             continue
-        prompt = tokenizer.apply_chat_template(messages[:i], add_generation_prompt=True, tokenize=False)
+        prompt = tokenizer.apply_chat_template(messages[:i], tools=conversation.tools, add_generation_prompt=True,
+                                               tokenize=False)
         if not prompt.startswith(rendered):
             raise ConfigError(f"conversation {conversation.task_id}: the chat template's rendering of the messages "
                               f"before reply {i} does not extend the rendering before the last reply: the ids would "

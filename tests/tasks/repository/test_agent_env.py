@@ -8,18 +8,9 @@ import dataclasses
 from coderl.rollout.repository_env import (
     AgentLimits,
     RepositoryEnvironment,
-    command_of,
     oracle_replies,
     truncate,
 )
-
-
-def test_a_reply_s_command_is_its_one_bash_block():
-    assert command_of("look\n```bash\nls -la\n```\n") == "ls -la"
-    assert command_of("```sh\npytest -q\n```") == "pytest -q"
-    assert command_of("no block here") is None
-    assert command_of("```bash\nls\n```\n```bash\npwd\n```") is None  # two: malformed
-    assert command_of("```python\nprint(1)\n```") is None
 
 
 def test_long_output_keeps_its_head_and_tail():
