@@ -2,15 +2,15 @@
 messages, trained on the assistant's replies only.
 
 A file of them is JSON lines with `messages` (a list of {"role": "system" | "user" | "assistant" | "tool", "content":
-text}, ending on an assistant reply), `task_id`, and `tools` where the replies call tools in a format the chat
-template renders (`rollout.tool_calls`: the template is applied with `tools=` as the agent's prompts are).
-Tokenised as generation sees a conversation, never as one string: each assistant reply's prompt is the chat
-template's rendering of the messages before it with the generation prompt, and only the text that rendering adds to what came before is tokenised as glue (the end of the last reply, the
-observation, the next assistant header); the reply is tokenised alone, then the end-of-turn id.  So the ids are what
-a multi-turn episode's generation produced (`coderl.rollout.repair`'s token path), and labels are -100 on everything
-but the replies and their end-of-turn ids: observations get no gradient.  A template whose rendering of a longer
-conversation does not extend the shorter one's (one that drops earlier reasoning) is refused in one line, since the
-ids would no longer be the ones generation saw.
+text}, ending on an assistant reply), `task_id`, and `tools` where the replies call tools in a format the chat template
+renders (`rollout.tool_calls`: the template is applied with `tools=` as the agent's prompts are). Tokenised as
+generation sees a conversation, never as one string: each assistant reply's prompt is the chat template's rendering of
+the messages before it with the generation prompt, and only the text that rendering adds to what came before is
+tokenised as glue (the end of the last reply, the observation, the next assistant header); the reply is tokenised alone,
+then the end-of-turn id. So the ids are what a multi-turn episode's generation produced (`coderl.rollout.repair`'s token
+path), and labels are -100 on everything but the replies and their end-of-turn ids: observations get no gradient. A
+template whose rendering of a longer conversation does not extend the shorter one's (one that drops earlier reasoning)
+is refused in one line, since the ids would no longer be the ones generation saw.
 """
 
 from __future__ import annotations
