@@ -11,7 +11,11 @@ own, so a test may not
     or object's attribute, binding `input`, `print` or `open` at module level);
   * capture what the program prints or warns (`redirect_stdout`/`redirect_stderr` under any alias,
     `warnings.catch_warnings(record=True)`);
-  * hide a test where pytest does not collect it (`def test_x` under an `if`, `try`, `with`, ...).
+  * hide a test where pytest does not collect it (`def test_x` under an `if`, `try`, `with`, ...), or make pytest
+    collect other than the plain `def test*` counted at load (`collection`: a `Test*` class inside a class, a
+    `test*` name bound by assignment to a lambda or a name, or by `from ... import`; `__test__` set anywhere);
+  * expect the program to exit (`pytest.raises(SystemExit)`, `except SystemExit` / `KeyboardInterrupt`): a program's
+    exit is an error in the sandbox whatever catches it (`exit_called`), so a correct solution could not pass.
 
 Names are resolved through the file's imports (`from contextlib import redirect_stdout as capture` is
 `contextlib.redirect_stdout`).  `module_bindings` gives what the file binds at module level, compound statements
@@ -239,9 +243,61 @@ class _Check(ast.NodeVisitor):
         self.generic_visit(node)
 
 
+EXITS = frozenset({"SystemExit", "KeyboardInterrupt"})
+
+
+def _exits(node: ast.AST) -> bool:
+    """Whether an exception spec (a name, an attribute, a tuple of them) names SystemExit or KeyboardInterrupt."""
+    if isinstance(node, ast.Tuple):
+        return any(_exits(e) for e in node.elts)
+    return (node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")) in EXITS
+
+
+def exits(tree: ast.Module) -> None:
+    """Refuse a test that expects the program to exit: `raises(SystemExit)`, `except SystemExit`."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ExceptHandler) and node.type is not None and _exits(node.type):
+            spec = f"except {ast.unparse(node.type)[:40]}"
+        elif isinstance(node, ast.Call) and node.args and _exits(node.args[0]) and (
+                node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")) == "raises":
+            spec = f"raises({ast.unparse(node.args[0])[:40]})"
+        else:
+            continue
+        raise Refused(f"{_line(node)}: {spec}: a program's exit is an error in the sandbox whatever catches it "
+                      "(docs/sandbox.md, exit_called), so a correct solution could not pass")
+
+
+def collection(body: list, where: str = "the module") -> None:
+    """Refuse what would make pytest collect other than the plain defs counted at load: a `test*` name bound other
+    than by a def to what may be a function (pytest collects any function under a test name), `__test__` (its switch
+    for collecting a module or class), a `Test*` class inside a `Test*` class; the module's and each class's body."""
+    for node in body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = [t.id for target in targets for t in ast.walk(target) if isinstance(t, ast.Name)]
+            if "__test__" in names:
+                raise Refused(f"{_line(node)}: {where} sets __test__ (what pytest collects would change)")
+            if isinstance(node.value, (ast.Lambda, ast.Name, ast.Attribute)) and any(n.startswith("test")
+                                                                                     for n in names):
+                raise Refused(f"{_line(node)}: {where} binds a test name by assignment ({ast.unparse(node)[:60]}): "
+                              "pytest would collect a function bound so")
+        elif isinstance(node, ast.ImportFrom):  # (a module, `import testing`, is no function)
+            for alias in node.names:
+                if (alias.asname or alias.name).startswith("test") and alias.name != "*":
+                    raise Refused(f"{_line(node)}: {where} imports the name {alias.asname or alias.name!r}: pytest "
+                                  "would collect a function bound so")
+        elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+            if where != "the module":
+                raise Refused(f"{_line(node)}: test class {node.name} inside {where} (pytest collects it; nested "
+                              "test classes are not supported)")
+            collection(node.body, f"class {node.name}")
+
+
 def check(tree: ast.Module, solution: str) -> None:
     """Refuses (`Refused`, naming the construct and its line) what the module docstring lists."""
     hidden_tests(tree)
+    collection(tree.body)
+    exits(tree)
     for s in tree.body:
         for n in ([s] if isinstance(s, (ast.Assign, ast.AnnAssign, ast.AugAssign)) else []):
             for t in getattr(n, "targets", [getattr(n, "target", None)]):

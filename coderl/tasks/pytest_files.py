@@ -191,6 +191,10 @@ def _parametrize(func: ast.FunctionDef, pytest_names: set[str]) -> tuple[int, se
             if isinstance(elt, ast.Call) and _is_pytest(elt.func, pytest_names, "param") and elt.keywords and any(
                     k.arg == "marks" for k in elt.keywords):
                 raise TestFileError(f"{_line(elt)}: pytest.param with marks= is not supported")
+        twice = sorted({n for n in argnames if list(argnames).count(n) > 1} | (set(argnames) & filled))
+        if twice:  # pytest: "duplicate parametrization of 'x'", a collection error
+            raise TestFileError(f"{_line(deco)}: parametrize names {twice[0]!r} twice (pytest refuses it at "
+                                "collection)")
         count *= len(values.elts)
         filled |= set(argnames)
     if count > MAX_CASES:
@@ -233,6 +237,9 @@ def _collect(tree: ast.Module, fixtures: set[str], pytest_names: set[str]) -> li
     found: dict[str, tuple[str, ast.FunctionDef]] = {}
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
+            if _is_fixture(node, pytest_names):  # a fixture named test*: pytest does not collect it as a test
+                found.pop(node.name, None)
+                continue
             found[node.name] = (node.name, node)
         elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
             if node.keywords or any(not (isinstance(b, ast.Name) and b.id == "object") for b in node.bases):

@@ -20,6 +20,8 @@ a runner function named `add` would have kept a solution's `add` from the tests)
 preamble's top-level class definitions when a test passes it an object of one (`checks.class_definitions`).
 """
 
+from coderl.tasks.pytest_approx import APPROX  # noqa: E402 -- the runner's `approx`, one room of its own
+
 SOURCE = r'''
 def make(test_namespace):
     import inspect
@@ -36,18 +38,29 @@ def make(test_namespace):
     class Failed(AssertionError):
         """pytest.fail, or a raises block that did not raise."""
 
+    # The outcomes pytest makes uncatchable (its OutcomeException is a BaseException): the first one raised in a test
+    # is kept here, and the test fails with it whatever caught it after -- the file (`except Exception`, a raises
+    # block) or the program a callback raised it in (`guard(lambda: pytest.fail())`).  Stricter than pytest, which a
+    # bare `except:` fools: docs/tasks.md, "Test files".
+    outcome = []
+
+    def _outcome(exc):
+        if not outcome:
+            outcome.append(exc)
+        return exc
+
     def skip(reason="", **kwargs):
-        raise Skipped(reason)
+        raise _outcome(Skipped(reason))
 
     def fail(reason="", pytrace=True):
-        raise Failed(reason)
+        raise _outcome(Failed(reason))
 
     def importorskip(modname, minversion=None, reason=None, **kwargs):
         import importlib
         try:
             return importlib.import_module(modname)
         except ImportError:
-            raise Skipped(reason or f"could not import {modname!r}") from None
+            raise _outcome(Skipped(reason or f"could not import {modname!r}")) from None
 
     def main(*args, **kwargs):
         return 0
@@ -61,8 +74,10 @@ def make(test_namespace):
             return self.type.__name__
 
         def match(self, regexp):
-            if not re.search(regexp, str(self.value)):
-                raise AssertionError(f"Regex pattern did not match.\n Regex: {regexp!r}\n Input: {str(self.value)!r}")
+            # pytest's: the exception's str, then its notes (add_note), one a line
+            text = "\n".join([str(self.value), *getattr(self.value, "__notes__", [])])
+            if not re.search(regexp, text):
+                raise AssertionError(f"Regex pattern did not match.\n Regex: {regexp!r}\n Input: {text!r}")
             return True
 
         def __repr__(self):
@@ -77,7 +92,7 @@ def make(test_namespace):
 
         def __exit__(self, etype, value, tb):
             if etype is None:
-                raise Failed(f"DID NOT RAISE {self.expected!r}")
+                raise _outcome(Failed(f"DID NOT RAISE {self.expected!r}"))
             if not issubclass(etype, self.expected):
                 return False
             self.info.type, self.info.value, self.info.tb = etype, value, tb
@@ -97,51 +112,7 @@ def make(test_namespace):
             args[0](*args[1:], **kwargs)
         return info
 
-    def _plain(x):
-        return x.tolist() if type(x).__module__.startswith("numpy") and hasattr(x, "tolist") else x
-
-    def _number(x):
-        return isinstance(x, (int, float, complex)) and not isinstance(x, bool)
-
-    class Approx:
-        __hash__ = None
-
-        def __init__(self, expected, rel, abs_, nan_ok):
-            self.expected, self.rel, self.abs, self.nan_ok = _plain(expected), rel, abs_, nan_ok
-
-        def tolerance(self, e):
-            absolute = 1e-12 if self.abs is None else self.abs
-            if self.rel is None and self.abs is not None:
-                return absolute
-            return max((1e-6 if self.rel is None else self.rel) * abs(e), absolute)
-
-        def close(self, e, a):
-            a = _plain(a)
-            if isinstance(e, dict):
-                return isinstance(a, dict) and set(a) == set(e) and all(self.close(e[k], a[k]) for k in e)
-            if isinstance(e, (list, tuple)):
-                return isinstance(a, (list, tuple)) and len(a) == len(e) and all(map(self.close, e, a))
-            if not (_number(e) and _number(a)):
-                return e == a
-            if isinstance(e, complex) or isinstance(a, complex):
-                return a == e or abs(a - e) <= self.tolerance(e)
-            if math.isnan(e) or math.isnan(a):
-                return self.nan_ok and math.isnan(e) and math.isnan(a)
-            if math.isinf(e) or math.isinf(a):
-                return a == e
-            return abs(a - e) <= self.tolerance(e)
-
-        def __eq__(self, actual):
-            return self.close(self.expected, actual)
-
-        def __ne__(self, actual):
-            return not self.close(self.expected, actual)
-
-        def __repr__(self):
-            return f"approx({self.expected!r})"
-
-    def approx(expected, rel=None, abs=None, nan_ok=False):
-        return Approx(expected, rel, abs, nan_ok)
+    approx = make_approx()
 
     fixtures = {}  # name -> (function, autouse)
 
@@ -229,6 +200,7 @@ def make(test_namespace):
         instance = ns[owner]() if owner else None
         test = getattr(instance, method) if owner else func
         cache, teardowns = {}, []
+        outcome.clear()
 
         def resolve(arg, asking=()):
             if arg in params:
@@ -274,6 +246,9 @@ def make(test_namespace):
             finally:
                 if instance is not None and callable(getattr(instance, "teardown_method", None)):
                     hook(instance.teardown_method, test)
+        if outcome:  # raised in the test, its fixtures or its hooks, and caught there or in the program
+            kind = "skipped itself at run time" if isinstance(outcome[0], Skipped) else "failed"
+            raise Failed(f"the test {kind} ({outcome[0]}), which was caught: pytest's outcomes cannot be caught")
 
     return module, types.SimpleNamespace(run=run)
 
@@ -282,6 +257,6 @@ def make(test_namespace):
 # The preamble's first lines: the runner's code runs in a namespace of its own (none of its names is one the tests'
 # names are resolved against: `checks.Names` reads every name the preamble binds), and binds two names in the tests'.
 RUNNER = ("__coderl_runner__ = {'__name__': '__coderl_runner__'}\n"
-          f"exec(compile({SOURCE!r}, '<coderl pytest runner>', 'exec'), __coderl_runner__)\n"
+          f"exec(compile({APPROX + SOURCE!r}, '<coderl pytest runner>', 'exec'), __coderl_runner__)\n"
           "pytest, __coderl_pytest__ = __coderl_runner__['make'](globals())\n"
           "del __coderl_runner__\n")

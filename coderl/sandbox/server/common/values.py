@@ -4,7 +4,8 @@ Standard library only.  `tag_value_type` describes a value through the base type
 subclass's overridden `items` or `__eq__` is never what is sent); `rebuild_value_type` builds the
 receiver's own object from that description, strictly, raising ValueError/TypeError on anything
 malformed.  Kinds: Counter, OrderedDict, defaultdict, namedtuple, Decimal, Fraction, date, time,
-datetime, timedelta, range, slice, deque, ChainMap, UserList/UserDict/UserString (exactly those types), dict views
+datetime, timedelta, range, slice, PosixPath/PurePosixPath, deque, ChainMap, UserList/UserDict/UserString (exactly
+those types), dict views
 (keys, values, items), mappingproxy (as a dict), module (one the sender imported, by its name: the receiver
 imports its own, never a `__main__` or private module; a module object made by hand is a handle), iterators
 passed as arguments (a batch of items, the rest pulled by the receiver as it reads), ndarray (numpy scalars travel as
@@ -28,6 +29,7 @@ import importlib
 import importlib.machinery
 import itertools
 import json
+import pathlib
 import sys
 import threading
 import types
@@ -44,6 +46,7 @@ _VIEWS = {_type({}.keys()): "keys", _type({}.values()): "values", _type({}.items
 _NAMEDTUPLES = {}
 _USER = {collections.UserList: list, collections.UserDict: dict, collections.UserString: str}
 _USER_NAMES = {cls.__name__: (cls, data) for cls, data in _USER.items()}
+_PATHS = (pathlib.PosixPath, pathlib.PurePosixPath)  # exactly those types
 # dict and tuple subclasses too (Counter, ...); a UserList or UserDict by its data
 MUTABLE = (list, dict, set, bytearray, collections.deque, collections.UserList, collections.UserDict)
 COPIED_BACK = MUTABLE + (tuple,)  # arguments whose changes come back (a tuple's inner containers)
@@ -192,6 +195,8 @@ def tag_value_type(value, sub):
     if _isinstance(value, datetime.time):
         return {"$v": ["time", [value.hour, value.minute, value.second, value.microsecond], _zone(value, sub),
                        value.fold]}
+    if t in _PATHS:  # `tmp_path` and the paths a test builds from it: the same path on the other side
+        return {"$v": ["path", t.__name__, pathlib.PurePath.__str__(value)]}
     if t is range:
         return {"$v": ["range", sub(value.start), sub(value.stop), sub(value.step)]}
     if t is slice:  # `obj[1:3]` on a program object: the key is a slice
@@ -345,6 +350,11 @@ def rebuild_value_type(body):
         if cls is None:
             cls = _NAMEDTUPLES[(name, fields)] = collections.namedtuple(name, fields, rename=True)
         return cls(*values)
+    if kind == "path":
+        cls = {c.__name__: c for c in _PATHS}.get(body[1])
+        if cls is None or _type(body[2]) is not str or not 0 < len(body[2]) <= 4096 or "\0" in body[2]:
+            raise ValueError("bad path")
+        return cls(body[2])
     if kind == "Decimal":
         if _type(body[1]) is not str or len(body[1]) > 10000:
             raise ValueError("bad Decimal")

@@ -188,6 +188,12 @@ def exception_reply(exc, encode, own=None):
     except BaseException:
         args = None
     reply = {"x": [names, text, args]}
+    try:  # its notes (`add_note`), which pytest's `raises(match=)` reads too: strings only, as sent
+        notes = exc.__dict__.get("__notes__")
+        if _type(notes) is list and notes and all(_type(n) is str for n in notes):
+            reply["n"] = [n[:1000] for n in notes[:16]]
+    except BaseException:
+        pass
     try:
         token = getattr(exc, TEST_EXCEPTION, None)
         if own is None and _type(token) is int:

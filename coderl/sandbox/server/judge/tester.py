@@ -395,7 +395,11 @@ class Judge:
         if "u" in reply:
             raise self.cannot_send(reply["u"])
         if "x" in reply:
-            raise self.exception(reply["x"])
+            exc = self.exception(reply["x"])
+            notes = reply.get("n")
+            if _type(notes) is list and all(_type(n) is str for n in notes) and _type(exc) is not RuntimeError:
+                exc.__notes__ = list(notes)  # the program's `add_note`s (pytest's `raises(match=)` reads them)
+            raise exc
         if "r" not in reply:
             raise wire.Gone("bad_message")
         r = reply["r"]
