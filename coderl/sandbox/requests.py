@@ -56,7 +56,7 @@ def to_wire(request: ExecutionRequest, rid: int) -> dict:
         # the task's side of a function task, for its judge process only
         "judge": {"trusted": request.trusted_code, "preamble": request.test_preamble,
                   "entry_point": request.entry_point, "program_names": list(request.program_names),
-                  "entry_is_class": request.entry_is_class},
+                  "entry_is_class": request.entry_is_class, "task_classes": list(request.task_classes)},
         "tests": tests,
         "argv": list(request.argv),
         "build_argv": list(request.build_argv),

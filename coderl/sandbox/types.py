@@ -185,6 +185,9 @@ class ExecutionRequest:
     # PYTHON_TESTS: the entry point is a class the task asks for (two of its instances may be compared with
     # the program's own `==` and ordering; any other two program objects may not)
     entry_is_class: bool = False
+    # PYTHON_TESTS: more classes the task asks for, among `program_names` (a test file's: the reference's classes it
+    # takes from the solution): their instances too use the program's own operators, comparisons, hash and `with`
+    task_classes: tuple[str, ...] = ()
     tests: tuple[TestCase, ...] = ()
     argv: tuple[str, ...] = ()  # COMMAND mode: the run command, once per test
     build_argv: tuple[str, ...] = ()  # COMMAND mode: a build command run once per program, before the tests

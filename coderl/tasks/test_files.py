@@ -138,8 +138,21 @@ def _request(task, completion: str, limits: Limits, tests: tuple) -> ExecutionRe
     if task.language != "python":
         raise ValueError(f"task {task.task_id}: a test_file task is Python (not {task.language})")
     converted = convert(task.test_preamble)
-    return ExecutionRequest(mode=Mode.PYTHON_TESTS, program=completion, program_names=program_names(task),
+    names = program_names(task)
+    classes = tuple(n for n in _reference_classes(task.reference_solution) if n in names)
+    return ExecutionRequest(mode=Mode.PYTHON_TESTS, program=completion, program_names=names, task_classes=classes,
                             test_preamble=converted.preamble, tests=tests, limits=limits)
+
+
+@functools.lru_cache(maxsize=256)
+def _reference_classes(reference: str | None) -> tuple[str, ...]:
+    """The reference module's top-level classes: the classes the task asks for (their instances compare and operate
+    by the program's own methods, as in pytest)."""
+    try:
+        tree = ast.parse(reference or "")
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return ()
+    return tuple(n.name for n in tree.body if isinstance(n, ast.ClassDef))
 
 
 TEST_FILE = register_kind(TaskKind(

@@ -273,3 +273,130 @@ def constructs() -> list[Case]:
     head = "import pytest\nfrom {M} import ok, own, noted, leave, MyError\n\n\n"
     return ([Case(f"collection-{i}", "collection", head + body, _EDGE_SOLUTION) for i, body in enumerate(_COLLECTION)]
             + [Case(f"edge-{i}", "edge", head + body, _EDGE_SOLUTION) for i, body in enumerate(_EDGES)])
+
+
+# a solution's objects: every operation Python applies to them, right and wrong solutions, against pytest (item 2)
+_OBJECT_OPS = [
+    ("add", "assert (V(1, 2) + V(3, 4)).x == 4"),
+    ("eq", "assert V(1, 2) == V(1, 2)\n    assert V(1, 2) != V(2, 1)"),
+    ("lt", "assert V(1, 2) < V(2, 0)\n    assert sorted([V(3, 0), V(1, 0)])[0].x == 1"),
+    ("len", "assert len(V(3, 4)) == 2"),
+    ("iter", "assert list(V(3, 4)) == [3, 4]\n    x, y = V(5, 6)\n    assert (x, y) == (5, 6)"),
+    ("contains", "assert 3 in V(3, 4)\n    assert 9 not in V(3, 4)"),
+    ("getitem", "assert V(3, 4)[1] == 4"),
+    ("hash", "assert len({V(1, 2), V(1, 2)}) == 1"),
+    ("bool", "assert not V(0, 0)\n    assert V(0, 1)"),
+    ("str", "assert str(V(1, 2)) == 'V(1, 2)'\n    assert repr(V(1, 2)) == 'V(1, 2)'"),
+    ("with", "with V(1, 2) as v:\n        assert v.x == 1"),
+    ("iadd", "v = V(1, 2)\n    v += V(1, 1)\n    assert (v.x, v.y) == (2, 3)"),
+    ("mul", "assert (V(1, 2) * 3).y == 6\n    assert (3 * V(1, 2)).y == 6"),
+    ("neg_abs", "assert (-V(1, 2)).x == -1\n    assert abs(V(3, 4)) == 5"),
+    ("call", "assert V(1, 2)(10) == 12"),
+    ("setattr", "v = V(1, 2)\n    v.x = 7\n    assert v.norm2() == 53"),
+    ("method_on_other", "assert V(1, 2).dot(V(3, 4)) == 11"),
+    ("isinstance", "assert isinstance(V(1, 2), V)"),
+    ("list_of", "vs = [V(i, i) for i in range(3)]\n    assert sum(v.x for v in vs) == 3\n    assert max(vs).x == 2"),
+    ("dict_key", "d = {V(1, 2): 'a'}\n    assert d[V(1, 2)] == 'a'"),
+    ("fixture", "pass"),
+]
+_OBJECT_SOLUTION = '''import math
+
+
+class V:
+    def __init__(self, x, y):
+        self.x, self.y = x, y
+
+    def __add__(self, o):
+        return V(self.x + o.x, self.y + o.y)
+
+    def __iadd__(self, o):
+        self.x += o.x
+        self.y += o.y
+        return self
+
+    def __mul__(self, k):
+        return V(self.x * k, self.y * k)
+
+    __rmul__ = __mul__
+
+    def __neg__(self):
+        return V(-self.x, -self.y)
+
+    def __abs__(self):
+        return math.hypot(self.x, self.y)
+
+    def __eq__(self, o):
+        return isinstance(o, V) and (self.x, self.y) == (o.x, o.y)
+
+    def __hash__(self):
+        return hash((self.x, self.y))
+
+    def __lt__(self, o):
+        return (self.x, self.y) < (o.x, o.y)
+
+    def __len__(self):
+        return 2
+
+    def __iter__(self):
+        return iter((self.x, self.y))
+
+    def __contains__(self, v):
+        return v in (self.x, self.y)
+
+    def __getitem__(self, i):
+        return (self.x, self.y)[i]
+
+    def __bool__(self):
+        return bool(self.x or self.y)
+
+    def __repr__(self):
+        return f"V({self.x}, {self.y})"
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def __call__(self, k):
+        return k + self.y
+
+    def norm2(self):
+        return self.x ** 2 + self.y ** 2
+
+    def dot(self, o):
+        return self.x * o.x + self.y * o.y
+'''
+
+_OBJECT_WRONG = [("return V(self.x + o.x, self.y + o.y)", "return V(self.x + o.x, self.y - o.y)"),
+                 ("return isinstance(o, V) and (self.x, self.y) == (o.x, o.y)", "return isinstance(o, V) and self.x == o.x"),
+                 ("return hash((self.x, self.y))", "return id(self)"),
+                 ("return iter((self.x, self.y))", "return iter((self.y, self.x))"),
+                 ("return (self.x, self.y) < (o.x, o.y)", "return (self.x, self.y) > (o.x, o.y)"),
+                 ("return self", "return None"),
+                 ("self.x += o.x", "self.x += 2 * o.x"),
+                 ("return math.hypot(self.x, self.y)", "return self.x + self.y")]
+_ALWAYS_EQUAL = "class AE:\n    def __eq__(self, other):\n        return True\n\n    __hash__ = object.__hash__\n"
+
+
+def objects() -> list[Case]:
+    """Each operation on the solution's class, with the right solution and with each wrong one; an always-equal
+    class compared with its own kind (the solution's own `==`, as pytest: agreed) and with the test's data (identity
+    here, where pytest is fooled: listed)."""
+    out = []
+    for name, body in _OBJECT_OPS:
+        if name == "fixture":
+            test = ("import pytest\nfrom {M} import V\n\n\n@pytest.fixture\ndef v():\n    return V(1, 2)\n\n\n"
+                    "def test_op(v):\n    assert v + v == V(2, 4)\n")
+        else:
+            test = "from {M} import V\n\n\ndef test_op():\n    " + body + "\n"
+        out.append(Case(f"object-{name}", "objects", test, _OBJECT_SOLUTION))
+        for k, (right, wrong) in enumerate(_OBJECT_WRONG):
+            if (k + len(out)) % 3:  # a third of the wrong solutions an operation (each wrong one reached by several)
+                continue
+            out.append(Case(f"object-{name}-wrong{k}", "objects", test, _OBJECT_SOLUTION.replace(right, wrong)))
+    head = "from {M} import AE\n\n\ndef test_op():\n    "
+    out.append(Case("object-always-equal-own-kind", "objects", head + "assert AE() == AE()\n", _ALWAYS_EQUAL))
+    out.append(Case("object-always-equal-data", "objects", head + "assert AE() == 5\n", _ALWAYS_EQUAL,
+                    fools_pytest=True))
+    return out

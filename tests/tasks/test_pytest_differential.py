@@ -18,7 +18,7 @@ import pytest
 
 from coderl.sandbox import Sandbox
 from coderl.tasks.types import TaskFormatError
-from tests.tasks.pytest_differential import Case, cases, constructs
+from tests.tasks.pytest_differential import Case, cases, constructs, objects
 
 PER_FAMILY = 2  # generated files a family in `make test` (the slow test: 40)
 
@@ -61,7 +61,7 @@ def _differential(root, per_family: int):
     """(cases, pytest's outcomes, the files pytest could not collect, the refused {index: why}, coderl's outcomes)."""
     from coderl.tasks.repository import environment
 
-    all_cases = cases(per_family) + constructs()
+    all_cases = cases(per_family) + constructs() + objects()
     tree = root / "tree"
     tree.mkdir()
     for i, case in enumerate(all_cases):

@@ -2,13 +2,15 @@
 them from replies).  Standard library only.  Everything but identity is a request through the one
 `Judge` of this process (`JUDGE`, set when it is made).  `==` with anything but another program object
 is identity (an always-equal object is named); `==`, `!=` and ordering between two program objects, and
-operators on one, are not judged (`Judge.refuse`: the test fails, uncatchably; named), except between two
-instances of the class the task asks for (`Judge.compare`).
+operators on one, are not judged (`Judge.refuse`: the test fails, uncatchably; named), except on instances of
+the classes the task asks for (`Judge.owns`: its entry point's class, a test file's solution classes), which use
+the program's own comparisons, operators (in-place ones too), hash and `with`.
 Iteration streams items in growing batches.  A class the task does not name but the tests call (MBPP's
 `Pair` in a row with no reference) is a constructor only: what it builds is passed to the program and
 takes attributes, and is never read (`_passive_ask`).
 """
 
+import builtins
 import collections
 
 _type = type
@@ -151,7 +153,28 @@ class Handle:
         if self._custom_eq:
             JUDGE.note("non_builtin_return:" + self._tname[:60])
 
-    __hash__ = object.__hash__
+    def __hash__(self):
+        """An instance of a class the task asks for: the program's own hash (a set or a dict key of equal instances
+        holds one, as in Python); any other program object: its identity."""
+        if self._owned():
+            value = self._ask("hash")
+            if _type(value) is int:
+                return value
+        return object.__hash__(self)
+
+    def __enter__(self):
+        """`with obj:` on an instance of a class the task asks for: the program's `__enter__` (its value)."""
+        if not self._owned():
+            raise TypeError(f"{self._tname!r} object does not support the context manager protocol")
+        return self._ask("enter")
+
+    def __exit__(self, etype, value, tb):
+        """Its `__exit__`, told the builtin type the block raised; the test's exception always goes on: a program
+        cannot swallow a failing assert (Python would let it)."""
+        raised = None if etype is None else next((c.__name__ for c in etype.__mro__
+                                                  if getattr(builtins, c.__name__, None) is c), "Exception")
+        self._ask("exit", e=raised)
+        return False
 
     def __iter__(self):
         if self._passive:
@@ -242,6 +265,7 @@ def _unary(name):
 for _name in BINARY:
     setattr(Handle, f"__{_name}__", _binary(_name, False))
     setattr(Handle, f"__r{_name}__", _binary(_name, True))
+    setattr(Handle, f"__i{_name}__", _binary(f"i{_name}", False))  # `v += w`: the program's own __iadd__
 for _name in UNARY:
     setattr(Handle, f"__{_name}__", _unary(_name))
 for _name in ("lt", "le", "gt", "ge"):

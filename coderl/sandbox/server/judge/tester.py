@@ -122,8 +122,8 @@ class Judge:
         self.described = set()  # callback ids whose name and signature the program has (`_metadata`)
         self.raised = []  # exceptions the test's callables raised into the program (`{"$te": index}`)
         self.trusted = {}  # the classes the task's trusted code defines, by name (set by the test run)
-        self.entry_class = None  # the program's class the task asks for (its entry point's Handle), if it asks for one
-        self.instances = {}  # program handle id -> whether it is an instance of `entry_class`
+        self.entry_classes = []  # the program's classes the task asks for (Handles: its entry point, `task_classes`)
+        self.instances = {}  # program handle id -> whether it is an instance of one of `entry_classes`
         self.tamper = []
         self.unsent = None  # why a value of the program's could not cross during the current test (`Unsent`)
 
@@ -137,14 +137,14 @@ class Judge:
         return self.trusted.get(qualname) if _type(qualname) is str else None
 
     def owns(self, handle):
-        """Whether a program object is an instance of the class the task asks for: decided by an `isinstance`
-        against the class this judge holds (the program's entry point), never by the name the program gives
-        its type; an object built through a name the tests only call is never one (it is not read)."""
-        cls = self.entry_class
-        if cls is None or handle._passive or handle is cls:
+        """Whether a program object is an instance of a class the task asks for: decided by an `isinstance`
+        against the classes this judge holds (the program's entry point, the request's `task_classes`), never by
+        the name the program gives its type; an object built through a name the tests only call is never one (it is
+        not read)."""
+        if not self.entry_classes or handle._passive or any(handle is cls for cls in self.entry_classes):
             return False
         if handle._hid not in self.instances:
-            self.instances[handle._hid] = isinstance(handle, cls)
+            self.instances[handle._hid] = any(isinstance(handle, cls) for cls in self.entry_classes)
         return self.instances[handle._hid]
 
     def compare(self, a, b, op):

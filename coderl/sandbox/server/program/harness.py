@@ -31,6 +31,7 @@ _iter = iter
 _next = next
 _getattr = getattr
 _str = str
+_hash = hash
 _repr = repr
 _BaseException = BaseException
 _SyntaxError = SyntaxError
@@ -363,9 +364,24 @@ _OPS = {
     # instances of the class the task asks for: its own `==`, `<`, ... (`Judge.compare`), operators (`handles.BINARY`)
     "operator": lambda p, o, m: _operate(o, m["name"], [p.into(a) for a in m["a"]], m.get("r") is True),
     "compare": lambda p, o, m: bool(_COMPARE[m["cmp"]](o, p.into(m["v"]))),
+    "hash": lambda p, o, m: _hash(o),
+    "enter": lambda p, o, m: _type(o).__enter__(o),
+    "exit": lambda p, o, m: _with_exit(o, m.get("e")),
     # a dataclass instance's fields, for the task's own class in the judge
     "state": lambda p, o, m: values.dataclass_state(o),
 }
+
+
+def _with_exit(obj, raised):
+    """`with obj:` ends: its `__exit__`, given the builtin exception type the test's block raised (`raised`, a name;
+    RuntimeError for any other), or none; what it returns is not sent (the judge never lets it suppress)."""
+    if raised is None:
+        _type(obj).__exit__(obj, None, None, None)
+        return None
+    cls = wire.EXCEPTIONS.get(raised) if _type(raised) is str else None
+    cls = cls if cls is not None and issubclass(cls, Exception) else RuntimeError
+    _type(obj).__exit__(obj, cls, cls(), None)
+    return None
 
 
 def _operate(obj, name, args, reflected):
@@ -377,9 +393,10 @@ def _operate(obj, name, args, reflected):
 
 
 _math = __import__("math")
+INPLACE = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor", "lshift", "rshift")
 _OPERATORS = {**{n: _getattr(_operator, n + "_" if n in ("and", "or") else n) for n in (
     "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor", "lshift", "rshift",
-    "neg", "pos", "abs", "invert", "index")},
+    "neg", "pos", "abs", "invert", "index", *(f"i{n}" for n in INPLACE))},
     "int": int, "float": float, "round": round, "trunc": _math.trunc, "floor": _math.floor, "ceil": _math.ceil}
 
 
