@@ -307,10 +307,10 @@ def load_tasks(spec: str, split: str = "all", seed: int = 0) -> TaskSet:
     each printed (stderr) and kept in the TaskSet's `skipped`."""
     skipped = skipped_rows()
     if skipped is None:
-        return _some(_timed(_load_tasks(spec, split, seed)))
+        return _some(_timed(_checked(_load_tasks(spec, split, seed), None)))
     before = len(skipped)
     try:
-        taskset = _timed(_load_tasks(spec, split, seed))
+        taskset = _timed(_checked(_load_tasks(spec, split, seed), skipped))
         taskset.skipped = skipped[before:]
         return _some(taskset)
     finally:  # a load that failed (every row bad) still says which rows it left out
@@ -320,6 +320,15 @@ def load_tasks(spec: str, split: str = "all", seed: int = 0) -> TaskSet:
             for line in new:
                 print(f"  {line}", file=sys.stderr)
                 _PRINTED.add(line)
+
+
+def _checked(taskset: TaskSet, skipped: list[str] | None) -> TaskSet:
+    """`taskset` without the tasks whose tests check sharing between test and program, which values crossing as
+    copies cannot judge (`copy_shapes`): refused, or skipped and said under --skip-bad-rows."""
+    from coderl.tasks.copy_shapes import refuse_copy_shapes
+
+    taskset.tasks = refuse_copy_shapes(taskset.tasks, skipped)
+    return taskset
 
 
 def _timed(taskset: TaskSet) -> TaskSet:
