@@ -293,7 +293,7 @@ class TestRun:
             if "." not in entry:
                 self.ns[entry] = self.ns["candidate"]
                 if req.get("entry_is_class") is True and _type(self.ns["candidate"]) is tester.Handle:
-                    judge.entry_classes.append(self.ns["candidate"])  # the class the task asks for: its instances compare
+                    judge.entry_classes.append(self.ns["candidate"])  # the class the task asks for
         for name in req.get("task_classes") or ():  # more classes the task asks for (a test file's)
             value = self.ns.get(name) if _type(name) is str else None
             if _type(value) is tester.Handle and all(value is not cls for cls in judge.entry_classes):
