@@ -357,3 +357,20 @@ def test_a_rows_test_limit_reads_back_and_a_bad_one_is_one_line(tmp_path):
     path.write_text(json.dumps(row) + "\n")
     with pytest.raises(TaskFormatError, match=r"tests\[0\]\.time_limit' is 'fast'"):
         load_tasks(str(path))
+
+
+def test_a_rows_per_input_limits_are_scaled_with_its_limit_and_exported_as_set(tmp_path, monkeypatch):
+    """EvalPlus's per-input limits measured on one machine (`coderl check --time-limits`) scale on a slower one as the
+    task's own limit does (before: applied as measured, so a correct program timed out on an input there)."""
+    from coderl.tasks.loaders.task_rows import task_row
+
+    first = load_tasks(TASKS).tasks[0]
+    tests = [{**t, "time_limit": 0.3} for t in task_row(first)["tests"]]
+    monkeypatch.setenv(tl.SCALE_ENV, "4")
+    [task] = load_tasks(_rows(tmp_path, "inputs", time_limit=0.5, time_limit_machine_seconds=0.01, tests=tests)).tasks
+    assert task.time_limit == 2.0 and {t.time_limit for t in task.tests} == {1.2}
+    row = task_row(tl.portable(task))
+    assert row["time_limit"] == 0.5 and {t["time_limit"] for t in row["tests"]} == {0.3}  # as set, for the next machine
+    monkeypatch.setenv(tl.SCALE_ENV, "1")
+    [here] = load_tasks(_rows(tmp_path, "here", time_limit=0.5, time_limit_machine_seconds=0.01, tests=tests)).tasks
+    assert {t.time_limit for t in here.tests} == {0.3}

@@ -212,10 +212,23 @@ def _explicit_limit(limit: float, row: dict[str, Any], metadata: dict, source: s
     if source not in _UNSCALED_SAID:
         _UNSCALED_SAID.add(source)
         print(f"{where}: warning: 'time_limit' {limit:g}s has no 'time_limit_machine_seconds' (nor may other rows of "
-              f"{source}): applied as set, not scaled by this machine's speed (${SCALE_ENV}), and without the "
+              f"{source}), nor its tests' own: applied as set, not scaled by this machine's speed (${SCALE_ENV}), and "
+              "without the "
               f"{FLOOR:g}s floor; give the field (`coderl.tasks.time_limits.machine_seconds()` where the limits were "
               "set) or measure them here (`coderl check --reference --time-limits`)", file=sys.stderr)
     return limit, metadata
+
+
+def _scaled_tests(tests: tuple, metadata: dict) -> tuple:
+    """Each test's own limit (EvalPlus's per-input one) scaled as the row's `time_limit` was, by the machine the
+    limits were set on (`SET_ON`); as given where the row names no machine (the warning says so)."""
+    from coderl.tasks.time_limits import machine_scale
+
+    if SET_ON not in metadata or not any(t.time_limit is not None for t in tests):
+        return tests
+    scale = machine_scale(metadata[SET_ON][1])
+    return tests if scale == 1 else tuple(
+        t if t.time_limit is None else dataclasses.replace(t, time_limit=round(t.time_limit * scale, 2)) for t in tests)
 
 
 def _recorded(task: Task, set_on: tuple[float, float]) -> bool:
@@ -258,6 +271,7 @@ def task_builder(rows: Rows) -> Callable[[int, dict[str, Any]], Task]:
         metadata = _json_field(row, "metadata", dict, where) if row.get("metadata") is not None else {}
         if time_limit is not None:
             time_limit, metadata = _explicit_limit(float(time_limit), row, metadata, rows.name, where)
+            tests = _scaled_tests(tests, metadata)
         task = Task(task_id=task_id, kind=kind, prompt=require(row, "prompt", str, where), tests=tests,
                     entry_point=optional(row, "entry_point", str, where),
                     test_preamble=optional(row, "test_preamble", str, where, ""),
