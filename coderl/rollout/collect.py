@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from coderl.base.config import ConfigError, option, require
 from coderl.base.progress import eta
+from coderl.rollout.repository_env import AgentLimits
 from coderl.rollout.tool_calls import CHOICES as TOOL_FORMATS
 from coderl.rollout.types import RolloutBatch
 from coderl.sandbox.types import ExecutionResult, Limits
@@ -94,14 +95,17 @@ class AgentConfig:
 
     agent: bool = option(False, "roll out agent episodes (repository tasks only): the issue, then one command a turn "
                          "in the task's working copy until `submit` or a limit; the working copy is graded")
-    agent_turns: int = option(30, "agent: replies an episode may give, the submit included")
-    command_cpu_seconds: float = option(60.0, "agent: one command's CPU limit (its wall backstop 3x + 1 s)")
-    output_chars: int = option(10_000, "agent: a command's output kept (its first and last half)")
-    malformed_in_a_row: int = option(3, "agent: replies without exactly one command, in a row, that end an episode")
+    agent_turns: int = option(AgentLimits.turns, "agent: replies an episode may give, the submit included")
+    command_cpu_seconds: float = option(AgentLimits.command_cpu_seconds,
+                                        "agent: one command's CPU limit (its wall backstop 3x + 1 s)")
+    output_chars: int = option(AgentLimits.output_chars, "agent: a command's output kept (its first and last half)")
+    malformed_in_a_row: int = option(AgentLimits.malformed_in_a_row,
+                                     "agent: replies that are not one valid tool call, in a row, that end an episode")
     context_tokens: int | None = option(None, "agent: the most tokens an episode's conversation may hold; the episode "
                                         "ends (graded as it stands) when the next reply would not fit (default: the "
                                         "model's context; training: --max-total-sequence-length)")
-    episode_wall_seconds: float = option(1800.0, "agent: an episode's wall time (checked between turns)")
+    episode_wall_seconds: float = option(AgentLimits.wall_seconds,
+                                         "agent: an episode's wall time (checked between turns)")
     tool_format: str = option("auto", "agent: how a reply calls a tool (docs/agents.md): bash-block (a fenced bash "
                               "block), hermes (<tool_call> JSON), qwen3-coder (<tool_call> XML), or auto (the "
                               "model's chat template's own, else bash-block)", choices=list(TOOL_FORMATS))
@@ -121,10 +125,8 @@ class AgentConfig:
     def on(self) -> bool:
         return self.agent
 
-    def limits(self):
-        """The environment's `AgentLimits` of these settings."""
-        from coderl.rollout.repository_env import AgentLimits
-
+    def limits(self) -> AgentLimits:
+        """The environment's `AgentLimits` of these settings (whose defaults are these options')."""
         return AgentLimits(turns=self.agent_turns, command_cpu_seconds=self.command_cpu_seconds,
                            output_chars=self.output_chars, malformed_in_a_row=self.malformed_in_a_row,
                            wall_seconds=self.episode_wall_seconds)
