@@ -384,7 +384,7 @@ def objects() -> list[Case]:
     class compared with its own kind (the solution's own `==`, as pytest: agreed) and with the test's data (identity
     here, where pytest is fooled: listed)."""
     out = []
-    for name, body in _OBJECT_OPS:
+    for i, (name, body) in enumerate(_OBJECT_OPS):
         if name == "fixture":
             test = ("import pytest\nfrom {M} import V\n\n\n@pytest.fixture\ndef v():\n    return V(1, 2)\n\n\n"
                     "def test_op(v):\n    assert v + v == V(2, 4)\n")
@@ -392,7 +392,7 @@ def objects() -> list[Case]:
             test = "from {M} import V\n\n\ndef test_op():\n    " + body + "\n"
         out.append(Case(f"object-{name}", "objects", test, _OBJECT_SOLUTION))
         for k, (right, wrong) in enumerate(_OBJECT_WRONG):
-            if (k + len(out)) % 3:  # a third of the wrong solutions an operation (each wrong one reached by several)
+            if k != i % len(_OBJECT_WRONG):  # one wrong solution an operation, in turn (each reached by two or three)
                 continue
             out.append(Case(f"object-{name}-wrong{k}", "objects", test, _OBJECT_SOLUTION.replace(right, wrong)))
     head = "from {M} import AE\n\n\ndef test_op():\n    "
