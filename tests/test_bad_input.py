@@ -192,6 +192,8 @@ CASES = [
      "no repository source named 'nosuch'"),
     ("tasks oracle", "repository row", ["tasks", "oracle", "--tasks", "repo:repo_rows.jsonl", "--out", "t.jsonl"],
      "repo_rows.jsonl:1: missing field(s)"),
+    ("tasks oracle", "output cut", ["tasks", "oracle", "--tasks", "repo:p", "--out", "t.jsonl", "--output-chars", "50"],
+     "--output-chars=50: expected an integer >= 100"),
     ("check", "empty", ["check", "--tasks", "empty.jsonl", "--reference"], "empty.jsonl: no rows"),
     ("check", "empty split", ["check", "--tasks", "single.jsonl", "--split", "test", "--reference"], "holds no tasks"),
     ("check", "malformed", ["check", "--tasks", "bad.jsonl", "--reference"], "bad.jsonl:1: invalid JSON"),

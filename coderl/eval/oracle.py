@@ -11,9 +11,9 @@ import json
 import os
 from dataclasses import dataclass
 
-from coderl.base.config import option
+from coderl.base.config import option, require
 from coderl.base.outputs import refuse_existing
-from coderl.rollout.repository_env import oracle_replies, play
+from coderl.rollout.repository_env import AgentLimits, oracle_replies, play
 from coderl.rollout.tool_calls import FORMATS, by_name
 from coderl.sandbox import Sandbox
 from coderl.tasks import load_tasks
@@ -31,7 +31,14 @@ class OracleConfig:
     tool_format: str = option("bash-block", "how the replies call the tools (docs/agents.md): bash-block, hermes or "
                               "qwen3-coder (the format the model to train speaks: `--tool-format auto` resolves it)",
                               choices=list(FORMATS))
+    output_chars: int = option(AgentLimits.output_chars, "a command's output kept (its first and last half): give the "
+                               "agent's own --output-chars, so the demonstrations show what its episodes will")
+    command_cpu_seconds: float = option(AgentLimits.command_cpu_seconds, "one command's CPU limit (as the agent's)")
     overwrite: bool = option(False, "replace an existing --out")
+
+    def __post_init__(self):
+        require(self.output_chars >= 100, "--output-chars", self.output_chars, "an integer >= 100")
+        require(self.command_cpu_seconds > 0, "--command-cpu-seconds", self.command_cpu_seconds, "a number > 0")
 
 
 def write_oracle_trajectories(cfg: OracleConfig) -> tuple[int, int]:
@@ -39,10 +46,11 @@ def write_oracle_trajectories(cfg: OracleConfig) -> tuple[int, int]:
     refuse_existing("--out", cfg.out, [cfg.out] if os.path.exists(cfg.out) else [], overwrite=cfg.overwrite)
     tasks = load_tasks(cfg.tasks).tasks
     tool_format = by_name(cfg.tool_format)
+    limits = AgentLimits(output_chars=cfg.output_chars, command_cpu_seconds=cfg.command_cpu_seconds)
     rows = []
     with Sandbox(workers=cfg.workers, isolation="full", hide=task_files(cfg.tasks)) as sandbox:
         for task in tasks:
-            row = play(sandbox, task, oracle_replies(task, tool_format), tool_format=tool_format)
+            row = play(sandbox, task, oracle_replies(task, tool_format), limits, tool_format=tool_format)
             if row["verdict"].get("status") == "FULL":
                 rows.append(row)
     partial = f"{cfg.out}.partial"

@@ -102,3 +102,19 @@ def test_the_same_replies_give_the_same_observations(fixture_tasks, repo_sandbox
     assert normalise_timings("=== 3 failed, 1 passed, 2 warnings in 0.41s (0:00:00) ===") == \
         "=== 3 failed, 1 passed, 2 warnings in <time> ==="
     assert normalise_timings("real 0m0.41s in 3.0s") == "real 0m0.41s in 3.0s"  # not pytest's: left as it is
+
+
+def test_the_oracle_cuts_its_commands_output_as_the_agent_will(fixture_pool, tmp_path):
+    """`coderl tasks oracle --output-chars N`: the demonstrations show outputs cut as the agent's episodes cut them."""
+    import json
+
+    from coderl.eval.oracle import OracleConfig, write_oracle_trajectories
+
+    out = tmp_path / "t.jsonl"
+    written, tried = write_oracle_trajectories(OracleConfig(tasks=f"repo:{fixture_pool}@train", out=str(out),
+                                                            output_chars=120))
+    assert written == tried > 0
+    observations = [m["content"] for line in out.read_text().splitlines() for m in json.loads(line)["messages"][1:]
+                    if m["role"] == "user"]
+    assert observations and all(len(o) <= 120 + 80 for o in observations)  # the cut's note and the exit line
+    assert any("characters left out" in o for o in observations)
