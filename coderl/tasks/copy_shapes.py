@@ -44,7 +44,7 @@ class _Block:
         self.returned: set[str] = set()  # bound to what a program function or method returned
         self.given: set[str] = set()  # passed to a program call
         self.objects: set[str] = set()  # a program object: a class instance (what is set on it goes to the program)
-        self.changed: tuple[str, int] | None = None  # the first in-place change of a returned or given name
+        self.changed: tuple[str, int] | None = None  # (name, line) of the first in-place change of such a name
 
     def shared(self) -> set[str]:
         return self.returned | self.given | self.objects
@@ -65,7 +65,7 @@ class _Block:
     def visit(self, node: ast.AST) -> tuple[str, int] | None:
         if isinstance(node, ast.Call) and self.program_call(node):
             if self.changed:
-                return self.changed[0] + " then calls the program again", node.lineno
+                return self.said("then calls the program again"), node.lineno
             for arg in [*node.args, *(k.value for k in node.keywords)]:
                 if isinstance(arg, ast.Name) and arg.id not in self.objects:
                     self.given.add(arg.id)
@@ -79,13 +79,16 @@ class _Block:
                     (self.objects if made else self.returned).add(name)
         changed = self.change(node)
         if changed and changed in (self.returned | self.given) - self.objects and not self.changed:
-            self.changed = (f"changes {changed!r} (line {node.lineno}), which a program call returned or was given,",
-                            node.lineno)
+            self.changed = (changed, node.lineno)
             return None
         if self.changed and isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) \
-                and node.id in self.shared() and node.id != self.changed[0].split("'")[1]:
-            return self.changed[0] + f" then reads {node.id!r}", node.lineno
+                and node.id in self.shared() and node.id != self.changed[0]:
+            return self.said(f"then reads {node.id!r}"), node.lineno
         return None
+
+    def said(self, after: str) -> str:
+        name, line = self.changed
+        return f"changes {name!r} (line {line}), which a program call returned or was given, {after}"
 
     @staticmethod
     def change(node: ast.AST) -> str | None:
@@ -134,12 +137,12 @@ def task_copy_shape(task) -> str | None:
         return copy_shape(test_file_blocks(task.test_preamble), names)
     if task.kind != "function" or not task.entry_point:
         return None
+    blocks = function_task_blocks(task.tests, task.test_preamble)
     from coderl.tasks.prompt_code import program_names
 
     names, is_class = program_names(task.prompt, task.reference_solution, task.entry_point)
     entry = task.entry_point.partition(".")[0]
-    return copy_shape(function_task_blocks(task.tests, task.test_preamble), {*names, entry, "candidate"},
-                      {entry, "candidate"} if is_class else ())
+    return copy_shape(blocks, {*names, entry, "candidate"}, {entry, "candidate"} if is_class else ())
 
 
 def refuse_copy_shapes(tasks: list, skipped: list[str] | None) -> list:
