@@ -248,10 +248,8 @@ def portable(task: Task) -> Task:
     `time_limit_machine_seconds`, else as it is (what `coderl tasks export` writes)."""
     set_on = task.metadata.get("time_limit_set_on")  # a row's own limit and its machine (`task_rows`)
     if set_on is not None and task.time_limit == round(set_on[0] * machine_scale(set_on[1]), 2):
-        scale = machine_scale(set_on[1])  # its tests' own limits were scaled with it: as set, too
-        tests = tuple(t if t.time_limit is None or scale == 1 else
-                      dataclasses.replace(t, time_limit=round(t.time_limit / scale, 2)) for t in task.tests)
-        return dataclasses.replace(task, time_limit=set_on[0], tests=tests)
+        # its tests' own limits were scaled with it: as set, too
+        return dataclasses.replace(scaled_inputs(task, 1 / machine_scale(set_on[1])), time_limit=set_on[0])
     found = recorded_limit(task)
     if task.time_limit is None or found is None:
         return task

@@ -219,18 +219,6 @@ def _explicit_limit(limit: float, row: dict[str, Any], metadata: dict, source: s
     return limit, metadata
 
 
-def _scaled_tests(tests: tuple, metadata: dict) -> tuple:
-    """Each test's own limit (EvalPlus's per-input one) scaled as the row's `time_limit` was, by the machine the
-    limits were set on (`SET_ON`); as given where the row names no machine (the warning says so)."""
-    from coderl.tasks.time_limits import machine_scale
-
-    if SET_ON not in metadata or not any(t.time_limit is not None for t in tests):
-        return tests
-    scale = machine_scale(metadata[SET_ON][1])
-    return tests if scale == 1 else tuple(
-        t if t.time_limit is None else dataclasses.replace(t, time_limit=round(t.time_limit * scale, 2)) for t in tests)
-
-
 def _recorded(task: Task, set_on: tuple[float, float]) -> bool:
     """Whether a row's limit and machine are the ones a recorded set's table holds for its content
     (`time_limits.portable` finds them there, so the task is the same as one loaded from its set)."""
@@ -271,13 +259,16 @@ def task_builder(rows: Rows) -> Callable[[int, dict[str, Any]], Task]:
         metadata = _json_field(row, "metadata", dict, where) if row.get("metadata") is not None else {}
         if time_limit is not None:
             time_limit, metadata = _explicit_limit(float(time_limit), row, metadata, rows.name, where)
-            tests = _scaled_tests(tests, metadata)
         task = Task(task_id=task_id, kind=kind, prompt=require(row, "prompt", str, where), tests=tests,
                     entry_point=optional(row, "entry_point", str, where),
                     test_preamble=optional(row, "test_preamble", str, where, ""),
                     reference_solution=optional(row, "reference_solution", str, where),
                     float_tolerance=None if tolerance is None else float(tolerance), source=where,
                     metadata=metadata, language=language, time_limit=time_limit)
+        if SET_ON in metadata:  # its tests' own limits (EvalPlus's per-input ones) scaled as its limit was
+            from coderl.tasks.time_limits import machine_scale, scaled_inputs
+
+            task = scaled_inputs(task, machine_scale(metadata[SET_ON][1]))
         if SET_ON in metadata and _recorded(task, metadata[SET_ON]):  # an exported recorded set's: the table says it
             task = dataclasses.replace(task, metadata={k: v for k, v in metadata.items() if k != SET_ON})
         if kind == "test_file":
