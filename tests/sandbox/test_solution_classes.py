@@ -6,8 +6,8 @@ does not ask for."""
 import pytest
 
 from coderl.sandbox import Sandbox
-from tests.tasks.test_pytest_differential import _task
 from tests.tasks.pytest_differential import Case
+from tests.tasks.test_pytest_differential import _task
 
 BASE = ("class V:\n    def __init__(self, x):\n        self.x = x\n\n    def __eq__(self, o):\n"
         "        return isinstance(o, V) and self.x == o.x\n\n    __hash__ = object.__hash__\n")
