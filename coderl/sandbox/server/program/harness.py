@@ -393,10 +393,9 @@ def _operate(obj, name, args, reflected):
 
 
 _math = __import__("math")
-INPLACE = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor", "lshift", "rshift")
+_BINARY = ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor", "lshift", "rshift")
 _OPERATORS = {**{n: _getattr(_operator, n + "_" if n in ("and", "or") else n) for n in (
-    "add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul", "and", "or", "xor", "lshift", "rshift",
-    "neg", "pos", "abs", "invert", "index", *(f"i{n}" for n in INPLACE))},
+    *_BINARY, "neg", "pos", "abs", "invert", "index", *(f"i{n}" for n in _BINARY))},  # `iadd`...: in-place
     "int": int, "float": float, "round": round, "trunc": _math.trunc, "floor": _math.floor, "ceil": _math.ceil}
 
 
