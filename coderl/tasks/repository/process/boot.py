@@ -16,6 +16,8 @@ Standard library only until pytest is imported from the environment.  Before any
   6. pytest runs the named tests under coderl's own configuration (`-c /env/coderl/pytest.ini`, the repository's own
      configuration files are never read), plugin autoload off, the task's plugins named, the cache provider off,
      with `reporter.Reporter` writing one record per test on fd 5 (made non-inheritable first).
+  7. once pytest returns, the exit handlers run under the per-test limit and the process ends (`os._exit`): no
+     thread a test left behind is waited for.
 The exit status and stdout mean nothing to the grader.
 """
 
@@ -63,9 +65,26 @@ def main():
     args += plan["tests"]
     pytest.main(args, plugins=[reporter.Reporter(channel, plan.get("trace"), plan.get("test_timeout"))])
     channel.flush()
+    finish(plan.get("test_timeout"))
+
+
+def finish(timeout):
+    """Every record is written: the exit handlers run (each stopped at the per-test limit), then the process ends
+    without the interpreter's shutdown, which would first wait for every thread a test left running (a server still
+    waiting in accept kept a run alive to its wall-clock backstop)."""
+    import atexit
+    import signal
+
+    if timeout:
+        def expire(signum, frame):
+            raise SystemExit(f"coderl: an exit handler ran past {timeout:g} s")
+
+        signal.signal(signal.SIGALRM, expire)
+        signal.setitimer(signal.ITIMER_REAL, timeout, 1.0)
+    atexit._run_exitfuncs()
     sys.stdout.flush()
     sys.stderr.flush()
-    return 0
+    os._exit(0)
 
 
 def apply_patch(text):
