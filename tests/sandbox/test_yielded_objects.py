@@ -30,6 +30,20 @@ PRODUCERS = {
     "bytes": "    b = bytearray()\n    for i in range(n):\n        b.append(65 + i)\n        yield Y(b)\n",
     "stored rows": "    rows = [[i] for i in range(n)]\n    for r in rows:\n        yield Y(r)\n",
     "rows changed after": "    rows = [[i] for i in range(n)]\n    for r in rows:\n        yield Y(r)\n        r.append(-1)\n",
+    # kept objects inside a fresh item, inside a kept one, and of the collections types
+    "buffer in a tuple": "    buf = []\n    for i in range(n):\n        buf.append(i)\n        yield i, Y(buf)\n",
+    "buffer in a fresh list": "    buf = {}\n    for i in range(n):\n        buf[i] = i\n        yield [Y(buf), i]\n",
+    "kept tuple": "    buf = []\n    t = ('t', buf)\n    for i in range(n):\n        buf.append(i)\n        yield Y(t)\n",
+    "kept grid": "    grid = [[0, 0] for _ in range(2)]\n    for i in range(n):\n        grid[i % 2][0] = i\n"
+                 "        yield Y(grid)\n",
+    "row of a record": "    rec = {'row': []}\n    for i in range(n):\n        rec['row'].append(i)\n"
+                       "        yield {'i': i, 'row': Y(rec['row'])}\n",
+    "Counter": "    import collections\n    c = collections.Counter()\n    for i in range(n):\n        c[i % 2] += 1\n"
+               "        yield Y(c)\n",
+    "deque": "    import collections\n    q = collections.deque(maxlen=3)\n    for i in range(n):\n        q.append(i)\n"
+             "        yield Y(q)\n",
+    "list subclass": "    class Row(list):\n        pass\n    buf = Row()\n    for i in range(n):\n        buf.append(i)\n"
+                     "        yield Y(buf)\n",
 }
 CONSUMERS = {
     "collect": "    assert list(candidate({n})) == {want!r}\n",
@@ -41,17 +55,18 @@ CONSUMERS = {
 
 
 def _expected(body, n):
-    ns = {"Y": copy.copy}
+    ns = {"Y": copy.deepcopy}
     exec("def f(n):\n" + body, ns)  # noqa: S102 - the test's own generator source
-    return [copy.copy(x) for x in ns["f"](n)]
+    return [copy.deepcopy(x) for x in ns["f"](n)]
 
 
 def _cases():
     cases = []
     for (label, body), (how, make), n in itertools.product(PRODUCERS.items(), CONSUMERS.items(), (4, 5)):
         want = _expected(body, n)
-        test = "def check(candidate):\n" + make.format(n=n, want=want, lengths=[len(x) for x in want])
-        for y in ("x", "copy.copy(x)"):
+        test = ("def check(candidate):\n    from collections import Counter, deque\n"
+                + make.format(n=n, want=want, lengths=[len(x) for x in want]))
+        for y in ("x", "copy.deepcopy(x)"):
             completion = "    import copy\n    Y = lambda x: " + y + "\n" + body
             cases.append((f"{label}/{how}/n={n}/{'copy' if 'copy' in y else 'itself'}", completion, test))
     return cases
@@ -77,8 +92,24 @@ def test_a_forged_alias_is_a_protocol_break_or_a_value_of_its_own():
     for bad in (["x", [1]], [1], [1, 2], [1, "s"], "x"):
         with pytest.raises(wire.Gone):
             judge.aliased(bad)
-    first = judge.alias(*judge.aliased([3, [1, 2]]))
-    again = judge.alias(*judge.aliased([3, [5]]))
+
+    def read(pair):  # an aliased item as the test reads it: its state given to the judge's one object
+        pending = []
+        held = judge.aliased(pair, pending)
+        for aid, value in pending:
+            judge.alias(aid, value)
+        return held
+
+    first = read([3, [1, 2]])
+    again = read([3, [5]])
     assert again is first and first == [5]
-    other = judge.alias(3, {"a": 1})
+    other = read([3, {"$d": [["a", 1]]}])
     assert other == {"a": 1} and first == [5]
+    # nested: an id inside the value of another is one object too; a tag inside a tag of the wrong kind ends it
+    outer = read([4, [{"$al": [3, {"$d": [["b", 2]]}]}, 7]])
+    assert outer == [{"b": 2}, 7] and outer[0] is other
+    for bad in ([5, {"$al": [3, 1]}], [5, [{"$al": "x"}]]):
+        with pytest.raises(wire.Gone):
+            judge.aliased(bad, [])
+    with pytest.raises(wire.Gone):  # outside a program iterator's items, an alias tag is no tag of the program's
+        judge.into({"$al": [3, [1]]})

@@ -198,12 +198,13 @@ class Handle:
             reply = JUDGE.ask_raw("next", o={"$h": self._hid}, n=batch)
             items = reply.get("r")
             if _type(reply.get("pre")) is list:  # yielded objects changed since: so before this batch's items
-                self._buffer.append(_Changes([JUDGE.aliased(pair) for pair in reply["pre"]]))
+                self._buffer.append(_changes(reply["pre"]))
             for v in items if _type(items) is list else ():
-                self._buffer.append(_Alias(*JUDGE.aliased(v["$al"])) if _type(v) is dict and "$al" in v
-                                    else JUDGE.into(v))
+                pending = []  # (alias id, state) of the objects the program can still change, in or at the item
+                value = JUDGE.into(v, pending)
+                self._buffer.append(_Aliased(value, pending) if pending else value)
             if _type(reply.get("sync")) is list:  # their states at the end, for when the test reads the end
-                self._buffer.append(_Changes([JUDGE.aliased(pair) for pair in reply["sync"]]))
+                self._buffer.append(_changes(reply["sync"]))
             if "x" in reply or "u" in reply:
                 object.__setattr__(self, "_error", reply.get("x") if "x" in reply else {"u": reply["u"]})
             object.__setattr__(self, "_stop", reply.get("stop") is True)
@@ -211,12 +212,12 @@ class Handle:
                 object.__setattr__(self, "_end", JUDGE.into(reply["value"]))
         while self._buffer:
             item = self._buffer.popleft()
-            if _type(item) is _Alias:
-                return JUDGE.alias(item.aid, item.value)
-            if _type(item) is not _Changes:
+            if _type(item) is not _Aliased:
                 return item
-            for aid, value in item.pairs:
+            for aid, value in item.pending:
                 JUDGE.alias(aid, value)
+            if item.value is not _CHANGES:
+                return item.value
         if self._error is not None:
             error = self._error
             object.__setattr__(self, "_error", None)
@@ -272,25 +273,28 @@ for _name in ("lt", "le", "gt", "ge"):
     setattr(Handle, f"__{_name}__", _ordering(_name))
 
 
-class _Alias:
-    """A buffered item of a program iterator that is an object the program holds (`Program.next_items`): its alias
-    id and its value when yielded, given to the test as the judge's one object for it when the test reads it."""
+class _Aliased:
+    """A buffered item of a program iterator holding objects the program can still change (`Program.next_items`):
+    the item, holding the judge's one object for each, and the states those objects take when the test reads it
+    (`Judge.alias`). `_CHANGES` for no item: what objects yielded earlier hold now, applied where the test reads
+    past this point."""
 
-    __slots__ = ("aid", "value")
+    __slots__ = ("value", "pending")
 
-    def __init__(self, aid, value):
-        self.aid = aid
+    def __init__(self, value, pending):
         self.value = value
+        self.pending = pending
 
 
-class _Changes:
-    """Buffered with a program iterator's items: what objects it yielded earlier hold now, applied (`Judge.alias`)
-    where the test reads past this point."""
+_CHANGES = object()
 
-    __slots__ = ("pairs",)
 
-    def __init__(self, pairs):
-        self.pairs = pairs
+def _changes(pairs):
+    """The `pre` or `sync` pairs of a reply ([[alias id, tagged state]]) as a buffered entry of their own."""
+    pending = []
+    for pair in pairs:
+        JUDGE.aliased(pair, pending)
+    return _Aliased(_CHANGES, pending)
 
 
 class _Stream:

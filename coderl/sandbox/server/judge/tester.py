@@ -26,6 +26,7 @@ aliases of yielded objects); split by topic, every part would reach into the sam
 """
 
 import builtins
+import collections
 import enum
 import inspect
 import itertools
@@ -162,27 +163,47 @@ class Judge:
         """This process's instance of the task's dataclass `cls` from the program object's fields."""
         return values.dataclass_instance(cls, self.ask("state", o={"$h": handle._hid}))
 
-    def aliased(self, pair):
-        """(alias id, the judge's value) of an aliased item as sent (`[id, tagged value]`), decoded now."""
-        if _type(pair) is not list or len(pair) != 2 or _type(pair[0]) is not int:
+    def aliased(self, pair, pending=None):
+        """The judge's one object for the program's object of an aliased item as sent (`[alias id, tagged value]`),
+        decoded now; it takes the value where the test reads the item (`alias`, pairs added to `pending`)."""
+        if pending is None:
+            pending = []
+        return self.into({"$al": pair}, pending)
+
+    def _aliased(self, pair, value, pending):
+        """`aliased` once its value is decoded: the object this judge holds for the alias id (made empty, of the
+        value's kind, the first time or when the id names one of another kind), its new state left in `pending`."""
+        if _type(pair) is not list or len(pair) != 2 or _type(pair[0]) is not int or not (
+                _type(value) in ALIASED or isinstance(value, tuple)):
             raise wire.Gone("bad_message")
-        value = self.into(pair[1])
-        if _type(value) not in (list, dict, set, bytearray):
-            raise wire.Gone("bad_message")
-        return pair[0], value
+        held = self.aliases.get(pair[0])
+        if not _same_kind(held, value):  # a tuple is the first one made (what it holds that can change is aliased)
+            held = self.aliases[pair[0]] = value if isinstance(value, tuple) else _empty_like(value)
+        pending.append((pair[0], value))
+        return held
 
     def alias(self, aid, value):
         """The judge's one object for the program's object `aid`, now holding `value` (changed in place, so every
         reference the test holds sees it, as every reference to the program's one object would)."""
         held = self.aliases.get(aid)
-        if _type(held) is not _type(value):
+        if not _same_kind(held, value):
             self.aliases[aid] = value
             return value
+        if isinstance(held, tuple):  # the one tuple: its mutable items take their own states
+            return held
         if _type(held) in (list, bytearray):
             held[:] = value
-        else:
+        elif _type(held) is collections.deque:
+            held.clear()
+            held.extend(value)
+        elif _type(held) is set:
             held.clear()
             held.update(value)
+        else:  # dict, Counter, OrderedDict, defaultdict: dict's own methods (Counter.update would add)
+            dict.clear(held)
+            dict.update(held, value)
+            if _type(held) is collections.defaultdict:
+                held.default_factory = value.default_factory
         return held
 
     def stand_in(self, obj, making=()):
@@ -283,13 +304,18 @@ class Judge:
         return state, lambda done: {"$jo": jid, "cls": _type(value).__qualname__, "state": values._pairs(done)}
 
     # ---- values from the program (untrusted) ---------------------------------------------------
-    def into(self, obj):
+    def into(self, obj, pending=None):
         """The program's tagged data as this process's own objects, without recursion (a message is as deep
-        as `json` parsed it); anything malformed ends the channel."""
+        as `json` parsed it); anything malformed ends the channel.  With `pending` (a program iterator's items,
+        `Handle._pull`): an aliased object (`{"$al": [alias id, value]}`) is the judge's one object for it, its new
+        state added to `pending` as (alias id, value), to be given to it where the test reads the item."""
         def expand(o):
             """One node of the walk (at most MAX_ITEMS in a message): a handle, callback or mirror by its id (only ids
             this judge gave out), anything else plain data."""
             if _type(o) is dict:
+                if "$al" in o and len(o) == 1 and pending is not None and _type(o["$al"]) is list:
+                    pair = o["$al"]
+                    return pair[1:2], lambda done: self._aliased(pair, done[0] if done else None, pending)
                 if "$h" in o:
                     return None, self.handle(o)
                 if "$cb" in o and len(o) == 1:
@@ -482,3 +508,22 @@ class Judge:
         except (TypeError, ValueError):
             return None
 
+
+ALIASED = (list, dict, set, bytearray, collections.deque, collections.Counter, collections.OrderedDict,
+           collections.defaultdict)  # what an aliased item may decode to (`Judge.aliased`)
+
+
+def _same_kind(held, value):
+    """Whether `held` can take `value`'s state in place: one type, and for a deque one maxlen."""
+    if _type(held) is not _type(value):
+        return False
+    return _type(held) is not collections.deque or held.maxlen == value.maxlen
+
+
+def _empty_like(value):
+    """An empty object of `value`'s kind (a deque of its maxlen, a defaultdict of its factory)."""
+    if _type(value) is collections.deque:
+        return collections.deque(maxlen=value.maxlen)
+    if _type(value) is collections.defaultdict:
+        return collections.defaultdict(value.default_factory)
+    return _type(value)()

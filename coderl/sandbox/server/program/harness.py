@@ -18,7 +18,7 @@ import builtins
 import sys as _sys
 
 from ..common import values, wire
-from . import script
+from . import kept, script
 from .snapshot import Tamper  # noqa: F401 -- the zygote takes it from here
 
 # Bound at import, before any candidate runs (the candidate may rebind the public names).
@@ -41,7 +41,6 @@ _Flag = __import__("enum").Flag
 _getrefcount = __import__("sys").getrefcount
 _BuiltinFunction = type(len)
 _hash = hash
-_ALIASED = (list, dict, set, bytearray)  # the mutable data a program iterator's items cross as (`next_items`)
 _operator = __import__("operator")
 _os = __import__("os")
 _getpid, _exit = _os.getpid, _os._exit
@@ -100,10 +99,11 @@ class Program:
                 tag["mod"] = where
         return tag
 
-    def out(self, value):
+    def out(self, value, aliases=None):
         """A value as tagged data: builtin data by value (subclasses as their base type, through the
-        base type's own methods), value types tagged, everything else a handle.  Without recursion."""
-        def expand(v):
+        base type's own methods), value types tagged, everything else a handle.  Without recursion.
+        `aliases` ({id: [alias id, ...]}): those objects wrapped as `{"$al": [alias id, value]}` (`next_items`)."""
+        def encode(v):
             """One node of the walk (at most MAX_ITEMS): a callback or mirror by its id, data by value, a subclass of a
             builtin type as its base type (noting one that redefines equality), anything else a handle."""
             t = _type(v)
@@ -119,12 +119,21 @@ class Program:
                 if _isinstance(v, base):
                     if any(_getattr(t, m, None) is not _getattr(base, m, None) for m in _EQUALITY):
                         self.note("subclass_equality:" + _str(_getattr(t, "__qualname__", "?"))[:60])
-                    return expand(values.plain(base, v))
+                    return encode(values.plain(base, v))
             name = _getattr(v, "__name__", None) if t is _type or t is _BuiltinFunction else None
             if _type(name) is str and name in wire.BUILTINS_BY_NAME and _BUILTINS.get(name) is v:
                 return None, {"$bi": name}  # `int`, `max`: the judge's own (`candidate(5) is int`)
             return None, self.handle(v)
-        return values.walk(value, expand, wire.MAX_DEPTH, MAX_ITEMS)
+
+        def aliased(v):
+            entry = aliases.get(_id(v))
+            if entry is None:
+                return encode(v)
+            children, made = encode(v)
+            if children is None:
+                return None, {"$al": [entry[0], made]}
+            return children, lambda done: {"$al": [entry[0], made(done)]}
+        return values.walk(value, aliased if aliases else encode, wire.MAX_DEPTH, MAX_ITEMS)
 
     # ---- values in ---------------------------------------------------------------------------
     def into(self, obj):
@@ -186,12 +195,12 @@ class Program:
             return wire.exception_reply(exc, self.out)
         return self.sendable(result)
 
-    def sendable(self, value):
+    def sendable(self, value, aliases=None):
         """{"r": value tagged}, or {"u": why} when it cannot cross (nested too deeply, a cycle, too large): the judge
         fails the test that asked for it, which no test code can catch (a ValueError here, sent as the program's own
         exception, would pass a test that expects the call to raise one)."""
         try:
-            return {"r": self.out(value)}
+            return {"r": self.out(value, aliases)}
         except _BaseException as exc:
             if _isinstance(exc, wire.Gone):
                 raise
@@ -253,15 +262,16 @@ class Program:
         """Up to `n` items; the batch ends after an item that stays here (a handle): reading on could
         run code whose effect the test sees through that item (a generator of generators).
 
-        A list, dict, set or bytearray item the program still holds (its refcount says so) is tagged with an alias
-        id, the same each time that object is yielded again: the judge gives the test one object for it, holding what
-        the program's holds as the test reads each item, as in Python, where `yield buf` hands out the program's one
-        list (`list(chunks(xs))` of a generator that reuses its buffer sees the buffer's last state in every entry).
-        What such an object holds now goes with the next batch when it changed after the batch that yielded it
-        (`pre`: those of the batch before, read before this batch's items), and at the end of the iteration for
-        every one that changed (`sync`)."""
+        A list, dict, set, bytearray or deque the program can still change (`kept.held_inside`: the item itself or
+        one inside it -- `yield i, buf` -- referenced beyond the item, yielded before, or inside a kept container)
+        is tagged with an alias id, the same each time that object is yielded again: the judge gives the test one
+        object for it, holding what the program's holds as the test reads each item, as in Python, where `yield buf`
+        hands out the program's one list (`list(chunks(xs))` of a generator that reuses its buffer sees the buffer's
+        last state in every entry).  What such an object holds now goes with the next batch when it changed after
+        the batch that yielded it (`pre`: those of the batch before, read before this batch's items), and at the
+        end of the iteration for every one that changed (`sync`)."""
         seen, recent = self.yielded.setdefault(_id(obj), ({}, []))
-        items, yielded, reply = [], [], None
+        items, yielded, reply = [], {}, None  # yielded: alias id -> entry, of this batch's aliased objects
         for _ in range(max(1, min(int(n), 4096))):
             try:
                 item = _next(obj)
@@ -276,39 +286,78 @@ class Program:
                 reply = wire.exception_reply(exc, self.out)
                 reply["r"] = items
                 break
-            entry = None
-            if _type(item) in _ALIASED and (_id(item) in seen or _getrefcount(item) > 2):  # held beyond `item`
-                entry = seen.get(_id(item))
-                if entry is None:
-                    entry = seen[_id(item)] = [self.aliases, item, None]
-                    self.aliases += 1
-            sent = self.sendable(item)
+            aliases = None
+            if _isinstance(item, kept.CONTAINERS):
+                held = _id(item) in seen or _getrefcount(item) > 2  # referenced beyond `item` (and the argument)
+                found = kept.held_inside(item, held, seen)
+                if found:
+                    aliases = self.alias_table(found, seen, yielded)
+            sent = self.sendable(item, aliases)
             if "u" in sent:  # after the items before it
                 reply = {"r": items, "u": sent["u"], "stop": False}
                 break
             item = sent["r"]
-            if entry is not None:
-                entry[2] = _hash(values.text(item))  # its state as sent, to tell later whether it changed
-                yielded.append(entry)
-            items.append(item if entry is None else {"$al": [entry[0], item]})
+            if aliases:
+                self.sent_states(item, aliases, yielded)
+            items.append(item)
             if _type(item) is dict and "$h" in item:
                 break
         if reply is None:
             reply = {"r": items, "stop": False}
-        changed = self.changed_items(seen.values() if reply.get("stop") is True else recent)
+        changed = self.changed_items(seen.values() if reply.get("stop") is True else recent, seen, yielded)
         if changed:
             reply["sync" if reply.get("stop") is True else "pre"] = changed
-        recent[:] = yielded
+        recent[:] = yielded.values()
         return reply
 
-    def changed_items(self, entries):
-        """[[alias id, what it holds now]] of the yielded objects in `entries` whose state changed since it was sent."""
+    def alias_table(self, found, seen, fresh):
+        """{id: entry} of the objects `found` ({id: object}): each one's entry in `seen` ([alias id, object, hash of
+        its state as last sent]), made with a new alias id for an object not yielded before (added to `fresh`, by
+        its alias id)."""
+        table = {}
+        for key, obj in found.items():
+            entry = seen.get(key)
+            if entry is None:
+                entry = seen[key] = [self.aliases, obj, None]
+                self.aliases += 1
+                fresh[entry[0]] = entry
+            table[key] = entry
+        return table
+
+    @staticmethod
+    def sent_states(encoded, aliases, touched):
+        """Each aliased object's state as `encoded` sends it (its `$al` tags, nested ones too), kept to tell later
+        whether it changed; its entry added to `touched` (by alias id)."""
+        by_aid = {entry[0]: entry for entry in aliases.values()}
+        stack = [encoded]
+        while stack:
+            node = stack.pop()
+            if _type(node) is list:
+                stack.extend(node)
+            elif _type(node) is dict:
+                pair = node.get("$al")
+                if _type(pair) is list and _len(pair) == 2 and pair[0] in by_aid:
+                    entry = by_aid[pair[0]]
+                    entry[2] = _hash(values.text(pair[1]))
+                    touched[entry[0]] = entry
+                stack.extend(node.values())
+
+    def changed_items(self, entries, seen, fresh):
+        """[[alias id, what it holds now]] of the yielded objects in `entries` whose state changed since it was sent
+        (the objects inside it the program can change aliased in turn; those new to `seen` added to `fresh`)."""
         changed = []
-        for entry in entries:
-            now = self.sendable(entry[1])
+        for entry in list(entries):
+            if _isinstance(entry[1], tuple):  # it cannot change; what it holds that can is an entry of its own
+                continue
+            found = kept.held_inside(entry[1], True, seen)
+            found.pop(_id(entry[1]), None)
+            aliases = self.alias_table(found, seen, fresh)
+            now = self.sendable(entry[1], aliases)
             state = _hash(values.text(now["r"])) if "r" in now else entry[2]
             if state != entry[2]:
                 entry[2] = state
+                if aliases:
+                    self.sent_states(now["r"], aliases, {})
                 changed.append([entry[0], now["r"]])
         return changed
 

@@ -1,0 +1,102 @@
+"""Which mutable objects inside an item a program iterator yields the program can still change (`Program.next_items`).
+
+In Python the test gets the program's own objects: a buffer the generator clears and refills, yielded alone or inside
+a tuple (`yield i, buf`), or a stored row inside a list it keeps, is one object the test sees changing. Such an object
+must cross with an alias id so that the judge gives the test one object for it too. It is one the program can still
+reach when something references it beyond the item's own containers (its reference count says so), when it was
+yielded before, or when it sits inside such an object (a kept tuple or list holding it).
+
+Program side: standard library only, run inside the program process.
+"""
+
+import collections
+import sys
+
+_id = id
+_len = len
+_isinstance = isinstance
+_getrefcount = sys.getrefcount
+_tuple_iter = tuple.__iter__
+_list_iter = list.__iter__
+_dict_values = dict.values
+_deque_iter = collections.deque.__iter__
+
+# what crosses as data the program can change in place (builtin subclasses cross as their base type; deque,
+# Counter, OrderedDict and defaultdict as themselves)
+ALIASED = (list, dict, set, bytearray, collections.deque)
+CONTAINERS = (*ALIASED, tuple)  # what an item must be for anything in it to be aliased
+MAX_NODES = 100_000  # containers looked at in one item at most: past it, the rest crosses as before (copies)
+
+
+def _children(obj):
+    """The contents of a container that may hold mutable objects (set members are hashable: none)."""
+    if _isinstance(obj, tuple):
+        return _tuple_iter(obj)
+    if _isinstance(obj, list):
+        return _list_iter(obj)
+    if _isinstance(obj, dict):
+        return _dict_values(obj)
+    if _isinstance(obj, collections.deque):
+        return _deque_iter(obj)
+    return ()
+
+
+def _excess(objs, counts):
+    """Each object's references beyond those the item's containers and this walk hold (plus a constant the probe
+    below measures)."""
+    out = {}
+    for key in counts:
+        out[key] = _getrefcount(objs[key]) - counts[key]
+    return out
+
+
+def held_inside(root, root_held, seen):
+    """{id: object} of the objects of `ALIASED` types and the tuples inside `root` (itself included) the program can
+    still change or yield again: `root_held` for the root itself (the caller counts its references), any other when
+    referenced beyond the item, yielded before (its id in `seen`), or inside one that is.  (A tuple cannot change,
+    but the program's one tuple yielded twice is one object in Python: `got[0] is got[1]`.)"""
+    for child in _children(root):
+        if _isinstance(child, CONTAINERS):
+            break
+    else:  # the common case, an item of plain values: the item alone, or nothing
+        return {_id(root): root} if root_held or _id(root) in seen else {}
+    objs = {_id(root): root}
+    counts = {_id(root): 0}
+    below = {}  # id -> ids of the containers directly inside it
+    stack = [root]
+    while stack and _len(objs) < MAX_NODES:
+        obj = stack.pop()
+        inner = []
+        for child in _children(obj):
+            if not _isinstance(child, CONTAINERS):
+                continue
+            key = _id(child)
+            inner.append(key)
+            if key in counts:
+                counts[key] += 1
+                continue
+            objs[key] = child
+            counts[key] = 1
+            stack.append(child)
+        below[_id(obj)] = inner
+    child = obj = None
+    excess = _excess(objs, counts)
+    reach = [k for k in objs if k in seen or (root_held if k == _id(root) else excess[k] > BASE)]
+    held = {}
+    while reach:
+        key = reach.pop()
+        if key in held:
+            continue
+        held[key] = objs[key]
+        reach.extend(below.get(key, ()))
+    return held
+
+
+def _probe():
+    """The references `_excess` counts for an object nothing outside the item holds: a fresh list in a fresh tuple."""
+    item = (0, [1])
+    objs = {_id(item): item, _id(item[1]): item[1]}
+    return _excess(objs, {_id(item[1]): 1})[_id(item[1])]
+
+
+BASE = _probe()
