@@ -113,3 +113,22 @@ def test_a_forged_alias_is_a_protocol_break_or_a_value_of_its_own():
             judge.aliased(bad, [])
     with pytest.raises(wire.Gone):  # outside a program iterator's items, an alias tag is no tag of the program's
         judge.into({"$al": [3, [1]]})
+
+
+def test_kept_objects_that_are_not_data_or_are_the_tasks_still_cross_as_before():
+    """A kept bytearray subclass is a handle (the program's own object, no alias); a kept list inside a kept tuple
+    inside a kept dict is one object at every depth."""
+    producers = {
+        "bytearray subclass": "    class B(bytearray):\n        pass\n    b = B()\n    for i in range(n):\n"
+                              "        b.append(65 + i)\n        yield b\n",
+        "deep": "    buf = []\n    t = (buf,)\n    d = {'t': t}\n    for i in range(n):\n        buf.append(i)\n"
+                "        yield {'d': d, 'i': i}\n",
+    }
+    tests = {
+        "bytearray subclass": "def check(candidate):\n    got = list(candidate(3))\n    assert got[0] is got[2]\n"
+                              "    assert len(got[0]) == 3\n",
+        "deep": "def check(candidate):\n    got = list(candidate(3))\n    assert got[0]['d']['t'][0] is got[2]['d']['t'][0]\n"
+                "    assert got[0]['d']['t'][0] == [0, 1, 2] and [g['i'] for g in got] == [0, 1, 2]\n",
+    }
+    plain = judged_as_python((name, "def f(n):\n", body, tests[name], "f") for name, body in producers.items())
+    assert plain == {"bytearray subclass": True, "deep": True}

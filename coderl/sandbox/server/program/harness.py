@@ -127,7 +127,7 @@ class Program:
 
         def aliased(v):
             entry = aliases.get(_id(v))
-            if entry is None:
+            if entry is None or self.mirrors.jid(v) is not None:  # a task-built object goes as itself
                 return encode(v)
             children, made = encode(v)
             if children is None:

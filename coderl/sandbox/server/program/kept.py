@@ -14,6 +14,7 @@ import sys
 
 _id = id
 _len = len
+_type = type
 _isinstance = isinstance
 _getrefcount = sys.getrefcount
 _tuple_iter = tuple.__iter__
@@ -22,7 +23,7 @@ _dict_values = dict.values
 _deque_iter = collections.deque.__iter__
 
 # what crosses as data the program can change in place (builtin subclasses cross as their base type; deque,
-# Counter, OrderedDict and defaultdict as themselves)
+# Counter, OrderedDict and defaultdict as themselves; a bytearray subclass is a handle: only the exact type)
 ALIASED = (list, dict, set, bytearray, collections.deque)
 CONTAINERS = (*ALIASED, tuple)  # what an item must be for anything in it to be aliased
 MAX_NODES = 100_000  # containers looked at in one item at most: past it, the rest crosses as before (copies)
@@ -59,7 +60,7 @@ def held_inside(root, root_held, seen):
         if _isinstance(child, CONTAINERS):
             break
     else:  # the common case, an item of plain values: the item alone, or nothing
-        return {_id(root): root} if root_held or _id(root) in seen else {}
+        return {_id(root): root} if (root_held or _id(root) in seen) and _data(root) else {}
     objs = {_id(root): root}
     counts = {_id(root): 0}
     below = {}  # id -> ids of the containers directly inside it
@@ -89,7 +90,12 @@ def held_inside(root, root_held, seen):
             continue
         held[key] = objs[key]
         reach.extend(below.get(key, ()))
-    return held
+    return {k: o for k, o in held.items() if _data(o)}
+
+
+def _data(obj):
+    """Whether `obj` crosses as data (a bytearray subclass is a handle)."""
+    return _type(obj) is bytearray or not _isinstance(obj, bytearray)
 
 
 def _probe():
