@@ -131,9 +131,10 @@ class Ledger:
         programs = len(rolled.rewards) if rolled is not None else None
         for line in self.watch.finished_step(done, metrics, tokens, programs):
             self.log(line)
-        hacks = canary_warning(done, metrics)  # canary samples subverting their weak harness (`train/canary.py`)
-        if hacks and self.ranks.is_main:
-            self.log(hacks)
+        # canary samples subverting their weak harness (`train/canary.py`); a step that taught nothing
+        for line in (canary_warning(done, metrics), empty_step_warning(done, metrics)):
+            if line and self.ranks.is_main:
+                self.log(line)
         metrics.update(self.updater.count_nonfinite(done, metrics))
         if self.grown and done == self.start_step + 1:
             metrics["train/steps"] = cfg.steps
@@ -200,3 +201,18 @@ def evaluate(cfg, policy: Policy, step: int, log: Callable) -> dict:
     out["eval/avg_gen_tokens"] = summary["avg_gen_tokens"]
     log(f"step {step}: eval " + ", ".join(f"{k}={v:.3f}" for k, v in out.items()))
     return out
+
+
+def empty_step_warning(step: int, metrics: dict) -> str | None:
+    """The log's line for a step that taught nothing (`train/empty_step`), saying why: every episode left out at a
+    limit, or no group whose rewards varied."""
+    if metrics.get("train/empty_step") != 1.0:
+        return None
+    left_out = metrics.get("agent/left_out")
+    if left_out == 1.0:
+        why = ("every episode ended at a limit and was left out of the loss (--limit-episodes drop; "
+               f"malformed replies {metrics.get('agent/ended_malformed', 0.0):.0%}, turns "
+               f"{metrics.get('agent/ended_turns', 0.0):.0%}, context {metrics.get('agent/ended_context', 0.0):.0%})")
+    else:
+        why = "no group's rewards varied (every sample of each prompt scored alike)"
+    return f"step {step}: no update: {why}"

@@ -46,8 +46,11 @@ def test_episodes_at_a_limit_are_left_out_of_the_loss_by_default(model_dir, tmp_
     from safetensors.torch import load_file
 
     cfg = agent_config(model_dir, tmp_path / "drop", fixture_pool, algo="grpo", limit_episodes="drop", steps=1)
-    m = run_training(cfg, log=lambda m: None, reward_override=varied_reward)
-    assert m["agent/left_out"] == 1.0
+    lines = []
+    m = run_training(cfg, log=lines.append, reward_override=varied_reward)
+    assert m["agent/left_out"] == 1.0 and m["train/empty_step"] == 1.0
+    # the log says the step taught nothing, and why
+    assert any(str(line).startswith("step 1: no update: every episode ended at a limit") for line in lines), lines
     # every row left out: nothing trains, the adapter is its initialisation (LoRA B = 0)
     final = load_file(str(tmp_path / "drop" / "checkpoints" / "step-1" / "adapter_model.safetensors"))
     assert all(float(v.abs().max()) == 0.0 for k, v in final.items() if "lora_B" in k)
