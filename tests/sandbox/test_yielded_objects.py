@@ -132,3 +132,20 @@ def test_kept_objects_that_are_not_data_or_are_the_tasks_still_cross_as_before()
     }
     plain = judged_as_python((name, "def f(n):\n", body, tests[name], "f") for name, body in producers.items())
     assert plain == {"bytearray subclass": True, "deep": True}
+
+
+def test_what_is_looked_inside_goes_by_the_real_type():
+    """An object whose `__class__` says list is no container to `kept` (its type decides): nothing of it is walked
+    with list's methods, which would raise in the program's harness."""
+    from coderl.sandbox.server.program import kept
+
+    class Fake:
+        @property
+        def __class__(self):
+            return list
+
+    fake, buf = Fake(), [1]
+    assert isinstance(fake, list) and not kept.container(fake)
+    assert kept.held_inside((0, fake), False, {}) == {}
+    found = kept.held_inside((fake, buf), False, {})  # `buf` is held here, beyond the item: aliased; `fake` never
+    assert found == {id(buf): buf}

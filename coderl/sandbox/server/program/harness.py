@@ -287,7 +287,7 @@ class Program:
                 reply["r"] = items
                 break
             aliases = None
-            if _isinstance(item, kept.CONTAINERS):
+            if kept.container(item):
                 held = _id(item) in seen or _getrefcount(item) > 2  # referenced beyond `item` (and the argument)
                 found = kept.held_inside(item, held, seen)
                 if found:

@@ -15,7 +15,7 @@ import sys
 _id = id
 _len = len
 _type = type
-_isinstance = isinstance
+_issubclass = issubclass
 _getrefcount = sys.getrefcount
 _tuple_iter = tuple.__iter__
 _list_iter = list.__iter__
@@ -29,15 +29,21 @@ CONTAINERS = (*ALIASED, tuple)  # what an item must be for anything in it to be 
 MAX_NODES = 100_000  # containers looked at in one item at most: past it, the rest crosses as before (copies)
 
 
+def container(obj):
+    """Whether `obj` is a tuple or of an `ALIASED` type (by its real type: a `__class__` that says list is not one)."""
+    return _issubclass(_type(obj), CONTAINERS)
+
+
 def _children(obj):
     """The contents of a container that may hold mutable objects (set members are hashable: none)."""
-    if _isinstance(obj, tuple):
+    t = _type(obj)
+    if _issubclass(t, tuple):
         return _tuple_iter(obj)
-    if _isinstance(obj, list):
+    if _issubclass(t, list):
         return _list_iter(obj)
-    if _isinstance(obj, dict):
+    if _issubclass(t, dict):
         return _dict_values(obj)
-    if _isinstance(obj, collections.deque):
+    if _issubclass(t, collections.deque):
         return _deque_iter(obj)
     return ()
 
@@ -57,7 +63,7 @@ def held_inside(root, root_held, seen):
     referenced beyond the item, yielded before (its id in `seen`), or inside one that is.  (A tuple cannot change,
     but the program's one tuple yielded twice is one object in Python: `got[0] is got[1]`.)"""
     for child in _children(root):
-        if _isinstance(child, CONTAINERS):
+        if container(child):
             break
     else:  # the common case, an item of plain values: the item alone, or nothing
         return {_id(root): root} if (root_held or _id(root) in seen) and _data(root) else {}
@@ -69,7 +75,7 @@ def held_inside(root, root_held, seen):
         obj = stack.pop()
         inner = []
         for child in _children(obj):
-            if not _isinstance(child, CONTAINERS):
+            if not container(child):
                 continue
             key = _id(child)
             inner.append(key)
@@ -80,6 +86,7 @@ def held_inside(root, root_held, seen):
             counts[key] = 1
             stack.append(child)
         below[_id(obj)] = inner
+    stack.clear()  # what is left unwalked past MAX_NODES: no reference of the walk's own counts against it
     child = obj = None
     excess = _excess(objs, counts)
     reach = [k for k in objs if k in seen or (root_held if k == _id(root) else excess[k] > BASE)]
@@ -95,7 +102,7 @@ def held_inside(root, root_held, seen):
 
 def _data(obj):
     """Whether `obj` crosses as data (a bytearray subclass is a handle)."""
-    return _type(obj) is bytearray or not _isinstance(obj, bytearray)
+    return _type(obj) is bytearray or not _issubclass(_type(obj), bytearray)
 
 
 def _probe():
