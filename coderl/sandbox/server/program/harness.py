@@ -347,7 +347,7 @@ class Program:
         (the objects inside it the program can change aliased in turn; those new to `seen` added to `fresh`)."""
         changed = []
         for entry in list(entries):
-            if _isinstance(entry[1], tuple):  # it cannot change; what it holds that can is an entry of its own
+            if kept.unchanging(entry[1]):  # it cannot change; what it holds that can is an entry of its own
                 continue
             found = kept.held_inside(entry[1], True, seen)
             found.pop(_id(entry[1]), None)

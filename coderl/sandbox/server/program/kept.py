@@ -34,6 +34,11 @@ def container(obj):
     return _issubclass(_type(obj), CONTAINERS)
 
 
+def unchanging(obj):
+    """Whether `obj` is a tuple by its real type: nothing in it changes but through what it holds."""
+    return _issubclass(_type(obj), tuple)
+
+
 def _children(obj):
     """The contents of a container that may hold mutable objects (set members are hashable: none)."""
     t = _type(obj)
