@@ -196,3 +196,52 @@ def test_bad_rows_are_one_line(tmp_path, preset, change, message):
     with pytest.raises(TaskFormatError, match=message) as info:
         load_tasks(f"hf:{path}:preset={preset}")
     assert "\n" not in str(info.value) and "row 0" in str(info.value)
+
+
+# --- MBPP+ v0.2.0 rows regenerated with EvalPlus's own code (scripts/evalplus_regenerate.py) --------------------
+
+REGEN = f"{FIXTURES}/mbppplus_regenerated.jsonl"
+
+
+def _regenerated():
+    from coderl.tasks.rows import skipping_bad_rows
+
+    with skipping_bad_rows():
+        return load_tasks(f"hf:{REGEN}:preset=mbppplus").tasks
+
+
+def test_regenerated_rows_load_and_a_value_too_large_to_reach_the_judge_is_refused_naming_it():
+    from coderl.sandbox.server.common.flat import MAX_ITEMS
+    from coderl.tasks.loaders.evalplus import TRANSFER_ITEMS
+
+    assert TRANSFER_ITEMS == MAX_ITEMS  # the message's number is the sandbox's limit
+    with pytest.raises(TaskFormatError, match=r"row 3: task Mbpp/255 \(combinations_colors\): .*1,663,740 tuples.*"
+                                              r"more than the 1,000,000"):
+        load_tasks(f"hf:{REGEN}:preset=mbppplus")
+    tasks = {t.task_id: t for t in _regenerated()}
+    assert list(tasks) == ["Mbpp/2", "Mbpp/82", "Mbpp/88", "Mbpp/599", "Mbpp/630", "Mbpp/737"]
+    assert tasks["Mbpp/82"].test_preamble.startswith("import math\n")  # test_imports, before MBPP's isclose asserts
+    assert "def ref_func(" in tasks["Mbpp/88"].test_preamble  # a cross-check row whose values do cross
+    assert len([t for t in tasks["Mbpp/599"].tests if t.id.startswith("plus/")]) == 90
+
+
+def test_regenerated_references_pass(sandbox):
+    """Every reference but Mbpp/599's, which needs ~30 CPU seconds for its inputs near 10**8 (docs/data.md)."""
+    for task in [t for t in _regenerated() if t.task_id != "Mbpp/599"]:
+        result, groups = _outcomes(sandbox, task, task.reference_solution)
+        assert result.passed, (task.task_id, result.status.value, result.message)
+        assert groups["base"] and groups["plus"]
+
+
+def test_an_older_revisions_assert_allclose_is_read_as_the_same_rule(tmp_path):
+    """HumanEval+/MBPP+ rows written before evalplus 5f4ebca (2024-04-17) spell the tolerance
+    `np.testing.assert_allclose(out, exp, atol=atol)` (tools/humaneval/to_original_fmt.py at 1680640): the same tests
+    as today's `assert np.allclose(out, exp, rtol=1e-07, atol=atol)`, where they were refused as an oracle."""
+    new = "assert np.allclose(out, exp, rtol=1e-07, atol=atol)"
+    old = "np.testing.assert_allclose(out, exp, atol=atol)"
+    rows = [json.loads(line) for line in open(f"{FIXTURES}/humanevalplus_small.jsonl")]
+    assert all(new in r["test"] for r in rows if r["task_id"] != "HumanEval/32")
+    older = tmp_path / "older.jsonl"
+    older.write_text("".join(json.dumps({**r, "test": r["test"].replace(new, old)}) + "\n" for r in rows))
+    for was, now in zip(load_tasks(HE).tasks, load_tasks(f"hf:{older}:preset=humanevalplus").tasks):
+        assert was.task_id == now.task_id and was.tests == now.tests

@@ -26,7 +26,8 @@ forms read: the cross-check loop of a few rows with huge outputs (`assertion(can
 ATOL)`, `ref_func` the reference, kept in the preamble), HumanEval/32's `_poly` oracle (judged as the evaluator
 does, `abs(_poly(*inp, out)) <= atol`: the published test text unpacks the float result and cannot pass), and
 MBPP+'s set-equality and output-not-None assertions.  A row in any other form (MBPP+'s two tasks with an
-oracle function of their own, surface_Area and digit_distance_nums) is refused in one line naming it;
+oracle function of their own, surface_Area and digit_distance_nums) is refused in one line naming it, and so is
+a cross-check row whose values are too large to reach the judge (`OVER_TRANSFER_LIMIT`: MBPP+'s Mbpp/255);
 `--skip-bad-rows` lists them.  EvalPlus's release files (base_input / plus_input without expected outputs) are
 refused too: their outputs would have to come from running the reference at load time, and MBPP+'s inputs from
 EvalPlus's per-task deserialisation (`mbpp_deserialize_inputs`); the published datasets hold both already.
@@ -73,6 +74,15 @@ def _evalplus_match(out, exp, atol):
 def _evalplus_not_none(out, exp):
     return out == exp if type(out) is bool else exp == (out is not None)
 '''
+# Cross-check rows (the reference run beside the program) whose values cannot cross from the program to the
+# judge: more than TRANSFER_ITEMS items (the sandbox's `flat.MAX_ITEMS`; a test keeps them equal).  Found by
+# running every reference of MBPP+ v0.2.0, regenerated with EvalPlus's own code (scripts/evalplus_regenerate.py);
+# EvalPlus compares them inside the program's own process.
+TRANSFER_ITEMS = 1_000_000
+OVER_TRANSFER_LIMIT = {
+    "combinations_colors": "its plus inputs ask for up to 1,663,740 tuples of 77 (130 million values: 5 colours "
+                           "taken 77 at a time with repetition)",
+}
 _DROPPED = ("is_floats", "assertion", "check")  # EvalPlus's helpers, replaced by HELPERS (they need numpy)
 _RELEASE = ("base_input", "plus_input")
 _LOOPS = (("(i, (inp, exp))", "enumerate(zip(inputs, results))"), ("(i, inp)", "enumerate(inputs)"))
@@ -164,7 +174,8 @@ def loop_rule(stmt: ast.stmt, callee: str) -> tuple[str, float] | None:
 
 
 def assertion_form(module: ast.Module) -> str:
-    """Which of EvalPlus's `assertion` functions the test text defines: `standard` (exact, else allclose),
+    """Which of EvalPlus's `assertion` functions the test text defines: `standard` (exact, else allclose, in
+    either of the two spellings EvalPlus's revisions use),
     `set` (MBPP+'s set-equality tasks), `not_none` (MBPP+'s output-not-None tasks: it asserts nothing) or
     `other` (an oracle of its own, or none)."""
     defs = [n for n in module.body if isinstance(n, ast.FunctionDef) and n.name == "assertion"]
@@ -177,7 +188,12 @@ def assertion_form(module: ast.Module) -> str:
         return "set"
     if not any(isinstance(n, ast.Assert) for n in ast.walk(node)):
         return "not_none" if "out is not None" in text else "other"
-    return "standard" if "np.allclose(out, exp" in text else "other"
+    # before 2024-04-17 (evalplus 5f4ebca, the rows of older dataset revisions) the tolerance was
+    # `np.testing.assert_allclose(out, exp, atol=atol)`: the same bound (its rtol defaults to 1e-07, which the
+    # commit set explicitly "to match"), read as the same rule; it also holds NaN equal to NaN, which np.allclose
+    # does not (a NaN expected is judged as the newer revisions judge it)
+    old = "np.testing.assert_allclose(out, exp, atol=atol)"
+    return "standard" if "np.allclose(out, exp" in text or old in text else "other"
 
 
 def _args(node: ast.expr, text: _Text, where: str, i: int) -> str:
@@ -332,6 +348,10 @@ def mbppplus(row: dict[str, Any], where: str) -> dict[str, Any]:
                                   f"{e.lineno})") from None
         base.append(_base_row(str(i), check, source, expected))
     plus_preamble, plus = plus_tests(require(row, "test", str, where), where, entry_point)
+    if entry_point in OVER_TRANSFER_LIMIT and "def ref_func(" in plus_preamble:
+        raise TaskFormatError(f"{where}: task {task_id} ({entry_point}): {OVER_TRANSFER_LIMIT[entry_point]}, "
+                              f"more than the {TRANSFER_ITEMS:,} a program's value may hold to reach the judge: no "
+                              "program can pass it here (docs/data.md)")
     preamble = "".join(line + "\n" for line in imports) + plus_preamble
     return _task(task_id, docstring_header(text, test_list[0].strip()), entry_point, preamble, code, base + plus,
                  "mbppplus")
