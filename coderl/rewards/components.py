@@ -182,8 +182,13 @@ def format_reward(result: ExecutionResult, sample: Sample, task: Task) -> float:
     """1.0 if the output followed the prompt format's layout (`sample.format_ok`; seed 004's
     `<reasoning>...</reasoning><answer>...</answer>` format, a closed code fence for `chat`), else
     0.0.  Formats without a layout (`completion`) always set `format_ok`, so there it pays for any
-    extracted code.  0.0 unless the completion defines the entry point.
+    extracted code.  0.0 unless the completion defines the entry point -- except on a repository task,
+    where a sample is an agent episode's last reply (docs/agents.md): 1.0 when it held one tool call (a
+    command or the submit), so an episode ended by malformed replies scores 0 and one that ended by a
+    submit or the turn limit 1.
     """
+    if task.kind == "repository":
+        return 1.0 if sample.format_ok else 0.0
     if not defines_entry_point(task, sample.completion):
         return 0.0
     return 1.0 if sample.format_ok else 0.0

@@ -134,6 +134,18 @@ def test_format_reads_format_ok():
     assert call("format", result(False), sample(CHAT, format_ok=False)) == 0.0
 
 
+def test_format_on_a_repository_task_is_the_last_replys_tool_call():
+    """An agent episode's sample is its last reply, a shell command with no entry point: `format` pays for a
+    well-formed call (an episode not ended by malformed replies), where the entry-point gate paid nothing."""
+    import dataclasses
+
+    repo_task = dataclasses.replace(TASK, kind="repository", metadata={"repository": {}})
+    reply = "Run the tests.\n\n```bash\npytest -q\n```"
+    assert not defines_entry_point(TASK, reply)
+    assert call("format", result(False), sample(reply, format_ok=True), task=repo_task) == 1.0
+    assert call("format", result(False), sample(reply, format_ok=False), task=repo_task) == 0.0
+
+
 # --- quality --------------------------------------------------------------------------------
 
 def test_quality_unused_imports_vs_clean_code():
