@@ -132,6 +132,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--evalplus", required=True, help="a clone of github.com/evalplus/evalplus")
     parser.add_argument("--out", required=True, help="the JSONL file to write (evalplus/mbppplus's layout)")
+    parser.add_argument("--version", choices=["v0.1.0", "v0.2.0"], default="v0.2.0",
+                        help="v0.1.0: the release rows as committed (399); v0.2.0: after fix_v010 (378; default)")
     parser.add_argument("--limit", type=int, default=None, help="only the first N tasks")
     args = parser.parse_args()
 
@@ -143,12 +145,12 @@ def main() -> int:
     release = [json.loads(line) for line in _git(args.evalplus, f"{RELEASE_COMMIT}:MbppPlus.jsonl").splitlines()
                if line.strip()]
     with Sandbox(workers=2) as sandbox:
-        fixed = _run(sandbox, [DRIVER % {"files": json.dumps(files), "mode": "fix", "data": json.dumps(release),
-                                         "mark": MARK}], cpu=60)[0]
+        fixed = release if args.version == "v0.1.0" else _run(sandbox, [DRIVER % {
+            "files": json.dumps(files), "mode": "fix", "data": json.dumps(release), "mark": MARK}], cpu=60)[0]
         if not isinstance(fixed, list):
             print(f"fix_v010 failed: {fixed}", file=sys.stderr)
             return 1
-        print(f"release rows {len(release)} -> v0.2.0 rows {len(fixed)} (EvalPlus {head[:7]})", flush=True)
+        print(f"release rows {len(release)} -> {args.version} rows {len(fixed)} (EvalPlus {head[:7]})", flush=True)
         rows = fixed[:args.limit] if args.limit else fixed
         tests = _run(sandbox, [DRIVER % {"files": json.dumps(files), "mode": "row", "data": json.dumps(r),
                                          "mark": MARK} for r in rows], cpu=120)
