@@ -22,6 +22,10 @@ std 0.02, seeded, saved once and loaded by both sides):
 * eval-run      `coderl eval` of the adapter on easy-sampled, whole, as the demo runs it (its rows per call, two
   sandbox workers): its wall, generation and total seconds, and pass@1 (the same draws on both sides when the
   generation code is the same: the sandbox's checks and their order are what differs).
+* peak          this machine's GEMM rate (2048 x 2048, every torch thread) in float32 and bfloat16, and its read
+  bandwidth (bench/roofline.py), measured in the side's own process: with it, `decode` and `update` also give
+  their FLOPs and bytes from the shapes, the bound at those peaks, which one binds, and the share of the bound
+  the measured time reaches (issue 101's roofline; 1.0 = at the machine's limit).
 * sft           `coderl sft` at the demo's settings (corpus@train, 1 x 8, LoRA r 8 with dropout 0.05, bf16) over
   --sft-epochs of an epoch: the seconds of its optimizer steps after the first (the same examples both sides)
   and the last loss.
@@ -40,7 +44,6 @@ import argparse
 import hashlib
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -49,7 +52,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-PHASES = ("eval-greedy", "eval-sampled", "decode", "update", "rl-step", "eval-run", "sft")
+PHASES = ("peak", "eval-greedy", "eval-sampled", "decode", "update", "rl-step", "eval-run", "sft")
 
 
 def _adapter(args, tmp: str) -> str:
@@ -223,6 +226,33 @@ def _update(loaded, args) -> dict:
             "backward_s": round(bwd, 2)}
 
 
+def _roofline(phase: str, res: dict, model, dtype: str) -> dict:
+    """`decode` / `update` figures against the peaks of `res["peak"]` (bench/roofline.py)."""
+    import roofline
+
+    peak = res["peak"]
+    flops = peak[f"gemm_gflops_{dtype}"] * 1e9
+    read = peak["read_gbytes"] * 1e9
+    adapter = getattr(model, "peft_config", {}).get("default")
+    shape = roofline.Shape.of(model.config, lora_r=adapter.r if adapter is not None else 0)
+    elem = 2 if dtype == "bfloat16" else 4
+    got = res[phase]
+    if phase == "decode":  # per step, at the steps' mean context: the padded prompt and half the new tokens
+        cost = roofline.decode_step(shape, got["rows"], got["prompt_width"] + got["tokens"] // 2, elem)
+        bound, binds = cost.bound(flops, read)
+        return {"step_gflop": round(cost.flops / 1e9, 2), "step_mbytes": round(cost.bytes / 1e6),
+                "bound_ms": round(bound * 1000, 1), "binds": binds,
+                "share_coderl": round(roofline.share(got["coderl_lora_ms"] / 1000, bound), 3),
+                "share_plain_base": round(roofline.share(got["plain_hf_base_ms"] / 1000, bound), 3)}
+    fwd, bwd = roofline.update(shape, got["rows"], got["prompt_width"] + got["width"], got["width"], elem)
+    (fb, fbind), (bb, bbind) = fwd.bound(flops, read), bwd.bound(flops, read)
+    return {"forward_gflop": round(fwd.flops / 1e9, 1), "backward_gflop": round(bwd.flops / 1e9, 1),
+            "forward_bound_s": round(fb, 3), "backward_bound_s": round(bb, 3), "binds": f"{fbind}/{bbind}",
+            "share_forward": round(roofline.share(got["forward_s"], fb), 3),
+            "share_logprob_pass": round(roofline.share(got["logprob_pass_s"], fb), 3),
+            "share_backward": round(roofline.share(got["backward_s"], bb), 3)}
+
+
 def _coderl(cmd: list[str]) -> tuple[float, str | None]:
     """Run `coderl CMD...` with this side's coderl: (wall seconds, the last line of its stderr if it failed)."""
     t0 = time.perf_counter()
@@ -301,9 +331,17 @@ def run_side(args) -> dict:
     loaded = load_model(args.adapter_path, dtype=args.dtype, device="cpu")
     loaded.model.eval()
     easy = load_tasks("easy").tasks
-    for phase in args.phases:
+    for phase in sorted(args.phases, key=PHASES.index):  # the peaks first: the roofline figures need them
         t0 = time.perf_counter()
-        if phase == "eval-greedy":
+        if phase == "peak":
+            import roofline
+
+            peaks = roofline.measure_peaks()
+            name, flags = roofline.cpu_name_and_flags()
+            res[phase] = {"cpu": name, "flags": " ".join(flags), "threads": torch.get_num_threads(),
+                          **{f"gemm_gflops_{k[5:]}": round(v / 1e9, 1) for k, v in peaks.items() if k != "read_bytes"},
+                          "read_gbytes": round(peaks["read_bytes"] / 1e9, 1)}
+        elif phase == "eval-greedy":
             res[phase] = _eval(loaded.model, loaded.tokenizer, easy, samples=1, temperature=0.0, max_new_tokens=256,
                                batch_size=_demo_batch(None))
         elif phase == "eval-sampled":
@@ -314,6 +352,8 @@ def run_side(args) -> dict:
         elif phase == "update":
             res[phase] = _update(loaded, args)
             loaded.model.eval()
+        if phase in ("decode", "update") and "peak" in res:
+            res[phase].update(_roofline(phase, res, loaded.model, args.dtype))
         elif phase == "rl-step":
             with tempfile.TemporaryDirectory(prefix="coderl-bench-rl-") as tmp:
                 res[phase] = _rl_step(args.adapter_path, args, tmp)
@@ -363,7 +403,11 @@ def main() -> None:
         sides = {"now": ROOT}
         if args.before:
             sides["before"] = _checkout(args.before, tmp)
-        print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
+        sys.path.insert(0, HERE)
+        import roofline
+
+        cpu, flags = roofline.cpu_name_and_flags()
+        print(f"# {cpu} ({' '.join(flags) or 'no AVX2'}), {os.cpu_count()} CPUs, "
               f"{time.strftime('%Y-%m-%d %H:%M')}, adapter {args.adapter or 'fresh (seeded)'}, dtype {args.dtype}",
               flush=True)
         results: dict[str, list] = {name: [] for name in sides}
