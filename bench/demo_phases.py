@@ -41,6 +41,7 @@ wait (BENCHMARKS.md, "The cores under load").
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import json
 import os
@@ -222,20 +223,24 @@ def _update(loaded, args) -> dict:
     bwd = time.perf_counter() - t0
     model.zero_grad(set_to_none=True)
     return {"rows": 16, "prompts": 4, "prompt_width": int(ids.shape[1]), "completion_tokens": int(lengths.sum()),
-            "width": width, "logprob_pass_s": round(nograd, 2), "forward_s": round(fwd, 2),
-            "backward_s": round(bwd, 2)}
+            "width": width, "trimmed_width": int(lengths.max()), "logprob_pass_s": round(nograd, 2),
+            "forward_s": round(fwd, 2), "backward_s": round(bwd, 2)}
 
 
 def _roofline(phase: str, res: dict, model, dtype: str) -> dict:
-    """`decode` / `update` figures against the peaks of `res["peak"]` (bench/roofline.py)."""
+    """`decode` / `update` figures against the peaks of `res["peak"]` (bench/roofline.py); none for a dtype
+    whose GEMM rate the peak phase did not measure."""
     import roofline
 
     peak = res["peak"]
-    flops = peak[f"gemm_gflops_{dtype}"] * 1e9
-    read = peak["read_gbytes"] * 1e9
+    if f"gemm_gflops_{dtype}" not in peak:
+        return {}
+    flops, read = peak[f"gemm_gflops_{dtype}"] * 1e9, peak["read_gbytes"] * 1e9
     adapter = getattr(model, "peft_config", {}).get("default")
     shape = roofline.Shape.of(model.config, lora_r=adapter.r if adapter is not None else 0)
-    elem = 2 if dtype == "bfloat16" else 4
+    if adapter is not None:
+        shape = dataclasses.replace(shape, lora_targets=tuple(adapter.target_modules))
+    elem = {"float32": 4, "bfloat16": 2, "float16": 2}[dtype]
     got = res[phase]
     if phase == "decode":  # per step, at the steps' mean context: the padded prompt and half the new tokens
         cost = roofline.decode_step(shape, got["rows"], got["prompt_width"] + got["tokens"] // 2, elem)
@@ -244,7 +249,7 @@ def _roofline(phase: str, res: dict, model, dtype: str) -> dict:
                 "bound_ms": round(bound * 1000, 1), "binds": binds,
                 "share_coderl": round(roofline.share(got["coderl_lora_ms"] / 1000, bound), 3),
                 "share_plain_base": round(roofline.share(got["plain_hf_base_ms"] / 1000, bound), 3)}
-    fwd, bwd = roofline.update(shape, got["rows"], got["prompt_width"] + got["width"], got["width"], elem)
+    fwd, bwd = roofline.update(shape, got["prompts"], got["rows"], got["prompt_width"], got["trimmed_width"], elem)
     (fb, fbind), (bb, bbind) = fwd.bound(flops, read), bwd.bound(flops, read)
     return {"forward_gflop": round(fwd.flops / 1e9, 1), "backward_gflop": round(bwd.flops / 1e9, 1),
             "forward_bound_s": round(fb, 3), "backward_bound_s": round(bb, 3), "binds": f"{fbind}/{bbind}",
@@ -352,8 +357,6 @@ def run_side(args) -> dict:
         elif phase == "update":
             res[phase] = _update(loaded, args)
             loaded.model.eval()
-        if phase in ("decode", "update") and "peak" in res:
-            res[phase].update(_roofline(phase, res, loaded.model, args.dtype))
         elif phase == "rl-step":
             with tempfile.TemporaryDirectory(prefix="coderl-bench-rl-") as tmp:
                 res[phase] = _rl_step(args.adapter_path, args, tmp)
@@ -363,6 +366,8 @@ def run_side(args) -> dict:
         elif phase == "sft":
             with tempfile.TemporaryDirectory(prefix="coderl-bench-sft-") as tmp:
                 res[phase] = _sft(args, tmp)
+        if phase in ("decode", "update") and "peak" in res:
+            res[phase].update(_roofline(phase, res, loaded.model, args.dtype))
         print(f"#   {phase}: {json.dumps(res[phase])} ({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
     return res
 

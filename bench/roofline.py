@@ -10,7 +10,8 @@ What is counted (a decoder like Llama: attention with grouped KV heads, a gated 
 - bytes: each weight read once per pass (a decoding step reads them all once for every row at once), the KV cache
   read once per decoding step; activations are not counted (they stay in cache at these sizes, or are the
   smaller term) -- so a memory-bound figure is a lower bound on the traffic;
-- backward of a LoRA update: the base weights are frozen, so it computes the inputs' gradients (the forward's
+- an update runs each distinct prompt once and the completions on its cache (`train/logprobs.py`'s shared
+  prompts); its backward: the base weights are frozen, so it computes the inputs' gradients (the forward's
   matmul FLOPs again, and attention's twice) and LoRA's weight gradients; its bytes are the weights read again.
 Elementwise work (norms, activations, softmax, sampling) is not counted: it is what a measured time spends beyond
 the bound, with Python and dispatch per op.
@@ -95,16 +96,17 @@ def decode_step(shape: Shape, rows: int, context: int, elem: int) -> Cost:
     return forward(shape, rows, 1, context, 1, elem)
 
 
-def update(shape: Shape, rows: int, width: int, logits: int, elem: int) -> tuple[Cost, Cost]:
-    """(forward, backward) of a LoRA update over `rows` rows of `width` tokens with logits at `logits` positions
-    a row: the backward computes the inputs' gradients through frozen weights (the forward's matmuls again,
-    attention's twice) and LoRA's weight gradients."""
-    fwd = forward(shape, rows, width, 0, logits, elem)
-    tokens = rows * width
-    attention = 4 * shape.heads * shape.head_dim * shape.layers * rows * _attention_pairs(width, 0)
-    matmul = fwd.flops - attention
-    lora_grads = 2 * tokens * shape.lora_weights()
-    return fwd, Cost(matmul + 2 * attention + lora_grads, fwd.bytes)
+def update(shape: Shape, prompts: int, rows: int, prompt_width: int, width: int, elem: int) -> tuple[Cost, Cost]:
+    """(forward, backward) of a LoRA update as `train/logprobs.py` runs it with shared prompts: each of `prompts`
+    distinct prompts of `prompt_width` tokens once, then `rows` completions of `width` tokens on top of their
+    prompt's cache, logits at every completion position.  The backward computes the inputs' gradients through
+    frozen weights (the forward's matmuls again, attention's twice) and LoRA's weight gradients; it reads the
+    weights again."""
+    fwd = forward(shape, prompts, prompt_width, 0, 0, elem) + forward(shape, rows, width, prompt_width, width, elem)
+    pairs = prompts * _attention_pairs(prompt_width, 0) + rows * _attention_pairs(width, prompt_width)
+    attention = 4 * shape.heads * shape.head_dim * shape.layers * pairs
+    tokens = prompts * prompt_width + rows * width
+    return fwd, Cost(fwd.flops + attention + 2 * tokens * shape.lora_weights(), fwd.bytes)
 
 
 def share(measured: float, bound: float) -> float:

@@ -34,8 +34,9 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [REPO]
 
 MARK = "\x1eevalplus-row "
-RELEASE_COMMIT = "767efcc"  # MbppPlus.jsonl's last committed version (v0.1.0 layout)
-FILES = {  # where the driver writes it: its path in EvalPlus's repository (at HEAD)
+RELEASE_COMMIT = "767efcc368e0ef16568bba4ee2f1b005e849e8a6"  # MbppPlus.jsonl's last committed version (v0.1.0)
+TOOLS_COMMIT = "26d6d00bb1fd0fa37f39c99d5290da67891d1c5e"  # EvalPlus's code read (its HEAD on 2026-11-29)
+FILES = {  # where the driver writes it: its path in EvalPlus's repository (at --rev)
     "mbpp.py": "evalplus/data/mbpp.py",
     "gen_util.py": "evalplus/gen/util/__init__.py",
     "_special_oracle.py": "evalplus/eval/_special_oracle.py",
@@ -134,13 +135,15 @@ def main() -> int:
     parser.add_argument("--out", required=True, help="the JSONL file to write (evalplus/mbppplus's layout)")
     parser.add_argument("--version", choices=["v0.1.0", "v0.2.0"], default="v0.2.0",
                         help="v0.1.0: the release rows as committed (399); v0.2.0: after fix_v010 (378; default)")
+    parser.add_argument("--rev", default=TOOLS_COMMIT, help="the commit of EvalPlus's code to read (default: the one "
+                        "the committed fixture and RESULTS.md were made with)")
     parser.add_argument("--limit", type=int, default=None, help="only the first N tasks")
     args = parser.parse_args()
 
     from coderl.sandbox import Sandbox
 
-    files = {name: _git(args.evalplus, f"HEAD:{path}") for name, path in FILES.items()}
-    head = subprocess.run(["git", "-C", args.evalplus, "rev-parse", "HEAD"], capture_output=True, text=True,
+    files = {name: _git(args.evalplus, f"{args.rev}:{path}") for name, path in FILES.items()}
+    head = subprocess.run(["git", "-C", args.evalplus, "rev-parse", args.rev], capture_output=True, text=True,
                           check=True).stdout.strip()
     release = [json.loads(line) for line in _git(args.evalplus, f"{RELEASE_COMMIT}:MbppPlus.jsonl").splitlines()
                if line.strip()]
@@ -171,7 +174,7 @@ def main() -> int:
     print(f"wrote {written} rows to {args.out}; {len(failed)} failed")
     for line in failed:
         print("  " + line)
-    return 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -38,12 +38,16 @@ def test_a_decoding_step_by_hand():
 
 
 def test_an_update_by_hand():
-    fwd, bwd = roofline.update(TINY, rows=2, width=3, logits=3, elem=2)
-    # 6 tokens: 2 x 6 x 172 + 2 x 2 rows x 3 logits x 40 = 2064 + 480; causal pairs of 3 tokens: 1 + 2 + 3 = 6,
-    # attention 16 x 2 rows x 6 = 192
-    assert fwd.flops == 2064 + 480 + 192 and fwd.bytes == 212 * 2
-    # the inputs' gradients: the matmuls again and attention twice; LoRA's weight gradients 2 x 6 x 28
-    assert bwd.flops == 2544 + 2 * 192 + 2 * 6 * 28 and bwd.bytes == fwd.bytes
+    fwd, bwd = roofline.update(TINY, prompts=1, rows=2, prompt_width=2, width=3, elem=2)
+    # the prompt once: 2 tokens, 2 x 2 x 172 = 688, no logits, causal pairs 1 + 2 = 3, attention 16 x 3 = 48;
+    # two completions of 3 on its 2 cached tokens: 2 x 6 x 172 + 2 x 2 x 3 x 40 = 2064 + 480, pairs 3 + 4 + 5 = 12
+    # a row, attention 16 x 2 x 12 = 384
+    assert fwd.flops == 688 + 48 + 2064 + 480 + 384
+    # the weights read by each pass, 212 x 2 bytes, and the completions read the prompt's cache: 2 rows x (K, V)
+    # x 1 head x 2 x 2 tokens x 2 bytes
+    assert fwd.bytes == 2 * 212 * 2 + 2 * 2 * 2 * 2 * 2
+    # the inputs' gradients: the forward's FLOPs and attention once more; LoRA's weight gradients 2 x 8 x 28
+    assert bwd.flops == fwd.flops + (48 + 384) + 2 * 8 * 28 and bwd.bytes == fwd.bytes
 
 
 def test_the_bundled_models_decoding_step_is_the_issues_arithmetic():
@@ -58,6 +62,10 @@ def test_the_bundled_models_decoding_step_is_the_issues_arithmetic():
     cost = roofline.decode_step(shape, rows=32, context=0, elem=4)
     assert cost.flops == 2 * 32 * (106_168_320 + 28_311_552) + 4 * 9 * 64 * 30 * 32
     assert cost.bytes == 4 * (106_168_320 + 28_311_552)
+    # 100 tokens cached: each row reads 30 layers x (K, V) x 3 heads x 64 x 100 float32 values
+    later = roofline.decode_step(shape, rows=32, context=100, elem=4)
+    assert later.bytes - cost.bytes == 32 * 30 * 2 * 3 * 64 * 100 * 4
+    assert later.flops - cost.flops == 4 * 9 * 64 * 30 * 32 * 100
 
 
 def test_share_and_cpu_flags(tmp_path):

@@ -184,8 +184,7 @@ def format_reward(result: ExecutionResult, sample: Sample, task: Task) -> float:
     0.0.  Formats without a layout (`completion`) always set `format_ok`, so there it pays for any
     extracted code.  0.0 unless the completion defines the entry point -- except on a repository task,
     where a sample is an agent episode's last reply (docs/agents.md): 1.0 when it held one tool call (a
-    command or the submit), so an episode ended by malformed replies scores 0 and one that ended by a
-    submit or the turn limit 1.
+    command or the submit), whatever ended the episode (one ended by malformed replies scores 0).
     """
     if task.kind == "repository":
         return 1.0 if sample.format_ok else 0.0

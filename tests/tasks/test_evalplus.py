@@ -211,12 +211,13 @@ def _regenerated():
 
 
 def test_regenerated_rows_load_and_a_value_too_large_to_reach_the_judge_is_refused_naming_it():
-    from coderl.sandbox.server.common.flat import MAX_ITEMS
+    from coderl.sandbox.server.common import flat
+    from coderl.sandbox.server.judge import checks
     from coderl.tasks.loaders.evalplus import TRANSFER_ITEMS
 
-    assert TRANSFER_ITEMS == MAX_ITEMS  # the message's number is the sandbox's limit
+    assert TRANSFER_ITEMS == flat.MAX_ITEMS == checks.MAX_ITEMS  # the message's number is the sandbox's limit
     with pytest.raises(TaskFormatError, match=r"row 3: task Mbpp/255 \(combinations_colors\): .*1,663,740 tuples.*"
-                                              r"more than the 1,000,000"):
+                                              r"than the 1,000,000 items"):
         load_tasks(f"hf:{REGEN}:preset=mbppplus")
     tasks = {t.task_id: t for t in _regenerated()}
     assert list(tasks) == ["Mbpp/2", "Mbpp/82", "Mbpp/88", "Mbpp/599", "Mbpp/630", "Mbpp/737"]

@@ -75,13 +75,14 @@ def _evalplus_not_none(out, exp):
     return out == exp if type(out) is bool else exp == (out is not None)
 '''
 # Cross-check rows (the reference run beside the program) whose values cannot cross from the program to the
-# judge: more than TRANSFER_ITEMS items (the sandbox's `flat.MAX_ITEMS`; a test keeps them equal).  Found by
-# running every reference of MBPP+ v0.2.0, regenerated with EvalPlus's own code (scripts/evalplus_regenerate.py);
-# EvalPlus compares them inside the program's own process.
+# judge: a value flattens to more than TRANSFER_ITEMS items (the sandbox's `flat.MAX_ITEMS` and the judge's
+# `checks.MAX_ITEMS`; a test keeps them equal).  Found by running every reference of MBPP+ v0.2.0, regenerated with
+# EvalPlus's own code (scripts/evalplus_regenerate.py); EvalPlus compares them inside the program's own process.
+# Keyed by task id and entry point: another row of that name is read as any other.
 TRANSFER_ITEMS = 1_000_000
 OVER_TRANSFER_LIMIT = {
-    "combinations_colors": "its plus inputs ask for up to 1,663,740 tuples of 77 (130 million values: 5 colours "
-                           "taken 77 at a time with repetition)",
+    ("Mbpp/255", "combinations_colors"): "its plus inputs ask for up to 1,663,740 tuples of 77 strings (5 colours "
+                                         "taken 77 at a time with repetition)",
 }
 _DROPPED = ("is_floats", "assertion", "check")  # EvalPlus's helpers, replaced by HELPERS (they need numpy)
 _RELEASE = ("base_input", "plus_input")
@@ -348,10 +349,11 @@ def mbppplus(row: dict[str, Any], where: str) -> dict[str, Any]:
                                   f"{e.lineno})") from None
         base.append(_base_row(str(i), check, source, expected))
     plus_preamble, plus = plus_tests(require(row, "test", str, where), where, entry_point)
-    if entry_point in OVER_TRANSFER_LIMIT and "def ref_func(" in plus_preamble:
-        raise TaskFormatError(f"{where}: task {task_id} ({entry_point}): {OVER_TRANSFER_LIMIT[entry_point]}, "
-                              f"more than the {TRANSFER_ITEMS:,} a program's value may hold to reach the judge: no "
-                              "program can pass it here (docs/data.md)")
+    too_large = OVER_TRANSFER_LIMIT.get((task_id, entry_point))
+    if too_large and "def ref_func(" in plus_preamble:
+        raise TaskFormatError(f"{where}: task {task_id} ({entry_point}): {too_large}, far more than the "
+                              f"{TRANSFER_ITEMS:,} items a program's value may flatten to on its way to the judge: "
+                              "no program can pass it here (docs/data.md)")
     preamble = "".join(line + "\n" for line in imports) + plus_preamble
     return _task(task_id, docstring_header(text, test_list[0].strip()), entry_point, preamble, code, base + plus,
                  "mbppplus")
