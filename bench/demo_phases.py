@@ -13,7 +13,8 @@ std 0.02, seeded, saved once and loaded by both sides):
 * decode        the cost of one decoding step, fixed work (--decode-rows prompts of the easy set, exactly
   --decode-tokens new tokens, greedy): plain HF `generate` on the base model, on the adapter (the LoRA layers'
   cost), on the adapter merged into the base, and coderl's `sample_rows` on the adapter (its stop checks, log-prob
-  capture and processors: coderl's per-step cost over plain HF); per step = (call - prefill forward) / tokens.
+  capture and processors: coderl's per-step cost over plain HF); per step = (call - prefill forward) / tokens; and
+  that prefill forward itself (the padded prompts, logits for the last position).
 * update        the RL update's passes through `train/logprobs.py`'s `token_logprobs`, dropout off, as the
   GRPO loop runs them: one piece of the 16 rows whose advantage moves (4 pool prompts x 4), completions of
   seeded lengths (mean about 50) padded to 128; a no-grad pass, a pass with a graph and its backward.
@@ -172,6 +173,7 @@ def _decode(loaded, base_spec, args) -> dict:
     t0 = time.perf_counter()
     _sample_rows(lora, tok, prompts, batch_size=len(prompts), max_new_tokens=n, min_new_tokens=n)
     out["coderl_lora_ms"] = round((time.perf_counter() - t0 - prefill) / n * 1000, 1)
+    out["prefill_lora_ms"] = round(prefill * 1000, 1)  # the padded prompts' one forward, logits for the last
     base = load_model(base_spec, dtype=args.dtype, device="cpu").model
     out["plain_hf_base_ms"] = round(plain(base), 1)
     del base
@@ -245,10 +247,15 @@ def _roofline(phase: str, res: dict, model, dtype: str) -> dict:
     if phase == "decode":  # per step, at the steps' mean context: the padded prompt and half the new tokens
         cost = roofline.decode_step(shape, got["rows"], got["prompt_width"] + got["tokens"] // 2, elem)
         bound, binds = cost.bound(flops, read)
+        prefill = roofline.forward(shape, got["rows"], got["prompt_width"], 0, 1, elem)
+        pbound, pbinds = prefill.bound(flops, read)
         return {"step_gflop": round(cost.flops / 1e9, 2), "step_mbytes": round(cost.bytes / 1e6),
                 "bound_ms": round(bound * 1000, 1), "binds": binds,
                 "share_coderl": round(roofline.share(got["coderl_lora_ms"] / 1000, bound), 3),
-                "share_plain_base": round(roofline.share(got["plain_hf_base_ms"] / 1000, bound), 3)}
+                "share_plain_base": round(roofline.share(got["plain_hf_base_ms"] / 1000, bound), 3),
+                "prefill_gflop": round(prefill.flops / 1e9, 1), "prefill_bound_ms": round(pbound * 1000, 1),
+                "prefill_binds": pbinds,
+                "share_prefill": round(roofline.share(got["prefill_lora_ms"] / 1000, pbound), 3)}
     fwd, bwd = roofline.update(shape, got["prompts"], got["rows"], got["prompt_width"], got["trimmed_width"], elem)
     (fb, fbind), (bb, bbind) = fwd.bound(flops, read), bwd.bound(flops, read)
     return {"forward_gflop": round(fwd.flops / 1e9, 1), "backward_gflop": round(bwd.flops / 1e9, 1),
