@@ -107,8 +107,16 @@ os._exit(0)
 '''
 
 
-def _git(gitdir: str, spec: str) -> str:
-    return subprocess.run(["git", "-C", gitdir, "show", spec], capture_output=True, text=True, check=True).stdout
+def _git(gitdir: str, *args: str) -> str:
+    """`git -C gitdir ARGS`'s output; a one-line ConfigError naming --evalplus when git fails."""
+    from coderl.base.config import ConfigError
+
+    done = subprocess.run(["git", "-C", gitdir, *args], capture_output=True, text=True)
+    if done.returncode != 0:
+        why = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
+        raise ConfigError(f"--evalplus {gitdir}: git {' '.join(args)}: {why} (expected a clone of "
+                          "github.com/evalplus/evalplus holding that commit)")
+    return done.stdout
 
 
 def _run(sandbox, programs: list[str], cpu: float) -> list:
@@ -140,14 +148,28 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=None, help="only the first N tasks")
     args = parser.parse_args()
 
+    from coderl.base.config import ConfigError
+
+    try:
+        return _regenerate(args)
+    except ConfigError as exc:
+        print(f"evalplus_regenerate: {exc}", file=sys.stderr)
+        return 2
+
+
+def _regenerate(args) -> int:
+    """Every row regenerated in the sandbox, then written under --out in one piece (`outputs.atomic`, the output
+    held against a second command: `ownership.owned`); a row that failed leaves --out unwritten (exit 1)."""
+    from coderl.base.outputs import atomic, writable
+    from coderl.base.ownership import owned
     from coderl.sandbox import Sandbox
 
-    files = {name: _git(args.evalplus, f"{args.rev}:{path}") for name, path in FILES.items()}
-    head = subprocess.run(["git", "-C", args.evalplus, "rev-parse", args.rev], capture_output=True, text=True,
-                          check=True).stdout.strip()
-    release = [json.loads(line) for line in _git(args.evalplus, f"{RELEASE_COMMIT}:MbppPlus.jsonl").splitlines()
-               if line.strip()]
-    with Sandbox(workers=2) as sandbox:
+    writable("--out", args.out)
+    files = {name: _git(args.evalplus, "show", f"{args.rev}:{path}") for name, path in FILES.items()}
+    head = _git(args.evalplus, "rev-parse", args.rev).strip()
+    release = [json.loads(line) for line in _git(args.evalplus, "show", f"{RELEASE_COMMIT}:MbppPlus.jsonl")
+               .splitlines() if line.strip()]
+    with owned(("--out", args.out)), Sandbox(workers=2) as sandbox:
         fixed = release if args.version == "v0.1.0" else _run(sandbox, [DRIVER % {
             "files": json.dumps(files), "mode": "fix", "data": json.dumps(release), "mark": MARK}], cpu=60)[0]
         if not isinstance(fixed, list):
@@ -157,24 +179,22 @@ def main() -> int:
         rows = fixed[:args.limit] if args.limit else fixed
         tests = _run(sandbox, [DRIVER % {"files": json.dumps(files), "mode": "row", "data": json.dumps(r),
                                          "mark": MARK} for r in rows], cpu=120)
-    written, failed = 0, []
-    tmp = args.out + ".tmp"
-    with open(tmp, "w") as f:
-        for row, got in zip(rows, tests):
-            if not isinstance(got, dict):
-                failed.append(f"{row['task_id']}: {got.strip().splitlines()[-1] if got.strip() else got}")
-                continue
-            lines = [a.strip() for a in row["assertion"].split("\n") if a.strip()]
-            imports = [a for a in lines if a.startswith(("import ", "from "))]  # sanitized MBPP's test_imports
-            f.write(json.dumps({"task_id": got["task_id"], "code": row["canonical_solution"],
-                                "prompt": prompt_text(row["prompt"]), "source_file": "", "test_imports": imports,
-                                "test_list": [a for a in lines if a not in imports], "test": got["test"]}) + "\n")
-            written += 1
-    os.replace(tmp, args.out)
-    print(f"wrote {written} rows to {args.out}; {len(failed)} failed")
-    for line in failed:
-        print("  " + line)
-    return 1 if failed else 0
+        failed = [f"{row['task_id']}: {got.strip().splitlines()[-1] if got.strip() else got}"
+                  for row, got in zip(rows, tests) if not isinstance(got, dict)]
+        if failed:
+            print(f"{len(failed)} of {len(rows)} rows failed; nothing written to {args.out}", file=sys.stderr)
+            for line in failed:
+                print("  " + line, file=sys.stderr)
+            return 1
+        with atomic(args.out) as f:
+            for row, got in zip(rows, tests):
+                lines = [a.strip() for a in row["assertion"].split("\n") if a.strip()]
+                imports = [a for a in lines if a.startswith(("import ", "from "))]  # sanitized MBPP's test_imports
+                f.write(json.dumps({"task_id": got["task_id"], "code": row["canonical_solution"],
+                                    "prompt": prompt_text(row["prompt"]), "source_file": "", "test_imports": imports,
+                                    "test_list": [a for a in lines if a not in imports], "test": got["test"]}) + "\n")
+    print(f"wrote {len(rows)} rows to {args.out}")
+    return 0
 
 
 if __name__ == "__main__":

@@ -246,3 +246,15 @@ def test_an_older_revisions_assert_allclose_is_read_as_the_same_rule(tmp_path):
     older.write_text("".join(json.dumps({**r, "test": r["test"].replace(new, old)}) + "\n" for r in rows))
     for was, now in zip(load_tasks(HE).tasks, load_tasks(f"hf:{older}:preset=humanevalplus").tasks):
         assert was.task_id == now.task_id and was.tests == now.tests
+
+
+def test_regenerate_script_refuses_a_folder_that_is_no_evalplus_clone_in_one_line(tmp_path):
+    import subprocess
+    import sys
+
+    out = tmp_path / "rows.jsonl"
+    done = subprocess.run([sys.executable, "scripts/evalplus_regenerate.py", "--evalplus", str(tmp_path / "none"),
+                           "--out", str(out)], capture_output=True, text=True)
+    assert done.returncode == 2 and not out.exists()
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"evalplus_regenerate: --evalplus {tmp_path / 'none'}: git show")
