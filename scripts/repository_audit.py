@@ -4,7 +4,8 @@ copy, the environment, the private temp places and every folder of the interpret
 
     python scripts/repository_audit.py POOL [--sample N] [--seed S]
 
-Prints the counts; exit 1 when a reference is not FULL, a base is not NO, or a fix is found.  The same searches as
+Prints the counts; exit 1 when a reference is not FULL, a base is not NO, a fix is found, or a graded test the base
+lacks is not hidden (`node_ids.unhidden_gone`: an issue that may name a test the agent cannot run). The same searches as
 tests/tasks/repository/test_repository_tasks.py, on a generated pool's tasks (issue 97, item 4).
 """
 
@@ -22,6 +23,7 @@ sys.path.insert(0, str(ROOT))
 from coderl.sandbox import Sandbox  # noqa: E402
 from coderl.sandbox.types import ExecutionRequest, Limits, Mode  # noqa: E402
 from coderl.tasks.repository.grade import verdict  # noqa: E402
+from coderl.tasks.repository.node_ids import unhidden_gone  # noqa: E402
 from coderl.tasks.repository.task import load_repository_tasks, repository_of  # noqa: E402
 from coderl.tasks.spec import task_files  # noqa: E402
 from tests.tasks.repository.test_repository_tasks import SEARCH, _needles  # noqa: E402
@@ -37,8 +39,13 @@ def main() -> int:
     if args.sample:
         tasks = random.Random(args.seed).sample(tasks, min(args.sample, len(tasks)))
     tops = sorted({p for p in sys.path if Path(p).is_dir() and not p.startswith(str(ROOT))})
-    counts = {"tasks": len(tasks), "reference_full": 0, "base_no": 0, "fix_found": 0, "files_searched": 0}
+    counts = {"tasks": len(tasks), "reference_full": 0, "base_no": 0, "fix_found": 0, "files_searched": 0,
+              "unhidden_gone": 0}
     found = []
+    for task in tasks:
+        gone = unhidden_gone(repository_of(task))
+        counts["unhidden_gone"] += bool(gone)
+        found += [(task.task_id, f"not hidden, not in the base: {gone[:3]}")] if gone else []
     # as every command opens it: the pool and the repositories' installed copies hidden (`spec.task_files`)
     with Sandbox(workers=2, isolation="full", hide=task_files(f"repo:{args.pool}")) as sb:
         futures = [(t, sb.submit(t.build_request(t.reference_solution)), sb.submit(t.build_request("")))

@@ -35,7 +35,7 @@ from coderl.rollout.tool_calls import BASH, SUBMIT, TOOLS, BashBlock, Malformed,
 from coderl.rollout.types import Sample
 from coderl.rollout.types import Step as EpisodeStep
 from coderl.sandbox.types import ExecutionRequest, ExecutionResult, Limits, Mode
-from coderl.tasks.repository.grade import grading_request, submission_files, verdict
+from coderl.tasks.repository.grade import grading_request, submission_files, test_file, verdict
 from coderl.tasks.repository.task import repository_of
 from coderl.tasks.types import Task
 
@@ -198,19 +198,24 @@ READ_MARGIN = 12  # lines the oracle reads on each side of a hunk of the fix
 
 def oracle_replies(task: Task, tool_format=None) -> list[str]:
     """A scripted agent that fixes the task through the same tools (a demonstration): it runs the tests the issue
-    names, reads the lines of each file the fix changes around the change (numbered, `READ_MARGIN` lines each side:
-    what a traceback points at, not the whole file), applies the gold patch with git apply, runs the tests again,
-    submits.  Its replies are written in `tool_format` (default bash-block)."""
+    names (where it names none, the file the hidden test came from), reads the lines of each file the fix changes
+    around the change (numbered, `READ_MARGIN` lines each side: what a traceback points at, not the whole file),
+    applies the gold patch with git apply, runs the tests again, submits.  Its replies are written in `tool_format`
+    (default bash-block)."""
     fmt = tool_format or BashBlock()
     repo = repository_of(task)
     shown = [t for t in repo.fail_to_pass if t not in repo.hidden]
     files = sorted({line[6:] for line in (task.reference_solution or "").splitlines() if line.startswith("+++ b/")})
-    target = " ".join(shown[:3]) if shown else " ".join(sorted({t.split("::")[0] for t in repo.pass_to_pass})[:1])
+    # an issue that names no test (every failing one hidden): the file the hidden test was taken from, whose other
+    # tests pass -- where the behaviour is tested, not a failure to read
+    target = " ".join(shown[:3]) if shown else " ".join(sorted({test_file(t) for t in repo.fail_to_pass})[:1])
+    first = ("First, run the tests the issue is about." if shown else
+             "The issue names no test: first, run the tests of the file that covers this behaviour.")
 
     def bash(command: str, thought: str) -> str:
         return fmt.render(ToolCall(SUBMIT) if command == SUBMIT else ToolCall(BASH, {"command": command}), thought)
 
-    replies = [bash(f"pytest -q -x {target}".strip(), "First, run the tests the issue is about.")]
+    replies = [bash(f"pytest -q -x {target}".strip(), first)]
     for f in files[:2]:
         spans = _hunk_spans(task.reference_solution or "", f)
         lo = max(1, min(a for a, _ in spans) - READ_MARGIN) if spans else 1

@@ -15,7 +15,8 @@ committed fixture):
    call the changed function -- PASS_TO_PASS chosen by coverage of the changed code, not the whole suite -- and kept
    only with a FAIL_TO_PASS test; its call depth from the failing test to the change is traced in the same runs;
 5. one FAIL_TO_PASS test function is taken out of the base's test file and put back by the test patch at grading
-   (the agent never sees it); the issue is written from the failures at the base (`issue_text`), never from the
+   (the agent never sees it, nor any test that goes with it: a subclass's inherited copy, `node_ids.taken_out`;
+   all are hidden); the issue is written from the failures at the base (`issue_text`), never from the
    mutation, naming no hidden test;
 6. the split: every task of a held-out repository is `test` (held_out "repository"); elsewhere each function is
    `test` (held_out "function"), `valid` or `train` by a hash of its name, so a seen repository's test tasks change
@@ -43,6 +44,7 @@ from coderl.tasks.repository import environment
 from coderl.tasks.repository.grade import Repository, grading_request, test_file
 from coderl.tasks.repository.issue_text import IssueTextError, issue_text
 from coderl.tasks.repository.mutations import MutationError, gold_patch, mutants
+from coderl.tasks.repository.node_ids import node_parts, taken_out
 from coderl.tasks.repository.splice import splice
 from coderl.tasks.repository.validate import RUNS, validate
 
@@ -112,17 +114,16 @@ def package_files(tree: Path, item: RepoInput) -> list[str]:
 def remove_test(source: str, test_id: str) -> str | None:
     """The test file without the function (or method) `test_id` names; None where that cannot be done cleanly (not
     found, a class left empty)."""
-    parts = test_id.split("::")[1:]
-    name = parts[-1].split("[", 1)[0]
+    _, classes, name = node_parts(test_id)
     tree = ast.parse(source)
     body = tree.body
-    for cls in parts[:-1]:
+    for cls in classes:
         found = next((n for n in body if isinstance(n, ast.ClassDef) and n.name == cls), None)
         if found is None:
             return None
         body = found.body
     node = next((n for n in body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name), None)
-    if node is None or (len(parts) > 1 and len(body) == 1):
+    if node is None or (classes and len(body) == 1):
         return None
     first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
     lines = source.splitlines(keepends=True)
@@ -294,7 +295,9 @@ def _one_task(sandbox, item, tree, env, path, original, mutation, tests, cpu_lim
         return None
     hidden_test, file, full, reduced = hideable
     function_of = lambda t: t.split("[", 1)[0]  # noqa: E731 -- every parametrisation of the hidden function
-    hidden = [t for t in (*checked.fail_to_pass, *checked.pass_to_pass) if function_of(t) == function_of(hidden_test)]
+    graded = (*checked.fail_to_pass, *checked.pass_to_pass)
+    gone = set(taken_out(full, reduced, [t for t in graded if test_file(t) == file]))  # inherited copies go too
+    hidden = [t for t in graded if function_of(t) == function_of(hidden_test) or t in gone]
     shown = [t for t in checked.fail_to_pass if t not in hidden]
     failures = [{"test_id": t, "outcome": rec.get("status", "failed"), "message": rec.get("message", ""),
                  "frames": [f for f in rec.get("frames", []) if f and f[0] == test_file(t)]}
