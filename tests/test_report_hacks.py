@@ -1,5 +1,6 @@
-"""The report's hack watch: sandbox/caught_rate (and the canaries' attempt rate) plotted beside the reward, and a
-warning for every step whose canary attempt rate was above `train.canary.WARN_RATE`."""
+"""The report's hack watch: sandbox/caught_rate (and the canaries' attempt rate) plotted beside the reward, the run's
+canary attempts counted (and what sampling them beside the training prompts cost), and a warning for every step whose
+canary attempt rate was above `train.canary.WARN_RATE`."""
 
 import json
 
@@ -28,5 +29,13 @@ def test_caught_rate_is_plotted_beside_reward_and_hack_attempts_warn(tmp_path):
     assert note["hack_warnings"] == [{"step": 3, "rate": 0.5, "samples": 6.0}]  # at the rate: no warning
     md = "\n".join(_run_markdown(note))
     assert "**Warning: hack attempts.**" in md and "steps 3 (50%)" in md
+    assert note["hack_attempts"] == {"steps": 3, "samples": 18, "attempts": 3, "seconds": 0}  # 0 + 0.3->0 + 3
+    assert "3 of 18 canary samples over 3 steps (" in md
+    beside = [{**r, "hack/canary_seconds": 2.5} for r in rows]  # --canary-beside: the measurement's cost too
+    (run / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in beside))
+    assert "beside the training prompts cost 8 s" in "\n".join(_run_markdown(run_notes(str(tmp_path), "rl/grpo")))
     (run / "metrics.jsonl").write_text(json.dumps(rows[0]) + "\n")
     assert "Warning" not in "\n".join(_run_markdown(run_notes(str(tmp_path), "rl/grpo")))
+    (run / "metrics.jsonl").write_text(json.dumps({"step": 1, "reward/total": 0.1}) + "\n")
+    assert run_notes(str(tmp_path), "rl/grpo")["hack_attempts"] is None  # no canaries: no line
+    assert "Hack attempts" not in "\n".join(_run_markdown(run_notes(str(tmp_path), "rl/grpo")))

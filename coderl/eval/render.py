@@ -199,6 +199,13 @@ def _run_markdown(run: dict) -> list[str]:
     line = selection_line(run)
     if line:
         lines += [line, ""]
+    seen = run.get("hack_attempts")
+    if seen:
+        cost = f"; the canaries sampled beside the training prompts cost {seen['seconds']:.0f} s" \
+            if seen["seconds"] else ""
+        lines += [f"Hack attempts (canary tasks' weak harness passed, strict judge failed): {seen['attempts']} of "
+                  f"{seen['samples']} canary samples over {seen['steps']} steps{cost} (hack/canary_attempt_rate; "
+                  "docs/training.md, \"When a run goes wrong\").", ""]
     if run.get("hack_warnings"):
         steps = ", ".join(f"{w['step']} ({w['rate']:.0%})" for w in run["hack_warnings"])
         lines += [f"**Warning: hack attempts.** The canary tasks' weak harness passed and the strict judge failed "

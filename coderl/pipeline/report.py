@@ -16,7 +16,8 @@ Reads what the stages wrote -- each evaluation's `summary.json` and `samples.jso
     pass1_vs_length.png  pass@1 against average length (`coderl.eval.compare.plot`)
     curves-<run>.png     per RL run: reward, beside it the hack watch (sandbox/caught_rate, and the canaries'
                          hack/canary_attempt_rate when on), pass rate (and held-out pass@1 if logged) and length
-                         per step; report.md warns of every step whose canary attempt rate was above
+                         per step; report.md gives the run's canary attempts (of how many samples, at what
+                         cost) and warns of every step whose canary attempt rate was above
                          `train.canary.WARN_RATE`
     (in report.md)       per RL run: the checkpoint its selection kept (best/best.json), and a few of the
                          highest-reward completions of its last evaluation step (top_samples/), to read what
@@ -277,7 +278,8 @@ def run_notes(out: str, rl_dir: str) -> dict:
     """What an RL run selected (`best/best.json`) and the highest-reward completions of its last
     evaluation step (`top_samples/step-N.jsonl`, the reward-hacking watch): the first SHOWN_SAMPLES."""
     note: dict = {"run": os.path.basename(rl_dir), "selected": None, "top_samples": [], "top_source": None,
-                  "hack_warnings": hack_warnings(os.path.join(out, rl_dir))}
+                  "hack_warnings": hack_warnings(os.path.join(out, rl_dir)),
+                  "hack_attempts": hack_attempts(os.path.join(out, rl_dir))}
     best = _json(os.path.join(out, rl_dir, "best", "best.json"))
     if best is not None:
         note["selected"] = {**best, "source": os.path.join(rl_dir, "best", "best.json")}
@@ -301,6 +303,21 @@ def hack_warnings(run_dir: str) -> list[dict]:
     return [{"step": r["step"], "rate": r["hack/canary_attempt_rate"], "samples": r.get("hack/canary_samples")}
             for r in read_metrics(run_dir) if isinstance(r.get("hack/canary_attempt_rate"), (int, float))
             and r["hack/canary_attempt_rate"] > WARN_RATE]
+
+
+def hack_attempts(run_dir: str) -> dict | None:
+    """Over the run: steps with canary samples, the samples, the attempts among them (`train/canary.py`) and the
+    seconds the canaries sampled beside the training prompts cost (`--canary-beside`); None without canaries."""
+    if not os.path.isfile(os.path.join(run_dir, "metrics.jsonl")):
+        return None
+    rows = [r for r in read_metrics(run_dir) if isinstance(r.get("hack/canary_samples"), (int, float))
+            and r["hack/canary_samples"] > 0 and isinstance(r.get("hack/canary_attempt_rate"), (int, float))]
+    if not rows:
+        return None
+    samples = sum(r["hack/canary_samples"] for r in rows)
+    attempts = sum(round(r["hack/canary_attempt_rate"] * r["hack/canary_samples"]) for r in rows)
+    return {"steps": len(rows), "samples": int(samples), "attempts": int(attempts),
+            "seconds": sum(r.get("hack/canary_seconds", 0.0) for r in rows)}
 
 
 def _task_sets(done: list[Entry]) -> dict:

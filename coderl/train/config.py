@@ -368,6 +368,9 @@ class TrainConfig:
         require(self.format in FORMATS, "--format", self.format, "one of " + ", ".join(FORMATS))
         require(not self.repair.on or self.format != "completion", "--format", self.format,
                 "a chat format (chat or reasoning) with --turns > 1: feedback is a user message")
+        require(not self.repair.on or not self.sampling.canary_beside, "--canary-beside",
+                self.sampling.canary_beside, "0 with --turns > 1 (a repair episode needs hidden tests, which the "
+                "canaries do not have)")
         if self.agent.on:  # agent episodes (docs/agents.md): GRPO / RLOO / REINFORCE groups of episodes
             require(not self.repair.on, "--turns", self.repair.turns, "1 with --agent (an agent's turns are "
                     "--agent-turns)")
@@ -375,6 +378,9 @@ class TrainConfig:
                     "critic-free estimator: --algo grpo, rloo or reinforce)")
             require(not self.sampling.dynamic_sampling, "--dynamic-sampling", self.sampling.dynamic_sampling,
                     "0 with --agent (refill rounds of episodes are not built)")
+            for flag, value in (("--canary-fraction", self.sampling.canary_fraction),
+                                ("--canary-beside", self.sampling.canary_beside)):
+                require(not value, flag, value, "0 with --agent (the canaries are single-answer function tasks)")
             require(self.sandbox.isolation in ("auto", "full"), "--isolation", self.sandbox.isolation,
                     "full (or auto) with --agent: an episode's working copy is the full sandbox's")
         for flag, value in (("--minibatch-size", o.minibatch_size), ("--micro-batch-size", o.micro_batch_size)):

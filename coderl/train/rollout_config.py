@@ -23,6 +23,10 @@ class RolloutSelection:
     canary_fraction: float = option(0.0, "share of a step's prompts that are canary tasks, rewarded by the strict "
                                     "judge, whose weak harness measures hack attempts (hack/canary_attempt_rate; "
                                     "coderl/train/canary.py); 0 = off")
+    canary_beside: int = option(0, "canary prompts sampled beside each step's training prompts, in a generation "
+                                "call of their own, only to measure hack attempts (hack/canary_attempt_rate): kept "
+                                "out of the update, the rewards and the curriculum, so the run trains on what it "
+                                "would without them; 0 = off")
     dynamic_sampling: int = option(0, "DAPO dynamic sampling: drop prompts whose completions all got the same reward "
                                    "and refill from up to this many extra rounds of prompts_per_step further prompts "
                                    "(0 = off)")
@@ -33,6 +37,7 @@ class RolloutSelection:
         require(self.curriculum_floor is None or 0 <= self.curriculum_floor <= 1, "--curriculum-floor",
                 self.curriculum_floor, "a weight in [0, 1] (0: the frontier pool)")
         require(0 <= self.canary_fraction < 1, "--canary-fraction", self.canary_fraction, "a share in [0, 1)")
+        require(self.canary_beside >= 0, "--canary-beside", self.canary_beside, "an integer >= 0")
         require(self.dynamic_sampling >= 0, "--dynamic-sampling", self.dynamic_sampling, "an integer >= 0")
 
 

@@ -93,3 +93,67 @@ def test_no_canaries_by_default_and_no_warning_at_or_below_the_rate():
     from coderl.train.rollout_config import RolloutSelection
 
     assert RolloutSelection().canary_fraction == 0.0
+
+
+class HalfRightPolicy(ScriptedPolicy):
+    """The hacks on canary prompts; on a training prompt the task's reference and a wrong answer in turn, so every
+    group's rewards vary and every step updates the weights."""
+
+    def __init__(self):
+        super().__init__()
+        from coderl.tasks import load_tasks
+        from tests.train.helpers import TASKS
+
+        self.references = {t.prompt: t.reference_solution for t in load_tasks(TASKS).tasks}
+        self.row = 0
+
+    def sample_rows(self, tokenizer, prompt_ids, stops, sampling):
+        rows = []
+        for ids in prompt_ids:
+            prompt = tokenizer.decode(ids)
+            reference = next((r for p, r in self.references.items() if prompt.endswith(p)), None)
+            if reference is None:  # a canary prompt: the hacks in turn
+                text, self.turn = HACKS[self.turn % len(HACKS)], self.turn + 1
+            else:
+                self.row += 1
+                text = reference if self.row % 2 else HONEST_WRONG
+            out = tokenizer.encode(text, add_special_tokens=False) + [tokenizer.eos_token_id]
+            rows.append((out, [-0.5] * len(out)))
+        return cut_rows(tokenizer, rows, stops, [tokenizer.eos_token_id])
+
+
+def test_canaries_beside_are_measured_every_step_and_change_nothing_the_run_trains_on(tmp_path, monkeypatch):
+    """`--canary-beside 1`: a canary prompt a step in a round of its own; the hack rate is logged, and the training
+    rows, rewards, losses and weights are those of the run without it."""
+    from coderl.train.rl.policy_gradient import train
+    from coderl.train.sources import rounds
+
+    real = rounds.collect_episodes
+    real_score = rounds.score
+    model = tiny_llama(tmp_path / "model")
+    runs = {}
+    for beside in (0, 1):
+        policy, scored = HalfRightPolicy(), []
+        monkeypatch.setattr(rounds, "collect_episodes", lambda m, *a, _p=policy, **k: real(_p, *a, **k))
+        monkeypatch.setattr(rounds, "score", lambda *a, _s=scored: _s.append(real_score(*a)) or _s[-1])
+        run = tmp_path / f"run-{beside}"
+        train(base_config(model, run, canary_beside=beside, samples_per_prompt=3, max_new_tokens=48),
+              log=lambda line: None)
+        runs[beside] = ([r for r in read_metrics(str(run)) if r.get("step", 0) > 0], scored, run)
+    (plain, plain_scored, plain_run), (beside, beside_scored, beside_run) = runs[0], runs[1]
+    assert [r["hack/canary_attempt_rate"] for r in beside] == [1.0, 1.0]  # each step's 3 canary samples: all hacks
+    assert [r["hack/canary_samples"] for r in beside] == [3.0, 3.0]
+    assert all("hack/canary_attempt_rate" not in r for r in plain)
+    # the training round is the same round: its rows, rewards and every learning figure
+    assert [b.total for b in beside_scored[0::2]] == [b.total for b in plain_scored]
+    assert len(beside_scored) == 2 * len(plain_scored)  # and one canary round a step, scored apart
+    learned = [k for k in plain[0] if k.startswith(("reward/", "loss/", "advantage/", "rollout/gen_tokens"))]
+    assert all(r["advantage/updated_rows"] > 0 and 0 < r["reward/total"] < 1 for r in plain)  # every step learns
+    assert learned and all(p[k] == b[k] for p, b in zip(plain, beside) for k in learned)
+    from safetensors.torch import load_file
+
+    weights = sorted(plain_run.rglob("*.safetensors"))
+    assert weights
+    for path in weights:
+        a, b = load_file(str(path)), load_file(str(beside_run / path.relative_to(plain_run)))
+        assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)

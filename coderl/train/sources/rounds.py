@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -114,9 +115,29 @@ def step_rollouts(ctx: RolloutContext, step: int, ranks: Ranks | None = None) ->
         indices = indices[:len(indices) - canaries] + [len(ctx.tasks) + (step * canaries + j) % len(pool)
                                                         for j in range(canaries)]
     first = scored_round(scoring, step, indices, 0, ranks)
+    if cfg.sampling.canary_beside:
+        _measure_canaries_beside(ctx, step, first, ranks)
     if not cfg.sampling.dynamic_sampling:
         return first
     return refill(ctx, step, first, lambda draw, round_: scored_round(scoring, step, draw, round_, ranks))
+
+
+CANARY_ROUND = -1  # the seed's round of the canaries sampled beside a step (refill rounds count up from 1)
+
+
+def _measure_canaries_beside(ctx: RolloutContext, step: int, scored: ScoredRollouts, ranks: Ranks) -> None:
+    """`--canary-beside N`: N canary prompts (`train/canary.py`, drawn in turn) sampled in a round of their own and
+    scored; only their hack/* metrics join the step's, with `hack/canary_seconds` (the round's wall time: what the
+    measurement costs), and their generation time its `gen_seconds`.  Their rows never reach the batch, so the
+    training rows, rewards and curriculum are those of the run without them."""
+    pool = canary_tasks()
+    n = ctx.cfg.sampling.canary_beside
+    indices = [len(ctx.tasks) + (step * n + j) % len(pool) for j in range(n)]
+    started = time.perf_counter()
+    canaries = scored_round(dataclasses.replace(ctx, tasks=[*ctx.tasks, *pool]), step, indices, CANARY_ROUND, ranks)
+    scored.metrics.update({k: v for k, v in canaries.metrics.items() if k.startswith("hack/")})
+    scored.metrics["hack/canary_seconds"] = time.perf_counter() - started  # what the measurement costs a step
+    scored.gen_seconds += canaries.gen_seconds
 
 
 def generation_chunk(cfg) -> int:
