@@ -120,16 +120,13 @@ def _git(gitdir: str, *args: str) -> str:
 
 
 def _run(sandbox, programs: list[str], cpu: float) -> list:
-    from coderl.sandbox.types import CheckKind, ExecutionRequest, Limits, Mode, TestCase
+    """Per program: the value its driver printed after MARK, or the tail of its error (`sandboxed_driver`)."""
+    from sandboxed_driver import run_marked
 
-    requests = [ExecutionRequest(mode=Mode.PYTHON_SCRIPT, program=p, tests=(TestCase("0", "", CheckKind.STDOUT, ""),),
-                                 limits=Limits(cpu_seconds=cpu, wall_seconds=3 * cpu + 10, memory_bytes=6 << 30,
-                                               output_bytes=64 << 20)) for p in programs]
-    out = []
-    for result in sandbox.run_many(requests):
-        found = [ln[len(MARK):] for ln in result.stdout.split("\n") if ln.startswith(MARK)]
-        out.append(json.loads(found[-1]) if found else (result.stderr or result.message)[-600:])
-    return out
+    from coderl.sandbox.types import Limits
+
+    limits = Limits(cpu_seconds=cpu, wall_seconds=3 * cpu + 10, memory_bytes=6 << 30, output_bytes=64 << 20)
+    return [value if found else error for found, value, error in run_marked(sandbox, programs, MARK, limits)]
 
 
 def prompt_text(prompt: str) -> str:

@@ -174,8 +174,10 @@ os._exit(0)
 
 
 def run_graders(sources: dict[str, str], out_path: str) -> None:
+    from sandboxed_driver import run_marked
+
     from coderl.sandbox import Sandbox
-    from coderl.sandbox.types import CheckKind, ExecutionRequest, Limits, Mode, TestCase
+    from coderl.sandbox.types import Limits
 
     lines = []
     with Sandbox(workers=2) as sandbox:
@@ -185,7 +187,7 @@ def run_graders(sources: dict[str, str], out_path: str) -> None:
                                     check=True).stdout.strip() if paths else None  # multipl-e-js: Node itself
             files = {name: subprocess.run(["git", "-C", gitdir, "show", f"HEAD:{path}"], capture_output=True,
                                           text=True, check=True).stdout for name, path in paths.items()}
-            requests = []
+            programs = []
             todo = [c for c in cases() if c["kind"] in KINDS.get(grader, {"stdio", "call"})]
             for case in todo:
                 text = (case["prompt"] + case["program"] + "\n\n" + case["tests"]) if case["kind"] == "js" else \
@@ -193,12 +195,9 @@ def run_graders(sources: dict[str, str], out_path: str) -> None:
                 program = DRIVER % {"files": json.dumps(files), "grader": grader, "program": text,
                                     "module": MODULES.get(grader, "upstream.testing_util"),
                                     "tests": json.dumps(tests_for(grader, case)), "mark": MARK}
-                requests.append(ExecutionRequest(
-                    mode=Mode.PYTHON_SCRIPT, program=program, tests=(TestCase("0", "", CheckKind.STDOUT, ""),),
-                    limits=Limits(cpu_seconds=60, wall_seconds=180, memory_bytes=6 << 30, output_bytes=1 << 20)))
-            for case, result in zip(todo, sandbox.run_many(requests)):
-                found = [ln[len(MARK):] for ln in result.stdout.split("\n") if ln.startswith(MARK)]
-                verdicts = json.loads(found[-1]) if found else None
+                programs.append(program)
+            limits = Limits(cpu_seconds=60, wall_seconds=180, memory_bytes=6 << 30, output_bytes=1 << 20)
+            for case, (found, verdicts, error) in zip(todo, run_marked(sandbox, programs, MARK, limits)):
                 n = {"stdio": lambda: len(case["inputs"]), "call": lambda: len(case["args"]), "js": lambda: 1}[
                     case["kind"]]()
                 if grader == "open-r1":  # its reward is the fraction of tests passed
@@ -208,7 +207,7 @@ def run_graders(sources: dict[str, str], out_path: str) -> None:
                 lines.append({"grader": grader, "repository_commit": commit, "files": paths,
                               "setup": SETUP.get(grader, ""), "case": case["id"], "upstream_results": verdicts,
                               "upstream_pass": passed,
-                              **({} if found else {"driver_error": (result.stderr or result.message)[-400:]})})
+                              **({} if found else {"driver_error": error[-400:]})})
                 print(f"{grader:9} {case['id']:40} {verdicts}", flush=True)
     with open(out_path, "w") as f:
         for line in lines:
