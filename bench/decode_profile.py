@@ -9,6 +9,16 @@ PYTHONPATH pointing at each (the script imports whichever coderl is first on the
 
     python bench/decode_profile.py --tokens 48 --repeat 3
     python bench/decode_profile.py --tokens 48 --profile
+
+`--plain eager|static|compiled` (issue 101 item 2) times plain HF `generate` of the bundled model instead (no
+adapter, no coderl code): `--tasks` x `--samples` rows of `--prompt-tokens` seeded random ids, `--tokens` greedy new
+tokens each (no EOS), with the dynamic KV cache (eager), a static cache (uncompiled), or a static cache whose
+decoding step transformers compiles with torch.compile (inductor; on a CPU only when asked, `CompileConfig`'s
+all-devices switch).  The first call of `compiled` pays the compilation; the outputs of each mode are printed as a
+digest, to compare the modes' greedy tokens.  Run each mode in its own process, alone:
+
+    python bench/decode_profile.py --plain eager --tasks 4 --samples 8 --prompt-tokens 154 --tokens 64 --repeat 4
+    python bench/decode_profile.py --plain compiled --tasks 4 --samples 8 --prompt-tokens 154 --tokens 64 --repeat 4
 """
 
 from __future__ import annotations
@@ -35,7 +45,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tokens", type=int, default=48, help="max new tokens")
     ap.add_argument("--repeat", type=int, default=2, help="calls (the first warms up)")
     ap.add_argument("--profile", action="store_true", help="profile the last call by op")
+    ap.add_argument("--plain", choices=("eager", "static", "compiled"), help="time plain HF generate (docstring)")
+    ap.add_argument("--prompt-tokens", type=int, default=154, help="--plain: each row's prompt length")
+    ap.add_argument("--dtype", default="bfloat16", help="--plain: the model's dtype (bfloat16 or float32)")
+    ap.add_argument("--inductor", action="append", default=[], metavar="KEY=VALUE",
+                    help="--plain compiled: a torch._inductor.config setting (e.g. cpp_wrapper=True), repeatable")
     args = ap.parse_args(argv)
+    if args.plain:
+        return plain(args)
     from peft import LoraConfig, get_peft_model
 
     from coderl.models import load_model
@@ -69,6 +86,58 @@ def main(argv: list[str] | None = None) -> int:
         with profile(activities=[ProfilerActivity.CPU]) as prof:
             call()
         print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=20))
+    return 0
+
+
+def plain(args) -> int:
+    """`--plain`: plain HF `generate` of the bundled model in one of three decoding modes (module docstring)."""
+    import ast
+    import hashlib
+
+    import torch._inductor.config as inductor
+    from roofline import cpu_name_and_flags  # bench/, beside this script
+    from transformers import GenerationConfig
+    from transformers.generation.configuration_utils import CompileConfig
+
+    from coderl.models import load_model
+
+    for setting in args.inductor:
+        key, _, value = setting.partition("=")
+        target = inductor
+        *path, leaf = key.split(".")
+        for part in path:
+            target = getattr(target, part)
+        setattr(target, leaf, ast.literal_eval(value))
+    torch.manual_seed(0)
+    loaded = load_model("smollm2-135m-instruct", dtype=args.dtype, device="cpu")
+    model = loaded.model.eval()
+    rows = args.tasks * args.samples
+    ids = torch.randint(100, 40000, (rows, args.prompt_tokens))
+
+    def config():
+        c = GenerationConfig(max_new_tokens=args.tokens, min_new_tokens=args.tokens, do_sample=False, pad_token_id=0,
+                             eos_token_id=None)
+        if args.plain != "eager":
+            c.cache_implementation = "static"
+            c.max_cache_len = -(-(args.prompt_tokens + args.tokens) // 256) * 256
+            if args.plain == "compiled":
+                c.compile_config = CompileConfig(fullgraph=False, dynamic=False)
+                c.compile_config._compile_all_devices = True  # transformers compiles on CUDA only unless asked
+            else:
+                c.disable_compile = True
+        return c
+
+    name, flags = cpu_name_and_flags()
+    print(f"{name} ({' '.join(flags)}), torch threads {torch.get_num_threads()}, {args.dtype}, {args.plain}"
+          f"{' ' + ' '.join(args.inductor) if args.inductor else ''}: "
+          f"{rows} rows x {args.prompt_tokens} prompt tokens + {args.tokens} new", flush=True)
+    with torch.no_grad():
+        for call in range(args.repeat):
+            t = time.perf_counter()
+            out = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), generation_config=config())
+            seconds = time.perf_counter() - t
+            digest = hashlib.sha256(out[:, args.prompt_tokens:].numpy().tobytes()).hexdigest()[:12]
+            print(f"call {call}: {seconds:.2f} s (prefill and {args.tokens} steps), tokens {digest}", flush=True)
     return 0
 
 
