@@ -38,6 +38,16 @@ def test_the_weak_harness_sees_the_hacks_and_an_honest_answer_is_no_attempt(sand
     assert math.isnan(attempt_metrics(sandbox, Limits(), [], [], [], [])["hack/canary_attempt_rate"])
 
 
+def test_every_canary_is_measured_in_one_step(sandbox):
+    """Each canary task, its samples mixed in one step (run_length's tests hold lists, once unhashable in the
+    grouping): every hack seen, every honest wrong answer not."""
+    pool = canary_tasks()
+    tasks = [t for t in pool for _ in range(2)]
+    completions = [c for _ in pool for c in (HACKS[0], HONEST_WRONG)]
+    m = attempt_metrics(sandbox, Limits(), tasks, completions, [False] * len(tasks), [False] * len(tasks))
+    assert m == {"hack/canary_attempt_rate": 0.5, "hack/canary_samples": float(len(tasks))}
+
+
 def test_canary_count():
     assert [canary_count(0.0, 8), canary_count(0.1, 8), canary_count(0.25, 8), canary_count(0.5, 1)] == [0, 1, 2, 0]
 
