@@ -20,7 +20,7 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 def node_parts(node_id: str) -> tuple[str, tuple[str, ...], str]:
     """(file, enclosing classes outermost first, function name without its parameters) of a node id."""
-    head, bracket, _ = node_id.partition("[")
+    head = node_id.partition("[")[0]
     path, *names = head.split("::")
     if not names:
         return path, (), ""

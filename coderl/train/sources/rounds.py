@@ -109,17 +109,23 @@ def step_rollouts(ctx: RolloutContext, step: int, ranks: Ranks | None = None) ->
         indices = seeded_order(len(ctx.tasks), cfg.seed, step * cfg.prompts_per_step, cfg.prompts_per_step)
     canaries = canary_count(cfg.sampling.canary_fraction, len(indices))
     scoring = ctx
-    if canaries:  # the step's last prompts become canary tasks, indexed after the training tasks (`train/canary.py`)
-        pool = canary_tasks()
-        scoring = dataclasses.replace(ctx, tasks=[*ctx.tasks, *pool])
-        indices = indices[:len(indices) - canaries] + [len(ctx.tasks) + (step * canaries + j) % len(pool)
-                                                        for j in range(canaries)]
+    if canaries:  # the step's last prompts become canary tasks (`train/canary.py`)
+        scoring, drawn = _with_canaries(ctx, step, canaries)
+        indices = indices[:len(indices) - canaries] + drawn
     first = scored_round(scoring, step, indices, 0, ranks)
     if cfg.sampling.canary_beside:
         _measure_canaries_beside(ctx, step, first, ranks)
     if not cfg.sampling.dynamic_sampling:
         return first
     return refill(ctx, step, first, lambda draw, round_: scored_round(scoring, step, draw, round_, ranks))
+
+
+def _with_canaries(ctx: RolloutContext, step: int, n: int) -> tuple[RolloutContext, list[int]]:
+    """`ctx` with the canary tasks indexed after the training tasks, and the indices of the step's `n` canaries
+    (drawn in turn from step to step)."""
+    pool = canary_tasks()
+    return (dataclasses.replace(ctx, tasks=[*ctx.tasks, *pool]),
+            [len(ctx.tasks) + (step * n + j) % len(pool) for j in range(n)])
 
 
 CANARY_ROUND = -1  # the seed's round of the canaries sampled beside a step (refill rounds count up from 1)
@@ -130,11 +136,9 @@ def _measure_canaries_beside(ctx: RolloutContext, step: int, scored: ScoredRollo
     scored; only their hack/* metrics join the step's, with `hack/canary_seconds` (the round's wall time: what the
     measurement costs), and their generation time its `gen_seconds`.  Their rows never reach the batch, so the
     training rows, rewards and curriculum are those of the run without them."""
-    pool = canary_tasks()
-    n = ctx.cfg.sampling.canary_beside
-    indices = [len(ctx.tasks) + (step * n + j) % len(pool) for j in range(n)]
+    scoring, indices = _with_canaries(ctx, step, ctx.cfg.sampling.canary_beside)
     started = time.perf_counter()
-    canaries = scored_round(dataclasses.replace(ctx, tasks=[*ctx.tasks, *pool]), step, indices, CANARY_ROUND, ranks)
+    canaries = scored_round(scoring, step, indices, CANARY_ROUND, ranks)
     scored.metrics.update({k: v for k, v in canaries.metrics.items() if k.startswith("hack/")})
     scored.metrics["hack/canary_seconds"] = time.perf_counter() - started  # what the measurement costs a step
     scored.gen_seconds += canaries.gen_seconds
