@@ -38,6 +38,8 @@ class RolloutSelection:
                 self.curriculum_floor, "a weight in [0, 1] (0: the frontier pool)")
         require(0 <= self.canary_fraction < 1, "--canary-fraction", self.canary_fraction, "a share in [0, 1)")
         require(self.canary_beside >= 0, "--canary-beside", self.canary_beside, "an integer >= 0")
+        require(not (self.canary_beside and self.canary_fraction), "--canary-beside", self.canary_beside,
+                "0 with --canary-fraction (each would log the step's hack/canary_attempt_rate; choose one)")
         require(self.dynamic_sampling >= 0, "--dynamic-sampling", self.dynamic_sampling, "an integer >= 0")
 
 

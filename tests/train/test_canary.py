@@ -167,3 +167,15 @@ def test_canaries_beside_are_measured_every_step_and_change_nothing_the_run_trai
     for path in weights:
         a, b = load_file(str(path)), load_file(str(beside_run / path.relative_to(plain_run)))
         assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_canaries_beside_and_a_canary_fraction_together_are_one_line(tmp_path):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "coderl", "train", "--tasks", "tests/fixtures/tasks/humaneval_small.jsonl",
+                           "--model", "x", "--out", str(tmp_path / "run"), "--canary-beside", "1",
+                           "--canary-fraction", "0.25"], capture_output=True, text=True)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1].endswith("expected 0 with --canary-fraction (each would log the "
+                                                          "step's hack/canary_attempt_rate; choose one)")
