@@ -31,7 +31,7 @@ import time
 import uuid
 from dataclasses import dataclass, field
 
-from coderl.rollout.tool_calls import BASH, SUBMIT, TOOLS, BashBlock, Malformed, ToolCall
+from coderl.rollout.tool_calls import BASH, EDIT, SUBMIT, TOOLS, BashBlock, Malformed, ToolCall
 from coderl.rollout.types import Sample
 from coderl.rollout.types import Step as EpisodeStep
 from coderl.sandbox.types import ExecutionRequest, ExecutionResult, Limits, Mode
@@ -156,7 +156,7 @@ class RepositoryEnvironment:
                 return self._end("submitted")
             self.malformed = 0
             self.commands += 1
-            observation = self._run(call.command)
+            observation = self._edit(call.arguments) if call.name == EDIT else self._run(call.command)
         if self.turns >= self.limits.turns:
             return self._end("turns", observation)
         if time.monotonic() - self.started > self.limits.wall_seconds:
@@ -168,11 +168,19 @@ class RepositoryEnvironment:
         return self._end(reason)
 
     def _run(self, command: str) -> str:
+        return self._observe(("bash", "-c", f"export PATH=/env/bin:$PATH; {command}"))
+
+    def _edit(self, a: dict) -> str:
+        """An `edit` call, made by a program in the working copy (the sandbox's, as a command's): its output is the
+        edited lines, numbered, or why nothing was edited."""
+        return self._observe(("bash", "-c", 'export PATH=/env/bin:$PATH; exec python -I -c "$@"', "edit",
+                              EDIT_PROGRAM, a["path"], str(a["start"]), str(a["end"]), a["text"]))
+
+    def _observe(self, argv: tuple) -> str:
         cpu = self.limits.command_cpu_seconds
         result = self.sandbox.run(ExecutionRequest(
-            Mode.COMMAND, argv=("bash", "-c", f"export PATH=/env/bin:$PATH; {command}"), episode=self.episode,
-            environment=self.repo.environment, limits=Limits(cpu_seconds=cpu, disk_bytes=512 * 2**20),
-            compile_error=None))
+            Mode.COMMAND, argv=argv, episode=self.episode, environment=self.repo.environment,
+            limits=Limits(cpu_seconds=cpu, disk_bytes=512 * 2**20), compile_error=None))
         output = result.stdout + (("\n" if result.stdout and result.stderr else "") + result.stderr)
         if result.status.value == "timeout":
             head = f"the command ran past its limit of {cpu:g} CPU seconds and was stopped"
@@ -193,6 +201,40 @@ class RepositoryEnvironment:
         return Step(observation or f"episode ended: {reason}", True, reason, result, verdict(self.repo, result))
 
 
+# the `edit` tool, run in the working copy: argv path, start, end, text; the lines start..end (1-based, both included;
+# end = start - 1 inserts) replaced by the text's lines; a file's final newline, or its lack, is kept (an edit is
+# about lines); prints the edited region numbered (3 lines each side)
+EDIT_PROGRAM = r"""
+import sys
+path, start, end, text = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+try:
+    with open(path, encoding="utf-8", newline="") as f:
+        parts = f.read().split("\n")  # lines as nl numbers them (str.splitlines also splits at \f, \x1c, ...)
+    lines = [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+except FileNotFoundError:
+    if (start, end) != (1, 0):
+        sys.exit(f"nothing edited: {path}: no such file (`edit PATH 1 0` makes a new one)")
+    lines = []
+except (OSError, UnicodeDecodeError) as exc:
+    sys.exit(f"nothing edited: {path}: {exc.strerror if isinstance(exc, OSError) else 'not UTF-8 text'}")
+if not (1 <= start <= len(lines) + 1 and start - 1 <= end <= len(lines)):
+    sys.exit(f"nothing edited: {path} has {len(lines)} lines; START must be 1 to {len(lines) + 1} and END from "
+             f"START - 1 (an insertion) to {len(lines)} (asked: {start} {end})")
+unended = bool(lines) and not lines[-1].endswith("\n")  # a file without a final newline is kept without one
+if unended:
+    lines[-1] += "\n"
+new = [line + "\n" for line in text.split("\n")] if text else []
+lines[start - 1:end] = new
+if unended and lines:
+    lines[-1] = lines[-1][:-1]
+with open(path, "w", encoding="utf-8", newline="") as f:
+    f.writelines(lines)
+said = f"lines {start}-{end} replaced by" if end >= start else f"inserted before line {start}:"
+print(f"{path}: {said} {len(new)} line(s)")
+for i in range(max(1, start - 3), min(len(lines), start + len(new) + 2) + 1):
+    print(f"{i:6d}\t{lines[i - 1].rstrip(chr(10))}")
+"""
+
 READ_MARGIN = 12  # lines the oracle reads on each side of a hunk of the fix
 
 
@@ -200,8 +242,9 @@ def oracle_replies(task: Task, tool_format=None) -> list[str]:
     """A scripted agent that fixes the task through the same tools (a demonstration): it runs the tests the issue
     names (where it names none, the file the hidden test came from), reads the lines of each file the fix changes
     around the change (numbered, `READ_MARGIN` lines each side: what a traceback points at, not the whole file),
-    applies the gold patch with git apply, runs the tests again, submits.  Its replies are written in `tool_format`
-    (default bash-block)."""
+    makes the gold patch's changes with `edit` calls (one a change: the lines it replaces and their new text, the
+    last change of a file first, so that every line number is the one read), runs the tests again, submits.  Its
+    replies are written in `tool_format` (default bash-block)."""
     fmt = tool_format or BashBlock()
     repo = repository_of(task)
     shown = [t for t in repo.fail_to_pass if t not in repo.hidden]
@@ -221,13 +264,55 @@ def oracle_replies(task: Task, tool_format=None) -> list[str]:
         lo = max(1, min(a for a, _ in spans) - READ_MARGIN) if spans else 1
         hi = max(b for _, b in spans) + READ_MARGIN if spans else 200
         replies.append(bash(f"nl -ba {f} | sed -n '{lo},{hi}p'", f"Read {f} where the failing behaviour lives."))
-    marker = "CODERL_PATCH_END"
-    patch = task.reference_solution or ""
-    replies.append(bash(f"cat > /tmp/fix.patch <<'{marker}'\n{patch}{marker}\ngit apply /tmp/fix.patch && "
-                        "git apply --stat /tmp/fix.patch", "Apply the fix."))
+    for f, start, end, text in patch_edits(task.reference_solution or ""):
+        span = f"line {start}" if end == start else f"lines {start}-{end}" if end > start else f"before line {start}"
+        replies.append(fmt.render(ToolCall(EDIT, {"path": f, "start": start, "end": end, "text": text}),
+                                  f"Fix {f}, {span}."))
     replies.append(bash(f"pytest -q {target}".strip(), "Run the tests again."))
     replies.append(bash(SUBMIT, "The tests pass: submit."))
     return replies
+
+
+def patch_edits(patch: str) -> list[tuple[str, int, int, str]]:
+    """The unified diff `patch` as `edit` calls (path, start, end, text): each hunk's changed lines (its context
+    trimmed) with their base line numbers, a file's last change first, so that applied in order every number is the
+    base's.  A hunk is read by its header's counts (a removed line may start with `--`, an added one with `++`)."""
+    edits, path, lines, i = [], None, patch.splitlines(), 0
+    while i < len(lines):
+        line = lines[i]
+        i += 1
+        if line.startswith("+++ "):
+            path = line[6:] if line.startswith("+++ b/") else line[4:]
+            continue
+        hunk = re.match(r"@@ -(\d+)(?:,(\d+))? \+\d+(?:,(\d+))? @@", line)
+        if not hunk or path is None:
+            continue
+        base, old_left, new_left = int(hunk.group(1)), int(hunk.group(2) or 1), int(hunk.group(3) or 1)
+        base += old_left == 0  # "@@ -5,0" adds after line 5
+        old, new = [], []
+        while (old_left or new_left) and i < len(lines):
+            body = lines[i]
+            i += 1
+            kind, text = (body[:1] or " "), body[1:]  # an empty line: context whose space an editor stripped
+            if kind == "\\":  # "\ No newline at end of file"
+                continue
+            if kind in " -":
+                old.append(text)
+                old_left -= 1
+            if kind in " +":
+                new.append(text)
+                new_left -= 1
+        same = 0
+        while same < min(len(old), len(new)) and old[same] == new[same]:
+            same += 1
+        tail = 0
+        while tail < min(len(old), len(new)) - same and old[-1 - tail] == new[-1 - tail]:
+            tail += 1
+        if len(old) - same - tail or len(new) - same - tail:
+            start = base + same
+            edits.append((path, start, start + len(old) - same - tail - 1, "\n".join(new[same:len(new) - tail])))
+    order = {p: k for k, p in enumerate(dict.fromkeys(e[0] for e in edits))}
+    return sorted(edits, key=lambda e: (order[e[0]], -e[1]))
 
 
 def _hunk_spans(patch: str, path: str) -> list[tuple[int, int]]:

@@ -1,12 +1,15 @@
 """How an agent's reply calls a tool (issue 98, item 2): the formats, their parsers, and which one a model's chat
 template speaks.  docs/agents.md, "Tool-call formats".
 
-The tools are the same in every format: `bash(command)` runs one shell command in the working copy, `submit()` ends
-the episode (`TOOLS`: OpenAI function schemas, what a chat template's `tools=` renders).
+The tools are the same in every format: `bash(command)` runs one shell command in the working copy, `edit(path,
+start, end, text)` replaces a file's lines `start`..`end` (as `nl -ba` numbers them) with `text` -- a fix written as
+the lines it changes, with no diff syntax or context to get exactly right (SWE-agent's line-range edit) -- and
+`submit()` ends the episode (`TOOLS`: OpenAI function schemas, what a chat template's `tools=` renders).
 
 * `bash-block` (for a model whose chat template renders no tools, as the bundled SmolLM2's): the instructions say how
   to act in the first message; a reply holds exactly one fenced ```bash block, and the command `submit` alone submits
-  (mini-swe-agent's plain format).  Observations come back as the user.
+  (mini-swe-agent's plain format); a block whose first line is `edit PATH START END` is an edit, its other lines the
+  new text.  Observations come back as the user.
 * `hermes`: the model's own chat template renders `tools=` (Qwen2.5's, Hermes'): a reply holds one
   `<tool_call>{"name": ..., "arguments": {...}}</tool_call>`; observations come back in the `tool` role (the template
   wraps them, Qwen2.5's in <tool_response>).
@@ -29,7 +32,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-BASH, SUBMIT = "bash", "submit"
+BASH, EDIT, SUBMIT = "bash", "edit", "submit"
 TOOLS = [
     {"type": "function", "function": {
         "name": BASH,
@@ -38,6 +41,17 @@ TOOLS = [
         "parameters": {"type": "object", "properties": {
             "command": {"type": "string", "description": "the command, as bash -c runs it"}},
             "required": ["command"]}}},
+    {"type": "function", "function": {
+        "name": EDIT,
+        "description": "Replace lines start to end of a file (numbered from 1 as `nl -ba` shows them, both "
+                       "included) with text; end = start - 1 inserts the text before line start, an empty text "
+                       "deletes the lines. Returns the edited lines, numbered.",
+        "parameters": {"type": "object", "properties": {
+            "path": {"type": "string", "description": "the file, relative to the repository's top folder"},
+            "start": {"type": "integer", "description": "the first line replaced"},
+            "end": {"type": "integer", "description": "the last line replaced"},
+            "text": {"type": "string", "description": "the new lines"}},
+            "required": ["path", "start", "end", "text"]}}},
     {"type": "function", "function": {
         "name": SUBMIT,
         "description": "Submit the working copy as the fix of the issue (ends the episode).",
@@ -63,7 +77,8 @@ class ToolCall:
 
 
 def check(call: ToolCall, tools: list = TOOLS) -> ToolCall:
-    """`call` if its tool exists and its arguments are what the schema allows (strings where it says string)."""
+    """`call` if its tool exists and its arguments are what the schema allows (strings where it says string; an
+    integer, or a string of one as an XML call carries it, where it says integer -- given back as an int)."""
     schemas = {t["function"]["name"]: t["function"]["parameters"] for t in tools}
     if call.name not in schemas:
         raise Malformed(f"there is no tool {call.name!r} (the tools: {', '.join(schemas)})")
@@ -77,15 +92,26 @@ def check(call: ToolCall, tools: list = TOOLS) -> ToolCall:
             raise Malformed(f"the tool {call.name!r} takes no argument {name!r}")
         if allowed[name].get("type") == "string" and not isinstance(value, str):
             raise Malformed(f"the tool {call.name!r}'s argument {name!r} must be a string")
-    return call
+    integers = {}
+    for name, value in call.arguments.items():
+        if allowed[name].get("type") != "integer":
+            continue
+        if isinstance(value, str) and re.fullmatch(r"\s*-?\d+\s*", value):
+            value = int(value)
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise Malformed(f"the tool {call.name!r}'s argument {name!r} must be an integer")
+        integers[name] = value
+    return ToolCall(call.name, {**call.arguments, **integers}) if integers else call
 
 
 _BLOCK = re.compile(r"```(?:bash|sh)[ \t]*\n(.*?)```", re.DOTALL)
+_EDIT_LINE = re.compile(r"edit[ \t]+(\S+)[ \t]+(\d+)[ \t]+(\d+)[ \t]*")
 _TOOL_CALL = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
 
 
 class BashBlock:
-    """One fenced ```bash block; `submit` alone submits."""
+    """One fenced ```bash block; `submit` alone submits; `edit PATH START END` as its first line, an edit whose text
+    is the block's other lines (kept as written: their indentation is the code's)."""
 
     name = "bash-block"
     observation_role = "user"
@@ -96,18 +122,29 @@ class BashBlock:
         if len(blocks) != 1:
             raise Malformed("Your reply must hold exactly one ```bash block with one command (or `submit` alone "
                             f"once the issue is fixed); it held {len(blocks)}.")
+        first, _, rest = blocks[0].lstrip("\n").partition("\n")
+        edit = _EDIT_LINE.fullmatch(first)
+        if edit:
+            path, start, end = edit.groups()
+            return ToolCall(EDIT, {"path": path, "start": int(start), "end": int(end),
+                                   "text": rest[:-1] if rest.endswith("\n") else rest})
         command = blocks[0].strip()
         return ToolCall(SUBMIT) if command == SUBMIT else ToolCall(BASH, {"command": command})
 
     def render(self, call: ToolCall, thought: str = "") -> str:
-        command = SUBMIT if call.name == SUBMIT else call.arguments["command"]
+        if call.name == EDIT:
+            a = call.arguments
+            command = f"edit {a['path']} {a['start']} {a['end']}" + (f"\n{a['text']}" if a["text"] else "")
+        else:
+            command = SUBMIT if call.name == SUBMIT else call.arguments["command"]
         return f"{thought}\n\n```bash\n{command}\n```" if thought else f"```bash\n{command}\n```"
 
     def instructions(self) -> str:
         return ("You are working in the repository's top folder. Each reply: think briefly, then give exactly one "
                 "shell command in a fenced ```bash block. Its output comes back to you. The repository's tests run "
-                "with `pytest` (and its code with `python`). When the issue is fixed, reply with the command "
-                "`submit` alone.")
+                "with `pytest` (and its code with `python`). To replace lines START to END of a file (as `nl -ba` "
+                "numbers them), give a block whose first line is `edit FILE START END` and whose next lines are the "
+                "new lines. When the issue is fixed, reply with the command `submit` alone.")
 
 
 class _Tagged:
@@ -131,7 +168,8 @@ class _Tagged:
     def instructions(self) -> str:
         return ("You are working in the repository's top folder. Each reply: think briefly, then call one tool: "
                 "`bash` runs one shell command (its output comes back to you; the repository's tests run with "
-                "`pytest`, its code with `python`); `submit` once the issue is fixed.")
+                "`pytest`, its code with `python`); `edit` replaces lines of a file (as `nl -ba` numbers them); "
+                "`submit` once the issue is fixed.")
 
     def _call(self, block: str) -> ToolCall:
         raise NotImplementedError
