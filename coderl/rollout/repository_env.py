@@ -240,7 +240,8 @@ READ_MARGIN = 12  # lines the oracle reads on each side of a hunk of the fix
 
 def oracle_replies(task: Task, tool_format=None) -> list[str]:
     """A scripted agent that fixes the task through the same tools (a demonstration): it runs the tests the issue
-    names (where it names none, the file the hidden test came from), reads the lines of each file the fix changes
+    names (where it names none, the file the hidden test came from; to the first failure, each traceback frame its
+    file, line and source line: `--tb=short`), reads the lines of each file the fix changes
     around the change (numbered, `READ_MARGIN` lines each side: what a traceback points at, not the whole file),
     makes the gold patch's changes with `edit` calls (one a change: the lines it replaces and their new text, the
     last change of a file first, so that every line number is the one read), runs the tests again, submits.  Its
@@ -258,7 +259,7 @@ def oracle_replies(task: Task, tool_format=None) -> list[str]:
     def bash(command: str, thought: str) -> str:
         return fmt.render(ToolCall(SUBMIT) if command == SUBMIT else ToolCall(BASH, {"command": command}), thought)
 
-    replies = [bash(f"pytest -q -x {target}".strip(), first)]
+    replies = [bash(f"pytest -q -x --tb=short {target}".strip(), first)]  # a traceback's frames a line each
     for f in files[:2]:
         spans = _hunk_spans(task.reference_solution or "", f)
         lo = max(1, min(a for a, _ in spans) - READ_MARGIN) if spans else 1
