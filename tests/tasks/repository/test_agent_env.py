@@ -118,3 +118,24 @@ def test_the_oracle_cuts_its_commands_output_as_the_agent_will(fixture_pool, tmp
                     if m["role"] == "user"]
     assert observations and all(len(o) <= 120 + 80 for o in observations)  # the cut's note and the exit line
     assert any("characters left out" in o for o in observations)
+
+
+def test_a_task_the_oracle_does_not_resolve_is_said_and_left_out(fixture_pool, fixture_tasks, tmp_path, monkeypatch):
+    """Tasks are played `--workers` at once; the trajectories keep the tasks' order, and a task not resolved is a
+    line naming it, never a silent gap."""
+    import json
+
+    import coderl.eval.oracle as oracle
+
+    first = fixture_tasks[0].task_id
+    real = oracle.oracle_replies
+    monkeypatch.setattr(oracle, "oracle_replies",
+                        lambda task, fmt: ["```bash\nsubmit\n```"] if task.task_id == first else real(task, fmt))
+    said = []
+    out = tmp_path / "t.jsonl"
+    written, tried = oracle.write_oracle_trajectories(oracle.OracleConfig(tasks=f"repo:{fixture_pool}", out=str(out)),
+                                                      log=said.append)
+    assert (written, tried) == (len(fixture_tasks) - 1, len(fixture_tasks))
+    assert said == [f"oracle: {first} not resolved (NO, the episode ended: submitted); left out"]
+    assert [json.loads(line)["task_id"] for line in out.read_text().splitlines()] == \
+        [t.task_id for t in fixture_tasks[1:]]
