@@ -104,38 +104,25 @@ def test_the_same_replies_give_the_same_observations(fixture_tasks, repo_sandbox
     assert normalise_timings("real 0m0.41s in 3.0s") == "real 0m0.41s in 3.0s"  # not pytest's: left as it is
 
 
-def test_the_oracle_cuts_its_commands_output_as_the_agent_will(fixture_pool, tmp_path):
-    """`coderl tasks oracle --output-chars N`: the demonstrations show outputs cut as the agent's episodes cut them."""
-    import json
-
-    from coderl.eval.oracle import OracleConfig, write_oracle_trajectories
-
-    out = tmp_path / "t.jsonl"
-    written, tried = write_oracle_trajectories(OracleConfig(tasks=f"repo:{fixture_pool}@train", out=str(out),
-                                                            output_chars=120))
-    assert written == tried > 0
-    observations = [m["content"] for line in out.read_text().splitlines() for m in json.loads(line)["messages"][1:]
-                    if m["role"] == "user"]
-    assert observations and all(len(o) <= 120 + 80 for o in observations)  # the cut's note and the exit line
-    assert any("characters left out" in o for o in observations)
-
-
-def test_a_task_the_oracle_does_not_resolve_is_said_and_left_out(fixture_pool, fixture_tasks, tmp_path, monkeypatch):
-    """Tasks are played `--workers` at once; the trajectories keep the tasks' order, and a task not resolved is a
-    line naming it, never a silent gap."""
+def test_the_oracle_cuts_outputs_as_the_agent_will_and_says_what_it_leaves_out(fixture_pool, tmp_path, monkeypatch):
+    """`coderl tasks oracle --output-chars N`: the demonstrations show outputs cut as the agent's episodes cut them.
+    Tasks are played `--workers` at once; the trajectories keep the tasks' order, and a task not resolved is a line
+    naming it, never a silent gap."""
     import json
 
     import coderl.eval.oracle as oracle
-
-    first = fixture_tasks[0].task_id
+    tasks = oracle.load_tasks(f"repo:{fixture_pool}@train").tasks
     real = oracle.oracle_replies
-    monkeypatch.setattr(oracle, "oracle_replies",
-                        lambda task, fmt: ["```bash\nsubmit\n```"] if task.task_id == first else real(task, fmt))
-    said = []
-    out = tmp_path / "t.jsonl"
-    written, tried = oracle.write_oracle_trajectories(oracle.OracleConfig(tasks=f"repo:{fixture_pool}", out=str(out)),
-                                                      log=said.append)
-    assert (written, tried) == (len(fixture_tasks) - 1, len(fixture_tasks))
-    assert said == [f"oracle: {first} not resolved (NO, the episode ended: submitted); left out"]
-    assert [json.loads(line)["task_id"] for line in out.read_text().splitlines()] == \
-        [t.task_id for t in fixture_tasks[1:]]
+    monkeypatch.setattr(oracle, "oracle_replies",  # the first task: a submit and nothing else
+                        lambda task, fmt: ["```bash\nsubmit\n```"] if task is tasks[0] else real(task, fmt))
+    monkeypatch.setattr(oracle, "load_tasks", lambda spec: type("Loaded", (), {"tasks": tasks}))
+    out, said = tmp_path / "t.jsonl", []
+    written, tried = oracle.write_oracle_trajectories(
+        oracle.OracleConfig(tasks=f"repo:{fixture_pool}@train", out=str(out), output_chars=120), log=said.append)
+    assert tried == len(tasks) > 1 and written == tried - 1
+    assert said == [f"oracle: {tasks[0].task_id} not resolved (NO, the episode ended: submitted); left out"]
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [row["task_id"] for row in rows] == [t.task_id for t in tasks[1:]]
+    observations = [m["content"] for row in rows for m in row["messages"][1:] if m["role"] == "user"]
+    assert observations and all(len(o) <= 120 + 80 for o in observations)  # the cut's note and the exit line
+    assert any("characters left out" in o for o in observations)
