@@ -19,6 +19,7 @@ step's metrics (`agent/limit_episodes`, `sandbox/infra_failures`).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -94,17 +95,38 @@ def collect_agent(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generat
             env = RepositoryEnvironment(sandbox, task, limits, tool_format=tool_format)
             env.group = index
             envs.append(env)
-    got = run_episodes(model, tokenizer, envs, [e.group for e in envs], gen, max_turns=limits.turns,
-                       max_prompt_tokens=max_prompt_tokens, max_sequence_tokens=max_sequence_tokens, log=log)
-    skipped = list(dict.fromkeys(envs[i].task.task_id for i in got.skipped))
+    # the sandbox keeps a bounded number of working copies open: more episodes run in waves of whole groups, each
+    # wave's generation seeded apart (one wave -- every training step of the recipes -- is the call it always was)
+    capacity = getattr(sandbox, "episode_capacity", None) or len(envs) or 1
+    if gen.samples_per_prompt > capacity:
+        raise ConfigError(f"--samples-per-prompt {gen.samples_per_prompt}: a group's episodes run at once, and the "
+                          f"sandbox keeps at most {capacity} working copies open (8 per --workers); raise --workers")
+    wave = capacity // gen.samples_per_prompt * gen.samples_per_prompt
+    rows, batches, skipped_rows, gen_seconds, gen_tokens = [], [], [], 0.0, 0
+    for k, lo in enumerate(range(0, len(envs), wave)):
+        part = envs[lo:lo + wave]
+        got = run_episodes(model, tokenizer, part, [e.group for e in part],
+                           dataclasses.replace(gen, seed=gen.seed + 7_919 * k) if k else gen, max_turns=limits.turns,
+                           max_prompt_tokens=max_prompt_tokens, max_sequence_tokens=max_sequence_tokens, log=log)
+        rows += got.rows
+        skipped_rows += [lo + i for i in got.skipped]
+        batches += [got.batch] if got.batch is not None else []
+        gen_seconds, gen_tokens = gen_seconds + got.gen_seconds, gen_tokens + got.gen_tokens
+    if len(batches) > 1:
+        from coderl.rollout.batching import concat_batches
+        from coderl.rollout.generation import engine_of
+
+        batches = [concat_batches(batches, engine_of(model).pad_token_id(tokenizer))]
+    batch = batches[0] if batches else None
+    skipped = list(dict.fromkeys(envs[i].task.task_id for i in skipped_rows))
     episodes = [AgentEpisode(
         task_id=row.env.task.task_id, group=row.group, reason=row.end.reason, verdict=row.end.verdict,
         turns=len(row.samples), policy_tokens=sum(len(s.gen_tokens) for s in row.samples),
         observation_tokens=sum(row.glue_tokens), malformed=row.env.malformed_total, commands=row.env.commands,
         reset_seconds=row.env.reset_seconds, replies=[s.raw_output for s in row.samples],
-        observations=[s.observation for s in row.steps[:-1]]) for row in got.rows]
-    return AgentCollected(got.batch, [row.end.result for row in got.rows], episodes, skipped, got.gen_seconds,
-                          got.gen_tokens, tool_format.name)
+        observations=[s.observation for s in row.steps[:-1]]) for row in rows]
+    return AgentCollected(batch, [row.end.result for row in rows], episodes, skipped, gen_seconds, gen_tokens,
+                          tool_format.name)
 
 
 def agent_metrics(episodes: Sequence[AgentEpisode]) -> dict:

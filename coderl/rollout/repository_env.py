@@ -108,8 +108,11 @@ class RepositoryEnvironment:
         """The episode's working copy made (the task's base), and the first observation."""
         overlay = {p: ({"delete": True} if t is None else t) for p, t in self.repo.overlay.items()}
         t0 = time.monotonic()
-        self.sandbox.run(ExecutionRequest(Mode.COMMAND, argv=("true",), tree=self.repo.tree, files=overlay,
-                                          episode=self.episode, environment=self.repo.environment))
+        made = self.sandbox.run(ExecutionRequest(Mode.COMMAND, argv=("true",), tree=self.repo.tree, files=overlay,
+                                                 episode=self.episode, environment=self.repo.environment))
+        if made.exit_code != 0:  # no working copy (the sandbox refused the episode): nothing may run in an empty one
+            raise RuntimeError(f"task {self.task.task_id}: its working copy was not made "
+                               f"({made.status.value}: {(made.message or made.stderr or '').strip()[:300]})")
         self.started = time.monotonic()
         self.reset_seconds = self.started - t0
         return self.first_message()

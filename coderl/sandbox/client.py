@@ -49,6 +49,7 @@ SERVER_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHON
 MAX_RETRIES = 1  # a request running when the server died is re-sent this often; once more: the program's failure
 RESEND_LIMIT = 8  # server deaths a request not yet started waits through before it is an infrastructure failure
 ISOLATION_LEVELS = ("auto", "full", "uid", "rlimits")
+EPISODES_PER_WORKER = 8  # the server's MAX_EPISODES_PER_WORKER (server/loop.py): working copies kept at once a worker
 _WARNED: set[str] = set()
 
 
@@ -126,6 +127,7 @@ class Sandbox(Batches):
             raise SandboxUnavailable(f"isolation {isolation!r}: expected one of {', '.join(ISOLATION_LEVELS)}")
         check_memory_budget(self.workers, self.limits.memory_bytes)
         self.requested_isolation = isolation
+        self.episode_capacity = EPISODES_PER_WORKER * self.workers  # episodes (working copies) open at once, at most
         self.isolation = ""  # the level in force, as the server reports it
         self.warning: str | None = None
         self.server_info: dict = {}

@@ -108,3 +108,43 @@ def test_observations_get_zero_gradient_under_every_aggregation(aggregation, los
     expected = -advantages * scale[aggregation] * mask
     assert torch.allclose(logprobs.grad, expected, atol=1e-6)
     assert bool((logprobs.grad[mask == 0] == 0).all())
+
+
+def test_more_episodes_than_the_sandbox_keeps_open_run_in_waves(tiny, fixture_tasks, repo_sandbox, monkeypatch):
+    """The sandbox keeps `episode_capacity` working copies open (the server refuses more): a collection over more
+    episodes runs in waves of whole groups and gives, greedily, the episodes one wave gives; a working copy the sandbox
+    did not make is an error naming the task, never an episode in an empty copy."""
+    import ast
+    from pathlib import Path
+
+    import coderl.sandbox.client as client
+    from coderl.base.config import ConfigError
+
+    server = Path(client.__file__).parent / "server" / "loop.py"
+    (constant,) = [n.value.value for n in ast.parse(server.read_text()).body if isinstance(n, ast.Assign)
+                   and getattr(n.targets[0], "id", "") == "MAX_EPISODES_PER_WORKER"]
+    assert client.EPISODES_PER_WORKER == constant and repo_sandbox.episode_capacity == constant * repo_sandbox.workers
+    model, tok = tiny
+    tasks = fixture_tasks[:3]
+    gen = Generation(format="chat", samples_per_prompt=2, max_new_tokens=6, batch_size=8)
+    one = collect_agent(model, tok, tasks, repo_sandbox, gen, AgentConfig(agent=True, agent_turns=2),
+                        max_sequence_tokens=1 << 16)
+    monkeypatch.setattr(repo_sandbox, "episode_capacity", 3)  # waves of one group (2 episodes) each
+    waves = collect_agent(model, tok, tasks, repo_sandbox, gen, AgentConfig(agent=True, agent_turns=2),
+                          max_sequence_tokens=1 << 16)
+    assert [(e.task_id, e.replies, e.observations, e.status) for e in waves.episodes] == \
+        [(e.task_id, e.replies, e.observations, e.status) for e in one.episodes]
+    assert waves.batch.group_ids.tolist() == one.batch.group_ids.tolist() == [0, 0, 1, 1, 2, 2]
+    assert [s.gen_tokens for s in waves.batch.samples] == [s.gen_tokens for s in one.batch.samples]
+    monkeypatch.setattr(repo_sandbox, "episode_capacity", 1)
+    with pytest.raises(ConfigError, match="keeps at most 1 working copies open"):
+        collect_agent(model, tok, tasks, repo_sandbox, gen, AgentConfig(agent=True))
+
+    from coderl.rollout.repository_env import RepositoryEnvironment
+    from coderl.sandbox.types import ExecutionResult, Status
+
+    env = RepositoryEnvironment(repo_sandbox, tasks[0])
+    monkeypatch.setattr(repo_sandbox, "run", lambda request: ExecutionResult(
+        status=Status.SANDBOX_ERROR, exit_code=None, message="over 16 episodes open at once"))
+    with pytest.raises(RuntimeError, match=f"task {tasks[0].task_id}: its working copy was not made .*over 16"):
+        env.reset()
