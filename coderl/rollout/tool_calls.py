@@ -128,6 +128,9 @@ class BashBlock:
             path, start, end = edit.groups()
             return ToolCall(EDIT, {"path": path, "start": int(start), "end": int(end),
                                    "text": rest[:-1] if rest.endswith("\n") else rest})
+        if first.split()[:1] == [EDIT]:  # an edit that misses its form: said so (bash has no command `edit`)
+            raise Malformed("An edit's block starts with the line `edit FILE START END` (START and END: line numbers "
+                            f"as `nl -ba FILE` shows them), then the new lines; this one started `{first[:80]}`.")
         command = blocks[0].strip()
         return ToolCall(SUBMIT) if command == SUBMIT else ToolCall(BASH, {"command": command})
 

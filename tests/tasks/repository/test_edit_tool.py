@@ -47,7 +47,10 @@ def test_edit_arguments_are_checked_by_the_schema():
     # in the plain format a block is an edit only when its first line is `edit PATH START END`
     block = by_name("bash-block")
     assert block.parse("```bash\nedit a.py 3 4\n    return x\n```").arguments["text"] == "    return x"
-    assert block.parse("```bash\nedit a.py three 4\n```").name == "bash"  # not an edit: a command (that fails)
+    for wrong in ("edit a.py three 4", "edit a.py 13", "edit FILE"):  # an edit missing its form: told the form
+        with pytest.raises(Malformed, match="starts with the line `edit FILE START END`"):
+            block.parse(f"```bash\n{wrong}\n    x = 1\n```")
+    assert block.parse("```bash\neditor a.py\n```").name == "bash"  # another command
 
 
 def _apply(path, edits) -> list[str]:
