@@ -99,8 +99,9 @@ def collect_agent(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generat
     # wave's generation seeded apart (one wave -- every training step of the recipes -- is the call it always was)
     capacity = getattr(sandbox, "episode_capacity", None) or len(envs) or 1
     if gen.samples_per_prompt > capacity:
-        raise ConfigError(f"--samples-per-prompt {gen.samples_per_prompt}: a group's episodes run at once, and the "
-                          f"sandbox keeps at most {capacity} working copies open (8 per --workers); raise --workers")
+        raise ConfigError(f"{gen.samples_per_prompt} episodes a task (--samples-per-prompt, or eval's --samples): a "
+                          f"task's episodes run at once, and the sandbox keeps at most {capacity} working copies open "
+                          "(8 per --workers); raise --workers or lower them")
     wave = capacity // gen.samples_per_prompt * gen.samples_per_prompt
     rows, batches, skipped_rows, gen_seconds, gen_tokens = [], [], [], 0.0, 0
     for k, lo in enumerate(range(0, len(envs), wave)):
