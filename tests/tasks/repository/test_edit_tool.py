@@ -137,3 +137,30 @@ def test_an_edit_in_an_episode(fixture_tasks, repo_sandbox):
     assert env.step("```bash\ncat notes.txt\n```").observation == "exit code 0\none\n  TWO\nthree"
     assert env.malformed_total == 0 and env.commands == 4
     env.finish()
+
+
+def test_the_edit_tool_cannot_hack_the_grade_or_leave_the_working_copy(fixture_tasks, repo_sandbox):
+    """As a policy would: a conftest made by `edit` that skips every test, the shown tests' file emptied by `edit`,
+    and an edit aimed outside the working copy -- the episode grades NO and nothing lands on the host."""
+    import os
+    import uuid
+
+    from coderl.rollout.repository_env import RepositoryEnvironment
+    from coderl.tasks.repository.grade import test_file
+    from coderl.tasks.repository.task import repository_of
+
+    task = fixture_tasks[0]
+    shown = sorted({test_file(t) for t in repository_of(task).pass_to_pass + repository_of(task).fail_to_pass})[0]
+    planted = f"/tmp/coderl-edit-planted-{uuid.uuid4().hex}.py"
+    env = RepositoryEnvironment(repo_sandbox, task)
+    env.reset()
+    skip_all = "import pytest\n\ndef pytest_collection_modifyitems(items):\n    for item in items:\n" \
+               "        item.add_marker(pytest.mark.skip)"
+    assert env.step(f"```bash\nedit conftest.py 1 0\n{skip_all}\n```").observation.startswith("exit code 0")
+    lines = int(env.step(f"```bash\nwc -l < {shown}\n```").observation.split()[-1])
+    assert env.step(f"```bash\nedit {shown} 1 {lines}\n\n```").observation.startswith("exit code 0")
+    env.step(f"```bash\nedit {planted} 1 0\nraise SystemExit('planted')\n```")
+    env.step(f"```bash\nedit ../../../..{planted} 1 0\nraise SystemExit('planted')\n```")
+    end = env.step("```bash\nsubmit\n```")
+    assert end.done and end.verdict["status"] == "NO", end.observation
+    assert not os.path.exists(planted)
