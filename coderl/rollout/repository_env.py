@@ -277,11 +277,10 @@ def oracle_replies(task: Task, tool_format=None) -> list[str]:
     return replies
 
 
-def patch_edits(patch: str) -> list[tuple[str, int, int, str]]:
-    """The unified diff `patch` as `edit` calls (path, start, end, text): each hunk's changed lines (its context
-    trimmed) with their base line numbers, a file's last change first, so that applied in order every number is the
-    base's.  A hunk is read by its header's counts (a removed line may start with `--`, an added one with `++`)."""
-    edits, path, lines, i = [], None, patch.splitlines(), 0
+def _hunks(patch: str):
+    """Each hunk of the unified diff `patch`: (path, the header's base line, its base line count, the base's lines,
+    the new lines).  A hunk is read by its header's counts (a removed line may start with `--`, an added one `++`)."""
+    path, lines, i = None, patch.splitlines(), 0
     while i < len(lines):
         line = lines[i]
         i += 1
@@ -291,9 +290,8 @@ def patch_edits(patch: str) -> list[tuple[str, int, int, str]]:
         hunk = re.match(r"@@ -(\d+)(?:,(\d+))? \+\d+(?:,(\d+))? @@", line)
         if not hunk or path is None:
             continue
-        base, old_left, new_left = int(hunk.group(1)), int(hunk.group(2) or 1), int(hunk.group(3) or 1)
-        base += old_left == 0  # "@@ -5,0" adds after line 5
-        old, new = [], []
+        start, count, new_left = int(hunk.group(1)), int(hunk.group(2) or 1), int(hunk.group(3) or 1)
+        old_left, old, new = count, [], []
         while (old_left or new_left) and i < len(lines):
             body = lines[i]
             i += 1
@@ -306,6 +304,16 @@ def patch_edits(patch: str) -> list[tuple[str, int, int, str]]:
             if kind in " +":
                 new.append(text)
                 new_left -= 1
+        yield path, start, count, old, new
+
+
+def patch_edits(patch: str) -> list[tuple[str, int, int, str]]:
+    """The unified diff `patch` as `edit` calls (path, start, end, text): each hunk's changed lines (its context
+    trimmed) with their base line numbers, a file's last change first, so that applied in order every number is the
+    base's."""
+    edits = []
+    for path, base, count, old, new in _hunks(patch):
+        base += count == 0  # "@@ -5,0" adds after line 5
         same = 0
         while same < min(len(old), len(new)) and old[same] == new[same]:
             same += 1
@@ -321,16 +329,7 @@ def patch_edits(patch: str) -> list[tuple[str, int, int, str]]:
 
 def _hunk_spans(patch: str, path: str) -> list[tuple[int, int]]:
     """(first, last) line of the base that each hunk of `path` in the unified diff `patch` covers."""
-    spans, current = [], None
-    for line in patch.splitlines():
-        if line.startswith("+++ "):
-            current = line[6:] if line.startswith("+++ b/") else line[4:]
-        elif line.startswith("@@") and current == path:
-            match = re.match(r"@@ -(\d+)(?:,(\d+))? ", line)
-            if match:
-                start, count = int(match.group(1)), int(match.group(2) or 1)
-                spans.append((start, start + max(count, 1) - 1))
-    return spans
+    return [(start, start + max(count, 1) - 1) for p, start, count, _, _ in _hunks(patch) if p == path]
 
 
 def play(sandbox, task: Task, replies: list[str], limits: AgentLimits | None = None, tool_format=None) -> dict:
