@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from coderl.base.config import option, require
 from coderl.base.outputs import refuse_existing
 from coderl.base.progress import on_stderr, to_stderr
-from coderl.rollout.repository_env import AgentLimits, oracle_replies, play
+from coderl.rollout.repository_env import AgentLimits, oracle_agent, play
 from coderl.rollout.tool_calls import FORMATS, by_name
 from coderl.sandbox import Sandbox
 from coderl.tasks import load_tasks
@@ -56,7 +56,7 @@ def write_oracle_trajectories(cfg: OracleConfig, log=to_stderr) -> tuple[int, in
             ThreadPoolExecutor(max(1, cfg.workers)) as pool:
 
         def one(task):
-            return play(sandbox, task, oracle_replies(task, tool_format), limits, tool_format=tool_format)
+            return play(sandbox, task, oracle_agent(task, tool_format), limits, tool_format=tool_format)
 
         rows = []
         for done, row in enumerate(pool.map(one, tasks), 1):

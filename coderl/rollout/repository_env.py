@@ -27,6 +27,7 @@ is not normalised).
 from __future__ import annotations
 
 import re
+import shlex
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -238,43 +239,64 @@ for i in range(max(1, start - 3), min(len(lines), start + len(new) + 2) + 1):
     print(f"{i:6d}\t{lines[i - 1].rstrip(chr(10))}")
 """
 
-READ_MARGIN = 12  # lines the oracle reads on each side of a hunk of the fix
+READ_MARGIN = 12  # lines the oracle reads on each side of the line a traceback points at (or of a hunk of the fix)
+FRAME = re.compile(r"^(\S+?\.py):(\d+): in \S", re.M)  # a frame of pytest's --tb=short: `path:line: in name`
 
 
-def oracle_replies(task: Task, tool_format=None) -> list[str]:
-    """A scripted agent that fixes the task through the same tools (a demonstration): it runs the tests the issue
-    names (where it names none, the file the hidden test came from; to the first failure, each traceback frame its
-    file, line and source line: `--tb=short`), reads the lines of each file the fix changes
-    around the change (numbered, `READ_MARGIN` lines each side: what a traceback points at, not the whole file),
-    makes the gold patch's changes with `edit` calls (one a change: the lines it replaces and their new text, the
-    last change of a file first, so that every line number is the one read), runs the tests again, submits.  Its
-    replies are written in `tool_format` (default bash-block)."""
+def oracle_agent(task: Task, tool_format=None):
+    """A scripted agent that fixes the task through the same tools (a demonstration), as a generator: it yields a
+    reply, is sent that reply's observation (`play` does), and yields the next.  It runs the tests the issue names
+    (their test functions, at most three, quoted for the shell; where it names none, the file the hidden test came
+    from) to the first failure, each traceback frame its file, line and source line (`--tb=short`).  It reads each
+    file the fix changes, numbered: around the line that the traceback's deepest frame in that file points at
+    where there is one (`READ_MARGIN` lines each side, widened to take in the lines the fix changes; a frame so far
+    from them that the window would pass `6 * READ_MARGIN` lines is not followed), else around the fix's changes --
+    so a demonstration's read follows from what the agent saw wherever the output shows it.  It makes the gold
+    patch's changes with `edit` calls (one a change: the lines it replaces and their new text, the last change of a
+    file first, so that every line number is the one read), runs the tests again and submits.  Its replies are
+    written in `tool_format` (default bash-block).  Driven without observations (`oracle_replies`), it reads around
+    the fix's changes."""
     fmt = tool_format or BashBlock()
     repo = repository_of(task)
+    patch = task.reference_solution or ""
     shown = [t for t in repo.fail_to_pass if t not in repo.hidden]
-    files = sorted({line[6:] for line in (task.reference_solution or "").splitlines() if line.startswith("+++ b/")})
-    # an issue that names no test (every failing one hidden): the file the hidden test was taken from, whose other
+    files = sorted({line[6:] for line in patch.splitlines() if line.startswith("+++ b/")})
+    # the test functions the issue names (a parametrized id's values hold spaces and quotes a shell splits); an
+    # issue that names none (every failing test hidden): the file the hidden test was taken from, whose other
     # tests pass -- where the behaviour is tested, not a failure to read
-    target = " ".join(shown[:3]) if shown else " ".join(sorted({test_file(t) for t in repo.fail_to_pass})[:1])
+    named = list(dict.fromkeys(t.split("[", 1)[0] for t in shown))[:3]
+    target = " ".join(shlex.quote(t) for t in (named or sorted({test_file(t) for t in repo.fail_to_pass})[:1]))
     first = ("First, run the tests the issue is about." if shown else
              "The issue names no test: first, run the tests of the file that covers this behaviour.")
 
     def bash(command: str, thought: str) -> str:
         return fmt.render(ToolCall(SUBMIT) if command == SUBMIT else ToolCall(BASH, {"command": command}), thought)
 
-    replies = [bash(f"pytest -q -x --tb=short {target}".strip(), first)]  # a traceback's frames a line each
+    output = yield bash(f"pytest -q -x --tb=short {target}".strip(), first)
+    frames = [(m.group(1), int(m.group(2))) for m in FRAME.finditer(output or "")]
     for f in files[:2]:
-        spans = _hunk_spans(task.reference_solution or "", f)
-        lo = max(1, min(a for a, _ in spans) - READ_MARGIN) if spans else 1
-        hi = max(b for _, b in spans) + READ_MARGIN if spans else 200
-        replies.append(bash(f"nl -ba {f} | sed -n '{lo},{hi}p'", f"Read {f} where the failing behaviour lives."))
-    for f, start, end, text in patch_edits(task.reference_solution or ""):
+        spans = _hunk_spans(patch, f)
+        at = [line for path, line in frames if path == f]
+        lo, hi = (at[-1] - READ_MARGIN, at[-1] + READ_MARGIN) if at else (0, 0)
+        for a, b in spans:
+            lo, hi = min(lo, a - 2), max(hi, b + 2)
+        if at and hi - lo <= 6 * READ_MARGIN:  # a frame far from the fix (a caller's line): read the fix's place
+            thought = f"The traceback's last frame in {f} is line {at[-1]}: read around it."
+        else:
+            lo = min(a for a, _ in spans) - READ_MARGIN if spans else 1
+            hi = max(b for _, b in spans) + READ_MARGIN if spans else 200
+            thought = f"Read {f} where the failing behaviour lives."
+        yield bash(f"nl -ba {f} | sed -n '{max(1, lo)},{hi}p'", thought)
+    for f, start, end, text in patch_edits(patch):
         span = f"line {start}" if end == start else f"lines {start}-{end}" if end > start else f"before line {start}"
-        replies.append(fmt.render(ToolCall(EDIT, {"path": f, "start": start, "end": end, "text": text}),
-                                  f"Fix {f}, {span}."))
-    replies.append(bash(f"pytest -q {target}".strip(), "Run the tests again."))
-    replies.append(bash(SUBMIT, "The tests pass: submit."))
-    return replies
+        yield fmt.render(ToolCall(EDIT, {"path": f, "start": start, "end": end, "text": text}), f"Fix {f}, {span}.")
+    yield bash(f"pytest -q {target}".strip(), "Run the tests again.")
+    yield bash(SUBMIT, "The tests pass: submit.")
+
+
+def oracle_replies(task: Task, tool_format=None) -> list[str]:
+    """The oracle's replies with no observation sent back (its reads around the fix's changes): a fixed script."""
+    return list(oracle_agent(task, tool_format))
 
 
 def _hunks(patch: str):
@@ -332,19 +354,26 @@ def _hunk_spans(patch: str, path: str) -> list[tuple[int, int]]:
     return [(start, start + max(count, 1) - 1) for p, start, count, _, _ in _hunks(patch) if p == path]
 
 
-def play(sandbox, task: Task, replies: list[str], limits: AgentLimits | None = None, tool_format=None) -> dict:
-    """An episode played from fixed replies: {"task_id", "messages" (the issue, then each reply and its
-    observation; the last message the reply that ended it), "reason", "verdict", and "tools" where the format's
-    template renders them}."""
+def play(sandbox, task: Task, replies, limits: AgentLimits | None = None, tool_format=None) -> dict:
+    """An episode played from scripted replies -- a list, or a generator sent each reply's observation
+    (`oracle_agent`): {"task_id", "messages" (the issue, then each reply and its observation; the last message the
+    reply that ended it), "reason", "verdict", and "tools" where the format's template renders them}."""
     env = RepositoryEnvironment(sandbox, task, limits, tool_format=tool_format)
     messages = [{"role": "user", "content": env.reset()}]
     step = Step("")
-    for reply in replies:
+    agent = replies if hasattr(replies, "send") else iter(replies)
+    observation = None  # a generator is sent None first
+    while True:
+        try:
+            reply = agent.send(observation) if hasattr(agent, "send") else next(agent)
+        except StopIteration:
+            break
         messages.append({"role": "assistant", "content": reply})
         step = env.step(reply)
         if step.done:
             break
-        messages.append({"role": env.observation_role, "content": step.observation})
+        observation = step.observation
+        messages.append({"role": env.observation_role, "content": observation})
     if not step.done:  # the replies ran out first: the working copy graded as it stands
         step = env.finish("replies")
     return {"task_id": task.task_id, "messages": messages, "reason": step.reason, "verdict": step.verdict,

@@ -112,9 +112,9 @@ def test_the_oracle_cuts_outputs_as_the_agent_will_and_says_what_it_leaves_out(f
 
     import coderl.eval.oracle as oracle
     tasks = oracle.load_tasks(f"repo:{fixture_pool}@train").tasks
-    real = oracle.oracle_replies
-    monkeypatch.setattr(oracle, "oracle_replies",  # the first task: a submit and nothing else
-                        lambda task, fmt: ["```bash\nsubmit\n```"] if task is tasks[0] else real(task, fmt))
+    real = oracle.oracle_agent
+    monkeypatch.setattr(oracle, "oracle_agent",  # the first task: a submit and nothing else
+                        lambda task, fmt: iter(["```bash\nsubmit\n```"]) if task is tasks[0] else real(task, fmt))
     monkeypatch.setattr(oracle, "load_tasks", lambda spec: type("Loaded", (), {"tasks": tasks}))
     out, said = tmp_path / "t.jsonl", []
     written, tried = oracle.write_oracle_trajectories(
@@ -126,3 +126,67 @@ def test_the_oracle_cuts_outputs_as_the_agent_will_and_says_what_it_leaves_out(f
     observations = [m["content"] for row in rows for m in row["messages"][1:] if m["role"] == "user"]
     assert observations and all(len(o) <= 120 + 80 for o in observations)  # the cut's note and the exit line
     assert any("characters left out" in o for o in observations)
+
+
+def _with_tests(task, fail_to_pass, hidden=()):
+    import dataclasses
+
+    from coderl.tasks.repository.task import repository_of
+
+    repo = dataclasses.replace(repository_of(task), fail_to_pass=tuple(fail_to_pass), hidden=tuple(hidden))
+    return dataclasses.replace(task, metadata={**task.metadata, "repository": repo})
+
+
+def _command(reply: str) -> str:
+    return reply.split("```bash\n", 1)[1].split("\n```", 1)[0]
+
+
+def test_the_oracle_runs_parametrized_tests_by_their_function_quoted_for_the_shell(fixture_tasks):
+    """A parametrized id's values hold spaces and quotes (`test_x[de publicit\\xe9 - l'a]`): written bare in the
+    command, bash split it and pytest answered `file or directory not found` (41 of 695 demonstrations).  The
+    oracle runs the named tests' functions, once each, each one shell word."""
+    import shlex
+
+    task = _with_tests(fixture_tasks[0], ["tests/test a.py::test_x[de publicit\\xe9 - l'a]", "tests/test a.py::test_x[b]",
+                                          "tests/test_b.py::T::test_y[1-2]", "tests/test_b.py::test_z"])
+    first = _command(oracle_replies(task)[0])
+    assert shlex.split(first) == ["pytest", "-q", "-x", "--tb=short", "tests/test a.py::test_x",
+                                  "tests/test_b.py::T::test_y", "tests/test_b.py::test_z"]
+    again = next(_command(r) for r in oracle_replies(task)[1:] if _command(r).startswith("pytest"))
+    assert shlex.split(again)[2:] == shlex.split(first)[4:]
+
+
+def test_the_oracle_reads_where_the_traceback_points(fixture_tasks):
+    """The read follows the first test run's output: around the deepest frame in a file the fix changes, widened to
+    the fix's lines; a frame far from the fix, or none, and it reads around the fix (hand-computed ranges)."""
+    from coderl.rollout.repository_env import READ_MARGIN, _hunk_spans, oracle_agent
+
+    task = fixture_tasks[0]
+    path = next(line[6:] for line in task.reference_solution.splitlines() if line.startswith("+++ b/"))
+    (lo, hi), *_ = _hunk_spans(task.reference_solution, path)
+
+    def read_after(output):
+        agent = oracle_agent(task)
+        next(agent)
+        return agent.send(output)
+
+    near = hi + 3
+    output = (f"tests/test_m.py:9: in test_m\n    f()\n{path}:{near + 40}: in caller\n    g()\n"
+              f"{path}:{near}: in g\n    return 1 / 0\nE   ZeroDivisionError")
+    read = read_after(output)
+    assert f"line {near}: read around it" in read
+    assert _command(read) == f"nl -ba {path} | sed -n '{max(1, min(near - READ_MARGIN, lo - 2))},{near + READ_MARGIN}p'"
+    far = hi + 10 * READ_MARGIN
+    for output in (f"{path}:{far}: in g\n    x\n", "tests/test_m.py:9: in test_m\nE   assert 1 == 2", None):
+        read = read_after(output)
+        assert "traceback" not in read
+        assert _command(read) == f"nl -ba {path} | sed -n '{max(1, lo - READ_MARGIN)},{hi + READ_MARGIN}p'"
+
+
+def test_the_oracle_played_on_its_observations_resolves_every_fixture_task(fixture_tasks, repo_sandbox):
+    from coderl.rollout.repository_env import oracle_agent, play
+
+    for task in fixture_tasks:
+        row = play(repo_sandbox, task, oracle_agent(task))
+        assert (row["reason"], row["verdict"]["status"]) == ("submitted", "FULL"), task.task_id
+        assert not row["messages"][2]["content"].startswith(("exit code 4", "exit code 5"))  # the tests ran
