@@ -361,7 +361,8 @@ def _outputs(batch):
             [(s.raw_output, s.completion, s.truncated) for s in batch.samples])
 
 
-@pytest.mark.parametrize("fmt", ["completion", "chat"])
+# make test-slow runs the chat format too (its prompts are longer: 20 s of the default suite for the same rule)
+@pytest.mark.parametrize("fmt", ["completion", pytest.param("chat", marks=pytest.mark.slow)])
 def test_generate_is_identical_to_the_reference_rule(monkeypatch, fmt):
     model, tok = tiny_model(seed=0)
     runs = []

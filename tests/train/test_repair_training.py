@@ -31,9 +31,10 @@ def repair_config(model_dir, out, **overrides):
     return base_config(model_dir, out, **fields)
 
 
+# every algorithm and both credits in make test; ppo's second credit (its slowest case) in make test-slow
 @pytest.mark.parametrize("algo,credit", [("reinforce", "final"), ("rloo", "improvement"), ("grpo", "final"),
                                          ("grpo", "improvement"), ("ppo_critic_free", "improvement"),
-                                         ("ppo", "final"), ("ppo", "improvement")])
+                                         pytest.param("ppo", "final", marks=pytest.mark.slow), ("ppo", "improvement")])
 def test_every_algorithm_trains_on_policy_on_repair_episodes(model_dir, tmp_path, algo, credit):
     cfg = repair_config(model_dir, tmp_path / f"{algo}-{credit}", algo=algo, credit=credit)
     m = run_training(cfg, log=lambda m: None, reward_override=varied_reward)
