@@ -21,7 +21,9 @@ said in one line, a task that would pass a lazy program is silent.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterable
+from typing import NamedTuple
 
 MUTATING = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse", "update", "add",
                       "discard", "setdefault", "popitem", "appendleft", "extendleft", "popleft", "rotate",
@@ -123,25 +125,40 @@ def copy_shape(blocks: Iterable[tuple[str, list[ast.stmt]]], program: Iterable[s
     return None
 
 
+class _Test(NamedTuple):  # what `function_task_blocks` reads of a test
+    id: str
+    setup: str | None
+    source: str | None
+
+
 def task_copy_shape(task) -> str | None:
-    """`copy_shape` of a Python function or test-file task (None for any other)."""
-    if task.language != "python":
+    """`copy_shape` of a Python function or test-file task (None for any other).  Remembered by the task's content
+    (its kind, code and tests): a set is checked at every load, and a pipeline's planning loads each set again and
+    again (30 loads of 11 sets in a dry run of configs/cpu-recipe.yaml)."""
+    if task.language != "python" or task.kind not in ("test_file", "function"):
         return None
-    if task.kind == "test_file":
+    return _copy_shape_of(task.kind, task.test_preamble, tuple((t.id, t.setup, t.source) for t in task.tests),
+                          task.prompt, task.reference_solution, task.entry_point)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _copy_shape_of(kind: str, preamble: str, tests: tuple, prompt: str, reference: str | None,
+                   entry_point: str | None) -> str | None:
+    if kind == "test_file":
         from coderl.tasks.pytest_files import TestFileError, convert
 
         try:
-            names = convert(task.test_preamble).names
+            names = convert(preamble).names
         except TestFileError:
             return None  # refused on its own grounds elsewhere
-        return copy_shape(test_file_blocks(task.test_preamble), names)
-    if task.kind != "function" or not task.entry_point:
+        return copy_shape(test_file_blocks(preamble), names)
+    if not entry_point:
         return None
-    blocks = function_task_blocks(task.tests, task.test_preamble)
+    blocks = function_task_blocks([_Test(*t) for t in tests], preamble)
     from coderl.tasks.prompt_code import program_names
 
-    names, is_class = program_names(task.prompt, task.reference_solution, task.entry_point)
-    entry = task.entry_point.partition(".")[0]
+    names, is_class = program_names(prompt, reference, entry_point)
+    entry = entry_point.partition(".")[0]
     return copy_shape(blocks, {*names, entry, "candidate"}, {entry, "candidate"} if is_class else ())
 
 
