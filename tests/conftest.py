@@ -19,6 +19,18 @@ def require_binaries(*names: str) -> None:
             pytest.skip(f"{name} not installed: make setup installs it")
 
 
+def require_vllm_engine() -> None:
+    """Skip the calling module (called at its top) in one line unless a vLLM engine can start here
+    (`vllm_engine.engine_python`: make setup-vllm); its tests are marked `vllm` and run by `make test-vllm`."""
+    from coderl.base.config import ConfigError
+    from coderl.rollout.vllm_engine import engine_python
+
+    try:
+        engine_python()
+    except ConfigError as e:
+        pytest.skip(f"no vLLM engine here ({e})", allow_module_level=True)
+
+
 def _has_cuda() -> bool:
     try:
         import torch

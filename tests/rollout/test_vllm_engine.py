@@ -16,15 +16,11 @@ import pytest
 import torch
 
 from coderl.base.config import ConfigError
+from tests.conftest import require_vllm_engine
 
 pytestmark = pytest.mark.vllm
 
-try:
-    from coderl.rollout.vllm_engine import engine_python
-
-    engine_python()
-except ConfigError as e:
-    pytest.skip(f"no vLLM engine here ({e})", allow_module_level=True)
+require_vllm_engine()
 
 from coderl.models import load_model  # noqa: E402
 from coderl.rollout.engine import Sampling
