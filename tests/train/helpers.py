@@ -10,6 +10,13 @@ def varied_reward(results, samples, tasks):
     return [float(i % 2) + 0.25 * (len(s.gen_tokens) % 3) for i, s in enumerate(samples)]
 
 
+def learning_metrics(row: dict) -> dict:
+    """A metrics row without what measures the wall clock -- time/*, watch/* (stall counts and slowdowns follow step
+    times), rates per second and *_seconds -- which two runs of the same training need not share."""
+    return {k: v for k, v in row.items()
+            if not (k.startswith(("time/", "watch/")) or k.endswith("_seconds") or "per_second" in k)}
+
+
 def base_config(model_dir, out, **overrides):
     from coderl.base.config import build
     from coderl.train.config import TrainConfig

@@ -18,7 +18,7 @@ from coderl.train.infra_guard import InfraFailuresStop, InfraGuard  # noqa: E402
 from coderl.train.rl.policy_gradient import train  # noqa: E402
 from coderl.train.tracking import read_metrics as metrics  # noqa: E402
 from tests.models.tiny import tiny_llama  # noqa: E402
-from tests.train.helpers import base_config, varied_reward  # noqa: E402
+from tests.train.helpers import base_config, learning_metrics, varied_reward  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -59,8 +59,7 @@ def same_run(a, b, steps):
     for step in range(1, steps + 1):
         x, y = adapter(a, step), adapter(b, step)
         assert x.keys() == y.keys() and all(torch.equal(x[k], y[k]) for k in x), step
-    drop = lambda m: {k: v for k, v in m.items() if not k.startswith("time/") and "per_second" not in k}  # noqa: E731
-    assert [drop(m) for m in metrics(a)] == [drop(m) for m in metrics(b)]
+    assert [learning_metrics(m) for m in metrics(a)] == [learning_metrics(m) for m in metrics(b)]
 
 
 @pytest.mark.slow  # whole training runs (about 3 s each on 2 cores)
