@@ -17,8 +17,8 @@ at 32 rows a cold 576 x 1,536 bfloat16 matmul took 288 us against 154 us on the 
 (`torch.ops.mkldnn._reorder_linear_weight`, then `_linear_pointwise`), and the outputs are bit for bit those of
 `F.linear` on a contiguous input (BENCHMARKS.md, "Weights packed once for oneDNN, LoRA dropout from
 integers").  Packing every layer costs about 0.2 s an entry for the bundled model; an entry covers a whole
-`sample_rows` call.  Only bfloat16 on a CPU whose torch has the oneDNN ops: in float32 the packed kernel
-accumulates in another order.
+`sample_rows` call.  Only bfloat16 on a CPU whose torch has the oneDNN ops and whose oneDNN packs bfloat16 (AVX-512
+or AVX-NE-CONVERT; an AVX2-only CPU keeps `F.linear`): in float32 the packed kernel accumulates in another order.
 
 Left as they are (their layers keep their own forward): a quantized base (not `nn.Linear`), DoRA, more than
 one active adapter, disabled adapters, a layer already merged, and a module in training mode (dropout on the
@@ -29,6 +29,7 @@ cache traces the forward it first saw.
 from __future__ import annotations
 
 import contextlib
+import functools
 
 import torch
 import torch.nn.functional as F
@@ -43,9 +44,23 @@ def _mergeable(module, adapter: str) -> bool:
 
 
 def packs(weight: torch.Tensor) -> bool:
-    """Whether a linear layer of this weight runs packed (module docstring): bfloat16 on a CPU with oneDNN."""
-    return (weight.device.type == "cpu" and weight.dtype == torch.bfloat16 and torch.backends.mkldnn.is_available()
-            and hasattr(torch.ops.mkldnn, "_reorder_linear_weight"))
+    """Whether a linear layer of this weight runs packed (module docstring): bfloat16 on a CPU whose oneDNN packs
+    it."""
+    return weight.device.type == "cpu" and weight.dtype == torch.bfloat16 and _cpu_packs_bfloat16()
+
+
+@functools.cache
+def _cpu_packs_bfloat16() -> bool:
+    """Whether this torch has oneDNN's linear ops and this CPU runs their bfloat16 path: it needs AVX-512 (BW, VL,
+    DQ) or AVX-NE-CONVERT, and a CPU without them (AVX2 only) raises at packing, so one small weight is packed to
+    find out."""
+    if not (torch.backends.mkldnn.is_available() and hasattr(torch.ops.mkldnn, "_reorder_linear_weight")):
+        return False
+    try:
+        torch.ops.mkldnn._reorder_linear_weight(torch.zeros(16, 16, dtype=torch.bfloat16), 1)
+    except RuntimeError:
+        return False
+    return True
 
 
 def _linear(weight: torch.Tensor, bias: torch.Tensor | None, rows: int):

@@ -98,6 +98,33 @@ def test_in_bfloat16_on_a_cpu_every_linear_layer_runs_packed_and_gives_its_own_o
     assert not any("forward" in vars(m) for m in peft.modules())
 
 
+def test_a_cpu_whose_onednn_cannot_pack_bfloat16_keeps_the_plain_layers(monkeypatch):
+    """An AVX2-only CPU: oneDNN raises at packing a bfloat16 weight (it needs AVX-512 or AVX-NE-CONVERT); the view
+    then leaves every plain layer as it is and merges the LoRA ones onto `F.linear`, with the plain outputs."""
+    from coderl.rollout import merged_view
+
+    def refuses(weight, rows):
+        raise RuntimeError("mkldnn_reorder_linear_weight: bf16 path needs the cpu support avx_ne_convert or avx512bw, "
+                           "avx512vl and avx512dq")
+
+    merged_view._cpu_packs_bfloat16.cache_clear()
+    monkeypatch.setattr(torch.ops.mkldnn, "_reorder_linear_weight", refuses)
+    try:
+        peft, tok = _policy()
+        peft.to(torch.bfloat16).eval()
+        assert not merged_view.packs(peft.get_output_embeddings().weight)
+        ids = tok(["def f(x):", "x = 1"], return_tensors="pt", padding=True)
+        with torch.no_grad():
+            want = peft(**ids).logits
+            with merged_lora(peft, rows=2) as n:
+                got = peft(**ids).logits
+                plain = [m for m in peft.modules() if type(m) is torch.nn.Linear and "forward" in vars(m)]
+        assert n == 4 and plain == []  # the LoRA layers merged; no plain layer packed
+        torch.testing.assert_close(got.float(), want.float(), atol=0.1, rtol=0.02)
+    finally:
+        merged_view._cpu_packs_bfloat16.cache_clear()
+
+
 def test_float32_layers_are_not_packed():
     plain, _ = tiny_model()
     with merged_lora(plain) as n:
