@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from coderl.base.config import ConfigError
 from coderl.eval.stats import bootstrap_ci
 
 MEASURES = {  # name -> (per-episode value, what it is)
@@ -90,6 +91,10 @@ def evaluate_agent(cfg, taskset, tasks, loaded, model, gen, start: float, load_s
     if got.skipped:
         log(f"left out: {len(got.skipped)} tasks whose prompt does not fit the model: {', '.join(got.skipped[:5])}")
         tasks = [t for t in tasks if t.task_id not in set(got.skipped)]
+        if not tasks:
+            raise ConfigError(f"--agent: no task's first prompt leaves room for a reply of --max-new-tokens "
+                              f"{gen.max_new_tokens} in what an episode may hold (--context-tokens "
+                              f"{cfg.agent.context_tokens}, the model's positions, an engine's length): none evaluated")
     rows, block = agent_rows(got, tasks, cfg.seed)
     block["tool_format"] = got.tool_format
     seconds = {"load": load_seconds, "generation": got.gen_seconds, "total": time.perf_counter() - start}

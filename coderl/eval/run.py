@@ -213,8 +213,12 @@ def _load_and_evaluate(cfg, taskset, tasks, loaded, resumed, log) -> dict:
     if cfg.engine == "vllm":
         from coderl.rollout.vllm_engine import engine_for
 
+        # an agent's conversation grows to its budget (--context-tokens, else the model's positions): the engine
+        # holds what the HF model would, so both play the same episodes (else the engine's default length)
+        room = (cfg.agent.context_tokens or getattr(loaded.model.config, "max_position_embeddings", None)
+                if cfg.agent.on else None)
         engine = engine_for(loaded.model, loaded.path, loaded.spec, dtype=cfg.dtype, seed=cfg.seed, log=log,
-                            log_file=os.path.join(cfg.out, ENGINE_LOG))
+                            max_model_len=room, log_file=os.path.join(cfg.out, ENGINE_LOG))
         if loaded.adapter_path is not None:
             engine.set_adapter(loaded.adapter_path)
     load_seconds = time.perf_counter() - start

@@ -87,8 +87,6 @@ def collect_agent(model, tokenizer, tasks: Sequence[Task], sandbox, gen: Generat
     limits = cfg.limits()
     if cfg.context_tokens is not None:
         max_sequence_tokens = min(cfg.context_tokens, max_sequence_tokens or cfg.context_tokens)
-    if max_prompt_tokens is None and max_sequence_tokens is not None:  # a first prompt with no room for a reply
-        max_prompt_tokens = max_sequence_tokens - gen.max_new_tokens   # is skipped (reported), never rolled out
     envs = []
     for index, task in enumerate(tasks):
         for _ in range(gen.samples_per_prompt):

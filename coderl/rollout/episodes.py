@@ -104,6 +104,18 @@ def turn_glue(tokenizer, messages: list, observation: dict, ended_with: str | No
     return end_of_answer + opened[len(closed):]
 
 
+def _bound(model, max_sequence_tokens: int | None) -> int | None:
+    """The most tokens a row may hold for sure: `max_sequence_tokens`, never more than an engine of its own holds
+    (vLLM's max_model_len, its `config.max_position_embeddings`: a longer row is an error there); None: no bound
+    but an HF model's positions, which a row may pass."""
+    from coderl.rollout.engine import Engine
+
+    length = getattr(getattr(model, "config", None), "max_position_embeddings", None)
+    if isinstance(model, Engine) and length:
+        return min(max_sequence_tokens or length, length)
+    return max_sequence_tokens
+
+
 def run_episodes(model, tokenizer, envs: Sequence[Any], groups: Sequence[int], gen, *, max_turns: int,
                  max_prompt_tokens: int | None = None, max_sequence_tokens: int | None = None,
                  threads: int = 8, log: Callable[[str], None] | None = None) -> EpisodesCollected:
@@ -114,7 +126,10 @@ def run_episodes(model, tokenizer, envs: Sequence[Any], groups: Sequence[int], g
     from coderl.rollout.engine import Sampling
     from coderl.rollout.generation import engine_of
 
-    room = max_sequence_tokens or getattr(getattr(model, "config", None), "max_position_embeddings", None)
+    bound = _bound(model, max_sequence_tokens)
+    room = bound or getattr(getattr(model, "config", None), "max_position_embeddings", None)
+    if max_prompt_tokens is None and bound is not None:  # a first prompt with no room for a reply is skipped (the
+        max_prompt_tokens = bound - gen.max_new_tokens   # caller reports it), never rolled out
     rows: list[EpisodeRow] = []
     skipped: list[int] = []
     for index, (env, group) in enumerate(zip(envs, groups)):

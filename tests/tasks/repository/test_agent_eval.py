@@ -68,3 +68,52 @@ def test_an_agent_on_other_tasks_is_one_line(model_dir, tmp_path):
     cfg = build(EvalConfig, dict(out=str(tmp_path / "y"), model=model_dir, tasks="synthetic", agent=True))
     with pytest.raises(ConfigError, match="--agent: --tasks synthetic holds .* repository tasks only"):
         run_eval(cfg, log=lambda m: None)
+
+
+@pytest.fixture(scope="module")
+def long_model_dir(tmp_path_factory):
+    """The tiny model with 16,384 positions (rotary: any length runs), so a budget can be set below them."""
+    folder = tiny_llama(tmp_path_factory.mktemp("long"))
+    config = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps({**config, "max_position_embeddings": 16_384}))
+    return str(folder)
+
+
+@pytest.mark.parametrize("budget, holds", [(None, 16_384), (3_000, 3_000), (20_000, 16_384), (64, 64)])
+def test_on_an_engine_of_its_own_the_engine_holds_the_agent_s_budget(long_model_dir, tmp_path, fixture_pool,
+                                                                     fixture_tasks, monkeypatch, budget, holds):
+    """`--engine vllm --agent`: the engine is started holding what an episode may grow to (--context-tokens, else
+    the model's positions; its default length would refuse a long episode's prompt); a task whose first prompt it
+    cannot hold with a reply is left out in one line, never sent to it."""
+    from coderl.rollout import vllm_engine
+    from coderl.rollout.types import SampledRow
+    from tests.rollout.test_engine_choice import _FakeEngine
+
+    first = fixture_tasks[0]
+    replies = oracle_replies(first)
+    prompts = []
+
+    class Oracle(_FakeEngine):  # call k answers every row with the oracle's reply k; refuses rows past its length
+        def sample_rows(self, tokenizer, prompt_ids, stops, sampling):
+            assert all(len(p) + sampling.max_new_tokens <= self.settings["max_model_len"] for p in prompt_ids)
+            prompts.append(prompt_ids)
+            text = replies[min(len(prompts) - 1, len(replies) - 1)]
+            ids = tokenizer(text, add_special_tokens=False)["input_ids"]
+            return [SampledRow(ids, torch.full((len(ids),), -0.5), text, True, False) for _ in prompt_ids]
+
+    monkeypatch.setattr(vllm_engine, "VLLMEngine", Oracle)
+    monkeypatch.setattr(vllm_engine, "engine_python", lambda: "python")
+    _FakeEngine.started = []
+    said = []
+    cfg = _config(long_model_dir, tmp_path / "run", fixture_pool, limit=1, agent_turns=len(replies),
+                  context_tokens=budget, engine="vllm")
+    if holds == 64:  # no first prompt fits: none is sent, and the run is one line
+        with pytest.raises(ConfigError, match=r"^--agent: no task's first prompt leaves room for a reply of "
+                                              r"--max-new-tokens 6 .*--context-tokens 64"):
+            run_eval(cfg, log=said.append)
+        assert prompts == [] and any(line.startswith("left out: 1 tasks whose prompt does not fit") for line in said)
+        assert not (tmp_path / "run" / "summary.json").exists()
+    else:
+        assert run_eval(cfg, log=said.append)["pass_at_k"]["pass@1"] == 1.0 and len(prompts) == len(replies)
+    (engine,) = _FakeEngine.started
+    assert engine.settings["max_model_len"] == holds and engine.proc is None  # started holding it, then closed
