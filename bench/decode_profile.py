@@ -19,6 +19,11 @@ digest, to compare the modes' greedy tokens.  Run each mode in its own process, 
 
     python bench/decode_profile.py --plain eager --tasks 4 --samples 8 --prompt-tokens 154 --tokens 64 --repeat 4
     python bench/decode_profile.py --plain compiled --tasks 4 --samples 8 --prompt-tokens 154 --tokens 64 --repeat 4
+
+`--plain int8` (float32 only): the eager mode on a copy whose linear layers are quantized dynamically to int8
+(`torch.ao.quantization.quantize_dynamic`: int8 weights, activations quantized per call, int32 accumulation; the
+weights a step streams are a quarter of float32's), after one float32 eager call whose greedy tokens it compares
+with: the share of rows and of tokens (up to each row's first difference) that are the same.
 """
 
 from __future__ import annotations
@@ -45,7 +50,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tokens", type=int, default=48, help="max new tokens")
     ap.add_argument("--repeat", type=int, default=2, help="calls (the first warms up)")
     ap.add_argument("--profile", action="store_true", help="profile the last call by op")
-    ap.add_argument("--plain", choices=("eager", "static", "compiled"), help="time plain HF generate (docstring)")
+    ap.add_argument("--plain", choices=("eager", "static", "compiled", "int8"),
+                    help="time plain HF generate (docstring)")
     ap.add_argument("--prompt-tokens", type=int, default=154, help="--plain: each row's prompt length")
     ap.add_argument("--dtype", default="bfloat16", help="--plain: the model's dtype (bfloat16 or float32)")
     ap.add_argument("--inductor", action="append", default=[], metavar="KEY=VALUE",
@@ -117,7 +123,7 @@ def plain(args) -> int:
     def config():
         c = GenerationConfig(max_new_tokens=args.tokens, min_new_tokens=args.tokens, do_sample=False, pad_token_id=0,
                              eos_token_id=None)
-        if args.plain != "eager":
+        if args.plain not in ("eager", "int8"):
             c.cache_implementation = "static"
             c.max_cache_len = -(-(args.prompt_tokens + args.tokens) // 256) * 256
             if args.plain == "compiled":
@@ -131,13 +137,31 @@ def plain(args) -> int:
     print(f"{name} ({' '.join(flags)}), torch threads {torch.get_num_threads()}, {args.dtype}, {args.plain}"
           f"{' ' + ' '.join(args.inductor) if args.inductor else ''}: "
           f"{rows} rows x {args.prompt_tokens} prompt tokens + {args.tokens} new", flush=True)
+    reference = None
     with torch.no_grad():
+        if args.plain == "int8":
+            if args.dtype != "float32":
+                raise SystemExit("--plain int8 quantizes a float32 model: give --dtype float32")
+            t = time.perf_counter()
+            out = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), generation_config=config())
+            reference = out[:, args.prompt_tokens:]
+            print(f"float32 eager, for the tokens: {time.perf_counter() - t:.2f} s", flush=True)
+            t = time.perf_counter()
+            model = torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+            print(f"quantized in {time.perf_counter() - t:.2f} s", flush=True)
         for call in range(args.repeat):
             t = time.perf_counter()
             out = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids), generation_config=config())
             seconds = time.perf_counter() - t
-            digest = hashlib.sha256(out[:, args.prompt_tokens:].numpy().tobytes()).hexdigest()[:12]
-            print(f"call {call}: {seconds:.2f} s (prefill and {args.tokens} steps), tokens {digest}", flush=True)
+            new = out[:, args.prompt_tokens:]
+            digest = hashlib.sha256(new.numpy().tobytes()).hexdigest()[:12]
+            same = ""
+            if reference is not None:
+                differ = new != reference
+                prefix = torch.where(differ.any(1), differ.float().argmax(1), torch.tensor(new.shape[1]))
+                same = (f", the same as float32: {int((~differ.any(1)).sum())} of {rows} rows, "
+                        f"{int(prefix.sum())} of {new.numel()} tokens up to each row's first difference")
+            print(f"call {call}: {seconds:.2f} s (prefill and {args.tokens} steps), tokens {digest}{same}", flush=True)
     return 0
 
 
