@@ -104,18 +104,6 @@ def turn_glue(tokenizer, messages: list, observation: dict, ended_with: str | No
     return end_of_answer + opened[len(closed):]
 
 
-def _bound(model, max_sequence_tokens: int | None) -> int | None:
-    """The most tokens a row may hold for sure: `max_sequence_tokens`, never more than an engine of its own holds
-    (vLLM's max_model_len, its `config.max_position_embeddings`: a longer row is an error there); None: no bound
-    but an HF model's positions, which a row may pass."""
-    from coderl.rollout.engine import Engine
-
-    length = getattr(getattr(model, "config", None), "max_position_embeddings", None)
-    if isinstance(model, Engine) and length:
-        return min(max_sequence_tokens or length, length)
-    return max_sequence_tokens
-
-
 def run_episodes(model, tokenizer, envs: Sequence[Any], groups: Sequence[int], gen, *, max_turns: int,
                  max_prompt_tokens: int | None = None, max_sequence_tokens: int | None = None,
                  threads: int = 8, log: Callable[[str], None] | None = None) -> EpisodesCollected:
@@ -123,11 +111,16 @@ def run_episodes(model, tokenizer, envs: Sequence[Any], groups: Sequence[int], g
     (`gen.batch_size` rows a call, seeded `gen.seed + 1_000_003 * turn + c` for the call starting at row c), every
     reply is stepped, and the rows whose episode goes on get the observation's glue.  At most `max_turns` replies a
     row (the environment ends it first as a rule)."""
-    from coderl.rollout.engine import Sampling
+    from coderl.rollout.engine import Engine, Sampling
     from coderl.rollout.generation import engine_of
 
-    bound = _bound(model, max_sequence_tokens)
-    room = bound or getattr(getattr(model, "config", None), "max_position_embeddings", None)
+    # a row holds for sure at most `max_sequence_tokens`, never more than an engine of its own holds (vLLM's
+    # max_model_len, its `config.max_position_embeddings`: a longer row is an error there); an HF model's positions
+    # only bound the turns (a row may pass them)
+    positions = getattr(getattr(model, "config", None), "max_position_embeddings", None)
+    bound = min(max_sequence_tokens or positions, positions) if isinstance(model, Engine) and positions \
+        else max_sequence_tokens
+    room = bound or positions
     if max_prompt_tokens is None and bound is not None:  # a first prompt with no room for a reply is skipped (the
         max_prompt_tokens = bound - gen.max_new_tokens   # caller reports it), never rolled out
     rows: list[EpisodeRow] = []
