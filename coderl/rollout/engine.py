@@ -57,6 +57,14 @@ class Engine:
         `planned_tokens` rows x tokens; an engine of its own batches continuously and compiles nothing: itself."""
         return self
 
+    def for_episodes(self) -> Engine:
+        """This engine for one collection of episodes (`rollout.episodes`), whose every call continues rows of the
+        calls before it; an engine of its own caches prefixes itself (vLLM's prefix caching): itself."""
+        return self
+
+    def retain(self, going: list[list[int]]) -> None:
+        """The episodes that go on (their ids so far): what `for_episodes` kept for the others may go."""
+
     def chunks(self, tasks: int, rows_per_task: int, batch_size: int, max_new_tokens: int,
                planned_tokens: int) -> tuple[list[int], Engine]:
         """Where a collection's chunks of `batch_size` rows start (`batching.chunk_bounds`), then the end, and the

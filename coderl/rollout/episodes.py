@@ -134,7 +134,7 @@ def run_episodes(model, tokenizer, envs: Sequence[Any], groups: Sequence[int], g
         rows.append(EpisodeRow(env, group, list(messages), list(ids), text, len(ids)))
     gen_seconds, gen_tokens = 0.0, 0
     planned = max(gen.planned_tokens or 0, len(rows) * max_turns * gen.max_new_tokens)  # at most
-    engine = engine_of(model).for_calls(gen.batch_size, planned)
+    engine = engine_of(model).for_calls(gen.batch_size, planned).for_episodes()  # a turn runs only what it adds
     with ThreadPoolExecutor(max_workers=max(1, threads), thread_name_prefix="coderl-episode") as pool:
         list(pool.map(lambda r: r.env.reset(), rows))
         active = list(rows)
@@ -187,6 +187,7 @@ def run_episodes(model, tokenizer, envs: Sequence[Any], groups: Sequence[int], g
             for (row, _), end in zip(ending, pool.map(lambda pair: pair[0].env.finish(pair[1]), ending)):
                 row.end = end
             active = going
+            engine.retain([r.ids for r in going])
     batch = assemble(rows, [r.samples[-1] for r in rows], engine.pad_token_id(tokenizer)) if rows else None
     return EpisodesCollected(rows, skipped, batch, gen_seconds, gen_tokens)
 

@@ -88,6 +88,7 @@ from coderl.rollout.hf_config import (
 from coderl.rollout.kv_cache import growing_cache
 from coderl.rollout.merged_view import merged_lora
 from coderl.rollout.special_ids import eos_token_ids, pad_token_id
+from coderl.rollout.turn_cache import TurnCache
 from coderl.rollout.types import SampledRow
 
 
@@ -122,7 +123,7 @@ def _shared_prefill(model, prompts: list[list[int]], input_ids: torch.Tensor, at
 def _generate_rows(model, tokenizer, prompts: list[list[int]], stops: list[tuple[str, ...]], *,
                    config: GenerationConfig, temperature: float, top_p: float, min_new_tokens: int,
                    device: torch.device, share_prompts: bool = True, compact_rows: int = 8,
-                   synced: bool = False) -> tuple[list[list[int]], list[torch.Tensor]]:
+                   synced: bool = False, turns: TurnCache | None = None) -> tuple[list[list[int]], list[torch.Tensor]]:
     """Per row: (generated ids, possibly followed by padding after the row ended; their log-probs).
 
     Rows that finish early do not keep the batch wide: once at most half of a call's rows (and more
@@ -132,7 +133,9 @@ def _generate_rows(model, tokenizer, prompts: list[list[int]], stops: list[tuple
     same as one long call up to float rounding (bf16 kernels differ with batch width); sampled rows
     draw from the same distributions with a different RNG sequence.  `compact_rows=0` turns this off;
     so does a model that asks `generate` for its own cache (static, ...).  `synced` (lockstep, module
-    docstring): one prefill forward and one `generate(synced_gpus=True)` call, whatever the rows.
+    docstring): one prefill forward and one `generate(synced_gpus=True)` call, whatever the rows.  `turns`
+    (episodes, `rollout.turn_cache`): each row's prompt starts from the keys and values kept from earlier calls, and
+    every row's are kept as it leaves this call.
     """
     own = owns_cache(model, config)
     if own or synced:
@@ -143,8 +146,14 @@ def _generate_rows(model, tokenizer, prompts: list[list[int]], stops: list[tuple
     input_ids, attention = left_pad(prompts, config.pad_token_id, min_width=2 if synced else 0)
     # keys and values written in place, not concatenated each step (rollout/kv_cache.py); not in lockstep
     growing = None if own or synced else growing_cache(model, input_ids.shape[1] + config.max_new_tokens)
-    cache = (_shared_prefill(model, prompts, input_ids, attention, device, synced, cache=growing)
-             if (share_prompts or synced) and not own else None)
+    if growing is None or min(map(len, prompts)) < 2:
+        turns = None
+    if turns is not None:
+        cache = turns.prefill(model, prompts, input_ids.shape[1], device, growing)
+        starts = [input_ids.shape[1] - len(p) for p in prompts]
+    else:
+        cache = (_shared_prefill(model, prompts, input_ids, attention, device, synced, cache=growing)
+                 if (share_prompts or synced) and not own else None)
     if cache is None and growing is not None and growing.get_seq_length() == 0:
         cache = growing
     active = list(range(n))
@@ -165,6 +174,9 @@ def _generate_rows(model, tokenizer, prompts: list[list[int]], stops: list[tuple
             out_lp[i].append(lps[j])
         budget -= ids.shape[1]
         keep = [j for j in range(len(active)) if running[j]]
+        if turns is not None:  # the rows leaving: kept before the cache drops them
+            turns.keep(cache, [j for j in range(len(active)) if not keep or budget <= 0 or not running[j]],
+                       sequences, [starts[i] for i in active])
         if not keep or budget <= 0:
             break
         rows = torch.tensor(keep, dtype=torch.long)
@@ -242,9 +254,10 @@ def decodes_static(model: Any, static_cache: bool | None, work_tokens: int | Non
 
 
 def sample_rows(model: Any, tokenizer: Any, prompt_ids: list[list[int]], stops: list[tuple[str, ...]],
-                sampling: Sampling, options: HFOptions) -> list[SampledRow]:
+                sampling: Sampling, options: HFOptions, turns: TurnCache | None = None) -> list[SampledRow]:
     """Sample one continuation of each row of token ids with the HF model in this process (`HFEngine.sample_rows`:
-    `Sampling` as every engine has it, `HFOptions` as only this one does)."""
+    `Sampling` as every engine has it, `HFOptions` as only this one does; `turns`: an episode collector's kept keys
+    and values, `rollout.turn_cache`)."""
     max_new_tokens, temperature, top_p = sampling.max_new_tokens, sampling.temperature, sampling.top_p
     min_new_tokens, batch_size, static_rows = sampling.min_new_tokens, options.batch_size, options.static_rows
     eos_ids = eos_token_ids(model, tokenizer)
@@ -281,7 +294,7 @@ def sample_rows(model: Any, tokenizer: Any, prompt_ids: list[list[int]], stops: 
                 model, tokenizer, chunk, chunk_stops,
                 config=config, temperature=temperature, top_p=top_p, min_new_tokens=min_new_tokens or 0,
                 device=device, share_prompts=options.share_prompts, compact_rows=options.compact_rows,
-                synced=steps is not None)
+                synced=steps is not None, turns=None if static or steps is not None else turns)
             generated += ids[:real]
             row_logprobs += logprobs[:real]
     return cut_rows(tokenizer, list(zip(generated, row_logprobs)), stops, eos_ids)

@@ -32,6 +32,7 @@ class HFOptions:
     # None = `fill_batch_size` (CPU: 16; CUDA: every row, up to 256 and the free memory)
     share_prompts: bool = True  # rows of a call that repeat a prompt share one prefill of it
     compact_rows: int = 8  # finished rows leave the batch while more than this many run; 0 = off
+    reuse_turns: bool = True  # an episode's turn prefills only what it added to its row (`rollout.turn_cache`)
     static_cache: bool | None = None  # decode with a static KV cache, compiled on CUDA (no compaction, no shared
     # prefill); None = `use_static_cache` (on CUDA unless CODERL_STATIC_CACHE=off; never on CPU)
     static_rows: int | None = None  # with a static cache, the rows of every call (shorter calls padded to it: one

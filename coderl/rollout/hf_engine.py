@@ -12,6 +12,7 @@ from coderl.rollout.batching import chunk_bounds
 from coderl.rollout.engine import Engine, Sampling
 from coderl.rollout.hf_config import HFOptions, fill_batch_size, static_batch_rows
 from coderl.rollout.special_ids import pad_token_id
+from coderl.rollout.turn_cache import TurnCache
 from coderl.rollout.types import SampledRow
 
 
@@ -19,15 +20,15 @@ class HFEngine(Engine):
     """The HF model in this process, sampled with coderl's own processors, stops and log-prob capture, laid out
     by its `HFOptions`."""
 
-    def __init__(self, model: Any, options: HFOptions | None = None):
-        self.model, self.options = model, options or HFOptions()
+    def __init__(self, model: Any, options: HFOptions | None = None, turns: TurnCache | None = None):
+        self.model, self.options, self.turns = model, options or HFOptions(), turns
 
     def __repr__(self) -> str:
         return f"HFEngine({type(self.model).__name__}, {self.options})"
 
     def sample_rows(self, tokenizer: Any, prompt_ids: list[list[int]], stops: list[tuple[str, ...]],
                     sampling: Sampling) -> list[SampledRow]:
-        return hf.sample_rows(self.model, tokenizer, prompt_ids, stops, sampling, self.options)
+        return hf.sample_rows(self.model, tokenizer, prompt_ids, stops, sampling, self.options, self.turns)
 
     def pad_token_id(self, tokenizer: Any) -> int:
         return pad_token_id(self.model, tokenizer)
@@ -43,6 +44,15 @@ class HFEngine(Engine):
 
     def for_calls(self, batch_size: int | None, planned_tokens: int | None) -> HFEngine:
         return HFEngine(self.model, replace(self.options, batch_size=batch_size, planned_tokens=planned_tokens))
+
+    def for_episodes(self) -> HFEngine:
+        """This engine with a `TurnCache` of its own (`rollout.turn_cache`): each turn prefills only what it added
+        to its row (unless `HFOptions.reuse_turns` is off)."""
+        return HFEngine(self.model, self.options, TurnCache() if self.options.reuse_turns else None)
+
+    def retain(self, going: list[list[int]]) -> None:
+        if self.turns is not None:
+            self.turns.retain(going)
 
     def chunks(self, tasks: int, rows_per_task: int, batch_size: int, max_new_tokens: int,
                planned_tokens: int) -> tuple[list[int], HFEngine]:
