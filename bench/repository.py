@@ -26,7 +26,7 @@ the agent recipe's evaluation settings (configs/agent-cpu.yaml: 8 replies of 128
 32 rows a call), one episode a task.  Per side: the collection's wall and generation seconds (median over rounds),
 the prompt tokens prefilled and those taken from the cache; and whether both sides played the same episodes.
 
-    python bench/repository.py --turn-cache --tasks 8 --rounds 2 [--dtype float32]
+    python bench/repository.py --turn-cache --tasks 4 --rounds 2 [--dtype float32] [--malformed 8]
 """
 
 from __future__ import annotations
@@ -127,7 +127,7 @@ def cpu_name() -> str:
     return platform.processor() or "unknown"
 
 
-def turn_cache(tasks, rounds: int, dtype: str) -> None:
+def turn_cache(tasks, rounds: int, dtype: str, malformed: int | None) -> None:
     """`--turn-cache` (module docstring)."""
     from coderl.models import load_model
     from coderl.rollout.agent import collect_agent
@@ -137,7 +137,8 @@ def turn_cache(tasks, rounds: int, dtype: str) -> None:
 
     loaded = load_model("smollm2-135m-instruct", dtype=dtype)
     gen = Generation(format="chat", max_new_tokens=128, temperature=0.0, batch_size=32)
-    cfg = AgentConfig(agent=True, agent_turns=8, context_tokens=4096, command_cpu_seconds=30)
+    cfg = AgentConfig(agent=True, agent_turns=8, context_tokens=4096, command_cpu_seconds=30,
+                      **({"malformed_in_a_row": malformed} if malformed else {}))
     made: list = []
     real = HFEngine.for_episodes
 
@@ -190,6 +191,9 @@ def main() -> None:
     ap.add_argument("--turn-cache", action="store_true", help="an agent's episodes with the turn cache against "
                     "without (module docstring)")
     ap.add_argument("--dtype", default="float32", help="--turn-cache: the model's dtype")
+    ap.add_argument("--malformed", type=int, help="--turn-cache: malformed replies in a row that end an episode "
+                    "(default: the agent's 3; the untrained model's episodes end there after a few turns, a trained "
+                    "one's run to the turn limit)")
     args = ap.parse_args()
     pool = args.pool
     if pool is None:
@@ -202,7 +206,7 @@ def main() -> None:
     tasks = load_repository_tasks(pool)[: args.tasks]
     print(f"{len(tasks)} tasks of {pool}; CPU: {cpu_name()}, {os.cpu_count()} cores; load {os.getloadavg()[0]:.2f}")
     if args.turn_cache:
-        return turn_cache(tasks, args.rounds, args.dtype)
+        return turn_cache(tasks, args.rounds, args.dtype, args.malformed)
     times: dict[str, list[float]] = {k: [] for k in ("pytest (host)", "pytest (sandbox)", "grade", "episode set-up",
                                                      "episode")}
     busy: list[float] = []
