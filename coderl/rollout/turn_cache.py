@@ -3,9 +3,10 @@
 An episode's next prompt is its previous prompt, the reply's ids and the observation's glue (`rollout.episodes`: it
 extends the previous one by construction).  Without this, every turn's `generate` call prefilled the whole
 conversation again: at 8 turns of the bundled model on a 2-vCPU CPU, 13x the prompt tokens and 1.29x the episodes'
-generation time (BENCHMARKS.md, "An agent's turns"; more as observations grow).  `TurnCache` keeps, per row of the last calls, the ids the model has run and
-their keys and values; a call's row then starts from the kept row that shares the longest prefix with it, runs only
-the rest of its prompt, and the rows are laid out left-padded as `generate` expects.
+generation time (BENCHMARKS.md, "An agent's turns"; more as observations grow).  `TurnCache` keeps, per row of the
+last calls, the ids the model has run and their keys and values; a call's row then starts from the kept row that
+shares the longest prefix with it, runs only the rest of its prompt, and the rows are laid out left-padded as
+`generate` expects.
 
 What is kept is whatever the cache held when a row left its call: its prompt and the tokens fed after it, padding
 after its end included.  Matching by the longest common prefix (never "a kept row is a prefix") keeps exactly the
