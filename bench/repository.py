@@ -32,6 +32,7 @@ the prompt tokens prefilled and those taken from the cache; and whether both sid
 from __future__ import annotations
 
 import argparse
+import atexit
 import os
 import platform
 import shutil
@@ -200,6 +201,7 @@ def main() -> None:
         from coderl.tasks.repository.generate import RepoInput, generate
 
         pool = tempfile.mkdtemp(prefix="coderl-bench-pool-")
+        atexit.register(shutil.rmtree, pool, ignore_errors=True)  # generated for this run: gone with it
         with Sandbox(workers=2, isolation="full") as sb:
             generate(sb, [RepoInput("minilib", ROOT / "tests/fixtures/repository/minilib", "minilib")], pool,
                      per_function=1, max_tasks=args.tasks, log=lambda line: None)
