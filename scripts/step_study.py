@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import json
 import os
 import sys
 
@@ -43,12 +42,13 @@ def one_statement(code: str) -> bool:
 
 
 def read_run(run_dir: str) -> tuple[dict, list[dict]]:
-    """(summary.json, the rows of samples.jsonl) of a `coderl eval` run."""
-    with open(os.path.join(run_dir, "summary.json"), encoding="utf-8") as f:
-        summary = json.load(f)
-    with open(os.path.join(run_dir, "samples.jsonl"), encoding="utf-8") as f:
-        rows = [json.loads(line) for line in f if line.strip()]
-    return summary, rows
+    """(summary.json, the rows of samples.jsonl) of a `coderl eval` run; ConfigError (one line) where either is
+    missing or unreadable."""
+    from coderl.eval.compare import load_summary
+    from coderl.tasks.rows import iter_jsonl, plain_or_gzip
+
+    summary = load_summary(run_dir)
+    return summary, [row for _, row in iter_jsonl(plain_or_gzip(os.path.join(run_dir, "samples.jsonl")))]
 
 
 def answers(rows: list[dict]) -> dict:
@@ -97,6 +97,7 @@ def policy_entropy(model_spec: str, rows: list[dict], temperature: float, *, dty
 
 def study(rows: list[tuple[str, str, str]], *, entropy: bool = False) -> list[dict]:
     """One record per (label, greedy run, sampled run); differences against the first."""
+    from coderl.base.config import ConfigError
     from coderl.eval.compare import paired
 
     base = rows[0]
@@ -109,6 +110,9 @@ def study(rows: list[tuple[str, str, str]], *, entropy: bool = False) -> list[di
                             **answers(samples)}
             if run != first:
                 record[kind]["paired"] = paired(first, run)
+                if "error" in record[kind]["paired"]:
+                    raise ConfigError(f"--row {label}: {run} against {first}: {record[kind]['paired']['error']} "
+                                      "(expected the same evaluation set)")
             if entropy and kind == "sampled":
                 record[kind]["entropy"] = policy_entropy(summary["config"]["model"], samples,
                                                          summary["temperature"], dtype=summary["config"]["dtype"])
@@ -146,13 +150,14 @@ def main(argv=None) -> int:
     ap.add_argument("--entropy", action="store_true", help="load each checkpoint and measure its sampled entropy")
     ap.add_argument("--json", help="also write the records to this JSON file")
     args = ap.parse_args(argv)
-    for label, *runs in args.row:
-        for run in runs:
-            if not os.path.isfile(os.path.join(run, "summary.json")):
-                print(f"--row {label}: {run} holds no summary.json (expected a finished `coderl eval` run)",
-                      file=sys.stderr)
-                return 2
-    records = study([tuple(r) for r in args.row], entropy=args.entropy)
+    from coderl.base.config import ConfigError
+    from coderl.tasks.types import TaskFormatError
+
+    try:
+        records = study([tuple(r) for r in args.row], entropy=args.entropy)
+    except (ConfigError, TaskFormatError, OSError) as exc:  # a run missing, unreadable, or of another task set
+        print(f"step_study: {exc}", file=sys.stderr)
+        return 2
     if args.json:
         from coderl.base.outputs import write_json
 

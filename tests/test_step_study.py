@@ -98,3 +98,20 @@ def test_a_row_without_a_finished_run_is_one_line(tmp_path, capsys):
     assert step_study.main(["--row", "0", str(tmp_path), str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "summary.json" in err
+
+
+def test_runs_of_other_tasks_or_a_broken_samples_file_are_one_line(runs, tmp_path, capsys):
+    import shutil
+
+    other = tmp_path / "other"
+    shutil.copytree(runs[1, "greedy"], other)
+    rows = (other / "samples.jsonl").read_text().splitlines()
+    (other / "samples.jsonl").write_text("\n".join(rows[1:]) + "\n")  # one task fewer
+    argv = ["--row", "0", runs[0, "greedy"], runs[0, "sampled"], "--row", "1", str(other), runs[1, "sampled"]]
+    assert step_study.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "different task sets" in err and str(other) in err
+    (other / "samples.jsonl").write_text("{not json\n")
+    assert step_study.main(["--row", "0", str(other), runs[0, "sampled"]]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "invalid JSON" in err
